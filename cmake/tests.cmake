@@ -1,0 +1,12 @@
+# Unit tests of the core (GoogleTest, registered with CTest).
+find_package(GTest REQUIRED)
+include(GoogleTest)
+
+file(GLOB QT_CORE_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/core/*.cpp)
+add_executable(core_tests ${QT_CORE_TESTS})
+target_link_libraries(core_tests PRIVATE quadterrain_cli GTest::gtest GTest::gtest_main)
+target_compile_options(core_tests PRIVATE ${QT_WARNINGS})
+target_compile_definitions(core_tests PRIVATE
+  QT_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
+  QT_SHARED_HEIGHTMAPS="${CMAKE_SOURCE_DIR}/../shared/heightmaps")
+gtest_discover_tests(core_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS unit)

@@ -1,0 +1,1 @@
+# The viewer: glad loader generated at configure time, GLFW window, ImGui HUD, GL renderer.

@@ -1,0 +1,248 @@
+// Command-line parsing for the viewer: every value checked, every error one line.
+#include "app/options.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <map>
+
+#include "core/config.h"
+#include "core/quadtree.h"
+
+namespace qt {
+namespace {
+
+bool parseFloat(const std::string& text, float& out) {
+    if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) {
+        return false;
+    }
+    errno = 0;
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (*end != '\0' || errno == ERANGE || !std::isfinite(value) ||
+        std::fabs(value) > 3.0e38) {
+        return false;
+    }
+    out = float(value);
+    return true;
+}
+
+bool parseInt(const std::string& text, int& out) {
+    if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-')) {
+        return false;
+    }
+    errno = 0;
+    char* end = nullptr;
+    const long value = std::strtol(text.c_str(), &end, 10);
+    if (*end != '\0' || errno == ERANGE || value < -1000000000L || value > 1000000000L) {
+        return false;
+    }
+    out = int(value);
+    return true;
+}
+
+bool parseVec3(const std::string& text, glm::vec3& out) {
+    const size_t a = text.find(',');
+    const size_t b = a == std::string::npos ? a : text.find(',', a + 1);
+    if (b == std::string::npos || text.find(',', b + 1) != std::string::npos) {
+        return false;
+    }
+    return parseFloat(text.substr(0, a), out.x) && parseFloat(text.substr(a + 1, b - a - 1), out.y) &&
+           parseFloat(text.substr(b + 1), out.z);
+}
+
+bool parseSize(const std::string& text, int& width, int& height) {
+    const size_t x = text.find_first_of("xX");
+    return x != std::string::npos && parseInt(text.substr(0, x), width) &&
+           parseInt(text.substr(x + 1), height) && width > 0 && height > 0;
+}
+
+using Handler = std::function<std::string(ViewerOptions&, const std::string&)>;
+
+// Option name -> handler returning an error ("" when fine). Flags take no value.
+const std::map<std::string, Handler>& valueOptions() {
+    static const std::map<std::string, Handler> kOptions = {
+        {"--spacing",
+         [](ViewerOptions& o, const std::string& v) -> std::string {
+             float s = 0;
+             if (!parseFloat(v, s) || !(s > 0.0f)) {
+                 return "expected a positive finite number";
+             }
+             o.spacing = s;
+             return "";
+         }},
+        {"--height-scale",
+         [](ViewerOptions& o, const std::string& v) -> std::string {
+             float s = 0;
+             if (!parseFloat(v, s)) {
+                 return "expected a finite number";
+             }
+             o.heightScale = s;
+             return "";
+         }},
+        {"--height-offset",
+         [](ViewerOptions& o, const std::string& v) -> std::string {
+             float s = 0;
+             if (!parseFloat(v, s)) {
+                 return "expected a finite number";
+             }
+             o.heightOffset = s;
+             return "";
+         }},
+        {"--leaf",
+         [](ViewerOptions& o, const std::string& v) -> std::string {
+             if (!parseInt(v, o.leafSize) || !isValidLeafSize(o.leafSize)) {
+                 return "expected a power of two from " + std::to_string(kMinLeafSize) + " to " +
+                        std::to_string(kMaxLeafSize);
+             }
+             return "";
+         }},
+        {"--size",
+         [](ViewerOptions& o, const std::string& v) -> std::string {
+             if (!parseSize(v, o.rawWidth, o.rawHeight)) {
+                 return "expected WIDTHxHEIGHT with positive integers, like 1025x1025";
+             }
+             return "";
+         }},
+        {"--window",
+         [](ViewerOptions& o, const std::string& v) -> std::string {
+             if (!parseSize(v, o.windowWidth, o.windowHeight) || o.windowWidth > 16384 ||
+                 o.windowHeight > 16384) {
+                 return "expected WIDTHxHEIGHT from 1x1 to 16384x16384, like 1280x720";
+             }
+             return "";
+         }},
+        {"--eye",
+         [](ViewerOptions& o, const std::string& v) -> std::string {
+             glm::vec3 p;
+             if (!parseVec3(v, p)) {
+                 return "expected X,Y,Z with three finite numbers";
+             }
+             o.eye = p;
+             return "";
+         }},
+        {"--target",
+         [](ViewerOptions& o, const std::string& v) -> std::string {
+             glm::vec3 p;
+             if (!parseVec3(v, p)) {
+                 return "expected X,Y,Z with three finite numbers";
+             }
+             o.target = p;
+             return "";
+         }},
+        {"--fov",
+         [](ViewerOptions& o, const std::string& v) -> std::string {
+             if (!parseFloat(v, o.fovDegrees) || !(o.fovDegrees > 1.0f && o.fovDegrees < 179.0f)) {
+                 return "expected degrees between 1 and 179 (exclusive)";
+             }
+             return "";
+         }},
+        {"--frames",
+         [](ViewerOptions& o, const std::string& v) -> std::string {
+             if (!parseInt(v, o.frames) || o.frames < 1) {
+                 return "expected a positive whole number of frames";
+             }
+             return "";
+         }},
+        {"--screenshot", [](ViewerOptions& o, const std::string& v) { o.screenshotPath = v; return std::string(); }},
+        {"--stats-json", [](ViewerOptions& o, const std::string& v) { o.statsJsonPath = v; return std::string(); }},
+        {"--cull-map", [](ViewerOptions& o, const std::string& v) { o.cullMapPath = v; return std::string(); }},
+        {"--bench", [](ViewerOptions& o, const std::string& v) { o.benchCsvPath = v; return std::string(); }},
+    };
+    return kOptions;
+}
+
+std::string checkCombination(const ViewerOptions& o) {
+    if (o.eye.has_value() != o.target.has_value()) {
+        return "--eye and --target go together: give both or neither";
+    }
+    if (o.eye && *o.eye == *o.target) {
+        return "--eye and --target are the same point; the camera needs a direction";
+    }
+    if (o.dumpLeaves && o.statsJsonPath.empty()) {
+        return "--dump-leaves needs --stats-json OUT.json";
+    }
+    return "";
+}
+
+}  // namespace
+
+Result<ViewerOptions> parseOptions(const std::vector<std::string>& args) {
+    ViewerOptions options;
+    bool havePath = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+        std::string name = args[i];
+        std::optional<std::string> inlineValue;
+        if (name.rfind("--", 0) == 0 && name.find('=') != std::string::npos) {
+            inlineValue = name.substr(name.find('=') + 1);
+            name = name.substr(0, name.find('='));
+        }
+        if (name == "--help" || name == "-h") {
+            options.help = true;
+            continue;
+        }
+        if (name == "--no-cull" || name == "--dump-leaves") {
+            if (inlineValue) {
+                return Result<ViewerOptions>::failure(name + " takes no value");
+            }
+            (name == "--no-cull" ? options.noCull : options.dumpLeaves) = true;
+            continue;
+        }
+        const auto& table = valueOptions();
+        const auto handler = table.find(name);
+        if (handler != table.end()) {
+            if (!inlineValue && i + 1 >= args.size()) {
+                return Result<ViewerOptions>::failure(name + ": missing value");
+            }
+            const std::string value = inlineValue ? *inlineValue : args[++i];
+            const std::string problem = handler->second(options, value);
+            if (!problem.empty()) {
+                return Result<ViewerOptions>::failure(name + " '" + value + "': " + problem);
+            }
+            continue;
+        }
+        if (name.size() > 1 && name[0] == '-') {
+            return Result<ViewerOptions>::failure("unknown option '" + name + "' (see --help)");
+        }
+        if (havePath) {
+            return Result<ViewerOptions>::failure("unexpected argument '" + name +
+                                                  "': only one heightmap can be given");
+        }
+        options.heightmapPath = args[i];
+        havePath = true;
+    }
+    if (std::string problem = checkCombination(options); !problem.empty()) {
+        return Result<ViewerOptions>::failure(problem);
+    }
+    return options;
+}
+
+std::string usageText() {
+    return R"(usage: quadterrain [HEIGHTMAP] [options]
+
+Flies a camera over a heightmap and draws only the quadtree leaves inside the view frustum.
+HEIGHTMAP: .png (8/16-bit) .jpg .bmp .tga .pgm .gif .psd .hdr, SRTM .hgt, or 16-bit
+little-endian .r16/.raw (square, or give --size). Default: data/default_1025.png.
+
+  --spacing S          world units between neighbouring samples (default 1; real metres for .hgt)
+  --height-scale S     world height per stored sample unit (y = sample * S + offset)
+  --height-offset S    added to every height (default 0)
+  --leaf N             grid squares per leaf side: 2, 4, 8, 16, 32 or 64 (default 4)
+  --size WxH           size of a headerless .r16/.raw file
+  --window WxH         window and screenshot size (default 1280x720)
+  --eye X,Y,Z          camera position (with --target)
+  --target X,Y,Z       point the camera looks at (with --eye)
+  --fov DEGREES        vertical field of view, between 1 and 179 (default 60)
+  --no-cull            draw every leaf (the reference image for culling tests)
+  --screenshot OUT.png render one frame without the HUD, write it, exit
+  --stats-json OUT.json  write the last frame's camera, mapping and culling counts, exit
+  --dump-leaves        with --stats-json: also list the visible leaves as [column, row]
+  --cull-map OUT.png   write the top-down culling picture (drawn, culled, frustum), exit
+  --bench OUT.csv      fly a fixed path culled and unculled, one CSV row per frame, print a summary
+  --frames N           render N frames, then exit
+  --help               this text
+)";
+}
+
+}  // namespace qt

@@ -1,0 +1,49 @@
+// The viewer's command line: parsed and checked without GL, so it is unit-tested and fuzzed.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <glm/vec3.hpp>
+
+#include "core/result.h"
+
+namespace qt {
+
+struct ViewerOptions {
+    std::string heightmapPath;          // empty: the default map in data/
+    std::optional<float> spacing;       // unset: defaultMapping() of the loaded map
+    std::optional<float> heightScale;
+    std::optional<float> heightOffset;
+    int leafSize = 4;
+    int rawWidth = 0;                   // --size, for headerless .r16/.raw
+    int rawHeight = 0;
+    int windowWidth = 1280;
+    int windowHeight = 720;
+    std::optional<glm::vec3> eye;       // both set or both unset
+    std::optional<glm::vec3> target;
+    float fovDegrees = 60.0f;
+    bool noCull = false;
+    std::string screenshotPath;
+    std::string statsJsonPath;
+    bool dumpLeaves = false;
+    std::string cullMapPath;
+    std::string benchCsvPath;
+    int frames = 0;                     // --frames: render this many frames, then exit (0: run)
+    bool help = false;
+
+    // True when the run renders once (or a fixed path) and exits without user input.
+    bool scripted() const {
+        return !screenshotPath.empty() || !statsJsonPath.empty() || !cullMapPath.empty() ||
+               !benchCsvPath.empty() || frames > 0;
+    }
+};
+
+// Parses the arguments after the program name. Errors are one line naming the option.
+Result<ViewerOptions> parseOptions(const std::vector<std::string>& args);
+
+// The --help text.
+std::string usageText();
+
+}  // namespace qt

@@ -1,0 +1,54 @@
+// The culling walk over the quadtree, its statistics, and the brute-force reference it must equal.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/frustum.h"
+#include "core/quadtree.h"
+#include "core/terrain_grid.h"
+
+namespace qt {
+
+struct CullStats {
+    uint32_t nodesTested = 0;       // nodes whose box met at least one plane test
+    uint32_t leavesDrawn = 0;
+    uint32_t leavesCulled = 0;
+    uint32_t subtreesAccepted = 0;  // inner nodes inside every plane, taken whole without tests
+    uint64_t triangles = 0;         // triangles of the drawn leaves (real squares, not padding)
+};
+
+struct CullOptions {
+    bool planeMasking = true;    // children skip the planes their parent is wholly inside
+    bool acceptWhole = true;     // a node inside every plane takes its subtree untested
+};
+
+// Per-frame output; construct once per tree and reuse: cull() never allocates.
+struct CullOutput {
+    std::vector<LeafCoord> visible;  // tree order
+    CullStats stats;
+    // With recordDecisions: the nodes where the walk stopped, for the minimap. A culled node's
+    // whole subtree is outside; an accepted node (leaf or whole subtree) is drawn.
+    bool recordDecisions = false;
+    std::vector<uint32_t> culledNodes;
+    std::vector<uint32_t> acceptedNodes;
+
+    // Sizes every buffer for the tree once, so that culling this tree never allocates.
+    void reserveFor(const Quadtree& tree);
+};
+
+// The node box in world space: x/z from the sample box, y from the exact sample range.
+Box nodeBox(const QuadtreeNode& node, const WorldMapping& mapping);
+
+// Walks the tree from the root; `out` must have been reserved for this tree.
+void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frustum& frustum,
+                  CullOutput& out, const CullOptions& options = {});
+
+// Tests every leaf's box against all six planes: the reference the walk must equal exactly.
+void cullBruteForce(const Quadtree& tree, const WorldMapping& mapping, const Frustum& frustum,
+                    CullOutput& out);
+
+// Every leaf, as if nothing were culled (the --no-cull path).
+void selectAll(const Quadtree& tree, CullOutput& out);
+
+}  // namespace qt

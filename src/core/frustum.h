@@ -1,0 +1,46 @@
+// View frustum planes and the 3D box test against them.
+// Planes: Gribb and Hartmann, "Fast Extraction of Viewing Frustum Planes from the World-View-
+// Projection Matrix" (2001). Box test: the n/p-vertex method of Assarsson and Moeller, "Optimized
+// View Frustum Culling Algorithms for Bounding Boxes" (2000).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include <glm/mat4x4.hpp>
+#include <glm/vec3.hpp>
+#include <glm/vec4.hpp>
+
+namespace qt {
+
+struct Box {
+    glm::vec3 min;
+    glm::vec3 max;
+};
+
+enum : uint8_t { kPlaneLeft, kPlaneRight, kPlaneBottom, kPlaneTop, kPlaneNear, kPlaneFar };
+constexpr uint8_t kAllPlanes = 0x3F;
+
+// Six planes (a, b, c, d) with unit normals pointing into the frustum: a point p is inside a plane
+// when a*p.x + b*p.y + c*p.z + d >= 0.
+struct Frustum {
+    std::array<glm::vec4, 6> planes;
+
+    // OpenGL clip space (-w <= x, y, z <= w). Margin moves every plane outwards by that distance,
+    // so the test draws a sliver more and never less than the rasteriser.
+    static Frustum fromViewProjection(const glm::mat4& viewProjection, float margin = 0.0f);
+
+    // Signed distance, evaluated as ((a x + b y) + c z) + d: rounding is monotone in each
+    // coordinate, so a box inside another never tests farther out than its parent did.
+    float distance(int plane, const glm::vec3& p) const;
+
+    // Tests the planes in `mask`; returns the planes the box straddles (still to test for anything
+    // inside it), or sets outside and returns 0 when the box is wholly outside one plane.
+    uint8_t classify(const Box& box, uint8_t mask, bool& outside) const;
+
+    // The eight corners, for drawing: near plane first (bottom-left, bottom-right, top-right,
+    // top-left), then the far plane in the same order.
+    static std::array<glm::vec3, 8> corners(const glm::mat4& viewProjection);
+};
+
+}  // namespace qt

@@ -1,0 +1,327 @@
+// Heightmap loaders: stb_image formats, SRTM .hgt and headerless 16-bit raw.
+#include "core/heightmap.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <sys/stat.h>
+
+#include <stb/stb_image.h>
+
+#include "core/config.h"
+
+namespace qt {
+namespace {
+
+struct FileCloser {
+    void operator()(FILE* f) const { std::fclose(f); }
+};
+using FilePtr = std::unique_ptr<FILE, FileCloser>;
+
+std::string lowerExtension(const std::string& path) {
+    const size_t slash = path.find_last_of('/');
+    const size_t dot = path.find_last_of('.');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
+        return "";
+    }
+    std::string ext = path.substr(dot);
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    return ext;
+}
+
+bool isStbExtension(const std::string& ext) {
+    static const char* const kExts[] = {".png", ".jpg", ".jpeg", ".bmp", ".tga", ".pgm",
+                                        ".ppm", ".pnm", ".gif", ".psd", ".hdr"};
+    return std::any_of(std::begin(kExts), std::end(kExts),
+                       [&](const char* e) { return ext == e; });
+}
+
+// Reads the whole file; on failure fills `error` with the problem (without the path).
+bool readFile(const std::string& path, std::vector<unsigned char>& bytes, std::string& error) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        error = errno == ENOENT ? "no such file" : std::strerror(errno);
+        return false;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        error = "is a directory, not a heightmap file";
+        return false;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        error = "not a regular file";
+        return false;
+    }
+    FilePtr file(std::fopen(path.c_str(), "rb"));
+    if (!file) {
+        error = std::string("cannot open: ") + std::strerror(errno);
+        return false;
+    }
+    if (st.st_size == 0) {
+        error = "empty file";
+        return false;
+    }
+    bytes.resize(size_t(st.st_size));
+    if (std::fread(bytes.data(), 1, bytes.size(), file.get()) != bytes.size()) {
+        error = "read failed (file changed or unreadable)";
+        return false;
+    }
+    return true;
+}
+
+void updateRange(Heightmap& map) {
+    const auto [lo, hi] = std::minmax_element(map.samples.begin(), map.samples.end());
+    map.minSample = *lo;
+    map.maxSample = *hi;
+}
+
+Result<Heightmap> fail(const std::string& path, const std::string& problem) {
+    return Result<Heightmap>::failure(path + ": " + problem);
+}
+
+Result<Heightmap> loadStbImage(const std::string& path, const std::vector<unsigned char>& bytes) {
+    const int length = int(std::min<size_t>(bytes.size(), size_t(INT32_MAX)));
+    int width = 0;
+    int height = 0;
+    int channels = 0;
+    if (!stbi_info_from_memory(bytes.data(), length, &width, &height, &channels)) {
+        return fail(path, std::string("not a readable image (") + stbi_failure_reason() + ")");
+    }
+    if (std::string problem = checkDimensions(width, height); !problem.empty()) {
+        return fail(path, problem);
+    }
+    Heightmap map;
+    map.width = width;
+    map.height = height;
+    const size_t count = size_t(width) * size_t(height);
+    int actualChannels = 0;
+    if (stbi_is_hdr_from_memory(bytes.data(), length)) {
+        std::unique_ptr<float, void (*)(void*)> pixels(
+            stbi_loadf_from_memory(bytes.data(), length, &width, &height, &actualChannels, 1),
+            stbi_image_free);
+        if (!pixels) {
+            return fail(path, std::string("corrupt image data (") + stbi_failure_reason() + ")");
+        }
+        map.samples.assign(pixels.get(), pixels.get() + count);
+        map.format = HeightmapFormat::ImageFloat;
+        for (float& s : map.samples) {
+            if (!std::isfinite(s)) {
+                return fail(path, "image holds a NaN or infinite sample");
+            }
+        }
+    } else if (stbi_is_16_bit_from_memory(bytes.data(), length)) {
+        std::unique_ptr<stbi_us, void (*)(void*)> pixels(
+            stbi_load_16_from_memory(bytes.data(), length, &width, &height, &actualChannels, 1),
+            stbi_image_free);
+        if (!pixels) {
+            return fail(path, std::string("corrupt image data (") + stbi_failure_reason() + ")");
+        }
+        map.samples.assign(pixels.get(), pixels.get() + count);
+        map.format = HeightmapFormat::Image16;
+    } else {
+        std::unique_ptr<stbi_uc, void (*)(void*)> pixels(
+            stbi_load_from_memory(bytes.data(), length, &width, &height, &actualChannels, 1),
+            stbi_image_free);
+        if (!pixels) {
+            return fail(path, std::string("corrupt image data (") + stbi_failure_reason() + ")");
+        }
+        map.samples.assign(pixels.get(), pixels.get() + count);
+        map.format = HeightmapFormat::Image8;
+    }
+    updateRange(map);
+    return map;
+}
+
+// Side of a square of `bytes` 16-bit samples, or 0 when the length is not such a square.
+int squareSide(size_t bytes) {
+    if (bytes % 2 != 0) {
+        return 0;
+    }
+    const auto count = double(bytes / 2);
+    const auto side = int64_t(std::llround(std::sqrt(count)));
+    return side * side * 2 == int64_t(bytes) && side <= kMaxSide ? int(side) : 0;
+}
+
+Result<Heightmap> loadHgt(const std::string& path, const std::vector<unsigned char>& bytes) {
+    const int side = squareSide(bytes.size());
+    if (side < 2) {
+        return fail(path, "file is " + std::to_string(bytes.size()) +
+                              " bytes; an .hgt holds a square of big-endian 16-bit samples "
+                              "(2884802 bytes for 1201x1201, 25934402 for 3601x3601)");
+    }
+    if (std::string problem = checkDimensions(side, side); !problem.empty()) {
+        return fail(path, problem);
+    }
+    Heightmap map;
+    map.width = side;
+    map.height = side;
+    map.format = HeightmapFormat::Hgt;
+    map.samples.resize(size_t(side) * side);
+    for (size_t i = 0; i < map.samples.size(); ++i) {
+        map.samples[i] = float(int16_t(uint16_t(bytes[2 * i] << 8 | bytes[2 * i + 1])));
+    }
+    if (!fillVoids(map.samples, side, side, float(kHgtVoid))) {
+        return fail(path, "every sample is void (-32768)");
+    }
+    updateRange(map);
+    return map;
+}
+
+Result<Heightmap> loadRaw16(const std::string& path, const std::vector<unsigned char>& bytes,
+                            const LoadOptions& options) {
+    int width = options.rawWidth;
+    int height = options.rawHeight;
+    if (width == 0 && height == 0) {
+        const int side = squareSide(bytes.size());
+        if (side == 0) {
+            return fail(path, "file is " + std::to_string(bytes.size()) +
+                                  " bytes, not a square of 16-bit samples; give its size with "
+                                  "--size WxH");
+        }
+        width = height = side;
+    }
+    if (std::string problem = checkDimensions(width, height); !problem.empty()) {
+        return fail(path, problem);
+    }
+    const uint64_t expected = uint64_t(width) * uint64_t(height) * 2;
+    if (expected != bytes.size()) {
+        return fail(path, "file is " + std::to_string(bytes.size()) + " bytes but " +
+                              std::to_string(width) + "x" + std::to_string(height) +
+                              " 16-bit samples need " + std::to_string(expected));
+    }
+    Heightmap map;
+    map.width = width;
+    map.height = height;
+    map.format = HeightmapFormat::Raw16;
+    map.samples.resize(size_t(width) * height);
+    for (size_t i = 0; i < map.samples.size(); ++i) {
+        map.samples[i] = float(uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8));
+    }
+    updateRange(map);
+    return map;
+}
+
+}  // namespace
+
+std::string checkDimensions(int64_t width, int64_t height) {
+    const std::string size = std::to_string(width) + "x" + std::to_string(height);
+    if (width < 2 || height < 2) {
+        return "size " + size + " is too small; a heightmap needs at least 2x2 samples";
+    }
+    if (width > kMaxSide || height > kMaxSide || width * height > kMaxSamples) {
+        return "size " + size + " is over the limit (" + std::to_string(kMaxSide) +
+               " samples a side, " + std::to_string(kMaxSamples) + " samples in all)";
+    }
+    return "";
+}
+
+Result<Heightmap> makeHeightmap(int width, int height, std::vector<float> samples,
+                                HeightmapFormat format) {
+    if (std::string problem = checkDimensions(width, height); !problem.empty()) {
+        return Result<Heightmap>::failure(problem);
+    }
+    if (samples.size() != size_t(width) * size_t(height)) {
+        return Result<Heightmap>::failure("sample count does not match the size");
+    }
+    Heightmap map;
+    map.width = width;
+    map.height = height;
+    map.format = format;
+    map.samples = std::move(samples);
+    updateRange(map);
+    return map;
+}
+
+bool fillVoids(std::vector<float>& samples, int width, int height, float voidValue) {
+    std::vector<uint8_t> known(samples.size());
+    std::deque<uint32_t> frontier;
+    for (size_t i = 0; i < samples.size(); ++i) {
+        known[i] = samples[i] != voidValue;
+    }
+    // Seed with the void samples that touch a known one.
+    auto forNeighbours = [&](uint32_t i, auto&& visit) {
+        const int col = int(i % uint32_t(width));
+        const int row = int(i / uint32_t(width));
+        for (int dr = -1; dr <= 1; ++dr) {
+            for (int dc = -1; dc <= 1; ++dc) {
+                const int c = col + dc;
+                const int r = row + dr;
+                if ((dr != 0 || dc != 0) && c >= 0 && r >= 0 && c < width && r < height) {
+                    visit(uint32_t(r) * uint32_t(width) + uint32_t(c));
+                }
+            }
+        }
+    };
+    bool anyKnown = false;
+    bool anyVoid = false;
+    for (uint32_t i = 0; i < samples.size(); ++i) {
+        anyKnown |= known[i] != 0;
+        anyVoid |= known[i] == 0;
+    }
+    if (!anyVoid) {
+        return true;
+    }
+    if (!anyKnown) {
+        return false;
+    }
+    std::vector<uint8_t> queued(known);
+    for (uint32_t i = 0; i < samples.size(); ++i) {
+        if (!known[i]) {
+            bool touches = false;
+            forNeighbours(i, [&](uint32_t n) { touches |= known[n] != 0; });
+            if (touches) {
+                frontier.push_back(i);
+                queued[i] = 1;
+            }
+        }
+    }
+    while (!frontier.empty()) {
+        const uint32_t i = frontier.front();
+        frontier.pop_front();
+        double sum = 0.0;
+        int count = 0;
+        forNeighbours(i, [&](uint32_t n) {
+            if (known[n]) {
+                sum += samples[n];
+                ++count;
+            } else if (!queued[n]) {
+                queued[n] = 1;
+                frontier.push_back(n);
+            }
+        });
+        samples[i] = float(std::round(sum / count));
+        known[i] = 1;
+    }
+    return true;
+}
+
+Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& options) {
+    const std::string ext = lowerExtension(path);
+    const bool isRaw = ext == ".r16" || ext == ".raw";
+    if (!isRaw && ext != ".hgt" && !isStbExtension(ext)) {
+        return fail(path, "unknown extension '" + ext +
+                              "' (expected .png .jpg .jpeg .bmp .tga .pgm .ppm .pnm .gif .psd "
+                              ".hdr .hgt .r16 .raw)");
+    }
+    if (!isRaw && (options.rawWidth != 0 || options.rawHeight != 0)) {
+        return fail(path, "--size applies only to headerless .r16/.raw files");
+    }
+    std::vector<unsigned char> bytes;
+    std::string problem;
+    if (!readFile(path, bytes, problem)) {
+        return fail(path, problem);
+    }
+    if (ext == ".hgt") {
+        return loadHgt(path, bytes);
+    }
+    if (isRaw) {
+        return loadRaw16(path, bytes, options);
+    }
+    return loadStbImage(path, bytes);
+}
+
+}  // namespace qt

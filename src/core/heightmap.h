@@ -1,0 +1,50 @@
+// Heightmaps: a grid of raw samples as stored in the file, and the loaders for every format.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace qt {
+
+enum class HeightmapFormat { Image8, Image16, ImageFloat, Hgt, Raw16 };
+
+// Row-major samples, row 0 first; sample (col, row) is at samples[row * width + col].
+// Values are the file's own numbers (0..255, 0..65535, signed metres for .hgt), exact in a float.
+struct Heightmap {
+    int width = 0;
+    int height = 0;
+    std::vector<float> samples;
+    float minSample = 0.0f;  // over every sample
+    float maxSample = 0.0f;
+    HeightmapFormat format = HeightmapFormat::Image16;
+
+    float at(int col, int row) const { return samples[size_t(row) * size_t(width) + size_t(col)]; }
+    int64_t sampleCount() const { return int64_t(width) * height; }
+};
+
+struct LoadOptions {
+    // Size of a headerless .r16/.raw file; 0 x 0 infers a square from the file length.
+    int rawWidth = 0;
+    int rawHeight = 0;
+};
+
+// Loads PNG (8/16-bit), JPEG, BMP, TGA, PGM/PPM, GIF, PSD, HDR, SRTM .hgt and raw 16-bit LE.
+// Colour images become one channel by stb_image's luminance (77 R + 150 G + 29 B) / 256;
+// alpha is ignored. Errors are one line that starts with the path.
+Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& options = {});
+
+// Builds a heightmap from samples already in memory (generators, tests); checks the size limits.
+Result<Heightmap> makeHeightmap(int width, int height, std::vector<float> samples,
+                                HeightmapFormat format = HeightmapFormat::Image16);
+
+// Checks a width x height against the limits before anything is allocated; empty when fine.
+std::string checkDimensions(int64_t width, int64_t height);
+
+// Replaces every sample equal to voidValue by the mean of its filled 8-neighbours, in
+// breadth-first order from the known samples. Returns false when every sample is void.
+bool fillVoids(std::vector<float>& samples, int width, int height, float voidValue);
+
+}  // namespace qt

@@ -1,0 +1,58 @@
+// The flat-array quadtree over the grid: 3D node boxes with the exact height range beneath them.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/heightmap.h"
+#include "core/result.h"
+
+namespace qt {
+
+constexpr uint32_t kNoNode = 0xFFFFFFFFu;
+
+// A leaf by its cell coordinates: leaf (col, row) starts at sample (col * leafSize, row * leafSize).
+struct LeafCoord {
+    uint16_t col;
+    uint16_t row;
+};
+
+// One node; nodes are stored in pre-order, root first, so a subtree is a contiguous node range
+// and its leaves a contiguous range of the tree-order leaf list.
+struct QuadtreeNode {
+    uint16_t x0, z0, x1, z1;   // sample box, inclusive: every sample of the node's cells
+    float minSample;           // exact minimum of every sample in the box
+    float maxSample;           // exact maximum of every sample in the box
+    uint32_t parent;           // kNoNode for the root
+    uint32_t child[4];         // NW, NE, SW, SE (row-major); kNoNode beyond the map or in leaves
+    uint32_t firstLeaf;        // index of the subtree's first leaf in Quadtree::leaves
+    uint32_t leafCount;        // leaves in the subtree; 1 for a leaf
+
+    // An inner node always has its NW child: the node's origin lies inside the map.
+    bool isLeaf() const { return child[0] == kNoNode; }
+    // Triangles of the grid squares in the box: two per square.
+    uint64_t triangleCount() const { return 2ull * uint64_t(x1 - x0) * uint64_t(z1 - z0); }
+};
+
+struct Quadtree {
+    int leafSize = 0;     // grid squares along a full leaf's side
+    int leavesX = 0;      // leaf columns: ceil((width - 1) / leafSize)
+    int leavesZ = 0;      // leaf rows
+    int depth = 0;        // levels below the root
+    std::vector<QuadtreeNode> nodes;
+    std::vector<LeafCoord> leaves;       // tree order (pre-order of their nodes)
+    std::vector<uint32_t> leafNodes;     // tree-order leaf -> node index
+    std::vector<uint32_t> leafGrid;      // row * leavesX + col -> tree-order leaf index
+
+    const QuadtreeNode& root() const { return nodes.front(); }
+    uint32_t leafIndexAt(int col, int row) const { return leafGrid[size_t(row) * leavesX + col]; }
+};
+
+// True for 2, 4, ... kMaxLeafSize.
+bool isValidLeafSize(int leafSize);
+
+// Builds the tree; leaves on the right and bottom border are partial where the map's squares do
+// not divide by leafSize. Fails only for a leaf size out of range.
+Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize);
+
+}  // namespace qt

@@ -1,0 +1,46 @@
+// Result<T>: a value or a one-line error message, for every failure a user can cause.
+#pragma once
+
+#include <cassert>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace qt {
+
+template <class T>
+class Result {
+public:
+    Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit on purpose
+
+    static Result failure(std::string message) {
+        Result r;
+        r.error_ = std::move(message);
+        return r;
+    }
+
+    bool ok() const { return value_.has_value(); }
+    explicit operator bool() const { return ok(); }
+
+    const T& value() const& {
+        assert(ok());
+        return *value_;
+    }
+    T& value() & {
+        assert(ok());
+        return *value_;
+    }
+    T&& value() && {
+        assert(ok());
+        return std::move(*value_);
+    }
+    // The one-line message; empty when ok().
+    const std::string& error() const { return error_; }
+
+private:
+    Result() = default;
+    std::optional<T> value_;
+    std::string error_;
+};
+
+}  // namespace qt

@@ -1,0 +1,65 @@
+// The indexed vertex grid: world mapping, central-difference normals, leaf triangle strips.
+#include "core/terrain_grid.h"
+
+#include <algorithm>
+
+#include <glm/geometric.hpp>
+
+#include "core/config.h"
+
+namespace qt {
+
+WorldMapping defaultMapping(const Heightmap& map) {
+    WorldMapping mapping;
+    switch (map.format) {
+        case HeightmapFormat::Hgt:
+            // 1201 samples span one degree at 3 arc-seconds, 3601 at 1 arc-second.
+            mapping.spacing = map.width > 1 ? float(3600.0 / (map.width - 1) * kMetresPerArcSecond)
+                                            : 1.0f;
+            mapping.heightScale = 1.0f;
+            return mapping;
+        case HeightmapFormat::Image8:
+        case HeightmapFormat::Image16:
+        case HeightmapFormat::Raw16: {
+            const double fullScale = map.format == HeightmapFormat::Image8 ? 255.0 : 65535.0;
+            const double side = double(std::max(map.width, map.height) - 1);
+            mapping.heightScale = float(kDefaultReliefFraction * side / fullScale);
+            return mapping;
+        }
+        case HeightmapFormat::ImageFloat:
+            mapping.heightScale = 1.0f;
+            return mapping;
+    }
+    return mapping;
+}
+
+glm::vec3 vertexPosition(const Heightmap& map, const WorldMapping& mapping, int col, int row) {
+    return {float(col) * mapping.spacing, mapping.worldHeight(map.at(col, row)),
+            float(row) * mapping.spacing};
+}
+
+glm::vec3 vertexNormal(const Heightmap& map, const WorldMapping& mapping, int col, int row) {
+    const int c0 = std::max(col - 1, 0);
+    const int c1 = std::min(col + 1, map.width - 1);
+    const int r0 = std::max(row - 1, 0);
+    const int r1 = std::min(row + 1, map.height - 1);
+    const float dx = (map.at(c1, row) - map.at(c0, row)) * mapping.heightScale;
+    const float dz = (map.at(col, r1) - map.at(col, r0)) * mapping.heightScale;
+    // Tangents (sx, dx, 0) and (0, dz, sz); their cross product, scaled by 1 / (sx sz).
+    const float sx = float(c1 - c0) * mapping.spacing;
+    const float sz = float(r1 - r0) * mapping.spacing;
+    return glm::normalize(glm::vec3(-dx * sz, sx * sz, -dz * sx));
+}
+
+void appendLeafStrips(int col0, int row0, int col1, int row1, int width, uint32_t restartIndex,
+                      std::vector<uint32_t>& out) {
+    for (int row = row0; row < row1; ++row) {
+        for (int col = col0; col <= col1; ++col) {
+            out.push_back(vertexIndex(col, row, width));
+            out.push_back(vertexIndex(col, row + 1, width));
+        }
+        out.push_back(restartIndex);
+    }
+}
+
+}  // namespace qt

@@ -1,0 +1,41 @@
+// The indexed vertex grid: one vertex per sample, world mapping, normals and leaf strip indices.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <glm/vec3.hpp>
+
+#include "core/heightmap.h"
+
+namespace qt {
+
+// x = column * spacing, z = row * spacing, y = sample * heightScale + heightOffset.
+struct WorldMapping {
+    float spacing = 1.0f;
+    float heightScale = 1.0f;
+    float heightOffset = 0.0f;
+
+    float worldHeight(float sample) const { return sample * heightScale + heightOffset; }
+};
+
+// The mapping a user gets without options: real metres for .hgt, otherwise unit spacing and the
+// format's full range spanning kDefaultReliefFraction of the map's longer side.
+WorldMapping defaultMapping(const Heightmap& map);
+
+// Vertex v of the grid is sample (v % width, v / width).
+inline uint32_t vertexIndex(int col, int row, int width) {
+    return uint32_t(row) * uint32_t(width) + uint32_t(col);
+}
+
+glm::vec3 vertexPosition(const Heightmap& map, const WorldMapping& mapping, int col, int row);
+
+// Unit normal from central differences of the neighbours (one-sided on the border).
+glm::vec3 vertexNormal(const Heightmap& map, const WorldMapping& mapping, int col, int row);
+
+// Appends the indices of the leaf's triangle strips, one strip per row of grid squares, each
+// followed by restartIndex. The leaf covers samples [col0, col1] x [row0, row1].
+void appendLeafStrips(int col0, int row0, int col1, int row1, int width, uint32_t restartIndex,
+                      std::vector<uint32_t>& out);
+
+}  // namespace qt

@@ -1,0 +1,683 @@
+// terrain_gen: writes a deterministic, eroded fractal heightmap as a 16-bit grayscale PNG.
+//
+// Usage: terrain_gen OUT.png [--size N] [--seed S]
+// Build: g++ -std=c++17 -O2 -o terrain_gen src/tools/terrain_gen.cpp -lstb -lz
+//
+// Only +, -, *, / and sqrt are used on floating-point values (no libm transcendental
+// functions, no std:: distributions), so a given seed yields the same file on any
+// IEEE-754 platform built without fused multiply-add contraction.
+
+#include <stb/stb_image_write.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int kDefaultSize = 1025;
+constexpr int kMinSize = 2;
+constexpr int kMaxSize = 8193;
+constexpr uint64_t kDefaultSeed = 1;
+constexpr int kExitError = 2;
+
+// ---------------------------------------------------------------- errors and arguments
+
+struct ToolError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct Options {
+    std::string outPath;
+    int size = kDefaultSize;
+    uint64_t seed = kDefaultSeed;
+};
+
+uint64_t parseUnsigned(const std::string& text, const char* what)
+{
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
+        throw ToolError(std::string("invalid ") + what + " '" + text + "'");
+    }
+    errno = 0;
+    const unsigned long long value = std::strtoull(text.c_str(), nullptr, 10);
+    if (errno == ERANGE) {
+        throw ToolError(std::string(what) + " out of range '" + text + "'");
+    }
+    return value;
+}
+
+Options parseArgs(int argc, char** argv)
+{
+    Options options;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        const bool isOption = arg == "--size" || arg == "--seed";
+        if (isOption && i + 1 >= argc) {
+            throw ToolError("missing value for " + arg);
+        }
+        if (arg == "--size") {
+            const uint64_t size = parseUnsigned(argv[++i], "size");
+            if (size < kMinSize || size > kMaxSize) {
+                throw ToolError("size must be in 2..8193, got " + std::to_string(size));
+            }
+            options.size = static_cast<int>(size);
+        } else if (arg == "--seed") {
+            options.seed = parseUnsigned(argv[++i], "seed");
+        } else if (arg.size() > 1 && arg[0] == '-') {
+            throw ToolError("unknown option " + arg);
+        } else if (options.outPath.empty()) {
+            options.outPath = arg;
+        } else {
+            throw ToolError("unexpected argument " + arg);
+        }
+    }
+    if (options.outPath.empty()) {
+        throw ToolError("usage: terrain_gen OUT.png [--size N] [--seed S]");
+    }
+    return options;
+}
+
+// ---------------------------------------------------------------- random numbers
+
+// SplitMix64: tiny, fast and fully specified, so results never depend on the library.
+class Random {
+public:
+    explicit Random(uint64_t seed) : state_(seed) {}
+
+    uint64_t next()
+    {
+        uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+        return z ^ (z >> 31);
+    }
+
+    // Uniform in [0, 1).
+    double unit() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
+
+    // Uniform in [0, bound).
+    uint32_t below(uint32_t bound) { return static_cast<uint32_t>((next() >> 32) * bound >> 32); }
+
+private:
+    uint64_t state_;
+};
+
+// ---------------------------------------------------------------- heightfield
+
+struct HeightField {
+    int size = 0;
+    std::vector<float> cells;
+
+    explicit HeightField(int n) : size(n), cells(static_cast<size_t>(n) * n, 0.0f) {}
+
+    float& at(int x, int y) { return cells[static_cast<size_t>(y) * size + x]; }
+    float at(int x, int y) const { return cells[static_cast<size_t>(y) * size + x]; }
+};
+
+// ---------------------------------------------------------------- gradient noise
+
+double fade(double t) { return t * t * t * (t * (t * 6.0 - 15.0) + 10.0); }
+
+double lerp(double a, double b, double t) { return a + (b - a) * t; }
+
+double smoothStep(double edge0, double edge1, double x)
+{
+    const double t = std::clamp((x - edge0) / (edge1 - edge0), 0.0, 1.0);
+    return t * t * (3.0 - 2.0 * t);
+}
+
+// Classic 2-D Perlin gradient noise with a seeded permutation; output roughly in [-1, 1].
+class GradientNoise {
+public:
+    explicit GradientNoise(Random& random)
+    {
+        for (int i = 0; i < kPeriod; ++i) {
+            perm_[i] = static_cast<uint8_t>(i);
+        }
+        for (int i = kPeriod - 1; i > 0; --i) {
+            std::swap(perm_[i], perm_[random.below(static_cast<uint32_t>(i + 1))]);
+        }
+    }
+
+    double sample(double x, double y) const
+    {
+        const double fx = std::floor(x);
+        const double fy = std::floor(y);
+        const int ix = static_cast<int>(fx) & (kPeriod - 1);
+        const int iy = static_cast<int>(fy) & (kPeriod - 1);
+        const double dx = x - fx;
+        const double dy = y - fy;
+        const double n00 = corner(ix, iy, dx, dy);
+        const double n10 = corner(ix + 1, iy, dx - 1.0, dy);
+        const double n01 = corner(ix, iy + 1, dx, dy - 1.0);
+        const double n11 = corner(ix + 1, iy + 1, dx - 1.0, dy - 1.0);
+        const double u = fade(dx);
+        return lerp(lerp(n00, n10, u), lerp(n01, n11, u), fade(dy));
+    }
+
+private:
+    static constexpr int kPeriod = 256;
+
+    double corner(int ix, int iy, double dx, double dy) const
+    {
+        static constexpr double kDiag = 0.70710678118654752;
+        static constexpr double kGrad[8][2] = {{1, 0},          {-1, 0},     {0, 1},
+                                               {0, -1},         {kDiag, kDiag}, {-kDiag, kDiag},
+                                               {kDiag, -kDiag}, {-kDiag, -kDiag}};
+        const int hash = perm_[(perm_[ix & (kPeriod - 1)] + iy) & (kPeriod - 1)] & 7;
+        return (kGrad[hash][0] * dx + kGrad[hash][1] * dy) * 1.41421356;
+    }
+
+    std::array<uint8_t, kPeriod> perm_{};
+};
+
+// Rotates octave coordinates by an exact Pythagorean angle (3-4-5) to hide the lattice.
+void nextOctave(double& x, double& y, double lacunarity)
+{
+    const double rx = 0.8 * x - 0.6 * y;
+    const double ry = 0.6 * x + 0.8 * y;
+    x = rx * lacunarity + 17.31;
+    y = ry * lacunarity - 5.77;
+}
+
+double fbm(const GradientNoise& noise, double x, double y, int octaves, double gain)
+{
+    double sum = 0.0;
+    double amplitude = 1.0;
+    double norm = 0.0;
+    for (int i = 0; i < octaves; ++i) {
+        sum += amplitude * noise.sample(x, y);
+        norm += amplitude;
+        amplitude *= gain;
+        nextOctave(x, y, 2.03);
+    }
+    return sum / norm;
+}
+
+// Ridged multifractal: sharp crests where the noise crosses zero, rougher on high ground.
+double ridged(const GradientNoise& noise, double x, double y, int octaves)
+{
+    double sum = 0.0;
+    double amplitude = 1.0;
+    double weight = 1.0;
+    double norm = 0.0;
+    for (int i = 0; i < octaves; ++i) {
+        double ridge = 1.0 - std::fabs(noise.sample(x, y));
+        ridge *= ridge * weight;
+        sum += amplitude * ridge;
+        norm += amplitude;
+        weight = std::clamp(ridge * 1.6, 0.0, 1.0);
+        amplitude *= 0.5;
+        nextOctave(x, y, 2.07);
+    }
+    return sum / norm;
+}
+
+struct NoiseSet {
+    GradientNoise continent;
+    GradientNoise warpX;
+    GradientNoise warpY;
+    GradientNoise mountains;
+    GradientNoise detail;
+
+    explicit NoiseSet(Random& random)
+        : continent(random), warpX(random), warpY(random), mountains(random), detail(random)
+    {
+    }
+};
+
+// Height at normalised map coordinates (u, v) in [0, 1]; roughly in [0, 1].
+double baseHeight(const NoiseSet& noise, double u, double v)
+{
+    constexpr double kBaseFrequency = 2.2;
+    constexpr double kWarpStrength = 0.55;
+    const double x = u * kBaseFrequency;
+    const double y = v * kBaseFrequency;
+    const double warpX = fbm(noise.warpX, x * 0.7 + 3.1, y * 0.7, 4, 0.5);
+    const double warpY = fbm(noise.warpY, x * 0.7, y * 0.7 - 7.9, 4, 0.5);
+    const double wx = x + kWarpStrength * warpX;
+    const double wy = y + kWarpStrength * warpY;
+
+    const double continent = fbm(noise.continent, wx * 0.6, wy * 0.6, 5, 0.5);
+    const double mountainMask = smoothStep(-0.25, 0.35, continent);
+    const double ridges = ridged(noise.mountains, wx * 1.6, wy * 1.6, 7);
+    const double hills = fbm(noise.detail, wx * 3.0, wy * 3.0, 6, 0.5);
+    return 0.35 + 0.45 * continent + mountainMask * 0.75 * ridges * ridges
+           + (0.05 + 0.08 * mountainMask) * hills;
+}
+
+HeightField makeFractalTerrain(int size, Random& random)
+{
+    const NoiseSet noise(random);
+    HeightField field(size);
+    const double step = 1.0 / std::max(1, size - 1);
+    for (int y = 0; y < size; ++y) {
+        for (int x = 0; x < size; ++x) {
+            field.at(x, y) = static_cast<float>(baseHeight(noise, x * step, y * step));
+        }
+    }
+    return field;
+}
+
+// ---------------------------------------------------------------- hydraulic erosion
+
+// Particle ("droplet") hydraulic erosion after Hans Theobald Beyer (2015). Heights are in
+// cell units, so slopes are real gradients and the constants do not depend on map size.
+struct ErosionParams {
+    float inertia = 0.3f;
+    float capacityFactor = 8.0f;
+    float minCapacity = 0.01f;
+    float minSlope = 0.01f;
+    float erodeRate = 0.3f;
+    float depositRate = 0.3f;
+    float evaporateRate = 0.015f;
+    float gravity = 4.0f;
+    int maxSteps = 80;
+    int brushRadius = 3;
+    float dropletsPerCell = 0.8f;
+};
+
+struct BrushTap {
+    int dx;
+    int dy;
+    float weight;
+};
+
+std::vector<BrushTap> makeBrush(int radius)
+{
+    std::vector<BrushTap> taps;
+    float total = 0.0f;
+    for (int dy = -radius; dy <= radius; ++dy) {
+        for (int dx = -radius; dx <= radius; ++dx) {
+            const float distance = std::sqrt(static_cast<float>(dx * dx + dy * dy));
+            if (distance < radius) {
+                taps.push_back({dx, dy, radius - distance});
+                total += radius - distance;
+            }
+        }
+    }
+    for (BrushTap& tap : taps) {
+        tap.weight /= total;
+    }
+    return taps;
+}
+
+struct Surface {
+    float height;
+    float gradX;
+    float gradY;
+};
+
+// Bilinear height and gradient at a position with 0 <= x, y < size - 1.
+Surface sampleSurface(const HeightField& field, float x, float y)
+{
+    const int cx = static_cast<int>(x);
+    const int cy = static_cast<int>(y);
+    const float fx = x - cx;
+    const float fy = y - cy;
+    const float h00 = field.at(cx, cy);
+    const float h10 = field.at(cx + 1, cy);
+    const float h01 = field.at(cx, cy + 1);
+    const float h11 = field.at(cx + 1, cy + 1);
+    Surface surface;
+    surface.gradX = (h10 - h00) * (1 - fy) + (h11 - h01) * fy;
+    surface.gradY = (h01 - h00) * (1 - fx) + (h11 - h10) * fx;
+    surface.height = h00 * (1 - fx) * (1 - fy) + h10 * fx * (1 - fy) + h01 * (1 - fx) * fy
+                     + h11 * fx * fy;
+    return surface;
+}
+
+void depositBilinear(HeightField& field, float x, float y, float amount)
+{
+    const int cx = static_cast<int>(x);
+    const int cy = static_cast<int>(y);
+    const float fx = x - cx;
+    const float fy = y - cy;
+    field.at(cx, cy) += amount * (1 - fx) * (1 - fy);
+    field.at(cx + 1, cy) += amount * fx * (1 - fy);
+    field.at(cx, cy + 1) += amount * (1 - fx) * fy;
+    field.at(cx + 1, cy + 1) += amount * fx * fy;
+}
+
+// Removes up to `amount` around (x, y) with the brush; returns what was actually removed.
+float erodeBrush(HeightField& field, const std::vector<BrushTap>& brush, float x, float y,
+                 float amount, float floorHeight)
+{
+    const int cx = static_cast<int>(x + 0.5f);
+    const int cy = static_cast<int>(y + 0.5f);
+    float removed = 0.0f;
+    for (const BrushTap& tap : brush) {
+        const int px = cx + tap.dx;
+        const int py = cy + tap.dy;
+        if (px < 0 || py < 0 || px >= field.size || py >= field.size) {
+            continue;
+        }
+        float& cell = field.at(px, py);
+        const float take = std::min(amount * tap.weight, std::max(0.0f, cell - floorHeight));
+        cell -= take;
+        removed += take;
+    }
+    return removed;
+}
+
+struct Droplet {
+    float x;
+    float y;
+    float dirX = 0.0f;
+    float dirY = 0.0f;
+    float speed = 1.0f;
+    float water = 1.0f;
+    float sediment = 0.0f;
+};
+
+// Turns the droplet downhill and moves it one cell; false when it stops or leaves the map.
+bool moveDroplet(Droplet& drop, const Surface& surface, const ErosionParams& params, float limit)
+{
+    drop.dirX = drop.dirX * params.inertia - surface.gradX * (1 - params.inertia);
+    drop.dirY = drop.dirY * params.inertia - surface.gradY * (1 - params.inertia);
+    const float length = std::sqrt(drop.dirX * drop.dirX + drop.dirY * drop.dirY);
+    if (length < 1e-6f) {
+        return false;
+    }
+    drop.dirX /= length;
+    drop.dirY /= length;
+    drop.x += drop.dirX;
+    drop.y += drop.dirY;
+    return drop.x >= 0 && drop.y >= 0 && drop.x < limit && drop.y < limit;
+}
+
+// Erodes or deposits at the droplet's previous position after a step of height change dh.
+void exchangeSediment(HeightField& field, const std::vector<BrushTap>& brush, Droplet& drop,
+                      float oldX, float oldY, float dh, const ErosionParams& params,
+                      float seaFloor)
+{
+    const float slope = std::max(-dh, params.minSlope);
+    const float capacity =
+        std::max(slope * drop.speed * drop.water * params.capacityFactor, params.minCapacity);
+    if (dh > 0 || drop.sediment > capacity) {
+        const float deposit = dh > 0 ? std::min(dh, drop.sediment)
+                                     : (drop.sediment - capacity) * params.depositRate;
+        drop.sediment -= deposit;
+        depositBilinear(field, oldX, oldY, deposit);
+    } else {
+        const float want = std::min((capacity - drop.sediment) * params.erodeRate, -dh);
+        drop.sediment += erodeBrush(field, brush, oldX, oldY, want, seaFloor);
+    }
+}
+
+void runDroplet(HeightField& field, const std::vector<BrushTap>& brush, Droplet drop,
+                const ErosionParams& params, float seaFloor)
+{
+    const float limit = static_cast<float>(field.size - 1);
+    for (int step = 0; step < params.maxSteps; ++step) {
+        const float oldX = drop.x;
+        const float oldY = drop.y;
+        const Surface surface = sampleSurface(field, oldX, oldY);
+        if (!moveDroplet(drop, surface, params, limit)) {
+            depositBilinear(field, oldX, oldY, drop.sediment);
+            return;
+        }
+        const float dh = sampleSurface(field, drop.x, drop.y).height - surface.height;
+        exchangeSediment(field, brush, drop, oldX, oldY, dh, params, seaFloor);
+        drop.speed = std::sqrt(std::max(0.0f, drop.speed * drop.speed - dh * params.gravity));
+        drop.water *= 1 - params.evaporateRate;
+    }
+    depositBilinear(field, drop.x, drop.y, drop.sediment);
+}
+
+void erodeHydraulic(HeightField& field, Random& random, const ErosionParams& params,
+                    float seaFloor)
+{
+    if (field.size < 4) {
+        return;
+    }
+    const std::vector<BrushTap> brush = makeBrush(params.brushRadius);
+    const double cells = static_cast<double>(field.size) * field.size;
+    const long long droplets = static_cast<long long>(cells * params.dropletsPerCell);
+    const double span = field.size - 1;
+    for (long long i = 0; i < droplets; ++i) {
+        Droplet drop{static_cast<float>(random.unit() * span),
+                     static_cast<float>(random.unit() * span)};
+        drop.x = std::min(drop.x, static_cast<float>(span) - 1e-3f);
+        drop.y = std::min(drop.y, static_cast<float>(span) - 1e-3f);
+        runDroplet(field, brush, drop, params, seaFloor);
+    }
+}
+
+// ---------------------------------------------------------------- thermal erosion
+
+// Moves material from cells steeper than the talus slope to their lowest neighbour; it
+// softens the sharp pits and spikes that droplets leave behind.
+void erodeThermal(HeightField& field, int iterations, float talus)
+{
+    static constexpr int kOffsets[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+    const int n = field.size;
+    for (int it = 0; it < iterations; ++it) {
+        for (int y = 1; y + 1 < n; ++y) {
+            for (int x = 1; x + 1 < n; ++x) {
+                float& here = field.at(x, y);
+                float* lowest = nullptr;
+                float drop = talus;
+                for (const auto& offset : kOffsets) {
+                    float& there = field.at(x + offset[0], y + offset[1]);
+                    if (here - there > drop) {
+                        drop = here - there;
+                        lowest = &there;
+                    }
+                }
+                if (lowest != nullptr) {
+                    const float moved = 0.5f * (drop - talus);
+                    here -= moved;
+                    *lowest += moved;
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- shaping and output
+
+void scaleHeights(HeightField& field, float factor)
+{
+    for (float& h : field.cells) {
+        h *= factor;
+    }
+}
+
+// Value below which `fraction` of the cells lie.
+float percentile(const HeightField& field, double fraction)
+{
+    std::vector<float> sorted = field.cells;
+    const size_t index = static_cast<size_t>(fraction * (sorted.size() - 1));
+    std::nth_element(sorted.begin(), sorted.begin() + index, sorted.end());
+    return sorted[index];
+}
+
+// Lowers everything below `level` onto a flat plateau (lakes and lowland plains).
+void flattenBelow(HeightField& field, float level)
+{
+    for (float& h : field.cells) {
+        h = std::max(h, level);
+    }
+}
+
+std::vector<uint16_t> quantise(const HeightField& field)
+{
+    constexpr double kTop = 62000.0; // about 5 % headroom below 65535
+    const auto [lo, hi] = std::minmax_element(field.cells.begin(), field.cells.end());
+    const double range = std::max(1e-6, static_cast<double>(*hi - *lo));
+    std::vector<uint16_t> samples(field.cells.size());
+    for (size_t i = 0; i < samples.size(); ++i) {
+        const double t = (field.cells[i] - *lo) / range;
+        samples[i] = static_cast<uint16_t>(std::lround(t * kTop));
+    }
+    return samples;
+}
+
+// ---------------------------------------------------------------- 16-bit PNG encoding
+
+using Bytes = std::vector<uint8_t>;
+
+void putBigEndian32(Bytes& out, uint32_t value)
+{
+    for (int shift = 24; shift >= 0; shift -= 8) {
+        out.push_back(static_cast<uint8_t>(value >> shift));
+    }
+}
+
+void appendChunk(Bytes& png, const char* type, const Bytes& data)
+{
+    putBigEndian32(png, static_cast<uint32_t>(data.size()));
+    const size_t typeStart = png.size();
+    png.insert(png.end(), type, type + 4);
+    png.insert(png.end(), data.begin(), data.end());
+    const uLong crc = crc32(0L, png.data() + typeStart, static_cast<uInt>(png.size() - typeStart));
+    putBigEndian32(png, static_cast<uint32_t>(crc));
+}
+
+int paeth(int a, int b, int c)
+{
+    const int p = a + b - c;
+    const int pa = std::abs(p - a);
+    const int pb = std::abs(p - b);
+    const int pc = std::abs(p - c);
+    if (pa <= pb && pa <= pc) {
+        return a;
+    }
+    return pb <= pc ? b : c;
+}
+
+// Applies PNG filter `type` (0..4) to one row; bpp is bytes per pixel.
+Bytes filterRow(const Bytes& row, const Bytes& prior, int type, int bpp)
+{
+    Bytes out(row.size());
+    for (size_t i = 0; i < row.size(); ++i) {
+        const int a = i >= static_cast<size_t>(bpp) ? row[i - bpp] : 0;
+        const int b = prior[i];
+        const int c = i >= static_cast<size_t>(bpp) ? prior[i - bpp] : 0;
+        const int predictor[5] = {0, a, b, (a + b) / 2, paeth(a, b, c)};
+        out[i] = static_cast<uint8_t>(row[i] - predictor[type]);
+    }
+    return out;
+}
+
+long filterCost(const Bytes& filtered)
+{
+    long cost = 0;
+    for (uint8_t byte : filtered) {
+        cost += byte < 128 ? byte : 256 - byte;
+    }
+    return cost;
+}
+
+// Filters every row with the filter that minimises the sum of absolute differences.
+Bytes filterImage(const std::vector<uint16_t>& samples, int size)
+{
+    const int bpp = 2;
+    const size_t rowBytes = static_cast<size_t>(size) * bpp;
+    Bytes filtered;
+    filtered.reserve((rowBytes + 1) * size);
+    Bytes prior(rowBytes, 0);
+    Bytes row(rowBytes);
+    for (int y = 0; y < size; ++y) {
+        for (int x = 0; x < size; ++x) {
+            const uint16_t value = samples[static_cast<size_t>(y) * size + x];
+            row[2 * x] = static_cast<uint8_t>(value >> 8);
+            row[2 * x + 1] = static_cast<uint8_t>(value & 0xFF);
+        }
+        Bytes best;
+        int bestType = 0;
+        for (int type = 0; type < 5; ++type) {
+            Bytes candidate = filterRow(row, prior, type, bpp);
+            if (best.empty() || filterCost(candidate) < filterCost(best)) {
+                best = std::move(candidate);
+                bestType = type;
+            }
+        }
+        filtered.push_back(static_cast<uint8_t>(bestType));
+        filtered.insert(filtered.end(), best.begin(), best.end());
+        prior = row;
+    }
+    return filtered;
+}
+
+Bytes deflate(const Bytes& raw)
+{
+    uLongf length = compressBound(static_cast<uLong>(raw.size()));
+    Bytes out(length);
+    if (compress2(out.data(), &length, raw.data(), static_cast<uLong>(raw.size()), 9) != Z_OK) {
+        throw ToolError("zlib compression failed");
+    }
+    out.resize(length);
+    return out;
+}
+
+Bytes encodeGray16Png(const std::vector<uint16_t>& samples, int size)
+{
+    static constexpr uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    Bytes png(kSignature, kSignature + 8);
+    Bytes header;
+    putBigEndian32(header, static_cast<uint32_t>(size));
+    putBigEndian32(header, static_cast<uint32_t>(size));
+    header.insert(header.end(), {16, 0, 0, 0, 0}); // depth, gray, deflate, filter, no interlace
+    appendChunk(png, "IHDR", header);
+    appendChunk(png, "IDAT", deflate(filterImage(samples, size)));
+    appendChunk(png, "IEND", {});
+    return png;
+}
+
+void writeFile(const std::string& path, const Bytes& data)
+{
+    FILE* file = std::fopen(path.c_str(), "wb");
+    if (file == nullptr) {
+        throw ToolError("cannot open '" + path + "' for writing");
+    }
+    const bool written = std::fwrite(data.data(), 1, data.size(), file) == data.size();
+    const bool closed = std::fclose(file) == 0;
+    if (!written || !closed) {
+        throw ToolError("failed writing '" + path + "'");
+    }
+}
+
+// ---------------------------------------------------------------- pipeline
+
+HeightField generateTerrain(int size, uint64_t seed)
+{
+    constexpr float kReliefCells = 0.22f;     // peak-to-valley relief, in map widths
+    constexpr double kLowlandShare = 0.06;    // share of the map flattened as lakes/plains
+    Random random(seed);
+    HeightField field = makeFractalTerrain(size, random);
+    scaleHeights(field, kReliefCells * static_cast<float>(size));
+    const float seaFloor = percentile(field, kLowlandShare);
+    erodeHydraulic(field, random, ErosionParams{}, seaFloor);
+    erodeThermal(field, 2, 1.2f);
+    flattenBelow(field, percentile(field, kLowlandShare));
+    return field;
+}
+
+void run(const Options& options)
+{
+    const HeightField field = generateTerrain(options.size, options.seed);
+    writeFile(options.outPath, encodeGray16Png(quantise(field), options.size));
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    try {
+        run(parseArgs(argc, argv));
+    } catch (const std::exception& error) {
+        std::fprintf(stderr, "terrain_gen: %s\n", error.what());
+        return kExitError;
+    }
+    return 0;
+}

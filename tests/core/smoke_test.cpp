@@ -1,0 +1,3 @@
+#include <gtest/gtest.h>
+#include "core/cull.h"
+TEST(Smoke, Builds) { SUCCEED(); }
