@@ -2,7 +2,8 @@
 find_package(GTest REQUIRED)
 include(GoogleTest)
 
-file(GLOB QT_CORE_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/core/*.cpp)
+file(GLOB QT_CORE_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/core/*.cpp
+  ${CMAKE_SOURCE_DIR}/tests/app/*.cpp)
 add_executable(core_tests ${QT_CORE_TESTS})
 target_link_libraries(core_tests PRIVATE quadterrain_cli GTest::gtest GTest::gtest_main)
 target_compile_options(core_tests PRIVATE ${QT_WARNINGS})

@@ -20,8 +20,7 @@ bool parseFloat(const std::string& text, float& out) {
     errno = 0;
     char* end = nullptr;
     const double value = std::strtod(text.c_str(), &end);
-    if (*end != '\0' || errno == ERANGE || !std::isfinite(value) ||
-        std::fabs(value) > 3.0e38) {
+    if (*end != '\0' || errno == ERANGE || !std::isfinite(value) || std::fabs(value) > 3.0e38) {
         return false;
     }
     out = float(value);
@@ -48,7 +47,8 @@ bool parseVec3(const std::string& text, glm::vec3& out) {
     if (b == std::string::npos || text.find(',', b + 1) != std::string::npos) {
         return false;
     }
-    return parseFloat(text.substr(0, a), out.x) && parseFloat(text.substr(a + 1, b - a - 1), out.y) &&
+    return parseFloat(text.substr(0, a), out.x) &&
+           parseFloat(text.substr(a + 1, b - a - 1), out.y) &&
            parseFloat(text.substr(b + 1), out.z);
 }
 
@@ -145,10 +145,26 @@ const std::map<std::string, Handler>& valueOptions() {
              }
              return "";
          }},
-        {"--screenshot", [](ViewerOptions& o, const std::string& v) { o.screenshotPath = v; return std::string(); }},
-        {"--stats-json", [](ViewerOptions& o, const std::string& v) { o.statsJsonPath = v; return std::string(); }},
-        {"--cull-map", [](ViewerOptions& o, const std::string& v) { o.cullMapPath = v; return std::string(); }},
-        {"--bench", [](ViewerOptions& o, const std::string& v) { o.benchCsvPath = v; return std::string(); }},
+        {"--screenshot",
+         [](ViewerOptions& o, const std::string& v) {
+             o.screenshotPath = v;
+             return std::string();
+         }},
+        {"--stats-json",
+         [](ViewerOptions& o, const std::string& v) {
+             o.statsJsonPath = v;
+             return std::string();
+         }},
+        {"--cull-map",
+         [](ViewerOptions& o, const std::string& v) {
+             o.cullMapPath = v;
+             return std::string();
+         }},
+        {"--bench",
+         [](ViewerOptions& o, const std::string& v) {
+             o.benchCsvPath = v;
+             return std::string();
+         }},
     };
     return kOptions;
 }

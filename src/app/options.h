@@ -12,16 +12,16 @@
 namespace qt {
 
 struct ViewerOptions {
-    std::string heightmapPath;          // empty: the default map in data/
-    std::optional<float> spacing;       // unset: defaultMapping() of the loaded map
+    std::string heightmapPath;     // empty: the default map in data/
+    std::optional<float> spacing;  // unset: defaultMapping() of the loaded map
     std::optional<float> heightScale;
     std::optional<float> heightOffset;
     int leafSize = 4;
-    int rawWidth = 0;                   // --size, for headerless .r16/.raw
+    int rawWidth = 0;  // --size, for headerless .r16/.raw
     int rawHeight = 0;
     int windowWidth = 1280;
     int windowHeight = 720;
-    std::optional<glm::vec3> eye;       // both set or both unset
+    std::optional<glm::vec3> eye;  // both set or both unset
     std::optional<glm::vec3> target;
     float fovDegrees = 60.0f;
     bool noCull = false;
@@ -30,7 +30,7 @@ struct ViewerOptions {
     bool dumpLeaves = false;
     std::string cullMapPath;
     std::string benchCsvPath;
-    int frames = 0;                     // --frames: render this many frames, then exit (0: run)
+    int frames = 0;  // --frames: render this many frames, then exit (0: run)
     bool help = false;
 
     // True when the run renders once (or a fixed path) and exits without user input.

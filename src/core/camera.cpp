@@ -13,9 +13,13 @@ glm::vec3 Camera::forward() const {
     return {std::cos(pitch) * std::cos(yaw), std::sin(pitch), std::cos(pitch) * std::sin(yaw)};
 }
 
-glm::vec3 Camera::right() const { return {-std::sin(yaw), 0.0f, std::cos(yaw)}; }
+glm::vec3 Camera::right() const {
+    return {-std::sin(yaw), 0.0f, std::cos(yaw)};
+}
 
-glm::vec3 Camera::up() const { return glm::cross(right(), forward()); }
+glm::vec3 Camera::up() const {
+    return glm::cross(right(), forward());
+}
 
 glm::mat4 Camera::view() const {
     const glm::vec3 f = forward();

@@ -8,8 +8,8 @@ namespace qt {
 
 struct Camera {
     glm::vec3 position{0.0f};
-    float yaw = 0.0f;     // radians; 0 looks along +x, pi/2 along +z
-    float pitch = 0.0f;   // radians in [-pi/2, pi/2]; positive looks up
+    float yaw = 0.0f;         // radians; 0 looks along +x, pi/2 along +z
+    float pitch = 0.0f;       // radians in [-pi/2, pi/2]; positive looks up
     float fovY = 1.0471976f;  // radians (60 degrees)
     float aspect = 16.0f / 9.0f;
     float nearPlane = 0.5f;

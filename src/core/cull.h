@@ -11,7 +11,7 @@
 namespace qt {
 
 struct CullStats {
-    uint32_t nodesTested = 0;       // nodes whose box met at least one plane test
+    uint32_t nodesTested = 0;  // nodes whose box met at least one plane test
     uint32_t leavesDrawn = 0;
     uint32_t leavesCulled = 0;
     uint32_t subtreesAccepted = 0;  // inner nodes inside every plane, taken whole without tests
@@ -19,8 +19,8 @@ struct CullStats {
 };
 
 struct CullOptions {
-    bool planeMasking = true;    // children skip the planes their parent is wholly inside
-    bool acceptWhole = true;     // a node inside every plane takes its subtree untested
+    bool planeMasking = true;  // children skip the planes their parent is wholly inside
+    bool acceptWhole = true;   // a node inside every plane takes its subtree untested
 };
 
 // Per-frame output; construct once per tree and reuse: cull() never allocates.

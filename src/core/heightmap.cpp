@@ -1,6 +1,7 @@
 // Heightmap loaders: stb_image formats, SRTM .hgt and headerless 16-bit raw.
 #include "core/heightmap.h"
 
+#include <sys/stat.h>
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -8,7 +9,6 @@
 #include <cstring>
 #include <deque>
 #include <memory>
-#include <sys/stat.h>
 
 #include <stb/stb_image.h>
 
@@ -36,9 +36,8 @@ std::string lowerExtension(const std::string& path) {
 
 bool isStbExtension(const std::string& ext) {
     static const char* const kExts[] = {".png", ".jpg", ".jpeg", ".bmp", ".tga", ".pgm",
-                                        ".ppm", ".pnm", ".gif", ".psd", ".hdr"};
-    return std::any_of(std::begin(kExts), std::end(kExts),
-                       [&](const char* e) { return ext == e; });
+                                        ".ppm", ".pnm", ".gif",  ".psd", ".hdr"};
+    return std::any_of(std::begin(kExts), std::end(kExts), [&](const char* e) { return ext == e; });
 }
 
 // Reads the whole file; on failure fills `error` with the problem (without the path).
@@ -83,8 +82,32 @@ Result<Heightmap> fail(const std::string& path, const std::string& problem) {
     return Result<Heightmap>::failure(path + ": " + problem);
 }
 
+// A PNG's size from its IHDR, so that a huge claim is refused by our limit, named, before stb.
+bool pngHeaderSize(const std::vector<unsigned char>& bytes, int64_t& width, int64_t& height) {
+    static const unsigned char kSignature[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    if (bytes.size() < 24 ||
+        !std::equal(std::begin(kSignature), std::end(kSignature), bytes.begin()) ||
+        std::memcmp(&bytes[12], "IHDR", 4) != 0) {
+        return false;
+    }
+    auto be32 = [&](size_t at) {
+        return int64_t(bytes[at]) << 24 | int64_t(bytes[at + 1]) << 16 |
+               int64_t(bytes[at + 2]) << 8 | int64_t(bytes[at + 3]);
+    };
+    width = be32(16);
+    height = be32(20);
+    return true;
+}
+
 Result<Heightmap> loadStbImage(const std::string& path, const std::vector<unsigned char>& bytes) {
     const int length = int(std::min<size_t>(bytes.size(), size_t(INT32_MAX)));
+    int64_t headerWidth = 0;
+    int64_t headerHeight = 0;
+    if (pngHeaderSize(bytes, headerWidth, headerHeight)) {
+        if (std::string problem = checkDimensions(headerWidth, headerHeight); !problem.empty()) {
+            return fail(path, problem);
+        }
+    }
     int width = 0;
     int height = 0;
     int channels = 0;

@@ -93,8 +93,7 @@ size_t countNodes(int lx, int lz, int size, int leavesX, int leavesZ) {
 }  // namespace
 
 bool isValidLeafSize(int leafSize) {
-    return leafSize >= kMinLeafSize && leafSize <= kMaxLeafSize &&
-           (leafSize & (leafSize - 1)) == 0;
+    return leafSize >= kMinLeafSize && leafSize <= kMaxLeafSize && (leafSize & (leafSize - 1)) == 0;
 }
 
 Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize) {

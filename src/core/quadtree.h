@@ -11,7 +11,8 @@ namespace qt {
 
 constexpr uint32_t kNoNode = 0xFFFFFFFFu;
 
-// A leaf by its cell coordinates: leaf (col, row) starts at sample (col * leafSize, row * leafSize).
+// A leaf by its cell coordinates: leaf (col, row) starts at sample (col * leafSize, row *
+// leafSize).
 struct LeafCoord {
     uint16_t col;
     uint16_t row;
@@ -20,13 +21,13 @@ struct LeafCoord {
 // One node; nodes are stored in pre-order, root first, so a subtree is a contiguous node range
 // and its leaves a contiguous range of the tree-order leaf list.
 struct QuadtreeNode {
-    uint16_t x0, z0, x1, z1;   // sample box, inclusive: every sample of the node's cells
-    float minSample;           // exact minimum of every sample in the box
-    float maxSample;           // exact maximum of every sample in the box
-    uint32_t parent;           // kNoNode for the root
-    uint32_t child[4];         // NW, NE, SW, SE (row-major); kNoNode beyond the map or in leaves
-    uint32_t firstLeaf;        // index of the subtree's first leaf in Quadtree::leaves
-    uint32_t leafCount;        // leaves in the subtree; 1 for a leaf
+    uint16_t x0, z0, x1, z1;  // sample box, inclusive: every sample of the node's cells
+    float minSample;          // exact minimum of every sample in the box
+    float maxSample;          // exact maximum of every sample in the box
+    uint32_t parent;          // kNoNode for the root
+    uint32_t child[4];        // NW, NE, SW, SE (row-major); kNoNode beyond the map or in leaves
+    uint32_t firstLeaf;       // index of the subtree's first leaf in Quadtree::leaves
+    uint32_t leafCount;       // leaves in the subtree; 1 for a leaf
 
     // An inner node always has its NW child: the node's origin lies inside the map.
     bool isLeaf() const { return child[0] == kNoNode; }
@@ -35,14 +36,14 @@ struct QuadtreeNode {
 };
 
 struct Quadtree {
-    int leafSize = 0;     // grid squares along a full leaf's side
-    int leavesX = 0;      // leaf columns: ceil((width - 1) / leafSize)
-    int leavesZ = 0;      // leaf rows
-    int depth = 0;        // levels below the root
+    int leafSize = 0;  // grid squares along a full leaf's side
+    int leavesX = 0;   // leaf columns: ceil((width - 1) / leafSize)
+    int leavesZ = 0;   // leaf rows
+    int depth = 0;     // levels below the root
     std::vector<QuadtreeNode> nodes;
-    std::vector<LeafCoord> leaves;       // tree order (pre-order of their nodes)
-    std::vector<uint32_t> leafNodes;     // tree-order leaf -> node index
-    std::vector<uint32_t> leafGrid;      // row * leavesX + col -> tree-order leaf index
+    std::vector<LeafCoord> leaves;    // tree order (pre-order of their nodes)
+    std::vector<uint32_t> leafNodes;  // tree-order leaf -> node index
+    std::vector<uint32_t> leafGrid;   // row * leavesX + col -> tree-order leaf index
 
     const QuadtreeNode& root() const { return nodes.front(); }
     uint32_t leafIndexAt(int col, int row) const { return leafGrid[size_t(row) * leavesX + col]; }

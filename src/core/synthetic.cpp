@@ -16,16 +16,21 @@ uint32_t hash(uint32_t x, uint32_t y, uint32_t seed) {
     return h;
 }
 
-float lattice(int x, int y, uint32_t seed) { return float(hash(uint32_t(x), uint32_t(y), seed) & 0xFFFF) / 65535.0f; }
+float lattice(int x, int y, uint32_t seed) {
+    return float(hash(uint32_t(x), uint32_t(y), seed) & 0xFFFF) / 65535.0f;
+}
 
-float smooth(float t) { return t * t * (3.0f - 2.0f * t); }
+float smooth(float t) {
+    return t * t * (3.0f - 2.0f * t);
+}
 
 float valueNoise(float x, float y, uint32_t seed) {
     const int x0 = int(std::floor(x));
     const int y0 = int(std::floor(y));
     const float fx = smooth(x - float(x0));
     const float fy = smooth(y - float(y0));
-    const float a = lattice(x0, y0, seed) + (lattice(x0 + 1, y0, seed) - lattice(x0, y0, seed)) * fx;
+    const float a =
+        lattice(x0, y0, seed) + (lattice(x0 + 1, y0, seed) - lattice(x0, y0, seed)) * fx;
     const float b = lattice(x0, y0 + 1, seed) +
                     (lattice(x0 + 1, y0 + 1, seed) - lattice(x0, y0 + 1, seed)) * fx;
     return a + (b - a) * fy;

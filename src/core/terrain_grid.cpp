@@ -14,8 +14,8 @@ WorldMapping defaultMapping(const Heightmap& map) {
     switch (map.format) {
         case HeightmapFormat::Hgt:
             // 1201 samples span one degree at 3 arc-seconds, 3601 at 1 arc-second.
-            mapping.spacing = map.width > 1 ? float(3600.0 / (map.width - 1) * kMetresPerArcSecond)
-                                            : 1.0f;
+            mapping.spacing =
+                map.width > 1 ? float(3600.0 / (map.width - 1) * kMetresPerArcSecond) : 1.0f;
             mapping.heightScale = 1.0f;
             return mapping;
         case HeightmapFormat::Image8:

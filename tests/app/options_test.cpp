@@ -1,0 +1,129 @@
+// The viewer's command line: every option, every bad value gives one line naming the option.
+#include "app/options.h"
+
+#include <gtest/gtest.h>
+
+namespace qt {
+namespace {
+
+Result<ViewerOptions> parse(std::vector<std::string> args) {
+    return parseOptions(args);
+}
+
+TEST(Options, DefaultsAndEveryOption) {
+    const ViewerOptions d = parse({}).value();
+    EXPECT_TRUE(d.heightmapPath.empty());
+    EXPECT_EQ(d.leafSize, 4);
+    EXPECT_FALSE(d.scripted());
+    const Result<ViewerOptions> r = parse({"my map.hgt",
+                                           "--spacing",
+                                           "2.5",
+                                           "--height-scale=0.1",
+                                           "--height-offset",
+                                           "-11000",
+                                           "--leaf",
+                                           "8",
+                                           "--size",
+                                           "1025x513",
+                                           "--window",
+                                           "640x480",
+                                           "--eye",
+                                           "1,2,3",
+                                           "--target",
+                                           "4,5,6",
+                                           "--fov",
+                                           "45",
+                                           "--no-cull",
+                                           "--screenshot",
+                                           "a.png",
+                                           "--stats-json",
+                                           "s.json",
+                                           "--dump-leaves",
+                                           "--cull-map",
+                                           "c.png",
+                                           "--bench",
+                                           "b.csv",
+                                           "--frames",
+                                           "3"});
+    ASSERT_TRUE(r.ok()) << r.error();
+    const ViewerOptions& o = r.value();
+    EXPECT_EQ(o.heightmapPath, "my map.hgt");
+    EXPECT_EQ(*o.spacing, 2.5f);
+    EXPECT_EQ(*o.heightScale, 0.1f);
+    EXPECT_EQ(*o.heightOffset, -11000.0f);
+    EXPECT_EQ(o.leafSize, 8);
+    EXPECT_EQ(o.rawWidth, 1025);
+    EXPECT_EQ(o.rawHeight, 513);
+    EXPECT_EQ(o.windowWidth, 640);
+    EXPECT_EQ(*o.eye, glm::vec3(1, 2, 3));
+    EXPECT_EQ(*o.target, glm::vec3(4, 5, 6));
+    EXPECT_EQ(o.fovDegrees, 45.0f);
+    EXPECT_TRUE(o.noCull);
+    EXPECT_TRUE(o.dumpLeaves);
+    EXPECT_EQ(o.screenshotPath, "a.png");
+    EXPECT_EQ(o.statsJsonPath, "s.json");
+    EXPECT_EQ(o.cullMapPath, "c.png");
+    EXPECT_EQ(o.benchCsvPath, "b.csv");
+    EXPECT_EQ(o.frames, 3);
+    EXPECT_TRUE(o.scripted());
+    EXPECT_TRUE(parse({"--help"}).value().help);
+}
+
+TEST(Options, BadValuesGiveOneLine) {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"--spacing", "0"}, "--spacing '0': expected a positive finite number"},
+        {{"--spacing", "-1"}, "--spacing '-1': expected a positive finite number"},
+        {{"--spacing", "nan"}, "--spacing 'nan': expected a positive finite number"},
+        {{"--spacing", "inf"}, "--spacing 'inf': expected a positive finite number"},
+        {{"--spacing", "1e39"}, "--spacing '1e39': expected a positive finite number"},
+        {{"--spacing", "2x"}, "--spacing '2x': expected a positive finite number"},
+        {{"--height-scale", "NaN"}, "--height-scale 'NaN': expected a finite number"},
+        {{"--height-offset", "-inf"}, "--height-offset '-inf': expected a finite number"},
+        {{"--leaf", "3"}, "--leaf '3': expected a power of two from 2 to 64"},
+        {{"--leaf", "128"}, "--leaf '128': expected a power of two from 2 to 64"},
+        {{"--leaf", "1"}, "--leaf '1': expected a power of two from 2 to 64"},
+        {{"--leaf", "4.0"}, "--leaf '4.0': expected a power of two from 2 to 64"},
+        {{"--fov", "1"}, "--fov '1': expected degrees between 1 and 179 (exclusive)"},
+        {{"--fov", "179"}, "--fov '179': expected degrees between 1 and 179 (exclusive)"},
+        {{"--fov", "-60"}, "--fov '-60': expected degrees between 1 and 179 (exclusive)"},
+        {{"--size", "100"},
+         "--size '100': expected WIDTHxHEIGHT with positive integers, like 1025x1025"},
+        {{"--size", "0x5"},
+         "--size '0x5': expected WIDTHxHEIGHT with positive integers, like 1025x1025"},
+        {{"--size", "12x"},
+         "--size '12x': expected WIDTHxHEIGHT with positive integers, like 1025x1025"},
+        {{"--size", "x12"},
+         "--size 'x12': expected WIDTHxHEIGHT with positive integers, like 1025x1025"},
+        {{"--size", "-3x4"},
+         "--size '-3x4': expected WIDTHxHEIGHT with positive integers, like 1025x1025"},
+        {{"--eye", "1,2"}, "--eye '1,2': expected X,Y,Z with three finite numbers"},
+        {{"--eye", "1,2,3,4"}, "--eye '1,2,3,4': expected X,Y,Z with three finite numbers"},
+        {{"--eye", "1,nan,3"}, "--eye '1,nan,3': expected X,Y,Z with three finite numbers"},
+        {{"--eye", "1,2,3"}, "--eye and --target go together: give both or neither"},
+        {{"--eye", "1,2,3", "--target", "1,2,3"},
+         "--eye and --target are the same point; the camera needs a direction"},
+        {{"--dump-leaves"}, "--dump-leaves needs --stats-json OUT.json"},
+        {{"--frobnicate"}, "unknown option '--frobnicate' (see --help)"},
+        {{"-x"}, "unknown option '-x' (see --help)"},
+        {{"a.png", "b.png"}, "unexpected argument 'b.png': only one heightmap can be given"},
+        {{"--spacing"}, "--spacing: missing value"},
+        {{"--no-cull=1"}, "--no-cull takes no value"},
+    };
+    for (const auto& [args, expected] : cases) {
+        const Result<ViewerOptions> r = parse(args);
+        ASSERT_FALSE(r.ok()) << args[0];
+        EXPECT_EQ(r.error(), expected);
+    }
+}
+
+TEST(Options, UsageNamesEveryOption) {
+    const std::string usage = usageText();
+    for (const char* name : {"--spacing", "--height-scale", "--leaf", "--size", "--eye", "--target",
+                             "--fov", "--no-cull", "--screenshot", "--stats-json", "--dump-leaves",
+                             "--cull-map", "--bench", "--help"}) {
+        EXPECT_NE(usage.find(name), std::string::npos) << name;
+    }
+}
+
+}  // namespace
+}  // namespace qt

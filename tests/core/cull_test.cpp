@@ -1,0 +1,311 @@
+// The culling walk equals a brute-force test of every leaf, exactly, over thousands of cameras;
+// and every culled leaf is really outside the clip volume.
+#include "core/cull.h"
+
+#include <random>
+
+#include <gtest/gtest.h>
+#include <glm/gtc/constants.hpp>
+#include <glm/trigonometric.hpp>
+
+#include "core/camera.h"
+#include "core/synthetic.h"
+#include "test_files.h"
+
+namespace qt {
+namespace {
+
+// Deterministic uniform numbers (std distributions differ between standard libraries).
+class Random {
+public:
+    explicit Random(uint32_t seed) : engine_(seed) {}
+    float uniform(float lo, float hi) {
+        return lo + (hi - lo) * float(engine_() >> 8) / 16777216.0f;
+    }
+    uint32_t below(uint32_t n) { return uint32_t(engine_() % n); }
+
+private:
+    std::mt19937 engine_;
+};
+
+struct Scene {
+    Heightmap map;
+    WorldMapping mapping;
+    Quadtree tree;
+};
+
+Scene makeScene(Heightmap map, WorldMapping mapping, int leafSize) {
+    Quadtree tree = buildQuadtree(map, leafSize).value();
+    return {std::move(map), mapping, std::move(tree)};
+}
+
+Camera randomCamera(const Scene& s, Random& rng) {
+    const float sizeX = float(s.map.width - 1) * s.mapping.spacing;
+    const float sizeZ = float(s.map.height - 1) * s.mapping.spacing;
+    float y0 = s.mapping.worldHeight(s.map.minSample);
+    float y1 = s.mapping.worldHeight(s.map.maxSample);
+    if (y0 > y1) {
+        std::swap(y0, y1);
+    }
+    const float relief = std::max(y1 - y0, 1.0f);
+    const float extent = std::max({sizeX, sizeZ, relief});
+    Camera c;
+    c.position = {rng.uniform(-0.5f * sizeX, 1.5f * sizeX),
+                  rng.uniform(y0 - 0.3f * relief, y1 + 2.0f * relief),
+                  rng.uniform(-0.5f * sizeZ, 1.5f * sizeZ)};
+    c.yaw = rng.uniform(-glm::pi<float>(), glm::pi<float>());
+    switch (rng.below(8)) {
+        case 0:
+            c.pitch = -glm::half_pi<float>();
+            break;  // straight down
+        case 1:
+            c.pitch = glm::half_pi<float>();
+            break;  // straight up
+        default:
+            c.pitch = rng.uniform(-glm::half_pi<float>(), glm::half_pi<float>());
+    }
+    c.fovY = glm::radians(rng.uniform(3.0f, 150.0f));
+    c.aspect = rng.uniform(0.3f, 3.0f);
+    c.nearPlane = extent * rng.uniform(1e-5f, 1e-2f);
+    c.farPlane = extent * rng.uniform(0.05f, 3.0f);
+    return c;
+}
+
+bool sameLeaves(const std::vector<LeafCoord>& a, const std::vector<LeafCoord>& b) {
+    return a.size() == b.size() &&
+           std::equal(a.begin(), a.end(), b.begin(), [](const LeafCoord& x, const LeafCoord& y) {
+               return x.col == y.col && x.row == y.row;
+           });
+}
+
+// Walk (all option combinations) against brute force for one frustum.
+void expectWalkEqualsBruteForce(const Scene& s, const Frustum& f, const std::string& what) {
+    CullOutput walk, brute;
+    walk.reserveFor(s.tree);
+    brute.reserveFor(s.tree);
+    cullBruteForce(s.tree, s.mapping, f, brute);
+    for (const CullOptions options : {CullOptions{true, true}, CullOptions{false, true},
+                                      CullOptions{true, false}, CullOptions{false, false}}) {
+        cullQuadtree(s.tree, s.mapping, f, walk, options);
+        ASSERT_TRUE(sameLeaves(walk.visible, brute.visible))
+            << what << " masking " << options.planeMasking << " whole " << options.acceptWhole
+            << ": walk " << walk.visible.size() << " brute " << brute.visible.size();
+        ASSERT_EQ(walk.stats.leavesDrawn, brute.stats.leavesDrawn);
+        ASSERT_EQ(walk.stats.leavesDrawn + walk.stats.leavesCulled, s.tree.leaves.size());
+        ASSERT_EQ(walk.stats.triangles, brute.stats.triangles);
+    }
+}
+
+void runRandomCameras(const Scene& s, int count, uint32_t seed, const std::string& name) {
+    Random rng(seed);
+    for (int i = 0; i < count; ++i) {
+        const Camera c = randomCamera(s, rng);
+        expectWalkEqualsBruteForce(s, Frustum::fromViewProjection(c.viewProjection()),
+                                   name + " camera " + std::to_string(i));
+        if (::testing::Test::HasFatalFailure()) {
+            return;
+        }
+    }
+}
+
+TEST(Cull, WalkEqualsBruteForceOnSyntheticMaps) {
+    struct Case {
+        int width, height, leaf;
+        WorldMapping mapping;
+    };
+    const Case cases[] = {
+        {257, 257, 4, {1.0f, 0.01f, 0.0f}},   {203, 141, 4, {2.0f, 0.02f, -50.0f}},
+        {129, 300, 8, {0.5f, 0.005f, 10.0f}}, {65, 65, 2, {1.0f, 0.1f, 0.0f}},
+        {300, 77, 16, {3.0f, -0.01f, 0.0f}},  {513, 513, 64, {1.0f, 0.003f, 0.0f}},
+    };
+    uint32_t seed = 1;
+    for (const Case& c : cases) {
+        const Scene s = makeScene(syntheticHeightmap(c.width, c.height, seed), c.mapping, c.leaf);
+        runRandomCameras(s, 600, seed++, std::to_string(c.width) + "x" + std::to_string(c.height));
+    }
+}
+
+TEST(Cull, WalkEqualsBruteForceOnTinyAndFlatMaps) {
+    const Scene shapes[] = {
+        makeScene(syntheticHeightmap(2, 2, 3), {1.0f, 0.01f, 0.0f}, 4),
+        makeScene(syntheticHeightmap(5, 3, 4), {1.0f, 0.01f, 0.0f}, 4),
+        makeScene(flatHeightmap(129, 129, 0.0f), {1.0f, 1.0f, 0.0f}, 4),
+        makeScene(flatHeightmap(100, 37, 300.0f), {2.0f, 0.5f, 0.0f}, 8),
+    };
+    uint32_t seed = 100;
+    for (const Scene& s : shapes) {
+        runRandomCameras(s, 500, seed, "shape " + std::to_string(seed));
+        ++seed;
+    }
+}
+
+TEST(Cull, WalkEqualsBruteForceOnRealMaps) {
+    const char* names[] = {"puget_sound_1025x1025.png", "N47E009.hgt",
+                           "jacksboro_fault_403x344.png", "r_volcano_maunga_whau_87x61.png"};
+    int found = 0;
+    uint32_t seed = 200;
+    for (const char* name : names) {
+        const std::string path = test::sharedHeightmap(name);
+        if (path.empty()) {
+            continue;
+        }
+        ++found;
+        Heightmap map = loadHeightmap(path).value();
+        const WorldMapping mapping = defaultMapping(map);
+        const Scene s = makeScene(std::move(map), mapping, 4);
+        runRandomCameras(s, 300, seed++, name);
+    }
+    if (found == 0) {
+        GTEST_SKIP() << "../shared/heightmaps not present; real-map checks skipped";
+    }
+}
+
+TEST(Cull, SpecialCameras) {
+    const Scene s = makeScene(syntheticHeightmap(257, 257, 9), {1.0f, 0.01f, 0.0f}, 4);
+    CullOutput out;
+    out.reserveFor(s.tree);
+    Camera c;
+    c.farPlane = 1000.0f;
+
+    // Far away, looking away: nothing visible, the root alone is tested.
+    c.lookAt({-500, 100, -500}, {-1000, 100, -1000});
+    cullQuadtree(s.tree, s.mapping, Frustum::fromViewProjection(c.viewProjection()), out);
+    EXPECT_EQ(out.stats.leavesDrawn, 0u);
+    EXPECT_EQ(out.stats.nodesTested, 1u);
+    EXPECT_EQ(out.stats.leavesCulled, s.tree.leaves.size());
+
+    // High above, looking straight down at the centre with a wide view: everything, taken whole.
+    c.lookAt({128, 2000, 128}, {128, 0, 128});
+    c.farPlane = 5000.0f;
+    c.fovY = glm::radians(90.0f);
+    c.aspect = 1.0f;
+    EXPECT_TRUE(std::isfinite(c.view()[0][0]));
+    cullQuadtree(s.tree, s.mapping, Frustum::fromViewProjection(c.viewProjection()), out);
+    EXPECT_EQ(out.stats.leavesDrawn, s.tree.leaves.size());
+    EXPECT_EQ(out.stats.nodesTested, 1u);
+    EXPECT_EQ(out.stats.subtreesAccepted, 1u);
+
+    // Looking straight up from above the highest peak: nothing.
+    c.lookAt({128, 700, 128}, {128, 800, 128});
+    cullQuadtree(s.tree, s.mapping, Frustum::fromViewProjection(c.viewProjection()), out);
+    EXPECT_EQ(out.stats.leavesDrawn, 0u);
+
+    // Inside the terrain, looking along it: the walk still equals brute force.
+    c.lookAt({100, 200, 100}, {200, 200, 140});
+    c.fovY = glm::radians(60.0f);
+    expectWalkEqualsBruteForce(s, Frustum::fromViewProjection(c.viewProjection()), "inside");
+}
+
+TEST(Cull, ArticleExampleNarrowFrustumOverSixteenBySixteenCells) {
+    // 16 x 16 cells of 4 x 4 squares on a flat map; a narrow frustum looking straight down sees a
+    // footprint of +-1.76 units around (24, 24): exactly the four cells meeting there.
+    const Scene s = makeScene(flatHeightmap(65, 65, 0.0f), {1.0f, 1.0f, 0.0f}, 4);
+    ASSERT_EQ(s.tree.leaves.size(), 256u);
+    Camera c;
+    c.lookAt({24.0f, 10.0f, 24.0f}, {24.0f, 0.0f, 24.0f});
+    c.fovY = glm::radians(20.0f);
+    c.aspect = 1.0f;
+    c.nearPlane = 0.1f;
+    c.farPlane = 20.0f;
+    CullOutput out;
+    out.reserveFor(s.tree);
+    cullQuadtree(s.tree, s.mapping, Frustum::fromViewProjection(c.viewProjection()), out);
+    std::vector<std::pair<int, int>> seen;
+    for (const LeafCoord& leaf : out.visible) {
+        seen.emplace_back(leaf.col, leaf.row);
+    }
+    std::sort(seen.begin(), seen.end());
+    const std::vector<std::pair<int, int>> expected = {{5, 5}, {5, 6}, {6, 5}, {6, 6}};
+    EXPECT_EQ(seen, expected);
+    // The footprint sits on the corner where four quadrants meet at every level, so each level
+    // tests up to four straddling nodes and their siblings: still far fewer than 256.
+    EXPECT_LE(out.stats.nodesTested, 32u);
+    EXPECT_EQ(out.stats.leavesCulled, 252u);
+
+    // The blueprint's figure: a camera at one corner looking a few cells in.
+    c.lookAt({62.0f, 1.0f, 62.0f}, {40.0f, 0.0f, 50.0f});
+    c.fovY = glm::radians(30.0f);
+    c.farPlane = 16.0f;
+    cullQuadtree(s.tree, s.mapping, Frustum::fromViewProjection(c.viewProjection()), out);
+    EXPECT_GT(out.stats.leavesDrawn, 0u);
+    EXPECT_LT(out.stats.leavesDrawn, 16u);
+    EXPECT_LT(out.stats.nodesTested, 40u);
+    expectWalkEqualsBruteForce(s, Frustum::fromViewProjection(c.viewProjection()), "corner");
+}
+
+// Independent of the box test: every culled leaf has all its vertices outside one clip plane.
+TEST(Cull, EveryCulledLeafIsOutsideTheClipVolume) {
+    const Scene s = makeScene(syntheticHeightmap(97, 61, 5), {1.0f, 0.01f, 0.0f}, 4);
+    Random rng(77);
+    CullOutput out;
+    out.reserveFor(s.tree);
+    std::vector<uint8_t> drawn(s.tree.leaves.size());
+    for (int i = 0; i < 300; ++i) {
+        const Camera c = randomCamera(s, rng);
+        const glm::mat4 vp = c.viewProjection();
+        cullQuadtree(s.tree, s.mapping, Frustum::fromViewProjection(vp), out);
+        std::fill(drawn.begin(), drawn.end(), 0);
+        for (const LeafCoord& leaf : out.visible) {
+            drawn[s.tree.leafIndexAt(leaf.col, leaf.row)] = 1;
+        }
+        for (size_t l = 0; l < drawn.size(); ++l) {
+            if (drawn[l]) {
+                continue;
+            }
+            const QuadtreeNode& node = s.tree.nodes[s.tree.leafNodes[l]];
+            uint8_t outsideAll = 0x3F;  // clip planes every vertex so far is outside of
+            for (int row = node.z0; row <= node.z1; ++row) {
+                for (int col = node.x0; col <= node.x1; ++col) {
+                    const glm::vec4 p =
+                        vp * glm::vec4(vertexPosition(s.map, s.mapping, col, row), 1);
+                    const uint8_t o =
+                        uint8_t((p.x < -p.w) | (p.x > p.w) << 1 | (p.y < -p.w) << 2 |
+                                (p.y > p.w) << 3 | (p.z < -p.w) << 4 | (p.z > p.w) << 5);
+                    outsideAll &= o;
+                }
+            }
+            ASSERT_NE(outsideAll, 0) << "camera " << i << " culled a leaf the GPU could draw";
+        }
+    }
+}
+
+TEST(Cull, PlaneMaskingAndWholeSubtreesSaveTests) {
+    const Scene s = makeScene(syntheticHeightmap(1025, 1025, 11), {1.0f, 0.004f, 0.0f}, 4);
+    Camera c;
+    c.lookAt({0.0f, 150.0f, 0.0f}, {1024.0f, 0.0f, 1024.0f});
+    c.farPlane = 3000.0f;
+    CullOutput fast, slow;
+    fast.reserveFor(s.tree);
+    slow.reserveFor(s.tree);
+    const Frustum f = Frustum::fromViewProjection(c.viewProjection());
+    cullQuadtree(s.tree, s.mapping, f, fast);
+    cullQuadtree(s.tree, s.mapping, f, slow, {false, false});
+    EXPECT_TRUE(sameLeaves(fast.visible, slow.visible));
+    EXPECT_GT(fast.stats.subtreesAccepted, 0u);
+    EXPECT_LT(fast.stats.nodesTested * 3, slow.stats.nodesTested);
+}
+
+TEST(Cull, SelectAllAndDecisions) {
+    const Scene s = makeScene(syntheticHeightmap(130, 70, 2), {1.0f, 0.01f, 0.0f}, 4);
+    CullOutput out;
+    out.recordDecisions = true;
+    out.reserveFor(s.tree);
+    selectAll(s.tree, out);
+    EXPECT_EQ(out.visible.size(), s.tree.leaves.size());
+    EXPECT_EQ(out.stats.triangles, 2ull * 129 * 69);
+    Camera c;
+    c.lookAt({-20.0f, 30.0f, 35.0f}, {60.0f, 0.0f, 35.0f});
+    cullQuadtree(s.tree, s.mapping, Frustum::fromViewProjection(c.viewProjection()), out);
+    uint32_t culledLeaves = 0, drawnLeaves = 0;
+    for (uint32_t n : out.culledNodes) {
+        culledLeaves += s.tree.nodes[n].leafCount;
+    }
+    for (uint32_t n : out.acceptedNodes) {
+        drawnLeaves += s.tree.nodes[n].leafCount;
+    }
+    EXPECT_EQ(culledLeaves, out.stats.leavesCulled);
+    EXPECT_EQ(drawnLeaves, out.stats.leavesDrawn);
+}
+
+}  // namespace
+}  // namespace qt

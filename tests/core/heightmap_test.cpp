@@ -1,0 +1,253 @@
+// Heightmap loaders: every format keeps every sample; every bad input is one line, no crash.
+#include "core/heightmap.h"
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+#include <stb/stb_image_write.h>
+
+#include "core/config.h"
+#include "test_files.h"
+
+namespace qt {
+namespace {
+
+using test::TempDir;
+
+std::vector<uint8_t> bigEndian16(const std::vector<int16_t>& values) {
+    std::vector<uint8_t> out;
+    for (int16_t v : values) {
+        out.push_back(uint8_t(uint16_t(v) >> 8));
+        out.push_back(uint8_t(v));
+    }
+    return out;
+}
+
+TEST(Heightmap, Png16KeepsAllSixteenBits) {
+    TempDir dir;
+    const std::vector<uint16_t> values = {0, 1, 255, 256, 40000, 65535};
+    test::writeBytes(dir.path("m.png"), test::png16(3, 2, values));
+    const Result<Heightmap> map = loadHeightmap(dir.path("m.png"));
+    ASSERT_TRUE(map.ok()) << map.error();
+    EXPECT_EQ(map.value().width, 3);
+    EXPECT_EQ(map.value().height, 2);
+    EXPECT_EQ(map.value().format, HeightmapFormat::Image16);
+    for (size_t i = 0; i < values.size(); ++i) {
+        EXPECT_EQ(map.value().samples[i], float(values[i])) << i;
+    }
+    EXPECT_EQ(map.value().minSample, 0.0f);
+    EXPECT_EQ(map.value().maxSample, 65535.0f);
+}
+
+TEST(Heightmap, Png8AndColourReducedByLuminance) {
+    TempDir dir;
+    const uint8_t gray[6] = {0, 10, 20, 30, 40, 255};
+    ASSERT_TRUE(stbi_write_png(dir.path("g.png").c_str(), 3, 2, 1, gray, 3));
+    const Result<Heightmap> g = loadHeightmap(dir.path("g.png"));
+    ASSERT_TRUE(g.ok()) << g.error();
+    EXPECT_EQ(g.value().format, HeightmapFormat::Image8);
+    EXPECT_EQ(g.value().at(1, 0), 10.0f);
+    EXPECT_EQ(g.value().at(2, 1), 255.0f);
+
+    // Documented reduction: (77 R + 150 G + 29 B) >> 8, alpha ignored.
+    const uint8_t rgba[2 * 2 * 4] = {255, 0, 0,   255, 0,   255, 0,   0,
+                                     0,   0, 255, 128, 100, 100, 100, 7};
+    ASSERT_TRUE(stbi_write_png(dir.path("c.png").c_str(), 2, 2, 4, rgba, 8));
+    const Result<Heightmap> c = loadHeightmap(dir.path("c.png"));
+    ASSERT_TRUE(c.ok()) << c.error();
+    EXPECT_EQ(c.value().at(0, 0), float((255 * 77) >> 8));
+    EXPECT_EQ(c.value().at(1, 0), float((255 * 150) >> 8));
+    EXPECT_EQ(c.value().at(0, 1), float((255 * 29) >> 8));
+    EXPECT_EQ(c.value().at(1, 1), float((100 * 256) >> 8));
+}
+
+TEST(Heightmap, OtherStbFormats) {
+    TempDir dir;
+    uint8_t pixels[4 * 3];
+    for (int i = 0; i < 12; ++i) {
+        pixels[i] = uint8_t(i * 20);
+    }
+    ASSERT_TRUE(stbi_write_bmp(dir.path("m.bmp").c_str(), 4, 3, 1, pixels));
+    ASSERT_TRUE(stbi_write_tga(dir.path("m.TGA").c_str(), 4, 3, 1, pixels));
+    ASSERT_TRUE(stbi_write_jpg(dir.path("m.jpg").c_str(), 4, 3, 1, pixels, 95));
+    const std::string header = "P5\n4 3\n255\n";
+    std::vector<uint8_t> pgm(header.begin(), header.end());
+    for (uint8_t p : pixels) {
+        pgm.push_back(p);
+    }
+    test::writeBytes(dir.path("m.pgm"), pgm);
+    for (const char* name : {"m.bmp", "m.TGA", "m.pgm"}) {
+        const Result<Heightmap> map = loadHeightmap(dir.path(name));
+        ASSERT_TRUE(map.ok()) << map.error();
+        EXPECT_EQ(map.value().width, 4) << name;
+        EXPECT_EQ(map.value().height, 3) << name;
+        for (int i = 0; i < 12; ++i) {
+            EXPECT_EQ(map.value().samples[size_t(i)], float(pixels[i])) << name << " " << i;
+        }
+    }
+    const Result<Heightmap> jpg = loadHeightmap(dir.path("m.jpg"));
+    ASSERT_TRUE(jpg.ok()) << jpg.error();
+    EXPECT_EQ(jpg.value().width, 4);
+    EXPECT_NEAR(jpg.value().at(3, 2), 220.0f, 30.0f);  // lossy, but close
+}
+
+TEST(Heightmap, HgtBigEndianSignedWithVoidsFilled) {
+    TempDir dir;
+    // 3x3 tile: a void in the middle and one in a corner.
+    const std::vector<int16_t> values = {-10, 20, -32768, 40, -32768, 60, 70, 80, 90};
+    test::writeBytes(dir.path("N00E000.hgt"), bigEndian16(values));
+    const Result<Heightmap> map = loadHeightmap(dir.path("N00E000.hgt"));
+    ASSERT_TRUE(map.ok()) << map.error();
+    const Heightmap& m = map.value();
+    EXPECT_EQ(m.format, HeightmapFormat::Hgt);
+    EXPECT_EQ(m.at(0, 0), -10.0f);
+    EXPECT_EQ(m.at(2, 2), 90.0f);
+    // Corner (2,0) touches 20, 40(void->filled later) , 60: first pass sees 20 and 60 known.
+    EXPECT_EQ(m.at(2, 0), 40.0f);
+    // Centre: mean of its known 8-neighbours (-10,20,40,60,70,80,90) and the filled corner.
+    EXPECT_GT(m.at(1, 1), -10.0f);
+    EXPECT_LT(m.at(1, 1), 90.0f);
+    EXPECT_EQ(m.minSample, -10.0f);
+}
+
+TEST(Heightmap, FillVoidsSpreadsIntoLargeHoles) {
+    std::vector<float> s(100, -1.0f);
+    s[0] = 5.0f;
+    ASSERT_TRUE(fillVoids(s, 10, 10, -1.0f));
+    for (float v : s) {
+        EXPECT_EQ(v, 5.0f);
+    }
+    std::vector<float> allVoid(4, -1.0f);
+    EXPECT_FALSE(fillVoids(allVoid, 2, 2, -1.0f));
+}
+
+TEST(Heightmap, RawInferredSquareAndGivenSize) {
+    TempDir dir;
+    std::vector<uint8_t> bytes;
+    for (int i = 0; i < 6; ++i) {
+        bytes.push_back(uint8_t(i));
+        bytes.push_back(uint8_t(0x80 + i));  // little-endian: high byte second
+    }
+    test::writeBytes(dir.path("m.r16"), bytes);
+    const Result<Heightmap> given = loadHeightmap(dir.path("m.r16"), {3, 2});
+    ASSERT_TRUE(given.ok()) << given.error();
+    EXPECT_EQ(given.value().at(2, 1), float(0x8505));
+    const Result<Heightmap> wrong = loadHeightmap(dir.path("m.r16"), {4, 2});
+    ASSERT_FALSE(wrong.ok());
+    EXPECT_EQ(wrong.error(),
+              dir.path("m.r16") + ": file is 12 bytes but 4x2 16-bit samples need 16");
+    const Result<Heightmap> notSquare = loadHeightmap(dir.path("m.r16"));
+    ASSERT_FALSE(notSquare.ok());
+    EXPECT_NE(notSquare.error().find("--size WxH"), std::string::npos);
+
+    bytes.resize(2 * 2 * 2);
+    test::writeBytes(dir.path("sq.raw"), bytes);
+    const Result<Heightmap> square = loadHeightmap(dir.path("sq.raw"));
+    ASSERT_TRUE(square.ok()) << square.error();
+    EXPECT_EQ(square.value().width, 2);
+}
+
+struct BadCase {
+    const char* name;
+    std::vector<uint8_t> bytes;
+    const char* expected;  // the problem after "<path>: "
+};
+
+TEST(Heightmap, BadInputsGiveOneLineNamingTheFile) {
+    TempDir dir;
+    std::vector<uint8_t> good = test::png16(4, 4, std::vector<uint16_t>(16, 7));
+    std::vector<uint8_t> truncated(good.begin(), good.begin() + long(good.size() / 2));
+    std::vector<uint8_t> corrupt = good;
+    corrupt[45] ^= 0xFF;  // inside the IDAT stream
+    const std::vector<BadCase> cases = {
+        {"empty.png", {}, "empty file"},
+        {"trunc.png", truncated, "corrupt image data"},
+        {"corrupt.png", corrupt, "corrupt image data"},
+        {"text.png", {'h', 'e', 'l', 'l', 'o'}, "not a readable image"},
+        {"huge.png", test::pngWithHeader(100000, 100000, 16, 0, {0, 0, 0}),
+         "size 100000x100000 is over the limit"},
+        {"one.png", test::pngWithHeader(1, 1, 8, 0, {0, 0}), "size 1x1 is too small"},
+        {"line.png", test::pngWithHeader(1, 9, 8, 0, std::vector<uint8_t>(18)),
+         "size 1x9 is too small"},
+        {"short.hgt", std::vector<uint8_t>(10), "file is 10 bytes; an .hgt"},
+        {"odd.hgt", std::vector<uint8_t>(9), "file is 9 bytes; an .hgt"},
+        {"one.hgt", std::vector<uint8_t>(2), "file is 2 bytes; an .hgt"},
+        {"void.hgt", bigEndian16({-32768, -32768, -32768, -32768}), "every sample is void"},
+        {"odd.raw", std::vector<uint8_t>(7), "file is 7 bytes, not a square"},
+        {"map.xyz", {1, 2, 3}, "unknown extension '.xyz'"},
+        {"noext", {1, 2, 3}, "unknown extension ''"},
+    };
+    for (const BadCase& c : cases) {
+        const std::string path = dir.path(c.name);
+        test::writeBytes(path, c.bytes);
+        const Result<Heightmap> map = loadHeightmap(path);
+        ASSERT_FALSE(map.ok()) << c.name;
+        const std::string prefix = path + ": " + c.expected;
+        EXPECT_EQ(map.error().substr(0, prefix.size()), prefix) << map.error();
+        EXPECT_EQ(map.error().find('\n'), std::string::npos) << map.error();
+    }
+    const Result<Heightmap> missing = loadHeightmap(dir.path("missing.png"));
+    EXPECT_EQ(missing.error(), dir.path("missing.png") + ": no such file");
+    const Result<Heightmap> directory = loadHeightmap(dir.path("") + ".png/..");
+    EXPECT_FALSE(directory.ok());
+    std::filesystem::create_directory(dir.path("folder.png"));
+    EXPECT_EQ(loadHeightmap(dir.path("folder.png")).error(),
+              dir.path("folder.png") + ": is a directory, not a heightmap file");
+    EXPECT_EQ(loadHeightmap(dir.path("m.png"), {3, 3}).error(),
+              dir.path("m.png") + ": --size applies only to headerless .r16/.raw files");
+}
+
+TEST(Heightmap, RawOverTheLimitIsRefusedBeforeAllocating) {
+    TempDir dir;
+    test::writeBytes(dir.path("m.raw"), std::vector<uint8_t>(8));
+    const Result<Heightmap> map = loadHeightmap(dir.path("m.raw"), {100000, 100000});
+    ASSERT_FALSE(map.ok());
+    EXPECT_NE(map.error().find("over the limit"), std::string::npos) << map.error();
+}
+
+TEST(Heightmap, PathWithSpacesAndNonAscii) {
+    TempDir dir;
+    const std::string path = dir.path("Säntis höhe 1.png");
+    test::writeBytes(path, test::png16(2, 2, {1, 2, 3, 4}));
+    const Result<Heightmap> map = loadHeightmap(path);
+    ASSERT_TRUE(map.ok()) << map.error();
+    EXPECT_EQ(map.value().at(1, 1), 4.0f);
+}
+
+TEST(Heightmap, CheckDimensionsLimits) {
+    EXPECT_EQ(checkDimensions(2, 2), "");
+    EXPECT_EQ(checkDimensions(16385, 16385), "");
+    EXPECT_NE(checkDimensions(16386, 16385), "");
+    EXPECT_NE(checkDimensions(kMaxSide + 1, 2), "");
+    EXPECT_NE(checkDimensions(0, 5), "");
+    EXPECT_NE(checkDimensions(-3, 5), "");
+}
+
+TEST(Heightmap, RealMapsWhenPresent) {
+    const std::string png = test::sharedHeightmap("puget_sound_1025x1025.png");
+    const std::string raw = test::sharedHeightmap("puget_sound_1025x1025_u16le.r16");
+    const std::string hgt = test::sharedHeightmap("N47E009.hgt");
+    const std::string odd = test::sharedHeightmap("jacksboro_fault_403x344.png");
+    if (png.empty() || raw.empty() || hgt.empty() || odd.empty()) {
+        GTEST_SKIP() << "../shared/heightmaps not present; real-map checks skipped";
+    }
+    const Result<Heightmap> a = loadHeightmap(png);
+    const Result<Heightmap> b = loadHeightmap(raw);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(a.value().width, 1025);
+    EXPECT_EQ(a.value().format, HeightmapFormat::Image16);
+    EXPECT_EQ(a.value().samples, b.value().samples);  // same data, two formats
+    EXPECT_GT(a.value().maxSample, 255.0f);
+    const Result<Heightmap> alps = loadHeightmap(hgt);
+    ASSERT_TRUE(alps.ok());
+    EXPECT_EQ(alps.value().width, 1201);
+    EXPECT_GT(alps.value().maxSample, 2400.0f);  // Saentis is 2502 m
+    EXPECT_LT(alps.value().minSample, 500.0f);   // Lake Constance is at 395 m
+    const Result<Heightmap> fault = loadHeightmap(odd);
+    ASSERT_TRUE(fault.ok());
+    EXPECT_EQ(fault.value().width, 403);
+    EXPECT_EQ(fault.value().height, 344);
+}
+
+}  // namespace
+}  // namespace qt

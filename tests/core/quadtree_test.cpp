@@ -1,0 +1,141 @@
+// The flat node array: links, pre-order, exact 3D bounds, tiling by leaves, partial borders.
+#include "core/quadtree.h"
+
+#include <gtest/gtest.h>
+
+#include "core/synthetic.h"
+
+namespace qt {
+namespace {
+
+void expectExactRange(const Heightmap& map, const QuadtreeNode& node) {
+    float lo = map.at(node.x0, node.z0);
+    float hi = lo;
+    for (int row = node.z0; row <= node.z1; ++row) {
+        for (int col = node.x0; col <= node.x1; ++col) {
+            lo = std::min(lo, map.at(col, row));
+            hi = std::max(hi, map.at(col, row));
+        }
+    }
+    ASSERT_EQ(node.minSample, lo);
+    ASSERT_EQ(node.maxSample, hi);
+}
+
+void checkTree(const Heightmap& map, int leafSize) {
+    SCOPED_TRACE(std::to_string(map.width) + "x" + std::to_string(map.height) + " leaf " +
+                 std::to_string(leafSize));
+    const Result<Quadtree> built = buildQuadtree(map, leafSize);
+    ASSERT_TRUE(built.ok());
+    const Quadtree& tree = built.value();
+    ASSERT_EQ(tree.leavesX, (map.width - 2) / leafSize + 1);
+    ASSERT_EQ(tree.leaves.size(), size_t(tree.leavesX) * size_t(tree.leavesZ));
+    ASSERT_EQ(tree.nodes.capacity(), tree.nodes.size());  // counted exactly, one allocation
+    EXPECT_EQ(tree.root().parent, kNoNode);
+    EXPECT_EQ(tree.root().x0, 0);
+    EXPECT_EQ(tree.root().x1, map.width - 1);
+    EXPECT_EQ(tree.root().z1, map.height - 1);
+    EXPECT_EQ(tree.root().leafCount, tree.leaves.size());
+
+    // Every square of the map lies in exactly one leaf.
+    std::vector<int> cover(size_t(map.width - 1) * size_t(map.height - 1), 0);
+    for (uint32_t i = 0; i < tree.nodes.size(); ++i) {
+        const QuadtreeNode& node = tree.nodes[i];
+        expectExactRange(map, node);
+        ASSERT_LT(node.x0, node.x1);
+        ASSERT_LT(node.z0, node.z1);
+        if (node.isLeaf()) {
+            const LeafCoord leaf = tree.leaves[node.firstLeaf];
+            ASSERT_EQ(tree.leafNodes[node.firstLeaf], i);
+            ASSERT_EQ(node.x0, leaf.col * leafSize);
+            ASSERT_EQ(node.z0, leaf.row * leafSize);
+            ASSERT_EQ(tree.leafIndexAt(leaf.col, leaf.row), node.firstLeaf);
+            ASSERT_LE(node.x1 - node.x0, leafSize);
+            for (int z = node.z0; z < node.z1; ++z) {
+                for (int x = node.x0; x < node.x1; ++x) {
+                    ++cover[size_t(z) * size_t(map.width - 1) + size_t(x)];
+                }
+            }
+            continue;
+        }
+        uint32_t leaves = 0;
+        uint32_t expectedFirst = node.firstLeaf;
+        ASSERT_EQ(node.child[0], i + 1);  // pre-order: the first child follows its parent
+        for (uint32_t c : node.child) {
+            if (c == kNoNode) {
+                continue;
+            }
+            const QuadtreeNode& child = tree.nodes[c];
+            ASSERT_EQ(child.parent, i);
+            ASSERT_GT(c, i);
+            ASSERT_EQ(child.firstLeaf, expectedFirst);  // subtrees' leaves are contiguous
+            expectedFirst += child.leafCount;
+            leaves += child.leafCount;
+            ASSERT_GE(child.x0, node.x0);
+            ASSERT_LE(child.x1, node.x1);
+            ASSERT_GE(child.z0, node.z0);
+            ASSERT_LE(child.z1, node.z1);
+            ASSERT_GE(child.minSample, node.minSample);
+            ASSERT_LE(child.maxSample, node.maxSample);
+        }
+        ASSERT_EQ(leaves, node.leafCount);
+    }
+    for (int c : cover) {
+        ASSERT_EQ(c, 1);
+    }
+}
+
+TEST(Quadtree, ExactBoundsLinksAndTilingOnManyShapes) {
+    const int sizes[][2] = {{2, 2},   {5, 3},     {3, 5},    {17, 17},  {18, 17},
+                            {65, 65}, {203, 141}, {130, 33}, {257, 257}};
+    for (const auto& size : sizes) {
+        const Heightmap map = syntheticHeightmap(size[0], size[1], 7);
+        for (int leafSize : {2, 4, 8, 64}) {
+            checkTree(map, leafSize);
+        }
+    }
+}
+
+TEST(Quadtree, APeakInsideACellKeepsItsLeafTall) {
+    Heightmap map = flatHeightmap(9, 9, 0.0f);
+    map.samples[size_t(2) * 9 + 2] = 500.0f;  // interior sample of leaf (0,0); no corner
+    map.maxSample = 500.0f;
+    const Quadtree tree = buildQuadtree(map, 4).value();
+    const QuadtreeNode& leaf = tree.nodes[tree.leafNodes[tree.leafIndexAt(0, 0)]];
+    EXPECT_EQ(leaf.maxSample, 500.0f);
+    EXPECT_EQ(tree.root().maxSample, 500.0f);
+    EXPECT_EQ(tree.nodes[tree.leafNodes[tree.leafIndexAt(1, 1)]].maxSample, 0.0f);
+}
+
+TEST(Quadtree, NodeCountsOfCompleteAndPartialTrees) {
+    // 17x17 samples, leaf 4: 16 leaves + 4 + 1 nodes, as in the blueprint's formula.
+    const Quadtree full = buildQuadtree(flatHeightmap(17, 17), 4).value();
+    EXPECT_EQ(full.nodes.size(), 21u);
+    EXPECT_EQ(full.depth, 2);
+    // 2x2 samples: one square, one partial leaf that is the root.
+    const Quadtree tiny = buildQuadtree(flatHeightmap(2, 2), 4).value();
+    ASSERT_EQ(tiny.nodes.size(), 1u);
+    EXPECT_TRUE(tiny.root().isLeaf());
+    EXPECT_EQ(tiny.root().x1, 1);
+    EXPECT_EQ(tiny.root().triangleCount(), 2u);
+    // 5x3 samples: 4x2 squares, one partial leaf of 16 triangles.
+    const Quadtree small = buildQuadtree(flatHeightmap(5, 3), 4).value();
+    ASSERT_EQ(small.leaves.size(), 1u);
+    EXPECT_EQ(small.root().triangleCount(), 16u);
+    // 18 samples: 17 squares, the last leaf column holds one square.
+    const Quadtree edge = buildQuadtree(flatHeightmap(18, 5), 4).value();
+    EXPECT_EQ(edge.leavesX, 5);
+    const QuadtreeNode& last = edge.nodes[edge.leafNodes[edge.leafIndexAt(4, 0)]];
+    EXPECT_EQ(last.x0, 16);
+    EXPECT_EQ(last.x1, 17);
+}
+
+TEST(Quadtree, RejectsLeafSizesOutOfRange) {
+    const Heightmap map = flatHeightmap(9, 9);
+    for (int bad : {0, 1, 3, 6, 128, -4}) {
+        EXPECT_FALSE(buildQuadtree(map, bad).ok()) << bad;
+    }
+    EXPECT_EQ(buildQuadtree(map, 3).error(), "leaf size 3 is not a power of two from 2 to 64");
+}
+
+}  // namespace
+}  // namespace qt

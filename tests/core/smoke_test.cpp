@@ -1,3 +1,0 @@
-#include <gtest/gtest.h>
-#include "core/cull.h"
-TEST(Smoke, Builds) { SUCCEED(); }

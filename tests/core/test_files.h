@@ -1,0 +1,36 @@
+// Test helpers: temporary files and an uncompressed 16-bit PNG writer (stb writes only 8-bit).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace qt::test {
+
+// A fresh directory under the system temp dir, removed with everything in it on destruction.
+class TempDir {
+public:
+    TempDir();
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    std::string path(const std::string& name) const { return dir_ + "/" + name; }
+
+private:
+    std::string dir_;
+};
+
+void writeBytes(const std::string& path, const std::vector<uint8_t>& bytes);
+std::vector<uint8_t> readBytes(const std::string& path);
+
+// Grayscale PNG of width x height 16-bit samples (big-endian in the file), stored deflate blocks.
+std::vector<uint8_t> png16(int width, int height, const std::vector<uint16_t>& samples);
+// Any PNG from raw IHDR fields and already-filtered image bytes (for crafted bad headers).
+std::vector<uint8_t> pngWithHeader(uint32_t width, uint32_t height, uint8_t bitDepth,
+                                   uint8_t colourType, const std::vector<uint8_t>& raw);
+
+// Path of the shared real heightmaps, or "" when the folder is absent.
+std::string sharedHeightmap(const std::string& name);
+
+}  // namespace qt::test
