@@ -36,16 +36,6 @@ void CullOutput::reserveFor(const Quadtree& tree) {
     stats = {};
 }
 
-Box nodeBox(const QuadtreeNode& node, const WorldMapping& mapping) {
-    float y0 = mapping.worldHeight(node.minSample);
-    float y1 = mapping.worldHeight(node.maxSample);
-    if (y0 > y1) {
-        std::swap(y0, y1);  // a negative height scale turns the range over
-    }
-    return {{float(node.x0) * mapping.spacing, y0, float(node.z0) * mapping.spacing},
-            {float(node.x1) * mapping.spacing, y1, float(node.z1) * mapping.spacing}};
-}
-
 void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frustum& frustum,
                   CullOutput& out, const CullOptions& options) {
     assert(out.visible.capacity() >= tree.leaves.size());

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/frustum.h"
@@ -38,7 +39,15 @@ struct CullOutput {
 };
 
 // The node box in world space: x/z from the sample box, y from the exact sample range.
-Box nodeBox(const QuadtreeNode& node, const WorldMapping& mapping);
+inline Box nodeBox(const QuadtreeNode& node, const WorldMapping& mapping) {
+    float y0 = mapping.worldHeight(node.minSample);
+    float y1 = mapping.worldHeight(node.maxSample);
+    if (y0 > y1) {
+        std::swap(y0, y1);  // a negative height scale turns the range over
+    }
+    return {{float(node.x0) * mapping.spacing, y0, float(node.z0) * mapping.spacing},
+            {float(node.x1) * mapping.spacing, y1, float(node.z1) * mapping.spacing}};
+}
 
 // Walks the tree from the root; `out` must have been reserved for this tree.
 void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frustum& frustum,

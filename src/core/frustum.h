@@ -43,4 +43,36 @@ struct Frustum {
     static std::array<glm::vec3, 8> corners(const glm::mat4& viewProjection);
 };
 
+inline float Frustum::distance(int plane, const glm::vec3& p) const {
+    const glm::vec4& q = planes[size_t(plane)];
+    const float xy = q.x * p.x + q.y * p.y;
+    const float xyz = xy + q.z * p.z;
+    return xyz + q.w;
+}
+
+inline uint8_t Frustum::classify(const Box& box, uint8_t mask, bool& outside) const {
+    uint8_t straddled = 0;
+    for (int i = 0; i < 6; ++i) {
+        const uint8_t bit = uint8_t(1u << i);
+        if (!(mask & bit)) {
+            continue;
+        }
+        const glm::vec4& q = planes[size_t(i)];
+        // p-vertex: the corner farthest along the normal; n-vertex: the nearest.
+        const glm::vec3 pv(q.x >= 0 ? box.max.x : box.min.x, q.y >= 0 ? box.max.y : box.min.y,
+                           q.z >= 0 ? box.max.z : box.min.z);
+        if (distance(i, pv) < 0.0f) {
+            outside = true;
+            return 0;
+        }
+        const glm::vec3 nv(q.x >= 0 ? box.min.x : box.max.x, q.y >= 0 ? box.min.y : box.max.y,
+                           q.z >= 0 ? box.min.z : box.max.z);
+        if (distance(i, nv) < 0.0f) {
+            straddled |= bit;
+        }
+    }
+    outside = false;
+    return straddled;
+}
+
 }  // namespace qt

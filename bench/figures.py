@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Runs the core benchmarks and prints the README's figures table (Markdown).
+
+Usage: python3 bench/figures.py [BUILD_DIR]   (default: build)
+Every ratio is taken inside one run, on the same cameras, so machine noise cancels.
+"""
+import json
+import os
+import subprocess
+import sys
+
+build = sys.argv[1] if len(sys.argv) > 1 else "build"
+bench = os.path.join(build, "core_bench")
+out = subprocess.run(
+    [bench, "--benchmark_format=json", "--benchmark_repetitions=5",
+     "--benchmark_report_aggregates_only=true", "--benchmark_min_time=0.2"],
+    check=True, capture_output=True, text=True).stdout
+rows = {}
+for b in json.loads(out)["benchmarks"]:
+    if b.get("aggregate_name") == "median":
+        rows[b["run_name"]] = b
+
+
+def frame_ms(name):
+    """Median milliseconds per culled frame (the path is 64 cameras per iteration)."""
+    return 1000.0 / rows[name]["items_per_second"]
+
+
+print("| map | walk ms/frame | brute force ms/frame | walk speed-up | nodes tested: walk | "
+      "no masking/whole | ratio | leaves drawn |")
+print("|---|---|---|---|---|---|---|---|")
+for side in (1025, 4097):
+    w, n, b = f"BM_Walk/{side}", f"BM_WalkNoMaskingNoWhole/{side}", f"BM_BruteForce/{side}"
+    print(f"| {side}x{side} | {frame_ms(w):.3f} | {frame_ms(b):.3f} | "
+          f"{frame_ms(b) / frame_ms(w):.0f}x | {rows[w]['nodes_tested']:.0f} | "
+          f"{rows[n]['nodes_tested']:.0f} | {rows[n]['nodes_tested'] / rows[w]['nodes_tested']:.1f}x "
+          f"fewer | {rows[w]['leaves_drawn']:.0f} of {rows[w]['leaves_drawn'] + rows[w]['leaves_culled']:.0f} |")
+print()
+print("| step | median |")
+print("|---|---|")
+for side in (1025, 4097):
+    print(f"| tree build {side}x{side} | {rows[f'BM_BuildTree/{side}']['real_time']:.1f} ms |")
+load, decode = rows["BM_LoadHeightmap"]["real_time"], rows["BM_StbDecodeOnly"]["real_time"]
+print(f"| load data/default_1025.png (ours) | {load:.1f} ms |")
+print(f"| stb_image decode alone | {decode:.1f} ms ({load / decode:.2f}x) |")
