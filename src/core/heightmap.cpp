@@ -82,6 +82,8 @@ Result<Heightmap> fail(const std::string& path, const std::string& problem) {
     return Result<Heightmap>::failure(path + ": " + problem);
 }
 
+Result<Heightmap> loadPnm(const std::string& path, const std::vector<unsigned char>& bytes);
+
 // A PNG's size from its IHDR, so that a huge claim is refused by our limit, named, before stb.
 bool pngHeaderSize(const std::vector<unsigned char>& bytes, int64_t& width, int64_t& height) {
     static const unsigned char kSignature[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
@@ -103,6 +105,9 @@ Result<Heightmap> loadStbImage(const std::string& path, const std::vector<unsign
     const int length = int(std::min<size_t>(bytes.size(), size_t(INT32_MAX)));
     int64_t headerWidth = 0;
     int64_t headerHeight = 0;
+    if (bytes.size() >= 2 && bytes[0] == 'P' && (bytes[1] == '5' || bytes[1] == '6')) {
+        return loadPnm(path, bytes);
+    }
     if (pngHeaderSize(bytes, headerWidth, headerHeight)) {
         if (std::string problem = checkDimensions(headerWidth, headerHeight); !problem.empty()) {
             return fail(path, problem);
@@ -154,6 +159,67 @@ Result<Heightmap> loadStbImage(const std::string& path, const std::vector<unsign
         }
         map.samples.assign(pixels.get(), pixels.get() + count);
         map.format = HeightmapFormat::Image8;
+    }
+    updateRange(map);
+    return map;
+}
+
+// Binary PGM (P5) and PPM (P6), 8- or 16-bit. Decoded here because stb_image's 16-bit PNM path
+// (Debian's 2022 stb) reports 16 bits but returns an 8-bit buffer.
+Result<Heightmap> loadPnm(const std::string& path, const std::vector<unsigned char>& bytes) {
+    size_t at = 2;
+    auto skipSpaceAndComments = [&] {
+        while (at < bytes.size() && (std::isspace(bytes[at]) || bytes[at] == '#')) {
+            if (bytes[at] == '#') {
+                while (at < bytes.size() && bytes[at] != '\n') {
+                    ++at;
+                }
+            } else {
+                ++at;
+            }
+        }
+    };
+    auto readNumber = [&](int64_t& value) {
+        skipSpaceAndComments();
+        value = 0;
+        const size_t start = at;
+        while (at < bytes.size() && std::isdigit(bytes[at]) && at - start < 9) {
+            value = value * 10 + (bytes[at++] - '0');
+        }
+        return at > start && (at >= bytes.size() || !std::isdigit(bytes[at]));
+    };
+    const int channels = bytes[1] == '6' ? 3 : 1;
+    int64_t width = 0;
+    int64_t height = 0;
+    int64_t maxValue = 0;
+    if (!readNumber(width) || !readNumber(height) || !readNumber(maxValue) || maxValue < 1 ||
+        maxValue > 65535 || at >= bytes.size() || !std::isspace(bytes[at])) {
+        return fail(path, "corrupt PGM/PPM header");
+    }
+    ++at;  // the single whitespace before the data
+    if (std::string problem = checkDimensions(width, height); !problem.empty()) {
+        return fail(path, problem);
+    }
+    const int sampleBytes = maxValue > 255 ? 2 : 1;
+    const auto count = size_t(width * height);
+    if (bytes.size() - at < count * size_t(channels * sampleBytes)) {
+        return fail(path, "corrupt image data (truncated PGM/PPM)");
+    }
+    Heightmap map;
+    map.width = int(width);
+    map.height = int(height);
+    map.format = sampleBytes == 2 ? HeightmapFormat::Image16 : HeightmapFormat::Image8;
+    map.samples.resize(count);
+    const unsigned char* data = bytes.data() + at;
+    auto value = [&](size_t i) {
+        return sampleBytes == 2 ? uint32_t(data[2 * i] << 8 | data[2 * i + 1]) : uint32_t(data[i]);
+    };
+    for (size_t i = 0; i < count; ++i) {
+        // Colour: the same luminance stb_image uses for the other formats.
+        map.samples[i] =
+            channels == 1
+                ? float(value(i))
+                : float((value(3 * i) * 77 + value(3 * i + 1) * 150 + value(3 * i + 2) * 29) >> 8);
     }
     updateRange(map);
     return map;
@@ -322,29 +388,56 @@ bool fillVoids(std::vector<float>& samples, int width, int height, float voidVal
     return true;
 }
 
-Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& options) {
-    const std::string ext = lowerExtension(path);
+namespace {
+
+// The problem with decoding `ext` under these options, or "" when it is a format we read.
+std::string checkFormat(const std::string& ext, const LoadOptions& options) {
     const bool isRaw = ext == ".r16" || ext == ".raw";
     if (!isRaw && ext != ".hgt" && !isStbExtension(ext)) {
-        return fail(path, "unknown extension '" + ext +
-                              "' (expected .png .jpg .jpeg .bmp .tga .pgm .ppm .pnm .gif .psd "
-                              ".hdr .hgt .r16 .raw)");
+        return "unknown extension '" + ext +
+               "' (expected .png .jpg .jpeg .bmp .tga .pgm .ppm .pnm .gif .psd .hdr .hgt .r16 "
+               ".raw)";
     }
     if (!isRaw && (options.rawWidth != 0 || options.rawHeight != 0)) {
-        return fail(path, "--size applies only to headerless .r16/.raw files");
+        return "--size applies only to headerless .r16/.raw files";
+    }
+    return "";
+}
+
+}  // namespace
+
+Result<Heightmap> decodeHeightmap(const std::string& name, const std::string& extension,
+                                  const std::vector<unsigned char>& bytes,
+                                  const LoadOptions& options) {
+    std::string ext = extension;
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    if (std::string problem = checkFormat(ext, options); !problem.empty()) {
+        return fail(name, problem);
+    }
+    if (bytes.empty()) {
+        return fail(name, "empty file");
+    }
+    if (ext == ".hgt") {
+        return loadHgt(name, bytes);
+    }
+    if (ext == ".r16" || ext == ".raw") {
+        return loadRaw16(name, bytes, options);
+    }
+    return loadStbImage(name, bytes);
+}
+
+Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& options) {
+    const std::string ext = lowerExtension(path);
+    if (std::string problem = checkFormat(ext, options); !problem.empty()) {
+        return fail(path, problem);  // before touching the file
     }
     std::vector<unsigned char> bytes;
     std::string problem;
     if (!readFile(path, bytes, problem)) {
         return fail(path, problem);
     }
-    if (ext == ".hgt") {
-        return loadHgt(path, bytes);
-    }
-    if (isRaw) {
-        return loadRaw16(path, bytes, options);
-    }
-    return loadStbImage(path, bytes);
+    return decodeHeightmap(path, ext, bytes, options);
 }
 
 }  // namespace qt

@@ -36,6 +36,12 @@ struct LoadOptions {
 // alpha is ignored. Errors are one line that starts with the path.
 Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& options = {});
 
+// Decodes bytes already in memory as the format `extension` names (".png", ".hgt", ...); `name`
+// starts every error line. loadHeightmap() is readFile + this.
+Result<Heightmap> decodeHeightmap(const std::string& name, const std::string& extension,
+                                  const std::vector<unsigned char>& bytes,
+                                  const LoadOptions& options = {});
+
 // Builds a heightmap from samples already in memory (generators, tests); checks the size limits.
 Result<Heightmap> makeHeightmap(int width, int height, std::vector<float> samples,
                                 HeightmapFormat format = HeightmapFormat::Image16);

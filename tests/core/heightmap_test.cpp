@@ -91,6 +91,35 @@ TEST(Heightmap, OtherStbFormats) {
     EXPECT_NEAR(jpg.value().at(3, 2), 220.0f, 30.0f);  // lossy, but close
 }
 
+TEST(Heightmap, Pgm16AndPpmDecodedExactly) {
+    TempDir dir;
+    const std::string header = "P5\n# comment\n2 2\n65535\n";
+    std::vector<uint8_t> pgm(header.begin(), header.end());
+    for (uint8_t b : {0x00, 0x01, 0x01, 0x00, 0xFF, 0xFF, 0x80, 0x00}) {
+        pgm.push_back(b);
+    }
+    test::writeBytes(dir.path("m.pgm"), pgm);
+    const Result<Heightmap> map = loadHeightmap(dir.path("m.pgm"));
+    ASSERT_TRUE(map.ok()) << map.error();
+    EXPECT_EQ(map.value().format, HeightmapFormat::Image16);
+    EXPECT_EQ(map.value().samples, (std::vector<float>{1, 256, 65535, 32768}));
+    // A 16-bit header over 8-bit-sized data is truncated, not read past the end.
+    pgm.resize(pgm.size() - 4);
+    test::writeBytes(dir.path("short.pgm"), pgm);
+    EXPECT_EQ(loadHeightmap(dir.path("short.pgm")).error(),
+              dir.path("short.pgm") + ": corrupt image data (truncated PGM/PPM)");
+    const std::string ppmHeader = "P6 2 2 255 ";
+    std::vector<uint8_t> ppm(ppmHeader.begin(), ppmHeader.end());
+    for (uint8_t b : {255, 0, 0, 0, 0, 255, 0, 255, 0, 9, 9, 9}) {
+        ppm.push_back(b);
+    }
+    test::writeBytes(dir.path("m.ppm"), ppm);
+    const Result<Heightmap> colour = loadHeightmap(dir.path("m.ppm"));
+    ASSERT_TRUE(colour.ok()) << colour.error();
+    EXPECT_EQ(colour.value().samples,
+              (std::vector<float>{(255 * 77) >> 8, (255 * 29) >> 8, (255 * 150) >> 8, 9}));
+}
+
 TEST(Heightmap, HgtBigEndianSignedWithVoidsFilled) {
     TempDir dir;
     // 3x3 tile: a void in the middle and one in a corner.

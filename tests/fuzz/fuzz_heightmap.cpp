@@ -1,0 +1,28 @@
+// libFuzzer harness for the heightmap decoders: the first byte picks the format, the rest is the
+// file. Any input must give a map or one error line; never a crash, a hang or a huge allocation.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/heightmap.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    static const char* const kExts[] = {".png", ".jpg", ".bmp", ".tga", ".pgm", ".gif",
+                                        ".psd", ".hdr", ".hgt", ".r16", ".raw", ".ppm"};
+    if (size < 1) {
+        return 0;
+    }
+    const char* ext = kExts[data[0] % (sizeof(kExts) / sizeof(kExts[0]))];
+    const std::vector<unsigned char> bytes(data + 1, data + size);
+    qt::LoadOptions options;
+    if (data[0] >= 128 && size >= 3) {  // exercise --size for raw files too
+        options.rawWidth = data[1] % 64;
+        options.rawHeight = data[2] % 64;
+    }
+    const qt::Result<qt::Heightmap> map = qt::decodeHeightmap("fuzz", ext, bytes, options);
+    if (map.ok() && (map.value().width < 2 || map.value().samples.size() !=
+                                                 size_t(map.value().width) * map.value().height)) {
+        __builtin_trap();
+    }
+    return 0;
+}
