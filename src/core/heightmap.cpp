@@ -78,6 +78,23 @@ void updateRange(Heightmap& map) {
     map.maxSample = *hi;
 }
 
+// Copies decoded samples into the map as floats, tracking the range on the integers on the way
+// (one pass; the integer min/max vectorises where a float one would not).
+template <class T>
+void assignSamples(Heightmap& map, const T* source, size_t count) {
+    map.samples.resize(count);
+    T lo = source[0];
+    T hi = source[0];
+    for (size_t i = 0; i < count; ++i) {
+        const T v = source[i];
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+        map.samples[i] = float(v);
+    }
+    map.minSample = float(lo);
+    map.maxSample = float(hi);
+}
+
 Result<Heightmap> fail(const std::string& path, const std::string& problem) {
     return Result<Heightmap>::failure(path + ": " + problem);
 }
@@ -148,8 +165,9 @@ Result<Heightmap> loadStbImage(const std::string& path, const std::vector<unsign
         if (!pixels) {
             return fail(path, std::string("corrupt image data (") + stbi_failure_reason() + ")");
         }
-        map.samples.assign(pixels.get(), pixels.get() + count);
+        assignSamples(map, pixels.get(), count);
         map.format = HeightmapFormat::Image16;
+        return map;
     } else {
         std::unique_ptr<stbi_uc, void (*)(void*)> pixels(
             stbi_load_from_memory(bytes.data(), length, &width, &height, &actualChannels, 1),
@@ -157,8 +175,9 @@ Result<Heightmap> loadStbImage(const std::string& path, const std::vector<unsign
         if (!pixels) {
             return fail(path, std::string("corrupt image data (") + stbi_failure_reason() + ")");
         }
-        map.samples.assign(pixels.get(), pixels.get() + count);
+        assignSamples(map, pixels.get(), count);
         map.format = HeightmapFormat::Image8;
+        return map;
     }
     updateRange(map);
     return map;
