@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs the core benchmarks and prints the README's figures table (Markdown).
 
-Usage: python3 bench/figures.py [BUILD_DIR]   (default: build)
+Usage: python3 bench/figures.py [BUILD_DIR] [--callgrind]   (default: build)
+--callgrind adds instruction counts per culled frame (valgrind), stable on a noisy machine.
 Every ratio is taken inside one run, on the same cameras, so machine noise cancels.
 """
 import json
@@ -9,7 +10,8 @@ import os
 import subprocess
 import sys
 
-build = sys.argv[1] if len(sys.argv) > 1 else "build"
+args = [a for a in sys.argv[1:] if not a.startswith("--")]
+build = args[0] if args else "build"
 bench = os.path.join(build, "core_bench")
 out = subprocess.run(
     [bench, "--benchmark_format=json", "--benchmark_repetitions=5",
@@ -43,3 +45,27 @@ for side in (1025, 4097):
 load, decode = rows["BM_LoadHeightmap"]["real_time"], rows["BM_StbDecodeOnly"]["real_time"]
 print(f"| load data/default_1025.png (ours) | {load:.1f} ms |")
 print(f"| stb_image decode alone | {decode:.1f} ms ({load / decode:.2f}x) |")
+
+
+def instructions_per_frame(benchmark, function):
+    """Instructions inside `function` per culled frame, counted by callgrind (stable figures)."""
+    out_file = "/tmp/qt_callgrind.out"
+    run = subprocess.run(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}",
+         f"--toggle-collect={function}", bench, f"--benchmark_filter=^{benchmark}$",
+         "--benchmark_min_time=0.01", "--benchmark_format=json"],
+        check=True, capture_output=True, text=True)
+    iterations = json.loads(run.stdout)["benchmarks"][0]["iterations"]
+    with open(out_file) as f:
+        total = next(int(line.split()[1]) for line in f if line.startswith("summary:"))
+    return total / (iterations * 64)
+
+
+if "--callgrind" in sys.argv:
+    print()
+    print("| map | instructions per walk | per brute force | ratio |")
+    print("|---|---|---|---|")
+    for side in (1025, 4097):
+        walk = instructions_per_frame(f"BM_Walk/{side}", "qt::cullQuadtree*")
+        brute = instructions_per_frame(f"BM_BruteForce/{side}", "qt::cullBruteForce*")
+        print(f"| {side}x{side} | {walk:,.0f} | {brute:,.0f} | {brute / walk:.0f}x |")

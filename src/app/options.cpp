@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -56,6 +57,21 @@ bool parseSize(const std::string& text, int& width, int& height) {
     const size_t x = text.find_first_of("xX");
     return x != std::string::npos && parseInt(text.substr(0, x), width) &&
            parseInt(text.substr(x + 1), height) && width > 0 && height > 0;
+}
+
+// The argument as it may appear inside a one-line message: control bytes escaped.
+std::string printable(const std::string& text) {
+    std::string out;
+    for (const unsigned char c : text) {
+        if (c < 0x20 || c == 0x7F) {
+            char escaped[8];
+            std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
+            out += escaped;
+        } else {
+            out += char(c);
+        }
+    }
+    return out;
 }
 
 using Handler = std::function<std::string(ViewerOptions&, const std::string&)>;
@@ -200,7 +216,7 @@ Result<ViewerOptions> parseOptions(const std::vector<std::string>& args) {
         }
         if (name == "--no-cull" || name == "--dump-leaves") {
             if (inlineValue) {
-                return Result<ViewerOptions>::failure(name + " takes no value");
+                return Result<ViewerOptions>::failure(printable(name) + " takes no value");
             }
             (name == "--no-cull" ? options.noCull : options.dumpLeaves) = true;
             continue;
@@ -209,20 +225,22 @@ Result<ViewerOptions> parseOptions(const std::vector<std::string>& args) {
         const auto handler = table.find(name);
         if (handler != table.end()) {
             if (!inlineValue && i + 1 >= args.size()) {
-                return Result<ViewerOptions>::failure(name + ": missing value");
+                return Result<ViewerOptions>::failure(printable(name) + ": missing value");
             }
             const std::string value = inlineValue ? *inlineValue : args[++i];
             const std::string problem = handler->second(options, value);
             if (!problem.empty()) {
-                return Result<ViewerOptions>::failure(name + " '" + value + "': " + problem);
+                return Result<ViewerOptions>::failure(printable(name) + " '" + printable(value) +
+                                                      "': " + problem);
             }
             continue;
         }
         if (name.size() > 1 && name[0] == '-') {
-            return Result<ViewerOptions>::failure("unknown option '" + name + "' (see --help)");
+            return Result<ViewerOptions>::failure("unknown option '" + printable(name) +
+                                                  "' (see --help)");
         }
         if (havePath) {
-            return Result<ViewerOptions>::failure("unexpected argument '" + name +
+            return Result<ViewerOptions>::failure("unexpected argument '" + printable(name) +
                                                   "': only one heightmap can be given");
         }
         options.heightmapPath = args[i];

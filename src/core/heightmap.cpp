@@ -101,6 +101,14 @@ Result<Heightmap> fail(const std::string& path, const std::string& problem) {
 
 Result<Heightmap> loadPnm(const std::string& path, const std::vector<unsigned char>& bytes);
 
+// A four-byte chunk tag as text, with anything unprintable shown as '?'.
+std::string printableTag(std::string tag) {
+    for (char& c : tag) {
+        c = std::isprint(static_cast<unsigned char>(c)) ? c : '?';
+    }
+    return tag;
+}
+
 // A PNG's size from its IHDR, so that a huge claim is refused by our limit, named, before stb.
 bool pngHeaderSize(const std::vector<unsigned char>& bytes, int64_t& width, int64_t& height) {
     static const unsigned char kSignature[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
@@ -118,6 +126,26 @@ bool pngHeaderSize(const std::vector<unsigned char>& bytes, int64_t& width, int6
     return true;
 }
 
+// Walks a PNG's chunks: each must fit inside the file. stb_image would otherwise grow its IDAT
+// buffer to whatever length a chunk header claims before finding the bytes missing.
+std::string checkPngChunks(const std::vector<unsigned char>& bytes) {
+    size_t at = 8;
+    while (at + 8 <= bytes.size()) {
+        const uint64_t length = uint64_t(bytes[at]) << 24 | uint64_t(bytes[at + 1]) << 16 |
+                                uint64_t(bytes[at + 2]) << 8 | uint64_t(bytes[at + 3]);
+        const std::string type(bytes.begin() + long(at + 4), bytes.begin() + long(at + 8));
+        if (length > bytes.size() - at - 8) {
+            return "corrupt image data (chunk '" + printableTag(type) + "' claims " +
+                   std::to_string(length) + " bytes past the end of the file)";
+        }
+        if (type == "IEND") {
+            break;
+        }
+        at += 12 + size_t(length);
+    }
+    return "";
+}
+
 Result<Heightmap> loadStbImage(const std::string& path, const std::vector<unsigned char>& bytes) {
     const int length = int(std::min<size_t>(bytes.size(), size_t(INT32_MAX)));
     int64_t headerWidth = 0;
@@ -128,6 +156,16 @@ Result<Heightmap> loadStbImage(const std::string& path, const std::vector<unsign
     if (pngHeaderSize(bytes, headerWidth, headerHeight)) {
         if (std::string problem = checkDimensions(headerWidth, headerHeight); !problem.empty()) {
             return fail(path, problem);
+        }
+        if (std::string problem = checkPngChunks(bytes); !problem.empty()) {
+            return fail(path, problem);
+        }
+        // Deflate compresses at most 1032:1; a file smaller than that share of the pixels it
+        // claims (at one byte each, the least) is truncated: refuse it before stb allocates them.
+        if (double(headerWidth) * double(headerHeight) > double(bytes.size()) * 1032.0) {
+            return fail(path, "corrupt image data (file of " + std::to_string(bytes.size()) +
+                                  " bytes is too small for " + std::to_string(headerWidth) + "x" +
+                                  std::to_string(headerHeight) + " pixels)");
         }
     }
     int width = 0;

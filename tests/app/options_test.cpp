@@ -108,6 +108,8 @@ TEST(Options, BadValuesGiveOneLine) {
         {{"a.png", "b.png"}, "unexpected argument 'b.png': only one heightmap can be given"},
         {{"--spacing"}, "--spacing: missing value"},
         {{"--no-cull=1"}, "--no-cull takes no value"},
+        {{"--\n"}, "unknown option '--\\x0a' (see --help)"},
+        {{"--fov", "6\r0"}, "--fov '6\\x0d0': expected degrees between 1 and 179 (exclusive)"},
     };
     for (const auto& [args, expected] : cases) {
         const Result<ViewerOptions> r = parse(args);

@@ -186,16 +186,21 @@ TEST(Heightmap, BadInputsGiveOneLineNamingTheFile) {
     TempDir dir;
     std::vector<uint8_t> good = test::png16(4, 4, std::vector<uint16_t>(16, 7));
     std::vector<uint8_t> truncated(good.begin(), good.begin() + long(good.size() / 2));
+    std::vector<uint8_t> longChunk = good;
+    longChunk[33 + 0] = 0x6C;  // the IDAT chunk's length claims about 1.8 GB
     std::vector<uint8_t> corrupt = good;
     corrupt[45] ^= 0xFF;  // inside the IDAT stream
     const std::vector<BadCase> cases = {
         {"empty.png", {}, "empty file"},
         {"trunc.png", truncated, "corrupt image data"},
         {"corrupt.png", corrupt, "corrupt image data"},
+        {"long.png", longChunk, "corrupt image data (chunk 'IDAT' claims 18"},
         {"text.png", {'h', 'e', 'l', 'l', 'o'}, "not a readable image"},
         {"huge.png", test::pngWithHeader(100000, 100000, 16, 0, {0, 0, 0}),
          "size 100000x100000 is over the limit"},
         {"one.png", test::pngWithHeader(1, 1, 8, 0, {0, 0}), "size 1x1 is too small"},
+        {"claims.png", test::pngWithHeader(16000, 16000, 16, 0, {0, 0, 0}),
+         "corrupt image data (file of 71 bytes is too small for 16000x16000 pixels)"},
         {"line.png", test::pngWithHeader(1, 9, 8, 0, std::vector<uint8_t>(18)),
          "size 1x9 is too small"},
         {"short.hgt", std::vector<uint8_t>(10), "file is 10 bytes; an .hgt"},
