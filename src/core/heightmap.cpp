@@ -17,6 +17,8 @@
 namespace qt {
 namespace {
 
+constexpr double kMaxPixelsPerByte = 2048.0;
+
 struct FileCloser {
     void operator()(FILE* f) const { std::fclose(f); }
 };
@@ -160,13 +162,6 @@ Result<Heightmap> loadStbImage(const std::string& path, const std::vector<unsign
         if (std::string problem = checkPngChunks(bytes); !problem.empty()) {
             return fail(path, problem);
         }
-        // Deflate compresses at most 1032:1; a file smaller than that share of the pixels it
-        // claims (at one byte each, the least) is truncated: refuse it before stb allocates them.
-        if (double(headerWidth) * double(headerHeight) > double(bytes.size()) * 1032.0) {
-            return fail(path, "corrupt image data (file of " + std::to_string(bytes.size()) +
-                                  " bytes is too small for " + std::to_string(headerWidth) + "x" +
-                                  std::to_string(headerHeight) + " pixels)");
-        }
     }
     int width = 0;
     int height = 0;
@@ -176,6 +171,14 @@ Result<Heightmap> loadStbImage(const std::string& path, const std::vector<unsign
     }
     if (std::string problem = checkDimensions(width, height); !problem.empty()) {
         return fail(path, problem);
+    }
+    // No format here packs more than kMaxPixelsPerByte pixels in a byte (deflate 1032:1, GIF's
+    // LZW about 1400:1, RLE 128:1): a smaller file is truncated, and some stb decoders would
+    // allocate and zero-fill the whole claimed image before noticing.
+    if (double(width) * double(height) > double(bytes.size()) * kMaxPixelsPerByte) {
+        return fail(path, "corrupt image data (file of " + std::to_string(bytes.size()) +
+                              " bytes is too small for " + std::to_string(width) + "x" +
+                              std::to_string(height) + " pixels)");
     }
     Heightmap map;
     map.width = width;

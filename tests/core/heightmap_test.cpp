@@ -176,6 +176,20 @@ TEST(Heightmap, RawInferredSquareAndGivenSize) {
     EXPECT_EQ(square.value().width, 2);
 }
 
+// An uncompressed grayscale TGA header claiming width x height, followed by two pixels.
+std::vector<uint8_t> tgaClaiming(int width, int height) {
+    std::vector<uint8_t> tga(18, 0);
+    tga[2] = 3;  // uncompressed grayscale
+    tga[12] = uint8_t(width);
+    tga[13] = uint8_t(width >> 8);
+    tga[14] = uint8_t(height);
+    tga[15] = uint8_t(height >> 8);
+    tga[16] = 8;  // bits per pixel
+    tga.push_back(1);
+    tga.push_back(2);
+    return tga;
+}
+
 struct BadCase {
     const char* name;
     std::vector<uint8_t> bytes;
@@ -194,6 +208,8 @@ TEST(Heightmap, BadInputsGiveOneLineNamingTheFile) {
         {"empty.png", {}, "empty file"},
         {"trunc.png", truncated, "corrupt image data"},
         {"corrupt.png", corrupt, "corrupt image data"},
+        {"claims.tga", tgaClaiming(13648, 13066),
+         "corrupt image data (file of 20 bytes is too small for 13648x13066 pixels)"},
         {"long.png", longChunk, "corrupt image data (chunk 'IDAT' claims 18"},
         {"text.png", {'h', 'e', 'l', 'l', 'o'}, "not a readable image"},
         {"huge.png", test::pngWithHeader(100000, 100000, 16, 0, {0, 0, 0}),
