@@ -15,6 +15,10 @@ struct StackEntry {
     uint8_t mask;  // planes still to test: the parent straddled them
 };
 
+Frustum toSampleSpace(const Frustum& frustum, const WorldMapping& mapping) {
+    return frustum.inSampleSpace(mapping.spacing, mapping.heightScale, mapping.heightOffset);
+}
+
 void acceptSubtree(const Quadtree& tree, const QuadtreeNode& node, CullOutput& out) {
     const LeafCoord* first = tree.leaves.data() + node.firstLeaf;
     out.visible.insert(out.visible.end(), first, first + node.leafCount);
@@ -45,6 +49,7 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
     out.stats = {};
     const bool record = out.recordDecisions;
     assert(!record || out.acceptedNodes.capacity() >= tree.nodes.size());
+    const Frustum local = toSampleSpace(frustum, mapping);
     StackEntry stack[kStackSize];
     int top = 0;
     stack[top++] = {0, kAllPlanes};
@@ -53,7 +58,7 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
         const QuadtreeNode& node = tree.nodes[entry.node];
         bool outside = false;
         ++out.stats.nodesTested;
-        const uint8_t straddled = frustum.classify(nodeBox(node, mapping), entry.mask, outside);
+        const uint8_t straddled = local.classify(sampleBox(node), entry.mask, outside);
         if (outside) {
             out.stats.leavesCulled += node.leafCount;
             if (record) {
@@ -62,11 +67,17 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
             continue;
         }
         if (node.isLeaf() || (options.acceptWhole && straddled == 0)) {
-            out.stats.subtreesAccepted += node.isLeaf() ? 0 : 1;
             if (record) {
                 out.acceptedNodes.push_back(entry.node);
             }
-            acceptSubtree(tree, node, out);
+            if (node.isLeaf()) {  // one leaf: a push, not a range copy
+                out.visible.push_back(tree.leaves[node.firstLeaf]);
+                ++out.stats.leavesDrawn;
+                out.stats.triangles += node.triangleCount();
+            } else {
+                ++out.stats.subtreesAccepted;
+                acceptSubtree(tree, node, out);
+            }
             continue;
         }
         const uint8_t mask = options.planeMasking ? straddled : kAllPlanes;
@@ -84,11 +95,12 @@ void cullBruteForce(const Quadtree& tree, const WorldMapping& mapping, const Fru
                     CullOutput& out) {
     out.visible.clear();
     out.stats = {};
+    const Frustum local = toSampleSpace(frustum, mapping);
     for (size_t i = 0; i < tree.leaves.size(); ++i) {
         const QuadtreeNode& leaf = tree.nodes[tree.leafNodes[i]];
         bool outside = false;
         ++out.stats.nodesTested;
-        frustum.classify(nodeBox(leaf, mapping), kAllPlanes, outside);
+        local.classify(sampleBox(leaf), kAllPlanes, outside);
         if (outside) {
             ++out.stats.leavesCulled;
         } else {

@@ -49,11 +49,18 @@ inline Box nodeBox(const QuadtreeNode& node, const WorldMapping& mapping) {
             {float(node.x1) * mapping.spacing, y1, float(node.z1) * mapping.spacing}};
 }
 
+// The node box in sample space: columns, raw samples, rows (for Frustum::inSampleSpace planes).
+inline Box sampleBox(const QuadtreeNode& node) {
+    return {{float(node.x0), node.minSample, float(node.z0)},
+            {float(node.x1), node.maxSample, float(node.z1)}};
+}
+
 // Walks the tree from the root; `out` must have been reserved for this tree.
 void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frustum& frustum,
                   CullOutput& out, const CullOptions& options = {});
 
 // Tests every leaf's box against all six planes: the reference the walk must equal exactly.
+// Both test sampleBox() against the frustum moved into sample space, with the same arithmetic.
 void cullBruteForce(const Quadtree& tree, const WorldMapping& mapping, const Frustum& frustum,
                     CullOutput& out);
 

@@ -30,6 +30,10 @@ struct Frustum {
     // so the test draws a sliver more and never less than the rasteriser.
     static Frustum fromViewProjection(const glm::mat4& viewProjection, float margin = 0.0f);
 
+    // The same planes over sample coordinates (column, raw sample, row) instead of world ones:
+    // a box of grid columns, rows and raw samples then needs no conversion per node.
+    Frustum inSampleSpace(float spacing, float heightScale, float heightOffset) const;
+
     // Signed distance, evaluated as ((a x + b y) + c z) + d: rounding is monotone in each
     // coordinate, so a box inside another never tests farther out than its parent did.
     float distance(int plane, const glm::vec3& p) const;
@@ -43,6 +47,15 @@ struct Frustum {
     static std::array<glm::vec3, 8> corners(const glm::mat4& viewProjection);
 };
 
+inline Frustum Frustum::inSampleSpace(float spacing, float heightScale, float heightOffset) const {
+    Frustum f = *this;
+    for (glm::vec4& p : f.planes) {
+        // a (x s) + b (h k + o) + c (z s) + d = (a s) x + (b k) h + (c s) z + (d + b o)
+        p = {p.x * spacing, p.y * heightScale, p.z * spacing, p.w + p.y * heightOffset};
+    }
+    return f;
+}
+
 inline float Frustum::distance(int plane, const glm::vec3& p) const {
     const glm::vec4& q = planes[size_t(plane)];
     const float xy = q.x * p.x + q.y * p.y;
@@ -52,11 +65,9 @@ inline float Frustum::distance(int plane, const glm::vec3& p) const {
 
 inline uint8_t Frustum::classify(const Box& box, uint8_t mask, bool& outside) const {
     uint8_t straddled = 0;
-    for (int i = 0; i < 6; ++i) {
-        const uint8_t bit = uint8_t(1u << i);
-        if (!(mask & bit)) {
-            continue;
-        }
+    for (unsigned rest = mask & kAllPlanes; rest != 0; rest &= rest - 1) {
+        const int i = __builtin_ctz(rest);  // planes in mask only, lowest first
+        const auto bit = uint8_t(1u << i);
         const glm::vec4& q = planes[size_t(i)];
         // p-vertex: the corner farthest along the normal; n-vertex: the nearest.
         const glm::vec3 pv(q.x >= 0 ? box.max.x : box.min.x, q.y >= 0 ? box.max.y : box.min.y,
