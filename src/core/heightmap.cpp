@@ -9,6 +9,7 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <type_traits>
 
 #include <stb/stb_image.h>
 
@@ -103,6 +104,32 @@ Result<Heightmap> fail(const std::string& path, const std::string& problem) {
 
 Result<Heightmap> loadPnm(const std::string& path, const std::vector<unsigned char>& bytes);
 
+// Takes ownership of what an stb_image load returned (one channel of T) and makes the map of it.
+template <class T>
+Result<Heightmap> adoptStb(const std::string& path, int width, int height, T* decoded,
+                           int decodedWidth, int decodedHeight, HeightmapFormat format) {
+    const std::unique_ptr<T, void (*)(void*)> pixels(decoded, stbi_image_free);
+    if (!pixels) {
+        return fail(path, std::string("corrupt image data (") + stbi_failure_reason() + ")");
+    }
+    if (decodedWidth != width || decodedHeight != height) {
+        return fail(path, "corrupt image data (header and data disagree on the size)");
+    }
+    Heightmap map;
+    map.width = width;
+    map.height = height;
+    map.format = format;
+    const size_t count = size_t(width) * size_t(height);
+    if constexpr (std::is_floating_point_v<T>) {  // HDR
+        if (!std::all_of(pixels.get(), pixels.get() + count,
+                         [](T v) { return std::isfinite(v); })) {
+            return fail(path, "image holds a NaN or infinite sample");
+        }
+    }
+    assignSamples(map, pixels.get(), count);
+    return map;
+}
+
 // A four-byte chunk tag as text, with anything unprintable shown as '?'.
 std::string printableTag(std::string tag) {
     for (char& c : tag) {
@@ -180,48 +207,21 @@ Result<Heightmap> loadStbImage(const std::string& path, const std::vector<unsign
                               " bytes is too small for " + std::to_string(width) + "x" +
                               std::to_string(height) + " pixels)");
     }
-    Heightmap map;
-    map.width = width;
-    map.height = height;
-    const size_t count = size_t(width) * size_t(height);
-    int actualChannels = 0;
-    if (stbi_is_hdr_from_memory(bytes.data(), length)) {
-        std::unique_ptr<float, void (*)(void*)> pixels(
-            stbi_loadf_from_memory(bytes.data(), length, &width, &height, &actualChannels, 1),
-            stbi_image_free);
-        if (!pixels) {
-            return fail(path, std::string("corrupt image data (") + stbi_failure_reason() + ")");
-        }
-        map.samples.assign(pixels.get(), pixels.get() + count);
-        map.format = HeightmapFormat::ImageFloat;
-        for (float& s : map.samples) {
-            if (!std::isfinite(s)) {
-                return fail(path, "image holds a NaN or infinite sample");
-            }
-        }
-    } else if (stbi_is_16_bit_from_memory(bytes.data(), length)) {
-        std::unique_ptr<stbi_us, void (*)(void*)> pixels(
-            stbi_load_16_from_memory(bytes.data(), length, &width, &height, &actualChannels, 1),
-            stbi_image_free);
-        if (!pixels) {
-            return fail(path, std::string("corrupt image data (") + stbi_failure_reason() + ")");
-        }
-        assignSamples(map, pixels.get(), count);
-        map.format = HeightmapFormat::Image16;
-        return map;
-    } else {
-        std::unique_ptr<stbi_uc, void (*)(void*)> pixels(
-            stbi_load_from_memory(bytes.data(), length, &width, &height, &actualChannels, 1),
-            stbi_image_free);
-        if (!pixels) {
-            return fail(path, std::string("corrupt image data (") + stbi_failure_reason() + ")");
-        }
-        assignSamples(map, pixels.get(), count);
-        map.format = HeightmapFormat::Image8;
-        return map;
+    const unsigned char* data = bytes.data();
+    int w = 0;
+    int h = 0;
+    int n = 0;
+    // Each load runs before its size is read: argument order is unspecified within a call.
+    if (stbi_is_hdr_from_memory(data, length)) {
+        float* pixels = stbi_loadf_from_memory(data, length, &w, &h, &n, 1);
+        return adoptStb(path, width, height, pixels, w, h, HeightmapFormat::ImageFloat);
     }
-    updateRange(map);
-    return map;
+    if (stbi_is_16_bit_from_memory(data, length)) {
+        stbi_us* pixels = stbi_load_16_from_memory(data, length, &w, &h, &n, 1);
+        return adoptStb(path, width, height, pixels, w, h, HeightmapFormat::Image16);
+    }
+    stbi_uc* pixels = stbi_load_from_memory(data, length, &w, &h, &n, 1);
+    return adoptStb(path, width, height, pixels, w, h, HeightmapFormat::Image8);
 }
 
 // Binary PGM (P5) and PPM (P6), 8- or 16-bit. Decoded here because stb_image's 16-bit PNM path

@@ -1,7 +1,8 @@
 // Result<T>: a value or a one-line error message, for every failure a user can cause.
 #pragma once
 
-#include <cassert>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <utility>
@@ -22,16 +23,17 @@ public:
     bool ok() const { return value_.has_value(); }
     explicit operator bool() const { return ok(); }
 
+    // Reading the value of an error is a programmer mistake: it stops the program in every build.
     const T& value() const& {
-        assert(ok());
+        checkOk();
         return *value_;
     }
     T& value() & {
-        assert(ok());
+        checkOk();
         return *value_;
     }
     T&& value() && {
-        assert(ok());
+        checkOk();
         return std::move(*value_);
     }
     // The one-line message; empty when ok().
@@ -39,6 +41,12 @@ public:
 
 private:
     Result() = default;
+    void checkOk() const {
+        if (!ok()) {
+            std::fprintf(stderr, "quadterrain: value() of an error result: %s\n", error_.c_str());
+            std::abort();
+        }
+    }
     std::optional<T> value_;
     std::string error_;
 };

@@ -1,13 +1,18 @@
 // terrain_gen: writes a deterministic, eroded fractal heightmap as a 16-bit grayscale PNG.
 //
-// Usage: terrain_gen OUT.png [--size N] [--seed S]
+// Usage: terrain_gen OUT.png [--size N] [--seed S]      (defaults: size 1025, seed 1)
 // Build: g++ -std=c++17 -O2 -o terrain_gen src/tools/terrain_gen.cpp -lstb -lz
 //
-// Only +, -, *, / and sqrt are used on floating-point values (no libm transcendental
-// functions, no std:: distributions), so a given seed yields the same file on any
-// IEEE-754 platform built without fused multiply-add contraction.
+// Pipeline: domain-warped fractal + ridged noise -> landscape evolution (uplift, stream-power
+// river incision, soil creep) on a grid of at most 513 cells -> bicubic upsampling ->
+// droplet hydraulic erosion and a light thermal pass at full size -> lowest 6 % flattened
+// into lakes/sea -> heights normalised to 0..62000 -> 16-bit PNG via zlib.
+//
+// Floating point uses only exactly rounded operations (+ - * / sqrt floor), its own PRNG and
+// no std:: distributions, so a seed gives the same file on any IEEE-754 platform built
+// without fused multiply-add contraction.
 
-#include <stb/stb_image_write.h>
+#include <stb/stb_image_write.h> // stb writes 8-bit PNGs only; the 16-bit encoder is below
 #include <zlib.h>
 
 #include <algorithm>
@@ -17,6 +22,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <queue>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -169,9 +176,9 @@ private:
     double corner(int ix, int iy, double dx, double dy) const
     {
         static constexpr double kDiag = 0.70710678118654752;
-        static constexpr double kGrad[8][2] = {{1, 0},          {-1, 0},     {0, 1},
-                                               {0, -1},         {kDiag, kDiag}, {-kDiag, kDiag},
-                                               {kDiag, -kDiag}, {-kDiag, -kDiag}};
+        static constexpr double kGrad[8][2] = {
+            {1, 0}, {-1, 0}, {0, 1}, {0, -1},
+            {kDiag, kDiag}, {-kDiag, kDiag}, {kDiag, -kDiag}, {-kDiag, -kDiag}};
         const int hash = perm_[(perm_[ix & (kPeriod - 1)] + iy) & (kPeriod - 1)] & 7;
         return (kGrad[hash][0] * dx + kGrad[hash][1] * dy) * 1.41421356;
     }
@@ -238,17 +245,17 @@ struct NoiseSet {
 double baseHeight(const NoiseSet& noise, double u, double v)
 {
     constexpr double kBaseFrequency = 2.2;
-    constexpr double kWarpStrength = 0.55;
+    constexpr double kWarpStrength = 0.35;
     const double x = u * kBaseFrequency;
     const double y = v * kBaseFrequency;
-    const double warpX = fbm(noise.warpX, x * 0.7 + 3.1, y * 0.7, 4, 0.5);
-    const double warpY = fbm(noise.warpY, x * 0.7, y * 0.7 - 7.9, 4, 0.5);
+    const double warpX = fbm(noise.warpX, x * 0.7 + 3.1, y * 0.7, 3, 0.5);
+    const double warpY = fbm(noise.warpY, x * 0.7, y * 0.7 - 7.9, 3, 0.5);
     const double wx = x + kWarpStrength * warpX;
     const double wy = y + kWarpStrength * warpY;
 
     const double continent = fbm(noise.continent, wx * 0.6, wy * 0.6, 5, 0.5);
     const double mountainMask = smoothStep(-0.25, 0.35, continent);
-    const double ridges = ridged(noise.mountains, wx * 1.6, wy * 1.6, 7);
+    const double ridges = ridged(noise.mountains, wx * 1.3, wy * 1.3, 7);
     const double hills = fbm(noise.detail, wx * 3.0, wy * 3.0, 6, 0.5);
     return 0.35 + 0.45 * continent + mountainMask * 0.75 * ridges * ridges
            + (0.05 + 0.08 * mountainMask) * hills;
@@ -267,22 +274,291 @@ HeightField makeFractalTerrain(int size, Random& random)
     return field;
 }
 
+// ---------------------------------------------------------------- fluvial (stream-power) erosion
+
+// Drainage network of a heightfield: cells in upstream order, each with its downhill
+// receiver (-1 for outlets, which drain off the map or into the sea).
+struct FlowGraph {
+    std::vector<int> order;
+    std::vector<int> receiver;
+};
+
+constexpr int kNeighbourCount = 8;
+constexpr int kNeighbourX[kNeighbourCount] = {1, -1, 0, 0, 1, 1, -1, -1};
+constexpr int kNeighbourY[kNeighbourCount] = {0, 0, 1, -1, 1, -1, 1, -1};
+
+std::vector<uint8_t> findOutlets(const HeightField& field, float seaLevel)
+{
+    const int n = field.size;
+    std::vector<uint8_t> outlet(field.cells.size(), 0);
+    for (int y = 0; y < n; ++y) {
+        for (int x = 0; x < n; ++x) {
+            const bool border = x == 0 || y == 0 || x == n - 1 || y == n - 1;
+            outlet[static_cast<size_t>(y) * n + x] = border || field.at(x, y) <= seaLevel;
+        }
+    }
+    return outlet;
+}
+
+// Priority-flood (Barnes et al. 2014) from the outlets: raises every closed depression to
+// its spill level plus a tiny gradient, and lists the cells in the order they were reached,
+// which is non-decreasing in height. Ties break on the cell index, so the result is exact.
+std::vector<int> floodFromOutlets(HeightField& field, const std::vector<uint8_t>& outlet)
+{
+    using Entry = std::pair<float, int>;
+    constexpr float kSpillGradient = 1e-3f;
+    const int n = field.size;
+    std::vector<int> order;
+    order.reserve(field.cells.size());
+    std::vector<uint8_t> queued(outlet);
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> open;
+    for (size_t i = 0; i < outlet.size(); ++i) {
+        if (outlet[i]) {
+            open.emplace(field.cells[i], static_cast<int>(i));
+        }
+    }
+    while (!open.empty()) {
+        const auto [height, cell] = open.top();
+        open.pop();
+        order.push_back(cell);
+        for (int k = 0; k < kNeighbourCount; ++k) {
+            const int x = cell % n + kNeighbourX[k];
+            const int y = cell / n + kNeighbourY[k];
+            if (x < 0 || y < 0 || x >= n || y >= n || queued[y * n + x]) {
+                continue;
+            }
+            float& next = field.at(x, y);
+            next = std::max(next, height + kSpillGradient);
+            queued[y * n + x] = 1;
+            open.emplace(next, y * n + x);
+        }
+    }
+    return order;
+}
+
+// Neighbour of `cell` with the steepest descent, or -1 when none is lower.
+int steepestNeighbour(const HeightField& field, int cell)
+{
+    constexpr float kInvDiagonal = 0.70710678f;
+    const int n = field.size;
+    const float here = field.cells[cell];
+    int best = -1;
+    float bestSlope = 0.0f;
+    for (int k = 0; k < kNeighbourCount; ++k) {
+        const int x = cell % n + kNeighbourX[k];
+        const int y = cell / n + kNeighbourY[k];
+        if (x < 0 || y < 0 || x >= n || y >= n) {
+            continue;
+        }
+        const float slope = (here - field.at(x, y)) * (k < 4 ? 1.0f : kInvDiagonal);
+        if (slope > bestSlope) {
+            bestSlope = slope;
+            best = y * n + x;
+        }
+    }
+    return best;
+}
+
+// Fills depressions and routes every non-outlet cell down its steepest slope. Receivers
+// are strictly lower, so the flood order lists each receiver before its donors.
+FlowGraph routeFlow(HeightField& field, const std::vector<uint8_t>& outlet)
+{
+    FlowGraph graph{floodFromOutlets(field, outlet), std::vector<int>(field.cells.size(), -1)};
+    for (const int cell : graph.order) {
+        if (!outlet[cell]) {
+            graph.receiver[cell] = steepestNeighbour(field, cell);
+        }
+    }
+    return graph;
+}
+
+// Drainage area with multiple flow directions (Freeman 1991): each cell passes its water to
+// all lower neighbours in proportion to slope squared, which avoids D8's parallel streaks.
+void spreadWater(const HeightField& field, int cell, std::vector<float>& area)
+{
+    constexpr float kInvDiagonal = 0.70710678f;
+    const int n = field.size;
+    const float here = field.cells[cell];
+    float weights[kNeighbourCount];
+    float total = 0.0f;
+    for (int k = 0; k < kNeighbourCount; ++k) {
+        const int x = cell % n + kNeighbourX[k];
+        const int y = cell / n + kNeighbourY[k];
+        const bool inside = x >= 0 && y >= 0 && x < n && y < n;
+        const float slope = inside ? (here - field.at(x, y)) * (k < 4 ? 1.0f : kInvDiagonal) : 0;
+        weights[k] = slope > 0 ? slope * slope : 0.0f;
+        total += weights[k];
+    }
+    for (int k = 0; k < kNeighbourCount && total > 0; ++k) {
+        if (weights[k] > 0) {
+            const int next = (cell / n + kNeighbourY[k]) * n + cell % n + kNeighbourX[k];
+            area[next] += area[cell] * weights[k] / total;
+        }
+    }
+}
+
+std::vector<float> drainageArea(const HeightField& field, const FlowGraph& graph,
+                                const std::vector<uint8_t>& outlet)
+{
+    std::vector<float> area(graph.receiver.size(), 1.0f);
+    for (auto it = graph.order.rbegin(); it != graph.order.rend(); ++it) {
+        if (!outlet[*it]) {
+            spreadWater(field, *it, area);
+        }
+    }
+    return area;
+}
+
+struct StreamPowerParams {
+    float upliftRate = 2.0f;   // uplift of the highest ground per unit time, in cells
+    float erodibility = 0.1f;  // K in the stream-power law
+    float creep = 0.1f;        // hillslope diffusion coefficient, cells^2 per unit time
+    float timeStep = 2.0f;
+    int iterations = 50;
+    int routeInterval = 4;     // steps between rebuilding the drainage network
+};
+
+// One implicit step of dh/dt = uplift - K * sqrt(area) * slope (Braun & Willett 2013),
+// solved downstream-first so every cell sees its receiver's new height.
+void streamPowerStep(HeightField& field, const std::vector<float>& uplift, const FlowGraph& graph,
+                     const std::vector<float>& area, const StreamPowerParams& params)
+{
+    const int n = field.size;
+    for (const int cell : graph.order) {
+        const int receiver = graph.receiver[cell];
+        if (receiver < 0) {
+            continue;
+        }
+        const bool diagonal = cell % n != receiver % n && cell / n != receiver / n;
+        const float distance = diagonal ? 1.41421356f : 1.0f;
+        const float f = params.erodibility * params.timeStep * std::sqrt(area[cell]) / distance;
+        float& h = field.cells[cell];
+        h = (h + params.timeStep * uplift[cell] + f * field.cells[receiver]) / (1.0f + f);
+    }
+}
+
+// Linear hillslope diffusion (soil creep), explicit and sub-stepped for stability; outlets
+// keep their height.
+void diffuse(HeightField& field, const std::vector<uint8_t>& outlet, float amount)
+{
+    constexpr float kStableRate = 0.2f;
+    const int steps = 1 + static_cast<int>(amount / kStableRate);
+    const float rate = amount / static_cast<float>(steps);
+    const int n = field.size;
+    HeightField next = field;
+    for (int step = 0; step < steps; ++step) {
+        for (int y = 1; y + 1 < n; ++y) {
+            for (int x = 1; x + 1 < n; ++x) {
+                const float h = field.at(x, y);
+                const float laplacian = field.at(x - 1, y) + field.at(x + 1, y)
+                                        + field.at(x, y - 1) + field.at(x, y + 1) - 4.0f * h;
+                next.at(x, y) = outlet[static_cast<size_t>(y) * n + x] ? h : h + rate * laplacian;
+            }
+        }
+        std::swap(field.cells, next.cells);
+    }
+}
+
+// Uplift rate per cell: proportional to the initial height above sea level, tapered towards
+// the map border (which is held at base level) so that no cliff forms along the edge.
+std::vector<float> upliftRates(const HeightField& field, const std::vector<uint8_t>& outlet,
+                               float seaLevel, float rate)
+{
+    constexpr double kEdgeTaper = 0.08;
+    const int n = field.size;
+    const float top = *std::max_element(field.cells.begin(), field.cells.end());
+    const float range = std::max(1e-6f, top - seaLevel);
+    std::vector<float> uplift(field.cells.size(), 0.0f);
+    for (int y = 0; y < n; ++y) {
+        for (int x = 0; x < n; ++x) {
+            const size_t i = static_cast<size_t>(y) * n + x;
+            const double edge = std::min(std::min(x, n - 1 - x), std::min(y, n - 1 - y));
+            const double taper = 0.25 + 0.75 * smoothStep(0.0, kEdgeTaper * n, edge);
+            const float t = std::max(0.0f, (field.cells[i] - seaLevel) / range);
+            uplift[i] = outlet[i] ? 0.0f : static_cast<float>(taper) * t * rate;
+        }
+    }
+    return uplift;
+}
+
+// Landscape evolution: tectonic uplift against river incision and soil creep, which turns
+// the noise into a dendritic network of ridges and valleys.
+void erodeFluvial(HeightField& field, float seaLevel, const StreamPowerParams& params)
+{
+    const std::vector<uint8_t> outlet = findOutlets(field, seaLevel);
+    const std::vector<float> uplift = upliftRates(field, outlet, seaLevel, params.upliftRate);
+    FlowGraph graph;
+    std::vector<float> area;
+    for (int it = 0; it < params.iterations; ++it) {
+        if (it % params.routeInterval == 0) {
+            graph = routeFlow(field, outlet);
+            area = drainageArea(field, graph, outlet);
+        }
+        streamPowerStep(field, uplift, graph, area, params);
+        diffuse(field, outlet, params.creep * params.timeStep);
+    }
+}
+
+// ---------------------------------------------------------------- resampling
+
+float catmullRom(float p0, float p1, float p2, float p3, float t)
+{
+    const float a = -0.5f * p0 + 1.5f * p1 - 1.5f * p2 + 0.5f * p3;
+    const float b = p0 - 2.5f * p1 + 2.0f * p2 - 0.5f * p3;
+    const float c = -0.5f * p0 + 0.5f * p2;
+    return ((a * t + b) * t + c) * t + p1;
+}
+
+// Value at fractional position `pos` along a line of `count` samples spaced `stride` apart.
+float sampleLine(const float* line, int count, int stride, float pos)
+{
+    const int i = std::min(static_cast<int>(pos), count - 2);
+    const float t = pos - i;
+    const auto at = [&](int k) { return line[std::clamp(k, 0, count - 1) * stride]; };
+    return catmullRom(at(i - 1), at(i), at(i + 1), at(i + 2), t);
+}
+
+// Bicubic (Catmull-Rom) resize of a square heightfield, corners mapped onto corners.
+HeightField resample(const HeightField& source, int size)
+{
+    const int m = source.size;
+    const float scale = static_cast<float>(m - 1) / static_cast<float>(size - 1);
+    HeightField rows(1);
+    rows.size = size;
+    rows.cells.assign(static_cast<size_t>(m) * size, 0.0f);
+    for (int y = 0; y < m; ++y) {
+        for (int x = 0; x < size; ++x) {
+            rows.cells[static_cast<size_t>(y) * size + x] =
+                sampleLine(&source.cells[static_cast<size_t>(y) * m], m, 1, x * scale);
+        }
+    }
+    HeightField result(size);
+    for (int y = 0; y < size; ++y) {
+        for (int x = 0; x < size; ++x) {
+            result.at(x, y) = sampleLine(&rows.cells[x], m, size, y * scale);
+        }
+    }
+    return result;
+}
+
 // ---------------------------------------------------------------- hydraulic erosion
 
-// Particle ("droplet") hydraulic erosion after Hans Theobald Beyer (2015). Heights are in
-// cell units, so slopes are real gradients and the constants do not depend on map size.
+// Particle ("droplet") hydraulic erosion after Hans Theobald Beyer (2015): carves gullies
+// and small side valleys at the full output resolution.
+// Tuned for heights in "droplet units", where one unit is 40 output cell widths of height
+// (see kDropletHeightScale), close to the 0..1 heights on a 256-cell map of the original.
 struct ErosionParams {
-    float inertia = 0.3f;
-    float capacityFactor = 8.0f;
+    float inertia = 0.05f;
+    float capacityFactor = 4.0f;
     float minCapacity = 0.01f;
     float minSlope = 0.01f;
     float erodeRate = 0.3f;
     float depositRate = 0.3f;
-    float evaporateRate = 0.015f;
+    float evaporateRate = 0.01f;
     float gravity = 4.0f;
-    int maxSteps = 80;
-    int brushRadius = 3;
-    float dropletsPerCell = 0.8f;
+    int maxSteps = 30;
+    int brushRadius = 4;
+    float dropletsPerCell = 0.5f;
 };
 
 struct BrushTap {
@@ -422,7 +698,6 @@ void runDroplet(HeightField& field, const std::vector<BrushTap>& brush, Droplet 
         const float oldY = drop.y;
         const Surface surface = sampleSurface(field, oldX, oldY);
         if (!moveDroplet(drop, surface, params, limit)) {
-            depositBilinear(field, oldX, oldY, drop.sediment);
             return;
         }
         const float dh = sampleSurface(field, drop.x, drop.y).height - surface.height;
@@ -430,7 +705,6 @@ void runDroplet(HeightField& field, const std::vector<BrushTap>& brush, Droplet 
         drop.speed = std::sqrt(std::max(0.0f, drop.speed * drop.speed - dh * params.gravity));
         drop.water *= 1 - params.evaporateRate;
     }
-    depositBilinear(field, drop.x, drop.y, drop.sediment);
 }
 
 void erodeHydraulic(HeightField& field, Random& random, const ErosionParams& params,
@@ -649,16 +923,36 @@ void writeFile(const std::string& path, const Bytes& data)
 
 // ---------------------------------------------------------------- pipeline
 
+constexpr int kSimulationMaxSize = 513;    // landscape evolution runs at most at this size
+constexpr float kInitialRelief = 0.02f;     // noise relief before uplift, in map widths
+constexpr float kDropletHeightScale = 0.025f; // heights (output cells) -> droplet units
+constexpr double kLowlandShare = 0.06;      // share of the map that is flat lake or sea
+
+// Fractal noise evolved by uplift, river incision and creep on a grid of at most
+// kSimulationMaxSize cells; heights are in that grid's cell units.
+HeightField simulateLandscape(int simSize, Random& random, float& seaLevel)
+{
+    HeightField field = makeFractalTerrain(simSize, random);
+    scaleHeights(field, kInitialRelief * static_cast<float>(simSize));
+    seaLevel = percentile(field, kLowlandShare);
+    erodeFluvial(field, seaLevel, StreamPowerParams{});
+    return field;
+}
+
 HeightField generateTerrain(int size, uint64_t seed)
 {
-    constexpr float kReliefCells = 0.22f;     // peak-to-valley relief, in map widths
-    constexpr double kLowlandShare = 0.06;    // share of the map flattened as lakes/plains
     Random random(seed);
-    HeightField field = makeFractalTerrain(size, random);
-    scaleHeights(field, kReliefCells * static_cast<float>(size));
-    const float seaFloor = percentile(field, kLowlandShare);
-    erodeHydraulic(field, random, ErosionParams{}, seaFloor);
-    erodeThermal(field, 2, 1.2f);
+    const int simSize = std::min(size, kSimulationMaxSize);
+    float seaLevel = 0.0f;
+    HeightField field = simulateLandscape(simSize, random, seaLevel);
+    if (simSize < size) {
+        field = resample(field, size);
+    }
+    const float toDropletUnits =
+        kDropletHeightScale * static_cast<float>(size - 1) / static_cast<float>(simSize - 1);
+    scaleHeights(field, toDropletUnits);
+    erodeHydraulic(field, random, ErosionParams{}, seaLevel * toDropletUnits);
+    erodeThermal(field, 2, 0.05f);
     flattenBelow(field, percentile(field, kLowlandShare));
     return field;
 }
