@@ -19,6 +19,6 @@ constexpr double kMetresPerArcSecond = 30.87;
 // Value SRTM uses for a void (missing) sample.
 constexpr int kHgtVoid = -32768;
 // Share of the map's longer side that the full sample range spans by default (images, raw).
-constexpr double kDefaultReliefFraction = 0.25;
+constexpr double kDefaultReliefFraction = 0.125;
 
 }  // namespace qt

@@ -12,7 +12,7 @@
 // no std:: distributions, so a seed gives the same file on any IEEE-754 platform built
 // without fused multiply-add contraction.
 
-#include <stb/stb_image_write.h> // stb writes 8-bit PNGs only; the 16-bit encoder is below
+#include <stb/stb_image_write.h>  // stb writes 8-bit PNGs only; the 16-bit encoder is below
 #include <zlib.h>
 
 #include <algorithm>
@@ -48,8 +48,7 @@ struct Options {
     uint64_t seed = kDefaultSeed;
 };
 
-uint64_t parseUnsigned(const std::string& text, const char* what)
-{
+uint64_t parseUnsigned(const std::string& text, const char* what) {
     if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
         throw ToolError(std::string("invalid ") + what + " '" + text + "'");
     }
@@ -61,8 +60,7 @@ uint64_t parseUnsigned(const std::string& text, const char* what)
     return value;
 }
 
-Options parseArgs(int argc, char** argv)
-{
+Options parseArgs(int argc, char** argv) {
     Options options;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -99,8 +97,7 @@ class Random {
 public:
     explicit Random(uint64_t seed) : state_(seed) {}
 
-    uint64_t next()
-    {
+    uint64_t next() {
         uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
         z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
@@ -131,12 +128,15 @@ struct HeightField {
 
 // ---------------------------------------------------------------- gradient noise
 
-double fade(double t) { return t * t * t * (t * (t * 6.0 - 15.0) + 10.0); }
+double fade(double t) {
+    return t * t * t * (t * (t * 6.0 - 15.0) + 10.0);
+}
 
-double lerp(double a, double b, double t) { return a + (b - a) * t; }
+double lerp(double a, double b, double t) {
+    return a + (b - a) * t;
+}
 
-double smoothStep(double edge0, double edge1, double x)
-{
+double smoothStep(double edge0, double edge1, double x) {
     const double t = std::clamp((x - edge0) / (edge1 - edge0), 0.0, 1.0);
     return t * t * (3.0 - 2.0 * t);
 }
@@ -144,8 +144,7 @@ double smoothStep(double edge0, double edge1, double x)
 // Classic 2-D Perlin gradient noise with a seeded permutation; output roughly in [-1, 1].
 class GradientNoise {
 public:
-    explicit GradientNoise(Random& random)
-    {
+    explicit GradientNoise(Random& random) {
         for (int i = 0; i < kPeriod; ++i) {
             perm_[i] = static_cast<uint8_t>(i);
         }
@@ -154,8 +153,7 @@ public:
         }
     }
 
-    double sample(double x, double y) const
-    {
+    double sample(double x, double y) const {
         const double fx = std::floor(x);
         const double fy = std::floor(y);
         const int ix = static_cast<int>(fx) & (kPeriod - 1);
@@ -173,12 +171,11 @@ public:
 private:
     static constexpr int kPeriod = 256;
 
-    double corner(int ix, int iy, double dx, double dy) const
-    {
+    double corner(int ix, int iy, double dx, double dy) const {
         static constexpr double kDiag = 0.70710678118654752;
-        static constexpr double kGrad[8][2] = {
-            {1, 0}, {-1, 0}, {0, 1}, {0, -1},
-            {kDiag, kDiag}, {-kDiag, kDiag}, {kDiag, -kDiag}, {-kDiag, -kDiag}};
+        static constexpr double kGrad[8][2] = {{1, 0},          {-1, 0},         {0, 1},
+                                               {0, -1},         {kDiag, kDiag},  {-kDiag, kDiag},
+                                               {kDiag, -kDiag}, {-kDiag, -kDiag}};
         const int hash = perm_[(perm_[ix & (kPeriod - 1)] + iy) & (kPeriod - 1)] & 7;
         return (kGrad[hash][0] * dx + kGrad[hash][1] * dy) * 1.41421356;
     }
@@ -187,16 +184,14 @@ private:
 };
 
 // Rotates octave coordinates by an exact Pythagorean angle (3-4-5) to hide the lattice.
-void nextOctave(double& x, double& y, double lacunarity)
-{
+void nextOctave(double& x, double& y, double lacunarity) {
     const double rx = 0.8 * x - 0.6 * y;
     const double ry = 0.6 * x + 0.8 * y;
     x = rx * lacunarity + 17.31;
     y = ry * lacunarity - 5.77;
 }
 
-double fbm(const GradientNoise& noise, double x, double y, int octaves, double gain)
-{
+double fbm(const GradientNoise& noise, double x, double y, int octaves, double gain) {
     double sum = 0.0;
     double amplitude = 1.0;
     double norm = 0.0;
@@ -210,8 +205,7 @@ double fbm(const GradientNoise& noise, double x, double y, int octaves, double g
 }
 
 // Ridged multifractal: sharp crests where the noise crosses zero, rougher on high ground.
-double ridged(const GradientNoise& noise, double x, double y, int octaves)
-{
+double ridged(const GradientNoise& noise, double x, double y, int octaves) {
     double sum = 0.0;
     double amplitude = 1.0;
     double weight = 1.0;
@@ -236,14 +230,11 @@ struct NoiseSet {
     GradientNoise detail;
 
     explicit NoiseSet(Random& random)
-        : continent(random), warpX(random), warpY(random), mountains(random), detail(random)
-    {
-    }
+        : continent(random), warpX(random), warpY(random), mountains(random), detail(random) {}
 };
 
 // Height at normalised map coordinates (u, v) in [0, 1]; roughly in [0, 1].
-double baseHeight(const NoiseSet& noise, double u, double v)
-{
+double baseHeight(const NoiseSet& noise, double u, double v) {
     constexpr double kBaseFrequency = 2.2;
     constexpr double kWarpStrength = 0.35;
     const double x = u * kBaseFrequency;
@@ -257,12 +248,11 @@ double baseHeight(const NoiseSet& noise, double u, double v)
     const double mountainMask = smoothStep(-0.25, 0.35, continent);
     const double ridges = ridged(noise.mountains, wx * 1.3, wy * 1.3, 7);
     const double hills = fbm(noise.detail, wx * 3.0, wy * 3.0, 6, 0.5);
-    return 0.35 + 0.45 * continent + mountainMask * 0.75 * ridges * ridges
-           + (0.05 + 0.08 * mountainMask) * hills;
+    return 0.35 + 0.45 * continent + mountainMask * 0.75 * ridges * ridges +
+           (0.05 + 0.08 * mountainMask) * hills;
 }
 
-HeightField makeFractalTerrain(int size, Random& random)
-{
+HeightField makeFractalTerrain(int size, Random& random) {
     const NoiseSet noise(random);
     HeightField field(size);
     const double step = 1.0 / std::max(1, size - 1);
@@ -287,8 +277,7 @@ constexpr int kNeighbourCount = 8;
 constexpr int kNeighbourX[kNeighbourCount] = {1, -1, 0, 0, 1, 1, -1, -1};
 constexpr int kNeighbourY[kNeighbourCount] = {0, 0, 1, -1, 1, -1, 1, -1};
 
-std::vector<uint8_t> findOutlets(const HeightField& field, float seaLevel)
-{
+std::vector<uint8_t> findOutlets(const HeightField& field, float seaLevel) {
     const int n = field.size;
     std::vector<uint8_t> outlet(field.cells.size(), 0);
     for (int y = 0; y < n; ++y) {
@@ -303,8 +292,7 @@ std::vector<uint8_t> findOutlets(const HeightField& field, float seaLevel)
 // Priority-flood (Barnes et al. 2014) from the outlets: raises every closed depression to
 // its spill level plus a tiny gradient, and lists the cells in the order they were reached,
 // which is non-decreasing in height. Ties break on the cell index, so the result is exact.
-std::vector<int> floodFromOutlets(HeightField& field, const std::vector<uint8_t>& outlet)
-{
+std::vector<int> floodFromOutlets(HeightField& field, const std::vector<uint8_t>& outlet) {
     using Entry = std::pair<float, int>;
     constexpr float kSpillGradient = 1e-3f;
     const int n = field.size;
@@ -337,8 +325,7 @@ std::vector<int> floodFromOutlets(HeightField& field, const std::vector<uint8_t>
 }
 
 // Neighbour of `cell` with the steepest descent, or -1 when none is lower.
-int steepestNeighbour(const HeightField& field, int cell)
-{
+int steepestNeighbour(const HeightField& field, int cell) {
     constexpr float kInvDiagonal = 0.70710678f;
     const int n = field.size;
     const float here = field.cells[cell];
@@ -361,8 +348,7 @@ int steepestNeighbour(const HeightField& field, int cell)
 
 // Fills depressions and routes every non-outlet cell down its steepest slope. Receivers
 // are strictly lower, so the flood order lists each receiver before its donors.
-FlowGraph routeFlow(HeightField& field, const std::vector<uint8_t>& outlet)
-{
+FlowGraph routeFlow(HeightField& field, const std::vector<uint8_t>& outlet) {
     FlowGraph graph{floodFromOutlets(field, outlet), std::vector<int>(field.cells.size(), -1)};
     for (const int cell : graph.order) {
         if (!outlet[cell]) {
@@ -374,8 +360,7 @@ FlowGraph routeFlow(HeightField& field, const std::vector<uint8_t>& outlet)
 
 // Drainage area with multiple flow directions (Freeman 1991): each cell passes its water to
 // all lower neighbours in proportion to slope squared, which avoids D8's parallel streaks.
-void spreadWater(const HeightField& field, int cell, std::vector<float>& area)
-{
+void spreadWater(const HeightField& field, int cell, std::vector<float>& area) {
     constexpr float kInvDiagonal = 0.70710678f;
     const int n = field.size;
     const float here = field.cells[cell];
@@ -398,8 +383,7 @@ void spreadWater(const HeightField& field, int cell, std::vector<float>& area)
 }
 
 std::vector<float> drainageArea(const HeightField& field, const FlowGraph& graph,
-                                const std::vector<uint8_t>& outlet)
-{
+                                const std::vector<uint8_t>& outlet) {
     std::vector<float> area(graph.receiver.size(), 1.0f);
     for (auto it = graph.order.rbegin(); it != graph.order.rend(); ++it) {
         if (!outlet[*it]) {
@@ -415,14 +399,13 @@ struct StreamPowerParams {
     float creep = 0.1f;        // hillslope diffusion coefficient, cells^2 per unit time
     float timeStep = 2.0f;
     int iterations = 50;
-    int routeInterval = 4;     // steps between rebuilding the drainage network
+    int routeInterval = 4;  // steps between rebuilding the drainage network
 };
 
 // One implicit step of dh/dt = uplift - K * sqrt(area) * slope (Braun & Willett 2013),
 // solved downstream-first so every cell sees its receiver's new height.
 void streamPowerStep(HeightField& field, const std::vector<float>& uplift, const FlowGraph& graph,
-                     const std::vector<float>& area, const StreamPowerParams& params)
-{
+                     const std::vector<float>& area, const StreamPowerParams& params) {
     const int n = field.size;
     for (const int cell : graph.order) {
         const int receiver = graph.receiver[cell];
@@ -439,8 +422,7 @@ void streamPowerStep(HeightField& field, const std::vector<float>& uplift, const
 
 // Linear hillslope diffusion (soil creep), explicit and sub-stepped for stability; outlets
 // keep their height.
-void diffuse(HeightField& field, const std::vector<uint8_t>& outlet, float amount)
-{
+void diffuse(HeightField& field, const std::vector<uint8_t>& outlet, float amount) {
     constexpr float kStableRate = 0.2f;
     const int steps = 1 + static_cast<int>(amount / kStableRate);
     const float rate = amount / static_cast<float>(steps);
@@ -450,8 +432,8 @@ void diffuse(HeightField& field, const std::vector<uint8_t>& outlet, float amoun
         for (int y = 1; y + 1 < n; ++y) {
             for (int x = 1; x + 1 < n; ++x) {
                 const float h = field.at(x, y);
-                const float laplacian = field.at(x - 1, y) + field.at(x + 1, y)
-                                        + field.at(x, y - 1) + field.at(x, y + 1) - 4.0f * h;
+                const float laplacian = field.at(x - 1, y) + field.at(x + 1, y) +
+                                        field.at(x, y - 1) + field.at(x, y + 1) - 4.0f * h;
                 next.at(x, y) = outlet[static_cast<size_t>(y) * n + x] ? h : h + rate * laplacian;
             }
         }
@@ -462,8 +444,7 @@ void diffuse(HeightField& field, const std::vector<uint8_t>& outlet, float amoun
 // Uplift rate per cell: proportional to the initial height above sea level, tapered towards
 // the map border (which is held at base level) so that no cliff forms along the edge.
 std::vector<float> upliftRates(const HeightField& field, const std::vector<uint8_t>& outlet,
-                               float seaLevel, float rate)
-{
+                               float seaLevel, float rate) {
     constexpr double kEdgeTaper = 0.08;
     const int n = field.size;
     const float top = *std::max_element(field.cells.begin(), field.cells.end());
@@ -483,8 +464,7 @@ std::vector<float> upliftRates(const HeightField& field, const std::vector<uint8
 
 // Landscape evolution: tectonic uplift against river incision and soil creep, which turns
 // the noise into a dendritic network of ridges and valleys.
-void erodeFluvial(HeightField& field, float seaLevel, const StreamPowerParams& params)
-{
+void erodeFluvial(HeightField& field, float seaLevel, const StreamPowerParams& params) {
     const std::vector<uint8_t> outlet = findOutlets(field, seaLevel);
     const std::vector<float> uplift = upliftRates(field, outlet, seaLevel, params.upliftRate);
     FlowGraph graph;
@@ -501,8 +481,7 @@ void erodeFluvial(HeightField& field, float seaLevel, const StreamPowerParams& p
 
 // ---------------------------------------------------------------- resampling
 
-float catmullRom(float p0, float p1, float p2, float p3, float t)
-{
+float catmullRom(float p0, float p1, float p2, float p3, float t) {
     const float a = -0.5f * p0 + 1.5f * p1 - 1.5f * p2 + 0.5f * p3;
     const float b = p0 - 2.5f * p1 + 2.0f * p2 - 0.5f * p3;
     const float c = -0.5f * p0 + 0.5f * p2;
@@ -510,8 +489,7 @@ float catmullRom(float p0, float p1, float p2, float p3, float t)
 }
 
 // Value at fractional position `pos` along a line of `count` samples spaced `stride` apart.
-float sampleLine(const float* line, int count, int stride, float pos)
-{
+float sampleLine(const float* line, int count, int stride, float pos) {
     const int i = std::min(static_cast<int>(pos), count - 2);
     const float t = pos - i;
     const auto at = [&](int k) { return line[std::clamp(k, 0, count - 1) * stride]; };
@@ -519,8 +497,7 @@ float sampleLine(const float* line, int count, int stride, float pos)
 }
 
 // Bicubic (Catmull-Rom) resize of a square heightfield, corners mapped onto corners.
-HeightField resample(const HeightField& source, int size)
-{
+HeightField resample(const HeightField& source, int size) {
     const int m = source.size;
     const float scale = static_cast<float>(m - 1) / static_cast<float>(size - 1);
     HeightField rows(1);
@@ -567,8 +544,7 @@ struct BrushTap {
     float weight;
 };
 
-std::vector<BrushTap> makeBrush(int radius)
-{
+std::vector<BrushTap> makeBrush(int radius) {
     std::vector<BrushTap> taps;
     float total = 0.0f;
     for (int dy = -radius; dy <= radius; ++dy) {
@@ -593,8 +569,7 @@ struct Surface {
 };
 
 // Bilinear height and gradient at a position with 0 <= x, y < size - 1.
-Surface sampleSurface(const HeightField& field, float x, float y)
-{
+Surface sampleSurface(const HeightField& field, float x, float y) {
     const int cx = static_cast<int>(x);
     const int cy = static_cast<int>(y);
     const float fx = x - cx;
@@ -606,13 +581,12 @@ Surface sampleSurface(const HeightField& field, float x, float y)
     Surface surface;
     surface.gradX = (h10 - h00) * (1 - fy) + (h11 - h01) * fy;
     surface.gradY = (h01 - h00) * (1 - fx) + (h11 - h10) * fx;
-    surface.height = h00 * (1 - fx) * (1 - fy) + h10 * fx * (1 - fy) + h01 * (1 - fx) * fy
-                     + h11 * fx * fy;
+    surface.height =
+        h00 * (1 - fx) * (1 - fy) + h10 * fx * (1 - fy) + h01 * (1 - fx) * fy + h11 * fx * fy;
     return surface;
 }
 
-void depositBilinear(HeightField& field, float x, float y, float amount)
-{
+void depositBilinear(HeightField& field, float x, float y, float amount) {
     const int cx = static_cast<int>(x);
     const int cy = static_cast<int>(y);
     const float fx = x - cx;
@@ -625,8 +599,7 @@ void depositBilinear(HeightField& field, float x, float y, float amount)
 
 // Removes up to `amount` around (x, y) with the brush; returns what was actually removed.
 float erodeBrush(HeightField& field, const std::vector<BrushTap>& brush, float x, float y,
-                 float amount, float floorHeight)
-{
+                 float amount, float floorHeight) {
     const int cx = static_cast<int>(x + 0.5f);
     const int cy = static_cast<int>(y + 0.5f);
     float removed = 0.0f;
@@ -655,8 +628,7 @@ struct Droplet {
 };
 
 // Turns the droplet downhill and moves it one cell; false when it stops or leaves the map.
-bool moveDroplet(Droplet& drop, const Surface& surface, const ErosionParams& params, float limit)
-{
+bool moveDroplet(Droplet& drop, const Surface& surface, const ErosionParams& params, float limit) {
     drop.dirX = drop.dirX * params.inertia - surface.gradX * (1 - params.inertia);
     drop.dirY = drop.dirY * params.inertia - surface.gradY * (1 - params.inertia);
     const float length = std::sqrt(drop.dirX * drop.dirX + drop.dirY * drop.dirY);
@@ -673,14 +645,13 @@ bool moveDroplet(Droplet& drop, const Surface& surface, const ErosionParams& par
 // Erodes or deposits at the droplet's previous position after a step of height change dh.
 void exchangeSediment(HeightField& field, const std::vector<BrushTap>& brush, Droplet& drop,
                       float oldX, float oldY, float dh, const ErosionParams& params,
-                      float seaFloor)
-{
+                      float seaFloor) {
     const float slope = std::max(-dh, params.minSlope);
     const float capacity =
         std::max(slope * drop.speed * drop.water * params.capacityFactor, params.minCapacity);
     if (dh > 0 || drop.sediment > capacity) {
-        const float deposit = dh > 0 ? std::min(dh, drop.sediment)
-                                     : (drop.sediment - capacity) * params.depositRate;
+        const float deposit =
+            dh > 0 ? std::min(dh, drop.sediment) : (drop.sediment - capacity) * params.depositRate;
         drop.sediment -= deposit;
         depositBilinear(field, oldX, oldY, deposit);
     } else {
@@ -690,8 +661,7 @@ void exchangeSediment(HeightField& field, const std::vector<BrushTap>& brush, Dr
 }
 
 void runDroplet(HeightField& field, const std::vector<BrushTap>& brush, Droplet drop,
-                const ErosionParams& params, float seaFloor)
-{
+                const ErosionParams& params, float seaFloor) {
     const float limit = static_cast<float>(field.size - 1);
     for (int step = 0; step < params.maxSteps; ++step) {
         const float oldX = drop.x;
@@ -708,8 +678,7 @@ void runDroplet(HeightField& field, const std::vector<BrushTap>& brush, Droplet 
 }
 
 void erodeHydraulic(HeightField& field, Random& random, const ErosionParams& params,
-                    float seaFloor)
-{
+                    float seaFloor) {
     if (field.size < 4) {
         return;
     }
@@ -730,8 +699,7 @@ void erodeHydraulic(HeightField& field, Random& random, const ErosionParams& par
 
 // Moves material from cells steeper than the talus slope to their lowest neighbour; it
 // softens the sharp pits and spikes that droplets leave behind.
-void erodeThermal(HeightField& field, int iterations, float talus)
-{
+void erodeThermal(HeightField& field, int iterations, float talus) {
     static constexpr int kOffsets[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
     const int n = field.size;
     for (int it = 0; it < iterations; ++it) {
@@ -759,16 +727,14 @@ void erodeThermal(HeightField& field, int iterations, float talus)
 
 // ---------------------------------------------------------------- shaping and output
 
-void scaleHeights(HeightField& field, float factor)
-{
+void scaleHeights(HeightField& field, float factor) {
     for (float& h : field.cells) {
         h *= factor;
     }
 }
 
 // Value below which `fraction` of the cells lie.
-float percentile(const HeightField& field, double fraction)
-{
+float percentile(const HeightField& field, double fraction) {
     std::vector<float> sorted = field.cells;
     const size_t index = static_cast<size_t>(fraction * (sorted.size() - 1));
     std::nth_element(sorted.begin(), sorted.begin() + index, sorted.end());
@@ -776,16 +742,14 @@ float percentile(const HeightField& field, double fraction)
 }
 
 // Lowers everything below `level` onto a flat plateau (lakes and lowland plains).
-void flattenBelow(HeightField& field, float level)
-{
+void flattenBelow(HeightField& field, float level) {
     for (float& h : field.cells) {
         h = std::max(h, level);
     }
 }
 
-std::vector<uint16_t> quantise(const HeightField& field)
-{
-    constexpr double kTop = 62000.0; // about 5 % headroom below 65535
+std::vector<uint16_t> quantise(const HeightField& field) {
+    constexpr double kTop = 62000.0;  // about 5 % headroom below 65535
     const auto [lo, hi] = std::minmax_element(field.cells.begin(), field.cells.end());
     const double range = std::max(1e-6, static_cast<double>(*hi - *lo));
     std::vector<uint16_t> samples(field.cells.size());
@@ -800,15 +764,13 @@ std::vector<uint16_t> quantise(const HeightField& field)
 
 using Bytes = std::vector<uint8_t>;
 
-void putBigEndian32(Bytes& out, uint32_t value)
-{
+void putBigEndian32(Bytes& out, uint32_t value) {
     for (int shift = 24; shift >= 0; shift -= 8) {
         out.push_back(static_cast<uint8_t>(value >> shift));
     }
 }
 
-void appendChunk(Bytes& png, const char* type, const Bytes& data)
-{
+void appendChunk(Bytes& png, const char* type, const Bytes& data) {
     putBigEndian32(png, static_cast<uint32_t>(data.size()));
     const size_t typeStart = png.size();
     png.insert(png.end(), type, type + 4);
@@ -817,8 +779,7 @@ void appendChunk(Bytes& png, const char* type, const Bytes& data)
     putBigEndian32(png, static_cast<uint32_t>(crc));
 }
 
-int paeth(int a, int b, int c)
-{
+int paeth(int a, int b, int c) {
     const int p = a + b - c;
     const int pa = std::abs(p - a);
     const int pb = std::abs(p - b);
@@ -830,8 +791,7 @@ int paeth(int a, int b, int c)
 }
 
 // Applies PNG filter `type` (0..4) to one row; bpp is bytes per pixel.
-Bytes filterRow(const Bytes& row, const Bytes& prior, int type, int bpp)
-{
+Bytes filterRow(const Bytes& row, const Bytes& prior, int type, int bpp) {
     Bytes out(row.size());
     for (size_t i = 0; i < row.size(); ++i) {
         const int a = i >= static_cast<size_t>(bpp) ? row[i - bpp] : 0;
@@ -843,8 +803,7 @@ Bytes filterRow(const Bytes& row, const Bytes& prior, int type, int bpp)
     return out;
 }
 
-long filterCost(const Bytes& filtered)
-{
+long filterCost(const Bytes& filtered) {
     long cost = 0;
     for (uint8_t byte : filtered) {
         cost += byte < 128 ? byte : 256 - byte;
@@ -853,8 +812,7 @@ long filterCost(const Bytes& filtered)
 }
 
 // Filters every row with the filter that minimises the sum of absolute differences.
-Bytes filterImage(const std::vector<uint16_t>& samples, int size)
-{
+Bytes filterImage(const std::vector<uint16_t>& samples, int size) {
     const int bpp = 2;
     const size_t rowBytes = static_cast<size_t>(size) * bpp;
     Bytes filtered;
@@ -883,8 +841,7 @@ Bytes filterImage(const std::vector<uint16_t>& samples, int size)
     return filtered;
 }
 
-Bytes deflate(const Bytes& raw)
-{
+Bytes deflate(const Bytes& raw) {
     uLongf length = compressBound(static_cast<uLong>(raw.size()));
     Bytes out(length);
     if (compress2(out.data(), &length, raw.data(), static_cast<uLong>(raw.size()), 9) != Z_OK) {
@@ -894,22 +851,20 @@ Bytes deflate(const Bytes& raw)
     return out;
 }
 
-Bytes encodeGray16Png(const std::vector<uint16_t>& samples, int size)
-{
+Bytes encodeGray16Png(const std::vector<uint16_t>& samples, int size) {
     static constexpr uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
     Bytes png(kSignature, kSignature + 8);
     Bytes header;
     putBigEndian32(header, static_cast<uint32_t>(size));
     putBigEndian32(header, static_cast<uint32_t>(size));
-    header.insert(header.end(), {16, 0, 0, 0, 0}); // depth, gray, deflate, filter, no interlace
+    header.insert(header.end(), {16, 0, 0, 0, 0});  // depth, gray, deflate, filter, no interlace
     appendChunk(png, "IHDR", header);
     appendChunk(png, "IDAT", deflate(filterImage(samples, size)));
     appendChunk(png, "IEND", {});
     return png;
 }
 
-void writeFile(const std::string& path, const Bytes& data)
-{
+void writeFile(const std::string& path, const Bytes& data) {
     FILE* file = std::fopen(path.c_str(), "wb");
     if (file == nullptr) {
         throw ToolError("cannot open '" + path + "' for writing");
@@ -923,15 +878,14 @@ void writeFile(const std::string& path, const Bytes& data)
 
 // ---------------------------------------------------------------- pipeline
 
-constexpr int kSimulationMaxSize = 513;    // landscape evolution runs at most at this size
-constexpr float kInitialRelief = 0.02f;     // noise relief before uplift, in map widths
-constexpr float kDropletHeightScale = 0.025f; // heights (output cells) -> droplet units
-constexpr double kLowlandShare = 0.06;      // share of the map that is flat lake or sea
+constexpr int kSimulationMaxSize = 513;        // landscape evolution runs at most at this size
+constexpr float kInitialRelief = 0.02f;        // noise relief before uplift, in map widths
+constexpr float kDropletHeightScale = 0.025f;  // heights (output cells) -> droplet units
+constexpr double kLowlandShare = 0.06;         // share of the map that is flat lake or sea
 
 // Fractal noise evolved by uplift, river incision and creep on a grid of at most
 // kSimulationMaxSize cells; heights are in that grid's cell units.
-HeightField simulateLandscape(int simSize, Random& random, float& seaLevel)
-{
+HeightField simulateLandscape(int simSize, Random& random, float& seaLevel) {
     HeightField field = makeFractalTerrain(simSize, random);
     scaleHeights(field, kInitialRelief * static_cast<float>(simSize));
     seaLevel = percentile(field, kLowlandShare);
@@ -939,8 +893,7 @@ HeightField simulateLandscape(int simSize, Random& random, float& seaLevel)
     return field;
 }
 
-HeightField generateTerrain(int size, uint64_t seed)
-{
+HeightField generateTerrain(int size, uint64_t seed) {
     Random random(seed);
     const int simSize = std::min(size, kSimulationMaxSize);
     float seaLevel = 0.0f;
@@ -957,16 +910,14 @@ HeightField generateTerrain(int size, uint64_t seed)
     return field;
 }
 
-void run(const Options& options)
-{
+void run(const Options& options) {
     const HeightField field = generateTerrain(options.size, options.seed);
     writeFile(options.outPath, encodeGray16Png(quantise(field), options.size));
 }
 
-} // namespace
+}  // namespace
 
-int main(int argc, char** argv)
-{
+int main(int argc, char** argv) {
     try {
         run(parseArgs(argc, argv));
     } catch (const std::exception& error) {

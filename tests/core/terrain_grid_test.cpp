@@ -63,7 +63,7 @@ TEST(TerrainGrid, DefaultMappings) {
     Heightmap png = flatHeightmap(1025, 1025);
     png.format = HeightmapFormat::Image16;
     EXPECT_EQ(defaultMapping(png).spacing, 1.0f);
-    EXPECT_NEAR(defaultMapping(png).heightScale * 65535.0f, 256.0f, 1e-3f);
+    EXPECT_NEAR(defaultMapping(png).heightScale * 65535.0f, 128.0f, 1e-3f);
 }
 
 }  // namespace
