@@ -1,1 +1,100 @@
 # The viewer: glad loader generated at configure time, GLFW window, ImGui HUD, GL renderer.
+find_package(glfw3 3.3 REQUIRED)
+find_package(OpenGL REQUIRED)
+pkg_check_modules(IMGUI REQUIRED IMPORTED_TARGET imgui)
+
+# ---- glad: OpenGL 3.3 core loader (all extensions), generated once into the build tree ----
+set(QT_GLAD_DIR ${CMAKE_BINARY_DIR}/glad)
+if(NOT EXISTS ${QT_GLAD_DIR}/src/gl.c)
+  find_program(QT_GLAD_EXECUTABLE glad)
+  if(NOT QT_GLAD_EXECUTABLE)
+    message(FATAL_ERROR "glad (the GL loader generator) was not found: install python3-glad "
+                        "(Debian) or 'pip install glad2', or configure with -DQT_BUILD_VIEWER=OFF")
+  endif()
+  execute_process(
+    COMMAND ${QT_GLAD_EXECUTABLE} --api gl:core=3.3 --out-path ${QT_GLAD_DIR} --reproducible c
+    RESULT_VARIABLE QT_GLAD_RESULT
+    OUTPUT_VARIABLE QT_GLAD_OUTPUT
+    ERROR_VARIABLE QT_GLAD_OUTPUT)
+  if(NOT QT_GLAD_RESULT EQUAL 0 OR NOT EXISTS ${QT_GLAD_DIR}/src/gl.c)
+    message(FATAL_ERROR "glad failed to generate the GL loader in ${QT_GLAD_DIR}:\n"
+                        "${QT_GLAD_OUTPUT}")
+  endif()
+endif()
+add_library(quadterrain_glad STATIC ${QT_GLAD_DIR}/src/gl.c)
+target_include_directories(quadterrain_glad SYSTEM PUBLIC ${QT_GLAD_DIR}/include)
+target_link_libraries(quadterrain_glad PUBLIC ${CMAKE_DL_LIBS})
+
+# ---- renderer: GL context, shaders, terrain, debug lines, offscreen framebuffer ----
+add_library(quadterrain_render STATIC
+  src/render/gl_context.cpp
+  src/render/shader.cpp
+  src/render/terrain_renderer.cpp
+  src/render/terrain.cpp
+  src/render/debug_lines.cpp
+  src/render/framebuffer.cpp)
+target_link_libraries(quadterrain_render PUBLIC quadterrain_core quadterrain_cli quadterrain_glad
+                                                glfw OpenGL::GL)
+target_compile_options(quadterrain_render PRIVATE ${QT_WARNINGS})
+
+# ---- the viewer executable ----
+add_executable(quadterrain
+  src/app/main.cpp
+  src/app/session.cpp
+  src/app/resources.cpp
+  src/app/viewer.cpp
+  src/app/fly_control.cpp
+  src/app/hud.cpp
+  src/app/minimap.cpp
+  src/app/scripted.cpp
+  src/app/stats_json.cpp
+  src/app/cull_map.cpp)
+target_link_libraries(quadterrain PRIVATE quadterrain_render PkgConfig::IMGUI)
+target_compile_options(quadterrain PRIVATE ${QT_WARNINGS})
+target_compile_definitions(quadterrain PRIVATE QT_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+
+# Shaders are read at run time: copy them next to the executable after every build.
+file(GLOB QT_SHADERS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/shaders/*.vert
+     ${CMAKE_SOURCE_DIR}/shaders/*.frag)
+add_custom_command(TARGET quadterrain POST_BUILD
+  COMMAND ${CMAKE_COMMAND} -E make_directory $<TARGET_FILE_DIR:quadterrain>/shaders
+  COMMAND ${CMAKE_COMMAND} -E copy_if_different ${QT_SHADERS} $<TARGET_FILE_DIR:quadterrain>/shaders
+  VERBATIM)
+
+# ---- render tests: need a display; run under xvfb-run -a when none is set ----
+if(BUILD_TESTING OR NOT DEFINED BUILD_TESTING)
+  find_package(GTest REQUIRED)
+  include(GoogleTest)
+  set(QT_WITH_DISPLAY ${CMAKE_SOURCE_DIR}/tests/render/with_display.sh)
+  set(QT_RENDER_TEST_ENV QT_GL_DEBUG=1)
+  if(QT_SANITIZE)
+    # Mesa and Xlib keep allocations alive until exit; they are not ours to fix.
+    list(APPEND QT_RENDER_TEST_ENV
+         LSAN_OPTIONS=suppressions=${CMAKE_SOURCE_DIR}/tests/render/lsan.supp:print_suppressions=0)
+  endif()
+
+  add_executable(render_tests tests/render/render_test.cpp)
+  target_link_libraries(render_tests PRIVATE quadterrain_render GTest::gtest GTest::gtest_main)
+  target_compile_options(render_tests PRIVATE ${QT_WARNINGS})
+  target_compile_definitions(render_tests PRIVATE
+    QT_SHADER_DIR="${CMAKE_SOURCE_DIR}/shaders"
+    QT_SHARED_HEIGHTMAPS="${CMAKE_SOURCE_DIR}/../shared/heightmaps")
+  # Discovery only lists names (no window); each test then runs through the display wrapper.
+  set_target_properties(render_tests PROPERTIES CROSSCOMPILING_EMULATOR ${QT_WITH_DISPLAY})
+  gtest_discover_tests(render_tests DISCOVERY_TIMEOUT 60
+    PROPERTIES LABELS render ENVIRONMENT "${QT_RENDER_TEST_ENV}" TIMEOUT 300)
+
+  add_test(NAME render_cli
+    COMMAND ${QT_WITH_DISPLAY} ${CMAKE_SOURCE_DIR}/tests/render/cli_test.sh
+            $<TARGET_FILE:quadterrain> ${CMAKE_SOURCE_DIR})
+  set_tests_properties(render_cli PROPERTIES LABELS render ENVIRONMENT "${QT_RENDER_TEST_ENV}"
+                                             TIMEOUT 300)
+
+  # The catalogue of bad inputs: exact one-line errors and exit codes of the real executable.
+  find_package(Python3 REQUIRED COMPONENTS Interpreter)
+  add_test(NAME bad_input_catalogue
+    COMMAND ${QT_WITH_DISPLAY} ${Python3_EXECUTABLE}
+            ${CMAKE_SOURCE_DIR}/tests/app/bad_input_catalogue.py $<TARGET_FILE:quadterrain>)
+  set_tests_properties(bad_input_catalogue PROPERTIES LABELS render
+                                           ENVIRONMENT "${QT_RENDER_TEST_ENV}" TIMEOUT 300)
+endif()

@@ -1,0 +1,43 @@
+// Terrain fragment shader: colour by height and slope, diffuse + ambient light, distance fog.
+#version 330 core
+
+in vec3 worldPosition;
+in vec3 worldNormal;
+
+uniform vec3 eye;
+uniform float farPlane;
+uniform vec2 heightRange;  // world heights of the lowest and highest sample
+uniform vec3 fogColour;
+uniform bool wireframe;
+
+out vec4 colour;
+
+const vec3 kSunDirection = normalize(vec3(-0.45, 0.75, -0.35));
+const vec3 kLowland = vec3(0.26, 0.42, 0.18);
+const vec3 kHills = vec3(0.45, 0.40, 0.25);
+const vec3 kRock = vec3(0.46, 0.43, 0.40);
+const vec3 kSnow = vec3(0.95, 0.96, 0.98);
+
+void main() {
+    vec3 n = normalize(worldNormal);
+    float span = max(heightRange.y - heightRange.x, 1e-6);
+    float h = clamp((worldPosition.y - heightRange.x) / span, 0.0, 1.0);
+
+    vec3 albedo = mix(kLowland, kHills, smoothstep(0.15, 0.45, h));
+    albedo = mix(albedo, kRock, smoothstep(0.45, 0.7, h));
+    float steep = 1.0 - smoothstep(0.6, 0.85, abs(n.y));
+    albedo = mix(albedo, kRock * 0.85, steep);
+    float snow = smoothstep(0.72, 0.85, h) * smoothstep(0.55, 0.8, abs(n.y));
+    albedo = mix(albedo, kSnow, snow);
+    if (wireframe) {
+        albedo = vec3(0.1, 0.15, 0.1);
+    }
+
+    float diffuse = max(dot(n, kSunDirection), 0.0);
+    vec3 lit = albedo * (0.28 + 0.85 * diffuse);
+
+    // Clear up to 40% of the far plane, then thickening to the sky colour at the far plane.
+    float d = clamp((distance(eye, worldPosition) / farPlane - 0.4) / 0.6, 0.0, 1.0);
+    float fog = d * d;
+    colour = vec4(mix(lit, fogColour, fog), 1.0);
+}

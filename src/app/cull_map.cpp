@@ -1,0 +1,142 @@
+// Cull-map rasterisation: a leaf grid scaled to about 512-4096 pixels, lines clipped to the image.
+#include "app/cull_map.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <stb_image_write.h>
+
+namespace qt {
+namespace {
+
+// Pixels per leaf so that small trees still give a readable picture.
+constexpr int kTargetPixels = 512;
+// Largest map area drawn; bigger trees share a pixel between several leaves.
+constexpr int kMaxPixels = 4096;
+
+void plot(RgbImage& image, int x, int y, const uint8_t colour[3]) {
+    if (x < 0 || y < 0 || x >= image.width || y >= image.height) {
+        return;
+    }
+    uint8_t* p = &image.rgb[(size_t(y) * size_t(image.width) + size_t(x)) * 3];
+    p[0] = colour[0];
+    p[1] = colour[1];
+    p[2] = colour[2];
+}
+
+// Liang-Barsky clip of the segment to [0, w] x [0, h]; false when nothing is left.
+bool clipSegment(double& x0, double& y0, double& x1, double& y1, double w, double h) {
+    double t0 = 0.0;
+    double t1 = 1.0;
+    const double dx = x1 - x0;
+    const double dy = y1 - y0;
+    const double p[4] = {-dx, dx, -dy, dy};
+    const double q[4] = {x0, w - x0, y0, h - y0};
+    for (int i = 0; i < 4; ++i) {
+        if (p[i] == 0.0) {
+            if (q[i] < 0.0) {
+                return false;
+            }
+            continue;
+        }
+        const double t = q[i] / p[i];
+        if (p[i] < 0.0) {
+            t0 = std::max(t0, t);
+        } else {
+            t1 = std::min(t1, t);
+        }
+        if (t0 > t1) {
+            return false;
+        }
+    }
+    const double ax = x0 + t0 * dx;
+    const double ay = y0 + t0 * dy;
+    x1 = x0 + t1 * dx;
+    y1 = y0 + t1 * dy;
+    x0 = ax;
+    y0 = ay;
+    return true;
+}
+
+void drawLine(RgbImage& image, double x0, double y0, double x1, double y1,
+              const uint8_t colour[3]) {
+    if (!std::isfinite(x0) || !std::isfinite(y0) || !std::isfinite(x1) || !std::isfinite(y1) ||
+        !clipSegment(x0, y0, x1, y1, image.width - 1, image.height - 1)) {
+        return;
+    }
+    const int steps = int(std::ceil(std::max(std::fabs(x1 - x0), std::fabs(y1 - y0)))) + 1;
+    for (int i = 0; i <= steps; ++i) {
+        const double t = double(i) / steps;
+        plot(image, int(std::lround(x0 + t * (x1 - x0))), int(std::lround(y0 + t * (y1 - y0))),
+             colour);
+    }
+}
+
+}  // namespace
+
+RgbImage cullMapImage(const Quadtree& tree, const WorldMapping& mapping,
+                      const std::vector<LeafCoord>& visible,
+                      const std::array<glm::vec3, 8>& frustumCorners, const glm::vec3& eye) {
+    const int longest = std::max(tree.leavesX, tree.leavesZ);
+    // Map pixels per leaf: above 1 for small trees, below 1 for huge ones.
+    const double scale = longest >= kTargetPixels ? std::min(1.0, double(kMaxPixels) / longest)
+                                                  : double(std::max(1, kTargetPixels / longest));
+    const int mapW = std::max(1, int(std::ceil(tree.leavesX * scale)));
+    const int mapH = std::max(1, int(std::ceil(tree.leavesZ * scale)));
+    const int margin = std::max(mapW, mapH) / 8 + 2;
+    RgbImage image;
+    image.width = mapW + 2 * margin;
+    image.height = mapH + 2 * margin;
+    image.rgb.resize(size_t(image.width) * size_t(image.height) * 3);
+    for (size_t i = 0; i < image.rgb.size(); i += 3) {
+        std::copy(kMapOutside, kMapOutside + 3, &image.rgb[i]);
+    }
+
+    std::vector<uint8_t> drawn(size_t(tree.leavesX) * size_t(tree.leavesZ), 0);
+    for (const LeafCoord& leaf : visible) {
+        drawn[size_t(leaf.row) * size_t(tree.leavesX) + leaf.col] = 1;
+    }
+    for (int y = 0; y < mapH; ++y) {
+        const int row = std::min(int(y / scale), tree.leavesZ - 1);
+        for (int x = 0; x < mapW; ++x) {
+            const int col = std::min(int(x / scale), tree.leavesX - 1);
+            const bool isDrawn = drawn[size_t(row) * size_t(tree.leavesX) + size_t(col)] != 0;
+            plot(image, margin + x, margin + y, isDrawn ? kMapDrawn : kMapCulled);
+        }
+    }
+
+    // World x/z to image pixels: a leaf spans leafSize * spacing world units.
+    const double leafWorld = double(tree.leafSize) * mapping.spacing;
+    auto toPixel = [&](const glm::vec3& p, double& px, double& py) {
+        px = margin + p.x / leafWorld * scale;
+        py = margin + p.z / leafWorld * scale;
+    };
+    static const int kEdges[12][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {4, 5}, {5, 6},
+                                      {6, 7}, {7, 4}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
+    for (const auto& edge : kEdges) {
+        double x0, y0, x1, y1;
+        toPixel(frustumCorners[size_t(edge[0])], x0, y0);
+        toPixel(frustumCorners[size_t(edge[1])], x1, y1);
+        drawLine(image, x0, y0, x1, y1, kMapFrustum);
+    }
+    double ex, ey;
+    toPixel(eye, ex, ey);
+    if (std::isfinite(ex) && std::isfinite(ey) && std::fabs(ex) < 1e6 && std::fabs(ey) < 1e6) {
+        for (int dy = -2; dy <= 2; ++dy) {
+            for (int dx = -2; dx <= 2; ++dx) {
+                plot(image, int(std::lround(ex)) + dx, int(std::lround(ey)) + dy, kMapCamera);
+            }
+        }
+    }
+    return image;
+}
+
+std::string writePng(const std::string& path, int width, int height, int channels,
+                     const uint8_t* pixels) {
+    if (!stbi_write_png(path.c_str(), width, height, channels, pixels, width * channels)) {
+        return path + ": cannot write the PNG file";
+    }
+    return "";
+}
+
+}  // namespace qt

@@ -1,0 +1,39 @@
+// The --cull-map picture: the leaf grid from above, drawn vs culled, with the frustum footprint.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <glm/vec3.hpp>
+
+#include "core/quadtree.h"
+#include "core/terrain_grid.h"
+
+namespace qt {
+
+struct RgbImage {
+    int width = 0;
+    int height = 0;
+    std::vector<uint8_t> rgb;  // row-major, top row first (row 0 = world z 0)
+};
+
+// Colours of the cull map.
+constexpr uint8_t kMapDrawn[3] = {70, 190, 90};
+constexpr uint8_t kMapCulled[3] = {120, 45, 45};
+constexpr uint8_t kMapOutside[3] = {28, 28, 36};
+constexpr uint8_t kMapFrustum[3] = {250, 220, 60};
+constexpr uint8_t kMapCamera[3] = {255, 255, 255};
+
+// Leaves of `visible` drawn, every other leaf culled; a margin of outside-the-map around it; the
+// frustum's eight corners projected onto x/z and joined by its twelve edges; the eye as a dot.
+RgbImage cullMapImage(const Quadtree& tree, const WorldMapping& mapping,
+                      const std::vector<LeafCoord>& visible,
+                      const std::array<glm::vec3, 8>& frustumCorners, const glm::vec3& eye);
+
+// Writes the image as PNG; one line on failure.
+std::string writePng(const std::string& path, int width, int height, int channels,
+                     const uint8_t* pixels);
+
+}  // namespace qt

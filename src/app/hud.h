@@ -1,0 +1,43 @@
+// The Dear ImGui HUD: culling statistics, frame-time graph, toggles, loading, mapping sliders.
+#pragma once
+
+#include <array>
+#include <string>
+
+#include <glm/vec3.hpp>
+
+#include "core/camera.h"
+#include "render/terrain.h"
+
+namespace qt {
+
+// Leaf boxes drawn at most, so the debug lines stay one bounded buffer.
+constexpr int kMaxLeafBoxes = 20000;
+// Frame times kept for the graph.
+constexpr int kFrameHistory = 240;
+
+struct HudState {
+    bool cull = true;
+    bool freeze = false;
+    bool wireframe = false;
+    bool boxes = false;
+    char path[1024] = {};
+    std::string message;  // last load or shader error, or what just happened
+    std::array<float, kFrameHistory> frameMs{};
+    int frameCursor = 0;  // next slot of frameMs to write
+    int boxesDrawn = 0;
+
+    void recordFrame(float ms);
+};
+
+struct HudRequests {
+    bool load = false;  // load HudState::path
+    bool reloadShaders = false;
+    bool resetCamera = false;
+};
+
+// Builds the HUD window for this frame; `terrain.mapping` is edited in place by the sliders.
+HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
+                    const Camera& camera, const std::array<glm::vec3, 8>& cullCorners, float speed);
+
+}  // namespace qt

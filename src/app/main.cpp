@@ -1,0 +1,60 @@
+// quadterrain: parses the command line, opens the session, runs the viewer or a scripted mode.
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "app/options.h"
+#include "app/scripted.h"
+#include "app/session.h"
+#include "app/viewer.h"
+#include "render/gl_context.h"
+
+namespace {
+
+int run(const std::vector<std::string>& args) {
+    qt::Result<qt::ViewerOptions> options = qt::parseOptions(args);
+    if (!options) {
+        std::fprintf(stderr, "quadterrain: %s\n", options.error().c_str());
+        return qt::kExitUsage;
+    }
+    if (options.value().help) {
+        std::fputs(qt::usageText().c_str(), stdout);
+        return 0;
+    }
+    qt::Result<qt::Session> created = qt::Session::create(options.value());
+    if (!created) {
+        std::fprintf(stderr, "quadterrain: %s\n", created.error().c_str());
+        return qt::kExitFailure;
+    }
+    qt::Session& session = created.value();
+    const qt::ViewerOptions& o = session.options;
+    int status = 0;
+    if (!o.benchCsvPath.empty()) {
+        status = qt::runBench(session);
+    } else if (!o.screenshotPath.empty() || !o.statsJsonPath.empty() || !o.cullMapPath.empty()) {
+        status = qt::runOneShot(session);
+    } else {
+        status = qt::runViewer(session);
+    }
+    session.context.checkErrors("the last frame");
+    session.destroy();
+    if (const int errors = qt::glErrorCount(); errors > 0) {
+        std::fprintf(stderr, "quadterrain: %d OpenGL error(s) were reported (see above)\n", errors);
+        status = status ? status : qt::kExitFailure;
+    }
+    return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(std::vector<std::string>(argv + 1, argv + argc));
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "quadterrain: %s\n", e.what());
+    } catch (...) {
+        std::fprintf(stderr, "quadterrain: unexpected failure\n");
+    }
+    return qt::kExitFailure;
+}

@@ -1,0 +1,63 @@
+// Minimap: culled subtrees and accepted nodes as rectangles, the frustum's x/z footprint, the eye.
+#include "app/minimap.h"
+
+#include <algorithm>
+
+#include <imgui.h>
+
+namespace qt {
+namespace {
+
+constexpr ImU32 kCulledColour = IM_COL32(150, 50, 50, 255);
+constexpr ImU32 kDrawnColour = IM_COL32(70, 190, 90, 255);
+constexpr ImU32 kBackground = IM_COL32(25, 25, 32, 255);
+constexpr ImU32 kFrustumColour = IM_COL32(250, 220, 60, 255);
+constexpr ImU32 kCameraColour = IM_COL32(255, 255, 255, 255);
+
+}  // namespace
+
+void drawMinimap(const Terrain& terrain, const Camera& camera,
+                 const std::array<glm::vec3, 8>& cullCorners, float side) {
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("minimap", ImVec2(side, side));
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const ImVec2 end(origin.x + side, origin.y + side);
+    draw->AddRectFilled(origin, end, kBackground);
+    draw->PushClipRect(origin, end, true);
+
+    // Sample coordinates to pixels, the longer side filling the square with a small border.
+    const float samplesLong = float(std::max(terrain.map.width, terrain.map.height) - 1);
+    const float border = 0.1f * side;
+    const float scale = (side - 2.0f * border) / samplesLong;
+    auto pixel = [&](float sampleX, float sampleZ) {
+        return ImVec2(origin.x + border + sampleX * scale, origin.y + border + sampleZ * scale);
+    };
+    auto fillNode = [&](uint32_t index, ImU32 colour) {
+        const QuadtreeNode& n = terrain.tree.nodes[index];
+        draw->AddRectFilled(pixel(n.x0, n.z0), pixel(n.x1, n.z1), colour);
+    };
+    for (const uint32_t node : terrain.cull.culledNodes) {
+        fillNode(node, kCulledColour);
+    }
+    for (const uint32_t node : terrain.cull.acceptedNodes) {
+        fillNode(node, kDrawnColour);
+    }
+
+    // World x/z to sample units, then pixels.
+    const float toSamples = 1.0f / terrain.mapping.spacing;
+    auto world = [&](const glm::vec3& p) { return pixel(p.x * toSamples, p.z * toSamples); };
+    static const int kEdges[12][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {4, 5}, {5, 6},
+                                      {6, 7}, {7, 4}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
+    for (const auto& edge : kEdges) {
+        draw->AddLine(world(cullCorners[size_t(edge[0])]), world(cullCorners[size_t(edge[1])]),
+                      kFrustumColour, 1.0f);
+    }
+    const ImVec2 eye = world(camera.position);
+    const glm::vec3 ahead =
+        camera.position + camera.forward() * (0.08f * samplesLong * terrain.mapping.spacing);
+    draw->AddCircleFilled(eye, 3.5f, kCameraColour);
+    draw->AddLine(eye, world(ahead), kCameraColour, 2.0f);
+    draw->PopClipRect();
+}
+
+}  // namespace qt

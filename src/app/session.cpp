@@ -1,0 +1,113 @@
+// Session set-up and tear-down in dependency order; loads go into temporaries first.
+#include "app/session.h"
+
+#include <glm/trigonometric.hpp>
+
+#include "app/resources.h"
+
+namespace qt {
+
+Result<Session> Session::create(const ViewerOptions& options) {
+    Session session;
+    session.options = options;
+    const std::string path =
+        options.heightmapPath.empty() ? defaultHeightmapPath() : options.heightmapPath;
+    LoadOptions load;
+    load.rawWidth = options.rawWidth;
+    load.rawHeight = options.rawHeight;
+    Result<Heightmap> map = loadHeightmap(path, load);
+    if (!map) {
+        return Result<Session>::failure(map.error());
+    }
+    session.shaderDir = findResourceDir("shaders");
+    if (session.shaderDir.empty()) {
+        return Result<Session>::failure(
+            "cannot find the shaders/ directory next to the executable or in " +
+            std::string(QT_SOURCE_DIR));
+    }
+
+    GlContextOptions contextOptions;
+    contextOptions.width = options.windowWidth;
+    contextOptions.height = options.windowHeight;
+    // Runs that only write files never show a window; --frames alone shows the viewer.
+    contextOptions.visible = options.screenshotPath.empty() && options.statsJsonPath.empty() &&
+                             options.cullMapPath.empty() && options.benchCsvPath.empty();
+    Result<GlContext> context = GlContext::create(contextOptions);
+    if (!context) {
+        return Result<Session>::failure(context.error());
+    }
+    session.context = context.value();
+
+    Result<TerrainRenderer> renderer = TerrainRenderer::create(session.shaderDir);
+    Result<DebugLines> lines =
+        renderer ? DebugLines::create(session.shaderDir) : Result<DebugLines>(DebugLines{});
+    Result<Terrain> terrain = renderer && lines
+                                  ? Terrain::create(std::move(map).value(), options.leafSize, path)
+                                  : Result<Terrain>::failure("");
+    if (!renderer || !lines || !terrain) {
+        const std::string error = !renderer ? renderer.error()
+                                  : !lines  ? lines.error()
+                                            : terrain.error();
+        if (renderer) {
+            renderer.value().destroy();
+        }
+        if (lines) {
+            lines.value().destroy();
+        }
+        session.context.destroy();
+        return Result<Session>::failure(error);
+    }
+    session.renderer = renderer.value();
+    session.lines = std::move(lines).value();
+    session.terrain = std::move(terrain).value();
+    WorldMapping& mapping = session.terrain.mapping;
+    mapping.spacing = options.spacing.value_or(mapping.spacing);
+    mapping.heightScale = options.heightScale.value_or(mapping.heightScale);
+    mapping.heightOffset = options.heightOffset.value_or(mapping.heightOffset);
+    session.resetCamera(float(options.windowWidth) / float(options.windowHeight));
+    return session;
+}
+
+void Session::destroy() {
+    terrain.destroy();
+    lines.destroy();
+    renderer.destroy();
+    context.destroy();
+}
+
+std::string Session::replaceTerrain(const std::string& path) {
+    LoadOptions load;
+    load.rawWidth = options.rawWidth;
+    load.rawHeight = options.rawHeight;
+    Result<Terrain> loaded = loadTerrain(path, load, options.leafSize);
+    if (!loaded) {
+        return loaded.error();
+    }
+    terrain.destroy();
+    terrain = std::move(loaded).value();
+    options.eye.reset();  // the command line's camera belonged to the first map
+    options.target.reset();
+    resetCamera(camera.aspect);
+    return "";
+}
+
+std::string Session::reloadShaders() {
+    std::string error = renderer.reloadShaders();
+    std::string linesError = lines.reloadShaders(shaderDir);
+    return error.empty() ? linesError : error;
+}
+
+void Session::resetCamera(float aspect) {
+    const float fovY = glm::radians(options.fovDegrees);
+    if (options.eye && options.target) {
+        camera = Camera{};
+        camera.fovY = fovY;
+        camera.aspect = aspect;
+        camera.lookAt(*options.eye, *options.target);
+        fitClipPlanes(camera, terrain.map, terrain.mapping);
+    } else {
+        camera = overviewCamera(terrain.map, terrain.mapping, aspect, fovY);
+    }
+}
+
+}  // namespace qt

@@ -1,0 +1,42 @@
+// What one run of the viewer owns: window and context, renderers, the terrain and the camera.
+#pragma once
+
+#include <string>
+
+#include "app/options.h"
+#include "core/camera.h"
+#include "render/debug_lines.h"
+#include "render/gl_context.h"
+#include "render/terrain.h"
+#include "render/terrain_renderer.h"
+
+namespace qt {
+
+// Exit statuses: usage errors, and failures to load or to get a working OpenGL.
+constexpr int kExitUsage = 2;
+constexpr int kExitFailure = 1;
+
+struct Session {
+    ViewerOptions options;
+    GlContext context;
+    TerrainRenderer renderer;
+    DebugLines lines;
+    Terrain terrain;
+    Camera camera;
+    std::string shaderDir;
+
+    // Loads the heightmap first (so a bad file is reported even without a display), then opens
+    // the window (hidden for scripted runs), loads the shaders and uploads the terrain.
+    static Result<Session> create(const ViewerOptions& options);
+    // Everything GL first, then the window and GLFW.
+    void destroy();
+
+    // Loads another heightmap; the current terrain stays when that fails (error returned).
+    std::string replaceTerrain(const std::string& path);
+    // Reloads every shader; old programs stay on failure.
+    std::string reloadShaders();
+    // The camera the options ask for, or the overview of the map.
+    void resetCamera(float aspect);
+};
+
+}  // namespace qt

@@ -1,0 +1,98 @@
+// A small hand-written JSON emitter for the stats report (no dependency for twenty keys).
+#include "app/stats_json.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+#include <glm/trigonometric.hpp>
+
+namespace qt {
+namespace {
+
+// Shortest text that reads back as the same float.
+std::string number(float value) {
+    if (!std::isfinite(value)) {
+        return "null";
+    }
+    char text[40];
+    const std::to_chars_result end = std::to_chars(text, text + sizeof(text), value);
+    std::string result(text, end.ptr);
+    if (result.find_first_of(".eE") == std::string::npos) {
+        result += ".0";  // keep floats recognisable as floats
+    }
+    return result;
+}
+
+std::string milliseconds(double value) {
+    char text[40];
+    std::snprintf(text, sizeof(text), "%.4f", std::isfinite(value) ? value : 0.0);
+    return text;
+}
+
+std::string vec3(const glm::vec3& v) {
+    return "[" + number(v.x) + ", " + number(v.y) + ", " + number(v.z) + "]";
+}
+
+}  // namespace
+
+std::string jsonString(const std::string& text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        const unsigned char u = static_cast<unsigned char>(c);
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (c == '\n') {
+            out += "\\n";
+        } else if (c == '\t') {
+            out += "\\t";
+        } else if (u < 0x20) {
+            char escape[8];
+            std::snprintf(escape, sizeof(escape), "\\u%04x", u);
+            out += escape;
+        } else {
+            out += c;
+        }
+    }
+    return out + "\"";
+}
+
+std::string statsJson(const StatsReport& r) {
+    const Camera& c = r.camera;
+    const FrameStats& s = r.stats;
+    std::string j = "{\n";
+    j += "  \"map\": {\"path\": " + jsonString(r.path) + ", \"width\": " + std::to_string(r.width) +
+         ", \"height\": " + std::to_string(r.height) + "},\n";
+    j += "  \"world\": {\"spacing\": " + number(r.mapping.spacing) +
+         ", \"height_scale\": " + number(r.mapping.heightScale) +
+         ", \"height_offset\": " + number(r.mapping.heightOffset) + "},\n";
+    j += "  \"camera\": {\"eye\": " + vec3(c.position) + ", \"target\": " + vec3(r.target) +
+         ", \"fov_y\": " + number(glm::degrees(c.fovY)) + ", \"aspect\": " + number(c.aspect) +
+         ", \"near\": " + number(c.nearPlane) + ", \"far\": " + number(c.farPlane) + "},\n";
+    j += "  \"leaf_size\": " + std::to_string(r.leafSize) + ",\n";
+    j += "  \"culling\": " + std::string(r.culling ? "true" : "false") + ",\n";
+    j += "  \"nodes_total\": " + std::to_string(s.nodesTotal) + ",\n";
+    j += "  \"leaves_total\": " + std::to_string(s.leavesTotal) + ",\n";
+    j += "  \"nodes_tested\": " + std::to_string(s.cull.nodesTested) + ",\n";
+    j += "  \"leaves_drawn\": " + std::to_string(s.cull.leavesDrawn) + ",\n";
+    j += "  \"leaves_culled\": " + std::to_string(s.cull.leavesCulled) + ",\n";
+    j += "  \"subtrees_accepted\": " + std::to_string(s.cull.subtreesAccepted) + ",\n";
+    j += "  \"draw_calls\": " + std::to_string(s.drawCalls) + ",\n";
+    j += "  \"triangles_drawn\": " + std::to_string(s.cull.triangles) + ",\n";
+    j += "  \"cull_ms\": " + milliseconds(s.cullMs) + ",\n";
+    j += "  \"frame_ms\": " + milliseconds(s.frameMs);
+    if (r.visibleLeaves) {
+        j += ",\n  \"visible_leaves\": [";
+        bool first = true;
+        for (const LeafCoord& leaf : *r.visibleLeaves) {
+            j += first ? "" : ", ";
+            j += "[" + std::to_string(leaf.col) + ", " + std::to_string(leaf.row) + "]";
+            first = false;
+        }
+        j += "]";
+    }
+    return j + "\n}\n";
+}
+
+}  // namespace qt

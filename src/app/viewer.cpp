@@ -1,0 +1,222 @@
+// The interactive frame loop: poll, move, cull, draw terrain and debug lines, HUD, swap.
+#include "app/viewer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+
+#include "app/fly_control.h"
+#include "app/hud.h"
+
+namespace qt {
+namespace {
+
+constexpr uint32_t kFrustumLineColour = 0xFF3CDCFAu;  // ABGR in memory order: yellow
+constexpr uint32_t kLeafBoxColour = 0xFFFF9040u;      // light blue
+
+struct Viewer {
+    explicit Viewer(Session& s) : session(s) {}
+    Session& session;
+    HudState hud;
+    FlyControl fly;
+    glm::mat4 frozenViewProjection{1.0f};
+    std::string droppedPath;  // set by the drop callback, loaded after the frame
+    bool hudVisible = true;
+    bool reloadRequested = false;
+};
+
+Viewer& viewerOf(GLFWwindow* window) {
+    return *static_cast<Viewer*>(glfwGetWindowUserPointer(window));
+}
+
+void onKey(GLFWwindow* window, int key, int /*scancode*/, int action, int /*mods*/) {
+    if (action != GLFW_PRESS || ImGui::GetIO().WantCaptureKeyboard) {
+        return;
+    }
+    Viewer& v = viewerOf(window);
+    switch (key) {
+        case GLFW_KEY_R:
+        case GLFW_KEY_F5:
+            v.reloadRequested = true;
+            break;
+        case GLFW_KEY_C:
+            v.hud.cull = !v.hud.cull;
+            break;
+        case GLFW_KEY_F:
+            v.hud.freeze = !v.hud.freeze;
+            break;
+        case GLFW_KEY_G:
+            v.hud.wireframe = !v.hud.wireframe;
+            break;
+        case GLFW_KEY_B:
+            v.hud.boxes = !v.hud.boxes;
+            break;
+        case GLFW_KEY_H:
+            v.hudVisible = !v.hudVisible;
+            break;
+        case GLFW_KEY_TAB:
+            v.fly.setCaptured(window, !v.fly.captured);
+            break;
+        case GLFW_KEY_ESCAPE:
+            if (v.fly.captured) {
+                v.fly.setCaptured(window, false);
+            } else {
+                glfwSetWindowShouldClose(window, GLFW_TRUE);
+            }
+            break;
+        default:
+            break;
+    }
+}
+
+void onScroll(GLFWwindow* window, double /*dx*/, double dy) {
+    if (!ImGui::GetIO().WantCaptureMouse) {
+        viewerOf(window).fly.onScroll(dy);
+    }
+}
+
+void onDrop(GLFWwindow* window, int count, const char** paths) {
+    if (count > 0) {
+        viewerOf(window).droppedPath = paths[count - 1];
+    }
+}
+
+void report(Viewer& v, const std::string& message, bool error) {
+    v.hud.message = message;
+    if (error) {
+        std::fprintf(stderr, "quadterrain: %s\n", message.c_str());
+    }
+}
+
+void load(Viewer& v, const std::string& path) {
+    Session& s = v.session;
+    if (std::string error = s.replaceTerrain(path); !error.empty()) {
+        report(v, error, true);
+        return;
+    }
+    v.fly.speed = FlyControl::defaultSpeed(s.terrain.map, s.terrain.mapping);
+    std::snprintf(v.hud.path, sizeof(v.hud.path), "%s", path.c_str());
+    report(v, "loaded " + path, false);
+}
+
+// Leaf boxes of the first kMaxLeafBoxes drawn leaves, in tree order.
+int addLeafBoxes(DebugLines& lines, const Terrain& t) {
+    const size_t count = std::min(t.cull.visible.size(), size_t(kMaxLeafBoxes));
+    for (size_t i = 0; i < count; ++i) {
+        const LeafCoord leaf = t.cull.visible[i];
+        const uint32_t node = t.tree.leafNodes[t.tree.leafIndexAt(leaf.col, leaf.row)];
+        lines.addBox(nodeBox(t.tree.nodes[node], t.mapping), kLeafBoxColour);
+    }
+    return int(count);
+}
+
+}  // namespace
+
+int runViewer(Session& s) {
+    GLFWwindow* window = s.context.window;
+    Viewer v(s);
+    v.fly.speed = FlyControl::defaultSpeed(s.terrain.map, s.terrain.mapping);
+    v.hud.cull = !s.options.noCull;
+    std::snprintf(v.hud.path, sizeof(v.hud.path), "%s", s.terrain.path.c_str());
+    s.lines.lines.reserve(size_t(kMaxLeafBoxes) * 24 + 24);
+
+    // Ours first: the ImGui backend chains to callbacks installed before it.
+    glfwSetWindowUserPointer(window, &v);
+    glfwSetKeyCallback(window, onKey);
+    glfwSetScrollCallback(window, onScroll);
+    glfwSetDropCallback(window, onDrop);
+    glfwSwapInterval(1);
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGui::GetIO().IniFilename = nullptr;
+    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    ImGui_ImplOpenGL3_Init("#version 330 core");
+
+    using Clock = std::chrono::steady_clock;
+    Clock::time_point previous = Clock::now();
+    int frame = 0;
+    while (!glfwWindowShouldClose(window) && (s.options.frames == 0 || frame < s.options.frames)) {
+        glfwPollEvents();
+        int width = 0;
+        int height = 0;
+        glfwGetFramebufferSize(window, &width, &height);
+        if (width <= 0 || height <= 0) {  // minimised: nothing to draw into
+            glfwWaitEventsTimeout(0.1);
+            previous = Clock::now();
+            continue;
+        }
+        const Clock::time_point now = Clock::now();
+        const float seconds = std::min(std::chrono::duration<float>(now - previous).count(), 0.1f);
+        v.hud.recordFrame(std::chrono::duration<float, std::milli>(now - previous).count());
+        previous = now;
+
+        ImGui_ImplOpenGL3_NewFrame();
+        ImGui_ImplGlfw_NewFrame();
+        ImGui::NewFrame();
+        const ImGuiIO& io = ImGui::GetIO();
+        v.fly.update(window, s.camera, seconds, !io.WantCaptureKeyboard,
+                     !io.WantCaptureMouse || v.fly.captured);
+        s.camera.aspect = float(width) / float(height);
+        fitClipPlanes(s.camera, s.terrain.map, s.terrain.mapping);
+        const glm::mat4 viewProjection = s.camera.viewProjection();
+        if (!v.hud.freeze) {
+            v.frozenViewProjection = viewProjection;
+        }
+        const Frustum frustum = cullingFrustum(v.frozenViewProjection, s.terrain.mapping);
+
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        TerrainRenderer::clear(width, height);
+        FrameStats stats =
+            renderTerrain(s.renderer, s.terrain, s.camera, frustum, v.hud.cull, v.hud.wireframe);
+        s.lines.clear();
+        const std::array<glm::vec3, 8> corners = Frustum::corners(v.frozenViewProjection);
+        if (v.hud.freeze) {
+            s.lines.addFrustum(corners, kFrustumLineColour);
+        }
+        v.hud.boxesDrawn = v.hud.boxes ? addLeafBoxes(s.lines, s.terrain) : 0;
+        s.lines.draw(viewProjection);
+
+        HudRequests requests;
+        if (v.hudVisible) {
+            requests = drawHud(v.hud, stats, s.terrain, s.camera, corners, v.fly.speed);
+        }
+        ImGui::Render();
+        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+        glfwSwapBuffers(window);
+        if (s.context.debugOutput) {
+            s.context.checkErrors("a frame");
+        }
+        ++frame;
+
+        if (requests.reloadShaders || v.reloadRequested) {
+            v.reloadRequested = false;
+            const std::string error = s.reloadShaders();
+            report(v, error.empty() ? "shaders reloaded" : error, !error.empty());
+        }
+        if (requests.resetCamera) {
+            s.resetCamera(s.camera.aspect);
+        }
+        if (requests.load) {
+            load(v, v.hud.path);
+        }
+        if (!v.droppedPath.empty()) {
+            const std::string path = std::move(v.droppedPath);
+            v.droppedPath.clear();
+            load(v, path);
+        }
+    }
+
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    glfwSetWindowUserPointer(window, nullptr);
+    return 0;
+}
+
+}  // namespace qt

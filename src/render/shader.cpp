@@ -1,0 +1,94 @@
+// Shader compilation and linking with whole info logs in the error.
+#include "render/shader.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+namespace qt {
+namespace {
+
+std::string infoLog(GLuint object, bool program) {
+    GLint length = 0;
+    program ? glGetProgramiv(object, GL_INFO_LOG_LENGTH, &length)
+            : glGetShaderiv(object, GL_INFO_LOG_LENGTH, &length);
+    std::vector<char> log(size_t(std::max(length, 1)), '\0');
+    program ? glGetProgramInfoLog(object, GLsizei(log.size()), nullptr, log.data())
+            : glGetShaderInfoLog(object, GLsizei(log.size()), nullptr, log.data());
+    std::string text(log.data());
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) {
+        text.pop_back();
+    }
+    return text;
+}
+
+Result<GLuint> compile(GLenum stage, const std::string& path) {
+    Result<std::string> source = readTextFile(path);
+    if (!source) {
+        return Result<GLuint>::failure(source.error());
+    }
+    const GLuint shader = glCreateShader(stage);
+    const char* text = source.value().c_str();
+    glShaderSource(shader, 1, &text, nullptr);
+    glCompileShader(shader);
+    GLint ok = GL_FALSE;
+    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        const std::string log = infoLog(shader, false);
+        glDeleteShader(shader);
+        return Result<GLuint>::failure(path + ": compile failed:\n" + log);
+    }
+    return shader;
+}
+
+}  // namespace
+
+Result<std::string> readTextFile(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) {
+        return Result<std::string>::failure(path + ": cannot open the file");
+    }
+    std::ostringstream text;
+    text << file.rdbuf();
+    return text.str();
+}
+
+Result<ShaderProgram> ShaderProgram::load(const std::string& vertexPath,
+                                          const std::string& fragmentPath) {
+    Result<GLuint> vertex = compile(GL_VERTEX_SHADER, vertexPath);
+    if (!vertex) {
+        return Result<ShaderProgram>::failure(vertex.error());
+    }
+    Result<GLuint> fragment = compile(GL_FRAGMENT_SHADER, fragmentPath);
+    if (!fragment) {
+        glDeleteShader(vertex.value());
+        return Result<ShaderProgram>::failure(fragment.error());
+    }
+    const GLuint program = glCreateProgram();
+    glAttachShader(program, vertex.value());
+    glAttachShader(program, fragment.value());
+    glLinkProgram(program);
+    glDeleteShader(vertex.value());
+    glDeleteShader(fragment.value());
+    GLint ok = GL_FALSE;
+    glGetProgramiv(program, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        const std::string log = infoLog(program, true);
+        glDeleteProgram(program);
+        return Result<ShaderProgram>::failure(vertexPath + " + " + fragmentPath +
+                                              ": link failed:\n" + log);
+    }
+    ShaderProgram result;
+    result.id = program;
+    return result;
+}
+
+void ShaderProgram::destroy() {
+    if (id) {
+        glDeleteProgram(id);
+        id = 0;
+    }
+}
+
+}  // namespace qt

@@ -1,0 +1,24 @@
+// GLSL programs read from files at run time; failures name the file and carry the full info log.
+#pragma once
+
+#include <string>
+
+#include "core/result.h"
+#include "render/gl.h"
+
+namespace qt {
+
+struct ShaderProgram {
+    GLuint id = 0;
+
+    // Compiles and links `vertexPath` and `fragmentPath`; nothing is left behind on failure.
+    static Result<ShaderProgram> load(const std::string& vertexPath,
+                                      const std::string& fragmentPath);
+    void destroy();
+    GLint uniform(const char* name) const { return glGetUniformLocation(id, name); }
+};
+
+// Reads a whole text file; the error says which path could not be read.
+Result<std::string> readTextFile(const std::string& path);
+
+}  // namespace qt

@@ -1,0 +1,117 @@
+// Terrain loading into temporaries, culling with the conservative frustum, clip planes, overview.
+#include "render/terrain.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <glm/geometric.hpp>
+
+#include "core/flight_path.h"
+
+namespace qt {
+
+Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path) {
+    Result<Quadtree> tree = buildQuadtree(map, leafSize);
+    if (!tree) {
+        return Result<Terrain>::failure(path + ": " + tree.error());
+    }
+    Result<TerrainGpu> gpu = TerrainGpu::create(map, tree.value());
+    if (!gpu) {
+        return Result<Terrain>::failure(path + ": " + gpu.error());
+    }
+    Terrain terrain;
+    terrain.path = std::move(path);
+    terrain.mapping = defaultMapping(map);
+    terrain.map = std::move(map);
+    terrain.tree = std::move(tree).value();
+    terrain.gpu = gpu.value();
+    terrain.cull.recordDecisions = true;
+    terrain.cull.reserveFor(terrain.tree);
+    return terrain;
+}
+
+void Terrain::destroy() {
+    gpu.destroy();
+}
+
+Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options, int leafSize) {
+    Result<Heightmap> map = loadHeightmap(path, options);
+    if (!map) {
+        return Result<Terrain>::failure(map.error());
+    }
+    return Terrain::create(std::move(map).value(), leafSize, path);
+}
+
+Frustum cullingFrustum(const glm::mat4& viewProjection, const WorldMapping& mapping) {
+    return Frustum::fromViewProjection(viewProjection, kCullMarginSpacings * mapping.spacing);
+}
+
+FrameStats cullTerrain(Terrain& terrain, const Frustum& frustum, bool cullEnabled) {
+    using Clock = std::chrono::steady_clock;
+    FrameStats stats;
+    const Clock::time_point start = Clock::now();
+    if (cullEnabled) {
+        cullQuadtree(terrain.tree, terrain.mapping, frustum, terrain.cull);
+    } else {
+        selectAll(terrain.tree, terrain.cull);
+        terrain.cull.culledNodes.clear();
+        terrain.cull.acceptedNodes.clear();
+        if (terrain.cull.recordDecisions) {
+            terrain.cull.acceptedNodes.push_back(0);  // the root: everything drawn
+        }
+    }
+    stats.cullMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    stats.cull = terrain.cull.stats;
+    stats.nodesTotal = uint32_t(terrain.tree.nodes.size());
+    stats.leavesTotal = uint32_t(terrain.tree.leaves.size());
+    return stats;
+}
+
+FrameStats renderTerrain(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,
+                         const Frustum& frustum, bool cullEnabled, bool wireframe) {
+    FrameStats stats = cullTerrain(terrain, frustum, cullEnabled);
+    stats.drawCalls =
+        renderer.draw(terrain.gpu, terrain.mapping, camera, terrain.cull.visible, wireframe);
+    return stats;
+}
+
+void fitClipPlanes(Camera& camera, const Heightmap& map, const WorldMapping& mapping) {
+    const float sizeX = float(map.width - 1) * mapping.spacing;
+    const float sizeZ = float(map.height - 1) * mapping.spacing;
+    const float y0 = mapping.worldHeight(map.minSample);
+    const float y1 = mapping.worldHeight(map.maxSample);
+    float farthest = 0.0f;
+    for (int corner = 0; corner < 8; ++corner) {
+        const glm::vec3 p((corner & 1) ? sizeX : 0.0f, (corner & 2) ? y1 : y0,
+                          (corner & 4) ? sizeZ : 0.0f);
+        farthest = std::max(farthest, glm::length(p - camera.position));
+    }
+    camera.farPlane = std::max(farPlaneFor(map, mapping), 1.05f * farthest);
+    if (!std::isfinite(camera.farPlane)) {
+        camera.farPlane = 1e30f;
+    }
+    camera.nearPlane = std::max(camera.farPlane / kFarToNear, kMinNearPlane);
+}
+
+Camera overviewCamera(const Heightmap& map, const WorldMapping& mapping, float aspect, float fovY) {
+    const float sizeX = float(map.width - 1) * mapping.spacing;
+    const float sizeZ = float(map.height - 1) * mapping.spacing;
+    const float y0 = mapping.worldHeight(map.minSample);
+    const float y1 = mapping.worldHeight(map.maxSample);
+    const glm::vec3 centre(0.5f * sizeX, 0.5f * (y0 + y1), 0.5f * sizeZ);
+    // Far enough back that the sphere around the map fits the narrower field of view.
+    const float radius = 0.5f * glm::length(glm::vec3(sizeX, y1 - y0, sizeZ));
+    const float halfFov = 0.5f * std::min(fovY, 2.0f * std::atan(std::tan(0.5f * fovY) * aspect));
+    const float distance = std::max(1.15f * radius / std::tan(halfFov), 1e-3f);
+    // From above the south-west side (high z, low x), about 50 degrees down.
+    const glm::vec3 direction = glm::normalize(glm::vec3(-0.35f, 0.8f, 0.6f));
+    Camera camera;
+    camera.fovY = fovY;
+    camera.aspect = aspect;
+    camera.lookAt(centre + direction * distance, centre);
+    fitClipPlanes(camera, map, mapping);
+    return camera;
+}
+
+}  // namespace qt

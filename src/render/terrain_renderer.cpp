@@ -1,0 +1,178 @@
+// Instanced terrain drawing: a static leaf of strips, leaf coordinates per instance, heights
+// fetched in the vertex shader; no GL call per leaf.
+#include "render/terrain_renderer.h"
+
+#include <algorithm>
+
+#include <glm/gtc/type_ptr.hpp>
+
+namespace qt {
+namespace {
+
+// Ends each strip; indices are 16-bit since a leaf has at most 65 x 65 vertices.
+constexpr GLushort kRestartIndex = 0xFFFF;
+
+std::vector<GLushort> leafStripIndices(int leafSize) {
+    std::vector<GLushort> indices;
+    indices.reserve(size_t(leafSize) * size_t(2 * (leafSize + 1) + 1));
+    const int stride = leafSize + 1;
+    for (int j = 0; j < leafSize; ++j) {
+        for (int i = 0; i <= leafSize; ++i) {
+            indices.push_back(GLushort(j * stride + i));
+            indices.push_back(GLushort((j + 1) * stride + i));
+        }
+        indices.push_back(kRestartIndex);
+    }
+    return indices;
+}
+
+}  // namespace
+
+Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree) {
+    GLint maxTexels = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &maxTexels);
+    if (map.sampleCount() > int64_t(maxTexels)) {
+        return Result<TerrainGpu>::failure(
+            "the map has " + std::to_string(map.sampleCount()) +
+            " samples, more than this GPU's texture buffer holds (GL_MAX_TEXTURE_BUFFER_SIZE " +
+            std::to_string(maxTexels) + ")");
+    }
+    TerrainGpu gpu;
+    gpu.width = map.width;
+    gpu.height = map.height;
+    gpu.leafSize = tree.leafSize;
+    gpu.leafCapacity = tree.leaves.size();
+    gpu.minSample = map.minSample;
+    gpu.maxSample = map.maxSample;
+
+    glGenBuffers(1, &gpu.heightBuffer);
+    glBindBuffer(GL_TEXTURE_BUFFER, gpu.heightBuffer);
+    glBufferData(GL_TEXTURE_BUFFER, GLsizeiptr(map.samples.size() * sizeof(float)),
+                 map.samples.data(), GL_STATIC_DRAW);
+    glGenTextures(1, &gpu.heightTexture);
+    glBindTexture(GL_TEXTURE_BUFFER, gpu.heightTexture);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_R32F, gpu.heightBuffer);
+    glBindTexture(GL_TEXTURE_BUFFER, 0);
+    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+
+    glGenVertexArrays(1, &gpu.vertexArray);
+    glBindVertexArray(gpu.vertexArray);
+    const std::vector<GLushort> indices = leafStripIndices(tree.leafSize);
+    gpu.indexCount = GLsizei(indices.size());
+    glGenBuffers(1, &gpu.indexBuffer);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, gpu.indexBuffer);  // recorded in the VAO
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, GLsizeiptr(indices.size() * sizeof(GLushort)),
+                 indices.data(), GL_STATIC_DRAW);
+    glGenBuffers(1, &gpu.instanceBuffer);
+    glBindBuffer(GL_ARRAY_BUFFER, gpu.instanceBuffer);
+    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(gpu.leafCapacity * sizeof(LeafCoord)), nullptr,
+                 GL_STREAM_DRAW);
+    static_assert(sizeof(LeafCoord) == 4, "two uint16 per instance");
+    glEnableVertexAttribArray(0);
+    glVertexAttribIPointer(0, 2, GL_UNSIGNED_SHORT, sizeof(LeafCoord), nullptr);
+    glVertexAttribDivisor(0, 1);
+    glBindVertexArray(0);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    if (glGetError() == GL_OUT_OF_MEMORY) {
+        gpu.destroy();
+        return Result<TerrainGpu>::failure("out of GPU memory uploading " +
+                                           std::to_string(map.sampleCount()) + " samples");
+    }
+    return gpu;
+}
+
+void TerrainGpu::destroy() {
+    glDeleteVertexArrays(1, &vertexArray);
+    glDeleteBuffers(1, &instanceBuffer);
+    glDeleteBuffers(1, &indexBuffer);
+    glDeleteTextures(1, &heightTexture);
+    glDeleteBuffers(1, &heightBuffer);
+    *this = TerrainGpu{};
+}
+
+Result<TerrainRenderer> TerrainRenderer::create(const std::string& shaderDir) {
+    TerrainRenderer renderer;
+    renderer.shaderDir = shaderDir;
+    if (std::string error = renderer.reloadShaders(); !error.empty()) {
+        return Result<TerrainRenderer>::failure(error);
+    }
+    return renderer;
+}
+
+void TerrainRenderer::destroy() {
+    program.destroy();
+}
+
+std::string TerrainRenderer::reloadShaders() {
+    Result<ShaderProgram> loaded =
+        ShaderProgram::load(shaderDir + "/terrain.vert", shaderDir + "/terrain.frag");
+    if (!loaded) {
+        return loaded.error();
+    }
+    program.destroy();
+    program = loaded.value();
+    return "";
+}
+
+void TerrainRenderer::clear(int width, int height) {
+    glViewport(0, 0, width, height);
+    glClearColor(kSkyColour[0], kSkyColour[1], kSkyColour[2], 1.0f);
+    glClearDepth(1.0);
+    glDepthMask(GL_TRUE);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+}
+
+int TerrainRenderer::draw(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
+                          const std::vector<LeafCoord>& visible, bool wireframe) const {
+    if (visible.empty() || gpu.vertexArray == 0) {
+        return 0;
+    }
+    glBindBuffer(GL_ARRAY_BUFFER, gpu.instanceBuffer);
+    // Orphan first so the driver need not wait for last frame's draw to finish reading.
+    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(gpu.leafCapacity * sizeof(LeafCoord)), nullptr,
+                 GL_STREAM_DRAW);
+    glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(visible.size() * sizeof(LeafCoord)),
+                    visible.data());
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+
+    glUseProgram(program.id);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_BUFFER, gpu.heightTexture);
+    glUniform1i(program.uniform("heights"), 0);
+    glUniform2i(program.uniform("mapSize"), gpu.width, gpu.height);
+    glUniform1i(program.uniform("leafSize"), gpu.leafSize);
+    glUniform1f(program.uniform("spacing"), mapping.spacing);
+    glUniform1f(program.uniform("heightScale"), mapping.heightScale);
+    glUniform1f(program.uniform("heightOffset"), mapping.heightOffset);
+    const glm::mat4 viewProjection = camera.viewProjection();
+    glUniformMatrix4fv(program.uniform("viewProjection"), 1, GL_FALSE,
+                       glm::value_ptr(viewProjection));
+    glUniform3f(program.uniform("eye"), camera.position.x, camera.position.y, camera.position.z);
+    glUniform1f(program.uniform("farPlane"), camera.farPlane);
+    const float lo = mapping.worldHeight(gpu.minSample);
+    const float hi = mapping.worldHeight(gpu.maxSample);
+    glUniform2f(program.uniform("heightRange"), std::min(lo, hi), std::max(lo, hi));
+    glUniform3f(program.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
+    glUniform1i(program.uniform("wireframe"), wireframe ? 1 : 0);
+
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glDisable(GL_CULL_FACE);
+    glDisable(GL_BLEND);
+    glEnable(GL_PRIMITIVE_RESTART);
+    glPrimitiveRestartIndex(kRestartIndex);
+    if (wireframe) {
+        glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+    }
+    glBindVertexArray(gpu.vertexArray);
+    glDrawElementsInstanced(GL_TRIANGLE_STRIP, gpu.indexCount, GL_UNSIGNED_SHORT, nullptr,
+                            GLsizei(visible.size()));
+    glBindVertexArray(0);
+    glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+    glDisable(GL_PRIMITIVE_RESTART);
+    glBindTexture(GL_TEXTURE_BUFFER, 0);
+    glUseProgram(0);
+    return 1;
+}
+
+}  // namespace qt

@@ -1,0 +1,58 @@
+// The terrain on the GPU (heights as a texture buffer, one leaf's strips, the instance buffer) and
+// the program that draws every visible leaf with one instanced call.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <glm/vec3.hpp>
+
+#include "core/camera.h"
+#include "core/heightmap.h"
+#include "core/quadtree.h"
+#include "core/terrain_grid.h"
+#include "render/shader.h"
+
+namespace qt {
+
+// Background and fog colour: terrain fades into it at the far plane.
+constexpr float kSkyColour[3] = {0.62f, 0.74f, 0.86f};
+
+// One terrain's GL objects; create() builds them all or none.
+struct TerrainGpu {
+    GLuint heightBuffer = 0;    // R32F raw samples, row-major, uploaded once
+    GLuint heightTexture = 0;   // GL_TEXTURE_BUFFER view of heightBuffer
+    GLuint indexBuffer = 0;     // one full leaf: leafSize strips of local (i, j) numbers
+    GLuint instanceBuffer = 0;  // LeafCoord per visible leaf, room for every leaf
+    GLuint vertexArray = 0;
+    int width = 0;
+    int height = 0;
+    int leafSize = 0;
+    GLsizei indexCount = 0;
+    size_t leafCapacity = 0;
+    float minSample = 0.0f;
+    float maxSample = 0.0f;
+
+    // Fails with one line when the map has more samples than GL_MAX_TEXTURE_BUFFER_SIZE.
+    static Result<TerrainGpu> create(const Heightmap& map, const Quadtree& tree);
+    void destroy();
+};
+
+struct TerrainRenderer {
+    ShaderProgram program;
+    std::string shaderDir;
+
+    // Loads terrain.vert/terrain.frag from shaderDir.
+    static Result<TerrainRenderer> create(const std::string& shaderDir);
+    void destroy();
+    // Reloads the shaders; on failure the old program stays and the error is returned.
+    std::string reloadShaders();
+
+    // Viewport, sky colour and depth clear for a width x height target.
+    static void clear(int width, int height);
+    // Uploads `visible` and draws it with one instanced call; returns the draw calls issued.
+    int draw(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
+             const std::vector<LeafCoord>& visible, bool wireframe) const;
+};
+
+}  // namespace qt

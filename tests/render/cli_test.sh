@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# CLI tests of the quadterrain executable: culled vs --no-cull screenshots are byte-identical,
+# --stats-json/--cull-map/--bench outputs, one-line errors with their exit codes, no display.
+# Usage: cli_test.sh QUADTERRAIN SOURCE_DIR   (run under a display: see with_display.sh)
+set -u
+exe=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+# A 129x129 raw 16-bit little-endian map (square size inferred from the length): fast to draw.
+python3 - "$tmp/hills.r16" <<'PY'
+import math, struct, sys
+n = 129
+with open(sys.argv[1], "wb") as f:
+    for r in range(n):
+        for c in range(n):
+            v = 0.5 + 0.25 * math.sin(c * 0.11) * math.cos(r * 0.07) + 0.2 * math.sin((c + r) * 0.031)
+            f.write(struct.pack("<H", max(0, min(65535, int(v * 65535)))))
+PY
+map=$tmp/hills.r16
+
+# 1. Culled and unculled screenshots are the same file, for cameras that do cull something.
+cameras=("" "--eye 10,60,10 --target 64,0,64" "--eye 64,40,-30 --target 64,10,64 --fov 30"
+         "--eye 64,20,64 --target 64,0,65 --fov 120" "--eye -50,10,200 --target 64,30,64")
+i=0
+for camera in "${cameras[@]}"; do
+    # shellcheck disable=SC2086
+    "$exe" "$map" $camera --window 200x120 --screenshot "$tmp/c$i.png" --stats-json "$tmp/c$i.json" ||
+        fail "culled screenshot, camera '$camera'"
+    # shellcheck disable=SC2086
+    "$exe" "$map" $camera --window 200x120 --no-cull --screenshot "$tmp/u$i.png" ||
+        fail "unculled screenshot, camera '$camera'"
+    cmp -s "$tmp/c$i.png" "$tmp/u$i.png" || fail "culled and unculled screenshots differ: '$camera'"
+    i=$((i + 1))
+done
+python3 - "$tmp" "$i" <<'PY' || fail "no camera culled anything: the screenshot comparison proved nothing"
+import json, sys
+culled = [json.load(open(f"{sys.argv[1]}/c{k}.json"))["leaves_culled"] for k in range(int(sys.argv[2]))]
+sys.exit(0 if sum(1 for c in culled if c > 0) >= 3 else 1)
+PY
+
+# 2. The default map renders (found in data/ next to the executable or in the source tree).
+if [ -f "$src/data/default_1025.png" ]; then
+    "$exe" --window 160x90 --screenshot "$tmp/default.png" --eye 100,300,100 --target 512,0,512 ||
+        fail "screenshot of the default map"
+    "$exe" --window 160x90 --screenshot "$tmp/default_u.png" --eye 100,300,100 \
+        --target 512,0,512 --no-cull || fail "unculled screenshot of the default map"
+    cmp -s "$tmp/default.png" "$tmp/default_u.png" || fail "default map: culled != unculled"
+fi
+
+# 3. --stats-json: the keys, the counts adding up, the dumped leaves, an escaped path.
+weird="$tmp/we\"ird map.r16"
+cp "$map" "$weird"
+"$exe" "$weird" --eye 10,60,10 --target 64,0,64 --stats-json "$tmp/s.json" --dump-leaves ||
+    fail "--stats-json run"
+python3 - "$tmp/s.json" "$weird" <<'PY' || fail "--stats-json content"
+import json, sys
+s = json.load(open(sys.argv[1]))
+for key in ["map", "world", "camera", "leaf_size", "nodes_total", "leaves_total", "nodes_tested",
+            "leaves_drawn", "leaves_culled", "draw_calls", "triangles_drawn", "cull_ms", "frame_ms",
+            "visible_leaves"]:
+    assert key in s, key
+assert s["map"] == {"path": sys.argv[2], "width": 129, "height": 129}, s["map"]
+assert set(s["world"]) == {"spacing", "height_scale", "height_offset"}
+assert set(["eye", "target", "fov_y", "aspect", "near", "far"]) <= set(s["camera"])
+assert s["camera"]["eye"] == [10, 60, 10] and s["camera"]["target"] == [64, 0, 64]
+assert abs(s["camera"]["fov_y"] - 60) < 1e-3
+assert s["leaves_drawn"] + s["leaves_culled"] == s["leaves_total"] == 32 * 32
+assert s["leaves_culled"] > 0 and s["draw_calls"] == 1
+assert len(s["visible_leaves"]) == s["leaves_drawn"]
+assert all(0 <= c < 32 and 0 <= r < 32 for c, r in s["visible_leaves"])
+assert s["triangles_drawn"] == 32 * s["leaves_drawn"]
+PY
+"$exe" "$map" --stats-json "$tmp/n.json" --no-cull --leaf 8 || fail "--no-cull stats"
+python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["leaves_drawn"] == s["leaves_total"] == 16 * 16 and s["leaves_culled"] == 0
+assert "visible_leaves" not in s and s["leaf_size"] == 8
+t = s["camera"]["target"]; e = s["camera"]["eye"]
+assert abs(sum((a - b) ** 2 for a, b in zip(t, e)) ** 0.5 - 1) < 1e-3  # 1 unit along forward
+' "$tmp/n.json" || fail "--no-cull stats content"
+
+# 4. --cull-map and --bench write their files.
+"$exe" "$map" --eye 10,60,10 --target 64,0,64 --cull-map "$tmp/map.png" || fail "--cull-map"
+[ "$(head -c 4 "$tmp/map.png" | tail -c 3)" = "PNG" ] || fail "--cull-map did not write a PNG"
+"$exe" "$map" --window 160x90 --bench "$tmp/bench.csv" --frames 4 >"$tmp/bench.out" ||
+    fail "--bench"
+[ "$(wc -l <"$tmp/bench.csv")" -eq 9 ] || fail "--bench: expected a header and 8 rows"
+grep -q "unculled / culled" "$tmp/bench.out" || fail "--bench printed no summary"
+
+# 5. Errors: one line on stderr, exit 1 for a failed load, 2 for usage.
+"$exe" "$tmp/missing.png" --screenshot "$tmp/x.png" 2>"$tmp/err"
+status=$?
+[ $status -eq 1 ] || fail "missing file: exit $status, expected 1"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "missing file: expected one line, got: $(cat "$tmp/err")"
+grep -q "missing.png" "$tmp/err" || fail "missing file: the error does not name the file"
+"$exe" --no-such-option 2>"$tmp/err"
+status=$?
+[ $status -eq 2 ] || fail "bad option: exit $status, expected 2"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "bad option: expected one line"
+"$exe" --help >"$tmp/help" || fail "--help"
+grep -q "usage: quadterrain" "$tmp/help" || fail "--help text"
+
+# 6. No display: the message that says how to run it.
+env -u DISPLAY -u WAYLAND_DISPLAY "$exe" "$map" --screenshot "$tmp/x.png" 2>"$tmp/err"
+status=$?
+[ $status -eq 1 ] || fail "no display: exit $status, expected 1"
+grep -q "cannot open a window (no display); run it under a display or with xvfb-run -a" \
+    "$tmp/err" || fail "no display message: $(cat "$tmp/err")"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "no display: expected one line, got: $(cat "$tmp/err")"
+
+if [ $failures -gt 0 ]; then
+    echo "cli_test: $failures failure(s)" >&2
+    exit 1
+fi
+echo "cli_test: all passed"

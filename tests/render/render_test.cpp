@@ -1,0 +1,461 @@
+// Render tests: culled and unculled frames are byte-identical over many cameras, and the image
+// shows terrain where it should. Needs a display (the CTest wrapper starts xvfb-run).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <ostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <glm/geometric.hpp>
+#include <glm/gtc/constants.hpp>
+#include <glm/trigonometric.hpp>
+
+#include "core/synthetic.h"
+#include "render/debug_lines.h"
+#include "render/framebuffer.h"
+#include "render/gl_context.h"
+#include "render/terrain.h"
+#include "render/terrain_renderer.h"
+
+namespace qt {
+namespace {
+
+constexpr int kWidth = 320;
+constexpr int kHeight = 180;
+constexpr int kCamerasPerMap = 40;
+// Maps of a million samples and more take about half a second a frame on llvmpipe; they get fewer
+// cameras unless QT_RENDER_CAMERAS asks for a number for every map.
+constexpr int kCamerasPerBigMap = 24;
+constexpr int64_t kBigMapSamples = 1000000;
+
+int camerasFor(const Heightmap& map) {
+    if (const char* forced = std::getenv("QT_RENDER_CAMERAS"); forced && std::atoi(forced) > 0) {
+        return std::atoi(forced);
+    }
+    return map.sampleCount() >= kBigMapSamples ? kCamerasPerBigMap : kCamerasPerMap;
+}
+
+// The sky colour as the framebuffer stores it.
+const uint8_t kSky[3] = {uint8_t(std::lround(kSkyColour[0] * 255.0f)),
+                         uint8_t(std::lround(kSkyColour[1] * 255.0f)),
+                         uint8_t(std::lround(kSkyColour[2] * 255.0f))};
+
+// One hidden window, renderer and framebuffer for the whole run.
+struct GlFixture {
+    bool ready = false;
+    std::string skipReason;
+    GlContext context;
+    TerrainRenderer renderer;
+    Framebuffer target;
+};
+
+GlFixture& gl() {
+    static GlFixture fixture = [] {
+        GlFixture f;
+        GlContextOptions options;
+        options.width = kWidth;
+        options.height = kHeight;
+        options.visible = false;
+        Result<GlContext> context = GlContext::create(options);
+        if (!context) {
+            f.skipReason = "no OpenGL 3.3 core context: " + context.error();
+            return f;
+        }
+        f.context = context.value();
+        Result<TerrainRenderer> renderer = TerrainRenderer::create(QT_SHADER_DIR);
+        Result<Framebuffer> target = Framebuffer::create(kWidth, kHeight);
+        if (!renderer || !target) {
+            f.skipReason = !renderer ? renderer.error() : target.error();
+            ADD_FAILURE() << f.skipReason;
+            return f;
+        }
+        f.renderer = renderer.value();
+        f.target = target.value();
+        f.ready = true;
+        return f;
+    }();
+    return fixture;
+}
+
+#define REQUIRE_GL()                         \
+    do {                                     \
+        if (!gl().ready) {                   \
+            GTEST_SKIP() << gl().skipReason; \
+        }                                    \
+    } while (false)
+
+// Renders `camera` into the test framebuffer and reads the pixels back (RGBA, top row first).
+FrameStats render(Terrain& terrain, const Camera& camera, bool cull, std::vector<uint8_t>& pixels,
+                  bool wireframe = false) {
+    GlFixture& f = gl();
+    f.target.bind();
+    TerrainRenderer::clear(kWidth, kHeight);
+    const Frustum frustum = cullingFrustum(camera.viewProjection(), terrain.mapping);
+    const FrameStats stats = renderTerrain(f.renderer, terrain, camera, frustum, cull, wireframe);
+    readPixels(kWidth, kHeight, pixels);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    return stats;
+}
+
+bool isSky(const std::vector<uint8_t>& pixels, int x, int y) {
+    const uint8_t* p = &pixels[(size_t(y) * kWidth + size_t(x)) * 4];
+    return p[0] == kSky[0] && p[1] == kSky[1] && p[2] == kSky[2];
+}
+
+double terrainShare(const std::vector<uint8_t>& pixels) {
+    int count = 0;
+    for (int y = 0; y < kHeight; ++y) {
+        for (int x = 0; x < kWidth; ++x) {
+            count += isSky(pixels, x, y) ? 0 : 1;
+        }
+    }
+    return double(count) / (kWidth * kHeight);
+}
+
+// Portable uniform floats from mt19937's exact output sequence.
+struct Random {
+    std::mt19937 engine;
+    explicit Random(uint32_t seed) : engine(seed) {}
+    float unit() { return float(engine() >> 8) * (1.0f / 16777216.0f); }
+    float range(float lo, float hi) { return lo + (hi - lo) * unit(); }
+};
+
+// Varied deterministic cameras: low flight, high above, inside the terrain, straight down and up,
+// outside looking in, narrow and wide fields of view.
+std::vector<Camera> randomCameras(const Terrain& t, int count, uint32_t seed) {
+    Random random(seed);
+    const float sizeX = float(t.map.width - 1) * t.mapping.spacing;
+    const float sizeZ = float(t.map.height - 1) * t.mapping.spacing;
+    const float size = std::max(sizeX, sizeZ);
+    const float y0 =
+        std::min(t.mapping.worldHeight(t.map.minSample), t.mapping.worldHeight(t.map.maxSample));
+    const float y1 =
+        std::max(t.mapping.worldHeight(t.map.minSample), t.mapping.worldHeight(t.map.maxSample));
+    const float relief = std::max(y1 - y0, 1e-3f * size);
+    std::vector<Camera> cameras;
+    for (int i = 0; i < count; ++i) {
+        Camera c;
+        c.aspect = float(kWidth) / kHeight;
+        c.fovY = glm::radians(random.range(35.0f, 90.0f));
+        c.position = {random.range(0.0f, sizeX), 0.0f, random.range(0.0f, sizeZ)};
+        c.yaw = random.range(-glm::pi<float>(), glm::pi<float>());
+        switch (i % 8) {
+            case 0:  // low flight toward the horizon
+                c.position.y = y1 + random.range(0.0f, 0.05f) * relief;
+                c.pitch = glm::radians(random.range(-15.0f, 5.0f));
+                break;
+            case 1:  // high above, looking down at an angle
+                c.position.y = y1 + random.range(0.3f, 2.0f) * size;
+                c.pitch = glm::radians(random.range(-89.0f, -30.0f));
+                break;
+            case 2:  // inside the terrain's height range, any direction
+                c.position.y = random.range(y0, y1);
+                c.pitch = random.range(-1.5f, 1.5f);
+                break;
+            case 3:  // straight down
+                c.position.y = y1 + random.range(0.01f, 1.0f) * size;
+                c.pitch = -glm::half_pi<float>();
+                break;
+            case 4:  // straight up, from below the highest point
+                c.position.y = random.range(y0, y1);
+                c.pitch = glm::half_pi<float>();
+                break;
+            case 5: {  // outside the map, looking at a point on it
+                const float angle = random.range(0.0f, glm::two_pi<float>());
+                const glm::vec3 centre(0.5f * sizeX, 0.5f * (y0 + y1), 0.5f * sizeZ);
+                const glm::vec3 eye = centre + glm::vec3(std::cos(angle) * size * 0.9f,
+                                                         random.range(0.1f, 1.0f) * size,
+                                                         std::sin(angle) * size * 0.9f);
+                c.lookAt(eye, {random.range(0.0f, sizeX), y0, random.range(0.0f, sizeZ)});
+                break;
+            }
+            case 6:  // narrow field of view
+                c.position.y = y1 + random.range(0.01f, 0.3f) * size;
+                c.pitch = glm::radians(random.range(-60.0f, 0.0f));
+                c.fovY = glm::radians(random.range(2.0f, 8.0f));
+                break;
+            default:  // wide field of view
+                c.position.y = random.range(y0, y1 + 0.2f * size);
+                c.pitch = glm::radians(random.range(-80.0f, 30.0f));
+                c.fovY = glm::radians(random.range(120.0f, 170.0f));
+                break;
+        }
+        fitClipPlanes(c, t.map, t.mapping);
+        cameras.push_back(c);
+    }
+    return cameras;
+}
+
+// Renders every camera culled and unculled; the two pixel buffers must be byte-identical.
+void expectCulledEqualsUnculled(Terrain& terrain, const std::vector<Camera>& cameras) {
+    std::vector<uint8_t> culled;
+    std::vector<uint8_t> unculled;
+    int totalCulled = 0;
+    for (size_t i = 0; i < cameras.size(); ++i) {
+        const int errorsBefore = glErrorCount();
+        const FrameStats a = render(terrain, cameras[i], true, culled);
+        const FrameStats b = render(terrain, cameras[i], false, unculled);
+        ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR)) << "camera " << i;
+        ASSERT_EQ(glErrorCount(), errorsBefore) << "GL debug errors at camera " << i;
+        EXPECT_EQ(a.cull.leavesDrawn + a.cull.leavesCulled, a.leavesTotal);
+        EXPECT_EQ(b.cull.leavesDrawn, b.leavesTotal);
+        EXPECT_LE(a.drawCalls, 1);
+        totalCulled += int(a.cull.leavesCulled);
+        if (culled != unculled) {
+            size_t differing = 0;
+            for (size_t p = 0; p < culled.size(); p += 4) {
+                differing += culled[p] != unculled[p] || culled[p + 1] != unculled[p + 1] ||
+                                     culled[p + 2] != unculled[p + 2]
+                                 ? 1
+                                 : 0;
+            }
+            const Camera& c = cameras[i];
+            ADD_FAILURE() << terrain.path << ": camera " << i << " at (" << c.position.x << ", "
+                          << c.position.y << ", " << c.position.z << ") yaw " << c.yaw << " pitch "
+                          << c.pitch << " fov " << glm::degrees(c.fovY) << ": " << differing
+                          << " pixels differ between culled and unculled";
+        }
+    }
+    // The cameras must actually exercise culling, or the comparison proves nothing.
+    if (terrain.tree.leaves.size() > 1) {
+        EXPECT_GT(totalCulled, 0) << terrain.path;
+    }
+}
+
+Result<Terrain> makeTerrain(const Heightmap& map, int leafSize, const std::string& name) {
+    return Terrain::create(map, leafSize, name);
+}
+
+struct SyntheticCase {
+    int width;
+    int height;
+    int leafSize;
+};
+
+void PrintTo(const SyntheticCase& c, std::ostream* out) {
+    *out << c.width << "x" << c.height << " leaf " << c.leafSize;
+}
+
+class SyntheticMaps : public ::testing::TestWithParam<SyntheticCase> {};
+
+TEST_P(SyntheticMaps, CulledFramesEqualUnculledFrames) {
+    REQUIRE_GL();
+    const SyntheticCase c = GetParam();
+    const std::string name = "synthetic " + std::to_string(c.width) + "x" +
+                             std::to_string(c.height) + " leaf " + std::to_string(c.leafSize);
+    Result<Terrain> terrain = makeTerrain(
+        syntheticHeightmap(c.width, c.height, uint32_t(c.width * 31 + c.height)), c.leafSize, name);
+    ASSERT_TRUE(terrain) << terrain.error();
+    expectCulledEqualsUnculled(
+        terrain.value(),
+        randomCameras(terrain.value(), camerasFor(terrain.value().map), 7u + c.width));
+    terrain.value().destroy();
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, SyntheticMaps,
+                         ::testing::Values(SyntheticCase{257, 257, 4}, SyntheticCase{203, 141, 4},
+                                           SyntheticCase{203, 141, 16}, SyntheticCase{130, 67, 64},
+                                           SyntheticCase{2, 2, 2}, SyntheticCase{5, 3, 2},
+                                           SyntheticCase{5, 3, 4}),
+                         [](const ::testing::TestParamInfo<SyntheticCase>& param) {
+                             return std::to_string(param.param.width) + "x" +
+                                    std::to_string(param.param.height) + "_leaf" +
+                                    std::to_string(param.param.leafSize);
+                         });
+
+struct RealCase {
+    const char* file;
+    int leafSize;
+};
+
+void PrintTo(const RealCase& c, std::ostream* out) {
+    *out << c.file << " leaf " << c.leafSize;
+}
+
+class RealMaps : public ::testing::TestWithParam<RealCase> {};
+
+TEST_P(RealMaps, CulledFramesEqualUnculledFrames) {
+    REQUIRE_GL();
+    const std::string path = std::string(QT_SHARED_HEIGHTMAPS) + "/" + GetParam().file;
+    struct stat info;
+    if (stat(path.c_str(), &info) != 0) {
+        GTEST_SKIP() << "the shared heightmaps are absent (" << path << ")";
+    }
+    Result<Terrain> terrain = loadTerrain(path, {}, GetParam().leafSize);
+    ASSERT_TRUE(terrain) << terrain.error();
+    expectCulledEqualsUnculled(
+        terrain.value(),
+        randomCameras(terrain.value(), camerasFor(terrain.value().map), uint32_t(path.size())));
+    terrain.value().destroy();
+}
+
+INSTANTIATE_TEST_SUITE_P(Shared, RealMaps,
+                         ::testing::Values(RealCase{"puget_sound_1025x1025.png", 8},
+                                           RealCase{"N47E009.hgt", 16},
+                                           RealCase{"jacksboro_fault_403x344.png", 4},
+                                           RealCase{"r_volcano_maunga_whau_87x61.png", 2}),
+                         [](const ::testing::TestParamInfo<RealCase>& param) {
+                             std::string name = param.param.file;
+                             name = name.substr(0, name.find('.'));
+                             return name;
+                         });
+
+class Picture : public ::testing::Test {
+protected:
+    void SetUp() override {
+        REQUIRE_GL();
+        Result<Terrain> loaded = makeTerrain(syntheticHeightmap(129, 97, 3), 4, "picture");
+        ASSERT_TRUE(loaded) << loaded.error();
+        terrain = std::move(loaded).value();
+        sizeX = float(terrain.map.width - 1) * terrain.mapping.spacing;
+        sizeZ = float(terrain.map.height - 1) * terrain.mapping.spacing;
+        top = std::max(terrain.mapping.worldHeight(terrain.map.maxSample),
+                       terrain.mapping.worldHeight(terrain.map.minSample));
+    }
+    void TearDown() override { terrain.destroy(); }
+
+    Camera above(float height, float pitch) const {
+        Camera c;
+        c.aspect = float(kWidth) / kHeight;
+        c.position = {0.5f * sizeX, top + height, 0.5f * sizeZ};
+        c.pitch = pitch;
+        fitClipPlanes(c, terrain.map, terrain.mapping);
+        return c;
+    }
+
+    Terrain terrain;
+    float sizeX = 0.0f;
+    float sizeZ = 0.0f;
+    float top = 0.0f;
+    std::vector<uint8_t> pixels;
+};
+
+TEST_F(Picture, OverviewIsMostlyTerrain) {
+    const Camera c =
+        overviewCamera(terrain.map, terrain.mapping, float(kWidth) / kHeight, glm::radians(60.0f));
+    const FrameStats stats = render(terrain, c, true, pixels);
+    EXPECT_EQ(stats.drawCalls, 1);
+    EXPECT_EQ(stats.cull.leavesDrawn, stats.leavesTotal);  // the whole map is in view
+    EXPECT_GT(terrainShare(pixels), 0.08);
+    EXPECT_FALSE(isSky(pixels, kWidth / 2, kHeight / 2));  // it looks at the map's centre
+    EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+}
+
+TEST_F(Picture, LookingAtTheCentreFromAboveIsMostlyTerrain) {
+    Camera c;
+    c.aspect = float(kWidth) / kHeight;
+    c.lookAt({0.5f * sizeX, top + 0.5f * sizeZ, 0.9f * sizeZ}, {0.5f * sizeX, top, 0.5f * sizeZ});
+    fitClipPlanes(c, terrain.map, terrain.mapping);
+    render(terrain, c, true, pixels);
+    EXPECT_GT(terrainShare(pixels), 0.5);
+    EXPECT_FALSE(isSky(pixels, kWidth / 2, kHeight / 2));
+}
+
+TEST_F(Picture, LookingStraightDownSeesTerrainEverywhere) {
+    const FrameStats stats =
+        render(terrain, above(0.2f * sizeZ, -glm::half_pi<float>()), true, pixels);
+    EXPECT_GT(stats.cull.leavesCulled, 0u);
+    EXPECT_FALSE(isSky(pixels, kWidth / 2, kHeight / 2));
+    EXPECT_GT(terrainShare(pixels), 0.99);
+}
+
+TEST_F(Picture, LookingStraightUpSeesOnlySky) {
+    const FrameStats stats = render(terrain, above(1.0f, glm::half_pi<float>()), true, pixels);
+    EXPECT_EQ(stats.cull.leavesDrawn, 0u);
+    EXPECT_EQ(stats.drawCalls, 0);
+    EXPECT_EQ(terrainShare(pixels), 0.0);
+}
+
+TEST_F(Picture, WireframeAndLiveMappingChangesRenderWithoutErrors) {
+    const Camera c =
+        overviewCamera(terrain.map, terrain.mapping, float(kWidth) / kHeight, glm::radians(60.0f));
+    std::vector<uint8_t> solid;
+    render(terrain, c, true, solid);
+    render(terrain, c, true, pixels, true);
+    EXPECT_NE(solid, pixels);
+    terrain.mapping.heightScale *= 2.0f;  // a uniform: no re-upload
+    std::vector<uint8_t> taller;
+    render(terrain, c, true, taller);
+    EXPECT_NE(solid, taller);
+    EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+}
+
+TEST_F(Picture, DebugLinesDrawInOneCall) {
+    Result<DebugLines> lines = DebugLines::create(QT_SHADER_DIR);
+    ASSERT_TRUE(lines) << lines.error();
+    const Camera c = above(0.5f * sizeZ, -1.0f);
+    render(terrain, c, true, pixels);
+    gl().target.bind();
+    lines.value().addFrustum(Frustum::corners(c.viewProjection()), 0xFF00FFFFu);
+    for (const LeafCoord& leaf : terrain.cull.visible) {
+        const uint32_t node = terrain.tree.leafNodes[terrain.tree.leafIndexAt(leaf.col, leaf.row)];
+        lines.value().addBox(nodeBox(terrain.tree.nodes[node], terrain.mapping), 0xFFFF0000u);
+    }
+    lines.value().draw(c.viewProjection());
+    std::vector<uint8_t> withLines;
+    readPixels(kWidth, kHeight, withLines);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    EXPECT_NE(withLines, pixels);
+    lines.value().destroy();
+    EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+}
+
+class ShaderErrors : public ::testing::Test {
+protected:
+    void SetUp() override {
+        REQUIRE_GL();
+        char pattern[] = "/tmp/qt_shaders_XXXXXX";
+        ASSERT_NE(mkdtemp(pattern), nullptr);
+        dir = pattern;
+    }
+    void TearDown() override {
+        for (const char* name : {"terrain.vert", "terrain.frag"}) {
+            std::remove((dir + "/" + name).c_str());
+        }
+        if (!dir.empty()) {
+            rmdir(dir.c_str());
+        }
+    }
+    void write(const std::string& name, const std::string& text) {
+        std::ofstream(dir + "/" + name) << text;
+    }
+    void copy(const std::string& name) {
+        std::ifstream in(std::string(QT_SHADER_DIR) + "/" + name);
+        std::ofstream(dir + "/" + name) << in.rdbuf();
+    }
+    std::string dir;
+};
+
+TEST_F(ShaderErrors, MissingFileIsNamed) {
+    Result<TerrainRenderer> renderer = TerrainRenderer::create(dir);
+    ASSERT_FALSE(renderer);
+    EXPECT_NE(renderer.error().find(dir + "/terrain.vert"), std::string::npos) << renderer.error();
+}
+
+TEST_F(ShaderErrors, CompileFailureCarriesTheLogAndReloadKeepsTheOldProgram) {
+    copy("terrain.vert");
+    copy("terrain.frag");
+    Result<TerrainRenderer> renderer = TerrainRenderer::create(dir);
+    ASSERT_TRUE(renderer) << renderer.error();
+    const GLuint before = renderer.value().program.id;
+    write("terrain.frag", "#version 330 core\nvoid main() { this is not glsl; }\n");
+    const std::string error = renderer.value().reloadShaders();
+    EXPECT_NE(error.find("terrain.frag: compile failed"), std::string::npos) << error;
+    EXPECT_GT(error.size(), std::string("terrain.frag: compile failed").size() + dir.size());
+    EXPECT_EQ(renderer.value().program.id, before);
+    copy("terrain.frag");
+    EXPECT_EQ(renderer.value().reloadShaders(), "");
+    EXPECT_NE(renderer.value().program.id, 0u);
+    renderer.value().destroy();
+    EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+}
+
+}  // namespace
+}  // namespace qt
