@@ -139,4 +139,13 @@ std::string writePng(const std::string& path, int width, int height, int channel
     return "";
 }
 
+std::string writeRgbaAsRgbPng(const std::string& path, int width, int height,
+                              const std::vector<uint8_t>& rgba) {
+    std::vector<uint8_t> rgb(rgba.size() / 4 * 3);
+    for (size_t i = 0, j = 0; i < rgba.size(); i += 4, j += 3) {
+        std::copy(&rgba[i], &rgba[i] + 3, &rgb[j]);
+    }
+    return writePng(path, width, height, 3, rgb.data());
+}
+
 }  // namespace qt

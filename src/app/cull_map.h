@@ -36,4 +36,8 @@ RgbImage cullMapImage(const Quadtree& tree, const WorldMapping& mapping,
 std::string writePng(const std::string& path, int width, int height, int channels,
                      const uint8_t* pixels);
 
+// Writes RGBA pixels (as read back from GL, alpha 1 everywhere) as an RGB PNG.
+std::string writeRgbaAsRgbPng(const std::string& path, int width, int height,
+                              const std::vector<uint8_t>& rgba);
+
 }  // namespace qt

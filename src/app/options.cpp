@@ -161,6 +161,29 @@ const std::map<std::string, Handler>& valueOptions() {
              }
              return "";
          }},
+        {"--freeze-eye",
+         [](ViewerOptions& o, const std::string& v) -> std::string {
+             glm::vec3 p;
+             if (!parseVec3(v, p)) {
+                 return "expected X,Y,Z with three finite numbers";
+             }
+             o.freezeEye = p;
+             return "";
+         }},
+        {"--freeze-target",
+         [](ViewerOptions& o, const std::string& v) -> std::string {
+             glm::vec3 p;
+             if (!parseVec3(v, p)) {
+                 return "expected X,Y,Z with three finite numbers";
+             }
+             o.freezeTarget = p;
+             return "";
+         }},
+        {"--window-shot",
+         [](ViewerOptions& o, const std::string& v) {
+             o.windowShotPath = v;
+             return std::string();
+         }},
         {"--screenshot",
          [](ViewerOptions& o, const std::string& v) {
              o.screenshotPath = v;
@@ -191,6 +214,12 @@ std::string checkCombination(const ViewerOptions& o) {
     }
     if (o.eye && *o.eye == *o.target) {
         return "--eye and --target are the same point; the camera needs a direction";
+    }
+    if (o.freezeEye.has_value() != o.freezeTarget.has_value()) {
+        return "--freeze-eye and --freeze-target go together: give both or neither";
+    }
+    if (o.freezeEye && *o.freezeEye == *o.freezeTarget) {
+        return "--freeze-eye and --freeze-target are the same point; the frustum needs a direction";
     }
     if (o.dumpLeaves && o.statsJsonPath.empty()) {
         return "--dump-leaves needs --stats-json OUT.json";
@@ -275,6 +304,10 @@ little-endian .r16/.raw (square, or give --size). Default: data/default_1025.png
   --cull-map OUT.png   write the top-down culling picture (drawn, culled, frustum), exit
   --bench OUT.csv      fly a fixed path culled and unculled, one CSV row per frame, print a summary
   --frames N           render N frames, then exit
+  --window-shot OUT.png  run the viewer for --frames frames (default 5), save the window with
+                       its HUD, exit
+  --freeze-eye X,Y,Z   start with the culling frustum frozen at this camera (with
+  --freeze-target X,Y,Z  --freeze-target); --eye/--target then place the viewing camera
   --help               this text
 )";
 }

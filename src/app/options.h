@@ -30,7 +30,10 @@ struct ViewerOptions {
     bool dumpLeaves = false;
     std::string cullMapPath;
     std::string benchCsvPath;
-    int frames = 0;  // --frames: render this many frames, then exit (0: run)
+    int frames = 0;                         // --frames: render this many frames, then exit (0: run)
+    std::string windowShotPath;             // --window-shot: the viewer's window, HUD included
+    std::optional<glm::vec3> freezeEye;     // start with the culling frustum frozen here
+    std::optional<glm::vec3> freezeTarget;  // (both set or both unset)
     bool help = false;
 
     // True when the run renders once (or a fixed path) and exits without user input.

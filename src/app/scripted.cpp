@@ -78,13 +78,8 @@ int runOneShot(Session& s) {
         status = kExitFailure;
     };
     if (!o.screenshotPath.empty()) {
-        // Alpha is 1 everywhere; RGB keeps the file small.
-        std::vector<uint8_t> rgb(pixels.size() / 4 * 3);
-        for (size_t i = 0, j = 0; i < pixels.size(); i += 4, j += 3) {
-            std::copy(&pixels[i], &pixels[i] + 3, &rgb[j]);
-        }
         if (std::string e =
-                writePng(o.screenshotPath, o.windowWidth, o.windowHeight, 3, rgb.data());
+                writeRgbaAsRgbPng(o.screenshotPath, o.windowWidth, o.windowHeight, pixels);
             !e.empty()) {
             fail(e);
         }

@@ -5,20 +5,25 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
 
+#include "app/cull_map.h"
 #include "app/fly_control.h"
 #include "app/hud.h"
+#include "render/framebuffer.h"
 
 namespace qt {
 namespace {
 
 constexpr uint32_t kFrustumLineColour = 0xFF3CDCFAu;  // ABGR in memory order: yellow
 constexpr uint32_t kLeafBoxColour = 0xFFFF9040u;      // light blue
+// Frames --window-shot runs before saving when --frames is not given (the HUD settles).
+constexpr int kWindowShotFrames = 5;
 
 struct Viewer {
     explicit Viewer(Session& s) : session(s) {}
@@ -116,6 +121,17 @@ int addLeafBoxes(DebugLines& lines, const Terrain& t) {
     return int(count);
 }
 
+// The back buffer as drawn this frame, HUD included, as a PNG.
+bool saveWindow(const std::string& path, int width, int height) {
+    std::vector<uint8_t> rgba;
+    readPixels(width, height, rgba);
+    if (std::string e = writeRgbaAsRgbPng(path, width, height, rgba); !e.empty()) {
+        std::fprintf(stderr, "quadterrain: %s\n", e.c_str());
+        return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 int runViewer(Session& s) {
@@ -138,10 +154,22 @@ int runViewer(Session& s) {
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330 core");
 
+    if (s.options.freezeEye) {  // a culling camera of its own, frozen from the first frame
+        Camera frozen = s.camera;
+        frozen.lookAt(*s.options.freezeEye, *s.options.freezeTarget);
+        frozen.aspect = float(s.options.windowWidth) / float(s.options.windowHeight);
+        fitClipPlanes(frozen, s.terrain.map, s.terrain.mapping);
+        v.frozenViewProjection = frozen.viewProjection();
+        v.hud.freeze = true;
+    }
+    const bool shot = !s.options.windowShotPath.empty();
+    const int frames = s.options.frames > 0 ? s.options.frames : shot ? kWindowShotFrames : 0;
+    int status = 0;
+
     using Clock = std::chrono::steady_clock;
     Clock::time_point previous = Clock::now();
     int frame = 0;
-    while (!glfwWindowShouldClose(window) && (s.options.frames == 0 || frame < s.options.frames)) {
+    while (!glfwWindowShouldClose(window) && (frames == 0 || frame < frames)) {
         glfwPollEvents();
         int width = 0;
         int height = 0;
@@ -188,6 +216,9 @@ int runViewer(Session& s) {
         }
         ImGui::Render();
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+        if (shot && frame + 1 == frames && !saveWindow(s.options.windowShotPath, width, height)) {
+            status = kExitFailure;
+        }
         glfwSwapBuffers(window);
         if (s.context.debugOutput) {
             s.context.checkErrors("a frame");
@@ -216,7 +247,7 @@ int runViewer(Session& s) {
     ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();
     glfwSetWindowUserPointer(window, nullptr);
-    return 0;
+    return status;
 }
 
 }  // namespace qt

@@ -147,6 +147,11 @@ if have_display:
     case("looking straight down", [good, "--eye", "1.5,50,1.5", "--target", "1.5,0,1.5",
                                    "--screenshot", os.path.join(tmp, "down.png")], 0)
     case("looking straight up", [good, "--eye", "1.5,-50,1.5", "--target", "1.5,0,1.5"] + stats, 0)
+    shot = os.path.join(tmp, "window.png")
+    case("window shot with a frozen frustum", [good, "--freeze-eye", "0,5,0", "--freeze-target",
+                                               "3,0,3", "--window-shot", shot], 0)
+    if not os.path.exists(shot) or os.path.getsize(shot) == 0:
+        failures.append("window shot: no file written")
 else:
     print("(display cases skipped: no DISPLAY)")
 

@@ -67,6 +67,12 @@ TEST(Options, DefaultsAndEveryOption) {
     EXPECT_EQ(o.frames, 3);
     EXPECT_TRUE(o.scripted());
     EXPECT_TRUE(parse({"--help"}).value().help);
+    const ViewerOptions shot =
+        parse({"--window-shot", "w.png", "--freeze-eye", "1,2,3", "--freeze-target", "4,5,6"})
+            .value();
+    EXPECT_EQ(shot.windowShotPath, "w.png");
+    EXPECT_EQ(*shot.freezeEye, glm::vec3(1, 2, 3));
+    EXPECT_EQ(*shot.freezeTarget, glm::vec3(4, 5, 6));
 }
 
 TEST(Options, BadValuesGiveOneLine) {
@@ -108,6 +114,10 @@ TEST(Options, BadValuesGiveOneLine) {
         {{"a.png", "b.png"}, "unexpected argument 'b.png': only one heightmap can be given"},
         {{"--spacing"}, "--spacing: missing value"},
         {{"--no-cull=1"}, "--no-cull takes no value"},
+        {{"--freeze-eye", "1,2,3"},
+         "--freeze-eye and --freeze-target go together: give both or neither"},
+        {{"--freeze-eye", "1,2,3", "--freeze-target", "1,2,3"},
+         "--freeze-eye and --freeze-target are the same point; the frustum needs a direction"},
         {{"--\n"}, "unknown option '--\\x0a' (see --help)"},
         {{"--fov", "6\r0"}, "--fov '6\\x0d0': expected degrees between 1 and 179 (exclusive)"},
     };
