@@ -79,12 +79,10 @@ std::string Session::replaceTerrain(const std::string& path) {
     LoadOptions load;
     load.rawWidth = options.rawWidth;
     load.rawHeight = options.rawHeight;
-    Result<Terrain> loaded = loadTerrain(path, load, options.leafSize);
-    if (!loaded) {
-        return loaded.error();
+    if (std::string error = qt::replaceTerrain(terrain, path, load, options.leafSize);
+        !error.empty()) {
+        return error;
     }
-    terrain.destroy();
-    terrain = std::move(loaded).value();
     options.eye.reset();  // the command line's camera belonged to the first map
     options.target.reset();
     resetCamera(camera.aspect);

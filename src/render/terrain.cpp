@@ -35,6 +35,17 @@ void Terrain::destroy() {
     gpu.destroy();
 }
 
+std::string replaceTerrain(Terrain& current, const std::string& path, const LoadOptions& options,
+                           int leafSize) {
+    Result<Terrain> loaded = loadTerrain(path, options, leafSize);
+    if (!loaded) {
+        return loaded.error();
+    }
+    current.destroy();
+    current = std::move(loaded).value();
+    return "";
+}
+
 Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options, int leafSize) {
     Result<Heightmap> map = loadHeightmap(path, options);
     if (!map) {

@@ -37,6 +37,11 @@ struct Terrain {
 // loadHeightmap + Terrain::create, with the default mapping of the map.
 Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options, int leafSize);
 
+// Loads `path` into a new terrain and only then swaps it for `current` (destroying the old GL
+// objects). On failure `current` is untouched and the one-line error is returned; "" on success.
+std::string replaceTerrain(Terrain& current, const std::string& path, const LoadOptions& options,
+                           int leafSize);
+
 struct FrameStats {
     CullStats cull;
     uint32_t nodesTotal = 0;

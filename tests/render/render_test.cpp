@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <ostream>
@@ -404,6 +405,33 @@ TEST_F(Picture, DebugLinesDrawInOneCall) {
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     EXPECT_NE(withLines, pixels);
     lines.value().destroy();
+    EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+}
+
+TEST_F(Picture, AFailedLoadKeepsTheCurrentTerrain) {
+    const Camera c =
+        overviewCamera(terrain.map, terrain.mapping, float(kWidth) / kHeight, glm::radians(60.0f));
+    render(terrain, c, true, pixels);
+    const std::string pathBefore = terrain.path;
+    const std::vector<float> samplesBefore = terrain.map.samples;
+    char dir[] = "/tmp/qt_reload_XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string corrupt = std::string(dir) + "/corrupt.png";
+    std::FILE* file = std::fopen(corrupt.c_str(), "wb");
+    ASSERT_NE(file, nullptr);
+    std::fputs("\x89PNG\r\n\x1a\nnot really", file);
+    std::fclose(file);
+    for (const std::string& bad : {std::string(dir) + "/missing.png", corrupt, std::string(dir)}) {
+        const std::string error = replaceTerrain(terrain, bad, {}, 4);
+        EXPECT_EQ(error.rfind(bad + ": ", 0), 0u) << error;
+        EXPECT_EQ(terrain.path, pathBefore);
+        EXPECT_EQ(terrain.map.samples, samplesBefore);
+        std::vector<uint8_t> after;
+        render(terrain, c, true, after);
+        EXPECT_EQ(after, pixels) << "the kept terrain must draw exactly as before";
+    }
+    std::remove(corrupt.c_str());
+    rmdir(dir);
     EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
 }
 
