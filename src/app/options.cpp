@@ -76,6 +76,38 @@ std::string printable(const std::string& text) {
 
 using Handler = std::function<std::string(ViewerOptions&, const std::string&)>;
 
+// A point option: X,Y,Z with three finite numbers.
+Handler pointOption(std::optional<glm::vec3> ViewerOptions::*field) {
+    return [field](ViewerOptions& o, const std::string& v) -> std::string {
+        glm::vec3 p;
+        if (!parseVec3(v, p)) {
+            return "expected X,Y,Z with three finite numbers";
+        }
+        o.*field = p;
+        return "";
+    };
+}
+
+// A number option that takes any finite value.
+Handler finiteOption(std::optional<float> ViewerOptions::*field) {
+    return [field](ViewerOptions& o, const std::string& v) -> std::string {
+        float f = 0;
+        if (!parseFloat(v, f)) {
+            return "expected a finite number";
+        }
+        o.*field = f;
+        return "";
+    };
+}
+
+// An output file option.
+Handler pathOption(std::string ViewerOptions::*field) {
+    return [field](ViewerOptions& o, const std::string& v) {
+        o.*field = v;
+        return std::string();
+    };
+}
+
 // Option name -> handler returning an error ("" when fine). Flags take no value.
 const std::map<std::string, Handler>& valueOptions() {
     static const std::map<std::string, Handler> kOptions = {
@@ -88,24 +120,8 @@ const std::map<std::string, Handler>& valueOptions() {
              o.spacing = s;
              return "";
          }},
-        {"--height-scale",
-         [](ViewerOptions& o, const std::string& v) -> std::string {
-             float s = 0;
-             if (!parseFloat(v, s)) {
-                 return "expected a finite number";
-             }
-             o.heightScale = s;
-             return "";
-         }},
-        {"--height-offset",
-         [](ViewerOptions& o, const std::string& v) -> std::string {
-             float s = 0;
-             if (!parseFloat(v, s)) {
-                 return "expected a finite number";
-             }
-             o.heightOffset = s;
-             return "";
-         }},
+        {"--height-scale", finiteOption(&ViewerOptions::heightScale)},
+        {"--height-offset", finiteOption(&ViewerOptions::heightOffset)},
         {"--leaf",
          [](ViewerOptions& o, const std::string& v) -> std::string {
              if (!parseInt(v, o.leafSize) || !isValidLeafSize(o.leafSize)) {
@@ -129,24 +145,8 @@ const std::map<std::string, Handler>& valueOptions() {
              }
              return "";
          }},
-        {"--eye",
-         [](ViewerOptions& o, const std::string& v) -> std::string {
-             glm::vec3 p;
-             if (!parseVec3(v, p)) {
-                 return "expected X,Y,Z with three finite numbers";
-             }
-             o.eye = p;
-             return "";
-         }},
-        {"--target",
-         [](ViewerOptions& o, const std::string& v) -> std::string {
-             glm::vec3 p;
-             if (!parseVec3(v, p)) {
-                 return "expected X,Y,Z with three finite numbers";
-             }
-             o.target = p;
-             return "";
-         }},
+        {"--eye", pointOption(&ViewerOptions::eye)},
+        {"--target", pointOption(&ViewerOptions::target)},
         {"--fov",
          [](ViewerOptions& o, const std::string& v) -> std::string {
              if (!parseFloat(v, o.fovDegrees) || !(o.fovDegrees > 1.0f && o.fovDegrees < 179.0f)) {
@@ -161,49 +161,13 @@ const std::map<std::string, Handler>& valueOptions() {
              }
              return "";
          }},
-        {"--freeze-eye",
-         [](ViewerOptions& o, const std::string& v) -> std::string {
-             glm::vec3 p;
-             if (!parseVec3(v, p)) {
-                 return "expected X,Y,Z with three finite numbers";
-             }
-             o.freezeEye = p;
-             return "";
-         }},
-        {"--freeze-target",
-         [](ViewerOptions& o, const std::string& v) -> std::string {
-             glm::vec3 p;
-             if (!parseVec3(v, p)) {
-                 return "expected X,Y,Z with three finite numbers";
-             }
-             o.freezeTarget = p;
-             return "";
-         }},
-        {"--window-shot",
-         [](ViewerOptions& o, const std::string& v) {
-             o.windowShotPath = v;
-             return std::string();
-         }},
-        {"--screenshot",
-         [](ViewerOptions& o, const std::string& v) {
-             o.screenshotPath = v;
-             return std::string();
-         }},
-        {"--stats-json",
-         [](ViewerOptions& o, const std::string& v) {
-             o.statsJsonPath = v;
-             return std::string();
-         }},
-        {"--cull-map",
-         [](ViewerOptions& o, const std::string& v) {
-             o.cullMapPath = v;
-             return std::string();
-         }},
-        {"--bench",
-         [](ViewerOptions& o, const std::string& v) {
-             o.benchCsvPath = v;
-             return std::string();
-         }},
+        {"--freeze-eye", pointOption(&ViewerOptions::freezeEye)},
+        {"--freeze-target", pointOption(&ViewerOptions::freezeTarget)},
+        {"--window-shot", pathOption(&ViewerOptions::windowShotPath)},
+        {"--screenshot", pathOption(&ViewerOptions::screenshotPath)},
+        {"--stats-json", pathOption(&ViewerOptions::statsJsonPath)},
+        {"--cull-map", pathOption(&ViewerOptions::cullMapPath)},
+        {"--bench", pathOption(&ViewerOptions::benchCsvPath)},
     };
     return kOptions;
 }

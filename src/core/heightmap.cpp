@@ -81,6 +81,16 @@ void updateRange(Heightmap& map) {
     map.maxSample = *hi;
 }
 
+// A map of width x height samples, all zero, ready to be filled.
+Heightmap blankMap(int width, int height, HeightmapFormat format) {
+    Heightmap map;
+    map.width = width;
+    map.height = height;
+    map.format = format;
+    map.samples.resize(size_t(width) * size_t(height));
+    return map;
+}
+
 // Copies decoded samples into the map as floats, tracking the range on the integers on the way
 // (one pass; the integer min/max vectorises where a float one would not).
 template <class T>
@@ -265,11 +275,8 @@ Result<Heightmap> loadPnm(const std::string& path, const std::vector<unsigned ch
     if (bytes.size() - at < count * size_t(channels * sampleBytes)) {
         return fail(path, "corrupt image data (truncated PGM/PPM)");
     }
-    Heightmap map;
-    map.width = int(width);
-    map.height = int(height);
-    map.format = sampleBytes == 2 ? HeightmapFormat::Image16 : HeightmapFormat::Image8;
-    map.samples.resize(count);
+    Heightmap map = blankMap(int(width), int(height),
+                             sampleBytes == 2 ? HeightmapFormat::Image16 : HeightmapFormat::Image8);
     const unsigned char* data = bytes.data() + at;
     auto value = [&](size_t i) {
         return sampleBytes == 2 ? uint32_t(data[2 * i] << 8 | data[2 * i + 1]) : uint32_t(data[i]);
@@ -305,11 +312,7 @@ Result<Heightmap> loadHgt(const std::string& path, const std::vector<unsigned ch
     if (std::string problem = checkDimensions(side, side); !problem.empty()) {
         return fail(path, problem);
     }
-    Heightmap map;
-    map.width = side;
-    map.height = side;
-    map.format = HeightmapFormat::Hgt;
-    map.samples.resize(size_t(side) * side);
+    Heightmap map = blankMap(side, side, HeightmapFormat::Hgt);
     for (size_t i = 0; i < map.samples.size(); ++i) {
         map.samples[i] = float(int16_t(uint16_t(bytes[2 * i] << 8 | bytes[2 * i + 1])));
     }
@@ -342,11 +345,7 @@ Result<Heightmap> loadRaw16(const std::string& path, const std::vector<unsigned 
                               std::to_string(width) + "x" + std::to_string(height) +
                               " 16-bit samples need " + std::to_string(expected));
     }
-    Heightmap map;
-    map.width = width;
-    map.height = height;
-    map.format = HeightmapFormat::Raw16;
-    map.samples.resize(size_t(width) * height);
+    Heightmap map = blankMap(width, height, HeightmapFormat::Raw16);
     for (size_t i = 0; i < map.samples.size(); ++i) {
         map.samples[i] = float(uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8));
     }
