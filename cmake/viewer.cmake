@@ -47,6 +47,7 @@ add_executable(quadterrain
   src/app/hud.cpp
   src/app/minimap.cpp
   src/app/scripted.cpp
+  src/app/soak.cpp
   src/app/stats_json.cpp
   src/app/cull_map.cpp)
 target_link_libraries(quadterrain PRIVATE quadterrain_render PkgConfig::IMGUI)
@@ -105,4 +106,11 @@ if(QT_BUILD_TESTS)
             ${CMAKE_SOURCE_DIR}/tests/app/bad_input_catalogue.py $<TARGET_FILE:quadterrain>)
   set_tests_properties(bad_input_catalogue PROPERTIES LABELS render
                                            ENVIRONMENT "${QT_PROCESS_TEST_ENV}" TIMEOUT 300)
+
+  # Soak: thousands of frames of teleports, resizes to 0x0, toggles and reloads, with checks.
+  add_test(NAME soak
+    COMMAND ${QT_WITH_DISPLAY} ${Python3_EXECUTABLE}
+            ${CMAKE_SOURCE_DIR}/tests/app/soak_test.py $<TARGET_FILE:quadterrain> 6000)
+  set_tests_properties(soak PROPERTIES LABELS render ENVIRONMENT "${QT_PROCESS_TEST_ENV}"
+                                       TIMEOUT 600)
 endif()

@@ -7,6 +7,7 @@
 #include "app/options.h"
 #include "app/scripted.h"
 #include "app/session.h"
+#include "app/soak.h"
 #include "app/viewer.h"
 #include "render/gl_context.h"
 
@@ -30,7 +31,9 @@ int run(const std::vector<std::string>& args) {
     qt::Session& session = created.value();
     const qt::ViewerOptions& o = session.options;
     int status = 0;
-    if (!o.benchCsvPath.empty()) {
+    if (o.soakFrames > 0) {
+        status = qt::runSoak(session);
+    } else if (!o.benchCsvPath.empty()) {
         status = qt::runBench(session);
     } else if (!o.screenshotPath.empty() || !o.statsJsonPath.empty() || !o.cullMapPath.empty()) {
         status = qt::runOneShot(session);

@@ -161,6 +161,13 @@ const std::map<std::string, Handler>& valueOptions() {
              }
              return "";
          }},
+        {"--soak",
+         [](ViewerOptions& o, const std::string& v) -> std::string {
+             if (!parseInt(v, o.soakFrames) || o.soakFrames < 1) {
+                 return "expected a positive whole number of frames";
+             }
+             return "";
+         }},
         {"--freeze-eye", pointOption(&ViewerOptions::freezeEye)},
         {"--freeze-target", pointOption(&ViewerOptions::freezeTarget)},
         {"--window-shot", pathOption(&ViewerOptions::windowShotPath)},
@@ -268,6 +275,8 @@ little-endian .r16/.raw (square, or give --size). Default: data/default_1025.png
   --cull-map OUT.png   write the top-down culling picture (drawn, culled, frustum), exit
   --bench OUT.csv      fly a fixed path culled and unculled, one CSV row per frame, print a summary
   --frames N           render N frames, then exit
+  --soak N             N frames of random teleports, turns, resizes to 0x0, toggles and good
+                       and bad reloads, checking NaNs, culled == unculled and memory drift
   --window-shot OUT.png  run the viewer for --frames frames (default 5), save the window with
                        its HUD, exit
   --freeze-eye X,Y,Z   start with the culling frustum frozen at this camera (with

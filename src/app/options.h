@@ -31,6 +31,7 @@ struct ViewerOptions {
     std::string cullMapPath;
     std::string benchCsvPath;
     int frames = 0;                         // --frames: render this many frames, then exit (0: run)
+    int soakFrames = 0;                     // --soak: that many frames of scripted abuse, then exit
     std::string windowShotPath;             // --window-shot: the viewer's window, HUD included
     std::optional<glm::vec3> freezeEye;     // start with the culling frustum frozen here
     std::optional<glm::vec3> freezeTarget;  // (both set or both unset)
@@ -39,7 +40,7 @@ struct ViewerOptions {
     // True when the run renders once (or a fixed path) and exits without user input.
     bool scripted() const {
         return !screenshotPath.empty() || !statsJsonPath.empty() || !cullMapPath.empty() ||
-               !benchCsvPath.empty() || frames > 0;
+               !benchCsvPath.empty() || frames > 0 || soakFrames > 0;
     }
 };
 

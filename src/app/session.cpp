@@ -31,7 +31,8 @@ Result<Session> Session::create(const ViewerOptions& options) {
     contextOptions.height = options.windowHeight;
     // Runs that only write files never show a window; --frames alone shows the viewer.
     contextOptions.visible = options.screenshotPath.empty() && options.statsJsonPath.empty() &&
-                             options.cullMapPath.empty() && options.benchCsvPath.empty();
+                             options.cullMapPath.empty() && options.benchCsvPath.empty() &&
+                             options.soakFrames == 0;
     Result<GlContext> context = GlContext::create(contextOptions);
     if (!context) {
         return Result<Session>::failure(context.error());
