@@ -36,11 +36,11 @@ def write(name, data):
     return path
 
 
-def case(name, args, code, line=None, prefix=None):
+def case(name, args, code, line=None, prefix=None, env=None):
     """Runs quadterrain ARGS; checks the exit code and that stderr is exactly one line."""
     global passed
     run = subprocess.run([binary] + args, capture_output=True, text=True, timeout=120,
-                         env=dict(os.environ, QT_GL_DEBUG="1"))
+                         env=dict(os.environ, QT_GL_DEBUG="1", **(env or {})))
     lines = run.stderr.splitlines()
     problems = []
     if run.returncode != code:
@@ -147,6 +147,10 @@ if have_display:
     case("looking straight down", [good, "--eye", "1.5,50,1.5", "--target", "1.5,0,1.5",
                                    "--screenshot", os.path.join(tmp, "down.png")], 0)
     case("looking straight up", [good, "--eye", "1.5,-50,1.5", "--target", "1.5,0,1.5"] + stats, 0)
+    # Mesa can pretend to offer only OpenGL 3.0: no 3.3 core context can be had.
+    case("no OpenGL 3.3 core context", [good] + stats, 1,
+         prefix=q + "OpenGL 3.3 core is needed, but this display offers OpenGL 3.0",
+         env={"MESA_GL_VERSION_OVERRIDE": "3.0"})
     shot = os.path.join(tmp, "window.png")
     case("window shot with a frozen frustum", [good, "--freeze-eye", "0,5,0", "--freeze-target",
                                                "3,0,3", "--window-shot", shot], 0)
