@@ -71,6 +71,7 @@ TEST(Options, DefaultsAndEveryOption) {
         parse({"--window-shot", "w.png", "--freeze-eye", "1,2,3", "--freeze-target", "4,5,6"})
             .value();
     EXPECT_EQ(shot.windowShotPath, "w.png");
+    EXPECT_EQ(parse({"--soak", "100000"}).value().soakFrames, 100000);
     EXPECT_EQ(*shot.freezeEye, glm::vec3(1, 2, 3));
     EXPECT_EQ(*shot.freezeTarget, glm::vec3(4, 5, 6));
 }
@@ -114,6 +115,9 @@ TEST(Options, BadValuesGiveOneLine) {
         {{"a.png", "b.png"}, "unexpected argument 'b.png': only one heightmap can be given"},
         {{"--spacing"}, "--spacing: missing value"},
         {{"--no-cull=1"}, "--no-cull takes no value"},
+        {{"--soak", "0"}, "--soak '0': expected a positive whole number of frames"},
+        {{"--soak", "1e5"}, "--soak '1e5': expected a positive whole number of frames"},
+        {{"--window-shot"}, "--window-shot: missing value"},
         {{"--freeze-eye", "1,2,3"},
          "--freeze-eye and --freeze-target go together: give both or neither"},
         {{"--freeze-eye", "1,2,3", "--freeze-target", "1,2,3"},
