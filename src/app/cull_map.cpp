@@ -1,6 +1,8 @@
 // Cull-map rasterisation: a leaf grid scaled to about 512-4096 pixels, lines clipped to the image.
 #include "app/cull_map.h"
 
+#include "core/frustum.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -111,9 +113,7 @@ RgbImage cullMapImage(const Quadtree& tree, const WorldMapping& mapping,
         px = margin + p.x / leafWorld * scale;
         py = margin + p.z / leafWorld * scale;
     };
-    static const int kEdges[12][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {4, 5}, {5, 6},
-                                      {6, 7}, {7, 4}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
-    for (const auto& edge : kEdges) {
+    for (const auto& edge : Frustum::kEdges) {
         double x0, y0, x1, y1;
         toPixel(frustumCorners[size_t(edge[0])], x0, y0);
         toPixel(frustumCorners[size_t(edge[1])], x1, y1);

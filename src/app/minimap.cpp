@@ -46,9 +46,7 @@ void drawMinimap(const Terrain& terrain, const Camera& camera,
     // World x/z to sample units, then pixels.
     const float toSamples = 1.0f / terrain.mapping.spacing;
     auto world = [&](const glm::vec3& p) { return pixel(p.x * toSamples, p.z * toSamples); };
-    static const int kEdges[12][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {4, 5}, {5, 6},
-                                      {6, 7}, {7, 4}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
-    for (const auto& edge : kEdges) {
+    for (const auto& edge : Frustum::kEdges) {
         draw->AddLine(world(cullCorners[size_t(edge[0])]), world(cullCorners[size_t(edge[1])]),
                       kFrustumColour, 1.0f);
     }

@@ -113,6 +113,11 @@ void cullBruteForce(const Quadtree& tree, const WorldMapping& mapping, const Fru
 
 void selectAll(const Quadtree& tree, CullOutput& out) {
     out.visible.clear();
+    out.culledNodes.clear();
+    out.acceptedNodes.clear();
+    if (out.recordDecisions) {
+        out.acceptedNodes.push_back(0);  // the root, drawn whole
+    }
     out.stats = {};
     acceptSubtree(tree, tree.root(), out);
 }

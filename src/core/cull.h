@@ -64,7 +64,7 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
 void cullBruteForce(const Quadtree& tree, const WorldMapping& mapping, const Frustum& frustum,
                     CullOutput& out);
 
-// Every leaf, as if nothing were culled (the --no-cull path).
+// Every leaf, as if nothing were culled (the --no-cull path); the decision is the root, whole.
 void selectAll(const Quadtree& tree, CullOutput& out);
 
 }  // namespace qt

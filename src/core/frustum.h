@@ -45,6 +45,9 @@ struct Frustum {
     // The eight corners, for drawing: near plane first (bottom-left, bottom-right, top-right,
     // top-left), then the far plane in the same order.
     static std::array<glm::vec3, 8> corners(const glm::mat4& viewProjection);
+    // The twelve edges between those corners: near rectangle, far rectangle, the four sides.
+    static constexpr int kEdges[12][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {4, 5}, {5, 6},
+                                          {6, 7}, {7, 4}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
 };
 
 inline Frustum Frustum::inSampleSpace(float spacing, float heightScale, float heightOffset) const {

@@ -66,10 +66,8 @@ void DebugLines::addBox(const Box& box, uint32_t rgba) {
 }
 
 void DebugLines::addFrustum(const std::array<glm::vec3, 8>& c, uint32_t rgba) {
-    for (size_t i = 0; i < 4; ++i) {
-        add(c[i], c[(i + 1) % 4], rgba);          // near
-        add(c[4 + i], c[4 + (i + 1) % 4], rgba);  // far
-        add(c[i], c[4 + i], rgba);                // edges
+    for (const auto& edge : Frustum::kEdges) {
+        add(c[size_t(edge[0])], c[size_t(edge[1])], rgba);
     }
 }
 

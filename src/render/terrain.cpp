@@ -66,11 +66,6 @@ FrameStats cullTerrain(Terrain& terrain, const Frustum& frustum, bool cullEnable
         cullQuadtree(terrain.tree, terrain.mapping, frustum, terrain.cull);
     } else {
         selectAll(terrain.tree, terrain.cull);
-        terrain.cull.culledNodes.clear();
-        terrain.cull.acceptedNodes.clear();
-        if (terrain.cull.recordDecisions) {
-            terrain.cull.acceptedNodes.push_back(0);  // the root: everything drawn
-        }
     }
     stats.cullMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     stats.cull = terrain.cull.stats;

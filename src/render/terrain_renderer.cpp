@@ -6,24 +6,20 @@
 
 #include <glm/gtc/type_ptr.hpp>
 
+#include "core/terrain_grid.h"
+
 namespace qt {
 namespace {
 
 // Ends each strip; indices are 16-bit since a leaf has at most 65 x 65 vertices.
 constexpr GLushort kRestartIndex = 0xFFFF;
 
+// One leaf's strips over its own (leafSize + 1)^2 vertices: the core's strips with the leaf as
+// the whole grid, so a local vertex id is j * (leafSize + 1) + i.
 std::vector<GLushort> leafStripIndices(int leafSize) {
-    std::vector<GLushort> indices;
-    indices.reserve(size_t(leafSize) * size_t(2 * (leafSize + 1) + 1));
-    const int stride = leafSize + 1;
-    for (int j = 0; j < leafSize; ++j) {
-        for (int i = 0; i <= leafSize; ++i) {
-            indices.push_back(GLushort(j * stride + i));
-            indices.push_back(GLushort((j + 1) * stride + i));
-        }
-        indices.push_back(kRestartIndex);
-    }
-    return indices;
+    std::vector<uint32_t> strips;
+    appendLeafStrips(0, 0, leafSize, leafSize, leafSize + 1, kRestartIndex, strips);
+    return std::vector<GLushort>(strips.begin(), strips.end());
 }
 
 }  // namespace
@@ -128,9 +124,8 @@ int TerrainRenderer::draw(const TerrainGpu& gpu, const WorldMapping& mapping, co
         return 0;
     }
     glBindBuffer(GL_ARRAY_BUFFER, gpu.instanceBuffer);
-    // Orphan first so the driver need not wait for last frame's draw to finish reading.
-    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(gpu.leafCapacity * sizeof(LeafCoord)), nullptr,
-                 GL_STREAM_DRAW);
+    // Only the visible leaves' bytes; re-specifying the whole buffer (orphaning) would make the
+    // driver allocate storage for every leaf of the map each frame.
     glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(visible.size() * sizeof(LeafCoord)),
                     visible.data());
     glBindBuffer(GL_ARRAY_BUFFER, 0);
