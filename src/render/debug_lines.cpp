@@ -38,14 +38,7 @@ void DebugLines::destroy() {
 }
 
 std::string DebugLines::reloadShaders(const std::string& shaderDir) {
-    Result<ShaderProgram> loaded =
-        ShaderProgram::load(shaderDir + "/lines.vert", shaderDir + "/lines.frag");
-    if (!loaded) {
-        return loaded.error();
-    }
-    program.destroy();
-    program = loaded.value();
-    return "";
+    return program.replaceWith(shaderDir + "/lines.vert", shaderDir + "/lines.frag");
 }
 
 void DebugLines::add(const glm::vec3& a, const glm::vec3& b, uint32_t rgba) {

@@ -91,4 +91,15 @@ void ShaderProgram::destroy() {
     }
 }
 
+std::string ShaderProgram::replaceWith(const std::string& vertexPath,
+                                       const std::string& fragmentPath) {
+    Result<ShaderProgram> loaded = load(vertexPath, fragmentPath);
+    if (!loaded) {
+        return loaded.error();
+    }
+    destroy();
+    *this = loaded.value();
+    return "";
+}
+
 }  // namespace qt

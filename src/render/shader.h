@@ -14,6 +14,9 @@ struct ShaderProgram {
     // Compiles and links `vertexPath` and `fragmentPath`; nothing is left behind on failure.
     static Result<ShaderProgram> load(const std::string& vertexPath,
                                       const std::string& fragmentPath);
+    // Loads the pair and, only when that succeeds, replaces this program: on failure the old one
+    // stays in use and the error is returned; "" on success.
+    std::string replaceWith(const std::string& vertexPath, const std::string& fragmentPath);
     void destroy();
     GLint uniform(const char* name) const { return glGetUniformLocation(id, name); }
 };

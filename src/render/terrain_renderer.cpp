@@ -100,14 +100,7 @@ void TerrainRenderer::destroy() {
 }
 
 std::string TerrainRenderer::reloadShaders() {
-    Result<ShaderProgram> loaded =
-        ShaderProgram::load(shaderDir + "/terrain.vert", shaderDir + "/terrain.frag");
-    if (!loaded) {
-        return loaded.error();
-    }
-    program.destroy();
-    program = loaded.value();
-    return "";
+    return program.replaceWith(shaderDir + "/terrain.vert", shaderDir + "/terrain.frag");
 }
 
 void TerrainRenderer::clear(int width, int height) {
