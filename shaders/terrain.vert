@@ -4,19 +4,19 @@
 // Per instance: the leaf's (column, row); the leaf starts at sample (col, row) * leafSize.
 layout(location = 0) in uvec2 leaf;
 
-uniform samplerBuffer heights;  // R32F raw samples, row-major: index row * width + col
-uniform ivec2 mapSize;          // samples (width, height)
-uniform int leafSize;           // grid squares along a leaf side
+uniform usamplerBuffer heights;  // R16UI height codes, row-major: index row * width + col
+uniform ivec2 mapSize;           // samples (width, height)
+uniform int leafSize;            // grid squares along a leaf side
 uniform float spacing;
-uniform float heightScale;
-uniform float heightOffset;
+uniform float heightScale;  // world height = code * heightScale + heightBias (qt::HeightTransform)
+uniform float heightBias;
 uniform mat4 viewProjection;
 
 out vec3 worldPosition;
 out vec3 worldNormal;
 
-float sampleAt(int col, int row) {
-    return texelFetch(heights, row * mapSize.x + col).r;
+float codeAt(int col, int row) {
+    return float(texelFetch(heights, row * mapSize.x + col).r);
 }
 
 void main() {
@@ -27,8 +27,7 @@ void main() {
     int j = gl_VertexID / (leafSize + 1);
     int col = min(int(leaf.x) * leafSize + i, mapSize.x - 1);
     int row = min(int(leaf.y) * leafSize + j, mapSize.y - 1);
-    float sampleValue = sampleAt(col, row);
-    worldPosition = vec3(float(col) * spacing, sampleValue * heightScale + heightOffset,
+    worldPosition = vec3(float(col) * spacing, codeAt(col, row) * heightScale + heightBias,
                          float(row) * spacing);
 
     // Central differences, one-sided on the border: the same as qt::vertexNormal.
@@ -36,8 +35,8 @@ void main() {
     int c1 = min(col + 1, mapSize.x - 1);
     int r0 = max(row - 1, 0);
     int r1 = min(row + 1, mapSize.y - 1);
-    float dx = (sampleAt(c1, row) - sampleAt(c0, row)) * heightScale;
-    float dz = (sampleAt(col, r1) - sampleAt(col, r0)) * heightScale;
+    float dx = (codeAt(c1, row) - codeAt(c0, row)) * heightScale;
+    float dz = (codeAt(col, r1) - codeAt(col, r0)) * heightScale;
     float sx = float(c1 - c0) * spacing;
     float sz = float(r1 - r0) * spacing;
     worldNormal = normalize(vec3(-dx * sz, sx * sz, -dz * sx));

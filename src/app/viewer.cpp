@@ -116,7 +116,7 @@ int addLeafBoxes(DebugLines& lines, const Terrain& t) {
     for (size_t i = 0; i < count; ++i) {
         const LeafCoord leaf = t.cull.visible[i];
         const uint32_t node = t.tree.leafNodes[t.tree.leafIndexAt(leaf.col, leaf.row)];
-        lines.addBox(nodeBox(t.tree.nodes[node], t.mapping), kLeafBoxColour);
+        lines.addBox(nodeBox(t.tree, t.tree.nodes[node], t.mapping), kLeafBoxColour);
     }
     return int(count);
 }

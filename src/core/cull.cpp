@@ -1,5 +1,9 @@
-// The culling walk: pre-order traversal with plane masking and whole-subtree acceptance.
+// The culling walk: pre-order traversal with plane masking and whole-subtree acceptance,
+// a node's four children tested together in SSE lanes.
 #include "core/cull.h"
+
+#include <emmintrin.h>  // SSE2, part of every x86-64
+#include <xmmintrin.h>
 
 #include <algorithm>
 #include <cassert>
@@ -7,26 +11,96 @@
 namespace qt {
 namespace {
 
-// Deepest tree is log2(65535 / 2) = 15 levels; each level leaves at most 3 siblings waiting.
+// Deepest tree is log2(32768 / 2) = 14 levels; each level leaves at most 3 siblings waiting.
 constexpr int kStackSize = 4 * 17;
+
+enum class Action : uint8_t { Expand, Accept };
 
 struct StackEntry {
     uint32_t node;
-    uint8_t mask;  // planes still to test: the parent straddled them
+    uint8_t mask;   // Expand: planes still to test for the children (the node straddled them)
+    uint8_t level;  // depth below the root
+    Action action;  // Expand: test the children; Accept: draw the node's leaves untested
 };
 
-Frustum toSampleSpace(const Frustum& frustum, const WorldMapping& mapping) {
-    return frustum.inSampleSpace(mapping.spacing, mapping.heightScale, mapping.heightOffset);
+// A frustum plane in SSE lanes, with the signs that pick its p- and n-vertex corners.
+struct LanePlane {
+    __m128 a, b, c, d;
+    bool ax, ay, az;  // coefficient >= 0: the p-vertex takes the box's max on that axis
+};
+
+// The four children's grid boxes side by side, lane q for child q (zero where absent).
+struct ChildBoxes {
+    __m128 x0, x1, y0, y1, z0, z1;
+};
+
+// Lane mask (4 bits) to one byte per lane, so that a plane's straddle bits spread to each
+// child's byte: kSpread[m] has byte q = bit q of m.
+constexpr uint32_t spreadBits(unsigned m) {
+    return (m & 1u) | (m & 2u) << 7 | (m & 4u) << 14 | (m & 8u) << 21;
+}
+constexpr uint32_t kSpread[16] = {spreadBits(0),  spreadBits(1),  spreadBits(2),  spreadBits(3),
+                                  spreadBits(4),  spreadBits(5),  spreadBits(6),  spreadBits(7),
+                                  spreadBits(8),  spreadBits(9),  spreadBits(10), spreadBits(11),
+                                  spreadBits(12), spreadBits(13), spreadBits(14), spreadBits(15)};
+
+// Loads the first 16 bytes (x0 z0 x1 z1 minCode maxCode, parent) of each child and transposes
+// them into lanes; uint16 to float is exact.
+ChildBoxes loadChildren(const Quadtree& tree, const QuadtreeNode& node) {
+    __m128i c[4];
+    for (int q = 0; q < 4; ++q) {
+        c[q] = node.child[q] != kNoNode
+                   ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(&tree.nodes[node.child[q]]))
+                   : _mm_setzero_si128();
+    }
+    const __m128i ab = _mm_unpacklo_epi16(c[0], c[1]);      // x0a x0b z0a z0b x1a x1b z1a z1b
+    const __m128i cd = _mm_unpacklo_epi16(c[2], c[3]);      // the same for children c and d
+    const __m128i abHigh = _mm_unpackhi_epi16(c[0], c[1]);  // mna mnb mxa mxb, parents
+    const __m128i cdHigh = _mm_unpackhi_epi16(c[2], c[3]);  // mnc mnd mxc mxd, parents
+    const __m128i xz0 = _mm_unpacklo_epi32(ab, cd);         // x0 a..d, z0 a..d
+    const __m128i xz1 = _mm_unpackhi_epi32(ab, cd);         // x1 a..d, z1 a..d
+    const __m128i y = _mm_unpacklo_epi32(abHigh, cdHigh);   // min a..d, max a..d
+    const __m128i zero = _mm_setzero_si128();
+    auto low = [&](__m128i v) { return _mm_cvtepi32_ps(_mm_unpacklo_epi16(v, zero)); };
+    auto high = [&](__m128i v) { return _mm_cvtepi32_ps(_mm_unpackhi_epi16(v, zero)); };
+    return {low(xz0), low(xz1), low(y), high(y), high(xz0), high(xz1)};
 }
 
-void acceptSubtree(const Quadtree& tree, const QuadtreeNode& node, CullOutput& out) {
-    const LeafCoord* first = tree.leaves.data() + node.firstLeaf;
-    out.visible.insert(out.visible.end(), first, first + node.leafCount);
+// ((a x + b y) + c z) + d per lane: the order and roundings of Frustum::distance.
+__m128 laneDistance(const LanePlane& p, __m128 x, __m128 y, __m128 z) {
+    const __m128 xy = _mm_add_ps(_mm_mul_ps(p.a, x), _mm_mul_ps(p.b, y));
+    return _mm_add_ps(_mm_add_ps(xy, _mm_mul_ps(p.c, z)), p.d);
+}
+
+void accept(const Quadtree& tree, uint32_t index, CullOutput& out) {
+    const QuadtreeNode& node = tree.nodes[index];
+    if (out.recordDecisions) {
+        out.acceptedNodes.push_back(index);
+    }
+    if (node.isLeaf()) {  // one leaf: a push, not a range copy
+        out.visible.push_back(tree.leaves[node.firstLeaf]);
+    } else {
+        ++out.stats.subtreesAccepted;
+        const LeafCoord* first = tree.leaves.data() + node.firstLeaf;
+        out.visible.insert(out.visible.end(), first, first + node.leafCount);
+    }
     out.stats.leavesDrawn += node.leafCount;
     out.stats.triangles += node.triangleCount();
 }
 
+void cull(const Quadtree& tree, uint32_t index, CullOutput& out) {
+    out.stats.leavesCulled += tree.nodes[index].leafCount;
+    if (out.recordDecisions) {
+        out.culledNodes.push_back(index);
+    }
+}
+
 }  // namespace
+
+Frustum gridFrustum(const Frustum& frustum, const Quadtree& tree, const WorldMapping& mapping) {
+    const HeightTransform height = heightTransform(tree.coding, mapping);
+    return frustum.inGridSpace(mapping.spacing, height.scale, height.bias);
+}
 
 void CullOutput::reserveFor(const Quadtree& tree) {
     visible.clear();
@@ -40,52 +114,85 @@ void CullOutput::reserveFor(const Quadtree& tree) {
     stats = {};
 }
 
+// The root is tested alone; from then on a node that straddles planes has its four children
+// tested together against those planes, one SSE lane each. Children to draw or to open go on
+// the stack in reverse, so that the output stays in tree order.
 void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frustum& frustum,
                   CullOutput& out, const CullOptions& options) {
     assert(out.visible.capacity() >= tree.leaves.size());
+    assert(!out.recordDecisions || out.acceptedNodes.capacity() >= tree.nodes.size());
     out.visible.clear();
     out.culledNodes.clear();
     out.acceptedNodes.clear();
     out.stats = {};
-    const bool record = out.recordDecisions;
-    assert(!record || out.acceptedNodes.capacity() >= tree.nodes.size());
-    const Frustum local = toSampleSpace(frustum, mapping);
+    const Frustum local = gridFrustum(frustum, tree, mapping);
+    LanePlane lanes[6];
+    for (int i = 0; i < 6; ++i) {
+        const glm::vec4& q = local.planes[size_t(i)];
+        lanes[i] = {_mm_set1_ps(q.x), _mm_set1_ps(q.y), _mm_set1_ps(q.z), _mm_set1_ps(q.w),
+                    q.x >= 0.0f,      q.y >= 0.0f,      q.z >= 0.0f};
+    }
+
+    bool outside = false;
+    ++out.stats.nodesTested;
+    const uint8_t rootStraddled = local.classify(gridBox(tree.root()), kAllPlanes, outside);
+    if (outside) {
+        cull(tree, 0, out);
+        return;
+    }
+    if (tree.root().isLeaf() || (options.acceptWhole && rootStraddled == 0)) {
+        accept(tree, 0, out);
+        return;
+    }
     StackEntry stack[kStackSize];
     int top = 0;
-    stack[top++] = {0, kAllPlanes};
+    stack[top++] = {0, options.planeMasking ? rootStraddled : kAllPlanes, 0, Action::Expand};
+    const __m128 zero = _mm_setzero_ps();
     while (top > 0) {
         const StackEntry entry = stack[--top];
+        if (entry.action == Action::Accept) {
+            accept(tree, entry.node, out);
+            continue;
+        }
         const QuadtreeNode& node = tree.nodes[entry.node];
-        bool outside = false;
-        ++out.stats.nodesTested;
-        const uint8_t straddled = local.classify(sampleBox(node), entry.mask, outside);
-        if (outside) {
-            out.stats.leavesCulled += node.leafCount;
-            if (record) {
-                out.culledNodes.push_back(entry.node);
-            }
-            continue;
+        const unsigned present = node.childMask();
+        out.stats.nodesTested += unsigned(__builtin_popcount(present));
+        const ChildBoxes box = loadChildren(tree, node);
+        unsigned outsideLanes = 0;
+        uint32_t straddled = 0;  // byte q: the planes child q straddles
+        for (unsigned rest = entry.mask; rest != 0; rest &= rest - 1) {
+            const int i = __builtin_ctz(rest);
+            const LanePlane& p = lanes[i];
+            const __m128 far = laneDistance(p, p.ax ? box.x1 : box.x0, p.ay ? box.y1 : box.y0,
+                                            p.az ? box.z1 : box.z0);
+            const __m128 near = laneDistance(p, p.ax ? box.x0 : box.x1, p.ay ? box.y0 : box.y1,
+                                             p.az ? box.z0 : box.z1);
+            outsideLanes |= unsigned(_mm_movemask_ps(_mm_cmplt_ps(far, zero)));
+            straddled |= kSpread[_mm_movemask_ps(_mm_cmplt_ps(near, zero))] << i;
         }
-        if (node.isLeaf() || (options.acceptWhole && straddled == 0)) {
-            if (record) {
-                out.acceptedNodes.push_back(entry.node);
-            }
-            if (node.isLeaf()) {  // one leaf: a push, not a range copy
-                out.visible.push_back(tree.leaves[node.firstLeaf]);
-                ++out.stats.leavesDrawn;
-                out.stats.triangles += node.triangleCount();
-            } else {
-                ++out.stats.subtreesAccepted;
-                acceptSubtree(tree, node, out);
-            }
-            continue;
-        }
-        const uint8_t mask = options.planeMasking ? straddled : kAllPlanes;
-        // Push in reverse so children pop in order and the output stays in tree order.
+        const auto childLevel = uint8_t(entry.level + 1);
+        const bool childrenAreLeaves = childLevel == tree.depth;
         for (int q = 3; q >= 0; --q) {
-            if (node.child[q] != kNoNode) {
-                assert(top < kStackSize);
-                stack[top++] = {node.child[q], mask};
+            if ((present >> q & 1u) == 0) {
+                continue;
+            }
+            const uint32_t child = node.child[q];
+            if (outsideLanes >> q & 1u) {
+                cull(tree, child, out);
+                continue;
+            }
+            const auto mask = uint8_t(straddled >> (8 * q));
+            assert(top < kStackSize);
+            if (childrenAreLeaves || (options.acceptWhole && mask == 0)) {
+                stack[top++] = {child, 0, childLevel, Action::Accept};
+            } else {
+                stack[top++] = {child, options.planeMasking ? mask : kAllPlanes, childLevel,
+                                Action::Expand};
+                // Its children follow it in pre-order: fetch them while its siblings are done.
+                const char* line = reinterpret_cast<const char*>(&tree.nodes[child]);
+                for (int offset = 0; offset < int(5 * sizeof(QuadtreeNode)); offset += 64) {
+                    _mm_prefetch(line + offset, _MM_HINT_T0);
+                }
             }
         }
     }
@@ -95,12 +202,12 @@ void cullBruteForce(const Quadtree& tree, const WorldMapping& mapping, const Fru
                     CullOutput& out) {
     out.visible.clear();
     out.stats = {};
-    const Frustum local = toSampleSpace(frustum, mapping);
+    const Frustum local = gridFrustum(frustum, tree, mapping);
     for (size_t i = 0; i < tree.leaves.size(); ++i) {
         const QuadtreeNode& leaf = tree.nodes[tree.leafNodes[i]];
         bool outside = false;
         ++out.stats.nodesTested;
-        local.classify(sampleBox(leaf), kAllPlanes, outside);
+        local.classify(gridBox(leaf), kAllPlanes, outside);
         if (outside) {
             ++out.stats.leavesCulled;
         } else {
@@ -119,7 +226,10 @@ void selectAll(const Quadtree& tree, CullOutput& out) {
         out.acceptedNodes.push_back(0);  // the root, drawn whole
     }
     out.stats = {};
-    acceptSubtree(tree, tree.root(), out);
+    const QuadtreeNode& root = tree.root();
+    out.visible.insert(out.visible.end(), tree.leaves.begin(), tree.leaves.end());
+    out.stats.leavesDrawn = root.leafCount;
+    out.stats.triangles = root.triangleCount();
 }
 
 }  // namespace qt

@@ -38,10 +38,11 @@ struct CullOutput {
     void reserveFor(const Quadtree& tree);
 };
 
-// The node box in world space: x/z from the sample box, y from the exact sample range.
-inline Box nodeBox(const QuadtreeNode& node, const WorldMapping& mapping) {
-    float y0 = mapping.worldHeight(node.minSample);
-    float y1 = mapping.worldHeight(node.maxSample);
+// The node box in world space: x/z from the sample box, y from the exact code range.
+inline Box nodeBox(const Quadtree& tree, const QuadtreeNode& node, const WorldMapping& mapping) {
+    const HeightTransform height = heightTransform(tree.coding, mapping);
+    float y0 = height.worldHeight(float(node.minCode));
+    float y1 = height.worldHeight(float(node.maxCode));
     if (y0 > y1) {
         std::swap(y0, y1);  // a negative height scale turns the range over
     }
@@ -49,18 +50,22 @@ inline Box nodeBox(const QuadtreeNode& node, const WorldMapping& mapping) {
             {float(node.x1) * mapping.spacing, y1, float(node.z1) * mapping.spacing}};
 }
 
-// The node box in sample space: columns, raw samples, rows (for Frustum::inSampleSpace planes).
-inline Box sampleBox(const QuadtreeNode& node) {
-    return {{float(node.x0), node.minSample, float(node.z0)},
-            {float(node.x1), node.maxSample, float(node.z1)}};
+// The node box in grid space: columns, height codes, rows (for gridFrustum()'s planes).
+inline Box gridBox(const QuadtreeNode& node) {
+    return {{float(node.x0), float(node.minCode), float(node.z0)},
+            {float(node.x1), float(node.maxCode), float(node.z1)}};
 }
+
+// The frustum's planes over the tree's grid space, where both the walk and brute force test.
+Frustum gridFrustum(const Frustum& frustum, const Quadtree& tree, const WorldMapping& mapping);
 
 // Walks the tree from the root; `out` must have been reserved for this tree.
 void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frustum& frustum,
                   CullOutput& out, const CullOptions& options = {});
 
 // Tests every leaf's box against all six planes: the reference the walk must equal exactly.
-// Both test sampleBox() against the frustum moved into sample space, with the same arithmetic.
+// Both test gridBox() against gridFrustum() with the same arithmetic (the walk four boxes at a
+// time in SSE lanes, each lane computing exactly what Frustum::classify computes).
 void cullBruteForce(const Quadtree& tree, const WorldMapping& mapping, const Frustum& frustum,
                     CullOutput& out);
 

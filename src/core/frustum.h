@@ -30,9 +30,10 @@ struct Frustum {
     // so the test draws a sliver more and never less than the rasteriser.
     static Frustum fromViewProjection(const glm::mat4& viewProjection, float margin = 0.0f);
 
-    // The same planes over sample coordinates (column, raw sample, row) instead of world ones:
-    // a box of grid columns, rows and raw samples then needs no conversion per node.
-    Frustum inSampleSpace(float spacing, float heightScale, float heightOffset) const;
+    // The same planes over grid coordinates (column, height code, row) instead of world ones,
+    // for x = column * spacing, y = code * heightScale + heightBias, z = row * spacing: a box
+    // of grid columns, rows and codes then needs no conversion per node.
+    Frustum inGridSpace(float spacing, float heightScale, float heightBias) const;
 
     // Signed distance, evaluated as ((a x + b y) + c z) + d: rounding is monotone in each
     // coordinate, so a box inside another never tests farther out than its parent did.
@@ -50,11 +51,11 @@ struct Frustum {
                                           {6, 7}, {7, 4}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
 };
 
-inline Frustum Frustum::inSampleSpace(float spacing, float heightScale, float heightOffset) const {
+inline Frustum Frustum::inGridSpace(float spacing, float heightScale, float heightBias) const {
     Frustum f = *this;
     for (glm::vec4& p : f.planes) {
         // a (x s) + b (h k + o) + c (z s) + d = (a s) x + (b k) h + (c s) z + (d + b o)
-        p = {p.x * spacing, p.y * heightScale, p.z * spacing, p.w + p.y * heightOffset};
+        p = {p.x * spacing, p.y * heightScale, p.z * spacing, p.w + p.y * heightBias};
     }
     return f;
 }

@@ -75,10 +75,44 @@ bool readFile(const std::string& path, std::vector<unsigned char>& bytes, std::s
     return true;
 }
 
+void setRange(Heightmap& map, uint16_t lo, uint16_t hi) {
+    map.minCode = lo;
+    map.maxCode = hi;
+    map.minSample = map.coding.sample(lo);
+    map.maxSample = map.coding.sample(hi);
+}
+
 void updateRange(Heightmap& map) {
-    const auto [lo, hi] = std::minmax_element(map.samples.begin(), map.samples.end());
-    map.minSample = *lo;
-    map.maxSample = *hi;
+    const auto [lo, hi] = std::minmax_element(map.codes.begin(), map.codes.end());
+    setRange(map, *lo, *hi);
+}
+
+// Stores float samples as codes: exactly (step 1 from the lowest sample) when the map is flat or
+// every sample is an integer below 2^24 in magnitude and they span at most 65535 steps, else
+// quantised to 65536 steps between the lowest and the highest. Samples must be finite.
+void encodeFloats(Heightmap& map, const float* samples, size_t count) {
+    const auto [lo, hi] = std::minmax_element(samples, samples + count);
+    const double low = *lo;
+    const double range = double(*hi) - low;
+    const bool integral = std::all_of(samples, samples + count, [](float v) {
+        return v == std::nearbyint(v) && std::fabs(v) < 16777216.0f;
+    });
+    map.codes.resize(count);
+    map.coding.offset = *lo;
+    if (range == 0.0 || (integral && range <= 65535.0)) {
+        map.coding.step = 1.0f;
+        for (size_t i = 0; i < count; ++i) {
+            map.codes[i] = uint16_t(samples[i] - *lo);
+        }
+    } else {
+        const double step = range / 65535.0;
+        map.coding.step = float(step);
+        for (size_t i = 0; i < count; ++i) {
+            const double code = std::nearbyint((double(samples[i]) - low) / step);
+            map.codes[i] = uint16_t(std::clamp(code, 0.0, 65535.0));
+        }
+    }
+    updateRange(map);
 }
 
 // A map of width x height samples, all zero, ready to be filled.
@@ -87,25 +121,25 @@ Heightmap blankMap(int width, int height, HeightmapFormat format) {
     map.width = width;
     map.height = height;
     map.format = format;
-    map.samples.resize(size_t(width) * size_t(height));
+    map.codes.resize(size_t(width) * size_t(height));
     return map;
 }
 
-// Copies decoded samples into the map as floats, tracking the range on the integers on the way
-// (one pass; the integer min/max vectorises where a float one would not).
+// Copies decoded 8- or 16-bit samples into the map as codes, tracking the range on the way
+// (one pass that vectorises).
 template <class T>
 void assignSamples(Heightmap& map, const T* source, size_t count) {
-    map.samples.resize(count);
+    static_assert(std::is_same_v<T, uint8_t> || std::is_same_v<T, uint16_t>, "8 or 16 bits");
+    map.codes.resize(count);
     T lo = source[0];
     T hi = source[0];
     for (size_t i = 0; i < count; ++i) {
         const T v = source[i];
         lo = v < lo ? v : lo;
         hi = v > hi ? v : hi;
-        map.samples[i] = float(v);
+        map.codes[i] = v;
     }
-    map.minSample = float(lo);
-    map.maxSample = float(hi);
+    setRange(map, lo, hi);
 }
 
 Result<Heightmap> fail(const std::string& path, const std::string& problem) {
@@ -135,8 +169,10 @@ Result<Heightmap> adoptStb(const std::string& path, int width, int height, T* de
                          [](T v) { return std::isfinite(v); })) {
             return fail(path, "image holds a NaN or infinite sample");
         }
+        encodeFloats(map, pixels.get(), count);
+    } else {
+        assignSamples(map, pixels.get(), count);
     }
-    assignSamples(map, pixels.get(), count);
     return map;
 }
 
@@ -283,10 +319,10 @@ Result<Heightmap> loadPnm(const std::string& path, const std::vector<unsigned ch
     };
     for (size_t i = 0; i < count; ++i) {
         // Colour: the same luminance stb_image uses for the other formats.
-        map.samples[i] =
+        map.codes[i] = uint16_t(
             channels == 1
-                ? float(value(i))
-                : float((value(3 * i) * 77 + value(3 * i + 1) * 150 + value(3 * i + 2) * 29) >> 8);
+                ? value(i)
+                : (value(3 * i) * 77 + value(3 * i + 1) * 150 + value(3 * i + 2) * 29) >> 8);
     }
     updateRange(map);
     return map;
@@ -312,14 +348,18 @@ Result<Heightmap> loadHgt(const std::string& path, const std::vector<unsigned ch
     if (std::string problem = checkDimensions(side, side); !problem.empty()) {
         return fail(path, problem);
     }
-    Heightmap map = blankMap(side, side, HeightmapFormat::Hgt);
-    for (size_t i = 0; i < map.samples.size(); ++i) {
-        map.samples[i] = float(int16_t(uint16_t(bytes[2 * i] << 8 | bytes[2 * i + 1])));
+    std::vector<float> samples(size_t(side) * size_t(side));
+    for (size_t i = 0; i < samples.size(); ++i) {
+        samples[i] = float(int16_t(uint16_t(bytes[2 * i] << 8 | bytes[2 * i + 1])));
     }
-    if (!fillVoids(map.samples, side, side, float(kHgtVoid))) {
+    if (!fillVoids(samples, side, side, float(kHgtVoid))) {
         return fail(path, "every sample is void (-32768)");
     }
-    updateRange(map);
+    Heightmap map;
+    map.width = side;
+    map.height = side;
+    map.format = HeightmapFormat::Hgt;
+    encodeFloats(map, samples.data(), samples.size());  // exact: filled voids are integers too
     return map;
 }
 
@@ -346,8 +386,8 @@ Result<Heightmap> loadRaw16(const std::string& path, const std::vector<unsigned 
                               " 16-bit samples need " + std::to_string(expected));
     }
     Heightmap map = blankMap(width, height, HeightmapFormat::Raw16);
-    for (size_t i = 0; i < map.samples.size(); ++i) {
-        map.samples[i] = float(uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8));
+    for (size_t i = 0; i < map.codes.size(); ++i) {
+        map.codes[i] = uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8);
     }
     updateRange(map);
     return map;
@@ -367,7 +407,7 @@ std::string checkDimensions(int64_t width, int64_t height) {
     return "";
 }
 
-Result<Heightmap> makeHeightmap(int width, int height, std::vector<float> samples,
+Result<Heightmap> makeHeightmap(int width, int height, const std::vector<float>& samples,
                                 HeightmapFormat format) {
     if (std::string problem = checkDimensions(width, height); !problem.empty()) {
         return Result<Heightmap>::failure(problem);
@@ -375,13 +415,22 @@ Result<Heightmap> makeHeightmap(int width, int height, std::vector<float> sample
     if (samples.size() != size_t(width) * size_t(height)) {
         return Result<Heightmap>::failure("sample count does not match the size");
     }
+    if (!std::all_of(samples.begin(), samples.end(), [](float v) { return std::isfinite(v); })) {
+        return Result<Heightmap>::failure("a sample is NaN or infinite");
+    }
     Heightmap map;
     map.width = width;
     map.height = height;
     map.format = format;
-    map.samples = std::move(samples);
-    updateRange(map);
+    encodeFloats(map, samples.data(), samples.size());
     return map;
+}
+
+std::vector<float> heightmapSamples(const Heightmap& map) {
+    std::vector<float> samples(map.codes.size());
+    std::transform(map.codes.begin(), map.codes.end(), samples.begin(),
+                   [&](uint16_t code) { return map.coding.sample(code); });
+    return samples;
 }
 
 bool fillVoids(std::vector<float>& samples, int width, int height, float voidValue) {

@@ -11,17 +11,34 @@ namespace qt {
 
 enum class HeightmapFormat { Image8, Image16, ImageFloat, Hgt, Raw16 };
 
-// Row-major samples, row 0 first; sample (col, row) is at samples[row * width + col].
-// Values are the file's own numbers (0..255, 0..65535, signed metres for .hgt), exact in a float.
+// How stored 16-bit codes map to the file's sample values: sample = offset + step * code.
+// Integer formats are stored exactly (step 1); float data is quantised over its range.
+struct HeightCoding {
+    float offset = 0.0f;
+    float step = 1.0f;
+
+    float sample(uint16_t code) const { return offset + step * float(code); }
+};
+
+// Row-major samples, row 0 first; sample (col, row) is codes[row * width + col]. Values are the
+// file's own numbers (0..255, 0..65535, signed metres for .hgt), kept as 16-bit codes: 2 bytes a
+// sample here and on the GPU. Every integer format round-trips exactly; HDR (float) images are
+// quantised to 65536 steps between their lowest and highest sample.
 struct Heightmap {
     int width = 0;
     int height = 0;
-    std::vector<float> samples;
-    float minSample = 0.0f;  // over every sample
+    std::vector<uint16_t> codes;
+    HeightCoding coding;
+    uint16_t minCode = 0;  // over every sample
+    uint16_t maxCode = 0;
+    float minSample = 0.0f;  // coding.sample(minCode)
     float maxSample = 0.0f;
     HeightmapFormat format = HeightmapFormat::Image16;
 
-    float at(int col, int row) const { return samples[size_t(row) * size_t(width) + size_t(col)]; }
+    uint16_t codeAt(int col, int row) const {
+        return codes[size_t(row) * size_t(width) + size_t(col)];
+    }
+    float at(int col, int row) const { return coding.sample(codeAt(col, row)); }
     int64_t sampleCount() const { return int64_t(width) * height; }
 };
 
@@ -43,8 +60,12 @@ Result<Heightmap> decodeHeightmap(const std::string& name, const std::string& ex
                                   const LoadOptions& options = {});
 
 // Builds a heightmap from samples already in memory (generators, tests); checks the size limits.
-Result<Heightmap> makeHeightmap(int width, int height, std::vector<float> samples,
+// Integer samples spanning at most 65535 steps are kept exactly, anything else is quantised.
+Result<Heightmap> makeHeightmap(int width, int height, const std::vector<float>& samples,
                                 HeightmapFormat format = HeightmapFormat::Image16);
+
+// Every sample as a float, for tests and tools (the viewer never needs them).
+std::vector<float> heightmapSamples(const Heightmap& map);
 
 // Checks a width x height against the limits before anything is allocated; empty when fine.
 std::string checkDimensions(int64_t width, int64_t height);

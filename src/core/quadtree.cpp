@@ -15,17 +15,17 @@ struct Builder {
 
     // Exact sample range of a leaf's box: every sample, not just the corners.
     void scanLeaf(QuadtreeNode& node) const {
-        float lo = map.at(node.x0, node.z0);
-        float hi = lo;
+        uint16_t lo = map.codeAt(node.x0, node.z0);
+        uint16_t hi = lo;
         for (int row = node.z0; row <= node.z1; ++row) {
-            const float* line = &map.samples[size_t(row) * size_t(map.width)];
+            const uint16_t* line = &map.codes[size_t(row) * size_t(map.width)];
             for (int col = node.x0; col <= node.x1; ++col) {
                 lo = std::min(lo, line[col]);
                 hi = std::max(hi, line[col]);
             }
         }
-        node.minSample = lo;
-        node.maxSample = hi;
+        node.minCode = lo;
+        node.maxCode = hi;
     }
 
     // Adds the node covering leaves [lx, lx + size) x [lz, lz + size), clipped to the map, and
@@ -52,8 +52,8 @@ struct Builder {
             return index;
         }
         const int half = size / 2;
-        float lo = 0.0f;
-        float hi = 0.0f;
+        uint16_t lo = 0;
+        uint16_t hi = 0;
         for (int q = 0; q < 4; ++q) {
             const int cx = lx + (q & 1) * half;
             const int cz = lz + (q >> 1) * half;
@@ -62,14 +62,14 @@ struct Builder {
             }
             const uint32_t c = build(cx, cz, half, index);
             const QuadtreeNode& child = tree.nodes[c];
-            lo = q == 0 ? child.minSample : std::min(lo, child.minSample);
-            hi = q == 0 ? child.maxSample : std::max(hi, child.maxSample);
+            lo = q == 0 ? child.minCode : std::min(lo, child.minCode);
+            hi = q == 0 ? child.maxCode : std::max(hi, child.maxCode);
             tree.nodes[index].child[q] = c;
         }
         QuadtreeNode& self = tree.nodes[index];
         assert(self.child[0] != kNoNode);
-        self.minSample = lo;
-        self.maxSample = hi;
+        self.minCode = lo;
+        self.maxCode = hi;
         self.leafCount = uint32_t(tree.leaves.size()) - self.firstLeaf;
         return index;
     }
@@ -104,6 +104,7 @@ Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize) {
     }
     assert(map.width >= 2 && map.height >= 2);
     Quadtree tree;
+    tree.coding = map.coding;
     tree.leafSize = leafSize;
     tree.leavesX = (map.width - 2) / leafSize + 1;
     tree.leavesZ = (map.height - 2) / leafSize + 1;

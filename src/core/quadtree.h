@@ -20,10 +20,11 @@ struct LeafCoord {
 
 // One node; nodes are stored in pre-order, root first, so a subtree is a contiguous node range
 // and its leaves a contiguous range of the tree-order leaf list.
+// 40 bytes; the first 16 (box and height range) are what the culling walk reads.
 struct QuadtreeNode {
     uint16_t x0, z0, x1, z1;  // sample box, inclusive: every sample of the node's cells
-    float minSample;          // exact minimum of every sample in the box
-    float maxSample;          // exact maximum of every sample in the box
+    uint16_t minCode;         // exact minimum of every sample's code in the box
+    uint16_t maxCode;         // exact maximum of every sample's code in the box
     uint32_t parent;          // kNoNode for the root
     uint32_t child[4];        // NW, NE, SW, SE (row-major); kNoNode beyond the map or in leaves
     uint32_t firstLeaf;       // index of the subtree's first leaf in Quadtree::leaves
@@ -31,21 +32,31 @@ struct QuadtreeNode {
 
     // An inner node always has its NW child: the node's origin lies inside the map.
     bool isLeaf() const { return child[0] == kNoNode; }
+    // Children present: bit q for child[q].
+    unsigned childMask() const {
+        return unsigned(child[0] != kNoNode) | unsigned(child[1] != kNoNode) << 1 |
+               unsigned(child[2] != kNoNode) << 2 | unsigned(child[3] != kNoNode) << 3;
+    }
     // Triangles of the grid squares in the box: two per square.
     uint64_t triangleCount() const { return 2ull * uint64_t(x1 - x0) * uint64_t(z1 - z0); }
 };
 
+static_assert(sizeof(QuadtreeNode) == 40, "box, range and links, no padding");
+
 struct Quadtree {
-    int leafSize = 0;  // grid squares along a full leaf's side
-    int leavesX = 0;   // leaf columns: ceil((width - 1) / leafSize)
-    int leavesZ = 0;   // leaf rows
-    int depth = 0;     // levels below the root
+    HeightCoding coding;  // the map's: node heights are codes
+    int leafSize = 0;     // grid squares along a full leaf's side
+    int leavesX = 0;      // leaf columns: ceil((width - 1) / leafSize)
+    int leavesZ = 0;      // leaf rows
+    int depth = 0;        // levels below the root
     std::vector<QuadtreeNode> nodes;
     std::vector<LeafCoord> leaves;    // tree order (pre-order of their nodes)
     std::vector<uint32_t> leafNodes;  // tree-order leaf -> node index
     std::vector<uint32_t> leafGrid;   // row * leavesX + col -> tree-order leaf index
 
     const QuadtreeNode& root() const { return nodes.front(); }
+    float minSample(const QuadtreeNode& node) const { return coding.sample(node.minCode); }
+    float maxSample(const QuadtreeNode& node) const { return coding.sample(node.maxCode); }
     uint32_t leafIndexAt(int col, int row) const { return leafGrid[size_t(row) * leavesX + col]; }
 };
 

@@ -34,7 +34,8 @@ WorldMapping defaultMapping(const Heightmap& map) {
 }
 
 glm::vec3 vertexPosition(const Heightmap& map, const WorldMapping& mapping, int col, int row) {
-    return {float(col) * mapping.spacing, mapping.worldHeight(map.at(col, row)),
+    const HeightTransform height = heightTransform(map.coding, mapping);
+    return {float(col) * mapping.spacing, height.worldHeight(float(map.codeAt(col, row))),
             float(row) * mapping.spacing};
 }
 
@@ -43,8 +44,9 @@ glm::vec3 vertexNormal(const Heightmap& map, const WorldMapping& mapping, int co
     const int c1 = std::min(col + 1, map.width - 1);
     const int r0 = std::max(row - 1, 0);
     const int r1 = std::min(row + 1, map.height - 1);
-    const float dx = (map.at(c1, row) - map.at(c0, row)) * mapping.heightScale;
-    const float dz = (map.at(col, r1) - map.at(col, r0)) * mapping.heightScale;
+    const float scale = heightTransform(map.coding, mapping).scale;
+    const float dx = (float(map.codeAt(c1, row)) - float(map.codeAt(c0, row))) * scale;
+    const float dz = (float(map.codeAt(col, r1)) - float(map.codeAt(col, r0))) * scale;
     // Tangents (sx, dx, 0) and (0, dz, sz); their cross product, scaled by 1 / (sx sz).
     const float sx = float(c1 - c0) * mapping.spacing;
     const float sz = float(r1 - r0) * mapping.spacing;

@@ -19,6 +19,21 @@ struct WorldMapping {
     float worldHeight(float sample) const { return sample * heightScale + heightOffset; }
 };
 
+// World height of a stored code, y = code * scale + bias: the map's coding folded into the
+// mapping. The shader, vertexPosition and the culling planes all use these two floats, so the
+// drawn vertices and the boxes they are tested in are computed alike.
+struct HeightTransform {
+    float scale = 1.0f;
+    float bias = 0.0f;
+
+    float worldHeight(float code) const { return code * scale + bias; }
+};
+
+inline HeightTransform heightTransform(const HeightCoding& coding, const WorldMapping& mapping) {
+    return {mapping.heightScale * coding.step,
+            mapping.heightScale * coding.offset + mapping.heightOffset};
+}
+
 // The mapping a user gets without options: real metres for .hgt, otherwise unit spacing and the
 // format's full range spanning kDefaultReliefFraction of the map's longer side.
 WorldMapping defaultMapping(const Heightmap& map);

@@ -40,14 +40,15 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
     gpu.leafCapacity = tree.leaves.size();
     gpu.minSample = map.minSample;
     gpu.maxSample = map.maxSample;
+    gpu.coding = map.coding;
 
     glGenBuffers(1, &gpu.heightBuffer);
     glBindBuffer(GL_TEXTURE_BUFFER, gpu.heightBuffer);
-    glBufferData(GL_TEXTURE_BUFFER, GLsizeiptr(map.samples.size() * sizeof(float)),
-                 map.samples.data(), GL_STATIC_DRAW);
+    glBufferData(GL_TEXTURE_BUFFER, GLsizeiptr(map.codes.size() * sizeof(uint16_t)),
+                 map.codes.data(), GL_STATIC_DRAW);
     glGenTextures(1, &gpu.heightTexture);
     glBindTexture(GL_TEXTURE_BUFFER, gpu.heightTexture);
-    glTexBuffer(GL_TEXTURE_BUFFER, GL_R32F, gpu.heightBuffer);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_R16UI, gpu.heightBuffer);
     glBindTexture(GL_TEXTURE_BUFFER, 0);
     glBindBuffer(GL_TEXTURE_BUFFER, 0);
 
@@ -130,8 +131,9 @@ int TerrainRenderer::draw(const TerrainGpu& gpu, const WorldMapping& mapping, co
     glUniform2i(program.uniform("mapSize"), gpu.width, gpu.height);
     glUniform1i(program.uniform("leafSize"), gpu.leafSize);
     glUniform1f(program.uniform("spacing"), mapping.spacing);
-    glUniform1f(program.uniform("heightScale"), mapping.heightScale);
-    glUniform1f(program.uniform("heightOffset"), mapping.heightOffset);
+    const HeightTransform height = heightTransform(gpu.coding, mapping);
+    glUniform1f(program.uniform("heightScale"), height.scale);
+    glUniform1f(program.uniform("heightBias"), height.bias);
     const glm::mat4 viewProjection = camera.viewProjection();
     glUniformMatrix4fv(program.uniform("viewProjection"), 1, GL_FALSE,
                        glm::value_ptr(viewProjection));

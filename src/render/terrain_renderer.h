@@ -20,7 +20,7 @@ constexpr float kSkyColour[3] = {0.62f, 0.74f, 0.86f};
 
 // One terrain's GL objects; create() builds them all or none.
 struct TerrainGpu {
-    GLuint heightBuffer = 0;    // R32F raw samples, row-major, uploaded once
+    GLuint heightBuffer = 0;    // R16UI height codes, row-major, uploaded once
     GLuint heightTexture = 0;   // GL_TEXTURE_BUFFER view of heightBuffer
     GLuint indexBuffer = 0;     // one full leaf: leafSize strips of local (i, j) numbers
     GLuint instanceBuffer = 0;  // LeafCoord per visible leaf, room for every leaf
@@ -32,6 +32,7 @@ struct TerrainGpu {
     size_t leafCapacity = 0;
     float minSample = 0.0f;
     float maxSample = 0.0f;
+    HeightCoding coding;  // codes in heightBuffer to the map's samples
 
     // Fails with one line when the map has more samples than GL_MAX_TEXTURE_BUFFER_SIZE.
     static Result<TerrainGpu> create(const Heightmap& map, const Quadtree& tree);

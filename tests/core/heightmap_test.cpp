@@ -1,6 +1,7 @@
 // Heightmap loaders: every format keeps every sample; every bad input is one line, no crash.
 #include "core/heightmap.h"
 
+#include <cmath>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -33,7 +34,8 @@ TEST(Heightmap, Png16KeepsAllSixteenBits) {
     EXPECT_EQ(map.value().height, 2);
     EXPECT_EQ(map.value().format, HeightmapFormat::Image16);
     for (size_t i = 0; i < values.size(); ++i) {
-        EXPECT_EQ(map.value().samples[i], float(values[i])) << i;
+        EXPECT_EQ(map.value().codes[i], values[i]) << i;  // stored exactly, as codes
+        EXPECT_EQ(heightmapSamples(map.value())[i], float(values[i])) << i;
     }
     EXPECT_EQ(map.value().minSample, 0.0f);
     EXPECT_EQ(map.value().maxSample, 65535.0f);
@@ -82,7 +84,8 @@ TEST(Heightmap, OtherStbFormats) {
         EXPECT_EQ(map.value().width, 4) << name;
         EXPECT_EQ(map.value().height, 3) << name;
         for (int i = 0; i < 12; ++i) {
-            EXPECT_EQ(map.value().samples[size_t(i)], float(pixels[i])) << name << " " << i;
+            EXPECT_EQ(heightmapSamples(map.value())[size_t(i)], float(pixels[i]))
+                << name << " " << i;
         }
     }
     const Result<Heightmap> jpg = loadHeightmap(dir.path("m.jpg"));
@@ -102,7 +105,7 @@ TEST(Heightmap, Pgm16AndPpmDecodedExactly) {
     const Result<Heightmap> map = loadHeightmap(dir.path("m.pgm"));
     ASSERT_TRUE(map.ok()) << map.error();
     EXPECT_EQ(map.value().format, HeightmapFormat::Image16);
-    EXPECT_EQ(map.value().samples, (std::vector<float>{1, 256, 65535, 32768}));
+    EXPECT_EQ(heightmapSamples(map.value()), (std::vector<float>{1, 256, 65535, 32768}));
     // A 16-bit header over 8-bit-sized data is truncated, not read past the end.
     pgm.resize(pgm.size() - 4);
     test::writeBytes(dir.path("short.pgm"), pgm);
@@ -116,7 +119,7 @@ TEST(Heightmap, Pgm16AndPpmDecodedExactly) {
     test::writeBytes(dir.path("m.ppm"), ppm);
     const Result<Heightmap> colour = loadHeightmap(dir.path("m.ppm"));
     ASSERT_TRUE(colour.ok()) << colour.error();
-    EXPECT_EQ(colour.value().samples,
+    EXPECT_EQ(heightmapSamples(colour.value()),
               (std::vector<float>{(255 * 77) >> 8, (255 * 29) >> 8, (255 * 150) >> 8, 9}));
 }
 
@@ -286,7 +289,7 @@ TEST(Heightmap, RealMapsWhenPresent) {
     ASSERT_TRUE(a.ok() && b.ok());
     EXPECT_EQ(a.value().width, 1025);
     EXPECT_EQ(a.value().format, HeightmapFormat::Image16);
-    EXPECT_EQ(a.value().samples, b.value().samples);  // same data, two formats
+    EXPECT_EQ(a.value().codes, b.value().codes);  // same data, two formats
     EXPECT_GT(a.value().maxSample, 255.0f);
     const Result<Heightmap> alps = loadHeightmap(hgt);
     ASSERT_TRUE(alps.ok());
@@ -300,4 +303,35 @@ TEST(Heightmap, RealMapsWhenPresent) {
 }
 
 }  // namespace
+TEST(Heightmap, IntegerSamplesAreStoredExactlyAndFloatsQuantisedOverTheirRange) {
+    // Signed integers spanning 65535 steps: exact, whatever the offset.
+    const std::vector<float> metres = {-32768.0f, -1.0f, 0.0f, 32767.0f};
+    const Heightmap exact = makeHeightmap(2, 2, metres).value();
+    EXPECT_EQ(heightmapSamples(exact), metres);
+    EXPECT_EQ(exact.coding.step, 1.0f);
+    EXPECT_EQ(exact.minSample, -32768.0f);
+    // A flat map of a fraction is exact too (one code).
+    const Heightmap flat = makeHeightmap(2, 2, std::vector<float>(4, 0.5f)).value();
+    EXPECT_EQ(heightmapSamples(flat), std::vector<float>(4, 0.5f));
+    // Fractions: 65536 steps between the extremes, each sample within half a step.
+    std::vector<float> fractions;
+    for (int i = 0; i < 64; ++i) {
+        fractions.push_back(0.37f * float(i * i) - 100.0f + 1e-3f * float(i % 7));
+    }
+    const Heightmap quantised = makeHeightmap(8, 8, fractions).value();
+    const float step = (fractions.back() - fractions.front()) / 65535.0f;
+    EXPECT_NEAR(quantised.coding.step, step, step * 1e-5f);
+    const std::vector<float> back = heightmapSamples(quantised);
+    for (size_t i = 0; i < fractions.size(); ++i) {
+        EXPECT_NEAR(back[i], fractions[i], 0.51f * step + 1e-4f) << i;
+    }
+    EXPECT_EQ(quantised.minCode, 0);
+    EXPECT_EQ(quantised.maxCode, 65535);
+    // Integers spanning more than 65535 steps are quantised, not wrapped.
+    const Heightmap wide = makeHeightmap(2, 2, {0.0f, 1e6f, 5.0f, 7.0f}).value();
+    EXPECT_EQ(heightmapSamples(wide).front(), 0.0f);
+    EXPECT_NEAR(heightmapSamples(wide)[1], 1e6f, 1.0f);
+    EXPECT_FALSE(makeHeightmap(2, 2, {0.0f, std::nanf(""), 0.0f, 0.0f}).ok());
+}
+
 }  // namespace qt

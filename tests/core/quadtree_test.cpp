@@ -8,7 +8,7 @@
 namespace qt {
 namespace {
 
-void expectExactRange(const Heightmap& map, const QuadtreeNode& node) {
+void expectExactRange(const Heightmap& map, const Quadtree& tree, const QuadtreeNode& node) {
     float lo = map.at(node.x0, node.z0);
     float hi = lo;
     for (int row = node.z0; row <= node.z1; ++row) {
@@ -17,8 +17,8 @@ void expectExactRange(const Heightmap& map, const QuadtreeNode& node) {
             hi = std::max(hi, map.at(col, row));
         }
     }
-    ASSERT_EQ(node.minSample, lo);
-    ASSERT_EQ(node.maxSample, hi);
+    ASSERT_EQ(tree.minSample(node), lo);
+    ASSERT_EQ(tree.maxSample(node), hi);
 }
 
 void checkTree(const Heightmap& map, int leafSize) {
@@ -40,7 +40,7 @@ void checkTree(const Heightmap& map, int leafSize) {
     std::vector<int> cover(size_t(map.width - 1) * size_t(map.height - 1), 0);
     for (uint32_t i = 0; i < tree.nodes.size(); ++i) {
         const QuadtreeNode& node = tree.nodes[i];
-        expectExactRange(map, node);
+        expectExactRange(map, tree, node);
         ASSERT_LT(node.x0, node.x1);
         ASSERT_LT(node.z0, node.z1);
         if (node.isLeaf()) {
@@ -74,8 +74,8 @@ void checkTree(const Heightmap& map, int leafSize) {
             ASSERT_LE(child.x1, node.x1);
             ASSERT_GE(child.z0, node.z0);
             ASSERT_LE(child.z1, node.z1);
-            ASSERT_GE(child.minSample, node.minSample);
-            ASSERT_LE(child.maxSample, node.maxSample);
+            ASSERT_GE(child.minCode, node.minCode);
+            ASSERT_LE(child.maxCode, node.maxCode);
         }
         ASSERT_EQ(leaves, node.leafCount);
     }
@@ -96,14 +96,14 @@ TEST(Quadtree, ExactBoundsLinksAndTilingOnManyShapes) {
 }
 
 TEST(Quadtree, APeakInsideACellKeepsItsLeafTall) {
-    Heightmap map = flatHeightmap(9, 9, 0.0f);
-    map.samples[size_t(2) * 9 + 2] = 500.0f;  // interior sample of leaf (0,0); no corner
-    map.maxSample = 500.0f;
+    std::vector<float> samples(81, 0.0f);
+    samples[size_t(2) * 9 + 2] = 500.0f;  // interior sample of leaf (0,0); no corner
+    const Heightmap map = makeHeightmap(9, 9, samples).value();
     const Quadtree tree = buildQuadtree(map, 4).value();
     const QuadtreeNode& leaf = tree.nodes[tree.leafNodes[tree.leafIndexAt(0, 0)]];
-    EXPECT_EQ(leaf.maxSample, 500.0f);
-    EXPECT_EQ(tree.root().maxSample, 500.0f);
-    EXPECT_EQ(tree.nodes[tree.leafNodes[tree.leafIndexAt(1, 1)]].maxSample, 0.0f);
+    EXPECT_EQ(tree.maxSample(leaf), 500.0f);
+    EXPECT_EQ(tree.maxSample(tree.root()), 500.0f);
+    EXPECT_EQ(tree.maxSample(tree.nodes[tree.leafNodes[tree.leafIndexAt(1, 1)]]), 0.0f);
 }
 
 TEST(Quadtree, NodeCountsOfCompleteAndPartialTrees) {

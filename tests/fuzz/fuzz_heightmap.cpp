@@ -20,8 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         options.rawHeight = data[2] % 64;
     }
     const qt::Result<qt::Heightmap> map = qt::decodeHeightmap("fuzz", ext, bytes, options);
-    if (map.ok() && (map.value().width < 2 || map.value().samples.size() !=
-                                                  size_t(map.value().width) * map.value().height)) {
+    if (map.ok() && (map.value().width < 2 ||
+                     map.value().codes.size() != size_t(map.value().width) * map.value().height)) {
         __builtin_trap();
     }
     return 0;

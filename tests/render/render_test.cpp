@@ -397,7 +397,8 @@ TEST_F(Picture, DebugLinesDrawInOneCall) {
     lines.value().addFrustum(Frustum::corners(c.viewProjection()), 0xFF00FFFFu);
     for (const LeafCoord& leaf : terrain.cull.visible) {
         const uint32_t node = terrain.tree.leafNodes[terrain.tree.leafIndexAt(leaf.col, leaf.row)];
-        lines.value().addBox(nodeBox(terrain.tree.nodes[node], terrain.mapping), 0xFFFF0000u);
+        lines.value().addBox(nodeBox(terrain.tree, terrain.tree.nodes[node], terrain.mapping),
+                             0xFFFF0000u);
     }
     lines.value().draw(c.viewProjection());
     std::vector<uint8_t> withLines;
@@ -413,7 +414,7 @@ TEST_F(Picture, AFailedLoadKeepsTheCurrentTerrain) {
         overviewCamera(terrain.map, terrain.mapping, float(kWidth) / kHeight, glm::radians(60.0f));
     render(terrain, c, true, pixels);
     const std::string pathBefore = terrain.path;
-    const std::vector<float> samplesBefore = terrain.map.samples;
+    const std::vector<uint16_t> codesBefore = terrain.map.codes;
     char dir[] = "/tmp/qt_reload_XXXXXX";
     ASSERT_NE(mkdtemp(dir), nullptr);
     const std::string corrupt = std::string(dir) + "/corrupt.png";
@@ -425,7 +426,7 @@ TEST_F(Picture, AFailedLoadKeepsTheCurrentTerrain) {
         const std::string error = replaceTerrain(terrain, bad, {}, 4);
         EXPECT_EQ(error.rfind(bad + ": ", 0), 0u) << error;
         EXPECT_EQ(terrain.path, pathBefore);
-        EXPECT_EQ(terrain.map.samples, samplesBefore);
+        EXPECT_EQ(terrain.map.codes, codesBefore);
         std::vector<uint8_t> after;
         render(terrain, c, true, after);
         EXPECT_EQ(after, pixels) << "the kept terrain must draw exactly as before";
