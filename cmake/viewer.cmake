@@ -87,6 +87,7 @@ if(QT_BUILD_TESTS)
   target_compile_options(render_tests PRIVATE ${QT_WARNINGS})
   target_compile_definitions(render_tests PRIVATE
     QT_SHADER_DIR="${CMAKE_SOURCE_DIR}/shaders"
+    QT_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
     QT_SHARED_HEIGHTMAPS="${CMAKE_SOURCE_DIR}/../shared/heightmaps")
   # Discovery only lists names (no window); each test then runs through the display wrapper.
   set_target_properties(render_tests PROPERTIES CROSSCOMPILING_EMULATOR ${QT_WITH_DISPLAY})

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <string>
 #include <vector>
 
 #include "app/cull_map.h"
@@ -45,6 +46,18 @@ double median(std::vector<double> values) {
     std::sort(values.begin(), values.end());
     const size_t n = values.size();
     return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// The process's peak resident memory so far (VmHWM), in MiB; 0 where /proc is missing.
+double peakResidentMb() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("VmHWM:", 0) == 0) {
+            return std::stod(line.substr(6)) / 1024.0;  // kB
+        }
+    }
+    return 0.0;
 }
 
 struct BenchRow {
@@ -127,12 +140,15 @@ int runBench(Session& s) {
     s.terrain.cull.recordDecisions = false;
     s.terrain.cull.reserveFor(s.terrain.tree);
     std::vector<BenchRow> rows[2];  // culled, unculled
+    double peakMb[2] = {0.0, 0.0};  // peak resident memory after each pass
     for (int mode = 0; mode < 2; ++mode) {
         rows[mode].resize(path.size());
         renderFrame(s, target.value(), path.front(), mode == 0);  // warm-up, not recorded
         for (size_t i = 0; i < path.size(); ++i) {
             rows[mode][i] = {path[i].position, renderFrame(s, target.value(), path[i], mode == 0)};
         }
+        glFinish();
+        peakMb[mode] = peakResidentMb();
     }
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     target.value().destroy();
@@ -173,6 +189,19 @@ int runBench(Session& s) {
     std::printf("  unculled / culled: median %.2fx, worst %.2fx\n",
                 medianCulled > 0 ? medianUnculled / medianCulled : 0.0,
                 worstCulled > 0 ? worstUnculled / worstCulled : 0.0);
+    std::vector<double> cullShare;
+    for (const BenchRow& r : rows[0]) {
+        cullShare.push_back(r.stats.frameMs > 0 ? 100.0 * r.stats.cullMs / r.stats.frameMs : 0.0);
+    }
+    std::printf("  culling and draw list: median %.3f%% of a culled frame\n", median(cullShare));
+    const double samples = double(s.terrain.map.sampleCount());
+    std::printf(
+        "  peak resident memory: %.1f MB after the culled flight (%.1f bytes a sample), "
+        "%.1f MB after the unculled frames (%.1f bytes a sample)\n",
+        peakMb[0], peakMb[0] * 1048576.0 / samples, peakMb[1], peakMb[1] * 1048576.0 / samples);
+    const LoadTimes& t = s.terrain.times;
+    std::printf("  load: %.1f ms (decode %.1f, tree %.1f, upload %.1f)\n", t.totalMs(), t.decodeMs,
+                t.treeMs, t.uploadMs);
     return 0;
 }
 

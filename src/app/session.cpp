@@ -1,11 +1,51 @@
 // Session set-up and tear-down in dependency order; loads go into temporaries first.
 #include "app/session.h"
 
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
 #include <glm/trigonometric.hpp>
 
 #include "app/resources.h"
 
 namespace qt {
+namespace {
+
+// On a terminal, one line that shows the step of the load under way and is then replaced by the
+// times of each step; nothing when stderr is a file or a pipe (scripts and tests read it).
+struct TerminalProgress {
+    explicit TerminalProgress(const std::string& path) : name(path), on(isatty(STDERR_FILENO)) {}
+
+    void operator()(LoadStep step) const {
+        if (on) {
+            std::fprintf(stderr, "\rquadterrain: loading %s: %s...\033[K", name.c_str(),
+                         loadStepName(step));
+            std::fflush(stderr);
+        }
+    }
+    void done(const Terrain& t) const {
+        if (on) {
+            std::fprintf(stderr,
+                         "\rquadterrain: loaded %s, %dx%d, in %.2f s (decode %.2f s, tree %.2f s, "
+                         "upload %.2f s)\033[K\n",
+                         name.c_str(), t.map.width, t.map.height, t.times.totalMs() / 1000.0,
+                         t.times.decodeMs / 1000.0, t.times.treeMs / 1000.0,
+                         t.times.uploadMs / 1000.0);
+        }
+    }
+    void failed() const {
+        if (on) {
+            std::fprintf(stderr, "\r\033[K");  // the error line follows on a clean line
+        }
+    }
+
+    std::string name;
+    bool on;
+};
+
+}  // namespace
 
 Result<Session> Session::create(const ViewerOptions& options) {
     Session session;
@@ -15,12 +55,21 @@ Result<Session> Session::create(const ViewerOptions& options) {
     LoadOptions load;
     load.rawWidth = options.rawWidth;
     load.rawHeight = options.rawHeight;
+    const TerminalProgress terminal(path);
+    terminal(LoadStep::Decode);
+    const auto decodeStart = std::chrono::steady_clock::now();
     Result<Heightmap> map = loadHeightmap(path, load);
     if (!map) {
+        terminal.failed();
         return Result<Session>::failure(map.error());
     }
+    LoadTimes times;
+    times.decodeMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - decodeStart)
+            .count();
     session.shaderDir = findResourceDir("shaders");
     if (session.shaderDir.empty()) {
+        terminal.failed();
         return Result<Session>::failure(
             "cannot find the shaders/ directory next to the executable or in " +
             std::string(QT_SOURCE_DIR));
@@ -35,6 +84,7 @@ Result<Session> Session::create(const ViewerOptions& options) {
                              options.soakFrames == 0;
     Result<GlContext> context = GlContext::create(contextOptions);
     if (!context) {
+        terminal.failed();
         return Result<Session>::failure(context.error());
     }
     session.context = context.value();
@@ -43,7 +93,8 @@ Result<Session> Session::create(const ViewerOptions& options) {
     Result<DebugLines> lines =
         renderer ? DebugLines::create(session.shaderDir) : Result<DebugLines>(DebugLines{});
     Result<Terrain> terrain = renderer && lines
-                                  ? Terrain::create(std::move(map).value(), options.leafSize, path)
+                                  ? Terrain::create(std::move(map).value(), options.leafSize, path,
+                                                    times, std::cref(terminal))
                                   : Result<Terrain>::failure("");
     if (!renderer || !lines || !terrain) {
         const std::string error = !renderer ? renderer.error()
@@ -56,8 +107,10 @@ Result<Session> Session::create(const ViewerOptions& options) {
             lines.value().destroy();
         }
         session.context.destroy();
+        terminal.failed();
         return Result<Session>::failure(error);
     }
+    terminal.done(terrain.value());
     session.renderer = renderer.value();
     session.lines = std::move(lines).value();
     session.terrain = std::move(terrain).value();
@@ -76,11 +129,11 @@ void Session::destroy() {
     context.destroy();
 }
 
-std::string Session::replaceTerrain(const std::string& path) {
+std::string Session::replaceTerrain(const std::string& path, const LoadProgress& progress) {
     LoadOptions load;
     load.rawWidth = options.rawWidth;
     load.rawHeight = options.rawHeight;
-    if (std::string error = qt::replaceTerrain(terrain, path, load, options.leafSize);
+    if (std::string error = qt::replaceTerrain(terrain, path, load, options.leafSize, progress);
         !error.empty()) {
         return error;
     }

@@ -99,15 +99,57 @@ void report(Viewer& v, const std::string& message, bool error) {
     }
 }
 
+// One frame of the current terrain under a panel naming the load step under way: a load blocks
+// the frame loop, and a large map takes seconds, so the window says what it is doing meanwhile.
+void drawLoadingFrame(Viewer& v, const std::string& path, LoadStep step) {
+    Session& s = v.session;
+    glfwPollEvents();  // keeps the window responsive to the window manager
+    int width = 0;
+    int height = 0;
+    glfwGetFramebufferSize(s.context.window, &width, &height);
+    if (width <= 0 || height <= 0) {
+        return;
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    TerrainRenderer::clear(width, height);
+    const glm::mat4 cullViewProjection =
+        v.hud.freeze ? v.frozenViewProjection : s.camera.viewProjection();
+    renderTerrain(s.renderer, s.terrain, s.camera,
+                  cullingFrustum(cullViewProjection, s.terrain.mapping), v.hud.cull,
+                  v.hud.wireframe);
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    ImGui::SetNextWindowPos(ImVec2(0.5f * float(width), 0.5f * float(height)), ImGuiCond_Always,
+                            ImVec2(0.5f, 0.5f));
+    ImGui::Begin("Loading", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                     ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoSavedSettings);
+    ImGui::Text("Loading %s", path.c_str());
+    const int done = int(step);
+    ImGui::Text("Step %d of 3: %s...", done + 1, loadStepName(step));
+    ImGui::ProgressBar(float(done) / 3.0f, ImVec2(360.0f, 0.0f));
+    ImGui::End();
+    ImGui::Render();
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    glfwSwapBuffers(s.context.window);
+}
+
 void load(Viewer& v, const std::string& path) {
     Session& s = v.session;
-    if (std::string error = s.replaceTerrain(path); !error.empty()) {
+    const auto progress = [&](LoadStep step) { drawLoadingFrame(v, path, step); };
+    if (std::string error = s.replaceTerrain(path, progress); !error.empty()) {
         report(v, error, true);
         return;
     }
     v.fly.speed = FlyControl::defaultSpeed(s.terrain.map, s.terrain.mapping);
     std::snprintf(v.hud.path, sizeof(v.hud.path), "%s", path.c_str());
-    report(v, "loaded " + path, false);
+    const LoadTimes& t = s.terrain.times;
+    char message[160];
+    std::snprintf(message, sizeof(message), " in %.2f s (decode %.2f, tree %.2f, upload %.2f)",
+                  t.totalMs() / 1000.0, t.decodeMs / 1000.0, t.treeMs / 1000.0,
+                  t.uploadMs / 1000.0);
+    report(v, "loaded " + path + message, false);
 }
 
 // Leaf boxes of the first kMaxLeafBoxes drawn leaves, in tree order.

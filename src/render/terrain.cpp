@@ -11,16 +11,52 @@
 
 namespace qt {
 
-Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path) {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+void report(const LoadProgress& progress, LoadStep step) {
+    if (progress) {
+        progress(step);
+    }
+}
+
+}  // namespace
+
+const char* loadStepName(LoadStep step) {
+    switch (step) {
+        case LoadStep::Decode:
+            return "reading and decoding";
+        case LoadStep::BuildTree:
+            return "building the quadtree";
+        case LoadStep::Upload:
+            return "uploading to the GPU";
+    }
+    return "";
+}
+
+Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, LoadTimes times,
+                                const LoadProgress& progress) {
+    report(progress, LoadStep::BuildTree);
+    Clock::time_point start = Clock::now();
     Result<Quadtree> tree = buildQuadtree(map, leafSize);
     if (!tree) {
         return Result<Terrain>::failure(path + ": " + tree.error());
     }
+    times.treeMs = msSince(start);
+    report(progress, LoadStep::Upload);
+    start = Clock::now();
     Result<TerrainGpu> gpu = TerrainGpu::create(map, tree.value());
     if (!gpu) {
         return Result<Terrain>::failure(path + ": " + gpu.error());
     }
+    times.uploadMs = msSince(start);
     Terrain terrain;
+    terrain.times = times;
     terrain.path = std::move(path);
     terrain.mapping = defaultMapping(map);
     terrain.map = std::move(map);
@@ -36,8 +72,8 @@ void Terrain::destroy() {
 }
 
 std::string replaceTerrain(Terrain& current, const std::string& path, const LoadOptions& options,
-                           int leafSize) {
-    Result<Terrain> loaded = loadTerrain(path, options, leafSize);
+                           int leafSize, const LoadProgress& progress) {
+    Result<Terrain> loaded = loadTerrain(path, options, leafSize, progress);
     if (!loaded) {
         return loaded.error();
     }
@@ -46,12 +82,17 @@ std::string replaceTerrain(Terrain& current, const std::string& path, const Load
     return "";
 }
 
-Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options, int leafSize) {
+Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options, int leafSize,
+                            const LoadProgress& progress) {
+    report(progress, LoadStep::Decode);
+    const Clock::time_point start = Clock::now();
     Result<Heightmap> map = loadHeightmap(path, options);
     if (!map) {
         return Result<Terrain>::failure(map.error());
     }
-    return Terrain::create(std::move(map).value(), leafSize, path);
+    LoadTimes times;
+    times.decodeMs = msSince(start);
+    return Terrain::create(std::move(map).value(), leafSize, path, times, progress);
 }
 
 Frustum cullingFrustum(const glm::mat4& viewProjection, const WorldMapping& mapping) {

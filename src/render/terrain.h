@@ -2,6 +2,7 @@
 // steps on it: the conservative culling frustum, the walk, the draw, the camera's clip planes.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "core/camera.h"
@@ -21,6 +22,20 @@ constexpr float kCullMarginSpacings = 1e-3f;
 constexpr float kFarToNear = 20000.0f;
 constexpr float kMinNearPlane = 1e-3f;
 
+// The steps of a load, each reported as it begins (a progress line, a loading frame).
+enum class LoadStep { Decode, BuildTree, Upload };
+using LoadProgress = std::function<void(LoadStep step)>;
+const char* loadStepName(LoadStep step);
+
+// Wall time of each step of the last load.
+struct LoadTimes {
+    double decodeMs = 0.0;  // reading the file and decoding it into codes
+    double treeMs = 0.0;    // building the quadtree and its exact bounds
+    double uploadMs = 0.0;  // the codes into the GPU's buffer texture
+
+    double totalMs() const { return decodeMs + treeMs + uploadMs; }
+};
+
 struct Terrain {
     std::string path;
     Heightmap map;
@@ -28,19 +43,23 @@ struct Terrain {
     WorldMapping mapping;
     TerrainGpu gpu;
     CullOutput cull;  // reserved for tree with recordDecisions: culling never allocates
+    LoadTimes times;
 
-    // Builds the tree and the GL objects; nothing is kept on failure.
-    static Result<Terrain> create(Heightmap map, int leafSize, std::string path);
+    // Builds the tree and the GL objects; nothing is kept on failure. `times` holds the decode
+    // time measured by the caller, and gets the tree and upload times.
+    static Result<Terrain> create(Heightmap map, int leafSize, std::string path,
+                                  LoadTimes times = {}, const LoadProgress& progress = {});
     void destroy();
 };
 
 // loadHeightmap + Terrain::create, with the default mapping of the map.
-Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options, int leafSize);
+Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options, int leafSize,
+                            const LoadProgress& progress = {});
 
 // Loads `path` into a new terrain and only then swaps it for `current` (destroying the old GL
 // objects). On failure `current` is untouched and the one-line error is returned; "" on success.
 std::string replaceTerrain(Terrain& current, const std::string& path, const LoadOptions& options,
-                           int leafSize);
+                           int leafSize, const LoadProgress& progress = {});
 
 struct FrameStats {
     CullStats cull;

@@ -436,6 +436,24 @@ TEST_F(Picture, AFailedLoadKeepsTheCurrentTerrain) {
     EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
 }
 
+TEST_F(Picture, ALoadReportsEachStepInOrderAndTimesIt) {
+    std::vector<LoadStep> steps;
+    const LoadProgress record = [&](LoadStep step) { steps.push_back(step); };
+    const std::string missing = "/nonexistent/quadterrain/map.png";
+    EXPECT_FALSE(replaceTerrain(terrain, missing, {}, 4, record).empty());
+    EXPECT_EQ(steps, std::vector<LoadStep>{LoadStep::Decode}) << "a failed read stops at decode";
+    steps.clear();
+    const std::string map = std::string(QT_SOURCE_DIR) + "/data/default_1025.png";
+    ASSERT_EQ(replaceTerrain(terrain, map, {}, 4, record), "");
+    EXPECT_EQ(steps,
+              (std::vector<LoadStep>{LoadStep::Decode, LoadStep::BuildTree, LoadStep::Upload}));
+    EXPECT_EQ(terrain.path, map);
+    EXPECT_GT(terrain.times.decodeMs, 0.0);
+    EXPECT_GT(terrain.times.treeMs, 0.0);
+    EXPECT_GT(terrain.times.uploadMs, 0.0);
+    EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+}
+
 class ShaderErrors : public ::testing::Test {
 protected:
     void SetUp() override {

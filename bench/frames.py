@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Runs `quadterrain --bench` on each map and prints the README's frames and scaling table.
+
+Usage: python3 bench/frames.py [--build DIR] [--frames N] [--window WxH] MAP...
+Each map flies the same kind of path (flight_path.cpp) culled, then unculled, in one process, so
+every ratio is taken inside one run. Needs a display: run it under xvfb-run -a.
+"""
+import argparse
+import csv
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+parser = argparse.ArgumentParser()
+parser.add_argument("maps", nargs="+")
+parser.add_argument("--build", default="build")
+parser.add_argument("--frames", type=int, default=32)
+parser.add_argument("--window", default="1280x720")
+args = parser.parse_args()
+
+
+def number(pattern, text):
+    match = re.search(pattern, text)
+    if not match:
+        sys.exit(f"frames.py: '{pattern}' not in the bench output:\n{text}")
+    return float(match.group(1))
+
+
+print(f"`python3 bench/frames.py --frames {args.frames} --window {args.window} MAPS` "
+      f"(llvmpipe, medians over the path)")
+print()
+print("| map | samples | leaves drawn | walk ms | culled frame ms | unculled frame ms | "
+      "speed-up | cull share | peak RSS culled flight | with unculled frames | load s "
+      "(decode / tree / upload) |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
+for path in args.maps:
+    out_csv = f"/tmp/qt_frames_{os.getpid()}.csv"
+    run = subprocess.run(
+        [os.path.join(args.build, "quadterrain"), path, "--window", args.window, "--bench",
+         out_csv, "--frames", str(args.frames)], capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"frames.py: {path}: exit {run.returncode}\n{run.stderr}")
+    text = run.stdout
+    with open(out_csv) as f:
+        rows = [r for r in csv.DictReader(f) if r["mode"] == "culled"]
+    os.remove(out_csv)
+    side = re.search(r"(\d+)x(\d+) samples", text)
+    width, height = int(side.group(1)), int(side.group(2))
+    leaves = statistics.median(int(r["leaves_drawn"]) for r in rows)
+    total = int(rows[0]["leaves_drawn"]) + int(rows[0]["leaves_culled"])
+    walk = statistics.median(float(r["cull_ms"]) for r in rows)
+    culled = number(r"culled: +median ([\d.]+) ms", text)
+    unculled = number(r"unculled: median ([\d.]+) ms", text)
+    share = number(r"draw list: median ([\d.]+)%", text)
+    peak, per = number(r"memory: ([\d.]+) MB after the culled", text), number(
+        r"culled flight \(([\d.]+) bytes", text)
+    peak_all, per_all = number(r", ([\d.]+) MB after the unculled", text), number(
+        r"unculled frames \(([\d.]+) bytes", text)
+    load = [number(p, text) / 1000.0 for p in
+            (r"load: ([\d.]+) ms", r"decode ([\d.]+)", r"tree ([\d.]+)", r"upload ([\d.]+)")]
+    print(f"| {os.path.basename(path)} | {width}x{height} | {leaves:.0f} of {total} | "
+          f"{walk:.3f} | {culled:.0f} | {unculled:.0f} | {unculled / culled:.2f}x | "
+          f"{share:.3f}% | {peak:.0f} MB ({per:.1f} B/sample) | {peak_all:.0f} MB "
+          f"({per_all:.1f} B/sample) | {load[0]:.2f} ({load[1]:.2f} / {load[2]:.2f} / "
+          f"{load[3]:.2f}) |", flush=True)
