@@ -24,19 +24,26 @@ for b in json.loads(out)["benchmarks"]:
 
 
 def frame_ms(name):
-    """Median milliseconds per culled frame (the path is 64 cameras per iteration)."""
+    """Median milliseconds per culled frame (one iteration culls every camera of the path)."""
     return 1000.0 / rows[name]["items_per_second"]
 
 
-print("| map | walk ms/frame | brute force ms/frame | walk speed-up | nodes tested: walk | "
+print("| map, path | walk ms/frame | brute force ms/frame | walk speed-up | nodes tested: walk | "
       "no masking/whole | ratio | leaves drawn |")
 print("|---|---|---|---|---|---|---|---|")
-for side in (1025, 4097):
-    w, n, b = f"BM_Walk/{side}", f"BM_WalkNoMaskingNoWhole/{side}", f"BM_BruteForce/{side}"
-    print(f"| {side}x{side} | {frame_ms(w):.3f} | {frame_ms(b):.3f} | "
+for side, frames in ((1025, 64), (4097, 64), (4097, 1024)):
+    arg = f"{side}/{frames}"
+    w, n, b = f"BM_Walk/{arg}", f"BM_WalkNoMaskingNoWhole/{arg}", f"BM_BruteForce/{arg}"
+    path = "64 cameras round the circle" if frames == 64 else f"{frames}-frame flight"
+    if n in rows:
+        nodes = (f"{rows[n]['nodes_tested']:.0f} | "
+                 f"{rows[n]['nodes_tested'] / rows[w]['nodes_tested']:.1f}x fewer")
+    else:
+        nodes = "- | -"
+    print(f"| {side}x{side}, {path} | {frame_ms(w):.3f} | {frame_ms(b):.3f} | "
           f"{frame_ms(b) / frame_ms(w):.0f}x | {rows[w]['nodes_tested']:.0f} | "
-          f"{rows[n]['nodes_tested']:.0f} | {rows[n]['nodes_tested'] / rows[w]['nodes_tested']:.1f}x "
-          f"fewer | {rows[w]['leaves_drawn']:.0f} of {rows[w]['leaves_drawn'] + rows[w]['leaves_culled']:.0f} |")
+          f"{nodes} | {rows[w]['leaves_drawn']:.0f} of "
+          f"{rows[w]['leaves_drawn'] + rows[w]['leaves_culled']:.0f} |")
 print()
 print("| step | median |")
 print("|---|---|")
@@ -66,6 +73,6 @@ if "--callgrind" in sys.argv:
     print("| map | instructions per walk | per brute force | ratio |")
     print("|---|---|---|---|")
     for side in (1025, 4097):
-        walk = instructions_per_frame(f"BM_Walk/{side}", "qt::cullQuadtree*")
-        brute = instructions_per_frame(f"BM_BruteForce/{side}", "qt::cullBruteForce*")
+        walk = instructions_per_frame(f"BM_Walk/{side}/64", "qt::cullQuadtree*")
+        brute = instructions_per_frame(f"BM_BruteForce/{side}/64", "qt::cullBruteForce*")
         print(f"| {side}x{side} | {walk:,.0f} | {brute:,.0f} | {brute / walk:.0f}x |")

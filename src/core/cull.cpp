@@ -72,13 +72,14 @@ __m128 laneDistance(const LanePlane& p, __m128 x, __m128 y, __m128 z) {
     return _mm_add_ps(_mm_add_ps(xy, _mm_mul_ps(p.c, z)), p.d);
 }
 
-void accept(const Quadtree& tree, uint32_t index, CullOutput& out) {
+// leafShift = log2(leafSize): a leaf's coordinates come from its box, without a look-up.
+inline void accept(const Quadtree& tree, uint32_t index, int leafShift, CullOutput& out) {
     const QuadtreeNode& node = tree.nodes[index];
     if (out.recordDecisions) {
         out.acceptedNodes.push_back(index);
     }
     if (node.isLeaf()) {  // one leaf: a push, not a range copy
-        out.visible.push_back(tree.leaves[node.firstLeaf]);
+        out.visible.push_back({uint16_t(node.x0 >> leafShift), uint16_t(node.z0 >> leafShift)});
     } else {
         ++out.stats.subtreesAccepted;
         const LeafCoord* first = tree.leaves.data() + node.firstLeaf;
@@ -88,7 +89,7 @@ void accept(const Quadtree& tree, uint32_t index, CullOutput& out) {
     out.stats.triangles += node.triangleCount();
 }
 
-void cull(const Quadtree& tree, uint32_t index, CullOutput& out) {
+inline void cull(const Quadtree& tree, uint32_t index, CullOutput& out) {
     out.stats.leavesCulled += tree.nodes[index].leafCount;
     if (out.recordDecisions) {
         out.culledNodes.push_back(index);
@@ -133,6 +134,7 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
                     q.x >= 0.0f,      q.y >= 0.0f,      q.z >= 0.0f};
     }
 
+    const int leafShift = __builtin_ctz(unsigned(tree.leafSize));
     bool outside = false;
     ++out.stats.nodesTested;
     const uint8_t rootStraddled = local.classify(gridBox(tree.root()), kAllPlanes, outside);
@@ -141,7 +143,7 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
         return;
     }
     if (tree.root().isLeaf() || (options.acceptWhole && rootStraddled == 0)) {
-        accept(tree, 0, out);
+        accept(tree, 0, leafShift, out);
         return;
     }
     StackEntry stack[kStackSize];
@@ -151,7 +153,7 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
     while (top > 0) {
         const StackEntry entry = stack[--top];
         if (entry.action == Action::Accept) {
-            accept(tree, entry.node, out);
+            accept(tree, entry.node, leafShift, out);
             continue;
         }
         const QuadtreeNode& node = tree.nodes[entry.node];

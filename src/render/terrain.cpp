@@ -55,6 +55,9 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
         return Result<Terrain>::failure(path + ": " + gpu.error());
     }
     times.uploadMs = msSince(start);
+    // The buffer texture is now the one copy of the heights; the tree keeps their exact ranges.
+    map.codes.clear();
+    map.codes.shrink_to_fit();
     Terrain terrain;
     terrain.times = times;
     terrain.path = std::move(path);

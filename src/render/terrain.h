@@ -38,7 +38,7 @@ struct LoadTimes {
 
 struct Terrain {
     std::string path;
-    Heightmap map;
+    Heightmap map;  // size, coding and range; its codes live only on the GPU once uploaded
     Quadtree tree;
     WorldMapping mapping;
     TerrainGpu gpu;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <ostream>
 #include <random>
@@ -414,7 +415,7 @@ TEST_F(Picture, AFailedLoadKeepsTheCurrentTerrain) {
         overviewCamera(terrain.map, terrain.mapping, float(kWidth) / kHeight, glm::radians(60.0f));
     render(terrain, c, true, pixels);
     const std::string pathBefore = terrain.path;
-    const std::vector<uint16_t> codesBefore = terrain.map.codes;
+    const std::vector<QuadtreeNode> nodesBefore = terrain.tree.nodes;  // exact height ranges
     char dir[] = "/tmp/qt_reload_XXXXXX";
     ASSERT_NE(mkdtemp(dir), nullptr);
     const std::string corrupt = std::string(dir) + "/corrupt.png";
@@ -426,7 +427,10 @@ TEST_F(Picture, AFailedLoadKeepsTheCurrentTerrain) {
         const std::string error = replaceTerrain(terrain, bad, {}, 4);
         EXPECT_EQ(error.rfind(bad + ": ", 0), 0u) << error;
         EXPECT_EQ(terrain.path, pathBefore);
-        EXPECT_EQ(terrain.map.codes, codesBefore);
+        ASSERT_EQ(terrain.tree.nodes.size(), nodesBefore.size());
+        EXPECT_EQ(std::memcmp(terrain.tree.nodes.data(), nodesBefore.data(),
+                              nodesBefore.size() * sizeof(QuadtreeNode)),
+                  0);
         std::vector<uint8_t> after;
         render(terrain, c, true, after);
         EXPECT_EQ(after, pixels) << "the kept terrain must draw exactly as before";
