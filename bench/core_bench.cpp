@@ -48,7 +48,13 @@ Scene& scene(int side) {
     return *slot;
 }
 
-void reportCounters(benchmark::State& state, const CullStats& sum, int64_t frames) {
+struct StatSums {
+    uint64_t nodesTested = 0;
+    uint64_t leavesDrawn = 0;
+    uint64_t leavesCulled = 0;
+};
+
+void reportCounters(benchmark::State& state, const StatSums& sum, int64_t frames) {
     const double n = double(std::max<int64_t>(frames, 1));
     state.counters["nodes_tested"] = double(sum.nodesTested) / n;
     state.counters["leaves_drawn"] = double(sum.leavesDrawn) / n;
@@ -62,7 +68,7 @@ void runPath(benchmark::State& state, Cull&& cull) {
     const std::vector<Frustum>& frusta = s.path(int(state.range(1)));
     CullOutput out;
     out.reserveFor(s.tree);
-    CullStats sum;
+    StatSums sum;
     int64_t frames = 0;
     for (auto _ : state) {
         for (const Frustum& f : frusta) {
@@ -83,6 +89,23 @@ void BM_Walk(benchmark::State& state) {
         cullQuadtree(s.tree, s.mapping, f, out);
     });
 }
+
+void BM_WalkWarm(benchmark::State& state) {
+    Scene& s = scene(int(state.range(0)));
+    const std::vector<Frustum>& frusta = s.path(int(state.range(1)));
+    CullOutput out;
+    out.reserveFor(s.tree);
+    for (auto _ : state) {
+        for (const Frustum& f : frusta) {
+            for (int k = 0; k < 8; ++k) {
+                cullQuadtree(s.tree, s.mapping, f, out);
+                benchmark::DoNotOptimize(out.visible.data());
+            }
+        }
+    }
+    state.SetItemsProcessed(state.iterations() * int64_t(frusta.size()) * 8);
+}
+BENCHMARK(BM_WalkWarm)->Args({4097, 64})->Unit(benchmark::kMillisecond);
 
 void BM_WalkNoMaskingNoWhole(benchmark::State& state) {
     runPath(state, [](const Scene& s, const Frustum& f, CullOutput& out) {

@@ -34,6 +34,9 @@ struct ChildBoxes {
     __m128 x0, x1, y0, y1, z0, z1;
 };
 
+// Bits set in a 4-bit lane mask m: (kLaneCounts >> 4 m) & 0xF.
+constexpr uint64_t kLaneCounts = 0x4332322132212110u;
+
 // Lane mask (4 bits) to one byte per lane, so that a plane's straddle bits spread to each
 // child's byte: kSpread[m] has byte q = bit q of m.
 constexpr uint32_t spreadBits(unsigned m) {
@@ -158,7 +161,7 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
         }
         const QuadtreeNode& node = tree.nodes[entry.node];
         const unsigned present = node.childMask();
-        out.stats.nodesTested += (0x4332322132212110u >> (4 * present)) & 0xFu;  // bits set
+        out.stats.nodesTested += (kLaneCounts >> (4 * present)) & 0xFu;
         const ChildBoxes box = loadChildren(tree, node);
         unsigned outsideLanes = 0;
         uint32_t straddled = 0;  // byte q: the planes child q straddles
@@ -173,7 +176,30 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
             straddled |= kSpread[_mm_movemask_ps(_mm_cmplt_ps(near, zero))] << i;
         }
         const auto childLevel = uint8_t(entry.level + 1);
-        const bool childrenAreLeaves = childLevel == tree.depth;
+        if (childLevel == tree.depth) {
+            // The children are leaves: nothing beneath them can come between them in the
+            // output, so they go out now, in order, without the stack.
+            const unsigned inside = present & ~outsideLanes;
+            for (unsigned rest = inside; rest != 0; rest &= rest - 1) {
+                const int q = __builtin_ctz(rest);
+                const QuadtreeNode& leaf = tree.nodes[node.child[q]];
+                if (out.recordDecisions) {
+                    out.acceptedNodes.push_back(node.child[q]);
+                }
+                out.visible.push_back(
+                    {uint16_t(leaf.x0 >> leafShift), uint16_t(leaf.z0 >> leafShift)});
+                out.stats.triangles += leaf.triangleCount();
+            }
+            const unsigned drawn = (kLaneCounts >> (4 * inside)) & 0xFu;
+            out.stats.leavesDrawn += drawn;
+            out.stats.leavesCulled += ((kLaneCounts >> (4 * present)) & 0xFu) - drawn;
+            if (out.recordDecisions) {
+                for (unsigned rest = present & outsideLanes; rest != 0; rest &= rest - 1) {
+                    out.culledNodes.push_back(node.child[__builtin_ctz(rest)]);
+                }
+            }
+            continue;
+        }
         for (int q = 3; q >= 0; --q) {
             if ((present >> q & 1u) == 0) {
                 continue;
@@ -185,7 +211,7 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
             }
             const auto mask = uint8_t(straddled >> (8 * q));
             assert(top < kStackSize);
-            if (childrenAreLeaves || (options.acceptWhole && mask == 0)) {
+            if (options.acceptWhole && mask == 0) {
                 stack[top++] = {child, 0, childLevel, Action::Accept};
             } else {
                 stack[top++] = {child, options.planeMasking ? mask : kAllPlanes, childLevel,

@@ -3,6 +3,7 @@
 #include "render/terrain_renderer.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include <glm/gtc/type_ptr.hpp>
 
@@ -147,7 +148,13 @@ int TerrainRenderer::draw(const TerrainGpu& gpu, const WorldMapping& mapping, co
 
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
-    glDisable(GL_CULL_FACE);
+    if (std::getenv("QT_BACKFACE")) {
+        glEnable(GL_CULL_FACE);
+        glCullFace(GL_BACK);
+        glFrontFace(std::getenv("QT_BACKFACE")[0] == 'w' ? GL_CW : GL_CCW);
+    } else {
+        glDisable(GL_CULL_FACE);
+    }
     glDisable(GL_BLEND);
     glEnable(GL_PRIMITIVE_RESTART);
     glPrimitiveRestartIndex(kRestartIndex);
