@@ -3,7 +3,6 @@
 #include "render/terrain_renderer.h"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include <glm/gtc/type_ptr.hpp>
 
@@ -148,13 +147,7 @@ int TerrainRenderer::draw(const TerrainGpu& gpu, const WorldMapping& mapping, co
 
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
-    if (std::getenv("QT_BACKFACE")) {
-        glEnable(GL_CULL_FACE);
-        glCullFace(GL_BACK);
-        glFrontFace(std::getenv("QT_BACKFACE")[0] == 'w' ? GL_CW : GL_CCW);
-    } else {
-        glDisable(GL_CULL_FACE);
-    }
+    glDisable(GL_CULL_FACE);
     glDisable(GL_BLEND);
     glEnable(GL_PRIMITIVE_RESTART);
     glPrimitiveRestartIndex(kRestartIndex);
