@@ -32,9 +32,10 @@ print(f"`python3 bench/frames.py --frames {args.frames} --window {args.window} M
       f"(llvmpipe, medians over the path)")
 print()
 print("| map | samples | leaves drawn | walk ms | culled frame ms | unculled frame ms | "
-      "speed-up | cull share | peak RSS culled flight | with unculled frames | load s "
+      "speed-up | cull share | peak RSS: before the first frame | after the culled flight | "
+      "with the unculled frames | load s "
       "(decode / tree / upload) |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for path in args.maps:
     out_csv = f"/tmp/qt_frames_{os.getpid()}.csv"
     run = subprocess.run(
@@ -58,10 +59,11 @@ for path in args.maps:
         r"culled flight \(([\d.]+) bytes", text)
     peak_all, per_all = number(r", ([\d.]+) MB after the unculled", text), number(
         r"unculled frames \(([\d.]+) bytes", text)
+    before = number(r", ([\d.]+) MB before the first frame", text)
     load = [number(p, text) / 1000.0 for p in
             (r"load: ([\d.]+) ms", r"decode ([\d.]+)", r"tree ([\d.]+)", r"upload ([\d.]+)")]
     print(f"| {os.path.basename(path)} | {width}x{height} | {leaves:.0f} of {total} | "
           f"{walk:.3f} | {culled:.0f} | {unculled:.0f} | {unculled / culled:.2f}x | "
-          f"{share:.3f}% | {peak:.0f} MB ({per:.1f} B/sample) | {peak_all:.0f} MB "
+          f"{share:.3f}% | {before:.0f} MB | {peak:.0f} MB ({per:.1f} B/sample) | {peak_all:.0f} MB "
           f"({per_all:.1f} B/sample) | {load[0]:.2f} ({load[1]:.2f} / {load[2]:.2f} / "
           f"{load[3]:.2f}) |", flush=True)

@@ -139,8 +139,9 @@ int runBench(Session& s) {
     // The minimap's decision lists are not needed here; reserve once, outside the loop.
     s.terrain.cull.recordDecisions = false;
     s.terrain.cull.reserveFor(s.terrain.tree);
-    std::vector<BenchRow> rows[2];  // culled, unculled
-    double peakMb[2] = {0.0, 0.0};  // peak resident memory after each pass
+    std::vector<BenchRow> rows[2];             // culled, unculled
+    const double loadedMb = peakResidentMb();  // the load and the context, before any frame
+    double peakMb[2] = {0.0, 0.0};             // peak resident memory after each pass
     for (int mode = 0; mode < 2; ++mode) {
         rows[mode].resize(path.size());
         renderFrame(s, target.value(), path.front(), mode == 0);  // warm-up, not recorded
@@ -197,8 +198,10 @@ int runBench(Session& s) {
     const double samples = double(s.terrain.map.sampleCount());
     std::printf(
         "  peak resident memory: %.1f MB after the culled flight (%.1f bytes a sample), "
-        "%.1f MB after the unculled frames (%.1f bytes a sample)\n",
-        peakMb[0], peakMb[0] * 1048576.0 / samples, peakMb[1], peakMb[1] * 1048576.0 / samples);
+        "%.1f MB after the unculled frames (%.1f bytes a sample), %.1f MB before the first "
+        "frame\n",
+        peakMb[0], peakMb[0] * 1048576.0 / samples, peakMb[1], peakMb[1] * 1048576.0 / samples,
+        loadedMb);
     const LoadTimes& t = s.terrain.times;
     std::printf("  load: %.1f ms (decode %.1f, tree %.1f, upload %.1f)\n", t.totalMs(), t.decodeMs,
                 t.treeMs, t.uploadMs);
