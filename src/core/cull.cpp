@@ -2,8 +2,13 @@
 // a node's four children tested together in SSE lanes.
 #include "core/cull.h"
 
+#if defined(__SSE2__)
 #include <emmintrin.h>  // SSE2, part of every x86-64
 #include <xmmintrin.h>
+#define QT_CULL_LANES 1
+#else
+#define QT_CULL_LANES 0
+#endif
 
 #include <algorithm>
 #include <cassert>
@@ -23,17 +28,6 @@ struct StackEntry {
     Action action;  // Expand: test the children; Accept: draw the node's leaves untested
 };
 
-// A frustum plane in SSE lanes, with the signs that pick its p- and n-vertex corners.
-struct LanePlane {
-    __m128 a, b, c, d;
-    bool ax, ay, az;  // coefficient >= 0: the p-vertex takes the box's max on that axis
-};
-
-// The four children's grid boxes side by side, lane q for child q (zero where absent).
-struct ChildBoxes {
-    __m128 x0, x1, y0, y1, z0, z1;
-};
-
 // Bits set in a 4-bit lane mask m: (kLaneCounts >> 4 m) & 0xF.
 constexpr uint64_t kLaneCounts = 0x4332322132212110u;
 
@@ -46,6 +40,42 @@ constexpr uint32_t kSpread[16] = {spreadBits(0),  spreadBits(1),  spreadBits(2),
                                   spreadBits(4),  spreadBits(5),  spreadBits(6),  spreadBits(7),
                                   spreadBits(8),  spreadBits(9),  spreadBits(10), spreadBits(11),
                                   spreadBits(12), spreadBits(13), spreadBits(14), spreadBits(15)};
+
+// What testing a node's children against the planes in `mask` found: the children wholly
+// outside one plane (bit q), and the planes each child straddles (byte q).
+struct ChildTest {
+    unsigned outside = 0;
+    uint32_t straddled = 0;
+};
+
+// The portable test: Frustum::classify on each child in turn (CPUs without SSE2, and the
+// reference the lanes are tested against).
+ChildTest testChildrenOneByOne(const Quadtree& tree, const QuadtreeNode& node, const Frustum& local,
+                               uint8_t mask) {
+    ChildTest result;
+    for (int q = 0; q < 4; ++q) {
+        if (node.child[q] != kNoNode) {
+            bool outside = false;
+            const uint8_t straddled =
+                local.classify(gridBox(tree.nodes[node.child[q]]), mask, outside);
+            result.outside |= unsigned(outside) << q;
+            result.straddled |= uint32_t(straddled) << (8 * q);
+        }
+    }
+    return result;
+}
+
+#if QT_CULL_LANES
+// A frustum plane in SSE lanes, with the signs that pick its p- and n-vertex corners.
+struct LanePlane {
+    __m128 a, b, c, d;
+    bool ax, ay, az;  // coefficient >= 0: the p-vertex takes the box's max on that axis
+};
+
+// The four children's grid boxes side by side, lane q for child q (zero where absent).
+struct ChildBoxes {
+    __m128 x0, x1, y0, y1, z0, z1;
+};
 
 // Loads the first 16 bytes (x0 z0 x1 z1 minCode maxCode, parent) of each child and transposes
 // them into lanes; uint16 to float is exact.
@@ -74,6 +104,27 @@ __m128 laneDistance(const LanePlane& p, __m128 x, __m128 y, __m128 z) {
     const __m128 xy = _mm_add_ps(_mm_mul_ps(p.a, x), _mm_mul_ps(p.b, y));
     return _mm_add_ps(_mm_add_ps(xy, _mm_mul_ps(p.c, z)), p.d);
 }
+
+// The same decisions as testChildrenOneByOne, four children at a time.
+ChildTest testChildrenInLanes(const Quadtree& tree, const QuadtreeNode& node,
+                              const LanePlane (&lanes)[6], uint8_t mask) {
+    const ChildBoxes box = loadChildren(tree, node);
+    const __m128 zero = _mm_setzero_ps();
+    ChildTest result;
+    for (unsigned rest = mask; rest != 0; rest &= rest - 1) {
+        const int i = __builtin_ctz(rest);
+        const LanePlane& p = lanes[i];
+        const __m128 far =
+            laneDistance(p, p.ax ? box.x1 : box.x0, p.ay ? box.y1 : box.y0, p.az ? box.z1 : box.z0);
+        const __m128 near =
+            laneDistance(p, p.ax ? box.x0 : box.x1, p.ay ? box.y0 : box.y1, p.az ? box.z0 : box.z1);
+        result.outside |= unsigned(_mm_movemask_ps(_mm_cmplt_ps(far, zero)));
+        result.straddled |= kSpread[_mm_movemask_ps(_mm_cmplt_ps(near, zero))] << i;
+    }
+    result.outside &= node.childMask();  // absent children are zero boxes: not decisions
+    return result;
+}
+#endif
 
 // leafShift = log2(leafSize): a leaf's coordinates come from its box, without a look-up.
 inline void accept(const Quadtree& tree, uint32_t index, int leafShift, CullOutput& out) {
@@ -119,8 +170,8 @@ void CullOutput::reserveFor(const Quadtree& tree) {
 }
 
 // The root is tested alone; from then on a node that straddles planes has its four children
-// tested together against those planes, one SSE lane each. Children to draw or to open go on
-// the stack in reverse, so that the output stays in tree order.
+// tested together against those planes, one SSE lane each (one by one without SSE2). Children to
+// draw or to open go on the stack in reverse, so that the output stays in tree order.
 void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frustum& frustum,
                   CullOutput& out, const CullOptions& options) {
     assert(out.visible.capacity() >= tree.leaves.size());
@@ -130,12 +181,15 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
     out.acceptedNodes.clear();
     out.stats = {};
     const Frustum local = gridFrustum(frustum, tree, mapping);
+#if QT_CULL_LANES
     LanePlane lanes[6];
     for (int i = 0; i < 6; ++i) {
         const glm::vec4& q = local.planes[size_t(i)];
         lanes[i] = {_mm_set1_ps(q.x), _mm_set1_ps(q.y), _mm_set1_ps(q.z), _mm_set1_ps(q.w),
                     q.x >= 0.0f,      q.y >= 0.0f,      q.z >= 0.0f};
     }
+    const bool useLanes = options.lanes;
+#endif
 
     const int leafShift = __builtin_ctz(unsigned(tree.leafSize));
     bool outside = false;
@@ -152,7 +206,6 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
     StackEntry stack[kStackSize];
     int top = 0;
     stack[top++] = {0, options.planeMasking ? rootStraddled : kAllPlanes, 0, Action::Expand};
-    const __m128 zero = _mm_setzero_ps();
     while (top > 0) {
         const StackEntry entry = stack[--top];
         if (entry.action == Action::Accept) {
@@ -162,19 +215,14 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
         const QuadtreeNode& node = tree.nodes[entry.node];
         const unsigned present = node.childMask();
         out.stats.nodesTested += (kLaneCounts >> (4 * present)) & 0xFu;
-        const ChildBoxes box = loadChildren(tree, node);
-        unsigned outsideLanes = 0;
-        uint32_t straddled = 0;  // byte q: the planes child q straddles
-        for (unsigned rest = entry.mask; rest != 0; rest &= rest - 1) {
-            const int i = __builtin_ctz(rest);
-            const LanePlane& p = lanes[i];
-            const __m128 far = laneDistance(p, p.ax ? box.x1 : box.x0, p.ay ? box.y1 : box.y0,
-                                            p.az ? box.z1 : box.z0);
-            const __m128 near = laneDistance(p, p.ax ? box.x0 : box.x1, p.ay ? box.y0 : box.y1,
-                                             p.az ? box.z0 : box.z1);
-            outsideLanes |= unsigned(_mm_movemask_ps(_mm_cmplt_ps(far, zero)));
-            straddled |= kSpread[_mm_movemask_ps(_mm_cmplt_ps(near, zero))] << i;
-        }
+#if QT_CULL_LANES
+        const ChildTest test = useLanes ? testChildrenInLanes(tree, node, lanes, entry.mask)
+                                        : testChildrenOneByOne(tree, node, local, entry.mask);
+#else
+        const ChildTest test = testChildrenOneByOne(tree, node, local, entry.mask);
+#endif
+        const unsigned outsideLanes = test.outside;
+        const uint32_t straddled = test.straddled;
         const auto childLevel = uint8_t(entry.level + 1);
         if (childLevel == tree.depth) {
             // The children are leaves: nothing beneath them can come between them in the
@@ -219,7 +267,7 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
                 // Its children follow it in pre-order: fetch them while its siblings are done.
                 const char* line = reinterpret_cast<const char*>(&tree.nodes[child]);
                 for (int offset = 0; offset < int(5 * sizeof(QuadtreeNode)); offset += 64) {
-                    _mm_prefetch(line + offset, _MM_HINT_T0);
+                    __builtin_prefetch(line + offset);
                 }
             }
         }

@@ -22,6 +22,7 @@ struct CullStats {
 struct CullOptions {
     bool planeMasking = true;  // children skip the planes their parent is wholly inside
     bool acceptWhole = true;   // a node inside every plane takes its subtree untested
+    bool lanes = true;         // four children per test in SSE lanes (where the CPU has SSE2)
 };
 
 // Per-frame output; construct once per tree and reuse: cull() never allocates.

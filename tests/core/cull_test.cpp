@@ -84,15 +84,24 @@ void expectWalkEqualsBruteForce(const Scene& s, const Frustum& f, const std::str
     walk.reserveFor(s.tree);
     brute.reserveFor(s.tree);
     cullBruteForce(s.tree, s.mapping, f, brute);
-    for (const CullOptions options : {CullOptions{true, true}, CullOptions{false, true},
-                                      CullOptions{true, false}, CullOptions{false, false}}) {
-        cullQuadtree(s.tree, s.mapping, f, walk, options);
-        ASSERT_TRUE(sameLeaves(walk.visible, brute.visible))
-            << what << " masking " << options.planeMasking << " whole " << options.acceptWhole
-            << ": walk " << walk.visible.size() << " brute " << brute.visible.size();
-        ASSERT_EQ(walk.stats.leavesDrawn, brute.stats.leavesDrawn);
-        ASSERT_EQ(walk.stats.leavesDrawn + walk.stats.leavesCulled, s.tree.leaves.size());
-        ASSERT_EQ(walk.stats.triangles, brute.stats.triangles);
+    uint32_t nodesTested[2][2] = {};
+    for (const bool lanes : {true, false}) {  // SSE lanes, and the portable one-by-one test
+        for (const bool masking : {true, false}) {
+            for (const bool whole : {true, false}) {
+                cullQuadtree(s.tree, s.mapping, f, walk, CullOptions{masking, whole, lanes});
+                ASSERT_TRUE(sameLeaves(walk.visible, brute.visible))
+                    << what << " masking " << masking << " whole " << whole << " lanes " << lanes
+                    << ": walk " << walk.visible.size() << " brute " << brute.visible.size();
+                ASSERT_EQ(walk.stats.leavesDrawn, brute.stats.leavesDrawn);
+                ASSERT_EQ(walk.stats.leavesDrawn + walk.stats.leavesCulled, s.tree.leaves.size());
+                ASSERT_EQ(walk.stats.triangles, brute.stats.triangles);
+                if (lanes) {
+                    nodesTested[masking][whole] = walk.stats.nodesTested;
+                } else {  // the same decisions, so the same nodes tested
+                    ASSERT_EQ(walk.stats.nodesTested, nodesTested[masking][whole]) << what;
+                }
+            }
+        }
     }
 }
 
