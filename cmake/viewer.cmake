@@ -48,6 +48,7 @@ add_executable(quadterrain
   src/app/minimap.cpp
   src/app/scripted.cpp
   src/app/soak.cpp
+  src/app/heap_count.cpp
   src/app/stats_json.cpp
   src/app/cull_map.cpp)
 target_link_libraries(quadterrain PRIVATE quadterrain_render PkgConfig::IMGUI)

@@ -32,6 +32,7 @@ struct ViewerOptions {
     std::string benchCsvPath;
     int frames = 0;                         // --frames: render this many frames, then exit (0: run)
     int soakFrames = 0;                     // --soak: that many frames of scripted abuse, then exit
+    bool soakRssReportOnly = false;         // --soak-rss-report-only: RSS drift printed, not judged
     std::string windowShotPath;             // --window-shot: the viewer's window, HUD included
     std::optional<glm::vec3> freezeEye;     // start with the culling frustum frozen here
     std::optional<glm::vec3> freezeTarget;  // (both set or both unset)

@@ -4,6 +4,7 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include <glm/gtc/constants.hpp>
 #include <glm/trigonometric.hpp>
 
+#include "app/heap_count.h"
 #include "render/framebuffer.h"
 
 namespace qt {
@@ -21,6 +23,19 @@ namespace {
 constexpr int kReloadEvery = 1000;     // frames between reloads (good and bad alternate)
 constexpr int kCheckpointEvery = 500;  // frames between culled == unculled comparisons
 constexpr int kResizeEvery = 250;      // frames between offscreen target resizes
+
+// Memory is sampled at each checkpoint in one reference state: target kReferenceWidth x
+// kReferenceHeight, overview camera, culling on, the reference frame drawn kReferenceFrames times
+// (llvmpipe's scene memory follows the last frames' triangles and target size). Warm-up ends
+// after kWarmUp frames: a whole cycle of target sizes (so buffers have reached their largest) and
+// two reloads. Drift compares the median of the first kDriftSamples samples after warm-up with the
+// median of the last kDriftSamples; kMaxDrift or more fails.
+constexpr int kReferenceWidth = 64;
+constexpr int kReferenceHeight = 48;
+constexpr int kReferenceFrames = 3;
+constexpr int kWarmUp = 2000;
+constexpr size_t kDriftSamples = 3;
+constexpr double kMaxDrift = 0.01;
 
 // Offscreen sizes the soak cycles through; 0x0 stands for a minimised window.
 constexpr int kSizes[][2] = {{64, 48}, {0, 0}, {1, 1}, {97, 31}, {160, 90}, {0, 0}, {320, 180}};
@@ -47,6 +62,36 @@ size_t residentBytes() {
     return resident * size_t(sysconf(_SC_PAGESIZE));
 }
 
+// Memory in the reference state at one checkpoint.
+struct Sample {
+    int frame = 0;
+    size_t resident = 0;  // bytes, after malloc_trim
+    HeapCount heap;       // operator new's live blocks and bytes
+};
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    const size_t n = values.size();
+    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// Median of the first and of the last kDriftSamples values, and the relative change.
+struct Drift {
+    double first = 0.0;
+    double last = 0.0;
+    double relative() const { return first > 0.0 ? (last - first) / first : 0.0; }
+};
+
+template <typename Field>
+Drift drift(const std::vector<Sample>& samples, Field field) {
+    std::vector<double> first, last;
+    for (size_t i = 0; i < kDriftSamples; ++i) {
+        first.push_back(double(field(samples[i])));
+        last.push_back(double(field(samples[samples.size() - kDriftSamples + i])));
+    }
+    return {median(first), median(last)};
+}
+
 bool finite(const glm::mat4& m) {
     for (int c = 0; c < 4; ++c) {
         for (int r = 0; r < 4; ++r) {
@@ -69,7 +114,8 @@ struct Soak {
     int failures = 0;
     int checkpoints = 0;
     int reloads = 0;
-    std::vector<uint8_t> culled, unculled;
+    std::vector<uint8_t> culled, unculled, reference, firstReference;
+    std::vector<Sample> samples;
 
     void fail(int frame, const std::string& what) {
         ++failures;
@@ -127,6 +173,33 @@ struct Soak {
         }
     }
 
+    // Draws the reference frame into a reference-sized target and samples memory, then puts the
+    // soak's camera and target size back.
+    void sampleMemory(int frame) {
+        const Camera soakCamera = s.camera;
+        const int width = target.width;
+        const int height = target.height;
+        resize(kReferenceWidth, kReferenceHeight);
+        s.camera = overviewCamera(s.terrain.map, s.terrain.mapping,
+                                  float(kReferenceWidth) / float(kReferenceHeight),
+                                  glm::radians(s.options.fovDegrees));
+        for (int i = 0; i < kReferenceFrames; ++i) {
+            render(true, s.camera.viewProjection(), &reference);
+        }
+        if (firstReference.empty()) {
+            firstReference = reference;
+        } else if (reference != firstReference) {
+            fail(frame, "the reference frame differs from the first one");
+        }
+        Sample sample;
+        sample.frame = frame;
+        sample.heap = heapCount();  // before malloc_trim, which allocates nothing through new
+        sample.resident = residentBytes();
+        samples.push_back(sample);
+        s.camera = soakCamera;
+        resize(width, height);
+    }
+
     void reload(int frame) {
         const std::string good = s.terrain.path;
         const int kind = reloads++ % 3;
@@ -148,9 +221,7 @@ struct Soak {
 int runSoak(Session& session) {
     Soak soak(session);
     const int frames = session.options.soakFrames;
-    const int warmUp = std::min(frames / 4, 2 * kReloadEvery);
-    size_t warmResident = 0;
-    size_t worstResident = 0;
+    soak.samples.reserve(size_t(frames / kCheckpointEvery + 1));  // no growth during the run
     soak.resize(kSizes[0][0], kSizes[0][1]);
     for (int frame = 0; frame < frames; ++frame) {
         if (frame % kResizeEvery == 0) {
@@ -175,41 +246,70 @@ int runSoak(Session& session) {
             soak.fail(frame, "the camera went NaN or infinite");
             session.resetCamera(session.camera.aspect);
         }
-        if (soak.target.framebuffer == 0) {
-            continue;  // minimised: nothing to draw into
-        }
+        const bool minimised = soak.target.framebuffer == 0;  // nothing to draw into
         const glm::mat4 viewProjection = session.camera.viewProjection();
-        soak.render(soak.cull, soak.frozen ? soak.frozenViewProjection : viewProjection, nullptr);
+        if (!minimised) {
+            soak.render(soak.cull, soak.frozen ? soak.frozenViewProjection : viewProjection,
+                        nullptr);
+        }
         if (frame % kCheckpointEvery == 0) {
-            soak.render(true, viewProjection, &soak.culled);
-            soak.render(false, viewProjection, &soak.unculled);
-            ++soak.checkpoints;
-            if (soak.culled != soak.unculled) {
-                soak.fail(frame, "the culled frame differs from the unculled frame");
+            if (!minimised) {
+                soak.render(true, viewProjection, &soak.culled);
+                soak.render(false, viewProjection, &soak.unculled);
+                ++soak.checkpoints;
+                if (soak.culled != soak.unculled) {
+                    soak.fail(frame, "the culled frame differs from the unculled frame");
+                }
             }
+            soak.sampleMemory(frame);
         }
-        if (frames >= 10 && frame % (frames / 10) == 0) {
-            std::printf("  frame %d: resident %.1f MB\n", frame, double(residentBytes()) / 1e6);
-        }
-        if (frame % kReloadEvery == 1) {  // just after a reload: the same state every time
-            const size_t resident = residentBytes();
-            if (frame >= warmUp && warmResident == 0) {
-                warmResident = resident;
-            }
-            worstResident = std::max(worstResident, resident);
+        if (frames >= 10 && frame % (frames / 10) == 0 && !soak.samples.empty()) {
+            const Sample& last = soak.samples.back();
+            std::printf("  frame %d: reference resident %.1f MB, own heap %zu bytes\n", last.frame,
+                        double(last.resident) / 1e6, last.heap.liveBytes);
         }
     }
     soak.target.destroy();
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    const size_t endResident = residentBytes();
-    const double drift =
-        warmResident ? (double(endResident) - double(warmResident)) / double(warmResident) : 0.0;
     std::printf("soak: %d frames, %d checkpoints culled == unculled, %d reloads, %d failures\n",
                 frames, soak.checkpoints, soak.reloads, soak.failures);
+
+    // Memory drift over the reference samples taken after warm-up.
+    std::vector<Sample> warm;
+    for (const Sample& sample : soak.samples) {
+        if (sample.frame >= kWarmUp) {
+            warm.push_back(sample);
+        }
+    }
+    if (warm.size() < 2 * kDriftSamples) {
+        std::printf(
+            "  memory drift not judged: %zu reference samples after the %d-frame "
+            "warm-up, %zu needed\n",
+            warm.size(), kWarmUp, 2 * kDriftSamples);
+        return soak.failures == 0 ? 0 : kExitFailure;
+    }
+    const Drift resident = drift(warm, [](const Sample& x) { return x.resident; });
+    const Drift heap = drift(warm, [](const Sample& x) { return x.heap.liveBytes; });
+    const Drift blocks = drift(warm, [](const Sample& x) { return x.heap.liveBlocks; });
+    std::printf("  reference samples: %zu after warm-up (frames %d to %d), medians of %zu\n",
+                warm.size(), warm.front().frame, warm.back().frame, kDriftSamples);
+    std::printf("  resident: first %.2f MB, last %.2f MB, drift %+.3f%%%s\n", resident.first / 1e6,
+                resident.last / 1e6, 100.0 * resident.relative(),
+                session.options.soakRssReportOnly ? " (reported, not judged)" : "");
     std::printf(
-        "  resident after warm-up %.1f MB, at the end %.1f MB (drift %+.2f%%), worst %.1f MB\n",
-        double(warmResident) / 1e6, double(endResident) / 1e6, 100.0 * drift,
-        double(worstResident) / 1e6);
+        "  own heap: first %.0f bytes in %.0f blocks, last %.0f bytes in %.0f blocks, "
+        "drift %+.3f%%\n",
+        heap.first, blocks.first, heap.last, blocks.last, 100.0 * heap.relative());
+    if (resident.relative() >= kMaxDrift && !session.options.soakRssReportOnly) {
+        ++soak.failures;
+        std::fprintf(stderr, "quadterrain: soak: resident memory drifted %+.2f%% after warm-up\n",
+                     100.0 * resident.relative());
+    }
+    if (heap.relative() >= kMaxDrift) {
+        ++soak.failures;
+        std::fprintf(stderr, "quadterrain: soak: own heap drifted %+.2f%% after warm-up\n",
+                     100.0 * heap.relative());
+    }
     return soak.failures == 0 ? 0 : kExitFailure;
 }
 

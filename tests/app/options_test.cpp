@@ -72,6 +72,8 @@ TEST(Options, DefaultsAndEveryOption) {
             .value();
     EXPECT_EQ(shot.windowShotPath, "w.png");
     EXPECT_EQ(parse({"--soak", "100000"}).value().soakFrames, 100000);
+    EXPECT_FALSE(parse({"--soak", "10"}).value().soakRssReportOnly);
+    EXPECT_TRUE(parse({"--soak", "10", "--soak-rss-report-only"}).value().soakRssReportOnly);
     EXPECT_EQ(*shot.freezeEye, glm::vec3(1, 2, 3));
     EXPECT_EQ(*shot.freezeTarget, glm::vec3(4, 5, 6));
 }
@@ -117,6 +119,8 @@ TEST(Options, BadValuesGiveOneLine) {
         {{"--no-cull=1"}, "--no-cull takes no value"},
         {{"--soak", "0"}, "--soak '0': expected a positive whole number of frames"},
         {{"--soak", "1e5"}, "--soak '1e5': expected a positive whole number of frames"},
+        {{"--soak-rss-report-only"}, "--soak-rss-report-only needs --soak N"},
+        {{"--soak", "9", "--soak-rss-report-only=1"}, "--soak-rss-report-only takes no value"},
         {{"--window-shot"}, "--window-shot: missing value"},
         {{"--freeze-eye", "1,2,3"},
          "--freeze-eye and --freeze-target go together: give both or neither"},
