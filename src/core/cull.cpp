@@ -136,15 +136,15 @@ inline void accept(const Quadtree& tree, uint32_t index, int leafShift, CullOutp
         out.visible.push_back({uint16_t(node.x0 >> leafShift), uint16_t(node.z0 >> leafShift)});
     } else {
         ++out.stats.subtreesAccepted;
-        const LeafCoord* first = tree.leaves.data() + node.firstLeaf;
-        out.visible.insert(out.visible.end(), first, first + node.leafCount);
+        const LeafCoord* first = tree.leaves.data() + tree.firstLeaf(node);
+        out.visible.insert(out.visible.end(), first, first + tree.leafCount(node));
     }
-    out.stats.leavesDrawn += node.leafCount;
+    out.stats.leavesDrawn += tree.leafCount(node);
     out.stats.triangles += node.triangleCount();
 }
 
 inline void cull(const Quadtree& tree, uint32_t index, CullOutput& out) {
-    out.stats.leavesCulled += tree.nodes[index].leafCount;
+    out.stats.leavesCulled += tree.leafCount(tree.nodes[index]);
     if (out.recordDecisions) {
         out.culledNodes.push_back(index);
     }
@@ -191,7 +191,7 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
     const bool useLanes = options.lanes;
 #endif
 
-    const int leafShift = __builtin_ctz(unsigned(tree.leafSize));
+    const int leafShift = tree.leafShift;
     bool outside = false;
     ++out.stats.nodesTested;
     const uint8_t rootStraddled = local.classify(gridBox(tree.root()), kAllPlanes, outside);
@@ -302,10 +302,9 @@ void selectAll(const Quadtree& tree, CullOutput& out) {
         out.acceptedNodes.push_back(0);  // the root, drawn whole
     }
     out.stats = {};
-    const QuadtreeNode& root = tree.root();
     out.visible.insert(out.visible.end(), tree.leaves.begin(), tree.leaves.end());
-    out.stats.leavesDrawn = root.leafCount;
-    out.stats.triangles = root.triangleCount();
+    out.stats.leavesDrawn = uint32_t(tree.leaves.size());
+    out.stats.triangles = tree.root().triangleCount();
 }
 
 }  // namespace qt

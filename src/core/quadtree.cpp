@@ -41,16 +41,13 @@ struct Builder {
         node.z1 = uint16_t(std::min((lz + size) * tree.leafSize, map.height - 1));
         node.parent = parent;
         std::fill(std::begin(node.child), std::end(node.child), kNoNode);
-        node.firstLeaf = uint32_t(tree.leaves.size());
         tree.nodes.push_back(node);
 
         if (size == 1) {
             tree.leafGrid[size_t(lz) * tree.leavesX + lx] = uint32_t(tree.leaves.size());
             tree.leaves.push_back({uint16_t(lx), uint16_t(lz)});
             tree.leafNodes.push_back(index);
-            QuadtreeNode& leaf = tree.nodes[index];
-            leaf.leafCount = 1;
-            scanLeaf(leaf);
+            scanLeaf(tree.nodes[index]);
             return index;
         }
         const int half = size / 2;
@@ -72,7 +69,6 @@ struct Builder {
         assert(self.child[0] != kNoNode);
         self.minCode = lo;
         self.maxCode = hi;
-        self.leafCount = uint32_t(tree.leaves.size()) - self.firstLeaf;
         return index;
     }
 };
@@ -119,6 +115,7 @@ Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize) {
     Quadtree tree;
     tree.coding = map.coding;
     tree.leafSize = leafSize;
+    tree.leafShift = __builtin_ctz(unsigned(leafSize));
     tree.leavesX = (map.width - 2) / leafSize + 1;
     tree.leavesZ = (map.height - 2) / leafSize + 1;
     int rootSize = 1;

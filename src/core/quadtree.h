@@ -20,15 +20,14 @@ struct LeafCoord {
 
 // One node; nodes are stored in pre-order, root first, so a subtree is a contiguous node range
 // and its leaves a contiguous range of the tree-order leaf list.
-// 40 bytes; the first 16 (box and height range) are what the culling walk reads.
+// 32 bytes; the first 16 (box and height range) are what the culling walk reads. A node's leaves
+// are the ones its box covers (Quadtree::firstLeaf and leafCount find them).
 struct QuadtreeNode {
     uint16_t x0, z0, x1, z1;  // sample box, inclusive: every sample of the node's cells
     uint16_t minCode;         // exact minimum of every sample's code in the box
     uint16_t maxCode;         // exact maximum of every sample's code in the box
     uint32_t parent;          // kNoNode for the root
     uint32_t child[4];        // NW, NE, SW, SE (row-major); kNoNode beyond the map or in leaves
-    uint32_t firstLeaf;       // index of the subtree's first leaf in Quadtree::leaves
-    uint32_t leafCount;       // leaves in the subtree; 1 for a leaf
 
     // An inner node always has its NW child: the node's origin lies inside the map.
     bool isLeaf() const { return child[0] == kNoNode; }
@@ -41,11 +40,12 @@ struct QuadtreeNode {
     uint64_t triangleCount() const { return 2ull * uint64_t(x1 - x0) * uint64_t(z1 - z0); }
 };
 
-static_assert(sizeof(QuadtreeNode) == 40, "box, range and links, no padding");
+static_assert(sizeof(QuadtreeNode) == 32, "box, range and links, no padding");
 
 struct Quadtree {
     HeightCoding coding;  // the map's: node heights are codes
     int leafSize = 0;     // grid squares along a full leaf's side
+    int leafShift = 0;    // log2(leafSize)
     int leavesX = 0;      // leaf columns: ceil((width - 1) / leafSize)
     int leavesZ = 0;      // leaf rows
     int depth = 0;        // levels below the root
@@ -58,6 +58,17 @@ struct Quadtree {
     float minSample(const QuadtreeNode& node) const { return coding.sample(node.minCode); }
     float maxSample(const QuadtreeNode& node) const { return coding.sample(node.maxCode); }
     uint32_t leafIndexAt(int col, int row) const { return leafGrid[size_t(row) * leavesX + col]; }
+    // Leaves in the node's subtree: they tile its box, partial border leaves included.
+    uint32_t leafCount(const QuadtreeNode& node) const {
+        const uint32_t cols = (uint32_t(node.x1 - node.x0) + uint32_t(leafSize) - 1) >> leafShift;
+        const uint32_t rows = (uint32_t(node.z1 - node.z0) + uint32_t(leafSize) - 1) >> leafShift;
+        return cols * rows;
+    }
+    // Tree-order index of the subtree's first leaf: its north-west one, as pre-order visits NW
+    // first; the subtree's leaves are [firstLeaf, firstLeaf + leafCount) of `leaves`.
+    uint32_t firstLeaf(const QuadtreeNode& node) const {
+        return leafIndexAt(node.x0 >> leafShift, node.z0 >> leafShift);
+    }
 };
 
 // True for 2, 4, ... kMaxLeafSize.

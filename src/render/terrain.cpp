@@ -1,6 +1,8 @@
 // Terrain loading into temporaries, culling with the conservative frustum, clip planes, overview.
 #include "render/terrain.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -58,6 +60,11 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     // The buffer texture is now the one copy of the heights; the tree keeps their exact ranges.
     map.codes.clear();
     map.codes.shrink_to_fit();
+#if defined(__GLIBC__)
+    // A load frees hundreds of MB (file, decoder buffers, codes); glibc keeps what it freed below
+    // its top of heap unless asked, and that would stay resident while the terrain is flown.
+    malloc_trim(0);
+#endif
     Terrain terrain;
     terrain.times = times;
     terrain.path = std::move(path);

@@ -307,10 +307,10 @@ TEST(Cull, SelectAllAndDecisions) {
     cullQuadtree(s.tree, s.mapping, Frustum::fromViewProjection(c.viewProjection()), out);
     uint32_t culledLeaves = 0, drawnLeaves = 0;
     for (uint32_t n : out.culledNodes) {
-        culledLeaves += s.tree.nodes[n].leafCount;
+        culledLeaves += s.tree.leafCount(s.tree.nodes[n]);
     }
     for (uint32_t n : out.acceptedNodes) {
-        drawnLeaves += s.tree.nodes[n].leafCount;
+        drawnLeaves += s.tree.leafCount(s.tree.nodes[n]);
     }
     EXPECT_EQ(culledLeaves, out.stats.leavesCulled);
     EXPECT_EQ(drawnLeaves, out.stats.leavesDrawn);

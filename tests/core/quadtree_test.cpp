@@ -34,7 +34,8 @@ void checkTree(const Heightmap& map, int leafSize) {
     EXPECT_EQ(tree.root().x0, 0);
     EXPECT_EQ(tree.root().x1, map.width - 1);
     EXPECT_EQ(tree.root().z1, map.height - 1);
-    EXPECT_EQ(tree.root().leafCount, tree.leaves.size());
+    EXPECT_EQ(tree.leafCount(tree.root()), tree.leaves.size());
+    EXPECT_EQ(tree.firstLeaf(tree.root()), 0u);
 
     // Every square of the map lies in exactly one leaf.
     std::vector<int> cover(size_t(map.width - 1) * size_t(map.height - 1), 0);
@@ -44,11 +45,12 @@ void checkTree(const Heightmap& map, int leafSize) {
         ASSERT_LT(node.x0, node.x1);
         ASSERT_LT(node.z0, node.z1);
         if (node.isLeaf()) {
-            const LeafCoord leaf = tree.leaves[node.firstLeaf];
-            ASSERT_EQ(tree.leafNodes[node.firstLeaf], i);
+            ASSERT_EQ(tree.leafCount(node), 1u);
+            const LeafCoord leaf = tree.leaves[tree.firstLeaf(node)];
+            ASSERT_EQ(tree.leafNodes[tree.firstLeaf(node)], i);
             ASSERT_EQ(node.x0, leaf.col * leafSize);
             ASSERT_EQ(node.z0, leaf.row * leafSize);
-            ASSERT_EQ(tree.leafIndexAt(leaf.col, leaf.row), node.firstLeaf);
+            ASSERT_EQ(tree.leafIndexAt(leaf.col, leaf.row), tree.firstLeaf(node));
             ASSERT_LE(node.x1 - node.x0, leafSize);
             for (int z = node.z0; z < node.z1; ++z) {
                 for (int x = node.x0; x < node.x1; ++x) {
@@ -58,7 +60,7 @@ void checkTree(const Heightmap& map, int leafSize) {
             continue;
         }
         uint32_t leaves = 0;
-        uint32_t expectedFirst = node.firstLeaf;
+        uint32_t expectedFirst = tree.firstLeaf(node);
         ASSERT_EQ(node.child[0], i + 1);  // pre-order: the first child follows its parent
         for (uint32_t c : node.child) {
             if (c == kNoNode) {
@@ -67,9 +69,9 @@ void checkTree(const Heightmap& map, int leafSize) {
             const QuadtreeNode& child = tree.nodes[c];
             ASSERT_EQ(child.parent, i);
             ASSERT_GT(c, i);
-            ASSERT_EQ(child.firstLeaf, expectedFirst);  // subtrees' leaves are contiguous
-            expectedFirst += child.leafCount;
-            leaves += child.leafCount;
+            ASSERT_EQ(tree.firstLeaf(child), expectedFirst);  // subtrees' leaves are contiguous
+            expectedFirst += tree.leafCount(child);
+            leaves += tree.leafCount(child);
             ASSERT_GE(child.x0, node.x0);
             ASSERT_LE(child.x1, node.x1);
             ASSERT_GE(child.z0, node.z0);
@@ -77,7 +79,13 @@ void checkTree(const Heightmap& map, int leafSize) {
             ASSERT_GE(child.minCode, node.minCode);
             ASSERT_LE(child.maxCode, node.maxCode);
         }
-        ASSERT_EQ(leaves, node.leafCount);
+        ASSERT_EQ(leaves, tree.leafCount(node));
+        // The range holds exactly the leaves whose nodes lie in this subtree's box.
+        for (uint32_t k = tree.firstLeaf(node); k < tree.firstLeaf(node) + leaves; ++k) {
+            const QuadtreeNode& leaf = tree.nodes[tree.leafNodes[k]];
+            ASSERT_TRUE(leaf.x0 >= node.x0 && leaf.x1 <= node.x1 && leaf.z0 >= node.z0 &&
+                        leaf.z1 <= node.z1);
+        }
     }
     for (int c : cover) {
         ASSERT_EQ(c, 1);
