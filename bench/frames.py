@@ -55,15 +55,15 @@ for path in args.maps:
     culled = number(r"culled: +median ([\d.]+) ms", text)
     unculled = number(r"unculled: median ([\d.]+) ms", text)
     share = number(r"draw list: median ([\d.]+)%", text)
-    peak, per = number(r"memory: ([\d.]+) MB after the culled", text), number(
+    peak, per = number(r"memory: ([\d.]+) MiB after the culled", text), number(
         r"culled flight \(([\d.]+) bytes", text)
-    peak_all, per_all = number(r", ([\d.]+) MB after the unculled", text), number(
+    peak_all, per_all = number(r", ([\d.]+) MiB after the unculled", text), number(
         r"unculled frames \(([\d.]+) bytes", text)
-    before = number(r", ([\d.]+) MB before the first frame", text)
+    before = number(r", ([\d.]+) MiB before the first frame", text)
     load = [number(p, text) / 1000.0 for p in
             (r"load: ([\d.]+) ms", r"decode ([\d.]+)", r"tree ([\d.]+)", r"upload ([\d.]+)")]
     print(f"| {os.path.basename(path)} | {width}x{height} | {leaves:.0f} of {total} | "
           f"{walk:.3f} | {culled:.0f} | {unculled:.0f} | {unculled / culled:.2f}x | "
-          f"{share:.3f}% | {before:.0f} MB | {peak:.0f} MB ({per:.1f} B/sample) | {peak_all:.0f} MB "
+          f"{share:.3f}% | {before:.0f} MiB | {peak:.0f} MiB ({per:.1f} B/sample) | {peak_all:.0f} MiB "
           f"({per_all:.1f} B/sample) | {load[0]:.2f} ({load[1]:.2f} / {load[2]:.2f} / "
           f"{load[3]:.2f}) |", flush=True)

@@ -197,8 +197,8 @@ int runBench(Session& s) {
     std::printf("  culling and draw list: median %.3f%% of a culled frame\n", median(cullShare));
     const double samples = double(s.terrain.map.sampleCount());
     std::printf(
-        "  peak resident memory: %.1f MB after the culled flight (%.1f bytes a sample), "
-        "%.1f MB after the unculled frames (%.1f bytes a sample), %.1f MB before the first "
+        "  peak resident memory: %.1f MiB after the culled flight (%.1f bytes a sample), "
+        "%.1f MiB after the unculled frames (%.1f bytes a sample), %.1f MiB before the first "
         "frame\n",
         peakMb[0], peakMb[0] * 1048576.0 / samples, peakMb[1], peakMb[1] * 1048576.0 / samples,
         loadedMb);
