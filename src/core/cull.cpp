@@ -126,14 +126,15 @@ ChildTest testChildrenInLanes(const Quadtree& tree, const QuadtreeNode& node,
 }
 #endif
 
-// leafShift = log2(leafSize): a leaf's coordinates come from its box, without a look-up.
-inline void accept(const Quadtree& tree, uint32_t index, int leafShift, CullOutput& out) {
+// A leaf's coordinates come from its box, without a look-up.
+inline void accept(const Quadtree& tree, uint32_t index, CullOutput& out) {
     const QuadtreeNode& node = tree.nodes[index];
     if (out.recordDecisions) {
         out.acceptedNodes.push_back(index);
     }
     if (node.isLeaf()) {  // one leaf: a push, not a range copy
-        out.visible.push_back({uint16_t(node.x0 >> leafShift), uint16_t(node.z0 >> leafShift)});
+        out.visible.push_back(
+            {uint16_t(node.x0 >> tree.leafShift), uint16_t(node.z0 >> tree.leafShift)});
     } else {
         ++out.stats.subtreesAccepted;
         const LeafCoord* first = tree.leaves.data() + tree.firstLeaf(node);
@@ -191,7 +192,6 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
     const bool useLanes = options.lanes;
 #endif
 
-    const int leafShift = tree.leafShift;
     bool outside = false;
     ++out.stats.nodesTested;
     const uint8_t rootStraddled = local.classify(gridBox(tree.root()), kAllPlanes, outside);
@@ -200,7 +200,7 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
         return;
     }
     if (tree.root().isLeaf() || (options.acceptWhole && rootStraddled == 0)) {
-        accept(tree, 0, leafShift, out);
+        accept(tree, 0, out);
         return;
     }
     StackEntry stack[kStackSize];
@@ -209,7 +209,7 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
     while (top > 0) {
         const StackEntry entry = stack[--top];
         if (entry.action == Action::Accept) {
-            accept(tree, entry.node, leafShift, out);
+            accept(tree, entry.node, out);
             continue;
         }
         const QuadtreeNode& node = tree.nodes[entry.node];
@@ -235,7 +235,7 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
                     out.acceptedNodes.push_back(node.child[q]);
                 }
                 out.visible.push_back(
-                    {uint16_t(leaf.x0 >> leafShift), uint16_t(leaf.z0 >> leafShift)});
+                    {uint16_t(leaf.x0 >> tree.leafShift), uint16_t(leaf.z0 >> tree.leafShift)});
                 out.stats.triangles += leaf.triangleCount();
             }
             const unsigned drawn = (kLaneCounts >> (4 * inside)) & 0xFu;
