@@ -3,7 +3,6 @@
 
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 
 #include <glm/trigonometric.hpp>
@@ -56,17 +55,12 @@ Result<Session> Session::create(const ViewerOptions& options) {
     load.rawWidth = options.rawWidth;
     load.rawHeight = options.rawHeight;
     const TerminalProgress terminal(path);
-    terminal(LoadStep::Decode);
-    const auto decodeStart = std::chrono::steady_clock::now();
-    Result<Heightmap> map = loadHeightmap(path, load);
+    LoadTimes times;
+    Result<Heightmap> map = decodeStep(path, load, times, std::cref(terminal));
     if (!map) {
         terminal.failed();
         return Result<Session>::failure(map.error());
     }
-    LoadTimes times;
-    times.decodeMs =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - decodeStart)
-            .count();
     session.shaderDir = findResourceDir("shaders");
     if (session.shaderDir.empty()) {
         terminal.failed();

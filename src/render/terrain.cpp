@@ -94,15 +94,21 @@ std::string replaceTerrain(Terrain& current, const std::string& path, const Load
 
 Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options, int leafSize,
                             const LoadProgress& progress) {
-    report(progress, LoadStep::Decode);
-    const Clock::time_point start = Clock::now();
-    Result<Heightmap> map = loadHeightmap(path, options);
+    LoadTimes times;
+    Result<Heightmap> map = decodeStep(path, options, times, progress);
     if (!map) {
         return Result<Terrain>::failure(map.error());
     }
-    LoadTimes times;
-    times.decodeMs = msSince(start);
     return Terrain::create(std::move(map).value(), leafSize, path, times, progress);
+}
+
+Result<Heightmap> decodeStep(const std::string& path, const LoadOptions& options, LoadTimes& times,
+                             const LoadProgress& progress) {
+    report(progress, LoadStep::Decode);
+    const Clock::time_point start = Clock::now();
+    Result<Heightmap> map = loadHeightmap(path, options);
+    times.decodeMs = msSince(start);
+    return map;
 }
 
 Frustum cullingFrustum(const glm::mat4& viewProjection, const WorldMapping& mapping) {

@@ -52,7 +52,11 @@ struct Terrain {
     void destroy();
 };
 
-// loadHeightmap + Terrain::create, with the default mapping of the map.
+// The first step of a load: reports LoadStep::Decode, runs loadHeightmap, times it.
+Result<Heightmap> decodeStep(const std::string& path, const LoadOptions& options, LoadTimes& times,
+                             const LoadProgress& progress = {});
+
+// decodeStep + Terrain::create, with the default mapping of the map.
 Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options, int leafSize,
                             const LoadProgress& progress = {});
 
