@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/cull_map.h"
+#include "app/median.h"
 #include "app/stats_json.h"
 #include "core/flight_path.h"
 #include "render/framebuffer.h"
@@ -37,15 +38,6 @@ bool writeText(const std::string& path, const std::string& text) {
     std::ofstream file(path, std::ios::binary);
     file << text;
     return bool(file.flush());
-}
-
-double median(std::vector<double> values) {
-    if (values.empty()) {
-        return 0.0;
-    }
-    std::sort(values.begin(), values.end());
-    const size_t n = values.size();
-    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 // The process's peak resident memory so far (VmHWM), in MiB; 0 where /proc is missing.

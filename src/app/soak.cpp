@@ -15,6 +15,7 @@
 #include <glm/trigonometric.hpp>
 
 #include "app/heap_count.h"
+#include "app/median.h"
 #include "render/framebuffer.h"
 
 namespace qt {
@@ -68,12 +69,6 @@ struct Sample {
     size_t resident = 0;  // bytes, after malloc_trim
     HeapCount heap;       // operator new's live blocks and bytes
 };
-
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    const size_t n = values.size();
-    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
 
 // Median of the first and of the last kDriftSamples values, and the relative change.
 struct Drift {

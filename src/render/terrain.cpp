@@ -116,7 +116,6 @@ Frustum cullingFrustum(const glm::mat4& viewProjection, const WorldMapping& mapp
 }
 
 FrameStats cullTerrain(Terrain& terrain, const Frustum& frustum, bool cullEnabled) {
-    using Clock = std::chrono::steady_clock;
     FrameStats stats;
     const Clock::time_point start = Clock::now();
     if (cullEnabled) {
@@ -124,7 +123,7 @@ FrameStats cullTerrain(Terrain& terrain, const Frustum& frustum, bool cullEnable
     } else {
         selectAll(terrain.tree, terrain.cull);
     }
-    stats.cullMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    stats.cullMs = msSince(start);
     stats.cull = terrain.cull.stats;
     stats.nodesTotal = uint32_t(terrain.tree.nodes.size());
     stats.leavesTotal = uint32_t(terrain.tree.leaves.size());
