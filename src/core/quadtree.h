@@ -18,6 +18,12 @@ struct LeafCoord {
     uint16_t row;
 };
 
+// A run of consecutive tree-order leaves, [first, first + count): a subtree's leaves are one run.
+struct LeafRange {
+    uint32_t first;
+    uint32_t count;
+};
+
 // One node; nodes are stored in pre-order, root first, so a subtree is a contiguous node range
 // and its leaves a contiguous range of the tree-order leaf list.
 // 32 bytes; the first 16 (box and height range) are what the culling walk reads. A node's leaves
