@@ -52,6 +52,7 @@ struct StatSums {
     uint64_t nodesTested = 0;
     uint64_t leavesDrawn = 0;
     uint64_t leavesCulled = 0;
+    uint64_t runs = 0;  // draw-list runs of tree-order leaves
 };
 
 void reportCounters(benchmark::State& state, const StatSums& sum, int64_t frames) {
@@ -59,6 +60,7 @@ void reportCounters(benchmark::State& state, const StatSums& sum, int64_t frames
     state.counters["nodes_tested"] = double(sum.nodesTested) / n;
     state.counters["leaves_drawn"] = double(sum.leavesDrawn) / n;
     state.counters["leaves_culled"] = double(sum.leavesCulled) / n;
+    state.counters["runs"] = double(sum.runs) / n;
 }
 
 // One iteration culls every camera of the path, so that each benchmark sees the same frusta.
@@ -73,10 +75,11 @@ void runPath(benchmark::State& state, Cull&& cull) {
     for (auto _ : state) {
         for (const Frustum& f : frusta) {
             cull(s, f, out);
-            benchmark::DoNotOptimize(out.visible.data());
+            benchmark::DoNotOptimize(out.ranges.data());
             sum.nodesTested += out.stats.nodesTested;
             sum.leavesDrawn += out.stats.leavesDrawn;
             sum.leavesCulled += out.stats.leavesCulled;
+            sum.runs += out.ranges.size();
             ++frames;
         }
     }
@@ -99,7 +102,7 @@ void BM_WalkWarm(benchmark::State& state) {
         for (const Frustum& f : frusta) {
             for (int k = 0; k < 8; ++k) {
                 cullQuadtree(s.tree, s.mapping, f, out);
-                benchmark::DoNotOptimize(out.visible.data());
+                benchmark::DoNotOptimize(out.ranges.data());
             }
         }
     }

@@ -100,7 +100,7 @@ int runOneShot(Session& s) {
         report.leafSize = s.terrain.tree.leafSize;
         report.culling = cull;
         report.stats = stats;
-        report.visibleLeaves = o.dumpLeaves ? &s.terrain.cull.visible : nullptr;
+        report.visibleLeaves = o.dumpLeaves ? &s.terrain.drawList : nullptr;
         if (!writeText(o.statsJsonPath, statsJson(report))) {
             fail(o.statsJsonPath + ": cannot write the file");
         }
@@ -108,7 +108,7 @@ int runOneShot(Session& s) {
     if (!o.cullMapPath.empty()) {
         const glm::mat4 viewProjection = s.camera.viewProjection();
         const RgbImage image =
-            cullMapImage(s.terrain.tree, s.terrain.mapping, s.terrain.cull.visible,
+            cullMapImage(s.terrain.tree, s.terrain.mapping, s.terrain.drawList,
                          Frustum::corners(viewProjection), s.camera.position);
         if (std::string e = writePng(o.cullMapPath, image.width, image.height, 3, image.rgb.data());
             !e.empty()) {

@@ -154,13 +154,18 @@ void load(Viewer& v, const std::string& path) {
 
 // Leaf boxes of the first kMaxLeafBoxes drawn leaves, in tree order.
 int addLeafBoxes(DebugLines& lines, const Terrain& t) {
-    const size_t count = std::min(t.cull.visible.size(), size_t(kMaxLeafBoxes));
-    for (size_t i = 0; i < count; ++i) {
-        const LeafCoord leaf = t.cull.visible[i];
-        const uint32_t node = t.tree.leafNodes[t.tree.leafIndexAt(leaf.col, leaf.row)];
-        lines.addBox(nodeBox(t.tree, t.tree.nodes[node], t.mapping), kLeafBoxColour);
+    int count = 0;
+    for (const LeafRange& range : t.cull.ranges) {
+        for (uint32_t leaf = range.first; leaf < range.first + range.count; ++leaf) {
+            if (count == kMaxLeafBoxes) {
+                return count;
+            }
+            lines.addBox(nodeBox(t.tree, t.tree.nodes[t.tree.leafNodes[leaf]], t.mapping),
+                         kLeafBoxColour);
+            ++count;
+        }
     }
-    return int(count);
+    return count;
 }
 
 // The back buffer as drawn this frame, HUD included, as a PNG.

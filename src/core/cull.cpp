@@ -1,5 +1,5 @@
-// The culling walk: pre-order traversal with plane masking and whole-subtree acceptance,
-// a node's four children tested together in SSE lanes.
+// The culling walk: depth-first traversal in tree order with plane masking and whole-subtree
+// acceptance, a node's four children tested together in SSE lanes.
 #include "core/cull.h"
 
 #if defined(__SSE2__)
@@ -23,9 +23,10 @@ enum class Action : uint8_t { Expand, Accept };
 
 struct StackEntry {
     uint32_t node;
-    uint8_t mask;   // Expand: planes still to test for the children (the node straddled them)
-    uint8_t level;  // depth below the root
-    Action action;  // Expand: test the children; Accept: draw the node's leaves untested
+    uint32_t firstLeaf;  // tree-order index of the subtree's first leaf
+    uint8_t mask;        // Expand: planes still to test for the children (the node straddled them)
+    uint8_t level;       // depth below the root
+    Action action;       // Expand: test the children; Accept: draw the node's leaves untested
 };
 
 // Bits set in a 4-bit lane mask m: (kLaneCounts >> 4 m) & 0xF.
@@ -126,21 +127,18 @@ ChildTest testChildrenInLanes(const Quadtree& tree, const QuadtreeNode& node,
 }
 #endif
 
-// A leaf's coordinates come from its box, without a look-up.
-inline void accept(const Quadtree& tree, uint32_t index, CullOutput& out) {
+// The subtree's leaves are one run; a leaf is a run of one.
+inline void accept(const Quadtree& tree, uint32_t index, uint32_t firstLeaf, CullOutput& out) {
     const QuadtreeNode& node = tree.nodes[index];
     if (out.recordDecisions) {
         out.acceptedNodes.push_back(index);
     }
-    if (node.isLeaf()) {  // one leaf: a push, not a range copy
-        out.visible.push_back(
-            {uint16_t(node.x0 >> tree.leafShift), uint16_t(node.z0 >> tree.leafShift)});
-    } else {
+    if (!node.isLeaf()) {
         ++out.stats.subtreesAccepted;
-        const LeafCoord* first = tree.leaves.data() + tree.firstLeaf(node);
-        out.visible.insert(out.visible.end(), first, first + tree.leafCount(node));
     }
-    out.stats.leavesDrawn += tree.leafCount(node);
+    const uint32_t count = tree.leafCount(node);
+    appendLeafRange(out.ranges, firstLeaf, count);
+    out.stats.leavesDrawn += count;
     out.stats.triangles += node.triangleCount();
 }
 
@@ -159,8 +157,8 @@ Frustum gridFrustum(const Frustum& frustum, const Quadtree& tree, const WorldMap
 }
 
 void CullOutput::reserveFor(const Quadtree& tree) {
-    visible.clear();
-    visible.reserve(tree.leaves.size());
+    ranges.clear();
+    ranges.reserve(maxLeafRanges(tree));
     culledNodes.clear();
     acceptedNodes.clear();
     if (recordDecisions) {
@@ -175,9 +173,9 @@ void CullOutput::reserveFor(const Quadtree& tree) {
 // draw or to open go on the stack in reverse, so that the output stays in tree order.
 void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frustum& frustum,
                   CullOutput& out, const CullOptions& options) {
-    assert(out.visible.capacity() >= tree.leaves.size());
+    assert(out.ranges.capacity() >= maxLeafRanges(tree));
     assert(!out.recordDecisions || out.acceptedNodes.capacity() >= tree.nodes.size());
-    out.visible.clear();
+    out.ranges.clear();
     out.culledNodes.clear();
     out.acceptedNodes.clear();
     out.stats = {};
@@ -200,16 +198,16 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
         return;
     }
     if (tree.root().isLeaf() || (options.acceptWhole && rootStraddled == 0)) {
-        accept(tree, 0, out);
+        accept(tree, 0, 0, out);
         return;
     }
     StackEntry stack[kStackSize];
     int top = 0;
-    stack[top++] = {0, options.planeMasking ? rootStraddled : kAllPlanes, 0, Action::Expand};
+    stack[top++] = {0, 0, options.planeMasking ? rootStraddled : kAllPlanes, 0, Action::Expand};
     while (top > 0) {
         const StackEntry entry = stack[--top];
         if (entry.action == Action::Accept) {
-            accept(tree, entry.node, out);
+            accept(tree, entry.node, entry.firstLeaf, out);
             continue;
         }
         const QuadtreeNode& node = tree.nodes[entry.node];
@@ -227,16 +225,16 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
         if (childLevel == tree.depth) {
             // The children are leaves: nothing beneath them can come between them in the
             // output, so they go out now, in order, without the stack.
+            // Leaf q is the subtree's leaf number (present children before q).
             const unsigned inside = present & ~outsideLanes;
             for (unsigned rest = inside; rest != 0; rest &= rest - 1) {
                 const int q = __builtin_ctz(rest);
-                const QuadtreeNode& leaf = tree.nodes[node.child[q]];
+                const uint32_t rank = (kLaneCounts >> (4 * (present & ((1u << q) - 1u)))) & 0xFu;
+                appendLeafRange(out.ranges, entry.firstLeaf + rank, 1);
                 if (out.recordDecisions) {
                     out.acceptedNodes.push_back(node.child[q]);
                 }
-                out.visible.push_back(
-                    {uint16_t(leaf.x0 >> tree.leafShift), uint16_t(leaf.z0 >> tree.leafShift)});
-                out.stats.triangles += leaf.triangleCount();
+                out.stats.triangles += tree.nodes[node.child[q]].triangleCount();
             }
             const unsigned drawn = (kLaneCounts >> (4 * inside)) & 0xFu;
             out.stats.leavesDrawn += drawn;
@@ -247,6 +245,15 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
                 }
             }
             continue;
+        }
+        // Each child's first leaf follows its elder siblings' leaves.
+        uint32_t firstLeaf[4];
+        uint32_t next = entry.firstLeaf;
+        for (int q = 0; q < 4; ++q) {
+            firstLeaf[q] = next;
+            if (present >> q & 1u) {
+                next += tree.leafCount(tree.nodes[node.child[q]]);
+            }
         }
         for (int q = 3; q >= 0; --q) {
             if ((present >> q & 1u) == 0) {
@@ -260,14 +267,15 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
             const auto mask = uint8_t(straddled >> (8 * q));
             assert(top < kStackSize);
             if (options.acceptWhole && mask == 0) {
-                stack[top++] = {child, 0, childLevel, Action::Accept};
+                stack[top++] = {child, firstLeaf[q], 0, childLevel, Action::Accept};
             } else {
-                stack[top++] = {child, options.planeMasking ? mask : kAllPlanes, childLevel,
-                                Action::Expand};
-                // Its children follow it in pre-order: fetch them while its siblings are done.
-                const char* line = reinterpret_cast<const char*>(&tree.nodes[child]);
-                for (int offset = 0; offset < int(5 * sizeof(QuadtreeNode)); offset += 64) {
-                    __builtin_prefetch(line + offset);
+                stack[top++] = {child, firstLeaf[q], options.planeMasking ? mask : kAllPlanes,
+                                childLevel, Action::Expand};
+                // Fetch its children's group while its siblings are done.
+                const char* group =
+                    reinterpret_cast<const char*>(&tree.nodes[tree.nodes[child].child[0]]);
+                for (int offset = 0; offset < int(4 * sizeof(QuadtreeNode)); offset += 64) {
+                    __builtin_prefetch(group + offset);
                 }
             }
         }
@@ -276,7 +284,7 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
 
 void cullBruteForce(const Quadtree& tree, const WorldMapping& mapping, const Frustum& frustum,
                     CullOutput& out) {
-    out.visible.clear();
+    out.ranges.clear();
     out.stats = {};
     const Frustum local = gridFrustum(frustum, tree, mapping);
     for (size_t i = 0; i < tree.leaves.size(); ++i) {
@@ -287,7 +295,7 @@ void cullBruteForce(const Quadtree& tree, const WorldMapping& mapping, const Fru
         if (outside) {
             ++out.stats.leavesCulled;
         } else {
-            out.visible.push_back(tree.leaves[i]);
+            appendLeafRange(out.ranges, uint32_t(i), 1);
             ++out.stats.leavesDrawn;
             out.stats.triangles += leaf.triangleCount();
         }
@@ -295,16 +303,24 @@ void cullBruteForce(const Quadtree& tree, const WorldMapping& mapping, const Fru
 }
 
 void selectAll(const Quadtree& tree, CullOutput& out) {
-    out.visible.clear();
+    out.ranges.clear();
     out.culledNodes.clear();
     out.acceptedNodes.clear();
     if (out.recordDecisions) {
         out.acceptedNodes.push_back(0);  // the root, drawn whole
     }
     out.stats = {};
-    out.visible.insert(out.visible.end(), tree.leaves.begin(), tree.leaves.end());
+    out.ranges.push_back({0, uint32_t(tree.leaves.size())});
     out.stats.leavesDrawn = uint32_t(tree.leaves.size());
     out.stats.triangles = tree.root().triangleCount();
+}
+
+void appendLeafCoords(const Quadtree& tree, const std::vector<LeafRange>& ranges,
+                      std::vector<LeafCoord>& out) {
+    for (const LeafRange& range : ranges) {
+        const LeafCoord* first = tree.leaves.data() + range.first;
+        out.insert(out.end(), first, first + range.count);
+    }
 }
 
 }  // namespace qt

@@ -27,7 +27,9 @@ struct CullOptions {
 
 // Per-frame output; construct once per tree and reuse: cull() never allocates.
 struct CullOutput {
-    std::vector<LeafCoord> visible;  // tree order
+    // The drawn leaves as sorted, maximal runs of tree-order leaves (no two runs touch): an
+    // accepted subtree is one run, written in O(1) however many leaves it holds.
+    std::vector<LeafRange> ranges;
     CullStats stats;
     // With recordDecisions: the nodes where the walk stopped, for the minimap. A culled node's
     // whole subtree is outside; an accepted node (leaf or whole subtree) is drawn.
@@ -38,6 +40,26 @@ struct CullOutput {
     // Sizes every buffer for the tree once, so that culling this tree never allocates.
     void reserveFor(const Quadtree& tree);
 };
+
+// The most runs a cull can output: runs are separated by at least one culled leaf.
+inline size_t maxLeafRanges(const Quadtree& tree) {
+    return tree.leaves.size() / 2 + 1;
+}
+
+// Appends the run [first, first + count) to sorted runs, merging it with the last one if they
+// touch; `first` must not come before the end of the last run.
+inline void appendLeafRange(std::vector<LeafRange>& ranges, uint32_t first, uint32_t count) {
+    if (!ranges.empty() && ranges.back().first + ranges.back().count == first) {
+        ranges.back().count += count;
+    } else {
+        ranges.push_back({first, count});
+    }
+}
+
+// The leaves of `ranges`, in order, as cell coordinates (for listings, pictures and the GL 3.3
+// draw path): appended to `out`.
+void appendLeafCoords(const Quadtree& tree, const std::vector<LeafRange>& ranges,
+                      std::vector<LeafCoord>& out);
 
 // The node box in world space: x/z from the sample box, y from the exact code range.
 inline Box nodeBox(const Quadtree& tree, const QuadtreeNode& node, const WorldMapping& mapping) {

@@ -1,4 +1,5 @@
-// Builds the flat pre-order node array, leaf order and exact per-node sample ranges.
+// Builds the flat node array (sibling groups in depth-first order), the leaf order and the exact
+// per-node sample ranges.
 #include "core/quadtree.h"
 
 #include <sys/mman.h>
@@ -30,10 +31,8 @@ struct Builder {
         node.maxCode = hi;
     }
 
-    // Adds the node covering leaves [lx, lx + size) x [lz, lz + size), clipped to the map, and
-    // its subtree; returns its index.
-    uint32_t build(int lx, int lz, int size, uint32_t parent) {
-        const auto index = uint32_t(tree.nodes.size());
+    // A node covering leaves [lx, lx + size) x [lz, lz + size), clipped to the map.
+    QuadtreeNode makeNode(int lx, int lz, int size, uint32_t parent) const {
         QuadtreeNode node{};
         node.x0 = uint16_t(lx * tree.leafSize);
         node.z0 = uint16_t(lz * tree.leafSize);
@@ -41,35 +40,43 @@ struct Builder {
         node.z1 = uint16_t(std::min((lz + size) * tree.leafSize, map.height - 1));
         node.parent = parent;
         std::fill(std::begin(node.child), std::end(node.child), kNoNode);
-        tree.nodes.push_back(node);
+        return node;
+    }
 
+    // Completes node `index` (its box already set): a leaf gets its leaf number and exact range;
+    // an inner node gets its children as one group at the end of the array, then their subtrees
+    // in order, then the range of its children's ranges.
+    void complete(uint32_t index, int lx, int lz, int size) {
         if (size == 1) {
             tree.leafGrid[size_t(lz) * tree.leavesX + lx] = uint32_t(tree.leaves.size());
             tree.leaves.push_back({uint16_t(lx), uint16_t(lz)});
             tree.leafNodes.push_back(index);
             scanLeaf(tree.nodes[index]);
-            return index;
+            return;
         }
         const int half = size / 2;
-        uint16_t lo = 0;
-        uint16_t hi = 0;
         for (int q = 0; q < 4; ++q) {
             const int cx = lx + (q & 1) * half;
             const int cz = lz + (q >> 1) * half;
-            if (cx >= tree.leavesX || cz >= tree.leavesZ) {
-                continue;
+            if (cx < tree.leavesX && cz < tree.leavesZ) {
+                tree.nodes[index].child[q] = uint32_t(tree.nodes.size());
+                tree.nodes.push_back(makeNode(cx, cz, half, index));
             }
-            const uint32_t c = build(cx, cz, half, index);
-            const QuadtreeNode& child = tree.nodes[c];
-            lo = q == 0 ? child.minCode : std::min(lo, child.minCode);
-            hi = q == 0 ? child.maxCode : std::max(hi, child.maxCode);
-            tree.nodes[index].child[q] = c;
+        }
+        uint16_t lo = 0xFFFF;
+        uint16_t hi = 0;
+        for (int q = 0; q < 4; ++q) {
+            const uint32_t c = tree.nodes[index].child[q];
+            if (c != kNoNode) {
+                complete(c, lx + (q & 1) * half, lz + (q >> 1) * half, half);
+                lo = std::min(lo, tree.nodes[c].minCode);
+                hi = std::max(hi, tree.nodes[c].maxCode);
+            }
         }
         QuadtreeNode& self = tree.nodes[index];
         assert(self.child[0] != kNoNode);
         self.minCode = lo;
         self.maxCode = hi;
-        return index;
     }
 };
 
@@ -129,7 +136,9 @@ Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize) {
     tree.leaves.reserve(leafCount);
     tree.leafNodes.reserve(leafCount);
     tree.leafGrid.assign(leafCount, 0);
-    Builder{map, tree}.build(0, 0, rootSize, kNoNode);
+    Builder builder{map, tree};
+    tree.nodes.push_back(builder.makeNode(0, 0, rootSize, kNoNode));
+    builder.complete(0, 0, 0, rootSize);
     assert(tree.leaves.size() == leafCount);
     return tree;
 }

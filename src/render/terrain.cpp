@@ -74,6 +74,7 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     terrain.gpu = gpu.value();
     terrain.cull.recordDecisions = true;
     terrain.cull.reserveFor(terrain.tree);
+    terrain.drawList.reserve(terrain.tree.leaves.size());
     return terrain;
 }
 
@@ -123,6 +124,8 @@ FrameStats cullTerrain(Terrain& terrain, const Frustum& frustum, bool cullEnable
     } else {
         selectAll(terrain.tree, terrain.cull);
     }
+    terrain.drawList.clear();
+    appendLeafCoords(terrain.tree, terrain.cull.ranges, terrain.drawList);
     stats.cullMs = msSince(start);
     stats.cull = terrain.cull.stats;
     stats.nodesTotal = uint32_t(terrain.tree.nodes.size());
@@ -134,7 +137,7 @@ FrameStats renderTerrain(const TerrainRenderer& renderer, Terrain& terrain, cons
                          const Frustum& frustum, bool cullEnabled, bool wireframe) {
     FrameStats stats = cullTerrain(terrain, frustum, cullEnabled);
     stats.drawCalls =
-        renderer.draw(terrain.gpu, terrain.mapping, camera, terrain.cull.visible, wireframe);
+        renderer.draw(terrain.gpu, terrain.mapping, camera, terrain.drawList, wireframe);
     return stats;
 }
 

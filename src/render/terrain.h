@@ -43,6 +43,9 @@ struct Terrain {
     WorldMapping mapping;
     TerrainGpu gpu;
     CullOutput cull;  // reserved for tree with recordDecisions: culling never allocates
+    // The drawn leaves' coordinates, one instance each: cull.ranges expanded. Room for every
+    // leaf, reserved once (untouched capacity costs no resident memory).
+    std::vector<LeafCoord> drawList;
     LoadTimes times;
 
     // Builds the tree and the GL objects; nothing is kept on failure. `times` holds the decode
@@ -76,10 +79,11 @@ struct FrameStats {
 
 Frustum cullingFrustum(const glm::mat4& viewProjection, const WorldMapping& mapping);
 
-// Runs the walk (or selects every leaf) into terrain.cull and times it.
+// Runs the walk (or selects every leaf) into terrain.cull, expands its runs into
+// terrain.drawList, and times both.
 FrameStats cullTerrain(Terrain& terrain, const Frustum& frustum, bool cullEnabled);
 
-// Culls with `frustum` and draws terrain.cull.visible as seen from `camera`; the caller has bound
+// Culls with `frustum` and draws terrain.drawList as seen from `camera`; the caller has bound
 // and cleared the target.
 FrameStats renderTerrain(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,
                          const Frustum& frustum, bool cullEnabled, bool wireframe);

@@ -71,11 +71,28 @@ Camera randomCamera(const Scene& s, Random& rng) {
     return c;
 }
 
-bool sameLeaves(const std::vector<LeafCoord>& a, const std::vector<LeafCoord>& b) {
+bool sameLeaves(const std::vector<LeafRange>& a, const std::vector<LeafRange>& b) {
     return a.size() == b.size() &&
-           std::equal(a.begin(), a.end(), b.begin(), [](const LeafCoord& x, const LeafCoord& y) {
-               return x.col == y.col && x.row == y.row;
+           std::equal(a.begin(), a.end(), b.begin(), [](const LeafRange& x, const LeafRange& y) {
+               return x.first == y.first && x.count == y.count;
            });
+}
+
+// Runs in increasing order, none empty, none touching the next (else they would be one run).
+bool sortedMaximalRuns(const std::vector<LeafRange>& ranges) {
+    for (size_t i = 0; i < ranges.size(); ++i) {
+        if (ranges[i].count == 0 ||
+            (i > 0 && ranges[i - 1].first + ranges[i - 1].count >= ranges[i].first)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+std::vector<LeafCoord> leafCoords(const Quadtree& tree, const std::vector<LeafRange>& ranges) {
+    std::vector<LeafCoord> leaves;
+    appendLeafCoords(tree, ranges, leaves);
+    return leaves;
 }
 
 // Walk (all option combinations) against brute force for one frustum.
@@ -89,9 +106,10 @@ void expectWalkEqualsBruteForce(const Scene& s, const Frustum& f, const std::str
         for (const bool masking : {true, false}) {
             for (const bool whole : {true, false}) {
                 cullQuadtree(s.tree, s.mapping, f, walk, CullOptions{masking, whole, lanes});
-                ASSERT_TRUE(sameLeaves(walk.visible, brute.visible))
+                ASSERT_TRUE(sameLeaves(walk.ranges, brute.ranges))
                     << what << " masking " << masking << " whole " << whole << " lanes " << lanes
-                    << ": walk " << walk.visible.size() << " brute " << brute.visible.size();
+                    << ": walk " << walk.ranges.size() << " runs, brute " << brute.ranges.size();
+                ASSERT_TRUE(sortedMaximalRuns(walk.ranges)) << what;
                 ASSERT_EQ(walk.stats.leavesDrawn, brute.stats.leavesDrawn);
                 ASSERT_EQ(walk.stats.leavesDrawn + walk.stats.leavesCulled, s.tree.leaves.size());
                 ASSERT_EQ(walk.stats.triangles, brute.stats.triangles);
@@ -220,7 +238,7 @@ TEST(Cull, ArticleExampleNarrowFrustumOverSixteenBySixteenCells) {
     out.reserveFor(s.tree);
     cullQuadtree(s.tree, s.mapping, Frustum::fromViewProjection(c.viewProjection()), out);
     std::vector<std::pair<int, int>> seen;
-    for (const LeafCoord& leaf : out.visible) {
+    for (const LeafCoord& leaf : leafCoords(s.tree, out.ranges)) {
         seen.emplace_back(leaf.col, leaf.row);
     }
     std::sort(seen.begin(), seen.end());
@@ -254,8 +272,8 @@ TEST(Cull, EveryCulledLeafIsOutsideTheClipVolume) {
         const glm::mat4 vp = c.viewProjection();
         cullQuadtree(s.tree, s.mapping, Frustum::fromViewProjection(vp), out);
         std::fill(drawn.begin(), drawn.end(), 0);
-        for (const LeafCoord& leaf : out.visible) {
-            drawn[s.tree.leafIndexAt(leaf.col, leaf.row)] = 1;
+        for (const LeafRange& range : out.ranges) {
+            std::fill_n(drawn.begin() + range.first, range.count, 1);
         }
         for (size_t l = 0; l < drawn.size(); ++l) {
             if (drawn[l]) {
@@ -289,7 +307,7 @@ TEST(Cull, PlaneMaskingAndWholeSubtreesSaveTests) {
     const Frustum f = Frustum::fromViewProjection(c.viewProjection());
     cullQuadtree(s.tree, s.mapping, f, fast);
     cullQuadtree(s.tree, s.mapping, f, slow, {false, false});
-    EXPECT_TRUE(sameLeaves(fast.visible, slow.visible));
+    EXPECT_TRUE(sameLeaves(fast.ranges, slow.ranges));
     EXPECT_GT(fast.stats.subtreesAccepted, 0u);
     EXPECT_LT(fast.stats.nodesTested * 3, slow.stats.nodesTested);
 }
@@ -300,7 +318,9 @@ TEST(Cull, SelectAllAndDecisions) {
     out.recordDecisions = true;
     out.reserveFor(s.tree);
     selectAll(s.tree, out);
-    EXPECT_EQ(out.visible.size(), s.tree.leaves.size());
+    ASSERT_EQ(out.ranges.size(), 1u);
+    EXPECT_EQ(out.ranges[0].first, 0u);
+    EXPECT_EQ(out.ranges[0].count, s.tree.leaves.size());
     EXPECT_EQ(out.stats.triangles, 2ull * 129 * 69);
     Camera c;
     c.lookAt({-20.0f, 30.0f, 35.0f}, {60.0f, 0.0f, 35.0f});

@@ -1,4 +1,4 @@
-// The flat node array: links, pre-order, exact 3D bounds, tiling by leaves, partial borders.
+// The flat node array: links, sibling groups, exact 3D bounds, tiling by leaves, partial borders.
 #include "core/quadtree.h"
 
 #include <gtest/gtest.h>
@@ -61,11 +61,13 @@ void checkTree(const Heightmap& map, int leafSize) {
         }
         uint32_t leaves = 0;
         uint32_t expectedFirst = tree.firstLeaf(node);
-        ASSERT_EQ(node.child[0], i + 1);  // pre-order: the first child follows its parent
+        ASSERT_GT(node.child[0], i);
+        uint32_t nextInGroup = node.child[0];
         for (uint32_t c : node.child) {
             if (c == kNoNode) {
                 continue;
             }
+            ASSERT_EQ(c, nextInGroup++);  // siblings side by side, in child order
             const QuadtreeNode& child = tree.nodes[c];
             ASSERT_EQ(child.parent, i);
             ASSERT_GT(c, i);

@@ -396,7 +396,7 @@ TEST_F(Picture, DebugLinesDrawInOneCall) {
     render(terrain, c, true, pixels);
     gl().target.bind();
     lines.value().addFrustum(Frustum::corners(c.viewProjection()), 0xFF00FFFFu);
-    for (const LeafCoord& leaf : terrain.cull.visible) {
+    for (const LeafCoord& leaf : terrain.drawList) {
         const uint32_t node = terrain.tree.leafNodes[terrain.tree.leafIndexAt(leaf.col, leaf.row)];
         lines.value().addBox(nodeBox(terrain.tree, terrain.tree.nodes[node], terrain.mapping),
                              0xFFFF0000u);
