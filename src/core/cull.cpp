@@ -32,6 +32,30 @@ struct StackEntry {
 // Bits set in a 4-bit lane mask m: (kLaneCounts >> 4 m) & 0xF.
 constexpr uint64_t kLaneCounts = 0x4332322132212110u;
 
+// The runs of set bits in a 4-bit mask, at most two: byte 0 start, byte 1 length, bytes 2-3 the
+// second run (length 0 if none).
+constexpr uint32_t runsOf(unsigned m) {
+    uint32_t runs = 0;
+    int shift = 0;
+    for (unsigned q = 0; q < 4;) {
+        if ((m >> q & 1u) == 0) {
+            ++q;
+            continue;
+        }
+        unsigned length = 0;
+        while (q + length < 4 && (m >> (q + length) & 1u)) {
+            ++length;
+        }
+        runs |= (q | length << 8) << shift;
+        shift += 16;
+        q += length;
+    }
+    return runs;
+}
+constexpr uint32_t kRuns[16] = {
+    runsOf(0), runsOf(1), runsOf(2),  runsOf(3),  runsOf(4),  runsOf(5),  runsOf(6),  runsOf(7),
+    runsOf(8), runsOf(9), runsOf(10), runsOf(11), runsOf(12), runsOf(13), runsOf(14), runsOf(15)};
+
 // Lane mask (4 bits) to one byte per lane, so that a plane's straddle bits spread to each
 // child's byte: kSpread[m] has byte q = bit q of m.
 constexpr uint32_t spreadBits(unsigned m) {
@@ -225,16 +249,33 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
         if (childLevel == tree.depth) {
             // The children are leaves: nothing beneath them can come between them in the
             // output, so they go out now, in order, without the stack.
-            // Leaf q is the subtree's leaf number (present children before q).
             const unsigned inside = present & ~outsideLanes;
-            for (unsigned rest = inside; rest != 0; rest &= rest - 1) {
-                const int q = __builtin_ctz(rest);
-                const uint32_t rank = (kLaneCounts >> (4 * (present & ((1u << q) - 1u)))) & 0xFu;
-                appendLeafRange(out.ranges, entry.firstLeaf + rank, 1);
-                if (out.recordDecisions) {
-                    out.acceptedNodes.push_back(node.child[q]);
+            const bool full = present == 0xFu && node.x1 - node.x0 == 2 * tree.leafSize &&
+                              node.z1 - node.z0 == 2 * tree.leafSize;
+            if (full) {  // four whole leaves, numbered q from the subtree's first leaf
+                const uint32_t runs = kRuns[inside];
+                if (runs & 0xFF00u) {
+                    appendLeafRange(out.ranges, entry.firstLeaf + (runs & 0xFFu),
+                                    runs >> 8 & 0xFFu);
                 }
-                out.stats.triangles += tree.nodes[node.child[q]].triangleCount();
+                if (runs & 0xFF000000u) {
+                    appendLeafRange(out.ranges, entry.firstLeaf + (runs >> 16 & 0xFFu), runs >> 24);
+                }
+                out.stats.triangles += uint64_t((kLaneCounts >> (4 * inside)) & 0xFu) * 2u *
+                                       uint64_t(tree.leafSize * tree.leafSize);
+            } else {  // leaf q is the subtree's leaf number (present children before q)
+                for (unsigned rest = inside; rest != 0; rest &= rest - 1) {
+                    const int q = __builtin_ctz(rest);
+                    const uint32_t rank =
+                        (kLaneCounts >> (4 * (present & ((1u << q) - 1u)))) & 0xFu;
+                    appendLeafRange(out.ranges, entry.firstLeaf + rank, 1);
+                    out.stats.triangles += tree.nodes[node.child[q]].triangleCount();
+                }
+            }
+            if (out.recordDecisions) {
+                for (unsigned rest = inside; rest != 0; rest &= rest - 1) {
+                    out.acceptedNodes.push_back(node.child[__builtin_ctz(rest)]);
+                }
             }
             const unsigned drawn = (kLaneCounts >> (4 * inside)) & 0xFu;
             out.stats.leavesDrawn += drawn;
@@ -246,13 +287,23 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
             }
             continue;
         }
-        // Each child's first leaf follows its elder siblings' leaves.
+        // Each child's first leaf follows its elder siblings' leaves; below a whole node (no
+        // map border through it) every child holds a quarter of them.
         uint32_t firstLeaf[4];
-        uint32_t next = entry.firstLeaf;
-        for (int q = 0; q < 4; ++q) {
-            firstLeaf[q] = next;
-            if (present >> q & 1u) {
-                next += tree.leafCount(tree.nodes[node.child[q]]);
+        const int childShift = tree.depth - childLevel;
+        const uint32_t side = uint32_t(tree.leafSize) << (childShift + 1);
+        if (present == 0xFu && uint32_t(node.x1 - node.x0) == side &&
+            uint32_t(node.z1 - node.z0) == side) {
+            for (uint32_t q = 0; q < 4; ++q) {
+                firstLeaf[q] = entry.firstLeaf + (q << (2 * childShift));
+            }
+        } else {
+            uint32_t next = entry.firstLeaf;
+            for (int q = 0; q < 4; ++q) {
+                firstLeaf[q] = next;
+                if (present >> q & 1u) {
+                    next += tree.leafCount(tree.nodes[node.child[q]]);
+                }
             }
         }
         for (int q = 3; q >= 0; --q) {
