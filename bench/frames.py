@@ -2,8 +2,8 @@
 """Runs `quadterrain --bench` on each map and prints the README's frames and scaling table.
 
 Usage: python3 bench/frames.py [--build DIR] [--frames N] [--window WxH] MAP...
-Each map flies the same kind of path (flight_path.cpp) culled, then unculled, in one process, so
-every ratio is taken inside one run. Needs a display: run it under xvfb-run -a.
+Each map flies the same kind of path (flight_path.cpp) culled (frustum and occlusion), then
+culled by the frustum only, then unculled, in one process, so every ratio is taken inside one run. Needs a display: run it under xvfb-run -a.
 """
 import argparse
 import csv
@@ -31,10 +31,10 @@ def number(pattern, text):
 print(f"`python3 bench/frames.py --frames {args.frames} --window {args.window} MAPS` "
       f"(llvmpipe, medians over the path)")
 print()
-print("| map | samples | leaves drawn | walk ms | culled frame ms | unculled frame ms | "
-      "speed-up | cull share | peak RSS: before the first frame | after the culled flight | "
-      "with the unculled frames | load s "
-      "(decode / tree / upload) |")
+print("| map | samples | leaves drawn | occluded | cull ms: frustum / with occlusion | "
+      "frame ms: culled / frustum only / unculled | speed-up: culled / frustum only | "
+      "cull share | peak RSS: before the first frame | after the culled flight | "
+      "with the unculled frames | load s (decode / tree / upload) |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for path in args.maps:
     out_csv = f"/tmp/qt_frames_{os.getpid()}.csv"
@@ -45,14 +45,19 @@ for path in args.maps:
         sys.exit(f"frames.py: {path}: exit {run.returncode}\n{run.stderr}")
     text = run.stdout
     with open(out_csv) as f:
-        rows = [r for r in csv.DictReader(f) if r["mode"] == "culled"]
+        every = list(csv.DictReader(f))
+    rows = [r for r in every if r["mode"] == "culled"]
+    frustum_rows = [r for r in every if r["mode"] == "frustum"]
     os.remove(out_csv)
     side = re.search(r"(\d+)x(\d+) samples", text)
     width, height = int(side.group(1)), int(side.group(2))
     leaves = statistics.median(int(r["leaves_drawn"]) for r in rows)
-    total = int(rows[0]["leaves_drawn"]) + int(rows[0]["leaves_culled"])
-    walk = statistics.median(float(r["cull_ms"]) for r in rows)
+    total = sum(int(rows[0][k]) for k in ("leaves_drawn", "leaves_culled", "leaves_occluded"))
+    occluded = number(r"occluded: median ([\d.]+)%", text)
+    walk = statistics.median(float(r["cull_ms"]) for r in frustum_rows)
+    cull = statistics.median(float(r["cull_ms"]) for r in rows)
     culled = number(r"culled: +median ([\d.]+) ms", text)
+    frustum = number(r"frustum: +median ([\d.]+) ms", text)
     unculled = number(r"unculled: median ([\d.]+) ms", text)
     share = number(r"draw list: median ([\d.]+)%", text)
     peak, per = number(r"memory: ([\d.]+) MiB after the culled", text), number(
@@ -63,7 +68,8 @@ for path in args.maps:
     load = [number(p, text) / 1000.0 for p in
             (r"load: ([\d.]+) ms", r"decode ([\d.]+)", r"tree ([\d.]+)", r"upload ([\d.]+)")]
     print(f"| {os.path.basename(path)} | {width}x{height} | {leaves:.0f} of {total} | "
-          f"{walk:.3f} | {culled:.0f} | {unculled:.0f} | {unculled / culled:.2f}x | "
+          f"{occluded:.1f}% | {walk:.3f} / {cull:.2f} | {culled:.0f} / {frustum:.0f} / "
+          f"{unculled:.0f} | {unculled / culled:.2f}x / {unculled / frustum:.2f}x | "
           f"{share:.3f}% | {before:.0f} MiB | {peak:.0f} MiB ({per:.1f} B/sample) | {peak_all:.0f} MiB "
           f"({per_all:.1f} B/sample) | {load[0]:.2f} ({load[1]:.2f} / {load[2]:.2f} / "
           f"{load[3]:.2f}) |", flush=True)

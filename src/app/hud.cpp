@@ -13,7 +13,7 @@ namespace {
 
 constexpr const char* kHelp =
     "WASD move, Q/E down/up, Shift fast, right-drag look, Tab capture mouse, wheel speed, "
-    "C cull, F freeze, G wireframe, B boxes, R/F5 reload shaders, H hide HUD";
+    "C cull, O occlusion, F freeze, G wireframe, B boxes, R/F5 reload shaders, H hide HUD";
 
 double percent(uint64_t part, uint64_t whole) {
     return whole ? 100.0 * double(part) / double(whole) : 0.0;
@@ -39,8 +39,9 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     const CullStats& c = stats.cull;
     ImGui::Text("map %s  %dx%d, leaf %d", terrain.path.c_str(), terrain.map.width,
                 terrain.map.height, terrain.tree.leafSize);
-    ImGui::Text("leaves drawn %u / %u (%.1f%%), culled %u", c.leavesDrawn, stats.leavesTotal,
-                percent(c.leavesDrawn, stats.leavesTotal), c.leavesCulled);
+    ImGui::Text("leaves drawn %u / %u (%.1f%%), culled %u, occluded %u", c.leavesDrawn,
+                stats.leavesTotal, percent(c.leavesDrawn, stats.leavesTotal), c.leavesCulled,
+                c.leavesOccluded);
     ImGui::Text("nodes tested %u of %u, whole subtrees %u", c.nodesTested, stats.nodesTotal,
                 c.subtreesAccepted);
     ImGui::Text("triangles %llu, draw calls %d", (unsigned long long)c.triangles, stats.drawCalls);
@@ -59,6 +60,8 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
                      0.0f, std::max(worst, 1.0f), ImVec2(-1, 50));
 
     ImGui::Checkbox("culling (C)", &state.cull);
+    ImGui::SameLine();
+    ImGui::Checkbox("occlusion (O)", &state.occlusion);
     ImGui::SameLine();
     ImGui::Checkbox("freeze frustum (F)", &state.freeze);
     ImGui::Checkbox("wireframe (G)", &state.wireframe);

@@ -18,6 +18,7 @@ constexpr int kFrameHistory = 240;
 
 struct HudState {
     bool cull = true;
+    bool occlusion = true;  // the occlusion stage after the frustum walk
     bool freeze = false;
     bool wireframe = false;
     bool boxes = false;

@@ -217,13 +217,15 @@ Result<ViewerOptions> parseOptions(const std::vector<std::string>& args) {
             options.help = true;
             continue;
         }
-        if (name == "--no-cull" || name == "--dump-leaves" || name == "--soak-rss-report-only") {
+        if (name == "--no-cull" || name == "--no-occlusion" || name == "--dump-leaves" ||
+            name == "--soak-rss-report-only") {
             if (inlineValue) {
                 return Result<ViewerOptions>::failure(printable(name) + " takes no value");
             }
-            (name == "--no-cull"       ? options.noCull
-             : name == "--dump-leaves" ? options.dumpLeaves
-                                       : options.soakRssReportOnly) = true;
+            (name == "--no-cull"        ? options.noCull
+             : name == "--no-occlusion" ? options.noOcclusion
+             : name == "--dump-leaves"  ? options.dumpLeaves
+                                        : options.soakRssReportOnly) = true;
             continue;
         }
         const auto& table = valueOptions();
@@ -274,6 +276,7 @@ little-endian .r16/.raw (square, or give --size). Default: data/default_1025.png
   --target X,Y,Z       point the camera looks at (with --eye)
   --fov DEGREES        vertical field of view, between 1 and 179 (default 60)
   --no-cull            draw every leaf (the reference image for culling tests)
+  --no-occlusion       cull by the frustum only, keeping leaves that nearer terrain hides
   --screenshot OUT.png render one frame without the HUD, write it, exit
   --stats-json OUT.json  write the last frame's camera, mapping and culling counts, exit
   --dump-leaves        with --stats-json: also list the visible leaves as [column, row]

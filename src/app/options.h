@@ -25,6 +25,7 @@ struct ViewerOptions {
     std::optional<glm::vec3> target;
     float fovDegrees = 60.0f;
     bool noCull = false;
+    bool noOcclusion = false;  // frustum culling only
     std::string screenshotPath;
     std::string statsJsonPath;
     bool dumpLeaves = false;

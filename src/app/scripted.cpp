@@ -22,13 +22,17 @@ using Clock = std::chrono::steady_clock;
 // Frames of the benchmark flight when --frames is not given.
 constexpr int kBenchFrames = 240;
 
+// How a frame culls in the scripted runs.
+enum class CullMode { FrustumAndOcclusion, FrustumOnly, None };
+
 // Draws one frame into `target` and waits for the GPU, so frameMs is the real frame time.
-FrameStats renderFrame(Session& s, const Framebuffer& target, const Camera& camera, bool cull) {
+FrameStats renderFrame(Session& s, const Framebuffer& target, const Camera& camera, CullMode mode) {
     const Clock::time_point start = Clock::now();
     target.bind();
     TerrainRenderer::clear(target.width, target.height);
-    const Frustum frustum = cullingFrustum(camera.viewProjection(), s.terrain.mapping);
-    FrameStats stats = renderTerrain(s.renderer, s.terrain, camera, frustum, cull, false);
+    const CullView view{camera, target.height, mode != CullMode::None,
+                        mode == CullMode::FrustumAndOcclusion};
+    FrameStats stats = renderTerrain(s.renderer, s.terrain, camera, view, false);
     glFinish();
     stats.frameMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     return stats;
@@ -67,9 +71,12 @@ int runOneShot(Session& s) {
         return kExitFailure;
     }
     const bool cull = !o.noCull;
+    const CullMode mode = o.noCull        ? CullMode::None
+                          : o.noOcclusion ? CullMode::FrustumOnly
+                                          : CullMode::FrustumAndOcclusion;
     FrameStats stats;
     for (int frame = 0; frame < std::max(o.frames, 1); ++frame) {
-        stats = renderFrame(s, target.value(), s.camera, cull);
+        stats = renderFrame(s, target.value(), s.camera, mode);
     }
     std::vector<uint8_t> pixels;
     readPixels(target.value().width, target.value().height, pixels);
@@ -107,9 +114,8 @@ int runOneShot(Session& s) {
     }
     if (!o.cullMapPath.empty()) {
         const glm::mat4 viewProjection = s.camera.viewProjection();
-        const RgbImage image =
-            cullMapImage(s.terrain.tree, s.terrain.mapping, s.terrain.drawList,
-                         Frustum::corners(viewProjection), s.camera.position);
+        const RgbImage image = cullMapImage(s.terrain.tree, s.terrain.mapping, s.terrain.drawList,
+                                            Frustum::corners(viewProjection), s.camera.position);
         if (std::string e = writePng(o.cullMapPath, image.width, image.height, 3, image.rgb.data());
             !e.empty()) {
             fail(e);
@@ -131,14 +137,19 @@ int runBench(Session& s) {
     // The minimap's decision lists are not needed here; reserve once, outside the loop.
     s.terrain.cull.recordDecisions = false;
     s.terrain.cull.reserveFor(s.terrain.tree);
-    std::vector<BenchRow> rows[2];             // culled, unculled
+    // Culled first, so that the peak after it is the culled flight's alone.
+    constexpr CullMode kModes[3] = {CullMode::FrustumAndOcclusion, CullMode::FrustumOnly,
+                                    CullMode::None};
+    constexpr const char* kModeNames[3] = {"culled", "frustum", "unculled"};
+    std::vector<BenchRow> rows[3];
     const double loadedMb = peakResidentMb();  // the load and the context, before any frame
-    double peakMb[2] = {0.0, 0.0};             // peak resident memory after each pass
-    for (int mode = 0; mode < 2; ++mode) {
+    double peakMb[3] = {0.0, 0.0, 0.0};        // peak resident memory after each pass
+    for (int mode = 0; mode < 3; ++mode) {
         rows[mode].resize(path.size());
-        renderFrame(s, target.value(), path.front(), mode == 0);  // warm-up, not recorded
+        renderFrame(s, target.value(), path.front(), kModes[mode]);  // warm-up, not recorded
         for (size_t i = 0; i < path.size(); ++i) {
-            rows[mode][i] = {path[i].position, renderFrame(s, target.value(), path[i], mode == 0)};
+            rows[mode][i] = {path[i].position,
+                             renderFrame(s, target.value(), path[i], kModes[mode])};
         }
         glFinish();
         peakMb[mode] = peakResidentMb();
@@ -148,40 +159,52 @@ int runBench(Session& s) {
     s.context.checkErrors("the benchmark frames");
 
     std::ofstream csv(o.benchCsvPath, std::ios::binary);
-    csv << "mode,frame,eye_x,eye_y,eye_z,nodes_tested,leaves_drawn,leaves_culled,draw_calls,"
-           "triangles,cull_ms,frame_ms\n";
-    std::vector<double> frameMs[2];
-    for (int mode = 0; mode < 2; ++mode) {
+    csv << "mode,frame,eye_x,eye_y,eye_z,nodes_tested,leaves_drawn,leaves_culled,leaves_occluded,"
+           "draw_calls,triangles,cull_ms,frame_ms\n";
+    std::vector<double> frameMs[3];
+    std::vector<double> occludedShare;  // of the frustum's leaves, culled mode
+    for (int mode = 0; mode < 3; ++mode) {
         for (size_t i = 0; i < rows[mode].size(); ++i) {
             const BenchRow& r = rows[mode][i];
+            const CullStats& c = r.stats.cull;
             char line[320];
-            std::snprintf(line, sizeof(line), "%s,%zu,%.3f,%.3f,%.3f,%u,%u,%u,%d,%llu,%.4f,%.4f\n",
-                          mode == 0 ? "culled" : "unculled", i, r.eye.x, r.eye.y, r.eye.z,
-                          r.stats.cull.nodesTested, r.stats.cull.leavesDrawn,
-                          r.stats.cull.leavesCulled, r.stats.drawCalls,
-                          (unsigned long long)r.stats.cull.triangles, r.stats.cullMs,
-                          r.stats.frameMs);
+            std::snprintf(line, sizeof(line),
+                          "%s,%zu,%.3f,%.3f,%.3f,%u,%u,%u,%u,%d,%llu,%.4f,%.4f\n", kModeNames[mode],
+                          i, r.eye.x, r.eye.y, r.eye.z, c.nodesTested, c.leavesDrawn,
+                          c.leavesCulled, c.leavesOccluded, r.stats.drawCalls,
+                          (unsigned long long)c.triangles, r.stats.cullMs, r.stats.frameMs);
             csv << line;
             frameMs[mode].push_back(r.stats.frameMs);
+            if (mode == 0) {
+                const double inFrustum = double(c.leavesDrawn + c.leavesOccluded);
+                occludedShare.push_back(inFrustum > 0 ? 100.0 * c.leavesOccluded / inFrustum : 0.0);
+            }
         }
     }
     if (!csv.flush()) {
         std::fprintf(stderr, "quadterrain: %s: cannot write the file\n", o.benchCsvPath.c_str());
         return kExitFailure;
     }
-    const double medianCulled = median(frameMs[0]);
-    const double medianUnculled = median(frameMs[1]);
-    const double worstCulled = *std::max_element(frameMs[0].begin(), frameMs[0].end());
-    const double worstUnculled = *std::max_element(frameMs[1].begin(), frameMs[1].end());
+    double medians[3];
+    double worst[3];
+    for (int mode = 0; mode < 3; ++mode) {
+        medians[mode] = median(frameMs[mode]);
+        worst[mode] = *std::max_element(frameMs[mode].begin(), frameMs[mode].end());
+    }
+    auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
     std::printf("bench: %s, %dx%d samples, leaf %d, %d frames at %dx%d -> %s\n",
                 s.terrain.path.c_str(), s.terrain.map.width, s.terrain.map.height,
                 s.terrain.tree.leafSize, frames, o.windowWidth, o.windowHeight,
                 o.benchCsvPath.c_str());
-    std::printf("  culled:   median %.3f ms, worst %.3f ms\n", medianCulled, worstCulled);
-    std::printf("  unculled: median %.3f ms, worst %.3f ms\n", medianUnculled, worstUnculled);
-    std::printf("  unculled / culled: median %.2fx, worst %.2fx\n",
-                medianCulled > 0 ? medianUnculled / medianCulled : 0.0,
-                worstCulled > 0 ? worstUnculled / worstCulled : 0.0);
+    std::printf("  culled:   median %.3f ms, worst %.3f ms (frustum and occlusion)\n", medians[0],
+                worst[0]);
+    std::printf("  frustum:  median %.3f ms, worst %.3f ms (frustum only)\n", medians[1], worst[1]);
+    std::printf("  unculled: median %.3f ms, worst %.3f ms\n", medians[2], worst[2]);
+    std::printf("  unculled / culled: median %.2fx, worst %.2fx\n", ratio(medians[2], medians[0]),
+                ratio(worst[2], worst[0]));
+    std::printf("  unculled / frustum only: median %.2fx, worst %.2fx\n",
+                ratio(medians[2], medians[1]), ratio(worst[2], worst[1]));
+    std::printf("  occluded: median %.1f%% of the leaves in the frustum\n", median(occludedShare));
     std::vector<double> cullShare;
     for (const BenchRow& r : rows[0]) {
         cullShare.push_back(r.stats.frameMs > 0 ? 100.0 * r.stats.cullMs / r.stats.frameMs : 0.0);
@@ -192,7 +215,7 @@ int runBench(Session& s) {
         "  peak resident memory: %.1f MiB after the culled flight (%.1f bytes a sample), "
         "%.1f MiB after the unculled frames (%.1f bytes a sample), %.1f MiB before the first "
         "frame\n",
-        peakMb[0], peakMb[0] * 1048576.0 / samples, peakMb[1], peakMb[1] * 1048576.0 / samples,
+        peakMb[0], peakMb[0] * 1048576.0 / samples, peakMb[2], peakMb[2] * 1048576.0 / samples,
         loadedMb);
     const LoadTimes& t = s.terrain.times;
     std::printf("  load: %.1f ms (decode %.1f, tree %.1f, upload %.1f)\n", t.totalMs(), t.decodeMs,

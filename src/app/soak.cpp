@@ -105,7 +105,7 @@ struct Soak {
     Framebuffer target;
     bool cull = true;
     bool frozen = false;
-    glm::mat4 frozenViewProjection{1.0f};
+    Camera frozenCamera;  // the culling camera while frozen
     int failures = 0;
     int checkpoints = 0;
     int reloads = 0;
@@ -158,11 +158,12 @@ struct Soak {
                finite(c.viewProjection());
     }
 
-    void render(bool culling, const glm::mat4& cullMatrix, std::vector<uint8_t>* pixels) {
+    // Culling on means the frustum walk and the occlusion stage, as in the viewer.
+    void render(bool culling, const Camera& cullCamera, std::vector<uint8_t>* pixels) {
         target.bind();
         TerrainRenderer::clear(target.width, target.height);
         renderTerrain(s.renderer, s.terrain, s.camera,
-                      cullingFrustum(cullMatrix, s.terrain.mapping), culling, false);
+                      CullView{cullCamera, target.height, culling, culling}, false);
         if (pixels) {
             readPixels(target.width, target.height, *pixels);
         }
@@ -179,7 +180,7 @@ struct Soak {
                                   float(kReferenceWidth) / float(kReferenceHeight),
                                   glm::radians(s.options.fovDegrees));
         for (int i = 0; i < kReferenceFrames; ++i) {
-            render(true, s.camera.viewProjection(), &reference);
+            render(true, s.camera, &reference);
         }
         if (firstReference.empty()) {
             firstReference = reference;
@@ -232,7 +233,7 @@ int runSoak(Session& session) {
         }
         if (soak.random.below(80) == 0) {
             soak.frozen = !soak.frozen;
-            soak.frozenViewProjection = session.camera.viewProjection();
+            soak.frozenCamera = session.camera;
         }
         const int width = std::max(soak.target.width, 1);
         session.camera.aspect = float(width) / float(std::max(soak.target.height, 1));
@@ -242,15 +243,13 @@ int runSoak(Session& session) {
             session.resetCamera(session.camera.aspect);
         }
         const bool minimised = soak.target.framebuffer == 0;  // nothing to draw into
-        const glm::mat4 viewProjection = session.camera.viewProjection();
         if (!minimised) {
-            soak.render(soak.cull, soak.frozen ? soak.frozenViewProjection : viewProjection,
-                        nullptr);
+            soak.render(soak.cull, soak.frozen ? soak.frozenCamera : session.camera, nullptr);
         }
         if (frame % kCheckpointEvery == 0) {
             if (!minimised) {
-                soak.render(true, viewProjection, &soak.culled);
-                soak.render(false, viewProjection, &soak.unculled);
+                soak.render(true, session.camera, &soak.culled);
+                soak.render(false, session.camera, &soak.unculled);
                 ++soak.checkpoints;
                 if (soak.culled != soak.unculled) {
                     soak.fail(frame, "the culled frame differs from the unculled frame");

@@ -77,6 +77,7 @@ std::string statsJson(const StatsReport& r) {
     j += "  \"nodes_tested\": " + std::to_string(s.cull.nodesTested) + ",\n";
     j += "  \"leaves_drawn\": " + std::to_string(s.cull.leavesDrawn) + ",\n";
     j += "  \"leaves_culled\": " + std::to_string(s.cull.leavesCulled) + ",\n";
+    j += "  \"leaves_occluded\": " + std::to_string(s.cull.leavesOccluded) + ",\n";
     j += "  \"subtrees_accepted\": " + std::to_string(s.cull.subtreesAccepted) + ",\n";
     j += "  \"draw_calls\": " + std::to_string(s.drawCalls) + ",\n";
     j += "  \"triangles_drawn\": " + std::to_string(s.cull.triangles) + ",\n";

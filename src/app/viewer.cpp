@@ -30,7 +30,7 @@ struct Viewer {
     Session& session;
     HudState hud;
     FlyControl fly;
-    glm::mat4 frozenViewProjection{1.0f};
+    Camera frozenCamera;      // the culling camera while frozen
     std::string droppedPath;  // set by the drop callback, loaded after the frame
     bool hudVisible = true;
     bool reloadRequested = false;
@@ -52,6 +52,9 @@ void onKey(GLFWwindow* window, int key, int /*scancode*/, int action, int /*mods
             break;
         case GLFW_KEY_C:
             v.hud.cull = !v.hud.cull;
+            break;
+        case GLFW_KEY_O:
+            v.hud.occlusion = !v.hud.occlusion;
             break;
         case GLFW_KEY_F:
             v.hud.freeze = !v.hud.freeze;
@@ -112,11 +115,9 @@ void drawLoadingFrame(Viewer& v, const std::string& path, LoadStep step) {
     }
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     TerrainRenderer::clear(width, height);
-    const glm::mat4 cullViewProjection =
-        v.hud.freeze ? v.frozenViewProjection : s.camera.viewProjection();
-    renderTerrain(s.renderer, s.terrain, s.camera,
-                  cullingFrustum(cullViewProjection, s.terrain.mapping), v.hud.cull,
-                  v.hud.wireframe);
+    const CullView view{v.hud.freeze ? v.frozenCamera : s.camera, height, v.hud.cull,
+                        v.hud.occlusion};
+    renderTerrain(s.renderer, s.terrain, s.camera, view, v.hud.wireframe);
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
@@ -155,7 +156,7 @@ void load(Viewer& v, const std::string& path) {
 // Leaf boxes of the first kMaxLeafBoxes drawn leaves, in tree order.
 int addLeafBoxes(DebugLines& lines, const Terrain& t) {
     int count = 0;
-    for (const LeafRange& range : t.cull.ranges) {
+    for (const LeafRange& range : t.drawn) {
         for (uint32_t leaf = range.first; leaf < range.first + range.count; ++leaf) {
             if (count == kMaxLeafBoxes) {
                 return count;
@@ -186,6 +187,7 @@ int runViewer(Session& s) {
     Viewer v(s);
     v.fly.speed = FlyControl::defaultSpeed(s.terrain.map, s.terrain.mapping);
     v.hud.cull = !s.options.noCull;
+    v.hud.occlusion = !s.options.noOcclusion;
     std::snprintf(v.hud.path, sizeof(v.hud.path), "%s", s.terrain.path.c_str());
     s.lines.lines.reserve(size_t(kMaxLeafBoxes) * 24 + 24);
 
@@ -206,7 +208,7 @@ int runViewer(Session& s) {
         frozen.lookAt(*s.options.freezeEye, *s.options.freezeTarget);
         frozen.aspect = float(s.options.windowWidth) / float(s.options.windowHeight);
         fitClipPlanes(frozen, s.terrain.map, s.terrain.mapping);
-        v.frozenViewProjection = frozen.viewProjection();
+        v.frozenCamera = frozen;
         v.hud.freeze = true;
     }
     const bool shot = !s.options.windowShotPath.empty();
@@ -241,16 +243,15 @@ int runViewer(Session& s) {
         fitClipPlanes(s.camera, s.terrain.map, s.terrain.mapping);
         const glm::mat4 viewProjection = s.camera.viewProjection();
         if (!v.hud.freeze) {
-            v.frozenViewProjection = viewProjection;
+            v.frozenCamera = s.camera;
         }
-        const Frustum frustum = cullingFrustum(v.frozenViewProjection, s.terrain.mapping);
+        const CullView view{v.frozenCamera, height, v.hud.cull, v.hud.occlusion};
 
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
         TerrainRenderer::clear(width, height);
-        FrameStats stats =
-            renderTerrain(s.renderer, s.terrain, s.camera, frustum, v.hud.cull, v.hud.wireframe);
+        FrameStats stats = renderTerrain(s.renderer, s.terrain, s.camera, view, v.hud.wireframe);
         s.lines.clear();
-        const std::array<glm::vec3, 8> corners = Frustum::corners(v.frozenViewProjection);
+        const std::array<glm::vec3, 8> corners = Frustum::corners(v.frozenCamera.viewProjection());
         if (v.hud.freeze) {
             s.lines.addFrustum(corners, kFrustumLineColour);
         }

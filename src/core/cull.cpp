@@ -366,6 +366,24 @@ void selectAll(const Quadtree& tree, CullOutput& out) {
     out.stats.triangles = tree.root().triangleCount();
 }
 
+uint64_t triangleCount(const Quadtree& tree, const std::vector<LeafRange>& ranges) {
+    const QuadtreeNode& root = tree.root();
+    const uint64_t perLeaf = 2u * uint64_t(tree.leafSize) * uint64_t(tree.leafSize);
+    uint64_t triangles = 0;
+    if (root.x1 % tree.leafSize == 0 && root.z1 % tree.leafSize == 0) {  // every leaf whole
+        for (const LeafRange& range : ranges) {
+            triangles += perLeaf * range.count;
+        }
+        return triangles;
+    }
+    for (const LeafRange& range : ranges) {
+        for (uint32_t leaf = range.first; leaf < range.first + range.count; ++leaf) {
+            triangles += tree.nodes[tree.leafNodes[leaf]].triangleCount();
+        }
+    }
+    return triangles;
+}
+
 void appendLeafCoords(const Quadtree& tree, const std::vector<LeafRange>& ranges,
                       std::vector<LeafCoord>& out) {
     for (const LeafRange& range : ranges) {

@@ -14,7 +14,8 @@ namespace qt {
 struct CullStats {
     uint32_t nodesTested = 0;  // nodes whose box met at least one plane test
     uint32_t leavesDrawn = 0;
-    uint32_t leavesCulled = 0;
+    uint32_t leavesCulled = 0;      // outside the frustum
+    uint32_t leavesOccluded = 0;    // inside it, but hidden by nearer terrain (occlusion stage)
     uint32_t subtreesAccepted = 0;  // inner nodes inside every plane, taken whole without tests
     uint64_t triangles = 0;         // triangles of the drawn leaves (real squares, not padding)
 };
@@ -55,6 +56,10 @@ inline void appendLeafRange(std::vector<LeafRange>& ranges, uint32_t first, uint
         ranges.push_back({first, count});
     }
 }
+
+// Triangles of the leaves of `ranges` (two per real grid square; partial border leaves have
+// fewer).
+uint64_t triangleCount(const Quadtree& tree, const std::vector<LeafRange>& ranges);
 
 // The leaves of `ranges`, in order, as cell coordinates (for listings, pictures and the GL 3.3
 // draw path): appended to `out`.

@@ -74,6 +74,8 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     terrain.gpu = gpu.value();
     terrain.cull.recordDecisions = true;
     terrain.cull.reserveFor(terrain.tree);
+    terrain.occlusion.reserveFor(terrain.tree);
+    terrain.drawn.reserve(maxLeafRanges(terrain.tree));
     terrain.drawList.reserve(terrain.tree.leaves.size());
     return terrain;
 }
@@ -116,26 +118,38 @@ Frustum cullingFrustum(const glm::mat4& viewProjection, const WorldMapping& mapp
     return Frustum::fromViewProjection(viewProjection, kCullMarginSpacings * mapping.spacing);
 }
 
-FrameStats cullTerrain(Terrain& terrain, const Frustum& frustum, bool cullEnabled) {
+FrameStats cullTerrain(Terrain& terrain, const CullView& view) {
     FrameStats stats;
     const Clock::time_point start = Clock::now();
-    if (cullEnabled) {
-        cullQuadtree(terrain.tree, terrain.mapping, frustum, terrain.cull);
+    if (view.frustum) {
+        cullQuadtree(terrain.tree, terrain.mapping,
+                     cullingFrustum(view.camera.viewProjection(), terrain.mapping), terrain.cull);
     } else {
         selectAll(terrain.tree, terrain.cull);
     }
-    terrain.drawList.clear();
-    appendLeafCoords(terrain.tree, terrain.cull.ranges, terrain.drawList);
-    stats.cullMs = msSince(start);
     stats.cull = terrain.cull.stats;
+    if (view.frustum && view.occlusion) {
+        cullOccluded(terrain.tree, terrain.mapping, view.camera, view.viewportHeight,
+                     terrain.cull.ranges, terrain.occlusion, terrain.drawn, stats.occlusion);
+        if (stats.occlusion.leavesOccluded > 0) {
+            stats.cull.leavesOccluded = stats.occlusion.leavesOccluded;
+            stats.cull.leavesDrawn -= stats.occlusion.leavesOccluded;
+            stats.cull.triangles = triangleCount(terrain.tree, terrain.drawn);
+        }
+    } else {
+        terrain.drawn.assign(terrain.cull.ranges.begin(), terrain.cull.ranges.end());
+    }
+    terrain.drawList.clear();
+    appendLeafCoords(terrain.tree, terrain.drawn, terrain.drawList);
+    stats.cullMs = msSince(start);
     stats.nodesTotal = uint32_t(terrain.tree.nodes.size());
     stats.leavesTotal = uint32_t(terrain.tree.leaves.size());
     return stats;
 }
 
 FrameStats renderTerrain(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,
-                         const Frustum& frustum, bool cullEnabled, bool wireframe) {
-    FrameStats stats = cullTerrain(terrain, frustum, cullEnabled);
+                         const CullView& view, bool wireframe) {
+    FrameStats stats = cullTerrain(terrain, view);
     stats.drawCalls =
         renderer.draw(terrain.gpu, terrain.mapping, camera, terrain.drawList, wireframe);
     return stats;

@@ -9,6 +9,7 @@
 #include "core/cull.h"
 #include "core/frustum.h"
 #include "core/heightmap.h"
+#include "core/occlusion.h"
 #include "core/quadtree.h"
 #include "core/terrain_grid.h"
 #include "render/terrain_renderer.h"
@@ -42,7 +43,9 @@ struct Terrain {
     Quadtree tree;
     WorldMapping mapping;
     TerrainGpu gpu;
-    CullOutput cull;  // reserved for tree with recordDecisions: culling never allocates
+    CullOutput cull;             // reserved for tree with recordDecisions: culling never allocates
+    OcclusionBuffers occlusion;  // the occlusion stage's scratch, reserved for tree
+    std::vector<LeafRange> drawn;  // the leaves drawn: cull.ranges less the occluded ones
     // The drawn leaves' coordinates, one instance each: cull.ranges expanded. Room for every
     // leaf, reserved once (untouched capacity costs no resident memory).
     std::vector<LeafCoord> drawList;
@@ -68,8 +71,18 @@ Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options,
 std::string replaceTerrain(Terrain& current, const std::string& path, const LoadOptions& options,
                            int leafSize, const LoadProgress& progress = {});
 
+// How a frame culls: the culling camera (the viewing one unless frozen), the height in pixels of
+// the viewport (the occlusion stage's margins are pixels), and which stages run.
+struct CullView {
+    Camera camera;
+    int viewportHeight = 0;
+    bool frustum = true;    // false: every leaf, nothing tested (the --no-cull reference)
+    bool occlusion = true;  // after the walk, drop the leaves nearer terrain provably hides
+};
+
 struct FrameStats {
-    CullStats cull;
+    CullStats cull;  // leavesDrawn and triangles are what is drawn, after occlusion
+    OcclusionStats occlusion;
     uint32_t nodesTotal = 0;
     uint32_t leavesTotal = 0;
     int drawCalls = 0;  // terrain draws only
@@ -79,14 +92,14 @@ struct FrameStats {
 
 Frustum cullingFrustum(const glm::mat4& viewProjection, const WorldMapping& mapping);
 
-// Runs the walk (or selects every leaf) into terrain.cull, expands its runs into
-// terrain.drawList, and times both.
-FrameStats cullTerrain(Terrain& terrain, const Frustum& frustum, bool cullEnabled);
+// Runs the walk (or selects every leaf) into terrain.cull, the occlusion stage into
+// terrain.drawn, expands that into terrain.drawList, and times it all.
+FrameStats cullTerrain(Terrain& terrain, const CullView& view);
 
-// Culls with `frustum` and draws terrain.drawList as seen from `camera`; the caller has bound
+// Culls as `view` says and draws terrain.drawList as seen from `camera`; the caller has bound
 // and cleared the target.
 FrameStats renderTerrain(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,
-                         const Frustum& frustum, bool cullEnabled, bool wireframe);
+                         const CullView& view, bool wireframe);
 
 // Far plane covering the whole map from the camera (at least farPlaneFor()), near from far.
 void fitClipPlanes(Camera& camera, const Heightmap& map, const WorldMapping& mapping);

@@ -34,6 +34,7 @@ TEST(Options, DefaultsAndEveryOption) {
                                            "--fov",
                                            "45",
                                            "--no-cull",
+                                           "--no-occlusion",
                                            "--screenshot",
                                            "a.png",
                                            "--stats-json",
@@ -59,6 +60,7 @@ TEST(Options, DefaultsAndEveryOption) {
     EXPECT_EQ(*o.target, glm::vec3(4, 5, 6));
     EXPECT_EQ(o.fovDegrees, 45.0f);
     EXPECT_TRUE(o.noCull);
+    EXPECT_TRUE(o.noOcclusion);
     EXPECT_TRUE(o.dumpLeaves);
     EXPECT_EQ(o.screenshotPath, "a.png");
     EXPECT_EQ(o.statsJsonPath, "s.json");
@@ -139,8 +141,8 @@ TEST(Options, BadValuesGiveOneLine) {
 TEST(Options, UsageNamesEveryOption) {
     const std::string usage = usageText();
     for (const char* name : {"--spacing", "--height-scale", "--leaf", "--size", "--eye", "--target",
-                             "--fov", "--no-cull", "--screenshot", "--stats-json", "--dump-leaves",
-                             "--cull-map", "--bench", "--help"}) {
+                             "--fov", "--no-cull", "--no-occlusion", "--screenshot", "--stats-json",
+                             "--dump-leaves", "--cull-map", "--bench", "--help"}) {
         EXPECT_NE(usage.find(name), std::string::npos) << name;
     }
 }

@@ -63,7 +63,7 @@ python3 - "$tmp/s.json" "$weird" <<'PY' || fail "--stats-json content"
 import json, sys
 s = json.load(open(sys.argv[1]))
 for key in ["map", "world", "camera", "leaf_size", "nodes_total", "leaves_total", "nodes_tested",
-            "leaves_drawn", "leaves_culled", "draw_calls", "triangles_drawn", "cull_ms", "frame_ms",
+            "leaves_drawn", "leaves_culled", "leaves_occluded", "draw_calls", "triangles_drawn", "cull_ms", "frame_ms",
             "visible_leaves"]:
     assert key in s, key
 assert s["map"] == {"path": sys.argv[2], "width": 129, "height": 129}, s["map"]
@@ -71,7 +71,7 @@ assert set(s["world"]) == {"spacing", "height_scale", "height_offset"}
 assert set(["eye", "target", "fov_y", "aspect", "near", "far"]) <= set(s["camera"])
 assert s["camera"]["eye"] == [10, 60, 10] and s["camera"]["target"] == [64, 0, 64]
 assert abs(s["camera"]["fov_y"] - 60) < 1e-3
-assert s["leaves_drawn"] + s["leaves_culled"] == s["leaves_total"] == 32 * 32
+assert s["leaves_drawn"] + s["leaves_culled"] + s["leaves_occluded"] == s["leaves_total"] == 32 * 32
 assert s["leaves_culled"] > 0 and s["draw_calls"] == 1
 assert len(s["visible_leaves"]) == s["leaves_drawn"]
 assert all(0 <= c < 32 and 0 <= r < 32 for c, r in s["visible_leaves"])
@@ -82,6 +82,7 @@ python3 -c '
 import json, sys
 s = json.load(open(sys.argv[1]))
 assert s["leaves_drawn"] == s["leaves_total"] == 16 * 16 and s["leaves_culled"] == 0
+assert s["leaves_occluded"] == 0
 assert "visible_leaves" not in s and s["leaf_size"] == 8
 t = s["camera"]["target"]; e = s["camera"]["eye"]
 assert abs(sum((a - b) ** 2 for a, b in zip(t, e)) ** 0.5 - 1) < 1e-3  # 1 unit along forward
@@ -92,8 +93,9 @@ assert abs(sum((a - b) ** 2 for a, b in zip(t, e)) ** 0.5 - 1) < 1e-3  # 1 unit 
 [ "$(head -c 4 "$tmp/map.png" | tail -c 3)" = "PNG" ] || fail "--cull-map did not write a PNG"
 "$exe" "$map" --window 160x90 --bench "$tmp/bench.csv" --frames 4 >"$tmp/bench.out" ||
     fail "--bench"
-[ "$(wc -l <"$tmp/bench.csv")" -eq 9 ] || fail "--bench: expected a header and 8 rows"
+[ "$(wc -l <"$tmp/bench.csv")" -eq 13 ] || fail "--bench: expected a header and 12 rows (3 modes)"
 grep -q "unculled / culled" "$tmp/bench.out" || fail "--bench printed no summary"
+grep -q "unculled / frustum only" "$tmp/bench.out" || fail "--bench: no frustum-only ratio"
 
 # 5. Errors: one line on stderr, exit 1 for a failed load, 2 for usage.
 "$exe" "$tmp/missing.png" --screenshot "$tmp/x.png" 2>"$tmp/err"

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -99,8 +100,8 @@ FrameStats render(Terrain& terrain, const Camera& camera, bool cull, std::vector
     GlFixture& f = gl();
     f.target.bind();
     TerrainRenderer::clear(kWidth, kHeight);
-    const Frustum frustum = cullingFrustum(camera.viewProjection(), terrain.mapping);
-    const FrameStats stats = renderTerrain(f.renderer, terrain, camera, frustum, cull, wireframe);
+    const FrameStats stats = renderTerrain(f.renderer, terrain, camera,
+                                           CullView{camera, kHeight, cull, cull}, wireframe);
     readPixels(kWidth, kHeight, pixels);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     return stats;
@@ -195,21 +196,25 @@ std::vector<Camera> randomCameras(const Terrain& t, int count, uint32_t seed) {
     return cameras;
 }
 
-// Renders every camera culled and unculled; the two pixel buffers must be byte-identical.
-void expectCulledEqualsUnculled(Terrain& terrain, const std::vector<Camera>& cameras) {
+// Renders every camera culled (frustum and occlusion) and unculled; the two pixel buffers must be
+// byte-identical. `occluded` gets the leaves the occlusion stage removed over all cameras.
+void expectCulledEqualsUnculled(Terrain& terrain, const std::vector<Camera>& cameras,
+                                uint64_t* occluded = nullptr) {
     std::vector<uint8_t> culled;
     std::vector<uint8_t> unculled;
     int totalCulled = 0;
+    uint64_t totalOccluded = 0;
     for (size_t i = 0; i < cameras.size(); ++i) {
         const int errorsBefore = glErrorCount();
         const FrameStats a = render(terrain, cameras[i], true, culled);
         const FrameStats b = render(terrain, cameras[i], false, unculled);
         ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR)) << "camera " << i;
         ASSERT_EQ(glErrorCount(), errorsBefore) << "GL debug errors at camera " << i;
-        EXPECT_EQ(a.cull.leavesDrawn + a.cull.leavesCulled, a.leavesTotal);
+        EXPECT_EQ(a.cull.leavesDrawn + a.cull.leavesCulled + a.cull.leavesOccluded, a.leavesTotal);
         EXPECT_EQ(b.cull.leavesDrawn, b.leavesTotal);
         EXPECT_LE(a.drawCalls, 1);
         totalCulled += int(a.cull.leavesCulled);
+        totalOccluded += a.cull.leavesOccluded;
         if (culled != unculled) {
             size_t differing = 0;
             for (size_t p = 0; p < culled.size(); p += 4) {
@@ -228,6 +233,9 @@ void expectCulledEqualsUnculled(Terrain& terrain, const std::vector<Camera>& cam
     // The cameras must actually exercise culling, or the comparison proves nothing.
     if (terrain.tree.leaves.size() > 1) {
         EXPECT_GT(totalCulled, 0) << terrain.path;
+    }
+    if (occluded) {
+        *occluded = totalOccluded;
     }
 }
 
@@ -302,6 +310,98 @@ INSTANTIATE_TEST_SUITE_P(Shared, RealMaps,
                          ::testing::Values(RealCase{"puget_sound_1025x1025.png", 8},
                                            RealCase{"N47E009.hgt", 16},
                                            RealCase{"jacksboro_fault_403x344.png", 4},
+                                           RealCase{"r_volcano_maunga_whau_87x61.png", 2}),
+                         [](const ::testing::TestParamInfo<RealCase>& param) {
+                             std::string name = param.param.file;
+                             name = name.substr(0, name.find('.'));
+                             return name;
+                         });
+
+// Low flight inside the relief, just above the local ground, toward the horizon, in a 1280x720
+// frame: where the occlusion stage removes the most and its pixel margins are thinnest. The
+// culled frame must equal the unculled one, and occlusion must really have removed leaves.
+class OcclusionPictures : public ::testing::TestWithParam<RealCase> {};
+
+// Highest world height within `radius` samples of (col, row).
+float groundAround(const Heightmap& map, const WorldMapping& mapping, int col, int row,
+                   int radius) {
+    float highest = -1e30f;
+    for (int r = std::max(row - radius, 0); r <= std::min(row + radius, map.height - 1); ++r) {
+        for (int c = std::max(col - radius, 0); c <= std::min(col + radius, map.width - 1); ++c) {
+            highest = std::max(highest, mapping.worldHeight(map.at(c, r)));
+        }
+    }
+    return highest;
+}
+
+TEST_P(OcclusionPictures, LowFlightEqualsUnculledAndHidesLeaves) {
+    REQUIRE_GL();
+    constexpr int kShotWidth = 1280;
+    constexpr int kShotHeight = 720;
+    constexpr int kCameras = 12;
+    const std::string path = std::string(QT_SHARED_HEIGHTMAPS) + "/" + GetParam().file;
+    struct stat info;
+    if (stat(path.c_str(), &info) != 0) {
+        GTEST_SKIP() << "the shared heightmaps are absent (" << path << ")";
+    }
+    Result<Heightmap> map = loadHeightmap(path, {});
+    ASSERT_TRUE(map) << map.error();
+    const Heightmap& m = map.value();
+    Result<Terrain> loaded = Terrain::create(m, GetParam().leafSize, path);
+    ASSERT_TRUE(loaded) << loaded.error();
+    Terrain& terrain = loaded.value();
+    Result<Framebuffer> target = Framebuffer::create(kShotWidth, kShotHeight);
+    ASSERT_TRUE(target) << target.error();
+
+    const WorldMapping& mapping = terrain.mapping;
+    const float relief =
+        std::fabs(mapping.worldHeight(m.maxSample) - mapping.worldHeight(m.minSample));
+    Random random(uint32_t(path.size()) * 7u);
+    std::vector<uint8_t> culled;
+    std::vector<uint8_t> unculled;
+    uint64_t inFrustum = 0;
+    uint64_t occluded = 0;
+    for (int i = 0; i < kCameras; ++i) {
+        const int col = int(random.range(0.1f, 0.9f) * float(m.width - 1));
+        const int row = int(random.range(0.1f, 0.9f) * float(m.height - 1));
+        Camera c;
+        c.aspect = float(kShotWidth) / kShotHeight;
+        c.position = {float(col) * mapping.spacing,
+                      groundAround(m, mapping, col, row, 8) + random.range(0.005f, 0.08f) * relief,
+                      float(row) * mapping.spacing};
+        c.yaw = random.range(-glm::pi<float>(), glm::pi<float>());
+        c.pitch = glm::radians(random.range(-12.0f, 3.0f));
+        fitClipPlanes(c, terrain.map, mapping);
+        FrameStats stats[2];
+        for (const bool cull : {true, false}) {
+            std::vector<uint8_t>& pixels = cull ? culled : unculled;
+            target.value().bind();
+            TerrainRenderer::clear(kShotWidth, kShotHeight);
+            stats[cull ? 0 : 1] = renderTerrain(gl().renderer, terrain, c,
+                                                CullView{c, kShotHeight, cull, cull}, false);
+            readPixels(kShotWidth, kShotHeight, pixels);
+        }
+        inFrustum += stats[0].cull.leavesDrawn + stats[0].cull.leavesOccluded;
+        occluded += stats[0].cull.leavesOccluded;
+        size_t differing = 0;
+        for (size_t p = 0; p < culled.size(); p += 4) {
+            differing += std::memcmp(&culled[p], &unculled[p], 3) != 0 ? 1 : 0;
+        }
+        EXPECT_EQ(differing, 0u) << path << ": camera " << i << " at (" << c.position.x << ", "
+                                 << c.position.y << ", " << c.position.z << ") yaw " << c.yaw
+                                 << " pitch " << c.pitch << ": pixels differ";
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    target.value().destroy();
+    terrain.destroy();
+    // Not a vacuous comparison: these views hide a good share of what the frustum holds.
+    EXPECT_GT(double(occluded), 0.1 * double(inFrustum))
+        << path << ": " << occluded << " of " << inFrustum << " leaves occluded";
+}
+
+INSTANTIATE_TEST_SUITE_P(Shared, OcclusionPictures,
+                         ::testing::Values(RealCase{"puget_sound_1025x1025.png", 4},
+                                           RealCase{"N47E009.hgt", 8},
                                            RealCase{"r_volcano_maunga_whau_87x61.png", 2}),
                          [](const ::testing::TestParamInfo<RealCase>& param) {
                              std::string name = param.param.file;
