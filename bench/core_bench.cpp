@@ -1,4 +1,5 @@
-// Core benchmarks: culling walk vs brute force on one camera path, tree build, heightmap load.
+// Core benchmarks: culling walk vs brute force on one camera path, occlusion after the walk, tree
+// build, heightmap load.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -10,6 +11,7 @@
 
 #include "core/cull.h"
 #include "core/flight_path.h"
+#include "core/occlusion.h"
 #include "core/quadtree.h"
 #include "core/synthetic.h"
 
@@ -122,6 +124,63 @@ void BM_BruteForce(benchmark::State& state) {
     });
 }
 
+// The walk's leaves of each camera of the path as runs of tree-order leaves.
+std::vector<std::vector<LeafRange>> walkRanges(Scene& s, const std::vector<Frustum>& frusta) {
+    CullOutput out;
+    out.reserveFor(s.tree);
+    std::vector<std::vector<LeafRange>> ranges(frusta.size());
+    for (size_t f = 0; f < frusta.size(); ++f) {
+        cullQuadtree(s.tree, s.mapping, frusta[f], out);
+        for (const LeafCoord& leaf : out.visible) {
+            const uint32_t i = s.tree.leafIndexAt(leaf.col, leaf.row);
+            std::vector<LeafRange>& r = ranges[f];
+            if (!r.empty() && r.back().first + r.back().count == i) {
+                ++r.back().count;
+            } else {
+                r.push_back({i, 1});
+            }
+        }
+    }
+    return ranges;
+}
+
+// Occlusion culling of the walk's leaves (computed beforehand) on every camera of the path, for a
+// 1280 x 720 view; the counters are per frame.
+void BM_Occlusion(benchmark::State& state) {
+    Scene& s = scene(int(state.range(0)));
+    const int frames = int(state.range(1));
+    const std::vector<Camera> cameras = flightPath(s.map, s.mapping, frames, 16.0f / 9.0f);
+    const std::vector<std::vector<LeafRange>> candidates = walkRanges(s, s.path(frames));
+    OcclusionBuffers buffers;
+    buffers.reserveFor(s.tree);
+    std::vector<LeafRange> kept;
+    kept.reserve((s.tree.leaves.size() + 1) / 2);
+    uint64_t leaves = 0, tested = 0, units = 0, occluded = 0, active = 0, calls = 0;
+    for (auto _ : state) {
+        for (size_t f = 0; f < cameras.size(); ++f) {
+            OcclusionStats stats;
+            cullOccluded(s.tree, s.mapping, cameras[f], 720, candidates[f], buffers, kept, stats);
+            benchmark::DoNotOptimize(kept.data());
+            for (const LeafRange& r : candidates[f]) {
+                leaves += r.count;
+            }
+            tested += stats.leavesTested;
+            units += stats.unitsTested;
+            occluded += stats.leavesOccluded;
+            active += stats.active;
+            ++calls;
+        }
+    }
+    state.SetItemsProcessed(int64_t(calls));
+    const double n = double(std::max<uint64_t>(calls, 1));
+    state.counters["candidates"] = double(leaves) / n;
+    state.counters["tested"] = double(tested) / n;
+    state.counters["units_tested"] = double(units) / n;
+    state.counters["occluded"] = double(occluded) / n;
+    state.counters["occluded_share"] = double(occluded) / double(std::max<uint64_t>(leaves, 1));
+    state.counters["active_share"] = double(active) / n;
+}
+
 void BM_BuildTree(benchmark::State& state) {
     const Scene& s = scene(int(state.range(0)));
     for (auto _ : state) {
@@ -172,6 +231,7 @@ BENCHMARK(BM_BruteForce)
     ->Args({4097, 64})
     ->Args({4097, 1024})
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Occlusion)->Args({1025, 64})->Args({4097, 64})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BuildTree)->Arg(1025)->Arg(4097)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LoadHeightmap)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_StbDecodeOnly)->Unit(benchmark::kMillisecond);

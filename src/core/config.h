@@ -20,5 +20,20 @@ constexpr double kMetresPerArcSecond = 30.87;
 constexpr int kHgtVoid = -32768;
 // Share of the map's longer side that the full sample range spans by default (images, raw).
 constexpr double kDefaultReliefFraction = 0.125;
+// Azimuth bins of the occlusion horizon over the full circle: 0.5 to 1 mrad each (they split a
+// pseudo-angle evenly), about half a pixel of a 60 degree view 720 pixels high; 16 KiB of int16
+// slopes that stay in the L1 cache.
+constexpr int kOcclusionBins = 8192;
+// Pixels of angle an occludee's rays are widened by, for the rasteriser's sub-pixel snapping.
+constexpr float kOcclusionMarginPixels = 2.0f;
+// 24-bit depth quanta that must separate an occluder's surface from a leaf it hides.
+constexpr float kOcclusionDepthQuanta = 8.0f;
+// Least relative distance gap between an occluder and what it hides, whatever the depth range.
+constexpr float kOcclusionMinGap = 0.02f;
+// Four sibling leaves are tested as one unit, their parent, beyond this distance in leaf sides per
+// margin angle (156 leaf sides for a 60 degree view 720 pixels high) if the parent's relief is at
+// most kOcclusionQuadRelief of its distance: far leaves cost a quarter, and lose little culling.
+constexpr double kOcclusionQuadDistance = 0.5;
+constexpr float kOcclusionQuadRelief = 0.05f;
 
 }  // namespace qt

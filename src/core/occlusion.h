@@ -1,0 +1,67 @@
+// Conservative occlusion culling: removes the frustum walk's leaves that nearer terrain provably
+// hides, with a horizon of slopes over azimuth bins (the argument is at the top of occlusion.cpp).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/camera.h"
+#include "core/quadtree.h"
+#include "core/terrain_grid.h"
+
+namespace qt {
+
+struct OcclusionStats {
+    bool active = false;          // false: the view allows no proof; every candidate is kept
+    uint32_t leavesTested = 0;    // candidates checked against the horizon (alone or in a unit)
+    uint32_t leavesOccluded = 0;  // candidates removed
+    uint32_t unitsTested = 0;     // tests made: a leaf alone, or four leaves of a far parent
+};
+
+// A unit (a leaf, or the four leaves of a far parent) in the horizon's terms (core/horizon.h), in
+// its distance bucket. As an occluder, the occluderCount bins from occluderFirst lie wholly inside
+// its span, and every ray of those azimuths whose slope is below occluderSlope passes under its
+// surface. As an occludee, the occludeeCount bins from occludeeFirst cover its widened span, and
+// every ray that can reach it has a slope at most occludeeSlope, margin included. Bin numbers are
+// offset by kOcclusionBins, slopes scaled to int16; position is its first candidate, with flags
+// in the top bits (tested as an occludee; four leaves).
+struct OcclusionRecord {
+    uint16_t occluderFirst;
+    uint16_t occluderCount;
+    uint16_t occludeeFirst;
+    uint16_t occludeeCount;
+    int16_t occluderSlope;
+    int16_t occludeeSlope;
+    uint32_t position;
+};
+
+static_assert(sizeof(OcclusionRecord) == 16, "four records a cache line");
+
+// Scratch for cullOccluded, sized once per tree (35 bytes a leaf): after reserveFor the call never
+// allocates. Candidates go through as units (a leaf, or the four leaves of a far parent): their
+// boxes gathered once into columns, then counting-sorted by distance into records.
+struct OcclusionBuffers {
+    std::vector<int16_t> horizon;  // per bin, the scaled slope under which rays are hidden
+    std::vector<uint16_t> boxX0, boxZ0, boxX1, boxZ1;  // per unit: its node's sample box
+    std::vector<uint16_t> lowCode, highCode;           // per unit: its node's code range
+    std::vector<uint32_t> unitPosition;    // per unit: its first candidate, flag for four leaves
+    std::vector<uint16_t> keys;            // per unit: distance bucket and tested flag
+    std::vector<uint32_t> bucketStart;     // bucket -> first record; one past the last bucket
+    std::vector<OcclusionRecord> records;  // by bucket, near to far
+    std::vector<uint8_t> occluded;         // per candidate: 1 when removed
+
+    void reserveFor(const Quadtree& tree);
+};
+
+// Removes the candidates that the terrain hides from `camera` in a viewport `viewportHeight`
+// pixels high. candidates: sorted, non-overlapping runs of tree-order leaves (the frustum walk's
+// output). kept: the same leaves minus the occluded ones, as sorted maximal runs (adjacent runs
+// merged); reserve (tree.leaves.size() + 1) / 2 runs once to keep the call free of allocation.
+// It never removes a leaf that the first surface point along any ray from the eye lies on. When
+// the view allows no proof (eye outside the map's footprint or too close above the terrain,
+// non-finite input, an empty viewport) stats.active is false and kept holds every candidate.
+void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
+                  int viewportHeight, const std::vector<LeafRange>& candidates,
+                  OcclusionBuffers& buffers, std::vector<LeafRange>& kept, OcclusionStats& stats);
+
+}  // namespace qt
