@@ -131,15 +131,7 @@ std::vector<std::vector<LeafRange>> walkRanges(Scene& s, const std::vector<Frust
     std::vector<std::vector<LeafRange>> ranges(frusta.size());
     for (size_t f = 0; f < frusta.size(); ++f) {
         cullQuadtree(s.tree, s.mapping, frusta[f], out);
-        for (const LeafCoord& leaf : out.visible) {
-            const uint32_t i = s.tree.leafIndexAt(leaf.col, leaf.row);
-            std::vector<LeafRange>& r = ranges[f];
-            if (!r.empty() && r.back().first + r.back().count == i) {
-                ++r.back().count;
-            } else {
-                r.push_back({i, 1});
-            }
-        }
+        ranges[f] = out.ranges;
     }
     return ranges;
 }

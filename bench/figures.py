@@ -15,6 +15,7 @@ build = args[0] if args else "build"
 bench = os.path.join(build, "core_bench")
 out = subprocess.run(
     [bench, "--benchmark_format=json", "--benchmark_repetitions=5",
+     "--benchmark_enable_random_interleaving=true",
      "--benchmark_report_aggregates_only=true", "--benchmark_min_time=0.2"],
     check=True, capture_output=True, text=True).stdout
 rows = {}
@@ -44,6 +45,13 @@ for side, frames in ((1025, 64), (4097, 64), (4097, 1024)):
           f"{frame_ms(b) / frame_ms(w):.0f}x | {rows[w]['nodes_tested']:.0f} | "
           f"{nodes} | {rows[w]['leaves_drawn']:.0f} of "
           f"{rows[w]['leaves_drawn'] + rows[w]['leaves_culled']:.0f} |")
+print()
+print("| occlusion stage (walk's leaves in, 720-pixel viewport) | ms/frame | leaves in | occluded |")
+print("|---|---|---|---|")
+for side in (1025, 4097):
+    o = rows[f"BM_Occlusion/{side}/64"]
+    print(f"| {side}x{side}, 64 cameras round the circle | {frame_ms(f'BM_Occlusion/{side}/64'):.2f} | "
+          f"{o['candidates']:.0f} | {100.0 * o['occluded_share']:.1f}% |")
 print()
 print("| step | median |")
 print("|---|---|")

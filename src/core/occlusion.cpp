@@ -595,20 +595,35 @@ void keep(const std::vector<LeafRange>& candidates, const uint8_t* occluded,
 
 }  // namespace
 
+// Capacity for every leaf, but sizes only as large as the most candidates seen so far: pages
+// beyond them are never touched, so a view of a corner of a big map keeps a corner's memory.
 void OcclusionBuffers::reserveFor(const Quadtree& tree) {
     const size_t leaves = tree.leaves.size();
     horizon.assign(horizon::kStorage, 0);
-    boxX0.assign(leaves, 0);
-    boxZ0.assign(leaves, 0);
-    boxX1.assign(leaves, 0);
-    boxZ1.assign(leaves, 0);
-    lowCode.assign(leaves, 0);
-    highCode.assign(leaves, 0);
-    unitPosition.assign(leaves, 0);
-    keys.assign(leaves, 0);
     bucketStart.assign(kMaxBuckets + 1, 0);
-    records.assign(leaves, {});
-    occluded.assign(leaves, 0);
+    for (auto* v : {&boxX0, &boxZ0, &boxX1, &boxZ1, &lowCode, &highCode, &keys}) {
+        v->clear();
+        v->reserve(leaves);
+    }
+    unitPosition.clear();
+    unitPosition.reserve(leaves);
+    records.clear();
+    records.reserve(leaves);
+    occluded.clear();
+    occluded.reserve(leaves);
+}
+
+void OcclusionBuffers::growTo(size_t candidates) {
+    if (occluded.size() >= candidates) {
+        return;
+    }
+    assert(occluded.capacity() >= candidates);  // reserveFor: growing never reallocates
+    for (auto* v : {&boxX0, &boxZ0, &boxX1, &boxZ1, &lowCode, &highCode, &keys}) {
+        v->resize(candidates);
+    }
+    unitPosition.resize(candidates);
+    records.resize(candidates);
+    occluded.resize(candidates);
 }
 
 void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
@@ -620,12 +635,12 @@ void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camer
         keep(candidates, nullptr, kept);
         return;
     }
-    assert(buffers.occluded.size() >= tree.leaves.size());
     stats.active = true;
     uint32_t candidateCount = 0;
     for (const LeafRange& r : candidates) {
         candidateCount += r.count;
     }
+    buffers.growTo(candidateCount);
     const uint32_t unitCount = countBuckets(tree, v, candidates, buffers);
     placeRecords(v, unitCount, buffers);
     sweep(v, candidateCount, buffers, stats);

@@ -51,6 +51,8 @@ struct OcclusionBuffers {
     std::vector<uint8_t> occluded;         // per candidate: 1 when removed
 
     void reserveFor(const Quadtree& tree);
+    // Sizes the per-unit arrays for `candidates` leaves, within the reserved capacity.
+    void growTo(size_t candidates);
 };
 
 // Removes the candidates that the terrain hides from `camera` in a viewport `viewportHeight`

@@ -73,20 +73,6 @@ std::vector<LeafRange> allLeaves(const Quadtree& tree) {
     return {{0, uint32_t(tree.leaves.size())}};
 }
 
-// The frustum walk's leaf list as runs of tree-order leaves.
-std::vector<LeafRange> toRanges(const Quadtree& tree, const std::vector<LeafCoord>& leaves) {
-    std::vector<LeafRange> ranges;
-    for (const LeafCoord& leaf : leaves) {
-        const uint32_t i = tree.leafIndexAt(leaf.col, leaf.row);
-        if (!ranges.empty() && ranges.back().first + ranges.back().count == i) {
-            ++ranges.back().count;
-        } else {
-            ranges.push_back({i, 1});
-        }
-    }
-    return ranges;
-}
-
 std::vector<uint8_t> mask(const Quadtree& tree, const std::vector<LeafRange>& ranges) {
     std::vector<uint8_t> in(tree.leaves.size(), 0);
     for (const LeafRange& r : ranges) {
@@ -269,7 +255,7 @@ void checkCamera(const Scene& s, const Camera& c, Random& rng, RayCastTotals& to
     CullOutput walk;
     walk.reserveFor(s.tree);
     cullQuadtree(s.tree, s.mapping, Frustum::fromViewProjection(c.viewProjection()), walk);
-    const std::vector<LeafRange> candidates = toRanges(s.tree, walk.visible);
+    const std::vector<LeafRange> candidates = walk.ranges;
     std::vector<LeafRange> kept;
     OcclusionStats stats;
     cullOccluded(s.tree, s.mapping, c, kPixelsY, candidates, buffers, kept, stats);
