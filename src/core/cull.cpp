@@ -103,13 +103,21 @@ struct ChildBoxes {
 };
 
 // Loads the first 16 bytes (x0 z0 x1 z1 minCode maxCode, parent) of each child and transposes
-// them into lanes; uint16 to float is exact.
-ChildBoxes loadChildren(const Quadtree& tree, const QuadtreeNode& node) {
+// them into lanes; uint16 to float is exact. A full group is four consecutive nodes.
+ChildBoxes loadChildren(const Quadtree& tree, const QuadtreeNode& node, unsigned present) {
     __m128i c[4];
-    for (int q = 0; q < 4; ++q) {
-        c[q] = node.child[q] != kNoNode
-                   ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(&tree.nodes[node.child[q]]))
-                   : _mm_setzero_si128();
+    if (present == 0xFu) {
+        const QuadtreeNode* group = &tree.nodes[node.child[0]];
+        for (int q = 0; q < 4; ++q) {
+            c[q] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(group + q));
+        }
+    } else {
+        for (int q = 0; q < 4; ++q) {
+            c[q] =
+                node.child[q] != kNoNode
+                    ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(&tree.nodes[node.child[q]]))
+                    : _mm_setzero_si128();
+        }
     }
     const __m128i ab = _mm_unpacklo_epi16(c[0], c[1]);      // x0a x0b z0a z0b x1a x1b z1a z1b
     const __m128i cd = _mm_unpacklo_epi16(c[2], c[3]);      // the same for children c and d
@@ -131,9 +139,9 @@ __m128 laneDistance(const LanePlane& p, __m128 x, __m128 y, __m128 z) {
 }
 
 // The same decisions as testChildrenOneByOne, four children at a time.
-ChildTest testChildrenInLanes(const Quadtree& tree, const QuadtreeNode& node,
+ChildTest testChildrenInLanes(const Quadtree& tree, const QuadtreeNode& node, unsigned present,
                               const LanePlane (&lanes)[6], uint8_t mask) {
-    const ChildBoxes box = loadChildren(tree, node);
+    const ChildBoxes box = loadChildren(tree, node, present);
     const __m128 zero = _mm_setzero_ps();
     ChildTest result;
     for (unsigned rest = mask; rest != 0; rest &= rest - 1) {
@@ -146,7 +154,7 @@ ChildTest testChildrenInLanes(const Quadtree& tree, const QuadtreeNode& node,
         result.outside |= unsigned(_mm_movemask_ps(_mm_cmplt_ps(far, zero)));
         result.straddled |= kSpread[_mm_movemask_ps(_mm_cmplt_ps(near, zero))] << i;
     }
-    result.outside &= node.childMask();  // absent children are zero boxes: not decisions
+    result.outside &= present;  // absent children are zero boxes: not decisions
     return result;
 }
 #endif
@@ -238,8 +246,9 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
         const unsigned present = node.childMask();
         out.stats.nodesTested += (kLaneCounts >> (4 * present)) & 0xFu;
 #if QT_CULL_LANES
-        const ChildTest test = useLanes ? testChildrenInLanes(tree, node, lanes, entry.mask)
-                                        : testChildrenOneByOne(tree, node, local, entry.mask);
+        const ChildTest test = useLanes
+                                   ? testChildrenInLanes(tree, node, present, lanes, entry.mask)
+                                   : testChildrenOneByOne(tree, node, local, entry.mask);
 #else
         const ChildTest test = testChildrenOneByOne(tree, node, local, entry.mask);
 #endif
@@ -322,12 +331,13 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
             } else {
                 stack[top++] = {child, firstLeaf[q], options.planeMasking ? mask : kAllPlanes,
                                 childLevel, Action::Expand};
-                // Fetch its children's group while its siblings are done.
+                // Fetch its children's group while its siblings are done: 128 bytes, on two
+                // or three cache lines depending on where the group starts.
                 const char* group =
                     reinterpret_cast<const char*>(&tree.nodes[tree.nodes[child].child[0]]);
-                for (int offset = 0; offset < int(4 * sizeof(QuadtreeNode)); offset += 64) {
-                    __builtin_prefetch(group + offset);
-                }
+                __builtin_prefetch(group);
+                __builtin_prefetch(group + 64);
+                __builtin_prefetch(group + 4 * sizeof(QuadtreeNode) - 1);
             }
         }
     }
