@@ -17,22 +17,12 @@
 #include "core/cull.h"
 #include "core/horizon.h"
 #include "core/synthetic.h"
+#include "test_files.h"
 
 namespace qt {
 namespace {
 
-// Deterministic uniform numbers (std distributions differ between standard libraries).
-class Random {
-public:
-    explicit Random(uint32_t seed) : engine_(seed) {}
-    float uniform(float lo, float hi) {
-        return lo + (hi - lo) * float(engine_() >> 8) / 16777216.0f;
-    }
-    uint32_t below(uint32_t n) { return uint32_t(engine_() % n); }
-
-private:
-    std::mt19937 engine_;
-};
+using test::Random;
 
 struct Scene {
     Heightmap map;

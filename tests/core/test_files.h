@@ -1,12 +1,27 @@
-// Test helpers: temporary files and an uncompressed 16-bit PNG writer (stb writes only 8-bit).
+// Test helpers: temporary files, an uncompressed 16-bit PNG writer (stb writes only 8-bit) and
+// deterministic random numbers.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
+#include <random>
 #include <string>
 #include <vector>
 
 namespace qt::test {
+
+// Deterministic uniform numbers (std distributions differ between standard libraries).
+class Random {
+public:
+    explicit Random(uint32_t seed) : engine_(seed) {}
+    float uniform(float lo, float hi) {
+        return lo + (hi - lo) * float(engine_() >> 8) / 16777216.0f;
+    }
+    uint32_t below(uint32_t n) { return uint32_t(engine_() % n); }
+
+private:
+    std::mt19937 engine_;
+};
 
 // A fresh directory under the system temp dir, removed with everything in it on destruction.
 class TempDir {
