@@ -39,9 +39,9 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     const CullStats& c = stats.cull;
     ImGui::Text("map %s  %dx%d, leaf %d", terrain.path.c_str(), terrain.map.width,
                 terrain.map.height, terrain.tree.leafSize);
-    ImGui::Text("leaves drawn %u / %u (%.1f%%), culled %u, occluded %u", c.leavesDrawn,
-                stats.leavesTotal, percent(c.leavesDrawn, stats.leavesTotal), c.leavesCulled,
-                c.leavesOccluded);
+    ImGui::Text("leaves drawn %u / %u (%.1f%%)", c.leavesDrawn, stats.leavesTotal,
+                percent(c.leavesDrawn, stats.leavesTotal));
+    ImGui::Text("culled by the frustum %u, occluded %u", c.leavesCulled, c.leavesOccluded);
     ImGui::Text("nodes tested %u of %u, whole subtrees %u", c.nodesTested, stats.nodesTotal,
                 c.subtreesAccepted);
     ImGui::Text("triangles %llu, draw calls %d", (unsigned long long)c.triangles, stats.drawCalls);
