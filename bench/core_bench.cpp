@@ -146,7 +146,7 @@ void BM_Occlusion(benchmark::State& state) {
     OcclusionBuffers buffers;
     buffers.reserveFor(s.tree);
     std::vector<LeafRange> kept;
-    kept.reserve((s.tree.leaves.size() + 1) / 2);
+    kept.reserve(maxLeafRanges(s.tree));
     uint64_t leaves = 0, tested = 0, units = 0, occluded = 0, active = 0, calls = 0;
     for (auto _ : state) {
         for (size_t f = 0; f < cameras.size(); ++f) {

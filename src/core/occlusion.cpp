@@ -74,6 +74,7 @@
 #include <limits>
 
 #include "core/config.h"
+#include "core/cull.h"
 #include "core/horizon.h"
 
 namespace qt {
@@ -575,12 +576,7 @@ void keep(const std::vector<LeafRange>& candidates, const uint8_t* occluded,
             const uint32_t visible =
                 occluded ? runOf(occluded + done, r.count - done, 0) : r.count - done;
             if (visible > 0) {
-                const uint32_t first = r.first + done;
-                if (!kept.empty() && kept.back().first + kept.back().count == first) {
-                    kept.back().count += visible;
-                } else {
-                    kept.push_back({first, visible});
-                }
+                appendLeafRange(kept, r.first + done, visible);
                 done += visible;
             }
             if (occluded) {

@@ -37,9 +37,11 @@ struct OcclusionRecord {
 
 static_assert(sizeof(OcclusionRecord) == 16, "four records a cache line");
 
-// Scratch for cullOccluded, sized once per tree (35 bytes a leaf): after reserveFor the call never
-// allocates. Candidates go through as units (a leaf, or the four leaves of a far parent): their
-// boxes gathered once into columns, then counting-sorted by distance into records.
+// Scratch for cullOccluded: capacity reserved once per tree (35 bytes a leaf), but only the
+// entries for the most candidates seen so far are ever written, so resident memory follows the
+// view. After reserveFor the call never allocates. Candidates go through as units (a leaf, or the
+// four leaves of a far parent): their boxes gathered once into columns, then counting-sorted by
+// distance into records.
 struct OcclusionBuffers {
     std::vector<int16_t> horizon;  // per bin, the scaled slope under which rays are hidden
     std::vector<uint16_t> boxX0, boxZ0, boxX1, boxZ1;  // per unit: its node's sample box
@@ -58,7 +60,8 @@ struct OcclusionBuffers {
 // Removes the candidates that the terrain hides from `camera` in a viewport `viewportHeight`
 // pixels high. candidates: sorted, non-overlapping runs of tree-order leaves (the frustum walk's
 // output). kept: the same leaves minus the occluded ones, as sorted maximal runs (adjacent runs
-// merged); reserve (tree.leaves.size() + 1) / 2 runs once to keep the call free of allocation.
+// merged); reserve maxLeafRanges(tree) runs (core/cull.h) once to keep the call free of
+// allocation.
 // It never removes a leaf that the first surface point along any ray from the eye lies on. When
 // the view allows no proof (eye outside the map's footprint or too close above the terrain,
 // non-finite input, an empty viewport) stats.active is false and kept holds every candidate.

@@ -11,22 +11,14 @@
 #include "core/camera.h"
 #include "core/synthetic.h"
 #include "test_files.h"
+#include "test_scene.h"
 
 namespace qt {
 namespace {
 
+using test::makeScene;
 using test::Random;
-
-struct Scene {
-    Heightmap map;
-    WorldMapping mapping;
-    Quadtree tree;
-};
-
-Scene makeScene(Heightmap map, WorldMapping mapping, int leafSize) {
-    Quadtree tree = buildQuadtree(map, leafSize).value();
-    return {std::move(map), mapping, std::move(tree)};
-}
+using test::Scene;
 
 Camera randomCamera(const Scene& s, Random& rng) {
     const float sizeX = float(s.map.width - 1) * s.mapping.spacing;

@@ -18,30 +18,14 @@
 #include "core/horizon.h"
 #include "core/synthetic.h"
 #include "test_files.h"
+#include "test_scene.h"
 
 namespace qt {
 namespace {
 
+using test::makeScene;
 using test::Random;
-
-struct Scene {
-    Heightmap map;
-    WorldMapping mapping;
-    Quadtree tree;
-
-    float sizeX() const { return float(map.width - 1) * mapping.spacing; }
-    float sizeZ() const { return float(map.height - 1) * mapping.spacing; }
-    // World height of a sample, as the vertex shader computes it.
-    double height(int col, int row) const {
-        return double(
-            heightTransform(map.coding, mapping).worldHeight(float(map.codeAt(col, row))));
-    }
-};
-
-Scene makeScene(Heightmap map, WorldMapping mapping, int leafSize = 4) {
-    Quadtree tree = buildQuadtree(map, leafSize).value();
-    return {std::move(map), mapping, std::move(tree)};
-}
+using test::Scene;
 
 // Bumpy ground 0..4 with walls: one 30 high along x at rows [40, 48], a diagonal one 12 high
 // beyond row 50 and a block 30 high; codes are integers, kept exactly.
@@ -211,6 +195,15 @@ struct RayCastTotals {
     uint64_t unitsTested = 0;
     uint64_t hits = 0;  // pixels whose ray meets the terrain
 };
+
+void printTotals(const char* what, const RayCastTotals& totals) {
+    std::printf(
+        "%s: %d of %d camera views active, %llu leaves removed, %llu tested in %llu units, %llu "
+        "pixels hit\n",
+        what, totals.active, 2 * totals.cameras, (unsigned long long)totals.occluded,
+        (unsigned long long)totals.leavesTested, (unsigned long long)totals.unitsTested,
+        (unsigned long long)totals.hits);
+}
 
 // Occlusion of all leaves from camera c in a viewport of the given height: kept as a leaf mask.
 std::vector<uint8_t> keptFromAll(const Scene& s, const Camera& c, int viewportHeight,
@@ -420,12 +413,7 @@ TEST(Occlusion, FirstHitLeavesAreKeptOnSyntheticMaps) {
     // Leaves of 8 squares with partial border leaves.
     const Scene coarse = makeScene(syntheticHeightmap(107, 90, 5), {1.0f, 0.0015f, 0.0f}, 8);
     checkRandomCameras(coarse, 8, 3, "coarse", totals);
-    std::printf(
-        "synthetic: %d of %d camera views active, %llu leaves removed, %llu tested in "
-        "%llu units, %llu pixels hit\n",
-        totals.active, 2 * totals.cameras, (unsigned long long)totals.occluded,
-        (unsigned long long)totals.leavesTested, (unsigned long long)totals.unitsTested,
-        (unsigned long long)totals.hits);
+    printTotals("synthetic", totals);
     // Not vacuous: most views were tested, leaves were removed, parents served as units.
     EXPECT_GT(totals.active, totals.cameras);
     EXPECT_GT(totals.occluded, 1000u);
@@ -439,12 +427,7 @@ TEST(Occlusion, FirstHitLeavesAreKeptOnRidges) {
     checkRandomCameras(ridges, 16, 7, "ridges", totals);
     const Scene upsideDown = makeScene(ridgeMap(129, 129), {1.0f, -1.0f, 40.0f});
     checkRandomCameras(upsideDown, 8, 8, "ridges upside down", totals);
-    std::printf(
-        "ridges: %d of %d camera views active, %llu leaves removed, %llu tested in "
-        "%llu units, %llu pixels hit\n",
-        totals.active, 2 * totals.cameras, (unsigned long long)totals.occluded,
-        (unsigned long long)totals.leavesTested, (unsigned long long)totals.unitsTested,
-        (unsigned long long)totals.hits);
+    printTotals("ridges", totals);
     EXPECT_GT(totals.active, totals.cameras);
     EXPECT_GT(totals.occluded, 5000u);
     EXPECT_LT(totals.unitsTested, totals.leavesTested);
@@ -590,7 +573,7 @@ TEST(Occlusion, ReusesItsBuffers) {
     OcclusionBuffers buffers;
     buffers.reserveFor(s.tree);
     std::vector<LeafRange> kept, again;
-    kept.reserve((s.tree.leaves.size() + 1) / 2);
+    kept.reserve(maxLeafRanges(s.tree));
     const void* data[] = {buffers.horizon.data(), buffers.records.data(), buffers.keys.data(),
                           buffers.occluded.data(), kept.data()};
     Random rng(3);

@@ -289,6 +289,12 @@ void PrintTo(const RealCase& c, std::ostream* out) {
     *out << c.file << " leaf " << c.leafSize;
 }
 
+// A test name from the map's file name, without its extension.
+std::string realCaseName(const ::testing::TestParamInfo<RealCase>& param) {
+    const std::string name = param.param.file;
+    return name.substr(0, name.find('.'));
+}
+
 class RealMaps : public ::testing::TestWithParam<RealCase> {};
 
 TEST_P(RealMaps, CulledFramesEqualUnculledFrames) {
@@ -311,11 +317,7 @@ INSTANTIATE_TEST_SUITE_P(Shared, RealMaps,
                                            RealCase{"N47E009.hgt", 16},
                                            RealCase{"jacksboro_fault_403x344.png", 4},
                                            RealCase{"r_volcano_maunga_whau_87x61.png", 2}),
-                         [](const ::testing::TestParamInfo<RealCase>& param) {
-                             std::string name = param.param.file;
-                             name = name.substr(0, name.find('.'));
-                             return name;
-                         });
+                         realCaseName);
 
 // Low flight inside the relief, just above the local ground, toward the horizon, in a 1280x720
 // frame: where the occlusion stage removes the most and its pixel margins are thinnest. The
@@ -403,11 +405,7 @@ INSTANTIATE_TEST_SUITE_P(Shared, OcclusionPictures,
                          ::testing::Values(RealCase{"puget_sound_1025x1025.png", 4},
                                            RealCase{"N47E009.hgt", 8},
                                            RealCase{"r_volcano_maunga_whau_87x61.png", 2}),
-                         [](const ::testing::TestParamInfo<RealCase>& param) {
-                             std::string name = param.param.file;
-                             name = name.substr(0, name.find('.'));
-                             return name;
-                         });
+                         realCaseName);
 
 class Picture : public ::testing::Test {
 protected:
