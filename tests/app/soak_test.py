@@ -5,7 +5,7 @@ Usage: soak_test.py QUADTERRAIN_BINARY [FRAMES [rss|heap-only]]
 (CI runs 6000; the issue's 100000 by hand)
 
 Memory is sampled in one reference state at every checkpoint. The own heap (operator new's live
-bytes) must not change after warm-up. With llvmpipe's rasterizer threads, resident memory drift is
+blocks) must not change after warm-up, nor its bytes by more than 256 (driver-internal resizing). With llvmpipe's rasterizer threads, resident memory drift is
 printed but not judged (--soak-rss-report-only): those threads keep tens of MB of scene memory
 whose amount depends on timing, so identical states differ by up to ~30% with no trend (see
 soak.h). A second run with llvmpipe on one thread (LP_NUM_THREADS=0), where that memory no longer
@@ -63,8 +63,13 @@ else:
     heapFirst, blocksFirst, heapLast, blocksLast = (int(heap[i]) for i in range(1, 5))
     if heapFirst <= 0 or blocksFirst <= 0:
         problems.append("the own-heap counter counted nothing")
-    # The reference state is identical, so the live heap must be too: exact, not within 1%.
-    if heapLast != heapFirst or blocksLast != blocksFirst:
+    # The reference state is identical, so the live blocks must be too: exact, not within 1%.
+    # Their bytes may differ by a few dozen: C++ containers inside the driver (LLVM) resize by
+    # timing (identical runs start 100 bytes apart, and one in several moves by 16 bytes once
+    # after warm-up, with the same blocks). Anything of ours that grew per frame would add far
+    # more than kHeapSlack bytes over the thousands of frames after warm-up.
+    kHeapSlack = 256
+    if blocksLast != blocksFirst or abs(heapLast - heapFirst) > kHeapSlack:
         problems.append(f"own heap changed after warm-up: {heapFirst} bytes in {blocksFirst} blocks "
                         f"-> {heapLast} bytes in {blocksLast} blocks")
     print(f"soak_test: resident drift {resident[3]}% (reported), own heap {heapFirst} -> {heapLast} "
