@@ -41,10 +41,16 @@
 //   N's point is clipped anyway). eps = max(kOcclusionMinGap, g / (1 - g)) with
 //   g = kOcclusionDepthQuanta 2^-24 f / n makes that at least kOcclusionDepthQuanta quanta of a
 //   24-bit buffer under GL_LESS; no culling when g >= 1/2 (f / n beyond about 1e6).
-// - Near plane: a crossing nearer than the near plane would be clipped. The eye must be more than
-//   d = 2 n / cos(a) above every leaf within max(d, one leaf) of it, a the widest angle between a
-//   pixel's ray and the view axis: every surface point is then farther than d from the eye, and
-//   its eye depth along any pixel's ray above 2 n.
+// - Near plane: a crossing nearer than the near plane would be clipped. Let d = 2 n / cos(a), a
+//   the widest angle between a pixel's ray and the view axis, and H the highest leaf that meets
+//   the square of half-side d around the eye, below it (else no culling). A ray meeting the
+//   surface within distance d of the eye does so at h <= d and height <= H, so its slope is at
+//   most s_clip = (H - ey) / d < 0. Occludees are only tested when every ray that can show one of
+//   their fragments, margin included (below), is shallower than that: their least slope less the
+//   slope margin above s_clip. At a pixel where an occluded leaf has a fragment, the ray's first
+//   crossing is then farther than d, at eye depth above 2 n: drawn, on a kept leaf (5), and
+//   nearer than the occluded fragment by the depth gap. At any other pixel the two images have
+//   the same fragments.
 // - Rasteriser: vertices snap to a sub-pixel grid and pixels sample their centres, so a fragment
 //   of N can lie on a ray slightly off N's rays. N's span is widened and s_N raised by
 //   kOcclusionMarginPixels pixels of angle delta (a pixel spans at most 2 tan(fovY / 2) / height
@@ -52,7 +58,7 @@
 //   |elevation| <= atan(s) + delta, so its azimuth moves by at most delta / cos(atan(s) + delta)
 //   (no more in pseudo-angle, which moves 1/2 to 1 per radian) and its slope by
 //   delta / cos^2(atan(s) + delta), s the unit's steepest |slope|. Units that rays steeper than 45
-//   degrees may reach are not tested (kept).
+//   degrees, or downward steeper than the near plane allows, may reach are not tested (kept).
 // - Rounding: world coordinates carry a few ulps of the largest one, which turn into angle and
 //   slope errors of about ulps / h; units nearer than where those reach 1 / kNearestFactor of the
 //   margin neither occlude nor are tested. Pseudo-angles (horizon.h) err by less than
@@ -131,6 +137,7 @@ struct View {
     float leafDiagonal;  // hFar <= hNear + diagonal, for a leaf and for a parent
     float quadDiagonal;
     float nearestSquared;  // nearer units neither occlude nor are tested
+    float steepestDown;    // occludees' least ray slope must be at least -steepestDown, in (0, 1]
     float quadSquared;     // parents at least this far (squared) may be units
     int32_t bucketBase;    // float bits of the lower edge of bucket 1
     int32_t bucketCount;   // bucket 0 is [0, edge 1); the last reaches to infinity
@@ -288,8 +295,8 @@ inline float farSquared(const View& v, const Footprint& f) {
 
 // Pass 1 for a chunk of n units: each one's key. A unit off the eye and not too near is keyed by
 // the bucket of its squared near distance; kTestedBit marks an occludee, one that no ray steeper
-// than 45 degrees reaches: (low - ey) / hNear >= -1 and (high - ey) / hNear <= 1 (the other
-// cases have the safe sign), tested on squares.
+// than allowed reaches: (low - ey) / hNear >= -steepestDown and (high - ey) / hNear <= 1 (the
+// other cases have the safe sign), tested on squares.
 void measureKeys(const View& v, const Boxes& b, int n, int32_t* key) {
     for (int j = 0; j < n; ++j) {
         const Footprint f = footprint(v, b, j);
@@ -298,9 +305,10 @@ void measureKeys(const View& v, const Boxes& b, int n, int32_t* key) {
         const bool used = off & (nearSq >= v.nearestSquared);
         const float dLow = f.low - v.ey;
         const float dHigh = f.high - v.ey;
-        const float steep = kMaxTestedSlope * kMaxTestedSlope * nearSq;
-        const bool tested = used & ((dLow >= 0.0f) | (dLow * dLow <= steep)) &
-                            ((dHigh <= 0.0f) | (dHigh * dHigh <= steep));
+        const float down = v.steepestDown * v.steepestDown * nearSq;
+        const float up = kMaxTestedSlope * kMaxTestedSlope * nearSq;
+        const bool tested = used & ((dLow >= 0.0f) | (dLow * dLow <= down)) &
+                            ((dHigh <= 0.0f) | (dHigh * dHigh <= up));
         const int32_t bucket = bucketOf(v, nearSq);  // computed in every lane: no branch
         key[j] = used ? (tested ? bucket | kTestedBit : bucket) : kNoKey;
     }
@@ -438,16 +446,20 @@ bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera
     v.quadDiagonal = 2.0f * v.leafDiagonal;
     const double quad = kOcclusionQuadDistance * double(leafSide) / delta;
     v.quadSquared = float(quad * quad);
-    // Clearance above the terrain near the eye, for the near plane.
+    // The near plane: rays that may meet the surface within d of the eye have slopes at most
+    // (highest - ey) / d. Occludees' rays, less the slope margin at slope 1 (the most a tested
+    // unit has), must be shallower: rounded toward fewer tests.
     const double tanWidest = tanHalf * std::sqrt(1.0 + double(camera.aspect) * camera.aspect);
-    const float clearance =
-        float(2.0 * double(camera.nearPlane) * std::sqrt(1.0 + tanWidest * tanWidest));
-    const float radius = std::max(clearance, leafSide);
-    const float highest =
-        highestWithin(tree, v, v.ex - radius, v.ez - radius, v.ex + radius, v.ez + radius);
-    if (!(v.ey - highest > clearance)) {
+    const float d = float(2.0 * double(camera.nearPlane) * std::sqrt(1.0 + tanWidest * tanWidest));
+    const float highest = highestWithin(tree, v, v.ex - d, v.ez - d, v.ex + d, v.ez + d);
+    const double clipSlope = (double(v.ey) - double(highest)) / double(d);
+    const double slopeMargin = 2.0 * delta / std::pow(std::cos(delta) - std::sin(delta), 2.0);
+    const double steepestDown =
+        std::min(double(kMaxTestedSlope), clipSlope - slopeMargin * (1.0 + 1e-3) - 1e-4);
+    if (!(steepestDown > 0.0)) {
         return false;
     }
+    v.steepestDown = float(steepestDown);
     // Buckets from one leaf's side to the farthest corner of the map, squared.
     const float farX = std::max(v.ex, sizeX - v.ex);
     const float farZ = std::max(v.ez, sizeZ - v.ez);

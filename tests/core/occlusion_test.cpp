@@ -143,7 +143,8 @@ int firstHitLeaf(const Scene& s, const glm::dvec3& o, const glm::dvec3& d, doubl
 }
 
 // A camera over the footprint, from just above the ground (the highest sample within two leaves)
-// to well above the highest peak.
+// to well above the highest peak. One in three has a near plane from a tenth to four times as far
+// as the ground below: the near plane clips the first crossing of the steeper rays.
 Camera randomCamera(const Scene& s, Random& rng) {
     float lo = s.mapping.worldHeight(s.map.minSample);
     float hi = s.mapping.worldHeight(s.map.maxSample);
@@ -171,6 +172,10 @@ Camera randomCamera(const Scene& s, Random& rng) {
     c.fovY = glm::radians(60.0f);
     c.aspect = 16.0f / 9.0f;
     c.nearPlane = 0.01f;
+    if (rng.uniform(0.0f, 1.0f) < 1.0f / 3.0f) {
+        c.nearPlane =
+            std::max(0.01f, (c.position.y - ground) * std::pow(10.0f, rng.uniform(-1.0f, 0.6f)));
+    }
     c.farPlane = 4.0f * std::max({s.sizeX(), s.sizeZ(), relief});
     return c;
 }
@@ -193,16 +198,17 @@ struct RayCastTotals {
     uint64_t occluded = 0;      // leaves removed, over every camera and viewport
     uint64_t leavesTested = 0;  // leaves tested, and the tests made: fewer when parents are units
     uint64_t unitsTested = 0;
-    uint64_t hits = 0;  // pixels whose ray meets the terrain
+    uint64_t hits = 0;     // pixels whose ray meets the terrain
+    uint64_t clipped = 0;  // of those, the ones whose first hit is nearer than the near plane
 };
 
 void printTotals(const char* what, const RayCastTotals& totals) {
     std::printf(
         "%s: %d of %d camera views active, %llu leaves removed, %llu tested in %llu units, %llu "
-        "pixels hit\n",
+        "pixels hit, %llu first hits clipped\n",
         what, totals.active, 2 * totals.cameras, (unsigned long long)totals.occluded,
         (unsigned long long)totals.leavesTested, (unsigned long long)totals.unitsTested,
-        (unsigned long long)totals.hits);
+        (unsigned long long)totals.hits, (unsigned long long)totals.clipped);
 }
 
 // Occlusion of all leaves from camera c in a viewport of the given height: kept as a leaf mask.
@@ -225,8 +231,9 @@ std::vector<uint8_t> keptFromAll(const Scene& s, const Camera& c, int viewportHe
 
 // For one camera: the first-hit leaf of every pixel's ray and of random rays in every direction
 // is kept from all leaves, for the viewport the pixels are (90 high) and for one 720 high, whose
-// smaller margins remove more (the theorem holds for any ray, whatever the margins); and every
-// pixel's first hit between the near and far planes is kept from the frustum walk's leaves.
+// smaller margins remove more (the theorem holds for any ray, whatever the margins). What a pixel
+// shows, its ray's first hit beyond the near plane (the mesh is drawn from both sides), is kept
+// from all leaves and, up to the far plane, from the frustum walk's leaves.
 void checkCamera(const Scene& s, const Camera& c, Random& rng, RayCastTotals& totals,
                  const std::string& what) {
     OcclusionBuffers buffers;
@@ -263,10 +270,27 @@ void checkCamera(const Scene& s, const Camera& c, Random& rng, RayCastTotals& to
             ++totals.hits;
             const std::string pixel = "pixel " + std::to_string(i) + "," + std::to_string(j);
             check(leaf, pixel);
-            const double depth = t * glm::dot(d, forward);
-            if (depth >= double(c.nearPlane) && depth <= double(c.farPlane)) {
-                ASSERT_TRUE(keptWalk[size_t(leaf)])
-                    << what << ": " << pixel << " meets leaf " << leaf << " (walk's leaves)";
+            // The ray from where it crosses the near plane, when its first hit is nearer.
+            const double tNear = double(c.nearPlane) / glm::dot(d, forward);
+            double tShown = t;
+            int shown = leaf;
+            if (t < tNear) {
+                const glm::dvec3 o = eye + tNear * d;
+                if (!(o.x > 0.0 && o.x < double(s.sizeX()) && o.z > 0.0 &&
+                      o.z < double(s.sizeZ()))) {
+                    continue;
+                }
+                ++totals.clipped;
+                shown = firstHitLeaf(s, o, d, tShown);
+                if (shown < 0) {
+                    continue;
+                }
+                tShown += tNear;
+                check(shown, pixel + " beyond the near plane");
+            }
+            if (tShown * glm::dot(d, forward) <= double(c.farPlane)) {
+                ASSERT_TRUE(keptWalk[size_t(shown)])
+                    << what << ": " << pixel << " shows leaf " << shown << " (walk's leaves)";
             }
             if (::testing::Test::HasFatalFailure()) {
                 return;
@@ -504,6 +528,25 @@ TEST(Occlusion, WallHidesWhatIsBehindIt) {
     EXPECT_EQ(frontRemoved, 0);
     EXPECT_EQ(stats.leavesOccluded, uint32_t(s.tree.leaves.size()) - leafCount(kept));
     EXPECT_GE(stats.leavesTested, stats.leavesOccluded);
+}
+
+// An eye 1 above the wall's top, 9.3 before it, with a near plane 20 away: rays 25 degrees down
+// enter the wall and leave its far side nearer than the near plane, so the pixels show the ground
+// beyond it, 60 away, which the wall hides from every ray it does not clip. Those leaves must stay.
+TEST(Occlusion, NearPlaneClippingTheWallKeepsWhatShowsThrough) {
+    const Scene s = makeScene(ridgeMap(129, 129), {1.0f, 1.0f, 0.0f});
+    Camera c;
+    c.position = {61.3f, 31.0f, 30.7f};
+    c.yaw = glm::half_pi<float>();  // toward +z
+    c.pitch = glm::radians(-25.0f);
+    c.nearPlane = 20.0f;
+    c.farPlane = 500.0f;
+    Random rng(11);
+    RayCastTotals totals;
+    checkCamera(s, c, rng, totals, "clipped wall");
+    printTotals("clipped wall", totals);
+    EXPECT_GT(totals.clipped, 1000u);  // the case arises
+    EXPECT_GE(totals.active, 1);       // the 720-pixel view (the 90-pixel one's margins are wider)
 }
 
 TEST(Occlusion, StandsDownWhenTheViewAllowsNoProof) {
