@@ -29,9 +29,6 @@ struct StackEntry {
     Action action;       // Expand: test the children; Accept: draw the node's leaves untested
 };
 
-// Bits set in a 4-bit lane mask m: (kLaneCounts >> 4 m) & 0xF.
-constexpr uint64_t kLaneCounts = 0x4332322132212110u;
-
 // The runs of set bits in a 4-bit mask, at most two: byte 0 start, byte 1 length, bytes 2-3 the
 // second run (length 0 if none).
 constexpr uint32_t runsOf(unsigned m) {
@@ -79,10 +76,10 @@ ChildTest testChildrenOneByOne(const Quadtree& tree, const QuadtreeNode& node, c
                                uint8_t mask) {
     ChildTest result;
     for (int q = 0; q < 4; ++q) {
-        if (node.child[q] != kNoNode) {
+        if (node.hasChild(q)) {
             bool outside = false;
             const uint8_t straddled =
-                local.classify(gridBox(tree.nodes[node.child[q]]), mask, outside);
+                local.classify(gridBox(tree.nodes[node.child(q)]), mask, outside);
             result.outside |= unsigned(outside) << q;
             result.straddled |= uint32_t(straddled) << (8 * q);
         }
@@ -102,27 +99,27 @@ struct ChildBoxes {
     __m128 x0, x1, y0, y1, z0, z1;
 };
 
-// Loads the first 16 bytes (x0 z0 x1 z1 minCode maxCode, parent) of each child and transposes
-// them into lanes; uint16 to float is exact. A full group is four consecutive nodes.
+// Loads each child (x0 z0 x1 z1 minCode maxCode, links) and transposes the boxes into lanes;
+// uint16 to float is exact. A full group is four consecutive nodes.
 ChildBoxes loadChildren(const Quadtree& tree, const QuadtreeNode& node, unsigned present) {
     __m128i c[4];
+    const QuadtreeNode* group = &tree.nodes[node.firstChild()];
     if (present == 0xFu) {
-        const QuadtreeNode* group = &tree.nodes[node.child[0]];
         for (int q = 0; q < 4; ++q) {
             c[q] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(group + q));
         }
     } else {
+        int next = 0;
         for (int q = 0; q < 4; ++q) {
-            c[q] =
-                node.child[q] != kNoNode
-                    ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(&tree.nodes[node.child[q]]))
-                    : _mm_setzero_si128();
+            c[q] = present >> q & 1u
+                       ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(group + next++))
+                       : _mm_setzero_si128();
         }
     }
     const __m128i ab = _mm_unpacklo_epi16(c[0], c[1]);      // x0a x0b z0a z0b x1a x1b z1a z1b
     const __m128i cd = _mm_unpacklo_epi16(c[2], c[3]);      // the same for children c and d
-    const __m128i abHigh = _mm_unpackhi_epi16(c[0], c[1]);  // mna mnb mxa mxb, parents
-    const __m128i cdHigh = _mm_unpackhi_epi16(c[2], c[3]);  // mnc mnd mxc mxd, parents
+    const __m128i abHigh = _mm_unpackhi_epi16(c[0], c[1]);  // mna mnb mxa mxb, links
+    const __m128i cdHigh = _mm_unpackhi_epi16(c[2], c[3]);  // mnc mnd mxc mxd, links
     const __m128i xz0 = _mm_unpacklo_epi32(ab, cd);         // x0 a..d, z0 a..d
     const __m128i xz1 = _mm_unpackhi_epi32(ab, cd);         // x1 a..d, z1 a..d
     const __m128i y = _mm_unpacklo_epi32(abHigh, cdHigh);   // min a..d, max a..d
@@ -174,8 +171,8 @@ inline void accept(const Quadtree& tree, uint32_t index, uint32_t firstLeaf, Cul
     out.stats.triangles += node.triangleCount();
 }
 
-inline void cull(const Quadtree& tree, uint32_t index, CullOutput& out) {
-    out.stats.leavesCulled += tree.leafCount(tree.nodes[index]);
+// Culled leaves are counted at the end: every leaf is drawn or culled.
+inline void cull(uint32_t index, CullOutput& out) {
     if (out.recordDecisions) {
         out.culledNodes.push_back(index);
     }
@@ -225,17 +222,20 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
     bool outside = false;
     ++out.stats.nodesTested;
     const uint8_t rootStraddled = local.classify(gridBox(tree.root()), kAllPlanes, outside);
+    const uint32_t root = tree.rootIndex();
+    const auto leaves = uint32_t(tree.leaves.size());
     if (outside) {
-        cull(tree, 0, out);
+        cull(root, out);
+        out.stats.leavesCulled = leaves;
         return;
     }
     if (tree.root().isLeaf() || (options.acceptWhole && rootStraddled == 0)) {
-        accept(tree, 0, 0, out);
+        accept(tree, root, 0, out);
         return;
     }
     StackEntry stack[kStackSize];
     int top = 0;
-    stack[top++] = {0, 0, options.planeMasking ? rootStraddled : kAllPlanes, 0, Action::Expand};
+    stack[top++] = {root, 0, options.planeMasking ? rootStraddled : kAllPlanes, 0, Action::Expand};
     while (top > 0) {
         const StackEntry entry = stack[--top];
         if (entry.action == Action::Accept) {
@@ -244,7 +244,7 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
         }
         const QuadtreeNode& node = tree.nodes[entry.node];
         const unsigned present = node.childMask();
-        out.stats.nodesTested += (kLaneCounts >> (4 * present)) & 0xFu;
+        out.stats.nodesTested += bitCount4(present);
 #if QT_CULL_LANES
         const ChildTest test = useLanes
                                    ? testChildrenInLanes(tree, node, present, lanes, entry.mask)
@@ -270,28 +270,26 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
                 if (runs & 0xFF000000u) {
                     appendLeafRange(out.ranges, entry.firstLeaf + (runs >> 16 & 0xFFu), runs >> 24);
                 }
-                out.stats.triangles += uint64_t((kLaneCounts >> (4 * inside)) & 0xFu) * 2u *
-                                       uint64_t(tree.leafSize * tree.leafSize);
+                out.stats.triangles +=
+                    uint64_t(bitCount4(inside)) * 2u * uint64_t(tree.leafSize * tree.leafSize);
             } else {  // leaf q is the subtree's leaf number (present children before q)
                 for (unsigned rest = inside; rest != 0; rest &= rest - 1) {
                     const int q = __builtin_ctz(rest);
-                    const uint32_t rank =
-                        (kLaneCounts >> (4 * (present & ((1u << q) - 1u)))) & 0xFu;
+                    const uint32_t rank = bitCount4(present & ((1u << q) - 1u));
                     appendLeafRange(out.ranges, entry.firstLeaf + rank, 1);
-                    out.stats.triangles += tree.nodes[node.child[q]].triangleCount();
+                    out.stats.triangles += tree.nodes[node.firstChild() + rank].triangleCount();
                 }
             }
             if (out.recordDecisions) {
                 for (unsigned rest = inside; rest != 0; rest &= rest - 1) {
-                    out.acceptedNodes.push_back(node.child[__builtin_ctz(rest)]);
+                    out.acceptedNodes.push_back(node.child(__builtin_ctz(rest)));
                 }
             }
-            const unsigned drawn = (kLaneCounts >> (4 * inside)) & 0xFu;
+            const unsigned drawn = bitCount4(inside);
             out.stats.leavesDrawn += drawn;
-            out.stats.leavesCulled += ((kLaneCounts >> (4 * present)) & 0xFu) - drawn;
             if (out.recordDecisions) {
                 for (unsigned rest = present & outsideLanes; rest != 0; rest &= rest - 1) {
-                    out.culledNodes.push_back(node.child[__builtin_ctz(rest)]);
+                    out.culledNodes.push_back(node.child(__builtin_ctz(rest)));
                 }
             }
             continue;
@@ -311,7 +309,7 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
             for (int q = 0; q < 4; ++q) {
                 firstLeaf[q] = next;
                 if (present >> q & 1u) {
-                    next += tree.leafCount(tree.nodes[node.child[q]]);
+                    next += tree.leafCount(tree.nodes[node.child(q)]);
                 }
             }
         }
@@ -319,9 +317,10 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
             if ((present >> q & 1u) == 0) {
                 continue;
             }
-            const uint32_t child = node.child[q];
+            const uint32_t child =
+                present == 0xFu ? node.firstChild() + uint32_t(q) : node.child(q);
             if (outsideLanes >> q & 1u) {
-                cull(tree, child, out);
+                cull(child, out);
                 continue;
             }
             const auto mask = uint8_t(straddled >> (8 * q));
@@ -331,16 +330,16 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
             } else {
                 stack[top++] = {child, firstLeaf[q], options.planeMasking ? mask : kAllPlanes,
                                 childLevel, Action::Expand};
-                // Fetch its children's group while its siblings are done: 128 bytes, on two
-                // or three cache lines depending on where the group starts.
+                // Fetch its children's group while its siblings are done: 64 bytes, one cache
+                // line or two when a partial group before it left it off a line's start.
                 const char* group =
-                    reinterpret_cast<const char*>(&tree.nodes[tree.nodes[child].child[0]]);
+                    reinterpret_cast<const char*>(&tree.nodes[tree.nodes[child].firstChild()]);
                 __builtin_prefetch(group);
-                __builtin_prefetch(group + 64);
                 __builtin_prefetch(group + 4 * sizeof(QuadtreeNode) - 1);
             }
         }
     }
+    out.stats.leavesCulled = leaves - out.stats.leavesDrawn;
 }
 
 void cullBruteForce(const Quadtree& tree, const WorldMapping& mapping, const Frustum& frustum,
@@ -368,7 +367,7 @@ void selectAll(const Quadtree& tree, CullOutput& out) {
     out.culledNodes.clear();
     out.acceptedNodes.clear();
     if (out.recordDecisions) {
-        out.acceptedNodes.push_back(0);  // the root, drawn whole
+        out.acceptedNodes.push_back(tree.rootIndex());  // the root, drawn whole
     }
     out.stats = {};
     out.ranges.push_back({0, uint32_t(tree.leaves.size())});

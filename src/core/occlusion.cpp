@@ -195,8 +195,8 @@ public:
             const uint32_t leaf = r.first + offset_;
             uint32_t index = tree_.leafNodes[leaf];
             uint32_t take = 1;
-            if (offset_ + 4 <= r.count && quad(leaf, tree_.nodes[index])) {
-                index = tree_.nodes[index].parent;
+            if (offset_ + 4 <= r.count && quad(leaf, index)) {
+                index = tree_.parents[index];
                 take = 4;
             }
             const QuadtreeNode& box = tree_.nodes[index];
@@ -222,14 +222,14 @@ public:
 private:
     // The leaf is its parent's first child, the next three leaves are the others, and the parent
     // is far and its relief small for its distance.
-    bool quad(uint32_t leaf, const QuadtreeNode& node) const {
+    bool quad(uint32_t leaf, uint32_t index) const {
         const LeafCoord first = tree_.leaves[leaf];
         const LeafCoord last = tree_.leaves[leaf + 3];
         if ((first.col & 1) != 0 || (first.row & 1) != 0 || last.col != first.col + 1 ||
-            last.row != first.row + 1 || node.parent == kNoNode) {
+            last.row != first.row + 1 || tree_.parents[index] == kNoNode) {
             return false;
         }
-        const QuadtreeNode& parent = tree_.nodes[node.parent];
+        const QuadtreeNode& parent = tree_.nodes[tree_.parents[index]];
         const float x0 = float(parent.x0) * v_.spacing, x1 = float(parent.x1) * v_.spacing;
         const float z0 = float(parent.z0) * v_.spacing, z1 = float(parent.z1) * v_.spacing;
         const float x = std::max(std::max(x0 - v_.ex, v_.ex - x1), 0.0f);
@@ -364,7 +364,7 @@ float highestWithin(const Quadtree& tree, const View& v, float x0, float z0, flo
     float highest = -kInfinity;
     uint32_t stack[kStackSize];
     int top = 0;
-    stack[top++] = 0;
+    stack[top++] = tree.rootIndex();
     while (top > 0) {
         const QuadtreeNode& node = tree.nodes[stack[--top]];
         if (float(node.x1) < c0 || float(node.x0) > c1 || float(node.z1) < r0 ||
@@ -379,9 +379,9 @@ float highestWithin(const Quadtree& tree, const View& v, float x0, float z0, flo
             continue;
         }
         for (int q = 0; q < 4; ++q) {
-            if (node.child[q] != kNoNode) {
+            if (node.hasChild(q)) {
                 assert(top < kStackSize);
-                stack[top++] = node.child[q];
+                stack[top++] = node.child(q);
             }
         }
     }

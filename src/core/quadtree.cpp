@@ -1,5 +1,5 @@
-// Builds the flat node array (sibling groups in depth-first order), the leaf order and the exact
-// per-node sample ranges.
+// Builds the flat node array (sibling groups in depth-first order, then the root), the leaf order
+// and the exact per-node sample ranges.
 #include "core/quadtree.h"
 
 #include <sys/mman.h>
@@ -32,49 +32,52 @@ struct Builder {
     }
 
     // A node covering leaves [lx, lx + size) x [lz, lz + size), clipped to the map.
-    QuadtreeNode makeNode(int lx, int lz, int size, uint32_t parent) const {
+    QuadtreeNode makeNode(int lx, int lz, int size) const {
         QuadtreeNode node{};
         node.x0 = uint16_t(lx * tree.leafSize);
         node.z0 = uint16_t(lz * tree.leafSize);
         node.x1 = uint16_t(std::min((lx + size) * tree.leafSize, map.width - 1));
         node.z1 = uint16_t(std::min((lz + size) * tree.leafSize, map.height - 1));
-        node.parent = parent;
-        std::fill(std::begin(node.child), std::end(node.child), kNoNode);
         return node;
     }
 
-    // Completes node `index` (its box already set): a leaf gets its leaf number and exact range;
-    // an inner node gets its children as one group at the end of the array, then their subtrees
-    // in order, then the range of its children's ranges.
-    void complete(uint32_t index, int lx, int lz, int size) {
+    // Completes node `self` (index `index`, its box already set): a leaf gets its leaf number and
+    // exact range; an inner node gets its children as one group at the end of the array, then
+    // their subtrees in order, then the range of its children's ranges. The array has room for
+    // every node, so `self` stays where it is.
+    void complete(QuadtreeNode& self, uint32_t index, int lx, int lz, int size) {
         if (size == 1) {
             tree.leafGrid[size_t(lz) * tree.leavesX + lx] = uint32_t(tree.leaves.size());
             tree.leaves.push_back({uint16_t(lx), uint16_t(lz)});
             tree.leafNodes.push_back(index);
-            scanLeaf(tree.nodes[index]);
+            scanLeaf(self);
             return;
         }
         const int half = size / 2;
+        const auto first = uint32_t(tree.nodes.size());
+        unsigned present = 0;
         for (int q = 0; q < 4; ++q) {
             const int cx = lx + (q & 1) * half;
             const int cz = lz + (q >> 1) * half;
             if (cx < tree.leavesX && cz < tree.leavesZ) {
-                tree.nodes[index].child[q] = uint32_t(tree.nodes.size());
-                tree.nodes.push_back(makeNode(cx, cz, half, index));
+                present |= 1u << q;
+                tree.nodes.push_back(makeNode(cx, cz, half));
+                tree.parents.push_back(index);
             }
         }
+        assert(present & 1u);
+        self.links = first << 4 | present;
         uint16_t lo = 0xFFFF;
         uint16_t hi = 0;
         for (int q = 0; q < 4; ++q) {
-            const uint32_t c = tree.nodes[index].child[q];
-            if (c != kNoNode) {
-                complete(c, lx + (q & 1) * half, lz + (q >> 1) * half, half);
-                lo = std::min(lo, tree.nodes[c].minCode);
-                hi = std::max(hi, tree.nodes[c].maxCode);
+            if (self.hasChild(q)) {
+                const uint32_t c = self.child(q);
+                QuadtreeNode& child = tree.nodes[c];
+                complete(child, c, lx + (q & 1) * half, lz + (q >> 1) * half, half);
+                lo = std::min(lo, child.minCode);
+                hi = std::max(hi, child.maxCode);
             }
         }
-        QuadtreeNode& self = tree.nodes[index];
-        assert(self.child[0] != kNoNode);
         self.minCode = lo;
         self.maxCode = hi;
     }
@@ -131,14 +134,24 @@ Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize) {
         ++tree.depth;
     }
     const size_t leafCount = size_t(tree.leavesX) * size_t(tree.leavesZ);
-    tree.nodes.reserve(countNodes(0, 0, rootSize, tree.leavesX, tree.leavesZ));
+    const size_t nodeCount = countNodes(0, 0, rootSize, tree.leavesX, tree.leavesZ);
+    if (nodeCount > kMaxNodes) {  // not reached: kMaxSamples and kMinLeafSize allow 90 million
+        return Result<Quadtree>::failure("the map needs " + std::to_string(nodeCount) +
+                                         " quadtree nodes, more than " + std::to_string(kMaxNodes));
+    }
+    tree.nodes.reserve(nodeCount);
     adviseHugePages(tree.nodes.data(), tree.nodes.capacity() * sizeof(QuadtreeNode));
+    tree.parents.reserve(nodeCount);
     tree.leaves.reserve(leafCount);
     tree.leafNodes.reserve(leafCount);
     tree.leafGrid.assign(leafCount, 0);
     Builder builder{map, tree};
-    tree.nodes.push_back(builder.makeNode(0, 0, rootSize, kNoNode));
-    builder.complete(0, 0, 0, rootSize);
+    // The root goes last: its index is known, and the groups start at the array's start.
+    QuadtreeNode root = builder.makeNode(0, 0, rootSize);
+    builder.complete(root, uint32_t(nodeCount - 1), 0, 0, rootSize);
+    tree.nodes.push_back(root);
+    tree.parents.push_back(kNoNode);
+    assert(tree.nodes.size() == nodeCount && tree.nodes.capacity() == nodeCount);
     assert(tree.leaves.size() == leafCount);
     return tree;
 }

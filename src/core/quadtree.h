@@ -1,7 +1,9 @@
 // The flat-array quadtree over the grid: 3D node boxes with the exact height range beneath them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <new>
 #include <vector>
 
 #include "core/heightmap.h"
@@ -24,47 +26,77 @@ struct LeafRange {
     uint32_t count;
 };
 
-// One node. The root is node 0; every inner node's children sit side by side, in child order, as
-// one group, and the groups follow a depth-first walk (a node's children, then each child's
-// subtree in turn). The culling walk reads a node's four children together: one group is 128
-// bytes, about two cache lines, instead of four scattered ones. Leaves are numbered in the same
-// depth-first order ("tree order"), so a subtree's leaves are one contiguous run.
-// 32 bytes; the first 16 (box and height range) are what the culling walk reads. A node's leaves
-// are the ones its box covers (Quadtree::firstLeaf and leafCount find them).
+// Bits set in a 4-bit mask, from a table in a constant (no popcount instruction is assumed).
+constexpr uint32_t bitCount4(unsigned mask) {
+    return uint32_t(0x4332322132212110ull >> (4 * (mask & 0xFu))) & 0xFu;
+}
+
+// One node, 16 bytes: all the culling walk reads. Every inner node's present children sit side
+// by side, in child order, as one group; the groups fill the array from its start in a
+// depth-first walk (a node's children, then each child's subtree in turn), and the root, in no
+// group, comes last. A group of four is one 64-byte cache line when the array starts on one and
+// no partial group (at the map's right and bottom borders) came before it. Leaves are numbered in
+// the same depth-first order ("tree order"), so a subtree's leaves are one contiguous run. A
+// node's leaves are the ones its box covers (Quadtree::firstLeaf and leafCount find them).
 struct QuadtreeNode {
     uint16_t x0, z0, x1, z1;  // sample box, inclusive: every sample of the node's cells
     uint16_t minCode;         // exact minimum of every sample's code in the box
     uint16_t maxCode;         // exact maximum of every sample's code in the box
-    uint32_t parent;          // kNoNode for the root
-    uint32_t child[4];        // NW, NE, SW, SE (row-major); kNoNode beyond the map or in leaves
+    uint32_t links;           // first child << 4 | bit q for child q present (NW NE SW SE); 0: leaf
 
-    // An inner node always has its NW child (the node's origin lies inside the map); its present
-    // children are consecutive nodes from child[0].
-    bool isLeaf() const { return child[0] == kNoNode; }
-    // Children present: bit q for child[q].
-    unsigned childMask() const {
-        return unsigned(child[0] != kNoNode) | unsigned(child[1] != kNoNode) << 1 |
-               unsigned(child[2] != kNoNode) << 2 | unsigned(child[3] != kNoNode) << 3;
-    }
+    // An inner node always has its NW child (the node's origin lies inside the map).
+    bool isLeaf() const { return (links & 0xFu) == 0; }
+    unsigned childMask() const { return links & 0xFu; }
+    bool hasChild(int q) const { return (links >> q & 1u) != 0; }
+    uint32_t firstChild() const { return links >> 4; }
+    // Child q's index, for a present child: the present ones before it come first in the group.
+    uint32_t child(int q) const { return firstChild() + bitCount4(links & ((1u << q) - 1u)); }
     // Triangles of the grid squares in the box: two per square.
     uint64_t triangleCount() const { return 2ull * uint64_t(x1 - x0) * uint64_t(z1 - z0); }
 };
 
-static_assert(sizeof(QuadtreeNode) == 32, "box, range and links, no padding");
+static_assert(sizeof(QuadtreeNode) == 16, "box, range and links, no padding");
+
+// Node indices fit the 28 bits of QuadtreeNode::links.
+constexpr uint32_t kMaxNodes = 1u << 28;
+
+// Allocates on 64-byte cache-line boundaries, so that the node groups line up with them.
+template <typename T>
+struct CacheLineAllocator {
+    using value_type = T;
+    static constexpr std::align_val_t kAlignment{64};
+    CacheLineAllocator() = default;
+    template <typename U>
+    CacheLineAllocator(const CacheLineAllocator<U>&) {}
+    T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kAlignment)); }
+    void deallocate(T* p, size_t) { ::operator delete(p, kAlignment); }
+    template <typename U>
+    bool operator==(const CacheLineAllocator<U>&) const {
+        return true;
+    }
+    template <typename U>
+    bool operator!=(const CacheLineAllocator<U>&) const {
+        return false;
+    }
+};
+
+using NodeArray = std::vector<QuadtreeNode, CacheLineAllocator<QuadtreeNode>>;
 
 struct Quadtree {
-    HeightCoding coding;  // the map's: node heights are codes
-    int leafSize = 0;     // grid squares along a full leaf's side
-    int leafShift = 0;    // log2(leafSize)
-    int leavesX = 0;      // leaf columns: ceil((width - 1) / leafSize)
-    int leavesZ = 0;      // leaf rows
-    int depth = 0;        // levels below the root
-    std::vector<QuadtreeNode> nodes;
+    HeightCoding coding;              // the map's: node heights are codes
+    int leafSize = 0;                 // grid squares along a full leaf's side
+    int leafShift = 0;                // log2(leafSize)
+    int leavesX = 0;                  // leaf columns: ceil((width - 1) / leafSize)
+    int leavesZ = 0;                  // leaf rows
+    int depth = 0;                    // levels below the root
+    NodeArray nodes;                  // sibling groups, then the root
+    std::vector<uint32_t> parents;    // node -> its parent; kNoNode for the root
     std::vector<LeafCoord> leaves;    // tree order (depth-first, NW NE SW SE)
     std::vector<uint32_t> leafNodes;  // tree-order leaf -> node index
     std::vector<uint32_t> leafGrid;   // row * leavesX + col -> tree-order leaf index
 
-    const QuadtreeNode& root() const { return nodes.front(); }
+    uint32_t rootIndex() const { return uint32_t(nodes.size() - 1); }
+    const QuadtreeNode& root() const { return nodes.back(); }
     float minSample(const QuadtreeNode& node) const { return coding.sample(node.minCode); }
     float maxSample(const QuadtreeNode& node) const { return coding.sample(node.maxCode); }
     uint32_t leafIndexAt(int col, int row) const { return leafGrid[size_t(row) * leavesX + col]; }

@@ -1,6 +1,9 @@
 // The flat node array: links, sibling groups, exact 3D bounds, tiling by leaves, partial borders.
 #include "core/quadtree.h"
 
+#include <cstdint>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "core/synthetic.h"
@@ -30,7 +33,9 @@ void checkTree(const Heightmap& map, int leafSize) {
     ASSERT_EQ(tree.leavesX, (map.width - 2) / leafSize + 1);
     ASSERT_EQ(tree.leaves.size(), size_t(tree.leavesX) * size_t(tree.leavesZ));
     ASSERT_EQ(tree.nodes.capacity(), tree.nodes.size());  // counted exactly, one allocation
-    EXPECT_EQ(tree.root().parent, kNoNode);
+    ASSERT_EQ(tree.parents.size(), tree.nodes.size());
+    EXPECT_EQ(tree.parents[tree.rootIndex()], kNoNode);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(tree.nodes.data()) % 64, 0u);
     EXPECT_EQ(tree.root().x0, 0);
     EXPECT_EQ(tree.root().x1, map.width - 1);
     EXPECT_EQ(tree.root().z1, map.height - 1);
@@ -61,16 +66,20 @@ void checkTree(const Heightmap& map, int leafSize) {
         }
         uint32_t leaves = 0;
         uint32_t expectedFirst = tree.firstLeaf(node);
-        ASSERT_GT(node.child[0], i);
-        uint32_t nextInGroup = node.child[0];
-        for (uint32_t c : node.child) {
-            if (c == kNoNode) {
+        ASSERT_TRUE(node.hasChild(0));
+        uint32_t nextInGroup = node.firstChild();
+        for (int q = 0; q < 4; ++q) {
+            if (!node.hasChild(q)) {
                 continue;
             }
+            const uint32_t c = node.child(q);
             ASSERT_EQ(c, nextInGroup++);  // siblings side by side, in child order
             const QuadtreeNode& child = tree.nodes[c];
-            ASSERT_EQ(child.parent, i);
-            ASSERT_GT(c, i);
+            ASSERT_EQ(tree.parents[c], i);
+            ASSERT_TRUE(i == tree.rootIndex() ? c < i : c > i);
+            // Child q is the quadrant of its bit: east ones start right of the west ones.
+            ASSERT_EQ(child.x0 > node.x0, (q & 1) != 0);
+            ASSERT_EQ(child.z0 > node.z0, (q & 2) != 0);
             ASSERT_EQ(tree.firstLeaf(child), expectedFirst);  // subtrees' leaves are contiguous
             expectedFirst += tree.leafCount(child);
             leaves += tree.leafCount(child);
@@ -91,6 +100,36 @@ void checkTree(const Heightmap& map, int leafSize) {
     }
     for (int c : cover) {
         ASSERT_EQ(c, 1);
+    }
+    // The groups fill the array from its start in depth-first order: a node's children, then
+    // each child's subtree; the root comes last.
+    uint32_t nextGroup = 0;
+    std::vector<uint32_t> stack = {tree.rootIndex()};
+    while (!stack.empty()) {
+        const QuadtreeNode node = tree.nodes[stack.back()];
+        stack.pop_back();
+        if (node.isLeaf()) {
+            continue;
+        }
+        ASSERT_EQ(node.firstChild(), nextGroup);
+        nextGroup += bitCount4(node.childMask());
+        for (int q = 3; q >= 0; --q) {
+            if (node.hasChild(q)) {
+                stack.push_back(node.child(q));
+            }
+        }
+    }
+    ASSERT_EQ(nextGroup, tree.rootIndex());
+}
+
+// With no partial group, each group of four children is one cache line.
+TEST(Quadtree, FullGroupsAreCacheLines) {
+    const Quadtree tree = buildQuadtree(syntheticHeightmap(257, 257, 3), 4).value();
+    for (const QuadtreeNode& node : tree.nodes) {
+        if (!node.isLeaf()) {
+            ASSERT_EQ(node.childMask(), 0xFu);
+            ASSERT_EQ(reinterpret_cast<uintptr_t>(&tree.nodes[node.firstChild()]) % 64, 0u);
+        }
     }
 }
 

@@ -528,7 +528,7 @@ TEST_F(Picture, AFailedLoadKeepsTheCurrentTerrain) {
         overviewCamera(terrain.map, terrain.mapping, float(kWidth) / kHeight, glm::radians(60.0f));
     render(terrain, c, true, pixels);
     const std::string pathBefore = terrain.path;
-    const std::vector<QuadtreeNode> nodesBefore = terrain.tree.nodes;  // exact height ranges
+    const NodeArray nodesBefore = terrain.tree.nodes;  // exact height ranges
     char dir[] = "/tmp/qt_reload_XXXXXX";
     ASSERT_NE(mkdtemp(dir), nullptr);
     const std::string corrupt = std::string(dir) + "/corrupt.png";
