@@ -1,10 +1,8 @@
 // Terrain fragment shader: colour by height and slope, diffuse + ambient light, distance fog.
 #version 330 core
 
-in vec3 worldPosition;
-in vec3 worldNormal;
+in vec4 surface;  // normal x, world height, normal z, distance from the eye (terrain.vert)
 
-uniform vec3 eye;
 uniform float farPlane;
 uniform vec2 heightRange;  // world heights of the lowest and highest sample
 uniform vec3 fogColour;
@@ -19,9 +17,10 @@ const vec3 kRock = vec3(0.46, 0.43, 0.40);
 const vec3 kSnow = vec3(0.95, 0.96, 0.98);
 
 void main() {
-    vec3 n = normalize(worldNormal);
+    vec2 nxz = surface.xz;
+    vec3 n = normalize(vec3(nxz.x, sqrt(max(1.0 - dot(nxz, nxz), 0.0)), nxz.y));
     float span = max(heightRange.y - heightRange.x, 1e-6);
-    float h = clamp((worldPosition.y - heightRange.x) / span, 0.0, 1.0);
+    float h = clamp((surface.y - heightRange.x) / span, 0.0, 1.0);
 
     vec3 albedo = mix(kLowland, kHills, smoothstep(0.15, 0.45, h));
     albedo = mix(albedo, kRock, smoothstep(0.45, 0.7, h));
@@ -37,7 +36,7 @@ void main() {
     vec3 lit = albedo * (0.28 + 0.85 * diffuse);
 
     // Clear up to 40% of the far plane, then thickening to the sky colour at the far plane.
-    float d = clamp((distance(eye, worldPosition) / farPlane - 0.4) / 0.6, 0.0, 1.0);
+    float d = clamp((surface.w / farPlane - 0.4) / 0.6, 0.0, 1.0);
     float fog = d * d;
     colour = vec4(mix(lit, fogColour, fog), 1.0);
 }

@@ -11,9 +11,13 @@ uniform float spacing;
 uniform float heightScale;  // world height = code * heightScale + heightBias (qt::HeightTransform)
 uniform float heightBias;
 uniform mat4 viewProjection;
+uniform vec3 eye;
 
-out vec3 worldPosition;
-out vec3 worldNormal;
+// What the fragment shader needs, in one vector: the rasteriser keeps three interpolation
+// coefficients per vector and triangle, so one vector instead of two makes each binned triangle
+// smaller. x, z: the unit normal's (its y is positive on a height field); y: world height;
+// w: distance from the eye.
+out vec4 surface;
 
 float codeAt(int col, int row) {
     return float(texelFetch(heights, row * mapSize.x + col).r);
@@ -27,8 +31,8 @@ void main() {
     int j = gl_VertexID / (leafSize + 1);
     int col = min(int(leaf.x) * leafSize + i, mapSize.x - 1);
     int row = min(int(leaf.y) * leafSize + j, mapSize.y - 1);
-    worldPosition = vec3(float(col) * spacing, codeAt(col, row) * heightScale + heightBias,
-                         float(row) * spacing);
+    vec3 worldPosition = vec3(float(col) * spacing, codeAt(col, row) * heightScale + heightBias,
+                              float(row) * spacing);
 
     // Central differences, one-sided on the border: the same as qt::vertexNormal.
     int c0 = max(col - 1, 0);
@@ -39,7 +43,8 @@ void main() {
     float dz = (codeAt(col, r1) - codeAt(col, r0)) * heightScale;
     float sx = float(c1 - c0) * spacing;
     float sz = float(r1 - r0) * spacing;
-    worldNormal = normalize(vec3(-dx * sz, sx * sz, -dz * sx));
+    vec3 normal = normalize(vec3(-dx * sz, sx * sz, -dz * sx));
+    surface = vec4(normal.x, worldPosition.y, normal.z, distance(eye, worldPosition));
 
     gl_Position = viewProjection * vec4(worldPosition, 1.0);
 }
