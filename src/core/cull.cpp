@@ -27,6 +27,7 @@ struct StackEntry {
     uint8_t mask;        // Expand: planes still to test for the children (the node straddled them)
     uint8_t level;       // depth below the root
     Action action;       // Expand: test the children; Accept: draw the node's leaves untested
+    bool whole;          // no map border through the node: four children, each whole
 };
 
 // The runs of set bits in a 4-bit mask, at most two: byte 0 start, byte 1 length, bytes 2-3 the
@@ -53,6 +54,9 @@ constexpr uint32_t kRuns[16] = {
     runsOf(0), runsOf(1), runsOf(2),  runsOf(3),  runsOf(4),  runsOf(5),  runsOf(6),  runsOf(7),
     runsOf(8), runsOf(9), runsOf(10), runsOf(11), runsOf(12), runsOf(13), runsOf(14), runsOf(15)};
 
+// A 4-bit mask with its bits in reverse order: its lowest bit first is the highest child first.
+constexpr uint8_t kReversed[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
+
 // Lane mask (4 bits) to one byte per lane, so that a plane's straddle bits spread to each
 // child's byte: kSpread[m] has byte q = bit q of m.
 constexpr uint32_t spreadBits(unsigned m) {
@@ -68,6 +72,7 @@ constexpr uint32_t kSpread[16] = {spreadBits(0),  spreadBits(1),  spreadBits(2),
 struct ChildTest {
     unsigned outside = 0;
     uint32_t straddled = 0;
+    unsigned straddling = 0;  // bit q: child q straddles some plane (byte q of straddled is set)
 };
 
 // The portable test: Frustum::classify on each child in turn (CPUs without SSE2, and the
@@ -82,6 +87,7 @@ ChildTest testChildrenOneByOne(const Quadtree& tree, const QuadtreeNode& node, c
                 local.classify(gridBox(tree.nodes[node.child(q)]), mask, outside);
             result.outside |= unsigned(outside) << q;
             result.straddled |= uint32_t(straddled) << (8 * q);
+            result.straddling |= unsigned(straddled != 0) << q;
         }
     }
     return result;
@@ -148,8 +154,10 @@ ChildTest testChildrenInLanes(const Quadtree& tree, const QuadtreeNode& node, un
             laneDistance(p, p.ax ? box.x1 : box.x0, p.ay ? box.y1 : box.y0, p.az ? box.z1 : box.z0);
         const __m128 near =
             laneDistance(p, p.ax ? box.x0 : box.x1, p.ay ? box.y0 : box.y1, p.az ? box.z0 : box.z1);
+        const int across = _mm_movemask_ps(_mm_cmplt_ps(near, zero));
         result.outside |= unsigned(_mm_movemask_ps(_mm_cmplt_ps(far, zero)));
-        result.straddled |= kSpread[_mm_movemask_ps(_mm_cmplt_ps(near, zero))] << i;
+        result.straddled |= kSpread[across] << i;
+        result.straddling |= unsigned(across);
     }
     result.outside &= present;  // absent children are zero boxes: not decisions
     return result;
@@ -233,9 +241,20 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
         accept(tree, root, 0, out);
         return;
     }
+    // A whole node's side is its level's nominal one: a whole root makes every node whole.
+    const auto sideAt = [&](int level) { return uint32_t(tree.leafSize) << (tree.depth - level); };
+    const auto isWhole = [&](const QuadtreeNode& n, int level) {
+        return uint32_t(n.x1 - n.x0) == sideAt(level) && uint32_t(n.z1 - n.z0) == sideAt(level);
+    };
+    const uint64_t leafTriangles = 2u * uint64_t(tree.leafSize) * uint64_t(tree.leafSize);
     StackEntry stack[kStackSize];
     int top = 0;
-    stack[top++] = {root, 0, options.planeMasking ? rootStraddled : kAllPlanes, 0, Action::Expand};
+    stack[top++] = {root,
+                    0,
+                    options.planeMasking ? rootStraddled : kAllPlanes,
+                    0,
+                    Action::Expand,
+                    isWhole(tree.root(), 0)};
     while (top > 0) {
         const StackEntry entry = stack[--top];
         if (entry.action == Action::Accept) {
@@ -252,16 +271,18 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
 #else
         const ChildTest test = testChildrenOneByOne(tree, node, local, entry.mask);
 #endif
-        const unsigned outsideLanes = test.outside;
+        const unsigned inside = present & ~test.outside;
         const uint32_t straddled = test.straddled;
         const auto childLevel = uint8_t(entry.level + 1);
+        if (out.recordDecisions) {
+            for (unsigned rest = present & test.outside; rest != 0; rest &= rest - 1) {
+                cull(node.child(__builtin_ctz(rest)), out);
+            }
+        }
         if (childLevel == tree.depth) {
             // The children are leaves: nothing beneath them can come between them in the
             // output, so they go out now, in order, without the stack.
-            const unsigned inside = present & ~outsideLanes;
-            const bool full = present == 0xFu && node.x1 - node.x0 == 2 * tree.leafSize &&
-                              node.z1 - node.z0 == 2 * tree.leafSize;
-            if (full) {  // four whole leaves, numbered q from the subtree's first leaf
+            if (entry.whole) {  // four whole leaves, numbered q from the subtree's first leaf
                 const uint32_t runs = kRuns[inside];
                 if (runs & 0xFF00u) {
                     appendLeafRange(out.ranges, entry.firstLeaf + (runs & 0xFFu),
@@ -270,8 +291,7 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
                 if (runs & 0xFF000000u) {
                     appendLeafRange(out.ranges, entry.firstLeaf + (runs >> 16 & 0xFFu), runs >> 24);
                 }
-                out.stats.triangles +=
-                    uint64_t(bitCount4(inside)) * 2u * uint64_t(tree.leafSize * tree.leafSize);
+                out.stats.triangles += bitCount4(inside) * leafTriangles;
             } else {  // leaf q is the subtree's leaf number (present children before q)
                 for (unsigned rest = inside; rest != 0; rest &= rest - 1) {
                     const int q = __builtin_ctz(rest);
@@ -285,58 +305,81 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
                     out.acceptedNodes.push_back(node.child(__builtin_ctz(rest)));
                 }
             }
-            const unsigned drawn = bitCount4(inside);
-            out.stats.leavesDrawn += drawn;
-            if (out.recordDecisions) {
-                for (unsigned rest = present & outsideLanes; rest != 0; rest &= rest - 1) {
-                    out.culledNodes.push_back(node.child(__builtin_ctz(rest)));
-                }
-            }
+            out.stats.leavesDrawn += bitCount4(inside);
             continue;
         }
-        // Each child's first leaf follows its elder siblings' leaves; below a whole node (no
-        // map border through it) every child holds a quarter of them.
-        uint32_t firstLeaf[4];
+        // The children inside the frustum: accepted whole (inside every plane) or opened. The
+        // accepted ones before the first opened one go out now; the rest go on the stack, in
+        // reverse, to follow that child's subtree.
+        const unsigned accepted = options.acceptWhole ? inside & ~test.straddling : 0u;
+        const unsigned opened = inside & ~accepted;
+        const unsigned now = accepted & ((opened & (0u - opened)) - 1u);  // below the first opened
         const int childShift = tree.depth - childLevel;
-        const uint32_t side = uint32_t(tree.leafSize) << (childShift + 1);
-        if (present == 0xFu && uint32_t(node.x1 - node.x0) == side &&
-            uint32_t(node.z1 - node.z0) == side) {
-            for (uint32_t q = 0; q < 4; ++q) {
-                firstLeaf[q] = entry.firstLeaf + (q << (2 * childShift));
-            }
-        } else {
-            uint32_t next = entry.firstLeaf;
-            for (int q = 0; q < 4; ++q) {
-                firstLeaf[q] = next;
-                if (present >> q & 1u) {
-                    next += tree.leafCount(tree.nodes[node.child(q)]);
+        if (entry.whole) {
+            // Four whole children, a quarter of the leaves each.
+            const uint32_t count = 1u << (2 * childShift);
+            for (unsigned rest = now; rest != 0; rest &= rest - 1) {
+                const int q = __builtin_ctz(rest);
+                appendLeafRange(out.ranges, entry.firstLeaf + uint32_t(q) * count, count);
+                if (out.recordDecisions) {
+                    out.acceptedNodes.push_back(node.firstChild() + uint32_t(q));
                 }
             }
-        }
-        for (int q = 3; q >= 0; --q) {
-            if ((present >> q & 1u) == 0) {
-                continue;
-            }
-            const uint32_t child =
-                present == 0xFu ? node.firstChild() + uint32_t(q) : node.child(q);
-            if (outsideLanes >> q & 1u) {
-                cull(child, out);
-                continue;
-            }
-            const auto mask = uint8_t(straddled >> (8 * q));
-            assert(top < kStackSize);
-            if (options.acceptWhole && mask == 0) {
-                stack[top++] = {child, firstLeaf[q], 0, childLevel, Action::Accept};
-            } else {
-                stack[top++] = {child, firstLeaf[q], options.planeMasking ? mask : kAllPlanes,
-                                childLevel, Action::Expand};
+            const uint32_t n = bitCount4(now);
+            out.stats.subtreesAccepted += n;
+            out.stats.leavesDrawn += n * count;
+            out.stats.triangles += uint64_t(n) * count * leafTriangles;
+            for (unsigned rest = kReversed[inside & ~now]; rest != 0; rest &= rest - 1) {
+                const int q = 3 - __builtin_ctz(rest);
+                const uint32_t child = node.firstChild() + uint32_t(q);
+                const uint32_t first = entry.firstLeaf + uint32_t(q) * count;
+                assert(top < kStackSize);
+                if (accepted >> q & 1u) {
+                    stack[top++] = {child, first, 0, childLevel, Action::Accept, true};
+                    continue;
+                }
+                const auto mask = uint8_t(straddled >> (8 * q));
+                stack[top++] = {
+                    child,      first,          options.planeMasking ? mask : kAllPlanes,
+                    childLevel, Action::Expand, true};
                 // Fetch its children's group while its siblings are done: 64 bytes, one cache
-                // line or two when a partial group before it left it off a line's start.
+                // line, or two when a partial group before it left it off a line's start.
                 const char* group =
                     reinterpret_cast<const char*>(&tree.nodes[tree.nodes[child].firstChild()]);
                 __builtin_prefetch(group);
                 __builtin_prefetch(group + 4 * sizeof(QuadtreeNode) - 1);
             }
+            continue;
+        }
+        // A map border runs through the node: children are counted from their boxes.
+        uint32_t firstLeaf[4];
+        uint32_t next = entry.firstLeaf;
+        for (int q = 0; q < 4; ++q) {
+            firstLeaf[q] = next;
+            if (present >> q & 1u) {
+                next += tree.leafCount(tree.nodes[node.child(q)]);
+            }
+        }
+        for (unsigned rest = now; rest != 0; rest &= rest - 1) {
+            const int q = __builtin_ctz(rest);
+            accept(tree, node.child(q), firstLeaf[q], out);
+        }
+        for (unsigned rest = kReversed[inside & ~now]; rest != 0; rest &= rest - 1) {
+            const int q = 3 - __builtin_ctz(rest);
+            const uint32_t child = node.child(q);
+            const bool whole = isWhole(tree.nodes[child], childLevel);
+            assert(top < kStackSize);
+            if (accepted >> q & 1u) {
+                stack[top++] = {child, firstLeaf[q], 0, childLevel, Action::Accept, whole};
+                continue;
+            }
+            const auto mask = uint8_t(straddled >> (8 * q));
+            stack[top++] = {child,      firstLeaf[q],   options.planeMasking ? mask : kAllPlanes,
+                            childLevel, Action::Expand, whole};
+            const char* group =
+                reinterpret_cast<const char*>(&tree.nodes[tree.nodes[child].firstChild()]);
+            __builtin_prefetch(group);
+            __builtin_prefetch(group + 4 * sizeof(QuadtreeNode) - 1);
         }
     }
     out.stats.leavesCulled = leaves - out.stats.leavesDrawn;
