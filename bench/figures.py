@@ -46,6 +46,15 @@ for side, frames in ((1025, 64), (4097, 64), (4097, 1024)):
           f"{nodes} | {rows[w]['leaves_drawn']:.0f} of "
           f"{rows[w]['leaves_drawn'] + rows[w]['leaves_culled']:.0f} |")
 print()
+print("| map, path: walk and brute force on each camera in turn | walk ms/frame | brute force ms/frame "
+      "| walk speed-up |")
+print("|---|---|---|---|")
+for side, frames in ((1025, 64), (4097, 64), (4097, 1024)):
+    p = rows[f"BM_WalkVsBruteForce/{side}/{frames}/iterations:2"]
+    path = "64 cameras round the circle" if frames == 64 else f"{frames}-frame flight"
+    print(f"| {side}x{side}, {path} | {p['walk_ms']:.3f} | {p['brute_ms']:.3f} | "
+          f"{p['speedup']:.0f}x |")
+print()
 print("| occlusion stage (walk's leaves in, 720-pixel viewport) | ms/frame | leaves in | occluded |")
 print("|---|---|---|---|")
 for side in (1025, 4097):

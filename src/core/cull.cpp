@@ -206,8 +206,9 @@ void CullOutput::reserveFor(const Quadtree& tree) {
 }
 
 // The root is tested alone; from then on a node that straddles planes has its four children
-// tested together against those planes, one SSE lane each (one by one without SSE2). Children to
-// draw or to open go on the stack in reverse, so that the output stays in tree order.
+// tested together against those planes, one SSE lane each (one by one without SSE2). Leaf
+// children, and inner children drawn whole before the first one to open, go out at once; the rest
+// go on the stack in reverse, so that the output stays in tree order.
 void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frustum& frustum,
                   CullOutput& out, const CullOptions& options) {
     assert(out.ranges.capacity() >= maxLeafRanges(tree));
