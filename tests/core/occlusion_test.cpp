@@ -480,6 +480,17 @@ TEST(Occlusion, FlatTerrainHidesNothing) {
     }
 }
 
+// A camera of the ridge map looking toward +z, at the wall along rows 40..48.
+Camera towardTheWall(const glm::vec3& position, float pitchDegrees, float nearPlane) {
+    Camera c;
+    c.position = position;
+    c.yaw = glm::half_pi<float>();
+    c.pitch = glm::radians(pitchDegrees);
+    c.nearPlane = nearPlane;
+    c.farPlane = 500.0f;
+    return c;
+}
+
 // A wall 30 high across the map at rows 40..48 in front of an eye 5 above the ground at row 10.7,
 // on no grid line. A leaf of rows >= 56 is at some h >= 45.3, and every ray into it crosses the
 // wall's leaf row 10 (rows 40..44) before (44 - 10.7) / (56 - 10.7) = 0.74 of its distance; the
@@ -490,12 +501,7 @@ TEST(Occlusion, FlatTerrainHidesNothing) {
 // and reach past every widened span behind it. So every leaf of rows >= 56 must go.
 TEST(Occlusion, WallHidesWhatIsBehindIt) {
     const Scene s = makeScene(ridgeMap(129, 129), {1.0f, 1.0f, 0.0f});
-    Camera c;
-    c.position = {61.3f, 5.0f, 10.7f};
-    c.yaw = glm::half_pi<float>();  // toward +z
-    c.pitch = glm::radians(-5.0f);
-    c.nearPlane = 0.05f;
-    c.farPlane = 500.0f;
+    const Camera c = towardTheWall({61.3f, 5.0f, 10.7f}, -5.0f, 0.05f);
     OcclusionBuffers buffers;
     buffers.reserveFor(s.tree);
     std::vector<LeafRange> kept;
@@ -535,12 +541,7 @@ TEST(Occlusion, WallHidesWhatIsBehindIt) {
 // beyond it, 60 away, which the wall hides from every ray it does not clip. Those leaves must stay.
 TEST(Occlusion, NearPlaneClippingTheWallKeepsWhatShowsThrough) {
     const Scene s = makeScene(ridgeMap(129, 129), {1.0f, 1.0f, 0.0f});
-    Camera c;
-    c.position = {61.3f, 31.0f, 30.7f};
-    c.yaw = glm::half_pi<float>();  // toward +z
-    c.pitch = glm::radians(-25.0f);
-    c.nearPlane = 20.0f;
-    c.farPlane = 500.0f;
+    const Camera c = towardTheWall({61.3f, 31.0f, 30.7f}, -25.0f, 20.0f);
     Random rng(11);
     RayCastTotals totals;
     checkCamera(s, c, rng, totals, "clipped wall");
