@@ -49,8 +49,7 @@ add_executable(quadterrain
   src/app/scripted.cpp
   src/app/soak.cpp
   src/app/heap_count.cpp
-  src/app/stats_json.cpp
-  src/app/cull_map.cpp)
+  src/app/stats_json.cpp)
 target_link_libraries(quadterrain PRIVATE quadterrain_render PkgConfig::IMGUI)
 target_compile_options(quadterrain PRIVATE ${QT_WARNINGS})
 target_compile_definitions(quadterrain PRIVATE QT_SOURCE_DIR="${CMAKE_SOURCE_DIR}")

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <stb_image_write.h>
 
@@ -77,7 +78,7 @@ void drawLine(RgbImage& image, double x0, double y0, double x1, double y1,
 }  // namespace
 
 RgbImage cullMapImage(const Quadtree& tree, const WorldMapping& mapping,
-                      const std::vector<LeafCoord>& visible,
+                      const std::vector<LeafRange>& inFrustum, const std::vector<LeafRange>& drawn,
                       const std::array<glm::vec3, 8>& frustumCorners, const glm::vec3& eye) {
     const int longest = std::max(tree.leavesX, tree.leavesZ);
     // Map pixels per leaf: above 1 for small trees, below 1 for huge ones.
@@ -94,16 +95,23 @@ RgbImage cullMapImage(const Quadtree& tree, const WorldMapping& mapping,
         std::copy(kMapOutside, kMapOutside + 3, &image.rgb[i]);
     }
 
-    std::vector<uint8_t> drawn(size_t(tree.leavesX) * size_t(tree.leavesZ), 0);
-    for (const LeafCoord& leaf : visible) {
-        drawn[size_t(leaf.row) * size_t(tree.leavesX) + leaf.col] = 1;
+    // Per leaf: 0 culled, 1 occluded, 2 drawn.
+    std::vector<uint8_t> state(size_t(tree.leavesX) * size_t(tree.leavesZ), 0);
+    for (const auto& [ranges, value] : {std::pair{&inFrustum, 1}, std::pair{&drawn, 2}}) {
+        for (const LeafRange& r : *ranges) {
+            for (uint32_t i = r.first; i < r.first + r.count; ++i) {
+                const LeafCoord leaf = tree.leaves[i];
+                state[size_t(leaf.row) * size_t(tree.leavesX) + leaf.col] = uint8_t(value);
+            }
+        }
     }
+    const uint8_t* colours[3] = {kMapCulled, kMapOccluded, kMapDrawn};
     for (int y = 0; y < mapH; ++y) {
         const int row = std::min(int(y / scale), tree.leavesZ - 1);
         for (int x = 0; x < mapW; ++x) {
             const int col = std::min(int(x / scale), tree.leavesX - 1);
-            const bool isDrawn = drawn[size_t(row) * size_t(tree.leavesX) + size_t(col)] != 0;
-            plot(image, margin + x, margin + y, isDrawn ? kMapDrawn : kMapCulled);
+            plot(image, margin + x, margin + y,
+                 colours[state[size_t(row) * size_t(tree.leavesX) + size_t(col)]]);
         }
     }
 

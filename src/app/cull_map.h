@@ -1,4 +1,5 @@
-// The --cull-map picture: the leaf grid from above, drawn vs culled, with the frustum footprint.
+// The --cull-map picture: the leaf grid from above, drawn, occluded or culled, with the frustum's
+// footprint.
 #pragma once
 
 #include <array>
@@ -21,15 +22,18 @@ struct RgbImage {
 
 // Colours of the cull map.
 constexpr uint8_t kMapDrawn[3] = {70, 190, 90};
+constexpr uint8_t kMapOccluded[3] = {55, 95, 160};
 constexpr uint8_t kMapCulled[3] = {120, 45, 45};
 constexpr uint8_t kMapOutside[3] = {28, 28, 36};
 constexpr uint8_t kMapFrustum[3] = {250, 220, 60};
 constexpr uint8_t kMapCamera[3] = {255, 255, 255};
 
-// Leaves of `visible` drawn, every other leaf culled; a margin of outside-the-map around it; the
-// frustum's eight corners projected onto x/z and joined by its twelve edges; the eye as a dot.
+// The leaves of `drawn` drawn, the other leaves of `inFrustum` occluded (nearer terrain hides
+// them), every other leaf culled (runs of tree-order leaves); a margin of outside-the-map around
+// it; the frustum's eight corners projected onto x/z and joined by its twelve edges; the eye as a
+// dot.
 RgbImage cullMapImage(const Quadtree& tree, const WorldMapping& mapping,
-                      const std::vector<LeafCoord>& visible,
+                      const std::vector<LeafRange>& inFrustum, const std::vector<LeafRange>& drawn,
                       const std::array<glm::vec3, 8>& frustumCorners, const glm::vec3& eye);
 
 // Writes the image as PNG; one line on failure.

@@ -114,8 +114,9 @@ int runOneShot(Session& s) {
     }
     if (!o.cullMapPath.empty()) {
         const glm::mat4 viewProjection = s.camera.viewProjection();
-        const RgbImage image = cullMapImage(s.terrain.tree, s.terrain.mapping, s.terrain.drawList,
-                                            Frustum::corners(viewProjection), s.camera.position);
+        const RgbImage image =
+            cullMapImage(s.terrain.tree, s.terrain.mapping, s.terrain.cull.ranges, s.terrain.drawn,
+                         Frustum::corners(viewProjection), s.camera.position);
         if (std::string e = writePng(o.cullMapPath, image.width, image.height, 3, image.rgb.data());
             !e.empty()) {
             fail(e);
