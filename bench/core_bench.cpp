@@ -11,6 +11,7 @@
 
 #include <stb/stb_image.h>
 
+#include "app/median.h"
 #include "core/cull.h"
 #include "core/flight_path.h"
 #include "core/occlusion.h"
@@ -124,11 +125,6 @@ void BM_BruteForce(benchmark::State& state) {
     runPath(state, [](const Scene& s, const Frustum& f, CullOutput& out) {
         cullBruteForce(s.tree, s.mapping, f, out);
     });
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
 // The walk and the brute force on each camera in turn, each timed alone: a burst of machine noise
