@@ -16,18 +16,40 @@
 namespace qt {
 namespace {
 
-// Deepest tree is log2(32768 / 2) = 14 levels; each level leaves at most 3 siblings waiting.
-constexpr int kStackSize = 4 * 17;
+// Deepest tree is log2(32768 / 2) = 14 levels below the root: one frame per level.
+constexpr int kMaxLevels = 16;
 
-enum class Action : uint8_t { Expand, Accept };
+// A node being walked: its children's group, tested, and those inside the frustum still to visit.
+// The frame of a node at depth k is stack[k].
+struct Frame {
+    uint32_t firstChild;  // the group's first node
+    uint32_t straddled;   // byte q: the planes child q straddles (its children test only those)
+    uint32_t bound[5];    // child q's leaves are [bound[q], bound[q + 1]) in tree order
+    uint8_t present;      // bit q: child q exists
+    uint8_t todo;         // bit q: child q is inside the frustum and not yet visited
+    uint8_t accepted;     // bit q: child q is inside every plane, drawn whole untested
+    uint8_t whole;        // bit q: no map border runs through child q
+};
 
-struct StackEntry {
-    uint32_t node;
-    uint32_t firstLeaf;  // tree-order index of the subtree's first leaf
-    uint8_t mask;        // Expand: planes still to test for the children (the node straddled them)
-    uint8_t level;       // depth below the root
-    Action action;       // Expand: test the children; Accept: draw the node's leaves untested
-    bool whole;          // no map border through the node: four children, each whole
+// Collects sorted leaf runs, merging a run that starts where the last one ended; the open run
+// stays in registers until a gap ends it.
+struct RunWriter {
+    std::vector<LeafRange>& ranges;
+    uint32_t first = 0;
+    uint32_t end = 0;
+
+    void add(uint32_t runFirst, uint32_t runEnd) {
+        if (runFirst != end) {
+            flush();
+            first = runFirst;
+        }
+        end = runEnd;
+    }
+    void flush() {
+        if (end != first) {
+            ranges.push_back({first, end - first});
+        }
+    }
 };
 
 // The runs of set bits in a 4-bit mask, at most two: byte 0 start, byte 1 length, bytes 2-3 the
@@ -54,8 +76,15 @@ constexpr uint32_t kRuns[16] = {
     runsOf(0), runsOf(1), runsOf(2),  runsOf(3),  runsOf(4),  runsOf(5),  runsOf(6),  runsOf(7),
     runsOf(8), runsOf(9), runsOf(10), runsOf(11), runsOf(12), runsOf(13), runsOf(14), runsOf(15)};
 
-// A 4-bit mask with its bits in reverse order: its lowest bit first is the highest child first.
-constexpr uint8_t kReversed[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
+// A 4-bit mask with each bit q widened to the nibble q of 16 bits (0xF << 4q).
+constexpr uint32_t nibblesOf(unsigned m) {
+    return (m & 1u ? 0xFu : 0u) | (m & 2u ? 0xF0u : 0u) | (m & 4u ? 0xF00u : 0u) |
+           (m & 8u ? 0xF000u : 0u);
+}
+constexpr uint32_t kNibbles[16] = {nibblesOf(0),  nibblesOf(1),  nibblesOf(2),  nibblesOf(3),
+                                   nibblesOf(4),  nibblesOf(5),  nibblesOf(6),  nibblesOf(7),
+                                   nibblesOf(8),  nibblesOf(9),  nibblesOf(10), nibblesOf(11),
+                                   nibblesOf(12), nibblesOf(13), nibblesOf(14), nibblesOf(15)};
 
 // Lane mask (4 bits) to one byte per lane, so that a plane's straddle bits spread to each
 // child's byte: kSpread[m] has byte q = bit q of m.
@@ -94,10 +123,9 @@ ChildTest testChildrenOneByOne(const Quadtree& tree, const QuadtreeNode& node, c
 }
 
 #if QT_CULL_LANES
-// A frustum plane in SSE lanes, with the signs that pick its p- and n-vertex corners.
+// A frustum plane in SSE lanes.
 struct LanePlane {
     __m128 a, b, c, d;
-    bool ax, ay, az;  // coefficient >= 0: the p-vertex takes the box's max on that axis
 };
 
 // The four children's grid boxes side by side, lane q for child q (zero where absent).
@@ -135,13 +163,10 @@ ChildBoxes loadChildren(const Quadtree& tree, const QuadtreeNode& node, unsigned
     return {low(xz0), low(xz1), low(y), high(y), high(xz0), high(xz1)};
 }
 
-// ((a x + b y) + c z) + d per lane: the order and roundings of Frustum::distance.
-__m128 laneDistance(const LanePlane& p, __m128 x, __m128 y, __m128 z) {
-    const __m128 xy = _mm_add_ps(_mm_mul_ps(p.a, x), _mm_mul_ps(p.b, y));
-    return _mm_add_ps(_mm_add_ps(xy, _mm_mul_ps(p.c, z)), p.d);
-}
-
-// The same decisions as testChildrenOneByOne, four children at a time.
+// The same decisions as testChildrenOneByOne, four children at a time. Classify's p-vertex
+// distance is ((a x + b y) + c z) + d at the corner farthest along the normal: as grid coordinates
+// are never negative and rounding is monotone, a x at that corner is exactly the larger of a x0 and
+// a x1 (and so on for y and z), and the n-vertex takes the smaller. No per-plane corner choice.
 ChildTest testChildrenInLanes(const Quadtree& tree, const QuadtreeNode& node, unsigned present,
                               const LanePlane (&lanes)[6], uint8_t mask) {
     const ChildBoxes box = loadChildren(tree, node, present);
@@ -150,10 +175,13 @@ ChildTest testChildrenInLanes(const Quadtree& tree, const QuadtreeNode& node, un
     for (unsigned rest = mask; rest != 0; rest &= rest - 1) {
         const int i = __builtin_ctz(rest);
         const LanePlane& p = lanes[i];
-        const __m128 far =
-            laneDistance(p, p.ax ? box.x1 : box.x0, p.ay ? box.y1 : box.y0, p.az ? box.z1 : box.z0);
-        const __m128 near =
-            laneDistance(p, p.ax ? box.x0 : box.x1, p.ay ? box.y0 : box.y1, p.az ? box.z0 : box.z1);
+        const __m128 ax0 = _mm_mul_ps(p.a, box.x0), ax1 = _mm_mul_ps(p.a, box.x1);
+        const __m128 by0 = _mm_mul_ps(p.b, box.y0), by1 = _mm_mul_ps(p.b, box.y1);
+        const __m128 cz0 = _mm_mul_ps(p.c, box.z0), cz1 = _mm_mul_ps(p.c, box.z1);
+        const __m128 farXY = _mm_add_ps(_mm_max_ps(ax0, ax1), _mm_max_ps(by0, by1));
+        const __m128 nearXY = _mm_add_ps(_mm_min_ps(ax0, ax1), _mm_min_ps(by0, by1));
+        const __m128 far = _mm_add_ps(_mm_add_ps(farXY, _mm_max_ps(cz0, cz1)), p.d);
+        const __m128 near = _mm_add_ps(_mm_add_ps(nearXY, _mm_min_ps(cz0, cz1)), p.d);
         const int across = _mm_movemask_ps(_mm_cmplt_ps(near, zero));
         result.outside |= unsigned(_mm_movemask_ps(_mm_cmplt_ps(far, zero)));
         result.straddled |= kSpread[across] << i;
@@ -206,9 +234,10 @@ void CullOutput::reserveFor(const Quadtree& tree) {
 }
 
 // The root is tested alone; from then on a node that straddles planes has its four children
-// tested together against those planes, one SSE lane each (one by one without SSE2). Leaf
-// children, and inner children drawn whole before the first one to open, go out at once; the rest
-// go on the stack in reverse, so that the output stays in tree order.
+// tested together against those planes, one SSE lane each (one by one without SSE2). The walk is
+// depth first with one frame per level, holding the children still to visit; whole nodes two
+// levels above the leaves (most of the walk's groups) are done without frames, in openBottom. The
+// output is in tree order, and the leaf counts and triangles come from it at the end.
 void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frustum& frustum,
                   CullOutput& out, const CullOptions& options) {
     assert(out.ranges.capacity() >= maxLeafRanges(tree));
@@ -222,8 +251,7 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
     LanePlane lanes[6];
     for (int i = 0; i < 6; ++i) {
         const glm::vec4& q = local.planes[size_t(i)];
-        lanes[i] = {_mm_set1_ps(q.x), _mm_set1_ps(q.y), _mm_set1_ps(q.z), _mm_set1_ps(q.w),
-                    q.x >= 0.0f,      q.y >= 0.0f,      q.z >= 0.0f};
+        lanes[i] = {_mm_set1_ps(q.x), _mm_set1_ps(q.y), _mm_set1_ps(q.z), _mm_set1_ps(q.w)};
     }
     const bool useLanes = options.lanes;
 #endif
@@ -248,142 +276,217 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
         return uint32_t(n.x1 - n.x0) == sideAt(level) && uint32_t(n.z1 - n.z0) == sideAt(level);
     };
     const uint64_t leafTriangles = 2u * uint64_t(tree.leafSize) * uint64_t(tree.leafSize);
-    StackEntry stack[kStackSize];
-    int top = 0;
-    stack[top++] = {root,
-                    0,
-                    options.planeMasking ? rootStraddled : kAllPlanes,
-                    0,
-                    Action::Expand,
-                    isWhole(tree.root(), 0)};
-    while (top > 0) {
-        const StackEntry entry = stack[--top];
-        if (entry.action == Action::Accept) {
-            accept(tree, entry.node, entry.firstLeaf, out);
-            continue;
+    RunWriter runs{out.ranges};
+    // Leaves drawn from frames with a map border through them, and their triangles; every other
+    // drawn leaf is whole, with leafTriangles each.
+    uint32_t borderLeaves = 0;
+    uint64_t borderTriangles = 0;
+    const auto countBorder = [&](const Frame& f, unsigned children) {
+        for (unsigned rest = children; rest != 0; rest &= rest - 1) {
+            const int q = __builtin_ctz(rest);
+            const uint32_t child = f.firstChild + bitCount4(f.present & ((1u << q) - 1u));
+            borderTriangles += tree.nodes[child].triangleCount();
+            borderLeaves += f.bound[q + 1] - f.bound[q];
+            if (out.recordDecisions) {
+                out.acceptedNodes.push_back(child);
+            }
         }
-        const QuadtreeNode& node = tree.nodes[entry.node];
-        const unsigned present = node.childMask();
+    };
+    const auto recordAccepted = [&](const Frame& f, unsigned children) {
+        for (unsigned rest = children; rest != 0; rest &= rest - 1) {
+            out.acceptedNodes.push_back(f.firstChild + uint32_t(__builtin_ctz(rest)));
+        }
+    };
+    Frame stack[kMaxLevels];
+    int top = -1;  // the deepest frame; the node to open next is a child of it (the root first)
+    uint32_t index = root;
+    int level = 0;
+    uint32_t firstLeaf = 0;
+    bool whole = isWhole(tree.root(), 0);
+    uint8_t mask = options.planeMasking ? rootStraddled : kAllPlanes;
+    const auto testChildren = [&](const QuadtreeNode& node, unsigned present, uint8_t planes) {
         out.stats.nodesTested += bitCount4(present);
 #if QT_CULL_LANES
-        const ChildTest test = useLanes
-                                   ? testChildrenInLanes(tree, node, present, lanes, entry.mask)
-                                   : testChildrenOneByOne(tree, node, local, entry.mask);
+        return useLanes ? testChildrenInLanes(tree, node, present, lanes, planes)
+                        : testChildrenOneByOne(tree, node, local, planes);
 #else
-        const ChildTest test = testChildrenOneByOne(tree, node, local, entry.mask);
+        return testChildrenOneByOne(tree, node, local, planes);
 #endif
-        const unsigned inside = present & ~test.outside;
-        const uint32_t straddled = test.straddled;
-        const auto childLevel = uint8_t(entry.level + 1);
-        if (out.recordDecisions) {
-            for (unsigned rest = present & test.outside; rest != 0; rest &= rest - 1) {
-                cull(node.child(__builtin_ctz(rest)), out);
-            }
+    };
+    const auto recordCulled = [&](const QuadtreeNode& node, unsigned children) {
+        for (unsigned rest = children; rest != 0; rest &= rest - 1) {
+            cull(node.child(__builtin_ctz(rest)), out);
         }
-        if (childLevel == tree.depth) {
-            // The children are leaves: nothing beneath them can come between them in the
-            // output, so they go out now, in order, without the stack.
-            if (entry.whole) {  // four whole leaves, numbered q from the subtree's first leaf
-                const uint32_t runs = kRuns[inside];
-                if (runs & 0xFF00u) {
-                    appendLeafRange(out.ranges, entry.firstLeaf + (runs & 0xFFu),
-                                    runs >> 8 & 0xFFu);
-                }
-                if (runs & 0xFF000000u) {
-                    appendLeafRange(out.ranges, entry.firstLeaf + (runs >> 16 & 0xFFu), runs >> 24);
-                }
-                out.stats.triangles += bitCount4(inside) * leafTriangles;
-            } else {  // leaf q is the subtree's leaf number (present children before q)
-                for (unsigned rest = inside; rest != 0; rest &= rest - 1) {
-                    const int q = __builtin_ctz(rest);
-                    const uint32_t rank = bitCount4(present & ((1u << q) - 1u));
-                    appendLeafRange(out.ranges, entry.firstLeaf + rank, 1);
-                    out.stats.triangles += tree.nodes[node.firstChild() + rank].triangleCount();
-                }
-            }
-            if (out.recordDecisions) {
-                for (unsigned rest = inside; rest != 0; rest &= rest - 1) {
-                    out.acceptedNodes.push_back(node.child(__builtin_ctz(rest)));
-                }
-            }
-            out.stats.leavesDrawn += bitCount4(inside);
-            continue;
-        }
-        // The children inside the frustum: accepted whole (inside every plane) or opened. The
-        // accepted ones before the first opened one go out now; the rest go on the stack, in
-        // reverse, to follow that child's subtree.
+    };
+    // A whole node two levels above the leaves: its children, then the leaves of each child that
+    // straddles, tested here in order without frames. Most of the walk's groups are these.
+    const auto openBottom = [&](const QuadtreeNode& node, uint32_t first, uint8_t planes) {
+        const ChildTest test = testChildren(node, 0xFu, planes);
+        const unsigned inside = 0xFu & ~test.outside;
         const unsigned accepted = options.acceptWhole ? inside & ~test.straddling : 0u;
-        const unsigned opened = inside & ~accepted;
-        const unsigned now = accepted & ((opened & (0u - opened)) - 1u);  // below the first opened
-        const int childShift = tree.depth - childLevel;
-        if (entry.whole) {
-            // Four whole children, a quarter of the leaves each.
-            const uint32_t count = 1u << (2 * childShift);
-            for (unsigned rest = now; rest != 0; rest &= rest - 1) {
-                const int q = __builtin_ctz(rest);
-                appendLeafRange(out.ranges, entry.firstLeaf + uint32_t(q) * count, count);
-                if (out.recordDecisions) {
-                    out.acceptedNodes.push_back(node.firstChild() + uint32_t(q));
-                }
-            }
-            const uint32_t n = bitCount4(now);
-            out.stats.subtreesAccepted += n;
-            out.stats.leavesDrawn += n * count;
-            out.stats.triangles += uint64_t(n) * count * leafTriangles;
-            for (unsigned rest = kReversed[inside & ~now]; rest != 0; rest &= rest - 1) {
-                const int q = 3 - __builtin_ctz(rest);
-                const uint32_t child = node.firstChild() + uint32_t(q);
-                const uint32_t first = entry.firstLeaf + uint32_t(q) * count;
-                assert(top < kStackSize);
-                if (accepted >> q & 1u) {
-                    stack[top++] = {child, first, 0, childLevel, Action::Accept, true};
-                    continue;
-                }
-                const auto mask = uint8_t(straddled >> (8 * q));
-                stack[top++] = {
-                    child,      first,          options.planeMasking ? mask : kAllPlanes,
-                    childLevel, Action::Expand, true};
-                // Fetch its children's group while its siblings are done: 64 bytes, one cache
-                // line, or two when a partial group before it left it off a line's start.
-                const char* group =
-                    reinterpret_cast<const char*>(&tree.nodes[tree.nodes[child].firstChild()]);
-                __builtin_prefetch(group);
-                __builtin_prefetch(group + 4 * sizeof(QuadtreeNode) - 1);
-            }
-            continue;
+        const uint32_t group = node.firstChild();
+        if (out.recordDecisions) {
+            recordCulled(node, test.outside);
         }
-        // A map border runs through the node: children are counted from their boxes.
-        uint32_t firstLeaf[4];
-        uint32_t next = entry.firstLeaf;
-        for (int q = 0; q < 4; ++q) {
-            firstLeaf[q] = next;
-            if (present >> q & 1u) {
-                next += tree.leafCount(tree.nodes[node.child(q)]);
-            }
+        out.stats.subtreesAccepted += bitCount4(accepted);
+        for (unsigned rest = inside & ~accepted; rest != 0; rest &= rest - 1) {
+            const char* leaves4 = reinterpret_cast<const char*>(
+                &tree.nodes[tree.nodes[group + uint32_t(__builtin_ctz(rest))].firstChild()]);
+            __builtin_prefetch(leaves4);
+            __builtin_prefetch(leaves4 + 4 * sizeof(QuadtreeNode) - 1);
         }
-        for (unsigned rest = now; rest != 0; rest &= rest - 1) {
+        // The node's 16 leaves, bit 4q + k for leaf k of child q: an accepted child's four, and
+        // those of each opened child that its test keeps.
+        uint32_t drawn = kNibbles[accepted];
+        for (unsigned rest = inside & ~accepted; rest != 0; rest &= rest - 1) {
             const int q = __builtin_ctz(rest);
-            accept(tree, node.child(q), firstLeaf[q], out);
+            const QuadtreeNode& child = tree.nodes[group + uint32_t(q)];
+            const ChildTest leaves4 = testChildren(
+                child, 0xFu,
+                options.planeMasking ? uint8_t(test.straddled >> (8 * q)) : kAllPlanes);
+            drawn |= (0xFu & ~leaves4.outside) << (4 * q);
+            if (out.recordDecisions) {
+                recordCulled(child, leaves4.outside);
+            }
         }
-        for (unsigned rest = kReversed[inside & ~now]; rest != 0; rest &= rest - 1) {
-            const int q = 3 - __builtin_ctz(rest);
-            const uint32_t child = node.child(q);
-            const bool whole = isWhole(tree.nodes[child], childLevel);
-            assert(top < kStackSize);
-            if (accepted >> q & 1u) {
-                stack[top++] = {child, firstLeaf[q], 0, childLevel, Action::Accept, whole};
+        // Each run of set bits is a run of leaves: starts are set bits after a clear one, ends
+        // set bits before one.
+        for (uint32_t starts = drawn & ~(drawn << 1), ends = drawn & ~(drawn >> 1); starts != 0;
+             starts &= starts - 1, ends &= ends - 1) {
+            runs.add(first + uint32_t(__builtin_ctz(starts)),
+                     first + uint32_t(__builtin_ctz(ends)) + 1);
+        }
+        if (out.recordDecisions) {
+            for (unsigned q = 0; q < 4; ++q) {
+                const uint32_t mine = drawn >> (4 * q) & 0xFu;
+                if (accepted >> q & 1u) {
+                    out.acceptedNodes.push_back(group + q);
+                } else if (mine != 0) {
+                    const uint32_t leaves4 = tree.nodes[group + q].firstChild();
+                    for (uint32_t c = mine; c != 0; c &= c - 1) {
+                        out.acceptedNodes.push_back(leaves4 + uint32_t(__builtin_ctz(c)));
+                    }
+                }
+            }
+        }
+    };
+    for (;;) {
+        const QuadtreeNode& node = tree.nodes[index];
+        if (whole && level + 2 == tree.depth) {
+            openBottom(node, firstLeaf, mask);
+        } else {
+            // Test the node's children; its frame is the next free one (top == level - 1).
+            const unsigned present = whole ? 0xFu : node.childMask();
+            const ChildTest test = testChildren(node, present, mask);
+            const unsigned inside = present & ~test.outside;
+            if (out.recordDecisions) {
+                recordCulled(node, present & test.outside);
+            }
+            const int childLevel = level + 1;
+            Frame& f = stack[level];
+            f.firstChild = node.firstChild();
+            f.present = uint8_t(present);
+            f.bound[0] = firstLeaf;
+            if (whole) {  // four whole children, a quarter of the leaves each
+                const uint32_t count = 1u << (2 * (tree.depth - childLevel));
+                f.bound[1] = firstLeaf + count;
+                f.bound[2] = firstLeaf + 2 * count;
+                f.bound[3] = firstLeaf + 3 * count;
+                f.bound[4] = firstLeaf + 4 * count;
+                f.whole = 0xFu;
+            } else {  // a map border runs through the node: children are counted from their boxes
+                f.whole = 0;
+                uint32_t child = f.firstChild;
+                for (int q = 0; q < 4; ++q) {
+                    f.bound[q + 1] = f.bound[q];
+                    if (present >> q & 1u) {
+                        const QuadtreeNode& c = tree.nodes[child++];
+                        f.bound[q + 1] += tree.leafCount(c);
+                        f.whole |= uint8_t(isWhole(c, childLevel)) << q;
+                    }
+                }
+            }
+            if (childLevel == tree.depth) {
+                // The children are leaves: they go out now, as at most two runs.
+                const uint32_t r = kRuns[inside];
+                if (r & 0xFF00u) {
+                    const uint32_t start = r & 0xFFu;
+                    runs.add(f.bound[start], f.bound[start + (r >> 8 & 0xFFu)]);
+                }
+                if (r & 0xFF000000u) {
+                    const uint32_t start = r >> 16 & 0xFFu;
+                    runs.add(f.bound[start], f.bound[start + (r >> 24)]);
+                }
+                if (!whole) {
+                    countBorder(f, inside);
+                } else if (out.recordDecisions) {
+                    recordAccepted(f, inside);
+                }
+            } else {
+                const unsigned accepted = options.acceptWhole ? inside & ~test.straddling : 0u;
+                f.straddled = test.straddled;
+                f.todo = uint8_t(inside);
+                f.accepted = uint8_t(accepted);
+                out.stats.subtreesAccepted += bitCount4(accepted);
+                // Fetch the groups of the children to open while the ones before them are done: 64
+                // bytes, one cache line, or two when a partial group before it left it off a line's
+                // start.
+                for (unsigned rest = inside & ~accepted; rest != 0; rest &= rest - 1) {
+                    const int q = __builtin_ctz(rest);
+                    const QuadtreeNode& c =
+                        tree.nodes[f.firstChild + bitCount4(present & ((1u << q) - 1u))];
+                    const char* group = reinterpret_cast<const char*>(&tree.nodes[c.firstChild()]);
+                    __builtin_prefetch(group);
+                    __builtin_prefetch(group + 4 * sizeof(QuadtreeNode) - 1);
+                }
+                top = level;
+            }
+        }
+        // The next child to open: the first one still to visit in the deepest frame, drawing the
+        // accepted children before it; a frame with none left is done.
+        for (;;) {
+            if (top < 0) {
+                break;
+            }
+            Frame& g = stack[top];
+            if (g.todo == 0) {
+                --top;
                 continue;
             }
-            const auto mask = uint8_t(straddled >> (8 * q));
-            stack[top++] = {child,      firstLeaf[q],   options.planeMasking ? mask : kAllPlanes,
-                            childLevel, Action::Expand, whole};
-            const char* group =
-                reinterpret_cast<const char*>(&tree.nodes[tree.nodes[child].firstChild()]);
-            __builtin_prefetch(group);
-            __builtin_prefetch(group + 4 * sizeof(QuadtreeNode) - 1);
+            const int q = __builtin_ctz(g.todo);
+            if (g.accepted >> q & 1u) {
+                // Accepted children from q on: one run (they are all still to visit).
+                const int length = __builtin_ctz(~(unsigned(g.accepted) >> q));
+                const unsigned children = ((1u << length) - 1u) << q;
+                runs.add(g.bound[q], g.bound[q + length]);
+                if (g.whole != 0xFu) {
+                    countBorder(g, children);
+                } else if (out.recordDecisions) {
+                    recordAccepted(g, children);
+                }
+                g.todo = uint8_t(g.todo & ~children);
+                continue;
+            }
+            g.todo = uint8_t(g.todo & (g.todo - 1u));
+            index = g.firstChild + bitCount4(g.present & ((1u << q) - 1u));
+            level = top + 1;
+            firstLeaf = g.bound[q];
+            whole = (g.whole >> q & 1u) != 0;
+            mask = options.planeMasking ? uint8_t(g.straddled >> (8 * q)) : kAllPlanes;
+            break;
+        }
+        if (top < 0) {
+            break;
         }
     }
-    out.stats.leavesCulled = leaves - out.stats.leavesDrawn;
+    runs.flush();
+    uint32_t drawn = 0;
+    for (const LeafRange& range : out.ranges) {
+        drawn += range.count;
+    }
+    out.stats.leavesDrawn = drawn;
+    out.stats.leavesCulled = leaves - drawn;
+    out.stats.triangles = borderTriangles + uint64_t(drawn - borderLeaves) * leafTriangles;
 }
 
 void cullBruteForce(const Quadtree& tree, const WorldMapping& mapping, const Frustum& frustum,

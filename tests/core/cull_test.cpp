@@ -317,5 +317,46 @@ TEST(Cull, SelectAllAndDecisions) {
     EXPECT_EQ(drawnLeaves, out.stats.leavesDrawn);
 }
 
+// The recorded decisions (for the minimap and the cull map) are the walk's: the accepted nodes'
+// leaves are exactly the drawn runs, the culled nodes' leaves the rest, no leaf twice.
+TEST(Cull, DecisionsPartitionTheLeavesAsTheRunsDo) {
+    const Scene scenes[] = {
+        makeScene(syntheticHeightmap(257, 257, 3), {1.0f, 0.01f, 0.0f}, 4),  // every node whole
+        makeScene(syntheticHeightmap(203, 141, 4), {2.0f, 0.02f, -50.0f}, 4),
+        makeScene(syntheticHeightmap(129, 300, 5), {0.5f, 0.005f, 10.0f}, 2),
+    };
+    Random rng(77);
+    for (const Scene& s : scenes) {
+        CullOutput out;
+        out.recordDecisions = true;
+        out.reserveFor(s.tree);
+        for (int i = 0; i < 200; ++i) {
+            const Camera c = randomCamera(s, rng);
+            cullQuadtree(s.tree, s.mapping, Frustum::fromViewProjection(c.viewProjection()), out);
+            // 1: drawn by a decision, 2: culled by one; 0 left over or 3 would be wrong.
+            std::vector<uint8_t> mark(s.tree.leaves.size(), 0);
+            const auto markLeaves = [&](uint32_t node, uint8_t value) {
+                const QuadtreeNode& n = s.tree.nodes[node];
+                const uint32_t first = s.tree.firstLeaf(n);
+                for (uint32_t leaf = first; leaf < first + s.tree.leafCount(n); ++leaf) {
+                    ASSERT_EQ(mark[leaf], 0) << "leaf " << leaf << " decided twice";
+                    mark[leaf] = value;
+                }
+            };
+            for (const uint32_t node : out.acceptedNodes) {
+                markLeaves(node, 1);
+            }
+            for (const uint32_t node : out.culledNodes) {
+                markLeaves(node, 2);
+            }
+            std::vector<uint8_t> drawn(s.tree.leaves.size(), 2);
+            for (const LeafRange& r : out.ranges) {
+                std::fill(drawn.begin() + r.first, drawn.begin() + r.first + r.count, 1);
+            }
+            ASSERT_EQ(mark, drawn) << "camera " << i;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace qt
