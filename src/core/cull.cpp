@@ -47,7 +47,11 @@ struct RunWriter {
     }
     void flush() {
         if (end != first) {
-            ranges.push_back({first, end - first});
+            // Field by field: a whole LeafRange built on the stack is read back in one 64-bit
+            // load from two 32-bit stores, which stalls store forwarding.
+            LeafRange& range = ranges.emplace_back();
+            range.first = first;
+            range.count = end - first;
         }
     }
 };
@@ -304,13 +308,16 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
     uint32_t firstLeaf = 0;
     bool whole = isWhole(tree.root(), 0);
     uint8_t mask = options.planeMasking ? rootStraddled : kAllPlanes;
-    const auto testChildren = [&](const QuadtreeNode& node, unsigned present, uint8_t planes) {
+    // The result goes out through memory written and read field by field: returned whole, it
+    // came back as two 32-bit stores read by one 64-bit load, which stalls store forwarding.
+    const auto testChildren = [&](const QuadtreeNode& node, unsigned present, uint8_t planes,
+                                  ChildTest& result) {
         out.stats.nodesTested += bitCount4(present);
 #if QT_CULL_LANES
-        return useLanes ? testChildrenInLanes(tree, node, present, lanes, planes)
-                        : testChildrenOneByOne(tree, node, local, planes);
+        result = useLanes ? testChildrenInLanes(tree, node, present, lanes, planes)
+                          : testChildrenOneByOne(tree, node, local, planes);
 #else
-        return testChildrenOneByOne(tree, node, local, planes);
+        result = testChildrenOneByOne(tree, node, local, planes);
 #endif
     };
     const auto recordCulled = [&](const QuadtreeNode& node, unsigned children) {
@@ -321,7 +328,8 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
     // A whole node two levels above the leaves: its children, then the leaves of each child that
     // straddles, tested here in order without frames. Most of the walk's groups are these.
     const auto openBottom = [&](const QuadtreeNode& node, uint32_t first, uint8_t planes) {
-        const ChildTest test = testChildren(node, 0xFu, planes);
+        ChildTest test;
+        testChildren(node, 0xFu, planes, test);
         const unsigned inside = 0xFu & ~test.outside;
         const unsigned accepted = options.acceptWhole ? inside & ~test.straddling : 0u;
         const uint32_t group = node.firstChild();
@@ -333,7 +341,6 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
             const char* leaves4 = reinterpret_cast<const char*>(
                 &tree.nodes[tree.nodes[group + uint32_t(__builtin_ctz(rest))].firstChild()]);
             __builtin_prefetch(leaves4);
-            __builtin_prefetch(leaves4 + 4 * sizeof(QuadtreeNode) - 1);
         }
         // The node's 16 leaves, bit 4q + k for leaf k of child q: an accepted child's four, and
         // those of each opened child that its test keeps.
@@ -341,9 +348,10 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
         for (unsigned rest = inside & ~accepted; rest != 0; rest &= rest - 1) {
             const int q = __builtin_ctz(rest);
             const QuadtreeNode& child = tree.nodes[group + uint32_t(q)];
-            const ChildTest leaves4 = testChildren(
-                child, 0xFu,
-                options.planeMasking ? uint8_t(test.straddled >> (8 * q)) : kAllPlanes);
+            ChildTest leaves4;
+            testChildren(child, 0xFu,
+                         options.planeMasking ? uint8_t(test.straddled >> (8 * q)) : kAllPlanes,
+                         leaves4);
             drawn |= (0xFu & ~leaves4.outside) << (4 * q);
             if (out.recordDecisions) {
                 recordCulled(child, leaves4.outside);
@@ -377,7 +385,8 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
         } else {
             // Test the node's children; its frame is the next free one (top == level - 1).
             const unsigned present = whole ? 0xFu : node.childMask();
-            const ChildTest test = testChildren(node, present, mask);
+            ChildTest test;
+            testChildren(node, present, mask, test);
             const unsigned inside = present & ~test.outside;
             if (out.recordDecisions) {
                 recordCulled(node, present & test.outside);
@@ -437,7 +446,6 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
                         tree.nodes[f.firstChild + bitCount4(present & ((1u << q) - 1u))];
                     const char* group = reinterpret_cast<const char*>(&tree.nodes[c.firstChild()]);
                     __builtin_prefetch(group);
-                    __builtin_prefetch(group + 4 * sizeof(QuadtreeNode) - 1);
                 }
                 top = level;
             }
