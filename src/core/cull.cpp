@@ -337,11 +337,6 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
             recordCulled(node, test.outside);
         }
         out.stats.subtreesAccepted += bitCount4(accepted);
-        for (unsigned rest = inside & ~accepted; rest != 0; rest &= rest - 1) {
-            const char* leaves4 = reinterpret_cast<const char*>(
-                &tree.nodes[tree.nodes[group + uint32_t(__builtin_ctz(rest))].firstChild()]);
-            __builtin_prefetch(leaves4);
-        }
         // The node's 16 leaves, bit 4q + k for leaf k of child q: an accepted child's four, and
         // those of each opened child that its test keeps.
         uint32_t drawn = kNibbles[accepted];
@@ -437,15 +432,23 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
                 f.todo = uint8_t(inside);
                 f.accepted = uint8_t(accepted);
                 out.stats.subtreesAccepted += bitCount4(accepted);
-                // Fetch the groups of the children to open while the ones before them are done: 64
-                // bytes, one cache line, or two when a partial group before it left it off a line's
-                // start.
+                // Fetch the groups of the children to open while the ones before them are done:
+                // one line (a group off a line's start, after a partial one, is fetched in part).
+                // A whole child two levels above the leaves has its leaves' four groups right
+                // after its own (quadtree.h): all five lines.
+                const bool bottomChildren = whole && childLevel + 2 == tree.depth;
                 for (unsigned rest = inside & ~accepted; rest != 0; rest &= rest - 1) {
                     const int q = __builtin_ctz(rest);
                     const QuadtreeNode& c =
                         tree.nodes[f.firstChild + bitCount4(present & ((1u << q) - 1u))];
                     const char* group = reinterpret_cast<const char*>(&tree.nodes[c.firstChild()]);
                     __builtin_prefetch(group);
+                    if (bottomChildren) {
+                        __builtin_prefetch(group + 64);
+                        __builtin_prefetch(group + 128);
+                        __builtin_prefetch(group + 192);
+                        __builtin_prefetch(group + 256);
+                    }
                 }
                 top = level;
             }

@@ -133,6 +133,39 @@ TEST(Quadtree, FullGroupsAreCacheLines) {
     }
 }
 
+// The walk fetches these 20 nodes as five lines ahead of testing them.
+TEST(Quadtree, ANodeOfFourLeafParentsOwnsTwentyConsecutiveNodes) {
+    for (const auto& size : {std::pair{257, 257}, std::pair{203, 141}}) {
+        const Quadtree tree =
+            buildQuadtree(syntheticHeightmap(size.first, size.second, 3), 4).value();
+        int checked = 0;
+        for (const QuadtreeNode& node : tree.nodes) {
+            if (node.childMask() != 0xFu) {
+                continue;
+            }
+            const uint32_t group = node.firstChild();
+            bool fourLeafParents = true;
+            for (uint32_t q = 0; q < 4; ++q) {
+                const QuadtreeNode& child = tree.nodes[group + q];
+                fourLeafParents = fourLeafParents && child.childMask() == 0xFu &&
+                                  tree.nodes[child.firstChild()].isLeaf();
+            }
+            if (!fourLeafParents) {
+                continue;
+            }
+            for (uint32_t q = 0; q < 4; ++q) {
+                ASSERT_EQ(tree.nodes[group + q].firstChild(), group + 4 + 4 * q);
+                for (uint32_t k = 0; k < 4; ++k) {
+                    ASSERT_EQ(tree.leafNodes[tree.firstLeaf(node) + 4 * q + k],
+                              group + 4 + 4 * q + k);
+                }
+            }
+            ++checked;
+        }
+        EXPECT_GT(checked, 90);  // 256 and 96 such nodes
+    }
+}
+
 TEST(Quadtree, ExactBoundsLinksAndTilingOnManyShapes) {
     const int sizes[][2] = {{2, 2},   {5, 3},     {3, 5},    {17, 17},  {18, 17},
                             {65, 65}, {203, 141}, {130, 33}, {257, 257}};
