@@ -77,6 +77,53 @@ void drawLine(RgbImage& image, double x0, double y0, double x1, double y1,
 
 }  // namespace
 
+namespace {
+
+// Drawn leaves in [first, end): the sorted runs that overlap it, from the last one starting at or
+// before `first`.
+uint32_t drawnLeavesIn(const std::vector<LeafRange>& drawn, uint32_t first, uint32_t end) {
+    auto run = std::upper_bound(drawn.begin(), drawn.end(), first,
+                                [](uint32_t leaf, const LeafRange& r) { return leaf < r.first; });
+    if (run != drawn.begin()) {
+        --run;
+    }
+    uint32_t count = 0;
+    for (; run != drawn.end() && run->first < end; ++run) {
+        const uint32_t a = std::max(run->first, first);
+        const uint32_t b = std::min(run->first + run->count, end);
+        count += b > a ? b - a : 0;
+    }
+    return count;
+}
+
+void splitCell(const Quadtree& tree, uint32_t index, const std::vector<LeafRange>& drawn,
+               int minSide, std::vector<MapCell>& cells) {
+    const QuadtreeNode& node = tree.nodes[index];
+    const uint32_t first = tree.firstLeaf(node);
+    const uint32_t count = tree.leafCount(node);
+    const uint32_t shown = drawnLeavesIn(drawn, first, first + count);
+    const int side = std::max(node.x1 - node.x0, node.z1 - node.z0);
+    if (shown == 0 || shown == count || node.isLeaf() || side <= minSide) {
+        cells.push_back({index, shown > 0});
+        return;
+    }
+    for (int q = 0; q < 4; ++q) {
+        if (node.hasChild(q)) {
+            splitCell(tree, node.child(q), drawn, minSide, cells);
+        }
+    }
+}
+
+}  // namespace
+
+void minimapCells(const Quadtree& tree, const std::vector<uint32_t>& acceptedNodes,
+                  const std::vector<LeafRange>& drawn, int minSide, std::vector<MapCell>& cells) {
+    cells.clear();
+    for (const uint32_t node : acceptedNodes) {
+        splitCell(tree, node, drawn, minSide, cells);
+    }
+}
+
 RgbImage cullMapImage(const Quadtree& tree, const WorldMapping& mapping,
                       const std::vector<LeafRange>& inFrustum, const std::vector<LeafRange>& drawn,
                       const std::array<glm::vec3, 8>& frustumCorners, const glm::vec3& eye) {

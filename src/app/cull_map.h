@@ -36,6 +36,19 @@ RgbImage cullMapImage(const Quadtree& tree, const WorldMapping& mapping,
                       const std::vector<LeafRange>& inFrustum, const std::vector<LeafRange>& drawn,
                       const std::array<glm::vec3, 8>& frustumCorners, const glm::vec3& eye);
 
+// A node of the minimap: its leaves all drawn, or (drawn false) all occluded.
+struct MapCell {
+    uint32_t node;
+    bool drawn;
+};
+
+// Splits the walk's accepted nodes (leaves in the frustum) by the drawn runs into nodes whose
+// leaves are all drawn or all occluded, appended to `cells` (cleared first; no allocation once it
+// has grown). A node at most `minSide` samples a side is not split: drawn if any of its leaves is,
+// so the cells stay about as many as the minimap's pixels.
+void minimapCells(const Quadtree& tree, const std::vector<uint32_t>& acceptedNodes,
+                  const std::vector<LeafRange>& drawn, int minSide, std::vector<MapCell>& cells);
+
 // Writes the image as PNG; one line on failure.
 std::string writePng(const std::string& path, int width, int height, int channels,
                      const uint8_t* pixels);

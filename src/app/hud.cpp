@@ -81,7 +81,8 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     }
 
     if (ImGui::CollapsingHeader("minimap", ImGuiTreeNodeFlags_DefaultOpen)) {
-        drawMinimap(terrain, camera, cullCorners, ImGui::GetContentRegionAvail().x);
+        drawMinimap(terrain, camera, cullCorners, ImGui::GetContentRegionAvail().x,
+                    state.minimapCells);
     }
 
     ImGui::InputText("##path", state.path, sizeof(state.path));

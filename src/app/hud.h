@@ -3,9 +3,11 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
 #include <glm/vec3.hpp>
 
+#include "app/cull_map.h"
 #include "core/camera.h"
 #include "render/terrain.h"
 
@@ -27,6 +29,7 @@ struct HudState {
     std::array<float, kFrameHistory> frameMs{};
     int frameCursor = 0;  // next slot of frameMs to write
     int boxesDrawn = 0;
+    std::vector<MapCell> minimapCells;  // the minimap's scratch, kept so frames do not allocate
 
     void recordFrame(float ms);
 };

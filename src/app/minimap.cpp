@@ -1,4 +1,5 @@
-// Minimap: culled subtrees and accepted nodes as rectangles, the frustum's x/z footprint, the eye.
+// Minimap: culled subtrees, drawn and occluded nodes as rectangles, the frustum's x/z footprint,
+// the eye.
 #include "app/minimap.h"
 
 #include <algorithm>
@@ -10,6 +11,7 @@ namespace {
 
 constexpr ImU32 kCulledColour = IM_COL32(150, 50, 50, 255);
 constexpr ImU32 kDrawnColour = IM_COL32(70, 190, 90, 255);
+constexpr ImU32 kOccludedColour = IM_COL32(55, 95, 160, 255);  // as the cull map's
 constexpr ImU32 kBackground = IM_COL32(25, 25, 32, 255);
 constexpr ImU32 kFrustumColour = IM_COL32(250, 220, 60, 255);
 constexpr ImU32 kCameraColour = IM_COL32(255, 255, 255, 255);
@@ -17,7 +19,8 @@ constexpr ImU32 kCameraColour = IM_COL32(255, 255, 255, 255);
 }  // namespace
 
 void drawMinimap(const Terrain& terrain, const Camera& camera,
-                 const std::array<glm::vec3, 8>& cullCorners, float side) {
+                 const std::array<glm::vec3, 8>& cullCorners, float side,
+                 std::vector<MapCell>& cells) {
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton("minimap", ImVec2(side, side));
     ImDrawList* draw = ImGui::GetWindowDrawList();
@@ -39,8 +42,10 @@ void drawMinimap(const Terrain& terrain, const Camera& camera,
     for (const uint32_t node : terrain.cull.culledNodes) {
         fillNode(node, kCulledColour);
     }
-    for (const uint32_t node : terrain.cull.acceptedNodes) {
-        fillNode(node, kDrawnColour);
+    // Nodes under a pixel are not split into drawn and occluded parts.
+    minimapCells(terrain.tree, terrain.cull.acceptedNodes, terrain.drawn, int(1.0f / scale), cells);
+    for (const MapCell& cell : cells) {
+        fillNode(cell.node, cell.drawn ? kDrawnColour : kOccludedColour);
     }
 
     // World x/z to sample units, then pixels.

@@ -1,17 +1,22 @@
-// Top-down minimap of the culling walk drawn with ImGui: where the walk stopped, frustum, camera.
+// Top-down minimap of the culling walk drawn with ImGui: where the walk stopped, which of its
+// leaves the occlusion stage hid, frustum, camera.
 #pragma once
 
 #include <array>
+#include <vector>
 
 #include <glm/vec3.hpp>
 
+#include "app/cull_map.h"
 #include "core/camera.h"
 #include "render/terrain.h"
 
 namespace qt {
 
-// Draws into the current ImGui window a square of `side` pixels; O(nodes where the walk stopped).
+// Draws into the current ImGui window a square of `side` pixels: O(nodes where the walk stopped),
+// and for those partly occluded, their nodes down to a pixel. `cells`: scratch kept across frames.
 void drawMinimap(const Terrain& terrain, const Camera& camera,
-                 const std::array<glm::vec3, 8>& cullCorners, float side);
+                 const std::array<glm::vec3, 8>& cullCorners, float side,
+                 std::vector<MapCell>& cells);
 
 }  // namespace qt

@@ -2,6 +2,8 @@
 // clipped to the image.
 #include "app/cull_map.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "core/synthetic.h"
@@ -46,6 +48,45 @@ TEST(CullMap, DrawnOccludedAndCulledLeavesInTheirColours) {
     EXPECT_EQ(counts[0], 11);
     EXPECT_EQ(counts[1], 23);
     EXPECT_EQ(counts[2], 30);
+}
+
+// The minimap's cells cover exactly the accepted nodes' leaves, each cell wholly drawn or wholly
+// occluded as the runs say (no merging at minSide 0), and merge below minSide.
+TEST(CullMap, MinimapCellsSplitAcceptedNodesByTheDrawnRuns) {
+    const Quadtree tree = buildQuadtree(syntheticHeightmap(65, 49, 4), 4).value();  // 16 x 12
+    const uint32_t leaves = uint32_t(tree.leaves.size());
+    // Accepted: the root's children (they tile every leaf); drawn: three runs.
+    std::vector<uint32_t> accepted;
+    for (int q = 0; q < 4; ++q) {
+        if (tree.root().hasChild(q)) {
+            accepted.push_back(tree.root().child(q));
+        }
+    }
+    const std::vector<LeafRange> drawn = {{3, 17}, {64, 64}, {150, 1}};
+    std::vector<MapCell> cells;
+    minimapCells(tree, accepted, drawn, 0, cells);
+    std::vector<int> seen(leaves, 0);
+    for (const MapCell& cell : cells) {
+        const QuadtreeNode& node = tree.nodes[cell.node];
+        const uint32_t first = tree.firstLeaf(node);
+        for (uint32_t leaf = first; leaf < first + tree.leafCount(node); ++leaf) {
+            ++seen[leaf];
+            const bool isDrawn =
+                (leaf >= 3 && leaf < 20) || (leaf >= 64 && leaf < 128) || leaf == 150;
+            ASSERT_EQ(cell.drawn, isDrawn) << "leaf " << leaf;
+        }
+    }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), int(leaves));
+    // The run of 64 is one node's subtree: one cell, not 64.
+    EXPECT_LT(cells.size(), 40u);
+    // Nodes of 16 samples (4 x 4 leaves) and less stay whole: drawn if any leaf is.
+    std::vector<MapCell> coarse;
+    minimapCells(tree, accepted, drawn, 16, coarse);
+    EXPECT_LT(coarse.size(), cells.size());
+    for (const MapCell& cell : coarse) {
+        const QuadtreeNode& node = tree.nodes[cell.node];
+        EXPECT_GE(std::max(node.x1 - node.x0, node.z1 - node.z0), 4);
+    }
 }
 
 }  // namespace
