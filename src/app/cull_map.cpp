@@ -75,10 +75,6 @@ void drawLine(RgbImage& image, double x0, double y0, double x1, double y1,
     }
 }
 
-}  // namespace
-
-namespace {
-
 // Drawn leaves in [first, end): the sorted runs that overlap it, from the last one starting at or
 // before `first`.
 uint32_t drawnLeavesIn(const std::vector<LeafRange>& drawn, uint32_t first, uint32_t end) {
