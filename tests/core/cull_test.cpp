@@ -139,6 +139,12 @@ TEST(Cull, WalkEqualsBruteForceOnTinyAndFlatMaps) {
         makeScene(syntheticHeightmap(5, 3, 4), {1.0f, 0.01f, 0.0f}, 4),
         makeScene(flatHeightmap(129, 129, 0.0f), {1.0f, 1.0f, 0.0f}, 4),
         makeScene(flatHeightmap(100, 37, 300.0f), {2.0f, 0.5f, 0.0f}, 8),
+        // Whole trees one, two and three levels deep: the root's children are leaves, the root
+        // is a node two levels above the leaves (tested whole, its 16 leaves at once), and one
+        // level more.
+        makeScene(syntheticHeightmap(9, 9, 5), {1.0f, 0.05f, 0.0f}, 4),
+        makeScene(syntheticHeightmap(17, 17, 6), {1.0f, 0.05f, 0.0f}, 4),
+        makeScene(syntheticHeightmap(33, 33, 7), {1.0f, 0.05f, 0.0f}, 4),
     };
     uint32_t seed = 100;
     for (const Scene& s : shapes) {
