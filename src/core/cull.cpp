@@ -433,21 +433,25 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
                 f.accepted = uint8_t(accepted);
                 out.stats.subtreesAccepted += bitCount4(accepted);
                 // Fetch the groups of the children to open while the ones before them are done:
-                // one line (a group off a line's start, after a partial one, is fetched in part).
-                // A whole child two levels above the leaves has its leaves' four groups right
-                // after its own (quadtree.h): all five lines.
-                const bool bottomChildren = whole && childLevel + 2 == tree.depth;
+                // one line each (a group off a line's start, after a partial one, is fetched in
+                // part). Below a whole child, its children's groups too, before anything says
+                // which will open: in a whole subtree they sit at fixed offsets (quadtree.h),
+                // each after the 4 nodes of the child's group and the `below` nodes of each
+                // subtree before it. For a child two levels above the leaves those are its 16
+                // leaves.
+                const int h = tree.depth - childLevel - 1;
+                const bool grandchildGroups = whole && h >= 1;
+                const uint32_t below = h >= 1 ? ((1u << (2 * h + 2)) - 4u) / 3u : 0u;
                 for (unsigned rest = inside & ~accepted; rest != 0; rest &= rest - 1) {
                     const int q = __builtin_ctz(rest);
                     const QuadtreeNode& c =
                         tree.nodes[f.firstChild + bitCount4(present & ((1u << q) - 1u))];
                     const char* group = reinterpret_cast<const char*>(&tree.nodes[c.firstChild()]);
                     __builtin_prefetch(group);
-                    if (bottomChildren) {
-                        __builtin_prefetch(group + 64);
-                        __builtin_prefetch(group + 128);
-                        __builtin_prefetch(group + 192);
-                        __builtin_prefetch(group + 256);
+                    if (grandchildGroups) {
+                        for (uint32_t k = 0; k < 4; ++k) {
+                            __builtin_prefetch(group + (4 + k * below) * sizeof(QuadtreeNode));
+                        }
                     }
                 }
                 top = level;

@@ -37,9 +37,11 @@ constexpr uint32_t bitCount4(unsigned mask) {
 // group, comes last. A group of four is one 64-byte cache line when the array starts on one and
 // no partial group (at the map's right and bottom borders) came before it. Leaves are numbered in
 // the same depth-first order ("tree order"), so a subtree's leaves are one contiguous run. A
-// node's leaves are the ones its box covers (Quadtree::firstLeaf and leafCount find them). So a
-// node with four children, each with four leaves, owns 20 consecutive nodes: its children's group,
-// then its 16 leaves in tree order (five lines, which the walk fetches together).
+// node's leaves are the ones its box covers (Quadtree::firstLeaf and leafCount find them). So in a
+// whole subtree (no map border through it) every group sits at a fixed offset: a node's group of
+// four, then each child's subtree in turn, (4^(h+1) - 4) / 3 nodes for h levels below the child.
+// A node with four children, each with four leaves, owns 20 consecutive nodes: its children's
+// group, then its 16 leaves in tree order. The walk fetches groups by these offsets.
 struct QuadtreeNode {
     uint16_t x0, z0, x1, z1;  // sample box, inclusive: every sample of the node's cells
     uint16_t minCode;         // exact minimum of every sample's code in the box

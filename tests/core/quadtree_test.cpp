@@ -166,6 +166,36 @@ TEST(Quadtree, ANodeOfFourLeafParentsOwnsTwentyConsecutiveNodes) {
     }
 }
 
+// In a whole subtree every group sits at a fixed offset: after a node's group of four come its
+// children's subtrees in turn, each (4^(h+1) - 4) / 3 nodes for h levels below the child. The
+// walk fetches grandchildren's groups by these offsets before it reads their parents.
+TEST(Quadtree, WholeSubtreesHaveTheirGroupsAtFixedOffsets) {
+    const Quadtree tree = buildQuadtree(syntheticHeightmap(257, 257, 3), 4).value();  // 64 x 64
+    ASSERT_EQ(tree.depth, 6);
+    const auto below = [](int h) { return ((1u << (2 * h + 2)) - 4u) / 3u; };
+    int checked = 0;
+    // Nodes with their levels, from the root down.
+    std::vector<std::pair<uint32_t, int>> pending = {{tree.rootIndex(), 0}};
+    while (!pending.empty()) {
+        const auto [index, level] = pending.back();
+        pending.pop_back();
+        const QuadtreeNode& node = tree.nodes[index];
+        if (node.isLeaf()) {
+            continue;
+        }
+        const int h = tree.depth - level - 1;  // levels below each child
+        for (uint32_t k = 0; k < 4; ++k) {
+            const uint32_t child = node.firstChild() + k;
+            if (h >= 1) {
+                ASSERT_EQ(tree.nodes[child].firstChild(), node.firstChild() + 4 + k * below(h));
+                ++checked;
+            }
+            pending.push_back({child, level + 1});
+        }
+    }
+    EXPECT_EQ(checked, 4 * (1 + 4 + 16 + 64 + 256));  // children of levels 0 to 4
+}
+
 TEST(Quadtree, ExactBoundsLinksAndTilingOnManyShapes) {
     const int sizes[][2] = {{2, 2},   {5, 3},     {3, 5},    {17, 17},  {18, 17},
                             {65, 65}, {203, 141}, {130, 33}, {257, 257}};
