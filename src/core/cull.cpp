@@ -56,29 +56,15 @@ struct RunWriter {
     }
 };
 
-// The runs of set bits in a 4-bit mask, at most two: byte 0 start, byte 1 length, bytes 2-3 the
-// second run (length 0 if none).
-constexpr uint32_t runsOf(unsigned m) {
-    uint32_t runs = 0;
-    int shift = 0;
-    for (unsigned q = 0; q < 4;) {
-        if ((m >> q & 1u) == 0) {
-            ++q;
-            continue;
-        }
-        unsigned length = 0;
-        while (q + length < 4 && (m >> (q + length) & 1u)) {
-            ++length;
-        }
-        runs |= (q | length << 8) << shift;
-        shift += 16;
-        q += length;
+// Calls emit(start, end) for each run of set bits [start, end) in `mask`, lowest first: a run
+// starts at a set bit after a clear one and ends at a set bit before one.
+template <class Emit>
+inline void forEachRun(uint32_t mask, Emit&& emit) {
+    for (uint32_t starts = mask & ~(mask << 1), ends = mask & ~(mask >> 1); starts != 0;
+         starts &= starts - 1, ends &= ends - 1) {
+        emit(uint32_t(__builtin_ctz(starts)), uint32_t(__builtin_ctz(ends)) + 1);
     }
-    return runs;
 }
-constexpr uint32_t kRuns[16] = {
-    runsOf(0), runsOf(1), runsOf(2),  runsOf(3),  runsOf(4),  runsOf(5),  runsOf(6),  runsOf(7),
-    runsOf(8), runsOf(9), runsOf(10), runsOf(11), runsOf(12), runsOf(13), runsOf(14), runsOf(15)};
 
 // A 4-bit mask with each bit q widened to the nibble q of 16 bits (0xF << 4q).
 constexpr uint32_t nibblesOf(unsigned m) {
@@ -285,20 +271,23 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
     // drawn leaf is whole, with leafTriangles each.
     uint32_t borderLeaves = 0;
     uint64_t borderTriangles = 0;
-    const auto countBorder = [&](const Frame& f, unsigned children) {
+    // Children of a frame drawn whole: in a border frame their leaves and triangles are counted,
+    // and with recordDecisions they are recorded.
+    const auto tally = [&](const Frame& f, unsigned children) {
+        const bool border = f.whole != 0xFu;
+        if (!border && !out.recordDecisions) {
+            return;
+        }
         for (unsigned rest = children; rest != 0; rest &= rest - 1) {
             const int q = __builtin_ctz(rest);
             const uint32_t child = f.firstChild + bitCount4(f.present & ((1u << q) - 1u));
-            borderTriangles += tree.nodes[child].triangleCount();
-            borderLeaves += f.bound[q + 1] - f.bound[q];
+            if (border) {
+                borderTriangles += tree.nodes[child].triangleCount();
+                borderLeaves += f.bound[q + 1] - f.bound[q];
+            }
             if (out.recordDecisions) {
                 out.acceptedNodes.push_back(child);
             }
-        }
-    };
-    const auto recordAccepted = [&](const Frame& f, unsigned children) {
-        for (unsigned rest = children; rest != 0; rest &= rest - 1) {
-            out.acceptedNodes.push_back(f.firstChild + uint32_t(__builtin_ctz(rest)));
         }
     };
     Frame stack[kMaxLevels];
@@ -352,13 +341,9 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
                 recordCulled(child, leaves4.outside);
             }
         }
-        // Each run of set bits is a run of leaves: starts are set bits after a clear one, ends
-        // set bits before one.
-        for (uint32_t starts = drawn & ~(drawn << 1), ends = drawn & ~(drawn >> 1); starts != 0;
-             starts &= starts - 1, ends &= ends - 1) {
-            runs.add(first + uint32_t(__builtin_ctz(starts)),
-                     first + uint32_t(__builtin_ctz(ends)) + 1);
-        }
+        // Each run of set bits is a run of leaves.
+        forEachRun(drawn,
+                   [&](uint32_t start, uint32_t end) { runs.add(first + start, first + end); });
         if (out.recordDecisions) {
             for (unsigned q = 0; q < 4; ++q) {
                 const uint32_t mine = drawn >> (4 * q) & 0xFu;
@@ -412,20 +397,10 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
             }
             if (childLevel == tree.depth) {
                 // The children are leaves: they go out now, as at most two runs.
-                const uint32_t r = kRuns[inside];
-                if (r & 0xFF00u) {
-                    const uint32_t start = r & 0xFFu;
-                    runs.add(f.bound[start], f.bound[start + (r >> 8 & 0xFFu)]);
-                }
-                if (r & 0xFF000000u) {
-                    const uint32_t start = r >> 16 & 0xFFu;
-                    runs.add(f.bound[start], f.bound[start + (r >> 24)]);
-                }
-                if (!whole) {
-                    countBorder(f, inside);
-                } else if (out.recordDecisions) {
-                    recordAccepted(f, inside);
-                }
+                forEachRun(inside, [&](uint32_t start, uint32_t end) {
+                    runs.add(f.bound[start], f.bound[end]);
+                });
+                tally(f, inside);
             } else {
                 const unsigned accepted = options.acceptWhole ? inside & ~test.straddling : 0u;
                 f.straddled = test.straddled;
@@ -474,11 +449,7 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
                 const int length = __builtin_ctz(~(unsigned(g.accepted) >> q));
                 const unsigned children = ((1u << length) - 1u) << q;
                 runs.add(g.bound[q], g.bound[q + length]);
-                if (g.whole != 0xFu) {
-                    countBorder(g, children);
-                } else if (out.recordDecisions) {
-                    recordAccepted(g, children);
-                }
+                tally(g, children);
                 g.todo = uint8_t(g.todo & ~children);
                 continue;
             }
