@@ -1,5 +1,6 @@
 // The culling walk: depth-first traversal in tree order with plane masking and whole-subtree
-// acceptance, a node's four children tested together in SSE lanes.
+// acceptance, a node's four children tested together in SSE lanes, and at the bottom a node's 16
+// leaves from one line of leaf codes.
 #include "core/cull.h"
 
 #if defined(__SSE2__)
@@ -65,16 +66,6 @@ inline void forEachRun(uint32_t mask, Emit&& emit) {
         emit(uint32_t(__builtin_ctz(starts)), uint32_t(__builtin_ctz(ends)) + 1);
     }
 }
-
-// A 4-bit mask with each bit q widened to the nibble q of 16 bits (0xF << 4q).
-constexpr uint32_t nibblesOf(unsigned m) {
-    return (m & 1u ? 0xFu : 0u) | (m & 2u ? 0xF0u : 0u) | (m & 4u ? 0xF00u : 0u) |
-           (m & 8u ? 0xF000u : 0u);
-}
-constexpr uint32_t kNibbles[16] = {nibblesOf(0),  nibblesOf(1),  nibblesOf(2),  nibblesOf(3),
-                                   nibblesOf(4),  nibblesOf(5),  nibblesOf(6),  nibblesOf(7),
-                                   nibblesOf(8),  nibblesOf(9),  nibblesOf(10), nibblesOf(11),
-                                   nibblesOf(12), nibblesOf(13), nibblesOf(14), nibblesOf(15)};
 
 // Lane mask (4 bits) to one byte per lane, so that a plane's straddle bits spread to each
 // child's byte: kSpread[m] has byte q = bit q of m.
@@ -157,9 +148,8 @@ ChildBoxes loadChildren(const Quadtree& tree, const QuadtreeNode& node, unsigned
 // distance is ((a x + b y) + c z) + d at the corner farthest along the normal: as grid coordinates
 // are never negative and rounding is monotone, a x at that corner is exactly the larger of a x0 and
 // a x1 (and so on for y and z), and the n-vertex takes the smaller. No per-plane corner choice.
-ChildTest testChildrenInLanes(const Quadtree& tree, const QuadtreeNode& node, unsigned present,
-                              const LanePlane (&lanes)[6], uint8_t mask) {
-    const ChildBoxes box = loadChildren(tree, node, present);
+ChildTest testBoxesInLanes(const ChildBoxes& box, unsigned present, const LanePlane (&lanes)[6],
+                           uint8_t mask) {
     const __m128 zero = _mm_setzero_ps();
     ChildTest result;
     for (unsigned rest = mask; rest != 0; rest &= rest - 1) {
@@ -179,6 +169,58 @@ ChildTest testChildrenInLanes(const Quadtree& tree, const QuadtreeNode& node, un
     }
     result.outside &= present;  // absent children are zero boxes: not decisions
     return result;
+}
+
+// A plane for testing the 16 leaves of a whole node two levels above them (four columns and four
+// rows of leaves) by their p-vertices, Frustum::classify's corner choice made once per walk.
+struct LeafPlane {
+    LanePlane lane;
+    __m128 farColumns;  // x of column j's far side from the node's x0: j side, plus side if a >= 0
+    __m128 farRows;     // z of row j's far side from the node's z0, as for c
+    bool farHigh;       // b >= 0: the far corner is at the leaf's highest sample
+};
+
+LeafPlane leafPlane(const LanePlane& lane, const glm::vec4& plane, float side) {
+    const __m128 steps = _mm_setr_ps(0.0f, side, 2.0f * side, 3.0f * side);
+    return {lane, _mm_add_ps(steps, _mm_set1_ps(plane.x >= 0 ? side : 0.0f)),
+            _mm_add_ps(steps, _mm_set1_ps(plane.z >= 0 ? side : 0.0f)), plane.y >= 0};
+}
+
+// The leaves of `node` wholly outside a plane of `mask`: bit 4q + k for leaf k of child q (both
+// NW NE SW SE), the leaves in tree order. A leaf not outside is drawn, whichever planes it
+// straddles. Their code ranges are the 16 tree-order entries at `codes`, one cache line; their
+// boxes follow from the node's. Each distance is classify's: ((a x + b y) + c z) + d at the
+// p-vertex, with the same floats (every coordinate is an integer below 65536), so the same
+// decisions.
+unsigned leavesOutside(const QuadtreeNode& node, const LeafCodes* codes,
+                       const LeafPlane (&planes)[6], uint8_t mask) {
+    // Child q's leaves' lowest and highest codes, lane k for leaf k.
+    __m128 low[4], high[4];
+    const __m128i lowHalf = _mm_set1_epi32(0xFFFF);
+    for (int q = 0; q < 4; ++q) {
+        const __m128i pairs = _mm_load_si128(reinterpret_cast<const __m128i*>(codes + 4 * q));
+        low[q] = _mm_cvtepi32_ps(_mm_and_si128(pairs, lowHalf));
+        high[q] = _mm_cvtepi32_ps(_mm_srli_epi32(pairs, 16));
+    }
+    const __m128 x0 = _mm_set1_ps(float(node.x0)), z0 = _mm_set1_ps(float(node.z0));
+    const __m128 zero = _mm_setzero_ps();
+    unsigned outside = 0;
+    for (unsigned rest = mask; rest != 0; rest &= rest - 1) {
+        const LeafPlane& p = planes[__builtin_ctz(rest)];
+        // a x for columns 0-3 and c z for rows 0-3, then spread to child q's lanes: leaf k of
+        // child q is in column 2 (q & 1) + (k & 1) and row 2 (q >> 1) + (k >> 1).
+        const __m128 ax = _mm_mul_ps(p.lane.a, _mm_add_ps(x0, p.farColumns));
+        const __m128 cz = _mm_mul_ps(p.lane.c, _mm_add_ps(z0, p.farRows));
+        const __m128 axOf[2] = {_mm_movelh_ps(ax, ax), _mm_movehl_ps(ax, ax)};
+        const __m128 czOf[2] = {_mm_unpacklo_ps(cz, cz), _mm_unpackhi_ps(cz, cz)};
+        const __m128* y = p.farHigh ? high : low;
+        for (int q = 0; q < 4; ++q) {
+            const __m128 axy = _mm_add_ps(axOf[q & 1], _mm_mul_ps(p.lane.b, y[q]));
+            const __m128 far = _mm_add_ps(_mm_add_ps(axy, czOf[q >> 1]), p.lane.d);
+            outside |= unsigned(_mm_movemask_ps(_mm_cmplt_ps(far, zero))) << (4 * q);
+        }
+    }
+    return outside;
 }
 #endif
 
@@ -226,8 +268,9 @@ void CullOutput::reserveFor(const Quadtree& tree) {
 // The root is tested alone; from then on a node that straddles planes has its four children
 // tested together against those planes, one SSE lane each (one by one without SSE2). The walk is
 // depth first with one frame per level, holding the children still to visit; whole nodes two
-// levels above the leaves (most of the walk's groups) are done without frames, in openBottom. The
-// output is in tree order, and the leaf counts and triangles come from it at the end.
+// levels above the leaves (most of the walk's tests) test their 16 leaves at once, without frames,
+// in openBottom. The output is in tree order, and the leaf counts and triangles come from it at
+// the end.
 void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frustum& frustum,
                   CullOutput& out, const CullOptions& options) {
     assert(out.ranges.capacity() >= maxLeafRanges(tree));
@@ -239,12 +282,14 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
     const Frustum local = gridFrustum(frustum, tree, mapping);
 #if QT_CULL_LANES
     LanePlane lanes[6];
+    LeafPlane leafPlanes[6];
     for (int i = 0; i < 6; ++i) {
         const glm::vec4& q = local.planes[size_t(i)];
         lanes[i] = {_mm_set1_ps(q.x), _mm_set1_ps(q.y), _mm_set1_ps(q.z), _mm_set1_ps(q.w)};
+        leafPlanes[i] = leafPlane(lanes[i], q, float(tree.leafSize));
     }
-    const bool useLanes = options.lanes;
 #endif
+    const bool useLanes = QT_CULL_LANES && options.lanes;
 
     bool outside = false;
     ++out.stats.nodesTested;
@@ -303,8 +348,9 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
                                   ChildTest& result) {
         out.stats.nodesTested += bitCount4(present);
 #if QT_CULL_LANES
-        result = useLanes ? testChildrenInLanes(tree, node, present, lanes, planes)
-                          : testChildrenOneByOne(tree, node, local, planes);
+        result = useLanes
+                     ? testBoxesInLanes(loadChildren(tree, node, present), present, lanes, planes)
+                     : testChildrenOneByOne(tree, node, local, planes);
 #else
         result = testChildrenOneByOne(tree, node, local, planes);
 #endif
@@ -314,46 +360,43 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
             cull(node.child(__builtin_ctz(rest)), out);
         }
     };
-    // A whole node two levels above the leaves: its children, then the leaves of each child that
-    // straddles, tested here in order without frames. Most of the walk's groups are these.
+    // A whole node two levels above the leaves (most of the walk's nodes are these): its 16 leaves
+    // tested straight against its planes, from its box and one line of leaf codes, without its
+    // children's group. That draws exactly what testing the children first would: with exact
+    // grid coordinates and monotone rounding a leaf's far-corner distance is at most its
+    // parent's and its near-corner distance at least the parent's, so the leaves of a child
+    // outside a plane are outside it, and those of a child inside a plane are inside it.
     const auto openBottom = [&](const QuadtreeNode& node, uint32_t first, uint8_t planes) {
-        ChildTest test;
-        testChildren(node, 0xFu, planes, test);
-        const unsigned inside = 0xFu & ~test.outside;
-        const unsigned accepted = options.acceptWhole ? inside & ~test.straddling : 0u;
-        const uint32_t group = node.firstChild();
-        if (out.recordDecisions) {
-            recordCulled(node, test.outside);
+        out.stats.nodesTested += 16;
+        // Bit 4q + k: leaf k of child q, in tree order.
+        uint32_t culled = 0;
+#if QT_CULL_LANES
+        if (useLanes) {
+            culled = leavesOutside(node, &tree.leafCodes[first], leafPlanes, planes);
         }
-        out.stats.subtreesAccepted += bitCount4(accepted);
-        // The node's 16 leaves, bit 4q + k for leaf k of child q: an accepted child's four, and
-        // those of each opened child that its test keeps.
-        uint32_t drawn = kNibbles[accepted];
-        for (unsigned rest = inside & ~accepted; rest != 0; rest &= rest - 1) {
-            const int q = __builtin_ctz(rest);
-            const QuadtreeNode& child = tree.nodes[group + uint32_t(q)];
-            ChildTest leaves4;
-            testChildren(child, 0xFu,
-                         options.planeMasking ? uint8_t(test.straddled >> (8 * q)) : kAllPlanes,
-                         leaves4);
-            drawn |= (0xFu & ~leaves4.outside) << (4 * q);
-            if (out.recordDecisions) {
-                recordCulled(child, leaves4.outside);
+#endif
+        if (!useLanes) {
+            for (unsigned q = 0; q < 4; ++q) {
+                const QuadtreeNode& child = tree.nodes[node.firstChild() + q];
+                culled |= testChildrenOneByOne(tree, child, local, planes).outside << (4 * q);
             }
         }
+        const uint32_t drawn = 0xFFFFu & ~culled;
         // Each run of set bits is a run of leaves.
         forEachRun(drawn,
                    [&](uint32_t start, uint32_t end) { runs.add(first + start, first + end); });
         if (out.recordDecisions) {
+            // A child whose four leaves share a fate is recorded as one node, else its leaves.
             for (unsigned q = 0; q < 4; ++q) {
                 const uint32_t mine = drawn >> (4 * q) & 0xFu;
-                if (accepted >> q & 1u) {
-                    out.acceptedNodes.push_back(group + q);
-                } else if (mine != 0) {
-                    const uint32_t leaves4 = tree.nodes[group + q].firstChild();
-                    for (uint32_t c = mine; c != 0; c &= c - 1) {
-                        out.acceptedNodes.push_back(leaves4 + uint32_t(__builtin_ctz(c)));
-                    }
+                const uint32_t child = node.firstChild() + q;
+                if (mine == 0xFu || mine == 0u) {
+                    (mine != 0 ? out.acceptedNodes : out.culledNodes).push_back(child);
+                    continue;
+                }
+                for (uint32_t k = 0; k < 4; ++k) {
+                    const uint32_t leaf = tree.leafNodes[first + 4 * q + k];
+                    (mine >> k & 1u ? out.acceptedNodes : out.culledNodes).push_back(leaf);
                 }
             }
         }
@@ -407,23 +450,33 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
                 f.todo = uint8_t(inside);
                 f.accepted = uint8_t(accepted);
                 out.stats.subtreesAccepted += bitCount4(accepted);
-                // Fetch the groups of the children to open while the ones before them are done:
-                // one line each (a group off a line's start, after a partial one, is fetched in
-                // part). Below a whole child, its children's groups too, before anything says
-                // which will open: in a whole subtree they sit at fixed offsets (quadtree.h),
-                // each after the 4 nodes of the child's group and the `below` nodes of each
-                // subtree before it. For a child two levels above the leaves those are its 16
-                // leaves.
+                // Fetch what the children to open will read while the ones before them are
+                // done, one line each (a group off a line's start, after a partial one, is
+                // fetched in part): their groups, and for a whole child two levels above the
+                // leaves, the line of its 16 leaves' codes instead (openBottom). Below a whole
+                // child, what its children will read too, before anything says which will open:
+                // the 4 lines of its 64 leaves' codes, or higher up its children's groups, which
+                // in a whole subtree sit at fixed offsets (quadtree.h), each after the 4 nodes of
+                // the child's group and the `below` nodes of each subtree before it.
                 const int h = tree.depth - childLevel - 1;
-                const bool grandchildGroups = whole && h >= 1;
                 const uint32_t below = h >= 1 ? ((1u << (2 * h + 2)) - 4u) / 3u : 0u;
                 for (unsigned rest = inside & ~accepted; rest != 0; rest &= rest - 1) {
                     const int q = __builtin_ctz(rest);
+                    const char* codes = reinterpret_cast<const char*>(&tree.leafCodes[f.bound[q]]);
+                    const bool wholeChild = (f.whole >> q & 1u) != 0;
+                    if (wholeChild && h == 1) {
+                        __builtin_prefetch(codes);
+                        continue;
+                    }
                     const QuadtreeNode& c =
                         tree.nodes[f.firstChild + bitCount4(present & ((1u << q) - 1u))];
                     const char* group = reinterpret_cast<const char*>(&tree.nodes[c.firstChild()]);
                     __builtin_prefetch(group);
-                    if (grandchildGroups) {
+                    if (wholeChild && h == 2) {
+                        for (uint32_t k = 0; k < 4; ++k) {
+                            __builtin_prefetch(codes + 64 * k);
+                        }
+                    } else if (wholeChild && h >= 3) {
                         for (uint32_t k = 0; k < 4; ++k) {
                             __builtin_prefetch(group + (4 + k * below) * sizeof(QuadtreeNode));
                         }

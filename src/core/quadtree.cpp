@@ -51,6 +51,7 @@ struct Builder {
             tree.leaves.push_back({uint16_t(lx), uint16_t(lz)});
             tree.leafNodes.push_back(index);
             scanLeaf(self);
+            tree.leafCodes.push_back({self.minCode, self.maxCode});
             return;
         }
         const int half = size / 2;
@@ -144,6 +145,7 @@ Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize) {
     tree.parents.reserve(nodeCount);
     tree.leaves.reserve(leafCount);
     tree.leafNodes.reserve(leafCount);
+    tree.leafCodes.reserve(leafCount);
     tree.leafGrid.assign(leafCount, 0);
     Builder builder{map, tree};
     // The root goes last: its index is known, and the groups start at the array's start.
@@ -152,7 +154,7 @@ Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize) {
     tree.nodes.push_back(root);
     tree.parents.push_back(kNoNode);
     assert(tree.nodes.size() == nodeCount && tree.nodes.capacity() == nodeCount);
-    assert(tree.leaves.size() == leafCount);
+    assert(tree.leaves.size() == leafCount && tree.leafCodes.size() == leafCount);
     return tree;
 }
 

@@ -86,6 +86,17 @@ struct CacheLineAllocator {
 
 using NodeArray = std::vector<QuadtreeNode, CacheLineAllocator<QuadtreeNode>>;
 
+// A leaf's code range again, 4 bytes: the walk tests a whole node's 16 leaves from one cache line
+// of these (their boxes follow from the node's), not from four lines of leaf nodes.
+struct LeafCodes {
+    uint16_t minCode;
+    uint16_t maxCode;
+};
+
+static_assert(sizeof(LeafCodes) == 4, "16 leaves to a cache line");
+
+using LeafCodeArray = std::vector<LeafCodes, CacheLineAllocator<LeafCodes>>;
+
 struct Quadtree {
     HeightCoding coding;              // the map's: node heights are codes
     int leafSize = 0;                 // grid squares along a full leaf's side
@@ -97,6 +108,7 @@ struct Quadtree {
     std::vector<uint32_t> parents;    // node -> its parent; kNoNode for the root
     std::vector<LeafCoord> leaves;    // tree order (depth-first, NW NE SW SE)
     std::vector<uint32_t> leafNodes;  // tree-order leaf -> node index
+    LeafCodeArray leafCodes;          // tree-order leaf -> its node's code range
     std::vector<uint32_t> leafGrid;   // row * leavesX + col -> tree-order leaf index
 
     uint32_t rootIndex() const { return uint32_t(nodes.size() - 1); }

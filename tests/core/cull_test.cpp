@@ -243,7 +243,8 @@ TEST(Cull, ArticleExampleNarrowFrustumOverSixteenBySixteenCells) {
     cullQuadtree(s.tree, s.mapping, Frustum::fromViewProjection(c.viewProjection()), out);
     EXPECT_GT(out.stats.leavesDrawn, 0u);
     EXPECT_LT(out.stats.leavesDrawn, 16u);
-    EXPECT_LT(out.stats.nodesTested, 40u);
+    // A node two levels above the leaves that the frustum straddles tests its 16 leaves at once.
+    EXPECT_LE(out.stats.nodesTested, 48u);
     expectWalkEqualsBruteForce(s, Frustum::fromViewProjection(c.viewProjection()), "corner");
 }
 

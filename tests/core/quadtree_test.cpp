@@ -36,6 +36,8 @@ void checkTree(const Heightmap& map, int leafSize) {
     ASSERT_EQ(tree.parents.size(), tree.nodes.size());
     EXPECT_EQ(tree.parents[tree.rootIndex()], kNoNode);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(tree.nodes.data()) % 64, 0u);
+    ASSERT_EQ(tree.leafCodes.size(), tree.leaves.size());
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(tree.leafCodes.data()) % 64, 0u);  // 16 to a line
     EXPECT_EQ(tree.root().x0, 0);
     EXPECT_EQ(tree.root().x1, map.width - 1);
     EXPECT_EQ(tree.root().z1, map.height - 1);
@@ -53,6 +55,9 @@ void checkTree(const Heightmap& map, int leafSize) {
             ASSERT_EQ(tree.leafCount(node), 1u);
             const LeafCoord leaf = tree.leaves[tree.firstLeaf(node)];
             ASSERT_EQ(tree.leafNodes[tree.firstLeaf(node)], i);
+            const LeafCodes& codes = tree.leafCodes[tree.firstLeaf(node)];
+            ASSERT_EQ(codes.minCode, node.minCode);  // the compact copy the walk reads
+            ASSERT_EQ(codes.maxCode, node.maxCode);
             ASSERT_EQ(node.x0, leaf.col * leafSize);
             ASSERT_EQ(node.z0, leaf.row * leafSize);
             ASSERT_EQ(tree.leafIndexAt(leaf.col, leaf.row), tree.firstLeaf(node));
