@@ -366,6 +366,9 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
     // grid coordinates and monotone rounding a leaf's far-corner distance is at most its
     // parent's and its near-corner distance at least the parent's, so the leaves of a child
     // outside a plane are outside it, and those of a child inside a plane are inside it.
+    // Only with both savings on: without them the walk is the plain one the benchmarks compare
+    // against, every node's children tested before its leaves.
+    const bool leavesAtOnce = options.planeMasking && options.acceptWhole;
     const auto openBottom = [&](const QuadtreeNode& node, uint32_t first, uint8_t planes) {
         out.stats.nodesTested += 16;
         // Bit 4q + k: leaf k of child q, in tree order.
@@ -403,7 +406,7 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
     };
     for (;;) {
         const QuadtreeNode& node = tree.nodes[index];
-        if (whole && level + 2 == tree.depth) {
+        if (leavesAtOnce && whole && level + 2 == tree.depth) {
             openBottom(node, firstLeaf, mask);
         } else {
             // Test the node's children; its frame is the next free one (top == level - 1).
@@ -455,16 +458,17 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
                 // fetched in part): their groups, and for a whole child two levels above the
                 // leaves, the line of its 16 leaves' codes instead (openBottom). Below a whole
                 // child, what its children will read too, before anything says which will open:
-                // the 4 lines of its 64 leaves' codes, or higher up its children's groups, which
-                // in a whole subtree sit at fixed offsets (quadtree.h), each after the 4 nodes of
-                // the child's group and the `below` nodes of each subtree before it.
+                // the 4 lines of its 64 leaves' codes for openBottom, else its children's groups,
+                // which in a whole subtree sit at fixed offsets (quadtree.h), each after the 4
+                // nodes of the child's group and the `below` nodes of each subtree before it.
                 const int h = tree.depth - childLevel - 1;
                 const uint32_t below = h >= 1 ? ((1u << (2 * h + 2)) - 4u) / 3u : 0u;
                 for (unsigned rest = inside & ~accepted; rest != 0; rest &= rest - 1) {
                     const int q = __builtin_ctz(rest);
                     const char* codes = reinterpret_cast<const char*>(&tree.leafCodes[f.bound[q]]);
                     const bool wholeChild = (f.whole >> q & 1u) != 0;
-                    if (wholeChild && h == 1) {
+                    const bool atOnce = leavesAtOnce && wholeChild;  // openBottom below
+                    if (atOnce && h == 1) {
                         __builtin_prefetch(codes);
                         continue;
                     }
@@ -472,11 +476,11 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
                         tree.nodes[f.firstChild + bitCount4(present & ((1u << q) - 1u))];
                     const char* group = reinterpret_cast<const char*>(&tree.nodes[c.firstChild()]);
                     __builtin_prefetch(group);
-                    if (wholeChild && h == 2) {
+                    if (atOnce && h == 2) {
                         for (uint32_t k = 0; k < 4; ++k) {
                             __builtin_prefetch(codes + 64 * k);
                         }
-                    } else if (wholeChild && h >= 3) {
+                    } else if (wholeChild && h >= 1) {
                         for (uint32_t k = 0; k < 4; ++k) {
                             __builtin_prefetch(group + (4 + k * below) * sizeof(QuadtreeNode));
                         }
