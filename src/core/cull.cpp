@@ -188,7 +188,8 @@ LeafPlane leafPlane(const LanePlane& lane, const glm::vec4& plane, float side) {
 
 // The leaves of `node` wholly outside a plane of `mask`: bit 4q + k for leaf k of child q (both
 // NW NE SW SE), the leaves in tree order. A leaf not outside is drawn, whichever planes it
-// straddles. Their code ranges are the 16 tree-order entries at `codes`, one cache line; their
+// straddles. Their code ranges are the 16 tree-order entries at `codes` (one cache line where the
+// node's first leaf is a multiple of 16, as in a whole tree; loaded unaligned all the same); their
 // boxes follow from the node's. Each distance is classify's: ((a x + b y) + c z) + d at the
 // p-vertex, with the same floats (every coordinate is an integer below 65536), so the same
 // decisions.
@@ -198,7 +199,7 @@ unsigned leavesOutside(const QuadtreeNode& node, const LeafCodes* codes,
     __m128 low[4], high[4];
     const __m128i lowHalf = _mm_set1_epi32(0xFFFF);
     for (int q = 0; q < 4; ++q) {
-        const __m128i pairs = _mm_load_si128(reinterpret_cast<const __m128i*>(codes + 4 * q));
+        const __m128i pairs = _mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + 4 * q));
         low[q] = _mm_cvtepi32_ps(_mm_and_si128(pairs, lowHalf));
         high[q] = _mm_cvtepi32_ps(_mm_srli_epi32(pairs, 16));
     }

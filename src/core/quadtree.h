@@ -86,8 +86,9 @@ struct CacheLineAllocator {
 
 using NodeArray = std::vector<QuadtreeNode, CacheLineAllocator<QuadtreeNode>>;
 
-// A leaf's code range again, 4 bytes: the walk tests a whole node's 16 leaves from one cache line
-// of these (their boxes follow from the node's), not from four lines of leaf nodes.
+// A leaf's code range again, 4 bytes, in tree order: the walk tests the 16 leaves of a whole node
+// two levels above them from these (their boxes follow from the node's), one cache line when the
+// node's first leaf is a multiple of 16 (always in a whole tree), not four lines of leaf nodes.
 struct LeafCodes {
     uint16_t minCode;
     uint16_t maxCode;
