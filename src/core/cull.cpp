@@ -361,15 +361,15 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
             cull(node.child(__builtin_ctz(rest)), out);
         }
     };
+    // openBottom only with both savings on: without them the walk is the plain one the benchmarks
+    // compare against, every node's children tested before its leaves.
+    const bool leavesAtOnce = options.planeMasking && options.acceptWhole;
     // A whole node two levels above the leaves (most of the walk's nodes are these): its 16 leaves
     // tested straight against its planes, from its box and one line of leaf codes, without its
     // children's group. That draws exactly what testing the children first would: with exact
     // grid coordinates and monotone rounding a leaf's far-corner distance is at most its
     // parent's and its near-corner distance at least the parent's, so the leaves of a child
     // outside a plane are outside it, and those of a child inside a plane are inside it.
-    // Only with both savings on: without them the walk is the plain one the benchmarks compare
-    // against, every node's children tested before its leaves.
-    const bool leavesAtOnce = options.planeMasking && options.acceptWhole;
     const auto openBottom = [&](const QuadtreeNode& node, uint32_t first, uint8_t planes) {
         out.stats.nodesTested += 16;
         // Bit 4q + k: leaf k of child q, in tree order.
