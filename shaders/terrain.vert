@@ -1,8 +1,11 @@
-// Terrain vertex shader: one instance per visible leaf; heights fetched from the sample buffer.
+// Terrain vertex shader: one instance per visible leaf or node; heights fetched from the samples.
 #version 330 core
 
-// Per instance: the leaf's (column, row); the leaf starts at sample (col, row) * leafSize.
-layout(location = 0) in uvec2 leaf;
+// Per instance: a leaf, or with level of detail a node, drawn with one leaf's strips. x, y: its
+// first leaf's (column, row); the node starts at sample (x, y) * leafSize. z (0 for a leaf): its
+// level in bits 0-7, each vertex 2^level samples apart; bits 8-11 the edges (west, east, north,
+// south) whose neighbour is drawn one level coarser (qt::DrawNode).
+layout(location = 0) in uvec3 item;
 
 uniform usamplerBuffer heights;  // R16UI height codes, row-major: index row * width + col
 uniform ivec2 mapSize;           // samples (width, height)
@@ -25,12 +28,22 @@ float codeAt(int col, int row) {
 
 void main() {
     // The index buffer holds local vertex numbers j * (leafSize + 1) + i; gl_VertexID is that
-    // number. Clamping folds the padding of partial border leaves onto the last sample, so
-    // those triangles have zero area.
+    // number. On an edge beside a coarser node every other vertex folds onto the one before, so
+    // the edge's vertices are the neighbour's (no T-junction). Clamping folds the padding of
+    // partial border nodes onto the last sample, so those triangles have zero area.
+    // The same steps as qt::lodVertexSample.
     int i = gl_VertexID % (leafSize + 1);
     int j = gl_VertexID / (leafSize + 1);
-    int col = min(int(leaf.x) * leafSize + i, mapSize.x - 1);
-    int row = min(int(leaf.y) * leafSize + j, mapSize.y - 1);
+    int level = int(item.z & 0xFFu);
+    uint coarser = item.z >> 8;
+    if ((i == 0 && (coarser & 1u) != 0u) || (i == leafSize && (coarser & 2u) != 0u)) {
+        j &= ~1;
+    }
+    if ((j == 0 && (coarser & 4u) != 0u) || (j == leafSize && (coarser & 8u) != 0u)) {
+        i &= ~1;
+    }
+    int col = min(int(item.x) * leafSize + (i << level), mapSize.x - 1);
+    int row = min(int(item.y) * leafSize + (j << level), mapSize.y - 1);
     vec3 worldPosition = vec3(float(col) * spacing, codeAt(col, row) * heightScale + heightBias,
                               float(row) * spacing);
 

@@ -13,7 +13,8 @@ namespace {
 
 constexpr const char* kHelp =
     "WASD move, Q/E down/up, Shift fast, right-drag look, Tab capture mouse, wheel speed, "
-    "C cull, O occlusion, F freeze, G wireframe, B boxes, R/F5 reload shaders, H hide HUD";
+    "C cull, O occlusion, L level of detail, F freeze, G wireframe, B boxes, R/F5 reload shaders, "
+    "H hide HUD";
 
 double percent(uint64_t part, uint64_t whole) {
     return whole ? 100.0 * double(part) / double(whole) : 0.0;
@@ -44,6 +45,11 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     ImGui::Text("culled by the frustum %u, occluded %u", c.leavesCulled, c.leavesOccluded);
     ImGui::Text("nodes tested %u of %u, whole subtrees %u", c.nodesTested, stats.nodesTotal,
                 c.subtreesAccepted);
+    if (stats.lod) {
+        const LodStats& l = stats.lodStats;
+        ImGui::Text("level of detail: %u nodes drawn over %u leaves, levels 0 to %d", l.nodesDrawn,
+                    l.leavesCovered, int(l.deepestLevel));
+    }
     ImGui::Text("triangles %llu, draw calls %d", (unsigned long long)c.triangles, stats.drawCalls);
     ImGui::Text("culling %.3f ms", stats.cullMs);
 
@@ -64,6 +70,14 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     ImGui::Checkbox("occlusion (O)", &state.occlusion);
     ImGui::SameLine();
     ImGui::Checkbox("freeze frustum (F)", &state.freeze);
+    ImGui::Checkbox("level of detail (L)", &state.lod);
+    if (state.lod) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(-1);
+        ImGui::SliderFloat("##lodPixels", &state.lodPixels, 0.25f, 16.0f, "step <= %.2f px",
+                           ImGuiSliderFlags_Logarithmic);
+        state.lodPixels = std::clamp(state.lodPixels, 0.25f, 16.0f);
+    }
     ImGui::Checkbox("wireframe (G)", &state.wireframe);
     ImGui::SameLine();
     ImGui::Checkbox("leaf boxes (B)", &state.boxes);

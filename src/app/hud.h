@@ -20,7 +20,9 @@ constexpr int kFrameHistory = 240;
 
 struct HudState {
     bool cull = true;
-    bool occlusion = true;  // the occlusion stage after the frustum walk
+    bool occlusion = true;   // the occlusion stage after the frustum walk
+    bool lod = false;        // level of detail
+    float lodPixels = 1.0f;  // its longest grid step on screen
     bool freeze = false;
     bool wireframe = false;
     bool boxes = false;

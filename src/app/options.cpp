@@ -154,6 +154,13 @@ const std::map<std::string, Handler>& valueOptions() {
              }
              return "";
          }},
+        {"--lod",
+         [](ViewerOptions& o, const std::string& v) -> std::string {
+             if (!parseFloat(v, o.lodPixels) || !(o.lodPixels >= 0.0f && o.lodPixels <= 64.0f)) {
+                 return "expected pixels from 0 (off) to 64";
+             }
+             return "";
+         }},
         {"--frames",
          [](ViewerOptions& o, const std::string& v) -> std::string {
              if (!parseInt(v, o.frames) || o.frames < 1) {
@@ -277,6 +284,8 @@ little-endian .r16/.raw (square, or give --size). Default: data/default_1025.png
   --fov DEGREES        vertical field of view, between 1 and 179 (default 60)
   --no-cull            draw every leaf (the reference image for culling tests)
   --no-occlusion       cull by the frustum only, keeping leaves that nearer terrain hides
+  --lod PIXELS         level of detail: far nodes drawn at coarser strides of the grid, a step
+                       at most PIXELS long on screen (e.g. 1 or 2; 0: off, the default)
   --screenshot OUT.png render one frame without the HUD, write it, exit
   --stats-json OUT.json  write the last frame's camera, mapping and culling counts, exit
   --dump-leaves        with --stats-json: also list the visible leaves as [column, row]

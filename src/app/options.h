@@ -26,6 +26,7 @@ struct ViewerOptions {
     float fovDegrees = 60.0f;
     bool noCull = false;
     bool noOcclusion = false;  // frustum culling only
+    float lodPixels = 0.0f;    // --lod: level of detail, a grid step at most this long; 0: off
     std::string screenshotPath;
     std::string statsJsonPath;
     bool dumpLeaves = false;

@@ -25,13 +25,14 @@ constexpr int kBenchFrames = 240;
 // How a frame culls in the scripted runs.
 enum class CullMode { FrustumAndOcclusion, FrustumOnly, None };
 
-// Draws one frame into `target` and waits for the GPU, so frameMs is the real frame time.
+// Draws one frame into `target` and waits for the GPU, so frameMs is the real frame time. Level
+// of detail as --lod says, in every mode.
 FrameStats renderFrame(Session& s, const Framebuffer& target, const Camera& camera, CullMode mode) {
     const Clock::time_point start = Clock::now();
     target.bind();
     TerrainRenderer::clear(target.width, target.height);
     const CullView view{camera, target.height, mode != CullMode::None,
-                        mode == CullMode::FrustumAndOcclusion};
+                        mode == CullMode::FrustumAndOcclusion, s.options.lodPixels};
     FrameStats stats = renderTerrain(s.renderer, s.terrain, camera, view, false);
     glFinish();
     stats.frameMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -208,6 +209,10 @@ int runBench(Session& s) {
                 s.terrain.path.c_str(), s.terrain.map.width, s.terrain.map.height,
                 s.terrain.tree.leafSize, frames, o.windowWidth, o.windowHeight,
                 o.benchCsvPath.c_str());
+    if (o.lodPixels > 0.0f) {
+        std::printf("  level of detail in every mode: a grid step at most %.2f pixels\n",
+                    double(o.lodPixels));
+    }
     std::printf("  culled:   median %.3f ms, worst %.3f ms (frustum and occlusion)\n", medians[0],
                 worst[0]);
     std::printf("  frustum:  median %.3f ms, worst %.3f ms (frustum only)\n", medians[1], worst[1]);

@@ -105,7 +105,8 @@ struct Soak {
     Framebuffer target;
     bool cull = true;
     bool frozen = false;
-    Camera frozenCamera;  // the culling camera while frozen
+    float lodPixels = 0.0f;  // level of detail, toggled now and then
+    Camera frozenCamera;     // the culling camera while frozen
     int failures = 0;
     int checkpoints = 0;
     int reloads = 0;
@@ -158,12 +159,14 @@ struct Soak {
                finite(c.viewProjection());
     }
 
-    // Culling on means the frustum walk and the occlusion stage, as in the viewer.
-    void render(bool culling, const Camera& cullCamera, std::vector<uint8_t>* pixels) {
+    // Culling on means the frustum walk and the occlusion stage, as in the viewer; withLod > 0
+    // draws by level of detail at that many pixels a grid step.
+    void render(bool culling, const Camera& cullCamera, std::vector<uint8_t>* pixels,
+                float withLod) {
         target.bind();
         TerrainRenderer::clear(target.width, target.height);
         renderTerrain(s.renderer, s.terrain, s.camera,
-                      CullView{cullCamera, target.height, culling, culling}, false);
+                      CullView{cullCamera, target.height, culling, culling, withLod}, false);
         if (pixels) {
             readPixels(target.width, target.height, *pixels);
         }
@@ -180,7 +183,7 @@ struct Soak {
                                   float(kReferenceWidth) / float(kReferenceHeight),
                                   glm::radians(s.options.fovDegrees));
         for (int i = 0; i < kReferenceFrames; ++i) {
-            render(true, s.camera, &reference);
+            render(true, s.camera, &reference, 0.0f);
         }
         if (firstReference.empty()) {
             firstReference = reference;
@@ -231,6 +234,9 @@ int runSoak(Session& session) {
         if (soak.random.below(50) == 0) {
             soak.cull = !soak.cull;
         }
+        if (soak.random.below(60) == 0) {  // level of detail on at 0.5 to 8 pixels, or off
+            soak.lodPixels = soak.lodPixels > 0.0f ? 0.0f : soak.random.uniform(0.5f, 8.0f);
+        }
         if (soak.random.below(80) == 0) {
             soak.frozen = !soak.frozen;
             soak.frozenCamera = session.camera;
@@ -244,12 +250,13 @@ int runSoak(Session& session) {
         }
         const bool minimised = soak.target.framebuffer == 0;  // nothing to draw into
         if (!minimised) {
-            soak.render(soak.cull, soak.frozen ? soak.frozenCamera : session.camera, nullptr);
+            soak.render(soak.cull, soak.frozen ? soak.frozenCamera : session.camera, nullptr,
+                        soak.lodPixels);
         }
         if (frame % kCheckpointEvery == 0) {
             if (!minimised) {
-                soak.render(true, session.camera, &soak.culled);
-                soak.render(false, session.camera, &soak.unculled);
+                soak.render(true, session.camera, &soak.culled, soak.lodPixels);
+                soak.render(false, session.camera, &soak.unculled, soak.lodPixels);
                 ++soak.checkpoints;
                 if (soak.culled != soak.unculled) {
                     soak.fail(frame, "the culled frame differs from the unculled frame");

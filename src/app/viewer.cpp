@@ -56,6 +56,9 @@ void onKey(GLFWwindow* window, int key, int /*scancode*/, int action, int /*mods
         case GLFW_KEY_O:
             v.hud.occlusion = !v.hud.occlusion;
             break;
+        case GLFW_KEY_L:
+            v.hud.lod = !v.hud.lod;
+            break;
         case GLFW_KEY_F:
             v.hud.freeze = !v.hud.freeze;
             break;
@@ -116,7 +119,7 @@ void drawLoadingFrame(Viewer& v, const std::string& path, LoadStep step) {
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     TerrainRenderer::clear(width, height);
     const CullView view{v.hud.freeze ? v.frozenCamera : s.camera, height, v.hud.cull,
-                        v.hud.occlusion};
+                        v.hud.occlusion, v.hud.lod ? v.hud.lodPixels : 0.0f};
     renderTerrain(s.renderer, s.terrain, s.camera, view, v.hud.wireframe);
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
@@ -188,6 +191,10 @@ int runViewer(Session& s) {
     v.fly.speed = FlyControl::defaultSpeed(s.terrain.map, s.terrain.mapping);
     v.hud.cull = !s.options.noCull;
     v.hud.occlusion = !s.options.noOcclusion;
+    v.hud.lod = s.options.lodPixels > 0.0f;
+    if (v.hud.lod) {
+        v.hud.lodPixels = s.options.lodPixels;
+    }
     std::snprintf(v.hud.path, sizeof(v.hud.path), "%s", s.terrain.path.c_str());
     s.lines.lines.reserve(size_t(kMaxLeafBoxes) * 24 + 24);
 
@@ -245,7 +252,8 @@ int runViewer(Session& s) {
         if (!v.hud.freeze) {
             v.frozenCamera = s.camera;
         }
-        const CullView view{v.frozenCamera, height, v.hud.cull, v.hud.occlusion};
+        const CullView view{v.frozenCamera, height, v.hud.cull, v.hud.occlusion,
+                            v.hud.lod ? v.hud.lodPixels : 0.0f};
 
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
         TerrainRenderer::clear(width, height);

@@ -77,6 +77,7 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     terrain.occlusion.reserveFor(terrain.tree);
     terrain.drawn.reserve(maxLeafRanges(terrain.tree));
     terrain.drawList.reserve(terrain.tree.leaves.size());
+    terrain.lod.reserveFor(terrain.tree);
     return terrain;
 }
 
@@ -128,6 +129,25 @@ FrameStats cullTerrain(Terrain& terrain, const CullView& view) {
         selectAll(terrain.tree, terrain.cull);
     }
     stats.cull = terrain.cull.stats;
+    if (view.lodPixels > 0.0f) {
+        const Camera& c = view.camera;
+        const LodParams params =
+            lodParams(terrain.tree, terrain.mapping, c.position, c.fovY, view.viewportHeight,
+                      view.lodPixels, terrain.mapping.worldHeight(terrain.map.minSample),
+                      terrain.mapping.worldHeight(terrain.map.maxSample));
+        const Frustum frustum = cullingFrustum(c.viewProjection(), terrain.mapping);
+        selectLod(terrain.tree, terrain.mapping, params, view.frustum ? &frustum : nullptr,
+                  terrain.lod);
+        stats.lod = true;
+        stats.lodStats = terrain.lod.stats;
+        stats.cull.triangles = terrain.lod.stats.triangles;
+        terrain.drawn.clear();
+        terrain.drawList.clear();
+        stats.cullMs = msSince(start);
+        stats.nodesTotal = uint32_t(terrain.tree.nodes.size());
+        stats.leavesTotal = uint32_t(terrain.tree.leaves.size());
+        return stats;
+    }
     if (view.frustum && view.occlusion) {
         cullOccluded(terrain.tree, terrain.mapping, view.camera, view.viewportHeight,
                      terrain.cull.ranges, terrain.occlusion, terrain.drawn, stats.occlusion);
@@ -151,7 +171,9 @@ FrameStats renderTerrain(const TerrainRenderer& renderer, Terrain& terrain, cons
                          const CullView& view, bool wireframe) {
     FrameStats stats = cullTerrain(terrain, view);
     stats.drawCalls =
-        renderer.draw(terrain.gpu, terrain.mapping, camera, terrain.drawList, wireframe);
+        stats.lod
+            ? renderer.draw(terrain.gpu, terrain.mapping, camera, terrain.lod.nodes, wireframe)
+            : renderer.draw(terrain.gpu, terrain.mapping, camera, terrain.drawList, wireframe);
     return stats;
 }
 

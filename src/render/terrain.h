@@ -9,6 +9,7 @@
 #include "core/cull.h"
 #include "core/frustum.h"
 #include "core/heightmap.h"
+#include "core/lod.h"
 #include "core/occlusion.h"
 #include "core/quadtree.h"
 #include "core/terrain_grid.h"
@@ -49,6 +50,7 @@ struct Terrain {
     // The drawn leaves' coordinates, one instance each: cull.ranges expanded. Room for every
     // leaf, reserved once (untouched capacity costs no resident memory).
     std::vector<LeafCoord> drawList;
+    LodOutput lod;  // with level of detail: the nodes drawn, reserved once
     LoadTimes times;
 
     // Builds the tree and the GL objects; nothing is kept on failure. `times` holds the decode
@@ -78,11 +80,17 @@ struct CullView {
     int viewportHeight = 0;
     bool frustum = true;    // false: every leaf, nothing tested (the --no-cull reference)
     bool occlusion = true;  // after the walk, drop the leaves nearer terrain provably hides
+    // Level of detail: far nodes drawn at coarser strides, a grid step at most this many pixels
+    // long (0: off, every leaf at full detail). The walk still runs for the counts and minimap;
+    // the occlusion stage does not (it works on leaves).
+    float lodPixels = 0.0f;
 };
 
 struct FrameStats {
     CullStats cull;  // leavesDrawn and triangles are what is drawn, after occlusion
     OcclusionStats occlusion;
+    bool lod = false;  // drawn by level of detail: cull.triangles are the nodes' triangles
+    LodStats lodStats;
     uint32_t nodesTotal = 0;
     uint32_t leavesTotal = 0;
     int drawCalls = 0;  // terrain draws only
@@ -93,7 +101,8 @@ struct FrameStats {
 Frustum cullingFrustum(const glm::mat4& viewProjection, const WorldMapping& mapping);
 
 // Runs the walk (or selects every leaf) into terrain.cull, the occlusion stage into
-// terrain.drawn, expands that into terrain.drawList, and times it all.
+// terrain.drawn, expands that into terrain.drawList, and times it all. With level of detail:
+// the walk, then selectLod into terrain.lod (culled by the same frustum, or not at all).
 FrameStats cullTerrain(Terrain& terrain, const CullView& view);
 
 // Culls as `view` says and draws terrain.drawList as seen from `camera`; the caller has bound

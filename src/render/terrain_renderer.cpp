@@ -1,5 +1,5 @@
-// Instanced terrain drawing: a static leaf of strips, leaf coordinates per instance, heights
-// fetched in the vertex shader; no GL call per leaf.
+// Instanced terrain drawing: a static leaf of strips, leaf or node coordinates per instance,
+// heights fetched in the vertex shader; no GL call per leaf.
 #include "render/terrain_renderer.h"
 
 #include <algorithm>
@@ -62,11 +62,20 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
                  indices.data(), GL_STATIC_DRAW);
     glGenBuffers(1, &gpu.instanceBuffer);
     glBindBuffer(GL_ARRAY_BUFFER, gpu.instanceBuffer);
-    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(gpu.leafCapacity * sizeof(LeafCoord)), nullptr,
+    // Room for every leaf as a DrawNode, the larger instance; storage never touched is never
+    // resident.
+    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(gpu.leafCapacity * sizeof(DrawNode)), nullptr,
                  GL_STREAM_DRAW);
     static_assert(sizeof(LeafCoord) == 4, "two uint16 per instance");
     glEnableVertexAttribArray(0);
     glVertexAttribIPointer(0, 2, GL_UNSIGNED_SHORT, sizeof(LeafCoord), nullptr);
+    glVertexAttribDivisor(0, 1);
+    // The same strips and buffer, read as nodes: (col, row, level | coarser edges << 8).
+    glGenVertexArrays(1, &gpu.nodeArray);
+    glBindVertexArray(gpu.nodeArray);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, gpu.indexBuffer);
+    glEnableVertexAttribArray(0);
+    glVertexAttribIPointer(0, 3, GL_UNSIGNED_SHORT, sizeof(DrawNode), nullptr);
     glVertexAttribDivisor(0, 1);
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
@@ -79,6 +88,7 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
 }
 
 void TerrainGpu::destroy() {
+    glDeleteVertexArrays(1, &nodeArray);
     glDeleteVertexArrays(1, &vertexArray);
     glDeleteBuffers(1, &instanceBuffer);
     glDeleteBuffers(1, &indexBuffer);
@@ -114,14 +124,26 @@ void TerrainRenderer::clear(int width, int height) {
 
 int TerrainRenderer::draw(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
                           const std::vector<LeafCoord>& visible, bool wireframe) const {
-    if (visible.empty() || gpu.vertexArray == 0) {
+    return drawInstances(gpu, mapping, camera, gpu.vertexArray, visible.data(),
+                         visible.size() * sizeof(LeafCoord), GLsizei(visible.size()), wireframe);
+}
+
+int TerrainRenderer::draw(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
+                          const std::vector<DrawNode>& visible, bool wireframe) const {
+    return drawInstances(gpu, mapping, camera, gpu.nodeArray, visible.data(),
+                         visible.size() * sizeof(DrawNode), GLsizei(visible.size()), wireframe);
+}
+
+int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& mapping,
+                                   const Camera& camera, GLuint vertexArray, const void* instances,
+                                   size_t bytes, GLsizei count, bool wireframe) const {
+    if (count == 0 || vertexArray == 0) {
         return 0;
     }
     glBindBuffer(GL_ARRAY_BUFFER, gpu.instanceBuffer);
-    // Only the visible leaves' bytes; re-specifying the whole buffer (orphaning) would make the
-    // driver allocate storage for every leaf of the map each frame.
-    glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(visible.size() * sizeof(LeafCoord)),
-                    visible.data());
+    // Only the visible instances' bytes; re-specifying the whole buffer (orphaning) would make
+    // the driver allocate storage for every leaf of the map each frame.
+    glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(bytes), instances);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
 
     glUseProgram(program.id);
@@ -154,9 +176,8 @@ int TerrainRenderer::draw(const TerrainGpu& gpu, const WorldMapping& mapping, co
     if (wireframe) {
         glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
     }
-    glBindVertexArray(gpu.vertexArray);
-    glDrawElementsInstanced(GL_TRIANGLE_STRIP, gpu.indexCount, GL_UNSIGNED_SHORT, nullptr,
-                            GLsizei(visible.size()));
+    glBindVertexArray(vertexArray);
+    glDrawElementsInstanced(GL_TRIANGLE_STRIP, gpu.indexCount, GL_UNSIGNED_SHORT, nullptr, count);
     glBindVertexArray(0);
     glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
     glDisable(GL_PRIMITIVE_RESTART);

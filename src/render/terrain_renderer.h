@@ -1,5 +1,5 @@
 // The terrain on the GPU (heights as a texture buffer, one leaf's strips, the instance buffer) and
-// the program that draws every visible leaf with one instanced call.
+// the program that draws every visible leaf, or node, with one instanced call.
 #pragma once
 
 #include <string>
@@ -9,6 +9,7 @@
 
 #include "core/camera.h"
 #include "core/heightmap.h"
+#include "core/lod.h"
 #include "core/quadtree.h"
 #include "core/terrain_grid.h"
 #include "render/shader.h"
@@ -23,8 +24,9 @@ struct TerrainGpu {
     GLuint heightBuffer = 0;    // R16UI height codes, row-major, uploaded once
     GLuint heightTexture = 0;   // GL_TEXTURE_BUFFER view of heightBuffer
     GLuint indexBuffer = 0;     // one full leaf: leafSize strips of local (i, j) numbers
-    GLuint instanceBuffer = 0;  // LeafCoord per visible leaf, room for every leaf
-    GLuint vertexArray = 0;
+    GLuint instanceBuffer = 0;  // one LeafCoord or DrawNode per instance, room for every leaf
+    GLuint vertexArray = 0;     // instances read as LeafCoord
+    GLuint nodeArray = 0;       // instances read as DrawNode (level of detail)
     int width = 0;
     int height = 0;
     int leafSize = 0;
@@ -54,6 +56,14 @@ struct TerrainRenderer {
     // Uploads `visible` and draws it with one instanced call; returns the draw calls issued.
     int draw(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
              const std::vector<LeafCoord>& visible, bool wireframe) const;
+    // The same for nodes chosen by level of detail, each at its own stride.
+    int draw(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
+             const std::vector<DrawNode>& visible, bool wireframe) const;
+
+private:
+    int drawInstances(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
+                      GLuint vertexArray, const void* instances, size_t bytes, GLsizei count,
+                      bool wireframe) const;
 };
 
 }  // namespace qt

@@ -14,6 +14,7 @@ TEST(Options, DefaultsAndEveryOption) {
     const ViewerOptions d = parse({}).value();
     EXPECT_TRUE(d.heightmapPath.empty());
     EXPECT_EQ(d.leafSize, 4);
+    EXPECT_EQ(d.lodPixels, 0.0f);  // full detail unless asked
     EXPECT_FALSE(d.scripted());
     const Result<ViewerOptions> r = parse({"my map.hgt",
                                            "--spacing",
@@ -35,6 +36,8 @@ TEST(Options, DefaultsAndEveryOption) {
                                            "45",
                                            "--no-cull",
                                            "--no-occlusion",
+                                           "--lod",
+                                           "1.5",
                                            "--screenshot",
                                            "a.png",
                                            "--stats-json",
@@ -61,6 +64,7 @@ TEST(Options, DefaultsAndEveryOption) {
     EXPECT_EQ(o.fovDegrees, 45.0f);
     EXPECT_TRUE(o.noCull);
     EXPECT_TRUE(o.noOcclusion);
+    EXPECT_EQ(o.lodPixels, 1.5f);
     EXPECT_TRUE(o.dumpLeaves);
     EXPECT_EQ(o.screenshotPath, "a.png");
     EXPECT_EQ(o.statsJsonPath, "s.json");
@@ -97,6 +101,10 @@ TEST(Options, BadValuesGiveOneLine) {
         {{"--fov", "1"}, "--fov '1': expected degrees between 1 and 179 (exclusive)"},
         {{"--fov", "179"}, "--fov '179': expected degrees between 1 and 179 (exclusive)"},
         {{"--fov", "-60"}, "--fov '-60': expected degrees between 1 and 179 (exclusive)"},
+        {{"--lod", "-1"}, "--lod '-1': expected pixels from 0 (off) to 64"},
+        {{"--lod", "65"}, "--lod '65': expected pixels from 0 (off) to 64"},
+        {{"--lod", "nan"}, "--lod 'nan': expected pixels from 0 (off) to 64"},
+        {{"--lod"}, "--lod: missing value"},
         {{"--size", "100"},
          "--size '100': expected WIDTHxHEIGHT with positive integers, like 1025x1025"},
         {{"--size", "0x5"},
@@ -141,8 +149,8 @@ TEST(Options, BadValuesGiveOneLine) {
 TEST(Options, UsageNamesEveryOption) {
     const std::string usage = usageText();
     for (const char* name : {"--spacing", "--height-scale", "--leaf", "--size", "--eye", "--target",
-                             "--fov", "--no-cull", "--no-occlusion", "--screenshot", "--stats-json",
-                             "--dump-leaves", "--cull-map", "--bench", "--help"}) {
+                             "--fov", "--no-cull", "--no-occlusion", "--lod", "--screenshot",
+                             "--stats-json", "--dump-leaves", "--cull-map", "--bench", "--help"}) {
         EXPECT_NE(usage.find(name), std::string::npos) << name;
     }
 }

@@ -1,11 +1,17 @@
 // Test helper: a heightmap with its world mapping and quadtree, for the culling tests.
 #pragma once
 
+#include <algorithm>
 #include <utility>
 
+#include <glm/gtc/constants.hpp>
+#include <glm/trigonometric.hpp>
+
+#include "core/camera.h"
 #include "core/heightmap.h"
 #include "core/quadtree.h"
 #include "core/terrain_grid.h"
+#include "test_files.h"
 
 namespace qt::test {
 
@@ -26,6 +32,40 @@ struct Scene {
 inline Scene makeScene(Heightmap map, WorldMapping mapping, int leafSize = 4) {
     Quadtree tree = buildQuadtree(map, leafSize).value();
     return {std::move(map), mapping, std::move(tree)};
+}
+
+// Anywhere from half a map beyond its sides to twice its relief above it, looking anywhere
+// (straight up and down included), with fields of view from 3 to 150 degrees and any aspect.
+inline Camera anyCamera(const Scene& s, Random& rng) {
+    const float sizeX = float(s.map.width - 1) * s.mapping.spacing;
+    const float sizeZ = float(s.map.height - 1) * s.mapping.spacing;
+    float y0 = s.mapping.worldHeight(s.map.minSample);
+    float y1 = s.mapping.worldHeight(s.map.maxSample);
+    if (y0 > y1) {
+        std::swap(y0, y1);
+    }
+    const float relief = std::max(y1 - y0, 1.0f);
+    const float extent = std::max({sizeX, sizeZ, relief});
+    Camera c;
+    c.position = {rng.uniform(-0.5f * sizeX, 1.5f * sizeX),
+                  rng.uniform(y0 - 0.3f * relief, y1 + 2.0f * relief),
+                  rng.uniform(-0.5f * sizeZ, 1.5f * sizeZ)};
+    c.yaw = rng.uniform(-glm::pi<float>(), glm::pi<float>());
+    switch (rng.below(8)) {
+        case 0:
+            c.pitch = -glm::half_pi<float>();
+            break;  // straight down
+        case 1:
+            c.pitch = glm::half_pi<float>();
+            break;  // straight up
+        default:
+            c.pitch = rng.uniform(-glm::half_pi<float>(), glm::half_pi<float>());
+    }
+    c.fovY = glm::radians(rng.uniform(3.0f, 150.0f));
+    c.aspect = rng.uniform(0.3f, 3.0f);
+    c.nearPlane = extent * rng.uniform(1e-5f, 1e-2f);
+    c.farPlane = extent * rng.uniform(0.05f, 3.0f);
+    return c;
 }
 
 }  // namespace qt::test

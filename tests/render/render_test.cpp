@@ -4,12 +4,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <ostream>
 #include <random>
 #include <string>
@@ -95,13 +97,14 @@ GlFixture& gl() {
     } while (false)
 
 // Renders `camera` into the test framebuffer and reads the pixels back (RGBA, top row first).
+// lodPixels > 0: level of detail, as the viewer's --lod.
 FrameStats render(Terrain& terrain, const Camera& camera, bool cull, std::vector<uint8_t>& pixels,
-                  bool wireframe = false) {
+                  bool wireframe = false, float lodPixels = 0.0f) {
     GlFixture& f = gl();
     f.target.bind();
     TerrainRenderer::clear(kWidth, kHeight);
-    const FrameStats stats = renderTerrain(f.renderer, terrain, camera,
-                                           CullView{camera, kHeight, cull, cull}, wireframe);
+    const FrameStats stats = renderTerrain(
+        f.renderer, terrain, camera, CullView{camera, kHeight, cull, cull, lodPixels}, wireframe);
     readPixels(kWidth, kHeight, pixels);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     return stats;
@@ -206,22 +209,29 @@ std::vector<Camera> randomCameras(const Terrain& t, int count, uint32_t seed) {
 }
 
 // Renders every camera culled (frustum and occlusion) and unculled; the two pixel buffers must be
-// byte-identical. `occluded` gets the leaves the occlusion stage removed over all cameras.
+// byte-identical. `occluded` gets the leaves the occlusion stage removed over all cameras. With
+// lodPixels > 0, both frames draw by level of detail at that many pixels a grid step.
 void expectCulledEqualsUnculled(Terrain& terrain, const std::vector<Camera>& cameras,
-                                uint64_t* occluded = nullptr) {
+                                uint64_t* occluded = nullptr, float lodPixels = 0.0f) {
     std::vector<uint8_t> culled;
     std::vector<uint8_t> unculled;
     int totalCulled = 0;
     uint64_t totalOccluded = 0;
     for (size_t i = 0; i < cameras.size(); ++i) {
         const int errorsBefore = glErrorCount();
-        const FrameStats a = render(terrain, cameras[i], true, culled);
-        const FrameStats b = render(terrain, cameras[i], false, unculled);
+        const FrameStats a = render(terrain, cameras[i], true, culled, false, lodPixels);
+        const FrameStats b = render(terrain, cameras[i], false, unculled, false, lodPixels);
         ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR)) << "camera " << i;
         ASSERT_EQ(glErrorCount(), errorsBefore) << "GL debug errors at camera " << i;
         EXPECT_EQ(a.cull.leavesDrawn + a.cull.leavesCulled + a.cull.leavesOccluded, a.leavesTotal);
         EXPECT_EQ(b.cull.leavesDrawn, b.leavesTotal);
         EXPECT_LE(a.drawCalls, 1);
+        ASSERT_EQ(a.lod, lodPixels > 0.0f);
+        if (a.lod) {  // culling only removes drawn nodes: the unculled frame draws them all
+            EXPECT_LE(a.lodStats.nodesDrawn, b.lodStats.nodesDrawn);
+            EXPECT_EQ(b.lodStats.leavesCovered, b.leavesTotal);
+            totalCulled += int(b.lodStats.nodesDrawn - a.lodStats.nodesDrawn);
+        }
         totalCulled += int(a.cull.leavesCulled);
         totalOccluded += a.cull.leavesOccluded;
         if (culled != unculled) {
@@ -278,6 +288,23 @@ TEST_P(SyntheticMaps, CulledFramesEqualUnculledFrames) {
     terrain.value().destroy();
 }
 
+// The same with level of detail: a coarse node's surface joins its own samples, so it lies in
+// the node's box, and culling by that box leaves the image as it was. Coarse steps (8 pixels)
+// so that many levels meet.
+TEST_P(SyntheticMaps, LodCulledFramesEqualLodUnculledFrames) {
+    REQUIRE_GL();
+    const SyntheticCase c = GetParam();
+    Result<Terrain> terrain =
+        makeTerrain(syntheticHeightmap(c.width, c.height, uint32_t(c.width * 31 + c.height)),
+                    c.leafSize, "synthetic lod");
+    ASSERT_TRUE(terrain) << terrain.error();
+    for (const float pixels : {1.0f, 8.0f}) {
+        expectCulledEqualsUnculled(
+            terrain.value(), randomCameras(terrain.value(), 16, 11u + c.width), nullptr, pixels);
+    }
+    terrain.value().destroy();
+}
+
 INSTANTIATE_TEST_SUITE_P(Sizes, SyntheticMaps,
                          ::testing::Values(SyntheticCase{257, 257, 4}, SyntheticCase{203, 141, 4},
                                            SyntheticCase{203, 141, 16}, SyntheticCase{130, 67, 64},
@@ -318,6 +345,21 @@ TEST_P(RealMaps, CulledFramesEqualUnculledFrames) {
     expectCulledEqualsUnculled(
         terrain.value(),
         randomCameras(terrain.value(), camerasFor(terrain.value().map), seedOf(GetParam().file)));
+    terrain.value().destroy();
+}
+
+TEST_P(RealMaps, LodCulledFramesEqualLodUnculledFrames) {
+    REQUIRE_GL();
+    const std::string path = std::string(QT_SHARED_HEIGHTMAPS) + "/" + GetParam().file;
+    struct stat info;
+    if (stat(path.c_str(), &info) != 0) {
+        GTEST_SKIP() << "the shared heightmaps are absent (" << path << ")";
+    }
+    Result<Terrain> terrain = loadTerrain(path, {}, GetParam().leafSize);
+    ASSERT_TRUE(terrain) << terrain.error();
+    expectCulledEqualsUnculled(terrain.value(),
+                               randomCameras(terrain.value(), 16, seedOf(GetParam().file) + 1),
+                               nullptr, 2.0f);
     terrain.value().destroy();
 }
 
@@ -500,6 +542,137 @@ TEST_F(Picture, WireframeAndLiveMappingChangesRenderWithoutErrors) {
     render(terrain, c, true, taller);
     EXPECT_NE(solid, taller);
     EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+}
+
+// The vertex shader's own positions for every node level of detail selects, captured by
+// transform feedback (nothing rasterised): every edge inside the map is shared by exactly two
+// triangles of non-zero area and every edge on its border belongs to one. A crack, a T-junction
+// or a fold that misses the coarser neighbour's vertex leaves an inner edge with one triangle.
+TEST(LodMesh, TheShadersTrianglesCloseUpWithoutCracks) {
+    REQUIRE_GL();
+    Result<Terrain> loaded = makeTerrain(syntheticHeightmap(203, 141, 5), 4, "lod mesh");
+    ASSERT_TRUE(loaded) << loaded.error();
+    Terrain& terrain = loaded.value();
+    std::ifstream file(std::string(QT_SHADER_DIR) + "/terrain.vert");
+    const std::string source((std::istreambuf_iterator<char>(file)),
+                             std::istreambuf_iterator<char>());
+    ASSERT_FALSE(source.empty());
+    const GLuint shader = glCreateShader(GL_VERTEX_SHADER);
+    const char* text = source.c_str();
+    glShaderSource(shader, 1, &text, nullptr);
+    glCompileShader(shader);
+    GLint ok = 0;
+    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+    ASSERT_TRUE(ok);
+    const GLuint program = glCreateProgram();
+    glAttachShader(program, shader);
+    const char* varyings[] = {"gl_Position"};
+    glTransformFeedbackVaryings(program, 1, varyings, GL_INTERLEAVED_ATTRIBS);
+    glLinkProgram(program);
+    glGetProgramiv(program, GL_LINK_STATUS, &ok);
+    ASSERT_TRUE(ok);
+    glDeleteShader(shader);
+
+    const HeightTransform height = heightTransform(terrain.map.coding, terrain.mapping);
+    glUseProgram(program);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_BUFFER, terrain.gpu.heightTexture);
+    glUniform1i(glGetUniformLocation(program, "heights"), 0);
+    glUniform2i(glGetUniformLocation(program, "mapSize"), terrain.map.width, terrain.map.height);
+    glUniform1i(glGetUniformLocation(program, "leafSize"), terrain.tree.leafSize);
+    glUniform1f(glGetUniformLocation(program, "spacing"), 1.0f);
+    glUniform1f(glGetUniformLocation(program, "heightScale"), height.scale);
+    glUniform1f(glGetUniformLocation(program, "heightBias"), height.bias);
+    const glm::mat4 identity(1.0f);  // gl_Position = (column, height, row, 1)
+    glUniformMatrix4fv(glGetUniformLocation(program, "viewProjection"), 1, GL_FALSE,
+                       &identity[0][0]);
+
+    GLuint feedback = 0;
+    glGenBuffers(1, &feedback);
+    GLuint query = 0;
+    glGenQueries(1, &query);
+    const int leafSize = terrain.tree.leafSize;
+    const size_t trianglesPerNode = size_t(2 * leafSize * leafSize);
+    int deepest = 0;
+    // From a corner, low and high, with coarse and fine steps: many levels meeting.
+    const glm::vec3 eyes[] = {{-5.0f, 0.0f, -5.0f}, {100.0f, 30.0f, 70.0f}, {250.0f, 200.0f, 0.0f}};
+    for (const glm::vec3& eye : eyes) {
+        for (const float pixels : {1.0f, 6.0f, 30.0f}) {
+            const LodParams params =
+                lodParams(terrain.tree, terrain.mapping, eye, glm::radians(60.0f), 720, pixels,
+                          terrain.mapping.worldHeight(terrain.map.minSample),
+                          terrain.mapping.worldHeight(terrain.map.maxSample));
+            selectLod(terrain.tree, terrain.mapping, params, nullptr, terrain.lod);
+            const std::vector<DrawNode>& nodes = terrain.lod.nodes;
+            deepest = std::max(deepest, int(terrain.lod.stats.deepestLevel));
+            glBindBuffer(GL_ARRAY_BUFFER, terrain.gpu.instanceBuffer);
+            glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(nodes.size() * sizeof(DrawNode)),
+                            nodes.data());
+            const size_t capacity = nodes.size() * trianglesPerNode * 3;
+            glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
+            glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, GLsizeiptr(capacity * sizeof(glm::vec4)),
+                         nullptr, GL_STREAM_READ);
+            glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, feedback);
+            glEnable(GL_RASTERIZER_DISCARD);
+            glEnable(GL_PRIMITIVE_RESTART);
+            glPrimitiveRestartIndex(0xFFFF);
+            glBindVertexArray(terrain.gpu.nodeArray);
+            glBeginQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, query);
+            glBeginTransformFeedback(GL_TRIANGLES);
+            glDrawElementsInstanced(GL_TRIANGLE_STRIP, terrain.gpu.indexCount, GL_UNSIGNED_SHORT,
+                                    nullptr, GLsizei(nodes.size()));
+            glEndTransformFeedback();
+            glEndQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN);
+            glBindVertexArray(0);
+            glDisable(GL_PRIMITIVE_RESTART);
+            glDisable(GL_RASTERIZER_DISCARD);
+            GLuint written = 0;
+            glGetQueryObjectuiv(query, GL_QUERY_RESULT, &written);
+            ASSERT_EQ(size_t(written), nodes.size() * trianglesPerNode);
+            std::vector<glm::vec4> corners(size_t(written) * 3);
+            glGetBufferSubData(GL_TRANSFORM_FEEDBACK_BUFFER, 0,
+                               GLsizeiptr(corners.size() * sizeof(glm::vec4)), corners.data());
+            ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+
+            using Point = std::array<float, 3>;
+            std::vector<std::pair<Point, Point>> edges;
+            for (size_t t = 0; t < corners.size(); t += 3) {
+                Point p[3];
+                for (int k = 0; k < 3; ++k) {
+                    p[k] = {corners[t + k].x, corners[t + k].y, corners[t + k].z};
+                }
+                if (p[0] == p[1] || p[1] == p[2] || p[0] == p[2]) {
+                    continue;  // folded or clamped away: no area
+                }
+                for (int k = 0; k < 3; ++k) {
+                    edges.push_back(std::minmax(p[k], p[(k + 1) % 3]));
+                }
+            }
+            std::sort(edges.begin(), edges.end());
+            const float lastCol = float(terrain.map.width - 1);
+            const float lastRow = float(terrain.map.height - 1);
+            const auto onBorder = [&](const Point& a, const Point& b) {
+                return (a[0] == b[0] && (a[0] == 0.0f || a[0] == lastCol)) ||
+                       (a[2] == b[2] && (a[2] == 0.0f || a[2] == lastRow));
+            };
+            for (size_t first = 0, end = 0; first < edges.size(); first = end) {
+                while (end < edges.size() && edges[end] == edges[first]) {
+                    ++end;
+                }
+                const Point& a = edges[first].first;
+                const Point& b = edges[first].second;
+                ASSERT_EQ(end - first, onBorder(a, b) ? 1u : 2u)
+                    << "eye " << eye.x << "," << eye.y << "," << eye.z << " pixels " << pixels
+                    << ": edge (" << a[0] << "," << a[2] << ")-(" << b[0] << "," << b[2] << ")";
+            }
+        }
+    }
+    EXPECT_GE(deepest, 3);  // the cameras really did mix levels
+    glDeleteQueries(1, &query);
+    glDeleteBuffers(1, &feedback);
+    glUseProgram(0);
+    glDeleteProgram(program);
+    terrain.destroy();
 }
 
 TEST_F(Picture, DebugLinesDrawInOneCall) {

@@ -1,0 +1,165 @@
+// Level-of-detail selection: a depth-first walk that culls by the frustum and stops at the nodes
+// far enough to be drawn whole, then marks each drawn node's edges whose neighbour is coarser.
+#include "core/lod.h"
+
+#include <cassert>
+#include <cmath>
+
+#include "core/cull.h"
+
+namespace qt {
+namespace {
+
+// Deepest tree is 14 levels below the root.
+constexpr int kMaxLevels = 16;
+
+struct Selector {
+    const Quadtree& tree;
+    const LodParams& params;
+    const Frustum* frustum;  // grid space; null: nothing culled
+    LodOutput& out;
+
+    // True when the level-`level` node containing leaf (col, row) splits; the node's box is the
+    // aligned square of 2^level leaves, clipped to the map as the tree clips it.
+    bool splitsAt(int level, int col, int row) const {
+        const int size = 1 << level;
+        const int lx = col & ~(size - 1);
+        const int lz = row & ~(size - 1);
+        const QuadtreeNode& root = tree.root();
+        return lodSplits(params, level, lx * tree.leafSize, lz * tree.leafSize,
+                         std::min((lx + size) * tree.leafSize, int(root.x1)),
+                         std::min((lz + size) * tree.leafSize, int(root.z1)));
+    }
+
+    // The edges of a node drawn at `level` whose neighbour is drawn at level + 1: the neighbour's
+    // level + 1 ancestor does not split. (It is reached: neighbours differ by one level at most.)
+    uint8_t coarserEdges(int level, int col, int row) const {
+        if (level + 1 > tree.depth) {
+            return 0;  // the root has no neighbours
+        }
+        const int size = 1 << level;
+        uint8_t edges = 0;
+        if (col > 0 && !splitsAt(level + 1, col - 1, row)) {
+            edges |= kEdgeWest;
+        }
+        if (col + size < tree.leavesX && !splitsAt(level + 1, col + size, row)) {
+            edges |= kEdgeEast;
+        }
+        if (row > 0 && !splitsAt(level + 1, col, row - 1)) {
+            edges |= kEdgeNorth;
+        }
+        if (row + size < tree.leavesZ && !splitsAt(level + 1, col, row + size)) {
+            edges |= kEdgeSouth;
+        }
+        return edges;
+    }
+
+    void draw(const QuadtreeNode& node, int level) {
+        const int col = node.x0 >> tree.leafShift;
+        const int row = node.z0 >> tree.leafShift;
+        DrawNode& drawn = out.nodes.emplace_back();
+        drawn.col = uint16_t(col);
+        drawn.row = uint16_t(row);
+        drawn.level = uint8_t(level);
+        drawn.coarser = coarserEdges(level, col, row);
+        drawn.pad = 0;
+        LodStats& stats = out.stats;
+        ++stats.nodesDrawn;
+        stats.leavesCovered += tree.leafCount(node);
+        const int step = 1 << level;
+        const uint64_t cols = uint64_t((node.x1 - node.x0 + step - 1) / step);
+        const uint64_t rows = uint64_t((node.z1 - node.z0 + step - 1) / step);
+        stats.triangles += 2u * cols * rows;
+        stats.deepestLevel = std::max(stats.deepestLevel, uint8_t(level));
+    }
+
+    void visit(uint32_t index, int level, uint8_t planes) {
+        const QuadtreeNode& node = tree.nodes[index];
+        if (frustum != nullptr && planes != 0) {
+            ++out.stats.nodesTested;
+            bool outside = false;
+            planes = frustum->classify(gridBox(node), planes, outside);
+            if (outside) {
+                return;
+            }
+        }
+        if (node.isLeaf() || !lodSplits(params, level, node.x0, node.z0, node.x1, node.z1)) {
+            draw(node, level);
+            return;
+        }
+        for (int q = 0; q < 4; ++q) {
+            if (node.hasChild(q)) {
+                visit(node.child(q), level - 1, planes);
+            }
+        }
+    }
+};
+
+}  // namespace
+
+LodParams lodParams(const Quadtree& tree, const WorldMapping& mapping, const glm::vec3& eye,
+                    float fovY, int viewportHeight, float pixels, float mapMinY, float mapMaxY) {
+    LodParams params;
+    const float toSteps = 1.0f / mapping.spacing;
+    params.eye = eye * toSteps;
+    params.yMin = std::min(mapMinY, mapMaxY) * toSteps;
+    params.yMax = std::max(mapMinY, mapMaxY) * toSteps;
+    params.leafSize = tree.leafSize;
+    // A step at distance d looks viewportHeight / (2 tan(fovY / 2)) / d pixels long.
+    const float pixelsPerRadian = float(viewportHeight) / (2.0f * std::tan(0.5f * fovY));
+    float stepsAway = pixels > 0.0f ? pixelsPerRadian / pixels : 0.0f;
+    if (!(stepsAway >= minStepsAway(tree.leafSize))) {  // NaN too
+        stepsAway = minStepsAway(tree.leafSize);
+    }
+    params.stepsAway = std::min(stepsAway, 1e30f);
+    return params;
+}
+
+bool lodSplits(const LodParams& params, int level, int x0, int z0, int x1, int z1) {
+    if (level <= 0) {
+        return false;
+    }
+    const glm::vec3& e = params.eye;
+    const float dx = std::max({float(x0) - e.x, e.x - float(x1), 0.0f});
+    const float dz = std::max({float(z0) - e.z, e.z - float(z1), 0.0f});
+    const float dy = std::max({params.yMin - e.y, e.y - params.yMax, 0.0f});
+    const float reach = params.stepsAway * float(1 << level);
+    return dx * dx + dy * dy + dz * dz < reach * reach;
+}
+
+void LodOutput::reserveFor(const Quadtree& tree) {
+    // Every leaf drawn on its own is the most there can be.
+    nodes.reserve(tree.leaves.size());
+}
+
+void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParams& params,
+               const Frustum* frustum, LodOutput& out) {
+    assert(tree.depth < kMaxLevels);
+    out.nodes.clear();
+    out.stats = {};
+    if (tree.nodes.empty()) {
+        return;
+    }
+    Frustum grid;
+    if (frustum != nullptr) {
+        grid = gridFrustum(*frustum, tree, mapping);
+    }
+    Selector selector{tree, params, frustum != nullptr ? &grid : nullptr, out};
+    selector.visit(tree.rootIndex(), tree.depth, kAllPlanes);
+}
+
+int drawnLevelAt(const Quadtree& tree, const LodParams& params, int col, int row) {
+    uint32_t index = tree.rootIndex();
+    int level = tree.depth;
+    for (;;) {
+        const QuadtreeNode& node = tree.nodes[index];
+        if (node.isLeaf() || !lodSplits(params, level, node.x0, node.z0, node.x1, node.z1)) {
+            return level;
+        }
+        --level;
+        const int q = ((col >> level) & 1) | ((row >> level) & 1) << 1;
+        index = node.child(q);
+    }
+}
+
+}  // namespace qt

@@ -1,0 +1,106 @@
+// Level of detail over the culling quadtree: far nodes drawn whole, at a coarser stride of the same
+// vertex grid, with edges that meet their coarser neighbours' vertices exactly (no cracks).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include <glm/vec3.hpp>
+
+#include "core/frustum.h"
+#include "core/quadtree.h"
+#include "core/terrain_grid.h"
+
+namespace qt {
+
+// Every node is drawn with the leaves' strips over its own (leafSize + 1)^2 vertices, taken every
+// 2^level samples: a node `level` levels above the leaves costs what one leaf costs.
+//
+// A node splits into its children while the eye is nearer to it than splitDistance(level): then
+// one of its grid steps would look longer than `pixels` on screen. Distance is measured to the
+// node's rectangle in x and z, and in y to the map's whole height range, so that it changes by at
+// most the distance moved between two nodes; with splitDistance(level) at least 1.5 * leafSize
+// steps of the level, nodes drawn side by side then differ by at most one level. Where a node's
+// neighbour is drawn one level coarser, the node's vertices on that edge fold onto every other
+// one, so they are exactly the neighbour's: the shared edge is the same line of the same samples.
+// Lengths are in grid steps (world units / spacing) on all three axes.
+struct LodParams {
+    glm::vec3 eye{0.0f};
+    float yMin = 0.0f;  // the map's height range
+    float yMax = 0.0f;
+    float stepsAway = 0.0f;  // a node splits nearer than stepsAway * 2^level
+    int leafSize = 0;
+};
+
+// The parameters for a viewport `viewportHeight` pixels high: a grid step drawn at most `pixels`
+// long where it is nearest the eye (bounded below so that neighbours differ by one level).
+// `eye` and the map's height range [mapMinY, mapMaxY] are in world units.
+LodParams lodParams(const Quadtree& tree, const WorldMapping& mapping, const glm::vec3& eye,
+                    float fovY, int viewportHeight, float pixels, float mapMinY, float mapMaxY);
+
+// The least stepsAway: with it, nodes drawn side by side differ by at most one level.
+inline float minStepsAway(int leafSize) {
+    return 1.5f * float(leafSize);
+}
+
+// True when the node at `level` over samples [x0, x1] x [z0, z1] is drawn as its children.
+bool lodSplits(const LodParams& params, int level, int x0, int z0, int x1, int z1);
+
+// Edges of a drawn node, for DrawNode::coarser.
+enum : uint8_t { kEdgeWest = 1, kEdgeEast = 2, kEdgeNorth = 4, kEdgeSouth = 8 };
+
+// One drawn node, one instance: its first leaf's (col, row), its level, and the edges whose
+// neighbour is drawn one level coarser. Eight bytes, read by the vertex shader as three uint16.
+struct DrawNode {
+    uint16_t col;
+    uint16_t row;
+    uint8_t level;
+    uint8_t coarser;  // kEdge* bits
+    uint16_t pad;
+};
+
+static_assert(sizeof(DrawNode) == 8, "three uint16 and padding per instance");
+
+struct LodStats {
+    uint32_t nodesTested = 0;  // nodes whose box met a plane test
+    uint32_t nodesDrawn = 0;
+    uint32_t leavesCovered = 0;  // leaves under the drawn nodes
+    uint64_t triangles = 0;      // triangles the drawn nodes' strips cover (real squares)
+    uint8_t deepestLevel = 0;    // the coarsest level drawn
+};
+
+// Per-frame output; reserve once per tree: selectLod() then never allocates.
+struct LodOutput {
+    std::vector<DrawNode> nodes;  // tree order
+    LodStats stats;
+
+    void reserveFor(const Quadtree& tree);
+};
+
+// Walks the tree from the root, culling by `frustum` (null: nothing culled, the reference), and
+// outputs the drawn nodes. A node outside the frustum is skipped; a node not outside is drawn if
+// it does not split: its coarse surface joins its own samples, so it lies in its box.
+void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParams& params,
+               const Frustum* frustum, LodOutput& out);
+
+// The level of the drawn node covering leaf (col, row), by a descent from the root: what
+// selectLod's choice and the edge bits must agree with.
+int drawnLevelAt(const Quadtree& tree, const LodParams& params, int col, int row);
+
+// The sample (col, row) that vertex (i, j) of a drawn node's strips shows, as the vertex shader
+// computes it: the node's grid every 2^level samples, edges folded where the neighbour is
+// coarser, clamped to the map.
+inline void lodVertexSample(const DrawNode& node, int i, int j, int leafSize, int width, int height,
+                            int& col, int& row) {
+    if ((i == 0 && (node.coarser & kEdgeWest)) || (i == leafSize && (node.coarser & kEdgeEast))) {
+        j &= ~1;
+    }
+    if ((j == 0 && (node.coarser & kEdgeNorth)) || (j == leafSize && (node.coarser & kEdgeSouth))) {
+        i &= ~1;
+    }
+    col = std::min(int(node.col) * leafSize + (i << node.level), width - 1);
+    row = std::min(int(node.row) * leafSize + (j << node.level), height - 1);
+}
+
+}  // namespace qt
