@@ -213,8 +213,9 @@ int runBench(Session& s) {
         std::printf("  level of detail in every mode: a grid step at most %.2f pixels\n",
                     double(o.lodPixels));
     }
-    std::printf("  culled:   median %.3f ms, worst %.3f ms (frustum and occlusion)\n", medians[0],
-                worst[0]);
+    std::printf("  culled:   median %.3f ms, worst %.3f ms (%s)\n", medians[0], worst[0],
+                o.lodPixels > 0.0f ? "frustum; no occlusion stage with level of detail"
+                                   : "frustum and occlusion");
     std::printf("  frustum:  median %.3f ms, worst %.3f ms (frustum only)\n", medians[1], worst[1]);
     std::printf("  unculled: median %.3f ms, worst %.3f ms\n", medians[2], worst[2]);
     std::printf("  unculled / culled: median %.2fx, worst %.2fx\n", ratio(medians[2], medians[0]),
