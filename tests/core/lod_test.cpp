@@ -217,18 +217,12 @@ void checkCameras(const Scene& s, int count, uint32_t seed, const std::string& n
 }
 
 TEST(Lod, TilesTheMapWithNeighboursOneLevelApartOnSyntheticMaps) {
-    struct Case {
-        int width, height, leaf;
-        WorldMapping mapping;
-    };
-    const Case cases[] = {
-        {257, 257, 4, {1.0f, 0.01f, 0.0f}},   {203, 141, 4, {2.0f, 0.02f, -50.0f}},
-        {129, 300, 8, {0.5f, 0.005f, 10.0f}}, {65, 65, 2, {1.0f, 0.1f, 0.0f}},
-        {300, 77, 16, {3.0f, -0.01f, 0.0f}},  {513, 513, 64, {1.0f, 0.003f, 0.0f}},
-        {2, 2, 4, {1.0f, 0.01f, 0.0f}},       {5, 3, 4, {1.0f, 0.01f, 0.0f}},
-    };
+    std::vector<test::SyntheticCase> cases(std::begin(test::kSyntheticCases),
+                                           std::end(test::kSyntheticCases));
+    cases.push_back({2, 2, 4, {1.0f, 0.01f, 0.0f}});
+    cases.push_back({5, 3, 4, {1.0f, 0.01f, 0.0f}});
     uint32_t seed = 1;
-    for (const Case& c : cases) {
+    for (const test::SyntheticCase& c : cases) {
         const Scene s = makeScene(syntheticHeightmap(c.width, c.height, seed), c.mapping, c.leaf);
         checkCameras(s, 100, seed++, std::to_string(c.width) + "x" + std::to_string(c.height),
                      true);

@@ -333,34 +333,31 @@ std::string realCaseName(const ::testing::TestParamInfo<RealCase>& param) {
 
 class RealMaps : public ::testing::TestWithParam<RealCase> {};
 
-TEST_P(RealMaps, CulledFramesEqualUnculledFrames) {
-    REQUIRE_GL();
-    const std::string path = std::string(QT_SHARED_HEIGHTMAPS) + "/" + GetParam().file;
+// Loads the shared map of `c` (skipping when the maps are absent) and compares culled and
+// unculled frames on `cameras` cameras (0: camerasFor the map); lodPixels as for render().
+void expectSharedMapCulledEqualsUnculled(const RealCase& c, int cameras, uint32_t seed,
+                                         float lodPixels) {
+    const std::string path = std::string(QT_SHARED_HEIGHTMAPS) + "/" + c.file;
     struct stat info;
     if (stat(path.c_str(), &info) != 0) {
         GTEST_SKIP() << "the shared heightmaps are absent (" << path << ")";
     }
-    Result<Terrain> terrain = loadTerrain(path, {}, GetParam().leafSize);
+    Result<Terrain> terrain = loadTerrain(path, {}, c.leafSize);
     ASSERT_TRUE(terrain) << terrain.error();
-    expectCulledEqualsUnculled(
-        terrain.value(),
-        randomCameras(terrain.value(), camerasFor(terrain.value().map), seedOf(GetParam().file)));
+    const int count = cameras > 0 ? cameras : camerasFor(terrain.value().map);
+    expectCulledEqualsUnculled(terrain.value(), randomCameras(terrain.value(), count, seed),
+                               nullptr, lodPixels);
     terrain.value().destroy();
+}
+
+TEST_P(RealMaps, CulledFramesEqualUnculledFrames) {
+    REQUIRE_GL();
+    expectSharedMapCulledEqualsUnculled(GetParam(), 0, seedOf(GetParam().file), 0.0f);
 }
 
 TEST_P(RealMaps, LodCulledFramesEqualLodUnculledFrames) {
     REQUIRE_GL();
-    const std::string path = std::string(QT_SHARED_HEIGHTMAPS) + "/" + GetParam().file;
-    struct stat info;
-    if (stat(path.c_str(), &info) != 0) {
-        GTEST_SKIP() << "the shared heightmaps are absent (" << path << ")";
-    }
-    Result<Terrain> terrain = loadTerrain(path, {}, GetParam().leafSize);
-    ASSERT_TRUE(terrain) << terrain.error();
-    expectCulledEqualsUnculled(terrain.value(),
-                               randomCameras(terrain.value(), 16, seedOf(GetParam().file) + 1),
-                               nullptr, 2.0f);
-    terrain.value().destroy();
+    expectSharedMapCulledEqualsUnculled(GetParam(), 16, seedOf(GetParam().file) + 1, 2.0f);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shared, RealMaps,
