@@ -42,13 +42,14 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
                 terrain.map.height, terrain.tree.leafSize);
     ImGui::Text("leaves drawn %u / %u (%.1f%%)", c.leavesDrawn, stats.leavesTotal,
                 percent(c.leavesDrawn, stats.leavesTotal));
-    ImGui::Text("culled by the frustum %u, occluded %u", c.leavesCulled, c.leavesOccluded);
+    ImGui::Text("culled by the frustum %u, occluded %u%s", c.leavesCulled, c.leavesOccluded,
+                stats.lod ? " (off with LOD)" : "");
     ImGui::Text("nodes tested %u of %u, whole subtrees %u", c.nodesTested, stats.nodesTotal,
                 c.subtreesAccepted);
     if (stats.lod) {
         const LodStats& l = stats.lodStats;
-        ImGui::Text("level of detail: %u nodes drawn over %u leaves, levels 0 to %d", l.nodesDrawn,
-                    l.leavesCovered, int(l.deepestLevel));
+        ImGui::Text("LOD: %u nodes over %u leaves, levels 0-%d", l.nodesDrawn, l.leavesCovered,
+                    int(l.deepestLevel));
     }
     ImGui::Text("triangles %llu, draw calls %d", (unsigned long long)c.triangles, stats.drawCalls);
     ImGui::Text("culling %.3f ms", stats.cullMs);
@@ -96,7 +97,7 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
 
     if (ImGui::CollapsingHeader("minimap", ImGuiTreeNodeFlags_DefaultOpen)) {
         drawMinimap(terrain, camera, cullCorners, ImGui::GetContentRegionAvail().x,
-                    state.minimapCells);
+                    state.minimapCells, stats.lod);
     }
 
     ImGui::InputText("##path", state.path, sizeof(state.path));

@@ -20,7 +20,7 @@ constexpr ImU32 kCameraColour = IM_COL32(255, 255, 255, 255);
 
 void drawMinimap(const Terrain& terrain, const Camera& camera,
                  const std::array<glm::vec3, 8>& cullCorners, float side,
-                 std::vector<MapCell>& cells) {
+                 std::vector<MapCell>& cells, bool lod) {
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton("minimap", ImVec2(side, side));
     ImDrawList* draw = ImGui::GetWindowDrawList();
@@ -42,10 +42,31 @@ void drawMinimap(const Terrain& terrain, const Camera& camera,
     for (const uint32_t node : terrain.cull.culledNodes) {
         fillNode(node, kCulledColour);
     }
-    // Nodes under a pixel are not split into drawn and occluded parts.
-    minimapCells(terrain.tree, terrain.cull.acceptedNodes, terrain.drawn, int(1.0f / scale), cells);
-    for (const MapCell& cell : cells) {
-        fillNode(cell.node, cell.drawn ? kDrawnColour : kOccludedColour);
+    if (lod) {
+        // The nodes drawn, greener the finer: level 0 as the leaves' drawn colour.
+        const Quadtree& tree = terrain.tree;
+        const QuadtreeNode& root = tree.root();
+        for (const DrawNode& node : terrain.lod.nodes) {
+            const int size = tree.leafSize << node.level;
+            const int x0 = node.col * tree.leafSize;
+            const int z0 = node.row * tree.leafSize;
+            const int level = std::min(int(node.level), 6);
+            const ImU32 colour = IM_COL32(70 + 25 * level, 190 - 8 * level, 90 + 12 * level, 255);
+            const ImVec2 a = pixel(float(x0), float(z0));
+            const ImVec2 b = pixel(float(std::min(x0 + size, int(root.x1))),
+                                   float(std::min(z0 + size, int(root.z1))));
+            draw->AddRectFilled(a, b, colour);
+            if (node.level > 0 && b.x - a.x > 8.0f) {
+                draw->AddRect(a, b, kBackground);
+            }
+        }
+    } else {
+        // Nodes under a pixel are not split into drawn and occluded parts.
+        minimapCells(terrain.tree, terrain.cull.acceptedNodes, terrain.drawn, int(1.0f / scale),
+                     cells);
+        for (const MapCell& cell : cells) {
+            fillNode(cell.node, cell.drawn ? kDrawnColour : kOccludedColour);
+        }
     }
 
     // World x/z to sample units, then pixels.

@@ -21,18 +21,21 @@ using Clock = std::chrono::steady_clock;
 
 // Frames of the benchmark flight when --frames is not given.
 constexpr int kBenchFrames = 240;
+// Culled, frustum only, unculled, and with --lod, culled by level of detail.
+constexpr size_t kBenchModes = 4;
 
 // How a frame culls in the scripted runs.
 enum class CullMode { FrustumAndOcclusion, FrustumOnly, None };
 
-// Draws one frame into `target` and waits for the GPU, so frameMs is the real frame time. Level
-// of detail as --lod says, in every mode.
-FrameStats renderFrame(Session& s, const Framebuffer& target, const Camera& camera, CullMode mode) {
+// Draws one frame into `target` and waits for the GPU, so frameMs is the real frame time;
+// lodPixels > 0 draws by level of detail.
+FrameStats renderFrame(Session& s, const Framebuffer& target, const Camera& camera, CullMode mode,
+                       float lodPixels) {
     const Clock::time_point start = Clock::now();
     target.bind();
     TerrainRenderer::clear(target.width, target.height);
     const CullView view{camera, target.height, mode != CullMode::None,
-                        mode == CullMode::FrustumAndOcclusion, s.options.lodPixels};
+                        mode == CullMode::FrustumAndOcclusion, lodPixels};
     FrameStats stats = renderTerrain(s.renderer, s.terrain, camera, view, false);
     glFinish();
     stats.frameMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -77,7 +80,7 @@ int runOneShot(Session& s) {
                                           : CullMode::FrustumAndOcclusion;
     FrameStats stats;
     for (int frame = 0; frame < std::max(o.frames, 1); ++frame) {
-        stats = renderFrame(s, target.value(), s.camera, mode);
+        stats = renderFrame(s, target.value(), s.camera, mode, o.lodPixels);
     }
     std::vector<uint8_t> pixels;
     readPixels(target.value().width, target.value().height, pixels);
@@ -108,6 +111,10 @@ int runOneShot(Session& s) {
         report.leafSize = s.terrain.tree.leafSize;
         report.culling = cull;
         report.stats = stats;
+        if (o.dumpLeaves && stats.lod) {  // level of detail leaves the leaves as runs
+            s.terrain.drawList.clear();
+            appendLeafCoords(s.terrain.tree, s.terrain.drawn, s.terrain.drawList);
+        }
         report.visibleLeaves = o.dumpLeaves ? &s.terrain.drawList : nullptr;
         if (!writeText(o.statsJsonPath, statsJson(report))) {
             fail(o.statsJsonPath + ": cannot write the file");
@@ -139,30 +146,37 @@ int runBench(Session& s) {
     // The minimap's decision lists are not needed here; reserve once, outside the loop.
     s.terrain.cull.recordDecisions = false;
     s.terrain.cull.reserveFor(s.terrain.tree);
-    // First the culled flight alone, so that the peak after it is the culled flight's. Then the
-    // timed flight: each camera in all three modes in turn, the order rotating from camera to
-    // camera, so a burst of host noise lands on every mode alike rather than on one mode's pass.
-    constexpr CullMode kModes[3] = {CullMode::FrustumAndOcclusion, CullMode::FrustumOnly,
-                                    CullMode::None};
-    constexpr const char* kModeNames[3] = {"culled", "frustum", "unculled"};
-    std::vector<BenchRow> rows[3];
+    // First the culled flight alone (with level of detail when --lod asks for it), so that the
+    // peak after it is that flight's. Then the timed flight: each camera in every mode in turn,
+    // the order rotating from camera to camera, so a burst of host noise lands on every mode
+    // alike rather than on one mode's pass. The first three modes are at full detail; with --lod
+    // a fourth, culled (frustum and occlusion) by level of detail, so its ratios to the others
+    // are taken inside the run too.
+    constexpr CullMode kModes[kBenchModes] = {CullMode::FrustumAndOcclusion, CullMode::FrustumOnly,
+                                              CullMode::None, CullMode::FrustumAndOcclusion};
+    constexpr const char* kModeNames[kBenchModes] = {"culled", "frustum", "unculled", "lod"};
+    const bool lod = o.lodPixels > 0.0f;
+    const size_t modes = lod ? 4 : 3;
+    const auto lodOf = [&](size_t mode) { return mode == 3 ? o.lodPixels : 0.0f; };
+    std::vector<BenchRow> rows[kBenchModes];
     const double loadedMb = peakResidentMb();  // the load and the context, before any frame
     double peakMb[2] = {0.0, 0.0};  // after the culled flight; after the unculled frames too
-    renderFrame(s, target.value(), path.front(), kModes[0]);  // warm-up, not recorded
+    const size_t flown = lod ? 3 : 0;
+    renderFrame(s, target.value(), path.front(), kModes[flown], lodOf(flown));  // warm-up
     for (const Camera& camera : path) {
-        renderFrame(s, target.value(), camera, kModes[0]);
+        renderFrame(s, target.value(), camera, kModes[flown], lodOf(flown));
     }
     glFinish();
     peakMb[0] = peakResidentMb();
-    for (int mode = 0; mode < 3; ++mode) {
+    for (size_t mode = 0; mode < modes; ++mode) {
         rows[mode].resize(path.size());
-        renderFrame(s, target.value(), path.front(), kModes[mode]);  // warm-up, not recorded
+        renderFrame(s, target.value(), path.front(), kModes[mode], lodOf(mode));  // warm-up
     }
     for (size_t i = 0; i < path.size(); ++i) {
-        for (size_t k = 0; k < 3; ++k) {
-            const size_t mode = (i + k) % 3;
+        for (size_t k = 0; k < modes; ++k) {
+            const size_t mode = (i + k) % modes;
             rows[mode][i] = {path[i].position,
-                             renderFrame(s, target.value(), path[i], kModes[mode])};
+                             renderFrame(s, target.value(), path[i], kModes[mode], lodOf(mode))};
         }
     }
     glFinish();
@@ -174,9 +188,9 @@ int runBench(Session& s) {
     std::ofstream csv(o.benchCsvPath, std::ios::binary);
     csv << "mode,frame,eye_x,eye_y,eye_z,nodes_tested,leaves_drawn,leaves_culled,leaves_occluded,"
            "draw_calls,triangles,cull_ms,frame_ms\n";
-    std::vector<double> frameMs[3];
+    std::vector<double> frameMs[kBenchModes];
     std::vector<double> occludedShare;  // of the frustum's leaves, culled mode
-    for (int mode = 0; mode < 3; ++mode) {
+    for (size_t mode = 0; mode < modes; ++mode) {
         for (size_t i = 0; i < rows[mode].size(); ++i) {
             const BenchRow& r = rows[mode][i];
             const CullStats& c = r.stats.cull;
@@ -198,9 +212,9 @@ int runBench(Session& s) {
         std::fprintf(stderr, "quadterrain: %s: cannot write the file\n", o.benchCsvPath.c_str());
         return kExitFailure;
     }
-    double medians[3];
-    double worst[3];
-    for (int mode = 0; mode < 3; ++mode) {
+    double medians[kBenchModes];
+    double worst[kBenchModes];
+    for (size_t mode = 0; mode < modes; ++mode) {
         medians[mode] = median(frameMs[mode]);
         worst[mode] = *std::max_element(frameMs[mode].begin(), frameMs[mode].end());
     }
@@ -209,13 +223,8 @@ int runBench(Session& s) {
                 s.terrain.path.c_str(), s.terrain.map.width, s.terrain.map.height,
                 s.terrain.tree.leafSize, frames, o.windowWidth, o.windowHeight,
                 o.benchCsvPath.c_str());
-    if (o.lodPixels > 0.0f) {
-        std::printf("  level of detail in every mode: a grid step at most %.2f pixels\n",
-                    double(o.lodPixels));
-    }
-    std::printf("  culled:   median %.3f ms, worst %.3f ms (%s)\n", medians[0], worst[0],
-                o.lodPixels > 0.0f ? "frustum; no occlusion stage with level of detail"
-                                   : "frustum and occlusion");
+    std::printf("  culled:   median %.3f ms, worst %.3f ms (frustum and occlusion)\n", medians[0],
+                worst[0]);
     std::printf("  frustum:  median %.3f ms, worst %.3f ms (frustum only)\n", medians[1], worst[1]);
     std::printf("  unculled: median %.3f ms, worst %.3f ms\n", medians[2], worst[2]);
     std::printf("  unculled / culled: median %.2fx, worst %.2fx\n", ratio(medians[2], medians[0]),
@@ -228,13 +237,34 @@ int runBench(Session& s) {
         cullShare.push_back(r.stats.frameMs > 0 ? 100.0 * r.stats.cullMs / r.stats.frameMs : 0.0);
     }
     std::printf("  culling and draw list: median %.3f%% of a culled frame\n", median(cullShare));
+    if (lod) {
+        std::vector<double> triangles[2];
+        std::vector<double> lodCullShare;
+        for (size_t i = 0; i < path.size(); ++i) {
+            triangles[0].push_back(double(rows[0][i].stats.cull.triangles));
+            triangles[1].push_back(double(rows[3][i].stats.cull.triangles));
+            const FrameStats& f = rows[3][i].stats;
+            lodCullShare.push_back(f.frameMs > 0 ? 100.0 * f.cullMs / f.frameMs : 0.0);
+        }
+        std::printf(
+            "  lod:      median %.3f ms, worst %.3f ms (level of detail, a grid step at most "
+            "%.2f pixels; frustum and occlusion)\n",
+            medians[3], worst[3], double(o.lodPixels));
+        std::printf("  culled / lod: median %.2fx; unculled / lod: median %.2fx\n",
+                    ratio(medians[0], medians[3]), ratio(medians[2], medians[3]));
+        std::printf("  triangles: median %.0f culled, %.0f with level of detail\n",
+                    median(triangles[0]), median(triangles[1]));
+        std::printf(
+            "  selection, culling and draw list: median %.3f%% of a level-of-detail frame\n",
+            median(lodCullShare));
+    }
     const double samples = double(s.terrain.map.sampleCount());
     std::printf(
-        "  peak resident memory: %.1f MiB after the culled flight (%.1f bytes a sample), "
+        "  peak resident memory: %.1f MiB after the %s flight (%.1f bytes a sample), "
         "%.1f MiB after the unculled frames (%.1f bytes a sample), %.1f MiB before the first "
         "frame\n",
-        peakMb[0], peakMb[0] * 1048576.0 / samples, peakMb[1], peakMb[1] * 1048576.0 / samples,
-        loadedMb);
+        peakMb[0], lod ? "level-of-detail" : "culled", peakMb[0] * 1048576.0 / samples, peakMb[1],
+        peakMb[1] * 1048576.0 / samples, loadedMb);
     const LoadTimes& t = s.terrain.times;
     std::printf("  load: %.1f ms (decode %.1f, tree %.1f, upload %.1f)\n", t.totalMs(), t.decodeMs,
                 t.treeMs, t.uploadMs);

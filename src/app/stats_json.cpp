@@ -81,6 +81,12 @@ std::string statsJson(const StatsReport& r) {
     j += "  \"subtrees_accepted\": " + std::to_string(s.cull.subtreesAccepted) + ",\n";
     j += "  \"draw_calls\": " + std::to_string(s.drawCalls) + ",\n";
     j += "  \"triangles_drawn\": " + std::to_string(s.cull.triangles) + ",\n";
+    if (s.lod) {  // drawn by level of detail: the nodes, and the leaves under them
+        j += "  \"lod\": {\"nodes_drawn\": " + std::to_string(s.lodStats.nodesDrawn) +
+             ", \"leaves_covered\": " + std::to_string(s.lodStats.leavesCovered) +
+             ", \"nodes_tested\": " + std::to_string(s.lodStats.nodesTested) +
+             ", \"deepest_level\": " + std::to_string(int(s.lodStats.deepestLevel)) + "},\n";
+    }
     j += "  \"cull_ms\": " + milliseconds(s.cullMs) + ",\n";
     j += "  \"frame_ms\": " + milliseconds(s.frameMs);
     if (r.visibleLeaves) {

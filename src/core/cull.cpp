@@ -566,6 +566,28 @@ void selectAll(const Quadtree& tree, CullOutput& out) {
     out.stats.triangles = tree.root().triangleCount();
 }
 
+void subtractLeafRuns(const std::vector<LeafRange>& from, const std::vector<LeafRange>& removed,
+                      std::vector<LeafRange>& out) {
+    out.clear();
+    size_t r = 0;
+    for (const LeafRange& range : from) {
+        uint32_t first = range.first;
+        const uint32_t end = range.first + range.count;
+        while (r < removed.size() && removed[r].first + removed[r].count <= first) {
+            ++r;  // removed runs wholly before this one
+        }
+        for (size_t k = r; k < removed.size() && removed[k].first < end; ++k) {
+            if (removed[k].first > first) {
+                appendLeafRange(out, first, removed[k].first - first);
+            }
+            first = std::max(first, removed[k].first + removed[k].count);
+        }
+        if (first < end) {
+            appendLeafRange(out, first, end - first);
+        }
+    }
+}
+
 uint64_t triangleCount(const Quadtree& tree, const std::vector<LeafRange>& ranges) {
     const QuadtreeNode& root = tree.root();
     const uint64_t perLeaf = 2u * uint64_t(tree.leafSize) * uint64_t(tree.leafSize);

@@ -57,6 +57,11 @@ inline void appendLeafRange(std::vector<LeafRange>& ranges, uint32_t first, uint
     }
 }
 
+// out = the leaves of `from` that are not in `removed` (both sorted runs), as sorted maximal runs.
+// O(runs of both); out must not alias either.
+void subtractLeafRuns(const std::vector<LeafRange>& from, const std::vector<LeafRange>& removed,
+                      std::vector<LeafRange>& out);
+
 // Triangles of the leaves of `ranges` (two per real grid square; partial border leaves have
 // fewer).
 uint64_t triangleCount(const Quadtree& tree, const std::vector<LeafRange>& ranges);

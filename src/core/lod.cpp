@@ -148,6 +148,39 @@ void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParam
     selector.visit(tree.rootIndex(), tree.depth, kAllPlanes);
 }
 
+void appendFullDetailLeaves(const Quadtree& tree, const LodOutput& lod,
+                            std::vector<LeafRange>& out) {
+    for (const DrawNode& node : lod.nodes) {
+        if (node.level == 0) {
+            appendLeafRange(out, tree.leafIndexAt(node.col, node.row), 1);
+        }
+    }
+}
+
+void keepFullDetailLeaves(const Quadtree& tree, const std::vector<LeafRange>& kept,
+                          LodOutput& lod) {
+    size_t r = 0;
+    size_t write = 0;
+    LodStats& stats = lod.stats;
+    for (const DrawNode& node : lod.nodes) {
+        if (node.level == 0) {
+            const uint32_t leaf = tree.leafIndexAt(node.col, node.row);
+            while (r < kept.size() && kept[r].first + kept[r].count <= leaf) {
+                ++r;
+            }
+            if (r == kept.size() || kept[r].first > leaf) {  // occluded
+                ++stats.leavesOccluded;
+                --stats.nodesDrawn;
+                --stats.leavesCovered;
+                stats.triangles -= tree.nodes[tree.leafNodes[leaf]].triangleCount();
+                continue;
+            }
+        }
+        lod.nodes[write++] = node;
+    }
+    lod.nodes.resize(write);
+}
+
 int drawnLevelAt(const Quadtree& tree, const LodParams& params, int col, int row) {
     uint32_t index = tree.rootIndex();
     int level = tree.depth;

@@ -65,9 +65,10 @@ static_assert(sizeof(DrawNode) == 8, "three uint16 and padding per instance");
 struct LodStats {
     uint32_t nodesTested = 0;  // nodes whose box met a plane test
     uint32_t nodesDrawn = 0;
-    uint32_t leavesCovered = 0;  // leaves under the drawn nodes
-    uint64_t triangles = 0;      // triangles the drawn nodes' strips cover (real squares)
-    uint8_t deepestLevel = 0;    // the coarsest level drawn
+    uint32_t leavesOccluded = 0;  // full-detail nodes (leaves) removed by the occlusion stage
+    uint32_t leavesCovered = 0;   // leaves under the drawn nodes
+    uint64_t triangles = 0;       // triangles the drawn nodes' strips cover (real squares)
+    uint8_t deepestLevel = 0;     // the coarsest level drawn
 };
 
 // Per-frame output; reserve once per tree: selectLod() then never allocates.
@@ -83,6 +84,16 @@ struct LodOutput {
 // it does not split: its coarse surface joins its own samples, so it lies in its box.
 void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParams& params,
                const Frustum* frustum, LodOutput& out);
+
+// The leaves drawn at full detail (level 0), as sorted runs of tree-order leaves: appended to
+// `out`. They are the occlusion stage's candidates with level of detail: exactly drawn, they can
+// both hide (occluders) and be hidden (occludees); coarser nodes are neither, and the surface
+// between them is whole (no cracks), so the stage's argument holds over the drawn surface.
+void appendFullDetailLeaves(const Quadtree& tree, const LodOutput& lod,
+                            std::vector<LeafRange>& out);
+
+// Drops the full-detail nodes whose leaf is not in `kept` (sorted runs), updating the stats.
+void keepFullDetailLeaves(const Quadtree& tree, const std::vector<LeafRange>& kept, LodOutput& lod);
 
 // The level of the drawn node covering leaf (col, row), by a descent from the root: what
 // selectLod's choice and the edge bits must agree with.

@@ -78,6 +78,10 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     terrain.drawn.reserve(maxLeafRanges(terrain.tree));
     terrain.drawList.reserve(terrain.tree.leaves.size());
     terrain.lod.reserveFor(terrain.tree);
+    for (std::vector<LeafRange>* runs :
+         {&terrain.lodLeaves, &terrain.lodKept, &terrain.lodOccluded}) {
+        runs->reserve(maxLeafRanges(terrain.tree));
+    }
     return terrain;
 }
 
@@ -139,9 +143,25 @@ FrameStats cullTerrain(Terrain& terrain, const CullView& view) {
         selectLod(terrain.tree, terrain.mapping, params, view.frustum ? &frustum : nullptr,
                   terrain.lod);
         stats.lod = true;
+        // The walk's leaves, less those occluded, stay the frame's leaves (minimap, cull map,
+        // --dump-leaves), as runs: expanding them per frame would cost what level of detail saves.
+        if (view.frustum && view.occlusion) {
+            terrain.lodLeaves.clear();
+            appendFullDetailLeaves(terrain.tree, terrain.lod, terrain.lodLeaves);
+            cullOccluded(terrain.tree, terrain.mapping, view.camera, view.viewportHeight,
+                         terrain.lodLeaves, terrain.occlusion, terrain.lodKept, stats.occlusion);
+        }
+        if (stats.occlusion.leavesOccluded > 0) {
+            keepFullDetailLeaves(terrain.tree, terrain.lodKept, terrain.lod);
+            subtractLeafRuns(terrain.lodLeaves, terrain.lodKept, terrain.lodOccluded);
+            subtractLeafRuns(terrain.cull.ranges, terrain.lodOccluded, terrain.drawn);
+            stats.cull.leavesOccluded = stats.occlusion.leavesOccluded;
+            stats.cull.leavesDrawn -= stats.occlusion.leavesOccluded;
+        } else {
+            terrain.drawn.assign(terrain.cull.ranges.begin(), terrain.cull.ranges.end());
+        }
         stats.lodStats = terrain.lod.stats;
         stats.cull.triangles = terrain.lod.stats.triangles;
-        terrain.drawn.clear();
         terrain.drawList.clear();
         stats.cullMs = msSince(start);
         stats.nodesTotal = uint32_t(terrain.tree.nodes.size());

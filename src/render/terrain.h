@@ -47,10 +47,14 @@ struct Terrain {
     CullOutput cull;             // reserved for tree with recordDecisions: culling never allocates
     OcclusionBuffers occlusion;  // the occlusion stage's scratch, reserved for tree
     std::vector<LeafRange> drawn;  // the leaves drawn: cull.ranges less the occluded ones
-    // The drawn leaves' coordinates, one instance each: cull.ranges expanded. Room for every
-    // leaf, reserved once (untouched capacity costs no resident memory).
+    // The drawn leaves' coordinates, one instance each: cull.ranges expanded (left empty when
+    // drawing by level of detail). Room for every leaf, reserved once (untouched capacity costs
+    // no resident memory).
     std::vector<LeafCoord> drawList;
     LodOutput lod;  // with level of detail: the nodes drawn, reserved once
+    // With level of detail and occlusion: the full-detail leaves (the stage's candidates), those
+    // it keeps, and those it removes; reserved once.
+    std::vector<LeafRange> lodLeaves, lodKept, lodOccluded;
     LoadTimes times;
 
     // Builds the tree and the GL objects; nothing is kept on failure. `times` holds the decode
@@ -82,7 +86,7 @@ struct CullView {
     bool occlusion = true;  // after the walk, drop the leaves nearer terrain provably hides
     // Level of detail: far nodes drawn at coarser strides, a grid step at most this many pixels
     // long (0: off, every leaf at full detail). The walk still runs for the counts and minimap;
-    // the occlusion stage does not (it works on leaves).
+    // the occlusion stage then tests the nodes drawn at full detail.
     float lodPixels = 0.0f;
 };
 

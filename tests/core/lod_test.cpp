@@ -307,5 +307,113 @@ TEST(Lod, LeavesNeverSplitAndTheRootStandsAloneFromAfar) {
     EXPECT_EQ(out.stats.leavesCovered, s.tree.leaves.size());
 }
 
+// Runs as a set of leaves, for the reference checks below.
+std::vector<bool> leafSet(const std::vector<LeafRange>& runs, size_t leaves) {
+    std::vector<bool> set(leaves, false);
+    for (const LeafRange& run : runs) {
+        for (uint32_t leaf = run.first; leaf < run.first + run.count; ++leaf) {
+            set[leaf] = true;
+        }
+    }
+    return set;
+}
+
+// Random sorted runs over [0, leaves): each leaf in with probability `share`.
+std::vector<LeafRange> randomRuns(Random& rng, uint32_t leaves, float share) {
+    std::vector<LeafRange> runs;
+    for (uint32_t leaf = 0; leaf < leaves; ++leaf) {
+        if (rng.uniform(0.0f, 1.0f) < share) {
+            appendLeafRange(runs, leaf, 1);
+        }
+    }
+    return runs;
+}
+
+TEST(Lod, SubtractLeafRunsIsSetDifference) {
+    Random rng(77);
+    for (int trial = 0; trial < 200; ++trial) {
+        const uint32_t leaves = 1 + rng.below(300);
+        const std::vector<LeafRange> from = randomRuns(rng, leaves, rng.uniform(0.0f, 1.0f));
+        const std::vector<LeafRange> removed = randomRuns(rng, leaves, rng.uniform(0.0f, 1.0f));
+        std::vector<LeafRange> out;
+        subtractLeafRuns(from, removed, out);
+        const std::vector<bool> a = leafSet(from, leaves);
+        const std::vector<bool> b = leafSet(removed, leaves);
+        const std::vector<bool> c = leafSet(out, leaves);
+        for (uint32_t leaf = 0; leaf < leaves; ++leaf) {
+            ASSERT_EQ(c[leaf], a[leaf] && !b[leaf]) << "trial " << trial << " leaf " << leaf;
+        }
+        for (size_t i = 1; i < out.size(); ++i) {  // sorted and maximal
+            ASSERT_LT(out[i - 1].first + out[i - 1].count, out[i].first);
+        }
+    }
+}
+
+// The occlusion stage's candidates with level of detail are exactly the full-detail nodes' leaves,
+// and keeping a subset of them drops exactly the other full-detail nodes, coarser ones untouched,
+// with the stats following.
+TEST(Lod, FullDetailLeavesGoThroughTheOcclusionStageAlone) {
+    const Scene s = makeScene(syntheticHeightmap(203, 141, 4), {1.0f, 0.01f, 0.0f}, 4);
+    Random rng(78);
+    size_t fullDetailSeen = 0;
+    for (int trial = 0; trial < 40; ++trial) {
+        const Camera camera = anyCamera(s, rng);
+        const LodParams params = paramsFor(s, camera, 720, rng.uniform(0.5f, 8.0f));
+        LodOutput lod;
+        lod.reserveFor(s.tree);
+        const Frustum frustum = Frustum::fromViewProjection(camera.viewProjection());
+        selectLod(s.tree, s.mapping, params, &frustum, lod);
+        std::vector<LeafRange> candidates;
+        appendFullDetailLeaves(s.tree, lod, candidates);
+        const std::vector<bool> isCandidate = leafSet(candidates, s.tree.leaves.size());
+        size_t fullDetail = 0;
+        for (const DrawNode& node : lod.nodes) {
+            if (node.level == 0) {
+                ++fullDetail;
+                ASSERT_TRUE(isCandidate[s.tree.leafIndexAt(node.col, node.row)]);
+            }
+        }
+        ASSERT_EQ(size_t(std::count(isCandidate.begin(), isCandidate.end(), true)), fullDetail);
+        fullDetailSeen += fullDetail;
+
+        // Keep a random half of the candidates.
+        std::vector<LeafRange> kept;
+        for (const LeafRange& run : candidates) {
+            for (uint32_t leaf = run.first; leaf < run.first + run.count; ++leaf) {
+                if (rng.below(2) == 0) {
+                    appendLeafRange(kept, leaf, 1);
+                }
+            }
+        }
+        const std::vector<bool> isKept = leafSet(kept, s.tree.leaves.size());
+        std::vector<DrawNode> expected;
+        for (const DrawNode& node : lod.nodes) {
+            if (node.level > 0 || isKept[s.tree.leafIndexAt(node.col, node.row)]) {
+                expected.push_back(node);
+            }
+        }
+        const LodStats before = lod.stats;
+        keepFullDetailLeaves(s.tree, kept, lod);
+        ASSERT_EQ(lod.nodes.size(), expected.size());
+        uint64_t triangles = 0;
+        uint32_t covered = 0;
+        for (size_t i = 0; i < expected.size(); ++i) {
+            const DrawNode& node = lod.nodes[i];
+            ASSERT_TRUE(node.col == expected[i].col && node.row == expected[i].row &&
+                        node.level == expected[i].level);
+            const QuadtreeNode& box = treeNode(s.tree, node);
+            const int step = 1 << node.level;
+            triangles += 2u * uint64_t((box.x1 - box.x0 + step - 1) / step) *
+                         uint64_t((box.z1 - box.z0 + step - 1) / step);
+            covered += s.tree.leafCount(box);
+        }
+        EXPECT_EQ(lod.stats.nodesDrawn, lod.nodes.size());
+        EXPECT_EQ(lod.stats.triangles, triangles);
+        EXPECT_EQ(lod.stats.leavesCovered, covered);
+        EXPECT_EQ(lod.stats.leavesOccluded, before.nodesDrawn - lod.stats.nodesDrawn);
+    }
+    EXPECT_GT(fullDetailSeen, 1000u);  // the cameras did draw full-detail nodes
+}
+
 }  // namespace
 }  // namespace qt

@@ -88,6 +88,23 @@ t = s["camera"]["target"]; e = s["camera"]["eye"]
 assert abs(sum((a - b) ** 2 for a, b in zip(t, e)) ** 0.5 - 1) < 1e-3  # 1 unit along forward
 ' "$tmp/n.json" || fail "--no-cull stats content"
 
+# 3b. --lod: culled == unculled screenshots at coarse steps, and the stats name the nodes drawn,
+# far fewer than the leaves in view from this corner, with one leaf's triangles each.
+"$exe" "$map" --window 160x90 --eye 0,60,0 --target 128,0,128 --lod 8 --screenshot "$tmp/l.png" \
+    --stats-json "$tmp/l.json" --dump-leaves || fail "--lod run"
+"$exe" "$map" --window 160x90 --eye 0,60,0 --target 128,0,128 --lod 8 --no-cull \
+    --screenshot "$tmp/l_u.png" || fail "--lod unculled run"
+cmp -s "$tmp/l.png" "$tmp/l_u.png" || fail "--lod: culled != unculled"
+python3 - "$tmp/l.json" <<'PY' || fail "--lod stats content"
+import json, sys
+s = json.load(open(sys.argv[1]))
+lod = s["lod"]
+assert 0 < lod["nodes_drawn"] < s["leaves_drawn"] and lod["deepest_level"] >= 1, lod
+assert lod["leaves_covered"] >= s["leaves_drawn"] and s["leaves_occluded"] == 0
+assert s["triangles_drawn"] == 32 * lod["nodes_drawn"] and s["draw_calls"] == 1
+assert len(s["visible_leaves"]) == s["leaves_drawn"]
+PY
+
 # 4. --cull-map and --bench write their files.
 "$exe" "$map" --eye 10,60,10 --target 64,0,64 --cull-map "$tmp/map.png" || fail "--cull-map"
 [ "$(head -c 4 "$tmp/map.png" | tail -c 3)" = "PNG" ] || fail "--cull-map did not write a PNG"
@@ -96,6 +113,13 @@ assert abs(sum((a - b) ** 2 for a, b in zip(t, e)) ** 0.5 - 1) < 1e-3  # 1 unit 
 [ "$(wc -l <"$tmp/bench.csv")" -eq 13 ] || fail "--bench: expected a header and 12 rows (3 modes)"
 grep -q "unculled / culled" "$tmp/bench.out" || fail "--bench printed no summary"
 grep -q "unculled / frustum only" "$tmp/bench.out" || fail "--bench: no frustum-only ratio"
+"$exe" "$map" --window 160x90 --bench "$tmp/bench_lod.csv" --frames 2 --lod 2 >"$tmp/bench_lod.out" ||
+    fail "--bench --lod"
+[ "$(grep -c '^lod,' "$tmp/bench_lod.csv")" -eq 2 ] && [ "$(wc -l <"$tmp/bench_lod.csv")" -eq 9 ] ||
+    fail "--bench --lod: expected a header and 8 rows (4 modes), 2 of them lod"
+grep -q "culled / lod" "$tmp/bench_lod.out" || fail "--bench --lod: no level-of-detail ratio"
+grep -q "after the level-of-detail flight" "$tmp/bench_lod.out" ||
+    fail "--bench --lod: no level-of-detail memory peak"
 
 # 5. Errors: one line on stderr, exit 1 for a failed load, 2 for usage.
 "$exe" "$tmp/missing.png" --screenshot "$tmp/x.png" 2>"$tmp/err"

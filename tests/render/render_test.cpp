@@ -384,12 +384,12 @@ float groundAround(const Heightmap& map, const WorldMapping& mapping, int col, i
     return highest;
 }
 
-TEST_P(OcclusionPictures, LowFlightEqualsUnculledAndHidesLeaves) {
-    REQUIRE_GL();
+// lodPixels > 0: with level of detail, where the stage tests the nodes drawn at full detail.
+void expectLowFlightEqualsUnculledAndHidesLeaves(const RealCase& param, float lodPixels) {
     constexpr int kShotWidth = 1280;
     constexpr int kShotHeight = 720;
     constexpr int kCameras = 12;
-    const std::string path = std::string(QT_SHARED_HEIGHTMAPS) + "/" + GetParam().file;
+    const std::string path = std::string(QT_SHARED_HEIGHTMAPS) + "/" + param.file;
     struct stat info;
     if (stat(path.c_str(), &info) != 0) {
         GTEST_SKIP() << "the shared heightmaps are absent (" << path << ")";
@@ -397,7 +397,7 @@ TEST_P(OcclusionPictures, LowFlightEqualsUnculledAndHidesLeaves) {
     Result<Heightmap> map = loadHeightmap(path, {});
     ASSERT_TRUE(map) << map.error();
     const Heightmap& m = map.value();
-    Result<Terrain> loaded = Terrain::create(m, GetParam().leafSize, path);
+    Result<Terrain> loaded = Terrain::create(m, param.leafSize, path);
     ASSERT_TRUE(loaded) << loaded.error();
     Terrain& terrain = loaded.value();
     Result<Framebuffer> target = Framebuffer::create(kShotWidth, kShotHeight);
@@ -406,7 +406,7 @@ TEST_P(OcclusionPictures, LowFlightEqualsUnculledAndHidesLeaves) {
     const WorldMapping& mapping = terrain.mapping;
     const float relief =
         std::fabs(mapping.worldHeight(m.maxSample) - mapping.worldHeight(m.minSample));
-    Random random(seedOf(GetParam().file));
+    Random random(seedOf(param.file));
     std::vector<uint8_t> culled;
     std::vector<uint8_t> unculled;
     uint64_t inFrustum = 0;
@@ -428,11 +428,14 @@ TEST_P(OcclusionPictures, LowFlightEqualsUnculledAndHidesLeaves) {
             std::vector<uint8_t>& pixels = cull ? culled : unculled;
             target.value().bind();
             TerrainRenderer::clear(kShotWidth, kShotHeight);
-            stats[cull ? 0 : 1] = renderTerrain(gl().renderer, terrain, c,
-                                                CullView{c, kShotHeight, cull, cull}, false);
+            stats[cull ? 0 : 1] = renderTerrain(
+                gl().renderer, terrain, c, CullView{c, kShotHeight, cull, cull, lodPixels}, false);
             readPixels(kShotWidth, kShotHeight, pixels);
         }
         inFrustum += stats[0].cull.leavesDrawn + stats[0].cull.leavesOccluded;
+        ASSERT_EQ(stats[0].lod, lodPixels > 0.0f);
+        ASSERT_EQ(stats[0].lodStats.leavesOccluded,
+                  lodPixels > 0.0f ? stats[0].cull.leavesOccluded : 0);
         occluded += stats[0].cull.leavesOccluded;
         active += stats[0].occlusion.active;
         size_t differing = 0;
@@ -448,11 +451,24 @@ TEST_P(OcclusionPictures, LowFlightEqualsUnculledAndHidesLeaves) {
     terrain.destroy();
     // Not a vacuous comparison: the stage ran in every view (each eye is above the ground near
     // it), and these views hide a good share of what the frustum holds.
-    std::printf("%s: %d of %d views tested, %llu of %llu leaves occluded\n", GetParam().file,
-                active, kCameras, (unsigned long long)occluded, (unsigned long long)inFrustum);
+    std::printf("%s, lod %.1f: %d of %d views tested, %llu of %llu leaves occluded\n", param.file,
+                double(lodPixels), active, kCameras, (unsigned long long)occluded,
+                (unsigned long long)inFrustum);
     EXPECT_EQ(active, kCameras) << path;
-    EXPECT_GT(double(occluded), 0.1 * double(inFrustum))
+    // With level of detail only the nodes drawn at full detail can go, the nearer part of the
+    // view: a smaller share, but not none.
+    EXPECT_GT(double(occluded), (lodPixels > 0.0f ? 0.02 : 0.1) * double(inFrustum))
         << path << ": " << occluded << " of " << inFrustum << " leaves occluded";
+}
+
+TEST_P(OcclusionPictures, LowFlightEqualsUnculledAndHidesLeaves) {
+    REQUIRE_GL();
+    expectLowFlightEqualsUnculledAndHidesLeaves(GetParam(), 0.0f);
+}
+
+TEST_P(OcclusionPictures, LowFlightWithLodEqualsUnculledAndHidesLeaves) {
+    REQUIRE_GL();
+    expectLowFlightEqualsUnculledAndHidesLeaves(GetParam(), 2.0f);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shared, OcclusionPictures,
