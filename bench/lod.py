@@ -2,8 +2,8 @@
 """Runs `quadterrain --bench --lod P` on each map and grid step; prints the README's level-of-detail
 table.
 
-Usage: python3 bench/lod.py [--build DIR] [--frames N] [--window WxH] [--runs R]
-                            [--lod P [P ...]] MAP...
+Usage: python3 bench/lod.py [--build DIR] [--frames N] [--window WxH] [--runs R] [--lod P,P,...]
+                            MAP...
 Each run flies the path with level of detail alone first (its peak resident memory), then draws
 each camera culled at full detail, culled by the frustum only, unculled, and culled by level of
 detail, in turn: the ratios are taken inside one run. With --runs R each map and step runs R
@@ -23,8 +23,9 @@ parser.add_argument("--build", default="build")
 parser.add_argument("--frames", type=int, default=16)
 parser.add_argument("--window", default="1280x720")
 parser.add_argument("--runs", type=int, default=1)
-parser.add_argument("--lod", type=float, nargs="+", default=[1.0, 2.0, 4.0])
+parser.add_argument("--lod", default="1,2,4", help="grid steps in pixels, comma-separated")
 args = parser.parse_args()
+steps = [float(p) for p in args.lod.split(",")]
 
 
 def number(pattern, text):
@@ -58,14 +59,14 @@ def bench(path, pixels):
 
 
 print(f"`python3 bench/lod.py --frames {args.frames} --window {args.window} --runs {args.runs} "
-      f"--lod {' '.join(f'{p:g}' for p in args.lod)} MAPS` (llvmpipe, medians over the path)")
+      f"--lod {args.lod} MAPS` (llvmpipe, medians over the path)")
 print()
 print("| map | grid step | triangles: culled / level of detail | frame ms: culled / unculled / "
       "level of detail | culled / level of detail | selection share | peak RSS after the "
       "level-of-detail flight |")
 print("|---|---|---|---|---|---|---|")
 for path in args.maps:
-    for pixels in args.lod:
+    for pixels in steps:
         runs = sorted((bench(path, pixels) for _ in range(args.runs)), key=lambda r: r["lod"])
         r = runs[len(runs) // 2]
         peaks = [x["peak"] for x in runs]

@@ -104,7 +104,6 @@ LodParams lodParams(const Quadtree& tree, const WorldMapping& mapping, const glm
     params.eye = eye * toSteps;
     params.yMin = std::min(mapMinY, mapMaxY) * toSteps;
     params.yMax = std::max(mapMinY, mapMaxY) * toSteps;
-    params.leafSize = tree.leafSize;
     // A step at distance d looks viewportHeight / (2 tan(fovY / 2)) / d pixels long.
     const float pixelsPerRadian = float(viewportHeight) / (2.0f * std::tan(0.5f * fovY));
     float stepsAway = pixels > 0.0f ? pixelsPerRadian / pixels : 0.0f;

@@ -17,20 +17,26 @@ namespace qt {
 // Every node is drawn with the leaves' strips over its own (leafSize + 1)^2 vertices, taken every
 // 2^level samples: a node `level` levels above the leaves costs what one leaf costs.
 //
-// A node splits into its children while the eye is nearer to it than splitDistance(level): then
-// one of its grid steps would look longer than `pixels` on screen. Distance is measured to the
-// node's rectangle in x and z, and in y to the map's whole height range, so that it changes by at
-// most the distance moved between two nodes; with splitDistance(level) at least 1.5 * leafSize
-// steps of the level, nodes drawn side by side then differ by at most one level. Where a node's
-// neighbour is drawn one level coarser, the node's vertices on that edge fold onto every other
-// one, so they are exactly the neighbour's: the shared edge is the same line of the same samples.
-// Lengths are in grid steps (world units / spacing) on all three axes.
+// A node at `level` splits into its children while the eye is nearer to it than
+// d(level) = stepsAway * 2^level grid steps: then one of its steps would look longer than `pixels`
+// on screen. Distance is measured to the node's rectangle in x and z, and in y to the map's whole
+// height range, the same for every node, so it changes by at most the distance moved in x and z.
+//
+// Why neighbours differ by one level at most: say X is drawn at level k and the level k + 2 node Z
+// beside it is not split (it, or an ancestor, is drawn). X's parent P split, so dist(P) < 2 d(k);
+// Z is not split, so dist(Z) >= 4 d(k). Z touches P, so dist(Z) <= dist(P) + the diagonal of P,
+// sqrt(2) * leafSize * 2^(k + 1). Together: stepsAway < sqrt(2) * leafSize, which lodParams rules
+// out by keeping stepsAway >= 1.5 * leafSize.
+//
+// Where a node's neighbour is drawn one level coarser, the node's vertices on that edge fold onto
+// every other one, so they are exactly the neighbour's: the shared edge is the same line of the
+// same samples, computed by the same code. Lengths are in grid steps (world units / spacing) on
+// all three axes.
 struct LodParams {
     glm::vec3 eye{0.0f};
     float yMin = 0.0f;  // the map's height range
     float yMax = 0.0f;
     float stepsAway = 0.0f;  // a node splits nearer than stepsAway * 2^level
-    int leafSize = 0;
 };
 
 // The parameters for a viewport `viewportHeight` pixels high: a grid step drawn at most `pixels`

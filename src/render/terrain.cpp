@@ -123,64 +123,71 @@ Frustum cullingFrustum(const glm::mat4& viewProjection, const WorldMapping& mapp
     return Frustum::fromViewProjection(viewProjection, kCullMarginSpacings * mapping.spacing);
 }
 
+namespace {
+
+// After the walk, with level of detail: the drawn nodes into terrain.lod, culled by `frustum`
+// unless view.frustum is off; the occlusion stage over the nodes drawn at full detail. The
+// walk's leaves, less those occluded, stay the frame's leaves (minimap, cull map, --dump-leaves)
+// as runs: expanding them per frame would cost what level of detail saves.
+void selectLodNodes(Terrain& terrain, const CullView& view, const Frustum& frustum,
+                    FrameStats& stats) {
+    const Camera& c = view.camera;
+    const LodParams params =
+        lodParams(terrain.tree, terrain.mapping, c.position, c.fovY, view.viewportHeight,
+                  view.lodPixels, terrain.mapping.worldHeight(terrain.map.minSample),
+                  terrain.mapping.worldHeight(terrain.map.maxSample));
+    selectLod(terrain.tree, terrain.mapping, params, view.frustum ? &frustum : nullptr,
+              terrain.lod);
+    if (view.frustum && view.occlusion) {
+        terrain.lodLeaves.clear();
+        appendFullDetailLeaves(terrain.tree, terrain.lod, terrain.lodLeaves);
+        cullOccluded(terrain.tree, terrain.mapping, c, view.viewportHeight, terrain.lodLeaves,
+                     terrain.occlusion, terrain.lodKept, stats.occlusion);
+    }
+    if (stats.occlusion.leavesOccluded > 0) {
+        keepFullDetailLeaves(terrain.tree, terrain.lodKept, terrain.lod);
+        subtractLeafRuns(terrain.lodLeaves, terrain.lodKept, terrain.lodOccluded);
+        subtractLeafRuns(terrain.cull.ranges, terrain.lodOccluded, terrain.drawn);
+        stats.cull.leavesOccluded = stats.occlusion.leavesOccluded;
+        stats.cull.leavesDrawn -= stats.occlusion.leavesOccluded;
+    } else {
+        terrain.drawn.assign(terrain.cull.ranges.begin(), terrain.cull.ranges.end());
+    }
+    terrain.drawList.clear();
+    stats.lod = true;
+    stats.lodStats = terrain.lod.stats;
+    stats.cull.triangles = terrain.lod.stats.triangles;
+}
+
+}  // namespace
+
 FrameStats cullTerrain(Terrain& terrain, const CullView& view) {
     FrameStats stats;
     const Clock::time_point start = Clock::now();
+    const Frustum frustum = cullingFrustum(view.camera.viewProjection(), terrain.mapping);
     if (view.frustum) {
-        cullQuadtree(terrain.tree, terrain.mapping,
-                     cullingFrustum(view.camera.viewProjection(), terrain.mapping), terrain.cull);
+        cullQuadtree(terrain.tree, terrain.mapping, frustum, terrain.cull);
     } else {
         selectAll(terrain.tree, terrain.cull);
     }
     stats.cull = terrain.cull.stats;
     if (view.lodPixels > 0.0f) {
-        const Camera& c = view.camera;
-        const LodParams params =
-            lodParams(terrain.tree, terrain.mapping, c.position, c.fovY, view.viewportHeight,
-                      view.lodPixels, terrain.mapping.worldHeight(terrain.map.minSample),
-                      terrain.mapping.worldHeight(terrain.map.maxSample));
-        const Frustum frustum = cullingFrustum(c.viewProjection(), terrain.mapping);
-        selectLod(terrain.tree, terrain.mapping, params, view.frustum ? &frustum : nullptr,
-                  terrain.lod);
-        stats.lod = true;
-        // The walk's leaves, less those occluded, stay the frame's leaves (minimap, cull map,
-        // --dump-leaves), as runs: expanding them per frame would cost what level of detail saves.
+        selectLodNodes(terrain, view, frustum, stats);
+    } else {
         if (view.frustum && view.occlusion) {
-            terrain.lodLeaves.clear();
-            appendFullDetailLeaves(terrain.tree, terrain.lod, terrain.lodLeaves);
             cullOccluded(terrain.tree, terrain.mapping, view.camera, view.viewportHeight,
-                         terrain.lodLeaves, terrain.occlusion, terrain.lodKept, stats.occlusion);
-        }
-        if (stats.occlusion.leavesOccluded > 0) {
-            keepFullDetailLeaves(terrain.tree, terrain.lodKept, terrain.lod);
-            subtractLeafRuns(terrain.lodLeaves, terrain.lodKept, terrain.lodOccluded);
-            subtractLeafRuns(terrain.cull.ranges, terrain.lodOccluded, terrain.drawn);
-            stats.cull.leavesOccluded = stats.occlusion.leavesOccluded;
-            stats.cull.leavesDrawn -= stats.occlusion.leavesOccluded;
+                         terrain.cull.ranges, terrain.occlusion, terrain.drawn, stats.occlusion);
         } else {
             terrain.drawn.assign(terrain.cull.ranges.begin(), terrain.cull.ranges.end());
         }
-        stats.lodStats = terrain.lod.stats;
-        stats.cull.triangles = terrain.lod.stats.triangles;
-        terrain.drawList.clear();
-        stats.cullMs = msSince(start);
-        stats.nodesTotal = uint32_t(terrain.tree.nodes.size());
-        stats.leavesTotal = uint32_t(terrain.tree.leaves.size());
-        return stats;
-    }
-    if (view.frustum && view.occlusion) {
-        cullOccluded(terrain.tree, terrain.mapping, view.camera, view.viewportHeight,
-                     terrain.cull.ranges, terrain.occlusion, terrain.drawn, stats.occlusion);
         if (stats.occlusion.leavesOccluded > 0) {
             stats.cull.leavesOccluded = stats.occlusion.leavesOccluded;
             stats.cull.leavesDrawn -= stats.occlusion.leavesOccluded;
             stats.cull.triangles = triangleCount(terrain.tree, terrain.drawn);
         }
-    } else {
-        terrain.drawn.assign(terrain.cull.ranges.begin(), terrain.cull.ranges.end());
+        terrain.drawList.clear();
+        appendLeafCoords(terrain.tree, terrain.drawn, terrain.drawList);
     }
-    terrain.drawList.clear();
-    appendLeafCoords(terrain.tree, terrain.drawn, terrain.drawList);
     stats.cullMs = msSince(start);
     stats.nodesTotal = uint32_t(terrain.tree.nodes.size());
     stats.leavesTotal = uint32_t(terrain.tree.leaves.size());

@@ -292,7 +292,6 @@ TEST(Lod, ParamsKeepNeighboursOneLevelApart) {
 TEST(Lod, LeavesNeverSplitAndTheRootStandsAloneFromAfar) {
     const Scene s = makeScene(syntheticHeightmap(257, 257, 3), {1.0f, 0.01f, 0.0f}, 4);
     LodParams params;
-    params.leafSize = 4;
     params.stepsAway = 100.0f;
     params.eye = {128.0f, 0.0f, 128.0f};
     EXPECT_FALSE(lodSplits(params, 0, 0, 0, 4, 4));
