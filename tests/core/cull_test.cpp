@@ -114,21 +114,12 @@ TEST(Cull, WalkEqualsBruteForceOnTinyAndFlatMaps) {
 }
 
 TEST(Cull, WalkEqualsBruteForceOnRealMaps) {
-    const char* names[] = {"puget_sound_1025x1025.png", "N47E009.hgt",
-                           "jacksboro_fault_403x344.png", "r_volcano_maunga_whau_87x61.png"};
-    int found = 0;
-    uint32_t seed = 200;
-    for (const char* name : names) {
-        const std::string path = test::sharedHeightmap(name);
-        if (path.empty()) {
-            continue;
-        }
-        ++found;
-        Heightmap map = loadHeightmap(path).value();
-        const WorldMapping mapping = defaultMapping(map);
-        const Scene s = makeScene(std::move(map), mapping, 4);
-        runRandomCameras(s, 300, seed++, name);
-    }
+    const int found =
+        test::forEachSharedScene({"puget_sound_1025x1025.png", "N47E009.hgt",
+                                  "jacksboro_fault_403x344.png", "r_volcano_maunga_whau_87x61.png"},
+                                 [](const Scene& s, const std::string& name, int index) {
+                                     runRandomCameras(s, 300, 200u + uint32_t(index), name);
+                                 });
     if (found == 0) {
         GTEST_SKIP() << "../shared/heightmaps not present; real-map checks skipped";
     }

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <algorithm>
+#include <initializer_list>
+#include <string>
 #include <utility>
 
 #include <glm/gtc/constants.hpp>
@@ -45,6 +47,23 @@ inline constexpr SyntheticCase kSyntheticCases[] = {
 inline Scene makeScene(Heightmap map, WorldMapping mapping, int leafSize = 4) {
     Quadtree tree = buildQuadtree(map, leafSize).value();
     return {std::move(map), mapping, std::move(tree)};
+}
+
+// Calls f(scene, name, index) for each of `names` found in ../shared/heightmaps, with its default
+// mapping and leaves of 4; index counts the maps found. Returns how many were found.
+template <typename F>
+int forEachSharedScene(std::initializer_list<const char*> names, F f) {
+    int found = 0;
+    for (const char* name : names) {
+        const std::string path = sharedHeightmap(name);
+        if (path.empty()) {
+            continue;
+        }
+        Heightmap map = loadHeightmap(path).value();
+        const WorldMapping mapping = defaultMapping(map);
+        f(makeScene(std::move(map), mapping, 4), std::string(name), found++);
+    }
+    return found;
 }
 
 // Anywhere from half a map beyond its sides to twice its relief above it, looking anywhere
