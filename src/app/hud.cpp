@@ -43,7 +43,7 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     ImGui::Text("leaves drawn %u / %u (%.1f%%)", c.leavesDrawn, stats.leavesTotal,
                 percent(c.leavesDrawn, stats.leavesTotal));
     ImGui::Text("culled by the frustum %u, occluded %u%s", c.leavesCulled, c.leavesOccluded,
-                stats.lod ? " (off with LOD)" : "");
+                stats.lod ? " (full-detail nodes)" : "");
     ImGui::Text("nodes tested %u of %u, whole subtrees %u", c.nodesTested, stats.nodesTotal,
                 c.subtreesAccepted);
     if (stats.lod) {

@@ -44,17 +44,12 @@ void drawMinimap(const Terrain& terrain, const Camera& camera,
     }
     if (lod) {
         // The nodes drawn, greener the finer: level 0 as the leaves' drawn colour.
-        const Quadtree& tree = terrain.tree;
-        const QuadtreeNode& root = tree.root();
         for (const DrawNode& node : terrain.lod.nodes) {
-            const int size = tree.leafSize << node.level;
-            const int x0 = node.col * tree.leafSize;
-            const int z0 = node.row * tree.leafSize;
+            const SampleBox box = levelNodeBox(terrain.tree, node.level, node.col, node.row);
             const int level = std::min(int(node.level), 6);
             const ImU32 colour = IM_COL32(70 + 25 * level, 190 - 8 * level, 90 + 12 * level, 255);
-            const ImVec2 a = pixel(float(x0), float(z0));
-            const ImVec2 b = pixel(float(std::min(x0 + size, int(root.x1))),
-                                   float(std::min(z0 + size, int(root.z1))));
+            const ImVec2 a = pixel(float(box.x0), float(box.z0));
+            const ImVec2 b = pixel(float(box.x1), float(box.z1));
             draw->AddRectFilled(a, b, colour);
             if (node.level > 0 && b.x - a.x > 8.0f) {
                 draw->AddRect(a, b, kBackground);

@@ -232,19 +232,20 @@ int runBench(Session& s) {
     std::printf("  unculled / frustum only: median %.2fx, worst %.2fx\n",
                 ratio(medians[2], medians[1]), ratio(worst[2], worst[1]));
     std::printf("  occluded: median %.1f%% of the leaves in the frustum\n", median(occludedShare));
-    std::vector<double> cullShare;
-    for (const BenchRow& r : rows[0]) {
-        cullShare.push_back(r.stats.frameMs > 0 ? 100.0 * r.stats.cullMs / r.stats.frameMs : 0.0);
-    }
-    std::printf("  culling and draw list: median %.3f%% of a culled frame\n", median(cullShare));
+    // Median share of a mode's frame spent culling and building the draw list.
+    const auto cullShare = [](const std::vector<BenchRow>& modeRows) {
+        std::vector<double> shares;
+        for (const BenchRow& r : modeRows) {
+            shares.push_back(r.stats.frameMs > 0 ? 100.0 * r.stats.cullMs / r.stats.frameMs : 0.0);
+        }
+        return median(shares);
+    };
+    std::printf("  culling and draw list: median %.3f%% of a culled frame\n", cullShare(rows[0]));
     if (lod) {
         std::vector<double> triangles[2];
-        std::vector<double> lodCullShare;
         for (size_t i = 0; i < path.size(); ++i) {
             triangles[0].push_back(double(rows[0][i].stats.cull.triangles));
             triangles[1].push_back(double(rows[3][i].stats.cull.triangles));
-            const FrameStats& f = rows[3][i].stats;
-            lodCullShare.push_back(f.frameMs > 0 ? 100.0 * f.cullMs / f.frameMs : 0.0);
         }
         std::printf(
             "  lod:      median %.3f ms, worst %.3f ms (level of detail, a grid step at most "
@@ -256,7 +257,7 @@ int runBench(Session& s) {
                     median(triangles[0]), median(triangles[1]));
         std::printf(
             "  selection, culling and draw list: median %.3f%% of a level-of-detail frame\n",
-            median(lodCullShare));
+            cullShare(rows[3]));
     }
     const double samples = double(s.terrain.map.sampleCount());
     std::printf(

@@ -19,16 +19,10 @@ struct Selector {
     const Frustum* frustum;  // grid space; null: nothing culled
     LodOutput& out;
 
-    // True when the level-`level` node containing leaf (col, row) splits; the node's box is the
-    // aligned square of 2^level leaves, clipped to the map as the tree clips it.
+    // True when the level-`level` node containing leaf (col, row) splits.
     bool splitsAt(int level, int col, int row) const {
-        const int size = 1 << level;
-        const int lx = col & ~(size - 1);
-        const int lz = row & ~(size - 1);
-        const QuadtreeNode& root = tree.root();
-        return lodSplits(params, level, lx * tree.leafSize, lz * tree.leafSize,
-                         std::min((lx + size) * tree.leafSize, int(root.x1)),
-                         std::min((lz + size) * tree.leafSize, int(root.z1)));
+        const SampleBox box = levelNodeBox(tree, level, col, row);
+        return lodSplits(params, level, box.x0, box.z0, box.x1, box.z1);
     }
 
     // The edges of a node drawn at `level` whose neighbour is drawn at level + 1: the neighbour's
@@ -112,6 +106,16 @@ LodParams lodParams(const Quadtree& tree, const WorldMapping& mapping, const glm
     }
     params.stepsAway = std::min(stepsAway, 1e30f);
     return params;
+}
+
+SampleBox levelNodeBox(const Quadtree& tree, int level, int col, int row) {
+    const int size = 1 << level;
+    const int lx = col & ~(size - 1);
+    const int lz = row & ~(size - 1);
+    const QuadtreeNode& root = tree.root();
+    return {lx * tree.leafSize, lz * tree.leafSize,
+            std::min((lx + size) * tree.leafSize, int(root.x1)),
+            std::min((lz + size) * tree.leafSize, int(root.z1))};
 }
 
 bool lodSplits(const LodParams& params, int level, int x0, int z0, int x1, int z1) {

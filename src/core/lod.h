@@ -50,6 +50,13 @@ inline float minStepsAway(int leafSize) {
     return 1.5f * float(leafSize);
 }
 
+// The sample box [x0, x1] x [z0, z1] of the node at `level` holding leaf (col, row): the aligned
+// square of 2^level leaves, clipped to the map as the tree clips its nodes.
+struct SampleBox {
+    int x0, z0, x1, z1;
+};
+SampleBox levelNodeBox(const Quadtree& tree, int level, int col, int row);
+
 // True when the node at `level` over samples [x0, x1] x [z0, z1] is drawn as its children.
 bool lodSplits(const LodParams& params, int level, int x0, int z0, int x1, int z1);
 
