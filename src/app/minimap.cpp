@@ -43,7 +43,11 @@ void drawMinimap(const Terrain& terrain, const Camera& camera,
         fillNode(node, kCulledColour);
     }
     if (lod) {
-        // The nodes drawn, greener the finer: level 0 as the leaves' drawn colour.
+        // What the walk found in the frustum, as occluded, under the nodes drawn, greener the
+        // finer (level 0 as the leaves' drawn colour): what stays blue is what occlusion removed.
+        for (const uint32_t node : terrain.cull.acceptedNodes) {
+            fillNode(node, kOccludedColour);
+        }
         for (const DrawNode& node : terrain.lod.nodes) {
             const SampleBox box = levelNodeBox(terrain.tree, node.level, node.col, node.row);
             const int level = std::min(int(node.level), 6);
