@@ -161,6 +161,14 @@ const std::map<std::string, Handler>& valueOptions() {
              }
              return "";
          }},
+        {"--sync-draws",
+         [](ViewerOptions& o, const std::string& v) -> std::string {
+             if (v != "auto" && v != "on" && v != "off") {
+                 return "expected auto, on or off";
+             }
+             o.syncDraws = v == "auto" ? std::nullopt : std::optional<bool>(v == "on");
+             return "";
+         }},
         {"--frames",
          [](ViewerOptions& o, const std::string& v) -> std::string {
              if (!parseInt(v, o.frames) || o.frames < 1) {
@@ -286,6 +294,10 @@ little-endian .r16/.raw (square, or give --size). Default: data/default_1025.png
   --no-occlusion       cull by the frustum only, keeping leaves that nearer terrain hides
   --lod PIXELS         level of detail: far nodes drawn at coarser strides of the grid, a step
                        at most PIXELS long on screen (e.g. 1 or 2; 0: off, the default)
+  --sync-draws MODE    auto, on or off: draw the terrain in at most 16 batches and wait for each
+                       before queuing the next, so the driver holds one batch of triangles at a
+                       time (auto, the default: on for software rasterisers such as llvmpipe,
+                       which keep queued triangles in host memory)
   --screenshot OUT.png render one frame without the HUD, write it, exit
   --stats-json OUT.json  write the last frame's camera, mapping and culling counts, exit
   --dump-leaves        with --stats-json: also list the visible leaves as [column, row]

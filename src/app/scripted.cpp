@@ -21,22 +21,26 @@ using Clock = std::chrono::steady_clock;
 
 // Frames of the benchmark flight when --frames is not given.
 constexpr int kBenchFrames = 240;
-// Culled, frustum only, unculled, and with --lod, culled by level of detail.
-constexpr size_t kBenchModes = 4;
+// Culled, frustum only, unculled; with --lod, culled by level of detail; with synchronised
+// draws, culled in one draw without waits.
+constexpr size_t kBenchModes = 5;
 
 // How a frame culls in the scripted runs.
 enum class CullMode { FrustumAndOcclusion, FrustumOnly, None };
 
 // Draws one frame into `target` and waits for the GPU, so frameMs is the real frame time;
-// lodPixels > 0 draws by level of detail.
+// lodPixels > 0 draws by level of detail; oneDraw: without synchronised batches.
 FrameStats renderFrame(Session& s, const Framebuffer& target, const Camera& camera, CullMode mode,
-                       float lodPixels) {
+                       float lodPixels, bool oneDraw = false) {
     const Clock::time_point start = Clock::now();
     target.bind();
     TerrainRenderer::clear(target.width, target.height);
     const CullView view{camera, target.height, mode != CullMode::None,
                         mode == CullMode::FrustumAndOcclusion, lodPixels};
+    const bool synced = s.renderer.syncDraws;
+    s.renderer.syncDraws = synced && !oneDraw;
     FrameStats stats = renderTerrain(s.renderer, s.terrain, camera, view, false);
+    s.renderer.syncDraws = synced;
     glFinish();
     stats.frameMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     return stats;
@@ -151,32 +155,48 @@ int runBench(Session& s) {
     // the order rotating from camera to camera, so a burst of host noise lands on every mode
     // alike rather than on one mode's pass. The first three modes are at full detail; with --lod
     // a fourth, culled (frustum and occlusion) by level of detail, so its ratios to the others
-    // are taken inside the run too.
+    // are taken inside the run too. When the renderer synchronises its draws (software
+    // rasterisers), a last mode draws the culled frames in one draw without waits: the price of
+    // the bounded queue, inside the run.
     constexpr CullMode kModes[kBenchModes] = {CullMode::FrustumAndOcclusion, CullMode::FrustumOnly,
-                                              CullMode::None, CullMode::FrustumAndOcclusion};
-    constexpr const char* kModeNames[kBenchModes] = {"culled", "frustum", "unculled", "lod"};
+                                              CullMode::None, CullMode::FrustumAndOcclusion,
+                                              CullMode::FrustumAndOcclusion};
+    constexpr const char* kModeNames[kBenchModes] = {"culled", "frustum", "unculled", "lod",
+                                                     "one-draw"};
+    constexpr size_t kLodMode = 3;
+    constexpr size_t kOneDrawMode = 4;
     const bool lod = o.lodPixels > 0.0f;
-    const size_t modes = lod ? 4 : 3;
-    const auto lodOf = [&](size_t mode) { return mode == 3 ? o.lodPixels : 0.0f; };
+    const bool synced = s.renderer.syncDraws;
+    std::vector<size_t> modes = {0, 1, 2};
+    if (lod) {
+        modes.push_back(kLodMode);
+    }
+    if (synced) {
+        modes.push_back(kOneDrawMode);
+    }
+    const auto lodOf = [&](size_t mode) { return mode == kLodMode ? o.lodPixels : 0.0f; };
+    const auto frame = [&](const Camera& camera, size_t mode) {
+        return renderFrame(s, target.value(), camera, kModes[mode], lodOf(mode),
+                           mode == kOneDrawMode);
+    };
     std::vector<BenchRow> rows[kBenchModes];
     const double loadedMb = peakResidentMb();  // the load and the context, before any frame
     double peakMb[2] = {0.0, 0.0};  // after the culled flight; after the unculled frames too
-    const size_t flown = lod ? 3 : 0;
-    renderFrame(s, target.value(), path.front(), kModes[flown], lodOf(flown));  // warm-up
+    const size_t flown = lod ? kLodMode : 0;
+    frame(path.front(), flown);  // warm-up
     for (const Camera& camera : path) {
-        renderFrame(s, target.value(), camera, kModes[flown], lodOf(flown));
+        frame(camera, flown);
     }
     glFinish();
     peakMb[0] = peakResidentMb();
-    for (size_t mode = 0; mode < modes; ++mode) {
+    for (const size_t mode : modes) {
         rows[mode].resize(path.size());
-        renderFrame(s, target.value(), path.front(), kModes[mode], lodOf(mode));  // warm-up
+        frame(path.front(), mode);  // warm-up
     }
     for (size_t i = 0; i < path.size(); ++i) {
-        for (size_t k = 0; k < modes; ++k) {
-            const size_t mode = (i + k) % modes;
-            rows[mode][i] = {path[i].position,
-                             renderFrame(s, target.value(), path[i], kModes[mode], lodOf(mode))};
+        for (size_t k = 0; k < modes.size(); ++k) {
+            const size_t mode = modes[(i + k) % modes.size()];
+            rows[mode][i] = {path[i].position, frame(path[i], mode)};
         }
     }
     glFinish();
@@ -190,7 +210,7 @@ int runBench(Session& s) {
            "draw_calls,triangles,cull_ms,frame_ms\n";
     std::vector<double> frameMs[kBenchModes];
     std::vector<double> occludedShare;  // of the frustum's leaves, culled mode
-    for (size_t mode = 0; mode < modes; ++mode) {
+    for (const size_t mode : modes) {
         for (size_t i = 0; i < rows[mode].size(); ++i) {
             const BenchRow& r = rows[mode][i];
             const CullStats& c = r.stats.cull;
@@ -214,7 +234,7 @@ int runBench(Session& s) {
     }
     double medians[kBenchModes];
     double worst[kBenchModes];
-    for (size_t mode = 0; mode < modes; ++mode) {
+    for (const size_t mode : modes) {
         medians[mode] = median(frameMs[mode]);
         worst[mode] = *std::max_element(frameMs[mode].begin(), frameMs[mode].end());
     }
@@ -245,19 +265,33 @@ int runBench(Session& s) {
         std::vector<double> triangles[2];
         for (size_t i = 0; i < path.size(); ++i) {
             triangles[0].push_back(double(rows[0][i].stats.cull.triangles));
-            triangles[1].push_back(double(rows[3][i].stats.cull.triangles));
+            triangles[1].push_back(double(rows[kLodMode][i].stats.cull.triangles));
         }
         std::printf(
             "  lod:      median %.3f ms, worst %.3f ms (level of detail, a grid step at most "
             "%.2f pixels; frustum and occlusion)\n",
-            medians[3], worst[3], double(o.lodPixels));
+            medians[kLodMode], worst[kLodMode], double(o.lodPixels));
         std::printf("  culled / lod: median %.2fx; unculled / lod: median %.2fx\n",
-                    ratio(medians[0], medians[3]), ratio(medians[2], medians[3]));
+                    ratio(medians[0], medians[kLodMode]), ratio(medians[2], medians[kLodMode]));
         std::printf("  triangles: median %.0f culled, %.0f with level of detail\n",
                     median(triangles[0]), median(triangles[1]));
         std::printf(
             "  selection, culling and draw list: median %.3f%% of a level-of-detail frame\n",
-            cullShare(rows[3]));
+            cullShare(rows[kLodMode]));
+    }
+    int mostDraws = 0;
+    for (const size_t mode : modes) {
+        for (const BenchRow& r : rows[mode]) {
+            mostDraws = std::max(mostDraws, r.stats.drawCalls);
+        }
+    }
+    std::printf("  draw calls: at most %d a frame (%s)\n", mostDraws,
+                synced ? "batches, each waited for before the next" : "one a frame");
+    if (synced) {
+        std::printf("  one-draw: median %.3f ms, worst %.3f ms (culled, one draw without waits)\n",
+                    medians[kOneDrawMode], worst[kOneDrawMode]);
+        std::printf("  culled / one-draw: median %.2fx (the price of the bounded queue)\n",
+                    ratio(medians[0], medians[kOneDrawMode]));
     }
     const double samples = double(s.terrain.map.sampleCount());
     std::printf(

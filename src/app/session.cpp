@@ -106,6 +106,9 @@ Result<Session> Session::create(const ViewerOptions& options) {
     }
     terminal.done(terrain.value());
     session.renderer = renderer.value();
+    if (options.syncDraws) {
+        session.renderer.syncDraws = *options.syncDraws;
+    }
     session.lines = std::move(lines).value();
     session.terrain = std::move(terrain).value();
     WorldMapping& mapping = session.terrain.mapping;

@@ -80,6 +80,7 @@ std::string statsJson(const StatsReport& r) {
     j += "  \"leaves_occluded\": " + std::to_string(s.cull.leavesOccluded) + ",\n";
     j += "  \"subtrees_accepted\": " + std::to_string(s.cull.subtreesAccepted) + ",\n";
     j += "  \"draw_calls\": " + std::to_string(s.drawCalls) + ",\n";
+    j += "  \"synced_draws\": " + std::string(s.syncedDraws ? "true" : "false") + ",\n";
     j += "  \"triangles_drawn\": " + std::to_string(s.cull.triangles) + ",\n";
     if (s.lod) {  // drawn by level of detail: the nodes, and the leaves under them
         j += "  \"lod\": {\"nodes_drawn\": " + std::to_string(s.lodStats.nodesDrawn) +

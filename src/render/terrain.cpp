@@ -201,6 +201,7 @@ FrameStats renderTerrain(const TerrainRenderer& renderer, Terrain& terrain, cons
         stats.lod
             ? renderer.draw(terrain.gpu, terrain.mapping, camera, terrain.lod.nodes, wireframe)
             : renderer.draw(terrain.gpu, terrain.mapping, camera, terrain.drawList, wireframe);
+    stats.syncedDraws = renderer.syncDraws;
     return stats;
 }
 

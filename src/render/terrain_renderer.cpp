@@ -6,6 +6,7 @@
 
 #include <glm/gtc/type_ptr.hpp>
 
+#include "core/draw_batches.h"
 #include "core/terrain_grid.h"
 
 namespace qt {
@@ -13,6 +14,8 @@ namespace {
 
 // Ends each strip; indices are 16-bit since a leaf has at most 65 x 65 vertices.
 constexpr GLushort kRestartIndex = 0xFFFF;
+// A wait for a batch is retried every second until the batch is done.
+constexpr GLuint64 kSyncTimeoutNs = 1000000000;
 
 // One leaf's strips over its own (leafSize + 1)^2 vertices: the core's strips with the leaf as
 // the whole grid, so a local vertex id is j * (leafSize + 1) + i.
@@ -97,9 +100,21 @@ void TerrainGpu::destroy() {
     *this = TerrainGpu{};
 }
 
+bool isSoftwareRasteriser(const std::string& glRenderer) {
+    for (const char* name : {"llvmpipe", "softpipe", "SWR", "swrast", "Software Rasterizer",
+                             "Apple Software Renderer"}) {
+        if (glRenderer.find(name) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
 Result<TerrainRenderer> TerrainRenderer::create(const std::string& shaderDir) {
     TerrainRenderer renderer;
     renderer.shaderDir = shaderDir;
+    const GLubyte* name = glGetString(GL_RENDERER);
+    renderer.syncDraws = name && isSoftwareRasteriser(reinterpret_cast<const char*>(name));
     if (std::string error = renderer.reloadShaders(); !error.empty()) {
         return Result<TerrainRenderer>::failure(error);
     }
@@ -124,27 +139,28 @@ void TerrainRenderer::clear(int width, int height) {
 
 int TerrainRenderer::draw(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
                           const std::vector<LeafCoord>& visible, bool wireframe) const {
-    return drawInstances(gpu, mapping, camera, gpu.vertexArray, visible.data(),
-                         visible.size() * sizeof(LeafCoord), GLsizei(visible.size()), wireframe);
+    return drawInstances(gpu, mapping, camera, false, visible.data(), GLsizei(visible.size()),
+                         wireframe);
 }
 
 int TerrainRenderer::draw(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
                           const std::vector<DrawNode>& visible, bool wireframe) const {
-    return drawInstances(gpu, mapping, camera, gpu.nodeArray, visible.data(),
-                         visible.size() * sizeof(DrawNode), GLsizei(visible.size()), wireframe);
+    return drawInstances(gpu, mapping, camera, true, visible.data(), GLsizei(visible.size()),
+                         wireframe);
 }
 
 int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& mapping,
-                                   const Camera& camera, GLuint vertexArray, const void* instances,
-                                   size_t bytes, GLsizei count, bool wireframe) const {
-    if (count == 0 || vertexArray == 0) {
+                                   const Camera& camera, bool nodes, const void* instances,
+                                   GLsizei count, bool wireframe) const {
+    const GLuint vertexArray = nodes ? gpu.nodeArray : gpu.vertexArray;
+    if (count <= 0 || vertexArray == 0) {
         return 0;
     }
+    const GLsizei stride = nodes ? GLsizei(sizeof(DrawNode)) : GLsizei(sizeof(LeafCoord));
     glBindBuffer(GL_ARRAY_BUFFER, gpu.instanceBuffer);
     // Only the visible instances' bytes; re-specifying the whole buffer (orphaning) would make
     // the driver allocate storage for every leaf of the map each frame.
-    glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(bytes), instances);
-    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(count) * stride, instances);
 
     glUseProgram(program.id);
     glActiveTexture(GL_TEXTURE0);
@@ -177,13 +193,43 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
         glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
     }
     glBindVertexArray(vertexArray);
-    glDrawElementsInstanced(GL_TRIANGLE_STRIP, gpu.indexCount, GL_UNSIGNED_SHORT, nullptr, count);
+    // Batches: the instance attribute re-pointed at each batch's first instance (GL 3.3 has no
+    // base instance). With syncDraws, a fence after each batch but the last, waited for before
+    // the next is queued.
+    const uint32_t trianglesPerInstance = 2u * uint32_t(gpu.leafSize) * uint32_t(gpu.leafSize);
+    const GLsizei perDraw =
+        GLsizei(instancesPerDraw(uint32_t(count), trianglesPerInstance, syncDraws));
+    const GLint components = nodes ? 3 : 2;
+    int draws = 0;
+    GLsync pending = nullptr;
+    for (GLsizei first = 0; first < count; first += perDraw, ++draws) {
+        if (pending) {
+            while (glClientWaitSync(pending, GL_SYNC_FLUSH_COMMANDS_BIT, kSyncTimeoutNs) ==
+                   GL_TIMEOUT_EXPIRED) {
+            }
+            glDeleteSync(pending);
+            pending = nullptr;
+        }
+        if (first > 0) {
+            glVertexAttribIPointer(0, components, GL_UNSIGNED_SHORT, stride,
+                                   reinterpret_cast<const void*>(size_t(first) * size_t(stride)));
+        }
+        glDrawElementsInstanced(GL_TRIANGLE_STRIP, gpu.indexCount, GL_UNSIGNED_SHORT, nullptr,
+                                std::min(perDraw, count - first));
+        if (syncDraws && first + perDraw < count) {
+            pending = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+        }
+    }
+    if (draws > 1) {
+        glVertexAttribIPointer(0, components, GL_UNSIGNED_SHORT, stride, nullptr);
+    }
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
     glBindVertexArray(0);
     glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
     glDisable(GL_PRIMITIVE_RESTART);
     glBindTexture(GL_TEXTURE_BUFFER, 0);
     glUseProgram(0);
-    return 1;
+    return draws;
 }
 
 }  // namespace qt

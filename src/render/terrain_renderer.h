@@ -41,9 +41,19 @@ struct TerrainGpu {
     void destroy();
 };
 
+// True for GL_RENDERER strings of software rasterisers (llvmpipe, softpipe, swr, swrast, Apple's
+// software renderer): their queued triangles are binned in host memory.
+bool isSoftwareRasteriser(const std::string& glRenderer);
+
 struct TerrainRenderer {
     ShaderProgram program;
     std::string shaderDir;
+    // Draw in batches (core/draw_batches.h) and wait for each before queuing the next, so the
+    // driver holds one batch of triangles at a time. create() turns it on for software
+    // rasterisers, where a frame's queued triangles would otherwise take host memory in
+    // proportion to the view (llvmpipe: about 190 bytes a triangle, as many scenes as its
+    // rasteriser threads fall behind).
+    bool syncDraws = false;
 
     // Loads terrain.vert/terrain.frag from shaderDir.
     static Result<TerrainRenderer> create(const std::string& shaderDir);
@@ -53,7 +63,8 @@ struct TerrainRenderer {
 
     // Viewport, sky colour and depth clear for a width x height target.
     static void clear(int width, int height);
-    // Uploads `visible` and draws it with one instanced call; returns the draw calls issued.
+    // Uploads `visible` and draws it with instanced calls: one, or with syncDraws at most
+    // kMaxTerrainDraws batches. Returns the draw calls issued.
     int draw(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
              const std::vector<LeafCoord>& visible, bool wireframe) const;
     // The same for nodes chosen by level of detail, each at its own stride.
@@ -62,8 +73,7 @@ struct TerrainRenderer {
 
 private:
     int drawInstances(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
-                      GLuint vertexArray, const void* instances, size_t bytes, GLsizei count,
-                      bool wireframe) const;
+                      bool nodes, const void* instances, GLsizei count, bool wireframe) const;
 };
 
 }  // namespace qt

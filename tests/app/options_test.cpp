@@ -14,7 +14,8 @@ TEST(Options, DefaultsAndEveryOption) {
     const ViewerOptions d = parse({}).value();
     EXPECT_TRUE(d.heightmapPath.empty());
     EXPECT_EQ(d.leafSize, 4);
-    EXPECT_EQ(d.lodPixels, 0.0f);  // full detail unless asked
+    EXPECT_EQ(d.lodPixels, 0.0f);           // full detail unless asked
+    EXPECT_FALSE(d.syncDraws.has_value());  // auto: the renderer decides
     EXPECT_FALSE(d.scripted());
     const Result<ViewerOptions> r = parse({"my map.hgt",
                                            "--spacing",
@@ -38,6 +39,8 @@ TEST(Options, DefaultsAndEveryOption) {
                                            "--no-occlusion",
                                            "--lod",
                                            "1.5",
+                                           "--sync-draws",
+                                           "off",
                                            "--screenshot",
                                            "a.png",
                                            "--stats-json",
@@ -65,6 +68,9 @@ TEST(Options, DefaultsAndEveryOption) {
     EXPECT_TRUE(o.noCull);
     EXPECT_TRUE(o.noOcclusion);
     EXPECT_EQ(o.lodPixels, 1.5f);
+    EXPECT_EQ(o.syncDraws, std::optional<bool>(false));
+    EXPECT_EQ(parse({"--sync-draws=on"}).value().syncDraws, std::optional<bool>(true));
+    EXPECT_FALSE(parse({"--sync-draws", "on", "--sync-draws", "auto"}).value().syncDraws);
     EXPECT_TRUE(o.dumpLeaves);
     EXPECT_EQ(o.screenshotPath, "a.png");
     EXPECT_EQ(o.statsJsonPath, "s.json");
@@ -103,6 +109,8 @@ TEST(Options, BadValuesGiveOneLine) {
         {{"--fov", "-60"}, "--fov '-60': expected degrees between 1 and 179 (exclusive)"},
         {{"--lod", "-1"}, "--lod '-1': expected pixels from 0 (off) to 64"},
         {{"--lod", "65"}, "--lod '65': expected pixels from 0 (off) to 64"},
+        {{"--sync-draws", "yes"}, "--sync-draws 'yes': expected auto, on or off"},
+        {{"--sync-draws"}, "--sync-draws: missing value"},
         {{"--lod", "nan"}, "--lod 'nan': expected pixels from 0 (off) to 64"},
         {{"--lod"}, "--lod: missing value"},
         {{"--size", "100"},

@@ -73,6 +73,7 @@ assert s["camera"]["eye"] == [10, 60, 10] and s["camera"]["target"] == [64, 0, 6
 assert abs(s["camera"]["fov_y"] - 60) < 1e-3
 assert s["leaves_drawn"] + s["leaves_culled"] + s["leaves_occluded"] == s["leaves_total"] == 32 * 32
 assert s["leaves_culled"] > 0 and s["draw_calls"] == 1
+assert s["synced_draws"] in (True, False)
 assert len(s["visible_leaves"]) == s["leaves_drawn"]
 assert all(0 <= c < 32 and 0 <= r < 32 for c, r in s["visible_leaves"])
 assert s["triangles_drawn"] == 32 * s["leaves_drawn"]
@@ -87,6 +88,16 @@ assert "visible_leaves" not in s and s["leaf_size"] == 8
 t = s["camera"]["target"]; e = s["camera"]["eye"]
 assert abs(sum((a - b) ** 2 for a, b in zip(t, e)) ** 0.5 - 1) < 1e-3  # 1 unit along forward
 ' "$tmp/n.json" || fail "--no-cull stats content"
+for mode in on off; do
+    "$exe" "$map" --stats-json "$tmp/sync_$mode.json" --no-cull --sync-draws $mode ||
+        fail "--sync-draws $mode run"
+done
+python3 -c '
+import json, sys
+on, off = (json.load(open(p)) for p in sys.argv[1:3])
+assert on["synced_draws"] is True and off["synced_draws"] is False
+assert on["draw_calls"] == off["draw_calls"] == 1  # 1024 leaves: one batch either way
+' "$tmp/sync_on.json" "$tmp/sync_off.json" || fail "--sync-draws stats"
 
 # 3b. --lod: culled == unculled screenshots at coarse steps, and the stats name the nodes drawn,
 # far fewer than the leaves in view from this corner, with one leaf's triangles each.
@@ -108,13 +119,25 @@ PY
 # 4. --cull-map and --bench write their files.
 "$exe" "$map" --eye 10,60,10 --target 64,0,64 --cull-map "$tmp/map.png" || fail "--cull-map"
 [ "$(head -c 4 "$tmp/map.png" | tail -c 3)" = "PNG" ] || fail "--cull-map did not write a PNG"
-"$exe" "$map" --window 160x90 --bench "$tmp/bench.csv" --frames 4 >"$tmp/bench.out" ||
-    fail "--bench"
+"$exe" "$map" --window 160x90 --bench "$tmp/bench.csv" --frames 4 --sync-draws off \
+    >"$tmp/bench.out" || fail "--bench"
 [ "$(wc -l <"$tmp/bench.csv")" -eq 13 ] || fail "--bench: expected a header and 12 rows (3 modes)"
 grep -q "unculled / culled" "$tmp/bench.out" || fail "--bench printed no summary"
 grep -q "unculled / frustum only" "$tmp/bench.out" || fail "--bench: no frustum-only ratio"
-"$exe" "$map" --window 160x90 --bench "$tmp/bench_lod.csv" --frames 2 --lod 2 >"$tmp/bench_lod.out" ||
-    fail "--bench --lod"
+grep -q "draw calls: at most 1 a frame (one a frame)" "$tmp/bench.out" ||
+    fail "--bench --sync-draws off: not one draw a frame"
+! grep -q "one-draw" "$tmp/bench.out" || fail "--bench --sync-draws off: a one-draw mode"
+# Synchronised draws add the one-draw mode, for the price of the bounded queue.
+"$exe" "$map" --window 160x90 --bench "$tmp/bench_sync.csv" --frames 2 --sync-draws on \
+    >"$tmp/bench_sync.out" || fail "--bench --sync-draws on"
+[ "$(grep -c '^one-draw,' "$tmp/bench_sync.csv")" -eq 2 ] &&
+    [ "$(wc -l <"$tmp/bench_sync.csv")" -eq 9 ] ||
+    fail "--bench --sync-draws on: expected a header and 8 rows (4 modes), 2 of them one-draw"
+grep -q "culled / one-draw" "$tmp/bench_sync.out" || fail "--bench --sync-draws on: no ratio"
+grep -q "(batches, each waited for before the next)" "$tmp/bench_sync.out" ||
+    fail "--bench --sync-draws on: the draws are not said to be synchronised"
+"$exe" "$map" --window 160x90 --bench "$tmp/bench_lod.csv" --frames 2 --lod 2 --sync-draws off \
+    >"$tmp/bench_lod.out" || fail "--bench --lod"
 [ "$(grep -c '^lod,' "$tmp/bench_lod.csv")" -eq 2 ] && [ "$(wc -l <"$tmp/bench_lod.csv")" -eq 9 ] ||
     fail "--bench --lod: expected a header and 8 rows (4 modes), 2 of them lod"
 grep -q "culled / lod" "$tmp/bench_lod.out" || fail "--bench --lod: no level-of-detail ratio"

@@ -22,6 +22,7 @@
 #include <glm/gtc/constants.hpp>
 #include <glm/trigonometric.hpp>
 
+#include "core/draw_batches.h"
 #include "core/synthetic.h"
 #include "render/debug_lines.h"
 #include "render/framebuffer.h"
@@ -108,6 +109,14 @@ FrameStats render(Terrain& terrain, const Camera& camera, bool cull, std::vector
     readPixels(kWidth, kHeight, pixels);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     return stats;
+}
+
+// The draw calls a frame takes: its instances (leaves, or nodes with level of detail) in the
+// renderer's batches.
+int expectedDraws(const Terrain& terrain, const FrameStats& stats, bool syncDraws) {
+    const uint32_t instances = stats.lod ? stats.lodStats.nodesDrawn : stats.cull.leavesDrawn;
+    const uint32_t triangles = 2u * uint32_t(terrain.tree.leafSize * terrain.tree.leafSize);
+    return drawCount(instances, instancesPerDraw(instances, triangles, syncDraws));
 }
 
 bool isSky(const std::vector<uint8_t>& pixels, int x, int y) {
@@ -225,7 +234,9 @@ void expectCulledEqualsUnculled(Terrain& terrain, const std::vector<Camera>& cam
         ASSERT_EQ(glErrorCount(), errorsBefore) << "GL debug errors at camera " << i;
         EXPECT_EQ(a.cull.leavesDrawn + a.cull.leavesCulled + a.cull.leavesOccluded, a.leavesTotal);
         EXPECT_EQ(b.cull.leavesDrawn, b.leavesTotal);
-        EXPECT_LE(a.drawCalls, 1);
+        EXPECT_EQ(a.drawCalls, expectedDraws(terrain, a, gl().renderer.syncDraws));
+        EXPECT_EQ(b.drawCalls, expectedDraws(terrain, b, gl().renderer.syncDraws));
+        EXPECT_LE(b.drawCalls, kMaxTerrainDraws);
         ASSERT_EQ(a.lod, lodPixels > 0.0f);
         if (a.lod) {  // culling only removes drawn nodes: the unculled frame draws them all
             EXPECT_LE(a.lodStats.nodesDrawn, b.lodStats.nodesDrawn);
@@ -555,6 +566,64 @@ TEST_F(Picture, WireframeAndLiveMappingChangesRenderWithoutErrors) {
     render(terrain, c, true, taller);
     EXPECT_NE(solid, taller);
     EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+}
+
+// Batches: the renderer's synchronised batches (a re-pointed instance attribute and a fence
+// each) draw exactly the pixels of one instanced draw, leaves and level-of-detail nodes alike,
+// in up to kMaxTerrainDraws draws.
+TEST(SyncedDraws, BatchesDrawTheSamePixelsAsOneDraw) {
+    REQUIRE_GL();
+    Result<Terrain> loaded = makeTerrain(syntheticHeightmap(1025, 1025, 5), 4, "batches");
+    ASSERT_TRUE(loaded) << loaded.error();
+    Terrain& terrain = loaded.value();
+    TerrainRenderer& renderer = gl().renderer;
+    const bool automatic = renderer.syncDraws;
+    std::vector<Camera> cameras = randomCameras(terrain, 8, 99u);
+    cameras.push_back(
+        overviewCamera(terrain.map, terrain.mapping, float(kWidth) / kHeight, glm::radians(60.0f)));
+    int mostDraws = 0;
+    for (const float lodPixels : {0.0f, 0.5f}) {
+        for (const Camera& camera : cameras) {
+            std::vector<uint8_t> one;
+            std::vector<uint8_t> batched;
+            renderer.syncDraws = false;
+            const FrameStats a = render(terrain, camera, true, one, false, lodPixels);
+            renderer.syncDraws = true;
+            const FrameStats b = render(terrain, camera, true, batched, false, lodPixels);
+            ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+            EXPECT_EQ(a.drawCalls, std::min(expectedDraws(terrain, a, false), 1));
+            EXPECT_EQ(b.drawCalls, expectedDraws(terrain, b, true));
+            EXPECT_LE(b.drawCalls, kMaxTerrainDraws);
+            EXPECT_TRUE(one == batched)
+                << "camera at (" << camera.position.x << ", " << camera.position.y << ", "
+                << camera.position.z << "), lod " << lodPixels << ": " << b.drawCalls
+                << " batches differ from one draw";
+            mostDraws = std::max(mostDraws, b.drawCalls);
+        }
+    }
+    renderer.syncDraws = automatic;
+    // The overview holds every leaf: 65536 leaves of 32 triangles make the full 16 batches.
+    EXPECT_EQ(mostDraws, kMaxTerrainDraws);
+    terrain.destroy();
+}
+
+TEST(SyncedDraws, SoftwareRasterisersAreRecognised) {
+    EXPECT_TRUE(isSoftwareRasteriser("llvmpipe (LLVM 15.0.6, 256 bits)"));
+    EXPECT_TRUE(isSoftwareRasteriser("softpipe"));
+    EXPECT_TRUE(isSoftwareRasteriser("Apple Software Renderer"));
+    EXPECT_FALSE(isSoftwareRasteriser("NVIDIA GeForce RTX 4090/PCIe/SSE2"));
+    EXPECT_FALSE(isSoftwareRasteriser("AMD Radeon RX 7900 XTX (radeonsi, navi31, LLVM 15.0.7)"));
+    EXPECT_FALSE(isSoftwareRasteriser("Mesa Intel(R) UHD Graphics 620 (KBL GT2)"));
+    EXPECT_FALSE(isSoftwareRasteriser(""));
+    // This suite's own context: on llvmpipe the renderer synchronises its draws by itself.
+    if (gl().ready) {
+        const char* name = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+        ASSERT_NE(name, nullptr);
+        Result<TerrainRenderer> fresh = TerrainRenderer::create(QT_SHADER_DIR);
+        ASSERT_TRUE(fresh) << fresh.error();
+        EXPECT_EQ(fresh.value().syncDraws, isSoftwareRasteriser(name)) << name;
+        fresh.value().destroy();
+    }
 }
 
 // The vertex shader's own positions for every node level of detail selects, captured by

@@ -1,0 +1,35 @@
+// How a frame's instances split into terrain draw calls: one draw, or on a driver whose queued
+// triangles take host memory, bounded batches that the renderer waits for one at a time.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+namespace qt {
+
+// Most terrain draw calls in a frame, whatever the view.
+constexpr int kMaxTerrainDraws = 16;
+// Triangles a batch aims at when draws are synchronised: llvmpipe bins about 190 bytes a
+// triangle, so a batch's binned triangles fit one of its 36 MiB scenes.
+constexpr uint64_t kTrianglesPerBatch = 131072;
+
+// Instances per draw call for `instances` instances of `trianglesPerInstance` triangles each:
+// all of them when draws are not synchronised; otherwise about kTrianglesPerBatch triangles a
+// draw, but never more than kMaxTerrainDraws draws. At least 1.
+inline uint32_t instancesPerDraw(uint32_t instances, uint32_t trianglesPerInstance,
+                                 bool synchronised) {
+    if (!synchronised || instances == 0) {
+        return std::max<uint32_t>(instances, 1);
+    }
+    const uint64_t byTriangles =
+        std::max<uint64_t>(kTrianglesPerBatch / std::max<uint32_t>(trianglesPerInstance, 1), 1);
+    const uint64_t byDraws = (uint64_t(instances) + kMaxTerrainDraws - 1) / kMaxTerrainDraws;
+    return uint32_t(std::min<uint64_t>(std::max(byTriangles, byDraws), instances));
+}
+
+// Draw calls that instancesPerDraw's batches make.
+inline int drawCount(uint32_t instances, uint32_t perDraw) {
+    return instances == 0 ? 0 : int((uint64_t(instances) + perDraw - 1) / perDraw);
+}
+
+}  // namespace qt
