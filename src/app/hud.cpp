@@ -52,7 +52,7 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
                     int(l.deepestLevel));
     }
     ImGui::Text("triangles %llu, draw calls %d%s", (unsigned long long)c.triangles, stats.drawCalls,
-                stats.syncedDraws ? " (batches, each waited for)" : "");
+                stats.syncedDraws ? " (synchronised batches)" : "");
     ImGui::Text("culling %.3f ms", stats.cullMs);
 
     // Frame graph: the ring buffer read from its oldest entry.

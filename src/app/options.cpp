@@ -294,9 +294,9 @@ little-endian .r16/.raw (square, or give --size). Default: data/default_1025.png
   --no-occlusion       cull by the frustum only, keeping leaves that nearer terrain hides
   --lod PIXELS         level of detail: far nodes drawn at coarser strides of the grid, a step
                        at most PIXELS long on screen (e.g. 1 or 2; 0: off, the default)
-  --sync-draws MODE    auto, on or off: draw the terrain in at most 16 batches and wait for each
-                       before queuing the next, so the driver holds one batch of triangles at a
-                       time (auto, the default: on for software rasterisers such as llvmpipe,
+  --sync-draws MODE    auto, on or off: draw the terrain in at most 16 batches, waiting for the
+                       oldest so that the driver holds at most about 262,000 triangles queued
+                       (auto, the default: on for software rasterisers such as llvmpipe,
                        which keep queued triangles in host memory)
   --screenshot OUT.png render one frame without the HUD, write it, exit
   --stats-json OUT.json  write the last frame's camera, mapping and culling counts, exit

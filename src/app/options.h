@@ -27,7 +27,7 @@ struct ViewerOptions {
     bool noCull = false;
     bool noOcclusion = false;  // frustum culling only
     float lodPixels = 0.0f;    // --lod: level of detail, a grid step at most this long; 0: off
-    // --sync-draws: terrain drawn in batches, each waited for before the next is queued; unset
+    // --sync-draws: terrain drawn in batches with a bounded number queued (fences); unset
     // (auto): on software rasterisers only (TerrainRenderer::syncDraws).
     std::optional<bool> syncDraws;
     std::string screenshotPath;

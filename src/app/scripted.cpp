@@ -286,7 +286,7 @@ int runBench(Session& s) {
         }
     }
     std::printf("  draw calls: at most %d a frame (%s)\n", mostDraws,
-                synced ? "batches, each waited for before the next" : "one a frame");
+                synced ? "synchronised batches" : "one a frame");
     if (synced) {
         std::printf("  one-draw: median %.3f ms, worst %.3f ms (culled, one draw without waits)\n",
                     medians[kOneDrawMode], worst[kOneDrawMode]);

@@ -1,5 +1,5 @@
 // How a frame's instances split into terrain draw calls: one draw, or on a driver whose queued
-// triangles take host memory, bounded batches that the renderer waits for one at a time.
+// triangles take host memory, bounded batches of which the renderer lets a bounded number queue.
 #pragma once
 
 #include <algorithm>
@@ -13,6 +13,9 @@ constexpr int kMaxTerrainDraws = 16;
 // triangle, so a batch's binned triangles fit one of its 36 MiB scenes.
 constexpr uint64_t kTrianglesPerBatch = 131072;
 
+// Triangles the driver may hold queued at once when draws are synchronised: two batches' worth.
+constexpr uint64_t kQueuedTriangles = 2 * kTrianglesPerBatch;
+
 // Instances per draw call for `instances` instances of `trianglesPerInstance` triangles each:
 // all of them when draws are not synchronised; otherwise about kTrianglesPerBatch triangles a
 // draw, but never more than kMaxTerrainDraws draws. At least 1.
@@ -25,6 +28,15 @@ inline uint32_t instancesPerDraw(uint32_t instances, uint32_t trianglesPerInstan
         std::max<uint64_t>(kTrianglesPerBatch / std::max<uint32_t>(trianglesPerInstance, 1), 1);
     const uint64_t byDraws = (uint64_t(instances) + kMaxTerrainDraws - 1) / kMaxTerrainDraws;
     return uint32_t(std::min<uint64_t>(std::max(byTriangles, byDraws), instances));
+}
+
+// Batches of perDraw instances the renderer queues before it waits for the oldest: as many as
+// kQueuedTriangles holds, and at least one. Batches that the draw limit makes larger than
+// kTrianglesPerBatch go one at a time.
+inline int batchesInFlight(uint32_t perDraw, uint32_t trianglesPerInstance) {
+    const uint64_t batch = std::max<uint64_t>(uint64_t(perDraw) * trianglesPerInstance, 1);
+    return int(std::min<uint64_t>(std::max<uint64_t>(kQueuedTriangles / batch, 1),
+                                  uint64_t(kMaxTerrainDraws)));
 }
 
 // Draw calls that instancesPerDraw's batches make.

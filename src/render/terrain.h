@@ -98,7 +98,7 @@ struct FrameStats {
     uint32_t nodesTotal = 0;
     uint32_t leavesTotal = 0;
     int drawCalls = 0;         // terrain draws only
-    bool syncedDraws = false;  // drawn in batches, each waited for (TerrainRenderer::syncDraws)
+    bool syncedDraws = false;  // drawn in synchronised batches (TerrainRenderer::syncDraws)
     double cullMs = 0.0;
     double frameMs = 0.0;  // filled by the caller, who knows where the frame ends
 };

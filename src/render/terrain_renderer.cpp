@@ -3,6 +3,7 @@
 #include "render/terrain_renderer.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include <glm/gtc/type_ptr.hpp>
 
@@ -194,21 +195,24 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     }
     glBindVertexArray(vertexArray);
     // Batches: the instance attribute re-pointed at each batch's first instance (GL 3.3 has no
-    // base instance). With syncDraws, a fence after each batch but the last, waited for before
-    // the next is queued.
+    // base instance). With syncDraws, a fence after each batch but the last; before a batch is
+    // queued, the one batchesInFlight back is waited for.
     const uint32_t trianglesPerInstance = 2u * uint32_t(gpu.leafSize) * uint32_t(gpu.leafSize);
     const GLsizei perDraw =
         GLsizei(instancesPerDraw(uint32_t(count), trianglesPerInstance, syncDraws));
+    const int inFlight = batchesInFlight(uint32_t(perDraw), trianglesPerInstance);
     const GLint components = nodes ? 3 : 2;
+    GLsync fences[kMaxTerrainDraws] = {};
     int draws = 0;
-    GLsync pending = nullptr;
     for (GLsizei first = 0; first < count; first += perDraw, ++draws) {
-        if (pending) {
-            while (glClientWaitSync(pending, GL_SYNC_FLUSH_COMMANDS_BIT, kSyncTimeoutNs) ==
+        assert(draws < kMaxTerrainDraws || !syncDraws);
+        if (syncDraws && draws >= inFlight && fences[draws - inFlight]) {
+            GLsync& oldest = fences[draws - inFlight];
+            while (glClientWaitSync(oldest, GL_SYNC_FLUSH_COMMANDS_BIT, kSyncTimeoutNs) ==
                    GL_TIMEOUT_EXPIRED) {
             }
-            glDeleteSync(pending);
-            pending = nullptr;
+            glDeleteSync(oldest);
+            oldest = nullptr;
         }
         if (first > 0) {
             glVertexAttribIPointer(0, components, GL_UNSIGNED_SHORT, stride,
@@ -217,7 +221,12 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
         glDrawElementsInstanced(GL_TRIANGLE_STRIP, gpu.indexCount, GL_UNSIGNED_SHORT, nullptr,
                                 std::min(perDraw, count - first));
         if (syncDraws && first + perDraw < count) {
-            pending = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+            fences[draws] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+        }
+    }
+    for (GLsync fence : fences) {
+        if (fence) {
+            glDeleteSync(fence);
         }
     }
     if (draws > 1) {

@@ -54,5 +54,28 @@ TEST(DrawBatches, TypicalFrames) {
     EXPECT_EQ(drawCount(100, 16), 7);
 }
 
+TEST(DrawBatches, BatchesInFlightHoldAtMostTheQueueOrOneBatch) {
+    for (const uint32_t triangles : {8u, 32u, 512u, 8192u}) {
+        for (uint32_t instances = 1; instances < 20000000; instances = instances * 3 + 1) {
+            const uint32_t perDraw = instancesPerDraw(instances, triangles, true);
+            const int inFlight = batchesInFlight(perDraw, triangles);
+            const uint64_t batch = uint64_t(perDraw) * triangles;
+            ASSERT_GE(inFlight, 1);
+            ASSERT_LE(inFlight, kMaxTerrainDraws);
+            // Queued together: within the queue's triangles, or a single batch.
+            ASSERT_TRUE(inFlight == 1 || uint64_t(inFlight) * batch <= kQueuedTriangles)
+                << instances << " instances of " << triangles;
+            // And no fewer than fit: one more batch would overflow the queue.
+            if (inFlight < kMaxTerrainDraws) {
+                ASSERT_GT(uint64_t(inFlight + 1) * batch, kQueuedTriangles);
+            }
+        }
+    }
+    // Full batches of kTrianglesPerBatch go two at a time; the 4097 flight's larger ones alone.
+    EXPECT_EQ(batchesInFlight(4096, 32), 2);
+    EXPECT_EQ(batchesInFlight(5625, 32), 1);
+    EXPECT_EQ(batchesInFlight(1024, 32), 8);
+}
+
 }  // namespace
 }  // namespace qt

@@ -134,7 +134,7 @@ grep -q "draw calls: at most 1 a frame (one a frame)" "$tmp/bench.out" ||
     [ "$(wc -l <"$tmp/bench_sync.csv")" -eq 9 ] ||
     fail "--bench --sync-draws on: expected a header and 8 rows (4 modes), 2 of them one-draw"
 grep -q "culled / one-draw" "$tmp/bench_sync.out" || fail "--bench --sync-draws on: no ratio"
-grep -q "(batches, each waited for before the next)" "$tmp/bench_sync.out" ||
+grep -q "(synchronised batches)" "$tmp/bench_sync.out" ||
     fail "--bench --sync-draws on: the draws are not said to be synchronised"
 "$exe" "$map" --window 160x90 --bench "$tmp/bench_lod.csv" --frames 2 --lod 2 --sync-draws off \
     >"$tmp/bench_lod.out" || fail "--bench --lod"
