@@ -237,7 +237,7 @@ int runSoak(Session& session) {
         if (soak.random.below(60) == 0) {  // level of detail on at 0.5 to 8 pixels, or off
             soak.lodPixels = soak.lodPixels > 0.0f ? 0.0f : soak.random.uniform(0.5f, 8.0f);
         }
-        if (soak.random.below(70) == 0) {  // batches waited for, or one draw
+        if (soak.random.below(70) == 0) {  // synchronised batches, or one draw
             session.renderer.syncDraws = !session.renderer.syncDraws;
         }
         if (soak.random.below(80) == 0) {
