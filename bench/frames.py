@@ -11,74 +11,49 @@ map runs R times: the row is the run with the median culled frame, and the peak 
 spread over all R. Needs a display: run it under xvfb-run -a.
 """
 import argparse
-import csv
 import os
 import re
 import statistics
-import subprocess
-import sys
+
+from bench_run import add_common_arguments, memory_spread, number, run_bench
 
 parser = argparse.ArgumentParser()
-parser.add_argument("maps", nargs="+")
-parser.add_argument("--build", default="build")
-parser.add_argument("--frames", type=int, default=32)
-parser.add_argument("--window", default="1280x720")
-parser.add_argument("--runs", type=int, default=1)
+add_common_arguments(parser, frames=32)
 args = parser.parse_args()
-
-
-def number(pattern, text):
-    match = re.search(pattern, text)
-    if not match:
-        sys.exit(f"frames.py: '{pattern}' not in the bench output:\n{text}")
-    return float(match.group(1))
 
 
 def bench(path):
     """One --bench run of `path`: its figures as a dict."""
-    out_csv = f"/tmp/qt_frames_{os.getpid()}.csv"
-    run = subprocess.run(
-        [os.path.join(args.build, "quadterrain"), path, "--window", args.window, "--bench",
-         out_csv, "--frames", str(args.frames)], capture_output=True, text=True)
-    if run.returncode != 0:
-        sys.exit(f"frames.py: {path}: exit {run.returncode}\n{run.stderr}")
-    text = run.stdout
-    with open(out_csv) as f:
-        every = list(csv.DictReader(f))
-    os.remove(out_csv)
+    text, every = run_bench("frames.py", args, path)
     rows = [r for r in every if r["mode"] == "culled"]
     frustum_rows = [r for r in every if r["mode"] == "frustum"]
     side = re.search(r"(\d+)x(\d+) samples", text)
     synced = "one-draw: median" in text
+
+    def find(pattern):
+        return number("frames.py", pattern, text)
+
     return {
         "width": int(side.group(1)), "height": int(side.group(2)),
         "leaves": statistics.median(int(r["leaves_drawn"]) for r in rows),
         "total": sum(int(rows[0][k]) for k in ("leaves_drawn", "leaves_culled", "leaves_occluded")),
-        "occluded": number(r"occluded: median ([\d.]+)%", text),
+        "occluded": find(r"occluded: median ([\d.]+)%"),
         "walk": statistics.median(float(r["cull_ms"]) for r in frustum_rows),
         "cull": statistics.median(float(r["cull_ms"]) for r in rows),
-        "culled": number(r"culled: +median ([\d.]+) ms", text),
-        "frustum": number(r"frustum: +median ([\d.]+) ms", text),
-        "unculled": number(r"unculled: median ([\d.]+) ms", text),
-        "one_draw": number(r"one-draw: median ([\d.]+) ms", text) if synced else None,
+        "culled": find(r"culled: +median ([\d.]+) ms"),
+        "frustum": find(r"frustum: +median ([\d.]+) ms"),
+        "unculled": find(r"unculled: median ([\d.]+) ms"),
+        "one_draw": find(r"one-draw: median ([\d.]+) ms") if synced else None,
         "draws": max(int(r["draw_calls"]) for r in every),
-        "share": number(r"draw list: median ([\d.]+)%", text),
-        "peak": number(r"memory: ([\d.]+) MiB after the culled", text),
-        "per": number(r"culled flight \(([\d.]+) bytes", text),
-        "peak_all": number(r", ([\d.]+) MiB after the unculled", text),
-        "per_all": number(r"unculled frames \(([\d.]+) bytes", text),
-        "before": number(r", ([\d.]+) MiB before the first frame", text),
-        "load": [number(p, text) / 1000.0 for p in
+        "share": find(r"draw list: median ([\d.]+)%"),
+        "peak": find(r"memory: ([\d.]+) MiB after the culled"),
+        "per": find(r"culled flight \(([\d.]+) bytes"),
+        "peak_all": find(r", ([\d.]+) MiB after the unculled"),
+        "per_all": find(r"unculled frames \(([\d.]+) bytes"),
+        "before": find(r", ([\d.]+) MiB before the first frame"),
+        "load": [find(p) / 1000.0 for p in
                  (r"load: ([\d.]+) ms", r"decode ([\d.]+)", r"tree ([\d.]+)", r"upload ([\d.]+)")],
     }
-
-
-def spread(runs, key, per_key):
-    low, high = min(runs, key=lambda r: r[key]), max(runs, key=lambda r: r[key])
-    if len(runs) == 1:
-        return f"{low[key]:.0f} MiB ({low[per_key]:.1f} B/sample)"
-    return (f"{low[key]:.0f}-{high[key]:.0f} MiB ({low[per_key]:.1f}-{high[per_key]:.1f} "
-            f"B/sample)")
 
 
 runs_note = f", {args.runs} runs a map" if args.runs > 1 else ""
@@ -102,7 +77,7 @@ for path in args.maps:
           f"{r['culled']:.0f} / {r['frustum']:.0f} / {r['unculled']:.0f} | "
           f"{r['unculled'] / r['culled']:.2f}x / {r['unculled'] / r['frustum']:.2f}x | "
           f"{r['share']:.3f}% | {r['draws']} | {price} | {r['before']:.0f} MiB | "
-          f"{spread(runs, 'peak', 'per')} | {spread(runs, 'peak_all', 'per_all')} | "
+          f"{memory_spread(runs, 'peak', 'per')} | {memory_spread(runs, 'peak_all', 'per_all')} | "
           f"{load[0]:.2f} ({load[1]:.2f} / {load[2]:.2f} / {load[3]:.2f}) |", flush=True)
     each_run.append(f"{os.path.basename(path)}: " + ", ".join(
         f"{x['unculled'] / x['culled']:.2f}x" for x in runs))

@@ -13,48 +13,32 @@ memory over all R. Needs a display: run it under xvfb-run -a.
 import argparse
 import os
 import re
-import statistics
-import subprocess
-import sys
+
+from bench_run import add_common_arguments, memory_spread, number, run_bench
 
 parser = argparse.ArgumentParser()
-parser.add_argument("maps", nargs="+")
-parser.add_argument("--build", default="build")
-parser.add_argument("--frames", type=int, default=16)
-parser.add_argument("--window", default="1280x720")
-parser.add_argument("--runs", type=int, default=1)
+add_common_arguments(parser, frames=16)
 parser.add_argument("--lod", default="1,2,4", help="grid steps in pixels, comma-separated")
 args = parser.parse_args()
 steps = [float(p) for p in args.lod.split(",")]
 
 
-def number(pattern, text):
-    match = re.search(pattern, text)
-    if not match:
-        sys.exit(f"lod.py: '{pattern}' not in the bench output:\n{text}")
-    return float(match.group(1))
-
-
 def bench(path, pixels):
-    out_csv = f"/tmp/qt_lod_{os.getpid()}.csv"
-    run = subprocess.run(
-        [os.path.join(args.build, "quadterrain"), path, "--window", args.window, "--bench",
-         out_csv, "--frames", str(args.frames), "--lod", str(pixels)],
-        capture_output=True, text=True)
-    if run.returncode != 0:
-        sys.exit(f"lod.py: {path}: exit {run.returncode}\n{run.stderr}")
-    os.remove(out_csv)
-    text = run.stdout
+    text, _ = run_bench("lod.py", args, path, ("--lod", str(pixels)))
+
+    def find(pattern):
+        return number("lod.py", pattern, text)
+
     tri = re.search(r"triangles: median (\d+) culled, (\d+) with level of detail", text)
     return {
-        "culled": number(r"culled: +median ([\d.]+) ms", text),
-        "unculled": number(r"unculled: median ([\d.]+) ms", text),
-        "lod": number(r"lod: +median ([\d.]+) ms", text),
+        "culled": find(r"culled: +median ([\d.]+) ms"),
+        "unculled": find(r"unculled: median ([\d.]+) ms"),
+        "lod": find(r"lod: +median ([\d.]+) ms"),
         "tri_culled": int(tri.group(1)),
         "tri_lod": int(tri.group(2)),
-        "share": number(r"median ([\d.]+)% of a level-of-detail frame", text),
-        "peak": number(r"memory: ([\d.]+) MiB after the level-of-detail flight", text),
-        "per": number(r"level-of-detail flight \(([\d.]+) bytes", text),
+        "share": find(r"median ([\d.]+)% of a level-of-detail frame"),
+        "peak": find(r"memory: ([\d.]+) MiB after the level-of-detail flight"),
+        "per": find(r"level-of-detail flight \(([\d.]+) bytes"),
     }
 
 
@@ -69,11 +53,8 @@ for path in args.maps:
     for pixels in steps:
         runs = sorted((bench(path, pixels) for _ in range(args.runs)), key=lambda r: r["lod"])
         r = runs[len(runs) // 2]
-        peaks = [x["peak"] for x in runs]
-        pers = [x["per"] for x in runs]
-        peak = (f"{min(peaks):.0f} MiB ({min(pers):.1f} B/sample)" if len(runs) == 1 else
-                f"{min(peaks):.0f}-{max(peaks):.0f} MiB ({min(pers):.1f}-{max(pers):.1f} "
-                f"B/sample) over {len(runs)} runs")
+        peak = memory_spread(runs, "peak", "per") + (
+            f" over {len(runs)} runs" if len(runs) > 1 else "")
         print(f"| {os.path.basename(path)} | {pixels:g} px | {r['tri_culled']:,} / "
               f"{r['tri_lod']:,} | {r['culled']:.0f} / {r['unculled']:.0f} / {r['lod']:.0f} | "
               f"{r['culled'] / r['lod']:.2f}x | {r['share']:.2f}% | {peak} |", flush=True)
