@@ -1,11 +1,14 @@
 // Terrain vertex shader: one instance per visible leaf or node; heights fetched from the samples.
 #version 330 core
 
-// Per instance: a leaf, or with level of detail a node, drawn with one leaf's strips. x, y: its
+// Per instance: a leaf, or with level of detail a node, drawn with one leaf's strip. x, y: its
 // first leaf's (column, row); the node starts at sample (x, y) * leafSize. z (0 for a leaf): its
 // level in bits 0-7, each vertex 2^level samples apart; bits 8-11 the edges (west, east, north,
 // south) whose neighbour is drawn one level coarser (qt::DrawNode).
 layout(location = 0) in uvec3 item;
+// Per vertex: the local vertex's (i, j), 0..leafSize each; the index buffer holds local ids
+// j * (leafSize + 1) + i, one strip over the leaf's rows.
+layout(location = 1) in uvec2 local;
 
 uniform usamplerBuffer heights;  // R16UI height codes, row-major: index row * width + col
 uniform ivec2 mapSize;           // samples (width, height)
@@ -27,13 +30,12 @@ float codeAt(int col, int row) {
 }
 
 void main() {
-    // The index buffer holds local vertex numbers j * (leafSize + 1) + i; gl_VertexID is that
-    // number. On an edge beside a coarser node every other vertex folds onto the one before, so
-    // the edge's vertices are the neighbour's (no T-junction). Clamping folds the padding of
-    // partial border nodes onto the last sample, so those triangles have zero area.
+    // On an edge beside a coarser node every other vertex folds onto the one before, so the
+    // edge's vertices are the neighbour's (no T-junction). Clamping folds the padding of partial
+    // border nodes onto the last sample, so those triangles have zero area.
     // The same steps as qt::lodVertexSample.
-    int i = gl_VertexID % (leafSize + 1);
-    int j = gl_VertexID / (leafSize + 1);
+    int i = int(local.x);
+    int j = int(local.y);
     int level = int(item.z & 0xFFu);
     uint coarser = item.z >> 8;
     if ((i == 0 && (coarser & 1u) != 0u) || (i == leafSize && (coarser & 2u) != 0u)) {

@@ -295,7 +295,7 @@ little-endian .r16/.raw (square, or give --size). Default: data/default_1025.png
   --lod PIXELS         level of detail: far nodes drawn at coarser strides of the grid, a step
                        at most PIXELS long on screen (e.g. 1 or 2; 0: off, the default)
   --sync-draws MODE    auto, on or off: draw the terrain in at most 16 batches, waiting for the
-                       oldest so that the driver holds at most about 262,000 triangles queued
+                       oldest so that the driver holds at most about 524,000 triangles queued
                        (auto, the default: on for software rasterisers such as llvmpipe,
                        which keep queued triangles in host memory)
   --screenshot OUT.png render one frame without the HUD, write it, exit

@@ -14,7 +14,7 @@
 
 namespace qt {
 
-// Every node is drawn with the leaves' strips over its own (leafSize + 1)^2 vertices, taken every
+// Every node is drawn with the leaves' strip over its own (leafSize + 1)^2 vertices, taken every
 // 2^level samples: a node `level` levels above the leaves costs what one leaf costs.
 //
 // A node at `level` splits into its children while the eye is nearer to it than

@@ -53,14 +53,18 @@ glm::vec3 vertexNormal(const Heightmap& map, const WorldMapping& mapping, int co
     return glm::normalize(glm::vec3(-dx * sz, sx * sz, -dz * sx));
 }
 
-void appendLeafStrips(int col0, int row0, int col1, int row1, int width, uint32_t restartIndex,
-                      std::vector<uint32_t>& out) {
+void appendLeafStrip(int col0, int row0, int col1, int row1, int width,
+                     std::vector<uint32_t>& out) {
     for (int row = row0; row < row1; ++row) {
+        if (row > row0) {
+            const uint32_t last = out.back();
+            out.push_back(last);
+            out.push_back(vertexIndex(col0, row, width));
+        }
         for (int col = col0; col <= col1; ++col) {
             out.push_back(vertexIndex(col, row, width));
             out.push_back(vertexIndex(col, row + 1, width));
         }
-        out.push_back(restartIndex);
     }
 }
 

@@ -48,9 +48,13 @@ glm::vec3 vertexPosition(const Heightmap& map, const WorldMapping& mapping, int 
 // Unit normal from central differences of the neighbours (one-sided on the border).
 glm::vec3 vertexNormal(const Heightmap& map, const WorldMapping& mapping, int col, int row);
 
-// Appends the indices of the leaf's triangle strips, one strip per row of grid squares, each
-// followed by restartIndex. The leaf covers samples [col0, col1] x [row0, row1].
-void appendLeafStrips(int col0, int row0, int col1, int row1, int width, uint32_t restartIndex,
-                      std::vector<uint32_t>& out);
+// Appends the indices of one triangle strip over the leaf's grid squares, which cover samples
+// [col0, col1] x [row0, row1]: each row of squares in turn, two triangles a square with the
+// diagonal (c, r + 1)-(c + 1, r), the rows joined by repeating the last index of one and the
+// first of the next. The join makes four triangles with a repeated vertex, which have no area,
+// and keeps each row's triangles facing as they would in a strip of their own (a row has an even
+// number of indices). No restart index: Mesa's draw module runs its vertex pipeline once per
+// restart segment, and llvmpipe spent a third of a frame doing that for four-square rows.
+void appendLeafStrip(int col0, int row0, int col1, int row1, int width, std::vector<uint32_t>& out);
 
 }  // namespace qt

@@ -1,4 +1,4 @@
-// Instanced terrain drawing: a static leaf of strips, leaf or node coordinates per instance,
+// Instanced terrain drawing: a static strip over one leaf, leaf or node coordinates per instance,
 // heights fetched in the vertex shader; no GL call per leaf.
 #include "render/terrain_renderer.h"
 
@@ -13,17 +13,36 @@
 namespace qt {
 namespace {
 
-// Ends each strip; indices are 16-bit since a leaf has at most 65 x 65 vertices.
-constexpr GLushort kRestartIndex = 0xFFFF;
 // A wait for a batch is retried every second until the batch is done.
 constexpr GLuint64 kSyncTimeoutNs = 1000000000;
 
-// One leaf's strips over its own (leafSize + 1)^2 vertices: the core's strips with the leaf as
-// the whole grid, so a local vertex id is j * (leafSize + 1) + i.
+// One leaf's strip over its own (leafSize + 1)^2 vertices: the core's strip with the leaf as the
+// whole grid, so a local vertex id is j * (leafSize + 1) + i. 16-bit: at most 65 x 65 vertices.
 std::vector<GLushort> leafStripIndices(int leafSize) {
-    std::vector<uint32_t> strips;
-    appendLeafStrips(0, 0, leafSize, leafSize, leafSize + 1, kRestartIndex, strips);
-    return std::vector<GLushort>(strips.begin(), strips.end());
+    std::vector<uint32_t> strip;
+    appendLeafStrip(0, 0, leafSize, leafSize, leafSize + 1, strip);
+    return std::vector<GLushort>(strip.begin(), strip.end());
+}
+
+// Each local vertex's (i, j), two bytes, in local id order (leafSize <= 64 fits a byte): the
+// vertex shader reads them as an attribute rather than dividing gl_VertexID, which llvmpipe
+// does lane by lane.
+std::vector<GLubyte> localVertices(int leafSize) {
+    std::vector<GLubyte> local;
+    for (int j = 0; j <= leafSize; ++j) {
+        for (int i = 0; i <= leafSize; ++i) {
+            local.push_back(GLubyte(i));
+            local.push_back(GLubyte(j));
+        }
+    }
+    return local;
+}
+
+// Reads the local vertex buffer as attribute 1, (i, j), in the bound vertex array.
+void bindLocalVertices(GLuint localBuffer) {
+    glBindBuffer(GL_ARRAY_BUFFER, localBuffer);
+    glEnableVertexAttribArray(1);
+    glVertexAttribIPointer(1, 2, GL_UNSIGNED_BYTE, 2, nullptr);
 }
 
 }  // namespace
@@ -56,8 +75,14 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
     glBindTexture(GL_TEXTURE_BUFFER, 0);
     glBindBuffer(GL_TEXTURE_BUFFER, 0);
 
+    const std::vector<GLubyte> local = localVertices(tree.leafSize);
+    glGenBuffers(1, &gpu.localBuffer);
+    glBindBuffer(GL_ARRAY_BUFFER, gpu.localBuffer);
+    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(local.size()), local.data(), GL_STATIC_DRAW);
+
     glGenVertexArrays(1, &gpu.vertexArray);
     glBindVertexArray(gpu.vertexArray);
+    bindLocalVertices(gpu.localBuffer);
     const std::vector<GLushort> indices = leafStripIndices(tree.leafSize);
     gpu.indexCount = GLsizei(indices.size());
     glGenBuffers(1, &gpu.indexBuffer);
@@ -74,10 +99,12 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
     glEnableVertexAttribArray(0);
     glVertexAttribIPointer(0, 2, GL_UNSIGNED_SHORT, sizeof(LeafCoord), nullptr);
     glVertexAttribDivisor(0, 1);
-    // The same strips and buffer, read as nodes: (col, row, level | coarser edges << 8).
+    // The same strip and buffers, instances read as nodes: (col, row, level | coarser edges << 8).
     glGenVertexArrays(1, &gpu.nodeArray);
     glBindVertexArray(gpu.nodeArray);
     glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, gpu.indexBuffer);
+    bindLocalVertices(gpu.localBuffer);
+    glBindBuffer(GL_ARRAY_BUFFER, gpu.instanceBuffer);
     glEnableVertexAttribArray(0);
     glVertexAttribIPointer(0, 3, GL_UNSIGNED_SHORT, sizeof(DrawNode), nullptr);
     glVertexAttribDivisor(0, 1);
@@ -96,6 +123,7 @@ void TerrainGpu::destroy() {
     glDeleteVertexArrays(1, &vertexArray);
     glDeleteBuffers(1, &instanceBuffer);
     glDeleteBuffers(1, &indexBuffer);
+    glDeleteBuffers(1, &localBuffer);
     glDeleteTextures(1, &heightTexture);
     glDeleteBuffers(1, &heightBuffer);
     *this = TerrainGpu{};
@@ -188,8 +216,6 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     glDepthFunc(GL_LESS);
     glDisable(GL_CULL_FACE);
     glDisable(GL_BLEND);
-    glEnable(GL_PRIMITIVE_RESTART);
-    glPrimitiveRestartIndex(kRestartIndex);
     if (wireframe) {
         glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
     }
@@ -235,7 +261,6 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     glBindVertexArray(0);
     glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
-    glDisable(GL_PRIMITIVE_RESTART);
     glBindTexture(GL_TEXTURE_BUFFER, 0);
     glUseProgram(0);
     return draws;

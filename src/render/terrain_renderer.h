@@ -1,4 +1,4 @@
-// The terrain on the GPU (heights as a texture buffer, one leaf's strips, the instance buffer) and
+// The terrain on the GPU (heights as a texture buffer, one leaf's strip, the instance buffer) and
 // the program that draws every visible leaf, or node, with one instanced call.
 #pragma once
 
@@ -23,7 +23,8 @@ constexpr float kSkyColour[3] = {0.62f, 0.74f, 0.86f};
 struct TerrainGpu {
     GLuint heightBuffer = 0;    // R16UI height codes, row-major, uploaded once
     GLuint heightTexture = 0;   // GL_TEXTURE_BUFFER view of heightBuffer
-    GLuint indexBuffer = 0;     // one full leaf: leafSize strips of local (i, j) numbers
+    GLuint indexBuffer = 0;     // one full leaf as one strip of local vertex ids
+    GLuint localBuffer = 0;     // (i, j) of each local vertex id, two bytes
     GLuint instanceBuffer = 0;  // one LeafCoord or DrawNode per instance, room for every leaf
     GLuint vertexArray = 0;     // instances read as LeafCoord
     GLuint nodeArray = 0;       // instances read as DrawNode (level of detail)

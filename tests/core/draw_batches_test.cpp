@@ -71,10 +71,12 @@ TEST(DrawBatches, BatchesInFlightHoldAtMostTheQueueOrOneBatch) {
             }
         }
     }
-    // Full batches of kTrianglesPerBatch go two at a time; the 4097 flight's larger ones alone.
-    EXPECT_EQ(batchesInFlight(4096, 32), 2);
-    EXPECT_EQ(batchesInFlight(5625, 32), 1);
-    EXPECT_EQ(batchesInFlight(1024, 32), 8);
+    // Full batches of kTrianglesPerBatch go four at a time; the 4097 flight's batches of 180,000
+    // triangles two at a time, and those of 360,000 alone.
+    EXPECT_EQ(batchesInFlight(4096, 32), 4);
+    EXPECT_EQ(batchesInFlight(5625, 32), 2);
+    EXPECT_EQ(batchesInFlight(11250, 32), 1);
+    EXPECT_EQ(batchesInFlight(1024, 32), 16);
 }
 
 }  // namespace

@@ -105,7 +105,7 @@ void expectTilingAndEdges(const Scene& s, const LodParams& params, const LodOutp
     }
 }
 
-// The strips of every drawn node, folded as the vertex shader folds them, as triangles of
+// The strip of every drawn node, folded as the vertex shader folds them, as triangles of
 // samples: every edge inside the map is shared by exactly two triangles that are not degenerate,
 // and every edge on the map's border belongs to one. A crack (a T-junction, a gap) leaves an inner
 // edge with one triangle.
@@ -113,19 +113,14 @@ void expectWatertight(const Scene& s, const LodOutput& out, const std::string& w
     const int leafSize = s.tree.leafSize;
     const int width = s.map.width;
     const int height = s.map.height;
-    std::vector<uint32_t> strips;
-    constexpr uint32_t kRestart = 0xFFFFFFFFu;
-    appendLeafStrips(0, 0, leafSize, leafSize, leafSize + 1, kRestart, strips);
+    std::vector<uint32_t> strip;
+    appendLeafStrip(0, 0, leafSize, leafSize, leafSize + 1, strip);
     using Sample = std::pair<int, int>;
     std::vector<std::pair<Sample, Sample>> edges;
     for (const DrawNode& drawn : out.nodes) {
         Sample window[3];
         int inStrip = 0;
-        for (const uint32_t id : strips) {
-            if (id == kRestart) {
-                inStrip = 0;
-                continue;
-            }
+        for (const uint32_t id : strip) {
             Sample& v = window[inStrip % 3];
             lodVertexSample(drawn, int(id % uint32_t(leafSize + 1)),
                             int(id / uint32_t(leafSize + 1)), leafSize, width, height, v.first,
@@ -135,7 +130,7 @@ void expectWatertight(const Scene& s, const LodOutput& out, const std::string& w
             }
             const Sample a = window[0], b = window[1], c = window[2];
             if (a == b || b == c || a == c) {
-                continue;  // folded or clamped away: no area
+                continue;  // a join between rows, or folded or clamped away: no area
             }
             // Collinear triangles would have no area either; the grid gives none here.
             for (std::pair<Sample, Sample> e :

@@ -103,7 +103,7 @@ double hitTriangle(const glm::dvec3& o, const glm::dvec3& d, const glm::dvec3& a
 
 // The first triangle of the drawn mesh along the ray from o (inside the footprint) in direction
 // d: marches the grid squares in order (Amanatides-Woo) and tests each square's two triangles,
-// split along the diagonal appendLeafStrips draws: (c, r + 1)-(c + 1, r). Returns the tree-order
+// split along the diagonal appendLeafStrip draws: (c, r + 1)-(c + 1, r). Returns the tree-order
 // leaf of that square and sets t, or returns -1.
 int firstHitLeaf(const Scene& s, const glm::dvec3& o, const glm::dvec3& d, double& t) {
     const double sp = double(s.mapping.spacing);

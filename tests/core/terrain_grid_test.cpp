@@ -1,6 +1,8 @@
 // The vertex grid: world mapping, central-difference normals, leaf strip indices.
 #include "core/terrain_grid.h"
 
+#include <array>
+
 #include <gtest/gtest.h>
 #include <glm/geometric.hpp>
 
@@ -46,13 +48,64 @@ TEST(TerrainGrid, NormalsFromCentralDifferences) {
     EXPECT_EQ(vertexNormal(flat, m, 1, 1), glm::vec3(0, 1, 0));
 }
 
-TEST(TerrainGrid, LeafStripsShareVerticesByIndex) {
+TEST(TerrainGrid, LeafStripSharesVerticesByIndex) {
     std::vector<uint32_t> idx;
-    appendLeafStrips(2, 1, 4, 3, 10, 0xFFFFFFFFu, idx);
-    // Two rows of squares -> two strips of (3 columns * 2) indices, each ended by a restart.
-    const std::vector<uint32_t> expected = {12, 22, 13, 23, 14, 24, 0xFFFFFFFFu,
-                                            22, 32, 23, 33, 24, 34, 0xFFFFFFFFu};
+    appendLeafStrip(2, 1, 4, 3, 10, idx);
+    // Two rows of squares, (3 columns * 2) indices each, joined by the last index of the first
+    // and the first of the second.
+    const std::vector<uint32_t> expected = {12, 22, 13, 23, 14, 24, 24, 22, 22, 32, 23, 33, 24, 34};
     EXPECT_EQ(idx, expected);
+}
+
+// The triangles GL assembles from a strip, as (a, b, c) in the order it rasterises them: triangle
+// i is (v[i], v[i+1], v[i+2]) for even i and (v[i+1], v[i], v[i+2]) for odd i (GL 3.3 core,
+// section 2.6.1), so that all face the same way.
+std::vector<std::array<uint32_t, 3>> stripTriangles(const std::vector<uint32_t>& v) {
+    std::vector<std::array<uint32_t, 3>> out;
+    for (size_t i = 0; i + 2 < v.size(); ++i) {
+        if (i % 2 == 0) {
+            out.push_back({v[i], v[i + 1], v[i + 2]});
+        } else {
+            out.push_back({v[i + 1], v[i], v[i + 2]});
+        }
+    }
+    return out;
+}
+
+// The joined strip draws exactly the triangles of one strip per row, in the same order, each with
+// its vertices in the same order (so facing and interpolation are the same); the rest repeat a
+// vertex, which gives them no area.
+TEST(TerrainGrid, LeafStripIsTheRowsStripsJoinedByTrianglesWithoutArea) {
+    for (const int cols : {1, 2, 3, 4, 64}) {
+        for (const int rows : {1, 2, 3, 4, 64}) {
+            const int width = cols + 3;
+            std::vector<uint32_t> joined;
+            appendLeafStrip(1, 2, 1 + cols, 2 + rows, width, joined);
+            std::vector<std::array<uint32_t, 3>> expected;
+            for (int row = 2; row < 2 + rows; ++row) {
+                std::vector<uint32_t> strip;
+                for (int col = 1; col <= 1 + cols; ++col) {
+                    strip.push_back(uint32_t(row * width + col));
+                    strip.push_back(uint32_t((row + 1) * width + col));
+                }
+                for (const auto& t : stripTriangles(strip)) {
+                    expected.push_back(t);
+                }
+            }
+            std::vector<std::array<uint32_t, 3>> drawn;
+            size_t withoutArea = 0;
+            for (const auto& t : stripTriangles(joined)) {
+                if (t[0] == t[1] || t[1] == t[2] || t[0] == t[2]) {
+                    ++withoutArea;
+                } else {
+                    drawn.push_back(t);
+                }
+            }
+            EXPECT_EQ(drawn, expected) << cols << " x " << rows;
+            EXPECT_EQ(drawn.size(), size_t(2 * cols * rows));
+            EXPECT_EQ(withoutArea, size_t(4 * (rows - 1))) << cols << " x " << rows;
+        }
+    }
 }
 
 TEST(TerrainGrid, DefaultMappings) {
