@@ -50,8 +50,9 @@ struct TerrainRenderer {
     ShaderProgram program;
     std::string shaderDir;
     // Draw in batches (core/draw_batches.h), a fence after each, and wait for the oldest before
-    // queuing more than batchesInFlight(), so the driver holds at most about kQueuedTriangles
-    // triangles (one batch when the draw limit makes batches larger). create() turns it on for
+    // queuing more than batchesInFlight(), so the driver holds two batches, at most about
+    // kQueuedTriangles triangles (one batch when the draw limit makes batches larger than half
+    // of that). create() turns it on for
     // software rasterisers, where a frame's queued triangles would otherwise take host memory in
     // proportion to the view (llvmpipe: about 190 bytes a triangle, as many scenes as its
     // rasteriser threads fall behind).

@@ -60,23 +60,19 @@ TEST(DrawBatches, BatchesInFlightHoldAtMostTheQueueOrOneBatch) {
             const uint32_t perDraw = instancesPerDraw(instances, triangles, true);
             const int inFlight = batchesInFlight(perDraw, triangles);
             const uint64_t batch = uint64_t(perDraw) * triangles;
-            ASSERT_GE(inFlight, 1);
-            ASSERT_LE(inFlight, kMaxTerrainDraws);
-            // Queued together: within the queue's triangles, or a single batch.
-            ASSERT_TRUE(inFlight == 1 || uint64_t(inFlight) * batch <= kQueuedTriangles)
+            // Two when two fit in the queue's triangles, else one.
+            ASSERT_EQ(inFlight, 2 * batch <= kQueuedTriangles ? 2 : 1)
                 << instances << " instances of " << triangles;
-            // And no fewer than fit: one more batch would overflow the queue.
-            if (inFlight < kMaxTerrainDraws) {
-                ASSERT_GT(uint64_t(inFlight + 1) * batch, kQueuedTriangles);
-            }
         }
     }
-    // Full batches of kTrianglesPerBatch go four at a time; the 4097 flight's batches of 180,000
-    // triangles two at a time, and those of 360,000 alone.
-    EXPECT_EQ(batchesInFlight(4096, 32), 4);
+    // Full batches of kTrianglesPerBatch and the 4097 flight's of 180,000 triangles go two at a
+    // time; its batches of 360,000 alone.
+    EXPECT_EQ(batchesInFlight(1024, 32), 2);
+    EXPECT_EQ(batchesInFlight(4096, 32), 2);
     EXPECT_EQ(batchesInFlight(5625, 32), 2);
+    EXPECT_EQ(batchesInFlight(8192, 32), 2);
+    EXPECT_EQ(batchesInFlight(8193, 32), 1);
     EXPECT_EQ(batchesInFlight(11250, 32), 1);
-    EXPECT_EQ(batchesInFlight(1024, 32), 16);
 }
 
 }  // namespace
