@@ -49,12 +49,14 @@ glm::vec3 vertexPosition(const Heightmap& map, const WorldMapping& mapping, int 
 glm::vec3 vertexNormal(const Heightmap& map, const WorldMapping& mapping, int col, int row);
 
 // Appends the indices of one triangle strip over the leaf's grid squares, which cover samples
-// [col0, col1] x [row0, row1]: each row of squares in turn, two triangles a square with the
-// diagonal (c, r + 1)-(c + 1, r), the rows joined by repeating the last index of one and the
-// first of the next. The join makes four triangles with a repeated vertex, which have no area,
-// and keeps each row's triangles facing as they would in a strip of their own (a row has an even
-// number of indices). No restart index: Mesa's draw module runs its vertex pipeline once per
-// restart segment, and llvmpipe spent a third of a frame doing that for four-square rows.
+// [col0, col1] x [row0, row1]: two triangles a square with the diagonal (c, r + 1)-(c + 1, r),
+// the rows in turn, every other one from east to west (bottom vertex first, which keeps the
+// diagonal), so that each row starts beside where the last one ended. The rows are joined by
+// repeating the last index of one and the first of the next: four triangles with a repeated
+// vertex, which have no area, whose edges are grid edges (no stray line in wireframe), and which
+// keep every triangle facing the same way (a row has an even number of indices). No restart
+// index: Mesa's draw module runs its vertex pipeline once per restart segment, and llvmpipe spent
+// a third of a frame doing that for four-square rows.
 void appendLeafStrip(int col0, int row0, int col1, int row1, int width, std::vector<uint32_t>& out);
 
 }  // namespace qt

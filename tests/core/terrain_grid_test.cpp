@@ -1,7 +1,10 @@
 // The vertex grid: world mapping, central-difference normals, leaf strip indices.
 #include "core/terrain_grid.h"
 
+#include <algorithm>
 #include <array>
+#include <set>
+#include <utility>
 
 #include <gtest/gtest.h>
 #include <glm/geometric.hpp>
@@ -51,17 +54,19 @@ TEST(TerrainGrid, NormalsFromCentralDifferences) {
 TEST(TerrainGrid, LeafStripSharesVerticesByIndex) {
     std::vector<uint32_t> idx;
     appendLeafStrip(2, 1, 4, 3, 10, idx);
-    // Two rows of squares, (3 columns * 2) indices each, joined by the last index of the first
-    // and the first of the second.
-    const std::vector<uint32_t> expected = {12, 22, 13, 23, 14, 24, 24, 22, 22, 32, 23, 33, 24, 34};
+    // Two rows of squares, (3 columns * 2) indices each, the second from east to west with its
+    // bottom vertex first, joined by the last index of the first row and the first of the second.
+    const std::vector<uint32_t> expected = {12, 22, 13, 23, 14, 24, 24, 34, 34, 24, 33, 23, 32, 22};
     EXPECT_EQ(idx, expected);
 }
 
-// The triangles GL assembles from a strip, as (a, b, c) in the order it rasterises them: triangle
-// i is (v[i], v[i+1], v[i+2]) for even i and (v[i+1], v[i], v[i+2]) for odd i (GL 3.3 core,
-// section 2.6.1), so that all face the same way.
-std::vector<std::array<uint32_t, 3>> stripTriangles(const std::vector<uint32_t>& v) {
-    std::vector<std::array<uint32_t, 3>> out;
+using Triangle = std::array<uint32_t, 3>;
+
+// The triangles GL assembles from a strip, in the order it rasterises them: triangle i is
+// (v[i], v[i+1], v[i+2]) for even i and (v[i+1], v[i], v[i+2]) for odd i (GL 3.3 core, section
+// 2.6.1), so that all face the same way.
+std::vector<Triangle> stripTriangles(const std::vector<uint32_t>& v) {
+    std::vector<Triangle> out;
     for (size_t i = 0; i + 2 < v.size(); ++i) {
         if (i % 2 == 0) {
             out.push_back({v[i], v[i + 1], v[i + 2]});
@@ -72,37 +77,62 @@ std::vector<std::array<uint32_t, 3>> stripTriangles(const std::vector<uint32_t>&
     return out;
 }
 
-// The joined strip draws exactly the triangles of one strip per row, in the same order, each with
-// its vertices in the same order (so facing and interpolation are the same); the rest repeat a
-// vertex, which gives them no area.
-TEST(TerrainGrid, LeafStripIsTheRowsStripsJoinedByTrianglesWithoutArea) {
+// The strip draws each of the leaf's triangles (diagonal (c, r + 1)-(c + 1, r)) exactly once,
+// all facing the same way; the others repeat a vertex, so have no area, and draw no edge that is
+// not the grid's (wireframe shows no stray line).
+TEST(TerrainGrid, LeafStripDrawsEveryTriangleOnceAndNoStrayEdge) {
     for (const int cols : {1, 2, 3, 4, 64}) {
-        for (const int rows : {1, 2, 3, 4, 64}) {
-            const int width = cols + 3;
-            std::vector<uint32_t> joined;
-            appendLeafStrip(1, 2, 1 + cols, 2 + rows, width, joined);
-            std::vector<std::array<uint32_t, 3>> expected;
-            for (int row = 2; row < 2 + rows; ++row) {
-                std::vector<uint32_t> strip;
-                for (int col = 1; col <= 1 + cols; ++col) {
-                    strip.push_back(uint32_t(row * width + col));
-                    strip.push_back(uint32_t((row + 1) * width + col));
-                }
-                for (const auto& t : stripTriangles(strip)) {
-                    expected.push_back(t);
+        for (const int rows : {1, 2, 3, 4, 5, 64}) {
+            const int col0 = 1, row0 = 2, width = cols + 3;
+            const auto id = [&](int c, int r) { return uint32_t(r * width + c); };
+            std::vector<Triangle> expected;
+            std::set<std::pair<uint32_t, uint32_t>> gridEdges;
+            for (int r = row0; r < row0 + rows; ++r) {
+                for (int c = col0; c < col0 + cols; ++c) {
+                    for (Triangle t : {Triangle{id(c, r), id(c, r + 1), id(c + 1, r)},
+                                       Triangle{id(c + 1, r), id(c, r + 1), id(c + 1, r + 1)}}) {
+                        std::sort(t.begin(), t.end());
+                        expected.push_back(t);
+                    }
+                    gridEdges.insert({id(c, r), id(c + 1, r)});
+                    gridEdges.insert({id(c, r), id(c, r + 1)});
+                    gridEdges.insert({id(c + 1, r), id(c, r + 1)});
+                    gridEdges.insert({id(c, r + 1), id(c + 1, r + 1)});
+                    gridEdges.insert({id(c + 1, r), id(c + 1, r + 1)});
                 }
             }
-            std::vector<std::array<uint32_t, 3>> drawn;
+            std::vector<uint32_t> strip;
+            appendLeafStrip(col0, row0, col0 + cols, row0 + rows, width, strip);
+            std::vector<Triangle> drawn;
             size_t withoutArea = 0;
-            for (const auto& t : stripTriangles(joined)) {
+            int facing = 0;
+            for (const Triangle& t : stripTriangles(strip)) {
+                for (int k = 0; k < 3; ++k) {
+                    const uint32_t a = std::min(t[k], t[(k + 1) % 3]);
+                    const uint32_t b = std::max(t[k], t[(k + 1) % 3]);
+                    EXPECT_TRUE(a == b || gridEdges.count({a, b}) == 1)
+                        << cols << " x " << rows << ": stray edge " << a << "-" << b;
+                }
                 if (t[0] == t[1] || t[1] == t[2] || t[0] == t[2]) {
                     ++withoutArea;
-                } else {
-                    drawn.push_back(t);
+                    continue;
                 }
+                // Winding in (column, row): the sign of the cross product of two edges.
+                const auto x = [&](uint32_t v) { return int(v % uint32_t(width)); };
+                const auto z = [&](uint32_t v) { return int(v / uint32_t(width)); };
+                const int cross = (x(t[1]) - x(t[0])) * (z(t[2]) - z(t[0])) -
+                                  (z(t[1]) - z(t[0])) * (x(t[2]) - x(t[0]));
+                ASSERT_NE(cross, 0);
+                const int sign = cross > 0 ? 1 : -1;
+                EXPECT_TRUE(facing == 0 || facing == sign) << cols << " x " << rows;
+                facing = sign;
+                Triangle sorted = t;
+                std::sort(sorted.begin(), sorted.end());
+                drawn.push_back(sorted);
             }
+            std::sort(expected.begin(), expected.end());
+            std::sort(drawn.begin(), drawn.end());
             EXPECT_EQ(drawn, expected) << cols << " x " << rows;
-            EXPECT_EQ(drawn.size(), size_t(2 * cols * rows));
             EXPECT_EQ(withoutArea, size_t(4 * (rows - 1))) << cols << " x " << rows;
         }
     }
