@@ -56,23 +56,21 @@ glm::vec3 vertexNormal(const Heightmap& map, const WorldMapping& mapping, int co
 void appendLeafStrip(int col0, int row0, int col1, int row1, int width,
                      std::vector<uint32_t>& out) {
     for (int row = row0; row < row1; ++row) {
+        // Vertex `side` (0 first) of the row's k-th column pair: every other row east to west,
+        // bottom vertex first, which keeps the diagonal.
         const bool back = (row - row0) % 2 == 1;
-        // The row's first vertex: the one below or above where the last row ended.
-        const uint32_t first =
-            back ? vertexIndex(col1, row + 1, width) : vertexIndex(col0, row, width);
+        const auto vertex = [&](int k, int side) {
+            return back ? vertexIndex(col1 - k, row + 1 - side, width)
+                        : vertexIndex(col0 + k, row + side, width);
+        };
         if (row > row0) {
             const uint32_t last = out.back();
             out.push_back(last);
-            out.push_back(first);
+            out.push_back(vertex(0, 0));
         }
         for (int k = 0; k <= col1 - col0; ++k) {
-            if (back) {
-                out.push_back(vertexIndex(col1 - k, row + 1, width));
-                out.push_back(vertexIndex(col1 - k, row, width));
-            } else {
-                out.push_back(vertexIndex(col0 + k, row, width));
-                out.push_back(vertexIndex(col0 + k, row + 1, width));
-            }
+            out.push_back(vertex(k, 0));
+            out.push_back(vertex(k, 1));
         }
     }
 }
