@@ -51,8 +51,9 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
         ImGui::Text("LOD: %u nodes over %u leaves, levels 0-%d", l.nodesDrawn, l.leavesCovered,
                     int(l.deepestLevel));
     }
-    ImGui::Text("triangles %llu, draw calls %d%s", (unsigned long long)c.triangles, stats.drawCalls,
-                stats.syncedDraws ? " (synchronised batches)" : "");
+    ImGui::Text("triangles %llu, draw calls %d%s%s", (unsigned long long)c.triangles,
+                stats.drawCalls, stats.syncedDraws ? " (synchronised batches)" : "",
+                stats.backFacesCulled ? ", back faces culled" : "");
     ImGui::Text("culling %.3f ms", stats.cullMs);
 
     // Frame graph: the ring buffer read from its oldest entry.

@@ -169,6 +169,14 @@ const std::map<std::string, Handler>& valueOptions() {
              o.syncDraws = v == "auto" ? std::nullopt : std::optional<bool>(v == "on");
              return "";
          }},
+        {"--back-faces",
+         [](ViewerOptions& o, const std::string& v) -> std::string {
+             if (v != "auto" && v != "draw") {
+                 return "expected auto or draw";
+             }
+             o.drawBackFaces = v == "draw";
+             return "";
+         }},
         {"--frames",
          [](ViewerOptions& o, const std::string& v) -> std::string {
              if (!parseInt(v, o.frames) || o.frames < 1) {
@@ -298,6 +306,9 @@ little-endian .r16/.raw (square, or give --size). Default: data/default_1025.png
                        oldest so that the driver holds at most about 524,000 triangles queued
                        (auto, the default: on for software rasterisers such as llvmpipe,
                        which keep queued triangles in host memory)
+  --back-faces MODE    auto or draw: cull the triangles facing away from the eye whenever the
+                       eye is over the map and clear above the terrain, where none can be seen
+                       (auto, the default), or always draw them (draw)
   --screenshot OUT.png render one frame without the HUD, write it, exit
   --stats-json OUT.json  write the last frame's camera, mapping and culling counts, exit
   --dump-leaves        with --stats-json: also list the visible leaves as [column, row]

@@ -30,6 +30,7 @@ struct ViewerOptions {
     // --sync-draws: terrain drawn in batches with a bounded number queued (fences); unset
     // (auto): on software rasterisers only (TerrainRenderer::syncDraws).
     std::optional<bool> syncDraws;
+    bool drawBackFaces = false;  // --back-faces draw: never cull back faces
     std::string screenshotPath;
     std::string statsJsonPath;
     bool dumpLeaves = false;

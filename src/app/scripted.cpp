@@ -280,13 +280,19 @@ int runBench(Session& s) {
             cullShare(rows[kLodMode]));
     }
     int mostDraws = 0;
+    size_t backFaceFrames = 0, allFrames = 0;
     for (const size_t mode : modes) {
         for (const BenchRow& r : rows[mode]) {
             mostDraws = std::max(mostDraws, r.stats.drawCalls);
+            backFaceFrames += r.stats.backFacesCulled ? 1 : 0;
+            ++allFrames;
         }
     }
     std::printf("  draw calls: at most %d a frame (%s)\n", mostDraws,
                 synced ? "synchronised batches" : "one a frame");
+    std::printf("  back faces culled: in %zu of the %zu frames, every mode alike%s\n",
+                backFaceFrames, allFrames,
+                s.renderer.backFaceCulling ? "" : " (--back-faces draw)");
     if (synced) {
         std::printf("  one-draw: median %.3f ms, worst %.3f ms (culled, one draw without waits)\n",
                     medians[kOneDrawMode], worst[kOneDrawMode]);

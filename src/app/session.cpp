@@ -109,6 +109,7 @@ Result<Session> Session::create(const ViewerOptions& options) {
     if (options.syncDraws) {
         session.renderer.syncDraws = *options.syncDraws;
     }
+    session.renderer.backFaceCulling = !options.drawBackFaces;
     session.lines = std::move(lines).value();
     session.terrain = std::move(terrain).value();
     WorldMapping& mapping = session.terrain.mapping;

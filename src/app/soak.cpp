@@ -240,6 +240,9 @@ int runSoak(Session& session) {
         if (soak.random.below(70) == 0) {  // synchronised batches, or one draw
             session.renderer.syncDraws = !session.renderer.syncDraws;
         }
+        if (soak.random.below(90) == 0) {  // back faces culled where hidden, or always drawn
+            session.renderer.backFaceCulling = !session.renderer.backFaceCulling;
+        }
         if (soak.random.below(80) == 0) {
             soak.frozen = !soak.frozen;
             soak.frozenCamera = session.camera;

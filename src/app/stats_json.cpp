@@ -81,6 +81,7 @@ std::string statsJson(const StatsReport& r) {
     j += "  \"subtrees_accepted\": " + std::to_string(s.cull.subtreesAccepted) + ",\n";
     j += "  \"draw_calls\": " + std::to_string(s.drawCalls) + ",\n";
     j += "  \"synced_draws\": " + std::string(s.syncedDraws ? "true" : "false") + ",\n";
+    j += "  \"back_faces_culled\": " + std::string(s.backFacesCulled ? "true" : "false") + ",\n";
     j += "  \"triangles_drawn\": " + std::to_string(s.cull.triangles) + ",\n";
     if (s.lod) {  // drawn by level of detail: the nodes, and the leaves under them
         j += "  \"lod\": {\"nodes_drawn\": " + std::to_string(s.lodStats.nodesDrawn) +

@@ -392,6 +392,31 @@ bool allFinite(std::initializer_list<float> values) {
     return std::all_of(values.begin(), values.end(), [](float x) { return std::isfinite(x); });
 }
 
+// The near plane's reach: twice the distance from the eye to its corners, the farthest its
+// clipped points get from the eye.
+float nearReach(const Camera& camera) {
+    const double tanHalf = std::tan(0.5 * double(camera.fovY));
+    const double tanWidest = tanHalf * std::sqrt(1.0 + double(camera.aspect) * camera.aspect);
+    return float(2.0 * double(camera.nearPlane) * std::sqrt(1.0 + tanWidest * tanWidest));
+}
+
+// The camera and mapping are finite and well-formed.
+bool validView(const Camera& camera, const WorldMapping& mapping, const HeightTransform& height) {
+    const glm::vec3& eye = camera.position;
+    return allFinite({eye.x, eye.y, eye.z, camera.fovY, camera.aspect, camera.nearPlane,
+                      camera.farPlane, mapping.spacing, height.scale, height.bias}) &&
+           mapping.spacing > 0.0f && camera.nearPlane > 0.0f &&
+           camera.farPlane > camera.nearPlane && camera.fovY > 0.0f && camera.fovY < kPi &&
+           camera.aspect > 0.0f;
+}
+
+// The eye strictly inside the map's footprint.
+bool eyeOverMap(const Quadtree& tree, const View& v) {
+    const float sizeX = float(tree.root().x1) * v.spacing;
+    const float sizeZ = float(tree.root().z1) * v.spacing;
+    return v.ex > 0.0f && v.ex < sizeX && v.ez > 0.0f && v.ez < sizeZ;
+}
+
 // The per-call constants, or false when the view allows no proof.
 bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
                  int viewportHeight, View& v) {
@@ -401,21 +426,12 @@ bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera
     v.ex = eye.x;
     v.ey = eye.y;
     v.ez = eye.z;
-    if (viewportHeight <= 0 || tree.nodes.empty() ||
-        !allFinite({eye.x, eye.y, eye.z, camera.fovY, camera.aspect, camera.nearPlane,
-                    camera.farPlane, mapping.spacing, v.height.scale, v.height.bias})) {
+    if (viewportHeight <= 0 || tree.nodes.empty() || !validView(camera, mapping, v.height) ||
+        !eyeOverMap(tree, v)) {
         return false;
     }
-    if (!(mapping.spacing > 0.0f && camera.nearPlane > 0.0f && camera.farPlane > camera.nearPlane &&
-          camera.fovY > 0.0f && camera.fovY < kPi && camera.aspect > 0.0f)) {
-        return false;
-    }
-    // The eye strictly inside the map's footprint.
     const float sizeX = float(tree.root().x1) * v.spacing;
     const float sizeZ = float(tree.root().z1) * v.spacing;
-    if (!(v.ex > 0.0f && v.ex < sizeX && v.ez > 0.0f && v.ez < sizeZ)) {
-        return false;
-    }
     // Depth: the relative gap that is kOcclusionDepthQuanta 24-bit quanta at the far plane.
     const double g = double(kOcclusionDepthQuanta) / 16777216.0 * double(camera.farPlane) /
                      double(camera.nearPlane);
@@ -449,8 +465,7 @@ bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera
     // The near plane: rays that may meet the surface within d of the eye have slopes at most
     // (highest - ey) / d. Occludees' rays, less the slope margin at slope 1 (the most a tested
     // unit has), must be shallower: rounded toward fewer tests.
-    const double tanWidest = tanHalf * std::sqrt(1.0 + double(camera.aspect) * camera.aspect);
-    const float d = float(2.0 * double(camera.nearPlane) * std::sqrt(1.0 + tanWidest * tanWidest));
+    const float d = nearReach(camera);
     const float highest = highestWithin(tree, v, v.ex - d, v.ez - d, v.ex + d, v.ez + d);
     const double clipSlope = (double(v.ey) - double(highest)) / double(d);
     const double slopeMargin = 2.0 * delta / std::pow(std::cos(delta) - std::sin(delta), 2.0);
@@ -653,6 +668,21 @@ void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camer
     placeRecords(v, unitCount, buffers);
     sweep(v, candidateCount, buffers, stats);
     keep(candidates, buffers.occluded.data(), kept);
+}
+
+bool backFacesHidden(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera) {
+    View v;
+    v.height = heightTransform(tree.coding, mapping);
+    v.spacing = mapping.spacing;
+    v.ex = camera.position.x;
+    v.ey = camera.position.y;
+    v.ez = camera.position.z;
+    if (tree.nodes.empty() || !validView(camera, mapping, v.height) || !eyeOverMap(tree, v)) {
+        return false;
+    }
+    const float d = nearReach(camera);
+    const float highest = highestWithin(tree, v, v.ex - d, v.ez - d, v.ex + d, v.ez + d);
+    return double(v.ey) - double(highest) > double(d);
 }
 
 }  // namespace qt

@@ -69,4 +69,14 @@ void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camer
                   int viewportHeight, const std::vector<LeafRange>& candidates,
                   OcclusionBuffers& buffers, std::vector<LeafRange>& kept, OcclusionStats& stats);
 
+// True when no back face of the terrain can be the nearest surface at a pixel of `camera`, so
+// that the renderer may cull back faces: the eye is strictly inside the map's footprint, and
+// higher by more than the near plane's reach d (twice the distance from the eye to the near
+// plane's corners) than every leaf that meets the square of half-side d around it. Then along
+// every ray the first surface point is not clipped and is crossed from above (argument 1 at the
+// top of occlusion.cpp), on a triangle facing the eye; a back face holds only points farther
+// along the ray, or equally far on an edge it shares, where its fragment could only win a depth
+// tie. False for non-finite input.
+bool backFacesHidden(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera);
+
 }  // namespace qt

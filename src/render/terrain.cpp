@@ -197,11 +197,16 @@ FrameStats cullTerrain(Terrain& terrain, const CullView& view) {
 FrameStats renderTerrain(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,
                          const CullView& view, bool wireframe) {
     FrameStats stats = cullTerrain(terrain, view);
+    // Decided by the viewing camera alone, so culled and unculled frames draw alike.
+    DrawStyle style;
+    style.wireframe = wireframe;
+    style.cullBackFaces =
+        renderer.backFaceCulling && backFacesHidden(terrain.tree, terrain.mapping, camera);
     stats.drawCalls =
-        stats.lod
-            ? renderer.draw(terrain.gpu, terrain.mapping, camera, terrain.lod.nodes, wireframe)
-            : renderer.draw(terrain.gpu, terrain.mapping, camera, terrain.drawList, wireframe);
+        stats.lod ? renderer.draw(terrain.gpu, terrain.mapping, camera, terrain.lod.nodes, style)
+                  : renderer.draw(terrain.gpu, terrain.mapping, camera, terrain.drawList, style);
     stats.syncedDraws = renderer.syncDraws;
+    stats.backFacesCulled = style.cullBackFaces;
     return stats;
 }
 

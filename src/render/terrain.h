@@ -97,8 +97,9 @@ struct FrameStats {
     LodStats lodStats;
     uint32_t nodesTotal = 0;
     uint32_t leavesTotal = 0;
-    int drawCalls = 0;         // terrain draws only
-    bool syncedDraws = false;  // drawn in synchronised batches (TerrainRenderer::syncDraws)
+    int drawCalls = 0;             // terrain draws only
+    bool syncedDraws = false;      // drawn in synchronised batches (TerrainRenderer::syncDraws)
+    bool backFacesCulled = false;  // back faces culled (TerrainRenderer::backFaceCulling)
     double cullMs = 0.0;
     double frameMs = 0.0;  // filled by the caller, who knows where the frame ends
 };
@@ -110,8 +111,9 @@ Frustum cullingFrustum(const glm::mat4& viewProjection, const WorldMapping& mapp
 // the walk, then selectLod into terrain.lod (culled by the same frustum, or not at all).
 FrameStats cullTerrain(Terrain& terrain, const CullView& view);
 
-// Culls as `view` says and draws terrain.drawList as seen from `camera`; the caller has bound
-// and cleared the target.
+// Culls as `view` says and draws terrain.drawList as seen from `camera`, culling back faces
+// when the renderer allows it and backFacesHidden() holds for `camera`; the caller has bound and
+// cleared the target.
 FrameStats renderTerrain(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,
                          const CullView& view, bool wireframe);
 

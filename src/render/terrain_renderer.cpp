@@ -167,20 +167,20 @@ void TerrainRenderer::clear(int width, int height) {
 }
 
 int TerrainRenderer::draw(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
-                          const std::vector<LeafCoord>& visible, bool wireframe) const {
+                          const std::vector<LeafCoord>& visible, const DrawStyle& style) const {
     return drawInstances(gpu, mapping, camera, false, visible.data(), GLsizei(visible.size()),
-                         wireframe);
+                         style);
 }
 
 int TerrainRenderer::draw(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
-                          const std::vector<DrawNode>& visible, bool wireframe) const {
+                          const std::vector<DrawNode>& visible, const DrawStyle& style) const {
     return drawInstances(gpu, mapping, camera, true, visible.data(), GLsizei(visible.size()),
-                         wireframe);
+                         style);
 }
 
 int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& mapping,
                                    const Camera& camera, bool nodes, const void* instances,
-                                   GLsizei count, bool wireframe) const {
+                                   GLsizei count, const DrawStyle& style) const {
     const GLuint vertexArray = nodes ? gpu.nodeArray : gpu.vertexArray;
     if (count <= 0 || vertexArray == 0) {
         return 0;
@@ -210,13 +210,21 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     const float hi = mapping.worldHeight(gpu.maxSample);
     glUniform2f(program.uniform("heightRange"), std::min(lo, hi), std::max(lo, hi));
     glUniform3f(program.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
-    glUniform1i(program.uniform("wireframe"), wireframe ? 1 : 0);
+    glUniform1i(program.uniform("wireframe"), style.wireframe ? 1 : 0);
 
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
-    glDisable(GL_CULL_FACE);
+    if (style.cullBackFaces) {
+        // The strip's triangles face up in GL's winding (appendLeafStrip): counter-clockwise
+        // seen from above.
+        glEnable(GL_CULL_FACE);
+        glCullFace(GL_BACK);
+        glFrontFace(GL_CCW);
+    } else {
+        glDisable(GL_CULL_FACE);
+    }
     glDisable(GL_BLEND);
-    if (wireframe) {
+    if (style.wireframe) {
         glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
     }
     glBindVertexArray(vertexArray);
@@ -261,6 +269,7 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     glBindVertexArray(0);
     glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+    glDisable(GL_CULL_FACE);
     glBindTexture(GL_TEXTURE_BUFFER, 0);
     glUseProgram(0);
     return draws;

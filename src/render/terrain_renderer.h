@@ -46,6 +46,14 @@ struct TerrainGpu {
 // software renderer): their queued triangles are binned in host memory.
 bool isSoftwareRasteriser(const std::string& glRenderer);
 
+// How a frame's terrain is drawn.
+struct DrawStyle {
+    bool wireframe = false;
+    // Cull the triangles that do not face the eye (GL_CULL_FACE). Only when backFacesHidden()
+    // (core/occlusion.h) holds: then a back face can win a pixel only by a depth tie.
+    bool cullBackFaces = false;
+};
+
 struct TerrainRenderer {
     ShaderProgram program;
     std::string shaderDir;
@@ -57,6 +65,9 @@ struct TerrainRenderer {
     // proportion to the view (llvmpipe: about 190 bytes a triangle, as many scenes as its
     // rasteriser threads fall behind).
     bool syncDraws = false;
+    // Cull back faces whenever backFacesHidden() allows (renderTerrain decides per frame); off,
+    // both sides are always drawn (--back-faces draw).
+    bool backFaceCulling = true;
 
     // Loads terrain.vert/terrain.frag from shaderDir.
     static Result<TerrainRenderer> create(const std::string& shaderDir);
@@ -69,14 +80,15 @@ struct TerrainRenderer {
     // Uploads `visible` and draws it with instanced calls: one, or with syncDraws at most
     // kMaxTerrainDraws batches. Returns the draw calls issued.
     int draw(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
-             const std::vector<LeafCoord>& visible, bool wireframe) const;
+             const std::vector<LeafCoord>& visible, const DrawStyle& style) const;
     // The same for nodes chosen by level of detail, each at its own stride.
     int draw(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
-             const std::vector<DrawNode>& visible, bool wireframe) const;
+             const std::vector<DrawNode>& visible, const DrawStyle& style) const;
 
 private:
     int drawInstances(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
-                      bool nodes, const void* instances, GLsizei count, bool wireframe) const;
+                      bool nodes, const void* instances, GLsizei count,
+                      const DrawStyle& style) const;
 };
 
 }  // namespace qt

@@ -41,6 +41,8 @@ TEST(Options, DefaultsAndEveryOption) {
                                            "1.5",
                                            "--sync-draws",
                                            "off",
+                                           "--back-faces",
+                                           "draw",
                                            "--screenshot",
                                            "a.png",
                                            "--stats-json",
@@ -71,6 +73,9 @@ TEST(Options, DefaultsAndEveryOption) {
     EXPECT_EQ(o.syncDraws, std::optional<bool>(false));
     EXPECT_EQ(parse({"--sync-draws=on"}).value().syncDraws, std::optional<bool>(true));
     EXPECT_FALSE(parse({"--sync-draws", "on", "--sync-draws", "auto"}).value().syncDraws);
+    EXPECT_TRUE(o.drawBackFaces);
+    EXPECT_FALSE(parse({"--back-faces", "auto"}).value().drawBackFaces);
+    EXPECT_FALSE(parse({}).value().drawBackFaces);
     EXPECT_TRUE(o.dumpLeaves);
     EXPECT_EQ(o.screenshotPath, "a.png");
     EXPECT_EQ(o.statsJsonPath, "s.json");
@@ -111,6 +116,7 @@ TEST(Options, BadValuesGiveOneLine) {
         {{"--lod", "65"}, "--lod '65': expected pixels from 0 (off) to 64"},
         {{"--sync-draws", "yes"}, "--sync-draws 'yes': expected auto, on or off"},
         {{"--sync-draws"}, "--sync-draws: missing value"},
+        {{"--back-faces", "cull"}, "--back-faces 'cull': expected auto or draw"},
         {{"--lod", "nan"}, "--lod 'nan': expected pixels from 0 (off) to 64"},
         {{"--lod"}, "--lod: missing value"},
         {{"--size", "100"},

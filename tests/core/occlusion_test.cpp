@@ -104,8 +104,10 @@ double hitTriangle(const glm::dvec3& o, const glm::dvec3& d, const glm::dvec3& a
 // The first triangle of the drawn mesh along the ray from o (inside the footprint) in direction
 // d: marches the grid squares in order (Amanatides-Woo) and tests each square's two triangles,
 // split along the diagonal appendLeafStrip draws: (c, r + 1)-(c + 1, r). Returns the tree-order
-// leaf of that square and sets t, or returns -1.
-int firstHitLeaf(const Scene& s, const glm::dvec3& o, const glm::dvec3& d, double& t) {
+// leaf of that square and sets t (and, given, the upward normal of the triangle hit), or
+// returns -1.
+int firstHitLeaf(const Scene& s, const glm::dvec3& o, const glm::dvec3& d, double& t,
+                 glm::dvec3* upNormal = nullptr) {
     const double sp = double(s.mapping.spacing);
     const int cells[2] = {s.map.width - 1, s.map.height - 1};
     const double origin[2] = {o.x / sp, o.z / sp};
@@ -129,7 +131,13 @@ int firstHitLeaf(const Scene& s, const glm::dvec3& o, const glm::dvec3& d, doubl
         };
         const glm::dvec3 v00 = vertex(c, r), v01 = vertex(c, r + 1), v10 = vertex(c + 1, r),
                          v11 = vertex(c + 1, r + 1);
-        t = std::min(hitTriangle(o, d, v00, v01, v10), hitTriangle(o, d, v01, v10, v11));
+        const double t0 = hitTriangle(o, d, v00, v01, v10);
+        const double t1 = hitTriangle(o, d, v01, v10, v11);
+        t = std::min(t0, t1);
+        if (upNormal) {
+            *upNormal =
+                t0 <= t1 ? glm::cross(v01 - v00, v10 - v00) : glm::cross(v11 - v01, v10 - v01);
+        }
         if (std::isfinite(t)) {
             return int(s.tree.leafIndexAt(c >> s.tree.leafShift, r >> s.tree.leafShift));
         }
@@ -609,6 +617,71 @@ TEST(Occlusion, StandsDownWhenTheViewAllowsNoProof) {
     cullOccluded(s.tree, s.mapping, above, 720, candidates, buffers, kept, stats);
     EXPECT_TRUE(stats.active);
     expectWellFormed(s.tree, candidates, kept);
+}
+
+// Where backFacesHidden() holds, the renderer culls back faces: the first triangle along every
+// pixel's ray (the CPU ray cast through the exact mesh) must face the eye and lie beyond the near
+// plane, so that the cull changes no pixel but depth ties. Over random cameras, from just above
+// the ground to high above it, with near planes that clip the ground (which it must refuse).
+TEST(Occlusion, BackFacesHiddenOnlyWhereEveryFirstHitFacesTheEye) {
+    int accepted = 0, refused = 0;
+    uint64_t hits = 0;
+    const Scene scenes[] = {makeScene(syntheticHeightmap(129, 129, 4), {1.0f, 0.002f, 0.0f}),
+                            makeScene(ridgeMap(129, 129), {0.5f, -1.0f, 40.0f})};
+    for (const Scene& s : scenes) {
+        Random rng(23);
+        for (int k = 0; k < 40; ++k) {
+            const Camera c = randomCamera(s, rng);
+            if (!backFacesHidden(s.tree, s.mapping, c)) {
+                ++refused;
+                continue;
+            }
+            ++accepted;
+            const glm::dvec3 eye(c.position);
+            const glm::dvec3 forward(c.forward());
+            for (int j = 0; j < kPixelsY; ++j) {
+                for (int i = 0; i < kPixelsX; ++i) {
+                    const glm::dvec3 d = pixelRay(c, i, j);
+                    double t = 0.0;
+                    glm::dvec3 up;
+                    if (firstHitLeaf(s, eye, d, t, &up) < 0) {
+                        continue;
+                    }
+                    ++hits;
+                    ASSERT_LT(glm::dot(d, up), 0.0) << "camera " << k << " pixel " << i << "," << j;
+                    ASSERT_GT(t * glm::dot(d, forward), double(c.nearPlane))
+                        << "camera " << k << " pixel " << i << "," << j << ": clipped";
+                }
+            }
+        }
+    }
+    std::printf("back faces hidden: %d cameras accepted (%llu pixels hit), %d refused\n", accepted,
+                (unsigned long long)hits, refused);
+    EXPECT_GE(accepted, 40);
+    EXPECT_GE(refused, 10);  // the near plane reaches the ground: the case arises
+
+    // The cases with no proof.
+    const Scene& s = scenes[0];
+    Camera above;
+    above.position = {64.0f, 300.0f, 64.0f};
+    above.pitch = -0.3f;
+    EXPECT_TRUE(backFacesHidden(s.tree, s.mapping, above));
+    Camera below = above;
+    below.position.y = -20.0f;
+    Camera outside = above;
+    outside.position.x = -1.0f;
+    Camera onEdge = above;
+    onEdge.position.z = 128.0f;
+    Camera nan = above;
+    nan.position.y = std::numeric_limits<float>::quiet_NaN();
+    Camera grazing = above;  // just above the ground, closer than the near plane's reach
+    grazing.position.y = float(s.height(64, 64)) + 0.5f * grazing.nearPlane;
+    Camera hugeNear = above;  // the near plane's reach passes the ground 300 below
+    hugeNear.nearPlane = 400.0f;
+    hugeNear.farPlane = 1e4f;
+    for (const Camera& c : {below, outside, onEdge, nan, grazing, hugeNear}) {
+        EXPECT_FALSE(backFacesHidden(s.tree, s.mapping, c)) << c.position.x << "," << c.position.y;
+    }
 }
 
 // After reserveFor, calls reuse the buffers: no allocation, and the same answer twice.

@@ -98,6 +98,18 @@ on, off = (json.load(open(p)) for p in sys.argv[1:3])
 assert on["synced_draws"] is True and off["synced_draws"] is False
 assert on["draw_calls"] == off["draw_calls"] == 1  # 1024 leaves: one batch either way
 ' "$tmp/sync_on.json" "$tmp/sync_off.json" || fail "--sync-draws stats"
+# Back faces: culled from high over the map, unless --back-faces draw; never from outside it.
+for run in "auto --eye 40,200,40" "draw --eye 40,200,40" "auto --eye -50,200,-50"; do
+    # shellcheck disable=SC2086
+    "$exe" "$map" --target 64,0,64 --stats-json "$tmp/faces_${run%% *}_${run##*,}.json" \
+        --back-faces $run || fail "--back-faces $run"
+done
+python3 -c '
+import json, sys
+over, drawn, outside = (json.load(open(p))["back_faces_culled"] for p in sys.argv[1:4])
+assert over is True and drawn is False and outside is False, (over, drawn, outside)
+' "$tmp/faces_auto_40.json" "$tmp/faces_draw_40.json" "$tmp/faces_auto_-50.json" ||
+    fail "--back-faces stats"
 
 # 3b. --lod: culled == unculled screenshots at coarse steps, and the stats name the nodes drawn,
 # far fewer than the leaves in view from this corner, with one leaf's triangles each.

@@ -607,6 +607,106 @@ TEST(SyncedDraws, BatchesDrawTheSamePixelsAsOneDraw) {
     terrain.destroy();
 }
 
+// One frame with back faces culled where backFacesHidden() allows, or always drawn: its stats,
+// pixels, depth (24-bit quanta, top row first) and the samples that passed the depth test.
+struct FacesFrame {
+    FrameStats stats;
+    std::vector<uint8_t> pixels;
+    std::vector<uint32_t> depth;
+    GLuint samplesPassed = 0;
+};
+
+FacesFrame renderFaces(Terrain& terrain, const Camera& camera, bool backFaceCulling) {
+    GlFixture& f = gl();
+    FacesFrame frame;
+    f.renderer.backFaceCulling = backFaceCulling;
+    f.target.bind();
+    TerrainRenderer::clear(kWidth, kHeight);
+    GLuint query = 0;
+    glGenQueries(1, &query);
+    glBeginQuery(GL_SAMPLES_PASSED, query);
+    frame.stats =
+        renderTerrain(f.renderer, terrain, camera, CullView{camera, kHeight, true, true}, false);
+    glEndQuery(GL_SAMPLES_PASSED);
+    glGetQueryObjectuiv(query, GL_QUERY_RESULT, &frame.samplesPassed);
+    glDeleteQueries(1, &query);
+    readPixels(kWidth, kHeight, frame.pixels);
+    std::vector<uint32_t> rows(size_t(kWidth) * kHeight);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glReadPixels(0, 0, kWidth, kHeight, GL_DEPTH_COMPONENT, GL_UNSIGNED_INT, rows.data());
+    frame.depth.resize(rows.size());
+    for (int y = 0; y < kHeight; ++y) {
+        for (int x = 0; x < kWidth; ++x) {
+            frame.depth[size_t(y) * kWidth + x] = rows[size_t(kHeight - 1 - y) * kWidth + x] >> 8;
+        }
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    f.renderer.backFaceCulling = true;
+    return frame;
+}
+
+// Culling back faces (where backFacesHidden() allows) changes a pixel only where a back face won
+// it by a depth tie with what lies in front: the depth there moves by at most kTieQuanta of the
+// 24-bit buffer. A wrong winding would cull the faces in view (sky and far terrain, large depth
+// changes); a camera under the terrain, outside the map or with the near plane in the ground
+// draws both sides, and the frame must not change at all. The back faces must really go: fewer
+// fragments pass the depth test.
+TEST(BackFaces, CullingThemChangesOnlyDepthTies) {
+    REQUIRE_GL();
+    constexpr int64_t kTieQuanta = 4;
+    const SyntheticCase maps[] = {{257, 257, 4}, {203, 141, 16}};
+    int culledFrames = 0, twoSidedFrames = 0;
+    uint64_t changed = 0, samplesCulled = 0, samplesTwoSided = 0;
+    int64_t widestGap = 0;
+    for (const SyntheticCase& m : maps) {
+        Result<Terrain> loaded = makeTerrain(syntheticHeightmap(m.width, m.height, 17u + m.width),
+                                             m.leafSize, "back faces");
+        ASSERT_TRUE(loaded) << loaded.error();
+        Terrain& terrain = loaded.value();
+        const std::vector<Camera> cameras = randomCameras(terrain, 40, 5u + m.width);
+        for (size_t i = 0; i < cameras.size(); ++i) {
+            const Camera& c = cameras[i];
+            const FacesFrame automatic = renderFaces(terrain, c, true);
+            const FacesFrame twoSided = renderFaces(terrain, c, false);
+            ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+            EXPECT_FALSE(twoSided.stats.backFacesCulled);
+            ASSERT_EQ(automatic.stats.backFacesCulled,
+                      backFacesHidden(terrain.tree, terrain.mapping, c));
+            if (!automatic.stats.backFacesCulled) {
+                EXPECT_TRUE(automatic.pixels == twoSided.pixels) << "camera " << i;
+                ++twoSidedFrames;
+                continue;
+            }
+            ++culledFrames;
+            EXPECT_LE(automatic.samplesPassed, twoSided.samplesPassed) << "camera " << i;
+            samplesCulled += automatic.samplesPassed;
+            samplesTwoSided += twoSided.samplesPassed;
+            for (size_t p = 0; p < automatic.depth.size(); ++p) {
+                if (std::memcmp(&automatic.pixels[4 * p], &twoSided.pixels[4 * p], 3) == 0) {
+                    continue;
+                }
+                ++changed;
+                const int64_t gap = int64_t(automatic.depth[p]) - int64_t(twoSided.depth[p]);
+                widestGap = std::max(widestGap, gap);
+                EXPECT_TRUE(gap >= 0 && gap <= kTieQuanta)
+                    << "camera " << i << " pixel " << p % kWidth << "," << p / kWidth
+                    << ": depth moved by " << gap << " quanta";
+            }
+        }
+        terrain.destroy();
+    }
+    std::printf(
+        "back faces: %d frames culled them (%llu pixels changed, depth moved at most %lld "
+        "quanta; %llu of %llu samples passed), %d drew both sides\n",
+        culledFrames, (unsigned long long)changed, (long long)widestGap,
+        (unsigned long long)samplesCulled, (unsigned long long)samplesTwoSided, twoSidedFrames);
+    EXPECT_GE(culledFrames, 20);
+    EXPECT_GE(twoSidedFrames, 10);
+    // Drawn both sides, the same frames pass exactly as many (nothing else differs); back faces
+    // pass where they are drawn before what hides them: here about 1% of the samples.
+    EXPECT_GT(samplesTwoSided - samplesCulled, samplesTwoSided / 1000);
+}
+
 TEST(SyncedDraws, SoftwareRasterisersAreRecognised) {
     EXPECT_TRUE(isSoftwareRasteriser("llvmpipe (LLVM 15.0.6, 256 bits)"));
     EXPECT_TRUE(isSoftwareRasteriser("softpipe"));
