@@ -6,7 +6,9 @@ Each map flies the same kind of path (flight_path.cpp) culled alone first (the p
 culled flight), then draws each camera culled (frustum and occlusion), culled by the frustum
 only and unculled in turn, in one process, so every ratio is taken inside one run. Where the
 renderer synchronises its draws (software rasterisers), each camera is also drawn culled in one
-draw without waits: "culled / one draw" is the price of the bounded queue. With --runs R each
+draw without waits: "culled / one draw" is the price of the bounded queue. Where back faces are
+culled (the default), each camera is also drawn culled with its back faces: "two-sided / culled"
+is what culling them saves. With --runs R each
 map runs R times: the row is the run with the median culled frame, and the peak memory is the
 spread over all R. Needs a display: run it under xvfb-run -a.
 """
@@ -29,6 +31,7 @@ def bench(path):
     frustum_rows = [r for r in every if r["mode"] == "frustum"]
     side = re.search(r"(\d+)x(\d+) samples", text)
     synced = "one-draw: median" in text
+    faces = "two-sided: median" in text
 
     def find(pattern):
         return number("frames.py", pattern, text)
@@ -44,6 +47,7 @@ def bench(path):
         "frustum": find(r"frustum: +median ([\d.]+) ms"),
         "unculled": find(r"unculled: median ([\d.]+) ms"),
         "one_draw": find(r"one-draw: median ([\d.]+) ms") if synced else None,
+        "two_sided": find(r"two-sided: median ([\d.]+) ms") if faces else None,
         "draws": max(int(r["draw_calls"]) for r in every),
         "share": find(r"draw list: median ([\d.]+)%"),
         "peak": find(r"memory: ([\d.]+) MiB after the culled"),
@@ -63,24 +67,27 @@ print(f"`python3 bench/frames.py --frames {args.frames} --window {args.window}"
 print()
 print("| map | samples | leaves drawn | occluded | cull ms: frustum / with occlusion | "
       "frame ms: culled / frustum only / unculled | speed-up: culled / frustum only | "
-      "cull share | draw calls (most) | culled / one draw | peak RSS: before the first frame | "
+      "cull share | draw calls (most) | culled / one draw | two-sided / culled | peak RSS: before the first frame | "
       "after the culled flight | with the unculled frames | load s (decode / tree / upload) |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 each_run = []
 for path in args.maps:
     runs = [bench(path) for _ in range(args.runs)]
     r = sorted(runs, key=lambda x: x["culled"])[len(runs) // 2]
     load = r["load"]
     price = f"{r['culled'] / r['one_draw']:.2f}x" if r["one_draw"] else "-"
+    faces = f"{r['two_sided'] / r['culled']:.2f}x" if r["two_sided"] else "-"
     print(f"| {os.path.basename(path)} | {r['width']}x{r['height']} | {r['leaves']:.0f} of "
           f"{r['total']} | {r['occluded']:.1f}% | {r['walk']:.3f} / {r['cull']:.2f} | "
           f"{r['culled']:.0f} / {r['frustum']:.0f} / {r['unculled']:.0f} | "
           f"{r['unculled'] / r['culled']:.2f}x / {r['unculled'] / r['frustum']:.2f}x | "
-          f"{r['share']:.3f}% | {r['draws']} | {price} | {r['before']:.0f} MiB | "
+          f"{r['share']:.3f}% | {r['draws']} | {price} | {faces} | {r['before']:.0f} MiB | "
           f"{memory_spread(runs, 'peak', 'per')} | {memory_spread(runs, 'peak_all', 'per_all')} | "
           f"{load[0]:.2f} ({load[1]:.2f} / {load[2]:.2f} / {load[3]:.2f}) |", flush=True)
     each_run.append(f"{os.path.basename(path)}: " + ", ".join(
-        f"{x['unculled'] / x['culled']:.2f}x" for x in runs))
+        f"{x['unculled'] / x['culled']:.2f}x" for x in runs) + (
+        " (two-sided / culled: " + ", ".join(f"{x['two_sided'] / x['culled']:.2f}x" for x in runs)
+        + ")" if all(x["two_sided"] for x in runs) else ""))
 if args.runs > 1:
     print()
     print("Unculled / culled in each run: " + "; ".join(each_run) + ".")

@@ -22,25 +22,32 @@ using Clock = std::chrono::steady_clock;
 // Frames of the benchmark flight when --frames is not given.
 constexpr int kBenchFrames = 240;
 // Culled, frustum only, unculled; with --lod, culled by level of detail; with synchronised
-// draws, culled in one draw without waits.
-constexpr size_t kBenchModes = 5;
+// draws, culled in one draw without waits; with back faces culled, culled drawing them.
+constexpr size_t kBenchModes = 6;
 
 // How a frame culls in the scripted runs.
 enum class CullMode { FrustumAndOcclusion, FrustumOnly, None };
 
+// How the renderer draws a frame: as set up, in one draw without synchronised batches, or
+// drawing back faces.
+enum class DrawVariant { AsSetUp, OneDraw, TwoSided };
+
 // Draws one frame into `target` and waits for the GPU, so frameMs is the real frame time;
-// lodPixels > 0 draws by level of detail; oneDraw: without synchronised batches.
+// lodPixels > 0 draws by level of detail.
 FrameStats renderFrame(Session& s, const Framebuffer& target, const Camera& camera, CullMode mode,
-                       float lodPixels, bool oneDraw = false) {
+                       float lodPixels, DrawVariant variant = DrawVariant::AsSetUp) {
     const Clock::time_point start = Clock::now();
     target.bind();
     TerrainRenderer::clear(target.width, target.height);
     const CullView view{camera, target.height, mode != CullMode::None,
                         mode == CullMode::FrustumAndOcclusion, lodPixels};
     const bool synced = s.renderer.syncDraws;
-    s.renderer.syncDraws = synced && !oneDraw;
+    const bool backFaceCulling = s.renderer.backFaceCulling;
+    s.renderer.syncDraws = synced && variant != DrawVariant::OneDraw;
+    s.renderer.backFaceCulling = backFaceCulling && variant != DrawVariant::TwoSided;
     FrameStats stats = renderTerrain(s.renderer, s.terrain, camera, view, false);
     s.renderer.syncDraws = synced;
+    s.renderer.backFaceCulling = backFaceCulling;
     glFinish();
     stats.frameMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     return stats;
@@ -156,15 +163,23 @@ int runBench(Session& s) {
     // alike rather than on one mode's pass. The first three modes are at full detail; with --lod
     // a fourth, culled (frustum and occlusion) by level of detail, so its ratios to the others
     // are taken inside the run too. When the renderer synchronises its draws (software
-    // rasterisers), a last mode draws the culled frames in one draw without waits: the price of
-    // the bounded queue, inside the run.
-    constexpr CullMode kModes[kBenchModes] = {CullMode::FrustumAndOcclusion, CullMode::FrustumOnly,
-                                              CullMode::None, CullMode::FrustumAndOcclusion,
+    // rasterisers), a mode draws the culled frames in one draw without waits: the price of the
+    // bounded queue, inside the run. When back faces may be culled, a last mode draws the culled
+    // frames with them: what culling them saves.
+    constexpr CullMode kModes[kBenchModes] = {CullMode::FrustumAndOcclusion,
+                                              CullMode::FrustumOnly,
+                                              CullMode::None,
+                                              CullMode::FrustumAndOcclusion,
+                                              CullMode::FrustumAndOcclusion,
                                               CullMode::FrustumAndOcclusion};
-    constexpr const char* kModeNames[kBenchModes] = {"culled", "frustum", "unculled", "lod",
-                                                     "one-draw"};
+    constexpr const char* kModeNames[kBenchModes] = {"culled", "frustum",  "unculled",
+                                                     "lod",    "one-draw", "two-sided"};
+    constexpr DrawVariant kVariants[kBenchModes] = {DrawVariant::AsSetUp, DrawVariant::AsSetUp,
+                                                    DrawVariant::AsSetUp, DrawVariant::AsSetUp,
+                                                    DrawVariant::OneDraw, DrawVariant::TwoSided};
     constexpr size_t kLodMode = 3;
     constexpr size_t kOneDrawMode = 4;
+    constexpr size_t kTwoSidedMode = 5;
     const bool lod = o.lodPixels > 0.0f;
     const bool synced = s.renderer.syncDraws;
     std::vector<size_t> modes = {0, 1, 2};
@@ -174,10 +189,12 @@ int runBench(Session& s) {
     if (synced) {
         modes.push_back(kOneDrawMode);
     }
+    if (s.renderer.backFaceCulling) {
+        modes.push_back(kTwoSidedMode);
+    }
     const auto lodOf = [&](size_t mode) { return mode == kLodMode ? o.lodPixels : 0.0f; };
     const auto frame = [&](const Camera& camera, size_t mode) {
-        return renderFrame(s, target.value(), camera, kModes[mode], lodOf(mode),
-                           mode == kOneDrawMode);
+        return renderFrame(s, target.value(), camera, kModes[mode], lodOf(mode), kVariants[mode]);
     };
     std::vector<BenchRow> rows[kBenchModes];
     const double loadedMb = peakResidentMb();  // the load and the context, before any frame
@@ -284,15 +301,23 @@ int runBench(Session& s) {
     for (const size_t mode : modes) {
         for (const BenchRow& r : rows[mode]) {
             mostDraws = std::max(mostDraws, r.stats.drawCalls);
-            backFaceFrames += r.stats.backFacesCulled ? 1 : 0;
-            ++allFrames;
+            if (mode != kTwoSidedMode) {
+                backFaceFrames += r.stats.backFacesCulled ? 1 : 0;
+                ++allFrames;
+            }
         }
     }
     std::printf("  draw calls: at most %d a frame (%s)\n", mostDraws,
                 synced ? "synchronised batches" : "one a frame");
-    std::printf("  back faces culled: in %zu of the %zu frames, every mode alike%s\n",
+    std::printf("  back faces culled: in %zu of the %zu frames of the other modes%s\n",
                 backFaceFrames, allFrames,
                 s.renderer.backFaceCulling ? "" : " (--back-faces draw)");
+    if (s.renderer.backFaceCulling) {
+        std::printf("  two-sided: median %.3f ms, worst %.3f ms (culled, back faces drawn)\n",
+                    medians[kTwoSidedMode], worst[kTwoSidedMode]);
+        std::printf("  two-sided / culled: median %.2fx (what culling back faces saves)\n",
+                    ratio(medians[kTwoSidedMode], medians[0]));
+    }
     if (synced) {
         std::printf("  one-draw: median %.3f ms, worst %.3f ms (culled, one draw without waits)\n",
                     medians[kOneDrawMode], worst[kOneDrawMode]);

@@ -132,16 +132,24 @@ PY
 "$exe" "$map" --eye 10,60,10 --target 64,0,64 --cull-map "$tmp/map.png" || fail "--cull-map"
 [ "$(head -c 4 "$tmp/map.png" | tail -c 3)" = "PNG" ] || fail "--cull-map did not write a PNG"
 "$exe" "$map" --window 160x90 --bench "$tmp/bench.csv" --frames 4 --sync-draws off \
-    >"$tmp/bench.out" || fail "--bench"
+    --back-faces draw >"$tmp/bench.out" || fail "--bench"
 [ "$(wc -l <"$tmp/bench.csv")" -eq 13 ] || fail "--bench: expected a header and 12 rows (3 modes)"
 grep -q "unculled / culled" "$tmp/bench.out" || fail "--bench printed no summary"
 grep -q "unculled / frustum only" "$tmp/bench.out" || fail "--bench: no frustum-only ratio"
 grep -q "draw calls: at most 1 a frame (one a frame)" "$tmp/bench.out" ||
     fail "--bench --sync-draws off: not one draw a frame"
 ! grep -q "one-draw" "$tmp/bench.out" || fail "--bench --sync-draws off: a one-draw mode"
+! grep -q "two-sided" "$tmp/bench.out" || fail "--bench --back-faces draw: a two-sided mode"
+# Back faces culled (the default) add the two-sided mode, for what culling them saves.
+"$exe" "$map" --window 160x90 --bench "$tmp/bench_faces.csv" --frames 2 --sync-draws off \
+    >"$tmp/bench_faces.out" || fail "--bench --back-faces auto"
+[ "$(grep -c '^two-sided,' "$tmp/bench_faces.csv")" -eq 2 ] &&
+    [ "$(wc -l <"$tmp/bench_faces.csv")" -eq 9 ] ||
+    fail "--bench --back-faces auto: expected a header and 8 rows (4 modes), 2 of them two-sided"
+grep -q "two-sided / culled" "$tmp/bench_faces.out" || fail "--bench --back-faces auto: no ratio"
 # Synchronised draws add the one-draw mode, for the price of the bounded queue.
 "$exe" "$map" --window 160x90 --bench "$tmp/bench_sync.csv" --frames 2 --sync-draws on \
-    >"$tmp/bench_sync.out" || fail "--bench --sync-draws on"
+    --back-faces draw >"$tmp/bench_sync.out" || fail "--bench --sync-draws on"
 [ "$(grep -c '^one-draw,' "$tmp/bench_sync.csv")" -eq 2 ] &&
     [ "$(wc -l <"$tmp/bench_sync.csv")" -eq 9 ] ||
     fail "--bench --sync-draws on: expected a header and 8 rows (4 modes), 2 of them one-draw"
@@ -149,7 +157,7 @@ grep -q "culled / one-draw" "$tmp/bench_sync.out" || fail "--bench --sync-draws 
 grep -q "(synchronised batches)" "$tmp/bench_sync.out" ||
     fail "--bench --sync-draws on: the draws are not said to be synchronised"
 "$exe" "$map" --window 160x90 --bench "$tmp/bench_lod.csv" --frames 2 --lod 2 --sync-draws off \
-    >"$tmp/bench_lod.out" || fail "--bench --lod"
+    --back-faces draw >"$tmp/bench_lod.out" || fail "--bench --lod"
 [ "$(grep -c '^lod,' "$tmp/bench_lod.csv")" -eq 2 ] && [ "$(wc -l <"$tmp/bench_lod.csv")" -eq 9 ] ||
     fail "--bench --lod: expected a header and 8 rows (4 modes), 2 of them lod"
 grep -q "culled / lod" "$tmp/bench_lod.out" || fail "--bench --lod: no level-of-detail ratio"
