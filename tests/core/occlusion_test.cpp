@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <limits>
 #include <random>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <glm/geometric.hpp>
@@ -558,6 +560,27 @@ TEST(Occlusion, NearPlaneClippingTheWallKeepsWhatShowsThrough) {
     EXPECT_GE(totals.active, 1);       // the 720-pixel view (the 90-pixel one's margins are wider)
 }
 
+struct NamedCamera {
+    const char* name;
+    Camera camera;
+};
+
+// Cameras that no proof holds for, made from `above` (high over a map whose heights are at least
+// 0 and whose far edge is at z = edgeZ): under the terrain, outside the map, on its edge, and
+// not a number.
+std::vector<NamedCamera> offTheTerrain(const Camera& above, float edgeZ) {
+    std::vector<NamedCamera> cameras(4, {"", above});
+    cameras[0].name = "below";
+    cameras[0].camera.position.y = -20.0f;
+    cameras[1].name = "outside";
+    cameras[1].camera.position.x = -1.0f;
+    cameras[2].name = "on the edge";
+    cameras[2].camera.position.z = edgeZ;
+    cameras[3].name = "nan";
+    cameras[3].camera.position.y = std::numeric_limits<float>::quiet_NaN();
+    return cameras;
+}
+
 TEST(Occlusion, StandsDownWhenTheViewAllowsNoProof) {
     const Scene s = makeScene(syntheticHeightmap(65, 65, 2), {1.0f, 0.001f, 0.0f});
     // A frustum walk's runs, with adjacent runs that the output must merge.
@@ -569,14 +592,6 @@ TEST(Occlusion, StandsDownWhenTheViewAllowsNoProof) {
     Camera above;
     above.position = {32.0f, 200.0f, 32.0f};
     above.pitch = -0.3f;
-    Camera below = above;
-    below.position.y = -20.0f;  // the map spans 0..50
-    Camera outside = above;
-    outside.position.x = -1.0f;
-    Camera onEdge = above;
-    onEdge.position.z = 64.0f;
-    Camera nan = above;
-    nan.position.y = std::numeric_limits<float>::quiet_NaN();
     Camera infiniteFar = above;
     infiniteFar.farPlane = std::numeric_limits<float>::infinity();
     Camera deepRange = above;  // f / n = 1e7: no depth gap would hold
@@ -590,15 +605,16 @@ TEST(Occlusion, StandsDownWhenTheViewAllowsNoProof) {
         Camera camera;
         int viewportHeight;
     };
-    const Case cases[] = {{"below", below, 720},
-                          {"outside", outside, 720},
-                          {"on the edge", onEdge, 720},
-                          {"nan", nan, 720},
-                          {"far at infinity", infiniteFar, 720},
-                          {"deep range", deepRange, 720},
-                          {"grazing", grazing, 720},
-                          {"empty viewport", above, 0},
-                          {"tiny viewport", above, 4}};
+    std::vector<Case> cases;
+    for (const NamedCamera& c : offTheTerrain(above, 64.0f)) {  // the map spans 0..50
+        cases.push_back({c.name, c.camera, 720});
+    }
+    const Case others[] = {{"far at infinity", infiniteFar, 720},
+                           {"deep range", deepRange, 720},
+                           {"grazing", grazing, 720},
+                           {"empty viewport", above, 0},
+                           {"tiny viewport", above, 4}};
+    cases.insert(cases.end(), std::begin(others), std::end(others));
     for (const Case& k : cases) {
         OcclusionStats stats;
         stats.leavesTested = 99;
@@ -666,21 +682,16 @@ TEST(Occlusion, BackFacesHiddenOnlyWhereEveryFirstHitFacesTheEye) {
     above.position = {64.0f, 300.0f, 64.0f};
     above.pitch = -0.3f;
     EXPECT_TRUE(backFacesHidden(s.tree, s.mapping, above));
-    Camera below = above;
-    below.position.y = -20.0f;
-    Camera outside = above;
-    outside.position.x = -1.0f;
-    Camera onEdge = above;
-    onEdge.position.z = 128.0f;
-    Camera nan = above;
-    nan.position.y = std::numeric_limits<float>::quiet_NaN();
+    std::vector<NamedCamera> cases = offTheTerrain(above, 128.0f);
     Camera grazing = above;  // just above the ground, closer than the near plane's reach
     grazing.position.y = float(s.height(64, 64)) + 0.5f * grazing.nearPlane;
     Camera hugeNear = above;  // the near plane's reach passes the ground 300 below
     hugeNear.nearPlane = 400.0f;
     hugeNear.farPlane = 1e4f;
-    for (const Camera& c : {below, outside, onEdge, nan, grazing, hugeNear}) {
-        EXPECT_FALSE(backFacesHidden(s.tree, s.mapping, c)) << c.position.x << "," << c.position.y;
+    cases.push_back({"grazing", grazing});
+    cases.push_back({"huge near plane", hugeNear});
+    for (const NamedCamera& c : cases) {
+        EXPECT_FALSE(backFacesHidden(s.tree, s.mapping, c.camera)) << c.name;
     }
 }
 
