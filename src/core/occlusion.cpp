@@ -410,24 +410,35 @@ bool validView(const Camera& camera, const WorldMapping& mapping, const HeightTr
            camera.aspect > 0.0f;
 }
 
-// The eye strictly inside the map's footprint.
-bool eyeOverMap(const Quadtree& tree, const View& v) {
+// The eye, spacing and height transform into v; false unless the camera and mapping are valid
+// and the eye is strictly inside the map's footprint (argument 1 at the top).
+bool viewOverMap(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera, View& v) {
+    v.height = heightTransform(tree.coding, mapping);
+    v.spacing = mapping.spacing;
+    v.ex = camera.position.x;
+    v.ey = camera.position.y;
+    v.ez = camera.position.z;
+    if (tree.nodes.empty() || !validView(camera, mapping, v.height)) {
+        return false;
+    }
     const float sizeX = float(tree.root().x1) * v.spacing;
     const float sizeZ = float(tree.root().z1) * v.spacing;
     return v.ex > 0.0f && v.ex < sizeX && v.ez > 0.0f && v.ez < sizeZ;
 }
 
+// (ey - H) / d, d the near plane's reach and H the highest leaf that meets the square of
+// half-side d around the eye: rays that may meet the surface within d of the eye have slopes at
+// most minus this.
+double nearClearance(const Quadtree& tree, const View& v, const Camera& camera) {
+    const float d = nearReach(camera);
+    const float highest = highestWithin(tree, v, v.ex - d, v.ez - d, v.ex + d, v.ez + d);
+    return (double(v.ey) - double(highest)) / double(d);
+}
+
 // The per-call constants, or false when the view allows no proof.
 bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
                  int viewportHeight, View& v) {
-    const glm::vec3& eye = camera.position;
-    v.height = heightTransform(tree.coding, mapping);
-    v.spacing = mapping.spacing;
-    v.ex = eye.x;
-    v.ey = eye.y;
-    v.ez = eye.z;
-    if (viewportHeight <= 0 || tree.nodes.empty() || !validView(camera, mapping, v.height) ||
-        !eyeOverMap(tree, v)) {
+    if (viewportHeight <= 0 || !viewOverMap(tree, mapping, camera, v)) {
         return false;
     }
     const float sizeX = float(tree.root().x1) * v.spacing;
@@ -465,9 +476,7 @@ bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera
     // The near plane: rays that may meet the surface within d of the eye have slopes at most
     // (highest - ey) / d. Occludees' rays, less the slope margin at slope 1 (the most a tested
     // unit has), must be shallower: rounded toward fewer tests.
-    const float d = nearReach(camera);
-    const float highest = highestWithin(tree, v, v.ex - d, v.ez - d, v.ex + d, v.ez + d);
-    const double clipSlope = (double(v.ey) - double(highest)) / double(d);
+    const double clipSlope = nearClearance(tree, v, camera);
     const double slopeMargin = 2.0 * delta / std::pow(std::cos(delta) - std::sin(delta), 2.0);
     const double steepestDown =
         std::min(double(kMaxTestedSlope), clipSlope - slopeMargin * (1.0 + 1e-3) - 1e-4);
@@ -672,17 +681,7 @@ void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camer
 
 bool backFacesHidden(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera) {
     View v;
-    v.height = heightTransform(tree.coding, mapping);
-    v.spacing = mapping.spacing;
-    v.ex = camera.position.x;
-    v.ey = camera.position.y;
-    v.ez = camera.position.z;
-    if (tree.nodes.empty() || !validView(camera, mapping, v.height) || !eyeOverMap(tree, v)) {
-        return false;
-    }
-    const float d = nearReach(camera);
-    const float highest = highestWithin(tree, v, v.ex - d, v.ez - d, v.ex + d, v.ez + d);
-    return double(v.ey) - double(highest) > double(d);
+    return viewOverMap(tree, mapping, camera, v) && nearClearance(tree, v, camera) > 1.0;
 }
 
 }  // namespace qt

@@ -620,28 +620,25 @@ FacesFrame renderFaces(Terrain& terrain, const Camera& camera, bool backFaceCull
     GlFixture& f = gl();
     FacesFrame frame;
     f.renderer.backFaceCulling = backFaceCulling;
-    f.target.bind();
-    TerrainRenderer::clear(kWidth, kHeight);
     GLuint query = 0;
     glGenQueries(1, &query);
     glBeginQuery(GL_SAMPLES_PASSED, query);
-    frame.stats =
-        renderTerrain(f.renderer, terrain, camera, CullView{camera, kHeight, true, true}, false);
+    frame.stats = render(terrain, camera, true, frame.pixels);
     glEndQuery(GL_SAMPLES_PASSED);
     glGetQueryObjectuiv(query, GL_QUERY_RESULT, &frame.samplesPassed);
     glDeleteQueries(1, &query);
-    readPixels(kWidth, kHeight, frame.pixels);
+    f.renderer.backFaceCulling = true;
+    f.target.bind();
     std::vector<uint32_t> rows(size_t(kWidth) * kHeight);
     glPixelStorei(GL_PACK_ALIGNMENT, 4);
     glReadPixels(0, 0, kWidth, kHeight, GL_DEPTH_COMPONENT, GL_UNSIGNED_INT, rows.data());
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
     frame.depth.resize(rows.size());
     for (int y = 0; y < kHeight; ++y) {
         for (int x = 0; x < kWidth; ++x) {
             frame.depth[size_t(y) * kWidth + x] = rows[size_t(kHeight - 1 - y) * kWidth + x] >> 8;
         }
     }
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    f.renderer.backFaceCulling = true;
     return frame;
 }
 
