@@ -9,8 +9,8 @@ renderer synchronises its draws (software rasterisers), each camera is also draw
 draw without waits: "culled / one draw" is the price of the bounded queue. Where back faces are
 culled (the default), each camera is also drawn culled with its back faces: "two-sided / culled"
 is what culling them saves. With --runs R each
-map runs R times: the row is the run with the median culled frame, and the peak memory is the
-spread over all R. Needs a display: run it under xvfb-run -a.
+map runs R times: the row is the run with the median culled frame, the peak memory is the
+spread over all R, and a last line takes the median frames over all R runs' frames together. Needs a display: run it under xvfb-run -a.
 """
 import argparse
 import os
@@ -49,6 +49,8 @@ def bench(path):
         "one_draw": find(r"one-draw: median ([\d.]+) ms") if synced else None,
         "two_sided": find(r"two-sided: median ([\d.]+) ms") if faces else None,
         "draws": max(int(r["draw_calls"]) for r in every),
+        "culled_ms": [float(r["frame_ms"]) for r in rows],
+        "unculled_ms": [float(r["frame_ms"]) for r in every if r["mode"] == "unculled"],
         "share": find(r"draw list: median ([\d.]+)%"),
         "peak": find(r"memory: ([\d.]+) MiB after the culled"),
         "per": find(r"culled flight \(([\d.]+) bytes"),
@@ -71,6 +73,7 @@ print("| map | samples | leaves drawn | occluded | cull ms: frustum / with occlu
       "after the culled flight | with the unculled frames | load s (decode / tree / upload) |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 each_run = []
+pooled = []
 for path in args.maps:
     runs = [bench(path) for _ in range(args.runs)]
     r = sorted(runs, key=lambda x: x["culled"])[len(runs) // 2]
@@ -88,6 +91,13 @@ for path in args.maps:
         f"{x['unculled'] / x['culled']:.2f}x" for x in runs) + (
         " (two-sided / culled: " + ", ".join(f"{x['two_sided'] / x['culled']:.2f}x" for x in runs)
         + ")" if all(x["two_sided"] for x in runs) else ""))
+    culled = statistics.median(t for x in runs for t in x["culled_ms"])
+    unculled = statistics.median(t for x in runs for t in x["unculled_ms"])
+    pooled.append(f"{os.path.basename(path)}: {culled:.0f} / {unculled:.0f} ms, "
+                  f"{unculled / culled:.2f}x")
 if args.runs > 1:
     print()
     print("Unculled / culled in each run: " + "; ".join(each_run) + ".")
+    print()
+    print(f"Every run's frames together ({args.runs} flights of the same path), median culled / "
+          "unculled frame: " + "; ".join(pooled) + ".")
