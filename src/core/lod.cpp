@@ -11,7 +11,7 @@ namespace qt {
 namespace {
 
 // Deepest tree is 14 levels below the root.
-constexpr int kMaxLevels = 16;
+[[maybe_unused]] constexpr int kMaxLevels = 16;  // read by an assert only
 
 struct Selector {
     const Quadtree& tree;
