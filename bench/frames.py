@@ -8,9 +8,9 @@ only and unculled in turn, in one process, so every ratio is taken inside one ru
 renderer synchronises its draws (software rasterisers), each camera is also drawn culled in one
 draw without waits: "culled / one draw" is the price of the bounded queue. Where back faces are
 culled (the default), each camera is also drawn culled with its back faces: "two-sided / culled"
-is what culling them saves. With --runs R each
-map runs R times: the row is the run with the median culled frame, the peak memory is the
-spread over all R, and a last line takes the median frames over all R runs' frames together. Needs a display: run it under xvfb-run -a.
+is what culling them saves. With --runs R each map runs R times: the row is the run with the
+median culled frame, the peak memory is the spread over all R, and a last line takes the median
+frames over all R runs' frames together. Needs a display: run it under xvfb-run -a.
 """
 import argparse
 import os
@@ -69,8 +69,9 @@ print(f"`python3 bench/frames.py --frames {args.frames} --window {args.window}"
 print()
 print("| map | samples | leaves drawn | occluded | cull ms: frustum / with occlusion | "
       "frame ms: culled / frustum only / unculled | speed-up: culled / frustum only | "
-      "cull share | draw calls (most) | culled / one draw | two-sided / culled | peak RSS: before the first frame | "
-      "after the culled flight | with the unculled frames | load s (decode / tree / upload) |")
+      "cull share | draw calls (most) | culled / one draw | two-sided / culled | "
+      "peak RSS: before the first frame | after the culled flight | with the unculled frames | "
+      "load s (decode / tree / upload) |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 each_run = []
 pooled = []

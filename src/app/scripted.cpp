@@ -166,17 +166,19 @@ int runBench(Session& s) {
     // rasterisers), a mode draws the culled frames in one draw without waits: the price of the
     // bounded queue, inside the run. When back faces may be culled, a last mode draws the culled
     // frames with them: what culling them saves.
-    constexpr CullMode kModes[kBenchModes] = {CullMode::FrustumAndOcclusion,
-                                              CullMode::FrustumOnly,
-                                              CullMode::None,
-                                              CullMode::FrustumAndOcclusion,
-                                              CullMode::FrustumAndOcclusion,
-                                              CullMode::FrustumAndOcclusion};
-    constexpr const char* kModeNames[kBenchModes] = {"culled", "frustum",  "unculled",
-                                                     "lod",    "one-draw", "two-sided"};
-    constexpr DrawVariant kVariants[kBenchModes] = {DrawVariant::AsSetUp, DrawVariant::AsSetUp,
-                                                    DrawVariant::AsSetUp, DrawVariant::AsSetUp,
-                                                    DrawVariant::OneDraw, DrawVariant::TwoSided};
+    // Each mode: its name in the CSV, how it culls, how it draws.
+    struct BenchMode {
+        const char* name;
+        CullMode cull;
+        DrawVariant variant;
+    };
+    constexpr BenchMode kModes[kBenchModes] = {
+        {"culled", CullMode::FrustumAndOcclusion, DrawVariant::AsSetUp},
+        {"frustum", CullMode::FrustumOnly, DrawVariant::AsSetUp},
+        {"unculled", CullMode::None, DrawVariant::AsSetUp},
+        {"lod", CullMode::FrustumAndOcclusion, DrawVariant::AsSetUp},
+        {"one-draw", CullMode::FrustumAndOcclusion, DrawVariant::OneDraw},
+        {"two-sided", CullMode::FrustumAndOcclusion, DrawVariant::TwoSided}};
     constexpr size_t kLodMode = 3;
     constexpr size_t kOneDrawMode = 4;
     constexpr size_t kTwoSidedMode = 5;
@@ -194,7 +196,8 @@ int runBench(Session& s) {
     }
     const auto lodOf = [&](size_t mode) { return mode == kLodMode ? o.lodPixels : 0.0f; };
     const auto frame = [&](const Camera& camera, size_t mode) {
-        return renderFrame(s, target.value(), camera, kModes[mode], lodOf(mode), kVariants[mode]);
+        return renderFrame(s, target.value(), camera, kModes[mode].cull, lodOf(mode),
+                           kModes[mode].variant);
     };
     std::vector<BenchRow> rows[kBenchModes];
     const double loadedMb = peakResidentMb();  // the load and the context, before any frame
@@ -233,9 +236,9 @@ int runBench(Session& s) {
             const CullStats& c = r.stats.cull;
             char line[320];
             std::snprintf(line, sizeof(line),
-                          "%s,%zu,%.3f,%.3f,%.3f,%u,%u,%u,%u,%d,%llu,%.4f,%.4f\n", kModeNames[mode],
-                          i, r.eye.x, r.eye.y, r.eye.z, c.nodesTested, c.leavesDrawn,
-                          c.leavesCulled, c.leavesOccluded, r.stats.drawCalls,
+                          "%s,%zu,%.3f,%.3f,%.3f,%u,%u,%u,%u,%d,%llu,%.4f,%.4f\n",
+                          kModes[mode].name, i, r.eye.x, r.eye.y, r.eye.z, c.nodesTested,
+                          c.leavesDrawn, c.leavesCulled, c.leavesOccluded, r.stats.drawCalls,
                           (unsigned long long)c.triangles, r.stats.cullMs, r.stats.frameMs);
             csv << line;
             frameMs[mode].push_back(r.stats.frameMs);

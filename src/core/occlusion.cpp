@@ -130,6 +130,7 @@ constexpr int kChunk = 256;
 struct View {
     float ex, ey, ez;  // the eye
     float spacing;
+    float sizeX, sizeZ;  // the map's footprint in world units: [0, sizeX] x [0, sizeZ]
     HeightTransform height;
     double onePlusEpsSquared;  // (1 + eps)^2: squared far distance times this <= squared near
     float delta;               // margin angle: kOcclusionMarginPixels of the widest pixel
@@ -410,8 +411,8 @@ bool validView(const Camera& camera, const WorldMapping& mapping, const HeightTr
            camera.aspect > 0.0f;
 }
 
-// The eye, spacing and height transform into v; false unless the camera and mapping are valid
-// and the eye is strictly inside the map's footprint (argument 1 at the top).
+// The eye, spacing, map size and height transform into v; false unless the camera and mapping
+// are valid and the eye is strictly inside the map's footprint (argument 1 at the top).
 bool viewOverMap(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera, View& v) {
     v.height = heightTransform(tree.coding, mapping);
     v.spacing = mapping.spacing;
@@ -421,9 +422,9 @@ bool viewOverMap(const Quadtree& tree, const WorldMapping& mapping, const Camera
     if (tree.nodes.empty() || !validView(camera, mapping, v.height)) {
         return false;
     }
-    const float sizeX = float(tree.root().x1) * v.spacing;
-    const float sizeZ = float(tree.root().z1) * v.spacing;
-    return v.ex > 0.0f && v.ex < sizeX && v.ez > 0.0f && v.ez < sizeZ;
+    v.sizeX = float(tree.root().x1) * v.spacing;
+    v.sizeZ = float(tree.root().z1) * v.spacing;
+    return v.ex > 0.0f && v.ex < v.sizeX && v.ez > 0.0f && v.ez < v.sizeZ;
 }
 
 // (ey - H) / d, d the near plane's reach and H the highest leaf that meets the square of
@@ -441,8 +442,6 @@ bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera
     if (viewportHeight <= 0 || !viewOverMap(tree, mapping, camera, v)) {
         return false;
     }
-    const float sizeX = float(tree.root().x1) * v.spacing;
-    const float sizeZ = float(tree.root().z1) * v.spacing;
     // Depth: the relative gap that is kOcclusionDepthQuanta 24-bit quanta at the far plane.
     const double g = double(kOcclusionDepthQuanta) / 16777216.0 * double(camera.farPlane) /
                      double(camera.nearPlane);
@@ -463,8 +462,8 @@ bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera
     // Rounding of world coordinates, against the margin.
     const float y0 = v.height.worldHeight(float(tree.root().minCode));
     const float y1 = v.height.worldHeight(float(tree.root().maxCode));
-    const double largest = std::max({std::fabs(v.ex), std::fabs(v.ey), std::fabs(v.ez), sizeX,
-                                     sizeZ, std::fabs(y0), std::fabs(y1)});
+    const double largest = std::max({std::fabs(v.ex), std::fabs(v.ey), std::fabs(v.ez), v.sizeX,
+                                     v.sizeZ, std::fabs(y0), std::fabs(y1)});
     const double nearest = kNearestFactor * kCoordinateHalfUlps * largest / 16777216.0 / delta;
     v.nearestSquared = float(nearest * nearest);
     // Units: leaves, and far parents.
@@ -485,8 +484,8 @@ bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera
     }
     v.steepestDown = float(steepestDown);
     // Buckets from one leaf's side to the farthest corner of the map, squared.
-    const float farX = std::max(v.ex, sizeX - v.ex);
-    const float farZ = std::max(v.ez, sizeZ - v.ez);
+    const float farX = std::max(v.ex, v.sizeX - v.ex);
+    const float farZ = std::max(v.ez, v.sizeZ - v.ez);
     v.bucketBase = floatBits(leafSide * leafSide);
     const int32_t span = floatBits(std::max(farX * farX + farZ * farZ, leafSide * leafSide));
     v.bucketCount = std::min(((span - v.bucketBase) >> kBucketShift) + 2, kMaxBuckets);
