@@ -1,4 +1,5 @@
-// Result<T>: a value or a one-line error message, for every failure a user can cause.
+// Result<T>: a value or a one-line error message, for every failure a user can cause; Status is
+// Result<void>, for steps that only succeed or fail.
 #pragma once
 
 #include <cstdio>
@@ -50,5 +51,30 @@ private:
     std::optional<T> value_;
     std::string error_;
 };
+
+// Success, or a one-line error message.
+template <>
+class Result<void> {
+public:
+    Result() = default;  // success
+
+    static Result failure(std::string message) {
+        Result r;
+        r.error_ = std::move(message);
+        r.failed_ = true;
+        return r;
+    }
+
+    bool ok() const { return !failed_; }
+    explicit operator bool() const { return ok(); }
+    // The one-line message; empty when ok().
+    const std::string& error() const { return error_; }
+
+private:
+    std::string error_;
+    bool failed_ = false;
+};
+
+using Status = Result<void>;
 
 }  // namespace qt
