@@ -11,9 +11,9 @@
 
 #include <stb/stb_image.h>
 
-#include "app/median.h"
 #include "core/cull.h"
 #include "core/flight_path.h"
+#include "core/median.h"
 #include "core/occlusion.h"
 #include "core/quadtree.h"
 #include "core/synthetic.h"

@@ -33,8 +33,7 @@ add_library(quadterrain_render STATIC
   src/render/terrain.cpp
   src/render/debug_lines.cpp
   src/render/framebuffer.cpp)
-target_link_libraries(quadterrain_render PUBLIC quadterrain_core quadterrain_cli quadterrain_glad
-                                                glfw OpenGL::GL)
+target_link_libraries(quadterrain_render PUBLIC quadterrain_core quadterrain_glad glfw OpenGL::GL)
 target_compile_options(quadterrain_render PRIVATE ${QT_WARNINGS})
 
 # ---- the viewer executable ----
@@ -47,10 +46,11 @@ add_executable(quadterrain
   src/app/hud.cpp
   src/app/minimap.cpp
   src/app/scripted.cpp
+  src/app/bench_flight.cpp
   src/app/soak.cpp
   src/app/heap_count.cpp
   src/app/stats_json.cpp)
-target_link_libraries(quadterrain PRIVATE quadterrain_render PkgConfig::IMGUI)
+target_link_libraries(quadterrain PRIVATE quadterrain_render quadterrain_cli PkgConfig::IMGUI)
 target_compile_options(quadterrain PRIVATE ${QT_WARNINGS})
 target_compile_definitions(quadterrain PRIVATE QT_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 

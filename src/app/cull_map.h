@@ -9,6 +9,7 @@
 
 #include <glm/vec3.hpp>
 
+#include "app/palette.h"
 #include "core/quadtree.h"
 #include "core/terrain_grid.h"
 
@@ -20,13 +21,13 @@ struct RgbImage {
     std::vector<uint8_t> rgb;  // row-major, top row first (row 0 = world z 0)
 };
 
-// Colours of the cull map.
-constexpr uint8_t kMapDrawn[3] = {70, 190, 90};
-constexpr uint8_t kMapOccluded[3] = {55, 95, 160};
-constexpr uint8_t kMapCulled[3] = {120, 45, 45};
-constexpr uint8_t kMapOutside[3] = {28, 28, 36};
-constexpr uint8_t kMapFrustum[3] = {250, 220, 60};
-constexpr uint8_t kMapCamera[3] = {255, 255, 255};
+// Colours of the cull map, as the minimap's (app/palette.h).
+constexpr uint8_t kMapDrawn[3] = {kDrawnColour.r, kDrawnColour.g, kDrawnColour.b};
+constexpr uint8_t kMapOccluded[3] = {kOccludedColour.r, kOccludedColour.g, kOccludedColour.b};
+constexpr uint8_t kMapCulled[3] = {kCulledColour.r, kCulledColour.g, kCulledColour.b};
+constexpr uint8_t kMapOutside[3] = {kOutsideColour.r, kOutsideColour.g, kOutsideColour.b};
+constexpr uint8_t kMapFrustum[3] = {kFrustumColour.r, kFrustumColour.g, kFrustumColour.b};
+constexpr uint8_t kMapCamera[3] = {kCameraColour.r, kCameraColour.g, kCameraColour.b};
 
 // The leaves of `drawn` drawn, the other leaves of `inFrustum` occluded (nearer terrain hides
 // them), every other leaf culled (runs of tree-order leaves); a margin of outside-the-map around

@@ -21,8 +21,7 @@ bool down(GLFWwindow* window, int key) {
 }  // namespace
 
 float FlyControl::defaultSpeed(const Heightmap& map, const WorldMapping& mapping) {
-    const float size = float(std::max(map.width, map.height) - 1) * mapping.spacing;
-    return std::max(size / 20.0f, 1e-3f);
+    return std::max(worldExtent(map, mapping).longerSide() / 20.0f, 1e-3f);
 }
 
 void FlyControl::setCaptured(GLFWwindow* window, bool on) {

@@ -16,11 +16,13 @@ namespace {
 
 std::atomic<size_t> liveBytes{0};
 std::atomic<size_t> liveBlocks{0};
+std::atomic<size_t> allocations{0};
 
 void* counted(void* block) {
     if (block) {
         liveBytes.fetch_add(malloc_usable_size(block), std::memory_order_relaxed);
         liveBlocks.fetch_add(1, std::memory_order_relaxed);
+        allocations.fetch_add(1, std::memory_order_relaxed);
     }
     return block;
 }
@@ -67,7 +69,8 @@ constexpr size_t kPlain = alignof(std::max_align_t);
 namespace qt {
 
 HeapCount heapCount() {
-    return {liveBytes.load(std::memory_order_relaxed), liveBlocks.load(std::memory_order_relaxed)};
+    return {liveBytes.load(std::memory_order_relaxed), liveBlocks.load(std::memory_order_relaxed),
+            allocations.load(std::memory_order_relaxed)};
 }
 
 }  // namespace qt

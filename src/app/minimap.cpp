@@ -6,15 +6,20 @@
 
 #include <imgui.h>
 
+#include "app/palette.h"
+
 namespace qt {
 namespace {
 
-constexpr ImU32 kCulledColour = IM_COL32(150, 50, 50, 255);
-constexpr ImU32 kDrawnColour = IM_COL32(70, 190, 90, 255);
-constexpr ImU32 kOccludedColour = IM_COL32(55, 95, 160, 255);  // as the cull map's
-constexpr ImU32 kBackground = IM_COL32(25, 25, 32, 255);
-constexpr ImU32 kFrustumColour = IM_COL32(250, 220, 60, 255);
-constexpr ImU32 kCameraColour = IM_COL32(255, 255, 255, 255);
+constexpr ImU32 opaque(Rgb c) {
+    return IM_COL32(c.r, c.g, c.b, 255);
+}
+constexpr ImU32 kCulled = opaque(kCulledColour);
+constexpr ImU32 kDrawn = opaque(kDrawnColour);
+constexpr ImU32 kOccluded = opaque(kOccludedColour);
+constexpr ImU32 kBackground = opaque(kOutsideColour);
+constexpr ImU32 kFrustum = opaque(kFrustumColour);
+constexpr ImU32 kCamera = opaque(kCameraColour);
 
 }  // namespace
 
@@ -39,19 +44,20 @@ void drawMinimap(const Terrain& terrain, const Camera& camera,
         const QuadtreeNode& n = terrain.tree.nodes[index];
         draw->AddRectFilled(pixel(n.x0, n.z0), pixel(n.x1, n.z1), colour);
     };
-    for (const uint32_t node : terrain.cull.culledNodes) {
-        fillNode(node, kCulledColour);
+    for (const uint32_t node : terrain.frame.walk.culledNodes) {
+        fillNode(node, kCulled);
     }
     if (lod) {
         // What the walk found in the frustum, as occluded, under the nodes drawn, greener the
         // finer (level 0 as the leaves' drawn colour): what stays blue is what occlusion removed.
-        for (const uint32_t node : terrain.cull.acceptedNodes) {
-            fillNode(node, kOccludedColour);
+        for (const uint32_t node : terrain.frame.walk.acceptedNodes) {
+            fillNode(node, kOccluded);
         }
-        for (const DrawNode& node : terrain.lod.nodes) {
+        for (const DrawNode& node : terrain.frame.lod.nodes) {
             const SampleBox box = levelNodeBox(terrain.tree, node.level, node.col, node.row);
             const int level = std::min(int(node.level), 6);
-            const ImU32 colour = IM_COL32(70 + 25 * level, 190 - 8 * level, 90 + 12 * level, 255);
+            const ImU32 colour = IM_COL32(kDrawnColour.r + 25 * level, kDrawnColour.g - 8 * level,
+                                          kDrawnColour.b + 12 * level, 255);
             const ImVec2 a = pixel(float(box.x0), float(box.z0));
             const ImVec2 b = pixel(float(box.x1), float(box.z1));
             draw->AddRectFilled(a, b, colour);
@@ -61,10 +67,10 @@ void drawMinimap(const Terrain& terrain, const Camera& camera,
         }
     } else {
         // Nodes under a pixel are not split into drawn and occluded parts.
-        minimapCells(terrain.tree, terrain.cull.acceptedNodes, terrain.drawn, int(1.0f / scale),
-                     cells);
+        minimapCells(terrain.tree, terrain.frame.walk.acceptedNodes, terrain.frame.drawn,
+                     int(1.0f / scale), cells);
         for (const MapCell& cell : cells) {
-            fillNode(cell.node, cell.drawn ? kDrawnColour : kOccludedColour);
+            fillNode(cell.node, cell.drawn ? kDrawn : kOccluded);
         }
     }
 
@@ -73,13 +79,13 @@ void drawMinimap(const Terrain& terrain, const Camera& camera,
     auto world = [&](const glm::vec3& p) { return pixel(p.x * toSamples, p.z * toSamples); };
     for (const auto& edge : Frustum::kEdges) {
         draw->AddLine(world(cullCorners[size_t(edge[0])]), world(cullCorners[size_t(edge[1])]),
-                      kFrustumColour, 1.0f);
+                      kFrustum, 1.0f);
     }
     const ImVec2 eye = world(camera.position);
     const glm::vec3 ahead =
         camera.position + camera.forward() * (0.08f * samplesLong * terrain.mapping.spacing);
-    draw->AddCircleFilled(eye, 3.5f, kCameraColour);
-    draw->AddLine(eye, world(ahead), kCameraColour, 2.0f);
+    draw->AddCircleFilled(eye, 3.5f, kCamera);
+    draw->AddLine(eye, world(ahead), kCamera, 2.0f);
     draw->PopClipRect();
 }
 

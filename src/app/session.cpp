@@ -127,24 +127,24 @@ void Session::destroy() {
     context.destroy();
 }
 
-std::string Session::replaceTerrain(const std::string& path, const LoadProgress& progress) {
+Status Session::replaceTerrain(const std::string& path, const LoadProgress& progress) {
     LoadOptions load;
     load.rawWidth = options.rawWidth;
     load.rawHeight = options.rawHeight;
-    if (std::string error = qt::replaceTerrain(terrain, path, load, options.leafSize, progress);
-        !error.empty()) {
-        return error;
+    if (Status loaded = qt::replaceTerrain(terrain, path, load, options.leafSize, progress);
+        !loaded) {
+        return loaded;
     }
     options.eye.reset();  // the command line's camera belonged to the first map
     options.target.reset();
     resetCamera(camera.aspect);
-    return "";
+    return {};
 }
 
-std::string Session::reloadShaders() {
-    std::string error = renderer.reloadShaders();
-    std::string linesError = lines.reloadShaders(shaderDir);
-    return error.empty() ? linesError : error;
+Status Session::reloadShaders() {
+    Status terrainShaders = renderer.reloadShaders();
+    Status lineShaders = lines.reloadShaders(shaderDir);
+    return terrainShaders ? lineShaders : terrainShaders;
 }
 
 void Session::resetCamera(float aspect) {

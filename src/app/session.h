@@ -32,9 +32,9 @@ struct Session {
     void destroy();
 
     // Loads another heightmap; the current terrain stays when that fails (error returned).
-    std::string replaceTerrain(const std::string& path, const LoadProgress& progress = {});
+    Status replaceTerrain(const std::string& path, const LoadProgress& progress = {});
     // Reloads every shader; old programs stay on failure.
-    std::string reloadShaders();
+    Status reloadShaders();
     // The camera the options ask for, or the overview of the map.
     void resetCamera(float aspect);
 };

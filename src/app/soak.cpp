@@ -15,7 +15,7 @@
 #include <glm/trigonometric.hpp>
 
 #include "app/heap_count.h"
-#include "app/median.h"
+#include "core/median.h"
 #include "render/framebuffer.h"
 
 namespace qt {
@@ -131,9 +131,8 @@ struct Soak {
         Camera& c = s.camera;
         const Heightmap& map = s.terrain.map;
         const WorldMapping& m = s.terrain.mapping;
-        const float sizeX = float(map.width - 1) * m.spacing;
-        const float sizeZ = float(map.height - 1) * m.spacing;
-        const float size = std::max(sizeX, sizeZ);
+        const WorldExtent e = worldExtent(map, m);
+        const float sizeX = e.sizeX, sizeZ = e.sizeZ, size = e.longerSide();
         switch (random.below(6)) {
             case 0:
                 c.position = {random.uniform(-sizeX, 2 * sizeX), random.uniform(-size, 2 * size),
@@ -203,13 +202,13 @@ struct Soak {
         const std::string good = s.terrain.path;
         const int kind = reloads++ % 3;
         if (kind == 0) {
-            if (std::string e = s.replaceTerrain(good); !e.empty()) {
-                fail(frame, "reloading the good map failed: " + e);
+            if (Status loaded = s.replaceTerrain(good); !loaded) {
+                fail(frame, "reloading the good map failed: " + loaded.error());
             }
             return;
         }
         const std::string bad = kind == 1 ? good + ".missing.png" : "/dev/null.png";
-        if (s.replaceTerrain(bad).empty() || s.terrain.path != good) {
+        if (s.replaceTerrain(bad) || s.terrain.path != good) {
             fail(frame, "a bad reload (" + bad + ") did not keep the terrain");
         }
     }

@@ -142,8 +142,8 @@ void drawLoadingFrame(Viewer& v, const std::string& path, LoadStep step) {
 void load(Viewer& v, const std::string& path) {
     Session& s = v.session;
     const auto progress = [&](LoadStep step) { drawLoadingFrame(v, path, step); };
-    if (std::string error = s.replaceTerrain(path, progress); !error.empty()) {
-        report(v, error, true);
+    if (Status loaded = s.replaceTerrain(path, progress); !loaded) {
+        report(v, loaded.error(), true);
         return;
     }
     v.fly.speed = FlyControl::defaultSpeed(s.terrain.map, s.terrain.mapping);
@@ -159,7 +159,7 @@ void load(Viewer& v, const std::string& path) {
 // Leaf boxes of the first kMaxLeafBoxes drawn leaves, in tree order.
 int addLeafBoxes(DebugLines& lines, const Terrain& t) {
     int count = 0;
-    for (const LeafRange& range : t.drawn) {
+    for (const LeafRange& range : t.frame.drawn) {
         for (uint32_t leaf = range.first; leaf < range.first + range.count; ++leaf) {
             if (count == kMaxLeafBoxes) {
                 return count;
@@ -283,8 +283,8 @@ int runViewer(Session& s) {
 
         if (requests.reloadShaders || v.reloadRequested) {
             v.reloadRequested = false;
-            const std::string error = s.reloadShaders();
-            report(v, error.empty() ? "shaders reloaded" : error, !error.empty());
+            const Status reloaded = s.reloadShaders();
+            report(v, reloaded ? "shaders reloaded" : reloaded.error(), !reloaded);
         }
         if (requests.resetCamera) {
             s.resetCamera(s.camera.aspect);

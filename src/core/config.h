@@ -9,17 +9,28 @@ namespace qt {
 constexpr int kMaxSide = 32769;
 // Most samples a heightmap may have (16385 x 16385); refused before any allocation.
 constexpr int64_t kMaxSamples = int64_t{16385} * 16385;
-// Grid squares along a leaf side when the user does not choose (the blueprint's 4x4 cells).
+// Grid squares along a leaf side when the user does not choose (4x4 cells, as in
+// ../shared/reference/seeds/001_0a82f6a95d5fc8da.txt).
 constexpr int kDefaultLeafSize = 4;
 // Smallest and largest leaf sizes accepted; both powers of two.
 constexpr int kMinLeafSize = 2;
 constexpr int kMaxLeafSize = 64;
+// Levels below the root of the deepest tree: kMaxSide samples in leaves of kMinLeafSize squares
+// are 2^14 leaves a side. The walks keep one frame a level.
+constexpr int kMaxTreeDepth = 14;
+static_assert((kMaxSide - 1) / kMinLeafSize == 1 << kMaxTreeDepth, "the deepest tree's depth");
 // Horizontal metres per arc-second of latitude, for the spacing of SRTM .hgt tiles.
 constexpr double kMetresPerArcSecond = 30.87;
 // Value SRTM uses for a void (missing) sample.
 constexpr int kHgtVoid = -32768;
 // Share of the map's longer side that the full sample range spans by default (images, raw).
 constexpr double kDefaultReliefFraction = 0.125;
+// The culling frustum's planes move out by this many sample spacings, so that culling never
+// removes a triangle the rasteriser would have touched (culled == unculled, pixel for pixel).
+constexpr float kCullMarginSpacings = 1e-3f;
+// Near plane = far plane / kFarToNear, but at least kMinNearPlane (world units).
+constexpr float kFarToNear = 20000.0f;
+constexpr float kMinNearPlane = 1e-3f;
 // Azimuth bins of the occlusion horizon over the full circle: 0.5 to 1 mrad each (they split a
 // pseudo-angle evenly), about half a pixel of a 60 degree view 720 pixels high; 16 KiB of int16
 // slopes that stay in the L1 cache.

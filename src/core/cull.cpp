@@ -14,11 +14,10 @@
 #include <algorithm>
 #include <cassert>
 
+#include "core/config.h"
+
 namespace qt {
 namespace {
-
-// Deepest tree is log2(32768 / 2) = 14 levels below the root: one frame per level.
-constexpr int kMaxLevels = 16;
 
 // A node being walked: its children's group, tested, and those inside the frustum still to visit.
 // The frame of a node at depth k is stack[k].
@@ -247,6 +246,298 @@ inline void cull(uint32_t index, CullOutput& out) {
     }
 }
 
+// The node the walk opens next: which it is, where its leaves start, whether a map border runs
+// through it, and the planes it straddles (its children test only those).
+struct Cursor {
+    uint32_t index;
+    int level;
+    uint32_t firstLeaf;
+    bool whole;
+    uint8_t mask;
+};
+
+// The walk below a root that straddles some plane: depth first in tree order, one frame per level
+// holding the children still to visit. Each step is a member function; all are inlined into run().
+class Walk {
+public:
+    Walk(const Quadtree& tree, const Frustum& local, const CullOptions& options, CullOutput& out)
+        : tree_(tree), local_(local), options_(options), out_(out), runs_{out.ranges} {
+        // openBottom only with both savings on: without them the walk is the plain one the
+        // benchmarks compare against, every node's children tested before its leaves.
+        leavesAtOnce_ = options.planeMasking && options.acceptWhole;
+        useLanes_ = QT_CULL_LANES && options.lanes;
+#if QT_CULL_LANES
+        for (int i = 0; i < 6; ++i) {
+            const glm::vec4& q = local.planes[size_t(i)];
+            lanes_[i] = {_mm_set1_ps(q.x), _mm_set1_ps(q.y), _mm_set1_ps(q.z), _mm_set1_ps(q.w)};
+            leafPlanes_[i] = leafPlane(lanes_[i], q, float(tree.leafSize));
+        }
+#endif
+    }
+
+    // Walks from the root, which straddles the planes of rootMask, then counts what it drew.
+    void run(uint8_t rootMask) {
+        Cursor at{tree_.rootIndex(), 0, 0, isWhole(tree_.root(), 0), rootMask};
+        do {
+            const QuadtreeNode& node = tree_.nodes[at.index];
+            if (leavesAtOnce_ && at.whole && at.level + 2 == tree_.depth) {
+                openBottom(node, at.firstLeaf, at.mask);
+            } else {
+                openNode(node, at);
+            }
+        } while (nextChild(at));
+        runs_.flush();
+        countDrawn();
+    }
+
+private:
+    // A whole node's side is its level's nominal one: a whole root makes every node whole.
+    uint32_t sideAt(int level) const {
+        return uint32_t(tree_.leafSize) << (tree_.depth - level);
+    }
+    bool isWhole(const QuadtreeNode& n, int level) const {
+        return uint32_t(n.x1 - n.x0) == sideAt(level) && uint32_t(n.z1 - n.z0) == sideAt(level);
+    }
+
+    // The result goes out through memory written and read field by field: returned whole, it
+    // came back as two 32-bit stores read by one 64-bit load, which stalls store forwarding.
+    void testChildren(const QuadtreeNode& node, unsigned present, uint8_t planes,
+                      ChildTest& result) {
+        out_.stats.nodesTested += bitCount4(present);
+#if QT_CULL_LANES
+        result = useLanes_
+                     ? testBoxesInLanes(loadChildren(tree_, node, present), present, lanes_, planes)
+                     : testChildrenOneByOne(tree_, node, local_, planes);
+#else
+        result = testChildrenOneByOne(tree_, node, local_, planes);
+#endif
+    }
+
+    // Children of a frame drawn whole: in a border frame their leaves and triangles are counted
+    // (every other drawn leaf is whole), and with recordDecisions they are recorded.
+    void tally(const Frame& f, unsigned children) {
+        const bool border = f.whole != 0xFu;
+        if (!border && !out_.recordDecisions) {
+            return;
+        }
+        for (unsigned rest = children; rest != 0; rest &= rest - 1) {
+            const int q = __builtin_ctz(rest);
+            const uint32_t child = f.firstChild + bitCount4(f.present & ((1u << q) - 1u));
+            if (border) {
+                borderTriangles_ += tree_.nodes[child].triangleCount();
+                borderLeaves_ += f.bound[q + 1] - f.bound[q];
+            }
+            if (out_.recordDecisions) {
+                out_.acceptedNodes.push_back(child);
+            }
+        }
+    }
+
+    void recordCulled(const QuadtreeNode& node, unsigned children) {
+        for (unsigned rest = children; rest != 0; rest &= rest - 1) {
+            cull(node.child(__builtin_ctz(rest)), out_);
+        }
+    }
+
+    // A whole node two levels above the leaves (most of the walk's nodes are these): its 16
+    // leaves tested straight against its planes, from its box and one line of leaf codes, without
+    // its children's group. That draws exactly what testing the children first would: with exact
+    // grid coordinates and monotone rounding a leaf's far-corner distance is at most its
+    // parent's and its near-corner distance at least the parent's, so the leaves of a child
+    // outside a plane are outside it, and those of a child inside a plane are inside it.
+    void openBottom(const QuadtreeNode& node, uint32_t first, uint8_t planes) {
+        out_.stats.nodesTested += 16;
+        // Bit 4q + k: leaf k of child q, in tree order.
+        uint32_t culled = 0;
+#if QT_CULL_LANES
+        if (useLanes_) {
+            culled = leavesOutside(node, &tree_.leafCodes[first], leafPlanes_, planes);
+        }
+#endif
+        if (!useLanes_) {
+            for (unsigned q = 0; q < 4; ++q) {
+                const QuadtreeNode& child = tree_.nodes[node.firstChild() + q];
+                culled |= testChildrenOneByOne(tree_, child, local_, planes).outside << (4 * q);
+            }
+        }
+        const uint32_t drawn = 0xFFFFu & ~culled;
+        // Each run of set bits is a run of leaves.
+        forEachRun(drawn,
+                   [&](uint32_t start, uint32_t end) { runs_.add(first + start, first + end); });
+        if (out_.recordDecisions) {
+            recordBottom(node, first, drawn);
+        }
+    }
+
+    // A child whose four leaves share a fate is recorded as one node, else its leaves.
+    void recordBottom(const QuadtreeNode& node, uint32_t first, uint32_t drawn) {
+        for (unsigned q = 0; q < 4; ++q) {
+            const uint32_t mine = drawn >> (4 * q) & 0xFu;
+            const uint32_t child = node.firstChild() + q;
+            if (mine == 0xFu || mine == 0u) {
+                (mine != 0 ? out_.acceptedNodes : out_.culledNodes).push_back(child);
+                continue;
+            }
+            for (uint32_t k = 0; k < 4; ++k) {
+                const uint32_t leaf = tree_.leafNodes[first + 4 * q + k];
+                (mine >> k & 1u ? out_.acceptedNodes : out_.culledNodes).push_back(leaf);
+            }
+        }
+    }
+
+    // Tests the node's children and fills its frame (the next free one, stack_[at.level]): leaf
+    // children go out at once, inner ones stay in the frame to be visited, or drawn whole.
+    void openNode(const QuadtreeNode& node, const Cursor& at) {
+        const unsigned present = at.whole ? 0xFu : node.childMask();
+        ChildTest test;
+        testChildren(node, present, at.mask, test);
+        const unsigned inside = present & ~test.outside;
+        if (out_.recordDecisions) {
+            recordCulled(node, present & test.outside);
+        }
+        const int childLevel = at.level + 1;
+        Frame& f = stack_[at.level];
+        f.firstChild = node.firstChild();
+        f.present = uint8_t(present);
+        setBounds(f, at, childLevel);
+        if (childLevel == tree_.depth) {
+            // The children are leaves: they go out now, as at most two runs.
+            forEachRun(inside, [&](uint32_t start, uint32_t end) {
+                runs_.add(f.bound[start], f.bound[end]);
+            });
+            tally(f, inside);
+            return;
+        }
+        const unsigned accepted = options_.acceptWhole ? inside & ~test.straddling : 0u;
+        f.straddled = test.straddled;
+        f.todo = uint8_t(inside);
+        f.accepted = uint8_t(accepted);
+        out_.stats.subtreesAccepted += bitCount4(accepted);
+        prefetchChildren(f, inside & ~accepted, childLevel);
+        top_ = at.level;
+    }
+
+    // The frame's leaf bounds per child, and which children no map border runs through.
+    void setBounds(Frame& f, const Cursor& at, int childLevel) {
+        f.bound[0] = at.firstLeaf;
+        if (at.whole) {  // four whole children, a quarter of the leaves each
+            const uint32_t count = 1u << (2 * (tree_.depth - childLevel));
+            f.bound[1] = at.firstLeaf + count;
+            f.bound[2] = at.firstLeaf + 2 * count;
+            f.bound[3] = at.firstLeaf + 3 * count;
+            f.bound[4] = at.firstLeaf + 4 * count;
+            f.whole = 0xFu;
+            return;
+        }
+        // A map border runs through the node: children are counted from their boxes.
+        f.whole = 0;
+        uint32_t child = f.firstChild;
+        for (int q = 0; q < 4; ++q) {
+            f.bound[q + 1] = f.bound[q];
+            if (f.present >> q & 1u) {
+                const QuadtreeNode& c = tree_.nodes[child++];
+                f.bound[q + 1] += tree_.leafCount(c);
+                f.whole |= uint8_t(isWhole(c, childLevel)) << q;
+            }
+        }
+    }
+
+    // Fetches what the children to open will read while the ones before them are done, one line
+    // each (a group off a line's start, after a partial one, is fetched in part): their groups,
+    // and for a whole child two levels above the leaves, the line of its 16 leaves' codes instead
+    // (openBottom). Below a whole child, what its children will read too, before anything says
+    // which will open: the 4 lines of its 64 leaves' codes for openBottom, else its children's
+    // groups, which in a whole subtree sit at fixed offsets (quadtree.h), each after the 4 nodes
+    // of the child's group and the `below` nodes of each subtree before it.
+    void prefetchChildren(const Frame& f, unsigned toOpen, int childLevel) const {
+        const int h = tree_.depth - childLevel - 1;
+        const uint32_t below = h >= 1 ? ((1u << (2 * h + 2)) - 4u) / 3u : 0u;
+        for (unsigned rest = toOpen; rest != 0; rest &= rest - 1) {
+            const int q = __builtin_ctz(rest);
+            const char* codes = reinterpret_cast<const char*>(&tree_.leafCodes[f.bound[q]]);
+            const bool wholeChild = (f.whole >> q & 1u) != 0;
+            const bool atOnce = leavesAtOnce_ && wholeChild;  // openBottom below
+            if (atOnce && h == 1) {
+                __builtin_prefetch(codes);
+                continue;
+            }
+            const QuadtreeNode& c =
+                tree_.nodes[f.firstChild + bitCount4(f.present & ((1u << q) - 1u))];
+            const char* group = reinterpret_cast<const char*>(&tree_.nodes[c.firstChild()]);
+            __builtin_prefetch(group);
+            if (atOnce && h == 2) {
+                for (uint32_t k = 0; k < 4; ++k) {
+                    __builtin_prefetch(codes + 64 * k);
+                }
+            } else if (wholeChild && h >= 1) {
+                for (uint32_t k = 0; k < 4; ++k) {
+                    __builtin_prefetch(group + (4 + k * below) * sizeof(QuadtreeNode));
+                }
+            }
+        }
+    }
+
+    // The next child to open, into `at`: the first one still to visit in the deepest frame,
+    // drawing the accepted children before it; a frame with none left is done. False when every
+    // frame is done.
+    bool nextChild(Cursor& at) {
+        while (top_ >= 0) {
+            Frame& g = stack_[top_];
+            if (g.todo == 0) {
+                --top_;
+                continue;
+            }
+            const int q = __builtin_ctz(g.todo);
+            if (g.accepted >> q & 1u) {
+                // Accepted children from q on: one run (they are all still to visit).
+                const int length = __builtin_ctz(~(unsigned(g.accepted) >> q));
+                const unsigned children = ((1u << length) - 1u) << q;
+                runs_.add(g.bound[q], g.bound[q + length]);
+                tally(g, children);
+                g.todo = uint8_t(g.todo & ~children);
+                continue;
+            }
+            g.todo = uint8_t(g.todo & (g.todo - 1u));
+            at.index = g.firstChild + bitCount4(g.present & ((1u << q) - 1u));
+            at.level = top_ + 1;
+            at.firstLeaf = g.bound[q];
+            at.whole = (g.whole >> q & 1u) != 0;
+            at.mask = options_.planeMasking ? uint8_t(g.straddled >> (8 * q)) : kAllPlanes;
+            return true;
+        }
+        return false;
+    }
+
+    // The leaf counts and triangles, from the output runs and the border tallies.
+    void countDrawn() {
+        uint32_t drawn = 0;
+        for (const LeafRange& range : out_.ranges) {
+            drawn += range.count;
+        }
+        const uint64_t leafTriangles = 2u * uint64_t(tree_.leafSize) * uint64_t(tree_.leafSize);
+        out_.stats.leavesDrawn = drawn;
+        out_.stats.leavesCulled = uint32_t(tree_.leaves.size()) - drawn;
+        out_.stats.triangles = borderTriangles_ + uint64_t(drawn - borderLeaves_) * leafTriangles;
+    }
+
+    const Quadtree& tree_;
+    const Frustum& local_;  // the planes in grid space
+    const CullOptions& options_;
+    CullOutput& out_;
+    RunWriter runs_;
+    bool leavesAtOnce_ = false;
+    bool useLanes_ = false;
+#if QT_CULL_LANES
+    LanePlane lanes_[6];
+    LeafPlane leafPlanes_[6];
+#endif
+    // Leaves drawn from frames with a map border through them, and their triangles.
+    uint32_t borderLeaves_ = 0;
+    uint64_t borderTriangles_ = 0;
+    Frame stack_[kMaxTreeDepth];  // stack_[k]: the frame of the node being opened at depth k
+    int top_ = -1;                // the deepest frame with children still to visit
+};
+
 }  // namespace
 
 Frustum gridFrustum(const Frustum& frustum, const Quadtree& tree, const WorldMapping& mapping) {
@@ -276,261 +567,26 @@ void cullQuadtree(const Quadtree& tree, const WorldMapping& mapping, const Frust
                   CullOutput& out, const CullOptions& options) {
     assert(out.ranges.capacity() >= maxLeafRanges(tree));
     assert(!out.recordDecisions || out.acceptedNodes.capacity() >= tree.nodes.size());
+    assert(tree.depth <= kMaxTreeDepth);
     out.ranges.clear();
     out.culledNodes.clear();
     out.acceptedNodes.clear();
     out.stats = {};
     const Frustum local = gridFrustum(frustum, tree, mapping);
-#if QT_CULL_LANES
-    LanePlane lanes[6];
-    LeafPlane leafPlanes[6];
-    for (int i = 0; i < 6; ++i) {
-        const glm::vec4& q = local.planes[size_t(i)];
-        lanes[i] = {_mm_set1_ps(q.x), _mm_set1_ps(q.y), _mm_set1_ps(q.z), _mm_set1_ps(q.w)};
-        leafPlanes[i] = leafPlane(lanes[i], q, float(tree.leafSize));
-    }
-#endif
-    const bool useLanes = QT_CULL_LANES && options.lanes;
-
     bool outside = false;
     ++out.stats.nodesTested;
     const uint8_t rootStraddled = local.classify(gridBox(tree.root()), kAllPlanes, outside);
-    const uint32_t root = tree.rootIndex();
-    const auto leaves = uint32_t(tree.leaves.size());
     if (outside) {
-        cull(root, out);
-        out.stats.leavesCulled = leaves;
+        cull(tree.rootIndex(), out);
+        out.stats.leavesCulled = uint32_t(tree.leaves.size());
         return;
     }
     if (tree.root().isLeaf() || (options.acceptWhole && rootStraddled == 0)) {
-        accept(tree, root, 0, out);
+        accept(tree, tree.rootIndex(), 0, out);
         return;
     }
-    // A whole node's side is its level's nominal one: a whole root makes every node whole.
-    const auto sideAt = [&](int level) { return uint32_t(tree.leafSize) << (tree.depth - level); };
-    const auto isWhole = [&](const QuadtreeNode& n, int level) {
-        return uint32_t(n.x1 - n.x0) == sideAt(level) && uint32_t(n.z1 - n.z0) == sideAt(level);
-    };
-    const uint64_t leafTriangles = 2u * uint64_t(tree.leafSize) * uint64_t(tree.leafSize);
-    RunWriter runs{out.ranges};
-    // Leaves drawn from frames with a map border through them, and their triangles; every other
-    // drawn leaf is whole, with leafTriangles each.
-    uint32_t borderLeaves = 0;
-    uint64_t borderTriangles = 0;
-    // Children of a frame drawn whole: in a border frame their leaves and triangles are counted,
-    // and with recordDecisions they are recorded.
-    const auto tally = [&](const Frame& f, unsigned children) {
-        const bool border = f.whole != 0xFu;
-        if (!border && !out.recordDecisions) {
-            return;
-        }
-        for (unsigned rest = children; rest != 0; rest &= rest - 1) {
-            const int q = __builtin_ctz(rest);
-            const uint32_t child = f.firstChild + bitCount4(f.present & ((1u << q) - 1u));
-            if (border) {
-                borderTriangles += tree.nodes[child].triangleCount();
-                borderLeaves += f.bound[q + 1] - f.bound[q];
-            }
-            if (out.recordDecisions) {
-                out.acceptedNodes.push_back(child);
-            }
-        }
-    };
-    Frame stack[kMaxLevels];
-    int top = -1;  // the deepest frame; the node to open next is a child of it (the root first)
-    uint32_t index = root;
-    int level = 0;
-    uint32_t firstLeaf = 0;
-    bool whole = isWhole(tree.root(), 0);
-    uint8_t mask = options.planeMasking ? rootStraddled : kAllPlanes;
-    // The result goes out through memory written and read field by field: returned whole, it
-    // came back as two 32-bit stores read by one 64-bit load, which stalls store forwarding.
-    const auto testChildren = [&](const QuadtreeNode& node, unsigned present, uint8_t planes,
-                                  ChildTest& result) {
-        out.stats.nodesTested += bitCount4(present);
-#if QT_CULL_LANES
-        result = useLanes
-                     ? testBoxesInLanes(loadChildren(tree, node, present), present, lanes, planes)
-                     : testChildrenOneByOne(tree, node, local, planes);
-#else
-        result = testChildrenOneByOne(tree, node, local, planes);
-#endif
-    };
-    const auto recordCulled = [&](const QuadtreeNode& node, unsigned children) {
-        for (unsigned rest = children; rest != 0; rest &= rest - 1) {
-            cull(node.child(__builtin_ctz(rest)), out);
-        }
-    };
-    // openBottom only with both savings on: without them the walk is the plain one the benchmarks
-    // compare against, every node's children tested before its leaves.
-    const bool leavesAtOnce = options.planeMasking && options.acceptWhole;
-    // A whole node two levels above the leaves (most of the walk's nodes are these): its 16 leaves
-    // tested straight against its planes, from its box and one line of leaf codes, without its
-    // children's group. That draws exactly what testing the children first would: with exact
-    // grid coordinates and monotone rounding a leaf's far-corner distance is at most its
-    // parent's and its near-corner distance at least the parent's, so the leaves of a child
-    // outside a plane are outside it, and those of a child inside a plane are inside it.
-    const auto openBottom = [&](const QuadtreeNode& node, uint32_t first, uint8_t planes) {
-        out.stats.nodesTested += 16;
-        // Bit 4q + k: leaf k of child q, in tree order.
-        uint32_t culled = 0;
-#if QT_CULL_LANES
-        if (useLanes) {
-            culled = leavesOutside(node, &tree.leafCodes[first], leafPlanes, planes);
-        }
-#endif
-        if (!useLanes) {
-            for (unsigned q = 0; q < 4; ++q) {
-                const QuadtreeNode& child = tree.nodes[node.firstChild() + q];
-                culled |= testChildrenOneByOne(tree, child, local, planes).outside << (4 * q);
-            }
-        }
-        const uint32_t drawn = 0xFFFFu & ~culled;
-        // Each run of set bits is a run of leaves.
-        forEachRun(drawn,
-                   [&](uint32_t start, uint32_t end) { runs.add(first + start, first + end); });
-        if (out.recordDecisions) {
-            // A child whose four leaves share a fate is recorded as one node, else its leaves.
-            for (unsigned q = 0; q < 4; ++q) {
-                const uint32_t mine = drawn >> (4 * q) & 0xFu;
-                const uint32_t child = node.firstChild() + q;
-                if (mine == 0xFu || mine == 0u) {
-                    (mine != 0 ? out.acceptedNodes : out.culledNodes).push_back(child);
-                    continue;
-                }
-                for (uint32_t k = 0; k < 4; ++k) {
-                    const uint32_t leaf = tree.leafNodes[first + 4 * q + k];
-                    (mine >> k & 1u ? out.acceptedNodes : out.culledNodes).push_back(leaf);
-                }
-            }
-        }
-    };
-    for (;;) {
-        const QuadtreeNode& node = tree.nodes[index];
-        if (leavesAtOnce && whole && level + 2 == tree.depth) {
-            openBottom(node, firstLeaf, mask);
-        } else {
-            // Test the node's children; its frame is the next free one (top == level - 1).
-            const unsigned present = whole ? 0xFu : node.childMask();
-            ChildTest test;
-            testChildren(node, present, mask, test);
-            const unsigned inside = present & ~test.outside;
-            if (out.recordDecisions) {
-                recordCulled(node, present & test.outside);
-            }
-            const int childLevel = level + 1;
-            Frame& f = stack[level];
-            f.firstChild = node.firstChild();
-            f.present = uint8_t(present);
-            f.bound[0] = firstLeaf;
-            if (whole) {  // four whole children, a quarter of the leaves each
-                const uint32_t count = 1u << (2 * (tree.depth - childLevel));
-                f.bound[1] = firstLeaf + count;
-                f.bound[2] = firstLeaf + 2 * count;
-                f.bound[3] = firstLeaf + 3 * count;
-                f.bound[4] = firstLeaf + 4 * count;
-                f.whole = 0xFu;
-            } else {  // a map border runs through the node: children are counted from their boxes
-                f.whole = 0;
-                uint32_t child = f.firstChild;
-                for (int q = 0; q < 4; ++q) {
-                    f.bound[q + 1] = f.bound[q];
-                    if (present >> q & 1u) {
-                        const QuadtreeNode& c = tree.nodes[child++];
-                        f.bound[q + 1] += tree.leafCount(c);
-                        f.whole |= uint8_t(isWhole(c, childLevel)) << q;
-                    }
-                }
-            }
-            if (childLevel == tree.depth) {
-                // The children are leaves: they go out now, as at most two runs.
-                forEachRun(inside, [&](uint32_t start, uint32_t end) {
-                    runs.add(f.bound[start], f.bound[end]);
-                });
-                tally(f, inside);
-            } else {
-                const unsigned accepted = options.acceptWhole ? inside & ~test.straddling : 0u;
-                f.straddled = test.straddled;
-                f.todo = uint8_t(inside);
-                f.accepted = uint8_t(accepted);
-                out.stats.subtreesAccepted += bitCount4(accepted);
-                // Fetch what the children to open will read while the ones before them are
-                // done, one line each (a group off a line's start, after a partial one, is
-                // fetched in part): their groups, and for a whole child two levels above the
-                // leaves, the line of its 16 leaves' codes instead (openBottom). Below a whole
-                // child, what its children will read too, before anything says which will open:
-                // the 4 lines of its 64 leaves' codes for openBottom, else its children's groups,
-                // which in a whole subtree sit at fixed offsets (quadtree.h), each after the 4
-                // nodes of the child's group and the `below` nodes of each subtree before it.
-                const int h = tree.depth - childLevel - 1;
-                const uint32_t below = h >= 1 ? ((1u << (2 * h + 2)) - 4u) / 3u : 0u;
-                for (unsigned rest = inside & ~accepted; rest != 0; rest &= rest - 1) {
-                    const int q = __builtin_ctz(rest);
-                    const char* codes = reinterpret_cast<const char*>(&tree.leafCodes[f.bound[q]]);
-                    const bool wholeChild = (f.whole >> q & 1u) != 0;
-                    const bool atOnce = leavesAtOnce && wholeChild;  // openBottom below
-                    if (atOnce && h == 1) {
-                        __builtin_prefetch(codes);
-                        continue;
-                    }
-                    const QuadtreeNode& c =
-                        tree.nodes[f.firstChild + bitCount4(present & ((1u << q) - 1u))];
-                    const char* group = reinterpret_cast<const char*>(&tree.nodes[c.firstChild()]);
-                    __builtin_prefetch(group);
-                    if (atOnce && h == 2) {
-                        for (uint32_t k = 0; k < 4; ++k) {
-                            __builtin_prefetch(codes + 64 * k);
-                        }
-                    } else if (wholeChild && h >= 1) {
-                        for (uint32_t k = 0; k < 4; ++k) {
-                            __builtin_prefetch(group + (4 + k * below) * sizeof(QuadtreeNode));
-                        }
-                    }
-                }
-                top = level;
-            }
-        }
-        // The next child to open: the first one still to visit in the deepest frame, drawing the
-        // accepted children before it; a frame with none left is done.
-        for (;;) {
-            if (top < 0) {
-                break;
-            }
-            Frame& g = stack[top];
-            if (g.todo == 0) {
-                --top;
-                continue;
-            }
-            const int q = __builtin_ctz(g.todo);
-            if (g.accepted >> q & 1u) {
-                // Accepted children from q on: one run (they are all still to visit).
-                const int length = __builtin_ctz(~(unsigned(g.accepted) >> q));
-                const unsigned children = ((1u << length) - 1u) << q;
-                runs.add(g.bound[q], g.bound[q + length]);
-                tally(g, children);
-                g.todo = uint8_t(g.todo & ~children);
-                continue;
-            }
-            g.todo = uint8_t(g.todo & (g.todo - 1u));
-            index = g.firstChild + bitCount4(g.present & ((1u << q) - 1u));
-            level = top + 1;
-            firstLeaf = g.bound[q];
-            whole = (g.whole >> q & 1u) != 0;
-            mask = options.planeMasking ? uint8_t(g.straddled >> (8 * q)) : kAllPlanes;
-            break;
-        }
-        if (top < 0) {
-            break;
-        }
-    }
-    runs.flush();
-    uint32_t drawn = 0;
-    for (const LeafRange& range : out.ranges) {
-        drawn += range.count;
-    }
-    out.stats.leavesDrawn = drawn;
-    out.stats.leavesCulled = leaves - drawn;
-    out.stats.triangles = borderTriangles + uint64_t(drawn - borderLeaves) * leafTriangles;
+    Walk walk(tree, local, options, out);
+    walk.run(options.planeMasking ? rootStraddled : kAllPlanes);
 }
 
 void cullBruteForce(const Quadtree& tree, const WorldMapping& mapping, const Frustum& frustum,

@@ -10,21 +10,10 @@
 
 namespace qt {
 
-float farPlaneFor(const Heightmap& map, const WorldMapping& mapping) {
-    const float sizeX = float(map.width - 1) * mapping.spacing;
-    const float sizeZ = float(map.height - 1) * mapping.spacing;
-    const float relief = std::fabs(float(map.maxSample - map.minSample) * mapping.heightScale);
-    return 1.5f * glm::length(glm::vec3(sizeX, relief, sizeZ)) + 1.0f;
-}
-
 std::vector<Camera> flightPath(const Heightmap& map, const WorldMapping& mapping, int frames,
                                float aspect) {
-    const float sizeX = float(map.width - 1) * mapping.spacing;
-    const float sizeZ = float(map.height - 1) * mapping.spacing;
-    const float lo =
-        std::min(mapping.worldHeight(map.minSample), mapping.worldHeight(map.maxSample));
-    const float hi =
-        std::max(mapping.worldHeight(map.minSample), mapping.worldHeight(map.maxSample));
+    const WorldExtent e = worldExtent(map, mapping);
+    const float sizeX = e.sizeX, sizeZ = e.sizeZ, lo = e.minY, hi = e.maxY;
     std::vector<Camera> path(size_t(std::max(frames, 0)));
     for (int i = 0; i < frames; ++i) {
         const float angle = glm::two_pi<float>() * float(i) / float(frames);

@@ -4,13 +4,11 @@
 #include <vector>
 
 #include "core/camera.h"
+#include "core/camera_fit.h"
 #include "core/heightmap.h"
 #include "core/terrain_grid.h"
 
 namespace qt {
-
-// Far plane that covers the whole map from anywhere over it: the box's diagonal, with room.
-float farPlaneFor(const Heightmap& map, const WorldMapping& mapping);
 
 // A low flight looking toward the horizon: `frames` cameras on a circle of 0.35 x the map's
 // size around its centre, just above the highest peak's height scaled by 0.9, heading along the

@@ -5,13 +5,11 @@
 #include <cassert>
 #include <cmath>
 
+#include "core/config.h"
 #include "core/cull.h"
 
 namespace qt {
 namespace {
-
-// Deepest tree is 14 levels below the root.
-[[maybe_unused]] constexpr int kMaxLevels = 16;  // read by an assert only
 
 struct Selector {
     const Quadtree& tree;
@@ -137,7 +135,7 @@ void LodOutput::reserveFor(const Quadtree& tree) {
 
 void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParams& params,
                const Frustum* frustum, LodOutput& out) {
-    assert(tree.depth < kMaxLevels);
+    assert(tree.depth <= kMaxTreeDepth);
     out.nodes.clear();
     out.stats = {};
     if (tree.nodes.empty()) {

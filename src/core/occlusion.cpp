@@ -422,8 +422,9 @@ bool viewOverMap(const Quadtree& tree, const WorldMapping& mapping, const Camera
     if (tree.nodes.empty() || !validView(camera, mapping, v.height)) {
         return false;
     }
-    v.sizeX = float(tree.root().x1) * v.spacing;
-    v.sizeZ = float(tree.root().z1) * v.spacing;
+    const Box root = nodeBox(tree, tree.root(), mapping);  // the map's footprint
+    v.sizeX = root.max.x;
+    v.sizeZ = root.max.z;
     return v.ex > 0.0f && v.ex < v.sizeX && v.ez > 0.0f && v.ez < v.sizeZ;
 }
 

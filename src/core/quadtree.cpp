@@ -134,6 +134,7 @@ Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize) {
         rootSize *= 2;
         ++tree.depth;
     }
+    assert(tree.depth <= kMaxTreeDepth);  // kMaxSide samples, kMinLeafSize leaves
     const size_t leafCount = size_t(tree.leavesX) * size_t(tree.leavesZ);
     const size_t nodeCount = countNodes(0, 0, rootSize, tree.leavesX, tree.leavesZ);
     if (nodeCount > kMaxNodes) {  // not reached: kMaxSamples and kMinLeafSize allow 90 million

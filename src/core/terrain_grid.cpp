@@ -9,6 +9,18 @@
 
 namespace qt {
 
+WorldExtent worldExtent(const Heightmap& map, const WorldMapping& mapping) {
+    WorldExtent e;
+    e.sizeX = float(map.width - 1) * mapping.spacing;
+    e.sizeZ = float(map.height - 1) * mapping.spacing;
+    e.minY = mapping.worldHeight(map.minSample);
+    e.maxY = mapping.worldHeight(map.maxSample);
+    if (e.minY > e.maxY) {
+        std::swap(e.minY, e.maxY);  // a negative height scale turns the range over
+    }
+    return e;
+}
+
 WorldMapping defaultMapping(const Heightmap& map) {
     WorldMapping mapping;
     switch (map.format) {

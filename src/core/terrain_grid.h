@@ -34,6 +34,19 @@ inline HeightTransform heightTransform(const HeightCoding& coding, const WorldMa
             mapping.heightScale * coding.offset + mapping.heightOffset};
 }
 
+// The map's extent in world units: x over columns [0, width - 1], z over rows [0, height - 1],
+// y over the map's sample range (minY <= maxY whatever the height scale's sign).
+struct WorldExtent {
+    float sizeX = 0.0f;
+    float sizeZ = 0.0f;
+    float minY = 0.0f;
+    float maxY = 0.0f;
+
+    float longerSide() const { return sizeX > sizeZ ? sizeX : sizeZ; }
+};
+
+WorldExtent worldExtent(const Heightmap& map, const WorldMapping& mapping);
+
 // The mapping a user gets without options: real metres for .hgt, otherwise unit spacing and the
 // format's full range spanning kDefaultReliefFraction of the map's longer side.
 WorldMapping defaultMapping(const Heightmap& map);

@@ -9,8 +9,8 @@ namespace qt {
 
 Result<DebugLines> DebugLines::create(const std::string& shaderDir) {
     DebugLines result;
-    if (std::string error = result.reloadShaders(shaderDir); !error.empty()) {
-        return Result<DebugLines>::failure(error);
+    if (Status loaded = result.reloadShaders(shaderDir); !loaded) {
+        return Result<DebugLines>::failure(loaded.error());
     }
     glGenVertexArrays(1, &result.vertexArray);
     glGenBuffers(1, &result.vertexBuffer);
@@ -37,7 +37,7 @@ void DebugLines::destroy() {
     lines.clear();
 }
 
-std::string DebugLines::reloadShaders(const std::string& shaderDir) {
+Status DebugLines::reloadShaders(const std::string& shaderDir) {
     return program.replaceWith(shaderDir + "/lines.vert", shaderDir + "/lines.frag");
 }
 

@@ -28,7 +28,7 @@ struct DebugLines {
 
     static Result<DebugLines> create(const std::string& shaderDir);
     void destroy();
-    std::string reloadShaders(const std::string& shaderDir);
+    Status reloadShaders(const std::string& shaderDir);
 
     void clear() { lines.clear(); }
     void add(const glm::vec3& a, const glm::vec3& b, uint32_t rgba);

@@ -91,15 +91,14 @@ void ShaderProgram::destroy() {
     }
 }
 
-std::string ShaderProgram::replaceWith(const std::string& vertexPath,
-                                       const std::string& fragmentPath) {
+Status ShaderProgram::replaceWith(const std::string& vertexPath, const std::string& fragmentPath) {
     Result<ShaderProgram> loaded = load(vertexPath, fragmentPath);
     if (!loaded) {
-        return loaded.error();
+        return Status::failure(loaded.error());
     }
     destroy();
     *this = loaded.value();
-    return "";
+    return {};
 }
 
 }  // namespace qt

@@ -16,7 +16,7 @@ struct ShaderProgram {
                                       const std::string& fragmentPath);
     // Loads the pair and, only when that succeeds, replaces this program: on failure the old one
     // stays in use and the error is returned; "" on success.
-    std::string replaceWith(const std::string& vertexPath, const std::string& fragmentPath);
+    Status replaceWith(const std::string& vertexPath, const std::string& fragmentPath);
     void destroy();
     GLint uniform(const char* name) const { return glGetUniformLocation(id, name); }
 };

@@ -144,8 +144,8 @@ Result<TerrainRenderer> TerrainRenderer::create(const std::string& shaderDir) {
     renderer.shaderDir = shaderDir;
     const GLubyte* name = glGetString(GL_RENDERER);
     renderer.syncDraws = name && isSoftwareRasteriser(reinterpret_cast<const char*>(name));
-    if (std::string error = renderer.reloadShaders(); !error.empty()) {
-        return Result<TerrainRenderer>::failure(error);
+    if (Status loaded = renderer.reloadShaders(); !loaded) {
+        return Result<TerrainRenderer>::failure(loaded.error());
     }
     return renderer;
 }
@@ -154,7 +154,7 @@ void TerrainRenderer::destroy() {
     program.destroy();
 }
 
-std::string TerrainRenderer::reloadShaders() {
+Status TerrainRenderer::reloadShaders() {
     return program.replaceWith(shaderDir + "/terrain.vert", shaderDir + "/terrain.frag");
 }
 

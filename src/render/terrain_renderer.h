@@ -73,7 +73,7 @@ struct TerrainRenderer {
     static Result<TerrainRenderer> create(const std::string& shaderDir);
     void destroy();
     // Reloads the shaders; on failure the old program stays and the error is returned.
-    std::string reloadShaders();
+    Status reloadShaders();
 
     // Viewport, sky colour and depth clear for a width x height target.
     static void clear(int width, int height);

@@ -22,8 +22,8 @@ struct Scene {
     WorldMapping mapping;
     Quadtree tree;
 
-    float sizeX() const { return float(map.width - 1) * mapping.spacing; }
-    float sizeZ() const { return float(map.height - 1) * mapping.spacing; }
+    float sizeX() const { return worldExtent(map, mapping).sizeX; }
+    float sizeZ() const { return worldExtent(map, mapping).sizeZ; }
     // World height of a sample, as the vertex shader computes it.
     double height(int col, int row) const {
         return double(
@@ -69,13 +69,8 @@ int forEachSharedScene(std::initializer_list<const char*> names, F f) {
 // Anywhere from half a map beyond its sides to twice its relief above it, looking anywhere
 // (straight up and down included), with fields of view from 3 to 150 degrees and any aspect.
 inline Camera anyCamera(const Scene& s, Random& rng) {
-    const float sizeX = float(s.map.width - 1) * s.mapping.spacing;
-    const float sizeZ = float(s.map.height - 1) * s.mapping.spacing;
-    float y0 = s.mapping.worldHeight(s.map.minSample);
-    float y1 = s.mapping.worldHeight(s.map.maxSample);
-    if (y0 > y1) {
-        std::swap(y0, y1);
-    }
+    const WorldExtent e = worldExtent(s.map, s.mapping);
+    const float sizeX = e.sizeX, sizeZ = e.sizeZ, y0 = e.minY, y1 = e.maxY;
     const float relief = std::max(y1 - y0, 1.0f);
     const float extent = std::max({sizeX, sizeZ, relief});
     Camera c;

@@ -155,13 +155,9 @@ uint32_t seedOf(const std::string& name) {
 // outside looking in, narrow and wide fields of view.
 std::vector<Camera> randomCameras(const Terrain& t, int count, uint32_t seed) {
     Random random(seed);
-    const float sizeX = float(t.map.width - 1) * t.mapping.spacing;
-    const float sizeZ = float(t.map.height - 1) * t.mapping.spacing;
-    const float size = std::max(sizeX, sizeZ);
-    const float y0 =
-        std::min(t.mapping.worldHeight(t.map.minSample), t.mapping.worldHeight(t.map.maxSample));
-    const float y1 =
-        std::max(t.mapping.worldHeight(t.map.minSample), t.mapping.worldHeight(t.map.maxSample));
+    const WorldExtent e = worldExtent(t.map, t.mapping);
+    const float sizeX = e.sizeX, sizeZ = e.sizeZ, y0 = e.minY, y1 = e.maxY;
+    const float size = e.longerSide();
     const float relief = std::max(y1 - y0, 1e-3f * size);
     std::vector<Camera> cameras;
     for (int i = 0; i < count; ++i) {
@@ -495,10 +491,10 @@ protected:
         Result<Terrain> loaded = makeTerrain(syntheticHeightmap(129, 97, 3), 4, "picture");
         ASSERT_TRUE(loaded) << loaded.error();
         terrain = std::move(loaded).value();
-        sizeX = float(terrain.map.width - 1) * terrain.mapping.spacing;
-        sizeZ = float(terrain.map.height - 1) * terrain.mapping.spacing;
-        top = std::max(terrain.mapping.worldHeight(terrain.map.maxSample),
-                       terrain.mapping.worldHeight(terrain.map.minSample));
+        const WorldExtent e = worldExtent(terrain.map, terrain.mapping);
+        sizeX = e.sizeX;
+        sizeZ = e.sizeZ;
+        top = e.maxY;
     }
     void TearDown() override { terrain.destroy(); }
 
@@ -781,9 +777,9 @@ TEST(LodMesh, TheShadersTrianglesCloseUpWithoutCracks) {
                 lodParams(terrain.tree, terrain.mapping, eye, glm::radians(60.0f), 720, pixels,
                           terrain.mapping.worldHeight(terrain.map.minSample),
                           terrain.mapping.worldHeight(terrain.map.maxSample));
-            selectLod(terrain.tree, terrain.mapping, params, nullptr, terrain.lod);
-            const std::vector<DrawNode>& nodes = terrain.lod.nodes;
-            deepest = std::max(deepest, int(terrain.lod.stats.deepestLevel));
+            selectLod(terrain.tree, terrain.mapping, params, nullptr, terrain.frame.lod);
+            const std::vector<DrawNode>& nodes = terrain.frame.lod.nodes;
+            deepest = std::max(deepest, int(terrain.frame.lod.stats.deepestLevel));
             glBindBuffer(GL_ARRAY_BUFFER, terrain.gpu.instanceBuffer);
             glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(nodes.size() * sizeof(DrawNode)),
                             nodes.data());
@@ -858,7 +854,7 @@ TEST_F(Picture, DebugLinesDrawInOneCall) {
     render(terrain, c, true, pixels);
     gl().target.bind();
     lines.value().addFrustum(Frustum::corners(c.viewProjection()), 0xFF00FFFFu);
-    for (const LeafCoord& leaf : terrain.drawList) {
+    for (const LeafCoord& leaf : terrain.frame.drawList) {
         const uint32_t node = terrain.tree.leafNodes[terrain.tree.leafIndexAt(leaf.col, leaf.row)];
         lines.value().addBox(nodeBox(terrain.tree, terrain.tree.nodes[node], terrain.mapping),
                              0xFFFF0000u);
@@ -886,7 +882,7 @@ TEST_F(Picture, AFailedLoadKeepsTheCurrentTerrain) {
     std::fputs("\x89PNG\r\n\x1a\nnot really", file);
     std::fclose(file);
     for (const std::string& bad : {std::string(dir) + "/missing.png", corrupt, std::string(dir)}) {
-        const std::string error = replaceTerrain(terrain, bad, {}, 4);
+        const std::string error = replaceTerrain(terrain, bad, {}, 4).error();
         EXPECT_EQ(error.rfind(bad + ": ", 0), 0u) << error;
         EXPECT_EQ(terrain.path, pathBefore);
         ASSERT_EQ(terrain.tree.nodes.size(), nodesBefore.size());
@@ -906,11 +902,12 @@ TEST_F(Picture, ALoadReportsEachStepInOrderAndTimesIt) {
     std::vector<LoadStep> steps;
     const LoadProgress record = [&](LoadStep step) { steps.push_back(step); };
     const std::string missing = "/nonexistent/quadterrain/map.png";
-    EXPECT_FALSE(replaceTerrain(terrain, missing, {}, 4, record).empty());
+    EXPECT_FALSE(replaceTerrain(terrain, missing, {}, 4, record));
     EXPECT_EQ(steps, std::vector<LoadStep>{LoadStep::Decode}) << "a failed read stops at decode";
     steps.clear();
     const std::string map = std::string(QT_SOURCE_DIR) + "/data/default_1025.png";
-    ASSERT_EQ(replaceTerrain(terrain, map, {}, 4, record), "");
+    const Status loaded = replaceTerrain(terrain, map, {}, 4, record);
+    ASSERT_TRUE(loaded) << loaded.error();
     EXPECT_EQ(steps,
               (std::vector<LoadStep>{LoadStep::Decode, LoadStep::BuildTree, LoadStep::Upload}));
     EXPECT_EQ(terrain.path, map);
@@ -959,12 +956,13 @@ TEST_F(ShaderErrors, CompileFailureCarriesTheLogAndReloadKeepsTheOldProgram) {
     ASSERT_TRUE(renderer) << renderer.error();
     const GLuint before = renderer.value().program.id;
     write("terrain.frag", "#version 330 core\nvoid main() { this is not glsl; }\n");
-    const std::string error = renderer.value().reloadShaders();
+    const std::string error = renderer.value().reloadShaders().error();
     EXPECT_NE(error.find("terrain.frag: compile failed"), std::string::npos) << error;
     EXPECT_GT(error.size(), std::string("terrain.frag: compile failed").size() + dir.size());
     EXPECT_EQ(renderer.value().program.id, before);
     copy("terrain.frag");
-    EXPECT_EQ(renderer.value().reloadShaders(), "");
+    const Status reloaded = renderer.value().reloadShaders();
+    EXPECT_TRUE(reloaded) << reloaded.error();
     EXPECT_NE(renderer.value().program.id, 0u);
     renderer.value().destroy();
     EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));

@@ -1,0 +1,281 @@
+// --bench: the fixed flight of core/flight_path.h in every mode, interleaved camera by camera,
+// then the CSV of every frame and the summary of medians and ratios.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "app/scripted.h"
+#include "core/flight_path.h"
+#include "core/median.h"
+
+namespace qt {
+namespace {
+
+// Frames of the benchmark flight when --frames is not given.
+constexpr int kBenchFrames = 240;
+
+// A mode: its name in the CSV, how it culls, how it draws.
+struct BenchMode {
+    const char* name;
+    CullMode cull;
+    DrawVariant variant;
+};
+
+// Culled, frustum only, unculled; with --lod, culled by level of detail; with synchronised
+// draws, culled in one draw without waits; with back faces culled, culled drawing them.
+enum : size_t { kCulled, kFrustum, kUnculled, kLod, kOneDraw, kTwoSided, kBenchModes };
+constexpr BenchMode kModes[kBenchModes] = {
+    {"culled", CullMode::FrustumAndOcclusion, DrawVariant::AsSetUp},
+    {"frustum", CullMode::FrustumOnly, DrawVariant::AsSetUp},
+    {"unculled", CullMode::None, DrawVariant::AsSetUp},
+    {"lod", CullMode::FrustumAndOcclusion, DrawVariant::AsSetUp},
+    {"one-draw", CullMode::FrustumAndOcclusion, DrawVariant::OneDraw},
+    {"two-sided", CullMode::FrustumAndOcclusion, DrawVariant::TwoSided}};
+
+struct BenchRow {
+    glm::vec3 eye;
+    FrameStats stats;
+};
+
+// What a run measured: the modes it flew, a row per camera for each, and peak resident memory.
+struct BenchRun {
+    std::vector<size_t> modes;
+    std::vector<BenchRow> rows[kBenchModes];
+    double loadedMb = 0.0;    // the load and the context, before any frame
+    double flightMb = 0.0;    // after the culled (or level-of-detail) flight alone
+    double unculledMb = 0.0;  // after the interleaved flight, unculled frames included
+};
+
+// The process's peak resident memory so far (VmHWM), in MiB; 0 where /proc is missing.
+double peakResidentMb() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("VmHWM:", 0) == 0) {
+            return std::stod(line.substr(6)) / 1024.0;  // kB
+        }
+    }
+    return 0.0;
+}
+
+// The full-detail three, then the modes this run's options and renderer call for.
+std::vector<size_t> modesFor(const Session& s) {
+    std::vector<size_t> modes = {kCulled, kFrustum, kUnculled};
+    if (s.options.lodPixels > 0.0f) {
+        modes.push_back(kLod);
+    }
+    if (s.renderer.syncDraws) {
+        modes.push_back(kOneDraw);
+    }
+    if (s.renderer.backFaceCulling) {
+        modes.push_back(kTwoSided);
+    }
+    return modes;
+}
+
+// First the culled flight alone (by level of detail when --lod asks for it), so that the peak
+// after it is that flight's. Then the timed flight: each camera in every mode in turn, the order
+// rotating from camera to camera, so a burst of host noise lands on every mode alike rather than
+// on one mode's pass.
+void fly(Session& s, const Framebuffer& target, const std::vector<Camera>& path, BenchRun& run) {
+    const float lodPixels = s.options.lodPixels;
+    const auto frame = [&](const Camera& camera, size_t mode) {
+        return renderFrame(s, target, camera, kModes[mode].cull, mode == kLod ? lodPixels : 0.0f,
+                           kModes[mode].variant);
+    };
+    run.loadedMb = peakResidentMb();
+    const size_t flown = lodPixels > 0.0f ? kLod : kCulled;
+    frame(path.front(), flown);  // warm-up
+    for (const Camera& camera : path) {
+        frame(camera, flown);
+    }
+    glFinish();
+    run.flightMb = peakResidentMb();
+    for (const size_t mode : run.modes) {
+        run.rows[mode].resize(path.size());
+        frame(path.front(), mode);  // warm-up
+    }
+    for (size_t i = 0; i < path.size(); ++i) {
+        for (size_t k = 0; k < run.modes.size(); ++k) {
+            const size_t mode = run.modes[(i + k) % run.modes.size()];
+            run.rows[mode][i] = {path[i].position, frame(path[i], mode)};
+        }
+    }
+    glFinish();
+    run.unculledMb = peakResidentMb();
+}
+
+// One row per frame of every mode.
+Status writeCsv(const std::string& path, const BenchRun& run) {
+    std::ofstream csv(path, std::ios::binary);
+    csv << "mode,frame,eye_x,eye_y,eye_z,nodes_tested,leaves_drawn,leaves_culled,leaves_occluded,"
+           "draw_calls,triangles,cull_ms,frame_ms\n";
+    for (const size_t mode : run.modes) {
+        for (size_t i = 0; i < run.rows[mode].size(); ++i) {
+            const BenchRow& r = run.rows[mode][i];
+            const CullStats& c = r.stats.cull;
+            char line[320];
+            std::snprintf(line, sizeof(line),
+                          "%s,%zu,%.3f,%.3f,%.3f,%u,%u,%u,%u,%d,%llu,%.4f,%.4f\n",
+                          kModes[mode].name, i, r.eye.x, r.eye.y, r.eye.z, c.nodesTested,
+                          c.leavesDrawn, c.leavesCulled, c.leavesOccluded, r.stats.drawCalls,
+                          (unsigned long long)c.triangles, r.stats.cullMs, r.stats.frameMs);
+            csv << line;
+        }
+    }
+    if (!csv.flush()) {
+        return Status::failure(path + ": cannot write the file");
+    }
+    return {};
+}
+
+// A mode's frames: median, worst, and the median share spent culling and building the draw list.
+struct ModeSummary {
+    double medianMs = 0.0;
+    double worstMs = 0.0;
+    double cullShare = 0.0;  // percent
+};
+
+ModeSummary summarise(const std::vector<BenchRow>& rows) {
+    std::vector<double> ms, shares;
+    for (const BenchRow& r : rows) {
+        ms.push_back(r.stats.frameMs);
+        shares.push_back(r.stats.frameMs > 0 ? 100.0 * r.stats.cullMs / r.stats.frameMs : 0.0);
+    }
+    ModeSummary m;
+    m.medianMs = median(ms);
+    m.worstMs = ms.empty() ? 0.0 : *std::max_element(ms.begin(), ms.end());
+    m.cullShare = median(shares);
+    return m;
+}
+
+double ratio(double a, double b) {
+    return b > 0 ? a / b : 0.0;
+}
+
+// The median of `value` over a mode's rows.
+template <class Value>
+double medianOf(const std::vector<BenchRow>& rows, Value value) {
+    std::vector<double> values;
+    for (const BenchRow& r : rows) {
+        values.push_back(value(r.stats));
+    }
+    return median(values);
+}
+
+// Frame times and their ratios, what occlusion removed, level of detail, draw calls, back faces,
+// the bounded queue, memory and the load, one line each.
+void printSummary(const Session& s, const BenchRun& run, int frames) {
+    const ViewerOptions& o = s.options;
+    ModeSummary m[kBenchModes];
+    for (const size_t mode : run.modes) {
+        m[mode] = summarise(run.rows[mode]);
+    }
+    std::printf("bench: %s, %dx%d samples, leaf %d, %d frames at %dx%d -> %s\n",
+                s.terrain.path.c_str(), s.terrain.map.width, s.terrain.map.height,
+                s.terrain.tree.leafSize, frames, o.windowWidth, o.windowHeight,
+                o.benchCsvPath.c_str());
+    std::printf("  culled:   median %.3f ms, worst %.3f ms (frustum and occlusion)\n",
+                m[kCulled].medianMs, m[kCulled].worstMs);
+    std::printf("  frustum:  median %.3f ms, worst %.3f ms (frustum only)\n", m[kFrustum].medianMs,
+                m[kFrustum].worstMs);
+    std::printf("  unculled: median %.3f ms, worst %.3f ms\n", m[kUnculled].medianMs,
+                m[kUnculled].worstMs);
+    std::printf("  unculled / culled: median %.2fx, worst %.2fx\n",
+                ratio(m[kUnculled].medianMs, m[kCulled].medianMs),
+                ratio(m[kUnculled].worstMs, m[kCulled].worstMs));
+    std::printf("  unculled / frustum only: median %.2fx, worst %.2fx\n",
+                ratio(m[kUnculled].medianMs, m[kFrustum].medianMs),
+                ratio(m[kUnculled].worstMs, m[kFrustum].worstMs));
+    const double occluded = medianOf(run.rows[kCulled], [](const FrameStats& f) {
+        const double inFrustum = double(f.cull.leavesDrawn + f.cull.leavesOccluded);
+        return inFrustum > 0 ? 100.0 * f.cull.leavesOccluded / inFrustum : 0.0;
+    });
+    std::printf("  occluded: median %.1f%% of the leaves in the frustum\n", occluded);
+    std::printf("  culling and draw list: median %.3f%% of a culled frame\n", m[kCulled].cullShare);
+    if (o.lodPixels > 0.0f) {
+        const auto triangles = [](const FrameStats& f) { return double(f.cull.triangles); };
+        std::printf(
+            "  lod:      median %.3f ms, worst %.3f ms (level of detail, a grid step at most "
+            "%.2f pixels; frustum and occlusion)\n",
+            m[kLod].medianMs, m[kLod].worstMs, double(o.lodPixels));
+        std::printf("  culled / lod: median %.2fx; unculled / lod: median %.2fx\n",
+                    ratio(m[kCulled].medianMs, m[kLod].medianMs),
+                    ratio(m[kUnculled].medianMs, m[kLod].medianMs));
+        std::printf("  triangles: median %.0f culled, %.0f with level of detail\n",
+                    medianOf(run.rows[kCulled], triangles), medianOf(run.rows[kLod], triangles));
+        std::printf(
+            "  selection, culling and draw list: median %.3f%% of a level-of-detail frame\n",
+            m[kLod].cullShare);
+    }
+    int mostDraws = 0;
+    size_t backFaceFrames = 0, allFrames = 0;
+    for (const size_t mode : run.modes) {
+        for (const BenchRow& r : run.rows[mode]) {
+            mostDraws = std::max(mostDraws, r.stats.drawCalls);
+            if (mode != kTwoSided) {
+                backFaceFrames += r.stats.backFacesCulled ? 1 : 0;
+                ++allFrames;
+            }
+        }
+    }
+    std::printf("  draw calls: at most %d a frame (%s)\n", mostDraws,
+                s.renderer.syncDraws ? "synchronised batches" : "one a frame");
+    std::printf("  back faces culled: in %zu of the %zu frames of the other modes%s\n",
+                backFaceFrames, allFrames,
+                s.renderer.backFaceCulling ? "" : " (--back-faces draw)");
+    if (s.renderer.backFaceCulling) {
+        std::printf("  two-sided: median %.3f ms, worst %.3f ms (culled, back faces drawn)\n",
+                    m[kTwoSided].medianMs, m[kTwoSided].worstMs);
+        std::printf("  two-sided / culled: median %.2fx (what culling back faces saves)\n",
+                    ratio(m[kTwoSided].medianMs, m[kCulled].medianMs));
+    }
+    if (s.renderer.syncDraws) {
+        std::printf("  one-draw: median %.3f ms, worst %.3f ms (culled, one draw without waits)\n",
+                    m[kOneDraw].medianMs, m[kOneDraw].worstMs);
+        std::printf("  culled / one-draw: median %.2fx (the price of the bounded queue)\n",
+                    ratio(m[kCulled].medianMs, m[kOneDraw].medianMs));
+    }
+    const double bytesPerMb = 1048576.0 / double(s.terrain.map.sampleCount());
+    std::printf(
+        "  peak resident memory: %.1f MiB after the %s flight (%.1f bytes a sample), "
+        "%.1f MiB after the unculled frames (%.1f bytes a sample), %.1f MiB before the first "
+        "frame\n",
+        run.flightMb, o.lodPixels > 0.0f ? "level-of-detail" : "culled", run.flightMb * bytesPerMb,
+        run.unculledMb, run.unculledMb * bytesPerMb, run.loadedMb);
+    const LoadTimes& t = s.terrain.times;
+    std::printf("  load: %.1f ms (decode %.1f, tree %.1f, upload %.1f)\n", t.totalMs(), t.decodeMs,
+                t.treeMs, t.uploadMs);
+}
+
+}  // namespace
+
+int runBench(Session& s) {
+    const ViewerOptions& o = s.options;
+    const int frames = o.frames > 0 ? o.frames : kBenchFrames;
+    const float aspect = float(o.windowWidth) / float(o.windowHeight);
+    const std::vector<Camera> path = flightPath(s.terrain.map, s.terrain.mapping, frames, aspect);
+    Result<Framebuffer> target = Framebuffer::create(o.windowWidth, o.windowHeight);
+    if (!target) {
+        std::fprintf(stderr, "quadterrain: %s\n", target.error().c_str());
+        return kExitFailure;
+    }
+    // The minimap's decision lists are not needed here; reserve once, outside the loop.
+    s.terrain.frame.reserveFor(s.terrain.tree, false);
+    BenchRun run;
+    run.modes = modesFor(s);
+    fly(s, target.value(), path, run);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    target.value().destroy();
+    s.context.checkErrors("the benchmark frames");
+    if (Status written = writeCsv(o.benchCsvPath, run); !written) {
+        std::fprintf(stderr, "quadterrain: %s\n", written.error().c_str());
+        return kExitFailure;
+    }
+    printSummary(s, run, frames);
+    return 0;
+}
+
+}  // namespace qt

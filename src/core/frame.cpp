@@ -1,0 +1,113 @@
+// The frame pipeline's stages in order: walk, then occlusion at full detail or level of detail.
+#include "core/frame.h"
+
+#include <chrono>
+
+#include "core/config.h"
+
+namespace qt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The walk: frame.walk holds the leaves in the frustum (or every leaf).
+void walkStage(const Quadtree& tree, const WorldMapping& mapping, const CullView& view,
+               const Frustum& frustum, FrameBuffers& frame, FrameStats& stats) {
+    if (view.frustum) {
+        cullQuadtree(tree, mapping, frustum, frame.walk);
+    } else {
+        selectAll(tree, frame.walk);
+    }
+    stats.cull = frame.walk.stats;
+}
+
+// Full detail: the walk's leaves less those nearer terrain hides, as runs and as instances.
+void fullDetailStage(const Quadtree& tree, const WorldMapping& mapping, const CullView& view,
+                     FrameBuffers& frame, FrameStats& stats) {
+    if (view.frustum && view.occlusion) {
+        cullOccluded(tree, mapping, view.camera, view.viewportHeight, frame.walk.ranges,
+                     frame.occlusion, frame.drawn, stats.occlusion);
+    } else {
+        frame.drawn.assign(frame.walk.ranges.begin(), frame.walk.ranges.end());
+    }
+    if (stats.occlusion.leavesOccluded > 0) {
+        stats.cull.leavesOccluded = stats.occlusion.leavesOccluded;
+        stats.cull.leavesDrawn -= stats.occlusion.leavesOccluded;
+        stats.cull.triangles = triangleCount(tree, frame.drawn);
+    }
+    frame.drawList.clear();
+    appendLeafCoords(tree, frame.drawn, frame.drawList);
+}
+
+// Level of detail: the drawn nodes into frame.lod, culled by `frustum` unless view.frustum is
+// off; the occlusion stage over the nodes drawn at full detail. The walk's leaves, less those
+// occluded, stay the frame's leaves (minimap, cull map, --dump-leaves) as runs: expanding them
+// per frame would cost what level of detail saves.
+void levelOfDetailStage(const Heightmap& map, const Quadtree& tree, const WorldMapping& mapping,
+                        const CullView& view, const Frustum& frustum, FrameBuffers& frame,
+                        FrameStats& stats) {
+    const Camera& c = view.camera;
+    const LodParams params =
+        lodParams(tree, mapping, c.position, c.fovY, view.viewportHeight, view.lodPixels,
+                  mapping.worldHeight(map.minSample), mapping.worldHeight(map.maxSample));
+    selectLod(tree, mapping, params, view.frustum ? &frustum : nullptr, frame.lod);
+    if (view.frustum && view.occlusion) {
+        frame.lodLeaves.clear();
+        appendFullDetailLeaves(tree, frame.lod, frame.lodLeaves);
+        cullOccluded(tree, mapping, c, view.viewportHeight, frame.lodLeaves, frame.occlusion,
+                     frame.lodKept, stats.occlusion);
+    }
+    if (stats.occlusion.leavesOccluded > 0) {
+        keepFullDetailLeaves(tree, frame.lodKept, frame.lod);
+        subtractLeafRuns(frame.lodLeaves, frame.lodKept, frame.lodOccluded);
+        subtractLeafRuns(frame.walk.ranges, frame.lodOccluded, frame.drawn);
+        stats.cull.leavesOccluded = stats.occlusion.leavesOccluded;
+        stats.cull.leavesDrawn -= stats.occlusion.leavesOccluded;
+    } else {
+        frame.drawn.assign(frame.walk.ranges.begin(), frame.walk.ranges.end());
+    }
+    frame.drawList.clear();
+    stats.lod = true;
+    stats.lodStats = frame.lod.stats;
+    stats.cull.triangles = frame.lod.stats.triangles;
+}
+
+}  // namespace
+
+void FrameBuffers::reserveFor(const Quadtree& tree, bool recordDecisions) {
+    walk.recordDecisions = recordDecisions;
+    walk.reserveFor(tree);
+    occlusion.reserveFor(tree);
+    drawn.clear();
+    drawn.reserve(maxLeafRanges(tree));
+    drawList.clear();
+    drawList.reserve(tree.leaves.size());
+    lod.reserveFor(tree);
+    for (std::vector<LeafRange>* runs : {&lodLeaves, &lodKept, &lodOccluded}) {
+        runs->clear();
+        runs->reserve(maxLeafRanges(tree));
+    }
+}
+
+Frustum cullingFrustum(const glm::mat4& viewProjection, const WorldMapping& mapping) {
+    return Frustum::fromViewProjection(viewProjection, kCullMarginSpacings * mapping.spacing);
+}
+
+FrameStats runFrame(const Heightmap& map, const Quadtree& tree, const WorldMapping& mapping,
+                    const CullView& view, FrameBuffers& frame) {
+    FrameStats stats;
+    const Clock::time_point start = Clock::now();
+    const Frustum frustum = cullingFrustum(view.camera.viewProjection(), mapping);
+    walkStage(tree, mapping, view, frustum, frame, stats);
+    if (view.lodPixels > 0.0f) {
+        levelOfDetailStage(map, tree, mapping, view, frustum, frame, stats);
+    } else {
+        fullDetailStage(tree, mapping, view, frame, stats);
+    }
+    stats.cullMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    stats.nodesTotal = uint32_t(tree.nodes.size());
+    stats.leavesTotal = uint32_t(tree.leaves.size());
+    return stats;
+}
+
+}  // namespace qt

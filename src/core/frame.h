@@ -1,0 +1,80 @@
+// The per-frame pipeline, GL-free: the frustum walk, the occlusion stage and level-of-detail
+// selection run for one camera into buffers owned here, reserved once per tree, leaving what the
+// renderer draws (full-detail leaves or level-of-detail nodes) and the frame's counts.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/camera.h"
+#include "core/cull.h"
+#include "core/frustum.h"
+#include "core/heightmap.h"
+#include "core/lod.h"
+#include "core/occlusion.h"
+#include "core/quadtree.h"
+#include "core/terrain_grid.h"
+
+namespace qt {
+
+// How a frame culls: the culling camera (the viewing one unless frozen), the height in pixels of
+// the viewport (the occlusion stage's margins are pixels), and which stages run.
+struct CullView {
+    Camera camera;
+    int viewportHeight = 0;
+    bool frustum = true;    // false: every leaf, nothing tested (the --no-cull reference)
+    bool occlusion = true;  // after the walk, drop the leaves nearer terrain provably hides
+    // Level of detail: far nodes drawn at coarser strides, a grid step at most this many pixels
+    // long (0: off, every leaf at full detail). The walk still runs for the counts and minimap;
+    // the occlusion stage then tests the nodes drawn at full detail.
+    float lodPixels = 0.0f;
+};
+
+// The frame's counts. The pipeline fills the culling ones; the renderer fills the draw ones
+// (plain numbers about the draw, no GL state), the caller frameMs.
+struct FrameStats {
+    CullStats cull;  // leavesDrawn and triangles are what is drawn, after occlusion
+    OcclusionStats occlusion;
+    bool lod = false;  // drawn by level of detail: cull.triangles are the nodes' triangles
+    LodStats lodStats;
+    uint32_t nodesTotal = 0;
+    uint32_t leavesTotal = 0;
+    double cullMs = 0.0;  // the whole pipeline
+
+    int drawCalls = 0;             // terrain draws only
+    bool syncedDraws = false;      // drawn in synchronised batches
+    bool backFacesCulled = false;  // back faces culled
+    double frameMs = 0.0;          // filled by the caller, who knows where the frame ends
+};
+
+// Every buffer a frame writes, sized once per tree by reserveFor: a frame then never allocates.
+// After runFrame, the renderer draws `drawList` (full detail) or `lod.nodes` (level of detail).
+struct FrameBuffers {
+    CullOutput walk;               // the frustum walk's leaves, with its decisions for the minimap
+    OcclusionBuffers occlusion;    // the occlusion stage's scratch
+    std::vector<LeafRange> drawn;  // the leaves drawn: walk.ranges less the occluded ones
+    // The drawn leaves' coordinates, one instance each: `drawn` expanded (left empty when drawing
+    // by level of detail). Room for every leaf (untouched capacity costs no resident memory).
+    std::vector<LeafCoord> drawList;
+    LodOutput lod;  // with level of detail: the nodes drawn
+    // With level of detail and occlusion: the full-detail leaves (the stage's candidates), those
+    // it keeps, and those it removes.
+    std::vector<LeafRange> lodLeaves, lodKept, lodOccluded;
+
+    // Sizes every buffer for `tree`; recordDecisions keeps the walk's decisions (the minimap's).
+    void reserveFor(const Quadtree& tree, bool recordDecisions = true);
+};
+
+// The culling frustum of `viewProjection`, its planes moved out by kCullMarginSpacings spacings.
+Frustum cullingFrustum(const glm::mat4& viewProjection, const WorldMapping& mapping);
+
+// Runs the frame's stages for `view` into `frame` and times them:
+// 1. walk: the frustum walk (or every leaf, with view.frustum off) into frame.walk;
+// 2. at full detail: the occlusion stage into frame.drawn, expanded into frame.drawList;
+// 2'. with level of detail: selectLod into frame.lod (culled by the same frustum), then the
+//     occlusion stage over its full-detail nodes, whose removed leaves leave frame.drawn too.
+// `frame` must have been reserved for `tree`. `map` gives the height range (its codes unused).
+FrameStats runFrame(const Heightmap& map, const Quadtree& tree, const WorldMapping& mapping,
+                    const CullView& view, FrameBuffers& frame);
+
+}  // namespace qt
