@@ -2,7 +2,7 @@
 """Soak test: quadterrain --soak on a small generated map; no failure, and no own-heap drift.
 
 Usage: soak_test.py QUADTERRAIN_BINARY [FRAMES [rss|heap-only]]
-(CI runs 6000; the issue's 100000 by hand)
+(CI runs 6000; longer soaks, such as 100000, by hand)
 
 Memory is sampled in one reference state at every checkpoint. The own heap (operator new's live
 blocks) must not change after warm-up, nor its bytes by more than 256 (driver-internal resizing). With llvmpipe's rasterizer threads, resident memory drift is

@@ -11,7 +11,7 @@ if ! command -v Xvfb >/dev/null 2>&1; then
     if command -v xvfb-run >/dev/null 2>&1; then
         exec xvfb-run -a -s "-screen 0 1280x1024x24" "$@"
     fi
-    echo "with_display.sh: no DISPLAY and no Xvfb; the render tests will skip" >&2
+    echo "with_display.sh: no DISPLAY and no Xvfb; the render tests will skip (fail under CI=true)" >&2
     exec "$@"
 fi
 
