@@ -33,9 +33,9 @@ inline uint32_t instancesPerDraw(uint32_t instances, uint32_t trianglesPerInstan
 
 // Batches of perDraw instances the renderer queues before it waits for the oldest: two when two
 // fit in kQueuedTriangles, so that llvmpipe bins one while it rasterises the other, else one.
-// Measured on the 4097 flight, whose batches the draw limit makes 145,000 to 360,000 triangles:
-// one at a time cost 1.25x to 1.4x, two about nothing. More than two overlap no further and only
-// hold more memory (2049: the same frames, 53 MiB more with four).
+// On the 4097 flight, whose batches the draw limit makes 145,000 to 360,000 triangles, one at a
+// time costs 1.25x to 1.4x and two about nothing; more than two overlap no further and only hold
+// more memory (docs/design.md, the bounded queue).
 inline int batchesInFlight(uint32_t perDraw, uint32_t trianglesPerInstance) {
     const uint64_t batch = uint64_t(perDraw) * trianglesPerInstance;
     return 2 * batch <= kQueuedTriangles ? 2 : 1;

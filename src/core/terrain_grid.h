@@ -70,8 +70,8 @@ glm::vec3 vertexNormal(const Heightmap& map, const WorldMapping& mapping, int co
 // keep every triangle facing the same way (a row has an even number of indices): up, in GL's
 // winding (a triangle's normal cross(b - a, c - a) has y > 0, x being the column and z the row),
 // so seen from above every triangle is counter-clockwise on screen, GL's front face. No restart
-// index: Mesa's draw module runs its vertex pipeline once per restart segment, and llvmpipe spent
-// a third of a frame doing that for four-square rows.
+// index: Mesa's draw module runs its vertex pipeline once per restart segment, which for rows of
+// four squares costs llvmpipe about a third of a frame.
 void appendLeafStrip(int col0, int row0, int col1, int row1, int width, std::vector<uint32_t>& out);
 
 }  // namespace qt
