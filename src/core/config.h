@@ -25,9 +25,11 @@ constexpr double kMetresPerArcSecond = 30.87;
 constexpr int kHgtVoid = -32768;
 // Share of the map's longer side that the full sample range spans by default (images, raw).
 constexpr double kDefaultReliefFraction = 0.125;
-// The culling frustum's planes move out by this many sample spacings, so that culling never
-// removes a triangle the rasteriser would have touched (culled == unculled, pixel for pixel).
+// The culling frustum's planes move out by kCullMarginSpacings sample spacings plus
+// kCullMarginUlps ulps of the largest world coordinate in play (cullMargin, core/frame.h), so that
+// culling never removes a triangle the rasteriser would have touched (culled == unculled).
 constexpr float kCullMarginSpacings = 1e-3f;
+constexpr float kCullMarginUlps = 64.0f;
 // Near plane = far plane / kFarToNear, but at least kMinNearPlane (world units).
 constexpr float kFarToNear = 20000.0f;
 constexpr float kMinNearPlane = 1e-3f;

@@ -1,7 +1,10 @@
 // The frame pipeline's stages in order: walk, then occlusion at full detail or level of detail.
 #include "core/frame.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <limits>
 
 #include "core/config.h"
 
@@ -89,15 +92,29 @@ void FrameBuffers::reserveFor(const Quadtree& tree, bool recordDecisions) {
     }
 }
 
-Frustum cullingFrustum(const glm::mat4& viewProjection, const WorldMapping& mapping) {
-    return Frustum::fromViewProjection(viewProjection, kCullMarginSpacings * mapping.spacing);
+float cullMargin(const Camera& camera, const WorldMapping& mapping, const WorldExtent& extent) {
+    const glm::vec3& e = camera.position;
+    if (!std::isfinite(e.x) || !std::isfinite(e.y) || !std::isfinite(e.z)) {
+        return std::numeric_limits<float>::max();  // non-finite input culls nothing
+    }
+    const float largest = std::max({std::fabs(e.x), std::fabs(e.y), std::fabs(e.z), extent.sizeX,
+                                    extent.sizeZ, std::fabs(extent.minY), std::fabs(extent.maxY)});
+    const float margin = kCullMarginSpacings * mapping.spacing +
+                         kCullMarginUlps * std::numeric_limits<float>::epsilon() * largest;
+    return std::isfinite(margin) ? margin : std::numeric_limits<float>::max();
+}
+
+Frustum cullingFrustum(const Camera& camera, const WorldMapping& mapping,
+                       const WorldExtent& extent) {
+    return Frustum::fromViewProjection(camera.viewProjection(),
+                                       cullMargin(camera, mapping, extent));
 }
 
 FrameStats runFrame(const Heightmap& map, const Quadtree& tree, const WorldMapping& mapping,
                     const CullView& view, FrameBuffers& frame) {
     FrameStats stats;
     const Clock::time_point start = Clock::now();
-    const Frustum frustum = cullingFrustum(view.camera.viewProjection(), mapping);
+    const Frustum frustum = cullingFrustum(view.camera, mapping, worldExtent(map, mapping));
     walkStage(tree, mapping, view, frustum, frame, stats);
     if (view.lodPixels > 0.0f) {
         levelOfDetailStage(map, tree, mapping, view, frustum, frame, stats);

@@ -65,8 +65,21 @@ struct FrameBuffers {
     void reserveFor(const Quadtree& tree, bool recordDecisions = true);
 };
 
-// The culling frustum of `viewProjection`, its planes moved out by kCullMarginSpacings spacings.
-Frustum cullingFrustum(const glm::mat4& viewProjection, const WorldMapping& mapping);
+// The culling frustum's margin, in world units: kCullMarginSpacings spacings plus kCullMarginUlps
+// ulps (2^-23 relative) of the largest coordinate in play, M, the largest of the eye's and of the
+// map box's (extent). Both sides of the comparison round in floats: the walk's plane tests (the
+// planes come from the float view-projection, whose translation holds the eye, and each distance
+// sums products as large as M) and the GPU's transform of vertices as large as M. Each errs by a
+// few ulps of M in distance to a plane, however narrow the view (the planes are unit). With the
+// margin above both, a leaf the walk culls lies outside the GPU's clip volume: culled equals
+// unculled at any offset whose coordinates are finite (tested to 1e6, where an ulp is 0.06).
+// Far from the origin the picture itself coarsens (vertices land on ulps of M), the same culled
+// or not; the world's origin stays at the map's corner so that x and z stay small.
+float cullMargin(const Camera& camera, const WorldMapping& mapping, const WorldExtent& extent);
+
+// The culling frustum of `camera`, its planes moved out by cullMargin().
+Frustum cullingFrustum(const Camera& camera, const WorldMapping& mapping,
+                       const WorldExtent& extent);
 
 // Runs the frame's stages for `view` into `frame` and times them:
 // 1. walk: the frustum walk (or every leaf, with view.frustum off) into frame.walk;

@@ -3,6 +3,7 @@
 // allocates nothing once its buffers are reserved.
 #include "core/frame.h"
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -69,8 +70,8 @@ struct Expected {
 Expected stagesOneByOne(const Scene& s, const CullView& view) {
     Expected e;
     const Camera& c = view.camera;
-    const Frustum frustum =
-        Frustum::fromViewProjection(c.viewProjection(), kCullMarginSpacings * s.mapping.spacing);
+    const Frustum frustum = Frustum::fromViewProjection(
+        c.viewProjection(), cullMargin(c, s.mapping, worldExtent(s.map, s.mapping)));
     CullOutput walk;
     walk.reserveFor(s.tree);
     if (view.frustum) {
@@ -235,15 +236,34 @@ TEST(FramePipeline, CullingFrustumMovesEachPlaneOutByTheMargin) {
     Camera c;
     c.lookAt({10, 20, 30}, {100, 0, 100});
     const WorldMapping mapping{2.5f, 1.0f, 0.0f};
+    const WorldExtent extent{640.0f, 320.0f, -5.0f, 80.0f};
+    const float margin = cullMargin(c, mapping, extent);
+    EXPECT_FLOAT_EQ(margin, kCullMarginSpacings * mapping.spacing +
+                                kCullMarginUlps * std::numeric_limits<float>::epsilon() * 640.0f);
     const Frustum tight = Frustum::fromViewProjection(c.viewProjection());
-    const Frustum loose = cullingFrustum(c.viewProjection(), mapping);
+    const Frustum loose = cullingFrustum(c, mapping, extent);
     for (size_t i = 0; i < 6; ++i) {
         // A point on the tight plane is inside the loose one by the margin (planes are unit).
         const glm::vec3 n(tight.planes[i]);
         const glm::vec3 onPlane = -tight.planes[i].w * n / glm::dot(n, n);
         const float distance = glm::dot(glm::vec3(loose.planes[i]), onPlane) + loose.planes[i].w;
-        EXPECT_NEAR(distance, kCullMarginSpacings * mapping.spacing, 1e-4f) << "plane " << i;
+        EXPECT_NEAR(distance, margin, 1e-4f) << "plane " << i;
     }
+}
+
+// The margin follows the largest coordinate in play, the eye's or the map's: an ulp of 1e6 is
+// 0.0625, and the margin holds kCullMarginUlps of them; a non-finite eye culls nothing.
+TEST(FramePipeline, CullMarginFollowsTheSizeOfTheCoordinates) {
+    const WorldMapping mapping{1.0f, 1.0f, 1e6f};
+    const WorldExtent extent{256.0f, 256.0f, 1e6f, 1e6f + 3.0f};
+    Camera c;
+    c.position = {128.0f, 1e6f + 0.5f, 20.0f};
+    EXPECT_GE(cullMargin(c, mapping, extent), kCullMarginUlps * 0.0625f);
+    EXPECT_LE(cullMargin(c, mapping, extent), 2.0f * kCullMarginUlps * 0.0625f);
+    c.position = {1e7f, 0.0f, 0.0f};  // an eye far out: its coordinate is the largest
+    EXPECT_GE(cullMargin(c, mapping, extent), kCullMarginUlps * 0.5f);
+    c.position.y = std::numeric_limits<float>::quiet_NaN();
+    EXPECT_EQ(cullMargin(c, mapping, extent), std::numeric_limits<float>::max());
 }
 
 }  // namespace

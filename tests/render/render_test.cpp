@@ -494,6 +494,74 @@ INSTANTIATE_TEST_SUITE_P(Shared, OcclusionPictures,
                                            RealCase{"r_volcano_maunga_whau_87x61.png", 2}),
                          realCaseName);
 
+// A flat sea (sample 0) with islands, for eyes just above the water: the views where plane
+// tests and the occlusion stage's slopes meet grazing surfaces.
+Heightmap seaWithIslands(int side) {
+    std::vector<float> samples(size_t(side) * size_t(side), 0.0f);
+    const float islands[][4] = {
+        {0.5f, 0.62f, 0.05f, 300.0f}, {0.23f, 0.35f, 0.025f, 100.0f}, {0.75f, 0.3f, 0.04f, 40.0f}};
+    for (int row = 0; row < side; ++row) {
+        for (int col = 0; col < side; ++col) {
+            float& v = samples[size_t(row) * size_t(side) + size_t(col)];
+            for (const auto& island : islands) {
+                const float d = std::hypot(float(col) / float(side - 1) - island[0],
+                                           float(row) / float(side - 1) - island[1]);
+                v = std::max(v, std::floor(island[3] * std::max(0.0f, 1.0f - d / island[2])));
+            }
+        }
+    }
+    return makeHeightmap(side, side, samples).value();
+}
+
+// Far from the origin (height offsets up to 1e6, where a float's ulp is 0.06) and with the eye a
+// few hundredths to a few units above flat water, looking low with fields of view down to 3
+// degrees: culled frames still equal unculled ones, pixel for pixel.
+TEST(FarFromTheOrigin, CulledFramesEqualUnculledFramesAboveFlatWater) {
+    REQUIRE_GL();
+    Result<Terrain> loaded = makeTerrain(seaWithIslands(257), 4, "sea with islands");
+    ASSERT_TRUE(loaded) << loaded.error();
+    Terrain terrain = std::move(loaded).value();
+    Random random(77);
+    for (const float offset : {0.0f, 1e4f, 1e5f, 3e5f, 1e6f}) {
+        terrain.mapping = {1.0f, 0.01f, offset};
+        std::vector<Camera> cameras;
+        for (const float above : {0.05f, 0.5f, 2.0f, 20.0f}) {
+            for (const float fov : {3.0f, 3.0f, 10.0f, 10.0f, 45.0f}) {
+                Camera c;
+                c.fovY = glm::radians(fov);
+                c.aspect = float(kWidth) / kHeight;
+                c.position = {random.range(20.0f, 236.0f), offset + above,
+                              random.range(20.0f, 236.0f)};
+                c.yaw = random.range(-3.14f, 3.14f);
+                c.pitch = glm::radians(random.range(-1.0f, 0.2f) * fov);
+                fitClipPlanes(c, terrain.map, terrain.mapping);
+                cameras.push_back(c);
+            }
+            // Along the grid's axes from a leaf corner, a little down: plane normals with zero
+            // components and eyes over the leaves' edges.
+            for (int k = 0; k < 4; ++k) {
+                Camera c;
+                c.fovY = glm::radians(3.0f);
+                c.aspect = float(kWidth) / kHeight;
+                const glm::vec3 eye(128.0f, offset + above, 128.0f);
+                const glm::vec3 ahead(k == 0   ? 1.0f
+                                      : k == 1 ? -1.0f
+                                               : 0.0f,
+                                      0.0f,
+                                      k == 2   ? 1.0f
+                                      : k == 3 ? -1.0f
+                                               : 0.0f);
+                c.lookAt(eye, eye + 100.0f * ahead - glm::vec3(0.0f, 0.4f * above, 0.0f));
+                fitClipPlanes(c, terrain.map, terrain.mapping);
+                cameras.push_back(c);
+            }
+        }
+        SCOPED_TRACE("height offset " + std::to_string(offset));
+        expectCulledEqualsUnculled(terrain, cameras);
+    }
+    terrain.destroy();
+}
+
 class Picture : public ::testing::Test {
 protected:
     void SetUp() override {
