@@ -9,6 +9,10 @@ namespace qt {
 constexpr int kMaxSide = 32769;
 // Most samples a heightmap may have (16385 x 16385); refused before any allocation.
 constexpr int64_t kMaxSamples = int64_t{16385} * 16385;
+// Largest heightmap file, in bytes, refused from its length before it is read: stb_image decodes
+// from an int length, and 2 GiB - 1 holds the largest map (kMaxSamples) as uncompressed 16-bit
+// RGBA but for 0.01%.
+constexpr uint64_t kMaxFileBytes = 2147483647;
 // Grid squares along a leaf side when the user does not choose (the blueprint's 4x4 cells).
 constexpr int kDefaultLeafSize = 4;
 // Smallest and largest leaf sizes accepted; both powers of two.

@@ -29,6 +29,71 @@ def png(width, height, depth, colour, rows):
             chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
 
+def bmp(width, height, bits=8, compression=0, pixels=None, header=40):
+    """An uncompressed BMP (a grey palette for 8 bits); height < 0 stores the rows top first."""
+    palette = b"".join(bytes([i, i, i, 0]) for i in range(256)) if bits == 8 else b""
+    offset = 14 + header + len(palette)
+    row = (abs(width) * bits + 31) // 32 * 4
+    if pixels is None:
+        pixels = bytes(row * abs(height))
+    info = struct.pack("<IiiHHIIiiII", header, width, height, 1, bits, compression, len(pixels),
+                       2835, 2835, 256 if bits == 8 else 0, 0) + bytes(header - 40)
+    return b"BM" + struct.pack("<IHHI", offset + len(pixels), 0, 0, offset) + info + palette + pixels
+
+
+def tga(width, height, kind=3, bits=8, data=None):
+    """A TGA: kind 3 plain grey, 11 RLE grey; data defaults to every pixel stored plainly."""
+    header = struct.pack("<BBBHHBHHHHBB", 0, 0, kind, 0, 0, 0, 0, 0, width, height, bits, 0)
+    if data is None:
+        data = bytes(width * height * bits // 8)
+    return header + data
+
+
+def psd(width, height, channels=3, depth=8, compression=0, data=None, mode=3):
+    header = (b"8BPS" + struct.pack(">H6xHIIHH", 1, channels, height, width, depth, mode) +
+              struct.pack(">III", 0, 0, 0) + struct.pack(">H", compression))
+    if data is None:
+        data = bytes(channels * width * height * depth // 8)
+    return header + data
+
+
+def hdr(width, height, data=None, layout=None, fmt=b"32-bit_rle_rgbe"):
+    """A Radiance HDR with flat (not run-length) RGBE pixels."""
+    layout = layout or b"-Y %d +X %d" % (height, width)
+    if data is None:
+        data = b"\x80\x80\x80\x81" * (width * height)
+    return b"#?RADIANCE\nFORMAT=" + fmt + b"\n\n" + layout + b"\n" + data
+
+
+def gif(width, height, frame=None, lzw=None):
+    """A GIF of one grey frame; lzw is the frame's data (a clear code, then raw codes by default)."""
+    fw, fh = frame or (width, height)
+    palette = b"".join(bytes([i, i, i]) for i in range(4))
+    if lzw is None:  # min code size 2: clear (4), then one 3-bit code per pixel, clearing often
+        bits, count, nbits = 0, 0, 0
+        out = bytearray()
+        codes = []
+        for i in range(fw * fh):
+            if i % 2 == 0:
+                codes.append(4)
+            codes.append(i % 4)
+        codes.append(5)
+        for c in codes:
+            bits |= c << nbits
+            nbits += 3
+            while nbits >= 8:
+                out.append(bits & 255)
+                bits >>= 8
+                nbits -= 8
+        if nbits:
+            out.append(bits & 255)
+        lzw = bytes(out)
+    blocks = b"".join(bytes([len(lzw[i:i + 255])]) + lzw[i:i + 255]
+                      for i in range(0, len(lzw), 255))
+    return (b"GIF89a" + struct.pack("<HHBBB", width, height, 0x81, 0, 0) + palette +
+            b"\x2c" + struct.pack("<HHHHB", 0, 0, fw, fh, 0) + b"\x02" + blocks + b"\x00\x3b")
+
+
 def write(name, data):
     path = os.path.join(tmp, name)
     with open(path, "wb") as f:
@@ -81,11 +146,11 @@ if os.geteuid() != 0:
 empty = write("empty.png", b"")
 case("empty file", [empty] + stats, 1, q + empty + ": empty file")
 truncated = write("truncated.png", gray16[: len(gray16) // 2])
-case("truncated PNG", [truncated] + stats, 1, prefix=q + truncated + ": corrupt image data")
+case("truncated PNG", [truncated] + stats, 1, prefix=q + truncated + ": PNG: truncated: chunk 'IDAT' claims")
 bad = bytearray(gray16)
 bad[50] ^= 0xFF
 corrupt = write("corrupt.png", bytes(bad))
-case("corrupt PNG data", [corrupt] + stats, 1, prefix=q + corrupt + ": corrupt image data")
+case("corrupt PNG data", [corrupt] + stats, 1, prefix=q + corrupt + ": PNG: corrupt image data (deflate: ")
 jpeg = write("corrupt.jpg", b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x13" * 40)
 case("corrupt JPEG data", [jpeg] + stats, 1, prefix=q + jpeg + ": ")
 huge = write("huge.png", png(100000, 100000, 16, 0, []))
@@ -112,6 +177,128 @@ unknown = write("map.xyz", b"123")
 case("unknown extension", [unknown] + stats, 1,
      q + unknown + ": unknown extension '.xyz' (expected .png .jpg .jpeg .bmp .tga .pgm .ppm .pnm "
      ".gif .psd .hdr .hgt .r16 .raw)")
+
+# Files whose header is fine but whose pixel data is missing, or that say more than they hold.
+def truncated_case(name, filename, data, keep, message):
+    path = write(filename, data[:keep])
+    case(name, [path] + stats, 1, q + path + ": " + message)
+
+
+truncated_case("truncated BMP", "cut.bmp", bmp(8, 8), 14 + 40 + 1024 + 20,
+               "BMP: truncated: 8x8 pixels at 8 bits from offset 1078 need 1142 bytes, the file "
+               "has 1098")
+truncated_case("truncated top-down BMP", "cut_down.bmp", bmp(8, -8, 24), 100,
+               "BMP: truncated: 8x8 pixels at 24 bits from offset 54 need 246 bytes, the file has "
+               "100")
+truncated_case("truncated TGA", "cut.tga", tga(8, 8), 18 + 40,
+               "TGA: truncated: 8x8 pixels at 8 bits need 82 bytes, the file has 58")
+rle = tga(8, 8, 11, 8, bytes([0x80 | 7, 9]) * 8)  # eight runs of eight
+truncated_case("truncated RLE TGA", "cut_rle.tga", rle, len(rle) - 3,
+               "TGA: truncated: the RLE data ends after 48 of the 8x8 pixels")
+literal = tga(8, 8, 11, 8, (bytes([7]) + bytes(range(8))) * 8)  # eight literal packets
+truncated_case("RLE TGA cut inside a literal packet", "cut_literal.tga", literal,
+               len(literal) - 2, "TGA: truncated: the RLE data ends after 56 of the 8x8 pixels")
+truncated_case("truncated PSD", "cut.psd", psd(8, 8), 38 + 100,
+               "PSD: truncated: 8x8 pixels in 3 channels of 8 bits need 232 bytes, the file has "
+               "138")
+rle_rows = struct.pack(">24H", *([2] * 24))
+psd_rle = psd(8, 8, 3, 8, 1, rle_rows + bytes([249, 5]) * 24)  # runs of 257 - 249 = 8
+truncated_case("truncated RLE PSD", "cut_rle.psd", psd_rle, len(psd_rle) - 5,
+               "PSD: truncated: the RLE data of channel 2 ends after 40 of the 8x8 pixels")
+truncated_case("truncated HDR", "cut.hdr", hdr(4, 4), 60,
+               "HDR: truncated: 4x4 pixels of 4 bytes need 109 bytes, the file has 60")
+rle_row = b"\x02\x02\x00\x08" + (bytes([128 + 8, 100])) * 4
+hdr_rle = hdr(8, 4, rle_row * 4)
+truncated_case("truncated run-length HDR", "cut_rle.hdr", hdr_rle, len(hdr_rle) - 6,
+               "HDR: truncated: the data ends at row 3 of 4")
+whole_gif = gif(8, 8)
+truncated_case("truncated GIF", "cut.gif", whole_gif, len(whole_gif) - 12,
+               "GIF: truncated: the image data holds 48 of the 8x8 pixels")
+truncated_case("GIF cut before its image", "cut_head.gif", whole_gif, 30,
+               "GIF: truncated header")
+small_frame = write("frame.gif", gif(64, 64, (8, 8)))
+case("GIF frame smaller than its screen", [small_frame] + stats, 1,
+     q + small_frame + ": GIF: the first frame (8x8 at 0,0) does not cover the 64x64 screen")
+pgm = b"P5 8 8 255\n" + bytes(64)
+truncated_case("truncated PGM", "cut.pgm", pgm, 40,
+               "PGM/PPM: truncated: 8x8 pixels of 1 bytes need 75 bytes, the file has 40")
+grey8 = png(8, 8, 8, 0, [bytes(8)] * 8)
+bomb = bytearray(png(8, 8, 8, 0, [bytes(8)] * 800))
+bomb[16:24] = struct.pack(">II", 8, 8)
+bomb[29:33] = struct.pack(">I", zlib.crc32(bytes(bomb[12:29])))
+bomb_path = write("bomb.png", bytes(bomb))
+case("PNG data inflating past its header", [bomb_path] + stats, 1,
+     q + bomb_path + ": PNG: image data inflates to more than the 72 bytes its 8x8 header needs")
+bad_crc = bytearray(grey8)
+bad_crc[31] ^= 1
+bad_crc_path = write("bad_crc.png", bytes(bad_crc))
+case("PNG with a bad IHDR CRC", [bad_crc_path] + stats, 1,
+     q + bad_crc_path + ": PNG: corrupt header (IHDR fails its CRC check)")
+short_data = bytearray(png(8, 8, 8, 0, [bytes(8)] * 4))
+short_data[16:24] = struct.pack(">II", 8, 8)
+short_data[29:33] = struct.pack(">I", zlib.crc32(bytes(short_data[12:29])))
+short_path = write("short_data.png", bytes(short_data))
+case("PNG data inflating short of its header", [short_path] + stats, 1,
+     q + short_path + ": PNG: truncated: image data inflates to 36 of the 72 bytes its 8x8 "
+     "header needs")
+
+# Sizes checked from the file's length and header before the pixels are read.
+def sparse(name, length, head=b""):
+    path = os.path.join(tmp, name)
+    with open(path, "wb") as f:
+        f.write(head)
+        f.truncate(length)
+    return path
+
+
+def timed_case(name, args, code, line, seconds=3):
+    start = __import__("time").monotonic()
+    case(name, args, code, line)
+    took = __import__("time").monotonic() - start
+    if took > seconds:
+        failures.append(f"{name}: took {took:.1f} s (read before checked?)")
+
+
+big_r16 = sparse("big.r16", 2 << 30)
+timed_case("sparse 2 GiB .r16", [big_r16] + stats, 1,
+           q + big_r16 + ": file of 2147483648 bytes is over the limit of 2147483647 bytes for a "
+           "heightmap")
+big_r16b = sparse("big_b.r16", 1 << 30)
+timed_case("sparse 1 GiB .r16, not a square", [big_r16b] + stats, 1,
+           q + big_r16b + ": file is 1073741824 bytes, not a square of 16-bit samples; give its "
+           "size with --size WxH")
+big_square = sparse("square.r16", 2 * 20000 * 20000)
+timed_case("sparse .r16 of 20000x20000", [big_square] + stats, 1,
+           q + big_square + ": size 20000x20000 is over the limit (32769 samples a side, "
+           "268468225 samples in all)")
+big_given = sparse("given.raw", 1 << 30)
+timed_case("sparse .raw with --size that does not match", [big_given, "--size", "1025x1025"]
+           + stats, 1, q + big_given + ": file is 1073741824 bytes but 1025x1025 16-bit samples "
+           "need 2101250")
+big_hgt = sparse("N00E000.hgt", 2 * 20000 * 20000)
+timed_case("sparse .hgt of 20000x20000", [big_hgt] + stats, 1,
+           q + big_hgt + ": size 20000x20000 is over the limit (32769 samples a side, 268468225 "
+           "samples in all)")
+big_png = sparse("big.png", 5 << 29, grey8)
+timed_case("sparse 2.5 GiB PNG", [big_png] + stats, 1,
+           q + big_png + ": file of 2684354560 bytes is over the limit of 2147483647 bytes for a "
+           "heightmap")
+claim_png = sparse("claims.png", 1 << 30, png(16000, 16000, 16, 0, []))
+timed_case("sparse 1 GiB PNG of zeros after its header", [claim_png] + stats, 1,
+           q + claim_png + ": PNG: truncated: image data inflates to 0 of the 512016000 bytes its "
+           "16000x16000 header needs")
+huge_gif = write("huge_screen.gif", gif(30000, 30000, (8, 8)))
+timed_case("GIF with a huge logical screen", [huge_gif] + stats, 1,
+           q + huge_gif + ": size 30000x30000 is over the limit (32769 samples a side, 268468225 "
+           "samples in all)")
+wide_gif = write("wide_screen.gif", gif(16000, 16000, (8, 8)))
+timed_case("GIF whose screen dwarfs its frame", [wide_gif] + stats, 1,
+           q + wide_gif + ": GIF: the first frame (8x8 at 0,0) does not cover the 16000x16000 "
+           "screen")
+huge_bmp = write("huge.bmp", bmp(16000, 16000, 8, pixels=b""))
+timed_case("BMP claiming 16000x16000", [huge_bmp] + stats, 1,
+           q + huge_bmp + ": BMP: truncated: 16000x16000 pixels at 8 bits from offset 1078 need "
+           "256001078 bytes, the file has 1078")
 
 # Options.
 usage = [
@@ -144,6 +331,21 @@ if have_display:
     case("16-bit RGB (reduced by luminance)", [rgb16] + stats, 0)
     rgba16 = write("rgba16.png", png(3, 3, 16, 6, [struct.pack(">12H", *range(12))] * 3))
     case("16-bit RGBA (alpha ignored)", [rgba16] + stats, 0)
+    # Every format's valid variants still load.
+    valid = [("bottom-up BMP", "up.bmp", bmp(8, 8)),
+             ("top-down BMP", "down.bmp", bmp(8, -8)),
+             ("24-bit top-down BMP", "down24.bmp", bmp(8, -8, 24)),
+             ("plain TGA", "plain.tga", tga(8, 8)),
+             ("RLE TGA", "rle.tga", rle),
+             ("RLE TGA of literal packets", "literal.tga", literal),
+             ("raw PSD", "raw.psd", psd(8, 8)),
+             ("RLE PSD", "rle.psd", psd_rle),
+             ("flat HDR", "flat.hdr", hdr(4, 4)),
+             ("run-length HDR", "rle.hdr", hdr_rle),
+             ("GIF", "ok.gif", whole_gif),
+             ("PGM", "ok.pgm", pgm)]
+    for name, filename, data in valid:
+        case(name, [write(filename, data)] + stats, 0)
     case("looking straight down", [good, "--eye", "1.5,50,1.5", "--target", "1.5,0,1.5",
                                    "--screenshot", os.path.join(tmp, "down.png")], 0)
     case("looking straight up", [good, "--eye", "1.5,-50,1.5", "--target", "1.5,0,1.5"] + stats, 0)
