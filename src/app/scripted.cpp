@@ -53,12 +53,6 @@ FrameStats renderFrame(Session& s, const Framebuffer& target, const Camera& came
     return stats;
 }
 
-bool writeText(const std::string& path, const std::string& text) {
-    std::ofstream file(path, std::ios::binary);
-    file << text;
-    return bool(file.flush());
-}
-
 // The process's peak resident memory so far (VmHWM), in MiB; 0 where /proc is missing.
 double peakResidentMb() {
     std::ifstream status("/proc/self/status");
@@ -105,10 +99,9 @@ int runOneShot(Session& s) {
         status = kExitFailure;
     };
     if (!o.screenshotPath.empty()) {
-        if (std::string e =
-                writeRgbaAsRgbPng(o.screenshotPath, o.windowWidth, o.windowHeight, pixels);
-            !e.empty()) {
-            fail(e);
+        if (Status e = writeRgbaAsRgbPng(o.screenshotPath, o.windowWidth, o.windowHeight, pixels);
+            !e) {
+            fail(e.error());
         }
     }
     if (!o.statsJsonPath.empty()) {
@@ -127,8 +120,9 @@ int runOneShot(Session& s) {
             appendLeafCoords(s.terrain.tree, s.terrain.drawn, s.terrain.drawList);
         }
         report.visibleLeaves = o.dumpLeaves ? &s.terrain.drawList : nullptr;
-        if (!writeText(o.statsJsonPath, statsJson(report))) {
-            fail(o.statsJsonPath + ": cannot write the file");
+        const std::string json = statsJson(report);
+        if (Status e = writeFile(o.statsJsonPath, json.data(), json.size()); !e) {
+            fail(e.error());
         }
     }
     if (!o.cullMapPath.empty()) {
@@ -136,9 +130,9 @@ int runOneShot(Session& s) {
         const RgbImage image =
             cullMapImage(s.terrain.tree, s.terrain.mapping, s.terrain.cull.ranges, s.terrain.drawn,
                          Frustum::corners(viewProjection), s.camera.position);
-        if (std::string e = writePng(o.cullMapPath, image.width, image.height, 3, image.rgb.data());
-            !e.empty()) {
-            fail(e);
+        if (Status e = writePng(o.cullMapPath, image.width, image.height, 3, image.rgb.data());
+            !e) {
+            fail(e.error());
         }
     }
     return status;

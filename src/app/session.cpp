@@ -8,6 +8,7 @@
 #include <glm/trigonometric.hpp>
 
 #include "app/resources.h"
+#include "core/text.h"
 
 namespace qt {
 namespace {
@@ -15,7 +16,8 @@ namespace {
 // On a terminal, one line that shows the step of the load under way and is then replaced by the
 // times of each step; nothing when stderr is a file or a pipe (scripts and tests read it).
 struct TerminalProgress {
-    explicit TerminalProgress(const std::string& path) : name(path), on(isatty(STDERR_FILENO)) {}
+    explicit TerminalProgress(const std::string& path)
+        : name(escapedPath(path)), on(isatty(STDERR_FILENO)) {}
 
     void operator()(LoadStep step) const {
         if (on) {

@@ -300,6 +300,19 @@ timed_case("BMP claiming 16000x16000", [huge_bmp] + stats, 1,
            q + huge_bmp + ": BMP: truncated: 16000x16000 pixels at 8 bits from offset 1078 need "
            "256001078 bytes, the file has 1078")
 
+# Paths with control characters are printed escaped, on one line.
+nl_missing = os.path.join(tmp, "new\nline.png")
+case("missing path with a newline", [nl_missing] + stats, 1,
+     q + os.path.join(tmp, "new\\x0aline.png") + ": no such file")
+nl_bad = write("bad\rname\n.bmp", bmp(8, 8)[:100])
+case("truncated file whose name has a newline", [nl_bad] + stats, 1,
+     q + os.path.join(tmp, "bad\\x0dname\\x0a.bmp") + ": BMP: truncated: 8x8 pixels at 8 bits "
+     "from offset 1078 need 1142 bytes, the file has 100")
+tab_ext = write("map.p\tng", b"123")
+case("extension with a tab", [tab_ext] + stats, 1,
+     q + os.path.join(tmp, "map.p\\x09ng") + ": unknown extension '.p\\x09ng' (expected .png "
+     ".jpg .jpeg .bmp .tga .pgm .ppm .pnm .gif .psd .hdr .hgt .r16 .raw)")
+
 # Options.
 usage = [
     ("zero spacing", ["--spacing", "0"], "--spacing '0': expected a positive finite number"),
@@ -321,6 +334,22 @@ usage = [
      f"unexpected argument '{good}': only one heightmap can be given"),
 ]
 for name, args, message in usage:
+    case(name, args, 2, q + message)
+
+# Empty paths, positional or for an option, are usage errors.
+empty = [
+    ("empty heightmap path", [""], "empty heightmap path"),
+    ("empty heightmap path after a map", [good, ""], "empty heightmap path"),
+    ("empty --screenshot", [good, "--screenshot", ""], "--screenshot: empty path"),
+    ("empty --screenshot=", [good, "--screenshot="], "--screenshot: empty path"),
+    ("empty --window-shot", [good, "--window-shot", ""], "--window-shot: empty path"),
+    ("empty --stats-json", [good, "--stats-json", ""], "--stats-json: empty path"),
+    ("empty --cull-map", [good, "--cull-map", ""], "--cull-map: empty path"),
+    ("empty --bench", [good, "--bench", ""], "--bench: empty path"),
+    ("empty --size", [good, "--size", ""],
+     "--size '': expected WIDTHxHEIGHT with positive integers, like 1025x1025"),
+]
+for name, args, message in empty:
     case(name, args, 2, q + message)
 
 # Inputs that must work, rendered (need a display).
@@ -353,6 +382,17 @@ if have_display:
     case("no OpenGL 3.3 core context", [good] + stats, 1,
          prefix=q + "OpenGL 3.3 core is needed, but this display offers OpenGL 3.0",
          env={"MESA_GL_VERSION_OVERRIDE": "3.0"})
+    # Every output is checked: a full device or a missing folder is one line and exit 1.
+    full = "quadterrain: /dev/full: cannot write the file (No space left on device)"
+    for option in ["--screenshot", "--cull-map", "--stats-json", "--window-shot"]:
+        case(f"{option} to a full device", [good, option, "/dev/full"], 1, full)
+    nowhere = os.path.join(tmp, "no such folder", "out\n.png")
+    case("--screenshot into a missing folder", [good, "--screenshot", nowhere], 1,
+         q + os.path.join(tmp, "no such folder", "out\\x0a.png") +
+         ": cannot create the file (No such file or directory)")
+    case("--cull-map into a missing folder", [good, "--cull-map", nowhere], 1,
+         q + os.path.join(tmp, "no such folder", "out\\x0a.png") +
+         ": cannot create the file (No such file or directory)")
     shot = os.path.join(tmp, "window.png")
     case("window shot with a frozen frustum", [good, "--freeze-eye", "0,5,0", "--freeze-target",
                                                "3,0,3", "--window-shot", shot], 0)

@@ -152,6 +152,18 @@ TEST(Options, BadValuesGiveOneLine) {
          "--freeze-eye and --freeze-target are the same point; the frustum needs a direction"},
         {{"--\n"}, "unknown option '--\\x0a' (see --help)"},
         {{"--fov", "6\r0"}, "--fov '6\\x0d0': expected degrees between 1 and 179 (exclusive)"},
+        {{""}, "empty heightmap path"},
+        {{"a.png", ""}, "empty heightmap path"},
+        {{"a\nb.png", "c.png"}, "unexpected argument 'c.png': only one heightmap can be given"},
+        {{"a.png", "b\n.png"}, "unexpected argument 'b\\x0a.png': only one heightmap can be given"},
+        {{"--screenshot", ""}, "--screenshot: empty path"},
+        {{"--screenshot="}, "--screenshot: empty path"},
+        {{"--window-shot", ""}, "--window-shot: empty path"},
+        {{"--stats-json", ""}, "--stats-json: empty path"},
+        {{"--cull-map="}, "--cull-map: empty path"},
+        {{"--bench", ""}, "--bench: empty path"},
+        {{"--size", ""}, "--size '': expected WIDTHxHEIGHT with positive integers, like 1025x1025"},
+        {{"--spacing="}, "--spacing '': expected a positive finite number"},
     };
     for (const auto& [args, expected] : cases) {
         const Result<ViewerOptions> r = parse(args);
