@@ -43,6 +43,7 @@ bool parseInt(const std::string& text, int& out) {
     return true;
 }
 
+// Three numbers X,Y,Z, each at most kMaxCameraCoordinate in magnitude.
 bool parseVec3(const std::string& text, glm::vec3& out) {
     const size_t a = text.find(',');
     const size_t b = a == std::string::npos ? a : text.find(',', a + 1);
@@ -51,7 +52,8 @@ bool parseVec3(const std::string& text, glm::vec3& out) {
     }
     return parseFloat(text.substr(0, a), out.x) &&
            parseFloat(text.substr(a + 1, b - a - 1), out.y) &&
-           parseFloat(text.substr(b + 1), out.z);
+           parseFloat(text.substr(b + 1), out.z) && std::fabs(out.x) <= kMaxCameraCoordinate &&
+           std::fabs(out.y) <= kMaxCameraCoordinate && std::fabs(out.z) <= kMaxCameraCoordinate;
 }
 
 bool parseSize(const std::string& text, int& width, int& height) {
@@ -62,12 +64,12 @@ bool parseSize(const std::string& text, int& width, int& height) {
 
 using Handler = std::function<Status(ViewerOptions&, const std::string&)>;
 
-// A point option: X,Y,Z with three finite numbers.
+// A point option: X,Y,Z, three finite numbers within kMaxCameraCoordinate.
 Handler pointOption(std::optional<glm::vec3> ViewerOptions::*field) {
     return [field](ViewerOptions& o, const std::string& v) -> Status {
         glm::vec3 p;
         if (!parseVec3(v, p)) {
-            return Status::failure("expected X,Y,Z with three finite numbers");
+            return Status::failure("expected X,Y,Z with three numbers from -1e15 to 1e15");
         }
         o.*field = p;
         return Status{};

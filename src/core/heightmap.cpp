@@ -173,6 +173,14 @@ Result<Heightmap> adoptStb(const std::string& path, const ImageInfo& info, T* de
                          [](T v) { return std::isfinite(v); })) {
             return fail(path, what + "image holds a NaN or infinite sample");
         }
+        const auto [lo, hi] = std::minmax_element(pixels.get(), pixels.get() + count);
+        const double extreme = std::max(std::fabs(double(*lo)), std::fabs(double(*hi)));
+        if (extreme > kMaxWorldCoordinate) {
+            char text[96];
+            std::snprintf(text, sizeof text, "sample %g is beyond the limit of %g for a height",
+                          extreme, kMaxWorldCoordinate);
+            return fail(path, what + text);
+        }
         encodeFloats(map, pixels.get(), count);
     } else {
         assignSamples(map, pixels.get(), count);
@@ -400,6 +408,10 @@ Result<Heightmap> makeHeightmap(int width, int height, const std::vector<float>&
     }
     if (!std::all_of(samples.begin(), samples.end(), [](float v) { return std::isfinite(v); })) {
         return Result<Heightmap>::failure("a sample is NaN or infinite");
+    }
+    if (!std::all_of(samples.begin(), samples.end(),
+                     [](float v) { return std::fabs(v) <= kMaxWorldCoordinate; })) {
+        return Result<Heightmap>::failure("a sample is beyond the limit for a height");
     }
     Heightmap map;
     map.width = width;

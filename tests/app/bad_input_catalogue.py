@@ -336,6 +336,29 @@ usage = [
 for name, args, message in usage:
     case(name, args, 2, q + message)
 
+# Mappings whose world would not be finite floats: refused before any window, naming the option.
+world = [
+    ("spacing of 1e20", ["--spacing", "1e20"],
+     "--spacing 1e+20 makes the map 3e+20 world units wide, over the limit of 1e+09"),
+    ("spacing of 1e-9", ["--spacing", "1e-9"],
+     "--spacing 1e-09 is below the least spacing of 1e-06"),
+    ("height scale of 1e38", ["--height-scale", "1e38"],
+     "--height-scale 1e+38 makes heights reach 1.5e+39 world units, over the limit of 1e+09"),
+    ("height scale of -1e9", ["--height-scale", "-1e9"],
+     "--height-scale -1e+09 makes heights reach 1.5e+10 world units, over the limit of 1e+09"),
+    ("height offset of 3e38", ["--height-offset", "3e38"],
+     "--height-offset 3e+38 makes heights reach 3e+38 world units, over the limit of 1e+09"),
+    ("height offset pushing the top over", ["--height-scale", "6e7", "--height-offset", "2e8"],
+     "--height-offset 2e+08 makes heights reach 1.1e+09 world units, over the limit of 1e+09"),
+]
+for name, args, message in world:
+    case(name, [good] + args + stats, 1, q + message)
+hdr_big = write("big_sample.hdr", hdr(4, 4, b"\x80\x80\x80\x81" * 15 + b"\x80\x80\x80\xc0"))
+case("HDR with one huge sample", [hdr_big] + stats, 1,
+     q + hdr_big + ": HDR: sample 9.22337e+18 is beyond the limit of 1e+09 for a height")
+case("eye beyond 1e15", [good, "--eye", "1e16,0,0", "--target", "0,0,0"] + stats, 2,
+     q + "--eye '1e16,0,0': expected X,Y,Z with three numbers from -1e15 to 1e15")
+
 # Empty paths, positional or for an option, are usage errors.
 empty = [
     ("empty heightmap path", [""], "empty heightmap path"),
@@ -382,6 +405,22 @@ if have_display:
     case("no OpenGL 3.3 core context", [good] + stats, 1,
          prefix=q + "OpenGL 3.3 core is needed, but this display offers OpenGL 3.0",
          env={"MESA_GL_VERSION_OVERRIDE": "3.0"})
+    # The largest worlds and cameras allowed give a finite camera and far plane.
+    import json
+    import math
+    for name, args in [
+        ("world 1e9 wide and high", ["--spacing", "3.3e8", "--height-scale", "6e7",
+                                     "--height-offset", "-5e7"]),
+        ("narrow view of the largest world", ["--spacing", "3.3e8", "--fov", "1.01",
+                                              "--window", "1x4000"]),
+        ("camera 1e15 away", ["--eye", "1e15,1e15,-1e15", "--target", "0,0,0"]),
+    ]:
+        out = os.path.join(tmp, "world.json")
+        case(name, [good] + args + ["--stats-json", out], 0)
+        camera = json.load(open(out))["camera"]
+        values = camera["eye"] + [camera["near"], camera["far"]]
+        if not all(math.isfinite(v) for v in values) or not camera["far"] > camera["near"] > 0:
+            failures.append(f"{name}: camera not finite: {camera}")
     # Every output is checked: a full device or a missing folder is one line and exit 1.
     full = "quadterrain: /dev/full: cannot write the file (No space left on device)"
     for option in ["--screenshot", "--cull-map", "--stats-json", "--window-shot"]:
