@@ -242,6 +242,53 @@ case("PNG data inflating short of its header", [short_path] + stats, 1,
      q + short_path + ": PNG: truncated: image data inflates to 36 of the 72 bytes its 8x8 "
      "header needs")
 
+# Headers stb_image cannot decode say what is wrong, after the format's name.
+def ihdr_png(depth, colour, interlace=0):
+    data = bytearray(png(4, 4, 8, 0, [bytes(4)] * 4))
+    data[24:29] = bytes([depth, colour, 0, 0, interlace])
+    data[29:33] = struct.pack(">I", zlib.crc32(bytes(data[12:29])))
+    return bytes(data)
+
+
+bmp_rle = bytearray(bmp(8, 8))
+bmp_rle[30] = 1
+bmp_bits = bytearray(bmp(8, 8))
+bmp_bits[28] = 2
+gif_bad = bytearray(gif(8, 8))
+gif_bad[gif_bad.index(b"\x2c") + 12] = 0xFF  # the first LZW codes: illegal
+sof3 = b"\xff\xd8\xff\xc3\x00\x0b\x08\x00\x08\x00\x08\x01\x01\x11\x00\xff\xd9"
+messages = [
+    ("PNG bit depth 3", "depth3.png", ihdr_png(3, 0), "PNG: bit depth 3 is not valid for grey images"),
+    ("PNG 16-bit palette", "pal16.png", ihdr_png(16, 3),
+     "PNG: bit depth 16 is not valid for palette images"),
+    ("PNG colour type 5", "colour5.png", ihdr_png(8, 5),
+     "PNG: colour type 5 is not valid (0, 2, 3, 4 or 6)"),
+    ("PNG interlace 2", "interlace2.png", ihdr_png(8, 0, 2), "PNG: unknown interlace method 2"),
+    ("BMP with RLE", "rle.bmp", bytes(bmp_rle),
+     "BMP: RLE compression is not supported (save it uncompressed)"),
+    ("BMP of 2 bits", "two.bmp", bytes(bmp_bits),
+     "BMP: 2 bits per pixel is not supported (1, 4, 8, 16, 24, 32)"),
+    ("HDR flipped layout", "flip.hdr", hdr(4, 4, layout=b"+Y 4 +X 4"),
+     "HDR: layout '+Y 4 +X 4' is not supported (only -Y HEIGHT +X WIDTH: rows top first)"),
+    ("HDR columns first", "cols.hdr", hdr(4, 4, layout=b"-X 4 +Y 4"),
+     "HDR: layout '-X 4 +Y 4' is not supported (only -Y HEIGHT +X WIDTH: rows top first)"),
+    ("HDR XYZE", "xyze.hdr", hdr(4, 4, fmt=b"32-bit_rle_xyze"),
+     "HDR: format '32-bit_rle_xyze' is not supported (32-bit_rle_rgbe only)"),
+    ("greyscale PSD", "grey.psd", psd(8, 8, 1, 8, 0, None, 1),
+     "PSD: colour mode 1 is not supported (RGB only)"),
+    ("32-bit PSD", "float.psd", psd(8, 8, 3, 32), "PSD: bit depth 32 is not supported (8 or 16)"),
+    ("corrupt GIF", "bad.gif", bytes(gif_bad), "GIF: corrupt image data (illegal code)"),
+    ("lossless JPEG", "lossless.jpg", sof3,
+     "JPEG: frame type SOF3 is not supported (baseline or progressive only)"),
+    ("JPEG cut short", "cut.jpg", b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01",
+     "JPEG: truncated: the file ends before its end marker"),
+    ("text in a .png", "text.png", b"hello",
+     "not a readable image (no PNG, JPEG, BMP, TGA, GIF, PSD, HDR or PGM/PPM header)"),
+]
+for name, filename, data, message in messages:
+    path = write(filename, data)
+    case(name, [path] + stats, 1, q + path + ": " + message)
+
 # Sizes checked from the file's length and header before the pixels are read.
 def sparse(name, length, head=b""):
     path = os.path.join(tmp, name)
