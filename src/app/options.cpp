@@ -129,10 +129,12 @@ const std::map<std::string, Handler>& valueOptions() {
          }},
         {"--window",
          [](ViewerOptions& o, const std::string& v) -> Status {
-             if (!parseSize(v, o.windowWidth, o.windowHeight) || o.windowWidth > 16384 ||
-                 o.windowHeight > 16384) {
+             if (!parseSize(v, o.windowWidth, o.windowHeight) || o.windowWidth > kMaxWindowSide ||
+                 o.windowHeight > kMaxWindowSide ||
+                 int64_t(o.windowWidth) * o.windowHeight > kMaxWindowPixels) {
                  return Status::failure(
-                     "expected WIDTHxHEIGHT from 1x1 to 16384x16384, like 1280x720");
+                     "expected WIDTHxHEIGHT from 1x1 to 16384x16384 and at most 67108864 pixels "
+                     "(8192x8192), like 1280x720");
              }
              return {};
          }},
@@ -299,7 +301,8 @@ little-endian .r16/.raw (square, or give --size). Default: data/default_1025.png
   --height-offset S    added to every height (default 0)
   --leaf N             grid squares per leaf side: 2, 4, 8, 16, 32 or 64 (default 4)
   --size WxH           size of a headerless .r16/.raw file
-  --window WxH         window and screenshot size (default 1280x720)
+  --window WxH         window and screenshot size (default 1280x720): at most 16384 a side
+                       and 67108864 pixels (8192x8192), and what the OpenGL driver allows
   --eye X,Y,Z          camera position (with --target)
   --target X,Y,Z       point the camera looks at (with --eye)
   --fov DEGREES        vertical field of view, between 1 and 179 (default 60)

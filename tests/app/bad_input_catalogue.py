@@ -377,6 +377,12 @@ usage = [
     ("malformed --size", ["--size", "1025"],
      "--size '1025': expected WIDTHxHEIGHT with positive integers, like 1025x1025"),
     ("unknown flag", ["--wireframe-please"], "unknown option '--wireframe-please' (see --help)"),
+    ("window over the pixel cap", ["--window", "16384x16384"],
+     "--window '16384x16384': expected WIDTHxHEIGHT from 1x1 to 16384x16384 and at most 67108864 "
+     "pixels (8192x8192), like 1280x720"),
+    ("window side over the cap", ["--window", "20000x10"],
+     "--window '20000x10': expected WIDTHxHEIGHT from 1x1 to 16384x16384 and at most 67108864 "
+     "pixels (8192x8192), like 1280x720"),
     ("two heightmaps", [good, good],
      f"unexpected argument '{good}': only one heightmap can be given"),
 ]

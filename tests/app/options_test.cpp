@@ -158,6 +158,18 @@ TEST(Options, BadValuesGiveOneLine) {
          "--freeze-eye and --freeze-target are the same point; the frustum needs a direction"},
         {{"--\n"}, "unknown option '--\\x0a' (see --help)"},
         {{"--fov", "6\r0"}, "--fov '6\\x0d0': expected degrees between 1 and 179 (exclusive)"},
+        {{"--window", "16384x16384"},
+         "--window '16384x16384': expected WIDTHxHEIGHT from 1x1 to 16384x16384 and at most "
+         "67108864 pixels (8192x8192), like 1280x720"},
+        {{"--window", "8193x8192"},
+         "--window '8193x8192': expected WIDTHxHEIGHT from 1x1 to 16384x16384 and at most 67108864 "
+         "pixels (8192x8192), like 1280x720"},
+        {{"--window", "16385x1"},
+         "--window '16385x1': expected WIDTHxHEIGHT from 1x1 to 16384x16384 and at most 67108864 "
+         "pixels (8192x8192), like 1280x720"},
+        {{"--window", "0x10"},
+         "--window '0x10': expected WIDTHxHEIGHT from 1x1 to 16384x16384 and at most 67108864 "
+         "pixels (8192x8192), like 1280x720"},
         {{""}, "empty heightmap path"},
         {{"a.png", ""}, "empty heightmap path"},
         {{"a\nb.png", "c.png"}, "unexpected argument 'c.png': only one heightmap can be given"},
@@ -175,6 +187,14 @@ TEST(Options, BadValuesGiveOneLine) {
         const Result<ViewerOptions> r = parse(args);
         ASSERT_FALSE(r.ok()) << args[0];
         EXPECT_EQ(r.error(), expected);
+    }
+}
+
+TEST(Options, WindowUpToTheCap) {
+    for (const char* size : {"8192x8192", "16384x4096", "1x16384", "16384x1"}) {
+        const Result<ViewerOptions> r = parse({"--window", size});
+        ASSERT_TRUE(r.ok()) << size << ": " << r.error();
+        EXPECT_LE(int64_t(r.value().windowWidth) * r.value().windowHeight, kMaxWindowPixels);
     }
 }
 
