@@ -103,11 +103,14 @@ Info checkPngData(const Bytes& b, uint64_t expected, const ImageInfo& info) {
     while (problem.empty() && status != Z_STREAM_END && b.has(at, 8)) {
         const uint64_t length = b.be32(at);
         const std::string type(reinterpret_cast<const char*>(b.data) + at + 4, 4);
-        if (length > b.size - at - 8 && !b.whole()) {
+        // Past the bytes at hand: with part of the file, its IDAT data is inflated as far as it
+        // goes (a chunk of junk fails at once), the rest checked once the whole file is read.
+        const bool partial = length > b.size - at - 8;
+        if (partial && !b.whole() && type != "IDAT") {
             inflateEnd(&z);
-            return info;  // the rest is checked once the whole file is read
+            return info;
         }
-        if (length > b.size - at - 8) {
+        if (partial && b.whole()) {
             std::string tag = type;
             for (char& c : tag) {
                 c = std::isprint(static_cast<unsigned char>(c)) ? c : '?';
@@ -122,7 +125,7 @@ Info checkPngData(const Bytes& b, uint64_t expected, const ImageInfo& info) {
         if (type == "IDAT") {
             sawData = true;
             z.next_in = const_cast<unsigned char*>(b.data + at + 8);
-            z.avail_in = uInt(length);
+            z.avail_in = uInt(partial ? b.size - at - 8 : length);
             while (z.avail_in > 0 && status == Z_OK) {
                 z.next_out = scratch;
                 z.avail_out = sizeof scratch;
@@ -142,6 +145,10 @@ Info checkPngData(const Bytes& b, uint64_t expected, const ImageInfo& info) {
                 problem = std::string("corrupt image data (deflate: ") +
                           (z.msg ? z.msg : "error " + std::to_string(status)) + ")";
             }
+        }
+        if (partial) {
+            inflateEnd(&z);
+            return problem.empty() ? Info(info) : fail("PNG", problem);
         }
         at += 12 + size_t(length);
     }

@@ -10,6 +10,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import zlib
 
 binary = sys.argv[1]
@@ -299,9 +300,9 @@ def sparse(name, length, head=b""):
 
 
 def timed_case(name, args, code, line, seconds=3):
-    start = __import__("time").monotonic()
+    start = time.monotonic()
     case(name, args, code, line)
-    took = __import__("time").monotonic() - start
+    took = time.monotonic() - start
     if took > seconds:
         failures.append(f"{name}: took {took:.1f} s (read before checked?)")
 
@@ -334,6 +335,10 @@ claim_png = sparse("claims.png", 1 << 30, png(16000, 16000, 16, 0, []))
 timed_case("sparse 1 GiB PNG of zeros after its header", [claim_png] + stats, 1,
            q + claim_png + ": PNG: truncated: image data inflates to 0 of the 512016000 bytes its "
            "16000x16000 header needs")
+junk_head = bytearray(png(16000, 16000, 16, 0, []))[:33] + struct.pack(">I", 1900000000) + b"IDAT"
+junk_png = sparse("junk_idat.png", 1900000100, bytes(junk_head))
+timed_case("sparse 1.9 GB PNG whose IDAT is zeros", [junk_png] + stats, 1,
+           q + junk_png + ": PNG: corrupt image data (deflate: unknown compression method)")
 huge_gif = write("huge_screen.gif", gif(30000, 30000, (8, 8)))
 timed_case("GIF with a huge logical screen", [huge_gif] + stats, 1,
            q + huge_gif + ": size 30000x30000 is over the limit (32769 samples a side, 268468225 "
