@@ -149,6 +149,19 @@ Result<Heightmap> fail(const std::string& path, const std::string& problem) {
 
 Result<Heightmap> loadPnm(const std::string& path, const std::vector<unsigned char>& bytes);
 
+// No format here packs more than kMaxPixelsPerByte pixels in a byte (deflate 1032:1, GIF's LZW
+// about 1400:1, RLE 128:1): a smaller file is truncated, and some stb decoders would allocate and
+// zero-fill the whole claimed image before noticing.
+Status checkDensity(const ImageInfo& info, uint64_t fileSize) {
+    if (double(info.width) * double(info.height) > double(fileSize) * kMaxPixelsPerByte) {
+        return Status::failure(std::string(info.format) + ": corrupt image data (file of " +
+                               std::to_string(fileSize) + " bytes is too small for " +
+                               std::to_string(info.width) + "x" + std::to_string(info.height) +
+                               " pixels)");
+    }
+    return {};
+}
+
 // Takes ownership of what an stb_image load returned (one channel of T) and makes the map of it.
 template <class T>
 Result<Heightmap> adoptStb(const std::string& path, const ImageInfo& info, T* decoded,
@@ -216,14 +229,8 @@ Result<Heightmap> loadStbImage(const std::string& path, const std::vector<unsign
         info.width = width;
         info.height = height;
     }
-    // No format here packs more than kMaxPixelsPerByte pixels in a byte (deflate 1032:1, GIF's
-    // LZW about 1400:1, RLE 128:1): a smaller file is truncated, and some stb decoders would
-    // allocate and zero-fill the whole claimed image before noticing.
-    if (double(info.width) * double(info.height) > double(bytes.size()) * kMaxPixelsPerByte) {
-        return fail(path, std::string(info.format) + ": corrupt image data (file of " +
-                              std::to_string(bytes.size()) + " bytes is too small for " +
-                              std::to_string(info.width) + "x" + std::to_string(info.height) +
-                              " pixels)");
+    if (Status dense = checkDensity(info, bytes.size()); !dense) {
+        return fail(path, dense.error());
     }
     const unsigned char* data = bytes.data();
     int w = 0;
@@ -531,6 +538,9 @@ Result<Heightmap> decodeHeightmap(const std::string& name, const std::string& ex
 }
 
 Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& options) {
+    if (path.empty()) {
+        return Result<Heightmap>::failure("empty heightmap path");
+    }
     const std::string name = escapedPath(path);
     const std::string ext = lowerExtension(path);
     if (Status problem = checkFormat(ext, options); !problem) {
@@ -561,9 +571,12 @@ Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& opti
         if (Status read = readFile(path, head, bytes); !read) {
             return fail(name, read.error());
         }
-        if (Result<ImageInfo> info = checkImage(bytes.data(), bytes.size(), length.value());
-            !info) {
+        const Result<ImageInfo> info = checkImage(bytes.data(), bytes.size(), length.value());
+        if (!info) {
             return fail(name, info.error());
+        }
+        if (Status dense = checkDensity(info.value(), length.value()); !dense) {
+            return fail(name, dense.error());
         }
     }
     if (Status read = readFile(path, length.value(), bytes); !read) {

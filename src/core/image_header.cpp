@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "core/heightmap.h"
+#include "core/text.h"
 
 namespace qt {
 namespace {
@@ -103,29 +104,33 @@ Info checkPngData(const Bytes& b, uint64_t expected, const ImageInfo& info) {
     while (problem.empty() && status != Z_STREAM_END && b.has(at, 8)) {
         const uint64_t length = b.be32(at);
         const std::string type(reinterpret_cast<const char*>(b.data) + at + 4, 4);
+        const std::string tag = escapedText(type);
         // Past the bytes at hand: with part of the file, its IDAT data is inflated as far as it
         // goes (a chunk of junk fails at once), the rest checked once the whole file is read.
-        const bool partial = length > b.size - at - 8;
+        const bool partial = length + 4 > b.size - at - 8;  // its data and CRC
         if (partial && !b.whole() && type != "IDAT") {
             inflateEnd(&z);
             return info;
         }
         if (partial && b.whole()) {
-            std::string tag = type;
-            for (char& c : tag) {
-                c = std::isprint(static_cast<unsigned char>(c)) ? c : '?';
-            }
-            problem = "truncated: chunk '" + tag + "' claims " + num(length) +
-                      " bytes past the end of the file";
+            problem = "truncated: chunk '" + tag + "' of " + num(length) +
+                      " bytes runs past the end of the file";
             break;
         }
         if (type == "IEND") {
             break;
         }
+        // Critical chunks (an upper-case first letter) must pass their CRC, as libpng requires.
+        if (!partial && std::isupper(static_cast<unsigned char>(type[0])) &&
+            uint32_t(crc32(0, b.data + at + 4, uInt(length + 4))) != b.be32(at + 8 + length)) {
+            problem = "corrupt image data (chunk '" + tag + "' at offset " + num(at) +
+                      " fails its CRC check)";
+            break;
+        }
         if (type == "IDAT") {
             sawData = true;
             z.next_in = const_cast<unsigned char*>(b.data + at + 8);
-            z.avail_in = uInt(partial ? b.size - at - 8 : length);
+            z.avail_in = uInt(std::min<uint64_t>(length, b.size - at - 8));
             while (z.avail_in > 0 && status == Z_OK) {
                 z.next_out = scratch;
                 z.avail_out = sizeof scratch;
@@ -695,6 +700,18 @@ Info checkGif(const Bytes& b) {
 
 // ---- JPEG ----
 
+// Every 8x8 block of the first component takes at least one bit (its DC code) in the first scan:
+// a shorter file is cut short, whatever its markers say.
+Info checkJpegLength(const Bytes& b, const ImageInfo& info) {
+    const uint64_t blocks = uint64_t((info.width + 7) / 8) * uint64_t((info.height + 7) / 8);
+    if (b.fileSize * 8 < blocks) {
+        return fail("JPEG", "truncated: " + size(info.width, info.height) +
+                                " pixels need at least " + num((blocks + 7) / 8) +
+                                " bytes, the file has " + num(b.fileSize));
+    }
+    return info;
+}
+
 // Walks the markers to the end-of-image one: a file cut short has none.
 Info checkJpeg(const Bytes& b) {
     ImageInfo info{"JPEG", 0, 0};
@@ -738,6 +755,9 @@ Info checkJpeg(const Bytes& b) {
             if (Info sizedInfo = sized("JPEG", info.width, info.height); !sizedInfo) {
                 return sizedInfo;
             }
+            if (Info longEnough = checkJpegLength(b, info); !longEnough) {
+                return longEnough;
+            }
         }
         at += length;
         if (marker == 0xDA) {  // entropy-coded data up to the next marker that is not a restart
@@ -751,7 +771,7 @@ Info checkJpeg(const Bytes& b) {
     if (info.width == 0) {
         return fail("JPEG", "no frame header");
     }
-    return info;
+    return checkJpegLength(b, info);
 }
 
 // ---- PGM/PPM ----

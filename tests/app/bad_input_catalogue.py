@@ -147,11 +147,18 @@ if os.geteuid() != 0:
 empty = write("empty.png", b"")
 case("empty file", [empty] + stats, 1, q + empty + ": empty file")
 truncated = write("truncated.png", gray16[: len(gray16) // 2])
-case("truncated PNG", [truncated] + stats, 1, prefix=q + truncated + ": PNG: truncated: chunk 'IDAT' claims")
+case("truncated PNG", [truncated] + stats, 1, prefix=q + truncated + ": PNG: truncated: chunk 'IDAT' of ")
 bad = bytearray(gray16)
 bad[50] ^= 0xFF
 corrupt = write("corrupt.png", bytes(bad))
-case("corrupt PNG data", [corrupt] + stats, 1, prefix=q + corrupt + ": PNG: corrupt image data (deflate: ")
+case("PNG data failing its CRC", [corrupt] + stats, 1,
+     q + corrupt + ": PNG: corrupt image data (chunk 'IDAT' at offset 33 fails its CRC check)")
+idat_length = struct.unpack(">I", bad[33:37])[0]
+bad[37 + 4 + idat_length:41 + 4 + idat_length] = struct.pack(
+    ">I", zlib.crc32(bytes(bad[37:41 + idat_length])))
+corrupt_deflate = write("corrupt_deflate.png", bytes(bad))
+case("corrupt PNG data with a good CRC", [corrupt_deflate] + stats, 1,
+     prefix=q + corrupt_deflate + ": PNG: corrupt image data (deflate: ")
 jpeg = write("corrupt.jpg", b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x13" * 40)
 case("corrupt JPEG data", [jpeg] + stats, 1, prefix=q + jpeg + ": ")
 huge = write("huge.png", png(100000, 100000, 16, 0, []))
@@ -339,6 +346,12 @@ junk_head = bytearray(png(16000, 16000, 16, 0, []))[:33] + struct.pack(">I", 190
 junk_png = sparse("junk_idat.png", 1900000100, bytes(junk_head))
 timed_case("sparse 1.9 GB PNG whose IDAT is zeros", [junk_png] + stats, 1,
            q + junk_png + ": PNG: corrupt image data (deflate: unknown compression method)")
+sof0 = b"\xff\xc0\x00\x11\x08" + struct.pack(">HH", 4000, 4000) + b"\x03" + b"\x01\x11\x00\x02\x11\x01\x03\x11\x01"
+padding = b"\xff\xe1" + struct.pack(">H", 10002) + bytes(10000)
+thin_jpeg = write("thin.jpg", b"\xff\xd8" + padding + sof0 + b"\xff\xd9")
+timed_case("JPEG of 4000x4000 in 10 kB", [thin_jpeg] + stats, 1,
+           q + thin_jpeg + ": JPEG: truncated: 4000x4000 pixels need at least 31250 bytes, the "
+           "file has 10027")
 huge_gif = write("huge_screen.gif", gif(30000, 30000, (8, 8)))
 timed_case("GIF with a huge logical screen", [huge_gif] + stats, 1,
            q + huge_gif + ": size 30000x30000 is over the limit (32769 samples a side, 268468225 "

@@ -210,11 +210,12 @@ TEST(Heightmap, BadInputsGiveOneLineNamingTheFile) {
     corrupt[45] ^= 0xFF;  // inside the IDAT stream
     const std::vector<BadCase> cases = {
         {"empty.png", {}, "empty file"},
-        {"trunc.png", truncated, "PNG: truncated: chunk 'IDAT' claims"},
-        {"corrupt.png", corrupt, "PNG: corrupt image data (deflate: "},
+        {"trunc.png", truncated, "PNG: truncated: chunk 'IDAT' of "},
+        {"corrupt.png", corrupt,
+         "PNG: corrupt image data (chunk 'IDAT' at offset 33 fails its CRC"},
         {"claims.tga", tgaClaiming(13648, 13066),
          "TGA: truncated: 13648x13066 pixels at 8 bits need 178324786 bytes, the file has 20"},
-        {"long.png", longChunk, "PNG: truncated: chunk 'IDAT' claims 18"},
+        {"long.png", longChunk, "PNG: truncated: chunk 'IDAT' of 18"},
         {"text.png", {'h', 'e', 'l', 'l', 'o'}, "not a readable image"},
         {"huge.png", test::pngWithHeader(100000, 100000, 16, 0, {0, 0, 0}),
          "size 100000x100000 is over the limit"},
