@@ -295,6 +295,9 @@ std::string usageText() {
 Flies a camera over a heightmap and draws only the quadtree leaves inside the view frustum.
 HEIGHTMAP: .png (8/16-bit) .jpg .bmp .tga .pgm .gif .psd .hdr, SRTM .hgt, or 16-bit
 little-endian .r16/.raw (square, or give --size). Default: data/default_1025.png.
+Limits: files up to 2147483647 bytes, 32769 samples a side and 268468225 in all; the world
+(map extent and heights, from --spacing, --height-scale, --height-offset) within 1e9 units,
+spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
 
   --spacing S          world units between neighbouring samples (default 1; real metres for .hgt)
   --height-scale S     world height per stored sample unit (y = sample * S + offset)

@@ -242,6 +242,9 @@ bad_crc[31] ^= 1
 bad_crc_path = write("bad_crc.png", bytes(bad_crc))
 case("PNG with a bad IHDR CRC", [bad_crc_path] + stats, 1,
      q + bad_crc_path + ": PNG: corrupt header (IHDR fails its CRC check)")
+no_idat = write("no_idat.png", grey8[:33] + grey8[-12:])
+case("PNG without image data", [no_idat] + stats, 1,
+     q + no_idat + ": PNG: no image data (IDAT chunk)")
 short_data = bytearray(png(8, 8, 8, 0, [bytes(8)] * 4))
 short_data[16:24] = struct.pack(">II", 8, 8)
 short_data[29:33] = struct.pack(">I", zlib.crc32(bytes(short_data[12:29])))
@@ -500,6 +503,8 @@ if have_display:
     case("--screenshot into a missing folder", [good, "--screenshot", nowhere], 1,
          q + os.path.join(tmp, "no such folder", "out\\x0a.png") +
          ": cannot create the file (No such file or directory)")
+    case("--stats-json onto a folder", [good, "--stats-json", tmp], 1,
+         q + tmp + ": cannot create the file (Is a directory)")
     case("--cull-map into a missing folder", [good, "--cull-map", nowhere], 1,
          q + os.path.join(tmp, "no such folder", "out\\x0a.png") +
          ": cannot create the file (No such file or directory)")
