@@ -486,8 +486,14 @@ if have_display:
         ("world 1e9 wide and high", ["--spacing", "3.3e8", "--height-scale", "6e7",
                                      "--height-offset", "-5e7"]),
         ("narrow view of the largest world", ["--spacing", "3.3e8", "--fov", "1.01",
-                                              "--window", "1x4000"]),
+                                              "--window", "1x16384"]),
+        ("narrowest view of the largest world", ["--spacing", "3.3e8", "--height-scale", "6e7",
+                                                 "--height-offset", "-1e9", "--fov", "1.01",
+                                                 "--window", "1x16384"]),
         ("camera 1e15 away", ["--eye", "1e15,1e15,-1e15", "--target", "0,0,0"]),
+        ("camera 1e15 away from the largest world",
+         ["--spacing", "3.3e8", "--height-scale", "-6e7", "--height-offset", "1e8",
+          "--eye", "-1e15,-1e15,1e15", "--target", "1,1,1"]),
     ]:
         out = os.path.join(tmp, "world.json")
         case(name, [good] + args + ["--stats-json", out], 0)
