@@ -102,7 +102,8 @@ Info checkPngData(const Bytes& b, uint64_t expected, const ImageInfo& info) {
     bool sawData = false;
     std::string problem;
     size_t at = 8;
-    while (problem.empty() && status != Z_STREAM_END && b.has(at, 8)) {
+    bool sawEnd = false;
+    while (problem.empty() && b.has(at, 8)) {
         const uint64_t length = b.be32(at);
         const std::string type(reinterpret_cast<const char*>(b.data) + at + 4, 4);
         const std::string tag = escapedText(type);
@@ -119,6 +120,7 @@ Info checkPngData(const Bytes& b, uint64_t expected, const ImageInfo& info) {
             break;
         }
         if (type == "IEND") {
+            sawEnd = true;
             break;
         }
         // Critical chunks (an upper-case first letter) must pass their CRC, as libpng requires.
@@ -128,7 +130,7 @@ Info checkPngData(const Bytes& b, uint64_t expected, const ImageInfo& info) {
                       " fails its CRC check)";
             break;
         }
-        if (type == "IDAT") {
+        if (type == "IDAT" && status == Z_OK) {  // data after the stream's end is ignored
             sawData = true;
             z.next_in = const_cast<unsigned char*>(b.data + at + 8);
             z.avail_in = uInt(std::min<uint64_t>(length, b.size - at - 8));
@@ -178,6 +180,9 @@ Info checkPngData(const Bytes& b, uint64_t expected, const ImageInfo& info) {
     }
     if (!sawData) {
         return fail("PNG", "no image data (IDAT chunk)");
+    }
+    if (!sawEnd) {
+        return fail("PNG", "truncated: the file ends before its IEND chunk");
     }
     if (produced > expected) {
         return fail("PNG", "image data inflates to more than the " + num(expected) + " bytes its " +

@@ -242,6 +242,12 @@ bad_crc[31] ^= 1
 bad_crc_path = write("bad_crc.png", bytes(bad_crc))
 case("PNG with a bad IHDR CRC", [bad_crc_path] + stats, 1,
      q + bad_crc_path + ": PNG: corrupt header (IHDR fails its CRC check)")
+no_iend = write("no_iend.png", grey8[:-12])
+case("PNG without IEND", [no_iend] + stats, 1,
+     q + no_iend + ": PNG: truncated: the file ends before its IEND chunk")
+cut_iend = write("cut_iend.png", grey8[:-1])
+case("PNG cut inside the IEND CRC", [cut_iend] + stats, 1,
+     q + cut_iend + ": PNG: truncated: chunk 'IEND' of 0 bytes runs past the end of the file")
 no_idat = write("no_idat.png", grey8[:33] + grey8[-12:])
 case("PNG without image data", [no_idat] + stats, 1,
      q + no_idat + ": PNG: no image data (IDAT chunk)")

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include <gtest/gtest.h>
+#include <stb/stb_image_write.h>
 
 #include "core/heightmap.h"
 #include "test_files.h"
@@ -200,6 +201,44 @@ TEST(ImageHeader, SizesAreCheckedFromTheFileLengthBeforeReading) {
               path +
                   ": size 20000x20000 is over the limit (32769 samples a side, 268468225 "
                   "samples in all)");
+}
+
+TEST(ImageHeader, FilesStbWritesLoadAndEveryCutIsRefused) {
+    // 37 x 23 so that HDR rows are run-length encoded and TGA packets cross rows.
+    const int w = 37;
+    const int h = 23;
+    std::vector<uint8_t> grey(size_t(w) * h);
+    std::vector<float> heights(grey.size());
+    for (size_t i = 0; i < grey.size(); ++i) {
+        grey[i] = uint8_t(i % 7 < 3 ? 40 : i % 251);  // runs and literals
+        heights[i] = float(grey[i]) * 0.5f;
+    }
+    TempDir dir;
+    const std::string png = dir.path("m.png");
+    const std::string bmp = dir.path("m.bmp");
+    const std::string tga = dir.path("m.tga");
+    const std::string hdr = dir.path("m.hdr");
+    const std::string jpg = dir.path("m.jpg");
+    ASSERT_TRUE(stbi_write_png(png.c_str(), w, h, 1, grey.data(), w));
+    ASSERT_TRUE(stbi_write_bmp(bmp.c_str(), w, h, 1, grey.data()));
+    ASSERT_TRUE(stbi_write_tga(tga.c_str(), w, h, 1, grey.data()));  // RLE by default
+    ASSERT_TRUE(stbi_write_hdr(hdr.c_str(), w, h, 1, heights.data()));
+    ASSERT_TRUE(stbi_write_jpg(jpg.c_str(), w, h, 1, grey.data(), 95));
+    for (const auto& [path, format] :
+         {std::pair{png, "PNG"}, std::pair{bmp, "BMP"}, std::pair{tga, "TGA"},
+          std::pair{hdr, "HDR"}, std::pair{jpg, "JPEG"}}) {
+        const std::vector<uint8_t> bytes = test::readBytes(path);
+        const Result<Heightmap> whole = decodeHeightmap(path, path.substr(path.size() - 4), bytes);
+        ASSERT_TRUE(whole.ok()) << whole.error();
+        EXPECT_EQ(whole.value().width, w);
+        EXPECT_EQ(whole.value().height, h);
+        for (const size_t cut : {size_t(1), size_t(2), bytes.size() / 3}) {
+            const std::vector<uint8_t> part(bytes.begin(), bytes.end() - long(cut));
+            const Result<Heightmap> map = decodeHeightmap("f", path.substr(path.size() - 4), part);
+            ASSERT_FALSE(map.ok()) << format << " cut by " << cut;
+            EXPECT_EQ(map.error().rfind(std::string("f: ") + format + ": ", 0), 0u) << map.error();
+        }
+    }
 }
 
 }  // namespace
