@@ -579,8 +579,10 @@ Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& opti
             return fail(name, dense.error());
         }
     }
-    if (Status read = readFile(path, length.value(), bytes); !read) {
-        return fail(name, read.error());
+    if (bytes.size() != length.value()) {  // a small image is whole already
+        if (Status read = readFile(path, length.value(), bytes); !read) {
+            return fail(name, read.error());
+        }
     }
     return decodeHeightmap(name, ext, bytes, options);
 }

@@ -56,7 +56,8 @@ struct LoadOptions {
 Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& options = {});
 
 // Decodes bytes already in memory as the format `extension` names (".png", ".hgt", ...); `name`
-// starts every error line. loadHeightmap() is readFile + this.
+// starts every error line. loadHeightmap() checks the length and header of the file,
+// reads it and calls this, which runs every image check again on the whole file.
 Result<Heightmap> decodeHeightmap(const std::string& name, const std::string& extension,
                                   const std::vector<unsigned char>& bytes,
                                   const LoadOptions& options = {});
