@@ -39,7 +39,8 @@ def bmp(width, height, bits=8, compression=0, pixels=None, header=40):
         pixels = bytes(row * abs(height))
     info = struct.pack("<IiiHHIIiiII", header, width, height, 1, bits, compression, len(pixels),
                        2835, 2835, 256 if bits == 8 else 0, 0) + bytes(header - 40)
-    return b"BM" + struct.pack("<IHHI", offset + len(pixels), 0, 0, offset) + info + palette + pixels
+    head = b"BM" + struct.pack("<IHHI", offset + len(pixels), 0, 0, offset)
+    return head + info + palette + pixels
 
 
 def tga(width, height, kind=3, bits=8, data=None):
@@ -67,7 +68,7 @@ def hdr(width, height, data=None, layout=None, fmt=b"32-bit_rle_rgbe"):
 
 
 def gif(width, height, frame=None, lzw=None):
-    """A GIF of one grey frame; lzw is the frame's data (a clear code, then raw codes by default)."""
+    """A GIF of one grey frame; lzw is its data (by default a clear code, then raw codes)."""
     fw, fh = frame or (width, height)
     palette = b"".join(bytes([i, i, i]) for i in range(4))
     if lzw is None:  # min code size 2: clear (4), then one 3-bit code per pixel, clearing often
@@ -147,7 +148,8 @@ if os.geteuid() != 0:
 empty = write("empty.png", b"")
 case("empty file", [empty] + stats, 1, q + empty + ": empty file")
 truncated = write("truncated.png", gray16[: len(gray16) // 2])
-case("truncated PNG", [truncated] + stats, 1, prefix=q + truncated + ": PNG: truncated: chunk 'IDAT' of ")
+case("truncated PNG", [truncated] + stats, 1,
+     prefix=q + truncated + ": PNG: truncated: chunk 'IDAT' of ")
 bad = bytearray(gray16)
 bad[50] ^= 0xFF
 corrupt = write("corrupt.png", bytes(bad))
@@ -275,7 +277,8 @@ gif_bad = bytearray(gif(8, 8))
 gif_bad[gif_bad.index(b"\x2c") + 12] = 0xFF  # the first LZW codes: illegal
 sof3 = b"\xff\xd8\xff\xc3\x00\x0b\x08\x00\x08\x00\x08\x01\x01\x11\x00\xff\xd9"
 messages = [
-    ("PNG bit depth 3", "depth3.png", ihdr_png(3, 0), "PNG: bit depth 3 is not valid for grey images"),
+    ("PNG bit depth 3", "depth3.png", ihdr_png(3, 0),
+     "PNG: bit depth 3 is not valid for grey images"),
     ("PNG 16-bit palette", "pal16.png", ihdr_png(16, 3),
      "PNG: bit depth 16 is not valid for palette images"),
     ("PNG colour type 5", "colour5.png", ihdr_png(8, 5),
@@ -355,7 +358,8 @@ junk_head = bytearray(png(16000, 16000, 16, 0, []))[:33] + struct.pack(">I", 190
 junk_png = sparse("junk_idat.png", 1900000100, bytes(junk_head))
 timed_case("sparse 1.9 GB PNG whose IDAT is zeros", [junk_png] + stats, 1,
            q + junk_png + ": PNG: corrupt image data (deflate: unknown compression method)")
-sof0 = b"\xff\xc0\x00\x11\x08" + struct.pack(">HH", 4000, 4000) + b"\x03" + b"\x01\x11\x00\x02\x11\x01\x03\x11\x01"
+sof0 = (b"\xff\xc0\x00\x11\x08" + struct.pack(">HH", 4000, 4000) + b"\x03" +
+        b"\x01\x11\x00\x02\x11\x01\x03\x11\x01")
 padding = b"\xff\xe1" + struct.pack(">H", 10002) + bytes(10000)
 thin_jpeg = write("thin.jpg", b"\xff\xd8" + padding + sof0 + b"\xff\xd9")
 timed_case("JPEG of 4000x4000 in 10 kB", [thin_jpeg] + stats, 1,
