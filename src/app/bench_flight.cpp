@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cull_map.h"
 #include "app/scripted.h"
 #include "core/flight_path.h"
 #include "core/median.h"
@@ -107,11 +108,11 @@ void fly(Session& s, const Framebuffer& target, const std::vector<Camera>& path,
     run.unculledMb = peakResidentMb();
 }
 
-// One row per frame of every mode.
+// One row per frame of every mode, written and closed with every step checked (writeFile).
 Status writeCsv(const std::string& path, const BenchRun& run) {
-    std::ofstream csv(path, std::ios::binary);
-    csv << "mode,frame,eye_x,eye_y,eye_z,nodes_tested,leaves_drawn,leaves_culled,leaves_occluded,"
-           "draw_calls,triangles,cull_ms,frame_ms\n";
+    std::string csv =
+        "mode,frame,eye_x,eye_y,eye_z,nodes_tested,leaves_drawn,leaves_culled,leaves_occluded,"
+        "draw_calls,triangles,cull_ms,frame_ms\n";
     for (const size_t mode : run.modes) {
         for (size_t i = 0; i < run.rows[mode].size(); ++i) {
             const BenchRow& r = run.rows[mode][i];
@@ -122,13 +123,10 @@ Status writeCsv(const std::string& path, const BenchRun& run) {
                           kModes[mode].name, i, r.eye.x, r.eye.y, r.eye.z, c.nodesTested,
                           c.leavesDrawn, c.leavesCulled, c.leavesOccluded, r.stats.drawCalls,
                           (unsigned long long)c.triangles, r.stats.cullMs, r.stats.frameMs);
-            csv << line;
+            csv += line;
         }
     }
-    if (!csv.flush()) {
-        return Status::failure(path + ": cannot write the file");
-    }
-    return {};
+    return writeFile(path, csv.data(), csv.size());
 }
 
 // A mode's frames: median, worst, and the median share spent culling and building the draw list.

@@ -11,6 +11,7 @@
 
 #include "app/palette.h"
 #include "core/quadtree.h"
+#include "core/result.h"
 #include "core/terrain_grid.h"
 
 namespace qt {
@@ -50,12 +51,16 @@ struct MapCell {
 void minimapCells(const Quadtree& tree, const std::vector<uint32_t>& acceptedNodes,
                   const std::vector<LeafRange>& drawn, int minSide, std::vector<MapCell>& cells);
 
-// Writes the image as PNG; one line on failure.
-std::string writePng(const std::string& path, int width, int height, int channels,
-                     const uint8_t* pixels);
+// Writes the bytes to the file, replacing it: every write, the flush and the close checked. The
+// error is one line naming the path (control bytes escaped) and the system's reason.
+Status writeFile(const std::string& path, const void* data, size_t size);
+
+// Encodes the image as PNG in memory, then writes it with writeFile.
+Status writePng(const std::string& path, int width, int height, int channels,
+                const uint8_t* pixels);
 
 // Writes RGBA pixels (as read back from GL, alpha 1 everywhere) as an RGB PNG.
-std::string writeRgbaAsRgbPng(const std::string& path, int width, int height,
-                              const std::vector<uint8_t>& rgba);
+Status writeRgbaAsRgbPng(const std::string& path, int width, int height,
+                         const std::vector<uint8_t>& rgba);
 
 }  // namespace qt

@@ -108,11 +108,16 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
         requests.load = true;
     }
     ImGui::TextDisabled("or drop a heightmap file onto the window");
+    const WorldMapping before = terrain.mapping;
     ImGui::DragFloat("spacing", &terrain.mapping.spacing, 0.01f * terrain.mapping.spacing, 1e-4f,
                      1e6f, "%.4g", ImGuiSliderFlags_Logarithmic);
     const float scaleStep = 0.01f * std::max(std::abs(terrain.mapping.heightScale), 1e-6f);
     ImGui::DragFloat("height scale", &terrain.mapping.heightScale, scaleStep, -1e6f, 1e6f, "%.4g");
     terrain.mapping.spacing = std::max(terrain.mapping.spacing, 1e-4f);
+    if (Status world = checkWorldFinite(terrain.map, terrain.mapping); !world) {
+        terrain.mapping = before;  // a slider never makes a world of non-finite floats
+        state.message = world.error();
+    }
     if (!state.message.empty()) {
         ImGui::TextWrapped("%s", state.message.c_str());
     }

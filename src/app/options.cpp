@@ -10,6 +10,7 @@
 
 #include "core/config.h"
 #include "core/quadtree.h"
+#include "core/text.h"
 
 namespace qt {
 namespace {
@@ -42,6 +43,7 @@ bool parseInt(const std::string& text, int& out) {
     return true;
 }
 
+// Three numbers X,Y,Z, each at most kMaxCameraCoordinate in magnitude.
 bool parseVec3(const std::string& text, glm::vec3& out) {
     const size_t a = text.find(',');
     const size_t b = a == std::string::npos ? a : text.find(',', a + 1);
@@ -50,7 +52,8 @@ bool parseVec3(const std::string& text, glm::vec3& out) {
     }
     return parseFloat(text.substr(0, a), out.x) &&
            parseFloat(text.substr(a + 1, b - a - 1), out.y) &&
-           parseFloat(text.substr(b + 1), out.z);
+           parseFloat(text.substr(b + 1), out.z) && std::fabs(out.x) <= kMaxCameraCoordinate &&
+           std::fabs(out.y) <= kMaxCameraCoordinate && std::fabs(out.z) <= kMaxCameraCoordinate;
 }
 
 bool parseSize(const std::string& text, int& width, int& height) {
@@ -59,52 +62,37 @@ bool parseSize(const std::string& text, int& width, int& height) {
            parseInt(text.substr(x + 1), height) && width > 0 && height > 0;
 }
 
-// The argument as it may appear inside a one-line message: control bytes escaped.
-std::string printable(const std::string& text) {
-    std::string out;
-    for (const unsigned char c : text) {
-        if (c < 0x20 || c == 0x7F) {
-            char escaped[8];
-            std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
-            out += escaped;
-        } else {
-            out += char(c);
-        }
-    }
-    return out;
-}
+using Handler = std::function<Status(ViewerOptions&, const std::string&)>;
 
-using Handler = std::function<std::string(ViewerOptions&, const std::string&)>;
-
-// A point option: X,Y,Z with three finite numbers.
+// A point option: X,Y,Z, three finite numbers within kMaxCameraCoordinate.
 Handler pointOption(std::optional<glm::vec3> ViewerOptions::*field) {
-    return [field](ViewerOptions& o, const std::string& v) -> std::string {
+    return [field](ViewerOptions& o, const std::string& v) -> Status {
         glm::vec3 p;
         if (!parseVec3(v, p)) {
-            return "expected X,Y,Z with three finite numbers";
+            return Status::failure("expected X,Y,Z with three numbers from -1e15 to 1e15");
         }
         o.*field = p;
-        return "";
+        return Status{};
     };
 }
 
 // A number option that takes any finite value.
 Handler finiteOption(std::optional<float> ViewerOptions::*field) {
-    return [field](ViewerOptions& o, const std::string& v) -> std::string {
+    return [field](ViewerOptions& o, const std::string& v) -> Status {
         float f = 0;
         if (!parseFloat(v, f)) {
-            return "expected a finite number";
+            return Status::failure("expected a finite number");
         }
         o.*field = f;
-        return "";
+        return Status{};
     };
 }
 
-// An output file option.
+// An output file option (isPathOption: an empty value is refused before the handler runs).
 Handler pathOption(std::string ViewerOptions::*field) {
-    return [field](ViewerOptions& o, const std::string& v) {
+    return [field](ViewerOptions& o, const std::string& v) -> Status {
         o.*field = v;
-        return std::string();
+        return {};
     };
 }
 
@@ -112,84 +100,89 @@ Handler pathOption(std::string ViewerOptions::*field) {
 const std::map<std::string, Handler>& valueOptions() {
     static const std::map<std::string, Handler> kOptions = {
         {"--spacing",
-         [](ViewerOptions& o, const std::string& v) -> std::string {
+         [](ViewerOptions& o, const std::string& v) -> Status {
              float s = 0;
              if (!parseFloat(v, s) || !(s > 0.0f)) {
-                 return "expected a positive finite number";
+                 return Status::failure("expected a positive finite number");
              }
              o.spacing = s;
-             return "";
+             return {};
          }},
         {"--height-scale", finiteOption(&ViewerOptions::heightScale)},
         {"--height-offset", finiteOption(&ViewerOptions::heightOffset)},
         {"--leaf",
-         [](ViewerOptions& o, const std::string& v) -> std::string {
+         [](ViewerOptions& o, const std::string& v) -> Status {
              if (!parseInt(v, o.leafSize) || !isValidLeafSize(o.leafSize)) {
-                 return "expected a power of two from " + std::to_string(kMinLeafSize) + " to " +
-                        std::to_string(kMaxLeafSize);
+                 return Status::failure("expected a power of two from " +
+                                        std::to_string(kMinLeafSize) + " to " +
+                                        std::to_string(kMaxLeafSize));
              }
-             return "";
+             return {};
          }},
         {"--size",
-         [](ViewerOptions& o, const std::string& v) -> std::string {
+         [](ViewerOptions& o, const std::string& v) -> Status {
              if (!parseSize(v, o.rawWidth, o.rawHeight)) {
-                 return "expected WIDTHxHEIGHT with positive integers, like 1025x1025";
+                 return Status::failure(
+                     "expected WIDTHxHEIGHT with positive integers, like 1025x1025");
              }
-             return "";
+             return {};
          }},
         {"--window",
-         [](ViewerOptions& o, const std::string& v) -> std::string {
-             if (!parseSize(v, o.windowWidth, o.windowHeight) || o.windowWidth > 16384 ||
-                 o.windowHeight > 16384) {
-                 return "expected WIDTHxHEIGHT from 1x1 to 16384x16384, like 1280x720";
+         [](ViewerOptions& o, const std::string& v) -> Status {
+             if (!parseSize(v, o.windowWidth, o.windowHeight) || o.windowWidth > kMaxWindowSide ||
+                 o.windowHeight > kMaxWindowSide ||
+                 int64_t(o.windowWidth) * o.windowHeight > kMaxWindowPixels) {
+                 return Status::failure(
+                     "expected WIDTHxHEIGHT from 1x1 to 16384x16384 and at most 67108864 pixels "
+                     "(8192x8192), like 1280x720");
              }
-             return "";
+             return {};
          }},
         {"--eye", pointOption(&ViewerOptions::eye)},
         {"--target", pointOption(&ViewerOptions::target)},
         {"--fov",
-         [](ViewerOptions& o, const std::string& v) -> std::string {
+         [](ViewerOptions& o, const std::string& v) -> Status {
              if (!parseFloat(v, o.fovDegrees) || !(o.fovDegrees > 1.0f && o.fovDegrees < 179.0f)) {
-                 return "expected degrees between 1 and 179 (exclusive)";
+                 return Status::failure("expected degrees between 1 and 179 (exclusive)");
              }
-             return "";
+             return {};
          }},
         {"--lod",
-         [](ViewerOptions& o, const std::string& v) -> std::string {
+         [](ViewerOptions& o, const std::string& v) -> Status {
              if (!parseFloat(v, o.lodPixels) || !(o.lodPixels >= 0.0f && o.lodPixels <= 64.0f)) {
-                 return "expected pixels from 0 (off) to 64";
+                 return Status::failure("expected pixels from 0 (off) to 64");
              }
-             return "";
+             return {};
          }},
         {"--sync-draws",
-         [](ViewerOptions& o, const std::string& v) -> std::string {
+         [](ViewerOptions& o, const std::string& v) -> Status {
              if (v != "auto" && v != "on" && v != "off") {
-                 return "expected auto, on or off";
+                 return Status::failure("expected auto, on or off");
              }
              o.syncDraws = v == "auto" ? std::nullopt : std::optional<bool>(v == "on");
-             return "";
+             return {};
          }},
         {"--back-faces",
-         [](ViewerOptions& o, const std::string& v) -> std::string {
+         [](ViewerOptions& o, const std::string& v) -> Status {
              if (v != "auto" && v != "draw") {
-                 return "expected auto or draw";
+                 return Status::failure("expected auto or draw");
              }
              o.drawBackFaces = v == "draw";
-             return "";
+             return {};
          }},
         {"--frames",
-         [](ViewerOptions& o, const std::string& v) -> std::string {
+         [](ViewerOptions& o, const std::string& v) -> Status {
              if (!parseInt(v, o.frames) || o.frames < 1) {
-                 return "expected a positive whole number of frames";
+                 return Status::failure("expected a positive whole number of frames");
              }
-             return "";
+             return {};
          }},
         {"--soak",
-         [](ViewerOptions& o, const std::string& v) -> std::string {
+         [](ViewerOptions& o, const std::string& v) -> Status {
              if (!parseInt(v, o.soakFrames) || o.soakFrames < 1) {
-                 return "expected a positive whole number of frames";
+                 return Status::failure("expected a positive whole number of frames");
              }
-             return "";
+             return {};
          }},
         {"--freeze-eye", pointOption(&ViewerOptions::freezeEye)},
         {"--freeze-target", pointOption(&ViewerOptions::freezeTarget)},
@@ -202,26 +195,35 @@ const std::map<std::string, Handler>& valueOptions() {
     return kOptions;
 }
 
-std::string checkCombination(const ViewerOptions& o) {
+// The options that name an output file.
+bool isPathOption(const std::string& name) {
+    return name == "--window-shot" || name == "--screenshot" || name == "--stats-json" ||
+           name == "--cull-map" || name == "--bench";
+}
+
+Status checkCombination(const ViewerOptions& o) {
     if (o.eye.has_value() != o.target.has_value()) {
-        return "--eye and --target go together: give both or neither";
+        return Status::failure("--eye and --target go together: give both or neither");
     }
     if (o.eye && *o.eye == *o.target) {
-        return "--eye and --target are the same point; the camera needs a direction";
+        return Status::failure(
+            "--eye and --target are the same point; the camera needs a direction");
     }
     if (o.freezeEye.has_value() != o.freezeTarget.has_value()) {
-        return "--freeze-eye and --freeze-target go together: give both or neither";
+        return Status::failure(
+            "--freeze-eye and --freeze-target go together: give both or neither");
     }
     if (o.freezeEye && *o.freezeEye == *o.freezeTarget) {
-        return "--freeze-eye and --freeze-target are the same point; the frustum needs a direction";
+        return Status::failure(
+            "--freeze-eye and --freeze-target are the same point; the frustum needs a direction");
     }
     if (o.dumpLeaves && o.statsJsonPath.empty()) {
-        return "--dump-leaves needs --stats-json OUT.json";
+        return Status::failure("--dump-leaves needs --stats-json OUT.json");
     }
     if (o.soakRssReportOnly && o.soakFrames == 0) {
-        return "--soak-rss-report-only needs --soak N";
+        return Status::failure("--soak-rss-report-only needs --soak N");
     }
-    return "";
+    return {};
 }
 
 }  // namespace
@@ -243,7 +245,7 @@ Result<ViewerOptions> parseOptions(const std::vector<std::string>& args) {
         if (name == "--no-cull" || name == "--no-occlusion" || name == "--dump-leaves" ||
             name == "--soak-rss-report-only") {
             if (inlineValue) {
-                return Result<ViewerOptions>::failure(printable(name) + " takes no value");
+                return Result<ViewerOptions>::failure(escapedText(name) + " takes no value");
             }
             (name == "--no-cull"        ? options.noCull
              : name == "--no-occlusion" ? options.noOcclusion
@@ -255,29 +257,34 @@ Result<ViewerOptions> parseOptions(const std::vector<std::string>& args) {
         const auto handler = table.find(name);
         if (handler != table.end()) {
             if (!inlineValue && i + 1 >= args.size()) {
-                return Result<ViewerOptions>::failure(printable(name) + ": missing value");
+                return Result<ViewerOptions>::failure(escapedText(name) + ": missing value");
             }
             const std::string value = inlineValue ? *inlineValue : args[++i];
-            const std::string problem = handler->second(options, value);
-            if (!problem.empty()) {
-                return Result<ViewerOptions>::failure(printable(name) + " '" + printable(value) +
-                                                      "': " + problem);
+            if (value.empty() && isPathOption(name)) {
+                return Result<ViewerOptions>::failure(name + ": empty path");
+            }
+            if (Status problem = handler->second(options, value); !problem) {
+                return Result<ViewerOptions>::failure(escapedText(name) + " '" +
+                                                      escapedText(value) + "': " + problem.error());
             }
             continue;
         }
         if (name.size() > 1 && name[0] == '-') {
-            return Result<ViewerOptions>::failure("unknown option '" + printable(name) +
+            return Result<ViewerOptions>::failure("unknown option '" + escapedText(name) +
                                                   "' (see --help)");
         }
+        if (args[i].empty()) {
+            return Result<ViewerOptions>::failure("empty heightmap path");
+        }
         if (havePath) {
-            return Result<ViewerOptions>::failure("unexpected argument '" + printable(name) +
+            return Result<ViewerOptions>::failure("unexpected argument '" + escapedText(name) +
                                                   "': only one heightmap can be given");
         }
         options.heightmapPath = args[i];
         havePath = true;
     }
-    if (std::string problem = checkCombination(options); !problem.empty()) {
-        return Result<ViewerOptions>::failure(problem);
+    if (Status problem = checkCombination(options); !problem) {
+        return Result<ViewerOptions>::failure(problem.error());
     }
     return options;
 }
@@ -288,13 +295,17 @@ std::string usageText() {
 Flies a camera over a heightmap and draws only the quadtree leaves inside the view frustum.
 HEIGHTMAP: .png (8/16-bit) .jpg .bmp .tga .pgm .gif .psd .hdr, SRTM .hgt, or 16-bit
 little-endian .r16/.raw (square, or give --size). Default: data/default_1025.png.
+Limits: files up to 2147483647 bytes, 32769 samples a side and 268468225 in all; the world
+(map extent and heights, from --spacing, --height-scale, --height-offset) within 1e9 units,
+spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
 
   --spacing S          world units between neighbouring samples (default 1; real metres for .hgt)
   --height-scale S     world height per stored sample unit (y = sample * S + offset)
   --height-offset S    added to every height (default 0)
   --leaf N             grid squares per leaf side: 2, 4, 8, 16, 32 or 64 (default 4)
   --size WxH           size of a headerless .r16/.raw file
-  --window WxH         window and screenshot size (default 1280x720)
+  --window WxH         window and screenshot size (default 1280x720): at most 16384 a side
+                       and 67108864 pixels (8192x8192), and what the OpenGL driver allows
   --eye X,Y,Z          camera position (with --target)
   --target X,Y,Z       point the camera looks at (with --eye)
   --fov DEGREES        vertical field of view, between 1 and 179 (default 60)

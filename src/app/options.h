@@ -1,6 +1,7 @@
 // The viewer's command line: parsed and checked without GL, so it is unit-tested and fuzzed.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +11,11 @@
 #include "core/result.h"
 
 namespace qt {
+
+// Largest --window side, and most pixels: an 8192x8192 offscreen frame takes about 1 GiB with its
+// depth buffer, readback and PNG encoding, and llvmpipe about 20 s to draw and write it.
+constexpr int kMaxWindowSide = 16384;
+constexpr int64_t kMaxWindowPixels = int64_t{8192} * 8192;
 
 struct ViewerOptions {
     std::string heightmapPath;     // empty: the default map in data/

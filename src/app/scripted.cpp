@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -16,12 +15,6 @@ namespace qt {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-bool writeText(const std::string& path, const std::string& text) {
-    std::ofstream file(path, std::ios::binary);
-    file << text;
-    return bool(file.flush());
-}
 
 }  // namespace
 
@@ -71,10 +64,9 @@ int runOneShot(Session& s) {
         status = kExitFailure;
     };
     if (!o.screenshotPath.empty()) {
-        if (std::string e =
-                writeRgbaAsRgbPng(o.screenshotPath, o.windowWidth, o.windowHeight, pixels);
-            !e.empty()) {
-            fail(e);
+        if (Status e = writeRgbaAsRgbPng(o.screenshotPath, o.windowWidth, o.windowHeight, pixels);
+            !e) {
+            fail(e.error());
         }
     }
     if (!o.statsJsonPath.empty()) {
@@ -93,8 +85,9 @@ int runOneShot(Session& s) {
             appendLeafCoords(s.terrain.tree, s.terrain.frame.drawn, s.terrain.frame.drawList);
         }
         report.visibleLeaves = o.dumpLeaves ? &s.terrain.frame.drawList : nullptr;
-        if (!writeText(o.statsJsonPath, statsJson(report))) {
-            fail(o.statsJsonPath + ": cannot write the file");
+        const std::string json = statsJson(report);
+        if (Status e = writeFile(o.statsJsonPath, json.data(), json.size()); !e) {
+            fail(e.error());
         }
     }
     if (!o.cullMapPath.empty()) {
@@ -102,9 +95,9 @@ int runOneShot(Session& s) {
         const RgbImage image = cullMapImage(s.terrain.tree, s.terrain.mapping,
                                             s.terrain.frame.walk.ranges, s.terrain.frame.drawn,
                                             Frustum::corners(viewProjection), s.camera.position);
-        if (std::string e = writePng(o.cullMapPath, image.width, image.height, 3, image.rgb.data());
-            !e.empty()) {
-            fail(e);
+        if (Status e = writePng(o.cullMapPath, image.width, image.height, 3, image.rgb.data());
+            !e) {
+            fail(e.error());
         }
     }
     return status;

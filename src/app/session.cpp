@@ -8,6 +8,7 @@
 #include <glm/trigonometric.hpp>
 
 #include "app/resources.h"
+#include "core/text.h"
 
 namespace qt {
 namespace {
@@ -15,7 +16,8 @@ namespace {
 // On a terminal, one line that shows the step of the load under way and is then replaced by the
 // times of each step; nothing when stderr is a file or a pipe (scripts and tests read it).
 struct TerminalProgress {
-    explicit TerminalProgress(const std::string& path) : name(path), on(isatty(STDERR_FILENO)) {}
+    explicit TerminalProgress(const std::string& path)
+        : name(escapedPath(path)), on(isatty(STDERR_FILENO)) {}
 
     void operator()(LoadStep step) const {
         if (on) {
@@ -44,6 +46,15 @@ struct TerminalProgress {
     bool on;
 };
 
+// The map's default mapping with the options' values in place of its defaults.
+WorldMapping optionsMapping(const Heightmap& map, const ViewerOptions& options) {
+    WorldMapping mapping = defaultMapping(map);
+    mapping.spacing = options.spacing.value_or(mapping.spacing);
+    mapping.heightScale = options.heightScale.value_or(mapping.heightScale);
+    mapping.heightOffset = options.heightOffset.value_or(mapping.heightOffset);
+    return mapping;
+}
+
 }  // namespace
 
 Result<Session> Session::create(const ViewerOptions& options) {
@@ -60,6 +71,12 @@ Result<Session> Session::create(const ViewerOptions& options) {
     if (!map) {
         terminal.failed();
         return Result<Session>::failure(map.error());
+    }
+    // The options' mapping is checked before any GL: a world that is not finite floats is refused.
+    if (Status world = checkWorldFinite(map.value(), optionsMapping(map.value(), options));
+        !world) {
+        terminal.failed();
+        return Result<Session>::failure(world.error());
     }
     session.shaderDir = findResourceDir("shaders");
     if (session.shaderDir.empty()) {
@@ -112,10 +129,7 @@ Result<Session> Session::create(const ViewerOptions& options) {
     session.renderer.backFaceCulling = !options.drawBackFaces;
     session.lines = std::move(lines).value();
     session.terrain = std::move(terrain).value();
-    WorldMapping& mapping = session.terrain.mapping;
-    mapping.spacing = options.spacing.value_or(mapping.spacing);
-    mapping.heightScale = options.heightScale.value_or(mapping.heightScale);
-    mapping.heightOffset = options.heightOffset.value_or(mapping.heightOffset);
+    session.terrain.mapping = optionsMapping(session.terrain.map, options);
     session.resetCamera(float(options.windowWidth) / float(options.windowHeight));
     return session;
 }

@@ -176,8 +176,8 @@ int addLeafBoxes(DebugLines& lines, const Terrain& t) {
 bool saveWindow(const std::string& path, int width, int height) {
     std::vector<uint8_t> rgba;
     readPixels(width, height, rgba);
-    if (std::string e = writeRgbaAsRgbPng(path, width, height, rgba); !e.empty()) {
-        std::fprintf(stderr, "quadterrain: %s\n", e.c_str());
+    if (Status e = writeRgbaAsRgbPng(path, width, height, rgba); !e) {
+        std::fprintf(stderr, "quadterrain: %s\n", e.error().c_str());
         return false;
     }
     return true;

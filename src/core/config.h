@@ -9,6 +9,19 @@ namespace qt {
 constexpr int kMaxSide = 32769;
 // Most samples a heightmap may have (16385 x 16385); refused before any allocation.
 constexpr int64_t kMaxSamples = int64_t{16385} * 16385;
+// Largest heightmap file, in bytes, refused from its length before it is read: stb_image decodes
+// from an int length, and 2 GiB - 1 holds the largest map (kMaxSamples) as uncompressed 16-bit
+// RGBA but for 0.01%.
+constexpr uint64_t kMaxFileBytes = 2147483647;
+// Largest magnitude of a world coordinate (x, y or z of the terrain, in world units): every float
+// the camera, culling and normals compute from the map then stays finite (a squared distance from
+// a camera 2e15 away, a normal's unnormalised length) with room to spare. Floats hold 24 bits, so
+// a position d units from the origin is exact to about d * 6e-8: 0.06 units at 1e6, 60 at 1e9.
+constexpr double kMaxWorldCoordinate = 1e9;
+// Least spacing between samples: below it the normals' cross products underflow to zero.
+constexpr double kMinSpacing = 1e-6;
+// Largest magnitude of a camera coordinate given on the command line (--eye, --target, ...).
+constexpr double kMaxCameraCoordinate = 1e15;
 // Grid squares along a leaf side when the user does not choose (4x4 cells, as in
 // ../shared/reference/seeds/001_0a82f6a95d5fc8da.txt).
 constexpr int kDefaultLeafSize = 4;

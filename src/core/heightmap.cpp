@@ -14,11 +14,15 @@
 #include <stb/stb_image.h>
 
 #include "core/config.h"
+#include "core/image_header.h"
+#include "core/text.h"
 
 namespace qt {
 namespace {
 
 constexpr double kMaxPixelsPerByte = 2048.0;
+// Bytes read from the start of an image to check its header before the rest is read.
+constexpr uint64_t kHeaderBytes = 65536;
 
 struct FileCloser {
     void operator()(FILE* f) const { std::fclose(f); }
@@ -43,36 +47,33 @@ bool isStbExtension(const std::string& ext) {
     return std::any_of(std::begin(kExts), std::end(kExts), [&](const char* e) { return ext == e; });
 }
 
-// Reads the whole file; on failure fills `error` with the problem (without the path).
-bool readFile(const std::string& path, std::vector<unsigned char>& bytes, std::string& error) {
+// The file's length, or the problem with it (without the path).
+Result<uint64_t> fileLength(const std::string& path) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
-        error = errno == ENOENT ? "no such file" : std::strerror(errno);
-        return false;
+        return Result<uint64_t>::failure(errno == ENOENT ? "no such file" : std::strerror(errno));
     }
     if (S_ISDIR(st.st_mode)) {
-        error = "is a directory, not a heightmap file";
-        return false;
+        return Result<uint64_t>::failure("is a directory, not a heightmap file");
     }
     if (!S_ISREG(st.st_mode)) {
-        error = "not a regular file";
-        return false;
+        return Result<uint64_t>::failure("not a regular file");
     }
+    return uint64_t(st.st_size);
+}
+
+// Reads up to `limit` bytes from the start of the file (the whole file when it is shorter).
+Status readFile(const std::string& path, uint64_t limit, std::vector<unsigned char>& bytes) {
     FilePtr file(std::fopen(path.c_str(), "rb"));
     if (!file) {
-        error = std::string("cannot open: ") + std::strerror(errno);
-        return false;
+        return Status::failure(std::string("cannot open: ") + std::strerror(errno));
     }
-    if (st.st_size == 0) {
-        error = "empty file";
-        return false;
+    bytes.resize(size_t(limit));
+    const size_t got = std::fread(bytes.data(), 1, bytes.size(), file.get());
+    if (got != bytes.size()) {
+        return Status::failure("read failed (file changed or unreadable)");
     }
-    bytes.resize(size_t(st.st_size));
-    if (std::fread(bytes.data(), 1, bytes.size(), file.get()) != bytes.size()) {
-        error = "read failed (file changed or unreadable)";
-        return false;
-    }
-    return true;
+    return {};
 }
 
 void setRange(Heightmap& map, uint16_t lo, uint16_t hi) {
@@ -148,26 +149,50 @@ Result<Heightmap> fail(const std::string& path, const std::string& problem) {
 
 Result<Heightmap> loadPnm(const std::string& path, const std::vector<unsigned char>& bytes);
 
+// No format here packs more than kMaxPixelsPerByte pixels in a byte (deflate 1032:1, GIF's LZW
+// about 1400:1, RLE 128:1): a smaller file is truncated, and some stb decoders would allocate and
+// zero-fill the whole claimed image before noticing.
+Status checkDensity(const ImageInfo& info, uint64_t fileSize) {
+    if (double(info.width) * double(info.height) > double(fileSize) * kMaxPixelsPerByte) {
+        return Status::failure(std::string(info.format) + ": corrupt image data (file of " +
+                               std::to_string(fileSize) + " bytes is too small for " +
+                               std::to_string(info.width) + "x" + std::to_string(info.height) +
+                               " pixels)");
+    }
+    return {};
+}
+
 // Takes ownership of what an stb_image load returned (one channel of T) and makes the map of it.
 template <class T>
-Result<Heightmap> adoptStb(const std::string& path, int width, int height, T* decoded,
+Result<Heightmap> adoptStb(const std::string& path, const ImageInfo& info, T* decoded,
                            int decodedWidth, int decodedHeight, HeightmapFormat format) {
     const std::unique_ptr<T, void (*)(void*)> pixels(decoded, stbi_image_free);
+    const std::string what = std::string(info.format) + ": ";
     if (!pixels) {
-        return fail(path, std::string("corrupt image data (") + stbi_failure_reason() + ")");
+        const char* reason = stbi_failure_reason();
+        return fail(path, what + "corrupt image data" +
+                              (reason && *reason ? std::string(" (") + reason + ")" : ""));
     }
-    if (decodedWidth != width || decodedHeight != height) {
-        return fail(path, "corrupt image data (header and data disagree on the size)");
+    if (decodedWidth != info.width || decodedHeight != info.height) {
+        return fail(path, what + "corrupt image data (header and data disagree on the size)");
     }
     Heightmap map;
-    map.width = width;
-    map.height = height;
+    map.width = decodedWidth;
+    map.height = decodedHeight;
     map.format = format;
-    const size_t count = size_t(width) * size_t(height);
+    const size_t count = size_t(map.width) * size_t(map.height);
     if constexpr (std::is_floating_point_v<T>) {  // HDR
         if (!std::all_of(pixels.get(), pixels.get() + count,
                          [](T v) { return std::isfinite(v); })) {
-            return fail(path, "image holds a NaN or infinite sample");
+            return fail(path, what + "image holds a NaN or infinite sample");
+        }
+        const auto [lo, hi] = std::minmax_element(pixels.get(), pixels.get() + count);
+        const double extreme = std::max(std::fabs(double(*lo)), std::fabs(double(*hi)));
+        if (extreme > kMaxWorldCoordinate) {
+            char text[96];
+            std::snprintf(text, sizeof text, "sample %g is beyond the limit of %g for a height",
+                          extreme, kMaxWorldCoordinate);
+            return fail(path, what + text);
         }
         encodeFloats(map, pixels.get(), count);
     } else {
@@ -176,82 +201,36 @@ Result<Heightmap> adoptStb(const std::string& path, int width, int height, T* de
     return map;
 }
 
-// A four-byte chunk tag as text, with anything unprintable shown as '?'.
-std::string printableTag(std::string tag) {
-    for (char& c : tag) {
-        c = std::isprint(static_cast<unsigned char>(c)) ? c : '?';
-    }
-    return tag;
-}
-
-// A PNG's size from its IHDR, so that a huge claim is refused by our limit, named, before stb.
-bool pngHeaderSize(const std::vector<unsigned char>& bytes, int64_t& width, int64_t& height) {
-    static const unsigned char kSignature[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-    if (bytes.size() < 24 ||
-        !std::equal(std::begin(kSignature), std::end(kSignature), bytes.begin()) ||
-        std::memcmp(&bytes[12], "IHDR", 4) != 0) {
-        return false;
-    }
-    auto be32 = [&](size_t at) {
-        return int64_t(bytes[at]) << 24 | int64_t(bytes[at + 1]) << 16 |
-               int64_t(bytes[at + 2]) << 8 | int64_t(bytes[at + 3]);
-    };
-    width = be32(16);
-    height = be32(20);
-    return true;
-}
-
-// Walks a PNG's chunks: each must fit inside the file. stb_image would otherwise grow its IDAT
-// buffer to whatever length a chunk header claims before finding the bytes missing.
-std::string checkPngChunks(const std::vector<unsigned char>& bytes) {
-    size_t at = 8;
-    while (at + 8 <= bytes.size()) {
-        const uint64_t length = uint64_t(bytes[at]) << 24 | uint64_t(bytes[at + 1]) << 16 |
-                                uint64_t(bytes[at + 2]) << 8 | uint64_t(bytes[at + 3]);
-        const std::string type(bytes.begin() + long(at + 4), bytes.begin() + long(at + 8));
-        if (length > bytes.size() - at - 8) {
-            return "corrupt image data (chunk '" + printableTag(type) + "' claims " +
-                   std::to_string(length) + " bytes past the end of the file)";
-        }
-        if (type == "IEND") {
-            break;
-        }
-        at += 12 + size_t(length);
-    }
-    return "";
-}
-
+// The header checks, then stb_image (PGM/PPM are decoded here).
 Result<Heightmap> loadStbImage(const std::string& path, const std::vector<unsigned char>& bytes) {
-    const int length = int(std::min<size_t>(bytes.size(), size_t(INT32_MAX)));
-    int64_t headerWidth = 0;
-    int64_t headerHeight = 0;
+    const Result<ImageInfo> checked = checkImage(bytes.data(), bytes.size(), bytes.size());
+    if (!checked) {
+        return fail(path, checked.error());
+    }
     if (bytes.size() >= 2 && bytes[0] == 'P' && (bytes[1] == '5' || bytes[1] == '6')) {
         return loadPnm(path, bytes);
     }
-    if (pngHeaderSize(bytes, headerWidth, headerHeight)) {
-        if (std::string problem = checkDimensions(headerWidth, headerHeight); !problem.empty()) {
-            return fail(path, problem);
+    if (bytes.size() > size_t(INT32_MAX)) {
+        return fail(path, "file is too large for the image decoder");
+    }
+    const int length = int(bytes.size());
+    ImageInfo info = checked.value();
+    if (info.width == 0) {  // a header checkImage does not size
+        int width = 0;
+        int height = 0;
+        int channels = 0;
+        if (!stbi_info_from_memory(bytes.data(), length, &width, &height, &channels)) {
+            return fail(path, std::string(info.format) + ": not a readable image (" +
+                                  stbi_failure_reason() + ")");
         }
-        if (std::string problem = checkPngChunks(bytes); !problem.empty()) {
-            return fail(path, problem);
+        if (Status problem = checkDimensions(width, height); !problem) {
+            return fail(path, problem.error());
         }
+        info.width = width;
+        info.height = height;
     }
-    int width = 0;
-    int height = 0;
-    int channels = 0;
-    if (!stbi_info_from_memory(bytes.data(), length, &width, &height, &channels)) {
-        return fail(path, std::string("not a readable image (") + stbi_failure_reason() + ")");
-    }
-    if (std::string problem = checkDimensions(width, height); !problem.empty()) {
-        return fail(path, problem);
-    }
-    // No format here packs more than kMaxPixelsPerByte pixels in a byte (deflate 1032:1, GIF's
-    // LZW about 1400:1, RLE 128:1): a smaller file is truncated, and some stb decoders would
-    // allocate and zero-fill the whole claimed image before noticing.
-    if (double(width) * double(height) > double(bytes.size()) * kMaxPixelsPerByte) {
-        return fail(path, "corrupt image data (file of " + std::to_string(bytes.size()) +
-                              " bytes is too small for " + std::to_string(width) + "x" +
-                              std::to_string(height) + " pixels)");
+    if (Status dense = checkDensity(info, bytes.size()); !dense) {
+        return fail(path, dense.error());
     }
     const unsigned char* data = bytes.data();
     int w = 0;
@@ -260,14 +239,14 @@ Result<Heightmap> loadStbImage(const std::string& path, const std::vector<unsign
     // Each load runs before its size is read: argument order is unspecified within a call.
     if (stbi_is_hdr_from_memory(data, length)) {
         float* pixels = stbi_loadf_from_memory(data, length, &w, &h, &n, 1);
-        return adoptStb(path, width, height, pixels, w, h, HeightmapFormat::ImageFloat);
+        return adoptStb(path, info, pixels, w, h, HeightmapFormat::ImageFloat);
     }
     if (stbi_is_16_bit_from_memory(data, length)) {
         stbi_us* pixels = stbi_load_16_from_memory(data, length, &w, &h, &n, 1);
-        return adoptStb(path, width, height, pixels, w, h, HeightmapFormat::Image16);
+        return adoptStb(path, info, pixels, w, h, HeightmapFormat::Image16);
     }
     stbi_uc* pixels = stbi_load_from_memory(data, length, &w, &h, &n, 1);
-    return adoptStb(path, width, height, pixels, w, h, HeightmapFormat::Image8);
+    return adoptStb(path, info, pixels, w, h, HeightmapFormat::Image8);
 }
 
 // Binary PGM (P5) and PPM (P6), 8- or 16-bit. Decoded here because stb_image's 16-bit PNM path
@@ -303,8 +282,8 @@ Result<Heightmap> loadPnm(const std::string& path, const std::vector<unsigned ch
         return fail(path, "corrupt PGM/PPM header");
     }
     ++at;  // the single whitespace before the data
-    if (std::string problem = checkDimensions(width, height); !problem.empty()) {
-        return fail(path, problem);
+    if (Status problem = checkDimensions(width, height); !problem) {
+        return fail(path, problem.error());
     }
     const int sampleBytes = maxValue > 255 ? 2 : 1;
     const auto count = size_t(width * height);
@@ -329,25 +308,58 @@ Result<Heightmap> loadPnm(const std::string& path, const std::vector<unsigned ch
 }
 
 // Side of a square of `bytes` 16-bit samples, or 0 when the length is not such a square.
-int squareSide(size_t bytes) {
-    if (bytes % 2 != 0) {
+int squareSide(uint64_t bytes) {
+    if (bytes % 2 != 0 || bytes / 2 > uint64_t(kMaxSide) * kMaxSide) {
         return 0;
     }
     const auto count = double(bytes / 2);
     const auto side = int64_t(std::llround(std::sqrt(count)));
-    return side * side * 2 == int64_t(bytes) && side <= kMaxSide ? int(side) : 0;
+    return uint64_t(side * side * 2) == bytes && side <= kMaxSide ? int(side) : 0;
+}
+
+struct SampleGrid {
+    int width;
+    int height;
+};
+
+// The size of a headerless .hgt/.r16/.raw file from its length (and --size), checked before it is
+// read.
+Result<SampleGrid> rawGrid(bool hgt, uint64_t length, const LoadOptions& options) {
+    using R = Result<SampleGrid>;
+    int width = options.rawWidth;
+    int height = options.rawHeight;
+    if (hgt || (width == 0 && height == 0)) {
+        const int side = squareSide(length);
+        if (hgt && side < 2) {
+            return R::failure("file is " + std::to_string(length) +
+                              " bytes; an .hgt holds a square of big-endian 16-bit samples "
+                              "(2884802 bytes for 1201x1201, 25934402 for 3601x3601)");
+        }
+        if (side == 0) {
+            return R::failure("file is " + std::to_string(length) +
+                              " bytes, not a square of 16-bit samples; give its size with "
+                              "--size WxH");
+        }
+        width = height = side;
+    }
+    if (Status problem = checkDimensions(width, height); !problem) {
+        return R::failure(problem.error());
+    }
+    const uint64_t expected = uint64_t(width) * uint64_t(height) * 2;
+    if (expected != length) {
+        return R::failure("file is " + std::to_string(length) + " bytes but " +
+                          std::to_string(width) + "x" + std::to_string(height) +
+                          " 16-bit samples need " + std::to_string(expected));
+    }
+    return SampleGrid{width, height};
 }
 
 Result<Heightmap> loadHgt(const std::string& path, const std::vector<unsigned char>& bytes) {
-    const int side = squareSide(bytes.size());
-    if (side < 2) {
-        return fail(path, "file is " + std::to_string(bytes.size()) +
-                              " bytes; an .hgt holds a square of big-endian 16-bit samples "
-                              "(2884802 bytes for 1201x1201, 25934402 for 3601x3601)");
+    const Result<SampleGrid> grid = rawGrid(true, bytes.size(), {});
+    if (!grid) {
+        return fail(path, grid.error());
     }
-    if (std::string problem = checkDimensions(side, side); !problem.empty()) {
-        return fail(path, problem);
-    }
+    const int side = grid.value().width;
     std::vector<float> samples(size_t(side) * size_t(side));
     for (size_t i = 0; i < samples.size(); ++i) {
         samples[i] = float(int16_t(uint16_t(bytes[2 * i] << 8 | bytes[2 * i + 1])));
@@ -365,27 +377,11 @@ Result<Heightmap> loadHgt(const std::string& path, const std::vector<unsigned ch
 
 Result<Heightmap> loadRaw16(const std::string& path, const std::vector<unsigned char>& bytes,
                             const LoadOptions& options) {
-    int width = options.rawWidth;
-    int height = options.rawHeight;
-    if (width == 0 && height == 0) {
-        const int side = squareSide(bytes.size());
-        if (side == 0) {
-            return fail(path, "file is " + std::to_string(bytes.size()) +
-                                  " bytes, not a square of 16-bit samples; give its size with "
-                                  "--size WxH");
-        }
-        width = height = side;
+    const Result<SampleGrid> grid = rawGrid(false, bytes.size(), options);
+    if (!grid) {
+        return fail(path, grid.error());
     }
-    if (std::string problem = checkDimensions(width, height); !problem.empty()) {
-        return fail(path, problem);
-    }
-    const uint64_t expected = uint64_t(width) * uint64_t(height) * 2;
-    if (expected != bytes.size()) {
-        return fail(path, "file is " + std::to_string(bytes.size()) + " bytes but " +
-                              std::to_string(width) + "x" + std::to_string(height) +
-                              " 16-bit samples need " + std::to_string(expected));
-    }
-    Heightmap map = blankMap(width, height, HeightmapFormat::Raw16);
+    Heightmap map = blankMap(grid.value().width, grid.value().height, HeightmapFormat::Raw16);
     for (size_t i = 0; i < map.codes.size(); ++i) {
         map.codes[i] = uint16_t(bytes[2 * i] | bytes[2 * i + 1] << 8);
     }
@@ -395,28 +391,34 @@ Result<Heightmap> loadRaw16(const std::string& path, const std::vector<unsigned 
 
 }  // namespace
 
-std::string checkDimensions(int64_t width, int64_t height) {
+Status checkDimensions(int64_t width, int64_t height) {
     const std::string size = std::to_string(width) + "x" + std::to_string(height);
     if (width < 2 || height < 2) {
-        return "size " + size + " is too small; a heightmap needs at least 2x2 samples";
+        return Status::failure("size " + size +
+                               " is too small; a heightmap needs at least 2x2 samples");
     }
     if (width > kMaxSide || height > kMaxSide || width * height > kMaxSamples) {
-        return "size " + size + " is over the limit (" + std::to_string(kMaxSide) +
-               " samples a side, " + std::to_string(kMaxSamples) + " samples in all)";
+        return Status::failure("size " + size + " is over the limit (" + std::to_string(kMaxSide) +
+                               " samples a side, " + std::to_string(kMaxSamples) +
+                               " samples in all)");
     }
-    return "";
+    return {};
 }
 
 Result<Heightmap> makeHeightmap(int width, int height, const std::vector<float>& samples,
                                 HeightmapFormat format) {
-    if (std::string problem = checkDimensions(width, height); !problem.empty()) {
-        return Result<Heightmap>::failure(problem);
+    if (Status problem = checkDimensions(width, height); !problem) {
+        return Result<Heightmap>::failure(problem.error());
     }
     if (samples.size() != size_t(width) * size_t(height)) {
         return Result<Heightmap>::failure("sample count does not match the size");
     }
     if (!std::all_of(samples.begin(), samples.end(), [](float v) { return std::isfinite(v); })) {
         return Result<Heightmap>::failure("a sample is NaN or infinite");
+    }
+    if (!std::all_of(samples.begin(), samples.end(),
+                     [](float v) { return std::fabs(v) <= kMaxWorldCoordinate; })) {
+        return Result<Heightmap>::failure("a sample is beyond the limit for a height");
     }
     Heightmap map;
     map.width = width;
@@ -498,18 +500,18 @@ bool fillVoids(std::vector<float>& samples, int width, int height, float voidVal
 
 namespace {
 
-// The problem with decoding `ext` under these options, or "" when it is a format we read.
-std::string checkFormat(const std::string& ext, const LoadOptions& options) {
+// Whether `ext` names a format we read under these options.
+Status checkFormat(const std::string& ext, const LoadOptions& options) {
     const bool isRaw = ext == ".r16" || ext == ".raw";
     if (!isRaw && ext != ".hgt" && !isStbExtension(ext)) {
-        return "unknown extension '" + ext +
-               "' (expected .png .jpg .jpeg .bmp .tga .pgm .ppm .pnm .gif .psd .hdr .hgt .r16 "
-               ".raw)";
+        return Status::failure(
+            "unknown extension '" + escapedText(ext) +
+            "' (expected .png .jpg .jpeg .bmp .tga .pgm .ppm .pnm .gif .psd .hdr .hgt .r16 .raw)");
     }
     if (!isRaw && (options.rawWidth != 0 || options.rawHeight != 0)) {
-        return "--size applies only to headerless .r16/.raw files";
+        return Status::failure("--size applies only to headerless .r16/.raw files");
     }
-    return "";
+    return {};
 }
 
 }  // namespace
@@ -520,8 +522,8 @@ Result<Heightmap> decodeHeightmap(const std::string& name, const std::string& ex
     std::string ext = extension;
     std::transform(ext.begin(), ext.end(), ext.begin(),
                    [](unsigned char c) { return char(std::tolower(c)); });
-    if (std::string problem = checkFormat(ext, options); !problem.empty()) {
-        return fail(name, problem);
+    if (Status problem = checkFormat(ext, options); !problem) {
+        return fail(name, problem.error());
     }
     if (bytes.empty()) {
         return fail(name, "empty file");
@@ -536,16 +538,53 @@ Result<Heightmap> decodeHeightmap(const std::string& name, const std::string& ex
 }
 
 Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& options) {
+    if (path.empty()) {
+        return Result<Heightmap>::failure("empty heightmap path");
+    }
+    const std::string name = escapedPath(path);
     const std::string ext = lowerExtension(path);
-    if (std::string problem = checkFormat(ext, options); !problem.empty()) {
-        return fail(path, problem);  // before touching the file
+    if (Status problem = checkFormat(ext, options); !problem) {
+        return fail(name, problem.error());  // before touching the file
     }
+    // Everything that can be checked from the length and the header is, before the pixels are
+    // read: a sparse file claiming gigabytes costs nothing.
+    const Result<uint64_t> length = fileLength(path);
+    if (!length) {
+        return fail(name, length.error());
+    }
+    if (length.value() == 0) {
+        return fail(name, "empty file");
+    }
+    if (length.value() > kMaxFileBytes) {
+        return fail(name, "file of " + std::to_string(length.value()) +
+                              " bytes is over the limit of " + std::to_string(kMaxFileBytes) +
+                              " bytes for a heightmap");
+    }
+    const bool raw = ext == ".r16" || ext == ".raw";
     std::vector<unsigned char> bytes;
-    std::string problem;
-    if (!readFile(path, bytes, problem)) {
-        return fail(path, problem);
+    if (raw || ext == ".hgt") {
+        if (Result<SampleGrid> grid = rawGrid(!raw, length.value(), options); !grid) {
+            return fail(name, grid.error());
+        }
+    } else {
+        const uint64_t head = std::min<uint64_t>(length.value(), kHeaderBytes);
+        if (Status read = readFile(path, head, bytes); !read) {
+            return fail(name, read.error());
+        }
+        const Result<ImageInfo> info = checkImage(bytes.data(), bytes.size(), length.value());
+        if (!info) {
+            return fail(name, info.error());
+        }
+        if (Status dense = checkDensity(info.value(), length.value()); !dense) {
+            return fail(name, dense.error());
+        }
     }
-    return decodeHeightmap(path, ext, bytes, options);
+    if (bytes.size() != length.value()) {  // a small image is whole already
+        if (Status read = readFile(path, length.value(), bytes); !read) {
+            return fail(name, read.error());
+        }
+    }
+    return decodeHeightmap(name, ext, bytes, options);
 }
 
 }  // namespace qt

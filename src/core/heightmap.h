@@ -50,11 +50,14 @@ struct LoadOptions {
 
 // Loads PNG (8/16-bit), JPEG, BMP, TGA, PGM/PPM, GIF, PSD, HDR, SRTM .hgt and raw 16-bit LE.
 // Colour images become one channel by stb_image's luminance (77 R + 150 G + 29 B) / 256;
-// alpha is ignored. Errors are one line that starts with the path.
+// alpha is ignored. Errors are one line that starts with the path (control bytes escaped). The
+// file's length and header are checked before its pixels are read (kMaxFileBytes, the size
+// limits, truncation), and the compressed data is walked before stb_image decodes it.
 Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& options = {});
 
 // Decodes bytes already in memory as the format `extension` names (".png", ".hgt", ...); `name`
-// starts every error line. loadHeightmap() is readFile + this.
+// starts every error line. loadHeightmap() checks the length and header of the file,
+// reads it and calls this, which runs every image check again on the whole file.
 Result<Heightmap> decodeHeightmap(const std::string& name, const std::string& extension,
                                   const std::vector<unsigned char>& bytes,
                                   const LoadOptions& options = {});
@@ -67,8 +70,8 @@ Result<Heightmap> makeHeightmap(int width, int height, const std::vector<float>&
 // Every sample as a float, for tests and tools (the viewer never needs them).
 std::vector<float> heightmapSamples(const Heightmap& map);
 
-// Checks a width x height against the limits before anything is allocated; empty when fine.
-std::string checkDimensions(int64_t width, int64_t height);
+// Checks a width x height against the limits before anything is allocated.
+Status checkDimensions(int64_t width, int64_t height);
 
 // Replaces every sample equal to voidValue by the mean of its filled 8-neighbours, in
 // breadth-first order from the known samples. Returns false when every sample is void.

@@ -2,6 +2,9 @@
 #include "core/terrain_grid.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
 
 #include <glm/geometric.hpp>
 
@@ -43,6 +46,45 @@ WorldMapping defaultMapping(const Heightmap& map) {
             return mapping;
     }
     return mapping;
+}
+
+Status checkWorldFinite(const Heightmap& map, const WorldMapping& mapping) {
+    auto number = [](double v) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%g", v);
+        return std::string(text);
+    };
+    const std::string limit = number(kMaxWorldCoordinate);
+    const double spacing = mapping.spacing;
+    if (!(mapping.spacing >= float(kMinSpacing))) {
+        return Status::failure("--spacing " + number(spacing) + " is below the least spacing of " +
+                               number(kMinSpacing));
+    }
+    const double extent = double(std::max(map.width, map.height) - 1) * spacing;
+    if (!(extent <= kMaxWorldCoordinate)) {
+        return Status::failure("--spacing " + number(spacing) + " makes the map " + number(extent) +
+                               " world units wide, over the limit of " + limit);
+    }
+    // Doubles hold every product here exactly enough: samples and options are finite floats.
+    const double scale = mapping.heightScale;
+    const double offset = mapping.heightOffset;
+    const double lo = map.minSample;
+    const double hi = map.maxSample;
+    const double scaled = std::max({std::fabs(scale * lo), std::fabs(scale * hi),
+                                    std::fabs(scale * map.coding.offset),
+                                    std::fabs(scale * map.coding.step * map.maxCode)});
+    if (!(scaled <= kMaxWorldCoordinate)) {
+        return Status::failure("--height-scale " + number(scale) + " makes heights reach " +
+                               number(scaled) + " world units, over the limit of " + limit);
+    }
+    const double height =
+        std::max({std::fabs(scale * lo + offset), std::fabs(scale * hi + offset),
+                  std::fabs(scale * map.coding.offset + offset), std::fabs(offset)});
+    if (!(height <= kMaxWorldCoordinate)) {
+        return Status::failure("--height-offset " + number(offset) + " makes heights reach " +
+                               number(height) + " world units, over the limit of " + limit);
+    }
+    return {};
 }
 
 glm::vec3 vertexPosition(const Heightmap& map, const WorldMapping& mapping, int col, int row) {

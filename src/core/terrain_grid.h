@@ -51,6 +51,14 @@ WorldExtent worldExtent(const Heightmap& map, const WorldMapping& mapping);
 // format's full range spanning kDefaultReliefFraction of the map's longer side.
 WorldMapping defaultMapping(const Heightmap& map);
 
+// Whether the map under this mapping is a world of finite floats: its extent ((size - 1) *
+// spacing) and heights (sample * heightScale + heightOffset over the map's sample range, and the
+// shader's folded scale and bias) within kMaxWorldCoordinate, and the spacing at least
+// kMinSpacing. Then every distance, camera and far plane the viewer derives stays finite (see
+// kMaxWorldCoordinate for the precision far from the origin). The error is one line naming the
+// option to change: --spacing, --height-scale or --height-offset.
+Status checkWorldFinite(const Heightmap& map, const WorldMapping& mapping);
+
 // Vertex v of the grid is sample (v % width, v / width).
 inline uint32_t vertexIndex(int col, int row, int width) {
     return uint32_t(row) * uint32_t(width) + uint32_t(col);

@@ -7,6 +7,19 @@
 namespace qt {
 
 Result<Framebuffer> Framebuffer::create(int width, int height) {
+    // What this driver can attach and draw to, asked before anything is allocated.
+    GLint maxRenderbuffer = 0;
+    GLint maxViewport[2] = {0, 0};
+    glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &maxRenderbuffer);
+    glGetIntegerv(GL_MAX_VIEWPORT_DIMS, maxViewport);
+    const int maxWidth = std::min(maxRenderbuffer, maxViewport[0]);
+    const int maxHeight = std::min(maxRenderbuffer, maxViewport[1]);
+    if (width < 1 || height < 1 || width > maxWidth || height > maxHeight) {
+        return Result<Framebuffer>::failure(
+            "offscreen framebuffer of " + std::to_string(width) + "x" + std::to_string(height) +
+            " is over this OpenGL driver's limit of " + std::to_string(maxWidth) + "x" +
+            std::to_string(maxHeight) + " (GL_MAX_RENDERBUFFER_SIZE, GL_MAX_VIEWPORT_DIMS)");
+    }
     Framebuffer fb;
     fb.width = width;
     fb.height = height;

@@ -16,6 +16,7 @@ struct Framebuffer {
     int width = 0;
     int height = 0;
 
+    // Refuses a size over the driver's renderbuffer and viewport limits before allocating.
     static Result<Framebuffer> create(int width, int height);
     void destroy();
     void bind() const { glBindFramebuffer(GL_FRAMEBUFFER, framebuffer); }

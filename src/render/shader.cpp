@@ -6,6 +6,8 @@
 #include <sstream>
 #include <vector>
 
+#include "core/text.h"
+
 namespace qt {
 namespace {
 
@@ -37,7 +39,7 @@ Result<GLuint> compile(GLenum stage, const std::string& path) {
     if (!ok) {
         const std::string log = infoLog(shader, false);
         glDeleteShader(shader);
-        return Result<GLuint>::failure(path + ": compile failed:\n" + log);
+        return Result<GLuint>::failure(escapedPath(path) + ": compile failed:\n" + log);
     }
     return shader;
 }
@@ -47,7 +49,7 @@ Result<GLuint> compile(GLenum stage, const std::string& path) {
 Result<std::string> readTextFile(const std::string& path) {
     std::ifstream file(path, std::ios::binary);
     if (!file) {
-        return Result<std::string>::failure(path + ": cannot open the file");
+        return Result<std::string>::failure(escapedPath(path) + ": cannot open the file");
     }
     std::ostringstream text;
     text << file.rdbuf();
@@ -76,8 +78,8 @@ Result<ShaderProgram> ShaderProgram::load(const std::string& vertexPath,
     if (!ok) {
         const std::string log = infoLog(program, true);
         glDeleteProgram(program);
-        return Result<ShaderProgram>::failure(vertexPath + " + " + fragmentPath +
-                                              ": link failed:\n" + log);
+        return Result<ShaderProgram>::failure(escapedPath(vertexPath) + " + " +
+                                              escapedPath(fragmentPath) + ": link failed:\n" + log);
     }
     ShaderProgram result;
     result.id = program;

@@ -10,6 +10,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import zlib
 
 binary = sys.argv[1]
@@ -27,6 +28,72 @@ def png(width, height, depth, colour, rows):
     return (b"\x89PNG\r\n\x1a\n" +
             chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, depth, colour, 0, 0, 0)) +
             chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def bmp(width, height, bits=8, compression=0, pixels=None, header=40):
+    """An uncompressed BMP (a grey palette for 8 bits); height < 0 stores the rows top first."""
+    palette = b"".join(bytes([i, i, i, 0]) for i in range(256)) if bits == 8 else b""
+    offset = 14 + header + len(palette)
+    row = (abs(width) * bits + 31) // 32 * 4
+    if pixels is None:
+        pixels = bytes(row * abs(height))
+    info = struct.pack("<IiiHHIIiiII", header, width, height, 1, bits, compression, len(pixels),
+                       2835, 2835, 256 if bits == 8 else 0, 0) + bytes(header - 40)
+    head = b"BM" + struct.pack("<IHHI", offset + len(pixels), 0, 0, offset)
+    return head + info + palette + pixels
+
+
+def tga(width, height, kind=3, bits=8, data=None):
+    """A TGA: kind 3 plain grey, 11 RLE grey; data defaults to every pixel stored plainly."""
+    header = struct.pack("<BBBHHBHHHHBB", 0, 0, kind, 0, 0, 0, 0, 0, width, height, bits, 0)
+    if data is None:
+        data = bytes(width * height * bits // 8)
+    return header + data
+
+
+def psd(width, height, channels=3, depth=8, compression=0, data=None, mode=3):
+    header = (b"8BPS" + struct.pack(">H6xHIIHH", 1, channels, height, width, depth, mode) +
+              struct.pack(">III", 0, 0, 0) + struct.pack(">H", compression))
+    if data is None:
+        data = bytes(channels * width * height * depth // 8)
+    return header + data
+
+
+def hdr(width, height, data=None, layout=None, fmt=b"32-bit_rle_rgbe"):
+    """A Radiance HDR with flat (not run-length) RGBE pixels."""
+    layout = layout or b"-Y %d +X %d" % (height, width)
+    if data is None:
+        data = b"\x80\x80\x80\x81" * (width * height)
+    return b"#?RADIANCE\nFORMAT=" + fmt + b"\n\n" + layout + b"\n" + data
+
+
+def gif(width, height, frame=None, lzw=None):
+    """A GIF of one grey frame; lzw is its data (by default a clear code, then raw codes)."""
+    fw, fh = frame or (width, height)
+    palette = b"".join(bytes([i, i, i]) for i in range(4))
+    if lzw is None:  # min code size 2: clear (4), then one 3-bit code per pixel, clearing often
+        bits, count, nbits = 0, 0, 0
+        out = bytearray()
+        codes = []
+        for i in range(fw * fh):
+            if i % 2 == 0:
+                codes.append(4)
+            codes.append(i % 4)
+        codes.append(5)
+        for c in codes:
+            bits |= c << nbits
+            nbits += 3
+            while nbits >= 8:
+                out.append(bits & 255)
+                bits >>= 8
+                nbits -= 8
+        if nbits:
+            out.append(bits & 255)
+        lzw = bytes(out)
+    blocks = b"".join(bytes([len(lzw[i:i + 255])]) + lzw[i:i + 255]
+                      for i in range(0, len(lzw), 255))
+    return (b"GIF89a" + struct.pack("<HHBBB", width, height, 0x81, 0, 0) + palette +
+            b"\x2c" + struct.pack("<HHHHB", 0, 0, fw, fh, 0) + b"\x02" + blocks + b"\x00\x3b")
 
 
 def write(name, data):
@@ -81,11 +148,19 @@ if os.geteuid() != 0:
 empty = write("empty.png", b"")
 case("empty file", [empty] + stats, 1, q + empty + ": empty file")
 truncated = write("truncated.png", gray16[: len(gray16) // 2])
-case("truncated PNG", [truncated] + stats, 1, prefix=q + truncated + ": corrupt image data")
+case("truncated PNG", [truncated] + stats, 1,
+     prefix=q + truncated + ": PNG: truncated: chunk 'IDAT' of ")
 bad = bytearray(gray16)
 bad[50] ^= 0xFF
 corrupt = write("corrupt.png", bytes(bad))
-case("corrupt PNG data", [corrupt] + stats, 1, prefix=q + corrupt + ": corrupt image data")
+case("PNG data failing its CRC", [corrupt] + stats, 1,
+     q + corrupt + ": PNG: corrupt image data (chunk 'IDAT' at offset 33 fails its CRC check)")
+idat_length = struct.unpack(">I", bad[33:37])[0]
+bad[37 + 4 + idat_length:41 + 4 + idat_length] = struct.pack(
+    ">I", zlib.crc32(bytes(bad[37:41 + idat_length])))
+corrupt_deflate = write("corrupt_deflate.png", bytes(bad))
+case("corrupt PNG data with a good CRC", [corrupt_deflate] + stats, 1,
+     prefix=q + corrupt_deflate + ": PNG: corrupt image data (deflate: ")
 jpeg = write("corrupt.jpg", b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x13" * 40)
 case("corrupt JPEG data", [jpeg] + stats, 1, prefix=q + jpeg + ": ")
 huge = write("huge.png", png(100000, 100000, 16, 0, []))
@@ -113,6 +188,209 @@ case("unknown extension", [unknown] + stats, 1,
      q + unknown + ": unknown extension '.xyz' (expected .png .jpg .jpeg .bmp .tga .pgm .ppm .pnm "
      ".gif .psd .hdr .hgt .r16 .raw)")
 
+# Files whose header is fine but whose pixel data is missing, or that say more than they hold.
+def truncated_case(name, filename, data, keep, message):
+    path = write(filename, data[:keep])
+    case(name, [path] + stats, 1, q + path + ": " + message)
+
+
+truncated_case("truncated BMP", "cut.bmp", bmp(8, 8), 14 + 40 + 1024 + 20,
+               "BMP: truncated: 8x8 pixels at 8 bits from offset 1078 need 1142 bytes, the file "
+               "has 1098")
+truncated_case("truncated top-down BMP", "cut_down.bmp", bmp(8, -8, 24), 100,
+               "BMP: truncated: 8x8 pixels at 24 bits from offset 54 need 246 bytes, the file has "
+               "100")
+truncated_case("truncated TGA", "cut.tga", tga(8, 8), 18 + 40,
+               "TGA: truncated: 8x8 pixels at 8 bits need 82 bytes, the file has 58")
+rle = tga(8, 8, 11, 8, bytes([0x80 | 7, 9]) * 8)  # eight runs of eight
+truncated_case("truncated RLE TGA", "cut_rle.tga", rle, len(rle) - 3,
+               "TGA: truncated: the RLE data ends after 48 of the 8x8 pixels")
+literal = tga(8, 8, 11, 8, (bytes([7]) + bytes(range(8))) * 8)  # eight literal packets
+truncated_case("RLE TGA cut inside a literal packet", "cut_literal.tga", literal,
+               len(literal) - 2, "TGA: truncated: the RLE data ends after 56 of the 8x8 pixels")
+truncated_case("truncated PSD", "cut.psd", psd(8, 8), 38 + 100,
+               "PSD: truncated: 8x8 pixels in 3 channels of 8 bits need 232 bytes, the file has "
+               "138")
+rle_rows = struct.pack(">24H", *([2] * 24))
+psd_rle = psd(8, 8, 3, 8, 1, rle_rows + bytes([249, 5]) * 24)  # runs of 257 - 249 = 8
+truncated_case("truncated RLE PSD", "cut_rle.psd", psd_rle, len(psd_rle) - 5,
+               "PSD: truncated: the RLE data of channel 2 ends after 40 of the 8x8 pixels")
+truncated_case("truncated HDR", "cut.hdr", hdr(4, 4), 60,
+               "HDR: truncated: 4x4 pixels of 4 bytes need 109 bytes, the file has 60")
+rle_row = b"\x02\x02\x00\x08" + (bytes([128 + 8, 100])) * 4
+hdr_rle = hdr(8, 4, rle_row * 4)
+truncated_case("truncated run-length HDR", "cut_rle.hdr", hdr_rle, len(hdr_rle) - 6,
+               "HDR: truncated: the data ends at row 3 of 4")
+whole_gif = gif(8, 8)
+truncated_case("truncated GIF", "cut.gif", whole_gif, len(whole_gif) - 12,
+               "GIF: truncated: the image data holds 48 of the 8x8 pixels")
+truncated_case("GIF cut before its image", "cut_head.gif", whole_gif, 30,
+               "GIF: truncated header")
+small_frame = write("frame.gif", gif(64, 64, (8, 8)))
+case("GIF frame smaller than its screen", [small_frame] + stats, 1,
+     q + small_frame + ": GIF: the first frame (8x8 at 0,0) does not cover the 64x64 screen")
+pgm = b"P5 8 8 255\n" + bytes(64)
+truncated_case("truncated PGM", "cut.pgm", pgm, 40,
+               "PGM/PPM: truncated: 8x8 pixels of 1 bytes need 75 bytes, the file has 40")
+grey8 = png(8, 8, 8, 0, [bytes(8)] * 8)
+bomb = bytearray(png(8, 8, 8, 0, [bytes(8)] * 800))
+bomb[16:24] = struct.pack(">II", 8, 8)
+bomb[29:33] = struct.pack(">I", zlib.crc32(bytes(bomb[12:29])))
+bomb_path = write("bomb.png", bytes(bomb))
+case("PNG data inflating past its header", [bomb_path] + stats, 1,
+     q + bomb_path + ": PNG: image data inflates to more than the 72 bytes its 8x8 header needs")
+bad_crc = bytearray(grey8)
+bad_crc[31] ^= 1
+bad_crc_path = write("bad_crc.png", bytes(bad_crc))
+case("PNG with a bad IHDR CRC", [bad_crc_path] + stats, 1,
+     q + bad_crc_path + ": PNG: corrupt header (IHDR fails its CRC check)")
+no_iend = write("no_iend.png", grey8[:-12])
+case("PNG without IEND", [no_iend] + stats, 1,
+     q + no_iend + ": PNG: truncated: the file ends before its IEND chunk")
+cut_iend = write("cut_iend.png", grey8[:-1])
+case("PNG cut inside the IEND CRC", [cut_iend] + stats, 1,
+     q + cut_iend + ": PNG: truncated: chunk 'IEND' of 0 bytes runs past the end of the file")
+no_idat = write("no_idat.png", grey8[:33] + grey8[-12:])
+case("PNG without image data", [no_idat] + stats, 1,
+     q + no_idat + ": PNG: no image data (IDAT chunk)")
+short_data = bytearray(png(8, 8, 8, 0, [bytes(8)] * 4))
+short_data[16:24] = struct.pack(">II", 8, 8)
+short_data[29:33] = struct.pack(">I", zlib.crc32(bytes(short_data[12:29])))
+short_path = write("short_data.png", bytes(short_data))
+case("PNG data inflating short of its header", [short_path] + stats, 1,
+     q + short_path + ": PNG: truncated: image data inflates to 36 of the 72 bytes its 8x8 "
+     "header needs")
+
+# Headers stb_image cannot decode say what is wrong, after the format's name.
+def ihdr_png(depth, colour, interlace=0):
+    data = bytearray(png(4, 4, 8, 0, [bytes(4)] * 4))
+    data[24:29] = bytes([depth, colour, 0, 0, interlace])
+    data[29:33] = struct.pack(">I", zlib.crc32(bytes(data[12:29])))
+    return bytes(data)
+
+
+bmp_rle = bytearray(bmp(8, 8))
+bmp_rle[30] = 1
+bmp_bits = bytearray(bmp(8, 8))
+bmp_bits[28] = 2
+gif_bad = bytearray(gif(8, 8))
+gif_bad[gif_bad.index(b"\x2c") + 12] = 0xFF  # the first LZW codes: illegal
+sof3 = b"\xff\xd8\xff\xc3\x00\x0b\x08\x00\x08\x00\x08\x01\x01\x11\x00\xff\xd9"
+messages = [
+    ("PNG bit depth 3", "depth3.png", ihdr_png(3, 0),
+     "PNG: bit depth 3 is not valid for grey images"),
+    ("PNG 16-bit palette", "pal16.png", ihdr_png(16, 3),
+     "PNG: bit depth 16 is not valid for palette images"),
+    ("PNG colour type 5", "colour5.png", ihdr_png(8, 5),
+     "PNG: colour type 5 is not valid (0, 2, 3, 4 or 6)"),
+    ("PNG interlace 2", "interlace2.png", ihdr_png(8, 0, 2), "PNG: unknown interlace method 2"),
+    ("BMP with RLE", "rle.bmp", bytes(bmp_rle),
+     "BMP: RLE compression is not supported (save it uncompressed)"),
+    ("BMP of 2 bits", "two.bmp", bytes(bmp_bits),
+     "BMP: 2 bits per pixel is not supported (1, 4, 8, 16, 24, 32)"),
+    ("HDR flipped layout", "flip.hdr", hdr(4, 4, layout=b"+Y 4 +X 4"),
+     "HDR: layout '+Y 4 +X 4' is not supported (only -Y HEIGHT +X WIDTH: rows top first)"),
+    ("HDR columns first", "cols.hdr", hdr(4, 4, layout=b"-X 4 +Y 4"),
+     "HDR: layout '-X 4 +Y 4' is not supported (only -Y HEIGHT +X WIDTH: rows top first)"),
+    ("HDR XYZE", "xyze.hdr", hdr(4, 4, fmt=b"32-bit_rle_xyze"),
+     "HDR: format '32-bit_rle_xyze' is not supported (32-bit_rle_rgbe only)"),
+    ("greyscale PSD", "grey.psd", psd(8, 8, 1, 8, 0, None, 1),
+     "PSD: colour mode 1 is not supported (RGB only)"),
+    ("32-bit PSD", "float.psd", psd(8, 8, 3, 32), "PSD: bit depth 32 is not supported (8 or 16)"),
+    ("corrupt GIF", "bad.gif", bytes(gif_bad), "GIF: corrupt image data (illegal code)"),
+    ("lossless JPEG", "lossless.jpg", sof3,
+     "JPEG: frame type SOF3 is not supported (baseline or progressive only)"),
+    ("JPEG cut short", "cut.jpg", b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01",
+     "JPEG: truncated: the file ends before its end marker"),
+    ("text in a .png", "text.png", b"hello",
+     "not a readable image (no PNG, JPEG, BMP, TGA, GIF, PSD, HDR or PGM/PPM header)"),
+]
+for name, filename, data, message in messages:
+    path = write(filename, data)
+    case(name, [path] + stats, 1, q + path + ": " + message)
+
+# Sizes checked from the file's length and header before the pixels are read.
+def sparse(name, length, head=b""):
+    path = os.path.join(tmp, name)
+    with open(path, "wb") as f:
+        f.write(head)
+        f.truncate(length)
+    return path
+
+
+def timed_case(name, args, code, line, seconds=3):
+    start = time.monotonic()
+    case(name, args, code, line)
+    took = time.monotonic() - start
+    if took > seconds:
+        failures.append(f"{name}: took {took:.1f} s (read before checked?)")
+
+
+big_r16 = sparse("big.r16", 2 << 30)
+timed_case("sparse 2 GiB .r16", [big_r16] + stats, 1,
+           q + big_r16 + ": file of 2147483648 bytes is over the limit of 2147483647 bytes for a "
+           "heightmap")
+big_r16b = sparse("big_b.r16", 1 << 30)
+timed_case("sparse 1 GiB .r16, not a square", [big_r16b] + stats, 1,
+           q + big_r16b + ": file is 1073741824 bytes, not a square of 16-bit samples; give its "
+           "size with --size WxH")
+big_square = sparse("square.r16", 2 * 20000 * 20000)
+timed_case("sparse .r16 of 20000x20000", [big_square] + stats, 1,
+           q + big_square + ": size 20000x20000 is over the limit (32769 samples a side, "
+           "268468225 samples in all)")
+big_given = sparse("given.raw", 1 << 30)
+timed_case("sparse .raw with --size that does not match", [big_given, "--size", "1025x1025"]
+           + stats, 1, q + big_given + ": file is 1073741824 bytes but 1025x1025 16-bit samples "
+           "need 2101250")
+big_hgt = sparse("N00E000.hgt", 2 * 20000 * 20000)
+timed_case("sparse .hgt of 20000x20000", [big_hgt] + stats, 1,
+           q + big_hgt + ": size 20000x20000 is over the limit (32769 samples a side, 268468225 "
+           "samples in all)")
+big_png = sparse("big.png", 5 << 29, grey8)
+timed_case("sparse 2.5 GiB PNG", [big_png] + stats, 1,
+           q + big_png + ": file of 2684354560 bytes is over the limit of 2147483647 bytes for a "
+           "heightmap")
+claim_png = sparse("claims.png", 1 << 30, png(16000, 16000, 16, 0, []))
+timed_case("sparse 1 GiB PNG of zeros after its header", [claim_png] + stats, 1,
+           q + claim_png + ": PNG: truncated: image data inflates to 0 of the 512016000 bytes its "
+           "16000x16000 header needs")
+junk_head = bytearray(png(16000, 16000, 16, 0, []))[:33] + struct.pack(">I", 1900000000) + b"IDAT"
+junk_png = sparse("junk_idat.png", 1900000100, bytes(junk_head))
+timed_case("sparse 1.9 GB PNG whose IDAT is zeros", [junk_png] + stats, 1,
+           q + junk_png + ": PNG: corrupt image data (deflate: unknown compression method)")
+sof0 = (b"\xff\xc0\x00\x11\x08" + struct.pack(">HH", 4000, 4000) + b"\x03" +
+        b"\x01\x11\x00\x02\x11\x01\x03\x11\x01")
+padding = b"\xff\xe1" + struct.pack(">H", 10002) + bytes(10000)
+thin_jpeg = write("thin.jpg", b"\xff\xd8" + padding + sof0 + b"\xff\xd9")
+timed_case("JPEG of 4000x4000 in 10 kB", [thin_jpeg] + stats, 1,
+           q + thin_jpeg + ": JPEG: truncated: 4000x4000 pixels need at least 31250 bytes, the "
+           "file has 10027")
+huge_gif = write("huge_screen.gif", gif(30000, 30000, (8, 8)))
+timed_case("GIF with a huge logical screen", [huge_gif] + stats, 1,
+           q + huge_gif + ": size 30000x30000 is over the limit (32769 samples a side, 268468225 "
+           "samples in all)")
+wide_gif = write("wide_screen.gif", gif(16000, 16000, (8, 8)))
+timed_case("GIF whose screen dwarfs its frame", [wide_gif] + stats, 1,
+           q + wide_gif + ": GIF: the first frame (8x8 at 0,0) does not cover the 16000x16000 "
+           "screen")
+huge_bmp = write("huge.bmp", bmp(16000, 16000, 8, pixels=b""))
+timed_case("BMP claiming 16000x16000", [huge_bmp] + stats, 1,
+           q + huge_bmp + ": BMP: truncated: 16000x16000 pixels at 8 bits from offset 1078 need "
+           "256001078 bytes, the file has 1078")
+
+# Paths with control characters are printed escaped, on one line.
+nl_missing = os.path.join(tmp, "new\nline.png")
+case("missing path with a newline", [nl_missing] + stats, 1,
+     q + os.path.join(tmp, "new\\x0aline.png") + ": no such file")
+nl_bad = write("bad\rname\n.bmp", bmp(8, 8)[:100])
+case("truncated file whose name has a newline", [nl_bad] + stats, 1,
+     q + os.path.join(tmp, "bad\\x0dname\\x0a.bmp") + ": BMP: truncated: 8x8 pixels at 8 bits "
+     "from offset 1078 need 1142 bytes, the file has 100")
+tab_ext = write("map.p\tng", b"123")
+case("extension with a tab", [tab_ext] + stats, 1,
+     q + os.path.join(tmp, "map.p\\x09ng") + ": unknown extension '.p\\x09ng' (expected .png "
+     ".jpg .jpeg .bmp .tga .pgm .ppm .pnm .gif .psd .hdr .hgt .r16 .raw)")
+
 # Options.
 usage = [
     ("zero spacing", ["--spacing", "0"], "--spacing '0': expected a positive finite number"),
@@ -130,10 +408,55 @@ usage = [
     ("malformed --size", ["--size", "1025"],
      "--size '1025': expected WIDTHxHEIGHT with positive integers, like 1025x1025"),
     ("unknown flag", ["--wireframe-please"], "unknown option '--wireframe-please' (see --help)"),
+    ("window over the pixel cap", ["--window", "16384x16384"],
+     "--window '16384x16384': expected WIDTHxHEIGHT from 1x1 to 16384x16384 and at most 67108864 "
+     "pixels (8192x8192), like 1280x720"),
+    ("window side over the cap", ["--window", "20000x10"],
+     "--window '20000x10': expected WIDTHxHEIGHT from 1x1 to 16384x16384 and at most 67108864 "
+     "pixels (8192x8192), like 1280x720"),
     ("two heightmaps", [good, good],
      f"unexpected argument '{good}': only one heightmap can be given"),
 ]
 for name, args, message in usage:
+    case(name, args, 2, q + message)
+
+# Mappings whose world would not be finite floats: refused before any window, naming the option.
+world = [
+    ("spacing of 1e20", ["--spacing", "1e20"],
+     "--spacing 1e+20 makes the map 3e+20 world units wide, over the limit of 1e+09"),
+    ("spacing of 1e-9", ["--spacing", "1e-9"],
+     "--spacing 1e-09 is below the least spacing of 1e-06"),
+    ("height scale of 1e38", ["--height-scale", "1e38"],
+     "--height-scale 1e+38 makes heights reach 1.5e+39 world units, over the limit of 1e+09"),
+    ("height scale of -1e9", ["--height-scale", "-1e9"],
+     "--height-scale -1e+09 makes heights reach 1.5e+10 world units, over the limit of 1e+09"),
+    ("height offset of 3e38", ["--height-offset", "3e38"],
+     "--height-offset 3e+38 makes heights reach 3e+38 world units, over the limit of 1e+09"),
+    ("height offset pushing the top over", ["--height-scale", "6e7", "--height-offset", "2e8"],
+     "--height-offset 2e+08 makes heights reach 1.1e+09 world units, over the limit of 1e+09"),
+]
+for name, args, message in world:
+    case(name, [good] + args + stats, 1, q + message)
+hdr_big = write("big_sample.hdr", hdr(4, 4, b"\x80\x80\x80\x81" * 15 + b"\x80\x80\x80\xc0"))
+case("HDR with one huge sample", [hdr_big] + stats, 1,
+     q + hdr_big + ": HDR: sample 9.22337e+18 is beyond the limit of 1e+09 for a height")
+case("eye beyond 1e15", [good, "--eye", "1e16,0,0", "--target", "0,0,0"] + stats, 2,
+     q + "--eye '1e16,0,0': expected X,Y,Z with three numbers from -1e15 to 1e15")
+
+# Empty paths, positional or for an option, are usage errors.
+empty = [
+    ("empty heightmap path", [""], "empty heightmap path"),
+    ("empty heightmap path after a map", [good, ""], "empty heightmap path"),
+    ("empty --screenshot", [good, "--screenshot", ""], "--screenshot: empty path"),
+    ("empty --screenshot=", [good, "--screenshot="], "--screenshot: empty path"),
+    ("empty --window-shot", [good, "--window-shot", ""], "--window-shot: empty path"),
+    ("empty --stats-json", [good, "--stats-json", ""], "--stats-json: empty path"),
+    ("empty --cull-map", [good, "--cull-map", ""], "--cull-map: empty path"),
+    ("empty --bench", [good, "--bench", ""], "--bench: empty path"),
+    ("empty --size", [good, "--size", ""],
+     "--size '': expected WIDTHxHEIGHT with positive integers, like 1025x1025"),
+]
+for name, args, message in empty:
     case(name, args, 2, q + message)
 
 # Inputs that must work, rendered (need a display).
@@ -144,6 +467,21 @@ if have_display:
     case("16-bit RGB (reduced by luminance)", [rgb16] + stats, 0)
     rgba16 = write("rgba16.png", png(3, 3, 16, 6, [struct.pack(">12H", *range(12))] * 3))
     case("16-bit RGBA (alpha ignored)", [rgba16] + stats, 0)
+    # Every format's valid variants still load.
+    valid = [("bottom-up BMP", "up.bmp", bmp(8, 8)),
+             ("top-down BMP", "down.bmp", bmp(8, -8)),
+             ("24-bit top-down BMP", "down24.bmp", bmp(8, -8, 24)),
+             ("plain TGA", "plain.tga", tga(8, 8)),
+             ("RLE TGA", "rle.tga", rle),
+             ("RLE TGA of literal packets", "literal.tga", literal),
+             ("raw PSD", "raw.psd", psd(8, 8)),
+             ("RLE PSD", "rle.psd", psd_rle),
+             ("flat HDR", "flat.hdr", hdr(4, 4)),
+             ("run-length HDR", "rle.hdr", hdr_rle),
+             ("GIF", "ok.gif", whole_gif),
+             ("PGM", "ok.pgm", pgm)]
+    for name, filename, data in valid:
+        case(name, [write(filename, data)] + stats, 0)
     case("looking straight down", [good, "--eye", "1.5,50,1.5", "--target", "1.5,0,1.5",
                                    "--screenshot", os.path.join(tmp, "down.png")], 0)
     case("looking straight up", [good, "--eye", "1.5,-50,1.5", "--target", "1.5,0,1.5"] + stats, 0)
@@ -151,6 +489,41 @@ if have_display:
     case("no OpenGL 3.3 core context", [good] + stats, 1,
          prefix=q + "OpenGL 3.3 core is needed, but this display offers OpenGL 3.0",
          env={"MESA_GL_VERSION_OVERRIDE": "3.0"})
+    # The largest worlds and cameras allowed give a finite camera and far plane.
+    import json
+    import math
+    for name, args in [
+        ("world 1e9 wide and high", ["--spacing", "3.3e8", "--height-scale", "6e7",
+                                     "--height-offset", "-5e7"]),
+        ("narrow view of the largest world", ["--spacing", "3.3e8", "--fov", "1.01",
+                                              "--window", "1x16384"]),
+        ("narrowest view of the largest world", ["--spacing", "3.3e8", "--height-scale", "6e7",
+                                                 "--height-offset", "-1e9", "--fov", "1.01",
+                                                 "--window", "1x16384"]),
+        ("camera 1e15 away", ["--eye", "1e15,1e15,-1e15", "--target", "0,0,0"]),
+        ("camera 1e15 away from the largest world",
+         ["--spacing", "3.3e8", "--height-scale", "-6e7", "--height-offset", "1e8",
+          "--eye", "-1e15,-1e15,1e15", "--target", "1,1,1"]),
+    ]:
+        out = os.path.join(tmp, "world.json")
+        case(name, [good] + args + ["--stats-json", out], 0)
+        camera = json.load(open(out))["camera"]
+        values = camera["eye"] + [camera["near"], camera["far"]]
+        if not all(math.isfinite(v) for v in values) or not camera["far"] > camera["near"] > 0:
+            failures.append(f"{name}: camera not finite: {camera}")
+    # Every output is checked: a full device or a missing folder is one line and exit 1.
+    full = "quadterrain: /dev/full: cannot write the file (No space left on device)"
+    for option in ["--screenshot", "--cull-map", "--stats-json", "--window-shot"]:
+        case(f"{option} to a full device", [good, option, "/dev/full"], 1, full)
+    nowhere = os.path.join(tmp, "no such folder", "out\n.png")
+    case("--screenshot into a missing folder", [good, "--screenshot", nowhere], 1,
+         q + os.path.join(tmp, "no such folder", "out\\x0a.png") +
+         ": cannot create the file (No such file or directory)")
+    case("--stats-json onto a folder", [good, "--stats-json", tmp], 1,
+         q + tmp + ": cannot create the file (Is a directory)")
+    case("--cull-map into a missing folder", [good, "--cull-map", nowhere], 1,
+         q + os.path.join(tmp, "no such folder", "out\\x0a.png") +
+         ": cannot create the file (No such file or directory)")
     shot = os.path.join(tmp, "window.png")
     case("window shot with a frozen frustum", [good, "--freeze-eye", "0,5,0", "--freeze-target",
                                                "3,0,3", "--window-shot", shot], 0)

@@ -3,6 +3,7 @@
 #include "app/cull_map.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include <gtest/gtest.h>
 
@@ -87,6 +88,26 @@ TEST(CullMap, MinimapCellsSplitAcceptedNodesByTheDrawnRuns) {
         const QuadtreeNode& node = tree.nodes[cell.node];
         EXPECT_GE(std::max(node.x1 - node.x0, node.z1 - node.z0), 4);
     }
+}
+
+TEST(CullMap, WriteErrorsAreOneLineNamingThePath) {
+    const std::vector<uint8_t> pixels(4 * 4 * 3, 128);
+    // A full device takes the open but fails the write (or the flush, for small buffers).
+    EXPECT_EQ(writePng("/dev/full", 4, 4, 3, pixels.data()).error(),
+              "/dev/full: cannot write the file (No space left on device)");
+    EXPECT_EQ(writeFile("/dev/full", "x", 1).error(),
+              "/dev/full: cannot write the file (No space left on device)");
+    EXPECT_EQ(writeFile("/nonexistent-dir/a\nb.png", "x", 1).error(),
+              "/nonexistent-dir/a\\x0ab.png: cannot create the file (No such file or directory)");
+    const std::string path = ::testing::TempDir() + "qt_write_test.png";
+    ASSERT_TRUE(writePng(path, 4, 4, 3, pixels.data()).ok());
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    ASSERT_NE(f, nullptr);
+    unsigned char signature[8] = {};
+    EXPECT_EQ(std::fread(signature, 1, 8, f), 8u);
+    std::fclose(f);
+    std::remove(path.c_str());
+    EXPECT_EQ(signature[1], 'P');
 }
 
 }  // namespace

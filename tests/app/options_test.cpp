@@ -129,9 +129,15 @@ TEST(Options, BadValuesGiveOneLine) {
          "--size 'x12': expected WIDTHxHEIGHT with positive integers, like 1025x1025"},
         {{"--size", "-3x4"},
          "--size '-3x4': expected WIDTHxHEIGHT with positive integers, like 1025x1025"},
-        {{"--eye", "1,2"}, "--eye '1,2': expected X,Y,Z with three finite numbers"},
-        {{"--eye", "1,2,3,4"}, "--eye '1,2,3,4': expected X,Y,Z with three finite numbers"},
-        {{"--eye", "1,nan,3"}, "--eye '1,nan,3': expected X,Y,Z with three finite numbers"},
+        {{"--eye", "1,2"}, "--eye '1,2': expected X,Y,Z with three numbers from -1e15 to 1e15"},
+        {{"--eye", "1,2,3,4"},
+         "--eye '1,2,3,4': expected X,Y,Z with three numbers from -1e15 to 1e15"},
+        {{"--eye", "1,nan,3"},
+         "--eye '1,nan,3': expected X,Y,Z with three numbers from -1e15 to 1e15"},
+        {{"--eye", "1e16,2,3"},
+         "--eye '1e16,2,3': expected X,Y,Z with three numbers from -1e15 to 1e15"},
+        {{"--freeze-target", "1,-3e38,3"},
+         "--freeze-target '1,-3e38,3': expected X,Y,Z with three numbers from -1e15 to 1e15"},
         {{"--eye", "1,2,3"}, "--eye and --target go together: give both or neither"},
         {{"--eye", "1,2,3", "--target", "1,2,3"},
          "--eye and --target are the same point; the camera needs a direction"},
@@ -152,11 +158,43 @@ TEST(Options, BadValuesGiveOneLine) {
          "--freeze-eye and --freeze-target are the same point; the frustum needs a direction"},
         {{"--\n"}, "unknown option '--\\x0a' (see --help)"},
         {{"--fov", "6\r0"}, "--fov '6\\x0d0': expected degrees between 1 and 179 (exclusive)"},
+        {{"--window", "16384x16384"},
+         "--window '16384x16384': expected WIDTHxHEIGHT from 1x1 to 16384x16384 and at most "
+         "67108864 pixels (8192x8192), like 1280x720"},
+        {{"--window", "8193x8192"},
+         "--window '8193x8192': expected WIDTHxHEIGHT from 1x1 to 16384x16384 and at most 67108864 "
+         "pixels (8192x8192), like 1280x720"},
+        {{"--window", "16385x1"},
+         "--window '16385x1': expected WIDTHxHEIGHT from 1x1 to 16384x16384 and at most 67108864 "
+         "pixels (8192x8192), like 1280x720"},
+        {{"--window", "0x10"},
+         "--window '0x10': expected WIDTHxHEIGHT from 1x1 to 16384x16384 and at most 67108864 "
+         "pixels (8192x8192), like 1280x720"},
+        {{""}, "empty heightmap path"},
+        {{"a.png", ""}, "empty heightmap path"},
+        {{"a\nb.png", "c.png"}, "unexpected argument 'c.png': only one heightmap can be given"},
+        {{"a.png", "b\n.png"}, "unexpected argument 'b\\x0a.png': only one heightmap can be given"},
+        {{"--screenshot", ""}, "--screenshot: empty path"},
+        {{"--screenshot="}, "--screenshot: empty path"},
+        {{"--window-shot", ""}, "--window-shot: empty path"},
+        {{"--stats-json", ""}, "--stats-json: empty path"},
+        {{"--cull-map="}, "--cull-map: empty path"},
+        {{"--bench", ""}, "--bench: empty path"},
+        {{"--size", ""}, "--size '': expected WIDTHxHEIGHT with positive integers, like 1025x1025"},
+        {{"--spacing="}, "--spacing '': expected a positive finite number"},
     };
     for (const auto& [args, expected] : cases) {
         const Result<ViewerOptions> r = parse(args);
         ASSERT_FALSE(r.ok()) << args[0];
         EXPECT_EQ(r.error(), expected);
+    }
+}
+
+TEST(Options, WindowUpToTheCap) {
+    for (const char* size : {"8192x8192", "16384x4096", "1x16384", "16384x1"}) {
+        const Result<ViewerOptions> r = parse({"--window", size});
+        ASSERT_TRUE(r.ok()) << size << ": " << r.error();
+        EXPECT_LE(int64_t(r.value().windowWidth) * r.value().windowHeight, kMaxWindowPixels);
     }
 }
 

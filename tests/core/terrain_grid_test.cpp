@@ -145,5 +145,46 @@ TEST(TerrainGrid, DefaultMappings) {
     EXPECT_NEAR(defaultMapping(png).heightScale * 65535.0f, 128.0f, 1e-3f);
 }
 
+TEST(TerrainGrid, CheckWorldFiniteNamesTheOption) {
+    // A 1025 x 1025 map of 16-bit samples from 0 to 65535.
+    std::vector<float> samples(size_t(1025) * 1025, 0.0f);
+    samples.back() = 65535.0f;
+    const Heightmap map = makeHeightmap(1025, 1025, samples).value();
+    WorldMapping ok;
+    EXPECT_TRUE(checkWorldFinite(map, ok).ok());
+    auto with = [](float spacing, float scale, float offset) {
+        WorldMapping m;
+        m.spacing = spacing;
+        m.heightScale = scale;
+        m.heightOffset = offset;
+        return m;
+    };
+    EXPECT_EQ(checkWorldFinite(map, with(1e20f, 1, 0)).error(),
+              "--spacing 1e+20 makes the map 1.024e+23 world units wide, over the limit of 1e+09");
+    EXPECT_EQ(checkWorldFinite(map, with(1e-9f, 1, 0)).error(),
+              "--spacing 1e-09 is below the least spacing of 1e-06");
+    EXPECT_TRUE(checkWorldFinite(map, with(1e-6f, 1, 0)).ok());
+    EXPECT_TRUE(checkWorldFinite(map, with(976562.0f, 1, 0)).ok());  // 999,999,488 wide
+    EXPECT_EQ(checkWorldFinite(map, with(1, 1e38f, 0)).error(),
+              "--height-scale 1e+38 makes heights reach 6.5535e+42 world units, over the limit of "
+              "1e+09");
+    EXPECT_EQ(checkWorldFinite(map, with(1, -1e5f, 0)).error(),
+              "--height-scale -100000 makes heights reach 6.5535e+09 world units, over the limit "
+              "of 1e+09");
+    EXPECT_EQ(checkWorldFinite(map, with(1, 1, 3e38f)).error(),
+              "--height-offset 3e+38 makes heights reach 3e+38 world units, over the limit of "
+              "1e+09");
+    // Each part fits; their sum does not.
+    EXPECT_EQ(checkWorldFinite(map, with(1, 15000, 9e8f)).error(),
+              "--height-offset 9e+08 makes heights reach 1.88302e+09 world units, over the limit "
+              "of 1e+09");
+    EXPECT_TRUE(checkWorldFinite(map, with(1, 15000, -9e8f)).ok());
+    // A map whose samples alone are far from zero: the scale applies to them, not to the range.
+    const Heightmap high = makeHeightmap(2, 2, {5e8f, 5e8f, 5e8f, 6e8f}).value();
+    EXPECT_TRUE(checkWorldFinite(high, ok).ok());
+    EXPECT_FALSE(checkWorldFinite(high, with(1, 2, 0)).ok());
+    EXPECT_FALSE(makeHeightmap(2, 2, {0, 0, 0, 2e9f}).ok());
+}
+
 }  // namespace
 }  // namespace qt

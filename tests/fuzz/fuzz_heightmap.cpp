@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/heightmap.h"
+#include "core/image_header.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     static const char* const kExts[] = {".png", ".jpg", ".bmp", ".tga", ".pgm", ".gif",
@@ -18,6 +19,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (data[0] >= 128 && size >= 3) {  // exercise --size for raw files too
         options.rawWidth = data[1] % 64;
         options.rawHeight = data[2] % 64;
+    }
+    // The header check as loadHeightmap runs it on the first bytes of a longer file.
+    const qt::Result<qt::ImageInfo> head =
+        qt::checkImage(bytes.data(), bytes.size() / 2, bytes.size() + size_t(data[0]) * 4096);
+    if (!head.ok() && (head.error().empty() || head.error().find('\n') != std::string::npos)) {
+        __builtin_trap();
     }
     const qt::Result<qt::Heightmap> map = qt::decodeHeightmap("fuzz", ext, bytes, options);
     if (map.ok() && (map.value().width < 2 ||

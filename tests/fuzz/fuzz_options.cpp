@@ -22,7 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         // What the parser accepts, the viewer relies on.
         if ((o.spacing && !(*o.spacing > 0.0f && std::isfinite(*o.spacing))) ||
             !(o.fovDegrees > 1.0f && o.fovDegrees < 179.0f) || o.windowWidth < 1 ||
-            o.windowHeight < 1 || (o.eye && *o.eye == *o.target)) {
+            o.windowHeight < 1 || int64_t(o.windowWidth) * o.windowHeight > qt::kMaxWindowPixels ||
+            (o.eye && *o.eye == *o.target)) {
             __builtin_trap();
         }
     } else if (options.error().empty() || options.error().find('\n') != std::string::npos) {
