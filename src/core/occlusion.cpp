@@ -64,6 +64,14 @@
 //   margin neither occlude nor are tested. Pseudo-angles (horizon.h) err by less than
 //   kAngleError, by which spans shrink (occluders) or grow (occludees); slopes are rounded to the
 //   horizon's int16 down for occluders and up for occludees.
+// - Rounding along grazing rays: the GPU places a vertex within r = kCoordinateHalfUlps half-ulps
+//   of the largest coordinate of where it belongs. A ray that meets level ground (or ground
+//   facing the eye) no higher than the ground near the eye, c below the eye, meets it at an angle
+//   of at least c / h, so r moves the crossing along the ray by at most r h / c: a relative depth
+//   error of r / c, which eps holds kGrazingShare times over (eps >= r / c / kGrazingShare). Far
+//   from the origin, with the eye just above flat water, that widens the depth gap or (eps over
+//   1/2) stands the stage down, where the crossing's depth is no longer the one the argument
+//   assumes. Ground that falls away from the eye at a grazing angle is not covered by this bound.
 //
 // Near to far without a sort: units are counted into buckets of their squared near distance with
 // geometric edges (the top bits of the float). A unit's far distance exceeds its near one by at
@@ -118,6 +126,8 @@ constexpr double kMaxMarginAngle = 0.05;
 // how many such errors a margin must hold at the nearest distance a unit takes part from.
 constexpr double kCoordinateHalfUlps = 8.0;
 constexpr double kNearestFactor = 8.0;
+// How many times over the depth gap holds the relative depth error rounding gives grazing rays.
+constexpr double kGrazingShare = 4.0;
 
 // Node stack of the clearance descent: at most three siblings wait per level.
 constexpr int kStackSize = 4 * 17;
@@ -449,7 +459,20 @@ bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera
     if (!(g < 0.5)) {
         return false;
     }
-    const double onePlusEps = 1.0 + std::max(double(kOcclusionMinGap), g / (1.0 - g));
+    // Grazing rays: r / c, r the GPU's rounding of a vertex and c the eye's clearance above the
+    // ground near it (argument at the top).
+    const double clipSlope = nearClearance(tree, v, camera);
+    const double clearance = clipSlope * double(nearReach(camera));
+    const float y0 = v.height.worldHeight(float(tree.root().minCode));
+    const float y1 = v.height.worldHeight(float(tree.root().maxCode));
+    const double largest = std::max({std::fabs(v.ex), std::fabs(v.ey), std::fabs(v.ez), v.sizeX,
+                                     v.sizeZ, std::fabs(y0), std::fabs(y1)});
+    const double rounding = kCoordinateHalfUlps * largest / 16777216.0;
+    const double grazing = clearance > 0.0 ? kGrazingShare * rounding / clearance : 1.0;
+    if (!(grazing < 0.5)) {
+        return false;
+    }
+    const double onePlusEps = 1.0 + std::max({double(kOcclusionMinGap), g / (1.0 - g), grazing});
     v.onePlusEpsSquared = onePlusEps * onePlusEps;
     // Margins: kOcclusionMarginPixels of the widest pixel.
     const double tanHalf = std::tan(0.5 * double(camera.fovY));
@@ -461,11 +484,7 @@ bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera
     v.cosDelta = float(std::cos(delta));
     v.sinDelta = float(std::sin(delta) * (1.0 + 1e-6));  // rounded up: the margins only grow
     // Rounding of world coordinates, against the margin.
-    const float y0 = v.height.worldHeight(float(tree.root().minCode));
-    const float y1 = v.height.worldHeight(float(tree.root().maxCode));
-    const double largest = std::max({std::fabs(v.ex), std::fabs(v.ey), std::fabs(v.ez), v.sizeX,
-                                     v.sizeZ, std::fabs(y0), std::fabs(y1)});
-    const double nearest = kNearestFactor * kCoordinateHalfUlps * largest / 16777216.0 / delta;
+    const double nearest = kNearestFactor * rounding / delta;
     v.nearestSquared = float(nearest * nearest);
     // Units: leaves, and far parents.
     const float leafSide = float(tree.leafSize) * v.spacing;
@@ -476,7 +495,6 @@ bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera
     // The near plane: rays that may meet the surface within d of the eye have slopes at most
     // (highest - ey) / d. Occludees' rays, less the slope margin at slope 1 (the most a tested
     // unit has), must be shallower: rounded toward fewer tests.
-    const double clipSlope = nearClearance(tree, v, camera);
     const double slopeMargin = 2.0 * delta / std::pow(std::cos(delta) - std::sin(delta), 2.0);
     const double steepestDown =
         std::min(double(kMaxTestedSlope), clipSlope - slopeMargin * (1.0 + 1e-3) - 1e-4);

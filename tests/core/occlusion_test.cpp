@@ -581,6 +581,37 @@ std::vector<NamedCamera> offTheTerrain(const Camera& above, float edgeZ) {
     return cameras;
 }
 
+// Far from the origin the GPU rounds a vertex by ulps of its large coordinates, which along rays
+// grazing the ground below the eye moves their first crossing by that rounding over the eye's
+// clearance, relatively. With the eye 5 above the bumpy ground before the wall (3 above its
+// highest sample near the eye), the wall hides the same leaves at height offsets 0 and 1e4; at 1e6
+// (an ulp of 0.06, a vertex rounded by up to 0.48) the stage stands down.
+TEST(Occlusion, StandsDownWhereRoundingSwampsTheEyesClearance) {
+    uint32_t occludedAtZero = 0;
+    for (const float offset : {0.0f, 1e4f, 1e6f}) {
+        const Scene s = makeScene(ridgeMap(129, 129), {1.0f, 1.0f, offset});
+        const float ground = float(s.map.at(61, 10)) + offset;
+        const Camera c = towardTheWall({61.3f, ground + 5.0f, 10.7f}, -5.0f, 0.05f);
+        OcclusionBuffers buffers;
+        buffers.reserveFor(s.tree);
+        std::vector<LeafRange> kept;
+        OcclusionStats stats;
+        cullOccluded(s.tree, s.mapping, c, 720, allLeaves(s.tree), buffers, kept, stats);
+        expectWellFormed(s.tree, allLeaves(s.tree), kept);
+        if (offset == 0.0f) {
+            ASSERT_TRUE(stats.active);
+            occludedAtZero = stats.leavesOccluded;
+            EXPECT_GT(occludedAtZero, 0u);
+        } else if (offset == 1e4f) {
+            EXPECT_TRUE(stats.active);
+            EXPECT_EQ(stats.leavesOccluded, occludedAtZero);
+        } else {
+            EXPECT_FALSE(stats.active);
+            EXPECT_EQ(stats.leavesOccluded, 0u);
+        }
+    }
+}
+
 TEST(Occlusion, StandsDownWhenTheViewAllowsNoProof) {
     const Scene s = makeScene(syntheticHeightmap(65, 65, 2), {1.0f, 0.001f, 0.0f});
     // A frustum walk's runs, with adjacent runs that the output must merge.

@@ -80,10 +80,10 @@ struct Totals {
     double leafShare = 0.0;  // summed over the hits
 };
 
-// Rays for a map: as many as keep the brute force near 2e7 triangle tests, 24 to 1000.
+// Rays for a map: as many as keep the brute force near 8e6 triangle tests, 24 to 1000.
 int raysFor(const Scene& s) {
     const double triangles = 2.0 * double(s.map.width - 1) * double(s.map.height - 1);
-    return int(std::clamp(2e7 / triangles, 24.0, 1000.0));
+    return int(std::clamp(8e6 / triangles, 24.0, 1000.0));
 }
 
 void expectPickEqualsBruteForce(const Scene& s, uint32_t seed, const std::string& what,
