@@ -10,6 +10,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zlib
 
@@ -103,15 +104,38 @@ def write(name, data):
     return path
 
 
+# Peak resident memory a refused input may cost: its checks come before anything big is read or
+# allocated, so a bad file of any claimed size stays far below this (sanitizer builds included).
+MAX_REFUSED_MB = 300
+largest_refused = [0.0, ""]  # the most a refused input cost, and which
+
+
+def run_measured(args, env):
+    """Runs ARGS; returns (exit code, stderr, peak resident MiB of the process)."""
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    timer = threading.Timer(120, proc.kill)
+    timer.start()
+    err = proc.stderr.read().decode(errors="replace")
+    _, status, usage = os.wait4(proc.pid, 0)
+    timer.cancel()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, err, usage.ru_maxrss / 1024.0
+
+
 def case(name, args, code, line=None, prefix=None, env=None):
-    """Runs quadterrain ARGS; checks the exit code and that stderr is exactly one line."""
+    """Runs quadterrain ARGS; checks the exit code, that stderr is exactly one line and, for a
+    refused input, that it cost little memory."""
     global passed
-    run = subprocess.run([binary] + args, capture_output=True, text=True, timeout=120,
-                         env=dict(os.environ, QT_GL_DEBUG="1", **(env or {})))
-    lines = run.stderr.splitlines()
+    returncode, stderr, peak_mb = run_measured(
+        [binary] + args, dict(os.environ, QT_GL_DEBUG="1", **(env or {})))
+    lines = stderr.splitlines()
     problems = []
-    if run.returncode != code:
-        problems.append(f"exit {run.returncode}, expected {code}")
+    if returncode != code:
+        problems.append(f"exit {returncode}, expected {code}")
+    if code != 0:
+        largest_refused[:] = max(largest_refused, [peak_mb, name])
+        if peak_mb > MAX_REFUSED_MB:
+            problems.append(f"peak resident memory {peak_mb:.0f} MiB, over {MAX_REFUSED_MB}")
     if code != 0 and len(lines) != 1:
         problems.append(f"{len(lines)} lines on stderr")
     got = lines[0] if lines else ""
@@ -534,5 +558,7 @@ elif os.environ.get("CI") == "true":
 else:
     print("(display cases skipped: no DISPLAY)")
 
+print(f"largest peak resident memory of a refused input: {largest_refused[0]:.0f} MiB "
+      f"({largest_refused[1]})")
 print(f"{passed} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)
