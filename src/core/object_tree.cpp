@@ -1,0 +1,783 @@
+// The object quadtree: pooled nodes and free-listed element lists, walks by explicit stacks,
+// deferred merging, and the queries. References: 000_758ee9a454ef1104.txt (every leaf an object
+// overlaps; a moving object checks the leaves of its previous and current position),
+// 002_e2c558c8a0fd0d4b.txt (split at a per-node limit, merge on removal), 003_a6a19f82ba52de5d.txt
+// (allIntersecting(R) and the maximum depth).
+#include "core/object_tree.h"
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <limits>
+#include <string>
+
+namespace qt {
+
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr uint32_t kFreeNode = 0xFFFFFFFEu;              // Node::parent of a node on the free list
+const Box kEmpty = {glm::vec3(kInf), glm::vec3(-kInf)};  // bounds of nothing
+
+}  // namespace
+
+// A node being walked. Its square is [x0, x0 + size] over x/z (where its children's midlines
+// are); its region is [loX, hiX] x [loZ, hiZ]: the square, but reaching to infinity on the
+// root's border sides, so that the leaves' regions cover the whole plane. Leaves own the
+// half-open [lo, hi) of their region: bounds are the ancestors' midlines, computed the same way
+// on every walk, so each point has exactly one owning leaf.
+struct ObjectTree::Frame {
+    uint32_t node;
+    uint32_t depth;
+    float x0, z0, size;
+    float loX, hiX, loZ, hiZ;
+    uint8_t planes;  // the frustum walk: planes still to test
+};
+
+struct ObjectTreeWalk {
+    using Frame = ObjectTree::Frame;
+    static constexpr size_t kStack = 3 * ObjectTree::kMaxDepth + 8;  // depth-first, 4 per level
+
+    static Frame root(const ObjectTreeConfig& c) {
+        return {0, 0, c.originX, c.originZ, c.size, -kInf, kInf, -kInf, kInf, kAllPlanes};
+    }
+    static Frame child(const Frame& f, uint32_t firstChild, int q) {
+        const float half = f.size * 0.5f;
+        const float midX = f.x0 + half, midZ = f.z0 + half;
+        Frame c = f;
+        c.node = firstChild + uint32_t(q);
+        c.depth = f.depth + 1;
+        c.size = half;
+        if (q & 1) {
+            c.x0 = midX;
+            c.loX = midX;
+        } else {
+            c.hiX = midX;
+        }
+        if (q & 2) {
+            c.z0 = midZ;
+            c.loZ = midZ;
+        } else {
+            c.hiZ = midZ;
+        }
+        return c;
+    }
+    // Closed overlap of a box's x/z with the frame's region.
+    static bool meets(const Frame& f, const Box& b) {
+        return b.min.x <= f.hiX && b.max.x >= f.loX && b.min.z <= f.hiZ && b.max.z >= f.loZ;
+    }
+    static bool meets(const Frame& f, const Rect& r) {
+        return r.minX <= f.hiX && r.maxX >= f.loX && r.minZ <= f.hiZ && r.maxZ >= f.loZ;
+    }
+    // The leaf owns the point (x, z): the one leaf whose half-open region holds it.
+    static bool owns(const Frame& f, float x, float z) {
+        return x >= f.loX && x < f.hiX && z >= f.loZ && z < f.hiZ;
+    }
+    // The box covers the node's square (splitting cannot separate such objects).
+    static bool covers(const Frame& f, const Box& b) {
+        return b.min.x <= f.x0 && b.max.x >= f.x0 + f.size && b.min.z <= f.z0 &&
+               b.max.z >= f.z0 + f.size;
+    }
+    // Calls leaf(frame) for each leaf whose region meets `b`, depth first; inner(frame) first for
+    // each inner node that does. Nodes may be added under the current leaf by `leaf`.
+    template <class Inner, class Leaf>
+    static void walk(const ObjectTree& t, const Box& b, Inner&& inner, Leaf&& leaf) {
+        std::array<Frame, kStack> stack;
+        size_t top = 0;
+        stack[top++] = root(t.config_);
+        while (top > 0) {
+            const Frame f = stack[--top];
+            const uint32_t first = t.nodes_[f.node].firstChild;
+            if (first == ObjectTree::kNone) {
+                leaf(f);
+                continue;
+            }
+            inner(f);
+            for (int q = 3; q >= 0; --q) {
+                const Frame c = child(f, first, q);
+                if (meets(c, b)) {
+                    stack[top++] = c;
+                }
+            }
+        }
+    }
+};
+
+using Walk = ObjectTreeWalk;
+using Frame = ObjectTreeWalk::Frame;
+ObjectTree::ObjectTree(const ObjectTreeConfig& config) : config_(config) {
+    assert(config.size > 0 && std::isfinite(config.size) && config.leafLimit >= 1);
+    assert(config.maxDepth <= kMaxDepth);
+    nodes_.push_back({kNone, kNone, 0, kNone, kEmpty});
+    queued_.push_back(0);
+}
+
+// ---- pools ----
+
+uint32_t ObjectTree::allocGroup(uint32_t parent) {
+    uint32_t first = freeGroups_;
+    if (first != kNone) {
+        freeGroups_ = nodes_[first].firstChild;
+    } else {
+        first = uint32_t(nodes_.size());
+        nodes_.resize(nodes_.size() + 4);
+        queued_.resize(nodes_.size(), 0);
+    }
+    for (uint32_t q = 0; q < 4; ++q) {
+        nodes_[first + q] = {kNone, kNone, 0, parent, kEmpty};
+    }
+    ++usedGroups_;
+    return first;
+}
+
+void ObjectTree::freeGroup(uint32_t first) {
+    for (uint32_t q = 0; q < 4; ++q) {
+        nodes_[first + q] = {kNone, kNone, 0, kFreeNode, kEmpty};
+    }
+    nodes_[first].firstChild = freeGroups_;
+    freeGroups_ = first;
+    --usedGroups_;
+}
+
+uint32_t ObjectTree::allocElement(uint32_t object, uint32_t next) {
+    uint32_t e = freeElements_;
+    if (e != kNone) {
+        freeElements_ = elements_[e].next;
+        elements_[e] = {object, next};
+    } else {
+        e = uint32_t(elements_.size());
+        elements_.push_back({object, next});
+    }
+    ++usedElements_;
+    return e;
+}
+
+void ObjectTree::addToLeaf(uint32_t leaf, uint32_t object) {
+    const uint32_t e = allocElement(object, nodes_[leaf].head);
+    Node& n = nodes_[leaf];
+    n.head = e;
+    ++n.count;
+    n.bounds = unionBox(n.bounds, swept_[object]);
+}
+
+bool ObjectTree::removeFromLeaf(uint32_t leaf, uint32_t object) {
+    Node& n = nodes_[leaf];
+    for (uint32_t* link = &n.head; *link != kNone; link = &elements_[*link].next) {
+        const uint32_t e = *link;
+        if (elements_[e].object == object) {
+            *link = elements_[e].next;
+            elements_[e].next = freeElements_;
+            freeElements_ = e;
+            --usedElements_;
+            --n.count;
+            return true;
+        }
+    }
+    return false;
+}
+
+uint32_t ObjectTree::newId() {
+    if (!freeIds_.empty()) {
+        const uint32_t id = freeIds_.back();
+        freeIds_.pop_back();
+        return id;
+    }
+    const auto id = uint32_t(box_.size());
+    box_.emplace_back();
+    swept_.emplace_back();
+    moving_.push_back(0);
+    alive_.push_back(0);
+    movingSlot_.push_back(kNone);
+    return id;
+}
+
+// ---- structure ----
+
+void ObjectTree::grow(uint32_t node, const Box& b) {
+    nodes_[node].bounds = unionBox(nodes_[node].bounds, b);
+}
+
+// A leaf with more than leafLimit objects that do not cover its square becomes four leaves, each
+// object going to every child it meets (002), and so on down; never at maxDepth (003). Objects
+// covering the whole square are not counted: no split could separate them, and a few huge boxes
+// would otherwise split the tree to maxDepth around every small object.
+void ObjectTree::splitLeaf(const Frame& f) {
+    const Node& n = nodes_[f.node];
+    if (n.count <= config_.leafLimit || f.depth >= config_.maxDepth) {
+        return;
+    }
+    uint32_t separable = 0;
+    for (uint32_t e = n.head; e != kNone && separable <= config_.leafLimit; e = elements_[e].next) {
+        separable += !Walk::covers(f, swept_[elements_[e].object]);
+    }
+    if (separable <= config_.leafLimit) {
+        return;
+    }
+    const uint32_t first = allocGroup(f.node);
+    uint32_t e = nodes_[f.node].head;
+    nodes_[f.node].firstChild = first;
+    nodes_[f.node].head = kNone;
+    nodes_[f.node].count = 0;
+    Frame children[4];
+    for (int q = 0; q < 4; ++q) {
+        children[q] = Walk::child(f, first, q);
+    }
+    while (e != kNone) {
+        const uint32_t object = elements_[e].object;
+        const uint32_t next = elements_[e].next;
+        elements_[e].next = freeElements_;  // freed first, so the children reuse it
+        freeElements_ = e;
+        --usedElements_;
+        for (int q = 0; q < 4; ++q) {
+            if (Walk::meets(children[q], swept_[object])) {
+                addToLeaf(first + uint32_t(q), object);
+            }
+        }
+        e = next;
+    }
+    for (int q = 0; q < 4; ++q) {
+        splitLeaf(children[q]);
+    }
+}
+
+void ObjectTree::index(uint32_t object, const Box& stored) {
+    Walk::walk(
+        *this, stored, [&](const Frame& f) { grow(f.node, stored); },
+        [&](const Frame& f) {
+            addToLeaf(f.node, object);
+            splitLeaf(f);
+        });
+}
+
+void ObjectTree::unindex(uint32_t object, const Box& stored) {
+    Walk::walk(
+        *this, stored, [](const Frame&) {},
+        [&](const Frame& f) {
+            const bool found = removeFromLeaf(f.node, object);
+            assert(found);
+            (void)found;
+            queueMerge(f.node);
+        });
+}
+
+// One walk over both boxes: leaves of the old box only lose the object, leaves of the new box
+// only gain it, leaves of both keep it (the common case for a ball: nothing but its descent).
+void ObjectTree::reindexMoved(uint32_t object, const Box& oldStored, const Box& newStored) {
+    Walk::walk(
+        *this, unionBox(oldStored, newStored),
+        [&](const Frame& f) {
+            if (Walk::meets(f, newStored)) {
+                grow(f.node, newStored);
+            }
+        },
+        [&](const Frame& f) {
+            const bool inOld = Walk::meets(f, oldStored), inNew = Walk::meets(f, newStored);
+            if (inOld && !inNew) {
+                const bool found = removeFromLeaf(f.node, object);
+                assert(found);
+                (void)found;
+                queueMerge(f.node);
+            } else if (inNew && !inOld) {
+                addToLeaf(f.node, object);
+                splitLeaf(f);
+            } else if (inNew) {
+                grow(f.node, newStored);
+                splitLeaf(f);  // it may have stopped covering the leaf
+            }
+        });
+}
+
+void ObjectTree::queueMerge(uint32_t leaf) {
+    const uint32_t parent = nodes_[leaf].parent;
+    if (parent != kNone && !queued_[parent]) {
+        queued_[parent] = 1;
+        mergeQueue_.push_back(parent);
+    }
+}
+
+// The frame of a node, from the root down the path of its ancestors.
+Frame ObjectTree::frameOf(uint32_t node) const {
+    std::array<uint32_t, kMaxDepth + 1> path;
+    uint32_t depth = 0;
+    for (uint32_t n = node; n != 0; n = nodes_[n].parent) {
+        path[depth++] = n;
+    }
+    Frame f = Walk::root(config_);
+    while (depth-- > 0) {
+        const uint32_t first = nodes_[f.node].firstChild;
+        f = Walk::child(f, first, int(path[depth] - first));
+    }
+    return f;
+}
+
+// Merges a node whose children are all leaves holding no more than leafLimit distinct objects
+// that do not cover its square (an object over a midline is in several) into one leaf (002).
+bool ObjectTree::tryMerge(uint32_t node) {
+    const Node& n = nodes_[node];
+    if (n.parent == kFreeNode || n.firstChild == kNone) {
+        return false;
+    }
+    const uint32_t first = n.firstChild;
+    for (uint32_t q = 0; q < 4; ++q) {
+        if (nodes_[first + q].firstChild != kNone) {
+            return false;
+        }
+    }
+    const Frame f = frameOf(node);
+    scratch_.clear();
+    uint32_t separable = 0;
+    for (uint32_t q = 0; q < 4; ++q) {
+        for (uint32_t e = nodes_[first + q].head; e != kNone; e = elements_[e].next) {
+            const uint32_t object = elements_[e].object;
+            if (std::find(scratch_.begin(), scratch_.end(), object) == scratch_.end()) {
+                separable += !Walk::covers(f, swept_[object]);
+                if (separable > config_.leafLimit) {
+                    return false;
+                }
+                scratch_.push_back(object);
+            }
+        }
+    }
+    for (uint32_t q = 0; q < 4; ++q) {
+        for (uint32_t e = nodes_[first + q].head; e != kNone;) {
+            const uint32_t next = elements_[e].next;
+            elements_[e].next = freeElements_;
+            freeElements_ = e;
+            --usedElements_;
+            e = next;
+        }
+    }
+    freeGroup(first);
+    Node& m = nodes_[node];
+    m.firstChild = kNone;
+    m.bounds = kEmpty;
+    for (const uint32_t object : scratch_) {
+        addToLeaf(node, object);
+    }
+    queueMerge(node);
+    return true;
+}
+
+void ObjectTree::cleanup() {
+    for (size_t i = 0; i < mergeQueue_.size(); ++i) {  // tryMerge appends the parents it frees
+        const uint32_t node = mergeQueue_[i];
+        queued_[node] = 0;
+        tryMerge(node);
+    }
+    mergeQueue_.clear();
+}
+
+// ---- objects ----
+
+uint32_t ObjectTree::insertUnindexed(const Box& box, Motion motion) {
+    assert(validObjectBox(box));
+    const uint32_t id = newId();
+    box_[id] = box;
+    swept_[id] = box;
+    alive_[id] = 1;
+    moving_[id] = uint8_t(motion);
+    if (motion == Motion::Moving) {
+        movingSlot_[id] = uint32_t(movingList_.size());
+        movingList_.push_back(id);
+    }
+    ++liveCount_;
+    return id;
+}
+
+Result<uint32_t> ObjectTree::insert(const Box& box, Motion motion) {
+    if (!validObjectBox(box)) {
+        return Result<uint32_t>::failure("object box is not finite with min <= max on each axis");
+    }
+    const uint32_t id = insertUnindexed(box, motion);
+    index(id, box);
+    return id;
+}
+
+void ObjectTree::removeUnindexed(uint32_t id) {
+    assert(alive(id));
+    alive_[id] = 0;
+    if (moving_[id]) {
+        const uint32_t slot = movingSlot_[id];
+        movingList_[slot] = movingList_.back();
+        movingSlot_[movingList_[slot]] = slot;
+        movingList_.pop_back();
+        movingSlot_[id] = kNone;
+        moving_[id] = 0;
+    }
+    freeIds_.push_back(id);
+    --liveCount_;
+}
+
+void ObjectTree::remove(uint32_t id) {
+    assert(alive(id));
+    unindex(id, swept_[id]);
+    removeUnindexed(id);
+}
+
+Status ObjectTree::move(uint32_t id, const Box& box) {
+    assert(alive(id));
+    if (!validObjectBox(box)) {
+        return Status::failure("object box is not finite with min <= max on each axis");
+    }
+    // 000: a moving object is indexed over its previous and its current box together.
+    const Box stored = moving_[id] ? unionBox(box_[id], box) : box;
+    const Box oldStored = swept_[id];
+    box_[id] = box;
+    swept_[id] = stored;  // first: splits below read it
+    reindexMoved(id, oldStored, stored);
+    return {};
+}
+
+void ObjectTree::setBoxUnindexed(uint32_t id, const Box& box) {
+    assert(alive(id) && validObjectBox(box));
+    swept_[id] = moving_[id] ? unionBox(box_[id], box) : box;
+    box_[id] = box;
+}
+
+Status ObjectTree::build(const Box* boxes, const Motion* motions, uint32_t count) {
+    box_.clear();
+    swept_.clear();
+    moving_.clear();
+    alive_.clear();
+    movingList_.clear();
+    movingSlot_.clear();
+    freeIds_.clear();
+    liveCount_ = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        if (!validObjectBox(boxes[i])) {
+            reindex();
+            return Status::failure("object " + std::to_string(i) +
+                                   ": box is not finite with min <= max on each axis");
+        }
+    }
+    box_.assign(boxes, boxes + count);
+    swept_.assign(boxes, boxes + count);
+    moving_.resize(count);
+    alive_.assign(count, 1);
+    movingSlot_.assign(count, kNone);
+    for (uint32_t i = 0; i < count; ++i) {
+        moving_[i] = uint8_t(motions[i]);
+        if (motions[i] == Motion::Moving) {
+            movingSlot_[i] = uint32_t(movingList_.size());
+            movingList_.push_back(i);
+        }
+    }
+    liveCount_ = count;
+    reindex();
+    return {};
+}
+
+// 004's per-frame rebuild with pooled nodes: the pools are emptied, not freed, and the tree is
+// built top down from one root list split recursively, not by insertions one by one.
+void ObjectTree::reindex() {
+    nodes_.resize(1);
+    queued_.assign(1, 0);
+    nodes_[0] = {kNone, kNone, 0, kNone, kEmpty};
+    freeGroups_ = kNone;
+    usedGroups_ = 0;
+    elements_.clear();
+    freeElements_ = kNone;
+    usedElements_ = 0;
+    mergeQueue_.clear();
+    for (uint32_t id = uint32_t(alive_.size()); id-- > 0;) {  // the list then runs in id order
+        if (alive_[id]) {
+            addToLeaf(0, id);
+        }
+    }
+    splitLeaf(Walk::root(config_));
+    // A node split keeps the bounds it had as a leaf: those of all its objects, exact.
+}
+
+// ---- queries ----
+
+// 003's allIntersecting(R): the leaves meeting R, each object reported by the one leaf that
+// owns its box's lowest corner within R, so that no sort is needed to remove repeats.
+void ObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const {
+    out.clear();
+    if (!validRect(r)) {
+        return;
+    }
+    const Box area{{r.minX, 0.0f, r.minZ}, {r.maxX, 0.0f, r.maxZ}};
+    Walk::walk(
+        *this, area, [](const Frame&) {},
+        [&](const Frame& f) {
+            for (uint32_t e = nodes_[f.node].head; e != kNone; e = elements_[e].next) {
+                const uint32_t o = elements_[e].object;
+                const Box& b = box_[o];
+                // The corner lies in b, which lies in the swept box: this object is in its leaf.
+                if (boxMeetsRect(b, r) &&
+                    Walk::owns(f, std::max(b.min.x, r.minX), std::max(b.min.z, r.minZ))) {
+                    out.push_back(o);
+                }
+            }
+        });
+    std::sort(out.begin(), out.end());
+}
+
+// Plane masking as in cull.cpp: a node tests only the planes its parent straddled; a node inside
+// every plane takes its objects untested. An object is in several leaves: sorted, then unique.
+void ObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out) const {
+    out.clear();
+    std::array<Frame, Walk::kStack> stack;
+    size_t top = 0;
+    stack[top++] = Walk::root(config_);
+    while (top > 0) {
+        const Frame f = stack[--top];
+        const Node& n = nodes_[f.node];
+        if (!(n.bounds.min.x <= n.bounds.max.x)) {
+            continue;  // nothing ever came here
+        }
+        bool outside = false;
+        const uint8_t planes = f.planes ? frustum.classify(n.bounds, f.planes, outside) : 0;
+        if (outside) {
+            continue;
+        }
+        if (n.firstChild != kNone) {
+            for (int q = 3; q >= 0; --q) {
+                Frame c = Walk::child(f, n.firstChild, q);
+                c.planes = planes;
+                stack[top++] = c;
+            }
+            continue;
+        }
+        for (uint32_t e = n.head; e != kNone; e = elements_[e].next) {
+            const uint32_t o = elements_[e].object;
+            bool objectOutside = false;
+            if (planes) {
+                frustum.classify(box_[o], planes, objectOutside);
+            }
+            if (!objectOutside) {
+                out.push_back(o);
+            }
+        }
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+}
+
+// Nearest node first, and none whose bounds the ray enters after the best hit so far: an object's
+// entry point lies in its box, so in the bounds of every node holding it.
+std::optional<RayHit> ObjectTree::queryRay(const Ray& ray) const {
+    if (!ray.valid) {
+        return std::nullopt;
+    }
+    struct Entry {
+        uint32_t node;
+        float t;
+    };
+    std::array<Entry, Walk::kStack> stack;
+    size_t top = 0;
+    RayHit best{kNone, kInf};
+    if (const std::optional<float> t = rayEntry(ray, nodes_[0].bounds)) {
+        stack[top++] = {0, *t};
+    }
+    while (top > 0) {
+        const Entry entry = stack[--top];
+        if (entry.t > best.distance) {
+            continue;
+        }
+        const Node& n = nodes_[entry.node];
+        if (n.firstChild == kNone) {
+            for (uint32_t e = n.head; e != kNone; e = elements_[e].next) {
+                const uint32_t o = elements_[e].object;
+                const std::optional<float> t = rayEntry(ray, box_[o]);
+                if (t && (*t < best.distance || (*t == best.distance && o < best.object))) {
+                    best = {o, *t};
+                }
+            }
+            continue;
+        }
+        Entry children[4];
+        int count = 0;
+        for (uint32_t q = 0; q < 4; ++q) {
+            const uint32_t c = n.firstChild + q;
+            if (const std::optional<float> t = rayEntry(ray, nodes_[c].bounds)) {
+                children[count++] = {c, *t};
+            }
+        }
+        // Farthest pushed first, so the nearest is walked first.
+        for (int i = 1; i < count; ++i) {  // insertion sort of at most four
+            for (int k = i; k > 0 && children[k - 1].t < children[k].t; --k) {
+                std::swap(children[k - 1], children[k]);
+            }
+        }
+        for (int i = 0; i < count; ++i) {
+            stack[top++] = children[i];
+        }
+    }
+    if (best.object == kNone) {
+        return std::nullopt;
+    }
+    return best;
+}
+
+// Each moving object walks the leaves of its swept box (000: previous and current position
+// together). A pair is reported by the moving object with the lower id when both move, and only
+// in the one leaf owning the lowest corner of the two swept boxes' overlap (both boxes hold that
+// point, so both are in its leaf): unique without a hash set, then sorted.
+void ObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
+    out.clear();
+    for (const uint32_t m : movingList_) {
+        const Box& sm = swept_[m];
+        Walk::walk(
+            *this, sm, [](const Frame&) {},
+            [&](const Frame& f) {
+                for (uint32_t e = nodes_[f.node].head; e != kNone; e = elements_[e].next) {
+                    const uint32_t o = elements_[e].object;
+                    if (o == m || (moving_[o] && o < m)) {
+                        continue;
+                    }
+                    const Box& so = swept_[o];
+                    if (boxesOverlap(sm, so) &&
+                        Walk::owns(f, std::max(sm.min.x, so.min.x), std::max(sm.min.z, so.min.z))) {
+                        out.push_back(m < o ? ObjectPair{m, o} : ObjectPair{o, m});
+                    }
+                }
+            });
+    }
+    std::sort(out.begin(), out.end());
+}
+
+// ---- statistics and invariants ----
+
+size_t ObjectTree::indexBytes() const {
+    return nodes_.capacity() * sizeof(Node) + queued_.capacity() +
+           elements_.capacity() * sizeof(Element) + mergeQueue_.capacity() * sizeof(uint32_t) +
+           scratch_.capacity() * sizeof(uint32_t);
+}
+
+uint32_t ObjectTree::nodeCount() const {
+    return 1 + 4 * usedGroups_;
+}
+
+uint32_t ObjectTree::elementCount() const {
+    return usedElements_;
+}
+
+uint32_t ObjectTree::leafCount() const {
+    return 1 + 3 * usedGroups_;
+}
+
+uint32_t ObjectTree::depth() const {
+    uint32_t deepest = 0;
+    Walk::walk(
+        *this, Box{glm::vec3(-kInf), glm::vec3(kInf)}, [](const Frame&) {},
+        [&](const Frame& f) { deepest = std::max(deepest, f.depth); });
+    return deepest;
+}
+
+bool ObjectTree::isEmptyRoot() const {
+    return nodes_[0].firstChild == kNone && nodes_[0].count == 0 && usedGroups_ == 0 &&
+           usedElements_ == 0;
+}
+
+std::string ObjectTree::check() const {
+    std::string problem;
+    auto fail = [&](const std::string& what) {
+        if (problem.empty()) {
+            problem = what;
+        }
+    };
+    std::vector<uint32_t> leavesOf(alive_.size(), 0);
+    std::vector<uint32_t> seenIn(alive_.size(), kNone);  // the last leaf listing each object
+    uint32_t listed = 0;
+    uint32_t inner = 0;
+    Walk::walk(
+        *this, Box{glm::vec3(-kInf), glm::vec3(kInf)},
+        [&](const Frame& f) {
+            ++inner;
+            const Node& n = nodes_[f.node];
+            for (uint32_t q = 0; q < 4; ++q) {
+                const Node& c = nodes_[n.firstChild + q];
+                if (c.parent != f.node) {
+                    fail("child's parent link is wrong");
+                }
+                if (c.firstChild == kNone && c.count > 0 &&
+                    !(n.bounds.min.x <= c.bounds.min.x && n.bounds.min.y <= c.bounds.min.y &&
+                      n.bounds.min.z <= c.bounds.min.z && n.bounds.max.x >= c.bounds.max.x &&
+                      n.bounds.max.y >= c.bounds.max.y && n.bounds.max.z >= c.bounds.max.z)) {
+                    fail("node bounds do not cover a child's");
+                }
+            }
+        },
+        [&](const Frame& f) {
+            const Node& n = nodes_[f.node];
+            uint32_t count = 0;
+            uint32_t separable = 0;
+            for (uint32_t e = n.head; e != kNone; e = elements_[e].next) {
+                ++count;
+                const uint32_t o = elements_[e].object;
+                if (!alive(o)) {
+                    fail("dead object in a leaf");
+                    continue;
+                }
+                ++leavesOf[o];
+                const Box& s = swept_[o];
+                separable += !Walk::covers(f, s);
+                if (!Walk::meets(f, s)) {
+                    fail("object " + std::to_string(o) + " in a leaf it does not meet");
+                }
+                if (!(n.bounds.min.x <= s.min.x && n.bounds.min.y <= s.min.y &&
+                      n.bounds.min.z <= s.min.z && n.bounds.max.x >= s.max.x &&
+                      n.bounds.max.y >= s.max.y && n.bounds.max.z >= s.max.z)) {
+                    fail("leaf bounds do not cover an object's swept box");
+                }
+                if (seenIn[o] == f.node) {
+                    fail("object twice in one leaf");
+                }
+                seenIn[o] = f.node;
+            }
+            listed += count;
+            if (count != n.count) {
+                fail("leaf count differs from its list");
+            }
+            if (separable > config_.leafLimit && f.depth < config_.maxDepth) {
+                fail("leaf over the limit above the depth bound");
+            }
+            if (f.depth > config_.maxDepth) {
+                fail("leaf below the depth bound");
+            }
+        });
+    if (inner != usedGroups_) {
+        fail("inner nodes differ from the groups in use");
+    }
+    if (listed != usedElements_) {
+        fail("listed elements differ from those in use");
+    }
+    uint32_t freeElements = 0;
+    for (uint32_t e = freeElements_; e != kNone && freeElements <= elements_.size();
+         e = elements_[e].next) {
+        ++freeElements;
+    }
+    if (freeElements + usedElements_ != elements_.size()) {
+        fail("element pool does not add up");
+    }
+    uint32_t freeGroups = 0;
+    for (uint32_t g = freeGroups_; g != kNone && freeGroups <= nodes_.size();
+         g = nodes_[g].firstChild) {
+        ++freeGroups;
+    }
+    if (1 + 4 * (freeGroups + usedGroups_) != nodes_.size()) {
+        fail("node pool does not add up");
+    }
+    uint32_t live = 0;
+    for (uint32_t o = 0; o < alive_.size(); ++o) {
+        if (!alive_[o]) {
+            continue;
+        }
+        ++live;
+        uint32_t expected = 0;
+        Walk::walk(
+            *this, swept_[o], [](const Frame&) {}, [&](const Frame&) { ++expected; });
+        if (expected != leavesOf[o]) {
+            fail("object " + std::to_string(o) + " is in " + std::to_string(leavesOf[o]) +
+                 " leaves, meets " + std::to_string(expected));
+        }
+    }
+    if (live != liveCount_ || live + freeIds_.size() != alive_.size()) {
+        fail("live objects and free ids do not add up");
+    }
+    return problem;
+}
+
+}  // namespace qt

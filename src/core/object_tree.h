@@ -1,0 +1,143 @@
+// The object quadtree: objects' boxes over x/z in a tree of flat, pooled nodes, each object in
+// every leaf it overlaps, updated in place as objects move (insert, remove, move), with deferred
+// merging. Answers the rectangle, frustum and ray queries and the moving objects' collision pairs.
+//
+// Each object sits in every leaf it overlaps (Abound's design, reference
+// 000_758ee9a454ef1104.txt), not in a loose tree: a leaf's elements are then all the candidates a
+// query there needs, a ball of radius 1-2 units usually sits in one leaf, and a pair found in
+// several leaves is reported once by the leaf owning one point of it (see collisionPairs).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/object_index.h"
+
+namespace qt {
+
+struct ObjectTreeConfig {
+    // The root square over x/z. Objects outside it are kept in the border leaves they are
+    // nearest to (a border node's region reaches to infinity on its border side), so nothing is
+    // lost and every query stays exact, only slower for those objects.
+    float originX = 0.0f;
+    float originZ = 0.0f;
+    float size = 4097.0f;
+    uint32_t leafLimit = 8;  // objects a leaf holds before it splits, not counting those that
+                             // cover its whole square (which no split could separate)
+    uint32_t maxDepth = 12;  // leaves at this depth never split: 10,000 objects at one point
+                             // make one leaf of 10,000, not an unbounded recursion (003)
+};
+
+// The incremental tree. Removals and moves that empty leaves queue their parents; cleanup()
+// merges (once per frame) every queued node whose children are leaves holding no more than
+// leafLimit distinct objects (not counting those covering the node), and then its parent in
+// turn: merging is deferred to cleanup(), and between cleanups leaves may hold fewer objects
+// than a merge would allow.
+class ObjectTree final : public ObjectIndex {
+public:
+    static constexpr uint32_t kMaxDepth =
+        20;  // the deepest maxDepth (query stacks are sized to it)
+    static constexpr uint32_t kNone = 0xFFFFFFFFu;
+
+    explicit ObjectTree(const ObjectTreeConfig& config = {});
+
+    Result<uint32_t> insert(const Box& box, Motion motion) override;
+    void remove(uint32_t id) override;
+    Status move(uint32_t id, const Box& box) override;
+    Status build(const Box* boxes, const Motion* motions, uint32_t count) override;
+    void cleanup() override;
+
+    void queryRect(const Rect& rect, std::vector<uint32_t>& out) const override;
+    void queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out) const override;
+    std::optional<RayHit> queryRay(const Ray& ray) const override;
+    void collisionPairs(std::vector<ObjectPair>& out) const override;
+
+    uint32_t objectCount() const override { return liveCount_; }
+    bool alive(uint32_t id) const override { return id < alive_.size() && alive_[id] != 0; }
+    const Box& box(uint32_t id) const override { return box_[id]; }
+    const Box& sweptBox(uint32_t id) const override { return swept_[id]; }
+    Motion motion(uint32_t id) const override { return Motion(moving_[id]); }
+    size_t indexBytes() const override;
+
+    // For the rebuild strategy: change the objects without touching the tree (which is then
+    // stale: only reindex() may follow), then reindex() clears the tree (keeping every pool's
+    // capacity) and puts every live object back, top down. Boxes are checked by the caller.
+    uint32_t insertUnindexed(const Box& box, Motion motion);
+    void removeUnindexed(uint32_t id);
+    void setBoxUnindexed(uint32_t id, const Box& box);
+    void reindex();
+
+    // Invariants, for the tests: every live object is in exactly the leaves whose region its
+    // swept box meets; leaf counts match their lists; no leaf above maxDepth holds more than
+    // leafLimit objects that do not cover its square; bounds cover what is under them; the free
+    // lists and the pools add up. Returns an empty string or the first thing wrong.
+    std::string check() const;
+    uint32_t nodeCount() const;  // nodes in use
+    uint32_t leafCount() const;
+    uint32_t elementCount() const;  // elements in use (an object in k leaves counts k)
+    uint32_t depth() const;         // the deepest leaf's depth (root: 0)
+    bool isEmptyRoot() const;       // one leaf, no elements
+
+    // Node of the pool: children are four consecutive nodes (NW, NE, SW, SE over x then z).
+    struct Node {
+        uint32_t firstChild;  // kNone for a leaf; free group: the next free group
+        uint32_t head;        // leaf: first element of its list (kNone when empty)
+        uint32_t count;       // leaf: elements in its list
+        uint32_t parent;      // kNone for the root
+        Box bounds;           // covers every swept box in the subtree, all three axes (grows as
+                              // objects come; exact again after a merge or reindex); min > max
+                              // while nothing came. Over x/z it may reach past the node's region:
+                              // then a box not outside a plane never has its node culled, and a
+                              // node inside every plane holds only boxes inside them, so the
+                              // frustum query equals Frustum::classify on each box exactly.
+    };
+    // Element of a leaf's list: an object, and the next element (kNone ends the list).
+    struct Element {
+        uint32_t object;
+        uint32_t next;
+    };
+
+private:
+    friend struct ObjectTreeWalk;
+    struct Frame;  // a node being walked, with its region (object_tree.cpp)
+
+    uint32_t allocGroup(uint32_t parent);
+    void freeGroup(uint32_t first);
+    uint32_t allocElement(uint32_t object, uint32_t next);
+    void addToLeaf(uint32_t leaf, uint32_t object);
+    bool removeFromLeaf(uint32_t leaf, uint32_t object);
+    void splitLeaf(const Frame& f);
+    void index(uint32_t object, const Box& stored);
+    void unindex(uint32_t object, const Box& stored);
+    void reindexMoved(uint32_t object, const Box& oldStored, const Box& newStored);
+    void queueMerge(uint32_t leaf);
+    bool tryMerge(uint32_t node);
+    Frame frameOf(uint32_t node) const;
+    uint32_t newId();
+    void grow(uint32_t node, const Box& b);
+
+    ObjectTreeConfig config_;
+    std::vector<Node> nodes_;        // nodes_[0] is the root
+    uint32_t freeGroups_ = kNone;    // first node of the first free group of four
+    uint32_t usedGroups_ = 0;        // groups in use
+    std::vector<Element> elements_;  // every leaf's list, and the free list
+    uint32_t freeElements_ = kNone;
+    uint32_t usedElements_ = 0;
+    std::vector<uint32_t> mergeQueue_;  // parents of leaves that lost elements since cleanup()
+    std::vector<uint8_t> queued_;       // per node: in mergeQueue_
+    std::vector<uint32_t> scratch_;     // cleanup(): the distinct objects of a merge candidate
+
+    // Per object, indexed by id.
+    std::vector<Box> box_;
+    std::vector<Box> swept_;  // what the tree indexes: the swept box (moving), the box (static)
+    std::vector<uint8_t> moving_;
+    std::vector<uint8_t> alive_;
+    std::vector<uint32_t>
+        movingList_;  // live moving objects (any order); movingSlot_ is the way back
+    std::vector<uint32_t> movingSlot_;
+    std::vector<uint32_t> freeIds_;
+    uint32_t liveCount_ = 0;
+};
+
+}  // namespace qt
