@@ -140,15 +140,18 @@ void ObjectTree::freeGroup(uint32_t first) {
 }
 
 uint32_t ObjectTree::allocElement(uint32_t object, uint32_t next) {
+    const Box& b = swept_[object];
+    const Element element{object, next, b.min.x, b.min.z, b.max.x, b.max.z};
     uint32_t e = freeElements_;
     if (e != kNone) {
         freeElements_ = elements_[e].next;
-        elements_[e] = {object, next};
+        elements_[e] = element;
     } else {
         e = uint32_t(elements_.size());
-        elements_.push_back({object, next});
+        elements_.push_back(element);
     }
     ++usedElements_;
+    ++allocatedSinceCompact_;
     return e;
 }
 
@@ -174,6 +177,21 @@ bool ObjectTree::removeFromLeaf(uint32_t leaf, uint32_t object) {
         }
     }
     return false;
+}
+
+void ObjectTree::refreshInLeaf(uint32_t leaf, uint32_t object) {
+    for (uint32_t e = nodes_[leaf].head; e != kNone; e = elements_[e].next) {
+        Element& element = elements_[e];
+        if (element.object == object) {
+            const Box& b = swept_[object];
+            element.minX = b.min.x;
+            element.minZ = b.min.z;
+            element.maxX = b.max.x;
+            element.maxZ = b.max.z;
+            return;
+        }
+    }
+    assert(false && "object not in the leaf");
 }
 
 uint32_t ObjectTree::newId() {
@@ -282,6 +300,7 @@ void ObjectTree::reindexMoved(uint32_t object, const Box& oldStored, const Box& 
                 splitLeaf(f);
             } else if (inNew) {
                 grow(f.node, newStored);
+                refreshInLeaf(f.node, object);
                 splitLeaf(f);  // it may have stopped covering the leaf
             }
         });
@@ -310,7 +329,7 @@ Frame ObjectTree::frameOf(uint32_t node) const {
     return f;
 }
 
-// Merges a node whose children are all leaves holding no more than leafLimit distinct objects
+// Merges a node whose children are all leaves holding no more than mergeLimit() distinct objects
 // that do not cover its square (an object over a midline is in several) into one leaf (002).
 bool ObjectTree::tryMerge(uint32_t node) {
     const Node& n = nodes_[node];
@@ -331,7 +350,7 @@ bool ObjectTree::tryMerge(uint32_t node) {
             const uint32_t object = elements_[e].object;
             if (std::find(scratch_.begin(), scratch_.end(), object) == scratch_.end()) {
                 separable += !Walk::covers(f, swept_[object]);
-                if (separable > config_.leafLimit) {
+                if (separable > config_.mergeLimit()) {
                     return false;
                 }
                 scratch_.push_back(object);
@@ -358,6 +377,61 @@ bool ObjectTree::tryMerge(uint32_t node) {
     return true;
 }
 
+void ObjectTree::compact() {
+    spare_.clear();
+    spare_.reserve(elements_.capacity());  // once: later the two swap, both at this capacity
+    for (uint32_t i = 0; i < nodes_.size(); ++i) {
+        Node& n = nodes_[i];
+        if (n.firstChild != kNone || n.parent == kFreeNode) {
+            continue;
+        }
+        uint32_t e = n.head;
+        n.head = e == kNone ? kNone : uint32_t(spare_.size());
+        while (e != kNone) {
+            spare_.push_back(elements_[e]);
+            e = elements_[e].next;
+            spare_.back().next = e == kNone ? kNone : uint32_t(spare_.size());
+        }
+    }
+    assert(spare_.size() == usedElements_);
+    elements_.swap(spare_);
+    freeElements_ = kNone;
+    allocatedSinceCompact_ = 0;
+}
+
+namespace {
+
+// Bits 0..15 of v spread to the even bits of the result.
+uint64_t spread16(uint32_t v) {
+    uint64_t x = v & 0xFFFFu;
+    x = (x | x << 8) & 0x00FF00FFu;
+    x = (x | x << 4) & 0x0F0F0F0Fu;
+    x = (x | x << 2) & 0x33333333u;
+    x = (x | x << 1) & 0x55555555u;
+    return x;
+}
+
+}  // namespace
+
+void ObjectTree::sortMoving() {
+    const float scale = 65535.0f / config_.size;
+    mortonKeys_.clear();
+    for (const uint32_t id : movingList_) {
+        const Box& b = swept_[id];
+        const float x = (0.5f * (b.min.x + b.max.x) - config_.originX) * scale;
+        const float z = (0.5f * (b.min.z + b.max.z) - config_.originZ) * scale;
+        const auto cx = uint32_t(std::clamp(x, 0.0f, 65535.0f));
+        const auto cz = uint32_t(std::clamp(z, 0.0f, 65535.0f));
+        mortonKeys_.push_back((spread16(cx) | spread16(cz) << 1) << 32 | id);
+    }
+    std::sort(mortonKeys_.begin(), mortonKeys_.end());
+    for (uint32_t k = 0; k < mortonKeys_.size(); ++k) {
+        const auto id = uint32_t(mortonKeys_[k]);
+        movingList_[k] = id;
+        movingSlot_[id] = k;
+    }
+}
+
 void ObjectTree::cleanup() {
     for (size_t i = 0; i < mergeQueue_.size(); ++i) {  // tryMerge appends the parents it frees
         const uint32_t node = mergeQueue_[i];
@@ -365,6 +439,10 @@ void ObjectTree::cleanup() {
         tryMerge(node);
     }
     mergeQueue_.clear();
+    if (allocatedSinceCompact_ > usedElements_ / 4) {
+        compact();
+    }
+    sortMoving();
 }
 
 // ---- objects ----
@@ -485,6 +563,8 @@ void ObjectTree::reindex() {
         }
     }
     splitLeaf(Walk::root(config_));
+    compact();
+    sortMoving();
     // A node split keeps the bounds it had as a leaf: those of all its objects, exact.
 }
 
@@ -502,7 +582,12 @@ void ObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const {
         *this, area, [](const Frame&) {},
         [&](const Frame& f) {
             for (uint32_t e = nodes_[f.node].head; e != kNone; e = elements_[e].next) {
-                const uint32_t o = elements_[e].object;
+                const Element& element = elements_[e];
+                if (element.minX > r.maxX || element.maxX < r.minX || element.minZ > r.maxZ ||
+                    element.maxZ < r.minZ) {
+                    continue;  // the swept box misses R, so does the box in it
+                }
+                const uint32_t o = element.object;
                 const Box& b = box_[o];
                 // The corner lies in b, which lies in the swept box: this object is in its leaf.
                 if (boxMeetsRect(b, r) &&
@@ -623,7 +708,12 @@ void ObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
             *this, sm, [](const Frame&) {},
             [&](const Frame& f) {
                 for (uint32_t e = nodes_[f.node].head; e != kNone; e = elements_[e].next) {
-                    const uint32_t o = elements_[e].object;
+                    const Element& element = elements_[e];
+                    if (element.minX > sm.max.x || element.maxX < sm.min.x ||
+                        element.minZ > sm.max.z || element.maxZ < sm.min.z) {
+                        continue;  // most elements: decided without reading the object
+                    }
+                    const uint32_t o = element.object;
                     if (o == m || (moving_[o] && o < m)) {
                         continue;
                     }
@@ -642,8 +732,8 @@ void ObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
 
 size_t ObjectTree::indexBytes() const {
     return nodes_.capacity() * sizeof(Node) + queued_.capacity() +
-           elements_.capacity() * sizeof(Element) + mergeQueue_.capacity() * sizeof(uint32_t) +
-           scratch_.capacity() * sizeof(uint32_t);
+           (elements_.capacity() + spare_.capacity()) * sizeof(Element) +
+           mergeQueue_.capacity() * sizeof(uint32_t) + scratch_.capacity() * sizeof(uint32_t);
 }
 
 uint32_t ObjectTree::nodeCount() const {
@@ -713,6 +803,11 @@ std::string ObjectTree::check() const {
                 }
                 ++leavesOf[o];
                 const Box& s = swept_[o];
+                const Element& element = elements_[e];
+                if (element.minX != s.min.x || element.minZ != s.min.z || element.maxX != s.max.x ||
+                    element.maxZ != s.max.z) {
+                    fail("element's copy of the swept box is stale");
+                }
                 separable += !Walk::covers(f, s);
                 if (!Walk::meets(f, s)) {
                     fail("object " + std::to_string(o) + " in a leaf it does not meet");
