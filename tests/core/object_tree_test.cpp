@@ -149,7 +149,7 @@ struct Harness {
 void expectQueriesMatch(const ObjectIndex& index, const ObjectArrays& model, Random& rng,
                         const std::string& where) {
     std::vector<uint32_t> got, want;
-    for (int k = 0; k < 4; ++k) {
+    for (int k = 0; k < 2; ++k) {
         const Rect r = randomRect(rng);
         index.queryRect(r, got);
         bruteRect(model, r, want);
@@ -177,14 +177,14 @@ class ObjectTreeTest : public ::testing::TestWithParam<Strategy> {};
 // Thousands of inserts, removes and moves with frames between them: after each frame's cleanup
 // every query equals brute force and the tree's invariants hold.
 TEST_P(ObjectTreeTest, RandomOperationsMatchBruteForce) {
-    for (uint32_t seed = 1; seed <= 6; ++seed) {
+    for (uint32_t seed = 1; seed <= 4; ++seed) {
         Random rng(seed);
         ObjectTreeConfig config;
         config.size = kWorld;
         config.leafLimit = 2 + rng.below(8);
         config.maxDepth = 4 + rng.below(6);
         Harness h{makeIndex(GetParam(), config), {}, {}};
-        for (int frame = 0; frame < 30; ++frame) {
+        for (int frame = 0; frame < 20; ++frame) {
             const int ops = 10 + int(rng.below(120));
             for (int k = 0; k < ops; ++k) {
                 const uint32_t op = rng.below(10);
@@ -204,7 +204,9 @@ TEST_P(ObjectTreeTest, RandomOperationsMatchBruteForce) {
             h.index->cleanup();
             const std::string where =
                 "seed " + std::to_string(seed) + " frame " + std::to_string(frame);
-            ASSERT_EQ(treeOf(*h.index).check(), "") << where;
+            if (frame % 3 == 2) {  // the invariants' check costs more than the rest of a frame
+                ASSERT_EQ(treeOf(*h.index).check(), "") << where;
+            }
             expectQueriesMatch(*h.index, h.model, rng, where);
             ASSERT_EQ(h.index->objectCount(), h.live.size());
         }
@@ -218,7 +220,7 @@ TEST_P(ObjectTreeTest, RandomOperationsMatchBruteForce) {
     }
 }
 
-// 10,000 objects at one point, and 2,000 tiny ones within a hundredth of a unit: the depth stays
+// 10,000 objects at one point, and 500 tiny ones within a hundredth of a unit: the depth stays
 // at the bound (003) and the queries stay exact; removing them all leaves one empty root.
 TEST_P(ObjectTreeTest, CoincidentAndTinyObjectsStopAtTheDepthBound) {
     ObjectTreeConfig config;
@@ -229,7 +231,7 @@ TEST_P(ObjectTreeTest, CoincidentAndTinyObjectsStopAtTheDepthBound) {
     for (int i = 0; i < 10000; ++i) {
         h.insert(boxAt(300.0f, 0.0f, 300.0f, 0.0f, 0.0f, 0.0f), Motion::Static);
     }
-    for (int i = 0; i < 2000; ++i) {
+    for (int i = 0; i < 500; ++i) {
         const glm::vec3 p(700.0f + rng.uniform(0.0f, 0.01f), 0.0f,
                           20.0f + rng.uniform(0.0f, 0.01f));
         h.insert({p, p + glm::vec3(1e-4f)}, Motion::Moving);
@@ -307,7 +309,7 @@ TEST_P(ObjectTreeTest, RejectsBoxesThatAreNotFiniteOrOrdered) {
 // shuffled order after removing everything) give the same answers.
 TEST_P(ObjectTreeTest, ResultsDoNotDependOnInsertionOrder) {
     Random rng(11);
-    const uint32_t n = 3000;
+    const uint32_t n = 2000;
     std::vector<Box> boxes(n);
     std::vector<Motion> motions(n);
     for (uint32_t i = 0; i < n; ++i) {
