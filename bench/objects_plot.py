@@ -5,10 +5,13 @@ broad phase: runs bench/object_bench.cpp's BM_Step* benchmarks and plots them (a
 scaling figure in reference 002_e2c558c8a0fd0d4b.txt).
 
 Brute force runs only where a whole step is sane (BM_StepBrute is registered up to 100,000
-objects, about a second a step); it is never extrapolated past its last measured size.
+objects, about three seconds a step there); it is never extrapolated past its last measured size.
 
-  python3 bench/objects_plot.py [--bench build/core_bench] [--sizes 1000,10000,100000,1100000,5000000]
-                                [--out objects_scaling.png] [--min-time 0.5]
+  /usr/bin/python3 bench/objects_plot.py [--bench build/core_bench] [--out objects_scaling.png]
+      [--sizes 1000,10000,100000,1100000,5000000] [--min-time 0.5] [--json steps.json]
+
+The PNG needs matplotlib (Debian's python3-matplotlib, for /usr/bin/python3). --json keeps the
+benchmark's results; --from-json plots saved results without running anything.
 """
 import argparse
 import json
@@ -34,24 +37,30 @@ def main():
                         help="object counts, among 1000,10000,100000,1100000,5000000")
     parser.add_argument("--out", default="objects_scaling.png")
     parser.add_argument("--min-time", default="0.5", help="--benchmark_min_time per run, seconds")
+    parser.add_argument("--json", help="also keep the benchmark's JSON results here")
+    parser.add_argument("--from-json", help="plot these saved results instead of running")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     names = "|".join(name for name, _, _ in SERIES)
     counts = "|".join(str(s) for s in sizes)
     skipped = [s for s in sizes if s not in BRUTE_SIZES]
     if skipped:
-        print(f"brute force stops at {max(BRUTE_SIZES):,} objects (a whole step takes about a "
-              f"second there and grows as N^2): not run at {', '.join(f'{s:,}' for s in skipped)}")
+        print(f"brute force stops at {max(BRUTE_SIZES):,} objects (a whole step takes about three "
+              f"seconds there and grows as N^2): not run at {', '.join(f'{s:,}' for s in skipped)}")
 
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "steps.json")
-        command = [args.bench, f"--benchmark_filter=^({names})/({counts})$",
-                   f"--benchmark_min_time={args.min_time}", "--benchmark_format=console",
-                   "--benchmark_out_format=json", f"--benchmark_out={out}"]
-        print(" ".join(command), flush=True)
-        subprocess.run(command, check=True)
-        with open(out) as f:
+    if args.from_json:
+        with open(args.from_json) as f:
             runs = json.load(f)["benchmarks"]
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = args.json or os.path.join(tmp, "steps.json")
+            command = [args.bench, f"--benchmark_filter=^({names})/({counts})$",
+                       f"--benchmark_min_time={args.min_time}", "--benchmark_format=console",
+                       "--benchmark_out_format=json", f"--benchmark_out={out}"]
+            print(" ".join(command), flush=True)
+            subprocess.run(command, check=True)
+            with open(out) as f:
+                runs = json.load(f)["benchmarks"]
 
     points = {name: [] for name, _, _ in SERIES}
     for run in runs:
