@@ -1,0 +1,176 @@
+// The object quadtree: objects' boxes over x/z in a tree of flat, pooled nodes, each object in
+// every leaf it overlaps, updated in place as objects move (insert, remove, move), with deferred
+// merging. Answers the rectangle, frustum and ray queries and the moving objects' collision pairs.
+//
+// Each object sits in every leaf it overlaps (Abound's design, reference
+// 000_758ee9a454ef1104.txt), not in a loose tree: a leaf's elements are then all the candidates a
+// query there needs, a pair found in several leaves is reported once by the one leaf owning the
+// lowest corner of the overlap (no hash set, no sort to remove repeats), and a query looks at its
+// own region only, where a loose tree (nodes enlarged to twice their side) must look at every
+// node whose enlarged square meets it, four times the area per level. What the choice costs is
+// the repeats, measured on bench/object_bench's scene (1,000,000 static objects of 1-6 units and
+// 100,000 balls of radius 1-2 over 4097 units; BM_StepTree): 1.58 elements per object at the
+// leaf limit of 32, 42 bytes per object for nodes and elements in use. Only this design was
+// built; the loose tree was not measured. Huge objects are the weak case: such an object is in
+// every leaf under it (a leaf's split ignores the objects covering it, so they cannot make the
+// tree deeper, but they are copied into every leaf that smaller objects split).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/object_index.h"
+
+namespace qt {
+
+struct ObjectTreeConfig {
+    // The root square over x/z. Objects outside it are kept in the border leaves they are
+    // nearest to (a border node's region reaches to infinity on its border side), so nothing is
+    // lost and every query stays exact, only slower for those objects.
+    float originX = 0.0f;
+    float originZ = 0.0f;
+    float size = 4097.0f;
+    // Objects a leaf holds before it splits, not counting those covering its whole square (no
+    // split could separate them). Measured on bench/object_bench's scene (1,000,000 static
+    // objects of 1-6 units and 100,000 balls over 4097 units): limit 8 gave 3.7 elements per
+    // object and 700 ms a step, 16 gave 2.2 and 470 ms, 32 gave 1.6 and 430 ms.
+    uint32_t leafLimit = 32;
+    uint32_t maxDepth = 12;   // leaves at this depth never split: 10,000 objects at one point
+                              // make one leaf of 10,000, not an unbounded recursion (003)
+    bool mergeAtHalf = true;  // merge at leafLimit / 2, not leafLimit: a ball going back and
+                              // forth over a midline then does not split and merge the same
+                              // node every frame (split and merge were 22% of a bench step)
+
+    uint32_t mergeLimit() const { return mergeAtHalf ? leafLimit / 2 : leafLimit; }
+};
+
+// The incremental tree. Removals and moves that empty leaves queue their parents; cleanup()
+// merges (once per frame) every queued node whose children are leaves holding no more than
+// mergeLimit() distinct objects (not counting those covering the node), and then its parent in
+// turn: merging is deferred to cleanup(), and between cleanups leaves may hold fewer objects
+// than a merge would allow.
+class ObjectTree final : public ObjectIndex {
+public:
+    static constexpr uint32_t kMaxDepth =
+        20;  // the deepest maxDepth (query stacks are sized to it)
+    static constexpr uint32_t kNone = 0xFFFFFFFFu;
+
+    explicit ObjectTree(const ObjectTreeConfig& config = {});
+
+    Result<uint32_t> insert(const Box& box, Motion motion) override;
+    void remove(uint32_t id) override;
+    Status move(uint32_t id, const Box& box) override;
+    Status build(const Box* boxes, const Motion* motions, uint32_t count) override;
+    void cleanup() override;
+
+    void queryRect(const Rect& rect, std::vector<uint32_t>& out) const override;
+    void queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out) const override;
+    std::optional<RayHit> queryRay(const Ray& ray) const override;
+    void collisionPairs(std::vector<ObjectPair>& out) const override;
+
+    uint32_t objectCount() const override { return liveCount_; }
+    bool alive(uint32_t id) const override { return id < alive_.size() && alive_[id] != 0; }
+    const Box& box(uint32_t id) const override { return box_[id]; }
+    const Box& sweptBox(uint32_t id) const override { return swept_[id]; }
+    Motion motion(uint32_t id) const override { return Motion(moving_[id]); }
+    size_t indexBytes() const override;
+
+    // For the rebuild strategy: change the objects without touching the tree (which is then
+    // stale: only reindex() may follow), then reindex() clears the tree (keeping every pool's
+    // capacity) and puts every live object back, top down. Boxes are checked by the caller.
+    uint32_t insertUnindexed(const Box& box, Motion motion);
+    // Rewrites the element pool so that each leaf's list is one contiguous run, leaves in pool
+    // order (siblings together): a leaf is then scanned from one or two cache lines instead of
+    // one per element. Run by reindex(), and by cleanup() once a quarter of the elements in use
+    // were allocated since the last time (moves scatter new elements over the free list).
+    void compact();
+    // Orders the moving objects along a Morton curve, so that collisionPairs' consecutive walks
+    // go down the same nodes (its node and first element loads, cache misses, were 60% of its
+    // time); run by cleanup() and reindex().
+    void sortMoving();
+    void removeUnindexed(uint32_t id);
+    void setBoxUnindexed(uint32_t id, const Box& box);
+    void reindex();
+
+    // Invariants, for the tests: every live object is in exactly the leaves whose region its
+    // swept box meets; leaf counts match their lists; no leaf above maxDepth holds more than
+    // leafLimit objects that do not cover its square; bounds cover what is under them; the free
+    // lists and the pools add up. Returns an empty string or the first thing wrong.
+    std::string check() const;
+    uint32_t nodeCount() const;  // nodes in use
+    uint32_t leafCount() const;
+    uint32_t elementCount() const;  // elements in use (an object in k leaves counts k)
+    uint32_t depth() const;         // the deepest leaf's depth (root: 0)
+    bool isEmptyRoot() const;       // one leaf, no elements
+
+    // Node of the pool: children are four consecutive nodes (NW, NE, SW, SE over x then z).
+    struct Node {
+        uint32_t firstChild;  // kNone for a leaf; free group: the next free group
+        uint32_t head;        // leaf: first element of its list (kNone when empty)
+        uint32_t count;       // leaf: elements in its list
+        uint32_t parent;      // kNone for the root
+        Box bounds;           // covers every swept box in the subtree, all three axes (grows as
+                              // objects come; exact again after a merge or reindex); min > max
+                              // while nothing came. Over x/z it may reach past the node's region:
+                              // then a box not outside a plane never has its node culled, and a
+                              // node inside every plane holds only boxes inside them, so the
+                              // frustum query equals Frustum::classify on each box exactly.
+    };
+    // Element of a leaf's list: an object, the next element (kNone ends the list), and a copy of
+    // the object's swept box over x/z, so that scanning a leaf reads only its elements: the loads
+    // of each element's object were most of collisionPairs' time (perf), cache misses.
+    struct Element {
+        uint32_t object;
+        uint32_t next;
+        float minX, minZ, maxX, maxZ;
+    };
+
+private:
+    friend struct ObjectTreeWalk;
+    struct Frame;  // a node being walked, with its region (object_tree.cpp)
+
+    uint32_t allocGroup(uint32_t parent);
+    void freeGroup(uint32_t first);
+    uint32_t allocElement(uint32_t object, uint32_t next);
+    void addToLeaf(uint32_t leaf, uint32_t object);
+    bool removeFromLeaf(uint32_t leaf, uint32_t object);
+    void refreshInLeaf(uint32_t leaf, uint32_t object);
+    void splitLeaf(const Frame& f);
+    void index(uint32_t object, const Box& stored);
+    void unindex(uint32_t object, const Box& stored);
+    void reindexMoved(uint32_t object, const Box& oldStored, const Box& newStored);
+    void queueMerge(uint32_t leaf);
+    bool tryMerge(uint32_t node);
+    Frame frameOf(uint32_t node) const;
+    uint32_t newId();
+    void grow(uint32_t node, const Box& b);
+
+    ObjectTreeConfig config_;
+    std::vector<Node> nodes_;        // nodes_[0] is the root
+    uint32_t freeGroups_ = kNone;    // first node of the first free group of four
+    uint32_t usedGroups_ = 0;        // groups in use
+    std::vector<Element> elements_;  // every leaf's list, and the free list
+    uint32_t freeElements_ = kNone;
+    uint32_t usedElements_ = 0;
+    uint32_t allocatedSinceCompact_ = 0;
+    std::vector<Element> spare_;        // compact()'s destination, kept for the next one
+    std::vector<uint32_t> mergeQueue_;  // parents of leaves that lost elements since cleanup()
+    std::vector<uint8_t> queued_;       // per node: in mergeQueue_
+    std::vector<uint32_t> scratch_;     // cleanup(): the distinct objects of a merge candidate
+
+    // Per object, indexed by id.
+    std::vector<Box> box_;
+    std::vector<Box> swept_;  // what the tree indexes: the swept box (moving), the box (static)
+    std::vector<uint8_t> moving_;
+    std::vector<uint8_t> alive_;
+    // Live moving objects, in Morton order of their swept boxes' centres after cleanup();
+    // movingSlot_ is the way back.
+    std::vector<uint32_t> movingList_;
+    std::vector<uint64_t> mortonKeys_;  // sortMoving(): Morton code << 32 | id
+    std::vector<uint32_t> movingSlot_;
+    std::vector<uint32_t> freeIds_;
+    uint32_t liveCount_ = 0;
+};
+
+}  // namespace qt
