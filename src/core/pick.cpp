@@ -1,7 +1,7 @@
-// Ray picking: slab tests of node boxes nearest first, Moeller-Trumbore on the leaves' triangles.
-// Both the walk and the brute force intersect a triangle with the same function from the same
-// float vertices, so they agree exactly; the walk's box test is widened so it never skips a box
-// the ray touches.
+// PickRay picking: slab tests of node boxes nearest first, Moeller-Trumbore on the leaves'
+// triangles. Both the walk and the brute force intersect a triangle with the same function from the
+// same float vertices, so they agree exactly; the walk's box test is widened so it never skips a
+// box the ray touches.
 #include "core/pick.h"
 
 #include <algorithm>
@@ -33,7 +33,7 @@ Square squareAt(const Heightmap& map, const WorldMapping& mapping, int col, int 
             DVec3(vertexPosition(map, mapping, col + 1, row + 1))};
 }
 
-// Moeller and Trumbore, "Fast, Minimum Storage Ray/Triangle Intersection" (1997), two-sided, in
+// Moeller and Trumbore, "Fast, Minimum Storage PickRay/Triangle Intersection" (1997), two-sided, in
 // doubles: t of the hit, or a negative number for none. Edges and corners count as hits.
 double intersect(const DVec3& o, const DVec3& d, const DVec3& p0, const DVec3& p1,
                  const DVec3& p2) {
@@ -117,7 +117,7 @@ double entry(const DVec3& o, const DVec3& inv, const Box& box, double pad) {
     return t0;
 }
 
-bool validRay(const Ray& ray) {
+bool validRay(const PickRay& ray) {
     const glm::vec3& o = ray.origin;
     const glm::vec3& d = ray.direction;
     return std::isfinite(o.x) && std::isfinite(o.y) && std::isfinite(o.z) && std::isfinite(d.x) &&
@@ -126,7 +126,7 @@ bool validRay(const Ray& ray) {
 
 }  // namespace
 
-Ray pixelRay(const Camera& camera, float pixelX, float pixelY, int width, int height) {
+PickRay pixelRay(const Camera& camera, float pixelX, float pixelY, int width, int height) {
     const glm::mat4 inverse = glm::inverse(camera.viewProjection());
     const float ndcX = 2.0f * pixelX / float(std::max(width, 1)) - 1.0f;
     const float ndcY = 1.0f - 2.0f * pixelY / float(std::max(height, 1));
@@ -136,7 +136,7 @@ Ray pixelRay(const Camera& camera, float pixelX, float pixelY, int width, int he
 }
 
 PickHit pickTerrain(const Heightmap& map, const Quadtree& tree, const WorldMapping& mapping,
-                    const Ray& ray) {
+                    const PickRay& ray) {
     assert(map.codes.size() == size_t(map.width) * size_t(map.height));
     PickHit best;
     if (!validRay(ray) || tree.nodes.empty()) {
@@ -207,7 +207,7 @@ PickHit pickTerrain(const Heightmap& map, const Quadtree& tree, const WorldMappi
     return best;
 }
 
-PickHit pickBruteForce(const Heightmap& map, const WorldMapping& mapping, const Ray& ray) {
+PickHit pickBruteForce(const Heightmap& map, const WorldMapping& mapping, const PickRay& ray) {
     PickHit best;
     if (!validRay(ray)) {
         return best;

@@ -14,14 +14,14 @@
 
 namespace qt {
 
-struct Ray {
+struct PickRay {
     glm::vec3 origin{0.0f};
     glm::vec3 direction{0.0f, 0.0f, 1.0f};  // any length but zero
 };
 
 // The ray through a window pixel (origin top-left, pixel centres at +0.5) of a camera drawing a
 // viewport width x height pixels: from the eye, along the pixel's line of sight.
-Ray pixelRay(const Camera& camera, float pixelX, float pixelY, int width, int height);
+PickRay pixelRay(const Camera& camera, float pixelX, float pixelY, int width, int height);
 
 struct PickHit {
     bool hit = false;
@@ -38,9 +38,9 @@ struct PickHit {
 // diagonal (col, row + 1)-(col + 1, row), at vertexPosition()'s float positions. The map's codes
 // must be present. Visits nodes nearest first and stops at a node farther than the best hit.
 PickHit pickTerrain(const Heightmap& map, const Quadtree& tree, const WorldMapping& mapping,
-                    const Ray& ray);
+                    const PickRay& ray);
 
 // Every triangle of the map, the reference pickTerrain must equal (leavesTested counts them all).
-PickHit pickBruteForce(const Heightmap& map, const WorldMapping& mapping, const Ray& ray);
+PickHit pickBruteForce(const Heightmap& map, const WorldMapping& mapping, const PickRay& ray);
 
 }  // namespace qt

@@ -22,13 +22,13 @@ using test::Scene;
 // Rays of every kind the viewer and its users cast, in turn: from an eye over the map at a point
 // of the map (a mouse pick), grazing just above the ground, from below the terrain upward,
 // vertical, from outside the map, and away from it.
-Ray anyRay(const Scene& s, Random& rng, int kind) {
+PickRay anyRay(const Scene& s, Random& rng, int kind) {
     const WorldExtent e = worldExtent(s.map, s.mapping);
     const float relief = std::max(e.maxY - e.minY, 1.0f);
     const auto inside = [&] {
         return glm::vec3(rng.uniform(0.0f, e.sizeX), 0.0f, rng.uniform(0.0f, e.sizeZ));
     };
-    Ray r;
+    PickRay r;
     switch (kind % 6) {
         case 0: {  // from above, at a point of the map
             r.origin = inside() + glm::vec3(0.0f, e.maxY + rng.uniform(0.1f, 2.0f) * relief, 0.0f);
@@ -91,7 +91,7 @@ void expectPickEqualsBruteForce(const Scene& s, uint32_t seed, const std::string
     const int count = raysFor(s);
     Random rng(seed);
     for (int i = 0; i < count; ++i) {
-        const Ray ray = anyRay(s, rng, i);
+        const PickRay ray = anyRay(s, rng, i);
         const PickHit walk = pickTerrain(s.map, s.tree, s.mapping, ray);
         const PickHit brute = pickBruteForce(s.map, s.mapping, ray);
         const std::string where =
@@ -152,8 +152,9 @@ TEST(Pick, EqualsBruteForceOnRealMapsAndTestsFewLeaves) {
 
 TEST(Pick, BadRaysMissWithoutTestingAnything) {
     const Scene s = test::makeScene(syntheticHeightmap(33, 33, 3), {1.0f, 0.01f, 0.0f}, 4);
-    for (const Ray& ray : {Ray{{10, 1000, 10}, {0, 0, 0}}, Ray{{NAN, 1000, 10}, {0, -1, 0}},
-                           Ray{{10, 1000, 10}, {0, -INFINITY, 0}}}) {
+    for (const PickRay& ray :
+         {PickRay{{10, 1000, 10}, {0, 0, 0}}, PickRay{{NAN, 1000, 10}, {0, -1, 0}},
+          PickRay{{10, 1000, 10}, {0, -INFINITY, 0}}}) {
         const PickHit hit = pickTerrain(s.map, s.tree, s.mapping, ray);
         EXPECT_FALSE(hit.hit);
         EXPECT_EQ(hit.leavesTested, 0u);
@@ -163,11 +164,11 @@ TEST(Pick, BadRaysMissWithoutTestingAnything) {
 TEST(Pick, PixelRayThroughTheCentreLooksAlongTheCamera) {
     Camera c;
     c.lookAt({1, 2, 3}, {10, -4, 30});
-    const Ray r = pixelRay(c, 640.0f, 360.0f, 1280, 720);
+    const PickRay r = pixelRay(c, 640.0f, 360.0f, 1280, 720);
     EXPECT_EQ(r.origin, c.position);
     EXPECT_GT(glm::dot(glm::normalize(r.direction), c.forward()), 0.99999f);
     // The top-left pixel is up and to the left of the view axis.
-    const Ray corner = pixelRay(c, 0.5f, 0.5f, 1280, 720);
+    const PickRay corner = pixelRay(c, 0.5f, 0.5f, 1280, 720);
     EXPECT_GT(glm::dot(corner.direction, c.up()), 0.0f);
     EXPECT_LT(glm::dot(corner.direction, c.right()), 0.0f);
 }
