@@ -379,46 +379,41 @@ Rect rectNumber(uint32_t i, int64_t perMille) {
     return {x, z, x + side, z + side};
 }
 
-void BM_RectTree(benchmark::State& state) {
-    const Scene& s = scene(kRectObjects);
-    ObjectTree tree(mapConfig());
-    (void)tree.build(s.boxes.data(), s.motions.data(), s.count());
+// Times query(rect, out) over 64 rectangles in turn; the hits per query as a counter.
+template <class Query>
+void timeRectQueries(benchmark::State& state, Query&& query) {
     std::vector<uint32_t> out;
     uint64_t found = 0;
     uint32_t i = 0;
     for (auto _ : state) {
-        tree.queryRect(rectNumber(i++ % 64, state.range(0)), out);
+        query(rectNumber(i++ % 64, state.range(0)), out);
         found += out.size();
     }
     state.counters["found"] = double(found) / double(std::max<int64_t>(state.iterations(), 1));
+}
+
+void BM_RectTree(benchmark::State& state) {
+    const Scene& s = scene(kRectObjects);
+    ObjectTree tree(mapConfig());
+    (void)tree.build(s.boxes.data(), s.motions.data(), s.count());
+    timeRectQueries(state,
+                    [&](const Rect& r, std::vector<uint32_t>& out) { tree.queryRect(r, out); });
 }
 
 void BM_RectGrid(benchmark::State& state) {
     const Scene& s = scene(kRectObjects);
     UniformGrid grid(0.0f, 0.0f, kMap, kGridCells);
     grid.build(s.boxes.data(), s.motions.data(), s.count());
-    std::vector<uint32_t> out;
-    uint64_t found = 0;
-    uint32_t i = 0;
-    for (auto _ : state) {
-        grid.queryRect(rectNumber(i++ % 64, state.range(0)), out);
-        found += out.size();
-    }
-    state.counters["found"] = double(found) / double(std::max<int64_t>(state.iterations(), 1));
+    timeRectQueries(state,
+                    [&](const Rect& r, std::vector<uint32_t>& out) { grid.queryRect(r, out); });
 }
 
 void BM_RectBrute(benchmark::State& state) {
     const Scene& s = scene(kRectObjects);
     ObjectArrays objects{s.boxes, s.boxes, {}, std::vector<uint8_t>(s.count(), 1)};
     objects.moving.assign(s.count(), 0);
-    std::vector<uint32_t> out;
-    uint64_t found = 0;
-    uint32_t i = 0;
-    for (auto _ : state) {
-        bruteRect(objects, rectNumber(i++ % 64, state.range(0)), out);
-        found += out.size();
-    }
-    state.counters["found"] = double(found) / double(std::max<int64_t>(state.iterations(), 1));
+    timeRectQueries(state,
+                    [&](const Rect& r, std::vector<uint32_t>& out) { bruteRect(objects, r, out); });
 }
 
 // ---- the per-frame rebuild against the incremental tree, by share of moving objects ----
