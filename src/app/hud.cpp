@@ -1,8 +1,9 @@
-// HUD layout: statistics first, then toggles, the minimap, loading and the mapping sliders.
+// HUD layout: statistics and frame times, toggles, loading and mapping, the minimap, help.
 #include "app/hud.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include <imgui.h>
 
@@ -27,57 +28,63 @@ void HudState::recordFrame(float ms) {
     frameCursor = (frameCursor + 1) % kFrameHistory;
 }
 
-HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
-                    const Camera& camera, const std::array<glm::vec3, 8>& cullCorners,
-                    float speed) {
-    HudRequests requests;
-    ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowSize(ImVec2(360, 0), ImGuiCond_FirstUseEver);
-    ImGui::Begin("quadterrain");
-    ImGui::TextWrapped("%s", kHelp);
-    ImGui::Separator();
+namespace {
 
+// The counts of the frame: what was drawn (leaves, or level-of-detail nodes), what culling and
+// occlusion removed, the walk's work and the draw's.
+void drawStats(const FrameStats& stats, const Terrain& terrain) {
     const CullStats& c = stats.cull;
-    ImGui::Text("map %s  %dx%d, leaf %d", terrain.path.c_str(), terrain.map.width,
-                terrain.map.height, terrain.tree.leafSize);
-    ImGui::Text("leaves drawn %u / %u (%.1f%%)", c.leavesDrawn, stats.leavesTotal,
-                percent(c.leavesDrawn, stats.leavesTotal));
-    ImGui::Text("culled by the frustum %u, occluded %u%s", c.leavesCulled, c.leavesOccluded,
-                stats.lod ? " (full-detail nodes)" : "");
-    ImGui::Text("nodes tested %u of %u, whole subtrees %u", c.nodesTested, stats.nodesTotal,
-                c.subtreesAccepted);
+    ImGui::TextWrapped("map %s, %dx%d, leaf %d", terrain.path.c_str(), terrain.map.width,
+                       terrain.map.height, terrain.tree.leafSize);
     if (stats.lod) {
         const LodStats& l = stats.lodStats;
-        ImGui::Text("LOD: %u nodes over %u leaves, levels 0-%d", l.nodesDrawn, l.leavesCovered,
-                    int(l.deepestLevel));
+        ImGui::Text("nodes drawn %u (levels 0-%d)", l.nodesDrawn, int(l.deepestLevel));
+        ImGui::Text("leaves in view %u of %u (%.1f%%)", c.leavesDrawn, stats.leavesTotal,
+                    percent(c.leavesDrawn, stats.leavesTotal));
+    } else {
+        ImGui::Text("leaves drawn %u of %u (%.1f%%)", c.leavesDrawn, stats.leavesTotal,
+                    percent(c.leavesDrawn, stats.leavesTotal));
     }
-    ImGui::Text("triangles %llu, draw calls %d%s%s", (unsigned long long)c.triangles,
-                stats.drawCalls, stats.syncedDraws ? " (synchronised batches)" : "",
-                stats.backFacesCulled ? ", back faces culled" : "");
-    ImGui::Text("culling %.3f ms", stats.cullMs);
+    ImGui::Text("culled by the frustum %u", c.leavesCulled);
+    ImGui::Text("occluded %u%s", c.leavesOccluded, stats.lod ? " (full-detail nodes)" : "");
+    ImGui::Text("nodes tested %u of %u, whole subtrees %u", c.nodesTested, stats.nodesTotal,
+                c.subtreesAccepted);
+    ImGui::Text("triangles %llu, draw calls %d", (unsigned long long)c.triangles, stats.drawCalls);
+    if (stats.syncedDraws || stats.backFacesCulled) {
+        ImGui::TextDisabled("%s%s%s", stats.syncedDraws ? "synchronised batches" : "",
+                            stats.syncedDraws && stats.backFacesCulled ? ", " : "",
+                            stats.backFacesCulled ? "back faces culled" : "");
+    }
+}
 
-    // Frame graph: the ring buffer read from its oldest entry.
+// Frame time now, the worst of the history, and the graph of the history, oldest first.
+void drawFrameTimes(const HudState& state, const FrameStats& stats) {
     const float last =
         state.frameMs[size_t((state.frameCursor + kFrameHistory - 1) % kFrameHistory)];
     float worst = 0.0f;
     for (const float ms : state.frameMs) {
         worst = std::max(worst, ms);
     }
-    ImGui::Text("frame %.2f ms (%.0f fps), worst of last %d: %.2f ms", last,
-                last > 0.0f ? 1000.0f / last : 0.0f, kFrameHistory, worst);
-    ImGui::PlotLines("##frames", state.frameMs.data(), kFrameHistory, state.frameCursor, nullptr,
-                     0.0f, std::max(worst, 1.0f), ImVec2(-1, 50));
+    ImGui::Text("frame %.1f ms (%.0f fps), culling %.3f ms", last,
+                last > 0.0f ? 1000.0f / last : 0.0f, stats.cullMs);
+    // PlotLines takes no negative width: the available width, given outright.
+    char overlay[48];
+    std::snprintf(overlay, sizeof(overlay), "worst %.1f ms", worst);
+    ImGui::PlotLines("##frames", state.frameMs.data(), kFrameHistory, state.frameCursor, overlay,
+                     0.0f, std::max(worst, 1.0f), ImVec2(ImGui::GetContentRegionAvail().x, 40.0f));
+}
 
+HudRequests drawToggles(HudState& state, const Camera& camera, float speed) {
+    HudRequests requests;
     ImGui::Checkbox("culling (C)", &state.cull);
     ImGui::SameLine();
     ImGui::Checkbox("occlusion (O)", &state.occlusion);
-    ImGui::SameLine();
     ImGui::Checkbox("freeze frustum (F)", &state.freeze);
+    ImGui::SameLine();
     ImGui::Checkbox("level of detail (L)", &state.lod);
     if (state.lod) {
-        ImGui::SameLine();
         ImGui::SetNextItemWidth(-1);
-        ImGui::SliderFloat("##lodPixels", &state.lodPixels, 0.25f, 16.0f, "step <= %.2f px",
+        ImGui::SliderFloat("##lodPixels", &state.lodPixels, 0.25f, 16.0f, "grid step <= %.2f px",
                            ImGuiSliderFlags_Logarithmic);
         state.lodPixels = std::clamp(state.lodPixels, 0.25f, 16.0f);
     }
@@ -87,8 +94,8 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     if (state.boxes) {
         ImGui::Text("boxes drawn: %d (at most %d)", state.boxesDrawn, kMaxLeafBoxes);
     }
-    ImGui::Text("camera %.1f, %.1f, %.1f  speed %.3g/s", camera.position.x, camera.position.y,
-                camera.position.z, speed);
+    ImGui::Text("camera %.1f, %.1f, %.1f", camera.position.x, camera.position.y, camera.position.z);
+    ImGui::Text("speed %.3g/s (wheel)", speed);
     if (ImGui::Button("reset camera")) {
         requests.resetCamera = true;
     }
@@ -96,30 +103,73 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     if (ImGui::Button("reload shaders (R)")) {
         requests.reloadShaders = true;
     }
+    return requests;
+}
 
-    if (ImGui::CollapsingHeader("minimap", ImGuiTreeNodeFlags_DefaultOpen)) {
-        drawMinimap(terrain, camera, cullCorners, ImGui::GetContentRegionAvail().x,
-                    state.minimapCells, stats.lod);
+// The path box (Enter or the button loads it) and the mapping's sliders, which never make a
+// world of non-finite floats.
+bool drawLoadAndMapping(HudState& state, Terrain& terrain) {
+    bool load = false;
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - 50.0f);
+    if (ImGui::InputText("##path", state.path, sizeof(state.path),
+                         ImGuiInputTextFlags_EnterReturnsTrue)) {
+        load = true;
     }
-
-    ImGui::InputText("##path", state.path, sizeof(state.path));
     ImGui::SameLine();
     if (ImGui::Button("Load")) {
-        requests.load = true;
+        load = true;
     }
-    ImGui::TextDisabled("or drop a heightmap file onto the window");
+    ImGui::TextDisabled("Enter loads; or drop a file on the window");
     const WorldMapping before = terrain.mapping;
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
     ImGui::DragFloat("spacing", &terrain.mapping.spacing, 0.01f * terrain.mapping.spacing, 1e-4f,
                      1e6f, "%.4g", ImGuiSliderFlags_Logarithmic);
     const float scaleStep = 0.01f * std::max(std::abs(terrain.mapping.heightScale), 1e-6f);
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
     ImGui::DragFloat("height scale", &terrain.mapping.heightScale, scaleStep, -1e6f, 1e6f, "%.4g");
     terrain.mapping.spacing = std::max(terrain.mapping.spacing, 1e-4f);
     if (Status world = checkWorldFinite(terrain.map, terrain.mapping); !world) {
-        terrain.mapping = before;  // a slider never makes a world of non-finite floats
+        terrain.mapping = before;
         state.message = world.error();
     }
+    return load;
+}
+
+}  // namespace
+
+// One window down the left side, as tall as the viewport: the message, then collapsible sections
+// (statistics, view and keys, loading and mapping, the key list, the minimap); the minimap takes
+// the height left, so nothing needs scrolling at 1280x720.
+HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
+                    const Camera& camera, const std::array<glm::vec3, 8>& cullCorners,
+                    float speed) {
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(ImVec2(kHudWidth, std::max(display.y - 20.0f, 100.0f)),
+                             ImGuiCond_Always);
+    ImGui::Begin("quadterrain", nullptr, ImGuiWindowFlags_NoResize);
     if (!state.message.empty()) {
         ImGui::TextWrapped("%s", state.message.c_str());
+        ImGui::Separator();
+    }
+    if (ImGui::CollapsingHeader("statistics", ImGuiTreeNodeFlags_DefaultOpen)) {
+        drawStats(stats, terrain);
+        drawFrameTimes(state, stats);
+    }
+    HudRequests requests;
+    if (ImGui::CollapsingHeader("view and keys", ImGuiTreeNodeFlags_DefaultOpen)) {
+        requests = drawToggles(state, camera, speed);
+    }
+    if (ImGui::CollapsingHeader("load and mapping")) {
+        requests.load = drawLoadAndMapping(state, terrain);
+    }
+    if (ImGui::CollapsingHeader("keys")) {
+        ImGui::TextWrapped("%s", kHelp);
+    }
+    if (ImGui::CollapsingHeader("minimap", ImGuiTreeNodeFlags_DefaultOpen)) {
+        const ImVec2 room = ImGui::GetContentRegionAvail();
+        const float side = std::max(std::min(room.x, room.y - minimapLegendHeight()), 40.0f);
+        drawMinimap(terrain, camera, cullCorners, side, state.minimapCells, stats.lod);
     }
     ImGui::End();
     return requests;

@@ -17,6 +17,8 @@ namespace qt {
 constexpr int kMaxLeafBoxes = 20000;
 // Frame times kept for the graph.
 constexpr int kFrameHistory = 240;
+// The HUD window's width in pixels; its height is the viewport's.
+constexpr float kHudWidth = 380.0f;
 
 struct HudState {
     bool cull = true;

@@ -21,7 +21,33 @@ constexpr ImU32 kBackground = opaque(kOutsideColour);
 constexpr ImU32 kFrustum = opaque(kFrustumColour);
 constexpr ImU32 kCamera = opaque(kCameraColour);
 
+// A swatch of `colour` and its name, on the current line.
+void swatch(ImU32 colour, const char* name) {
+    const float h = ImGui::GetTextLineHeight();
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + 0.2f * h),
+                                              ImVec2(at.x + 0.8f * h, at.y + h), colour);
+    ImGui::Dummy(ImVec2(h, h));
+    ImGui::SameLine(0.0f, 2.0f);
+    ImGui::TextUnformatted(name);
+}
+
+void drawLegend(bool lod) {
+    swatch(kDrawn, lod ? "drawn (greener: finer)" : "drawn");
+    ImGui::SameLine();
+    swatch(kOccluded, "occluded");
+    ImGui::SameLine();
+    swatch(kCulled, "culled");
+    swatch(kFrustum, "frustum");
+    ImGui::SameLine();
+    swatch(kCamera, "eye");
+}
+
 }  // namespace
+
+float minimapLegendHeight() {
+    return 2.0f * ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y;
+}
 
 void drawMinimap(const Terrain& terrain, const Camera& camera,
                  const std::array<glm::vec3, 8>& cullCorners, float side,
@@ -74,19 +100,23 @@ void drawMinimap(const Terrain& terrain, const Camera& camera,
         }
     }
 
-    // World x/z to sample units, then pixels.
+    // World x/z to sample units, then pixels. The frustum's lines inside the map's square.
     const float toSamples = 1.0f / terrain.mapping.spacing;
     auto world = [&](const glm::vec3& p) { return pixel(p.x * toSamples, p.z * toSamples); };
+    draw->PushClipRect(pixel(0.0f, 0.0f),
+                       pixel(float(terrain.map.width - 1), float(terrain.map.height - 1)), true);
     for (const auto& edge : Frustum::kEdges) {
         draw->AddLine(world(cullCorners[size_t(edge[0])]), world(cullCorners[size_t(edge[1])]),
                       kFrustum, 1.0f);
     }
+    draw->PopClipRect();
     const ImVec2 eye = world(camera.position);
     const glm::vec3 ahead =
         camera.position + camera.forward() * (0.08f * samplesLong * terrain.mapping.spacing);
     draw->AddCircleFilled(eye, 3.5f, kCamera);
     draw->AddLine(eye, world(ahead), kCamera, 2.0f);
     draw->PopClipRect();
+    drawLegend(lod);
 }
 
 }  // namespace qt

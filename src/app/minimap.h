@@ -13,10 +13,13 @@
 
 namespace qt {
 
-// Draws into the current ImGui window a square of `side` pixels: O(nodes where the walk stopped),
-// and for those partly occluded, their nodes down to a pixel. `cells`: scratch kept across frames.
-// With `lod`, the nodes level of detail drew instead, shaded by level, over the walk's frustum in
-// the occluded colour (O(nodes drawn)).
+// Draws into the current ImGui window a square of `side` pixels, then its legend: O(nodes where the
+// walk stopped), and for those partly occluded, their nodes down to a pixel. `cells`: scratch kept
+// across frames. With `lod`, the nodes level of detail drew instead, shaded by level, over the
+// walk's frustum in the occluded colour (O(nodes drawn)). Below the square, a legend of the
+// colours: this many pixels.
+float minimapLegendHeight();
+
 void drawMinimap(const Terrain& terrain, const Camera& camera,
                  const std::array<glm::vec3, 8>& cullCorners, float side,
                  std::vector<MapCell>& cells, bool lod);
