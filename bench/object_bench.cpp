@@ -129,6 +129,24 @@ void pairCounters(benchmark::State& state, uint64_t pairs, const Scene& s) {
     state.counters["moving"] = double(s.count() - s.statics);
 }
 
+// The timed steps: every ball moved through move(id, box), then finish(pairs) gives the step's
+// candidate pairs; the pair counters at the end.
+template <class Move, class Finish>
+void stepBalls(benchmark::State& state, const Scene& s, Move&& move, Finish&& finish) {
+    Balls balls(s);
+    std::vector<ObjectPair> pairs;
+    uint64_t found = 0;
+    for (auto _ : state) {
+        balls.step();
+        for (uint32_t k = 0; k < balls.next.size(); ++k) {
+            move(s.statics + k, balls.next[k]);
+        }
+        finish(pairs);
+        found += pairs.size();
+    }
+    pairCounters(state, found, s);
+}
+
 // One step: every ball moved, the frame's cleanup, every candidate pair.
 template <class Index>
 void stepIndex(benchmark::State& state, Index& index) {
@@ -137,19 +155,12 @@ void stepIndex(benchmark::State& state, Index& index) {
         state.SkipWithError("build failed");
         return;
     }
-    Balls balls(s);
-    std::vector<ObjectPair> pairs;
-    uint64_t found = 0;
-    for (auto _ : state) {
-        balls.step();
-        for (uint32_t k = 0; k < balls.next.size(); ++k) {
-            (void)index.move(s.statics + k, balls.next[k]);
-        }
-        index.cleanup();
-        index.collisionPairs(pairs);
-        found += pairs.size();
-    }
-    pairCounters(state, found, s);
+    stepBalls(
+        state, s, [&](uint32_t id, const Box& box) { (void)index.move(id, box); },
+        [&](std::vector<ObjectPair>& pairs) {
+            index.cleanup();
+            index.collisionPairs(pairs);
+        });
     state.counters["index_bytes_per_object"] = double(index.indexBytes()) / double(s.count());
 }
 
@@ -176,18 +187,9 @@ void BM_StepGrid(benchmark::State& state) {
     const Scene& s = scene(uint32_t(state.range(0)));
     UniformGrid grid(0.0f, 0.0f, kMap, kGridCells);
     grid.build(s.boxes.data(), s.motions.data(), s.count());
-    Balls balls(s);
-    std::vector<ObjectPair> pairs;
-    uint64_t found = 0;
-    for (auto _ : state) {
-        balls.step();
-        for (uint32_t k = 0; k < balls.next.size(); ++k) {
-            grid.move(s.statics + k, balls.next[k]);
-        }
-        grid.collisionPairs(pairs);
-        found += pairs.size();
-    }
-    pairCounters(state, found, s);
+    stepBalls(
+        state, s, [&](uint32_t id, const Box& box) { grid.move(id, box); },
+        [&](std::vector<ObjectPair>& pairs) { grid.collisionPairs(pairs); });
     state.counters["index_bytes_per_object"] = double(grid.indexBytes()) / double(s.count());
 }
 
