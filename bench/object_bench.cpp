@@ -193,27 +193,26 @@ void BM_StepGrid(benchmark::State& state) {
     state.counters["index_bytes_per_object"] = double(grid.indexBytes()) / double(s.count());
 }
 
-// Brute force, every ball against every object: the whole step, for the sizes where it is sane.
-void BM_StepBrute(benchmark::State& state) {
-    const Scene& s = scene(uint32_t(state.range(0)));
+// The scene as the brute-force reference's arrays: every object present, the balls moving.
+ObjectArrays bruteArrays(const Scene& s) {
     ObjectArrays objects{s.boxes, s.boxes, {}, std::vector<uint8_t>(s.count(), 1)};
     for (const Motion m : s.motions) {
         objects.moving.push_back(uint8_t(m));
     }
-    Balls balls(s);
-    std::vector<ObjectPair> pairs;
-    uint64_t found = 0;
-    for (auto _ : state) {
-        balls.step();
-        for (uint32_t k = 0; k < balls.next.size(); ++k) {
-            const uint32_t i = s.statics + k;
-            objects.swept[i] = unionBox(objects.box[i], balls.next[k]);
-            objects.box[i] = balls.next[k];
-        }
-        brutePairs(objects, pairs);
-        found += pairs.size();
-    }
-    pairCounters(state, found, s);
+    return objects;
+}
+
+// Brute force, every ball against every object: the whole step, for the sizes where it is sane.
+void BM_StepBrute(benchmark::State& state) {
+    const Scene& s = scene(uint32_t(state.range(0)));
+    ObjectArrays objects = bruteArrays(s);
+    stepBalls(
+        state, s,
+        [&](uint32_t i, const Box& box) {
+            objects.swept[i] = unionBox(objects.box[i], box);
+            objects.box[i] = box;
+        },
+        [&](std::vector<ObjectPair>& pairs) { brutePairs(objects, pairs); });
 }
 
 // Brute force at sizes where a whole step takes minutes: the first `subset` balls against every
@@ -222,10 +221,7 @@ void BM_StepBrute(benchmark::State& state) {
 void BM_StepBruteSubset(benchmark::State& state) {
     const Scene& s = scene(uint32_t(state.range(0)));
     const auto subset = uint32_t(state.range(1));
-    ObjectArrays objects{s.boxes, s.boxes, {}, std::vector<uint8_t>(s.count(), 1)};
-    for (const Motion m : s.motions) {
-        objects.moving.push_back(uint8_t(m));
-    }
+    const ObjectArrays objects = bruteArrays(s);
     const uint32_t balls = s.count() - s.statics;
     std::vector<uint32_t> movers;
     for (uint32_t k = 0; k < subset; ++k) {
@@ -312,10 +308,7 @@ void BM_PairsAgree(benchmark::State& state) {
     (void)tree.build(s.boxes.data(), s.motions.data(), s.count());
     (void)rebuilt.build(s.boxes.data(), s.motions.data(), s.count());
     grid.build(s.boxes.data(), s.motions.data(), s.count());
-    ObjectArrays objects{s.boxes, s.boxes, {}, std::vector<uint8_t>(s.count(), 1)};
-    for (const Motion m : s.motions) {
-        objects.moving.push_back(uint8_t(m));
-    }
+    ObjectArrays objects = bruteArrays(s);
     Balls balls(s);
     std::vector<ObjectPair> a, b, c, brute;
     uint64_t mismatches = 0, pairs = 0, exactCurrent = 0, missingExact = 0, box2dPairs = 0;
@@ -412,8 +405,7 @@ void BM_RectGrid(benchmark::State& state) {
 
 void BM_RectBrute(benchmark::State& state) {
     const Scene& s = scene(kRectObjects);
-    ObjectArrays objects{s.boxes, s.boxes, {}, std::vector<uint8_t>(s.count(), 1)};
-    objects.moving.assign(s.count(), 0);
+    const ObjectArrays objects = bruteArrays(s);
     timeRectQueries(state,
                     [&](const Rect& r, std::vector<uint32_t>& out) { bruteRect(objects, r, out); });
 }

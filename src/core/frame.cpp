@@ -97,10 +97,9 @@ float cullMargin(const Camera& camera, const WorldMapping& mapping, const WorldE
     if (!std::isfinite(e.x) || !std::isfinite(e.y) || !std::isfinite(e.z)) {
         return std::numeric_limits<float>::max();  // non-finite input culls nothing
     }
-    const float largest = std::max({std::fabs(e.x), std::fabs(e.y), std::fabs(e.z), extent.sizeX,
-                                    extent.sizeZ, std::fabs(extent.minY), std::fabs(extent.maxY)});
-    const float margin = kCullMarginSpacings * mapping.spacing +
-                         kCullMarginUlps * std::numeric_limits<float>::epsilon() * largest;
+    const float margin =
+        kCullMarginSpacings * mapping.spacing +
+        kCullMarginUlps * std::numeric_limits<float>::epsilon() * largestCoordinate(e, extent);
     return std::isfinite(margin) ? margin : std::numeric_limits<float>::max();
 }
 

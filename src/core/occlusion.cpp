@@ -463,10 +463,9 @@ bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera
     // ground near it (argument at the top).
     const double clipSlope = nearClearance(tree, v, camera);
     const double clearance = clipSlope * double(nearReach(camera));
-    const float y0 = v.height.worldHeight(float(tree.root().minCode));
-    const float y1 = v.height.worldHeight(float(tree.root().maxCode));
-    const double largest = std::max({std::fabs(v.ex), std::fabs(v.ey), std::fabs(v.ez), v.sizeX,
-                                     v.sizeZ, std::fabs(y0), std::fabs(y1)});
+    const WorldExtent map{v.sizeX, v.sizeZ, v.height.worldHeight(float(tree.root().minCode)),
+                          v.height.worldHeight(float(tree.root().maxCode))};
+    const double largest = largestCoordinate({v.ex, v.ey, v.ez}, map);
     const double rounding = kCoordinateHalfUlps * largest / 16777216.0;
     const double grazing = clearance > 0.0 ? kGrazingShare * rounding / clearance : 1.0;
     if (!(grazing < 0.5)) {

@@ -146,11 +146,8 @@ PickHit pickTerrain(const Heightmap& map, const Quadtree& tree, const WorldMappi
     const DVec3 inv(1.0 / d.x, 1.0 / d.y, 1.0 / d.z);
     // A box's floats are its triangles' vertices' own (nodeBox and vertexPosition compute them
     // alike), so a pad of a few ulps of the largest coordinate keeps every touched box.
-    const glm::vec3& e = ray.origin;
-    const WorldExtent ext = worldExtent(map, mapping);
-    const double largest = std::max(
-        {double(std::fabs(e.x)), double(std::fabs(e.y)), double(std::fabs(e.z)), double(ext.sizeX),
-         double(ext.sizeZ), double(std::fabs(ext.minY)), double(std::fabs(ext.maxY)), 1.0});
+    const double largest =
+        std::max(double(largestCoordinate(ray.origin, worldExtent(map, mapping))), 1.0);
     const double pad = 64.0 * std::numeric_limits<float>::epsilon() * largest;
     // Depth-first, nearest child first: a stack of (entry t, node), children pushed farthest
     // first. At most three siblings wait per level.

@@ -1,6 +1,8 @@
 // The indexed vertex grid: one vertex per sample, world mapping, normals and leaf strip indices.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -46,6 +48,16 @@ struct WorldExtent {
 };
 
 WorldExtent worldExtent(const Heightmap& map, const WorldMapping& mapping);
+
+// The largest magnitude of any coordinate in play, the eye's or the map box's: the scale of the
+// float rounding that culling, occlusion and picking margins must cover.
+inline float largestCoordinate(const glm::vec3& eye, const WorldExtent& e) {
+    const float eyeLargest =
+        std::max(std::max(std::fabs(eye.x), std::fabs(eye.y)), std::fabs(eye.z));
+    const float mapLargest =
+        std::max(std::max(e.sizeX, e.sizeZ), std::max(std::fabs(e.minY), std::fabs(e.maxY)));
+    return std::max(eyeLargest, mapLargest);
+}
 
 // The mapping a user gets without options: real metres for .hgt, otherwise unit spacing and the
 // format's full range spanning kDefaultReliefFraction of the map's longer side.
