@@ -51,11 +51,10 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
         return Result<Terrain>::failure(path + ": " + gpu.error());
     }
     times.uploadMs = msSince(start);
-    // The buffer texture is now the one copy of the heights; the tree keeps their exact ranges.
-    map.codes.clear();
-    map.codes.shrink_to_fit();
+    // The codes stay on the CPU as well (2 bytes a sample): picking, ground-follow and objects
+    // standing on the terrain read the exact heights under a point (core/pick.h).
 #if defined(__GLIBC__)
-    // A load frees hundreds of MB (file, decoder buffers, codes); glibc keeps what it freed below
+    // A load frees hundreds of MB (file, decoder buffers); glibc keeps what it freed below
     // its top of heap unless asked, and that would stay resident while the terrain is flown.
     malloc_trim(0);
 #endif

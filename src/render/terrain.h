@@ -32,7 +32,7 @@ struct LoadTimes {
 
 struct Terrain {
     std::string path;
-    Heightmap map;  // size, coding and range; its codes live only on the GPU once uploaded
+    Heightmap map;  // size, coding, range and the codes (also on the GPU once uploaded)
     Quadtree tree;
     WorldMapping mapping;
     TerrainGpu gpu;
