@@ -62,4 +62,13 @@ constexpr float kOcclusionMinGap = 0.02f;
 constexpr double kOcclusionQuadDistance = 0.5;
 constexpr float kOcclusionQuadRelief = 0.05f;
 
+// Objects on the terrain (core/object_scene.h): at most kMaxObjects (about 150 bytes each with
+// their tree and instance data, so the cap is about 7.5 GB), stepped every kObjectStepSeconds.
+constexpr uint32_t kMaxObjects = 50000000;
+constexpr float kObjectStepSeconds = 1.0f / 60.0f;
+// Gravity in world units a second squared (metres when the map is in metres), and the balls'
+// rolling drag: the share of their speed lost a second.
+constexpr float kGravity = 9.81f;
+constexpr float kRollingDrag = 0.05f;
+
 }  // namespace qt

@@ -24,12 +24,59 @@ void walkStage(const Quadtree& tree, const WorldMapping& mapping, const CullView
     stats.cull = frame.walk.stats;
 }
 
+// Objects, first part: those in the frustum (every live one with view.frustum off), and their
+// boxes for the occlusion stage.
+void objectFrustumStage(const ObjectTree& objects, const CullView& view, const Frustum& frustum,
+                        FrameBuffers& frame, FrameStats& stats) {
+    const Clock::time_point start = Clock::now();
+    if (view.frustum) {
+        ObjectTree::FrustumQueryStats query;
+        objects.queryFrustum(frustum, frame.objectsInFrustum, &query);
+        stats.objects.nodesTested = query.nodesTested;
+        stats.objects.objectsTested = query.objectsTested;
+    } else {
+        frame.objectsInFrustum.clear();
+        for (uint32_t id = 0; frame.objectsInFrustum.size() < objects.objectCount(); ++id) {
+            if (objects.alive(id)) {
+                frame.objectsInFrustum.push_back(id);
+            }
+        }
+    }
+    frame.objectBoxes.clear();
+    for (uint32_t id : frame.objectsInFrustum) {
+        frame.objectBoxes.push_back(objects.box(id));
+    }
+    stats.objects.total = objects.objectCount();
+    stats.objects.culled = stats.objects.total - uint32_t(frame.objectsInFrustum.size());
+    stats.objects.cullMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Objects, second part: those in the frustum less those the occlusion stage hid.
+void objectDrawnStage(FrameBuffers& frame, FrameStats& stats) {
+    const Clock::time_point start = Clock::now();
+    frame.objectsDrawn.clear();
+    const std::vector<uint8_t>& hidden = frame.occlusion.boxOccluded;
+    const bool tested = stats.occlusion.active && stats.occlusion.boxesTested > 0;
+    for (size_t i = 0; i < frame.objectsInFrustum.size(); ++i) {
+        if (!tested || hidden[i] == 0) {
+            frame.objectsDrawn.push_back(frame.objectsInFrustum[i]);
+        }
+    }
+    stats.objects.drawn = uint32_t(frame.objectsDrawn.size());
+    stats.objects.occluded = uint32_t(frame.objectsInFrustum.size()) - stats.objects.drawn;
+    stats.objects.cullMs += std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+BoxOccludees occludees(const FrameBuffers& frame) {
+    return {frame.objectBoxes.data(), uint32_t(frame.objectBoxes.size())};
+}
+
 // Full detail: the walk's leaves less those nearer terrain hides, as runs and as instances.
 void fullDetailStage(const Quadtree& tree, const WorldMapping& mapping, const CullView& view,
                      FrameBuffers& frame, FrameStats& stats) {
     if (view.frustum && view.occlusion) {
         cullOccluded(tree, mapping, view.camera, view.viewportHeight, frame.walk.ranges,
-                     frame.occlusion, frame.drawn, stats.occlusion);
+                     frame.occlusion, frame.drawn, stats.occlusion, occludees(frame));
     } else {
         frame.drawn.assign(frame.walk.ranges.begin(), frame.walk.ranges.end());
     }
@@ -58,7 +105,7 @@ void levelOfDetailStage(const Heightmap& map, const Quadtree& tree, const WorldM
         frame.lodLeaves.clear();
         appendFullDetailLeaves(tree, frame.lod, frame.lodLeaves);
         cullOccluded(tree, mapping, c, view.viewportHeight, frame.lodLeaves, frame.occlusion,
-                     frame.lodKept, stats.occlusion);
+                     frame.lodKept, stats.occlusion, occludees(frame));
     }
     if (stats.occlusion.leavesOccluded > 0) {
         keepFullDetailLeaves(tree, frame.lodKept, frame.lod);
@@ -92,6 +139,16 @@ void FrameBuffers::reserveFor(const Quadtree& tree, bool recordDecisions) {
     }
 }
 
+void FrameBuffers::reserveObjects(uint32_t count) {
+    objectsInFrustum.clear();
+    objectsInFrustum.reserve(count);
+    objectBoxes.clear();
+    objectBoxes.reserve(count);
+    objectsDrawn.clear();
+    objectsDrawn.reserve(count);
+    occlusion.reserveBoxes(count);
+}
+
 float cullMargin(const Camera& camera, const WorldMapping& mapping, const WorldExtent& extent) {
     const glm::vec3& e = camera.position;
     if (!std::isfinite(e.x) || !std::isfinite(e.y) || !std::isfinite(e.z)) {
@@ -110,15 +167,22 @@ Frustum cullingFrustum(const Camera& camera, const WorldMapping& mapping,
 }
 
 FrameStats runFrame(const Heightmap& map, const Quadtree& tree, const WorldMapping& mapping,
-                    const CullView& view, FrameBuffers& frame) {
+                    const CullView& view, FrameBuffers& frame, const ObjectTree* objects) {
     FrameStats stats;
     const Clock::time_point start = Clock::now();
     const Frustum frustum = cullingFrustum(view.camera, mapping, worldExtent(map, mapping));
     walkStage(tree, mapping, view, frustum, frame, stats);
+    frame.objectBoxes.clear();
+    if (objects) {
+        objectFrustumStage(*objects, view, frustum, frame, stats);
+    }
     if (view.lodPixels > 0.0f) {
         levelOfDetailStage(map, tree, mapping, view, frustum, frame, stats);
     } else {
         fullDetailStage(tree, mapping, view, frame, stats);
+    }
+    if (objects) {
+        objectDrawnStage(frame, stats);
     }
     stats.cullMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     stats.nodesTotal = uint32_t(tree.nodes.size());

@@ -11,6 +11,7 @@
 #include "core/frustum.h"
 #include "core/heightmap.h"
 #include "core/lod.h"
+#include "core/object_tree.h"
 #include "core/occlusion.h"
 #include "core/quadtree.h"
 #include "core/terrain_grid.h"
@@ -30,6 +31,17 @@ struct CullView {
     float lodPixels = 0.0f;
 };
 
+// The objects' part of a frame: each object is drawn, culled by the frustum, or occluded.
+struct ObjectFrameStats {
+    uint32_t total = 0;
+    uint32_t drawn = 0;
+    uint32_t culled = 0;         // outside the culling frustum
+    uint32_t occluded = 0;       // in the frustum, below the terrain's occlusion horizon
+    uint32_t nodesTested = 0;    // object-tree nodes whose bounds met a plane test
+    uint32_t objectsTested = 0;  // object boxes tested against planes
+    double cullMs = 0.0;         // the frustum query and the split into drawn and occluded
+};
+
 // The frame's counts. The pipeline fills the culling ones; the renderer fills the draw ones
 // (plain numbers about the draw, no GL state), the caller frameMs.
 struct FrameStats {
@@ -40,6 +52,7 @@ struct FrameStats {
     uint32_t nodesTotal = 0;
     uint32_t leavesTotal = 0;
     double cullMs = 0.0;  // the whole pipeline
+    ObjectFrameStats objects;
 
     int drawCalls = 0;             // terrain draws only
     bool syncedDraws = false;      // drawn in synchronised batches
@@ -60,9 +73,16 @@ struct FrameBuffers {
     // With level of detail and occlusion: the full-detail leaves (the stage's candidates), those
     // it keeps, and those it removes.
     std::vector<LeafRange> lodLeaves, lodKept, lodOccluded;
+    // Objects: those in the culling frustum (sorted ids) and their boxes, the occlusion stage's
+    // occludees; then those drawn (sorted ids), the renderer's list.
+    std::vector<uint32_t> objectsInFrustum;
+    std::vector<Box> objectBoxes;
+    std::vector<uint32_t> objectsDrawn;
 
     // Sizes every buffer for `tree`; recordDecisions keeps the walk's decisions (the minimap's).
     void reserveFor(const Quadtree& tree, bool recordDecisions = true);
+    // Sizes the object buffers for `count` objects.
+    void reserveObjects(uint32_t count);
 };
 
 // The culling frustum's margin, in world units: kCullMarginSpacings spacings plus kCullMarginUlps
@@ -86,8 +106,12 @@ Frustum cullingFrustum(const Camera& camera, const WorldMapping& mapping,
 // 2. at full detail: the occlusion stage into frame.drawn, expanded into frame.drawList;
 // 2'. with level of detail: selectLod into frame.lod (culled by the same frustum), then the
 //     occlusion stage over its full-detail nodes, whose removed leaves leave frame.drawn too.
-// `frame` must have been reserved for `tree`. `map` gives the height range (its codes unused).
+// 3. with `objects`: the object tree's frustum query with the same frustum (every object with
+//    view.frustum off) into frame.objectsInFrustum; the occlusion stage tests their boxes against
+//    the horizon its leaves build, and those it does not hide go to frame.objectsDrawn.
+// `frame` must have been reserved for `tree` (and for the objects' count). `map` gives the height
+// range (its codes unused).
 FrameStats runFrame(const Heightmap& map, const Quadtree& tree, const WorldMapping& mapping,
-                    const CullView& view, FrameBuffers& frame);
+                    const CullView& view, FrameBuffers& frame, const ObjectTree* objects = nullptr);
 
 }  // namespace qt

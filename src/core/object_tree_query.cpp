@@ -48,7 +48,13 @@ void ObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const {
 // Plane masking as in cull.cpp: a node tests only the planes its parent straddled; a node inside
 // every plane takes its objects untested. An object is in several leaves: sorted, then unique.
 void ObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out) const {
+    queryFrustum(frustum, out, nullptr);
+}
+
+void ObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out,
+                              FrustumQueryStats* stats) const {
     out.clear();
+    uint32_t nodesTested = 0, objectsTested = 0;
     std::array<Frame, Walk::kStack> stack;
     size_t top = 0;
     stack[top++] = Walk::root(config_);
@@ -59,6 +65,7 @@ void ObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out
             continue;  // nothing ever came here
         }
         bool outside = false;
+        nodesTested += f.planes ? 1 : 0;
         const uint8_t planes = f.planes ? frustum.classify(n.bounds, f.planes, outside) : 0;
         if (outside) {
             continue;
@@ -76,6 +83,7 @@ void ObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out
             bool objectOutside = false;
             if (planes) {
                 frustum.classify(box_[o], planes, objectOutside);
+                ++objectsTested;
             }
             if (!objectOutside) {
                 out.push_back(o);
@@ -84,6 +92,9 @@ void ObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out
     }
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
+    if (stats) {
+        *stats = {nodesTested, objectsTested};
+    }
 }
 
 // Nearest node first, and none whose bounds the ray enters after the best hit so far: an object's

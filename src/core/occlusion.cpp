@@ -291,6 +291,11 @@ inline Footprint footprint(const View& v, const Boxes& b, int j) {
             std::max(y0, y1)};
 }
 
+// A world box's footprint and height range: an object's, as an occludee.
+inline Footprint boxFootprint(const Box& b) {
+    return {b.min.x, b.min.z, b.max.x, b.max.z, b.min.y, b.max.y};
+}
+
 // Squared least and greatest horizontal distance from the eye to a footprint.
 inline float nearSquared(const View& v, const Footprint& f) {
     const float x = std::max(std::max(f.x0 - v.ex, v.ex - f.x1), 0.0f);
@@ -308,9 +313,11 @@ inline float farSquared(const View& v, const Footprint& f) {
 // the bucket of its squared near distance; kTestedBit marks an occludee, one that no ray steeper
 // than allowed reaches: (low - ey) / hNear >= -steepestDown and (high - ey) / hNear <= 1 (the
 // other cases have the safe sign), tested on squares.
-void measureKeys(const View& v, const Boxes& b, int n, int32_t* key) {
+// Footprints is a callable giving the j-th footprint: the terrain's gathered boxes, or objects'.
+template <class Footprints>
+void measureKeys(const View& v, const Footprints& footprintOf, int n, int32_t* key) {
     for (int j = 0; j < n; ++j) {
-        const Footprint f = footprint(v, b, j);
+        const Footprint f = footprintOf(j);
         const float nearSq = nearSquared(v, f);
         const bool off = (v.ex < f.x0) | (v.ex > f.x1) | (v.ez < f.z0) | (v.ez > f.z1);
         const bool used = off & (nearSq >= v.nearestSquared);
@@ -332,11 +339,12 @@ struct Records {
 };
 
 // Pass 2 for a chunk of n units: each one's records (meaningless for units pass 1 left out).
-void measureRecords(const View& v, const Boxes& b, int n, Records& r) {
+template <class Footprints>
+void measureRecords(const View& v, const Footprints& footprintOf, int n, Records& r) {
     using horizon::binFloor;
     using horizon::binPosition;
     for (int j = 0; j < n; ++j) {
-        const Footprint f = footprint(v, b, j);
+        const Footprint f = footprintOf(j);
         const float hNear = std::sqrt(nearSquared(v, f));
         const float hFar = std::sqrt(farSquared(v, f));
         const float dLow = f.low - v.ey;
@@ -520,7 +528,9 @@ uint32_t countBuckets(const Quadtree& tree, const View& v, const std::vector<Lea
     int32_t key[kChunk];
     uint32_t u = 0;
     for (int n = cursor.next(buffers, u); n > 0; u += uint32_t(n), n = cursor.next(buffers, u)) {
-        measureKeys(v, boxesFrom(buffers, u), n, key);
+        const Boxes boxes = boxesFrom(buffers, u);
+        measureKeys(
+            v, [&](int j) { return footprint(v, boxes, j); }, n, key);
         for (int j = 0; j < n; ++j) {
             buffers.keys[u + uint32_t(j)] = uint16_t(key[j]);
             if (key[j] != kNoKey) {
@@ -541,7 +551,9 @@ void placeRecords(const View& v, uint32_t unitCount, OcclusionBuffers& buffers) 
     Records records;
     for (uint32_t u = 0; u < unitCount; u += kChunk) {
         const int n = int(std::min<uint32_t>(kChunk, unitCount - u));
-        measureRecords(v, boxesFrom(buffers, u), n, records);
+        const Boxes boxes = boxesFrom(buffers, u);
+        measureRecords(
+            v, [&](int j) { return footprint(v, boxes, j); }, n, records);
         for (int j = 0; j < n; ++j) {
             const int32_t key = buffers.keys[u + uint32_t(j)];
             if (key == kNoKey) {
@@ -560,8 +572,52 @@ void placeRecords(const View& v, uint32_t unitCount, OcclusionBuffers& buffers) 
     }
 }
 
-// Pass 3: buckets near to far, each tested against the buckets far enough before it.
-void sweep(const View& v, uint32_t candidateCount, OcclusionBuffers& buffers,
+// The boxes' records, counting-sorted into the same buckets as the units'. Boxes are occludees
+// only (they never raise the horizon), so only those that pass 1 marks tested get a record, its
+// position the box's index. boxBucketStart advances as placeRecords' starts do.
+void placeBoxRecords(const View& v, const BoxOccludees& boxes, OcclusionBuffers& buffers) {
+    uint32_t* start = buffers.boxBucketStart.data();
+    std::fill(start, start + v.bucketCount + 1, 0u);
+    std::fill(buffers.boxOccluded.begin(), buffers.boxOccluded.begin() + boxes.count, 0);
+    int32_t* keys = buffers.boxKeys.data();
+    for (uint32_t u = 0; u < boxes.count; u += kChunk) {
+        const int n = int(std::min<uint32_t>(kChunk, boxes.count - u));
+        measureKeys(
+            v, [&](int j) { return boxFootprint(boxes.boxes[u + uint32_t(j)]); }, n, keys + u);
+        for (int j = 0; j < n; ++j) {
+            const int32_t key = keys[u + uint32_t(j)];
+            if (key != kNoKey && (key & kTestedBit)) {
+                ++start[(key & kBucketMask) + 1];
+            }
+        }
+    }
+    for (int k = 0; k < v.bucketCount; ++k) {
+        start[k + 1] += start[k];
+    }
+    Records records;
+    for (uint32_t u = 0; u < boxes.count; u += kChunk) {
+        const int n = int(std::min<uint32_t>(kChunk, boxes.count - u));
+        measureRecords(
+            v, [&](int j) { return boxFootprint(boxes.boxes[u + uint32_t(j)]); }, n, records);
+        for (int j = 0; j < n; ++j) {
+            const int32_t key = keys[u + uint32_t(j)];
+            if (key == kNoKey || !(key & kTestedBit)) {
+                continue;
+            }
+            buffers.boxRecords[start[key & kBucketMask]++] = {0,
+                                                              0,
+                                                              uint16_t(records.occludeeFirst[j]),
+                                                              uint16_t(records.occludeeCount[j]),
+                                                              0,
+                                                              int16_t(records.occludeeSlope[j]),
+                                                              u + uint32_t(j)};
+        }
+    }
+}
+
+// Pass 3: buckets near to far, each tested against the buckets far enough before it: its units,
+// then its boxes.
+void sweep(const View& v, uint32_t candidateCount, uint32_t boxCount, OcclusionBuffers& buffers,
            OcclusionStats& stats) {
     int16_t* bins = buffers.horizon.data();
     std::fill(bins, bins + horizon::kStorage, horizon::kNoSlope);
@@ -600,6 +656,18 @@ void sweep(const View& v, uint32_t candidateCount, OcclusionBuffers& buffers,
                 stats.leavesTested += leaves;
                 stats.leavesOccluded += hidden ? leaves : 0;
             }
+        }
+        if (boxCount == 0) {
+            continue;
+        }
+        const uint32_t* boxEnd = buffers.boxBucketStart.data();
+        for (uint32_t i = k == 0 ? 0 : boxEnd[k - 1]; i < boxEnd[k]; ++i) {
+            const OcclusionRecord& r = buffers.boxRecords[i];
+            const bool hidden =
+                horizon::above(bins, r.occludeeFirst, r.occludeeCount, r.occludeeSlope);
+            buffers.boxOccluded[r.position] = uint8_t(hidden);
+            ++stats.boxesTested;
+            stats.boxesOccluded += hidden ? 1 : 0;
         }
     }
 }
@@ -662,6 +730,26 @@ void OcclusionBuffers::reserveFor(const Quadtree& tree) {
     occluded.reserve(leaves);
 }
 
+void OcclusionBuffers::reserveBoxes(size_t count) {
+    boxBucketStart.assign(kMaxBuckets + 1, 0);
+    boxKeys.clear();
+    boxKeys.reserve(count);
+    boxRecords.clear();
+    boxRecords.reserve(count);
+    boxOccluded.clear();
+    boxOccluded.reserve(count);
+}
+
+void OcclusionBuffers::growBoxesTo(size_t count) {
+    if (boxOccluded.size() >= count) {
+        return;
+    }
+    assert(boxOccluded.capacity() >= count);  // reserveBoxes: growing never reallocates
+    boxKeys.resize(count);
+    boxRecords.resize(count);
+    boxOccluded.resize(count);
+}
+
 void OcclusionBuffers::growTo(size_t candidates) {
     if (occluded.size() >= candidates) {
         return;
@@ -677,8 +765,11 @@ void OcclusionBuffers::growTo(size_t candidates) {
 
 void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
                   int viewportHeight, const std::vector<LeafRange>& candidates,
-                  OcclusionBuffers& buffers, std::vector<LeafRange>& kept, OcclusionStats& stats) {
+                  OcclusionBuffers& buffers, std::vector<LeafRange>& kept, OcclusionStats& stats,
+                  const BoxOccludees& boxes) {
     stats = {};
+    buffers.growBoxesTo(boxes.count);
+    std::fill(buffers.boxOccluded.begin(), buffers.boxOccluded.begin() + boxes.count, 0);
     View v;
     if (!prepareView(tree, mapping, camera, viewportHeight, v)) {
         keep(candidates, nullptr, kept);
@@ -692,7 +783,10 @@ void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camer
     buffers.growTo(candidateCount);
     const uint32_t unitCount = countBuckets(tree, v, candidates, buffers);
     placeRecords(v, unitCount, buffers);
-    sweep(v, candidateCount, buffers, stats);
+    if (boxes.count > 0) {
+        placeBoxRecords(v, boxes, buffers);
+    }
+    sweep(v, candidateCount, boxes.count, buffers, stats);
     keep(candidates, buffers.occluded.data(), kept);
 }
 

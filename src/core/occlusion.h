@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/camera.h"
+#include "core/frustum.h"
 #include "core/quadtree.h"
 #include "core/terrain_grid.h"
 
@@ -16,6 +17,16 @@ struct OcclusionStats {
     uint32_t leavesTested = 0;    // candidates checked against the horizon (alone or in a unit)
     uint32_t leavesOccluded = 0;  // candidates removed
     uint32_t unitsTested = 0;     // tests made: a leaf alone, or four leaves of a far parent
+    uint32_t boxesTested = 0;     // object boxes checked against the horizon
+    uint32_t boxesOccluded = 0;   // object boxes it hides
+};
+
+// World boxes that are not terrain (objects standing on it), tested against the horizon the
+// leaves build, as occludees only: the argument for a leaf (4 and 5 at the top of occlusion.cpp)
+// uses only that its surface lies in a box, so it holds for anything drawn inside one.
+struct BoxOccludees {
+    const Box* boxes = nullptr;
+    uint32_t count = 0;
 };
 
 // A unit (a leaf, or the four leaves of a far parent) in the horizon's terms (core/horizon.h), in
@@ -51,8 +62,15 @@ struct OcclusionBuffers {
     std::vector<uint32_t> bucketStart;     // bucket -> first record; one past the last bucket
     std::vector<OcclusionRecord> records;  // by bucket, near to far
     std::vector<uint8_t> occluded;         // per candidate: 1 when removed
+    // Object boxes (BoxOccludees): capacity from reserveBoxes, the count of objects.
+    std::vector<uint32_t> boxBucketStart;
+    std::vector<int32_t> boxKeys;
+    std::vector<OcclusionRecord> boxRecords;  // position: the box's index
+    std::vector<uint8_t> boxOccluded;         // per box: 1 when hidden
 
     void reserveFor(const Quadtree& tree);
+    void reserveBoxes(size_t count);
+    void growBoxesTo(size_t count);
     // Sizes the per-unit arrays for `candidates` leaves, within the reserved capacity.
     void growTo(size_t candidates);
 };
@@ -62,12 +80,15 @@ struct OcclusionBuffers {
 // output). kept: the same leaves minus the occluded ones, as sorted maximal runs (adjacent runs
 // merged); reserve maxLeafRanges(tree) runs (core/cull.h) once to keep the call free of
 // allocation.
-// It never removes a leaf that the first surface point along any ray from the eye lies on. When
+// It never removes a leaf that the first surface point along any ray from the eye lies on. The
+// `boxes` are tested too (buffers.boxOccluded): a box is hidden only when every ray that reaches
+// it crosses the terrain, nearer by the depth gap, first. When
 // the view allows no proof (eye outside the map's footprint or too close above the terrain,
 // non-finite input, an empty viewport) stats.active is false and kept holds every candidate.
 void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
                   int viewportHeight, const std::vector<LeafRange>& candidates,
-                  OcclusionBuffers& buffers, std::vector<LeafRange>& kept, OcclusionStats& stats);
+                  OcclusionBuffers& buffers, std::vector<LeafRange>& kept, OcclusionStats& stats,
+                  const BoxOccludees& boxes = {});
 
 // True when no back face of the terrain can be the nearest surface at a pixel of `camera`, so
 // that the renderer may cull back faces: the eye is strictly inside the map's footprint, and

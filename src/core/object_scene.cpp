@@ -1,0 +1,404 @@
+// Scattering the objects and stepping the balls: gravity along the drawn surface's slope, the
+// map's edge, and collisions found through the object tree's swept-box pairs.
+#include "core/object_scene.h"
+
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include <glm/geometric.hpp>
+
+#include "core/config.h"
+
+namespace qt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// splitmix64: a seed gives the same scene on every machine.
+struct Random {
+    uint64_t state;
+    uint64_t next() {
+        uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    float uniform(float lo, float hi) { return lo + (hi - lo) * float(next() >> 40) * 0x1p-24f; }
+};
+
+// How far back from its first contact a stopped ball stays, as a share of the step: its distance
+// then exceeds the touching distance by that share of the closing motion.
+constexpr float kStopBefore = 1e-3f;
+// Attempts at a free spot for a ball before the scatter gives up.
+constexpr int kPlaceAttempts = 64;
+
+// The earliest t in [0, 1] at which |d0 + t e| = r, approaching; 2 when there is none. Shapes
+// that already overlap at t = 0 and are closing give 0.
+float firstTouch(const glm::vec3& d0, const glm::vec3& e, float r) {
+    const float c = glm::dot(d0, d0) - r * r;
+    const float b = glm::dot(d0, e);
+    if (c < 0.0f) {
+        return b < 0.0f ? 0.0f : 2.0f;
+    }
+    const float a = glm::dot(e, e);
+    if (a == 0.0f || b >= 0.0f) {
+        return 2.0f;
+    }
+    const float disc = b * b - a * c;
+    if (disc < 0.0f) {
+        return 2.0f;
+    }
+    const float t = (-b - std::sqrt(disc)) / a;
+    return t <= 1.0f ? std::max(t, 0.0f) : 2.0f;
+}
+
+glm::vec3 flat(const glm::vec3& v) {
+    return {v.x, 0.0f, v.z};
+}
+
+}  // namespace
+
+const char* objectKindName(ObjectKind kind) {
+    switch (kind) {
+        case ObjectKind::Tree:
+            return "tree";
+        case ObjectKind::Rock:
+            return "rock";
+        case ObjectKind::Ball:
+            return "ball";
+    }
+    return "";
+}
+
+SurfacePoint surfaceAt(const Heightmap& map, const WorldMapping& mapping, float x, float z) {
+    const HeightTransform h = heightTransform(map.coding, mapping);
+    const float s = mapping.spacing;
+    const float u = std::min(std::max(x / s, 0.0f), float(map.width - 1));
+    const float w = std::min(std::max(z / s, 0.0f), float(map.height - 1));
+    const int col = std::min(int(u), map.width - 2 < 0 ? 0 : map.width - 2);
+    const int row = std::min(int(w), map.height - 2 < 0 ? 0 : map.height - 2);
+    const int col1 = std::min(col + 1, map.width - 1);
+    const int row1 = std::min(row + 1, map.height - 1);
+    const float fu = u - float(col), fw = w - float(row);
+    const float h00 = h.worldHeight(float(map.codeAt(col, row)));
+    const float h10 = h.worldHeight(float(map.codeAt(col1, row)));
+    const float h01 = h.worldHeight(float(map.codeAt(col, row1)));
+    const float h11 = h.worldHeight(float(map.codeAt(col1, row1)));
+    float height, dx, dz;   // dx, dz: height change per sample step along x and z
+    if (fu + fw <= 1.0f) {  // the triangle (col, row), (col + 1, row), (col, row + 1)
+        dx = h10 - h00;
+        dz = h01 - h00;
+        height = h00 + fu * dx + fw * dz;
+    } else {  // the triangle (col + 1, row + 1), (col, row + 1), (col + 1, row)
+        dx = h11 - h01;
+        dz = h11 - h10;
+        height = h11 - (1.0f - fu) * dx - (1.0f - fw) * dz;
+    }
+    return {height, glm::normalize(glm::vec3(-dx, s, -dz))};
+}
+
+Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMapping& mapping,
+                                         uint32_t count, uint32_t moving, uint64_t seed) {
+    if (moving > count) {
+        return Result<ObjectScene>::failure("--moving " + std::to_string(moving) +
+                                            " is more than --objects " + std::to_string(count));
+    }
+    if (count > kMaxObjects) {
+        return Result<ObjectScene>::failure("--objects " + std::to_string(count) +
+                                            " is more than the most objects, " +
+                                            std::to_string(kMaxObjects));
+    }
+    const WorldExtent extent = worldExtent(map, mapping);
+    // Objects are sized in sample spacings, but at most 1/256 of the map's side.
+    const float unit = std::min(mapping.spacing, extent.longerSide() / 256.0f);
+    ObjectTreeConfig config;
+    config.size = std::max(extent.longerSide(), unit);
+    ObjectScene scene;
+    scene.index_ = ObjectTree(config);
+    scene.kind_.resize(count);
+    scene.base_.resize(count);
+    scene.radius_.resize(count);
+    scene.height_.resize(count);
+    scene.firstBall_ = count - moving;
+    Random random{seed};
+    std::vector<Box> boxes(scene.firstBall_);
+    std::vector<Motion> motions(scene.firstBall_, Motion::Static);
+    for (uint32_t id = 0; id < scene.firstBall_; ++id) {
+        const bool tree = random.uniform(0.0f, 1.0f) < 0.6f;
+        const float x = random.uniform(0.0f, extent.sizeX), z = random.uniform(0.0f, extent.sizeZ);
+        const float r =
+            tree ? random.uniform(0.8f, 2.0f) * unit : random.uniform(0.6f, 1.8f) * unit;
+        float y = surfaceAt(map, mapping, x, z).height;
+        if (tree) {  // the trunk starts at the lowest ground under its cylinder
+            for (const auto& [ox, oz] : {std::pair{r, 0.0f}, {-r, 0.0f}, {0.0f, r}, {0.0f, -r}}) {
+                y = std::min(y, surfaceAt(map, mapping, x + ox, z + oz).height);
+            }
+        }
+        scene.kind_[id] = tree ? ObjectKind::Tree : ObjectKind::Rock;
+        scene.base_[id] = {x, y, z};
+        scene.radius_[id] = r;
+        const float centre = surfaceAt(map, mapping, x, z).height;
+        scene.height_[id] = tree ? centre - y + random.uniform(4.0f, 9.0f) * unit : 0.6f * r;
+        boxes[id] = scene.shapeBox(id, scene.base_[id]);
+    }
+    Status built = scene.index_.build(boxes.data(), motions.data(), scene.firstBall_);
+    if (!built) {
+        return Result<ObjectScene>::failure("objects: " + built.error());
+    }
+    std::vector<uint32_t> near;
+    for (uint32_t id = scene.firstBall_; id < count; ++id) {
+        const float r = random.uniform(0.8f, 1.6f) * unit;
+        scene.kind_[id] = ObjectKind::Ball;
+        scene.radius_[id] = r;
+        scene.height_[id] = r;
+        bool placed = false;
+        for (int attempt = 0; attempt < kPlaceAttempts && !placed; ++attempt) {
+            const float x = random.uniform(r, extent.sizeX - r);
+            const float z = random.uniform(r, extent.sizeZ - r);
+            scene.base_[id] = {x, surfaceAt(map, mapping, x, z).height + r, z};
+            scene.index_.queryRect({x - r, z - r, x + r, z + r}, near);
+            placed = std::none_of(near.begin(), near.end(), [&](uint32_t other) {
+                return scene.overlapsAt(id, other, 1.0f, 1.0f, -1e-3f * r);
+            });
+        }
+        if (!placed || !(2.0f * r <= std::min(extent.sizeX, extent.sizeZ))) {
+            return Result<ObjectScene>::failure(
+                "--objects: no free place for ball " + std::to_string(id - scene.firstBall_ + 1) +
+                " of " + std::to_string(moving) + " on this map; ask for fewer objects");
+        }
+        Result<uint32_t> inserted =
+            scene.index_.insert(scene.shapeBox(id, scene.base_[id]), Motion::Moving);
+        if (!inserted) {
+            return Result<ObjectScene>::failure("objects: " + inserted.error());
+        }
+        assert(inserted.value() == id);
+        scene.balls_.push_back(id);
+    }
+    scene.velocity_.assign(moving, glm::vec2(0.0f));
+    scene.start_.resize(moving);
+    scene.fraction_.resize(moving);
+    scene.index_.cleanup();
+    return scene;
+}
+
+glm::vec2 ObjectScene::velocity(uint32_t id) const {
+    return id >= firstBall_ ? velocity_[id - firstBall_] : glm::vec2(0.0f);
+}
+
+Box ObjectScene::shapeBox(uint32_t id, const glm::vec3& at) const {
+    const float r = radius_[id];
+    switch (kind_[id]) {
+        case ObjectKind::Tree:
+            return {{at.x - r, at.y, at.z - r}, {at.x + r, at.y + height_[id], at.z + r}};
+        case ObjectKind::Rock:
+        case ObjectKind::Ball:
+            break;
+    }
+    const float h = height_[id];
+    return {{at.x - r, at.y - h, at.z - r}, {at.x + r, at.y + h, at.z + r}};
+}
+
+glm::vec3 ObjectScene::positionAt(uint32_t id, float fraction) const {
+    if (id < firstBall_ || fraction >= 1.0f) {
+        return base_[id];
+    }
+    const glm::vec3& s = start_[id - firstBall_];
+    return s + fraction * (base_[id] - s);
+}
+
+// Two balls: spheres. A ball and a tree or rock: the ball's circle over x/z against the standing
+// object's, when their height ranges meet.
+bool ObjectScene::overlapsAt(uint32_t a, uint32_t b, float fa, float fb, float tolerance) const {
+    if (a < firstBall_ && b < firstBall_) {
+        return false;
+    }
+    if (a < firstBall_) {
+        std::swap(a, b);
+        std::swap(fa, fb);
+    }
+    const glm::vec3 pa = positionAt(a, fa), pb = positionAt(b, fb);
+    const float reach = radius_[a] + radius_[b] - tolerance;
+    if (b >= firstBall_) {
+        const glm::vec3 d = pb - pa;
+        return glm::dot(d, d) < reach * reach;
+    }
+    const Box standing = shapeBox(b, pb);
+    const glm::vec3 d = flat(pb - pa);
+    return glm::dot(d, d) < reach * reach && pa.y - radius_[a] < standing.max.y - tolerance &&
+           pa.y + radius_[a] > standing.min.y + tolerance;
+}
+
+// The first time in the step at which the pair touches, moving along their segments (a sphere
+// pair in 3D; a ball and a standing object over x/z, when the ball's height range over the step
+// meets the object's), or 2 when it does not.
+float ObjectScene::contactTime(uint32_t a, uint32_t b) const {
+    if (a < firstBall_ && b < firstBall_) {
+        return 2.0f;
+    }
+    if (a < firstBall_) {
+        std::swap(a, b);
+    }
+    const glm::vec3 a0 = positionAt(a, 0.0f), a1 = base_[a];
+    const glm::vec3 b0 = positionAt(b, 0.0f), b1 = base_[b];
+    const float reach = radius_[a] + radius_[b];
+    if (b >= firstBall_) {
+        return firstTouch(b0 - a0, (b1 - b0) - (a1 - a0), reach);
+    }
+    const Box standing = shapeBox(b, b1);
+    const float low = std::min(a0.y, a1.y) - radius_[a], high = std::max(a0.y, a1.y) + radius_[a];
+    if (high <= standing.min.y || low >= standing.max.y) {
+        return 2.0f;
+    }
+    return firstTouch(flat(b0 - a0), flat(-(a1 - a0)), reach);
+}
+
+// Each ball goes as far along its step as its first contact allows; then, pair by pair, two
+// balls that would still overlap (one stopped in the way of the other) both stop at the earlier
+// of their two fractions, where they are moving along their segments at the same time and so do
+// not touch, or (at equal fractions, or a ball against a standing object, where only rounding
+// can leave an overlap) at 0, where the step started and nothing overlapped; a pass without
+// change ends it.
+void ObjectScene::stopAtContacts() {
+    std::fill(fraction_.begin(), fraction_.end(), 1.0f);
+    auto fractionOf = [&](uint32_t id) {
+        return id >= firstBall_ ? fraction_[id - firstBall_] : 1.0f;
+    };
+    contact_.resize(pairs_.size());
+    for (size_t k = 0; k < pairs_.size(); ++k) {
+        contact_[k] = contactTime(pairs_[k].a, pairs_[k].b);
+        if (contact_[k] <= 1.0f) {
+            const float stop = std::max(contact_[k] - kStopBefore, 0.0f);
+            for (uint32_t id : {pairs_[k].a, pairs_[k].b}) {
+                if (id >= firstBall_) {
+                    fraction_[id - firstBall_] = std::min(fraction_[id - firstBall_], stop);
+                }
+            }
+        }
+    }
+    // Fractions only fall, each to one of the values above or to 0, so this ends; a pass that
+    // walks the pairs in order settles a pile of stopped balls in one or a few passes.
+    for (bool settled = false; !settled;) {
+        settled = true;
+        for (const ObjectPair& p : pairs_) {
+            const float fa = fractionOf(p.a), fb = fractionOf(p.b);
+            if (!overlapsAt(p.a, p.b, fa, fb, 0.0f)) {
+                continue;
+            }
+            // Two balls at one time, or a ball and a standing object: back to the start.
+            const bool apart = fa != fb && p.a >= firstBall_;
+            const float both = apart ? std::min(fa, fb) : 0.0f;
+            for (uint32_t id : {p.a, p.b}) {
+                if (id >= firstBall_ && fraction_[id - firstBall_] != both) {
+                    fraction_[id - firstBall_] = both;
+                    settled = false;
+                }
+            }
+        }
+    }
+}
+
+// An elastic bounce of two balls (masses as their volumes) or of a ball off a standing object,
+// along the line between them over x/z, when they are closing.
+void ObjectScene::bounce(uint32_t a, uint32_t b) {
+    if (a < firstBall_) {
+        std::swap(a, b);
+    }
+    const glm::vec3 pa = positionAt(a, fraction_[a - firstBall_]);
+    const glm::vec3 pb = b >= firstBall_ ? positionAt(b, fraction_[b - firstBall_]) : base_[b];
+    glm::vec2 n(pb.x - pa.x, pb.z - pa.z);
+    const float length = std::sqrt(glm::dot(n, n));
+    if (!(length > 0.0f)) {
+        return;
+    }
+    n /= length;
+    glm::vec2& va = velocity_[a - firstBall_];
+    if (b < firstBall_) {
+        const float closing = glm::dot(va, n);
+        if (closing > 0.0f) {
+            va -= 2.0f * closing * n;
+        }
+        return;
+    }
+    glm::vec2& vb = velocity_[b - firstBall_];
+    const float closing = glm::dot(va - vb, n);
+    if (closing <= 0.0f) {
+        return;
+    }
+    const float ma = radius_[a] * radius_[a] * radius_[a];
+    const float mb = radius_[b] * radius_[b] * radius_[b];
+    const float impulse = 2.0f * closing / (1.0f / ma + 1.0f / mb);
+    va -= (impulse / ma) * n;
+    vb += (impulse / mb) * n;
+}
+
+StepStats ObjectScene::step(const Heightmap& map, const WorldMapping& mapping) {
+    StepStats stats;
+    Clock::time_point start = Clock::now();
+    const WorldExtent extent = worldExtent(map, mapping);
+    const float dt = kObjectStepSeconds;
+    const float keep = 1.0f - kRollingDrag * dt;
+    for (size_t i = 0; i < balls_.size(); ++i) {
+        const uint32_t id = balls_[i];
+        const float r = radius_[id];
+        glm::vec3 p = base_[id];
+        start_[i] = p;
+        const glm::vec3 n = surfaceAt(map, mapping, p.x, p.z).normal;
+        glm::vec2& v = velocity_[i];
+        v = (v + kGravity * n.y * glm::vec2(n.x, n.z) * dt) * keep;
+        p.x += v.x * dt;
+        p.z += v.y * dt;
+        // The edge: mirrored back inside, the velocity across it reversed.
+        if (p.x < r || p.x > extent.sizeX - r) {
+            p.x = p.x < r ? 2.0f * r - p.x : 2.0f * (extent.sizeX - r) - p.x;
+            v.x = -v.x;
+        }
+        if (p.z < r || p.z > extent.sizeZ - r) {
+            p.z = p.z < r ? 2.0f * r - p.z : 2.0f * (extent.sizeZ - r) - p.z;
+            v.y = -v.y;
+        }
+        p.x = std::min(std::max(p.x, r), extent.sizeX - r);
+        p.z = std::min(std::max(p.z, r), extent.sizeZ - r);
+        p.y = surfaceAt(map, mapping, p.x, p.z).height + r;
+        base_[id] = p;
+        Status moved = index_.move(id, shapeBox(id, p));
+        assert(moved);
+        (void)moved;
+    }
+    index_.cleanup();
+    stats.updateMs = msSince(start);
+    start = Clock::now();
+    index_.collisionPairs(pairs_);
+    stats.pairsTested = uint32_t(pairs_.size());
+    stopAtContacts();
+    for (size_t k = 0; k < pairs_.size(); ++k) {
+        if (contact_[k] <= 1.0f) {
+            bounce(pairs_[k].a, pairs_[k].b);
+            ++stats.contacts;
+        }
+    }
+    for (size_t i = 0; i < balls_.size(); ++i) {
+        if (fraction_[i] < 1.0f) {
+            const uint32_t id = balls_[i];
+            base_[id] = positionAt(id, fraction_[i]);
+            Status moved = index_.move(id, shapeBox(id, base_[id]));
+            assert(moved);
+            (void)moved;
+        }
+    }
+    stats.collideMs = msSince(start);
+    ++steps_;
+    return stats;
+}
+
+bool ObjectScene::overlapping(uint32_t a, uint32_t b, float tolerance) const {
+    return overlapsAt(a, b, 1.0f, 1.0f, tolerance);
+}
+
+}  // namespace qt

@@ -1,0 +1,101 @@
+// Objects on the terrain: trees and rocks standing on the ground and balls rolling downhill under
+// gravity, colliding with each other and with what stands (the Abound scene of reference
+// 000_758ee9a454ef1104.txt on real terrain), indexed by the object quadtree (core/object_tree.h)
+// and stepped at a fixed time step, so that a run is reproducible.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <glm/vec2.hpp>
+#include <glm/vec3.hpp>
+
+#include "core/heightmap.h"
+#include "core/object_tree.h"
+#include "core/result.h"
+#include "core/terrain_grid.h"
+
+namespace qt {
+
+enum class ObjectKind : uint8_t { Tree, Rock, Ball };
+
+const char* objectKindName(ObjectKind kind);
+
+// The height and unit normal of the drawn surface at world (x, z): the triangle of the grid
+// square under the point (split by the diagonal (col, row + 1)-(col + 1, row), as drawn),
+// interpolated from the codes; points off the map take the nearest border point.
+struct SurfacePoint {
+    float height;
+    glm::vec3 normal;
+};
+SurfacePoint surfaceAt(const Heightmap& map, const WorldMapping& mapping, float x, float z);
+
+// What a step did, for the HUD and --stats-json.
+struct StepStats {
+    uint32_t pairsTested = 0;  // candidate pairs from the tree (swept boxes overlapping)
+    uint32_t contacts = 0;     // those whose shapes touched during the step
+    double updateMs = 0.0;     // moving the balls and the tree's update
+    double collideMs = 0.0;    // candidate pairs and their resolution
+};
+
+// The scene: per object (indexed by id, 0..count-1, the moving ones last) its kind and shape, and
+// the tree of its boxes. A tree is a cone on a trunk in a vertical cylinder of `radius` from
+// `base.y` up `height`; a rock a flattened sphere of `radius` and half-height `height` centred at
+// `base`; a ball a sphere of `radius` centred at `base` (`height` = radius).
+class ObjectScene {
+public:
+    // Scatters `count` objects over the map, the last `moving` of them balls, deterministically
+    // for `seed`; trees and rocks stand on the ground, balls rest on it. Fails with one line
+    // when moving > count or count > kMaxObjects.
+    static Result<ObjectScene> scatter(const Heightmap& map, const WorldMapping& mapping,
+                                       uint32_t count, uint32_t moving, uint64_t seed);
+
+    // One fixed step of kObjectStepSeconds: gravity along the slope, rolling drag, the map's edge
+    // bounces; then the candidate pairs of the swept boxes (000's rule: the box swept from the
+    // previous to the new position, so a fast ball never tunnels through another) and, for those
+    // that touch during the step, each ball stopped at its first contact and an elastic bounce.
+    // No two shapes overlap after a step if none did before (tested). `map` must keep its codes.
+    StepStats step(const Heightmap& map, const WorldMapping& mapping);
+
+    uint32_t count() const { return uint32_t(kind_.size()); }
+    uint32_t movingCount() const { return uint32_t(balls_.size()); }
+    uint64_t steps() const { return steps_; }
+    ObjectKind kind(uint32_t id) const { return kind_[id]; }
+    const glm::vec3& base(uint32_t id) const { return base_[id]; }
+    float radius(uint32_t id) const { return radius_[id]; }
+    float height(uint32_t id) const { return height_[id]; }
+    // The ball's horizontal velocity (x, z), world units a second; zero for a static object.
+    glm::vec2 velocity(uint32_t id) const;
+    const ObjectTree& index() const { return index_; }
+    // The box drawn inside: every vertex of the object's mesh lies in it.
+    Box box(uint32_t id) const { return index_.box(id); }
+
+    // Whether two objects' shapes overlap by more than `tolerance` world units (two statics
+    // never count): the invariant each step keeps.
+    bool overlapping(uint32_t a, uint32_t b, float tolerance) const;
+
+private:
+    Box shapeBox(uint32_t id, const glm::vec3& at) const;
+    float contactTime(uint32_t a, uint32_t b) const;
+    bool overlapsAt(uint32_t a, uint32_t b, float fa, float fb, float tolerance) const;
+    glm::vec3 positionAt(uint32_t id, float fraction) const;
+    void stopAtContacts();
+    void bounce(uint32_t a, uint32_t b);
+
+    ObjectTree index_;
+    std::vector<ObjectKind> kind_;
+    std::vector<glm::vec3> base_;
+    std::vector<float> radius_;
+    std::vector<float> height_;
+    uint32_t firstBall_ = 0;  // ids from here on are balls
+    // Per ball (id - firstBall_).
+    std::vector<uint32_t> balls_;
+    std::vector<glm::vec2> velocity_;
+    std::vector<glm::vec3> start_;   // the position at the step's start
+    std::vector<float> fraction_;    // how far along start_ -> base_ the ball may go
+    std::vector<float> contact_;     // per candidate pair: first contact time, or > 1
+    std::vector<ObjectPair> pairs_;  // the step's candidate pairs
+    uint64_t steps_ = 0;
+};
+
+}  // namespace qt
