@@ -30,6 +30,7 @@ add_library(quadterrain_render STATIC
   src/render/gl_context.cpp
   src/render/shader.cpp
   src/render/terrain_renderer.cpp
+  src/render/object_renderer.cpp
   src/render/terrain.cpp
   src/render/debug_lines.cpp
   src/render/framebuffer.cpp)

@@ -1,6 +1,9 @@
 // Command-line parsing for the viewer: every value checked, every error one line.
 #include "app/options.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +17,15 @@
 
 namespace qt {
 namespace {
+
+// --steps: at most an hour of simulated time.
+constexpr uint64_t kMaxSteps = 216000;
+
+uint64_t physicalMemoryBytes() {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long pageSize = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && pageSize > 0 ? uint64_t(pages) * uint64_t(pageSize) : UINT64_MAX;
+}
 
 bool parseFloat(const std::string& text, float& out) {
     if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) {
@@ -40,6 +52,23 @@ bool parseInt(const std::string& text, int& out) {
         return false;
     }
     out = int(value);
+    return true;
+}
+
+// A whole number from 0 to `most`, digits only (no sign, no exponent).
+bool parseCount(const std::string& text, uint64_t most, uint64_t& out) {
+    if (text.empty() || text.size() > 20 || !std::all_of(text.begin(), text.end(), [](char c) {
+            return std::isdigit(static_cast<unsigned char>(c)) != 0;
+        })) {
+        return false;
+    }
+    errno = 0;
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+    if (*end != '\0' || errno == ERANGE || value > most) {
+        return false;
+    }
+    out = value;
     return true;
 }
 
@@ -184,6 +213,43 @@ const std::map<std::string, Handler>& valueOptions() {
              }
              return {};
          }},
+        {"--objects",
+         [](ViewerOptions& o, const std::string& v) -> Status {
+             uint64_t count = 0;
+             if (!parseCount(v, kMaxObjects, count)) {
+                 return Status::failure("expected a whole number of objects from 0 to " +
+                                        std::to_string(kMaxObjects));
+             }
+             o.objects = uint32_t(count);
+             return {};
+         }},
+        {"--moving",
+         [](ViewerOptions& o, const std::string& v) -> Status {
+             uint64_t count = 0;
+             if (!parseCount(v, kMaxObjects, count)) {
+                 return Status::failure("expected a whole number of moving objects from 0 to " +
+                                        std::to_string(kMaxObjects));
+             }
+             o.moving = uint32_t(count);
+             return {};
+         }},
+        {"--seed",
+         [](ViewerOptions& o, const std::string& v) -> Status {
+             if (!parseCount(v, UINT64_MAX, o.seed)) {
+                 return Status::failure("expected a whole number from 0 to 18446744073709551615");
+             }
+             return {};
+         }},
+        {"--steps",
+         [](ViewerOptions& o, const std::string& v) -> Status {
+             uint64_t steps = 0;
+             if (!parseCount(v, kMaxSteps, steps)) {
+                 return Status::failure("expected a whole number of steps from 0 to " +
+                                        std::to_string(kMaxSteps));
+             }
+             o.steps = int(steps);
+             return {};
+         }},
         {"--freeze-eye", pointOption(&ViewerOptions::freezeEye)},
         {"--freeze-target", pointOption(&ViewerOptions::freezeTarget)},
         {"--window-shot", pathOption(&ViewerOptions::windowShotPath)},
@@ -220,6 +286,16 @@ Status checkCombination(const ViewerOptions& o) {
     if (o.dumpLeaves && o.statsJsonPath.empty()) {
         return Status::failure("--dump-leaves needs --stats-json OUT.json");
     }
+    if (o.moving > o.objects) {
+        return Status::failure("--moving " + std::to_string(o.moving) + " is more than --objects " +
+                               std::to_string(o.objects));
+    }
+    if (o.dumpObjects && o.statsJsonPath.empty()) {
+        return Status::failure("--dump-objects needs --stats-json OUT.json");
+    }
+    if (Status memory = checkObjectMemory(o.objects, physicalMemoryBytes()); !memory) {
+        return memory;
+    }
     if (o.soakRssReportOnly && o.soakFrames == 0) {
         return Status::failure("--soak-rss-report-only needs --soak N");
     }
@@ -227,6 +303,17 @@ Status checkCombination(const ViewerOptions& o) {
 }
 
 }  // namespace
+
+Status checkObjectMemory(uint64_t count, uint64_t physicalBytes) {
+    const double allowed = kObjectMemoryShare * double(physicalBytes);
+    if (double(count) * double(kObjectBytes) > allowed) {
+        return Status::failure("--objects " + std::to_string(count) + " needs about " +
+                               std::to_string(count * kObjectBytes / (1u << 20)) +
+                               " MiB, more than half of this machine's memory (" +
+                               std::to_string(physicalBytes / (1u << 20)) + " MiB)");
+    }
+    return {};
+}
 
 Result<ViewerOptions> parseOptions(const std::vector<std::string>& args) {
     ViewerOptions options;
@@ -243,13 +330,14 @@ Result<ViewerOptions> parseOptions(const std::vector<std::string>& args) {
             continue;
         }
         if (name == "--no-cull" || name == "--no-occlusion" || name == "--dump-leaves" ||
-            name == "--soak-rss-report-only") {
+            name == "--dump-objects" || name == "--soak-rss-report-only") {
             if (inlineValue) {
                 return Result<ViewerOptions>::failure(escapedText(name) + " takes no value");
             }
             (name == "--no-cull"        ? options.noCull
              : name == "--no-occlusion" ? options.noOcclusion
              : name == "--dump-leaves"  ? options.dumpLeaves
+             : name == "--dump-objects" ? options.dumpObjects
                                         : options.soakRssReportOnly) = true;
             continue;
         }
@@ -333,6 +421,11 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
                        (llvmpipe's rasterizer threads keep a varying amount of scene memory)
   --window-shot OUT.png  run the viewer for --frames frames (default 5), save the window with
                        its HUD, exit
+  --objects N          scatter N objects on the terrain (trees, rocks and balls; 0 to 50000000)
+  --moving M           M of them are balls that roll downhill and collide (default 0)
+  --seed S             the scatter's seed: the same seed, the same scene (default 1)
+  --steps K            with --stats-json or --screenshot: K simulation steps of 1/60 s first
+  --dump-objects       with --stats-json: also list every object as [id, [min], [max], state]
   --freeze-eye X,Y,Z   start with the culling frustum frozen at this camera (with
   --freeze-target X,Y,Z  --freeze-target); --eye/--target then place the viewing camera
   --help               this text

@@ -46,6 +46,11 @@ struct ViewerOptions {
     int soakFrames = 0;                     // --soak: that many frames of scripted abuse, then exit
     bool soakRssReportOnly = false;         // --soak-rss-report-only: RSS drift printed, not judged
     std::string windowShotPath;             // --window-shot: the viewer's window, HUD included
+    uint32_t objects = 0;                   // --objects: things scattered on the terrain
+    uint32_t moving = 0;                    // --moving: how many of them are rolling balls
+    uint64_t seed = 1;                      // --seed: the scatter's
+    int steps = 0;                          // --steps: simulation steps before the frame
+    bool dumpObjects = false;               // --dump-objects: every object in --stats-json
     std::optional<glm::vec3> freezeEye;     // start with the culling frustum frozen here
     std::optional<glm::vec3> freezeTarget;  // (both set or both unset)
     bool help = false;
@@ -56,6 +61,14 @@ struct ViewerOptions {
                !benchCsvPath.empty() || frames > 0 || soakFrames > 0;
     }
 };
+
+// Bytes a scattered object takes (its shape, its tree entries, its instance), rounded up from
+// bench/object_bench's measurement, and the share of physical memory the objects may take.
+constexpr uint64_t kObjectBytes = 200;
+constexpr double kObjectMemoryShare = 0.5;
+
+// Whether `count` objects fit in kObjectMemoryShare of `physicalBytes`; the error names --objects.
+Status checkObjectMemory(uint64_t count, uint64_t physicalBytes);
 
 // Parses the arguments after the program name. Errors are one line naming the option.
 Result<ViewerOptions> parseOptions(const std::vector<std::string>& args);

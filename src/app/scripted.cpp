@@ -29,7 +29,7 @@ FrameStats renderFrame(Session& s, const Framebuffer& target, const Camera& came
     const bool backFaceCulling = s.renderer.backFaceCulling;
     s.renderer.syncDraws = synced && variant != DrawVariant::OneDraw;
     s.renderer.backFaceCulling = backFaceCulling && variant != DrawVariant::TwoSided;
-    FrameStats stats = renderTerrain(s.renderer, s.terrain, camera, view, false);
+    FrameStats stats = renderTerrain(s.renderer, s.terrain, camera, view, false, &s.objectRenderer);
     s.renderer.syncDraws = synced;
     s.renderer.backFaceCulling = backFaceCulling;
     glFinish();
@@ -48,6 +48,7 @@ int runOneShot(Session& s) {
     const CullMode mode = o.noCull        ? CullMode::None
                           : o.noOcclusion ? CullMode::FrustumOnly
                                           : CullMode::FrustumAndOcclusion;
+    s.terrain.stepObjects(o.steps);
     FrameStats stats;
     for (int frame = 0; frame < std::max(o.frames, 1); ++frame) {
         stats = renderFrame(s, target.value(), s.camera, mode, o.lodPixels);
@@ -85,6 +86,10 @@ int runOneShot(Session& s) {
             appendLeafCoords(s.terrain.tree, s.terrain.frame.drawn, s.terrain.frame.drawList);
         }
         report.visibleLeaves = o.dumpLeaves ? &s.terrain.frame.drawList : nullptr;
+        report.objects = s.terrain.objects.get();
+        report.lastStep = s.terrain.lastStep;
+        report.frame = &s.terrain.frame;
+        report.dumpObjects = o.dumpObjects;
         const std::string json = statsJson(report);
         if (Status e = writeFile(o.statsJsonPath, json.data(), json.size()); !e) {
             fail(e.error());

@@ -103,19 +103,26 @@ Result<Session> Session::create(const ViewerOptions& options) {
     Result<TerrainRenderer> renderer = TerrainRenderer::create(session.shaderDir);
     Result<DebugLines> lines =
         renderer ? DebugLines::create(session.shaderDir) : Result<DebugLines>(DebugLines{});
-    Result<Terrain> terrain = renderer && lines
+    Result<ObjectRenderer> objectRenderer = renderer && lines
+                                                ? ObjectRenderer::create(session.shaderDir)
+                                                : Result<ObjectRenderer>(ObjectRenderer{});
+    Result<Terrain> terrain = renderer && lines && objectRenderer
                                   ? Terrain::create(std::move(map).value(), options.leafSize, path,
                                                     times, std::cref(terminal))
                                   : Result<Terrain>::failure("");
-    if (!renderer || !lines || !terrain) {
-        const std::string error = !renderer ? renderer.error()
-                                  : !lines  ? lines.error()
-                                            : terrain.error();
+    if (!renderer || !lines || !objectRenderer || !terrain) {
+        const std::string error = !renderer         ? renderer.error()
+                                  : !lines          ? lines.error()
+                                  : !objectRenderer ? objectRenderer.error()
+                                                    : terrain.error();
         if (renderer) {
             renderer.value().destroy();
         }
         if (lines) {
             lines.value().destroy();
+        }
+        if (objectRenderer) {
+            objectRenderer.value().destroy();
         }
         session.context.destroy();
         terminal.failed();
@@ -128,14 +135,35 @@ Result<Session> Session::create(const ViewerOptions& options) {
     }
     session.renderer.backFaceCulling = !options.drawBackFaces;
     session.lines = std::move(lines).value();
+    session.objectRenderer = std::move(objectRenderer).value();
     session.terrain = std::move(terrain).value();
     session.terrain.mapping = optionsMapping(session.terrain.map, options);
+    if (Status scattered = session.scatterObjects(); !scattered) {
+        session.destroy();
+        return Result<Session>::failure(scattered.error());
+    }
     session.resetCamera(float(options.windowWidth) / float(options.windowHeight));
     return session;
 }
 
+Status Session::scatterObjects() {
+    terrain.setObjects(nullptr);
+    if (options.objects == 0) {
+        return {};
+    }
+    Result<ObjectScene> scene = ObjectScene::scatter(terrain.map, terrain.mapping, options.objects,
+                                                     options.moving, options.seed);
+    if (!scene) {
+        return Status::failure(scene.error());
+    }
+    terrain.setObjects(std::make_unique<ObjectScene>(std::move(scene).value()));
+    objectRenderer.reserve(options.objects);
+    return {};
+}
+
 void Session::destroy() {
     terrain.destroy();
+    objectRenderer.destroy();
     lines.destroy();
     renderer.destroy();
     context.destroy();
@@ -152,13 +180,15 @@ Status Session::replaceTerrain(const std::string& path, const LoadProgress& prog
     options.eye.reset();  // the command line's camera belonged to the first map
     options.target.reset();
     resetCamera(camera.aspect);
-    return {};
+    // The objects follow the new ground; a map with no room for them keeps none.
+    return scatterObjects();
 }
 
 Status Session::reloadShaders() {
     Status terrainShaders = renderer.reloadShaders();
     Status lineShaders = lines.reloadShaders(shaderDir);
-    return terrainShaders ? lineShaders : terrainShaders;
+    Status objectShaders = objectRenderer.reloadShaders();
+    return !terrainShaders ? terrainShaders : !lineShaders ? lineShaders : objectShaders;
 }
 
 void Session::resetCamera(float aspect) {

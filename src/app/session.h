@@ -20,6 +20,7 @@ struct Session {
     ViewerOptions options;
     GlContext context;
     TerrainRenderer renderer;
+    ObjectRenderer objectRenderer;
     DebugLines lines;
     Terrain terrain;
     Camera camera;
@@ -33,6 +34,9 @@ struct Session {
 
     // Loads another heightmap; the current terrain stays when that fails (error returned).
     Status replaceTerrain(const std::string& path, const LoadProgress& progress = {});
+    // Scatters the options' objects (--objects, --moving, --seed) on the current terrain; on
+    // failure the terrain keeps no objects and the one-line error is returned.
+    Status scatterObjects();
     // Reloads every shader; old programs stay on failure.
     Status reloadShaders();
     // The camera the options ask for, or the overview of the map.

@@ -89,6 +89,43 @@ std::string statsJson(const StatsReport& r) {
              ", \"nodes_tested\": " + std::to_string(s.lodStats.nodesTested) +
              ", \"deepest_level\": " + std::to_string(int(s.lodStats.deepestLevel)) + "},\n";
     }
+    if (r.objects) {
+        const ObjectFrameStats& o = s.objects;
+        j += "  \"objects\": {\"total\": " + std::to_string(o.total) +
+             ", \"moving\": " + std::to_string(r.objects->movingCount()) +
+             ", \"drawn\": " + std::to_string(o.drawn) +
+             ", \"culled\": " + std::to_string(o.culled) +
+             ", \"occluded\": " + std::to_string(o.occluded) +
+             ", \"nodes_tested\": " + std::to_string(o.nodesTested) +
+             ", \"objects_tested\": " + std::to_string(o.objectsTested) +
+             ", \"pairs_tested\": " + std::to_string(r.lastStep.pairsTested) +
+             ", \"contacts\": " + std::to_string(r.lastStep.contacts) +
+             ", \"steps\": " + std::to_string(r.objects->steps()) +
+             ", \"update_ms\": " + milliseconds(r.lastStep.updateMs) +
+             ", \"collide_ms\": " + milliseconds(r.lastStep.collideMs) +
+             ", \"cull_ms\": " + milliseconds(o.cullMs) +
+             ", \"draw_calls\": " + std::to_string(s.objectDrawCalls) + "},\n";
+        if (r.dumpObjects && r.frame) {
+            j += "  \"object_list\": [";
+            const std::vector<uint32_t>& inFrustum = r.frame->objectsInFrustum;
+            const std::vector<uint32_t>& drawn = r.frame->objectsDrawn;
+            size_t f = 0, d = 0;
+            for (uint32_t id = 0; id < r.objects->count(); ++id) {
+                const bool seen = f < inFrustum.size() && inFrustum[f] == id;
+                const bool isDrawn = d < drawn.size() && drawn[d] == id;
+                f += seen ? 1 : 0;
+                d += isDrawn ? 1 : 0;
+                const Box b = r.objects->box(id);
+                j += id == 0 ? "\n    " : ",\n    ";
+                j += "[" + std::to_string(id) + ", " + vec3(b.min) + ", " + vec3(b.max) + ", " +
+                     (isDrawn ? "\"drawn\""
+                      : seen  ? "\"occluded\""
+                              : "\"culled\"") +
+                     "]";
+            }
+            j += "\n  ],\n";
+        }
+    }
     j += "  \"cull_ms\": " + milliseconds(s.cullMs) + ",\n";
     j += "  \"frame_ms\": " + milliseconds(s.frameMs);
     if (r.visibleLeaves) {

@@ -22,6 +22,12 @@ struct StatsReport {
     bool culling = true;
     FrameStats stats;
     const std::vector<LeafCoord>* visibleLeaves = nullptr;  // null: not listed
+    // Objects (null: none): the "objects" block from stats.objects, the last step and the
+    // scene; with dumpObjects every object and its state from the frame's object lists.
+    const ObjectScene* objects = nullptr;
+    StepStats lastStep;
+    const FrameBuffers* frame = nullptr;
+    bool dumpObjects = false;
 };
 
 std::string statsJson(const StatsReport& report);

@@ -55,6 +55,7 @@ struct FrameStats {
     ObjectFrameStats objects;
 
     int drawCalls = 0;             // terrain draws only
+    int objectDrawCalls = 0;       // object draws: at most one per object mesh
     bool syncedDraws = false;      // drawn in synchronised batches
     bool backFacesCulled = false;  // back faces culled
     double frameMs = 0.0;          // filled by the caller, who knows where the frame ends

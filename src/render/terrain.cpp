@@ -73,6 +73,23 @@ void Terrain::destroy() {
     gpu.destroy();
 }
 
+void Terrain::setObjects(std::unique_ptr<ObjectScene> scene) {
+    objects = std::move(scene);
+    const uint32_t count = objects ? objects->count() : 0;
+    selectedObjects.assign(count, 0);
+    frame.reserveObjects(count);
+    lastStep = {};
+}
+
+void Terrain::stepObjects(int steps) {
+    if (!objects || objects->movingCount() == 0) {
+        return;
+    }
+    for (int i = 0; i < steps; ++i) {
+        lastStep = objects->step(map, mapping);
+    }
+}
+
 Status replaceTerrain(Terrain& current, const std::string& path, const LoadOptions& options,
                       int leafSize, const LoadProgress& progress) {
     Result<Terrain> loaded = loadTerrain(path, options, leafSize, progress);
@@ -104,11 +121,12 @@ Result<Heightmap> decodeStep(const std::string& path, const LoadOptions& options
 }
 
 FrameStats cullTerrain(Terrain& terrain, const CullView& view) {
-    return runFrame(terrain.map, terrain.tree, terrain.mapping, view, terrain.frame);
+    return runFrame(terrain.map, terrain.tree, terrain.mapping, view, terrain.frame,
+                    terrain.objects ? &terrain.objects->index() : nullptr);
 }
 
 FrameStats renderTerrain(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,
-                         const CullView& view, bool wireframe) {
+                         const CullView& view, bool wireframe, ObjectRenderer* objects) {
     FrameStats stats = cullTerrain(terrain, view);
     // Decided by the viewing camera alone, so culled and unculled frames draw alike.
     DrawStyle style;
@@ -119,6 +137,10 @@ FrameStats renderTerrain(const TerrainRenderer& renderer, Terrain& terrain, cons
     stats.drawCalls =
         stats.lod ? renderer.draw(terrain.gpu, terrain.mapping, camera, frame.lod.nodes, style)
                   : renderer.draw(terrain.gpu, terrain.mapping, camera, frame.drawList, style);
+    if (objects && terrain.objects) {
+        stats.objectDrawCalls = objects->draw(*terrain.objects, frame.objectsDrawn,
+                                              terrain.selectedObjects, camera, view.viewportHeight);
+    }
     stats.syncedDraws = renderer.syncDraws;
     stats.backFacesCulled = style.cullBackFaces;
     return stats;

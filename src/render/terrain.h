@@ -3,15 +3,19 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "core/camera.h"
 #include "core/camera_fit.h"
 #include "core/frame.h"
 #include "core/heightmap.h"
+#include "core/object_scene.h"
 #include "core/quadtree.h"
 #include "core/result.h"
 #include "core/terrain_grid.h"
+#include "render/object_renderer.h"
 #include "render/terrain_renderer.h"
 
 namespace qt {
@@ -38,6 +42,16 @@ struct Terrain {
     TerrainGpu gpu;
     FrameBuffers frame;  // reserved for tree, with the walk's decisions: a frame never allocates
     LoadTimes times;
+    // Objects standing and rolling on the terrain (--objects); null when there are none.
+    std::unique_ptr<ObjectScene> objects;
+    std::vector<uint8_t> selectedObjects;  // per object: 1 when selected (minimap rectangle)
+    StepStats lastStep;                    // the last simulation step's counts
+
+    // Puts `scene` on this terrain (or removes the objects, with an empty one) and sizes the
+    // frame's buffers for it.
+    void setObjects(std::unique_ptr<ObjectScene> scene);
+    // Runs `steps` simulation steps of the objects (nothing without moving ones).
+    void stepObjects(int steps);
 
     // Builds the tree and the GL objects; nothing is kept on failure. `times` holds the decode
     // time measured by the caller, and gets the tree and upload times.
@@ -63,9 +77,9 @@ Status replaceTerrain(Terrain& current, const std::string& path, const LoadOptio
 FrameStats cullTerrain(Terrain& terrain, const CullView& view);
 
 // Culls as `view` says and draws what the pipeline left as seen from `camera`, culling back faces
-// when the renderer allows it and backFacesHidden() holds for `camera`; the caller has bound and
-// cleared the target.
+// when the renderer allows it and backFacesHidden() holds for `camera`, then the objects drawn
+// (with `objects`, when the terrain has some); the caller has bound and cleared the target.
 FrameStats renderTerrain(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,
-                         const CullView& view, bool wireframe);
+                         const CullView& view, bool wireframe, ObjectRenderer* objects = nullptr);
 
 }  // namespace qt

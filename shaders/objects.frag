@@ -1,0 +1,33 @@
+// Object fragment shader: a colour by kind, lit and fogged as the terrain is (terrain.frag).
+#version 330 core
+
+in vec3 normal;
+in float distanceFromEye;
+flat in uint kind;
+flat in uint selected;
+in float trunk;
+
+uniform float farPlane;
+uniform vec3 fogColour;
+
+out vec4 colour;
+
+const vec3 kSunDirection = normalize(vec3(-0.45, 0.75, -0.35));
+const vec3 kFoliage = vec3(0.13, 0.36, 0.14);
+const vec3 kTrunk = vec3(0.36, 0.24, 0.13);
+const vec3 kRock = vec3(0.52, 0.50, 0.47);
+const vec3 kBall = vec3(0.85, 0.25, 0.12);
+const vec3 kSelected = vec3(1.0, 0.85, 0.1);
+
+void main() {
+    vec3 albedo = kind == 0u ? mix(kFoliage, kTrunk, step(0.5, trunk))
+                             : (kind == 1u ? kRock : kBall);
+    if (selected != 0u) {
+        albedo = kSelected;
+    }
+    vec3 n = normalize(normal);
+    float diffuse = max(dot(n, kSunDirection), 0.0);
+    vec3 lit = albedo * (0.28 + 0.85 * diffuse);
+    float d = clamp((distanceFromEye / farPlane - 0.4) / 0.6, 0.0, 1.0);
+    colour = vec4(mix(lit, fogColour, d * d), 1.0);
+}
