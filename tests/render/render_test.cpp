@@ -59,6 +59,7 @@ struct GlFixture {
     std::string skipReason;
     GlContext context;
     TerrainRenderer renderer;
+    ObjectRenderer objects;
     Framebuffer target;
 };
 
@@ -76,13 +77,17 @@ GlFixture& gl() {
         }
         f.context = context.value();
         Result<TerrainRenderer> renderer = TerrainRenderer::create(QT_SHADER_DIR);
+        Result<ObjectRenderer> objects = ObjectRenderer::create(QT_SHADER_DIR);
         Result<Framebuffer> target = Framebuffer::create(kWidth, kHeight);
-        if (!renderer || !target) {
-            f.skipReason = !renderer ? renderer.error() : target.error();
+        if (!renderer || !objects || !target) {
+            f.skipReason = !renderer  ? renderer.error()
+                           : !objects ? objects.error()
+                                      : target.error();
             ADD_FAILURE() << f.skipReason;
             return f;
         }
         f.renderer = renderer.value();
+        f.objects = objects.value();
         f.target = target.value();
         f.ready = true;
         return f;
@@ -114,8 +119,9 @@ FrameStats render(Terrain& terrain, const Camera& camera, bool cull, std::vector
     GlFixture& f = gl();
     f.target.bind();
     TerrainRenderer::clear(kWidth, kHeight);
-    const FrameStats stats = renderTerrain(
-        f.renderer, terrain, camera, CullView{camera, kHeight, cull, cull, lodPixels}, wireframe);
+    const FrameStats stats =
+        renderTerrain(f.renderer, terrain, camera, CullView{camera, kHeight, cull, cull, lodPixels},
+                      wireframe, &f.objects);
     readPixels(kWidth, kHeight, pixels);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     return stats;
@@ -383,6 +389,106 @@ INSTANTIATE_TEST_SUITE_P(Shared, RealMaps,
                                            RealCase{"jacksboro_fault_403x344.png", 4},
                                            RealCase{"r_volcano_maunga_whau_87x61.png", 2}),
                          realCaseName);
+
+// Objects on the terrain (trees, rocks and rolling balls, after some steps): culled frames equal
+// unculled ones over the varied cameras and low ones among the objects, with level of detail off
+// and on; the cameras cull objects by the frustum and by occlusion, and the objects take at most
+// one draw per mesh.
+// Adds the objects occluded over all frames to `occluded`.
+void expectObjectsCulledEqualsUnculled(Terrain& terrain, uint32_t count, uint32_t moving,
+                                       int cameraCount, uint64_t& occludedTotal) {
+    Result<ObjectScene> scene =
+        ObjectScene::scatter(terrain.map, terrain.mapping, count, moving, seedOf(terrain.path));
+    ASSERT_TRUE(scene) << scene.error();
+    terrain.setObjects(std::make_unique<ObjectScene>(std::move(scene).value()));
+    gl().objects.reserve(count);
+    terrain.stepObjects(30);
+    std::vector<Camera> cameras = randomCameras(terrain, cameraCount, seedOf(terrain.path) + 1);
+    Random random(seedOf(terrain.path) + 2);
+    const WorldExtent e = worldExtent(terrain.map, terrain.mapping);
+    for (int i = 0; i < cameraCount; ++i) {  // low, among the objects, toward the horizon
+        Camera c;
+        c.aspect = float(kWidth) / kHeight;
+        const float x = random.range(0.1f, 0.9f) * e.sizeX, z = random.range(0.1f, 0.9f) * e.sizeZ;
+        c.position = {x,
+                      surfaceAt(terrain.map, terrain.mapping, x, z).height +
+                          random.range(0.003f, 0.03f) * std::max(e.maxY - e.minY, 1.0f),
+                      z};
+        c.yaw = random.range(-glm::pi<float>(), glm::pi<float>());
+        c.pitch = glm::radians(random.range(-15.0f, 3.0f));
+        fitClipPlanes(c, terrain.map, terrain.mapping);
+        cameras.push_back(c);
+    }
+    uint64_t culled = 0, occluded = 0;
+    std::vector<uint8_t> a, b;
+    for (const float lod : {0.0f, 2.0f}) {
+        for (size_t i = 0; i < cameras.size(); ++i) {
+            const int errorsBefore = glErrorCount();
+            const FrameStats s = render(terrain, cameras[i], true, a, false, lod);
+            const FrameStats u = render(terrain, cameras[i], false, b, false, lod);
+            ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+            ASSERT_EQ(glErrorCount(), errorsBefore) << "GL debug errors at camera " << i;
+            ASSERT_EQ(s.objects.drawn + s.objects.culled + s.objects.occluded, count);
+            ASSERT_EQ(u.objects.drawn, count);
+            ASSERT_LE(s.objectDrawCalls, kObjectMeshes);
+            ASSERT_LE(u.objectDrawCalls, kObjectMeshes);
+            culled += s.objects.culled;
+            occluded += s.objects.occluded;
+            size_t differing = 0;
+            for (size_t p = 0; p < a.size(); p += 4) {
+                differing += std::memcmp(&a[p], &b[p], 3) != 0 ? 1 : 0;
+            }
+            const Camera& c = cameras[i];
+            EXPECT_EQ(differing, 0u)
+                << terrain.path << ", lod " << lod << ": camera " << i << " at (" << c.position.x
+                << ", " << c.position.y << ", " << c.position.z << ") yaw " << c.yaw << " pitch "
+                << c.pitch << ": pixels differ";
+        }
+    }
+    std::printf("%s: %u objects, %llu culled and %llu occluded over %zu frames\n",
+                terrain.path.c_str(), count, (unsigned long long)culled,
+                (unsigned long long)occluded, 2 * cameras.size());
+    EXPECT_GT(culled, 0u);
+    occludedTotal += occluded;
+    terrain.setObjects(nullptr);
+}
+
+TEST(ObjectsOnTerrain, CulledFramesEqualUnculledFramesOnASyntheticMap) {
+    REQUIRE_GL();
+    Result<Terrain> terrain = makeTerrain(syntheticHeightmap(257, 257, 12), 4, "synthetic 257");
+    ASSERT_TRUE(terrain) << terrain.error();
+    uint64_t occluded = 0;
+    expectObjectsCulledEqualsUnculled(terrain.value(), 5000, 1000, 16, occluded);
+    terrain.value().destroy();
+    EXPECT_GT(occluded, 0u) << "no object occluded: the comparison proves nothing of occlusion";
+}
+
+TEST(ObjectsOnTerrain, CulledFramesEqualUnculledFramesOnRealMaps) {
+    REQUIRE_GL();
+    int found = 0;
+    uint64_t occluded = 0;
+    // About one object per 20 square samples: room for the balls among the trees and rocks.
+    const std::pair<const char*, uint32_t> maps[] = {{"puget_sound_1025x1025.png", 50000},
+                                                     {"jacksboro_fault_403x344.png", 7000}};
+    for (const auto& [file, count] : maps) {
+        const std::string path = std::string(QT_SHARED_HEIGHTMAPS) + "/" + file;
+        struct stat info;
+        if (stat(path.c_str(), &info) != 0) {
+            continue;
+        }
+        ++found;
+        Result<Heightmap> map = loadHeightmap(path, {});
+        ASSERT_TRUE(map) << map.error();
+        Result<Terrain> terrain = makeTerrain(map.value(), 4, path);
+        ASSERT_TRUE(terrain) << terrain.error();
+        expectObjectsCulledEqualsUnculled(terrain.value(), count, count / 10, 6, occluded);
+        terrain.value().destroy();
+    }
+    if (found == 0) {
+        GTEST_SKIP() << "the shared heightmaps are absent";
+    }
+    EXPECT_GT(occluded, 0u) << "no object occluded: the comparison proves nothing of occlusion";
+}
 
 // Low flight inside the relief, just above the local ground, toward the horizon, in a 1280x720
 // frame: where the occlusion stage removes the most and its pixel margins are thinnest. The
