@@ -7,6 +7,8 @@
 
 #include <imgui.h>
 
+#include "core/config.h"
+
 #include "app/minimap.h"
 
 namespace qt {
@@ -15,7 +17,7 @@ namespace {
 constexpr const char* kHelp =
     "WASD move, Q/E down/up, Shift fast, right-drag look, Tab capture mouse, wheel speed, "
     "C cull, O occlusion, L level of detail, F freeze, G wireframe, B boxes, R/F5 reload shaders, "
-    "H hide HUD";
+    "P pause objects, H hide HUD; right-drag on the minimap selects objects";
 
 double percent(uint64_t part, uint64_t whole) {
     return whole ? 100.0 * double(part) / double(whole) : 0.0;
@@ -106,6 +108,47 @@ HudRequests drawToggles(HudState& state, const Camera& camera, float speed) {
     return requests;
 }
 
+// The objects: counts of the last frame and step, the simulation's pause, the minimap layers,
+// the selection, and a new scatter.
+bool drawObjects(HudState& state, const FrameStats& stats, const Terrain& terrain) {
+    if (terrain.objects) {
+        const ObjectFrameStats& o = stats.objects;
+        const StepStats& step = terrain.lastStep;
+        ImGui::Text("%u objects (%u moving), drawn %u in %d draws", o.total,
+                    terrain.objects->movingCount(), o.drawn, stats.objectDrawCalls);
+        ImGui::Text("culled by the frustum %u, occluded %u", o.culled, o.occluded);
+        ImGui::Text("tested %u tree nodes, %u boxes", o.nodesTested, o.objectsTested);
+        ImGui::Text("step %llu: %u pairs tested, %u contacts",
+                    (unsigned long long)terrain.objects->steps(), step.pairsTested, step.contacts);
+        ImGui::Text("update %.2f, collide %.2f, cull %.3f ms", step.updateMs, step.collideMs,
+                    o.cullMs);
+        ImGui::Text("selected %zu (right-drag on the minimap)",
+                    state.minimapObjects.selected.size());
+        ImGui::Checkbox("pause (P)", &state.objectsPaused);
+        ImGui::SameLine();
+        ImGui::Checkbox("tree cells on the minimap", &state.minimapObjects.cells);
+    }
+    if (!ImGui::TreeNode("scatter")) {
+        return false;
+    }
+    const float width = ImGui::GetContentRegionAvail().x * 0.3f;
+    ImGui::SetNextItemWidth(width);
+    ImGui::InputInt("objects", &state.objectCount, 0, 0);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(width * 0.7f);
+    ImGui::InputInt("moving", &state.movingCount, 0, 0);
+    ImGui::SetNextItemWidth(width);
+    ImGui::InputInt("seed", &state.objectSeed, 0, 0);
+    state.objectCount =
+        std::clamp(state.objectCount, 0, int(std::min<uint32_t>(kMaxObjects, INT32_MAX)));
+    state.movingCount = std::clamp(state.movingCount, 0, state.objectCount);
+    state.objectSeed = std::max(state.objectSeed, 0);
+    ImGui::SameLine();
+    const bool scatter = ImGui::Button("scatter");
+    ImGui::TreePop();
+    return scatter;
+}
+
 // The path box (Enter or the button loads it) and the mapping's sliders, which never make a
 // world of non-finite floats.
 bool drawLoadAndMapping(HudState& state, Terrain& terrain) {
@@ -160,8 +203,15 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     if (ImGui::CollapsingHeader("view and keys", ImGuiTreeNodeFlags_DefaultOpen)) {
         requests = drawToggles(state, camera, speed);
     }
+    if (ImGui::CollapsingHeader("objects", terrain.objects ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
+        requests.scatterObjects = drawObjects(state, stats, terrain);
+    }
     if (ImGui::CollapsingHeader("load and mapping")) {
+        const WorldMapping before = terrain.mapping;
         requests.load = drawLoadAndMapping(state, terrain);
+        requests.mappingChanged = terrain.mapping.spacing != before.spacing ||
+                                  terrain.mapping.heightScale != before.heightScale ||
+                                  terrain.mapping.heightOffset != before.heightOffset;
     }
     if (ImGui::CollapsingHeader("keys")) {
         ImGui::TextWrapped("%s", kHelp);
@@ -169,7 +219,8 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     if (ImGui::CollapsingHeader("minimap", ImGuiTreeNodeFlags_DefaultOpen)) {
         const ImVec2 room = ImGui::GetContentRegionAvail();
         const float side = std::max(std::min(room.x, room.y - minimapLegendHeight()), 40.0f);
-        drawMinimap(terrain, camera, cullCorners, side, state.minimapCells, stats.lod);
+        drawMinimap(terrain, camera, cullCorners, side, state.minimapCells, stats.lod,
+                    state.minimapObjects);
     }
     ImGui::End();
     return requests;

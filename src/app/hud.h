@@ -8,6 +8,7 @@
 #include <glm/vec3.hpp>
 
 #include "app/cull_map.h"
+#include "app/minimap.h"
 #include "core/camera.h"
 #include "render/terrain.h"
 
@@ -34,6 +35,11 @@ struct HudState {
     int frameCursor = 0;  // next slot of frameMs to write
     int boxesDrawn = 0;
     std::vector<MapCell> minimapCells;  // the minimap's scratch, kept so frames do not allocate
+    MinimapObjects minimapObjects;      // the minimap's object layer and selection
+    bool objectsPaused = false;         // the simulation stands still
+    int objectCount = 0;                // the scatter the objects section asks for
+    int movingCount = 0;
+    int objectSeed = 1;
 
     void recordFrame(float ms);
 };
@@ -42,6 +48,8 @@ struct HudRequests {
     bool load = false;  // load HudState::path
     bool reloadShaders = false;
     bool resetCamera = false;
+    bool scatterObjects = false;  // scatter objectCount objects, movingCount moving, objectSeed
+    bool mappingChanged = false;  // the sliders moved the ground: the objects follow it
 };
 
 // Builds the HUD window for this frame; `terrain.mapping` is edited in place by the sliders.

@@ -20,6 +20,10 @@ constexpr ImU32 kOccluded = opaque(kOccludedColour);
 constexpr ImU32 kBackground = opaque(kOutsideColour);
 constexpr ImU32 kFrustum = opaque(kFrustumColour);
 constexpr ImU32 kCamera = opaque(kCameraColour);
+constexpr ImU32 kObjectCell = IM_COL32(255, 255, 255, 70);
+constexpr ImU32 kObjectDot = IM_COL32(250, 120, 40, 255);
+constexpr ImU32 kSelectedDot = IM_COL32(255, 220, 30, 255);
+constexpr ImU32 kSelection = IM_COL32(255, 220, 30, 200);
 
 // A swatch of `colour` and its name, on the current line.
 void swatch(ImU32 colour, const char* name) {
@@ -32,7 +36,7 @@ void swatch(ImU32 colour, const char* name) {
     ImGui::TextUnformatted(name);
 }
 
-void drawLegend(bool lod) {
+void drawLegend(bool lod, bool objects) {
     swatch(kDrawn, lod ? "drawn (greener: finer)" : "drawn");
     ImGui::SameLine();
     swatch(kOccluded, "occluded");
@@ -41,17 +45,37 @@ void drawLegend(bool lod) {
     swatch(kFrustum, "frustum");
     ImGui::SameLine();
     swatch(kCamera, "eye");
+    if (objects) {
+        ImGui::SameLine();
+        swatch(kObjectDot, "object drawn");
+        ImGui::SameLine();
+        swatch(kSelectedDot, "selected");
+    }
 }
 
 }  // namespace
+
+void selectObjects(Terrain& terrain, const Rect& rect, MinimapObjects& objects) {
+    for (uint32_t id : objects.selected) {
+        terrain.selectedObjects[id] = 0;
+    }
+    objects.selected.clear();
+    if (!terrain.objects) {
+        return;
+    }
+    terrain.objects->index().queryRect(rect, objects.selected);
+    for (uint32_t id : objects.selected) {
+        terrain.selectedObjects[id] = 1;
+    }
+}
 
 float minimapLegendHeight() {
     return 2.0f * ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y;
 }
 
-void drawMinimap(const Terrain& terrain, const Camera& camera,
+void drawMinimap(Terrain& terrain, const Camera& camera,
                  const std::array<glm::vec3, 8>& cullCorners, float side,
-                 std::vector<MapCell>& cells, bool lod) {
+                 std::vector<MapCell>& cells, bool lod, MinimapObjects& objects) {
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton("minimap", ImVec2(side, side));
     ImDrawList* draw = ImGui::GetWindowDrawList();
@@ -110,13 +134,54 @@ void drawMinimap(const Terrain& terrain, const Camera& camera,
                       kFrustum, 1.0f);
     }
     draw->PopClipRect();
+    if (terrain.objects) {
+        // The object tree's occupied cells down to about two pixels, then the drawn objects.
+        const ObjectScene& scene = *terrain.objects;
+        if (objects.cells) {
+            scene.index().occupiedCells(2.0f * terrain.mapping.spacing / scale,
+                                        objects.cellScratch);
+            for (const Rect& r : objects.cellScratch) {
+                draw->AddRect(world({r.minX, 0.0f, r.minZ}), world({r.maxX, 0.0f, r.maxZ}),
+                              kObjectCell);
+            }
+        }
+        const std::vector<uint32_t>& drawn = terrain.frame.objectsDrawn;
+        for (size_t i = 0; i < std::min(drawn.size(), kMaxMinimapObjects); ++i) {
+            const ImVec2 p = world(scene.base(drawn[i]));
+            draw->AddRectFilled(p, ImVec2(p.x + 1.5f, p.y + 1.5f), kObjectDot);
+        }
+        for (uint32_t id : objects.selected) {
+            const ImVec2 p = world(scene.base(id));
+            draw->AddRectFilled(ImVec2(p.x - 1.0f, p.y - 1.0f), ImVec2(p.x + 2.0f, p.y + 2.0f),
+                                kSelectedDot);
+        }
+        // Right-button drag: the rectangle selection, in world x/z.
+        const ImVec2 mouse = ImGui::GetIO().MousePos;
+        const float mouseX = (mouse.x - origin.x - border) / scale * terrain.mapping.spacing;
+        const float mouseZ = (mouse.y - origin.y - border) / scale * terrain.mapping.spacing;
+        if (ImGui::IsItemHovered() && ImGui::IsMouseClicked(ImGuiMouseButton_Right)) {
+            objects.dragging = true;
+            objects.dragX = mouseX;
+            objects.dragZ = mouseZ;
+        }
+        if (objects.dragging) {
+            const Rect r{std::min(objects.dragX, mouseX), std::min(objects.dragZ, mouseZ),
+                         std::max(objects.dragX, mouseX), std::max(objects.dragZ, mouseZ)};
+            draw->AddRect(world({r.minX, 0.0f, r.minZ}), world({r.maxX, 0.0f, r.maxZ}), kSelection,
+                          0.0f, 0, 2.0f);
+            if (!ImGui::IsMouseDown(ImGuiMouseButton_Right)) {
+                objects.dragging = false;
+                selectObjects(terrain, r, objects);
+            }
+        }
+    }
     const ImVec2 eye = world(camera.position);
     const glm::vec3 ahead =
         camera.position + camera.forward() * (0.08f * samplesLong * terrain.mapping.spacing);
     draw->AddCircleFilled(eye, 3.5f, kCamera);
     draw->AddLine(eye, world(ahead), kCamera, 2.0f);
     draw->PopClipRect();
-    drawLegend(lod);
+    drawLegend(lod, terrain.objects != nullptr);
 }
 
 }  // namespace qt

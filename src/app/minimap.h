@@ -20,8 +20,25 @@ namespace qt {
 // colours: this many pixels.
 float minimapLegendHeight();
 
-void drawMinimap(const Terrain& terrain, const Camera& camera,
+// Objects drawn on the minimap at most (the first of the frame's drawn list, in id order).
+constexpr size_t kMaxMinimapObjects = 20000;
+
+// The minimap's object layer, with its scratch kept across frames: the object tree's occupied
+// cells down to about two pixels, the drawn objects as dots, and the selection a right-button
+// drag makes (003's allIntersecting(R): the objects whose boxes meet the rectangle).
+struct MinimapObjects {
+    bool cells = true;
+    std::vector<Rect> cellScratch;
+    std::vector<uint32_t> selected;  // sorted ids, flagged in Terrain::selectedObjects
+    bool dragging = false;
+    float dragX = 0.0f, dragZ = 0.0f;  // where the drag began, in world x/z
+};
+
+// Clears the selection's flags on `terrain` and selects what meets `rect`.
+void selectObjects(Terrain& terrain, const Rect& rect, MinimapObjects& objects);
+
+void drawMinimap(Terrain& terrain, const Camera& camera,
                  const std::array<glm::vec3, 8>& cullCorners, float side,
-                 std::vector<MapCell>& cells, bool lod);
+                 std::vector<MapCell>& cells, bool lod, MinimapObjects& objects);
 
 }  // namespace qt

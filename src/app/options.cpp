@@ -21,12 +21,6 @@ namespace {
 // --steps: at most an hour of simulated time.
 constexpr uint64_t kMaxSteps = 216000;
 
-uint64_t physicalMemoryBytes() {
-    const long pages = sysconf(_SC_PHYS_PAGES);
-    const long pageSize = sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && pageSize > 0 ? uint64_t(pages) * uint64_t(pageSize) : UINT64_MAX;
-}
-
 bool parseFloat(const std::string& text, float& out) {
     if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) {
         return false;
@@ -303,6 +297,12 @@ Status checkCombination(const ViewerOptions& o) {
 }
 
 }  // namespace
+
+uint64_t physicalMemoryBytes() {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long pageSize = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && pageSize > 0 ? uint64_t(pages) * uint64_t(pageSize) : UINT64_MAX;
+}
 
 Status checkObjectMemory(uint64_t count, uint64_t physicalBytes) {
     const double allowed = kObjectMemoryShare * double(physicalBytes);

@@ -69,6 +69,8 @@ constexpr double kObjectMemoryShare = 0.5;
 
 // Whether `count` objects fit in kObjectMemoryShare of `physicalBytes`; the error names --objects.
 Status checkObjectMemory(uint64_t count, uint64_t physicalBytes);
+// This machine's physical memory (UINT64_MAX when it cannot be read).
+uint64_t physicalMemoryBytes();
 
 // Parses the arguments after the program name. Errors are one line naming the option.
 Result<ViewerOptions> parseOptions(const std::vector<std::string>& args);

@@ -78,6 +78,18 @@ Result<Session> Session::create(const ViewerOptions& options) {
         terminal.failed();
         return Result<Session>::failure(world.error());
     }
+    // The objects too: a scene the map has no room for is refused before any window opens.
+    std::unique_ptr<ObjectScene> objects;
+    if (options.objects > 0) {
+        Result<ObjectScene> scene =
+            ObjectScene::scatter(map.value(), optionsMapping(map.value(), options), options.objects,
+                                 options.moving, options.seed);
+        if (!scene) {
+            terminal.failed();
+            return Result<Session>::failure(scene.error());
+        }
+        objects = std::make_unique<ObjectScene>(std::move(scene).value());
+    }
     session.shaderDir = findResourceDir("shaders");
     if (session.shaderDir.empty()) {
         terminal.failed();
@@ -138,10 +150,8 @@ Result<Session> Session::create(const ViewerOptions& options) {
     session.objectRenderer = std::move(objectRenderer).value();
     session.terrain = std::move(terrain).value();
     session.terrain.mapping = optionsMapping(session.terrain.map, options);
-    if (Status scattered = session.scatterObjects(); !scattered) {
-        session.destroy();
-        return Result<Session>::failure(scattered.error());
-    }
+    session.objectRenderer.reserve(options.objects);
+    session.terrain.setObjects(std::move(objects));
     session.resetCamera(float(options.windowWidth) / float(options.windowHeight));
     return session;
 }

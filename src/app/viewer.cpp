@@ -15,6 +15,8 @@
 #include "app/cull_map.h"
 #include "app/fly_control.h"
 #include "app/hud.h"
+#include "app/options.h"
+#include "core/config.h"
 #include "render/framebuffer.h"
 
 namespace qt {
@@ -34,7 +36,41 @@ struct Viewer {
     std::string droppedPath;  // set by the drop callback, loaded after the frame
     bool hudVisible = true;
     bool reloadRequested = false;
+    float objectClock = 0.0f;  // simulated time owed to the objects, below one step
 };
+
+// Simulation steps a frame may run at most: a slow frame slows the objects down rather than
+// making the next frame slower still.
+constexpr int kMaxStepsPerFrame = 4;
+
+// The objects' fixed steps for `seconds` of wall time (none while paused).
+void stepObjects(Viewer& v, float seconds) {
+    if (v.hud.objectsPaused || !v.session.terrain.objects) {
+        v.objectClock = 0.0f;
+        return;
+    }
+    v.objectClock += seconds;
+    const int steps = std::min(int(v.objectClock / kObjectStepSeconds), kMaxStepsPerFrame);
+    v.objectClock = std::min(v.objectClock - float(steps) * kObjectStepSeconds, kObjectStepSeconds);
+    v.session.terrain.stepObjects(steps);
+}
+
+// A scatter the objects section asked for, checked as the command line's is.
+void scatterFromHud(Viewer& v) {
+    Session& s = v.session;
+    if (Status memory = checkObjectMemory(uint64_t(v.hud.objectCount), physicalMemoryBytes());
+        !memory) {
+        v.hud.message = memory.error();
+        return;
+    }
+    s.options.objects = uint32_t(v.hud.objectCount);
+    s.options.moving = uint32_t(v.hud.movingCount);
+    s.options.seed = uint64_t(v.hud.objectSeed);
+    v.hud.minimapObjects.selected.clear();
+    const Status scattered = s.scatterObjects();
+    v.hud.message = scattered ? "scattered " + std::to_string(s.options.objects) + " objects"
+                              : scattered.error();
+}
 
 Viewer& viewerOf(GLFWwindow* window) {
     return *static_cast<Viewer*>(glfwGetWindowUserPointer(window));
@@ -67,6 +103,9 @@ void onKey(GLFWwindow* window, int key, int /*scancode*/, int action, int /*mods
             break;
         case GLFW_KEY_B:
             v.hud.boxes = !v.hud.boxes;
+            break;
+        case GLFW_KEY_P:
+            v.hud.objectsPaused = !v.hud.objectsPaused;
             break;
         case GLFW_KEY_H:
             v.hudVisible = !v.hudVisible;
@@ -196,6 +235,9 @@ int runViewer(Session& s) {
         v.hud.lodPixels = s.options.lodPixels;
     }
     std::snprintf(v.hud.path, sizeof(v.hud.path), "%s", s.terrain.path.c_str());
+    v.hud.objectCount = int(s.options.objects);
+    v.hud.movingCount = int(s.options.moving);
+    v.hud.objectSeed = int(std::min<uint64_t>(s.options.seed, INT32_MAX));
     s.lines.lines.reserve(size_t(kMaxLeafBoxes) * 24 + 24);
 
     // Ours first: the ImGui backend chains to callbacks installed before it.
@@ -257,7 +299,9 @@ int runViewer(Session& s) {
 
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
         TerrainRenderer::clear(width, height);
-        FrameStats stats = renderTerrain(s.renderer, s.terrain, s.camera, view, v.hud.wireframe);
+        stepObjects(v, seconds);
+        FrameStats stats = renderTerrain(s.renderer, s.terrain, s.camera, view, v.hud.wireframe,
+                                         &s.objectRenderer);
         s.lines.clear();
         const std::array<glm::vec3, 8> corners = Frustum::corners(v.frozenCamera.viewProjection());
         if (v.hud.freeze) {
@@ -291,6 +335,15 @@ int runViewer(Session& s) {
         }
         if (requests.load) {
             load(v, v.hud.path);
+        }
+        if (requests.scatterObjects) {
+            scatterFromHud(v);
+        }
+        if (requests.mappingChanged && s.terrain.objects) {
+            v.hud.minimapObjects.selected.clear();
+            if (Status scattered = s.scatterObjects(); !scattered) {
+                report(v, scattered.error(), true);
+            }
         }
         if (!v.droppedPath.empty()) {
             const std::string path = std::move(v.droppedPath);

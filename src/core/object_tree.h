@@ -101,6 +101,10 @@ public:
     void setBoxUnindexed(uint32_t id, const Box& box);
     void reindex();
 
+    // The squares of the leaves, and of the nodes smaller than `smallest` (their subtrees taken
+    // as one), that hold something: what a map of the tree can show at a given resolution.
+    void occupiedCells(float smallest, std::vector<Rect>& out) const;
+
     // Invariants, for the tests: every live object is in exactly the leaves whose region its
     // swept box meets; leaf counts match their lists; no leaf above maxDepth holds more than
     // leafLimit objects that do not cover its square; bounds cover what is under them; the free

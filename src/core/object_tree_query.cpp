@@ -97,6 +97,27 @@ void ObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out
     }
 }
 
+void ObjectTree::occupiedCells(float smallest, std::vector<Rect>& out) const {
+    out.clear();
+    std::array<Frame, Walk::kStack> stack;
+    size_t top = 0;
+    stack[top++] = Walk::root(config_);
+    while (top > 0) {
+        const Frame f = stack[--top];
+        const Node& n = nodes_[f.node];
+        if (!(n.bounds.min.x <= n.bounds.max.x) || (n.firstChild == kNone && n.count == 0)) {
+            continue;  // nothing here
+        }
+        if (n.firstChild == kNone || f.size < smallest) {
+            out.push_back({f.x0, f.z0, f.x0 + f.size, f.z0 + f.size});
+            continue;
+        }
+        for (int q = 3; q >= 0; --q) {
+            stack[top++] = Walk::child(f, n.firstChild, q);
+        }
+    }
+}
+
 // Nearest node first, and none whose bounds the ray enters after the best hit so far: an object's
 // entry point lies in its box, so in the bounds of every node holding it.
 std::optional<RayHit> ObjectTree::queryRay(const Ray& ray) const {

@@ -415,6 +415,10 @@ case("extension with a tab", [tab_ext] + stats, 1,
      q + os.path.join(tmp, "map.p\\x09ng") + ": unknown extension '.p\\x09ng' (expected .png "
      ".jpg .jpeg .bmp .tga .pgm .ppm .pnm .gif .psd .hdr .hgt .r16 .raw)")
 
+# Objects the map has no room for: refused before any window opens, whatever their number.
+case("no room for the balls", [good, "--objects", "100000", "--moving", "100000"] + stats, 1,
+     prefix=q + "--objects: no free place for ball ")
+
 # Options.
 usage = [
     ("zero spacing", ["--spacing", "0"], "--spacing '0': expected a positive finite number"),
@@ -438,6 +442,16 @@ usage = [
     ("window side over the cap", ["--window", "20000x10"],
      "--window '20000x10': expected WIDTHxHEIGHT from 1x1 to 16384x16384 and at most 67108864 "
      "pixels (8192x8192), like 1280x720"),
+    ("negative object count", ["--objects", "-1"],
+     "--objects '-1': expected a whole number of objects from 0 to 50000000"),
+    ("object count in exponent form", ["--objects", "1e12"],
+     "--objects '1e12': expected a whole number of objects from 0 to 50000000"),
+    ("object count over the cap", ["--objects", "1000000000000"],
+     "--objects '1000000000000': expected a whole number of objects from 0 to 50000000"),
+    ("more moving than objects", ["--objects", "10", "--moving", "11"],
+     "--moving 11 is more than --objects 10"),
+    ("object dump without stats", ["--objects", "10", "--dump-objects"],
+     "--dump-objects needs --stats-json OUT.json"),
     ("two heightmaps", [good, good],
      f"unexpected argument '{good}': only one heightmap can be given"),
 ]

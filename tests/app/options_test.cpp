@@ -182,12 +182,47 @@ TEST(Options, BadValuesGiveOneLine) {
         {{"--bench", ""}, "--bench: empty path"},
         {{"--size", ""}, "--size '': expected WIDTHxHEIGHT with positive integers, like 1025x1025"},
         {{"--spacing="}, "--spacing '': expected a positive finite number"},
+        {{"--objects", "-1"},
+         "--objects '-1': expected a whole number of objects from 0 to 50000000"},
+        {{"--objects", "1e12"},
+         "--objects '1e12': expected a whole number of objects from 0 to 50000000"},
+        {{"--objects", "50000001"},
+         "--objects '50000001': expected a whole number of objects from 0 to 50000000"},
+        {{"--objects", ""}, "--objects '': expected a whole number of objects from 0 to 50000000"},
+        {{"--moving", "+5"},
+         "--moving '+5': expected a whole number of moving objects from 0 to 50000000"},
+        {{"--seed", "0x10"},
+         "--seed '0x10': expected a whole number from 0 to 18446744073709551615"},
+        {{"--steps", "216001"},
+         "--steps '216001': expected a whole number of steps from 0 to 216000"},
+        {{"--objects", "10", "--moving", "11"}, "--moving 11 is more than --objects 10"},
+        {{"--dump-objects"}, "--dump-objects needs --stats-json OUT.json"},
     };
     for (const auto& [args, expected] : cases) {
         const Result<ViewerOptions> r = parse(args);
         ASSERT_FALSE(r.ok()) << args[0];
         EXPECT_EQ(r.error(), expected);
     }
+}
+
+TEST(Options, ObjectsParsedAndTheirMemoryChecked) {
+    const Result<ViewerOptions> r =
+        parse({"--objects", "50000000", "--moving", "100000", "--seed", "18446744073709551615",
+               "--steps", "600", "--dump-objects", "--stats-json", "s.json"});
+    if (physicalMemoryBytes() >= 50000000ull * kObjectBytes * 2) {
+        ASSERT_TRUE(r.ok()) << r.error();
+        EXPECT_EQ(r.value().objects, 50000000u);
+        EXPECT_EQ(r.value().moving, 100000u);
+        EXPECT_EQ(r.value().seed, UINT64_MAX);
+        EXPECT_EQ(r.value().steps, 600);
+        EXPECT_TRUE(r.value().dumpObjects);
+    }
+    EXPECT_TRUE(checkObjectMemory(1000000, 1ull << 30));  // 200 MB of 1 GiB
+    const Status over = checkObjectMemory(10000000, 1ull << 30);
+    ASSERT_FALSE(over);
+    EXPECT_EQ(over.error(),
+              "--objects 10000000 needs about 1907 MiB, more than half of this machine's memory "
+              "(1024 MiB)");
 }
 
 TEST(Options, WindowUpToTheCap) {
@@ -200,9 +235,12 @@ TEST(Options, WindowUpToTheCap) {
 
 TEST(Options, UsageNamesEveryOption) {
     const std::string usage = usageText();
-    for (const char* name : {"--spacing", "--height-scale", "--leaf", "--size", "--eye", "--target",
-                             "--fov", "--no-cull", "--no-occlusion", "--lod", "--screenshot",
-                             "--stats-json", "--dump-leaves", "--cull-map", "--bench", "--help"}) {
+    for (const char* name :
+         {"--spacing",    "--height-scale", "--leaf",        "--size",         "--eye",
+          "--target",     "--fov",          "--no-cull",     "--no-occlusion", "--lod",
+          "--screenshot", "--stats-json",   "--dump-leaves", "--cull-map",     "--bench",
+          "--objects",    "--moving",       "--seed",        "--steps",        "--dump-objects",
+          "--help"}) {
         EXPECT_NE(usage.find(name), std::string::npos) << name;
     }
 }
