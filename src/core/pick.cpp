@@ -220,4 +220,22 @@ PickHit pickBruteForce(const Heightmap& map, const WorldMapping& mapping, const 
     return best;
 }
 
+std::optional<float> surfaceHeight(const Heightmap& map, const WorldMapping& mapping, float x,
+                                   float z) {
+    const double fx = double(x) / double(mapping.spacing);
+    const double fz = double(z) / double(mapping.spacing);
+    if (!(fx >= 0.0 && fz >= 0.0 && fx <= double(map.width - 1) && fz <= double(map.height - 1))) {
+        return std::nullopt;  // off the map, or not a number
+    }
+    const int col = std::min(int(fx), map.width - 2);
+    const int row = std::min(int(fz), map.height - 2);
+    const Square s = squareAt(map, mapping, col, row);
+    const double u = fx - col, v = fz - row;
+    // (A, B, C) below the diagonal B-C, (B, D, C) beyond it: planes through their corners.
+    if (u + v <= 1.0) {
+        return float(s.a.y + (s.b.y - s.a.y) * u + (s.c.y - s.a.y) * v);
+    }
+    return float(s.d.y + (s.c.y - s.d.y) * (1.0 - u) + (s.b.y - s.d.y) * (1.0 - v));
+}
+
 }  // namespace qt
