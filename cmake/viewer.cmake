@@ -44,6 +44,7 @@ add_executable(quadterrain
   src/app/viewer.cpp
   src/app/fly_control.cpp
   src/app/hud.cpp
+  src/app/hud_cursor.cpp
   src/app/minimap.cpp
   src/app/scripted.cpp
   src/app/bench_flight.cpp
@@ -107,6 +108,16 @@ if(QT_BUILD_TESTS)
             ${CMAKE_SOURCE_DIR}/tests/app/bad_input_catalogue.py $<TARGET_FILE:quadterrain>)
   set_tests_properties(bad_input_catalogue PROPERTIES LABELS render
                                            ENVIRONMENT "${QT_PROCESS_TEST_ENV}" TIMEOUT 300)
+
+  # The real window driven by synthetic X input (xdotool): picking, the screenshot key, Enter in
+  # the path box, movement at 1 and 60 frames a second. Exit 77: skipped (no xdotool).
+  foreach(input_case pick screenshot enter move1 move60)
+    add_test(NAME input_${input_case}
+      COMMAND ${QT_WITH_DISPLAY} ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/render/input_test.py
+              ${input_case} $<TARGET_FILE:quadterrain>)
+    set_tests_properties(input_${input_case} PROPERTIES LABELS render SKIP_RETURN_CODE 77
+                                             ENVIRONMENT "${QT_PROCESS_TEST_ENV}" TIMEOUT 120)
+  endforeach()
 
   # Soak: thousands of frames of teleports, resizes to 0x0, toggles and reloads, with checks.
   # Resident memory is judged only without sanitizers (ASan's quarantine grows it by design).

@@ -14,7 +14,9 @@ namespace {
 
 constexpr const char* kHelp =
     "WASD move, Q/E down/up, Shift fast, right-drag look, Tab capture mouse, wheel speed, "
-    "C cull, O occlusion, L level of detail, F freeze, G wireframe, B boxes, R/F5 reload shaders, "
+    "T ground-follow, left-drag measure, double-click fly there, click the minimap to go there, "
+    "F12 screenshot (Shift+F12 without the HUD), Ctrl+O type a path, C cull, O occlusion, L level "
+    "of detail, F freeze, G wireframe, B boxes, R/F5 reload shaders, "
     "H hide HUD";
 
 double percent(uint64_t part, uint64_t whole) {
@@ -96,6 +98,7 @@ HudRequests drawToggles(HudState& state, const Camera& camera, float speed) {
     }
     ImGui::Text("camera %.1f, %.1f, %.1f", camera.position.x, camera.position.y, camera.position.z);
     ImGui::Text("speed %.3g/s (wheel)", speed);
+    drawCursorReadout(state.cursor, state.follow, state.followHeight);
     if (ImGui::Button("reset camera")) {
         requests.resetCamera = true;
     }
@@ -111,6 +114,10 @@ HudRequests drawToggles(HudState& state, const Camera& camera, float speed) {
 bool drawLoadAndMapping(HudState& state, Terrain& terrain) {
     bool load = false;
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - 50.0f);
+    if (state.focusPath) {
+        ImGui::SetKeyboardFocusHere();
+        state.focusPath = false;
+    }
     if (ImGui::InputText("##path", state.path, sizeof(state.path),
                          ImGuiInputTextFlags_EnterReturnsTrue)) {
         load = true;
@@ -160,6 +167,9 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     if (ImGui::CollapsingHeader("view and keys", ImGuiTreeNodeFlags_DefaultOpen)) {
         requests = drawToggles(state, camera, speed);
     }
+    if (state.focusPath) {
+        ImGui::SetNextItemOpen(true);
+    }
     if (ImGui::CollapsingHeader("load and mapping")) {
         requests.load = drawLoadAndMapping(state, terrain);
     }
@@ -169,7 +179,8 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     if (ImGui::CollapsingHeader("minimap", ImGuiTreeNodeFlags_DefaultOpen)) {
         const ImVec2 room = ImGui::GetContentRegionAvail();
         const float side = std::max(std::min(room.x, room.y - minimapLegendHeight()), 40.0f);
-        drawMinimap(terrain, camera, cullCorners, side, state.minimapCells, stats.lod);
+        requests.moveTo =
+            drawMinimap(terrain, camera, cullCorners, side, state.minimapCells, stats.lod);
     }
     ImGui::End();
     return requests;

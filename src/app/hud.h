@@ -2,12 +2,15 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <glm/vec2.hpp>
 #include <glm/vec3.hpp>
 
 #include "app/cull_map.h"
+#include "app/hud_cursor.h"
 #include "core/camera.h"
 #include "render/terrain.h"
 
@@ -34,6 +37,10 @@ struct HudState {
     int frameCursor = 0;  // next slot of frameMs to write
     int boxesDrawn = 0;
     std::vector<MapCell> minimapCells;  // the minimap's scratch, kept so frames do not allocate
+    CursorReadout cursor;               // the terrain under the cursor and the measurement
+    bool follow = false;                // ground-follow (T)
+    float followHeight = 1.0f;          // its least height over the terrain, world units
+    bool focusPath = false;             // Ctrl+O: open the load section and type in the path box
 
     void recordFrame(float ms);
 };
@@ -42,6 +49,7 @@ struct HudRequests {
     bool load = false;  // load HudState::path
     bool reloadShaders = false;
     bool resetCamera = false;
+    std::optional<glm::vec2> moveTo;  // world x, z clicked on the minimap
 };
 
 // Builds the HUD window for this frame; `terrain.mapping` is edited in place by the sliders.

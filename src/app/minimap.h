@@ -3,8 +3,10 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <vector>
 
+#include <glm/vec2.hpp>
 #include <glm/vec3.hpp>
 
 #include "app/cull_map.h"
@@ -20,8 +22,10 @@ namespace qt {
 // colours: this many pixels.
 float minimapLegendHeight();
 
-void drawMinimap(const Terrain& terrain, const Camera& camera,
-                 const std::array<glm::vec3, 8>& cullCorners, float side,
-                 std::vector<MapCell>& cells, bool lod);
+// Returns the world x, z under the mouse while the left button is down on the square (clamped to
+// the map), for the viewer to move there.
+std::optional<glm::vec2> drawMinimap(const Terrain& terrain, const Camera& camera,
+                                     const std::array<glm::vec3, 8>& cullCorners, float side,
+                                     std::vector<MapCell>& cells, bool lod);
 
 }  // namespace qt
