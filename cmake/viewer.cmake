@@ -110,8 +110,10 @@ if(QT_BUILD_TESTS)
                                            ENVIRONMENT "${QT_PROCESS_TEST_ENV}" TIMEOUT 300)
 
   # The real window driven by synthetic X input (xdotool): picking, the screenshot key, Enter in
-  # the path box, movement at 1 and 60 frames a second. Exit 77: skipped (no xdotool).
-  foreach(input_case pick screenshot enter move1 move60)
+  # the path box (and quick taps at 2 frames a second), movement at 1 and 60 frames a second,
+  # double-click flights, the ground floor and ground-follow, minimap clicks. Exit 77: skipped
+  # (no xdotool).
+  foreach(input_case pick screenshot enter slow_keys move1 move60 fly ground minimap)
     add_test(NAME input_${input_case}
       COMMAND ${QT_WITH_DISPLAY} ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/render/input_test.py
               ${input_case} $<TARGET_FILE:quadterrain>)

@@ -176,9 +176,12 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     if (ImGui::CollapsingHeader("keys")) {
         ImGui::TextWrapped("%s", kHelp);
     }
+    state.minimapSquare = {};
     if (ImGui::CollapsingHeader("minimap", ImGuiTreeNodeFlags_DefaultOpen)) {
         const ImVec2 room = ImGui::GetContentRegionAvail();
         const float side = std::max(std::min(room.x, room.y - minimapLegendHeight()), 40.0f);
+        const ImVec2 at = ImGui::GetCursorScreenPos();
+        state.minimapSquare = {at.x, at.y, side};
         requests.moveTo =
             drawMinimap(terrain, camera, cullCorners, side, state.minimapCells, stats.lod);
     }

@@ -36,11 +36,12 @@ struct HudState {
     std::array<float, kFrameHistory> frameMs{};
     int frameCursor = 0;  // next slot of frameMs to write
     int boxesDrawn = 0;
-    std::vector<MapCell> minimapCells;  // the minimap's scratch, kept so frames do not allocate
-    CursorReadout cursor;               // the terrain under the cursor and the measurement
-    bool follow = false;                // ground-follow (T)
-    float followHeight = 1.0f;          // its least height over the terrain, world units
-    bool focusPath = false;             // Ctrl+O: open the load section and type in the path box
+    std::vector<MapCell> minimapCells;     // the minimap's scratch, kept so frames do not allocate
+    CursorReadout cursor;                  // the terrain under the cursor and the measurement
+    bool follow = false;                   // ground-follow (T)
+    float followHeight = 1.0f;             // its least height over the terrain, world units
+    bool focusPath = false;                // Ctrl+O: open the load section and type in the path box
+    std::array<float, 3> minimapSquare{};  // its left, top and side on screen (side 0: hidden)
 
     void recordFrame(float ms);
 };

@@ -1,4 +1,5 @@
-// The input queue's batches: a release ends the batch when its key went down in the same batch.
+// The input queue's batches: a release ends the batch when its key went down in the same batch
+// without typing a character.
 #include "app/input_queue.h"
 
 #include <algorithm>
@@ -20,12 +21,18 @@ bool InputQueue::push(const InputEvent& e) {
 }
 
 size_t InputQueue::frameBatch() const {
-    // Keys pressed so far in the batch: a few at a time, so a short linear list.
+    // Keys pressed so far in the batch that gave no character: a few at a time, so a short list.
+    // A key that typed a character needs no frame of its own: ImGui takes the character.
     int pressed[16];
     int count = 0;
+    bool lastPressTyped = true;  // the last press in the batch was followed by a character
     for (size_t i = 0; i < events_.size(); ++i) {
         const InputEvent& e = events_[i];
-        if (e.kind != InputEvent::Kind::Key) {
+        if (e.kind == InputEvent::Kind::Char) {
+            if (!lastPressTyped && count > 0) {
+                --count;  // GLFW sends a key's character right after its press
+                lastPressTyped = true;
+            }
             continue;
         }
         if (e.action == kRelease && std::find(pressed, pressed + count, e.key) != pressed + count) {
@@ -36,6 +43,7 @@ size_t InputQueue::frameBatch() const {
                 return i;  // many keys at once: the rest next frame
             }
             pressed[count++] = e.key;
+            lastPressTyped = false;
         }
     }
     return events_.size();

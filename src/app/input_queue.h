@@ -30,7 +30,8 @@ public:
     // False when the queue is full and the event was dropped.
     bool push(const InputEvent& e);
     // How many of the oldest events make this frame's batch: all of them, up to the first release
-    // of a key pressed earlier in the batch (that release starts the next frame's batch).
+    // of a key pressed earlier in the batch that typed no character (Enter, Backspace, Ctrl+A:
+    // that release starts the next frame's batch). Typed text goes in one frame.
     size_t frameBatch() const;
     const InputEvent& operator[](size_t i) const { return events_[i]; }
     // Drops the oldest `count` events (the batch handed over); no allocation.

@@ -82,6 +82,10 @@ std::string viewerStateJson(const ViewerState& s) {
     j += "  \"message\": " + jsonString(s.message) + ",\n";
     j += "  \"screenshot\": " + jsonString(s.screenshot) + ",\n";
     j += "  \"cursor\": " + pickJson(s.cursor, s.cursorSample) + ",\n";
+    j += "  \"toggles\": {\"cull\": " + std::string(s.cull ? "true" : "false") +
+         ", \"occlusion\": " + std::string(s.occlusion ? "true" : "false") + "},\n";
+    j += "  \"minimap\": [" + number(s.minimapSquare[0]) + ", " + number(s.minimapSquare[1]) +
+         ", " + number(s.minimapSquare[2]) + "],\n";
     j += "  \"measure\": ";
     j += s.measured ? "{\"a\": " + vec3(s.measureA) + ", \"b\": " + vec3(s.measureB) + "}" : "null";
     return j + "\n}\n";

@@ -1,6 +1,7 @@
 // The --stats-json report: map, mapping, camera and the last frame's culling counts.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,8 @@ struct ViewerState {
     float cursorSample = 0.0f;
     bool measured = false;  // a measurement from measureA to measureB is shown
     glm::vec3 measureA{0.0f}, measureB{0.0f};
+    bool cull = true, occlusion = true;    // the HUD's toggles
+    std::array<float, 3> minimapSquare{};  // left, top, side in window pixels (side 0: hidden)
 };
 
 // {"hit": true, "world": [x, y, z], "sample": [column, row], "height": h}; a miss has nulls.

@@ -376,6 +376,9 @@ std::string stateJson(const Viewer& v, int frames, double seconds) {
     state.measured = v.hud.cursor.measured;
     state.measureA = v.hud.cursor.a;
     state.measureB = v.hud.cursor.b;
+    state.cull = v.hud.cull;
+    state.occlusion = v.hud.occlusion;
+    state.minimapSquare = v.hud.minimapSquare;
     return viewerStateJson(state);
 }
 

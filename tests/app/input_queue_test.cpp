@@ -1,5 +1,6 @@
-// The HUD's keyboard queue: a quick tap is split over two frames so Dear ImGui sees the key down;
-// characters and other keys stay in order; a full queue drops new events and never allocates.
+// The HUD's keyboard queue: a quick tap of a key that types nothing is split over two frames so
+// Dear ImGui sees the key down; typed text goes in one frame; a full queue drops new events and
+// never allocates.
 #include "app/input_queue.h"
 
 #include <gtest/gtest.h>
@@ -26,19 +27,44 @@ InputEvent character(unsigned c) {
 
 TEST(InputQueue, ATapWithinOneFrameIsSplitOverTwo) {
     InputQueue q;
-    q.push(key(kA, 1));
-    q.push(character('a'));
-    q.push(key(kA, 0));
     q.push(key(kEnter, 1));
     q.push(key(kEnter, 0));
-    EXPECT_EQ(q.frameBatch(), 2u);  // A down and its character
-    q.pop(2);
-    EXPECT_EQ(q.frameBatch(), 2u);  // A up, Enter down
-    EXPECT_EQ(q[1].key, kEnter);
+    q.push(key(kEnter, 1));
+    q.push(key(kEnter, 0));
+    EXPECT_EQ(q.frameBatch(), 1u);  // Enter down
+    q.pop(1);
+    EXPECT_EQ(q.frameBatch(), 2u);  // Enter up, down again
     q.pop(2);
     EXPECT_EQ(q.frameBatch(), 1u);  // Enter up
     q.pop(1);
     EXPECT_EQ(q.frameBatch(), 0u);
+}
+
+TEST(InputQueue, TypedTextGoesInOneFrameAndTheEnterAfterItInTwo) {
+    InputQueue q;
+    for (const unsigned c : {'a', 'b'}) {
+        q.push(key(int(c) - 'a' + kA, 1));
+        q.push(character(c));
+        q.push(key(int(c) - 'a' + kA, 0));
+    }
+    q.push(key(kEnter, 1));
+    q.push(key(kEnter, 0));
+    EXPECT_EQ(q.frameBatch(), 7u);  // both letters and Enter down
+    EXPECT_EQ(q[6].key, kEnter);
+    q.pop(7);
+    EXPECT_EQ(q.frameBatch(), 1u);  // Enter up
+}
+
+TEST(InputQueue, AShortcutWithoutACharacterGetsItsOwnFrame) {
+    constexpr int kControl = 341;  // GLFW_KEY_LEFT_CONTROL
+    InputQueue q;
+    q.push(key(kControl, 1));
+    q.push(key(kA, 1));  // Ctrl+A types nothing
+    q.push(key(kA, 0));
+    q.push(key(kControl, 0));
+    EXPECT_EQ(q.frameBatch(), 2u);
+    q.pop(2);
+    EXPECT_EQ(q.frameBatch(), 2u);
 }
 
 TEST(InputQueue, KeysHeldAcrossFramesGoInOneBatch) {
