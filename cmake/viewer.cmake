@@ -115,7 +115,8 @@ if(QT_BUILD_TESTS)
   # (no xdotool).
   foreach(input_case pick screenshot enter slow_keys move1 move60 fly ground minimap)
     add_test(NAME input_${input_case}
-      COMMAND ${QT_WITH_DISPLAY} ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/render/input_test.py
+      COMMAND ${QT_WITH_DISPLAY} ${Python3_EXECUTABLE}
+              ${CMAKE_SOURCE_DIR}/tests/render/input_test.py
               ${input_case} $<TARGET_FILE:quadterrain>)
     set_tests_properties(input_${input_case} PROPERTIES LABELS render SKIP_RETURN_CODE 77
                                              ENVIRONMENT "${QT_PROCESS_TEST_ENV}" TIMEOUT 120)

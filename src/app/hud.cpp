@@ -98,7 +98,7 @@ HudRequests drawToggles(HudState& state, const Camera& camera, float speed) {
     }
     ImGui::Text("camera %.1f, %.1f, %.1f", camera.position.x, camera.position.y, camera.position.z);
     ImGui::Text("speed %.3g/s (wheel)", speed);
-    drawCursorReadout(state.cursor, state.follow, state.followHeight);
+    drawFollowSetting(state.follow, state.followHeight);
     if (ImGui::Button("reset camera")) {
         requests.resetCamera = true;
     }
@@ -186,6 +186,7 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
             drawMinimap(terrain, camera, cullCorners, side, state.minimapCells, stats.lod);
     }
     ImGui::End();
+    drawCursorBar(state.cursor, camera.viewProjection(), kHudWidth + 20.0f);
     return requests;
 }
 

@@ -1,7 +1,9 @@
-// The HUD's lines on the terrain under the cursor (world point, sample, height), the measurement
-// dragged between two points, and the ground-follow setting.
+// The HUD's cursor bar along the bottom of the view (the terrain under the cursor: world point,
+// sample, height; the measurement dragged between two points, also drawn over the view) and the
+// ground-follow setting.
 #pragma once
 
+#include <glm/mat4x4.hpp>
 #include <glm/vec3.hpp>
 
 #include "core/heightmap.h"
@@ -23,8 +25,11 @@ struct CursorReadout {
     }
 };
 
-// Draws the readout into the current ImGui window; the ground-follow checkbox and height edit
-// `follow` and `followHeight`.
-void drawCursorReadout(const CursorReadout& r, bool& follow, float& followHeight);
+// One line in the current ImGui window: the ground-follow checkbox and its least height.
+void drawFollowSetting(bool& follow, float& followHeight);
+
+// A window along the bottom of the view, right of the HUD's column (`left` pixels), with the
+// readout; the measurement's line and ends drawn over the view, seen through `viewProjection`.
+void drawCursorBar(const CursorReadout& r, const glm::mat4& viewProjection, float left);
 
 }  // namespace qt

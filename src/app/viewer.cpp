@@ -28,7 +28,6 @@ namespace {
 
 constexpr uint32_t kFrustumLineColour = 0xFF3CDCFAu;  // ABGR in memory order: yellow
 constexpr uint32_t kLeafBoxColour = 0xFFFF9040u;      // light blue
-constexpr uint32_t kMeasureColour = 0xFF40FFFFu;      // yellow-white
 // Two left clicks within this many seconds and kClickPixels pixels make a double-click.
 constexpr double kDoubleClickSeconds = 0.4;
 // A press and release within this many pixels is a click, not a measuring drag.
@@ -480,9 +479,6 @@ int runViewer(Session& s) {
             s.lines.addFrustum(corners, kFrustumLineColour);
         }
         v.hud.boxesDrawn = v.hud.boxes ? addLeafBoxes(s.lines, s.terrain) : 0;
-        if (v.hud.cursor.measured) {
-            s.lines.add(v.hud.cursor.a, v.hud.cursor.b, kMeasureColour);
-        }
         s.lines.draw(viewProjection);
 
         const Viewer::Shot shotNow = v.shotRequest;

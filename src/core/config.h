@@ -46,7 +46,7 @@ constexpr float kCullMarginUlps = 64.0f;
 // Near plane = far plane / kFarToNear, but at least kMinNearPlane (world units).
 constexpr float kFarToNear = 20000.0f;
 constexpr float kMinNearPlane = 1e-3f;
-// Least height of the eye over the terrain, as a share of the map's longer side (ground-follow off).
+// Least height of the eye over the terrain, a share of the map's longer side (ground-follow off).
 constexpr float kGroundClearance = 1e-3f;
 // Ground-follow's default height over the terrain, as a share of the map's longer side.
 constexpr float kFollowHeightFraction = 0.01f;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CLI tests of the quadterrain executable: culled vs --no-cull screenshots are byte-identical,
-# --stats-json/--cull-map/--bench outputs, --pick, one-line errors with their exit codes, no display.
+# --stats-json/--cull-map/--bench/--pick outputs, one-line errors with their exit codes, no display.
 # Usage: cli_test.sh QUADTERRAIN SOURCE_DIR   (run under a display: see with_display.sh)
 set -u
 exe=$1

@@ -38,7 +38,8 @@ def write_hills(path, n):
     with open(path, "wb") as f:
         for r in range(n):
             for c in range(n):
-                v = 0.5 + 0.25 * math.sin(c * 0.11) * math.cos(r * 0.07) + 0.2 * math.sin((c + r) * 0.031)
+                v = (0.5 + 0.25 * math.sin(c * 0.11) * math.cos(r * 0.07) +
+                     0.2 * math.sin((c + r) * 0.031))
                 f.write(struct.pack("<H", max(0, min(65535, int(v * 65535)))))
 
 
@@ -133,7 +134,8 @@ def test_screenshot(tmp, map_path):
     xdotool("key", "shift+F12")
     time.sleep(0.5)
     state = v.close()
-    shots = sorted(f for f in os.listdir(tmp) if f.startswith("quadterrain-") and f.endswith(".png"))
+    shots = sorted(f for f in os.listdir(tmp)
+                   if f.startswith("quadterrain-") and f.endswith(".png"))
     if len(shots) != 2:
         fail(f"expected two screenshots in the current folder, found {shots}")
     for shot in shots:
@@ -145,8 +147,10 @@ def test_screenshot(tmp, map_path):
         if png_size(os.path.join(tmp, shot)) != WINDOW:
             fail(f"{shot} is {png_size(os.path.join(tmp, shot))}, not the window's size {WINDOW}")
     if state["screenshot"] not in shots or "no HUD" not in state["message"]:
-        fail(f"the HUD should name the last screenshot: {state['message']!r}, {state['screenshot']!r}")
-    with open(os.path.join(tmp, shots[0]), "rb") as f1, open(os.path.join(tmp, shots[1]), "rb") as f2:
+        fail(f"the HUD should name the last screenshot: {state['message']!r}, "
+             f"{state['screenshot']!r}")
+    with open(os.path.join(tmp, shots[0]), "rb") as f1, \
+            open(os.path.join(tmp, shots[1]), "rb") as f2:
         if f1.read() == f2.read():
             fail("the screenshots with and without the HUD are the same")
     print(f"screenshot: {shots}, HUD: {state['message']!r}")
@@ -196,7 +200,8 @@ def test_move(tmp, map_path, fps):
           f"moved {moved:.3f}, expected {expected:.3f} ({100 * (moved / expected - 1):+.2f}%)")
     # Key events are timed when a frame takes them in: at 60 fps up to a frame late (both ends,
     # so mostly cancelling); at 1 fps the frame waits for input, so only a draw's delay.
-    tolerance = 0.04 * expected + (state["speed"] * state["seconds"] / state["frames"] if fps > 1 else 0)
+    frame = state["seconds"] / state["frames"]
+    tolerance = 0.04 * expected + (state["speed"] * frame if fps > 1 else 0.0)
     if abs(moved - expected) > tolerance:
         fail(f"W held {held} s at {fps} fps moved {moved}, not speed x time = {expected}")
     if fps == 1 and rate > 1.5:
@@ -300,7 +305,8 @@ def main():
         map_path = os.path.join(tmp, "hills.r16")
         write_hills(map_path, 129)
         tests = {"pick": test_pick, "screenshot": test_screenshot, "enter": test_enter,
-                 "move1": lambda t, m: test_move(t, m, 1), "move60": lambda t, m: test_move(t, m, 60),
+                 "move1": lambda t, m: test_move(t, m, 1),
+                 "move60": lambda t, m: test_move(t, m, 60),
                  "slow_keys": lambda t, m: test_enter(t, m, 2), "fly": test_fly,
                  "ground": test_ground, "minimap": test_minimap}
         if case not in tests:
