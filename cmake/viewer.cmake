@@ -42,6 +42,7 @@ add_executable(quadterrain
   src/app/session.cpp
   src/app/resources.cpp
   src/app/viewer.cpp
+  src/app/viewer_input.cpp
   src/app/fly_control.cpp
   src/app/hud.cpp
   src/app/hud_cursor.cpp
