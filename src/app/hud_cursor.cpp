@@ -62,19 +62,17 @@ void drawCursorBar(const CursorReadout& r, const glm::mat4& viewProjection, floa
     const char* unit = r.metres ? " m" : "";
     if (r.hover.hit) {
         const glm::vec3& p = r.hover.world;
-        ImGui::Text("cursor %.2f, %.2f, %.2f   sample %d, %d   height %.6g%s", p.x, p.y, p.z,
+        ImGui::Text("cursor %.7g, %.7g, %.7g   sample %d, %d   height %.6g%s", p.x, p.y, p.z,
                     r.hover.col, r.hover.row, r.hoverSample, r.metres ? " m" : " (map value)");
     } else {
         ImGui::TextDisabled("cursor: no terrain under it");
     }
     if (r.measured) {
         const glm::vec3 d = r.b - r.a;
-        ImGui::SameLine();
-        ImGui::Text("   measure %.2f%s (level %.2f%s, height %+.2f%s)", glm::length(d), unit,
+        ImGui::Text("measure %.6g%s (level %.6g%s, height %+.6g%s)", glm::length(d), unit,
                     std::hypot(d.x, d.z), unit, d.y, unit);
     } else {
-        ImGui::SameLine();
-        ImGui::TextDisabled("   drag to measure, double-click to fly there");
+        ImGui::TextDisabled("drag to measure, double-click to fly there");
     }
     ImGui::End();
 }
