@@ -199,9 +199,11 @@ def test_move(tmp, map_path, fps):
     print(f"move at {fps} fps (measured {rate:.1f} frames/s over {state['frames']} frames): "
           f"moved {moved:.3f}, expected {expected:.3f} ({100 * (moved / expected - 1):+.2f}%)")
     # Key events are timed when a frame takes them in: at 60 fps up to a frame late (both ends,
-    # so mostly cancelling); at 1 fps the frame waits for input, so only a draw's delay.
+    # so mostly cancelling); at 1 fps the frame waits for input, so late only when an edge comes
+    # during a draw (allowed 0.1 s: slow hosts, sanitizers). Frames polled once a second would
+    # be a second late at worst: 50% of the distance.
     frame = state["seconds"] / state["frames"]
-    tolerance = 0.04 * expected + (state["speed"] * frame if fps > 1 else 0.0)
+    tolerance = 0.04 * expected + state["speed"] * (frame if fps > 1 else 0.1)
     if abs(moved - expected) > tolerance:
         fail(f"W held {held} s at {fps} fps moved {moved}, not speed x time = {expected}")
     if fps == 1 and rate > 1.5:
