@@ -13,8 +13,6 @@ namespace {
 
 // Radians of turn per pixel of mouse movement.
 constexpr float kLookSensitivity = 0.0025f;
-// Speed multiplier while Shift is held.
-constexpr float kFastFactor = 5.0f;
 
 // The move a key drives, or none.
 bool moveOf(int key, Move& move) {
@@ -95,15 +93,10 @@ void FlyControl::update(GLFWwindow* window, Camera& camera, double now, bool mou
     lastY = y;
     haveLast = looking;
 
-    // Distance = speed x seconds held, whatever the steps; Shift's share of the step scales it.
+    // Distance = speed x seconds held, whatever the steps.
     const MoveStep step = keys.step(now);
-    const glm::vec3 move = camera.forward() * float(step.of(Move::Forward) - step.of(Move::Back)) +
-                           camera.right() * float(step.of(Move::Right) - step.of(Move::Left)) +
-                           glm::vec3(0.0f, float(step.of(Move::Up) - step.of(Move::Down)), 0.0f);
-    const double fastShare = step.seconds > 0.0 ? step.of(Move::Fast) / step.seconds : 0.0;
-    const float factor = 1.0f + (kFastFactor - 1.0f) * float(std::min(fastShare, 1.0));
-    if (move != glm::vec3(0.0f)) {
-        camera.position += move * speed * factor;
+    if (const glm::vec3 move = displacement(step, camera, speed); move != glm::vec3(0.0f)) {
+        camera.position += move;
         flight.active = false;
     }
     flight.advance(camera, float(step.seconds));

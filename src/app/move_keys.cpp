@@ -67,6 +67,14 @@ void MoveKeys::releaseAll(double now) {
     }
 }
 
+glm::vec3 displacement(const MoveStep& step, const Camera& camera, float speed) {
+    const glm::vec3 held = camera.forward() * float(step.of(Move::Forward) - step.of(Move::Back)) +
+                           camera.right() * float(step.of(Move::Right) - step.of(Move::Left)) +
+                           glm::vec3(0.0f, float(step.of(Move::Up) - step.of(Move::Down)), 0.0f);
+    const double fastShare = step.seconds > 0.0 ? step.of(Move::Fast) / step.seconds : 0.0;
+    return held * speed * (1.0f + (kFastFactor - 1.0f) * float(std::min(fastShare, 1.0)));
+}
+
 bool MoveKeys::anyDown() const {
     return std::any_of(down_.begin(), down_.end(), [](int n) { return n > 0; });
 }

@@ -6,6 +6,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <glm/vec3.hpp>
+
+#include "core/camera.h"
+
 namespace qt {
 
 enum class Move : uint8_t { Forward, Back, Left, Right, Up, Down, Fast };
@@ -19,6 +23,13 @@ struct MoveStep {
 
     double of(Move m) const { return held[size_t(m)]; }
 };
+
+// Speed multiplier while Shift (Move::Fast) is held.
+constexpr float kFastFactor = 5.0f;
+
+// The camera's move for a step: speed x seconds held along forward, right and world up, less the
+// opposite keys; the share of the step Shift was held scales it towards kFastFactor.
+glm::vec3 displacement(const MoveStep& step, const Camera& camera, float speed);
 
 class MoveKeys {
 public:

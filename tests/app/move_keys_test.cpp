@@ -2,6 +2,8 @@
 // second; quick taps within a step count; a stall moves no farther than the step cap.
 #include "app/move_keys.h"
 
+#include <iterator>
+
 #include <gtest/gtest.h>
 
 #include "core/config.h"
@@ -38,6 +40,59 @@ TEST(MoveKeys, SameHeldTimeAtOneAndSixtyStepsASecond) {
     EXPECT_NEAR(at1, 3.25, 1e-9);
     EXPECT_NEAR(at60, 3.25, 1e-9);
     EXPECT_NEAR(heldForward(1.0, 0.0, 1.5, 1.0), 1.0, 1e-9);  // still down at the last step
+}
+
+// The camera flown with W (and D for part of the time) held over the same wall time, stepped at
+// 1 and at 60 frames a second: the same place, speed x seconds from the start.
+glm::vec3 flown(double fps) {
+    struct Event {
+        double time;
+        Move move;
+        bool press;
+    };
+    const Event events[] = {{0.25, Move::Forward, true},
+                            {1.1, Move::Right, true},
+                            {1.6, Move::Right, false},
+                            {3.75, Move::Forward, false}};
+    Camera camera;
+    camera.lookAt({0.0f, 10.0f, 0.0f}, {1.0f, 9.0f, 2.0f});
+    MoveKeys keys;
+    keys.step(0.0);
+    size_t next = 0;
+    for (int frame = 1; frame <= int(5 * fps); ++frame) {
+        const double now = frame / fps;
+        for (; next < std::size(events) && events[next].time <= now; ++next) {  // polled
+            const Event& e = events[next];
+            e.press ? keys.press(e.move, e.time) : keys.release(e.move, e.time);
+        }
+        camera.position += displacement(keys.step(now), camera, 8.0f);
+    }
+    return camera.position;
+}
+
+TEST(MoveKeys, SameDistanceAtOneAndSixtyFramesASecond) {
+    Camera camera;
+    camera.lookAt({0.0f, 10.0f, 0.0f}, {1.0f, 9.0f, 2.0f});
+    const glm::vec3 expected =
+        camera.position + camera.forward() * (8.0f * 3.5f) + camera.right() * (8.0f * 0.5f);
+    for (const double fps : {1.0, 60.0}) {
+        const glm::vec3 at = flown(fps);
+        EXPECT_NEAR(at.x, expected.x, 1e-3f) << fps;
+        EXPECT_NEAR(at.y, expected.y, 1e-3f) << fps;
+        EXPECT_NEAR(at.z, expected.z, 1e-3f) << fps;
+    }
+}
+
+TEST(MoveKeys, ShiftForTheWholeStepMovesFiveTimesFaster) {
+    Camera camera;
+    MoveStep step;
+    step.seconds = 0.5;
+    step.held[size_t(Move::Back)] = 0.5;
+    step.held[size_t(Move::Fast)] = 0.5;
+    const glm::vec3 d = displacement(step, camera, 2.0f);
+    EXPECT_NEAR(d.x, -2.0f * 0.5f * kFastFactor, 1e-6f);  // yaw 0 looks along +x
+    step.held[size_t(Move::Fast)] = 0.0;
+    EXPECT_NEAR(displacement(step, camera, 2.0f).x, -1.0f, 1e-6f);
 }
 
 TEST(MoveKeys, ATapWithinOneStepCountsItsTime) {
