@@ -105,14 +105,10 @@ int addLeafBoxes(DebugLines& lines, const Terrain& t) {
 }
 
 // The back buffer as drawn this frame, HUD included, as a PNG.
-bool saveWindow(const std::string& path, int width, int height) {
+Status saveWindow(const std::string& path, int width, int height) {
     std::vector<uint8_t> rgba;
     readPixels(width, height, rgba);
-    if (Status e = writeRgbaAsRgbPng(path, width, height, rgba); !e) {
-        std::fprintf(stderr, "quadterrain: %s\n", e.error().c_str());
-        return false;
-    }
-    return true;
+    return writeRgbaAsRgbPng(path, width, height, rgba);
 }
 
 // What --state-json records at exit: camera, map, the cursor's pick, the measurement, the last
@@ -242,20 +238,23 @@ int runViewer(Session& s) {
         }
         ImGui::Render();
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-        if (shot && frame + 1 == frames && !saveWindow(s.options.windowShotPath, width, height)) {
-            status = kExitFailure;
+        if (shot && frame + 1 == frames) {
+            if (Status e = saveWindow(s.options.windowShotPath, width, height); !e) {
+                std::fprintf(stderr, "quadterrain: %s\n", e.error().c_str());
+                status = kExitFailure;
+            }
         }
         if (shotNow != Viewer::Shot::None) {
             const std::string name = screenshotName();
-            if (saveWindow(name, width, height)) {
+            if (Status saved = saveWindow(name, width, height); !saved) {
+                report(v, saved.error(), true);  // the HUD and the terminal
+            } else {
                 v.lastShot = name;
                 report(v,
                        "saved " + name + " in the current folder (" + std::to_string(width) + "x" +
                            std::to_string(height) +
                            (shotNow == Viewer::Shot::WithHud ? ", with the HUD)" : ", no HUD)"),
                        false);
-            } else {
-                report(v, "could not save " + name + " (see the terminal)", false);
             }
         }
         glfwSwapBuffers(window);
