@@ -14,6 +14,7 @@ void MoveKeys::press(Move m, double t) {
     }
     if (down_[i]++ == 0) {
         since_[i] = std::max(t, stepStart_);
+        pressedAt_[i] = t;
     }
 }
 
@@ -23,7 +24,8 @@ void MoveKeys::release(Move m, double t) {
         return;  // pressed before the window saw it
     }
     if (--down_[i] == 0) {
-        heldSoFar_[i] += std::max(std::max(t, stepStart_) - since_[i], 0.0);
+        const double held = std::max(std::max(t, stepStart_) - since_[i], 0.0);
+        heldSoFar_[i] += t <= pressedAt_[i] ? kTapSeconds : held;
     }
 }
 
@@ -61,8 +63,8 @@ void MoveKeys::restart(double now) {
 void MoveKeys::releaseAll(double now) {
     for (size_t i = 0; i < size_t(kMoveCount); ++i) {
         if (down_[i] > 0) {
-            down_[i] = 1;
-            release(Move(i), now);
+            down_[i] = 0;
+            heldSoFar_[i] += std::max(std::max(now, stepStart_) - since_[i], 0.0);
         }
     }
 }

@@ -24,6 +24,8 @@ struct MoveStep {
     double of(Move m) const { return held[size_t(m)]; }
 };
 
+// Seconds a tap counts when its press and release came in one poll (their stamps equal).
+constexpr double kTapSeconds = 0.1;
 // Speed multiplier while Shift (Move::Fast) is held.
 constexpr float kFastFactor = 5.0f;
 
@@ -36,6 +38,8 @@ public:
     // A key of `m` went down or up at time `t` (seconds, the clock step() reads). Several keys
     // may drive one move (E and Space): it is held while any of them is down.
     void press(Move m, double t);
+    // A release stamped at its press's very time (both came in one poll: a tap inside one slow
+    // frame) counts kTapSeconds, the length of a quick keystroke, rather than nothing.
     void release(Move m, double t);
     // Ends the step at `now` and starts the next: a key pressed and released within the step
     // counts the time between, and one still down counts until `now`.
@@ -51,6 +55,7 @@ private:
     std::array<int, kMoveCount> down_{};          // keys of each move down now
     std::array<double, kMoveCount> since_{};      // when a held move went down (or the step began)
     std::array<double, kMoveCount> heldSoFar_{};  // seconds held in this step before since_
+    std::array<double, kMoveCount> pressedAt_{};  // the press's own stamp, for taps
     double stepStart_ = 0.0;
     bool started_ = false;
 };

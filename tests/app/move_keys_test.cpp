@@ -106,6 +106,17 @@ TEST(MoveKeys, ATapWithinOneStepCountsItsTime) {
     EXPECT_EQ(keys.step(2.0).of(Move::Left), 0.0);
 }
 
+TEST(MoveKeys, ATapInsideOneSlowFrameCountsAQuickKeystroke) {
+    MoveKeys keys;
+    keys.step(0.0);
+    keys.press(Move::Forward, 0.7);  // both taken in by the poll at 0.7 s
+    keys.release(Move::Forward, 0.7);
+    EXPECT_DOUBLE_EQ(keys.step(1.0).of(Move::Forward), kTapSeconds);
+    keys.press(Move::Forward, 1.5);
+    keys.releaseAll(1.5);  // focus lost: not a tap
+    EXPECT_DOUBLE_EQ(keys.step(2.0).of(Move::Forward), 0.0);
+}
+
 TEST(MoveKeys, TwoKeysOfOneMoveHoldItUntilBothAreUp) {
     MoveKeys keys;
     keys.step(0.0);
