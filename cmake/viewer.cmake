@@ -43,8 +43,10 @@ add_executable(quadterrain
   src/app/session.cpp
   src/app/resources.cpp
   src/app/viewer.cpp
+  src/app/viewer_input.cpp
   src/app/fly_control.cpp
   src/app/hud.cpp
+  src/app/hud_cursor.cpp
   src/app/minimap.cpp
   src/app/scripted.cpp
   src/app/bench_flight.cpp
@@ -108,6 +110,19 @@ if(QT_BUILD_TESTS)
             ${CMAKE_SOURCE_DIR}/tests/app/bad_input_catalogue.py $<TARGET_FILE:quadterrain>)
   set_tests_properties(bad_input_catalogue PROPERTIES LABELS render
                                            ENVIRONMENT "${QT_PROCESS_TEST_ENV}" TIMEOUT 300)
+
+  # The real window driven by synthetic X input (xdotool): picking, the screenshot key, Enter in
+  # the path box (and quick taps at 2 frames a second), movement at 1 and 60 frames a second,
+  # double-click flights, the ground floor and ground-follow, minimap clicks. Exit 77: skipped
+  # (no xdotool).
+  foreach(input_case pick screenshot enter slow_keys move1 move60 fly ground minimap)
+    add_test(NAME input_${input_case}
+      COMMAND ${QT_WITH_DISPLAY} ${Python3_EXECUTABLE}
+              ${CMAKE_SOURCE_DIR}/tests/render/input_test.py
+              ${input_case} $<TARGET_FILE:quadterrain>)
+    set_tests_properties(input_${input_case} PROPERTIES LABELS render SKIP_RETURN_CODE 77
+                                             ENVIRONMENT "${QT_PROCESS_TEST_ENV}" TIMEOUT 120)
+  endforeach()
 
   # Soak: thousands of frames of teleports, resizes to 0x0, toggles and reloads, with checks.
   # Resident memory is judged only without sanitizers (ASan's quarantine grows it by design).

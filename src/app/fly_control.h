@@ -1,8 +1,11 @@
 // Fly-camera input: WASD, Q/E (Ctrl/Space) down/up, Shift faster, right-drag or captured mouse to
-// look, scroll wheel for speed.
+// look, scroll wheel for speed; the eye kept above the terrain (higher in ground-follow mode) and
+// the double-click flight.
 #pragma once
 
+#include "app/move_keys.h"
 #include "core/camera.h"
+#include "core/camera_flight.h"
 #include "core/heightmap.h"
 #include "core/terrain_grid.h"
 
@@ -16,13 +19,24 @@ struct FlyControl {
     double lastX = 0.0;     // cursor at the previous look update
     double lastY = 0.0;
     bool haveLast = false;
+    MoveKeys keys;              // movement keys, timed from their events
+    bool follow = false;        // ground-follow: the eye at least followHeight over the terrain
+    float followHeight = 1.0f;  // world units
+    CameraFlight flight;        // a double-click flight under way
 
     // A speed that crosses the map in about 20 seconds.
     static float defaultSpeed(const Heightmap& map, const WorldMapping& mapping);
+    // Speed, ground-follow height and no flight, for a newly loaded map.
+    void reset(const Heightmap& map, const WorldMapping& mapping);
 
     void setCaptured(GLFWwindow* window, bool on);
-    // keyboard / mouse: false while the HUD wants that device.
-    void update(GLFWwindow* window, Camera& camera, float seconds, bool keyboard, bool mouse);
+    // A key event at `time` (glfwGetTime seconds): true when it is a movement key. Presses are
+    // taken only when `keyboard` (the HUD does not want the keyboard); releases always.
+    bool onKey(int key, int action, double time, bool keyboard);
+    // Mouse look (when `mouse`), the movement of the keys held since the last update, the
+    // flight, then the eye's floor over the terrain; `now` on the clock of onKey's times.
+    void update(GLFWwindow* window, Camera& camera, double now, bool mouse, const Heightmap& map,
+                const WorldMapping& mapping);
     // Scroll wheel: each notch changes the speed by 20 percent.
     void onScroll(double notches);
 };

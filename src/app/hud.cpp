@@ -16,8 +16,10 @@ namespace {
 
 constexpr const char* kHelp =
     "WASD move, Q/E down/up, Shift fast, right-drag look, Tab capture mouse, wheel speed, "
-    "C cull, O occlusion, L level of detail, F freeze, G wireframe, B boxes, R/F5 reload shaders, "
-    "P pause objects, H hide HUD; right-drag on the minimap selects objects";
+    "T ground-follow, left-drag measure, double-click fly there, click the minimap to go there, "
+    "F12 screenshot (Shift+F12 without the HUD), Ctrl+O type a path, C cull, O occlusion, L level "
+    "of detail, F freeze, G wireframe, B boxes, R/F5 reload shaders, P pause objects, "
+    "H hide HUD; right-drag on the minimap selects objects";
 
 double percent(uint64_t part, uint64_t whole) {
     return whole ? 100.0 * double(part) / double(whole) : 0.0;
@@ -98,6 +100,7 @@ HudRequests drawToggles(HudState& state, const Camera& camera, float speed) {
     }
     ImGui::Text("camera %.1f, %.1f, %.1f", camera.position.x, camera.position.y, camera.position.z);
     ImGui::Text("speed %.3g/s (wheel)", speed);
+    drawFollowSetting(state.follow, state.followHeight);
     if (ImGui::Button("reset camera")) {
         requests.resetCamera = true;
     }
@@ -154,6 +157,10 @@ bool drawObjects(HudState& state, const FrameStats& stats, const Terrain& terrai
 bool drawLoadAndMapping(HudState& state, Terrain& terrain) {
     bool load = false;
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - 50.0f);
+    if (state.focusPath) {
+        ImGui::SetKeyboardFocusHere();
+        state.focusPath = false;
+    }
     if (ImGui::InputText("##path", state.path, sizeof(state.path),
                          ImGuiInputTextFlags_EnterReturnsTrue)) {
         load = true;
@@ -206,6 +213,9 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     if (ImGui::CollapsingHeader("objects", terrain.objects ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
         requests.scatterObjects = drawObjects(state, stats, terrain);
     }
+    if (state.focusPath) {
+        ImGui::SetNextItemOpen(true);
+    }
     if (ImGui::CollapsingHeader("load and mapping")) {
         const WorldMapping before = terrain.mapping;
         requests.load = drawLoadAndMapping(state, terrain);
@@ -216,13 +226,17 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     if (ImGui::CollapsingHeader("keys")) {
         ImGui::TextWrapped("%s", kHelp);
     }
+    state.minimapSquare = {};
     if (ImGui::CollapsingHeader("minimap", ImGuiTreeNodeFlags_DefaultOpen)) {
         const ImVec2 room = ImGui::GetContentRegionAvail();
         const float side = std::max(std::min(room.x, room.y - minimapLegendHeight()), 40.0f);
-        drawMinimap(terrain, camera, cullCorners, side, state.minimapCells, stats.lod,
-                    state.minimapObjects);
+        const ImVec2 at = ImGui::GetCursorScreenPos();
+        state.minimapSquare = {at.x, at.y, side};
+        requests.moveTo = drawMinimap(terrain, camera, cullCorners, side, state.minimapCells,
+                                      stats.lod, state.minimapObjects);
     }
     ImGui::End();
+    drawCursorBar(state.cursor, camera.viewProjection(), kHudWidth + 20.0f);
     return requests;
 }
 

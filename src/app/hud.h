@@ -2,12 +2,15 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <glm/vec2.hpp>
 #include <glm/vec3.hpp>
 
 #include "app/cull_map.h"
+#include "app/hud_cursor.h"
 #include "app/minimap.h"
 #include "core/camera.h"
 #include "render/terrain.h"
@@ -40,6 +43,11 @@ struct HudState {
     int objectCount = 0;                // the scatter the objects section asks for
     int movingCount = 0;
     int objectSeed = 1;
+    CursorReadout cursor;                  // the terrain under the cursor and the measurement
+    bool follow = false;                   // ground-follow (T)
+    float followHeight = 1.0f;             // its least height over the terrain, world units
+    bool focusPath = false;                // Ctrl+O: open the load section and type in the path box
+    std::array<float, 3> minimapSquare{};  // its left, top and side on screen (side 0: hidden)
 
     void recordFrame(float ms);
 };
@@ -48,8 +56,9 @@ struct HudRequests {
     bool load = false;  // load HudState::path
     bool reloadShaders = false;
     bool resetCamera = false;
-    bool scatterObjects = false;  // scatter objectCount objects, movingCount moving, objectSeed
-    bool mappingChanged = false;  // the sliders moved the ground: the objects follow it
+    bool scatterObjects = false;      // scatter objectCount objects, movingCount moving, objectSeed
+    bool mappingChanged = false;      // the sliders moved the ground: the objects follow it
+    std::optional<glm::vec2> moveTo;  // world x, z clicked on the minimap
 };
 
 // Builds the HUD window for this frame; `terrain.mapping` is edited in place by the sliders.

@@ -73,11 +73,13 @@ float minimapLegendHeight() {
     return 2.0f * ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y;
 }
 
-void drawMinimap(Terrain& terrain, const Camera& camera,
-                 const std::array<glm::vec3, 8>& cullCorners, float side,
-                 std::vector<MapCell>& cells, bool lod, MinimapObjects& objects) {
+std::optional<glm::vec2> drawMinimap(Terrain& terrain, const Camera& camera,
+                                     const std::array<glm::vec3, 8>& cullCorners, float side,
+                                     std::vector<MapCell>& cells, bool lod,
+                                     MinimapObjects& objects) {
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton("minimap", ImVec2(side, side));
+    const bool clicked = ImGui::IsItemActive() && ImGui::IsMouseDown(ImGuiMouseButton_Left);
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const ImVec2 end(origin.x + side, origin.y + side);
     draw->AddRectFilled(origin, end, kBackground);
@@ -182,6 +184,16 @@ void drawMinimap(Terrain& terrain, const Camera& camera,
     draw->AddLine(eye, world(ahead), kCamera, 2.0f);
     draw->PopClipRect();
     drawLegend(lod, terrain.objects != nullptr);
+
+    if (!clicked) {
+        return std::nullopt;
+    }
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    const float sampleX =
+        std::clamp((mouse.x - origin.x - border) / scale, 0.0f, float(terrain.map.width - 1));
+    const float sampleZ =
+        std::clamp((mouse.y - origin.y - border) / scale, 0.0f, float(terrain.map.height - 1));
+    return glm::vec2(sampleX * terrain.mapping.spacing, sampleZ * terrain.mapping.spacing);
 }
 
 }  // namespace qt

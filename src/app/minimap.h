@@ -3,8 +3,10 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <vector>
 
+#include <glm/vec2.hpp>
 #include <glm/vec3.hpp>
 
 #include "app/cull_map.h"
@@ -37,8 +39,11 @@ struct MinimapObjects {
 // Clears the selection's flags on `terrain` and selects what meets `rect`.
 void selectObjects(Terrain& terrain, const Rect& rect, MinimapObjects& objects);
 
-void drawMinimap(Terrain& terrain, const Camera& camera,
-                 const std::array<glm::vec3, 8>& cullCorners, float side,
-                 std::vector<MapCell>& cells, bool lod, MinimapObjects& objects);
+// Returns the world x, z under the mouse while the left button is down on the square (clamped to
+// the map), for the viewer to move there; the right button's drag selects objects.
+std::optional<glm::vec2> drawMinimap(Terrain& terrain, const Camera& camera,
+                                     const std::array<glm::vec3, 8>& cullCorners, float side,
+                                     std::vector<MapCell>& cells, bool lod,
+                                     MinimapObjects& objects);
 
 }  // namespace qt

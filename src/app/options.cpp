@@ -244,6 +244,25 @@ const std::map<std::string, Handler>& valueOptions() {
              o.steps = int(steps);
              return {};
          }},
+        {"--pick",
+         [](ViewerOptions& o, const std::string& v) -> Status {
+             const size_t comma = v.find(',');
+             int x = 0, y = 0;
+             if (comma == std::string::npos || !parseInt(v.substr(0, comma), x) ||
+                 !parseInt(v.substr(comma + 1), y) || x < 0 || y < 0) {
+                 return Status::failure("expected PX,PY: a window pixel, like 640,360");
+             }
+             o.pick = std::array<int, 2>{x, y};
+             return {};
+         }},
+        {"--max-fps",
+         [](ViewerOptions& o, const std::string& v) -> Status {
+             if (!parseInt(v, o.maxFps) || o.maxFps < 1 || o.maxFps > 1000) {
+                 return Status::failure("expected frames a second from 1 to 1000");
+             }
+             return {};
+         }},
+        {"--state-json", pathOption(&ViewerOptions::stateJsonPath)},
         {"--freeze-eye", pointOption(&ViewerOptions::freezeEye)},
         {"--freeze-target", pointOption(&ViewerOptions::freezeTarget)},
         {"--window-shot", pathOption(&ViewerOptions::windowShotPath)},
@@ -258,7 +277,7 @@ const std::map<std::string, Handler>& valueOptions() {
 // The options that name an output file.
 bool isPathOption(const std::string& name) {
     return name == "--window-shot" || name == "--screenshot" || name == "--stats-json" ||
-           name == "--cull-map" || name == "--bench";
+           name == "--state-json" || name == "--cull-map" || name == "--bench";
 }
 
 Status checkCombination(const ViewerOptions& o) {
@@ -289,6 +308,15 @@ Status checkCombination(const ViewerOptions& o) {
     }
     if (Status memory = checkObjectMemory(o.objects, physicalMemoryBytes()); !memory) {
         return memory;
+    }
+    if (o.pick && o.statsJsonPath.empty()) {
+        return Status::failure("--pick needs --stats-json OUT.json");
+    }
+    if (o.pick && ((*o.pick)[0] >= o.windowWidth || (*o.pick)[1] >= o.windowHeight)) {
+        return Status::failure("--pick " + std::to_string((*o.pick)[0]) + "," +
+                               std::to_string((*o.pick)[1]) + " is outside the " +
+                               std::to_string(o.windowWidth) + "x" +
+                               std::to_string(o.windowHeight) + " window");
     }
     if (o.soakRssReportOnly && o.soakFrames == 0) {
         return Status::failure("--soak-rss-report-only needs --soak N");
@@ -411,6 +439,8 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
   --screenshot OUT.png render one frame without the HUD, write it, exit
   --stats-json OUT.json  write the last frame's camera, mapping and culling counts, exit
   --dump-leaves        with --stats-json: also list the visible leaves as [column, row]
+  --pick PX,PY         with --stats-json: the terrain under window pixel PX,PY (origin top-left)
+                       for the frame's camera: "pick": {"hit", "world", "sample", "height"}
   --cull-map OUT.png   write the top-down culling picture (drawn, culled, frustum), exit
   --bench OUT.csv      fly a fixed path culled and unculled, one CSV row per frame, print a summary
   --frames N           render N frames, then exit
@@ -426,6 +456,11 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
   --seed S             the scatter's seed: the same seed, the same scene (default 1)
   --steps K            with --stats-json or --screenshot: K simulation steps of 1/60 s first
   --dump-objects       with --stats-json: also list every object as [id, [min], [max], state]
+  --state-json OUT.json  the interactive viewer writes its camera, the terrain under the cursor,
+                       the measurement and the last screenshot at exit, and prints
+                       "quadterrain: ready" after its first frame (for tests driving the window)
+  --max-fps N          at most N frames a second, taking input between frames (to try the
+                       viewer at low frame rates)
   --freeze-eye X,Y,Z   start with the culling frustum frozen at this camera (with
   --freeze-target X,Y,Z  --freeze-target); --eye/--target then place the viewing camera
   --help               this text

@@ -1,6 +1,7 @@
 // The viewer's command line: parsed and checked without GL, so it is unit-tested and fuzzed.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -53,6 +54,9 @@ struct ViewerOptions {
     bool dumpObjects = false;               // --dump-objects: every object in --stats-json
     std::optional<glm::vec3> freezeEye;     // start with the culling frustum frozen here
     std::optional<glm::vec3> freezeTarget;  // (both set or both unset)
+    std::optional<std::array<int, 2>> pick;  // --pick PX,PY: a window pixel, origin top-left
+    std::string stateJsonPath;  // --state-json: the viewer's camera, pick and more at exit
+    int maxFps = 0;             // --max-fps: frames a second at most (0: no cap)
     bool help = false;
 
     // True when the run renders once (or a fixed path) and exits without user input.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/cull_map.h"
+#include "app/hud_cursor.h"
 #include "app/stats_json.h"
 #include "render/framebuffer.h"
 
@@ -90,6 +91,15 @@ int runOneShot(Session& s) {
         report.lastStep = s.terrain.lastStep;
         report.frame = &s.terrain.frame;
         report.dumpObjects = o.dumpObjects;
+        PickHit pick;
+        if (o.pick) {  // through the pixel's centre, for the frame's camera
+            const Terrain& t = s.terrain;
+            pick = pickTerrain(t.map, t.tree, t.mapping,
+                               pixelRay(s.camera, float((*o.pick)[0]) + 0.5f,
+                                        float((*o.pick)[1]) + 0.5f, o.windowWidth, o.windowHeight));
+            report.pick = &pick;
+            report.pickSample = CursorReadout::sampleAt(t.map, pick);
+        }
         const std::string json = statsJson(report);
         if (Status e = writeFile(o.statsJsonPath, json.data(), json.size()); !e) {
             fail(e.error());

@@ -1,4 +1,5 @@
-// A small hand-written JSON emitter for the stats report (no dependency for twenty keys).
+// A small hand-written JSON emitter for the stats report and the viewer's state (no dependency for
+// twenty keys).
 #include "app/stats_json.h"
 
 #include <charconv>
@@ -56,6 +57,38 @@ std::string jsonString(const std::string& text) {
         }
     }
     return out + "\"";
+}
+
+std::string pickJson(const PickHit& hit, float sample) {
+    if (!hit.hit) {
+        return "{\"hit\": false, \"world\": null, \"sample\": null, \"height\": null}";
+    }
+    return "{\"hit\": true, \"world\": " + vec3(hit.world) + ", \"sample\": [" +
+           std::to_string(hit.col) + ", " + std::to_string(hit.row) +
+           "], \"height\": " + number(sample) + "}";
+}
+
+std::string viewerStateJson(const ViewerState& s) {
+    const Camera& c = s.camera;
+    std::string j = "{\n";
+    j += "  \"map\": " + jsonString(s.path) + ",\n";
+    j += "  \"camera\": {\"eye\": " + vec3(c.position) + ", \"forward\": " + vec3(c.forward()) +
+         ", \"yaw\": " + number(c.yaw) + ", \"pitch\": " + number(c.pitch) + "},\n";
+    j += "  \"speed\": " + number(s.speed) + ",\n";
+    j += "  \"follow\": {\"on\": " + std::string(s.follow ? "true" : "false") +
+         ", \"height\": " + number(s.followHeight) + "},\n";
+    j += "  \"frames\": " + std::to_string(s.frames) + ",\n";
+    j += "  \"seconds\": " + milliseconds(s.seconds) + ",\n";
+    j += "  \"message\": " + jsonString(s.message) + ",\n";
+    j += "  \"screenshot\": " + jsonString(s.screenshot) + ",\n";
+    j += "  \"cursor\": " + pickJson(s.cursor, s.cursorSample) + ",\n";
+    j += "  \"toggles\": {\"cull\": " + std::string(s.cull ? "true" : "false") +
+         ", \"occlusion\": " + std::string(s.occlusion ? "true" : "false") + "},\n";
+    j += "  \"minimap\": [" + number(s.minimapSquare[0]) + ", " + number(s.minimapSquare[1]) +
+         ", " + number(s.minimapSquare[2]) + "],\n";
+    j += "  \"measure\": ";
+    j += s.measured ? "{\"a\": " + vec3(s.measureA) + ", \"b\": " + vec3(s.measureB) + "}" : "null";
+    return j + "\n}\n";
 }
 
 std::string statsJson(const StatsReport& r) {
@@ -128,6 +161,9 @@ std::string statsJson(const StatsReport& r) {
     }
     j += "  \"cull_ms\": " + milliseconds(s.cullMs) + ",\n";
     j += "  \"frame_ms\": " + milliseconds(s.frameMs);
+    if (r.pick) {
+        j += ",\n  \"pick\": " + pickJson(*r.pick, r.pickSample);
+    }
     if (r.visibleLeaves) {
         j += ",\n  \"visible_leaves\": [";
         bool first = true;

@@ -1,10 +1,12 @@
 // The --stats-json report: map, mapping, camera and the last frame's culling counts.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
 #include "core/camera.h"
+#include "core/pick.h"
 #include "core/quadtree.h"
 #include "core/terrain_grid.h"
 #include "render/terrain.h"
@@ -28,7 +30,33 @@ struct StatsReport {
     StepStats lastStep;
     const FrameBuffers* frame = nullptr;
     bool dumpObjects = false;
+    const PickHit* pick = nullptr;  // --pick; null: not asked
+    float pickSample = 0.0f;        // the map's own value at the pick's sample (metres for .hgt)
 };
+
+// What the interactive viewer writes for --state-json at exit.
+struct ViewerState {
+    std::string path;
+    Camera camera;
+    float speed = 0.0f;
+    bool follow = false;
+    float followHeight = 0.0f;
+    int frames = 0;
+    double seconds = 0.0;    // since the first frame began
+    std::string message;     // the HUD's last message
+    std::string screenshot;  // the last screenshot the key saved; empty: none
+    PickHit cursor;          // the terrain under the cursor at the last frame
+    float cursorSample = 0.0f;
+    bool measured = false;  // a measurement from measureA to measureB is shown
+    glm::vec3 measureA{0.0f}, measureB{0.0f};
+    bool cull = true, occlusion = true;    // the HUD's toggles
+    std::array<float, 3> minimapSquare{};  // left, top, side in window pixels (side 0: hidden)
+};
+
+// {"hit": true, "world": [x, y, z], "sample": [column, row], "height": h}; a miss has nulls.
+std::string pickJson(const PickHit& hit, float sample);
+
+std::string viewerStateJson(const ViewerState& state);
 
 std::string statsJson(const StatsReport& report);
 

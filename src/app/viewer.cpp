@@ -1,8 +1,8 @@
-// The interactive frame loop: poll, move, cull, draw terrain and debug lines, HUD, swap.
+// The interactive frame loop: poll, hand the keyboard queue's batch over, move, pick, cull, draw
+// terrain and debug lines, HUD, screenshots, swap; loads and shader reloads between frames.
 #include "app/viewer.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -16,6 +16,8 @@
 #include "app/fly_control.h"
 #include "app/hud.h"
 #include "app/options.h"
+#include "app/stats_json.h"
+#include "app/viewer_input.h"
 #include "core/config.h"
 #include "render/framebuffer.h"
 
@@ -26,18 +28,6 @@ constexpr uint32_t kFrustumLineColour = 0xFF3CDCFAu;  // ABGR in memory order: y
 constexpr uint32_t kLeafBoxColour = 0xFFFF9040u;      // light blue
 // Frames --window-shot runs before saving when --frames is not given (the HUD settles).
 constexpr int kWindowShotFrames = 5;
-
-struct Viewer {
-    explicit Viewer(Session& s) : session(s) {}
-    Session& session;
-    HudState hud;
-    FlyControl fly;
-    Camera frozenCamera;      // the culling camera while frozen
-    std::string droppedPath;  // set by the drop callback, loaded after the frame
-    bool hudVisible = true;
-    bool reloadRequested = false;
-    float objectClock = 0.0f;  // simulated time owed to the objects, below one step
-};
 
 // Simulation steps a frame may run at most: a slow frame slows the objects down rather than
 // making the next frame slower still.
@@ -70,71 +60,6 @@ void scatterFromHud(Viewer& v) {
     const Status scattered = s.scatterObjects();
     v.hud.message = scattered ? "scattered " + std::to_string(s.options.objects) + " objects"
                               : scattered.error();
-}
-
-Viewer& viewerOf(GLFWwindow* window) {
-    return *static_cast<Viewer*>(glfwGetWindowUserPointer(window));
-}
-
-void onKey(GLFWwindow* window, int key, int /*scancode*/, int action, int /*mods*/) {
-    if (action != GLFW_PRESS || ImGui::GetIO().WantCaptureKeyboard) {
-        return;
-    }
-    Viewer& v = viewerOf(window);
-    switch (key) {
-        case GLFW_KEY_R:
-        case GLFW_KEY_F5:
-            v.reloadRequested = true;
-            break;
-        case GLFW_KEY_C:
-            v.hud.cull = !v.hud.cull;
-            break;
-        case GLFW_KEY_O:
-            v.hud.occlusion = !v.hud.occlusion;
-            break;
-        case GLFW_KEY_L:
-            v.hud.lod = !v.hud.lod;
-            break;
-        case GLFW_KEY_F:
-            v.hud.freeze = !v.hud.freeze;
-            break;
-        case GLFW_KEY_G:
-            v.hud.wireframe = !v.hud.wireframe;
-            break;
-        case GLFW_KEY_B:
-            v.hud.boxes = !v.hud.boxes;
-            break;
-        case GLFW_KEY_P:
-            v.hud.objectsPaused = !v.hud.objectsPaused;
-            break;
-        case GLFW_KEY_H:
-            v.hudVisible = !v.hudVisible;
-            break;
-        case GLFW_KEY_TAB:
-            v.fly.setCaptured(window, !v.fly.captured);
-            break;
-        case GLFW_KEY_ESCAPE:
-            if (v.fly.captured) {
-                v.fly.setCaptured(window, false);
-            } else {
-                glfwSetWindowShouldClose(window, GLFW_TRUE);
-            }
-            break;
-        default:
-            break;
-    }
-}
-
-void onScroll(GLFWwindow* window, double /*dx*/, double dy) {
-    if (!ImGui::GetIO().WantCaptureMouse) {
-        viewerOf(window).fly.onScroll(dy);
-    }
-}
-
-void onDrop(GLFWwindow* window, int count, const char** paths) {
-    if (count > 0) {
-        viewerOf(window).droppedPath = paths[count - 1];
-    }
 }
 
 void report(Viewer& v, const std::string& message, bool error) {
@@ -185,7 +110,10 @@ void load(Viewer& v, const std::string& path) {
         report(v, loaded.error(), true);
         return;
     }
-    v.fly.speed = FlyControl::defaultSpeed(s.terrain.map, s.terrain.mapping);
+    v.fly.reset(s.terrain.map, s.terrain.mapping);
+    v.hud.followHeight = v.fly.followHeight;
+    v.hud.cursor = {};
+    v.hud.cursor.metres = s.terrain.map.format == HeightmapFormat::Hgt;
     std::snprintf(v.hud.path, sizeof(v.hud.path), "%s", path.c_str());
     const LoadTimes& t = s.terrain.times;
     char message[160];
@@ -212,14 +140,35 @@ int addLeafBoxes(DebugLines& lines, const Terrain& t) {
 }
 
 // The back buffer as drawn this frame, HUD included, as a PNG.
-bool saveWindow(const std::string& path, int width, int height) {
+Status saveWindow(const std::string& path, int width, int height) {
     std::vector<uint8_t> rgba;
     readPixels(width, height, rgba);
-    if (Status e = writeRgbaAsRgbPng(path, width, height, rgba); !e) {
-        std::fprintf(stderr, "quadterrain: %s\n", e.error().c_str());
-        return false;
-    }
-    return true;
+    return writeRgbaAsRgbPng(path, width, height, rgba);
+}
+
+// What --state-json records at exit: camera, map, the cursor's pick, the measurement, the last
+// screenshot, frames drawn.
+std::string stateJson(const Viewer& v, int frames, double seconds) {
+    const Session& s = v.session;
+    ViewerState state;
+    state.path = s.terrain.path;
+    state.camera = s.camera;
+    state.speed = v.fly.speed;
+    state.follow = v.hud.follow;
+    state.followHeight = v.hud.followHeight;
+    state.frames = frames;
+    state.seconds = seconds;
+    state.message = v.hud.message;
+    state.screenshot = v.lastShot;
+    state.cursor = v.hud.cursor.hover;
+    state.cursorSample = v.hud.cursor.hoverSample;
+    state.measured = v.hud.cursor.measured;
+    state.measureA = v.hud.cursor.a;
+    state.measureB = v.hud.cursor.b;
+    state.cull = v.hud.cull;
+    state.occlusion = v.hud.occlusion;
+    state.minimapSquare = v.hud.minimapSquare;
+    return viewerStateJson(state);
 }
 
 }  // namespace
@@ -227,7 +176,9 @@ bool saveWindow(const std::string& path, int width, int height) {
 int runViewer(Session& s) {
     GLFWwindow* window = s.context.window;
     Viewer v(s);
-    v.fly.speed = FlyControl::defaultSpeed(s.terrain.map, s.terrain.mapping);
+    v.fly.reset(s.terrain.map, s.terrain.mapping);
+    v.hud.followHeight = v.fly.followHeight;
+    v.hud.cursor.metres = s.terrain.map.format == HeightmapFormat::Hgt;
     v.hud.cull = !s.options.noCull;
     v.hud.occlusion = !s.options.noOcclusion;
     v.hud.lod = s.options.lodPixels > 0.0f;
@@ -240,17 +191,17 @@ int runViewer(Session& s) {
     v.hud.objectSeed = int(std::min<uint64_t>(s.options.seed, INT32_MAX));
     s.lines.lines.reserve(size_t(kMaxLeafBoxes) * 24 + 24);
 
-    // Ours first: the ImGui backend chains to callbacks installed before it.
-    glfwSetWindowUserPointer(window, &v);
-    glfwSetKeyCallback(window, onKey);
-    glfwSetScrollCallback(window, onScroll);
-    glfwSetDropCallback(window, onDrop);
+    // Ours first where the ImGui backend chains to callbacks installed before it (scroll, mouse
+    // buttons); the keyboard's after it, replacing its own: they queue, and the frame hands
+    // the queue's batch to ImGui (handOverInput).
+    installMouseCallbacks(window, v);
     glfwSwapInterval(1);
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
     ImGui::GetIO().IniFilename = nullptr;
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330 core");
+    installKeyboardCallbacks(window);
 
     if (s.options.freezeEye) {  // a culling camera of its own, frozen from the first frame
         Camera frozen = s.camera;
@@ -262,10 +213,12 @@ int runViewer(Session& s) {
     }
     const bool shot = !s.options.windowShotPath.empty();
     const int frames = s.options.frames > 0 ? s.options.frames : shot ? kWindowShotFrames : 0;
+    const double frameSeconds = s.options.maxFps > 0 ? 1.0 / s.options.maxFps : 0.0;
     int status = 0;
 
-    using Clock = std::chrono::steady_clock;
-    Clock::time_point previous = Clock::now();
+    const double startTime = glfwGetTime();
+    double previous = startTime;
+    v.fly.keys.restart(previous);
     int frame = 0;
     while (!glfwWindowShouldClose(window) && (frames == 0 || frame < frames)) {
         glfwPollEvents();
@@ -274,22 +227,30 @@ int runViewer(Session& s) {
         glfwGetFramebufferSize(window, &width, &height);
         if (width <= 0 || height <= 0) {  // minimised: nothing to draw into
             glfwWaitEventsTimeout(0.1);
-            previous = Clock::now();
+            previous = glfwGetTime();
+            v.fly.keys.restart(previous);
             continue;
         }
-        const Clock::time_point now = Clock::now();
-        const float seconds = std::min(std::chrono::duration<float>(now - previous).count(), 0.1f);
-        v.hud.recordFrame(std::chrono::duration<float, std::milli>(now - previous).count());
+        handOverInput(window, v);
+        const double now = glfwGetTime();
+        v.hud.recordFrame(float((now - previous) * 1000.0));
+        const float seconds = float(now - previous);
         previous = now;
 
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
         ImGui::NewFrame();
         const ImGuiIO& io = ImGui::GetIO();
-        v.fly.update(window, s.camera, seconds, !io.WantCaptureKeyboard,
-                     !io.WantCaptureMouse || v.fly.captured);
+        if (io.WantCaptureKeyboard && v.fly.keys.anyDown()) {
+            v.fly.keys.releaseAll(now);  // a text box took the keyboard
+        }
+        v.fly.follow = v.hud.follow;
+        v.fly.followHeight = v.hud.followHeight;
+        v.fly.update(window, s.camera, now, !io.WantCaptureMouse || v.fly.captured, s.terrain.map,
+                     s.terrain.mapping);
         s.camera.aspect = float(width) / float(height);
         fitClipPlanes(s.camera, s.terrain.map, s.terrain.mapping);
+        updateCursor(window, v);
         const glm::mat4 viewProjection = s.camera.viewProjection();
         if (!v.hud.freeze) {
             v.frozenCamera = s.camera;
@@ -310,31 +271,62 @@ int runViewer(Session& s) {
         v.hud.boxesDrawn = v.hud.boxes ? addLeafBoxes(s.lines, s.terrain) : 0;
         s.lines.draw(viewProjection);
 
+        const Viewer::Shot shotNow = v.shotRequest;
+        v.shotRequest = Viewer::Shot::None;
         HudRequests requests;
-        if (v.hudVisible) {
+        if (v.hudVisible && shotNow != Viewer::Shot::WithoutHud) {
             requests = drawHud(v.hud, stats, s.terrain, s.camera, corners, v.fly.speed);
         }
         ImGui::Render();
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-        if (shot && frame + 1 == frames && !saveWindow(s.options.windowShotPath, width, height)) {
-            status = kExitFailure;
+        if (shot && frame + 1 == frames) {
+            if (Status e = saveWindow(s.options.windowShotPath, width, height); !e) {
+                std::fprintf(stderr, "quadterrain: %s\n", e.error().c_str());
+                status = kExitFailure;
+            }
+        }
+        if (shotNow != Viewer::Shot::None) {
+            const std::string name = screenshotName();
+            if (Status saved = saveWindow(name, width, height); !saved) {
+                report(v, saved.error(), true);  // the HUD and the terminal
+            } else {
+                v.lastShot = name;
+                report(v,
+                       "saved " + name + " in the current folder (" + std::to_string(width) + "x" +
+                           std::to_string(height) +
+                           (shotNow == Viewer::Shot::WithHud ? ", with the HUD)" : ", no HUD)"),
+                       false);
+            }
         }
         glfwSwapBuffers(window);
         if (s.context.debugOutput) {
             s.context.checkErrors("a frame");
         }
         ++frame;
+        if (frame == 1 && !s.options.stateJsonPath.empty()) {
+            std::printf("quadterrain: ready\n");  // a test driving the window may start
+            std::fflush(stdout);
+        }
 
+        bool stalled = false;
         if (requests.reloadShaders || v.reloadRequested) {
             v.reloadRequested = false;
             const Status reloaded = s.reloadShaders();
             report(v, reloaded ? "shaders reloaded" : reloaded.error(), !reloaded);
+            stalled = true;
         }
         if (requests.resetCamera) {
             s.resetCamera(s.camera.aspect);
+            v.fly.flight.active = false;
+        }
+        if (requests.moveTo) {  // over the point clicked on the minimap, at the same height
+            s.camera.position.x = requests.moveTo->x;
+            s.camera.position.z = requests.moveTo->y;
+            v.fly.flight.active = false;
         }
         if (requests.load) {
             load(v, v.hud.path);
+            stalled = true;
         }
         if (requests.scatterObjects) {
             scatterFromHud(v);
@@ -349,9 +341,27 @@ int runViewer(Session& s) {
             const std::string path = std::move(v.droppedPath);
             v.droppedPath.clear();
             load(v, path);
+            stalled = true;
+        }
+        if (frameSeconds > 0.0) {  // --max-fps: wait out the frame, taking input meanwhile
+            for (double left = previous + frameSeconds - glfwGetTime(); left > 0.0;
+                 left = previous + frameSeconds - glfwGetTime()) {
+                glfwWaitEventsTimeout(left);
+            }
+        }
+        if (stalled) {  // the camera does not jump by a load's or a compile's seconds
+            previous = glfwGetTime();
+            v.fly.keys.restart(previous);
         }
     }
 
+    if (!s.options.stateJsonPath.empty()) {
+        const std::string json = stateJson(v, frame, glfwGetTime() - startTime);
+        if (Status e = writeFile(s.options.stateJsonPath, json.data(), json.size()); !e) {
+            std::fprintf(stderr, "quadterrain: %s\n", e.error().c_str());
+            status = kExitFailure;
+        }
+    }
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();

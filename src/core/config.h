@@ -46,6 +46,17 @@ constexpr float kCullMarginUlps = 64.0f;
 // Near plane = far plane / kFarToNear, but at least kMinNearPlane (world units).
 constexpr float kFarToNear = 20000.0f;
 constexpr float kMinNearPlane = 1e-3f;
+// Least height of the eye over the terrain, a share of the map's longer side (ground-follow off).
+constexpr float kGroundClearance = 1e-3f;
+// Ground-follow's default height over the terrain, as a share of the map's longer side.
+constexpr float kFollowHeightFraction = 0.01f;
+// A double-click flight ends this share of the way back from the point to where it started.
+constexpr float kFlightApproach = 0.25f;
+// Seconds a double-click flight takes.
+constexpr float kFlightSeconds = 0.8f;
+// Longest time step the camera moves by: a longer stall (a load, a hung driver) moves it only this
+// far, yet a steady 1 fps still moves at full speed.
+constexpr double kMaxCameraStepSeconds = 2.0;
 // Azimuth bins of the occlusion horizon over the full circle: 0.5 to 1 mrad each (they split a
 // pseudo-angle evenly), about half a pixel of a 60 degree view 720 pixels high; 16 KiB of int16
 // slopes that stay in the L1 cache.

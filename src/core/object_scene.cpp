@@ -77,33 +77,6 @@ const char* objectKindName(ObjectKind kind) {
     return "";
 }
 
-SurfacePoint surfaceAt(const Heightmap& map, const WorldMapping& mapping, float x, float z) {
-    const HeightTransform h = heightTransform(map.coding, mapping);
-    const float s = mapping.spacing;
-    const float u = std::min(std::max(x / s, 0.0f), float(map.width - 1));
-    const float w = std::min(std::max(z / s, 0.0f), float(map.height - 1));
-    const int col = std::min(int(u), map.width - 2 < 0 ? 0 : map.width - 2);
-    const int row = std::min(int(w), map.height - 2 < 0 ? 0 : map.height - 2);
-    const int col1 = std::min(col + 1, map.width - 1);
-    const int row1 = std::min(row + 1, map.height - 1);
-    const float fu = u - float(col), fw = w - float(row);
-    const float h00 = h.worldHeight(float(map.codeAt(col, row)));
-    const float h10 = h.worldHeight(float(map.codeAt(col1, row)));
-    const float h01 = h.worldHeight(float(map.codeAt(col, row1)));
-    const float h11 = h.worldHeight(float(map.codeAt(col1, row1)));
-    float height, dx, dz;   // dx, dz: height change per sample step along x and z
-    if (fu + fw <= 1.0f) {  // the triangle (col, row), (col + 1, row), (col, row + 1)
-        dx = h10 - h00;
-        dz = h01 - h00;
-        height = h00 + fu * dx + fw * dz;
-    } else {  // the triangle (col + 1, row + 1), (col, row + 1), (col + 1, row)
-        dx = h11 - h01;
-        dz = h11 - h10;
-        height = h11 - (1.0f - fu) * dx - (1.0f - fw) * dz;
-    }
-    return {height, glm::normalize(glm::vec3(-dx, s, -dz))};
-}
-
 Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMapping& mapping,
                                          uint32_t count, uint32_t moving, uint64_t seed) {
     if (moving > count) {

@@ -12,6 +12,7 @@
 
 #include "core/heightmap.h"
 #include "core/object_tree.h"
+#include "core/pick.h"
 #include "core/result.h"
 #include "core/terrain_grid.h"
 
@@ -20,15 +21,6 @@ namespace qt {
 enum class ObjectKind : uint8_t { Tree, Rock, Ball };
 
 const char* objectKindName(ObjectKind kind);
-
-// The height and unit normal of the drawn surface at world (x, z): the triangle of the grid
-// square under the point (split by the diagonal (col, row + 1)-(col + 1, row), as drawn),
-// interpolated from the codes; points off the map take the nearest border point.
-struct SurfacePoint {
-    float height;
-    glm::vec3 normal;
-};
-SurfacePoint surfaceAt(const Heightmap& map, const WorldMapping& mapping, float x, float z);
 
 // What a step did, for the HUD and --stats-json.
 struct StepStats {

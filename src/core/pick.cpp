@@ -220,4 +220,44 @@ PickHit pickBruteForce(const Heightmap& map, const WorldMapping& mapping, const 
     return best;
 }
 
+namespace {
+
+// The drawn triangle under sample coordinates (fx, fz) on the map: its height there and its
+// (unnormalised) upward normal. (A, B, C) below the diagonal B-C, (B, D, C) beyond it: planes
+// through their corners.
+SurfacePoint triangleAt(const Heightmap& map, const WorldMapping& mapping, double fx, double fz) {
+    const int col = std::min(int(fx), map.width - 2);
+    const int row = std::min(int(fz), map.height - 2);
+    const Square s = squareAt(map, mapping, col, row);
+    const double u = fx - col, v = fz - row;
+    const double spacing = mapping.spacing;
+    if (u + v <= 1.0) {
+        const double dx = s.b.y - s.a.y, dz = s.c.y - s.a.y;
+        return {float(s.a.y + dx * u + dz * v), glm::vec3(float(-dx), float(spacing), float(-dz))};
+    }
+    const double dx = s.d.y - s.c.y, dz = s.d.y - s.b.y;
+    return {float(s.d.y + (s.c.y - s.d.y) * (1.0 - u) + (s.b.y - s.d.y) * (1.0 - v)),
+            glm::vec3(float(-dx), float(spacing), float(-dz))};
+}
+
+}  // namespace
+
+std::optional<float> surfaceHeight(const Heightmap& map, const WorldMapping& mapping, float x,
+                                   float z) {
+    const double fx = double(x) / double(mapping.spacing);
+    const double fz = double(z) / double(mapping.spacing);
+    if (!(fx >= 0.0 && fz >= 0.0 && fx <= double(map.width - 1) && fz <= double(map.height - 1))) {
+        return std::nullopt;  // off the map, or not a number
+    }
+    return triangleAt(map, mapping, fx, fz).height;
+}
+
+SurfacePoint surfaceAt(const Heightmap& map, const WorldMapping& mapping, float x, float z) {
+    const double fx = std::clamp(double(x) / double(mapping.spacing), 0.0, double(map.width - 1));
+    const double fz = std::clamp(double(z) / double(mapping.spacing), 0.0, double(map.height - 1));
+    SurfacePoint p = triangleAt(map, mapping, fx, fz);
+    p.normal = glm::normalize(p.normal);
+    return p;
+}
+
 }  // namespace qt

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include <glm/vec3.hpp>
 
@@ -42,5 +43,18 @@ PickHit pickTerrain(const Heightmap& map, const Quadtree& tree, const WorldMappi
 
 // Every triangle of the map, the reference pickTerrain must equal (leavesTested counts them all).
 PickHit pickBruteForce(const Heightmap& map, const WorldMapping& mapping, const PickRay& ray);
+
+// Height of the drawn surface (the same two triangles a square as pickTerrain) at world (x, z);
+// none off the map. O(1): the ground under the eye for the camera's floor and ground-follow.
+std::optional<float> surfaceHeight(const Heightmap& map, const WorldMapping& mapping, float x,
+                                   float z);
+
+// The same surface's height and unit upward normal at world (x, z), points off the map taking
+// the nearest point of its border: where objects stand and which way the balls roll.
+struct SurfacePoint {
+    float height;
+    glm::vec3 normal;
+};
+SurfacePoint surfaceAt(const Heightmap& map, const WorldMapping& mapping, float x, float z);
 
 }  // namespace qt

@@ -225,6 +225,51 @@ TEST(Options, ObjectsParsedAndTheirMemoryChecked) {
               "(1024 MiB)");
 }
 
+TEST(Options, PickStateJsonAndMaxFps) {
+    const ViewerOptions d = parse({}).value();
+    EXPECT_FALSE(d.pick.has_value());
+    EXPECT_TRUE(d.stateJsonPath.empty());
+    EXPECT_EQ(d.maxFps, 0);
+    const Result<ViewerOptions> r =
+        parse({"--window", "640x480", "--stats-json", "s.json", "--pick", "639,0",
+               "--state-json=st.json", "--max-fps", "1"});
+    ASSERT_TRUE(r.ok()) << r.error();
+    EXPECT_EQ(*r.value().pick, (std::array<int, 2>{639, 0}));
+    EXPECT_EQ(r.value().stateJsonPath, "st.json");
+    EXPECT_EQ(r.value().maxFps, 1);
+    EXPECT_FALSE(parse({"--state-json", "st.json"}).value().scripted());  // the viewer runs
+    EXPECT_EQ(*parse({"--stats-json", "s.json", "--pick", "0,719"}).value().pick,
+              (std::array<int, 2>{0, 719}));
+}
+
+TEST(Options, BadPicksAndFrameRatesGiveOneLine) {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"--pick", "10,10"}, "--pick needs --stats-json OUT.json"},
+        {{"--stats-json", "s.json", "--pick", "1280,5"},
+         "--pick 1280,5 is outside the 1280x720 window"},
+        {{"--stats-json", "s.json", "--window", "64x32", "--pick", "5,32"},
+         "--pick 5,32 is outside the 64x32 window"},
+        {{"--stats-json", "s.json", "--pick", "-1,5"},
+         "--pick '-1,5': expected PX,PY: a window pixel, like 640,360"},
+        {{"--stats-json", "s.json", "--pick", "5"},
+         "--pick '5': expected PX,PY: a window pixel, like 640,360"},
+        {{"--stats-json", "s.json", "--pick", "1.5,2"},
+         "--pick '1.5,2': expected PX,PY: a window pixel, like 640,360"},
+        {{"--stats-json", "s.json", "--pick", "1,2,3"},
+         "--pick '1,2,3': expected PX,PY: a window pixel, like 640,360"},
+        {{"--pick"}, "--pick: missing value"},
+        {{"--state-json", ""}, "--state-json: empty path"},
+        {{"--max-fps", "0"}, "--max-fps '0': expected frames a second from 1 to 1000"},
+        {{"--max-fps", "1001"}, "--max-fps '1001': expected frames a second from 1 to 1000"},
+        {{"--max-fps", "2.5"}, "--max-fps '2.5': expected frames a second from 1 to 1000"},
+    };
+    for (const auto& [args, message] : cases) {
+        const Result<ViewerOptions> r = parse(args);
+        ASSERT_FALSE(r.ok()) << args[0];
+        EXPECT_EQ(r.error(), message);
+    }
+}
+
 TEST(Options, WindowUpToTheCap) {
     for (const char* size : {"8192x8192", "16384x4096", "1x16384", "16384x1"}) {
         const Result<ViewerOptions> r = parse({"--window", size});
@@ -239,8 +284,8 @@ TEST(Options, UsageNamesEveryOption) {
          {"--spacing",    "--height-scale", "--leaf",        "--size",         "--eye",
           "--target",     "--fov",          "--no-cull",     "--no-occlusion", "--lod",
           "--screenshot", "--stats-json",   "--dump-leaves", "--cull-map",     "--bench",
-          "--objects",    "--moving",       "--seed",        "--steps",        "--dump-objects",
-          "--help"}) {
+          "--help",       "--pick",         "--state-json",  "--max-fps",      "--objects",
+          "--moving",     "--seed",         "--steps",       "--dump-objects"}) {
         EXPECT_NE(usage.find(name), std::string::npos) << name;
     }
 }

@@ -23,7 +23,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if ((o.spacing && !(*o.spacing > 0.0f && std::isfinite(*o.spacing))) ||
             !(o.fovDegrees > 1.0f && o.fovDegrees < 179.0f) || o.windowWidth < 1 ||
             o.windowHeight < 1 || int64_t(o.windowWidth) * o.windowHeight > qt::kMaxWindowPixels ||
-            (o.eye && *o.eye == *o.target)) {
+            (o.eye && *o.eye == *o.target) || o.maxFps < 0 || o.maxFps > 1000 ||
+            (o.pick && ((*o.pick)[0] < 0 || (*o.pick)[1] < 0 || (*o.pick)[0] >= o.windowWidth ||
+                        (*o.pick)[1] >= o.windowHeight || o.statsJsonPath.empty()))) {
             __builtin_trap();
         }
     } else if (options.error().empty() || options.error().find('\n') != std::string::npos) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CLI tests of the quadterrain executable: culled vs --no-cull screenshots are byte-identical,
-# --stats-json/--cull-map/--bench outputs, one-line errors with their exit codes, no display.
+# --stats-json/--cull-map/--bench/--pick outputs, one-line errors with their exit codes, no display.
 # Usage: cli_test.sh QUADTERRAIN SOURCE_DIR   (run under a display: see with_display.sh)
 set -u
 exe=$1
@@ -184,6 +184,24 @@ status=$?
 grep -q "cannot open a window (no display); run it under a display or with xvfb-run -a" \
     "$tmp/err" || fail "no display message: $(cat "$tmp/err")"
 [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "no display: expected one line, got: $(cat "$tmp/err")"
+
+# 7. --pick: looking straight down at sample (64, 64) through the centre pixel of a 201x201 window,
+#    the hit is that sample with the map's own value; a pixel of sky misses.
+"$exe" "$map" --window 201x201 --eye 64,200,64 --target 64,0,64 --stats-json "$tmp/p.json" \
+    --pick 100,100 || fail "--pick run"
+"$exe" "$map" --window 201x201 --eye -60,40,64 --target 64,40,64 --stats-json "$tmp/sky.json" \
+    --pick 100,0 || fail "--pick run at the sky"
+python3 - "$tmp/p.json" "$tmp/sky.json" "$map" <<'PY' || fail "--pick content"
+import json, struct, sys
+pick = json.load(open(sys.argv[1]))["pick"]
+assert set(pick) == {"hit", "world", "sample", "height"}, pick
+assert pick["hit"] is True and pick["sample"] == [64, 64], pick
+assert abs(pick["world"][0] - 64) < 1e-3 and abs(pick["world"][2] - 64) < 1e-3, pick
+data = open(sys.argv[3], "rb").read()
+assert pick["height"] == struct.unpack_from("<H", data, 2 * (64 * 129 + 64))[0], pick
+sky = json.load(open(sys.argv[2]))["pick"]
+assert sky == {"hit": False, "world": None, "sample": None, "height": None}, sky
+PY
 
 if [ $failures -gt 0 ]; then
     echo "cli_test: $failures failure(s)" >&2

@@ -1,0 +1,253 @@
+// The viewer's input: queued keys and their toggles, the cursor's pick, measuring drags and
+// double-click flights on the left button, scroll and dropped files.
+#include "app/viewer_input.h"
+
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <imgui.h>
+
+#include "core/config.h"
+
+namespace qt {
+namespace {
+
+// Two left clicks within this many seconds and kClickPixels pixels make a double-click.
+constexpr double kDoubleClickSeconds = 0.4;
+// A press and release within this many pixels is a click, not a measuring drag.
+constexpr double kClickPixels = 4.0;
+
+Viewer& viewerOf(GLFWwindow* window) {
+    return *static_cast<Viewer*>(glfwGetWindowUserPointer(window));
+}
+
+// A key event from the queue, in order with what Dear ImGui was handed: movement keys to the
+// camera, toggles on a press the HUD does not want.
+void handleKey(GLFWwindow* window, Viewer& v, const InputEvent& e) {
+    const bool keyboard = !ImGui::GetIO().WantCaptureKeyboard;
+    if (v.fly.onKey(e.key, e.action, e.time, keyboard) || e.action != GLFW_PRESS || !keyboard) {
+        return;
+    }
+    switch (e.key) {
+        case GLFW_KEY_R:
+        case GLFW_KEY_F5:
+            v.reloadRequested = true;
+            break;
+        case GLFW_KEY_C:
+            v.hud.cull = !v.hud.cull;
+            break;
+        case GLFW_KEY_O:
+            if (e.mods & GLFW_MOD_CONTROL) {
+                v.hud.focusPath = true;
+                v.hudVisible = true;
+            } else {
+                v.hud.occlusion = !v.hud.occlusion;
+            }
+            break;
+        case GLFW_KEY_L:
+            v.hud.lod = !v.hud.lod;
+            break;
+        case GLFW_KEY_F:
+            v.hud.freeze = !v.hud.freeze;
+            break;
+        case GLFW_KEY_G:
+            v.hud.wireframe = !v.hud.wireframe;
+            break;
+        case GLFW_KEY_B:
+            v.hud.boxes = !v.hud.boxes;
+            break;
+        case GLFW_KEY_T:
+            v.hud.follow = !v.hud.follow;
+            break;
+        case GLFW_KEY_P:
+            v.hud.objectsPaused = !v.hud.objectsPaused;
+            break;
+        case GLFW_KEY_H:
+            v.hudVisible = !v.hudVisible;
+            break;
+        case GLFW_KEY_F12:
+            v.shotRequest =
+                (e.mods & GLFW_MOD_SHIFT) ? Viewer::Shot::WithoutHud : Viewer::Shot::WithHud;
+            break;
+        case GLFW_KEY_TAB:
+            v.fly.setCaptured(window, !v.fly.captured);
+            break;
+        case GLFW_KEY_ESCAPE:
+            if (v.fly.captured) {
+                v.fly.setCaptured(window, false);
+            } else {
+                glfwSetWindowShouldClose(window, GLFW_TRUE);
+            }
+            break;
+        default:
+            break;
+    }
+}
+
+// GLFW's key and character callbacks only queue, timed: see InputQueue.
+void onKeyQueued(GLFWwindow* window, int key, int scancode, int action, int mods) {
+    InputEvent e;
+    e.key = key;
+    e.scancode = scancode;
+    e.action = action;
+    e.mods = mods;
+    e.time = glfwGetTime();
+    viewerOf(window).input.push(e);
+}
+
+void onCharQueued(GLFWwindow* window, unsigned codepoint) {
+    InputEvent e;
+    e.kind = InputEvent::Kind::Char;
+    e.codepoint = codepoint;
+    e.time = glfwGetTime();
+    viewerOf(window).input.push(e);
+}
+
+// The terrain under window point (x, y) (GLFW's cursor coordinates, origin top-left).
+PickHit pickAt(GLFWwindow* window, const Session& s, double x, double y) {
+    int width = 0;
+    int height = 0;
+    glfwGetWindowSize(window, &width, &height);
+    if (width <= 0 || height <= 0 || x < 0.0 || y < 0.0 || x >= width || y >= height) {
+        return {};
+    }
+    const Terrain& t = s.terrain;
+    // The pointer is on pixel (floor x, floor y): through its centre, as --pick PX,PY.
+    return pickTerrain(t.map, t.tree, t.mapping,
+                       pixelRay(s.camera, float(std::floor(x)) + 0.5f, float(std::floor(y)) + 0.5f,
+                                width, height));
+}
+
+// Left button on the terrain: a press starts a measurement there; a release in the same place is
+// a click, and a second click soon after in the same place flies to the point.
+void onMouseButton(GLFWwindow* window, int button, int action, int /*mods*/) {
+    Viewer& v = viewerOf(window);
+    if (button != GLFW_MOUSE_BUTTON_LEFT || v.fly.captured) {
+        return;
+    }
+    const double x = v.cursorX;  // where the button event happened
+    const double y = v.cursorY;
+    CursorReadout& c = v.hud.cursor;
+    if (action == GLFW_PRESS) {
+        if (ImGui::GetIO().WantCaptureMouse) {
+            return;
+        }
+        const PickHit hit = pickAt(window, v.session, x, y);
+        c.measured = hit.hit;
+        c.dragging = hit.hit;
+        c.a = c.b = hit.world;
+        v.pressX = x;
+        v.pressY = y;
+        return;
+    }
+    if (action != GLFW_RELEASE || !c.dragging) {
+        return;
+    }
+    c.dragging = false;
+    if (std::hypot(x - v.pressX, y - v.pressY) > kClickPixels) {
+        if (const PickHit end = pickAt(window, v.session, x, y); end.hit) {
+            c.b = end.world;  // a measuring drag, ending where the button came up
+        }
+        return;
+    }
+    c.measured = false;
+    const double now = glfwGetTime();
+    if (v.lastClickTime >= 0.0 && now - v.lastClickTime <= kDoubleClickSeconds &&
+        std::hypot(x - v.lastClickX, y - v.lastClickY) <= kClickPixels) {
+        v.fly.flight = CameraFlight::towards(v.session.camera, c.a, kFlightSeconds);
+        v.lastClickTime = -1.0;
+        return;
+    }
+    v.lastClickTime = now;
+    v.lastClickX = x;
+    v.lastClickY = y;
+}
+
+// The cursor's position in event order: glfwGetCursorPos asks the X server where the pointer is
+// now, so a button event handled late would be placed where the pointer went after it.
+void onCursorPos(GLFWwindow* window, double x, double y) {
+    Viewer& v = viewerOf(window);
+    v.cursorX = x;
+    v.cursorY = y;
+}
+
+void onScroll(GLFWwindow* window, double /*dx*/, double dy) {
+    if (!ImGui::GetIO().WantCaptureMouse) {
+        viewerOf(window).fly.onScroll(dy);
+    }
+}
+
+void onDrop(GLFWwindow* window, int count, const char** paths) {
+    if (count > 0) {
+        viewerOf(window).droppedPath = paths[count - 1];
+    }
+}
+
+}  // namespace
+
+void handOverInput(GLFWwindow* window, Viewer& v) {
+    const size_t count = v.input.frameBatch();
+    for (size_t i = 0; i < count; ++i) {
+        const InputEvent& e = v.input[i];
+        if (e.kind == InputEvent::Kind::Char) {
+            ImGui_ImplGlfw_CharCallback(window, e.codepoint);
+        } else {
+            ImGui_ImplGlfw_KeyCallback(window, e.key, e.scancode, e.action, e.mods);
+            handleKey(window, v, e);
+        }
+    }
+    v.input.pop(count);
+}
+
+void updateCursor(GLFWwindow* window, Viewer& v) {
+    CursorReadout& c = v.hud.cursor;
+    c.hover = {};
+    if (v.fly.captured) {
+        return;
+    }
+    const PickHit hit = pickAt(window, v.session, v.cursorX, v.cursorY);
+    if (c.dragging && hit.hit) {
+        c.b = hit.world;
+    }
+    if (!ImGui::GetIO().WantCaptureMouse) {
+        c.hover = hit;
+        c.hoverSample = CursorReadout::sampleAt(v.session.terrain.map, hit);
+    }
+}
+
+std::string screenshotName() {
+    const std::time_t now = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&now, &local);
+    char stamp[32];
+    std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &local);
+    std::string name = std::string("quadterrain-") + stamp + ".png";
+    for (int n = 2; n < 100; ++n) {
+        if (std::FILE* f = std::fopen(name.c_str(), "rb")) {
+            std::fclose(f);
+            name = std::string("quadterrain-") + stamp + "-" + std::to_string(n) + ".png";
+        } else {
+            break;
+        }
+    }
+    return name;
+}
+
+void installMouseCallbacks(GLFWwindow* window, Viewer& v) {
+    glfwSetWindowUserPointer(window, &v);
+    glfwSetScrollCallback(window, onScroll);
+    glfwSetMouseButtonCallback(window, onMouseButton);
+    glfwSetCursorPosCallback(window, onCursorPos);
+    glfwGetCursorPos(window, &v.cursorX, &v.cursorY);
+    glfwSetDropCallback(window, onDrop);
+}
+
+void installKeyboardCallbacks(GLFWwindow* window) {
+    glfwSetKeyCallback(window, onKeyQueued);
+    glfwSetCharCallback(window, onCharQueued);
+}
+
+}  // namespace qt

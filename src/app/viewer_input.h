@@ -1,0 +1,49 @@
+// The viewer's state shared by its frame loop and its input handlers, and those handlers: GLFW
+// callbacks that queue keys (handed to Dear ImGui and the camera a batch a frame), mouse picking,
+// measuring drags, double-click flights, the screenshot key.
+#pragma once
+
+#include <string>
+
+#include "app/fly_control.h"
+#include "app/hud.h"
+#include "app/input_queue.h"
+#include "app/session.h"
+
+struct GLFWwindow;
+
+namespace qt {
+
+struct Viewer {
+    explicit Viewer(Session& s) : session(s) {}
+    Session& session;
+    HudState hud;
+    FlyControl fly;
+    Camera frozenCamera;      // the culling camera while frozen
+    std::string droppedPath;  // set by the drop callback, loaded after the frame
+    bool hudVisible = true;
+    bool reloadRequested = false;
+    InputQueue input;  // keyboard events, handed to ImGui and the camera a batch a frame
+    enum class Shot { None, WithHud, WithoutHud } shotRequest = Shot::None;  // F12, Shift+F12
+    std::string lastShot;                 // the last screenshot the key saved
+    double cursorX = 0.0, cursorY = 0.0;  // the cursor as of the last event handled
+    double pressX = 0.0, pressY = 0.0;    // where the left button went down on the terrain
+    double lastClickTime = -1.0;          // the last click (press and release in one place)
+    double lastClickX = 0.0, lastClickY = 0.0;
+    float objectClock = 0.0f;  // simulated time owed to the objects, below one step
+};
+
+// Before Dear ImGui's backend is set up, which chains to them: the window's user pointer, scroll,
+// mouse buttons, cursor motion and dropped files.
+void installMouseCallbacks(GLFWwindow* window, Viewer& v);
+// After it, replacing its own: keys and characters only queue (see InputQueue).
+void installKeyboardCallbacks(GLFWwindow* window);
+// This frame's batch of the key queue: to Dear ImGui's handlers, then to the viewer's.
+void handOverInput(GLFWwindow* window, Viewer& v);
+// The pick under the cursor for the HUD (none over the HUD or with the mouse captured), and the
+// measurement's far end while dragging.
+void updateCursor(GLFWwindow* window, Viewer& v);
+// quadterrain-YYYYMMDD-HHMMSS.png in the current folder, -2, -3... when that exists.
+std::string screenshotName();
+
+}  // namespace qt

@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""Drives the real viewer window with synthetic X input (xdotool, through the XTest extension).
+
+Usage: input_test.py CASE QUADTERRAIN     (under a display: see with_display.sh)
+CASE: pick (hover and a measuring drag equal --pick of the same pixels), screenshot (F12 and
+Shift+F12 write PNGs named by date and time), enter (Ctrl+O, a path and Enter load a map),
+slow_keys (the same at 2 frames a second, with quick taps of C and O: none lost), move1 / move60
+(W held 2 s moves speed x 2 s at 1 and at 60 frames a second), fly (a double-click flies to the
+point), ground (flying into the ground stops just above it, and with ground-follow (T) at its
+height), minimap (a click on the minimap moves the camera over that point).
+The viewer runs with --state-json, prints "quadterrain: ready" after its first frame, and writes
+its camera, cursor pick, measurement and last screenshot at exit (Esc). Skips (exit 77) without
+xdotool, unless CI=true.
+"""
+import json
+import math
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+case, exe = sys.argv[1], os.path.abspath(sys.argv[2])
+WINDOW = (800, 450)
+# A camera over the middle of the 129x129 map, looking across it and down at it.
+CAMERA = ["--eye", "20,60,140", "--target", "70,0,60"]
+SKIP = 77
+
+
+def fail(message):
+    print(f"FAIL ({case}): {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def write_hills(path, n):
+    """A raw 16-bit little-endian square map of smooth hills (its size inferred from the length)."""
+    with open(path, "wb") as f:
+        for r in range(n):
+            for c in range(n):
+                v = (0.5 + 0.25 * math.sin(c * 0.11) * math.cos(r * 0.07) +
+                     0.2 * math.sin((c + r) * 0.031))
+                f.write(struct.pack("<H", max(0, min(65535, int(v * 65535)))))
+
+
+def xdotool(*args):
+    subprocess.run(["xdotool", *args], check=True, timeout=60)
+
+
+class Viewer:
+    """The viewer on `map_path`, started and waited for until its first frame is on screen."""
+
+    def __init__(self, tmp, map_path, *extra):
+        self.state_path = os.path.join(tmp, "state.json")
+        self.process = subprocess.Popen(
+            [exe, map_path, "--window", f"{WINDOW[0]}x{WINDOW[1]}", *CAMERA,
+             "--state-json", self.state_path, *extra],
+            cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline()
+        if "quadterrain: ready" not in line:
+            self.process.kill()
+            fail(f"the viewer did not start: {line!r} {self.process.stderr.read()!r}")
+        ids = subprocess.run(["xdotool", "search", "--sync", "--pid", str(self.process.pid)],
+                             capture_output=True, text=True, timeout=60).stdout.split()
+        if not ids:
+            self.close()
+            fail("no window found for the viewer's process")
+        self.window = ids[0]
+        # No window manager: the keyboard goes to the window under the pointer.
+        self.move(WINDOW[0] - 40, WINDOW[1] - 40)
+
+    def move(self, x, y):
+        xdotool("mousemove", "--window", self.window, str(x), str(y))
+
+    def close(self):
+        """Esc, then the state the viewer wrote at exit."""
+        xdotool("key", "Escape")
+        try:
+            _, err = self.process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            fail("the viewer did not close on Esc")
+        if self.process.returncode != 0:
+            fail(f"the viewer exited with {self.process.returncode}: {err.strip()}")
+        with open(self.state_path) as f:
+            return json.load(f)
+
+
+def scripted_pick(tmp, map_path, x, y):
+    """The "pick" of --stats-json for window pixel (x, y) with the same camera and window."""
+    out = os.path.join(tmp, f"pick_{x}_{y}.json")
+    subprocess.run([exe, map_path, "--window", f"{WINDOW[0]}x{WINDOW[1]}", *CAMERA,
+                    "--stats-json", out, "--pick", f"{x},{y}"], check=True, timeout=120)
+    with open(out) as f:
+        return json.load(f)["pick"]
+
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    if head[:8] != b"\x89PNG\r\n\x1a\n":
+        fail(f"{path} is not a PNG")
+    return struct.unpack(">II", head[16:24])
+
+
+def test_pick(tmp, map_path):
+    a, b, sky = (460, 240), (560, 400), (600, 15)
+    v = Viewer(tmp, map_path)
+    v.move(*a)
+    time.sleep(0.3)
+    xdotool("mousedown", "1")
+    time.sleep(0.3)
+    v.move(*b)
+    time.sleep(0.3)
+    xdotool("mouseup", "1")
+    time.sleep(0.3)
+    state = v.close()
+    pick_a, pick_b = scripted_pick(tmp, map_path, *a), scripted_pick(tmp, map_path, *b)
+    if not (pick_a["hit"] and pick_b["hit"]):
+        fail(f"the chosen pixels should be on the terrain: {pick_a} {pick_b}")
+    if state["cursor"] != pick_b:
+        fail(f"the cursor's pick {state['cursor']} != --pick {b}: {pick_b}")
+    if state["measure"] != {"a": pick_a["world"], "b": pick_b["world"]}:
+        fail(f"the measurement {state['measure']} != the picks {pick_a['world']} {pick_b['world']}")
+    if scripted_pick(tmp, map_path, *sky)["hit"]:
+        fail(f"pixel {sky} is sky: --pick should miss")
+    print(f"pick: cursor {state['cursor']}, measure {state['measure']}")
+
+
+def test_screenshot(tmp, map_path):
+    v = Viewer(tmp, map_path)
+    xdotool("key", "F12")
+    time.sleep(0.5)
+    xdotool("key", "shift+F12")
+    time.sleep(0.5)
+    state = v.close()
+    shots = sorted(f for f in os.listdir(tmp)
+                   if f.startswith("quadterrain-") and f.endswith(".png"))
+    if len(shots) != 2:
+        fail(f"expected two screenshots in the current folder, found {shots}")
+    for shot in shots:
+        name = shot[len("quadterrain-"):-len(".png")]
+        try:
+            time.strptime(name[:15], "%Y%m%d-%H%M%S")
+        except ValueError:
+            fail(f"{shot} is not named by date and time")
+        if png_size(os.path.join(tmp, shot)) != WINDOW:
+            fail(f"{shot} is {png_size(os.path.join(tmp, shot))}, not the window's size {WINDOW}")
+    if state["screenshot"] not in shots or "no HUD" not in state["message"]:
+        fail(f"the HUD should name the last screenshot: {state['message']!r}, "
+             f"{state['screenshot']!r}")
+    with open(os.path.join(tmp, shots[0]), "rb") as f1, \
+            open(os.path.join(tmp, shots[1]), "rb") as f2:
+        if f1.read() == f2.read():
+            fail("the screenshots with and without the HUD are the same")
+    print(f"screenshot: {shots}, HUD: {state['message']!r}")
+
+
+def test_enter(tmp, map_path, fps=None):
+    """Ctrl+O, Ctrl+A, the path and Enter, each key sent at once (a tap within one frame at low
+    frame rates); at low frame rates, quick taps of C and O first."""
+    second = os.path.join(tmp, "second.r16")
+    write_hills(second, 65)
+    v = Viewer(tmp, map_path, *(["--max-fps", str(fps)] if fps else []))
+    frame = 1.0 / fps if fps else 0.1
+    if fps:
+        xdotool("key", "--delay", "5", "c", "o")
+        time.sleep(2 * frame)
+    xdotool("key", "ctrl+o")
+    time.sleep(2 * frame)
+    xdotool("key", "ctrl+a")
+    xdotool("type", "--delay", "5", second)
+    xdotool("key", "Return")
+    time.sleep(4 * frame + 0.5)
+    state = v.close()
+    if state["map"] != second or not state["message"].startswith("loaded "):
+        fail(f"Enter in the path box should load {second}: map {state['map']!r}, "
+             f"message {state['message']!r}")
+    if fps and state["toggles"] != {"cull": False, "occlusion": False}:
+        fail(f"quick taps of C and O at {fps} fps were lost: {state['toggles']}")
+    print(f"enter{' at %d fps' % fps if fps else ''}: {state['message']!r}, {state['toggles']}, "
+          f"{state['frames']} frames")
+
+
+def test_move(tmp, map_path, fps):
+    held = 2.0
+    # Eye high over the map, looking level along +x: nothing but the keys moves it.
+    global CAMERA
+    CAMERA = ["--eye", "10,300,64", "--target", "110,300,64"]
+    v = Viewer(tmp, map_path, "--max-fps", str(fps))
+    start_eye = [10.0, 300.0, 64.0]
+    xdotool("keydown", "w", "sleep", str(held), "keyup", "w")
+    time.sleep(1.5)  # a frame at 1 fps takes in the release
+    state = v.close()
+    eye = state["camera"]["eye"]
+    moved = math.dist(eye, start_eye)
+    expected = state["speed"] * held
+    rate = state["frames"] / state["seconds"]
+    print(f"move at {fps} fps (measured {rate:.1f} frames/s over {state['frames']} frames): "
+          f"moved {moved:.3f}, expected {expected:.3f} ({100 * (moved / expected - 1):+.2f}%)")
+    # Key events are timed when a frame takes them in: at 60 fps up to a frame late (both ends,
+    # so mostly cancelling); at 1 fps the frame waits for input, so late only when an edge comes
+    # during a draw (allowed 0.1 s: slow hosts, sanitizers). Frames polled once a second would
+    # be a second late at worst: 50% of the distance.
+    frame = state["seconds"] / state["frames"]
+    tolerance = 0.04 * expected + state["speed"] * (frame if fps > 1 else 0.1)
+    if abs(moved - expected) > tolerance:
+        fail(f"W held {held} s at {fps} fps moved {moved}, not speed x time = {expected}")
+    if fps == 1 and rate > 1.5:
+        fail(f"--max-fps 1 drew {rate} frames a second")
+
+
+def ground_under(tmp, map_path, eye):
+    """The drawn surface's height under `eye`: --pick straight down through a centre pixel."""
+    out = os.path.join(tmp, "ground.json")
+    x, y, z = eye
+    subprocess.run([exe, map_path, "--window", "201x201", "--eye", f"{x},{y + 100},{z}",
+                    "--target", f"{x},{y - 100},{z}", "--stats-json", out, "--pick", "100,100"],
+                   check=True, timeout=120)
+    with open(out) as f:
+        pick = json.load(f)["pick"]
+    # The float inverse of the view-projection puts the ray a few hundredths of a unit off.
+    if not pick["hit"] or math.dist([pick["world"][0], pick["world"][2]], [x, z]) > 0.1:
+        fail(f"no ground straight under {eye}: {pick}")
+    return pick["world"][1]
+
+
+def test_fly(tmp, map_path):
+    point = (460, 240)
+    v = Viewer(tmp, map_path)
+    v.move(*point)
+    time.sleep(0.3)
+    xdotool("click", "--repeat", "2", "--delay", "80", "1")
+    time.sleep(2.0)  # the flight takes 0.8 s
+    state = v.close()
+    hit = scripted_pick(tmp, map_path, *point)["world"]
+    start = [20.0, 60.0, 140.0]
+    expected = [h + (s - h) * 0.25 for h, s in zip(hit, start)]
+    eye = state["camera"]["eye"]
+    if math.dist(eye, expected) > 1e-3 * math.dist(start, hit):
+        fail(f"a double-click on {hit} should fly to {expected}, the eye is at {eye}")
+    forward = state["camera"]["forward"]
+    to_point = [h - e for h, e in zip(hit, eye)]
+    cosine = sum(f * t for f, t in zip(forward, to_point)) / math.hypot(*to_point)
+    if cosine < 0.9999:
+        fail(f"after the flight the camera should look at {hit}: forward {forward}")
+    print(f"fly: to {eye}, looking at {hit} (cosine {cosine:.6f})")
+
+
+def test_ground(tmp, map_path):
+    global CAMERA
+    CAMERA = ["--eye", "64,14,64", "--target", "64.01,0,64"]  # low, looking straight down
+    v = Viewer(tmp, map_path)
+    xdotool("keydown", "w", "sleep", "2", "keyup", "w")  # 12.8 units down at 6.4 a second
+    time.sleep(0.3)
+    state = v.close()
+    eye = state["camera"]["eye"]
+    ground = ground_under(tmp, map_path, eye)
+    clearance = eye[1] - ground
+    if not 0.0 < clearance < 0.5:
+        fail(f"flying into the ground: the eye should stop just above it, {clearance} above")
+    v = Viewer(tmp, map_path)
+    xdotool("key", "t", "keydown", "w", "sleep", "2", "keyup", "w")  # down again, following
+    time.sleep(0.3)
+    state = v.close()
+    eye2 = state["camera"]["eye"]
+    follow = state["follow"]
+    lifted = eye2[1] - ground_under(tmp, map_path, eye2)
+    if not follow["on"] or abs(lifted - follow["height"]) > 0.05:
+        fail(f"ground-follow (T) should keep the eye {follow['height']} above the ground: {lifted}")
+    print(f"ground: stopped {clearance:.4f} above the ground; ground-follow {lifted:.4f} above")
+
+
+def test_minimap(tmp, map_path):
+    global WINDOW
+    WINDOW = (1280, 720)
+    v = Viewer(tmp, map_path)
+    time.sleep(0.3)
+    xdotool("key", "Escape")  # closes: the first state says where the minimap is
+    v.process.communicate(timeout=60)
+    with open(v.state_path) as f:
+        left, top, side = json.load(f)["minimap"]
+    if side < 40:
+        fail(f"the minimap should be on screen at 1280x720: {left, top, side}")
+    v = Viewer(tmp, map_path)
+    # The square's centre is the map's centre (the border is the same on every side).
+    v.move(int(left + side / 2), int(top + side / 2))
+    time.sleep(0.3)
+    xdotool("click", "1")
+    time.sleep(0.5)
+    v.move(WINDOW[0] - 40, WINDOW[1] - 40)
+    state = v.close()
+    eye = state["camera"]["eye"]
+    pixel = 128 / (0.8 * side)  # map units per minimap pixel
+    if abs(eye[0] - 64) > 2 * pixel or abs(eye[2] - 64) > 2 * pixel:
+        fail(f"a click on the minimap's centre should move the eye over (64, 64): {eye}")
+    print(f"minimap: square {left, top, side}; eye moved to {eye}")
+
+
+def main():
+    if subprocess.run(["sh", "-c", "command -v xdotool"], capture_output=True).returncode != 0:
+        if os.environ.get("CI") == "true":
+            fail("xdotool is not installed (bash .ci/install-deps)")
+        print(f"(input_test {case} skipped: xdotool not installed)")
+        sys.exit(SKIP)
+    with tempfile.TemporaryDirectory() as tmp:
+        map_path = os.path.join(tmp, "hills.r16")
+        write_hills(map_path, 129)
+        tests = {"pick": test_pick, "screenshot": test_screenshot, "enter": test_enter,
+                 "move1": lambda t, m: test_move(t, m, 1),
+                 "move60": lambda t, m: test_move(t, m, 60),
+                 "slow_keys": lambda t, m: test_enter(t, m, 2), "fly": test_fly,
+                 "ground": test_ground, "minimap": test_minimap}
+        if case not in tests:
+            fail(f"unknown case; one of {sorted(tests)}")
+        tests[case](tmp, map_path)
+
+
+main()
