@@ -1,0 +1,97 @@
+// Objects in the frame: 1,000,000 trees and rocks and 100,000 rolling balls scattered on a
+// 4097 x 4097 synthetic map (core/object_scene.h), at the bench flight's cameras. Per frame: the
+// frame pipeline with the objects (the object tree's frustum query and the occlusion horizon's
+// box tests) against the same pipeline without them, the object-tree nodes and boxes tested
+// against the brute-force test of every object, and one simulation step.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "core/camera_fit.h"
+#include "core/flight_path.h"
+#include "core/frame.h"
+#include "core/object_scene.h"
+#include "core/synthetic.h"
+
+namespace qt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+struct ObjectWorld {
+    Heightmap map;
+    WorldMapping mapping;
+    Quadtree tree;
+    std::unique_ptr<ObjectScene> objects;
+    std::vector<Camera> cameras;
+    FrameBuffers frame;
+};
+
+// Built once: the map, its tree, the scatter (seed 1) and 64 flight cameras.
+ObjectWorld& world(int side, uint32_t count, uint32_t moving) {
+    static std::unique_ptr<ObjectWorld> cached;
+    if (!cached) {
+        cached = std::make_unique<ObjectWorld>();
+        ObjectWorld& w = *cached;
+        w.map = syntheticHeightmap(side, side, 1);
+        w.mapping = defaultMapping(w.map);
+        w.tree = buildQuadtree(w.map, 4).value();
+        w.objects = std::make_unique<ObjectScene>(
+            ObjectScene::scatter(w.map, w.mapping, count, moving, 1).value());
+        w.cameras = flightPath(w.map, w.mapping, 64, 16.0f / 9.0f);
+        w.frame.reserveFor(w.tree);
+        w.frame.reserveObjects(count);
+    }
+    return *cached;
+}
+
+// One iteration: every flight camera's frame with the objects and without, interleaved, and one
+// step. Counters per frame: the terrain pipeline's and the objects' milliseconds, the objects'
+// share of the culling, the object tests against brute force, and the step's milliseconds.
+void BM_ObjectFrame(benchmark::State& state) {
+    ObjectWorld& w = world(int(state.range(0)), 1100000, 100000);
+    const ObjectTree& index = w.objects->index();
+    double withMs = 0.0, withoutMs = 0.0, objectMs = 0.0, stepMs = 0.0;
+    uint64_t tested = 0, drawn = 0, occluded = 0, frames = 0, steps = 0;
+    for (auto _ : state) {
+        for (const Camera& c : w.cameras) {
+            const CullView view{c, 720, true, true, 2.0f};
+            Clock::time_point start = Clock::now();
+            const FrameStats with = runFrame(w.map, w.tree, w.mapping, view, w.frame, &index);
+            withMs += msSince(start);
+            start = Clock::now();
+            runFrame(w.map, w.tree, w.mapping, view, w.frame);
+            withoutMs += msSince(start);
+            objectMs += with.objects.cullMs;
+            tested += uint64_t(with.objects.nodesTested) + with.objects.objectsTested;
+            drawn += with.objects.drawn;
+            occluded += with.objects.occluded;
+            ++frames;
+        }
+        const StepStats step = w.objects->step(w.map, w.mapping);
+        stepMs += step.updateMs + step.collideMs;
+        ++steps;
+    }
+    const double n = double(std::max<uint64_t>(frames, 1));
+    state.counters["pipeline_ms"] = withoutMs / n;
+    state.counters["with_objects_ms"] = withMs / n;
+    state.counters["object_stage_ms"] = objectMs / n;
+    state.counters["tests"] = double(tested) / n;
+    state.counters["brute_over_tests"] =
+        double(index.objectCount()) * n / double(std::max<uint64_t>(tested, 1));
+    state.counters["drawn"] = double(drawn) / n;
+    state.counters["occluded"] = double(occluded) / n;
+    state.counters["step_ms"] = stepMs / double(std::max<uint64_t>(steps, 1));
+}
+
+BENCHMARK(BM_ObjectFrame)->Arg(4097)->Iterations(3)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace qt
