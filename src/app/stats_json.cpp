@@ -140,14 +140,17 @@ std::string statsJson(const StatsReport& r) {
              ", \"draw_calls\": " + std::to_string(s.objectDrawCalls) + "},\n";
         if (r.dumpObjects && r.frame) {
             j += "  \"object_list\": [";
-            const std::vector<uint32_t>& inFrustum = r.frame->objectsInFrustum;
-            const std::vector<uint32_t>& drawn = r.frame->objectsDrawn;
-            size_t f = 0, d = 0;
+            // Per object: 0 culled, 1 occluded, 2 drawn (the frame's lists are in tree order).
+            std::vector<uint8_t> state(r.objects->count(), 0);
+            for (uint32_t id : r.frame->objectsInFrustum) {
+                state[id] = 1;
+            }
+            for (uint32_t id : r.frame->objectsDrawn) {
+                state[id] = 2;
+            }
             for (uint32_t id = 0; id < r.objects->count(); ++id) {
-                const bool seen = f < inFrustum.size() && inFrustum[f] == id;
-                const bool isDrawn = d < drawn.size() && drawn[d] == id;
-                f += seen ? 1 : 0;
-                d += isDrawn ? 1 : 0;
+                const bool isDrawn = state[id] == 2;
+                const bool seen = state[id] >= 1;
                 const Box b = r.objects->box(id);
                 j += id == 0 ? "\n    " : ",\n    ";
                 j += "[" + std::to_string(id) + ", " + vec3(b.min) + ", " + vec3(b.max) + ", " +

@@ -31,7 +31,7 @@ void objectFrustumStage(const ObjectTree& objects, const CullView& view, const F
     const Clock::time_point start = Clock::now();
     if (view.frustum) {
         ObjectTree::FrustumQueryStats query;
-        objects.queryFrustum(frustum, frame.objectsInFrustum, &query);
+        objects.queryFrustum(frustum, frame.objectsInFrustum, &query, false);
         stats.objects.nodesTested = query.nodesTested;
         stats.objects.objectsTested = query.objectsTested;
     } else {

@@ -74,8 +74,9 @@ struct FrameBuffers {
     // With level of detail and occlusion: the full-detail leaves (the stage's candidates), those
     // it keeps, and those it removes.
     std::vector<LeafRange> lodLeaves, lodKept, lodOccluded;
-    // Objects: those in the culling frustum (sorted ids) and their boxes, the occlusion stage's
-    // occludees; then those drawn (sorted ids), the renderer's list.
+    // Objects: those in the culling frustum (in the object tree's order: the frame needs no sort)
+    // and their boxes, the occlusion stage's occludees; then those drawn, in the same order, the
+    // renderer's list.
     std::vector<uint32_t> objectsInFrustum;
     std::vector<Box> objectBoxes;
     std::vector<uint32_t> objectsDrawn;

@@ -66,14 +66,15 @@ public:
 
     void queryRect(const Rect& rect, std::vector<uint32_t>& out) const override;
     void queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out) const override;
-    // The same, counting the plane tests: nodes whose bounds were tested, and object boxes (an
-    // object in k leaves tested k times; objects under a node inside every plane are not).
+    // The same, counting the plane tests (nodes whose bounds were tested, object boxes; objects
+    // under a node inside every plane are not), and with sortById false in the tree's order (the
+    // same for the same tree), for the frame, which needs no sort.
     struct FrustumQueryStats {
         uint32_t nodesTested = 0;
         uint32_t objectsTested = 0;
     };
-    void queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out,
-                      FrustumQueryStats* stats) const;
+    void queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out, FrustumQueryStats* stats,
+                      bool sortById) const;
     std::optional<RayHit> queryRay(const Ray& ray) const override;
     void collisionPairs(std::vector<ObjectPair>& out) const override;
 

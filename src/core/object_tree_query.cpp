@@ -45,14 +45,17 @@ void ObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const {
     std::sort(out.begin(), out.end());
 }
 
-// Plane masking as in cull.cpp: a node tests only the planes its parent straddled; a node inside
-// every plane takes its objects untested. An object is in several leaves: sorted, then unique.
 void ObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out) const {
-    queryFrustum(frustum, out, nullptr);
+    queryFrustum(frustum, out, nullptr, true);
 }
 
+// Plane masking as in cull.cpp: a node tests only the planes its parent straddled; a node inside
+// every plane takes its objects untested. An object is in several leaves: only the one leaf that
+// owns the lowest corner of its swept box reports it (the corner lies in the swept box, so that
+// leaf holds the object, and its bounds hold the swept box: where that leaf is culled, so is the
+// object), so there are no repeats to sort away, and the others are not even tested.
 void ObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out,
-                              FrustumQueryStats* stats) const {
+                              FrustumQueryStats* stats, bool sortById) const {
     out.clear();
     uint32_t nodesTested = 0, objectsTested = 0;
     std::array<Frame, Walk::kStack> stack;
@@ -79,7 +82,11 @@ void ObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out
             continue;
         }
         for (uint32_t e = n.head; e != kNone; e = elements_[e].next) {
-            const uint32_t o = elements_[e].object;
+            const Element& element = elements_[e];
+            if (!Walk::owns(f, element.minX, element.minZ)) {
+                continue;
+            }
+            const uint32_t o = element.object;
             bool objectOutside = false;
             if (planes) {
                 frustum.classify(box_[o], planes, objectOutside);
@@ -90,8 +97,9 @@ void ObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out
             }
         }
     }
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
+    if (sortById) {
+        std::sort(out.begin(), out.end());
+    }
     if (stats) {
         *stats = {nodesTested, objectsTested};
     }
