@@ -49,8 +49,8 @@ void drawStats(const FrameStats& stats, const Terrain& terrain) {
         ImGui::Text("leaves drawn %u of %u (%.1f%%)", c.leavesDrawn, stats.leavesTotal,
                     percent(c.leavesDrawn, stats.leavesTotal));
     }
-    ImGui::Text("culled by the frustum %u", c.leavesCulled);
-    ImGui::Text("occluded %u%s", c.leavesOccluded, stats.lod ? " (full-detail nodes)" : "");
+    ImGui::Text("culled by the frustum %u, occluded %u%s", c.leavesCulled, c.leavesOccluded,
+                stats.lod ? " (full detail)" : "");
     ImGui::Text("nodes tested %u of %u, whole subtrees %u", c.nodesTested, stats.nodesTotal,
                 c.subtreesAccepted);
     ImGui::Text("triangles %llu, draw calls %d", (unsigned long long)c.triangles, stats.drawCalls);
@@ -58,6 +58,15 @@ void drawStats(const FrameStats& stats, const Terrain& terrain) {
         ImGui::TextDisabled("%s%s%s", stats.syncedDraws ? "synchronised batches" : "",
                             stats.syncedDraws && stats.backFacesCulled ? ", " : "",
                             stats.backFacesCulled ? "back faces culled" : "");
+    }
+    if (terrain.objects) {  // the objects in two lines; the rest in their own section
+        const ObjectFrameStats& o = stats.objects;
+        const StepStats& step = terrain.lastStep;
+        ImGui::TextWrapped("objects %u/%u drawn, %u culled, %u occluded", o.drawn, o.total,
+                           o.culled, o.occluded);
+        ImGui::TextWrapped("step %llu: %u pairs, %u contacts; %.1f + %.1f + %.2f ms",
+                           (unsigned long long)terrain.objects->steps(), step.pairsTested,
+                           step.contacts, step.updateMs, step.collideMs, o.cullMs);
     }
 }
 
@@ -117,12 +126,9 @@ bool drawObjects(HudState& state, const FrameStats& stats, const Terrain& terrai
     if (terrain.objects) {
         const ObjectFrameStats& o = stats.objects;
         const StepStats& step = terrain.lastStep;
-        ImGui::Text("%u objects (%u moving), drawn %u in %d draws", o.total,
-                    terrain.objects->movingCount(), o.drawn, stats.objectDrawCalls);
-        ImGui::Text("culled by the frustum %u, occluded %u", o.culled, o.occluded);
-        ImGui::Text("tested %u tree nodes, %u boxes", o.nodesTested, o.objectsTested);
-        ImGui::Text("step %llu: %u pairs tested, %u contacts",
-                    (unsigned long long)terrain.objects->steps(), step.pairsTested, step.contacts);
+        ImGui::Text("%u moving; %d draws; tested %u tree nodes, %u boxes",
+                    terrain.objects->movingCount(), stats.objectDrawCalls, o.nodesTested,
+                    o.objectsTested);
         ImGui::Text("update %.2f, collide %.2f, cull %.3f ms", step.updateMs, step.collideMs,
                     o.cullMs);
         ImGui::Text("selected %zu (right-drag on the minimap)",
@@ -210,7 +216,7 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     if (ImGui::CollapsingHeader("view and keys", ImGuiTreeNodeFlags_DefaultOpen)) {
         requests = drawToggles(state, camera, speed);
     }
-    if (ImGui::CollapsingHeader("objects", terrain.objects ? ImGuiTreeNodeFlags_DefaultOpen : 0)) {
+    if (ImGui::CollapsingHeader("objects")) {
         requests.scatterObjects = drawObjects(state, stats, terrain);
     }
     if (state.focusPath) {

@@ -21,7 +21,7 @@ constexpr ImU32 kBackground = opaque(kOutsideColour);
 constexpr ImU32 kFrustum = opaque(kFrustumColour);
 constexpr ImU32 kCamera = opaque(kCameraColour);
 constexpr ImU32 kObjectCell = IM_COL32(255, 255, 255, 70);
-constexpr ImU32 kObjectDot = IM_COL32(250, 120, 40, 255);
+constexpr ImU32 kObjectDot = IM_COL32(250, 120, 40, 160);
 constexpr ImU32 kSelectedDot = IM_COL32(255, 220, 30, 255);
 constexpr ImU32 kSelection = IM_COL32(255, 220, 30, 200);
 
