@@ -34,13 +34,8 @@ void objectFrustumStage(const ObjectTree& objects, const CullView& view, const F
         objects.queryFrustum(frustum, frame.objectsInFrustum, &query, false);
         stats.objects.nodesTested = query.nodesTested;
         stats.objects.objectsTested = query.objectsTested;
-    } else {
-        frame.objectsInFrustum.clear();
-        for (uint32_t id = 0; frame.objectsInFrustum.size() < objects.objectCount(); ++id) {
-            if (objects.alive(id)) {
-                frame.objectsInFrustum.push_back(id);
-            }
-        }
+    } else {  // every object, in the order the query gives them (see allInTreeOrder)
+        objects.allInTreeOrder(frame.objectsInFrustum);
     }
     frame.objectBoxes.clear();
     for (uint32_t id : frame.objectsInFrustum) {

@@ -75,6 +75,10 @@ public:
     };
     void queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out, FrustumQueryStats* stats,
                       bool sortById) const;
+    // Every live object in the order queryFrustum(..., sortById false) reports them: a frame
+    // without culling draws them in this order, so that a culled frame draws its subset in the
+    // same relative order and objects at equal depth win the same pixels in both.
+    void allInTreeOrder(std::vector<uint32_t>& out) const;
     std::optional<RayHit> queryRay(const Ray& ray) const override;
     void collisionPairs(std::vector<ObjectPair>& out) const override;
 
@@ -143,6 +147,8 @@ private:
     friend struct ObjectTreeWalk;
     struct Frame;  // a node being walked, with its region (object_tree.cpp)
 
+    void frustumWalk(const Frustum& frustum, uint8_t rootPlanes, std::vector<uint32_t>& out,
+                     FrustumQueryStats* stats) const;
     uint32_t allocGroup(uint32_t parent);
     void freeGroup(uint32_t first);
     uint32_t allocElement(uint32_t object, uint32_t next);

@@ -54,13 +54,28 @@ void ObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out
 // owns the lowest corner of its swept box reports it (the corner lies in the swept box, so that
 // leaf holds the object, and its bounds hold the swept box: where that leaf is culled, so is the
 // object), so there are no repeats to sort away, and the others are not even tested.
+void ObjectTree::allInTreeOrder(std::vector<uint32_t>& out) const {
+    Frustum everything{};
+    frustumWalk(everything, 0, out, nullptr);
+}
+
 void ObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out,
                               FrustumQueryStats* stats, bool sortById) const {
+    frustumWalk(frustum, kAllPlanes, out, stats);
+    if (sortById) {
+        std::sort(out.begin(), out.end());
+    }
+}
+
+// The frustum query's walk from the root with `rootPlanes` to test (0: none, every object).
+void ObjectTree::frustumWalk(const Frustum& frustum, uint8_t rootPlanes, std::vector<uint32_t>& out,
+                             FrustumQueryStats* stats) const {
     out.clear();
     uint32_t nodesTested = 0, objectsTested = 0;
     std::array<Frame, Walk::kStack> stack;
     size_t top = 0;
     stack[top++] = Walk::root(config_);
+    stack[0].planes = rootPlanes;
     while (top > 0) {
         const Frame f = stack[--top];
         const Node& n = nodes_[f.node];
@@ -96,9 +111,6 @@ void ObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out
                 out.push_back(o);
             }
         }
-    }
-    if (sortById) {
-        std::sort(out.begin(), out.end());
     }
     if (stats) {
         *stats = {nodesTested, objectsTested};
