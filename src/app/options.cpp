@@ -112,6 +112,20 @@ Handler finiteOption(std::optional<float> ViewerOptions::*field) {
 }
 
 // An output file option (isPathOption: an empty value is refused before the handler runs).
+// A whole number from 0 to `most`, stored as the field's type; `what` names it in the error.
+template <typename T>
+Handler countOption(T ViewerOptions::*field, uint64_t most, const char* what) {
+    return [field, most, what](ViewerOptions& o, const std::string& v) -> Status {
+        uint64_t count = 0;
+        if (!parseCount(v, most, count)) {
+            return Status::failure(std::string("expected a whole number") + what + " from 0 to " +
+                                   std::to_string(most));
+        }
+        o.*field = T(count);
+        return Status{};
+    };
+}
+
 Handler pathOption(std::string ViewerOptions::*field) {
     return [field](ViewerOptions& o, const std::string& v) -> Status {
         o.*field = v;
@@ -207,43 +221,10 @@ const std::map<std::string, Handler>& valueOptions() {
              }
              return {};
          }},
-        {"--objects",
-         [](ViewerOptions& o, const std::string& v) -> Status {
-             uint64_t count = 0;
-             if (!parseCount(v, kMaxObjects, count)) {
-                 return Status::failure("expected a whole number of objects from 0 to " +
-                                        std::to_string(kMaxObjects));
-             }
-             o.objects = uint32_t(count);
-             return {};
-         }},
-        {"--moving",
-         [](ViewerOptions& o, const std::string& v) -> Status {
-             uint64_t count = 0;
-             if (!parseCount(v, kMaxObjects, count)) {
-                 return Status::failure("expected a whole number of moving objects from 0 to " +
-                                        std::to_string(kMaxObjects));
-             }
-             o.moving = uint32_t(count);
-             return {};
-         }},
-        {"--seed",
-         [](ViewerOptions& o, const std::string& v) -> Status {
-             if (!parseCount(v, UINT64_MAX, o.seed)) {
-                 return Status::failure("expected a whole number from 0 to 18446744073709551615");
-             }
-             return {};
-         }},
-        {"--steps",
-         [](ViewerOptions& o, const std::string& v) -> Status {
-             uint64_t steps = 0;
-             if (!parseCount(v, kMaxSteps, steps)) {
-                 return Status::failure("expected a whole number of steps from 0 to " +
-                                        std::to_string(kMaxSteps));
-             }
-             o.steps = int(steps);
-             return {};
-         }},
+        {"--objects", countOption(&ViewerOptions::objects, kMaxObjects, " of objects")},
+        {"--moving", countOption(&ViewerOptions::moving, kMaxObjects, " of moving objects")},
+        {"--seed", countOption(&ViewerOptions::seed, UINT64_MAX, "")},
+        {"--steps", countOption(&ViewerOptions::steps, kMaxSteps, " of steps")},
         {"--pick",
          [](ViewerOptions& o, const std::string& v) -> Status {
              const size_t comma = v.find(',');
