@@ -26,25 +26,31 @@ WorldExtent worldExtent(const Heightmap& map, const WorldMapping& mapping) {
 
 WorldMapping defaultMapping(const Heightmap& map) {
     WorldMapping mapping;
-    switch (map.format) {
-        case HeightmapFormat::Hgt:
-            // 1201 samples span one degree at 3 arc-seconds, 3601 at 1 arc-second.
-            mapping.spacing =
-                map.width > 1 ? float(3600.0 / (map.width - 1) * kMetresPerArcSecond) : 1.0f;
-            mapping.heightScale = 1.0f;
-            return mapping;
-        case HeightmapFormat::Image8:
-        case HeightmapFormat::Image16:
-        case HeightmapFormat::Raw16: {
-            const double fullScale = map.format == HeightmapFormat::Image8 ? 255.0 : 65535.0;
-            const double side = double(std::max(map.width, map.height) - 1);
-            mapping.heightScale = float(kDefaultReliefFraction * side / fullScale);
-            return mapping;
-        }
-        case HeightmapFormat::ImageFloat:
-            mapping.heightScale = 1.0f;
-            return mapping;
+    if (map.geo.present && map.geo.metresX > 0.0 && map.geo.metresZ > 0.0) {
+        mapping.spacing = float(map.geo.metresX);
     }
+    if (map.metres && map.geo.present) {
+        mapping.heightScale = 1.0f;  // real metres on every axis
+        return mapping;
+    }
+    if (map.format == HeightmapFormat::Hgt) {
+        // A tile whose name gives no latitude: 1201 samples span one degree at 3 arc-seconds,
+        // 3601 at 1 arc-second, north-south; east-west is taken as the same.
+        mapping.spacing =
+            map.width > 1 ? float(3600.0 / (map.width - 1) * kMetresPerArcSecond) : 1.0f;
+        mapping.heightScale = 1.0f;
+        return mapping;
+    }
+    if (map.format == HeightmapFormat::ImageFloat) {
+        mapping.heightScale = 1.0f;
+        return mapping;
+    }
+    // Unitless samples, or metres without a horizontal size: the map's own sample range spans
+    // kDefaultReliefFraction of its longer side.
+    const double range = double(map.maxSample) - double(map.minSample);
+    const double side =
+        std::max(double(map.width - 1) * mapping.spacing, double(map.height - 1) * mapping.spacing);
+    mapping.heightScale = range > 0.0 ? float(kDefaultReliefFraction * side / range) : 1.0f;
     return mapping;
 }
 

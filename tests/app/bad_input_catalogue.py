@@ -210,7 +210,8 @@ case(".raw not square without --size", [write("odd.r16", b"\0" * 30)] + stats, 1
 unknown = write("map.xyz", b"123")
 case("unknown extension", [unknown] + stats, 1,
      q + unknown + ": unknown extension '.xyz' (expected .png .jpg .jpeg .bmp .tga .pgm .ppm .pnm "
-     ".gif .psd .hdr .hgt .r16 .raw)")
+     ".gif .psd .hdr .hgt .r16 .raw, or through GDAL .tif .tiff .asc .vrt .dem .bil .flt .img .ter .bt "
+     ".gz .zip)")
 
 # Files whose header is fine but whose pixel data is missing, or that say more than they hold.
 def truncated_case(name, filename, data, keep, message):
@@ -413,7 +414,8 @@ case("truncated file whose name has a newline", [nl_bad] + stats, 1,
 tab_ext = write("map.p\tng", b"123")
 case("extension with a tab", [tab_ext] + stats, 1,
      q + os.path.join(tmp, "map.p\\x09ng") + ": unknown extension '.p\\x09ng' (expected .png "
-     ".jpg .jpeg .bmp .tga .pgm .ppm .pnm .gif .psd .hdr .hgt .r16 .raw)")
+     ".jpg .jpeg .bmp .tga .pgm .ppm .pnm .gif .psd .hdr .hgt .r16 .raw, or through GDAL .tif .tiff "
+     ".asc .vrt .dem .bil .flt .img .ter .bt .gz .zip)")
 
 # Options.
 usage = [

@@ -139,10 +139,12 @@ TEST(TerrainGrid, DefaultMappings) {
     hgt.format = HeightmapFormat::Hgt;
     EXPECT_NEAR(defaultMapping(hgt).spacing, 92.61f, 0.01f);
     EXPECT_EQ(defaultMapping(hgt).heightScale, 1.0f);
-    Heightmap png = flatHeightmap(1025, 1025);
-    png.format = HeightmapFormat::Image16;
+    // Unitless samples: their own range, not the format's, spans an eighth of the longer side.
+    std::vector<float> samples(size_t(1025) * 513, 200.0f);
+    samples.back() = 1000.0f;
+    const Heightmap png = makeHeightmap(1025, 513, samples).value();
     EXPECT_EQ(defaultMapping(png).spacing, 1.0f);
-    EXPECT_NEAR(defaultMapping(png).heightScale * 65535.0f, 128.0f, 1e-3f);
+    EXPECT_NEAR(defaultMapping(png).heightScale * 800.0f, 128.0f, 1e-3f);
 }
 
 TEST(TerrainGrid, CheckWorldFiniteNamesTheOption) {
