@@ -101,8 +101,9 @@ void drawMinimap(const Terrain& terrain, const Camera& camera,
     }
 
     // World x/z to sample units, then pixels. The frustum's lines inside the map's square.
-    const float toSamples = 1.0f / terrain.mapping.spacing;
-    auto world = [&](const glm::vec3& p) { return pixel(p.x * toSamples, p.z * toSamples); };
+    const float toColumns = 1.0f / terrain.mapping.spacingX;
+    const float toRows = 1.0f / terrain.mapping.spacingZ;
+    auto world = [&](const glm::vec3& p) { return pixel(p.x * toColumns, p.z * toRows); };
     draw->PushClipRect(pixel(0.0f, 0.0f),
                        pixel(float(terrain.map.width - 1), float(terrain.map.height - 1)), true);
     for (const auto& edge : Frustum::kEdges) {
@@ -111,8 +112,8 @@ void drawMinimap(const Terrain& terrain, const Camera& camera,
     }
     draw->PopClipRect();
     const ImVec2 eye = world(camera.position);
-    const glm::vec3 ahead =
-        camera.position + camera.forward() * (0.08f * samplesLong * terrain.mapping.spacing);
+    const glm::vec3 ahead = camera.position + camera.forward() * (0.08f * samplesLong *
+                                                                  terrain.mapping.largerSpacing());
     draw->AddCircleFilled(eye, 3.5f, kCamera);
     draw->AddLine(eye, world(ahead), kCamera, 2.0f);
     draw->PopClipRect();

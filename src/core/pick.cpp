@@ -85,7 +85,7 @@ void finish(const Heightmap& map, const WorldMapping& mapping, const DVec3& o, c
     }
     const DVec3 p = o + best.t * d;
     best.world = glm::vec3(p);
-    const double x = p.x / double(mapping.spacing), z = p.z / double(mapping.spacing);
+    const double x = p.x / double(mapping.spacingX), z = p.z / double(mapping.spacingZ);
     best.col = std::clamp(int(std::lround(x)), best.col, best.col + 1);
     best.row = std::clamp(int(std::lround(z)), best.row, best.row + 1);
     best.col = std::min(best.col, map.width - 1);

@@ -197,7 +197,7 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     glUniform1i(program.uniform("heights"), 0);
     glUniform2i(program.uniform("mapSize"), gpu.width, gpu.height);
     glUniform1i(program.uniform("leafSize"), gpu.leafSize);
-    glUniform1f(program.uniform("spacing"), mapping.spacing);
+    glUniform2f(program.uniform("spacing"), mapping.spacingX, mapping.spacingZ);
     const HeightTransform height = heightTransform(gpu.coding, mapping);
     glUniform1f(program.uniform("heightScale"), height.scale);
     glUniform1f(program.uniform("heightBias"), height.bias);

@@ -419,9 +419,9 @@ case("extension with a tab", [tab_ext] + stats, 1,
 
 # Options.
 usage = [
-    ("zero spacing", ["--spacing", "0"], "--spacing '0': expected a positive finite number"),
-    ("negative spacing", ["--spacing", "-2"], "--spacing '-2': expected a positive finite number"),
-    ("NaN spacing", ["--spacing", "nan"], "--spacing 'nan': expected a positive finite number"),
+    ("zero spacing", ["--spacing", "0"], "--spacing '0': expected a positive finite number, or two as X,Z"),
+    ("negative spacing", ["--spacing", "-2"], "--spacing '-2': expected a positive finite number, or two as X,Z"),
+    ("NaN spacing", ["--spacing", "nan"], "--spacing 'nan': expected a positive finite number, or two as X,Z"),
     ("infinite height scale", ["--height-scale", "inf"],
      "--height-scale 'inf': expected a finite number"),
     ("leaf not a power of two", ["--leaf", "6"], "--leaf '6': expected a power of two from 2 to 64"),

@@ -279,14 +279,30 @@ Result<Terrain> makeTerrain(const Heightmap& map, int leafSize, const std::strin
     return Terrain::create(map, leafSize, name);
 }
 
+// A synthetic map's size, leaf size and cells: spacingX by spacingZ world units (rectangular as a
+// geographic raster's away from the equator).
 struct SyntheticCase {
     int width;
     int height;
     int leafSize;
+    float spacingX = 1.0f;
+    float spacingZ = 1.0f;
 };
 
 void PrintTo(const SyntheticCase& c, std::ostream* out) {
-    *out << c.width << "x" << c.height << " leaf " << c.leafSize;
+    *out << c.width << "x" << c.height << " leaf " << c.leafSize << " cells " << c.spacingX << "x"
+         << c.spacingZ;
+}
+
+// The synthetic terrain of a case, its cells as the case says.
+Result<Terrain> syntheticTerrain(const SyntheticCase& c, const std::string& name) {
+    Result<Terrain> terrain = makeTerrain(
+        syntheticHeightmap(c.width, c.height, uint32_t(c.width * 31 + c.height)), c.leafSize, name);
+    if (terrain) {
+        terrain.value().mapping.spacingX = c.spacingX;
+        terrain.value().mapping.spacingZ = c.spacingZ;
+    }
+    return terrain;
 }
 
 class SyntheticMaps : public ::testing::TestWithParam<SyntheticCase> {};
@@ -296,8 +312,7 @@ TEST_P(SyntheticMaps, CulledFramesEqualUnculledFrames) {
     const SyntheticCase c = GetParam();
     const std::string name = "synthetic " + std::to_string(c.width) + "x" +
                              std::to_string(c.height) + " leaf " + std::to_string(c.leafSize);
-    Result<Terrain> terrain = makeTerrain(
-        syntheticHeightmap(c.width, c.height, uint32_t(c.width * 31 + c.height)), c.leafSize, name);
+    Result<Terrain> terrain = syntheticTerrain(c, name);
     ASSERT_TRUE(terrain) << terrain.error();
     expectCulledEqualsUnculled(
         terrain.value(),
@@ -311,9 +326,7 @@ TEST_P(SyntheticMaps, CulledFramesEqualUnculledFrames) {
 TEST_P(SyntheticMaps, LodCulledFramesEqualLodUnculledFrames) {
     REQUIRE_GL();
     const SyntheticCase c = GetParam();
-    Result<Terrain> terrain =
-        makeTerrain(syntheticHeightmap(c.width, c.height, uint32_t(c.width * 31 + c.height)),
-                    c.leafSize, "synthetic lod");
+    Result<Terrain> terrain = syntheticTerrain(c, "synthetic lod");
     ASSERT_TRUE(terrain) << terrain.error();
     for (const float pixels : {1.0f, 8.0f}) {
         expectCulledEqualsUnculled(
@@ -326,11 +339,15 @@ INSTANTIATE_TEST_SUITE_P(Sizes, SyntheticMaps,
                          ::testing::Values(SyntheticCase{257, 257, 4}, SyntheticCase{203, 141, 4},
                                            SyntheticCase{203, 141, 16}, SyntheticCase{130, 67, 64},
                                            SyntheticCase{2, 2, 2}, SyntheticCase{5, 3, 2},
-                                           SyntheticCase{5, 3, 4}),
+                                           SyntheticCase{5, 3, 4},
+                                           SyntheticCase{203, 141, 4, 0.676f, 1.0f},
+                                           SyntheticCase{130, 67, 16, 2.5f, 1.0f}),
                          [](const ::testing::TestParamInfo<SyntheticCase>& param) {
-                             return std::to_string(param.param.width) + "x" +
-                                    std::to_string(param.param.height) + "_leaf" +
-                                    std::to_string(param.param.leafSize);
+                             const SyntheticCase& c = param.param;
+                             const bool square = c.spacingX == c.spacingZ;
+                             return std::to_string(c.width) + "x" + std::to_string(c.height) +
+                                    "_leaf" + std::to_string(c.leafSize) +
+                                    (square ? "" : "_rectangular_cells");
                          });
 
 struct RealCase {
@@ -434,9 +451,9 @@ void expectLowFlightEqualsUnculledAndHidesLeaves(const RealCase& param, float lo
         const int row = int(random.range(0.1f, 0.9f) * float(m.height - 1));
         Camera c;
         c.aspect = float(kShotWidth) / kShotHeight;
-        c.position = {float(col) * mapping.spacing,
+        c.position = {float(col) * mapping.spacingX,
                       groundAround(m, mapping, col, row, 8) + random.range(0.005f, 0.08f) * relief,
-                      float(row) * mapping.spacing};
+                      float(row) * mapping.spacingZ};
         c.yaw = random.range(-glm::pi<float>(), glm::pi<float>());
         c.pitch = glm::radians(random.range(-12.0f, 3.0f));
         fitClipPlanes(c, terrain.map, mapping);
@@ -833,7 +850,7 @@ TEST(LodMesh, TheShadersTrianglesCloseUpWithoutCracks) {
     glUniform1i(glGetUniformLocation(program, "heights"), 0);
     glUniform2i(glGetUniformLocation(program, "mapSize"), terrain.map.width, terrain.map.height);
     glUniform1i(glGetUniformLocation(program, "leafSize"), terrain.tree.leafSize);
-    glUniform1f(glGetUniformLocation(program, "spacing"), 1.0f);
+    glUniform2f(glGetUniformLocation(program, "spacing"), 1.0f, 1.0f);
     glUniform1f(glGetUniformLocation(program, "heightScale"), height.scale);
     glUniform1f(glGetUniformLocation(program, "heightBias"), height.bias);
     const glm::mat4 identity(1.0f);  // gl_Position = (column, height, row, 1)
