@@ -68,6 +68,40 @@ std::string number(double v) {
     return text;
 }
 
+// The least and greatest finite samples, whether all are integers below 2^24 in magnitude, and
+// whether any is a void (nodata, NaN or infinite), which becomes kVoid in place; one pass without
+// calls. A sample clamped to +-2^24 converts to int32 safely and equals itself only when in range.
+constexpr float kVoid = -std::numeric_limits<float>::infinity();
+
+struct SampleRange {
+    float lo;
+    float hi;
+    bool integral;
+    bool anyVoid;
+};
+
+SampleRange markVoidsAndRange(float* data, size_t count, float nodata) {
+    constexpr float kLargest = std::numeric_limits<float>::max();
+    constexpr float kInfinity = std::numeric_limits<float>::infinity();
+    float lo = kInfinity;
+    float hi = -kInfinity;
+    uint32_t fraction = 0;  // nonzero once a sample is not an integer below 2^24
+    uint32_t voids = 0;
+    for (size_t i = 0; i < count; ++i) {
+        const float v = data[i];
+        const uint32_t isVoid = uint32_t(!(std::fabs(v) <= kLargest) | (v == nodata));
+        data[i] = isVoid ? kVoid : v;
+        const float low = isVoid ? kInfinity : v;
+        const float high = isVoid ? -kInfinity : v;
+        lo = low < lo ? low : lo;
+        hi = high > hi ? high : hi;
+        const float c = std::min(std::max(v, -16777216.0f), 16777216.0f);
+        fraction |= ~isVoid & uint32_t((c != float(int32_t(c))) | (c != v));
+        voids |= isVoid;
+    }
+    return {lo, hi, fraction == 0, voids != 0};
+}
+
 // Metres in one of the band's height units, from its unit name ("" and "m" are metres); 0 when
 // the unit is not a length.
 double metresPerHeightUnit(const char* unit) {
@@ -203,28 +237,23 @@ Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::stri
         return fail(name, "cannot read the samples: " + messages.line("read failed"));
     }
 
-    // Nodata, NaN and infinities become voids (-inf), the rest is scaled to the band's units; the
-    // range and integrality come from the same pass.
-    constexpr float kVoid = -std::numeric_limits<float>::infinity();
-    const bool scaled = (hasScale && scale != 1.0) || (hasOffset && offset != 0.0);
+    if ((hasScale && scale != 1.0) || (hasOffset && offset != 0.0)) {
+        for (float& v : samples) {  // NaN stays NaN, a void
+            v = float(double(v) * scale + offset);
+        }
+    }
     const float nodataValue = hasNodata ? float(nodata) : std::numeric_limits<float>::quiet_NaN();
-    bool anyVoid = false;
-    for (float& v : samples) {
-        const bool isVoid = !std::isfinite(v) || v == nodataValue;
-        anyVoid |= isVoid;
-        v = isVoid ? kVoid : (scaled ? float(double(v) * scale + offset) : v);
+    SampleRange range = markVoidsAndRange(samples.data(), count, nodataValue);
+    if (range.anyVoid) {
+        if (!fillVoids(samples, width, height, kVoid)) {
+            return fail(name, "every sample is nodata");
+        }
+        // Filled samples are rounded means: the range is found again.
+        range = markVoidsAndRange(samples.data(), count, nodataValue);
     }
-    if (anyVoid && !fillVoids(samples, width, height, kVoid)) {
-        return fail(name, "every sample is nodata");
-    }
-    float lo = samples[0];
-    float hi = samples[0];
-    bool integral = true;
-    for (const float v : samples) {
-        lo = v < lo ? v : lo;
-        hi = v > hi ? v : hi;
-        integral &= v == std::nearbyint(v);
-    }
+    const float lo = range.lo;
+    const float hi = range.hi;
+    bool integral = range.integral;
     integral &= std::fabs(lo) < 16777216.0f && std::fabs(hi) < 16777216.0f;
     const double extreme = std::max(std::fabs(double(lo)), std::fabs(double(hi)));
     if (!(extreme <= kMaxWorldCoordinate)) {

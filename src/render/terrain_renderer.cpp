@@ -64,6 +64,7 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
     gpu.minSample = map.minSample;
     gpu.maxSample = map.maxSample;
     gpu.coding = map.coding;
+    gpu.metres = map.metres;
 
     glGenBuffers(1, &gpu.heightBuffer);
     glBindBuffer(GL_TEXTURE_BUFFER, gpu.heightBuffer);
@@ -209,6 +210,11 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     const float lo = mapping.worldHeight(gpu.minSample);
     const float hi = mapping.worldHeight(gpu.maxSample);
     glUniform2f(program.uniform("heightRange"), std::min(lo, hi), std::max(lo, hi));
+    // Metres from world heights, for the altitude ramp: (y - offset) / scale.
+    const bool altitude = gpu.metres && mapping.heightScale != 0.0f;
+    glUniform1i(program.uniform("altitudeRamp"), altitude ? 1 : 0);
+    glUniform2f(program.uniform("toMetres"), altitude ? 1.0f / mapping.heightScale : 0.0f,
+                altitude ? -mapping.heightOffset / mapping.heightScale : 0.0f);
     glUniform3f(program.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
     glUniform1i(program.uniform("wireframe"), style.wireframe ? 1 : 0);
 

@@ -36,6 +36,7 @@ struct TerrainGpu {
     float minSample = 0.0f;
     float maxSample = 0.0f;
     HeightCoding coding;  // codes in heightBuffer to the map's samples
+    bool metres = false;  // samples are metres: the colour ramp is tied to altitude
 
     // Fails with one line when the map has more samples than GL_MAX_TEXTURE_BUFFER_SIZE.
     static Result<TerrainGpu> create(const Heightmap& map, const Quadtree& tree);
