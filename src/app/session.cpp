@@ -129,6 +129,7 @@ Result<Session> Session::create(const ViewerOptions& options) {
         session.renderer.syncDraws = *options.syncDraws;
     }
     session.renderer.backFaceCulling = !options.drawBackFaces;
+    session.renderer.water = options.water;
     session.lines = std::move(lines).value();
     session.terrain = std::move(terrain).value();
     session.terrain.mapping = optionsMapping(session.terrain.map, options);

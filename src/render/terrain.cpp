@@ -119,6 +119,7 @@ FrameStats renderTerrain(const TerrainRenderer& renderer, Terrain& terrain, cons
     stats.drawCalls =
         stats.lod ? renderer.draw(terrain.gpu, terrain.mapping, camera, frame.lod.nodes, style)
                   : renderer.draw(terrain.gpu, terrain.mapping, camera, frame.drawList, style);
+    stats.drawCalls += renderer.drawWater(terrain.gpu, terrain.mapping, camera);
     stats.syncedDraws = renderer.syncDraws;
     stats.backFacesCulled = style.cullBackFaces;
     return stats;

@@ -146,17 +146,53 @@ Result<TerrainRenderer> TerrainRenderer::create(const std::string& shaderDir) {
     const GLubyte* name = glGetString(GL_RENDERER);
     renderer.syncDraws = name && isSoftwareRasteriser(reinterpret_cast<const char*>(name));
     if (Status loaded = renderer.reloadShaders(); !loaded) {
+        renderer.destroy();
         return Result<TerrainRenderer>::failure(loaded.error());
     }
+    glGenVertexArrays(1, &renderer.emptyArray);
     return renderer;
 }
 
 void TerrainRenderer::destroy() {
     program.destroy();
+    waterProgram.destroy();
+    glDeleteVertexArrays(1, &emptyArray);
+    emptyArray = 0;
 }
 
 Status TerrainRenderer::reloadShaders() {
-    return program.replaceWith(shaderDir + "/terrain.vert", shaderDir + "/terrain.frag");
+    Status terrain = program.replaceWith(shaderDir + "/terrain.vert", shaderDir + "/terrain.frag");
+    Status plane = waterProgram.replaceWith(shaderDir + "/water.vert", shaderDir + "/water.frag");
+    return terrain ? plane : terrain;
+}
+
+int TerrainRenderer::drawWater(const TerrainGpu& gpu, const WorldMapping& mapping,
+                               const Camera& camera) const {
+    if (!water || !gpu.metres || !(gpu.minSample < 0.0f) || waterProgram.id == 0) {
+        return 0;
+    }
+    // Half a metre above sea level: SRTM and Copernicus tiles store the sea as 0 m, which the
+    // plane then covers instead of fighting it for depth.
+    constexpr float kWaterMetres = 0.5f;
+    glUseProgram(waterProgram.id);
+    glUniform2f(waterProgram.uniform("size"), float(gpu.width - 1) * mapping.spacingX,
+                float(gpu.height - 1) * mapping.spacingZ);
+    glUniform1f(waterProgram.uniform("level"), mapping.worldHeight(kWaterMetres));
+    const glm::mat4 viewProjection = camera.viewProjection();
+    glUniformMatrix4fv(waterProgram.uniform("viewProjection"), 1, GL_FALSE,
+                       glm::value_ptr(viewProjection));
+    glUniform3f(waterProgram.uniform("eye"), camera.position.x, camera.position.y,
+                camera.position.z);
+    glUniform1f(waterProgram.uniform("farPlane"), camera.farPlane);
+    glUniform3f(waterProgram.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glDisable(GL_CULL_FACE);  // seen from below too
+    glBindVertexArray(emptyArray);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    glBindVertexArray(0);
+    glUseProgram(0);
+    return 1;
 }
 
 void TerrainRenderer::clear(int width, int height) {

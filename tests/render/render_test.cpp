@@ -1012,6 +1012,56 @@ TEST_F(Picture, ALoadReportsEachStepInOrderAndTimesIt) {
     EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
 }
 
+// A map in metres from 200 m below sea level in the west to 200 m above in the east, seen from
+// high above its middle: with the water plane the west is flat water and the east terrain, and
+// culled and unculled frames still agree (the plane is not culled).
+TEST(WaterPlane, CoversWhatLiesBelowSeaLevelAndCullingKeepsItsPixels) {
+    REQUIRE_GL();
+    const int side = 65;
+    std::vector<float> metres(size_t(side) * side);
+    for (int row = 0; row < side; ++row) {
+        for (int col = 0; col < side; ++col) {
+            metres[size_t(row) * side + size_t(col)] = float(col) * 400.0f / (side - 1) - 200.0f;
+        }
+    }
+    Heightmap map = makeHeightmap(side, side, metres).value();
+    map.metres = true;
+    Result<Terrain> made = Terrain::create(map, 4, "sea and land");
+    ASSERT_TRUE(made) << made.error();
+    Terrain& terrain = made.value();
+    terrain.mapping = {10.0f, 10.0f, 1.0f, 0.0f};
+    Camera c;
+    c.aspect = float(kWidth) / kHeight;
+    c.lookAt({320.0f, 900.0f, 321.0f}, {320.0f, 0.0f, 320.0f});
+    fitClipPlanes(c, terrain.map, terrain.mapping);
+    TerrainRenderer& renderer = gl().renderer;
+    renderer.water = true;
+    std::vector<uint8_t> culled, unculled, dry;
+    const FrameStats stats = render(terrain, c, true, culled);
+    render(terrain, c, false, unculled);
+    renderer.water = false;
+    render(terrain, c, true, dry);
+    EXPECT_EQ(stats.drawCalls, expectedDraws(terrain, stats, renderer.syncDraws) + 1);
+    EXPECT_TRUE(culled == unculled);
+    auto blueness = [&](int x, int y) {
+        const uint8_t* p = &culled[(size_t(y) * kWidth + size_t(x)) * 4];
+        return int(p[2]) - int(p[0]);
+    };
+    // Screen x grows west to east here (looking down, north at the top).
+    const int west = kWidth / 2 - kWidth / 8;  // -100 m
+    const int east = kWidth / 2 + kWidth / 8;  // +100 m
+    EXPECT_GT(blueness(west, kHeight / 2), 40);
+    EXPECT_LT(blueness(east, kHeight / 2), 40);
+    // The plane changed the sea floor's pixels (tinted by depth) and left the land's.
+    auto pixel = [&](const std::vector<uint8_t>& image, int x) {
+        const uint8_t* p = &image[(size_t(kHeight / 2) * kWidth + size_t(x)) * 4];
+        return std::vector<uint8_t>(p, p + 3);
+    };
+    EXPECT_NE(pixel(culled, west), pixel(dry, west));
+    EXPECT_EQ(pixel(culled, east), pixel(dry, east));
+    terrain.destroy();
+}
+
 class ShaderErrors : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -1021,7 +1071,7 @@ protected:
         dir = pattern;
     }
     void TearDown() override {
-        for (const char* name : {"terrain.vert", "terrain.frag"}) {
+        for (const char* name : {"terrain.vert", "terrain.frag", "water.vert", "water.frag"}) {
             std::remove((dir + "/" + name).c_str());
         }
         if (!dir.empty()) {
@@ -1047,6 +1097,8 @@ TEST_F(ShaderErrors, MissingFileIsNamed) {
 TEST_F(ShaderErrors, CompileFailureCarriesTheLogAndReloadKeepsTheOldProgram) {
     copy("terrain.vert");
     copy("terrain.frag");
+    copy("water.vert");
+    copy("water.frag");
     Result<TerrainRenderer> renderer = TerrainRenderer::create(dir);
     ASSERT_TRUE(renderer) << renderer.error();
     const GLuint before = renderer.value().program.id;
