@@ -113,17 +113,20 @@ void drawGeoreference(const Heightmap& map) {
     const char* unit = map.metres ? " m" : "";
     if (g.present) {
         ImGui::TextWrapped("CRS %s", g.crsName.empty() ? "(none named)" : g.crsName.c_str());
-        const char* format = g.geographic ? "%s %.6f, %.6f" : "%s %.2f, %.2f";
-        ImGui::Text(format, "north-west", g.geographic ? g.north : g.west,
-                    g.geographic ? g.west : g.north);
-        ImGui::Text(format, "south-east", g.geographic ? g.south : g.east,
-                    g.geographic ? g.east : g.south);
-        ImGui::Text("metres per sample %.4g east-west, %.4g north-south", g.metresX, g.metresZ);
+        if (g.geographic) {
+            ImGui::Text("latitude %.5f to %.5f", g.south, g.north);
+            ImGui::Text("longitude %.5f to %.5f", g.west, g.east);
+        } else {
+            ImGui::Text("x %.2f to %.2f", g.west, g.east);
+            ImGui::Text("y %.2f to %.2f", g.south, g.north);
+        }
+        ImGui::Text("metres per sample %.4g east-west,", g.metresX);
+        ImGui::Text("  %.4g north-south", g.metresZ);
     } else {
         ImGui::TextDisabled("no georeference");
     }
-    ImGui::Text("heights %.6g to %.6g%s, step %.3g%s", double(map.minSample), double(map.maxSample),
-                unit, double(map.coding.step), unit);
+    ImGui::Text("heights %.6g to %.6g%s", double(map.minSample), double(map.maxSample), unit);
+    ImGui::Text("quantisation step %.3g%s", double(map.coding.step), unit);
 }
 
 // The path box (Enter or the button loads it) and the mapping's sliders, which never make a
@@ -159,7 +162,6 @@ bool drawLoadAndMapping(HudState& state, Terrain& terrain) {
                            ImGuiSliderFlags_Logarithmic)) {
         terrain.mapping.heightScale = natural * exaggeration;
     }
-    drawGeoreference(terrain.map);
     if (Status world = checkWorldFinite(terrain.map, terrain.mapping); !world) {
         terrain.mapping = before;
         state.message = world.error();
@@ -191,6 +193,9 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     HudRequests requests;
     if (ImGui::CollapsingHeader("view and keys", ImGuiTreeNodeFlags_DefaultOpen)) {
         requests = drawToggles(state, camera, speed);
+    }
+    if (ImGui::CollapsingHeader("georeference and heights", ImGuiTreeNodeFlags_DefaultOpen)) {
+        drawGeoreference(terrain.map);
     }
     if (ImGui::CollapsingHeader("load and mapping")) {
         requests.load = drawLoadAndMapping(state, terrain);

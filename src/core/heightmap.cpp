@@ -16,6 +16,7 @@
 #include "core/config.h"
 #include "core/heightmap_gdal.h"
 #include "core/image_header.h"
+#include "core/sample_range.h"
 #include "core/text.h"
 
 namespace qt {
@@ -91,11 +92,8 @@ void updateRange(Heightmap& map) {
 
 // Stores finite float samples as codes (encodeSamples), finding their range first.
 void encodeFloats(Heightmap& map, const float* samples, size_t count) {
-    const auto [lo, hi] = std::minmax_element(samples, samples + count);
-    const bool integral = std::all_of(samples, samples + count, [](float v) {
-        return v == std::nearbyint(v) && std::fabs(v) < 16777216.0f;
-    });
-    encodeSamples(map, samples, count, *lo, *hi, integral);
+    const SampleRange range = sampleRange(samples, count);
+    encodeSamples(map, samples, count, range.lo, range.hi, range.integral);
 }
 
 // A map of width x height samples, all zero, ready to be filled.
@@ -442,17 +440,20 @@ void encodeSamples(Heightmap& map, const float* samples, size_t count, float lo,
         for (size_t i = 0; i < count; ++i) {
             codes[i] = uint16_t(samples[i] - lo);
         }
-        setRange(map, 0, uint16_t(range));
+        setRange(map, 0, uint16_t(hi - lo));
     } else {
         // Float arithmetic rounding half up (samples are at least lo): each code is within half a
         // step and a few millionths of one, and the loop vectorises.
         map.coding.step = float(range / 65535.0);
         const float toCodes = float(65535.0 / range);
+        auto code = [&](float v) {
+            const float c = std::min((v - lo) * toCodes + 0.5f, 65535.0f);
+            return uint16_t(int32_t(std::max(c, 0.0f)));
+        };
         for (size_t i = 0; i < count; ++i) {
-            const float code = std::min((samples[i] - lo) * toCodes + 0.5f, 65535.0f);
-            codes[i] = uint16_t(int32_t(std::max(code, 0.0f)));
+            codes[i] = code(samples[i]);
         }
-        updateRange(map);
+        setRange(map, code(lo), code(hi));  // the code is monotone in the sample
     }
 }
 

@@ -14,6 +14,7 @@
 #include <ogr_spatialref.h>
 
 #include "core/config.h"
+#include "core/sample_range.h"
 #include "core/text.h"
 
 namespace qt {
@@ -68,38 +69,25 @@ std::string number(double v) {
     return text;
 }
 
-// The least and greatest finite samples, whether all are integers below 2^24 in magnitude, and
-// whether any is a void (nodata, NaN or infinite), which becomes kVoid in place; one pass without
-// calls. A sample clamped to +-2^24 converts to int32 safely and equals itself only when in range.
 constexpr float kVoid = -std::numeric_limits<float>::infinity();
 
-struct SampleRange {
-    float lo;
-    float hi;
-    bool integral;
-    bool anyVoid;
-};
-
-SampleRange markVoidsAndRange(float* data, size_t count, float nodata) {
+// Whether any sample is a void: nodata, NaN or infinite. A pass without branches that runs in
+// SIMD lanes; the rare maps with voids are then marked sample by sample (markVoids).
+bool anyVoid(const float* data, size_t count, float nodata) {
     constexpr float kLargest = std::numeric_limits<float>::max();
-    constexpr float kInfinity = std::numeric_limits<float>::infinity();
-    float lo = kInfinity;
-    float hi = -kInfinity;
-    uint32_t fraction = 0;  // nonzero once a sample is not an integer below 2^24
     uint32_t voids = 0;
     for (size_t i = 0; i < count; ++i) {
         const float v = data[i];
-        const uint32_t isVoid = uint32_t(!(std::fabs(v) <= kLargest) | (v == nodata));
-        data[i] = isVoid ? kVoid : v;
-        const float low = isVoid ? kInfinity : v;
-        const float high = isVoid ? -kInfinity : v;
-        lo = low < lo ? low : lo;
-        hi = high > hi ? high : hi;
-        const float c = std::min(std::max(v, -16777216.0f), 16777216.0f);
-        fraction |= ~isVoid & uint32_t((c != float(int32_t(c))) | (c != v));
-        voids |= isVoid;
+        voids |= uint32_t(!(std::fabs(v) <= kLargest)) | uint32_t(v == nodata);
     }
-    return {lo, hi, fraction == 0, voids != 0};
+    return voids != 0;
+}
+
+// Every void becomes kVoid, the value fillVoids() fills.
+void markVoids(std::vector<float>& samples, float nodata) {
+    for (float& v : samples) {
+        v = !std::isfinite(v) || v == nodata ? kVoid : v;
+    }
 }
 
 // Metres in one of the band's height units, from its unit name ("" and "m" are metres); 0 when
@@ -243,18 +231,15 @@ Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::stri
         }
     }
     const float nodataValue = hasNodata ? float(nodata) : std::numeric_limits<float>::quiet_NaN();
-    SampleRange range = markVoidsAndRange(samples.data(), count, nodataValue);
-    if (range.anyVoid) {
+    if (anyVoid(samples.data(), count, nodataValue)) {
+        markVoids(samples, nodataValue);
         if (!fillVoids(samples, width, height, kVoid)) {
             return fail(name, "every sample is nodata");
         }
-        // Filled samples are rounded means: the range is found again.
-        range = markVoidsAndRange(samples.data(), count, nodataValue);
     }
+    const SampleRange range = sampleRange(samples.data(), count);
     const float lo = range.lo;
     const float hi = range.hi;
-    bool integral = range.integral;
-    integral &= std::fabs(lo) < 16777216.0f && std::fabs(hi) < 16777216.0f;
     const double extreme = std::max(std::fabs(double(lo)), std::fabs(double(hi)));
     if (!(extreme <= kMaxWorldCoordinate)) {
         return fail(name, "sample " + number(extreme) + " is beyond the limit of " +
@@ -266,7 +251,7 @@ Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::stri
     map.format = HeightmapFormat::Elevation;
     map.geo = geo.value();
     map.metres = map.geo.present && unitMetres > 0.0;
-    encodeSamples(map, samples.data(), count, lo, hi, integral);
+    encodeSamples(map, samples.data(), count, lo, hi, range.integral);
     if (map.metres && unitMetres != 1.0) {  // feet: the coding turns them into metres
         map.coding.offset = float(map.coding.offset * unitMetres);
         map.coding.step = float(map.coding.step * unitMetres);
