@@ -1,14 +1,17 @@
 // Core benchmarks: culling walk vs brute force on one camera path, occlusion after the walk, tree
-// build, heightmap load.
+// build, heightmap load (stb_image and GDAL rasters against the libraries' own reads).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include <gdal_priv.h>
 #include <stb/stb_image.h>
 
 #include "core/cull.h"
@@ -251,6 +254,79 @@ void BM_StbDecodeOnly(benchmark::State& state) {
     }
 }
 
+// A 3601 x 3601 float32 GeoTIFF (an SRTM1 tile's size, strips, no compression) of the synthetic
+// terrain in metres, written once per run into the temp folder; "" when it cannot be written.
+const std::string& geoTiff3601() {
+    static const std::string path = [] {
+        const char* tmp = std::getenv("TMPDIR");
+        const std::string file =
+            std::string(tmp && *tmp ? tmp : "/tmp") + "/quadterrain_bench_3601_float32.tif";
+        const int side = 3601;
+        const std::vector<float> heights = heightmapSamples(syntheticHeightmap(side, side, 7));
+        GDALAllRegister();
+        GDALDriver* gtiff = GetGDALDriverManager()->GetDriverByName("GTiff");
+        GDALDatasetUniquePtr ds(
+            gtiff ? gtiff->Create(file.c_str(), side, side, 1, GDT_Float32, nullptr) : nullptr);
+        if (!ds) {
+            return std::string();
+        }
+        double transform[6] = {9.0, 1.0 / 3600, 0.0, 48.0, 0.0, -1.0 / 3600};
+        ds->SetGeoTransform(transform);
+        if (ds->GetRasterBand(1)->RasterIO(GF_Write, 0, 0, side, side,
+                                           const_cast<float*>(heights.data()), side, side,
+                                           GDT_Float32, 0, 0, nullptr) != CE_None) {
+            return std::string();
+        }
+        return file;
+    }();
+    return path;
+}
+
+// In one run, alternately: GDAL's own read of the GeoTIFF (open, one RasterIO of the band into a
+// fresh float buffer) and ours (loadHeightmap: the same read, nodata check, quantisation to
+// 16-bit codes) followed by the tree build. Counters: the medians and their ratio.
+void BM_GeoTiffLoadAndTreeVsGdalRead(benchmark::State& state) {
+    const std::string& path = geoTiff3601();
+    if (path.empty()) {
+        state.SkipWithError("cannot write the GeoTIFF");
+        return;
+    }
+    using Clock = std::chrono::steady_clock;
+    std::vector<double> gdalMs, loadMs, oursMs;
+    for (auto _ : state) {
+        const auto t0 = Clock::now();
+        {
+            GDALDatasetUniquePtr ds(GDALDataset::Open(path.c_str(), GDAL_OF_RASTER));
+            const int w = ds->GetRasterXSize(), h = ds->GetRasterYSize();
+            std::vector<float> samples(size_t(w) * size_t(h));
+            if (ds->GetRasterBand(1)->RasterIO(GF_Read, 0, 0, w, h, samples.data(), w, h,
+                                               GDT_Float32, 0, 0, nullptr) != CE_None) {
+                state.SkipWithError("GDAL cannot read the GeoTIFF");
+                return;
+            }
+            benchmark::DoNotOptimize(samples.data());
+        }
+        const auto t1 = Clock::now();
+        {
+            Result<Heightmap> map = loadHeightmap(path);
+            if (!map.ok()) {
+                state.SkipWithError(map.error().c_str());
+                return;
+            }
+            loadMs.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t1).count());
+            Result<Quadtree> tree = buildQuadtree(map.value(), 4);
+            benchmark::DoNotOptimize(tree.value().nodes.data());
+        }
+        const auto t2 = Clock::now();
+        gdalMs.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+        oursMs.push_back(std::chrono::duration<double, std::milli>(t2 - t1).count());
+    }
+    state.counters["gdal_read_ms"] = median(gdalMs);
+    state.counters["load_ms"] = median(loadMs);
+    state.counters["load_and_tree_ms"] = median(oursMs);
+    state.counters["ratio"] = median(oursMs) / median(gdalMs);
+}
+
 BENCHMARK(BM_Walk)
     ->Args({1025, 64})
     ->Args({4097, 64})
@@ -275,6 +351,7 @@ BENCHMARK(BM_Occlusion)->Args({1025, 64})->Args({4097, 64})->Unit(benchmark::kMi
 BENCHMARK(BM_BuildTree)->Arg(1025)->Arg(4097)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LoadHeightmap)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_StbDecodeOnly)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GeoTiffLoadAndTreeVsGdalRead)->Iterations(9)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace qt

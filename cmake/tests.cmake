@@ -6,7 +6,8 @@ file(GLOB QT_CORE_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/core/*.cpp
   ${CMAKE_SOURCE_DIR}/tests/app/*.cpp)
 # heap_count.cpp replaces operator new, so that the tests can see that a frame allocates nothing.
 add_executable(core_tests ${QT_CORE_TESTS} ${CMAKE_SOURCE_DIR}/src/app/heap_count.cpp)
-target_link_libraries(core_tests PRIVATE quadterrain_cli GTest::gtest GTest::gtest_main)
+# GDAL's own API writes the test rasters (GeoTIFF, ESRI ASCII grid, VRT) that the loader reads.
+target_link_libraries(core_tests PRIVATE quadterrain_cli GDAL::GDAL GTest::gtest GTest::gtest_main)
 target_compile_options(core_tests PRIVATE ${QT_WARNINGS})
 target_compile_definitions(core_tests PRIVATE
   QT_SOURCE_DIR="${CMAKE_SOURCE_DIR}"

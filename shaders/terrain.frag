@@ -1,4 +1,5 @@
-// Terrain fragment shader: colour by height and slope, diffuse + ambient light, distance fog.
+// Terrain fragment shader: colour by altitude in metres (hypsometric tints) or by the map's
+// relative height, and by slope; diffuse + ambient light, distance fog.
 #version 330 core
 
 in vec4 surface;  // normal x, world height, normal z, distance from the eye (terrain.vert)
@@ -7,6 +8,8 @@ uniform float farPlane;
 uniform vec2 heightRange;  // world heights of the lowest and highest sample
 uniform vec3 fogColour;
 uniform bool wireframe;
+uniform bool altitudeRamp;  // heights are metres: tints tied to altitude, sea level at 0
+uniform vec2 toMetres;      // metres = world height * x + y
 
 out vec4 colour;
 
@@ -15,6 +18,26 @@ const vec3 kLowland = vec3(0.26, 0.42, 0.18);
 const vec3 kHills = vec3(0.45, 0.40, 0.25);
 const vec3 kRock = vec3(0.46, 0.43, 0.40);
 const vec3 kSnow = vec3(0.95, 0.96, 0.98);
+const vec3 kShallowWater = vec3(0.28, 0.50, 0.68);
+const vec3 kDeepWater = vec3(0.06, 0.16, 0.36);
+const vec3 kCoast = vec3(0.36, 0.52, 0.26);
+const vec3 kUpland = vec3(0.55, 0.50, 0.32);
+
+// Hypsometric tints by altitude in metres: water below sea level (deeper, darker, to 5000 m),
+// coastal and lowland greens to 500 m, upland browns to 1500 m, rock above 2000 m, snow from
+// 2800 m on gentle slopes; steep slopes are rock at any altitude above the sea.
+vec3 altitudeAlbedo(float metres, float upness) {
+    if (metres < 0.0) {
+        return mix(kShallowWater, kDeepWater, smoothstep(0.0, 5000.0, -metres));
+    }
+    vec3 albedo = mix(kCoast, kLowland, smoothstep(0.0, 150.0, metres));
+    albedo = mix(albedo, kUpland, smoothstep(300.0, 1000.0, metres));
+    albedo = mix(albedo, kRock, smoothstep(1500.0, 2200.0, metres));
+    float steep = 1.0 - smoothstep(0.6, 0.85, upness);
+    albedo = mix(albedo, kRock * 0.85, steep);
+    float snow = smoothstep(2600.0, 3000.0, metres) * smoothstep(0.55, 0.8, upness);
+    return mix(albedo, kSnow, snow);
+}
 
 void main() {
     vec2 nxz = surface.xz;
@@ -22,12 +45,17 @@ void main() {
     float span = max(heightRange.y - heightRange.x, 1e-6);
     float h = clamp((surface.y - heightRange.x) / span, 0.0, 1.0);
 
-    vec3 albedo = mix(kLowland, kHills, smoothstep(0.15, 0.45, h));
-    albedo = mix(albedo, kRock, smoothstep(0.45, 0.7, h));
-    float steep = 1.0 - smoothstep(0.6, 0.85, abs(n.y));
-    albedo = mix(albedo, kRock * 0.85, steep);
-    float snow = smoothstep(0.72, 0.85, h) * smoothstep(0.55, 0.8, abs(n.y));
-    albedo = mix(albedo, kSnow, snow);
+    vec3 albedo;
+    if (altitudeRamp) {
+        albedo = altitudeAlbedo(surface.y * toMetres.x + toMetres.y, abs(n.y));
+    } else {
+        albedo = mix(kLowland, kHills, smoothstep(0.15, 0.45, h));
+        albedo = mix(albedo, kRock, smoothstep(0.45, 0.7, h));
+        float steep = 1.0 - smoothstep(0.6, 0.85, abs(n.y));
+        albedo = mix(albedo, kRock * 0.85, steep);
+        float snow = smoothstep(0.72, 0.85, h) * smoothstep(0.55, 0.8, abs(n.y));
+        albedo = mix(albedo, kSnow, snow);
+    }
     if (wireframe) {
         albedo = vec3(0.1, 0.15, 0.1);
     }

@@ -13,7 +13,7 @@ layout(location = 1) in uvec2 local;
 uniform usamplerBuffer heights;  // R16UI height codes, row-major: index row * width + col
 uniform ivec2 mapSize;           // samples (width, height)
 uniform int leafSize;            // grid squares along a leaf side
-uniform float spacing;
+uniform vec2 spacing;             // world units between columns (x) and rows (y)
 uniform float heightScale;  // world height = code * heightScale + heightBias (qt::HeightTransform)
 uniform float heightBias;
 uniform mat4 viewProjection;
@@ -46,8 +46,8 @@ void main() {
     }
     int col = min(int(item.x) * leafSize + (i << level), mapSize.x - 1);
     int row = min(int(item.y) * leafSize + (j << level), mapSize.y - 1);
-    vec3 worldPosition = vec3(float(col) * spacing, codeAt(col, row) * heightScale + heightBias,
-                              float(row) * spacing);
+    vec3 worldPosition = vec3(float(col) * spacing.x, codeAt(col, row) * heightScale + heightBias,
+                              float(row) * spacing.y);
 
     // Central differences, one-sided on the border: the same as qt::vertexNormal.
     int c0 = max(col - 1, 0);
@@ -56,8 +56,8 @@ void main() {
     int r1 = min(row + 1, mapSize.y - 1);
     float dx = (codeAt(c1, row) - codeAt(c0, row)) * heightScale;
     float dz = (codeAt(col, r1) - codeAt(col, r0)) * heightScale;
-    float sx = float(c1 - c0) * spacing;
-    float sz = float(r1 - r0) * spacing;
+    float sx = float(c1 - c0) * spacing.x;
+    float sz = float(r1 - r0) * spacing.y;
     vec3 normal = normalize(vec3(-dx * sz, sx * sz, -dz * sx));
     surface = vec4(normal.x, worldPosition.y, normal.z, distance(eye, worldPosition));
 

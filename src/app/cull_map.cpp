@@ -162,11 +162,12 @@ RgbImage cullMapImage(const Quadtree& tree, const WorldMapping& mapping,
         }
     }
 
-    // World x/z to image pixels: a leaf spans leafSize * spacing world units.
-    const double leafWorld = double(tree.leafSize) * mapping.spacing;
+    // World x/z to image pixels: a leaf spans leafSize * spacing world units on each axis.
+    const double leafWorldX = double(tree.leafSize) * mapping.spacingX;
+    const double leafWorldZ = double(tree.leafSize) * mapping.spacingZ;
     auto toPixel = [&](const glm::vec3& p, double& px, double& py) {
-        px = margin + p.x / leafWorld * scale;
-        py = margin + p.z / leafWorld * scale;
+        px = margin + p.x / leafWorldX * scale;
+        py = margin + p.z / leafWorldZ * scale;
     };
     for (const auto& edge : Frustum::kEdges) {
         double x0, y0, x1, y1;

@@ -158,6 +158,29 @@ bool drawObjects(HudState& state, const FrameStats& stats, const Terrain& terrai
     return scatter;
 }
 
+// Where the map lies and what its samples measure: CRS, corners, metres per sample on each
+// axis, the height range and the quantisation step.
+void drawGeoreference(const Heightmap& map) {
+    const Georeference& g = map.geo;
+    const char* unit = map.metres ? " m" : "";
+    if (g.present) {
+        ImGui::TextWrapped("CRS %s", g.crsName.empty() ? "(none named)" : g.crsName.c_str());
+        if (g.geographic) {
+            ImGui::Text("latitude %.5f to %.5f", g.south, g.north);
+            ImGui::Text("longitude %.5f to %.5f", g.west, g.east);
+        } else {
+            ImGui::Text("x %.2f to %.2f", g.west, g.east);
+            ImGui::Text("y %.2f to %.2f", g.south, g.north);
+        }
+        ImGui::Text("metres per sample %.4g east-west,", g.metresX);
+        ImGui::Text("  %.4g north-south", g.metresZ);
+    } else {
+        ImGui::TextDisabled("no georeference");
+    }
+    ImGui::Text("heights %.6g to %.6g%s", double(map.minSample), double(map.maxSample), unit);
+    ImGui::Text("quantisation step %.3g%s", double(map.coding.step), unit);
+}
+
 // The path box (Enter or the button loads it) and the mapping's sliders, which never make a
 // world of non-finite floats.
 bool drawLoadAndMapping(HudState& state, Terrain& terrain) {
@@ -177,13 +200,24 @@ bool drawLoadAndMapping(HudState& state, Terrain& terrain) {
     }
     ImGui::TextDisabled("Enter loads; or drop a file on the window");
     const WorldMapping before = terrain.mapping;
+    float spacing[2] = {terrain.mapping.spacingX, terrain.mapping.spacingZ};
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
-    ImGui::DragFloat("spacing", &terrain.mapping.spacing, 0.01f * terrain.mapping.spacing, 1e-4f,
-                     1e6f, "%.4g", ImGuiSliderFlags_Logarithmic);
+    if (ImGui::DragFloat2("spacing x, z", spacing, 0.01f * terrain.mapping.largerSpacing(), 1e-4f,
+                          1e6f, "%.4g", ImGuiSliderFlags_Logarithmic)) {
+        terrain.mapping.spacingX = std::max(spacing[0], 1e-4f);
+        terrain.mapping.spacingZ = std::max(spacing[1], 1e-4f);
+    }
     const float scaleStep = 0.01f * std::max(std::abs(terrain.mapping.heightScale), 1e-6f);
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
     ImGui::DragFloat("height scale", &terrain.mapping.heightScale, scaleStep, -1e6f, 1e6f, "%.4g");
-    terrain.mapping.spacing = std::max(terrain.mapping.spacing, 1e-4f);
+    // The height scale over the map's default one (1 for heights in metres).
+    const float natural = defaultMapping(terrain.map).heightScale;
+    float exaggeration = terrain.mapping.heightScale / natural;
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
+    if (ImGui::SliderFloat("exaggeration", &exaggeration, 0.1f, 20.0f, "%.2fx",
+                           ImGuiSliderFlags_Logarithmic)) {
+        terrain.mapping.heightScale = natural * exaggeration;
+    }
     if (Status world = checkWorldFinite(terrain.map, terrain.mapping); !world) {
         terrain.mapping = before;
         state.message = world.error();
@@ -216,6 +250,9 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     if (ImGui::CollapsingHeader("view and keys", ImGuiTreeNodeFlags_DefaultOpen)) {
         requests = drawToggles(state, camera, speed);
     }
+    if (ImGui::CollapsingHeader("georeference and heights", ImGuiTreeNodeFlags_DefaultOpen)) {
+        drawGeoreference(terrain.map);
+    }
     if (ImGui::CollapsingHeader("objects")) {
         requests.scatterObjects = drawObjects(state, stats, terrain);
     }
@@ -225,7 +262,8 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     if (ImGui::CollapsingHeader("load and mapping")) {
         const WorldMapping before = terrain.mapping;
         requests.load = drawLoadAndMapping(state, terrain);
-        requests.mappingChanged = terrain.mapping.spacing != before.spacing ||
+        requests.mappingChanged = terrain.mapping.spacingX != before.spacingX ||
+                                  terrain.mapping.spacingZ != before.spacingZ ||
                                   terrain.mapping.heightScale != before.heightScale ||
                                   terrain.mapping.heightOffset != before.heightOffset;
     }

@@ -127,8 +127,9 @@ std::optional<glm::vec2> drawMinimap(Terrain& terrain, const Camera& camera,
     }
 
     // World x/z to sample units, then pixels. The frustum's lines inside the map's square.
-    const float toSamples = 1.0f / terrain.mapping.spacing;
-    auto world = [&](const glm::vec3& p) { return pixel(p.x * toSamples, p.z * toSamples); };
+    const float toColumns = 1.0f / terrain.mapping.spacingX;
+    const float toRows = 1.0f / terrain.mapping.spacingZ;
+    auto world = [&](const glm::vec3& p) { return pixel(p.x * toColumns, p.z * toRows); };
     draw->PushClipRect(pixel(0.0f, 0.0f),
                        pixel(float(terrain.map.width - 1), float(terrain.map.height - 1)), true);
     for (const auto& edge : Frustum::kEdges) {
@@ -140,7 +141,7 @@ std::optional<glm::vec2> drawMinimap(Terrain& terrain, const Camera& camera,
         // The object tree's occupied cells down to about two pixels, then the drawn objects.
         const ObjectScene& scene = *terrain.objects;
         if (objects.cells) {
-            scene.index().occupiedCells(2.0f * terrain.mapping.spacing / scale,
+            scene.index().occupiedCells(2.0f * terrain.mapping.largerSpacing() / scale,
                                         objects.cellScratch);
             for (const Rect& r : objects.cellScratch) {
                 draw->AddRect(world({r.minX, 0.0f, r.minZ}), world({r.maxX, 0.0f, r.maxZ}),
@@ -159,8 +160,8 @@ std::optional<glm::vec2> drawMinimap(Terrain& terrain, const Camera& camera,
         }
         // Right-button drag: the rectangle selection, in world x/z.
         const ImVec2 mouse = ImGui::GetIO().MousePos;
-        const float mouseX = (mouse.x - origin.x - border) / scale * terrain.mapping.spacing;
-        const float mouseZ = (mouse.y - origin.y - border) / scale * terrain.mapping.spacing;
+        const float mouseX = (mouse.x - origin.x - border) / scale * terrain.mapping.spacingX;
+        const float mouseZ = (mouse.y - origin.y - border) / scale * terrain.mapping.spacingZ;
         if (ImGui::IsItemHovered() && ImGui::IsMouseClicked(ImGuiMouseButton_Right)) {
             objects.dragging = true;
             objects.dragX = mouseX;
@@ -178,8 +179,8 @@ std::optional<glm::vec2> drawMinimap(Terrain& terrain, const Camera& camera,
         }
     }
     const ImVec2 eye = world(camera.position);
-    const glm::vec3 ahead =
-        camera.position + camera.forward() * (0.08f * samplesLong * terrain.mapping.spacing);
+    const glm::vec3 ahead = camera.position + camera.forward() * (0.08f * samplesLong *
+                                                                  terrain.mapping.largerSpacing());
     draw->AddCircleFilled(eye, 3.5f, kCamera);
     draw->AddLine(eye, world(ahead), kCamera, 2.0f);
     draw->PopClipRect();
@@ -193,7 +194,7 @@ std::optional<glm::vec2> drawMinimap(Terrain& terrain, const Camera& camera,
         std::clamp((mouse.x - origin.x - border) / scale, 0.0f, float(terrain.map.width - 1));
     const float sampleZ =
         std::clamp((mouse.y - origin.y - border) / scale, 0.0f, float(terrain.map.height - 1));
-    return glm::vec2(sampleX * terrain.mapping.spacing, sampleZ * terrain.mapping.spacing);
+    return glm::vec2(sampleX * terrain.mapping.spacingX, sampleZ * terrain.mapping.spacingZ);
 }
 
 }  // namespace qt

@@ -138,11 +138,36 @@ const std::map<std::string, Handler>& valueOptions() {
     static const std::map<std::string, Handler> kOptions = {
         {"--spacing",
          [](ViewerOptions& o, const std::string& v) -> Status {
-             float s = 0;
-             if (!parseFloat(v, s) || !(s > 0.0f)) {
+             const size_t comma = v.find(',');
+             float x = 0;
+             float z = 0;
+             if (!parseFloat(v.substr(0, comma), x) || !(x > 0.0f) ||
+                 (comma != std::string::npos &&
+                  (!parseFloat(v.substr(comma + 1), z) || !(z > 0.0f)))) {
+                 return Status::failure("expected a positive finite number, or two as X,Z");
+             }
+             o.spacingX = x;
+             o.spacingZ = comma == std::string::npos ? x : z;
+             return {};
+         }},
+        {"--exaggeration",
+         [](ViewerOptions& o, const std::string& v) -> Status {
+             float e = 0;
+             if (!parseFloat(v, e) || !(e > 0.0f)) {
                  return Status::failure("expected a positive finite number");
              }
-             o.spacing = s;
+             o.exaggeration = e;
+             return {};
+         }},
+        {"--encoding",
+         [](ViewerOptions& o, const std::string& v) -> Status {
+             if (v == "terrain-rgb") {
+                 o.encoding = HeightEncoding::TerrainRgb;
+             } else if (v == "terrarium") {
+                 o.encoding = HeightEncoding::Terrarium;
+             } else {
+                 return Status::failure("expected terrain-rgb or terrarium");
+             }
              return {};
          }},
         {"--height-scale", finiteOption(&ViewerOptions::heightScale)},
@@ -339,7 +364,7 @@ Result<ViewerOptions> parseOptions(const std::vector<std::string>& args) {
             continue;
         }
         if (name == "--no-cull" || name == "--no-occlusion" || name == "--dump-leaves" ||
-            name == "--dump-objects" || name == "--soak-rss-report-only") {
+            name == "--dump-objects" || name == "--soak-rss-report-only" || name == "--water") {
             if (inlineValue) {
                 return Result<ViewerOptions>::failure(escapedText(name) + " takes no value");
             }
@@ -347,6 +372,7 @@ Result<ViewerOptions> parseOptions(const std::vector<std::string>& args) {
              : name == "--no-occlusion" ? options.noOcclusion
              : name == "--dump-leaves"  ? options.dumpLeaves
              : name == "--dump-objects" ? options.dumpObjects
+             : name == "--water"        ? options.water
                                         : options.soakRssReportOnly) = true;
             continue;
         }
@@ -390,14 +416,22 @@ std::string usageText() {
     return R"(usage: quadterrain [HEIGHTMAP] [options]
 
 Flies a camera over a heightmap and draws only the quadtree leaves inside the view frustum.
-HEIGHTMAP: .png (8/16-bit) .jpg .bmp .tga .pgm .gif .psd .hdr, SRTM .hgt, or 16-bit
-little-endian .r16/.raw (square, or give --size). Default: data/default_1025.png.
+HEIGHTMAP: .png (8/16-bit) .jpg .bmp .tga .pgm .gif .psd .hdr, SRTM .hgt, 16-bit
+little-endian .r16/.raw (square, or give --size), or through GDAL: GeoTIFF .tif/.tiff, ESRI
+ASCII grid .asc, .vrt mosaics, .dem .bil .flt .img .ter .bt, gzipped (.gz) or zipped SRTM
+tiles (.hgt.zip). Georeferenced maps come in metres on each axis. Default: data/default_1025.png.
 Limits: files up to 2147483647 bytes, 32769 samples a side and 268468225 in all; the world
 (map extent and heights, from --spacing, --height-scale, --height-offset) within 1e9 units,
 spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
 
-  --spacing S          world units between neighbouring samples (default 1; real metres for .hgt)
-  --height-scale S     world height per stored sample unit (y = sample * S + offset)
+  --spacing X[,Z]      world units between neighbouring columns (X) and rows (Z, default X)
+                       (default: metres from the georeference, else 1)
+  --height-scale S     world height per stored sample unit (y = sample * S + offset; default 1
+                       for heights in metres, else the map's range an eighth of its side)
+  --exaggeration F     multiply the height scale by F (default 1)
+  --encoding E         terrain-rgb or terrarium: a PNG's red, green and blue hold a height
+                       (-10000 + (R 65536 + G 256 + B) / 10, or R 256 + G + B / 256 - 32768 m)
+  --water              draw a flat water plane at sea level (maps in metres)
   --height-offset S    added to every height (default 0)
   --leaf N             grid squares per leaf side: 2, 4, 8, 16, 32 or 64 (default 4)
   --size WxH           size of a headerless .r16/.raw file

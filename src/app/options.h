@@ -9,6 +9,7 @@
 
 #include <glm/vec3.hpp>
 
+#include "core/heightmap.h"
 #include "core/result.h"
 
 namespace qt {
@@ -19,13 +20,19 @@ constexpr int kMaxWindowSide = 16384;
 constexpr int64_t kMaxWindowPixels = int64_t{8192} * 8192;
 
 struct ViewerOptions {
-    std::string heightmapPath;     // empty: the default map in data/
-    std::optional<float> spacing;  // unset: defaultMapping() of the loaded map
+    std::string heightmapPath;  // empty: the default map in data/
+    // --spacing X[,Z]: world units between columns and between rows (Z = X when one is given);
+    // unset: defaultMapping() of the loaded map.
+    std::optional<float> spacingX;
+    std::optional<float> spacingZ;
     std::optional<float> heightScale;
+    float exaggeration = 1.0f;  // --exaggeration: the height scale (given or default) times this
     std::optional<float> heightOffset;
     int leafSize = 4;
     int rawWidth = 0;  // --size, for headerless .r16/.raw
     int rawHeight = 0;
+    HeightEncoding encoding = HeightEncoding::Gray;  // --encoding, for RGB-packed PNG heights
+    bool water = false;  // --water: a flat water plane at sea level (maps in metres)
     int windowWidth = 1280;
     int windowHeight = 720;
     std::optional<glm::vec3> eye;  // both set or both unset

@@ -77,6 +77,7 @@ int runOneShot(Session& s) {
         report.width = s.terrain.map.width;
         report.height = s.terrain.map.height;
         report.mapping = s.terrain.mapping;
+        report.map = &s.terrain.map;
         report.camera = s.camera;
         report.target = o.target ? *o.target : s.camera.position + s.camera.forward();
         report.leafSize = s.terrain.tree.leafSize;

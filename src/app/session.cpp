@@ -49,8 +49,9 @@ struct TerminalProgress {
 // The map's default mapping with the options' values in place of its defaults.
 WorldMapping optionsMapping(const Heightmap& map, const ViewerOptions& options) {
     WorldMapping mapping = defaultMapping(map);
-    mapping.spacing = options.spacing.value_or(mapping.spacing);
-    mapping.heightScale = options.heightScale.value_or(mapping.heightScale);
+    mapping.spacingX = options.spacingX.value_or(mapping.spacingX);
+    mapping.spacingZ = options.spacingZ.value_or(mapping.spacingZ);
+    mapping.heightScale = options.heightScale.value_or(mapping.heightScale) * options.exaggeration;
     mapping.heightOffset = options.heightOffset.value_or(mapping.heightOffset);
     return mapping;
 }
@@ -65,6 +66,7 @@ Result<Session> Session::create(const ViewerOptions& options) {
     LoadOptions load;
     load.rawWidth = options.rawWidth;
     load.rawHeight = options.rawHeight;
+    load.encoding = options.encoding;
     const TerminalProgress terminal(path);
     LoadTimes times;
     Result<Heightmap> map = decodeStep(path, load, times, std::cref(terminal));
@@ -146,6 +148,7 @@ Result<Session> Session::create(const ViewerOptions& options) {
         session.renderer.syncDraws = *options.syncDraws;
     }
     session.renderer.backFaceCulling = !options.drawBackFaces;
+    session.renderer.water = options.water;
     session.lines = std::move(lines).value();
     session.objectRenderer = std::move(objectRenderer).value();
     session.terrain = std::move(terrain).value();
@@ -183,6 +186,7 @@ Status Session::replaceTerrain(const std::string& path, const LoadProgress& prog
     LoadOptions load;
     load.rawWidth = options.rawWidth;
     load.rawHeight = options.rawHeight;
+    load.encoding = options.encoding;
     if (Status loaded = qt::replaceTerrain(terrain, path, load, options.leafSize, progress);
         !loaded) {
         return loaded;

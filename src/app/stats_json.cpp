@@ -25,6 +25,36 @@ std::string number(float value) {
     return result;
 }
 
+// Shortest text that reads back as the same double (coordinates of a georeference).
+std::string number(double value) {
+    if (!std::isfinite(value)) {
+        return "null";
+    }
+    char text[40];
+    const std::to_chars_result end = std::to_chars(text, text + sizeof(text), value);
+    return std::string(text, end.ptr);
+}
+
+// The map's georeference (null without one) and heights: range, quantisation step, unit.
+std::string georeferenceJson(const Heightmap& map) {
+    const Georeference& g = map.geo;
+    std::string j;
+    if (g.present) {
+        j += "  \"georeference\": {\"crs\": " + jsonString(g.crsName) +
+             ", \"geographic\": " + (g.geographic ? "true" : "false") +
+             ", \"west\": " + number(g.west) + ", \"east\": " + number(g.east) +
+             ", \"north\": " + number(g.north) + ", \"south\": " + number(g.south) +
+             ", \"metres_per_sample_x\": " + number(g.metresX) +
+             ", \"metres_per_sample_z\": " + number(g.metresZ) + "},\n";
+    } else {
+        j += "  \"georeference\": null,\n";
+    }
+    j += "  \"heights\": {\"min\": " + number(map.minSample) +
+         ", \"max\": " + number(map.maxSample) + ", \"step\": " + number(map.coding.step) +
+         ", \"metres\": " + (map.metres ? "true" : "false") + "},\n";
+    return j;
+}
+
 std::string milliseconds(double value) {
     char text[40];
     std::snprintf(text, sizeof(text), "%.4f", std::isfinite(value) ? value : 0.0);
@@ -97,9 +127,13 @@ std::string statsJson(const StatsReport& r) {
     std::string j = "{\n";
     j += "  \"map\": {\"path\": " + jsonString(r.path) + ", \"width\": " + std::to_string(r.width) +
          ", \"height\": " + std::to_string(r.height) + "},\n";
-    j += "  \"world\": {\"spacing\": " + number(r.mapping.spacing) +
+    j += "  \"world\": {\"spacing_x\": " + number(r.mapping.spacingX) +
+         ", \"spacing_z\": " + number(r.mapping.spacingZ) +
          ", \"height_scale\": " + number(r.mapping.heightScale) +
          ", \"height_offset\": " + number(r.mapping.heightOffset) + "},\n";
+    if (r.map != nullptr) {
+        j += georeferenceJson(*r.map);
+    }
     j += "  \"camera\": {\"eye\": " + vec3(c.position) + ", \"target\": " + vec3(r.target) +
          ", \"fov_y\": " + number(glm::degrees(c.fovY)) + ", \"aspect\": " + number(c.aspect) +
          ", \"near\": " + number(c.nearPlane) + ", \"far\": " + number(c.farPlane) + "},\n";

@@ -18,6 +18,7 @@ struct StatsReport {
     int width = 0;
     int height = 0;
     WorldMapping mapping;
+    const Heightmap* map = nullptr;  // its georeference and height range; null: left out
     Camera camera;
     glm::vec3 target{0.0f};
     int leafSize = 0;

@@ -32,7 +32,8 @@ constexpr int kMaxLeafSize = 64;
 // are 2^14 leaves a side. The walks keep one frame a level.
 constexpr int kMaxTreeDepth = 14;
 static_assert((kMaxSide - 1) / kMinLeafSize == 1 << kMaxTreeDepth, "the deepest tree's depth");
-// Horizontal metres per arc-second of latitude, for the spacing of SRTM .hgt tiles.
+// Horizontal metres per arc-second of latitude, for the spacing of .hgt tiles whose name gives no
+// latitude (those named by their corner get metres per degree on each axis, georeference.h).
 constexpr double kMetresPerArcSecond = 30.87;
 // Value SRTM uses for a void (missing) sample.
 constexpr int kHgtVoid = -32768;

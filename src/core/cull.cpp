@@ -542,7 +542,7 @@ private:
 
 Frustum gridFrustum(const Frustum& frustum, const Quadtree& tree, const WorldMapping& mapping) {
     const HeightTransform height = heightTransform(tree.coding, mapping);
-    return frustum.inGridSpace(mapping.spacing, height.scale, height.bias);
+    return frustum.inGridSpace(mapping.spacingX, mapping.spacingZ, height.scale, height.bias);
 }
 
 void CullOutput::reserveFor(const Quadtree& tree) {

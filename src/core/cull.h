@@ -79,8 +79,8 @@ inline Box nodeBox(const Quadtree& tree, const QuadtreeNode& node, const WorldMa
     if (y0 > y1) {
         std::swap(y0, y1);  // a negative height scale turns the range over
     }
-    return {{float(node.x0) * mapping.spacing, y0, float(node.z0) * mapping.spacing},
-            {float(node.x1) * mapping.spacing, y1, float(node.z1) * mapping.spacing}};
+    return {{float(node.x0) * mapping.spacingX, y0, float(node.z0) * mapping.spacingZ},
+            {float(node.x1) * mapping.spacingX, y1, float(node.z1) * mapping.spacingZ}};
 }
 
 // The node box in grid space: columns, height codes, rows (for gridFrustum()'s planes).

@@ -150,7 +150,7 @@ float cullMargin(const Camera& camera, const WorldMapping& mapping, const WorldE
         return std::numeric_limits<float>::max();  // non-finite input culls nothing
     }
     const float margin =
-        kCullMarginSpacings * mapping.spacing +
+        kCullMarginSpacings * mapping.largerSpacing() +
         kCullMarginUlps * std::numeric_limits<float>::epsilon() * largestCoordinate(e, extent);
     return std::isfinite(margin) ? margin : std::numeric_limits<float>::max();
 }

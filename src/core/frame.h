@@ -87,7 +87,8 @@ struct FrameBuffers {
     void reserveObjects(uint32_t count);
 };
 
-// The culling frustum's margin, in world units: kCullMarginSpacings spacings plus kCullMarginUlps
+// The culling frustum's margin, in world units: kCullMarginSpacings of the larger spacing plus
+// kCullMarginUlps
 // ulps (2^-23 relative) of the largest coordinate in play, M, the largest of the eye's and of the
 // map box's (extent). Both sides of the comparison round in floats: the walk's plane tests (the
 // planes come from the float view-projection, whose translation holds the eye, and each distance

@@ -31,9 +31,9 @@ struct Frustum {
     static Frustum fromViewProjection(const glm::mat4& viewProjection, float margin = 0.0f);
 
     // The same planes over grid coordinates (column, height code, row) instead of world ones,
-    // for x = column * spacing, y = code * heightScale + heightBias, z = row * spacing: a box
+    // for x = column * spacingX, y = code * heightScale + heightBias, z = row * spacingZ: a box
     // of grid columns, rows and codes then needs no conversion per node.
-    Frustum inGridSpace(float spacing, float heightScale, float heightBias) const;
+    Frustum inGridSpace(float spacingX, float spacingZ, float heightScale, float heightBias) const;
 
     // Signed distance, evaluated as ((a x + b y) + c z) + d: rounding is monotone in each
     // coordinate, so a box inside another never tests farther out than its parent did.
@@ -51,11 +51,12 @@ struct Frustum {
                                           {6, 7}, {7, 4}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
 };
 
-inline Frustum Frustum::inGridSpace(float spacing, float heightScale, float heightBias) const {
+inline Frustum Frustum::inGridSpace(float spacingX, float spacingZ, float heightScale,
+                                    float heightBias) const {
     Frustum f = *this;
     for (glm::vec4& p : f.planes) {
-        // a (x s) + b (h k + o) + c (z s) + d = (a s) x + (b k) h + (c s) z + (d + b o)
-        p = {p.x * spacing, p.y * heightScale, p.z * spacing, p.w + p.y * heightBias};
+        // a (x s) + b (h k + o) + c (z t) + d = (a s) x + (b k) h + (c t) z + (d + b o)
+        p = {p.x * spacingX, p.y * heightScale, p.z * spacingZ, p.w + p.y * heightBias};
     }
     return f;
 }

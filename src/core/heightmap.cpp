@@ -14,7 +14,9 @@
 #include <stb/stb_image.h>
 
 #include "core/config.h"
+#include "core/heightmap_gdal.h"
 #include "core/image_header.h"
+#include "core/sample_range.h"
 #include "core/text.h"
 
 namespace qt {
@@ -88,32 +90,10 @@ void updateRange(Heightmap& map) {
     setRange(map, *lo, *hi);
 }
 
-// Stores float samples as codes: exactly (step 1 from the lowest sample) when the map is flat or
-// every sample is an integer below 2^24 in magnitude and they span at most 65535 steps, else
-// quantised to 65536 steps between the lowest and the highest. Samples must be finite.
+// Stores finite float samples as codes (encodeSamples), finding their range first.
 void encodeFloats(Heightmap& map, const float* samples, size_t count) {
-    const auto [lo, hi] = std::minmax_element(samples, samples + count);
-    const double low = *lo;
-    const double range = double(*hi) - low;
-    const bool integral = std::all_of(samples, samples + count, [](float v) {
-        return v == std::nearbyint(v) && std::fabs(v) < 16777216.0f;
-    });
-    map.codes.resize(count);
-    map.coding.offset = *lo;
-    if (range == 0.0 || (integral && range <= 65535.0)) {
-        map.coding.step = 1.0f;
-        for (size_t i = 0; i < count; ++i) {
-            map.codes[i] = uint16_t(samples[i] - *lo);
-        }
-    } else {
-        const double step = range / 65535.0;
-        map.coding.step = float(step);
-        for (size_t i = 0; i < count; ++i) {
-            const double code = std::nearbyint((double(samples[i]) - low) / step);
-            map.codes[i] = uint16_t(std::clamp(code, 0.0, 65535.0));
-        }
-    }
-    updateRange(map);
+    const SampleRange range = sampleRange(samples, count);
+    encodeSamples(map, samples, count, range.lo, range.hi, range.integral);
 }
 
 // A map of width x height samples, all zero, ready to be filled.
@@ -201,8 +181,46 @@ Result<Heightmap> adoptStb(const std::string& path, const ImageInfo& info, T* de
     return map;
 }
 
+// Heights packed in the red, green and blue bytes of an 8-bit colour image (Terrain-RGB,
+// Terrarium), in metres.
+Result<Heightmap> decodePackedHeights(const std::string& path, const unsigned char* data,
+                                      int length, HeightEncoding encoding) {
+    int w = 0;
+    int h = 0;
+    int n = 0;
+    const char* what = encoding == HeightEncoding::TerrainRgb ? "Terrain-RGB" : "Terrarium";
+    if (!stbi_info_from_memory(data, length, &w, &h, &n) || n < 3 ||
+        stbi_is_16_bit_from_memory(data, length)) {
+        return fail(path, std::string(what) + " heights need an 8-bit RGB or RGBA image");
+    }
+    stbi_uc* decoded = stbi_load_from_memory(data, length, &w, &h, &n, 3);
+    const std::unique_ptr<stbi_uc, void (*)(void*)> pixels(decoded, stbi_image_free);
+    if (!pixels) {
+        return fail(path, "corrupt image data");
+    }
+    const size_t count = size_t(w) * size_t(h);
+    std::vector<float> samples(count);
+    const unsigned char* p = pixels.get();
+    for (size_t i = 0; i < count; ++i, p += 3) {
+        const int r = p[0];
+        const int g = p[1];
+        const int b = p[2];
+        samples[i] = encoding == HeightEncoding::TerrainRgb
+                         ? float(-10000.0 + double(r * 65536 + g * 256 + b) * 0.1)
+                         : float(r * 256 + g) + float(b) / 256.0f - 32768.0f;
+    }
+    Heightmap map;
+    map.width = w;
+    map.height = h;
+    map.format = HeightmapFormat::Elevation;
+    map.metres = true;
+    encodeFloats(map, samples.data(), count);
+    return map;
+}
+
 // The header checks, then stb_image (PGM/PPM are decoded here).
-Result<Heightmap> loadStbImage(const std::string& path, const std::vector<unsigned char>& bytes) {
+Result<Heightmap> loadStbImage(const std::string& path, const std::vector<unsigned char>& bytes,
+                               HeightEncoding encoding) {
     const Result<ImageInfo> checked = checkImage(bytes.data(), bytes.size(), bytes.size());
     if (!checked) {
         return fail(path, checked.error());
@@ -233,6 +251,9 @@ Result<Heightmap> loadStbImage(const std::string& path, const std::vector<unsign
         return fail(path, dense.error());
     }
     const unsigned char* data = bytes.data();
+    if (encoding != HeightEncoding::Gray) {
+        return decodePackedHeights(path, data, length, encoding);
+    }
     int w = 0;
     int h = 0;
     int n = 0;
@@ -371,6 +392,8 @@ Result<Heightmap> loadHgt(const std::string& path, const std::vector<unsigned ch
     map.width = side;
     map.height = side;
     map.format = HeightmapFormat::Hgt;
+    map.metres = true;
+    map.geo = hgtGeoreference(path, side);
     encodeFloats(map, samples.data(), samples.size());  // exact: filled voids are integers too
     return map;
 }
@@ -403,6 +426,35 @@ Status checkDimensions(int64_t width, int64_t height) {
                                " samples in all)");
     }
     return {};
+}
+
+void encodeSamples(Heightmap& map, const float* samples, size_t count, float lo, float hi,
+                   bool integral) {
+    const double low = lo;
+    const double range = double(hi) - low;
+    map.codes.resize(count);
+    map.coding.offset = lo;
+    uint16_t* codes = map.codes.data();
+    if (range == 0.0 || (integral && range <= 65535.0)) {
+        map.coding.step = 1.0f;
+        for (size_t i = 0; i < count; ++i) {
+            codes[i] = uint16_t(samples[i] - lo);
+        }
+        setRange(map, 0, uint16_t(hi - lo));
+    } else {
+        // Float arithmetic rounding half up (samples are at least lo): each code is within half a
+        // step and a few millionths of one, and the loop vectorises.
+        map.coding.step = float(range / 65535.0);
+        const float toCodes = float(65535.0 / range);
+        auto code = [&](float v) {
+            const float c = std::min((v - lo) * toCodes + 0.5f, 65535.0f);
+            return uint16_t(int32_t(std::max(c, 0.0f)));
+        };
+        for (size_t i = 0; i < count; ++i) {
+            codes[i] = code(samples[i]);
+        }
+        setRange(map, code(lo), code(hi));  // the code is monotone in the sample
+    }
 }
 
 Result<Heightmap> makeHeightmap(int width, int height, const std::vector<float>& samples,
@@ -503,13 +555,18 @@ namespace {
 // Whether `ext` names a format we read under these options.
 Status checkFormat(const std::string& ext, const LoadOptions& options) {
     const bool isRaw = ext == ".r16" || ext == ".raw";
-    if (!isRaw && ext != ".hgt" && !isStbExtension(ext)) {
+    if (!isRaw && ext != ".hgt" && !isStbExtension(ext) && !isGdalExtension(ext)) {
         return Status::failure(
             "unknown extension '" + escapedText(ext) +
-            "' (expected .png .jpg .jpeg .bmp .tga .pgm .ppm .pnm .gif .psd .hdr .hgt .r16 .raw)");
+            "' (expected .png .jpg .jpeg .bmp .tga .pgm .ppm .pnm .gif .psd .hdr "
+            ".hgt .r16 .raw, or through GDAL " +
+            gdalExtensionList() + ")");
     }
     if (!isRaw && (options.rawWidth != 0 || options.rawHeight != 0)) {
         return Status::failure("--size applies only to headerless .r16/.raw files");
+    }
+    if (ext != ".png" && options.encoding != HeightEncoding::Gray) {
+        return Status::failure("--encoding applies only to PNG images");
     }
     return {};
 }
@@ -534,7 +591,10 @@ Result<Heightmap> decodeHeightmap(const std::string& name, const std::string& ex
     if (ext == ".r16" || ext == ".raw") {
         return loadRaw16(name, bytes, options);
     }
-    return loadStbImage(name, bytes);
+    if (isGdalExtension(ext)) {
+        return decodeGdalHeightmap(name, "map" + ext, bytes);
+    }
+    return loadStbImage(name, bytes, options.encoding);
 }
 
 Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& options) {
@@ -554,6 +614,10 @@ Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& opti
     }
     if (length.value() == 0) {
         return fail(name, "empty file");
+    }
+    if (isGdalExtension(ext)) {
+        // GDAL reads the file itself; the raster's size is checked before its pixels are.
+        return loadGdalHeightmap(ext == ".gz" ? "/vsigzip/" + path : path, name);
     }
     if (length.value() > kMaxFileBytes) {
         return fail(name, "file of " + std::to_string(length.value()) +

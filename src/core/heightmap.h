@@ -5,11 +5,22 @@
 #include <string>
 #include <vector>
 
+#include "core/georeference.h"
 #include "core/result.h"
 
 namespace qt {
 
-enum class HeightmapFormat { Image8, Image16, ImageFloat, Hgt, Raw16 };
+// Where the samples came from: it picks the default world mapping (defaultMapping).
+// Elevation: a raster read through GDAL (GeoTIFF, ESRI ASCII grid, VRT, ...) or a PNG tile of
+// Terrain-RGB / Terrarium heights.
+enum class HeightmapFormat { Image8, Image16, ImageFloat, Hgt, Raw16, Elevation };
+
+// How a PNG packs a height into its red, green and blue bytes (--encoding).
+enum class HeightEncoding {
+    Gray,        // one channel (luminance of colour images)
+    TerrainRgb,  // Mapbox: -10000 + (R * 65536 + G * 256 + B) * 0.1 metres
+    Terrarium,   // Mapzen: R * 256 + G + B / 256 - 32768 metres
+};
 
 // How stored 16-bit codes map to the file's sample values: sample = offset + step * code.
 // Integer formats are stored exactly (step 1); float data is quantised over its range.
@@ -34,6 +45,8 @@ struct Heightmap {
     float minSample = 0.0f;  // coding.sample(minCode)
     float maxSample = 0.0f;
     HeightmapFormat format = HeightmapFormat::Image16;
+    bool metres = false;  // samples are heights in metres (GDAL rasters, .hgt, Terrain-RGB)
+    Georeference geo;     // where the map lies, when its file says
 
     uint16_t codeAt(int col, int row) const {
         return codes[size_t(row) * size_t(width) + size_t(col)];
@@ -46,6 +59,8 @@ struct LoadOptions {
     // Size of a headerless .r16/.raw file; 0 x 0 infers a square from the file length.
     int rawWidth = 0;
     int rawHeight = 0;
+    // How a PNG's channels hold heights; anything but Gray applies to 8-bit RGB(A) PNGs only.
+    HeightEncoding encoding = HeightEncoding::Gray;
 };
 
 // Loads PNG (8/16-bit), JPEG, BMP, TGA, PGM/PPM, GIF, PSD, HDR, SRTM .hgt and raw 16-bit LE.
@@ -66,6 +81,12 @@ Result<Heightmap> decodeHeightmap(const std::string& name, const std::string& ex
 // Integer samples spanning at most 65535 steps are kept exactly, anything else is quantised.
 Result<Heightmap> makeHeightmap(int width, int height, const std::vector<float>& samples,
                                 HeightmapFormat format = HeightmapFormat::Image16);
+
+// Stores finite samples whose extremes are lo and hi as codes: exactly (step 1 from lo) when the
+// map is flat or `integral` (every sample an integer below 2^24 in magnitude) and they span at
+// most 65535 steps, else quantised to 65536 steps between lo and hi. Sets the map's range.
+void encodeSamples(Heightmap& map, const float* samples, size_t count, float lo, float hi,
+                   bool integral);
 
 // Every sample as a float, for tests and tools (the viewer never needs them).
 std::vector<float> heightmapSamples(const Heightmap& map);

@@ -92,8 +92,11 @@ struct Selector {
 LodParams lodParams(const Quadtree& tree, const WorldMapping& mapping, const glm::vec3& eye,
                     float fovY, int viewportHeight, float pixels, float mapMinY, float mapMaxY) {
     LodParams params;
-    const float toSteps = 1.0f / mapping.spacing;
+    const float larger = mapping.largerSpacing();
+    const float toSteps = 1.0f / larger;
     params.eye = eye * toSteps;
+    params.stepsPerColumn = mapping.spacingX / larger;
+    params.stepsPerRow = mapping.spacingZ / larger;
     params.yMin = std::min(mapMinY, mapMaxY) * toSteps;
     params.yMax = std::max(mapMinY, mapMaxY) * toSteps;
     // A step at distance d looks viewportHeight / (2 tan(fovY / 2)) / d pixels long.
@@ -121,8 +124,10 @@ bool lodSplits(const LodParams& params, int level, int x0, int z0, int x1, int z
         return false;
     }
     const glm::vec3& e = params.eye;
-    const float dx = std::max({float(x0) - e.x, e.x - float(x1), 0.0f});
-    const float dz = std::max({float(z0) - e.z, e.z - float(z1), 0.0f});
+    const float sx = params.stepsPerColumn;
+    const float sz = params.stepsPerRow;
+    const float dx = std::max({float(x0) * sx - e.x, e.x - float(x1) * sx, 0.0f});
+    const float dz = std::max({float(z0) * sz - e.z, e.z - float(z1) * sz, 0.0f});
     const float dy = std::max({params.yMin - e.y, e.y - params.yMax, 0.0f});
     const float reach = params.stepsAway * float(1 << level);
     return dx * dx + dy * dy + dz * dz < reach * reach;

@@ -30,10 +30,14 @@ namespace qt {
 //
 // Where a node's neighbour is drawn one level coarser, the node's vertices on that edge fold onto
 // every other one, so they are exactly the neighbour's: the shared edge is the same line of the
-// same samples, computed by the same code. Lengths are in grid steps (world units / spacing) on
-// all three axes.
+// same samples, computed by the same code. Lengths are in grid steps (world units / the larger
+// spacing) on all three axes; a node's sides are at most as many steps as it has samples.
 struct LodParams {
-    glm::vec3 eye{0.0f};
+    glm::vec3 eye{0.0f};  // in steps of the larger spacing
+    // Columns and rows in those steps: spacingX and spacingZ over the larger one (1 for square
+    // cells), so that distances are measured on the ground whatever the cells' shape.
+    float stepsPerColumn = 1.0f;
+    float stepsPerRow = 1.0f;
     float yMin = 0.0f;  // the map's height range
     float yMax = 0.0f;
     float stepsAway = 0.0f;  // a node splits nearer than stepsAway * 2^level

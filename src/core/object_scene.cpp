@@ -89,8 +89,9 @@ Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMappin
                                             std::to_string(kMaxObjects));
     }
     const WorldExtent extent = worldExtent(map, mapping);
-    // Objects are sized in sample spacings, but at most 1/256 of the map's side.
-    const float unit = std::min(mapping.spacing, extent.longerSide() / 256.0f);
+    // Objects are sized in sample spacings (the smaller), but at most 1/256 of the map's side.
+    const float unit =
+        std::min(std::min(mapping.spacingX, mapping.spacingZ), extent.longerSide() / 256.0f);
     ObjectTreeConfig config;
     config.size = std::max(extent.longerSide(), unit);
     ObjectScene scene;

@@ -139,7 +139,7 @@ constexpr int kChunk = 256;
 // Per-call constants.
 struct View {
     float ex, ey, ez;  // the eye
-    float spacing;
+    float spacingX, spacingZ;
     float sizeX, sizeZ;  // the map's footprint in world units: [0, sizeX] x [0, sizeZ]
     HeightTransform height;
     double onePlusEpsSquared;  // (1 + eps)^2: squared far distance times this <= squared near
@@ -241,8 +241,8 @@ private:
             return false;
         }
         const QuadtreeNode& parent = tree_.nodes[tree_.parents[index]];
-        const float x0 = float(parent.x0) * v_.spacing, x1 = float(parent.x1) * v_.spacing;
-        const float z0 = float(parent.z0) * v_.spacing, z1 = float(parent.z1) * v_.spacing;
+        const float x0 = float(parent.x0) * v_.spacingX, x1 = float(parent.x1) * v_.spacingX;
+        const float z0 = float(parent.z0) * v_.spacingZ, z1 = float(parent.z1) * v_.spacingZ;
         const float x = std::max(std::max(x0 - v_.ex, v_.ex - x1), 0.0f);
         const float z = std::max(std::max(z0 - v_.ez, v_.ez - z1), 0.0f);
         const float nearSq = x * x + z * z;
@@ -283,10 +283,10 @@ struct Footprint {
 inline Footprint footprint(const View& v, const Boxes& b, int j) {
     const float y0 = v.height.worldHeight(float(int32_t(b.lowCode[j])));
     const float y1 = v.height.worldHeight(float(int32_t(b.highCode[j])));
-    return {float(int32_t(b.x0[j])) * v.spacing,
-            float(int32_t(b.z0[j])) * v.spacing,
-            float(int32_t(b.x1[j])) * v.spacing,
-            float(int32_t(b.z1[j])) * v.spacing,
+    return {float(int32_t(b.x0[j])) * v.spacingX,
+            float(int32_t(b.z0[j])) * v.spacingZ,
+            float(int32_t(b.x1[j])) * v.spacingX,
+            float(int32_t(b.z1[j])) * v.spacingZ,
             std::min(y0, y1),  // a negative scale turns the range over
             std::max(y0, y1)};
 }
@@ -378,8 +378,8 @@ void measureRecords(const View& v, const Footprints& footprintOf, int n, Records
 // The highest surface height of the leaves that meet [x0, x1] x [z0, z1] (world), by a descent
 // that takes nodes inside the square whole.
 float highestWithin(const Quadtree& tree, const View& v, float x0, float z0, float x1, float z1) {
-    const float c0 = x0 / v.spacing, c1 = x1 / v.spacing;
-    const float r0 = z0 / v.spacing, r1 = z1 / v.spacing;
+    const float c0 = x0 / v.spacingX, c1 = x1 / v.spacingX;
+    const float r0 = z0 / v.spacingZ, r1 = z1 / v.spacingZ;
     float highest = -kInfinity;
     uint32_t stack[kStackSize];
     int top = 0;
@@ -423,8 +423,9 @@ float nearReach(const Camera& camera) {
 bool validView(const Camera& camera, const WorldMapping& mapping, const HeightTransform& height) {
     const glm::vec3& eye = camera.position;
     return allFinite({eye.x, eye.y, eye.z, camera.fovY, camera.aspect, camera.nearPlane,
-                      camera.farPlane, mapping.spacing, height.scale, height.bias}) &&
-           mapping.spacing > 0.0f && camera.nearPlane > 0.0f &&
+                      camera.farPlane, mapping.spacingX, mapping.spacingZ, height.scale,
+                      height.bias}) &&
+           mapping.spacingX > 0.0f && mapping.spacingZ > 0.0f && camera.nearPlane > 0.0f &&
            camera.farPlane > camera.nearPlane && camera.fovY > 0.0f && camera.fovY < kPi &&
            camera.aspect > 0.0f;
 }
@@ -433,7 +434,8 @@ bool validView(const Camera& camera, const WorldMapping& mapping, const HeightTr
 // are valid and the eye is strictly inside the map's footprint (argument 1 at the top).
 bool viewOverMap(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera, View& v) {
     v.height = heightTransform(tree.coding, mapping);
-    v.spacing = mapping.spacing;
+    v.spacingX = mapping.spacingX;
+    v.spacingZ = mapping.spacingZ;
     v.ex = camera.position.x;
     v.ey = camera.position.y;
     v.ez = camera.position.z;
@@ -494,8 +496,10 @@ bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera
     const double nearest = kNearestFactor * rounding / delta;
     v.nearestSquared = float(nearest * nearest);
     // Units: leaves, and far parents.
-    const float leafSide = float(tree.leafSize) * v.spacing;
-    v.leafDiagonal = leafSide * 1.4143f;
+    // The diagonal of a leaf's footprint, rounded up; its longer side sets the quads' distance.
+    const float leafSide = float(tree.leafSize) * std::max(v.spacingX, v.spacingZ);
+    v.leafDiagonal = float(double(tree.leafSize) *
+                           std::hypot(double(v.spacingX), double(v.spacingZ)) * (1.0 + 1e-4));
     v.quadDiagonal = 2.0f * v.leafDiagonal;
     const double quad = kOcclusionQuadDistance * double(leafSide) / delta;
     v.quadSquared = float(quad * quad);

@@ -85,7 +85,7 @@ void finish(const Heightmap& map, const WorldMapping& mapping, const DVec3& o, c
     }
     const DVec3 p = o + best.t * d;
     best.world = glm::vec3(p);
-    const double x = p.x / double(mapping.spacing), z = p.z / double(mapping.spacing);
+    const double x = p.x / double(mapping.spacingX), z = p.z / double(mapping.spacingZ);
     best.col = std::clamp(int(std::lround(x)), best.col, best.col + 1);
     best.row = std::clamp(int(std::lround(z)), best.row, best.row + 1);
     best.col = std::min(best.col, map.width - 1);
@@ -223,29 +223,30 @@ PickHit pickBruteForce(const Heightmap& map, const WorldMapping& mapping, const 
 namespace {
 
 // The drawn triangle under sample coordinates (fx, fz) on the map: its height there and its
-// (unnormalised) upward normal. (A, B, C) below the diagonal B-C, (B, D, C) beyond it: planes
-// through their corners.
+// (unnormalised) upward normal, from its slopes per column (dx) and per row (dz). (A, B, C) below
+// the diagonal B-C, (B, D, C) beyond it: planes through their corners.
 SurfacePoint triangleAt(const Heightmap& map, const WorldMapping& mapping, double fx, double fz) {
     const int col = std::min(int(fx), map.width - 2);
     const int row = std::min(int(fz), map.height - 2);
     const Square s = squareAt(map, mapping, col, row);
     const double u = fx - col, v = fz - row;
-    const double spacing = mapping.spacing;
+    const double sx = mapping.spacingX, sz = mapping.spacingZ;
     if (u + v <= 1.0) {
         const double dx = s.b.y - s.a.y, dz = s.c.y - s.a.y;
-        return {float(s.a.y + dx * u + dz * v), glm::vec3(float(-dx), float(spacing), float(-dz))};
+        return {float(s.a.y + dx * u + dz * v),
+                glm::vec3(float(-dx * sz), float(sx * sz), float(-dz * sx))};
     }
     const double dx = s.d.y - s.c.y, dz = s.d.y - s.b.y;
     return {float(s.d.y + (s.c.y - s.d.y) * (1.0 - u) + (s.b.y - s.d.y) * (1.0 - v)),
-            glm::vec3(float(-dx), float(spacing), float(-dz))};
+            glm::vec3(float(-dx * sz), float(sx * sz), float(-dz * sx))};
 }
 
 }  // namespace
 
 std::optional<float> surfaceHeight(const Heightmap& map, const WorldMapping& mapping, float x,
                                    float z) {
-    const double fx = double(x) / double(mapping.spacing);
-    const double fz = double(z) / double(mapping.spacing);
+    const double fx = double(x) / double(mapping.spacingX);
+    const double fz = double(z) / double(mapping.spacingZ);
     if (!(fx >= 0.0 && fz >= 0.0 && fx <= double(map.width - 1) && fz <= double(map.height - 1))) {
         return std::nullopt;  // off the map, or not a number
     }
@@ -253,8 +254,8 @@ std::optional<float> surfaceHeight(const Heightmap& map, const WorldMapping& map
 }
 
 SurfacePoint surfaceAt(const Heightmap& map, const WorldMapping& mapping, float x, float z) {
-    const double fx = std::clamp(double(x) / double(mapping.spacing), 0.0, double(map.width - 1));
-    const double fz = std::clamp(double(z) / double(mapping.spacing), 0.0, double(map.height - 1));
+    const double fx = std::clamp(double(x) / double(mapping.spacingX), 0.0, double(map.width - 1));
+    const double fz = std::clamp(double(z) / double(mapping.spacingZ), 0.0, double(map.height - 1));
     SurfacePoint p = triangleAt(map, mapping, fx, fz);
     p.normal = glm::normalize(p.normal);
     return p;

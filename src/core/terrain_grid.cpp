@@ -14,8 +14,8 @@ namespace qt {
 
 WorldExtent worldExtent(const Heightmap& map, const WorldMapping& mapping) {
     WorldExtent e;
-    e.sizeX = float(map.width - 1) * mapping.spacing;
-    e.sizeZ = float(map.height - 1) * mapping.spacing;
+    e.sizeX = float(map.width - 1) * mapping.spacingX;
+    e.sizeZ = float(map.height - 1) * mapping.spacingZ;
     e.minY = mapping.worldHeight(map.minSample);
     e.maxY = mapping.worldHeight(map.maxSample);
     if (e.minY > e.maxY) {
@@ -26,25 +26,32 @@ WorldExtent worldExtent(const Heightmap& map, const WorldMapping& mapping) {
 
 WorldMapping defaultMapping(const Heightmap& map) {
     WorldMapping mapping;
-    switch (map.format) {
-        case HeightmapFormat::Hgt:
-            // 1201 samples span one degree at 3 arc-seconds, 3601 at 1 arc-second.
-            mapping.spacing =
-                map.width > 1 ? float(3600.0 / (map.width - 1) * kMetresPerArcSecond) : 1.0f;
-            mapping.heightScale = 1.0f;
-            return mapping;
-        case HeightmapFormat::Image8:
-        case HeightmapFormat::Image16:
-        case HeightmapFormat::Raw16: {
-            const double fullScale = map.format == HeightmapFormat::Image8 ? 255.0 : 65535.0;
-            const double side = double(std::max(map.width, map.height) - 1);
-            mapping.heightScale = float(kDefaultReliefFraction * side / fullScale);
-            return mapping;
-        }
-        case HeightmapFormat::ImageFloat:
-            mapping.heightScale = 1.0f;
-            return mapping;
+    if (map.geo.present && map.geo.metresX > 0.0 && map.geo.metresZ > 0.0) {
+        mapping.spacingX = float(map.geo.metresX);
+        mapping.spacingZ = float(map.geo.metresZ);
     }
+    if (map.metres && map.geo.present) {
+        mapping.heightScale = 1.0f;  // real metres on every axis
+        return mapping;
+    }
+    if (map.format == HeightmapFormat::Hgt) {
+        // A tile whose name gives no latitude: 1201 samples span one degree at 3 arc-seconds,
+        // 3601 at 1 arc-second, north-south; east-west is taken as the same.
+        mapping.spacingX = mapping.spacingZ =
+            map.width > 1 ? float(3600.0 / (map.width - 1) * kMetresPerArcSecond) : 1.0f;
+        mapping.heightScale = 1.0f;
+        return mapping;
+    }
+    if (map.format == HeightmapFormat::ImageFloat) {
+        mapping.heightScale = 1.0f;
+        return mapping;
+    }
+    // Unitless samples, or metres without a horizontal size: the map's own sample range spans
+    // kDefaultReliefFraction of its longer side.
+    const double range = double(map.maxSample) - double(map.minSample);
+    const double side = std::max(double(map.width - 1) * mapping.spacingX,
+                                 double(map.height - 1) * mapping.spacingZ);
+    mapping.heightScale = range > 0.0 ? float(kDefaultReliefFraction * side / range) : 1.0f;
     return mapping;
 }
 
@@ -55,15 +62,20 @@ Status checkWorldFinite(const Heightmap& map, const WorldMapping& mapping) {
         return std::string(text);
     };
     const std::string limit = number(kMaxWorldCoordinate);
-    const double spacing = mapping.spacing;
-    if (!(mapping.spacing >= float(kMinSpacing))) {
-        return Status::failure("--spacing " + number(spacing) + " is below the least spacing of " +
-                               number(kMinSpacing));
-    }
-    const double extent = double(std::max(map.width, map.height) - 1) * spacing;
-    if (!(extent <= kMaxWorldCoordinate)) {
-        return Status::failure("--spacing " + number(spacing) + " makes the map " + number(extent) +
-                               " world units wide, over the limit of " + limit);
+    const double spacings[2] = {mapping.spacingX, mapping.spacingZ};
+    const int samples[2] = {map.width, map.height};
+    for (int axis = 0; axis < 2; ++axis) {
+        const double spacing = spacings[axis];
+        if (!(float(spacing) >= float(kMinSpacing))) {
+            return Status::failure("--spacing " + number(spacing) +
+                                   " is below the least spacing of " + number(kMinSpacing));
+        }
+        const double extent = double(samples[axis] - 1) * spacing;
+        if (!(extent <= kMaxWorldCoordinate)) {
+            return Status::failure("--spacing " + number(spacing) + " makes the map " +
+                                   number(extent) + " world units wide, over the limit of " +
+                                   limit);
+        }
     }
     // Doubles hold every product here exactly enough: samples and options are finite floats.
     const double scale = mapping.heightScale;
@@ -89,8 +101,8 @@ Status checkWorldFinite(const Heightmap& map, const WorldMapping& mapping) {
 
 glm::vec3 vertexPosition(const Heightmap& map, const WorldMapping& mapping, int col, int row) {
     const HeightTransform height = heightTransform(map.coding, mapping);
-    return {float(col) * mapping.spacing, height.worldHeight(float(map.codeAt(col, row))),
-            float(row) * mapping.spacing};
+    return {float(col) * mapping.spacingX, height.worldHeight(float(map.codeAt(col, row))),
+            float(row) * mapping.spacingZ};
 }
 
 glm::vec3 vertexNormal(const Heightmap& map, const WorldMapping& mapping, int col, int row) {
@@ -102,8 +114,8 @@ glm::vec3 vertexNormal(const Heightmap& map, const WorldMapping& mapping, int co
     const float dx = (float(map.codeAt(c1, row)) - float(map.codeAt(c0, row))) * scale;
     const float dz = (float(map.codeAt(col, r1)) - float(map.codeAt(col, r0))) * scale;
     // Tangents (sx, dx, 0) and (0, dz, sz); their cross product, scaled by 1 / (sx sz).
-    const float sx = float(c1 - c0) * mapping.spacing;
-    const float sz = float(r1 - r0) * mapping.spacing;
+    const float sx = float(c1 - c0) * mapping.spacingX;
+    const float sz = float(r1 - r0) * mapping.spacingZ;
     return glm::normalize(glm::vec3(-dx * sz, sx * sz, -dz * sx));
 }
 

@@ -12,13 +12,24 @@
 
 namespace qt {
 
-// x = column * spacing, z = row * spacing, y = sample * heightScale + heightOffset.
+// x = column * spacingX, z = row * spacingZ, y = sample * heightScale + heightOffset. The
+// spacings differ where the samples are not square on the ground (geographic rasters away from
+// the equator, projected ones with rectangular pixels).
 struct WorldMapping {
-    float spacing = 1.0f;
+    constexpr WorldMapping() = default;
+    // Square cells: one spacing on both axes.
+    constexpr WorldMapping(float spacing, float scale, float offset)
+        : spacingX(spacing), spacingZ(spacing), heightScale(scale), heightOffset(offset) {}
+    constexpr WorldMapping(float xSpacing, float zSpacing, float scale, float offset)
+        : spacingX(xSpacing), spacingZ(zSpacing), heightScale(scale), heightOffset(offset) {}
+
+    float spacingX = 1.0f;  // world units between neighbouring columns (east-west)
+    float spacingZ = 1.0f;  // and between neighbouring rows (north-south)
     float heightScale = 1.0f;
     float heightOffset = 0.0f;
 
     float worldHeight(float sample) const { return sample * heightScale + heightOffset; }
+    float largerSpacing() const { return spacingX > spacingZ ? spacingX : spacingZ; }
 };
 
 // World height of a stored code, y = code * scale + bias: the map's coding folded into the
@@ -59,14 +70,15 @@ inline float largestCoordinate(const glm::vec3& eye, const WorldExtent& e) {
     return std::max(eyeLargest, mapLargest);
 }
 
-// The mapping a user gets without options: real metres for .hgt, otherwise unit spacing and the
-// format's full range spanning kDefaultReliefFraction of the map's longer side.
+// The mapping a user gets without options: real metres on every axis for a georeferenced map of
+// heights in metres (GDAL rasters, .hgt); otherwise the map's own sample range spanning
+// kDefaultReliefFraction of its longer side (unit spacing unless the file gives one).
 WorldMapping defaultMapping(const Heightmap& map);
 
 // Whether the map under this mapping is a world of finite floats: its extent ((size - 1) *
-// spacing) and heights (sample * heightScale + heightOffset over the map's sample range, and the
-// shader's folded scale and bias) within kMaxWorldCoordinate, and the spacing at least
-// kMinSpacing. Then every distance, camera and far plane the viewer derives stays finite (see
+// spacing on each axis) and heights (sample * heightScale + heightOffset over the map's sample
+// range, and the shader's folded scale and bias) within kMaxWorldCoordinate, and the spacing at
+// least kMinSpacing. Then every distance, camera and far plane the viewer derives stays finite (see
 // kMaxWorldCoordinate for the precision far from the origin). The error is one line naming the
 // option to change: --spacing, --height-scale or --height-offset.
 Status checkWorldFinite(const Heightmap& map, const WorldMapping& mapping);

@@ -137,6 +137,7 @@ FrameStats renderTerrain(const TerrainRenderer& renderer, Terrain& terrain, cons
     stats.drawCalls =
         stats.lod ? renderer.draw(terrain.gpu, terrain.mapping, camera, frame.lod.nodes, style)
                   : renderer.draw(terrain.gpu, terrain.mapping, camera, frame.drawList, style);
+    stats.drawCalls += renderer.drawWater(terrain.gpu, terrain.mapping, camera);
     if (objects && terrain.objects) {
         stats.objectDrawCalls = objects->draw(*terrain.objects, frame.objectsDrawn,
                                               terrain.selectedObjects, camera, view.viewportHeight);

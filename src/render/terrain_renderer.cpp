@@ -64,6 +64,7 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
     gpu.minSample = map.minSample;
     gpu.maxSample = map.maxSample;
     gpu.coding = map.coding;
+    gpu.metres = map.metres;
 
     glGenBuffers(1, &gpu.heightBuffer);
     glBindBuffer(GL_TEXTURE_BUFFER, gpu.heightBuffer);
@@ -145,17 +146,53 @@ Result<TerrainRenderer> TerrainRenderer::create(const std::string& shaderDir) {
     const GLubyte* name = glGetString(GL_RENDERER);
     renderer.syncDraws = name && isSoftwareRasteriser(reinterpret_cast<const char*>(name));
     if (Status loaded = renderer.reloadShaders(); !loaded) {
+        renderer.destroy();
         return Result<TerrainRenderer>::failure(loaded.error());
     }
+    glGenVertexArrays(1, &renderer.emptyArray);
     return renderer;
 }
 
 void TerrainRenderer::destroy() {
     program.destroy();
+    waterProgram.destroy();
+    glDeleteVertexArrays(1, &emptyArray);
+    emptyArray = 0;
 }
 
 Status TerrainRenderer::reloadShaders() {
-    return program.replaceWith(shaderDir + "/terrain.vert", shaderDir + "/terrain.frag");
+    Status terrain = program.replaceWith(shaderDir + "/terrain.vert", shaderDir + "/terrain.frag");
+    Status plane = waterProgram.replaceWith(shaderDir + "/water.vert", shaderDir + "/water.frag");
+    return terrain ? plane : terrain;
+}
+
+int TerrainRenderer::drawWater(const TerrainGpu& gpu, const WorldMapping& mapping,
+                               const Camera& camera) const {
+    if (!water || !gpu.metres || !(gpu.minSample < 0.0f) || waterProgram.id == 0) {
+        return 0;
+    }
+    // Half a metre above sea level: SRTM and Copernicus tiles store the sea as 0 m, which the
+    // plane then covers instead of fighting it for depth.
+    constexpr float kWaterMetres = 0.5f;
+    glUseProgram(waterProgram.id);
+    glUniform2f(waterProgram.uniform("size"), float(gpu.width - 1) * mapping.spacingX,
+                float(gpu.height - 1) * mapping.spacingZ);
+    glUniform1f(waterProgram.uniform("level"), mapping.worldHeight(kWaterMetres));
+    const glm::mat4 viewProjection = camera.viewProjection();
+    glUniformMatrix4fv(waterProgram.uniform("viewProjection"), 1, GL_FALSE,
+                       glm::value_ptr(viewProjection));
+    glUniform3f(waterProgram.uniform("eye"), camera.position.x, camera.position.y,
+                camera.position.z);
+    glUniform1f(waterProgram.uniform("farPlane"), camera.farPlane);
+    glUniform3f(waterProgram.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glDisable(GL_CULL_FACE);  // seen from below too
+    glBindVertexArray(emptyArray);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    glBindVertexArray(0);
+    glUseProgram(0);
+    return 1;
 }
 
 void TerrainRenderer::clear(int width, int height) {
@@ -197,7 +234,7 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     glUniform1i(program.uniform("heights"), 0);
     glUniform2i(program.uniform("mapSize"), gpu.width, gpu.height);
     glUniform1i(program.uniform("leafSize"), gpu.leafSize);
-    glUniform1f(program.uniform("spacing"), mapping.spacing);
+    glUniform2f(program.uniform("spacing"), mapping.spacingX, mapping.spacingZ);
     const HeightTransform height = heightTransform(gpu.coding, mapping);
     glUniform1f(program.uniform("heightScale"), height.scale);
     glUniform1f(program.uniform("heightBias"), height.bias);
@@ -209,6 +246,11 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     const float lo = mapping.worldHeight(gpu.minSample);
     const float hi = mapping.worldHeight(gpu.maxSample);
     glUniform2f(program.uniform("heightRange"), std::min(lo, hi), std::max(lo, hi));
+    // Metres from world heights, for the altitude ramp: (y - offset) / scale.
+    const bool altitude = gpu.metres && mapping.heightScale != 0.0f;
+    glUniform1i(program.uniform("altitudeRamp"), altitude ? 1 : 0);
+    glUniform2f(program.uniform("toMetres"), altitude ? 1.0f / mapping.heightScale : 0.0f,
+                altitude ? -mapping.heightOffset / mapping.heightScale : 0.0f);
     glUniform3f(program.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
     glUniform1i(program.uniform("wireframe"), style.wireframe ? 1 : 0);
 

@@ -36,6 +36,7 @@ struct TerrainGpu {
     float minSample = 0.0f;
     float maxSample = 0.0f;
     HeightCoding coding;  // codes in heightBuffer to the map's samples
+    bool metres = false;  // samples are metres: the colour ramp is tied to altitude
 
     // Fails with one line when the map has more samples than GL_MAX_TEXTURE_BUFFER_SIZE.
     static Result<TerrainGpu> create(const Heightmap& map, const Quadtree& tree);
@@ -56,6 +57,8 @@ struct DrawStyle {
 
 struct TerrainRenderer {
     ShaderProgram program;
+    ShaderProgram waterProgram;  // the flat water plane (shaders/water.*)
+    GLuint emptyArray = 0;       // the water plane's vertex array: corners come from vertex ids
     std::string shaderDir;
     // Draw in batches (core/draw_batches.h), a fence after each, and wait for the oldest before
     // queuing more than batchesInFlight(), so the driver holds two batches, at most about
@@ -68,8 +71,10 @@ struct TerrainRenderer {
     // Cull back faces whenever backFacesHidden() allows (renderTerrain decides per frame); off,
     // both sides are always drawn (--back-faces draw).
     bool backFaceCulling = true;
+    // Draw a flat water plane at sea level over maps in metres that reach below it (--water).
+    bool water = false;
 
-    // Loads terrain.vert/terrain.frag from shaderDir.
+    // Loads terrain.vert/terrain.frag and water.vert/water.frag from shaderDir.
     static Result<TerrainRenderer> create(const std::string& shaderDir);
     void destroy();
     // Reloads the shaders; on failure the old program stays and the error is returned.
@@ -84,6 +89,11 @@ struct TerrainRenderer {
     // The same for nodes chosen by level of detail, each at its own stride.
     int draw(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
              const std::vector<DrawNode>& visible, const DrawStyle& style) const;
+
+    // The water plane over the map's footprint at sea level, after the terrain (depth-tested
+    // against it); not culled, so culled and unculled frames draw it alike. Returns the draw
+    // calls issued: one, or none when water is off or the map has no heights below sea level.
+    int drawWater(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera) const;
 
 private:
     int drawInstances(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,

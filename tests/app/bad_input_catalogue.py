@@ -210,7 +210,63 @@ case(".raw not square without --size", [write("odd.r16", b"\0" * 30)] + stats, 1
 unknown = write("map.xyz", b"123")
 case("unknown extension", [unknown] + stats, 1,
      q + unknown + ": unknown extension '.xyz' (expected .png .jpg .jpeg .bmp .tga .pgm .ppm .pnm "
-     ".gif .psd .hdr .hgt .r16 .raw)")
+     ".gif .psd .hdr .hgt .r16 .raw, or through GDAL .tif .tiff .asc .vrt .dem .bil .flt .img .ter .bt "
+     ".gz .zip)")
+
+# Rasters read through GDAL: a VRT states its size, bands and geotransform as text, so each bad
+# header is written here without GDAL's tools; a band without a source reads as zeros.
+def vrt(name, width, height, transform, bands):
+    return write(name, (f'<VRTDataset rasterXSize="{width}" rasterYSize="{height}">'
+                        f"<GeoTransform>{transform}</GeoTransform>{bands}</VRTDataset>").encode())
+
+
+band = '<VRTRasterBand dataType="Int16" band="{}"/>'
+north_up = "0, 1, 0, 0, 0, -1"
+three = vrt("three.vrt", 8, 8, north_up, "".join(band.format(b) for b in (1, 2, 3)))
+case("raster of three bands", [three] + stats, 1,
+     q + three + ": raster has 3 bands; a heightmap is one band of heights (pick one with "
+     "gdal_translate -b N)")
+zero = vrt("zero.vrt", 8, 8, "0, 0, 0, 0, 0, 0", band.format(1))
+case("zero geotransform", [zero] + stats, 1,
+     q + zero + ": geotransform has a zero pixel size (0 x 0)")
+rotated = vrt("rotated.vrt", 8, 8, "0, 1, 0.5, 0, 0.5, -1", band.format(1))
+case("rotated geotransform", [rotated] + stats, 1,
+     q + rotated + ": geotransform is rotated or sheared (terms 0.5, 0.5); make it north-up "
+     "first (gdalwarp)")
+nodata = vrt("nodata.vrt", 8, 8, north_up,
+             '<VRTRasterBand dataType="Int16" band="1"><NoDataValue>0</NoDataValue>'
+             "</VRTRasterBand>")
+case("nodata-only raster", [nodata] + stats, 1, q + nodata + ": every sample is nodata")
+missing = vrt("missing.vrt", 8, 8, north_up,
+              '<VRTRasterBand dataType="Int16" band="1"><SimpleSource><SourceFilename '
+              'relativeToVRT="1">gone.tif</SourceFilename><SourceBand>1</SourceBand>'
+              "</SimpleSource></VRTRasterBand>")
+case("VRT pointing at a missing file", [missing] + stats, 1,
+     prefix=q + missing + ": cannot read the samples: ")
+huge_vrt = vrt("huge.vrt", 100000, 100000, north_up, band.format(1))
+case("VRT claiming 100000x100000", [huge_vrt] + stats, 1,
+     q + huge_vrt + ": size 100000x100000 is over the limit (32769 samples a side, 268468225 "
+     "samples in all)")
+
+
+def tiff(width, height, data):
+    """A little-endian TIFF of one strip of int16 samples; data may be shorter than the strip."""
+    entries = [(256, 3, width), (257, 3, height), (258, 3, 16), (259, 3, 1), (262, 3, 1),
+               (273, 4, 8 + 2 + 10 * 12 + 4), (277, 3, 1), (278, 3, height),
+               (279, 4, 2 * width * height), (339, 3, 2)]
+    ifd = struct.pack("<H", len(entries)) + b"".join(
+        struct.pack("<HHII", tag, kind, 1, value) if kind == 4 else
+        struct.pack("<HHIHH", tag, kind, 1, value, 0) for tag, kind, value in entries)
+    return b"II*\0" + struct.pack("<I", 8) + ifd + struct.pack("<I", 0) + data
+
+
+truncated_tiff = write("truncated.tif", tiff(4, 4, b"\1\0" * 2))
+case("truncated TIFF", [truncated_tiff] + stats, 1,
+     prefix=q + truncated_tiff + ": cannot read the samples: ")
+junk_tiff = write("junk.tif", b"not a tiff")
+case("not a TIFF", [junk_tiff] + stats, 1,
+     q + junk_tiff + ": GDAL cannot open it: `" + junk_tiff +
+     "' not recognized as a supported file format.")
 
 # Files whose header is fine but whose pixel data is missing, or that say more than they hold.
 def truncated_case(name, filename, data, keep, message):
@@ -413,7 +469,8 @@ case("truncated file whose name has a newline", [nl_bad] + stats, 1,
 tab_ext = write("map.p\tng", b"123")
 case("extension with a tab", [tab_ext] + stats, 1,
      q + os.path.join(tmp, "map.p\\x09ng") + ": unknown extension '.p\\x09ng' (expected .png "
-     ".jpg .jpeg .bmp .tga .pgm .ppm .pnm .gif .psd .hdr .hgt .r16 .raw)")
+     ".jpg .jpeg .bmp .tga .pgm .ppm .pnm .gif .psd .hdr .hgt .r16 .raw, or through GDAL .tif .tiff "
+     ".asc .vrt .dem .bil .flt .img .ter .bt .gz .zip)")
 
 # Objects the map has no room for: refused before any window opens, whatever their number.
 case("no room for the balls", [good, "--objects", "100000", "--moving", "100000"] + stats, 1,
@@ -421,9 +478,9 @@ case("no room for the balls", [good, "--objects", "100000", "--moving", "100000"
 
 # Options.
 usage = [
-    ("zero spacing", ["--spacing", "0"], "--spacing '0': expected a positive finite number"),
-    ("negative spacing", ["--spacing", "-2"], "--spacing '-2': expected a positive finite number"),
-    ("NaN spacing", ["--spacing", "nan"], "--spacing 'nan': expected a positive finite number"),
+    ("zero spacing", ["--spacing", "0"], "--spacing '0': expected a positive finite number, or two as X,Z"),
+    ("negative spacing", ["--spacing", "-2"], "--spacing '-2': expected a positive finite number, or two as X,Z"),
+    ("NaN spacing", ["--spacing", "nan"], "--spacing 'nan': expected a positive finite number, or two as X,Z"),
     ("infinite height scale", ["--height-scale", "inf"],
      "--height-scale 'inf': expected a finite number"),
     ("leaf not a power of two", ["--leaf", "6"], "--leaf '6': expected a power of two from 2 to 64"),

@@ -57,7 +57,8 @@ TEST(Options, DefaultsAndEveryOption) {
     ASSERT_TRUE(r.ok()) << r.error();
     const ViewerOptions& o = r.value();
     EXPECT_EQ(o.heightmapPath, "my map.hgt");
-    EXPECT_EQ(*o.spacing, 2.5f);
+    EXPECT_EQ(*o.spacingX, 2.5f);
+    EXPECT_EQ(*o.spacingZ, 2.5f);
     EXPECT_EQ(*o.heightScale, 0.1f);
     EXPECT_EQ(*o.heightOffset, -11000.0f);
     EXPECT_EQ(o.leafSize, 8);
@@ -95,14 +96,37 @@ TEST(Options, DefaultsAndEveryOption) {
     EXPECT_EQ(*shot.freezeTarget, glm::vec3(4, 5, 6));
 }
 
+TEST(Options, TwoSpacingsExaggerationEncodingAndWater) {
+    const Result<ViewerOptions> r = parseOptions({"m.tif", "--spacing", "30,25", "--exaggeration",
+                                                  "2.5", "--encoding", "terrarium", "--water"});
+    ASSERT_TRUE(r.ok()) << r.error();
+    EXPECT_EQ(*r.value().spacingX, 30.0f);
+    EXPECT_EQ(*r.value().spacingZ, 25.0f);
+    EXPECT_EQ(r.value().exaggeration, 2.5f);
+    EXPECT_EQ(r.value().encoding, HeightEncoding::Terrarium);
+    EXPECT_TRUE(r.value().water);
+    const Result<ViewerOptions> d = parseOptions({"--encoding=terrain-rgb"});
+    ASSERT_TRUE(d.ok()) << d.error();
+    EXPECT_EQ(d.value().encoding, HeightEncoding::TerrainRgb);
+    EXPECT_EQ(d.value().exaggeration, 1.0f);
+    EXPECT_FALSE(d.value().water);
+}
+
 TEST(Options, BadValuesGiveOneLine) {
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-        {{"--spacing", "0"}, "--spacing '0': expected a positive finite number"},
-        {{"--spacing", "-1"}, "--spacing '-1': expected a positive finite number"},
-        {{"--spacing", "nan"}, "--spacing 'nan': expected a positive finite number"},
-        {{"--spacing", "inf"}, "--spacing 'inf': expected a positive finite number"},
-        {{"--spacing", "1e39"}, "--spacing '1e39': expected a positive finite number"},
-        {{"--spacing", "2x"}, "--spacing '2x': expected a positive finite number"},
+        {{"--spacing", "0"}, "--spacing '0': expected a positive finite number, or two as X,Z"},
+        {{"--spacing", "-1"}, "--spacing '-1': expected a positive finite number, or two as X,Z"},
+        {{"--spacing", "nan"}, "--spacing 'nan': expected a positive finite number, or two as X,Z"},
+        {{"--spacing", "inf"}, "--spacing 'inf': expected a positive finite number, or two as X,Z"},
+        {{"--spacing", "1e39"},
+         "--spacing '1e39': expected a positive finite number, or two as X,Z"},
+        {{"--spacing", "2x"}, "--spacing '2x': expected a positive finite number, or two as X,Z"},
+        {{"--spacing", "2,"}, "--spacing '2,': expected a positive finite number, or two as X,Z"},
+        {{"--spacing", "2,0"}, "--spacing '2,0': expected a positive finite number, or two as X,Z"},
+        {{"--spacing", "1,2,3"},
+         "--spacing '1,2,3': expected a positive finite number, or two as X,Z"},
+        {{"--exaggeration", "0"}, "--exaggeration '0': expected a positive finite number"},
+        {{"--encoding", "rgb"}, "--encoding 'rgb': expected terrain-rgb or terrarium"},
         {{"--height-scale", "NaN"}, "--height-scale 'NaN': expected a finite number"},
         {{"--height-offset", "-inf"}, "--height-offset '-inf': expected a finite number"},
         {{"--leaf", "3"}, "--leaf '3': expected a power of two from 2 to 64"},
@@ -181,7 +205,7 @@ TEST(Options, BadValuesGiveOneLine) {
         {{"--cull-map="}, "--cull-map: empty path"},
         {{"--bench", ""}, "--bench: empty path"},
         {{"--size", ""}, "--size '': expected WIDTHxHEIGHT with positive integers, like 1025x1025"},
-        {{"--spacing="}, "--spacing '': expected a positive finite number"},
+        {{"--spacing="}, "--spacing '': expected a positive finite number, or two as X,Z"},
         {{"--objects", "-1"},
          "--objects '-1': expected a whole number of objects from 0 to 50000000"},
         {{"--objects", "1e12"},

@@ -165,9 +165,9 @@ std::vector<Camera> camerasFor(const Scene& s, int count, uint32_t seed) {
         const int col = int(rng.below(uint32_t(s.map.width)));
         const int row = int(rng.below(uint32_t(s.map.height)));
         Camera c;
-        c.position = {float(col) * s.mapping.spacing,
+        c.position = {float(col) * s.mapping.spacingX,
                       float(s.height(col, row)) + 0.02f * (e.maxY - e.minY),
-                      float(row) * s.mapping.spacing};
+                      float(row) * s.mapping.spacingZ};
         c.yaw = rng.uniform(-3.14f, 3.14f);
         c.pitch = rng.uniform(-0.3f, 0.1f);
         c.fovY = rng.uniform(0.5f, 1.5f);
@@ -235,10 +235,10 @@ TEST(FramePipeline, AFrameAllocatesNothingOnceReserved) {
 TEST(FramePipeline, CullingFrustumMovesEachPlaneOutByTheMargin) {
     Camera c;
     c.lookAt({10, 20, 30}, {100, 0, 100});
-    const WorldMapping mapping{2.5f, 1.0f, 0.0f};
+    const WorldMapping mapping{1.5f, 2.5f, 1.0f, 0.0f};
     const WorldExtent extent{640.0f, 320.0f, -5.0f, 80.0f};
     const float margin = cullMargin(c, mapping, extent);
-    EXPECT_FLOAT_EQ(margin, kCullMarginSpacings * mapping.spacing +
+    EXPECT_FLOAT_EQ(margin, kCullMarginSpacings * 2.5f +
                                 kCullMarginUlps * std::numeric_limits<float>::epsilon() * 640.0f);
     const Frustum tight = Frustum::fromViewProjection(c.viewProjection());
     const Frustum loose = cullingFrustum(c, mapping, extent);

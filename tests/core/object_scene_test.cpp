@@ -166,7 +166,8 @@ TEST(ObjectScene, FastBallsCollideInsteadOfTunnelling) {
 bool inPlainSight(const Scene& s, const Camera& c, const glm::vec3& point) {
     const glm::vec3 d = point - c.position;
     const float length = glm::length(d);
-    const int samples = int(length / (0.1f * s.mapping.spacing)) + 2;
+    const float step = 0.1f * std::min(s.mapping.spacingX, s.mapping.spacingZ);
+    const int samples = int(length / step) + 2;
     for (int i = 1; i < samples; ++i) {
         const glm::vec3 p = c.position + d * (float(i) / float(samples));
         if (p.y < surfaceAt(s.map, s.mapping, p.x, p.z).height) {

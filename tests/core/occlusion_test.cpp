@@ -110,10 +110,11 @@ double hitTriangle(const glm::dvec3& o, const glm::dvec3& d, const glm::dvec3& a
 // returns -1.
 int firstHitLeaf(const Scene& s, const glm::dvec3& o, const glm::dvec3& d, double& t,
                  glm::dvec3* upNormal = nullptr) {
-    const double sp = double(s.mapping.spacing);
+    const double spX = double(s.mapping.spacingX);
+    const double spZ = double(s.mapping.spacingZ);
     const int cells[2] = {s.map.width - 1, s.map.height - 1};
-    const double origin[2] = {o.x / sp, o.z / sp};
-    const double dir[2] = {d.x / sp, d.z / sp};
+    const double origin[2] = {o.x / spX, o.z / spZ};
+    const double dir[2] = {d.x / spX, d.z / spZ};
     int cell[2], step[2];
     double tMax[2], tDelta[2];
     for (int a = 0; a < 2; ++a) {
@@ -128,8 +129,8 @@ int firstHitLeaf(const Scene& s, const glm::dvec3& o, const glm::dvec3& d, doubl
     for (;;) {
         const int c = cell[0], r = cell[1];
         auto vertex = [&](int col, int row) {
-            return glm::dvec3(double(float(col) * s.mapping.spacing), s.height(col, row),
-                              double(float(row) * s.mapping.spacing));
+            return glm::dvec3(double(float(col) * s.mapping.spacingX), s.height(col, row),
+                              double(float(row) * s.mapping.spacingZ));
         };
         const glm::dvec3 v00 = vertex(c, r), v01 = vertex(c, r + 1), v10 = vertex(c + 1, r),
                          v11 = vertex(c + 1, r + 1);
@@ -165,7 +166,7 @@ Camera randomCamera(const Scene& s, Random& rng) {
     Camera c;
     const float x = rng.uniform(0.02f, 0.98f) * s.sizeX();
     const float z = rng.uniform(0.02f, 0.98f) * s.sizeZ();
-    const int col = int(x / s.mapping.spacing), row = int(z / s.mapping.spacing);
+    const int col = int(x / s.mapping.spacingX), row = int(z / s.mapping.spacingZ);
     const int reach = 2 * s.tree.leafSize;
     float ground = -std::numeric_limits<float>::infinity();
     for (int r = std::max(row - reach, 0); r <= std::min(row + reach, s.map.height - 1); ++r) {

@@ -54,7 +54,7 @@ PickRay anyRay(const Scene& s, Random& rng, int kind) {
         case 3:  // straight down onto a vertex, an edge or a square
             r.origin = inside() + glm::vec3(0.0f, e.maxY + relief, 0.0f);
             if (rng.below(2) == 0) {
-                r.origin.x = std::round(r.origin.x / s.mapping.spacing) * s.mapping.spacing;
+                r.origin.x = std::round(r.origin.x / s.mapping.spacingX) * s.mapping.spacingX;
             }
             r.direction = {0.0f, -1.0f, 0.0f};
             break;

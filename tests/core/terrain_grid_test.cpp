@@ -34,6 +34,28 @@ TEST(TerrainGrid, WorldMapping) {
     EXPECT_EQ(vertexIndex(3, 2, 4), 11u);
 }
 
+TEST(TerrainGrid, WorldMappingWithRectangularCells) {
+    const Heightmap map = ramp(4, 3, 2.0f);
+    const WorldMapping m{2.5f, 4.0f, 0.5f, -10.0f};
+    const glm::vec3 p = vertexPosition(map, m, 3, 2);
+    EXPECT_FLOAT_EQ(p.x, 7.5f);
+    EXPECT_FLOAT_EQ(p.z, 8.0f);
+    const WorldExtent e = worldExtent(map, m);
+    EXPECT_FLOAT_EQ(e.sizeX, 7.5f);
+    EXPECT_FLOAT_EQ(e.sizeZ, 8.0f);
+    // A slope along the rows: rises 2 per row of 4 units, so the normal leans back by (0, 4, -2).
+    std::vector<float> rows(25);
+    for (size_t i = 0; i < rows.size(); ++i) {
+        rows[i] = float(i / 5) * 2.0f;
+    }
+    const Heightmap tilted = makeHeightmap(5, 5, rows).value();
+    const glm::vec3 n = vertexNormal(tilted, {0.5f, 4.0f, 1.0f, 0.0f}, 2, 2);
+    const glm::vec3 expected = glm::normalize(glm::vec3(0.0f, 4.0f, -2.0f));
+    EXPECT_NEAR(n.x, expected.x, 1e-6f);
+    EXPECT_NEAR(n.y, expected.y, 1e-6f);
+    EXPECT_NEAR(n.z, expected.z, 1e-6f);
+}
+
 TEST(TerrainGrid, NormalsFromCentralDifferences) {
     const Heightmap map = ramp(5, 5, 2.0f);
     const WorldMapping m{4.0f, 1.0f, 0.0f};
@@ -137,12 +159,28 @@ TEST(TerrainGrid, LeafStripDrawsEveryTriangleOnceAndNoStrayEdge) {
 TEST(TerrainGrid, DefaultMappings) {
     Heightmap hgt = flatHeightmap(1201, 2);
     hgt.format = HeightmapFormat::Hgt;
-    EXPECT_NEAR(defaultMapping(hgt).spacing, 92.61f, 0.01f);
+    EXPECT_NEAR(defaultMapping(hgt).spacingX, 92.61f, 0.01f);
+    EXPECT_NEAR(defaultMapping(hgt).spacingZ, 92.61f, 0.01f);
     EXPECT_EQ(defaultMapping(hgt).heightScale, 1.0f);
-    Heightmap png = flatHeightmap(1025, 1025);
-    png.format = HeightmapFormat::Image16;
-    EXPECT_EQ(defaultMapping(png).spacing, 1.0f);
-    EXPECT_NEAR(defaultMapping(png).heightScale * 65535.0f, 128.0f, 1e-3f);
+    // Named by its corner: metres per degree at 47.5 N on each axis (3 arc-seconds a sample).
+    hgt.geo = hgtGeoreference("/maps/N47E009.hgt", 1201);
+    hgt.metres = true;
+    const MetresPerDegree m = metresPerDegree(47.5);
+    EXPECT_NEAR(defaultMapping(hgt).spacingX, m.eastWest / 1200.0, 1e-3);
+    EXPECT_NEAR(defaultMapping(hgt).spacingZ, m.northSouth / 1200.0, 1e-3);
+    EXPECT_NEAR(defaultMapping(hgt).spacingX, 62.8, 0.1);
+    EXPECT_NEAR(defaultMapping(hgt).spacingZ, 92.6, 0.1);
+    EXPECT_FALSE(hgtGeoreference("/maps/tile.hgt", 1201).present);
+    EXPECT_FALSE(hgtGeoreference("/maps/N47E009x.hgt", 1201).present);
+    EXPECT_TRUE(hgtGeoreference("s12w077.hgt", 3601).present);
+    EXPECT_DOUBLE_EQ(hgtGeoreference("s12w077.hgt", 3601).west, -77.0 - 0.5 / 3600.0);
+    // Unitless samples: their own range, not the format's, spans an eighth of the longer side.
+    std::vector<float> samples(size_t(1025) * 513, 200.0f);
+    samples.back() = 1000.0f;
+    const Heightmap png = makeHeightmap(1025, 513, samples).value();
+    EXPECT_EQ(defaultMapping(png).spacingX, 1.0f);
+    EXPECT_EQ(defaultMapping(png).spacingZ, 1.0f);
+    EXPECT_NEAR(defaultMapping(png).heightScale * 800.0f, 128.0f, 1e-3f);
 }
 
 TEST(TerrainGrid, CheckWorldFiniteNamesTheOption) {
@@ -154,7 +192,7 @@ TEST(TerrainGrid, CheckWorldFiniteNamesTheOption) {
     EXPECT_TRUE(checkWorldFinite(map, ok).ok());
     auto with = [](float spacing, float scale, float offset) {
         WorldMapping m;
-        m.spacing = spacing;
+        m.spacingX = m.spacingZ = spacing;
         m.heightScale = scale;
         m.heightOffset = offset;
         return m;

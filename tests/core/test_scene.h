@@ -32,16 +32,18 @@ struct Scene {
 };
 
 // Synthetic maps for the exhaustive camera tests: square and not, every leaf size's border cases,
-// spacings and height scales of either sign.
+// spacings and height scales of either sign, cells square and not (a geographic raster's
+// east-west spacing is a fraction of its north-south one; projected pixels may be rectangles).
 struct SyntheticCase {
     int width, height, leaf;
     WorldMapping mapping;
 };
 
 inline constexpr SyntheticCase kSyntheticCases[] = {
-    {257, 257, 4, {1.0f, 0.01f, 0.0f}},   {203, 141, 4, {2.0f, 0.02f, -50.0f}},
-    {129, 300, 8, {0.5f, 0.005f, 10.0f}}, {65, 65, 2, {1.0f, 0.1f, 0.0f}},
-    {300, 77, 16, {3.0f, -0.01f, 0.0f}},  {513, 513, 64, {1.0f, 0.003f, 0.0f}},
+    {257, 257, 4, {1.0f, 0.01f, 0.0f}},           {203, 141, 4, {2.0f, 0.02f, -50.0f}},
+    {129, 300, 8, {0.5f, 0.005f, 10.0f}},         {65, 65, 2, {1.0f, 0.1f, 0.0f}},
+    {300, 77, 16, {3.0f, -0.01f, 0.0f}},          {513, 513, 64, {1.0f, 0.003f, 0.0f}},
+    {203, 141, 4, {0.676f, 1.0f, 0.02f, -50.0f}}, {129, 300, 8, {2.5f, 0.4f, 0.005f, 10.0f}},
 };
 
 inline Scene makeScene(Heightmap map, WorldMapping mapping, int leafSize = 4) {

@@ -8,8 +8,10 @@
 #include "core/image_header.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    static const char* const kExts[] = {".png", ".jpg", ".bmp", ".tga", ".pgm", ".gif",
-                                        ".psd", ".hdr", ".hgt", ".r16", ".raw", ".ppm"};
+    // GDAL's formats through /vsimem/: TIFF and ESRI ASCII grids (not VRT, which names other
+    // files on the machine and would make runs depend on them).
+    static const char* const kExts[] = {".png", ".jpg", ".bmp", ".tga", ".pgm", ".gif", ".psd",
+                                        ".hdr", ".hgt", ".r16", ".raw", ".ppm", ".tif", ".asc"};
     if (size < 1) {
         return 0;
     }

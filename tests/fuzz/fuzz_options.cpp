@@ -20,7 +20,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (options.ok()) {
         const qt::ViewerOptions& o = options.value();
         // What the parser accepts, the viewer relies on.
-        if ((o.spacing && !(*o.spacing > 0.0f && std::isfinite(*o.spacing))) ||
+        if ((o.spacingX && !(*o.spacingX > 0.0f && std::isfinite(*o.spacingX))) ||
+            (o.spacingZ && !(*o.spacingZ > 0.0f && std::isfinite(*o.spacingZ))) ||
+            !(o.exaggeration > 0.0f && std::isfinite(o.exaggeration)) ||
             !(o.fovDegrees > 1.0f && o.fovDegrees < 179.0f) || o.windowWidth < 1 ||
             o.windowHeight < 1 || int64_t(o.windowWidth) * o.windowHeight > qt::kMaxWindowPixels ||
             (o.eye && *o.eye == *o.target) || o.maxFps < 0 || o.maxFps > 1000 ||

@@ -67,7 +67,8 @@ for key in ["map", "world", "camera", "leaf_size", "nodes_total", "leaves_total"
             "visible_leaves"]:
     assert key in s, key
 assert s["map"] == {"path": sys.argv[2], "width": 129, "height": 129}, s["map"]
-assert set(s["world"]) == {"spacing", "height_scale", "height_offset"}
+assert set(s["world"]) == {"spacing_x", "spacing_z", "height_scale", "height_offset"}
+assert s["georeference"] is None and s["heights"]["metres"] is False
 assert set(["eye", "target", "fov_y", "aspect", "near", "far"]) <= set(s["camera"])
 assert s["camera"]["eye"] == [10, 60, 10] and s["camera"]["target"] == [64, 0, 64]
 assert abs(s["camera"]["fov_y"] - 60) < 1e-3

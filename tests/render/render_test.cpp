@@ -285,14 +285,30 @@ Result<Terrain> makeTerrain(const Heightmap& map, int leafSize, const std::strin
     return Terrain::create(map, leafSize, name);
 }
 
+// A synthetic map's size, leaf size and cells: spacingX by spacingZ world units (rectangular as a
+// geographic raster's away from the equator).
 struct SyntheticCase {
     int width;
     int height;
     int leafSize;
+    float spacingX = 1.0f;
+    float spacingZ = 1.0f;
 };
 
 void PrintTo(const SyntheticCase& c, std::ostream* out) {
-    *out << c.width << "x" << c.height << " leaf " << c.leafSize;
+    *out << c.width << "x" << c.height << " leaf " << c.leafSize << " cells " << c.spacingX << "x"
+         << c.spacingZ;
+}
+
+// The synthetic terrain of a case, its cells as the case says.
+Result<Terrain> syntheticTerrain(const SyntheticCase& c, const std::string& name) {
+    Result<Terrain> terrain = makeTerrain(
+        syntheticHeightmap(c.width, c.height, uint32_t(c.width * 31 + c.height)), c.leafSize, name);
+    if (terrain) {
+        terrain.value().mapping.spacingX = c.spacingX;
+        terrain.value().mapping.spacingZ = c.spacingZ;
+    }
+    return terrain;
 }
 
 class SyntheticMaps : public ::testing::TestWithParam<SyntheticCase> {};
@@ -302,8 +318,7 @@ TEST_P(SyntheticMaps, CulledFramesEqualUnculledFrames) {
     const SyntheticCase c = GetParam();
     const std::string name = "synthetic " + std::to_string(c.width) + "x" +
                              std::to_string(c.height) + " leaf " + std::to_string(c.leafSize);
-    Result<Terrain> terrain = makeTerrain(
-        syntheticHeightmap(c.width, c.height, uint32_t(c.width * 31 + c.height)), c.leafSize, name);
+    Result<Terrain> terrain = syntheticTerrain(c, name);
     ASSERT_TRUE(terrain) << terrain.error();
     expectCulledEqualsUnculled(
         terrain.value(),
@@ -317,9 +332,7 @@ TEST_P(SyntheticMaps, CulledFramesEqualUnculledFrames) {
 TEST_P(SyntheticMaps, LodCulledFramesEqualLodUnculledFrames) {
     REQUIRE_GL();
     const SyntheticCase c = GetParam();
-    Result<Terrain> terrain =
-        makeTerrain(syntheticHeightmap(c.width, c.height, uint32_t(c.width * 31 + c.height)),
-                    c.leafSize, "synthetic lod");
+    Result<Terrain> terrain = syntheticTerrain(c, "synthetic lod");
     ASSERT_TRUE(terrain) << terrain.error();
     for (const float pixels : {1.0f, 8.0f}) {
         expectCulledEqualsUnculled(
@@ -332,11 +345,15 @@ INSTANTIATE_TEST_SUITE_P(Sizes, SyntheticMaps,
                          ::testing::Values(SyntheticCase{257, 257, 4}, SyntheticCase{203, 141, 4},
                                            SyntheticCase{203, 141, 16}, SyntheticCase{130, 67, 64},
                                            SyntheticCase{2, 2, 2}, SyntheticCase{5, 3, 2},
-                                           SyntheticCase{5, 3, 4}),
+                                           SyntheticCase{5, 3, 4},
+                                           SyntheticCase{203, 141, 4, 0.676f, 1.0f},
+                                           SyntheticCase{130, 67, 16, 2.5f, 1.0f}),
                          [](const ::testing::TestParamInfo<SyntheticCase>& param) {
-                             return std::to_string(param.param.width) + "x" +
-                                    std::to_string(param.param.height) + "_leaf" +
-                                    std::to_string(param.param.leafSize);
+                             const SyntheticCase& c = param.param;
+                             const bool square = c.spacingX == c.spacingZ;
+                             return std::to_string(c.width) + "x" + std::to_string(c.height) +
+                                    "_leaf" + std::to_string(c.leafSize) +
+                                    (square ? "" : "_rectangular_cells");
                          });
 
 struct RealCase {
@@ -540,9 +557,9 @@ void expectLowFlightEqualsUnculledAndHidesLeaves(const RealCase& param, float lo
         const int row = int(random.range(0.1f, 0.9f) * float(m.height - 1));
         Camera c;
         c.aspect = float(kShotWidth) / kShotHeight;
-        c.position = {float(col) * mapping.spacing,
+        c.position = {float(col) * mapping.spacingX,
                       groundAround(m, mapping, col, row, 8) + random.range(0.005f, 0.08f) * relief,
-                      float(row) * mapping.spacing};
+                      float(row) * mapping.spacingZ};
         c.yaw = random.range(-glm::pi<float>(), glm::pi<float>());
         c.pitch = glm::radians(random.range(-12.0f, 3.0f));
         fitClipPlanes(c, terrain.map, mapping);
@@ -939,7 +956,7 @@ TEST(LodMesh, TheShadersTrianglesCloseUpWithoutCracks) {
     glUniform1i(glGetUniformLocation(program, "heights"), 0);
     glUniform2i(glGetUniformLocation(program, "mapSize"), terrain.map.width, terrain.map.height);
     glUniform1i(glGetUniformLocation(program, "leafSize"), terrain.tree.leafSize);
-    glUniform1f(glGetUniformLocation(program, "spacing"), 1.0f);
+    glUniform2f(glGetUniformLocation(program, "spacing"), 1.0f, 1.0f);
     glUniform1f(glGetUniformLocation(program, "heightScale"), height.scale);
     glUniform1f(glGetUniformLocation(program, "heightBias"), height.bias);
     const glm::mat4 identity(1.0f);  // gl_Position = (column, height, row, 1)
@@ -1101,6 +1118,56 @@ TEST_F(Picture, ALoadReportsEachStepInOrderAndTimesIt) {
     EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
 }
 
+// A map in metres from 200 m below sea level in the west to 200 m above in the east, seen from
+// high above its middle: with the water plane the west is flat water and the east terrain, and
+// culled and unculled frames still agree (the plane is not culled).
+TEST(WaterPlane, CoversWhatLiesBelowSeaLevelAndCullingKeepsItsPixels) {
+    REQUIRE_GL();
+    const int side = 65;
+    std::vector<float> metres(size_t(side) * side);
+    for (int row = 0; row < side; ++row) {
+        for (int col = 0; col < side; ++col) {
+            metres[size_t(row) * side + size_t(col)] = float(col) * 400.0f / (side - 1) - 200.0f;
+        }
+    }
+    Heightmap map = makeHeightmap(side, side, metres).value();
+    map.metres = true;
+    Result<Terrain> made = Terrain::create(map, 4, "sea and land");
+    ASSERT_TRUE(made) << made.error();
+    Terrain& terrain = made.value();
+    terrain.mapping = {10.0f, 10.0f, 1.0f, 0.0f};
+    Camera c;
+    c.aspect = float(kWidth) / kHeight;
+    c.lookAt({320.0f, 900.0f, 321.0f}, {320.0f, 0.0f, 320.0f});
+    fitClipPlanes(c, terrain.map, terrain.mapping);
+    TerrainRenderer& renderer = gl().renderer;
+    renderer.water = true;
+    std::vector<uint8_t> culled, unculled, dry;
+    const FrameStats stats = render(terrain, c, true, culled);
+    render(terrain, c, false, unculled);
+    renderer.water = false;
+    render(terrain, c, true, dry);
+    EXPECT_EQ(stats.drawCalls, expectedDraws(terrain, stats, renderer.syncDraws) + 1);
+    EXPECT_TRUE(culled == unculled);
+    auto blueness = [&](int x, int y) {
+        const uint8_t* p = &culled[(size_t(y) * kWidth + size_t(x)) * 4];
+        return int(p[2]) - int(p[0]);
+    };
+    // Screen x grows west to east here (looking down, north at the top).
+    const int west = kWidth / 2 - kWidth / 8;  // -100 m
+    const int east = kWidth / 2 + kWidth / 8;  // +100 m
+    EXPECT_GT(blueness(west, kHeight / 2), 40);
+    EXPECT_LT(blueness(east, kHeight / 2), 40);
+    // The plane changed the sea floor's pixels (tinted by depth) and left the land's.
+    auto pixel = [&](const std::vector<uint8_t>& image, int x) {
+        const uint8_t* p = &image[(size_t(kHeight / 2) * kWidth + size_t(x)) * 4];
+        return std::vector<uint8_t>(p, p + 3);
+    };
+    EXPECT_NE(pixel(culled, west), pixel(dry, west));
+    EXPECT_EQ(pixel(culled, east), pixel(dry, east));
+    terrain.destroy();
+}
+
 class ShaderErrors : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -1110,7 +1177,7 @@ protected:
         dir = pattern;
     }
     void TearDown() override {
-        for (const char* name : {"terrain.vert", "terrain.frag"}) {
+        for (const char* name : {"terrain.vert", "terrain.frag", "water.vert", "water.frag"}) {
             std::remove((dir + "/" + name).c_str());
         }
         if (!dir.empty()) {
@@ -1136,6 +1203,8 @@ TEST_F(ShaderErrors, MissingFileIsNamed) {
 TEST_F(ShaderErrors, CompileFailureCarriesTheLogAndReloadKeepsTheOldProgram) {
     copy("terrain.vert");
     copy("terrain.frag");
+    copy("water.vert");
+    copy("water.frag");
     Result<TerrainRenderer> renderer = TerrainRenderer::create(dir);
     ASSERT_TRUE(renderer) << renderer.error();
     const GLuint before = renderer.value().program.id;

@@ -1,0 +1,24 @@
+// Water plane fragment shader: flat sea colour, brighter where the view grazes it, with the
+// terrain's distance fog.
+#version 330 core
+
+in vec3 worldPosition;
+
+uniform vec3 eye;
+uniform float farPlane;
+uniform vec3 fogColour;
+
+out vec4 colour;
+
+const vec3 kWater = vec3(0.10, 0.26, 0.45);
+const vec3 kGlancing = vec3(0.42, 0.58, 0.72);
+
+void main() {
+    vec3 toEye = eye - worldPosition;
+    float distance = length(toEye);
+    float grazing = 1.0 - abs(toEye.y) / max(distance, 1e-6);
+    vec3 water = mix(kWater, kGlancing, grazing * grazing * grazing);
+    // The same fog as terrain.frag: clear up to 40% of the far plane, then thickening.
+    float d = clamp((distance / farPlane - 0.4) / 0.6, 0.0, 1.0);
+    colour = vec4(mix(water, fogColour, d * d), 1.0);
+}

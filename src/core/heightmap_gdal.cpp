@@ -1,0 +1,286 @@
+// GDAL reader: one band of heights, sized and georeferenced before its pixels are read.
+#include "core/heightmap_gdal.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <mutex>
+
+#include <cpl_error.h>
+#include <cpl_vsi.h>
+#include <gdal_priv.h>
+#include <ogr_spatialref.h>
+
+#include "core/config.h"
+#include "core/sample_range.h"
+#include "core/text.h"
+
+namespace qt {
+namespace {
+
+constexpr const char* kGdalExtensions[] = {".tif", ".tiff", ".asc", ".vrt", ".gz",  ".zip",
+                                           ".dem", ".bil",  ".flt", ".img", ".ter", ".bt"};
+
+void registerDrivers() {
+    static std::once_flag once;
+    std::call_once(once, [] { GDALAllRegister(); });
+}
+
+// While alive, GDAL's messages on this thread are kept here instead of printed: the first
+// failure (the cause; later ones tend to repeat it) becomes the one error line.
+class GdalMessages {
+public:
+    GdalMessages() { CPLPushErrorHandlerEx(&GdalMessages::handle, this); }
+    ~GdalMessages() { CPLPopErrorHandler(); }
+    GdalMessages(const GdalMessages&) = delete;
+    GdalMessages& operator=(const GdalMessages&) = delete;
+
+    // The first failure on one line (control bytes escaped, at most 200 characters), or fallback.
+    std::string line(const std::string& fallback) const {
+        if (first_.empty()) {
+            return fallback;
+        }
+        std::string text = escapedText(first_);
+        if (text.size() > 200) {
+            text = text.substr(0, 197) + "...";
+        }
+        return text;
+    }
+
+private:
+    static void CPL_STDCALL handle(CPLErr level, CPLErrorNum, const char* message) {
+        auto* self = static_cast<GdalMessages*>(CPLGetErrorHandlerUserData());
+        if (self && level >= CE_Failure && self->first_.empty() && message) {
+            self->first_ = message;
+        }
+    }
+    std::string first_;
+};
+
+Result<Heightmap> fail(const std::string& name, const std::string& problem) {
+    return Result<Heightmap>::failure(name + ": " + problem);
+}
+
+std::string number(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", v);
+    return text;
+}
+
+constexpr float kVoid = -std::numeric_limits<float>::infinity();
+
+// Whether any sample is a void: nodata, NaN or infinite. A pass without branches that runs in
+// SIMD lanes; the rare maps with voids are then marked sample by sample (markVoids).
+bool anyVoid(const float* data, size_t count, float nodata) {
+    constexpr float kLargest = std::numeric_limits<float>::max();
+    uint32_t voids = 0;
+    for (size_t i = 0; i < count; ++i) {
+        const float v = data[i];
+        voids |= uint32_t(!(std::fabs(v) <= kLargest)) | uint32_t(v == nodata);
+    }
+    return voids != 0;
+}
+
+// Every void becomes kVoid, the value fillVoids() fills.
+void markVoids(std::vector<float>& samples, float nodata) {
+    for (float& v : samples) {
+        v = !std::isfinite(v) || v == nodata ? kVoid : v;
+    }
+}
+
+// Metres in one of the band's height units, from its unit name ("" and "m" are metres); 0 when
+// the unit is not a length.
+double metresPerHeightUnit(const char* unit) {
+    std::string u = unit ? unit : "";
+    std::transform(u.begin(), u.end(), u.begin(), [](unsigned char c) { return char(tolower(c)); });
+    if (u.empty() || u == "m" || u == "metre" || u == "meter" || u == "metres" || u == "meters") {
+        return 1.0;
+    }
+    if (u == "ft" || u == "foot" || u == "feet" || u == "international foot") {
+        return 0.3048;
+    }
+    if (u == "us-ft" || u == "us survey foot" || u == "ftus") {
+        return 1200.0 / 3937.0;
+    }
+    return 0.0;
+}
+
+// The georeference from the geotransform and CRS: corners, and metres per sample on each axis
+// (pixel size times the CRS's linear unit; for degrees, metres per degree at the map's middle
+// latitude on the CRS's ellipsoid). Refuses what cannot be drawn north-up on a grid.
+Result<Georeference> georeference(GDALDataset& ds, int width, int height) {
+    using R = Result<Georeference>;
+    Georeference geo;
+    double t[6] = {0.0, 1.0, 0.0, 0.0, 0.0, 1.0};
+    if (ds.GetGeoTransform(t) != CE_None) {
+        return geo;  // no geotransform: a plain raster
+    }
+    if (!std::all_of(t, t + 6, [](double v) { return std::isfinite(v); })) {
+        return R::failure("geotransform holds a NaN or infinite number");
+    }
+    if (t[2] != 0.0 || t[4] != 0.0) {
+        return R::failure("geotransform is rotated or sheared (terms " + number(t[2]) + ", " +
+                          number(t[4]) + "); make it north-up first (gdalwarp)");
+    }
+    if (t[1] == 0.0 || t[5] == 0.0) {
+        return R::failure("geotransform has a zero pixel size (" + number(t[1]) + " x " +
+                          number(t[5]) + ")");
+    }
+    geo.present = true;
+    geo.west = std::min(t[0], t[0] + t[1] * width);
+    geo.east = std::max(t[0], t[0] + t[1] * width);
+    geo.north = std::max(t[3], t[3] + t[5] * height);
+    geo.south = std::min(t[3], t[3] + t[5] * height);
+    double unitsX = std::fabs(t[1]);
+    double unitsZ = std::fabs(t[5]);
+    const OGRSpatialReference* srs = ds.GetSpatialRef();
+    if (srs == nullptr) {
+        // No CRS (an .asc without its .prj): the pixel size is taken as metres.
+        geo.metresX = unitsX;
+        geo.metresZ = unitsZ;
+        return geo;
+    }
+    const char* crsName = srs->GetName();
+    geo.crsName = crsName ? crsName : "";
+    if (srs->IsGeographic()) {
+        geo.geographic = true;
+        const double toDegrees = srs->GetAngularUnits() * 180.0 / 3.14159265358979323846;
+        const double middle = 0.5 * (geo.north + geo.south) * toDegrees;
+        if (!(std::fabs(middle) <= 90.0)) {
+            return R::failure("geographic raster centred at latitude " + number(middle) +
+                              ", beyond the poles");
+        }
+        OGRErr err = OGRERR_NONE;
+        const double a = srs->GetSemiMajor(&err);
+        const double invF = srs->GetInvFlattening(&err);
+        const MetresPerDegree m = metresPerDegree(middle, a, invF);
+        geo.metresX = unitsX * toDegrees * m.eastWest;
+        geo.metresZ = unitsZ * toDegrees * m.northSouth;
+    } else {
+        const double metres = srs->GetLinearUnits();
+        geo.metresX = unitsX * metres;
+        geo.metresZ = unitsZ * metres;
+    }
+    if (!(geo.metresX > 0.0 && geo.metresZ > 0.0)) {
+        return R::failure("samples are " + number(geo.metresX) + " x " + number(geo.metresZ) +
+                          " metres apart; a map needs a positive spacing");
+    }
+    return geo;
+}
+
+}  // namespace
+
+bool isGdalExtension(const std::string& ext) {
+    return std::any_of(std::begin(kGdalExtensions), std::end(kGdalExtensions),
+                       [&](const char* e) { return ext == e; });
+}
+
+const char* gdalExtensionList() {
+    return ".tif .tiff .asc .vrt .dem .bil .flt .img .ter .bt .gz .zip";
+}
+
+Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::string& name) {
+    registerDrivers();
+    const GdalMessages messages;
+    const GDALDatasetUniquePtr ds(GDALDataset::Open(
+        gdalPath.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR));
+    if (!ds) {
+        return fail(name, "GDAL cannot open it: " + messages.line("not a raster GDAL reads"));
+    }
+    const int bands = ds->GetRasterCount();
+    if (bands != 1) {
+        return fail(name, "raster has " + std::to_string(bands) +
+                              " bands; a heightmap is one band of heights (pick one with "
+                              "gdal_translate -b N)");
+    }
+    const int width = ds->GetRasterXSize();
+    const int height = ds->GetRasterYSize();
+    if (Status size = checkDimensions(width, height); !size) {
+        return fail(name, size.error());
+    }
+    GDALRasterBand* band = ds->GetRasterBand(1);
+    if (GDALDataTypeIsComplex(band->GetRasterDataType())) {
+        return fail(name, "complex samples are not heights");
+    }
+    const Result<Georeference> geo = georeference(*ds, width, height);
+    if (!geo) {
+        return fail(name, geo.error());
+    }
+    const double unitMetres = metresPerHeightUnit(band->GetUnitType());
+    int hasScale = 0;
+    int hasOffset = 0;
+    const double scale = band->GetScale(&hasScale);
+    const double offset = band->GetOffset(&hasOffset);
+    int hasNodata = 0;
+    const double nodata = band->GetNoDataValue(&hasNodata);
+
+    // One read of the whole window as float32 (GDAL converts every sample type); the size was
+    // checked above, so this is at most kMaxSamples floats.
+    const size_t count = size_t(width) * size_t(height);
+    std::vector<float> samples(count);
+    if (band->RasterIO(GF_Read, 0, 0, width, height, samples.data(), width, height, GDT_Float32, 0,
+                       0, nullptr) != CE_None) {
+        return fail(name, "cannot read the samples: " + messages.line("read failed"));
+    }
+
+    if ((hasScale && scale != 1.0) || (hasOffset && offset != 0.0)) {
+        for (float& v : samples) {  // NaN stays NaN, a void
+            v = float(double(v) * scale + offset);
+        }
+    }
+    const float nodataValue = hasNodata ? float(nodata) : std::numeric_limits<float>::quiet_NaN();
+    if (anyVoid(samples.data(), count, nodataValue)) {
+        markVoids(samples, nodataValue);
+        if (!fillVoids(samples, width, height, kVoid)) {
+            return fail(name, "every sample is nodata");
+        }
+    }
+    const SampleRange range = sampleRange(samples.data(), count);
+    const float lo = range.lo;
+    const float hi = range.hi;
+    const double extreme = std::max(std::fabs(double(lo)), std::fabs(double(hi)));
+    if (!(extreme <= kMaxWorldCoordinate)) {
+        return fail(name, "sample " + number(extreme) + " is beyond the limit of " +
+                              number(kMaxWorldCoordinate) + " for a height");
+    }
+    Heightmap map;
+    map.width = width;
+    map.height = height;
+    map.format = HeightmapFormat::Elevation;
+    map.geo = geo.value();
+    map.metres = map.geo.present && unitMetres > 0.0;
+    encodeSamples(map, samples.data(), count, lo, hi, range.integral);
+    if (map.metres && unitMetres != 1.0) {  // feet: the coding turns them into metres
+        map.coding.offset = float(map.coding.offset * unitMetres);
+        map.coding.step = float(map.coding.step * unitMetres);
+        map.minSample = map.coding.sample(map.minCode);
+        map.maxSample = map.coding.sample(map.maxCode);
+    }
+    return map;
+}
+
+Result<Heightmap> decodeGdalHeightmap(const std::string& name, const std::string& fileName,
+                                      const std::vector<unsigned char>& bytes) {
+    registerDrivers();
+    static std::atomic<unsigned> serial{0};
+    const size_t slash = fileName.find_last_of('/');
+    const std::string base = fileName.substr(slash == std::string::npos ? 0 : slash + 1);
+    const std::string folder = "/vsimem/quadterrain_" + std::to_string(serial++);
+    const std::string path = folder + "/" + base;
+    // GDAL reads the caller's bytes in place; the file is unlinked before they go.
+    VSILFILE* file = VSIFileFromMemBuffer(path.c_str(), const_cast<GByte*>(bytes.data()),
+                                          vsi_l_offset(bytes.size()), FALSE);
+    if (file == nullptr) {
+        return fail(name, "cannot hand the bytes to GDAL");
+    }
+    VSIFCloseL(file);
+    const bool gz = base.size() > 3 && base.compare(base.size() - 3, 3, ".gz") == 0;
+    Result<Heightmap> map = loadGdalHeightmap(gz ? "/vsigzip/" + path : path, name);
+    VSIUnlink(path.c_str());
+    return map;
+}
+
+}  // namespace qt

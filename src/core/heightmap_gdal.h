@@ -1,0 +1,28 @@
+// Heightmaps read through GDAL: GeoTIFF/COG, ESRI ASCII grid, VRT mosaics, zipped SRTM tiles.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/heightmap.h"
+
+namespace qt {
+
+// Whether files with this extension (lower case, with the dot: ".tif", ".gz") are read through
+// GDAL, and the list of those extensions for error messages (".tif .tiff ...").
+bool isGdalExtension(const std::string& ext);
+const char* gdalExtensionList();
+
+// Reads the one band of heights of a raster GDAL opens. `gdalPath` is what GDAL opens (the path,
+// or a /vsigzip/ or /vsimem/ one); `name` starts every error line. The band count, size and
+// geotransform are checked before a pixel is read; nodata and NaN samples are filled from their
+// neighbours as .hgt voids are (fillVoids); heights are quantised over their actual range
+// (encodeSamples). GDAL's own messages become the error's one line; nothing reaches stderr.
+Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::string& name);
+
+// The same from bytes in memory (through GDAL's /vsimem/), the file name's extension telling the
+// format: decodeHeightmap() and the fuzzer use it.
+Result<Heightmap> decodeGdalHeightmap(const std::string& name, const std::string& fileName,
+                                      const std::vector<unsigned char>& bytes);
+
+}  // namespace qt
