@@ -20,7 +20,7 @@ struct Selector {
     // True when the level-`level` node containing leaf (col, row) splits.
     bool splitsAt(int level, int col, int row) const {
         const SampleBox box = levelNodeBox(tree, level, col, row);
-        return lodSplits(params, level, box.x0, box.z0, box.x1, box.z1);
+        return lodSplits(tree, params, level, box.x0, box.z0, box.x1, box.z1);
     }
 
     // The edges of a node drawn at `level` whose neighbour is drawn at level + 1: the neighbour's
@@ -75,7 +75,7 @@ struct Selector {
                 return;
             }
         }
-        if (node.isLeaf() || !lodSplits(params, level, node.x0, node.z0, node.x1, node.z1)) {
+        if (node.isLeaf() || !lodSplits(tree, params, level, node.x0, node.z0, node.x1, node.z1)) {
             draw(node, level);
             return;
         }
@@ -116,7 +116,8 @@ SampleBox levelNodeBox(const Quadtree& tree, int level, int col, int row) {
             std::min((lz + size) * tree.leafSize, int(root.z1))};
 }
 
-bool lodSplits(const LodParams& params, int level, int x0, int z0, int x1, int z1) {
+bool lodSplits(const Quadtree& tree, const LodParams& params, int level, int x0, int z0, int x1,
+               int z1) {
     if (level <= 0) {
         return false;
     }
@@ -124,8 +125,60 @@ bool lodSplits(const LodParams& params, int level, int x0, int z0, int x1, int z
     const float dx = std::max({float(x0) - e.x, e.x - float(x1), 0.0f});
     const float dz = std::max({float(z0) - e.z, e.z - float(z1), 0.0f});
     const float dy = std::max({params.yMin - e.y, e.y - params.yMax, 0.0f});
-    const float reach = params.stepsAway * float(1 << level);
+    const float steps =
+        params.reach != nullptr
+            ? params.reach
+                  ->steps[tree.levelIndex(level, x0 >> tree.leafShift, z0 >> tree.leafShift)]
+            : float(1 << level);
+    const float reach = params.stepsAway * steps;
     return dx * dx + dy * dy + dz * dz < reach * reach;
+}
+
+void LodReach::reserveFor(const Quadtree& tree) {
+    errorSteps = -1.0f;
+    steps.assign(tree.levelStart.empty() ? 0 : tree.levelStart.back(), 0.0f);
+}
+
+float lodErrorSteps(const Quadtree& tree, const WorldMapping& mapping, float fovY, float aspect) {
+    const float t = std::tan(0.5f * fovY);
+    const float stretch = 1.0f + t * t * (1.0f + aspect * aspect);
+    const float perCode = std::abs(heightTransform(tree.coding, mapping).scale) / mapping.spacing;
+    const float steps = stretch * perCode;
+    return steps >= 0.0f ? std::min(steps, 1e30f) : 1e30f;  // NaN: every node splits by its error
+}
+
+void updateLodReach(const Quadtree& tree, float errorSteps, LodReach& reach) {
+    if (reach.errorSteps == errorSteps) {
+        return;
+    }
+    reach.errorSteps = errorSteps;
+    reach.steps.resize(tree.levelStart.back());
+    for (int level = 1; level <= tree.depth; ++level) {
+        const int cols = int(tree.levelWidth[size_t(level)]);
+        const int rows = ((tree.leavesZ - 1) >> level) + 1;
+        const float own = float(1 << level);
+        const float half = float(1 << (level - 1));
+        const uint32_t start = tree.levelStart[size_t(level)];
+        // Level 1's neighbours are leaves, reach 1: 1 + 1 adds nothing to 2^1.
+        const int belowCols = level > 1 ? int(tree.levelWidth[size_t(level - 1)]) : 0;
+        const int belowRows = level > 1 ? ((tree.leavesZ - 1) >> (level - 1)) + 1 : 0;
+        const float* below = level > 1 ? &reach.steps[tree.levelStart[size_t(level - 1)]] : nullptr;
+        for (int row = 0; row < rows; ++row) {
+            for (int col = 0; col < cols; ++col) {
+                const uint32_t index = start + uint32_t(row) * uint32_t(cols) + uint32_t(col);
+                float steps = std::max(own, errorSteps * float(tree.coarseErrors[index]));
+                for (int z = std::max(2 * row - 1, 0); z <= std::min(2 * row + 2, belowRows - 1);
+                     ++z) {
+                    for (int x = std::max(2 * col - 1, 0);
+                         x <= std::min(2 * col + 2, belowCols - 1); ++x) {
+                        steps = std::max(steps,
+                                         below[size_t(z) * size_t(belowCols) + size_t(x)] + half);
+                    }
+                }
+                reach.steps[index] = std::min(steps, 1e30f);
+            }
+        }
+    }
 }
 
 void LodOutput::reserveFor(const Quadtree& tree) {
@@ -187,7 +240,7 @@ int drawnLevelAt(const Quadtree& tree, const LodParams& params, int col, int row
     int level = tree.depth;
     for (;;) {
         const QuadtreeNode& node = tree.nodes[index];
-        if (node.isLeaf() || !lodSplits(params, level, node.x0, node.z0, node.x1, node.z1)) {
+        if (node.isLeaf() || !lodSplits(tree, params, level, node.x0, node.z0, node.x1, node.z1)) {
             return level;
         }
         --level;

@@ -17,27 +17,56 @@ namespace qt {
 // Every node is drawn with the leaves' strip over its own (leafSize + 1)^2 vertices, taken every
 // 2^level samples: a node `level` levels above the leaves costs what one leaf costs.
 //
-// A node at `level` splits into its children while the eye is nearer to it than
-// d(level) = stepsAway * 2^level grid steps: then one of its steps would look longer than `pixels`
-// on screen. Distance is measured to the node's rectangle in x and z, and in y to the map's whole
-// height range, the same for every node, so it changes by at most the distance moved in x and z.
+// A node splits into its children while the eye is nearer to it than d(node) = stepsAway *
+// reach(node) grid steps, where reach (LodReach) is at least 2^level, so that one of its steps
+// would look longer than `pixels` on screen nearer than that, and at least its coarse-surface
+// error (Quadtree::coarseErrors) in grid steps times the widest stretch of the projection, so
+// that its surface would stand more than `pixels` off the full-detail surface on screen nearer
+// than that. Distance is measured to the node's rectangle in x and z, and in y to the map's
+// whole height range, the same for every node, so it changes by at most the distance moved in
+// x and z.
 //
 // Why neighbours differ by one level at most: say X is drawn at level k and the level k + 2 node Z
-// beside it is not split (it, or an ancestor, is drawn). X's parent P split, so dist(P) < 2 d(k);
-// Z is not split, so dist(Z) >= 4 d(k). Z touches P, so dist(Z) <= dist(P) + the diagonal of P,
-// sqrt(2) * leafSize * 2^(k + 1). Together: stepsAway < sqrt(2) * leafSize, which lodParams rules
-// out by keeping stepsAway >= 1.5 * leafSize.
+// beside it is not split (it, or an ancestor, is drawn: an ancestor's reach is at least Z's, as
+// Z's children are among the nodes below). X's parent P split, so dist(P) < d(P); Z is not split,
+// so dist(Z) >= d(Z). Z touches P, so dist(Z) <= dist(P) + the diagonal of P,
+// sqrt(2) * leafSize * 2^(k + 1) <= stepsAway * 2^(k + 1), as lodParams keeps stepsAway >=
+// 1.5 * leafSize. LodReach makes reach(Z) >= reach(P) + 2^(k + 1) for every level k + 1 node P
+// touching Z, so d(Z) >= d(P) + the diagonal of P > dist(Z): a contradiction.
 //
 // Where a node's neighbour is drawn one level coarser, the node's vertices on that edge fold onto
 // every other one, so they are exactly the neighbour's: the shared edge is the same line of the
 // same samples, computed by the same code. Lengths are in grid steps (world units / spacing) on
 // all three axes.
+struct LodReach;
+
 struct LodParams {
     glm::vec3 eye{0.0f};
     float yMin = 0.0f;  // the map's height range
     float yMax = 0.0f;
-    float stepsAway = 0.0f;  // a node splits nearer than stepsAway * 2^level
+    float stepsAway = 0.0f;  // a node splits nearer than stepsAway * its reach
+    // Each inner node's reach; null: 2^level, the grid step alone (what lodParams leaves).
+    const LodReach* reach = nullptr;
 };
+
+// Each inner node's reach, in grid steps per unit of stepsAway, by Quadtree::levelIndex: at
+// level L, the largest of 2^L, errorSteps * its coarse error, and 2^(L - 1) more than the reach of
+// every level L - 1 node touching it (its children and the ring around them). Depends on the
+// mapping and the projection through errorSteps only, so it is remade when that changes.
+struct LodReach {
+    float errorSteps = -1.0f;  // what `steps` was made for; negative: not made
+    std::vector<float> steps;
+
+    void reserveFor(const Quadtree& tree);
+};
+
+// Grid steps of reach per height code of error: the code's height in grid steps times the widest
+// stretch of a perspective projection, 1 + tan^2(fovY / 2) (1 + aspect^2) in its corners, where a
+// length at distance r covers that many times its angle r / length at the centre.
+float lodErrorSteps(const Quadtree& tree, const WorldMapping& mapping, float fovY, float aspect);
+
+// Remakes `reach` for `errorSteps` unless it holds it already; no allocation once reserved.
+void updateLodReach(const Quadtree& tree, float errorSteps, LodReach& reach);
 
 // The parameters for a viewport `viewportHeight` pixels high: a grid step drawn at most `pixels`
 // long where it is nearest the eye (bounded below so that neighbours differ by one level).
@@ -58,7 +87,8 @@ struct SampleBox {
 SampleBox levelNodeBox(const Quadtree& tree, int level, int col, int row);
 
 // True when the node at `level` over samples [x0, x1] x [z0, z1] is drawn as its children.
-bool lodSplits(const LodParams& params, int level, int x0, int z0, int x1, int z1);
+bool lodSplits(const Quadtree& tree, const LodParams& params, int level, int x0, int z0, int x1,
+               int z1);
 
 // Edges of a drawn node, for DrawNode::coarser.
 enum : uint8_t { kEdgeWest = 1, kEdgeEast = 2, kEdgeNorth = 4, kEdgeSouth = 8 };

@@ -21,10 +21,19 @@ using test::makeScene;
 using test::Random;
 using test::Scene;
 
-LodParams paramsFor(const Scene& s, const Camera& camera, int viewportHeight, float pixels) {
-    return lodParams(s.tree, s.mapping, camera.position, camera.fovY, viewportHeight, pixels,
-                     s.mapping.worldHeight(s.map.minSample),
-                     s.mapping.worldHeight(s.map.maxSample));
+// The frame's parameters; with `reach`, the split rule with each node's coarse error (made there
+// for the camera), without it the grid step alone.
+LodParams paramsFor(const Scene& s, const Camera& camera, int viewportHeight, float pixels,
+                    LodReach* reach = nullptr) {
+    LodParams params =
+        lodParams(s.tree, s.mapping, camera.position, camera.fovY, viewportHeight, pixels,
+                  s.mapping.worldHeight(s.map.minSample), s.mapping.worldHeight(s.map.maxSample));
+    if (reach != nullptr) {
+        updateLodReach(s.tree, lodErrorSteps(s.tree, s.mapping, camera.fovY, camera.aspect),
+                       *reach);
+        params.reach = reach;
+    }
+    return params;
 }
 
 // The tree node a drawn node stands for, by a descent from the root.
@@ -194,13 +203,16 @@ void checkCameras(const Scene& s, int count, uint32_t seed, const std::string& n
         const Camera camera = anyCamera(s, rng);
         const float pixels = rng.uniform(0.25f, 40.0f);
         const int viewportHeight = int(rng.uniform(1.0f, 2160.0f));
-        const LodParams params = paramsFor(s, camera, viewportHeight, pixels);
+        // Odd cameras by the grid step alone, even ones with each node's coarse error too.
+        LodReach reach;
+        const LodParams params =
+            paramsFor(s, camera, viewportHeight, pixels, i % 2 == 0 ? &reach : nullptr);
         const std::string what = name + " camera " + std::to_string(i);
         LodOutput out;
         out.reserveFor(s.tree);
         selectLod(s.tree, s.mapping, params, nullptr, out);
         expectTilingAndEdges(s, params, out, what);
-        if (watertight && i % 4 == 0) {  // the slowest check, on a quarter of the cameras
+        if (watertight && i % 8 < 2) {  // the slowest check, on a quarter of the cameras
             expectWatertight(s, out, what);
         }
         expectCulledIsUnculledInFrustum(s, params,
@@ -281,8 +293,8 @@ TEST(Lod, LeavesNeverSplitAndTheRootStandsAloneFromAfar) {
     LodParams params;
     params.stepsAway = 100.0f;
     params.eye = {128.0f, 0.0f, 128.0f};
-    EXPECT_FALSE(lodSplits(params, 0, 0, 0, 4, 4));
-    EXPECT_TRUE(lodSplits(params, 1, 0, 0, 8, 8));
+    EXPECT_FALSE(lodSplits(s.tree, params, 0, 0, 0, 4, 4));
+    EXPECT_TRUE(lodSplits(s.tree, params, 1, 0, 0, 8, 8));
     params.eye = {1e7f, 1e7f, 1e7f};
     LodOutput out;
     out.reserveFor(s.tree);
@@ -291,6 +303,137 @@ TEST(Lod, LeavesNeverSplitAndTheRootStandsAloneFromAfar) {
     EXPECT_EQ(out.nodes[0].level, s.tree.depth);
     EXPECT_EQ(out.nodes[0].coarser, 0);
     EXPECT_EQ(out.stats.leavesCovered, s.tree.leaves.size());
+}
+
+// A camera anywhere over the map, within twice its relief above it, looking from 60 degrees down
+// to 20 up, with views from 30 to 90 degrees high and aspects from 0.5 to 2.5.
+Camera viewingCamera(const Scene& s, Random& rng) {
+    const WorldExtent e = worldExtent(s.map, s.mapping);
+    const float relief = std::max(e.maxY - e.minY, 1.0f);
+    Camera c;
+    c.position = {rng.uniform(0.0f, e.sizeX), rng.uniform(e.minY, e.maxY + 2.0f * relief),
+                  rng.uniform(0.0f, e.sizeZ)};
+    c.yaw = rng.uniform(-3.14159f, 3.14159f);
+    c.pitch = rng.uniform(-1.05f, 0.35f);
+    c.fovY = rng.uniform(0.52f, 1.57f);
+    c.aspect = rng.uniform(0.5f, 2.5f);
+    c.nearPlane = 1e-3f * std::max(e.sizeX, e.sizeZ);
+    c.farPlane = 4.0f * std::max({e.sizeX, e.sizeZ, relief});
+    return c;
+}
+
+// At every sample under every coarse node drawn (its edges folded as drawn), the drawn surface's
+// point and the full-detail one above the same sample project at most `pixels` apart, wherever
+// both are in view. Returns the largest distance seen, in pixels.
+float expectWithinPixelsOnScreen(const Scene& s, const Camera& camera, int viewportHeight,
+                                 float pixels, const std::string& what) {
+    LodReach reach;
+    const LodParams params = paramsFor(s, camera, viewportHeight, pixels, &reach);
+    LodOutput out;
+    out.reserveFor(s.tree);
+    selectLod(s.tree, s.mapping, params, nullptr, out);
+    const glm::mat4 viewProjection = camera.viewProjection();
+    const HeightTransform heights = heightTransform(s.map.coding, s.mapping);
+    const float halfHeight = 0.5f * float(viewportHeight);
+    const float halfWidth = halfHeight * camera.aspect;
+    const auto project = [&](float x, float code, float z, glm::vec2& pixel) {
+        const glm::vec4 clip =
+            viewProjection * glm::vec4(x * s.mapping.spacing, heights.worldHeight(code),
+                                       z * s.mapping.spacing, 1.0f);
+        if (!(clip.w > 0.0f)) {
+            return false;
+        }
+        pixel = {clip.x / clip.w * halfWidth, clip.y / clip.w * halfHeight};
+        return std::abs(pixel.x) <= halfWidth && std::abs(pixel.y) <= halfHeight;
+    };
+    const int leafSize = s.tree.leafSize;
+    std::vector<uint32_t> strip;
+    appendLeafStrip(0, 0, leafSize, leafSize, leafSize + 1, strip);
+    float largest = 0.0f;
+    for (const DrawNode& drawn : out.nodes) {
+        if (drawn.level == 0) {
+            continue;
+        }
+        int x[3] = {}, z[3] = {};
+        for (size_t n = 0; n < strip.size(); ++n) {
+            const int id = int(strip[n]);
+            lodVertexSample(drawn, id % (leafSize + 1), id / (leafSize + 1), leafSize, s.map.width,
+                            s.map.height, x[n % 3], z[n % 3]);
+            if (n < 2) {
+                continue;
+            }
+            const float ax = float(x[1] - x[0]), az = float(z[1] - z[0]);
+            const float bx = float(x[2] - x[0]), bz = float(z[2] - z[0]);
+            const float det = ax * bz - az * bx;
+            if (det == 0.0f) {
+                continue;
+            }
+            const float h0 = s.map.codeAt(x[0], z[0]);
+            const float ah = float(s.map.codeAt(x[1], z[1])) - h0;
+            const float bh = float(s.map.codeAt(x[2], z[2])) - h0;
+            for (int row = std::min({z[0], z[1], z[2]}); row <= std::max({z[0], z[1], z[2]});
+                 ++row) {
+                for (int col = std::min({x[0], x[1], x[2]}); col <= std::max({x[0], x[1], x[2]});
+                     ++col) {
+                    const float px = float(col - x[0]), pz = float(row - z[0]);
+                    const float u = (px * bz - pz * bx) / det;
+                    const float v = (ax * pz - az * px) / det;
+                    if (u < -1e-6f || v < -1e-6f || u + v > 1.0f + 1e-6f) {
+                        continue;
+                    }
+                    glm::vec2 coarse, full;
+                    if (project(float(col), h0 + u * ah + v * bh, float(row), coarse) &&
+                        project(float(col), float(s.map.codeAt(col, row)), float(row), full)) {
+                        const float apart = glm::length(coarse - full);
+                        largest = std::max(largest, apart);
+                        if (apart > pixels * 1.001f + 1e-3f) {
+                            ADD_FAILURE()
+                                << what << ": sample " << col << "," << row << " of a level "
+                                << int(drawn.level) << " node is " << apart << " pixels off";
+                            return largest;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return largest;
+}
+
+TEST(Lod, DrawnSurfaceStaysWithinPixelsOfFullDetailOnScreen) {
+    std::vector<std::pair<Scene, std::string>> scenes;
+    scenes.emplace_back(makeScene(syntheticHeightmap(513, 513, 5), {1.0f, 0.02f, 0.0f}, 4),
+                        "synthetic 513x513");
+    scenes.emplace_back(makeScene(syntheticHeightmap(601, 401, 6), {2.0f, -0.05f, 10.0f}, 8),
+                        "synthetic 601x401");
+    for (const char* name : {"jacksboro_fault_403x344.png", "N47E009.hgt"}) {
+        const std::string path = test::sharedHeightmap(name);
+        if (!path.empty()) {
+            Heightmap map = loadHeightmap(path).value();
+            const WorldMapping mapping = defaultMapping(map);
+            scenes.emplace_back(makeScene(std::move(map), mapping, 4), name);
+        }
+    }
+    Random rng(2024);
+    for (const auto& [s, name] : scenes) {
+        float largest = 0.0f;
+        for (int i = 0; i < 6; ++i) {
+            const float pixels = rng.uniform(0.5f, 8.0f);
+            const Camera camera = viewingCamera(s, rng);
+            largest = std::max(largest,
+                               expectWithinPixelsOnScreen(s, camera, 360, pixels,
+                                                          name + " camera " + std::to_string(i)) /
+                                   pixels);
+            if (HasFailure()) {
+                return;
+            }
+        }
+        // Coarse nodes in view that stand off the full-detail surface: the check checked some.
+        EXPECT_GT(largest, 0.01f) << name;
+    }
+    if (scenes.size() < 4) {
+        GTEST_SKIP() << "../shared/heightmaps not present; real-map checks skipped";
+    }
 }
 
 // Runs as a set of leaves, for the reference checks below.
@@ -344,7 +487,8 @@ TEST(Lod, FullDetailLeavesGoThroughTheOcclusionStageAlone) {
     size_t fullDetailSeen = 0;
     for (int trial = 0; trial < 40; ++trial) {
         const Camera camera = anyCamera(s, rng);
-        const LodParams params = paramsFor(s, camera, 720, rng.uniform(0.5f, 8.0f));
+        LodReach reach;
+        const LodParams params = paramsFor(s, camera, 720, rng.uniform(0.5f, 8.0f), &reach);
         LodOutput lod;
         lod.reserveFor(s.tree);
         const Frustum frustum = Frustum::fromViewProjection(camera.viewProjection());

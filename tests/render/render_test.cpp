@@ -847,14 +847,20 @@ TEST(LodMesh, TheShadersTrianglesCloseUpWithoutCracks) {
     // The strip's triangles, the joins between rows (no area) included.
     const size_t trianglesPerNode = size_t(terrain.gpu.indexCount - 2);
     int deepest = 0;
-    // From a corner, low and high, with coarse and fine steps: many levels meeting.
+    // From a corner, low and high, with coarse and fine steps: many levels meeting. Split by the
+    // grid step alone (positive steps) and with each node's coarse error too (negative).
     const glm::vec3 eyes[] = {{-5.0f, 0.0f, -5.0f}, {100.0f, 30.0f, 70.0f}, {250.0f, 200.0f, 0.0f}};
+    updateLodReach(terrain.tree,
+                   lodErrorSteps(terrain.tree, terrain.mapping, glm::radians(60.0f), 16.0f / 9.0f),
+                   terrain.frame.lodReach);
     for (const glm::vec3& eye : eyes) {
-        for (const float pixels : {1.0f, 6.0f, 30.0f}) {
-            const LodParams params =
+        for (const float signedPixels : {1.0f, 6.0f, 30.0f, -1.0f, -6.0f, -30.0f}) {
+            const float pixels = std::abs(signedPixels);
+            LodParams params =
                 lodParams(terrain.tree, terrain.mapping, eye, glm::radians(60.0f), 720, pixels,
                           terrain.mapping.worldHeight(terrain.map.minSample),
                           terrain.mapping.worldHeight(terrain.map.maxSample));
+            params.reach = signedPixels < 0.0f ? &terrain.frame.lodReach : nullptr;
             selectLod(terrain.tree, terrain.mapping, params, nullptr, terrain.frame.lod);
             const std::vector<DrawNode>& nodes = terrain.frame.lod.nodes;
             deepest = std::max(deepest, int(terrain.frame.lod.stats.deepestLevel));
@@ -924,6 +930,109 @@ TEST(LodMesh, TheShadersTrianglesCloseUpWithoutCracks) {
     glDeleteProgram(program);
     terrain.destroy();
 }
+
+// Per column of a frame, the row of its topmost terrain pixel (kNoTerrain: sky all the way down).
+constexpr int kNoTerrain = -1;
+
+std::vector<int> skyline(const std::vector<uint8_t>& pixels, int width, int height) {
+    std::vector<int> top(size_t(width), kNoTerrain);
+    for (int x = 0; x < width; ++x) {
+        for (int y = 0; y < height; ++y) {
+            const uint8_t* p = &pixels[(size_t(y) * size_t(width) + size_t(x)) * 4];
+            if (p[0] != kSky[0] || p[1] != kSky[1] || p[2] != kSky[2]) {
+                top[size_t(x)] = y;
+                break;
+            }
+        }
+    }
+    return top;
+}
+
+// Level cameras low over a real map at 1280x720: with level of detail at PIXELS, the skyline of
+// every column stays within PIXELS + 1 rows (the rasteriser's rounding) of the full-detail
+// frame's. A level camera sees the drawn surface's vertical offsets as vertical moves on screen,
+// so the column's highest point moves by at most what LodReach bounds.
+class Skyline : public ::testing::TestWithParam<RealCase> {};
+
+TEST_P(Skyline, StaysWithinPixelsOfFullDetail) {
+    REQUIRE_GL();
+    constexpr int kShotWidth = 1280;
+    constexpr int kShotHeight = 720;
+    constexpr int kCameras = 3;
+    const RealCase& param = GetParam();
+    const std::string path = std::string(QT_SHARED_HEIGHTMAPS) + "/" + param.file;
+    struct stat info;
+    if (stat(path.c_str(), &info) != 0) {
+        GTEST_SKIP() << "the shared heightmaps are absent (" << path << ")";
+    }
+    Result<Terrain> loaded = loadTerrain(path, {}, param.leafSize);
+    ASSERT_TRUE(loaded) << loaded.error();
+    Terrain& terrain = loaded.value();
+    const Heightmap& m = terrain.map;
+    Result<Framebuffer> target = Framebuffer::create(kShotWidth, kShotHeight);
+    ASSERT_TRUE(target) << target.error();
+    const WorldMapping& mapping = terrain.mapping;
+    const float relief =
+        std::fabs(mapping.worldHeight(m.maxSample) - mapping.worldHeight(m.minSample));
+    Random random(seedOf(param.file) + 7);
+    std::vector<uint8_t> pixels;
+    const auto frame = [&](const Camera& c, float lodPixels, FrameStats& stats) {
+        target.value().bind();
+        TerrainRenderer::clear(kShotWidth, kShotHeight);
+        stats = renderTerrain(gl().renderer, terrain, c,
+                              CullView{c, kShotHeight, true, true, lodPixels}, false);
+        readPixels(kShotWidth, kShotHeight, pixels);
+        return skyline(pixels, kShotWidth, kShotHeight);
+    };
+    int columns = 0;
+    for (int i = 0; i < kCameras; ++i) {
+        const int col = int(random.range(0.1f, 0.9f) * float(m.width - 1));
+        const int row = int(random.range(0.1f, 0.9f) * float(m.height - 1));
+        Camera c;
+        c.aspect = float(kShotWidth) / kShotHeight;
+        c.position = {float(col) * mapping.spacing,
+                      groundAround(m, mapping, col, row, 8) + random.range(0.02f, 0.1f) * relief,
+                      float(row) * mapping.spacing};
+        c.yaw = random.range(-glm::pi<float>(), glm::pi<float>());
+        c.pitch = 0.0f;
+        fitClipPlanes(c, terrain.map, mapping);
+        FrameStats full;
+        const std::vector<int> reference = frame(c, 0.0f, full);
+        for (const float lodPixels : {1.0f, 2.0f, 4.0f}) {
+            FrameStats lod;
+            const std::vector<int> drawn = frame(c, lodPixels, lod);
+            int worst = 0;
+            for (int x = 0; x < kShotWidth; ++x) {
+                const int a = reference[size_t(x)], b = drawn[size_t(x)];
+                if (a == kNoTerrain && b == kNoTerrain) {
+                    continue;
+                }
+                const int moved =
+                    (a == kNoTerrain || b == kNoTerrain) ? kShotHeight : std::abs(a - b);
+                worst = std::max(worst, moved);
+                columns += a > 0 ? 1 : 0;
+            }
+            std::printf(
+                "%s camera %d, lod %.0f: skyline moved %d px at most; %llu of %llu triangles\n",
+                param.file, i, double(lodPixels), worst, (unsigned long long)lod.cull.triangles,
+                (unsigned long long)full.cull.triangles);
+            EXPECT_LE(worst, int(lodPixels) + 1)
+                << path << ": camera " << i << " at (" << c.position.x << ", " << c.position.y
+                << ", " << c.position.z << ") yaw " << c.yaw << ", lod " << lodPixels;
+        }
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    target.value().destroy();
+    terrain.destroy();
+    // The views have a skyline below the frame's top edge to compare.
+    EXPECT_GT(columns, kShotWidth) << path;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shared, Skyline,
+                         ::testing::Values(RealCase{"N47E009.hgt", 4},
+                                           RealCase{"puget_sound_1025x1025.png", 4},
+                                           RealCase{"etopo5_world_4320x2161.png", 4}),
+                         realCaseName);
 
 TEST_F(Picture, DebugLinesDrawInOneCall) {
     Result<DebugLines> lines = DebugLines::create(QT_SHADER_DIR);
