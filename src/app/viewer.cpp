@@ -191,9 +191,10 @@ int runViewer(Session& s) {
     v.fly.speed = FlyControl::defaultSpeed(s.terrain.map, s.terrain.mapping);
     v.hud.cull = !s.options.noCull;
     v.hud.occlusion = !s.options.noOcclusion;
-    v.hud.lod = s.options.lodPixels > 0.0f;
+    const float lodPixels = lodPixelsFor(s.options, s.terrain.map.width, s.terrain.map.height);
+    v.hud.lod = lodPixels > 0.0f;
     if (v.hud.lod) {
-        v.hud.lodPixels = s.options.lodPixels;
+        v.hud.lodPixels = lodPixels;
     }
     std::snprintf(v.hud.path, sizeof(v.hud.path), "%s", s.terrain.path.c_str());
     s.lines.lines.reserve(size_t(kMaxLeafBoxes) * 24 + 24);

@@ -56,6 +56,13 @@ constexpr float kOcclusionMarginPixels = 2.0f;
 constexpr float kOcclusionDepthQuanta = 8.0f;
 // Least relative distance gap between an occluder and what it hides, whatever the depth range.
 constexpr float kOcclusionMinGap = 0.02f;
+// Level of detail is on when a run starts without --lod over a map of more than this many
+// triangles (2 per grid square, about 1415x1415 samples): drawn whole, such a map costs llvmpipe
+// a quarter of a second or more a frame, and its far half is finer than the pixels it covers.
+constexpr int64_t kAutoLodTriangles = 4000000;
+// The longest grid step, and the drawn surface's largest distance from full detail, in pixels,
+// that level of detail starts with when kAutoLodTriangles turns it on.
+constexpr float kAutoLodPixels = 1.0f;
 // Four sibling leaves are tested as one unit, their parent, beyond this distance in leaf sides per
 // margin angle (156 leaf sides for a 60 degree view 720 pixels high) if the parent's relief is at
 // most kOcclusionQuadRelief of its distance: far leaves cost a quarter, and lose little culling.
