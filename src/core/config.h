@@ -63,6 +63,11 @@ constexpr int64_t kAutoLodTriangles = 4000000;
 // The longest grid step, and the drawn surface's largest distance from full detail, in pixels,
 // that level of detail starts with when kAutoLodTriangles turns it on.
 constexpr float kAutoLodPixels = 1.0f;
+// Geomorphing: a node's vertices move to its parent's grid over the last kMorphFraction of the
+// parent's split distance, as CDLOD does; the error term of the split rule is divided by
+// 1 - kMorphFraction, so that the parent's surface, which the node turns into there, is already
+// within the level of detail's pixels.
+constexpr float kMorphFraction = 0.3f;
 // Four sibling leaves are tested as one unit, their parent, beyond this distance in leaf sides per
 // margin angle (156 leaf sides for a 60 degree view 720 pixels high) if the parent's relief is at
 // most kOcclusionQuadRelief of its distance: far leaves cost a quarter, and lose little culling.

@@ -8,6 +8,7 @@
 
 #include <glm/vec3.hpp>
 
+#include "core/config.h"
 #include "core/frustum.h"
 #include "core/quadtree.h"
 #include "core/terrain_grid.h"
@@ -62,7 +63,8 @@ struct LodReach {
 
 // Grid steps of reach per height code of error: the code's height in grid steps times the widest
 // stretch of a perspective projection, 1 + tan^2(fovY / 2) (1 + aspect^2) in its corners, where a
-// length at distance r covers that many times its angle r / length at the centre.
+// length at distance r covers that many times its angle r / length at the centre, over
+// 1 - kMorphFraction: a node's children morph into it from that share of its reach on.
 float lodErrorSteps(const Quadtree& tree, const WorldMapping& mapping, float fovY, float aspect);
 
 // Remakes `reach` for `errorSteps` unless it holds it already; no allocation once reserved.
@@ -86,6 +88,21 @@ struct SampleBox {
 };
 SampleBox levelNodeBox(const Quadtree& tree, int level, int col, int row);
 
+// A node's distance from the eye and its split distance, both in grid steps.
+struct LodDistance {
+    float squared = 0.0f;  // squared distance, as the split rule measures it
+    float reach = 0.0f;    // stepsAway * the node's reach (0 for leaves: they never split)
+
+    bool splits() const { return squared < reach * reach; }
+    // The morph of the node's children, 0 to 255: 0 nearer than (1 - kMorphFraction) * reach,
+    // rising to 255 at the reach, where the node stops splitting and is drawn in their place.
+    uint8_t childMorph() const;
+};
+
+// The distance of the node at `level` over samples [x0, x1] x [z0, z1].
+LodDistance lodDistance(const Quadtree& tree, const LodParams& params, int level, int x0, int z0,
+                        int x1, int z1);
+
 // True when the node at `level` over samples [x0, x1] x [z0, z1] is drawn as its children.
 bool lodSplits(const Quadtree& tree, const LodParams& params, int level, int x0, int z0, int x1,
                int z1);
@@ -93,17 +110,28 @@ bool lodSplits(const Quadtree& tree, const LodParams& params, int level, int x0,
 // Edges of a drawn node, for DrawNode::coarser.
 enum : uint8_t { kEdgeWest = 1, kEdgeEast = 2, kEdgeNorth = 4, kEdgeSouth = 8 };
 
-// One drawn node, one instance: its first leaf's (col, row), its level, and the edges whose
-// neighbour is drawn one level coarser. Eight bytes, read by the vertex shader as three uint16.
+// One drawn node, one instance: its first leaf's (col, row), its level, the edges whose neighbour
+// is drawn one level coarser, and its geomorph. Twelve bytes, read by the vertex shader as
+// (col, row, level | coarser << 8) and (morph, west | east << 8, north | south << 8), uint16 each.
+//
+// Geomorphing, as in CDLOD (Strugar): each vertex (i, j) with an odd coordinate moves towards
+// (i & ~1, j & ~1), a vertex of the parent's grid, by morph / 255, its height and normal blended
+// the same way. At 0 the node is its own strip; at 255 every vertex is one of the parent's and
+// the triangles not folded away are the parent's, so the node is drawn exactly as the parent
+// that replaces it. A node's morph rises over the last kMorphFraction of its parent's reach
+// (LodDistance::childMorph), so siblings share it. Vertices on an edge take that edge's morph,
+// the same from both nodes sharing it (Selector::edges), so edges stay closed; corners never move.
 struct DrawNode {
     uint16_t col;
     uint16_t row;
     uint8_t level;
     uint8_t coarser;  // kEdge* bits
-    uint16_t pad;
+    uint8_t morph;    // 0..255: interior vertices towards the parent's grid
+    uint8_t pad;
+    uint8_t edgeMorph[4];  // west, east, north, south: the morph of vertices on that edge
 };
 
-static_assert(sizeof(DrawNode) == 8, "three uint16 and padding per instance");
+static_assert(sizeof(DrawNode) == 12, "six uint16 per instance");
 
 struct LodStats {
     uint32_t nodesTested = 0;  // nodes whose box met a plane test
@@ -142,8 +170,8 @@ void keepFullDetailLeaves(const Quadtree& tree, const std::vector<LeafRange>& ke
 // selectLod's choice and the edge bits must agree with.
 int drawnLevelAt(const Quadtree& tree, const LodParams& params, int col, int row);
 
-// The sample (col, row) that vertex (i, j) of a drawn node's strips shows, as the vertex shader
-// computes it: the node's grid every 2^level samples, edges folded where the neighbour is
+// The sample (col, row) that vertex (i, j) of a drawn node's strips shows at morph 0, as the vertex
+// shader computes it: the node's grid every 2^level samples, edges folded where the neighbour is
 // coarser, clamped to the map.
 inline void lodVertexSample(const DrawNode& node, int i, int j, int leafSize, int width, int height,
                             int& col, int& row) {
@@ -155,6 +183,36 @@ inline void lodVertexSample(const DrawNode& node, int i, int j, int leafSize, in
     }
     col = std::min(int(node.col) * leafSize + (i << node.level), width - 1);
     row = std::min(int(node.row) * leafSize + (j << node.level), height - 1);
+}
+
+// Vertex (i, j) of a drawn node as the vertex shader morphs it: from the sample `own`
+// (lodVertexSample) towards `target`, the sample of its folded (i & ~1, j & ~1), by `morph` / 255
+// (the edge's morph on an edge, the node's inside).
+struct MorphedVertex {
+    int ownCol, ownRow, targetCol, targetRow;
+    uint8_t morph;
+};
+
+inline MorphedVertex lodVertexMorph(const DrawNode& node, int i, int j, int leafSize, int width,
+                                    int height) {
+    MorphedVertex v{};
+    lodVertexSample(node, i, j, leafSize, width, height, v.ownCol, v.ownRow);
+    // The folded (i, j): what the shader morphs.
+    int fi = i, fj = j;
+    if ((i == 0 && (node.coarser & kEdgeWest)) || (i == leafSize && (node.coarser & kEdgeEast))) {
+        fj &= ~1;
+    }
+    if ((j == 0 && (node.coarser & kEdgeNorth)) || (j == leafSize && (node.coarser & kEdgeSouth))) {
+        fi &= ~1;
+    }
+    const DrawNode unfolded{node.col, node.row, node.level, 0, 0, 0, {0, 0, 0, 0}};
+    lodVertexSample(unfolded, fi & ~1, fj & ~1, leafSize, width, height, v.targetCol, v.targetRow);
+    v.morph = i == 0          ? node.edgeMorph[0]
+              : i == leafSize ? node.edgeMorph[1]
+              : j == 0        ? node.edgeMorph[2]
+              : j == leafSize ? node.edgeMorph[3]
+                              : node.morph;
+    return v;
 }
 
 }  // namespace qt

@@ -193,7 +193,7 @@ std::vector<LocalTriangle> foldedStripTriangles(int leafSize) {
     std::vector<LocalTriangle> triangles;
     const int far = 1 << 20;  // no clamping: local coordinates as they are
     for (uint8_t coarser = 0; coarser < 16; ++coarser) {
-        const DrawNode node{0, 0, 0, coarser, 0};
+        const DrawNode node{0, 0, 0, coarser, 0, 0, {0, 0, 0, 0}};
         int vi[3] = {}, vj[3] = {};
         for (size_t n = 0; n < strip.size(); ++n) {
             const int id = int(strip[n]);

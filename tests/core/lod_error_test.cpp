@@ -39,7 +39,7 @@ double bruteForceError(const Heightmap& map, const Quadtree& tree, int level, in
     appendLeafStrip(0, 0, tree.leafSize, tree.leafSize, tree.leafSize + 1, strip);
     double worst = 0.0;
     for (uint8_t mask = 0; mask < 16; ++mask) {
-        const DrawNode node{uint16_t(col), uint16_t(row), uint8_t(level), mask, 0};
+        const DrawNode node{uint16_t(col), uint16_t(row), uint8_t(level), mask, 0, 0, {0, 0, 0, 0}};
         int x[3] = {}, z[3] = {};
         for (size_t n = 0; n < strip.size(); ++n) {
             const int id = int(strip[n]);

@@ -112,6 +112,36 @@ void expectTilingAndEdges(const Scene& s, const LodParams& params, const LodOutp
             ASSERT_EQ((drawn.coarser & e.bit) != 0, coarser) << what << " edge " << int(e.bit);
         }
     }
+    // Edge morphs: the same from both nodes of an edge at one level, 0 beside a finer node.
+    std::vector<const DrawNode*> nodeAt(levelAt.size(), nullptr);
+    for (const DrawNode& drawn : out.nodes) {
+        forEachLeaf(tree, drawn, [&](int col, int row) {
+            nodeAt[size_t(row) * size_t(tree.leavesX) + size_t(col)] = &drawn;
+        });
+    }
+    for (const DrawNode& drawn : out.nodes) {
+        const int size = 1 << drawn.level;
+        // West, east, north, south: a leaf beside the edge's first leaf, and the opposite edge.
+        const int side[4][3] = {{drawn.col - 1, drawn.row, 1},
+                                {drawn.col + size, drawn.row, 0},
+                                {drawn.col, drawn.row - 1, 3},
+                                {drawn.col, drawn.row + size, 2}};
+        for (int k = 0; k < 4; ++k) {
+            const int col = side[k][0], row = side[k][1];
+            if (col < 0 || row < 0 || col >= tree.leavesX || row >= tree.leavesZ ||
+                (drawn.coarser & (1 << k)) != 0) {
+                continue;
+            }
+            const DrawNode& other = *nodeAt[size_t(row) * size_t(tree.leavesX) + size_t(col)];
+            if (other.level < drawn.level) {
+                ASSERT_EQ(drawn.edgeMorph[k], 0) << what << ": edge beside a finer node";
+            } else {
+                ASSERT_EQ(other.level, drawn.level) << what;
+                ASSERT_EQ(drawn.edgeMorph[k], other.edgeMorph[side[k][2]]) << what << " edge " << k;
+                ASSERT_GE(drawn.edgeMorph[k], drawn.morph) << what;
+            }
+        }
+    }
 }
 
 // The strip of every drawn node, folded as the vertex shader folds them, as triangles of
@@ -322,9 +352,24 @@ Camera viewingCamera(const Scene& s, Random& rng) {
     return c;
 }
 
-// At every sample under every coarse node drawn (its edges folded as drawn), the drawn surface's
-// point and the full-detail one above the same sample project at most `pixels` apart, wherever
-// both are in view. Returns the largest distance seen, in pixels.
+// The full-detail surface at (x, z), in codes: the leaves' triangles between samples, each
+// square's diagonal from (col, row + 1) to (col + 1, row).
+float fullDetailCode(const Heightmap& map, float x, float z) {
+    const int col = std::clamp(int(std::floor(x)), 0, map.width - 2);
+    const int row = std::clamp(int(std::floor(z)), 0, map.height - 2);
+    const float u = x - float(col), v = z - float(row);
+    const float h00 = map.codeAt(col, row), h10 = map.codeAt(col + 1, row);
+    const float h01 = map.codeAt(col, row + 1), h11 = map.codeAt(col + 1, row + 1);
+    if (u + v <= 1.0f) {
+        return h00 + (h10 - h00) * u + (h01 - h00) * v;
+    }
+    return h11 + (h01 - h11) * (1.0f - u) + (h10 - h11) * (1.0f - v);
+}
+
+// At every sample under every coarse node drawn (its edges folded and its vertices morphed as
+// drawn) and at its morphed vertices, the drawn surface's point and the full-detail one at the
+// same x and z project at most `pixels` apart, wherever both are in view. Returns the largest
+// distance seen, in pixels.
 float expectWithinPixelsOnScreen(const Scene& s, const Camera& camera, int viewportHeight,
                                  float pixels, const std::string& what) {
     LodReach reach;
@@ -351,47 +396,64 @@ float expectWithinPixelsOnScreen(const Scene& s, const Camera& camera, int viewp
     appendLeafStrip(0, 0, leafSize, leafSize, leafSize + 1, strip);
     float largest = 0.0f;
     for (const DrawNode& drawn : out.nodes) {
-        if (drawn.level == 0) {
-            continue;
+        if (drawn.level == 0 && drawn.morph == 0 && drawn.edgeMorph[0] == 0 &&
+            drawn.edgeMorph[1] == 0 && drawn.edgeMorph[2] == 0 && drawn.edgeMorph[3] == 0) {
+            continue;  // full detail
         }
-        int x[3] = {}, z[3] = {};
+        // The strip's vertices as the shader morphs them: (x, code, z), x and z in samples.
+        glm::vec3 v[3];
         for (size_t n = 0; n < strip.size(); ++n) {
             const int id = int(strip[n]);
-            lodVertexSample(drawn, id % (leafSize + 1), id / (leafSize + 1), leafSize, s.map.width,
-                            s.map.height, x[n % 3], z[n % 3]);
+            const MorphedVertex m = lodVertexMorph(drawn, id % (leafSize + 1), id / (leafSize + 1),
+                                                   leafSize, s.map.width, s.map.height);
+            const glm::vec3 own(float(m.ownCol), float(s.map.codeAt(m.ownCol, m.ownRow)),
+                                float(m.ownRow));
+            const glm::vec3 target(float(m.targetCol),
+                                   float(s.map.codeAt(m.targetCol, m.targetRow)),
+                                   float(m.targetRow));
+            v[n % 3] = m.morph == 255 ? target : own + (target - own) * (float(m.morph) / 255.0f);
             if (n < 2) {
                 continue;
             }
-            const float ax = float(x[1] - x[0]), az = float(z[1] - z[0]);
-            const float bx = float(x[2] - x[0]), bz = float(z[2] - z[0]);
-            const float det = ax * bz - az * bx;
-            if (det == 0.0f) {
-                continue;
+            const glm::vec3 a = v[0], b = v[1] - v[0], c = v[2] - v[0];
+            const float det = b.x * c.z - b.z * c.x;
+            if (std::abs(det) < 1e-6f) {
+                continue;  // a join between rows, folded or clamped away: no area
             }
-            const float h0 = s.map.codeAt(x[0], z[0]);
-            const float ah = float(s.map.codeAt(x[1], z[1])) - h0;
-            const float bh = float(s.map.codeAt(x[2], z[2])) - h0;
-            for (int row = std::min({z[0], z[1], z[2]}); row <= std::max({z[0], z[1], z[2]});
-                 ++row) {
-                for (int col = std::min({x[0], x[1], x[2]}); col <= std::max({x[0], x[1], x[2]});
-                     ++col) {
-                    const float px = float(col - x[0]), pz = float(row - z[0]);
-                    const float u = (px * bz - pz * bx) / det;
-                    const float v = (ax * pz - az * px) / det;
-                    if (u < -1e-6f || v < -1e-6f || u + v > 1.0f + 1e-6f) {
-                        continue;
+            // Samples inside the triangle, and its corners (on the full-detail surface between
+            // samples when morphed).
+            const auto check = [&](float x, float z, float full) {
+                const float u = ((x - a.x) * c.z - (z - a.z) * c.x) / det;
+                const float w = (b.x * (z - a.z) - b.z * (x - a.x)) / det;
+                if (u < -1e-4f || w < -1e-4f || u + w > 1.0f + 1e-4f) {
+                    return true;
+                }
+                glm::vec2 coarse, exact;
+                if (project(x, a.y + u * b.y + w * c.y, z, coarse) && project(x, full, z, exact)) {
+                    const float apart = glm::length(coarse - exact);
+                    largest = std::max(largest, apart);
+                    if (apart > pixels * 1.001f + 1e-3f) {
+                        ADD_FAILURE() << what << ": point " << x << "," << z << " of a level "
+                                      << int(drawn.level) << " node (morph " << int(drawn.morph)
+                                      << ") is " << apart << " pixels off";
+                        return false;
                     }
-                    glm::vec2 coarse, full;
-                    if (project(float(col), h0 + u * ah + v * bh, float(row), coarse) &&
-                        project(float(col), float(s.map.codeAt(col, row)), float(row), full)) {
-                        const float apart = glm::length(coarse - full);
-                        largest = std::max(largest, apart);
-                        if (apart > pixels * 1.001f + 1e-3f) {
-                            ADD_FAILURE()
-                                << what << ": sample " << col << "," << row << " of a level "
-                                << int(drawn.level) << " node is " << apart << " pixels off";
-                            return largest;
-                        }
+                }
+                return true;
+            };
+            for (const glm::vec3& corner : v) {
+                if (!check(corner.x, corner.z, fullDetailCode(s.map, corner.x, corner.z))) {
+                    return largest;
+                }
+            }
+            const int x0 = int(std::floor(std::min({v[0].x, v[1].x, v[2].x})));
+            const int x1 = int(std::ceil(std::max({v[0].x, v[1].x, v[2].x})));
+            const int z0 = int(std::floor(std::min({v[0].z, v[1].z, v[2].z})));
+            const int z1 = int(std::ceil(std::max({v[0].z, v[1].z, v[2].z})));
+            for (int row = z0; row <= z1; ++row) {
+                for (int col = x0; col <= x1; ++col) {
+                    if (!check(float(col), float(row), float(s.map.codeAt(col, row)))) {
+                        return largest;
                     }
                 }
             }

@@ -15,6 +15,7 @@
 #include <ostream>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -797,55 +798,112 @@ TEST(SyncedDraws, SoftwareRasterisersAreRecognised) {
     }
 }
 
+// The terrain vertex shader linked to capture gl_Position by transform feedback, its uniforms set
+// so that gl_Position is (column, height, row, 1); with the buffer and query a capture needs.
+struct NodeCapture {
+    GLuint program = 0;
+    GLuint feedback = 0;
+    GLuint query = 0;
+
+    // False (and a failure) when the shader does not compile or link.
+    bool create(const Terrain& terrain) {
+        std::ifstream file(std::string(QT_SHADER_DIR) + "/terrain.vert");
+        const std::string source((std::istreambuf_iterator<char>(file)),
+                                 std::istreambuf_iterator<char>());
+        EXPECT_FALSE(source.empty());
+        const GLuint shader = glCreateShader(GL_VERTEX_SHADER);
+        const char* text = source.c_str();
+        glShaderSource(shader, 1, &text, nullptr);
+        glCompileShader(shader);
+        GLint ok = 0;
+        glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+        EXPECT_TRUE(ok);
+        program = glCreateProgram();
+        glAttachShader(program, shader);
+        const char* varyings[] = {"gl_Position"};
+        glTransformFeedbackVaryings(program, 1, varyings, GL_INTERLEAVED_ATTRIBS);
+        glLinkProgram(program);
+        glDeleteShader(shader);
+        glGetProgramiv(program, GL_LINK_STATUS, &ok);
+        EXPECT_TRUE(ok);
+        if (!ok) {
+            return false;
+        }
+        const HeightTransform height = heightTransform(terrain.map.coding, terrain.mapping);
+        glUseProgram(program);
+        glActiveTexture(GL_TEXTURE0);
+        glBindTexture(GL_TEXTURE_BUFFER, terrain.gpu.heightTexture);
+        glUniform1i(glGetUniformLocation(program, "heights"), 0);
+        glUniform2i(glGetUniformLocation(program, "mapSize"), terrain.map.width,
+                    terrain.map.height);
+        glUniform1i(glGetUniformLocation(program, "leafSize"), terrain.tree.leafSize);
+        glUniform1f(glGetUniformLocation(program, "spacing"), 1.0f);
+        glUniform1f(glGetUniformLocation(program, "heightScale"), height.scale);
+        glUniform1f(glGetUniformLocation(program, "heightBias"), height.bias);
+        const glm::mat4 identity(1.0f);
+        glUniformMatrix4fv(glGetUniformLocation(program, "viewProjection"), 1, GL_FALSE,
+                           &identity[0][0]);
+        glGenBuffers(1, &feedback);
+        glGenQueries(1, &query);
+        return true;
+    }
+
+    // The triangles (three corners each, the strips' joins included) of `nodes` drawn as the
+    // renderer draws them, or empty (and a failure) when fewer came back.
+    std::vector<glm::vec4> capture(const Terrain& terrain, const std::vector<DrawNode>& nodes) {
+        const size_t trianglesPerNode = size_t(terrain.gpu.indexCount - 2);
+        glBindBuffer(GL_ARRAY_BUFFER, terrain.gpu.instanceBuffer);
+        glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(nodes.size() * sizeof(DrawNode)),
+                        nodes.data());
+        const size_t capacity = nodes.size() * trianglesPerNode * 3;
+        glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
+        glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, GLsizeiptr(capacity * sizeof(glm::vec4)),
+                     nullptr, GL_STREAM_READ);
+        glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, feedback);
+        glEnable(GL_RASTERIZER_DISCARD);
+        glBindVertexArray(terrain.gpu.nodeArray);
+        glBeginQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, query);
+        glBeginTransformFeedback(GL_TRIANGLES);
+        glDrawElementsInstanced(GL_TRIANGLE_STRIP, terrain.gpu.indexCount, GL_UNSIGNED_SHORT,
+                                nullptr, GLsizei(nodes.size()));
+        glEndTransformFeedback();
+        glEndQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN);
+        glBindVertexArray(0);
+        glDisable(GL_RASTERIZER_DISCARD);
+        GLuint written = 0;
+        glGetQueryObjectuiv(query, GL_QUERY_RESULT, &written);
+        EXPECT_EQ(size_t(written), nodes.size() * trianglesPerNode);
+        if (size_t(written) != nodes.size() * trianglesPerNode) {
+            return {};
+        }
+        std::vector<glm::vec4> corners(size_t(written) * 3);
+        glGetBufferSubData(GL_TRANSFORM_FEEDBACK_BUFFER, 0,
+                           GLsizeiptr(corners.size() * sizeof(glm::vec4)), corners.data());
+        EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+        return corners;
+    }
+
+    void destroy() {
+        glDeleteQueries(1, &query);
+        glDeleteBuffers(1, &feedback);
+        glUseProgram(0);
+        glDeleteProgram(program);
+    }
+};
+
 // The vertex shader's own positions for every node level of detail selects, captured by
 // transform feedback (nothing rasterised): every edge inside the map is shared by exactly two
 // triangles of non-zero area and every edge on its border belongs to one. A crack, a T-junction
-// or a fold that misses the coarser neighbour's vertex leaves an inner edge with one triangle.
+// or a fold that misses the coarser neighbour's vertex leaves an inner edge with one triangle;
+// so does an edge whose two nodes morph its vertices differently.
 TEST(LodMesh, TheShadersTrianglesCloseUpWithoutCracks) {
     REQUIRE_GL();
     Result<Terrain> loaded = makeTerrain(syntheticHeightmap(203, 141, 5), 4, "lod mesh");
     ASSERT_TRUE(loaded) << loaded.error();
     Terrain& terrain = loaded.value();
-    std::ifstream file(std::string(QT_SHADER_DIR) + "/terrain.vert");
-    const std::string source((std::istreambuf_iterator<char>(file)),
-                             std::istreambuf_iterator<char>());
-    ASSERT_FALSE(source.empty());
-    const GLuint shader = glCreateShader(GL_VERTEX_SHADER);
-    const char* text = source.c_str();
-    glShaderSource(shader, 1, &text, nullptr);
-    glCompileShader(shader);
-    GLint ok = 0;
-    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-    ASSERT_TRUE(ok);
-    const GLuint program = glCreateProgram();
-    glAttachShader(program, shader);
-    const char* varyings[] = {"gl_Position"};
-    glTransformFeedbackVaryings(program, 1, varyings, GL_INTERLEAVED_ATTRIBS);
-    glLinkProgram(program);
-    glGetProgramiv(program, GL_LINK_STATUS, &ok);
-    ASSERT_TRUE(ok);
-    glDeleteShader(shader);
-
-    const HeightTransform height = heightTransform(terrain.map.coding, terrain.mapping);
-    glUseProgram(program);
-    glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_BUFFER, terrain.gpu.heightTexture);
-    glUniform1i(glGetUniformLocation(program, "heights"), 0);
-    glUniform2i(glGetUniformLocation(program, "mapSize"), terrain.map.width, terrain.map.height);
-    glUniform1i(glGetUniformLocation(program, "leafSize"), terrain.tree.leafSize);
-    glUniform1f(glGetUniformLocation(program, "spacing"), 1.0f);
-    glUniform1f(glGetUniformLocation(program, "heightScale"), height.scale);
-    glUniform1f(glGetUniformLocation(program, "heightBias"), height.bias);
-    const glm::mat4 identity(1.0f);  // gl_Position = (column, height, row, 1)
-    glUniformMatrix4fv(glGetUniformLocation(program, "viewProjection"), 1, GL_FALSE,
-                       &identity[0][0]);
-
-    GLuint feedback = 0;
-    glGenBuffers(1, &feedback);
-    GLuint query = 0;
-    glGenQueries(1, &query);
-    // The strip's triangles, the joins between rows (no area) included.
-    const size_t trianglesPerNode = size_t(terrain.gpu.indexCount - 2);
+    NodeCapture capture;
+    ASSERT_TRUE(capture.create(terrain));
+    int morphing = 0;
     int deepest = 0;
     // From a corner, low and high, with coarse and fine steps: many levels meeting. Split by the
     // grid step alone (positive steps) and with each node's coarse error too (negative).
@@ -864,31 +922,11 @@ TEST(LodMesh, TheShadersTrianglesCloseUpWithoutCracks) {
             selectLod(terrain.tree, terrain.mapping, params, nullptr, terrain.frame.lod);
             const std::vector<DrawNode>& nodes = terrain.frame.lod.nodes;
             deepest = std::max(deepest, int(terrain.frame.lod.stats.deepestLevel));
-            glBindBuffer(GL_ARRAY_BUFFER, terrain.gpu.instanceBuffer);
-            glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(nodes.size() * sizeof(DrawNode)),
-                            nodes.data());
-            const size_t capacity = nodes.size() * trianglesPerNode * 3;
-            glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
-            glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, GLsizeiptr(capacity * sizeof(glm::vec4)),
-                         nullptr, GL_STREAM_READ);
-            glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, feedback);
-            glEnable(GL_RASTERIZER_DISCARD);
-            glBindVertexArray(terrain.gpu.nodeArray);
-            glBeginQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, query);
-            glBeginTransformFeedback(GL_TRIANGLES);
-            glDrawElementsInstanced(GL_TRIANGLE_STRIP, terrain.gpu.indexCount, GL_UNSIGNED_SHORT,
-                                    nullptr, GLsizei(nodes.size()));
-            glEndTransformFeedback();
-            glEndQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN);
-            glBindVertexArray(0);
-            glDisable(GL_RASTERIZER_DISCARD);
-            GLuint written = 0;
-            glGetQueryObjectuiv(query, GL_QUERY_RESULT, &written);
-            ASSERT_EQ(size_t(written), nodes.size() * trianglesPerNode);
-            std::vector<glm::vec4> corners(size_t(written) * 3);
-            glGetBufferSubData(GL_TRANSFORM_FEEDBACK_BUFFER, 0,
-                               GLsizeiptr(corners.size() * sizeof(glm::vec4)), corners.data());
-            ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+            for (const DrawNode& node : nodes) {
+                morphing += node.morph > 0 && node.morph < 255 ? 1 : 0;
+            }
+            const std::vector<glm::vec4> corners = capture.capture(terrain, nodes);
+            ASSERT_FALSE(corners.empty());
 
             using Point = std::array<float, 3>;
             std::vector<std::pair<Point, Point>> edges;
@@ -923,11 +961,105 @@ TEST(LodMesh, TheShadersTrianglesCloseUpWithoutCracks) {
             }
         }
     }
-    EXPECT_GE(deepest, 3);  // the cameras really did mix levels
-    glDeleteQueries(1, &query);
-    glDeleteBuffers(1, &feedback);
-    glUseProgram(0);
-    glDeleteProgram(program);
+    EXPECT_GE(deepest, 3);     // the cameras really did mix levels
+    EXPECT_GT(morphing, 100);  // and nodes part way through their morph
+    capture.destroy();
+    terrain.destroy();
+}
+
+// One node drawn at morphs 0, 128 and 255 (its edges too): each vertex (i, j) is its own sample
+// at 0, its parent's grid vertex (i & ~1, j & ~1) at 255, exactly, and on the line between them
+// in proportion at 128. So at 255 the triangles with area are exactly the parent's, drawn over
+// the node's quarter: a node turns into its parent without a jump.
+TEST(LodMesh, MorphingMovesEachVertexFromItsSampleToTheParentsGrid) {
+    REQUIRE_GL();
+    Result<Terrain> loaded = makeTerrain(syntheticHeightmap(203, 141, 8), 4, "morph");
+    ASSERT_TRUE(loaded) << loaded.error();
+    Terrain& terrain = loaded.value();
+    const Heightmap& map = terrain.map;
+    NodeCapture capture;
+    ASSERT_TRUE(capture.create(terrain));
+    const HeightTransform height = heightTransform(map.coding, terrain.mapping);
+    const int leafSize = terrain.tree.leafSize;
+    std::vector<uint32_t> strip;
+    appendLeafStrip(0, 0, leafSize, leafSize, leafSize + 1, strip);
+    const auto at = [&](int col, int row) {
+        return glm::vec3(float(col), height.worldHeight(float(map.codeAt(col, row))), float(row));
+    };
+    // The NE child (level 1) of the level-2 node at leaves (8, 4); its parent drawn whole.
+    const DrawNode parent{8, 4, 2, 0, 0, 0, {0, 0, 0, 0}};
+    std::vector<std::array<glm::vec3, 3>> parentTriangles;
+    {
+        const std::vector<glm::vec4> corners = capture.capture(terrain, {parent});
+        ASSERT_FALSE(corners.empty());
+        for (size_t t = 0; t < corners.size(); t += 3) {
+            std::array<glm::vec3, 3> p = {glm::vec3(corners[t]), glm::vec3(corners[t + 1]),
+                                          glm::vec3(corners[t + 2])};
+            if (p[0] != p[1] && p[1] != p[2] && p[0] != p[2]) {
+                std::sort(p.begin(), p.end(), [](const glm::vec3& a, const glm::vec3& b) {
+                    return std::tie(a.x, a.z, a.y) < std::tie(b.x, b.z, b.y);
+                });
+                parentTriangles.push_back(p);
+            }
+        }
+    }
+    for (const int morph : {0, 128, 255}) {
+        const uint8_t m = uint8_t(morph);
+        const DrawNode node{10, 4, 1, 0, m, 0, {m, m, m, m}};
+        const std::vector<glm::vec4> corners = capture.capture(terrain, {node});
+        ASSERT_FALSE(corners.empty());
+        // Each captured triangle's corners are the strip's three vertices, in some order.
+        for (size_t t = 0; t + 2 < strip.size(); ++t) {
+            std::array<glm::vec3, 3> expected;
+            for (int k = 0; k < 3; ++k) {
+                const int id = int(strip[t + size_t(k)]);
+                const MorphedVertex v =
+                    lodVertexMorph(node, id % (leafSize + 1), id / (leafSize + 1), leafSize,
+                                   map.width, map.height);
+                const glm::vec3 own = at(v.ownCol, v.ownRow);
+                const glm::vec3 target = at(v.targetCol, v.targetRow);
+                expected[size_t(k)] =
+                    morph == 255 ? target : own + (target - own) * (morph / 255.0f);
+                if (morph == 0) {
+                    ASSERT_EQ(v.morph, 0);
+                    ASSERT_EQ(expected[size_t(k)], own);
+                }
+            }
+            for (int k = 0; k < 3; ++k) {
+                const glm::vec3 got(corners[t * 3 + size_t(k)]);
+                const bool found =
+                    std::any_of(expected.begin(), expected.end(), [&](const glm::vec3& e) {
+                        return morph == 128
+                                   ? glm::length(got - e) <= 1e-3f * (1.0f + glm::length(e))
+                                   : got == e;
+                    });
+                ASSERT_TRUE(found) << "morph " << morph << " triangle " << t << " corner " << k
+                                   << ": (" << got.x << ", " << got.y << ", " << got.z << ")";
+            }
+        }
+        if (morph != 255) {
+            continue;
+        }
+        // At 255 every triangle with area is one of the parent's.
+        int withArea = 0;
+        for (size_t t = 0; t < corners.size(); t += 3) {
+            std::array<glm::vec3, 3> p = {glm::vec3(corners[t]), glm::vec3(corners[t + 1]),
+                                          glm::vec3(corners[t + 2])};
+            if (p[0] == p[1] || p[1] == p[2] || p[0] == p[2]) {
+                continue;
+            }
+            std::sort(p.begin(), p.end(), [](const glm::vec3& a, const glm::vec3& b) {
+                return std::tie(a.x, a.z, a.y) < std::tie(b.x, b.z, b.y);
+            });
+            ++withArea;
+            EXPECT_NE(std::find(parentTriangles.begin(), parentTriangles.end(), p),
+                      parentTriangles.end())
+                << "triangle " << t / 3 << " is not the parent's";
+        }
+        // A quarter of the parent's 2 leafSize^2 triangles.
+        EXPECT_EQ(withArea, leafSize * leafSize / 2);
+    }
+    capture.destroy();
     terrain.destroy();
 }
 
