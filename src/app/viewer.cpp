@@ -258,7 +258,10 @@ int runViewer(Session& s) {
 
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
         TerrainRenderer::clear(width, height);
-        FrameStats stats = renderTerrain(s.renderer, s.terrain, s.camera, view, v.hud.wireframe);
+        // Frozen: the rest of the map faded around the frozen set, so that it is seen in place.
+        FrameStats stats =
+            v.hud.freeze ? renderFrozenView(s.renderer, s.terrain, s.camera, view, v.hud.wireframe)
+                         : renderTerrain(s.renderer, s.terrain, s.camera, view, v.hud.wireframe);
         s.lines.clear();
         const std::array<glm::vec3, 8> corners = Frustum::corners(v.frozenCamera.viewProjection());
         if (v.hud.freeze) {

@@ -68,6 +68,10 @@ constexpr float kAutoLodPixels = 1.0f;
 // 1 - kMorphFraction, so that the parent's surface, which the node turns into there, is already
 // within the level of detail's pixels.
 constexpr float kMorphFraction = 0.3f;
+// With the culling frustum frozen, the rest of the map is drawn around the frozen set at this
+// level of detail (pixels) and faded this share of the way to the sky colour.
+constexpr float kFrozenContextPixels = 4.0f;
+constexpr float kFrozenContextDim = 0.55f;
 // Four sibling leaves are tested as one unit, their parent, beyond this distance in leaf sides per
 // margin angle (156 leaf sides for a 60 degree view 720 pixels high) if the parent's relief is at
 // most kOcclusionQuadRelief of its distance: far leaves cost a quarter, and lose little culling.

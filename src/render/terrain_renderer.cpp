@@ -185,8 +185,10 @@ void TerrainRenderer::clear(int width, int height) {
     glViewport(0, 0, width, height);
     glClearColor(kSkyColour[0], kSkyColour[1], kSkyColour[2], 1.0f);
     glClearDepth(1.0);
+    glClearStencil(0);
     glDepthMask(GL_TRUE);
-    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glStencilMask(0xFF);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
 }
 
 int TerrainRenderer::draw(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
@@ -234,6 +236,12 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     glUniform2f(program.uniform("heightRange"), std::min(lo, hi), std::max(lo, hi));
     glUniform3f(program.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
     glUniform1i(program.uniform("wireframe"), style.wireframe ? 1 : 0);
+    glUniform1f(program.uniform("dim"), style.dim);
+    if (style.markStencil || style.outsideStencil) {
+        glEnable(GL_STENCIL_TEST);
+        glStencilFunc(style.markStencil ? GL_ALWAYS : GL_EQUAL, style.markStencil ? 1 : 0, 0xFF);
+        glStencilOp(GL_KEEP, GL_KEEP, style.markStencil ? GL_REPLACE : GL_KEEP);
+    }
 
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
@@ -291,6 +299,7 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     glBindVertexArray(0);
     glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
     glDisable(GL_CULL_FACE);
+    glDisable(GL_STENCIL_TEST);
     glBindTexture(GL_TEXTURE_BUFFER, 0);
     glUseProgram(0);
     return draws;

@@ -604,6 +604,63 @@ TEST_F(Picture, OverviewIsMostlyTerrain) {
     EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
 }
 
+// With the frustum frozen on a narrow view of one corner, seen from the overview: the frozen set's
+// pixels are exactly those of drawing it alone, and the rest of the map fills the frame around it,
+// faded towards the sky.
+TEST_F(Picture, FrozenFrustumKeepsTheRestOfTheMapFadedAroundIt) {
+    const Camera viewing =
+        overviewCamera(terrain.map, terrain.mapping, float(kWidth) / kHeight, glm::radians(60.0f));
+    Camera frozen;
+    frozen.aspect = float(kWidth) / kHeight;
+    frozen.fovY = glm::radians(30.0f);
+    frozen.lookAt({0.1f * sizeX, top, 0.1f * sizeZ}, {0.3f * sizeX, 0.0f, 0.3f * sizeZ});
+    fitClipPlanes(frozen, terrain.map, terrain.mapping);
+    const CullView view{frozen, kHeight, true, true, 0.0f};
+    GlFixture& f = gl();
+    std::vector<uint8_t> alone;
+    f.target.bind();
+    TerrainRenderer::clear(kWidth, kHeight);
+    const FrameStats a = renderTerrain(f.renderer, terrain, viewing, view, false);
+    readPixels(kWidth, kHeight, alone);
+    TerrainRenderer::clear(kWidth, kHeight);
+    const FrameStats b = renderFrozenView(f.renderer, terrain, viewing, view, false);
+    readPixels(kWidth, kHeight, pixels);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+    EXPECT_EQ(a.cull.leavesDrawn, b.cull.leavesDrawn);
+    EXPECT_GT(b.drawCalls, a.drawCalls);  // the rest of the map is one more draw
+    int frozenPixels = 0, around = 0;
+    for (int y = 0; y < kHeight; ++y) {
+        for (int x = 0; x < kWidth; ++x) {
+            const size_t p = (size_t(y) * kWidth + size_t(x)) * 4;
+            if (!isSky(alone, x, y)) {
+                ++frozenPixels;
+                ASSERT_EQ(std::memcmp(&alone[p], &pixels[p], 3), 0) << "pixel " << x << "," << y;
+            } else if (!isSky(pixels, x, y)) {
+                ++around;
+            }
+        }
+    }
+    EXPECT_GT(frozenPixels, kWidth * kHeight / 100);  // the frozen set is in the picture
+    EXPECT_GT(around, 2 * frozenPixels);              // and the map around it
+    // Faded: the map around is nearer the sky's colour than the same ground drawn lit.
+    std::vector<uint8_t> lit;
+    render(terrain, viewing, true, lit);
+    double litDistance = 0.0, fadedDistance = 0.0;
+    for (int y = 0; y < kHeight; ++y) {
+        for (int x = 0; x < kWidth; ++x) {
+            if (isSky(alone, x, y) && !isSky(pixels, x, y) && !isSky(lit, x, y)) {
+                const size_t p = (size_t(y) * kWidth + size_t(x)) * 4;
+                for (int k = 0; k < 3; ++k) {
+                    litDistance += std::abs(int(lit[p + size_t(k)]) - int(kSky[k]));
+                    fadedDistance += std::abs(int(pixels[p + size_t(k)]) - int(kSky[k]));
+                }
+            }
+        }
+    }
+    EXPECT_LT(fadedDistance, 0.7 * litDistance);
+}
+
 TEST_F(Picture, LookingAtTheCentreFromAboveIsMostlyTerrain) {
     Camera c;
     c.aspect = float(kWidth) / kHeight;
