@@ -72,6 +72,8 @@ constexpr float kMorphFraction = 0.3f;
 // level of detail (pixels) and faded this share of the way to the sky colour.
 constexpr float kFrozenContextPixels = 4.0f;
 constexpr float kFrozenContextDim = 0.55f;
+// Most threads that compute the nodes' coarse-surface errors while a map loads (one per core).
+constexpr int kMaxLoadThreads = 8;
 // Four sibling leaves are tested as one unit, their parent, beyond this distance in leaf sides per
 // margin angle (156 leaf sides for a 60 degree view 720 pixels high) if the parent's relief is at
 // most kOcclusionQuadRelief of its distance: far leaves cost a quarter, and lose little culling.

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <thread>
 
+#include "core/config.h"
 #include "core/lod.h"
 #include "core/quadtree.h"
 #include "core/terrain_grid.h"
@@ -235,7 +237,7 @@ void computeCoarseErrors(const Heightmap& map, Quadtree& tree) {
     const std::vector<LocalTriangle> triangles = foldedStripTriangles(tree.leafSize);
     std::vector<TriangleShape> shapes;
     std::vector<Span> spans;
-    std::vector<Crossing> crossings, scratch;
+    std::vector<Crossing> crossings;
     for (int level = 1; level <= tree.depth; ++level) {
         const int span = tree.leafSize << level;  // samples along a whole node's side
         // The shapes at this level, for whole nodes.
@@ -261,44 +263,58 @@ void computeCoarseErrors(const Heightmap& map, Quadtree& tree) {
         }
         const int cols = int(tree.levelWidth[size_t(level)]);
         const int rows = ((tree.leavesZ - 1) >> level) + 1;
-        for (int row = 0; row < rows; ++row) {
-            for (int col = 0; col < cols; ++col) {
-                const int x0 = col * span, z0 = row * span;
-                const bool whole = x0 + span <= map.width - 1 && z0 + span <= map.height - 1;
-                double worst = 0.0;
-                for (const TriangleShape& shape : shapes) {
-                    int x[3], z[3];
-                    for (int k = 0; k < 3; ++k) {
-                        x[k] = std::min(x0 + shape.x[k], map.width - 1);
-                        z[k] = std::min(z0 + shape.z[k], map.height - 1);
-                    }
-                    SampleTriangle t;
-                    if (!makeTriangle(map, x, z, t)) {
-                        continue;
-                    }
-                    if (whole) {
-                        for (size_t n = shape.spanFirst; n < shape.spanLast; ++n) {
-                            const Span& r = spans[n];
-                            worst =
-                                std::max(worst, rowError(map, t, z0 + r.z, x0 + r.x0, x0 + r.x1));
+        // Rows of nodes shared out among threads, each writing its own nodes' errors.
+        const auto errorsOfRows = [&](int firstRow, int rowStep) {
+            std::vector<Crossing> scratch;
+            for (int row = firstRow; row < rows; row += rowStep) {
+                for (int col = 0; col < cols; ++col) {
+                    const int x0 = col * span, z0 = row * span;
+                    const bool whole = x0 + span <= map.width - 1 && z0 + span <= map.height - 1;
+                    double worst = 0.0;
+                    for (const TriangleShape& shape : shapes) {
+                        int x[3], z[3];
+                        for (int k = 0; k < 3; ++k) {
+                            x[k] = std::min(x0 + shape.x[k], map.width - 1);
+                            z[k] = std::min(z0 + shape.z[k], map.height - 1);
                         }
-                        worst = std::max(worst,
-                                         crossingError(map, t, crossings.data() + shape.crossFirst,
-                                                       crossings.data() + shape.crossLast, x0, z0));
-                        continue;
+                        SampleTriangle t;
+                        if (!makeTriangle(map, x, z, t)) {
+                            continue;
+                        }
+                        if (whole) {
+                            for (size_t n = shape.spanFirst; n < shape.spanLast; ++n) {
+                                const Span& r = spans[n];
+                                worst = std::max(worst,
+                                                 rowError(map, t, z0 + r.z, x0 + r.x0, x0 + r.x1));
+                            }
+                            worst = std::max(
+                                worst, crossingError(map, t, crossings.data() + shape.crossFirst,
+                                                     crossings.data() + shape.crossLast, x0, z0));
+                            continue;
+                        }
+                        // Clamped by the map: the triangle as it is placed.
+                        scratch.clear();
+                        for (int k = 0; k < 3; ++k) {
+                            appendCrossings(x[k], z[k], x[(k + 1) % 3], z[(k + 1) % 3], scratch);
+                        }
+                        worst = std::max({worst, insideError(map, t),
+                                          crossingError(map, t, scratch.data(),
+                                                        scratch.data() + scratch.size(), 0, 0)});
                     }
-                    // Clamped by the map: the triangle as it is placed.
-                    scratch.clear();
-                    for (int k = 0; k < 3; ++k) {
-                        appendCrossings(x[k], z[k], x[(k + 1) % 3], z[(k + 1) % 3], scratch);
-                    }
-                    worst = std::max({worst, insideError(map, t),
-                                      crossingError(map, t, scratch.data(),
-                                                    scratch.data() + scratch.size(), 0, 0)});
+                    tree.coarseErrors[tree.levelIndex(level, col << level, row << level)] =
+                        uint16_t(std::min(std::ceil(worst - 1e-6), 65535.0));
                 }
-                tree.coarseErrors[tree.levelIndex(level, col << level, row << level)] =
-                    uint16_t(std::min(std::ceil(worst - 1e-6), 65535.0));
             }
+        };
+        const int threads = std::min(
+            {int(std::max(std::thread::hardware_concurrency(), 1u)), kMaxLoadThreads, rows});
+        std::vector<std::thread> helpers;
+        for (int t = 1; t < threads; ++t) {
+            helpers.emplace_back(errorsOfRows, t, threads);
+        }
+        errorsOfRows(0, threads);
+        for (std::thread& helper : helpers) {
+            helper.join();
         }
     }
 }

@@ -117,7 +117,7 @@ struct Quadtree {
     std::vector<uint32_t> levelStart;
     std::vector<uint32_t> levelWidth;
     // Per inner node, by levelIndex: its coarse-surface error in height codes (core/lod_error.h).
-    // 2 bytes per inner node, a sixth of a byte per leaf sample at leaves of 4.
+    // 2 bytes per inner node: about 0.04 bytes a sample at leaves of 4.
     std::vector<uint16_t> coarseErrors;
 
     uint32_t rootIndex() const { return uint32_t(nodes.size() - 1); }
