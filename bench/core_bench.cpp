@@ -16,6 +16,7 @@
 
 #include "core/cull.h"
 #include "core/flight_path.h"
+#include "core/lod.h"
 #include "core/median.h"
 #include "core/occlusion.h"
 #include "core/quadtree.h"
@@ -218,6 +219,44 @@ void BM_Occlusion(benchmark::State& state) {
     state.counters["active_share"] = double(active) / n;
 }
 
+// Level-of-detail selection over the path's cameras (culled by the frustum, 720 pixels high), at
+// range(2) pixels, by the grid step alone (range(3) == 0) or with each node's coarse error too:
+// its time and what it draws, per frame.
+void BM_LodSelect(benchmark::State& state) {
+    Scene& s = scene(int(state.range(0)));
+    const int frames = int(state.range(1));
+    const float pixels = float(state.range(2));
+    const std::vector<Camera> cameras = flightPath(s.map, s.mapping, frames, 16.0f / 9.0f);
+    const std::vector<Frustum>& frusta = s.path(frames);
+    LodOutput out;
+    out.reserveFor(s.tree);
+    LodReach reach;
+    reach.reserveFor(s.tree);
+    const float minY = s.mapping.worldHeight(s.map.minSample);
+    const float maxY = s.mapping.worldHeight(s.map.maxSample);
+    uint64_t triangles = 0, nodes = 0, calls = 0;
+    for (auto _ : state) {
+        for (size_t f = 0; f < cameras.size(); ++f) {
+            const Camera& c = cameras[f];
+            LodParams params =
+                lodParams(s.tree, s.mapping, c.position, c.fovY, 720, pixels, minY, maxY);
+            if (state.range(3) != 0) {
+                updateLodReach(s.tree, lodErrorSteps(s.tree, s.mapping, c.fovY, c.aspect), reach);
+                params.reach = &reach;
+            }
+            selectLod(s.tree, s.mapping, params, &frusta[f], out);
+            benchmark::DoNotOptimize(out.nodes.data());
+            triangles += out.stats.triangles;
+            nodes += out.stats.nodesDrawn;
+            ++calls;
+        }
+    }
+    state.SetItemsProcessed(int64_t(calls));
+    const double n = double(std::max<uint64_t>(calls, 1));
+    state.counters["triangles"] = double(triangles) / n;
+    state.counters["nodes"] = double(nodes) / n;
+}
+
 void BM_BuildTree(benchmark::State& state) {
     const Scene& s = scene(int(state.range(0)));
     for (auto _ : state) {
@@ -349,6 +388,9 @@ BENCHMARK(BM_WalkVsBruteForce)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Occlusion)->Args({1025, 64})->Args({4097, 64})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BuildTree)->Arg(1025)->Arg(4097)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LodSelect)
+    ->ArgsProduct({{4097}, {16}, {1, 2, 4}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LoadHeightmap)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_StbDecodeOnly)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GeoTiffLoadAndTreeVsGdalRead)->Iterations(9)->Unit(benchmark::kMillisecond);

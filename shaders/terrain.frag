@@ -10,6 +10,7 @@ uniform vec3 fogColour;
 uniform bool wireframe;
 uniform bool altitudeRamp;  // heights are metres: tints tied to altitude, sea level at 0
 uniform vec2 toMetres;      // metres = world height * x + y
+uniform float dim;  // 0: as lit; towards 1, faded into the sky colour (the frozen view's context)
 
 out vec4 colour;
 
@@ -66,5 +67,5 @@ void main() {
     // Clear up to 40% of the far plane, then thickening to the sky colour at the far plane.
     float d = clamp((surface.w / farPlane - 0.4) / 0.6, 0.0, 1.0);
     float fog = d * d;
-    colour = vec4(mix(lit, fogColour, fog), 1.0);
+    colour = vec4(mix(mix(lit, fogColour, fog), fogColour, dim), 1.0);
 }

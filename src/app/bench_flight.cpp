@@ -64,7 +64,7 @@ double peakResidentMb() {
 // The full-detail three, then the modes this run's options and renderer call for.
 std::vector<size_t> modesFor(const Session& s) {
     std::vector<size_t> modes = {kCulled, kFrustum, kUnculled};
-    if (s.options.lodPixels > 0.0f) {
+    if (s.options.lodPixels.value_or(0.0f) > 0.0f) {
         modes.push_back(kLod);
     }
     if (s.renderer.syncDraws) {
@@ -81,7 +81,7 @@ std::vector<size_t> modesFor(const Session& s) {
 // rotating from camera to camera, so a burst of host noise lands on every mode alike rather than
 // on one mode's pass.
 void fly(Session& s, const Framebuffer& target, const std::vector<Camera>& path, BenchRun& run) {
-    const float lodPixels = s.options.lodPixels;
+    const float lodPixels = s.options.lodPixels.value_or(0.0f);
     const auto frame = [&](const Camera& camera, size_t mode) {
         return renderFrame(s, target, camera, kModes[mode].cull, mode == kLod ? lodPixels : 0.0f,
                            kModes[mode].variant);
@@ -193,12 +193,12 @@ void printSummary(const Session& s, const BenchRun& run, int frames) {
     });
     std::printf("  occluded: median %.1f%% of the leaves in the frustum\n", occluded);
     std::printf("  culling and draw list: median %.3f%% of a culled frame\n", m[kCulled].cullShare);
-    if (o.lodPixels > 0.0f) {
+    if (o.lodPixels.value_or(0.0f) > 0.0f) {
         const auto triangles = [](const FrameStats& f) { return double(f.cull.triangles); };
         std::printf(
             "  lod:      median %.3f ms, worst %.3f ms (level of detail, a grid step at most "
             "%.2f pixels; frustum and occlusion)\n",
-            m[kLod].medianMs, m[kLod].worstMs, double(o.lodPixels));
+            m[kLod].medianMs, m[kLod].worstMs, double(o.lodPixels.value_or(0.0f)));
         std::printf("  culled / lod: median %.2fx; unculled / lod: median %.2fx\n",
                     ratio(m[kCulled].medianMs, m[kLod].medianMs),
                     ratio(m[kUnculled].medianMs, m[kLod].medianMs));
@@ -241,8 +241,8 @@ void printSummary(const Session& s, const BenchRun& run, int frames) {
         "  peak resident memory: %.1f MiB after the %s flight (%.1f bytes a sample), "
         "%.1f MiB after the unculled frames (%.1f bytes a sample), %.1f MiB before the first "
         "frame\n",
-        run.flightMb, o.lodPixels > 0.0f ? "level-of-detail" : "culled", run.flightMb * bytesPerMb,
-        run.unculledMb, run.unculledMb * bytesPerMb, run.loadedMb);
+        run.flightMb, o.lodPixels.value_or(0.0f) > 0.0f ? "level-of-detail" : "culled",
+        run.flightMb * bytesPerMb, run.unculledMb, run.unculledMb * bytesPerMb, run.loadedMb);
     const LoadTimes& t = s.terrain.times;
     std::printf("  load: %.1f ms (decode %.1f, tree %.1f, upload %.1f)\n", t.totalMs(), t.decodeMs,
                 t.treeMs, t.uploadMs);

@@ -211,9 +211,15 @@ const std::map<std::string, Handler>& valueOptions() {
          }},
         {"--lod",
          [](ViewerOptions& o, const std::string& v) -> Status {
-             if (!parseFloat(v, o.lodPixels) || !(o.lodPixels >= 0.0f && o.lodPixels <= 64.0f)) {
-                 return Status::failure("expected pixels from 0 (off) to 64");
+             if (v == "auto") {
+                 o.lodPixels.reset();
+                 return {};
              }
+             float pixels = 0.0f;
+             if (v != "off" && (!parseFloat(v, pixels) || !(pixels >= 0.0f && pixels <= 64.0f))) {
+                 return Status::failure("expected pixels from 0 to 64, off or auto");
+             }
+             o.lodPixels = pixels;
              return {};
          }},
         {"--sync-draws",
@@ -412,6 +418,11 @@ Result<ViewerOptions> parseOptions(const std::vector<std::string>& args) {
     return options;
 }
 
+float autoLodPixels(int width, int height) {
+    const int64_t squares = int64_t(std::max(width - 1, 0)) * int64_t(std::max(height - 1, 0));
+    return 2 * squares > kAutoLodTriangles ? kAutoLodPixels : 0.0f;
+}
+
 std::string usageText() {
     return R"(usage: quadterrain [HEIGHTMAP] [options]
 
@@ -443,7 +454,11 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
   --no-cull            draw every leaf (the reference image for culling tests)
   --no-occlusion       cull by the frustum only, keeping leaves that nearer terrain hides
   --lod PIXELS         level of detail: far nodes drawn at coarser strides of the grid, a step
-                       at most PIXELS long on screen (e.g. 1 or 2; 0: off, the default)
+                       at most PIXELS long on screen and the surface at most PIXELS off the
+                       full-detail one (e.g. 1 or 2; 0 or off: full detail). auto, the
+                       default: 1 for maps of more than 4,000,000 triangles (2 per grid
+                       square, about 1415x1415 samples), else off; --bench draws by level of
+                       detail only when --lod gives PIXELS
   --sync-draws MODE    auto, on or off: draw the terrain in at most 16 batches, waiting for the
                        oldest so that the driver holds at most about 524,000 triangles queued
                        (auto, the default: on for software rasterisers such as llvmpipe,

@@ -40,7 +40,9 @@ struct ViewerOptions {
     float fovDegrees = 60.0f;
     bool noCull = false;
     bool noOcclusion = false;  // frustum culling only
-    float lodPixels = 0.0f;    // --lod: level of detail, a grid step at most this long; 0: off
+    // --lod: level of detail, a grid step and the drawn surface's distance from full detail at
+    // most this many pixels; 0 (--lod off): off; unset (--lod auto): autoLodPixels of the map.
+    std::optional<float> lodPixels;
     // --sync-draws: terrain drawn in batches with a bounded number queued (fences); unset
     // (auto): on software rasterisers only (TerrainRenderer::syncDraws).
     std::optional<bool> syncDraws;
@@ -88,5 +90,14 @@ Result<ViewerOptions> parseOptions(const std::vector<std::string>& args);
 
 // The --help text.
 std::string usageText();
+
+// Level of detail by default for a width x height map: kAutoLodPixels when drawing it whole
+// would take more than kAutoLodTriangles triangles, else 0 (full detail).
+float autoLodPixels(int width, int height);
+
+// The level of detail a run over a width x height map starts with: --lod, or autoLodPixels.
+inline float lodPixelsFor(const ViewerOptions& options, int width, int height) {
+    return options.lodPixels.has_value() ? *options.lodPixels : autoLodPixels(width, height);
+}
 
 }  // namespace qt

@@ -52,7 +52,8 @@ int runOneShot(Session& s) {
     s.terrain.stepObjects(o.steps);
     FrameStats stats;
     for (int frame = 0; frame < std::max(o.frames, 1); ++frame) {
-        stats = renderFrame(s, target.value(), s.camera, mode, o.lodPixels);
+        stats = renderFrame(s, target.value(), s.camera, mode,
+                            lodPixelsFor(o, s.terrain.map.width, s.terrain.map.height));
     }
     std::vector<uint8_t> pixels;
     readPixels(target.value().width, target.value().height, pixels);

@@ -181,9 +181,10 @@ int runViewer(Session& s) {
     v.hud.cursor.metres = s.terrain.map.format == HeightmapFormat::Hgt;
     v.hud.cull = !s.options.noCull;
     v.hud.occlusion = !s.options.noOcclusion;
-    v.hud.lod = s.options.lodPixels > 0.0f;
+    const float lodPixels = lodPixelsFor(s.options, s.terrain.map.width, s.terrain.map.height);
+    v.hud.lod = lodPixels > 0.0f;
     if (v.hud.lod) {
-        v.hud.lodPixels = s.options.lodPixels;
+        v.hud.lodPixels = lodPixels;
     }
     std::snprintf(v.hud.path, sizeof(v.hud.path), "%s", s.terrain.path.c_str());
     v.hud.objectCount = int(s.options.objects);
@@ -261,8 +262,11 @@ int runViewer(Session& s) {
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
         TerrainRenderer::clear(width, height);
         stepObjects(v, seconds);
-        FrameStats stats = renderTerrain(s.renderer, s.terrain, s.camera, view, v.hud.wireframe,
-                                         &s.objectRenderer);
+        // Frozen: the rest of the map faded around the frozen set, so that it is seen in place.
+        FrameStats stats = v.hud.freeze ? renderFrozenView(s.renderer, s.terrain, s.camera, view,
+                                                           v.hud.wireframe, &s.objectRenderer)
+                                        : renderTerrain(s.renderer, s.terrain, s.camera, view,
+                                                        v.hud.wireframe, &s.objectRenderer);
         s.lines.clear();
         const std::array<glm::vec3, 8> corners = Frustum::corners(v.frozenCamera.viewProjection());
         if (v.hud.freeze) {

@@ -68,6 +68,24 @@ constexpr float kOcclusionMarginPixels = 2.0f;
 constexpr float kOcclusionDepthQuanta = 8.0f;
 // Least relative distance gap between an occluder and what it hides, whatever the depth range.
 constexpr float kOcclusionMinGap = 0.02f;
+// Level of detail is on when a run starts without --lod over a map of more than this many
+// triangles (2 per grid square, about 1415x1415 samples): drawn whole, such a map costs llvmpipe
+// a quarter of a second or more a frame, and its far half is finer than the pixels it covers.
+constexpr int64_t kAutoLodTriangles = 4000000;
+// The longest grid step, and the drawn surface's largest distance from full detail, in pixels,
+// that level of detail starts with when kAutoLodTriangles turns it on.
+constexpr float kAutoLodPixels = 1.0f;
+// Geomorphing: a node's vertices move to its parent's grid over the last kMorphFraction of the
+// parent's split distance, as CDLOD does; the error term of the split rule is divided by
+// 1 - kMorphFraction, so that the parent's surface, which the node turns into there, is already
+// within the level of detail's pixels.
+constexpr float kMorphFraction = 0.3f;
+// With the culling frustum frozen, the rest of the map is drawn around the frozen set at this
+// level of detail (pixels) and faded this share of the way to the sky colour.
+constexpr float kFrozenContextPixels = 4.0f;
+constexpr float kFrozenContextDim = 0.55f;
+// Most threads that compute the nodes' coarse-surface errors while a map loads (one per core).
+constexpr int kMaxLoadThreads = 8;
 // Four sibling leaves are tested as one unit, their parent, beyond this distance in leaf sides per
 // margin angle (156 leaf sides for a 60 degree view 720 pixels high) if the parent's relief is at
 // most kOcclusionQuadRelief of its distance: far leaves cost a quarter, and lose little culling.

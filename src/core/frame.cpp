@@ -92,9 +92,11 @@ void levelOfDetailStage(const Heightmap& map, const Quadtree& tree, const WorldM
                         const CullView& view, const Frustum& frustum, FrameBuffers& frame,
                         FrameStats& stats) {
     const Camera& c = view.camera;
-    const LodParams params =
+    LodParams params =
         lodParams(tree, mapping, c.position, c.fovY, view.viewportHeight, view.lodPixels,
                   mapping.worldHeight(map.minSample), mapping.worldHeight(map.maxSample));
+    updateLodReach(tree, lodErrorSteps(tree, mapping, c.fovY, c.aspect), frame.lodReach);
+    params.reach = &frame.lodReach;
     selectLod(tree, mapping, params, view.frustum ? &frustum : nullptr, frame.lod);
     if (view.frustum && view.occlusion) {
         frame.lodLeaves.clear();
@@ -128,6 +130,7 @@ void FrameBuffers::reserveFor(const Quadtree& tree, bool recordDecisions) {
     drawList.clear();
     drawList.reserve(tree.leaves.size());
     lod.reserveFor(tree);
+    lodReach.reserveFor(tree);
     for (std::vector<LeafRange>* runs : {&lodLeaves, &lodKept, &lodOccluded}) {
         runs->clear();
         runs->reserve(maxLeafRanges(tree));

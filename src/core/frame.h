@@ -70,7 +70,8 @@ struct FrameBuffers {
     // The drawn leaves' coordinates, one instance each: `drawn` expanded (left empty when drawing
     // by level of detail). Room for every leaf (untouched capacity costs no resident memory).
     std::vector<LeafCoord> drawList;
-    LodOutput lod;  // with level of detail: the nodes drawn
+    LodOutput lod;      // with level of detail: the nodes drawn
+    LodReach lodReach;  // the split distances, remade when the mapping or projection changes
     // With level of detail and occlusion: the full-detail leaves (the stage's candidates), those
     // it keeps, and those it removes.
     std::vector<LeafRange> lodLeaves, lodKept, lodOccluded;

@@ -17,44 +17,64 @@ struct Selector {
     const Frustum* frustum;  // grid space; null: nothing culled
     LodOutput& out;
 
-    // True when the level-`level` node containing leaf (col, row) splits.
-    bool splitsAt(int level, int col, int row) const {
+    LodDistance distanceAt(int level, int col, int row) const {
         const SampleBox box = levelNodeBox(tree, level, col, row);
-        return lodSplits(params, level, box.x0, box.z0, box.x1, box.z1);
+        return lodDistance(tree, params, level, box.x0, box.z0, box.x1, box.z1);
     }
 
-    // The edges of a node drawn at `level` whose neighbour is drawn at level + 1: the neighbour's
-    // level + 1 ancestor does not split. (It is reached: neighbours differ by one level at most.)
-    uint8_t coarserEdges(int level, int col, int row) const {
+    // Each edge of a node drawn at `level`: a coarser neighbour (its level + 1 ancestor does not
+    // split) sets the edge's bit; a finer one (the neighbour at `level` splits) leaves it at morph
+    // 0, where the finer node's folded vertices meet this node's own; a neighbour at the same
+    // level gives the larger of the two nodes' morphs, which both compute alike. (Neighbours
+    // differ by one level at most.)
+    void edges(int level, int col, int row, DrawNode& drawn) const {
+        drawn.coarser = 0;
+        for (uint8_t& m : drawn.edgeMorph) {
+            m = drawn.morph;  // the map's border: no neighbour to agree with
+        }
         if (level + 1 > tree.depth) {
-            return 0;  // the root has no neighbours
+            return;  // the root has no neighbours
         }
         const int size = 1 << level;
-        uint8_t edges = 0;
-        if (col > 0 && !splitsAt(level + 1, col - 1, row)) {
-            edges |= kEdgeWest;
+        struct Side {
+            bool present;
+            int col, row;  // a leaf of the neighbour
+            uint8_t bit;
+            int index;
+        };
+        const Side sides[] = {
+            {col > 0, col - 1, row, kEdgeWest, 0},
+            {col + size < tree.leavesX, col + size, row, kEdgeEast, 1},
+            {row > 0, col, row - 1, kEdgeNorth, 2},
+            {row + size < tree.leavesZ, col, row + size, kEdgeSouth, 3},
+        };
+        for (const Side& side : sides) {
+            if (!side.present) {
+                continue;
+            }
+            const LodDistance parent = distanceAt(level + 1, side.col, side.row);
+            if (!parent.splits()) {
+                drawn.coarser |= side.bit;
+                continue;
+            }
+            if (distanceAt(level, side.col, side.row).splits()) {
+                drawn.edgeMorph[side.index] = 0;
+                continue;
+            }
+            drawn.edgeMorph[side.index] = std::max(drawn.morph, parent.childMorph());
         }
-        if (col + size < tree.leavesX && !splitsAt(level + 1, col + size, row)) {
-            edges |= kEdgeEast;
-        }
-        if (row > 0 && !splitsAt(level + 1, col, row - 1)) {
-            edges |= kEdgeNorth;
-        }
-        if (row + size < tree.leavesZ && !splitsAt(level + 1, col, row + size)) {
-            edges |= kEdgeSouth;
-        }
-        return edges;
     }
 
-    void draw(const QuadtreeNode& node, int level) {
+    void draw(const QuadtreeNode& node, int level, uint8_t morph) {
         const int col = node.x0 >> tree.leafShift;
         const int row = node.z0 >> tree.leafShift;
         DrawNode& drawn = out.nodes.emplace_back();
         drawn.col = uint16_t(col);
         drawn.row = uint16_t(row);
         drawn.level = uint8_t(level);
-        drawn.coarser = coarserEdges(level, col, row);
+        drawn.morph = morph;
         drawn.pad = 0;
+        edges(level, col, row, drawn);
         LodStats& stats = out.stats;
         ++stats.nodesDrawn;
         stats.leavesCovered += tree.leafCount(node);
@@ -65,7 +85,8 @@ struct Selector {
         stats.deepestLevel = std::max(stats.deepestLevel, uint8_t(level));
     }
 
-    void visit(uint32_t index, int level, uint8_t planes) {
+    // `morph`: the node's, from its parent's distance (0 for the root).
+    void visit(uint32_t index, int level, uint8_t planes, uint8_t morph) {
         const QuadtreeNode& node = tree.nodes[index];
         if (frustum != nullptr && planes != 0) {
             ++out.stats.nodesTested;
@@ -75,13 +96,17 @@ struct Selector {
                 return;
             }
         }
-        if (node.isLeaf() || !lodSplits(params, level, node.x0, node.z0, node.x1, node.z1)) {
-            draw(node, level);
+        const LodDistance distance =
+            node.isLeaf() ? LodDistance{}
+                          : lodDistance(tree, params, level, node.x0, node.z0, node.x1, node.z1);
+        if (!distance.splits()) {
+            draw(node, level, morph);
             return;
         }
+        const uint8_t childMorph = distance.childMorph();
         for (int q = 0; q < 4; ++q) {
             if (node.hasChild(q)) {
-                visit(node.child(q), level - 1, planes);
+                visit(node.child(q), level - 1, planes, childMorph);
             }
         }
     }
@@ -119,9 +144,17 @@ SampleBox levelNodeBox(const Quadtree& tree, int level, int col, int row) {
             std::min((lz + size) * tree.leafSize, int(root.z1))};
 }
 
-bool lodSplits(const LodParams& params, int level, int x0, int z0, int x1, int z1) {
+uint8_t LodDistance::childMorph() const {
+    // Over the last kMorphFraction of the reach, 0 to 1: 1 where the node would stop splitting.
+    const float distance = std::sqrt(squared);
+    const float m = (distance - (1.0f - kMorphFraction) * reach) / (kMorphFraction * reach);
+    return m > 0.0f ? uint8_t(std::lround(std::min(m, 1.0f) * 255.0f)) : 0;  // NaN: 0
+}
+
+LodDistance lodDistance(const Quadtree& tree, const LodParams& params, int level, int x0, int z0,
+                        int x1, int z1) {
     if (level <= 0) {
-        return false;
+        return {};
     }
     const glm::vec3& e = params.eye;
     const float sx = params.stepsPerColumn;
@@ -129,8 +162,65 @@ bool lodSplits(const LodParams& params, int level, int x0, int z0, int x1, int z
     const float dx = std::max({float(x0) * sx - e.x, e.x - float(x1) * sx, 0.0f});
     const float dz = std::max({float(z0) * sz - e.z, e.z - float(z1) * sz, 0.0f});
     const float dy = std::max({params.yMin - e.y, e.y - params.yMax, 0.0f});
-    const float reach = params.stepsAway * float(1 << level);
-    return dx * dx + dy * dy + dz * dz < reach * reach;
+    const float steps =
+        params.reach != nullptr
+            ? params.reach
+                  ->steps[tree.levelIndex(level, x0 >> tree.leafShift, z0 >> tree.leafShift)]
+            : float(1 << level);
+    return {dx * dx + dy * dy + dz * dz, params.stepsAway * steps};
+}
+
+bool lodSplits(const Quadtree& tree, const LodParams& params, int level, int x0, int z0, int x1,
+               int z1) {
+    return lodDistance(tree, params, level, x0, z0, x1, z1).splits();
+}
+
+void LodReach::reserveFor(const Quadtree& tree) {
+    errorSteps = -1.0f;
+    steps.assign(tree.levelStart.empty() ? 0 : tree.levelStart.back(), 0.0f);
+}
+
+float lodErrorSteps(const Quadtree& tree, const WorldMapping& mapping, float fovY, float aspect) {
+    const float t = std::tan(0.5f * fovY);
+    const float stretch = 1.0f + t * t * (1.0f + aspect * aspect);
+    const float perCode =
+        std::abs(heightTransform(tree.coding, mapping).scale) / mapping.largerSpacing();
+    const float steps = stretch * perCode / (1.0f - kMorphFraction);
+    return steps >= 0.0f ? std::min(steps, 1e30f) : 1e30f;  // NaN: every node splits by its error
+}
+
+void updateLodReach(const Quadtree& tree, float errorSteps, LodReach& reach) {
+    if (reach.errorSteps == errorSteps) {
+        return;
+    }
+    reach.errorSteps = errorSteps;
+    reach.steps.resize(tree.levelStart.back());
+    for (int level = 1; level <= tree.depth; ++level) {
+        const int cols = int(tree.levelWidth[size_t(level)]);
+        const int rows = ((tree.leavesZ - 1) >> level) + 1;
+        const float own = float(1 << level);
+        const float half = float(1 << (level - 1));
+        const uint32_t start = tree.levelStart[size_t(level)];
+        // Level 1's neighbours are leaves, reach 1: 1 + 1 adds nothing to 2^1.
+        const int belowCols = level > 1 ? int(tree.levelWidth[size_t(level - 1)]) : 0;
+        const int belowRows = level > 1 ? ((tree.leavesZ - 1) >> (level - 1)) + 1 : 0;
+        const float* below = level > 1 ? &reach.steps[tree.levelStart[size_t(level - 1)]] : nullptr;
+        for (int row = 0; row < rows; ++row) {
+            for (int col = 0; col < cols; ++col) {
+                const uint32_t index = start + uint32_t(row) * uint32_t(cols) + uint32_t(col);
+                float steps = std::max(own, errorSteps * float(tree.coarseErrors[index]));
+                for (int z = std::max(2 * row - 1, 0); z <= std::min(2 * row + 2, belowRows - 1);
+                     ++z) {
+                    for (int x = std::max(2 * col - 1, 0);
+                         x <= std::min(2 * col + 2, belowCols - 1); ++x) {
+                        steps = std::max(steps,
+                                         below[size_t(z) * size_t(belowCols) + size_t(x)] + half);
+                    }
+                }
+                reach.steps[index] = std::min(steps, 1e30f);
+            }
+        }
+    }
 }
 
 void LodOutput::reserveFor(const Quadtree& tree) {
@@ -151,7 +241,7 @@ void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParam
         grid = gridFrustum(*frustum, tree, mapping);
     }
     Selector selector{tree, params, frustum != nullptr ? &grid : nullptr, out};
-    selector.visit(tree.rootIndex(), tree.depth, kAllPlanes);
+    selector.visit(tree.rootIndex(), tree.depth, kAllPlanes, 0);
 }
 
 void appendFullDetailLeaves(const Quadtree& tree, const LodOutput& lod,
@@ -192,7 +282,7 @@ int drawnLevelAt(const Quadtree& tree, const LodParams& params, int col, int row
     int level = tree.depth;
     for (;;) {
         const QuadtreeNode& node = tree.nodes[index];
-        if (node.isLeaf() || !lodSplits(params, level, node.x0, node.z0, node.x1, node.z1)) {
+        if (node.isLeaf() || !lodSplits(tree, params, level, node.x0, node.z0, node.x1, node.z1)) {
             return level;
         }
         --level;

@@ -8,6 +8,7 @@
 
 #include <glm/vec3.hpp>
 
+#include "core/config.h"
 #include "core/frustum.h"
 #include "core/quadtree.h"
 #include "core/terrain_grid.h"
@@ -17,21 +18,29 @@ namespace qt {
 // Every node is drawn with the leaves' strip over its own (leafSize + 1)^2 vertices, taken every
 // 2^level samples: a node `level` levels above the leaves costs what one leaf costs.
 //
-// A node at `level` splits into its children while the eye is nearer to it than
-// d(level) = stepsAway * 2^level grid steps: then one of its steps would look longer than `pixels`
-// on screen. Distance is measured to the node's rectangle in x and z, and in y to the map's whole
-// height range, the same for every node, so it changes by at most the distance moved in x and z.
+// A node splits into its children while the eye is nearer to it than d(node) = stepsAway *
+// reach(node) grid steps, where reach (LodReach) is at least 2^level, so that one of its steps
+// would look longer than `pixels` on screen nearer than that, and at least its coarse-surface
+// error (Quadtree::coarseErrors) in grid steps times the widest stretch of the projection, so
+// that its surface would stand more than `pixels` off the full-detail surface on screen nearer
+// than that. Distance is measured to the node's rectangle in x and z, and in y to the map's
+// whole height range, the same for every node, so it changes by at most the distance moved in
+// x and z.
 //
 // Why neighbours differ by one level at most: say X is drawn at level k and the level k + 2 node Z
-// beside it is not split (it, or an ancestor, is drawn). X's parent P split, so dist(P) < 2 d(k);
-// Z is not split, so dist(Z) >= 4 d(k). Z touches P, so dist(Z) <= dist(P) + the diagonal of P,
-// sqrt(2) * leafSize * 2^(k + 1). Together: stepsAway < sqrt(2) * leafSize, which lodParams rules
-// out by keeping stepsAway >= 1.5 * leafSize.
+// beside it is not split (it, or an ancestor, is drawn: an ancestor's reach is at least Z's, as
+// Z's children are among the nodes below). X's parent P split, so dist(P) < d(P); Z is not split,
+// so dist(Z) >= d(Z). Z touches P, so dist(Z) <= dist(P) + the diagonal of P,
+// sqrt(2) * leafSize * 2^(k + 1) <= stepsAway * 2^(k + 1), as lodParams keeps stepsAway >=
+// 1.5 * leafSize. LodReach makes reach(Z) >= reach(P) + 2^(k + 1) for every level k + 1 node P
+// touching Z, so d(Z) >= d(P) + the diagonal of P > dist(Z): a contradiction.
 //
 // Where a node's neighbour is drawn one level coarser, the node's vertices on that edge fold onto
 // every other one, so they are exactly the neighbour's: the shared edge is the same line of the
 // same samples, computed by the same code. Lengths are in grid steps (world units / the larger
 // spacing) on all three axes; a node's sides are at most as many steps as it has samples.
+struct LodReach;
+
 struct LodParams {
     glm::vec3 eye{0.0f};  // in steps of the larger spacing
     // Columns and rows in those steps: spacingX and spacingZ over the larger one (1 for square
@@ -40,8 +49,30 @@ struct LodParams {
     float stepsPerRow = 1.0f;
     float yMin = 0.0f;  // the map's height range
     float yMax = 0.0f;
-    float stepsAway = 0.0f;  // a node splits nearer than stepsAway * 2^level
+    float stepsAway = 0.0f;  // a node splits nearer than stepsAway * its reach
+    // Each inner node's reach; null: 2^level, the grid step alone (what lodParams leaves).
+    const LodReach* reach = nullptr;
 };
+
+// Each inner node's reach, in grid steps per unit of stepsAway, by Quadtree::levelIndex: at
+// level L, the largest of 2^L, errorSteps * its coarse error, and 2^(L - 1) more than the reach of
+// every level L - 1 node touching it (its children and the ring around them). Depends on the
+// mapping and the projection through errorSteps only, so it is remade when that changes.
+struct LodReach {
+    float errorSteps = -1.0f;  // what `steps` was made for; negative: not made
+    std::vector<float> steps;
+
+    void reserveFor(const Quadtree& tree);
+};
+
+// Grid steps of reach per height code of error: the code's height in grid steps times the widest
+// stretch of a perspective projection, 1 + tan^2(fovY / 2) (1 + aspect^2) in its corners, where a
+// length at distance r covers that many times its angle r / length at the centre, over
+// 1 - kMorphFraction: a node's children morph into it from that share of its reach on.
+float lodErrorSteps(const Quadtree& tree, const WorldMapping& mapping, float fovY, float aspect);
+
+// Remakes `reach` for `errorSteps` unless it holds it already; no allocation once reserved.
+void updateLodReach(const Quadtree& tree, float errorSteps, LodReach& reach);
 
 // The parameters for a viewport `viewportHeight` pixels high: a grid step drawn at most `pixels`
 // long where it is nearest the eye (bounded below so that neighbours differ by one level).
@@ -61,23 +92,50 @@ struct SampleBox {
 };
 SampleBox levelNodeBox(const Quadtree& tree, int level, int col, int row);
 
+// A node's distance from the eye and its split distance, both in grid steps.
+struct LodDistance {
+    float squared = 0.0f;  // squared distance, as the split rule measures it
+    float reach = 0.0f;    // stepsAway * the node's reach (0 for leaves: they never split)
+
+    bool splits() const { return squared < reach * reach; }
+    // The morph of the node's children, 0 to 255: 0 nearer than (1 - kMorphFraction) * reach,
+    // rising to 255 at the reach, where the node stops splitting and is drawn in their place.
+    uint8_t childMorph() const;
+};
+
+// The distance of the node at `level` over samples [x0, x1] x [z0, z1].
+LodDistance lodDistance(const Quadtree& tree, const LodParams& params, int level, int x0, int z0,
+                        int x1, int z1);
+
 // True when the node at `level` over samples [x0, x1] x [z0, z1] is drawn as its children.
-bool lodSplits(const LodParams& params, int level, int x0, int z0, int x1, int z1);
+bool lodSplits(const Quadtree& tree, const LodParams& params, int level, int x0, int z0, int x1,
+               int z1);
 
 // Edges of a drawn node, for DrawNode::coarser.
 enum : uint8_t { kEdgeWest = 1, kEdgeEast = 2, kEdgeNorth = 4, kEdgeSouth = 8 };
 
-// One drawn node, one instance: its first leaf's (col, row), its level, and the edges whose
-// neighbour is drawn one level coarser. Eight bytes, read by the vertex shader as three uint16.
+// One drawn node, one instance: its first leaf's (col, row), its level, the edges whose neighbour
+// is drawn one level coarser, and its geomorph. Twelve bytes, read by the vertex shader as
+// (col, row, level | coarser << 8) and (morph, west | east << 8, north | south << 8), uint16 each.
+//
+// Geomorphing, as in CDLOD (Strugar): each vertex (i, j) with an odd coordinate moves towards
+// (i & ~1, j & ~1), a vertex of the parent's grid, by morph / 255, its height and normal blended
+// the same way. At 0 the node is its own strip; at 255 every vertex is one of the parent's and
+// the triangles not folded away are the parent's, so the node is drawn exactly as the parent
+// that replaces it. A node's morph rises over the last kMorphFraction of its parent's reach
+// (LodDistance::childMorph), so siblings share it. Vertices on an edge take that edge's morph,
+// the same from both nodes sharing it (Selector::edges), so edges stay closed; corners never move.
 struct DrawNode {
     uint16_t col;
     uint16_t row;
     uint8_t level;
     uint8_t coarser;  // kEdge* bits
-    uint16_t pad;
+    uint8_t morph;    // 0..255: interior vertices towards the parent's grid
+    uint8_t pad;
+    uint8_t edgeMorph[4];  // west, east, north, south: the morph of vertices on that edge
 };
 
-static_assert(sizeof(DrawNode) == 8, "three uint16 and padding per instance");
+static_assert(sizeof(DrawNode) == 12, "six uint16 per instance");
 
 struct LodStats {
     uint32_t nodesTested = 0;  // nodes whose box met a plane test
@@ -116,8 +174,8 @@ void keepFullDetailLeaves(const Quadtree& tree, const std::vector<LeafRange>& ke
 // selectLod's choice and the edge bits must agree with.
 int drawnLevelAt(const Quadtree& tree, const LodParams& params, int col, int row);
 
-// The sample (col, row) that vertex (i, j) of a drawn node's strips shows, as the vertex shader
-// computes it: the node's grid every 2^level samples, edges folded where the neighbour is
+// The sample (col, row) that vertex (i, j) of a drawn node's strips shows at morph 0, as the vertex
+// shader computes it: the node's grid every 2^level samples, edges folded where the neighbour is
 // coarser, clamped to the map.
 inline void lodVertexSample(const DrawNode& node, int i, int j, int leafSize, int width, int height,
                             int& col, int& row) {
@@ -129,6 +187,36 @@ inline void lodVertexSample(const DrawNode& node, int i, int j, int leafSize, in
     }
     col = std::min(int(node.col) * leafSize + (i << node.level), width - 1);
     row = std::min(int(node.row) * leafSize + (j << node.level), height - 1);
+}
+
+// Vertex (i, j) of a drawn node as the vertex shader morphs it: from the sample `own`
+// (lodVertexSample) towards `target`, the sample of its folded (i & ~1, j & ~1), by `morph` / 255
+// (the edge's morph on an edge, the node's inside).
+struct MorphedVertex {
+    int ownCol, ownRow, targetCol, targetRow;
+    uint8_t morph;
+};
+
+inline MorphedVertex lodVertexMorph(const DrawNode& node, int i, int j, int leafSize, int width,
+                                    int height) {
+    MorphedVertex v{};
+    lodVertexSample(node, i, j, leafSize, width, height, v.ownCol, v.ownRow);
+    // The folded (i, j): what the shader morphs.
+    int fi = i, fj = j;
+    if ((i == 0 && (node.coarser & kEdgeWest)) || (i == leafSize && (node.coarser & kEdgeEast))) {
+        fj &= ~1;
+    }
+    if ((j == 0 && (node.coarser & kEdgeNorth)) || (j == leafSize && (node.coarser & kEdgeSouth))) {
+        fi &= ~1;
+    }
+    const DrawNode unfolded{node.col, node.row, node.level, 0, 0, 0, {0, 0, 0, 0}};
+    lodVertexSample(unfolded, fi & ~1, fj & ~1, leafSize, width, height, v.targetCol, v.targetRow);
+    v.morph = i == 0          ? node.edgeMorph[0]
+              : i == leafSize ? node.edgeMorph[1]
+              : j == 0        ? node.edgeMorph[2]
+              : j == leafSize ? node.edgeMorph[3]
+                              : node.morph;
+    return v;
 }
 
 }  // namespace qt

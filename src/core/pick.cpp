@@ -126,13 +126,17 @@ bool validRay(const PickRay& ray) {
 
 }  // namespace
 
+// From the camera's own basis and field of view, as its projection is built, rather than through
+// the inverse of the view-projection matrix, whose float rounding tilts the ray by about 1e-4 rad
+// when the far plane is thousands of times the near one.
 PickRay pixelRay(const Camera& camera, float pixelX, float pixelY, int width, int height) {
-    const glm::mat4 inverse = glm::inverse(camera.viewProjection());
-    const float ndcX = 2.0f * pixelX / float(std::max(width, 1)) - 1.0f;
-    const float ndcY = 1.0f - 2.0f * pixelY / float(std::max(height, 1));
-    glm::vec4 far = inverse * glm::vec4(ndcX, ndcY, 1.0f, 1.0f);
-    far /= far.w;
-    return {camera.position, glm::vec3(far) - camera.position};
+    const double ndcX = 2.0 * double(pixelX) / double(std::max(width, 1)) - 1.0;
+    const double ndcY = 1.0 - 2.0 * double(pixelY) / double(std::max(height, 1));
+    const double tanHalf = std::tan(0.5 * double(camera.fovY));
+    const DVec3 direction = DVec3(camera.forward()) +
+                            ndcX * tanHalf * double(camera.aspect) * DVec3(camera.right()) +
+                            ndcY * tanHalf * DVec3(camera.up());
+    return {camera.position, glm::vec3(direction)};
 }
 
 PickHit pickTerrain(const Heightmap& map, const Quadtree& tree, const WorldMapping& mapping,

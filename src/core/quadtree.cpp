@@ -8,6 +8,7 @@
 #include <cassert>
 
 #include "core/config.h"
+#include "core/lod_error.h"
 
 namespace qt {
 namespace {
@@ -156,6 +157,18 @@ Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize) {
     tree.parents.push_back(kNoNode);
     assert(tree.nodes.size() == nodeCount && tree.nodes.capacity() == nodeCount);
     assert(tree.leaves.size() == leafCount && tree.leafCodes.size() == leafCount);
+    tree.levelStart.assign(size_t(tree.depth) + 2, 0);
+    tree.levelWidth.assign(size_t(tree.depth) + 2, 0);
+    for (int level = 1; level <= tree.depth + 1; ++level) {
+        const uint32_t below = tree.levelStart[size_t(level - 1)] +
+                               (level > 1 ? tree.levelWidth[size_t(level - 1)] *
+                                                uint32_t(((tree.leavesZ - 1) >> (level - 1)) + 1)
+                                          : 0);
+        tree.levelStart[size_t(level)] = below;
+        tree.levelWidth[size_t(level)] = uint32_t(((tree.leavesX - 1) >> level) + 1);
+    }
+    assert(tree.levelStart.back() + leafCount == nodeCount);
+    computeCoarseErrors(map, tree);
     return tree;
 }
 

@@ -111,12 +111,25 @@ struct Quadtree {
     std::vector<uint32_t> leafNodes;  // tree-order leaf -> node index
     LeafCodeArray leafCodes;          // tree-order leaf -> its node's code range
     std::vector<uint32_t> leafGrid;   // row * leavesX + col -> tree-order leaf index
+    // Inner nodes (levels 1..depth) by level, for level of detail: level L's nodes are a
+    // row-major grid levelWidth[L] = ceil(leavesX / 2^L) wide from levelStart[L]. depth + 2
+    // entries each, level 0's unused; levelStart[depth + 1] is the number of inner nodes.
+    std::vector<uint32_t> levelStart;
+    std::vector<uint32_t> levelWidth;
+    // Per inner node, by levelIndex: its coarse-surface error in height codes (core/lod_error.h).
+    // 2 bytes per inner node: about 0.04 bytes a sample at leaves of 4.
+    std::vector<uint16_t> coarseErrors;
 
     uint32_t rootIndex() const { return uint32_t(nodes.size() - 1); }
     const QuadtreeNode& root() const { return nodes.back(); }
     float minSample(const QuadtreeNode& node) const { return coding.sample(node.minCode); }
     float maxSample(const QuadtreeNode& node) const { return coding.sample(node.maxCode); }
     uint32_t leafIndexAt(int col, int row) const { return leafGrid[size_t(row) * leavesX + col]; }
+    // The inner node at `level` (1..depth) holding leaf (col, row), in the level grids.
+    uint32_t levelIndex(int level, int col, int row) const {
+        return levelStart[size_t(level)] + uint32_t(row >> level) * levelWidth[size_t(level)] +
+               uint32_t(col >> level);
+    }
     // Leaves in the node's subtree: they tile its box, partial border leaves included.
     uint32_t leafCount(const QuadtreeNode& node) const {
         const uint32_t cols = (uint32_t(node.x1 - node.x0) + uint32_t(leafSize) - 1) >> leafShift;

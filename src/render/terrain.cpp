@@ -5,6 +5,8 @@
 
 #include <chrono>
 
+#include "core/config.h"
+
 namespace qt {
 
 namespace {
@@ -66,6 +68,7 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     terrain.tree = std::move(tree).value();
     terrain.gpu = gpu.value();
     terrain.frame.reserveFor(terrain.tree);
+    terrain.context.reserveFor(terrain.tree);
     return terrain;
 }
 
@@ -125,12 +128,12 @@ FrameStats cullTerrain(Terrain& terrain, const CullView& view) {
                     terrain.objects ? &terrain.objects->index() : nullptr);
 }
 
-FrameStats renderTerrain(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,
-                         const CullView& view, bool wireframe, ObjectRenderer* objects) {
+namespace {
+
+FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,
+                       const CullView& view, DrawStyle style, ObjectRenderer* objects) {
     FrameStats stats = cullTerrain(terrain, view);
     // Decided by the viewing camera alone, so culled and unculled frames draw alike.
-    DrawStyle style;
-    style.wireframe = wireframe;
     style.cullBackFaces =
         renderer.backFaceCulling && backFacesHidden(terrain.tree, terrain.mapping, camera);
     const FrameBuffers& frame = terrain.frame;
@@ -144,6 +147,41 @@ FrameStats renderTerrain(const TerrainRenderer& renderer, Terrain& terrain, cons
     }
     stats.syncedDraws = renderer.syncDraws;
     stats.backFacesCulled = style.cullBackFaces;
+    return stats;
+}
+
+}  // namespace
+
+FrameStats renderTerrain(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,
+                         const CullView& view, bool wireframe, ObjectRenderer* objects) {
+    DrawStyle style;
+    style.wireframe = wireframe;
+    return cullAndDraw(renderer, terrain, camera, view, style, objects);
+}
+
+FrameStats renderFrozenView(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,
+                            const CullView& view, bool wireframe, ObjectRenderer* objects) {
+    DrawStyle style;
+    style.wireframe = wireframe;
+    style.markStencil = true;
+    FrameStats stats = cullAndDraw(renderer, terrain, camera, view, style, objects);
+    // The rest: the viewing camera's own level-of-detail selection, culled by its frustum.
+    const Heightmap& map = terrain.map;
+    const WorldMapping& mapping = terrain.mapping;
+    LodParams params =
+        lodParams(terrain.tree, mapping, camera.position, camera.fovY, view.viewportHeight,
+                  kFrozenContextPixels, mapping.worldHeight(map.minSample),
+                  mapping.worldHeight(map.maxSample));
+    updateLodReach(terrain.tree, lodErrorSteps(terrain.tree, mapping, camera.fovY, camera.aspect),
+                   terrain.frame.lodReach);
+    params.reach = &terrain.frame.lodReach;
+    const Frustum frustum = cullingFrustum(camera, mapping, worldExtent(map, mapping));
+    selectLod(terrain.tree, mapping, params, &frustum, terrain.context);
+    DrawStyle context;
+    context.wireframe = wireframe;
+    context.outsideStencil = true;
+    context.dim = kFrozenContextDim;
+    stats.drawCalls += renderer.draw(terrain.gpu, mapping, camera, terrain.context.nodes, context);
     return stats;
 }
 

@@ -41,6 +41,7 @@ struct Terrain {
     WorldMapping mapping;
     TerrainGpu gpu;
     FrameBuffers frame;  // reserved for tree, with the walk's decisions: a frame never allocates
+    LodOutput context;   // with the frustum frozen: the rest of the map, from the viewing camera
     LoadTimes times;
     // Objects standing and rolling on the terrain (--objects); null when there are none.
     std::unique_ptr<ObjectScene> objects;
@@ -81,5 +82,14 @@ FrameStats cullTerrain(Terrain& terrain, const CullView& view);
 // (with `objects`, when the terrain has some); the caller has bound and cleared the target.
 FrameStats renderTerrain(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,
                          const CullView& view, bool wireframe, ObjectRenderer* objects = nullptr);
+
+// The frozen frustum seen in place: what `view` (culled by the frozen camera) keeps, drawn as
+// renderTerrain draws it and marked in the stencil; then the rest of the map in view of `camera`,
+// at kFrozenContextPixels level of detail and faded kFrozenContextDim of the way to the sky, only
+// where the frozen set left the frame empty. The target needs a stencil buffer. Returns the
+// frozen set's stats, drawCalls counting both.
+FrameStats renderFrozenView(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,
+                            const CullView& view, bool wireframe,
+                            ObjectRenderer* objects = nullptr);
 
 }  // namespace qt

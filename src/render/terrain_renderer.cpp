@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstddef>
 
 #include <glm/gtc/type_ptr.hpp>
 
@@ -43,6 +44,23 @@ void bindLocalVertices(GLuint localBuffer) {
     glBindBuffer(GL_ARRAY_BUFFER, localBuffer);
     glEnableVertexAttribArray(1);
     glVertexAttribIPointer(1, 2, GL_UNSIGNED_BYTE, 2, nullptr);
+}
+
+// Byte offset of DrawNode::morph, where attribute 2 starts.
+constexpr size_t kMorphOffset = offsetof(DrawNode, morph);
+static_assert(kMorphOffset == 6 && offsetof(DrawNode, edgeMorph) == 8,
+              "attribute 2 reads morph, pad and the four edge morphs as three uint16");
+
+// Points the instance attributes at instance `first` of the bound instance buffer (GL 3.3 has
+// no base instance): attribute 0, and for nodes attribute 2.
+void repointInstances(bool nodes, GLsizei stride, size_t first) {
+    const size_t offset = first * size_t(stride);
+    glVertexAttribIPointer(0, nodes ? 3 : 2, GL_UNSIGNED_SHORT, stride,
+                           reinterpret_cast<const void*>(offset));
+    if (nodes) {
+        glVertexAttribIPointer(2, 3, GL_UNSIGNED_SHORT, stride,
+                               reinterpret_cast<const void*>(offset + kMorphOffset));
+    }
 }
 
 }  // namespace
@@ -109,6 +127,11 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
     glEnableVertexAttribArray(0);
     glVertexAttribIPointer(0, 3, GL_UNSIGNED_SHORT, sizeof(DrawNode), nullptr);
     glVertexAttribDivisor(0, 1);
+    // (morph, west | east << 8, north | south << 8); leaves leave attribute 2 off: (0, 0, 0).
+    glEnableVertexAttribArray(2);
+    glVertexAttribIPointer(2, 3, GL_UNSIGNED_SHORT, sizeof(DrawNode),
+                           reinterpret_cast<const void*>(kMorphOffset));
+    glVertexAttribDivisor(2, 1);
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     if (glGetError() == GL_OUT_OF_MEMORY) {
@@ -199,8 +222,10 @@ void TerrainRenderer::clear(int width, int height) {
     glViewport(0, 0, width, height);
     glClearColor(kSkyColour[0], kSkyColour[1], kSkyColour[2], 1.0f);
     glClearDepth(1.0);
+    glClearStencil(0);
     glDepthMask(GL_TRUE);
-    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glStencilMask(0xFF);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT | GL_STENCIL_BUFFER_BIT);
 }
 
 int TerrainRenderer::draw(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
@@ -253,6 +278,12 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
                 altitude ? -mapping.heightOffset / mapping.heightScale : 0.0f);
     glUniform3f(program.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
     glUniform1i(program.uniform("wireframe"), style.wireframe ? 1 : 0);
+    glUniform1f(program.uniform("dim"), style.dim);
+    if (style.markStencil || style.outsideStencil) {
+        glEnable(GL_STENCIL_TEST);
+        glStencilFunc(style.markStencil ? GL_ALWAYS : GL_EQUAL, style.markStencil ? 1 : 0, 0xFF);
+        glStencilOp(GL_KEEP, GL_KEEP, style.markStencil ? GL_REPLACE : GL_KEEP);
+    }
 
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
@@ -277,7 +308,6 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     const GLsizei perDraw =
         GLsizei(instancesPerDraw(uint32_t(count), trianglesPerInstance, syncDraws));
     const int inFlight = batchesInFlight(uint32_t(perDraw), trianglesPerInstance);
-    const GLint components = nodes ? 3 : 2;
     GLsync fences[kMaxTerrainDraws] = {};
     int draws = 0;
     for (GLsizei first = 0; first < count; first += perDraw, ++draws) {
@@ -291,8 +321,7 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
             oldest = nullptr;
         }
         if (first > 0) {
-            glVertexAttribIPointer(0, components, GL_UNSIGNED_SHORT, stride,
-                                   reinterpret_cast<const void*>(size_t(first) * size_t(stride)));
+            repointInstances(nodes, stride, size_t(first));
         }
         glDrawElementsInstanced(GL_TRIANGLE_STRIP, gpu.indexCount, GL_UNSIGNED_SHORT, nullptr,
                                 std::min(perDraw, count - first));
@@ -306,12 +335,13 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
         }
     }
     if (draws > 1) {
-        glVertexAttribIPointer(0, components, GL_UNSIGNED_SHORT, stride, nullptr);
+        repointInstances(nodes, stride, 0);
     }
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     glBindVertexArray(0);
     glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
     glDisable(GL_CULL_FACE);
+    glDisable(GL_STENCIL_TEST);
     glBindTexture(GL_TEXTURE_BUFFER, 0);
     glUseProgram(0);
     return draws;

@@ -50,6 +50,12 @@ bool isSoftwareRasteriser(const std::string& glRenderer);
 // How a frame's terrain is drawn.
 struct DrawStyle {
     bool wireframe = false;
+    // The frozen frustum's view: the frozen set marks its pixels in the stencil (markStencil);
+    // the rest of the map is then drawn only where it left the frame empty (outsideStencil),
+    // blended `dim` of the way to the sky colour.
+    bool markStencil = false;
+    bool outsideStencil = false;
+    float dim = 0.0f;
     // Cull the triangles that do not face the eye (GL_CULL_FACE). Only when backFacesHidden()
     // (core/occlusion.h) holds: then a back face can win a pixel only by a depth tie.
     bool cullBackFaces = false;

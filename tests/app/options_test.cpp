@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/config.h"
+
 namespace qt {
 namespace {
 
@@ -10,11 +12,41 @@ Result<ViewerOptions> parse(std::vector<std::string> args) {
     return parseOptions(args);
 }
 
+// --lod takes pixels, off (0) or auto (unset: the map's size decides, the default).
+TEST(Options, LodTakesPixelsOffOrAuto) {
+    EXPECT_EQ(parse({"--lod", "off"}).value().lodPixels, std::optional<float>(0.0f));
+    EXPECT_EQ(parse({"--lod", "0"}).value().lodPixels, std::optional<float>(0.0f));
+    EXPECT_EQ(parse({"--lod=2.5"}).value().lodPixels, std::optional<float>(2.5f));
+    EXPECT_FALSE(parse({"--lod", "2", "--lod", "auto"}).value().lodPixels.has_value());
+    EXPECT_FALSE(parse({"--lod", "Off"}));
+}
+
+// Level of detail starts on, at kAutoLodPixels, for maps of more than kAutoLodTriangles
+// triangles (2 per grid square), and off for smaller ones; --lod overrides either way.
+TEST(Options, LodIsOnByDefaultForMapsOfMoreThanFourMillionTriangles) {
+    EXPECT_EQ(kAutoLodTriangles, 4000000);
+    // 1415 x 1415 samples: 2 * 1414^2 = 3,998,792 triangles; 1416: 4,004,450.
+    EXPECT_EQ(autoLodPixels(1415, 1415), 0.0f);
+    EXPECT_EQ(autoLodPixels(1416, 1416), kAutoLodPixels);
+    EXPECT_EQ(autoLodPixels(2, 2000001), 0.0f);  // 2 * 2,000,000: not more
+    EXPECT_EQ(autoLodPixels(2, 2000002), kAutoLodPixels);
+    EXPECT_EQ(autoLodPixels(1025, 1025), 0.0f);            // the default map and Puget Sound
+    EXPECT_EQ(autoLodPixels(1201, 1201), 0.0f);            // an SRTM3 tile
+    EXPECT_EQ(autoLodPixels(4320, 2161), kAutoLodPixels);  // ETOPO5, the world: 18.6 million
+    EXPECT_EQ(autoLodPixels(16385, 16385), kAutoLodPixels);
+    EXPECT_EQ(autoLodPixels(0, 0), 0.0f);
+    const ViewerOptions automatic = parse({}).value();
+    EXPECT_EQ(lodPixelsFor(automatic, 4320, 2161), kAutoLodPixels);
+    EXPECT_EQ(lodPixelsFor(automatic, 1025, 1025), 0.0f);
+    EXPECT_EQ(lodPixelsFor(parse({"--lod", "off"}).value(), 4320, 2161), 0.0f);
+    EXPECT_EQ(lodPixelsFor(parse({"--lod", "3"}).value(), 1025, 1025), 3.0f);
+}
+
 TEST(Options, DefaultsAndEveryOption) {
     const ViewerOptions d = parse({}).value();
     EXPECT_TRUE(d.heightmapPath.empty());
     EXPECT_EQ(d.leafSize, 4);
-    EXPECT_EQ(d.lodPixels, 0.0f);           // full detail unless asked
+    EXPECT_FALSE(d.lodPixels.has_value());  // auto: by the map's size
     EXPECT_FALSE(d.syncDraws.has_value());  // auto: the renderer decides
     EXPECT_FALSE(d.scripted());
     const Result<ViewerOptions> r = parse({"my map.hgt",
@@ -136,12 +168,12 @@ TEST(Options, BadValuesGiveOneLine) {
         {{"--fov", "1"}, "--fov '1': expected degrees between 1 and 179 (exclusive)"},
         {{"--fov", "179"}, "--fov '179': expected degrees between 1 and 179 (exclusive)"},
         {{"--fov", "-60"}, "--fov '-60': expected degrees between 1 and 179 (exclusive)"},
-        {{"--lod", "-1"}, "--lod '-1': expected pixels from 0 (off) to 64"},
-        {{"--lod", "65"}, "--lod '65': expected pixels from 0 (off) to 64"},
+        {{"--lod", "-1"}, "--lod '-1': expected pixels from 0 to 64, off or auto"},
+        {{"--lod", "65"}, "--lod '65': expected pixels from 0 to 64, off or auto"},
         {{"--sync-draws", "yes"}, "--sync-draws 'yes': expected auto, on or off"},
         {{"--sync-draws"}, "--sync-draws: missing value"},
         {{"--back-faces", "cull"}, "--back-faces 'cull': expected auto or draw"},
-        {{"--lod", "nan"}, "--lod 'nan': expected pixels from 0 (off) to 64"},
+        {{"--lod", "nan"}, "--lod 'nan': expected pixels from 0 to 64, off or auto"},
         {{"--lod"}, "--lod: missing value"},
         {{"--size", "100"},
          "--size '100': expected WIDTHxHEIGHT with positive integers, like 1025x1025"},

@@ -97,9 +97,12 @@ Expected stagesOneByOne(const Scene& s, const CullView& view) {
         e.triangles = triangleCount(s.tree, e.drawn);
         return e;
     }
-    const LodParams params =
+    LodParams params =
         lodParams(s.tree, s.mapping, c.position, c.fovY, view.viewportHeight, view.lodPixels,
                   s.mapping.worldHeight(s.map.minSample), s.mapping.worldHeight(s.map.maxSample));
+    LodReach reach;
+    updateLodReach(s.tree, lodErrorSteps(s.tree, s.mapping, c.fovY, c.aspect), reach);
+    params.reach = &reach;
     LodOutput lod;
     lod.reserveFor(s.tree);
     selectLod(s.tree, s.mapping, params, view.frustum ? &frustum : nullptr, lod);

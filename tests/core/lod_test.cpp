@@ -21,10 +21,19 @@ using test::makeScene;
 using test::Random;
 using test::Scene;
 
-LodParams paramsFor(const Scene& s, const Camera& camera, int viewportHeight, float pixels) {
-    return lodParams(s.tree, s.mapping, camera.position, camera.fovY, viewportHeight, pixels,
-                     s.mapping.worldHeight(s.map.minSample),
-                     s.mapping.worldHeight(s.map.maxSample));
+// The frame's parameters; with `reach`, the split rule with each node's coarse error (made there
+// for the camera), without it the grid step alone.
+LodParams paramsFor(const Scene& s, const Camera& camera, int viewportHeight, float pixels,
+                    LodReach* reach = nullptr) {
+    LodParams params =
+        lodParams(s.tree, s.mapping, camera.position, camera.fovY, viewportHeight, pixels,
+                  s.mapping.worldHeight(s.map.minSample), s.mapping.worldHeight(s.map.maxSample));
+    if (reach != nullptr) {
+        updateLodReach(s.tree, lodErrorSteps(s.tree, s.mapping, camera.fovY, camera.aspect),
+                       *reach);
+        params.reach = reach;
+    }
+    return params;
 }
 
 // The tree node a drawn node stands for, by a descent from the root.
@@ -101,6 +110,36 @@ void expectTilingAndEdges(const Scene& s, const LodParams& params, const LodOutp
                 }
             }
             ASSERT_EQ((drawn.coarser & e.bit) != 0, coarser) << what << " edge " << int(e.bit);
+        }
+    }
+    // Edge morphs: the same from both nodes of an edge at one level, 0 beside a finer node.
+    std::vector<const DrawNode*> nodeAt(levelAt.size(), nullptr);
+    for (const DrawNode& drawn : out.nodes) {
+        forEachLeaf(tree, drawn, [&](int col, int row) {
+            nodeAt[size_t(row) * size_t(tree.leavesX) + size_t(col)] = &drawn;
+        });
+    }
+    for (const DrawNode& drawn : out.nodes) {
+        const int size = 1 << drawn.level;
+        // West, east, north, south: a leaf beside the edge's first leaf, and the opposite edge.
+        const int side[4][3] = {{drawn.col - 1, drawn.row, 1},
+                                {drawn.col + size, drawn.row, 0},
+                                {drawn.col, drawn.row - 1, 3},
+                                {drawn.col, drawn.row + size, 2}};
+        for (int k = 0; k < 4; ++k) {
+            const int col = side[k][0], row = side[k][1];
+            if (col < 0 || row < 0 || col >= tree.leavesX || row >= tree.leavesZ ||
+                (drawn.coarser & (1 << k)) != 0) {
+                continue;
+            }
+            const DrawNode& other = *nodeAt[size_t(row) * size_t(tree.leavesX) + size_t(col)];
+            if (other.level < drawn.level) {
+                ASSERT_EQ(drawn.edgeMorph[k], 0) << what << ": edge beside a finer node";
+            } else {
+                ASSERT_EQ(other.level, drawn.level) << what;
+                ASSERT_EQ(drawn.edgeMorph[k], other.edgeMorph[side[k][2]]) << what << " edge " << k;
+                ASSERT_GE(drawn.edgeMorph[k], drawn.morph) << what;
+            }
         }
     }
 }
@@ -194,13 +233,16 @@ void checkCameras(const Scene& s, int count, uint32_t seed, const std::string& n
         const Camera camera = anyCamera(s, rng);
         const float pixels = rng.uniform(0.25f, 40.0f);
         const int viewportHeight = int(rng.uniform(1.0f, 2160.0f));
-        const LodParams params = paramsFor(s, camera, viewportHeight, pixels);
+        // Odd cameras by the grid step alone, even ones with each node's coarse error too.
+        LodReach reach;
+        const LodParams params =
+            paramsFor(s, camera, viewportHeight, pixels, i % 2 == 0 ? &reach : nullptr);
         const std::string what = name + " camera " + std::to_string(i);
         LodOutput out;
         out.reserveFor(s.tree);
         selectLod(s.tree, s.mapping, params, nullptr, out);
         expectTilingAndEdges(s, params, out, what);
-        if (watertight && i % 4 == 0) {  // the slowest check, on a quarter of the cameras
+        if (watertight && i % 8 < 2) {  // the slowest check, on a quarter of the cameras
             expectWatertight(s, out, what);
         }
         expectCulledIsUnculledInFrustum(s, params,
@@ -281,8 +323,8 @@ TEST(Lod, LeavesNeverSplitAndTheRootStandsAloneFromAfar) {
     LodParams params;
     params.stepsAway = 100.0f;
     params.eye = {128.0f, 0.0f, 128.0f};
-    EXPECT_FALSE(lodSplits(params, 0, 0, 0, 4, 4));
-    EXPECT_TRUE(lodSplits(params, 1, 0, 0, 8, 8));
+    EXPECT_FALSE(lodSplits(s.tree, params, 0, 0, 0, 4, 4));
+    EXPECT_TRUE(lodSplits(s.tree, params, 1, 0, 0, 8, 8));
     params.eye = {1e7f, 1e7f, 1e7f};
     LodOutput out;
     out.reserveFor(s.tree);
@@ -291,6 +333,169 @@ TEST(Lod, LeavesNeverSplitAndTheRootStandsAloneFromAfar) {
     EXPECT_EQ(out.nodes[0].level, s.tree.depth);
     EXPECT_EQ(out.nodes[0].coarser, 0);
     EXPECT_EQ(out.stats.leavesCovered, s.tree.leaves.size());
+}
+
+// A camera anywhere over the map, within twice its relief above it, looking from 60 degrees down
+// to 20 up, with views from 30 to 90 degrees high and aspects from 0.5 to 2.5.
+Camera viewingCamera(const Scene& s, Random& rng) {
+    const WorldExtent e = worldExtent(s.map, s.mapping);
+    const float relief = std::max(e.maxY - e.minY, 1.0f);
+    Camera c;
+    c.position = {rng.uniform(0.0f, e.sizeX), rng.uniform(e.minY, e.maxY + 2.0f * relief),
+                  rng.uniform(0.0f, e.sizeZ)};
+    c.yaw = rng.uniform(-3.14159f, 3.14159f);
+    c.pitch = rng.uniform(-1.05f, 0.35f);
+    c.fovY = rng.uniform(0.52f, 1.57f);
+    c.aspect = rng.uniform(0.5f, 2.5f);
+    c.nearPlane = 1e-3f * std::max(e.sizeX, e.sizeZ);
+    c.farPlane = 4.0f * std::max({e.sizeX, e.sizeZ, relief});
+    return c;
+}
+
+// The full-detail surface at (x, z), in codes: the leaves' triangles between samples, each
+// square's diagonal from (col, row + 1) to (col + 1, row).
+float fullDetailCode(const Heightmap& map, float x, float z) {
+    const int col = std::clamp(int(std::floor(x)), 0, map.width - 2);
+    const int row = std::clamp(int(std::floor(z)), 0, map.height - 2);
+    const float u = x - float(col), v = z - float(row);
+    const float h00 = map.codeAt(col, row), h10 = map.codeAt(col + 1, row);
+    const float h01 = map.codeAt(col, row + 1), h11 = map.codeAt(col + 1, row + 1);
+    if (u + v <= 1.0f) {
+        return h00 + (h10 - h00) * u + (h01 - h00) * v;
+    }
+    return h11 + (h01 - h11) * (1.0f - u) + (h10 - h11) * (1.0f - v);
+}
+
+// At every sample under every coarse node drawn (its edges folded and its vertices morphed as
+// drawn) and at its morphed vertices, the drawn surface's point and the full-detail one at the
+// same x and z project at most `pixels` apart, wherever both are in view. Returns the largest
+// distance seen, in pixels.
+float expectWithinPixelsOnScreen(const Scene& s, const Camera& camera, int viewportHeight,
+                                 float pixels, const std::string& what) {
+    LodReach reach;
+    const LodParams params = paramsFor(s, camera, viewportHeight, pixels, &reach);
+    LodOutput out;
+    out.reserveFor(s.tree);
+    selectLod(s.tree, s.mapping, params, nullptr, out);
+    const glm::mat4 viewProjection = camera.viewProjection();
+    const HeightTransform heights = heightTransform(s.map.coding, s.mapping);
+    const float halfHeight = 0.5f * float(viewportHeight);
+    const float halfWidth = halfHeight * camera.aspect;
+    const auto project = [&](float x, float code, float z, glm::vec2& pixel) {
+        const glm::vec4 clip =
+            viewProjection * glm::vec4(x * s.mapping.spacingX, heights.worldHeight(code),
+                                       z * s.mapping.spacingZ, 1.0f);
+        if (!(clip.w > 0.0f)) {
+            return false;
+        }
+        pixel = {clip.x / clip.w * halfWidth, clip.y / clip.w * halfHeight};
+        return std::abs(pixel.x) <= halfWidth && std::abs(pixel.y) <= halfHeight;
+    };
+    const int leafSize = s.tree.leafSize;
+    std::vector<uint32_t> strip;
+    appendLeafStrip(0, 0, leafSize, leafSize, leafSize + 1, strip);
+    float largest = 0.0f;
+    for (const DrawNode& drawn : out.nodes) {
+        if (drawn.level == 0 && drawn.morph == 0 && drawn.edgeMorph[0] == 0 &&
+            drawn.edgeMorph[1] == 0 && drawn.edgeMorph[2] == 0 && drawn.edgeMorph[3] == 0) {
+            continue;  // full detail
+        }
+        // The strip's vertices as the shader morphs them: (x, code, z), x and z in samples.
+        glm::vec3 v[3];
+        for (size_t n = 0; n < strip.size(); ++n) {
+            const int id = int(strip[n]);
+            const MorphedVertex m = lodVertexMorph(drawn, id % (leafSize + 1), id / (leafSize + 1),
+                                                   leafSize, s.map.width, s.map.height);
+            const glm::vec3 own(float(m.ownCol), float(s.map.codeAt(m.ownCol, m.ownRow)),
+                                float(m.ownRow));
+            const glm::vec3 target(float(m.targetCol),
+                                   float(s.map.codeAt(m.targetCol, m.targetRow)),
+                                   float(m.targetRow));
+            v[n % 3] = m.morph == 255 ? target : own + (target - own) * (float(m.morph) / 255.0f);
+            if (n < 2) {
+                continue;
+            }
+            const glm::vec3 a = v[0], b = v[1] - v[0], c = v[2] - v[0];
+            const float det = b.x * c.z - b.z * c.x;
+            if (std::abs(det) < 1e-6f) {
+                continue;  // a join between rows, folded or clamped away: no area
+            }
+            // Samples inside the triangle, and its corners (on the full-detail surface between
+            // samples when morphed).
+            const auto check = [&](float x, float z, float full) {
+                const float u = ((x - a.x) * c.z - (z - a.z) * c.x) / det;
+                const float w = (b.x * (z - a.z) - b.z * (x - a.x)) / det;
+                if (u < -1e-4f || w < -1e-4f || u + w > 1.0f + 1e-4f) {
+                    return true;
+                }
+                glm::vec2 coarse, exact;
+                if (project(x, a.y + u * b.y + w * c.y, z, coarse) && project(x, full, z, exact)) {
+                    const float apart = glm::length(coarse - exact);
+                    largest = std::max(largest, apart);
+                    if (apart > pixels * 1.001f + 1e-3f) {
+                        ADD_FAILURE() << what << ": point " << x << "," << z << " of a level "
+                                      << int(drawn.level) << " node (morph " << int(drawn.morph)
+                                      << ") is " << apart << " pixels off";
+                        return false;
+                    }
+                }
+                return true;
+            };
+            for (const glm::vec3& corner : v) {
+                if (!check(corner.x, corner.z, fullDetailCode(s.map, corner.x, corner.z))) {
+                    return largest;
+                }
+            }
+            const int x0 = int(std::floor(std::min({v[0].x, v[1].x, v[2].x})));
+            const int x1 = int(std::ceil(std::max({v[0].x, v[1].x, v[2].x})));
+            const int z0 = int(std::floor(std::min({v[0].z, v[1].z, v[2].z})));
+            const int z1 = int(std::ceil(std::max({v[0].z, v[1].z, v[2].z})));
+            for (int row = z0; row <= z1; ++row) {
+                for (int col = x0; col <= x1; ++col) {
+                    if (!check(float(col), float(row), float(s.map.codeAt(col, row)))) {
+                        return largest;
+                    }
+                }
+            }
+        }
+    }
+    return largest;
+}
+
+TEST(Lod, DrawnSurfaceStaysWithinPixelsOfFullDetailOnScreen) {
+    std::vector<std::pair<Scene, std::string>> scenes;
+    scenes.emplace_back(makeScene(syntheticHeightmap(513, 513, 5), {1.0f, 0.02f, 0.0f}, 4),
+                        "synthetic 513x513");
+    scenes.emplace_back(makeScene(syntheticHeightmap(601, 401, 6), {2.0f, -0.05f, 10.0f}, 8),
+                        "synthetic 601x401");
+    for (const char* name : {"jacksboro_fault_403x344.png", "N47E009.hgt"}) {
+        const std::string path = test::sharedHeightmap(name);
+        if (!path.empty()) {
+            Heightmap map = loadHeightmap(path).value();
+            const WorldMapping mapping = defaultMapping(map);
+            scenes.emplace_back(makeScene(std::move(map), mapping, 4), name);
+        }
+    }
+    Random rng(2024);
+    for (const auto& [s, name] : scenes) {
+        float largest = 0.0f;
+        for (int i = 0; i < 6; ++i) {
+            const float pixels = rng.uniform(0.5f, 8.0f);
+            const Camera camera = viewingCamera(s, rng);
+            largest = std::max(largest,
+                               expectWithinPixelsOnScreen(s, camera, 360, pixels,
+                                                          name + " camera " + std::to_string(i)) /
+                                   pixels);
+            if (HasFailure()) {
+                return;
+            }
+        }
+        // Coarse nodes in view that stand off the full-detail surface: the check checked some.
+        EXPECT_GT(largest, 0.01f) << name;
+    }
+    if (scenes.size() < 4) {
+        GTEST_SKIP() << "../shared/heightmaps not present; real-map checks skipped";
+    }
 }
 
 // Runs as a set of leaves, for the reference checks below.
@@ -344,7 +549,8 @@ TEST(Lod, FullDetailLeavesGoThroughTheOcclusionStageAlone) {
     size_t fullDetailSeen = 0;
     for (int trial = 0; trial < 40; ++trial) {
         const Camera camera = anyCamera(s, rng);
-        const LodParams params = paramsFor(s, camera, 720, rng.uniform(0.5f, 8.0f));
+        LodReach reach;
+        const LodParams params = paramsFor(s, camera, 720, rng.uniform(0.5f, 8.0f), &reach);
         LodOutput lod;
         lod.reserveFor(s.tree);
         const Frustum frustum = Frustum::fromViewProjection(camera.viewProjection());

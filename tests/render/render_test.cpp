@@ -15,6 +15,7 @@
 #include <ostream>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -726,6 +727,63 @@ TEST_F(Picture, OverviewIsMostlyTerrain) {
     EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
 }
 
+// With the frustum frozen on a narrow view of one corner, seen from the overview: the frozen set's
+// pixels are exactly those of drawing it alone, and the rest of the map fills the frame around it,
+// faded towards the sky.
+TEST_F(Picture, FrozenFrustumKeepsTheRestOfTheMapFadedAroundIt) {
+    const Camera viewing =
+        overviewCamera(terrain.map, terrain.mapping, float(kWidth) / kHeight, glm::radians(60.0f));
+    Camera frozen;
+    frozen.aspect = float(kWidth) / kHeight;
+    frozen.fovY = glm::radians(30.0f);
+    frozen.lookAt({0.1f * sizeX, top, 0.1f * sizeZ}, {0.3f * sizeX, 0.0f, 0.3f * sizeZ});
+    fitClipPlanes(frozen, terrain.map, terrain.mapping);
+    const CullView view{frozen, kHeight, true, true, 0.0f};
+    GlFixture& f = gl();
+    std::vector<uint8_t> alone;
+    f.target.bind();
+    TerrainRenderer::clear(kWidth, kHeight);
+    const FrameStats a = renderTerrain(f.renderer, terrain, viewing, view, false);
+    readPixels(kWidth, kHeight, alone);
+    TerrainRenderer::clear(kWidth, kHeight);
+    const FrameStats b = renderFrozenView(f.renderer, terrain, viewing, view, false);
+    readPixels(kWidth, kHeight, pixels);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+    EXPECT_EQ(a.cull.leavesDrawn, b.cull.leavesDrawn);
+    EXPECT_GT(b.drawCalls, a.drawCalls);  // the rest of the map is one more draw
+    int frozenPixels = 0, around = 0;
+    for (int y = 0; y < kHeight; ++y) {
+        for (int x = 0; x < kWidth; ++x) {
+            const size_t p = (size_t(y) * kWidth + size_t(x)) * 4;
+            if (!isSky(alone, x, y)) {
+                ++frozenPixels;
+                ASSERT_EQ(std::memcmp(&alone[p], &pixels[p], 3), 0) << "pixel " << x << "," << y;
+            } else if (!isSky(pixels, x, y)) {
+                ++around;
+            }
+        }
+    }
+    EXPECT_GT(frozenPixels, kWidth * kHeight / 100);  // the frozen set is in the picture
+    EXPECT_GT(around, 2 * frozenPixels);              // and the map around it
+    // Faded: the map around is nearer the sky's colour than the same ground drawn lit.
+    std::vector<uint8_t> lit;
+    render(terrain, viewing, true, lit);
+    double litDistance = 0.0, fadedDistance = 0.0;
+    for (int y = 0; y < kHeight; ++y) {
+        for (int x = 0; x < kWidth; ++x) {
+            if (isSky(alone, x, y) && !isSky(pixels, x, y) && !isSky(lit, x, y)) {
+                const size_t p = (size_t(y) * kWidth + size_t(x)) * 4;
+                for (int k = 0; k < 3; ++k) {
+                    litDistance += std::abs(int(lit[p + size_t(k)]) - int(kSky[k]));
+                    fadedDistance += std::abs(int(pixels[p + size_t(k)]) - int(kSky[k]));
+                }
+            }
+        }
+    }
+    EXPECT_LT(fadedDistance, 0.7 * litDistance);
+}
+
 TEST_F(Picture, LookingAtTheCentreFromAboveIsMostlyTerrain) {
     Camera c;
     c.aspect = float(kWidth) / kHeight;
@@ -920,92 +978,135 @@ TEST(SyncedDraws, SoftwareRasterisersAreRecognised) {
     }
 }
 
+// The terrain vertex shader linked to capture gl_Position by transform feedback, its uniforms set
+// so that gl_Position is (column, height, row, 1); with the buffer and query a capture needs.
+struct NodeCapture {
+    GLuint program = 0;
+    GLuint feedback = 0;
+    GLuint query = 0;
+
+    // False (and a failure) when the shader does not compile or link.
+    bool create(const Terrain& terrain) {
+        std::ifstream file(std::string(QT_SHADER_DIR) + "/terrain.vert");
+        const std::string source((std::istreambuf_iterator<char>(file)),
+                                 std::istreambuf_iterator<char>());
+        EXPECT_FALSE(source.empty());
+        const GLuint shader = glCreateShader(GL_VERTEX_SHADER);
+        const char* text = source.c_str();
+        glShaderSource(shader, 1, &text, nullptr);
+        glCompileShader(shader);
+        GLint ok = 0;
+        glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+        EXPECT_TRUE(ok);
+        program = glCreateProgram();
+        glAttachShader(program, shader);
+        const char* varyings[] = {"gl_Position"};
+        glTransformFeedbackVaryings(program, 1, varyings, GL_INTERLEAVED_ATTRIBS);
+        glLinkProgram(program);
+        glDeleteShader(shader);
+        glGetProgramiv(program, GL_LINK_STATUS, &ok);
+        EXPECT_TRUE(ok);
+        if (!ok) {
+            return false;
+        }
+        const HeightTransform height = heightTransform(terrain.map.coding, terrain.mapping);
+        glUseProgram(program);
+        glActiveTexture(GL_TEXTURE0);
+        glBindTexture(GL_TEXTURE_BUFFER, terrain.gpu.heightTexture);
+        glUniform1i(glGetUniformLocation(program, "heights"), 0);
+        glUniform2i(glGetUniformLocation(program, "mapSize"), terrain.map.width,
+                    terrain.map.height);
+        glUniform1i(glGetUniformLocation(program, "leafSize"), terrain.tree.leafSize);
+        glUniform2f(glGetUniformLocation(program, "spacing"), 1.0f, 1.0f);
+        glUniform1f(glGetUniformLocation(program, "heightScale"), height.scale);
+        glUniform1f(glGetUniformLocation(program, "heightBias"), height.bias);
+        const glm::mat4 identity(1.0f);
+        glUniformMatrix4fv(glGetUniformLocation(program, "viewProjection"), 1, GL_FALSE,
+                           &identity[0][0]);
+        glGenBuffers(1, &feedback);
+        glGenQueries(1, &query);
+        return true;
+    }
+
+    // The triangles (three corners each, the strips' joins included) of `nodes` drawn as the
+    // renderer draws them, or empty (and a failure) when fewer came back.
+    std::vector<glm::vec4> capture(const Terrain& terrain, const std::vector<DrawNode>& nodes) {
+        const size_t trianglesPerNode = size_t(terrain.gpu.indexCount - 2);
+        glBindBuffer(GL_ARRAY_BUFFER, terrain.gpu.instanceBuffer);
+        glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(nodes.size() * sizeof(DrawNode)),
+                        nodes.data());
+        const size_t capacity = nodes.size() * trianglesPerNode * 3;
+        glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
+        glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, GLsizeiptr(capacity * sizeof(glm::vec4)),
+                     nullptr, GL_STREAM_READ);
+        glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, feedback);
+        glEnable(GL_RASTERIZER_DISCARD);
+        glBindVertexArray(terrain.gpu.nodeArray);
+        glBeginQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, query);
+        glBeginTransformFeedback(GL_TRIANGLES);
+        glDrawElementsInstanced(GL_TRIANGLE_STRIP, terrain.gpu.indexCount, GL_UNSIGNED_SHORT,
+                                nullptr, GLsizei(nodes.size()));
+        glEndTransformFeedback();
+        glEndQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN);
+        glBindVertexArray(0);
+        glDisable(GL_RASTERIZER_DISCARD);
+        GLuint written = 0;
+        glGetQueryObjectuiv(query, GL_QUERY_RESULT, &written);
+        EXPECT_EQ(size_t(written), nodes.size() * trianglesPerNode);
+        if (size_t(written) != nodes.size() * trianglesPerNode) {
+            return {};
+        }
+        std::vector<glm::vec4> corners(size_t(written) * 3);
+        glGetBufferSubData(GL_TRANSFORM_FEEDBACK_BUFFER, 0,
+                           GLsizeiptr(corners.size() * sizeof(glm::vec4)), corners.data());
+        EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+        return corners;
+    }
+
+    void destroy() {
+        glDeleteQueries(1, &query);
+        glDeleteBuffers(1, &feedback);
+        glUseProgram(0);
+        glDeleteProgram(program);
+    }
+};
+
 // The vertex shader's own positions for every node level of detail selects, captured by
 // transform feedback (nothing rasterised): every edge inside the map is shared by exactly two
 // triangles of non-zero area and every edge on its border belongs to one. A crack, a T-junction
-// or a fold that misses the coarser neighbour's vertex leaves an inner edge with one triangle.
+// or a fold that misses the coarser neighbour's vertex leaves an inner edge with one triangle;
+// so does an edge whose two nodes morph its vertices differently.
 TEST(LodMesh, TheShadersTrianglesCloseUpWithoutCracks) {
     REQUIRE_GL();
     Result<Terrain> loaded = makeTerrain(syntheticHeightmap(203, 141, 5), 4, "lod mesh");
     ASSERT_TRUE(loaded) << loaded.error();
     Terrain& terrain = loaded.value();
-    std::ifstream file(std::string(QT_SHADER_DIR) + "/terrain.vert");
-    const std::string source((std::istreambuf_iterator<char>(file)),
-                             std::istreambuf_iterator<char>());
-    ASSERT_FALSE(source.empty());
-    const GLuint shader = glCreateShader(GL_VERTEX_SHADER);
-    const char* text = source.c_str();
-    glShaderSource(shader, 1, &text, nullptr);
-    glCompileShader(shader);
-    GLint ok = 0;
-    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-    ASSERT_TRUE(ok);
-    const GLuint program = glCreateProgram();
-    glAttachShader(program, shader);
-    const char* varyings[] = {"gl_Position"};
-    glTransformFeedbackVaryings(program, 1, varyings, GL_INTERLEAVED_ATTRIBS);
-    glLinkProgram(program);
-    glGetProgramiv(program, GL_LINK_STATUS, &ok);
-    ASSERT_TRUE(ok);
-    glDeleteShader(shader);
-
-    const HeightTransform height = heightTransform(terrain.map.coding, terrain.mapping);
-    glUseProgram(program);
-    glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_BUFFER, terrain.gpu.heightTexture);
-    glUniform1i(glGetUniformLocation(program, "heights"), 0);
-    glUniform2i(glGetUniformLocation(program, "mapSize"), terrain.map.width, terrain.map.height);
-    glUniform1i(glGetUniformLocation(program, "leafSize"), terrain.tree.leafSize);
-    glUniform2f(glGetUniformLocation(program, "spacing"), 1.0f, 1.0f);
-    glUniform1f(glGetUniformLocation(program, "heightScale"), height.scale);
-    glUniform1f(glGetUniformLocation(program, "heightBias"), height.bias);
-    const glm::mat4 identity(1.0f);  // gl_Position = (column, height, row, 1)
-    glUniformMatrix4fv(glGetUniformLocation(program, "viewProjection"), 1, GL_FALSE,
-                       &identity[0][0]);
-
-    GLuint feedback = 0;
-    glGenBuffers(1, &feedback);
-    GLuint query = 0;
-    glGenQueries(1, &query);
-    // The strip's triangles, the joins between rows (no area) included.
-    const size_t trianglesPerNode = size_t(terrain.gpu.indexCount - 2);
+    NodeCapture capture;
+    ASSERT_TRUE(capture.create(terrain));
+    int morphing = 0;
     int deepest = 0;
-    // From a corner, low and high, with coarse and fine steps: many levels meeting.
+    // From a corner, low and high, with coarse and fine steps: many levels meeting. Split by the
+    // grid step alone (positive steps) and with each node's coarse error too (negative).
     const glm::vec3 eyes[] = {{-5.0f, 0.0f, -5.0f}, {100.0f, 30.0f, 70.0f}, {250.0f, 200.0f, 0.0f}};
+    updateLodReach(terrain.tree,
+                   lodErrorSteps(terrain.tree, terrain.mapping, glm::radians(60.0f), 16.0f / 9.0f),
+                   terrain.frame.lodReach);
     for (const glm::vec3& eye : eyes) {
-        for (const float pixels : {1.0f, 6.0f, 30.0f}) {
-            const LodParams params =
+        for (const float signedPixels : {1.0f, 6.0f, 30.0f, -1.0f, -6.0f, -30.0f}) {
+            const float pixels = std::abs(signedPixels);
+            LodParams params =
                 lodParams(terrain.tree, terrain.mapping, eye, glm::radians(60.0f), 720, pixels,
                           terrain.mapping.worldHeight(terrain.map.minSample),
                           terrain.mapping.worldHeight(terrain.map.maxSample));
+            params.reach = signedPixels < 0.0f ? &terrain.frame.lodReach : nullptr;
             selectLod(terrain.tree, terrain.mapping, params, nullptr, terrain.frame.lod);
             const std::vector<DrawNode>& nodes = terrain.frame.lod.nodes;
             deepest = std::max(deepest, int(terrain.frame.lod.stats.deepestLevel));
-            glBindBuffer(GL_ARRAY_BUFFER, terrain.gpu.instanceBuffer);
-            glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(nodes.size() * sizeof(DrawNode)),
-                            nodes.data());
-            const size_t capacity = nodes.size() * trianglesPerNode * 3;
-            glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, feedback);
-            glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, GLsizeiptr(capacity * sizeof(glm::vec4)),
-                         nullptr, GL_STREAM_READ);
-            glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, feedback);
-            glEnable(GL_RASTERIZER_DISCARD);
-            glBindVertexArray(terrain.gpu.nodeArray);
-            glBeginQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, query);
-            glBeginTransformFeedback(GL_TRIANGLES);
-            glDrawElementsInstanced(GL_TRIANGLE_STRIP, terrain.gpu.indexCount, GL_UNSIGNED_SHORT,
-                                    nullptr, GLsizei(nodes.size()));
-            glEndTransformFeedback();
-            glEndQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN);
-            glBindVertexArray(0);
-            glDisable(GL_RASTERIZER_DISCARD);
-            GLuint written = 0;
-            glGetQueryObjectuiv(query, GL_QUERY_RESULT, &written);
-            ASSERT_EQ(size_t(written), nodes.size() * trianglesPerNode);
-            std::vector<glm::vec4> corners(size_t(written) * 3);
-            glGetBufferSubData(GL_TRANSFORM_FEEDBACK_BUFFER, 0,
-                               GLsizeiptr(corners.size() * sizeof(glm::vec4)), corners.data());
-            ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+            for (const DrawNode& node : nodes) {
+                morphing += node.morph > 0 && node.morph < 255 ? 1 : 0;
+            }
+            const std::vector<glm::vec4> corners = capture.capture(terrain, nodes);
+            ASSERT_FALSE(corners.empty());
 
             using Point = std::array<float, 3>;
             std::vector<std::pair<Point, Point>> edges;
@@ -1040,13 +1141,210 @@ TEST(LodMesh, TheShadersTrianglesCloseUpWithoutCracks) {
             }
         }
     }
-    EXPECT_GE(deepest, 3);  // the cameras really did mix levels
-    glDeleteQueries(1, &query);
-    glDeleteBuffers(1, &feedback);
-    glUseProgram(0);
-    glDeleteProgram(program);
+    EXPECT_GE(deepest, 3);     // the cameras really did mix levels
+    EXPECT_GT(morphing, 100);  // and nodes part way through their morph
+    capture.destroy();
     terrain.destroy();
 }
+
+// One node drawn at morphs 0, 128 and 255 (its edges too): each vertex (i, j) is its own sample
+// at 0, its parent's grid vertex (i & ~1, j & ~1) at 255, exactly, and on the line between them
+// in proportion at 128. So at 255 the triangles with area are exactly the parent's, drawn over
+// the node's quarter: a node turns into its parent without a jump.
+TEST(LodMesh, MorphingMovesEachVertexFromItsSampleToTheParentsGrid) {
+    REQUIRE_GL();
+    Result<Terrain> loaded = makeTerrain(syntheticHeightmap(203, 141, 8), 4, "morph");
+    ASSERT_TRUE(loaded) << loaded.error();
+    Terrain& terrain = loaded.value();
+    const Heightmap& map = terrain.map;
+    NodeCapture capture;
+    ASSERT_TRUE(capture.create(terrain));
+    const HeightTransform height = heightTransform(map.coding, terrain.mapping);
+    const int leafSize = terrain.tree.leafSize;
+    std::vector<uint32_t> strip;
+    appendLeafStrip(0, 0, leafSize, leafSize, leafSize + 1, strip);
+    const auto at = [&](int col, int row) {
+        return glm::vec3(float(col), height.worldHeight(float(map.codeAt(col, row))), float(row));
+    };
+    // The NE child (level 1) of the level-2 node at leaves (8, 4); its parent drawn whole.
+    const DrawNode parent{8, 4, 2, 0, 0, 0, {0, 0, 0, 0}};
+    std::vector<std::array<glm::vec3, 3>> parentTriangles;
+    {
+        const std::vector<glm::vec4> corners = capture.capture(terrain, {parent});
+        ASSERT_FALSE(corners.empty());
+        for (size_t t = 0; t < corners.size(); t += 3) {
+            std::array<glm::vec3, 3> p = {glm::vec3(corners[t]), glm::vec3(corners[t + 1]),
+                                          glm::vec3(corners[t + 2])};
+            if (p[0] != p[1] && p[1] != p[2] && p[0] != p[2]) {
+                std::sort(p.begin(), p.end(), [](const glm::vec3& a, const glm::vec3& b) {
+                    return std::tie(a.x, a.z, a.y) < std::tie(b.x, b.z, b.y);
+                });
+                parentTriangles.push_back(p);
+            }
+        }
+    }
+    for (const int morph : {0, 128, 255}) {
+        const uint8_t m = uint8_t(morph);
+        const DrawNode node{10, 4, 1, 0, m, 0, {m, m, m, m}};
+        const std::vector<glm::vec4> corners = capture.capture(terrain, {node});
+        ASSERT_FALSE(corners.empty());
+        // Each captured triangle's corners are the strip's three vertices, in some order.
+        for (size_t t = 0; t + 2 < strip.size(); ++t) {
+            std::array<glm::vec3, 3> expected;
+            for (int k = 0; k < 3; ++k) {
+                const int id = int(strip[t + size_t(k)]);
+                const MorphedVertex v =
+                    lodVertexMorph(node, id % (leafSize + 1), id / (leafSize + 1), leafSize,
+                                   map.width, map.height);
+                const glm::vec3 own = at(v.ownCol, v.ownRow);
+                const glm::vec3 target = at(v.targetCol, v.targetRow);
+                expected[size_t(k)] =
+                    morph == 255 ? target : own + (target - own) * (morph / 255.0f);
+                if (morph == 0) {
+                    ASSERT_EQ(v.morph, 0);
+                    ASSERT_EQ(expected[size_t(k)], own);
+                }
+            }
+            for (int k = 0; k < 3; ++k) {
+                const glm::vec3 got(corners[t * 3 + size_t(k)]);
+                const bool found =
+                    std::any_of(expected.begin(), expected.end(), [&](const glm::vec3& e) {
+                        return morph == 128
+                                   ? glm::length(got - e) <= 1e-3f * (1.0f + glm::length(e))
+                                   : got == e;
+                    });
+                ASSERT_TRUE(found) << "morph " << morph << " triangle " << t << " corner " << k
+                                   << ": (" << got.x << ", " << got.y << ", " << got.z << ")";
+            }
+        }
+        if (morph != 255) {
+            continue;
+        }
+        // At 255 every triangle with area is one of the parent's.
+        int withArea = 0;
+        for (size_t t = 0; t < corners.size(); t += 3) {
+            std::array<glm::vec3, 3> p = {glm::vec3(corners[t]), glm::vec3(corners[t + 1]),
+                                          glm::vec3(corners[t + 2])};
+            if (p[0] == p[1] || p[1] == p[2] || p[0] == p[2]) {
+                continue;
+            }
+            std::sort(p.begin(), p.end(), [](const glm::vec3& a, const glm::vec3& b) {
+                return std::tie(a.x, a.z, a.y) < std::tie(b.x, b.z, b.y);
+            });
+            ++withArea;
+            EXPECT_NE(std::find(parentTriangles.begin(), parentTriangles.end(), p),
+                      parentTriangles.end())
+                << "triangle " << t / 3 << " is not the parent's";
+        }
+        // A quarter of the parent's 2 leafSize^2 triangles.
+        EXPECT_EQ(withArea, leafSize * leafSize / 2);
+    }
+    capture.destroy();
+    terrain.destroy();
+}
+
+// Per column of a frame, the row of its topmost terrain pixel (kNoTerrain: sky all the way down).
+constexpr int kNoTerrain = -1;
+
+std::vector<int> skyline(const std::vector<uint8_t>& pixels, int width, int height) {
+    std::vector<int> top(size_t(width), kNoTerrain);
+    for (int x = 0; x < width; ++x) {
+        for (int y = 0; y < height; ++y) {
+            const uint8_t* p = &pixels[(size_t(y) * size_t(width) + size_t(x)) * 4];
+            if (p[0] != kSky[0] || p[1] != kSky[1] || p[2] != kSky[2]) {
+                top[size_t(x)] = y;
+                break;
+            }
+        }
+    }
+    return top;
+}
+
+// Level cameras low over a real map at 1280x720: with level of detail at PIXELS, the skyline of
+// every column stays within PIXELS + 1 rows (the rasteriser's rounding) of the full-detail
+// frame's. A level camera sees the drawn surface's vertical offsets as vertical moves on screen,
+// so the column's highest point moves by at most what LodReach bounds.
+class Skyline : public ::testing::TestWithParam<RealCase> {};
+
+TEST_P(Skyline, StaysWithinPixelsOfFullDetail) {
+    REQUIRE_GL();
+    constexpr int kShotWidth = 1280;
+    constexpr int kShotHeight = 720;
+    constexpr int kCameras = 3;
+    const RealCase& param = GetParam();
+    const std::string path = std::string(QT_SHARED_HEIGHTMAPS) + "/" + param.file;
+    struct stat info;
+    if (stat(path.c_str(), &info) != 0) {
+        GTEST_SKIP() << "the shared heightmaps are absent (" << path << ")";
+    }
+    Result<Terrain> loaded = loadTerrain(path, {}, param.leafSize);
+    ASSERT_TRUE(loaded) << loaded.error();
+    Terrain& terrain = loaded.value();
+    const Heightmap& m = terrain.map;
+    Result<Framebuffer> target = Framebuffer::create(kShotWidth, kShotHeight);
+    ASSERT_TRUE(target) << target.error();
+    const WorldMapping& mapping = terrain.mapping;
+    const float relief =
+        std::fabs(mapping.worldHeight(m.maxSample) - mapping.worldHeight(m.minSample));
+    Random random(seedOf(param.file) + 7);
+    std::vector<uint8_t> pixels;
+    const auto frame = [&](const Camera& c, float lodPixels, FrameStats& stats) {
+        target.value().bind();
+        TerrainRenderer::clear(kShotWidth, kShotHeight);
+        stats = renderTerrain(gl().renderer, terrain, c,
+                              CullView{c, kShotHeight, true, true, lodPixels}, false);
+        readPixels(kShotWidth, kShotHeight, pixels);
+        return skyline(pixels, kShotWidth, kShotHeight);
+    };
+    int columns = 0;
+    for (int i = 0; i < kCameras; ++i) {
+        const int col = int(random.range(0.1f, 0.9f) * float(m.width - 1));
+        const int row = int(random.range(0.1f, 0.9f) * float(m.height - 1));
+        Camera c;
+        c.aspect = float(kShotWidth) / kShotHeight;
+        c.position = {float(col) * mapping.spacingX,
+                      groundAround(m, mapping, col, row, 8) + random.range(0.02f, 0.1f) * relief,
+                      float(row) * mapping.spacingZ};
+        c.yaw = random.range(-glm::pi<float>(), glm::pi<float>());
+        c.pitch = 0.0f;
+        fitClipPlanes(c, terrain.map, mapping);
+        FrameStats full;
+        const std::vector<int> reference = frame(c, 0.0f, full);
+        for (const float lodPixels : {1.0f, 2.0f, 4.0f}) {
+            FrameStats lod;
+            const std::vector<int> drawn = frame(c, lodPixels, lod);
+            int worst = 0;
+            for (int x = 0; x < kShotWidth; ++x) {
+                const int a = reference[size_t(x)], b = drawn[size_t(x)];
+                if (a == kNoTerrain && b == kNoTerrain) {
+                    continue;
+                }
+                const int moved =
+                    (a == kNoTerrain || b == kNoTerrain) ? kShotHeight : std::abs(a - b);
+                worst = std::max(worst, moved);
+                columns += a > 0 ? 1 : 0;
+            }
+            std::printf(
+                "%s camera %d, lod %.0f: skyline moved %d px at most; %llu of %llu triangles\n",
+                param.file, i, double(lodPixels), worst, (unsigned long long)lod.cull.triangles,
+                (unsigned long long)full.cull.triangles);
+            EXPECT_LE(worst, int(lodPixels) + 1)
+                << path << ": camera " << i << " at (" << c.position.x << ", " << c.position.y
+                << ", " << c.position.z << ") yaw " << c.yaw << ", lod " << lodPixels;
+        }
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    target.value().destroy();
+    terrain.destroy();
+    // The views have a skyline below the frame's top edge to compare.
+    EXPECT_GT(columns, kShotWidth) << path;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shared, Skyline,
+                         ::testing::Values(RealCase{"N47E009.hgt", 4},
+                                           RealCase{"puget_sound_1025x1025.png", 4},
+                                           RealCase{"etopo5_world_4320x2161.png", 4}),
+                         realCaseName);
 
 TEST_F(Picture, DebugLinesDrawInOneCall) {
     Result<DebugLines> lines = DebugLines::create(QT_SHADER_DIR);
