@@ -23,7 +23,7 @@ struct LocalTriangle {
 std::vector<LocalTriangle> foldedStripTriangles(int leafSize);
 
 // Fills tree.coarseErrors: for each inner node, the largest |h(sample) - surface(sample)| over
-
+// every triangle of foldedStripTriangles at the node's stride, vertices clamped to the map
 // as the shader places them, and the samples each covers, rounded up to whole codes (saturated
 // at 65535). Where a triangle's edge crosses the full-detail triangles between samples (folded
 // and clamped triangles), the samples on both sides of the edge count too, so the value bounds
