@@ -1,7 +1,7 @@
 // Object benchmarks: rolling balls among static objects over a 4097 x 4097 map, one step = move
 // every ball and find every candidate pair, for the object quadtree (incremental and rebuilt every
-// frame), a uniform grid, Box2D's broad phase and brute force; the rectangle query; memory; and a
-// check that they all find the same pairs.
+// frame), the loose quadtree, a uniform grid, Box2D's broad phase and brute force; the rectangle
+// query; memory; and a check that they all find the same pairs.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include <box2d/b2_broad_phase.h>
 #endif
 
+#include "core/object_loose_tree.h"
 #include "core/object_rebuild_tree.h"
 #include "core/object_reference.h"
 #include "core/object_tree.h"
@@ -178,6 +179,22 @@ void BM_StepTree(benchmark::State& state) {
         objects;
 }
 
+// The loose tree (each object once, in the deepest node whose doubled square holds it): the same
+// scene and steps as BM_StepTree, and the same memory counters.
+void BM_StepLoose(benchmark::State& state) {
+    LooseObjectTree tree(mapConfig());
+    stepIndex(state, tree);
+    const double objects = double(tree.objectCount());
+    state.counters["elements_per_object"] = double(tree.elementCount()) / objects;
+    state.counters["nodes"] = double(tree.nodeCount());
+    // Nodes and elements in use, and the object's node and element links.
+    state.counters["used_bytes_per_object"] =
+        (double(tree.nodeCount()) * sizeof(LooseObjectTree::Node) +
+         double(tree.elementCount()) * sizeof(LooseObjectTree::Element)) /
+            objects +
+        2.0 * sizeof(uint32_t);
+}
+
 void BM_StepRebuilt(benchmark::State& state) {
     RebuiltObjectTree tree(mapConfig());
     stepIndex(state, tree);
@@ -297,20 +314,23 @@ void BM_StepBox2D(benchmark::State& state) {
 }
 #endif
 
-// The same steps through every structure: the tree, the rebuilt tree and the grid must equal
+// The same steps through every structure: the trees (every leaf, rebuilt, loose) and the grid must
+// equal
 // brute force exactly (mismatches counts steps where they differ); Box2D's pairs must hold every
 // pair whose current boxes overlap (missing_exact counts those it lacks).
 void BM_PairsAgree(benchmark::State& state) {
     const Scene& s = scene(uint32_t(state.range(0)));
     ObjectTree tree(mapConfig());
     RebuiltObjectTree rebuilt(mapConfig());
+    LooseObjectTree loose(mapConfig());
     UniformGrid grid(0.0f, 0.0f, kMap, kGridCells);
     (void)tree.build(s.boxes.data(), s.motions.data(), s.count());
     (void)rebuilt.build(s.boxes.data(), s.motions.data(), s.count());
+    (void)loose.build(s.boxes.data(), s.motions.data(), s.count());
     grid.build(s.boxes.data(), s.motions.data(), s.count());
     ObjectArrays objects = bruteArrays(s);
     Balls balls(s);
-    std::vector<ObjectPair> a, b, c, brute;
+    std::vector<ObjectPair> a, b, c, d, brute;
     uint64_t mismatches = 0, pairs = 0, exactCurrent = 0, missingExact = 0, box2dPairs = 0;
 #if defined(QT_HAVE_BOX2D)
     struct Collect {
@@ -331,17 +351,20 @@ void BM_PairsAgree(benchmark::State& state) {
 #endif
             (void)tree.move(i, balls.next[k]);
             (void)rebuilt.move(i, balls.next[k]);
+            (void)loose.move(i, balls.next[k]);
             grid.move(i, balls.next[k]);
             objects.swept[i] = unionBox(objects.box[i], balls.next[k]);
             objects.box[i] = balls.next[k];
         }
         tree.cleanup();
         rebuilt.cleanup();
+        loose.cleanup();
         tree.collisionPairs(a);
         rebuilt.collisionPairs(b);
         grid.collisionPairs(c);
+        loose.collisionPairs(d);
         brutePairs(objects, brute);
-        mismatches += (a != brute) + (b != brute) + (c != brute);
+        mismatches += (a != brute) + (b != brute) + (c != brute) + (d != brute);
         pairs += brute.size();
 #if defined(QT_HAVE_BOX2D)
         collect.pairs.clear();
@@ -390,6 +413,14 @@ void timeRectQueries(benchmark::State& state, Query&& query) {
 void BM_RectTree(benchmark::State& state) {
     const Scene& s = scene(kRectObjects);
     ObjectTree tree(mapConfig());
+    (void)tree.build(s.boxes.data(), s.motions.data(), s.count());
+    timeRectQueries(state,
+                    [&](const Rect& r, std::vector<uint32_t>& out) { tree.queryRect(r, out); });
+}
+
+void BM_RectLoose(benchmark::State& state) {
+    const Scene& s = scene(kRectObjects);
+    LooseObjectTree tree(mapConfig());
     (void)tree.build(s.boxes.data(), s.motions.data(), s.count());
     timeRectQueries(state,
                     [&](const Rect& r, std::vector<uint32_t>& out) { tree.queryRect(r, out); });
@@ -461,6 +492,7 @@ void stepSizes(benchmark::internal::Benchmark* b) {
 }
 
 BENCHMARK(BM_StepTree)->Apply(stepSizes);
+BENCHMARK(BM_StepLoose)->Apply(stepSizes);
 BENCHMARK(BM_StepRebuilt)->Apply(stepSizes);
 BENCHMARK(BM_StepGrid)->Apply(stepSizes);
 #if defined(QT_HAVE_BOX2D)
@@ -476,6 +508,7 @@ BENCHMARK(BM_StepBruteSubset)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PairsAgree)->Arg(20000)->Iterations(20)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RectTree)->Arg(100)->Arg(10)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_RectLoose)->Arg(100)->Arg(10)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RectGrid)->Arg(100)->Arg(10)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RectBrute)->Arg(100)->Arg(10)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ShareIncremental)->Arg(1)->Arg(10)->Arg(30)->Arg(100)->Unit(benchmark::kMillisecond);
