@@ -1,7 +1,7 @@
 // Object benchmarks: rolling balls among static objects over a 4097 x 4097 map, one step = move
 // every ball and find every candidate pair, for the object quadtree (incremental and rebuilt every
 // frame), the loose quadtree, a uniform grid, Box2D's broad phase and brute force; the rectangle
-// query; memory; and a check that they all find the same pairs.
+// and frustum queries; memory; and a check that they all find the same pairs.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include <box2d/b2_broad_phase.h>
 #endif
 
+#include "core/camera.h"
 #include "core/object_loose_tree.h"
 #include "core/object_rebuild_tree.h"
 #include "core/object_reference.h"
@@ -441,6 +442,46 @@ void BM_RectBrute(benchmark::State& state) {
                     [&](const Rect& r, std::vector<uint32_t>& out) { bruteRect(objects, r, out); });
 }
 
+// ---- the frustum query at 1,000,000 objects, sorted by id as ObjectIndex gives it ----
+
+// Frustum i of 64: a camera 40 units over a point of the map looking 200 units ahead and 20 down
+// in a direction of its own, seeing range(0) units far.
+Frustum frustumNumber(uint32_t i, int64_t farPlane) {
+    Camera c;
+    c.farPlane = float(farPlane);
+    const float x = hash01(i, 8) * kMap, z = hash01(i, 9) * kMap, a = 6.2831853f * hash01(i, 10);
+    c.lookAt({x, 40.0f, z}, {x + 200.0f * std::cos(a), 20.0f, z + 200.0f * std::sin(a)});
+    return Frustum::fromViewProjection(c.viewProjection());
+}
+
+template <class Index>
+void timeFrustumQueries(benchmark::State& state, Index& index) {
+    const Scene& s = scene(kRectObjects);
+    (void)index.build(s.boxes.data(), s.motions.data(), s.count());
+    std::vector<Frustum> frustums;
+    for (uint32_t i = 0; i < 64; ++i) {
+        frustums.push_back(frustumNumber(i, state.range(0)));
+    }
+    std::vector<uint32_t> out;
+    uint64_t found = 0;
+    uint32_t i = 0;
+    for (auto _ : state) {
+        index.queryFrustum(frustums[i++ % 64], out);
+        found += out.size();
+    }
+    state.counters["found"] = double(found) / double(std::max<int64_t>(state.iterations(), 1));
+}
+
+void BM_FrustumTree(benchmark::State& state) {
+    ObjectTree tree(mapConfig());
+    timeFrustumQueries(state, tree);
+}
+
+void BM_FrustumLoose(benchmark::State& state) {
+    LooseObjectTree tree(mapConfig());
+    timeFrustumQueries(state, tree);
+}
+
 // ---- the per-frame rebuild against the incremental tree, by share of moving objects ----
 
 // 1,100,000 objects, of which range(0) percent move (the first ones of the scene's objects move
@@ -509,6 +550,8 @@ BENCHMARK(BM_StepBruteSubset)
 BENCHMARK(BM_PairsAgree)->Arg(20000)->Iterations(20)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RectTree)->Arg(100)->Arg(10)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RectLoose)->Arg(100)->Arg(10)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FrustumTree)->Arg(500)->Arg(2000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FrustumLoose)->Arg(500)->Arg(2000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RectGrid)->Arg(100)->Arg(10)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RectBrute)->Arg(100)->Arg(10)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ShareIncremental)->Arg(1)->Arg(10)->Arg(30)->Arg(100)->Unit(benchmark::kMillisecond);
