@@ -291,15 +291,12 @@ std::string LooseObjectTree::check() const {
         for (uint32_t q = 0; q < 4; ++q) {
             const uint32_t c = n.firstChild + q;
             const Node& child = nodes_[c];
-            float x0, z0, size;
             const float half = n.size * 0.5f;
-            x0 = (q & 1) ? n.x0 + half : n.x0;
-            z0 = (q & 2) ? n.z0 + half : n.z0;
-            size = half;
+            const float x0 = (q & 1) ? n.x0 + half : n.x0, z0 = (q & 2) ? n.z0 + half : n.z0;
             if (child.parent != node || child.depth != n.depth + 1) {
                 fail("child's parent link or depth is wrong");
             }
-            if (child.x0 != x0 || child.z0 != z0 || child.size != size) {
+            if (child.x0 != x0 || child.z0 != z0 || child.size != half) {
                 fail("child's square is wrong");
             }
             if (child.bounds.min.x <= child.bounds.max.x && !covers(n.bounds, child.bounds)) {
