@@ -1,7 +1,7 @@
 // Object benchmarks: rolling balls among static objects over a 4097 x 4097 map, one step = move
 // every ball and find every candidate pair, for the object quadtree (incremental and rebuilt every
-// frame), a uniform grid, Box2D's broad phase and brute force; the rectangle query; memory; and a
-// check that they all find the same pairs.
+// frame), the loose quadtree, a uniform grid, Box2D's broad phase and brute force; the rectangle
+// and frustum queries; memory; and a check that they all find the same pairs.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -15,6 +15,8 @@
 #include <box2d/b2_broad_phase.h>
 #endif
 
+#include "core/camera.h"
+#include "core/object_loose_tree.h"
 #include "core/object_rebuild_tree.h"
 #include "core/object_reference.h"
 #include "core/object_tree.h"
@@ -178,6 +180,22 @@ void BM_StepTree(benchmark::State& state) {
         objects;
 }
 
+// The loose tree (each object once, in the deepest node whose doubled square holds it): the same
+// scene and steps as BM_StepTree, and the same memory counters.
+void BM_StepLoose(benchmark::State& state) {
+    LooseObjectTree tree(mapConfig());
+    stepIndex(state, tree);
+    const double objects = double(tree.objectCount());
+    state.counters["elements_per_object"] = double(tree.elementCount()) / objects;
+    state.counters["nodes"] = double(tree.nodeCount());
+    // Nodes and elements in use, and the object's node and element links.
+    state.counters["used_bytes_per_object"] =
+        (double(tree.nodeCount()) * sizeof(LooseObjectTree::Node) +
+         double(tree.elementCount()) * sizeof(LooseObjectTree::Element)) /
+            objects +
+        2.0 * sizeof(uint32_t);
+}
+
 void BM_StepRebuilt(benchmark::State& state) {
     RebuiltObjectTree tree(mapConfig());
     stepIndex(state, tree);
@@ -297,20 +315,23 @@ void BM_StepBox2D(benchmark::State& state) {
 }
 #endif
 
-// The same steps through every structure: the tree, the rebuilt tree and the grid must equal
+// The same steps through every structure: the trees (every leaf, rebuilt, loose) and the grid must
+// equal
 // brute force exactly (mismatches counts steps where they differ); Box2D's pairs must hold every
 // pair whose current boxes overlap (missing_exact counts those it lacks).
 void BM_PairsAgree(benchmark::State& state) {
     const Scene& s = scene(uint32_t(state.range(0)));
     ObjectTree tree(mapConfig());
     RebuiltObjectTree rebuilt(mapConfig());
+    LooseObjectTree loose(mapConfig());
     UniformGrid grid(0.0f, 0.0f, kMap, kGridCells);
     (void)tree.build(s.boxes.data(), s.motions.data(), s.count());
     (void)rebuilt.build(s.boxes.data(), s.motions.data(), s.count());
+    (void)loose.build(s.boxes.data(), s.motions.data(), s.count());
     grid.build(s.boxes.data(), s.motions.data(), s.count());
     ObjectArrays objects = bruteArrays(s);
     Balls balls(s);
-    std::vector<ObjectPair> a, b, c, brute;
+    std::vector<ObjectPair> a, b, c, d, brute;
     uint64_t mismatches = 0, pairs = 0, exactCurrent = 0, missingExact = 0, box2dPairs = 0;
 #if defined(QT_HAVE_BOX2D)
     struct Collect {
@@ -331,17 +352,20 @@ void BM_PairsAgree(benchmark::State& state) {
 #endif
             (void)tree.move(i, balls.next[k]);
             (void)rebuilt.move(i, balls.next[k]);
+            (void)loose.move(i, balls.next[k]);
             grid.move(i, balls.next[k]);
             objects.swept[i] = unionBox(objects.box[i], balls.next[k]);
             objects.box[i] = balls.next[k];
         }
         tree.cleanup();
         rebuilt.cleanup();
+        loose.cleanup();
         tree.collisionPairs(a);
         rebuilt.collisionPairs(b);
         grid.collisionPairs(c);
+        loose.collisionPairs(d);
         brutePairs(objects, brute);
-        mismatches += (a != brute) + (b != brute) + (c != brute);
+        mismatches += (a != brute) + (b != brute) + (c != brute) + (d != brute);
         pairs += brute.size();
 #if defined(QT_HAVE_BOX2D)
         collect.pairs.clear();
@@ -395,6 +419,14 @@ void BM_RectTree(benchmark::State& state) {
                     [&](const Rect& r, std::vector<uint32_t>& out) { tree.queryRect(r, out); });
 }
 
+void BM_RectLoose(benchmark::State& state) {
+    const Scene& s = scene(kRectObjects);
+    LooseObjectTree tree(mapConfig());
+    (void)tree.build(s.boxes.data(), s.motions.data(), s.count());
+    timeRectQueries(state,
+                    [&](const Rect& r, std::vector<uint32_t>& out) { tree.queryRect(r, out); });
+}
+
 void BM_RectGrid(benchmark::State& state) {
     const Scene& s = scene(kRectObjects);
     UniformGrid grid(0.0f, 0.0f, kMap, kGridCells);
@@ -408,6 +440,46 @@ void BM_RectBrute(benchmark::State& state) {
     const ObjectArrays objects = bruteArrays(s);
     timeRectQueries(state,
                     [&](const Rect& r, std::vector<uint32_t>& out) { bruteRect(objects, r, out); });
+}
+
+// ---- the frustum query at 1,000,000 objects, sorted by id as ObjectIndex gives it ----
+
+// Frustum i of 64: a camera 40 units over a point of the map looking 200 units ahead and 20 down
+// in a direction of its own, seeing range(0) units far.
+Frustum frustumNumber(uint32_t i, int64_t farPlane) {
+    Camera c;
+    c.farPlane = float(farPlane);
+    const float x = hash01(i, 8) * kMap, z = hash01(i, 9) * kMap, a = 6.2831853f * hash01(i, 10);
+    c.lookAt({x, 40.0f, z}, {x + 200.0f * std::cos(a), 20.0f, z + 200.0f * std::sin(a)});
+    return Frustum::fromViewProjection(c.viewProjection());
+}
+
+template <class Index>
+void timeFrustumQueries(benchmark::State& state, Index& index) {
+    const Scene& s = scene(kRectObjects);
+    (void)index.build(s.boxes.data(), s.motions.data(), s.count());
+    std::vector<Frustum> frustums;
+    for (uint32_t i = 0; i < 64; ++i) {
+        frustums.push_back(frustumNumber(i, state.range(0)));
+    }
+    std::vector<uint32_t> out;
+    uint64_t found = 0;
+    uint32_t i = 0;
+    for (auto _ : state) {
+        index.queryFrustum(frustums[i++ % 64], out);
+        found += out.size();
+    }
+    state.counters["found"] = double(found) / double(std::max<int64_t>(state.iterations(), 1));
+}
+
+void BM_FrustumTree(benchmark::State& state) {
+    ObjectTree tree(mapConfig());
+    timeFrustumQueries(state, tree);
+}
+
+void BM_FrustumLoose(benchmark::State& state) {
+    LooseObjectTree tree(mapConfig());
+    timeFrustumQueries(state, tree);
 }
 
 // ---- the per-frame rebuild against the incremental tree, by share of moving objects ----
@@ -461,6 +533,7 @@ void stepSizes(benchmark::internal::Benchmark* b) {
 }
 
 BENCHMARK(BM_StepTree)->Apply(stepSizes);
+BENCHMARK(BM_StepLoose)->Apply(stepSizes);
 BENCHMARK(BM_StepRebuilt)->Apply(stepSizes);
 BENCHMARK(BM_StepGrid)->Apply(stepSizes);
 #if defined(QT_HAVE_BOX2D)
@@ -476,6 +549,9 @@ BENCHMARK(BM_StepBruteSubset)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PairsAgree)->Arg(20000)->Iterations(20)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RectTree)->Arg(100)->Arg(10)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_RectLoose)->Arg(100)->Arg(10)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FrustumTree)->Arg(500)->Arg(2000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FrustumLoose)->Arg(500)->Arg(2000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RectGrid)->Arg(100)->Arg(10)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RectBrute)->Arg(100)->Arg(10)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ShareIncremental)->Arg(1)->Arg(10)->Arg(30)->Arg(100)->Unit(benchmark::kMillisecond);

@@ -1,7 +1,7 @@
-// The object quadtree, incremental and rebuilt every frame: random operation sequences checked
-// query by query against brute force, the tree's invariants, depth bounds against coincident and
-// tiny objects, emptying back to one root, rejected boxes, order independence, and frames that
-// allocate nothing.
+// The object quadtrees (every leaf, incremental and rebuilt every frame; loose): random operation
+// sequences checked query by query against brute force, the tree's invariants, depth bounds against
+// coincident and tiny objects, emptying back to one root, rejected boxes, order independence, and
+// frames that allocate nothing.
 #include <algorithm>
 #include <memory>
 #include <numeric>
@@ -12,6 +12,7 @@
 
 #include "app/heap_count.h"
 #include "core/camera.h"
+#include "core/object_loose_tree.h"
 #include "core/object_rebuild_tree.h"
 #include "core/object_reference.h"
 #include "core/object_tree.h"
@@ -22,7 +23,7 @@ namespace {
 
 using test::Random;
 
-enum class Strategy { Incremental, Rebuilt };
+enum class Strategy { Incremental, Rebuilt, Loose };
 
 constexpr float kWorld = 1024.0f;
 
@@ -30,14 +31,31 @@ std::unique_ptr<ObjectIndex> makeIndex(Strategy s, const ObjectTreeConfig& c) {
     if (s == Strategy::Incremental) {
         return std::make_unique<ObjectTree>(c);
     }
+    if (s == Strategy::Loose) {
+        return std::make_unique<LooseObjectTree>(c);
+    }
     return std::make_unique<RebuiltObjectTree>(c);
 }
 
-const ObjectTree& treeOf(const ObjectIndex& index) {
+// The structure's own statistics and invariants' check, whichever tree it is.
+struct TreeView {
+    const ObjectTree* tree = nullptr;
+    const LooseObjectTree* loose = nullptr;
+
+    std::string check() const { return tree ? tree->check() : loose->check(); }
+    bool isEmptyRoot() const { return tree ? tree->isEmptyRoot() : loose->isEmptyRoot(); }
+    uint32_t depth() const { return tree ? tree->depth() : loose->depth(); }
+    uint32_t nodeCount() const { return tree ? tree->nodeCount() : loose->nodeCount(); }
+};
+
+TreeView treeOf(const ObjectIndex& index) {
     if (const auto* rebuilt = dynamic_cast<const RebuiltObjectTree*>(&index)) {
-        return rebuilt->tree();
+        return {&rebuilt->tree(), nullptr};
     }
-    return dynamic_cast<const ObjectTree&>(index);
+    if (const auto* loose = dynamic_cast<const LooseObjectTree*>(&index)) {
+        return {nullptr, loose};
+    }
+    return {&dynamic_cast<const ObjectTree&>(index), nullptr};
 }
 
 Box boxAt(float x, float y, float z, float hx, float hy, float hz) {
@@ -237,7 +255,7 @@ TEST_P(ObjectTreeTest, CoincidentAndTinyObjectsStopAtTheDepthBound) {
         h.insert({p, p + glm::vec3(1e-4f)}, Motion::Moving);
     }
     h.index->cleanup();
-    const ObjectTree& tree = treeOf(*h.index);
+    const TreeView tree = treeOf(*h.index);
     EXPECT_EQ(tree.check(), "");
     EXPECT_LE(tree.depth(), config.maxDepth);
     EXPECT_LE(tree.nodeCount(), 1 + 4 * 4 * config.maxDepth);  // a few paths down, no more
@@ -406,10 +424,18 @@ TEST_P(ObjectTreeTest, FramesAllocateNothingAfterWarmUp) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Strategies, ObjectTreeTest,
-                         ::testing::Values(Strategy::Incremental, Strategy::Rebuilt),
+                         ::testing::Values(Strategy::Incremental, Strategy::Rebuilt,
+                                           Strategy::Loose),
                          [](const ::testing::TestParamInfo<Strategy>& param) {
-                             return param.param == Strategy::Incremental ? "Incremental"
-                                                                         : "Rebuilt";
+                             switch (param.param) {
+                                 case Strategy::Incremental:
+                                     return "Incremental";
+                                 case Strategy::Rebuilt:
+                                     return "Rebuilt";
+                                 case Strategy::Loose:
+                                     break;
+                             }
+                             return "Loose";
                          });
 
 }  // namespace

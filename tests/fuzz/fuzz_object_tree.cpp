@@ -1,8 +1,8 @@
-// libFuzzer harness for the object quadtree, both strategies: the input is a sequence of inserts,
-// removes, moves, cleanups and queries with boxes from its bytes (NaN, infinities, huge, tiny,
-// inverted and negative-size ones among them). Boxes that are not finite with min <= max must be
-// refused with an error and change nothing; every query must equal brute force; the tree's
-// invariants must hold after each cleanup. Any difference aborts.
+// libFuzzer harness for the object quadtrees, every strategy (every leaf, rebuilt, loose): the
+// input is a sequence of inserts, removes, moves, cleanups and queries with boxes from its bytes
+// (NaN, infinities, huge, tiny, inverted and negative-size ones among them). Boxes that are not
+// finite with min <= max must be refused with an error and change nothing; every query must equal
+// brute force; the tree's invariants must hold after each cleanup. Any difference aborts.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/camera.h"
+#include "core/object_loose_tree.h"
 #include "core/object_rebuild_tree.h"
 #include "core/object_reference.h"
 #include "core/object_tree.h"
@@ -72,7 +73,7 @@ struct Bytes {
 };
 
 struct Pair {
-    std::unique_ptr<ObjectIndex> index[2];
+    std::unique_ptr<ObjectIndex> index[3];
     ObjectArrays model;
     std::vector<uint32_t> live;
 };
@@ -128,6 +129,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Pair p;
     p.index[0] = std::make_unique<ObjectTree>(config);
     p.index[1] = std::make_unique<RebuiltObjectTree>(config);
+    p.index[2] = std::make_unique<LooseObjectTree>(config);
     bool clean = true;  // cleanup() ran since the last change: queries allowed
     while (!in.done()) {
         const uint8_t op = in.byte() % 8;
@@ -136,13 +138,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             const Motion m = in.byte() & 1 ? Motion::Moving : Motion::Static;
             const bool valid = validObjectBox(b);
             uint32_t id = 0;
-            for (int k = 0; k < 2; ++k) {
+            for (int k = 0; k < 3; ++k) {
                 const Result<uint32_t> r = p.index[k]->insert(b, m);
                 if (r.ok() != valid || (!r.ok() && r.error().empty())) {
                     fail("insert accepted an invalid box or refused a valid one");
                 }
-                if (r.ok() && k == 1 && r.value() != id) {
-                    fail("the two strategies gave different ids");
+                if (r.ok() && k > 0 && r.value() != id) {
+                    fail("the strategies gave different ids");
                 }
                 id = r.ok() ? r.value() : 0;
             }
@@ -199,8 +201,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             clean = true;
             const std::string a = static_cast<ObjectTree&>(*p.index[0]).check();
             const std::string b = static_cast<RebuiltObjectTree&>(*p.index[1]).tree().check();
-            if (!a.empty() || !b.empty()) {
-                std::fprintf(stderr, "%s / %s\n", a.c_str(), b.c_str());
+            const std::string c = static_cast<LooseObjectTree&>(*p.index[2]).check();
+            if (!a.empty() || !b.empty() || !c.empty()) {
+                std::fprintf(stderr, "%s / %s / %s\n", a.c_str(), b.c_str(), c.c_str());
                 fail("tree invariants broken");
             }
         } else if (op >= 6 && clean) {
@@ -221,7 +224,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         index->cleanup();
     }
     if (!static_cast<ObjectTree&>(*p.index[0]).isEmptyRoot() ||
-        !static_cast<RebuiltObjectTree&>(*p.index[1]).tree().isEmptyRoot()) {
+        !static_cast<RebuiltObjectTree&>(*p.index[1]).tree().isEmptyRoot() ||
+        !static_cast<LooseObjectTree&>(*p.index[2]).isEmptyRoot()) {
         fail("not one empty root after removing everything");
     }
     return 0;

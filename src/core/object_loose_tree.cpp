@@ -1,0 +1,524 @@
+// The loose object quadtree's structure: pooled nodes and free-listed elements, canonical
+// placement, splits, deferred merging, compaction, the objects' changes (the queries:
+// object_loose_tree_query.cpp). References: Ulrich's loose octree (Game Programming Gems, 2000),
+// 002_e2c558c8a0fd0d4b.txt (split at a per-node limit, merge on removal), 003_a6a19f82ba52de5d.txt
+// (the maximum depth), 000_758ee9a454ef1104.txt (a moving object indexed over its previous and
+// current position).
+#include "core/object_loose_tree.h"
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <limits>
+#include <string>
+
+namespace qt {
+
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+const Box kEmpty = {glm::vec3(kInf), glm::vec3(-kInf)};
+
+using Node = LooseObjectTree::Node;
+
+bool contains(const Box& outer, const Box& inner) {
+    return outer.min.x <= inner.min.x && outer.min.y <= inner.min.y && outer.min.z <= inner.min.z &&
+           outer.max.x >= inner.max.x && outer.max.y >= inner.max.y && outer.max.z >= inner.max.z;
+}
+
+// The child (0..3) whose half-open square holds the box's centre; halves first, so that the sum
+// cannot overflow. A child's x0 is computed as its parent's x0 + half in allocGroup, the same
+// value as the midline here, so placement and the children's squares agree to the bit.
+int quadrant(const Node& n, const Box& b) {
+    const float half = n.size * 0.5f;
+    const float cx = 0.5f * b.min.x + 0.5f * b.max.x, cz = 0.5f * b.min.z + 0.5f * b.max.z;
+    return (cx >= n.x0 + half ? 1 : 0) | (cz >= n.z0 + half ? 2 : 0);
+}
+
+void childSquare(const Node& n, int q, float& x0, float& z0, float& size) {
+    const float half = n.size * 0.5f;
+    x0 = (q & 1) ? n.x0 + half : n.x0;
+    z0 = (q & 2) ? n.z0 + half : n.z0;
+    size = half;
+}
+
+// The square [x0, x0 + size]^2 loosened by size / 2 on every side holds the box over x/z.
+bool looseHolds(float x0, float z0, float size, const Box& b) {
+    const float margin = size * 0.5f;
+    return b.min.x >= x0 - margin && b.max.x <= x0 + size + margin && b.min.z >= z0 - margin &&
+           b.max.z <= z0 + size + margin;
+}
+
+}  // namespace
+
+LooseObjectTree::LooseObjectTree(const ObjectTreeConfig& config) : config_(config) {
+    assert(config.size > 0 && std::isfinite(config.size) && config.leafLimit >= 1);
+    assert(config.maxDepth <= kMaxDepth);
+    clearNodes();
+}
+
+void LooseObjectTree::clearNodes() {
+    nodes_.resize(1);
+    queued_.assign(1, 0);
+    nodes_[0] = {kNone,           kNone,        0,     0, kNone, 0, config_.originX,
+                 config_.originZ, config_.size, kEmpty};
+    freeGroups_ = kNone;
+    usedGroups_ = 0;
+    elements_.clear();
+    freeElements_ = kNone;
+    usedElements_ = 0;
+    allocatedSinceCompact_ = 0;
+    mergeQueue_.clear();
+}
+
+// ---- pools ----
+
+uint32_t LooseObjectTree::allocGroup(uint32_t parent) {
+    uint32_t first = freeGroups_;
+    if (first != kNone) {
+        freeGroups_ = nodes_[first].firstChild;
+    } else {
+        first = uint32_t(nodes_.size());
+        nodes_.resize(nodes_.size() + 4);
+        queued_.resize(nodes_.size(), 0);
+    }
+    const Node& p = nodes_[parent];
+    for (int q = 0; q < 4; ++q) {
+        Node c{kNone, kNone, 0, 0, parent, p.depth + 1, 0.0f, 0.0f, 0.0f, kEmpty};
+        childSquare(p, q, c.x0, c.z0, c.size);
+        nodes_[first + uint32_t(q)] = c;
+    }
+    ++usedGroups_;
+    return first;
+}
+
+void LooseObjectTree::freeGroup(uint32_t first) {
+    for (uint32_t q = 0; q < 4; ++q) {
+        nodes_[first + q] = {kNone, kNone, 0, 0, kFreeNode, 0, 0.0f, 0.0f, 0.0f, kEmpty};
+    }
+    nodes_[first].firstChild = freeGroups_;
+    freeGroups_ = first;
+    --usedGroups_;
+}
+
+uint32_t LooseObjectTree::allocElement() {
+    uint32_t e = freeElements_;
+    if (e != kNone) {
+        freeElements_ = elements_[e].next;
+    } else {
+        e = uint32_t(elements_.size());
+        elements_.emplace_back();
+    }
+    ++usedElements_;
+    ++allocatedSinceCompact_;
+    return e;
+}
+
+void LooseObjectTree::freeElement(uint32_t e) {
+    elements_[e].next = freeElements_;
+    freeElements_ = e;
+    --usedElements_;
+}
+
+uint32_t LooseObjectTree::newId() {
+    if (!freeIds_.empty()) {
+        const uint32_t id = freeIds_.back();
+        freeIds_.pop_back();
+        return id;
+    }
+    const auto id = uint32_t(box_.size());
+    assert(id < kMovingBit);
+    box_.emplace_back();
+    swept_.emplace_back();
+    moving_.push_back(0);
+    alive_.push_back(0);
+    nodeOf_.push_back(kNone);
+    elementOf_.push_back(kNone);
+    movingSlot_.push_back(kNone);
+    return id;
+}
+
+// ---- placement ----
+
+// The canonical node: down the centre's path while the child's loose square holds the box.
+uint32_t LooseObjectTree::place(const Box& swept) const {
+    uint32_t node = 0;
+    for (;;) {
+        const Node& n = nodes_[node];
+        if (n.firstChild == kNone) {
+            return node;
+        }
+        const uint32_t c = n.firstChild + uint32_t(quadrant(n, swept));
+        const Node& child = nodes_[c];
+        if (!looseHolds(child.x0, child.z0, child.size, swept)) {
+            return node;
+        }
+        node = c;
+    }
+}
+
+// A split of `leaf` would send the object down: its centre child's loose square holds it.
+bool LooseObjectTree::wouldGoDown(const Node& leaf, const Box& swept) const {
+    float x0, z0, size;
+    childSquare(leaf, quadrant(leaf, swept), x0, z0, size);
+    return looseHolds(x0, z0, size, swept);
+}
+
+// Grows the bounds from `node` up while they miss part of `b` (a parent's bounds cover its
+// children's, so above the first node that holds `b` every node does).
+void LooseObjectTree::growUp(uint32_t node, const Box& b) {
+    while (node != kNone && !contains(nodes_[node].bounds, b)) {
+        nodes_[node].bounds = unionBox(nodes_[node].bounds, b);
+        node = nodes_[node].parent;
+    }
+}
+
+void LooseObjectTree::link(uint32_t node, uint32_t e, uint32_t object) {
+    Node& n = nodes_[node];
+    elements_[e].next = n.head;
+    n.head = e;
+    ++n.count;
+    nodeOf_[object] = node;
+    elementOf_[object] = e;
+}
+
+void LooseObjectTree::addToNode(uint32_t node, uint32_t object) {
+    const uint32_t e = allocElement();
+    const Box& s = swept_[object];
+    elements_[e].object = object | (moving_[object] ? kMovingBit : 0u);
+    elements_[e].box = s;
+    link(node, e, object);
+    Node& n = nodes_[node];
+    if (n.firstChild == kNone && wouldGoDown(n, s)) {
+        ++n.separable;
+    }
+    growUp(node, s);
+}
+
+// Takes the object out of its node in O(1): the list's head element moves into the object's
+// slot and the head's slot is freed. Returns the node.
+uint32_t LooseObjectTree::unlink(uint32_t object) {
+    const uint32_t node = nodeOf_[object];
+    const uint32_t e = elementOf_[object];
+    Node& n = nodes_[node];
+    if (n.firstChild == kNone && wouldGoDown(n, elements_[e].box)) {
+        --n.separable;
+    }
+    const uint32_t h = n.head;
+    if (e != h) {
+        const Element& head = elements_[h];
+        elements_[e].object = head.object;
+        elements_[e].box = head.box;
+        elementOf_[head.object & ~kMovingBit] = e;
+    }
+    n.head = elements_[h].next;
+    --n.count;
+    freeElement(h);
+    nodeOf_[object] = kNone;
+    elementOf_[object] = kNone;
+    return node;
+}
+
+// ---- structure ----
+
+// A leaf with more than leafLimit objects that a split would send down becomes four leaves, each
+// such object going to its centre child, the others staying (002), and so on down; never at
+// maxDepth (003). Objects that fit no child do not count: no split could move them.
+void LooseObjectTree::trySplit(uint32_t node) {
+    {
+        const Node& n = nodes_[node];
+        if (n.firstChild != kNone || n.separable <= config_.leafLimit ||
+            n.depth >= config_.maxDepth) {
+            return;
+        }
+    }
+    const uint32_t first = allocGroup(node);  // may move nodes_
+    Node& n = nodes_[node];
+    uint32_t e = n.head;
+    n.firstChild = first;
+    n.head = kNone;
+    n.count = 0;
+    n.separable = 0;
+    while (e != kNone) {
+        const uint32_t next = elements_[e].next;
+        const Box& s = elements_[e].box;
+        const uint32_t object = elements_[e].object & ~kMovingBit;
+        const uint32_t c = first + uint32_t(quadrant(nodes_[node], s));
+        Node& child = nodes_[c];
+        if (looseHolds(child.x0, child.z0, child.size, s)) {
+            link(c, e, object);
+            child.separable += wouldGoDown(child, s) ? 1 : 0;
+            child.bounds = unionBox(child.bounds, s);
+        } else {
+            link(node, e, object);
+        }
+        e = next;
+    }
+    for (uint32_t q = 0; q < 4; ++q) {
+        trySplit(first + q);
+    }
+}
+
+void LooseObjectTree::queueMerge(uint32_t leaf) {
+    const uint32_t parent = nodes_[leaf].parent;
+    if (parent != kNone && !queued_[parent]) {
+        queued_[parent] = 1;
+        mergeQueue_.push_back(parent);
+    }
+}
+
+// Merges a node whose children are all leaves holding no more than mergeLimit() objects together
+// (each of them would go down again on a split) into one leaf, with exact bounds (002).
+bool LooseObjectTree::tryMerge(uint32_t node) {
+    const Node& n = nodes_[node];
+    if (n.parent == kFreeNode || n.firstChild == kNone) {
+        return false;
+    }
+    const uint32_t first = n.firstChild;
+    uint32_t total = 0;
+    for (uint32_t q = 0; q < 4; ++q) {
+        const Node& c = nodes_[first + q];
+        if (c.firstChild != kNone) {
+            return false;
+        }
+        total += c.count;
+    }
+    if (total > config_.mergeLimit()) {
+        return false;
+    }
+    Node& m = nodes_[node];
+    m.firstChild = kNone;
+    for (uint32_t q = 0; q < 4; ++q) {
+        for (uint32_t e = nodes_[first + q].head; e != kNone;) {
+            const uint32_t next = elements_[e].next;
+            link(node, e, elements_[e].object & ~kMovingBit);
+            e = next;
+        }
+    }
+    freeGroup(first);
+    m.separable = 0;
+    m.bounds = kEmpty;
+    for (uint32_t e = m.head; e != kNone; e = elements_[e].next) {
+        m.separable += wouldGoDown(m, elements_[e].box) ? 1 : 0;
+        m.bounds = unionBox(m.bounds, elements_[e].box);
+    }
+    queueMerge(node);
+    return true;
+}
+
+void LooseObjectTree::compact() {
+    order_.clear();
+    std::array<uint32_t, 3 * kMaxDepth + 8> stack;
+    size_t top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        const uint32_t node = stack[--top];
+        order_.push_back(node);
+        const uint32_t first = nodes_[node].firstChild;
+        if (first != kNone) {
+            for (uint32_t q = 4; q-- > 0;) {
+                stack[top++] = first + q;
+            }
+        }
+    }
+    spare_.clear();
+    spare_.reserve(elements_.capacity());  // once: later the two swap, both at this capacity
+    for (const uint32_t node : order_) {
+        Node& n = nodes_[node];
+        uint32_t e = n.head;
+        n.head = e == kNone ? kNone : uint32_t(spare_.size());
+        while (e != kNone) {
+            elementOf_[elements_[e].object & ~kMovingBit] = uint32_t(spare_.size());
+            spare_.push_back(elements_[e]);
+            e = elements_[e].next;
+            spare_.back().next = e == kNone ? kNone : uint32_t(spare_.size());
+        }
+    }
+    assert(spare_.size() == usedElements_);
+    elements_.swap(spare_);
+    freeElements_ = kNone;
+    allocatedSinceCompact_ = 0;
+    // Exact bounds, children before parents.
+    for (size_t i = order_.size(); i-- > 0;) {
+        Node& n = nodes_[order_[i]];
+        Box b = kEmpty;
+        for (uint32_t e = n.head; e != kNone; e = elements_[e].next) {
+            b = unionBox(b, elements_[e].box);
+        }
+        if (n.firstChild != kNone) {
+            for (uint32_t q = 0; q < 4; ++q) {
+                b = unionBox(b, nodes_[n.firstChild + q].bounds);
+            }
+        }
+        n.bounds = b;
+    }
+}
+
+namespace {
+
+// Bits 0..15 of v spread to the even bits of the result.
+uint64_t spread16(uint32_t v) {
+    uint64_t x = v & 0xFFFFu;
+    x = (x | x << 8) & 0x00FF00FFu;
+    x = (x | x << 4) & 0x0F0F0F0Fu;
+    x = (x | x << 2) & 0x33333333u;
+    x = (x | x << 1) & 0x55555555u;
+    return x;
+}
+
+}  // namespace
+
+void LooseObjectTree::sortMoving() {
+    const float scale = 65535.0f / config_.size;
+    mortonKeys_.clear();
+    for (const uint32_t id : movingList_) {
+        const Box& b = swept_[id];
+        const float x = (0.5f * (b.min.x + b.max.x) - config_.originX) * scale;
+        const float z = (0.5f * (b.min.z + b.max.z) - config_.originZ) * scale;
+        const auto cx = uint32_t(std::clamp(x, 0.0f, 65535.0f));
+        const auto cz = uint32_t(std::clamp(z, 0.0f, 65535.0f));
+        mortonKeys_.push_back((spread16(cx) | spread16(cz) << 1) << 32 | id);
+    }
+    std::sort(mortonKeys_.begin(), mortonKeys_.end());
+    for (uint32_t k = 0; k < mortonKeys_.size(); ++k) {
+        const auto id = uint32_t(mortonKeys_[k]);
+        movingList_[k] = id;
+        movingSlot_[id] = k;
+    }
+}
+
+void LooseObjectTree::cleanup() {
+    for (size_t i = 0; i < mergeQueue_.size(); ++i) {  // tryMerge appends the parents it frees
+        const uint32_t node = mergeQueue_[i];
+        queued_[node] = 0;
+        tryMerge(node);
+    }
+    mergeQueue_.clear();
+    if (allocatedSinceCompact_ > usedElements_ / 4) {
+        compact();
+    }
+    sortMoving();
+}
+
+// ---- objects ----
+
+Result<uint32_t> LooseObjectTree::insert(const Box& box, Motion motion) {
+    if (!validObjectBox(box)) {
+        return Result<uint32_t>::failure("object box is not finite with min <= max on each axis");
+    }
+    const uint32_t id = newId();
+    box_[id] = box;
+    swept_[id] = box;
+    alive_[id] = 1;
+    moving_[id] = uint8_t(motion);
+    if (motion == Motion::Moving) {
+        movingSlot_[id] = uint32_t(movingList_.size());
+        movingList_.push_back(id);
+    }
+    ++liveCount_;
+    const uint32_t node = place(box);
+    addToNode(node, id);
+    trySplit(node);
+    return id;
+}
+
+void LooseObjectTree::remove(uint32_t id) {
+    assert(alive(id));
+    const uint32_t node = unlink(id);
+    if (nodes_[node].firstChild == kNone) {
+        queueMerge(node);
+    }
+    alive_[id] = 0;
+    if (moving_[id]) {
+        const uint32_t slot = movingSlot_[id];
+        movingList_[slot] = movingList_.back();
+        movingSlot_[movingList_[slot]] = slot;
+        movingList_.pop_back();
+        movingSlot_[id] = kNone;
+        moving_[id] = 0;
+    }
+    freeIds_.push_back(id);
+    --liveCount_;
+}
+
+// The common case for a ball: the same node, so only its element's copy, the separable count and
+// the bounds change; otherwise out of the old node, into the new one.
+Status LooseObjectTree::move(uint32_t id, const Box& box) {
+    assert(alive(id));
+    if (!validObjectBox(box)) {
+        return Status::failure("object box is not finite with min <= max on each axis");
+    }
+    // 000: a moving object is indexed over its previous and its current box together.
+    const Box stored = moving_[id] ? unionBox(box_[id], box) : box;
+    box_[id] = box;
+    swept_[id] = stored;
+    const uint32_t target = place(stored);
+    const uint32_t node = nodeOf_[id];
+    if (target == node) {
+        Element& element = elements_[elementOf_[id]];
+        Node& n = nodes_[node];
+        if (n.firstChild == kNone) {
+            n.separable -= wouldGoDown(n, element.box) ? 1 : 0;
+            n.separable += wouldGoDown(n, stored) ? 1 : 0;
+        }
+        element.box = stored;
+        growUp(node, stored);
+        trySplit(node);
+        return {};
+    }
+    unlink(id);
+    if (nodes_[node].firstChild == kNone) {
+        queueMerge(node);
+    }
+    addToNode(target, id);
+    trySplit(target);
+    return {};
+}
+
+// Top down: every object into the root's list, then one recursive split (the same shape as
+// inserting them one by one, whose splits happen at the same counts).
+Status LooseObjectTree::build(const Box* boxes, const Motion* motions, uint32_t count) {
+    box_.clear();
+    swept_.clear();
+    moving_.clear();
+    alive_.clear();
+    nodeOf_.clear();
+    elementOf_.clear();
+    movingList_.clear();
+    movingSlot_.clear();
+    freeIds_.clear();
+    liveCount_ = 0;
+    clearNodes();
+    for (uint32_t i = 0; i < count; ++i) {
+        if (!validObjectBox(boxes[i])) {
+            return Status::failure("object " + std::to_string(i) +
+                                   ": box is not finite with min <= max on each axis");
+        }
+    }
+    assert(count < kMovingBit);
+    box_.assign(boxes, boxes + count);
+    swept_.assign(boxes, boxes + count);
+    moving_.resize(count);
+    alive_.assign(count, 1);
+    nodeOf_.assign(count, kNone);
+    elementOf_.assign(count, kNone);
+    movingSlot_.assign(count, kNone);
+    for (uint32_t i = 0; i < count; ++i) {
+        moving_[i] = uint8_t(motions[i]);
+        if (motions[i] == Motion::Moving) {
+            movingSlot_[i] = uint32_t(movingList_.size());
+            movingList_.push_back(i);
+        }
+    }
+    liveCount_ = count;
+    elements_.reserve(count);
+    for (uint32_t id = count; id-- > 0;) {  // the list then runs in id order
+        addToNode(0, id);
+    }
+    trySplit(0);
+    compact();
+    sortMoving();
+    return {};
+}
+
+}  // namespace qt

@@ -1,0 +1,143 @@
+// The loose object quadtree (Ulrich's loose octree, "Loose Octrees", Game Programming Gems, 2000,
+// in two dimensions): each object stored once, in the deepest node on its centre's path whose
+// square loosened to twice its side holds the object's swept box over x/z; flat pooled nodes,
+// free-listed elements, splits at a per-node limit (002) and deferred merging. The third strategy
+// behind ObjectIndex, measured against the every-leaf tree (object_tree.h, where the choice and
+// the figures are).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/object_index.h"
+#include "core/object_tree.h"
+
+namespace qt {
+
+// The same configuration as the every-leaf tree (ObjectTreeConfig), read as: the root square;
+// leafLimit objects in a leaf that would go down on a split (those whose loose child square holds
+// them) before it splits; maxDepth; merging at half the limit. An object that fits no child of
+// the root (outside the root square by more than a quarter of it) stays in the root, so nothing
+// is lost and every query stays exact, only slower for those objects.
+//
+// Placement is canonical: from the root, down to the child whose half-open square holds the swept
+// box's centre while that child's loose square holds the whole box; so an object's node depends
+// only on its swept box and the tree's shape, and a query never needs to remove repeats. Removals
+// and moves that thin a leaf queue its parent; cleanup() merges a node whose children are leaves
+// holding no more than mergeLimit() objects together, then its parent in turn.
+class LooseObjectTree final : public ObjectIndex {
+public:
+    static constexpr uint32_t kMaxDepth =
+        20;  // the deepest maxDepth (query stacks are sized to it)
+    static constexpr uint32_t kNone = 0xFFFFFFFFu;
+    static constexpr uint32_t kFreeNode = 0xFFFFFFFEu;   // Node::parent of a free node
+    static constexpr uint32_t kMovingBit = 0x80000000u;  // Element::object's flag; ids stay below
+
+    explicit LooseObjectTree(const ObjectTreeConfig& config = {});
+
+    Result<uint32_t> insert(const Box& box, Motion motion) override;
+    void remove(uint32_t id) override;
+    Status move(uint32_t id, const Box& box) override;
+    Status build(const Box* boxes, const Motion* motions, uint32_t count) override;
+    void cleanup() override;
+
+    void queryRect(const Rect& rect, std::vector<uint32_t>& out) const override;
+    void queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out) const override;
+    std::optional<RayHit> queryRay(const Ray& ray) const override;
+    void collisionPairs(std::vector<ObjectPair>& out) const override;
+
+    uint32_t objectCount() const override { return liveCount_; }
+    bool alive(uint32_t id) const override { return id < alive_.size() && alive_[id] != 0; }
+    const Box& box(uint32_t id) const override { return box_[id]; }
+    const Box& sweptBox(uint32_t id) const override { return swept_[id]; }
+    Motion motion(uint32_t id) const override { return Motion(moving_[id]); }
+    size_t indexBytes() const override;
+
+    // Rewrites the element pool so that each node's list is one contiguous run, nodes depth first,
+    // and makes every node's bounds exact again (they only grow between compactions); run by
+    // build(), and by cleanup() once a quarter of the elements in use were allocated since.
+    void compact();
+    // Orders the moving objects along a Morton curve, so that collisionPairs' consecutive walks go
+    // down the same nodes (as ObjectTree::sortMoving); run by cleanup() and build().
+    void sortMoving();
+
+    // Invariants, for the tests: every live object is in exactly one node, the one its swept box's
+    // canonical placement gives; element copies, counts and separable counts match; no leaf above
+    // maxDepth holds more than leafLimit separable objects; bounds cover what is under them;
+    // squares, depths and parent links agree; the pools add up. An empty string or the first
+    // thing wrong.
+    std::string check() const;
+    uint32_t nodeCount() const { return 1 + 4 * usedGroups_; }
+    uint32_t leafCount() const { return 1 + 3 * usedGroups_; }
+    uint32_t elementCount() const { return usedElements_; }  // one per live object
+    uint32_t depth() const;                                  // the deepest leaf's (root: 0)
+    bool isEmptyRoot() const;                                // one leaf, no elements
+
+    // Node of the pool: children are four consecutive nodes (NW, NE, SW, SE over x then z).
+    struct Node {
+        uint32_t firstChild;  // kNone for a leaf; free group: the next free group
+        uint32_t head;        // first element of the node's own list (kNone when empty)
+        uint32_t count;       // elements in its own list
+        uint32_t separable;   // leaf: own objects a split would send down; inner: 0
+        uint32_t parent;      // kNone for the root
+        uint32_t depth;       // root: 0
+        float x0, z0, size;   // the square [x0, x0 + size] over x/z; its loose square reaches
+                              // size / 2 further on every side (the root's reaches everywhere)
+        Box bounds;           // covers every swept box in the subtree, all three axes (grows as
+                              // objects come; exact again after a merge or compact()); min > max
+                              // while nothing came
+    };
+    // Element of a node's list: the object (kMovingBit set when it moves), the next element (kNone
+    // ends the list) and a copy of its swept box, so that a pair test reads only the element.
+    struct Element {
+        uint32_t object;
+        uint32_t next;
+        Box box;
+    };
+
+private:
+    uint32_t allocGroup(uint32_t parent);
+    void freeGroup(uint32_t first);
+    uint32_t allocElement();
+    void freeElement(uint32_t e);
+    uint32_t place(const Box& swept) const;
+    bool wouldGoDown(const Node& leaf, const Box& swept) const;
+    void link(uint32_t node, uint32_t e, uint32_t object);
+    void addToNode(uint32_t node, uint32_t object);
+    uint32_t unlink(uint32_t object);
+    void growUp(uint32_t node, const Box& b);
+    void trySplit(uint32_t node);
+    bool tryMerge(uint32_t node);
+    void queueMerge(uint32_t leaf);
+    uint32_t newId();
+    void clearNodes();
+
+    ObjectTreeConfig config_;
+    std::vector<Node> nodes_;      // nodes_[0] is the root
+    uint32_t freeGroups_ = kNone;  // first node of the first free group of four
+    uint32_t usedGroups_ = 0;
+    std::vector<Element> elements_;  // every node's list, and the free list
+    uint32_t freeElements_ = kNone;
+    uint32_t usedElements_ = 0;
+    uint32_t allocatedSinceCompact_ = 0;
+    std::vector<Element> spare_;        // compact()'s destination, kept for the next one
+    std::vector<uint32_t> order_;       // compact(): the nodes depth first
+    std::vector<uint32_t> mergeQueue_;  // parents of leaves that lost objects since cleanup()
+    std::vector<uint8_t> queued_;       // per node: in mergeQueue_
+
+    // Per object, indexed by id.
+    std::vector<Box> box_;
+    std::vector<Box> swept_;  // what the tree indexes: the swept box (moving), the box (static)
+    std::vector<uint8_t> moving_;
+    std::vector<uint8_t> alive_;
+    std::vector<uint32_t> nodeOf_;      // the node holding a live object
+    std::vector<uint32_t> elementOf_;   // its element there
+    std::vector<uint32_t> movingList_;  // live moving objects, Morton order after cleanup()
+    std::vector<uint64_t> mortonKeys_;
+    std::vector<uint32_t> movingSlot_;
+    std::vector<uint32_t> freeIds_;
+    uint32_t liveCount_ = 0;
+};
+
+}  // namespace qt

@@ -1,0 +1,346 @@
+// The loose object quadtree's queries (rectangle, frustum, ray, collision pairs), its statistics
+// and its invariants' check. Each object is in one node, so no query removes repeats; every node
+// on the way holds objects, not only the leaves, and a node is entered when its bounds (the union
+// of the swept boxes under it) meet the query.
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <string>
+
+#include "core/object_loose_tree.h"
+
+namespace qt {
+
+namespace {
+
+constexpr size_t kStack = 3 * LooseObjectTree::kMaxDepth + 8;  // depth first, 4 per level
+constexpr uint32_t kIdMask = ~LooseObjectTree::kMovingBit;
+
+bool boundsMeetRect(const Box& b, const Rect& r) {
+    return b.min.x <= r.maxX && r.minX <= b.max.x && b.min.z <= r.maxZ && r.minZ <= b.max.z;
+}
+
+}  // namespace
+
+void LooseObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const {
+    out.clear();
+    if (!validRect(r)) {
+        return;
+    }
+    std::array<uint32_t, kStack> stack;
+    size_t top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        const Node& n = nodes_[stack[--top]];
+        if (!boundsMeetRect(n.bounds, r)) {
+            continue;  // also a node nothing ever came to (min > max)
+        }
+        for (uint32_t e = n.head; e != kNone; e = elements_[e].next) {
+            const Element& element = elements_[e];
+            if (!boxMeetsRect(element.box, r)) {
+                continue;  // the swept box misses R, so does the box in it
+            }
+            const uint32_t o = element.object & kIdMask;
+            if (!(element.object & kMovingBit) || boxMeetsRect(box_[o], r)) {
+                out.push_back(o);  // a static object's swept box is its box
+            }
+        }
+        if (n.firstChild != kNone) {
+            for (uint32_t q = 4; q-- > 0;) {
+                stack[top++] = n.firstChild + q;
+            }
+        }
+    }
+    std::sort(out.begin(), out.end());
+}
+
+// Plane masking as in cull.cpp: a node tests only the planes its parent straddled; a node inside
+// every plane takes its subtree untested. Exact: an object's box lies in its node's bounds, so a
+// plane the bounds are inside cannot have the box outside it (the tests are monotone in the
+// corners, in floating point too).
+void LooseObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out) const {
+    out.clear();
+    struct Entry {
+        uint32_t node;
+        uint8_t planes;
+    };
+    std::array<Entry, kStack> stack;
+    size_t top = 0;
+    stack[top++] = {0, kAllPlanes};
+    while (top > 0) {
+        const Entry entry = stack[--top];
+        const Node& n = nodes_[entry.node];
+        if (!(n.bounds.min.x <= n.bounds.max.x)) {
+            continue;  // nothing ever came here
+        }
+        uint8_t planes = 0;
+        if (entry.planes) {
+            bool outside = false;
+            planes = frustum.classify(n.bounds, entry.planes, outside);
+            if (outside) {
+                continue;
+            }
+        }
+        for (uint32_t e = n.head; e != kNone; e = elements_[e].next) {
+            const Element& element = elements_[e];
+            const uint32_t o = element.object & kIdMask;
+            bool outside = false;
+            if (planes) {
+                frustum.classify((element.object & kMovingBit) ? box_[o] : element.box, planes,
+                                 outside);
+            }
+            if (!outside) {
+                out.push_back(o);
+            }
+        }
+        if (n.firstChild != kNone) {
+            for (uint32_t q = 4; q-- > 0;) {
+                stack[top++] = {n.firstChild + q, planes};
+            }
+        }
+    }
+    std::sort(out.begin(), out.end());
+}
+
+// Nearest node first, and none whose bounds the ray enters after the best hit so far: an object's
+// entry point lies in its box, so in the bounds of its node. A node's own objects are tested when
+// it is reached, before its children.
+std::optional<RayHit> LooseObjectTree::queryRay(const Ray& ray) const {
+    if (!ray.valid) {
+        return std::nullopt;
+    }
+    struct Entry {
+        uint32_t node;
+        float t;
+    };
+    std::array<Entry, kStack> stack;
+    size_t top = 0;
+    RayHit best{kNone, std::numeric_limits<float>::infinity()};
+    if (const std::optional<float> t = rayEntry(ray, nodes_[0].bounds)) {
+        stack[top++] = {0, *t};
+    }
+    while (top > 0) {
+        const Entry entry = stack[--top];
+        if (entry.t > best.distance) {
+            continue;
+        }
+        const Node& n = nodes_[entry.node];
+        for (uint32_t e = n.head; e != kNone; e = elements_[e].next) {
+            const Element& element = elements_[e];
+            const uint32_t o = element.object & kIdMask;
+            const std::optional<float> t =
+                rayEntry(ray, (element.object & kMovingBit) ? box_[o] : element.box);
+            if (t && (*t < best.distance || (*t == best.distance && o < best.object))) {
+                best = {o, *t};
+            }
+        }
+        if (n.firstChild == kNone) {
+            continue;
+        }
+        Entry children[4];
+        int count = 0;
+        for (uint32_t q = 0; q < 4; ++q) {
+            const uint32_t c = n.firstChild + q;
+            if (const std::optional<float> t = rayEntry(ray, nodes_[c].bounds)) {
+                children[count++] = {c, *t};
+            }
+        }
+        for (int i = 1; i < count; ++i) {  // farthest pushed first, so the nearest is walked first
+            for (int k = i; k > 0 && children[k - 1].t < children[k].t; --k) {
+                std::swap(children[k - 1], children[k]);
+            }
+        }
+        for (int i = 0; i < count; ++i) {
+            stack[top++] = children[i];
+        }
+    }
+    if (best.object == kNone) {
+        return std::nullopt;
+    }
+    return best;
+}
+
+// Each moving object walks the nodes whose bounds meet its swept box (000: previous and current
+// position together) and tests their own elements, whose copies of the swept boxes decide the
+// test without reading the objects. A pair of two moving objects is reported by the lower id.
+// Each object is in one node, so each pair is found once; then sorted.
+void LooseObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
+    out.clear();
+    std::array<uint32_t, kStack> stack;
+    for (const uint32_t m : movingList_) {
+        const Box& sm = swept_[m];
+        size_t top = 0;
+        stack[top++] = 0;
+        while (top > 0) {
+            const Node& n = nodes_[stack[--top]];
+            if (!boxesOverlap(n.bounds, sm)) {
+                continue;
+            }
+            for (uint32_t e = n.head; e != kNone; e = elements_[e].next) {
+                const Element& element = elements_[e];
+                if (!boxesOverlap(element.box, sm)) {
+                    continue;
+                }
+                const uint32_t o = element.object & kIdMask;
+                if (o == m || ((element.object & kMovingBit) && o < m)) {
+                    continue;
+                }
+                out.push_back(m < o ? ObjectPair{m, o} : ObjectPair{o, m});
+            }
+            if (n.firstChild != kNone) {
+                for (uint32_t q = 4; q-- > 0;) {
+                    stack[top++] = n.firstChild + q;
+                }
+            }
+        }
+    }
+    std::sort(out.begin(), out.end());
+}
+
+// ---- statistics and invariants ----
+
+size_t LooseObjectTree::indexBytes() const {
+    return nodes_.capacity() * sizeof(Node) + queued_.capacity() +
+           (elements_.capacity() + spare_.capacity()) * sizeof(Element) +
+           (order_.capacity() + mergeQueue_.capacity() + nodeOf_.capacity() +
+            elementOf_.capacity()) *
+               sizeof(uint32_t);
+}
+
+uint32_t LooseObjectTree::depth() const {
+    uint32_t deepest = 0;
+    for (const Node& n : nodes_) {
+        if (n.parent != kFreeNode && n.firstChild == kNone) {
+            deepest = std::max(deepest, n.depth);
+        }
+    }
+    return deepest;
+}
+
+bool LooseObjectTree::isEmptyRoot() const {
+    return nodes_[0].firstChild == kNone && nodes_[0].count == 0 && usedGroups_ == 0 &&
+           usedElements_ == 0;
+}
+
+std::string LooseObjectTree::check() const {
+    std::string problem;
+    auto fail = [&](const std::string& what) {
+        if (problem.empty()) {
+            problem = what;
+        }
+    };
+    auto covers = [](const Box& outer, const Box& inner) {
+        return outer.min.x <= inner.min.x && outer.min.y <= inner.min.y &&
+               outer.min.z <= inner.min.z && outer.max.x >= inner.max.x &&
+               outer.max.y >= inner.max.y && outer.max.z >= inner.max.z;
+    };
+    std::vector<uint32_t> seen(alive_.size(), 0);
+    uint32_t listed = 0, inner = 0;
+    std::vector<uint32_t> stack{0};
+    while (!stack.empty()) {
+        const uint32_t node = stack.back();
+        stack.pop_back();
+        const Node& n = nodes_[node];
+        if (n.depth > config_.maxDepth) {
+            fail("node below the depth bound");
+        }
+        uint32_t count = 0, separable = 0;
+        for (uint32_t e = n.head; e != kNone && count <= elements_.size(); e = elements_[e].next) {
+            ++count;
+            const Element& element = elements_[e];
+            const uint32_t o = element.object & kIdMask;
+            if (!alive(o)) {
+                fail("dead object in a node");
+                continue;
+            }
+            ++seen[o];
+            const Box& s = swept_[o];
+            if (element.box.min != s.min || element.box.max != s.max) {
+                fail("element's copy of the swept box is stale");
+            }
+            if (((element.object & kMovingBit) != 0) != (moving_[o] != 0)) {
+                fail("element's moving flag is wrong");
+            }
+            if (nodeOf_[o] != node || elementOf_[o] != e) {
+                fail("object " + std::to_string(o) + "'s node or element link is wrong");
+            }
+            if (place(s) != node) {
+                fail("object " + std::to_string(o) + " is not in its canonical node");
+            }
+            if (!covers(n.bounds, s)) {
+                fail("node bounds do not cover an object's swept box");
+            }
+            if (n.firstChild == kNone) {
+                separable += wouldGoDown(n, s) ? 1 : 0;
+            }
+        }
+        listed += count;
+        if (count != n.count) {
+            fail("node count differs from its list");
+        }
+        if (separable != n.separable) {
+            fail("separable count is wrong");
+        }
+        if (n.firstChild == kNone) {
+            if (n.separable > config_.leafLimit && n.depth < config_.maxDepth) {
+                fail("leaf over the limit above the depth bound");
+            }
+            continue;
+        }
+        ++inner;
+        for (uint32_t q = 0; q < 4; ++q) {
+            const uint32_t c = n.firstChild + q;
+            const Node& child = nodes_[c];
+            const float half = n.size * 0.5f;
+            const float x0 = (q & 1) ? n.x0 + half : n.x0, z0 = (q & 2) ? n.z0 + half : n.z0;
+            if (child.parent != node || child.depth != n.depth + 1) {
+                fail("child's parent link or depth is wrong");
+            }
+            if (child.x0 != x0 || child.z0 != z0 || child.size != half) {
+                fail("child's square is wrong");
+            }
+            if (child.bounds.min.x <= child.bounds.max.x && !covers(n.bounds, child.bounds)) {
+                fail("node bounds do not cover a child's");
+            }
+            stack.push_back(c);
+        }
+    }
+    if (inner != usedGroups_) {
+        fail("inner nodes differ from the groups in use");
+    }
+    if (listed != usedElements_) {
+        fail("listed elements differ from those in use");
+    }
+    uint32_t freeElements = 0;
+    for (uint32_t e = freeElements_; e != kNone && freeElements <= elements_.size();
+         e = elements_[e].next) {
+        ++freeElements;
+    }
+    if (freeElements + usedElements_ != elements_.size()) {
+        fail("element pool does not add up");
+    }
+    uint32_t freeGroups = 0;
+    for (uint32_t g = freeGroups_; g != kNone && freeGroups <= nodes_.size();
+         g = nodes_[g].firstChild) {
+        ++freeGroups;
+    }
+    if (1 + 4 * (freeGroups + usedGroups_) != nodes_.size()) {
+        fail("node pool does not add up");
+    }
+    uint32_t live = 0;
+    for (uint32_t o = 0; o < alive_.size(); ++o) {
+        if (alive_[o]) {
+            ++live;
+            if (seen[o] != 1) {
+                fail("object " + std::to_string(o) + " is in " + std::to_string(seen[o]) +
+                     " nodes");
+            }
+        }
+    }
+    if (live != liveCount_ || live + freeIds_.size() != alive_.size()) {
+        fail("live objects and free ids do not add up");
+    }
+    return problem;
+}
+
+}  // namespace qt
