@@ -57,7 +57,7 @@ ObjectWorld& world(int side, uint32_t count, uint32_t moving) {
 // share of the culling, the object tests against brute force, and the step's milliseconds.
 void BM_ObjectFrame(benchmark::State& state) {
     ObjectWorld& w = world(int(state.range(0)), 1100000, 100000);
-    const ObjectTree& index = w.objects->index();
+    const LooseObjectTree& index = w.objects->index();
     double withMs = 0.0, withoutMs = 0.0, objectMs = 0.0, stepMs = 0.0;
     uint64_t tested = 0, drawn = 0, occluded = 0, frames = 0, steps = 0;
     for (auto _ : state) {

@@ -26,11 +26,11 @@ void walkStage(const Quadtree& tree, const WorldMapping& mapping, const CullView
 
 // Objects, first part: those in the frustum (every live one with view.frustum off), and their
 // boxes for the occlusion stage.
-void objectFrustumStage(const ObjectTree& objects, const CullView& view, const Frustum& frustum,
-                        FrameBuffers& frame, FrameStats& stats) {
+void objectFrustumStage(const LooseObjectTree& objects, const CullView& view,
+                        const Frustum& frustum, FrameBuffers& frame, FrameStats& stats) {
     const Clock::time_point start = Clock::now();
     if (view.frustum) {
-        ObjectTree::FrustumQueryStats query;
+        FrustumQueryStats query;
         objects.queryFrustum(frustum, frame.objectsInFrustum, &query, false);
         stats.objects.nodesTested = query.nodesTested;
         stats.objects.objectsTested = query.objectsTested;
@@ -165,7 +165,7 @@ Frustum cullingFrustum(const Camera& camera, const WorldMapping& mapping,
 }
 
 FrameStats runFrame(const Heightmap& map, const Quadtree& tree, const WorldMapping& mapping,
-                    const CullView& view, FrameBuffers& frame, const ObjectTree* objects) {
+                    const CullView& view, FrameBuffers& frame, const LooseObjectTree* objects) {
     FrameStats stats;
     const Clock::time_point start = Clock::now();
     const Frustum frustum = cullingFrustum(view.camera, mapping, worldExtent(map, mapping));

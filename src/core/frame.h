@@ -11,7 +11,7 @@
 #include "core/frustum.h"
 #include "core/heightmap.h"
 #include "core/lod.h"
-#include "core/object_tree.h"
+#include "core/object_loose_tree.h"
 #include "core/occlusion.h"
 #include "core/quadtree.h"
 #include "core/terrain_grid.h"
@@ -116,6 +116,7 @@ Frustum cullingFrustum(const Camera& camera, const WorldMapping& mapping,
 // `frame` must have been reserved for `tree` (and for the objects' count). `map` gives the height
 // range (its codes unused).
 FrameStats runFrame(const Heightmap& map, const Quadtree& tree, const WorldMapping& mapping,
-                    const CullView& view, FrameBuffers& frame, const ObjectTree* objects = nullptr);
+                    const CullView& view, FrameBuffers& frame,
+                    const LooseObjectTree* objects = nullptr);
 
 }  // namespace qt

@@ -30,6 +30,13 @@ inline bool operator<(const ObjectPair& x, const ObjectPair& y) {
     return x.a != y.a ? x.a < y.a : x.b < y.b;
 }
 
+// What a frustum query tested: node bounds, and object boxes (objects under a node inside every
+// plane are taken untested).
+struct FrustumQueryStats {
+    uint32_t nodesTested = 0;
+    uint32_t objectsTested = 0;
+};
+
 // The first object a ray enters: its id and the distance along the ray (0 when the origin is in
 // its box); ties go to the lowest id.
 struct RayHit {

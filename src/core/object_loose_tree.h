@@ -44,6 +44,18 @@ public:
 
     void queryRect(const Rect& rect, std::vector<uint32_t>& out) const override;
     void queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out) const override;
+    // The same, counting the plane tests, and with sortById false in the tree's order (the same
+    // for the same tree), for the frame, which needs no sort.
+    void queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out, FrustumQueryStats* stats,
+                      bool sortById) const;
+    // Every live object in the order queryFrustum(..., sortById false) reports them: a frame
+    // without culling draws them in this order, so that a culled frame draws its subset in the
+    // same relative order and objects at equal depth win the same pixels in both.
+    void allInTreeOrder(std::vector<uint32_t>& out) const;
+    // The squares of the nodes holding objects of their own, and of the nodes smaller than
+    // `smallest` holding anything (their subtrees taken as one): a map of the tree at a given
+    // resolution.
+    void occupiedCells(float smallest, std::vector<Rect>& out) const;
     std::optional<RayHit> queryRay(const Ray& ray) const override;
     void collisionPairs(std::vector<ObjectPair>& out) const override;
 
@@ -97,6 +109,9 @@ public:
     };
 
 private:
+    void frustumWalk(const Frustum& frustum, uint8_t rootPlanes, std::vector<uint32_t>& out,
+                     FrustumQueryStats* stats) const;
+
     uint32_t allocGroup(uint32_t parent);
     void freeGroup(uint32_t first);
     uint32_t allocElement();

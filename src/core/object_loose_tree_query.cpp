@@ -59,14 +59,36 @@ void LooseObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const
 // plane the bounds are inside cannot have the box outside it (the tests are monotone in the
 // corners, in floating point too).
 void LooseObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out) const {
+    queryFrustum(frustum, out, nullptr, true);
+}
+
+void LooseObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out,
+                                   FrustumQueryStats* stats, bool sortById) const {
+    frustumWalk(frustum, kAllPlanes, out, stats);
+    if (sortById) {
+        std::sort(out.begin(), out.end());
+    }
+}
+
+void LooseObjectTree::allInTreeOrder(std::vector<uint32_t>& out) const {
+    const Frustum everything{};
+    frustumWalk(everything, 0, out, nullptr);
+}
+
+// Plane masking as in cull.cpp: a node tests only the planes its parent straddled; a node inside
+// every plane takes its own objects and its subtree's untested. Each object is stored once, so
+// nothing repeats. `rootPlanes` 0: nothing tested, every object.
+void LooseObjectTree::frustumWalk(const Frustum& frustum, uint8_t rootPlanes,
+                                  std::vector<uint32_t>& out, FrustumQueryStats* stats) const {
     out.clear();
+    uint32_t nodesTested = 0, objectsTested = 0;
     struct Entry {
         uint32_t node;
         uint8_t planes;
     };
     std::array<Entry, kStack> stack;
     size_t top = 0;
-    stack[top++] = {0, kAllPlanes};
+    stack[top++] = {0, rootPlanes};
     while (top > 0) {
         const Entry entry = stack[--top];
         const Node& n = nodes_[entry.node];
@@ -76,6 +98,7 @@ void LooseObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>
         uint8_t planes = 0;
         if (entry.planes) {
             bool outside = false;
+            ++nodesTested;
             planes = frustum.classify(n.bounds, entry.planes, outside);
             if (outside) {
                 continue;
@@ -88,6 +111,7 @@ void LooseObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>
             if (planes) {
                 frustum.classify((element.object & kMovingBit) ? box_[o] : element.box, planes,
                                  outside);
+                ++objectsTested;
             }
             if (!outside) {
                 out.push_back(o);
@@ -99,7 +123,35 @@ void LooseObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>
             }
         }
     }
-    std::sort(out.begin(), out.end());
+    if (stats) {
+        *stats = {nodesTested, objectsTested};
+    }
+}
+
+void LooseObjectTree::occupiedCells(float smallest, std::vector<Rect>& out) const {
+    out.clear();
+    std::array<uint32_t, kStack> stack;
+    size_t top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        const Node& n = nodes_[stack[--top]];
+        if (!(n.bounds.min.x <= n.bounds.max.x)) {
+            continue;  // nothing here
+        }
+        const Rect square{n.x0, n.z0, n.x0 + n.size, n.z0 + n.size};
+        if (n.firstChild == kNone || n.size < smallest) {
+            if (n.firstChild != kNone || n.count > 0) {
+                out.push_back(square);
+            }
+            continue;
+        }
+        if (n.count > 0) {
+            out.push_back(square);
+        }
+        for (uint32_t q = 4; q-- > 0;) {
+            stack[top++] = n.firstChild + q;
+        }
+    }
 }
 
 // Nearest node first, and none whose bounds the ray enters after the best hit so far: an object's

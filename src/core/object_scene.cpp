@@ -95,7 +95,7 @@ Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMappin
     ObjectTreeConfig config;
     config.size = std::max(extent.longerSide(), unit);
     ObjectScene scene;
-    scene.index_ = ObjectTree(config);
+    scene.index_ = LooseObjectTree(config);
     scene.kind_.resize(count);
     scene.base_.resize(count);
     scene.radius_.resize(count);

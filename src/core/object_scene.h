@@ -1,7 +1,8 @@
 // Objects on the terrain: trees and rocks standing on the ground and balls rolling downhill under
 // gravity, colliding with each other and with what stands (the Abound scene of reference
-// 000_758ee9a454ef1104.txt on real terrain), indexed by the object quadtree (core/object_tree.h)
-// and stepped at a fixed time step, so that a run is reproducible.
+// 000_758ee9a454ef1104.txt on real terrain), indexed by the loose object quadtree
+// (core/object_loose_tree.h, chosen over the every-leaf tree by the step and query figures at the
+// top of core/object_tree.h) and stepped at a fixed time step, so that a run is reproducible.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +12,7 @@
 #include <glm/vec3.hpp>
 
 #include "core/heightmap.h"
-#include "core/object_tree.h"
+#include "core/object_loose_tree.h"
 #include "core/pick.h"
 #include "core/result.h"
 #include "core/terrain_grid.h"
@@ -58,7 +59,7 @@ public:
     float height(uint32_t id) const { return height_[id]; }
     // The ball's horizontal velocity (x, z), world units a second; zero for a static object.
     glm::vec2 velocity(uint32_t id) const;
-    const ObjectTree& index() const { return index_; }
+    const LooseObjectTree& index() const { return index_; }
     // The box drawn inside: every vertex of the object's mesh lies in it.
     Box box(uint32_t id) const { return index_.box(id); }
 
@@ -74,7 +75,7 @@ private:
     void stopAtContacts();
     void bounce(uint32_t a, uint32_t b);
 
-    ObjectTree index_;
+    LooseObjectTree index_;
     std::vector<ObjectKind> kind_;
     std::vector<glm::vec3> base_;
     std::vector<float> radius_;

@@ -88,10 +88,6 @@ public:
     // The same, counting the plane tests (nodes whose bounds were tested, object boxes; objects
     // under a node inside every plane are not), and with sortById false in the tree's order (the
     // same for the same tree), for the frame, which needs no sort.
-    struct FrustumQueryStats {
-        uint32_t nodesTested = 0;
-        uint32_t objectsTested = 0;
-    };
     void queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out, FrustumQueryStats* stats,
                       bool sortById) const;
     // Every live object in the order queryFrustum(..., sortById false) reports them: a frame

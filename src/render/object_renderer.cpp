@@ -118,7 +118,7 @@ int ObjectRenderer::draw(const ObjectScene& scene, const std::vector<uint32_t>& 
         ++counts[size_t(meshOf(id))];
     }
     // A counting sort by mesh keeps the frame's order within each mesh: a culled frame's list is
-    // a subsequence of the unculled one's (ObjectTree::allInTreeOrder), so objects meeting at
+    // a subsequence of the unculled one's (LooseObjectTree::allInTreeOrder), so objects meeting at
     // equal depth win the same pixels in both.
     std::array<uint32_t, kObjectMeshes> next{};
     for (int i = 1; i < kObjectMeshes; ++i) {
