@@ -25,14 +25,12 @@
 // is decided from the element alone. What the loose tree pays, queries entering every node whose
 // bounds (up to twice its square) meet them and scanning inner nodes' objects too, costs less
 // than the repeats. So on the bench scene (objects smaller than a leaf) the loose tree is the
-// choice; the viewer still runs this tree. To switch, ObjectScene's index (object_scene.h)
-// becomes a LooseObjectTree, which then needs what the viewer uses of this class: the frustum
-// query with its statistics and without the sort (frame.cpp), occupiedCells (the minimap), and
-// object_frame_bench's figures measured again. Huge objects are this tree's weak case: such an
-// object is in every leaf under it (a leaf's split ignores the objects covering it, so they cannot
-// make the tree deeper, but they are copied into every leaf that smaller objects split); in the
-// loose tree it stays in one node near the root, and only objects far outside the root square
-// gather in the root.
+// choice, and the objects on the terrain (ObjectScene, object_scene.h) use it; this tree stays as
+// the second exact strategy the tests and benches compare. Huge objects are this tree's weak
+// case: such an object is in every leaf under it (a leaf's split ignores the objects covering it,
+// so they cannot make the tree deeper, but they are copied into every leaf that smaller objects
+// split); in the loose tree it stays in one node near the root, and only objects far outside the
+// root square gather in the root.
 #pragma once
 
 #include <cstdint>
