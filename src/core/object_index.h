@@ -124,6 +124,14 @@ inline std::optional<float> rayEntry(const Ray& ray, const Box& b) {
     return enter;
 }
 
+// Orders `moving` (object ids) along a Morton curve of their swept boxes' centres over the square
+// of side `size` from (originX, originZ), ties by id, and writes each id's new position to
+// slot[id]; `keys` is scratch. Consecutive moving objects then lie in the same nodes, so the
+// trees' pair walks reuse what the previous one loaded (object_tree.cpp).
+void sortByMorton(const std::vector<Box>& swept, float originX, float originZ, float size,
+                  std::vector<uint32_t>& moving, std::vector<uint64_t>& keys,
+                  std::vector<uint32_t>& slot);
+
 // What every object index answers. Ids are handles: dense 0..N-1 while nothing is removed; insert
 // reuses the most recently removed id first (a free list), so the ids stay deterministic. Queries
 // write into caller-owned vectors (cleared first, sorted by id) and allocate nothing once those

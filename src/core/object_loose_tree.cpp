@@ -354,37 +354,9 @@ void LooseObjectTree::compact() {
     }
 }
 
-namespace {
-
-// Bits 0..15 of v spread to the even bits of the result.
-uint64_t spread16(uint32_t v) {
-    uint64_t x = v & 0xFFFFu;
-    x = (x | x << 8) & 0x00FF00FFu;
-    x = (x | x << 4) & 0x0F0F0F0Fu;
-    x = (x | x << 2) & 0x33333333u;
-    x = (x | x << 1) & 0x55555555u;
-    return x;
-}
-
-}  // namespace
-
 void LooseObjectTree::sortMoving() {
-    const float scale = 65535.0f / config_.size;
-    mortonKeys_.clear();
-    for (const uint32_t id : movingList_) {
-        const Box& b = swept_[id];
-        const float x = (0.5f * (b.min.x + b.max.x) - config_.originX) * scale;
-        const float z = (0.5f * (b.min.z + b.max.z) - config_.originZ) * scale;
-        const auto cx = uint32_t(std::clamp(x, 0.0f, 65535.0f));
-        const auto cz = uint32_t(std::clamp(z, 0.0f, 65535.0f));
-        mortonKeys_.push_back((spread16(cx) | spread16(cz) << 1) << 32 | id);
-    }
-    std::sort(mortonKeys_.begin(), mortonKeys_.end());
-    for (uint32_t k = 0; k < mortonKeys_.size(); ++k) {
-        const auto id = uint32_t(mortonKeys_[k]);
-        movingList_[k] = id;
-        movingSlot_[id] = k;
-    }
+    sortByMorton(swept_, config_.originX, config_.originZ, config_.size, movingList_, mortonKeys_,
+                 movingSlot_);
 }
 
 void LooseObjectTree::cleanup() {

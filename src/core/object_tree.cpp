@@ -327,23 +327,30 @@ uint64_t spread16(uint32_t v) {
 
 }  // namespace
 
-void ObjectTree::sortMoving() {
-    const float scale = 65535.0f / config_.size;
-    mortonKeys_.clear();
-    for (const uint32_t id : movingList_) {
-        const Box& b = swept_[id];
-        const float x = (0.5f * (b.min.x + b.max.x) - config_.originX) * scale;
-        const float z = (0.5f * (b.min.z + b.max.z) - config_.originZ) * scale;
+void sortByMorton(const std::vector<Box>& swept, float originX, float originZ, float size,
+                  std::vector<uint32_t>& moving, std::vector<uint64_t>& keys,
+                  std::vector<uint32_t>& slot) {
+    const float scale = 65535.0f / size;
+    keys.clear();
+    for (const uint32_t id : moving) {
+        const Box& b = swept[id];
+        const float x = (0.5f * (b.min.x + b.max.x) - originX) * scale;
+        const float z = (0.5f * (b.min.z + b.max.z) - originZ) * scale;
         const auto cx = uint32_t(std::clamp(x, 0.0f, 65535.0f));
         const auto cz = uint32_t(std::clamp(z, 0.0f, 65535.0f));
-        mortonKeys_.push_back((spread16(cx) | spread16(cz) << 1) << 32 | id);
+        keys.push_back((spread16(cx) | spread16(cz) << 1) << 32 | id);
     }
-    std::sort(mortonKeys_.begin(), mortonKeys_.end());
-    for (uint32_t k = 0; k < mortonKeys_.size(); ++k) {
-        const auto id = uint32_t(mortonKeys_[k]);
-        movingList_[k] = id;
-        movingSlot_[id] = k;
+    std::sort(keys.begin(), keys.end());
+    for (uint32_t k = 0; k < keys.size(); ++k) {
+        const auto id = uint32_t(keys[k]);
+        moving[k] = id;
+        slot[id] = k;
     }
+}
+
+void ObjectTree::sortMoving() {
+    sortByMorton(swept_, config_.originX, config_.originZ, config_.size, movingList_, mortonKeys_,
+                 movingSlot_);
 }
 
 void ObjectTree::cleanup() {
