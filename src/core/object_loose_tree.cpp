@@ -120,21 +120,13 @@ void LooseObjectTree::freeElement(uint32_t e) {
     --usedElements_;
 }
 
-uint32_t LooseObjectTree::newId() {
-    if (!freeIds_.empty()) {
-        const uint32_t id = freeIds_.back();
-        freeIds_.pop_back();
-        return id;
-    }
-    const auto id = uint32_t(box_.size());
+uint32_t LooseObjectTree::newId(const Box& box, Motion motion) {
+    const uint32_t id = objects_.add(box, motion);
     assert(id < kMovingBit);
-    box_.emplace_back();
-    swept_.emplace_back();
-    moving_.push_back(0);
-    alive_.push_back(0);
-    nodeOf_.push_back(kNone);
-    elementOf_.push_back(kNone);
-    movingSlot_.push_back(kNone);
+    if (id >= nodeOf_.size()) {
+        nodeOf_.push_back(kNone);
+        elementOf_.push_back(kNone);
+    }
     return id;
 }
 
@@ -184,8 +176,8 @@ void LooseObjectTree::link(uint32_t node, uint32_t e, uint32_t object) {
 
 void LooseObjectTree::addToNode(uint32_t node, uint32_t object) {
     const uint32_t e = allocElement();
-    const Box& s = swept_[object];
-    elements_[e].object = object | (moving_[object] ? kMovingBit : 0u);
+    const Box& s = objects_.swept[object];
+    elements_[e].object = object | (objects_.moving[object] ? kMovingBit : 0u);
     elements_[e].box = s;
     link(node, e, object);
     Node& n = nodes_[node];
@@ -355,8 +347,7 @@ void LooseObjectTree::compact() {
 }
 
 void LooseObjectTree::sortMoving() {
-    sortByMorton(swept_, config_.originX, config_.originZ, config_.size, movingList_, mortonKeys_,
-                 movingSlot_);
+    objects_.sortMoving(config_.originX, config_.originZ, config_.size);
 }
 
 void LooseObjectTree::cleanup() {
@@ -378,16 +369,7 @@ Result<uint32_t> LooseObjectTree::insert(const Box& box, Motion motion) {
     if (!validObjectBox(box)) {
         return Result<uint32_t>::failure("object box is not finite with min <= max on each axis");
     }
-    const uint32_t id = newId();
-    box_[id] = box;
-    swept_[id] = box;
-    alive_[id] = 1;
-    moving_[id] = uint8_t(motion);
-    if (motion == Motion::Moving) {
-        movingSlot_[id] = uint32_t(movingList_.size());
-        movingList_.push_back(id);
-    }
-    ++liveCount_;
+    const uint32_t id = newId(box, motion);
     const uint32_t node = place(box);
     addToNode(node, id);
     trySplit(node);
@@ -400,17 +382,7 @@ void LooseObjectTree::remove(uint32_t id) {
     if (nodes_[node].firstChild == kNone) {
         queueMerge(node);
     }
-    alive_[id] = 0;
-    if (moving_[id]) {
-        const uint32_t slot = movingSlot_[id];
-        movingList_[slot] = movingList_.back();
-        movingSlot_[movingList_[slot]] = slot;
-        movingList_.pop_back();
-        movingSlot_[id] = kNone;
-        moving_[id] = 0;
-    }
-    freeIds_.push_back(id);
-    --liveCount_;
+    objects_.drop(id);
 }
 
 // The common case for a ball: the same node, so only its element's copy, the separable count and
@@ -421,9 +393,9 @@ Status LooseObjectTree::move(uint32_t id, const Box& box) {
         return Status::failure("object box is not finite with min <= max on each axis");
     }
     // 000: a moving object is indexed over its previous and its current box together.
-    const Box stored = moving_[id] ? unionBox(box_[id], box) : box;
-    box_[id] = box;
-    swept_[id] = stored;
+    const Box stored = objects_.moving[id] ? unionBox(objects_.box[id], box) : box;
+    objects_.box[id] = box;
+    objects_.swept[id] = stored;
     const uint32_t target = place(stored);
     const uint32_t node = nodeOf_[id];
     if (target == node) {
@@ -450,16 +422,16 @@ Status LooseObjectTree::move(uint32_t id, const Box& box) {
 // Top down: every object into the root's list, then one recursive split (the same shape as
 // inserting them one by one, whose splits happen at the same counts).
 Status LooseObjectTree::build(const Box* boxes, const Motion* motions, uint32_t count) {
-    box_.clear();
-    swept_.clear();
-    moving_.clear();
-    alive_.clear();
+    objects_.box.clear();
+    objects_.swept.clear();
+    objects_.moving.clear();
+    objects_.alive.clear();
     nodeOf_.clear();
     elementOf_.clear();
-    movingList_.clear();
-    movingSlot_.clear();
-    freeIds_.clear();
-    liveCount_ = 0;
+    objects_.movingList.clear();
+    objects_.movingSlot.clear();
+    objects_.freeIds.clear();
+    objects_.liveCount = 0;
     clearNodes();
     for (uint32_t i = 0; i < count; ++i) {
         if (!validObjectBox(boxes[i])) {
@@ -468,21 +440,21 @@ Status LooseObjectTree::build(const Box* boxes, const Motion* motions, uint32_t 
         }
     }
     assert(count < kMovingBit);
-    box_.assign(boxes, boxes + count);
-    swept_.assign(boxes, boxes + count);
-    moving_.resize(count);
-    alive_.assign(count, 1);
+    objects_.box.assign(boxes, boxes + count);
+    objects_.swept.assign(boxes, boxes + count);
+    objects_.moving.resize(count);
+    objects_.alive.assign(count, 1);
     nodeOf_.assign(count, kNone);
     elementOf_.assign(count, kNone);
-    movingSlot_.assign(count, kNone);
+    objects_.movingSlot.assign(count, kNone);
     for (uint32_t i = 0; i < count; ++i) {
-        moving_[i] = uint8_t(motions[i]);
+        objects_.moving[i] = uint8_t(motions[i]);
         if (motions[i] == Motion::Moving) {
-            movingSlot_[i] = uint32_t(movingList_.size());
-            movingList_.push_back(i);
+            objects_.movingSlot[i] = uint32_t(objects_.movingList.size());
+            objects_.movingList.push_back(i);
         }
     }
-    liveCount_ = count;
+    objects_.liveCount = count;
     elements_.reserve(count);
     for (uint32_t id = count; id-- > 0;) {  // the list then runs in id order
         addToNode(0, id);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/object_index.h"
+#include "core/object_records.h"
 #include "core/object_tree.h"
 
 namespace qt {
@@ -59,11 +60,13 @@ public:
     std::optional<RayHit> queryRay(const Ray& ray) const override;
     void collisionPairs(std::vector<ObjectPair>& out) const override;
 
-    uint32_t objectCount() const override { return liveCount_; }
-    bool alive(uint32_t id) const override { return id < alive_.size() && alive_[id] != 0; }
-    const Box& box(uint32_t id) const override { return box_[id]; }
-    const Box& sweptBox(uint32_t id) const override { return swept_[id]; }
-    Motion motion(uint32_t id) const override { return Motion(moving_[id]); }
+    uint32_t objectCount() const override { return objects_.liveCount; }
+    bool alive(uint32_t id) const override {
+        return id < objects_.alive.size() && objects_.alive[id] != 0;
+    }
+    const Box& box(uint32_t id) const override { return objects_.box[id]; }
+    const Box& sweptBox(uint32_t id) const override { return objects_.swept[id]; }
+    Motion motion(uint32_t id) const override { return Motion(objects_.moving[id]); }
     size_t indexBytes() const override;
 
     // Rewrites the element pool so that each node's list is one contiguous run, nodes depth first,
@@ -125,7 +128,7 @@ private:
     void trySplit(uint32_t node);
     bool tryMerge(uint32_t node);
     void queueMerge(uint32_t leaf);
-    uint32_t newId();
+    uint32_t newId(const Box& box, Motion motion);  // objects_.add, growing nodeOf_ and elementOf_
     void clearNodes();
 
     ObjectTreeConfig config_;
@@ -141,18 +144,9 @@ private:
     std::vector<uint32_t> mergeQueue_;  // parents of leaves that lost objects since cleanup()
     std::vector<uint8_t> queued_;       // per node: in mergeQueue_
 
-    // Per object, indexed by id.
-    std::vector<Box> box_;
-    std::vector<Box> swept_;  // what the tree indexes: the swept box (moving), the box (static)
-    std::vector<uint8_t> moving_;
-    std::vector<uint8_t> alive_;
-    std::vector<uint32_t> nodeOf_;      // the node holding a live object
-    std::vector<uint32_t> elementOf_;   // its element there
-    std::vector<uint32_t> movingList_;  // live moving objects, Morton order after cleanup()
-    std::vector<uint64_t> mortonKeys_;
-    std::vector<uint32_t> movingSlot_;
-    std::vector<uint32_t> freeIds_;
-    uint32_t liveCount_ = 0;
+    ObjectRecords objects_;            // per object, indexed by id
+    std::vector<uint32_t> nodeOf_;     // per object: the node holding it while live
+    std::vector<uint32_t> elementOf_;  // its element there
 };
 
 }  // namespace qt

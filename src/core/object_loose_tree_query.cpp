@@ -41,7 +41,7 @@ void LooseObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const
                 continue;  // the swept box misses R, so does the box in it
             }
             const uint32_t o = element.object & kIdMask;
-            if (!(element.object & kMovingBit) || boxMeetsRect(box_[o], r)) {
+            if (!(element.object & kMovingBit) || boxMeetsRect(objects_.box[o], r)) {
                 out.push_back(o);  // a static object's swept box is its box
             }
         }
@@ -109,8 +109,8 @@ void LooseObjectTree::frustumWalk(const Frustum& frustum, uint8_t rootPlanes,
             const uint32_t o = element.object & kIdMask;
             bool outside = false;
             if (planes) {
-                frustum.classify((element.object & kMovingBit) ? box_[o] : element.box, planes,
-                                 outside);
+                frustum.classify((element.object & kMovingBit) ? objects_.box[o] : element.box,
+                                 planes, outside);
                 ++objectsTested;
             }
             if (!outside) {
@@ -181,7 +181,7 @@ std::optional<RayHit> LooseObjectTree::queryRay(const Ray& ray) const {
             const Element& element = elements_[e];
             const uint32_t o = element.object & kIdMask;
             const std::optional<float> t =
-                rayEntry(ray, (element.object & kMovingBit) ? box_[o] : element.box);
+                rayEntry(ray, (element.object & kMovingBit) ? objects_.box[o] : element.box);
             if (t && (*t < best.distance || (*t == best.distance && o < best.object))) {
                 best = {o, *t};
             }
@@ -219,8 +219,8 @@ std::optional<RayHit> LooseObjectTree::queryRay(const Ray& ray) const {
 void LooseObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
     out.clear();
     std::array<uint32_t, kStack> stack;
-    for (const uint32_t m : movingList_) {
-        const Box& sm = swept_[m];
+    for (const uint32_t m : objects_.movingList) {
+        const Box& sm = objects_.swept[m];
         size_t top = 0;
         stack[top++] = 0;
         while (top > 0) {
@@ -286,7 +286,7 @@ std::string LooseObjectTree::check() const {
                outer.min.z <= inner.min.z && outer.max.x >= inner.max.x &&
                outer.max.y >= inner.max.y && outer.max.z >= inner.max.z;
     };
-    std::vector<uint32_t> seen(alive_.size(), 0);
+    std::vector<uint32_t> seen(objects_.alive.size(), 0);
     uint32_t listed = 0, inner = 0;
     std::vector<uint32_t> stack{0};
     while (!stack.empty()) {
@@ -306,11 +306,11 @@ std::string LooseObjectTree::check() const {
                 continue;
             }
             ++seen[o];
-            const Box& s = swept_[o];
+            const Box& s = objects_.swept[o];
             if (element.box.min != s.min || element.box.max != s.max) {
                 fail("element's copy of the swept box is stale");
             }
-            if (((element.object & kMovingBit) != 0) != (moving_[o] != 0)) {
+            if (((element.object & kMovingBit) != 0) != (objects_.moving[o] != 0)) {
                 fail("element's moving flag is wrong");
             }
             if (nodeOf_[o] != node || elementOf_[o] != e) {
@@ -380,8 +380,8 @@ std::string LooseObjectTree::check() const {
         fail("node pool does not add up");
     }
     uint32_t live = 0;
-    for (uint32_t o = 0; o < alive_.size(); ++o) {
-        if (alive_[o]) {
+    for (uint32_t o = 0; o < objects_.alive.size(); ++o) {
+        if (objects_.alive[o]) {
             ++live;
             if (seen[o] != 1) {
                 fail("object " + std::to_string(o) + " is in " + std::to_string(seen[o]) +
@@ -389,7 +389,7 @@ std::string LooseObjectTree::check() const {
             }
         }
     }
-    if (live != liveCount_ || live + freeIds_.size() != alive_.size()) {
+    if (live != objects_.liveCount || live + objects_.freeIds.size() != objects_.alive.size()) {
         fail("live objects and free ids do not add up");
     }
     return problem;

@@ -54,7 +54,7 @@ void ObjectTree::freeGroup(uint32_t first) {
 }
 
 uint32_t ObjectTree::allocElement(uint32_t object, uint32_t next) {
-    const Box& b = swept_[object];
+    const Box& b = objects_.swept[object];
     const Element element{object, next, b.min.x, b.min.z, b.max.x, b.max.z};
     uint32_t e = freeElements_;
     if (e != kNone) {
@@ -74,7 +74,7 @@ void ObjectTree::addToLeaf(uint32_t leaf, uint32_t object) {
     Node& n = nodes_[leaf];
     n.head = e;
     ++n.count;
-    n.bounds = unionBox(n.bounds, swept_[object]);
+    n.bounds = unionBox(n.bounds, objects_.swept[object]);
 }
 
 bool ObjectTree::removeFromLeaf(uint32_t leaf, uint32_t object) {
@@ -97,7 +97,7 @@ void ObjectTree::refreshInLeaf(uint32_t leaf, uint32_t object) {
     for (uint32_t e = nodes_[leaf].head; e != kNone; e = elements_[e].next) {
         Element& element = elements_[e];
         if (element.object == object) {
-            const Box& b = swept_[object];
+            const Box& b = objects_.swept[object];
             element.minX = b.min.x;
             element.minZ = b.min.z;
             element.maxX = b.max.x;
@@ -106,21 +106,6 @@ void ObjectTree::refreshInLeaf(uint32_t leaf, uint32_t object) {
         }
     }
     assert(false && "object not in the leaf");
-}
-
-uint32_t ObjectTree::newId() {
-    if (!freeIds_.empty()) {
-        const uint32_t id = freeIds_.back();
-        freeIds_.pop_back();
-        return id;
-    }
-    const auto id = uint32_t(box_.size());
-    box_.emplace_back();
-    swept_.emplace_back();
-    moving_.push_back(0);
-    alive_.push_back(0);
-    movingSlot_.push_back(kNone);
-    return id;
 }
 
 // ---- structure ----
@@ -140,7 +125,7 @@ void ObjectTree::splitLeaf(const Frame& f) {
     }
     uint32_t separable = 0;
     for (uint32_t e = n.head; e != kNone && separable <= config_.leafLimit; e = elements_[e].next) {
-        separable += !Walk::covers(f, swept_[elements_[e].object]);
+        separable += !Walk::covers(f, objects_.swept[elements_[e].object]);
     }
     if (separable <= config_.leafLimit) {
         return;
@@ -161,7 +146,7 @@ void ObjectTree::splitLeaf(const Frame& f) {
         freeElements_ = e;
         --usedElements_;
         for (int q = 0; q < 4; ++q) {
-            if (Walk::meets(children[q], swept_[object])) {
+            if (Walk::meets(children[q], objects_.swept[object])) {
                 addToLeaf(first + uint32_t(q), object);
             }
         }
@@ -263,7 +248,7 @@ bool ObjectTree::tryMerge(uint32_t node) {
         for (uint32_t e = nodes_[first + q].head; e != kNone; e = elements_[e].next) {
             const uint32_t object = elements_[e].object;
             if (std::find(scratch_.begin(), scratch_.end(), object) == scratch_.end()) {
-                separable += !Walk::covers(f, swept_[object]);
+                separable += !Walk::covers(f, objects_.swept[object]);
                 if (separable > config_.mergeLimit()) {
                     return false;
                 }
@@ -349,8 +334,7 @@ void sortByMorton(const std::vector<Box>& swept, float originX, float originZ, f
 }
 
 void ObjectTree::sortMoving() {
-    sortByMorton(swept_, config_.originX, config_.originZ, config_.size, movingList_, mortonKeys_,
-                 movingSlot_);
+    objects_.sortMoving(config_.originX, config_.originZ, config_.size);
 }
 
 void ObjectTree::cleanup() {
@@ -370,17 +354,7 @@ void ObjectTree::cleanup() {
 
 uint32_t ObjectTree::insertUnindexed(const Box& box, Motion motion) {
     assert(validObjectBox(box));
-    const uint32_t id = newId();
-    box_[id] = box;
-    swept_[id] = box;
-    alive_[id] = 1;
-    moving_[id] = uint8_t(motion);
-    if (motion == Motion::Moving) {
-        movingSlot_[id] = uint32_t(movingList_.size());
-        movingList_.push_back(id);
-    }
-    ++liveCount_;
-    return id;
+    return objects_.add(box, motion);
 }
 
 Result<uint32_t> ObjectTree::insert(const Box& box, Motion motion) {
@@ -394,22 +368,12 @@ Result<uint32_t> ObjectTree::insert(const Box& box, Motion motion) {
 
 void ObjectTree::removeUnindexed(uint32_t id) {
     assert(alive(id));
-    alive_[id] = 0;
-    if (moving_[id]) {
-        const uint32_t slot = movingSlot_[id];
-        movingList_[slot] = movingList_.back();
-        movingSlot_[movingList_[slot]] = slot;
-        movingList_.pop_back();
-        movingSlot_[id] = kNone;
-        moving_[id] = 0;
-    }
-    freeIds_.push_back(id);
-    --liveCount_;
+    objects_.drop(id);
 }
 
 void ObjectTree::remove(uint32_t id) {
     assert(alive(id));
-    unindex(id, swept_[id]);
+    unindex(id, objects_.swept[id]);
     removeUnindexed(id);
 }
 
@@ -419,29 +383,29 @@ Status ObjectTree::move(uint32_t id, const Box& box) {
         return Status::failure("object box is not finite with min <= max on each axis");
     }
     // 000: a moving object is indexed over its previous and its current box together.
-    const Box stored = moving_[id] ? unionBox(box_[id], box) : box;
-    const Box oldStored = swept_[id];
-    box_[id] = box;
-    swept_[id] = stored;  // first: splits below read it
+    const Box stored = objects_.moving[id] ? unionBox(objects_.box[id], box) : box;
+    const Box oldStored = objects_.swept[id];
+    objects_.box[id] = box;
+    objects_.swept[id] = stored;  // first: splits below read it
     reindexMoved(id, oldStored, stored);
     return {};
 }
 
 void ObjectTree::setBoxUnindexed(uint32_t id, const Box& box) {
     assert(alive(id) && validObjectBox(box));
-    swept_[id] = moving_[id] ? unionBox(box_[id], box) : box;
-    box_[id] = box;
+    objects_.swept[id] = objects_.moving[id] ? unionBox(objects_.box[id], box) : box;
+    objects_.box[id] = box;
 }
 
 Status ObjectTree::build(const Box* boxes, const Motion* motions, uint32_t count) {
-    box_.clear();
-    swept_.clear();
-    moving_.clear();
-    alive_.clear();
-    movingList_.clear();
-    movingSlot_.clear();
-    freeIds_.clear();
-    liveCount_ = 0;
+    objects_.box.clear();
+    objects_.swept.clear();
+    objects_.moving.clear();
+    objects_.alive.clear();
+    objects_.movingList.clear();
+    objects_.movingSlot.clear();
+    objects_.freeIds.clear();
+    objects_.liveCount = 0;
     for (uint32_t i = 0; i < count; ++i) {
         if (!validObjectBox(boxes[i])) {
             reindex();
@@ -449,19 +413,19 @@ Status ObjectTree::build(const Box* boxes, const Motion* motions, uint32_t count
                                    ": box is not finite with min <= max on each axis");
         }
     }
-    box_.assign(boxes, boxes + count);
-    swept_.assign(boxes, boxes + count);
-    moving_.resize(count);
-    alive_.assign(count, 1);
-    movingSlot_.assign(count, kNone);
+    objects_.box.assign(boxes, boxes + count);
+    objects_.swept.assign(boxes, boxes + count);
+    objects_.moving.resize(count);
+    objects_.alive.assign(count, 1);
+    objects_.movingSlot.assign(count, kNone);
     for (uint32_t i = 0; i < count; ++i) {
-        moving_[i] = uint8_t(motions[i]);
+        objects_.moving[i] = uint8_t(motions[i]);
         if (motions[i] == Motion::Moving) {
-            movingSlot_[i] = uint32_t(movingList_.size());
-            movingList_.push_back(i);
+            objects_.movingSlot[i] = uint32_t(objects_.movingList.size());
+            objects_.movingList.push_back(i);
         }
     }
-    liveCount_ = count;
+    objects_.liveCount = count;
     reindex();
     return {};
 }
@@ -478,8 +442,9 @@ void ObjectTree::reindex() {
     freeElements_ = kNone;
     usedElements_ = 0;
     mergeQueue_.clear();
-    for (uint32_t id = uint32_t(alive_.size()); id-- > 0;) {  // the list then runs in id order
-        if (alive_[id]) {
+    for (uint32_t id = uint32_t(objects_.alive.size());
+         id-- > 0;) {  // the list then runs in id order
+        if (objects_.alive[id]) {
             addToLeaf(0, id);
         }
     }

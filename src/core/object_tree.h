@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "core/object_index.h"
+#include "core/object_records.h"
 
 namespace qt {
 
@@ -95,11 +96,13 @@ public:
     std::optional<RayHit> queryRay(const Ray& ray) const override;
     void collisionPairs(std::vector<ObjectPair>& out) const override;
 
-    uint32_t objectCount() const override { return liveCount_; }
-    bool alive(uint32_t id) const override { return id < alive_.size() && alive_[id] != 0; }
-    const Box& box(uint32_t id) const override { return box_[id]; }
-    const Box& sweptBox(uint32_t id) const override { return swept_[id]; }
-    Motion motion(uint32_t id) const override { return Motion(moving_[id]); }
+    uint32_t objectCount() const override { return objects_.liveCount; }
+    bool alive(uint32_t id) const override {
+        return id < objects_.alive.size() && objects_.alive[id] != 0;
+    }
+    const Box& box(uint32_t id) const override { return objects_.box[id]; }
+    const Box& sweptBox(uint32_t id) const override { return objects_.swept[id]; }
+    Motion motion(uint32_t id) const override { return Motion(objects_.moving[id]); }
     size_t indexBytes() const override;
 
     // For the rebuild strategy: change the objects without touching the tree (which is then
@@ -175,7 +178,6 @@ private:
     void queueMerge(uint32_t leaf);
     bool tryMerge(uint32_t node);
     Frame frameOf(uint32_t node) const;
-    uint32_t newId();
     void grow(uint32_t node, const Box& b);
 
     ObjectTreeConfig config_;
@@ -191,18 +193,7 @@ private:
     std::vector<uint8_t> queued_;       // per node: in mergeQueue_
     std::vector<uint32_t> scratch_;     // cleanup(): the distinct objects of a merge candidate
 
-    // Per object, indexed by id.
-    std::vector<Box> box_;
-    std::vector<Box> swept_;  // what the tree indexes: the swept box (moving), the box (static)
-    std::vector<uint8_t> moving_;
-    std::vector<uint8_t> alive_;
-    // Live moving objects, in Morton order of their swept boxes' centres after cleanup();
-    // movingSlot_ is the way back.
-    std::vector<uint32_t> movingList_;
-    std::vector<uint64_t> mortonKeys_;  // sortMoving(): Morton code << 32 | id
-    std::vector<uint32_t> movingSlot_;
-    std::vector<uint32_t> freeIds_;
-    uint32_t liveCount_ = 0;
+    ObjectRecords objects_;  // per object, indexed by id
 };
 
 }  // namespace qt

@@ -34,7 +34,7 @@ void ObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const {
                     continue;  // the swept box misses R, so does the box in it
                 }
                 const uint32_t o = element.object;
-                const Box& b = box_[o];
+                const Box& b = objects_.box[o];
                 // The corner lies in b, which lies in the swept box: this object is in its leaf.
                 if (boxMeetsRect(b, r) &&
                     Walk::owns(f, std::max(b.min.x, r.minX), std::max(b.min.z, r.minZ))) {
@@ -104,7 +104,7 @@ void ObjectTree::frustumWalk(const Frustum& frustum, uint8_t rootPlanes, std::ve
             const uint32_t o = element.object;
             bool objectOutside = false;
             if (planes) {
-                frustum.classify(box_[o], planes, objectOutside);
+                frustum.classify(objects_.box[o], planes, objectOutside);
                 ++objectsTested;
             }
             if (!objectOutside) {
@@ -163,7 +163,7 @@ std::optional<RayHit> ObjectTree::queryRay(const Ray& ray) const {
         if (n.firstChild == kNone) {
             for (uint32_t e = n.head; e != kNone; e = elements_[e].next) {
                 const uint32_t o = elements_[e].object;
-                const std::optional<float> t = rayEntry(ray, box_[o]);
+                const std::optional<float> t = rayEntry(ray, objects_.box[o]);
                 if (t && (*t < best.distance || (*t == best.distance && o < best.object))) {
                     best = {o, *t};
                 }
@@ -200,8 +200,8 @@ std::optional<RayHit> ObjectTree::queryRay(const Ray& ray) const {
 // point, so both are in its leaf): unique without a hash set, then sorted.
 void ObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
     out.clear();
-    for (const uint32_t m : movingList_) {
-        const Box& sm = swept_[m];
+    for (const uint32_t m : objects_.movingList) {
+        const Box& sm = objects_.swept[m];
         Walk::walk(
             *this, sm, [](const Frame&) {},
             [&](const Frame& f) {
@@ -212,10 +212,10 @@ void ObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
                         continue;  // most elements: decided without reading the object
                     }
                     const uint32_t o = element.object;
-                    if (o == m || (moving_[o] && o < m)) {
+                    if (o == m || (objects_.moving[o] && o < m)) {
                         continue;
                     }
-                    const Box& so = swept_[o];
+                    const Box& so = objects_.swept[o];
                     if (boxesOverlap(sm, so) &&
                         Walk::owns(f, std::max(sm.min.x, so.min.x), std::max(sm.min.z, so.min.z))) {
                         out.push_back(m < o ? ObjectPair{m, o} : ObjectPair{o, m});
@@ -266,8 +266,9 @@ std::string ObjectTree::check() const {
             problem = what;
         }
     };
-    std::vector<uint32_t> leavesOf(alive_.size(), 0);
-    std::vector<uint32_t> seenIn(alive_.size(), kNone);  // the last leaf listing each object
+    std::vector<uint32_t> leavesOf(objects_.alive.size(), 0);
+    std::vector<uint32_t> seenIn(objects_.alive.size(),
+                                 kNone);  // the last leaf listing each object
     uint32_t listed = 0;
     uint32_t inner = 0;
     Walk::walk(
@@ -300,7 +301,7 @@ std::string ObjectTree::check() const {
                     continue;
                 }
                 ++leavesOf[o];
-                const Box& s = swept_[o];
+                const Box& s = objects_.swept[o];
                 const Element& element = elements_[e];
                 if (element.minX != s.min.x || element.minZ != s.min.z || element.maxX != s.max.x ||
                     element.maxZ != s.max.z) {
@@ -354,20 +355,20 @@ std::string ObjectTree::check() const {
         fail("node pool does not add up");
     }
     uint32_t live = 0;
-    for (uint32_t o = 0; o < alive_.size(); ++o) {
-        if (!alive_[o]) {
+    for (uint32_t o = 0; o < objects_.alive.size(); ++o) {
+        if (!objects_.alive[o]) {
             continue;
         }
         ++live;
         uint32_t expected = 0;
         Walk::walk(
-            *this, swept_[o], [](const Frame&) {}, [&](const Frame&) { ++expected; });
+            *this, objects_.swept[o], [](const Frame&) {}, [&](const Frame&) { ++expected; });
         if (expected != leavesOf[o]) {
             fail("object " + std::to_string(o) + " is in " + std::to_string(leavesOf[o]) +
                  " leaves, meets " + std::to_string(expected));
         }
     }
-    if (live != liveCount_ || live + freeIds_.size() != alive_.size()) {
+    if (live != objects_.liveCount || live + objects_.freeIds.size() != objects_.alive.size()) {
         fail("live objects and free ids do not add up");
     }
     return problem;
