@@ -1,4 +1,5 @@
-// Terrain vertex shader: one instance per visible leaf or node; heights fetched from the samples.
+// Terrain vertex shader: one instance per visible leaf or node; heights fetched from the pages of
+// the node's level.
 #version 330 core
 
 // Per instance: a leaf, or with level of detail a node, drawn with one leaf's strip. x, y: its
@@ -13,8 +14,16 @@ layout(location = 2) in uvec3 morphs;
 // j * (leafSize + 1) + i, one strip over the leaf's rows.
 layout(location = 1) in uvec2 local;
 
-uniform usamplerBuffer heights;  // R16UI height codes, row-major: index row * width + col
-uniform ivec2 mapSize;           // samples (width, height)
+// The heights as pages (qt::HeightPages): level k of the pyramid holds, at (c, r), the sample
+// (min(c * 2^k, width - 1), min(r * 2^k, height - 1)); its pages are pageSize = 2^pageShift squares
+// a side plus a one-texel border, page (px, py)'s texel (x, y) holding level sample
+// (px * pageSize + x - 1, py * pageSize + y - 1). The page table maps (level, px, py) to the
+// page's layer: row pageTableRow[level] + py, column px. A node lies inside one page of its level.
+uniform usampler2DArray heightPages;
+uniform usampler2D pageTable;
+uniform int pageShift;
+uniform int pageTableRow[16];  // by level; qt::kMaxTreeDepth + 1 <= 16
+uniform ivec2 mapSize;         // samples (width, height)
 uniform int leafSize;            // grid squares along a leaf side
 uniform vec2 spacing;            // world units between columns (x) and rows (y)
 uniform float heightScale;  // world height = code * heightScale + heightBias (qt::HeightTransform)
@@ -28,32 +37,48 @@ uniform vec3 eye;
 // w: distance from the eye.
 out vec4 surface;
 
+// The drawn node's level, its origin in level samples, its page (texel origin in level samples,
+// layer) and the level's last column and row, set by main() before any fetch.
+int level;
+ivec2 origin;
+ivec3 page;
+ivec2 levelLast;
+
 float codeAt(int col, int row) {
-    return float(texelFetch(heights, row * mapSize.x + col).r);
+    return float(texelFetch(heightPages, ivec3(col - page.x, row - page.y, page.z), 0).r);
 }
 
-// The sample (col, row) of the node's vertex (i, j): every 2^level samples from the node's origin,
-// clamped to the map (the padding of partial border nodes folds onto the last sample).
-ivec2 sampleOf(int i, int j, int level) {
-    return ivec2(min(int(item.x) * leafSize + (i << level), mapSize.x - 1),
-                 min(int(item.y) * leafSize + (j << level), mapSize.y - 1));
+// The level sample of the node's vertex (i, j): the node's origin plus (i, j), clamped to the level
+// (the padding of partial border nodes folds onto the last sample, as clamping the map's sample
+// every 2^level from the origin does).
+ivec2 sampleOf(int i, int j) {
+    return min(origin + ivec2(i, j), levelLast);
 }
 
-// World position of a sample, and its unit normal's x and z by central differences, one-sided on
-// the border: the same as qt::vertexNormal.
+// The map column and row of a level sample.
+ivec2 mapSample(ivec2 s) {
+    return min(s << level, mapSize - 1);
+}
+
+// World position of a level sample, and its unit normal's x and z by central differences over the
+// level's neighbours (at level 0 the map's, one-sided on the border: the same as
+// qt::vertexNormal; a coarser node's normals come from its own level's samples, 2^level apart).
 vec3 worldAt(ivec2 s, out vec2 normalXZ) {
     int c0 = max(s.x - 1, 0);
-    int c1 = min(s.x + 1, mapSize.x - 1);
+    int c1 = min(s.x + 1, levelLast.x);
     int r0 = max(s.y - 1, 0);
-    int r1 = min(s.y + 1, mapSize.y - 1);
+    int r1 = min(s.y + 1, levelLast.y);
     float dx = (codeAt(c1, s.y) - codeAt(c0, s.y)) * heightScale;
     float dz = (codeAt(s.x, r1) - codeAt(s.x, r0)) * heightScale;
-    float sx = float(c1 - c0) * spacing.x;
-    float sz = float(r1 - r0) * spacing.y;
+    ivec2 low = mapSample(ivec2(c0, r0));
+    ivec2 high = mapSample(ivec2(c1, r1));
+    float sx = float(high.x - low.x) * spacing.x;
+    float sz = float(high.y - low.y) * spacing.y;
     vec3 normal = normalize(vec3(-dx * sz, sx * sz, -dz * sx));
     normalXZ = normal.xz;
-    return vec3(float(s.x) * spacing.x, codeAt(s.x, s.y) * heightScale + heightBias,
-                float(s.y) * spacing.y);
+    ivec2 m = mapSample(s);
+    return vec3(float(m.x) * spacing.x, codeAt(s.x, s.y) * heightScale + heightBias,
+                float(m.y) * spacing.y);
 }
 
 void main() {
@@ -62,8 +87,15 @@ void main() {
     // The same steps as qt::lodVertexSample and qt::lodVertexMorph.
     int i = int(local.x);
     int j = int(local.y);
-    int level = int(item.z & 0xFFu);
+    level = int(item.z & 0xFFu);
     uint coarser = item.z >> 8;
+    // The node's page: its origin, in level samples, is a multiple of leafSize, which divides
+    // pageSize, so its vertices and their neighbours lie in the page's squares and border.
+    levelLast = (mapSize - 2 + (1 << level)) >> level;
+    origin = ivec2(item.xy) * leafSize >> level;
+    ivec2 pageXY = origin >> pageShift;
+    int layer = int(texelFetch(pageTable, ivec2(pageXY.x, pageTableRow[level] + pageXY.y), 0).r);
+    page = ivec3((pageXY << pageShift) - 1, layer);
     if ((i == 0 && (coarser & 1u) != 0u) || (i == leafSize && (coarser & 2u) != 0u)) {
         j &= ~1;
     }
@@ -79,11 +111,11 @@ void main() {
                                            : morphs.x;
     float m = float(edge) / 255.0;
     vec2 ownNormal;
-    vec3 worldPosition = worldAt(sampleOf(i, j, level), ownNormal);
+    vec3 worldPosition = worldAt(sampleOf(i, j), ownNormal);
     vec2 normalXZ = ownNormal;
     if (((i | j) & 1) != 0 && edge != 0u) {
         vec2 targetNormal;
-        vec3 target = worldAt(sampleOf(i & ~1, j & ~1, level), targetNormal);
+        vec3 target = worldAt(sampleOf(i & ~1, j & ~1), targetNormal);
         worldPosition = edge == 255u ? target : mix(worldPosition, target, m);
         normalXZ = edge == 255u ? targetNormal : mix(ownNormal, targetNormal, m);
     }

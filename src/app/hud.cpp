@@ -40,6 +40,10 @@ void drawStats(const FrameStats& stats, const Terrain& terrain) {
     const CullStats& c = stats.cull;
     ImGui::TextWrapped("map %s, %dx%d, leaf %d", terrain.path.c_str(), terrain.map.width,
                        terrain.map.height, terrain.tree.leafSize);
+    const HeightPages& pages = terrain.gpu.pages;
+    ImGui::Text("heights on the GPU %.1f MiB, %.2f B/sample (%d pages of %d^2)",
+                double(pages.bytes()) / (1024.0 * 1024.0), terrain.gpu.bytesPerSample(),
+                pages.layers, pages.pageSize);
     if (stats.lod) {
         const LodStats& l = stats.lodStats;
         ImGui::Text("nodes drawn %u (levels 0-%d)", l.nodesDrawn, int(l.deepestLevel));

@@ -181,6 +181,16 @@ const std::map<std::string, Handler>& valueOptions() {
              }
              return {};
          }},
+        {"--page-size",
+         [](ViewerOptions& o, const std::string& v) -> Status {
+             if (!parseInt(v, o.pageSize) || o.pageSize < kMinLeafSize ||
+                 o.pageSize > kMaxPageSize || (o.pageSize & (o.pageSize - 1)) != 0) {
+                 return Status::failure("expected a power of two from " +
+                                        std::to_string(kMinLeafSize) + " to " +
+                                        std::to_string(kMaxPageSize));
+             }
+             return {};
+         }},
         {"--size",
          [](ViewerOptions& o, const std::string& v) -> Status {
              if (!parseSize(v, o.rawWidth, o.rawHeight)) {
@@ -445,6 +455,9 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
   --water              draw a flat water plane at sea level (maps in metres)
   --height-offset S    added to every height (default 0)
   --leaf N             grid squares per leaf side: 2, 4, 8, 16, 32 or 64 (default 4)
+  --page-size N        grid squares per side of a GPU height page: a power of two from 2 to
+                       4096 (default 256; raised to the leaf size, and further where the map
+                       needs more pages than the GPU has layers)
   --size WxH           size of a headerless .r16/.raw file
   --window WxH         window and screenshot size (default 1280x720): at most 16384 a side
                        and 67108864 pixels (8192x8192), and what the OpenGL driver allows

@@ -9,6 +9,7 @@
 
 #include <glm/vec3.hpp>
 
+#include "core/config.h"
 #include "core/heightmap.h"
 #include "core/result.h"
 
@@ -29,6 +30,9 @@ struct ViewerOptions {
     float exaggeration = 1.0f;  // --exaggeration: the height scale (given or default) times this
     std::optional<float> heightOffset;
     int leafSize = 4;
+    // --page-size: squares along a GPU height page's side (core/height_pages.h); small pages make
+    // a small map cross page borders at every level, for tests.
+    int pageSize = kDefaultPageSize;
     int rawWidth = 0;  // --size, for headerless .r16/.raw
     int rawHeight = 0;
     HeightEncoding encoding = HeightEncoding::Gray;  // --encoding, for RGB-packed PNG heights

@@ -82,6 +82,7 @@ int runOneShot(Session& s) {
         report.camera = s.camera;
         report.target = o.target ? *o.target : s.camera.position + s.camera.forward();
         report.leafSize = s.terrain.tree.leafSize;
+        report.gpu = &s.terrain.gpu;
         report.culling = cull;
         report.stats = stats;
         if (o.dumpLeaves && stats.lod) {  // level of detail leaves the leaves as runs

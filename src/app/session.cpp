@@ -122,7 +122,7 @@ Result<Session> Session::create(const ViewerOptions& options) {
                                                 : Result<ObjectRenderer>(ObjectRenderer{});
     Result<Terrain> terrain = renderer && lines && objectRenderer
                                   ? Terrain::create(std::move(map).value(), options.leafSize, path,
-                                                    times, std::cref(terminal))
+                                                    times, std::cref(terminal), options.pageSize)
                                   : Result<Terrain>::failure("");
     if (!renderer || !lines || !objectRenderer || !terrain) {
         const std::string error = !renderer         ? renderer.error()
@@ -187,7 +187,8 @@ Status Session::replaceTerrain(const std::string& path, const LoadProgress& prog
     load.rawWidth = options.rawWidth;
     load.rawHeight = options.rawHeight;
     load.encoding = options.encoding;
-    if (Status loaded = qt::replaceTerrain(terrain, path, load, options.leafSize, progress);
+    if (Status loaded =
+            qt::replaceTerrain(terrain, path, load, options.leafSize, progress, options.pageSize);
         !loaded) {
         return loaded;
     }

@@ -138,6 +138,15 @@ std::string statsJson(const StatsReport& r) {
          ", \"fov_y\": " + number(glm::degrees(c.fovY)) + ", \"aspect\": " + number(c.aspect) +
          ", \"near\": " + number(c.nearPlane) + ", \"far\": " + number(c.farPlane) + "},\n";
     j += "  \"leaf_size\": " + std::to_string(r.leafSize) + ",\n";
+    if (r.gpu != nullptr) {
+        const HeightPages& p = r.gpu->pages;
+        j += "  \"gpu_heights\": {\"bytes\": " + std::to_string(p.bytes()) +
+             ", \"bytes_per_sample\": " + number(r.gpu->bytesPerSample()) +
+             ", \"page_size\": " + std::to_string(p.pageSize) +
+             ", \"page_texels\": " + std::to_string(p.texels) +
+             ", \"pages\": " + std::to_string(p.layers) +
+             ", \"levels\": " + std::to_string(p.level.size()) + "},\n";
+    }
     j += "  \"culling\": " + std::string(r.culling ? "true" : "false") + ",\n";
     j += "  \"nodes_total\": " + std::to_string(s.nodesTotal) + ",\n";
     j += "  \"leaves_total\": " + std::to_string(s.leavesTotal) + ",\n";

@@ -22,6 +22,7 @@ struct StatsReport {
     Camera camera;
     glm::vec3 target{0.0f};
     int leafSize = 0;
+    const TerrainGpu* gpu = nullptr;  // the "gpu_heights" block (pages, bytes); null: left out
     bool culling = true;
     FrameStats stats;
     const std::vector<LeafCoord>* visibleLeaves = nullptr;  // null: not listed

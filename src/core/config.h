@@ -32,6 +32,11 @@ constexpr int kMaxLeafSize = 64;
 // are 2^14 leaves a side. The walks keep one frame a level.
 constexpr int kMaxTreeDepth = 14;
 static_assert((kMaxSide - 1) / kMinLeafSize == 1 << kMaxTreeDepth, "the deepest tree's depth");
+// Squares along a side of a GPU height page (core/height_pages.h) unless the map needs larger ones
+// to fit the GPU's layers; a power of two.
+constexpr int kDefaultPageSize = 256;
+// Largest page size a user may ask for (--page-size).
+constexpr int kMaxPageSize = 4096;
 // Horizontal metres per arc-second of latitude, for the spacing of .hgt tiles whose name gives no
 // latitude (those named by their corner get metres per degree on each axis, georeference.h).
 constexpr double kMetresPerArcSecond = 30.87;

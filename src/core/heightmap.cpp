@@ -597,7 +597,8 @@ Result<Heightmap> decodeHeightmap(const std::string& name, const std::string& ex
     return loadStbImage(name, bytes, options.encoding);
 }
 
-Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& options) {
+Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& options,
+                                const SizeCheck& acceptSize) {
     if (path.empty()) {
         return Result<Heightmap>::failure("empty heightmap path");
     }
@@ -617,7 +618,7 @@ Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& opti
     }
     if (isGdalExtension(ext)) {
         // GDAL reads the file itself; the raster's size is checked before its pixels are.
-        return loadGdalHeightmap(ext == ".gz" ? "/vsigzip/" + path : path, name);
+        return loadGdalHeightmap(ext == ".gz" ? "/vsigzip/" + path : path, name, acceptSize);
     }
     if (length.value() > kMaxFileBytes) {
         return fail(name, "file of " + std::to_string(length.value()) +
@@ -626,10 +627,13 @@ Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& opti
     }
     const bool raw = ext == ".r16" || ext == ".raw";
     std::vector<unsigned char> bytes;
+    SampleGrid size{0, 0};
     if (raw || ext == ".hgt") {
-        if (Result<SampleGrid> grid = rawGrid(!raw, length.value(), options); !grid) {
+        Result<SampleGrid> grid = rawGrid(!raw, length.value(), options);
+        if (!grid) {
             return fail(name, grid.error());
         }
+        size = grid.value();
     } else {
         const uint64_t head = std::min<uint64_t>(length.value(), kHeaderBytes);
         if (Status read = readFile(path, head, bytes); !read) {
@@ -641,6 +645,12 @@ Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& opti
         }
         if (Status dense = checkDensity(info.value(), length.value()); !dense) {
             return fail(name, dense.error());
+        }
+        size = SampleGrid{int(info.value().width), int(info.value().height)};
+    }
+    if (acceptSize) {
+        if (Status accepted = acceptSize(size.width, size.height); !accepted) {
+            return fail(name, accepted.error());
         }
     }
     if (bytes.size() != length.value()) {  // a small image is whole already

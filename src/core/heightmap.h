@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -63,12 +64,19 @@ struct LoadOptions {
     HeightEncoding encoding = HeightEncoding::Gray;
 };
 
+// Called with a map's size once the file's header (or length, or GDAL's raster) gives it, before
+// the samples are read; a failure refuses the map with its line. The viewer checks there that the
+// GPU can hold the map.
+using SizeCheck = std::function<Status(int width, int height)>;
+
 // Loads PNG (8/16-bit), JPEG, BMP, TGA, PGM/PPM, GIF, PSD, HDR, SRTM .hgt and raw 16-bit LE.
 // Colour images become one channel by stb_image's luminance (77 R + 150 G + 29 B) / 256;
 // alpha is ignored. Errors are one line that starts with the path (control bytes escaped). The
 // file's length and header are checked before its pixels are read (kMaxFileBytes, the size
 // limits, truncation), and the compressed data is walked before stb_image decodes it.
-Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& options = {});
+// `acceptSize`, when set, may refuse the map from its size before its samples are read.
+Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& options = {},
+                                const SizeCheck& acceptSize = {});
 
 // Decodes bytes already in memory as the format `extension` names (".png", ".hgt", ...); `name`
 // starts every error line. loadHeightmap() checks the length and header of the file,

@@ -182,7 +182,8 @@ const char* gdalExtensionList() {
     return ".tif .tiff .asc .vrt .dem .bil .flt .img .ter .bt .gz .zip";
 }
 
-Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::string& name) {
+Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::string& name,
+                                    const SizeCheck& acceptSize) {
     registerDrivers();
     const GdalMessages messages;
     const GDALDatasetUniquePtr ds(GDALDataset::Open(
@@ -200,6 +201,11 @@ Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::stri
     const int height = ds->GetRasterYSize();
     if (Status size = checkDimensions(width, height); !size) {
         return fail(name, size.error());
+    }
+    if (acceptSize) {
+        if (Status accepted = acceptSize(width, height); !accepted) {
+            return fail(name, accepted.error());
+        }
     }
     GDALRasterBand* band = ds->GetRasterBand(1);
     if (GDALDataTypeIsComplex(band->GetRasterDataType())) {

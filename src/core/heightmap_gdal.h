@@ -18,7 +18,8 @@ const char* gdalExtensionList();
 // geotransform are checked before a pixel is read; nodata and NaN samples are filled from their
 // neighbours as .hgt voids are (fillVoids); heights are quantised over their actual range
 // (encodeSamples). GDAL's own messages become the error's one line; nothing reaches stderr.
-Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::string& name);
+Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::string& name,
+                                    const SizeCheck& acceptSize = {});
 
 // The same from bytes in memory (through GDAL's /vsimem/), the file name's extension telling the
 // format: decodeHeightmap() and the fuzzer use it.

@@ -38,7 +38,7 @@ const char* loadStepName(LoadStep step) {
 }
 
 Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, LoadTimes times,
-                                const LoadProgress& progress) {
+                                const LoadProgress& progress, int pageSize) {
     report(progress, LoadStep::BuildTree);
     Clock::time_point start = Clock::now();
     Result<Quadtree> tree = buildQuadtree(map, leafSize);
@@ -48,7 +48,7 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     times.treeMs = msSince(start);
     report(progress, LoadStep::Upload);
     start = Clock::now();
-    Result<TerrainGpu> gpu = TerrainGpu::create(map, tree.value());
+    Result<TerrainGpu> gpu = TerrainGpu::create(map, tree.value(), pageSize);
     if (!gpu) {
         return Result<Terrain>::failure(path + ": " + gpu.error());
     }
@@ -94,8 +94,8 @@ void Terrain::stepObjects(int steps) {
 }
 
 Status replaceTerrain(Terrain& current, const std::string& path, const LoadOptions& options,
-                      int leafSize, const LoadProgress& progress) {
-    Result<Terrain> loaded = loadTerrain(path, options, leafSize, progress);
+                      int leafSize, const LoadProgress& progress, int pageSize) {
+    Result<Terrain> loaded = loadTerrain(path, options, leafSize, progress, pageSize);
     if (!loaded) {
         return Status::failure(loaded.error());
     }
@@ -105,20 +105,23 @@ Status replaceTerrain(Terrain& current, const std::string& path, const LoadOptio
 }
 
 Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options, int leafSize,
-                            const LoadProgress& progress) {
+                            const LoadProgress& progress, int pageSize) {
     LoadTimes times;
-    Result<Heightmap> map = decodeStep(path, options, times, progress);
+    const SizeCheck fitsGpu = [leafSize, pageSize](int width, int height) {
+        return checkHeightPages(width, height, leafSize, pageSize);
+    };
+    Result<Heightmap> map = decodeStep(path, options, times, progress, fitsGpu);
     if (!map) {
         return Result<Terrain>::failure(map.error());
     }
-    return Terrain::create(std::move(map).value(), leafSize, path, times, progress);
+    return Terrain::create(std::move(map).value(), leafSize, path, times, progress, pageSize);
 }
 
 Result<Heightmap> decodeStep(const std::string& path, const LoadOptions& options, LoadTimes& times,
-                             const LoadProgress& progress) {
+                             const LoadProgress& progress, const SizeCheck& acceptSize) {
     report(progress, LoadStep::Decode);
     const Clock::time_point start = Clock::now();
-    Result<Heightmap> map = loadHeightmap(path, options);
+    Result<Heightmap> map = loadHeightmap(path, options, acceptSize);
     times.decodeMs = msSince(start);
     return map;
 }

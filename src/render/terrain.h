@@ -29,7 +29,7 @@ const char* loadStepName(LoadStep step);
 struct LoadTimes {
     double decodeMs = 0.0;  // reading the file and decoding it into codes
     double treeMs = 0.0;    // building the quadtree and its exact bounds
-    double uploadMs = 0.0;  // the codes into the GPU's buffer texture
+    double uploadMs = 0.0;  // the pyramid's pages into the GPU's texture array
 
     double totalMs() const { return decodeMs + treeMs + uploadMs; }
 };
@@ -54,25 +54,29 @@ struct Terrain {
     // Runs `steps` simulation steps of the objects (nothing without moving ones).
     void stepObjects(int steps);
 
-    // Builds the tree and the GL objects; nothing is kept on failure. `times` holds the decode
-    // time measured by the caller, and gets the tree and upload times.
+    // Builds the tree and the GL objects, the heights in pages of at least pageSize squares;
+    // nothing is kept on failure. `times` holds the decode time measured by the caller, and gets
+    // the tree and upload times.
     static Result<Terrain> create(Heightmap map, int leafSize, std::string path,
-                                  LoadTimes times = {}, const LoadProgress& progress = {});
+                                  LoadTimes times = {}, const LoadProgress& progress = {},
+                                  int pageSize = kDefaultPageSize);
     void destroy();
 };
 
 // The first step of a load: reports LoadStep::Decode, runs loadHeightmap, times it.
 Result<Heightmap> decodeStep(const std::string& path, const LoadOptions& options, LoadTimes& times,
-                             const LoadProgress& progress = {});
+                             const LoadProgress& progress = {}, const SizeCheck& acceptSize = {});
 
-// decodeStep + Terrain::create, with the default mapping of the map.
+// decodeStep + Terrain::create, with the default mapping of the map. A map whose size, known from
+// its header, the GPU cannot hold as pages (checkHeightPages) is refused before it is decoded.
 Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options, int leafSize,
-                            const LoadProgress& progress = {});
+                            const LoadProgress& progress = {}, int pageSize = kDefaultPageSize);
 
 // Loads `path` into a new terrain and only then swaps it for `current` (destroying the old GL
 // objects). On failure `current` is untouched and the one-line error is returned.
 Status replaceTerrain(Terrain& current, const std::string& path, const LoadOptions& options,
-                      int leafSize, const LoadProgress& progress = {});
+                      int leafSize, const LoadProgress& progress = {},
+                      int pageSize = kDefaultPageSize);
 
 // Runs the frame pipeline on the terrain into terrain.frame (core/frame.h).
 FrameStats cullTerrain(Terrain& terrain, const CullView& view);

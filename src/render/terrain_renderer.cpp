@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cassert>
 #include <cstddef>
+#include <string>
+#include <utility>
 
 #include <glm/gtc/type_ptr.hpp>
 
@@ -13,6 +15,10 @@
 
 namespace qt {
 namespace {
+
+// Entries of the shader's pageTableRow: one per level.
+constexpr int kMaxPageLevels = 16;
+static_assert(kMaxTreeDepth + 1 <= kMaxPageLevels, "a level's table row for every tree level");
 
 // A wait for a batch is retried every second until the batch is done.
 constexpr GLuint64 kSyncTimeoutNs = 1000000000;
@@ -65,16 +71,31 @@ void repointInstances(bool nodes, GLsizei stride, size_t first) {
 
 }  // namespace
 
-Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree) {
-    GLint maxTexels = 0;
-    glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &maxTexels);
-    if (map.sampleCount() > int64_t(maxTexels)) {
-        return Result<TerrainGpu>::failure(
-            "the map has " + std::to_string(map.sampleCount()) +
-            " samples, more than this GPU's texture buffer holds (GL_MAX_TEXTURE_BUFFER_SIZE " +
-            std::to_string(maxTexels) + ")");
+PageLimits queryPageLimits() {
+    GLint layers = 0;
+    GLint side = 0;
+    glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &layers);
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &side);
+    return PageLimits{int(layers), int(side)};
+}
+
+Status checkHeightPages(int width, int height, int leafSize, int pageSize) {
+    if (width < 2 || height < 2) {
+        return {};  // the loader refuses such a map itself
+    }
+    Result<HeightPages> pages =
+        fitHeightPages(width, height, leafSize, pageSize, queryPageLimits());
+    return pages ? Status{} : Status::failure(pages.error());
+}
+
+Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree, int pageSize) {
+    Result<HeightPages> fitted =
+        fitHeightPages(map.width, map.height, tree.leafSize, pageSize, queryPageLimits());
+    if (!fitted) {
+        return Result<TerrainGpu>::failure(fitted.error());
     }
     TerrainGpu gpu;
+    gpu.pages = std::move(fitted).value();
     gpu.width = map.width;
     gpu.height = map.height;
     gpu.leafSize = tree.leafSize;
@@ -83,16 +104,50 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
     gpu.maxSample = map.maxSample;
     gpu.coding = map.coding;
     gpu.metres = map.metres;
+    const HeightPages& pages = gpu.pages;
 
-    glGenBuffers(1, &gpu.heightBuffer);
-    glBindBuffer(GL_TEXTURE_BUFFER, gpu.heightBuffer);
-    glBufferData(GL_TEXTURE_BUFFER, GLsizeiptr(map.codes.size() * sizeof(uint16_t)),
-                 map.codes.data(), GL_STATIC_DRAW);
-    glGenTextures(1, &gpu.heightTexture);
-    glBindTexture(GL_TEXTURE_BUFFER, gpu.heightTexture);
-    glTexBuffer(GL_TEXTURE_BUFFER, GL_R16UI, gpu.heightBuffer);
-    glBindTexture(GL_TEXTURE_BUFFER, 0);
-    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+    while (glGetError() != GL_NO_ERROR) {  // only this allocation's errors below
+    }
+    glGenTextures(1, &gpu.heightPages);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.heightPages);
+    // Integer textures are complete only unfiltered; read with texelFetch alone.
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAX_LEVEL, 0);
+    glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_R16UI, pages.texels, pages.texels, pages.layers, 0,
+                 GL_RED_INTEGER, GL_UNSIGNED_SHORT, nullptr);
+    if (glGetError() == GL_OUT_OF_MEMORY) {
+        gpu.destroy();
+        return Result<TerrainGpu>::failure("out of GPU memory allocating " +
+                                           std::to_string(pages.layers) + " height pages (" +
+                                           std::to_string(pages.bytes() >> 20) + " MiB) for " +
+                                           std::to_string(map.sampleCount()) + " samples");
+    }
+    // Page by page through one staging page; rows of an odd number of texels are 2-aligned.
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
+    std::vector<uint16_t> staging(size_t(pages.texels) * size_t(pages.texels));
+    for (int level = 0; level < int(pages.level.size()); ++level) {
+        const PageLevel& l = pages.level[size_t(level)];
+        for (int py = 0; py < l.pagesY; ++py) {
+            for (int px = 0; px < l.pagesX; ++px) {
+                fillHeightPage(map, pages, level, px, py, staging.data());
+                glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, l.firstLayer + py * l.pagesX + px,
+                                pages.texels, pages.texels, 1, GL_RED_INTEGER, GL_UNSIGNED_SHORT,
+                                staging.data());
+            }
+        }
+    }
+    glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+    const std::vector<uint16_t> table = pages.table();
+    glGenTextures(1, &gpu.pageTable);
+    glBindTexture(GL_TEXTURE_2D, gpu.pageTable);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_R16UI, pages.tableWidth, pages.tableHeight, 0, GL_RED_INTEGER,
+                 GL_UNSIGNED_SHORT, table.data());
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
 
     const std::vector<GLubyte> local = localVertices(tree.leafSize);
     glGenBuffers(1, &gpu.localBuffer);
@@ -136,10 +191,33 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     if (glGetError() == GL_OUT_OF_MEMORY) {
         gpu.destroy();
-        return Result<TerrainGpu>::failure("out of GPU memory uploading " +
+        return Result<TerrainGpu>::failure("out of GPU memory uploading a map of " +
                                            std::to_string(map.sampleCount()) + " samples");
     }
     return gpu;
+}
+
+void TerrainGpu::bindHeights(GLuint program) const {
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, pageTable);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, heightPages);
+    glUniform1i(glGetUniformLocation(program, "heightPages"), 0);
+    glUniform1i(glGetUniformLocation(program, "pageTable"), 1);
+    glUniform1i(glGetUniformLocation(program, "pageShift"), pages.pageShift);
+    GLint rows[kMaxPageLevels] = {};
+    const size_t levels = std::min(pages.level.size(), size_t(kMaxPageLevels));
+    for (size_t k = 0; k < levels; ++k) {
+        rows[k] = pages.level[k].tableRow;
+    }
+    glUniform1iv(glGetUniformLocation(program, "pageTableRow"), GLsizei(levels), rows);
+    glUniform2i(glGetUniformLocation(program, "mapSize"), width, height);
+    glUniform1i(glGetUniformLocation(program, "leafSize"), leafSize);
+}
+
+double TerrainGpu::bytesPerSample() const {
+    const double samples = double(width) * double(height);
+    return samples > 0.0 ? double(pages.bytes()) / samples : 0.0;
 }
 
 void TerrainGpu::destroy() {
@@ -148,8 +226,8 @@ void TerrainGpu::destroy() {
     glDeleteBuffers(1, &instanceBuffer);
     glDeleteBuffers(1, &indexBuffer);
     glDeleteBuffers(1, &localBuffer);
-    glDeleteTextures(1, &heightTexture);
-    glDeleteBuffers(1, &heightBuffer);
+    glDeleteTextures(1, &pageTable);
+    glDeleteTextures(1, &heightPages);
     *this = TerrainGpu{};
 }
 
@@ -254,11 +332,7 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(count) * stride, instances);
 
     glUseProgram(program.id);
-    glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_BUFFER, gpu.heightTexture);
-    glUniform1i(program.uniform("heights"), 0);
-    glUniform2i(program.uniform("mapSize"), gpu.width, gpu.height);
-    glUniform1i(program.uniform("leafSize"), gpu.leafSize);
+    gpu.bindHeights(program.id);
     glUniform2f(program.uniform("spacing"), mapping.spacingX, mapping.spacingZ);
     const HeightTransform height = heightTransform(gpu.coding, mapping);
     glUniform1f(program.uniform("heightScale"), height.scale);
@@ -342,7 +416,10 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
     glDisable(GL_CULL_FACE);
     glDisable(GL_STENCIL_TEST);
-    glBindTexture(GL_TEXTURE_BUFFER, 0);
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
     glUseProgram(0);
     return draws;
 }

@@ -1,4 +1,5 @@
-// The terrain on the GPU (heights as a texture buffer, one leaf's strip, the instance buffer) and
+// The terrain on the GPU (heights as pages of a texture array, one leaf's strip, the instance
+// buffer) and
 // the program that draws every visible leaf, or node, with one instanced call.
 #pragma once
 
@@ -8,6 +9,7 @@
 #include <glm/vec3.hpp>
 
 #include "core/camera.h"
+#include "core/height_pages.h"
 #include "core/heightmap.h"
 #include "core/lod.h"
 #include "core/quadtree.h"
@@ -19,10 +21,18 @@ namespace qt {
 // Background and fog colour: terrain fades into it at the far plane.
 constexpr float kSkyColour[3] = {0.62f, 0.74f, 0.86f};
 
+// The GL limits the height pages must fit, as this context reports them.
+PageLimits queryPageLimits();
+
 // One terrain's GL objects; create() builds them all or none.
 struct TerrainGpu {
-    GLuint heightBuffer = 0;    // R16UI height codes, row-major, uploaded once
-    GLuint heightTexture = 0;   // GL_TEXTURE_BUFFER view of heightBuffer
+    // The height codes as pages (core/height_pages.h): one R16UI layer of this GL_TEXTURE_2D_ARRAY
+    // per page of every level of the pyramid, uploaded once.
+    GLuint heightPages = 0;
+    // R16UI GL_TEXTURE_2D: (level, page x, page y) to the page's layer (HeightPages::table). The
+    // vertex shader finds a node's page here rather than in its instance data, so the instances
+    // stay 12 bytes and the pages can move between layers without touching them.
+    GLuint pageTable = 0;
     GLuint indexBuffer = 0;     // one full leaf as one strip of local vertex ids
     GLuint localBuffer = 0;     // (i, j) of each local vertex id, two bytes
     GLuint instanceBuffer = 0;  // one LeafCoord or DrawNode per instance, room for every leaf
@@ -35,13 +45,27 @@ struct TerrainGpu {
     size_t leafCapacity = 0;
     float minSample = 0.0f;
     float maxSample = 0.0f;
-    HeightCoding coding;  // codes in heightBuffer to the map's samples
+    HeightCoding coding;  // codes in heightPages to the map's samples
     bool metres = false;  // samples are metres: the colour ramp is tied to altitude
+    HeightPages pages;    // the layout of heightPages and pageTable
 
-    // Fails with one line when the map has more samples than GL_MAX_TEXTURE_BUFFER_SIZE.
-    static Result<TerrainGpu> create(const Heightmap& map, const Quadtree& tree);
+    // Pages of at least `pageSize` squares (more when the map would need more layers than the GPU
+    // has). Fails with one line when the pages do not fit the GPU's limits or its memory.
+    static Result<TerrainGpu> create(const Heightmap& map, const Quadtree& tree,
+                                     int pageSize = kDefaultPageSize);
     void destroy();
+    // Binds the pages (unit 0) and the page table (unit 1) and sets the uniforms through which
+    // `program` (shaders/terrain.vert) reads them: heightPages, pageTable, pageShift,
+    // pageTableRow, mapSize, leafSize.
+    void bindHeights(GLuint program) const;
+    // GPU bytes of the heights (pages, pyramid, borders, page table) per map sample.
+    double bytesPerSample() const;
 };
+
+// Fails with one line when a width x height map in leaves of leafSize squares cannot go to this
+// GPU as pages of at least pageSize squares: what create() checks first, for a size known before
+// the map is decoded.
+Status checkHeightPages(int width, int height, int leafSize, int pageSize = kDefaultPageSize);
 
 // True for GL_RENDERER strings of software rasterisers (llvmpipe, softpipe, swr, swrast, Apple's
 // software renderer): their queued triangles are binned in host memory.

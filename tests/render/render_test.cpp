@@ -1011,12 +1011,7 @@ struct NodeCapture {
         }
         const HeightTransform height = heightTransform(terrain.map.coding, terrain.mapping);
         glUseProgram(program);
-        glActiveTexture(GL_TEXTURE0);
-        glBindTexture(GL_TEXTURE_BUFFER, terrain.gpu.heightTexture);
-        glUniform1i(glGetUniformLocation(program, "heights"), 0);
-        glUniform2i(glGetUniformLocation(program, "mapSize"), terrain.map.width,
-                    terrain.map.height);
-        glUniform1i(glGetUniformLocation(program, "leafSize"), terrain.tree.leafSize);
+        terrain.gpu.bindHeights(program);
         glUniform2f(glGetUniformLocation(program, "spacing"), 1.0f, 1.0f);
         glUniform1f(glGetUniformLocation(program, "heightScale"), height.scale);
         glUniform1f(glGetUniformLocation(program, "heightBias"), height.bias);

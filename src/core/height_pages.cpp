@@ -1,0 +1,117 @@
+// The pyramid of subsampled heights cut into bordered pages, and the page table over them.
+#include "core/height_pages.h"
+
+#include <algorithm>
+#include <cassert>
+#include <string>
+
+namespace qt {
+
+uint64_t HeightPages::bytes() const {
+    return uint64_t(layers) * uint64_t(texels) * uint64_t(texels) * 2u +
+           uint64_t(tableWidth) * uint64_t(tableHeight) * 2u;
+}
+
+std::vector<uint16_t> HeightPages::table() const {
+    std::vector<uint16_t> entries(size_t(tableWidth) * size_t(tableHeight), 0);
+    for (const PageLevel& l : level) {
+        for (int py = 0; py < l.pagesY; ++py) {
+            for (int px = 0; px < l.pagesX; ++px) {
+                entries[size_t(l.tableRow + py) * size_t(tableWidth) + size_t(px)] =
+                    uint16_t(l.firstLayer + py * l.pagesX + px);
+            }
+        }
+    }
+    return entries;
+}
+
+int heightLevels(int width, int height, int leafSize) {
+    const int leavesX = (width - 2) / leafSize + 1;
+    const int leavesZ = (height - 2) / leafSize + 1;
+    int depth = 0;
+    while ((1 << depth) < std::max(leavesX, leavesZ)) {
+        ++depth;
+    }
+    return depth + 1;
+}
+
+HeightPages planHeightPages(int width, int height, int leafSize, int pageSize) {
+    assert(width >= 2 && height >= 2);
+    assert(pageSize >= leafSize && (pageSize & (pageSize - 1)) == 0);
+    HeightPages pages;
+    pages.width = width;
+    pages.height = height;
+    pages.pageSize = pageSize;
+    pages.pageShift = __builtin_ctz(unsigned(pageSize));
+    pages.texels = pageSize + 3;
+    const int levels = heightLevels(width, height, leafSize);
+    pages.level.resize(size_t(levels));
+    for (int k = 0; k < levels; ++k) {
+        PageLevel& l = pages.level[size_t(k)];
+        const int64_t step = int64_t{1} << k;
+        l.samplesX = int((int64_t(width) - 1 + step - 1) >> k) + 1;
+        l.samplesY = int((int64_t(height) - 1 + step - 1) >> k) + 1;
+        l.pagesX = (l.samplesX - 1 + pageSize - 1) >> pages.pageShift;
+        l.pagesY = (l.samplesY - 1 + pageSize - 1) >> pages.pageShift;
+        l.firstLayer = pages.layers;
+        l.tableRow = pages.tableHeight;
+        pages.layers += l.pagesX * l.pagesY;
+        pages.tableHeight += l.pagesY;
+    }
+    pages.tableWidth = pages.level[0].pagesX;
+    return pages;
+}
+
+Result<HeightPages> fitHeightPages(int width, int height, int leafSize, int pageSize,
+                                   const PageLimits& limits) {
+    int size = leafSize;
+    while (size < pageSize) {
+        size *= 2;
+    }
+    // Layers are 16-bit in the page table.
+    const int maxLayers = std::min(limits.maxLayers, 65535);
+    const int longest = std::max(width, height);
+    for (;;) {
+        HeightPages pages = planHeightPages(width, height, leafSize, size);
+        const bool fitsTexels = pages.texels <= limits.maxTextureSize &&
+                                pages.tableWidth <= limits.maxTextureSize &&
+                                pages.tableHeight <= limits.maxTextureSize;
+        if (fitsTexels && pages.layers <= maxLayers) {
+            return pages;
+        }
+        // Larger pages mean fewer layers until one page holds the whole map.
+        if (!fitsTexels || size >= longest) {
+            return Result<HeightPages>::failure(
+                "the GPU cannot hold a " + std::to_string(width) + " x " + std::to_string(height) +
+                " map as pages: " + std::to_string(pages.layers) + " pages of " +
+                std::to_string(pages.texels) + "^2 texels, and it takes at most " +
+                std::to_string(limits.maxLayers) + " layers (GL_MAX_ARRAY_TEXTURE_LAYERS) of " +
+                std::to_string(limits.maxTextureSize) + "^2 (GL_MAX_TEXTURE_SIZE)");
+        }
+        size *= 2;
+    }
+}
+
+void fillHeightPage(const Heightmap& map, const HeightPages& pages, int level, int px, int py,
+                    uint16_t* out) {
+    const PageLevel& l = pages.level[size_t(level)];
+    const int t = pages.texels;
+    // The map column of each texel column: level column px * pageSize + x - 1, clamped to the
+    // level, times 2^level, clamped to the map.
+    std::vector<int> columns(static_cast<size_t>(t));
+    for (int x = 0; x < t; ++x) {
+        const int c = std::clamp(px * pages.pageSize + x - 1, 0, l.samplesX - 1);
+        columns[size_t(x)] = int(std::min(int64_t(c) << level, int64_t(map.width) - 1));
+    }
+    for (int y = 0; y < t; ++y) {
+        const int r = std::clamp(py * pages.pageSize + y - 1, 0, l.samplesY - 1);
+        const int row = int(std::min(int64_t(r) << level, int64_t(map.height) - 1));
+        const uint16_t* source = map.codes.data() + size_t(row) * size_t(map.width);
+        uint16_t* target = out + size_t(y) * size_t(t);
+        for (int x = 0; x < t; ++x) {
+            target[x] = source[columns[size_t(x)]];
+        }
+    }
+}
+
+}  // namespace qt

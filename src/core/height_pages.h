@@ -1,0 +1,75 @@
+// The heights laid out as pages for the GPU: a pyramid of subsampled levels, each cut into square
+// pages aligned to node boundaries, every page one layer of a texture array, and the page table
+// that maps (level, page x, page y) to its layer. GL-free: the renderer uploads what this plans.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/heightmap.h"
+#include "core/result.h"
+
+namespace qt {
+
+// Level k of the pyramid holds, at (c, r), the sample (min(c * 2^k, width - 1), min(r * 2^k,
+// height - 1)): where a node at level k puts its vertices (qt::lodVertexSample). It has
+// ceil((width - 1) / 2^k) + 1 columns, so clamping a level-k coordinate to its last column is the
+// same as clamping the level-0 one to the map.
+//
+// Page (px, py) of level k covers the level's squares [px * pageSize, (px + 1) * pageSize] (its
+// (pageSize + 1)^2 samples, edges shared with the next page) and one sample more on every side,
+// for the normals' neighbours: pageSize + 3 texels a side, texel (x, y) holding level sample
+// (px * pageSize + x - 1, py * pageSize + y - 1) clamped to the level. pageSize is a power of two
+// and a multiple of the leaf size, so every node of level k (leafSize squares of the level, from a
+// multiple of leafSize) lies inside one page of its level, with its neighbours at +-1.
+struct PageLevel {
+    int samplesX = 0;  // the level's columns
+    int samplesY = 0;  // rows
+    int pagesX = 0;    // pages across: ceil((samplesX - 1) / pageSize)
+    int pagesY = 0;
+    int firstLayer = 0;  // layer of page (0, 0); page (px, py) is firstLayer + py * pagesX + px
+    int tableRow = 0;    // the level's first row in the page table
+};
+
+struct HeightPages {
+    int width = 0;  // the map's samples
+    int height = 0;
+    int pageSize = 0;   // squares along a page side (power of two)
+    int pageShift = 0;  // log2(pageSize)
+    int texels = 0;     // texels along a page side: pageSize + 3
+    int layers = 0;     // pages of every level
+    // The page table: tableWidth x tableHeight layers, level k's pagesX x pagesY of them from row
+    // level[k].tableRow; tableWidth is level 0's pagesX.
+    int tableWidth = 0;
+    int tableHeight = 0;
+    std::vector<PageLevel> level;  // levels 0..depth
+
+    // GPU bytes of the pages (two per texel) and of the page table (two per entry).
+    uint64_t bytes() const;
+    // The page table's entries, row-major: each page's layer.
+    std::vector<uint16_t> table() const;
+};
+
+// The limits of the texture array the pages go into (GL_MAX_ARRAY_TEXTURE_LAYERS,
+// GL_MAX_TEXTURE_SIZE).
+struct PageLimits {
+    int maxLayers = 0;
+    int maxTextureSize = 0;
+};
+
+// Levels of detail of a width x height map in leaves of leafSize squares: the tree's depth + 1.
+int heightLevels(int width, int height, int leafSize);
+
+// The layout with pages of exactly pageSize squares.
+HeightPages planHeightPages(int width, int height, int leafSize, int pageSize);
+
+// The layout with the smallest page of at least `pageSize` squares (and of the leaf size) whose
+// layers and texels fit `limits`; fails with one line when none does.
+Result<HeightPages> fitHeightPages(int width, int height, int leafSize, int pageSize,
+                                   const PageLimits& limits);
+
+// Fills `out` (texels^2 codes, row-major) with page (px, py) of `level`, from the map's codes.
+void fillHeightPage(const Heightmap& map, const HeightPages& pages, int level, int px, int py,
+                    uint16_t* out);
+
+}  // namespace qt
