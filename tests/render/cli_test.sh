@@ -129,6 +129,32 @@ assert s["triangles_drawn"] == 32 * lod["nodes_drawn"] and s["draw_calls"] == 1
 assert len(s["visible_leaves"]) == s["leaves_drawn"]
 PY
 
+# 3c. --page-size: heights in pages of 4 squares (one node a side at every level) draw the same
+# pixels as the default pages, culled and unculled, at full detail and with level of detail; the
+# stats report the pages and their bytes per sample.
+for lod in off 1 8; do
+    view="--window 160x90 --eye 0,60,0 --target 128,0,128 --lod $lod"
+    # shellcheck disable=SC2086
+    "$exe" "$map" $view --screenshot "$tmp/p_$lod.png" || fail "--lod $lod, default pages"
+    # shellcheck disable=SC2086
+    "$exe" "$map" $view --page-size 4 --screenshot "$tmp/p4_$lod.png" \
+        --stats-json "$tmp/p4_$lod.json" || fail "--lod $lod --page-size 4"
+    # shellcheck disable=SC2086
+    "$exe" "$map" $view --page-size 4 --no-cull --screenshot "$tmp/p4u_$lod.png" ||
+        fail "--lod $lod --page-size 4 --no-cull"
+    cmp -s "$tmp/p_$lod.png" "$tmp/p4_$lod.png" || fail "--lod $lod: pages of 4 != default pages"
+    cmp -s "$tmp/p4_$lod.png" "$tmp/p4u_$lod.png" || fail "--lod $lod pages of 4: culled != unculled"
+done
+python3 - "$tmp/p4_8.json" <<'PY' || fail "--page-size stats content"
+import json, sys
+g = json.load(open(sys.argv[1]))["gpu_heights"]
+assert g["page_size"] == 4 and g["page_texels"] == 7, g
+assert g["pages"] > 1000 and g["levels"] == 6, g
+assert 2.0 < g["bytes_per_sample"] < 10.0, g
+PY
+"$exe" "$map" --page-size 3 --stats-json "$tmp/bad.json" 2>"$tmp/err"
+[ $? -eq 2 ] || fail "--page-size 3: expected exit 2"
+
 # 4. --cull-map and --bench write their files.
 "$exe" "$map" --eye 10,60,10 --target 64,0,64 --cull-map "$tmp/map.png" || fail "--cull-map"
 [ "$(head -c 4 "$tmp/map.png" | tail -c 3)" = "PNG" ] || fail "--cull-map did not write a PNG"

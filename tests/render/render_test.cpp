@@ -282,8 +282,11 @@ void expectCulledEqualsUnculled(Terrain& terrain, const std::vector<Camera>& cam
     }
 }
 
-Result<Terrain> makeTerrain(const Heightmap& map, int leafSize, const std::string& name) {
-    return Terrain::create(map, leafSize, name);
+// The terrain of `map`, its heights in pages of at least pageSize squares: small pages make a
+// small map cross page borders at every level.
+Result<Terrain> makeTerrain(const Heightmap& map, int leafSize, const std::string& name,
+                            int pageSize = kDefaultPageSize) {
+    return Terrain::create(map, leafSize, name, {}, {}, pageSize);
 }
 
 // A synthetic map's size, leaf size and cells: spacingX by spacingZ world units (rectangular as a
@@ -294,17 +297,19 @@ struct SyntheticCase {
     int leafSize;
     float spacingX = 1.0f;
     float spacingZ = 1.0f;
+    int pageSize = kDefaultPageSize;  // squares per GPU height page (at least the leaf size)
 };
 
 void PrintTo(const SyntheticCase& c, std::ostream* out) {
     *out << c.width << "x" << c.height << " leaf " << c.leafSize << " cells " << c.spacingX << "x"
-         << c.spacingZ;
+         << c.spacingZ << " pages " << c.pageSize;
 }
 
 // The synthetic terrain of a case, its cells as the case says.
 Result<Terrain> syntheticTerrain(const SyntheticCase& c, const std::string& name) {
-    Result<Terrain> terrain = makeTerrain(
-        syntheticHeightmap(c.width, c.height, uint32_t(c.width * 31 + c.height)), c.leafSize, name);
+    Result<Terrain> terrain =
+        makeTerrain(syntheticHeightmap(c.width, c.height, uint32_t(c.width * 31 + c.height)),
+                    c.leafSize, name, c.pageSize);
     if (terrain) {
         terrain.value().mapping.spacingX = c.spacingX;
         terrain.value().mapping.spacingZ = c.spacingZ;
@@ -348,13 +353,19 @@ INSTANTIATE_TEST_SUITE_P(Sizes, SyntheticMaps,
                                            SyntheticCase{2, 2, 2}, SyntheticCase{5, 3, 2},
                                            SyntheticCase{5, 3, 4},
                                            SyntheticCase{203, 141, 4, 0.676f, 1.0f},
-                                           SyntheticCase{130, 67, 16, 2.5f, 1.0f}),
+                                           SyntheticCase{130, 67, 16, 2.5f, 1.0f},
+                                           // Pages of one node, or two, a side at every level.
+                                           SyntheticCase{203, 141, 4, 1.0f, 1.0f, 4},
+                                           SyntheticCase{257, 257, 4, 1.0f, 1.0f, 8},
+                                           SyntheticCase{130, 67, 16, 1.0f, 1.0f, 32}),
                          [](const ::testing::TestParamInfo<SyntheticCase>& param) {
                              const SyntheticCase& c = param.param;
                              const bool square = c.spacingX == c.spacingZ;
+                             const bool pages = c.pageSize != kDefaultPageSize;
                              return std::to_string(c.width) + "x" + std::to_string(c.height) +
                                     "_leaf" + std::to_string(c.leafSize) +
-                                    (square ? "" : "_rectangular_cells");
+                                    (square ? "" : "_rectangular_cells") +
+                                    (pages ? "_pages" + std::to_string(c.pageSize) : "");
                          });
 
 struct RealCase {
@@ -1071,9 +1082,8 @@ struct NodeCapture {
 // triangles of non-zero area and every edge on its border belongs to one. A crack, a T-junction
 // or a fold that misses the coarser neighbour's vertex leaves an inner edge with one triangle;
 // so does an edge whose two nodes morph its vertices differently.
-TEST(LodMesh, TheShadersTrianglesCloseUpWithoutCracks) {
-    REQUIRE_GL();
-    Result<Terrain> loaded = makeTerrain(syntheticHeightmap(203, 141, 5), 4, "lod mesh");
+void expectLodMeshClosed(int pageSize) {
+    Result<Terrain> loaded = makeTerrain(syntheticHeightmap(203, 141, 5), 4, "lod mesh", pageSize);
     ASSERT_TRUE(loaded) << loaded.error();
     Terrain& terrain = loaded.value();
     NodeCapture capture;
@@ -1142,13 +1152,23 @@ TEST(LodMesh, TheShadersTrianglesCloseUpWithoutCracks) {
     terrain.destroy();
 }
 
+TEST(LodMesh, TheShadersTrianglesCloseUpWithoutCracks) {
+    REQUIRE_GL();
+    expectLodMeshClosed(kDefaultPageSize);
+}
+
+// Pages of one node a side at every level: every node edge is a page border.
+TEST(LodMesh, TheShadersTrianglesCloseUpWithoutCracksAcrossPageBorders) {
+    REQUIRE_GL();
+    expectLodMeshClosed(4);
+}
+
 // One node drawn at morphs 0, 128 and 255 (its edges too): each vertex (i, j) is its own sample
 // at 0, its parent's grid vertex (i & ~1, j & ~1) at 255, exactly, and on the line between them
 // in proportion at 128. So at 255 the triangles with area are exactly the parent's, drawn over
 // the node's quarter: a node turns into its parent without a jump.
-TEST(LodMesh, MorphingMovesEachVertexFromItsSampleToTheParentsGrid) {
-    REQUIRE_GL();
-    Result<Terrain> loaded = makeTerrain(syntheticHeightmap(203, 141, 8), 4, "morph");
+void expectMorphsToTheParentsGrid(int pageSize) {
+    Result<Terrain> loaded = makeTerrain(syntheticHeightmap(203, 141, 8), 4, "morph", pageSize);
     ASSERT_TRUE(loaded) << loaded.error();
     Terrain& terrain = loaded.value();
     const Heightmap& map = terrain.map;
@@ -1236,6 +1256,86 @@ TEST(LodMesh, MorphingMovesEachVertexFromItsSampleToTheParentsGrid) {
     }
     capture.destroy();
     terrain.destroy();
+}
+
+TEST(LodMesh, MorphingMovesEachVertexFromItsSampleToTheParentsGrid) {
+    REQUIRE_GL();
+    expectMorphsToTheParentsGrid(kDefaultPageSize);
+}
+
+// The node and its parent each in their own page of their level.
+TEST(LodMesh, MorphingMovesEachVertexToTheParentsGridAcrossPages) {
+    REQUIRE_GL();
+    expectMorphsToTheParentsGrid(4);
+}
+
+// Every node of every level, with every combination of coarser edges, captured at morph 0: each
+// vertex is exactly the map's sample that qt::lodVertexSample names, at its world position and
+// height, whatever page of its level's pyramid it is read from. Small pages put page borders
+// between most nodes; the default pages hold a level or most of it.
+void expectPagedSurfaceEqualsSamples(const Heightmap& map, int leafSize, int pageSize) {
+    Result<Terrain> loaded = makeTerrain(map, leafSize, "pages", pageSize);
+    ASSERT_TRUE(loaded) << loaded.error();
+    Terrain& terrain = loaded.value();
+    EXPECT_GE(terrain.gpu.pages.pageSize, pageSize);
+    NodeCapture capture;
+    ASSERT_TRUE(capture.create(terrain));
+    const HeightTransform height = heightTransform(map.coding, terrain.mapping);
+    std::vector<uint32_t> strip;
+    appendLeafStrip(0, 0, leafSize, leafSize, leafSize + 1, strip);
+    int pagesCrossed = 0;
+    for (int level = 0; level <= terrain.tree.depth; ++level) {
+        std::vector<DrawNode> nodes;
+        for (int row = 0; row < terrain.tree.leavesZ; row += 1 << level) {
+            for (int col = 0; col < terrain.tree.leavesX; col += 1 << level) {
+                const uint8_t coarser = uint8_t((col * 7 + row * 3 + level) & 15);
+                nodes.push_back(DrawNode{
+                    uint16_t(col), uint16_t(row), uint8_t(level), coarser, 0, 0, {0, 0, 0, 0}});
+            }
+        }
+        const PageLevel& pages = terrain.gpu.pages.level[size_t(level)];
+        pagesCrossed += pages.pagesX * pages.pagesY - 1;
+        const std::vector<glm::vec4> corners = capture.capture(terrain, nodes);
+        ASSERT_FALSE(corners.empty());
+        const size_t trianglesPerNode = strip.size() - 2;
+        for (size_t n = 0; n < nodes.size(); ++n) {
+            for (size_t t = 0; t < trianglesPerNode; ++t) {
+                // Strip triangle t's corners come back as its three vertices, in some order.
+                std::array<glm::vec3, 3> expected;
+                for (size_t k = 0; k < 3; ++k) {
+                    const int id = int(strip[t + k]);
+                    int col = 0;
+                    int row = 0;
+                    lodVertexSample(nodes[n], id % (leafSize + 1), id / (leafSize + 1), leafSize,
+                                    map.width, map.height, col, row);
+                    expected[k] = glm::vec3(
+                        float(col), height.worldHeight(float(map.codeAt(col, row))), float(row));
+                }
+                for (size_t k = 0; k < 3; ++k) {
+                    const glm::vec3 got(corners[(n * trianglesPerNode + t) * 3 + k]);
+                    ASSERT_NE(std::find(expected.begin(), expected.end(), got), expected.end())
+                        << "level " << level << " node (" << nodes[n].col << ", " << nodes[n].row
+                        << ") triangle " << t << ": (" << got.x << ", " << got.y << ", " << got.z
+                        << ")";
+                }
+            }
+        }
+    }
+    if (terrain.gpu.pages.level[0].pagesX > 2) {
+        EXPECT_GT(pagesCrossed, 10);  // the small pages really did split the levels
+    }
+    capture.destroy();
+    terrain.destroy();
+}
+
+TEST(HeightPages, TheSurfaceEqualsTheMapsSamplesAtEveryLevel) {
+    REQUIRE_GL();
+    for (const int pageSize : {4, 8, kDefaultPageSize}) {
+        SCOPED_TRACE("pages of " + std::to_string(pageSize));
+        expectPagedSurfaceEqualsSamples(syntheticHeightmap(203, 141, 9), 4, pageSize);
+        expectPagedSurfaceEqualsSamples(syntheticHeightmap(130, 67, 10), 16, pageSize);
+        expectPagedSurfaceEqualsSamples(syntheticHeightmap(5, 3, 11), 2, pageSize);
+    }
 }
 
 // Per column of a frame, the row of its topmost terrain pixel (kNoTerrain: sky all the way down).
