@@ -62,7 +62,12 @@ double peakResidentMb() {
 }
 
 // The full-detail three, then the modes this run's options and renderer call for.
+// With --bench-lod-only, the level-of-detail flight alone: maps whose full-detail frames take
+// too long to fly.
 std::vector<size_t> modesFor(const Session& s) {
+    if (s.options.benchLodOnly) {
+        return {kLod};
+    }
     std::vector<size_t> modes = {kCulled, kFrustum, kUnculled};
     if (s.options.lodPixels.value_or(0.0f) > 0.0f) {
         modes.push_back(kLod);
@@ -175,33 +180,39 @@ void printSummary(const Session& s, const BenchRun& run, int frames) {
                 s.terrain.path.c_str(), s.terrain.map.width, s.terrain.map.height,
                 s.terrain.tree.leafSize, frames, o.windowWidth, o.windowHeight,
                 o.benchCsvPath.c_str());
-    std::printf("  culled:   median %.3f ms, worst %.3f ms (frustum and occlusion)\n",
-                m[kCulled].medianMs, m[kCulled].worstMs);
-    std::printf("  frustum:  median %.3f ms, worst %.3f ms (frustum only)\n", m[kFrustum].medianMs,
-                m[kFrustum].worstMs);
-    std::printf("  unculled: median %.3f ms, worst %.3f ms\n", m[kUnculled].medianMs,
-                m[kUnculled].worstMs);
-    std::printf("  unculled / culled: median %.2fx, worst %.2fx\n",
-                ratio(m[kUnculled].medianMs, m[kCulled].medianMs),
-                ratio(m[kUnculled].worstMs, m[kCulled].worstMs));
-    std::printf("  unculled / frustum only: median %.2fx, worst %.2fx\n",
-                ratio(m[kUnculled].medianMs, m[kFrustum].medianMs),
-                ratio(m[kUnculled].worstMs, m[kFrustum].worstMs));
-    const double occluded = medianOf(run.rows[kCulled], [](const FrameStats& f) {
-        const double inFrustum = double(f.cull.leavesDrawn + f.cull.leavesOccluded);
-        return inFrustum > 0 ? 100.0 * f.cull.leavesOccluded / inFrustum : 0.0;
-    });
-    std::printf("  occluded: median %.1f%% of the leaves in the frustum\n", occluded);
-    std::printf("  culling and draw list: median %.3f%% of a culled frame\n", m[kCulled].cullShare);
+    const bool full = !o.benchLodOnly;
+    if (full) {
+        std::printf("  culled:   median %.3f ms, worst %.3f ms (frustum and occlusion)\n",
+                    m[kCulled].medianMs, m[kCulled].worstMs);
+        std::printf("  frustum:  median %.3f ms, worst %.3f ms (frustum only)\n",
+                    m[kFrustum].medianMs, m[kFrustum].worstMs);
+        std::printf("  unculled: median %.3f ms, worst %.3f ms\n", m[kUnculled].medianMs,
+                    m[kUnculled].worstMs);
+        std::printf("  unculled / culled: median %.2fx, worst %.2fx\n",
+                    ratio(m[kUnculled].medianMs, m[kCulled].medianMs),
+                    ratio(m[kUnculled].worstMs, m[kCulled].worstMs));
+        std::printf("  unculled / frustum only: median %.2fx, worst %.2fx\n",
+                    ratio(m[kUnculled].medianMs, m[kFrustum].medianMs),
+                    ratio(m[kUnculled].worstMs, m[kFrustum].worstMs));
+        const double occluded = medianOf(run.rows[kCulled], [](const FrameStats& f) {
+            const double inFrustum = double(f.cull.leavesDrawn + f.cull.leavesOccluded);
+            return inFrustum > 0 ? 100.0 * f.cull.leavesOccluded / inFrustum : 0.0;
+        });
+        std::printf("  occluded: median %.1f%% of the leaves in the frustum\n", occluded);
+        std::printf("  culling and draw list: median %.3f%% of a culled frame\n",
+                    m[kCulled].cullShare);
+    }
     if (o.lodPixels.value_or(0.0f) > 0.0f) {
         const auto triangles = [](const FrameStats& f) { return double(f.cull.triangles); };
         std::printf(
             "  lod:      median %.3f ms, worst %.3f ms (level of detail, a grid step at most "
             "%.2f pixels; frustum and occlusion)\n",
             m[kLod].medianMs, m[kLod].worstMs, double(o.lodPixels.value_or(0.0f)));
-        std::printf("  culled / lod: median %.2fx; unculled / lod: median %.2fx\n",
-                    ratio(m[kCulled].medianMs, m[kLod].medianMs),
-                    ratio(m[kUnculled].medianMs, m[kLod].medianMs));
+        if (full) {
+            std::printf("  culled / lod: median %.2fx; unculled / lod: median %.2fx\n",
+                        ratio(m[kCulled].medianMs, m[kLod].medianMs),
+                        ratio(m[kUnculled].medianMs, m[kLod].medianMs));
+        }
         std::printf("  triangles: median %.0f culled, %.0f with level of detail\n",
                     medianOf(run.rows[kCulled], triangles), medianOf(run.rows[kLod], triangles));
         std::printf(
@@ -224,13 +235,13 @@ void printSummary(const Session& s, const BenchRun& run, int frames) {
     std::printf("  back faces culled: in %zu of the %zu frames of the other modes%s\n",
                 backFaceFrames, allFrames,
                 s.renderer.backFaceCulling ? "" : " (--back-faces draw)");
-    if (s.renderer.backFaceCulling) {
+    if (full && s.renderer.backFaceCulling) {
         std::printf("  two-sided: median %.3f ms, worst %.3f ms (culled, back faces drawn)\n",
                     m[kTwoSided].medianMs, m[kTwoSided].worstMs);
         std::printf("  two-sided / culled: median %.2fx (what culling back faces saves)\n",
                     ratio(m[kTwoSided].medianMs, m[kCulled].medianMs));
     }
-    if (s.renderer.syncDraws) {
+    if (full && s.renderer.syncDraws) {
         std::printf("  one-draw: median %.3f ms, worst %.3f ms (culled, one draw without waits)\n",
                     m[kOneDraw].medianMs, m[kOneDraw].worstMs);
         std::printf("  culled / one-draw: median %.2fx (the price of the bounded queue)\n",

@@ -380,16 +380,18 @@ Result<ViewerOptions> parseOptions(const std::vector<std::string>& args) {
             continue;
         }
         if (name == "--no-cull" || name == "--no-occlusion" || name == "--dump-leaves" ||
-            name == "--dump-objects" || name == "--soak-rss-report-only" || name == "--water") {
+            name == "--dump-objects" || name == "--soak-rss-report-only" || name == "--water" ||
+            name == "--bench-lod-only") {
             if (inlineValue) {
                 return Result<ViewerOptions>::failure(escapedText(name) + " takes no value");
             }
-            (name == "--no-cull"        ? options.noCull
-             : name == "--no-occlusion" ? options.noOcclusion
-             : name == "--dump-leaves"  ? options.dumpLeaves
-             : name == "--dump-objects" ? options.dumpObjects
-             : name == "--water"        ? options.water
-                                        : options.soakRssReportOnly) = true;
+            (name == "--no-cull"          ? options.noCull
+             : name == "--no-occlusion"   ? options.noOcclusion
+             : name == "--dump-leaves"    ? options.dumpLeaves
+             : name == "--dump-objects"   ? options.dumpObjects
+             : name == "--water"          ? options.water
+             : name == "--bench-lod-only" ? options.benchLodOnly
+                                          : options.soakRssReportOnly) = true;
             continue;
         }
         const auto& table = valueOptions();
@@ -486,6 +488,8 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
                        for the frame's camera: "pick": {"hit", "world", "sample", "height"}
   --cull-map OUT.png   write the top-down culling picture (drawn, culled, frustum), exit
   --bench OUT.csv      fly a fixed path culled and unculled, one CSV row per frame, print a summary
+  --bench-lod-only     with --bench and --lod: fly the level-of-detail mode alone (maps whose
+                       full-detail frames take too long)
   --frames N           render N frames, then exit
   --soak N             N frames of random teleports, turns, resizes to 0x0, toggles and good
                        and bad reloads, checking NaNs, culled == unculled and memory drift

@@ -56,6 +56,7 @@ struct ViewerOptions {
     bool dumpLeaves = false;
     std::string cullMapPath;
     std::string benchCsvPath;
+    bool benchLodOnly = false;              // --bench-lod-only: fly the level-of-detail mode alone
     int frames = 0;                         // --frames: render this many frames, then exit (0: run)
     int soakFrames = 0;                     // --soak: that many frames of scripted abuse, then exit
     bool soakRssReportOnly = false;         // --soak-rss-report-only: RSS drift printed, not judged
