@@ -144,6 +144,24 @@ TEST(HeightmapGdal, FloatHeightsAreQuantisedOverTheirRangeWithTheStepReported) {
     }
 }
 
+TEST(HeightmapGdal, ASizeCheckSeesTheRasterSizeBeforeItsSamplesAreRead) {
+    TempDir dir;
+    RasterSpec spec;
+    writeRaster(dir.path("s.tif"), "GTiff", spec, integerHeights(spec.width, spec.height));
+    int seenWidth = 0;
+    int seenHeight = 0;
+    const Result<Heightmap> refused =
+        loadHeightmap(dir.path("s.tif"), {}, [&](int width, int height) {
+            seenWidth = width;
+            seenHeight = height;
+            return Status::failure("too large for this GPU");
+        });
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error(), dir.path("s.tif") + ": too large for this GPU");
+    EXPECT_EQ(seenWidth, spec.width);
+    EXPECT_EQ(seenHeight, spec.height);
+}
+
 TEST(HeightmapGdal, ProjectedSpacingIsThePixelSizeOnEachAxis) {
     TempDir dir;
     RasterSpec spec;  // UTM, 30 m east-west by 25 m north-south

@@ -154,6 +154,35 @@ TEST(Heightmap, FillVoidsSpreadsIntoLargeHoles) {
     EXPECT_FALSE(fillVoids(allVoid, 2, 2, -1.0f));
 }
 
+// The size check sees the size the header (or the length) gives, and its refusal is the load's
+// one-line error.
+TEST(Heightmap, ASizeCheckRefusesFromTheHeaderBeforeDecoding) {
+    TempDir dir;
+    test::writeBytes(dir.path("m.r16"), std::vector<uint8_t>(2 * 5 * 3, 7));
+    int seenWidth = 0;
+    int seenHeight = 0;
+    const SizeCheck record = [&](int width, int height) {
+        seenWidth = width;
+        seenHeight = height;
+        return Status{};
+    };
+    ASSERT_TRUE(loadHeightmap(dir.path("m.r16"), {5, 3}, record).ok());
+    EXPECT_EQ(seenWidth, 5);
+    EXPECT_EQ(seenHeight, 3);
+    const SizeCheck refuse = [](int, int) { return Status::failure("too large for this GPU"); };
+    const Result<Heightmap> raw = loadHeightmap(dir.path("m.r16"), {5, 3}, refuse);
+    ASSERT_FALSE(raw.ok());
+    EXPECT_EQ(raw.error(), dir.path("m.r16") + ": too large for this GPU");
+
+    const unsigned char gray[] = {0, 10, 20, 30, 40, 50, 60, 70, 80};
+    ASSERT_TRUE(stbi_write_png(dir.path("g.png").c_str(), 3, 3, 1, gray, 3));
+    ASSERT_TRUE(loadHeightmap(dir.path("g.png"), {}, record).ok());
+    EXPECT_EQ(seenWidth, 3);
+    const Result<Heightmap> image = loadHeightmap(dir.path("g.png"), {}, refuse);
+    ASSERT_FALSE(image.ok());
+    EXPECT_EQ(image.error(), dir.path("g.png") + ": too large for this GPU");
+}
+
 TEST(Heightmap, RawInferredSquareAndGivenSize) {
     TempDir dir;
     std::vector<uint8_t> bytes;
