@@ -61,6 +61,9 @@ struct LoadOptions {
     int rawHeight = 0;
     // How a PNG's channels hold heights; anything but Gray applies to 8-bit RGB(A) PNGs only.
     HeightEncoding encoding = HeightEncoding::Gray;
+    // Bytes the loaded map may take at its peak (checkMemoryBudget, before the pixels are read);
+    // 0: no budget.
+    uint64_t memoryBudgetBytes = 0;
 };
 
 // Loads PNG (8/16-bit), JPEG, BMP, TGA, PGM/PPM, GIF, PSD, HDR, SRTM .hgt and raw 16-bit LE.

@@ -15,6 +15,7 @@
 #include <ogr_spatialref.h>
 
 #include "core/config.h"
+#include "core/memory_budget.h"
 #include "core/sample_range.h"
 #include "core/text.h"
 
@@ -182,7 +183,8 @@ const char* gdalExtensionList() {
     return ".tif .tiff .asc .vrt .dem .bil .flt .img .ter .bt .gz .zip";
 }
 
-Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::string& name) {
+Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::string& name,
+                                    uint64_t memoryBudgetBytes) {
     registerDrivers();
     const GdalMessages messages;
     const GDALDatasetUniquePtr ds(GDALDataset::Open(
@@ -200,6 +202,11 @@ Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::stri
     const int height = ds->GetRasterYSize();
     if (Status size = checkDimensions(width, height); !size) {
         return fail(name, size.error());
+    }
+    if (Status budget =
+            checkMemoryBudget(width, height, kGdalLoadBytesPerSample, memoryBudgetBytes);
+        !budget) {
+        return fail(name, budget.error());
     }
     GDALRasterBand* band = ds->GetRasterBand(1);
     if (GDALDataTypeIsComplex(band->GetRasterDataType())) {
