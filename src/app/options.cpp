@@ -499,8 +499,9 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
                        the measurement and the last screenshot at exit, and prints
                        "quadterrain: ready" after its first frame (for tests driving the window)
   --memory-budget MB   refuse a map whose estimated peak memory loaded (12 bytes a sample,
-                       16 through GDAL) is over MB MiB, before reading it (default: half of
-                       this machine's memory; 0: no budget)
+                       16 through GDAL) is over MB MiB, before reading it, counting the map
+                       already shown when another is opened (default: half of this machine's
+                       memory; 0: no budget)
   --max-fps N          at most N frames a second, taking input between frames (to try the
                        viewer at low frame rates)
   --freeze-eye X,Y,Z   start with the culling frustum frozen at this camera (with

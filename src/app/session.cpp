@@ -63,7 +63,7 @@ LoadOptions loadOptions(const ViewerOptions& options) {
     load.rawWidth = options.rawWidth;
     load.rawHeight = options.rawHeight;
     load.encoding = options.encoding;
-    load.memoryBudgetBytes = memoryBudgetBytes(options, physicalMemoryBytes());
+    load.memory.limitBytes = memoryBudgetBytes(options, physicalMemoryBytes());
     return load;
 }
 
@@ -191,8 +191,11 @@ void Session::destroy() {
 }
 
 Status Session::replaceTerrain(const std::string& path, const LoadProgress& progress) {
-    if (Status loaded =
-            qt::replaceTerrain(terrain, path, loadOptions(options), options.leafSize, progress);
+    // The current map stays loaded until the new one has: both count against the budget.
+    LoadOptions load = loadOptions(options);
+    load.memory.heldBytes =
+        loadPeakBytes(terrain.map.width, terrain.map.height, kHeldBytesPerSample);
+    if (Status loaded = qt::replaceTerrain(terrain, path, load, options.leafSize, progress);
         !loaded) {
         return loaded;
     }

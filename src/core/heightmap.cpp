@@ -250,8 +250,8 @@ Result<Heightmap> loadStbImage(const std::string& path, const std::vector<unsign
         info.width = width;
         info.height = height;
     }
-    if (Status budget = checkMemoryBudget(info.width, info.height, kLoadBytesPerSample,
-                                          options.memoryBudgetBytes);
+    if (Status budget =
+            checkMemoryBudget(info.width, info.height, kLoadBytesPerSample, options.memory);
         !budget) {
         return fail(path, budget.error());
     }
@@ -658,8 +658,7 @@ Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& opti
     }
     if (isGdalExtension(ext)) {
         // GDAL reads the file itself; the raster's size is checked before its pixels are.
-        return loadGdalHeightmap(ext == ".gz" ? "/vsigzip/" + path : path, name,
-                                 options.memoryBudgetBytes);
+        return loadGdalHeightmap(ext == ".gz" ? "/vsigzip/" + path : path, name, options.memory);
     }
     if (length.value() > kMaxFileBytes) {
         return fail(name, "file of " + std::to_string(length.value()) +
@@ -674,8 +673,8 @@ Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& opti
             return fail(name, grid.error());
         }
         const SampleGrid size = grid.value();
-        if (Status budget = checkMemoryBudget(size.width, size.height, kLoadBytesPerSample,
-                                              options.memoryBudgetBytes);
+        if (Status budget =
+                checkMemoryBudget(size.width, size.height, kLoadBytesPerSample, options.memory);
             !budget) {
             return fail(name, budget.error());
         }
@@ -697,7 +696,7 @@ Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& opti
         // The budget from the header's size; the few headers checkImage does not size are
         // checked in loadStbImage, once stb_image has read them.
         if (Status budget = checkMemoryBudget(info.value().width, info.value().height,
-                                              kLoadBytesPerSample, options.memoryBudgetBytes);
+                                              kLoadBytesPerSample, options.memory);
             !budget) {
             return fail(name, budget.error());
         }

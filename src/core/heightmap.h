@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/georeference.h"
+#include "core/memory_budget.h"
 #include "core/result.h"
 
 namespace qt {
@@ -61,9 +62,8 @@ struct LoadOptions {
     int rawHeight = 0;
     // How a PNG's channels hold heights; anything but Gray applies to 8-bit RGB(A) PNGs only.
     HeightEncoding encoding = HeightEncoding::Gray;
-    // Bytes the loaded map may take at its peak (checkMemoryBudget, before the pixels are read);
-    // 0: no budget.
-    uint64_t memoryBudgetBytes = 0;
+    // Bytes the loaded map may take at its peak (checkMemoryBudget, before the pixels are read).
+    MemoryBudget memory{};
 };
 
 // Loads PNG (8/16-bit), JPEG, BMP, TGA, PGM/PPM, GIF, PSD, HDR, SRTM .hgt and raw 16-bit LE.

@@ -184,7 +184,7 @@ const char* gdalExtensionList() {
 }
 
 Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::string& name,
-                                    uint64_t memoryBudgetBytes) {
+                                    const MemoryBudget& memory) {
     registerDrivers();
     const GdalMessages messages;
     const GDALDatasetUniquePtr ds(GDALDataset::Open(
@@ -203,8 +203,7 @@ Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::stri
     if (Status size = checkDimensions(width, height); !size) {
         return fail(name, size.error());
     }
-    if (Status budget =
-            checkMemoryBudget(width, height, kGdalLoadBytesPerSample, memoryBudgetBytes);
+    if (Status budget = checkMemoryBudget(width, height, kGdalLoadBytesPerSample, memory);
         !budget) {
         return fail(name, budget.error());
     }

@@ -1,7 +1,6 @@
 // Heightmaps read through GDAL: GeoTIFF/COG, ESRI ASCII grid, VRT mosaics, zipped SRTM tiles.
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,10 +17,10 @@ const char* gdalExtensionList();
 // or a /vsigzip/ or /vsimem/ one); `name` starts every error line. The band count, size and
 // geotransform are checked before a pixel is read; nodata and NaN samples are filled from their
 // neighbours as .hgt voids are (fillVoids); heights are quantised over their actual range
-// (encodeSamples). A map over `memoryBudgetBytes` (checkMemoryBudget; 0: none) is refused from
-// its size. GDAL's own messages become the error's one line; nothing reaches stderr.
+// (encodeSamples). A map over the memory budget (checkMemoryBudget) is refused from its size.
+// GDAL's own messages become the error's one line; nothing reaches stderr.
 Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::string& name,
-                                    uint64_t memoryBudgetBytes = 0);
+                                    const MemoryBudget& memory = {});
 
 // The same from bytes in memory (through GDAL's /vsimem/), the file name's extension telling the
 // format: decodeHeightmap() and the fuzzer use it.

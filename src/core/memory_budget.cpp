@@ -1,6 +1,7 @@
 // Refusing a map over the memory budget from its size alone.
 #include "core/memory_budget.h"
 
+#include <algorithm>
 #include <string>
 
 namespace qt {
@@ -10,17 +11,20 @@ uint64_t loadPeakBytes(int64_t width, int64_t height, uint64_t bytesPerSample) {
 }
 
 Status checkMemoryBudget(int64_t width, int64_t height, uint64_t bytesPerSample,
-                         uint64_t budgetBytes) {
+                         const MemoryBudget& budget) {
     const uint64_t estimate = loadPeakBytes(width, height, bytesPerSample);
-    if (budgetBytes == 0 || estimate <= budgetBytes) {
+    const uint64_t held = std::min(budget.heldBytes, budget.limitBytes);
+    if (budget.limitBytes == 0 || estimate <= budget.limitBytes - held) {
         return {};
     }
     constexpr uint64_t kMiB = uint64_t(1) << 20;
-    return Status::failure(
-        "size " + std::to_string(width) + "x" + std::to_string(height) + " needs about " +
-        std::to_string((estimate + kMiB - 1) / kMiB) + " MiB loaded (" +
-        std::to_string(bytesPerSample) + " bytes a sample), over the memory budget of " +
-        std::to_string(budgetBytes / kMiB) + " MiB (raise it with --memory-budget MB)");
+    const auto mib = [&](uint64_t bytes) { return std::to_string((bytes + kMiB - 1) / kMiB); };
+    return Status::failure("size " + std::to_string(width) + "x" + std::to_string(height) +
+                           " needs about " + mib(estimate) + " MiB loaded (" +
+                           std::to_string(bytesPerSample) + " bytes a sample), over the memory " +
+                           "budget of " + std::to_string(budget.limitBytes / kMiB) + " MiB" +
+                           (held > 0 ? " with " + mib(held) + " MiB held by the current map" : "") +
+                           " (raise it with --memory-budget MB)");
 }
 
 }  // namespace qt

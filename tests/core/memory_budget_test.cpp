@@ -29,7 +29,7 @@ void writeSparse(const std::string& path, const std::vector<uint8_t>& head, uint
 // Loads `path` under `budget`, returning the error and the seconds it took.
 std::string refusal(const std::string& path, uint64_t budget, double& seconds) {
     LoadOptions options;
-    options.memoryBudgetBytes = budget;
+    options.memory.limitBytes = budget;
     const auto start = std::chrono::steady_clock::now();
     const Result<Heightmap> map = loadHeightmap(path, options);
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -40,13 +40,22 @@ TEST(MemoryBudget, EstimateScalesWithTheSampleCount) {
     EXPECT_EQ(loadPeakBytes(8193, 8193, kLoadBytesPerSample),
               uint64_t(8193) * 8193 * kLoadBytesPerSample);
     EXPECT_EQ(loadPeakBytes(16385, 4097, 16), uint64_t(16385) * 4097 * 16);
-    EXPECT_TRUE(checkMemoryBudget(1025, 1025, 12, 1025 * 1025 * 12));  // exactly at the budget
-    EXPECT_TRUE(checkMemoryBudget(16385, 16385, 12, 0));               // no budget
-    const Status over = checkMemoryBudget(8193, 8193, 12, 512 * kMiB);
+    EXPECT_TRUE(checkMemoryBudget(1025, 1025, 12, {1025 * 1025 * 12, 0}));  // exactly at the budget
+    EXPECT_TRUE(checkMemoryBudget(16385, 16385, 12, {}));                   // no budget
+    const Status over = checkMemoryBudget(8193, 8193, 12, {512 * kMiB, 0});
     ASSERT_FALSE(over);
     EXPECT_EQ(over.error(),
               "size 8193x8193 needs about 769 MiB loaded (12 bytes a sample), over the memory "
               "budget of 512 MiB (raise it with --memory-budget MB)");
+    // What the current map holds comes out of the budget while the next one loads.
+    EXPECT_TRUE(checkMemoryBudget(1025, 1025, 12, {1025 * 1025 * 24, 1025 * 1025 * 12}));
+    const Status held = checkMemoryBudget(1025, 1025, 12, {1025 * 1025 * 24, 1025 * 1025 * 13});
+    ASSERT_FALSE(held);
+    EXPECT_EQ(held.error(),
+              "size 1025x1025 needs about 13 MiB loaded (12 bytes a sample), over the memory "
+              "budget of 24 MiB with 14 MiB held by the current map (raise it with "
+              "--memory-budget MB)");
+    EXPECT_FALSE(checkMemoryBudget(2, 2, 12, {kMiB, 2 * kMiB}));  // more held than the budget
 }
 
 TEST(MemoryBudget, HeaderOnlyMapsOverTheBudgetAreRefusedAtOnce) {
@@ -78,9 +87,9 @@ TEST(MemoryBudget, MapsWithinTheBudgetLoad) {
     const std::string path = dir.path("small.png");
     test::writeBytes(path, test::png16(64, 48, std::vector<uint16_t>(64 * 48, 9)));
     LoadOptions options;
-    options.memoryBudgetBytes = loadPeakBytes(64, 48, kLoadBytesPerSample);
+    options.memory.limitBytes = loadPeakBytes(64, 48, kLoadBytesPerSample);
     ASSERT_TRUE(loadHeightmap(path, options).ok());
-    options.memoryBudgetBytes -= 1;
+    options.memory.limitBytes -= 1;
     const Result<Heightmap> over = loadHeightmap(path, options);
     ASSERT_FALSE(over.ok());
     EXPECT_NE(over.error().find("size 64x48 needs about"), std::string::npos) << over.error();

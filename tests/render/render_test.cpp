@@ -1394,7 +1394,7 @@ TEST_F(Picture, AFailedLoadKeepsTheCurrentTerrain) {
     }
     // A good map over the memory budget: refused from its header, the current terrain kept.
     LoadOptions tight;
-    tight.memoryBudgetBytes = uint64_t(1) << 20;
+    tight.memory.limitBytes = uint64_t(1) << 20;
     const std::string big = std::string(QT_SOURCE_DIR) + "/data/default_1025.png";
     const std::string overBudget = replaceTerrain(terrain, big, tight, 4).error();
     EXPECT_NE(overBudget.find("over the memory budget of 1 MiB"), std::string::npos) << overBudget;
