@@ -266,6 +266,8 @@ const std::map<std::string, Handler>& valueOptions() {
         {"--moving", countOption(&ViewerOptions::moving, kMaxObjects, " of moving objects")},
         {"--seed", countOption(&ViewerOptions::seed, UINT64_MAX, "")},
         {"--steps", countOption(&ViewerOptions::steps, kMaxSteps, " of steps")},
+        {"--memory-budget",
+         countOption(&ViewerOptions::memoryBudgetMb, kMaxMemoryBudgetMb, " of MiB")},
         {"--pick",
          [](ViewerOptions& o, const std::string& v) -> Status {
              const size_t comma = v.find(',');
@@ -352,6 +354,13 @@ uint64_t physicalMemoryBytes() {
     const long pages = sysconf(_SC_PHYS_PAGES);
     const long pageSize = sysconf(_SC_PAGE_SIZE);
     return pages > 0 && pageSize > 0 ? uint64_t(pages) * uint64_t(pageSize) : UINT64_MAX;
+}
+
+uint64_t memoryBudgetBytes(const ViewerOptions& options, uint64_t physicalBytes) {
+    if (options.memoryBudgetMb) {
+        return *options.memoryBudgetMb << 20;
+    }
+    return physicalBytes == UINT64_MAX ? 0 : uint64_t(kDefaultMemoryShare * double(physicalBytes));
 }
 
 Status checkObjectMemory(uint64_t count, uint64_t physicalBytes) {
@@ -506,6 +515,10 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
   --state-json OUT.json  the interactive viewer writes its camera, the terrain under the cursor,
                        the measurement and the last screenshot at exit, and prints
                        "quadterrain: ready" after its first frame (for tests driving the window)
+  --memory-budget MB   refuse a map whose estimated peak memory loaded (12 bytes a sample,
+                       16 through GDAL) is over MB MiB, before reading it, counting the map
+                       already shown when another is opened (default: half of this machine's
+                       memory; 0: no budget)
   --max-fps N          at most N frames a second, taking input between frames (to try the
                        viewer at low frame rates)
   --freeze-eye X,Y,Z   start with the culling frustum frozen at this camera (with

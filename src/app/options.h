@@ -11,6 +11,7 @@
 
 #include "core/config.h"
 #include "core/heightmap.h"
+#include "core/memory_budget.h"
 #include "core/result.h"
 
 namespace qt {
@@ -71,6 +72,9 @@ struct ViewerOptions {
     std::optional<std::array<int, 2>> pick;  // --pick PX,PY: a window pixel, origin top-left
     std::string stateJsonPath;  // --state-json: the viewer's camera, pick and more at exit
     int maxFps = 0;             // --max-fps: frames a second at most (0: no cap)
+    // --memory-budget MB: the MiB a loaded map may take (0: no budget); unset: the default,
+    // kDefaultMemoryShare of physical memory (memoryBudgetBytes).
+    std::optional<uint64_t> memoryBudgetMb;
     bool help = false;
 
     // True when the run renders once (or a fixed path) and exits without user input.
@@ -89,6 +93,13 @@ constexpr double kObjectMemoryShare = 0.5;
 Status checkObjectMemory(uint64_t count, uint64_t physicalBytes);
 // This machine's physical memory (UINT64_MAX when it cannot be read).
 uint64_t physicalMemoryBytes();
+
+// The largest --memory-budget, in MiB (16 TiB).
+constexpr uint64_t kMaxMemoryBudgetMb = uint64_t(1) << 24;
+
+// The bytes a map may take loaded: --memory-budget, else kDefaultMemoryShare of
+// `physicalBytes` (0: no budget).
+uint64_t memoryBudgetBytes(const ViewerOptions& options, uint64_t physicalBytes);
 
 // Parses the arguments after the program name. Errors are one line naming the option.
 Result<ViewerOptions> parseOptions(const std::vector<std::string>& args);

@@ -56,6 +56,17 @@ WorldMapping optionsMapping(const Heightmap& map, const ViewerOptions& options) 
     return mapping;
 }
 
+// How the options' maps are read: raw size, encoding and the memory budget checked before
+// the pixels are read.
+LoadOptions loadOptions(const ViewerOptions& options) {
+    LoadOptions load;
+    load.rawWidth = options.rawWidth;
+    load.rawHeight = options.rawHeight;
+    load.encoding = options.encoding;
+    load.memory.limitBytes = memoryBudgetBytes(options, physicalMemoryBytes());
+    return load;
+}
+
 }  // namespace
 
 Result<Session> Session::create(const ViewerOptions& options) {
@@ -63,10 +74,7 @@ Result<Session> Session::create(const ViewerOptions& options) {
     session.options = options;
     const std::string path =
         options.heightmapPath.empty() ? defaultHeightmapPath() : options.heightmapPath;
-    LoadOptions load;
-    load.rawWidth = options.rawWidth;
-    load.rawHeight = options.rawHeight;
-    load.encoding = options.encoding;
+    const LoadOptions load = loadOptions(options);
     const TerminalProgress terminal(path);
     LoadTimes times;
     Result<Heightmap> map = decodeStep(path, load, times, std::cref(terminal));
@@ -183,10 +191,10 @@ void Session::destroy() {
 }
 
 Status Session::replaceTerrain(const std::string& path, const LoadProgress& progress) {
-    LoadOptions load;
-    load.rawWidth = options.rawWidth;
-    load.rawHeight = options.rawHeight;
-    load.encoding = options.encoding;
+    // The current map stays loaded until the new one has: both count against the budget.
+    LoadOptions load = loadOptions(options);
+    load.memory.heldBytes =
+        loadPeakBytes(terrain.map.width, terrain.map.height, kHeldBytesPerSample);
     if (Status loaded =
             qt::replaceTerrain(terrain, path, load, options.leafSize, progress, options.pageSize);
         !loaded) {

@@ -16,6 +16,8 @@
 #include "core/config.h"
 #include "core/heightmap_gdal.h"
 #include "core/image_header.h"
+#include "core/memory_budget.h"
+#include "core/png_gray16.h"
 #include "core/sample_range.h"
 #include "core/text.h"
 
@@ -220,7 +222,8 @@ Result<Heightmap> decodePackedHeights(const std::string& path, const unsigned ch
 
 // The header checks, then stb_image (PGM/PPM are decoded here).
 Result<Heightmap> loadStbImage(const std::string& path, const std::vector<unsigned char>& bytes,
-                               HeightEncoding encoding) {
+                               const LoadOptions& options) {
+    const HeightEncoding encoding = options.encoding;
     const Result<ImageInfo> checked = checkImage(bytes.data(), bytes.size(), bytes.size());
     if (!checked) {
         return fail(path, checked.error());
@@ -247,6 +250,11 @@ Result<Heightmap> loadStbImage(const std::string& path, const std::vector<unsign
         info.width = width;
         info.height = height;
     }
+    if (Status budget =
+            checkMemoryBudget(info.width, info.height, kLoadBytesPerSample, options.memory);
+        !budget) {
+        return fail(path, budget.error());
+    }
     if (Status dense = checkDensity(info, bytes.size()); !dense) {
         return fail(path, dense.error());
     }
@@ -261,6 +269,17 @@ Result<Heightmap> loadStbImage(const std::string& path, const std::vector<unsign
     if (stbi_is_hdr_from_memory(data, length)) {
         float* pixels = stbi_loadf_from_memory(data, length, &w, &h, &n, 1);
         return adoptStb(path, info, pixels, w, h, HeightmapFormat::ImageFloat);
+    }
+    if (std::strcmp(info.format, "PNG") == 0 && isGray16Png(data, bytes.size())) {
+        // Straight into the codes, a row at a time: 2 bytes a sample beside the file.
+        Heightmap map = blankMap(int(info.width), int(info.height), HeightmapFormat::Image16);
+        if (Status decoded =
+                decodeGray16Png(data, bytes.size(), map.width, map.height, map.codes.data());
+            !decoded) {
+            return fail(path, decoded.error());
+        }
+        updateRange(map);
+        return map;
     }
     if (stbi_is_16_bit_from_memory(data, length)) {
         stbi_us* pixels = stbi_load_16_from_memory(data, length, &w, &h, &n, 1);
@@ -395,6 +414,28 @@ Result<Heightmap> loadHgt(const std::string& path, const std::vector<unsigned ch
     map.metres = true;
     map.geo = hgtGeoreference(path, side);
     encodeFloats(map, samples.data(), samples.size());  // exact: filled voids are integers too
+    return map;
+}
+
+// A .r16/.raw file read straight into the codes (its little-endian samples swapped on a big-endian
+// host): 2 bytes a sample, no copy of the file beside them.
+Result<Heightmap> readRaw16File(const std::string& path, const std::string& name,
+                                const SampleGrid& grid) {
+    Heightmap map = blankMap(grid.width, grid.height, HeightmapFormat::Raw16);
+    FilePtr file(std::fopen(path.c_str(), "rb"));
+    if (!file) {
+        return fail(name, std::string("cannot open: ") + std::strerror(errno));
+    }
+    if (std::fread(map.codes.data(), 2, map.codes.size(), file.get()) != map.codes.size()) {
+        return fail(name, "read failed (file changed or unreadable)");
+    }
+    const uint16_t one = 1;
+    if (*reinterpret_cast<const unsigned char*>(&one) == 0) {
+        for (uint16_t& code : map.codes) {
+            code = uint16_t(code >> 8 | code << 8);
+        }
+    }
+    updateRange(map);
     return map;
 }
 
@@ -594,7 +635,7 @@ Result<Heightmap> decodeHeightmap(const std::string& name, const std::string& ex
     if (isGdalExtension(ext)) {
         return decodeGdalHeightmap(name, "map" + ext, bytes);
     }
-    return loadStbImage(name, bytes, options.encoding);
+    return loadStbImage(name, bytes, options);
 }
 
 Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& options,
@@ -618,7 +659,8 @@ Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& opti
     }
     if (isGdalExtension(ext)) {
         // GDAL reads the file itself; the raster's size is checked before its pixels are.
-        return loadGdalHeightmap(ext == ".gz" ? "/vsigzip/" + path : path, name, acceptSize);
+        return loadGdalHeightmap(ext == ".gz" ? "/vsigzip/" + path : path, name, options.memory,
+                                 acceptSize);
     }
     if (length.value() > kMaxFileBytes) {
         return fail(name, "file of " + std::to_string(length.value()) +
@@ -629,7 +671,7 @@ Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& opti
     std::vector<unsigned char> bytes;
     SampleGrid size{0, 0};
     if (raw || ext == ".hgt") {
-        Result<SampleGrid> grid = rawGrid(!raw, length.value(), options);
+        const Result<SampleGrid> grid = rawGrid(!raw, length.value(), options);
         if (!grid) {
             return fail(name, grid.error());
         }
@@ -646,12 +688,24 @@ Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& opti
         if (Status dense = checkDensity(info.value(), length.value()); !dense) {
             return fail(name, dense.error());
         }
+        // The few headers checkImage does not size (0 x 0 here) are checked in loadStbImage,
+        // once stb_image has read them.
         size = SampleGrid{int(info.value().width), int(info.value().height)};
     }
-    if (acceptSize) {
-        if (Status accepted = acceptSize(size.width, size.height); !accepted) {
-            return fail(name, accepted.error());
+    if (size.width > 0 && size.height > 0) {
+        if (Status budget =
+                checkMemoryBudget(size.width, size.height, kLoadBytesPerSample, options.memory);
+            !budget) {
+            return fail(name, budget.error());
         }
+        if (acceptSize) {
+            if (Status accepted = acceptSize(size.width, size.height); !accepted) {
+                return fail(name, accepted.error());
+            }
+        }
+    }
+    if (raw) {
+        return readRaw16File(path, name, size);
     }
     if (bytes.size() != length.value()) {  // a small image is whole already
         if (Status read = readFile(path, length.value(), bytes); !read) {

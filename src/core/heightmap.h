@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/georeference.h"
+#include "core/memory_budget.h"
 #include "core/result.h"
 
 namespace qt {
@@ -62,6 +63,8 @@ struct LoadOptions {
     int rawHeight = 0;
     // How a PNG's channels hold heights; anything but Gray applies to 8-bit RGB(A) PNGs only.
     HeightEncoding encoding = HeightEncoding::Gray;
+    // Bytes the loaded map may take at its peak (checkMemoryBudget, before the pixels are read).
+    MemoryBudget memory{};
 };
 
 // Called with a map's size once the file's header (or length, or GDAL's raster) gives it, before

@@ -15,6 +15,7 @@
 #include <ogr_spatialref.h>
 
 #include "core/config.h"
+#include "core/memory_budget.h"
 #include "core/sample_range.h"
 #include "core/text.h"
 
@@ -183,7 +184,7 @@ const char* gdalExtensionList() {
 }
 
 Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::string& name,
-                                    const SizeCheck& acceptSize) {
+                                    const MemoryBudget& memory, const SizeCheck& acceptSize) {
     registerDrivers();
     const GdalMessages messages;
     const GDALDatasetUniquePtr ds(GDALDataset::Open(
@@ -201,6 +202,10 @@ Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::stri
     const int height = ds->GetRasterYSize();
     if (Status size = checkDimensions(width, height); !size) {
         return fail(name, size.error());
+    }
+    if (Status budget = checkMemoryBudget(width, height, kGdalLoadBytesPerSample, memory);
+        !budget) {
+        return fail(name, budget.error());
     }
     if (acceptSize) {
         if (Status accepted = acceptSize(width, height); !accepted) {

@@ -17,8 +17,11 @@ const char* gdalExtensionList();
 // or a /vsigzip/ or /vsimem/ one); `name` starts every error line. The band count, size and
 // geotransform are checked before a pixel is read; nodata and NaN samples are filled from their
 // neighbours as .hgt voids are (fillVoids); heights are quantised over their actual range
-// (encodeSamples). GDAL's own messages become the error's one line; nothing reaches stderr.
+// (encodeSamples). A map over the memory budget (checkMemoryBudget) or refused by `acceptSize`
+// is refused from its size. GDAL's own messages become the error's one line; nothing reaches
+// stderr.
 Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::string& name,
+                                    const MemoryBudget& memory = {},
                                     const SizeCheck& acceptSize = {});
 
 // The same from bytes in memory (through GDAL's /vsimem/), the file name's extension telling the

@@ -191,6 +191,17 @@ huge = write("huge.png", png(100000, 100000, 16, 0, []))
 case("PNG claiming 100000x100000", [huge] + stats, 1,
      q + huge + ": size 100000x100000 is over the limit (32769 samples a side, 268468225 "
      "samples in all)")
+# Maps over the memory budget: refused from the file's length or header, before a pixel is read
+# (a sparse 512 MiB .r16 and a PNG header over a 200 MB hole).
+big_raw = write("big.r16", b"")
+os.truncate(big_raw, 16385 * 16385 * 2)
+big_png = write("big.png", png(16385, 16385, 16, 0, [])[:-12])
+os.truncate(big_png, 200000000)
+over_budget = (": size 16385x16385 needs about 3073 MiB loaded (12 bytes a sample), over the "
+               "memory budget of 1024 MiB (raise it with --memory-budget MB)")
+for path in (big_raw, big_png):
+    case("over the memory budget: " + os.path.basename(path),
+         [path, "--memory-budget", "1024"] + stats, 1, q + path + over_budget)
 one = write("one.png", png(1, 1, 8, 0, [b"\0"]))
 case("1x1 image", [one] + stats, 1,
      q + one + ": size 1x1 is too small; a heightmap needs at least 2x2 samples")
@@ -509,6 +520,10 @@ usage = [
      "--moving 11 is more than --objects 10"),
     ("object dump without stats", ["--objects", "10", "--dump-objects"],
      "--dump-objects needs --stats-json OUT.json"),
+    ("memory budget below zero", ["--memory-budget", "-1"],
+     "--memory-budget '-1': expected a whole number of MiB from 0 to 16777216"),
+    ("memory budget in GB", ["--memory-budget", "4GB"],
+     "--memory-budget '4GB': expected a whole number of MiB from 0 to 16777216"),
     ("two heightmaps", [good, good],
      f"unexpected argument '{good}': only one heightmap can be given"),
 ]

@@ -253,6 +253,14 @@ TEST(Options, BadValuesGiveOneLine) {
          "--steps '216001': expected a whole number of steps from 0 to 216000"},
         {{"--objects", "10", "--moving", "11"}, "--moving 11 is more than --objects 10"},
         {{"--dump-objects"}, "--dump-objects needs --stats-json OUT.json"},
+        {{"--memory-budget", "-1"},
+         "--memory-budget '-1': expected a whole number of MiB from 0 to 16777216"},
+        {{"--memory-budget", "1.5"},
+         "--memory-budget '1.5': expected a whole number of MiB from 0 to 16777216"},
+        {{"--memory-budget", "16777217"},
+         "--memory-budget '16777217': expected a whole number of MiB from 0 to 16777216"},
+        {{"--memory-budget", ""},
+         "--memory-budget '': expected a whole number of MiB from 0 to 16777216"},
     };
     for (const auto& [args, expected] : cases) {
         const Result<ViewerOptions> r = parse(args);
@@ -279,6 +287,20 @@ TEST(Options, ObjectsParsedAndTheirMemoryChecked) {
     EXPECT_EQ(over.error(),
               "--objects 10000000 needs about 1907 MiB, more than half of this machine's memory "
               "(1024 MiB)");
+}
+
+TEST(Options, MemoryBudgetParsedWithHalfOfMemoryByDefault) {
+    const ViewerOptions d = parse({}).value();
+    EXPECT_FALSE(d.memoryBudgetMb.has_value());
+    EXPECT_EQ(memoryBudgetBytes(d, uint64_t(24) << 30), uint64_t(12) << 30);
+    EXPECT_EQ(memoryBudgetBytes(d, UINT64_MAX), 0u);  // memory unknown: no budget
+    const Result<ViewerOptions> r = parse({"--memory-budget", "3000"});
+    ASSERT_TRUE(r.ok()) << r.error();
+    EXPECT_EQ(memoryBudgetBytes(r.value(), uint64_t(24) << 30), uint64_t(3000) << 20);
+    const Result<ViewerOptions> none = parse({"--memory-budget=0"});
+    ASSERT_TRUE(none.ok()) << none.error();
+    EXPECT_EQ(memoryBudgetBytes(none.value(), uint64_t(24) << 30), 0u);
+    EXPECT_EQ(memoryBudgetBytes(parse({"--memory-budget", "16777216"}).value(), 1), 1ull << 44);
 }
 
 TEST(Options, PickStateJsonAndMaxFps) {
@@ -341,7 +363,7 @@ TEST(Options, UsageNamesEveryOption) {
           "--target",     "--fov",          "--no-cull",     "--no-occlusion", "--lod",
           "--screenshot", "--stats-json",   "--dump-leaves", "--cull-map",     "--bench",
           "--help",       "--pick",         "--state-json",  "--max-fps",      "--objects",
-          "--moving",     "--seed",         "--steps",       "--dump-objects"}) {
+          "--moving",     "--seed",         "--steps",       "--dump-objects", "--memory-budget"}) {
         EXPECT_NE(usage.find(name), std::string::npos) << name;
     }
 }

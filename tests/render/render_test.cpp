@@ -1487,6 +1487,16 @@ TEST_F(Picture, AFailedLoadKeepsTheCurrentTerrain) {
         render(terrain, c, true, after);
         EXPECT_EQ(after, pixels) << "the kept terrain must draw exactly as before";
     }
+    // A good map over the memory budget: refused from its header, the current terrain kept.
+    LoadOptions tight;
+    tight.memory.limitBytes = uint64_t(1) << 20;
+    const std::string big = std::string(QT_SOURCE_DIR) + "/data/default_1025.png";
+    const std::string overBudget = replaceTerrain(terrain, big, tight, 4).error();
+    EXPECT_NE(overBudget.find("over the memory budget of 1 MiB"), std::string::npos) << overBudget;
+    EXPECT_EQ(terrain.path, pathBefore);
+    std::vector<uint8_t> kept;
+    render(terrain, c, true, kept);
+    EXPECT_EQ(kept, pixels);
     std::remove(corrupt.c_str());
     rmdir(dir);
     EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));

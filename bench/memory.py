@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Peak resident memory of a loaded map, in bytes per sample: the viewer end to end (decode, tree,
+GPU upload, one frame; llvmpipe keeps the GPU's copy in host memory) and the CPU side alone
+(build/load_memory: decode, codes, tree).
+
+Usage: python3 bench/memory.py [--build DIR] [--runs R] [--cpu-only] MAP...
+The viewer runs as `quadterrain MAP --stats-json OUT --memory-budget 0` under /usr/bin/time -v
+(peak = its "Maximum resident set size", the process's VmHWM); it needs a display: run under
+xvfb-run -a, or with DISPLAY set. With --runs R each figure is the median of R runs. A map the
+viewer refuses (too big for the GPU path) gets its CPU-side figure only.
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--build", default="build", help="the build folder (default: build)")
+parser.add_argument("--runs", type=int, default=1, help="runs per map; the median is printed")
+parser.add_argument("--cpu-only", action="store_true", help="the load_memory harness alone")
+parser.add_argument("maps", nargs="+")
+args = parser.parse_args()
+
+
+def time_v(command):
+    """Runs command under /usr/bin/time -v; returns (exit code, stdout, peak resident bytes)."""
+    result = subprocess.run(["/usr/bin/time", "-v", *command], capture_output=True, text=True)
+    match = re.search(r"Maximum resident set size \(kbytes\): (\d+)", result.stderr)
+    peak = int(match.group(1)) * 1024 if match else None
+    if result.returncode != 0:
+        tail = [line for line in result.stderr.splitlines() if "Command" not in line][:1]
+        print("memory.py: %s: exit %d %s" % (command[1], result.returncode, " ".join(tail)),
+              file=sys.stderr)
+    return result.returncode, result.stdout, peak
+
+
+def cpu_side(path):
+    code, out, peak = time_v([os.path.join(args.build, "load_memory"), path])
+    if code != 0:
+        return None
+    report = json.loads(out)
+    return report["samples"], peak, report["decoded"]["peak_bytes"]
+
+
+def viewer(path):
+    with tempfile.TemporaryDirectory() as folder:
+        stats = os.path.join(folder, "stats.json")
+        code, _, peak = time_v([os.path.join(args.build, "quadterrain"), path, "--stats-json",
+                                stats, "--memory-budget", "0"])
+        return peak if code == 0 else None
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def show(value, samples):
+    return "%8.2f" % (value / samples) if value else "       -"
+
+
+print("%-28s %11s %10s %10s %10s" % ("map", "samples", "decode B/s", "load B/s", "viewer B/s"))
+for path in args.maps:
+    cpu = [cpu_side(path) for _ in range(args.runs)]
+    if any(c is None for c in cpu):
+        continue
+    samples = cpu[0][0]
+    decode = median([c[2] for c in cpu])
+    load = median([c[1] for c in cpu])
+    shown = None if args.cpu_only else median([viewer(path) for _ in range(args.runs)])
+    print("%-28s %11d %10s %10s %10s" % (os.path.basename(path)[:28], samples,
+                                          show(decode, samples), show(load, samples),
+                                          show(shown, samples)))
