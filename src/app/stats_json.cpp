@@ -138,6 +138,12 @@ std::string statsJson(const StatsReport& r) {
          ", \"fov_y\": " + number(glm::degrees(c.fovY)) + ", \"aspect\": " + number(c.aspect) +
          ", \"near\": " + number(c.nearPlane) + ", \"far\": " + number(c.farPlane) + "},\n";
     j += "  \"leaf_size\": " + std::to_string(r.leafSize) + ",\n";
+    j += "  \"load\": {\"decode_ms\": " + milliseconds(r.times.decodeMs) +
+         ", \"tree_ms\": " + milliseconds(r.times.treeMs) +
+         ", \"upload_ms\": " + milliseconds(r.times.uploadMs) +
+         ", \"first_frame_ms\": " + milliseconds(r.times.totalMs()) +
+         ", \"errors_ms\": " + milliseconds(r.times.errorsMs) + "},\n";
+    j += "  \"lod_errors\": \"" + std::string(lodErrorsName(r.lodErrors)) + "\",\n";
     j += "  \"culling\": " + std::string(r.culling ? "true" : "false") + ",\n";
     j += "  \"nodes_total\": " + std::to_string(s.nodesTotal) + ",\n";
     j += "  \"leaves_total\": " + std::to_string(s.leavesTotal) + ",\n";

@@ -219,8 +219,8 @@ TEST(HeightmapGdal, NodataAndNanAreFilledLikeHgtVoids) {
     for (float& v : expected) {
         v = std::isnan(v) || v == -9999.0f ? -std::numeric_limits<float>::infinity() : v;
     }
-    ASSERT_TRUE(
-        fillVoids(expected, spec.width, spec.height, -std::numeric_limits<float>::infinity()));
+    ASSERT_TRUE(fillVoids(expected.data(), spec.width, spec.height,
+                          -std::numeric_limits<float>::infinity()));
     EXPECT_EQ(heightmapSamples(map.value()), expected);
 }
 
