@@ -2,36 +2,16 @@
 // and the exact per-node sample ranges.
 #include "core/quadtree.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cassert>
 #include <thread>
 
 #include "core/config.h"
+#include "core/huge_pages.h"
 #include "core/lod_error.h"
 
 namespace qt {
 namespace {
-
-// Asks for 2 MB pages under a large array about to be filled: the walk jumps between distant
-// nodes, and the build visits the row-major leaf grids in tree order, a row apart at every other
-// leaf; with 4 KB pages nearly every such jump would miss the TLB.
-void adviseHugePages(void* data, size_t bytes) {
-    constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-    const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
-    const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
-    if (end > begin) {
-        madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-    }
-}
-
-// Reserves room for n elements under 2 MB pages (adviseHugePages), touching none of them.
-template <class Vector>
-void reserveHuge(Vector& v, size_t n) {
-    v.reserve(n);
-    adviseHugePages(v.data(), v.capacity() * sizeof(typename Vector::value_type));
-}
 
 // Leaves in tiles of 16 x 16, each tile's 256 contiguous and row-major inside, tiles row-major:
 // the build visits leaves in tree order (a Z order), which stays inside a tile for 256 leaves,
