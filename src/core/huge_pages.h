@@ -1,6 +1,5 @@
-// Asking the kernel for 2 MB pages under the tree's large arrays: the walk jumps between distant
-// nodes and the build visits row-major leaf grids in tree order, and with 4 KB pages nearly every
-// such jump would miss the TLB.
+// Asking the kernel for 2 MB pages under the tree's node array: the walk jumps between distant
+// nodes, and with 4 KB pages nearly every jump would miss the TLB.
 #pragma once
 
 #include <sys/mman.h>

@@ -74,9 +74,7 @@ void leafRangesOfRows(const Heightmap& map, int leafSize, const LeafTiles& tiles
 // large enough for a thread to pay.
 std::vector<LeafCodes> leafRanges(const Heightmap& map, int leafSize, const LeafTiles& tiles,
                                   int leavesX, int leavesZ) {
-    std::vector<LeafCodes> ranges;
-    reserveHuge(ranges, tiles.size());
-    ranges.resize(tiles.size());
+    std::vector<LeafCodes> ranges(tiles.size());
     constexpr size_t kSamplesPerThread = size_t(1) << 20;
     const size_t samples = size_t(map.width) * size_t(map.height);
     const int threads =
@@ -216,11 +214,11 @@ Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize, LodErrors err
                                          " quadtree nodes, more than " + std::to_string(kMaxNodes));
     }
     reserveHuge(tree.nodes, nodeCount);
-    reserveHuge(tree.parents, nodeCount);
-    reserveHuge(tree.leaves, leafCount);
-    reserveHuge(tree.leafNodes, leafCount);
-    reserveHuge(tree.leafCodes, leafCount);
-    reserveHuge(tree.leafGrid, leafCount);
+    tree.parents.reserve(nodeCount);
+    tree.leaves.reserve(leafCount);
+    tree.leafNodes.reserve(leafCount);
+    tree.leafCodes.reserve(leafCount);
+    tree.leafGrid.reserve(leafCount);
     tree.leafGrid.resize(leafCount);
     tree.levelStart.assign(size_t(tree.depth) + 2, 0);
     tree.levelWidth.assign(size_t(tree.depth) + 2, 0);
@@ -238,9 +236,7 @@ Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize, LodErrors err
     const LeafTiles tiles(tree.leavesX, tree.leavesZ);
     const std::vector<LeafCodes> ranges =
         leafRanges(map, leafSize, tiles, tree.leavesX, tree.leavesZ);
-    std::vector<uint32_t> order;
-    reserveHuge(order, tiles.size());
-    order.resize(tiles.size());
+    std::vector<uint32_t> order(tiles.size());
     Builder builder{map, tree, tiles, ranges.data(), order.data()};
     // The root goes last: its index is known, and the groups start at the array's start.
     QuadtreeNode root{};
