@@ -94,9 +94,18 @@ void markVoids(float* samples, size_t count, float nodata) {
     }
 }
 
-// Rows per read: the checks of one block run on a helper while the next is read, on data still
-// in the cache the read left it in.
+// Rows per read, at least: the checks of one block run on a helper while the next is read, on
+// data still in the cache the read left it in.
 constexpr int kReadRows = 64;
+
+// Rows per read for a band stored in blocks blockRows high: a whole number of blocks, so that no
+// tile or strip is decoded for two reads (a tiled GeoTIFF's tiles are often 256 or 512 high).
+int readRows(int blockRows) {
+    if (blockRows <= 0) {
+        return kReadRows;
+    }
+    return ((kReadRows + blockRows - 1) / blockRows) * blockRows;
+}
 
 // What the loader needs of the samples before it quantises them, taken block by block as the
 // reader finishes rows: the band's scale and offset applied, whether there is a void, and (when
@@ -302,8 +311,11 @@ Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::stri
     checks.nodata = nodataValue;
     std::thread checker(&BlockChecks::run, &checks);
     bool read = true;
-    for (int row = 0; row < height && read; row += kReadRows) {
-        const int rows = std::min(kReadRows, height - row);
+    int blockCols = 0, blockRows = 0;
+    band->GetBlockSize(&blockCols, &blockRows);
+    const int step = readRows(blockRows);
+    for (int row = 0; row < height && read; row += step) {
+        const int rows = std::min(step, height - row);
         read = band->RasterIO(GF_Read, 0, row, width, rows, samples.get() + size_t(row) * width,
                               width, rows, GDT_Float32, 0, 0, nullptr) == CE_None;
         checks.rowsRead(read ? row + rows : -1);
