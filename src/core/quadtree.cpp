@@ -113,22 +113,27 @@ struct Builder {
         tree.parents.push_back(parent);
     }
 
+    // A leaf: its tree-order number, its coordinates and its exact range.
+    void completeLeaf(QuadtreeNode& self, uint32_t index, int lx, int lz) {
+        const size_t tiled = tiles.at(lx, lz);
+        order[tiled] = uint32_t(tree.leaves.size());
+        LeafCoord& coord = tree.leaves.emplace_back();  // in place: no copy through the stack
+        coord.col = uint16_t(lx);
+        coord.row = uint16_t(lz);
+        tree.leafNodes.push_back(index);
+        const LeafCodes range = ranges[tiled];
+        self.minCode = range.minCode;
+        self.maxCode = range.maxCode;
+        tree.leafCodes.push_back(range);
+    }
+
     // Completes node `self` (index `index`, its box already set): a leaf gets its leaf number and
     // exact range; an inner node gets its children as one group at the end of the array, then
     // their subtrees in order, then the range of its children's ranges. The array has room for
     // every node, so `self` stays where it is.
     void complete(QuadtreeNode& self, uint32_t index, int lx, int lz, int size) {
         if (size == 1) {
-            const size_t tiled = tiles.at(lx, lz);
-            order[tiled] = uint32_t(tree.leaves.size());
-            LeafCoord& coord = tree.leaves.emplace_back();  // in place: no copy through the stack
-            coord.col = uint16_t(lx);
-            coord.row = uint16_t(lz);
-            tree.leafNodes.push_back(index);
-            const LeafCodes range = ranges[tiled];
-            self.minCode = range.minCode;
-            self.maxCode = range.maxCode;
-            tree.leafCodes.push_back(range);
+            completeLeaf(self, index, lx, lz);
             return;
         }
         const int half = size / 2;
@@ -150,7 +155,11 @@ struct Builder {
             if (self.hasChild(q)) {
                 const uint32_t c = self.child(q);
                 QuadtreeNode& child = tree.nodes[c];
-                complete(child, c, lx + (q & 1) * half, lz + (q >> 1) * half, half);
+                if (half == 1) {  // the leaves under a level 1 node, without a call each
+                    completeLeaf(child, c, lx + (q & 1), lz + (q >> 1));
+                } else {
+                    complete(child, c, lx + (q & 1) * half, lz + (q >> 1) * half, half);
+                }
                 lo = std::min(lo, child.minCode);
                 hi = std::max(hi, child.maxCode);
             }
