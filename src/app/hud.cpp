@@ -46,7 +46,8 @@ void drawStats(const FrameStats& stats, const Terrain& terrain) {
                 pages.layers, pages.pageSize);
     if (stats.lod) {
         const LodStats& l = stats.lodStats;
-        ImGui::Text("nodes drawn %u (levels 0-%d)", l.nodesDrawn, int(l.deepestLevel));
+        ImGui::Text("nodes drawn %u (levels 0-%d), %s errors", l.nodesDrawn, int(l.deepestLevel),
+                    lodErrorsName(terrain.tree.lodErrors));
         ImGui::Text("leaves in view %u of %u (%.1f%%)", c.leavesDrawn, stats.leavesTotal,
                     percent(c.leavesDrawn, stats.leavesTotal));
     } else {

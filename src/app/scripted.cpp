@@ -50,6 +50,8 @@ int runOneShot(Session& s) {
                           : o.noOcclusion ? CullMode::FrustumOnly
                                           : CullMode::FrustumAndOcclusion;
     s.terrain.stepObjects(o.steps);
+    // The same picture and counts however soon the frame follows the load: the exact errors.
+    s.terrain.finishErrors();
     FrameStats stats;
     for (int frame = 0; frame < std::max(o.frames, 1); ++frame) {
         stats = renderFrame(s, target.value(), s.camera, mode,
@@ -85,6 +87,8 @@ int runOneShot(Session& s) {
         report.gpu = &s.terrain.gpu;
         report.culling = cull;
         report.stats = stats;
+        report.times = s.terrain.times;
+        report.lodErrors = s.terrain.tree.lodErrors;
         if (o.dumpLeaves && stats.lod) {  // level of detail leaves the leaves as runs
             s.terrain.frame.drawList.clear();
             appendLeafCoords(s.terrain.tree, s.terrain.frame.drawn, s.terrain.frame.drawList);

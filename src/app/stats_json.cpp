@@ -147,6 +147,12 @@ std::string statsJson(const StatsReport& r) {
              ", \"pages\": " + std::to_string(p.layers) +
              ", \"levels\": " + std::to_string(p.level.size()) + "},\n";
     }
+    j += "  \"load\": {\"decode_ms\": " + milliseconds(r.times.decodeMs) +
+         ", \"tree_ms\": " + milliseconds(r.times.treeMs) +
+         ", \"upload_ms\": " + milliseconds(r.times.uploadMs) +
+         ", \"first_frame_ms\": " + milliseconds(r.times.totalMs()) +
+         ", \"errors_ms\": " + milliseconds(r.times.errorsMs) + "},\n";
+    j += "  \"lod_errors\": \"" + std::string(lodErrorsName(r.lodErrors)) + "\",\n";
     j += "  \"culling\": " + std::string(r.culling ? "true" : "false") + ",\n";
     j += "  \"nodes_total\": " + std::to_string(s.nodesTotal) + ",\n";
     j += "  \"leaves_total\": " + std::to_string(s.leavesTotal) + ",\n";

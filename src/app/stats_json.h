@@ -25,6 +25,8 @@ struct StatsReport {
     const TerrainGpu* gpu = nullptr;  // the "gpu_heights" block (pages, bytes); null: left out
     bool culling = true;
     FrameStats stats;
+    LoadTimes times;                                        // the load's steps
+    LodErrors lodErrors = LodErrors::Exact;                 // the coarse errors the frame split by
     const std::vector<LeafCoord>* visibleLeaves = nullptr;  // null: not listed
     // Objects (null: none): the "objects" block from stats.objects, the last step and the
     // scene; with dumpObjects every object and its state from the frame's object lists.

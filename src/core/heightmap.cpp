@@ -9,6 +9,7 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <thread>
 #include <type_traits>
 
 #include <stb/stb_image.h>
@@ -90,6 +91,24 @@ void setRange(Heightmap& map, uint16_t lo, uint16_t hi) {
 void updateRange(Heightmap& map) {
     const auto [lo, hi] = std::minmax_element(map.codes.begin(), map.codes.end());
     setRange(map, *lo, *hi);
+}
+
+// Runs work(begin, end) over [0, count) in contiguous chunks, one per load thread when the count is
+// large enough for a thread to pay, else in one call on this thread.
+template <class Work>
+void forChunks(size_t count, const Work& work) {
+    constexpr size_t kPerThread = size_t(1) << 20;
+    const size_t threads = std::min({size_t(std::max(std::thread::hardware_concurrency(), 1u)),
+                                     size_t(kMaxLoadThreads), count / kPerThread + 1});
+    std::vector<std::thread> helpers;
+    for (size_t t = 1; t < threads; ++t) {
+        helpers.emplace_back(
+            [&work, count, threads, t] { work(count * t / threads, count * (t + 1) / threads); });
+    }
+    work(0, count / threads);
+    for (std::thread& helper : helpers) {
+        helper.join();
+    }
 }
 
 // Stores finite float samples as codes (encodeSamples), finding their range first.
@@ -404,7 +423,7 @@ Result<Heightmap> loadHgt(const std::string& path, const std::vector<unsigned ch
     for (size_t i = 0; i < samples.size(); ++i) {
         samples[i] = float(int16_t(uint16_t(bytes[2 * i] << 8 | bytes[2 * i + 1])));
     }
-    if (!fillVoids(samples, side, side, float(kHgtVoid))) {
+    if (!fillVoids(samples.data(), side, side, float(kHgtVoid))) {
         return fail(path, "every sample is void (-32768)");
     }
     Heightmap map;
@@ -478,9 +497,11 @@ void encodeSamples(Heightmap& map, const float* samples, size_t count, float lo,
     uint16_t* codes = map.codes.data();
     if (range == 0.0 || (integral && range <= 65535.0)) {
         map.coding.step = 1.0f;
-        for (size_t i = 0; i < count; ++i) {
-            codes[i] = uint16_t(samples[i] - lo);
-        }
+        forChunks(count, [&](size_t begin, size_t end) {
+            for (size_t i = begin; i < end; ++i) {
+                codes[i] = uint16_t(samples[i] - lo);
+            }
+        });
         setRange(map, 0, uint16_t(hi - lo));
     } else {
         // Float arithmetic rounding half up (samples are at least lo): each code is within half a
@@ -491,9 +512,11 @@ void encodeSamples(Heightmap& map, const float* samples, size_t count, float lo,
             const float c = std::min((v - lo) * toCodes + 0.5f, 65535.0f);
             return uint16_t(int32_t(std::max(c, 0.0f)));
         };
-        for (size_t i = 0; i < count; ++i) {
-            codes[i] = code(samples[i]);
-        }
+        forChunks(count, [&](size_t begin, size_t end) {
+            for (size_t i = begin; i < end; ++i) {
+                codes[i] = code(samples[i]);
+            }
+        });
         setRange(map, code(lo), code(hi));  // the code is monotone in the sample
     }
 }
@@ -528,10 +551,11 @@ std::vector<float> heightmapSamples(const Heightmap& map) {
     return samples;
 }
 
-bool fillVoids(std::vector<float>& samples, int width, int height, float voidValue) {
-    std::vector<uint8_t> known(samples.size());
+bool fillVoids(float* samples, int width, int height, float voidValue) {
+    const size_t total = size_t(width) * size_t(height);
+    std::vector<uint8_t> known(total);
     std::deque<uint32_t> frontier;
-    for (size_t i = 0; i < samples.size(); ++i) {
+    for (size_t i = 0; i < total; ++i) {
         known[i] = samples[i] != voidValue;
     }
     // Seed with the void samples that touch a known one.
@@ -550,7 +574,7 @@ bool fillVoids(std::vector<float>& samples, int width, int height, float voidVal
     };
     bool anyKnown = false;
     bool anyVoid = false;
-    for (uint32_t i = 0; i < samples.size(); ++i) {
+    for (uint32_t i = 0; i < total; ++i) {
         anyKnown |= known[i] != 0;
         anyVoid |= known[i] == 0;
     }
@@ -561,7 +585,7 @@ bool fillVoids(std::vector<float>& samples, int width, int height, float voidVal
         return false;
     }
     std::vector<uint8_t> queued(known);
-    for (uint32_t i = 0; i < samples.size(); ++i) {
+    for (uint32_t i = 0; i < total; ++i) {
         if (!known[i]) {
             bool touches = false;
             forNeighbours(i, [&](uint32_t n) { touches |= known[n] != 0; });

@@ -107,6 +107,6 @@ Status checkDimensions(int64_t width, int64_t height);
 
 // Replaces every sample equal to voidValue by the mean of its filled 8-neighbours, in
 // breadth-first order from the known samples. Returns false when every sample is void.
-bool fillVoids(std::vector<float>& samples, int width, int height, float voidValue);
+bool fillVoids(float* samples, int width, int height, float voidValue);
 
 }  // namespace qt

@@ -4,10 +4,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <mutex>
+#include <thread>
 
 #include <cpl_error.h>
 #include <cpl_vsi.h>
@@ -86,11 +89,86 @@ bool anyVoid(const float* data, size_t count, float nodata) {
 }
 
 // Every void becomes kVoid, the value fillVoids() fills.
-void markVoids(std::vector<float>& samples, float nodata) {
-    for (float& v : samples) {
-        v = !std::isfinite(v) || v == nodata ? kVoid : v;
+void markVoids(float* samples, size_t count, float nodata) {
+    for (size_t i = 0; i < count; ++i) {
+        samples[i] = !std::isfinite(samples[i]) || samples[i] == nodata ? kVoid : samples[i];
     }
 }
+
+// Rows per read, at least: the checks of one block run on a helper while the next is read, on
+// data still in the cache the read left it in.
+constexpr int kReadRows = 64;
+
+// Rows per read for a band stored in blocks blockRows high: a whole number of blocks, so that no
+// tile or strip is decoded for two reads (a tiled GeoTIFF's tiles are often 256 or 512 high).
+int readRows(int blockRows) {
+    if (blockRows <= 0) {
+        return kReadRows;
+    }
+    return ((kReadRows + blockRows - 1) / blockRows) * blockRows;
+}
+
+// What the loader needs of the samples before it quantises them, taken block by block as the
+// reader finishes rows: the band's scale and offset applied, whether there is a void, and (when
+// there is none) the range and integrality. The reader publishes how many rows are read under the
+// mutex; the helper touches only rows below that count, the reader only rows above it.
+struct BlockChecks {
+    float* samples = nullptr;
+    size_t width = 0;
+    int rows = 0;  // the band's
+    double scale = 1.0, offset = 0.0;
+    bool rescale = false;
+    float nodata = 0.0f;
+    bool voids = false;
+    SampleRange range{0.0f, 0.0f, true};
+
+    std::mutex mutex;
+    std::condition_variable wake;
+    int published = 0;  // rows read; -1: the read failed, stop
+
+    void rowsRead(int count) {
+        {
+            const std::lock_guard<std::mutex> lock(mutex);
+            published = count;
+        }
+        wake.notify_one();
+    }
+
+    void run() {
+        int done = 0;
+        bool first = true;
+        for (;;) {
+            int ready = 0;
+            {
+                std::unique_lock<std::mutex> lock(mutex);
+                wake.wait(lock, [&] { return published != done; });
+                ready = published;
+            }
+            if (ready < 0) {
+                return;
+            }
+            float* block = samples + size_t(done) * width;
+            const size_t n = size_t(ready - done) * width;
+            if (rescale) {
+                for (size_t i = 0; i < n; ++i) {  // NaN stays NaN, a void
+                    block[i] = float(double(block[i]) * scale + offset);
+                }
+            }
+            voids = voids || anyVoid(block, n, nodata);
+            if (!voids) {  // sampleRange needs finite samples
+                const SampleRange r = sampleRange(block, n);
+                range = first ? r
+                              : SampleRange{std::min(range.lo, r.lo), std::max(range.hi, r.hi),
+                                            range.integral && r.integral};
+                first = false;
+            }
+            done = ready;
+            if (done == rows) {
+                return;
+            }
+        }
+    }
+};
 
 // Metres in one of the band's height units, from its unit name ("" and "m" are metres); 0 when
 // the unit is not a length.
@@ -228,28 +306,43 @@ Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::stri
     int hasNodata = 0;
     const double nodata = band->GetNoDataValue(&hasNodata);
 
-    // One read of the whole window as float32 (GDAL converts every sample type); the size was
-    // checked above, so this is at most kMaxSamples floats.
+    const float nodataValue = hasNodata ? float(nodata) : std::numeric_limits<float>::quiet_NaN();
+    const bool rescale = (hasScale && scale != 1.0) || (hasOffset && offset != 0.0);
     const size_t count = size_t(width) * size_t(height);
-    std::vector<float> samples(count);
-    if (band->RasterIO(GF_Read, 0, 0, width, height, samples.data(), width, height, GDT_Float32, 0,
-                       0, nullptr) != CE_None) {
+    // Every sample as float32 (GDAL converts every sample type); the size was checked above, so
+    // this is at most kMaxSamples floats. Not zeroed: the read writes every one.
+    const std::unique_ptr<float[]> samples(new float[count]);
+    BlockChecks checks;
+    checks.samples = samples.get();
+    checks.width = size_t(width);
+    checks.rows = height;
+    checks.scale = scale;
+    checks.offset = offset;
+    checks.rescale = rescale;
+    checks.nodata = nodataValue;
+    std::thread checker(&BlockChecks::run, &checks);
+    bool read = true;
+    int blockCols = 0, blockRows = 0;
+    band->GetBlockSize(&blockCols, &blockRows);
+    const int step = readRows(blockRows);
+    for (int row = 0; row < height && read; row += step) {
+        const int rows = std::min(step, height - row);
+        read = band->RasterIO(GF_Read, 0, row, width, rows, samples.get() + size_t(row) * width,
+                              width, rows, GDT_Float32, 0, 0, nullptr) == CE_None;
+        checks.rowsRead(read ? row + rows : -1);
+    }
+    checker.join();
+    if (!read) {
         return fail(name, "cannot read the samples: " + messages.line("read failed"));
     }
-
-    if ((hasScale && scale != 1.0) || (hasOffset && offset != 0.0)) {
-        for (float& v : samples) {  // NaN stays NaN, a void
-            v = float(double(v) * scale + offset);
-        }
-    }
-    const float nodataValue = hasNodata ? float(nodata) : std::numeric_limits<float>::quiet_NaN();
-    if (anyVoid(samples.data(), count, nodataValue)) {
-        markVoids(samples, nodataValue);
-        if (!fillVoids(samples, width, height, kVoid)) {
+    SampleRange range = checks.range;
+    if (checks.voids) {
+        markVoids(samples.get(), count, nodataValue);
+        if (!fillVoids(samples.get(), width, height, kVoid)) {
             return fail(name, "every sample is nodata");
         }
+        range = sampleRange(samples.get(), count);
     }
-    const SampleRange range = sampleRange(samples.data(), count);
     const float lo = range.lo;
     const float hi = range.hi;
     const double extreme = std::max(std::fabs(double(lo)), std::fabs(double(hi)));
@@ -263,7 +356,7 @@ Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::stri
     map.format = HeightmapFormat::Elevation;
     map.geo = geo.value();
     map.metres = map.geo.present && unitMetres > 0.0;
-    encodeSamples(map, samples.data(), count, lo, hi, range.integral);
+    encodeSamples(map, samples.get(), count, lo, hi, range.integral);
     if (map.metres && unitMetres != 1.0) {  // feet: the coding turns them into metres
         map.coding.offset = float(map.coding.offset * unitMetres);
         map.coding.step = float(map.coding.step * unitMetres);

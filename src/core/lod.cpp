@@ -190,10 +190,11 @@ float lodErrorSteps(const Quadtree& tree, const WorldMapping& mapping, float fov
 }
 
 void updateLodReach(const Quadtree& tree, float errorSteps, LodReach& reach) {
-    if (reach.errorSteps == errorSteps) {
+    if (reach.errorSteps == errorSteps && reach.errors == tree.lodErrors) {
         return;
     }
     reach.errorSteps = errorSteps;
+    reach.errors = tree.lodErrors;
     reach.steps.resize(tree.levelStart.back());
     for (int level = 1; level <= tree.depth; ++level) {
         const int cols = int(tree.levelWidth[size_t(level)]);

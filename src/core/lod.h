@@ -57,9 +57,11 @@ struct LodParams {
 // Each inner node's reach, in grid steps per unit of stepsAway, by Quadtree::levelIndex: at
 // level L, the largest of 2^L, errorSteps * its coarse error, and 2^(L - 1) more than the reach of
 // every level L - 1 node touching it (its children and the ring around them). Depends on the
-// mapping and the projection through errorSteps only, so it is remade when that changes.
+// mapping and the projection through errorSteps, and on the tree's coarse errors, so it is remade
+// when either changes (the exact errors replacing the range bound: Quadtree::lodErrors).
 struct LodReach {
-    float errorSteps = -1.0f;  // what `steps` was made for; negative: not made
+    float errorSteps = -1.0f;             // what `steps` was made for; negative: not made
+    LodErrors errors = LodErrors::Range;  // the tree's bound `steps` was made from
     std::vector<float> steps;
 
     void reserveFor(const Quadtree& tree);
@@ -71,7 +73,8 @@ struct LodReach {
 // 1 - kMorphFraction: a node's children morph into it from that share of its reach on.
 float lodErrorSteps(const Quadtree& tree, const WorldMapping& mapping, float fovY, float aspect);
 
-// Remakes `reach` for `errorSteps` unless it holds it already; no allocation once reserved.
+// Remakes `reach` for `errorSteps` and the tree's coarse errors unless it holds them already; no
+// allocation once reserved.
 void updateLodReach(const Quadtree& tree, float errorSteps, LodReach& reach);
 
 // The parameters for a viewport `viewportHeight` pixels high: a grid step drawn at most `pixels`

@@ -23,7 +23,7 @@ struct SampleTriangle {
     double base, gx, gz;
 };
 
-bool makeTriangle(const Heightmap& map, const int x[3], const int z[3], SampleTriangle& t) {
+bool makeTriangle(const CodeGrid& map, const int x[3], const int z[3], SampleTriangle& t) {
     const double ax = x[1] - x[0], az = z[1] - z[0];
     const double bx = x[2] - x[0], bz = z[2] - z[0];
     const double det = ax * bz - az * bx;
@@ -45,7 +45,7 @@ bool makeTriangle(const Heightmap& map, const int x[3], const int z[3], SampleTr
 
 // Largest |h - plane| over samples x0..x1 of row z, clipped to the map: two reductions that
 // vectorise.
-double rowError(const Heightmap& map, const SampleTriangle& t, int z, int x0, int x1) {
+double rowError(const CodeGrid& map, const SampleTriangle& t, int z, int x0, int x1) {
     if (z < 0 || z >= map.height) {
         return 0.0;
     }
@@ -54,7 +54,7 @@ double rowError(const Heightmap& map, const SampleTriangle& t, int z, int x0, in
     if (x0 > x1) {
         return 0.0;
     }
-    const uint16_t* line = &map.codes[size_t(z) * size_t(map.width) + size_t(x0)];
+    const uint16_t* line = map.codes + size_t(z) * size_t(map.width) + size_t(x0);
     const double start = t.base + t.gz * z + t.gx * x0;
     double lo = line[0], hi = lo;
     for (int i = 1; i <= x1 - x0; ++i) {
@@ -66,7 +66,7 @@ double rowError(const Heightmap& map, const SampleTriangle& t, int z, int x0, in
 }
 
 // The samples the closed triangle covers, row by row.
-double insideError(const Heightmap& map, const SampleTriangle& t) {
+double insideError(const CodeGrid& map, const SampleTriangle& t) {
     const int zMin = std::min({t.z[0], t.z[1], t.z[2]});
     const int zMax = std::max({t.z[0], t.z[1], t.z[2]});
     double worst = 0.0;
@@ -138,7 +138,7 @@ void appendCrossings(int xa, int za, int xb, int zb, std::vector<Crossing>& out)
     }
 }
 
-double crossingError(const Heightmap& map, const SampleTriangle& t, const Crossing* first,
+double crossingError(const CodeGrid& map, const SampleTriangle& t, const Crossing* first,
                      const Crossing* last, int x0, int z0) {
     double worst = 0.0;
     for (const Crossing* c = first; c != last; ++c) {
@@ -231,9 +231,10 @@ std::vector<LocalTriangle> foldedStripTriangles(int leafSize) {
     return triangles;
 }
 
-void computeCoarseErrors(const Heightmap& map, Quadtree& tree) {
+std::vector<uint16_t> exactCoarseErrors(const CodeGrid& map, const Quadtree& tree,
+                                        const std::atomic<bool>* cancel) {
     assert(tree.levelStart.size() == size_t(tree.depth) + 2);
-    tree.coarseErrors.assign(tree.levelStart.back(), 0);
+    std::vector<uint16_t> errors(tree.levelStart.back(), 0);
     const std::vector<LocalTriangle> triangles = foldedStripTriangles(tree.leafSize);
     std::vector<TriangleShape> shapes;
     std::vector<Span> spans;
@@ -267,6 +268,9 @@ void computeCoarseErrors(const Heightmap& map, Quadtree& tree) {
         const auto errorsOfRows = [&](int firstRow, int rowStep) {
             std::vector<Crossing> scratch;
             for (int row = firstRow; row < rows; row += rowStep) {
+                if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+                    return;
+                }
                 for (int col = 0; col < cols; ++col) {
                     const int x0 = col * span, z0 = row * span;
                     const bool whole = x0 + span <= map.width - 1 && z0 + span <= map.height - 1;
@@ -301,7 +305,7 @@ void computeCoarseErrors(const Heightmap& map, Quadtree& tree) {
                                           crossingError(map, t, scratch.data(),
                                                         scratch.data() + scratch.size(), 0, 0)});
                     }
-                    tree.coarseErrors[tree.levelIndex(level, col << level, row << level)] =
+                    errors[tree.levelIndex(level, col << level, row << level)] =
                         uint16_t(std::min(std::ceil(worst - 1e-6), 65535.0));
                 }
             }
@@ -316,7 +320,16 @@ void computeCoarseErrors(const Heightmap& map, Quadtree& tree) {
         for (std::thread& helper : helpers) {
             helper.join();
         }
+        if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+            return {};
+        }
     }
+    return errors;
+}
+
+void computeCoarseErrors(const Heightmap& map, Quadtree& tree) {
+    tree.coarseErrors = exactCoarseErrors(codeGrid(map), tree);
+    tree.lodErrors = LodErrors::Exact;
 }
 
 }  // namespace qt

@@ -2,6 +2,7 @@
 // the surface its strip draws at its stride (edges folded or not) and the samples under it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -22,13 +23,36 @@ struct LocalTriangle {
 // 16 edge masks), each once: the drawn surface, in any fold, is a union of some of them.
 std::vector<LocalTriangle> foldedStripTriangles(int leafSize);
 
-// Fills tree.coarseErrors: for each inner node, the largest |h(sample) - surface(sample)| over
-// every triangle of foldedStripTriangles at the node's stride, vertices clamped to the map
-// as the shader places them, and the samples each covers, rounded up to whole codes (saturated
-// at 65535). Where a triangle's edge crosses the full-detail triangles between samples (folded
-// and clamped triangles), the samples on both sides of the edge count too, so the value bounds
-// the distance at every point of the surface, not only at samples. The tree's level grids
-// (levelStart, levelWidth) must be set.
+// The codes of a map, by pointer: what the error scan reads, so that a background scan does not
+// depend on where the Heightmap object lives (only its codes' storage must stay).
+struct CodeGrid {
+    const uint16_t* codes = nullptr;
+    int width = 0;
+    int height = 0;
+
+    uint16_t codeAt(int col, int row) const {
+        return codes[size_t(row) * size_t(width) + size_t(col)];
+    }
+};
+
+inline CodeGrid codeGrid(const Heightmap& map) {
+    return {map.codes.data(), map.width, map.height};
+}
+
+// The exact errors (as computeCoarseErrors describes them) by Quadtree::levelIndex, reading the
+// tree's level grids (levelStart, levelWidth, depth, leafSize, leavesZ) and nothing else of it.
+// Rows of nodes are shared out between load threads. Returns an empty vector when `cancel` is set
+// before the scan ends (checked once per row of nodes).
+std::vector<uint16_t> exactCoarseErrors(const CodeGrid& map, const Quadtree& tree,
+                                        const std::atomic<bool>* cancel = nullptr);
+
+// Sets tree.coarseErrors to exactCoarseErrors and tree.lodErrors to LodErrors::Exact: for each
+// inner node, the largest |h(sample) - surface(sample)| over every triangle of foldedStripTriangles
+// at the node's stride, vertices clamped to the map as the shader places them, and the samples each
+// covers, rounded up to whole codes (saturated at 65535). Where a triangle's edge crosses the
+// full-detail triangles between samples (folded and clamped triangles), the samples on both sides
+// of the edge count too, so the value bounds the distance at every point of the surface, not only
+// at samples. The tree's level grids (levelStart, levelWidth) must be set.
 void computeCoarseErrors(const Heightmap& map, Quadtree& tree);
 
 }  // namespace qt

@@ -2,44 +2,129 @@
 // and the exact per-node sample ranges.
 #include "core/quadtree.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cassert>
+#include <thread>
 
 #include "core/config.h"
+#include "core/huge_pages.h"
 #include "core/lod_error.h"
 
 namespace qt {
 namespace {
 
+// Leaves in tiles of 16 x 16, each tile's 256 contiguous and row-major inside, tiles row-major:
+// the build visits leaves in tree order (a Z order), which stays inside a tile for 256 leaves,
+// where a row-major grid would be a row of the map apart at every other leaf.
+struct LeafTiles {
+    static constexpr int kShift = 4;
+    int tilesX = 0;
+    int tilesZ = 0;
+
+    LeafTiles(int leavesX, int leavesZ)
+        : tilesX(((leavesX - 1) >> kShift) + 1), tilesZ(((leavesZ - 1) >> kShift) + 1) {}
+    size_t size() const { return size_t(tilesX) * size_t(tilesZ) << (2 * kShift); }
+    size_t at(int lx, int lz) const {
+        const size_t tile = size_t(lz >> kShift) * size_t(tilesX) + size_t(lx >> kShift);
+        const int mask = (1 << kShift) - 1;
+        return tile << (2 * kShift) | size_t((lz & mask) << kShift | (lx & mask));
+    }
+};
+
+// Exact code ranges of the leaves of leaf rows [firstRow, lastRow), into `out` by LeafTiles: per
+// leaf row, the column-wise minimum and maximum over its leafSize + 1 sample rows (a pass that
+// runs in SIMD lanes), then each leaf's over its leafSize + 1 columns. Every sample is read once
+// per leaf row it borders: 1 + 1 / leafSize times in all.
+void leafRangesOfRows(const Heightmap& map, int leafSize, const LeafTiles& tiles, int leavesX,
+                      int firstRow, int lastRow, LeafCodes* out) {
+    const size_t width = size_t(map.width);
+    std::vector<uint16_t> lo(width), hi(width);
+    for (int lz = firstRow; lz < lastRow; ++lz) {
+        const int z0 = lz * leafSize;
+        const int z1 = std::min(z0 + leafSize, map.height - 1);
+        const uint16_t* first = &map.codes[size_t(z0) * width];
+        std::copy(first, first + width, lo.begin());
+        std::copy(first, first + width, hi.begin());
+        uint16_t* __restrict l = lo.data();
+        uint16_t* __restrict h = hi.data();
+        for (int z = z0 + 1; z <= z1; ++z) {
+            const uint16_t* __restrict line = &map.codes[size_t(z) * width];
+            for (size_t i = 0; i < width; ++i) {
+                l[i] = std::min(l[i], line[i]);
+                h[i] = std::max(h[i], line[i]);
+            }
+        }
+        LeafCodes* row = out + tiles.at(0, lz);
+        for (int lx = 0; lx < leavesX; ++lx) {
+            const int x0 = lx * leafSize;
+            const int x1 = std::min(x0 + leafSize, map.width - 1);
+            uint16_t a = l[x0], b = h[x0];
+            for (int x = x0 + 1; x <= x1; ++x) {
+                a = std::min(a, l[x]);
+                b = std::max(b, h[x]);
+            }
+            // Within a leaf row the tiles' runs of 16 are 256 entries apart.
+            row[size_t(lx >> LeafTiles::kShift) << (2 * LeafTiles::kShift) |
+                size_t(lx & ((1 << LeafTiles::kShift) - 1))] = {a, b};
+        }
+    }
+}
+
+// leafRangesOfRows over every leaf row, the rows shared out between load threads when the map is
+// large enough for a thread to pay.
+std::vector<LeafCodes> leafRanges(const Heightmap& map, int leafSize, const LeafTiles& tiles,
+                                  int leavesX, int leavesZ) {
+    std::vector<LeafCodes> ranges(tiles.size());
+    constexpr size_t kSamplesPerThread = size_t(1) << 20;
+    const size_t samples = size_t(map.width) * size_t(map.height);
+    const int threads =
+        int(std::min({size_t(std::max(std::thread::hardware_concurrency(), 1u)),
+                      size_t(kMaxLoadThreads), size_t(leavesZ), samples / kSamplesPerThread + 1}));
+    std::vector<std::thread> helpers;
+    for (int t = 1; t < threads; ++t) {
+        helpers.emplace_back(leafRangesOfRows, std::cref(map), leafSize, std::cref(tiles), leavesX,
+                             leavesZ * t / threads, leavesZ * (t + 1) / threads, ranges.data());
+    }
+    leafRangesOfRows(map, leafSize, tiles, leavesX, 0, leavesZ / threads, ranges.data());
+    for (std::thread& helper : helpers) {
+        helper.join();
+    }
+    return ranges;
+}
+
 struct Builder {
     const Heightmap& map;
     Quadtree& tree;
+    const LeafTiles& tiles;
+    const LeafCodes* ranges;  // the leaves' ranges by LeafTiles (leafRanges)
+    uint32_t* order;          // the leaves' tree-order numbers by LeafTiles, for leafGrid
 
-    // Exact sample range of a leaf's box: every sample, not just the corners.
-    void scanLeaf(QuadtreeNode& node) const {
-        uint16_t lo = map.codeAt(node.x0, node.z0);
-        uint16_t hi = lo;
-        for (int row = node.z0; row <= node.z1; ++row) {
-            const uint16_t* line = &map.codes[size_t(row) * size_t(map.width)];
-            for (int col = node.x0; col <= node.x1; ++col) {
-                lo = std::min(lo, line[col]);
-                hi = std::max(hi, line[col]);
-            }
-        }
-        node.minCode = lo;
-        node.maxCode = hi;
-    }
-
-    // A node covering leaves [lx, lx + size) x [lz, lz + size), clipped to the map.
-    QuadtreeNode makeNode(int lx, int lz, int size) const {
-        QuadtreeNode node{};
+    // Appends the node covering leaves [lx, lx + size) x [lz, lz + size), clipped to the map, its
+    // box set and the rest zero, written in place (no temporary copied in).
+    void appendNode(int lx, int lz, int size, uint32_t parent) {
+        QuadtreeNode& node = tree.nodes.emplace_back();
         node.x0 = uint16_t(lx * tree.leafSize);
         node.z0 = uint16_t(lz * tree.leafSize);
         node.x1 = uint16_t(std::min((lx + size) * tree.leafSize, map.width - 1));
         node.z1 = uint16_t(std::min((lz + size) * tree.leafSize, map.height - 1));
-        return node;
+        node.minCode = 0;
+        node.maxCode = 0;
+        node.links = 0;
+        tree.parents.push_back(parent);
+    }
+
+    // A leaf: its tree-order number, its coordinates and its exact range.
+    void completeLeaf(QuadtreeNode& self, uint32_t index, int lx, int lz) {
+        const size_t tiled = tiles.at(lx, lz);
+        order[tiled] = uint32_t(tree.leaves.size());
+        LeafCoord& coord = tree.leaves.emplace_back();  // in place: no copy through the stack
+        coord.col = uint16_t(lx);
+        coord.row = uint16_t(lz);
+        tree.leafNodes.push_back(index);
+        const LeafCodes range = ranges[tiled];
+        self.minCode = range.minCode;
+        self.maxCode = range.maxCode;
+        tree.leafCodes.push_back(range);
     }
 
     // Completes node `self` (index `index`, its box already set): a leaf gets its leaf number and
@@ -48,11 +133,7 @@ struct Builder {
     // every node, so `self` stays where it is.
     void complete(QuadtreeNode& self, uint32_t index, int lx, int lz, int size) {
         if (size == 1) {
-            tree.leafGrid[size_t(lz) * tree.leavesX + lx] = uint32_t(tree.leaves.size());
-            tree.leaves.push_back({uint16_t(lx), uint16_t(lz)});
-            tree.leafNodes.push_back(index);
-            scanLeaf(self);
-            tree.leafCodes.push_back({self.minCode, self.maxCode});
+            completeLeaf(self, index, lx, lz);
             return;
         }
         const int half = size / 2;
@@ -63,8 +144,7 @@ struct Builder {
             const int cz = lz + (q >> 1) * half;
             if (cx < tree.leavesX && cz < tree.leavesZ) {
                 present |= 1u << q;
-                tree.nodes.push_back(makeNode(cx, cz, half));
-                tree.parents.push_back(index);
+                appendNode(cx, cz, half, index);
             }
         }
         assert(present & 1u);
@@ -75,13 +155,20 @@ struct Builder {
             if (self.hasChild(q)) {
                 const uint32_t c = self.child(q);
                 QuadtreeNode& child = tree.nodes[c];
-                complete(child, c, lx + (q & 1) * half, lz + (q >> 1) * half, half);
+                if (half == 1) {  // the leaves under a level 1 node, without a call each
+                    completeLeaf(child, c, lx + (q & 1), lz + (q >> 1));
+                } else {
+                    complete(child, c, lx + (q & 1) * half, lz + (q >> 1) * half, half);
+                }
                 lo = std::min(lo, child.minCode);
                 hi = std::max(hi, child.maxCode);
             }
         }
         self.minCode = lo;
         self.maxCode = hi;
+        // The range bound: the strip's vertices and the samples under it all lie in [lo, hi].
+        const int level = __builtin_ctz(unsigned(size));
+        tree.coarseErrors[tree.levelIndex(level, lx, lz)] = uint16_t(hi - lo);
     }
 };
 
@@ -100,24 +187,17 @@ size_t countNodes(int lx, int lz, int size, int leavesX, int leavesZ) {
            countNodes(lx + half, lz + half, half, leavesX, leavesZ);
 }
 
-// Asks for 2 MB pages under a large array about to be filled: the walk jumps between distant
-// nodes, and with 4 KB pages nearly every jump would miss the TLB.
-void adviseHugePages(void* data, size_t bytes) {
-    constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-    const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
-    const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
-    if (end > begin) {
-        madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-    }
-}
-
 }  // namespace
 
 bool isValidLeafSize(int leafSize) {
     return leafSize >= kMinLeafSize && leafSize <= kMaxLeafSize && (leafSize & (leafSize - 1)) == 0;
 }
 
-Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize) {
+const char* lodErrorsName(LodErrors errors) {
+    return errors == LodErrors::Exact ? "exact" : "range";
+}
+
+Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize, LodErrors errors) {
     if (!isValidLeafSize(leafSize)) {
         return Result<Quadtree>::failure(
             "leaf size " + std::to_string(leafSize) + " is not a power of two from " +
@@ -142,21 +222,13 @@ Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize) {
         return Result<Quadtree>::failure("the map needs " + std::to_string(nodeCount) +
                                          " quadtree nodes, more than " + std::to_string(kMaxNodes));
     }
-    tree.nodes.reserve(nodeCount);
-    adviseHugePages(tree.nodes.data(), tree.nodes.capacity() * sizeof(QuadtreeNode));
+    reserveHuge(tree.nodes, nodeCount);
     tree.parents.reserve(nodeCount);
     tree.leaves.reserve(leafCount);
     tree.leafNodes.reserve(leafCount);
     tree.leafCodes.reserve(leafCount);
-    tree.leafGrid.assign(leafCount, 0);
-    Builder builder{map, tree};
-    // The root goes last: its index is known, and the groups start at the array's start.
-    QuadtreeNode root = builder.makeNode(0, 0, rootSize);
-    builder.complete(root, uint32_t(nodeCount - 1), 0, 0, rootSize);
-    tree.nodes.push_back(root);
-    tree.parents.push_back(kNoNode);
-    assert(tree.nodes.size() == nodeCount && tree.nodes.capacity() == nodeCount);
-    assert(tree.leaves.size() == leafCount && tree.leafCodes.size() == leafCount);
+    tree.leafGrid.reserve(leafCount);
+    tree.leafGrid.resize(leafCount);
     tree.levelStart.assign(size_t(tree.depth) + 2, 0);
     tree.levelWidth.assign(size_t(tree.depth) + 2, 0);
     for (int level = 1; level <= tree.depth + 1; ++level) {
@@ -168,7 +240,30 @@ Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize) {
         tree.levelWidth[size_t(level)] = uint32_t(((tree.leavesX - 1) >> level) + 1);
     }
     assert(tree.levelStart.back() + leafCount == nodeCount);
-    computeCoarseErrors(map, tree);
+    tree.coarseErrors.assign(tree.levelStart.back(), 0);
+    tree.lodErrors = LodErrors::Range;
+    const LeafTiles tiles(tree.leavesX, tree.leavesZ);
+    const std::vector<LeafCodes> ranges =
+        leafRanges(map, leafSize, tiles, tree.leavesX, tree.leavesZ);
+    std::vector<uint32_t> order(tiles.size());
+    Builder builder{map, tree, tiles, ranges.data(), order.data()};
+    // The root goes last: its index is known, and the groups start at the array's start.
+    QuadtreeNode root{};
+    root.x1 = uint16_t(std::min(rootSize * leafSize, map.width - 1));
+    root.z1 = uint16_t(std::min(rootSize * leafSize, map.height - 1));
+    builder.complete(root, uint32_t(nodeCount - 1), 0, 0, rootSize);
+    tree.nodes.push_back(root);
+    tree.parents.push_back(kNoNode);
+    for (int lz = 0; lz < tree.leavesZ; ++lz) {
+        for (int lx = 0; lx < tree.leavesX; ++lx) {
+            tree.leafGrid[size_t(lz) * size_t(tree.leavesX) + size_t(lx)] = order[tiles.at(lx, lz)];
+        }
+    }
+    assert(tree.nodes.size() == nodeCount && tree.nodes.capacity() == nodeCount);
+    assert(tree.leaves.size() == leafCount && tree.leafCodes.size() == leafCount);
+    if (errors == LodErrors::Exact) {
+        computeCoarseErrors(map, tree);
+    }
     return tree;
 }
 

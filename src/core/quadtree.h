@@ -98,6 +98,17 @@ static_assert(sizeof(LeafCodes) == 4, "16 leaves to a cache line");
 
 using LeafCodeArray = std::vector<LeafCodes, CacheLineAllocator<LeafCodes>>;
 
+// Which bound Quadtree::coarseErrors holds (core/lod_error.h). Both bound the distance between
+// every fold of a node's strip and the full-detail surface, so either keeps the drawn surface
+// within the level of detail's pixels; the exact one lets more nodes stay coarse.
+enum class LodErrors : uint8_t {
+    Range,  // maxCode - minCode of each inner node: made with the tree, at no cost
+    Exact,  // the largest distance over every fold and sample (computeCoarseErrors)
+};
+
+// "range" or "exact", for the HUD and --stats-json.
+const char* lodErrorsName(LodErrors errors);
+
 struct Quadtree {
     HeightCoding coding;              // the map's: node heights are codes
     int leafSize = 0;                 // grid squares along a full leaf's side
@@ -116,9 +127,11 @@ struct Quadtree {
     // entries each, level 0's unused; levelStart[depth + 1] is the number of inner nodes.
     std::vector<uint32_t> levelStart;
     std::vector<uint32_t> levelWidth;
-    // Per inner node, by levelIndex: its coarse-surface error in height codes (core/lod_error.h).
-    // 2 bytes per inner node: about 0.04 bytes a sample at leaves of 4.
+    // Per inner node, by levelIndex: a bound on its coarse-surface error in height codes
+    // (core/lod_error.h), of the kind lodErrors says. 2 bytes per inner node: about 0.04 bytes a
+    // sample at leaves of 4.
     std::vector<uint16_t> coarseErrors;
+    LodErrors lodErrors = LodErrors::Range;
 
     uint32_t rootIndex() const { return uint32_t(nodes.size() - 1); }
     const QuadtreeNode& root() const { return nodes.back(); }
@@ -147,7 +160,10 @@ struct Quadtree {
 bool isValidLeafSize(int leafSize);
 
 // Builds the tree; leaves on the right and bottom border are partial where the map's squares do
-// not divide by leafSize. Fails only for a leaf size out of range.
-Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize);
+// not divide by leafSize. The coarse errors are the range bound, or, with LodErrors::Exact, the
+// exact ones computed before returning (many times the rest of the build). Fails only for a leaf
+// size out of range.
+Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize,
+                               LodErrors errors = LodErrors::Exact);
 
 }  // namespace qt

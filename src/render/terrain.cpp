@@ -41,7 +41,7 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
                                 const LoadProgress& progress, int pageSize) {
     report(progress, LoadStep::BuildTree);
     Clock::time_point start = Clock::now();
-    Result<Quadtree> tree = buildQuadtree(map, leafSize);
+    Result<Quadtree> tree = buildQuadtree(map, leafSize, LodErrors::Range);
     if (!tree) {
         return Result<Terrain>::failure(path + ": " + tree.error());
     }
@@ -69,10 +69,20 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     terrain.gpu = gpu.value();
     terrain.frame.reserveFor(terrain.tree);
     terrain.context.reserveFor(terrain.tree);
+    // The codes' storage moves with the map, so the job's view of them stays valid.
+    terrain.errorJob.start(terrain.map, terrain.tree);
     return terrain;
 }
 
+void Terrain::finishErrors() {
+    if (errorJob.pending()) {
+        errorJob.finish(tree);
+        times.errorsMs = errorJob.milliseconds();
+    }
+}
+
 void Terrain::destroy() {
+    errorJob.stop();
     gpu.destroy();
 }
 
@@ -127,6 +137,9 @@ Result<Heightmap> decodeStep(const std::string& path, const LoadOptions& options
 }
 
 FrameStats cullTerrain(Terrain& terrain, const CullView& view) {
+    if (terrain.errorJob.takeIfDone(terrain.tree)) {
+        terrain.times.errorsMs = terrain.errorJob.milliseconds();
+    }
     return runFrame(terrain.map, terrain.tree, terrain.mapping, view, terrain.frame,
                     terrain.objects ? &terrain.objects->index() : nullptr);
 }

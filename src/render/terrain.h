@@ -9,6 +9,7 @@
 
 #include "core/camera.h"
 #include "core/camera_fit.h"
+#include "core/coarse_error_job.h"
 #include "core/frame.h"
 #include "core/heightmap.h"
 #include "core/object_scene.h"
@@ -25,12 +26,16 @@ enum class LoadStep { Decode, BuildTree, Upload };
 using LoadProgress = std::function<void(LoadStep step)>;
 const char* loadStepName(LoadStep step);
 
-// Wall time of each step of the last load.
+// Wall time of each step of the last load. The first frame follows decode, tree and upload; the
+// exact coarse errors are computed behind it, on a background thread, while frames draw with the
+// range bound (Quadtree::lodErrors).
 struct LoadTimes {
     double decodeMs = 0.0;  // reading the file and decoding it into codes
-    double treeMs = 0.0;    // building the quadtree and its exact bounds
+    double treeMs = 0.0;    // building the quadtree: its exact bounds and the range error bound
     double uploadMs = 0.0;  // the pyramid's pages into the GPU's texture array
+    double errorsMs = 0.0;  // the exact coarse errors in the background; 0 until they are in use
 
+    // To the first frame: the background errors are not in it.
     double totalMs() const { return decodeMs + treeMs + uploadMs; }
 };
 
@@ -47,6 +52,9 @@ struct Terrain {
     std::unique_ptr<ObjectScene> objects;
     std::vector<uint8_t> selectedObjects;  // per object: 1 when selected (minimap rectangle)
     StepStats lastStep;                    // the last simulation step's counts
+    // The exact coarse errors being computed; taken into `tree` by cullTerrain. Declared after
+    // map and tree, so that it is stopped before they go.
+    CoarseErrorJob errorJob;
 
     // Puts `scene` on this terrain (or removes the objects, with an empty one) and sizes the
     // frame's buffers for it.
@@ -54,12 +62,17 @@ struct Terrain {
     // Runs `steps` simulation steps of the objects (nothing without moving ones).
     void stepObjects(int steps);
 
-    // Builds the tree and the GL objects, the heights in pages of at least pageSize squares;
-    // nothing is kept on failure. `times` holds the decode time measured by the caller, and gets
-    // the tree and upload times.
+    // Builds the tree (with the range error bound) and the GL objects, the heights in pages of
+    // at least pageSize squares, and starts the exact errors' background job; nothing is kept on
+    // failure. `times` holds the decode time measured by the caller, and gets the tree and upload
+    // times.
     static Result<Terrain> create(Heightmap map, int leafSize, std::string path,
                                   LoadTimes times = {}, const LoadProgress& progress = {},
                                   int pageSize = kDefaultPageSize);
+    // Blocks until the exact coarse errors are in the tree (scripted frames: the same picture
+    // however fast the machine).
+    void finishErrors();
+    // Stops the error job and frees the GL objects.
     void destroy();
 };
 
@@ -78,7 +91,9 @@ Status replaceTerrain(Terrain& current, const std::string& path, const LoadOptio
                       int leafSize, const LoadProgress& progress = {},
                       int pageSize = kDefaultPageSize);
 
-// Runs the frame pipeline on the terrain into terrain.frame (core/frame.h).
+// Takes the exact coarse errors into the tree when the job has finished (the frame boundary: no
+// frame is reading them), then runs the frame pipeline on the terrain into terrain.frame
+// (core/frame.h).
 FrameStats cullTerrain(Terrain& terrain, const CullView& view);
 
 // Culls as `view` says and draws what the pipeline left as seen from `camera`, culling back faces

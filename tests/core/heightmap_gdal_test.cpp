@@ -237,9 +237,69 @@ TEST(HeightmapGdal, NodataAndNanAreFilledLikeHgtVoids) {
     for (float& v : expected) {
         v = std::isnan(v) || v == -9999.0f ? -std::numeric_limits<float>::infinity() : v;
     }
-    ASSERT_TRUE(
-        fillVoids(expected, spec.width, spec.height, -std::numeric_limits<float>::infinity()));
+    ASSERT_TRUE(fillVoids(expected.data(), spec.width, spec.height,
+                          -std::numeric_limits<float>::infinity()));
     EXPECT_EQ(heightmapSamples(map.value()), expected);
+}
+
+// A band taller than many read blocks: strips, and tiles whose height does not divide the read's
+// rows. The range is taken block by block on a helper as the rows land: the extremes sit in the
+// last block and in a middle one, a void in a late block sends the map to the fill, and a scale
+// and offset apply to every block once.
+TEST(HeightmapGdal, TallBandsReadInBlocksEqualTheirSource) {
+    TempDir dir;
+    RasterSpec spec;
+    spec.width = 53;
+    spec.height = 300;
+    spec.type = GDT_Float32;
+    std::vector<double> heights = integerHeights(spec.width, spec.height);
+    heights.back() = 5000.0;                  // the highest, read last
+    heights[size_t(150) * 53 + 7] = -2000.0;  // the lowest, in a middle block
+    const std::vector<std::vector<std::string>> layouts = {
+        {"COMPRESS=NONE"}, {"COMPRESS=DEFLATE", "TILED=YES", "BLOCKXSIZE=32", "BLOCKYSIZE=48"}};
+    int n = 0;
+    for (const auto& layout : layouts) {
+        const std::string path = dir.path("tall" + std::to_string(n++) + ".tif");
+        writeRaster(path, "GTiff", spec, heights, layout);
+        const Result<Heightmap> map = loadHeightmap(path);
+        ASSERT_TRUE(map.ok()) << map.error();
+        EXPECT_EQ(heightmapSamples(map.value()), asFloats(heights)) << layout[0];
+        EXPECT_EQ(map.value().coding.step, 1.0f) << layout[0];
+    }
+    // A void in block 4 of 5: the map is filled, then its range taken again.
+    spec.hasNodata = true;
+    spec.nodata = -9999.0;
+    std::vector<double> holed = heights;
+    holed[size_t(260) * 53 + 20] = -9999.0;
+    writeRaster(dir.path("tall_holed.tif"), "GTiff", spec, holed);
+    const Result<Heightmap> filled = loadHeightmap(dir.path("tall_holed.tif"));
+    ASSERT_TRUE(filled.ok()) << filled.error();
+    std::vector<float> expected = asFloats(holed);
+    for (float& v : expected) {
+        v = v == -9999.0f ? -std::numeric_limits<float>::infinity() : v;
+    }
+    ASSERT_TRUE(fillVoids(expected.data(), spec.width, spec.height,
+                          -std::numeric_limits<float>::infinity()));
+    EXPECT_EQ(heightmapSamples(filled.value()), expected);
+    // Scale 0.5 and offset 100: every block rescaled once, the range over the rescaled values.
+    spec.hasNodata = false;
+    const std::string scaled = dir.path("tall_scaled.tif");
+    writeRaster(scaled, "GTiff", spec, heights);
+    {
+        const GDALDatasetUniquePtr ds(GDALDataset::Open(scaled.c_str(), GDAL_OF_UPDATE));
+        ASSERT_TRUE(ds);
+        ds->GetRasterBand(1)->SetScale(0.5);
+        ds->GetRasterBand(1)->SetOffset(100.0);
+    }
+    const Result<Heightmap> rescaled = loadHeightmap(scaled);
+    ASSERT_TRUE(rescaled.ok()) << rescaled.error();
+    EXPECT_FLOAT_EQ(rescaled.value().minSample, float(-2000.0 * 0.5 + 100.0));
+    EXPECT_FLOAT_EQ(rescaled.value().maxSample, float(5000.0 * 0.5 + 100.0));
+    const std::vector<float> got = heightmapSamples(rescaled.value());
+    for (size_t i = 0; i < heights.size(); ++i) {
+        // Half a step, and the float rounding of quantising and decoding.
+        ASSERT_NEAR(got[i], heights[i] * 0.5 + 100.0, 0.51 * rescaled.value().coding.step) << i;
+    }
 }
 
 // Writes an SRTM tile of side x side big-endian samples given by height(global col, global row).

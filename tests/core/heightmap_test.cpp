@@ -146,12 +146,12 @@ TEST(Heightmap, HgtBigEndianSignedWithVoidsFilled) {
 TEST(Heightmap, FillVoidsSpreadsIntoLargeHoles) {
     std::vector<float> s(100, -1.0f);
     s[0] = 5.0f;
-    ASSERT_TRUE(fillVoids(s, 10, 10, -1.0f));
+    ASSERT_TRUE(fillVoids(s.data(), 10, 10, -1.0f));
     for (float v : s) {
         EXPECT_EQ(v, 5.0f);
     }
     std::vector<float> allVoid(4, -1.0f);
-    EXPECT_FALSE(fillVoids(allVoid, 2, 2, -1.0f));
+    EXPECT_FALSE(fillVoids(allVoid.data(), 2, 2, -1.0f));
 }
 
 // The size check sees the size the header (or the length) gives, and its refusal is the load's

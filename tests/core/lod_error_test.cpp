@@ -75,9 +75,35 @@ double bruteForceError(const Heightmap& map, const Quadtree& tree, int level, in
     return worst;
 }
 
-void expectErrorsBoundEveryFold(const Heightmap& map, int leafSize, const std::string& what) {
-    const Quadtree tree = buildQuadtree(map, leafSize).value();
+// With LodErrors::Exact the stored errors bound every fold and are nearly reached; with the range
+// bound (what the first frames draw with) they bound every fold as well and are each node's code
+// range, at least the exact error.
+void expectErrorsBoundEveryFold(const Heightmap& map, int leafSize, const std::string& what,
+                                LodErrors errors = LodErrors::Exact) {
+    const Quadtree tree = buildQuadtree(map, leafSize, errors).value();
+    ASSERT_EQ(tree.lodErrors, errors) << what;
     ASSERT_EQ(tree.coarseErrors.size(), tree.levelStart.back()) << what;
+    std::vector<uint16_t> exact;
+    if (errors == LodErrors::Range) {
+        exact = exactCoarseErrors(codeGrid(map), tree);
+    }
+    // Inner nodes by their level-grid index, for their code ranges: levels counted down from the
+    // root's, tree.depth.
+    std::vector<const QuadtreeNode*> byLevelIndex(tree.levelStart.back(), nullptr);
+    const auto visit = [&](const auto& self, uint32_t index, int level) -> void {
+        const QuadtreeNode& node = tree.nodes[index];
+        if (node.isLeaf()) {
+            return;
+        }
+        byLevelIndex[tree.levelIndex(level, node.x0 >> tree.leafShift, node.z0 >> tree.leafShift)] =
+            &node;
+        for (int q = 0; q < 4; ++q) {
+            if (node.hasChild(q)) {
+                self(self, node.child(q), level - 1);
+            }
+        }
+    };
+    visit(visit, tree.rootIndex(), tree.depth);
     int checked = 0;
     for (int level = 1; level <= tree.depth; ++level) {
         for (int row = 0; row < tree.leavesZ; row += 1 << level) {
@@ -86,9 +112,18 @@ void expectErrorsBoundEveryFold(const Heightmap& map, int leafSize, const std::s
                 const double stored = tree.coarseErrors[tree.levelIndex(level, col, row)];
                 ASSERT_GE(stored + 1e-6, brute)
                     << what << ": level " << level << " node " << col << "," << row;
-                // Reached within rounding up, but for clamped edges' crossings off the lattice.
-                ASSERT_LE(stored, std::ceil(brute * 1.05) + 1.0)
-                    << what << ": level " << level << " node " << col << "," << row;
+                if (errors == LodErrors::Exact) {
+                    // Reached within rounding up, but for clamped edges' crossings off the lattice.
+                    ASSERT_LE(stored, std::ceil(brute * 1.05) + 1.0)
+                        << what << ": level " << level << " node " << col << "," << row;
+                } else {
+                    const size_t index = tree.levelIndex(level, col, row);
+                    ASSERT_NE(byLevelIndex[index], nullptr) << what;
+                    ASSERT_EQ(stored, byLevelIndex[index]->maxCode - byLevelIndex[index]->minCode)
+                        << what << ": level " << level << " node " << col << "," << row;
+                    ASSERT_GE(stored, exact[index])
+                        << what << ": level " << level << " node " << col << "," << row;
+                }
                 ++checked;
             }
         }
@@ -112,6 +147,24 @@ TEST(CoarseErrors, BoundEveryFoldOfEveryNodeOnARealMap) {
         GTEST_SKIP() << "../shared/heightmaps not present; real-map check skipped";
     }
     expectErrorsBoundEveryFold(loadHeightmap(path).value(), 4, "jacksboro_fault_403x344.png");
+}
+
+// The range bound, live from the tree's build until the exact errors are swapped in, bounds
+// every fold of every node too.
+TEST(CoarseErrors, TheRangeBoundBoundsEveryFoldOfEveryNode) {
+    const int shapes[][3] = {{65, 65, 4}, {50, 37, 2}, {203, 141, 8}, {129, 77, 4}};
+    uint32_t seed = 11;
+    for (const auto& shape : shapes) {
+        expectErrorsBoundEveryFold(syntheticHeightmap(shape[0], shape[1], seed++), shape[2],
+                                   std::to_string(shape[0]) + "x" + std::to_string(shape[1]) +
+                                       " leaf " + std::to_string(shape[2]) + " range",
+                                   LodErrors::Range);
+    }
+    const std::string path = test::sharedHeightmap("jacksboro_fault_403x344.png");
+    if (!path.empty()) {
+        expectErrorsBoundEveryFold(loadHeightmap(path).value(), 4,
+                                   "jacksboro_fault_403x344.png range", LodErrors::Range);
+    }
 }
 
 // A plane is drawn exactly at every stride and fold: every error is zero, clamped border nodes

@@ -282,11 +282,16 @@ void expectCulledEqualsUnculled(Terrain& terrain, const std::vector<Camera>& cam
     }
 }
 
-// The terrain of `map`, its heights in pages of at least pageSize squares: small pages make a
-// small map cross page borders at every level.
+// The terrain of `map`, its heights in pages of at least pageSize squares (small pages make a
+// small map cross page borders at every level), with the exact coarse errors in place, so that
+// every frame of a test splits alike.
 Result<Terrain> makeTerrain(const Heightmap& map, int leafSize, const std::string& name,
                             int pageSize = kDefaultPageSize) {
-    return Terrain::create(map, leafSize, name, {}, {}, pageSize);
+    Result<Terrain> terrain = Terrain::create(map, leafSize, name, {}, {}, pageSize);
+    if (terrain) {
+        terrain.value().finishErrors();
+    }
+    return terrain;
 }
 
 // A synthetic map's size, leaf size and cells: spacingX by spacingZ world units (rectangular as a
@@ -396,6 +401,7 @@ void expectSharedMapCulledEqualsUnculled(const RealCase& c, int cameras, uint32_
     }
     Result<Terrain> terrain = loadTerrain(path, {}, c.leafSize);
     ASSERT_TRUE(terrain) << terrain.error();
+    terrain.value().finishErrors();
     const int count = cameras > 0 ? cameras : camerasFor(terrain.value().map);
     expectCulledEqualsUnculled(terrain.value(), randomCameras(terrain.value(), count, seed),
                                nullptr, lodPixels);
@@ -552,6 +558,7 @@ void expectLowFlightEqualsUnculledAndHidesLeaves(const RealCase& param, float lo
     Result<Terrain> loaded = Terrain::create(m, param.leafSize, path);
     ASSERT_TRUE(loaded) << loaded.error();
     Terrain& terrain = loaded.value();
+    terrain.finishErrors();
     Result<Framebuffer> target = Framebuffer::create(kShotWidth, kShotHeight);
     ASSERT_TRUE(target) << target.error();
 
@@ -1375,6 +1382,7 @@ TEST_P(Skyline, StaysWithinPixelsOfFullDetail) {
     Result<Terrain> loaded = loadTerrain(path, {}, param.leafSize);
     ASSERT_TRUE(loaded) << loaded.error();
     Terrain& terrain = loaded.value();
+    terrain.finishErrors();
     const Heightmap& m = terrain.map;
     Result<Framebuffer> target = Framebuffer::create(kShotWidth, kShotHeight);
     ASSERT_TRUE(target) << target.error();
@@ -1518,6 +1526,12 @@ TEST_F(Picture, ALoadReportsEachStepInOrderAndTimesIt) {
     EXPECT_GT(terrain.times.decodeMs, 0.0);
     EXPECT_GT(terrain.times.treeMs, 0.0);
     EXPECT_GT(terrain.times.uploadMs, 0.0);
+    // The exact errors follow the load in the background; their time is known once taken.
+    EXPECT_EQ(terrain.tree.lodErrors, LodErrors::Range);
+    EXPECT_EQ(terrain.times.errorsMs, 0.0);
+    terrain.finishErrors();
+    EXPECT_EQ(terrain.tree.lodErrors, LodErrors::Exact);
+    EXPECT_GT(terrain.times.errorsMs, 0.0);
     EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
 }
 
@@ -1538,6 +1552,7 @@ TEST(WaterPlane, CoversWhatLiesBelowSeaLevelAndCullingKeepsItsPixels) {
     Result<Terrain> made = Terrain::create(map, 4, "sea and land");
     ASSERT_TRUE(made) << made.error();
     Terrain& terrain = made.value();
+    terrain.finishErrors();
     terrain.mapping = {10.0f, 10.0f, 1.0f, 0.0f};
     Camera c;
     c.aspect = float(kWidth) / kHeight;

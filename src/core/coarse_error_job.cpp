@@ -1,0 +1,79 @@
+// The background exact-error scan and its handover to the tree.
+#include "core/coarse_error_job.h"
+
+#include <cassert>
+#include <chrono>
+
+#include "core/lod_error.h"
+
+namespace qt {
+
+CoarseErrorJob& CoarseErrorJob::operator=(CoarseErrorJob&& other) noexcept {
+    if (this != &other) {
+        stop();
+        state_ = std::move(other.state_);
+        ms_ = other.ms_;
+    }
+    return *this;
+}
+
+void CoarseErrorJob::start(const Heightmap& map, const Quadtree& tree) {
+    stop();
+    ms_ = 0.0;
+    state_ = std::make_unique<State>();
+    // The worker's own copy of the level grids: the tree may move while it runs.
+    Quadtree levels;
+    levels.leafSize = tree.leafSize;
+    levels.leafShift = tree.leafShift;
+    levels.leavesX = tree.leavesX;
+    levels.leavesZ = tree.leavesZ;
+    levels.depth = tree.depth;
+    levels.levelStart = tree.levelStart;
+    levels.levelWidth = tree.levelWidth;
+    State* state = state_.get();
+    state->worker = std::thread([state, grid = codeGrid(map), levels = std::move(levels)] {
+        const auto begin = std::chrono::steady_clock::now();
+        state->errors = exactCoarseErrors(grid, levels, &state->cancel);
+        state->ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin)
+                .count();
+        state->done.store(true, std::memory_order_release);
+    });
+}
+
+bool CoarseErrorJob::takeIfDone(Quadtree& tree) {
+    if (!state_ || !state_->done.load(std::memory_order_acquire)) {
+        return false;
+    }
+    if (state_->worker.joinable()) {
+        state_->worker.join();  // it has set `done`, its last step: no wait to speak of
+    }
+    assert(state_->errors.size() == tree.coarseErrors.size());
+    tree.coarseErrors.swap(state_->errors);
+    tree.lodErrors = LodErrors::Exact;
+    ms_ = state_->ms;
+    // The old vector goes with the state, freed here: between frames, not inside one.
+    state_.reset();
+    return true;
+}
+
+void CoarseErrorJob::finish(Quadtree& tree) {
+    if (!state_) {
+        return;
+    }
+    state_->worker.join();
+    const bool taken = takeIfDone(tree);
+    assert(taken);
+    (void)taken;
+}
+
+void CoarseErrorJob::stop() {
+    if (!state_) {
+        return;
+    }
+    state_->cancel.store(true, std::memory_order_relaxed);
+    state_->worker.join();
+    state_.reset();
+}
+
+}  // namespace qt
