@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Time per step (move every ball, find every candidate pair) against object count, for brute
-force, the uniform grid, the object quadtree (incremental and rebuilt every frame) and Box2D's
-broad phase: runs bench/object_bench.cpp's BM_Step* benchmarks and plots them (a remake of the
-scaling figure in reference 002_e2c558c8a0fd0d4b.txt).
+force, the uniform grid, the object quadtree (every-leaf and loose, incremental; every-leaf rebuilt
+every step) and Box2D's broad phase: runs bench/object_bench.cpp's BM_Step* benchmarks and plots
+them (a remake of the scaling figure in reference 002_e2c558c8a0fd0d4b.txt).
 
 Brute force runs only where a whole step is sane (BM_StepBrute is registered up to 100,000
 objects, about three seconds a step there); it is never extrapolated past its last measured size.
@@ -23,7 +23,8 @@ import tempfile
 SERIES = [  # benchmark name, label, colour
     ("BM_StepBrute", "brute force (all pairs)", "tab:red"),
     ("BM_StepGrid", "uniform grid (4-unit cells)", "tab:green"),
-    ("BM_StepTree", "object quadtree, incremental", "tab:blue"),
+    ("BM_StepTree", "object quadtree (every leaf), incremental", "tab:blue"),
+    ("BM_StepLoose", "loose object quadtree, incremental", "tab:purple"),
     ("BM_StepRebuilt", "object quadtree, rebuilt every step", "tab:cyan"),
     ("BM_StepBox2D", "Box2D 2.4.1 b2BroadPhase", "tab:orange"),
 ]

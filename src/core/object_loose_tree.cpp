@@ -60,8 +60,8 @@ LooseObjectTree::LooseObjectTree(const ObjectTreeConfig& config) : config_(confi
 void LooseObjectTree::clearNodes() {
     nodes_.resize(1);
     queued_.assign(1, 0);
-    nodes_[0] = {kNone,           kNone,        0,     0, kNone, 0, config_.originX,
-                 config_.originZ, config_.size, kEmpty};
+    nodes_[0] = {kNone,           kNone,        0,      0, kNone, 0, config_.originX,
+                 config_.originZ, config_.size, kEmpty, 1};
     freeGroups_ = kNone;
     usedGroups_ = 0;
     elements_.clear();
@@ -84,7 +84,7 @@ uint32_t LooseObjectTree::allocGroup(uint32_t parent) {
     }
     const Node& p = nodes_[parent];
     for (int q = 0; q < 4; ++q) {
-        Node c{kNone, kNone, 0, 0, parent, p.depth + 1, 0.0f, 0.0f, 0.0f, kEmpty};
+        Node c{kNone, kNone, 0, 0, parent, p.depth + 1, 0.0f, 0.0f, 0.0f, kEmpty, 1};
         childSquare(p, q, c.x0, c.z0, c.size);
         nodes_[first + uint32_t(q)] = c;
     }
@@ -94,7 +94,7 @@ uint32_t LooseObjectTree::allocGroup(uint32_t parent) {
 
 void LooseObjectTree::freeGroup(uint32_t first) {
     for (uint32_t q = 0; q < 4; ++q) {
-        nodes_[first + q] = {kNone, kNone, 0, 0, kFreeNode, 0, 0.0f, 0.0f, 0.0f, kEmpty};
+        nodes_[first + q] = {kNone, kNone, 0, 0, kFreeNode, 0, 0.0f, 0.0f, 0.0f, kEmpty, 1};
     }
     nodes_[first].firstChild = freeGroups_;
     freeGroups_ = first;
@@ -167,6 +167,7 @@ void LooseObjectTree::growUp(uint32_t node, const Box& b) {
 
 void LooseObjectTree::link(uint32_t node, uint32_t e, uint32_t object) {
     Node& n = nodes_[node];
+    n.run = n.count == 0 || (n.run && e + 1 == n.head);
     elements_[e].next = n.head;
     n.head = e;
     ++n.count;
@@ -188,7 +189,8 @@ void LooseObjectTree::addToNode(uint32_t node, uint32_t object) {
 }
 
 // Takes the object out of its node in O(1): the list's head element moves into the object's
-// slot and the head's slot is freed. Returns the node.
+// slot and the head's slot is freed (a run [head, head + count) stays one, a slot shorter).
+// Returns the node.
 uint32_t LooseObjectTree::unlink(uint32_t object) {
     const uint32_t node = nodeOf_[object];
     const uint32_t e = elementOf_[object];
@@ -319,6 +321,7 @@ void LooseObjectTree::compact() {
         Node& n = nodes_[node];
         uint32_t e = n.head;
         n.head = e == kNone ? kNone : uint32_t(spare_.size());
+        n.run = 1;
         while (e != kNone) {
             elementOf_[elements_[e].object & ~kMovingBit] = uint32_t(spare_.size());
             spare_.push_back(elements_[e]);

@@ -102,7 +102,12 @@ public:
         Box bounds;           // covers every swept box in the subtree, all three axes (grows as
                               // objects come; exact again after a merge or compact()); min > max
                               // while nothing came
+        uint32_t run;         // 1: the list is the elements [head, head + count) in order (empty
+                              // lists too), so queries read it without chasing next; compact()
+                              // makes every list one, unlink() keeps it, link() keeps it when the
+                              // new element comes just before the head
     };
+    static_assert(sizeof(Node) == 64, "one node a cache line");
     // Element of a node's list: the object (kMovingBit set when it moves), the next element (kNone
     // ends the list) and a copy of its swept box, so that a pair test reads only the element.
     struct Element {
@@ -112,6 +117,19 @@ public:
     };
 
 private:
+    // f(element) for each element of n's list, in list order: by index over a run.
+    template <class F>
+    void forEachElement(const Node& n, F&& f) const {
+        if (n.run) {
+            for (uint32_t e = n.head, end = n.head + n.count; e != end; ++e) {
+                f(elements_[e]);
+            }
+        } else {
+            for (uint32_t e = n.head; e != kNone; e = elements_[e].next) {
+                f(elements_[e]);
+            }
+        }
+    }
     void frustumWalk(const Frustum& frustum, uint8_t rootPlanes, std::vector<uint32_t>& out,
                      FrustumQueryStats* stats) const;
 

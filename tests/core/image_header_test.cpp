@@ -4,6 +4,7 @@
 #include "core/image_header.h"
 
 #include <unistd.h>
+#include <algorithm>
 #include <cstring>
 
 #include <gtest/gtest.h>
@@ -87,12 +88,12 @@ TEST(ImageHeader, HeaderAloneChecksUncompressedFormatsAgainstTheFileLength) {
 }
 
 std::vector<uint8_t> tgaRle(int width, int height, const std::vector<uint8_t>& packets) {
-    std::vector<uint8_t> out(18);
+    std::vector<uint8_t> out(18 + packets.size());
     out[2] = 11;  // RLE grey
     out[12] = uint8_t(width);
     out[14] = uint8_t(height);
     out[16] = 8;
-    out.insert(out.end(), packets.begin(), packets.end());
+    std::copy(packets.begin(), packets.end(), out.begin() + 18);
     return out;
 }
 
