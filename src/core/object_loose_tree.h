@@ -27,6 +27,16 @@ namespace qt {
 // only on its swept box and the tree's shape, and a query never needs to remove repeats. Removals
 // and moves that thin a leaf queue its parent; cleanup() merges a node whose children are leaves
 // holding no more than mergeLimit() objects together, then its parent in turn.
+// The objects a frustum walk reports, by the node that holds them: group g is the ids
+// [end[g - 1], end[g]) of the walk's output (from 0 for g = 0), all held by one node, and box[g]
+// the union of their swept boxes, which holds each of their boxes. A box that nearer terrain
+// hides hides the whole group (the occlusion stage's argument holds for anything drawn inside a
+// box, core/occlusion.h's BoxOccludees), so the frame tests each group once.
+struct ObjectGroups {
+    std::vector<uint32_t> end;
+    std::vector<Box> box;
+};
+
 class LooseObjectTree final : public ObjectIndex {
 public:
     static constexpr uint32_t kMaxDepth =
@@ -49,6 +59,10 @@ public:
     // for the same tree), for the frame, which needs no sort.
     void queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out, FrustumQueryStats* stats,
                       bool sortById) const;
+    // The frame's query: as queryFrustum(..., sortById false), with the reported objects grouped
+    // by node (ObjectGroups).
+    void queryFrustumGroups(const Frustum& frustum, std::vector<uint32_t>& out,
+                            ObjectGroups& groups, FrustumQueryStats* stats) const;
     // Every live object in the order queryFrustum(..., sortById false) reports them: a frame
     // without culling draws them in this order, so that a culled frame draws its subset in the
     // same relative order and objects at equal depth win the same pixels in both.
@@ -131,7 +145,7 @@ private:
         }
     }
     void frustumWalk(const Frustum& frustum, uint8_t rootPlanes, std::vector<uint32_t>& out,
-                     FrustumQueryStats* stats) const;
+                     ObjectGroups* groups, FrustumQueryStats* stats) const;
 
     uint32_t allocGroup(uint32_t parent);
     void freeGroup(uint32_t first);

@@ -16,6 +16,8 @@ namespace {
 
 constexpr size_t kStack = 3 * LooseObjectTree::kMaxDepth + 8;  // depth first, 4 per level
 constexpr uint32_t kIdMask = ~LooseObjectTree::kMovingBit;
+const Box kEmpty = {glm::vec3(std::numeric_limits<float>::infinity()),
+                    glm::vec3(-std::numeric_limits<float>::infinity())};
 
 bool boundsMeetRect(const Box& b, const Rect& r) {
     return b.min.x <= r.maxX && r.minX <= b.max.x && b.min.z <= r.maxZ && r.minZ <= b.max.z;
@@ -89,24 +91,34 @@ void LooseObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>
 
 void LooseObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out,
                                    FrustumQueryStats* stats, bool sortById) const {
-    frustumWalk(frustum, kAllPlanes, out, stats);
+    frustumWalk(frustum, kAllPlanes, out, nullptr, stats);
     if (sortById) {
         thread_local std::vector<uint32_t> scratch;
         radixSortIds(out, uint32_t(objects_.alive.size()), scratch);
     }
 }
 
+void LooseObjectTree::queryFrustumGroups(const Frustum& frustum, std::vector<uint32_t>& out,
+                                         ObjectGroups& groups, FrustumQueryStats* stats) const {
+    frustumWalk(frustum, kAllPlanes, out, &groups, stats);
+}
+
 void LooseObjectTree::allInTreeOrder(std::vector<uint32_t>& out) const {
     const Frustum everything{};
-    frustumWalk(everything, 0, out, nullptr);
+    frustumWalk(everything, 0, out, nullptr, nullptr);
 }
 
 // Plane masking as in cull.cpp: a node tests only the planes its parent straddled; a node inside
 // every plane takes its own objects and its subtree's untested. Each object is stored once, so
 // nothing repeats. `rootPlanes` 0: nothing tested, every object.
 void LooseObjectTree::frustumWalk(const Frustum& frustum, uint8_t rootPlanes,
-                                  std::vector<uint32_t>& out, FrustumQueryStats* stats) const {
+                                  std::vector<uint32_t>& out, ObjectGroups* groups,
+                                  FrustumQueryStats* stats) const {
     out.clear();
+    if (groups) {
+        groups->end.clear();
+        groups->box.clear();
+    }
     uint32_t nodesTested = 0, objectsTested = 0;
     struct Entry {
         uint32_t node;
@@ -130,6 +142,8 @@ void LooseObjectTree::frustumWalk(const Frustum& frustum, uint8_t rootPlanes,
                 continue;
             }
         }
+        const size_t begin = out.size();
+        Box reported = kEmpty;
         forEachElement(n, [&](const Element& element) {
             const uint32_t o = element.object & kIdMask;
             bool outside = false;
@@ -140,8 +154,15 @@ void LooseObjectTree::frustumWalk(const Frustum& frustum, uint8_t rootPlanes,
             }
             if (!outside) {
                 out.push_back(o);
+                if (groups) {
+                    reported = unionBox(reported, element.box);
+                }
             }
         });
+        if (groups && out.size() > begin) {
+            groups->end.push_back(uint32_t(out.size()));
+            groups->box.push_back(reported);
+        }
         if (n.firstChild != kNone) {
             for (uint32_t q = 4; q-- > 0;) {
                 stack[top++] = {n.firstChild + q, planes};
