@@ -116,10 +116,11 @@ public:
         Box bounds;           // covers every swept box in the subtree, all three axes (grows as
                               // objects come; exact again after a merge or compact()); min > max
                               // while nothing came
-        uint32_t run;         // 1: the list is the elements [head, head + count) in order (empty
-                              // lists too), so queries read it without chasing next; compact()
-                              // makes every list one, unlink() keeps it, link() keeps it when the
-                              // new element comes just before the head
+        uint32_t chained;     // the list is `chained` elements linked by next, then a run of
+                              // the count - chained elements that follow the last of them in
+                              // the pool, in order; compact() makes every list a run (0),
+                              // link() adds one unless the new element comes just before a run,
+                              // unlink() takes one off (or the run's first)
     };
     static_assert(sizeof(Node) == 64, "one node a cache line");
     // Element of a node's list: the object (kMovingBit set when it moves), the next element (kNone
@@ -131,17 +132,17 @@ public:
     };
 
 private:
-    // f(element) for each element of n's list, in list order: by index over a run.
+    // f(element) for each element of n's list, in list order: the chained ones by next, the run
+    // by index.
     template <class F>
     void forEachElement(const Node& n, F&& f) const {
-        if (n.run) {
-            for (uint32_t e = n.head, end = n.head + n.count; e != end; ++e) {
-                f(elements_[e]);
-            }
-        } else {
-            for (uint32_t e = n.head; e != kNone; e = elements_[e].next) {
-                f(elements_[e]);
-            }
+        uint32_t e = n.head;
+        for (uint32_t k = 0; k < n.chained; ++k) {
+            f(elements_[e]);
+            e = elements_[e].next;
+        }
+        for (const uint32_t end = e + (n.count - n.chained); e != end; ++e) {
+            f(elements_[e]);
         }
     }
     void frustumWalk(const Frustum& frustum, uint8_t rootPlanes, std::vector<uint32_t>& out,

@@ -375,9 +375,16 @@ std::string LooseObjectTree::check() const {
         if (count != n.count) {
             fail("node count differs from its list");
         }
-        for (uint32_t e = n.head, k = 0; n.run && e != kNone && k < count; e = elements_[e].next) {
-            if (e != n.head + k++) {
-                fail("node's list is marked a run but is not one");
+        if (n.chained > count) {
+            fail("node has more chained elements than it holds");
+        }
+        uint32_t e = n.head;
+        for (uint32_t k = 0; k < n.chained && e != kNone; ++k) {
+            e = elements_[e].next;
+        }
+        for (uint32_t k = n.chained + 1; k < count && e != kNone; ++k, e = elements_[e].next) {
+            if (elements_[e].next != e + 1) {
+                fail("node's list after its chained elements is not a run");
             }
         }
         if (separable != n.separable) {
