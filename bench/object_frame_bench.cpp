@@ -60,7 +60,8 @@ void BM_ObjectFrame(benchmark::State& state) {
     ObjectWorld& w = world(int(state.range(0)), 1100000, 100000);
     const LooseObjectTree& index = w.objects->index();
     double withMs = 0.0, withoutMs = 0.0, objectMs = 0.0, stepMs = 0.0;
-    uint64_t tested = 0, drawn = 0, occluded = 0, frames = 0, steps = 0, horizonTests = 0;
+    uint64_t tested = 0, nodesTested = 0, drawn = 0, occluded = 0, frames = 0, steps = 0,
+             horizonTests = 0;
     for (auto _ : state) {
         for (const Camera& c : w.cameras) {
             const CullView view{c, 720, true, true, 2.0f};
@@ -72,6 +73,7 @@ void BM_ObjectFrame(benchmark::State& state) {
             withoutMs += msSince(start);
             objectMs += with.objects.cullMs;
             tested += uint64_t(with.objects.nodesTested) + with.objects.objectsTested;
+            nodesTested += with.objects.nodesTested;
             drawn += with.objects.drawn;
             occluded += with.objects.occluded;
             horizonTests += with.objects.groupsTested;
@@ -86,6 +88,7 @@ void BM_ObjectFrame(benchmark::State& state) {
     state.counters["with_objects_ms"] = withMs / n;
     state.counters["object_stage_ms"] = objectMs / n;
     state.counters["tests"] = double(tested) / n;
+    state.counters["node_tests"] = double(nodesTested) / n;
     state.counters["brute_over_tests"] =
         double(index.objectCount()) * n / double(std::max<uint64_t>(tested, 1));
     state.counters["drawn"] = double(drawn) / n;

@@ -94,6 +94,7 @@ Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMappin
         std::min(std::min(mapping.spacingX, mapping.spacingZ), extent.longerSide() / 256.0f);
     ObjectTreeConfig config;
     config.size = std::max(extent.longerSide(), unit);
+    config.leafLimit = kObjectLeafLimit;
     ObjectScene scene;
     scene.index_ = LooseObjectTree(config);
     scene.kind_.resize(count);
