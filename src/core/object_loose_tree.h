@@ -56,7 +56,7 @@ public:
     void queryRect(const Rect& rect, std::vector<uint32_t>& out) const override;
     void queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out) const override;
     // The same, counting the plane tests, and with sortById false in the tree's order (the same
-    // for the same tree), for the frame, which needs no sort.
+    // for the same tree), for callers that need no sort.
     void queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out, FrustumQueryStats* stats,
                       bool sortById) const;
     // The frame's query: as queryFrustum(..., sortById false), with the reported objects grouped
