@@ -27,7 +27,7 @@ SERIES = [  # benchmark name, label, colour
     ("BM_StepGrid", "uniform grid (4-unit cells)", "tab:green"),
     ("BM_StepTree", "object quadtree (every leaf), incremental", "tab:blue"),
     ("BM_StepLoose", "loose object quadtree, incremental", "tab:purple"),
-    ("BM_StepRebuilt", "object quadtree, rebuilt every step", "tab:cyan"),
+    ("BM_StepRebuilt", "object quadtree (every leaf), rebuilt every step", "tab:cyan"),
     ("BM_StepBox2D", "Box2D 2.4.1 b2BroadPhase", "tab:orange"),
 ]
 BRUTE_SIZES = {1000, 10000, 100000}  # those BM_StepBrute registers
