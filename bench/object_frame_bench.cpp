@@ -54,12 +54,14 @@ ObjectWorld& world(int side, uint32_t count, uint32_t moving) {
 
 // One iteration: every flight camera's frame with the objects and without, interleaved, and one
 // step. Counters per frame: the terrain pipeline's and the objects' milliseconds, the objects'
-// share of the culling, the object tests against brute force, and the step's milliseconds.
+// share of the culling, the object tests (box against plane) against brute force's one an
+// object, the horizon tests, and the step's milliseconds.
 void BM_ObjectFrame(benchmark::State& state) {
     ObjectWorld& w = world(int(state.range(0)), 1100000, 100000);
     const LooseObjectTree& index = w.objects->index();
     double withMs = 0.0, withoutMs = 0.0, objectMs = 0.0, stepMs = 0.0;
-    uint64_t tested = 0, drawn = 0, occluded = 0, frames = 0, steps = 0;
+    uint64_t tested = 0, nodesTested = 0, drawn = 0, occluded = 0, frames = 0, steps = 0,
+             horizonTests = 0;
     for (auto _ : state) {
         for (const Camera& c : w.cameras) {
             const CullView view{c, 720, true, true, 2.0f};
@@ -71,8 +73,10 @@ void BM_ObjectFrame(benchmark::State& state) {
             withoutMs += msSince(start);
             objectMs += with.objects.cullMs;
             tested += uint64_t(with.objects.nodesTested) + with.objects.objectsTested;
+            nodesTested += with.objects.nodesTested;
             drawn += with.objects.drawn;
             occluded += with.objects.occluded;
+            horizonTests += with.objects.groupsTested;
             ++frames;
         }
         const StepStats step = w.objects->step(w.map, w.mapping);
@@ -84,10 +88,15 @@ void BM_ObjectFrame(benchmark::State& state) {
     state.counters["with_objects_ms"] = withMs / n;
     state.counters["object_stage_ms"] = objectMs / n;
     state.counters["tests"] = double(tested) / n;
+    state.counters["node_tests"] = double(nodesTested) / n;
     state.counters["brute_over_tests"] =
         double(index.objectCount()) * n / double(std::max<uint64_t>(tested, 1));
     state.counters["drawn"] = double(drawn) / n;
     state.counters["occluded"] = double(occluded) / n;
+    // Box-vs-horizon tests: one a group (a node's objects in the frustum), against one an object
+    // in the frustum for a per-object test.
+    state.counters["horizon_tests"] = double(horizonTests) / n;
+    state.counters["in_frustum"] = double(drawn + occluded) / n;
     state.counters["step_ms"] = stepMs / double(std::max<uint64_t>(steps, 1));
 }
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Time per step (move every ball, find every candidate pair) against object count, for brute
-force, the uniform grid, the object quadtree (incremental and rebuilt every frame) and Box2D's
-broad phase: runs bench/object_bench.cpp's BM_Step* benchmarks and plots them (a remake of the
-scaling figure in reference 002_e2c558c8a0fd0d4b.txt).
+force, the uniform grid, the object quadtree (every-leaf and loose, incremental; every-leaf rebuilt
+every step) and Box2D's broad phase: runs bench/object_bench.cpp's BM_Step* benchmarks and plots
+them (a remake of the scaling figure in reference 002_e2c558c8a0fd0d4b.txt).
 
 Brute force runs only where a whole step is sane (BM_StepBrute is registered up to 100,000
 objects, about three seconds a step there); it is never extrapolated past its last measured size.
@@ -10,8 +10,10 @@ objects, about three seconds a step there); it is never extrapolated past its la
   /usr/bin/python3 bench/objects_plot.py [--bench build/core_bench] [--out objects_scaling.png]
       [--sizes 1000,10000,100000,1100000,5000000] [--min-time 0.5] [--json steps.json]
 
-The PNG needs matplotlib (Debian's python3-matplotlib, for /usr/bin/python3). --json keeps the
-benchmark's results; --from-json plots saved results without running anything.
+Times are the benchmarks' CPU time (one thread each): on a shared machine wall time also counts
+the turns other processes take. The PNG needs matplotlib (Debian's python3-matplotlib, for
+/usr/bin/python3). --json keeps the benchmark's results; --from-json plots saved results without
+running anything.
 """
 import argparse
 import json
@@ -23,8 +25,9 @@ import tempfile
 SERIES = [  # benchmark name, label, colour
     ("BM_StepBrute", "brute force (all pairs)", "tab:red"),
     ("BM_StepGrid", "uniform grid (4-unit cells)", "tab:green"),
-    ("BM_StepTree", "object quadtree, incremental", "tab:blue"),
-    ("BM_StepRebuilt", "object quadtree, rebuilt every step", "tab:cyan"),
+    ("BM_StepTree", "object quadtree (every leaf), incremental", "tab:blue"),
+    ("BM_StepLoose", "loose object quadtree, incremental", "tab:purple"),
+    ("BM_StepRebuilt", "object quadtree (every leaf), rebuilt every step", "tab:cyan"),
     ("BM_StepBox2D", "Box2D 2.4.1 b2BroadPhase", "tab:orange"),
 ]
 BRUTE_SIZES = {1000, 10000, 100000}  # those BM_StepBrute registers
@@ -66,9 +69,9 @@ def main():
     for run in runs:
         name, _, size = run["name"].partition("/")
         if name in points:
-            ms = run["real_time"] * {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[run["time_unit"]]
+            ms = run["cpu_time"] * {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[run["time_unit"]]
             points[name].append((int(size), ms, run.get("pairs", 0)))
-    print(f"{'objects':>10}  " + "  ".join(f"{n[3:]:>12}" for n, _, _ in SERIES) + "   (ms a step)")
+    print(f"{'objects':>10}  " + "  ".join(f"{n[3:]:>12}" for n, _, _ in SERIES) + "   (CPU ms a step)")
     for s in sizes:
         row = []
         for name, _, _ in SERIES:
@@ -91,7 +94,7 @@ def main():
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("objects (10 static to 1 rolling ball, over 4097 x 4097 units)")
-    ax.set_ylabel("time per step, ms (move every ball, find every candidate pair)")
+    ax.set_ylabel("CPU time per step, ms (move every ball, find every candidate pair)")
     ax.set_title("Candidate pairs per step: brute force stops where it stops being sane")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()

@@ -31,39 +31,47 @@ void objectFrustumStage(const LooseObjectTree& objects, const CullView& view,
     const Clock::time_point start = Clock::now();
     if (view.frustum) {
         FrustumQueryStats query;
-        objects.queryFrustum(frustum, frame.objectsInFrustum, &query, false);
+        objects.queryFrustumGroups(frustum, frame.objectsInFrustum, frame.objectGroups, &query);
         stats.objects.nodesTested = query.nodesTested;
         stats.objects.objectsTested = query.objectsTested;
-    } else {  // every object, in the order the query gives them (see allInTreeOrder)
+    } else {  // every object, in the order the query gives them (see allInTreeOrder); no groups:
+              // without the frustum the occlusion stage does not run
         objects.allInTreeOrder(frame.objectsInFrustum);
-    }
-    frame.objectBoxes.clear();
-    for (uint32_t id : frame.objectsInFrustum) {
-        frame.objectBoxes.push_back(objects.box(id));
+        frame.objectGroups.end.clear();
+        frame.objectGroups.box.clear();
     }
     stats.objects.total = objects.objectCount();
     stats.objects.culled = stats.objects.total - uint32_t(frame.objectsInFrustum.size());
     stats.objects.cullMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// Objects, second part: those in the frustum less those the occlusion stage hid.
+// Objects, second part: those in the frustum less the groups the occlusion stage hid.
 void objectDrawnStage(FrameBuffers& frame, FrameStats& stats) {
     const Clock::time_point start = Clock::now();
-    frame.objectsDrawn.clear();
+    const std::vector<uint32_t>& ids = frame.objectsInFrustum;
     const std::vector<uint8_t>& hidden = frame.occlusion.boxOccluded;
     const bool tested = stats.occlusion.active && stats.occlusion.boxesTested > 0;
-    for (size_t i = 0; i < frame.objectsInFrustum.size(); ++i) {
-        if (!tested || hidden[i] == 0) {
-            frame.objectsDrawn.push_back(frame.objectsInFrustum[i]);
+    if (!tested) {
+        frame.objectsDrawn.assign(ids.begin(), ids.end());
+    } else {
+        frame.objectsDrawn.clear();
+        const std::vector<uint32_t>& ends = frame.objectGroups.end;
+        for (size_t g = 0; g < ends.size(); ++g) {
+            if (hidden[g] == 0) {
+                const uint32_t begin = g == 0 ? 0 : ends[g - 1];
+                frame.objectsDrawn.insert(frame.objectsDrawn.end(), ids.begin() + begin,
+                                          ids.begin() + ends[g]);
+            }
         }
     }
+    stats.objects.groupsTested = stats.occlusion.boxesTested;
     stats.objects.drawn = uint32_t(frame.objectsDrawn.size());
     stats.objects.occluded = uint32_t(frame.objectsInFrustum.size()) - stats.objects.drawn;
     stats.objects.cullMs += std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
 BoxOccludees occludees(const FrameBuffers& frame) {
-    return {frame.objectBoxes.data(), uint32_t(frame.objectBoxes.size())};
+    return {frame.objectGroups.box.data(), uint32_t(frame.objectGroups.box.size())};
 }
 
 // Full detail: the walk's leaves less those nearer terrain hides, as runs and as instances.
@@ -140,8 +148,10 @@ void FrameBuffers::reserveFor(const Quadtree& tree, bool recordDecisions) {
 void FrameBuffers::reserveObjects(uint32_t count) {
     objectsInFrustum.clear();
     objectsInFrustum.reserve(count);
-    objectBoxes.clear();
-    objectBoxes.reserve(count);
+    objectGroups.end.clear();
+    objectGroups.end.reserve(count);
+    objectGroups.box.clear();
+    objectGroups.box.reserve(count);
     objectsDrawn.clear();
     objectsDrawn.reserve(count);
     occlusion.reserveBoxes(count);
@@ -170,7 +180,8 @@ FrameStats runFrame(const Heightmap& map, const Quadtree& tree, const WorldMappi
     const Clock::time_point start = Clock::now();
     const Frustum frustum = cullingFrustum(view.camera, mapping, worldExtent(map, mapping));
     walkStage(tree, mapping, view, frustum, frame, stats);
-    frame.objectBoxes.clear();
+    frame.objectGroups.end.clear();
+    frame.objectGroups.box.clear();
     if (objects) {
         objectFrustumStage(*objects, view, frustum, frame, stats);
     }

@@ -39,6 +39,8 @@ struct ObjectFrameStats {
     uint32_t occluded = 0;       // in the frustum, below the terrain's occlusion horizon
     uint32_t nodesTested = 0;    // object-tree nodes whose bounds met a plane test
     uint32_t objectsTested = 0;  // object boxes tested against planes
+    uint32_t groupsTested = 0;   // groups (a node's objects in the frustum) tested against the
+                                 // occlusion horizon
     double cullMs = 0.0;         // the frustum query and the split into drawn and occluded
 };
 
@@ -76,10 +78,11 @@ struct FrameBuffers {
     // it keeps, and those it removes.
     std::vector<LeafRange> lodLeaves, lodKept, lodOccluded;
     // Objects: those in the culling frustum (in the object tree's order: the frame needs no sort)
-    // and their boxes, the occlusion stage's occludees; then those drawn, in the same order, the
-    // renderer's list.
+    // grouped by the tree node holding them, the groups' boxes the occlusion stage's occludees
+    // (objectGroups.box); then those drawn, in the same order, the renderer's list: the groups
+    // the stage does not hide, whole.
     std::vector<uint32_t> objectsInFrustum;
-    std::vector<Box> objectBoxes;
+    ObjectGroups objectGroups;
     std::vector<uint32_t> objectsDrawn;
 
     // Sizes every buffer for `tree`; recordDecisions keeps the walk's decisions (the minimap's).
@@ -111,8 +114,9 @@ Frustum cullingFrustum(const Camera& camera, const WorldMapping& mapping,
 // 2'. with level of detail: selectLod into frame.lod (culled by the same frustum), then the
 //     occlusion stage over its full-detail nodes, whose removed leaves leave frame.drawn too.
 // 3. with `objects`: the object tree's frustum query with the same frustum (every object with
-//    view.frustum off) into frame.objectsInFrustum; the occlusion stage tests their boxes against
-//    the horizon its leaves build, and those it does not hide go to frame.objectsDrawn.
+//    view.frustum off) into frame.objectsInFrustum, grouped by node; the occlusion stage tests
+//    each group's box against the horizon its leaves build, and the groups it does not hide go
+//    to frame.objectsDrawn.
 // `frame` must have been reserved for `tree` (and for the objects' count). `map` gives the height
 // range (its codes unused).
 FrameStats runFrame(const Heightmap& map, const Quadtree& tree, const WorldMapping& mapping,

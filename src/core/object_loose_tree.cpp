@@ -60,8 +60,8 @@ LooseObjectTree::LooseObjectTree(const ObjectTreeConfig& config) : config_(confi
 void LooseObjectTree::clearNodes() {
     nodes_.resize(1);
     queued_.assign(1, 0);
-    nodes_[0] = {kNone,           kNone,        0,     0, kNone, 0, config_.originX,
-                 config_.originZ, config_.size, kEmpty};
+    nodes_[0] = {kNone,           kNone,        0,      0, kNone, 0, config_.originX,
+                 config_.originZ, config_.size, kEmpty, 0};
     freeGroups_ = kNone;
     usedGroups_ = 0;
     elements_.clear();
@@ -84,7 +84,7 @@ uint32_t LooseObjectTree::allocGroup(uint32_t parent) {
     }
     const Node& p = nodes_[parent];
     for (int q = 0; q < 4; ++q) {
-        Node c{kNone, kNone, 0, 0, parent, p.depth + 1, 0.0f, 0.0f, 0.0f, kEmpty};
+        Node c{kNone, kNone, 0, 0, parent, p.depth + 1, 0.0f, 0.0f, 0.0f, kEmpty, 0};
         childSquare(p, q, c.x0, c.z0, c.size);
         nodes_[first + uint32_t(q)] = c;
     }
@@ -94,7 +94,7 @@ uint32_t LooseObjectTree::allocGroup(uint32_t parent) {
 
 void LooseObjectTree::freeGroup(uint32_t first) {
     for (uint32_t q = 0; q < 4; ++q) {
-        nodes_[first + q] = {kNone, kNone, 0, 0, kFreeNode, 0, 0.0f, 0.0f, 0.0f, kEmpty};
+        nodes_[first + q] = {kNone, kNone, 0, 0, kFreeNode, 0, 0.0f, 0.0f, 0.0f, kEmpty, 0};
     }
     nodes_[first].firstChild = freeGroups_;
     freeGroups_ = first;
@@ -167,6 +167,9 @@ void LooseObjectTree::growUp(uint32_t node, const Box& b) {
 
 void LooseObjectTree::link(uint32_t node, uint32_t e, uint32_t object) {
     Node& n = nodes_[node];
+    if (n.count > 0 && !(n.chained == 0 && e + 1 == n.head)) {
+        ++n.chained;  // else the run grows at its front
+    }
     elements_[e].next = n.head;
     n.head = e;
     ++n.count;
@@ -188,7 +191,9 @@ void LooseObjectTree::addToNode(uint32_t node, uint32_t object) {
 }
 
 // Takes the object out of its node in O(1): the list's head element moves into the object's
-// slot and the head's slot is freed. Returns the node.
+// slot and the head's slot is freed: one chained element fewer, or the run one shorter at its
+// front when nothing is chained.
+// Returns the node.
 uint32_t LooseObjectTree::unlink(uint32_t object) {
     const uint32_t node = nodeOf_[object];
     const uint32_t e = elementOf_[object];
@@ -205,6 +210,9 @@ uint32_t LooseObjectTree::unlink(uint32_t object) {
     }
     n.head = elements_[h].next;
     --n.count;
+    if (n.chained > 0) {
+        --n.chained;
+    }
     freeElement(h);
     nodeOf_[object] = kNone;
     elementOf_[object] = kNone;
@@ -230,6 +238,7 @@ void LooseObjectTree::trySplit(uint32_t node) {
     n.firstChild = first;
     n.head = kNone;
     n.count = 0;
+    n.chained = 0;
     n.separable = 0;
     while (e != kNone) {
         const uint32_t next = elements_[e].next;
@@ -319,6 +328,7 @@ void LooseObjectTree::compact() {
         Node& n = nodes_[node];
         uint32_t e = n.head;
         n.head = e == kNone ? kNone : uint32_t(spare_.size());
+        n.chained = 0;
         while (e != kNone) {
             elementOf_[elements_[e].object & ~kMovingBit] = uint32_t(spare_.size());
             spare_.push_back(elements_[e]);

@@ -27,6 +27,16 @@ namespace qt {
 // only on its swept box and the tree's shape, and a query never needs to remove repeats. Removals
 // and moves that thin a leaf queue its parent; cleanup() merges a node whose children are leaves
 // holding no more than mergeLimit() objects together, then its parent in turn.
+// The objects a frustum walk reports, by the node that holds them: group g is the ids
+// [end[g - 1], end[g]) of the walk's output (from 0 for g = 0), all held by one node, and box[g]
+// the union of their swept boxes, which holds each of their boxes. A box that nearer terrain
+// hides hides the whole group (the occlusion stage's argument holds for anything drawn inside a
+// box, core/occlusion.h's BoxOccludees), so the frame tests each group once.
+struct ObjectGroups {
+    std::vector<uint32_t> end;
+    std::vector<Box> box;
+};
+
 class LooseObjectTree final : public ObjectIndex {
 public:
     static constexpr uint32_t kMaxDepth =
@@ -46,9 +56,13 @@ public:
     void queryRect(const Rect& rect, std::vector<uint32_t>& out) const override;
     void queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out) const override;
     // The same, counting the plane tests, and with sortById false in the tree's order (the same
-    // for the same tree), for the frame, which needs no sort.
+    // for the same tree), for callers that need no sort.
     void queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out, FrustumQueryStats* stats,
                       bool sortById) const;
+    // The frame's query: as queryFrustum(..., sortById false), with the reported objects grouped
+    // by node (ObjectGroups).
+    void queryFrustumGroups(const Frustum& frustum, std::vector<uint32_t>& out,
+                            ObjectGroups& groups, FrustumQueryStats* stats) const;
     // Every live object in the order queryFrustum(..., sortById false) reports them: a frame
     // without culling draws them in this order, so that a culled frame draws its subset in the
     // same relative order and objects at equal depth win the same pixels in both.
@@ -102,7 +116,13 @@ public:
         Box bounds;           // covers every swept box in the subtree, all three axes (grows as
                               // objects come; exact again after a merge or compact()); min > max
                               // while nothing came
+        uint32_t chained;     // the list is `chained` elements linked by next, then a run of
+                              // the count - chained elements that follow the last of them in
+                              // the pool, in order; compact() makes every list a run (0),
+                              // link() adds one unless the new element comes just before a run,
+                              // unlink() takes one off (or the run's first)
     };
+    static_assert(sizeof(Node) == 64, "one node a cache line");
     // Element of a node's list: the object (kMovingBit set when it moves), the next element (kNone
     // ends the list) and a copy of its swept box, so that a pair test reads only the element.
     struct Element {
@@ -112,8 +132,21 @@ public:
     };
 
 private:
+    // f(element) for each element of n's list, in list order: the chained ones by next, the run
+    // by index.
+    template <class F>
+    void forEachElement(const Node& n, F&& f) const {
+        uint32_t e = n.head;
+        for (uint32_t k = 0; k < n.chained; ++k) {
+            f(elements_[e]);
+            e = elements_[e].next;
+        }
+        for (const uint32_t end = e + (n.count - n.chained); e != end; ++e) {
+            f(elements_[e]);
+        }
+    }
     void frustumWalk(const Frustum& frustum, uint8_t rootPlanes, std::vector<uint32_t>& out,
-                     FrustumQueryStats* stats) const;
+                     ObjectGroups* groups, FrustumQueryStats* stats) const;
 
     uint32_t allocGroup(uint32_t parent);
     void freeGroup(uint32_t first);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/object_loose_tree.h"
+#include "core/radix_sort.h"
 
 namespace qt {
 
@@ -15,43 +16,69 @@ namespace {
 
 constexpr size_t kStack = 3 * LooseObjectTree::kMaxDepth + 8;  // depth first, 4 per level
 constexpr uint32_t kIdMask = ~LooseObjectTree::kMovingBit;
+const Box kEmpty = {glm::vec3(std::numeric_limits<float>::infinity()),
+                    glm::vec3(-std::numeric_limits<float>::infinity())};
 
 bool boundsMeetRect(const Box& b, const Rect& r) {
     return b.min.x <= r.maxX && r.minX <= b.max.x && b.min.z <= r.maxZ && r.minZ <= b.max.z;
 }
 
+// False for a node nothing ever came to (min > max): its children hold nothing either.
+bool boundsInsideRect(const Box& b, const Rect& r) {
+    return r.minX <= b.min.x && b.max.x <= r.maxX && r.minZ <= b.min.z && b.max.z <= r.maxZ &&
+           b.min.x <= b.max.x;
+}
+
 }  // namespace
 
+// A node whose bounds lie inside R reports its own objects and its subtree's with no test (003's
+// rectangle query reports whole contained nodes): every swept box lies in the bounds, every box in
+// its swept box. Other nodes test each element's swept box, and a moving object's box after it.
+// The ids are then radix-sorted (core/radix_sort.h).
 void LooseObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const {
     out.clear();
     if (!validRect(r)) {
         return;
     }
-    std::array<uint32_t, kStack> stack;
+    struct Entry {
+        uint32_t node;
+        bool inside;  // the parent's bounds lie inside R, so this node's do
+    };
+    std::array<Entry, kStack> stack;
     size_t top = 0;
-    stack[top++] = 0;
+    stack[top++] = {0, false};
     while (top > 0) {
-        const Node& n = nodes_[stack[--top]];
-        if (!boundsMeetRect(n.bounds, r)) {
-            continue;  // also a node nothing ever came to (min > max)
+        const Entry entry = stack[--top];
+        const Node& n = nodes_[entry.node];
+        bool inside = entry.inside;
+        if (!inside) {
+            if (!boundsMeetRect(n.bounds, r)) {
+                continue;  // also a node nothing ever came to (min > max)
+            }
+            inside = boundsInsideRect(n.bounds, r);
         }
-        for (uint32_t e = n.head; e != kNone; e = elements_[e].next) {
-            const Element& element = elements_[e];
-            if (!boxMeetsRect(element.box, r)) {
-                continue;  // the swept box misses R, so does the box in it
-            }
-            const uint32_t o = element.object & kIdMask;
-            if (!(element.object & kMovingBit) || boxMeetsRect(objects_.box[o], r)) {
-                out.push_back(o);  // a static object's swept box is its box
-            }
+        if (inside) {
+            forEachElement(
+                n, [&](const Element& element) { out.push_back(element.object & kIdMask); });
+        } else {
+            forEachElement(n, [&](const Element& element) {
+                if (!boxMeetsRect(element.box, r)) {
+                    return;  // the swept box misses R, so does the box in it
+                }
+                const uint32_t o = element.object & kIdMask;
+                if (!(element.object & kMovingBit) || boxMeetsRect(objects_.box[o], r)) {
+                    out.push_back(o);  // a static object's swept box is its box
+                }
+            });
         }
         if (n.firstChild != kNone) {
             for (uint32_t q = 4; q-- > 0;) {
-                stack[top++] = n.firstChild + q;
+                stack[top++] = {n.firstChild + q, inside};
             }
         }
     }
-    std::sort(out.begin(), out.end());
+    thread_local std::vector<uint32_t> scratch;
+    radixSortIds(out, uint32_t(objects_.alive.size()), scratch);
 }
 
 // Plane masking as in cull.cpp: a node tests only the planes its parent straddled; a node inside
@@ -64,23 +91,34 @@ void LooseObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>
 
 void LooseObjectTree::queryFrustum(const Frustum& frustum, std::vector<uint32_t>& out,
                                    FrustumQueryStats* stats, bool sortById) const {
-    frustumWalk(frustum, kAllPlanes, out, stats);
+    frustumWalk(frustum, kAllPlanes, out, nullptr, stats);
     if (sortById) {
-        std::sort(out.begin(), out.end());
+        thread_local std::vector<uint32_t> scratch;
+        radixSortIds(out, uint32_t(objects_.alive.size()), scratch);
     }
+}
+
+void LooseObjectTree::queryFrustumGroups(const Frustum& frustum, std::vector<uint32_t>& out,
+                                         ObjectGroups& groups, FrustumQueryStats* stats) const {
+    frustumWalk(frustum, kAllPlanes, out, &groups, stats);
 }
 
 void LooseObjectTree::allInTreeOrder(std::vector<uint32_t>& out) const {
     const Frustum everything{};
-    frustumWalk(everything, 0, out, nullptr);
+    frustumWalk(everything, 0, out, nullptr, nullptr);
 }
 
 // Plane masking as in cull.cpp: a node tests only the planes its parent straddled; a node inside
 // every plane takes its own objects and its subtree's untested. Each object is stored once, so
 // nothing repeats. `rootPlanes` 0: nothing tested, every object.
 void LooseObjectTree::frustumWalk(const Frustum& frustum, uint8_t rootPlanes,
-                                  std::vector<uint32_t>& out, FrustumQueryStats* stats) const {
+                                  std::vector<uint32_t>& out, ObjectGroups* groups,
+                                  FrustumQueryStats* stats) const {
     out.clear();
+    if (groups) {
+        groups->end.clear();
+        groups->box.clear();
+    }
     uint32_t nodesTested = 0, objectsTested = 0;
     struct Entry {
         uint32_t node;
@@ -104,8 +142,9 @@ void LooseObjectTree::frustumWalk(const Frustum& frustum, uint8_t rootPlanes,
                 continue;
             }
         }
-        for (uint32_t e = n.head; e != kNone; e = elements_[e].next) {
-            const Element& element = elements_[e];
+        const size_t begin = out.size();
+        Box reported = kEmpty;
+        forEachElement(n, [&](const Element& element) {
             const uint32_t o = element.object & kIdMask;
             bool outside = false;
             if (planes) {
@@ -115,7 +154,14 @@ void LooseObjectTree::frustumWalk(const Frustum& frustum, uint8_t rootPlanes,
             }
             if (!outside) {
                 out.push_back(o);
+                if (groups) {
+                    reported = unionBox(reported, element.box);
+                }
             }
+        });
+        if (groups && out.size() > begin) {
+            groups->end.push_back(uint32_t(out.size()));
+            groups->box.push_back(reported);
         }
         if (n.firstChild != kNone) {
             for (uint32_t q = 4; q-- > 0;) {
@@ -228,17 +274,16 @@ void LooseObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
             if (!boxesOverlap(n.bounds, sm)) {
                 continue;
             }
-            for (uint32_t e = n.head; e != kNone; e = elements_[e].next) {
-                const Element& element = elements_[e];
+            forEachElement(n, [&](const Element& element) {
                 if (!boxesOverlap(element.box, sm)) {
-                    continue;
+                    return;
                 }
                 const uint32_t o = element.object & kIdMask;
                 if (o == m || ((element.object & kMovingBit) && o < m)) {
-                    continue;
+                    return;
                 }
                 out.push_back(m < o ? ObjectPair{m, o} : ObjectPair{o, m});
-            }
+            });
             if (n.firstChild != kNone) {
                 for (uint32_t q = 4; q-- > 0;) {
                     stack[top++] = n.firstChild + q;
@@ -329,6 +374,18 @@ std::string LooseObjectTree::check() const {
         listed += count;
         if (count != n.count) {
             fail("node count differs from its list");
+        }
+        if (n.chained > count) {
+            fail("node has more chained elements than it holds");
+        }
+        uint32_t e = n.head;
+        for (uint32_t k = 0; k < n.chained && e != kNone; ++k) {
+            e = elements_[e].next;
+        }
+        for (uint32_t k = n.chained + 1; k < count && e != kNone; ++k, e = elements_[e].next) {
+            if (elements_[e].next != e + 1) {
+                fail("node's list after its chained elements is not a run");
+            }
         }
         if (separable != n.separable) {
             fail("separable count is wrong");

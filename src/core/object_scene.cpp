@@ -94,6 +94,7 @@ Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMappin
         std::min(std::min(mapping.spacingX, mapping.spacingZ), extent.longerSide() / 256.0f);
     ObjectTreeConfig config;
     config.size = std::max(extent.longerSide(), unit);
+    config.leafLimit = kObjectLeafLimit;
     ObjectScene scene;
     scene.index_ = LooseObjectTree(config);
     scene.kind_.resize(count);
@@ -159,6 +160,9 @@ Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMappin
     scene.start_.resize(moving);
     scene.fraction_.resize(moving);
     scene.index_.cleanup();
+    // The balls went in one by one, each chained ahead of its node's run: one pass lays every
+    // node's list out as a run again, which the frame's walk reads by index.
+    scene.index_.compact();
     return scene;
 }
 
