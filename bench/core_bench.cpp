@@ -334,11 +334,12 @@ const std::string& geoTiff3601() {
 
 // In one run, alternately: GDAL's own read of the GeoTIFF (open, one RasterIO of the band into a
 // fresh float buffer) and ours (loadHeightmap: the read in row blocks with the void check and
-// range on a helper, quantisation to 16-bit codes) followed by the tree build as the viewer does
-// it before its first frame (exact bounds, the range error bound). Counters: the medians of GDAL's
-// read, our load, our load and tree and their ratio to GDAL's read; errors_ms, the exact coarse
-// errors that the viewer computes in the background after the first frame, timed after the
-// tree and in no other counter.
+// range on a helper, quantisation to 16-bit codes written unzeroed) followed by the tree build as
+// the viewer does it before its first frame (buildQuadtree with LodErrors::Range: the leaves'
+// exact ranges in one pass over the codes, then the nodes written in place into arrays sized once).
+// Counters: the medians of GDAL's read, our load, our load and tree and their ratio to GDAL's read;
+// errors_ms, the exact coarse errors that the viewer computes in the background after the first
+// frame, timed after the tree and in no other counter.
 void BM_GeoTiffLoadAndTreeVsGdalRead(benchmark::State& state) {
     const std::string& path = geoTiff3601();
     if (path.empty()) {

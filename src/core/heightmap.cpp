@@ -123,7 +123,7 @@ Heightmap blankMap(int width, int height, HeightmapFormat format) {
     map.width = width;
     map.height = height;
     map.format = format;
-    map.codes.resize(size_t(width) * size_t(height));
+    map.codes.resize(size_t(width) * size_t(height), 0);
     return map;
 }
 

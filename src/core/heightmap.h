@@ -3,7 +3,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <new>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/georeference.h"
@@ -33,6 +37,30 @@ struct HeightCoding {
     float sample(uint16_t code) const { return offset + step * float(code); }
 };
 
+// Default-initialises what a vector grows by (no zeroing for plain numbers): a map's codes are
+// written whole by its loader, and a zeroing pass first would touch the whole map once more.
+template <typename T>
+struct NoZeroAllocator : std::allocator<T> {
+    template <typename U>
+    struct rebind {
+        using other = NoZeroAllocator<U>;
+    };
+    NoZeroAllocator() = default;
+    template <typename U>
+    NoZeroAllocator(const NoZeroAllocator<U>&) {}
+    template <typename U>
+    void construct(U* p) noexcept(std::is_nothrow_default_constructible<U>::value) {
+        ::new (static_cast<void*>(p)) U;
+    }
+    template <typename U, typename... Args>
+    void construct(U* p, Args&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+};
+
+// A map's 16-bit codes; resize() leaves new codes unset, resize(n, value) sets them.
+using CodeArray = std::vector<uint16_t, NoZeroAllocator<uint16_t>>;
+
 // Row-major samples, row 0 first; sample (col, row) is codes[row * width + col]. Values are the
 // file's own numbers (0..255, 0..65535, signed metres for .hgt), kept as 16-bit codes: 2 bytes a
 // sample here and on the GPU. Every integer format round-trips exactly; HDR (float) images are
@@ -40,7 +68,7 @@ struct HeightCoding {
 struct Heightmap {
     int width = 0;
     int height = 0;
-    std::vector<uint16_t> codes;
+    CodeArray codes;  // written whole by every loader
     HeightCoding coding;
     uint16_t minCode = 0;  // over every sample
     uint16_t maxCode = 0;

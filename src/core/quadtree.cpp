@@ -92,17 +92,20 @@ std::vector<LeafCodes> leafRanges(const Heightmap& map, int leafSize, const Leaf
     return ranges;
 }
 
+// Writes the nodes and leaves at its cursors into arrays already sized for the whole tree (no
+// capacity check per node or leaf).
 struct Builder {
     const Heightmap& map;
     Quadtree& tree;
     const LeafTiles& tiles;
     const LeafCodes* ranges;  // the leaves' ranges by LeafTiles (leafRanges)
-    uint32_t* order;          // the leaves' tree-order numbers by LeafTiles, for leafGrid
+    uint32_t nextNode = 0;    // where the next sibling group goes
+    uint32_t nextLeaf = 0;    // the next leaf's tree-order number
 
-    // Appends the node covering leaves [lx, lx + size) x [lz, lz + size), clipped to the map, its
-    // box set and the rest zero, written in place (no temporary copied in).
-    void appendNode(int lx, int lz, int size, uint32_t parent) {
-        QuadtreeNode& node = tree.nodes.emplace_back();
+    // Sets node `index` to cover leaves [lx, lx + size) x [lz, lz + size), clipped to the map,
+    // its box set and the rest zero, written in place (no temporary copied in).
+    void setNode(uint32_t index, int lx, int lz, int size, uint32_t parent) {
+        QuadtreeNode& node = tree.nodes[index];
         node.x0 = uint16_t(lx * tree.leafSize);
         node.z0 = uint16_t(lz * tree.leafSize);
         node.x1 = uint16_t(std::min((lx + size) * tree.leafSize, map.width - 1));
@@ -110,56 +113,59 @@ struct Builder {
         node.minCode = 0;
         node.maxCode = 0;
         node.links = 0;
-        tree.parents.push_back(parent);
+        tree.parents[index] = parent;
     }
 
     // A leaf: its tree-order number, its coordinates and its exact range.
     void completeLeaf(QuadtreeNode& self, uint32_t index, int lx, int lz) {
         const size_t tiled = tiles.at(lx, lz);
-        order[tiled] = uint32_t(tree.leaves.size());
-        LeafCoord& coord = tree.leaves.emplace_back();  // in place: no copy through the stack
+        const uint32_t leaf = nextLeaf++;
+        tree.leafGrid[size_t(lz) * size_t(tree.leavesX) + size_t(lx)] = leaf;
+        LeafCoord& coord = tree.leaves[leaf];
         coord.col = uint16_t(lx);
         coord.row = uint16_t(lz);
-        tree.leafNodes.push_back(index);
+        tree.leafNodes[leaf] = index;
         const LeafCodes range = ranges[tiled];
         self.minCode = range.minCode;
         self.maxCode = range.maxCode;
-        tree.leafCodes.push_back(range);
+        tree.leafCodes[leaf] = range;
     }
 
-    // Completes node `self` (index `index`, its box already set): a leaf gets its leaf number and
-    // exact range; an inner node gets its children as one group at the end of the array, then
-    // their subtrees in order, then the range of its children's ranges. The array has room for
-    // every node, so `self` stays where it is.
-    void complete(QuadtreeNode& self, uint32_t index, int lx, int lz, int size) {
-        if (size == 1) {
-            completeLeaf(self, index, lx, lz);
-            return;
-        }
-        const int half = size / 2;
-        const auto first = uint32_t(tree.nodes.size());
+    // Gives inner node `self` (index `index`, leaves [lx, lx + 2 half) squared) its children as
+    // one group at the cursor.
+    void appendChildren(QuadtreeNode& self, uint32_t index, int lx, int lz, int half) {
+        const uint32_t first = nextNode;
         unsigned present = 0;
         for (int q = 0; q < 4; ++q) {
             const int cx = lx + (q & 1) * half;
             const int cz = lz + (q >> 1) * half;
             if (cx < tree.leavesX && cz < tree.leavesZ) {
                 present |= 1u << q;
-                appendNode(cx, cz, half, index);
+                setNode(nextNode++, cx, cz, half, index);
             }
         }
         assert(present & 1u);
         self.links = first << 4 | present;
+    }
+
+    // Completes child q of `self`, whose children are `half` leaves wide.
+    void completeChild(const QuadtreeNode& self, int q, int lx, int lz, int half) {
+        const uint32_t c = self.child(q);
+        QuadtreeNode& child = tree.nodes[c];
+        if (half == 1) {  // the leaves under a level 1 node, without a call each
+            completeLeaf(child, c, lx + (q & 1), lz + (q >> 1));
+        } else {
+            complete(child, c, lx + (q & 1) * half, lz + (q >> 1) * half, half);
+        }
+    }
+
+    // The range of the completed children's ranges, and the range error bound from it.
+    void finishRange(QuadtreeNode& self, int lx, int lz, int size) const {
         uint16_t lo = 0xFFFF;
         uint16_t hi = 0;
         for (int q = 0; q < 4; ++q) {
             if (self.hasChild(q)) {
-                const uint32_t c = self.child(q);
-                QuadtreeNode& child = tree.nodes[c];
-                if (half == 1) {  // the leaves under a level 1 node, without a call each
-                    completeLeaf(child, c, lx + (q & 1), lz + (q >> 1));
-                } else {
-                    complete(child, c, lx + (q & 1) * half, lz + (q >> 1) * half, half);
-                }
+                const QuadtreeNode& child = tree.nodes[self.child(q)];
                 lo = std::min(lo, child.minCode);
                 hi = std::max(hi, child.maxCode);
             }
@@ -170,6 +176,24 @@ struct Builder {
         const int level = __builtin_ctz(unsigned(size));
         tree.coarseErrors[tree.levelIndex(level, lx, lz)] = uint16_t(hi - lo);
     }
+
+    // Completes node `self` (index `index`, its box already set): a leaf gets its leaf number and
+    // exact range; an inner node gets its children as one group at the cursor, then their
+    // subtrees in order, then the range of its children's ranges.
+    void complete(QuadtreeNode& self, uint32_t index, int lx, int lz, int size) {
+        if (size == 1) {
+            completeLeaf(self, index, lx, lz);
+            return;
+        }
+        const int half = size / 2;
+        appendChildren(self, index, lx, lz, half);
+        for (int q = 0; q < 4; ++q) {
+            if (self.hasChild(q)) {
+                completeChild(self, q, lx, lz, half);
+            }
+        }
+        finishRange(self, lx, lz, size);
+    }
 };
 
 // Nodes of a complete quadtree over a side x side square of leaves, clipped to leavesX x leavesZ.
@@ -177,8 +201,8 @@ size_t countNodes(int lx, int lz, int size, int leavesX, int leavesZ) {
     if (lx >= leavesX || lz >= leavesZ) {
         return 0;
     }
-    if (size == 1) {
-        return 1;
+    if (lx + size <= leavesX && lz + size <= leavesZ) {  // whole: (4 size^2 - 1) / 3 nodes
+        return (4 * size_t(size) * size_t(size) - 1) / 3;
     }
     const int half = size / 2;
     return 1 + countNodes(lx, lz, half, leavesX, leavesZ) +
@@ -223,10 +247,11 @@ Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize, LodErrors err
                                          " quadtree nodes, more than " + std::to_string(kMaxNodes));
     }
     reserveHuge(tree.nodes, nodeCount);
-    tree.parents.reserve(nodeCount);
-    tree.leaves.reserve(leafCount);
-    tree.leafNodes.reserve(leafCount);
-    tree.leafCodes.reserve(leafCount);
+    tree.nodes.resize(nodeCount);
+    tree.parents.resize(nodeCount);
+    tree.leaves.resize(leafCount);
+    tree.leafNodes.resize(leafCount);
+    tree.leafCodes.resize(leafCount);
     tree.leafGrid.reserve(leafCount);
     tree.leafGrid.resize(leafCount);
     tree.levelStart.assign(size_t(tree.depth) + 2, 0);
@@ -245,20 +270,15 @@ Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize, LodErrors err
     const LeafTiles tiles(tree.leavesX, tree.leavesZ);
     const std::vector<LeafCodes> ranges =
         leafRanges(map, leafSize, tiles, tree.leavesX, tree.leavesZ);
-    std::vector<uint32_t> order(tiles.size());
-    Builder builder{map, tree, tiles, ranges.data(), order.data()};
     // The root goes last: its index is known, and the groups start at the array's start.
-    QuadtreeNode root{};
+    const uint32_t rootIndex = uint32_t(nodeCount - 1);
+    QuadtreeNode& root = tree.nodes[rootIndex];
     root.x1 = uint16_t(std::min(rootSize * leafSize, map.width - 1));
     root.z1 = uint16_t(std::min(rootSize * leafSize, map.height - 1));
-    builder.complete(root, uint32_t(nodeCount - 1), 0, 0, rootSize);
-    tree.nodes.push_back(root);
-    tree.parents.push_back(kNoNode);
-    for (int lz = 0; lz < tree.leavesZ; ++lz) {
-        for (int lx = 0; lx < tree.leavesX; ++lx) {
-            tree.leafGrid[size_t(lz) * size_t(tree.leavesX) + size_t(lx)] = order[tiles.at(lx, lz)];
-        }
-    }
+    tree.parents[rootIndex] = kNoNode;
+    Builder builder{map, tree, tiles, ranges.data()};
+    builder.complete(root, rootIndex, 0, 0, rootSize);
+    assert(builder.nextNode == rootIndex && builder.nextLeaf == leafCount);
     assert(tree.nodes.size() == nodeCount && tree.nodes.capacity() == nodeCount);
     assert(tree.leaves.size() == leafCount && tree.leafCodes.size() == leafCount);
     if (errors == LodErrors::Exact) {
