@@ -20,7 +20,7 @@ layout(location = 1) in uvec2 local;
 // (px * pageSize + x - 1, py * pageSize + y - 1). The page table maps (level, px, py) to the
 // page's layer: row pageTableRow[level] + py, column px. A node lies inside one page of its level.
 // Layer L is layer L % layersPerArray of array L / layersPerArray: a driver may cap one texture's
-// bytes (llvmpipe at 1 GiB), so the pages of a large map span several arrays.
+// bytes (llvmpipe does), so the pages of a large map span several arrays.
 uniform usampler2DArray heightPages[4];  // qt::kMaxHeightArrays
 uniform int layersPerArray;
 uniform usampler2D pageTable;

@@ -31,7 +31,7 @@ constexpr int kMaxHeightArrays = 4;
 struct TerrainGpu {
     // The height codes as pages (core/height_pages.h): one R16UI layer of GL_TEXTURE_2D_ARRAYs per
     // page of every level of the pyramid, uploaded once. Page layer L is layer L % layersPerArray
-    // of heightPages[L / layersPerArray]: the driver may cap one texture's size (llvmpipe: 1 GiB).
+    // of heightPages[L / layersPerArray]: a driver may cap one texture's bytes (llvmpipe does).
     GLuint heightPages[kMaxHeightArrays] = {};
     int heightArrays = 0;
     int layersPerArray = 0;
