@@ -116,7 +116,8 @@ Status checkHeightPages(int width, int height, int leafSize, int pageSize) {
     return pages ? Status{} : Status::failure(pages.error());
 }
 
-Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree, int pageSize) {
+Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree, int pageSize,
+                                      int maxLayersPerArray) {
     Result<HeightPages> fitted =
         fitHeightPages(map.width, map.height, tree.leafSize, pageSize, queryPageLimits());
     if (!fitted) {
@@ -136,7 +137,9 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
 
     while (glGetError() != GL_NO_ERROR) {  // only this allocation's errors below
     }
-    const int perArray = largestPageArray(pages.texels, pages.layers);
+    const int driverLayers = largestPageArray(pages.texels, pages.layers);
+    const int perArray =
+        maxLayersPerArray > 0 ? std::min(driverLayers, maxLayersPerArray) : driverLayers;
     const int arrays = perArray > 0 ? (pages.layers + perArray - 1) / perArray : 0;
     if (arrays == 0 || arrays > kMaxHeightArrays) {
         const std::string line =

@@ -56,9 +56,11 @@ struct TerrainGpu {
     HeightPages pages;    // the layout of heightPages and pageTable
 
     // Pages of at least `pageSize` squares (more when the map would need more layers than the GPU
-    // has). Fails with one line when the pages do not fit the GPU's limits or its memory.
+    // has), in arrays of at most `maxLayersPerArray` layers when it is positive (else as many as
+    // the driver takes). Fails with one line when the pages do not fit the GPU's limits or its
+    // memory.
     static Result<TerrainGpu> create(const Heightmap& map, const Quadtree& tree,
-                                     int pageSize = kDefaultPageSize);
+                                     int pageSize = kDefaultPageSize, int maxLayersPerArray = 0);
     void destroy();
     // Binds the pages (arrays on units 0, 2, 3, 4) and the page table (unit 1) and sets the
     // uniforms through which `program` (shaders/terrain.vert) reads them: heightPages, pageTable,
