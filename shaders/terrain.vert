@@ -19,7 +19,10 @@ layout(location = 1) in uvec2 local;
 // a side plus a one-texel border, page (px, py)'s texel (x, y) holding level sample
 // (px * pageSize + x - 1, py * pageSize + y - 1). The page table maps (level, px, py) to the
 // page's layer: row pageTableRow[level] + py, column px. A node lies inside one page of its level.
-uniform usampler2DArray heightPages;
+// Layer L is layer L % layersPerArray of array L / layersPerArray: a driver may cap one texture's
+// bytes (llvmpipe does), so the pages of a large map span several arrays.
+uniform usampler2DArray heightPages[4];  // qt::kMaxHeightArrays
+uniform int layersPerArray;
 uniform usampler2D pageTable;
 uniform int pageShift;
 uniform int pageTableRow[16];  // by level; qt::kMaxTreeDepth + 1 <= 16
@@ -38,14 +41,28 @@ uniform vec3 eye;
 out vec4 surface;
 
 // The drawn node's level, its origin in level samples, its page (texel origin in level samples,
-// layer) and the level's last column and row, set by main() before any fetch.
+// layer in its array, its array) and the level's last column and row, set by main() before any
+// fetch.
 int level;
 ivec2 origin;
 ivec3 page;
+int pageArray;
 ivec2 levelLast;
 
 float codeAt(int col, int row) {
-    return float(texelFetch(heightPages, ivec3(col - page.x, row - page.y, page.z), 0).r);
+    ivec3 at = ivec3(col - page.x, row - page.y, page.z);
+    // Samplers in an array are indexed by constants only (GLSL 3.30).
+    uint code;
+    if (pageArray == 0) {
+        code = texelFetch(heightPages[0], at, 0).r;
+    } else if (pageArray == 1) {
+        code = texelFetch(heightPages[1], at, 0).r;
+    } else if (pageArray == 2) {
+        code = texelFetch(heightPages[2], at, 0).r;
+    } else {
+        code = texelFetch(heightPages[3], at, 0).r;
+    }
+    return float(code);
 }
 
 // The level sample of the node's vertex (i, j): the node's origin plus (i, j), clamped to the level
@@ -95,7 +112,8 @@ void main() {
     origin = ivec2(item.xy) * leafSize >> level;
     ivec2 pageXY = origin >> pageShift;
     int layer = int(texelFetch(pageTable, ivec2(pageXY.x, pageTableRow[level] + pageXY.y), 0).r);
-    page = ivec3((pageXY << pageShift) - 1, layer);
+    pageArray = layer / layersPerArray;
+    page = ivec3((pageXY << pageShift) - 1, layer - pageArray * layersPerArray);
     if ((i == 0 && (coarser & 1u) != 0u) || (i == leafSize && (coarser & 2u) != 0u)) {
         j &= ~1;
     }

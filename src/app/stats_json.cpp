@@ -145,6 +145,8 @@ std::string statsJson(const StatsReport& r) {
              ", \"page_size\": " + std::to_string(p.pageSize) +
              ", \"page_texels\": " + std::to_string(p.texels) +
              ", \"pages\": " + std::to_string(p.layers) +
+             ", \"arrays\": " + std::to_string(r.gpu->heightArrays) +
+             ", \"layers_per_array\": " + std::to_string(r.gpu->layersPerArray) +
              ", \"levels\": " + std::to_string(p.level.size()) + "},\n";
     }
     j += "  \"load\": {\"decode_ms\": " + milliseconds(r.times.decodeMs) +

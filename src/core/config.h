@@ -7,11 +7,12 @@ namespace qt {
 
 // Longest side, in samples, a heightmap may have; uint16 node coordinates hold up to 65535.
 constexpr int kMaxSide = 32769;
-// Most samples a heightmap may have (16385 x 16385); refused before any allocation.
-constexpr int64_t kMaxSamples = int64_t{16385} * 16385;
-// Largest heightmap file, in bytes, refused from its length before it is read: stb_image decodes
-// from an int length, and 2 GiB - 1 holds the largest map (kMaxSamples) as uncompressed 16-bit
-// RGBA but for 0.01%.
+// Most samples a heightmap may have (32769 x 32769, 1,073,807,361: an int32 holds the count but
+// not its bytes, so byte counts and offsets are size_t); refused before any allocation.
+constexpr int64_t kMaxSamples = int64_t{kMaxSide} * kMaxSide;
+// Largest heightmap file, in bytes, that is read whole into memory (stb_image decodes from an int
+// length); refused from its length before it is read. Raw .r16/.raw files are read straight into
+// the codes and GDAL reads in blocks, so neither has this limit.
 constexpr uint64_t kMaxFileBytes = 2147483647;
 // Largest magnitude of a world coordinate (x, y or z of the terrain, in world units): every float
 // the camera, culling and normals compute from the map then stays finite (a squared distance from

@@ -686,12 +686,12 @@ Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& opti
         return loadGdalHeightmap(ext == ".gz" ? "/vsigzip/" + path : path, name, options.memory,
                                  acceptSize);
     }
-    if (length.value() > kMaxFileBytes) {
+    const bool raw = ext == ".r16" || ext == ".raw";
+    if (!raw && length.value() > kMaxFileBytes) {  // raw files are read straight into the codes
         return fail(name, "file of " + std::to_string(length.value()) +
                               " bytes is over the limit of " + std::to_string(kMaxFileBytes) +
                               " bytes for a heightmap");
     }
-    const bool raw = ext == ".r16" || ext == ".raw";
     std::vector<unsigned char> bytes;
     SampleGrid size{0, 0};
     if (raw || ext == ".hgt") {

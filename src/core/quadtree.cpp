@@ -242,7 +242,7 @@ Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize, LodErrors err
     assert(tree.depth <= kMaxTreeDepth);  // kMaxSide samples, kMinLeafSize leaves
     const size_t leafCount = size_t(tree.leavesX) * size_t(tree.leavesZ);
     const size_t nodeCount = countNodes(0, 0, rootSize, tree.leavesX, tree.leavesZ);
-    if (nodeCount > kMaxNodes) {  // not reached: kMaxSamples and kMinLeafSize allow 90 million
+    if (nodeCount > kMaxNodes) {  // a 32769-class map in leaves of 2 (358 million nodes)
         return Result<Quadtree>::failure("the map needs " + std::to_string(nodeCount) +
                                          " quadtree nodes, more than " + std::to_string(kMaxNodes));
     }

@@ -69,6 +69,34 @@ void repointInstances(bool nodes, GLsizei stride, size_t first) {
     }
 }
 
+// The most layers of texels^2 R16UI texels, up to `layers`, that the driver takes in one array
+// texture (0 when not one), found with proxy textures: GL_MAX_ARRAY_TEXTURE_LAYERS does not say
+// that a driver caps a texture's bytes.
+int largestPageArray(int texels, int layers) {
+    auto fits = [texels](int count) {
+        glTexImage3D(GL_PROXY_TEXTURE_2D_ARRAY, 0, GL_R16UI, texels, texels, count, 0,
+                     GL_RED_INTEGER, GL_UNSIGNED_SHORT, nullptr);
+        GLint width = 0;
+        glGetTexLevelParameteriv(GL_PROXY_TEXTURE_2D_ARRAY, 0, GL_TEXTURE_WIDTH, &width);
+        return width != 0;
+    };
+    if (fits(layers)) {
+        return layers;
+    }
+    int lo = 0;       // fits (nothing)
+    int hi = layers;  // does not
+    while (hi - lo > 1) {
+        const int mid = lo + (hi - lo) / 2;
+        (fits(mid) ? lo : hi) = mid;
+    }
+    return lo;
+}
+
+// Texture unit of height array `a`: unit 1 holds the page table.
+GLenum heightUnit(int a) {
+    return GLenum(GL_TEXTURE0 + (a == 0 ? 0 : a + 1));
+}
+
 }  // namespace
 
 PageLimits queryPageLimits() {
@@ -88,7 +116,8 @@ Status checkHeightPages(int width, int height, int leafSize, int pageSize) {
     return pages ? Status{} : Status::failure(pages.error());
 }
 
-Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree, int pageSize) {
+Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree, int pageSize,
+                                      int maxLayersPerArray) {
     Result<HeightPages> fitted =
         fitHeightPages(map.width, map.height, tree.leafSize, pageSize, queryPageLimits());
     if (!fitted) {
@@ -108,20 +137,38 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
 
     while (glGetError() != GL_NO_ERROR) {  // only this allocation's errors below
     }
-    glGenTextures(1, &gpu.heightPages);
-    glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.heightPages);
-    // Integer textures are complete only unfiltered; read with texelFetch alone.
-    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAX_LEVEL, 0);
-    glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_R16UI, pages.texels, pages.texels, pages.layers, 0,
-                 GL_RED_INTEGER, GL_UNSIGNED_SHORT, nullptr);
-    if (glGetError() == GL_OUT_OF_MEMORY) {
+    const int driverLayers = largestPageArray(pages.texels, pages.layers);
+    const int perArray =
+        maxLayersPerArray > 0 ? std::min(driverLayers, maxLayersPerArray) : driverLayers;
+    const int arrays = perArray > 0 ? (pages.layers + perArray - 1) / perArray : 0;
+    if (arrays == 0 || arrays > kMaxHeightArrays) {
+        const std::string line =
+            "the GPU driver takes at most " + std::to_string(perArray) + " layers of " +
+            std::to_string(pages.texels) + "^2 texels in one texture, and the map's " +
+            std::to_string(pages.layers) + " height pages would need " + std::to_string(arrays) +
+            " textures (at most " + std::to_string(kMaxHeightArrays) + ")";
         gpu.destroy();
-        return Result<TerrainGpu>::failure("out of GPU memory allocating " +
-                                           std::to_string(pages.layers) + " height pages (" +
-                                           std::to_string(pages.bytes() >> 20) + " MiB) for " +
-                                           std::to_string(map.sampleCount()) + " samples");
+        return Result<TerrainGpu>::failure(line);
+    }
+    gpu.heightArrays = arrays;
+    gpu.layersPerArray = (pages.layers + arrays - 1) / arrays;  // balanced
+    glGenTextures(arrays, gpu.heightPages);
+    for (int a = 0; a < arrays; ++a) {
+        glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.heightPages[a]);
+        // Integer textures are complete only unfiltered; read with texelFetch alone.
+        glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAX_LEVEL, 0);
+        const int layers = std::min(gpu.layersPerArray, pages.layers - a * gpu.layersPerArray);
+        glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_R16UI, pages.texels, pages.texels, layers, 0,
+                     GL_RED_INTEGER, GL_UNSIGNED_SHORT, nullptr);
+    }
+    if (glGetError() == GL_OUT_OF_MEMORY) {
+        const std::string line = "out of GPU memory allocating " + std::to_string(pages.layers) +
+                                 " height pages (" + std::to_string(pages.bytes() >> 20) +
+                                 " MiB) for " + std::to_string(map.sampleCount()) + " samples";
+        gpu.destroy();
+        return Result<TerrainGpu>::failure(line);
     }
     // Page by page through one staging page; rows of an odd number of texels are 2-aligned.
     glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
@@ -131,7 +178,9 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
         for (int py = 0; py < l.pagesY; ++py) {
             for (int px = 0; px < l.pagesX; ++px) {
                 fillHeightPage(map, pages, level, px, py, staging.data());
-                glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, l.firstLayer + py * l.pagesX + px,
+                const int layer = l.firstLayer + py * l.pagesX + px;
+                glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.heightPages[layer / gpu.layersPerArray]);
+                glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer % gpu.layersPerArray,
                                 pages.texels, pages.texels, 1, GL_RED_INTEGER, GL_UNSIGNED_SHORT,
                                 staging.data());
             }
@@ -200,9 +249,16 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
 void TerrainGpu::bindHeights(GLuint program) const {
     glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_2D, pageTable);
-    glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D_ARRAY, heightPages);
-    glUniform1i(glGetUniformLocation(program, "heightPages"), 0);
+    // Every sampler is set; those past heightArrays read array 0 and are never reached.
+    GLint units[kMaxHeightArrays] = {};
+    for (int a = kMaxHeightArrays - 1; a >= 0; --a) {
+        const int used = a < heightArrays ? a : 0;
+        glActiveTexture(heightUnit(used));
+        glBindTexture(GL_TEXTURE_2D_ARRAY, heightPages[used]);
+        units[a] = GLint(heightUnit(used) - GL_TEXTURE0);
+    }
+    glUniform1iv(glGetUniformLocation(program, "heightPages"), kMaxHeightArrays, units);
+    glUniform1i(glGetUniformLocation(program, "layersPerArray"), layersPerArray);
     glUniform1i(glGetUniformLocation(program, "pageTable"), 1);
     glUniform1i(glGetUniformLocation(program, "pageShift"), pages.pageShift);
     GLint rows[kMaxPageLevels] = {};
@@ -227,7 +283,7 @@ void TerrainGpu::destroy() {
     glDeleteBuffers(1, &indexBuffer);
     glDeleteBuffers(1, &localBuffer);
     glDeleteTextures(1, &pageTable);
-    glDeleteTextures(1, &heightPages);
+    glDeleteTextures(kMaxHeightArrays, heightPages);
     *this = TerrainGpu{};
 }
 
@@ -418,8 +474,10 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     glDisable(GL_STENCIL_TEST);
     glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_2D, 0);
-    glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+    for (int a = kMaxHeightArrays - 1; a >= 0; --a) {
+        glActiveTexture(heightUnit(a));
+        glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+    }
     glUseProgram(0);
     return draws;
 }

@@ -24,11 +24,17 @@ constexpr float kSkyColour[3] = {0.62f, 0.74f, 0.86f};
 // The GL limits the height pages must fit, as this context reports them.
 PageLimits queryPageLimits();
 
+// Texture arrays the height pages may span (shaders/terrain.vert has a sampler for each).
+constexpr int kMaxHeightArrays = 4;
+
 // One terrain's GL objects; create() builds them all or none.
 struct TerrainGpu {
-    // The height codes as pages (core/height_pages.h): one R16UI layer of this GL_TEXTURE_2D_ARRAY
-    // per page of every level of the pyramid, uploaded once.
-    GLuint heightPages = 0;
+    // The height codes as pages (core/height_pages.h): one R16UI layer of GL_TEXTURE_2D_ARRAYs per
+    // page of every level of the pyramid, uploaded once. Page layer L is layer L % layersPerArray
+    // of heightPages[L / layersPerArray]: a driver may cap one texture's bytes (llvmpipe does).
+    GLuint heightPages[kMaxHeightArrays] = {};
+    int heightArrays = 0;
+    int layersPerArray = 0;
     // R16UI GL_TEXTURE_2D: (level, page x, page y) to the page's layer (HeightPages::table). The
     // vertex shader finds a node's page here rather than in its instance data, so the instances
     // stay 12 bytes and the pages can move between layers without touching them.
@@ -50,13 +56,15 @@ struct TerrainGpu {
     HeightPages pages;    // the layout of heightPages and pageTable
 
     // Pages of at least `pageSize` squares (more when the map would need more layers than the GPU
-    // has). Fails with one line when the pages do not fit the GPU's limits or its memory.
+    // has), in arrays of at most `maxLayersPerArray` layers when it is positive (else as many as
+    // the driver takes). Fails with one line when the pages do not fit the GPU's limits or its
+    // memory.
     static Result<TerrainGpu> create(const Heightmap& map, const Quadtree& tree,
-                                     int pageSize = kDefaultPageSize);
+                                     int pageSize = kDefaultPageSize, int maxLayersPerArray = 0);
     void destroy();
-    // Binds the pages (unit 0) and the page table (unit 1) and sets the uniforms through which
-    // `program` (shaders/terrain.vert) reads them: heightPages, pageTable, pageShift,
-    // pageTableRow, mapSize, leafSize.
+    // Binds the pages (arrays on units 0, 2, 3, 4) and the page table (unit 1) and sets the
+    // uniforms through which `program` (shaders/terrain.vert) reads them: heightPages, pageTable,
+    // pageShift, pageTableRow, layersPerArray, mapSize, leafSize.
     void bindHeights(GLuint program) const;
     // GPU bytes of the heights (pages, pyramid, borders, page table) per map sample.
     double bytesPerSample() const;

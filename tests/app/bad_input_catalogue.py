@@ -189,7 +189,7 @@ jpeg = write("corrupt.jpg", b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x13" * 40)
 case("corrupt JPEG data", [jpeg] + stats, 1, prefix=q + jpeg + ": ")
 huge = write("huge.png", png(100000, 100000, 16, 0, []))
 case("PNG claiming 100000x100000", [huge] + stats, 1,
-     q + huge + ": size 100000x100000 is over the limit (32769 samples a side, 268468225 "
+     q + huge + ": size 100000x100000 is over the limit (32769 samples a side, 1073807361 "
      "samples in all)")
 # Maps over the memory budget: refused from the file's length or header, before a pixel is read
 # (a sparse 512 MiB .r16 and a PNG header over a 200 MB hole).
@@ -256,7 +256,7 @@ case("VRT pointing at a missing file", [missing] + stats, 1,
      prefix=q + missing + ": cannot read the samples: ")
 huge_vrt = vrt("huge.vrt", 100000, 100000, north_up, band.format(1))
 case("VRT claiming 100000x100000", [huge_vrt] + stats, 1,
-     q + huge_vrt + ": size 100000x100000 is over the limit (32769 samples a side, 268468225 "
+     q + huge_vrt + ": size 100000x100000 is over the limit (32769 samples a side, 1073807361 "
      "samples in all)")
 
 
@@ -417,26 +417,28 @@ def timed_case(name, args, code, line, seconds=3):
         failures.append(f"{name}: took {took:.1f} s (read before checked?)")
 
 
-big_r16 = sparse("big.r16", 2 << 30)
-timed_case("sparse 2 GiB .r16", [big_r16] + stats, 1,
-           q + big_r16 + ": file of 2147483648 bytes is over the limit of 2147483647 bytes for a "
-           "heightmap")
+big_r16 = sparse("big.r16", 2 * 32769 * 32769)
+timed_case("sparse 32769x32769 .r16 (over 2 GiB) over the budget",
+           [big_r16, "--memory-budget", "1024"] + stats, 1,
+           q + big_r16 + ": size 32769x32769 needs about 12289 MiB loaded (12 bytes a sample), "
+           "over the memory budget of 1024 MiB (raise it with --memory-budget MB)")
 big_r16b = sparse("big_b.r16", 1 << 30)
 timed_case("sparse 1 GiB .r16, not a square", [big_r16b] + stats, 1,
            q + big_r16b + ": file is 1073741824 bytes, not a square of 16-bit samples; give its "
            "size with --size WxH")
-big_square = sparse("square.r16", 2 * 20000 * 20000)
-timed_case("sparse .r16 of 20000x20000", [big_square] + stats, 1,
-           q + big_square + ": size 20000x20000 is over the limit (32769 samples a side, "
-           "268468225 samples in all)")
+big_square = sparse("square.raw", 2 * 32770 * 32770)
+timed_case("sparse .raw of 32770x32770", [big_square, "--size", "32770x32770"] + stats, 1,
+           q + big_square + ": size 32770x32770 is over the limit (32769 samples a side, "
+           "1073807361 samples in all)")
 big_given = sparse("given.raw", 1 << 30)
 timed_case("sparse .raw with --size that does not match", [big_given, "--size", "1025x1025"]
            + stats, 1, q + big_given + ": file is 1073741824 bytes but 1025x1025 16-bit samples "
            "need 2101250")
 big_hgt = sparse("N00E000.hgt", 2 * 20000 * 20000)
-timed_case("sparse .hgt of 20000x20000", [big_hgt] + stats, 1,
-           q + big_hgt + ": size 20000x20000 is over the limit (32769 samples a side, 268468225 "
-           "samples in all)")
+timed_case("sparse .hgt of 20000x20000 over the budget",
+           [big_hgt, "--memory-budget", "1024"] + stats, 1,
+           q + big_hgt + ": size 20000x20000 needs about 4578 MiB loaded (12 bytes a sample), "
+           "over the memory budget of 1024 MiB (raise it with --memory-budget MB)")
 big_png = sparse("big.png", 5 << 29, grey8)
 timed_case("sparse 2.5 GiB PNG", [big_png] + stats, 1,
            q + big_png + ": file of 2684354560 bytes is over the limit of 2147483647 bytes for a "
@@ -456,9 +458,9 @@ thin_jpeg = write("thin.jpg", b"\xff\xd8" + padding + sof0 + b"\xff\xd9")
 timed_case("JPEG of 4000x4000 in 10 kB", [thin_jpeg] + stats, 1,
            q + thin_jpeg + ": JPEG: truncated: 4000x4000 pixels need at least 31250 bytes, the "
            "file has 10027")
-huge_gif = write("huge_screen.gif", gif(30000, 30000, (8, 8)))
+huge_gif = write("huge_screen.gif", gif(40000, 40000, (8, 8)))
 timed_case("GIF with a huge logical screen", [huge_gif] + stats, 1,
-           q + huge_gif + ": size 30000x30000 is over the limit (32769 samples a side, 268468225 "
+           q + huge_gif + ": size 40000x40000 is over the limit (32769 samples a side, 1073807361 "
            "samples in all)")
 wide_gif = write("wide_screen.gif", gif(16000, 16000, (8, 8)))
 timed_case("GIF whose screen dwarfs its frame", [wide_gif] + stats, 1,

@@ -301,8 +301,8 @@ TEST(Heightmap, PathWithSpacesAndNonAscii) {
 
 TEST(Heightmap, CheckDimensionsLimits) {
     EXPECT_TRUE(checkDimensions(2, 2).ok());
-    EXPECT_TRUE(checkDimensions(16385, 16385).ok());
-    EXPECT_FALSE(checkDimensions(16386, 16385).ok());
+    EXPECT_TRUE(checkDimensions(kMaxSide, kMaxSide).ok());
+    EXPECT_FALSE(checkDimensions(kMaxSide + 1, kMaxSide).ok());
     EXPECT_FALSE(checkDimensions(kMaxSide + 1, 2).ok());
     EXPECT_FALSE(checkDimensions(0, 5).ok());
     EXPECT_FALSE(checkDimensions(-3, 5).ok());

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <stb/stb_image_write.h>
 
+#include "core/config.h"
 #include "core/heightmap.h"
 #include "test_files.h"
 
@@ -190,17 +191,30 @@ TEST(ImageHeader, HdrLayoutsAndFormatsAreNamed) {
 
 TEST(ImageHeader, SizesAreCheckedFromTheFileLengthBeforeReading) {
     TempDir dir;
-    const std::string path = dir.path("big.r16");
-    test::writeBytes(path, {});
-    ASSERT_EQ(::truncate(path.c_str(), off_t(2) << 30), 0);  // sparse: no disk, no memory
-    EXPECT_EQ(loadHeightmap(path).error(),
-              path +
+    // An image is read whole, so its length is capped; a raw file is read into the codes, so a
+    // 32769 x 32769 one (over 2 GiB) passes the length check and meets the memory budget.
+    const std::string image = dir.path("big.png");
+    test::writeBytes(image, {});
+    ASSERT_EQ(::truncate(image.c_str(), off_t(2) << 30), 0);  // sparse: no disk, no memory
+    EXPECT_EQ(loadHeightmap(image).error(),
+              image +
                   ": file of 2147483648 bytes is over the limit of 2147483647 bytes for a "
                   "heightmap");
-    ASSERT_EQ(::truncate(path.c_str(), off_t(2) * 20000 * 20000), 0);
-    EXPECT_EQ(loadHeightmap(path).error(),
+    const std::string path = dir.path("big.r16");
+    test::writeBytes(path, {});
+    ASSERT_EQ(::truncate(path.c_str(), off_t(2) * kMaxSide * kMaxSide), 0);
+    LoadOptions budget;
+    budget.memory.limitBytes = uint64_t(1024) << 20;
+    EXPECT_EQ(loadHeightmap(path, budget).error(),
               path +
-                  ": size 20000x20000 is over the limit (32769 samples a side, 268468225 "
+                  ": size 32769x32769 needs about 12289 MiB loaded (12 bytes a sample), over the "
+                  "memory budget of 1024 MiB (raise it with --memory-budget MB)");
+    ASSERT_EQ(::truncate(path.c_str(), off_t(2) * 32770 * 32770), 0);
+    LoadOptions given;
+    given.rawWidth = given.rawHeight = 32770;
+    EXPECT_EQ(loadHeightmap(path, given).error(),
+              path +
+                  ": size 32770x32770 is over the limit (32769 samples a side, 1073807361 "
                   "samples in all)");
 }
 

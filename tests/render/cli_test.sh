@@ -150,6 +150,7 @@ import json, sys
 g = json.load(open(sys.argv[1]))["gpu_heights"]
 assert g["page_size"] == 4 and g["page_texels"] == 7, g
 assert g["pages"] > 1000 and g["levels"] == 6, g
+assert g["arrays"] == 1 and g["layers_per_array"] == g["pages"], g
 assert 2.0 < g["bytes_per_sample"] < 10.0, g
 PY
 "$exe" "$map" --page-size 3 --stats-json "$tmp/bad.json" 2>"$tmp/err"

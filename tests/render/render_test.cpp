@@ -1280,10 +1280,21 @@ TEST(LodMesh, MorphingMovesEachVertexToTheParentsGridAcrossPages) {
 // vertex is exactly the map's sample that qt::lodVertexSample names, at its world position and
 // height, whatever page of its level's pyramid it is read from. Small pages put page borders
 // between most nodes; the default pages hold a level or most of it.
-void expectPagedSurfaceEqualsSamples(const Heightmap& map, int leafSize, int pageSize) {
+// With `arrays` above 1 the pages are spread over that many texture arrays.
+void expectPagedSurfaceEqualsSamples(const Heightmap& map, int leafSize, int pageSize,
+                                     int arrays = 1) {
     Result<Terrain> loaded = makeTerrain(map, leafSize, "pages", pageSize);
     ASSERT_TRUE(loaded) << loaded.error();
     Terrain& terrain = loaded.value();
+    if (arrays > 1) {
+        const int layers = terrain.gpu.pages.layers;
+        terrain.gpu.destroy();
+        Result<TerrainGpu> spread =
+            TerrainGpu::create(terrain.map, terrain.tree, pageSize, (layers + arrays - 1) / arrays);
+        ASSERT_TRUE(spread) << spread.error();
+        terrain.gpu = std::move(spread).value();
+    }
+    ASSERT_EQ(terrain.gpu.heightArrays, arrays);
     EXPECT_GE(terrain.gpu.pages.pageSize, pageSize);
     NodeCapture capture;
     ASSERT_TRUE(capture.create(terrain));
@@ -1342,6 +1353,16 @@ TEST(HeightPages, TheSurfaceEqualsTheMapsSamplesAtEveryLevel) {
         expectPagedSurfaceEqualsSamples(syntheticHeightmap(203, 141, 9), 4, pageSize);
         expectPagedSurfaceEqualsSamples(syntheticHeightmap(130, 67, 10), 16, pageSize);
         expectPagedSurfaceEqualsSamples(syntheticHeightmap(5, 3, 11), 2, pageSize);
+    }
+}
+
+// A driver that caps one texture's bytes gets the pages in several arrays; every level reads the
+// same samples whichever array its pages are in.
+TEST(HeightPages, PagesSpreadOverSeveralArraysReadTheSameSamples) {
+    REQUIRE_GL();
+    for (const int arrays : {2, kMaxHeightArrays}) {
+        SCOPED_TRACE(std::to_string(arrays) + " arrays");
+        expectPagedSurfaceEqualsSamples(syntheticHeightmap(203, 141, 9), 4, 4, arrays);
     }
 }
 
