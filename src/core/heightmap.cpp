@@ -112,10 +112,18 @@ void forChunks(size_t count, const Work& work) {
     }
 }
 
+// One row's codes: a loop of its own, so that it runs in SIMD lanes.
+template <typename Code>
+void encodeRow(const float* __restrict line, uint16_t* __restrict codes, size_t count, Code code) {
+    for (size_t i = 0; i < count; ++i) {
+        codes[i] = code(line[i]);
+    }
+}
+
 // Codes of the sample rows of leaf rows [firstRow, lastRow) of leaves leafSize squares wide, and
 // those leaves' code ranges into `out` by row * leavesX + col. Per leaf row, the column-wise
 // minimum and maximum of its leafSize + 1 sample rows are taken as each row's codes are made
-// (one pass in SIMD lanes, the row still in the cache), then each leaf's over its leafSize + 1
+// (SIMD passes over the row still in the cache), then each leaf's over its leafSize + 1
 // columns. The row two leaf rows share is made once: the later one reads its codes back. The
 // last row of a block that another thread's block starts with is made here only into the ranges
 // (that thread stores it), so every code is written by one thread.
@@ -131,14 +139,10 @@ void encodeLeafRows(const float* samples, uint16_t* codes, int width, int height
         const int z0 = lz * leafSize;
         const int z1 = std::min(z0 + leafSize, height - 1);
         if (lz == firstRow) {
-            const float* __restrict line = samples + size_t(z0) * w;
-            uint16_t* __restrict c = codes + size_t(z0) * w;
-            for (size_t i = 0; i < w; ++i) {
-                const uint16_t v = code(line[i]);
-                c[i] = v;
-                l[i] = v;
-                h[i] = v;
-            }
+            uint16_t* c = codes + size_t(z0) * w;
+            encodeRow(samples + size_t(z0) * w, c, w, code);
+            std::copy(c, c + w, l);
+            std::copy(c, c + w, h);
         } else {
             const uint16_t* first = codes + size_t(z0) * w;
             std::copy(first, first + w, l);
@@ -146,13 +150,12 @@ void encodeLeafRows(const float* samples, uint16_t* codes, int width, int height
         }
         for (int z = z0 + 1; z <= z1; ++z) {
             const bool shared = z == z1 && lz == lastRow - 1 && !lastBlock;
-            const float* __restrict line = samples + size_t(z) * w;
-            uint16_t* __restrict c = shared ? spare.data() : codes + size_t(z) * w;
+            uint16_t* c = shared ? spare.data() : codes + size_t(z) * w;
+            encodeRow(samples + size_t(z) * w, c, w, code);
+            const uint16_t* __restrict made = c;
             for (size_t i = 0; i < w; ++i) {
-                const uint16_t v = code(line[i]);
-                c[i] = v;
-                l[i] = std::min(l[i], v);
-                h[i] = std::max(h[i], v);
+                l[i] = std::min(l[i], made[i]);
+                h[i] = std::max(h[i], made[i]);
             }
         }
         CodeRange* row = out + size_t(lz) * size_t(leavesX);
