@@ -327,9 +327,9 @@ Result<Heightmap> loadGdal(const std::string& gdalPath, const std::string& name,
     checks.nodata = nodataValue;
     std::thread checker(&BlockChecks::run, &checks);
     // The tree's structure depends only on the size: built on a thread of its own while the band
-    // is read. At its peak the load holds the floats (4 bytes a sample), the codes (2) and the
-    // tree (about 2.7 at leaves of 4), within kLoadBytesPerSample (12), let alone the GDAL
-    // budget checked above.
+    // is read. At its peak the load then holds the floats (4 bytes a sample), the codes (2) and
+    // the tree (about 2.7 at leaves of 4): within the product's 12 bytes a sample
+    // (kLoadBytesPerSample), under the kGdalLoadBytesPerSample checked above.
     Result<Quadtree> structure = Result<Quadtree>::failure("not built");
     std::thread structureBuilder;
     if (tree != nullptr) {
