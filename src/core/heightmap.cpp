@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -106,6 +107,103 @@ void forChunks(size_t count, const Work& work) {
             [&work, count, threads, t] { work(count * t / threads, count * (t + 1) / threads); });
     }
     work(0, count / threads);
+    for (std::thread& helper : helpers) {
+        helper.join();
+    }
+}
+
+// One row's codes: a loop of its own, so that it runs in SIMD lanes.
+template <typename Code>
+void encodeRow(const float* __restrict line, uint16_t* __restrict codes, size_t count, Code code) {
+    for (size_t i = 0; i < count; ++i) {
+        codes[i] = code(line[i]);
+    }
+}
+
+// Codes of the sample rows of leaf rows [firstRow, lastRow) of leaves leafSize squares wide, and
+// those leaves' code ranges into `out` by row * leavesX + col. Per leaf row, the column-wise
+// minimum and maximum of its leafSize + 1 sample rows are taken as each row's codes are made
+// (SIMD passes over the row still in the cache), then each leaf's over its leafSize + 1
+// columns. The row two leaf rows share is made once: the later one reads its codes back. The
+// last row of a block that another thread's block starts with is made here only into the ranges
+// (that thread stores it), so every code is written by one thread.
+template <typename Code>
+void encodeLeafRows(const float* samples, uint16_t* codes, int width, int height, int leafSize,
+                    int firstRow, int lastRow, bool lastBlock, CodeRange* out, const Code& code) {
+    const size_t w = size_t(width);
+    const int leavesX = (width - 2) / leafSize + 1;
+    std::vector<uint16_t> lo(w), hi(w), spare(w);
+    uint16_t* __restrict l = lo.data();
+    uint16_t* __restrict h = hi.data();
+    for (int lz = firstRow; lz < lastRow; ++lz) {
+        const int z0 = lz * leafSize;
+        const int z1 = std::min(z0 + leafSize, height - 1);
+        if (lz == firstRow) {
+            uint16_t* c = codes + size_t(z0) * w;
+            encodeRow(samples + size_t(z0) * w, c, w, code);
+            std::copy(c, c + w, l);
+            std::copy(c, c + w, h);
+        } else {
+            const uint16_t* first = codes + size_t(z0) * w;
+            std::copy(first, first + w, l);
+            std::copy(first, first + w, h);
+        }
+        for (int z = z0 + 1; z <= z1; ++z) {
+            const bool shared = z == z1 && lz == lastRow - 1 && !lastBlock;
+            uint16_t* c = shared ? spare.data() : codes + size_t(z) * w;
+            encodeRow(samples + size_t(z) * w, c, w, code);
+            const uint16_t* __restrict made = c;
+            for (size_t i = 0; i < w; ++i) {
+                l[i] = std::min(l[i], made[i]);
+                h[i] = std::max(h[i], made[i]);
+            }
+        }
+        CodeRange* row = out + size_t(lz) * size_t(leavesX);
+        for (int lx = 0; lx < leavesX; ++lx) {
+            const int x0 = lx * leafSize;
+            const int x1 = std::min(x0 + leafSize, width - 1);
+            uint16_t a = l[x0], b = h[x0];
+            for (int x = x0 + 1; x <= x1; ++x) {
+                a = std::min(a, l[x]);
+                b = std::max(b, h[x]);
+            }
+            row[lx] = {a, b};
+        }
+    }
+}
+
+// Writes every sample's code into the map, its codes already sized; with leafRanges, by leaf rows
+// shared out between load threads (encodeLeafRows), taking the leaves' ranges too.
+template <typename Code>
+void encodeWith(Heightmap& map, const float* samples, size_t count, int leafSize,
+                std::vector<CodeRange>* leafRanges, const Code& code) {
+    uint16_t* codes = map.codes.data();
+    if (leafRanges == nullptr) {
+        forChunks(count, [&](size_t begin, size_t end) {
+            for (size_t i = begin; i < end; ++i) {
+                codes[i] = code(samples[i]);
+            }
+        });
+        return;
+    }
+    assert(leafSize >= 2 && count == size_t(map.width) * size_t(map.height));
+    const int leavesX = (map.width - 2) / leafSize + 1;
+    const int leavesZ = (map.height - 2) / leafSize + 1;
+    leafRanges->resize(size_t(leavesX) * size_t(leavesZ));
+    CodeRange* out = leafRanges->data();
+    constexpr size_t kPerThread = size_t(1) << 20;
+    const int threads =
+        int(std::min({size_t(std::max(std::thread::hardware_concurrency(), 1u)),
+                      size_t(kMaxLoadThreads), size_t(leavesZ), count / kPerThread + 1}));
+    auto block = [&](int t) {
+        encodeLeafRows(samples, codes, map.width, map.height, leafSize, leavesZ * t / threads,
+                       leavesZ * (t + 1) / threads, t == threads - 1, out, code);
+    };
+    std::vector<std::thread> helpers;
+    for (int t = 1; t < threads; ++t) {
+        helpers.emplace_back(block, t);
+    }
+    block(0);
     for (std::thread& helper : helpers) {
         helper.join();
     }
@@ -489,34 +587,26 @@ Status checkDimensions(int64_t width, int64_t height) {
 }
 
 void encodeSamples(Heightmap& map, const float* samples, size_t count, float lo, float hi,
-                   bool integral) {
+                   bool integral, int leafSize, std::vector<CodeRange>* leafRanges) {
     const double low = lo;
     const double range = double(hi) - low;
     map.codes.resize(count);
     map.coding.offset = lo;
-    uint16_t* codes = map.codes.data();
     if (range == 0.0 || (integral && range <= 65535.0)) {
         map.coding.step = 1.0f;
-        forChunks(count, [&](size_t begin, size_t end) {
-            for (size_t i = begin; i < end; ++i) {
-                codes[i] = uint16_t(samples[i] - lo);
-            }
-        });
+        encodeWith(map, samples, count, leafSize, leafRanges,
+                   [lo](float v) { return uint16_t(v - lo); });
         setRange(map, 0, uint16_t(hi - lo));
     } else {
         // Float arithmetic rounding half up (samples are at least lo): each code is within half a
         // step and a few millionths of one, and the loop vectorises.
         map.coding.step = float(range / 65535.0);
         const float toCodes = float(65535.0 / range);
-        auto code = [&](float v) {
+        auto code = [lo, toCodes](float v) {
             const float c = std::min((v - lo) * toCodes + 0.5f, 65535.0f);
             return uint16_t(int32_t(std::max(c, 0.0f)));
         };
-        forChunks(count, [&](size_t begin, size_t end) {
-            for (size_t i = begin; i < end; ++i) {
-                codes[i] = code(samples[i]);
-            }
-        });
+        encodeWith(map, samples, count, leafSize, leafRanges, code);
         setRange(map, code(lo), code(hi));  // the code is monotone in the sample
     }
 }

@@ -61,6 +61,12 @@ struct NoZeroAllocator : std::allocator<T> {
 // A map's 16-bit codes; resize() leaves new codes unset, resize(n, value) sets them.
 using CodeArray = std::vector<uint16_t, NoZeroAllocator<uint16_t>>;
 
+// The least and greatest code of some samples.
+struct CodeRange {
+    uint16_t minCode;
+    uint16_t maxCode;
+};
+
 // Row-major samples, row 0 first; sample (col, row) is codes[row * width + col]. Values are the
 // file's own numbers (0..255, 0..65535, signed metres for .hgt), kept as 16-bit codes: 2 bytes a
 // sample here and on the GPU. Every integer format round-trips exactly; HDR (float) images are
@@ -124,8 +130,11 @@ Result<Heightmap> makeHeightmap(int width, int height, const std::vector<float>&
 // Stores finite samples whose extremes are lo and hi as codes: exactly (step 1 from lo) when the
 // map is flat or `integral` (every sample an integer below 2^24 in magnitude) and they span at
 // most 65535 steps, else quantised to 65536 steps between lo and hi. Sets the map's range.
+// With `leafRanges`, count is the map's width x height (set before the call) and each quadtree
+// leaf's code range, for leaves of leafSize squares (leafCodeRanges in core/quadtree.h), is taken
+// by row * leavesX + col from the codes as they are made, leaves sharing their border samples.
 void encodeSamples(Heightmap& map, const float* samples, size_t count, float lo, float hi,
-                   bool integral);
+                   bool integral, int leafSize = 0, std::vector<CodeRange>* leafRanges = nullptr);
 
 // Every sample as a float, for tests and tools (the viewer never needs them).
 std::vector<float> heightmapSamples(const Heightmap& map);

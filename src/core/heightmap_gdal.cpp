@@ -261,8 +261,13 @@ const char* gdalExtensionList() {
     return ".tif .tiff .asc .vrt .dem .bil .flt .img .ter .bt .gz .zip";
 }
 
-Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::string& name,
-                                    const MemoryBudget& memory, const SizeCheck& acceptSize) {
+namespace {
+
+// loadGdalHeightmap; with `tree`, also the tree of leaves leafSize squares wide into it
+// (loadGdalHeightmapWithTree).
+Result<Heightmap> loadGdal(const std::string& gdalPath, const std::string& name,
+                           const MemoryBudget& memory, const SizeCheck& acceptSize, int leafSize,
+                           Quadtree* tree) {
     registerDrivers();
     const GdalMessages messages;
     const GDALDatasetUniquePtr ds(GDALDataset::Open(
@@ -321,6 +326,25 @@ Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::stri
     checks.rescale = rescale;
     checks.nodata = nodataValue;
     std::thread checker(&BlockChecks::run, &checks);
+    // The tree's structure depends only on the size: built on a thread of its own while the band
+    // is read. At its peak the load then holds the floats (4 bytes a sample), the codes (2) and
+    // the tree (about 2.7 at leaves of 4): within the product's 12 bytes a sample
+    // (kLoadBytesPerSample), under the kGdalLoadBytesPerSample checked above.
+    Result<Quadtree> structure = Result<Quadtree>::failure("not built");
+    std::thread structureBuilder;
+    if (tree != nullptr) {
+        structureBuilder =
+            std::thread([&] { structure = buildQuadtreeStructure(width, height, leafSize); });
+    }
+    // Joins the structure's thread on every way out.
+    struct Joiner {
+        std::thread& thread;
+        ~Joiner() {
+            if (thread.joinable()) {
+                thread.join();
+            }
+        }
+    } joinStructure{structureBuilder};
     bool read = true;
     int blockCols = 0, blockRows = 0;
     band->GetBlockSize(&blockCols, &blockRows);
@@ -356,14 +380,48 @@ Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::stri
     map.format = HeightmapFormat::Elevation;
     map.geo = geo.value();
     map.metres = map.geo.present && unitMetres > 0.0;
-    encodeSamples(map, samples.get(), count, lo, hi, range.integral);
+    std::vector<CodeRange> leafRanges;
+    encodeSamples(map, samples.get(), count, lo, hi, range.integral, leafSize,
+                  tree != nullptr ? &leafRanges : nullptr);
     if (map.metres && unitMetres != 1.0) {  // feet: the coding turns them into metres
         map.coding.offset = float(map.coding.offset * unitMetres);
         map.coding.step = float(map.coding.step * unitMetres);
         map.minSample = map.coding.sample(map.minCode);
         map.maxSample = map.coding.sample(map.maxCode);
     }
+    if (tree != nullptr) {
+        structureBuilder.join();
+        if (!structure) {
+            return fail(name, structure.error());
+        }
+        *tree = std::move(structure.value());
+        fillQuadtreeBounds(*tree, map, &leafRanges);
+    }
     return map;
+}
+
+}  // namespace
+
+Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::string& name,
+                                    const MemoryBudget& memory, const SizeCheck& acceptSize) {
+    return loadGdal(gdalPath, name, memory, acceptSize, 0, nullptr);
+}
+
+Result<HeightmapWithTree> loadGdalHeightmapWithTree(const std::string& gdalPath,
+                                                    const std::string& name, int leafSize,
+                                                    const MemoryBudget& memory,
+                                                    const SizeCheck& acceptSize) {
+    using R = Result<HeightmapWithTree>;
+    if (!isValidLeafSize(leafSize)) {
+        return R::failure(name + ": " + buildQuadtreeStructure(2, 2, leafSize).error());
+    }
+    HeightmapWithTree loaded;
+    Result<Heightmap> map = loadGdal(gdalPath, name, memory, acceptSize, leafSize, &loaded.tree);
+    if (!map) {
+        return R::failure(map.error());
+    }
+    loaded.map = std::move(map.value());
+    return loaded;
 }
 
 Result<Heightmap> decodeGdalHeightmap(const std::string& name, const std::string& fileName,

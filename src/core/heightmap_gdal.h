@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/heightmap.h"
+#include "core/quadtree.h"
 
 namespace qt {
 
@@ -23,6 +24,21 @@ const char* gdalExtensionList();
 Result<Heightmap> loadGdalHeightmap(const std::string& gdalPath, const std::string& name,
                                     const MemoryBudget& memory = {},
                                     const SizeCheck& acceptSize = {});
+
+// A map and its first frame's tree.
+struct HeightmapWithTree {
+    Heightmap map;
+    Quadtree tree;  // leaves of the leaf size asked for, the range bound as its coarse errors
+};
+
+// loadGdalHeightmap, and buildQuadtree(map, leafSize, LodErrors::Range) with it: the tree's
+// structure is built on a thread while GDAL reads the samples, and its bounds are filled from the
+// leaves' ranges the quantisation takes (encodeSamples), with no pass of its own over the codes.
+// Fails as loadGdalHeightmap does, and for a leaf size buildQuadtree refuses.
+Result<HeightmapWithTree> loadGdalHeightmapWithTree(const std::string& gdalPath,
+                                                    const std::string& name, int leafSize,
+                                                    const MemoryBudget& memory = {},
+                                                    const SizeCheck& acceptSize = {});
 
 // The same from bytes in memory (through GDAL's /vsimem/), the file name's extension telling the
 // format: decodeHeightmap() and the fuzzer use it.

@@ -13,30 +13,12 @@
 namespace qt {
 namespace {
 
-// Leaves in tiles of 16 x 16, each tile's 256 contiguous and row-major inside, tiles row-major:
-// the build visits leaves in tree order (a Z order), which stays inside a tile for 256 leaves,
-// where a row-major grid would be a row of the map apart at every other leaf.
-struct LeafTiles {
-    static constexpr int kShift = 4;
-    int tilesX = 0;
-    int tilesZ = 0;
-
-    LeafTiles(int leavesX, int leavesZ)
-        : tilesX(((leavesX - 1) >> kShift) + 1), tilesZ(((leavesZ - 1) >> kShift) + 1) {}
-    size_t size() const { return size_t(tilesX) * size_t(tilesZ) << (2 * kShift); }
-    size_t at(int lx, int lz) const {
-        const size_t tile = size_t(lz >> kShift) * size_t(tilesX) + size_t(lx >> kShift);
-        const int mask = (1 << kShift) - 1;
-        return tile << (2 * kShift) | size_t((lz & mask) << kShift | (lx & mask));
-    }
-};
-
-// Exact code ranges of the leaves of leaf rows [firstRow, lastRow), into `out` by LeafTiles: per
+// Exact code ranges of the leaves of leaf rows [firstRow, lastRow), into `out` by row: per
 // leaf row, the column-wise minimum and maximum over its leafSize + 1 sample rows (a pass that
 // runs in SIMD lanes), then each leaf's over its leafSize + 1 columns. Every sample is read once
 // per leaf row it borders: 1 + 1 / leafSize times in all.
-void leafRangesOfRows(const Heightmap& map, int leafSize, const LeafTiles& tiles, int leavesX,
-                      int firstRow, int lastRow, LeafCodes* out) {
+void leafRangesOfRows(const Heightmap& map, int leafSize, int leavesX, int firstRow, int lastRow,
+                      LeafCodes* out) {
     const size_t width = size_t(map.width);
     std::vector<uint16_t> lo(width), hi(width);
     for (int lz = firstRow; lz < lastRow; ++lz) {
@@ -54,7 +36,7 @@ void leafRangesOfRows(const Heightmap& map, int leafSize, const LeafTiles& tiles
                 h[i] = std::max(h[i], line[i]);
             }
         }
-        LeafCodes* row = out + tiles.at(0, lz);
+        LeafCodes* row = out + size_t(lz) * size_t(leavesX);
         for (int lx = 0; lx < leavesX; ++lx) {
             const int x0 = lx * leafSize;
             const int x1 = std::min(x0 + leafSize, map.width - 1);
@@ -63,18 +45,19 @@ void leafRangesOfRows(const Heightmap& map, int leafSize, const LeafTiles& tiles
                 a = std::min(a, l[x]);
                 b = std::max(b, h[x]);
             }
-            // Within a leaf row the tiles' runs of 16 are 256 entries apart.
-            row[size_t(lx >> LeafTiles::kShift) << (2 * LeafTiles::kShift) |
-                size_t(lx & ((1 << LeafTiles::kShift) - 1))] = {a, b};
+            row[lx] = {a, b};
         }
     }
 }
 
-// leafRangesOfRows over every leaf row, the rows shared out between load threads when the map is
-// large enough for a thread to pay.
-std::vector<LeafCodes> leafRanges(const Heightmap& map, int leafSize, const LeafTiles& tiles,
-                                  int leavesX, int leavesZ) {
-    std::vector<LeafCodes> ranges(tiles.size());
+}  // namespace
+
+std::vector<CodeRange> leafCodeRanges(const Heightmap& map, int leafSize) {
+    assert(isValidLeafSize(leafSize) && map.width >= 2 && map.height >= 2);
+    const int leavesX = (map.width - 2) / leafSize + 1;
+    const int leavesZ = (map.height - 2) / leafSize + 1;
+    std::vector<CodeRange> ranges(size_t(leavesX) * size_t(leavesZ));
+    // The leaf rows shared out between load threads when the map is large enough for one to pay.
     constexpr size_t kSamplesPerThread = size_t(1) << 20;
     const size_t samples = size_t(map.width) * size_t(map.height);
     const int threads =
@@ -82,25 +65,26 @@ std::vector<LeafCodes> leafRanges(const Heightmap& map, int leafSize, const Leaf
                       size_t(kMaxLoadThreads), size_t(leavesZ), samples / kSamplesPerThread + 1}));
     std::vector<std::thread> helpers;
     for (int t = 1; t < threads; ++t) {
-        helpers.emplace_back(leafRangesOfRows, std::cref(map), leafSize, std::cref(tiles), leavesX,
+        helpers.emplace_back(leafRangesOfRows, std::cref(map), leafSize, leavesX,
                              leavesZ * t / threads, leavesZ * (t + 1) / threads, ranges.data());
     }
-    leafRangesOfRows(map, leafSize, tiles, leavesX, 0, leavesZ / threads, ranges.data());
+    leafRangesOfRows(map, leafSize, leavesX, 0, leavesZ / threads, ranges.data());
     for (std::thread& helper : helpers) {
         helper.join();
     }
     return ranges;
 }
 
+namespace {
+
 // Writes the nodes and leaves at its cursors into arrays already sized for the whole tree (no
 // capacity check per node or leaf).
 struct Builder {
-    const Heightmap& map;
     Quadtree& tree;
-    const LeafTiles& tiles;
-    const LeafCodes* ranges;  // the leaves' ranges by LeafTiles (leafRanges)
-    uint32_t nextNode = 0;    // where the next sibling group goes
-    uint32_t nextLeaf = 0;    // the next leaf's tree-order number
+    int width = 0;          // the map's samples along x
+    int height = 0;         // and along z
+    uint32_t nextNode = 0;  // where the next sibling group goes
+    uint32_t nextLeaf = 0;  // the next leaf's tree-order number
 
     // Sets node `index` to cover leaves [lx, lx + size) x [lz, lz + size), clipped to the map,
     // its box set and the rest zero, written in place (no temporary copied in).
@@ -108,27 +92,22 @@ struct Builder {
         QuadtreeNode& node = tree.nodes[index];
         node.x0 = uint16_t(lx * tree.leafSize);
         node.z0 = uint16_t(lz * tree.leafSize);
-        node.x1 = uint16_t(std::min((lx + size) * tree.leafSize, map.width - 1));
-        node.z1 = uint16_t(std::min((lz + size) * tree.leafSize, map.height - 1));
+        node.x1 = uint16_t(std::min((lx + size) * tree.leafSize, width - 1));
+        node.z1 = uint16_t(std::min((lz + size) * tree.leafSize, height - 1));
         node.minCode = 0;
         node.maxCode = 0;
         node.links = 0;
         tree.parents[index] = parent;
     }
 
-    // A leaf: its tree-order number, its coordinates and its exact range.
-    void completeLeaf(QuadtreeNode& self, uint32_t index, int lx, int lz) {
-        const size_t tiled = tiles.at(lx, lz);
+    // A leaf: its tree-order number and its coordinates.
+    void completeLeaf(uint32_t index, int lx, int lz) {
         const uint32_t leaf = nextLeaf++;
         tree.leafGrid[size_t(lz) * size_t(tree.leavesX) + size_t(lx)] = leaf;
         LeafCoord& coord = tree.leaves[leaf];
         coord.col = uint16_t(lx);
         coord.row = uint16_t(lz);
         tree.leafNodes[leaf] = index;
-        const LeafCodes range = ranges[tiled];
-        self.minCode = range.minCode;
-        self.maxCode = range.maxCode;
-        tree.leafCodes[leaf] = range;
     }
 
     // Gives inner node `self` (index `index`, leaves [lx, lx + 2 half) squared) its children as
@@ -153,36 +132,17 @@ struct Builder {
         const uint32_t c = self.child(q);
         QuadtreeNode& child = tree.nodes[c];
         if (half == 1) {  // the leaves under a level 1 node, without a call each
-            completeLeaf(child, c, lx + (q & 1), lz + (q >> 1));
+            completeLeaf(c, lx + (q & 1), lz + (q >> 1));
         } else {
             complete(child, c, lx + (q & 1) * half, lz + (q >> 1) * half, half);
         }
     }
 
-    // The range of the completed children's ranges, and the range error bound from it.
-    void finishRange(QuadtreeNode& self, int lx, int lz, int size) const {
-        uint16_t lo = 0xFFFF;
-        uint16_t hi = 0;
-        for (int q = 0; q < 4; ++q) {
-            if (self.hasChild(q)) {
-                const QuadtreeNode& child = tree.nodes[self.child(q)];
-                lo = std::min(lo, child.minCode);
-                hi = std::max(hi, child.maxCode);
-            }
-        }
-        self.minCode = lo;
-        self.maxCode = hi;
-        // The range bound: the strip's vertices and the samples under it all lie in [lo, hi].
-        const int level = __builtin_ctz(unsigned(size));
-        tree.coarseErrors[tree.levelIndex(level, lx, lz)] = uint16_t(hi - lo);
-    }
-
-    // Completes node `self` (index `index`, its box already set): a leaf gets its leaf number and
-    // exact range; an inner node gets its children as one group at the cursor, then their
-    // subtrees in order, then the range of its children's ranges.
+    // Completes node `self` (index `index`, its box already set): a leaf gets its leaf number;
+    // an inner node gets its children as one group at the cursor, then their subtrees in order.
     void complete(QuadtreeNode& self, uint32_t index, int lx, int lz, int size) {
         if (size == 1) {
-            completeLeaf(self, index, lx, lz);
+            completeLeaf(index, lx, lz);
             return;
         }
         const int half = size / 2;
@@ -192,7 +152,6 @@ struct Builder {
                 completeChild(self, q, lx, lz, half);
             }
         }
-        finishRange(self, lx, lz, size);
     }
 };
 
@@ -221,19 +180,18 @@ const char* lodErrorsName(LodErrors errors) {
     return errors == LodErrors::Exact ? "exact" : "range";
 }
 
-Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize, LodErrors errors) {
+Result<Quadtree> buildQuadtreeStructure(int width, int height, int leafSize) {
     if (!isValidLeafSize(leafSize)) {
         return Result<Quadtree>::failure(
             "leaf size " + std::to_string(leafSize) + " is not a power of two from " +
             std::to_string(kMinLeafSize) + " to " + std::to_string(kMaxLeafSize));
     }
-    assert(map.width >= 2 && map.height >= 2);
+    assert(width >= 2 && height >= 2);
     Quadtree tree;
-    tree.coding = map.coding;
     tree.leafSize = leafSize;
     tree.leafShift = __builtin_ctz(unsigned(leafSize));
-    tree.leavesX = (map.width - 2) / leafSize + 1;
-    tree.leavesZ = (map.height - 2) / leafSize + 1;
+    tree.leavesX = (width - 2) / leafSize + 1;
+    tree.leavesZ = (height - 2) / leafSize + 1;
     int rootSize = 1;
     while (rootSize < std::max(tree.leavesX, tree.leavesZ)) {
         rootSize *= 2;
@@ -267,22 +225,82 @@ Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize, LodErrors err
     assert(tree.levelStart.back() + leafCount == nodeCount);
     tree.coarseErrors.assign(tree.levelStart.back(), 0);
     tree.lodErrors = LodErrors::Range;
-    const LeafTiles tiles(tree.leavesX, tree.leavesZ);
-    const std::vector<LeafCodes> ranges =
-        leafRanges(map, leafSize, tiles, tree.leavesX, tree.leavesZ);
     // The root goes last: its index is known, and the groups start at the array's start.
     const uint32_t rootIndex = uint32_t(nodeCount - 1);
     QuadtreeNode& root = tree.nodes[rootIndex];
-    root.x1 = uint16_t(std::min(rootSize * leafSize, map.width - 1));
-    root.z1 = uint16_t(std::min(rootSize * leafSize, map.height - 1));
+    root.x1 = uint16_t(std::min(rootSize * leafSize, width - 1));
+    root.z1 = uint16_t(std::min(rootSize * leafSize, height - 1));
     tree.parents[rootIndex] = kNoNode;
-    Builder builder{map, tree, tiles, ranges.data()};
+    Builder builder{tree, width, height};
     builder.complete(root, rootIndex, 0, 0, rootSize);
     assert(builder.nextNode == rootIndex && builder.nextLeaf == leafCount);
     assert(tree.nodes.size() == nodeCount && tree.nodes.capacity() == nodeCount);
     assert(tree.leaves.size() == leafCount && tree.leafCodes.size() == leafCount);
+    return tree;
+}
+
+void fillQuadtreeBounds(Quadtree& tree, const Heightmap& map,
+                        const std::vector<CodeRange>* leafRanges) {
+    assert(tree.leavesX == (map.width - 2) / tree.leafSize + 1);
+    assert(tree.leavesZ == (map.height - 2) / tree.leafSize + 1);
+    tree.coding = map.coding;
+    std::vector<CodeRange> computed;
+    if (leafRanges == nullptr) {
+        computed = leafCodeRanges(map, tree.leafSize);
+        leafRanges = &computed;
+    }
+    assert(leafRanges->size() == tree.leaves.size());
+    const CodeRange* ranges = leafRanges->data();
+    for (size_t leaf = 0; leaf < tree.leaves.size(); ++leaf) {
+        const LeafCoord coord = tree.leaves[leaf];
+        const CodeRange range = ranges[size_t(coord.row) * size_t(tree.leavesX) + coord.col];
+        tree.leafCodes[leaf] = range;
+        QuadtreeNode& node = tree.nodes[tree.leafNodes[leaf]];
+        node.minCode = range.minCode;
+        node.maxCode = range.maxCode;
+    }
+    // A node's children's group lies after the node in the array (the root's, at the start,
+    // excepted), so from the end down every inner node meets its children complete.
+    auto finish = [&](uint32_t index) {
+        QuadtreeNode& node = tree.nodes[index];
+        if (node.isLeaf()) {
+            return;
+        }
+        const uint32_t first = node.firstChild();
+        const uint32_t count = bitCount4(node.childMask());
+        uint16_t lo = 0xFFFF;
+        uint16_t hi = 0;
+        for (uint32_t c = first; c < first + count; ++c) {
+            lo = std::min(lo, tree.nodes[c].minCode);
+            hi = std::max(hi, tree.nodes[c].maxCode);
+        }
+        node.minCode = lo;
+        node.maxCode = hi;
+        // The level: steps down the always-present NW children to a leaf.
+        int level = 1;
+        for (uint32_t c = first; !tree.nodes[c].isLeaf(); c = tree.nodes[c].firstChild()) {
+            ++level;
+        }
+        // The range bound: the strip's vertices and the samples under it all lie in [lo, hi].
+        tree.coarseErrors[tree.levelIndex(level, node.x0 >> tree.leafShift,
+                                          node.z0 >> tree.leafShift)] = uint16_t(hi - lo);
+    };
+    const uint32_t rootIndex = tree.rootIndex();
+    for (uint32_t index = rootIndex; index-- > 0;) {
+        finish(index);
+    }
+    finish(rootIndex);
+    tree.lodErrors = LodErrors::Range;
+}
+
+Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize, LodErrors errors) {
+    Result<Quadtree> tree = buildQuadtreeStructure(map.width, map.height, leafSize);
+    if (!tree) {
+        return tree;
+    }
+    fillQuadtreeBounds(tree.value(), map);
     if (errors == LodErrors::Exact) {
-        computeCoarseErrors(map, tree);
+        computeCoarseErrors(map, tree.value());
     }
     return tree;
 }

@@ -89,10 +89,7 @@ using NodeArray = std::vector<QuadtreeNode, CacheLineAllocator<QuadtreeNode>>;
 // A leaf's code range again, 4 bytes, in tree order: the walk tests the 16 leaves of a whole node
 // two levels above them from these (their boxes follow from the node's), one cache line when the
 // node's first leaf is a multiple of 16 (always in a whole tree), not four lines of leaf nodes.
-struct LeafCodes {
-    uint16_t minCode;
-    uint16_t maxCode;
-};
+using LeafCodes = CodeRange;
 
 static_assert(sizeof(LeafCodes) == 4, "16 leaves to a cache line");
 
@@ -165,5 +162,22 @@ bool isValidLeafSize(int leafSize);
 // size out of range.
 Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize,
                                LodErrors errors = LodErrors::Exact);
+
+// The first half of buildQuadtree: everything that depends only on the map's size and the leaf
+// size (node boxes, links, parents, leaf order, leaf grid, level grids), so that a loader can
+// build it while it reads the samples. Codes, ranges and coarse errors are left zero for
+// fillQuadtreeBounds. Fails for a leaf size out of range or more than kMaxNodes nodes.
+Result<Quadtree> buildQuadtreeStructure(int width, int height, int leafSize);
+
+// The second half: the map's coding, each node's exact code range and the range bound as the
+// coarse errors (LodErrors::Range), into a structure built for the map's size. `leafRanges`, when
+// given, holds each leaf's code range by row * leavesX + col (as leafCodeRanges computes them, or
+// encodeSamples while quantising) and replaces the pass over the codes that finds them.
+void fillQuadtreeBounds(Quadtree& tree, const Heightmap& map,
+                        const std::vector<CodeRange>* leafRanges = nullptr);
+
+// Each leaf's exact code range for leaves of leafSize squares, by row * leavesX + col: the
+// minimum and maximum over its (leafSize + 1)^2 samples, fewer in partial border leaves.
+std::vector<CodeRange> leafCodeRanges(const Heightmap& map, int leafSize);
 
 }  // namespace qt

@@ -242,6 +242,58 @@ TEST(HeightmapGdal, NodataAndNanAreFilledLikeHgtVoids) {
     EXPECT_EQ(heightmapSamples(map.value()), expected);
 }
 
+// The map and tree loaded together equal the plain load and buildQuadtree with the range bound:
+// integral and float heights, voids filled first, partial border leaves, a leaf size refused.
+TEST(HeightmapGdal, LoadWithTreeEqualsTheLoadThenTheBuild) {
+    TempDir dir;
+    RasterSpec spec;
+    spec.type = GDT_Float32;
+    spec.hasNodata = true;
+    spec.nodata = -9999.0;
+    std::vector<double> holed = integerHeights(spec.width, spec.height);
+    holed[40] = -9999.0;
+    holed[41] = std::nan("");
+    writeRaster(dir.path("holes.tif"), "GTiff", spec, holed);
+    std::vector<double> fractions = integerHeights(spec.width, spec.height);
+    for (size_t i = 0; i < fractions.size(); ++i) {
+        fractions[i] += 0.25 * double(i % 7);
+    }
+    writeRaster(dir.path("fractions.tif"), "GTiff", spec, fractions);
+    spec.type = GDT_Int16;
+    spec.hasNodata = false;
+    writeRaster(dir.path("whole.tif"), "GTiff", spec, integerHeights(spec.width, spec.height));
+    for (const char* file : {"holes.tif", "fractions.tif", "whole.tif"}) {
+        for (int leafSize : {2, 4, 8}) {
+            SCOPED_TRACE(std::string(file) + " leaf " + std::to_string(leafSize));
+            const std::string path = dir.path(file);
+            const Result<Heightmap> plain = loadHeightmap(path);
+            ASSERT_TRUE(plain.ok()) << plain.error();
+            const Quadtree built = buildQuadtree(plain.value(), leafSize, LodErrors::Range).value();
+            const Result<HeightmapWithTree> both = loadGdalHeightmapWithTree(path, file, leafSize);
+            ASSERT_TRUE(both.ok()) << both.error();
+            const Heightmap& map = both.value().map;
+            const Quadtree& tree = both.value().tree;
+            EXPECT_TRUE(std::equal(map.codes.begin(), map.codes.end(), plain.value().codes.begin(),
+                                   plain.value().codes.end()));
+            EXPECT_EQ(map.coding.step, plain.value().coding.step);
+            ASSERT_EQ(tree.nodes.size(), built.nodes.size());
+            for (size_t i = 0; i < built.nodes.size(); ++i) {
+                EXPECT_EQ(tree.nodes[i].minCode, built.nodes[i].minCode) << i;
+                EXPECT_EQ(tree.nodes[i].maxCode, built.nodes[i].maxCode) << i;
+                EXPECT_EQ(tree.nodes[i].links, built.nodes[i].links) << i;
+                EXPECT_EQ(tree.nodes[i].x1, built.nodes[i].x1) << i;
+            }
+            EXPECT_EQ(tree.coarseErrors, built.coarseErrors);
+            EXPECT_EQ(tree.leafGrid, built.leafGrid);
+            EXPECT_EQ(tree.coding.offset, built.coding.offset);
+        }
+    }
+    const Result<HeightmapWithTree> refused =
+        loadGdalHeightmapWithTree(dir.path("whole.tif"), "w", 3);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error(), "w: leaf size 3 is not a power of two from 2 to 64");
+}
+
 // A band taller than many read blocks: strips, and tiles whose height does not divide the read's
 // rows. The range is taken block by block on a helper as the rows land: the extremes sit in the
 // last block and in a middle one, a void in a late block sends the map to the fill, and a scale

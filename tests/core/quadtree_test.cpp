@@ -1,7 +1,9 @@
 // The flat node array: links, sibling groups, exact 3D bounds, tiling by leaves, partial borders.
 #include "core/quadtree.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -245,6 +247,110 @@ TEST(Quadtree, NodeCountsOfCompleteAndPartialTrees) {
     const QuadtreeNode& last = edge.nodes[edge.leafNodes[edge.leafIndexAt(4, 0)]];
     EXPECT_EQ(last.x0, 16);
     EXPECT_EQ(last.x1, 17);
+}
+
+// Each leaf's range over its samples, straight from the map, by row * leavesX + col.
+std::vector<CodeRange> bruteLeafRanges(const Heightmap& map, int leafSize) {
+    const int leavesX = (map.width - 2) / leafSize + 1;
+    const int leavesZ = (map.height - 2) / leafSize + 1;
+    std::vector<CodeRange> ranges;
+    for (int lz = 0; lz < leavesZ; ++lz) {
+        for (int lx = 0; lx < leavesX; ++lx) {
+            CodeRange r{0xFFFF, 0};
+            for (int z = lz * leafSize; z <= std::min((lz + 1) * leafSize, map.height - 1); ++z) {
+                for (int x = lx * leafSize; x <= std::min((lx + 1) * leafSize, map.width - 1);
+                     ++x) {
+                    r.minCode = std::min(r.minCode, map.codeAt(x, z));
+                    r.maxCode = std::max(r.maxCode, map.codeAt(x, z));
+                }
+            }
+            ranges.push_back(r);
+        }
+    }
+    return ranges;
+}
+
+bool sameRanges(const std::vector<CodeRange>& a, const std::vector<CodeRange>& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](auto x, auto y) {
+               return x.minCode == y.minCode && x.maxCode == y.maxCode;
+           });
+}
+
+// Samples varying in both directions with a peak at every 97th: integers (kept exactly) or
+// fractions (quantised).
+std::vector<float> bumpySamples(int width, int height, bool integral) {
+    std::vector<float> v(size_t(width) * size_t(height));
+    for (size_t i = 0; i < v.size(); ++i) {
+        const float base = float((i * 2654435761u >> 7) % 3000);
+        v[i] = (i % 97 == 0 ? base + 9000.0f : base) + (integral ? 0.0f : 0.37f * float(i % 11));
+    }
+    return v;
+}
+
+TEST(Quadtree, LeafRangesTakenWhileQuantisingEqualThePassOverTheCodes) {
+    // Partial border leaves on one side, both and neither; the largest is split between threads.
+    const int sizes[][2] = {{2, 2}, {5, 3}, {18, 17}, {203, 141}, {257, 257}, {1101, 1003}};
+    for (const auto& size : sizes) {
+        for (bool integral : {true, false}) {
+            const std::vector<float> samples = bumpySamples(size[0], size[1], integral);
+            const float lo = *std::min_element(samples.begin(), samples.end());
+            const float hi = *std::max_element(samples.begin(), samples.end());
+            for (int leafSize : {2, 4, 64}) {
+                SCOPED_TRACE(std::to_string(size[0]) + "x" + std::to_string(size[1]) + " leaf " +
+                             std::to_string(leafSize) + (integral ? " integral" : " float"));
+                Heightmap plain;
+                plain.width = size[0];
+                plain.height = size[1];
+                encodeSamples(plain, samples.data(), samples.size(), lo, hi, integral);
+                Heightmap taken;
+                taken.width = size[0];
+                taken.height = size[1];
+                std::vector<CodeRange> ranges;
+                encodeSamples(taken, samples.data(), samples.size(), lo, hi, integral, leafSize,
+                              &ranges);
+                ASSERT_EQ(taken.codes.size(), plain.codes.size());
+                EXPECT_TRUE(
+                    std::equal(taken.codes.begin(), taken.codes.end(), plain.codes.begin()));
+                EXPECT_EQ(taken.coding.step, plain.coding.step);
+                EXPECT_EQ(taken.maxCode, plain.maxCode);
+                const std::vector<CodeRange> pass = leafCodeRanges(plain, leafSize);
+                EXPECT_TRUE(sameRanges(pass, bruteLeafRanges(plain, leafSize)));
+                EXPECT_TRUE(sameRanges(ranges, pass));
+            }
+        }
+    }
+}
+
+TEST(Quadtree, StructureThenBoundsFromGivenLeafRangesEqualsTheWholeBuild) {
+    const int sizes[][2] = {{2, 2}, {5, 3}, {18, 17}, {203, 141}, {130, 33}};
+    for (const auto& size : sizes) {
+        const Heightmap map = syntheticHeightmap(size[0], size[1], 11);
+        for (int leafSize : {2, 4, 8}) {
+            SCOPED_TRACE(std::to_string(size[0]) + "x" + std::to_string(size[1]) + " leaf " +
+                         std::to_string(leafSize));
+            const Quadtree whole = buildQuadtree(map, leafSize, LodErrors::Range).value();
+            Quadtree split = buildQuadtreeStructure(map.width, map.height, leafSize).value();
+            const std::vector<CodeRange> ranges = leafCodeRanges(map, leafSize);
+            fillQuadtreeBounds(split, map, &ranges);
+            ASSERT_EQ(split.nodes.size(), whole.nodes.size());
+            for (size_t i = 0; i < whole.nodes.size(); ++i) {
+                const QuadtreeNode& a = split.nodes[i];
+                const QuadtreeNode& b = whole.nodes[i];
+                ASSERT_TRUE(a.x0 == b.x0 && a.z0 == b.z0 && a.x1 == b.x1 && a.z1 == b.z1 &&
+                            a.minCode == b.minCode && a.maxCode == b.maxCode && a.links == b.links)
+                    << "node " << i;
+            }
+            EXPECT_EQ(split.parents, whole.parents);
+            EXPECT_EQ(split.leafNodes, whole.leafNodes);
+            EXPECT_EQ(split.leafGrid, whole.leafGrid);
+            EXPECT_EQ(split.coarseErrors, whole.coarseErrors);
+            EXPECT_EQ(split.levelStart, whole.levelStart);
+            EXPECT_TRUE(sameRanges({split.leafCodes.begin(), split.leafCodes.end()},
+                                   {whole.leafCodes.begin(), whole.leafCodes.end()}));
+            EXPECT_EQ(split.coding.step, whole.coding.step);
+            EXPECT_EQ(split.lodErrors, LodErrors::Range);
+        }
+    }
 }
 
 TEST(Quadtree, RejectsLeafSizesOutOfRange) {
