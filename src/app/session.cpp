@@ -77,7 +77,9 @@ Result<Session> Session::create(const ViewerOptions& options) {
     const LoadOptions load = loadOptions(options);
     const TerminalProgress terminal(path);
     LoadTimes times;
-    Result<Heightmap> map = decodeStep(path, load, times, std::cref(terminal));
+    Quadtree tree;  // a GDAL raster's, built during its read
+    Result<Heightmap> map =
+        decodeStep(path, load, times, std::cref(terminal), {}, options.leafSize, &tree);
     if (!map) {
         terminal.failed();
         return Result<Session>::failure(map.error());
@@ -128,10 +130,11 @@ Result<Session> Session::create(const ViewerOptions& options) {
     Result<ObjectRenderer> objectRenderer = renderer && lines
                                                 ? ObjectRenderer::create(session.shaderDir)
                                                 : Result<ObjectRenderer>(ObjectRenderer{});
-    Result<Terrain> terrain = renderer && lines && objectRenderer
-                                  ? Terrain::create(std::move(map).value(), options.leafSize, path,
-                                                    times, std::cref(terminal), options.pageSize)
-                                  : Result<Terrain>::failure("");
+    Result<Terrain> terrain =
+        renderer && lines && objectRenderer
+            ? Terrain::create(std::move(map).value(), options.leafSize, path, times,
+                              std::cref(terminal), options.pageSize, std::move(tree))
+            : Result<Terrain>::failure("");
     if (!renderer || !lines || !objectRenderer || !terrain) {
         const std::string error = !renderer         ? renderer.error()
                                   : !lines          ? lines.error()

@@ -753,7 +753,7 @@ Result<Heightmap> decodeHeightmap(const std::string& name, const std::string& ex
 }
 
 Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& options,
-                                const SizeCheck& acceptSize) {
+                                const SizeCheck& acceptSize, int treeLeafSize, Quadtree* tree) {
     if (path.empty()) {
         return Result<Heightmap>::failure("empty heightmap path");
     }
@@ -773,8 +773,17 @@ Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& opti
     }
     if (isGdalExtension(ext)) {
         // GDAL reads the file itself; the raster's size is checked before its pixels are.
-        return loadGdalHeightmap(ext == ".gz" ? "/vsigzip/" + path : path, name, options.memory,
-                                 acceptSize);
+        const std::string gdalPath = ext == ".gz" ? "/vsigzip/" + path : path;
+        if (tree == nullptr) {
+            return loadGdalHeightmap(gdalPath, name, options.memory, acceptSize);
+        }
+        Result<HeightmapWithTree> loaded =
+            loadGdalHeightmapWithTree(gdalPath, name, treeLeafSize, options.memory, acceptSize);
+        if (!loaded) {
+            return Result<Heightmap>::failure(loaded.error());
+        }
+        *tree = std::move(loaded.value().tree);
+        return std::move(loaded.value().map);
     }
     const bool raw = ext == ".r16" || ext == ".raw";
     if (!raw && length.value() > kMaxFileBytes) {  // raw files are read straight into the codes

@@ -16,6 +16,8 @@
 
 namespace qt {
 
+struct Quadtree;
+
 // Where the samples came from: it picks the default world mapping (defaultMapping).
 // Elevation: a raster read through GDAL (GeoTIFF, ESRI ASCII grid, VRT, ...) or a PNG tile of
 // Terrain-RGB / Terrarium heights.
@@ -112,8 +114,12 @@ using SizeCheck = std::function<Status(int width, int height)>;
 // file's length and header are checked before its pixels are read (kMaxFileBytes, the size
 // limits, truncation), and the compressed data is walked before stb_image decodes it.
 // `acceptSize`, when set, may refuse the map from its size before its samples are read.
+// With `tree` set, a GDAL raster also gets the first frame's tree, buildQuadtree(map,
+// treeLeafSize, LodErrors::Range), built during its read (loadGdalHeightmapWithTree) into *tree;
+// other formats leave *tree untouched, for the caller to build.
 Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& options = {},
-                                const SizeCheck& acceptSize = {});
+                                const SizeCheck& acceptSize = {}, int treeLeafSize = 0,
+                                Quadtree* tree = nullptr);
 
 // Decodes bytes already in memory as the format `extension` names (".png", ".hgt", ...); `name`
 // starts every error line. loadHeightmap() checks the length and header of the file,

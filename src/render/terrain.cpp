@@ -3,6 +3,7 @@
 
 #include <malloc.h>
 
+#include <cassert>
 #include <chrono>
 
 #include "core/config.h"
@@ -38,10 +39,13 @@ const char* loadStepName(LoadStep step) {
 }
 
 Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, LoadTimes times,
-                                const LoadProgress& progress, int pageSize) {
+                                const LoadProgress& progress, int pageSize, Quadtree builtTree) {
     report(progress, LoadStep::BuildTree);
     Clock::time_point start = Clock::now();
-    Result<Quadtree> tree = buildQuadtree(map, leafSize, LodErrors::Range);
+    assert(builtTree.nodes.empty() || builtTree.leafSize == leafSize);
+    Result<Quadtree> tree = !builtTree.nodes.empty()
+                                ? Result<Quadtree>(std::move(builtTree))
+                                : buildQuadtree(map, leafSize, LodErrors::Range);
     if (!tree) {
         return Result<Terrain>::failure(path + ": " + tree.error());
     }
@@ -120,18 +124,21 @@ Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options,
     const SizeCheck fitsGpu = [leafSize, pageSize](int width, int height) {
         return checkHeightPages(width, height, leafSize, pageSize);
     };
-    Result<Heightmap> map = decodeStep(path, options, times, progress, fitsGpu);
+    Quadtree tree;
+    Result<Heightmap> map = decodeStep(path, options, times, progress, fitsGpu, leafSize, &tree);
     if (!map) {
         return Result<Terrain>::failure(map.error());
     }
-    return Terrain::create(std::move(map).value(), leafSize, path, times, progress, pageSize);
+    return Terrain::create(std::move(map).value(), leafSize, path, times, progress, pageSize,
+                           std::move(tree));
 }
 
 Result<Heightmap> decodeStep(const std::string& path, const LoadOptions& options, LoadTimes& times,
-                             const LoadProgress& progress, const SizeCheck& acceptSize) {
+                             const LoadProgress& progress, const SizeCheck& acceptSize,
+                             int treeLeafSize, Quadtree* tree) {
     report(progress, LoadStep::Decode);
     const Clock::time_point start = Clock::now();
-    Result<Heightmap> map = loadHeightmap(path, options, acceptSize);
+    Result<Heightmap> map = loadHeightmap(path, options, acceptSize, treeLeafSize, tree);
     times.decodeMs = msSince(start);
     return map;
 }

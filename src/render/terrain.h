@@ -31,7 +31,9 @@ const char* loadStepName(LoadStep step);
 // range bound (Quadtree::lodErrors).
 struct LoadTimes {
     double decodeMs = 0.0;  // reading the file and decoding it into codes
-    double treeMs = 0.0;    // building the quadtree: its exact bounds and the range error bound
+    // Building the quadtree: its exact bounds and the range error bound. A GDAL raster's tree is
+    // built during its read, so its time is in decodeMs.
+    double treeMs = 0.0;
     double uploadMs = 0.0;  // the pyramid's pages into the GPU's texture array
     double errorsMs = 0.0;  // the exact coarse errors in the background; 0 until they are in use
 
@@ -65,10 +67,11 @@ struct Terrain {
     // Builds the tree (with the range error bound) and the GL objects, the heights in pages of
     // at least pageSize squares, and starts the exact errors' background job; nothing is kept on
     // failure. `times` holds the decode time measured by the caller, and gets the tree and upload
-    // times.
+    // times. A `builtTree` with nodes (decodeStep's, built during a GDAL read, of leafSize) is
+    // taken as the tree instead of building one; its time is in the decode's.
     static Result<Terrain> create(Heightmap map, int leafSize, std::string path,
                                   LoadTimes times = {}, const LoadProgress& progress = {},
-                                  int pageSize = kDefaultPageSize);
+                                  int pageSize = kDefaultPageSize, Quadtree builtTree = {});
     // Blocks until the exact coarse errors are in the tree (scripted frames: the same picture
     // however fast the machine).
     void finishErrors();
@@ -76,9 +79,12 @@ struct Terrain {
     void destroy();
 };
 
-// The first step of a load: reports LoadStep::Decode, runs loadHeightmap, times it.
+// The first step of a load: reports LoadStep::Decode, runs loadHeightmap, times it. With `tree`
+// set, a GDAL raster's first-frame tree is built during its read into *tree (loadHeightmap), its
+// time part of the decode's.
 Result<Heightmap> decodeStep(const std::string& path, const LoadOptions& options, LoadTimes& times,
-                             const LoadProgress& progress = {}, const SizeCheck& acceptSize = {});
+                             const LoadProgress& progress = {}, const SizeCheck& acceptSize = {},
+                             int treeLeafSize = 0, Quadtree* tree = nullptr);
 
 // decodeStep + Terrain::create, with the default mapping of the map. A map whose size, known from
 // its header, the GPU cannot hold as pages (checkHeightPages) is refused before it is decoded.

@@ -294,6 +294,35 @@ TEST(HeightmapGdal, LoadWithTreeEqualsTheLoadThenTheBuild) {
     EXPECT_EQ(refused.error(), "w: leaf size 3 is not a power of two from 2 to 64");
 }
 
+// loadHeightmap with a tree asked for: a GDAL raster's comes back built during its read, equal to
+// the build after the load (the viewer draws its first frame with it); a PNG's is left empty for
+// the caller to build.
+TEST(HeightmapGdal, LoadHeightmapHandsBackTheTreeBuiltDuringAGdalRead) {
+    TempDir dir;
+    RasterSpec spec;
+    spec.type = GDT_Float32;
+    writeRaster(dir.path("map.tif"), "GTiff", spec, integerHeights(spec.width, spec.height));
+    Quadtree tree;
+    const Result<Heightmap> map = loadHeightmap(dir.path("map.tif"), {}, {}, 4, &tree);
+    ASSERT_TRUE(map.ok()) << map.error();
+    const Quadtree built = buildQuadtree(map.value(), 4, LodErrors::Range).value();
+    ASSERT_EQ(tree.nodes.size(), built.nodes.size());
+    EXPECT_EQ(tree.leafSize, 4);
+    for (size_t i = 0; i < built.nodes.size(); ++i) {
+        EXPECT_EQ(tree.nodes[i].minCode, built.nodes[i].minCode) << i;
+        EXPECT_EQ(tree.nodes[i].maxCode, built.nodes[i].maxCode) << i;
+        EXPECT_EQ(tree.nodes[i].links, built.nodes[i].links) << i;
+    }
+    EXPECT_EQ(tree.coarseErrors, built.coarseErrors);
+    EXPECT_EQ(tree.leafGrid, built.leafGrid);
+
+    Quadtree untouched;
+    const Result<Heightmap> png =
+        loadHeightmap(std::string(QT_SOURCE_DIR) + "/data/default_1025.png", {}, {}, 4, &untouched);
+    ASSERT_TRUE(png.ok()) << png.error();
+    EXPECT_TRUE(untouched.nodes.empty());
+}
+
 // A band taller than many read blocks: strips, and tiles whose height does not divide the read's
 // rows. The range is taken block by block on a helper as the rows land: the extremes sit in the
 // last block and in a middle one, a void in a late block sends the map to the fill, and a scale
