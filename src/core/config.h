@@ -90,6 +90,15 @@ constexpr float kMorphFraction = 0.3f;
 // level of detail (pixels) and faded this share of the way to the sky colour.
 constexpr float kFrozenContextPixels = 4.0f;
 constexpr float kFrozenContextDim = 0.55f;
+// A streamed terrain (core/page_streamer.h) asks for a level-1 node's level-0 page once the eye is
+// nearer than this many times the node's split distance, so that the page is usually in before
+// the node splits.
+constexpr float kStreamPrefetch = 1.25f;
+// Level-0 pages a streamed terrain uploads to the GPU per frame at most: each is one
+// (pageSize + 3)^2 texture update, so a frame never stalls on a burst of them.
+constexpr int kStreamUploadsPerFrame = 4;
+// Pages the streamer's worker may hold filled and not yet uploaded (its staging ring).
+constexpr int kStreamStagingPages = 2 * kStreamUploadsPerFrame;
 // Most threads that compute the nodes' coarse-surface errors while a map loads (one per core).
 constexpr int kMaxLoadThreads = 8;
 // Four sibling leaves are tested as one unit, their parent, beyond this distance in leaf sides per

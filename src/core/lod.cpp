@@ -99,6 +99,12 @@ struct Selector {
         const LodDistance distance =
             node.isLeaf() ? LodDistance{}
                           : lodDistance(tree, params, level, node.x0, node.z0, node.x1, node.z1);
+        if (distance.wantsPage()) {
+            const LodResidency& r = *params.residency;
+            out.requests.push_back({uint32_t(node.z0 >> r.pageShift) * uint32_t(r.pagesX) +
+                                        uint32_t(node.x0 >> r.pageShift),
+                                    distance.squared});
+        }
         if (!distance.splits()) {
             draw(node, level, morph);
             return;
@@ -167,7 +173,9 @@ LodDistance lodDistance(const Quadtree& tree, const LodParams& params, int level
             ? params.reach
                   ->steps[tree.levelIndex(level, x0 >> tree.leafShift, z0 >> tree.leafShift)]
             : float(1 << level);
-    return {dx * dx + dy * dy + dz * dz, params.stepsAway * steps};
+    const bool heldBack =
+        level == 1 && params.residency != nullptr && !params.residency->holds(x0, z0);
+    return {dx * dx + dy * dy + dz * dz, params.stepsAway * steps, heldBack};
 }
 
 bool lodSplits(const Quadtree& tree, const LodParams& params, int level, int x0, int z0, int x1,
@@ -227,12 +235,15 @@ void updateLodReach(const Quadtree& tree, float errorSteps, LodReach& reach) {
 void LodOutput::reserveFor(const Quadtree& tree) {
     // Every leaf drawn on its own is the most there can be.
     nodes.reserve(tree.leaves.size());
+    // At most one request per level-1 node.
+    requests.reserve(tree.depth >= 1 ? tree.levelStart[2] - tree.levelStart[1] : 0);
 }
 
 void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParams& params,
                const Frustum* frustum, LodOutput& out) {
     assert(tree.depth <= kMaxTreeDepth);
     out.nodes.clear();
+    out.requests.clear();
     out.stats = {};
     if (tree.nodes.empty()) {
         return;

@@ -35,11 +35,36 @@ namespace qt {
 // 1.5 * leafSize. LodReach makes reach(Z) >= reach(P) + 2^(k + 1) for every level k + 1 node P
 // touching Z, so d(Z) >= d(P) + the diagonal of P > dist(Z): a contradiction.
 //
+// A streamed terrain (core/page_streamer.h) has only some level-0 pages on the GPU: a level-1 node
+// splits only when the level-0 page holding it is resident (LodResidency; pages are node-aligned,
+// so one page holds the whole node), else it is "held back" and drawn whole from level 1, which
+// is always resident. The rule sits in lodDistance, so selectLod, Selector::edges and
+// drawnLevelAt agree on it. Neighbours still differ by one level at most: only level-1 nodes are
+// held back, and in the argument above Z is at level k + 2 >= 2, never held back, so dist(Z) >=
+// d(Z) and the contradiction stand unchanged (holding a node back only makes X's parent P split
+// less, never Z split more). A held-back level-1 node beside level-0 nodes is one level coarser
+// than they are; they fold their edges onto it as onto any coarser neighbour, and it, beside
+// finer nodes, keeps morph 0 on that edge, as any node does. No level-0 node is drawn in a page
+// that is not resident: its parent would have split without its page.
+//
 // Where a node's neighbour is drawn one level coarser, the node's vertices on that edge fold onto
 // every other one, so they are exactly the neighbour's: the shared edge is the same line of the
 // same samples, computed by the same code. Lengths are in grid steps (world units / the larger
 // spacing) on all three axes; a node's sides are at most as many steps as it has samples.
 struct LodReach;
+
+// Which level-0 pages a streamed terrain has on the GPU: page (px, py) of 2^pageShift squares a
+// side is resident when resident[py * pagesX + px] is nonzero. Pages are at least two leaves a
+// side (a level-1 node's), so a level-1 node lies in the page of its first sample.
+struct LodResidency {
+    const uint8_t* resident = nullptr;
+    int pagesX = 0;
+    int pageShift = 0;
+
+    bool holds(int x0, int z0) const {
+        return resident[size_t(z0 >> pageShift) * size_t(pagesX) + size_t(x0 >> pageShift)] != 0;
+    }
+};
 
 struct LodParams {
     glm::vec3 eye{0.0f};  // in steps of the larger spacing
@@ -52,6 +77,8 @@ struct LodParams {
     float stepsAway = 0.0f;  // a node splits nearer than stepsAway * its reach
     // Each inner node's reach; null: 2^level, the grid step alone (what lodParams leaves).
     const LodReach* reach = nullptr;
+    // The level-0 pages on the GPU; null: every page (a terrain that is not streamed).
+    const LodResidency* residency = nullptr;
 };
 
 // Each inner node's reach, in grid steps per unit of stepsAway, by Quadtree::levelIndex: at
@@ -99,8 +126,15 @@ SampleBox levelNodeBox(const Quadtree& tree, int level, int col, int row);
 struct LodDistance {
     float squared = 0.0f;  // squared distance, as the split rule measures it
     float reach = 0.0f;    // stepsAway * the node's reach (0 for leaves: they never split)
+    // A level-1 node whose level-0 page is not resident (LodParams::residency): it does not split.
+    bool heldBack = false;
 
-    bool splits() const { return squared < reach * reach; }
+    bool splits() const { return !heldBack && squared < reach * reach; }
+    // A held-back node near enough to want its page: within kStreamPrefetch of its reach.
+    bool wantsPage() const {
+        const float near = kStreamPrefetch * reach;
+        return heldBack && squared < near * near;
+    }
     // The morph of the node's children, 0 to 255: 0 nearer than (1 - kMorphFraction) * reach,
     // rising to 255 at the reach, where the node stops splitting and is drawn in their place.
     uint8_t childMorph() const;
@@ -149,10 +183,20 @@ struct LodStats {
     uint8_t deepestLevel = 0;     // the coarsest level drawn
 };
 
+// A level-0 page a streamed frame wants: its index (py * pagesX + px) and the squared distance of
+// the nearest held-back node in it that asked (several nodes of one page may each ask).
+struct PageRequest {
+    uint32_t page;
+    float squared;
+};
+
 // Per-frame output; reserve once per tree: selectLod() then never allocates.
 struct LodOutput {
     std::vector<DrawNode> nodes;  // tree order
     LodStats stats;
+    // With LodParams::residency: the pages of the held-back level-1 nodes in the frustum that
+    // want them (LodDistance::wantsPage), in walk order; empty otherwise.
+    std::vector<PageRequest> requests;
 
     void reserveFor(const Quadtree& tree);
 };

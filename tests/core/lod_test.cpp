@@ -4,11 +4,13 @@
 #include "core/lod.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 #include <gtest/gtest.h>
 
 #include "core/cull.h"
+#include "core/height_pages.h"
 #include "core/synthetic.h"
 #include "test_files.h"
 #include "test_scene.h"
@@ -605,6 +607,117 @@ TEST(Lod, FullDetailLeavesGoThroughTheOcclusionStageAlone) {
         EXPECT_EQ(lod.stats.leavesOccluded, before.nodesDrawn - lod.stats.nodesDrawn);
     }
     EXPECT_GT(fullDetailSeen, 1000u);  // the cameras did draw full-detail nodes
+}
+
+// Streamed: a random pattern of resident level-0 pages (pages of twice the leaf size or more).
+struct Residency {
+    std::vector<uint8_t> bits;
+    LodResidency view;
+};
+
+Residency randomResidency(const Scene& s, int pageSize, float share, Random& rng) {
+    const HeightPages pages = planHeightPages(s.map.width, s.map.height, s.tree.leafSize, pageSize);
+    Residency r;
+    r.bits.resize(size_t(pages.level[0].pagesX) * size_t(pages.level[0].pagesY));
+    for (uint8_t& b : r.bits) {
+        b = rng.uniform(0.0f, 1.0f) < share ? 1 : 0;
+    }
+    r.view = {r.bits.data(), pages.level[0].pagesX, pages.pageShift};
+    return r;
+}
+
+// With pages missing: the drawn nodes still tile the map one level apart with matching edges and
+// no cracks, no level-0 node is drawn from a page that is not resident, culled equals unculled, and
+// the requests are exactly the missing pages of level-1 nodes within the prefetch distance.
+TEST(Lod, StreamedSelectionDrawsOnlyResidentPagesWithoutCracks) {
+    uint32_t seed = 7;
+    int fullDetail = 0, requested = 0;  // the cases are not vacuous
+    for (const test::SyntheticCase& c : {test::kSyntheticCases[0], test::kSyntheticCases[1],
+                                         test::kSyntheticCases[2], test::kSyntheticCases[3]}) {
+        const Scene s = makeScene(syntheticHeightmap(c.width, c.height, seed), c.mapping, c.leaf);
+        Random rng(seed++);
+        for (int i = 0; i < 40; ++i) {
+            const Camera camera = anyCamera(s, rng);
+            LodReach reach;
+            LodParams params = paramsFor(s, camera, int(rng.uniform(100.0f, 2160.0f)),
+                                         rng.uniform(0.25f, 8.0f), i % 2 == 0 ? &reach : nullptr);
+            const int pageSize = 2 * c.leaf << (i % 2);
+            const Residency r = randomResidency(s, pageSize, rng.uniform(0.0f, 1.0f), rng);
+            params.residency = &r.view;
+            const std::string what = "streamed camera " + std::to_string(i);
+            LodOutput out;
+            out.reserveFor(s.tree);
+            selectLod(s.tree, s.mapping, params, nullptr, out);
+            expectTilingAndEdges(s, params, out, what);
+            if (i % 4 == 0) {
+                expectWatertight(s, out, what);
+            }
+            expectCulledIsUnculledInFrustum(
+                s, params, Frustum::fromViewProjection(camera.viewProjection()), what);
+            for (const DrawNode& drawn : out.nodes) {
+                if (drawn.level == 0) {
+                    ++fullDetail;
+                    ASSERT_TRUE(r.view.holds(drawn.col * c.leaf, drawn.row * c.leaf)) << what;
+                }
+            }
+            // Requests, brute force over every level-1 node (nothing culled here).
+            std::vector<uint32_t> expected, got;
+            const int pagesX = r.view.pagesX;
+            for (int row = 0; row < s.tree.leavesZ; row += 2) {
+                for (int col = 0; col < s.tree.leavesX; col += 2) {
+                    const SampleBox b = levelNodeBox(s.tree, 1, col, row);
+                    LodParams all = params;
+                    all.residency = nullptr;
+                    const LodDistance d = lodDistance(s.tree, all, 1, b.x0, b.z0, b.x1, b.z1);
+                    const float near = kStreamPrefetch * d.reach;
+                    const bool ancestorsSplit =
+                        drawnLevelAt(s.tree, params, col, row) <= 1;  // the walk reaches it
+                    if (ancestorsSplit && !r.view.holds(b.x0, b.z0) && d.squared < near * near) {
+                        expected.push_back(uint32_t(b.z0 >> r.view.pageShift) * uint32_t(pagesX) +
+                                           uint32_t(b.x0 >> r.view.pageShift));
+                    }
+                }
+            }
+            for (const PageRequest& req : out.requests) {
+                got.push_back(req.page);
+            }
+            std::sort(expected.begin(), expected.end());
+            std::sort(got.begin(), got.end());
+            ASSERT_EQ(got, expected) << what;
+            requested += int(got.size());
+            if (::testing::Test::HasFatalFailure()) {
+                return;
+            }
+        }
+    }
+    EXPECT_GT(fullDetail, 100);
+    EXPECT_GT(requested, 100);
+}
+
+// Every page resident: the same selection as without streaming, byte for byte.
+TEST(Lod, StreamedSelectionWithEveryPageResidentIsTheSame) {
+    uint32_t seed = 11;
+    for (const test::SyntheticCase& c : test::kSyntheticCases) {
+        const Scene s = makeScene(syntheticHeightmap(c.width, c.height, seed), c.mapping, c.leaf);
+        Random rng(seed++);
+        for (int i = 0; i < 8; ++i) {
+            const Camera camera = anyCamera(s, rng);
+            LodReach reach;
+            LodParams params = paramsFor(s, camera, 1080, rng.uniform(0.25f, 8.0f), &reach);
+            const Frustum frustum = Frustum::fromViewProjection(camera.viewProjection());
+            LodOutput plain, streamed;
+            plain.reserveFor(s.tree);
+            streamed.reserveFor(s.tree);
+            selectLod(s.tree, s.mapping, params, &frustum, plain);
+            const Residency r = randomResidency(s, 2 * c.leaf, 2.0f, rng);  // every page
+            params.residency = &r.view;
+            selectLod(s.tree, s.mapping, params, &frustum, streamed);
+            ASSERT_EQ(plain.nodes.size(), streamed.nodes.size());
+            ASSERT_EQ(0, std::memcmp(plain.nodes.data(), streamed.nodes.data(),
+                                     plain.nodes.size() * sizeof(DrawNode)));
+            EXPECT_TRUE(streamed.requests.empty());
+        }
+    }
 }
 
 }  // namespace
