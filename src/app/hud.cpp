@@ -44,6 +44,11 @@ void drawStats(const FrameStats& stats, const Terrain& terrain) {
     ImGui::Text("heights on the GPU %.1f MiB, %.2f B/sample (%d pages of %d^2)",
                 double(pages.bytes()) / (1024.0 * 1024.0), terrain.gpu.bytesPerSample(),
                 pages.layers, pages.pageSize);
+    if (terrain.streamed()) {
+        const StreamStats st = terrain.streamStats();
+        ImGui::Text("streaming: %d of %d pool layers resident, %d requested, %d uploaded",
+                    st.resident, st.pool, st.requested, st.uploaded);
+    }
     if (stats.lod) {
         const LodStats& l = stats.lodStats;
         ImGui::Text("nodes drawn %u (levels 0-%d), %s errors", l.nodesDrawn, int(l.deepestLevel),

@@ -191,6 +191,14 @@ const std::map<std::string, Handler>& valueOptions() {
              }
              return {};
          }},
+        {"--stream-pool",
+         [](ViewerOptions& o, const std::string& v) -> Status {
+             if (!parseInt(v, o.streamPool) || o.streamPool < 1 || o.streamPool > 65534) {
+                 return Status::failure("expected layers from 1 to 65534");
+             }
+             o.stream = true;
+             return {};
+         }},
         {"--size",
          [](ViewerOptions& o, const std::string& v) -> Status {
              if (!parseSize(v, o.rawWidth, o.rawHeight)) {
@@ -390,7 +398,7 @@ Result<ViewerOptions> parseOptions(const std::vector<std::string>& args) {
         }
         if (name == "--no-cull" || name == "--no-occlusion" || name == "--dump-leaves" ||
             name == "--dump-objects" || name == "--soak-rss-report-only" || name == "--water" ||
-            name == "--bench-lod-only") {
+            name == "--bench-lod-only" || name == "--stream") {
             if (inlineValue) {
                 return Result<ViewerOptions>::failure(escapedText(name) + " takes no value");
             }
@@ -400,6 +408,7 @@ Result<ViewerOptions> parseOptions(const std::vector<std::string>& args) {
              : name == "--dump-objects"   ? options.dumpObjects
              : name == "--water"          ? options.water
              : name == "--bench-lod-only" ? options.benchLodOnly
+             : name == "--stream"         ? options.stream
                                           : options.soakRssReportOnly) = true;
             continue;
         }
@@ -469,6 +478,12 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
   --page-size N        grid squares per side of a GPU height page: a power of two from 2 to
                        4096 (default 256; raised to the leaf size, and further where the map
                        needs more pages than the GPU has layers)
+  --stream             stream the full-detail (level-0) height pages to the GPU as the eye
+                       nears them, from a background thread, drawing the next coarser level
+                       where a page has not arrived yet; always drawn by level of detail
+                       (--lod off or 0 means 1 pixel on a streamed map)
+  --stream-pool N      with --stream: GPU layers for level-0 pages (default: enough for a
+                       1080-pixel-high view at 1 pixel of level of detail); implies --stream
   --size WxH           size of a headerless .r16/.raw file
   --window WxH         window and screenshot size (default 1280x720): at most 16384 a side
                        and 67108864 pixels (8192x8192), and what the OpenGL driver allows

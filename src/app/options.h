@@ -34,6 +34,10 @@ struct ViewerOptions {
     // --page-size: squares along a GPU height page's side (core/height_pages.h); small pages make
     // a small map cross page borders at every level, for tests.
     int pageSize = kDefaultPageSize;
+    // --stream: level-0 height pages streamed to the GPU on demand (render/terrain.h
+    // StreamSettings); --stream-pool N: the pool's layers (0: derived from the view).
+    bool stream = false;
+    int streamPool = 0;
     int rawWidth = 0;  // --size, for headerless .r16/.raw
     int rawHeight = 0;
     HeightEncoding encoding = HeightEncoding::Gray;  // --encoding, for RGB-packed PNG heights

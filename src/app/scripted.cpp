@@ -52,10 +52,14 @@ int runOneShot(Session& s) {
     s.terrain.stepObjects(o.steps);
     // The same picture and counts however soon the frame follows the load: the exact errors.
     s.terrain.finishErrors();
+    const float lodPixels = lodPixelsFor(o, s.terrain.map.width, s.terrain.map.height);
+    // Streamed: every page the view asks for in before the frame, so that the picture and counts
+    // are the same however fast the worker runs.
+    s.terrain.settleStreaming(CullView{s.camera, target.value().height, mode != CullMode::None,
+                                       mode == CullMode::FrustumAndOcclusion, lodPixels});
     FrameStats stats;
     for (int frame = 0; frame < std::max(o.frames, 1); ++frame) {
-        stats = renderFrame(s, target.value(), s.camera, mode,
-                            lodPixelsFor(o, s.terrain.map.width, s.terrain.map.height));
+        stats = renderFrame(s, target.value(), s.camera, mode, lodPixels);
     }
     std::vector<uint8_t> pixels;
     readPixels(target.value().width, target.value().height, pixels);
@@ -86,6 +90,8 @@ int runOneShot(Session& s) {
         report.leafSize = s.terrain.tree.leafSize;
         report.gpu = &s.terrain.gpu;
         report.culling = cull;
+        const StreamStats streaming = s.terrain.streamStats();
+        report.streaming = s.terrain.streamed() ? &streaming : nullptr;
         report.stats = stats;
         report.times = s.terrain.times;
         report.lodErrors = s.terrain.tree.lodErrors;

@@ -133,7 +133,8 @@ Result<Session> Session::create(const ViewerOptions& options) {
     Result<Terrain> terrain =
         renderer && lines && objectRenderer
             ? Terrain::create(std::move(map).value(), options.leafSize, path, times,
-                              std::cref(terminal), options.pageSize, std::move(tree))
+                              std::cref(terminal), options.pageSize, std::move(tree),
+                              StreamSettings{options.stream, options.streamPool})
             : Result<Terrain>::failure("");
     if (!renderer || !lines || !objectRenderer || !terrain) {
         const std::string error = !renderer         ? renderer.error()
@@ -199,7 +200,8 @@ Status Session::replaceTerrain(const std::string& path, const LoadProgress& prog
     load.memory.heldBytes =
         loadPeakBytes(terrain.map.width, terrain.map.height, kHeldBytesPerSample);
     if (Status loaded =
-            qt::replaceTerrain(terrain, path, load, options.leafSize, progress, options.pageSize);
+            qt::replaceTerrain(terrain, path, load, options.leafSize, progress, options.pageSize,
+                               StreamSettings{options.stream, options.streamPool});
         !loaded) {
         return loaded;
     }

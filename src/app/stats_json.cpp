@@ -149,6 +149,16 @@ std::string statsJson(const StatsReport& r) {
              ", \"layers_per_array\": " + std::to_string(r.gpu->layersPerArray) +
              ", \"levels\": " + std::to_string(p.level.size()) + "},\n";
     }
+    if (r.streaming != nullptr && r.gpu != nullptr) {
+        // The pool's GPU bytes: its layers of texels^2 two-byte codes.
+        const StreamStats& st = *r.streaming;
+        const uint64_t texels = uint64_t(r.gpu->pages.texels);
+        j += "  \"streaming\": {\"pool\": " + std::to_string(st.pool) +
+             ", \"resident\": " + std::to_string(st.resident) +
+             ", \"requested\": " + std::to_string(st.requested) +
+             ", \"uploaded\": " + std::to_string(st.uploaded) +
+             ", \"bytes\": " + std::to_string(uint64_t(st.pool) * texels * texels * 2u) + "},\n";
+    }
     j += "  \"load\": {\"decode_ms\": " + milliseconds(r.times.decodeMs) +
          ", \"tree_ms\": " + milliseconds(r.times.treeMs) +
          ", \"upload_ms\": " + milliseconds(r.times.uploadMs) +

@@ -23,6 +23,8 @@ struct StatsReport {
     glm::vec3 target{0.0f};
     int leafSize = 0;
     const TerrainGpu* gpu = nullptr;  // the "gpu_heights" block (pages, bytes); null: left out
+    // A streamed terrain's counts after the frame (the "streaming" block); null: not streamed.
+    const StreamStats* streaming = nullptr;
     bool culling = true;
     FrameStats stats;
     LoadTimes times;                                        // the load's steps

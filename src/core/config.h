@@ -97,6 +97,11 @@ constexpr float kStreamPrefetch = 1.25f;
 // Level-0 pages a streamed terrain uploads to the GPU per frame at most: each is one
 // (pageSize + 3)^2 texture update, so a frame never stalls on a burst of them.
 constexpr int kStreamUploadsPerFrame = 4;
+// A streamed terrain always draws by level of detail (its level-0 pages are on the GPU only near
+// the eye): with level of detail off (0 pixels) it draws at this many pixels, the finest its
+// pool of layers is sized for, for a viewport kStreamPoolViewport pixels high.
+constexpr float kStreamFinestPixels = 1.0f;
+constexpr int kStreamPoolViewport = 1080;
 // Pages the streamer's worker may hold filled and not yet uploaded (its staging ring).
 constexpr int kStreamStagingPages = 2 * kStreamUploadsPerFrame;
 // Most threads that compute the nodes' coarse-surface errors while a map loads (one per core).

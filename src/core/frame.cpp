@@ -105,6 +105,7 @@ void levelOfDetailStage(const Heightmap& map, const Quadtree& tree, const WorldM
                   mapping.worldHeight(map.minSample), mapping.worldHeight(map.maxSample));
     updateLodReach(tree, lodErrorSteps(tree, mapping, c.fovY, c.aspect), frame.lodReach);
     params.reach = &frame.lodReach;
+    params.residency = view.residency;
     selectLod(tree, mapping, params, view.frustum ? &frustum : nullptr, frame.lod);
     if (view.frustum && view.occlusion) {
         frame.lodLeaves.clear();

@@ -29,6 +29,8 @@ struct CullView {
     // long (0: off, every leaf at full detail). The walk still runs for the counts and minimap;
     // the occlusion stage then tests the nodes drawn at full detail.
     float lodPixels = 0.0f;
+    // A streamed terrain's resident level-0 pages (LodParams::residency); null: every page.
+    const LodResidency* residency = nullptr;
 };
 
 // The objects' part of a frame: each object is drawn, culled by the frustum, or occluded.

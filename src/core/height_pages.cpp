@@ -14,15 +14,30 @@ uint64_t HeightPages::bytes() const {
 
 std::vector<uint16_t> HeightPages::table() const {
     std::vector<uint16_t> entries(size_t(tableWidth) * size_t(tableHeight), 0);
-    for (const PageLevel& l : level) {
+    for (size_t k = 0; k < level.size(); ++k) {
+        const PageLevel& l = level[k];
+        const bool absent = k == 0 && level0Pool > 0;
         for (int py = 0; py < l.pagesY; ++py) {
             for (int px = 0; px < l.pagesX; ++px) {
                 entries[size_t(l.tableRow + py) * size_t(tableWidth) + size_t(px)] =
-                    uint16_t(l.firstLayer + py * l.pagesX + px);
+                    absent ? kAbsentPage : uint16_t(l.firstLayer + py * l.pagesX + px);
             }
         }
     }
     return entries;
+}
+
+HeightPages streamedHeightPages(const HeightPages& full, int pool) {
+    assert(full.level0Pool == 0 && pool >= 1);
+    HeightPages pages = full;
+    const int level0 = full.level[0].pagesX * full.level[0].pagesY;
+    pages.level0Pool = std::min(pool, level0);
+    const int shift = pages.level0Pool - level0;
+    for (size_t k = 1; k < pages.level.size(); ++k) {
+        pages.level[k].firstLayer += shift;
+    }
+    pages.layers += shift;
+    return pages;
 }
 
 int heightLevels(int width, int height, int leafSize) {

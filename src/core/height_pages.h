@@ -43,12 +43,25 @@ struct HeightPages {
     int tableWidth = 0;
     int tableHeight = 0;
     std::vector<PageLevel> level;  // levels 0..depth
+    // Streamed (core/page_streamer.h): level 0's pages share this many layers, 0..level0Pool - 1,
+    // filled on demand, and its table entries start as kAbsentPage; levels 1.. follow from layer
+    // level0Pool. 0: every page has a layer of its own, all uploaded at once.
+    int level0Pool = 0;
 
     // GPU bytes of the pages (two per texel) and of the page table (two per entry).
     uint64_t bytes() const;
     // The page table's entries, row-major: each page's layer.
     std::vector<uint16_t> table() const;
 };
+
+// The page table's entry of a streamed level-0 page that has no layer: never a layer (layers are
+// fewer than 65535), and never read, as no node is drawn from a page that is not resident
+// (core/lod.h).
+constexpr uint16_t kAbsentPage = 0xFFFF;
+
+// `full`'s layout with level 0 streamed through `pool` layers (at most its pages): levels 1.. keep
+// their layers after the pool's.
+HeightPages streamedHeightPages(const HeightPages& full, int pool);
 
 // The limits of the texture array the pages go into (GL_MAX_ARRAY_TEXTURE_LAYERS,
 // GL_MAX_TEXTURE_SIZE).

@@ -6,6 +6,8 @@
 #include <cassert>
 #include <chrono>
 
+#include <glm/trigonometric.hpp>
+
 #include "core/config.h"
 
 namespace qt {
@@ -39,7 +41,8 @@ const char* loadStepName(LoadStep step) {
 }
 
 Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, LoadTimes times,
-                                const LoadProgress& progress, int pageSize, Quadtree builtTree) {
+                                const LoadProgress& progress, int pageSize, Quadtree builtTree,
+                                StreamSettings stream) {
     report(progress, LoadStep::BuildTree);
     Clock::time_point start = Clock::now();
     assert(builtTree.nodes.empty() || builtTree.leafSize == leafSize);
@@ -52,7 +55,17 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     times.treeMs = msSince(start);
     report(progress, LoadStep::Upload);
     start = Clock::now();
-    Result<TerrainGpu> gpu = TerrainGpu::create(map, tree.value(), pageSize);
+    int pool = 0;
+    if (stream.on) {
+        // The layout the pool is sized for: the one create() fits (pages of two leaves or more).
+        const Result<HeightPages> full = fitHeightPages(
+            map.width, map.height, leafSize, std::max(pageSize, 2 * leafSize), queryPageLimits());
+        pool = stream.pool > 0 ? stream.pool
+               : full ? streamPoolLayers(full.value(), glm::radians(60.0f), kStreamPoolViewport,
+                                         kStreamFinestPixels, leafSize)
+                      : 1;  // create() fails with the line
+    }
+    Result<TerrainGpu> gpu = TerrainGpu::create(map, tree.value(), pageSize, 0, pool);
     if (!gpu) {
         return Result<Terrain>::failure(path + ": " + gpu.error());
     }
@@ -75,7 +88,62 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     terrain.context.reserveFor(terrain.tree);
     // The codes' storage moves with the map, so the job's view of them stays valid.
     terrain.errorJob.start(terrain.map, terrain.tree);
+    if (stream.on) {
+        terrain.streamer = std::make_unique<PageStreamer>();
+    }
     return terrain;
+}
+
+namespace {
+
+// Before a streamed frame's cull: starts the worker (at the terrain's final place, the first
+// frame) and uploads what it filled, within the per-frame budget.
+void uploadStreamedPages(Terrain& terrain, bool settle) {
+    PageStreamer& streamer = *terrain.streamer;
+    if (!streamer.running()) {
+        streamer.start(terrain.map, terrain.gpu.pages, terrain.gpu.pages.level0Pool);
+    }
+    assert(streamer.map() == &terrain.map && "a streamed terrain does not move once drawn");
+    const TerrainGpu& gpu = terrain.gpu;
+    const PageStreamer::Upload upload = [&gpu](int layer, uint32_t page, const uint16_t* texels,
+                                               int64_t evicted) {
+        gpu.uploadPage(layer, page, texels, evicted);
+    };
+    if (settle) {
+        streamer.settle(upload);
+    } else {
+        streamer.upload(upload);
+    }
+}
+
+// A streamed terrain always draws by level of detail, over its resident pages.
+CullView streamedView(const Terrain& terrain, CullView view) {
+    if (terrain.streamer) {
+        view.lodPixels = view.lodPixels > 0.0f ? view.lodPixels : kStreamFinestPixels;
+        view.residency = &terrain.streamer->residency();
+    }
+    return view;
+}
+
+}  // namespace
+
+void Terrain::settleStreaming(const CullView& view) {
+    if (!streamer) {
+        return;
+    }
+    // One cull asks for every page its view needs (a level-1 node asks whatever is resident);
+    // a second confirms, and more only repeat a pool too small for the view.
+    for (int pass = 0; pass < 3; ++pass) {
+        cullTerrain(*this, view);
+        if (streamer->stats().requested == 0) {
+            break;
+        }
+        uploadStreamedPages(*this, true);
+    }
+}
+
+StreamStats Terrain::streamStats() const {
+    return streamer ? streamer->stats() : StreamStats{};
 }
 
 void Terrain::finishErrors() {
@@ -87,6 +155,9 @@ void Terrain::finishErrors() {
 
 void Terrain::destroy() {
     errorJob.stop();
+    if (streamer) {
+        streamer->stop();
+    }
     gpu.destroy();
 }
 
@@ -108,8 +179,9 @@ void Terrain::stepObjects(int steps) {
 }
 
 Status replaceTerrain(Terrain& current, const std::string& path, const LoadOptions& options,
-                      int leafSize, const LoadProgress& progress, int pageSize) {
-    Result<Terrain> loaded = loadTerrain(path, options, leafSize, progress, pageSize);
+                      int leafSize, const LoadProgress& progress, int pageSize,
+                      StreamSettings stream) {
+    Result<Terrain> loaded = loadTerrain(path, options, leafSize, progress, pageSize, stream);
     if (!loaded) {
         return Status::failure(loaded.error());
     }
@@ -119,7 +191,7 @@ Status replaceTerrain(Terrain& current, const std::string& path, const LoadOptio
 }
 
 Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options, int leafSize,
-                            const LoadProgress& progress, int pageSize) {
+                            const LoadProgress& progress, int pageSize, StreamSettings stream) {
     LoadTimes times;
     const SizeCheck fitsGpu = [leafSize, pageSize](int width, int height) {
         return checkHeightPages(width, height, leafSize, pageSize);
@@ -130,7 +202,7 @@ Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options,
         return Result<Terrain>::failure(map.error());
     }
     return Terrain::create(std::move(map).value(), leafSize, path, times, progress, pageSize,
-                           std::move(tree));
+                           std::move(tree), stream);
 }
 
 Result<Heightmap> decodeStep(const std::string& path, const LoadOptions& options, LoadTimes& times,
@@ -147,8 +219,17 @@ FrameStats cullTerrain(Terrain& terrain, const CullView& view) {
     if (terrain.errorJob.takeIfDone(terrain.tree)) {
         terrain.times.errorsMs = terrain.errorJob.milliseconds();
     }
-    return runFrame(terrain.map, terrain.tree, terrain.mapping, view, terrain.frame,
-                    terrain.objects ? &terrain.objects->index() : nullptr);
+    if (terrain.streamer) {
+        uploadStreamedPages(terrain, false);
+    }
+    FrameStats stats =
+        runFrame(terrain.map, terrain.tree, terrain.mapping, streamedView(terrain, view),
+                 terrain.frame, terrain.objects ? &terrain.objects->index() : nullptr);
+    if (terrain.streamer) {
+        terrain.streamer->request(terrain.frame.lod.requests);
+        terrain.streamer->markDrawn(terrain.frame.lod.nodes, terrain.tree.leafShift);
+    }
+    return stats;
 }
 
 namespace {
@@ -198,6 +279,7 @@ FrameStats renderFrozenView(const TerrainRenderer& renderer, Terrain& terrain, c
     updateLodReach(terrain.tree, lodErrorSteps(terrain.tree, mapping, camera.fovY, camera.aspect),
                    terrain.frame.lodReach);
     params.reach = &terrain.frame.lodReach;
+    params.residency = terrain.streamer ? &terrain.streamer->residency() : nullptr;
     const Frustum frustum = cullingFrustum(camera, mapping, worldExtent(map, mapping));
     selectLod(terrain.tree, mapping, params, &frustum, terrain.context);
     DrawStyle context;

@@ -13,6 +13,7 @@
 #include "core/frame.h"
 #include "core/heightmap.h"
 #include "core/object_scene.h"
+#include "core/page_streamer.h"
 #include "core/quadtree.h"
 #include "core/result.h"
 #include "core/terrain_grid.h"
@@ -41,6 +42,17 @@ struct LoadTimes {
     double totalMs() const { return decodeMs + treeMs + uploadMs; }
 };
 
+// How a terrain's level-0 height pages reach the GPU.
+struct StreamSettings {
+    // Off: every page of every level uploaded at create. On: levels 1.. uploaded at create, level
+    // 0 streamed on demand (core/page_streamer.h) into a pool of layers, level 1 drawn where a
+    // page has not arrived yet.
+    bool on = false;
+    // Pool layers; 0: streamPoolLayers for a kStreamPoolViewport-pixel, 60-degree view at
+    // kStreamFinestPixels.
+    int pool = 0;
+};
+
 struct Terrain {
     std::string path;
     Heightmap map;  // size, coding, range and the codes (also on the GPU once uploaded)
@@ -57,6 +69,10 @@ struct Terrain {
     // The exact coarse errors being computed; taken into `tree` by cullTerrain. Declared after
     // map and tree, so that it is stopped before they go.
     CoarseErrorJob errorJob;
+    // A streamed terrain's level-0 pages (null when not streamed). Its worker reads map's codes:
+    // it starts at the first frame, when the terrain is where it stays, and is declared after
+    // map so that it stops before the map goes.
+    std::unique_ptr<PageStreamer> streamer;
 
     // Puts `scene` on this terrain (or removes the objects, with an empty one) and sizes the
     // frame's buffers for it.
@@ -71,7 +87,16 @@ struct Terrain {
     // taken as the tree instead of building one; its time is in the decode's.
     static Result<Terrain> create(Heightmap map, int leafSize, std::string path,
                                   LoadTimes times = {}, const LoadProgress& progress = {},
-                                  int pageSize = kDefaultPageSize, Quadtree builtTree = {});
+                                  int pageSize = kDefaultPageSize, Quadtree builtTree = {},
+                                  StreamSettings stream = {});
+    bool streamed() const { return streamer != nullptr; }
+    // Streamed: culls `view` and fills and uploads every page it asks for, with no per-frame
+    // budget, until a cull asks for nothing more (or the pool is full of pages the last frame
+    // drew): the same picture as a terrain that is not streamed, for tests and scripted frames.
+    // Nothing when not streamed.
+    void settleStreaming(const CullView& view);
+    // Streamed: the streamer's counts (zero when not streamed).
+    StreamStats streamStats() const;
     // Blocks until the exact coarse errors are in the tree (scripted frames: the same picture
     // however fast the machine).
     void finishErrors();
@@ -89,17 +114,21 @@ Result<Heightmap> decodeStep(const std::string& path, const LoadOptions& options
 // decodeStep + Terrain::create, with the default mapping of the map. A map whose size, known from
 // its header, the GPU cannot hold as pages (checkHeightPages) is refused before it is decoded.
 Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options, int leafSize,
-                            const LoadProgress& progress = {}, int pageSize = kDefaultPageSize);
+                            const LoadProgress& progress = {}, int pageSize = kDefaultPageSize,
+                            StreamSettings stream = {});
 
 // Loads `path` into a new terrain and only then swaps it for `current` (destroying the old GL
 // objects). On failure `current` is untouched and the one-line error is returned.
 Status replaceTerrain(Terrain& current, const std::string& path, const LoadOptions& options,
                       int leafSize, const LoadProgress& progress = {},
-                      int pageSize = kDefaultPageSize);
+                      int pageSize = kDefaultPageSize, StreamSettings stream = {});
 
 // Takes the exact coarse errors into the tree when the job has finished (the frame boundary: no
 // frame is reading them), then runs the frame pipeline on the terrain into terrain.frame
-// (core/frame.h).
+// (core/frame.h). Streamed, it first uploads the pages filled since the last frame (at most
+// kStreamUploadsPerFrame), culls with level of detail (kStreamFinestPixels when view.lodPixels is
+// 0) over the resident pages, and then posts the pages the selection asked for and marks those
+// it drew.
 FrameStats cullTerrain(Terrain& terrain, const CullView& view);
 
 // Culls as `view` says and draws what the pipeline left as seen from `camera`, culling back faces

@@ -117,14 +117,18 @@ Status checkHeightPages(int width, int height, int leafSize, int pageSize) {
 }
 
 Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree, int pageSize,
-                                      int maxLayersPerArray) {
+                                      int maxLayersPerArray, int streamPool) {
+    if (streamPool > 0) {
+        pageSize = std::max(pageSize, 2 * tree.leafSize);
+    }
     Result<HeightPages> fitted =
         fitHeightPages(map.width, map.height, tree.leafSize, pageSize, queryPageLimits());
     if (!fitted) {
         return Result<TerrainGpu>::failure(fitted.error());
     }
     TerrainGpu gpu;
-    gpu.pages = std::move(fitted).value();
+    gpu.pages = streamPool > 0 ? streamedHeightPages(fitted.value(), streamPool)
+                               : std::move(fitted).value();
     gpu.width = map.width;
     gpu.height = map.height;
     gpu.leafSize = tree.leafSize;
@@ -173,7 +177,8 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
     // Page by page through one staging page; rows of an odd number of texels are 2-aligned.
     glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
     std::vector<uint16_t> staging(size_t(pages.texels) * size_t(pages.texels));
-    for (int level = 0; level < int(pages.level.size()); ++level) {
+    // Streamed: level 0 comes later, page by page (uploadPage).
+    for (int level = pages.level0Pool > 0 ? 1 : 0; level < int(pages.level.size()); ++level) {
         const PageLevel& l = pages.level[size_t(level)];
         for (int py = 0; py < l.pagesY; ++py) {
             for (int px = 0; px < l.pagesX; ++px) {
@@ -244,6 +249,29 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
                                            std::to_string(map.sampleCount()) + " samples");
     }
     return gpu;
+}
+
+void TerrainGpu::uploadPage(int layer, uint32_t page, const uint16_t* texels,
+                            int64_t evicted) const {
+    assert(streamed() && layer >= 0 && layer < pages.level0Pool);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, heightPages[layer / layersPerArray]);
+    glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer % layersPerArray, pages.texels,
+                    pages.texels, 1, GL_RED_INTEGER, GL_UNSIGNED_SHORT, texels);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+    // Level 0's table rows start at 0 and are pagesX wide, as the table is.
+    const int pagesX = pages.level[0].pagesX;
+    glBindTexture(GL_TEXTURE_2D, pageTable);
+    if (evicted >= 0) {
+        const GLushort absent = kAbsentPage;
+        glTexSubImage2D(GL_TEXTURE_2D, 0, int(evicted % pagesX), int(evicted / pagesX), 1, 1,
+                        GL_RED_INTEGER, GL_UNSIGNED_SHORT, &absent);
+    }
+    const GLushort entry = GLushort(layer);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, int(page % uint32_t(pagesX)), int(page / uint32_t(pagesX)), 1,
+                    1, GL_RED_INTEGER, GL_UNSIGNED_SHORT, &entry);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
 }
 
 void TerrainGpu::bindHeights(GLuint program) const {

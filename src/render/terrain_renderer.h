@@ -59,14 +59,25 @@ struct TerrainGpu {
     // has), in arrays of at most `maxLayersPerArray` layers when it is positive (else as many as
     // the driver takes). Fails with one line when the pages do not fit the GPU's limits or its
     // memory.
+    // With `streamPool` > 0 the terrain is streamed: level 0's pages get that many layers (at
+    // most its page count), none uploaded here, their table entries kAbsentPage, and pages are
+    // at least two leaves a side (so a level-1 node lies in one level-0 page, core/lod.h); the
+    // page streamer fills them through uploadPage().
     static Result<TerrainGpu> create(const Heightmap& map, const Quadtree& tree,
-                                     int pageSize = kDefaultPageSize, int maxLayersPerArray = 0);
+                                     int pageSize = kDefaultPageSize, int maxLayersPerArray = 0,
+                                     int streamPool = 0);
     void destroy();
+    bool streamed() const { return pages.level0Pool > 0; }
+    // Streamed: writes level-0 page `page` (py * pagesX + px) into pool layer `layer` and points
+    // its table entry there; the entry of `evicted` (the layer's previous page, or -1) goes back
+    // to kAbsentPage. (PageStreamer::Upload.)
+    void uploadPage(int layer, uint32_t page, const uint16_t* texels, int64_t evicted) const;
     // Binds the pages (arrays on units 0, 2, 3, 4) and the page table (unit 1) and sets the
     // uniforms through which `program` (shaders/terrain.vert) reads them: heightPages, pageTable,
     // pageShift, pageTableRow, layersPerArray, mapSize, leafSize.
     void bindHeights(GLuint program) const;
-    // GPU bytes of the heights (pages, pyramid, borders, page table) per map sample.
+    // GPU bytes of the heights (pages, pyramid, borders, page table; a streamed terrain's level
+    // 0 as its pool) per map sample.
     double bytesPerSample() const;
 };
 
