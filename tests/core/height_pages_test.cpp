@@ -119,5 +119,40 @@ TEST(HeightPages, BytesPerSampleStayNearTheEightThirdsOfThePyramid) {
     }
 }
 
+// Streamed: level 0's pages share a pool of layers, its table entries start absent, and the other
+// levels keep their pages, each with a layer of its own after the pool.
+TEST(HeightPages, AStreamedLayoutPoolsLevelZeroAndKeepsTheRest) {
+    const HeightPages full = planHeightPages(203, 141, 4, 8);
+    const int level0 = full.level[0].pagesX * full.level[0].pagesY;
+    const HeightPages streamed = streamedHeightPages(full, 10);
+    EXPECT_EQ(streamed.level0Pool, 10);
+    EXPECT_EQ(streamed.layers, full.layers - level0 + 10);
+    EXPECT_LT(streamed.bytes(), full.bytes());
+    const std::vector<uint16_t> a = full.table(), b = streamed.table();
+    ASSERT_EQ(a.size(), b.size());
+    std::vector<int> uses(size_t(streamed.layers), 0);
+    for (size_t k = 0; k < full.level.size(); ++k) {
+        const PageLevel& l = full.level[k];
+        for (int py = 0; py < l.pagesY; ++py) {
+            for (int px = 0; px < l.pagesX; ++px) {
+                const size_t at = size_t(l.tableRow + py) * size_t(full.tableWidth) + size_t(px);
+                if (k == 0) {
+                    EXPECT_EQ(b[at], kAbsentPage);
+                } else {
+                    EXPECT_EQ(int(b[at]), int(a[at]) - level0 + 10);
+                    ASSERT_GE(int(b[at]), 10);
+                    ASSERT_LT(int(b[at]), streamed.layers);
+                    ++uses[b[at]];
+                }
+            }
+        }
+    }
+    for (int layer = 10; layer < streamed.layers; ++layer) {
+        EXPECT_EQ(uses[size_t(layer)], 1) << layer;
+    }
+    // A pool larger than level 0 is level 0.
+    EXPECT_EQ(streamedHeightPages(full, level0 + 5).layers, full.layers);
+}
+
 }  // namespace
 }  // namespace qt

@@ -720,5 +720,66 @@ TEST(Lod, StreamedSelectionWithEveryPageResidentIsTheSame) {
     }
 }
 
+// Culled by the frustum, the streamed selection covers the same visible ground as the full one:
+// every leaf the full selection draws is under a streamed drawn node, and a leaf only the
+// streamed selection covers lies in a held-back level-1 node and is itself outside the frustum
+// (the full selection culled it as a leaf of that node's split).
+TEST(Lod, StreamedSelectionCoversTheSameVisibleGround) {
+    uint32_t seed = 21;
+    int extra = 0;
+    for (const test::SyntheticCase& c : {test::kSyntheticCases[0], test::kSyntheticCases[1]}) {
+        const Scene s = makeScene(syntheticHeightmap(c.width, c.height, seed), c.mapping, c.leaf);
+        Random rng(seed++);
+        for (int i = 0; i < 30; ++i) {
+            const Camera camera = anyCamera(s, rng);
+            LodReach reach;
+            LodParams params = paramsFor(s, camera, 1080, rng.uniform(0.25f, 4.0f), &reach);
+            const Frustum frustum = Frustum::fromViewProjection(camera.viewProjection());
+            const Frustum grid = gridFrustum(frustum, s.tree, s.mapping);
+            LodOutput full, streamed;
+            full.reserveFor(s.tree);
+            streamed.reserveFor(s.tree);
+            selectLod(s.tree, s.mapping, params, &frustum, full);
+            const Residency r = randomResidency(s, 2 * c.leaf, rng.uniform(0.0f, 1.0f), rng);
+            params.residency = &r.view;
+            selectLod(s.tree, s.mapping, params, &frustum, streamed);
+            const size_t leaves = size_t(s.tree.leavesX) * size_t(s.tree.leavesZ);
+            std::vector<uint8_t> inFull(leaves, 0), inStreamed(leaves, 0), heldBack(leaves, 0);
+            for (const DrawNode& d : full.nodes) {
+                forEachLeaf(s.tree, d, [&](int col, int row) {
+                    inFull[size_t(row) * size_t(s.tree.leavesX) + size_t(col)] = 1;
+                });
+            }
+            for (const DrawNode& d : streamed.nodes) {
+                const bool held = d.level == 1 && !r.view.holds(d.col * c.leaf, d.row * c.leaf);
+                forEachLeaf(s.tree, d, [&](int col, int row) {
+                    const size_t at = size_t(row) * size_t(s.tree.leavesX) + size_t(col);
+                    inStreamed[at] = 1;
+                    heldBack[at] = held ? 1 : 0;
+                });
+            }
+            for (int row = 0; row < s.tree.leavesZ; ++row) {
+                for (int col = 0; col < s.tree.leavesX; ++col) {
+                    const size_t at = size_t(row) * size_t(s.tree.leavesX) + size_t(col);
+                    if (inFull[at]) {
+                        ASSERT_TRUE(inStreamed[at])
+                            << "camera " << i << " leaf " << col << "," << row << " lost";
+                    } else if (inStreamed[at]) {
+                        ++extra;
+                        ASSERT_TRUE(heldBack[at]) << "camera " << i;
+                        DrawNode leaf{};
+                        leaf.col = uint16_t(col);
+                        leaf.row = uint16_t(row);
+                        bool outside = false;
+                        grid.classify(gridBox(treeNode(s.tree, leaf)), kAllPlanes, outside);
+                        ASSERT_TRUE(outside) << "camera " << i;
+                    }
+                }
+            }
+        }
+    }
+    std::printf("leaves covered by held-back nodes outside the frustum: %d\n", extra);
+}
+
 }  // namespace
 }  // namespace qt
