@@ -23,6 +23,19 @@ TEST(Options, LodTakesPixelsOffOrAuto) {
 
 // Level of detail starts on, at kAutoLodPixels, for maps of more than kAutoLodTriangles
 // triangles (2 per grid square), and off for smaller ones; --lod overrides either way.
+TEST(Options, StreamAndItsPool) {
+    const ViewerOptions plain = parse({}).value();
+    EXPECT_FALSE(plain.stream);
+    EXPECT_EQ(plain.streamPool, 0);
+    EXPECT_TRUE(parse({"--stream"}).value().stream);
+    EXPECT_FALSE(parse({"--stream=on"}));
+    const ViewerOptions pool = parse({"--stream-pool", "12"}).value();
+    EXPECT_TRUE(pool.stream);
+    EXPECT_EQ(pool.streamPool, 12);
+    EXPECT_FALSE(parse({"--stream-pool", "0"}));
+    EXPECT_FALSE(parse({"--stream-pool", "65535"}));
+}
+
 TEST(Options, LodIsOnByDefaultForMapsOfMoreThanFourMillionTriangles) {
     EXPECT_EQ(kAutoLodTriangles, 4000000);
     // 1415 x 1415 samples: 2 * 1414^2 = 3,998,792 triangles; 1416: 4,004,450.
