@@ -1793,5 +1793,47 @@ TEST(StreamedTerrain, ASmallPoolRecyclesLayersAndStillDrawsEveryPixel) {
     streamed.value().destroy();
 }
 
+// The vertex shader's own positions (transform feedback) for every node a streamed frame selects,
+// with pages partly resident (a pool of 6 layers, a few frames' uploads after each camera change):
+// the same, exactly, as those of the same nodes read from the fully loaded terrain's pages. So
+// every vertex a drawn node fetches, level-0 nodes' included, comes from a resident page holding
+// the right samples, never from an absent entry of the page table.
+TEST(StreamedTerrain, DrawnNodesReadOnlyResidentPages) {
+    REQUIRE_GL_STRICT();
+    const Heightmap map = syntheticHeightmap(257, 257, 13);
+    Result<Terrain> full = makeTerrain(map, 4, "full", 8);
+    Result<Terrain> streamed = streamedTerrain(map, 6);
+    ASSERT_TRUE(full) << full.error();
+    ASSERT_TRUE(streamed) << streamed.error();
+    const std::vector<Camera> cameras = randomCameras(full.value(), 10, 37u);
+    int fullDetailNodes = 0;
+    for (size_t i = 0; i < cameras.size(); ++i) {
+        const CullView view{cameras[i], kHeight, true, true, 1.0f};
+        for (int frame = 0; frame < 1 + int(i % 3); ++frame) {
+            cullTerrain(streamed.value(), view);
+        }
+        const std::vector<DrawNode> nodes = streamed.value().frame.lod.nodes;
+        for (const DrawNode& n : nodes) {
+            fullDetailNodes += n.level == 0 ? 1 : 0;
+        }
+        if (nodes.empty()) {
+            continue;
+        }
+        NodeCapture fromStream, fromFull;
+        ASSERT_TRUE(fromStream.create(streamed.value()));
+        const std::vector<glm::vec4> a = fromStream.capture(streamed.value(), nodes);
+        fromStream.destroy();
+        ASSERT_TRUE(fromFull.create(full.value()));
+        const std::vector<glm::vec4> b = fromFull.capture(full.value(), nodes);
+        fromFull.destroy();
+        ASSERT_FALSE(a.empty());
+        ASSERT_EQ(a.size(), b.size());
+        EXPECT_TRUE(a == b) << "camera " << i;
+    }
+    EXPECT_GT(fullDetailNodes, 0) << "no level-0 node was drawn";
+    streamed.value().destroy();
+    full.value().destroy();
+}
+
 }  // namespace
 }  // namespace qt
