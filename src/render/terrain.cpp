@@ -131,8 +131,9 @@ void Terrain::settleStreaming(const CullView& view) {
     if (!streamer) {
         return;
     }
-    // One cull asks for every page its view needs (a level-1 node asks whatever is resident);
-    // a second confirms, and more only repeat a pool too small for the view.
+    // One cull asks for every page its view needs (which level-1 nodes ask does not depend on
+    // what is resident); a second confirms, and more would only repeat a pool too small for the
+    // view.
     for (int pass = 0; pass < 3; ++pass) {
         cullTerrain(*this, view);
         if (streamer->stats().requested == 0) {
