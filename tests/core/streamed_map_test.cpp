@@ -307,6 +307,7 @@ TEST(TreeSidecar, WrittenOnFirstOpenUsedOnTheSecond) {
     EXPECT_TRUE(second.sidecarUsed);
     EXPECT_FALSE(second.sidecarWritten);
     EXPECT_EQ(second.prepassMs, 0.0);
+    EXPECT_EQ(mappingRss(second.map.codes.data()), 0u);  // not one page of the map read
     expectSameBounds(second.tree, first.tree);
     EXPECT_EQ(second.map.minCode, first.map.minCode);
     EXPECT_EQ(second.map.maxCode, first.map.maxCode);
