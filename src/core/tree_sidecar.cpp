@@ -19,10 +19,12 @@ namespace {
 //   0 magic "QTSIDECR"          8 version u32        12 lodErrors u8, exactLevels u8, 0 u16
 //  16 map bytes u64            24 map mtime ns i64  32 width u32  36 height u32  40 leafSize u32
 //  44 minCode u16, maxCode u16 48 leaf count u64    56 error count u64         64 checksum u64
-// then leaf count x (minCode u16, maxCode u16) and error count x u16.
+// then leaf count x (minCode u16, maxCode u16) and error count x u16. The checksum covers the
+// header's other bytes and the payload.
 constexpr char kMagic[8] = {'Q', 'T', 'S', 'I', 'D', 'E', 'C', 'R'};
 constexpr uint32_t kVersion = 1;
 constexpr size_t kHeaderBytes = 72;
+constexpr size_t kChecksumOffset = 64;  // the checksum covers every byte but its own
 
 template <class T>
 void put(unsigned char* at, T value) {
@@ -35,10 +37,8 @@ T get(const unsigned char* at) {
     return value;
 }
 
-// A 64-bit hash of the payload, 8 bytes at a time (FNV-1a's step over words, then a final mix):
-// a few milliseconds for a 32769-class map's sidecar.
-uint64_t checksum(const unsigned char* bytes, size_t count) {
-    uint64_t h = 0xcbf29ce484222325ull;
+// FNV-1a's step over 8-byte words (then the bytes left), without a final mix.
+uint64_t hashWords(uint64_t h, const unsigned char* bytes, size_t count) {
     size_t i = 0;
     for (; i + 8 <= count; i += 8) {
         h = (h ^ get<uint64_t>(bytes + i)) * 0x100000001b3ull;
@@ -46,6 +46,14 @@ uint64_t checksum(const unsigned char* bytes, size_t count) {
     for (; i < count; ++i) {
         h = (h ^ bytes[i]) * 0x100000001b3ull;
     }
+    return h;
+}
+
+// A 64-bit hash of the header before the checksum field and the payload: a few milliseconds for
+// a 32769-class map's sidecar.
+uint64_t checksum(const unsigned char* file, size_t count) {
+    uint64_t h = hashWords(0xcbf29ce484222325ull, file, kChecksumOffset);
+    h = hashWords(h, file + kHeaderBytes, count - kHeaderBytes);
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
     return h ^ (h >> 33);
@@ -116,7 +124,7 @@ Result<TreeSidecar> parseTreeSidecar(const unsigned char* bytes, size_t count, c
         return R::failure(uint64_t(count) < expected ? "truncated" : "corrupt (trailing bytes)");
     }
     const unsigned char* payload = bytes + kHeaderBytes;
-    if (checksum(payload, count - kHeaderBytes) != get<uint64_t>(bytes + 64)) {
+    if (checksum(bytes, count) != get<uint64_t>(bytes + kChecksumOffset)) {
         return R::failure("corrupt (checksum)");
     }
     TreeSidecar sidecar;
@@ -181,7 +189,7 @@ Status writeTreeSidecar(const std::string& path, const TreeSidecar& sidecar) {
     unsigned char* payload = bytes.data() + kHeaderBytes;
     std::memcpy(payload, sidecar.leafRanges.data(), leafBytes);
     std::memcpy(payload + leafBytes, sidecar.coarseErrors.data(), errorBytes);
-    put<uint64_t>(&bytes[64], checksum(payload, leafBytes + errorBytes));
+    put<uint64_t>(&bytes[kChecksumOffset], checksum(bytes.data(), bytes.size()));
     const std::string temporary = path + ".tmp" + std::to_string(::getpid());
     FilePtr file(std::fopen(temporary.c_str(), "wb"));
     if (!file) {

@@ -366,6 +366,7 @@ TEST(TreeSidecar, DamagedSidecarsAreRejectedAndRebuilt) {
     expectRejected([](std::vector<uint8_t>& b) { b.resize(40); }, "truncated");
     expectRejected([](std::vector<uint8_t>& b) { b.clear(); }, "truncated");
     expectRejected([](std::vector<uint8_t>& b) { b[b.size() - 100] ^= 0x10; }, "checksum");
+    expectRejected([](std::vector<uint8_t>& b) { b[44] ^= 1; }, "checksum");  // the header's range
     expectRejected([](std::vector<uint8_t>& b) { b.push_back(0); }, "trailing");
     expectRejected([](std::vector<uint8_t>& b) { b[0] = 'X'; }, "not a tree sidecar");
     expectRejected([](std::vector<uint8_t>& b) { b[8] = 9; }, "version");
