@@ -87,6 +87,10 @@ uint64_t quadtreeBytes(int width, int height, int leafSize) {
 }
 
 Result<int> streamedLeafSize(int width, int height, int requestedLeafSize, uint64_t treeBudget) {
+    if (requestedLeafSize > kMaxLeafSize) {
+        return Result<int>::failure("leaf size " + std::to_string(requestedLeafSize) +
+                                    " is over the largest, " + std::to_string(kMaxLeafSize));
+    }
     int leafSize = kMinLeafSize;
     while (leafSize < requestedLeafSize) {
         leafSize *= 2;

@@ -217,6 +217,7 @@ TEST(StreamedMap, QuadtreeBytesMatchesTheTree) {
     EXPECT_EQ(streamedLeafSize(32769, 32769, 2, 0).value(), 4);     // 2: over kMaxNodes
     EXPECT_EQ(streamedLeafSize(1025, 1025, 5, 0).value(), 8);       // rounded up
     EXPECT_FALSE(streamedLeafSize(32769, 32769, 4, 1 << 20).ok());  // nothing fits 1 MiB
+    EXPECT_FALSE(streamedLeafSize(1025, 1025, 128, 0).ok());
 }
 
 // Rss of the mapping that holds `address`, from /proc/self/smaps (mincore would count the page
