@@ -4,10 +4,15 @@ GPU upload, one frame; llvmpipe keeps the GPU's copy in host memory) and the CPU
 (build/load_memory: decode, codes, tree).
 
 Usage: python3 bench/memory.py [--build DIR] [--runs R] [--cpu-only] MAP...
+       python3 bench/memory.py --streamed [--budget BYTES] [--band BYTES] MAP.r16...
 The viewer runs as `quadterrain MAP --stats-json OUT --memory-budget 0` under /usr/bin/time -v
 (peak = its "Maximum resident set size", the process's VmHWM); it needs a display: run under
 xvfb-run -a, or with DISPLAY set. With --runs R each figure is the median of R runs. A map the
 viewer refuses (too big for the GPU path) gets its CPU-side figure only.
+
+--streamed measures the streamed open of a .r16 (load_memory --streamed): the first open, after
+removing MAP.qtree (a pass over the map, then the sidecar written), and the reopen (the sidecar
+read): wall time and peak resident memory of each.
 """
 import argparse
 import json
@@ -22,6 +27,9 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--build", default="build", help="the build folder (default: build)")
 parser.add_argument("--runs", type=int, default=1, help="runs per map; the median is printed")
 parser.add_argument("--cpu-only", action="store_true", help="the load_memory harness alone")
+parser.add_argument("--streamed", action="store_true", help="first open and reopen of a .r16")
+parser.add_argument("--budget", default=str(2 << 30), help="--streamed: memory budget in bytes")
+parser.add_argument("--band", default=None, help="--streamed: band cap in bytes")
 parser.add_argument("maps", nargs="+")
 args = parser.parse_args()
 
@@ -62,6 +70,37 @@ def median(values):
 def show(value, samples):
     return "%8.2f" % (value / samples) if value else "       -"
 
+
+def streamed(path):
+    command = [os.path.join(args.build, "load_memory"), path, "--streamed", "--budget", args.budget]
+    if args.band:
+        command += ["--band", args.band]
+    figures = []
+    for _ in range(2):
+        code, out, peak = time_v(command)
+        if code != 0:
+            return None
+        report = json.loads(out)
+        figures.append((report["open_ms"] / 1000.0, peak, report))
+    return figures
+
+
+if args.streamed:
+    print("%-20s %5s %6s %11s %9s %11s %9s" % ("map", "leaf", "errors", "first s", "first MB",
+                                               "reopen s", "reopen MB"))
+    for path in args.maps:
+        sidecar = path + ".qtree"
+        if os.path.exists(sidecar):
+            os.remove(sidecar)
+        figures = streamed(path)
+        if figures is None:
+            continue
+        (first_s, first_peak, report), (again_s, again_peak, again) = figures
+        assert not report["sidecar_used"] and again["sidecar_used"]
+        print("%-20s %5d %6s %11.2f %9.0f %11.2f %9.0f" % (
+            os.path.basename(path)[:20], report["leaf_size"], report["lod_errors"], first_s,
+            first_peak / 2**20, again_s, again_peak / 2**20))
+    sys.exit(0)
 
 print("%-28s %11s %10s %10s %10s" % ("map", "samples", "decode B/s", "load B/s", "viewer B/s"))
 for path in args.maps:

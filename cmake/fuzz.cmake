@@ -13,7 +13,7 @@ endforeach()
 add_library(qt_stb_fuzz OBJECT ${CMAKE_SOURCE_DIR}/tests/fuzz/stb_image_impl.c)
 target_link_libraries(qt_stb_fuzz PRIVATE PkgConfig::STB)
 target_compile_options(qt_stb_fuzz PRIVATE -fsanitize=fuzzer-no-link,address,undefined)
-foreach(harness fuzz_heightmap fuzz_options fuzz_object_tree)
+foreach(harness fuzz_heightmap fuzz_options fuzz_object_tree fuzz_tree_sidecar)
   add_executable(${harness} ${CMAKE_SOURCE_DIR}/tests/fuzz/${harness}.cpp
                             $<TARGET_OBJECTS:qt_stb_fuzz>)
   target_link_libraries(${harness} PRIVATE quadterrain_cli)

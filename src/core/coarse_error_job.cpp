@@ -51,6 +51,7 @@ bool CoarseErrorJob::takeIfDone(Quadtree& tree) {
     assert(state_->errors.size() == tree.coarseErrors.size());
     tree.coarseErrors.swap(state_->errors);
     tree.lodErrors = LodErrors::Exact;
+    tree.exactLevels = tree.depth;
     ms_ = state_->ms;
     // The old vector goes with the state, freed here: between frames, not inside one.
     state_.reset();

@@ -18,6 +18,7 @@
 #include "core/config.h"
 #include "core/heightmap_gdal.h"
 #include "core/image_header.h"
+#include "core/leaf_ranges.h"
 #include "core/memory_budget.h"
 #include "core/png_gray16.h"
 #include "core/sample_range.h"
@@ -152,23 +153,9 @@ void encodeLeafRows(const float* samples, uint16_t* codes, int width, int height
             const bool shared = z == z1 && lz == lastRow - 1 && !lastBlock;
             uint16_t* c = shared ? spare.data() : codes + size_t(z) * w;
             encodeRow(samples + size_t(z) * w, c, w, code);
-            const uint16_t* __restrict made = c;
-            for (size_t i = 0; i < w; ++i) {
-                l[i] = std::min(l[i], made[i]);
-                h[i] = std::max(h[i], made[i]);
-            }
+            foldRowRange(c, l, h, w);
         }
-        CodeRange* row = out + size_t(lz) * size_t(leavesX);
-        for (int lx = 0; lx < leavesX; ++lx) {
-            const int x0 = lx * leafSize;
-            const int x1 = std::min(x0 + leafSize, width - 1);
-            uint16_t a = l[x0], b = h[x0];
-            for (int x = x0 + 1; x <= x1; ++x) {
-                a = std::min(a, l[x]);
-                b = std::max(b, h[x]);
-            }
-            row[lx] = {a, b};
-        }
+        leafRangesOfColumns(l, h, width, leafSize, out + size_t(lz) * size_t(leavesX));
     }
 }
 
@@ -474,15 +461,10 @@ int squareSide(uint64_t bytes) {
     return uint64_t(side * side * 2) == bytes && side <= kMaxSide ? int(side) : 0;
 }
 
-struct SampleGrid {
-    int width;
-    int height;
-};
+}  // namespace
 
-// The size of a headerless .hgt/.r16/.raw file from its length (and --size), checked before it is
-// read.
-Result<SampleGrid> rawGrid(bool hgt, uint64_t length, const LoadOptions& options) {
-    using R = Result<SampleGrid>;
+Result<RawGrid> rawGrid(bool hgt, uint64_t length, const LoadOptions& options) {
+    using R = Result<RawGrid>;
     int width = options.rawWidth;
     int height = options.rawHeight;
     if (hgt || (width == 0 && height == 0)) {
@@ -508,11 +490,13 @@ Result<SampleGrid> rawGrid(bool hgt, uint64_t length, const LoadOptions& options
                           std::to_string(width) + "x" + std::to_string(height) +
                           " 16-bit samples need " + std::to_string(expected));
     }
-    return SampleGrid{width, height};
+    return RawGrid{width, height};
 }
 
+namespace {
+
 Result<Heightmap> loadHgt(const std::string& path, const std::vector<unsigned char>& bytes) {
-    const Result<SampleGrid> grid = rawGrid(true, bytes.size(), {});
+    const Result<RawGrid> grid = rawGrid(true, bytes.size(), {});
     if (!grid) {
         return fail(path, grid.error());
     }
@@ -537,7 +521,7 @@ Result<Heightmap> loadHgt(const std::string& path, const std::vector<unsigned ch
 // A .r16/.raw file read straight into the codes (its little-endian samples swapped on a big-endian
 // host): 2 bytes a sample, no copy of the file beside them.
 Result<Heightmap> readRaw16File(const std::string& path, const std::string& name,
-                                const SampleGrid& grid) {
+                                const RawGrid& grid) {
     Heightmap map = blankMap(grid.width, grid.height, HeightmapFormat::Raw16);
     FilePtr file(std::fopen(path.c_str(), "rb"));
     if (!file) {
@@ -558,7 +542,7 @@ Result<Heightmap> readRaw16File(const std::string& path, const std::string& name
 
 Result<Heightmap> loadRaw16(const std::string& path, const std::vector<unsigned char>& bytes,
                             const LoadOptions& options) {
-    const Result<SampleGrid> grid = rawGrid(false, bytes.size(), options);
+    const Result<RawGrid> grid = rawGrid(false, bytes.size(), options);
     if (!grid) {
         return fail(path, grid.error());
     }
@@ -792,9 +776,9 @@ Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& opti
                               " bytes for a heightmap");
     }
     std::vector<unsigned char> bytes;
-    SampleGrid size{0, 0};
+    RawGrid size{0, 0};
     if (raw || ext == ".hgt") {
-        const Result<SampleGrid> grid = rawGrid(!raw, length.value(), options);
+        const Result<RawGrid> grid = rawGrid(!raw, length.value(), options);
         if (!grid) {
             return fail(name, grid.error());
         }
@@ -813,7 +797,7 @@ Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& opti
         }
         // The few headers checkImage does not size (0 x 0 here) are checked in loadStbImage,
         // once stb_image has read them.
-        size = SampleGrid{int(info.value().width), int(info.value().height)};
+        size = RawGrid{int(info.value().width), int(info.value().height)};
     }
     if (size.width > 0 && size.height > 0) {
         if (Status budget =

@@ -4,12 +4,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <new>
 #include <string>
-#include <type_traits>
-#include <utility>
 #include <vector>
 
+#include "core/code_array.h"
 #include "core/georeference.h"
 #include "core/memory_budget.h"
 #include "core/result.h"
@@ -39,30 +37,6 @@ struct HeightCoding {
     float sample(uint16_t code) const { return offset + step * float(code); }
 };
 
-// Default-initialises what a vector grows by (no zeroing for plain numbers): a map's codes are
-// written whole by its loader, and a zeroing pass first would touch the whole map once more.
-template <typename T>
-struct NoZeroAllocator : std::allocator<T> {
-    template <typename U>
-    struct rebind {
-        using other = NoZeroAllocator<U>;
-    };
-    NoZeroAllocator() = default;
-    template <typename U>
-    NoZeroAllocator(const NoZeroAllocator<U>&) {}
-    template <typename U>
-    void construct(U* p) noexcept(std::is_nothrow_default_constructible<U>::value) {
-        ::new (static_cast<void*>(p)) U;
-    }
-    template <typename U, typename... Args>
-    void construct(U* p, Args&&... args) {
-        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-    }
-};
-
-// A map's 16-bit codes; resize() leaves new codes unset, resize(n, value) sets them.
-using CodeArray = std::vector<uint16_t, NoZeroAllocator<uint16_t>>;
-
 // The least and greatest code of some samples.
 struct CodeRange {
     uint16_t minCode;
@@ -76,7 +50,7 @@ struct CodeRange {
 struct Heightmap {
     int width = 0;
     int height = 0;
-    CodeArray codes;  // written whole by every loader
+    CodeArray codes;  // written whole by every loader, or a read-only mapping of the file
     HeightCoding coding;
     uint16_t minCode = 0;  // over every sample
     uint16_t maxCode = 0;
@@ -147,6 +121,17 @@ std::vector<float> heightmapSamples(const Heightmap& map);
 
 // Checks a width x height against the limits before anything is allocated.
 Status checkDimensions(int64_t width, int64_t height);
+
+// The size of a headerless file of 16-bit samples.
+struct RawGrid {
+    int width;
+    int height;
+};
+
+// The size of a headerless .hgt (`hgt`) or .r16/.raw file from its length and options.rawWidth x
+// rawHeight (0 x 0: a square), checked against the limits and the length before it is read. The
+// error is one line without the path.
+Result<RawGrid> rawGrid(bool hgt, uint64_t length, const LoadOptions& options);
 
 // Replaces every sample equal to voidValue by the mean of its filled 8-neighbours, in
 // breadth-first order from the known samples. Returns false when every sample is void.

@@ -231,95 +231,110 @@ std::vector<LocalTriangle> foldedStripTriangles(int leafSize) {
     return triangles;
 }
 
+namespace {
+
+// exactCoarseErrorsOfRows for one level, with the strip's triangles already made.
+void errorsOfLevelRows(const CodeGrid& map, const Quadtree& tree,
+                       const std::vector<LocalTriangle>& triangles, int level, int firstNodeRow,
+                       int lastNodeRow, uint16_t* errors, const std::atomic<bool>* cancel) {
+    std::vector<TriangleShape> shapes;
+    std::vector<Span> spans;
+    std::vector<Crossing> crossings;
+    const int span = tree.leafSize << level;  // samples along a whole node's side
+    // The shapes at this level, for whole nodes.
+    for (const LocalTriangle& local : triangles) {
+        TriangleShape shape{};
+        for (int k = 0; k < 3; ++k) {
+            shape.x[k] = int(local.i[k]) << level;
+            shape.z[k] = int(local.j[k]) << level;
+        }
+        shape.spanFirst = spans.size();
+        appendSpans(shape.x, shape.z, spans);
+        shape.spanLast = spans.size();
+        shape.crossFirst = crossings.size();
+        for (int k = 0; k < 3; ++k) {
+            appendCrossings(shape.x[k], shape.z[k], shape.x[(k + 1) % 3], shape.z[(k + 1) % 3],
+                            crossings);
+        }
+        shape.crossLast = crossings.size();
+        shapes.push_back(shape);
+    }
+    const int cols = int(tree.levelWidth[size_t(level)]);
+    // Rows of nodes shared out among threads, each writing its own nodes' errors.
+    const auto errorsOfRows = [&](int firstRow, int rowStep) {
+        std::vector<Crossing> scratch;
+        for (int row = firstNodeRow + firstRow; row < lastNodeRow; row += rowStep) {
+            if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+                return;
+            }
+            for (int col = 0; col < cols; ++col) {
+                const int x0 = col * span, z0 = row * span;
+                const bool whole = x0 + span <= map.width - 1 && z0 + span <= map.height - 1;
+                double worst = 0.0;
+                for (const TriangleShape& shape : shapes) {
+                    int x[3], z[3];
+                    for (int k = 0; k < 3; ++k) {
+                        x[k] = std::min(x0 + shape.x[k], map.width - 1);
+                        z[k] = std::min(z0 + shape.z[k], map.height - 1);
+                    }
+                    SampleTriangle t;
+                    if (!makeTriangle(map, x, z, t)) {
+                        continue;
+                    }
+                    if (whole) {
+                        for (size_t n = shape.spanFirst; n < shape.spanLast; ++n) {
+                            const Span& r = spans[n];
+                            worst =
+                                std::max(worst, rowError(map, t, z0 + r.z, x0 + r.x0, x0 + r.x1));
+                        }
+                        worst = std::max(worst,
+                                         crossingError(map, t, crossings.data() + shape.crossFirst,
+                                                       crossings.data() + shape.crossLast, x0, z0));
+                        continue;
+                    }
+                    // Clamped by the map: the triangle as it is placed.
+                    scratch.clear();
+                    for (int k = 0; k < 3; ++k) {
+                        appendCrossings(x[k], z[k], x[(k + 1) % 3], z[(k + 1) % 3], scratch);
+                    }
+                    worst = std::max({worst, insideError(map, t),
+                                      crossingError(map, t, scratch.data(),
+                                                    scratch.data() + scratch.size(), 0, 0)});
+                }
+                errors[tree.levelIndex(level, col << level, row << level)] =
+                    uint16_t(std::min(std::ceil(worst - 1e-6), 65535.0));
+            }
+        }
+    };
+    const int threads = std::min({int(std::max(std::thread::hardware_concurrency(), 1u)),
+                                  kMaxLoadThreads, std::max(lastNodeRow - firstNodeRow, 1)});
+    std::vector<std::thread> helpers;
+    for (int t = 1; t < threads; ++t) {
+        helpers.emplace_back(errorsOfRows, t, threads);
+    }
+    errorsOfRows(0, threads);
+    for (std::thread& helper : helpers) {
+        helper.join();
+    }
+}
+
+}  // namespace
+
+void exactCoarseErrorsOfRows(const CodeGrid& map, const Quadtree& tree, int level, int firstNodeRow,
+                             int lastNodeRow, uint16_t* errors, const std::atomic<bool>* cancel) {
+    assert(level >= 1 && level <= tree.depth && 0 <= firstNodeRow && firstNodeRow <= lastNodeRow);
+    errorsOfLevelRows(map, tree, foldedStripTriangles(tree.leafSize), level, firstNodeRow,
+                      lastNodeRow, errors, cancel);
+}
+
 std::vector<uint16_t> exactCoarseErrors(const CodeGrid& map, const Quadtree& tree,
                                         const std::atomic<bool>* cancel) {
     assert(tree.levelStart.size() == size_t(tree.depth) + 2);
     std::vector<uint16_t> errors(tree.levelStart.back(), 0);
     const std::vector<LocalTriangle> triangles = foldedStripTriangles(tree.leafSize);
-    std::vector<TriangleShape> shapes;
-    std::vector<Span> spans;
-    std::vector<Crossing> crossings;
     for (int level = 1; level <= tree.depth; ++level) {
-        const int span = tree.leafSize << level;  // samples along a whole node's side
-        // The shapes at this level, for whole nodes.
-        shapes.clear();
-        spans.clear();
-        crossings.clear();
-        for (const LocalTriangle& local : triangles) {
-            TriangleShape shape{};
-            for (int k = 0; k < 3; ++k) {
-                shape.x[k] = int(local.i[k]) << level;
-                shape.z[k] = int(local.j[k]) << level;
-            }
-            shape.spanFirst = spans.size();
-            appendSpans(shape.x, shape.z, spans);
-            shape.spanLast = spans.size();
-            shape.crossFirst = crossings.size();
-            for (int k = 0; k < 3; ++k) {
-                appendCrossings(shape.x[k], shape.z[k], shape.x[(k + 1) % 3], shape.z[(k + 1) % 3],
-                                crossings);
-            }
-            shape.crossLast = crossings.size();
-            shapes.push_back(shape);
-        }
-        const int cols = int(tree.levelWidth[size_t(level)]);
-        const int rows = ((tree.leavesZ - 1) >> level) + 1;
-        // Rows of nodes shared out among threads, each writing its own nodes' errors.
-        const auto errorsOfRows = [&](int firstRow, int rowStep) {
-            std::vector<Crossing> scratch;
-            for (int row = firstRow; row < rows; row += rowStep) {
-                if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
-                    return;
-                }
-                for (int col = 0; col < cols; ++col) {
-                    const int x0 = col * span, z0 = row * span;
-                    const bool whole = x0 + span <= map.width - 1 && z0 + span <= map.height - 1;
-                    double worst = 0.0;
-                    for (const TriangleShape& shape : shapes) {
-                        int x[3], z[3];
-                        for (int k = 0; k < 3; ++k) {
-                            x[k] = std::min(x0 + shape.x[k], map.width - 1);
-                            z[k] = std::min(z0 + shape.z[k], map.height - 1);
-                        }
-                        SampleTriangle t;
-                        if (!makeTriangle(map, x, z, t)) {
-                            continue;
-                        }
-                        if (whole) {
-                            for (size_t n = shape.spanFirst; n < shape.spanLast; ++n) {
-                                const Span& r = spans[n];
-                                worst = std::max(worst,
-                                                 rowError(map, t, z0 + r.z, x0 + r.x0, x0 + r.x1));
-                            }
-                            worst = std::max(
-                                worst, crossingError(map, t, crossings.data() + shape.crossFirst,
-                                                     crossings.data() + shape.crossLast, x0, z0));
-                            continue;
-                        }
-                        // Clamped by the map: the triangle as it is placed.
-                        scratch.clear();
-                        for (int k = 0; k < 3; ++k) {
-                            appendCrossings(x[k], z[k], x[(k + 1) % 3], z[(k + 1) % 3], scratch);
-                        }
-                        worst = std::max({worst, insideError(map, t),
-                                          crossingError(map, t, scratch.data(),
-                                                        scratch.data() + scratch.size(), 0, 0)});
-                    }
-                    errors[tree.levelIndex(level, col << level, row << level)] =
-                        uint16_t(std::min(std::ceil(worst - 1e-6), 65535.0));
-                }
-            }
-        };
-        const int threads = std::min(
-            {int(std::max(std::thread::hardware_concurrency(), 1u)), kMaxLoadThreads, rows});
-        std::vector<std::thread> helpers;
-        for (int t = 1; t < threads; ++t) {
-            helpers.emplace_back(errorsOfRows, t, threads);
-        }
-        errorsOfRows(0, threads);
-        for (std::thread& helper : helpers) {
-            helper.join();
-        }
+        errorsOfLevelRows(map, tree, triangles, level, 0, ((tree.leavesZ - 1) >> level) + 1,
+                          errors.data(), cancel);
         if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
             return {};
         }
@@ -330,6 +345,7 @@ std::vector<uint16_t> exactCoarseErrors(const CodeGrid& map, const Quadtree& tre
 void computeCoarseErrors(const Heightmap& map, Quadtree& tree) {
     tree.coarseErrors = exactCoarseErrors(codeGrid(map), tree);
     tree.lodErrors = LodErrors::Exact;
+    tree.exactLevels = tree.depth;
 }
 
 }  // namespace qt

@@ -46,7 +46,17 @@ inline CodeGrid codeGrid(const Heightmap& map) {
 std::vector<uint16_t> exactCoarseErrors(const CodeGrid& map, const Quadtree& tree,
                                         const std::atomic<bool>* cancel = nullptr);
 
-// Sets tree.coarseErrors to exactCoarseErrors and tree.lodErrors to LodErrors::Exact: for each
+// exactCoarseErrors of the nodes of one level (1..depth) in rows [firstNodeRow, lastNodeRow) of
+// that level's grid, written into `errors` (by Quadtree::levelIndex, sized for the whole tree).
+// They read only sample rows firstNodeRow * (leafSize << level) to lastNodeRow * (leafSize <<
+// level), clamped to the map: a streamed map computes them band by band. Rows of nodes are
+// shared out between load threads; `cancel` is checked once per row of nodes.
+void exactCoarseErrorsOfRows(const CodeGrid& map, const Quadtree& tree, int level, int firstNodeRow,
+                             int lastNodeRow, uint16_t* errors,
+                             const std::atomic<bool>* cancel = nullptr);
+
+// Sets tree.coarseErrors to exactCoarseErrors, tree.lodErrors to LodErrors::Exact and
+// tree.exactLevels to its depth: for each
 // inner node, the largest |h(sample) - surface(sample)| over every triangle of foldedStripTriangles
 // at the node's stride, vertices clamped to the map as the shader places them, and the samples each
 // covers, rounded up to whole codes (saturated at 65535). Where a triangle's edge crosses the

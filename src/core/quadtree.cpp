@@ -4,74 +4,19 @@
 
 #include <algorithm>
 #include <cassert>
-#include <thread>
 
 #include "core/config.h"
 #include "core/huge_pages.h"
+#include "core/leaf_ranges.h"
 #include "core/lod_error.h"
 
 namespace qt {
-namespace {
-
-// Exact code ranges of the leaves of leaf rows [firstRow, lastRow), into `out` by row: per
-// leaf row, the column-wise minimum and maximum over its leafSize + 1 sample rows (a pass that
-// runs in SIMD lanes), then each leaf's over its leafSize + 1 columns. Every sample is read once
-// per leaf row it borders: 1 + 1 / leafSize times in all.
-void leafRangesOfRows(const Heightmap& map, int leafSize, int leavesX, int firstRow, int lastRow,
-                      LeafCodes* out) {
-    const size_t width = size_t(map.width);
-    std::vector<uint16_t> lo(width), hi(width);
-    for (int lz = firstRow; lz < lastRow; ++lz) {
-        const int z0 = lz * leafSize;
-        const int z1 = std::min(z0 + leafSize, map.height - 1);
-        const uint16_t* first = &map.codes[size_t(z0) * width];
-        std::copy(first, first + width, lo.begin());
-        std::copy(first, first + width, hi.begin());
-        uint16_t* __restrict l = lo.data();
-        uint16_t* __restrict h = hi.data();
-        for (int z = z0 + 1; z <= z1; ++z) {
-            const uint16_t* __restrict line = &map.codes[size_t(z) * width];
-            for (size_t i = 0; i < width; ++i) {
-                l[i] = std::min(l[i], line[i]);
-                h[i] = std::max(h[i], line[i]);
-            }
-        }
-        LeafCodes* row = out + size_t(lz) * size_t(leavesX);
-        for (int lx = 0; lx < leavesX; ++lx) {
-            const int x0 = lx * leafSize;
-            const int x1 = std::min(x0 + leafSize, map.width - 1);
-            uint16_t a = l[x0], b = h[x0];
-            for (int x = x0 + 1; x <= x1; ++x) {
-                a = std::min(a, l[x]);
-                b = std::max(b, h[x]);
-            }
-            row[lx] = {a, b};
-        }
-    }
-}
-
-}  // namespace
-
 std::vector<CodeRange> leafCodeRanges(const Heightmap& map, int leafSize) {
     assert(isValidLeafSize(leafSize) && map.width >= 2 && map.height >= 2);
-    const int leavesX = (map.width - 2) / leafSize + 1;
-    const int leavesZ = (map.height - 2) / leafSize + 1;
+    const int leavesX = leavesAlong(map.width, leafSize);
+    const int leavesZ = leavesAlong(map.height, leafSize);
     std::vector<CodeRange> ranges(size_t(leavesX) * size_t(leavesZ));
-    // The leaf rows shared out between load threads when the map is large enough for one to pay.
-    constexpr size_t kSamplesPerThread = size_t(1) << 20;
-    const size_t samples = size_t(map.width) * size_t(map.height);
-    const int threads =
-        int(std::min({size_t(std::max(std::thread::hardware_concurrency(), 1u)),
-                      size_t(kMaxLoadThreads), size_t(leavesZ), samples / kSamplesPerThread + 1}));
-    std::vector<std::thread> helpers;
-    for (int t = 1; t < threads; ++t) {
-        helpers.emplace_back(leafRangesOfRows, std::cref(map), leafSize, leavesX,
-                             leavesZ * t / threads, leavesZ * (t + 1) / threads, ranges.data());
-    }
-    leafRangesOfRows(map, leafSize, leavesX, 0, leavesZ / threads, ranges.data());
-    for (std::thread& helper : helpers) {
-        helper.join();
-    }
+    leafRangesOfRows(map.codes.data(), map.width, map.height, leafSize, 0, leavesZ, ranges.data());
     return ranges;
 }
 
@@ -177,7 +122,26 @@ bool isValidLeafSize(int leafSize) {
 }
 
 const char* lodErrorsName(LodErrors errors) {
-    return errors == LodErrors::Exact ? "exact" : "range";
+    switch (errors) {
+        case LodErrors::Range:
+            return "range";
+        case LodErrors::Exact:
+            return "exact";
+        case LodErrors::Mixed:
+            return "mixed";
+    }
+    return "range";
+}
+
+uint64_t quadtreeNodeCount(int width, int height, int leafSize) {
+    assert(isValidLeafSize(leafSize) && width >= 2 && height >= 2);
+    const int leavesX = leavesAlong(width, leafSize);
+    const int leavesZ = leavesAlong(height, leafSize);
+    int rootSize = 1;
+    while (rootSize < std::max(leavesX, leavesZ)) {
+        rootSize *= 2;
+    }
+    return countNodes(0, 0, rootSize, leavesX, leavesZ);
 }
 
 Result<Quadtree> buildQuadtreeStructure(int width, int height, int leafSize) {
@@ -225,6 +189,7 @@ Result<Quadtree> buildQuadtreeStructure(int width, int height, int leafSize) {
     assert(tree.levelStart.back() + leafCount == nodeCount);
     tree.coarseErrors.assign(tree.levelStart.back(), 0);
     tree.lodErrors = LodErrors::Range;
+    tree.exactLevels = 0;
     // The root goes last: its index is known, and the groups start at the array's start.
     const uint32_t rootIndex = uint32_t(nodeCount - 1);
     QuadtreeNode& root = tree.nodes[rootIndex];
@@ -291,6 +256,7 @@ void fillQuadtreeBounds(Quadtree& tree, const Heightmap& map,
     }
     finish(rootIndex);
     tree.lodErrors = LodErrors::Range;
+    tree.exactLevels = 0;
 }
 
 Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize, LodErrors errors) {

@@ -95,15 +95,16 @@ static_assert(sizeof(LeafCodes) == 4, "16 leaves to a cache line");
 
 using LeafCodeArray = std::vector<LeafCodes, CacheLineAllocator<LeafCodes>>;
 
-// Which bound Quadtree::coarseErrors holds (core/lod_error.h). Both bound the distance between
-// every fold of a node's strip and the full-detail surface, so either keeps the drawn surface
+// Which bound Quadtree::coarseErrors holds (core/lod_error.h). Each bounds the distance between
+// every fold of a node's strip and the full-detail surface, so any keeps the drawn surface
 // within the level of detail's pixels; the exact one lets more nodes stay coarse.
 enum class LodErrors : uint8_t {
     Range,  // maxCode - minCode of each inner node: made with the tree, at no cost
     Exact,  // the largest distance over every fold and sample (computeCoarseErrors)
+    Mixed,  // exact on levels 1..Quadtree::exactLevels, the range bound above (a streamed map)
 };
 
-// "range" or "exact", for the HUD and --stats-json.
+// "range", "exact" or "mixed", for the HUD and --stats-json.
 const char* lodErrorsName(LodErrors errors);
 
 struct Quadtree {
@@ -129,6 +130,7 @@ struct Quadtree {
     // sample at leaves of 4.
     std::vector<uint16_t> coarseErrors;
     LodErrors lodErrors = LodErrors::Range;
+    int exactLevels = 0;  // levels 1..exactLevels hold exact errors: depth with Exact, 0 with Range
 
     uint32_t rootIndex() const { return uint32_t(nodes.size() - 1); }
     const QuadtreeNode& root() const { return nodes.back(); }
@@ -175,6 +177,10 @@ Result<Quadtree> buildQuadtreeStructure(int width, int height, int leafSize);
 // encodeSamples while quantising) and replaces the pass over the codes that finds them.
 void fillQuadtreeBounds(Quadtree& tree, const Heightmap& map,
                         const std::vector<CodeRange>* leafRanges = nullptr);
+
+// Nodes of the tree of a width x height map in leaves of leafSize squares (what
+// buildQuadtreeStructure allocates), without building it.
+uint64_t quadtreeNodeCount(int width, int height, int leafSize);
 
 // Each leaf's exact code range for leaves of leafSize squares, by row * leavesX + col: the
 // minimum and maximum over its (leafSize + 1)^2 samples, fewer in partial border leaves.

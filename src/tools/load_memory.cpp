@@ -2,11 +2,15 @@
 // prints the process's peak resident memory after each step as one JSON object.
 //
 // Usage: load_memory MAP [--leaf N]      (bench/memory.py runs it beside the viewer)
+//        load_memory MAP --streamed [--leaf N] [--budget BYTES] [--band BYTES]
 //
 // The viewer adds the GPU's copy of the codes (2 bytes a sample, in host memory on llvmpipe) and
-// the frame buffers; this is the CPU side of a load: decode, codes, tree.
+// the frame buffers; this is the CPU side of a load: decode, codes, tree. --streamed opens a .r16
+// as openStreamedRaw16 does (codes mapped, tree from its sidecar or a banded pass) and adds the
+// open's wall time, leaf size and whether the sidecar was used.
 #include <malloc.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +19,7 @@
 #include "core/frame.h"
 #include "core/heightmap.h"
 #include "core/quadtree.h"
+#include "core/streamed_map.h"
 
 namespace {
 
@@ -48,14 +53,73 @@ void printStep(const char* name, const Resident& r, bool last) {
                 r.now, last ? "" : ",");
 }
 
+// The streamed open of a .r16 and its figures.
+int streamed(const char* path, int leafSize, uint64_t budget, uint64_t band) {
+    const Resident start = resident();
+    qt::LoadOptions options;
+    options.memory.limitBytes = budget;
+    qt::StreamOptions stream;
+    stream.bandBytes = band;
+    const auto began = std::chrono::steady_clock::now();
+    qt::Result<qt::StreamedMap> opened = qt::openStreamedRaw16(path, options, leafSize, stream);
+    const double openMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
+    if (!opened) {
+        std::fprintf(stderr, "load_memory: %s\n", opened.error().c_str());
+        return 1;
+    }
+    const qt::StreamedMap& s = opened.value();
+    qt::FrameBuffers frame;
+    frame.reserveFor(s.tree);
+    malloc_trim(0);
+    const Resident built = resident();
+    const long long samples = s.map.sampleCount();
+    std::printf("{\n  \"width\": %d,\n  \"height\": %d,\n  \"samples\": %lld,\n", s.map.width,
+                s.map.height, samples);
+    std::printf("  \"leaf_size\": %d,\n  \"lod_errors\": \"%s\",\n  \"exact_levels\": %d,\n",
+                s.leafSize, qt::lodErrorsName(s.tree.lodErrors), s.tree.exactLevels);
+    std::printf("  \"sidecar_used\": %s,\n  \"sidecar_written\": %s,\n",
+                s.sidecarUsed ? "true" : "false", s.sidecarWritten ? "true" : "false");
+    std::printf("  \"open_ms\": %.1f,\n  \"prepass_ms\": %.1f,\n  \"sidecar_read_ms\": %.1f,\n",
+                openMs, s.prepassMs, s.sidecarReadMs);
+    printStep("start", start, false);
+    printStep("opened", built, false);
+    std::printf("  \"peak_bytes_per_sample\": %.3f\n}\n", double(built.peak) / double(samples));
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 2 && !(argc == 4 && std::strcmp(argv[2], "--leaf") == 0)) {
-        std::fprintf(stderr, "usage: load_memory MAP [--leaf N]\n");
+    int leafSize = 4;
+    bool stream = false;
+    uint64_t budget = 0;
+    uint64_t band = qt::kStreamBandBytes;
+    bool usage = argc < 2;
+    for (int i = 2; i < argc && !usage; ++i) {
+        const bool value = i + 1 < argc;
+        if (std::strcmp(argv[i], "--streamed") == 0) {
+            stream = true;
+        } else if (std::strcmp(argv[i], "--leaf") == 0 && value) {
+            leafSize = std::atoi(argv[++i]);
+        } else if (std::strcmp(argv[i], "--budget") == 0 && value) {
+            budget = std::strtoull(argv[++i], nullptr, 10);
+        } else if (std::strcmp(argv[i], "--band") == 0 && value) {
+            band = std::strtoull(argv[++i], nullptr, 10);
+        } else {
+            usage = true;
+        }
+    }
+    if (usage || (!stream && (budget != 0 || band != qt::kStreamBandBytes))) {
+        std::fprintf(
+            stderr,
+            "usage: load_memory MAP [--leaf N]\n"
+            "       load_memory MAP --streamed [--leaf N] [--budget BYTES] [--band BYTES]\n");
         return 2;
     }
-    const int leafSize = argc == 4 ? std::atoi(argv[3]) : 4;
+    if (stream) {
+        return streamed(argv[1], leafSize, budget, band);
+    }
     const Resident start = resident();
     qt::Result<qt::Heightmap> map = qt::loadHeightmap(argv[1]);
     if (!map) {

@@ -1,0 +1,81 @@
+// Maps a file of little-endian 16-bit samples read-only and shares the mapping as a CodeArray.
+#include "core/mapped_codes.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace qt {
+namespace {
+
+FileStamp stampOf(const struct stat& st) {
+    return {uint64_t(st.st_size), int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+// Unmaps on destruction: the keeper shared by every copy of the view.
+struct Mapping {
+    void* address = nullptr;
+    size_t bytes = 0;
+    Mapping(void* a, size_t n) : address(a), bytes(n) {}
+    Mapping(const Mapping&) = delete;
+    Mapping& operator=(const Mapping&) = delete;
+    ~Mapping() { ::munmap(address, bytes); }
+};
+
+}  // namespace
+
+bool canMapCodes() {
+    const uint16_t one = 1;
+    unsigned char first = 0;
+    std::memcpy(&first, &one, 1);
+    return first == 1;
+}
+
+Result<FileStamp> fileStamp(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        return Result<FileStamp>::failure(std::strerror(errno));
+    }
+    return stampOf(st);
+}
+
+Result<MappedCodes> mapCodes(const std::string& path, uint64_t expectedBytes) {
+    using R = Result<MappedCodes>;
+    if (!canMapCodes()) {
+        return R::failure("cannot map little-endian samples on a big-endian host; not streamed");
+    }
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return R::failure(std::string("cannot open: ") + std::strerror(errno));
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        const int error = errno;
+        ::close(fd);
+        return R::failure(std::string("cannot stat: ") + std::strerror(error));
+    }
+    const FileStamp stamp = stampOf(st);
+    if (stamp.bytes != expectedBytes || expectedBytes < 2) {
+        ::close(fd);
+        return R::failure("file changed while opening (" + std::to_string(stamp.bytes) +
+                          " bytes, expected " + std::to_string(expectedBytes) + ")");
+    }
+    void* address = ::mmap(nullptr, size_t(expectedBytes), PROT_READ, MAP_SHARED, fd, 0);
+    const int error = errno;
+    ::close(fd);  // the mapping keeps the file
+    if (address == MAP_FAILED) {
+        return R::failure(std::string("cannot map: ") + std::strerror(error));
+    }
+    auto keeper = std::make_shared<const Mapping>(address, size_t(expectedBytes));
+    MappedCodes mapped;
+    mapped.codes = CodeArray::view(std::move(keeper), static_cast<const uint16_t*>(address),
+                                   size_t(expectedBytes / 2));
+    mapped.stamp = stamp;
+    return mapped;
+}
+
+}  // namespace qt

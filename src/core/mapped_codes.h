@@ -1,0 +1,34 @@
+// A .r16 file's codes as a read-only memory map: the map's samples without reading it whole.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/code_array.h"
+#include "core/result.h"
+
+namespace qt {
+
+// What identifies a version of a file: its length and last modification time.
+struct FileStamp {
+    uint64_t bytes = 0;
+    int64_t mtimeNs = 0;  // nanoseconds since the epoch
+};
+
+struct MappedCodes {
+    CodeArray codes;  // a view: codes[i] is the file's little-endian sample i
+    FileStamp stamp;  // of the file mapped
+};
+
+// Whether codes can be mapped from a little-endian file as they are: on little-endian hosts.
+bool canMapCodes();
+
+// The file's stamp, or the problem with it (without the path).
+Result<FileStamp> fileStamp(const std::string& path);
+
+// Maps the whole file read-only, as `expectedBytes / 2` codes; fails (one line, without the
+// path) when it cannot be opened or mapped, when its length is not `expectedBytes`, or on a
+// big-endian host.
+Result<MappedCodes> mapCodes(const std::string& path, uint64_t expectedBytes);
+
+}  // namespace qt

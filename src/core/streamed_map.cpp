@@ -1,0 +1,220 @@
+// The streamed open of a .r16: map the file, choose the leaf size, then take the tree's bounds
+// from the sidecar or from one banded pass over the map.
+#include "core/streamed_map.h"
+
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+#include <cstdio>
+
+#include "core/config.h"
+#include "core/leaf_ranges.h"
+#include "core/lod_error.h"
+#include "core/mapped_codes.h"
+#include "core/text.h"
+#include "core/tree_sidecar.h"
+
+namespace qt {
+namespace {
+
+double msSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+}
+
+// The banded pass: the bands are the rows of nodes of level `bandLevel` (leafSize << bandLevel
+// sample rows each, plus the row they share with the next band). Per band: its leaves' code
+// ranges, then the exact errors of its nodes on levels 1..exactLevels (all inside the band), then
+// its pages dropped. Each sample is read from the file once per band it lies in.
+void bandedPass(const Heightmap& map, Quadtree& tree, int bandLevel, int exactLevels,
+                std::vector<CodeRange>& leafRanges, std::vector<uint16_t>& exactErrors) {
+    const int leafSize = tree.leafSize;
+    const size_t width = size_t(map.width);
+    leafRanges.resize(size_t(tree.leavesX) * size_t(tree.leavesZ));
+    exactErrors.assign(tree.levelStart.back(), 0);
+    const int bandRows = ((tree.leavesZ - 1) >> bandLevel) + 1;
+    const CodeGrid grid = codeGrid(map);
+    for (int band = 0; band < bandRows; ++band) {
+        const int firstLeafRow = band << bandLevel;
+        const int lastLeafRow = std::min((band + 1) << bandLevel, tree.leavesZ);
+        leafRangesOfRows(map.codes.data(), map.width, map.height, leafSize, firstLeafRow,
+                         lastLeafRow, leafRanges.data());
+        for (int level = 1; level <= exactLevels; ++level) {
+            const int levelRows = ((tree.leavesZ - 1) >> level) + 1;
+            const int shift = bandLevel - level;
+            exactCoarseErrorsOfRows(grid, tree, level, band << shift,
+                                    std::min((band + 1) << shift, levelRows), exactErrors.data());
+        }
+        // Every row of the band but the one it shares with the next.
+        const size_t z0 = size_t(firstLeafRow) * size_t(leafSize);
+        const size_t z1 = std::min(size_t(lastLeafRow) * size_t(leafSize), size_t(map.height));
+        map.codes.dropResident(z0 * width, (z1 - z0) * width);
+    }
+}
+
+// The highest level (at most the tree's depth) whose rows of nodes, leafSize << level + 1 sample
+// rows, fit in bandBytes; 0 when not even a row of leaves does (bands of one leaf row then).
+int bandLevelFor(const Quadtree& tree, int width, uint64_t bandBytes) {
+    int level = 0;
+    while (level < tree.depth &&
+           (uint64_t(tree.leafSize << (level + 1)) + 1) * uint64_t(width) * 2 <= bandBytes) {
+        ++level;
+    }
+    return level;
+}
+
+Result<StreamedMap> fail(const std::string& name, const std::string& problem) {
+    return Result<StreamedMap>::failure(name + ": " + problem);
+}
+
+}  // namespace
+
+uint64_t quadtreeBytes(int width, int height, int leafSize) {
+    const uint64_t leavesX = uint64_t(leavesAlong(width, leafSize));
+    const uint64_t leavesZ = uint64_t(leavesAlong(height, leafSize));
+    const uint64_t leaves = leavesX * leavesZ;
+    const uint64_t nodes = quadtreeNodeCount(width, height, leafSize);
+    const uint64_t inner = nodes - leaves;
+    uint64_t levels = 1;
+    while ((uint64_t(1) << (levels - 1)) < std::max(leavesX, leavesZ)) {
+        ++levels;
+    }
+    return nodes * (sizeof(QuadtreeNode) + sizeof(uint32_t)) +  // nodes, parents
+           leaves * (sizeof(LeafCoord) + sizeof(uint32_t) + sizeof(LeafCodes) +
+                     sizeof(uint32_t)) +         // leaves, leafNodes, codes, grid
+           inner * sizeof(uint16_t) +            // coarse errors
+           (levels + 1) * 2 * sizeof(uint32_t);  // level grids
+}
+
+Result<int> streamedLeafSize(int width, int height, int requestedLeafSize, uint64_t treeBudget) {
+    if (requestedLeafSize > kMaxLeafSize) {
+        return Result<int>::failure("leaf size " + std::to_string(requestedLeafSize) +
+                                    " is over the largest, " + std::to_string(kMaxLeafSize));
+    }
+    int leafSize = kMinLeafSize;
+    while (leafSize < requestedLeafSize) {
+        leafSize *= 2;
+    }
+    for (; leafSize <= kMaxLeafSize; leafSize *= 2) {
+        const bool fits = treeBudget == 0 || quadtreeBytes(width, height, leafSize) <= treeBudget;
+        if (fits && quadtreeNodeCount(width, height, leafSize) <= kMaxNodes) {
+            return leafSize;
+        }
+    }
+    return Result<int>::failure("its quadtree does not fit " + std::to_string(treeBudget >> 20) +
+                                " MiB of the memory budget even in leaves of " +
+                                std::to_string(kMaxLeafSize) + "; raise --memory-budget");
+}
+
+Result<StreamedMap> openStreamedRaw16(const std::string& path, const LoadOptions& options,
+                                      int requestedLeafSize, const StreamOptions& stream) {
+    const std::string name = escapedPath(path);
+    const Result<FileStamp> stamp = fileStamp(path);
+    if (!stamp) {
+        return fail(name, stamp.error());
+    }
+    const Result<RawGrid> grid = rawGrid(false, stamp.value().bytes, options);
+    if (!grid) {
+        return fail(name, grid.error());
+    }
+    const int width = grid.value().width;
+    const int height = grid.value().height;
+    const MemoryBudget& budget = options.memory;
+    const uint64_t free =
+        budget.limitBytes > budget.heldBytes ? budget.limitBytes - budget.heldBytes : 0;
+    if (budget.limitBytes != 0 && free == 0) {
+        return fail(name, "nothing of the memory budget is left for it; raise --memory-budget");
+    }
+    const Result<int> leafSize =
+        streamedLeafSize(width, height, requestedLeafSize,
+                         budget.limitBytes == 0 ? 0 : uint64_t(double(free) * kStreamedTreeShare));
+    if (!leafSize) {
+        return fail(name, leafSize.error());
+    }
+    Result<MappedCodes> mapped = mapCodes(path, stamp.value().bytes);
+    if (!mapped) {
+        return fail(name, mapped.error());
+    }
+    StreamedMap out;
+    out.leafSize = leafSize.value();
+    Heightmap& map = out.map;
+    map.width = width;
+    map.height = height;
+    map.format = HeightmapFormat::Raw16;
+    map.codes = std::move(mapped.value().codes);
+    const FileStamp fileStamp = mapped.value().stamp;
+
+    Result<Quadtree> structure = buildQuadtreeStructure(width, height, out.leafSize);
+    if (!structure) {
+        return fail(name, structure.error());
+    }
+    out.tree = std::move(structure.value());
+    Quadtree& tree = out.tree;
+
+    const std::string sidecar = sidecarPath(path);
+    TreeSidecar saved;
+    if (stream.useSidecar) {
+        const auto start = std::chrono::steady_clock::now();
+        Result<TreeSidecar> read = readTreeSidecar(sidecar, fileStamp, width, height, out.leafSize);
+        out.sidecarReadMs = msSince(start);
+        if (read) {
+            saved = std::move(read.value());
+            out.sidecarUsed = true;
+        } else if (read.error() != "missing") {
+            out.sidecarProblem = escapedPath(sidecar) + ": " + read.error() + ", rebuilding";
+            std::fprintf(stderr, "%s\n", out.sidecarProblem.c_str());
+        }
+    }
+    if (!out.sidecarUsed) {
+        const auto start = std::chrono::steady_clock::now();
+        const int bandLevel = bandLevelFor(tree, width, stream.bandBytes);
+        const int exactLevels = std::min(bandLevel, tree.depth);
+        bandedPass(map, tree, bandLevel, exactLevels, saved.leafRanges, saved.coarseErrors);
+        saved.map = fileStamp;
+        saved.width = width;
+        saved.height = height;
+        saved.leafSize = out.leafSize;
+        saved.exactLevels = exactLevels;
+        saved.lodErrors = exactLevels == tree.depth ? LodErrors::Exact
+                          : exactLevels == 0        ? LodErrors::Range
+                                                    : LodErrors::Mixed;
+        saved.minCode = 0xFFFF;
+        saved.maxCode = 0;
+        for (const CodeRange& range : saved.leafRanges) {
+            saved.minCode = std::min(saved.minCode, range.minCode);
+            saved.maxCode = std::max(saved.maxCode, range.maxCode);
+        }
+        out.prepassMs = msSince(start);
+    }
+    map.coding = HeightCoding{0.0f, 1.0f};
+    map.minCode = saved.minCode;
+    map.maxCode = saved.maxCode;
+    map.minSample = map.coding.sample(saved.minCode);
+    map.maxSample = map.coding.sample(saved.maxCode);
+
+    // The range bound everywhere, then the exact errors over it on levels 1..exactLevels (a
+    // sidecar's errors hold the same range bound above them).
+    fillQuadtreeBounds(tree, map, &saved.leafRanges);
+    const size_t exactEnd = tree.levelStart[size_t(saved.exactLevels) + 1];
+    std::copy(saved.coarseErrors.begin(), saved.coarseErrors.begin() + ptrdiff_t(exactEnd),
+              tree.coarseErrors.begin());
+    tree.lodErrors = saved.lodErrors;
+    tree.exactLevels = saved.exactLevels;
+
+    if (stream.useSidecar && !out.sidecarUsed) {
+        saved.coarseErrors = tree.coarseErrors;
+        if (Status written = writeTreeSidecar(sidecar, saved); written) {
+            out.sidecarWritten = true;
+        } else {
+            const std::string line =
+                escapedPath(sidecar) + ": " + written.error() + "; continuing without a sidecar";
+            std::fprintf(stderr, "%s\n", line.c_str());
+            if (out.sidecarProblem.empty()) {
+                out.sidecarProblem = line;
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace qt
