@@ -65,6 +65,7 @@ void LooseObjectTree::clearNodes() {
     freeGroups_ = kNone;
     usedGroups_ = 0;
     elements_.clear();
+    ids_.clear();
     freeElements_ = kNone;
     usedElements_ = 0;
     allocatedSinceCompact_ = 0;
@@ -108,6 +109,7 @@ uint32_t LooseObjectTree::allocElement() {
     } else {
         e = uint32_t(elements_.size());
         elements_.emplace_back();
+        ids_.push_back(0);
     }
     ++usedElements_;
     ++allocatedSinceCompact_;
@@ -180,7 +182,7 @@ void LooseObjectTree::link(uint32_t node, uint32_t e, uint32_t object) {
 void LooseObjectTree::addToNode(uint32_t node, uint32_t object) {
     const uint32_t e = allocElement();
     const Box& s = objects_.swept[object];
-    elements_[e].object = object | (objects_.moving[object] ? kMovingBit : 0u);
+    ids_[e] = object | (objects_.moving[object] ? kMovingBit : 0u);
     elements_[e].box = s;
     link(node, e, object);
     Node& n = nodes_[node];
@@ -203,10 +205,9 @@ uint32_t LooseObjectTree::unlink(uint32_t object) {
     }
     const uint32_t h = n.head;
     if (e != h) {
-        const Element& head = elements_[h];
-        elements_[e].object = head.object;
-        elements_[e].box = head.box;
-        elementOf_[head.object & ~kMovingBit] = e;
+        ids_[e] = ids_[h];
+        elements_[e].box = elements_[h].box;
+        elementOf_[ids_[h] & ~kMovingBit] = e;
     }
     n.head = elements_[h].next;
     --n.count;
@@ -243,7 +244,7 @@ void LooseObjectTree::trySplit(uint32_t node) {
     while (e != kNone) {
         const uint32_t next = elements_[e].next;
         const Box& s = elements_[e].box;
-        const uint32_t object = elements_[e].object & ~kMovingBit;
+        const uint32_t object = ids_[e] & ~kMovingBit;
         const uint32_t c = first + uint32_t(quadrant(nodes_[node], s));
         Node& child = nodes_[c];
         if (looseHolds(child.x0, child.z0, child.size, s)) {
@@ -292,7 +293,7 @@ bool LooseObjectTree::tryMerge(uint32_t node) {
     for (uint32_t q = 0; q < 4; ++q) {
         for (uint32_t e = nodes_[first + q].head; e != kNone;) {
             const uint32_t next = elements_[e].next;
-            link(node, e, elements_[e].object & ~kMovingBit);
+            link(node, e, ids_[e] & ~kMovingBit);
             e = next;
         }
     }
@@ -324,20 +325,24 @@ void LooseObjectTree::compact() {
     }
     spare_.clear();
     spare_.reserve(elements_.capacity());  // once: later the two swap, both at this capacity
+    spareIds_.clear();
+    spareIds_.reserve(ids_.capacity());
     for (const uint32_t node : order_) {
         Node& n = nodes_[node];
         uint32_t e = n.head;
         n.head = e == kNone ? kNone : uint32_t(spare_.size());
         n.chained = 0;
         while (e != kNone) {
-            elementOf_[elements_[e].object & ~kMovingBit] = uint32_t(spare_.size());
+            elementOf_[ids_[e] & ~kMovingBit] = uint32_t(spare_.size());
             spare_.push_back(elements_[e]);
+            spareIds_.push_back(ids_[e]);
             e = elements_[e].next;
             spare_.back().next = e == kNone ? kNone : uint32_t(spare_.size());
         }
     }
     assert(spare_.size() == usedElements_);
     elements_.swap(spare_);
+    ids_.swap(spareIds_);
     freeElements_ = kNone;
     allocatedSinceCompact_ = 0;
     // Exact bounds, children before parents.
@@ -466,6 +471,7 @@ Status LooseObjectTree::build(const Box* boxes, const Motion* motions, uint32_t 
     }
     objects_.liveCount = count;
     elements_.reserve(count);
+    ids_.reserve(count);
     for (uint32_t id = count; id-- > 0;) {  // the list then runs in id order
         addToNode(0, id);
     }

@@ -123,28 +123,30 @@ public:
                               // unlink() takes one off (or the run's first)
     };
     static_assert(sizeof(Node) == 64, "one node a cache line");
-    // Element of a node's list: the object (kMovingBit set when it moves), the next element (kNone
-    // ends the list) and a copy of its swept box, so that a pair test reads only the element.
+    // Element of a node's list: the next element (kNone ends the list) and a copy of its object's
+    // swept box, so that a pair test reads only the element; its object's id is ids_[e].
     struct Element {
-        uint32_t object;
         uint32_t next;
         Box box;
     };
+    static_assert(sizeof(Element) == 28, "a link and a box");
 
 private:
-    // f(element) for each element of n's list, in list order: the chained ones by next, the run
-    // by index.
+    // f(e) for each element e of n's list, in list order: the chained ones by next, the run by
+    // index.
     template <class F>
     void forEachElement(const Node& n, F&& f) const {
         uint32_t e = n.head;
         for (uint32_t k = 0; k < n.chained; ++k) {
-            f(elements_[e]);
+            f(e);
             e = elements_[e].next;
         }
         for (const uint32_t end = e + (n.count - n.chained); e != end; ++e) {
-            f(elements_[e]);
+            f(e);
         }
     }
+    void copyIds(const Node& n, uint32_t* to) const;
+    uint32_t copyIdsMeeting(const Node& n, const Rect& r, uint32_t* to) const;
     void frustumWalk(const Frustum& frustum, uint8_t rootPlanes, std::vector<uint32_t>& out,
                      ObjectGroups* groups, FrustumQueryStats* stats) const;
 
@@ -169,10 +171,15 @@ private:
     uint32_t freeGroups_ = kNone;  // first node of the first free group of four
     uint32_t usedGroups_ = 0;
     std::vector<Element> elements_;  // every node's list, and the free list
+    // Per element, parallel to elements_: its object's id, kMovingBit set when the object moves.
+    // Apart from the elements so that the ids of a node's run lie contiguous, 16 to a cache line,
+    // for a query that reports the whole node.
+    std::vector<uint32_t> ids_;
     uint32_t freeElements_ = kNone;
     uint32_t usedElements_ = 0;
     uint32_t allocatedSinceCompact_ = 0;
     std::vector<Element> spare_;        // compact()'s destination, kept for the next one
+    std::vector<uint32_t> spareIds_;    // the same for ids_
     std::vector<uint32_t> order_;       // compact(): the nodes depth first
     std::vector<uint32_t> mergeQueue_;  // parents of leaves that lost objects since cleanup()
     std::vector<uint8_t> queued_;       // per node: in mergeQueue_

@@ -31,15 +31,57 @@ bool boundsInsideRect(const Box& b, const Rect& r) {
 
 }  // namespace
 
+// Writes the ids of n's own objects to `to` (room for n.count), in list order, with no test: the
+// chained elements by next, then the run as one masked copy (a loop the compiler vectorizes).
+void LooseObjectTree::copyIds(const Node& n, uint32_t* to) const {
+    uint32_t e = n.head;
+    for (uint32_t k = 0; k < n.chained; ++k) {
+        *to++ = ids_[e] & kIdMask;
+        e = elements_[e].next;
+    }
+    const uint32_t* from = ids_.data() + e;
+    for (uint32_t k = 0, run = n.count - n.chained; k < run; ++k) {
+        to[k] = from[k] & kIdMask;
+    }
+}
+
+// Writes the ids of n's own objects that meet R to `to` (room for n.count), in list order;
+// returns how many. Each id is written and kept by adding the test's outcome, with no branch on
+// it: in a node R cuts, the outcome is as good as random. A moving object's box is tested after
+// its swept box (a static object's swept box is its box).
+uint32_t LooseObjectTree::copyIdsMeeting(const Node& n, const Rect& r, uint32_t* to) const {
+    uint32_t kept = 0;
+    forEachElement(n, [&](uint32_t e) {
+        const Box& b = elements_[e].box;
+        const uint32_t id = ids_[e];
+        bool hit =
+            (b.min.x <= r.maxX) & (r.minX <= b.max.x) & (b.min.z <= r.maxZ) & (r.minZ <= b.max.z);
+        if ((id & kMovingBit) && hit) {
+            hit = boxMeetsRect(objects_.box[id & kIdMask], r);
+        }
+        to[kept] = id & kIdMask;
+        kept += hit ? 1u : 0u;
+    });
+    return kept;
+}
+
 // A node whose bounds lie inside R reports its own objects and its subtree's with no test (003's
 // rectangle query reports whole contained nodes): every swept box lies in the bounds, every box in
 // its swept box. Other nodes test each element's swept box, and a moving object's box after it.
-// The ids are then radix-sorted (core/radix_sort.h).
+// Ids are written into `out` used as a buffer (grown, never cleared, so no per-query fill), which
+// is cut to what was found; then radix-sorted (core/radix_sort.h).
 void LooseObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const {
-    out.clear();
     if (!validRect(r)) {
+        out.clear();
         return;
     }
+    size_t found = 0;
+    auto room = [&](uint32_t count) {
+        if (out.size() < found + count) {
+            out.resize(std::max(found + count, 2 * out.size()));
+        }
+        return out.data() + found;
+    };
     struct Entry {
         uint32_t node;
         bool inside;  // the parent's bounds lie inside R, so this node's do
@@ -57,19 +99,13 @@ void LooseObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const
             }
             inside = boundsInsideRect(n.bounds, r);
         }
-        if (inside) {
-            forEachElement(
-                n, [&](const Element& element) { out.push_back(element.object & kIdMask); });
-        } else {
-            forEachElement(n, [&](const Element& element) {
-                if (!boxMeetsRect(element.box, r)) {
-                    return;  // the swept box misses R, so does the box in it
-                }
-                const uint32_t o = element.object & kIdMask;
-                if (!(element.object & kMovingBit) || boxMeetsRect(objects_.box[o], r)) {
-                    out.push_back(o);  // a static object's swept box is its box
-                }
-            });
+        if (n.count > 0) {
+            if (inside) {
+                copyIds(n, room(n.count));
+                found += n.count;
+            } else {
+                found += copyIdsMeeting(n, r, room(n.count));
+            }
         }
         if (n.firstChild != kNone) {
             for (uint32_t q = 4; q-- > 0;) {
@@ -77,6 +113,7 @@ void LooseObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const
             }
         }
     }
+    out.resize(found);
     thread_local std::vector<uint32_t> scratch;
     radixSortIds(out, uint32_t(objects_.alive.size()), scratch);
 }
@@ -144,12 +181,13 @@ void LooseObjectTree::frustumWalk(const Frustum& frustum, uint8_t rootPlanes,
         }
         const size_t begin = out.size();
         Box reported = kEmpty;
-        forEachElement(n, [&](const Element& element) {
-            const uint32_t o = element.object & kIdMask;
+        forEachElement(n, [&](uint32_t e) {
+            const Element& element = elements_[e];
+            const uint32_t o = ids_[e] & kIdMask;
             bool outside = false;
             if (planes) {
-                frustum.classify((element.object & kMovingBit) ? objects_.box[o] : element.box,
-                                 planes, outside);
+                frustum.classify((ids_[e] & kMovingBit) ? objects_.box[o] : element.box, planes,
+                                 outside);
                 ++objectsTested;
             }
             if (!outside) {
@@ -225,9 +263,9 @@ std::optional<RayHit> LooseObjectTree::queryRay(const Ray& ray) const {
         const Node& n = nodes_[entry.node];
         for (uint32_t e = n.head; e != kNone; e = elements_[e].next) {
             const Element& element = elements_[e];
-            const uint32_t o = element.object & kIdMask;
+            const uint32_t o = ids_[e] & kIdMask;
             const std::optional<float> t =
-                rayEntry(ray, (element.object & kMovingBit) ? objects_.box[o] : element.box);
+                rayEntry(ray, (ids_[e] & kMovingBit) ? objects_.box[o] : element.box);
             if (t && (*t < best.distance || (*t == best.distance && o < best.object))) {
                 best = {o, *t};
             }
@@ -274,12 +312,12 @@ void LooseObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
             if (!boxesOverlap(n.bounds, sm)) {
                 continue;
             }
-            forEachElement(n, [&](const Element& element) {
-                if (!boxesOverlap(element.box, sm)) {
+            forEachElement(n, [&](uint32_t e) {
+                if (!boxesOverlap(elements_[e].box, sm)) {
                     return;
                 }
-                const uint32_t o = element.object & kIdMask;
-                if (o == m || ((element.object & kMovingBit) && o < m)) {
+                const uint32_t o = ids_[e] & kIdMask;
+                if (o == m || ((ids_[e] & kMovingBit) && o < m)) {
                     return;
                 }
                 out.push_back(m < o ? ObjectPair{m, o} : ObjectPair{o, m});
@@ -299,8 +337,8 @@ void LooseObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
 size_t LooseObjectTree::indexBytes() const {
     return nodes_.capacity() * sizeof(Node) + queued_.capacity() +
            (elements_.capacity() + spare_.capacity()) * sizeof(Element) +
-           (order_.capacity() + mergeQueue_.capacity() + nodeOf_.capacity() +
-            elementOf_.capacity()) *
+           (ids_.capacity() + spareIds_.capacity() + order_.capacity() + mergeQueue_.capacity() +
+            nodeOf_.capacity() + elementOf_.capacity()) *
                sizeof(uint32_t);
 }
 
@@ -345,7 +383,7 @@ std::string LooseObjectTree::check() const {
         for (uint32_t e = n.head; e != kNone && count <= elements_.size(); e = elements_[e].next) {
             ++count;
             const Element& element = elements_[e];
-            const uint32_t o = element.object & kIdMask;
+            const uint32_t o = ids_[e] & kIdMask;
             if (!alive(o)) {
                 fail("dead object in a node");
                 continue;
@@ -355,7 +393,7 @@ std::string LooseObjectTree::check() const {
             if (element.box.min != s.min || element.box.max != s.max) {
                 fail("element's copy of the swept box is stale");
             }
-            if (((element.object & kMovingBit) != 0) != (objects_.moving[o] != 0)) {
+            if (((ids_[e] & kMovingBit) != 0) != (objects_.moving[o] != 0)) {
                 fail("element's moving flag is wrong");
             }
             if (nodeOf_[o] != node || elementOf_[o] != e) {
