@@ -60,6 +60,7 @@ LooseObjectTree::LooseObjectTree(const ObjectTreeConfig& config) : config_(confi
 void LooseObjectTree::clearNodes() {
     nodes_.resize(1);
     queued_.assign(1, 0);
+    subtreeRun_.assign(1, {0, kNone});
     nodes_[0] = {kNone,           kNone,        0,      0, kNone, 0, config_.originX,
                  config_.originZ, config_.size, kEmpty, 0};
     freeGroups_ = kNone;
@@ -82,12 +83,15 @@ uint32_t LooseObjectTree::allocGroup(uint32_t parent) {
         first = uint32_t(nodes_.size());
         nodes_.resize(nodes_.size() + 4);
         queued_.resize(nodes_.size(), 0);
+        subtreeRun_.resize(nodes_.size());
     }
+    markChanged(parent);
     const Node& p = nodes_[parent];
     for (int q = 0; q < 4; ++q) {
         Node c{kNone, kNone, 0, 0, parent, p.depth + 1, 0.0f, 0.0f, 0.0f, kEmpty, 0};
         childSquare(p, q, c.x0, c.z0, c.size);
         nodes_[first + uint32_t(q)] = c;
+        subtreeRun_[first + uint32_t(q)] = {0, kNone};
     }
     ++usedGroups_;
     return first;
@@ -167,7 +171,17 @@ void LooseObjectTree::growUp(uint32_t node, const Box& b) {
     }
 }
 
+// Stops at the first node already marked: its ancestors are (the invariant on subtreeRun_), so a
+// frame's later changes under it cost one read.
+void LooseObjectTree::markChanged(uint32_t node) {
+    while (node != kNone && subtreeRun_[node].end != kNone) {
+        subtreeRun_[node].end = kNone;
+        node = nodes_[node].parent;
+    }
+}
+
 void LooseObjectTree::link(uint32_t node, uint32_t e, uint32_t object) {
+    markChanged(node);
     Node& n = nodes_[node];
     if (n.count > 0 && !(n.chained == 0 && e + 1 == n.head)) {
         ++n.chained;  // else the run grows at its front
@@ -199,6 +213,7 @@ void LooseObjectTree::addToNode(uint32_t node, uint32_t object) {
 uint32_t LooseObjectTree::unlink(uint32_t object) {
     const uint32_t node = nodeOf_[object];
     const uint32_t e = elementOf_[object];
+    markChanged(node);
     Node& n = nodes_[node];
     if (n.firstChild == kNone && wouldGoDown(n, elements_[e].box)) {
         --n.separable;
@@ -331,6 +346,7 @@ void LooseObjectTree::compact() {
         Node& n = nodes_[node];
         uint32_t e = n.head;
         n.head = e == kNone ? kNone : uint32_t(spare_.size());
+        subtreeRun_[node].begin = uint32_t(spare_.size());
         n.chained = 0;
         while (e != kNone) {
             elementOf_[ids_[e] & ~kMovingBit] = uint32_t(spare_.size());
@@ -345,9 +361,11 @@ void LooseObjectTree::compact() {
     ids_.swap(spareIds_);
     freeElements_ = kNone;
     allocatedSinceCompact_ = 0;
-    // Exact bounds, children before parents.
+    // Exact bounds and the subtrees' runs, children before parents.
     for (size_t i = order_.size(); i-- > 0;) {
         Node& n = nodes_[order_[i]];
+        SubtreeRun& run = subtreeRun_[order_[i]];
+        run.end = n.firstChild == kNone ? run.begin + n.count : subtreeRun_[n.firstChild + 3].end;
         Box b = kEmpty;
         for (uint32_t e = n.head; e != kNone; e = elements_[e].next) {
             b = unionBox(b, elements_[e].box);

@@ -146,6 +146,7 @@ private:
         }
     }
     void copyIds(const Node& n, uint32_t* to) const;
+    void copyIds(uint32_t begin, uint32_t end, uint32_t* to) const;
     uint32_t copyIdsMeeting(const Node& n, const Rect& r, uint32_t* to) const;
     void frustumWalk(const Frustum& frustum, uint8_t rootPlanes, std::vector<uint32_t>& out,
                      ObjectGroups* groups, FrustumQueryStats* stats) const;
@@ -160,6 +161,7 @@ private:
     void addToNode(uint32_t node, uint32_t object);
     uint32_t unlink(uint32_t object);
     void growUp(uint32_t node, const Box& b);
+    void markChanged(uint32_t node);  // node's list changed: its and its ancestors' runs are gone
     void trySplit(uint32_t node);
     bool tryMerge(uint32_t node);
     void queueMerge(uint32_t leaf);
@@ -178,9 +180,17 @@ private:
     uint32_t freeElements_ = kNone;
     uint32_t usedElements_ = 0;
     uint32_t allocatedSinceCompact_ = 0;
-    std::vector<Element> spare_;        // compact()'s destination, kept for the next one
-    std::vector<uint32_t> spareIds_;    // the same for ids_
-    std::vector<uint32_t> order_;       // compact(): the nodes depth first
+    std::vector<Element> spare_;      // compact()'s destination, kept for the next one
+    std::vector<uint32_t> spareIds_;  // the same for ids_
+    std::vector<uint32_t> order_;     // compact(): the nodes depth first
+    // Per node: while the lists of its subtree lie, depth first, in one run of the pool (as
+    // compact() leaves them), that run [begin, end); end kNone once a list under it has changed
+    // since (and then its ancestors' too), so a query reads the subtree's ids as one range.
+    struct SubtreeRun {
+        uint32_t begin;
+        uint32_t end;
+    };
+    std::vector<SubtreeRun> subtreeRun_;
     std::vector<uint32_t> mergeQueue_;  // parents of leaves that lost objects since cleanup()
     std::vector<uint8_t> queued_;       // per node: in mergeQueue_
 

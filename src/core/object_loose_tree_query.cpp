@@ -45,10 +45,19 @@ void LooseObjectTree::copyIds(const Node& n, uint32_t* to) const {
     }
 }
 
+// Writes the ids of the elements [begin, end) to `to`, masked as above.
+void LooseObjectTree::copyIds(uint32_t begin, uint32_t end, uint32_t* to) const {
+    const uint32_t* from = ids_.data() + begin;
+    for (uint32_t k = 0; k < end - begin; ++k) {
+        to[k] = from[k] & kIdMask;
+    }
+}
+
 // Writes the ids of n's own objects that meet R to `to` (room for n.count), in list order;
 // returns how many. Each id is written and kept by adding the test's outcome, with no branch on
 // it: in a node R cuts, the outcome is as good as random. A moving object's box is tested after
-// its swept box (a static object's swept box is its box).
+// its swept box when the swept box crosses R's edge (a static object's swept box is its box; a
+// swept box inside R holds a box inside R).
 uint32_t LooseObjectTree::copyIdsMeeting(const Node& n, const Rect& r, uint32_t* to) const {
     uint32_t kept = 0;
     forEachElement(n, [&](uint32_t e) {
@@ -56,8 +65,8 @@ uint32_t LooseObjectTree::copyIdsMeeting(const Node& n, const Rect& r, uint32_t*
         const uint32_t id = ids_[e];
         bool hit =
             (b.min.x <= r.maxX) & (r.minX <= b.max.x) & (b.min.z <= r.maxZ) & (r.minZ <= b.max.z);
-        if ((id & kMovingBit) && hit) {
-            hit = boxMeetsRect(objects_.box[id & kIdMask], r);
+        if ((id & kMovingBit) && hit && !boundsInsideRect(b, r)) {
+            hit = boxMeetsRect(objects_.box[id & kIdMask], r);  // read only when it can differ
         }
         to[kept] = id & kIdMask;
         kept += hit ? 1u : 0u;
@@ -67,7 +76,8 @@ uint32_t LooseObjectTree::copyIdsMeeting(const Node& n, const Rect& r, uint32_t*
 
 // A node whose bounds lie inside R reports its own objects and its subtree's with no test (003's
 // rectangle query reports whole contained nodes): every swept box lies in the bounds, every box in
-// its swept box. Other nodes test each element's swept box, and a moving object's box after it.
+// its swept box; while its subtree's lists are one run (subtreeRun_), that run is copied in one go.
+// Other nodes test each element's swept box, and a moving object's box after it.
 // Ids are written into `out` used as a buffer (grown, never cleared, so no per-query fill), which
 // is cut to what was found; then radix-sorted (core/radix_sort.h).
 void LooseObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const {
@@ -98,6 +108,13 @@ void LooseObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const
                 continue;  // also a node nothing ever came to (min > max)
             }
             inside = boundsInsideRect(n.bounds, r);
+        }
+        if (inside && subtreeRun_[entry.node].end != kNone) {
+            // The whole subtree's ids in one range: none of its nodes need be read.
+            const SubtreeRun run = subtreeRun_[entry.node];
+            copyIds(run.begin, run.end, room(run.end - run.begin));
+            found += run.end - run.begin;
+            continue;
         }
         if (n.count > 0) {
             if (inside) {
@@ -335,8 +352,8 @@ void LooseObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
 // ---- statistics and invariants ----
 
 size_t LooseObjectTree::indexBytes() const {
-    return nodes_.capacity() * sizeof(Node) + queued_.capacity() +
-           (elements_.capacity() + spare_.capacity()) * sizeof(Element) +
+    return nodes_.capacity() * sizeof(Node) + subtreeRun_.capacity() * sizeof(SubtreeRun) +
+           queued_.capacity() + (elements_.capacity() + spare_.capacity()) * sizeof(Element) +
            (ids_.capacity() + spareIds_.capacity() + order_.capacity() + mergeQueue_.capacity() +
             nodeOf_.capacity() + elementOf_.capacity()) *
                sizeof(uint32_t);
@@ -368,6 +385,19 @@ std::string LooseObjectTree::check() const {
         return outer.min.x <= inner.min.x && outer.min.y <= inner.min.y &&
                outer.min.z <= inner.min.z && outer.max.x >= inner.max.x &&
                outer.max.y >= inner.max.y && outer.max.z >= inner.max.z;
+    };
+    auto subtreeCount = [&](uint32_t root) {
+        uint32_t total = 0;
+        std::vector<uint32_t> pending{root};
+        while (!pending.empty()) {
+            const Node& m = nodes_[pending.back()];
+            pending.pop_back();
+            total += m.count;
+            for (uint32_t q = 0; m.firstChild != kNone && q < 4; ++q) {
+                pending.push_back(m.firstChild + q);
+            }
+        }
+        return total;
     };
     std::vector<uint32_t> seen(objects_.alive.size(), 0);
     uint32_t listed = 0, inner = 0;
@@ -423,6 +453,25 @@ std::string LooseObjectTree::check() const {
         for (uint32_t k = n.chained + 1; k < count && e != kNone; ++k, e = elements_[e].next) {
             if (elements_[e].next != e + 1) {
                 fail("node's list after its chained elements is not a run");
+            }
+        }
+        if (subtreeRun_[node].end == kNone && n.parent != kNone &&
+            subtreeRun_[n.parent].end != kNone) {
+            fail("a node's subtree run is gone while its parent's is kept");
+        }
+        if (subtreeRun_[node].end != kNone) {
+            const SubtreeRun run = subtreeRun_[node];
+            uint32_t under = 0;
+            for (uint32_t k = run.begin; k < run.end && k < ids_.size(); ++k) {
+                uint32_t m = nodeOf_[ids_[k] & kIdMask];
+                while (m != kNone && m != node) {
+                    m = nodes_[m].parent;
+                }
+                under += m == node ? 1 : 0;
+            }
+            if (run.end < run.begin || run.end > ids_.size() || under != run.end - run.begin ||
+                under != subtreeCount(node)) {
+                fail("a node's subtree run does not hold exactly its subtree's objects");
             }
         }
         if (separable != n.separable) {
