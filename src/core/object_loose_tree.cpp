@@ -21,11 +21,6 @@ const Box kEmpty = {glm::vec3(kInf), glm::vec3(-kInf)};
 
 using Node = LooseObjectTree::Node;
 
-bool contains(const Box& outer, const Box& inner) {
-    return outer.min.x <= inner.min.x && outer.min.y <= inner.min.y && outer.min.z <= inner.min.z &&
-           outer.max.x >= inner.max.x && outer.max.y >= inner.max.y && outer.max.z >= inner.max.z;
-}
-
 // The child (0..3) whose half-open square holds the box's centre; halves first, so that the sum
 // cannot overflow. A child's x0 is computed as its parent's x0 + half in allocGroup, the same
 // value as the midline here, so placement and the children's squares agree to the bit.
@@ -59,7 +54,7 @@ LooseObjectTree::LooseObjectTree(const ObjectTreeConfig& config) : config_(confi
 
 void LooseObjectTree::clearNodes() {
     nodes_.resize(1);
-    queued_.assign(1, 0);
+    mergeQueue_.reset(1);
     subtreeRun_.assign(1, {0, kNone});
     nodes_[0] = {kNone,           kNone,        0,      0, kNone, 0, config_.originX,
                  config_.originZ, config_.size, kEmpty, 0};
@@ -70,7 +65,6 @@ void LooseObjectTree::clearNodes() {
     freeElements_ = kNone;
     usedElements_ = 0;
     allocatedSinceCompact_ = 0;
-    mergeQueue_.clear();
 }
 
 // ---- pools ----
@@ -82,7 +76,7 @@ uint32_t LooseObjectTree::allocGroup(uint32_t parent) {
     } else {
         first = uint32_t(nodes_.size());
         nodes_.resize(nodes_.size() + 4);
-        queued_.resize(nodes_.size(), 0);
+        mergeQueue_.resize(nodes_.size());
         subtreeRun_.resize(nodes_.size());
     }
     markChanged(parent);
@@ -165,7 +159,7 @@ bool LooseObjectTree::wouldGoDown(const Node& leaf, const Box& swept) const {
 // Grows the bounds from `node` up while they miss part of `b` (a parent's bounds cover its
 // children's, so above the first node that holds `b` every node does).
 void LooseObjectTree::growUp(uint32_t node, const Box& b) {
-    while (node != kNone && !contains(nodes_[node].bounds, b)) {
+    while (node != kNone && !boxContains(nodes_[node].bounds, b)) {
         nodes_[node].bounds = unionBox(nodes_[node].bounds, b);
         node = nodes_[node].parent;
     }
@@ -278,9 +272,8 @@ void LooseObjectTree::trySplit(uint32_t node) {
 
 void LooseObjectTree::queueMerge(uint32_t leaf) {
     const uint32_t parent = nodes_[leaf].parent;
-    if (parent != kNone && !queued_[parent]) {
-        queued_[parent] = 1;
-        mergeQueue_.push_back(parent);
+    if (parent != kNone) {
+        mergeQueue_.push(parent);
     }
 }
 
@@ -384,12 +377,7 @@ void LooseObjectTree::sortMoving() {
 }
 
 void LooseObjectTree::cleanup() {
-    for (size_t i = 0; i < mergeQueue_.size(); ++i) {  // tryMerge appends the parents it frees
-        const uint32_t node = mergeQueue_[i];
-        queued_[node] = 0;
-        tryMerge(node);
-    }
-    mergeQueue_.clear();
+    mergeQueue_.drain([&](uint32_t node) { tryMerge(node); });  // may queue the parents it frees
     if (allocatedSinceCompact_ > usedElements_ / 4) {
         compact();
     }

@@ -13,6 +13,7 @@
 #include "core/object_index.h"
 #include "core/object_records.h"
 #include "core/object_tree.h"
+#include "core/object_tree_common.h"
 
 namespace qt {
 
@@ -37,7 +38,7 @@ struct ObjectGroups {
     std::vector<Box> box;
 };
 
-class LooseObjectTree final : public ObjectIndex {
+class LooseObjectTree final : public RecordedObjectIndex {
 public:
     static constexpr uint32_t kMaxDepth =
         20;  // the deepest maxDepth (query stacks are sized to it)
@@ -74,13 +75,6 @@ public:
     std::optional<RayHit> queryRay(const Ray& ray) const override;
     void collisionPairs(std::vector<ObjectPair>& out) const override;
 
-    uint32_t objectCount() const override { return objects_.liveCount; }
-    bool alive(uint32_t id) const override {
-        return id < objects_.alive.size() && objects_.alive[id] != 0;
-    }
-    const Box& box(uint32_t id) const override { return objects_.box[id]; }
-    const Box& sweptBox(uint32_t id) const override { return objects_.swept[id]; }
-    Motion motion(uint32_t id) const override { return Motion(objects_.moving[id]); }
     size_t indexBytes() const override;
 
     // Rewrites the element pool so that each node's list is one contiguous run, nodes depth first,
@@ -191,10 +185,8 @@ private:
         uint32_t end;
     };
     std::vector<SubtreeRun> subtreeRun_;
-    std::vector<uint32_t> mergeQueue_;  // parents of leaves that lost objects since cleanup()
-    std::vector<uint8_t> queued_;       // per node: in mergeQueue_
+    MergeQueue mergeQueue_;  // parents of leaves that lost objects since cleanup()
 
-    ObjectRecords objects_;            // per object, indexed by id
     std::vector<uint32_t> nodeOf_;     // per object: the node holding it while live
     std::vector<uint32_t> elementOf_;  // its element there
 };

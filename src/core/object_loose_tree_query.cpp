@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/object_loose_tree.h"
+#include "core/object_tree_common.h"
 #include "core/radix_sort.h"
 
 namespace qt {
@@ -298,14 +299,7 @@ std::optional<RayHit> LooseObjectTree::queryRay(const Ray& ray) const {
                 children[count++] = {c, *t};
             }
         }
-        for (int i = 1; i < count; ++i) {  // farthest pushed first, so the nearest is walked first
-            for (int k = i; k > 0 && children[k - 1].t < children[k].t; --k) {
-                std::swap(children[k - 1], children[k]);
-            }
-        }
-        for (int i = 0; i < count; ++i) {
-            stack[top++] = children[i];
-        }
+        pushNearestLast(children, count, stack, top);
     }
     if (best.object == kNone) {
         return std::nullopt;
@@ -353,9 +347,9 @@ void LooseObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
 
 size_t LooseObjectTree::indexBytes() const {
     return nodes_.capacity() * sizeof(Node) + subtreeRun_.capacity() * sizeof(SubtreeRun) +
-           queued_.capacity() + (elements_.capacity() + spare_.capacity()) * sizeof(Element) +
-           (ids_.capacity() + spareIds_.capacity() + order_.capacity() + mergeQueue_.capacity() +
-            nodeOf_.capacity() + elementOf_.capacity()) *
+           mergeQueue_.bytes() + (elements_.capacity() + spare_.capacity()) * sizeof(Element) +
+           (ids_.capacity() + spareIds_.capacity() + order_.capacity() + nodeOf_.capacity() +
+            elementOf_.capacity()) *
                sizeof(uint32_t);
 }
 
@@ -380,11 +374,6 @@ std::string LooseObjectTree::check() const {
         if (problem.empty()) {
             problem = what;
         }
-    };
-    auto covers = [](const Box& outer, const Box& inner) {
-        return outer.min.x <= inner.min.x && outer.min.y <= inner.min.y &&
-               outer.min.z <= inner.min.z && outer.max.x >= inner.max.x &&
-               outer.max.y >= inner.max.y && outer.max.z >= inner.max.z;
     };
     auto subtreeCount = [&](uint32_t root) {
         uint32_t total = 0;
@@ -432,7 +421,7 @@ std::string LooseObjectTree::check() const {
             if (place(s) != node) {
                 fail("object " + std::to_string(o) + " is not in its canonical node");
             }
-            if (!covers(n.bounds, s)) {
+            if (!boxContains(n.bounds, s)) {
                 fail("node bounds do not cover an object's swept box");
             }
             if (n.firstChild == kNone) {
@@ -495,7 +484,7 @@ std::string LooseObjectTree::check() const {
             if (child.x0 != x0 || child.z0 != z0 || child.size != half) {
                 fail("child's square is wrong");
             }
-            if (child.bounds.min.x <= child.bounds.max.x && !covers(n.bounds, child.bounds)) {
+            if (child.bounds.min.x <= child.bounds.max.x && !boxContains(n.bounds, child.bounds)) {
                 fail("node bounds do not cover a child's");
             }
             stack.push_back(c);
@@ -507,33 +496,14 @@ std::string LooseObjectTree::check() const {
     if (listed != usedElements_) {
         fail("listed elements differ from those in use");
     }
-    uint32_t freeElements = 0;
-    for (uint32_t e = freeElements_; e != kNone && freeElements <= elements_.size();
-         e = elements_[e].next) {
-        ++freeElements;
-    }
-    if (freeElements + usedElements_ != elements_.size()) {
-        fail("element pool does not add up");
-    }
-    uint32_t freeGroups = 0;
-    for (uint32_t g = freeGroups_; g != kNone && freeGroups <= nodes_.size();
-         g = nodes_[g].firstChild) {
-        ++freeGroups;
-    }
-    if (1 + 4 * (freeGroups + usedGroups_) != nodes_.size()) {
-        fail("node pool does not add up");
-    }
-    uint32_t live = 0;
-    for (uint32_t o = 0; o < objects_.alive.size(); ++o) {
-        if (objects_.alive[o]) {
-            ++live;
-            if (seen[o] != 1) {
-                fail("object " + std::to_string(o) + " is in " + std::to_string(seen[o]) +
-                     " nodes");
-            }
+    checkPools(elements_, freeElements_, usedElements_, nodes_, freeGroups_, usedGroups_, kNone,
+               fail);
+    const bool addsUp = objects_.forEachLiveAddsUp([&](uint32_t o) {
+        if (seen[o] != 1) {
+            fail("object " + std::to_string(o) + " is in " + std::to_string(seen[o]) + " nodes");
         }
-    }
-    if (live != objects_.liveCount || live + objects_.freeIds.size() != objects_.alive.size()) {
+    });
+    if (!addsUp) {
         fail("live objects and free ids do not add up");
     }
     return problem;
