@@ -284,22 +284,12 @@ std::optional<RayHit> LooseObjectTree::queryRay(const Ray& ray) const {
             const uint32_t o = ids_[e] & kIdMask;
             const std::optional<float> t =
                 rayEntry(ray, (ids_[e] & kMovingBit) ? objects_.box[o] : element.box);
-            if (t && (*t < best.distance || (*t == best.distance && o < best.object))) {
-                best = {o, *t};
-            }
+            keepNearer(best, o, t);
         }
         if (n.firstChild == kNone) {
             continue;
         }
-        Entry children[4];
-        int count = 0;
-        for (uint32_t q = 0; q < 4; ++q) {
-            const uint32_t c = n.firstChild + q;
-            if (const std::optional<float> t = rayEntry(ray, nodes_[c].bounds)) {
-                children[count++] = {c, *t};
-            }
-        }
-        pushNearestLast(children, count, stack, top);
+        pushChildrenNearestLast(ray, nodes_, n.firstChild, stack, top);
     }
     if (best.object == kNone) {
         return std::nullopt;

@@ -1,12 +1,15 @@
 // What the two object quadtrees share: the queue of nodes to try merging at the next cleanup, the
-// check that the node and element pools add up, and the ray query's nearest-first child order.
+// check that the node and element pools add up, and the ray query's hit and child order.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
+
+#include "core/object_index.h"
 
 namespace qt {
 
@@ -67,10 +70,27 @@ void checkPools(const std::vector<Element>& elements, uint32_t freeElements, uin
     }
 }
 
-// Pushes the children a ray enters (`count`, at most four, each an Entry with its entry distance
-// t) onto the query's stack, farthest first, so that the nearest is walked first.
-template <class Entry, size_t kSize>
-void pushNearestLast(Entry* children, int count, std::array<Entry, kSize>& stack, size_t& top) {
+// The ray query's best hit so far after object `object`, entered at t (none: missed): the
+// nearer, and the lower id at equal distance, so the answer does not depend on the walk's order.
+inline void keepNearer(RayHit& best, uint32_t object, const std::optional<float>& t) {
+    if (t && (*t < best.distance || (*t == best.distance && object < best.object))) {
+        best = {object, *t};
+    }
+}
+
+// Pushes the children of a node (nodes[firstChild], ..., nodes[firstChild + 3]) whose bounds the
+// ray enters onto the ray query's stack, each as an Entry {node, entry distance t}, farthest
+// first, so that the nearest is walked first.
+template <class Node, class Entry, size_t kSize>
+void pushChildrenNearestLast(const Ray& ray, const std::vector<Node>& nodes, uint32_t firstChild,
+                             std::array<Entry, kSize>& stack, size_t& top) {
+    Entry children[4];
+    int count = 0;
+    for (uint32_t q = 0; q < 4; ++q) {
+        if (const std::optional<float> t = rayEntry(ray, nodes[firstChild + q].bounds)) {
+            children[count++] = {firstChild + q, *t};
+        }
+    }
     for (int i = 1; i < count; ++i) {  // insertion sort of at most four, farthest first
         for (int k = i; k > 0 && children[k - 1].t < children[k].t; --k) {
             std::swap(children[k - 1], children[k]);

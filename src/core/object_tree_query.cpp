@@ -165,21 +165,11 @@ std::optional<RayHit> ObjectTree::queryRay(const Ray& ray) const {
             for (uint32_t e = n.head; e != kNone; e = elements_[e].next) {
                 const uint32_t o = elements_[e].object;
                 const std::optional<float> t = rayEntry(ray, objects_.box[o]);
-                if (t && (*t < best.distance || (*t == best.distance && o < best.object))) {
-                    best = {o, *t};
-                }
+                keepNearer(best, o, t);
             }
             continue;
         }
-        Entry children[4];
-        int count = 0;
-        for (uint32_t q = 0; q < 4; ++q) {
-            const uint32_t c = n.firstChild + q;
-            if (const std::optional<float> t = rayEntry(ray, nodes_[c].bounds)) {
-                children[count++] = {c, *t};
-            }
-        }
-        pushNearestLast(children, count, stack, top);
+        pushChildrenNearestLast(ray, nodes_, n.firstChild, stack, top);
     }
     if (best.object == kNone) {
         return std::nullopt;
