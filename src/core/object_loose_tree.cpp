@@ -166,7 +166,9 @@ void LooseObjectTree::growUp(uint32_t node, const Box& b) {
 }
 
 // Stops at the first node already marked: its ancestors are (the invariant on subtreeRun_), so a
-// frame's later changes under it cost one read.
+// frame's later changes under it cost one read. A node with chained elements is marked already
+// (only link() chains one, after marking; only compact() unmarks, and it unchains every list),
+// so link() and unlink() call this only for a node whose list is a run.
 void LooseObjectTree::markChanged(uint32_t node) {
     while (node != kNone && subtreeRun_[node].end != kNone) {
         subtreeRun_[node].end = kNone;
@@ -175,8 +177,10 @@ void LooseObjectTree::markChanged(uint32_t node) {
 }
 
 void LooseObjectTree::link(uint32_t node, uint32_t e, uint32_t object) {
-    markChanged(node);
     Node& n = nodes_[node];
+    if (n.chained == 0) {
+        markChanged(node);  // else marked already (see markChanged), no read of subtreeRun_
+    }
     if (n.count > 0 && !(n.chained == 0 && e + 1 == n.head)) {
         ++n.chained;  // else the run grows at its front
     }
@@ -207,8 +211,10 @@ void LooseObjectTree::addToNode(uint32_t node, uint32_t object) {
 uint32_t LooseObjectTree::unlink(uint32_t object) {
     const uint32_t node = nodeOf_[object];
     const uint32_t e = elementOf_[object];
-    markChanged(node);
     Node& n = nodes_[node];
+    if (n.chained == 0) {
+        markChanged(node);
+    }
     if (n.firstChild == kNone && wouldGoDown(n, elements_[e].box)) {
         --n.separable;
     }
