@@ -316,6 +316,8 @@ std::optional<RayHit> LooseObjectTree::queryRay(const Ray& ray) const {
 void LooseObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
     out.clear();
     std::array<uint32_t, kStack> stack;
+    const Element* elements = elements_.data();  // held apart from the pools, which out's
+    const uint32_t* ids = ids_.data();           // growth could otherwise be taken to change
     for (const uint32_t m : objects_.movingList) {
         const Box& sm = objects_.swept[m];
         size_t top = 0;
@@ -326,11 +328,11 @@ void LooseObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
                 continue;
             }
             forEachElement(n, [&](uint32_t e) {
-                if (!boxesOverlap(elements_[e].box, sm)) {
+                if (!boxesOverlap(elements[e].box, sm)) {
                     return;
                 }
-                const uint32_t o = ids_[e] & kIdMask;
-                if (o == m || ((ids_[e] & kMovingBit) && o < m)) {
+                const uint32_t o = ids[e] & kIdMask;
+                if (o == m || ((ids[e] & kMovingBit) && o < m)) {
                     return;
                 }
                 out.push_back(m < o ? ObjectPair{m, o} : ObjectPair{o, m});
