@@ -320,6 +320,7 @@ void LooseObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
     const uint32_t* ids = ids_.data();           // growth could otherwise be taken to change
     for (const uint32_t m : objects_.movingList) {
         const Box& sm = objects_.swept[m];
+        const uint32_t own = elementOf_[m];  // its own element, skipped without reading its id
         size_t top = 0;
         stack[top++] = 0;
         while (top > 0) {
@@ -328,11 +329,11 @@ void LooseObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
                 continue;
             }
             forEachElement(n, [&](uint32_t e) {
-                if (!boxesOverlap(elements[e].box, sm)) {
+                if (e == own || !boxesOverlap(elements[e].box, sm)) {
                     return;
                 }
                 const uint32_t o = ids[e] & kIdMask;
-                if (o == m || ((ids[e] & kMovingBit) && o < m)) {
+                if ((ids[e] & kMovingBit) && o < m) {
                     return;
                 }
                 out.push_back(m < o ? ObjectPair{m, o} : ObjectPair{o, m});
