@@ -88,8 +88,9 @@ public:
     // Invariants, for the tests: every live object is in exactly one node, the one its swept box's
     // canonical placement gives; element copies, counts and separable counts match; no leaf above
     // maxDepth holds more than leafLimit separable objects; bounds cover what is under them;
-    // squares, depths and parent links agree; the pools add up. An empty string or the first
-    // thing wrong.
+    // squares, depths and parent links agree; each kept subtree run holds exactly its subtree's
+    // objects, and a node whose run is gone has a parent whose run is gone; the pools add up. An
+    // empty string or the first thing wrong.
     std::string check() const;
     uint32_t nodeCount() const { return 1 + 4 * usedGroups_; }
     uint32_t leafCount() const { return 1 + 3 * usedGroups_; }
