@@ -103,17 +103,6 @@ void LooseObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const
     while (top > 0) {
         const Entry entry = stack[--top];
         const Node& n = nodes_[entry.node];
-        if (top > 0) {
-            // The next node's line was asked for when it was pushed; ask now for what it will
-            // read next, so that those misses overlap this node's work.
-            const uint32_t next = stack[top - 1].node;
-            const Node& m = nodes_[next];
-            __builtin_prefetch(&subtreeRun_[next]);
-            if (m.count > 0) {
-                __builtin_prefetch(&elements_[m.head]);
-                __builtin_prefetch(&ids_[m.head]);
-            }
-        }
         bool inside = entry.inside;
         if (!inside) {
             if (!boundsMeetRect(n.bounds, r)) {
