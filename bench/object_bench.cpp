@@ -188,10 +188,11 @@ void BM_StepLoose(benchmark::State& state) {
     const double objects = double(tree.objectCount());
     state.counters["elements_per_object"] = double(tree.elementCount()) / objects;
     state.counters["nodes"] = double(tree.nodeCount());
-    // Nodes and elements in use, and the object's node and element links.
+    // Nodes in use with each node's subtree run (two indices), elements in use with each
+    // element's id, and the object's node and element links.
     state.counters["used_bytes_per_object"] =
-        (double(tree.nodeCount()) * sizeof(LooseObjectTree::Node) +
-         double(tree.elementCount()) * sizeof(LooseObjectTree::Element)) /
+        (double(tree.nodeCount()) * (sizeof(LooseObjectTree::Node) + 2 * sizeof(uint32_t)) +
+         double(tree.elementCount()) * (sizeof(LooseObjectTree::Element) + sizeof(uint32_t))) /
             objects +
         2.0 * sizeof(uint32_t);
 }

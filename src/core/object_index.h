@@ -65,6 +65,11 @@ inline Box unionBox(const Box& a, const Box& b) {
 }
 
 // Closed overlap on all three axes: boxes that touch overlap.
+// `outer` holds `inner` on all three axes.
+inline bool boxContains(const Box& outer, const Box& inner) {
+    return outer.min.x <= inner.min.x && outer.min.y <= inner.min.y && outer.min.z <= inner.min.z &&
+           outer.max.x >= inner.max.x && outer.max.y >= inner.max.y && outer.max.z >= inner.max.z;
+}
 inline bool boxesOverlap(const Box& a, const Box& b) {
     return a.min.x <= b.max.x && b.min.x <= a.max.x && a.min.y <= b.max.y && b.min.y <= a.max.y &&
            a.min.z <= b.max.z && b.min.z <= a.max.z;

@@ -21,11 +21,6 @@ const Box kEmpty = {glm::vec3(kInf), glm::vec3(-kInf)};
 
 using Node = LooseObjectTree::Node;
 
-bool contains(const Box& outer, const Box& inner) {
-    return outer.min.x <= inner.min.x && outer.min.y <= inner.min.y && outer.min.z <= inner.min.z &&
-           outer.max.x >= inner.max.x && outer.max.y >= inner.max.y && outer.max.z >= inner.max.z;
-}
-
 // The child (0..3) whose half-open square holds the box's centre; halves first, so that the sum
 // cannot overflow. A child's x0 is computed as its parent's x0 + half in allocGroup, the same
 // value as the midline here, so placement and the children's squares agree to the bit.
@@ -59,16 +54,17 @@ LooseObjectTree::LooseObjectTree(const ObjectTreeConfig& config) : config_(confi
 
 void LooseObjectTree::clearNodes() {
     nodes_.resize(1);
-    queued_.assign(1, 0);
+    mergeQueue_.reset(1);
+    subtreeRun_.assign(1, {0, kNone});
     nodes_[0] = {kNone,           kNone,        0,      0, kNone, 0, config_.originX,
                  config_.originZ, config_.size, kEmpty, 0};
     freeGroups_ = kNone;
     usedGroups_ = 0;
     elements_.clear();
+    ids_.clear();
     freeElements_ = kNone;
     usedElements_ = 0;
     allocatedSinceCompact_ = 0;
-    mergeQueue_.clear();
 }
 
 // ---- pools ----
@@ -80,13 +76,16 @@ uint32_t LooseObjectTree::allocGroup(uint32_t parent) {
     } else {
         first = uint32_t(nodes_.size());
         nodes_.resize(nodes_.size() + 4);
-        queued_.resize(nodes_.size(), 0);
+        mergeQueue_.resize(nodes_.size());
+        subtreeRun_.resize(nodes_.size());
     }
+    markChanged(parent);
     const Node& p = nodes_[parent];
     for (int q = 0; q < 4; ++q) {
         Node c{kNone, kNone, 0, 0, parent, p.depth + 1, 0.0f, 0.0f, 0.0f, kEmpty, 0};
         childSquare(p, q, c.x0, c.z0, c.size);
         nodes_[first + uint32_t(q)] = c;
+        subtreeRun_[first + uint32_t(q)] = {0, kNone};
     }
     ++usedGroups_;
     return first;
@@ -108,6 +107,7 @@ uint32_t LooseObjectTree::allocElement() {
     } else {
         e = uint32_t(elements_.size());
         elements_.emplace_back();
+        ids_.push_back(0);
     }
     ++usedElements_;
     ++allocatedSinceCompact_;
@@ -159,14 +159,28 @@ bool LooseObjectTree::wouldGoDown(const Node& leaf, const Box& swept) const {
 // Grows the bounds from `node` up while they miss part of `b` (a parent's bounds cover its
 // children's, so above the first node that holds `b` every node does).
 void LooseObjectTree::growUp(uint32_t node, const Box& b) {
-    while (node != kNone && !contains(nodes_[node].bounds, b)) {
+    while (node != kNone && !boxContains(nodes_[node].bounds, b)) {
         nodes_[node].bounds = unionBox(nodes_[node].bounds, b);
+        node = nodes_[node].parent;
+    }
+}
+
+// Stops at the first node already marked: its ancestors are (the invariant on subtreeRun_), so a
+// frame's later changes under it cost one read. A node with chained elements is marked already
+// (only link() chains one, after marking; only compact() unmarks, and it unchains every list),
+// so link() and unlink() call this only for a node whose list is a run.
+void LooseObjectTree::markChanged(uint32_t node) {
+    while (node != kNone && subtreeRun_[node].end != kNone) {
+        subtreeRun_[node].end = kNone;
         node = nodes_[node].parent;
     }
 }
 
 void LooseObjectTree::link(uint32_t node, uint32_t e, uint32_t object) {
     Node& n = nodes_[node];
+    if (n.chained == 0) {
+        markChanged(node);  // else marked already (see markChanged), no read of subtreeRun_
+    }
     if (n.count > 0 && !(n.chained == 0 && e + 1 == n.head)) {
         ++n.chained;  // else the run grows at its front
     }
@@ -180,7 +194,7 @@ void LooseObjectTree::link(uint32_t node, uint32_t e, uint32_t object) {
 void LooseObjectTree::addToNode(uint32_t node, uint32_t object) {
     const uint32_t e = allocElement();
     const Box& s = objects_.swept[object];
-    elements_[e].object = object | (objects_.moving[object] ? kMovingBit : 0u);
+    ids_[e] = object | (objects_.moving[object] ? kMovingBit : 0u);
     elements_[e].box = s;
     link(node, e, object);
     Node& n = nodes_[node];
@@ -198,15 +212,17 @@ uint32_t LooseObjectTree::unlink(uint32_t object) {
     const uint32_t node = nodeOf_[object];
     const uint32_t e = elementOf_[object];
     Node& n = nodes_[node];
+    if (n.chained == 0) {
+        markChanged(node);
+    }
     if (n.firstChild == kNone && wouldGoDown(n, elements_[e].box)) {
         --n.separable;
     }
     const uint32_t h = n.head;
     if (e != h) {
-        const Element& head = elements_[h];
-        elements_[e].object = head.object;
-        elements_[e].box = head.box;
-        elementOf_[head.object & ~kMovingBit] = e;
+        ids_[e] = ids_[h];
+        elements_[e].box = elements_[h].box;
+        elementOf_[ids_[h] & ~kMovingBit] = e;
     }
     n.head = elements_[h].next;
     --n.count;
@@ -243,7 +259,7 @@ void LooseObjectTree::trySplit(uint32_t node) {
     while (e != kNone) {
         const uint32_t next = elements_[e].next;
         const Box& s = elements_[e].box;
-        const uint32_t object = elements_[e].object & ~kMovingBit;
+        const uint32_t object = ids_[e] & ~kMovingBit;
         const uint32_t c = first + uint32_t(quadrant(nodes_[node], s));
         Node& child = nodes_[c];
         if (looseHolds(child.x0, child.z0, child.size, s)) {
@@ -262,9 +278,8 @@ void LooseObjectTree::trySplit(uint32_t node) {
 
 void LooseObjectTree::queueMerge(uint32_t leaf) {
     const uint32_t parent = nodes_[leaf].parent;
-    if (parent != kNone && !queued_[parent]) {
-        queued_[parent] = 1;
-        mergeQueue_.push_back(parent);
+    if (parent != kNone) {
+        mergeQueue_.push(parent);
     }
 }
 
@@ -292,7 +307,7 @@ bool LooseObjectTree::tryMerge(uint32_t node) {
     for (uint32_t q = 0; q < 4; ++q) {
         for (uint32_t e = nodes_[first + q].head; e != kNone;) {
             const uint32_t next = elements_[e].next;
-            link(node, e, elements_[e].object & ~kMovingBit);
+            link(node, e, ids_[e] & ~kMovingBit);
             e = next;
         }
     }
@@ -324,25 +339,32 @@ void LooseObjectTree::compact() {
     }
     spare_.clear();
     spare_.reserve(elements_.capacity());  // once: later the two swap, both at this capacity
+    spareIds_.clear();
+    spareIds_.reserve(ids_.capacity());
     for (const uint32_t node : order_) {
         Node& n = nodes_[node];
         uint32_t e = n.head;
         n.head = e == kNone ? kNone : uint32_t(spare_.size());
+        subtreeRun_[node].begin = uint32_t(spare_.size());
         n.chained = 0;
         while (e != kNone) {
-            elementOf_[elements_[e].object & ~kMovingBit] = uint32_t(spare_.size());
+            elementOf_[ids_[e] & ~kMovingBit] = uint32_t(spare_.size());
             spare_.push_back(elements_[e]);
+            spareIds_.push_back(ids_[e]);
             e = elements_[e].next;
             spare_.back().next = e == kNone ? kNone : uint32_t(spare_.size());
         }
     }
     assert(spare_.size() == usedElements_);
     elements_.swap(spare_);
+    ids_.swap(spareIds_);
     freeElements_ = kNone;
     allocatedSinceCompact_ = 0;
-    // Exact bounds, children before parents.
+    // Exact bounds and the subtrees' runs, children before parents.
     for (size_t i = order_.size(); i-- > 0;) {
         Node& n = nodes_[order_[i]];
+        SubtreeRun& run = subtreeRun_[order_[i]];
+        run.end = n.firstChild == kNone ? run.begin + n.count : subtreeRun_[n.firstChild + 3].end;
         Box b = kEmpty;
         for (uint32_t e = n.head; e != kNone; e = elements_[e].next) {
             b = unionBox(b, elements_[e].box);
@@ -361,12 +383,7 @@ void LooseObjectTree::sortMoving() {
 }
 
 void LooseObjectTree::cleanup() {
-    for (size_t i = 0; i < mergeQueue_.size(); ++i) {  // tryMerge appends the parents it frees
-        const uint32_t node = mergeQueue_[i];
-        queued_[node] = 0;
-        tryMerge(node);
-    }
-    mergeQueue_.clear();
+    mergeQueue_.drain([&](uint32_t node) { tryMerge(node); });  // may queue the parents it frees
     if (allocatedSinceCompact_ > usedElements_ / 4) {
         compact();
     }
@@ -466,6 +483,7 @@ Status LooseObjectTree::build(const Box* boxes, const Motion* motions, uint32_t 
     }
     objects_.liveCount = count;
     elements_.reserve(count);
+    ids_.reserve(count);
     for (uint32_t id = count; id-- > 0;) {  // the list then runs in id order
         addToNode(0, id);
     }

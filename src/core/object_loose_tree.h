@@ -13,6 +13,7 @@
 #include "core/object_index.h"
 #include "core/object_records.h"
 #include "core/object_tree.h"
+#include "core/object_tree_common.h"
 
 namespace qt {
 
@@ -37,7 +38,7 @@ struct ObjectGroups {
     std::vector<Box> box;
 };
 
-class LooseObjectTree final : public ObjectIndex {
+class LooseObjectTree final : public RecordedObjectIndex {
 public:
     static constexpr uint32_t kMaxDepth =
         20;  // the deepest maxDepth (query stacks are sized to it)
@@ -74,13 +75,6 @@ public:
     std::optional<RayHit> queryRay(const Ray& ray) const override;
     void collisionPairs(std::vector<ObjectPair>& out) const override;
 
-    uint32_t objectCount() const override { return objects_.liveCount; }
-    bool alive(uint32_t id) const override {
-        return id < objects_.alive.size() && objects_.alive[id] != 0;
-    }
-    const Box& box(uint32_t id) const override { return objects_.box[id]; }
-    const Box& sweptBox(uint32_t id) const override { return objects_.swept[id]; }
-    Motion motion(uint32_t id) const override { return Motion(objects_.moving[id]); }
     size_t indexBytes() const override;
 
     // Rewrites the element pool so that each node's list is one contiguous run, nodes depth first,
@@ -94,8 +88,9 @@ public:
     // Invariants, for the tests: every live object is in exactly one node, the one its swept box's
     // canonical placement gives; element copies, counts and separable counts match; no leaf above
     // maxDepth holds more than leafLimit separable objects; bounds cover what is under them;
-    // squares, depths and parent links agree; the pools add up. An empty string or the first
-    // thing wrong.
+    // squares, depths and parent links agree; each kept subtree run holds exactly its subtree's
+    // objects, and a node whose run is gone has a parent whose run is gone; the pools add up. An
+    // empty string or the first thing wrong.
     std::string check() const;
     uint32_t nodeCount() const { return 1 + 4 * usedGroups_; }
     uint32_t leafCount() const { return 1 + 3 * usedGroups_; }
@@ -123,28 +118,31 @@ public:
                               // unlink() takes one off (or the run's first)
     };
     static_assert(sizeof(Node) == 64, "one node a cache line");
-    // Element of a node's list: the object (kMovingBit set when it moves), the next element (kNone
-    // ends the list) and a copy of its swept box, so that a pair test reads only the element.
+    // Element of a node's list: the next element (kNone ends the list) and a copy of its object's
+    // swept box, so that a pair test reads only the element; its object's id is ids_[e].
     struct Element {
-        uint32_t object;
         uint32_t next;
         Box box;
     };
+    static_assert(sizeof(Element) == 28, "a link and a box");
 
 private:
-    // f(element) for each element of n's list, in list order: the chained ones by next, the run
-    // by index.
+    // f(e) for each element e of n's list, in list order: the chained ones by next, the run by
+    // index.
     template <class F>
     void forEachElement(const Node& n, F&& f) const {
         uint32_t e = n.head;
         for (uint32_t k = 0; k < n.chained; ++k) {
-            f(elements_[e]);
+            f(e);
             e = elements_[e].next;
         }
         for (const uint32_t end = e + (n.count - n.chained); e != end; ++e) {
-            f(elements_[e]);
+            f(e);
         }
     }
+    void copyIds(const Node& n, uint32_t* to) const;
+    void copyIds(uint32_t begin, uint32_t end, uint32_t* to) const;
+    uint32_t copyIdsMeeting(const Node& n, const Rect& r, uint32_t* to) const;
     void frustumWalk(const Frustum& frustum, uint8_t rootPlanes, std::vector<uint32_t>& out,
                      ObjectGroups* groups, FrustumQueryStats* stats) const;
 
@@ -158,6 +156,7 @@ private:
     void addToNode(uint32_t node, uint32_t object);
     uint32_t unlink(uint32_t object);
     void growUp(uint32_t node, const Box& b);
+    void markChanged(uint32_t node);  // node's list changed: its and its ancestors' runs are gone
     void trySplit(uint32_t node);
     bool tryMerge(uint32_t node);
     void queueMerge(uint32_t leaf);
@@ -169,15 +168,26 @@ private:
     uint32_t freeGroups_ = kNone;  // first node of the first free group of four
     uint32_t usedGroups_ = 0;
     std::vector<Element> elements_;  // every node's list, and the free list
+    // Per element, parallel to elements_: its object's id, kMovingBit set when the object moves.
+    // Apart from the elements so that the ids of a node's run lie contiguous, 16 to a cache line,
+    // for a query that reports the whole node.
+    std::vector<uint32_t> ids_;
     uint32_t freeElements_ = kNone;
     uint32_t usedElements_ = 0;
     uint32_t allocatedSinceCompact_ = 0;
-    std::vector<Element> spare_;        // compact()'s destination, kept for the next one
-    std::vector<uint32_t> order_;       // compact(): the nodes depth first
-    std::vector<uint32_t> mergeQueue_;  // parents of leaves that lost objects since cleanup()
-    std::vector<uint8_t> queued_;       // per node: in mergeQueue_
+    std::vector<Element> spare_;      // compact()'s destination, kept for the next one
+    std::vector<uint32_t> spareIds_;  // the same for ids_
+    std::vector<uint32_t> order_;     // compact(): the nodes depth first
+    // Per node: while the lists of its subtree lie, depth first, in one run of the pool (as
+    // compact() leaves them), that run [begin, end); end kNone once a list under it has changed
+    // since (and then its ancestors' too), so a query reads the subtree's ids as one range.
+    struct SubtreeRun {
+        uint32_t begin;
+        uint32_t end;
+    };
+    std::vector<SubtreeRun> subtreeRun_;
+    MergeQueue mergeQueue_;  // parents of leaves that lost objects since cleanup()
 
-    ObjectRecords objects_;            // per object, indexed by id
     std::vector<uint32_t> nodeOf_;     // per object: the node holding it while live
     std::vector<uint32_t> elementOf_;  // its element there
 };

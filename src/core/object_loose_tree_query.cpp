@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/object_loose_tree.h"
+#include "core/object_tree_common.h"
 #include "core/radix_sort.h"
 
 namespace qt {
@@ -31,15 +32,67 @@ bool boundsInsideRect(const Box& b, const Rect& r) {
 
 }  // namespace
 
+// Writes the ids of n's own objects to `to` (room for n.count), in list order, with no test: the
+// chained elements by next, then the run as one masked copy (a loop the compiler vectorizes).
+void LooseObjectTree::copyIds(const Node& n, uint32_t* to) const {
+    uint32_t e = n.head;
+    for (uint32_t k = 0; k < n.chained; ++k) {
+        *to++ = ids_[e] & kIdMask;
+        e = elements_[e].next;
+    }
+    const uint32_t* from = ids_.data() + e;
+    for (uint32_t k = 0, run = n.count - n.chained; k < run; ++k) {
+        to[k] = from[k] & kIdMask;
+    }
+}
+
+// Writes the ids of the elements [begin, end) to `to`, masked as above.
+void LooseObjectTree::copyIds(uint32_t begin, uint32_t end, uint32_t* to) const {
+    const uint32_t* from = ids_.data() + begin;
+    for (uint32_t k = 0; k < end - begin; ++k) {
+        to[k] = from[k] & kIdMask;
+    }
+}
+
+// Writes the ids of n's own objects that meet R to `to` (room for n.count), in list order;
+// returns how many. Each id is written and kept by adding the test's outcome, with no branch on
+// it: in a node R cuts, the outcome is as good as random. A moving object's box is tested after
+// its swept box when the swept box crosses R's edge (a static object's swept box is its box; a
+// swept box inside R holds a box inside R).
+uint32_t LooseObjectTree::copyIdsMeeting(const Node& n, const Rect& r, uint32_t* to) const {
+    uint32_t kept = 0;
+    forEachElement(n, [&](uint32_t e) {
+        const Box& b = elements_[e].box;
+        const uint32_t id = ids_[e];
+        bool hit =
+            (b.min.x <= r.maxX) & (r.minX <= b.max.x) & (b.min.z <= r.maxZ) & (r.minZ <= b.max.z);
+        if ((id & kMovingBit) && hit && !boundsInsideRect(b, r)) {
+            hit = boxMeetsRect(objects_.box[id & kIdMask], r);  // read only when it can differ
+        }
+        to[kept] = id & kIdMask;
+        kept += hit ? 1u : 0u;
+    });
+    return kept;
+}
+
 // A node whose bounds lie inside R reports its own objects and its subtree's with no test (003's
 // rectangle query reports whole contained nodes): every swept box lies in the bounds, every box in
-// its swept box. Other nodes test each element's swept box, and a moving object's box after it.
-// The ids are then radix-sorted (core/radix_sort.h).
+// its swept box; while its subtree's lists are one run (subtreeRun_), that run is copied in one go.
+// Other nodes test each element's swept box, and a moving object's box after it.
+// Ids are written into `out` used as a buffer (grown, never cleared, so no per-query fill), which
+// is cut to what was found; then radix-sorted (core/radix_sort.h).
 void LooseObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const {
-    out.clear();
     if (!validRect(r)) {
+        out.clear();
         return;
     }
+    size_t found = 0;
+    auto room = [&](uint32_t count) {
+        if (out.size() < found + count) {
+            out.resize(std::max(found + count, 2 * out.size()));
+        }
+        return out.data() + found;
+    };
     struct Entry {
         uint32_t node;
         bool inside;  // the parent's bounds lie inside R, so this node's do
@@ -57,26 +110,29 @@ void LooseObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const
             }
             inside = boundsInsideRect(n.bounds, r);
         }
-        if (inside) {
-            forEachElement(
-                n, [&](const Element& element) { out.push_back(element.object & kIdMask); });
-        } else {
-            forEachElement(n, [&](const Element& element) {
-                if (!boxMeetsRect(element.box, r)) {
-                    return;  // the swept box misses R, so does the box in it
-                }
-                const uint32_t o = element.object & kIdMask;
-                if (!(element.object & kMovingBit) || boxMeetsRect(objects_.box[o], r)) {
-                    out.push_back(o);  // a static object's swept box is its box
-                }
-            });
+        if (inside && subtreeRun_[entry.node].end != kNone) {
+            // The whole subtree's ids in one range: none of its nodes need be read.
+            const SubtreeRun run = subtreeRun_[entry.node];
+            copyIds(run.begin, run.end, room(run.end - run.begin));
+            found += run.end - run.begin;
+            continue;
+        }
+        if (n.count > 0) {
+            if (inside) {
+                copyIds(n, room(n.count));
+                found += n.count;
+            } else {
+                found += copyIdsMeeting(n, r, room(n.count));
+            }
         }
         if (n.firstChild != kNone) {
             for (uint32_t q = 4; q-- > 0;) {
+                __builtin_prefetch(&nodes_[n.firstChild + q]);
                 stack[top++] = {n.firstChild + q, inside};
             }
         }
     }
+    out.resize(found);
     thread_local std::vector<uint32_t> scratch;
     radixSortIds(out, uint32_t(objects_.alive.size()), scratch);
 }
@@ -144,12 +200,13 @@ void LooseObjectTree::frustumWalk(const Frustum& frustum, uint8_t rootPlanes,
         }
         const size_t begin = out.size();
         Box reported = kEmpty;
-        forEachElement(n, [&](const Element& element) {
-            const uint32_t o = element.object & kIdMask;
+        forEachElement(n, [&](uint32_t e) {
+            const Element& element = elements_[e];
+            const uint32_t o = ids_[e] & kIdMask;
             bool outside = false;
             if (planes) {
-                frustum.classify((element.object & kMovingBit) ? objects_.box[o] : element.box,
-                                 planes, outside);
+                frustum.classify((ids_[e] & kMovingBit) ? objects_.box[o] : element.box, planes,
+                                 outside);
                 ++objectsTested;
             }
             if (!outside) {
@@ -225,32 +282,15 @@ std::optional<RayHit> LooseObjectTree::queryRay(const Ray& ray) const {
         const Node& n = nodes_[entry.node];
         for (uint32_t e = n.head; e != kNone; e = elements_[e].next) {
             const Element& element = elements_[e];
-            const uint32_t o = element.object & kIdMask;
+            const uint32_t o = ids_[e] & kIdMask;
             const std::optional<float> t =
-                rayEntry(ray, (element.object & kMovingBit) ? objects_.box[o] : element.box);
-            if (t && (*t < best.distance || (*t == best.distance && o < best.object))) {
-                best = {o, *t};
-            }
+                rayEntry(ray, (ids_[e] & kMovingBit) ? objects_.box[o] : element.box);
+            keepNearer(best, o, t);
         }
         if (n.firstChild == kNone) {
             continue;
         }
-        Entry children[4];
-        int count = 0;
-        for (uint32_t q = 0; q < 4; ++q) {
-            const uint32_t c = n.firstChild + q;
-            if (const std::optional<float> t = rayEntry(ray, nodes_[c].bounds)) {
-                children[count++] = {c, *t};
-            }
-        }
-        for (int i = 1; i < count; ++i) {  // farthest pushed first, so the nearest is walked first
-            for (int k = i; k > 0 && children[k - 1].t < children[k].t; --k) {
-                std::swap(children[k - 1], children[k]);
-            }
-        }
-        for (int i = 0; i < count; ++i) {
-            stack[top++] = children[i];
-        }
+        pushChildrenNearestLast(ray, nodes_, n.firstChild, stack, top);
     }
     if (best.object == kNone) {
         return std::nullopt;
@@ -265,8 +305,11 @@ std::optional<RayHit> LooseObjectTree::queryRay(const Ray& ray) const {
 void LooseObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
     out.clear();
     std::array<uint32_t, kStack> stack;
+    const Element* elements = elements_.data();  // held apart from the pools, which out's
+    const uint32_t* ids = ids_.data();           // growth could otherwise be taken to change
     for (const uint32_t m : objects_.movingList) {
         const Box& sm = objects_.swept[m];
+        const uint32_t own = elementOf_[m];  // its own element, skipped without reading its id
         size_t top = 0;
         stack[top++] = 0;
         while (top > 0) {
@@ -274,12 +317,12 @@ void LooseObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
             if (!boxesOverlap(n.bounds, sm)) {
                 continue;
             }
-            forEachElement(n, [&](const Element& element) {
-                if (!boxesOverlap(element.box, sm)) {
+            forEachElement(n, [&](uint32_t e) {
+                if (e == own || !boxesOverlap(elements[e].box, sm)) {
                     return;
                 }
-                const uint32_t o = element.object & kIdMask;
-                if (o == m || ((element.object & kMovingBit) && o < m)) {
+                const uint32_t o = ids[e] & kIdMask;
+                if ((ids[e] & kMovingBit) && o < m) {
                     return;
                 }
                 out.push_back(m < o ? ObjectPair{m, o} : ObjectPair{o, m});
@@ -297,9 +340,9 @@ void LooseObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
 // ---- statistics and invariants ----
 
 size_t LooseObjectTree::indexBytes() const {
-    return nodes_.capacity() * sizeof(Node) + queued_.capacity() +
-           (elements_.capacity() + spare_.capacity()) * sizeof(Element) +
-           (order_.capacity() + mergeQueue_.capacity() + nodeOf_.capacity() +
+    return nodes_.capacity() * sizeof(Node) + subtreeRun_.capacity() * sizeof(SubtreeRun) +
+           mergeQueue_.bytes() + (elements_.capacity() + spare_.capacity()) * sizeof(Element) +
+           (ids_.capacity() + spareIds_.capacity() + order_.capacity() + nodeOf_.capacity() +
             elementOf_.capacity()) *
                sizeof(uint32_t);
 }
@@ -326,10 +369,18 @@ std::string LooseObjectTree::check() const {
             problem = what;
         }
     };
-    auto covers = [](const Box& outer, const Box& inner) {
-        return outer.min.x <= inner.min.x && outer.min.y <= inner.min.y &&
-               outer.min.z <= inner.min.z && outer.max.x >= inner.max.x &&
-               outer.max.y >= inner.max.y && outer.max.z >= inner.max.z;
+    auto subtreeCount = [&](uint32_t root) {
+        uint32_t total = 0;
+        std::vector<uint32_t> pending{root};
+        while (!pending.empty()) {
+            const Node& m = nodes_[pending.back()];
+            pending.pop_back();
+            total += m.count;
+            for (uint32_t q = 0; m.firstChild != kNone && q < 4; ++q) {
+                pending.push_back(m.firstChild + q);
+            }
+        }
+        return total;
     };
     std::vector<uint32_t> seen(objects_.alive.size(), 0);
     uint32_t listed = 0, inner = 0;
@@ -345,7 +396,7 @@ std::string LooseObjectTree::check() const {
         for (uint32_t e = n.head; e != kNone && count <= elements_.size(); e = elements_[e].next) {
             ++count;
             const Element& element = elements_[e];
-            const uint32_t o = element.object & kIdMask;
+            const uint32_t o = ids_[e] & kIdMask;
             if (!alive(o)) {
                 fail("dead object in a node");
                 continue;
@@ -355,7 +406,7 @@ std::string LooseObjectTree::check() const {
             if (element.box.min != s.min || element.box.max != s.max) {
                 fail("element's copy of the swept box is stale");
             }
-            if (((element.object & kMovingBit) != 0) != (objects_.moving[o] != 0)) {
+            if (((ids_[e] & kMovingBit) != 0) != (objects_.moving[o] != 0)) {
                 fail("element's moving flag is wrong");
             }
             if (nodeOf_[o] != node || elementOf_[o] != e) {
@@ -364,7 +415,7 @@ std::string LooseObjectTree::check() const {
             if (place(s) != node) {
                 fail("object " + std::to_string(o) + " is not in its canonical node");
             }
-            if (!covers(n.bounds, s)) {
+            if (!boxContains(n.bounds, s)) {
                 fail("node bounds do not cover an object's swept box");
             }
             if (n.firstChild == kNone) {
@@ -385,6 +436,25 @@ std::string LooseObjectTree::check() const {
         for (uint32_t k = n.chained + 1; k < count && e != kNone; ++k, e = elements_[e].next) {
             if (elements_[e].next != e + 1) {
                 fail("node's list after its chained elements is not a run");
+            }
+        }
+        if (subtreeRun_[node].end == kNone && n.parent != kNone &&
+            subtreeRun_[n.parent].end != kNone) {
+            fail("a node's subtree run is gone while its parent's is kept");
+        }
+        if (subtreeRun_[node].end != kNone) {
+            const SubtreeRun run = subtreeRun_[node];
+            uint32_t under = 0;
+            for (uint32_t k = run.begin; k < run.end && k < ids_.size(); ++k) {
+                uint32_t m = nodeOf_[ids_[k] & kIdMask];
+                while (m != kNone && m != node) {
+                    m = nodes_[m].parent;
+                }
+                under += m == node ? 1 : 0;
+            }
+            if (run.end < run.begin || run.end > ids_.size() || under != run.end - run.begin ||
+                under != subtreeCount(node)) {
+                fail("a node's subtree run does not hold exactly its subtree's objects");
             }
         }
         if (separable != n.separable) {
@@ -408,7 +478,7 @@ std::string LooseObjectTree::check() const {
             if (child.x0 != x0 || child.z0 != z0 || child.size != half) {
                 fail("child's square is wrong");
             }
-            if (child.bounds.min.x <= child.bounds.max.x && !covers(n.bounds, child.bounds)) {
+            if (child.bounds.min.x <= child.bounds.max.x && !boxContains(n.bounds, child.bounds)) {
                 fail("node bounds do not cover a child's");
             }
             stack.push_back(c);
@@ -420,33 +490,14 @@ std::string LooseObjectTree::check() const {
     if (listed != usedElements_) {
         fail("listed elements differ from those in use");
     }
-    uint32_t freeElements = 0;
-    for (uint32_t e = freeElements_; e != kNone && freeElements <= elements_.size();
-         e = elements_[e].next) {
-        ++freeElements;
-    }
-    if (freeElements + usedElements_ != elements_.size()) {
-        fail("element pool does not add up");
-    }
-    uint32_t freeGroups = 0;
-    for (uint32_t g = freeGroups_; g != kNone && freeGroups <= nodes_.size();
-         g = nodes_[g].firstChild) {
-        ++freeGroups;
-    }
-    if (1 + 4 * (freeGroups + usedGroups_) != nodes_.size()) {
-        fail("node pool does not add up");
-    }
-    uint32_t live = 0;
-    for (uint32_t o = 0; o < objects_.alive.size(); ++o) {
-        if (objects_.alive[o]) {
-            ++live;
-            if (seen[o] != 1) {
-                fail("object " + std::to_string(o) + " is in " + std::to_string(seen[o]) +
-                     " nodes");
-            }
+    checkPools(elements_, freeElements_, usedElements_, nodes_, freeGroups_, usedGroups_, kNone,
+               fail);
+    const bool addsUp = objects_.forEachLiveAddsUp([&](uint32_t o) {
+        if (seen[o] != 1) {
+            fail("object " + std::to_string(o) + " is in " + std::to_string(seen[o]) + " nodes");
         }
-    }
-    if (live != objects_.liveCount || live + objects_.freeIds.size() != objects_.alive.size()) {
+    });
+    if (!addsUp) {
         fail("live objects and free ids do not add up");
     }
     return problem;

@@ -1,6 +1,7 @@
 // What both object quadtrees keep per object, indexed by id: the box, the swept box the tree
 // indexes, motion and liveness; the live moving objects in a list ordered along a Morton curve;
-// and the ids free for reuse (most recently removed first, so ids stay deterministic).
+// and the ids free for reuse (most recently removed first, so ids stay deterministic); and the
+// ObjectIndex base that answers the per-object accessors from them.
 #pragma once
 
 #include <cassert>
@@ -68,10 +69,39 @@ struct ObjectRecords {
         --liveCount;
     }
 
+    // f(id) for each live object; then whether the live objects and the free ids add up with the
+    // ids handed out and the live count. For the trees' invariant checks.
+    template <class F>
+    bool forEachLiveAddsUp(F&& f) const {
+        uint32_t live = 0;
+        for (uint32_t id = 0; id < alive.size(); ++id) {
+            if (alive[id]) {
+                ++live;
+                f(id);
+            }
+        }
+        return live == liveCount && live + freeIds.size() == alive.size();
+    }
+
     // The moving list in Morton order over the tree's root square.
     void sortMoving(float originX, float originZ, float size) {
         sortByMorton(swept, originX, originZ, size, movingList, mortonKeys, movingSlot);
     }
+};
+
+// An ObjectIndex keeping its objects in ObjectRecords: the accessors, the same for every tree.
+class RecordedObjectIndex : public ObjectIndex {
+public:
+    uint32_t objectCount() const final { return objects_.liveCount; }
+    bool alive(uint32_t id) const final {
+        return id < objects_.alive.size() && objects_.alive[id] != 0;
+    }
+    const Box& box(uint32_t id) const final { return objects_.box[id]; }
+    const Box& sweptBox(uint32_t id) const final { return objects_.swept[id]; }
+    Motion motion(uint32_t id) const final { return Motion(objects_.moving[id]); }
+
+protected:
+    ObjectRecords objects_;  // per object, indexed by id
 };
 
 }  // namespace qt

@@ -23,7 +23,7 @@ ObjectTree::ObjectTree(const ObjectTreeConfig& config) : config_(config) {
     assert(config.size > 0 && std::isfinite(config.size) && config.leafLimit >= 1);
     assert(config.maxDepth <= kMaxDepth);
     nodes_.push_back({kNone, kNone, 0, kNone, kEmpty});
-    queued_.push_back(0);
+    mergeQueue_.reset(1);
 }
 
 // ---- pools ----
@@ -35,7 +35,7 @@ uint32_t ObjectTree::allocGroup(uint32_t parent) {
     } else {
         first = uint32_t(nodes_.size());
         nodes_.resize(nodes_.size() + 4);
-        queued_.resize(nodes_.size(), 0);
+        mergeQueue_.resize(nodes_.size());
     }
     for (uint32_t q = 0; q < 4; ++q) {
         nodes_[first + q] = {kNone, kNone, 0, parent, kEmpty};
@@ -207,9 +207,8 @@ void ObjectTree::reindexMoved(uint32_t object, const Box& oldStored, const Box& 
 
 void ObjectTree::queueMerge(uint32_t leaf) {
     const uint32_t parent = nodes_[leaf].parent;
-    if (parent != kNone && !queued_[parent]) {
-        queued_[parent] = 1;
-        mergeQueue_.push_back(parent);
+    if (parent != kNone) {
+        mergeQueue_.push(parent);
     }
 }
 
@@ -338,12 +337,7 @@ void ObjectTree::sortMoving() {
 }
 
 void ObjectTree::cleanup() {
-    for (size_t i = 0; i < mergeQueue_.size(); ++i) {  // tryMerge appends the parents it frees
-        const uint32_t node = mergeQueue_[i];
-        queued_[node] = 0;
-        tryMerge(node);
-    }
-    mergeQueue_.clear();
+    mergeQueue_.drain([&](uint32_t node) { tryMerge(node); });  // may queue the parents it frees
     if (allocatedSinceCompact_ > usedElements_ / 4) {
         compact();
     }
@@ -434,14 +428,13 @@ Status ObjectTree::build(const Box* boxes, const Motion* motions, uint32_t count
 // built top down from one root list split recursively, not by insertions one by one.
 void ObjectTree::reindex() {
     nodes_.resize(1);
-    queued_.assign(1, 0);
+    mergeQueue_.reset(1);
     nodes_[0] = {kNone, kNone, 0, kNone, kEmpty};
     freeGroups_ = kNone;
     usedGroups_ = 0;
     elements_.clear();
     freeElements_ = kNone;
     usedElements_ = 0;
-    mergeQueue_.clear();
     for (uint32_t id = uint32_t(objects_.alive.size());
          id-- > 0;) {  // the list then runs in id order
         if (objects_.alive[id]) {

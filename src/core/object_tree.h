@@ -39,6 +39,7 @@
 
 #include "core/object_index.h"
 #include "core/object_records.h"
+#include "core/object_tree_common.h"
 
 namespace qt {
 
@@ -68,7 +69,7 @@ struct ObjectTreeConfig {
 // mergeLimit() distinct objects (not counting those covering the node), and then its parent in
 // turn: merging is deferred to cleanup(), and between cleanups leaves may hold fewer objects
 // than a merge would allow.
-class ObjectTree final : public ObjectIndex {
+class ObjectTree final : public RecordedObjectIndex {
 public:
     static constexpr uint32_t kMaxDepth =
         20;  // the deepest maxDepth (query stacks are sized to it)
@@ -96,13 +97,6 @@ public:
     std::optional<RayHit> queryRay(const Ray& ray) const override;
     void collisionPairs(std::vector<ObjectPair>& out) const override;
 
-    uint32_t objectCount() const override { return objects_.liveCount; }
-    bool alive(uint32_t id) const override {
-        return id < objects_.alive.size() && objects_.alive[id] != 0;
-    }
-    const Box& box(uint32_t id) const override { return objects_.box[id]; }
-    const Box& sweptBox(uint32_t id) const override { return objects_.swept[id]; }
-    Motion motion(uint32_t id) const override { return Motion(objects_.moving[id]); }
     size_t indexBytes() const override;
 
     // For the rebuild strategy: change the objects without touching the tree (which is then
@@ -188,12 +182,9 @@ private:
     uint32_t freeElements_ = kNone;
     uint32_t usedElements_ = 0;
     uint32_t allocatedSinceCompact_ = 0;
-    std::vector<Element> spare_;        // compact()'s destination, kept for the next one
-    std::vector<uint32_t> mergeQueue_;  // parents of leaves that lost elements since cleanup()
-    std::vector<uint8_t> queued_;       // per node: in mergeQueue_
-    std::vector<uint32_t> scratch_;     // cleanup(): the distinct objects of a merge candidate
-
-    ObjectRecords objects_;  // per object, indexed by id
+    std::vector<Element> spare_;     // compact()'s destination, kept for the next one
+    MergeQueue mergeQueue_;          // parents of leaves that lost elements since cleanup()
+    std::vector<uint32_t> scratch_;  // cleanup(): the distinct objects of a merge candidate
 };
 
 }  // namespace qt

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/object_tree.h"
+#include "core/object_tree_common.h"
 #include "core/object_tree_walk.h"
 
 namespace qt {
@@ -164,29 +165,11 @@ std::optional<RayHit> ObjectTree::queryRay(const Ray& ray) const {
             for (uint32_t e = n.head; e != kNone; e = elements_[e].next) {
                 const uint32_t o = elements_[e].object;
                 const std::optional<float> t = rayEntry(ray, objects_.box[o]);
-                if (t && (*t < best.distance || (*t == best.distance && o < best.object))) {
-                    best = {o, *t};
-                }
+                keepNearer(best, o, t);
             }
             continue;
         }
-        Entry children[4];
-        int count = 0;
-        for (uint32_t q = 0; q < 4; ++q) {
-            const uint32_t c = n.firstChild + q;
-            if (const std::optional<float> t = rayEntry(ray, nodes_[c].bounds)) {
-                children[count++] = {c, *t};
-            }
-        }
-        // Farthest pushed first, so the nearest is walked first.
-        for (int i = 1; i < count; ++i) {  // insertion sort of at most four
-            for (int k = i; k > 0 && children[k - 1].t < children[k].t; --k) {
-                std::swap(children[k - 1], children[k]);
-            }
-        }
-        for (int i = 0; i < count; ++i) {
-            stack[top++] = children[i];
-        }
+        pushChildrenNearestLast(ray, nodes_, n.firstChild, stack, top);
     }
     if (best.object == kNone) {
         return std::nullopt;
@@ -229,9 +212,9 @@ void ObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
 // ---- statistics and invariants ----
 
 size_t ObjectTree::indexBytes() const {
-    return nodes_.capacity() * sizeof(Node) + queued_.capacity() +
+    return nodes_.capacity() * sizeof(Node) + mergeQueue_.bytes() +
            (elements_.capacity() + spare_.capacity()) * sizeof(Element) +
-           mergeQueue_.capacity() * sizeof(uint32_t) + scratch_.capacity() * sizeof(uint32_t);
+           scratch_.capacity() * sizeof(uint32_t);
 }
 
 uint32_t ObjectTree::nodeCount() const {
@@ -281,10 +264,7 @@ std::string ObjectTree::check() const {
                 if (c.parent != f.node) {
                     fail("child's parent link is wrong");
                 }
-                if (c.firstChild == kNone && c.count > 0 &&
-                    !(n.bounds.min.x <= c.bounds.min.x && n.bounds.min.y <= c.bounds.min.y &&
-                      n.bounds.min.z <= c.bounds.min.z && n.bounds.max.x >= c.bounds.max.x &&
-                      n.bounds.max.y >= c.bounds.max.y && n.bounds.max.z >= c.bounds.max.z)) {
+                if (c.firstChild == kNone && c.count > 0 && !boxContains(n.bounds, c.bounds)) {
                     fail("node bounds do not cover a child's");
                 }
             }
@@ -311,9 +291,7 @@ std::string ObjectTree::check() const {
                 if (!Walk::meets(f, s)) {
                     fail("object " + std::to_string(o) + " in a leaf it does not meet");
                 }
-                if (!(n.bounds.min.x <= s.min.x && n.bounds.min.y <= s.min.y &&
-                      n.bounds.min.z <= s.min.z && n.bounds.max.x >= s.max.x &&
-                      n.bounds.max.y >= s.max.y && n.bounds.max.z >= s.max.z)) {
+                if (!boxContains(n.bounds, s)) {
                     fail("leaf bounds do not cover an object's swept box");
                 }
                 if (seenIn[o] == f.node) {
@@ -338,28 +316,9 @@ std::string ObjectTree::check() const {
     if (listed != usedElements_) {
         fail("listed elements differ from those in use");
     }
-    uint32_t freeElements = 0;
-    for (uint32_t e = freeElements_; e != kNone && freeElements <= elements_.size();
-         e = elements_[e].next) {
-        ++freeElements;
-    }
-    if (freeElements + usedElements_ != elements_.size()) {
-        fail("element pool does not add up");
-    }
-    uint32_t freeGroups = 0;
-    for (uint32_t g = freeGroups_; g != kNone && freeGroups <= nodes_.size();
-         g = nodes_[g].firstChild) {
-        ++freeGroups;
-    }
-    if (1 + 4 * (freeGroups + usedGroups_) != nodes_.size()) {
-        fail("node pool does not add up");
-    }
-    uint32_t live = 0;
-    for (uint32_t o = 0; o < objects_.alive.size(); ++o) {
-        if (!objects_.alive[o]) {
-            continue;
-        }
-        ++live;
+    checkPools(elements_, freeElements_, usedElements_, nodes_, freeGroups_, usedGroups_, kNone,
+               fail);
+    const bool addsUp = objects_.forEachLiveAddsUp([&](uint32_t o) {
         uint32_t expected = 0;
         Walk::walk(
             *this, objects_.swept[o], [](const Frame&) {}, [&](const Frame&) { ++expected; });
@@ -367,8 +326,8 @@ std::string ObjectTree::check() const {
             fail("object " + std::to_string(o) + " is in " + std::to_string(leavesOf[o]) +
                  " leaves, meets " + std::to_string(expected));
         }
-    }
-    if (live != objects_.liveCount || live + objects_.freeIds.size() != objects_.alive.size()) {
+    });
+    if (!addsUp) {
         fail("live objects and free ids do not add up");
     }
     return problem;
