@@ -48,6 +48,12 @@ void drawStats(const FrameStats& stats, const Terrain& terrain) {
         const StreamStats st = terrain.streamStats();
         ImGui::Text("streaming: %d of %d pool layers resident, %d requested, %d uploaded",
                     st.resident, st.pool, st.requested, st.uploaded);
+        if (terrain.map.codes.isMapped()) {
+            ImGui::Text("heights mapped from the file; tree %s",
+                        terrain.sidecar == "read"      ? "read from its .qtree"
+                        : terrain.sidecar == "written" ? "written to its .qtree"
+                                                       : "built (no .qtree)");
+        }
     }
     if (stats.lod) {
         const LodStats& l = stats.lodStats;

@@ -92,6 +92,8 @@ int runOneShot(Session& s) {
         report.culling = cull;
         const StreamStats streaming = s.terrain.streamStats();
         report.streaming = s.terrain.streamed() ? &streaming : nullptr;
+        report.mapped = s.terrain.map.codes.isMapped();
+        report.sidecar = s.terrain.sidecar;
         report.stats = stats;
         report.times = s.terrain.times;
         report.lodErrors = s.terrain.tree.lodErrors;

@@ -8,6 +8,7 @@
 #include <glm/trigonometric.hpp>
 
 #include "app/resources.h"
+#include "core/streamed_map.h"
 #include "core/text.h"
 
 namespace qt {
@@ -77,13 +78,14 @@ Result<Session> Session::create(const ViewerOptions& options) {
     const LoadOptions load = loadOptions(options);
     const TerminalProgress terminal(path);
     LoadTimes times;
-    Quadtree tree;  // a GDAL raster's, built during its read
-    Result<Heightmap> map =
-        decodeStep(path, load, times, std::cref(terminal), {}, options.leafSize, &tree);
-    if (!map) {
+    Result<OpenedMap> opened =
+        openStep(path, load, times, std::cref(terminal), {}, options.leafSize, options.stream);
+    if (!opened) {
         terminal.failed();
-        return Result<Session>::failure(map.error());
+        return Result<Session>::failure(opened.error());
     }
+    Result<Heightmap> map(std::move(opened.value().map));
+    Quadtree tree = std::move(opened.value().tree);  // a GDAL raster's or a streamed map's
     // The options' mapping is checked before any GL: a world that is not finite floats is refused.
     if (Status world = checkWorldFinite(map.value(), optionsMapping(map.value(), options));
         !world) {
@@ -132,9 +134,10 @@ Result<Session> Session::create(const ViewerOptions& options) {
                                                 : Result<ObjectRenderer>(ObjectRenderer{});
     Result<Terrain> terrain =
         renderer && lines && objectRenderer
-            ? Terrain::create(std::move(map).value(), options.leafSize, path, times,
-                              std::cref(terminal), options.pageSize, std::move(tree),
-                              StreamSettings{options.stream, options.streamPool})
+            ? Terrain::create(
+                  std::move(map).value(), opened.value().leafSize, path, times, std::cref(terminal),
+                  options.pageSize, std::move(tree),
+                  StreamSettings{options.stream || opened.value().streamed, options.streamPool})
             : Result<Terrain>::failure("");
     if (!renderer || !lines || !objectRenderer || !terrain) {
         const std::string error = !renderer         ? renderer.error()
@@ -164,6 +167,7 @@ Result<Session> Session::create(const ViewerOptions& options) {
     session.lines = std::move(lines).value();
     session.objectRenderer = std::move(objectRenderer).value();
     session.terrain = std::move(terrain).value();
+    session.terrain.sidecar = opened.value().sidecar;
     session.terrain.mapping = optionsMapping(session.terrain.map, options);
     session.objectRenderer.reserve(options.objects);
     session.terrain.setObjects(std::move(objects));
@@ -197,8 +201,12 @@ void Session::destroy() {
 Status Session::replaceTerrain(const std::string& path, const LoadProgress& progress) {
     // The current map stays loaded until the new one has: both count against the budget.
     LoadOptions load = loadOptions(options);
+    // A streamed map holds its tree and its GPU pages, not its codes.
     load.memory.heldBytes =
-        loadPeakBytes(terrain.map.width, terrain.map.height, kHeldBytesPerSample);
+        terrain.map.codes.isMapped()
+            ? quadtreeBytes(terrain.map.width, terrain.map.height, terrain.tree.leafSize) +
+                  uint64_t(terrain.gpu.bytesPerSample() * double(terrain.map.sampleCount()))
+            : loadPeakBytes(terrain.map.width, terrain.map.height, kHeldBytesPerSample);
     if (Status loaded =
             qt::replaceTerrain(terrain, path, load, options.leafSize, progress, options.pageSize,
                                StreamSettings{options.stream, options.streamPool});

@@ -157,7 +157,9 @@ std::string statsJson(const StatsReport& r) {
              ", \"resident\": " + std::to_string(st.resident) +
              ", \"requested\": " + std::to_string(st.requested) +
              ", \"uploaded\": " + std::to_string(st.uploaded) +
-             ", \"bytes\": " + std::to_string(uint64_t(st.pool) * texels * texels * 2u) + "},\n";
+             ", \"bytes\": " + std::to_string(uint64_t(st.pool) * texels * texels * 2u) +
+             ", \"mapped\": " + (r.mapped ? "true" : "false") + ", \"sidecar\": " +
+             (r.sidecar.empty() ? std::string("null") : "\"" + r.sidecar + "\"") + "},\n";
     }
     j += "  \"load\": {\"decode_ms\": " + milliseconds(r.times.decodeMs) +
          ", \"tree_ms\": " + milliseconds(r.times.treeMs) +

@@ -25,6 +25,8 @@ struct StatsReport {
     const TerrainGpu* gpu = nullptr;  // the "gpu_heights" block (pages, bytes); null: left out
     // A streamed terrain's counts after the frame (the "streaming" block); null: not streamed.
     const StreamStats* streaming = nullptr;
+    bool mapped = false;  // streamed with its codes mapped from the file (a .r16)
+    std::string sidecar;  // its tree: "read" from MAP.qtree, "written" to it, or ""
     bool culling = true;
     FrameStats stats;
     LoadTimes times;                                        // the load's steps

@@ -163,6 +163,9 @@ Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMappin
     // The balls went in one by one, each chained ahead of its node's run: one pass lays every
     // node's list out as a run again, which the frame's walk reads by index.
     scene.index_.compact();
+    // Codes mapped from a file (a map bigger than memory): the pages under every object leave
+    // the process again; the moving ones read their ground back as they roll.
+    map.codes.dropResident(0, map.codes.size());
     return scene;
 }
 

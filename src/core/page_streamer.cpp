@@ -9,10 +9,12 @@
 namespace qt {
 
 void releaseMapRows(const Heightmap& map, int firstRow, int lastRow) {
-    // Codes in memory stay; codes mapped from a file drop the rows' resident pages here.
-    (void)map;
-    (void)firstRow;
-    (void)lastRow;
+    // Codes in memory stay; codes mapped from a file drop the rows' resident pages, so that the
+    // process keeps only what it is reading (the file's pages stay in the page cache).
+    if (map.codes.isMapped() && firstRow <= lastRow) {
+        const size_t width = size_t(map.width);
+        map.codes.dropResident(size_t(firstRow) * width, size_t(lastRow - firstRow + 1) * width);
+    }
 }
 
 void PageStreamer::start(const Heightmap& map, const HeightPages& pages, int poolLayers,

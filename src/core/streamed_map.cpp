@@ -86,6 +86,13 @@ uint64_t quadtreeBytes(int width, int height, int leafSize) {
            (levels + 1) * 2 * sizeof(uint32_t);  // level grids
 }
 
+uint64_t streamedPeakBytes(int width, int height, int leafSize) {
+    // Levels 1.. of the pyramid: a third of the samples, two bytes each, in pages with borders.
+    const uint64_t samples = uint64_t(width) * uint64_t(height);
+    return quadtreeBytes(width, height, leafSize) + samples * 2 / 3 + samples / 64 +
+           kStreamedFixedBytes;
+}
+
 Result<int> streamedLeafSize(int width, int height, int requestedLeafSize, uint64_t treeBudget) {
     if (requestedLeafSize > kMaxLeafSize) {
         return Result<int>::failure("leaf size " + std::to_string(requestedLeafSize) +
@@ -101,9 +108,10 @@ Result<int> streamedLeafSize(int width, int height, int requestedLeafSize, uint6
             return leafSize;
         }
     }
-    return Result<int>::failure("its quadtree does not fit " + std::to_string(treeBudget >> 20) +
-                                " MiB of the memory budget even in leaves of " +
-                                std::to_string(kMaxLeafSize) + "; raise --memory-budget");
+    return Result<int>::failure(
+        "its quadtree takes " + std::to_string(quadtreeBytes(width, height, kMaxLeafSize) >> 10) +
+        " KiB even in leaves of " + std::to_string(kMaxLeafSize) + ", over its share (" +
+        std::to_string(treeBudget >> 10) + " KiB) of the memory budget; raise --memory-budget");
 }
 
 Result<StreamedMap> openStreamedRaw16(const std::string& path, const LoadOptions& options,
@@ -130,6 +138,15 @@ Result<StreamedMap> openStreamedRaw16(const std::string& path, const LoadOptions
                          budget.limitBytes == 0 ? 0 : uint64_t(double(free) * kStreamedTreeShare));
     if (!leafSize) {
         return fail(name, leafSize.error());
+    }
+    if (const uint64_t peak = streamedPeakBytes(width, height, leafSize.value());
+        budget.limitBytes != 0 && peak > free) {
+        return fail(name, "size " + std::to_string(width) + "x" + std::to_string(height) +
+                              " needs about " + std::to_string(peak >> 20) +
+                              " MiB streamed (its tree and the coarse levels of its heights), "
+                              "over the memory budget of " +
+                              std::to_string(free >> 20) +
+                              " MiB (raise it with --memory-budget MB)");
     }
     Result<MappedCodes> mapped = mapCodes(path, stamp.value().bytes);
     if (!mapped) {

@@ -17,6 +17,10 @@ constexpr double kStreamedTreeShare = 0.125;
 // more get the range bound, not the exact errors.
 constexpr uint64_t kStreamBandBytes = uint64_t(256) << 20;
 
+// Resident bytes of a streamed map that do not grow with its size: the level-0 page pool, the
+// staging pages, the frame's buffers (llvmpipe keeps the pool in host memory).
+constexpr uint64_t kStreamedFixedBytes = uint64_t(128) << 20;
+
 struct StreamOptions {
     uint64_t bandBytes = kStreamBandBytes;  // the band cap (tests use tiny ones)
     bool useSidecar = true;                 // read and write path.qtree
@@ -36,6 +40,11 @@ struct StreamedMap {
 // Bytes of a quadtree's arrays (nodes, parents, leaves, leaf nodes, leaf codes, leaf grid, level
 // grids, coarse errors) for a width x height map in leaves of leafSize squares.
 uint64_t quadtreeBytes(int width, int height, int leafSize);
+
+// Estimated resident bytes of a streamed width x height map in leaves of leafSize: its tree, the
+// pyramid's levels 1.. on the GPU (a third of the samples, 2 bytes each, and the pages' borders)
+// and kStreamedFixedBytes; checked against the budget before the map is mapped.
+uint64_t streamedPeakBytes(int width, int height, int leafSize);
 
 // The smallest power of two >= requestedLeafSize (and >= kMinLeafSize) whose tree takes at most
 // treeBudget bytes (0: no limit) and has at most kMaxNodes nodes; fails when none up to

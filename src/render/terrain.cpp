@@ -4,11 +4,16 @@
 #include <malloc.h>
 
 #include <cassert>
+#include <cctype>
 #include <chrono>
+#include <cmath>
+#include <filesystem>
 
 #include <glm/trigonometric.hpp>
 
 #include "core/config.h"
+#include "core/streamed_map.h"
+#include "core/text.h"
 
 namespace qt {
 
@@ -87,7 +92,11 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     terrain.frame.reserveFor(terrain.tree);
     terrain.context.reserveFor(terrain.tree);
     // The codes' storage moves with the map, so the job's view of them stays valid.
-    terrain.errorJob.start(terrain.map, terrain.tree);
+    // A tree that came with its exact errors (or a streamed map's, exact below its band cap)
+    // needs no job; nor may mapped codes be read whole, which the job would do.
+    if (terrain.tree.lodErrors == LodErrors::Range && !terrain.map.codes.isMapped()) {
+        terrain.errorJob.start(terrain.map, terrain.tree);
+    }
     if (stream.on) {
         terrain.streamer = std::make_unique<PageStreamer>();
     }
@@ -197,13 +206,105 @@ Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options,
     const SizeCheck fitsGpu = [leafSize, pageSize](int width, int height) {
         return checkHeightPages(width, height, leafSize, pageSize);
     };
-    Quadtree tree;
-    Result<Heightmap> map = decodeStep(path, options, times, progress, fitsGpu, leafSize, &tree);
-    if (!map) {
-        return Result<Terrain>::failure(map.error());
+    Result<OpenedMap> opened =
+        openStep(path, options, times, progress, fitsGpu, leafSize, stream.on);
+    if (!opened) {
+        return Result<Terrain>::failure(opened.error());
     }
-    return Terrain::create(std::move(map).value(), leafSize, path, times, progress, pageSize,
-                           std::move(tree), stream);
+    OpenedMap& o = opened.value();
+    stream.on = stream.on || o.streamed;
+    Result<Terrain> terrain = Terrain::create(std::move(o.map), o.leafSize, path, times, progress,
+                                              pageSize, std::move(o.tree), stream);
+    if (terrain) {
+        terrain.value().sidecar = o.sidecar;
+    }
+    return terrain;
+}
+
+namespace {
+
+bool isRaw16Path(const std::string& path) {
+    const size_t dot = path.find_last_of('.');
+    std::string ext = dot == std::string::npos ? "" : path.substr(dot);
+    for (char& c : ext) {
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return ext == ".r16" || ext == ".raw";
+}
+
+// The size of a headerless 16-bit file from its length (and --size), or 0 x 0 when the length
+// does not give one: the loader then refuses it with its own line.
+struct RawSize {
+    int64_t width = 0;
+    int64_t height = 0;
+};
+
+RawSize rawSize(const std::string& path, const LoadOptions& options) {
+    std::error_code error;
+    const uint64_t length = std::filesystem::file_size(path, error);
+    if (error) {
+        return {};
+    }
+    int64_t width = options.rawWidth;
+    int64_t height = options.rawHeight;
+    if (width == 0 && height == 0) {
+        width = height = int64_t(std::llround(std::sqrt(double(length / 2))));
+    }
+    if (uint64_t(width) * uint64_t(height) * 2 != length) {
+        return {};
+    }
+    return {width, height};
+}
+
+}  // namespace
+
+bool opensStreamed(const std::string& path, const LoadOptions& options, bool stream) {
+    if (!isRaw16Path(path)) {
+        return false;
+    }
+    const RawSize size = rawSize(path, options);
+    if (size.width == 0 || !checkDimensions(size.width, size.height)) {
+        return false;  // the loader's line says why
+    }
+    return stream ||
+           !checkMemoryBudget(size.width, size.height, kLoadBytesPerSample, options.memory);
+}
+
+Result<OpenedMap> openStep(const std::string& path, const LoadOptions& options, LoadTimes& times,
+                           const LoadProgress& progress, const SizeCheck& acceptSize, int leafSize,
+                           bool stream) {
+    using R = Result<OpenedMap>;
+    OpenedMap opened;
+    opened.leafSize = leafSize;
+    if (!opensStreamed(path, options, stream)) {
+        Result<Heightmap> map =
+            decodeStep(path, options, times, progress, acceptSize, leafSize, &opened.tree);
+        if (!map) {
+            return R::failure(map.error());
+        }
+        opened.map = std::move(map).value();
+        return opened;
+    }
+    report(progress, LoadStep::Decode);
+    const Clock::time_point start = Clock::now();
+    const RawSize size = rawSize(path, options);
+    if (acceptSize) {
+        if (Status fits = acceptSize(int(size.width), int(size.height)); !fits) {
+            return R::failure(escapedPath(path) + ": " + fits.error());
+        }
+    }
+    Result<StreamedMap> streamed = openStreamedRaw16(path, options, leafSize);
+    if (!streamed) {
+        return R::failure(streamed.error());
+    }
+    StreamedMap& s = streamed.value();
+    opened.map = std::move(s.map);
+    opened.tree = std::move(s.tree);
+    opened.leafSize = s.leafSize;
+    opened.streamed = true;
+    opened.sidecar = s.sidecarUsed ? "read" : s.sidecarWritten ? "written" : "";
+    times.decodeMs = msSince(start);
+    return opened;
 }
 
 Result<Heightmap> decodeStep(const std::string& path, const LoadOptions& options, LoadTimes& times,

@@ -73,6 +73,8 @@ struct Terrain {
     // it starts at the first frame, when the terrain is where it stays, and is declared after
     // map so that it stops before the map goes.
     std::unique_ptr<PageStreamer> streamer;
+    // A streamed map's tree: "read" from MAP.qtree, "written" to it by this load; else "".
+    std::string sidecar;
 
     // Puts `scene` on this terrain (or removes the objects, with an empty one) and sizes the
     // frame's buffers for it.
@@ -111,7 +113,28 @@ Result<Heightmap> decodeStep(const std::string& path, const LoadOptions& options
                              const LoadProgress& progress = {}, const SizeCheck& acceptSize = {},
                              int treeLeafSize = 0, Quadtree* tree = nullptr);
 
-// decodeStep + Terrain::create, with the default mapping of the map. A map whose size, known from
+// A map ready for Terrain::create: decoded whole, or opened streamed (openStreamedRaw16: codes
+// mapped read-only from the file, the tree from its sidecar or a banded pass over it).
+struct OpenedMap {
+    Heightmap map;
+    Quadtree tree;     // a GDAL raster's (built during its read) or a streamed map's; else empty
+    int leafSize = 0;  // the tree's: a streamed map's may be larger than the one asked for
+    bool streamed = false;  // codes mapped: level 0 must stream to the GPU as well
+    std::string sidecar;    // streamed: "read" (the tree from MAP.qtree) or "written"; else ""
+};
+
+// True when `path` should open streamed: a .r16/.raw file whose fully loaded estimate
+// (kLoadBytesPerSample) is over options.memory, or any .r16/.raw when `stream` asks.
+bool opensStreamed(const std::string& path, const LoadOptions& options, bool stream);
+
+// The first step of a load, either way: opensStreamed maps go through openStreamedRaw16 (their
+// size checked by `acceptSize` first, from the file's length), others through decodeStep. The
+// open's time is the decode's.
+Result<OpenedMap> openStep(const std::string& path, const LoadOptions& options, LoadTimes& times,
+                           const LoadProgress& progress, const SizeCheck& acceptSize, int leafSize,
+                           bool stream);
+
+// openStep + Terrain::create, with the default mapping of the map. A map whose size, known from
 // its header, the GPU cannot hold as pages (checkHeightPages) is refused before it is decoded.
 Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options, int leafSize,
                             const LoadProgress& progress = {}, int pageSize = kDefaultPageSize,

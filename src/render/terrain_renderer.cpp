@@ -11,6 +11,7 @@
 #include <glm/gtc/type_ptr.hpp>
 
 #include "core/draw_batches.h"
+#include "core/page_streamer.h"
 #include "core/terrain_grid.h"
 
 namespace qt {
@@ -189,6 +190,10 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
                                 pages.texels, pages.texels, 1, GL_RED_INTEGER, GL_UNSIGNED_SHORT,
                                 staging.data());
             }
+            // Mapped codes: the rows this row of pages read leave the process again, so a map
+            // bigger than memory is never resident whole.
+            releaseMapRows(map, std::max((py * pages.pageSize - 1) << level, 0),
+                           std::min(((py + 1) * pages.pageSize + 1) << level, map.height - 1));
         }
     }
     glBindTexture(GL_TEXTURE_2D_ARRAY, 0);

@@ -231,6 +231,43 @@ sky = json.load(open(sys.argv[2]))["pick"]
 assert sky == {"hit": False, "world": None, "sample": None, "height": None}, sky
 PY
 
+# 8. A .r16 opened streamed (--stream, as one over --memory-budget is): its codes mapped, its
+#    tree written to MAP.qtree on the first open and read from it on the second, level 0 streamed;
+#    settled, its screenshot is the fully loaded map's (same leaf size, same pages), byte for byte;
+#    picking reads the mapping.
+python3 - "$tmp/big.r16" <<'PY'
+import math, struct, sys
+n = 513
+rows = []
+for r in range(n):
+    rows.append(struct.pack("<%dH" % n, *[max(0, min(65535, int(32768 + 12000 * math.sin(c * 0.043)
+        * math.cos(r * 0.037) + 6000 * math.sin((c - 2 * r) * 0.011)))) for c in range(n)]))
+open(sys.argv[1], "wb").write(b"".join(rows))
+PY
+big_view="--window 240x160 --eye -40,90,-40 --target 256,10,256 --lod 2 --page-size 8"
+for run in first second; do
+    # shellcheck disable=SC2086
+    "$exe" "$tmp/big.r16" $big_view --stream --screenshot "$tmp/big_$run.png" \
+        --stats-json "$tmp/big_$run.json" --pick 120,80 || fail "streamed .r16, $run open"
+done
+[ -f "$tmp/big.r16.qtree" ] || fail "streamed .r16: no sidecar written"
+leaf=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['leaf_size'])" "$tmp/big_first.json")
+# shellcheck disable=SC2086
+"$exe" "$tmp/big.r16" $big_view --leaf "$leaf" --screenshot "$tmp/big_full.png" \
+    --stats-json "$tmp/big_full.json" --pick 120,80 || fail "fully loaded .r16"
+cmp -s "$tmp/big_first.png" "$tmp/big_full.png" || fail "streamed .r16: settled != fully loaded"
+cmp -s "$tmp/big_second.png" "$tmp/big_full.png" || fail "streamed .r16 from its sidecar != fully loaded"
+python3 - "$tmp" <<'PY' || fail "streamed .r16 stats content"
+import json, sys
+first, second, full = (json.load(open(f"{sys.argv[1]}/big_{k}.json")) for k in ("first", "second", "full"))
+assert first["streaming"]["mapped"] is True and first["streaming"]["sidecar"] == "written", first["streaming"]
+assert second["streaming"]["sidecar"] == "read", second["streaming"]
+assert "streaming" not in full, full.get("streaming")
+assert first["streaming"]["resident"] > 0 and first["streaming"]["requested"] == 0, first["streaming"]
+assert first["pick"] == full["pick"] == second["pick"] and full["pick"]["hit"], (first["pick"], full["pick"])
+assert first["lod_errors"] == full["lod_errors"] == "exact", (first["lod_errors"], full["lod_errors"])
+PY
+
 if [ $failures -gt 0 ]; then
     echo "cli_test: $failures failure(s)" >&2
     exit 1
