@@ -6,6 +6,7 @@
 #include <cassert>
 #include <cstddef>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include <glm/gtc/type_ptr.hpp>
@@ -16,6 +17,10 @@
 
 namespace qt {
 namespace {
+
+// The upload's page fills: at most this many threads, each filling this many pages of a chunk.
+constexpr int kMaxUploadThreads = 8;
+constexpr size_t kUploadChunkPagesPerThread = 16;
 
 // Entries of the shader's pageTableRow: one per level.
 constexpr int kMaxPageLevels = 16;
@@ -175,26 +180,68 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
         gpu.destroy();
         return Result<TerrainGpu>::failure(line);
     }
-    // Page by page through one staging page; rows of an odd number of texels are 2-aligned.
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
-    std::vector<uint16_t> staging(size_t(pages.texels) * size_t(pages.texels));
-    // Streamed: level 0 comes later, page by page (uploadPage).
+    // The pages in upload order (level by level, row by row; a streamed terrain's level 0 comes
+    // later, page by page: uploadPage), filled a chunk (a row of pages, or part of one) at a time
+    // by every core (fillHeightPage only reads the map) and uploaded from the chunk in order;
+    // rows of an odd number of texels are 2-aligned.
+    struct PageRef {
+        int level, px, py;
+    };
+    std::vector<PageRef> order;
     for (int level = pages.level0Pool > 0 ? 1 : 0; level < int(pages.level.size()); ++level) {
         const PageLevel& l = pages.level[size_t(level)];
         for (int py = 0; py < l.pagesY; ++py) {
             for (int px = 0; px < l.pagesX; ++px) {
-                fillHeightPage(map, pages, level, px, py, staging.data());
-                const int layer = l.firstLayer + py * l.pagesX + px;
-                glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.heightPages[layer / gpu.layersPerArray]);
-                glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer % gpu.layersPerArray,
-                                pages.texels, pages.texels, 1, GL_RED_INTEGER, GL_UNSIGNED_SHORT,
-                                staging.data());
+                order.push_back({level, px, py});
             }
-            // Mapped codes: the rows this row of pages read leave the process again, so a map
-            // bigger than memory is never resident whole.
-            releaseMapRows(map, std::max((py * pages.pageSize - 1) << level, 0),
-                           std::min(((py + 1) * pages.pageSize + 1) << level, map.height - 1));
         }
+    }
+    const size_t texels = size_t(pages.texels) * size_t(pages.texels);
+    const size_t threads = std::clamp(size_t(std::thread::hardware_concurrency()), size_t(1),
+                                      size_t(kMaxUploadThreads));
+    const size_t chunk = kUploadChunkPagesPerThread * threads;
+    std::vector<uint16_t> staging(std::min(chunk, std::max(order.size(), size_t(1))) * texels);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
+    int released = 0;  // mapped codes: rows [0, released) have left the process
+    for (size_t first = 0, count = 0; first < order.size(); first += count) {
+        // At most the rest of a row of pages: rows behind it are dropped before the next.
+        const PageRef& head = order[first];
+        count = std::min(chunk, size_t(pages.level[size_t(head.level)].pagesX - head.px));
+        const auto fill = [&](size_t thread) {
+            for (size_t i = thread; i < count; i += threads) {
+                const PageRef& p = order[first + i];
+                fillHeightPage(map, pages, p.level, p.px, p.py, staging.data() + i * texels);
+            }
+        };
+        std::vector<std::thread> helpers;
+        for (size_t t = 1; t < std::min(threads, count); ++t) {
+            helpers.emplace_back(fill, t);
+        }
+        fill(0);
+        for (std::thread& helper : helpers) {
+            helper.join();
+        }
+        for (size_t i = 0; i < count; ++i) {
+            const PageRef& p = order[first + i];
+            const PageLevel& l = pages.level[size_t(p.level)];
+            const int layer = l.firstLayer + p.py * l.pagesX + p.px;
+            glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.heightPages[layer / gpu.layersPerArray]);
+            glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer % gpu.layersPerArray, pages.texels,
+                            pages.texels, 1, GL_RED_INTEGER, GL_UNSIGNED_SHORT,
+                            staging.data() + i * texels);
+        }
+        // Mapped codes: the rows no page after this chunk reads (those above the next page's
+        // first row, or all at a level's end) leave the process again, so a map bigger than
+        // memory is never resident whole.
+        const size_t next = first + count;
+        const int upTo =
+            next < order.size() && order[next].level == order[next - 1].level
+                ? std::max((order[next].py * pages.pageSize - 1) << order[next].level, 0)
+                : map.height;
+        if (upTo > released) {
+            releaseMapRows(map, released, upTo - 1);
+        }
+        released = next < order.size() && order[next].level != order[next - 1].level ? 0 : upTo;
     }
     glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
     const std::vector<uint16_t> table = pages.table();
