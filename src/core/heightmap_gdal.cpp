@@ -18,6 +18,7 @@
 #include <ogr_spatialref.h>
 
 #include "core/config.h"
+#include "core/leaf_ranges.h"
 #include "core/memory_budget.h"
 #include "core/sample_range.h"
 #include "core/text.h"
@@ -265,6 +266,79 @@ namespace {
 
 // loadGdalHeightmap; with `tree`, also the tree of leaves leafSize squares wide into it
 // (loadGdalHeightmapWithTree).
+// Unsigned 16-bit heights with no nodata, scale or offset (the common DEM export) need no float
+// copy: read straight into the codes, which are the file's values (step 1, offset 0), 2 bytes a
+// sample; the tree's structure built on a thread during the read, the leaf ranges in one pass
+// over the codes after it, on the load threads.
+Result<Heightmap> loadUint16Band(GDALRasterBand& band, const std::string& name, int width,
+                                 int height, const Georeference& geo, double unitMetres,
+                                 int leafSize, Quadtree* tree, const GdalMessages& messages) {
+    Result<Quadtree> structure = Result<Quadtree>::failure("not built");
+    std::thread structureBuilder;
+    if (tree != nullptr) {
+        structureBuilder =
+            std::thread([&] { structure = buildQuadtreeStructure(width, height, leafSize); });
+    }
+    struct Joiner {
+        std::thread& thread;
+        ~Joiner() {
+            if (thread.joinable()) {
+                thread.join();
+            }
+        }
+    } joinStructure{structureBuilder};
+    Heightmap map;
+    map.width = width;
+    map.height = height;
+    map.format = HeightmapFormat::Elevation;
+    map.geo = geo;
+    map.metres = map.geo.present && unitMetres > 0.0;
+    map.codes.resize(size_t(width) * size_t(height));  // not zeroed: the read writes every one
+    int blockCols = 0, blockRows = 0;
+    band.GetBlockSize(&blockCols, &blockRows);
+    const int step = readRows(blockRows);
+    for (int row = 0; row < height; row += step) {
+        const int rows = std::min(step, height - row);
+        if (band.RasterIO(GF_Read, 0, row, width, rows, map.codes.data() + size_t(row) * width,
+                          width, rows, GDT_UInt16, 0, 0, nullptr) != CE_None) {
+            return fail(name, "cannot read the samples: " + messages.line("read failed"));
+        }
+    }
+    uint16_t lo = 0, hi = 0;
+    std::vector<CodeRange> leafRanges;
+    if (tree != nullptr) {
+        const int leavesX = int(leavesAlong(width, leafSize));
+        const int leavesZ = int(leavesAlong(height, leafSize));
+        leafRanges.resize(size_t(leavesX) * size_t(leavesZ));
+        leafRangesOfRows(map.codes.data(), width, height, leafSize, 0, leavesZ, leafRanges.data());
+        lo = 65535;
+        for (const CodeRange& r : leafRanges) {  // the leaves cover every sample
+            lo = std::min(lo, r.minCode);
+            hi = std::max(hi, r.maxCode);
+        }
+    } else {
+        const auto [a, b] = std::minmax_element(map.codes.begin(), map.codes.end());
+        lo = *a;
+        hi = *b;
+    }
+    // Feet and other length units: the coding turns the codes into metres.
+    const double toMetres = map.metres ? unitMetres : 1.0;
+    map.coding = HeightCoding{0.0f, float(toMetres)};
+    map.minCode = lo;
+    map.maxCode = hi;
+    map.minSample = map.coding.sample(lo);
+    map.maxSample = map.coding.sample(hi);
+    if (tree != nullptr) {
+        structureBuilder.join();
+        if (!structure) {
+            return fail(name, structure.error());
+        }
+        *tree = std::move(structure.value());
+        fillQuadtreeBounds(*tree, map, &leafRanges);
+    }
+    return map;
+}
+
 Result<Heightmap> loadGdal(const std::string& gdalPath, const std::string& name,
                            const MemoryBudget& memory, const SizeCheck& acceptSize, int leafSize,
                            Quadtree* tree) {
@@ -313,6 +387,10 @@ Result<Heightmap> loadGdal(const std::string& gdalPath, const std::string& name,
 
     const float nodataValue = hasNodata ? float(nodata) : std::numeric_limits<float>::quiet_NaN();
     const bool rescale = (hasScale && scale != 1.0) || (hasOffset && offset != 0.0);
+    if (band->GetRasterDataType() == GDT_UInt16 && !hasNodata && !rescale) {
+        return loadUint16Band(*band, name, width, height, geo.value(), unitMetres, leafSize, tree,
+                              messages);
+    }
     const size_t count = size_t(width) * size_t(height);
     // Every sample as float32 (GDAL converts every sample type); the size was checked above, so
     // this is at most kMaxSamples floats. Not zeroed: the read writes every one.

@@ -262,7 +262,10 @@ TEST(HeightmapGdal, LoadWithTreeEqualsTheLoadThenTheBuild) {
     spec.type = GDT_Int16;
     spec.hasNodata = false;
     writeRaster(dir.path("whole.tif"), "GTiff", spec, integerHeights(spec.width, spec.height));
-    for (const char* file : {"holes.tif", "fractions.tif", "whole.tif"}) {
+    // Unsigned 16-bit without nodata: read straight into the codes.
+    spec.type = GDT_UInt16;
+    writeRaster(dir.path("unsigned.tif"), "GTiff", spec, integerHeights(spec.width, spec.height));
+    for (const char* file : {"holes.tif", "fractions.tif", "whole.tif", "unsigned.tif"}) {
         for (int leafSize : {2, 4, 8}) {
             SCOPED_TRACE(std::string(file) + " leaf " + std::to_string(leafSize));
             const std::string path = dir.path(file);
