@@ -266,6 +266,37 @@ namespace {
 
 // loadGdalHeightmap; with `tree`, also the tree of leaves leafSize squares wide into it
 // (loadGdalHeightmapWithTree).
+// The tree's structure (it depends only on the size) built on a thread of its own while a band
+// is read; joined by take() or, on every other way out, by the destructor.
+class StructureDuringRead {
+public:
+    StructureDuringRead(bool wanted, int width, int height, int leafSize) {
+        if (wanted) {
+            thread_ = std::thread([this, width, height, leafSize] {
+                result_ = buildQuadtreeStructure(width, height, leafSize);
+            });
+        }
+    }
+    ~StructureDuringRead() {
+        if (thread_.joinable()) {
+            thread_.join();
+        }
+    }
+    StructureDuringRead(const StructureDuringRead&) = delete;
+    StructureDuringRead& operator=(const StructureDuringRead&) = delete;
+
+    Result<Quadtree> take() {
+        if (thread_.joinable()) {
+            thread_.join();
+        }
+        return std::move(result_);
+    }
+
+private:
+    Result<Quadtree> result_ = Result<Quadtree>::failure("not built");
+    std::thread thread_;
+};
+
 // Unsigned 16-bit heights with no nodata, scale or offset (the common DEM export) need no float
 // copy: read straight into the codes, which are the file's values (step 1, offset 0), 2 bytes a
 // sample; the tree's structure built on a thread during the read, the leaf ranges in one pass
@@ -273,20 +304,7 @@ namespace {
 Result<Heightmap> loadUint16Band(GDALRasterBand& band, const std::string& name, int width,
                                  int height, const Georeference& geo, double unitMetres,
                                  int leafSize, Quadtree* tree, const GdalMessages& messages) {
-    Result<Quadtree> structure = Result<Quadtree>::failure("not built");
-    std::thread structureBuilder;
-    if (tree != nullptr) {
-        structureBuilder =
-            std::thread([&] { structure = buildQuadtreeStructure(width, height, leafSize); });
-    }
-    struct Joiner {
-        std::thread& thread;
-        ~Joiner() {
-            if (thread.joinable()) {
-                thread.join();
-            }
-        }
-    } joinStructure{structureBuilder};
+    StructureDuringRead structure(tree != nullptr, width, height, leafSize);
     Heightmap map;
     map.width = width;
     map.height = height;
@@ -329,11 +347,11 @@ Result<Heightmap> loadUint16Band(GDALRasterBand& band, const std::string& name, 
     map.minSample = map.coding.sample(lo);
     map.maxSample = map.coding.sample(hi);
     if (tree != nullptr) {
-        structureBuilder.join();
-        if (!structure) {
-            return fail(name, structure.error());
+        Result<Quadtree> built = structure.take();
+        if (!built) {
+            return fail(name, built.error());
         }
-        *tree = std::move(structure.value());
+        *tree = std::move(built).value();
         fillQuadtreeBounds(*tree, map, &leafRanges);
     }
     return map;
@@ -408,21 +426,7 @@ Result<Heightmap> loadGdal(const std::string& gdalPath, const std::string& name,
     // is read. At its peak the load then holds the floats (4 bytes a sample), the codes (2) and
     // the tree (about 2.7 at leaves of 4): within the product's 12 bytes a sample
     // (kLoadBytesPerSample), under the kGdalLoadBytesPerSample checked above.
-    Result<Quadtree> structure = Result<Quadtree>::failure("not built");
-    std::thread structureBuilder;
-    if (tree != nullptr) {
-        structureBuilder =
-            std::thread([&] { structure = buildQuadtreeStructure(width, height, leafSize); });
-    }
-    // Joins the structure's thread on every way out.
-    struct Joiner {
-        std::thread& thread;
-        ~Joiner() {
-            if (thread.joinable()) {
-                thread.join();
-            }
-        }
-    } joinStructure{structureBuilder};
+    StructureDuringRead structure(tree != nullptr, width, height, leafSize);
     bool read = true;
     int blockCols = 0, blockRows = 0;
     band->GetBlockSize(&blockCols, &blockRows);
@@ -468,11 +472,11 @@ Result<Heightmap> loadGdal(const std::string& gdalPath, const std::string& name,
         map.maxSample = map.coding.sample(map.maxCode);
     }
     if (tree != nullptr) {
-        structureBuilder.join();
-        if (!structure) {
-            return fail(name, structure.error());
+        Result<Quadtree> built = structure.take();
+        if (!built) {
+            return fail(name, built.error());
         }
-        *tree = std::move(structure.value());
+        *tree = std::move(built).value();
         fillQuadtreeBounds(*tree, map, &leafRanges);
     }
     return map;
