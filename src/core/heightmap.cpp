@@ -36,18 +36,6 @@ struct FileCloser {
 };
 using FilePtr = std::unique_ptr<FILE, FileCloser>;
 
-std::string lowerExtension(const std::string& path) {
-    const size_t slash = path.find_last_of('/');
-    const size_t dot = path.find_last_of('.');
-    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
-        return "";
-    }
-    std::string ext = path.substr(dot);
-    std::transform(ext.begin(), ext.end(), ext.begin(),
-                   [](unsigned char c) { return char(std::tolower(c)); });
-    return ext;
-}
-
 bool isStbExtension(const std::string& ext) {
     static const char* const kExts[] = {".png", ".jpg", ".jpeg", ".bmp", ".tga", ".pgm",
                                         ".ppm", ".pnm", ".gif",  ".psd", ".hdr"};
@@ -555,6 +543,18 @@ Result<Heightmap> loadRaw16(const std::string& path, const std::vector<unsigned 
 }
 
 }  // namespace
+
+std::string lowerExtension(const std::string& path) {
+    const size_t slash = path.find_last_of('/');
+    const size_t dot = path.find_last_of('.');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
+        return "";
+    }
+    std::string ext = path.substr(dot);
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    return ext;
+}
 
 Status checkDimensions(int64_t width, int64_t height) {
     const std::string size = std::to_string(width) + "x" + std::to_string(height);

@@ -119,6 +119,9 @@ void encodeSamples(Heightmap& map, const float* samples, size_t count, float lo,
 // Every sample as a float, for tests and tools (the viewer never needs them).
 std::vector<float> heightmapSamples(const Heightmap& map);
 
+// The path's extension from its last dot, lower-case (".png"); "" when it has none.
+std::string lowerExtension(const std::string& path);
+
 // Checks a width x height against the limits before anything is allocated.
 Status checkDimensions(int64_t width, int64_t height);
 

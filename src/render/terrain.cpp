@@ -4,9 +4,7 @@
 #include <malloc.h>
 
 #include <cassert>
-#include <cctype>
 #include <chrono>
-#include <cmath>
 #include <filesystem>
 
 #include <glm/trigonometric.hpp>
@@ -223,51 +221,27 @@ Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options,
 
 namespace {
 
-bool isRaw16Path(const std::string& path) {
-    const size_t dot = path.find_last_of('.');
-    std::string ext = dot == std::string::npos ? "" : path.substr(dot);
-    for (char& c : ext) {
-        c = char(std::tolower(static_cast<unsigned char>(c)));
+// The size of a .r16/.raw file from its length (and --size), as its loader finds it; an error when
+// it is no .r16/.raw or its length gives no size (the loader then says why).
+Result<RawGrid> rawSize(const std::string& path, const LoadOptions& options) {
+    const std::string ext = lowerExtension(path);
+    if (ext != ".r16" && ext != ".raw") {
+        return Result<RawGrid>::failure("not a .r16 or .raw");
     }
-    return ext == ".r16" || ext == ".raw";
-}
-
-// The size of a headerless 16-bit file from its length (and --size), or 0 x 0 when the length
-// does not give one: the loader then refuses it with its own line.
-struct RawSize {
-    int64_t width = 0;
-    int64_t height = 0;
-};
-
-RawSize rawSize(const std::string& path, const LoadOptions& options) {
     std::error_code error;
     const uint64_t length = std::filesystem::file_size(path, error);
     if (error) {
-        return {};
+        return Result<RawGrid>::failure(error.message());
     }
-    int64_t width = options.rawWidth;
-    int64_t height = options.rawHeight;
-    if (width == 0 && height == 0) {
-        width = height = int64_t(std::llround(std::sqrt(double(length / 2))));
-    }
-    if (uint64_t(width) * uint64_t(height) * 2 != length) {
-        return {};
-    }
-    return {width, height};
+    return rawGrid(false, length, options);
 }
 
 }  // namespace
 
 bool opensStreamed(const std::string& path, const LoadOptions& options, bool stream) {
-    if (!isRaw16Path(path)) {
-        return false;
-    }
-    const RawSize size = rawSize(path, options);
-    if (size.width == 0 || !checkDimensions(size.width, size.height)) {
-        return false;  // the loader's line says why
-    }
-    return stream ||
-           !checkMemoryBudget(size.width, size.height, kLoadBytesPerSample, options.memory);
+    const Result<RawGrid> size = rawSize(path, options);
+    return size && (stream || !checkMemoryBudget(size.value().width, size.value().height,
+                                                 kLoadBytesPerSample, options.memory));
 }
 
 Result<OpenedMap> openStep(const std::string& path, const LoadOptions& options, LoadTimes& times,
@@ -287,9 +261,9 @@ Result<OpenedMap> openStep(const std::string& path, const LoadOptions& options, 
     }
     report(progress, LoadStep::Decode);
     const Clock::time_point start = Clock::now();
-    const RawSize size = rawSize(path, options);
+    const RawGrid size = rawSize(path, options).value();  // opensStreamed found it
     if (acceptSize) {
-        if (Status fits = acceptSize(int(size.width), int(size.height)); !fits) {
+        if (Status fits = acceptSize(size.width, size.height); !fits) {
             return R::failure(escapedPath(path) + ": " + fits.error());
         }
     }
