@@ -1,6 +1,7 @@
 # The viewer: glad loader generated at configure time, GLFW window, ImGui HUD, GL renderer.
 find_package(glfw3 3.3 REQUIRED)
-find_package(OpenGL REQUIRED)
+# EGL (glvnd's libEGL, Debian's libegl-dev) makes headless contexts for runs without a display.
+find_package(OpenGL REQUIRED COMPONENTS OpenGL EGL)
 pkg_check_modules(IMGUI REQUIRED IMPORTED_TARGET imgui)
 
 # ---- glad: OpenGL 3.3 core loader (all extensions), generated once into the build tree ----
@@ -34,7 +35,8 @@ add_library(quadterrain_render STATIC
   src/render/terrain.cpp
   src/render/debug_lines.cpp
   src/render/framebuffer.cpp)
-target_link_libraries(quadterrain_render PUBLIC quadterrain_core quadterrain_glad glfw OpenGL::GL)
+target_link_libraries(quadterrain_render PUBLIC quadterrain_core quadterrain_glad glfw OpenGL::GL
+                                                 OpenGL::EGL)
 target_compile_options(quadterrain_render PRIVATE ${QT_WARNINGS})
 
 # ---- the viewer executable ----
@@ -96,6 +98,14 @@ if(QT_BUILD_TESTS)
   set_target_properties(render_tests PROPERTIES CROSSCOMPILING_EMULATOR ${QT_WITH_DISPLAY})
   gtest_discover_tests(render_tests DISCOVERY_TIMEOUT 60
     PROPERTIES LABELS render ENVIRONMENT "${QT_RENDER_TEST_ENV}" TIMEOUT 300)
+
+  # A headless context (EGL, no display at all) runs the same GL: the shaders' transform
+  # feedback, height pages across page and array borders, streamed pages, culled = unculled.
+  add_test(NAME render_tests_headless
+    COMMAND env -u DISPLAY -u WAYLAND_DISPLAY $<TARGET_FILE:render_tests>
+            "--gtest_filter=LodMesh.*:HeightPages.*:StreamedTerrain.*:Sizes/SyntheticMaps.CulledFramesEqualUnculledFrames/*:ObjectsOnTerrain.CulledFramesEqualUnculledFramesOnASyntheticMap")
+  set_tests_properties(render_tests_headless PROPERTIES LABELS render TIMEOUT 300
+                       ENVIRONMENT "QT_GL_PLATFORM=egl;${QT_RENDER_TEST_ENV}")
 
   add_test(NAME render_cli
     COMMAND ${QT_WITH_DISPLAY} ${CMAKE_SOURCE_DIR}/tests/render/cli_test.sh

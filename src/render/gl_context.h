@@ -1,4 +1,5 @@
-// The GLFW window with its OpenGL 3.3 core context, the GL loader and the GL error counter.
+// The OpenGL 3.3 core context (a GLFW window, or a headless EGL context for runs that only write
+// files), the GL loader and the GL error counter.
 #pragma once
 
 #include <string>
@@ -19,13 +20,28 @@ struct GlContextOptions {
     std::string title = "quadterrain";
 };
 
-// Owns the window and its context; create() makes it current, destroy() ends GLFW.
+// Where the context comes from. QT_GL_PLATFORM=egl or =glfw in the environment chooses; by
+// default a hidden context with no display to open a window on is headless.
+enum class GlPlatform {
+    Window,    // a GLFW window (X11 or Wayland); hidden when the options say so
+    Headless,  // EGL with no surface: a GPU's EGL device, else Mesa's surfaceless platform
+};
+
+// The platform for these options and this environment, or one line naming a bad QT_GL_PLATFORM.
+Result<GlPlatform> chooseGlPlatform(const GlContextOptions& options);
+
+// Owns the window (or the headless context) and makes it current; destroy() releases it.
+// A headless context has no default framebuffer: everything draws into framebuffer objects.
 struct GlContext {
-    GLFWwindow* window = nullptr;
+    GLFWwindow* window = nullptr;  // null when headless
+    void* eglDisplay = nullptr;    // headless only: the EGLDisplay and EGLContext
+    void* eglContext = nullptr;
     bool debugOutput = false;  // a debug callback is installed
 
     // One line on failure: no display, no OpenGL 3.3 core (with what was found), loader failure.
     static Result<GlContext> create(const GlContextOptions& options);
+    // The headless path alone (create() calls it for GlPlatform::Headless).
+    static Result<GlContext> createHeadless(const GlContextOptions& options);
     void destroy();
 
     // GL errors and high-severity debug messages seen so far: glGetError() is drained into the

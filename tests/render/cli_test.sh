@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CLI tests of the quadterrain executable: culled vs --no-cull screenshots are byte-identical,
-# --stats-json/--cull-map/--bench/--pick outputs, one-line errors with their exit codes, no display.
+# --stats-json/--cull-map/--bench/--pick outputs, one-line errors with their exit codes, headless
+# runs without a display.
 # Usage: cli_test.sh QUADTERRAIN SOURCE_DIR   (run under a display: see with_display.sh)
 set -u
 exe=$1
@@ -205,13 +206,36 @@ status=$?
 "$exe" --help >"$tmp/help" || fail "--help"
 grep -q "usage: quadterrain" "$tmp/help" || fail "--help text"
 
-# 6. No display: the message that says how to run it.
-env -u DISPLAY -u WAYLAND_DISPLAY "$exe" "$map" --screenshot "$tmp/x.png" 2>"$tmp/err"
+# 6. No display. A run that only writes files renders headless through EGL (llvmpipe here), pixel
+#    for pixel as in a hidden window; the viewer itself says how to get a display; a bad
+#    QT_GL_PLATFORM and an EGL without any vendor are one line each.
+nodisplay() { env -u DISPLAY -u WAYLAND_DISPLAY "$@"; }
+camera=(--eye 10,60,10 --target 64,0,64 --window 200x120)
+"$exe" "$map" "${camera[@]}" --screenshot "$tmp/window.png" || fail "screenshot in a hidden window"
+nodisplay "$exe" "$map" "${camera[@]}" --screenshot "$tmp/headless.png" --stats-json "$tmp/h.json" ||
+    fail "headless screenshot without a display"
+cmp -s "$tmp/window.png" "$tmp/headless.png" || fail "headless and windowed screenshots differ"
+QT_GL_PLATFORM=egl "$exe" "$map" "${camera[@]}" --no-cull --screenshot "$tmp/headless_u.png" ||
+    fail "QT_GL_PLATFORM=egl with a display"
+cmp -s "$tmp/window.png" "$tmp/headless_u.png" || fail "headless unculled != windowed culled"
+nodisplay "$exe" "$map" --frames 1 2>"$tmp/err"
 status=$?
 [ $status -eq 1 ] || fail "no display: exit $status, expected 1"
 grep -q "cannot open a window (no display); run it under a display or with xvfb-run -a" \
     "$tmp/err" || fail "no display message: $(cat "$tmp/err")"
 [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "no display: expected one line, got: $(cat "$tmp/err")"
+QT_GL_PLATFORM=vulkan "$exe" "$map" --screenshot "$tmp/x.png" 2>"$tmp/err"
+status=$?
+[ $status -eq 1 ] || fail "bad QT_GL_PLATFORM: exit $status, expected 1"
+grep -q "QT_GL_PLATFORM is 'vulkan'; it takes egl (headless) or glfw (a window)" "$tmp/err" ||
+    fail "bad QT_GL_PLATFORM message: $(cat "$tmp/err")"
+nodisplay __EGL_VENDOR_LIBRARY_FILENAMES=/nonexistent.json "$exe" "$map" --screenshot "$tmp/x.png" \
+    2>"$tmp/err"
+status=$?
+[ $status -eq 1 ] || fail "EGL without a vendor: exit $status, expected 1"
+grep -q "no headless OpenGL 3.3 core context through EGL" "$tmp/err" ||
+    fail "EGL without a vendor message: $(cat "$tmp/err")"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "EGL without a vendor: expected one line: $(cat "$tmp/err")"
 
 # 7. --pick: looking straight down at sample (64, 64) through the centre pixel of a 201x201 window,
 #    the hit is that sample with the map's own value; a pixel of sky misses.

@@ -1053,6 +1053,9 @@ struct NodeCapture {
         glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, GLsizeiptr(capacity * sizeof(glm::vec4)),
                      nullptr, GL_STREAM_READ);
         glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, feedback);
+        // A draw needs a complete framebuffer even with rasterisation off, and a headless
+        // context has no default one.
+        gl().target.bind();
         glEnable(GL_RASTERIZER_DISCARD);
         glBindVertexArray(terrain.gpu.nodeArray);
         glBeginQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, query);
@@ -1063,6 +1066,7 @@ struct NodeCapture {
         glEndQuery(GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN);
         glBindVertexArray(0);
         glDisable(GL_RASTERIZER_DISCARD);
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
         GLuint written = 0;
         glGetQueryObjectuiv(query, GL_QUERY_RESULT, &written);
         EXPECT_EQ(size_t(written), nodes.size() * trianglesPerNode);
