@@ -176,10 +176,10 @@ void printSummary(const Session& s, const BenchRun& run, int frames) {
     for (const size_t mode : run.modes) {
         m[mode] = summarise(run.rows[mode]);
     }
-    std::printf("bench: %s, %dx%d samples, leaf %d, %d frames at %dx%d -> %s\n",
+    std::printf("bench: %s, %dx%d samples, leaf %d, %d frames at %dx%d -> %s\n  renderer: %s\n",
                 s.terrain.path.c_str(), s.terrain.map.width, s.terrain.map.height,
                 s.terrain.tree.leafSize, frames, o.windowWidth, o.windowHeight,
-                o.benchCsvPath.c_str());
+                o.benchCsvPath.c_str(), s.renderer.glRenderer.c_str());
     const bool full = !o.benchLodOnly;
     if (full) {
         std::printf("  culled:   median %.3f ms, worst %.3f ms (frustum and occlusion)\n",

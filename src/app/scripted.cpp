@@ -83,6 +83,7 @@ int runOneShot(Session& s) {
         report.path = s.terrain.path;
         report.width = s.terrain.map.width;
         report.height = s.terrain.map.height;
+        report.glRenderer = s.renderer.glRenderer;
         report.mapping = s.terrain.mapping;
         report.map = &s.terrain.map;
         report.camera = s.camera;

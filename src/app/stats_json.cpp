@@ -176,6 +176,7 @@ std::string statsJson(const StatsReport& r) {
     j += "  \"leaves_occluded\": " + std::to_string(s.cull.leavesOccluded) + ",\n";
     j += "  \"subtrees_accepted\": " + std::to_string(s.cull.subtreesAccepted) + ",\n";
     j += "  \"draw_calls\": " + std::to_string(s.drawCalls) + ",\n";
+    j += "  \"gl_renderer\": " + jsonString(r.glRenderer) + ",\n";
     j += "  \"synced_draws\": " + std::string(s.syncedDraws ? "true" : "false") + ",\n";
     j += "  \"back_faces_culled\": " + std::string(s.backFacesCulled ? "true" : "false") + ",\n";
     j += "  \"triangles_drawn\": " + std::to_string(s.cull.triangles) + ",\n";

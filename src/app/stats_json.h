@@ -17,6 +17,7 @@ struct StatsReport {
     std::string path;
     int width = 0;
     int height = 0;
+    std::string glRenderer;  // "GL_RENDERER, GL_VERSION"
     WorldMapping mapping;
     const Heightmap* map = nullptr;  // its georeference and height range; null: left out
     Camera camera;

@@ -381,7 +381,10 @@ Result<TerrainRenderer> TerrainRenderer::create(const std::string& shaderDir) {
     TerrainRenderer renderer;
     renderer.shaderDir = shaderDir;
     const GLubyte* name = glGetString(GL_RENDERER);
+    const GLubyte* version = glGetString(GL_VERSION);
     renderer.syncDraws = name && isSoftwareRasteriser(reinterpret_cast<const char*>(name));
+    renderer.glRenderer = std::string(name ? reinterpret_cast<const char*>(name) : "?") + ", " +
+                          (version ? reinterpret_cast<const char*>(version) : "?");
     if (Status loaded = renderer.reloadShaders(); !loaded) {
         renderer.destroy();
         return Result<TerrainRenderer>::failure(loaded.error());

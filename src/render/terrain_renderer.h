@@ -109,6 +109,7 @@ struct TerrainRenderer {
     ShaderProgram waterProgram;  // the flat water plane (shaders/water.*)
     GLuint emptyArray = 0;       // the water plane's vertex array: corners come from vertex ids
     std::string shaderDir;
+    std::string glRenderer;  // GL_RENDERER and GL_VERSION, for the HUD, the bench and --stats-json
     // Draw in batches (core/draw_batches.h), a fence after each, and wait for the oldest before
     // queuing more than batchesInFlight(), so the driver holds two batches, at most about
     // kQueuedTriangles triangles (one batch when the draw limit makes batches larger than half

@@ -76,6 +76,7 @@ assert abs(s["camera"]["fov_y"] - 60) < 1e-3
 assert s["leaves_drawn"] + s["leaves_culled"] + s["leaves_occluded"] == s["leaves_total"] == 32 * 32
 assert s["leaves_culled"] > 0 and s["draw_calls"] == 1
 assert s["synced_draws"] in (True, False)
+assert isinstance(s["gl_renderer"], str) and ", " in s["gl_renderer"], s["gl_renderer"]
 assert len(s["visible_leaves"]) == s["leaves_drawn"]
 assert all(0 <= c < 32 and 0 <= r < 32 for c, r in s["visible_leaves"])
 assert s["triangles_drawn"] == 32 * s["leaves_drawn"]

@@ -1174,6 +1174,18 @@ TEST(LodMesh, TheShadersTrianglesCloseUpWithoutCracksAcrossPageBorders) {
     expectLodMeshClosed(4);
 }
 
+// A sample's world position as the vertex shader computes it, code * heightScale + heightBias,
+// with the multiply and the add rounded apart (`fused` false: llvmpipe, and the CPU's
+// HeightTransform) or fused into one (`fused` true: GLSL lets a compiler contract them, and
+// NVIDIA's does). The two can differ in the last bit; a vertex must be exactly one of them.
+glm::vec3 shaderSample(const Heightmap& map, const HeightTransform& height, int col, int row,
+                       bool fused) {
+    const float code = float(map.codeAt(col, row));
+    return glm::vec3(float(col),
+                     fused ? std::fma(code, height.scale, height.bias) : height.worldHeight(code),
+                     float(row));
+}
+
 // One node drawn at morphs 0, 128 and 255 (its edges too): each vertex (i, j) is its own sample
 // at 0, its parent's grid vertex (i & ~1, j & ~1) at 255, exactly, and on the line between them
 // in proportion at 128. So at 255 the triangles with area are exactly the parent's, drawn over
@@ -1189,8 +1201,8 @@ void expectMorphsToTheParentsGrid(int pageSize) {
     const int leafSize = terrain.tree.leafSize;
     std::vector<uint32_t> strip;
     appendLeafStrip(0, 0, leafSize, leafSize, leafSize + 1, strip);
-    const auto at = [&](int col, int row) {
-        return glm::vec3(float(col), height.worldHeight(float(map.codeAt(col, row))), float(row));
+    const auto at = [&](int col, int row, bool fused = false) {
+        return shaderSample(map, height, col, row, fused);
     };
     // The NE child (level 1) of the level-2 node at leaves (8, 4); its parent drawn whole.
     const DrawNode parent{8, 4, 2, 0, 0, 0, {0, 0, 0, 0}};
@@ -1216,19 +1228,22 @@ void expectMorphsToTheParentsGrid(int pageSize) {
         ASSERT_FALSE(corners.empty());
         // Each captured triangle's corners are the strip's three vertices, in some order.
         for (size_t t = 0; t + 2 < strip.size(); ++t) {
-            std::array<glm::vec3, 3> expected;
+            // The three vertices, as an unfused and as a fused shader computes them.
+            std::array<glm::vec3, 6> expected;
             for (int k = 0; k < 3; ++k) {
                 const int id = int(strip[t + size_t(k)]);
                 const MorphedVertex v =
                     lodVertexMorph(node, id % (leafSize + 1), id / (leafSize + 1), leafSize,
                                    map.width, map.height);
-                const glm::vec3 own = at(v.ownCol, v.ownRow);
-                const glm::vec3 target = at(v.targetCol, v.targetRow);
-                expected[size_t(k)] =
-                    morph == 255 ? target : own + (target - own) * (morph / 255.0f);
-                if (morph == 0) {
-                    ASSERT_EQ(v.morph, 0);
-                    ASSERT_EQ(expected[size_t(k)], own);
+                for (const bool fused : {false, true}) {
+                    const glm::vec3 own = at(v.ownCol, v.ownRow, fused);
+                    const glm::vec3 target = at(v.targetCol, v.targetRow, fused);
+                    expected[size_t(k) + (fused ? 3 : 0)] =
+                        morph == 255 ? target : own + (target - own) * (morph / 255.0f);
+                    if (morph == 0) {
+                        ASSERT_EQ(v.morph, 0);
+                        ASSERT_EQ(expected[size_t(k) + (fused ? 3 : 0)], own);
+                    }
                 }
             }
             for (int k = 0; k < 3; ++k) {
@@ -1322,16 +1337,17 @@ void expectPagedSurfaceEqualsSamples(const Heightmap& map, int leafSize, int pag
         const size_t trianglesPerNode = strip.size() - 2;
         for (size_t n = 0; n < nodes.size(); ++n) {
             for (size_t t = 0; t < trianglesPerNode; ++t) {
-                // Strip triangle t's corners come back as its three vertices, in some order.
-                std::array<glm::vec3, 3> expected;
+                // Strip triangle t's corners come back as its three vertices, in some order,
+                // each as an unfused or a fused shader computes it.
+                std::array<glm::vec3, 6> expected;
                 for (size_t k = 0; k < 3; ++k) {
                     const int id = int(strip[t + k]);
                     int col = 0;
                     int row = 0;
                     lodVertexSample(nodes[n], id % (leafSize + 1), id / (leafSize + 1), leafSize,
                                     map.width, map.height, col, row);
-                    expected[k] = glm::vec3(
-                        float(col), height.worldHeight(float(map.codeAt(col, row))), float(row));
+                    expected[k] = shaderSample(map, height, col, row, false);
+                    expected[k + 3] = shaderSample(map, height, col, row, true);
                 }
                 for (size_t k = 0; k < 3; ++k) {
                     const glm::vec3 got(corners[(n * trianglesPerNode + t) * 3 + k]);
