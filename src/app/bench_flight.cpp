@@ -117,38 +117,42 @@ void fly(Session& s, const Framebuffer& target, const std::vector<Camera>& path,
 Status writeCsv(const std::string& path, const BenchRun& run) {
     std::string csv =
         "mode,frame,eye_x,eye_y,eye_z,nodes_tested,leaves_drawn,leaves_culled,leaves_occluded,"
-        "draw_calls,triangles,cull_ms,frame_ms\n";
+        "draw_calls,triangles,cull_ms,frame_ms,gpu_ms\n";
     for (const size_t mode : run.modes) {
         for (size_t i = 0; i < run.rows[mode].size(); ++i) {
             const BenchRow& r = run.rows[mode][i];
             const CullStats& c = r.stats.cull;
             char line[320];
-            std::snprintf(line, sizeof(line),
-                          "%s,%zu,%.3f,%.3f,%.3f,%u,%u,%u,%u,%d,%llu,%.4f,%.4f\n",
-                          kModes[mode].name, i, r.eye.x, r.eye.y, r.eye.z, c.nodesTested,
-                          c.leavesDrawn, c.leavesCulled, c.leavesOccluded, r.stats.drawCalls,
-                          (unsigned long long)c.triangles, r.stats.cullMs, r.stats.frameMs);
+            std::snprintf(
+                line, sizeof(line), "%s,%zu,%.3f,%.3f,%.3f,%u,%u,%u,%u,%d,%llu,%.4f,%.4f,%.4f\n",
+                kModes[mode].name, i, r.eye.x, r.eye.y, r.eye.z, c.nodesTested, c.leavesDrawn,
+                c.leavesCulled, c.leavesOccluded, r.stats.drawCalls,
+                (unsigned long long)c.triangles, r.stats.cullMs, r.stats.frameMs, r.stats.gpuMs);
             csv += line;
         }
     }
     return writeFile(path, csv.data(), csv.size());
 }
 
-// A mode's frames: median, worst, and the median share spent culling and building the draw list.
+// A mode's frames: median, worst, the median share spent culling and building the draw list, and
+// the median of the GPU's own time (a timer query round the frame's commands).
 struct ModeSummary {
     double medianMs = 0.0;
     double worstMs = 0.0;
     double cullShare = 0.0;  // percent
+    double gpuMs = 0.0;
 };
 
 ModeSummary summarise(const std::vector<BenchRow>& rows) {
-    std::vector<double> ms, shares;
+    std::vector<double> ms, shares, gpu;
     for (const BenchRow& r : rows) {
         ms.push_back(r.stats.frameMs);
         shares.push_back(r.stats.frameMs > 0 ? 100.0 * r.stats.cullMs / r.stats.frameMs : 0.0);
+        gpu.push_back(r.stats.gpuMs);
     }
     ModeSummary m;
     m.medianMs = median(ms);
+    m.gpuMs = median(gpu);
     m.worstMs = ms.empty() ? 0.0 : *std::max_element(ms.begin(), ms.end());
     m.cullShare = median(shares);
     return m;
@@ -218,6 +222,11 @@ void printSummary(const Session& s, const BenchRun& run, int frames) {
         std::printf(
             "  selection, culling and draw list: median %.3f%% of a level-of-detail frame\n",
             m[kLod].cullShare);
+    }
+    std::printf("  GPU time (timer query), median:");
+    for (const size_t mode : run.modes) {
+        std::printf(" %s %.3f ms%s", kModes[mode].name, m[mode].gpuMs,
+                    mode == run.modes.back() ? "\n" : ",");
     }
     int mostDraws = 0;
     size_t backFaceFrames = 0, allFrames = 0;

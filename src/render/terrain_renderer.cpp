@@ -390,6 +390,7 @@ Result<TerrainRenderer> TerrainRenderer::create(const std::string& shaderDir) {
         return Result<TerrainRenderer>::failure(loaded.error());
     }
     glGenVertexArrays(1, &renderer.emptyArray);
+    glGenQueries(1, &renderer.frameTimer);
     return renderer;
 }
 
@@ -398,6 +399,8 @@ void TerrainRenderer::destroy() {
     waterProgram.destroy();
     glDeleteVertexArrays(1, &emptyArray);
     emptyArray = 0;
+    glDeleteQueries(1, &frameTimer);
+    frameTimer = 0;
 }
 
 Status TerrainRenderer::reloadShaders() {

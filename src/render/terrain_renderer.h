@@ -108,6 +108,7 @@ struct TerrainRenderer {
     ShaderProgram program;
     ShaderProgram waterProgram;  // the flat water plane (shaders/water.*)
     GLuint emptyArray = 0;       // the water plane's vertex array: corners come from vertex ids
+    GLuint frameTimer = 0;       // a GL_TIME_ELAPSED query: the GPU's time for a scripted frame
     std::string shaderDir;
     std::string glRenderer;  // GL_RENDERER and GL_VERSION, for the HUD, the bench and --stats-json
     // Draw in batches (core/draw_batches.h), a fence after each, and wait for the oldest before
