@@ -187,8 +187,8 @@ Result<CodeCacheWriter> CodeCacheWriter::create(const std::string& path, int wid
     if (::fallocate(writer.fd_, 0, 0, off_t(bytes)) != 0) {
         const int error = errno;
         if (error != EOPNOTSUPP) {
-            return R::failure("cannot allocate " + std::to_string(bytes >> 20) +
-                              " MiB: " + errorText(error));
+            return R::failure("cannot allocate " + std::to_string((bytes + 1023) >> 10) +
+                              " KiB: " + errorText(error));
         }
         if (::ftruncate(writer.fd_, off_t(bytes)) != 0) {
             return R::failure("cannot size: " + errorText(errno));

@@ -68,7 +68,8 @@ Result<FloatScratch> FloatScratch::create(const std::string& dir, size_t count) 
         const int error = errno;
         if (error != EOPNOTSUPP) {
             return R::failure("cannot allocate a scratch file of " +
-                              std::to_string(uint64_t(bytes) >> 20) + " MiB: " + errorText(error));
+                              std::to_string((uint64_t(bytes) + 1023) >> 10) +
+                              " KiB: " + errorText(error));
         }
         if (::ftruncate(scratch.fd_, bytes) != 0) {
             return R::failure("cannot size a scratch file: " + errorText(errno));

@@ -263,8 +263,9 @@ Result<CodeCacheWriter> createCache(const std::vector<std::string>& candidates, 
         reasons += (reasons.empty() ? "" : "; ") + escapedPath(dir) + ": " + reason;
     }
     return Result<CodeCacheWriter>::failure(
-        "no room for its code cache (" + std::to_string(needBytes >> 20) +
-        " MiB with its sidecar and scratch samples): " + (reasons.empty() ? "no folder" : reasons));
+        "no room for its code cache: it needs " + std::to_string(needBytes >> 20) +
+        " MiB of disk (a margin of " + std::to_string(kStreamDiskMarginBytes >> 20) +
+        " MiB included); " + (reasons.empty() ? "no folder to put it in" : reasons));
 }
 
 // Says on stderr (one line, kept in out.cacheProblem) why an existing cache is not used.
@@ -304,7 +305,10 @@ Result<bool> reuseCache(StreamedMap& out, const std::string& cache, uint64_t sig
                                    : Result<TreeSidecar>::failure("missing");
     const bool otherLeafSize = !read && read.error().rfind("made for leaf size", 0) == 0;
     if (!read && !otherLeafSize) {
-        reportCacheProblem(out, cache, "not vouched for by its sidecar (" + read.error() + ")");
+        reportCacheProblem(out, cache,
+                           read.error().rfind("stale", 0) == 0
+                               ? "changed since its sidecar was written"
+                               : "not vouched for by its sidecar (" + read.error() + ")");
         return false;
     }
     map.codes = std::move(mapped.value().codes);

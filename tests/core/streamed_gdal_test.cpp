@@ -350,7 +350,7 @@ TEST(StreamedGdal, DamagedOrStaleCachesAreSaidAndRebuilt) {
                        "truncated");
     // A code edited: the cache is newer than the sidecar that vouches for it.
     expectCacheRebuilt([](const CacheFixture& f) { editByte(f.cache, 4096 + 5000); },
-                       "not vouched for by its sidecar (stale");
+                       "changed since its sidecar was written");
     expectCacheRebuilt([](const CacheFixture& f) { editByte(f.cache, 33); }, "header checksum");
     expectCacheRebuilt([](const CacheFixture& f) { editByte(f.cache, 0); }, "not a code cache");
     expectCacheRebuilt([](const CacheFixture& f) { ASSERT_EQ(::unlink(f.side.c_str()), 0); },
@@ -388,7 +388,7 @@ TEST(StreamedGdal, NoRoomForTheCacheIsOneLine) {
     f.stream.freeDiskBytes = [](const std::string&) { return uint64_t(1) << 20; };
     const Result<StreamedMap> opened = openStreamedGdal(f.path, f.path, {}, 4, f.stream);
     ASSERT_FALSE(opened.ok());
-    EXPECT_EQ(opened.error().rfind(f.path + ": no room for its code cache (", 0), 0u)
+    EXPECT_EQ(opened.error().rfind(f.path + ": no room for its code cache: it needs ", 0), 0u)
         << opened.error();
     EXPECT_NE(opened.error().find("1 MiB free"), std::string::npos) << opened.error();
     EXPECT_EQ(opened.error().find('\n'), std::string::npos);
