@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <vector>
 
 #include <cpl_string.h>
@@ -16,6 +17,7 @@
 #include "core/float_scratch.h"
 #include "core/gdal_raster.h"
 #include "core/leaf_ranges.h"
+#include "core/rows_ahead.h"
 #include "core/sample_range.h"
 #include "core/text.h"
 
@@ -71,40 +73,26 @@ uint64_t sidecarBytes(int width, int height, int leafSize) {
     return quadtreeNodeCount(width, height, leafSize) * 4 + 4096;
 }
 
-// Reads an unsigned 16-bit band straight into the cache's rows, whole rows of blocks at a time.
+// Reads rows of an unsigned 16-bit band straight into the cache (RowsAhead's chunks: whole rows
+// of blocks). GDAL's messages are caught on the thread that reads.
 class DirectRows {
 public:
-    DirectRows(GDALRasterBand& band, CodeCacheWriter& cache, const GdalMessages& messages,
-               int width, int height, int step)
-        : band_(band),
-          cache_(cache),
-          messages_(messages),
-          width_(width),
-          height_(height),
-          step_(step),
-          buffer_(size_t(step) * size_t(width)) {}
+    DirectRows(GDALRasterBand& band, CodeCacheWriter& cache, int width, int step)
+        : band_(band), cache_(cache), width_(width), buffer_(size_t(step) * size_t(width)) {}
 
-    Status operator()(int lastRow) {
-        while (read_ < lastRow) {
-            const int rows = std::min(step_, height_ - read_);
-            if (band_.RasterIO(GF_Read, 0, read_, width_, rows, buffer_.data(), width_, rows,
-                               GDT_UInt16, 0, 0, nullptr) != CE_None) {
-                return Status::failure("cannot read the samples: " + messages_.line("read failed"));
-            }
-            if (Status wrote = cache_.writeRows(read_, rows, buffer_.data()); !wrote) {
-                return wrote;
-            }
-            read_ += rows;
+    Status operator()(int first, int count) {
+        const GdalMessages messages;
+        if (band_.RasterIO(GF_Read, 0, first, width_, count, buffer_.data(), width_, count,
+                           GDT_UInt16, 0, 0, nullptr) != CE_None) {
+            return Status::failure("cannot read the samples: " + messages.line("read failed"));
         }
-        return {};
+        return cache_.writeRows(first, count, buffer_.data());
     }
 
 private:
     GDALRasterBand& band_;
     CodeCacheWriter& cache_;
-    const GdalMessages& messages_;
-    int width_, height_, step_;
-    int read_ = 0;
+    int width_;
     std::vector<uint16_t> buffer_;
 };
 
@@ -196,46 +184,44 @@ Result<SampleRange> fillScratchVoids(FloatScratch& scratch, int width, int heigh
     return range;
 }
 
-// Quantises the scratch file's rows into the cache's (quantiseRow: the full load's codes).
+// Quantises rows of the scratch file into the cache's (quantiseRow: the full load's codes), in
+// RowsAhead's chunks.
 class QuantisedRows {
 public:
     QuantisedRows(const FloatScratch& scratch, CodeCacheWriter& cache,
-                  const SampleQuantiser& quantiser, int width, int height)
+                  const SampleQuantiser& quantiser, int width, int step)
         : scratch_(scratch),
           cache_(cache),
           quantiser_(quantiser),
           width_(width),
-          height_(height),
-          chunkRows_(int(std::max<size_t>(1, kScratchChunkBytes / sizeof(float) / size_t(width)))),
-          samples_(size_t(chunkRows_) * size_t(width)),
+          samples_(size_t(step) * size_t(width)),
           codes_(samples_.size()) {}
 
-    Status operator()(int lastRow) {
-        while (made_ < lastRow) {
-            const int rows = std::min(chunkRows_, height_ - made_);
-            const size_t n = size_t(rows) * size_t(width_);
-            if (Status read = scratch_.read(size_t(made_) * size_t(width_), n, samples_.data());
-                !read) {
-                return read;
-            }
-            quantiseRow(quantiser_, samples_.data(), codes_.data(), n);
-            if (Status wrote = cache_.writeRows(made_, rows, codes_.data()); !wrote) {
-                return wrote;
-            }
-            made_ += rows;
+    Status operator()(int first, int count) {
+        const size_t n = size_t(count) * size_t(width_);
+        if (Status read = scratch_.read(size_t(first) * size_t(width_), n, samples_.data());
+            !read) {
+            return read;
         }
-        return {};
+        quantiseRow(quantiser_, samples_.data(), codes_.data(), n);
+        return cache_.writeRows(first, count, codes_.data());
     }
 
 private:
     const FloatScratch& scratch_;
     CodeCacheWriter& cache_;
     SampleQuantiser quantiser_;
-    int width_, height_, chunkRows_;
-    int made_ = 0;
+    int width_;
     std::vector<float> samples_;
     std::vector<uint16_t> codes_;
 };
+
+// Rows the reader may make beyond those the banded pass has asked for: about a band's worth,
+// so that the next band's rows are ready when the pass reaches them.
+int leadRows(int width, uint64_t bandBytes, int step) {
+    const uint64_t rows = bandBytes / (uint64_t(width) * sizeof(uint16_t));
+    return int(std::min<uint64_t>(std::max<uint64_t>(rows, uint64_t(step)), uint64_t(1) << 30));
+}
 
 // The first candidate folder with room that takes a new cache (the cache folder made when
 // missing); the reasons the others did not, in one line, when none does.
@@ -403,7 +389,8 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
     const FileStamp unstamped;  // the cache's stamp is known once it is renamed into place
     if (info.directUint16) {
         map.coding = codingInMetres(HeightCoding{0.0f, 1.0f}, info);
-        DirectRows rows(*raster.band, writer, messages, width, height, step);
+        RowsAhead rows(height, step, leadRows(width, stream.bandBytes, step),
+                       DirectRows(*raster.band, writer, width, step));
         if (Status tree = streamedTree(out, saved, false, unstamped, stream, std::ref(rows));
             !tree) {
             return fail(name, tree.error());
@@ -436,7 +423,10 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
         }
         const SampleQuantiser quantiser = sampleQuantiser(range.lo, range.hi, range.integral);
         map.coding = codingInMetres(quantiser.coding, info);
-        QuantisedRows rows(scratch.value(), writer, quantiser, width, height);
+        const int chunk =
+            int(std::max<size_t>(1, kScratchChunkBytes / sizeof(float) / size_t(width)));
+        RowsAhead rows(height, chunk, leadRows(width, stream.bandBytes, chunk),
+                       QuantisedRows(scratch.value(), writer, quantiser, width, chunk));
         if (Status tree = streamedTree(out, saved, false, unstamped, stream, std::ref(rows));
             !tree) {
             return fail(name, tree.error());
