@@ -7,15 +7,12 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
-#include <limits>
 #include <memory>
 #include <mutex>
 #include <thread>
 
-#include <cpl_error.h>
 #include <cpl_vsi.h>
 #include <gdal_priv.h>
-#include <ogr_spatialref.h>
 
 #include "core/config.h"
 #include "core/gdal_raster.h"
