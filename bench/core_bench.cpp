@@ -1,5 +1,6 @@
 // Core benchmarks: culling walk vs brute force on one camera path, occlusion after the walk, tree
-// build, heightmap load (stb_image and GDAL rasters against the libraries' own reads).
+// build, heightmap load (stb_image and GDAL rasters against the libraries' own reads), level-0
+// pages from a GeoTIFF's tiles against its code cache.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -14,14 +15,17 @@
 #include <gdal_priv.h>
 #include <stb/stb_image.h>
 
+#include "core/config.h"
 #include "core/cull.h"
 #include "core/flight_path.h"
+#include "core/height_pages.h"
 #include "core/heightmap_gdal.h"
 #include "core/lod.h"
 #include "core/lod_error.h"
 #include "core/median.h"
 #include "core/occlusion.h"
 #include "core/quadtree.h"
+#include "core/streamed_gdal.h"
 #include "core/synthetic.h"
 
 namespace qt {
@@ -398,6 +402,115 @@ void BM_GeoTiffLoadAndTreeVsGdalRead(benchmark::State& state) {
     state.counters["errors_ms"] = median(errorsMs);
 }
 
+// A 4097 x 4097 unsigned 16-bit GeoTIFF in 512 x 512 DEFLATE tiles (a COG's layout) of the
+// synthetic terrain, and its code cache beside it (openStreamedGdal), written once per run into
+// the temp folder; "" when they cannot be written.
+const std::string& tiledGeoTiff4097() {
+    static const std::string path = [] {
+        const char* tmp = std::getenv("TMPDIR");
+        const std::string file =
+            std::string(tmp && *tmp ? tmp : "/tmp") + "/quadterrain_bench_4097_tiled.tif";
+        const int side = 4097;
+        const Heightmap map = syntheticHeightmap(side, side, 11);
+        GDALAllRegister();
+        GDALDriver* mem = GetGDALDriverManager()->GetDriverByName("MEM");
+        GDALDriver* gtiff = GetGDALDriverManager()->GetDriverByName("GTiff");
+        GDALDatasetUniquePtr source(mem->Create("", side, side, 1, GDT_UInt16, nullptr));
+        if (!source || source->GetRasterBand(1)->RasterIO(
+                           GF_Write, 0, 0, side, side, const_cast<uint16_t*>(map.codes.data()),
+                           side, side, GDT_UInt16, 0, 0, nullptr) != CE_None) {
+            return std::string();
+        }
+        const char* options[] = {"TILED=YES", "BLOCKXSIZE=512", "BLOCKYSIZE=512",
+                                 "COMPRESS=DEFLATE", nullptr};
+        GDALDatasetUniquePtr copy(gtiff->CreateCopy(file.c_str(), source.get(), FALSE,
+                                                    const_cast<char**>(options), nullptr, nullptr));
+        if (!copy) {
+            return std::string();
+        }
+        copy.reset();
+        std::remove((file + ".qtcodes").c_str());
+        std::remove((file + ".qtcodes.qtree").c_str());
+        return openStreamedGdal(file, file, {}, 4).ok() ? file : std::string();
+    }();
+    return path;
+}
+
+// What a page fill would cost if level-0 pages were read from the GeoTIFF's tiles on the page
+// worker instead of the code cache: the same pseudo-random level-0 pages of 256 (259 x 259 texels
+// with their borders) filled alternately by GDAL (a windowed RasterIO, GDAL's block cache emptied
+// first: on a map larger than memory a page seldom finds its tiles decoded) and by fillHeightPage
+// from the mapped code cache, both files in the page cache. Counters: the medians per page in
+// microseconds and their ratio; the whole band's decode through GDAL once (gdal_band_ms, the pass's
+// GDAL share).
+void BM_Level0PageFromGeoTiffVsCodeCache(benchmark::State& state) {
+    const std::string& path = tiledGeoTiff4097();
+    if (path.empty()) {
+        state.SkipWithError("cannot write the GeoTIFF and its code cache");
+        return;
+    }
+    Result<StreamedMap> streamed = openStreamedGdal(path, path, {}, 4);
+    if (!streamed.ok() || streamed.value().codes != CodeSource::CacheRead) {
+        state.SkipWithError("the code cache was not read");
+        return;
+    }
+    const Heightmap& map = streamed.value().map;
+    const HeightPages layout = planHeightPages(map.width, map.height, 4, kDefaultPageSize);
+    const int across = layout.level[0].pagesX;
+    const int down = layout.level[0].pagesY;
+    const int texels = layout.texels;
+    GDALSetCacheMax64(int64_t(64) << 20);
+    GDALDatasetUniquePtr ds(GDALDataset::Open(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY));
+    GDALRasterBand* band = ds->GetRasterBand(1);
+    std::vector<uint16_t> out(size_t(texels) * size_t(texels));
+    std::vector<double> gdalUs, cacheUs, bandMs;
+    uint32_t seed = 1;
+    using Clock = std::chrono::steady_clock;
+    for (auto _ : state) {
+        for (int i = 0; i < 64; ++i) {
+            seed = seed * 1664525u + 1013904223u;
+            const int px = int((seed >> 8) % uint32_t(across));
+            const int py = int((seed >> 20) % uint32_t(down));
+            const int x0 = std::max(0, px * layout.pageSize - 1);
+            const int y0 = std::max(0, py * layout.pageSize - 1);
+            const int w = std::min(texels, map.width - x0);
+            const int h = std::min(texels, map.height - y0);
+            band->FlushCache();  // a page of a map larger than memory finds its tiles decoded
+            const auto t0 = Clock::now();
+            if (band->RasterIO(GF_Read, x0, y0, w, h, out.data(), w, h, GDT_UInt16, 0,
+                               sizeof(uint16_t) * size_t(texels), nullptr) != CE_None) {
+                state.SkipWithError("GDAL cannot read a page");
+                return;
+            }
+            benchmark::DoNotOptimize(out.data());
+            const auto t1 = Clock::now();
+            fillHeightPage(map, layout, 0, px, py, out.data());
+            benchmark::DoNotOptimize(out.data());
+            const auto t2 = Clock::now();
+            // The worker gives the rows back behind each fill: the next fill faults them in.
+            map.codes.dropResident(0, map.codes.size());
+            gdalUs.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+            cacheUs.push_back(std::chrono::duration<double, std::micro>(t2 - t1).count());
+        }
+        const auto t3 = Clock::now();
+        band->FlushCache();
+        std::vector<uint16_t> rows(size_t(map.width) * 512);
+        for (int row = 0; row < map.height; row += 512) {
+            const int n = std::min(512, map.height - row);
+            if (band->RasterIO(GF_Read, 0, row, map.width, n, rows.data(), map.width, n, GDT_UInt16,
+                               0, 0, nullptr) != CE_None) {
+                state.SkipWithError("GDAL cannot read the band");
+                return;
+            }
+        }
+        bandMs.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t3).count());
+    }
+    state.counters["gdal_page_us"] = median(gdalUs);
+    state.counters["cache_page_us"] = median(cacheUs);
+    state.counters["ratio"] = median(gdalUs) / median(cacheUs);
+    state.counters["gdal_band_ms"] = median(bandMs);
+}
+
 BENCHMARK(BM_Walk)
     ->Args({1025, 64})
     ->Args({4097, 64})
@@ -427,6 +540,7 @@ BENCHMARK(BM_LodSelect)
 BENCHMARK(BM_LoadHeightmap)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_StbDecodeOnly)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GeoTiffLoadAndTreeVsGdalRead)->Iterations(9)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Level0PageFromGeoTiffVsCodeCache)->Iterations(5)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace qt

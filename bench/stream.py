@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""A streamed map's figures: its first open (the pass over the map that writes MAP.qtree), its
-reopen (from the sidecar) to the first frame, and a flight over it, each with the process's peak
-resident memory.
+"""A streamed map's figures: its first open (the pass over the map that writes MAP.qtree, or for a
+GDAL raster the pass through GDAL that writes its code cache MAP.qtcodes and MAP.qtcodes.qtree),
+its reopen (from the sidecar, and the cache) to the first frame, and a flight over it, each with
+the process's peak resident memory.
 
 Usage: python3 bench/stream.py [--build DIR] [--frames N] [--window WxH] [--lod PIXELS]
-                               [--memory-budget MB] [--keep-sidecar] MAP.r16
-1. Unless --keep-sidecar, MAP.qtree is removed and `quadterrain MAP --stream --stats-json OUT`
-   opens it: the banded pass over the map, the sidecar written, one settled frame.
-2. The same again: the tree comes from the sidecar; `load.first_frame_ms` is the time from the
-   start of the load to the first frame's draw (read the sidecar, map the codes, upload the coarse
-   levels); the process's wall time includes the window and the settled frame.
+                               [--memory-budget MB] [--keep-sidecar] MAP.r16|MAP.tif|MAP.vrt...
+1. Unless --keep-sidecar, the sidecar (and a raster's code cache) beside the map is removed and
+   `quadterrain MAP --stream --stats-json OUT` opens it: the banded pass over the map, the
+   sidecar (and cache) written, one settled frame.
+2. The same again: the tree comes from the sidecar (the codes from the cache);
+   `load.first_frame_ms` is the time from the start of the load to the first frame's draw (read
+   the sidecar, map the codes, upload the coarse levels); the process's wall time includes the
+   window and the settled frame.
 3. `quadterrain MAP --stream --lod PIXELS --bench-lod-only --bench CSV --frames N`: the fixed
    bench flight by level of detail, pages arriving as the eye moves (a bench frame does not wait
    for them); each frame's time, the median, the spread, the worst and worst / median.
@@ -60,17 +63,20 @@ def stats_run(label, folder):
     with open(stats) as f:
         report = json.load(f)
     load = report["load"]
+    streaming = report.get("streaming", {})
     print("%-8s wall %6.2f s, peak %7.0f MiB; load: decode %.0f ms, tree %.0f ms, upload %.0f ms,"
-          " first frame %.0f ms; lod_errors %s" %
+          " first frame %.0f ms; lod_errors %s; codes from %s (cache %s), sidecar %s" %
           (label, wall, peak, load["decode_ms"], load["tree_ms"], load["upload_ms"],
-           load["first_frame_ms"], report.get("lod_errors")))
+           load["first_frame_ms"], report.get("lod_errors"), streaming.get("codes"),
+           streaming.get("code_cache"), streaming.get("sidecar")))
     return report
 
 
 with tempfile.TemporaryDirectory() as folder:
-    sidecar = args.map + ".qtree"
-    if not args.keep_sidecar and os.path.exists(sidecar):
-        os.remove(sidecar)
+    if not args.keep_sidecar:
+        for made in (args.map + ".qtree", args.map + ".qtcodes", args.map + ".qtcodes.qtree"):
+            if os.path.exists(made):
+                os.remove(made)
     stats_run("open", folder)
     stats_run("reopen", folder)
 

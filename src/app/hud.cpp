@@ -49,7 +49,10 @@ void drawStats(const FrameStats& stats, const Terrain& terrain) {
         ImGui::Text("streaming: %d of %d pool layers resident, %d requested, %d uploaded",
                     st.resident, st.pool, st.requested, st.uploaded);
         if (terrain.map.codes.isMapped()) {
-            ImGui::Text("heights mapped from the file; tree %s",
+            ImGui::Text("heights mapped from %s; tree %s",
+                        terrain.codeCache == "written" ? "its code cache (written by this load)"
+                        : terrain.codeCache == "read"  ? "its code cache"
+                                                       : "the file",
                         terrain.sidecar == "read"      ? "read from its .qtree"
                         : terrain.sidecar == "written" ? "written to its .qtree"
                                                        : "built (no .qtree)");

@@ -481,7 +481,9 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
   --stream             stream the full-detail (level-0) height pages to the GPU as the eye
                        nears them, from a background thread, drawing the next coarser level
                        where a page has not arrived yet; always drawn by level of detail
-                       (--lod off or 0 means 1 pixel on a streamed map)
+                       (--lod off or 0 means 1 pixel on a streamed map). A .r16/.raw or a
+                       raster read through GDAL (its codes kept in MAP.qtcodes, written on
+                       its first open)
   --stream-pool N      with --stream: GPU layers for level-0 pages (default: enough for a
                        1080-pixel-high view at 1 pixel of level of detail); implies --stream
   --size WxH           size of a headerless .r16/.raw file
@@ -533,7 +535,8 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
   --memory-budget MB   refuse a map whose estimated peak memory loaded (12 bytes a sample,
                        16 through GDAL) is over MB MiB, before reading it, counting the map
                        already shown when another is opened (default: half of this machine's
-                       memory; 0: no budget)
+                       memory; 0: no budget); a .r16/.raw or GDAL raster over it streams
+                       (--stream) instead
   --max-fps N          at most N frames a second, taking input between frames (to try the
                        viewer at low frame rates)
   --freeze-eye X,Y,Z   start with the culling frustum frozen at this camera (with

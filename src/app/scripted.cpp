@@ -100,6 +100,7 @@ int runOneShot(Session& s) {
         report.streaming = s.terrain.streamed() ? &streaming : nullptr;
         report.mapped = s.terrain.map.codes.isMapped();
         report.sidecar = s.terrain.sidecar;
+        report.codeCache = s.terrain.codeCache;
         report.stats = stats;
         report.times = s.terrain.times;
         report.lodErrors = s.terrain.tree.lodErrors;

@@ -168,6 +168,7 @@ Result<Session> Session::create(const ViewerOptions& options) {
     session.objectRenderer = std::move(objectRenderer).value();
     session.terrain = std::move(terrain).value();
     session.terrain.sidecar = opened.value().sidecar;
+    session.terrain.codeCache = opened.value().codeCache;
     session.terrain.mapping = optionsMapping(session.terrain.map, options);
     session.objectRenderer.reserve(options.objects);
     session.terrain.setObjects(std::move(objects));

@@ -158,7 +158,15 @@ std::string statsJson(const StatsReport& r) {
              ", \"requested\": " + std::to_string(st.requested) +
              ", \"uploaded\": " + std::to_string(st.uploaded) +
              ", \"bytes\": " + std::to_string(uint64_t(st.pool) * texels * texels * 2u) +
-             ", \"mapped\": " + (r.mapped ? "true" : "false") + ", \"sidecar\": " +
+             ", \"mapped\": " + (r.mapped ? "true" : "false") +
+             // Where the mapped codes are: the map's own file, or the raster's code cache.
+             ", \"codes\": " +
+             (!r.mapped             ? std::string("null")
+              : r.codeCache.empty() ? std::string("\"map file\"")
+                                    : std::string("\"code cache\"")) +
+             ", \"code_cache\": " +
+             (r.codeCache.empty() ? std::string("null") : "\"" + r.codeCache + "\"") +
+             ", \"sidecar\": " +
              (r.sidecar.empty() ? std::string("null") : "\"" + r.sidecar + "\"") + "},\n";
     }
     j += "  \"load\": {\"decode_ms\": " + milliseconds(r.times.decodeMs) +

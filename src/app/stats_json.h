@@ -26,8 +26,11 @@ struct StatsReport {
     const TerrainGpu* gpu = nullptr;  // the "gpu_heights" block (pages, bytes); null: left out
     // A streamed terrain's counts after the frame (the "streaming" block); null: not streamed.
     const StreamStats* streaming = nullptr;
-    bool mapped = false;  // streamed with its codes mapped from the file (a .r16)
-    std::string sidecar;  // its tree: "read" from MAP.qtree, "written" to it, or ""
+    bool mapped = false;  // streamed with its codes mapped (a .r16's file, a raster's code cache)
+    std::string sidecar;  // its tree: "read" from its .qtree, "written" to it, or ""
+    // A streamed GDAL raster's code cache: "written" by this load or "read"; "" when the codes
+    // are the map's own file (a .r16).
+    std::string codeCache;
     bool culling = true;
     FrameStats stats;
     LoadTimes times;                                        // the load's steps

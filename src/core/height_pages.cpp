@@ -118,6 +118,15 @@ void fillHeightPage(const Heightmap& map, const HeightPages& pages, int level, i
         const int c = std::clamp(px * pages.pageSize + x - 1, 0, l.samplesX - 1);
         columns[size_t(x)] = int(std::min(int64_t(c) << level, int64_t(map.width) - 1));
     }
+    // Mapped codes at a coarse level: the rows read are 4 or more apart, and a kernel that maps
+    // the whole large folio around each read (Linux maps up to 2 MB of a file's page cache per
+    // fault) would make most of the page's span resident at once, the whole map for the
+    // coarsest levels. The rows read are dropped again whenever they span kDropSpanBytes: the
+    // page keeps at most that span and a folio at each end mapped, in a few calls per page.
+    constexpr size_t kDropSpanBytes = size_t(32) << 20;
+    const bool dropRows = map.codes.isMapped() && level >= 2;
+    const size_t rowBytes = size_t(map.width) * sizeof(uint16_t);
+    int kept = -1;  // the first row read and not dropped yet; -1: none
     for (int y = 0; y < t; ++y) {
         const int r = std::clamp(py * pages.pageSize + y - 1, 0, l.samplesY - 1);
         const int row = int(std::min(int64_t(r) << level, int64_t(map.height) - 1));
@@ -125,6 +134,12 @@ void fillHeightPage(const Heightmap& map, const HeightPages& pages, int level, i
         uint16_t* target = out + size_t(y) * size_t(t);
         for (int x = 0; x < t; ++x) {
             target[x] = source[columns[size_t(x)]];
+        }
+        kept = kept < 0 ? row : kept;
+        if (dropRows && (size_t(row - kept + 1) * rowBytes >= kDropSpanBytes || y == t - 1)) {
+            map.codes.dropResident(size_t(kept) * size_t(map.width),
+                                   size_t(row - kept + 1) * size_t(map.width));
+            kept = -1;
         }
     }
 }

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <thread>
 #include <type_traits>
@@ -570,26 +571,59 @@ Status checkDimensions(int64_t width, int64_t height) {
     return {};
 }
 
-void encodeSamples(Heightmap& map, const float* samples, size_t count, float lo, float hi,
-                   bool integral, int leafSize, std::vector<CodeRange>* leafRanges) {
+namespace {
+
+// The two codes of sampleQuantiser, as functors: one definition for every loop that makes codes.
+struct ExactCode {
+    float lo;
+    uint16_t operator()(float v) const { return uint16_t(v - lo); }
+};
+// Float arithmetic rounding half up (samples are at least lo): each code is within half a step
+// and a few millionths of one, and the loop vectorises.
+struct QuantisedCode {
+    float lo;
+    float toCodes;
+    uint16_t operator()(float v) const {
+        const float c = std::min((v - lo) * toCodes + 0.5f, 65535.0f);
+        return uint16_t(int32_t(std::max(c, 0.0f)));
+    }
+};
+
+}  // namespace
+
+SampleQuantiser sampleQuantiser(float lo, float hi, bool integral) {
     const double low = lo;
     const double range = double(hi) - low;
+    SampleQuantiser q;
+    q.lo = lo;
+    q.coding.offset = lo;
+    q.exact = range == 0.0 || (integral && range <= 65535.0);
+    if (!q.exact) {
+        q.coding.step = float(range / 65535.0);
+        q.toCodes = float(65535.0 / range);
+    }
+    return q;
+}
+
+void quantiseRow(const SampleQuantiser& quantiser, const float* samples, uint16_t* codes,
+                 size_t count) {
+    if (quantiser.exact) {
+        encodeRow(samples, codes, count, ExactCode{quantiser.lo});
+    } else {
+        encodeRow(samples, codes, count, QuantisedCode{quantiser.lo, quantiser.toCodes});
+    }
+}
+
+void encodeSamples(Heightmap& map, const float* samples, size_t count, float lo, float hi,
+                   bool integral, int leafSize, std::vector<CodeRange>* leafRanges) {
+    const SampleQuantiser q = sampleQuantiser(lo, hi, integral);
     map.codes.resize(count);
-    map.coding.offset = lo;
-    if (range == 0.0 || (integral && range <= 65535.0)) {
-        map.coding.step = 1.0f;
-        encodeWith(map, samples, count, leafSize, leafRanges,
-                   [lo](float v) { return uint16_t(v - lo); });
+    map.coding = q.coding;
+    if (q.exact) {
+        encodeWith(map, samples, count, leafSize, leafRanges, ExactCode{lo});
         setRange(map, 0, uint16_t(hi - lo));
     } else {
-        // Float arithmetic rounding half up (samples are at least lo): each code is within half a
-        // step and a few millionths of one, and the loop vectorises.
-        map.coding.step = float(range / 65535.0);
-        const float toCodes = float(65535.0 / range);
-        auto code = [lo, toCodes](float v) {
-            const float c = std::min((v - lo) * toCodes + 0.5f, 65535.0f);
-            return uint16_t(int32_t(std::max(c, 0.0f)));
-        };
+        const QuantisedCode code{lo, q.toCodes};
         encodeWith(map, samples, count, leafSize, leafRanges, code);
         setRange(map, code(lo), code(hi));  // the code is monotone in the sample
     }
@@ -626,13 +660,32 @@ std::vector<float> heightmapSamples(const Heightmap& map) {
 }
 
 bool fillVoids(float* samples, int width, int height, float voidValue) {
+    return fillVoidsWithin(samples, width, height, voidValue, {}) == VoidFill::Done;
+}
+
+VoidFill fillVoidsWithin(float* samples, int width, int height, float voidValue,
+                         const VoidFillLimits& limits) {
+    assert(!std::isnan(voidValue));
     const size_t total = size_t(width) * size_t(height);
-    std::vector<uint8_t> known(total);
-    std::deque<uint32_t> frontier;
-    for (size_t i = 0; i < total; ++i) {
-        known[i] = samples[i] != voidValue;
-    }
-    // Seed with the void samples that touch a known one.
+    // The samples carry the fill's state, so that it needs no array beside them: the voids become
+    // one NaN (not queued yet), then another (queued); every other value is known or filled (a
+    // filled value may be anything, voidValue included).
+    constexpr uint32_t kWaiting = 0x7FC00001u;
+    constexpr uint32_t kQueued = 0x7FC00002u;
+    auto bitsOf = [samples](size_t i) {
+        uint32_t b;
+        std::memcpy(&b, samples + i, sizeof b);
+        return b;
+    };
+    auto mark = [samples](size_t i, uint32_t b) { std::memcpy(samples + i, &b, sizeof b); };
+    auto known = [samples](size_t i) { return samples[i] == samples[i]; };
+    size_t untilTick = limits.tickEvery;
+    auto ticked = [&] {
+        if (limits.tickEvery != 0 && --untilTick == 0) {
+            untilTick = limits.tickEvery;
+            limits.tick();
+        }
+    };
     auto forNeighbours = [&](uint32_t i, auto&& visit) {
         const int col = int(i % uint32_t(width));
         const int row = int(i / uint32_t(width));
@@ -648,45 +701,63 @@ bool fillVoids(float* samples, int width, int height, float voidValue) {
     };
     bool anyKnown = false;
     bool anyVoid = false;
-    for (uint32_t i = 0; i < total; ++i) {
-        anyKnown |= known[i] != 0;
-        anyVoid |= known[i] == 0;
+    for (size_t i = 0; i < total; ++i) {
+        const bool isVoid = samples[i] == voidValue;
+        if (isVoid) {
+            mark(i, kWaiting);
+        }
+        anyKnown |= !isVoid;
+        anyVoid |= isVoid;
+        ticked();
     }
     if (!anyVoid) {
-        return true;
+        return VoidFill::Done;
     }
     if (!anyKnown) {
-        return false;
+        std::fill(samples, samples + total, voidValue);
+        return VoidFill::AllVoid;
     }
-    std::vector<uint8_t> queued(known);
+    std::deque<uint32_t> frontier;
+    // Seed with the void samples that touch a known one, in raster order.
     for (uint32_t i = 0; i < total; ++i) {
-        if (!known[i]) {
+        if (bitsOf(i) == kWaiting) {
             bool touches = false;
-            forNeighbours(i, [&](uint32_t n) { touches |= known[n] != 0; });
+            forNeighbours(i, [&](uint32_t n) { touches |= known(n); });
             if (touches) {
+                if (frontier.size() == limits.maxQueued) {
+                    return VoidFill::TooMany;
+                }
                 frontier.push_back(i);
-                queued[i] = 1;
+                mark(i, kQueued);
             }
         }
+        ticked();
     }
     while (!frontier.empty()) {
         const uint32_t i = frontier.front();
         frontier.pop_front();
         double sum = 0.0;
         int count = 0;
+        bool full = false;
         forNeighbours(i, [&](uint32_t n) {
-            if (known[n]) {
+            if (known(n)) {
                 sum += samples[n];
                 ++count;
-            } else if (!queued[n]) {
-                queued[n] = 1;
-                frontier.push_back(n);
+            } else if (bitsOf(n) == kWaiting && !full) {
+                full = frontier.size() == limits.maxQueued;
+                if (!full) {
+                    frontier.push_back(n);
+                    mark(n, kQueued);
+                }
             }
         });
+        if (full) {
+            return VoidFill::TooMany;
+        }
         samples[i] = float(std::round(sum / count));
-        known[i] = 1;
+        ticked();
     }
-    return true;
+    return VoidFill::Done;
 }
 
 namespace {

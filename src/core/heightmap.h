@@ -1,6 +1,7 @@
 // Heightmaps: a grid of raw samples as stored in the file, and the loaders for every format.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -107,6 +108,22 @@ Result<Heightmap> decodeHeightmap(const std::string& name, const std::string& ex
 Result<Heightmap> makeHeightmap(int width, int height, const std::vector<float>& samples,
                                 HeightmapFormat format = HeightmapFormat::Image16);
 
+// How finite samples between lo and hi become codes (encodeSamples' rule): exactly, step 1 from
+// lo, when the map is flat or `integral` (every sample an integer below 2^24 in magnitude) and they
+// span at most 65535 steps; else quantised to 65536 steps between lo and hi, rounding half up.
+struct SampleQuantiser {
+    HeightCoding coding;   // offset lo; step 1, or (hi - lo) / 65535
+    bool exact = true;     // step 1 from lo
+    float lo = 0.0f;       // the lowest sample
+    float toCodes = 1.0f;  // codes per unit above lo when not exact
+};
+SampleQuantiser sampleQuantiser(float lo, float hi, bool integral);
+
+// Codes of `count` samples, each between the quantiser's lo and hi, as encodeSamples makes them:
+// a streamed raster's rows equal its full load's.
+void quantiseRow(const SampleQuantiser& quantiser, const float* samples, uint16_t* codes,
+                 size_t count);
+
 // Stores finite samples whose extremes are lo and hi as codes: exactly (step 1 from lo) when the
 // map is flat or `integral` (every sample an integer below 2^24 in magnitude) and they span at
 // most 65535 steps, else quantised to 65536 steps between lo and hi. Sets the map's range.
@@ -136,8 +153,23 @@ struct RawGrid {
 // error is one line without the path.
 Result<RawGrid> rawGrid(bool hgt, uint64_t length, const LoadOptions& options);
 
-// Replaces every sample equal to voidValue by the mean of its filled 8-neighbours, in
-// breadth-first order from the known samples. Returns false when every sample is void.
+// Replaces every sample equal to voidValue by the mean of its filled 8-neighbours, rounded to an
+// integer, in breadth-first order from the known samples. The samples hold no NaN (NaNs mark the
+// voids while the fill runs, so that it needs no memory beside them but its queue). Returns false
+// when every sample is void.
 bool fillVoids(float* samples, int width, int height, float voidValue);
+
+// fillVoids with bounds for samples larger than memory (a mapped file): `tick` is called after
+// every tickEvery samples scanned or filled (the caller drops pages it no longer needs), and
+// the fill stops, as TooMany, when its queue would hold more than maxQueued voids at once. The
+// samples are left part filled then.
+enum class VoidFill { Done, AllVoid, TooMany };
+struct VoidFillLimits {
+    size_t maxQueued = SIZE_MAX;
+    size_t tickEvery = 0;  // 0: no tick
+    std::function<void()> tick;
+};
+VoidFill fillVoidsWithin(float* samples, int width, int height, float voidValue,
+                         const VoidFillLimits& limits);
 
 }  // namespace qt

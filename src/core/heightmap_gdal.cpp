@@ -7,17 +7,15 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
-#include <limits>
 #include <memory>
 #include <mutex>
 #include <thread>
 
-#include <cpl_error.h>
 #include <cpl_vsi.h>
 #include <gdal_priv.h>
-#include <ogr_spatialref.h>
 
 #include "core/config.h"
+#include "core/gdal_raster.h"
 #include "core/leaf_ranges.h"
 #include "core/memory_budget.h"
 #include "core/sample_range.h"
@@ -29,84 +27,8 @@ namespace {
 constexpr const char* kGdalExtensions[] = {".tif", ".tiff", ".asc", ".vrt", ".gz",  ".zip",
                                            ".dem", ".bil",  ".flt", ".img", ".ter", ".bt"};
 
-void registerDrivers() {
-    static std::once_flag once;
-    std::call_once(once, [] { GDALAllRegister(); });
-}
-
-// While alive, GDAL's messages on this thread are kept here instead of printed: the first
-// failure (the cause; later ones tend to repeat it) becomes the one error line.
-class GdalMessages {
-public:
-    GdalMessages() { CPLPushErrorHandlerEx(&GdalMessages::handle, this); }
-    ~GdalMessages() { CPLPopErrorHandler(); }
-    GdalMessages(const GdalMessages&) = delete;
-    GdalMessages& operator=(const GdalMessages&) = delete;
-
-    // The first failure on one line (control bytes escaped, at most 200 characters), or fallback.
-    std::string line(const std::string& fallback) const {
-        if (first_.empty()) {
-            return fallback;
-        }
-        std::string text = escapedText(first_);
-        if (text.size() > 200) {
-            text = text.substr(0, 197) + "...";
-        }
-        return text;
-    }
-
-private:
-    static void CPL_STDCALL handle(CPLErr level, CPLErrorNum, const char* message) {
-        auto* self = static_cast<GdalMessages*>(CPLGetErrorHandlerUserData());
-        if (self && level >= CE_Failure && self->first_.empty() && message) {
-            self->first_ = message;
-        }
-    }
-    std::string first_;
-};
-
 Result<Heightmap> fail(const std::string& name, const std::string& problem) {
     return Result<Heightmap>::failure(name + ": " + problem);
-}
-
-std::string number(double v) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", v);
-    return text;
-}
-
-constexpr float kVoid = -std::numeric_limits<float>::infinity();
-
-// Whether any sample is a void: nodata, NaN or infinite. A pass without branches that runs in
-// SIMD lanes; the rare maps with voids are then marked sample by sample (markVoids).
-bool anyVoid(const float* data, size_t count, float nodata) {
-    constexpr float kLargest = std::numeric_limits<float>::max();
-    uint32_t voids = 0;
-    for (size_t i = 0; i < count; ++i) {
-        const float v = data[i];
-        voids |= uint32_t(!(std::fabs(v) <= kLargest)) | uint32_t(v == nodata);
-    }
-    return voids != 0;
-}
-
-// Every void becomes kVoid, the value fillVoids() fills.
-void markVoids(float* samples, size_t count, float nodata) {
-    for (size_t i = 0; i < count; ++i) {
-        samples[i] = !std::isfinite(samples[i]) || samples[i] == nodata ? kVoid : samples[i];
-    }
-}
-
-// Rows per read, at least: the checks of one block run on a helper while the next is read, on
-// data still in the cache the read left it in.
-constexpr int kReadRows = 64;
-
-// Rows per read for a band stored in blocks blockRows high: a whole number of blocks, so that no
-// tile or strip is decoded for two reads (a tiled GeoTIFF's tiles are often 256 or 512 high).
-int readRows(int blockRows) {
-    if (blockRows <= 0) {
-        return kReadRows;
-    }
-    return ((kReadRows + blockRows - 1) / blockRows) * blockRows;
 }
 
 // What the loader needs of the samples before it quantises them, taken block by block as the
@@ -151,11 +73,9 @@ struct BlockChecks {
             float* block = samples + size_t(done) * width;
             const size_t n = size_t(ready - done) * width;
             if (rescale) {
-                for (size_t i = 0; i < n; ++i) {  // NaN stays NaN, a void
-                    block[i] = float(double(block[i]) * scale + offset);
-                }
+                rescaleSamples(block, n, scale, offset);
             }
-            voids = voids || anyVoid(block, n, nodata);
+            voids = voids || anyGdalVoid(block, n, nodata);
             if (!voids) {  // sampleRange needs finite samples
                 const SampleRange r = sampleRange(block, n);
                 range = first ? r
@@ -170,86 +90,6 @@ struct BlockChecks {
         }
     }
 };
-
-// Metres in one of the band's height units, from its unit name ("" and "m" are metres); 0 when
-// the unit is not a length.
-double metresPerHeightUnit(const char* unit) {
-    std::string u = unit ? unit : "";
-    std::transform(u.begin(), u.end(), u.begin(), [](unsigned char c) { return char(tolower(c)); });
-    if (u.empty() || u == "m" || u == "metre" || u == "meter" || u == "metres" || u == "meters") {
-        return 1.0;
-    }
-    if (u == "ft" || u == "foot" || u == "feet" || u == "international foot") {
-        return 0.3048;
-    }
-    if (u == "us-ft" || u == "us survey foot" || u == "ftus") {
-        return 1200.0 / 3937.0;
-    }
-    return 0.0;
-}
-
-// The georeference from the geotransform and CRS: corners, and metres per sample on each axis
-// (pixel size times the CRS's linear unit; for degrees, metres per degree at the map's middle
-// latitude on the CRS's ellipsoid). Refuses what cannot be drawn north-up on a grid.
-Result<Georeference> georeference(GDALDataset& ds, int width, int height) {
-    using R = Result<Georeference>;
-    Georeference geo;
-    double t[6] = {0.0, 1.0, 0.0, 0.0, 0.0, 1.0};
-    if (ds.GetGeoTransform(t) != CE_None) {
-        return geo;  // no geotransform: a plain raster
-    }
-    if (!std::all_of(t, t + 6, [](double v) { return std::isfinite(v); })) {
-        return R::failure("geotransform holds a NaN or infinite number");
-    }
-    if (t[2] != 0.0 || t[4] != 0.0) {
-        return R::failure("geotransform is rotated or sheared (terms " + number(t[2]) + ", " +
-                          number(t[4]) + "); make it north-up first (gdalwarp)");
-    }
-    if (t[1] == 0.0 || t[5] == 0.0) {
-        return R::failure("geotransform has a zero pixel size (" + number(t[1]) + " x " +
-                          number(t[5]) + ")");
-    }
-    geo.present = true;
-    geo.west = std::min(t[0], t[0] + t[1] * width);
-    geo.east = std::max(t[0], t[0] + t[1] * width);
-    geo.north = std::max(t[3], t[3] + t[5] * height);
-    geo.south = std::min(t[3], t[3] + t[5] * height);
-    double unitsX = std::fabs(t[1]);
-    double unitsZ = std::fabs(t[5]);
-    const OGRSpatialReference* srs = ds.GetSpatialRef();
-    if (srs == nullptr) {
-        // No CRS (an .asc without its .prj): the pixel size is taken as metres.
-        geo.metresX = unitsX;
-        geo.metresZ = unitsZ;
-        return geo;
-    }
-    const char* crsName = srs->GetName();
-    geo.crsName = crsName ? crsName : "";
-    if (srs->IsGeographic()) {
-        geo.geographic = true;
-        const double toDegrees = srs->GetAngularUnits() * 180.0 / 3.14159265358979323846;
-        const double middle = 0.5 * (geo.north + geo.south) * toDegrees;
-        if (!(std::fabs(middle) <= 90.0)) {
-            return R::failure("geographic raster centred at latitude " + number(middle) +
-                              ", beyond the poles");
-        }
-        OGRErr err = OGRERR_NONE;
-        const double a = srs->GetSemiMajor(&err);
-        const double invF = srs->GetInvFlattening(&err);
-        const MetresPerDegree m = metresPerDegree(middle, a, invF);
-        geo.metresX = unitsX * toDegrees * m.eastWest;
-        geo.metresZ = unitsZ * toDegrees * m.northSouth;
-    } else {
-        const double metres = srs->GetLinearUnits();
-        geo.metresX = unitsX * metres;
-        geo.metresZ = unitsZ * metres;
-    }
-    if (!(geo.metresX > 0.0 && geo.metresZ > 0.0)) {
-        return R::failure("samples are " + number(geo.metresX) + " x " + number(geo.metresZ) +
-                          " metres apart; a map needs a positive spacing");
-    }
-    return geo;
-}
 
 }  // namespace
 
@@ -302,19 +142,17 @@ private:
 // sample; the tree's structure built on a thread during the read, the leaf ranges in one pass
 // over the codes after it, on the load threads.
 Result<Heightmap> loadUint16Band(GDALRasterBand& band, const std::string& name, int width,
-                                 int height, const Georeference& geo, double unitMetres,
-                                 int leafSize, Quadtree* tree, const GdalMessages& messages) {
+                                 int height, const GdalBand& info, int leafSize, Quadtree* tree,
+                                 const GdalMessages& messages) {
     StructureDuringRead structure(tree != nullptr, width, height, leafSize);
     Heightmap map;
     map.width = width;
     map.height = height;
     map.format = HeightmapFormat::Elevation;
-    map.geo = geo;
-    map.metres = map.geo.present && unitMetres > 0.0;
+    map.geo = info.geo;
+    map.metres = info.metres();
     map.codes.resize(size_t(width) * size_t(height));  // not zeroed: the read writes every one
-    int blockCols = 0, blockRows = 0;
-    band.GetBlockSize(&blockCols, &blockRows);
-    const int step = readRows(blockRows);
+    const int step = gdalReadRows(info.blockRows);
     for (int row = 0; row < height; row += step) {
         const int rows = std::min(step, height - row);
         if (band.RasterIO(GF_Read, 0, row, width, rows, map.codes.data() + size_t(row) * width,
@@ -339,9 +177,7 @@ Result<Heightmap> loadUint16Band(GDALRasterBand& band, const std::string& name, 
         lo = *a;
         hi = *b;
     }
-    // Feet and other length units: the coding turns the codes into metres.
-    const double toMetres = map.metres ? unitMetres : 1.0;
-    map.coding = HeightCoding{0.0f, float(toMetres)};
+    map.coding = codingInMetres(HeightCoding{0.0f, 1.0f}, info);
     map.minCode = lo;
     map.maxCode = hi;
     map.minSample = map.coding.sample(lo);
@@ -360,24 +196,15 @@ Result<Heightmap> loadUint16Band(GDALRasterBand& band, const std::string& name, 
 Result<Heightmap> loadGdal(const std::string& gdalPath, const std::string& name,
                            const MemoryBudget& memory, const SizeCheck& acceptSize, int leafSize,
                            Quadtree* tree) {
-    registerDrivers();
     const GdalMessages messages;
-    const GDALDatasetUniquePtr ds(GDALDataset::Open(
-        gdalPath.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR));
-    if (!ds) {
-        return fail(name, "GDAL cannot open it: " + messages.line("not a raster GDAL reads"));
+    Result<GdalRaster> opened = openGdalRaster(gdalPath, messages);
+    if (!opened) {
+        return fail(name, opened.error());
     }
-    const int bands = ds->GetRasterCount();
-    if (bands != 1) {
-        return fail(name, "raster has " + std::to_string(bands) +
-                              " bands; a heightmap is one band of heights (pick one with "
-                              "gdal_translate -b N)");
-    }
-    const int width = ds->GetRasterXSize();
-    const int height = ds->GetRasterYSize();
-    if (Status size = checkDimensions(width, height); !size) {
-        return fail(name, size.error());
-    }
+    GDALDataset& ds = *opened.value().dataset;
+    GDALRasterBand* band = opened.value().band;
+    const int width = opened.value().width;
+    const int height = opened.value().height;
     if (Status budget = checkMemoryBudget(width, height, kGdalLoadBytesPerSample, memory);
         !budget) {
         return fail(name, budget.error());
@@ -387,27 +214,13 @@ Result<Heightmap> loadGdal(const std::string& gdalPath, const std::string& name,
             return fail(name, accepted.error());
         }
     }
-    GDALRasterBand* band = ds->GetRasterBand(1);
-    if (GDALDataTypeIsComplex(band->GetRasterDataType())) {
-        return fail(name, "complex samples are not heights");
+    const Result<GdalBand> described = describeGdalBand(ds, *band);
+    if (!described) {
+        return fail(name, described.error());
     }
-    const Result<Georeference> geo = georeference(*ds, width, height);
-    if (!geo) {
-        return fail(name, geo.error());
-    }
-    const double unitMetres = metresPerHeightUnit(band->GetUnitType());
-    int hasScale = 0;
-    int hasOffset = 0;
-    const double scale = band->GetScale(&hasScale);
-    const double offset = band->GetOffset(&hasOffset);
-    int hasNodata = 0;
-    const double nodata = band->GetNoDataValue(&hasNodata);
-
-    const float nodataValue = hasNodata ? float(nodata) : std::numeric_limits<float>::quiet_NaN();
-    const bool rescale = (hasScale && scale != 1.0) || (hasOffset && offset != 0.0);
-    if (band->GetRasterDataType() == GDT_UInt16 && !hasNodata && !rescale) {
-        return loadUint16Band(*band, name, width, height, geo.value(), unitMetres, leafSize, tree,
-                              messages);
+    const GdalBand& info = described.value();
+    if (info.directUint16) {
+        return loadUint16Band(*band, name, width, height, info, leafSize, tree, messages);
     }
     const size_t count = size_t(width) * size_t(height);
     // Every sample as float32 (GDAL converts every sample type); the size was checked above, so
@@ -417,10 +230,10 @@ Result<Heightmap> loadGdal(const std::string& gdalPath, const std::string& name,
     checks.samples = samples.get();
     checks.width = size_t(width);
     checks.rows = height;
-    checks.scale = scale;
-    checks.offset = offset;
-    checks.rescale = rescale;
-    checks.nodata = nodataValue;
+    checks.scale = info.scale;
+    checks.offset = info.offset;
+    checks.rescale = info.rescale;
+    checks.nodata = info.nodata;
     std::thread checker(&BlockChecks::run, &checks);
     // The tree's structure depends only on the size: built on a thread of its own while the band
     // is read. At its peak the load then holds the floats (4 bytes a sample), the codes (2) and
@@ -428,9 +241,7 @@ Result<Heightmap> loadGdal(const std::string& gdalPath, const std::string& name,
     // (kLoadBytesPerSample), under the kGdalLoadBytesPerSample checked above.
     StructureDuringRead structure(tree != nullptr, width, height, leafSize);
     bool read = true;
-    int blockCols = 0, blockRows = 0;
-    band->GetBlockSize(&blockCols, &blockRows);
-    const int step = readRows(blockRows);
+    const int step = gdalReadRows(info.blockRows);
     for (int row = 0; row < height && read; row += step) {
         const int rows = std::min(step, height - row);
         read = band->RasterIO(GF_Read, 0, row, width, rows, samples.get() + size_t(row) * width,
@@ -443,8 +254,8 @@ Result<Heightmap> loadGdal(const std::string& gdalPath, const std::string& name,
     }
     SampleRange range = checks.range;
     if (checks.voids) {
-        markVoids(samples.get(), count, nodataValue);
-        if (!fillVoids(samples.get(), width, height, kVoid)) {
+        markGdalVoids(samples.get(), count, info.nodata);
+        if (!fillVoids(samples.get(), width, height, kGdalVoid)) {
             return fail(name, "every sample is nodata");
         }
         range = sampleRange(samples.get(), count);
@@ -453,24 +264,21 @@ Result<Heightmap> loadGdal(const std::string& gdalPath, const std::string& name,
     const float hi = range.hi;
     const double extreme = std::max(std::fabs(double(lo)), std::fabs(double(hi)));
     if (!(extreme <= kMaxWorldCoordinate)) {
-        return fail(name, "sample " + number(extreme) + " is beyond the limit of " +
-                              number(kMaxWorldCoordinate) + " for a height");
+        return fail(name, "sample " + gdalNumber(extreme) + " is beyond the limit of " +
+                              gdalNumber(kMaxWorldCoordinate) + " for a height");
     }
     Heightmap map;
     map.width = width;
     map.height = height;
     map.format = HeightmapFormat::Elevation;
-    map.geo = geo.value();
-    map.metres = map.geo.present && unitMetres > 0.0;
+    map.geo = info.geo;
+    map.metres = info.metres();
     std::vector<CodeRange> leafRanges;
     encodeSamples(map, samples.get(), count, lo, hi, range.integral, leafSize,
                   tree != nullptr ? &leafRanges : nullptr);
-    if (map.metres && unitMetres != 1.0) {  // feet: the coding turns them into metres
-        map.coding.offset = float(map.coding.offset * unitMetres);
-        map.coding.step = float(map.coding.step * unitMetres);
-        map.minSample = map.coding.sample(map.minCode);
-        map.maxSample = map.coding.sample(map.maxCode);
-    }
+    map.coding = codingInMetres(map.coding, info);
+    map.minSample = map.coding.sample(map.minCode);
+    map.maxSample = map.coding.sample(map.maxCode);
     if (tree != nullptr) {
         Result<Quadtree> built = structure.take();
         if (!built) {
@@ -508,7 +316,7 @@ Result<HeightmapWithTree> loadGdalHeightmapWithTree(const std::string& gdalPath,
 
 Result<Heightmap> decodeGdalHeightmap(const std::string& name, const std::string& fileName,
                                       const std::vector<unsigned char>& bytes) {
-    registerDrivers();
+    registerGdalDrivers();
     static std::atomic<unsigned> serial{0};
     const size_t slash = fileName.find_last_of('/');
     const std::string base = fileName.substr(slash == std::string::npos ? 0 : slash + 1);

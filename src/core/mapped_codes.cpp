@@ -43,7 +43,8 @@ Result<FileStamp> fileStamp(const std::string& path) {
     return stampOf(st);
 }
 
-Result<MappedCodes> mapCodes(const std::string& path, uint64_t expectedBytes) {
+Result<MappedCodes> mapCodes(const std::string& path, uint64_t expectedBytes,
+                             uint64_t headerBytes) {
     using R = Result<MappedCodes>;
     if (!canMapCodes()) {
         return R::failure("cannot map little-endian samples on a big-endian host; not streamed");
@@ -59,7 +60,7 @@ Result<MappedCodes> mapCodes(const std::string& path, uint64_t expectedBytes) {
         return R::failure(std::string("cannot stat: ") + std::strerror(error));
     }
     const FileStamp stamp = stampOf(st);
-    if (stamp.bytes != expectedBytes || expectedBytes < 2) {
+    if (stamp.bytes != expectedBytes || expectedBytes < headerBytes + 2) {
         ::close(fd);
         return R::failure("file changed while opening (" + std::to_string(stamp.bytes) +
                           " bytes, expected " + std::to_string(expectedBytes) + ")");
@@ -72,8 +73,9 @@ Result<MappedCodes> mapCodes(const std::string& path, uint64_t expectedBytes) {
     }
     auto keeper = std::make_shared<const Mapping>(address, size_t(expectedBytes));
     MappedCodes mapped;
-    mapped.codes = CodeArray::view(std::move(keeper), static_cast<const uint16_t*>(address),
-                                   size_t(expectedBytes / 2));
+    const auto* codes = static_cast<const uint16_t*>(address) + headerBytes / 2;
+    mapped.codes =
+        CodeArray::view(std::move(keeper), codes, size_t((expectedBytes - headerBytes) / 2));
     mapped.stamp = stamp;
     return mapped;
 }

@@ -26,9 +26,10 @@ bool canMapCodes();
 // The file's stamp, or the problem with it (without the path).
 Result<FileStamp> fileStamp(const std::string& path);
 
-// Maps the whole file read-only, as `expectedBytes / 2` codes; fails (one line, without the
-// path) when it cannot be opened or mapped, when its length is not `expectedBytes`, or on a
-// big-endian host.
-Result<MappedCodes> mapCodes(const std::string& path, uint64_t expectedBytes);
+// Maps the whole file read-only, as the `(expectedBytes - headerBytes) / 2` codes that follow its
+// first headerBytes; fails (one line, without the path) when it cannot be opened or mapped, when
+// its length is not `expectedBytes`, or on a big-endian host. headerBytes is a multiple of 2.
+Result<MappedCodes> mapCodes(const std::string& path, uint64_t expectedBytes,
+                             uint64_t headerBytes = 0);
 
 }  // namespace qt

@@ -23,11 +23,13 @@ double msSince(std::chrono::steady_clock::time_point start) {
 }
 
 // The banded pass: the bands are the rows of nodes of level `bandLevel` (leafSize << bandLevel
-// sample rows each, plus the row they share with the next band). Per band: its leaves' code
-// ranges, then the exact errors of its nodes on levels 1..exactLevels (all inside the band), then
-// its pages dropped. Each sample is read from the file once per band it lies in.
-void bandedPass(const Heightmap& map, Quadtree& tree, int bandLevel, int exactLevels,
-                std::vector<CodeRange>& leafRanges, std::vector<uint16_t>& exactErrors) {
+// sample rows each, plus the row they share with the next band). Per band: its rows made (when
+// makeRows is set), its leaves' code ranges, then the exact errors of its nodes on levels
+// 1..exactLevels (all inside the band), then its pages dropped. Each sample is read from the file
+// once per band it lies in.
+Status bandedPass(const Heightmap& map, Quadtree& tree, int bandLevel, int exactLevels,
+                  std::vector<CodeRange>& leafRanges, std::vector<uint16_t>& exactErrors,
+                  const BandRows& makeRows) {
     const int leafSize = tree.leafSize;
     const size_t width = size_t(map.width);
     leafRanges.resize(size_t(tree.leavesX) * size_t(tree.leavesZ));
@@ -37,6 +39,13 @@ void bandedPass(const Heightmap& map, Quadtree& tree, int bandLevel, int exactLe
     for (int band = 0; band < bandRows; ++band) {
         const int firstLeafRow = band << bandLevel;
         const int lastLeafRow = std::min((band + 1) << bandLevel, tree.leavesZ);
+        const size_t z0 = size_t(firstLeafRow) * size_t(leafSize);
+        const size_t z1 = std::min(size_t(lastLeafRow) * size_t(leafSize), size_t(map.height - 1));
+        if (makeRows) {
+            if (Status rows = makeRows(int(z1) + 1); !rows) {
+                return rows;
+            }
+        }
         leafRangesOfRows(map.codes.data(), map.width, map.height, leafSize, firstLeafRow,
                          lastLeafRow, leafRanges.data());
         for (int level = 1; level <= exactLevels; ++level) {
@@ -45,11 +54,11 @@ void bandedPass(const Heightmap& map, Quadtree& tree, int bandLevel, int exactLe
             exactCoarseErrorsOfRows(grid, tree, level, band << shift,
                                     std::min((band + 1) << shift, levelRows), exactErrors.data());
         }
-        // Every row of the band but the one it shares with the next.
-        const size_t z0 = size_t(firstLeafRow) * size_t(leafSize);
-        const size_t z1 = std::min(size_t(lastLeafRow) * size_t(leafSize), size_t(map.height));
-        map.codes.dropResident(z0 * width, (z1 - z0) * width);
+        // Every row of the band but the one it shares with the next (the last band: all).
+        const size_t end = band == bandRows - 1 ? size_t(map.height) : z1;
+        map.codes.dropResident(z0 * width, (end - z0) * width);
     }
+    return {};
 }
 
 // The highest level (at most the tree's depth) whose rows of nodes, leafSize << level + 1 sample
@@ -114,80 +123,68 @@ Result<int> streamedLeafSize(int width, int height, int requestedLeafSize, uint6
         std::to_string(treeBudget >> 10) + " KiB) of the memory budget; raise --memory-budget");
 }
 
-Result<StreamedMap> openStreamedRaw16(const std::string& path, const LoadOptions& options,
-                                      int requestedLeafSize, const StreamOptions& stream) {
-    const std::string name = escapedPath(path);
-    const Result<FileStamp> stamp = fileStamp(path);
-    if (!stamp) {
-        return fail(name, stamp.error());
-    }
-    const Result<RawGrid> grid = rawGrid(false, stamp.value().bytes, options);
-    if (!grid) {
-        return fail(name, grid.error());
-    }
-    const int width = grid.value().width;
-    const int height = grid.value().height;
-    const MemoryBudget& budget = options.memory;
+Result<int> planStreamedMap(int width, int height, int requestedLeafSize,
+                            const MemoryBudget& budget) {
+    using R = Result<int>;
     const uint64_t free =
         budget.limitBytes > budget.heldBytes ? budget.limitBytes - budget.heldBytes : 0;
     if (budget.limitBytes != 0 && free == 0) {
-        return fail(name, "nothing of the memory budget is left for it; raise --memory-budget");
+        return R::failure("nothing of the memory budget is left for it; raise --memory-budget");
     }
     const Result<int> leafSize =
         streamedLeafSize(width, height, requestedLeafSize,
                          budget.limitBytes == 0 ? 0 : uint64_t(double(free) * kStreamedTreeShare));
     if (!leafSize) {
-        return fail(name, leafSize.error());
+        return leafSize;
     }
     if (const uint64_t peak = streamedPeakBytes(width, height, leafSize.value());
         budget.limitBytes != 0 && peak > free) {
-        return fail(name, "size " + std::to_string(width) + "x" + std::to_string(height) +
-                              " needs about " + std::to_string(peak >> 20) +
-                              " MiB streamed (its tree and the coarse levels of its heights), "
-                              "over the memory budget of " +
-                              std::to_string(free >> 20) +
-                              " MiB (raise it with --memory-budget MB)");
+        return R::failure("size " + std::to_string(width) + "x" + std::to_string(height) +
+                          " needs about " + std::to_string(peak >> 20) +
+                          " MiB streamed (its tree and the coarse levels of its heights), "
+                          "over the memory budget of " +
+                          std::to_string(free >> 20) + " MiB (raise it with --memory-budget MB)");
     }
-    Result<MappedCodes> mapped = mapCodes(path, stamp.value().bytes);
-    if (!mapped) {
-        return fail(name, mapped.error());
-    }
-    StreamedMap out;
-    out.leafSize = leafSize.value();
-    Heightmap& map = out.map;
-    map.width = width;
-    map.height = height;
-    map.format = HeightmapFormat::Raw16;
-    map.codes = std::move(mapped.value().codes);
-    const FileStamp fileStamp = mapped.value().stamp;
+    return leafSize;
+}
 
+Result<TreeSidecar> readStreamedSidecar(StreamedMap& out, const std::string& sidecar,
+                                        const FileStamp& stamp) {
+    const auto start = std::chrono::steady_clock::now();
+    Result<TreeSidecar> read =
+        readTreeSidecar(sidecar, stamp, out.map.width, out.map.height, out.leafSize);
+    out.sidecarReadMs = msSince(start);
+    return read;
+}
+
+void reportSidecarProblem(StreamedMap& out, const std::string& sidecar,
+                          const std::string& problem) {
+    out.sidecarProblem = escapedPath(sidecar) + ": " + problem + ", rebuilding";
+    std::fprintf(stderr, "%s\n", out.sidecarProblem.c_str());
+}
+
+Status streamedTree(StreamedMap& out, TreeSidecar& saved, bool fromSidecar, const FileStamp& stamp,
+                    const StreamOptions& stream, const BandRows& makeRows) {
+    Heightmap& map = out.map;
+    const int width = map.width;
+    const int height = map.height;
     Result<Quadtree> structure = buildQuadtreeStructure(width, height, out.leafSize);
     if (!structure) {
-        return fail(name, structure.error());
+        return Status::failure(structure.error());
     }
     out.tree = std::move(structure.value());
     Quadtree& tree = out.tree;
-
-    const std::string sidecar = sidecarPath(path);
-    TreeSidecar saved;
-    if (stream.useSidecar) {
-        const auto start = std::chrono::steady_clock::now();
-        Result<TreeSidecar> read = readTreeSidecar(sidecar, fileStamp, width, height, out.leafSize);
-        out.sidecarReadMs = msSince(start);
-        if (read) {
-            saved = std::move(read.value());
-            out.sidecarUsed = true;
-        } else if (read.error() != "missing") {
-            out.sidecarProblem = escapedPath(sidecar) + ": " + read.error() + ", rebuilding";
-            std::fprintf(stderr, "%s\n", out.sidecarProblem.c_str());
-        }
-    }
+    out.sidecarUsed = fromSidecar;
     if (!out.sidecarUsed) {
         const auto start = std::chrono::steady_clock::now();
         const int bandLevel = bandLevelFor(tree, width, stream.bandBytes);
         const int exactLevels = std::min(bandLevel, tree.depth);
-        bandedPass(map, tree, bandLevel, exactLevels, saved.leafRanges, saved.coarseErrors);
-        saved.map = fileStamp;
+        if (Status pass = bandedPass(map, tree, bandLevel, exactLevels, saved.leafRanges,
+                                     saved.coarseErrors, makeRows);
+            !pass) {
+            return pass;
+        }
+        saved.map = stamp;
         saved.width = width;
         saved.height = height;
         saved.leafSize = out.leafSize;
@@ -203,7 +200,6 @@ Result<StreamedMap> openStreamedRaw16(const std::string& path, const LoadOptions
         }
         out.prepassMs = msSince(start);
     }
-    map.coding = HeightCoding{0.0f, 1.0f};
     map.minCode = saved.minCode;
     map.maxCode = saved.maxCode;
     map.minSample = map.coding.sample(saved.minCode);
@@ -217,19 +213,70 @@ Result<StreamedMap> openStreamedRaw16(const std::string& path, const LoadOptions
               tree.coarseErrors.begin());
     tree.lodErrors = saved.lodErrors;
     tree.exactLevels = saved.exactLevels;
-
-    if (stream.useSidecar && !out.sidecarUsed) {
+    if (!out.sidecarUsed) {
         saved.coarseErrors = tree.coarseErrors;
-        if (Status written = writeTreeSidecar(sidecar, saved); written) {
-            out.sidecarWritten = true;
-        } else {
-            const std::string line =
-                escapedPath(sidecar) + ": " + written.error() + "; continuing without a sidecar";
-            std::fprintf(stderr, "%s\n", line.c_str());
-            if (out.sidecarProblem.empty()) {
-                out.sidecarProblem = line;
-            }
-        }
+    }
+    return {};
+}
+
+void writeStreamedSidecar(StreamedMap& out, const std::string& sidecar, const FileStamp& stamp,
+                          TreeSidecar& saved) {
+    saved.map = stamp;
+    const Status written = writeTreeSidecar(sidecar, saved);
+    if (written) {
+        out.sidecarWritten = true;
+        return;
+    }
+    const std::string line =
+        escapedPath(sidecar) + ": " + written.error() + "; continuing without a sidecar";
+    std::fprintf(stderr, "%s\n", line.c_str());
+    if (out.sidecarProblem.empty()) {
+        out.sidecarProblem = line;
+    }
+}
+
+Result<StreamedMap> openStreamedRaw16(const std::string& path, const LoadOptions& options,
+                                      int requestedLeafSize, const StreamOptions& stream) {
+    const std::string name = escapedPath(path);
+    const Result<FileStamp> stamp = fileStamp(path);
+    if (!stamp) {
+        return fail(name, stamp.error());
+    }
+    const Result<RawGrid> grid = rawGrid(false, stamp.value().bytes, options);
+    if (!grid) {
+        return fail(name, grid.error());
+    }
+    const int width = grid.value().width;
+    const int height = grid.value().height;
+    const Result<int> leafSize = planStreamedMap(width, height, requestedLeafSize, options.memory);
+    if (!leafSize) {
+        return fail(name, leafSize.error());
+    }
+    Result<MappedCodes> mapped = mapCodes(path, stamp.value().bytes);
+    if (!mapped) {
+        return fail(name, mapped.error());
+    }
+    StreamedMap out;
+    out.leafSize = leafSize.value();
+    Heightmap& map = out.map;
+    map.width = width;
+    map.height = height;
+    map.format = HeightmapFormat::Raw16;
+    map.codes = std::move(mapped.value().codes);
+    map.coding = HeightCoding{0.0f, 1.0f};
+    const FileStamp fileStamp = mapped.value().stamp;
+    const std::string sidecar = sidecarPath(path);
+    Result<TreeSidecar> read = stream.useSidecar ? readStreamedSidecar(out, sidecar, fileStamp)
+                                                 : Result<TreeSidecar>::failure("missing");
+    if (!read && read.error() != "missing") {
+        reportSidecarProblem(out, sidecar, read.error());
+    }
+    TreeSidecar saved = read ? std::move(read.value()) : TreeSidecar{};
+    if (Status tree = streamedTree(out, saved, read.ok(), fileStamp, stream); !tree) {
+        return fail(name, tree.error());
+    }
+    if (stream.useSidecar && !out.sidecarUsed) {
+        writeStreamedSidecar(out, sidecar, fileStamp, saved);
     }
     return out;
 }

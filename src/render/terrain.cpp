@@ -10,6 +10,8 @@
 #include <glm/trigonometric.hpp>
 
 #include "core/config.h"
+#include "core/heightmap_gdal.h"
+#include "core/streamed_gdal.h"
 #include "core/streamed_map.h"
 #include "core/text.h"
 
@@ -215,33 +217,63 @@ Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options,
                                               pageSize, std::move(o.tree), stream);
     if (terrain) {
         terrain.value().sidecar = o.sidecar;
+        terrain.value().codeCache = o.codeCache;
     }
     return terrain;
 }
 
 namespace {
 
-// The size of a .r16/.raw file from its length (and --size), as its loader finds it; an error when
-// it is no .r16/.raw or its length gives no size (the loader then says why).
-Result<RawGrid> rawSize(const std::string& path, const LoadOptions& options) {
+// The size of a map that may open streamed: a .r16/.raw file's from its length (and --size), as
+// its loader finds it, or a GDAL raster's from GDAL; an error for other formats, or one that gives
+// no size (its loader then says why).
+struct StreamableSize {
+    int width = 0;
+    int height = 0;
+    bool gdal = false;  // read through GDAL (gdalPath)
+    std::string gdalPath;
+};
+
+Result<StreamableSize> streamableSize(const std::string& path, const LoadOptions& options) {
+    using R = Result<StreamableSize>;
     const std::string ext = lowerExtension(path);
+    if (isGdalExtension(ext)) {
+        StreamableSize size;
+        size.gdal = true;
+        size.gdalPath = ext == ".gz" ? "/vsigzip/" + path : path;
+        const Result<RasterSize> raster = gdalRasterSize(size.gdalPath);
+        if (!raster) {
+            return R::failure(raster.error());
+        }
+        size.width = raster.value().width;
+        size.height = raster.value().height;
+        return size;
+    }
     if (ext != ".r16" && ext != ".raw") {
-        return Result<RawGrid>::failure("not a .r16 or .raw");
+        return R::failure("not a .r16, .raw or GDAL raster");
     }
     std::error_code error;
     const uint64_t length = std::filesystem::file_size(path, error);
     if (error) {
-        return Result<RawGrid>::failure(error.message());
+        return R::failure(error.message());
     }
-    return rawGrid(false, length, options);
+    const Result<RawGrid> grid = rawGrid(false, length, options);
+    if (!grid) {
+        return R::failure(grid.error());
+    }
+    return StreamableSize{grid.value().width, grid.value().height, false, ""};
 }
 
 }  // namespace
 
 bool opensStreamed(const std::string& path, const LoadOptions& options, bool stream) {
-    const Result<RawGrid> size = rawSize(path, options);
-    return size && (stream || !checkMemoryBudget(size.value().width, size.value().height,
-                                                 kLoadBytesPerSample, options.memory));
+    const Result<StreamableSize> size = streamableSize(path, options);
+    if (!size) {
+        return false;
+    }
+    const StreamableSize& s = size.value();
+    const uint64_t perSample = s.gdal ? kGdalLoadBytesPerSample : kLoadBytesPerSample;
+    return stream || !checkMemoryBudget(s.width, s.height, perSample, options.memory);
 }
 
 Result<OpenedMap> openStep(const std::string& path, const LoadOptions& options, LoadTimes& times,
@@ -250,7 +282,8 @@ Result<OpenedMap> openStep(const std::string& path, const LoadOptions& options, 
     using R = Result<OpenedMap>;
     OpenedMap opened;
     opened.leafSize = leafSize;
-    if (!opensStreamed(path, options, stream)) {
+    const Result<StreamableSize> streamable = streamableSize(path, options);
+    if (!opensStreamed(path, options, stream) || !streamable) {
         Result<Heightmap> map =
             decodeStep(path, options, times, progress, acceptSize, leafSize, &opened.tree);
         if (!map) {
@@ -261,13 +294,15 @@ Result<OpenedMap> openStep(const std::string& path, const LoadOptions& options, 
     }
     report(progress, LoadStep::Decode);
     const Clock::time_point start = Clock::now();
-    const RawGrid size = rawSize(path, options).value();  // opensStreamed found it
+    const StreamableSize& size = streamable.value();
     if (acceptSize) {
         if (Status fits = acceptSize(size.width, size.height); !fits) {
             return R::failure(escapedPath(path) + ": " + fits.error());
         }
     }
-    Result<StreamedMap> streamed = openStreamedRaw16(path, options, leafSize);
+    Result<StreamedMap> streamed = size.gdal
+                                       ? openStreamedGdal(path, size.gdalPath, options, leafSize)
+                                       : openStreamedRaw16(path, options, leafSize);
     if (!streamed) {
         return R::failure(streamed.error());
     }
@@ -277,6 +312,9 @@ Result<OpenedMap> openStep(const std::string& path, const LoadOptions& options, 
     opened.leafSize = s.leafSize;
     opened.streamed = true;
     opened.sidecar = s.sidecarUsed ? "read" : s.sidecarWritten ? "written" : "";
+    opened.codeCache = s.codes == CodeSource::CacheWritten ? "written"
+                       : s.codes == CodeSource::CacheRead  ? "read"
+                                                           : "";
     times.decodeMs = msSince(start);
     return opened;
 }

@@ -73,8 +73,12 @@ struct Terrain {
     // it starts at the first frame, when the terrain is where it stays, and is declared after
     // map so that it stops before the map goes.
     std::unique_ptr<PageStreamer> streamer;
-    // A streamed map's tree: "read" from MAP.qtree, "written" to it by this load; else "".
+    // A streamed map's tree: "read" from its sidecar (.qtree), "written" to it by this load; else
+    // "".
     std::string sidecar;
+    // A streamed GDAL raster's codes: "written" into its code cache by this load, or "read" from
+    // it; "" when the codes are the map's own file (a .r16) or not mapped.
+    std::string codeCache;
 
     // Puts `scene` on this terrain (or removes the objects, with an empty one) and sizes the
     // frame's buffers for it.
@@ -114,21 +118,25 @@ Result<Heightmap> decodeStep(const std::string& path, const LoadOptions& options
                              int treeLeafSize = 0, Quadtree* tree = nullptr);
 
 // A map ready for Terrain::create: decoded whole, or opened streamed (openStreamedRaw16: codes
-// mapped read-only from the file, the tree from its sidecar or a banded pass over it).
+// mapped read-only from the file; openStreamedGdal: from the raster's code cache; the tree from
+// its sidecar or a banded pass over it).
 struct OpenedMap {
     Heightmap map;
     Quadtree tree;     // a GDAL raster's (built during its read) or a streamed map's; else empty
     int leafSize = 0;  // the tree's: a streamed map's may be larger than the one asked for
     bool streamed = false;  // codes mapped: level 0 must stream to the GPU as well
-    std::string sidecar;    // streamed: "read" (the tree from MAP.qtree) or "written"; else ""
+    std::string sidecar;    // streamed: "read" (the tree from its .qtree) or "written"; else ""
+    std::string codeCache;  // a streamed GDAL raster: "written" or "read"; else ""
 };
 
-// True when `path` should open streamed: a .r16/.raw file whose fully loaded estimate
-// (kLoadBytesPerSample) is over options.memory, or any .r16/.raw when `stream` asks.
+// True when `path` should open streamed: a .r16/.raw file or a GDAL raster whose fully loaded
+// estimate (kLoadBytesPerSample, kGdalLoadBytesPerSample) is over options.memory, or any of them
+// when `stream` asks.
 bool opensStreamed(const std::string& path, const LoadOptions& options, bool stream);
 
-// The first step of a load, either way: opensStreamed maps go through openStreamedRaw16 (their
-// size checked by `acceptSize` first, from the file's length), others through decodeStep. The
+// The first step of a load, either way: opensStreamed maps go through openStreamedRaw16 or
+// openStreamedGdal (their size checked by `acceptSize` first, from the file's length or GDAL's
+// raster size), others through decodeStep. The
 // open's time is the decode's.
 Result<OpenedMap> openStep(const std::string& path, const LoadOptions& options, LoadTimes& times,
                            const LoadProgress& progress, const SizeCheck& acceptSize, int leafSize,

@@ -6,8 +6,9 @@
 //
 // The viewer adds the GPU's copy of the codes (2 bytes a sample, in host memory on llvmpipe) and
 // the frame buffers; this is the CPU side of a load: decode, codes, tree. --streamed opens a .r16
-// as openStreamedRaw16 does (codes mapped, tree from its sidecar or a banded pass) and adds the
-// open's wall time, leaf size and whether the sidecar was used.
+// as openStreamedRaw16 does (codes mapped, tree from its sidecar or a banded pass), or a GDAL
+// raster as openStreamedGdal does (its code cache read, or written by a pass through GDAL), and
+// adds the open's wall time, leaf size, whether the sidecar was used and where the codes came from.
 #include <malloc.h>
 
 #include <chrono>
@@ -18,7 +19,9 @@
 
 #include "core/frame.h"
 #include "core/heightmap.h"
+#include "core/heightmap_gdal.h"
 #include "core/quadtree.h"
+#include "core/streamed_gdal.h"
 #include "core/streamed_map.h"
 
 namespace {
@@ -53,7 +56,7 @@ void printStep(const char* name, const Resident& r, bool last) {
                 r.now, last ? "" : ",");
 }
 
-// The streamed open of a .r16 and its figures.
+// The streamed open of a .r16 or a GDAL raster and its figures.
 int streamed(const char* path, int leafSize, uint64_t budget, uint64_t band) {
     const Resident start = resident();
     qt::LoadOptions options;
@@ -61,7 +64,11 @@ int streamed(const char* path, int leafSize, uint64_t budget, uint64_t band) {
     qt::StreamOptions stream;
     stream.bandBytes = band;
     const auto began = std::chrono::steady_clock::now();
-    qt::Result<qt::StreamedMap> opened = qt::openStreamedRaw16(path, options, leafSize, stream);
+    const std::string ext = qt::lowerExtension(path);
+    const std::string gdalPath = ext == ".gz" ? "/vsigzip/" + std::string(path) : path;
+    qt::Result<qt::StreamedMap> opened =
+        qt::isGdalExtension(ext) ? qt::openStreamedGdal(path, gdalPath, options, leafSize, stream)
+                                 : qt::openStreamedRaw16(path, options, leafSize, stream);
     const double openMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
     if (!opened) {
@@ -82,6 +89,11 @@ int streamed(const char* path, int leafSize, uint64_t budget, uint64_t band) {
                 s.sidecarUsed ? "true" : "false", s.sidecarWritten ? "true" : "false");
     std::printf("  \"open_ms\": %.1f,\n  \"prepass_ms\": %.1f,\n  \"sidecar_read_ms\": %.1f,\n",
                 openMs, s.prepassMs, s.sidecarReadMs);
+    std::printf("  \"codes\": \"%s\",\n  \"cache_ms\": %.1f,\n",
+                s.codes == qt::CodeSource::MapFile        ? "map file"
+                : s.codes == qt::CodeSource::CacheWritten ? "cache written"
+                                                          : "cache read",
+                s.cacheMs);
     printStep("start", start, false);
     printStep("opened", built, false);
     std::printf("  \"peak_bytes_per_sample\": %.3f\n}\n", double(built.peak) / double(samples));

@@ -6,6 +6,8 @@ Load and option errors are reported before any window opens, so no display is ne
 that must render (odd paths, 16-bit colour, looking straight down) run only when a display is.
 """
 import os
+import resource
+import signal
 import struct
 import subprocess
 import sys
@@ -110,9 +112,16 @@ MAX_REFUSED_MB = 300
 largest_refused = [0.0, ""]  # the most a refused input cost, and which
 
 
-def run_measured(args, env):
-    """Runs ARGS; returns (exit code, stderr, peak resident MiB of the process)."""
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+def run_measured(args, env, file_limit=None):
+    """Runs ARGS (files it writes limited to FILE_LIMIT bytes when given); returns (exit code,
+    stderr, peak resident MiB of the process)."""
+    def limit():
+        if file_limit is not None:
+            # Writes past the limit fail with EFBIG instead of ending the process.
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+                            preexec_fn=limit)
     timer = threading.Timer(120, proc.kill)
     timer.start()
     err = proc.stderr.read().decode(errors="replace")
@@ -122,12 +131,12 @@ def run_measured(args, env):
     return proc.returncode, err, usage.ru_maxrss / 1024.0
 
 
-def case(name, args, code, line=None, prefix=None, env=None):
+def case(name, args, code, line=None, prefix=None, env=None, file_limit=None):
     """Runs quadterrain ARGS; checks the exit code, that stderr is exactly one line and, for a
     refused input, that it cost little memory."""
     global passed
     returncode, stderr, peak_mb = run_measured(
-        [binary] + args, dict(os.environ, QT_GL_DEBUG="1", **(env or {})))
+        [binary] + args, dict(os.environ, QT_GL_DEBUG="1", **(env or {})), file_limit)
     lines = stderr.splitlines()
     problems = []
     if returncode != code:
@@ -478,6 +487,42 @@ timed_case("BMP claiming 16000x16000", [huge_bmp] + stats, 1,
            q + huge_bmp + ": BMP: truncated: 16000x16000 pixels at 8 bits from offset 1078 need "
            "256001078 bytes, the file has 1078")
 
+# Rasters read through GDAL opened streamed (--stream, as one over the budget is): one pass reads
+# the band into its code cache (MAP.qtcodes), which later opens map. A GeoTIFF cut short opens (its
+# directory comes first) and fails as the pass reaches its missing tiles; a VRT's missing tile fails
+# as the pass reads it; a cache no folder can take (files capped at 16 kB here) is refused; none
+# leaves a cache behind.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tiff16 import hills, tiff16  # noqa: E402
+
+whole_tif = tiff16(128, 128, hills(128), signed=True, tile=16)
+cut_tif = write("cut.tif", whole_tif[: len(whole_tif) * 6 // 10])
+case("streamed GeoTIFF cut short: its tiles fail mid-pass", [cut_tif, "--stream"] + stats, 1,
+     prefix=q + cut_tif + ": cannot read the samples: ")
+tile_tif = write("tile0.tif", tiff16(64, 64, hills(64), signed=True, tile=16))
+mosaic = write("mosaic.vrt", ("""<VRTDataset rasterXSize="128" rasterYSize="64">
+  <VRTRasterBand dataType="Int16" band="1">
+    <SimpleSource><SourceFilename relativeToVRT="1">tile0.tif</SourceFilename>
+      <SourceBand>1</SourceBand><SrcRect xOff="0" yOff="0" xSize="64" ySize="64"/>
+      <DstRect xOff="0" yOff="0" xSize="64" ySize="64"/></SimpleSource>
+    <SimpleSource><SourceFilename relativeToVRT="1">gone.tif</SourceFilename>
+      <SourceBand>1</SourceBand><SrcRect xOff="0" yOff="0" xSize="64" ySize="64"/>
+      <DstRect xOff="64" yOff="0" xSize="64" ySize="64"/></SimpleSource>
+  </VRTRasterBand>
+</VRTDataset>""").encode())
+case("streamed VRT whose tile is missing", [mosaic, "--stream"] + stats, 1,
+     prefix=q + mosaic + ": cannot read the samples: ")
+roomless = write("roomless.tif", whole_tif)
+cache_home = os.path.join(tmp, "cache home")
+case("streamed GeoTIFF whose code cache no folder can take", [roomless, "--stream"] + stats, 1,
+     prefix=q + roomless + ": no room for its code cache: it needs ",
+     env={"XDG_CACHE_HOME": cache_home}, file_limit=16384)
+left = [f for f in os.listdir(tmp) if ".qtcodes" in f]
+if os.path.isdir(os.path.join(cache_home, "quadterrain")):
+    left += os.listdir(os.path.join(cache_home, "quadterrain"))
+if left:
+    failures.append(f"streamed GDAL failures left files behind: {left}")
+
 # Paths with control characters are printed escaped, on one line.
 nl_missing = os.path.join(tmp, "new\nline.png")
 case("missing path with a newline", [nl_missing] + stats, 1,
@@ -630,6 +675,30 @@ if have_display:
         values = camera["eye"] + [camera["near"], camera["far"]]
         if not all(math.isfinite(v) for v in values) or not camera["far"] > camera["near"] > 0:
             failures.append(f"{name}: camera not finite: {camera}")
+    # A streamed GeoTIFF's code cache that cannot be used is one line and rebuilt: cut short,
+    # edited after its sidecar was written (a stale sidecar), or the map changed since.
+    streamed = write("streamed.tif", tiff16(96, 96, hills(96, voids=True), signed=True, tile=16,
+                                            nodata=-32768))
+    cache = streamed + ".qtcodes"
+    case("streamed GeoTIFF, its code cache written", [streamed, "--stream"] + stats, 0)
+    os.truncate(cache, os.path.getsize(cache) - 2)
+    case("streamed GeoTIFF, its code cache cut short", [streamed, "--stream"] + stats, 0,
+         cache + ": truncated, rebuilding")
+    with open(cache, "r+b") as f:
+        f.seek(4096 + 100)
+        f.write(b"\xff\xff")
+    case("streamed GeoTIFF, a code edited in its cache", [streamed, "--stream"] + stats, 0,
+         cache + ": changed since its sidecar was written, rebuilding")
+    os.utime(cache + ".qtree", (1700000000, 1700000000))
+    os.utime(cache, (1700000001, 1700000001))
+    case("streamed GeoTIFF, a stale sidecar beside its cache", [streamed, "--stream"] + stats, 0,
+         cache + ": changed since its sidecar was written, rebuilding")
+    os.utime(streamed, (1700000002, 1700000002))
+    case("streamed GeoTIFF changed since its cache", [streamed, "--stream"] + stats, 0,
+         cache + ": stale (the map or a file it reads changed), rebuilding")
+    case("streamed GeoTIFF, its code cache read", [streamed, "--stream"] + stats, 0)
+    if json.load(open(stats[1]))["streaming"]["code_cache"] != "read":
+        failures.append("streamed GeoTIFF: the rebuilt cache was not read")
     # Every output is checked: a full device or a missing folder is one line and exit 1.
     full = "quadterrain: /dev/full: cannot write the file (No space left on device)"
     for option in ["--screenshot", "--cull-map", "--stats-json", "--window-shot"]:

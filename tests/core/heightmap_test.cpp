@@ -1,7 +1,9 @@
 // Heightmap loaders: every format keeps every sample; every bad input is one line, no crash.
 #include "core/heightmap.h"
 
+#include <algorithm>
 #include <cmath>
+#include <deque>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -152,6 +154,102 @@ TEST(Heightmap, FillVoidsSpreadsIntoLargeHoles) {
     }
     std::vector<float> allVoid(4, -1.0f);
     EXPECT_FALSE(fillVoids(allVoid.data(), 2, 2, -1.0f));
+}
+
+// The fill as first written, with arrays of known and queued samples beside the samples: the
+// reference that the fill keeping its state in the samples must equal.
+bool referenceFill(std::vector<float>& samples, int width, int height, float voidValue) {
+    const size_t total = samples.size();
+    std::vector<uint8_t> known(total);
+    for (size_t i = 0; i < total; ++i) {
+        known[i] = samples[i] != voidValue;
+    }
+    if (std::find(known.begin(), known.end(), 1) == known.end()) {
+        return false;
+    }
+    auto neighbours = [&](size_t i) {
+        std::vector<size_t> out;
+        const int col = int(i % size_t(width)), row = int(i / size_t(width));
+        for (int dr = -1; dr <= 1; ++dr) {
+            for (int dc = -1; dc <= 1; ++dc) {
+                const int c = col + dc, r = row + dr;
+                if ((dr != 0 || dc != 0) && c >= 0 && r >= 0 && c < width && r < height) {
+                    out.push_back(size_t(r) * size_t(width) + size_t(c));
+                }
+            }
+        }
+        return out;
+    };
+    std::vector<uint8_t> queued(known);
+    std::deque<size_t> frontier;
+    for (size_t i = 0; i < total; ++i) {
+        if (!known[i]) {
+            bool touches = false;
+            for (size_t n : neighbours(i)) {
+                touches |= known[n] != 0;
+            }
+            if (touches) {
+                frontier.push_back(i);
+                queued[i] = 1;
+            }
+        }
+    }
+    while (!frontier.empty()) {
+        const size_t i = frontier.front();
+        frontier.pop_front();
+        double sum = 0.0;
+        int count = 0;
+        for (size_t n : neighbours(i)) {
+            if (known[n]) {
+                sum += samples[n];
+                ++count;
+            } else if (!queued[n]) {
+                queued[n] = 1;
+                frontier.push_back(n);
+            }
+        }
+        samples[i] = float(std::round(sum / count));
+        known[i] = 1;
+    }
+    return true;
+}
+
+TEST(Heightmap, FillVoidsKeepingItsStateInTheSamplesEqualsTheReference) {
+    test::Random random(23);
+    for (int trial = 0; trial < 40; ++trial) {
+        const int width = 2 + int(random.below(40));
+        const int height = 2 + int(random.below(40));
+        const float share = random.uniform(0.0f, 1.0f);
+        std::vector<float> samples(size_t(width) * size_t(height));
+        for (float& v : samples) {
+            v = random.uniform(0.0f, 1.0f) < share ? -5.0f : random.uniform(-300.0f, 900.0f);
+        }
+        std::vector<float> want = samples;
+        const bool filled = referenceFill(want, width, height, -5.0f);
+        ASSERT_EQ(fillVoids(samples.data(), width, height, -5.0f), filled);
+        if (filled) {
+            ASSERT_EQ(samples, want) << width << "x" << height;
+        }
+    }
+    // Bounded: a queue over its limit stops the fill; a tick comes every tickEvery samples.
+    std::vector<float> checker(64 * 64, 1.0f);
+    for (size_t i = 0; i < checker.size(); i += 2) {
+        checker[i] = -5.0f;
+    }
+    int ticks = 0;
+    VoidFillLimits limits;
+    limits.maxQueued = 100;
+    limits.tickEvery = 512;
+    limits.tick = [&ticks] { ++ticks; };
+    EXPECT_EQ(fillVoidsWithin(checker.data(), 64, 64, -5.0f, limits), VoidFill::TooMany);
+    EXPECT_GE(ticks, 8);  // the first scan alone passes 4096 samples
+    limits.maxQueued = 4096;
+    std::vector<float> again(64 * 64, 1.0f);
+    for (size_t i = 0; i < again.size(); i += 2) {
+        again[i] = -5.0f;
+    }
+    EXPECT_EQ(fillVoidsWithin(again.data(), 64, 64, -5.0f, limits), VoidFill::Done);
+    EXPECT_EQ(again, std::vector<float>(64 * 64, 1.0f));
 }
 
 // The size check sees the size the header (or the length) gives, and its refusal is the load's

@@ -293,6 +293,44 @@ assert first["pick"] == full["pick"] == second["pick"] and full["pick"]["hit"], 
 assert first["lod_errors"] == full["lod_errors"] == "exact", (first["lod_errors"], full["lod_errors"])
 PY
 
+# 9. GeoTIFFs opened streamed: a signed band with voids (read as floats, voids filled, quantised
+#    into the code cache) and an unsigned one (read straight into the cache). The first open writes
+#    MAP.qtcodes and its sidecar, the second maps them; settled, both screenshots are the fully
+#    loaded map's, byte for byte, and so are the picks.
+python3 "$src/tests/app/tiff16.py" "$tmp/voids.tif" 300 --signed --tile 32 --voids
+python3 "$src/tests/app/tiff16.py" "$tmp/plain.tif" 257
+tif_view="--window 240x160 --eye -1500,5000,-1500 --target 4500,1000,4500 --lod 2 --page-size 8"
+for tif in voids plain; do
+    for run in first second; do
+        # shellcheck disable=SC2086
+        "$exe" "$tmp/$tif.tif" $tif_view --stream --screenshot "$tmp/${tif}_$run.png" \
+            --stats-json "$tmp/${tif}_$run.json" --pick 120,80 || fail "streamed $tif.tif, $run open"
+    done
+    [ -f "$tmp/$tif.tif.qtcodes" ] && [ -f "$tmp/$tif.tif.qtcodes.qtree" ] ||
+        fail "streamed $tif.tif: no code cache or sidecar written"
+    leaf=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['leaf_size'])" \
+        "$tmp/${tif}_first.json")
+    # shellcheck disable=SC2086
+    "$exe" "$tmp/$tif.tif" $tif_view --leaf "$leaf" --screenshot "$tmp/${tif}_full.png" \
+        --stats-json "$tmp/${tif}_full.json" --pick 120,80 || fail "fully loaded $tif.tif"
+    cmp -s "$tmp/${tif}_first.png" "$tmp/${tif}_full.png" ||
+        fail "streamed $tif.tif, cache written: settled != fully loaded"
+    cmp -s "$tmp/${tif}_second.png" "$tmp/${tif}_full.png" ||
+        fail "streamed $tif.tif from its cache != fully loaded"
+    python3 - "$tmp" "$tif" <<'PY' || fail "streamed $tif.tif stats content"
+import json, sys
+first, second, full = (json.load(open(f"{sys.argv[1]}/{sys.argv[2]}_{k}.json"))
+                       for k in ("first", "second", "full"))
+s1, s2 = first["streaming"], second["streaming"]
+assert s1["codes"] == "code cache" and s1["code_cache"] == "written" and s1["sidecar"] == "written", s1
+assert s2["codes"] == "code cache" and s2["code_cache"] == "read" and s2["sidecar"] == "read", s2
+assert "streaming" not in full, full.get("streaming")
+assert s1["resident"] > 0 and s1["requested"] == 0, s1
+assert first["pick"] == full["pick"] == second["pick"] and full["pick"]["hit"], (first["pick"], full["pick"])
+assert first["heights"] == full["heights"] == second["heights"], (first["heights"], full["heights"])
+PY
+done
+
 if [ $failures -gt 0 ]; then
     echo "cli_test: $failures failure(s)" >&2
     exit 1
