@@ -78,8 +78,9 @@ public:
     size_t indexBytes() const override;
 
     // Rewrites the element pool so that each node's list is one contiguous run, nodes depth first,
-    // and makes every node's bounds exact again (they only grow between compactions); run by
-    // build(), and by cleanup() once a quarter of the elements in use were allocated since.
+    // renumbers the nodes in the same order (groups of four siblings kept together), and makes
+    // every node's bounds exact again (they only grow between compactions); run by build(), and
+    // by cleanup() once a quarter of the elements in use were allocated since.
     void compact();
     // Orders the moving objects along a Morton curve, so that collisionPairs' consecutive walks go
     // down the same nodes (as ObjectTree::sortMoving); run by cleanup() and build().
@@ -178,6 +179,8 @@ private:
     std::vector<Element> spare_;      // compact()'s destination, kept for the next one
     std::vector<uint32_t> spareIds_;  // the same for ids_
     std::vector<uint32_t> order_;     // compact(): the nodes depth first
+    std::vector<uint32_t> renumber_;  // compact(): each node's new number
+    std::vector<Node> spareNodes_;    // compact()'s destination for the nodes
     // Per node: while the lists of its subtree lie, depth first, in one run of the pool (as
     // compact() leaves them), that run [begin, end); end kNone once a list under it has changed
     // since (and then its ancestors' too), so a query reads the subtree's ids as one range.

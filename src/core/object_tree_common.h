@@ -31,6 +31,19 @@ public:
             nodes_.push_back(node);
         }
     }
+    // The nodes renumbered: node k is now newNumber[k], in a pool of `nodeCount` nodes; queued
+    // nodes that have none (freed since they were queued) leave the queue.
+    void renumber(const std::vector<uint32_t>& newNumber, uint32_t none, size_t nodeCount) {
+        queued_.assign(nodeCount, 0);
+        size_t kept = 0;
+        for (const uint32_t node : nodes_) {
+            if (newNumber[node] != none) {
+                nodes_[kept++] = newNumber[node];
+                queued_[newNumber[node]] = 1;
+            }
+        }
+        nodes_.resize(kept);
+    }
     template <class TryMerge>
     void drain(TryMerge&& tryMerge) {
         for (size_t i = 0; i < nodes_.size(); ++i) {  // tryMerge may push
