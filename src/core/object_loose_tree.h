@@ -30,7 +30,9 @@ namespace qt {
 // holding no more than mergeLimit() objects together, then its parent in turn.
 // The objects a frustum walk reports, by the node that holds them: group g is the ids
 // [end[g - 1], end[g]) of the walk's output (from 0 for g = 0), all held by one node, and box[g]
-// the union of their swept boxes, which holds each of their boxes. A box that nearer terrain
+// holds each of their swept boxes, so each of their boxes: the union of those swept boxes, or, for
+// a leaf inside every plane (all of its objects reported), the leaf's bounds, read without
+// reading its elements. A box that nearer terrain
 // hides hides the whole group (the occlusion stage's argument holds for anything drawn inside a
 // box, core/occlusion.h's BoxOccludees), so the frame tests each group once.
 struct ObjectGroups {

@@ -200,22 +200,35 @@ void LooseObjectTree::frustumWalk(const Frustum& frustum, uint8_t rootPlanes,
         }
         const size_t begin = out.size();
         Box reported = kEmpty;
-        forEachElement(n, [&](uint32_t e) {
-            const Element& element = elements_[e];
-            const uint32_t o = ids_[e] & kIdMask;
-            bool outside = false;
-            if (planes) {
+        if (planes == 0) {
+            // Inside every plane: the ids in one copy, no box read. A leaf's bounds are its
+            // objects' group box (they cover every swept box in it).
+            out.resize(begin + n.count);
+            copyIds(n, out.data() + begin);
+            if (groups && n.count > 0) {
+                if (n.firstChild == kNone) {
+                    reported = n.bounds;
+                } else {
+                    forEachElement(
+                        n, [&](uint32_t e) { reported = unionBox(reported, elements_[e].box); });
+                }
+            }
+        } else {
+            forEachElement(n, [&](uint32_t e) {
+                const Element& element = elements_[e];
+                const uint32_t o = ids_[e] & kIdMask;
+                bool outside = false;
                 frustum.classify((ids_[e] & kMovingBit) ? objects_.box[o] : element.box, planes,
                                  outside);
                 ++objectsTested;
-            }
-            if (!outside) {
-                out.push_back(o);
-                if (groups) {
-                    reported = unionBox(reported, element.box);
+                if (!outside) {
+                    out.push_back(o);
+                    if (groups) {
+                        reported = unionBox(reported, element.box);
+                    }
                 }
-            }
-        });
+            });
+        }
         if (groups && out.size() > begin) {
             groups->end.push_back(uint32_t(out.size()));
             groups->box.push_back(reported);
