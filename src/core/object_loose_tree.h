@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/huge_pages.h"
 #include "core/object_index.h"
 #include "core/object_records.h"
 #include "core/object_tree.h"
@@ -130,6 +131,10 @@ public:
     static_assert(sizeof(Element) == 28, "a link and a box");
 
 private:
+    // The pools: big arrays that queries jump around in, under 2 MB pages.
+    template <class T>
+    using HugeVector = std::vector<T, HugePageAllocator<T>>;
+
     // f(e) for each element e of n's list, in list order: the chained ones by next, the run by
     // index.
     template <class F>
@@ -167,22 +172,22 @@ private:
     void clearNodes();
 
     ObjectTreeConfig config_;
-    std::vector<Node> nodes_;      // nodes_[0] is the root
+    HugeVector<Node> nodes_;       // nodes_[0] is the root
     uint32_t freeGroups_ = kNone;  // first node of the first free group of four
     uint32_t usedGroups_ = 0;
-    std::vector<Element> elements_;  // every node's list, and the free list
+    HugeVector<Element> elements_;  // every node's list, and the free list
     // Per element, parallel to elements_: its object's id, kMovingBit set when the object moves.
     // Apart from the elements so that the ids of a node's run lie contiguous, 16 to a cache line,
     // for a query that reports the whole node.
-    std::vector<uint32_t> ids_;
+    HugeVector<uint32_t> ids_;
     uint32_t freeElements_ = kNone;
     uint32_t usedElements_ = 0;
     uint32_t allocatedSinceCompact_ = 0;
-    std::vector<Element> spare_;      // compact()'s destination, kept for the next one
-    std::vector<uint32_t> spareIds_;  // the same for ids_
+    HugeVector<Element> spare_;       // compact()'s destination, kept for the next one
+    HugeVector<uint32_t> spareIds_;   // the same for ids_
     std::vector<uint32_t> order_;     // compact(): the nodes depth first
     std::vector<uint32_t> renumber_;  // compact(): each node's new number
-    std::vector<Node> spareNodes_;    // compact()'s destination for the nodes
+    HugeVector<Node> spareNodes_;     // compact()'s destination for the nodes
     // Per node: while the lists of its subtree lie, depth first, in one run of the pool (as
     // compact() leaves them), that run [begin, end); end kNone once a list under it has changed
     // since (and then its ancestors' too), so a query reads the subtree's ids as one range.
@@ -190,7 +195,7 @@ private:
         uint32_t begin;
         uint32_t end;
     };
-    std::vector<SubtreeRun> subtreeRun_;
+    HugeVector<SubtreeRun> subtreeRun_;
     MergeQueue mergeQueue_;  // parents of leaves that lost objects since cleanup()
 
     std::vector<uint32_t> nodeOf_;     // per object: the node holding it while live
