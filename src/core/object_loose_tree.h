@@ -148,9 +148,9 @@ private:
             f(e);
         }
     }
+    struct RectScratch;
     void copyIds(const Node& n, uint32_t* to) const;
-    void copyIds(uint32_t begin, uint32_t end, uint32_t* to) const;
-    uint32_t copyIdsMeeting(const Node& n, const Rect& r, uint32_t* to) const;
+    void appendMeeting(const Node& n, const Rect& r, RectScratch& s) const;
     void frustumWalk(const Frustum& frustum, uint8_t rootPlanes, std::vector<uint32_t>& out,
                      ObjectGroups* groups, FrustumQueryStats* stats) const;
 

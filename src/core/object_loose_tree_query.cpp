@@ -46,20 +46,31 @@ void LooseObjectTree::copyIds(const Node& n, uint32_t* to) const {
     }
 }
 
-// Writes the ids of the elements [begin, end) to `to`, masked as above.
-void LooseObjectTree::copyIds(uint32_t begin, uint32_t end, uint32_t* to) const {
-    const uint32_t* from = ids_.data() + begin;
-    for (uint32_t k = 0; k < end - begin; ++k) {
-        to[k] = from[k] & kIdMask;
-    }
-}
+// The rectangle query's buffers, one set a thread (a query is const and may run on several
+// threads at once): grown to the largest query seen, never given back, so a query allocates
+// nothing once they have room.
+struct LooseObjectTree::RectScratch {
+    struct Entry {
+        uint32_t node;
+        uint32_t inside;  // the parent's bounds lie inside R, so this node's do
+    };
+    std::vector<Entry> level, next;  // the walk's nodes: this level, the next
+    std::vector<Entry> lists;        // this level's nodes whose own lists are read one by one
+    std::vector<uint32_t> runs;      // begin, end: ranges of ids_ reported whole
+    std::vector<uint32_t> found;     // ids reported one by one
+    std::vector<uint32_t> pending;   // moving objects whose box, not their swept box, decides
+    std::vector<uint32_t> sort;      // the radix sort's second buffer
+};
 
-// Writes the ids of n's own objects that meet R to `to` (room for n.count), in list order;
-// returns how many. Each id is written and kept by adding the test's outcome, with no branch on
-// it: in a node R cuts, the outcome is as good as random. A moving object's box is tested after
-// its swept box when the swept box crosses R's edge (a static object's swept box is its box; a
-// swept box inside R holds a box inside R).
-uint32_t LooseObjectTree::copyIdsMeeting(const Node& n, const Rect& r, uint32_t* to) const {
+// Reports the objects of n's own list that meet R into s.found, testing each element's swept box
+// and writing each id with the test's outcome added to the count, no branch on it (in a node R
+// cuts, the outcome is as good as random). A moving object whose swept box meets R without lying
+// inside it goes to s.pending instead: its box, read only then, decides, and the line is asked for
+// now so that it has come by the time the walk ends.
+void LooseObjectTree::appendMeeting(const Node& n, const Rect& r, RectScratch& s) const {
+    const size_t begin = s.found.size();
+    s.found.resize(begin + n.count);
+    uint32_t* to = s.found.data() + begin;
     uint32_t kept = 0;
     forEachElement(n, [&](uint32_t e) {
         const Box& b = elements_[e].box;
@@ -67,74 +78,107 @@ uint32_t LooseObjectTree::copyIdsMeeting(const Node& n, const Rect& r, uint32_t*
         bool hit =
             (b.min.x <= r.maxX) & (r.minX <= b.max.x) & (b.min.z <= r.maxZ) & (r.minZ <= b.max.z);
         if ((id & kMovingBit) && hit && !boundsInsideRect(b, r)) {
-            hit = boxMeetsRect(objects_.box[id & kIdMask], r);  // read only when it can differ
+            __builtin_prefetch(&objects_.box[id & kIdMask]);
+            s.pending.push_back(id & kIdMask);
+            hit = false;
         }
         to[kept] = id & kIdMask;
         kept += hit ? 1u : 0u;
     });
-    return kept;
+    s.found.resize(begin + kept);
 }
 
+// Level by level (breadth first): each level's nodes are classified before any list under them is
+// read, and the lines each will need are asked for as it is classified, so the memory system
+// fetches a level's lines together; a depth-first walk would wait for each node, then for its
+// list, in turn. The ids end sorted, so the walk's order does not matter.
 // A node whose bounds lie inside R reports its own objects and its subtree's with no test (003's
 // rectangle query reports whole contained nodes): every swept box lies in the bounds, every box in
-// its swept box; while its subtree's lists are one run (subtreeRun_), that run is copied in one go.
-// Other nodes test each element's swept box, and a moving object's box after it.
-// Ids are written into `out` used as a buffer (grown, never cleared, so no per-query fill), which
-// is cut to what was found; then radix-sorted (core/radix_sort.h).
+// its swept box. While its subtree's lists are one run (subtreeRun_), or its own list is a run,
+// that run is reported as a range of ids_, which the sort reads in place. Other nodes test each
+// element's swept box, and a moving object's box after it (appendMeeting).
 void LooseObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const {
     if (!validRect(r)) {
         out.clear();
         return;
     }
-    size_t found = 0;
-    auto room = [&](uint32_t count) {
-        if (out.size() < found + count) {
-            out.resize(std::max(found + count, 2 * out.size()));
-        }
-        return out.data() + found;
-    };
-    struct Entry {
-        uint32_t node;
-        bool inside;  // the parent's bounds lie inside R, so this node's do
-    };
-    std::array<Entry, kStack> stack;
-    size_t top = 0;
-    stack[top++] = {0, false};
-    while (top > 0) {
-        const Entry entry = stack[--top];
-        const Node& n = nodes_[entry.node];
-        bool inside = entry.inside;
-        if (!inside) {
-            if (!boundsMeetRect(n.bounds, r)) {
-                continue;  // also a node nothing ever came to (min > max)
+    thread_local RectScratch s;
+    s.level.clear();
+    s.runs.clear();
+    s.found.clear();
+    s.pending.clear();
+    s.level.push_back({0, 0});
+    size_t inRuns = 0;
+    while (!s.level.empty()) {
+        s.next.clear();
+        s.lists.clear();
+        for (const RectScratch::Entry entry : s.level) {
+            const Node& n = nodes_[entry.node];
+            bool inside = entry.inside != 0;
+            if (!inside) {
+                if (!boundsMeetRect(n.bounds, r)) {
+                    continue;  // also a node nothing ever came to (min > max)
+                }
+                inside = boundsInsideRect(n.bounds, r);
             }
-            inside = boundsInsideRect(n.bounds, r);
+            if (inside && subtreeRun_[entry.node].end != kNone) {
+                // The whole subtree's ids in one range: none of its nodes need be read.
+                const SubtreeRun run = subtreeRun_[entry.node];
+                __builtin_prefetch(&ids_[run.begin]);
+                s.runs.push_back(run.begin);
+                s.runs.push_back(run.end);
+                inRuns += run.end - run.begin;
+                continue;
+            }
+            if (n.count > 0) {
+                if (inside && n.chained == 0) {
+                    __builtin_prefetch(&ids_[n.head]);
+                    s.runs.push_back(n.head);
+                    s.runs.push_back(n.head + n.count);
+                    inRuns += n.count;
+                } else {
+                    __builtin_prefetch(&ids_[n.head]);
+                    __builtin_prefetch(&elements_[n.head]);
+                    s.lists.push_back({entry.node, inside ? 1u : 0u});
+                }
+            }
+            if (n.firstChild != kNone) {
+                for (uint32_t q = 0; q < 4; ++q) {
+                    __builtin_prefetch(&nodes_[n.firstChild + q]);
+                    s.next.push_back({n.firstChild + q, inside ? 1u : 0u});
+                }
+            }
         }
-        if (inside && subtreeRun_[entry.node].end != kNone) {
-            // The whole subtree's ids in one range: none of its nodes need be read.
-            const SubtreeRun run = subtreeRun_[entry.node];
-            copyIds(run.begin, run.end, room(run.end - run.begin));
-            found += run.end - run.begin;
-            continue;
-        }
-        if (n.count > 0) {
-            if (inside) {
-                copyIds(n, room(n.count));
-                found += n.count;
+        for (const RectScratch::Entry entry : s.lists) {
+            const Node& n = nodes_[entry.node];
+            if (entry.inside) {
+                const size_t begin = s.found.size();
+                s.found.resize(begin + n.count);
+                copyIds(n, s.found.data() + begin);
             } else {
-                found += copyIdsMeeting(n, r, room(n.count));
+                appendMeeting(n, r, s);
             }
         }
-        if (n.firstChild != kNone) {
-            for (uint32_t q = 4; q-- > 0;) {
-                __builtin_prefetch(&nodes_[n.firstChild + q]);
-                stack[top++] = {n.firstChild + q, inside};
-            }
+        s.level.swap(s.next);
+    }
+    for (const uint32_t id : s.pending) {
+        if (boxMeetsRect(objects_.box[id], r)) {
+            s.found.push_back(id);
         }
     }
-    out.resize(found);
-    thread_local std::vector<uint32_t> scratch;
-    radixSortIds(out, uint32_t(objects_.alive.size()), scratch);
+    radixSortVisit(
+        [&](auto&& f) {
+            const uint32_t* ids = ids_.data();
+            for (size_t k = 0; k < s.runs.size(); k += 2) {
+                for (uint32_t e = s.runs[k]; e < s.runs[k + 1]; ++e) {
+                    f(ids[e] & kIdMask);
+                }
+            }
+            for (const uint32_t id : s.found) {
+                f(id);
+            }
+        },
+        inRuns + s.found.size(), uint32_t(objects_.alive.size()), out, s.sort);
 }
 
 // Plane masking as in cull.cpp: a node tests only the planes its parent straddled; a node inside
