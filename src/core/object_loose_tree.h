@@ -32,8 +32,8 @@ namespace qt {
 // The objects a frustum walk reports, by the node that holds them: group g is the ids
 // [end[g - 1], end[g]) of the walk's output (from 0 for g = 0), all held by one node, and box[g]
 // holds each of their swept boxes, so each of their boxes: the union of those swept boxes, or, for
-// a leaf inside every plane (all of its objects reported), the leaf's bounds, read without
-// reading its elements. A box that nearer terrain
+// a leaf inside every plane (all of its objects reported), the leaf's bounds, read without reading
+// its elements. A box that nearer terrain
 // hides hides the whole group (the occlusion stage's argument holds for anything drawn inside a
 // box, core/occlusion.h's BoxOccludees), so the frame tests each group once.
 struct ObjectGroups {
@@ -151,6 +151,7 @@ private:
     struct RectScratch;
     void copyIds(const Node& n, uint32_t* to) const;
     void appendMeeting(const Node& n, const Rect& r, RectScratch& s) const;
+    void appendSubtree(uint32_t root, std::vector<uint32_t>& out, ObjectGroups* groups) const;
     void frustumWalk(const Frustum& frustum, uint8_t rootPlanes, std::vector<uint32_t>& out,
                      ObjectGroups* groups, FrustumQueryStats* stats) const;
 

@@ -208,9 +208,48 @@ void LooseObjectTree::allInTreeOrder(std::vector<uint32_t>& out) const {
     frustumWalk(everything, 0, out, nullptr, nullptr);
 }
 
+// Appends the objects of the subtree under `root` (whose bounds are not empty) to `out` in tree
+// order, with no test, and with `groups` one group per node holding any: a leaf's bounds as its
+// box (they cover every swept box in it, and reading them spares reading its elements), an inner
+// node's the union of its own elements' boxes. A list that is a run goes in as one copy of ids_,
+// moving bits and all: the caller masks them once at the end. Children whose bounds are empty
+// (nothing ever came there) are not visited.
+void LooseObjectTree::appendSubtree(uint32_t root, std::vector<uint32_t>& out,
+                                    ObjectGroups* groups) const {
+    std::array<uint32_t, kStack> stack;
+    size_t top = 0;
+    stack[top++] = root;
+    while (top > 0) {
+        const Node& n = nodes_[stack[--top]];
+        if (n.count > 0) {
+            if (n.chained == 0) {
+                out.insert(out.end(), ids_.data() + n.head, ids_.data() + n.head + n.count);
+            } else {
+                forEachElement(n, [&](uint32_t e) { out.push_back(ids_[e]); });
+            }
+            if (groups) {
+                groups->end.push_back(uint32_t(out.size()));
+                Box box = n.bounds;
+                if (n.firstChild != kNone) {
+                    box = kEmpty;
+                    forEachElement(n, [&](uint32_t e) { box = unionBox(box, elements_[e].box); });
+                }
+                groups->box.push_back(box);
+            }
+        }
+        if (n.firstChild != kNone) {
+            const Node* children = &nodes_[n.firstChild];
+            for (uint32_t q = 4; q-- > 0;) {
+                stack[top] = n.firstChild + q;
+                top += children[q].bounds.min.x <= children[q].bounds.max.x ? 1 : 0;
+            }
+        }
+    }
+}
+
 // Plane masking as in cull.cpp: a node tests only the planes its parent straddled; a node inside
-// every plane takes its own objects and its subtree's untested. Each object is stored once, so
-// nothing repeats. `rootPlanes` 0: nothing tested, every object.
+// every plane takes its own objects and its subtree's untested (appendSubtree). Each object is
+// stored once, so nothing repeats. `rootPlanes` 0: nothing tested, every object.
 void LooseObjectTree::frustumWalk(const Frustum& frustum, uint8_t rootPlanes,
                                   std::vector<uint32_t>& out, ObjectGroups* groups,
                                   FrustumQueryStats* stats) const {
@@ -242,37 +281,26 @@ void LooseObjectTree::frustumWalk(const Frustum& frustum, uint8_t rootPlanes,
                 continue;
             }
         }
+        if (planes == 0) {
+            appendSubtree(entry.node, out, groups);
+            continue;
+        }
         const size_t begin = out.size();
         Box reported = kEmpty;
-        if (planes == 0) {
-            // Inside every plane: the ids in one copy, no box read. A leaf's bounds are its
-            // objects' group box (they cover every swept box in it).
-            out.resize(begin + n.count);
-            copyIds(n, out.data() + begin);
-            if (groups && n.count > 0) {
-                if (n.firstChild == kNone) {
-                    reported = n.bounds;
-                } else {
-                    forEachElement(
-                        n, [&](uint32_t e) { reported = unionBox(reported, elements_[e].box); });
+        forEachElement(n, [&](uint32_t e) {
+            const Element& element = elements_[e];
+            const uint32_t o = ids_[e] & kIdMask;
+            bool outside = false;
+            frustum.classify((ids_[e] & kMovingBit) ? objects_.box[o] : element.box, planes,
+                             outside);
+            ++objectsTested;
+            if (!outside) {
+                out.push_back(o);
+                if (groups) {
+                    reported = unionBox(reported, element.box);
                 }
             }
-        } else {
-            forEachElement(n, [&](uint32_t e) {
-                const Element& element = elements_[e];
-                const uint32_t o = ids_[e] & kIdMask;
-                bool outside = false;
-                frustum.classify((ids_[e] & kMovingBit) ? objects_.box[o] : element.box, planes,
-                                 outside);
-                ++objectsTested;
-                if (!outside) {
-                    out.push_back(o);
-                    if (groups) {
-                        reported = unionBox(reported, element.box);
-                    }
-                }
-            });
-        }
+        });
         if (groups && out.size() > begin) {
             groups->end.push_back(uint32_t(out.size()));
             groups->box.push_back(reported);
@@ -282,6 +310,9 @@ void LooseObjectTree::frustumWalk(const Frustum& frustum, uint8_t rootPlanes,
                 stack[top++] = {n.firstChild + q, planes};
             }
         }
+    }
+    for (uint32_t& id : out) {
+        id &= kIdMask;
     }
     if (stats) {
         *stats = {nodesTested, objectsTested};
