@@ -88,6 +88,25 @@ public:
     // Orders the moving objects along a Morton curve, so that collisionPairs' consecutive walks go
     // down the same nodes (as ObjectTree::sortMoving); run by cleanup() and build().
     void sortMoving();
+    // The live moving objects in that order (as of the last cleanup() or build(), with those
+    // inserted since at the end): a caller that visits them in this order reads the tree, and
+    // whatever else it keeps by position, nearly in place from one object to the next.
+    const std::vector<uint32_t>& movingInOrder() const { return objects_.movingList; }
+    // Ask the caches for what move(id) reads, for a caller about to move objects in a known order
+    // (their records lie apart, by id): first the object's records (its boxes, motion, and the
+    // numbers of its node and element), then, once those have come (a few objects later), its
+    // element and node.
+    void prefetchRecords(uint32_t id) const {
+        __builtin_prefetch(&objects_.box[id]);
+        __builtin_prefetch(&objects_.swept[id]);
+        __builtin_prefetch(&objects_.moving[id]);
+        __builtin_prefetch(&elementOf_[id]);
+        __builtin_prefetch(&nodeOf_[id]);
+    }
+    void prefetchPlace(uint32_t id) const {
+        __builtin_prefetch(&elements_[elementOf_[id]]);
+        __builtin_prefetch(&nodes_[nodeOf_[id]]);
+    }
 
     // Invariants, for the tests: every live object is in exactly one node, the one its swept box's
     // canonical placement gives; element copies, counts and separable counts match; no leaf above
