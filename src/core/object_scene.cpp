@@ -157,6 +157,7 @@ Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMappin
         scene.balls_.push_back(id);
     }
     scene.velocity_.assign(moving, glm::vec2(0.0f));
+    scene.normal_.assign(moving, glm::vec3(0.0f));  // 0: not known, sampled at the first step
     scene.start_.resize(moving);
     scene.fraction_.resize(moving);
     scene.index_.cleanup();
@@ -339,6 +340,7 @@ StepStats ObjectScene::step(const Heightmap& map, const WorldMapping& mapping) {
             __builtin_prefetch(&base_[later]);
             __builtin_prefetch(&velocity_[later - firstBall_]);
             __builtin_prefetch(&start_[later - firstBall_]);
+            __builtin_prefetch(&normal_[later - firstBall_]);
             __builtin_prefetch(&radius_[later]);
             __builtin_prefetch(&kind_[later]);
             index_.prefetchRecords(later);
@@ -357,7 +359,10 @@ StepStats ObjectScene::step(const Heightmap& map, const WorldMapping& mapping) {
         const float r = radius_[id];
         glm::vec3 p = base_[id];
         start_[i] = p;
-        const glm::vec3 n = surfaceAt(map, mapping, p.x, p.z).normal;
+        // The ground's normal where the ball stands: kept from the sample that placed it there
+        // (the same point, so the same value), sampled when nothing is kept.
+        const glm::vec3 n =
+            normal_[i].y != 0.0f ? normal_[i] : surfaceAt(map, mapping, p.x, p.z).normal;
         glm::vec2& v = velocity_[i];
         v = (v + kGravity * n.y * glm::vec2(n.x, n.z) * dt) * keep;
         p.x += v.x * dt;
@@ -373,7 +378,9 @@ StepStats ObjectScene::step(const Heightmap& map, const WorldMapping& mapping) {
         }
         p.x = std::min(std::max(p.x, r), extent.sizeX - r);
         p.z = std::min(std::max(p.z, r), extent.sizeZ - r);
-        p.y = surfaceAt(map, mapping, p.x, p.z).height + r;
+        const SurfacePoint ground = surfaceAt(map, mapping, p.x, p.z);
+        p.y = ground.height + r;
+        normal_[i] = ground.normal;
         base_[id] = p;
         Status moved = index_.move(id, shapeBox(id, p));
         assert(moved);
@@ -395,6 +402,7 @@ StepStats ObjectScene::step(const Heightmap& map, const WorldMapping& mapping) {
         const size_t i = id - firstBall_;
         if (fraction_[i] < 1.0f) {
             base_[id] = positionAt(id, fraction_[i]);
+            normal_[i] = glm::vec3(0.0f);  // stands elsewhere now
             Status moved = index_.move(id, shapeBox(id, base_[id]));
             assert(moved);
             (void)moved;
