@@ -31,6 +31,19 @@ bool boxesMeet(const Box& a, const Box& b) {
            (b.min.y <= a.max.y) & (a.min.z <= b.max.z) & (b.min.z <= a.max.z);
 }
 
+// Asks for the lines of the first min(count, most) entries from `from`: the start of a run that
+// is read later (the hardware's own prefetcher takes over once a run has been read a little way).
+template <class T>
+void prefetchLines(const T* from, uint32_t count, uint32_t most) {
+    const char* begin = reinterpret_cast<const char*>(from);
+    const char* end = reinterpret_cast<const char*>(from + std::min(count, most));
+    for (const char* line = begin; line < end; line += 64) {
+        __builtin_prefetch(line);
+    }
+}
+constexpr uint32_t kPrefetchIds = 64;       // 4 lines
+constexpr uint32_t kPrefetchElements = 16;  // 7 lines
+
 // False for a node nothing ever came to (min > max): its children hold nothing either.
 bool boundsInsideRect(const Box& b, const Rect& r) {
     return r.minX <= b.min.x && b.max.x <= r.maxX && r.minZ <= b.min.z && b.max.z <= r.maxZ &&
@@ -131,21 +144,20 @@ void LooseObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const
             if (inside && subtreeRun_[entry.node].end != kNone) {
                 // The whole subtree's ids in one range: none of its nodes need be read.
                 const SubtreeRun run = subtreeRun_[entry.node];
-                __builtin_prefetch(&ids_[run.begin]);
+                prefetchLines(ids_.data() + run.begin, run.end - run.begin, kPrefetchIds);
                 s.runs.push_back(run.begin);
                 s.runs.push_back(run.end);
                 inRuns += run.end - run.begin;
                 continue;
             }
             if (n.count > 0) {
+                prefetchLines(ids_.data() + n.head, n.count, kPrefetchIds);
                 if (inside && n.chained == 0) {
-                    __builtin_prefetch(&ids_[n.head]);
                     s.runs.push_back(n.head);
                     s.runs.push_back(n.head + n.count);
                     inRuns += n.count;
                 } else {
-                    __builtin_prefetch(&ids_[n.head]);
-                    __builtin_prefetch(&elements_[n.head]);
+                    prefetchLines(elements_.data() + n.head, n.count, kPrefetchElements);
                     s.lists.push_back({entry.node, inside ? 1u : 0u});
                 }
             }
