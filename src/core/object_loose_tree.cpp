@@ -355,7 +355,6 @@ void LooseObjectTree::compact() {
         }
     }
     assert(nextGroup == nodeCount());
-    spareNodes_.resize(nextGroup);
     spare_.clear();
     spare_.reserve(elements_.capacity());  // once: later the two swap, both at this capacity
     spareIds_.clear();
@@ -363,8 +362,7 @@ void LooseObjectTree::compact() {
     subtreeRun_.resize(std::max(subtreeRun_.size(), size_t(nextGroup)));
     for (uint32_t& node : order_) {
         const uint32_t to = renumber_[node];
-        Node& n = spareNodes_[to];
-        n = nodes_[node];
+        Node& n = nodes_[node];
         n.parent = n.parent == kNone ? kNone : renumber_[n.parent];
         n.firstChild = n.firstChild == kNone ? kNone : renumber_[n.firstChild];
         uint32_t e = n.head;
@@ -383,10 +381,31 @@ void LooseObjectTree::compact() {
         node = to;
     }
     assert(spare_.size() == usedElements_);
-    nodes_.swap(spareNodes_);
+    mergeQueue_.renumber(renumber_, kNone, nextGroup);
+    // The nodes to their new places, in place, cycle by cycle: each one moved marks its old
+    // place's number done (its own); a free node's place (no number) ends a cycle and is dropped.
+    for (uint32_t i = 0; i < renumber_.size(); ++i) {
+        if (renumber_[i] == kNone || renumber_[i] == i) {
+            continue;
+        }
+        Node carried = nodes_[i];
+        uint32_t target = renumber_[i];
+        renumber_[i] = i;
+        for (;;) {
+            const Node displaced = nodes_[target];
+            const uint32_t next = renumber_[target];
+            nodes_[target] = carried;
+            renumber_[target] = target;
+            if (next == kNone || next == target) {
+                break;
+            }
+            carried = displaced;
+            target = next;
+        }
+    }
+    nodes_.resize(nextGroup);
     freeGroups_ = kNone;
     subtreeRun_.resize(nodes_.size());
-    mergeQueue_.renumber(renumber_, kNone, nodes_.size());
     elements_.swap(spare_);
     ids_.swap(spareIds_);
     freeElements_ = kNone;

@@ -207,7 +207,6 @@ private:
     HugeVector<uint32_t> spareIds_;   // the same for ids_
     std::vector<uint32_t> order_;     // compact(): the nodes depth first
     std::vector<uint32_t> renumber_;  // compact(): each node's new number
-    HugeVector<Node> spareNodes_;     // compact()'s destination for the nodes
     // Per node: while the lists of its subtree lie, depth first, in one run of the pool (as
     // compact() leaves them), that run [begin, end); end kNone once a list under it has changed
     // since (and then its ancestors' too), so a query reads the subtree's ids as one range.

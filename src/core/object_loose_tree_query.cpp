@@ -459,9 +459,8 @@ void LooseObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
 // ---- statistics and invariants ----
 
 size_t LooseObjectTree::indexBytes() const {
-    return (nodes_.capacity() + spareNodes_.capacity()) * sizeof(Node) +
-           subtreeRun_.capacity() * sizeof(SubtreeRun) + mergeQueue_.bytes() +
-           (elements_.capacity() + spare_.capacity()) * sizeof(Element) +
+    return nodes_.capacity() * sizeof(Node) + subtreeRun_.capacity() * sizeof(SubtreeRun) +
+           mergeQueue_.bytes() + (elements_.capacity() + spare_.capacity()) * sizeof(Element) +
            (ids_.capacity() + spareIds_.capacity() + order_.capacity() + renumber_.capacity() +
             nodeOf_.capacity() + elementOf_.capacity()) *
                sizeof(uint32_t);
