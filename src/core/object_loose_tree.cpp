@@ -436,8 +436,30 @@ void LooseObjectTree::cleanup() {
     mergeQueue_.drain([&](uint32_t node) { tryMerge(node); });  // may queue the parents it frees
     if (allocatedSinceCompact_ > usedElements_ / 4) {
         compact();
+    } else {
+        refreshLeafBounds();
     }
     sortMoving();
+}
+
+// A leaf's bounds only grow while objects move in it (growUp); they are the frame's group box for
+// its objects, so the next slice of the pool's leaves gets exact bounds again, the union of its
+// elements' boxes: every leaf within kBoundsRefreshSlices cleanups. Smaller leaf bounds still lie
+// in the parent's, so the tree's invariants hold.
+void LooseObjectTree::refreshLeafBounds() {
+    const uint32_t count = uint32_t(nodes_.size());
+    const uint32_t slice = (count + kBoundsRefreshSlices - 1) / kBoundsRefreshSlices;
+    uint32_t node = refreshCursor_ < count ? refreshCursor_ : 0;
+    for (const uint32_t end = std::min(count, node + slice); node < end; ++node) {
+        Node& n = nodes_[node];
+        if (n.firstChild != kNone || n.parent == kFreeNode) {
+            continue;
+        }
+        Box b = kEmpty;
+        forEachElement(n, [&](uint32_t e) { b = unionBox(b, elements_[e].box); });
+        n.bounds = b;
+    }
+    refreshCursor_ = node;
 }
 
 // ---- objects ----

@@ -55,6 +55,9 @@ public:
     void remove(uint32_t id) override;
     Status move(uint32_t id, const Box& box) override;
     Status build(const Box* boxes, const Motion* motions, uint32_t count) override;
+    // Merges the queued nodes; then compacts once a quarter of the elements in use were allocated
+    // since the last compaction, or else gives the next slice of leaves exact bounds
+    // (refreshLeafBounds); then the moving objects' Morton order.
     void cleanup() override;
 
     void queryRect(const Rect& rect, std::vector<uint32_t>& out) const override;
@@ -190,6 +193,7 @@ private:
     void queueMerge(uint32_t leaf);
     uint32_t newId(const Box& box, Motion motion);  // objects_.add, growing nodeOf_ and elementOf_
     void clearNodes();
+    void refreshLeafBounds();
 
     ObjectTreeConfig config_;
     HugeVector<Node> nodes_;       // nodes_[0] is the root
@@ -203,6 +207,10 @@ private:
     uint32_t freeElements_ = kNone;
     uint32_t usedElements_ = 0;
     uint32_t allocatedSinceCompact_ = 0;
+    // cleanup() gives each leaf exact bounds again within this many calls, a slice of the pool a
+    // call from refreshCursor_ on.
+    static constexpr uint32_t kBoundsRefreshSlices = 8;
+    uint32_t refreshCursor_ = 0;
     HugeVector<Element> spare_;       // compact()'s destination, kept for the next one
     HugeVector<uint32_t> spareIds_;   // the same for ids_
     std::vector<uint32_t> order_;     // compact(): the nodes depth first
