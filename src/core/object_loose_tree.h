@@ -135,8 +135,9 @@ public:
         float x0, z0, size;   // the square [x0, x0 + size] over x/z; its loose square reaches
                               // size / 2 further on every side (the root's reaches everywhere)
         Box bounds;           // covers every swept box in the subtree, all three axes (grows as
-                              // objects come; exact again after a merge or compact()); min > max
-                              // while nothing came
+                              // objects come; exact again after a merge or compact(), and a
+                              // leaf's within kBoundsRefreshSlices cleanups); min > max while
+                              // nothing came
         uint32_t chained;     // the list is `chained` elements linked by next, then a run of
                               // the count - chained elements that follow the last of them in
                               // the pool, in order; compact() makes every list a run (0),
