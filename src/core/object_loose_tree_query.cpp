@@ -151,13 +151,15 @@ void LooseObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const
                 continue;
             }
             if (n.count > 0) {
-                prefetchLines(ids_.data() + n.head, n.count, kPrefetchIds);
+                // A list with chained elements starts at its head, the rest lies elsewhere.
+                const uint32_t run = n.chained == 0 ? n.count : 1;
+                prefetchLines(ids_.data() + n.head, run, kPrefetchIds);
                 if (inside && n.chained == 0) {
                     s.runs.push_back(n.head);
                     s.runs.push_back(n.head + n.count);
                     inRuns += n.count;
                 } else {
-                    prefetchLines(elements_.data() + n.head, n.count, kPrefetchElements);
+                    prefetchLines(elements_.data() + n.head, run, kPrefetchElements);
                     s.lists.push_back({entry.node, inside ? 1u : 0u});
                 }
             }
