@@ -322,6 +322,9 @@ bool LooseObjectTree::tryMerge(uint32_t node) {
     return true;
 }
 
+// Renumbers the nodes too: the root, then each node's group of children in depth-first order of
+// the parents, so that a depth-first walk reads the node pool front to back (each group it comes
+// to lies after the ones it has read, siblings already loaded with their group).
 void LooseObjectTree::compact() {
     order_.clear();
     std::array<uint32_t, 3 * kMaxDepth + 8> stack;
@@ -337,25 +340,72 @@ void LooseObjectTree::compact() {
             }
         }
     }
+    // New numbers: a parent comes before its children in order_, so it has one when they get
+    // theirs.
+    renumber_.assign(nodes_.size(), kNone);
+    renumber_[0] = 0;
+    uint32_t nextGroup = 1;
+    for (const uint32_t node : order_) {
+        const uint32_t first = nodes_[node].firstChild;
+        if (first != kNone) {
+            for (uint32_t q = 0; q < 4; ++q) {
+                renumber_[first + q] = nextGroup + q;
+            }
+            nextGroup += 4;
+        }
+    }
+    assert(nextGroup == nodeCount());
     spare_.clear();
     spare_.reserve(elements_.capacity());  // once: later the two swap, both at this capacity
     spareIds_.clear();
     spareIds_.reserve(ids_.capacity());
-    for (const uint32_t node : order_) {
+    subtreeRun_.resize(std::max(subtreeRun_.size(), size_t(nextGroup)));
+    for (uint32_t& node : order_) {
+        const uint32_t to = renumber_[node];
         Node& n = nodes_[node];
+        n.parent = n.parent == kNone ? kNone : renumber_[n.parent];
+        n.firstChild = n.firstChild == kNone ? kNone : renumber_[n.firstChild];
         uint32_t e = n.head;
         n.head = e == kNone ? kNone : uint32_t(spare_.size());
-        subtreeRun_[node].begin = uint32_t(spare_.size());
+        subtreeRun_[to].begin = uint32_t(spare_.size());
         n.chained = 0;
         while (e != kNone) {
-            elementOf_[ids_[e] & ~kMovingBit] = uint32_t(spare_.size());
+            const uint32_t object = ids_[e] & ~kMovingBit;
+            elementOf_[object] = uint32_t(spare_.size());
+            nodeOf_[object] = to;
             spare_.push_back(elements_[e]);
             spareIds_.push_back(ids_[e]);
             e = elements_[e].next;
             spare_.back().next = e == kNone ? kNone : uint32_t(spare_.size());
         }
+        node = to;
     }
     assert(spare_.size() == usedElements_);
+    mergeQueue_.renumber(renumber_, kNone, nextGroup);
+    // The nodes to their new places, in place, cycle by cycle: each one moved marks its old
+    // place's number done (its own); a free node's place (no number) ends a cycle and is dropped.
+    for (uint32_t i = 0; i < renumber_.size(); ++i) {
+        if (renumber_[i] == kNone || renumber_[i] == i) {
+            continue;
+        }
+        Node carried = nodes_[i];
+        uint32_t target = renumber_[i];
+        renumber_[i] = i;
+        for (;;) {
+            const Node displaced = nodes_[target];
+            const uint32_t next = renumber_[target];
+            nodes_[target] = carried;
+            renumber_[target] = target;
+            if (next == kNone || next == target) {
+                break;
+            }
+            carried = displaced;
+            target = next;
+        }
+    }
+    nodes_.resize(nextGroup);
+    freeGroups_ = kNone;
+    subtreeRun_.resize(nodes_.size());
     elements_.swap(spare_);
     ids_.swap(spareIds_);
     freeElements_ = kNone;
@@ -386,8 +436,30 @@ void LooseObjectTree::cleanup() {
     mergeQueue_.drain([&](uint32_t node) { tryMerge(node); });  // may queue the parents it frees
     if (allocatedSinceCompact_ > usedElements_ / 4) {
         compact();
+    } else {
+        refreshLeafBounds();
     }
     sortMoving();
+}
+
+// A leaf's bounds only grow while objects move in it (growUp); they are the frame's group box for
+// its objects, so the next slice of the pool's leaves gets exact bounds again, the union of its
+// elements' boxes: every leaf within kBoundsRefreshSlices cleanups. Smaller leaf bounds still lie
+// in the parent's, so the tree's invariants hold.
+void LooseObjectTree::refreshLeafBounds() {
+    const uint32_t count = uint32_t(nodes_.size());
+    const uint32_t slice = (count + kBoundsRefreshSlices - 1) / kBoundsRefreshSlices;
+    uint32_t node = refreshCursor_ < count ? refreshCursor_ : 0;
+    for (const uint32_t end = std::min(count, node + slice); node < end; ++node) {
+        Node& n = nodes_[node];
+        if (n.firstChild != kNone || n.parent == kFreeNode) {
+            continue;
+        }
+        Box b = kEmpty;
+        forEachElement(n, [&](uint32_t e) { b = unionBox(b, elements_[e].box); });
+        n.bounds = b;
+    }
+    refreshCursor_ = node;
 }
 
 // ---- objects ----

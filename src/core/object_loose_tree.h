@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/huge_pages.h"
 #include "core/object_index.h"
 #include "core/object_records.h"
 #include "core/object_tree.h"
@@ -30,7 +31,9 @@ namespace qt {
 // holding no more than mergeLimit() objects together, then its parent in turn.
 // The objects a frustum walk reports, by the node that holds them: group g is the ids
 // [end[g - 1], end[g]) of the walk's output (from 0 for g = 0), all held by one node, and box[g]
-// the union of their swept boxes, which holds each of their boxes. A box that nearer terrain
+// holds each of their swept boxes, so each of their boxes: the union of those swept boxes, or, for
+// a leaf inside every plane (all of its objects reported), the leaf's bounds, read without reading
+// its elements. A box that nearer terrain
 // hides hides the whole group (the occlusion stage's argument holds for anything drawn inside a
 // box, core/occlusion.h's BoxOccludees), so the frame tests each group once.
 struct ObjectGroups {
@@ -52,6 +55,9 @@ public:
     void remove(uint32_t id) override;
     Status move(uint32_t id, const Box& box) override;
     Status build(const Box* boxes, const Motion* motions, uint32_t count) override;
+    // Merges the queued nodes; then compacts once a quarter of the elements in use were allocated
+    // since the last compaction, or else gives the next slice of leaves exact bounds
+    // (refreshLeafBounds); then the moving objects' Morton order.
     void cleanup() override;
 
     void queryRect(const Rect& rect, std::vector<uint32_t>& out) const override;
@@ -78,12 +84,32 @@ public:
     size_t indexBytes() const override;
 
     // Rewrites the element pool so that each node's list is one contiguous run, nodes depth first,
-    // and makes every node's bounds exact again (they only grow between compactions); run by
-    // build(), and by cleanup() once a quarter of the elements in use were allocated since.
+    // renumbers the nodes in the same order (groups of four siblings kept together), and makes
+    // every node's bounds exact again (they only grow between compactions); run by build(), and
+    // by cleanup() once a quarter of the elements in use were allocated since.
     void compact();
     // Orders the moving objects along a Morton curve, so that collisionPairs' consecutive walks go
     // down the same nodes (as ObjectTree::sortMoving); run by cleanup() and build().
     void sortMoving();
+    // The live moving objects in that order (as of the last cleanup() or build(), with those
+    // inserted since at the end): a caller that visits them in this order reads the tree, and
+    // whatever else it keeps by position, nearly in place from one object to the next.
+    const std::vector<uint32_t>& movingInOrder() const { return objects_.movingList; }
+    // Ask the caches for what move(id) reads, for a caller about to move objects in a known order
+    // (their records lie apart, by id): first the object's records (its boxes, motion, and the
+    // numbers of its node and element), then, once those have come (a few objects later), its
+    // element and node.
+    void prefetchRecords(uint32_t id) const {
+        __builtin_prefetch(&objects_.box[id]);
+        __builtin_prefetch(&objects_.swept[id]);
+        __builtin_prefetch(&objects_.moving[id]);
+        __builtin_prefetch(&elementOf_[id]);
+        __builtin_prefetch(&nodeOf_[id]);
+    }
+    void prefetchPlace(uint32_t id) const {
+        __builtin_prefetch(&elements_[elementOf_[id]]);
+        __builtin_prefetch(&nodes_[nodeOf_[id]]);
+    }
 
     // Invariants, for the tests: every live object is in exactly one node, the one its swept box's
     // canonical placement gives; element copies, counts and separable counts match; no leaf above
@@ -109,8 +135,9 @@ public:
         float x0, z0, size;   // the square [x0, x0 + size] over x/z; its loose square reaches
                               // size / 2 further on every side (the root's reaches everywhere)
         Box bounds;           // covers every swept box in the subtree, all three axes (grows as
-                              // objects come; exact again after a merge or compact()); min > max
-                              // while nothing came
+                              // objects come; exact again after a merge or compact(), and a
+                              // leaf's within kBoundsRefreshSlices cleanups); min > max while
+                              // nothing came
         uint32_t chained;     // the list is `chained` elements linked by next, then a run of
                               // the count - chained elements that follow the last of them in
                               // the pool, in order; compact() makes every list a run (0),
@@ -127,6 +154,10 @@ public:
     static_assert(sizeof(Element) == 28, "a link and a box");
 
 private:
+    // The pools: big arrays that queries jump around in, under 2 MB pages.
+    template <class T>
+    using HugeVector = std::vector<T, HugePageAllocator<T>>;
+
     // f(e) for each element e of n's list, in list order: the chained ones by next, the run by
     // index.
     template <class F>
@@ -140,9 +171,10 @@ private:
             f(e);
         }
     }
+    struct RectScratch;
     void copyIds(const Node& n, uint32_t* to) const;
-    void copyIds(uint32_t begin, uint32_t end, uint32_t* to) const;
-    uint32_t copyIdsMeeting(const Node& n, const Rect& r, uint32_t* to) const;
+    void appendMeeting(const Node& n, const Rect& r, RectScratch& s) const;
+    void appendSubtree(uint32_t root, std::vector<uint32_t>& out, ObjectGroups* groups) const;
     void frustumWalk(const Frustum& frustum, uint8_t rootPlanes, std::vector<uint32_t>& out,
                      ObjectGroups* groups, FrustumQueryStats* stats) const;
 
@@ -162,22 +194,28 @@ private:
     void queueMerge(uint32_t leaf);
     uint32_t newId(const Box& box, Motion motion);  // objects_.add, growing nodeOf_ and elementOf_
     void clearNodes();
+    void refreshLeafBounds();
 
     ObjectTreeConfig config_;
-    std::vector<Node> nodes_;      // nodes_[0] is the root
+    HugeVector<Node> nodes_;       // nodes_[0] is the root
     uint32_t freeGroups_ = kNone;  // first node of the first free group of four
     uint32_t usedGroups_ = 0;
-    std::vector<Element> elements_;  // every node's list, and the free list
+    HugeVector<Element> elements_;  // every node's list, and the free list
     // Per element, parallel to elements_: its object's id, kMovingBit set when the object moves.
     // Apart from the elements so that the ids of a node's run lie contiguous, 16 to a cache line,
     // for a query that reports the whole node.
-    std::vector<uint32_t> ids_;
+    HugeVector<uint32_t> ids_;
     uint32_t freeElements_ = kNone;
     uint32_t usedElements_ = 0;
     uint32_t allocatedSinceCompact_ = 0;
-    std::vector<Element> spare_;      // compact()'s destination, kept for the next one
-    std::vector<uint32_t> spareIds_;  // the same for ids_
+    // cleanup() gives each leaf exact bounds again within this many calls, a slice of the pool a
+    // call from refreshCursor_ on.
+    static constexpr uint32_t kBoundsRefreshSlices = 8;
+    uint32_t refreshCursor_ = 0;
+    HugeVector<Element> spare_;       // compact()'s destination, kept for the next one
+    HugeVector<uint32_t> spareIds_;   // the same for ids_
     std::vector<uint32_t> order_;     // compact(): the nodes depth first
+    std::vector<uint32_t> renumber_;  // compact(): each node's new number
     // Per node: while the lists of its subtree lie, depth first, in one run of the pool (as
     // compact() leaves them), that run [begin, end); end kNone once a list under it has changed
     // since (and then its ancestors' too), so a query reads the subtree's ids as one range.
@@ -185,7 +223,7 @@ private:
         uint32_t begin;
         uint32_t end;
     };
-    std::vector<SubtreeRun> subtreeRun_;
+    HugeVector<SubtreeRun> subtreeRun_;
     MergeQueue mergeQueue_;  // parents of leaves that lost objects since cleanup()
 
     std::vector<uint32_t> nodeOf_;     // per object: the node holding it while live

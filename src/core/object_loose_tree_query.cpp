@@ -24,6 +24,26 @@ bool boundsMeetRect(const Box& b, const Rect& r) {
     return b.min.x <= r.maxX && r.minX <= b.max.x && b.min.z <= r.maxZ && r.minZ <= b.max.z;
 }
 
+// boxesOverlap with every comparison made and combined without a branch: in a pair walk the
+// outcome is as good as random, and the six comparisons cost less than a misprediction.
+bool boxesMeet(const Box& a, const Box& b) {
+    return (a.min.x <= b.max.x) & (b.min.x <= a.max.x) & (a.min.y <= b.max.y) &
+           (b.min.y <= a.max.y) & (a.min.z <= b.max.z) & (b.min.z <= a.max.z);
+}
+
+// Asks for the lines of the first min(count, most) entries from `from`: the start of a run that
+// is read later (the hardware's own prefetcher takes over once a run has been read a little way).
+template <class T>
+void prefetchLines(const T* from, uint32_t count, uint32_t most) {
+    const char* begin = reinterpret_cast<const char*>(from);
+    const char* end = reinterpret_cast<const char*>(from + std::min(count, most));
+    for (const char* line = begin; line < end; line += 64) {
+        __builtin_prefetch(line);
+    }
+}
+constexpr uint32_t kPrefetchIds = 64;       // 4 lines
+constexpr uint32_t kPrefetchElements = 16;  // 7 lines
+
 // False for a node nothing ever came to (min > max): its children hold nothing either.
 bool boundsInsideRect(const Box& b, const Rect& r) {
     return r.minX <= b.min.x && b.max.x <= r.maxX && r.minZ <= b.min.z && b.max.z <= r.maxZ &&
@@ -46,20 +66,31 @@ void LooseObjectTree::copyIds(const Node& n, uint32_t* to) const {
     }
 }
 
-// Writes the ids of the elements [begin, end) to `to`, masked as above.
-void LooseObjectTree::copyIds(uint32_t begin, uint32_t end, uint32_t* to) const {
-    const uint32_t* from = ids_.data() + begin;
-    for (uint32_t k = 0; k < end - begin; ++k) {
-        to[k] = from[k] & kIdMask;
-    }
-}
+// The rectangle query's buffers, one set a thread (a query is const and may run on several
+// threads at once): grown to the largest query seen, never given back, so a query allocates
+// nothing once they have room.
+struct LooseObjectTree::RectScratch {
+    struct Entry {
+        uint32_t node;
+        uint32_t inside;  // the parent's bounds lie inside R, so this node's do
+    };
+    std::vector<Entry> level, next;  // the walk's nodes: this level, the next
+    std::vector<Entry> lists;        // this level's nodes whose own lists are read one by one
+    std::vector<uint32_t> runs;      // begin, end: ranges of ids_ reported whole
+    std::vector<uint32_t> found;     // ids reported one by one
+    std::vector<uint32_t> pending;   // moving objects whose box, not their swept box, decides
+    std::vector<uint32_t> sort;      // the radix sort's second buffer
+};
 
-// Writes the ids of n's own objects that meet R to `to` (room for n.count), in list order;
-// returns how many. Each id is written and kept by adding the test's outcome, with no branch on
-// it: in a node R cuts, the outcome is as good as random. A moving object's box is tested after
-// its swept box when the swept box crosses R's edge (a static object's swept box is its box; a
-// swept box inside R holds a box inside R).
-uint32_t LooseObjectTree::copyIdsMeeting(const Node& n, const Rect& r, uint32_t* to) const {
+// Reports the objects of n's own list that meet R into s.found, testing each element's swept box
+// and writing each id with the test's outcome added to the count, no branch on it (in a node R
+// cuts, the outcome is as good as random). A moving object whose swept box meets R without lying
+// inside it goes to s.pending instead: its box, read only then, decides, and the line is asked for
+// now so that it has come by the time the walk ends.
+void LooseObjectTree::appendMeeting(const Node& n, const Rect& r, RectScratch& s) const {
+    const size_t begin = s.found.size();
+    s.found.resize(begin + n.count);
+    uint32_t* to = s.found.data() + begin;
     uint32_t kept = 0;
     forEachElement(n, [&](uint32_t e) {
         const Box& b = elements_[e].box;
@@ -67,74 +98,108 @@ uint32_t LooseObjectTree::copyIdsMeeting(const Node& n, const Rect& r, uint32_t*
         bool hit =
             (b.min.x <= r.maxX) & (r.minX <= b.max.x) & (b.min.z <= r.maxZ) & (r.minZ <= b.max.z);
         if ((id & kMovingBit) && hit && !boundsInsideRect(b, r)) {
-            hit = boxMeetsRect(objects_.box[id & kIdMask], r);  // read only when it can differ
+            __builtin_prefetch(&objects_.box[id & kIdMask]);
+            s.pending.push_back(id & kIdMask);
+            hit = false;
         }
         to[kept] = id & kIdMask;
         kept += hit ? 1u : 0u;
     });
-    return kept;
+    s.found.resize(begin + kept);
 }
 
+// Level by level (breadth first): each level's nodes are classified before any list under them is
+// read, and the lines each will need are asked for as it is classified, so the memory system
+// fetches a level's lines together; a depth-first walk would wait for each node, then for its
+// list, in turn. The ids end sorted, so the walk's order does not matter.
 // A node whose bounds lie inside R reports its own objects and its subtree's with no test (003's
 // rectangle query reports whole contained nodes): every swept box lies in the bounds, every box in
-// its swept box; while its subtree's lists are one run (subtreeRun_), that run is copied in one go.
-// Other nodes test each element's swept box, and a moving object's box after it.
-// Ids are written into `out` used as a buffer (grown, never cleared, so no per-query fill), which
-// is cut to what was found; then radix-sorted (core/radix_sort.h).
+// its swept box. While its subtree's lists are one run (subtreeRun_), or its own list is a run,
+// that run is reported as a range of ids_, which the sort reads in place. Other nodes test each
+// element's swept box, and a moving object's box after it (appendMeeting).
 void LooseObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const {
     if (!validRect(r)) {
         out.clear();
         return;
     }
-    size_t found = 0;
-    auto room = [&](uint32_t count) {
-        if (out.size() < found + count) {
-            out.resize(std::max(found + count, 2 * out.size()));
-        }
-        return out.data() + found;
-    };
-    struct Entry {
-        uint32_t node;
-        bool inside;  // the parent's bounds lie inside R, so this node's do
-    };
-    std::array<Entry, kStack> stack;
-    size_t top = 0;
-    stack[top++] = {0, false};
-    while (top > 0) {
-        const Entry entry = stack[--top];
-        const Node& n = nodes_[entry.node];
-        bool inside = entry.inside;
-        if (!inside) {
-            if (!boundsMeetRect(n.bounds, r)) {
-                continue;  // also a node nothing ever came to (min > max)
+    thread_local RectScratch s;
+    s.level.clear();
+    s.runs.clear();
+    s.found.clear();
+    s.pending.clear();
+    s.level.push_back({0, 0});
+    size_t inRuns = 0;
+    while (!s.level.empty()) {
+        s.next.clear();
+        s.lists.clear();
+        for (const RectScratch::Entry entry : s.level) {
+            const Node& n = nodes_[entry.node];
+            bool inside = entry.inside != 0;
+            if (!inside) {
+                if (!boundsMeetRect(n.bounds, r)) {
+                    continue;  // also a node nothing ever came to (min > max)
+                }
+                inside = boundsInsideRect(n.bounds, r);
             }
-            inside = boundsInsideRect(n.bounds, r);
+            if (inside && subtreeRun_[entry.node].end != kNone) {
+                // The whole subtree's ids in one range: none of its nodes need be read.
+                const SubtreeRun run = subtreeRun_[entry.node];
+                prefetchLines(ids_.data() + run.begin, run.end - run.begin, kPrefetchIds);
+                s.runs.push_back(run.begin);
+                s.runs.push_back(run.end);
+                inRuns += run.end - run.begin;
+                continue;
+            }
+            if (n.count > 0) {
+                // A list with chained elements starts at its head, the rest lies elsewhere.
+                const uint32_t run = n.chained == 0 ? n.count : 1;
+                prefetchLines(ids_.data() + n.head, run, kPrefetchIds);
+                if (inside && n.chained == 0) {
+                    s.runs.push_back(n.head);
+                    s.runs.push_back(n.head + n.count);
+                    inRuns += n.count;
+                } else {
+                    prefetchLines(elements_.data() + n.head, run, kPrefetchElements);
+                    s.lists.push_back({entry.node, inside ? 1u : 0u});
+                }
+            }
+            if (n.firstChild != kNone) {
+                for (uint32_t q = 0; q < 4; ++q) {
+                    __builtin_prefetch(&nodes_[n.firstChild + q]);
+                    s.next.push_back({n.firstChild + q, inside ? 1u : 0u});
+                }
+            }
         }
-        if (inside && subtreeRun_[entry.node].end != kNone) {
-            // The whole subtree's ids in one range: none of its nodes need be read.
-            const SubtreeRun run = subtreeRun_[entry.node];
-            copyIds(run.begin, run.end, room(run.end - run.begin));
-            found += run.end - run.begin;
-            continue;
-        }
-        if (n.count > 0) {
-            if (inside) {
-                copyIds(n, room(n.count));
-                found += n.count;
+        for (const RectScratch::Entry entry : s.lists) {
+            const Node& n = nodes_[entry.node];
+            if (entry.inside) {
+                const size_t begin = s.found.size();
+                s.found.resize(begin + n.count);
+                copyIds(n, s.found.data() + begin);
             } else {
-                found += copyIdsMeeting(n, r, room(n.count));
+                appendMeeting(n, r, s);
             }
         }
-        if (n.firstChild != kNone) {
-            for (uint32_t q = 4; q-- > 0;) {
-                __builtin_prefetch(&nodes_[n.firstChild + q]);
-                stack[top++] = {n.firstChild + q, inside};
-            }
+        s.level.swap(s.next);
+    }
+    for (const uint32_t id : s.pending) {
+        if (boxMeetsRect(objects_.box[id], r)) {
+            s.found.push_back(id);
         }
     }
-    out.resize(found);
-    thread_local std::vector<uint32_t> scratch;
-    radixSortIds(out, uint32_t(objects_.alive.size()), scratch);
+    radixSortVisit(
+        [&](auto&& f) {
+            const uint32_t* ids = ids_.data();
+            for (size_t k = 0; k < s.runs.size(); k += 2) {
+                for (uint32_t e = s.runs[k]; e < s.runs[k + 1]; ++e) {
+                    f(ids[e] & kIdMask);
+                }
+            }
+            for (const uint32_t id : s.found) {
+                f(id);
+            }
+        },
+        inRuns + s.found.size(), uint32_t(objects_.alive.size()), out, s.sort);
 }
 
 // Plane masking as in cull.cpp: a node tests only the planes its parent straddled; a node inside
@@ -164,9 +229,48 @@ void LooseObjectTree::allInTreeOrder(std::vector<uint32_t>& out) const {
     frustumWalk(everything, 0, out, nullptr, nullptr);
 }
 
+// Appends the objects of the subtree under `root` (whose bounds are not empty) to `out` in tree
+// order, with no test, and with `groups` one group per node holding any: a leaf's bounds as its
+// box (they cover every swept box in it, and reading them spares reading its elements), an inner
+// node's the union of its own elements' boxes. A list that is a run goes in as one copy of ids_,
+// moving bits and all: the caller masks them once at the end. Children whose bounds are empty
+// (nothing ever came there) are not visited.
+void LooseObjectTree::appendSubtree(uint32_t root, std::vector<uint32_t>& out,
+                                    ObjectGroups* groups) const {
+    std::array<uint32_t, kStack> stack;
+    size_t top = 0;
+    stack[top++] = root;
+    while (top > 0) {
+        const Node& n = nodes_[stack[--top]];
+        if (n.count > 0) {
+            if (n.chained == 0) {
+                out.insert(out.end(), ids_.data() + n.head, ids_.data() + n.head + n.count);
+            } else {
+                forEachElement(n, [&](uint32_t e) { out.push_back(ids_[e]); });
+            }
+            if (groups) {
+                groups->end.push_back(uint32_t(out.size()));
+                Box box = n.bounds;
+                if (n.firstChild != kNone) {
+                    box = kEmpty;
+                    forEachElement(n, [&](uint32_t e) { box = unionBox(box, elements_[e].box); });
+                }
+                groups->box.push_back(box);
+            }
+        }
+        if (n.firstChild != kNone) {
+            const Node* children = &nodes_[n.firstChild];
+            for (uint32_t q = 4; q-- > 0;) {
+                stack[top] = n.firstChild + q;
+                top += children[q].bounds.min.x <= children[q].bounds.max.x ? 1 : 0;
+            }
+        }
+    }
+}
+
 // Plane masking as in cull.cpp: a node tests only the planes its parent straddled; a node inside
-// every plane takes its own objects and its subtree's untested. Each object is stored once, so
-// nothing repeats. `rootPlanes` 0: nothing tested, every object.
+// every plane takes its own objects and its subtree's untested (appendSubtree). Each object is
+// stored once, so nothing repeats. `rootPlanes` 0: nothing tested, every object.
 void LooseObjectTree::frustumWalk(const Frustum& frustum, uint8_t rootPlanes,
                                   std::vector<uint32_t>& out, ObjectGroups* groups,
                                   FrustumQueryStats* stats) const {
@@ -198,17 +302,19 @@ void LooseObjectTree::frustumWalk(const Frustum& frustum, uint8_t rootPlanes,
                 continue;
             }
         }
+        if (planes == 0) {
+            appendSubtree(entry.node, out, groups);
+            continue;
+        }
         const size_t begin = out.size();
         Box reported = kEmpty;
         forEachElement(n, [&](uint32_t e) {
             const Element& element = elements_[e];
             const uint32_t o = ids_[e] & kIdMask;
             bool outside = false;
-            if (planes) {
-                frustum.classify((ids_[e] & kMovingBit) ? objects_.box[o] : element.box, planes,
-                                 outside);
-                ++objectsTested;
-            }
+            frustum.classify((ids_[e] & kMovingBit) ? objects_.box[o] : element.box, planes,
+                             outside);
+            ++objectsTested;
             if (!outside) {
                 out.push_back(o);
                 if (groups) {
@@ -225,6 +331,9 @@ void LooseObjectTree::frustumWalk(const Frustum& frustum, uint8_t rootPlanes,
                 stack[top++] = {n.firstChild + q, planes};
             }
         }
+    }
+    for (uint32_t& id : out) {
+        id &= kIdMask;
     }
     if (stats) {
         *stats = {nodesTested, objectsTested};
@@ -301,24 +410,34 @@ std::optional<RayHit> LooseObjectTree::queryRay(const Ray& ray) const {
 // Each moving object walks the nodes whose bounds meet its swept box (000: previous and current
 // position together) and tests their own elements, whose copies of the swept boxes decide the
 // test without reading the objects. A pair of two moving objects is reported by the lower id.
-// Each object is in one node, so each pair is found once; then sorted.
+// Each object is in one node, so each pair is found once; then sorted. A node's four children are
+// tested at the node, and only those that meet the box are visited; the tests compute every
+// comparison, no branch between them (boxesMeet). The moving objects go in Morton order, so one
+// walk reads what the last one did; their own records, kept by id, are asked for a few objects
+// ahead.
 void LooseObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
     out.clear();
     std::array<uint32_t, kStack> stack;
     const Element* elements = elements_.data();  // held apart from the pools, which out's
     const uint32_t* ids = ids_.data();           // growth could otherwise be taken to change
-    for (const uint32_t m : objects_.movingList) {
+    const std::vector<uint32_t>& moving = objects_.movingList;
+    constexpr size_t kAhead = 8;
+    for (size_t k = 0; k < moving.size(); ++k) {
+        if (k + kAhead < moving.size()) {
+            __builtin_prefetch(&objects_.swept[moving[k + kAhead]]);
+            __builtin_prefetch(&elementOf_[moving[k + kAhead]]);
+        }
+        const uint32_t m = moving[k];
         const Box& sm = objects_.swept[m];
         const uint32_t own = elementOf_[m];  // its own element, skipped without reading its id
         size_t top = 0;
-        stack[top++] = 0;
+        if (boxesMeet(nodes_[0].bounds, sm)) {
+            stack[top++] = 0;
+        }
         while (top > 0) {
             const Node& n = nodes_[stack[--top]];
-            if (!boxesOverlap(n.bounds, sm)) {
-                continue;
-            }
             forEachElement(n, [&](uint32_t e) {
-                if (e == own || !boxesOverlap(elements[e].box, sm)) {
+                if (!boxesMeet(elements[e].box, sm) || e == own) {
                     return;
                 }
                 const uint32_t o = ids[e] & kIdMask;
@@ -328,8 +447,10 @@ void LooseObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
                 out.push_back(m < o ? ObjectPair{m, o} : ObjectPair{o, m});
             });
             if (n.firstChild != kNone) {
+                const Node* children = &nodes_[n.firstChild];
                 for (uint32_t q = 4; q-- > 0;) {
-                    stack[top++] = n.firstChild + q;
+                    stack[top] = n.firstChild + q;
+                    top += boxesMeet(children[q].bounds, sm) ? 1 : 0;
                 }
             }
         }
@@ -342,8 +463,8 @@ void LooseObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
 size_t LooseObjectTree::indexBytes() const {
     return nodes_.capacity() * sizeof(Node) + subtreeRun_.capacity() * sizeof(SubtreeRun) +
            mergeQueue_.bytes() + (elements_.capacity() + spare_.capacity()) * sizeof(Element) +
-           (ids_.capacity() + spareIds_.capacity() + order_.capacity() + nodeOf_.capacity() +
-            elementOf_.capacity()) *
+           (ids_.capacity() + spareIds_.capacity() + order_.capacity() + renumber_.capacity() +
+            nodeOf_.capacity() + elementOf_.capacity()) *
                sizeof(uint32_t);
 }
 

@@ -157,6 +157,7 @@ Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMappin
         scene.balls_.push_back(id);
     }
     scene.velocity_.assign(moving, glm::vec2(0.0f));
+    scene.normal_.assign(moving, glm::vec3(0.0f));  // 0: not known, sampled at the first step
     scene.start_.resize(moving);
     scene.fraction_.resize(moving);
     scene.index_.cleanup();
@@ -325,12 +326,43 @@ StepStats ObjectScene::step(const Heightmap& map, const WorldMapping& mapping) {
     const WorldExtent extent = worldExtent(map, mapping);
     const float dt = kObjectStepSeconds;
     const float keep = 1.0f - kRollingDrag * dt;
-    for (size_t i = 0; i < balls_.size(); ++i) {
-        const uint32_t id = balls_[i];
+    // The balls in the tree's Morton order: each one's ground and nodes lie next to the previous
+    // one's. A ball's update reads only its own state and the ground, so the order changes
+    // nothing but the speed. The balls' own records, kept by id, lie apart in that order: those
+    // of the ball 2 kAhead ahead are asked for, then the ground under the one kAhead ahead and
+    // its place in the tree.
+    order_.assign(index_.movingInOrder().begin(), index_.movingInOrder().end());
+    constexpr size_t kAhead = 8;
+    const uint16_t* codes = map.codes.data();
+    for (size_t k = 0; k < order_.size(); ++k) {
+        if (k + 2 * kAhead < order_.size()) {
+            const uint32_t later = order_[k + 2 * kAhead];
+            __builtin_prefetch(&base_[later]);
+            __builtin_prefetch(&velocity_[later - firstBall_]);
+            __builtin_prefetch(&start_[later - firstBall_]);
+            __builtin_prefetch(&normal_[later - firstBall_]);
+            __builtin_prefetch(&radius_[later]);
+            __builtin_prefetch(&kind_[later]);
+            index_.prefetchRecords(later);
+        }
+        if (k + kAhead < order_.size()) {
+            const uint32_t next = order_[k + kAhead];
+            const glm::vec3& b = base_[next];
+            const int col = std::max(0, std::min(int(b.x / mapping.spacingX), map.width - 2));
+            const int row = std::max(0, std::min(int(b.z / mapping.spacingZ), map.height - 2));
+            __builtin_prefetch(codes + size_t(row) * size_t(map.width) + size_t(col));
+            __builtin_prefetch(codes + size_t(row + 1) * size_t(map.width) + size_t(col));
+            index_.prefetchPlace(next);
+        }
+        const uint32_t id = order_[k];
+        const size_t i = id - firstBall_;
         const float r = radius_[id];
         glm::vec3 p = base_[id];
         start_[i] = p;
-        const glm::vec3 n = surfaceAt(map, mapping, p.x, p.z).normal;
+        // The ground's normal where the ball stands: kept from the sample that placed it there
+        // (the same point, so the same value), sampled when nothing is kept.
+        const glm::vec3 n =
+            normal_[i].y != 0.0f ? normal_[i] : surfaceAt(map, mapping, p.x, p.z).normal;
         glm::vec2& v = velocity_[i];
         v = (v + kGravity * n.y * glm::vec2(n.x, n.z) * dt) * keep;
         p.x += v.x * dt;
@@ -346,7 +378,9 @@ StepStats ObjectScene::step(const Heightmap& map, const WorldMapping& mapping) {
         }
         p.x = std::min(std::max(p.x, r), extent.sizeX - r);
         p.z = std::min(std::max(p.z, r), extent.sizeZ - r);
-        p.y = surfaceAt(map, mapping, p.x, p.z).height + r;
+        const SurfacePoint ground = surfaceAt(map, mapping, p.x, p.z);
+        p.y = ground.height + r;
+        normal_[i] = ground.normal;
         base_[id] = p;
         Status moved = index_.move(id, shapeBox(id, p));
         assert(moved);
@@ -364,10 +398,11 @@ StepStats ObjectScene::step(const Heightmap& map, const WorldMapping& mapping) {
             ++stats.contacts;
         }
     }
-    for (size_t i = 0; i < balls_.size(); ++i) {
+    for (const uint32_t id : order_) {
+        const size_t i = id - firstBall_;
         if (fraction_[i] < 1.0f) {
-            const uint32_t id = balls_[i];
             base_[id] = positionAt(id, fraction_[i]);
+            normal_[i] = glm::vec3(0.0f);  // stands elsewhere now
             Status moved = index_.move(id, shapeBox(id, base_[id]));
             assert(moved);
             (void)moved;

@@ -83,7 +83,9 @@ private:
     uint32_t firstBall_ = 0;  // ids from here on are balls
     // Per ball (id - firstBall_).
     std::vector<uint32_t> balls_;
+    std::vector<uint32_t> order_;  // the balls in the tree's Morton order, for the step's loops
     std::vector<glm::vec2> velocity_;
+    std::vector<glm::vec3> normal_;  // the ground's unit normal under the ball (0 while unknown)
     std::vector<glm::vec3> start_;   // the position at the step's start
     std::vector<float> fraction_;    // how far along start_ -> base_ the ball may go
     std::vector<float> contact_;     // per candidate pair: first contact time, or > 1

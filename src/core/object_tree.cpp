@@ -324,7 +324,29 @@ void sortByMorton(const std::vector<Box>& swept, float originX, float originZ, f
         const auto cz = uint32_t(std::clamp(z, 0.0f, 65535.0f));
         keys.push_back((spread16(cx) | spread16(cz) << 1) << 32 | id);
     }
-    std::sort(keys.begin(), keys.end());
+    // The list was sorted by the previous call and objects move a little between calls, so the
+    // keys are nearly in order: an insertion sort while it moves few (at most kMoves a key on
+    // average), std::sort from where it stopped otherwise. Keys are distinct (the id is in
+    // them), so either gives the one order.
+    constexpr size_t kMoves = 8;
+    size_t budget = kMoves * keys.size();
+    size_t sorted = keys.empty() ? 0 : 1;
+    for (; sorted < keys.size(); ++sorted) {
+        const uint64_t key = keys[sorted];
+        size_t k = sorted;
+        while (k > 0 && keys[k - 1] > key && budget > 0) {
+            keys[k] = keys[k - 1];
+            --k;
+            --budget;
+        }
+        keys[k] = key;
+        if (budget == 0) {
+            break;
+        }
+    }
+    if (sorted < keys.size()) {
+        std::sort(keys.begin(), keys.end());
+    }
     for (uint32_t k = 0; k < keys.size(); ++k) {
         const auto id = uint32_t(keys[k]);
         moving[k] = id;

@@ -8,17 +8,18 @@
 // holds it. Both answer exactly, behind ObjectIndex. Measured interleaved in one run
 // (core_bench --benchmark_filter='BM_Step(Tree|Loose)/1100000$|BM_Rect(Tree|Loose)|
 // BM_Frustum(Tree|Loose)' --benchmark_repetitions=3 --benchmark_enable_random_interleaving=true;
-// medians) on bench/object_bench's scene, 1,000,000 static objects of 1-6 units and 100,000 balls
-// of radius 1-2 over 4097 units, leaf limit 32, the loose tree wins clearly:
+// CPU medians, commit 9a55473, 2026-11-26, on a 2-core machine other work shares) on
+// bench/object_bench's scene, 1,000,000 static objects of 1-6 units and 100,000 balls of radius
+// 1-2 over 4097 units, leaf limit 32, the loose tree wins clearly:
 //                                                    this tree   loose tree
-//   step at 1.1M objects (moves, cleanup, pairs)       401 ms      172 ms
-//   rectangle over 1% of the map (10k hits)           1403 us      633 us
-//   rectangle over 0.01% of the map (117 hits)         7.9 us      2.1 us
-//   frustum 500 units far (14k hits)                  1189 us      790 us
-//   frustum 2000 units far (152k hits)               10186 us     8473 us
-//   bytes per object, pools reserved                    96.5        79.8
-//   bytes per object, nodes and elements in use         42.1        44.8 (8: node and element
-//   links)
+//   step at 1.1M objects (moves, cleanup, pairs)       315 ms      108 ms
+//   rectangle over 1% of the map (10k hits)           1116 us       39 us
+//   rectangle over 0.01% of the map (117 hits)         3.5 us      1.9 us
+//   frustum 500 units far (14k hits)                   885 us      112 us
+//   frustum 2000 units far (150k hits)                9338 us      697 us
+//   bytes per object, pools reserved                    96.5        81.6
+//   bytes per object, in use                            42.1        45.7 (with each node's
+//   subtree run, each element's id, and each object's node and element links)
 // Here each object is 1.58 elements; a ball's move walks the leaves of its old and new box and
 // edits each list, and a pair or hit found in several leaves costs an owner test. In the loose
 // tree a move that stays in its node rewrites one element in place, a removal is O(1), and a pair

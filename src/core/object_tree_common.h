@@ -31,6 +31,19 @@ public:
             nodes_.push_back(node);
         }
     }
+    // The nodes renumbered: node k is now newNumber[k], in a pool of `nodeCount` nodes; queued
+    // nodes that have none (freed since they were queued) leave the queue.
+    void renumber(const std::vector<uint32_t>& newNumber, uint32_t none, size_t nodeCount) {
+        queued_.assign(nodeCount, 0);
+        size_t kept = 0;
+        for (const uint32_t node : nodes_) {
+            if (newNumber[node] != none) {
+                nodes_[kept++] = newNumber[node];
+                queued_[newNumber[node]] = 1;
+            }
+        }
+        nodes_.resize(kept);
+    }
     template <class TryMerge>
     void drain(TryMerge&& tryMerge) {
         for (size_t i = 0; i < nodes_.size(); ++i) {  // tryMerge may push
@@ -50,10 +63,10 @@ private:
 // The free element list (linked by Element::next) and the `usedElements` fill the element pool;
 // the free groups of four (linked by the first node's firstChild) and the `usedGroups`, with
 // the root, fill the node pool. Calls fail(what) for each that does not.
-template <class Element, class Node, class Fail>
-void checkPools(const std::vector<Element>& elements, uint32_t freeElements, uint32_t usedElements,
-                const std::vector<Node>& nodes, uint32_t freeGroups, uint32_t usedGroups,
-                uint32_t none, Fail&& fail) {
+template <class Elements, class Nodes, class Fail>
+void checkPools(const Elements& elements, uint32_t freeElements, uint32_t usedElements,
+                const Nodes& nodes, uint32_t freeGroups, uint32_t usedGroups, uint32_t none,
+                Fail&& fail) {
     size_t free = 0;
     for (uint32_t e = freeElements; e != none && free <= elements.size(); e = elements[e].next) {
         ++free;
@@ -81,8 +94,8 @@ inline void keepNearer(RayHit& best, uint32_t object, const std::optional<float>
 // Pushes the children of a node (nodes[firstChild], ..., nodes[firstChild + 3]) whose bounds the
 // ray enters onto the ray query's stack, each as an Entry {node, entry distance t}, farthest
 // first, so that the nearest is walked first.
-template <class Node, class Entry, size_t kSize>
-void pushChildrenNearestLast(const Ray& ray, const std::vector<Node>& nodes, uint32_t firstChild,
+template <class Nodes, class Entry, size_t kSize>
+void pushChildrenNearestLast(const Ray& ray, const Nodes& nodes, uint32_t firstChild,
                              std::array<Entry, kSize>& stack, size_t& top) {
     Entry children[4];
     int count = 0;

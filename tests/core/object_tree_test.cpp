@@ -1,7 +1,7 @@
 // The object quadtrees (every leaf, incremental and rebuilt every frame; loose): random operation
 // sequences checked query by query against brute force, the tree's invariants, depth bounds against
-// coincident and tiny objects, emptying back to one root, rejected boxes, order independence, and
-// frames that allocate nothing.
+// coincident and tiny objects, emptying back to one root, rejected boxes, order independence,
+// frames that allocate nothing, and the loose tree's compaction renumbering its nodes.
 #include <algorithm>
 #include <memory>
 #include <numeric>
@@ -421,6 +421,59 @@ TEST_P(ObjectTreeTest, FramesAllocateNothingAfterWarmUp) {
         frame(step);
     }
     EXPECT_EQ(heapCount().allocations, before);
+}
+
+// compact() renumbers the loose tree's nodes in place. Called straight after removals, with groups
+// freed by earlier merges and nodes still queued to merge, it leaves a tree whose invariants hold
+// and whose queries equal brute force; the next cleanup then merges exactly what it merges in a
+// twin tree that was not compacted (the same node count).
+TEST(LooseObjectTree, CompactionRenumbersAroundFreedGroupsAndQueuedMerges) {
+    ObjectTreeConfig config;
+    config.size = kWorld;
+    config.leafLimit = 4;
+    Harness h{makeIndex(Strategy::Loose, config), {}, {}};
+    LooseObjectTree twin(config);
+    Random rng(17);
+    auto insert = [&](Motion motion) {
+        const Box b = randomBox(rng);
+        h.insert(b, motion);
+        ASSERT_TRUE(twin.insert(b, motion).ok());
+    };
+    auto remove = [&]() {
+        const uint32_t slot = rng.below(uint32_t(h.live.size()));
+        twin.remove(h.live[slot]);
+        h.remove(slot);
+    };
+    for (int i = 0; i < 3000; ++i) {
+        insert(i % 3 == 0 ? Motion::Moving : Motion::Static);
+    }
+    h.index->cleanup();
+    twin.cleanup();
+    auto& tree = dynamic_cast<LooseObjectTree&>(*h.index);
+    for (int round = 0; round < 3; ++round) {
+        for (int k = 0; k < 700; ++k) {  // thins leaves: merges queued, then groups freed
+            remove();
+        }
+        h.index->cleanup();
+        twin.cleanup();
+        for (int k = 0; k < 300; ++k) {  // queues more merges, not done yet
+            remove();
+        }
+        const uint32_t nodes = tree.nodeCount();
+        tree.compact();
+        const std::string where = "round " + std::to_string(round);
+        ASSERT_EQ(tree.check(), "") << where;
+        ASSERT_EQ(tree.nodeCount(), nodes) << where;
+        expectQueriesMatch(tree, h.model, rng, where);
+        h.index->cleanup();
+        twin.cleanup();
+        ASSERT_EQ(tree.check(), "") << where;
+        ASSERT_EQ(tree.nodeCount(), twin.nodeCount()) << where;
+        expectQueriesMatch(tree, h.model, rng, where + " after cleanup");
+        for (int k = 0; k < 600; ++k) {
+            insert(k % 3 == 0 ? Motion::Moving : Motion::Static);
+        }
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Strategies, ObjectTreeTest,
