@@ -102,6 +102,11 @@ constexpr int kStreamUploadsPerFrame = 4;
 // pool of layers is sized for, for a viewport kStreamPoolViewport pixels high.
 constexpr float kStreamFinestPixels = 1.0f;
 constexpr int kStreamPoolViewport = 1080;
+// Maps held in memory with more samples than this (above 8192 x 8192) upload their level-0
+// height pages on demand by default (render/terrain.h, Level0Upload::Auto): level 0 is three
+// quarters of the pyramid's upload, which at 16385 x 16385 takes most of a second, while a view
+// drawn by level of detail needs few of its pages.
+constexpr int64_t kOnDemandSamples = int64_t{1} << 26;
 // Pages the streamer's worker may hold filled and not yet uploaded (its staging ring).
 constexpr int kStreamStagingPages = 2 * kStreamUploadsPerFrame;
 // Most threads that compute the nodes' coarse-surface errors while a map loads (one per core).

@@ -54,6 +54,13 @@ struct HeightPages {
     std::vector<uint16_t> table() const;
 };
 
+// How a map held in memory sends its level-0 (full-detail) pages to the GPU (render/terrain.h).
+enum class Level0Upload {
+    Whole,     // every page at load
+    OnDemand,  // as views first need them (Terrain::onDemand)
+    Auto,      // OnDemand for maps of more than kOnDemandSamples samples, else Whole
+};
+
 // The page table's entry of a streamed level-0 page that has no layer: never a layer (layers are
 // fewer than 65535), and never read, as no node is drawn from a page that is not resident
 // (core/lod.h).

@@ -6,6 +6,7 @@
 #include <cassert>
 #include <chrono>
 #include <filesystem>
+#include <limits>
 
 #include <glm/trigonometric.hpp>
 
@@ -60,7 +61,12 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     times.treeMs = msSince(start);
     report(progress, LoadStep::Upload);
     start = Clock::now();
-    int pool = 0;
+    // A map in memory may take its level-0 pages on demand: a pool of every page.
+    const bool onDemand =
+        !stream.on && !map.codes.isMapped() &&
+        (stream.level0 == Level0Upload::OnDemand ||
+         (stream.level0 == Level0Upload::Auto && map.sampleCount() > kOnDemandSamples));
+    int pool = onDemand ? std::numeric_limits<int>::max() : 0;
     if (stream.on) {
         // The layout the pool is sized for: the one create() fits (pages of two leaves or more).
         const Result<HeightPages> full = fitHeightPages(
@@ -97,9 +103,10 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     if (terrain.tree.lodErrors == LodErrors::Range && !terrain.map.codes.isMapped()) {
         terrain.errorJob.start(terrain.map, terrain.tree);
     }
-    if (stream.on) {
+    if (stream.on || onDemand) {
         terrain.streamer = std::make_unique<PageStreamer>();
     }
+    terrain.onDemand = onDemand;
     return terrain;
 }
 
@@ -140,20 +147,67 @@ void Terrain::settleStreaming(const CullView& view) {
     if (!streamer) {
         return;
     }
+    const bool firstOnDemand = !viewSettled && onDemand;
+    viewSettled = true;  // before the culls below, which would otherwise settle again
     // One cull asks for every page its view needs (which level-1 nodes ask does not depend on
     // what is resident); a second confirms, and more would only repeat a pool too small for the
-    // view.
-    for (int pass = 0; pass < 3; ++pass) {
+    // view. On demand, the first view's pages are timed from after the first cull, which stands
+    // for the frame's own; a view without level of detail completes level 0 in that cull instead.
+    Clock::time_point start = Clock::now();
+    for (int pass = 0; pass < 3 && streamer; ++pass) {
         cullTerrain(*this, view);
-        if (streamer->stats().requested == 0) {
+        if (pass == 0 && streamer) {
+            start = Clock::now();
+        }
+        if (!streamer || streamer->stats().requested == 0) {
             break;
         }
         uploadStreamedPages(*this, true);
+    }
+    if (firstOnDemand) {
+        times.pagesMs = onDemand ? msSince(start) : times.restMs;
     }
 }
 
 StreamStats Terrain::streamStats() const {
     return streamer ? streamer->stats() : StreamStats{};
+}
+
+void Terrain::completeLevel0() {
+    if (!onDemand) {
+        return;
+    }
+    const Clock::time_point start = Clock::now();
+    // Pages filled and not yet uploaded are dropped; the resident ones keep their layers.
+    streamer->stop();
+    const PageLevel& level0 = gpu.pages.level[0];
+    const uint32_t count = uint32_t(level0.pagesX) * uint32_t(level0.pagesY);
+    assert(gpu.pages.level0Pool == int(count) && "on demand, the pool has a layer for each page");
+    std::vector<int> layers(count, -1);
+    std::vector<uint8_t> used(count, 0);
+    if (streamer->map() != nullptr) {  // started: it knows where the resident pages are
+        for (uint32_t p = 0; p < count; ++p) {
+            layers[p] = streamer->layerOf(p);
+            if (layers[p] >= 0) {
+                used[size_t(layers[p])] = 1;
+            }
+        }
+    }
+    std::vector<uint32_t> missing;
+    int free = 0;
+    for (uint32_t p = 0; p < count; ++p) {
+        if (layers[p] < 0) {
+            while (used[size_t(free)] != 0) {
+                ++free;
+            }
+            layers[p] = free++;
+            missing.push_back(p);
+        }
+    }
+    gpu.uploadLevel0(map, layers, missing);
+    streamer.reset();
+    onDemand = false;
+    times.restMs = msSince(start);
 }
 
 void Terrain::finishErrors() {
@@ -332,6 +386,13 @@ Result<Heightmap> decodeStep(const std::string& path, const LoadOptions& options
 FrameStats cullTerrain(Terrain& terrain, const CullView& view) {
     if (terrain.errorJob.takeIfDone(terrain.tree)) {
         terrain.times.errorsMs = terrain.errorJob.milliseconds();
+    }
+    if (terrain.onDemand) {
+        if (view.lodPixels <= 0.0f) {
+            terrain.completeLevel0();  // full detail reads every level-0 page
+        } else if (!terrain.viewSettled) {
+            terrain.settleStreaming(view);  // the first view waits for its pages
+        }
     }
     if (terrain.streamer) {
         uploadStreamedPages(terrain, false);

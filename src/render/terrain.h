@@ -36,10 +36,16 @@ struct LoadTimes {
     // built during its read, so its time is in decodeMs.
     double treeMs = 0.0;
     double uploadMs = 0.0;  // the pyramid's pages into the GPU's texture array
+    // Level 0 on demand: the level-0 pages the first view needs, filled and uploaded before it is
+    // drawn (Terrain::settleStreaming); 0 otherwise.
+    double pagesMs = 0.0;
     double errorsMs = 0.0;  // the exact coarse errors in the background; 0 until they are in use
+    // Level 0 on demand: the rest of its pages, uploaded when a frame first drew without level of
+    // detail (Terrain::completeLevel0); not part of the load.
+    double restMs = 0.0;
 
     // To the first frame: the background errors are not in it.
-    double totalMs() const { return decodeMs + treeMs + uploadMs; }
+    double totalMs() const { return decodeMs + treeMs + uploadMs + pagesMs; }
 };
 
 // How a terrain's level-0 height pages reach the GPU.
@@ -51,6 +57,8 @@ struct StreamSettings {
     // Pool layers; 0: streamPoolLayers for a kStreamPoolViewport-pixel, 60-degree view at
     // kStreamFinestPixels.
     int pool = 0;
+    // A map in memory when `on` is off (codes mapped from a file always stream).
+    Level0Upload level0 = Level0Upload::Whole;
 };
 
 struct Terrain {
@@ -79,6 +87,15 @@ struct Terrain {
     // A streamed GDAL raster's codes: "written" into its code cache by this load, or "read" from
     // it; "" when the codes are the map's own file (a .r16) or not mapped.
     std::string codeCache;
+    // Level 0 on demand (Level0Upload::OnDemand): a map held in memory whose level-0 pages go to
+    // the GPU as views first need them, through the streamer, each into a layer of its own (the
+    // pool has one for every page, so none is ever recycled). The load uploads levels 1 and up;
+    // the first view waits for its pages (settleStreaming, timed as LoadTimes::pagesMs), later
+    // ones take them as streamed terrains do; a frame without level of detail first uploads the
+    // rest (completeLevel0), after which the terrain is whole.
+    bool onDemand = false;
+    // Whether a view has been settled since the load: on demand, the first cull settles its view.
+    bool viewSettled = false;
 
     // Puts `scene` on this terrain (or removes the objects, with an empty one) and sizes the
     // frame's buffers for it.
@@ -103,6 +120,10 @@ struct Terrain {
     void settleStreaming(const CullView& view);
     // Streamed: the streamer's counts (zero when not streamed).
     StreamStats streamStats() const;
+    // Level 0 on demand: fills and uploads every level-0 page not yet resident (on every core),
+    // stops the streamer and ends onDemand, so the terrain is drawn as if uploaded whole. Nothing
+    // otherwise.
+    void completeLevel0();
     // Blocks until the exact coarse errors are in the tree (scripted frames: the same picture
     // however fast the machine).
     void finishErrors();

@@ -72,6 +72,11 @@ struct TerrainGpu {
     // its table entry there; the entry of `evicted` (the layer's previous page, or -1) goes back
     // to kAbsentPage. (PageStreamer::Upload.)
     void uploadPage(int layer, uint32_t page, const uint16_t* texels, int64_t evicted) const;
+    // Streamed, from codes in memory: fills and uploads the level-0 pages `missing` (indices
+    // py * pagesX + px, sorted) into their layers, on every core, and writes every level-0 entry of
+    // the page table from `layers` (each page's layer, one per page).
+    void uploadLevel0(const Heightmap& map, const std::vector<int>& layers,
+                      const std::vector<uint32_t>& missing) const;
     // Binds the pages (arrays on units 0, 2, 3, 4) and the page table (unit 1) and sets the
     // uniforms through which `program` (shaders/terrain.vert) reads them: heightPages, pageTable,
     // pageShift, pageTableRow, layersPerArray, mapSize, leafSize.

@@ -1855,5 +1855,89 @@ TEST(StreamedTerrain, DrawnNodesReadOnlyResidentPages) {
     full.value().destroy();
 }
 
+// A 257 x 257 synthetic map read into memory with its level-0 pages on demand (pages of 8).
+Result<Terrain> onDemandTerrain(const Heightmap& map) {
+    StreamSettings stream;
+    stream.level0 = Level0Upload::OnDemand;
+    Result<Terrain> terrain = Terrain::create(map, 4, "on demand", {}, {}, 8, {}, stream);
+    if (terrain) {
+        terrain.value().finishErrors();
+    }
+    return terrain;
+}
+
+// Level 0 on demand: the first frame of a fresh terrain waits for its view's pages, so it is
+// the whole upload's pixel for pixel (and the same nodes) with nothing settled by hand, culled or
+// not; the load uploaded no level-0 page, and the first view took only the pages it needed.
+TEST(OnDemandLevel0, TheFirstFrameEqualsTheWholeUpload) {
+    REQUIRE_GL_STRICT();
+    const Heightmap map = syntheticHeightmap(257, 257, 257 * 17 + 3);
+    Result<Terrain> whole = makeTerrain(map, 4, "whole", 8);
+    ASSERT_TRUE(whole) << whole.error();
+    const std::vector<Camera> cameras = randomCameras(whole.value(), 8, 41u);
+    std::vector<uint8_t> expected, first;
+    int partial = 0;
+    for (size_t i = 0; i < cameras.size(); ++i) {
+        const float pixels = i % 2 == 0 ? 1.0f : 3.0f;
+        const bool cull = i % 3 != 2;
+        Result<Terrain> lazy = onDemandTerrain(map);
+        ASSERT_TRUE(lazy) << lazy.error();
+        ASSERT_TRUE(lazy.value().onDemand);
+        ASSERT_EQ(lazy.value().streamStats().resident, 0);
+        EXPECT_EQ(lazy.value().gpu.pages.level0Pool, 32 * 32);
+        const FrameStats w = render(whole.value(), cameras[i], cull, expected, false, pixels);
+        const FrameStats f = render(lazy.value(), cameras[i], cull, first, false, pixels);
+        ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+        EXPECT_EQ(differingPixels(expected, first), 0u) << "camera " << i;
+        EXPECT_EQ(w.lodStats.nodesDrawn, f.lodStats.nodesDrawn) << "camera " << i;
+        const StreamStats st = lazy.value().streamStats();
+        EXPECT_EQ(st.requested, 0);
+        partial += st.resident > 0 && st.resident < st.pool ? 1 : 0;
+        lazy.value().destroy();
+    }
+    EXPECT_GT(partial, 0) << "no view took some of the pages and not all";
+    whole.value().destroy();
+}
+
+// One on-demand terrain over many views: settled, each frame equals the whole upload's; a frame
+// without level of detail first uploads the rest of level 0, equals the whole upload's full-detail
+// frame, and leaves a terrain that no longer streams and still draws level-of-detail frames alike.
+TEST(OnDemandLevel0, LaterViewsAndAFullDetailFrameEqualTheWholeUpload) {
+    REQUIRE_GL_STRICT();
+    const Heightmap map = syntheticHeightmap(257, 257, 257 * 7 + 11);
+    Result<Terrain> whole = makeTerrain(map, 4, "whole", 8);
+    Result<Terrain> lazy = onDemandTerrain(map);
+    ASSERT_TRUE(whole) << whole.error();
+    ASSERT_TRUE(lazy) << lazy.error();
+    const std::vector<Camera> cameras = randomCameras(whole.value(), 10, 43u);
+    std::vector<uint8_t> expected, culled;
+    for (size_t i = 0; i < 4; ++i) {
+        const Camera& camera = cameras[i];
+        lazy.value().settleStreaming(CullView{camera, kHeight, true, true, 2.0f});
+        render(whole.value(), camera, true, expected, false, 2.0f);
+        render(lazy.value(), camera, true, culled, false, 2.0f);
+        ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+        EXPECT_EQ(differingPixels(expected, culled), 0u) << "camera " << i;
+    }
+    ASSERT_TRUE(lazy.value().onDemand);
+    EXPECT_LT(lazy.value().streamStats().resident, 32 * 32);
+    const Camera& camera = cameras[0];
+    render(whole.value(), camera, true, expected);
+    const FrameStats full = render(lazy.value(), camera, true, culled);
+    ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+    EXPECT_FALSE(full.lod);
+    EXPECT_FALSE(lazy.value().onDemand);
+    EXPECT_FALSE(lazy.value().streamed());
+    EXPECT_GT(lazy.value().times.restMs, 0.0);
+    EXPECT_EQ(differingPixels(expected, culled), 0u);
+    for (size_t i = 4; i < cameras.size(); ++i) {
+        render(whole.value(), cameras[i], true, expected, false, 1.0f);
+        render(lazy.value(), cameras[i], true, culled, false, 1.0f);
+        EXPECT_EQ(differingPixels(expected, culled), 0u) << "camera " << i;
+    }
+    lazy.value().destroy();
+    whole.value().destroy();
+}
+
 }  // namespace
 }  // namespace qt
