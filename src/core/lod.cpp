@@ -201,6 +201,7 @@ void updateLodReach(const Quadtree& tree, float errorSteps, LodReach& reach) {
     if (reach.errorSteps == errorSteps && reach.errors == tree.lodErrors) {
         return;
     }
+    assert(tree.foldErrors.size() == tree.coarseErrors.size());
     reach.errorSteps = errorSteps;
     reach.errors = tree.lodErrors;
     reach.steps.resize(tree.levelStart.back());
@@ -214,6 +215,11 @@ void updateLodReach(const Quadtree& tree, float errorSteps, LodReach& reach) {
         const int belowCols = level > 1 ? int(tree.levelWidth[size_t(level - 1)]) : 0;
         const int belowRows = level > 1 ? ((tree.leavesZ - 1) >> (level - 1)) + 1 : 0;
         const float* below = level > 1 ? &reach.steps[tree.levelStart[size_t(level - 1)]] : nullptr;
+        const uint16_t* belowFolds =
+            level > 1 ? &tree.foldErrors[tree.levelStart[size_t(level - 1)]] : nullptr;
+        // The fold charge's margin: one step of the level below, over the least distance factor
+        // a fold can be drawn at (lod.h).
+        const float margin = half / ((1.0f - kMorphFraction) * minStepsAway(tree.leafSize));
         for (int row = 0; row < rows; ++row) {
             for (int col = 0; col < cols; ++col) {
                 const uint32_t index = start + uint32_t(row) * uint32_t(cols) + uint32_t(col);
@@ -222,8 +228,9 @@ void updateLodReach(const Quadtree& tree, float errorSteps, LodReach& reach) {
                      ++z) {
                     for (int x = std::max(2 * col - 1, 0);
                          x <= std::min(2 * col + 2, belowCols - 1); ++x) {
-                        steps = std::max(steps,
-                                         below[size_t(z) * size_t(belowCols) + size_t(x)] + half);
+                        const size_t b = size_t(z) * size_t(belowCols) + size_t(x);
+                        steps = std::max(
+                            {steps, below[b] + half, errorSteps * float(belowFolds[b]) + margin});
                     }
                 }
                 reach.steps[index] = std::min(steps, 1e30f);
