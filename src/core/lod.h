@@ -200,7 +200,8 @@ struct LodStats {
 };
 
 // A level-0 page a streamed frame wants: its index (py * pagesX + px) and the squared distance of
-// the nearest held-back node in it that asked (several nodes of one page may each ask).
+// the nearest held-back node in it that asked (several nodes of one page may each ask; the page
+// is listed once).
 struct PageRequest {
     uint32_t page;
     float squared;
@@ -210,9 +211,15 @@ struct PageRequest {
 struct LodOutput {
     std::vector<DrawNode> nodes;  // tree order
     LodStats stats;
-    // With LodParams::residency: the pages of the held-back level-1 nodes in the frustum that
-    // want them (LodDistance::wantsPage), in walk order; empty otherwise.
+    // With LodParams::residency: the pages of the held-back level-1 nodes that want them
+    // (LodDistance::wantsPage) and that the walk reaches in the frustum or that border a drawn
+    // node (outside the frustum too: held back, such a node folds or morphs the drawn node's
+    // edge, which it would not do were its page in), each page once, in walk order; empty
+    // otherwise.
     std::vector<PageRequest> requests;
+    // Per level-0 page: 1 + its index in `requests`, 0 when not asked; all 0 between frames.
+    // Sized by the first streamed selection.
+    std::vector<uint32_t> pageRequest;
 
     void reserveFor(const Quadtree& tree);
 };
