@@ -73,6 +73,8 @@ StreamSettings streamSettings(const ViewerOptions& options, bool mapped) {
     StreamSettings stream;
     stream.on = options.stream || mapped;
     stream.pool = options.streamPool;
+    stream.viewportHeight = options.windowHeight;
+    stream.fovY = glm::radians(options.fovDegrees);
     // On demand pays off only while frames draw by level of detail.
     const bool lodOff = options.lodPixels && *options.lodPixels <= 0.0f;
     stream.level0 =

@@ -32,6 +32,25 @@ void report(const LoadProgress& progress, LoadStep step) {
     }
 }
 
+// A pool of `layers` whatever the page size (at most level 0's pages).
+Level0Pool fixedPool(int layers) {
+    return [layers](const HeightPages&) { return layers; };
+}
+
+// The pool for a view `viewportHeight` pixels high at `fovY`, at the finest level of detail a
+// streamed terrain draws.
+Level0Pool viewPool(int viewportHeight, float fovY, int leafSize) {
+    return [=](const HeightPages& full) {
+        return streamPoolLayers(full, fovY, viewportHeight, kStreamFinestPixels, leafSize);
+    };
+}
+
+// The pool a streamed terrain starts with.
+Level0Pool streamedPool(const StreamSettings& stream, int leafSize) {
+    return stream.pool > 0 ? fixedPool(stream.pool)
+                           : viewPool(stream.viewportHeight, stream.fovY, leafSize);
+}
+
 }  // namespace
 
 const char* loadStepName(LoadStep step) {
@@ -66,16 +85,9 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
         !stream.on && !map.codes.isMapped() &&
         (stream.level0 == Level0Upload::OnDemand ||
          (stream.level0 == Level0Upload::Auto && map.sampleCount() > kOnDemandSamples));
-    int pool = onDemand ? std::numeric_limits<int>::max() : 0;
-    if (stream.on) {
-        // The layout the pool is sized for: the one create() fits (pages of two leaves or more).
-        const Result<HeightPages> full = fitHeightPages(
-            map.width, map.height, leafSize, std::max(pageSize, 2 * leafSize), queryPageLimits());
-        pool = stream.pool > 0 ? stream.pool
-               : full ? streamPoolLayers(full.value(), glm::radians(60.0f), kStreamPoolViewport,
-                                         kStreamFinestPixels, leafSize)
-                      : 1;  // create() fails with the line
-    }
+    const Level0Pool pool = stream.on  ? streamedPool(stream, leafSize)
+                            : onDemand ? fixedPool(std::numeric_limits<int>::max())
+                                       : Level0Pool{};
     Result<TerrainGpu> gpu = TerrainGpu::create(map, tree.value(), pageSize, 0, pool);
     if (!gpu) {
         return Result<Terrain>::failure(path + ": " + gpu.error());
@@ -107,6 +119,10 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
         terrain.streamer = std::make_unique<PageStreamer>();
     }
     terrain.onDemand = onDemand;
+    if (stream.on && stream.pool == 0) {
+        terrain.poolViewport = stream.viewportHeight;
+        terrain.poolPageSize = pageSize;
+    }
     return terrain;
 }
 
@@ -171,6 +187,29 @@ void Terrain::settleStreaming(const CullView& view) {
 
 StreamStats Terrain::streamStats() const {
     return streamer ? streamer->stats() : StreamStats{};
+}
+
+void Terrain::growPool(const CullView& view) {
+    if (poolViewport == 0 || !streamer) {
+        return;
+    }
+    const int needed = streamPoolLayers(gpu.pages, view.camera.fovY, view.viewportHeight,
+                                        kStreamFinestPixels, tree.leafSize);
+    if (needed <= gpu.pages.level0Pool) {
+        return;
+    }
+    const int viewport = view.viewportHeight + view.viewportHeight / 4;
+    Result<TerrainGpu> grown = TerrainGpu::create(
+        map, tree, poolPageSize, 0, viewPool(viewport, view.camera.fovY, tree.leafSize));
+    if (!grown) {
+        poolViewport = 0;  // no more tries: the pool stays
+        return;
+    }
+    streamer->stop();
+    streamer = std::make_unique<PageStreamer>();  // started by the next frame, over the new pool
+    gpu.destroy();
+    gpu = grown.value();
+    poolViewport = viewport;
 }
 
 void Terrain::completeLevel0() {
@@ -257,8 +296,12 @@ Status replaceTerrain(Terrain& current, const std::string& path, const LoadOptio
 Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options, int leafSize,
                             const LoadProgress& progress, int pageSize, StreamSettings stream) {
     LoadTimes times;
-    const SizeCheck fitsGpu = [leafSize, pageSize](int width, int height) {
-        return checkHeightPages(width, height, leafSize, pageSize);
+    // A map that streams counts only its level-0 pool.
+    const Level0Pool pool = stream.on || opensStreamed(path, options, stream.on)
+                                ? streamedPool(stream, leafSize)
+                                : Level0Pool{};
+    const SizeCheck fitsGpu = [leafSize, pageSize, pool](int width, int height) {
+        return checkHeightPages(width, height, leafSize, pageSize, pool);
     };
     Result<OpenedMap> opened =
         openStep(path, options, times, progress, fitsGpu, leafSize, stream.on);
@@ -395,6 +438,7 @@ FrameStats cullTerrain(Terrain& terrain, const CullView& view) {
         }
     }
     if (terrain.streamer) {
+        terrain.growPool(view);
         uploadStreamedPages(terrain, false);
     }
     FrameStats stats =

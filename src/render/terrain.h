@@ -54,9 +54,13 @@ struct StreamSettings {
     // 0 streamed on demand (core/page_streamer.h) into a pool of layers, level 1 drawn where a
     // page has not arrived yet.
     bool on = false;
-    // Pool layers; 0: streamPoolLayers for a kStreamPoolViewport-pixel, 60-degree view at
-    // kStreamFinestPixels.
+    // Pool layers; 0: streamPoolLayers for the view below at kStreamFinestPixels, grown when a
+    // frame's view needs more (Terrain::growPool).
     int pool = 0;
+    // The view a pool sized from the view is made for at first: a viewport this many pixels high
+    // (the window's) at this vertical field of view.
+    int viewportHeight = kStreamPoolViewport;
+    float fovY = 1.04719755f;  // 60 degrees
     // A map in memory when `on` is off (codes mapped from a file always stream).
     Level0Upload level0 = Level0Upload::Whole;
 };
@@ -96,6 +100,10 @@ struct Terrain {
     bool onDemand = false;
     // Whether a view has been settled since the load: on demand, the first cull settles its view.
     bool viewSettled = false;
+    // A streamed terrain whose pool is sized from the view (StreamSettings::pool 0): the viewport
+    // height it is sized for, and the page size asked at create; 0 when the pool stays as it is.
+    int poolViewport = 0;
+    int poolPageSize = 0;
 
     // Puts `scene` on this terrain (or removes the objects, with an empty one) and sizes the
     // frame's buffers for it.
@@ -120,6 +128,12 @@ struct Terrain {
     void settleStreaming(const CullView& view);
     // Streamed: the streamer's counts (zero when not streamed).
     StreamStats streamStats() const;
+    // A pool sized from the view: when `view` needs more layers than it has (a taller window, a
+    // narrower field of view), remakes the GPU heights with a pool for a viewport a quarter
+    // taller than the view's, so that a window being dragged larger remakes them seldom, and
+    // restarts the streamer (level 0 arrives anew; levels 1 and up are uploaded again). When that
+    // fails the pool stays, and with it less detail where pages wait, never a hole.
+    void growPool(const CullView& view);
     // Level 0 on demand: fills and uploads every level-0 page not yet resident (on every core),
     // stops the streamer and ends onDemand, so the terrain is drawn as if uploaded whole. Nothing
     // otherwise.

@@ -175,28 +175,31 @@ PageLimits queryPageLimits() {
     return PageLimits{int(layers), int(side)};
 }
 
-Status checkHeightPages(int width, int height, int leafSize, int pageSize) {
+Status checkHeightPages(int width, int height, int leafSize, int pageSize,
+                        const Level0Pool& streamPool) {
     if (width < 2 || height < 2) {
         return {};  // the loader refuses such a map itself
     }
+    if (streamPool) {
+        pageSize = std::max(pageSize, 2 * leafSize);  // as create() raises it
+    }
     Result<HeightPages> pages =
-        fitHeightPages(width, height, leafSize, pageSize, queryPageLimits());
+        fitHeightPages(width, height, leafSize, pageSize, queryPageLimits(), streamPool);
     return pages ? Status{} : Status::failure(pages.error());
 }
 
 Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree, int pageSize,
-                                      int maxLayersPerArray, int streamPool) {
-    if (streamPool > 0) {
+                                      int maxLayersPerArray, const Level0Pool& streamPool) {
+    if (streamPool) {
         pageSize = std::max(pageSize, 2 * tree.leafSize);
     }
-    Result<HeightPages> fitted =
-        fitHeightPages(map.width, map.height, tree.leafSize, pageSize, queryPageLimits());
+    Result<HeightPages> fitted = fitHeightPages(map.width, map.height, tree.leafSize, pageSize,
+                                                queryPageLimits(), streamPool);
     if (!fitted) {
         return Result<TerrainGpu>::failure(fitted.error());
     }
     TerrainGpu gpu;
-    gpu.pages = streamPool > 0 ? streamedHeightPages(fitted.value(), streamPool)
-                               : std::move(fitted).value();
+    gpu.pages = std::move(fitted).value();
     gpu.width = map.width;
     gpu.height = map.height;
     gpu.leafSize = tree.leafSize;

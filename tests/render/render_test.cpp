@@ -1855,6 +1855,50 @@ TEST(StreamedTerrain, DrawnNodesReadOnlyResidentPages) {
     full.value().destroy();
 }
 
+// A pool sized from the view: made for a 10-pixel-high viewport it holds few layers; a frame of
+// the test's taller viewport needs more, so the pool grows (for a viewport a quarter taller than
+// the frame's, here every page), and settled frames then equal the fully loaded ones again.
+// With a pool given (--stream-pool) it stays as it is.
+TEST(StreamedTerrain, APoolSizedFromTheViewGrowsWithIt) {
+    REQUIRE_GL_STRICT();
+    const Heightmap map = syntheticHeightmap(257, 257, 257 * 5 + 1);
+    StreamSettings stream;
+    stream.on = true;
+    stream.viewportHeight = 10;
+    Result<Terrain> streamed = Terrain::create(map, 4, "streamed", {}, {}, 8, {}, stream);
+    Result<Terrain> fixed = streamedTerrain(map, 20);
+    Result<Terrain> full = makeTerrain(map, 4, "full", 8);
+    ASSERT_TRUE(streamed) << streamed.error();
+    ASSERT_TRUE(fixed) << fixed.error();
+    ASSERT_TRUE(full) << full.error();
+    streamed.value().finishErrors();
+    const HeightPages& pages = streamed.value().gpu.pages;
+    const int first = pages.level0Pool;
+    EXPECT_EQ(first, streamPoolLayers(pages, stream.fovY, 10, kStreamFinestPixels, 4));
+    EXPECT_LT(first, 32 * 32 / 4);
+    const std::vector<Camera> cameras = randomCameras(full.value(), 6, 47u);
+    std::vector<uint8_t> expected, pixels;
+    for (size_t i = 0; i < cameras.size(); ++i) {
+        const CullView view{cameras[i], kHeight, true, true, 1.0f};
+        streamed.value().settleStreaming(view);
+        fixed.value().settleStreaming(view);
+        EXPECT_GE(streamed.value().gpu.pages.level0Pool,
+                  std::min(32 * 32, streamPoolLayers(streamed.value().gpu.pages, cameras[i].fovY,
+                                                     kHeight, kStreamFinestPixels, 4)))
+            << "camera " << i;
+        render(full.value(), cameras[i], true, expected, false, 1.0f);
+        render(streamed.value(), cameras[i], true, pixels, false, 1.0f);
+        ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+        EXPECT_EQ(differingPixels(expected, pixels), 0u) << "camera " << i;
+        render(fixed.value(), cameras[i], true, pixels, false, 1.0f);
+    }
+    EXPECT_GT(streamed.value().gpu.pages.level0Pool, first);
+    EXPECT_EQ(fixed.value().gpu.pages.level0Pool, 20);
+    streamed.value().destroy();
+    fixed.value().destroy();
+    full.value().destroy();
+}
+
 // A 257 x 257 synthetic map read into memory with its level-0 pages on demand (pages of 8).
 Result<Terrain> onDemandTerrain(const Heightmap& map) {
     StreamSettings stream;
