@@ -497,8 +497,9 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
                        (--lod off or 0 means 1 pixel on a streamed map). A .r16/.raw or a
                        raster read through GDAL (its codes kept in MAP.qtcodes, written on
                        its first open)
-  --stream-pool N      with --stream: GPU layers for level-0 pages (default: enough for a
-                       1080-pixel-high view at 1 pixel of level of detail); implies --stream
+  --stream-pool N      with --stream: GPU layers for level-0 pages (default: enough for the
+                       window at --fov and 1 pixel of level of detail, grown when the window
+                       grows); implies --stream
   --upload MODE        how a map read into memory sends its full-detail (level-0) height
                        pages to the GPU: whole (all at load), on-demand (each page when a view
                        first needs it, the first view waiting for its own; a frame without

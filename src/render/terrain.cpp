@@ -80,14 +80,19 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     times.treeMs = msSince(start);
     report(progress, LoadStep::Upload);
     start = Clock::now();
-    // A map in memory may take its level-0 pages on demand: a pool of every page.
+    // A map in memory may take its level-0 pages on demand, through a pool sized from the view
+    // as a streamed map's; its whole layout must fit the GPU all the same, for the frames
+    // without level of detail (completeLevel0).
     const bool onDemand =
         !stream.on && !map.codes.isMapped() &&
         (stream.level0 == Level0Upload::OnDemand ||
          (stream.level0 == Level0Upload::Auto && map.sampleCount() > kOnDemandSamples));
-    const Level0Pool pool = stream.on  ? streamedPool(stream, leafSize)
-                            : onDemand ? fixedPool(std::numeric_limits<int>::max())
-                                       : Level0Pool{};
+    if (onDemand) {
+        if (Status whole = checkHeightPages(map.width, map.height, leafSize, pageSize); !whole) {
+            return Result<Terrain>::failure(path + ": " + whole.error());
+        }
+    }
+    const Level0Pool pool = stream.on || onDemand ? streamedPool(stream, leafSize) : Level0Pool{};
     Result<TerrainGpu> gpu = TerrainGpu::create(map, tree.value(), pageSize, 0, pool);
     if (!gpu) {
         return Result<Terrain>::failure(path + ": " + gpu.error());
@@ -119,9 +124,9 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
         terrain.streamer = std::make_unique<PageStreamer>();
     }
     terrain.onDemand = onDemand;
-    if (stream.on && stream.pool == 0) {
+    terrain.pageSize = pageSize;
+    if ((stream.on || onDemand) && stream.pool == 0) {
         terrain.poolViewport = stream.viewportHeight;
-        terrain.poolPageSize = pageSize;
     }
     return terrain;
 }
@@ -169,20 +174,51 @@ void Terrain::settleStreaming(const CullView& view) {
     // what is resident); a second confirms, and more would only repeat a pool too small for the
     // view. On demand, the first view's pages are timed from after the first cull, which stands
     // for the frame's own; a view without level of detail completes level 0 in that cull instead.
+    // On demand, a pool too small for the view (the error term can reach further than the grid
+    // step the pool is sized by) doubles until every page the view asks for is in, so that the
+    // picture is the whole upload's.
     Clock::time_point start = Clock::now();
-    for (int pass = 0; pass < 3 && streamer; ++pass) {
-        cullTerrain(*this, view);
-        if (pass == 0 && streamer) {
-            start = Clock::now();
+    bool timed = false;
+    for (;;) {
+        for (int pass = 0; pass < 3 && streamer; ++pass) {
+            cullTerrain(*this, view);
+            if (!timed) {
+                start = Clock::now();
+                timed = true;
+            }
+            if (!streamer || streamer->stats().requested == 0) {
+                break;
+            }
+            uploadStreamedPages(*this, true);
         }
-        if (!streamer || streamer->stats().requested == 0) {
+        if (!onDemand || !streamer) {
             break;
         }
-        uploadStreamedPages(*this, true);
+        const StreamStats st = streamer->stats();
+        const int level0 = gpu.pages.level[0].pagesX * gpu.pages.level[0].pagesY;
+        if (st.requested + st.ready == 0 || st.pool >= level0 ||
+            !remakeHeights(fixedPool(std::min(2 * st.pool, level0)))) {
+            break;
+        }
     }
     if (firstOnDemand) {
         times.pagesMs = onDemand ? msSince(start) : times.restMs;
     }
+}
+
+bool Terrain::remakeHeights(const Level0Pool& pool) {
+    Result<TerrainGpu> made = TerrainGpu::create(map, tree, pageSize, 0, pool);
+    if (!made) {
+        return false;
+    }
+    if (streamer) {
+        streamer->stop();
+    }
+    // A new streamer, started by the next frame over the new pool; none for whole heights.
+    streamer = pool ? std::make_unique<PageStreamer>() : nullptr;
+    gpu.destroy();
+    gpu = made.value();
+    return true;
 }
 
 StreamStats Terrain::streamStats() const {
@@ -199,17 +235,9 @@ void Terrain::growPool(const CullView& view) {
         return;
     }
     const int viewport = view.viewportHeight + view.viewportHeight / 4;
-    Result<TerrainGpu> grown = TerrainGpu::create(
-        map, tree, poolPageSize, 0, viewPool(viewport, view.camera.fovY, tree.leafSize));
-    if (!grown) {
-        poolViewport = 0;  // no more tries: the pool stays
-        return;
-    }
-    streamer->stop();
-    streamer = std::make_unique<PageStreamer>();  // started by the next frame, over the new pool
-    gpu.destroy();
-    gpu = grown.value();
-    poolViewport = viewport;
+    poolViewport = remakeHeights(viewPool(viewport, view.camera.fovY, tree.leafSize))
+                       ? viewport
+                       : 0;  // no more tries: the pool stays
 }
 
 void Terrain::completeLevel0() {
@@ -217,35 +245,11 @@ void Terrain::completeLevel0() {
         return;
     }
     const Clock::time_point start = Clock::now();
-    // Pages filled and not yet uploaded are dropped; the resident ones keep their layers.
-    streamer->stop();
-    const PageLevel& level0 = gpu.pages.level[0];
-    const uint32_t count = uint32_t(level0.pagesX) * uint32_t(level0.pagesY);
-    assert(gpu.pages.level0Pool == int(count) && "on demand, the pool has a layer for each page");
-    std::vector<int> layers(count, -1);
-    std::vector<uint8_t> used(count, 0);
-    if (streamer->map() != nullptr) {  // started: it knows where the resident pages are
-        for (uint32_t p = 0; p < count; ++p) {
-            layers[p] = streamer->layerOf(p);
-            if (layers[p] >= 0) {
-                used[size_t(layers[p])] = 1;
-            }
-        }
-    }
-    std::vector<uint32_t> missing;
-    int free = 0;
-    for (uint32_t p = 0; p < count; ++p) {
-        if (layers[p] < 0) {
-            while (used[size_t(free)] != 0) {
-                ++free;
-            }
-            layers[p] = free++;
-            missing.push_back(p);
-        }
-    }
-    gpu.uploadLevel0(map, layers, missing);
-    streamer.reset();
+    // When even that fails (out of GPU memory), the terrain streams on as a map bigger than
+    // memory does, drawn by level of detail.
+    remakeHeights({});
     onDemand = false;
+    poolViewport = 0;
     times.restMs = msSince(start);
 }
 

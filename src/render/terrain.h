@@ -92,18 +92,18 @@ struct Terrain {
     // it; "" when the codes are the map's own file (a .r16) or not mapped.
     std::string codeCache;
     // Level 0 on demand (Level0Upload::OnDemand): a map held in memory whose level-0 pages go to
-    // the GPU as views first need them, through the streamer, each into a layer of its own (the
-    // pool has one for every page, so none is ever recycled). The load uploads levels 1 and up;
-    // the first view waits for its pages (settleStreaming, timed as LoadTimes::pagesMs), later
-    // ones take them as streamed terrains do; a frame without level of detail first uploads the
-    // rest (completeLevel0), after which the terrain is whole.
+    // the GPU as views need them, through the streamer and a pool sized from the view as a
+    // streamed map's (so that the GPU does not hold, nor a driver clear, level 0 whole). The load
+    // uploads levels 1 and up; the first view waits for its pages (settleStreaming, timed as
+    // LoadTimes::pagesMs), later ones take them as streamed terrains do; a frame without level of
+    // detail first makes the heights whole (completeLevel0).
     bool onDemand = false;
     // Whether a view has been settled since the load: on demand, the first cull settles its view.
     bool viewSettled = false;
     // A streamed terrain whose pool is sized from the view (StreamSettings::pool 0): the viewport
-    // height it is sized for, and the page size asked at create; 0 when the pool stays as it is.
+    // height it is sized for; 0 when the pool stays as it is.
     int poolViewport = 0;
-    int poolPageSize = 0;
+    int pageSize = kDefaultPageSize;  // the page size asked at create (the GPU's may be larger)
 
     // Puts `scene` on this terrain (or removes the objects, with an empty one) and sizes the
     // frame's buffers for it.
@@ -134,10 +134,13 @@ struct Terrain {
     // restarts the streamer (level 0 arrives anew; levels 1 and up are uploaded again). When that
     // fails the pool stays, and with it less detail where pages wait, never a hole.
     void growPool(const CullView& view);
-    // Level 0 on demand: fills and uploads every level-0 page not yet resident (on every core),
-    // stops the streamer and ends onDemand, so the terrain is drawn as if uploaded whole. Nothing
+    // Level 0 on demand: makes the GPU heights whole (every page of every level, on every core),
+    // drops the streamer and ends onDemand, so the terrain is drawn as if uploaded whole. Nothing
     // otherwise.
     void completeLevel0();
+    // Makes the GPU heights anew with level 0 through `pool` (whole without one) and a new
+    // streamer (none when whole); false, and nothing changed, when the GPU refuses them.
+    bool remakeHeights(const Level0Pool& pool);
     // Blocks until the exact coarse errors are in the tree (scripted frames: the same picture
     // however fast the machine).
     void finishErrors();

@@ -246,7 +246,7 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
         return Result<TerrainGpu>::failure(line);
     }
     // The pages in upload order (level by level, row by row; a streamed terrain's level 0 comes
-    // later, page by page: uploadPage, or all at once: uploadLevel0).
+    // later, page by page: uploadPage).
     std::vector<PageRef> order;
     for (int level = pages.level0Pool > 0 ? 1 : 0; level < int(pages.level.size()); ++level) {
         const PageLevel& l = pages.level[size_t(level)];
@@ -336,28 +336,6 @@ void TerrainGpu::uploadPage(int layer, uint32_t page, const uint16_t* texels,
     const GLushort entry = GLushort(layer);
     glTexSubImage2D(GL_TEXTURE_2D, 0, int(page % uint32_t(pagesX)), int(page / uint32_t(pagesX)), 1,
                     1, GL_RED_INTEGER, GL_UNSIGNED_SHORT, &entry);
-    glBindTexture(GL_TEXTURE_2D, 0);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-}
-
-void TerrainGpu::uploadLevel0(const Heightmap& map, const std::vector<int>& layers,
-                              const std::vector<uint32_t>& missing) const {
-    assert(streamed());
-    const PageLevel& level0 = pages.level[0];
-    assert(layers.size() == size_t(level0.pagesX) * size_t(level0.pagesY));
-    std::vector<PageRef> order;
-    order.reserve(missing.size());
-    for (const uint32_t page : missing) {
-        order.push_back({0, int(page % uint32_t(level0.pagesX)),
-                         int(page / uint32_t(level0.pagesX)), layers[page]});
-    }
-    fillAndUpload(*this, map, order);
-    // Level 0's table rows start at 0 and are pagesX wide, as the table is.
-    const std::vector<uint16_t> entries(layers.begin(), layers.end());
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
-    glBindTexture(GL_TEXTURE_2D, pageTable);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, level0.pagesX, level0.pagesY, GL_RED_INTEGER,
-                    GL_UNSIGNED_SHORT, entries.data());
     glBindTexture(GL_TEXTURE_2D, 0);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
 }

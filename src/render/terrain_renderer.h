@@ -63,7 +63,7 @@ struct TerrainGpu {
     // page size fitted (at most its page count; the fit counts only those), none uploaded here,
     // their table entries kAbsentPage, and pages are at least two leaves a side (so a level-1
     // node lies in one level-0 page, core/lod.h); the page streamer fills them through
-    // uploadPage() (or uploadLevel0()).
+    // uploadPage().
     static Result<TerrainGpu> create(const Heightmap& map, const Quadtree& tree,
                                      int pageSize = kDefaultPageSize, int maxLayersPerArray = 0,
                                      const Level0Pool& streamPool = {});
@@ -73,11 +73,6 @@ struct TerrainGpu {
     // its table entry there; the entry of `evicted` (the layer's previous page, or -1) goes back
     // to kAbsentPage. (PageStreamer::Upload.)
     void uploadPage(int layer, uint32_t page, const uint16_t* texels, int64_t evicted) const;
-    // Streamed, from codes in memory: fills and uploads the level-0 pages `missing` (indices
-    // py * pagesX + px, sorted) into their layers, on every core, and writes every level-0 entry of
-    // the page table from `layers` (each page's layer, one per page).
-    void uploadLevel0(const Heightmap& map, const std::vector<int>& layers,
-                      const std::vector<uint32_t>& missing) const;
     // Binds the pages (arrays on units 0, 2, 3, 4) and the page table (unit 1) and sets the
     // uniforms through which `program` (shaders/terrain.vert) reads them: heightPages, pageTable,
     // pageShift, pageTableRow, layersPerArray, mapSize, leafSize.

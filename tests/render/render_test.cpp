@@ -1899,10 +1899,12 @@ TEST(StreamedTerrain, APoolSizedFromTheViewGrowsWithIt) {
     full.value().destroy();
 }
 
-// A 257 x 257 synthetic map read into memory with its level-0 pages on demand (pages of 8).
-Result<Terrain> onDemandTerrain(const Heightmap& map) {
+// A 257 x 257 synthetic map read into memory with its level-0 pages on demand (pages of 8), the
+// pool sized for a viewport `viewportHeight` pixels high.
+Result<Terrain> onDemandTerrain(const Heightmap& map, int viewportHeight = kStreamPoolViewport) {
     StreamSettings stream;
     stream.level0 = Level0Upload::OnDemand;
+    stream.viewportHeight = viewportHeight;
     Result<Terrain> terrain = Terrain::create(map, 4, "on demand", {}, {}, 8, {}, stream);
     if (terrain) {
         terrain.value().finishErrors();
@@ -1912,7 +1914,8 @@ Result<Terrain> onDemandTerrain(const Heightmap& map) {
 
 // Level 0 on demand: the first frame of a fresh terrain waits for its view's pages, so it is
 // the whole upload's pixel for pixel (and the same nodes) with nothing settled by hand, culled or
-// not; the load uploaded no level-0 page, and the first view took only the pages it needed.
+// not; the load uploaded no level-0 page, and the first view took only the pages it needed. A
+// pool made for a 10-pixel viewport is too small for some views: it doubles until they fit.
 TEST(OnDemandLevel0, TheFirstFrameEqualsTheWholeUpload) {
     REQUIRE_GL_STRICT();
     const Heightmap map = syntheticHeightmap(257, 257, 257 * 17 + 3);
@@ -1920,15 +1923,16 @@ TEST(OnDemandLevel0, TheFirstFrameEqualsTheWholeUpload) {
     ASSERT_TRUE(whole) << whole.error();
     const std::vector<Camera> cameras = randomCameras(whole.value(), 8, 41u);
     std::vector<uint8_t> expected, first;
-    int partial = 0;
+    int partial = 0, grown = 0;
     for (size_t i = 0; i < cameras.size(); ++i) {
         const float pixels = i % 2 == 0 ? 1.0f : 3.0f;
         const bool cull = i % 3 != 2;
-        Result<Terrain> lazy = onDemandTerrain(map);
+        Result<Terrain> lazy = onDemandTerrain(map, i % 2 == 0 ? 10 : kStreamPoolViewport);
         ASSERT_TRUE(lazy) << lazy.error();
         ASSERT_TRUE(lazy.value().onDemand);
         ASSERT_EQ(lazy.value().streamStats().resident, 0);
-        EXPECT_EQ(lazy.value().gpu.pages.level0Pool, 32 * 32);
+        const int pool = lazy.value().gpu.pages.level0Pool;
+        EXPECT_EQ(pool, i % 2 == 0 ? 55 : 32 * 32);
         const FrameStats w = render(whole.value(), cameras[i], cull, expected, false, pixels);
         const FrameStats f = render(lazy.value(), cameras[i], cull, first, false, pixels);
         ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
@@ -1936,15 +1940,17 @@ TEST(OnDemandLevel0, TheFirstFrameEqualsTheWholeUpload) {
         EXPECT_EQ(w.lodStats.nodesDrawn, f.lodStats.nodesDrawn) << "camera " << i;
         const StreamStats st = lazy.value().streamStats();
         EXPECT_EQ(st.requested, 0);
-        partial += st.resident > 0 && st.resident < st.pool ? 1 : 0;
+        partial += st.resident > 0 && st.resident < 32 * 32 ? 1 : 0;
+        grown += st.pool > pool ? 1 : 0;
         lazy.value().destroy();
     }
     EXPECT_GT(partial, 0) << "no view took some of the pages and not all";
+    EXPECT_GT(grown, 0) << "no view outgrew the small pool";
     whole.value().destroy();
 }
 
 // One on-demand terrain over many views: settled, each frame equals the whole upload's; a frame
-// without level of detail first uploads the rest of level 0, equals the whole upload's full-detail
+// without level of detail first makes the heights whole, equals the whole upload's full-detail
 // frame, and leaves a terrain that no longer streams and still draws level-of-detail frames alike.
 TEST(OnDemandLevel0, LaterViewsAndAFullDetailFrameEqualTheWholeUpload) {
     REQUIRE_GL_STRICT();
@@ -1965,6 +1971,7 @@ TEST(OnDemandLevel0, LaterViewsAndAFullDetailFrameEqualTheWholeUpload) {
     }
     ASSERT_TRUE(lazy.value().onDemand);
     EXPECT_LT(lazy.value().streamStats().resident, 32 * 32);
+    EXPECT_GT(lazy.value().gpu.pages.level0Pool, 0);
     const Camera& camera = cameras[0];
     render(whole.value(), camera, true, expected);
     const FrameStats full = render(lazy.value(), camera, true, culled);
@@ -1972,6 +1979,7 @@ TEST(OnDemandLevel0, LaterViewsAndAFullDetailFrameEqualTheWholeUpload) {
     EXPECT_FALSE(full.lod);
     EXPECT_FALSE(lazy.value().onDemand);
     EXPECT_FALSE(lazy.value().streamed());
+    EXPECT_EQ(lazy.value().gpu.pages.level0Pool, 0);  // every page a layer of its own
     EXPECT_GT(lazy.value().times.restMs, 0.0);
     EXPECT_EQ(differingPixels(expected, culled), 0u);
     for (size_t i = 4; i < cameras.size(); ++i) {
