@@ -6,9 +6,6 @@
 #include <cassert>
 #include <chrono>
 #include <filesystem>
-#include <limits>
-
-#include <glm/trigonometric.hpp>
 
 #include "core/config.h"
 #include "core/heightmap_gdal.h"
@@ -172,11 +169,10 @@ void Terrain::settleStreaming(const CullView& view) {
     viewSettled = true;  // before the culls below, which would otherwise settle again
     // One cull asks for every page its view needs (which level-1 nodes ask does not depend on
     // what is resident); a second confirms, and more would only repeat a pool too small for the
-    // view. On demand, the first view's pages are timed from after the first cull, which stands
-    // for the frame's own; a view without level of detail completes level 0 in that cull instead.
-    // On demand, a pool too small for the view (the error term can reach further than the grid
-    // step the pool is sized by) doubles until every page the view asks for is in, so that the
-    // picture is the whole upload's.
+    // view. On demand, such a pool (the error term can reach further than the grid step it is
+    // sized by) doubles until every page the view asks for is in, so that the picture is the
+    // whole upload's; the first view's pages are timed from after the first cull, which stands
+    // for the frame's own (a view without level of detail makes the heights whole in it instead).
     Clock::time_point start = Clock::now();
     bool timed = false;
     for (;;) {
