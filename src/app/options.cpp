@@ -501,10 +501,11 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
                        window at --fov and 1 pixel of level of detail, grown when the window
                        grows); implies --stream
   --upload MODE        how a map read into memory sends its full-detail (level-0) height
-                       pages to the GPU: whole (all at load), on-demand (each page when a view
-                       first needs it, the first view waiting for its own; a frame without
-                       level of detail first uploads the rest) or auto, the default: on-demand
-                       for maps of more than 8192x8192 samples unless --lod is off
+                       pages to the GPU: whole (all at load), on-demand (as views need them,
+                       through a pool of layers sized for the window, the first view waiting
+                       for its own; a frame without level of detail first uploads them all)
+                       or auto, the default: on-demand for maps of more than 8192x8192 samples
+                       unless --lod is off
   --size WxH           size of a headerless .r16/.raw file
   --window WxH         window and screenshot size (default 1280x720): at most 16384 a side
                        and 67108864 pixels (8192x8192), and what the OpenGL driver allows
