@@ -44,7 +44,11 @@ void drawStats(const FrameStats& stats, const Terrain& terrain) {
     ImGui::Text("heights on the GPU %.1f MiB, %.2f B/sample (%d pages of %d^2)",
                 double(pages.bytes()) / (1024.0 * 1024.0), terrain.gpu.bytesPerSample(),
                 pages.layers, pages.pageSize);
-    if (terrain.streamed()) {
+    if (terrain.onDemand) {
+        const StreamStats st = terrain.streamStats();
+        ImGui::Text("level 0 on demand: %d of %d pool layers resident, %d requested, %d uploaded",
+                    st.resident, st.pool, st.requested, st.uploaded);
+    } else if (terrain.streamed()) {
         const StreamStats st = terrain.streamStats();
         ImGui::Text("streaming: %d of %d pool layers resident, %d requested, %d uploaded",
                     st.resident, st.pool, st.requested, st.uploaded);

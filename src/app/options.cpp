@@ -199,6 +199,19 @@ const std::map<std::string, Handler>& valueOptions() {
              o.stream = true;
              return {};
          }},
+        {"--upload",
+         [](ViewerOptions& o, const std::string& v) -> Status {
+             if (v == "whole") {
+                 o.upload = Level0Upload::Whole;
+             } else if (v == "on-demand") {
+                 o.upload = Level0Upload::OnDemand;
+             } else if (v == "auto") {
+                 o.upload = Level0Upload::Auto;
+             } else {
+                 return Status::failure("expected whole, on-demand or auto");
+             }
+             return {};
+         }},
         {"--size",
          [](ViewerOptions& o, const std::string& v) -> Status {
              if (!parseSize(v, o.rawWidth, o.rawHeight)) {
@@ -484,8 +497,15 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
                        (--lod off or 0 means 1 pixel on a streamed map). A .r16/.raw or a
                        raster read through GDAL (its codes kept in MAP.qtcodes, written on
                        its first open)
-  --stream-pool N      with --stream: GPU layers for level-0 pages (default: enough for a
-                       1080-pixel-high view at 1 pixel of level of detail); implies --stream
+  --stream-pool N      with --stream: GPU layers for level-0 pages (default: enough for the
+                       window at --fov and 1 pixel of level of detail, grown when the window
+                       grows); implies --stream
+  --upload MODE        how a map read into memory sends its full-detail (level-0) height
+                       pages to the GPU: whole (all at load), on-demand (as views need them,
+                       through a pool of layers sized for the window, the first view waiting
+                       for its own; a frame without level of detail first uploads them all)
+                       or auto, the default: on-demand for maps of more than 8192x8192 samples
+                       unless --lod is off
   --size WxH           size of a headerless .r16/.raw file
   --window WxH         window and screenshot size (default 1280x720): at most 16384 a side
                        and 67108864 pixels (8192x8192), and what the OpenGL driver allows

@@ -10,6 +10,7 @@
 #include <glm/vec3.hpp>
 
 #include "core/config.h"
+#include "core/height_pages.h"
 #include "core/heightmap.h"
 #include "core/memory_budget.h"
 #include "core/result.h"
@@ -38,6 +39,9 @@ struct ViewerOptions {
     // StreamSettings); --stream-pool N: the pool's layers (0: derived from the view).
     bool stream = false;
     int streamPool = 0;
+    // --upload: how a map read into memory sends its level-0 height pages to the GPU
+    // (core/height_pages.h Level0Upload; Auto is Whole when --lod is off).
+    Level0Upload upload = Level0Upload::Auto;
     int rawWidth = 0;  // --size, for headerless .r16/.raw
     int rawHeight = 0;
     HeightEncoding encoding = HeightEncoding::Gray;  // --encoding, for RGB-packed PNG heights

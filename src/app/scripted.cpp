@@ -99,6 +99,7 @@ int runOneShot(Session& s) {
         const StreamStats streaming = s.terrain.streamStats();
         report.streaming = s.terrain.streamed() ? &streaming : nullptr;
         report.mapped = s.terrain.map.codes.isMapped();
+        report.onDemand = s.terrain.onDemand;
         report.sidecar = s.terrain.sidecar;
         report.codeCache = s.terrain.codeCache;
         report.stats = stats;

@@ -68,6 +68,20 @@ LoadOptions loadOptions(const ViewerOptions& options) {
     return load;
 }
 
+// How the options' maps send their heights to the GPU; `mapped`: the map opened streamed.
+StreamSettings streamSettings(const ViewerOptions& options, bool mapped) {
+    StreamSettings stream;
+    stream.on = options.stream || mapped;
+    stream.pool = options.streamPool;
+    stream.viewportHeight = options.windowHeight;
+    stream.fovY = glm::radians(options.fovDegrees);
+    // On demand pays off only while frames draw by level of detail.
+    const bool lodOff = options.lodPixels && *options.lodPixels <= 0.0f;
+    stream.level0 =
+        options.upload == Level0Upload::Auto && lodOff ? Level0Upload::Whole : options.upload;
+    return stream;
+}
+
 }  // namespace
 
 Result<Session> Session::create(const ViewerOptions& options) {
@@ -134,10 +148,9 @@ Result<Session> Session::create(const ViewerOptions& options) {
                                                 : Result<ObjectRenderer>(ObjectRenderer{});
     Result<Terrain> terrain =
         renderer && lines && objectRenderer
-            ? Terrain::create(
-                  std::move(map).value(), opened.value().leafSize, path, times, std::cref(terminal),
-                  options.pageSize, std::move(tree),
-                  StreamSettings{options.stream || opened.value().streamed, options.streamPool})
+            ? Terrain::create(std::move(map).value(), opened.value().leafSize, path, times,
+                              std::cref(terminal), options.pageSize, std::move(tree),
+                              streamSettings(options, opened.value().streamed))
             : Result<Terrain>::failure("");
     if (!renderer || !lines || !objectRenderer || !terrain) {
         const std::string error = !renderer         ? renderer.error()
@@ -208,9 +221,8 @@ Status Session::replaceTerrain(const std::string& path, const LoadProgress& prog
             ? quadtreeBytes(terrain.map.width, terrain.map.height, terrain.tree.leafSize) +
                   uint64_t(terrain.gpu.bytesPerSample() * double(terrain.map.sampleCount()))
             : loadPeakBytes(terrain.map.width, terrain.map.height, kHeldBytesPerSample);
-    if (Status loaded =
-            qt::replaceTerrain(terrain, path, load, options.leafSize, progress, options.pageSize,
-                               StreamSettings{options.stream, options.streamPool});
+    if (Status loaded = qt::replaceTerrain(terrain, path, load, options.leafSize, progress,
+                                           options.pageSize, streamSettings(options, false));
         !loaded) {
         return loaded;
     }

@@ -166,12 +166,13 @@ std::string statsJson(const StatsReport& r) {
                                     : std::string("\"code cache\"")) +
              ", \"code_cache\": " +
              (r.codeCache.empty() ? std::string("null") : "\"" + r.codeCache + "\"") +
-             ", \"sidecar\": " +
+             ", \"on_demand\": " + (r.onDemand ? "true" : "false") + ", \"sidecar\": " +
              (r.sidecar.empty() ? std::string("null") : "\"" + r.sidecar + "\"") + "},\n";
     }
     j += "  \"load\": {\"decode_ms\": " + milliseconds(r.times.decodeMs) +
          ", \"tree_ms\": " + milliseconds(r.times.treeMs) +
          ", \"upload_ms\": " + milliseconds(r.times.uploadMs) +
+         ", \"pages_ms\": " + milliseconds(r.times.pagesMs) +
          ", \"first_frame_ms\": " + milliseconds(r.times.totalMs()) +
          ", \"errors_ms\": " + milliseconds(r.times.errorsMs) + "},\n";
     j += "  \"lod_errors\": \"" + std::string(lodErrorsName(r.lodErrors)) + "\",\n";

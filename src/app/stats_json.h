@@ -31,6 +31,7 @@ struct StatsReport {
     // A streamed GDAL raster's code cache: "written" by this load or "read"; "" when the codes
     // are the map's own file (a .r16).
     std::string codeCache;
+    bool onDemand = false;  // a map in memory taking its level-0 pages on demand (Terrain)
     bool culling = true;
     FrameStats stats;
     LoadTimes times;                                        // the load's steps

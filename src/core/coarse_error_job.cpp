@@ -33,7 +33,7 @@ void CoarseErrorJob::start(const Heightmap& map, const Quadtree& tree) {
     State* state = state_.get();
     state->worker = std::thread([state, grid = codeGrid(map), levels = std::move(levels)] {
         const auto begin = std::chrono::steady_clock::now();
-        state->errors = exactCoarseErrors(grid, levels, &state->cancel);
+        state->errors = exactCoarseErrors(grid, levels, &state->cancel, &state->folds);
         state->ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin)
                 .count();
@@ -49,7 +49,9 @@ bool CoarseErrorJob::takeIfDone(Quadtree& tree) {
         state_->worker.join();  // it has set `done`, its last step: no wait to speak of
     }
     assert(state_->errors.size() == tree.coarseErrors.size());
+    assert(state_->folds.size() == tree.foldErrors.size());
     tree.coarseErrors.swap(state_->errors);
+    tree.foldErrors.swap(state_->folds);
     tree.lodErrors = LodErrors::Exact;
     tree.exactLevels = tree.depth;
     ms_ = state_->ms;

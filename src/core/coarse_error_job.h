@@ -33,7 +33,8 @@ public:
     void start(const Heightmap& map, const Quadtree& tree);
     // True while a worker has been started and its errors not yet taken.
     bool pending() const { return state_ != nullptr; }
-    // When the worker has finished: swaps its errors into tree.coarseErrors, sets tree.lodErrors
+    // When the worker has finished: swaps its errors into tree.coarseErrors and
+    // tree.foldErrors (computeCoarseErrors's), sets tree.lodErrors
     // to Exact and returns true. Otherwise returns false at once. Call it on the thread that
     // reads the tree, between frames; it allocates nothing.
     bool takeIfDone(Quadtree& tree);
@@ -49,6 +50,7 @@ private:
         std::atomic<bool> cancel{false};
         std::atomic<bool> done{false};
         std::vector<uint16_t> errors;
+        std::vector<uint16_t> folds;  // Quadtree::foldErrors
         double ms = 0.0;
         std::thread worker;
     };

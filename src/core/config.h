@@ -99,9 +99,15 @@ constexpr float kStreamPrefetch = 1.25f;
 constexpr int kStreamUploadsPerFrame = 4;
 // A streamed terrain always draws by level of detail (its level-0 pages are on the GPU only near
 // the eye): with level of detail off (0 pixels) it draws at this many pixels, the finest its
-// pool of layers is sized for, for a viewport kStreamPoolViewport pixels high.
+// pool of layers is sized for; the pool is sized for the window (render/terrain.h
+// StreamSettings), kStreamPoolViewport pixels high when none is given.
 constexpr float kStreamFinestPixels = 1.0f;
 constexpr int kStreamPoolViewport = 1080;
+// Maps held in memory with more samples than this (above 8192 x 8192) upload their level-0
+// height pages on demand by default (render/terrain.h, Level0Upload::Auto): level 0 is three
+// quarters of the pyramid's upload, which at 16385 x 16385 takes most of a second, while a view
+// drawn by level of detail needs few of its pages.
+constexpr int64_t kOnDemandSamples = int64_t{1} << 26;
 // Pages the streamer's worker may hold filled and not yet uploaded (its staging ring).
 constexpr int kStreamStagingPages = 2 * kStreamUploadsPerFrame;
 // Most threads that compute the nodes' coarse-surface errors while a map loads (one per core).

@@ -78,7 +78,7 @@ HeightPages planHeightPages(int width, int height, int leafSize, int pageSize) {
 }
 
 Result<HeightPages> fitHeightPages(int width, int height, int leafSize, int pageSize,
-                                   const PageLimits& limits) {
+                                   const PageLimits& limits, const Level0Pool& pool) {
     int size = leafSize;
     while (size < pageSize) {
         size *= 2;
@@ -88,6 +88,9 @@ Result<HeightPages> fitHeightPages(int width, int height, int leafSize, int page
     const int longest = std::max(width, height);
     for (;;) {
         HeightPages pages = planHeightPages(width, height, leafSize, size);
+        if (pool) {
+            pages = streamedHeightPages(pages, std::max(pool(pages), 1));
+        }
         const bool fitsTexels = pages.texels <= limits.maxTextureSize &&
                                 pages.tableWidth <= limits.maxTextureSize &&
                                 pages.tableHeight <= limits.maxTextureSize;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/heightmap.h"
@@ -54,6 +55,13 @@ struct HeightPages {
     std::vector<uint16_t> table() const;
 };
 
+// How a map held in memory sends its level-0 (full-detail) pages to the GPU (render/terrain.h).
+enum class Level0Upload {
+    Whole,     // every page at load
+    OnDemand,  // as views first need them (Terrain::onDemand)
+    Auto,      // OnDemand for maps of more than kOnDemandSamples samples, else Whole
+};
+
 // The page table's entry of a streamed level-0 page that has no layer: never a layer (layers are
 // fewer than 65535), and never read, as no node is drawn from a page that is not resident
 // (core/lod.h).
@@ -76,10 +84,16 @@ int heightLevels(int width, int height, int leafSize);
 // The layout with pages of exactly pageSize squares.
 HeightPages planHeightPages(int width, int height, int leafSize, int pageSize);
 
+// A streamed level 0's pool of layers for a page size: given the layout with every page of that
+// size, the layers its level 0 gets (streamedHeightPages; at least 1, at most its pages).
+using Level0Pool = std::function<int(const HeightPages& full)>;
+
 // The layout with the smallest page of at least `pageSize` squares (and of the leaf size) whose
-// layers and texels fit `limits`; fails with one line when none does.
+// layers and texels fit `limits`; fails with one line when none does. With `pool`, the layout is
+// streamed (streamedHeightPages with pool's layers for each page size tried): level 0 counts only
+// its pool.
 Result<HeightPages> fitHeightPages(int width, int height, int leafSize, int pageSize,
-                                   const PageLimits& limits);
+                                   const PageLimits& limits, const Level0Pool& pool = {});
 
 // Fills `out` (texels^2 codes, row-major) with page (px, py) of `level`, from the map's codes.
 void fillHeightPage(const Heightmap& map, const HeightPages& pages, int level, int px, int py,

@@ -2,6 +2,7 @@
 // far enough to be drawn whole, then marks each drawn node's edges whose neighbour is coarser.
 #include "core/lod.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 
@@ -17,9 +18,31 @@ struct Selector {
     const Frustum* frustum;  // grid space; null: nothing culled
     LodOutput& out;
 
-    LodDistance distanceAt(int level, int col, int row) const {
+    // The distance of the node at `level` holding leaf (col, row); a held-back node that wants
+    // its page asks for it (a neighbour's edge depends on it even where it is culled).
+    LodDistance distanceAt(int level, int col, int row) {
         const SampleBox box = levelNodeBox(tree, level, col, row);
-        return lodDistance(tree, params, level, box.x0, box.z0, box.x1, box.z1);
+        const LodDistance d = lodDistance(tree, params, level, box.x0, box.z0, box.x1, box.z1);
+        if (d.wantsPage()) {
+            request(d, box.x0, box.z0);
+        }
+        return d;
+    }
+
+    // Asks for the level-0 page holding sample (x0, z0) at distance `d`, once a frame: a second
+    // ask only keeps the nearer distance.
+    void request(const LodDistance& d, int x0, int z0) {
+        const LodResidency& r = *params.residency;
+        const uint32_t page =
+            uint32_t(z0 >> r.pageShift) * uint32_t(r.pagesX) + uint32_t(x0 >> r.pageShift);
+        uint32_t& at = out.pageRequest[page];
+        if (at == 0) {
+            out.requests.push_back({page, d.squared});
+            at = uint32_t(out.requests.size());
+        } else {
+            float& squared = out.requests[at - 1].squared;
+            squared = std::min(squared, d.squared);
+        }
     }
 
     // Each edge of a node drawn at `level`: a coarser neighbour (its level + 1 ancestor does not
@@ -27,7 +50,7 @@ struct Selector {
     // 0, where the finer node's folded vertices meet this node's own; a neighbour at the same
     // level gives the larger of the two nodes' morphs, which both compute alike. (Neighbours
     // differ by one level at most.)
-    void edges(int level, int col, int row, DrawNode& drawn) const {
+    void edges(int level, int col, int row, DrawNode& drawn) {
         drawn.coarser = 0;
         for (uint8_t& m : drawn.edgeMorph) {
             m = drawn.morph;  // the map's border: no neighbour to agree with
@@ -100,10 +123,7 @@ struct Selector {
             node.isLeaf() ? LodDistance{}
                           : lodDistance(tree, params, level, node.x0, node.z0, node.x1, node.z1);
         if (distance.wantsPage()) {
-            const LodResidency& r = *params.residency;
-            out.requests.push_back({uint32_t(node.z0 >> r.pageShift) * uint32_t(r.pagesX) +
-                                        uint32_t(node.x0 >> r.pageShift),
-                                    distance.squared});
+            request(distance, node.x0, node.z0);
         }
         if (!distance.splits()) {
             draw(node, level, morph);
@@ -201,6 +221,7 @@ void updateLodReach(const Quadtree& tree, float errorSteps, LodReach& reach) {
     if (reach.errorSteps == errorSteps && reach.errors == tree.lodErrors) {
         return;
     }
+    assert(tree.foldErrors.size() == tree.coarseErrors.size());
     reach.errorSteps = errorSteps;
     reach.errors = tree.lodErrors;
     reach.steps.resize(tree.levelStart.back());
@@ -214,6 +235,11 @@ void updateLodReach(const Quadtree& tree, float errorSteps, LodReach& reach) {
         const int belowCols = level > 1 ? int(tree.levelWidth[size_t(level - 1)]) : 0;
         const int belowRows = level > 1 ? ((tree.leavesZ - 1) >> (level - 1)) + 1 : 0;
         const float* below = level > 1 ? &reach.steps[tree.levelStart[size_t(level - 1)]] : nullptr;
+        const uint16_t* belowFolds =
+            level > 1 ? &tree.foldErrors[tree.levelStart[size_t(level - 1)]] : nullptr;
+        // The fold charge's margin: one step of the level below, over the least distance factor
+        // a fold can be drawn at (lod.h).
+        const float margin = half / ((1.0f - kMorphFraction) * minStepsAway(tree.leafSize));
         for (int row = 0; row < rows; ++row) {
             for (int col = 0; col < cols; ++col) {
                 const uint32_t index = start + uint32_t(row) * uint32_t(cols) + uint32_t(col);
@@ -222,8 +248,9 @@ void updateLodReach(const Quadtree& tree, float errorSteps, LodReach& reach) {
                      ++z) {
                     for (int x = std::max(2 * col - 1, 0);
                          x <= std::min(2 * col + 2, belowCols - 1); ++x) {
-                        steps = std::max(steps,
-                                         below[size_t(z) * size_t(belowCols) + size_t(x)] + half);
+                        const size_t b = size_t(z) * size_t(belowCols) + size_t(x);
+                        steps = std::max(
+                            {steps, below[b] + half, errorSteps * float(belowFolds[b]) + margin});
                     }
                 }
                 reach.steps[index] = std::min(steps, 1e30f);
@@ -252,8 +279,21 @@ void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParam
     if (frustum != nullptr) {
         grid = gridFrustum(*frustum, tree, mapping);
     }
+    if (params.residency != nullptr) {
+        // Sized once for the pages (the first streamed frame), then only its marks change.
+        const size_t pagesZ =
+            (size_t(tree.root().z1) + (size_t(1) << params.residency->pageShift) - 1) >>
+            params.residency->pageShift;
+        const size_t pages = size_t(params.residency->pagesX) * pagesZ;
+        if (out.pageRequest.size() != pages) {
+            out.pageRequest.assign(pages, 0);
+        }
+    }
     Selector selector{tree, params, frustum != nullptr ? &grid : nullptr, out};
     selector.visit(tree.rootIndex(), tree.depth, kAllPlanes, 0);
+    for (const PageRequest& r : out.requests) {
+        out.pageRequest[r.page] = 0;
+    }
 }
 
 void appendFullDetailLeaves(const Quadtree& tree, const LodOutput& lod,

@@ -51,6 +51,20 @@ namespace qt {
 // every other one, so they are exactly the neighbour's: the shared edge is the same line of the
 // same samples, computed by the same code. Lengths are in grid steps (world units / the larger
 // spacing) on all three axes; a node's sides are at most as many steps as it has samples.
+//
+// Folds are charged to the node that causes them. A node X at level k folds an edge where the
+// level k + 1 node Y beside it does not split, dist(Y) >= d(Y), and morphs an edge toward its
+// parent's grid (which, complete, is the same fold) beyond its own morph only while the neighbour's
+// parent, that same Y, is in its morph range, dist(Y) >= (1 - kMorphFraction) d(Y). Every point
+// of the triangles only a fold draws lies within one of X's steps (2^k grid steps) of Y's
+// rectangle, so at least dist(Y) - 2^k from the eye. Y's reach includes errorSteps * X's fold
+// error + 2^k / ((1 - kMorphFraction) minStepsAway), so those points are at least stepsAway *
+// (1 - kMorphFraction) * errorSteps * X's fold error away: where that error stands within
+// `pixels` on screen, as a node's own surface does within its reach. So X's own coarse error
+// need only hold its unfolded strip, and a node beside neighbours of its own level is not split
+// for triangles it does not draw. Where a node's error is the range bound (the first frames, a
+// streamed map's levels above its exact ones) it holds the node's own folds and the fold error is
+// 0. Leaves' folds are charged to no one: leaves store no error.
 struct LodReach;
 
 // Which level-0 pages a streamed terrain has on the GPU: page (px, py) of 2^pageShift squares a
@@ -82,8 +96,10 @@ struct LodParams {
 };
 
 // Each inner node's reach, in grid steps per unit of stepsAway, by Quadtree::levelIndex: at
-// level L, the largest of 2^L, errorSteps * its coarse error, and 2^(L - 1) more than the reach of
-// every level L - 1 node touching it (its children and the ring around them). Depends on the
+// level L, the largest of 2^L, errorSteps * its coarse error, and for every level L - 1 node
+// touching it (its children and the ring around them) 2^(L - 1) more than that node's reach and
+// errorSteps * that node's fold error (Quadtree::foldErrors) + 2^(L - 1) / ((1 - kMorphFraction)
+// minStepsAway), the fold charge argued above. Depends on the
 // mapping and the projection through errorSteps, and on the tree's coarse errors, so it is remade
 // when either changes (the exact errors replacing the range bound: Quadtree::lodErrors).
 struct LodReach {
@@ -184,7 +200,8 @@ struct LodStats {
 };
 
 // A level-0 page a streamed frame wants: its index (py * pagesX + px) and the squared distance of
-// the nearest held-back node in it that asked (several nodes of one page may each ask).
+// the nearest held-back node in it that asked (several nodes of one page may each ask; the page
+// is listed once).
 struct PageRequest {
     uint32_t page;
     float squared;
@@ -194,9 +211,15 @@ struct PageRequest {
 struct LodOutput {
     std::vector<DrawNode> nodes;  // tree order
     LodStats stats;
-    // With LodParams::residency: the pages of the held-back level-1 nodes in the frustum that
-    // want them (LodDistance::wantsPage), in walk order; empty otherwise.
+    // With LodParams::residency: the pages of the held-back level-1 nodes that want them
+    // (LodDistance::wantsPage) and that the walk reaches in the frustum or that border a drawn
+    // node (outside the frustum too: held back, such a node folds or morphs the drawn node's
+    // edge, which it would not do were its page in), each page once, in walk order; empty
+    // otherwise.
     std::vector<PageRequest> requests;
+    // Per level-0 page: 1 + its index in `requests`, 0 when not asked; all 0 between frames.
+    // Sized by the first streamed selection.
+    std::vector<uint32_t> pageRequest;
 
     void reserveFor(const Quadtree& tree);
 };

@@ -233,10 +233,19 @@ std::vector<LocalTriangle> foldedStripTriangles(int leafSize) {
 
 namespace {
 
-// exactCoarseErrorsOfRows for one level, with the strip's triangles already made.
+// Whole codes, rounded up and saturated.
+uint16_t roundedUp(double error) {
+    return uint16_t(std::min(std::ceil(error - 1e-6), 65535.0));
+}
+
+// exactCoarseErrorsOfRows for one level, with the strip's triangles already made: the first
+// 2 leafSize^2 the unfolded strip's, the rest drawn only by folds. With `folds`, the unfolded
+// strip's error goes to `errors` and the folds' to `folds`; without, the larger to `errors`.
 void errorsOfLevelRows(const CodeGrid& map, const Quadtree& tree,
                        const std::vector<LocalTriangle>& triangles, int level, int firstNodeRow,
-                       int lastNodeRow, uint16_t* errors, const std::atomic<bool>* cancel) {
+                       int lastNodeRow, uint16_t* errors, uint16_t* folds,
+                       const std::atomic<bool>* cancel) {
+    const size_t unfolded = size_t(2 * tree.leafSize * tree.leafSize);
     std::vector<TriangleShape> shapes;
     std::vector<Span> spans;
     std::vector<Crossing> crossings;
@@ -270,8 +279,14 @@ void errorsOfLevelRows(const CodeGrid& map, const Quadtree& tree,
             for (int col = 0; col < cols; ++col) {
                 const int x0 = col * span, z0 = row * span;
                 const bool whole = x0 + span <= map.width - 1 && z0 + span <= map.height - 1;
-                double worst = 0.0;
-                for (const TriangleShape& shape : shapes) {
+                double worstUnfolded = 0.0;
+                double worst = 0.0;  // of the shapes so far
+                for (size_t s = 0; s < shapes.size(); ++s) {
+                    if (s == unfolded) {
+                        worstUnfolded = worst;
+                        worst = 0.0;
+                    }
+                    const TriangleShape& shape = shapes[s];
                     int x[3], z[3];
                     for (int k = 0; k < 3; ++k) {
                         x[k] = std::min(x0 + shape.x[k], map.width - 1);
@@ -301,8 +316,17 @@ void errorsOfLevelRows(const CodeGrid& map, const Quadtree& tree,
                                       crossingError(map, t, scratch.data(),
                                                     scratch.data() + scratch.size(), 0, 0)});
                 }
-                errors[tree.levelIndex(level, col << level, row << level)] =
-                    uint16_t(std::min(std::ceil(worst - 1e-6), 65535.0));
+                if (shapes.size() <= unfolded) {
+                    worstUnfolded = worst;
+                    worst = 0.0;
+                }
+                const uint32_t index = tree.levelIndex(level, col << level, row << level);
+                if (folds != nullptr) {
+                    errors[index] = roundedUp(worstUnfolded);
+                    folds[index] = roundedUp(worst);
+                } else {
+                    errors[index] = roundedUp(std::max(worstUnfolded, worst));
+                }
             }
         }
     };
@@ -321,21 +345,29 @@ void errorsOfLevelRows(const CodeGrid& map, const Quadtree& tree,
 }  // namespace
 
 void exactCoarseErrorsOfRows(const CodeGrid& map, const Quadtree& tree, int level, int firstNodeRow,
-                             int lastNodeRow, uint16_t* errors, const std::atomic<bool>* cancel) {
+                             int lastNodeRow, uint16_t* errors, const std::atomic<bool>* cancel,
+                             uint16_t* folds) {
     assert(level >= 1 && level <= tree.depth && 0 <= firstNodeRow && firstNodeRow <= lastNodeRow);
     errorsOfLevelRows(map, tree, foldedStripTriangles(tree.leafSize), level, firstNodeRow,
-                      lastNodeRow, errors, cancel);
+                      lastNodeRow, errors, folds, cancel);
 }
 
 std::vector<uint16_t> exactCoarseErrors(const CodeGrid& map, const Quadtree& tree,
-                                        const std::atomic<bool>* cancel) {
+                                        const std::atomic<bool>* cancel,
+                                        std::vector<uint16_t>* folds) {
     assert(tree.levelStart.size() == size_t(tree.depth) + 2);
     std::vector<uint16_t> errors(tree.levelStart.back(), 0);
+    if (folds != nullptr) {
+        folds->assign(errors.size(), 0);
+    }
     const std::vector<LocalTriangle> triangles = foldedStripTriangles(tree.leafSize);
     for (int level = 1; level <= tree.depth; ++level) {
         errorsOfLevelRows(map, tree, triangles, level, 0, ((tree.leavesZ - 1) >> level) + 1,
-                          errors.data(), cancel);
+                          errors.data(), folds != nullptr ? folds->data() : nullptr, cancel);
         if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+            if (folds != nullptr) {
+                folds->clear();
+            }
             return {};
         }
     }
@@ -343,7 +375,7 @@ std::vector<uint16_t> exactCoarseErrors(const CodeGrid& map, const Quadtree& tre
 }
 
 void computeCoarseErrors(const Heightmap& map, Quadtree& tree) {
-    tree.coarseErrors = exactCoarseErrors(codeGrid(map), tree);
+    tree.coarseErrors = exactCoarseErrors(codeGrid(map), tree, nullptr, &tree.foldErrors);
     tree.lodErrors = LodErrors::Exact;
     tree.exactLevels = tree.depth;
 }

@@ -126,9 +126,17 @@ struct Quadtree {
     std::vector<uint32_t> levelStart;
     std::vector<uint32_t> levelWidth;
     // Per inner node, by levelIndex: a bound on its coarse-surface error in height codes
-    // (core/lod_error.h), of the kind lodErrors says. 2 bytes per inner node: about 0.04 bytes a
-    // sample at leaves of 4.
+    // (core/lod_error.h), of the kind lodErrors says. 2 bytes per inner node (as foldErrors): about
+    // 0.04 bytes a sample at leaves of 4.
     std::vector<uint16_t> coarseErrors;
+    // Per inner node, by levelIndex, where its error is exact (computeCoarseErrors, a streamed
+    // map's exact levels): the error of the triangles its strip draws only where an edge folds
+    // onto a coarser neighbour (or morphs toward its parent's grid, as it does beside a morphing
+    // neighbour), which coarseErrors then leaves out. A fold happens where the level-up node
+    // beside the edge does not split, so these are charged to the level-up nodes touching the node
+    // (LodReach), not to the node itself. 0 where coarseErrors is the range bound, which holds the
+    // node's folds itself. Same size as coarseErrors.
+    std::vector<uint16_t> foldErrors;
     LodErrors lodErrors = LodErrors::Range;
     int exactLevels = 0;  // levels 1..exactLevels hold exact errors: depth with Exact, 0 with Range
 

@@ -29,11 +29,12 @@ double msSince(std::chrono::steady_clock::time_point start) {
 // once per band it lies in.
 Status bandedPass(const Heightmap& map, Quadtree& tree, int bandLevel, int exactLevels,
                   std::vector<CodeRange>& leafRanges, std::vector<uint16_t>& exactErrors,
-                  const BandRows& makeRows) {
+                  std::vector<uint16_t>& foldErrors, const BandRows& makeRows) {
     const int leafSize = tree.leafSize;
     const size_t width = size_t(map.width);
     leafRanges.resize(size_t(tree.leavesX) * size_t(tree.leavesZ));
     exactErrors.assign(tree.levelStart.back(), 0);
+    foldErrors.assign(tree.levelStart.back(), 0);
     const int bandRows = ((tree.leavesZ - 1) >> bandLevel) + 1;
     const CodeGrid grid = codeGrid(map);
     for (int band = 0; band < bandRows; ++band) {
@@ -52,7 +53,8 @@ Status bandedPass(const Heightmap& map, Quadtree& tree, int bandLevel, int exact
             const int levelRows = ((tree.leavesZ - 1) >> level) + 1;
             const int shift = bandLevel - level;
             exactCoarseErrorsOfRows(grid, tree, level, band << shift,
-                                    std::min((band + 1) << shift, levelRows), exactErrors.data());
+                                    std::min((band + 1) << shift, levelRows), exactErrors.data(),
+                                    nullptr, foldErrors.data());
         }
         // Every row of the band but the one it shares with the next (the last band: all).
         const size_t end = band == bandRows - 1 ? size_t(map.height) : z1;
@@ -91,7 +93,7 @@ uint64_t quadtreeBytes(int width, int height, int leafSize) {
     return nodes * (sizeof(QuadtreeNode) + sizeof(uint32_t)) +  // nodes, parents
            leaves * (sizeof(LeafCoord) + sizeof(uint32_t) + sizeof(LeafCodes) +
                      sizeof(uint32_t)) +         // leaves, leafNodes, codes, grid
-           inner * sizeof(uint16_t) +            // coarse errors
+           inner * 2 * sizeof(uint16_t) +        // coarse and fold errors
            (levels + 1) * 2 * sizeof(uint32_t);  // level grids
 }
 
@@ -180,7 +182,7 @@ Status streamedTree(StreamedMap& out, TreeSidecar& saved, bool fromSidecar, cons
         const int bandLevel = bandLevelFor(tree, width, stream.bandBytes);
         const int exactLevels = std::min(bandLevel, tree.depth);
         if (Status pass = bandedPass(map, tree, bandLevel, exactLevels, saved.leafRanges,
-                                     saved.coarseErrors, makeRows);
+                                     saved.coarseErrors, saved.foldErrors, makeRows);
             !pass) {
             return pass;
         }
@@ -205,16 +207,19 @@ Status streamedTree(StreamedMap& out, TreeSidecar& saved, bool fromSidecar, cons
     map.minSample = map.coding.sample(saved.minCode);
     map.maxSample = map.coding.sample(saved.maxCode);
 
-    // The range bound everywhere, then the exact errors over it on levels 1..exactLevels (a
-    // sidecar's errors hold the same range bound above them).
+    // The range bound everywhere (its fold errors 0), then the exact errors, folds apart, over it
+    // on levels 1..exactLevels (a sidecar's errors hold the same range bound above them).
     fillQuadtreeBounds(tree, map, &saved.leafRanges);
     const size_t exactEnd = tree.levelStart[size_t(saved.exactLevels) + 1];
     std::copy(saved.coarseErrors.begin(), saved.coarseErrors.begin() + ptrdiff_t(exactEnd),
               tree.coarseErrors.begin());
+    std::copy(saved.foldErrors.begin(), saved.foldErrors.begin() + ptrdiff_t(exactEnd),
+              tree.foldErrors.begin());
     tree.lodErrors = saved.lodErrors;
     tree.exactLevels = saved.exactLevels;
     if (!out.sidecarUsed) {
         saved.coarseErrors = tree.coarseErrors;
+        saved.foldErrors = tree.foldErrors;
     }
     return {};
 }

@@ -1,10 +1,11 @@
-// Reads and writes the tree sidecar: a fixed header, then the leaf ranges and the coarse errors,
-// covered by a checksum.
+// Reads and writes the tree sidecar: a fixed header, then the leaf ranges, the coarse errors and
+// the fold errors, covered by a checksum.
 #include "core/tree_sidecar.h"
 
 #include <unistd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -19,10 +20,10 @@ namespace {
 //   0 magic "QTSIDECR"          8 version u32        12 lodErrors u8, exactLevels u8, 0 u16
 //  16 map bytes u64            24 map mtime ns i64  32 width u32  36 height u32  40 leafSize u32
 //  44 minCode u16, maxCode u16 48 leaf count u64    56 error count u64         64 checksum u64
-// then leaf count x (minCode u16, maxCode u16) and error count x u16. The checksum covers the
-// header's other bytes and the payload.
+// then leaf count x (minCode u16, maxCode u16), error count x u16 coarse errors and as many fold
+// errors (Quadtree::foldErrors). The checksum covers the header's other bytes and the payload.
 constexpr char kMagic[8] = {'Q', 'T', 'S', 'I', 'D', 'E', 'C', 'R'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
 constexpr size_t kHeaderBytes = 72;
 constexpr size_t kChecksumOffset = 64;  // the checksum covers every byte but its own
 
@@ -95,7 +96,7 @@ Result<TreeSidecar> parseTreeSidecar(const unsigned char* bytes, size_t count, c
     const int leavesX = leavesAlong(width, leafSize);
     const int leavesZ = leavesAlong(height, leafSize);
     const uint64_t leaves = uint64_t(leavesX) * uint64_t(leavesZ);
-    // Inner nodes, level by level (Quadtree::levelStart): one coarse error each.
+    // Inner nodes, level by level (Quadtree::levelStart): a coarse and a fold error each.
     uint64_t inner = 0;
     int depth = 0;
     for (int level = 1; (std::max(leavesX, leavesZ) - 1) >> (level - 1) > 0; ++level) {
@@ -119,7 +120,7 @@ Result<TreeSidecar> parseTreeSidecar(const unsigned char* bytes, size_t count, c
         return R::failure("corrupt (error kind " + std::to_string(kind) + ", " +
                           std::to_string(exactLevels) + " exact levels)");
     }
-    const uint64_t expected = kHeaderBytes + leafEntries * 4 + errorEntries * 2;
+    const uint64_t expected = kHeaderBytes + leafEntries * 4 + errorEntries * 4;
     if (uint64_t(count) != expected) {
         return R::failure(uint64_t(count) < expected ? "truncated" : "corrupt (trailing bytes)");
     }
@@ -140,6 +141,9 @@ Result<TreeSidecar> parseTreeSidecar(const unsigned char* bytes, size_t count, c
     std::memcpy(sidecar.leafRanges.data(), payload, size_t(leafEntries) * 4);
     sidecar.coarseErrors.resize(size_t(errorEntries));
     std::memcpy(sidecar.coarseErrors.data(), payload + leafEntries * 4, size_t(errorEntries) * 2);
+    sidecar.foldErrors.resize(size_t(errorEntries));
+    std::memcpy(sidecar.foldErrors.data(), payload + leafEntries * 4 + errorEntries * 2,
+                size_t(errorEntries) * 2);
     return sidecar;
 }
 
@@ -162,7 +166,7 @@ Result<TreeSidecar> readTreeSidecar(const std::string& path, const FileStamp& ma
     }
     const uint64_t leafEntries = get<uint64_t>(bytes.data() + 48);
     const uint64_t errorEntries = get<uint64_t>(bytes.data() + 56);
-    const uint64_t expected = kHeaderBytes + leafEntries * 4 + errorEntries * 2;
+    const uint64_t expected = kHeaderBytes + leafEntries * 4 + errorEntries * 4;
     bytes.resize(size_t(expected) + 1);  // one more: a longer file is found
     const size_t rest =
         std::fread(bytes.data() + kHeaderBytes, 1, bytes.size() - kHeaderBytes, file.get());
@@ -172,7 +176,8 @@ Result<TreeSidecar> readTreeSidecar(const std::string& path, const FileStamp& ma
 Status writeTreeSidecar(const std::string& path, const TreeSidecar& sidecar) {
     const size_t leafBytes = sidecar.leafRanges.size() * 4;
     const size_t errorBytes = sidecar.coarseErrors.size() * 2;
-    std::vector<unsigned char> bytes(kHeaderBytes + leafBytes + errorBytes, 0);
+    assert(sidecar.foldErrors.size() == sidecar.coarseErrors.size());
+    std::vector<unsigned char> bytes(kHeaderBytes + leafBytes + 2 * errorBytes, 0);
     std::memcpy(bytes.data(), kMagic, sizeof kMagic);
     put<uint32_t>(&bytes[8], kVersion);
     bytes[12] = uint8_t(sidecar.lodErrors);
@@ -189,6 +194,7 @@ Status writeTreeSidecar(const std::string& path, const TreeSidecar& sidecar) {
     unsigned char* payload = bytes.data() + kHeaderBytes;
     std::memcpy(payload, sidecar.leafRanges.data(), leafBytes);
     std::memcpy(payload + leafBytes, sidecar.coarseErrors.data(), errorBytes);
+    std::memcpy(payload + leafBytes + errorBytes, sidecar.foldErrors.data(), errorBytes);
     put<uint64_t>(&bytes[kChecksumOffset], checksum(bytes.data(), bytes.size()));
     const std::string temporary = path + ".tmp" + std::to_string(::getpid());
     FilePtr file(std::fopen(temporary.c_str(), "wb"));

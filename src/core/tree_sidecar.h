@@ -1,5 +1,5 @@
-// The tree sidecar: a map's leaf code ranges and coarse errors saved next to it (m.r16.qtree),
-// so that reopening the map reads them instead of the whole map.
+// The tree sidecar: a map's leaf code ranges, coarse and fold errors saved next to it
+// (m.r16.qtree), so that reopening the map reads them instead of the whole map.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +25,7 @@ struct TreeSidecar {
     uint16_t maxCode = 0;
     std::vector<CodeRange> leafRanges;   // by row * leavesX + col
     std::vector<uint16_t> coarseErrors;  // by Quadtree::levelIndex
+    std::vector<uint16_t> foldErrors;    // Quadtree::foldErrors, as many as coarseErrors
 };
 
 // The sidecar's path for a map: the map's path with ".qtree" appended.

@@ -7,8 +7,6 @@
 #include <chrono>
 #include <filesystem>
 
-#include <glm/trigonometric.hpp>
-
 #include "core/config.h"
 #include "core/heightmap_gdal.h"
 #include "core/streamed_gdal.h"
@@ -29,6 +27,25 @@ void report(const LoadProgress& progress, LoadStep step) {
     if (progress) {
         progress(step);
     }
+}
+
+// A pool of `layers` whatever the page size (at most level 0's pages).
+Level0Pool fixedPool(int layers) {
+    return [layers](const HeightPages&) { return layers; };
+}
+
+// The pool for a view `viewportHeight` pixels high at `fovY`, at the finest level of detail a
+// streamed terrain draws.
+Level0Pool viewPool(int viewportHeight, float fovY, int leafSize) {
+    return [=](const HeightPages& full) {
+        return streamPoolLayers(full, fovY, viewportHeight, kStreamFinestPixels, leafSize);
+    };
+}
+
+// The pool a streamed terrain starts with.
+Level0Pool streamedPool(const StreamSettings& stream, int leafSize) {
+    return stream.pool > 0 ? fixedPool(stream.pool)
+                           : viewPool(stream.viewportHeight, stream.fovY, leafSize);
 }
 
 }  // namespace
@@ -60,16 +77,19 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     times.treeMs = msSince(start);
     report(progress, LoadStep::Upload);
     start = Clock::now();
-    int pool = 0;
-    if (stream.on) {
-        // The layout the pool is sized for: the one create() fits (pages of two leaves or more).
-        const Result<HeightPages> full = fitHeightPages(
-            map.width, map.height, leafSize, std::max(pageSize, 2 * leafSize), queryPageLimits());
-        pool = stream.pool > 0 ? stream.pool
-               : full ? streamPoolLayers(full.value(), glm::radians(60.0f), kStreamPoolViewport,
-                                         kStreamFinestPixels, leafSize)
-                      : 1;  // create() fails with the line
+    // A map in memory may take its level-0 pages on demand, through a pool sized from the view
+    // as a streamed map's; its whole layout must fit the GPU all the same, for the frames
+    // without level of detail (completeLevel0).
+    const bool onDemand =
+        !stream.on && !map.codes.isMapped() &&
+        (stream.level0 == Level0Upload::OnDemand ||
+         (stream.level0 == Level0Upload::Auto && map.sampleCount() > kOnDemandSamples));
+    if (onDemand) {
+        if (Status whole = checkHeightPages(map.width, map.height, leafSize, pageSize); !whole) {
+            return Result<Terrain>::failure(path + ": " + whole.error());
+        }
     }
+    const Level0Pool pool = stream.on || onDemand ? streamedPool(stream, leafSize) : Level0Pool{};
     Result<TerrainGpu> gpu = TerrainGpu::create(map, tree.value(), pageSize, 0, pool);
     if (!gpu) {
         return Result<Terrain>::failure(path + ": " + gpu.error());
@@ -97,8 +117,13 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     if (terrain.tree.lodErrors == LodErrors::Range && !terrain.map.codes.isMapped()) {
         terrain.errorJob.start(terrain.map, terrain.tree);
     }
-    if (stream.on) {
+    if (stream.on || onDemand) {
         terrain.streamer = std::make_unique<PageStreamer>();
+    }
+    terrain.onDemand = onDemand;
+    terrain.pageSize = pageSize;
+    if ((stream.on || onDemand) && stream.pool == 0) {
+        terrain.poolViewport = stream.viewportHeight;
     }
     return terrain;
 }
@@ -140,20 +165,88 @@ void Terrain::settleStreaming(const CullView& view) {
     if (!streamer) {
         return;
     }
+    const bool firstOnDemand = !viewSettled && onDemand;
+    viewSettled = true;  // before the culls below, which would otherwise settle again
     // One cull asks for every page its view needs (which level-1 nodes ask does not depend on
     // what is resident); a second confirms, and more would only repeat a pool too small for the
-    // view.
-    for (int pass = 0; pass < 3; ++pass) {
-        cullTerrain(*this, view);
-        if (streamer->stats().requested == 0) {
+    // view. On demand, such a pool (the error term can reach further than the grid step it is
+    // sized by) doubles until every page the view asks for is in, so that the picture is the
+    // whole upload's; the first view's pages are timed from after the first cull, which stands
+    // for the frame's own (a view without level of detail makes the heights whole in it instead).
+    Clock::time_point start = Clock::now();
+    bool timed = false;
+    for (;;) {
+        for (int pass = 0; pass < 3 && streamer; ++pass) {
+            cullTerrain(*this, view);
+            if (!timed) {
+                start = Clock::now();
+                timed = true;
+            }
+            if (!streamer || streamer->stats().requested == 0) {
+                break;
+            }
+            uploadStreamedPages(*this, true);
+        }
+        if (!onDemand || !streamer) {
             break;
         }
-        uploadStreamedPages(*this, true);
+        const StreamStats st = streamer->stats();
+        const int level0 = gpu.pages.level[0].pagesX * gpu.pages.level[0].pagesY;
+        if (st.requested + st.ready == 0 || st.pool >= level0 ||
+            !remakeHeights(fixedPool(std::min(2 * st.pool, level0)))) {
+            break;
+        }
     }
+    if (firstOnDemand) {
+        times.pagesMs = onDemand ? msSince(start) : times.restMs;
+    }
+}
+
+bool Terrain::remakeHeights(const Level0Pool& pool) {
+    Result<TerrainGpu> made = TerrainGpu::create(map, tree, pageSize, 0, pool);
+    if (!made) {
+        return false;
+    }
+    if (streamer) {
+        streamer->stop();
+    }
+    // A new streamer, started by the next frame over the new pool; none for whole heights.
+    streamer = pool ? std::make_unique<PageStreamer>() : nullptr;
+    gpu.destroy();
+    gpu = made.value();
+    return true;
 }
 
 StreamStats Terrain::streamStats() const {
     return streamer ? streamer->stats() : StreamStats{};
+}
+
+void Terrain::growPool(const CullView& view) {
+    if (poolViewport == 0 || !streamer) {
+        return;
+    }
+    const int needed = streamPoolLayers(gpu.pages, view.camera.fovY, view.viewportHeight,
+                                        kStreamFinestPixels, tree.leafSize);
+    if (needed <= gpu.pages.level0Pool) {
+        return;
+    }
+    const int viewport = view.viewportHeight + view.viewportHeight / 4;
+    poolViewport = remakeHeights(viewPool(viewport, view.camera.fovY, tree.leafSize))
+                       ? viewport
+                       : 0;  // no more tries: the pool stays
+}
+
+void Terrain::completeLevel0() {
+    if (!onDemand) {
+        return;
+    }
+    const Clock::time_point start = Clock::now();
+    // When even that fails (out of GPU memory), the terrain streams on as a map bigger than
+    // memory does, drawn by level of detail.
+    remakeHeights({});
+    onDemand = false;
+    poolViewport = 0;
+    times.restMs = msSince(start);
 }
 
 void Terrain::finishErrors() {
@@ -203,8 +296,12 @@ Status replaceTerrain(Terrain& current, const std::string& path, const LoadOptio
 Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options, int leafSize,
                             const LoadProgress& progress, int pageSize, StreamSettings stream) {
     LoadTimes times;
-    const SizeCheck fitsGpu = [leafSize, pageSize](int width, int height) {
-        return checkHeightPages(width, height, leafSize, pageSize);
+    // A map that streams counts only its level-0 pool.
+    const Level0Pool pool = stream.on || opensStreamed(path, options, stream.on)
+                                ? streamedPool(stream, leafSize)
+                                : Level0Pool{};
+    const SizeCheck fitsGpu = [leafSize, pageSize, pool](int width, int height) {
+        return checkHeightPages(width, height, leafSize, pageSize, pool);
     };
     Result<OpenedMap> opened =
         openStep(path, options, times, progress, fitsGpu, leafSize, stream.on);
@@ -333,7 +430,15 @@ FrameStats cullTerrain(Terrain& terrain, const CullView& view) {
     if (terrain.errorJob.takeIfDone(terrain.tree)) {
         terrain.times.errorsMs = terrain.errorJob.milliseconds();
     }
+    if (terrain.onDemand) {
+        if (view.lodPixels <= 0.0f) {
+            terrain.completeLevel0();  // full detail reads every level-0 page
+        } else if (!terrain.viewSettled) {
+            terrain.settleStreaming(view);  // the first view waits for its pages
+        }
+    }
     if (terrain.streamer) {
+        terrain.growPool(view);
         uploadStreamedPages(terrain, false);
     }
     FrameStats stats =

@@ -36,10 +36,16 @@ struct LoadTimes {
     // built during its read, so its time is in decodeMs.
     double treeMs = 0.0;
     double uploadMs = 0.0;  // the pyramid's pages into the GPU's texture array
+    // Level 0 on demand: the level-0 pages the first view needs, filled and uploaded before it is
+    // drawn (Terrain::settleStreaming); 0 otherwise.
+    double pagesMs = 0.0;
     double errorsMs = 0.0;  // the exact coarse errors in the background; 0 until they are in use
+    // Level 0 on demand: the rest of its pages, uploaded when a frame first drew without level of
+    // detail (Terrain::completeLevel0); not part of the load.
+    double restMs = 0.0;
 
     // To the first frame: the background errors are not in it.
-    double totalMs() const { return decodeMs + treeMs + uploadMs; }
+    double totalMs() const { return decodeMs + treeMs + uploadMs + pagesMs; }
 };
 
 // How a terrain's level-0 height pages reach the GPU.
@@ -48,9 +54,15 @@ struct StreamSettings {
     // 0 streamed on demand (core/page_streamer.h) into a pool of layers, level 1 drawn where a
     // page has not arrived yet.
     bool on = false;
-    // Pool layers; 0: streamPoolLayers for a kStreamPoolViewport-pixel, 60-degree view at
-    // kStreamFinestPixels.
+    // Pool layers; 0: streamPoolLayers for the view below at kStreamFinestPixels, grown when a
+    // frame's view needs more (Terrain::growPool).
     int pool = 0;
+    // The view a pool sized from the view is made for at first: a viewport this many pixels high
+    // (the window's) at this vertical field of view.
+    int viewportHeight = kStreamPoolViewport;
+    float fovY = 1.04719755f;  // 60 degrees
+    // A map in memory when `on` is off (codes mapped from a file always stream).
+    Level0Upload level0 = Level0Upload::Whole;
 };
 
 struct Terrain {
@@ -79,6 +91,19 @@ struct Terrain {
     // A streamed GDAL raster's codes: "written" into its code cache by this load, or "read" from
     // it; "" when the codes are the map's own file (a .r16) or not mapped.
     std::string codeCache;
+    // Level 0 on demand (Level0Upload::OnDemand): a map held in memory whose level-0 pages go to
+    // the GPU as views need them, through the streamer and a pool sized from the view as a
+    // streamed map's (so that the GPU does not hold, nor a driver clear, level 0 whole). The load
+    // uploads levels 1 and up; the first view waits for its pages (settleStreaming, timed as
+    // LoadTimes::pagesMs), later ones take them as streamed terrains do; a frame without level of
+    // detail first makes the heights whole (completeLevel0).
+    bool onDemand = false;
+    // Whether a view has been settled since the load: on demand, the first cull settles its view.
+    bool viewSettled = false;
+    // A streamed terrain whose pool is sized from the view (StreamSettings::pool 0): the viewport
+    // height it is sized for; 0 when the pool stays as it is.
+    int poolViewport = 0;
+    int pageSize = kDefaultPageSize;  // the page size asked at create (the GPU's may be larger)
 
     // Puts `scene` on this terrain (or removes the objects, with an empty one) and sizes the
     // frame's buffers for it.
@@ -103,6 +128,19 @@ struct Terrain {
     void settleStreaming(const CullView& view);
     // Streamed: the streamer's counts (zero when not streamed).
     StreamStats streamStats() const;
+    // A pool sized from the view: when `view` needs more layers than it has (a taller window, a
+    // narrower field of view), remakes the GPU heights with a pool for a viewport a quarter
+    // taller than the view's, so that a window being dragged larger remakes them seldom, and
+    // restarts the streamer (level 0 arrives anew; levels 1 and up are uploaded again). When that
+    // fails the pool stays, and with it less detail where pages wait, never a hole.
+    void growPool(const CullView& view);
+    // Level 0 on demand: makes the GPU heights whole (every page of every level, on every core),
+    // drops the streamer and ends onDemand, so the terrain is drawn as if uploaded whole. Nothing
+    // otherwise.
+    void completeLevel0();
+    // Makes the GPU heights anew with level 0 through `pool` (whole without one) and a new
+    // streamer (none when whole); false, and nothing changed, when the GPU refuses them.
+    bool remakeHeights(const Level0Pool& pool);
     // Blocks until the exact coarse errors are in the tree (scripted frames: the same picture
     // however fast the machine).
     void finishErrors();

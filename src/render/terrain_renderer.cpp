@@ -103,6 +103,68 @@ GLenum heightUnit(int a) {
     return GLenum(GL_TEXTURE0 + (a == 0 ? 0 : a + 1));
 }
 
+// A page of the pyramid and the layer it goes into.
+struct PageRef {
+    int level, px, py, layer;
+};
+
+// Fills the pages of `order` (sorted by level, then row) from the map and uploads each into its
+// layer: a chunk (a row of pages, or part of one) at a time, filled by every core
+// (fillHeightPage only reads the map) and uploaded from the chunk in order; rows of an odd number
+// of texels are 2-aligned. Mapped codes: the rows no page after a chunk reads leave the process,
+// so a map bigger than memory is never resident whole.
+void fillAndUpload(const TerrainGpu& gpu, const Heightmap& map, const std::vector<PageRef>& order) {
+    const HeightPages& pages = gpu.pages;
+    const size_t texels = size_t(pages.texels) * size_t(pages.texels);
+    const size_t threads = std::clamp(size_t(std::thread::hardware_concurrency()), size_t(1),
+                                      size_t(kMaxUploadThreads));
+    const size_t chunk = kUploadChunkPagesPerThread * threads;
+    std::vector<uint16_t> staging(std::min(chunk, std::max(order.size(), size_t(1))) * texels);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
+    int released = 0;  // mapped codes: rows [0, released) have left the process
+    for (size_t first = 0, count = 0; first < order.size(); first += count) {
+        // At most the rest of a row of pages: rows behind it are dropped before the next.
+        const PageRef& head = order[first];
+        count = 1;
+        while (count < chunk && first + count < order.size() &&
+               order[first + count].level == head.level && order[first + count].py == head.py) {
+            ++count;
+        }
+        const auto fill = [&](size_t thread) {
+            for (size_t i = thread; i < count; i += threads) {
+                const PageRef& p = order[first + i];
+                fillHeightPage(map, pages, p.level, p.px, p.py, staging.data() + i * texels);
+            }
+        };
+        std::vector<std::thread> helpers;
+        for (size_t t = 1; t < std::min(threads, count); ++t) {
+            helpers.emplace_back(fill, t);
+        }
+        fill(0);
+        for (std::thread& helper : helpers) {
+            helper.join();
+        }
+        for (size_t i = 0; i < count; ++i) {
+            const int layer = order[first + i].layer;
+            glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.heightPages[layer / gpu.layersPerArray]);
+            glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer % gpu.layersPerArray, pages.texels,
+                            pages.texels, 1, GL_RED_INTEGER, GL_UNSIGNED_SHORT,
+                            staging.data() + i * texels);
+        }
+        const size_t next = first + count;
+        const bool sameLevel = next < order.size() && order[next].level == order[next - 1].level;
+        const int upTo =
+            sameLevel ? std::max((order[next].py * pages.pageSize - 1) << order[next].level, 0)
+                      : map.height;
+        if (upTo > released) {
+            releaseMapRows(map, released, upTo - 1);
+        }
+        released = next < order.size() && !sameLevel ? 0 : upTo;
+    }
+    glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+}
+
 }  // namespace
 
 PageLimits queryPageLimits() {
@@ -113,28 +175,31 @@ PageLimits queryPageLimits() {
     return PageLimits{int(layers), int(side)};
 }
 
-Status checkHeightPages(int width, int height, int leafSize, int pageSize) {
+Status checkHeightPages(int width, int height, int leafSize, int pageSize,
+                        const Level0Pool& streamPool) {
     if (width < 2 || height < 2) {
         return {};  // the loader refuses such a map itself
     }
+    if (streamPool) {
+        pageSize = std::max(pageSize, 2 * leafSize);  // as create() raises it
+    }
     Result<HeightPages> pages =
-        fitHeightPages(width, height, leafSize, pageSize, queryPageLimits());
+        fitHeightPages(width, height, leafSize, pageSize, queryPageLimits(), streamPool);
     return pages ? Status{} : Status::failure(pages.error());
 }
 
 Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree, int pageSize,
-                                      int maxLayersPerArray, int streamPool) {
-    if (streamPool > 0) {
+                                      int maxLayersPerArray, const Level0Pool& streamPool) {
+    if (streamPool) {
         pageSize = std::max(pageSize, 2 * tree.leafSize);
     }
-    Result<HeightPages> fitted =
-        fitHeightPages(map.width, map.height, tree.leafSize, pageSize, queryPageLimits());
+    Result<HeightPages> fitted = fitHeightPages(map.width, map.height, tree.leafSize, pageSize,
+                                                queryPageLimits(), streamPool);
     if (!fitted) {
         return Result<TerrainGpu>::failure(fitted.error());
     }
     TerrainGpu gpu;
-    gpu.pages = streamPool > 0 ? streamedHeightPages(fitted.value(), streamPool)
-                               : std::move(fitted).value();
+    gpu.pages = std::move(fitted).value();
     gpu.width = map.width;
     gpu.height = map.height;
     gpu.leafSize = tree.leafSize;
@@ -181,69 +246,18 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
         return Result<TerrainGpu>::failure(line);
     }
     // The pages in upload order (level by level, row by row; a streamed terrain's level 0 comes
-    // later, page by page: uploadPage), filled a chunk (a row of pages, or part of one) at a time
-    // by every core (fillHeightPage only reads the map) and uploaded from the chunk in order;
-    // rows of an odd number of texels are 2-aligned.
-    struct PageRef {
-        int level, px, py;
-    };
+    // later, page by page: uploadPage).
     std::vector<PageRef> order;
     for (int level = pages.level0Pool > 0 ? 1 : 0; level < int(pages.level.size()); ++level) {
         const PageLevel& l = pages.level[size_t(level)];
         for (int py = 0; py < l.pagesY; ++py) {
             for (int px = 0; px < l.pagesX; ++px) {
-                order.push_back({level, px, py});
+                order.push_back({level, px, py, l.firstLayer + py * l.pagesX + px});
             }
         }
     }
-    const size_t texels = size_t(pages.texels) * size_t(pages.texels);
-    const size_t threads = std::clamp(size_t(std::thread::hardware_concurrency()), size_t(1),
-                                      size_t(kMaxUploadThreads));
-    const size_t chunk = kUploadChunkPagesPerThread * threads;
-    std::vector<uint16_t> staging(std::min(chunk, std::max(order.size(), size_t(1))) * texels);
+    fillAndUpload(gpu, map, order);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
-    int released = 0;  // mapped codes: rows [0, released) have left the process
-    for (size_t first = 0, count = 0; first < order.size(); first += count) {
-        // At most the rest of a row of pages: rows behind it are dropped before the next.
-        const PageRef& head = order[first];
-        count = std::min(chunk, size_t(pages.level[size_t(head.level)].pagesX - head.px));
-        const auto fill = [&](size_t thread) {
-            for (size_t i = thread; i < count; i += threads) {
-                const PageRef& p = order[first + i];
-                fillHeightPage(map, pages, p.level, p.px, p.py, staging.data() + i * texels);
-            }
-        };
-        std::vector<std::thread> helpers;
-        for (size_t t = 1; t < std::min(threads, count); ++t) {
-            helpers.emplace_back(fill, t);
-        }
-        fill(0);
-        for (std::thread& helper : helpers) {
-            helper.join();
-        }
-        for (size_t i = 0; i < count; ++i) {
-            const PageRef& p = order[first + i];
-            const PageLevel& l = pages.level[size_t(p.level)];
-            const int layer = l.firstLayer + p.py * l.pagesX + p.px;
-            glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.heightPages[layer / gpu.layersPerArray]);
-            glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer % gpu.layersPerArray, pages.texels,
-                            pages.texels, 1, GL_RED_INTEGER, GL_UNSIGNED_SHORT,
-                            staging.data() + i * texels);
-        }
-        // Mapped codes: the rows no page after this chunk reads (those above the next page's
-        // first row, or all at a level's end) leave the process again, so a map bigger than
-        // memory is never resident whole.
-        const size_t next = first + count;
-        const int upTo =
-            next < order.size() && order[next].level == order[next - 1].level
-                ? std::max((order[next].py * pages.pageSize - 1) << order[next].level, 0)
-                : map.height;
-        if (upTo > released) {
-            releaseMapRows(map, released, upTo - 1);
-        }
-        released = next < order.size() && order[next].level != order[next - 1].level ? 0 : upTo;
-    }
-    glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
     const std::vector<uint16_t> table = pages.table();
     glGenTextures(1, &gpu.pageTable);
     glBindTexture(GL_TEXTURE_2D, gpu.pageTable);

@@ -59,13 +59,14 @@ struct TerrainGpu {
     // has), in arrays of at most `maxLayersPerArray` layers when it is positive (else as many as
     // the driver takes). Fails with one line when the pages do not fit the GPU's limits or its
     // memory.
-    // With `streamPool` > 0 the terrain is streamed: level 0's pages get that many layers (at
-    // most its page count), none uploaded here, their table entries kAbsentPage, and pages are
-    // at least two leaves a side (so a level-1 node lies in one level-0 page, core/lod.h); the
-    // page streamer fills them through uploadPage().
+    // With `streamPool` the terrain is streamed: level 0's pages get the layers it gives for the
+    // page size fitted (at most its page count; the fit counts only those), none uploaded here,
+    // their table entries kAbsentPage, and pages are at least two leaves a side (so a level-1
+    // node lies in one level-0 page, core/lod.h); the page streamer fills them through
+    // uploadPage().
     static Result<TerrainGpu> create(const Heightmap& map, const Quadtree& tree,
                                      int pageSize = kDefaultPageSize, int maxLayersPerArray = 0,
-                                     int streamPool = 0);
+                                     const Level0Pool& streamPool = {});
     void destroy();
     bool streamed() const { return pages.level0Pool > 0; }
     // Streamed: writes level-0 page `page` (py * pagesX + px) into pool layer `layer` and points
@@ -82,9 +83,10 @@ struct TerrainGpu {
 };
 
 // Fails with one line when a width x height map in leaves of leafSize squares cannot go to this
-// GPU as pages of at least pageSize squares: what create() checks first, for a size known before
-// the map is decoded.
-Status checkHeightPages(int width, int height, int leafSize, int pageSize = kDefaultPageSize);
+// GPU as pages of at least pageSize squares (level 0 streamed through `streamPool` when given):
+// what create() checks first, for a size known before the map is decoded.
+Status checkHeightPages(int width, int height, int leafSize, int pageSize = kDefaultPageSize,
+                        const Level0Pool& streamPool = {});
 
 // True for GL_RENDERER strings of software rasterisers (llvmpipe, softpipe, swr, swrast, Apple's
 // software renderer): their queued triangles are binned in host memory.

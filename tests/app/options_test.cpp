@@ -36,6 +36,16 @@ TEST(Options, StreamAndItsPool) {
     EXPECT_FALSE(parse({"--stream-pool", "65535"}));
 }
 
+// How level 0 reaches the GPU: auto unless asked, the three words only.
+TEST(Options, Upload) {
+    EXPECT_EQ(parse({}).value().upload, Level0Upload::Auto);
+    EXPECT_EQ(parse({"--upload", "whole"}).value().upload, Level0Upload::Whole);
+    EXPECT_EQ(parse({"--upload=on-demand"}).value().upload, Level0Upload::OnDemand);
+    EXPECT_EQ(parse({"--upload", "whole", "--upload", "auto"}).value().upload, Level0Upload::Auto);
+    EXPECT_FALSE(parse({"--upload", "lazy"}));
+    EXPECT_FALSE(parse({"--upload"}));
+}
+
 TEST(Options, LodIsOnByDefaultForMapsOfMoreThanFourMillionTriangles) {
     EXPECT_EQ(kAutoLodTriangles, 4000000);
     // 1415 x 1415 samples: 2 * 1414^2 = 3,998,792 triangles; 1416: 4,004,450.

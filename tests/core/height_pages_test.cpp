@@ -1,6 +1,7 @@
 // The GPU height pages' layout: levels, node-aligned pages, borders, the page table, page sizes
 // chosen to fit the GPU's limits, and the bytes per sample.
 #include "core/height_pages.h"
+#include "core/page_streamer.h"
 
 #include <algorithm>
 #include <set>
@@ -105,6 +106,38 @@ TEST(HeightPages, PagesGrowUntilTheLayersFit) {
     ASSERT_FALSE(refused);
     EXPECT_NE(refused.error().find("GL_MAX_ARRAY_TEXTURE_LAYERS"), std::string::npos);
     EXPECT_EQ(refused.error().find('\n'), std::string::npos);
+}
+
+// Streamed, level 0 counts only its pool: the pages stay smaller than a layout of every page
+// needs (at 32769^2 and 2048 layers, 512 squares rather than 1024), and a map whose every page
+// would not fit still goes as pages streamed.
+TEST(HeightPages, AStreamedFitCountsOnlyLevelZerosPool) {
+    const PageLimits limits{2048, 16384};
+    int asked = 0;
+    const Level0Pool pool = [&asked](const HeightPages& full) {
+        ++asked;
+        return streamPoolLayers(full, 1.0472f, 720, 1.0f, 16);
+    };
+    const Result<HeightPages> full = fitHeightPages(32769, 32769, 16, 256, limits);
+    const Result<HeightPages> streamed = fitHeightPages(32769, 32769, 16, 256, limits, pool);
+    ASSERT_TRUE(full);
+    ASSERT_TRUE(streamed);
+    EXPECT_EQ(full.value().pageSize, 1024);
+    EXPECT_EQ(streamed.value().pageSize, 512);
+    EXPECT_GT(asked, 1);  // asked again for each page size tried
+    const HeightPages& s = streamed.value();
+    EXPECT_EQ(s.level0Pool,
+              streamPoolLayers(planHeightPages(32769, 32769, 16, 512), 1.0472f, 720, 1.0f, 16));
+    EXPECT_LE(s.layers, 2048);
+    EXPECT_LT(s.bytes(), uint64_t(800) << 20);
+    // 64 layers of at most 300^2 texels: no layout of every page fits, a streamed one with a small
+    // pool does.
+    const Level0Pool four = [](const HeightPages&) { return 4; };
+    EXPECT_FALSE(fitHeightPages(2049, 2049, 4, 256, {64, 300}));
+    const Result<HeightPages> small = fitHeightPages(2049, 2049, 4, 256, {64, 300}, four);
+    ASSERT_TRUE(small);
+    EXPECT_EQ(small.value().level0Pool, 4);
+    EXPECT_LE(small.value().layers, 64);
 }
 
 TEST(HeightPages, BytesPerSampleStayNearTheEightThirdsOfThePyramid) {

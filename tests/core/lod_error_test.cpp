@@ -31,14 +31,15 @@ double fullDetail(const Heightmap& map, double x, double z) {
     return h11 + (h01 - h11) * (1.0 - u) + (h10 - h11) * (1.0 - v);
 }
 
-// The largest distance between the node's drawn triangles, under every one of the 16 edge masks,
-// and the full-detail surface, at points half a step apart: the crossings of folded edges
-// with the full-detail diagonals lie on that lattice.
-double bruteForceError(const Heightmap& map, const Quadtree& tree, int level, int col, int row) {
+// The largest distance between the node's drawn triangles, under the edge masks below `masks`
+// (1: the unfolded strip alone; 16: every fold), and the full-detail surface, at points half a
+// step apart: the crossings of folded edges with the full-detail diagonals lie on that lattice.
+double bruteForceError(const Heightmap& map, const Quadtree& tree, int level, int col, int row,
+                       int masks = 16) {
     std::vector<uint32_t> strip;
     appendLeafStrip(0, 0, tree.leafSize, tree.leafSize, tree.leafSize + 1, strip);
     double worst = 0.0;
-    for (uint8_t mask = 0; mask < 16; ++mask) {
+    for (uint8_t mask = 0; mask < masks; ++mask) {
         const DrawNode node{uint16_t(col), uint16_t(row), uint8_t(level), mask, 0, 0, {0, 0, 0, 0}};
         int x[3] = {}, z[3] = {};
         for (size_t n = 0; n < strip.size(); ++n) {
@@ -75,18 +76,20 @@ double bruteForceError(const Heightmap& map, const Quadtree& tree, int level, in
     return worst;
 }
 
-// With LodErrors::Exact the stored errors bound every fold and are nearly reached; with the range
-// bound (what the first frames draw with) they bound every fold as well and are each node's code
-// range, at least the exact error.
+// With LodErrors::Exact the stored errors bound the unfolded strip, with the fold errors every
+// fold, and both are nearly reached; with the range bound (what the first frames draw with) they
+// bound every fold alone (fold errors 0) and are each node's code range, at least the exact error.
 void expectErrorsBoundEveryFold(const Heightmap& map, int leafSize, const std::string& what,
                                 LodErrors errors = LodErrors::Exact) {
     const Quadtree tree = buildQuadtree(map, leafSize, errors).value();
     ASSERT_EQ(tree.lodErrors, errors) << what;
     ASSERT_EQ(tree.coarseErrors.size(), tree.levelStart.back()) << what;
+    ASSERT_EQ(tree.foldErrors.size(), tree.levelStart.back()) << what;
     std::vector<uint16_t> exact;
     if (errors == LodErrors::Range) {
         exact = exactCoarseErrors(codeGrid(map), tree);
     }
+    int folded = 0;  // nodes whose folds stand further off than their unfolded strip
     // Inner nodes by their level-grid index, for their code ranges: levels counted down from the
     // root's, tree.depth.
     std::vector<const QuadtreeNode*> byLevelIndex(tree.levelStart.back(), nullptr);
@@ -109,14 +112,24 @@ void expectErrorsBoundEveryFold(const Heightmap& map, int leafSize, const std::s
         for (int row = 0; row < tree.leavesZ; row += 1 << level) {
             for (int col = 0; col < tree.leavesX; col += 1 << level) {
                 const double brute = bruteForceError(map, tree, level, col, row);
-                const double stored = tree.coarseErrors[tree.levelIndex(level, col, row)];
+                const size_t at = tree.levelIndex(level, col, row);
+                const double own = tree.coarseErrors[at];
+                const double stored = std::max(own, double(tree.foldErrors[at]));
                 ASSERT_GE(stored + 1e-6, brute)
                     << what << ": level " << level << " node " << col << "," << row;
                 if (errors == LodErrors::Exact) {
-                    // Reached within rounding up, but for clamped edges' crossings off the lattice.
+                    // Reached within rounding up, but for clamped edges' crossings off the lattice;
+                    // the node's own error, the unfolded strip's, likewise.
                     ASSERT_LE(stored, std::ceil(brute * 1.05) + 1.0)
                         << what << ": level " << level << " node " << col << "," << row;
+                    const double unfolded = bruteForceError(map, tree, level, col, row, 1);
+                    ASSERT_GE(own + 1e-6, unfolded)
+                        << what << ": level " << level << " node " << col << "," << row;
+                    ASSERT_LE(own, std::ceil(unfolded * 1.05) + 1.0)
+                        << what << ": level " << level << " node " << col << "," << row;
+                    folded += tree.foldErrors[at] > own ? 1 : 0;
                 } else {
+                    ASSERT_EQ(tree.foldErrors[at], 0) << what;
                     const size_t index = tree.levelIndex(level, col, row);
                     ASSERT_NE(byLevelIndex[index], nullptr) << what;
                     ASSERT_EQ(stored, byLevelIndex[index]->maxCode - byLevelIndex[index]->minCode)
@@ -129,6 +142,9 @@ void expectErrorsBoundEveryFold(const Heightmap& map, int leafSize, const std::s
         }
     }
     EXPECT_EQ(checked, int(tree.coarseErrors.size())) << what;
+    if (errors == LodErrors::Exact) {
+        EXPECT_GT(folded, 0) << what << ": no fold stood further off than its unfolded strip";
+    }
 }
 
 TEST(CoarseErrors, BoundEveryFoldOfEveryNodeOnSyntheticMaps) {
@@ -183,6 +199,8 @@ TEST(CoarseErrors, PlanesHaveNone) {
         ASSERT_FALSE(tree.coarseErrors.empty());
         EXPECT_EQ(*std::max_element(tree.coarseErrors.begin(), tree.coarseErrors.end()), 0)
             << "leaf " << leafSize;
+        EXPECT_EQ(*std::max_element(tree.foldErrors.begin(), tree.foldErrors.end()), 0)
+            << "leaf " << leafSize;
     }
 }
 
@@ -229,6 +247,17 @@ TEST(CoarseErrors, FoldedTrianglesAreTheUnfoldedStripAndMoreEachOnce) {
             }
         }
         EXPECT_EQ(found, 2 * leafSize * leafSize) << leafSize;
+        // The unfolded strip's come first (exactCoarseErrors tells them from the folds' so).
+        for (size_t n = 0; n < size_t(2 * leafSize * leafSize); ++n) {
+            const LocalTriangle& t = triangles[n];
+            const int i0 = std::min({t.i[0], t.i[1], t.i[2]});
+            const int j0 = std::min({t.j[0], t.j[1], t.j[2]});
+            const LocalTriangle upper{{uint8_t(i0), uint8_t(i0 + 1), uint8_t(i0)},
+                                      {uint8_t(j0), uint8_t(j0), uint8_t(j0 + 1)}};
+            const LocalTriangle lower{{uint8_t(i0 + 1), uint8_t(i0), uint8_t(i0 + 1)},
+                                      {uint8_t(j0), uint8_t(j0 + 1), uint8_t(j0 + 1)}};
+            EXPECT_TRUE(same(t, upper) || same(t, lower)) << leafSize << " triangle " << n;
+        }
         EXPECT_GT(triangles.size(), size_t(2 * leafSize * leafSize)) << leafSize;
     }
 }

@@ -628,7 +628,8 @@ Residency randomResidency(const Scene& s, int pageSize, float share, Random& rng
 
 // With pages missing: the drawn nodes still tile the map one level apart with matching edges and
 // no cracks, no level-0 node is drawn from a page that is not resident, culled equals unculled, and
-// the requests are exactly the missing pages of level-1 nodes within the prefetch distance.
+// the requests are exactly the missing pages of level-1 nodes within the prefetch distance, each
+// page once.
 TEST(Lod, StreamedSelectionDrawsOnlyResidentPagesWithoutCracks) {
     uint32_t seed = 7;
     int fullDetail = 0, requested = 0;  // the cases are not vacuous
@@ -682,8 +683,9 @@ TEST(Lod, StreamedSelectionDrawsOnlyResidentPagesWithoutCracks) {
                 got.push_back(req.page);
             }
             std::sort(expected.begin(), expected.end());
+            expected.erase(std::unique(expected.begin(), expected.end()), expected.end());
             std::sort(got.begin(), got.end());
-            ASSERT_EQ(got, expected) << what;
+            ASSERT_EQ(got, expected) << what << " (each page once)";
             requested += int(got.size());
             if (::testing::Test::HasFatalFailure()) {
                 return;
@@ -692,6 +694,65 @@ TEST(Lod, StreamedSelectionDrawsOnlyResidentPagesWithoutCracks) {
     }
     EXPECT_GT(fullDetail, 100);
     EXPECT_GT(requested, 100);
+}
+
+// Culled by the frustum, asking again until nothing more is asked (as Terrain::settleStreaming
+// does) leaves the same selection as without streaming, byte for byte: held-back level-1 nodes
+// outside the frustum that border a drawn node ask for their pages too, so none of them folds or
+// morphs a drawn node's edge differently. Each page is asked for once, at its nearest distance.
+TEST(Lod, SettledStreamedSelectionIsTheSameCulledOrNot) {
+    uint32_t seed = 29;
+    int asked = 0, fullDetail = 0;  // the cases are not vacuous
+    for (const test::SyntheticCase& c : test::kSyntheticCases) {
+        const Scene s = makeScene(syntheticHeightmap(c.width, c.height, seed), c.mapping, c.leaf);
+        Random rng(seed++);
+        for (int i = 0; i < 12; ++i) {
+            const Camera camera = anyCamera(s, rng);
+            LodReach reach;
+            LodParams params = paramsFor(s, camera, int(rng.uniform(100.0f, 1080.0f)),
+                                         rng.uniform(0.5f, 4.0f), &reach);
+            const Frustum frustum = Frustum::fromViewProjection(camera.viewProjection());
+            LodOutput plain, streamed, walked;
+            plain.reserveFor(s.tree);
+            streamed.reserveFor(s.tree);
+            walked.reserveFor(s.tree);
+            selectLod(s.tree, s.mapping, params, &frustum, plain);
+            Residency r = randomResidency(s, 2 * c.leaf << (i % 2), 0.0f, rng);
+            params.residency = &r.view;
+            const std::string what = std::to_string(c.width) + "x" + std::to_string(c.height) +
+                                     " camera " + std::to_string(i);
+            for (int pass = 0; pass < 4; ++pass) {
+                selectLod(s.tree, s.mapping, params, &frustum, streamed);
+                std::vector<uint32_t> pages;
+                for (const PageRequest& q : streamed.requests) {
+                    pages.push_back(q.page);
+                    ASSERT_FALSE(
+                        r.view.holds(int(q.page % uint32_t(r.view.pagesX)) << r.view.pageShift,
+                                     int(q.page / uint32_t(r.view.pagesX)) << r.view.pageShift))
+                        << what;
+                }
+                std::sort(pages.begin(), pages.end());
+                ASSERT_EQ(std::adjacent_find(pages.begin(), pages.end()), pages.end()) << what;
+                asked += int(pages.size());
+                if (pages.empty()) {
+                    break;
+                }
+                for (const uint32_t page : pages) {
+                    r.bits[page] = 1;
+                }
+            }
+            ASSERT_TRUE(streamed.requests.empty()) << what << ": still asking after 4 passes";
+            ASSERT_EQ(plain.nodes.size(), streamed.nodes.size()) << what;
+            ASSERT_EQ(0, std::memcmp(plain.nodes.data(), streamed.nodes.data(),
+                                     plain.nodes.size() * sizeof(DrawNode)))
+                << what;
+            for (const DrawNode& n : plain.nodes) {
+                fullDetail += n.level == 0 ? 1 : 0;
+            }
+        }
+    }
+    EXPECT_GT(asked, 100);
+    EXPECT_GT(fullDetail, 100);
 }
 
 // Every page resident: the same selection as without streaming, byte for byte.

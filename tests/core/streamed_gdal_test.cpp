@@ -140,10 +140,14 @@ void expectEqualsFullLoad(const StreamedMap& s, const std::string& path, int lea
     ASSERT_EQ(got.coarseErrors.size(), want.coarseErrors.size());
     for (int level = 1; level <= got.depth; ++level) {
         for (uint32_t i = got.levelStart[level]; i < got.levelStart[level + 1]; ++i) {
+            // Above the exact levels the range bound holds a node's folds itself.
+            const uint16_t whole = std::max(want.coarseErrors[i], want.foldErrors[i]);
             if (level <= got.exactLevels) {
                 ASSERT_EQ(got.coarseErrors[i], want.coarseErrors[i]) << "level " << level;
+                ASSERT_EQ(got.foldErrors[i], want.foldErrors[i]) << "level " << level;
             } else {
-                ASSERT_GE(got.coarseErrors[i], want.coarseErrors[i]) << "level " << level;
+                ASSERT_EQ(got.foldErrors[i], 0) << "level " << level;
+                ASSERT_GE(got.coarseErrors[i], whole) << "level " << level;
             }
         }
     }
@@ -308,6 +312,7 @@ TEST(StreamedGdal, ReopenMapsTheCacheAndReadsTheSidecarWithoutGdal) {
     EXPECT_TRUE(second.map.codes == first.map.codes);
     EXPECT_EQ(second.map.coding.offset, first.map.coding.offset);
     EXPECT_EQ(second.tree.coarseErrors, first.tree.coarseErrors);
+    EXPECT_EQ(second.tree.foldErrors, first.tree.foldErrors);
     expectEqualsFullLoad(second, f.path, 4);
     // Another leaf size: the cache is kept and a tree for it is made from the cache.
     Result<StreamedMap> other = openStreamedGdal(f.path, f.path, {}, 8, f.stream);

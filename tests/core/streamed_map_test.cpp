@@ -102,14 +102,19 @@ void expectSameTree(const std::string& path, const LoadOptions& options, int lea
                              : expectExactLevels == got.depth ? LodErrors::Exact
                                                               : LodErrors::Mixed);
     ASSERT_EQ(got.coarseErrors.size(), want.coarseErrors.size());
+    ASSERT_EQ(got.foldErrors.size(), want.foldErrors.size());
     int coarser = 0;
     for (int level = 1; level <= got.depth; ++level) {
         for (uint32_t i = got.levelStart[level]; i < got.levelStart[level + 1]; ++i) {
+            // Above the exact levels the range bound holds a node's folds itself.
+            const uint16_t whole = std::max(want.coarseErrors[i], want.foldErrors[i]);
             if (level <= got.exactLevels) {
                 ASSERT_EQ(got.coarseErrors[i], want.coarseErrors[i]) << "level " << level;
+                ASSERT_EQ(got.foldErrors[i], want.foldErrors[i]) << "level " << level;
             } else {
-                ASSERT_GE(got.coarseErrors[i], want.coarseErrors[i]) << "level " << level;
-                coarser += got.coarseErrors[i] > want.coarseErrors[i];
+                ASSERT_EQ(got.foldErrors[i], 0) << "level " << level;
+                ASSERT_GE(got.coarseErrors[i], whole) << "level " << level;
+                coarser += got.coarseErrors[i] > whole;
             }
         }
     }
@@ -203,7 +208,7 @@ TEST(StreamedMap, QuadtreeBytesMatchesTheTree) {
                                t.leaves.size() * sizeof(LeafCoord) + t.leafNodes.size() * 4 +
                                t.leafCodes.size() * sizeof(LeafCodes) + t.leafGrid.size() * 4 +
                                t.levelStart.size() * 4 + t.levelWidth.size() * 4 +
-                               t.coarseErrors.size() * 2;
+                               t.coarseErrors.size() * 2 + t.foldErrors.size() * 2;
         EXPECT_EQ(quadtreeBytes(w, h, leaf), bytes) << w << "x" << h << " leaf " << leaf;
         EXPECT_EQ(quadtreeNodeCount(w, h, leaf), t.nodes.size());
     }
@@ -294,6 +299,7 @@ void expectSameBounds(const Quadtree& a, const Quadtree& b) {
         ASSERT_EQ(a.nodes[i].maxCode, b.nodes[i].maxCode);
     }
     EXPECT_EQ(a.coarseErrors, b.coarseErrors);
+    EXPECT_EQ(a.foldErrors, b.foldErrors);
     EXPECT_EQ(a.lodErrors, b.lodErrors);
     EXPECT_EQ(a.exactLevels, b.exactLevels);
 }
@@ -397,6 +403,7 @@ TEST(TreeSidecar, ParserSurvivesRandomDamage) {
             parseTreeSidecar(bytes.data(), bytes.size(), stamp, 257, 257, 4);
         if (parsed.ok()) {  // only edits that changed nothing
             EXPECT_EQ(parsed.value().coarseErrors, first.tree.coarseErrors);
+            EXPECT_EQ(parsed.value().foldErrors, first.tree.foldErrors);
         }
     }
 }

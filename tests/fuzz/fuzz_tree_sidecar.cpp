@@ -38,7 +38,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const size_t leaves =
             size_t(qt::leavesAlong(width, leafSize)) * size_t(qt::leavesAlong(height, leafSize));
         if (s.leafRanges.size() != leaves || s.coarseErrors.size() >= leaves + 1 ||
-            s.width != width || s.height != height || s.leafSize != leafSize) {
+            s.foldErrors.size() != s.coarseErrors.size() || s.width != width ||
+            s.height != height || s.leafSize != leafSize) {
             __builtin_trap();
         }
     } else if (parsed.error().empty() || parsed.error().find('\n') != std::string::npos) {

@@ -330,6 +330,30 @@ assert first["pick"] == full["pick"] == second["pick"] and full["pick"]["hit"], 
 assert first["heights"] == full["heights"] == second["heights"], (first["heights"], full["heights"])
 PY
 done
+# 10. The .r16 of 8 read into memory with its level-0 pages on demand: the first view waits for its
+#     own pages, so the screenshot is the whole upload's byte for byte, and so is a frame without
+#     level of detail (which makes the heights whole first); picking is unchanged.
+for upload in whole on-demand; do
+    # shellcheck disable=SC2086
+    "$exe" "$tmp/big.r16" $big_view --upload $upload --screenshot "$tmp/up_$upload.png" \
+        --stats-json "$tmp/up_$upload.json" --pick 120,80 || fail "--upload $upload"
+    # shellcheck disable=SC2086
+    "$exe" "$tmp/big.r16" $big_view --upload $upload --lod off --screenshot "$tmp/upoff_$upload.png" ||
+        fail "--upload $upload --lod off"
+done
+cmp -s "$tmp/up_whole.png" "$tmp/up_on-demand.png" || fail "--upload on-demand != whole"
+cmp -s "$tmp/upoff_whole.png" "$tmp/upoff_on-demand.png" || fail "--upload on-demand --lod off != whole"
+python3 - "$tmp" <<'PY' || fail "--upload on-demand stats content"
+import json, sys
+whole, lazy = (json.load(open(f"{sys.argv[1]}/up_{k}.json")) for k in ("whole", "on-demand"))
+assert "streaming" not in whole and whole["load"]["pages_ms"] == 0, whole["load"]
+s = lazy["streaming"]
+assert s["on_demand"] is True and s["mapped"] is False and s["requested"] == 0, s
+assert 0 < s["resident"] <= s["pool"] <= (512 // lazy["gpu_heights"]["page_size"]) ** 2, s
+assert lazy["load"]["pages_ms"] > 0, lazy["load"]
+assert lazy["pick"] == whole["pick"] and whole["pick"]["hit"], (lazy["pick"], whole["pick"])
+assert lazy["triangles_drawn"] == whole["triangles_drawn"], (lazy["triangles_drawn"], whole["triangles_drawn"])
+PY
 
 if [ $failures -gt 0 ]; then
     echo "cli_test: $failures failure(s)" >&2

@@ -1855,5 +1855,141 @@ TEST(StreamedTerrain, DrawnNodesReadOnlyResidentPages) {
     full.value().destroy();
 }
 
+// A pool sized from the view: made for a 10-pixel-high viewport it holds few layers; a frame of
+// the test's taller viewport needs more, so the pool grows (for a viewport a quarter taller than
+// the frame's, here every page), and settled frames then equal the fully loaded ones again.
+// With a pool given (--stream-pool) it stays as it is.
+TEST(StreamedTerrain, APoolSizedFromTheViewGrowsWithIt) {
+    REQUIRE_GL_STRICT();
+    const Heightmap map = syntheticHeightmap(257, 257, 257 * 5 + 1);
+    StreamSettings stream;
+    stream.on = true;
+    stream.viewportHeight = 10;
+    Result<Terrain> streamed = Terrain::create(map, 4, "streamed", {}, {}, 8, {}, stream);
+    Result<Terrain> fixed = streamedTerrain(map, 20);
+    Result<Terrain> full = makeTerrain(map, 4, "full", 8);
+    ASSERT_TRUE(streamed) << streamed.error();
+    ASSERT_TRUE(fixed) << fixed.error();
+    ASSERT_TRUE(full) << full.error();
+    streamed.value().finishErrors();
+    const HeightPages& pages = streamed.value().gpu.pages;
+    const int first = pages.level0Pool;
+    EXPECT_EQ(first, streamPoolLayers(pages, stream.fovY, 10, kStreamFinestPixels, 4));
+    EXPECT_LT(first, 32 * 32 / 4);
+    const std::vector<Camera> cameras = randomCameras(full.value(), 6, 47u);
+    std::vector<uint8_t> expected, pixels;
+    for (size_t i = 0; i < cameras.size(); ++i) {
+        const CullView view{cameras[i], kHeight, true, true, 1.0f};
+        streamed.value().settleStreaming(view);
+        fixed.value().settleStreaming(view);
+        EXPECT_GE(streamed.value().gpu.pages.level0Pool,
+                  std::min(32 * 32, streamPoolLayers(streamed.value().gpu.pages, cameras[i].fovY,
+                                                     kHeight, kStreamFinestPixels, 4)))
+            << "camera " << i;
+        render(full.value(), cameras[i], true, expected, false, 1.0f);
+        render(streamed.value(), cameras[i], true, pixels, false, 1.0f);
+        ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+        EXPECT_EQ(differingPixels(expected, pixels), 0u) << "camera " << i;
+        render(fixed.value(), cameras[i], true, pixels, false, 1.0f);
+    }
+    EXPECT_GT(streamed.value().gpu.pages.level0Pool, first);
+    EXPECT_EQ(fixed.value().gpu.pages.level0Pool, 20);
+    streamed.value().destroy();
+    fixed.value().destroy();
+    full.value().destroy();
+}
+
+// A 257 x 257 synthetic map read into memory with its level-0 pages on demand (pages of 8), the
+// pool sized for a viewport `viewportHeight` pixels high.
+Result<Terrain> onDemandTerrain(const Heightmap& map, int viewportHeight = kStreamPoolViewport) {
+    StreamSettings stream;
+    stream.level0 = Level0Upload::OnDemand;
+    stream.viewportHeight = viewportHeight;
+    Result<Terrain> terrain = Terrain::create(map, 4, "on demand", {}, {}, 8, {}, stream);
+    if (terrain) {
+        terrain.value().finishErrors();
+    }
+    return terrain;
+}
+
+// Level 0 on demand: the first frame of a fresh terrain waits for its view's pages, so it is
+// the whole upload's pixel for pixel (and the same nodes) with nothing settled by hand, culled or
+// not; the load uploaded no level-0 page, and the first view took only the pages it needed. A
+// pool made for a 10-pixel viewport is too small for some views: it doubles until they fit.
+TEST(OnDemandLevel0, TheFirstFrameEqualsTheWholeUpload) {
+    REQUIRE_GL_STRICT();
+    const Heightmap map = syntheticHeightmap(257, 257, 257 * 17 + 3);
+    Result<Terrain> whole = makeTerrain(map, 4, "whole", 8);
+    ASSERT_TRUE(whole) << whole.error();
+    const std::vector<Camera> cameras = randomCameras(whole.value(), 8, 41u);
+    std::vector<uint8_t> expected, first;
+    int partial = 0, grown = 0;
+    for (size_t i = 0; i < cameras.size(); ++i) {
+        const float pixels = i % 2 == 0 ? 1.0f : 3.0f;
+        const bool cull = i % 3 != 2;
+        Result<Terrain> lazy = onDemandTerrain(map, i % 2 == 0 ? 10 : kStreamPoolViewport);
+        ASSERT_TRUE(lazy) << lazy.error();
+        ASSERT_TRUE(lazy.value().onDemand);
+        ASSERT_EQ(lazy.value().streamStats().resident, 0);
+        const int pool = lazy.value().gpu.pages.level0Pool;
+        EXPECT_EQ(pool, i % 2 == 0 ? 55 : 32 * 32);
+        const FrameStats w = render(whole.value(), cameras[i], cull, expected, false, pixels);
+        const FrameStats f = render(lazy.value(), cameras[i], cull, first, false, pixels);
+        ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+        EXPECT_EQ(differingPixels(expected, first), 0u) << "camera " << i;
+        EXPECT_EQ(w.lodStats.nodesDrawn, f.lodStats.nodesDrawn) << "camera " << i;
+        const StreamStats st = lazy.value().streamStats();
+        EXPECT_EQ(st.requested, 0);
+        partial += st.resident > 0 && st.resident < 32 * 32 ? 1 : 0;
+        grown += st.pool > pool ? 1 : 0;
+        lazy.value().destroy();
+    }
+    EXPECT_GT(partial, 0) << "no view took some of the pages and not all";
+    EXPECT_GT(grown, 0) << "no view outgrew the small pool";
+    whole.value().destroy();
+}
+
+// One on-demand terrain over many views: settled, each frame equals the whole upload's; a frame
+// without level of detail first makes the heights whole, equals the whole upload's full-detail
+// frame, and leaves a terrain that no longer streams and still draws level-of-detail frames alike.
+TEST(OnDemandLevel0, LaterViewsAndAFullDetailFrameEqualTheWholeUpload) {
+    REQUIRE_GL_STRICT();
+    const Heightmap map = syntheticHeightmap(257, 257, 257 * 7 + 11);
+    Result<Terrain> whole = makeTerrain(map, 4, "whole", 8);
+    Result<Terrain> lazy = onDemandTerrain(map);
+    ASSERT_TRUE(whole) << whole.error();
+    ASSERT_TRUE(lazy) << lazy.error();
+    const std::vector<Camera> cameras = randomCameras(whole.value(), 10, 43u);
+    std::vector<uint8_t> expected, culled;
+    for (size_t i = 0; i < 4; ++i) {
+        const Camera& camera = cameras[i];
+        lazy.value().settleStreaming(CullView{camera, kHeight, true, true, 2.0f});
+        render(whole.value(), camera, true, expected, false, 2.0f);
+        render(lazy.value(), camera, true, culled, false, 2.0f);
+        ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+        EXPECT_EQ(differingPixels(expected, culled), 0u) << "camera " << i;
+    }
+    ASSERT_TRUE(lazy.value().onDemand);
+    EXPECT_LT(lazy.value().streamStats().resident, 32 * 32);
+    EXPECT_GT(lazy.value().gpu.pages.level0Pool, 0);
+    const Camera& camera = cameras[0];
+    render(whole.value(), camera, true, expected);
+    const FrameStats full = render(lazy.value(), camera, true, culled);
+    ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+    EXPECT_FALSE(full.lod);
+    EXPECT_FALSE(lazy.value().onDemand);
+    EXPECT_FALSE(lazy.value().streamed());
+    EXPECT_EQ(lazy.value().gpu.pages.level0Pool, 0);  // every page a layer of its own
+    EXPECT_GT(lazy.value().times.restMs, 0.0);
+    EXPECT_EQ(differingPixels(expected, culled), 0u);
+    for (size_t i = 4; i < cameras.size(); ++i) {
+        render(whole.value(), cameras[i], true, expected, false, 1.0f);
+        render(lazy.value(), cameras[i], true, culled, false, 1.0f);
+        EXPECT_EQ(differingPixels(expected, culled), 0u) << "camera " << i;
+    }
+    lazy.value().destroy();
+    whole.value().destroy();
+}
+
 }  // namespace
 }  // namespace qt
