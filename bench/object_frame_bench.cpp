@@ -15,6 +15,7 @@
 #include "core/camera_fit.h"
 #include "core/flight_path.h"
 #include "core/frame.h"
+#include "core/object_instances.h"
 #include "core/object_scene.h"
 #include "core/synthetic.h"
 
@@ -42,6 +43,7 @@ struct ObjectWorld {
     std::unique_ptr<ObjectScene> objects;
     std::vector<Camera> cameras;
     FrameBuffers frame;
+    ObjectInstances instances;
 };
 
 // Built once: the map, its tree, the scatter (seed 1) and 64 flight cameras.
@@ -58,6 +60,7 @@ ObjectWorld& world(int side, uint32_t count, uint32_t moving) {
         w.cameras = flightPath(w.map, w.mapping, 64, 16.0f / 9.0f);
         w.frame.reserveFor(w.tree);
         w.frame.reserveObjects(count);
+        w.instances.reserve(count);
     }
     return *cached;
 }
@@ -65,14 +68,15 @@ ObjectWorld& world(int side, uint32_t count, uint32_t moving) {
 // One iteration: every flight camera's frame with the objects and without, interleaved, and one
 // step. Counters per frame: the terrain pipeline's and the objects' milliseconds (wall, and the
 // thread's CPU time: objects_cpu_ms is the frame with objects less the frame without, everything
-// the objects add, the horizon's box tests included; objects_share its part of the frame with
-// objects), the object tests (box against plane) against brute force's one an object, the horizon
-// tests, and the step's milliseconds (wall, and CPU per step and per ball).
+// the objects add, the horizon's box tests and the drawn objects' instances (instances_cpu_ms)
+// included; objects_share its part of the frame with objects), the object tests (box against plane)
+// against brute force's one an object, the horizon tests, and the step's milliseconds (wall, and
+// CPU per step and per ball).
 void BM_ObjectFrame(benchmark::State& state) {
     ObjectWorld& w = world(int(state.range(0)), 1100000, 100000);
     const LooseObjectTree& index = w.objects->index();
     double withMs = 0.0, withoutMs = 0.0, objectMs = 0.0, stepMs = 0.0;
-    double withCpu = 0.0, withoutCpu = 0.0, stepCpu = 0.0;
+    double withCpu = 0.0, withoutCpu = 0.0, stepCpu = 0.0, instancesCpu = 0.0;
     uint64_t tested = 0, nodesTested = 0, drawn = 0, occluded = 0, frames = 0, steps = 0,
              horizonTests = 0;
     for (auto _ : state) {
@@ -81,6 +85,10 @@ void BM_ObjectFrame(benchmark::State& state) {
             Clock::time_point start = Clock::now();
             double cpu = cpuMs();
             const FrameStats with = runFrame(w.map, w.tree, w.mapping, view, w.frame, &index);
+            const double instancesStart = cpuMs();
+            buildObjectInstances(*w.objects, w.frame.objectsDrawn, {}, c, view.viewportHeight,
+                                 w.instances);
+            instancesCpu += cpuMs() - instancesStart;
             withCpu += cpuMs() - cpu;
             withMs += msSince(start);
             start = Clock::now();
@@ -109,6 +117,7 @@ void BM_ObjectFrame(benchmark::State& state) {
     state.counters["pipeline_cpu_ms"] = withoutCpu / n;
     state.counters["with_objects_cpu_ms"] = withCpu / n;
     state.counters["objects_cpu_ms"] = (withCpu - withoutCpu) / n;
+    state.counters["instances_cpu_ms"] = instancesCpu / n;
     state.counters["objects_share"] = (withCpu - withoutCpu) / std::max(withCpu, 1e-9);
     state.counters["tests"] = double(tested) / n;
     state.counters["node_tests"] = double(nodesTested) / n;

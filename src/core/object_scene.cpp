@@ -97,10 +97,7 @@ Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMappin
     config.leafLimit = kObjectLeafLimit;
     ObjectScene scene;
     scene.index_ = LooseObjectTree(config);
-    scene.kind_.resize(count);
-    scene.base_.resize(count);
-    scene.radius_.resize(count);
-    scene.height_.resize(count);
+    scene.shape_.resize(count);
     scene.firstBall_ = count - moving;
     Random random{seed};
     std::vector<Box> boxes(scene.firstBall_);
@@ -116,12 +113,12 @@ Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMappin
                 y = std::min(y, surfaceAt(map, mapping, x + ox, z + oz).height);
             }
         }
-        scene.kind_[id] = tree ? ObjectKind::Tree : ObjectKind::Rock;
-        scene.base_[id] = {x, y, z};
-        scene.radius_[id] = r;
+        scene.shape_[id].kind = tree ? ObjectKind::Tree : ObjectKind::Rock;
+        scene.shape_[id].base = {x, y, z};
+        scene.shape_[id].radius = r;
         const float centre = surfaceAt(map, mapping, x, z).height;
-        scene.height_[id] = tree ? centre - y + random.uniform(4.0f, 9.0f) * unit : 0.6f * r;
-        boxes[id] = scene.shapeBox(id, scene.base_[id]);
+        scene.shape_[id].height = tree ? centre - y + random.uniform(4.0f, 9.0f) * unit : 0.6f * r;
+        boxes[id] = scene.shapeBox(id, scene.shape_[id].base);
     }
     Status built = scene.index_.build(boxes.data(), motions.data(), scene.firstBall_);
     if (!built) {
@@ -130,14 +127,14 @@ Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMappin
     std::vector<uint32_t> near;
     for (uint32_t id = scene.firstBall_; id < count; ++id) {
         const float r = random.uniform(0.8f, 1.6f) * unit;
-        scene.kind_[id] = ObjectKind::Ball;
-        scene.radius_[id] = r;
-        scene.height_[id] = r;
+        scene.shape_[id].kind = ObjectKind::Ball;
+        scene.shape_[id].radius = r;
+        scene.shape_[id].height = r;
         bool placed = false;
         for (int attempt = 0; attempt < kPlaceAttempts && !placed; ++attempt) {
             const float x = random.uniform(r, extent.sizeX - r);
             const float z = random.uniform(r, extent.sizeZ - r);
-            scene.base_[id] = {x, surfaceAt(map, mapping, x, z).height + r, z};
+            scene.shape_[id].base = {x, surfaceAt(map, mapping, x, z).height + r, z};
             scene.index_.queryRect({x - r, z - r, x + r, z + r}, near);
             placed = std::none_of(near.begin(), near.end(), [&](uint32_t other) {
                 return scene.overlapsAt(id, other, 1.0f, 1.0f, -1e-3f * r);
@@ -149,7 +146,7 @@ Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMappin
                 " of " + std::to_string(moving) + " on this map; ask for fewer objects");
         }
         Result<uint32_t> inserted =
-            scene.index_.insert(scene.shapeBox(id, scene.base_[id]), Motion::Moving);
+            scene.index_.insert(scene.shapeBox(id, scene.shape_[id].base), Motion::Moving);
         if (!inserted) {
             return Result<ObjectScene>::failure("objects: " + inserted.error());
         }
@@ -175,24 +172,24 @@ glm::vec2 ObjectScene::velocity(uint32_t id) const {
 }
 
 Box ObjectScene::shapeBox(uint32_t id, const glm::vec3& at) const {
-    const float r = radius_[id];
-    switch (kind_[id]) {
+    const float r = shape_[id].radius;
+    switch (shape_[id].kind) {
         case ObjectKind::Tree:
-            return {{at.x - r, at.y, at.z - r}, {at.x + r, at.y + height_[id], at.z + r}};
+            return {{at.x - r, at.y, at.z - r}, {at.x + r, at.y + shape_[id].height, at.z + r}};
         case ObjectKind::Rock:
         case ObjectKind::Ball:
             break;
     }
-    const float h = height_[id];
+    const float h = shape_[id].height;
     return {{at.x - r, at.y - h, at.z - r}, {at.x + r, at.y + h, at.z + r}};
 }
 
 glm::vec3 ObjectScene::positionAt(uint32_t id, float fraction) const {
     if (id < firstBall_ || fraction >= 1.0f) {
-        return base_[id];
+        return shape_[id].base;
     }
     const glm::vec3& s = start_[id - firstBall_];
-    return s + fraction * (base_[id] - s);
+    return s + fraction * (shape_[id].base - s);
 }
 
 // Two balls: spheres. A ball and a tree or rock: the ball's circle over x/z against the standing
@@ -206,15 +203,15 @@ bool ObjectScene::overlapsAt(uint32_t a, uint32_t b, float fa, float fb, float t
         std::swap(fa, fb);
     }
     const glm::vec3 pa = positionAt(a, fa), pb = positionAt(b, fb);
-    const float reach = radius_[a] + radius_[b] - tolerance;
+    const float reach = shape_[a].radius + shape_[b].radius - tolerance;
     if (b >= firstBall_) {
         const glm::vec3 d = pb - pa;
         return glm::dot(d, d) < reach * reach;
     }
     const Box standing = shapeBox(b, pb);
     const glm::vec3 d = flat(pb - pa);
-    return glm::dot(d, d) < reach * reach && pa.y - radius_[a] < standing.max.y - tolerance &&
-           pa.y + radius_[a] > standing.min.y + tolerance;
+    return glm::dot(d, d) < reach * reach && pa.y - shape_[a].radius < standing.max.y - tolerance &&
+           pa.y + shape_[a].radius > standing.min.y + tolerance;
 }
 
 // The first time in the step at which the pair touches, moving along their segments (a sphere
@@ -227,14 +224,15 @@ float ObjectScene::contactTime(uint32_t a, uint32_t b) const {
     if (a < firstBall_) {
         std::swap(a, b);
     }
-    const glm::vec3 a0 = positionAt(a, 0.0f), a1 = base_[a];
-    const glm::vec3 b0 = positionAt(b, 0.0f), b1 = base_[b];
-    const float reach = radius_[a] + radius_[b];
+    const glm::vec3 a0 = positionAt(a, 0.0f), a1 = shape_[a].base;
+    const glm::vec3 b0 = positionAt(b, 0.0f), b1 = shape_[b].base;
+    const float reach = shape_[a].radius + shape_[b].radius;
     if (b >= firstBall_) {
         return firstTouch(b0 - a0, (b1 - b0) - (a1 - a0), reach);
     }
     const Box standing = shapeBox(b, b1);
-    const float low = std::min(a0.y, a1.y) - radius_[a], high = std::max(a0.y, a1.y) + radius_[a];
+    const float low = std::min(a0.y, a1.y) - shape_[a].radius,
+                high = std::max(a0.y, a1.y) + shape_[a].radius;
     if (high <= standing.min.y || low >= standing.max.y) {
         return 2.0f;
     }
@@ -293,7 +291,8 @@ void ObjectScene::bounce(uint32_t a, uint32_t b) {
         std::swap(a, b);
     }
     const glm::vec3 pa = positionAt(a, fraction_[a - firstBall_]);
-    const glm::vec3 pb = b >= firstBall_ ? positionAt(b, fraction_[b - firstBall_]) : base_[b];
+    const glm::vec3 pb =
+        b >= firstBall_ ? positionAt(b, fraction_[b - firstBall_]) : shape_[b].base;
     glm::vec2 n(pb.x - pa.x, pb.z - pa.z);
     const float length = std::sqrt(glm::dot(n, n));
     if (!(length > 0.0f)) {
@@ -313,8 +312,8 @@ void ObjectScene::bounce(uint32_t a, uint32_t b) {
     if (closing <= 0.0f) {
         return;
     }
-    const float ma = radius_[a] * radius_[a] * radius_[a];
-    const float mb = radius_[b] * radius_[b] * radius_[b];
+    const float ma = shape_[a].radius * shape_[a].radius * shape_[a].radius;
+    const float mb = shape_[b].radius * shape_[b].radius * shape_[b].radius;
     const float impulse = 2.0f * closing / (1.0f / ma + 1.0f / mb);
     va -= (impulse / ma) * n;
     vb += (impulse / mb) * n;
@@ -337,17 +336,15 @@ StepStats ObjectScene::step(const Heightmap& map, const WorldMapping& mapping) {
     for (size_t k = 0; k < order_.size(); ++k) {
         if (k + 2 * kAhead < order_.size()) {
             const uint32_t later = order_[k + 2 * kAhead];
-            __builtin_prefetch(&base_[later]);
+            __builtin_prefetch(&shape_[later]);
             __builtin_prefetch(&velocity_[later - firstBall_]);
             __builtin_prefetch(&start_[later - firstBall_]);
             __builtin_prefetch(&normal_[later - firstBall_]);
-            __builtin_prefetch(&radius_[later]);
-            __builtin_prefetch(&kind_[later]);
             index_.prefetchRecords(later);
         }
         if (k + kAhead < order_.size()) {
             const uint32_t next = order_[k + kAhead];
-            const glm::vec3& b = base_[next];
+            const glm::vec3& b = shape_[next].base;
             const int col = std::max(0, std::min(int(b.x / mapping.spacingX), map.width - 2));
             const int row = std::max(0, std::min(int(b.z / mapping.spacingZ), map.height - 2));
             __builtin_prefetch(codes + size_t(row) * size_t(map.width) + size_t(col));
@@ -356,8 +353,8 @@ StepStats ObjectScene::step(const Heightmap& map, const WorldMapping& mapping) {
         }
         const uint32_t id = order_[k];
         const size_t i = id - firstBall_;
-        const float r = radius_[id];
-        glm::vec3 p = base_[id];
+        const float r = shape_[id].radius;
+        glm::vec3 p = shape_[id].base;
         start_[i] = p;
         // The ground's normal where the ball stands: kept from the sample that placed it there
         // (the same point, so the same value), sampled when nothing is kept.
@@ -381,7 +378,7 @@ StepStats ObjectScene::step(const Heightmap& map, const WorldMapping& mapping) {
         const SurfacePoint ground = surfaceAt(map, mapping, p.x, p.z);
         p.y = ground.height + r;
         normal_[i] = ground.normal;
-        base_[id] = p;
+        shape_[id].base = p;
         Status moved = index_.move(id, shapeBox(id, p));
         assert(moved);
         (void)moved;
@@ -401,9 +398,9 @@ StepStats ObjectScene::step(const Heightmap& map, const WorldMapping& mapping) {
     for (const uint32_t id : order_) {
         const size_t i = id - firstBall_;
         if (fraction_[i] < 1.0f) {
-            base_[id] = positionAt(id, fraction_[i]);
+            shape_[id].base = positionAt(id, fraction_[i]);
             normal_[i] = glm::vec3(0.0f);  // stands elsewhere now
-            Status moved = index_.move(id, shapeBox(id, base_[id]));
+            Status moved = index_.move(id, shapeBox(id, shape_[id].base));
             assert(moved);
             (void)moved;
         }

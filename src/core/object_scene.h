@@ -31,6 +31,15 @@ struct StepStats {
     double collideMs = 0.0;    // candidate pairs and their resolution
 };
 
+// One object's shape in 24 bytes, read together: by the renderer once per drawn object, by the
+// step once per ball.
+struct ObjectShape {
+    glm::vec3 base{0.0f};
+    float radius = 0.0f;
+    float height = 0.0f;
+    ObjectKind kind = ObjectKind::Tree;
+};
+
 // The scene: per object (indexed by id, 0..count-1, the moving ones last) its kind and shape, and
 // the tree of its boxes. A tree is a cone on a trunk in a vertical cylinder of `radius` from
 // `base.y` up `height`; a rock a flattened sphere of `radius` and half-height `height` centred at
@@ -50,13 +59,14 @@ public:
     // No two shapes overlap after a step if none did before (tested). `map` must keep its codes.
     StepStats step(const Heightmap& map, const WorldMapping& mapping);
 
-    uint32_t count() const { return uint32_t(kind_.size()); }
+    uint32_t count() const { return uint32_t(shape_.size()); }
     uint32_t movingCount() const { return uint32_t(balls_.size()); }
     uint64_t steps() const { return steps_; }
-    ObjectKind kind(uint32_t id) const { return kind_[id]; }
-    const glm::vec3& base(uint32_t id) const { return base_[id]; }
-    float radius(uint32_t id) const { return radius_[id]; }
-    float height(uint32_t id) const { return height_[id]; }
+    const ObjectShape& shape(uint32_t id) const { return shape_[id]; }
+    ObjectKind kind(uint32_t id) const { return shape_[id].kind; }
+    const glm::vec3& base(uint32_t id) const { return shape_[id].base; }
+    float radius(uint32_t id) const { return shape_[id].radius; }
+    float height(uint32_t id) const { return shape_[id].height; }
     // The ball's horizontal velocity (x, z), world units a second; zero for a static object.
     glm::vec2 velocity(uint32_t id) const;
     const LooseObjectTree& index() const { return index_; }
@@ -76,10 +86,7 @@ private:
     void bounce(uint32_t a, uint32_t b);
 
     LooseObjectTree index_;
-    std::vector<ObjectKind> kind_;
-    std::vector<glm::vec3> base_;
-    std::vector<float> radius_;
-    std::vector<float> height_;
+    std::vector<ObjectShape> shape_;
     uint32_t firstBall_ = 0;  // ids from here on are balls
     // Per ball (id - firstBall_).
     std::vector<uint32_t> balls_;

@@ -102,39 +102,11 @@ int ObjectRenderer::draw(const ObjectScene& scene, const std::vector<uint32_t>& 
         return 0;
     }
     reserve(scene.count());
-    // Pixels per unit of radius at distance 1: the coarse meshes below kCoarseObjectPixels.
-    const float pixelsAtOne = float(viewportHeight) / (2.0f * std::tan(0.5f * camera.fovY));
-    const float coarseBeyond = pixelsAtOne / kCoarseObjectPixels;  // distance per unit of radius
-    auto meshOf = [&](uint32_t id) {
-        const glm::vec3 d = scene.base(id) - camera.position;
-        const float r = std::max(scene.radius(id), scene.height(id));
-        const bool coarse = r * coarseBeyond * r * coarseBeyond < glm::dot(d, d);
-        const bool tree = scene.kind(id) == ObjectKind::Tree;
-        return int(tree ? (coarse ? ObjectMesh::TreeCoarse : ObjectMesh::TreeFine)
-                        : (coarse ? ObjectMesh::SphereCoarse : ObjectMesh::SphereFine));
-    };
-    counts.fill(0);
-    for (uint32_t id : drawn) {
-        ++counts[size_t(meshOf(id))];
-    }
-    // A counting sort by mesh keeps the frame's order within each mesh: a culled frame's list is
-    // a subsequence of the unculled one's (LooseObjectTree::allInTreeOrder), so objects meeting at
-    // equal depth win the same pixels in both.
-    std::array<uint32_t, kObjectMeshes> next{};
-    for (int i = 1; i < kObjectMeshes; ++i) {
-        next[size_t(i)] = next[size_t(i) - 1] + counts[size_t(i) - 1];
-    }
-    instances.resize(drawn.size());
-    for (uint32_t id : drawn) {
-        const glm::vec3& b = scene.base(id);
-        const uint32_t look =
-            uint32_t(scene.kind(id)) | (id < selected.size() && selected[id] ? kSelectedLook : 0u);
-        instances[next[size_t(meshOf(id))]++] = {b.x, b.y, b.z, scene.radius(id), scene.height(id),
-                                                 look};
-    }
+    buildObjectInstances(scene, drawn, selected, camera, viewportHeight, instances);
     glBindBuffer(GL_ARRAY_BUFFER, instanceBuffer);
-    glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(instances.size() * sizeof(ObjectInstance)),
-                    instances.data());
+    glBufferSubData(GL_ARRAY_BUFFER, 0,
+                    GLsizeiptr(instances.sorted.size() * sizeof(ObjectInstance)),
+                    instances.sorted.data());
     glUseProgram(program.id);
     const glm::mat4 viewProjection = camera.viewProjection();
     glUniformMatrix4fv(program.uniform("viewProjection"), 1, GL_FALSE,
@@ -150,7 +122,7 @@ int ObjectRenderer::draw(const ObjectScene& scene, const std::vector<uint32_t>& 
     size_t first = 0;
     for (int i = 0; i < kObjectMeshes; ++i) {
         const MeshGpu& g = meshes[size_t(i)];
-        const uint32_t count = counts[size_t(i)];
+        const uint32_t count = instances.counts[size_t(i)];
         if (count > 0) {
             glBindVertexArray(g.vertexArray);
             pointInstances(instanceBuffer, first);

@@ -9,27 +9,13 @@
 #include <vector>
 
 #include "core/camera.h"
+#include "core/object_instances.h"
 #include "core/object_mesh.h"
 #include "core/object_scene.h"
 #include "core/result.h"
 #include "render/shader.h"
 
 namespace qt {
-
-// One object as the vertex shader reads it: the unit mesh scaled by (radius, height, radius)
-// and moved to base; look: its kind in bits 0-7, bit 8 when selected.
-struct ObjectInstance {
-    float x, y, z;
-    float radius;
-    float height;
-    uint32_t look;
-};
-static_assert(sizeof(ObjectInstance) == 24, "the instance layout the shader reads");
-
-constexpr uint32_t kSelectedLook = 0x100;
-
-// Objects whose radius spans fewer pixels than this on screen take the coarse meshes.
-constexpr float kCoarseObjectPixels = 6.0f;
 
 struct ObjectRenderer {
     struct MeshGpu {
@@ -42,9 +28,8 @@ struct ObjectRenderer {
     std::string shaderDir;
     std::array<MeshGpu, kObjectMeshes> meshes;
     GLuint instanceBuffer = 0;
-    size_t instanceCapacity = 0;            // instances the buffer holds
-    std::vector<ObjectInstance> instances;  // this frame's, grouped by mesh
-    std::array<uint32_t, kObjectMeshes> counts{};
+    size_t instanceCapacity = 0;  // instances the buffer holds
+    ObjectInstances instances;    // this frame's, grouped by mesh
 
     // Loads objects.vert/objects.frag from shaderDir and uploads the four meshes.
     static Result<ObjectRenderer> create(const std::string& shaderDir);
