@@ -13,6 +13,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/byte_fields.h"
+
 namespace qt {
 namespace {
 
@@ -24,17 +26,6 @@ constexpr char kMagic[8] = {'Q', 'T', 'C', 'O', 'D', 'E', 'S', '\0'};
 constexpr uint32_t kVersion = 1;
 constexpr size_t kChecksumOffset = 40;
 constexpr size_t kUsedBytes = 48;
-
-template <class T>
-void put(unsigned char* at, T value) {
-    std::memcpy(at, &value, sizeof value);
-}
-template <class T>
-T get(const unsigned char* at) {
-    T value;
-    std::memcpy(&value, at, sizeof value);
-    return value;
-}
 
 // FNV-1a over bytes.
 uint64_t fnv(uint64_t h, const void* data, size_t count) {
@@ -129,26 +120,26 @@ Result<CodeCacheHeader> readCodeCacheHeader(const std::string& path, uint64_t so
     if (std::memcmp(bytes, kMagic, sizeof kMagic) != 0) {
         return R::failure("corrupt (not a code cache)");
     }
-    if (get<uint32_t>(bytes + 8) != kVersion) {
-        return R::failure("version " + std::to_string(get<uint32_t>(bytes + 8)) + ", not " +
+    if (getField<uint32_t>(bytes + 8) != kVersion) {
+        return R::failure("version " + std::to_string(getField<uint32_t>(bytes + 8)) + ", not " +
                           std::to_string(kVersion));
     }
-    if (fnv(kFnvStart, bytes, kChecksumOffset) != get<uint64_t>(bytes + kChecksumOffset)) {
+    if (fnv(kFnvStart, bytes, kChecksumOffset) != getField<uint64_t>(bytes + kChecksumOffset)) {
         return R::failure("corrupt (header checksum)");
     }
-    if (get<uint64_t>(bytes + 16) != source) {
+    if (getField<uint64_t>(bytes + 16) != source) {
         return R::failure("stale (the map or a file it reads changed)");
     }
-    if (get<uint32_t>(bytes + 24) != uint32_t(width) ||
-        get<uint32_t>(bytes + 28) != uint32_t(height)) {
+    if (getField<uint32_t>(bytes + 24) != uint32_t(width) ||
+        getField<uint32_t>(bytes + 28) != uint32_t(height)) {
         return R::failure("made for another map size");
     }
     CodeCacheHeader header;
     header.source = source;
     header.width = width;
     header.height = height;
-    header.coding.offset = get<float>(bytes + 32);
-    header.coding.step = get<float>(bytes + 36);
+    header.coding.offset = getField<float>(bytes + 32);
+    header.coding.step = getField<float>(bytes + 36);
     if (!std::isfinite(header.coding.offset) || !(header.coding.step > 0.0f) ||
         !std::isfinite(header.coding.step)) {
         return R::failure("corrupt (coding)");
@@ -259,13 +250,13 @@ Result<FileStamp> CodeCacheWriter::finish(const CodeCacheHeader& header) {
     using R = Result<FileStamp>;
     unsigned char bytes[kUsedBytes] = {};
     std::memcpy(bytes, kMagic, sizeof kMagic);
-    put<uint32_t>(bytes + 8, kVersion);
-    put<uint64_t>(bytes + 16, header.source);
-    put<uint32_t>(bytes + 24, uint32_t(width_));
-    put<uint32_t>(bytes + 28, uint32_t(height_));
-    put<float>(bytes + 32, header.coding.offset);
-    put<float>(bytes + 36, header.coding.step);
-    put<uint64_t>(bytes + kChecksumOffset, fnv(kFnvStart, bytes, kChecksumOffset));
+    putField<uint32_t>(bytes + 8, kVersion);
+    putField<uint64_t>(bytes + 16, header.source);
+    putField<uint32_t>(bytes + 24, uint32_t(width_));
+    putField<uint32_t>(bytes + 28, uint32_t(height_));
+    putField<float>(bytes + 32, header.coding.offset);
+    putField<float>(bytes + 36, header.coding.step);
+    putField<uint64_t>(bytes + kChecksumOffset, fnv(kFnvStart, bytes, kChecksumOffset));
     if (::pwrite(fd_, bytes, sizeof bytes, 0) != ssize_t(sizeof bytes)) {
         return R::failure("cannot write the code cache: " + errorText(errno));
     }

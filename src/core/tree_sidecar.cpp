@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 
+#include "core/byte_fields.h"
 #include "core/leaf_ranges.h"
 
 namespace qt {
@@ -27,22 +28,11 @@ constexpr uint32_t kVersion = 2;
 constexpr size_t kHeaderBytes = 72;
 constexpr size_t kChecksumOffset = 64;  // the checksum covers every byte but its own
 
-template <class T>
-void put(unsigned char* at, T value) {
-    std::memcpy(at, &value, sizeof value);
-}
-template <class T>
-T get(const unsigned char* at) {
-    T value;
-    std::memcpy(&value, at, sizeof value);
-    return value;
-}
-
 // FNV-1a's step over 8-byte words (then the bytes left), without a final mix.
 uint64_t hashWords(uint64_t h, const unsigned char* bytes, size_t count) {
     size_t i = 0;
     for (; i + 8 <= count; i += 8) {
-        h = (h ^ get<uint64_t>(bytes + i)) * 0x100000001b3ull;
+        h = (h ^ getField<uint64_t>(bytes + i)) * 0x100000001b3ull;
     }
     for (; i < count; ++i) {
         h = (h ^ bytes[i]) * 0x100000001b3ull;
@@ -78,19 +68,20 @@ Result<TreeSidecar> parseTreeSidecar(const unsigned char* bytes, size_t count, c
     if (count < kHeaderBytes || std::memcmp(bytes, kMagic, sizeof kMagic) != 0) {
         return R::failure(count < kHeaderBytes ? "truncated" : "not a tree sidecar");
     }
-    if (get<uint32_t>(bytes + 8) != kVersion) {
-        return R::failure("version " + std::to_string(get<uint32_t>(bytes + 8)) + ", not " +
+    if (getField<uint32_t>(bytes + 8) != kVersion) {
+        return R::failure("version " + std::to_string(getField<uint32_t>(bytes + 8)) + ", not " +
                           std::to_string(kVersion));
     }
-    if (get<uint64_t>(bytes + 16) != map.bytes || get<int64_t>(bytes + 24) != map.mtimeNs) {
+    if (getField<uint64_t>(bytes + 16) != map.bytes ||
+        getField<int64_t>(bytes + 24) != map.mtimeNs) {
         return R::failure("stale (map changed)");
     }
-    if (get<uint32_t>(bytes + 32) != uint32_t(width) ||
-        get<uint32_t>(bytes + 36) != uint32_t(height)) {
+    if (getField<uint32_t>(bytes + 32) != uint32_t(width) ||
+        getField<uint32_t>(bytes + 36) != uint32_t(height)) {
         return R::failure("made for another map size");
     }
-    if (get<uint32_t>(bytes + 40) != uint32_t(leafSize)) {
-        return R::failure("made for leaf size " + std::to_string(get<uint32_t>(bytes + 40)) +
+    if (getField<uint32_t>(bytes + 40) != uint32_t(leafSize)) {
+        return R::failure("made for leaf size " + std::to_string(getField<uint32_t>(bytes + 40)) +
                           ", not " + std::to_string(leafSize));
     }
     const int leavesX = leavesAlong(width, leafSize);
@@ -105,8 +96,8 @@ Result<TreeSidecar> parseTreeSidecar(const unsigned char* bytes, size_t count, c
     }
     const uint8_t kind = bytes[12];
     const int exactLevels = bytes[13];
-    const uint64_t leafEntries = get<uint64_t>(bytes + 48);
-    const uint64_t errorEntries = get<uint64_t>(bytes + 56);
+    const uint64_t leafEntries = getField<uint64_t>(bytes + 48);
+    const uint64_t errorEntries = getField<uint64_t>(bytes + 56);
     if (leafEntries != leaves) {
         return R::failure("corrupt (" + std::to_string(leafEntries) + " leaves, the map has " +
                           std::to_string(leaves) + ")");
@@ -125,7 +116,7 @@ Result<TreeSidecar> parseTreeSidecar(const unsigned char* bytes, size_t count, c
         return R::failure(uint64_t(count) < expected ? "truncated" : "corrupt (trailing bytes)");
     }
     const unsigned char* payload = bytes + kHeaderBytes;
-    if (checksum(bytes, count) != get<uint64_t>(bytes + kChecksumOffset)) {
+    if (checksum(bytes, count) != getField<uint64_t>(bytes + kChecksumOffset)) {
         return R::failure("corrupt (checksum)");
     }
     TreeSidecar sidecar;
@@ -135,8 +126,8 @@ Result<TreeSidecar> parseTreeSidecar(const unsigned char* bytes, size_t count, c
     sidecar.leafSize = leafSize;
     sidecar.lodErrors = LodErrors(kind);
     sidecar.exactLevels = exactLevels;
-    sidecar.minCode = get<uint16_t>(bytes + 44);
-    sidecar.maxCode = get<uint16_t>(bytes + 46);
+    sidecar.minCode = getField<uint16_t>(bytes + 44);
+    sidecar.maxCode = getField<uint16_t>(bytes + 46);
     sidecar.leafRanges.resize(size_t(leafEntries));
     std::memcpy(sidecar.leafRanges.data(), payload, size_t(leafEntries) * 4);
     sidecar.coarseErrors.resize(size_t(errorEntries));
@@ -164,8 +155,8 @@ Result<TreeSidecar> readTreeSidecar(const std::string& path, const FileStamp& ma
     if (got < kHeaderBytes) {
         return R::failure("truncated");
     }
-    const uint64_t leafEntries = get<uint64_t>(bytes.data() + 48);
-    const uint64_t errorEntries = get<uint64_t>(bytes.data() + 56);
+    const uint64_t leafEntries = getField<uint64_t>(bytes.data() + 48);
+    const uint64_t errorEntries = getField<uint64_t>(bytes.data() + 56);
     const uint64_t expected = kHeaderBytes + leafEntries * 4 + errorEntries * 4;
     bytes.resize(size_t(expected) + 1);  // one more: a longer file is found
     const size_t rest =
@@ -179,23 +170,23 @@ Status writeTreeSidecar(const std::string& path, const TreeSidecar& sidecar) {
     assert(sidecar.foldErrors.size() == sidecar.coarseErrors.size());
     std::vector<unsigned char> bytes(kHeaderBytes + leafBytes + 2 * errorBytes, 0);
     std::memcpy(bytes.data(), kMagic, sizeof kMagic);
-    put<uint32_t>(&bytes[8], kVersion);
+    putField<uint32_t>(&bytes[8], kVersion);
     bytes[12] = uint8_t(sidecar.lodErrors);
     bytes[13] = uint8_t(sidecar.exactLevels);
-    put<uint64_t>(&bytes[16], sidecar.map.bytes);
-    put<int64_t>(&bytes[24], sidecar.map.mtimeNs);
-    put<uint32_t>(&bytes[32], uint32_t(sidecar.width));
-    put<uint32_t>(&bytes[36], uint32_t(sidecar.height));
-    put<uint32_t>(&bytes[40], uint32_t(sidecar.leafSize));
-    put<uint16_t>(&bytes[44], sidecar.minCode);
-    put<uint16_t>(&bytes[46], sidecar.maxCode);
-    put<uint64_t>(&bytes[48], uint64_t(sidecar.leafRanges.size()));
-    put<uint64_t>(&bytes[56], uint64_t(sidecar.coarseErrors.size()));
+    putField<uint64_t>(&bytes[16], sidecar.map.bytes);
+    putField<int64_t>(&bytes[24], sidecar.map.mtimeNs);
+    putField<uint32_t>(&bytes[32], uint32_t(sidecar.width));
+    putField<uint32_t>(&bytes[36], uint32_t(sidecar.height));
+    putField<uint32_t>(&bytes[40], uint32_t(sidecar.leafSize));
+    putField<uint16_t>(&bytes[44], sidecar.minCode);
+    putField<uint16_t>(&bytes[46], sidecar.maxCode);
+    putField<uint64_t>(&bytes[48], uint64_t(sidecar.leafRanges.size()));
+    putField<uint64_t>(&bytes[56], uint64_t(sidecar.coarseErrors.size()));
     unsigned char* payload = bytes.data() + kHeaderBytes;
     std::memcpy(payload, sidecar.leafRanges.data(), leafBytes);
     std::memcpy(payload + leafBytes, sidecar.coarseErrors.data(), errorBytes);
     std::memcpy(payload + leafBytes + errorBytes, sidecar.foldErrors.data(), errorBytes);
-    put<uint64_t>(&bytes[kChecksumOffset], checksum(bytes.data(), bytes.size()));
+    putField<uint64_t>(&bytes[kChecksumOffset], checksum(bytes.data(), bytes.size()));
     const std::string temporary = path + ".tmp" + std::to_string(::getpid());
     FilePtr file(std::fopen(temporary.c_str(), "wb"));
     if (!file) {
