@@ -153,9 +153,9 @@ void fillAndUpload(const TerrainGpu& gpu, const Heightmap& map, const std::vecto
         }
         const size_t next = first + count;
         const bool sameLevel = next < order.size() && order[next].level == order[next - 1].level;
-        const int upTo =
-            sameLevel ? std::max((order[next].py * pages.pageSize - 1) << order[next].level, 0)
-                      : map.height;
+        const int upTo = sameLevel
+                             ? std::max(order[next].py * pages.pageSize - 1, 0) << order[next].level
+                             : map.height;
         if (upTo > released) {
             releaseMapRows(map, released, upTo - 1);
         }
