@@ -597,7 +597,10 @@ SampleQuantiser sampleQuantiser(float lo, float hi, bool integral) {
     SampleQuantiser q;
     q.lo = lo;
     q.coding.offset = lo;
-    q.exact = range == 0.0 || (integral && range <= 65535.0);
+    // A range so small (under 2e-34) that 65535 / range overflows a float is kept as one code:
+    // every sample is then within that range of lo.
+    q.exact =
+        range == 0.0 || (integral && range <= 65535.0) || !std::isfinite(float(65535.0 / range));
     if (!q.exact) {
         q.coding.step = float(range / 65535.0);
         q.toCodes = float(65535.0 / range);

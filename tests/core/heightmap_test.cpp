@@ -462,6 +462,14 @@ TEST(Heightmap, IntegerSamplesAreStoredExactlyAndFloatsQuantisedOverTheirRange) 
     EXPECT_EQ(heightmapSamples(wide).front(), 0.0f);
     EXPECT_NEAR(heightmapSamples(wide)[1], 1e6f, 1.0f);
     EXPECT_FALSE(makeHeightmap(2, 2, {0.0f, std::nanf(""), 0.0f, 0.0f}).ok());
+    // A range of denormals (65535 / range overflows a float): one code, each sample within it.
+    const std::vector<float> tiny = {0.0f, 1e-40f, 3e-41f, 0.0f};
+    const Heightmap denormal = makeHeightmap(2, 2, tiny).value();
+    const std::vector<float> tinyBack = heightmapSamples(denormal);
+    for (size_t i = 0; i < tiny.size(); ++i) {
+        EXPECT_NEAR(tinyBack[i], tiny[i], 1e-40f) << i;
+    }
+    EXPECT_EQ(denormal.maxCode, 0);
 }
 
 }  // namespace qt
