@@ -118,6 +118,28 @@ Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMappin
         scene.shape_[id].radius = r;
         const float centre = surfaceAt(map, mapping, x, z).height;
         scene.shape_[id].height = tree ? centre - y + random.uniform(4.0f, 9.0f) * unit : 0.6f * r;
+    }
+    // Ids along a Morton curve of the objects' places over the tree's square: the objects a view
+    // finds, node by node in tree order, then lie next to each other in shape_, and the drawn
+    // objects' instances (buildObjectInstances) stream their records instead of missing the
+    // cache on nearly every one.
+    {
+        std::vector<uint32_t> order(scene.firstBall_);
+        for (uint32_t id = 0; id < scene.firstBall_; ++id) {
+            order[id] = id;
+            const glm::vec3& p = scene.shape_[id].base;
+            boxes[id] = {p, p};
+        }
+        std::vector<uint64_t> keys;
+        std::vector<uint32_t> slot(scene.firstBall_);
+        sortByMorton(boxes, config.originX, config.originZ, config.size, order, keys, slot);
+        std::vector<ObjectShape> placed(scene.firstBall_);
+        for (uint32_t k = 0; k < scene.firstBall_; ++k) {
+            placed[k] = scene.shape_[order[k]];
+        }
+        std::copy(placed.begin(), placed.end(), scene.shape_.begin());
+    }
+    for (uint32_t id = 0; id < scene.firstBall_; ++id) {
         boxes[id] = scene.shapeBox(id, scene.shape_[id].base);
     }
     Status built = scene.index_.build(boxes.data(), motions.data(), scene.firstBall_);

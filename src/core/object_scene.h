@@ -47,8 +47,8 @@ struct ObjectShape {
 class ObjectScene {
 public:
     // Scatters `count` objects over the map, the last `moving` of them balls, deterministically
-    // for `seed`; trees and rocks stand on the ground, balls rest on it. Fails with one line
-    // when moving > count or count > kMaxObjects.
+    // for `seed`; trees and rocks stand on the ground, numbered along a Morton curve of their
+    // places, balls rest on it. Fails with one line when moving > count or count > kMaxObjects.
     static Result<ObjectScene> scatter(const Heightmap& map, const WorldMapping& mapping,
                                        uint32_t count, uint32_t moving, uint64_t seed);
 
