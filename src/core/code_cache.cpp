@@ -166,7 +166,8 @@ Result<CodeCacheWriter> CodeCacheWriter::create(const std::string& path, int wid
     writer.path_ = path;
     writer.width_ = width;
     writer.height_ = height;
-    const std::string temporary = path + ".tmp" + std::to_string(::getpid());
+    removeAbandonedTemporaries(path);
+    const std::string temporary = temporaryPathFor(path);
     writer.fd_ = ::open(temporary.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (writer.fd_ < 0) {
         return R::failure("cannot create: " + errorText(errno));

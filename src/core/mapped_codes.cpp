@@ -2,12 +2,15 @@
 #include "core/mapped_codes.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 namespace qt {
 namespace {
@@ -41,6 +44,34 @@ Result<FileStamp> fileStamp(const std::string& path) {
         return Result<FileStamp>::failure(std::strerror(errno));
     }
     return stampOf(st);
+}
+
+std::string temporaryPathFor(const std::string& path) {
+    return path + ".tmp" + std::to_string(::getpid());
+}
+
+int removeAbandonedTemporaries(const std::string& path) {
+    namespace fs = std::filesystem;
+    const fs::path target(path);
+    const std::string prefix = target.filename().string() + ".tmp";
+    const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    std::error_code error;
+    fs::directory_iterator entries(folder, error);
+    int removed = 0;
+    for (; !error && entries != fs::directory_iterator(); entries.increment(error)) {
+        const std::string name = entries->path().filename().string();
+        if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
+            name.size() - prefix.size() > 9 ||
+            name.find_first_not_of("0123456789", prefix.size()) != std::string::npos) {
+            continue;  // not path.tmpPID
+        }
+        const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+        if (pid > 0 && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH) {
+            std::error_code ignored;
+            removed += fs::remove(entries->path(), ignored) ? 1 : 0;
+        }
+    }
+    return removed;
 }
 
 Result<MappedCodes> mapCodes(const std::string& path, uint64_t expectedBytes,

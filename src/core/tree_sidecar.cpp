@@ -2,7 +2,6 @@
 // the fold errors, covered by a checksum.
 #include "core/tree_sidecar.h"
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <cassert>
@@ -187,7 +186,8 @@ Status writeTreeSidecar(const std::string& path, const TreeSidecar& sidecar) {
     std::memcpy(payload + leafBytes, sidecar.coarseErrors.data(), errorBytes);
     std::memcpy(payload + leafBytes + errorBytes, sidecar.foldErrors.data(), errorBytes);
     putField<uint64_t>(&bytes[kChecksumOffset], checksum(bytes.data(), bytes.size()));
-    const std::string temporary = path + ".tmp" + std::to_string(::getpid());
+    removeAbandonedTemporaries(path);
+    const std::string temporary = temporaryPathFor(path);
     FilePtr file(std::fopen(temporary.c_str(), "wb"));
     if (!file) {
         return Status::failure(std::string("cannot write: ") + std::strerror(errno));

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/code_cache.h"
 #include "core/lod_error.h"
 #include "core/mapped_codes.h"
 #include "core/synthetic.h"
@@ -196,6 +198,50 @@ TEST(MappedCodes, EqualLoadedCodesAndSurviveDroppedPages) {
     EXPECT_EQ(owned[9], 3);
     EXPECT_FALSE(owned.isMapped());
     EXPECT_FALSE(mapCodes(path, codes.size() * 2 + 2).ok());  // length changed
+}
+
+// A writer killed before it renamed its file leaves path.tmpPID behind, as big as the map for a
+// code cache: the next writer of the same path removes those whose process is gone, and nothing
+// else.
+TEST(MappedCodes, WritersRemoveTemporariesOfDeadProcessesOnly) {
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        _exit(0);
+    }
+    ASSERT_EQ(waitpid(child, nullptr, 0), child);  // its id now names no process
+    TempDir dir;
+    const std::string cache = dir.path("m.tif.qtcodes");
+    const std::string sidecar = cache + ".qtree";
+    const std::string dead = cache + ".tmp" + std::to_string(child);
+    const std::string deadSidecar = sidecar + ".tmp" + std::to_string(child);
+    const std::vector<std::string> kept = {
+        cache + ".tmp" + std::to_string(getppid()),  // its writer still runs
+        cache + ".tmpx1", dead + ".bak", dir.path("other.tmp") + std::to_string(child)};
+    for (const std::string& file : kept) {
+        test::writeBytes(file, {1, 2, 3});
+    }
+    test::writeBytes(dead, {1, 2, 3});
+    test::writeBytes(deadSidecar, {1});
+    EXPECT_EQ(temporaryPathFor(cache), cache + ".tmp" + std::to_string(getpid()));
+    {
+        Result<CodeCacheWriter> writer = CodeCacheWriter::create(cache, 3, 3);
+        ASSERT_TRUE(writer.ok()) << writer.error();
+        EXPECT_EQ(::access(dead.c_str(), F_OK), -1);
+        EXPECT_EQ(::access(deadSidecar.c_str(), F_OK), 0);              // another path's
+        EXPECT_EQ(::access(temporaryPathFor(cache).c_str(), F_OK), 0);  // its own
+    }
+    // The tree sidecar's writer does the same for its path.
+    const Status written = writeTreeSidecar(sidecar, TreeSidecar{});
+    ASSERT_TRUE(written.ok()) << written.error();
+    EXPECT_EQ(::access(deadSidecar.c_str(), F_OK), -1);
+    EXPECT_EQ(::access(sidecar.c_str(), F_OK), 0);
+    test::writeBytes(deadSidecar, {1});
+    EXPECT_EQ(removeAbandonedTemporaries(sidecar), 1);
+    EXPECT_EQ(removeAbandonedTemporaries(sidecar), 0);
+    for (const std::string& file : kept) {
+        EXPECT_EQ(::access(file.c_str(), F_OK), 0) << file;
+    }
 }
 
 TEST(StreamedMap, QuadtreeBytesMatchesTheTree) {
