@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 
 namespace qt {
 namespace {
@@ -74,6 +75,30 @@ int removeAbandonedTemporaries(const std::string& path) {
     return removed;
 }
 
+namespace {
+
+// Only async-signal-safe calls: one write of a fixed line, then _exit.
+void onMappedReadFault(int) {
+    static const char kLine[] =
+        "quadterrain: a mapped file (a .r16 map or a code cache) became shorter while in use "
+        "(changed on disk); stopping\n";
+    const ssize_t written = ::write(STDERR_FILENO, kLine, sizeof kLine - 1);
+    (void)written;
+    ::_exit(1);
+}
+
+}  // namespace
+
+void guardMappedReads() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        struct sigaction action {};
+        action.sa_handler = onMappedReadFault;
+        sigemptyset(&action.sa_mask);
+        ::sigaction(SIGBUS, &action, nullptr);
+    });
+}
+
 Result<MappedCodes> mapCodes(const std::string& path, uint64_t expectedBytes,
                              uint64_t headerBytes) {
     using R = Result<MappedCodes>;
@@ -96,6 +121,7 @@ Result<MappedCodes> mapCodes(const std::string& path, uint64_t expectedBytes,
         return R::failure("file changed while opening (" + std::to_string(stamp.bytes) +
                           " bytes, expected " + std::to_string(expectedBytes) + ")");
     }
+    guardMappedReads();
     void* address = ::mmap(nullptr, size_t(expectedBytes), PROT_READ, MAP_SHARED, fd, 0);
     const int error = errno;
     ::close(fd);  // the mapping keeps the file

@@ -36,9 +36,16 @@ std::string temporaryPathFor(const std::string& path);
 // file, erring on the side of keeping). Returns how many were removed.
 int removeAbandonedTemporaries(const std::string& path);
 
+// A mapped file made shorter by another process (the map or its code cache truncated or rewritten
+// in place while in use) raises SIGBUS at the next read of a page it lost, on whichever thread
+// reads it. Installs, once per process, a handler that says so in one line on stderr and exits
+// with status 1 rather than dying of the signal. mapCodes calls it.
+void guardMappedReads();
+
 // Maps the whole file read-only, as the `(expectedBytes - headerBytes) / 2` codes that follow its
 // first headerBytes; fails (one line, without the path) when it cannot be opened or mapped, when
 // its length is not `expectedBytes`, or on a big-endian host. headerBytes is a multiple of 2.
+// Installs guardMappedReads().
 Result<MappedCodes> mapCodes(const std::string& path, uint64_t expectedBytes,
                              uint64_t headerBytes = 0);
 

@@ -2,7 +2,6 @@
 // the fold errors, covered by a checksum.
 #include "core/tree_sidecar.h"
 
-
 #include <algorithm>
 #include <cassert>
 #include <cerrno>
@@ -127,13 +126,17 @@ Result<TreeSidecar> parseTreeSidecar(const unsigned char* bytes, size_t count, c
     sidecar.exactLevels = exactLevels;
     sidecar.minCode = getField<uint16_t>(bytes + 44);
     sidecar.maxCode = getField<uint16_t>(bytes + 46);
-    sidecar.leafRanges.resize(size_t(leafEntries));
-    std::memcpy(sidecar.leafRanges.data(), payload, size_t(leafEntries) * 4);
-    sidecar.coarseErrors.resize(size_t(errorEntries));
-    std::memcpy(sidecar.coarseErrors.data(), payload + leafEntries * 4, size_t(errorEntries) * 2);
-    sidecar.foldErrors.resize(size_t(errorEntries));
-    std::memcpy(sidecar.foldErrors.data(), payload + leafEntries * 4 + errorEntries * 2,
-                size_t(errorEntries) * 2);
+    // Copied as bytes (a tree of one leaf has no errors, and memcpy may not take an empty
+    // vector's null pointer).
+    const auto copyInto = [](auto& values, size_t entries, const unsigned char* from) {
+        values.resize(entries);
+        std::copy(from, from + entries * sizeof values[0],
+                  reinterpret_cast<unsigned char*>(values.data()));
+    };
+    copyInto(sidecar.leafRanges, size_t(leafEntries), payload);
+    copyInto(sidecar.coarseErrors, size_t(errorEntries), payload + leafEntries * 4);
+    copyInto(sidecar.foldErrors, size_t(errorEntries),
+             payload + leafEntries * 4 + errorEntries * 2);
     return sidecar;
 }
 
@@ -182,9 +185,15 @@ Status writeTreeSidecar(const std::string& path, const TreeSidecar& sidecar) {
     putField<uint64_t>(&bytes[48], uint64_t(sidecar.leafRanges.size()));
     putField<uint64_t>(&bytes[56], uint64_t(sidecar.coarseErrors.size()));
     unsigned char* payload = bytes.data() + kHeaderBytes;
-    std::memcpy(payload, sidecar.leafRanges.data(), leafBytes);
-    std::memcpy(payload + leafBytes, sidecar.coarseErrors.data(), errorBytes);
-    std::memcpy(payload + leafBytes + errorBytes, sidecar.foldErrors.data(), errorBytes);
+    // Copied as bytes; a tree of one leaf has no errors (and memcpy may not take the empty
+    // vectors' null pointers).
+    const auto copyBytes = [](const auto& values, unsigned char* to) {
+        const auto* from = reinterpret_cast<const unsigned char*>(values.data());
+        std::copy(from, from + values.size() * sizeof values[0], to);
+    };
+    copyBytes(sidecar.leafRanges, payload);
+    copyBytes(sidecar.coarseErrors, payload + leafBytes);
+    copyBytes(sidecar.foldErrors, payload + leafBytes + errorBytes);
     putField<uint64_t>(&bytes[kChecksumOffset], checksum(bytes.data(), bytes.size()));
     removeAbandonedTemporaries(path);
     const std::string temporary = temporaryPathFor(path);

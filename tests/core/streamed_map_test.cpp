@@ -200,6 +200,28 @@ TEST(MappedCodes, EqualLoadedCodesAndSurviveDroppedPages) {
     EXPECT_FALSE(mapCodes(path, codes.size() * 2 + 2).ok());  // length changed
 }
 
+// The map truncated by another process while it is mapped: the next read of a lost page is one
+// line and exit status 1, not a death by SIGBUS.
+TEST(MappedCodesDeathTest, ATruncatedMapIsOneLineAndExitStatusOne) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    TempDir dir;
+    const std::string path = dir.path("m.r16");
+    const std::vector<uint16_t> codes = writeR16(path, 513, 513, 7);
+    EXPECT_EXIT(
+        {
+            Result<MappedCodes> mapped = mapCodes(path, codes.size() * 2);
+            if (!mapped.ok() || ::truncate(path.c_str(), 4096) != 0) {
+                _exit(3);
+            }
+            uint32_t sum = 0;
+            for (size_t i = 0; i < codes.size(); i += 1024) {
+                sum += mapped.value().codes[i];
+            }
+            _exit(sum == 0 ? 4 : 0);
+        },
+        ::testing::ExitedWithCode(1), "^quadterrain: a mapped file .* became shorter while in use");
+}
+
 // A writer killed before it renamed its file leaves path.tmpPID behind, as big as the map for a
 // code cache: the next writer of the same path removes those whose process is gone, and nothing
 // else.
@@ -369,6 +391,21 @@ TEST(TreeSidecar, WrittenOnFirstOpenUsedOnTheSecond) {
     ASSERT_TRUE(other.ok());
     EXPECT_FALSE(other.value().sidecarUsed);
     EXPECT_NE(other.value().sidecarProblem.find("leaf size 4"), std::string::npos);
+}
+
+// A map of one leaf: no inner node, so no errors in its sidecar, written and read again.
+TEST(TreeSidecar, AOneLeafMapsSidecarIsUsedOnTheSecondOpen) {
+    TempDir dir;
+    const std::string path = dir.path("small.r16");
+    writeR16(path, 5, 5, 3);
+    Result<StreamedMap> first = openStreamedRaw16(path, {}, 4, StreamOptions{});
+    ASSERT_TRUE(first.ok()) << first.error();
+    EXPECT_TRUE(first.value().sidecarWritten);
+    EXPECT_TRUE(first.value().tree.coarseErrors.empty());
+    Result<StreamedMap> second = openStreamedRaw16(path, {}, 4, StreamOptions{});
+    ASSERT_TRUE(second.ok()) << second.error();
+    EXPECT_TRUE(second.value().sidecarUsed) << second.value().sidecarProblem;
+    expectSameBounds(second.value().tree, first.value().tree);
 }
 
 TEST(TreeSidecar, StaleAfterTheMapChanges) {
