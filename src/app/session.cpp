@@ -180,8 +180,7 @@ Result<Session> Session::create(const ViewerOptions& options) {
     session.lines = std::move(lines).value();
     session.objectRenderer = std::move(objectRenderer).value();
     session.terrain = std::move(terrain).value();
-    session.terrain.sidecar = opened.value().sidecar;
-    session.terrain.codeCache = opened.value().codeCache;
+    session.terrain.adoptOpened(opened.value());
     session.terrain.mapping = optionsMapping(session.terrain.map, options);
     session.objectRenderer.reserve(options.objects);
     session.terrain.setObjects(std::move(objects));

@@ -10,6 +10,7 @@
 
 #include "core/heightmap.h"
 #include "core/quadtree.h"
+#include "core/streamed_map.h"
 
 namespace qt {
 
@@ -31,12 +32,20 @@ public:
     // The map's codes must stay where they are (the Heightmap may move; its vector's storage goes
     // with it) until the job is taken, stopped or destroyed.
     void start(const Heightmap& map, const Quadtree& tree);
+    // Starts the worker for a streamed map whose first open deferred its exact errors
+    // (StreamOptions::deferExactErrors): streamedExactErrors over its mapped codes, band by band,
+    // over the tree's range bound, and the sidecar written with them. The worker keeps its own
+    // copy of the map (sharing the mapping) and of the level grids.
+    void startStreamed(const Heightmap& map, const Quadtree& tree, const DeferredErrors& deferred);
+    // After a streamed job's errors were taken: whether it wrote the sidecar.
+    bool sidecarWritten() const { return sidecarWritten_; }
     // True while a worker has been started and its errors not yet taken.
     bool pending() const { return state_ != nullptr; }
     // When the worker has finished: swaps its errors into tree.coarseErrors and
-    // tree.foldErrors (computeCoarseErrors's), sets tree.lodErrors
-    // to Exact and returns true. Otherwise returns false at once. Call it on the thread that
-    // reads the tree, between frames; it allocates nothing.
+    // tree.foldErrors (computeCoarseErrors's), sets tree.lodErrors and tree.exactLevels (Exact
+    // and the depth; a streamed job's as streamedExactErrors made them) and returns true. Otherwise
+    // returns false at once. Call it on the thread that reads the tree, between frames; it
+    // allocates nothing.
     bool takeIfDone(Quadtree& tree);
     // Blocks until the worker finishes, then takes its errors as takeIfDone does.
     void finish(Quadtree& tree);
@@ -51,11 +60,15 @@ private:
         std::atomic<bool> done{false};
         std::vector<uint16_t> errors;
         std::vector<uint16_t> folds;  // Quadtree::foldErrors
+        LodErrors kind = LodErrors::Exact;
+        int exactLevels = -1;  // -1: the tree's depth
+        bool sidecarWritten = false;
         double ms = 0.0;
         std::thread worker;
     };
     std::unique_ptr<State> state_;
     double ms_ = 0.0;
+    bool sidecarWritten_ = false;
 };
 
 }  // namespace qt

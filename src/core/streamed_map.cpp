@@ -27,9 +27,10 @@ double msSince(std::chrono::steady_clock::time_point start) {
 // makeRows is set), its leaves' code ranges, then the exact errors of its nodes on levels
 // 1..exactLevels (all inside the band), then its pages dropped. Each sample is read from the file
 // once per band it lies in.
-Status bandedPass(const Heightmap& map, Quadtree& tree, int bandLevel, int exactLevels,
+Status bandedPass(const Heightmap& map, const Quadtree& tree, int bandLevel, int exactLevels,
                   std::vector<CodeRange>& leafRanges, std::vector<uint16_t>& exactErrors,
-                  std::vector<uint16_t>& foldErrors, const BandRows& makeRows) {
+                  std::vector<uint16_t>& foldErrors, const BandRows& makeRows,
+                  const std::atomic<bool>* cancel = nullptr) {
     const int leafSize = tree.leafSize;
     const size_t width = size_t(map.width);
     leafRanges.resize(size_t(tree.leavesX) * size_t(tree.leavesZ));
@@ -38,6 +39,9 @@ Status bandedPass(const Heightmap& map, Quadtree& tree, int bandLevel, int exact
     const int bandRows = ((tree.leavesZ - 1) >> bandLevel) + 1;
     const CodeGrid grid = codeGrid(map);
     for (int band = 0; band < bandRows; ++band) {
+        if (cancel && cancel->load(std::memory_order_relaxed)) {
+            return Status::failure("cancelled");
+        }
         const int firstLeafRow = band << bandLevel;
         const int lastLeafRow = std::min((band + 1) << bandLevel, tree.leavesZ);
         const size_t z0 = size_t(firstLeafRow) * size_t(leafSize);
@@ -54,7 +58,7 @@ Status bandedPass(const Heightmap& map, Quadtree& tree, int bandLevel, int exact
             const int shift = bandLevel - level;
             exactCoarseErrorsOfRows(grid, tree, level, band << shift,
                                     std::min((band + 1) << shift, levelRows), exactErrors.data(),
-                                    nullptr, foldErrors.data());
+                                    cancel, foldErrors.data());
         }
         // Every row of the band but the one it shares with the next (the last band: all).
         const size_t end = band == bandRows - 1 ? size_t(map.height) : z1;
@@ -180,7 +184,10 @@ Status streamedTree(StreamedMap& out, TreeSidecar& saved, bool fromSidecar, cons
     if (!out.sidecarUsed) {
         const auto start = std::chrono::steady_clock::now();
         const int bandLevel = bandLevelFor(tree, width, stream.bandBytes);
-        const int exactLevels = std::min(bandLevel, tree.depth);
+        const int exactLevels = stream.deferExactErrors ? 0 : std::min(bandLevel, tree.depth);
+        out.deferred.pending = stream.deferExactErrors && tree.depth > 0;
+        out.deferred.bandLevel = bandLevel;
+        out.deferred.stamp = stamp;
         if (Status pass = bandedPass(map, tree, bandLevel, exactLevels, saved.leafRanges,
                                      saved.coarseErrors, saved.foldErrors, makeRows);
             !pass) {
@@ -280,9 +287,58 @@ Result<StreamedMap> openStreamedRaw16(const std::string& path, const LoadOptions
     if (Status tree = streamedTree(out, saved, read.ok(), fileStamp, stream); !tree) {
         return fail(name, tree.error());
     }
-    if (stream.useSidecar && !out.sidecarUsed) {
+    if (out.deferred.pending) {
+        out.deferred.sidecar = stream.useSidecar ? sidecar : std::string();
+    } else if (stream.useSidecar && !out.sidecarUsed) {
         writeStreamedSidecar(out, sidecar, fileStamp, saved);
     }
+    return out;
+}
+
+Result<StreamedErrors> streamedExactErrors(const Heightmap& map, const Quadtree& levels,
+                                           const DeferredErrors& deferred,
+                                           std::vector<uint16_t> rangeCoarse,
+                                           std::vector<uint16_t> rangeFold,
+                                           const std::atomic<bool>* cancel) {
+    using R = Result<StreamedErrors>;
+    TreeSidecar saved;
+    const int exactLevels = std::min(deferred.bandLevel, levels.depth);
+    if (Status pass = bandedPass(map, levels, deferred.bandLevel, exactLevels, saved.leafRanges,
+                                 saved.coarseErrors, saved.foldErrors, {}, cancel);
+        !pass) {
+        return R::failure(pass.error());
+    }
+    if (cancel && cancel->load(std::memory_order_relaxed)) {
+        return R::failure("cancelled");
+    }
+    // Exact on levels 1..exactLevels, the range bound above: as streamedTree lays them out.
+    const size_t exactEnd = levels.levelStart[size_t(exactLevels) + 1];
+    std::copy(saved.coarseErrors.begin(), saved.coarseErrors.begin() + ptrdiff_t(exactEnd),
+              rangeCoarse.begin());
+    std::copy(saved.foldErrors.begin(), saved.foldErrors.begin() + ptrdiff_t(exactEnd),
+              rangeFold.begin());
+    StreamedErrors out;
+    out.kind = exactLevels == levels.depth ? LodErrors::Exact
+               : exactLevels == 0          ? LodErrors::Range
+                                           : LodErrors::Mixed;
+    out.exactLevels = exactLevels;
+    if (!deferred.sidecar.empty()) {
+        saved.map = deferred.stamp;
+        saved.width = map.width;
+        saved.height = map.height;
+        saved.leafSize = levels.leafSize;
+        saved.exactLevels = exactLevels;
+        saved.lodErrors = out.kind;
+        saved.minCode = map.minCode;
+        saved.maxCode = map.maxCode;
+        saved.coarseErrors = rangeCoarse;
+        saved.foldErrors = rangeFold;
+        StreamedMap report;
+        writeStreamedSidecar(report, deferred.sidecar, deferred.stamp, saved);
+        out.sidecarWritten = report.sidecarWritten;
+    }
+    out.coarse = std::move(rangeCoarse);
+    out.fold = std::move(rangeFold);
     return out;
 }
 

@@ -3,11 +3,14 @@
 // resident at once.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "core/heightmap.h"
+#include "core/mapped_codes.h"
 #include "core/quadtree.h"
 #include "core/result.h"
 #include "core/tree_sidecar.h"
@@ -33,6 +36,18 @@ struct StreamOptions {
     std::string cacheDir;
     bool cacheNextToMap = true;
     std::function<uint64_t(const std::string& dir)> freeDiskBytes;
+    // A .r16's first open (no usable sidecar) takes only the leaf ranges and the range bound, and
+    // leaves its exact errors and its sidecar to streamedExactErrors (out.deferred): its first
+    // frame then waits for one quick pass over the map, not for the errors.
+    bool deferExactErrors = false;
+};
+
+// What a first open with deferExactErrors leaves for streamedExactErrors.
+struct DeferredErrors {
+    bool pending = false;
+    int bandLevel = 0;    // the bands of the pass (bandLevelFor's)
+    std::string sidecar;  // where the sidecar goes ("": none is written)
+    FileStamp stamp;      // of the map file
 };
 
 // Where a streamed map's mapped codes come from.
@@ -55,7 +70,31 @@ struct StreamedMap {
     std::string cachePath;     // a GDAL raster's code cache; "" for a .r16
     std::string cacheProblem;  // why an existing code cache was not used; "" if none
     double cacheMs = 0.0;      // reading the raster through GDAL into the cache (0 when read)
+    DeferredErrors deferred;   // pending when the exact errors were left for later
 };
+
+// The exact errors a deferred first open left out, as an open that does not defer makes them:
+// whole arrays for tree.coarseErrors and tree.foldErrors, exact on levels 1..exactLevels and
+// the tree's range bound above.
+struct StreamedErrors {
+    std::vector<uint16_t> coarse;
+    std::vector<uint16_t> fold;
+    LodErrors kind = LodErrors::Range;
+    int exactLevels = 0;
+    bool sidecarWritten = false;
+};
+
+// Computes them: the banded pass over the map's mapped codes (each band's pages dropped behind
+// it), on levels whose rows of nodes fit a band, over `rangeCoarse` and `rangeFold` (the tree's
+// range bound, which the result keeps above them); then writes the sidecar when
+// deferred.sidecar is set (a failure is one line on stderr, and the map goes on without). Reads
+// only the codes and `levels`' level grids (leafSize, leavesX, leavesZ, depth, levelStart,
+// levelWidth), so it runs on any thread. Fails when `cancel` is set before it ends.
+Result<StreamedErrors> streamedExactErrors(const Heightmap& map, const Quadtree& levels,
+                                           const DeferredErrors& deferred,
+                                           std::vector<uint16_t> rangeCoarse,
+                                           std::vector<uint16_t> rangeFold,
+                                           const std::atomic<bool>* cancel = nullptr);
 
 // Makes the sample rows of a streamed map's codes up to lastRow (exclusive) before the banded pass
 // reads them, in order (a GDAL raster's cache is written band by band); a failure stops the pass

@@ -249,10 +249,25 @@ void Terrain::completeLevel0() {
     times.restMs = msSince(start);
 }
 
+void Terrain::adoptOpened(const OpenedMap& opened) {
+    sidecar = opened.sidecar;
+    codeCache = opened.codeCache;
+    if (opened.deferred.pending) {
+        errorJob.startStreamed(map, tree, opened.deferred);
+    }
+}
+
 void Terrain::finishErrors() {
     if (errorJob.pending()) {
         errorJob.finish(tree);
-        times.errorsMs = errorJob.milliseconds();
+        tookErrors();
+    }
+}
+
+void Terrain::tookErrors() {
+    times.errorsMs = errorJob.milliseconds();
+    if (errorJob.sidecarWritten()) {
+        sidecar = "written";
     }
 }
 
@@ -313,8 +328,7 @@ Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options,
     Result<Terrain> terrain = Terrain::create(std::move(o.map), o.leafSize, path, times, progress,
                                               pageSize, std::move(o.tree), stream);
     if (terrain) {
-        terrain.value().sidecar = o.sidecar;
-        terrain.value().codeCache = o.codeCache;
+        terrain.value().adoptOpened(o);
     }
     return terrain;
 }
@@ -397,9 +411,13 @@ Result<OpenedMap> openStep(const std::string& path, const LoadOptions& options, 
             return R::failure(escapedPath(path) + ": " + fits.error());
         }
     }
+    // A .r16's first open shows its first frame after one quick pass over the map (the leaf
+    // ranges): its exact errors and sidecar follow in the background (startStreamed).
+    StreamOptions deferred;
+    deferred.deferExactErrors = true;
     Result<StreamedMap> streamed = size.gdal
                                        ? openStreamedGdal(path, size.gdalPath, options, leafSize)
-                                       : openStreamedRaw16(path, options, leafSize);
+                                       : openStreamedRaw16(path, options, leafSize, deferred);
     if (!streamed) {
         return R::failure(streamed.error());
     }
@@ -409,6 +427,7 @@ Result<OpenedMap> openStep(const std::string& path, const LoadOptions& options, 
     opened.leafSize = s.leafSize;
     opened.streamed = true;
     opened.sidecar = s.sidecarUsed ? "read" : s.sidecarWritten ? "written" : "";
+    opened.deferred = s.deferred;
     opened.codeCache = s.codes == CodeSource::CacheWritten ? "written"
                        : s.codes == CodeSource::CacheRead  ? "read"
                                                            : "";
@@ -428,7 +447,7 @@ Result<Heightmap> decodeStep(const std::string& path, const LoadOptions& options
 
 FrameStats cullTerrain(Terrain& terrain, const CullView& view) {
     if (terrain.errorJob.takeIfDone(terrain.tree)) {
-        terrain.times.errorsMs = terrain.errorJob.milliseconds();
+        terrain.tookErrors();
     }
     if (terrain.onDemand) {
         if (view.lodPixels <= 0.0f) {

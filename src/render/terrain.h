@@ -65,6 +65,8 @@ struct StreamSettings {
     Level0Upload level0 = Level0Upload::Whole;
 };
 
+struct OpenedMap;  // below
+
 struct Terrain {
     std::string path;
     Heightmap map;  // size, coding, range and the codes (also on the GPU once uploaded)
@@ -85,8 +87,8 @@ struct Terrain {
     // it starts at the first frame, when the terrain is where it stays, and is declared after
     // map so that it stops before the map goes.
     std::unique_ptr<PageStreamer> streamer;
-    // A streamed map's tree: "read" from its sidecar (.qtree), "written" to it by this load; else
-    // "".
+    // A streamed map's tree: "read" from its sidecar (.qtree), "written" to it by this load (a
+    // .r16's first open: once its exact errors are in); else "".
     std::string sidecar;
     // A streamed GDAL raster's codes: "written" into its code cache by this load, or "read" from
     // it; "" when the codes are the map's own file (a .r16) or not mapped.
@@ -144,6 +146,12 @@ struct Terrain {
     // Blocks until the exact coarse errors are in the tree (scripted frames: the same picture
     // however fast the machine).
     void finishErrors();
+    // What the open of the map it was made from says of it (sidecar, code cache), and the
+    // background errors a streamed .r16's first open deferred (CoarseErrorJob::startStreamed).
+    void adoptOpened(const OpenedMap& opened);
+    // After the error job's errors were taken into the tree: their time, and the sidecar a
+    // streamed job wrote.
+    void tookErrors();
     // Stops the error job and frees the GL objects.
     void destroy();
 };
@@ -162,9 +170,10 @@ struct OpenedMap {
     Heightmap map;
     Quadtree tree;     // a GDAL raster's (built during its read) or a streamed map's; else empty
     int leafSize = 0;  // the tree's: a streamed map's may be larger than the one asked for
-    bool streamed = false;  // codes mapped: level 0 must stream to the GPU as well
-    std::string sidecar;    // streamed: "read" (the tree from its .qtree) or "written"; else ""
-    std::string codeCache;  // a streamed GDAL raster: "written" or "read"; else ""
+    bool streamed = false;    // codes mapped: level 0 must stream to the GPU as well
+    std::string sidecar;      // streamed: "read" (the tree from its .qtree) or "written"; else ""
+    std::string codeCache;    // a streamed GDAL raster: "written" or "read"; else ""
+    DeferredErrors deferred;  // a streamed .r16's first open: its exact errors and sidecar, later
 };
 
 // True when `path` should open streamed: a .r16/.raw file or a GDAL raster whose fully loaded

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -18,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/coarse_error_job.h"
 #include "core/code_cache.h"
 #include "core/lod_error.h"
 #include "core/mapped_codes.h"
@@ -391,6 +393,46 @@ TEST(TreeSidecar, WrittenOnFirstOpenUsedOnTheSecond) {
     ASSERT_TRUE(other.ok());
     EXPECT_FALSE(other.value().sidecarUsed);
     EXPECT_NE(other.value().sidecarProblem.find("leaf size 4"), std::string::npos);
+}
+
+// A first open that defers its exact errors: the range bound and no sidecar at once; then
+// streamedExactErrors (or the job that runs it) makes the errors and the sidecar of an open
+// that does not defer, byte for byte, and a cancelled one writes nothing.
+TEST(TreeSidecar, DeferredErrorsEqualThoseOfAnOpenThatDoesNotDefer) {
+    SidecarFixture f;
+    StreamOptions defer = f.stream;
+    defer.deferExactErrors = true;
+    Result<StreamedMap> deferred = openStreamedRaw16(f.path, {}, 4, defer);
+    ASSERT_TRUE(deferred.ok()) << deferred.error();
+    StreamedMap& d = deferred.value();
+    EXPECT_TRUE(d.deferred.pending);
+    EXPECT_EQ(d.deferred.sidecar, f.side);
+    EXPECT_FALSE(d.sidecarWritten);
+    EXPECT_EQ(::access(f.side.c_str(), F_OK), -1);
+    EXPECT_EQ(d.tree.lodErrors, LodErrors::Range);
+    EXPECT_EQ(d.tree.exactLevels, 0);
+
+    // Cancelled before it starts: nothing written.
+    std::atomic<bool> cancel{true};
+    EXPECT_FALSE(streamedExactErrors(d.map, d.tree, d.deferred, d.tree.coarseErrors,
+                                     d.tree.foldErrors, &cancel)
+                     .ok());
+    EXPECT_EQ(::access(f.side.c_str(), F_OK), -1);
+
+    // In the background, handed over as the loaded maps' job does.
+    CoarseErrorJob job;
+    job.startStreamed(d.map, d.tree, d.deferred);
+    job.finish(d.tree);
+    EXPECT_TRUE(job.sidecarWritten());
+    EXPECT_EQ(d.tree.lodErrors, LodErrors::Mixed);
+    EXPECT_EQ(d.tree.exactLevels, 2);
+    const std::vector<uint8_t> deferredSidecar = test::readBytes(f.side);
+
+    std::remove(f.side.c_str());
+    const StreamedMap whole = f.open();  // exact errors during the open, sidecar written
+    EXPECT_FALSE(whole.deferred.pending);
+    expectSameBounds(d.tree, whole.tree);
+    EXPECT_EQ(test::readBytes(f.side), deferredSidecar);
 }
 
 // A map of one leaf: no inner node, so no errors in its sidecar, written and read again.
