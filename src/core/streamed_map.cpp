@@ -78,6 +78,22 @@ int bandLevelFor(const Quadtree& tree, int width, uint64_t bandBytes) {
     return level;
 }
 
+// The kind of a tree's errors when levels 1..exactLevels are exact and the range bound is above.
+LodErrors errorsKind(int exactLevels, int depth) {
+    return exactLevels == depth ? LodErrors::Exact
+           : exactLevels == 0   ? LodErrors::Range
+                                : LodErrors::Mixed;
+}
+
+// Copies the banded pass's exact errors (levels 1..exactLevels of `pass`) over `coarse` and
+// `fold`, which hold the range bound: the errors a streamed tree flies with.
+void overlayExact(const TreeSidecar& pass, const Quadtree& levels, int exactLevels,
+                  std::vector<uint16_t>& coarse, std::vector<uint16_t>& fold) {
+    const auto exactEnd = ptrdiff_t(levels.levelStart[size_t(exactLevels) + 1]);
+    std::copy(pass.coarseErrors.begin(), pass.coarseErrors.begin() + exactEnd, coarse.begin());
+    std::copy(pass.foldErrors.begin(), pass.foldErrors.begin() + exactEnd, fold.begin());
+}
+
 Result<StreamedMap> fail(const std::string& name, const std::string& problem) {
     return Result<StreamedMap>::failure(name + ": " + problem);
 }
@@ -198,9 +214,7 @@ Status streamedTree(StreamedMap& out, TreeSidecar& saved, bool fromSidecar, cons
         saved.height = height;
         saved.leafSize = out.leafSize;
         saved.exactLevels = exactLevels;
-        saved.lodErrors = exactLevels == tree.depth ? LodErrors::Exact
-                          : exactLevels == 0        ? LodErrors::Range
-                                                    : LodErrors::Mixed;
+        saved.lodErrors = errorsKind(exactLevels, tree.depth);
         saved.minCode = 0xFFFF;
         saved.maxCode = 0;
         for (const CodeRange& range : saved.leafRanges) {
@@ -217,11 +231,7 @@ Status streamedTree(StreamedMap& out, TreeSidecar& saved, bool fromSidecar, cons
     // The range bound everywhere (its fold errors 0), then the exact errors, folds apart, over it
     // on levels 1..exactLevels (a sidecar's errors hold the same range bound above them).
     fillQuadtreeBounds(tree, map, &saved.leafRanges);
-    const size_t exactEnd = tree.levelStart[size_t(saved.exactLevels) + 1];
-    std::copy(saved.coarseErrors.begin(), saved.coarseErrors.begin() + ptrdiff_t(exactEnd),
-              tree.coarseErrors.begin());
-    std::copy(saved.foldErrors.begin(), saved.foldErrors.begin() + ptrdiff_t(exactEnd),
-              tree.foldErrors.begin());
+    overlayExact(saved, tree, saved.exactLevels, tree.coarseErrors, tree.foldErrors);
     tree.lodErrors = saved.lodErrors;
     tree.exactLevels = saved.exactLevels;
     if (!out.sidecarUsed) {
@@ -311,16 +321,9 @@ Result<StreamedErrors> streamedExactErrors(const Heightmap& map, const Quadtree&
     if (cancel && cancel->load(std::memory_order_relaxed)) {
         return R::failure("cancelled");
     }
-    // Exact on levels 1..exactLevels, the range bound above: as streamedTree lays them out.
-    const size_t exactEnd = levels.levelStart[size_t(exactLevels) + 1];
-    std::copy(saved.coarseErrors.begin(), saved.coarseErrors.begin() + ptrdiff_t(exactEnd),
-              rangeCoarse.begin());
-    std::copy(saved.foldErrors.begin(), saved.foldErrors.begin() + ptrdiff_t(exactEnd),
-              rangeFold.begin());
+    overlayExact(saved, levels, exactLevels, rangeCoarse, rangeFold);
     StreamedErrors out;
-    out.kind = exactLevels == levels.depth ? LodErrors::Exact
-               : exactLevels == 0          ? LodErrors::Range
-                                           : LodErrors::Mixed;
+    out.kind = errorsKind(exactLevels, levels.depth);
     out.exactLevels = exactLevels;
     if (!deferred.sidecar.empty()) {
         saved.map = deferred.stamp;
