@@ -94,6 +94,24 @@ void overlayExact(const TreeSidecar& pass, const Quadtree& levels, int exactLeve
     std::copy(pass.foldErrors.begin(), pass.foldErrors.begin() + exactEnd, fold.begin());
 }
 
+// The header fields of a banded pass's sidecar (its leaf ranges in `saved`): the map's stamp and
+// size, the tree's leaf size, the error kind and the range of the codes.
+void describePass(TreeSidecar& saved, const FileStamp& stamp, int width, int height, int leafSize,
+                  int exactLevels, int depth) {
+    saved.map = stamp;
+    saved.width = width;
+    saved.height = height;
+    saved.leafSize = leafSize;
+    saved.exactLevels = exactLevels;
+    saved.lodErrors = errorsKind(exactLevels, depth);
+    saved.minCode = 0xFFFF;
+    saved.maxCode = 0;
+    for (const CodeRange& range : saved.leafRanges) {
+        saved.minCode = std::min(saved.minCode, range.minCode);
+        saved.maxCode = std::max(saved.maxCode, range.maxCode);
+    }
+}
+
 Result<StreamedMap> fail(const std::string& name, const std::string& problem) {
     return Result<StreamedMap>::failure(name + ": " + problem);
 }
@@ -209,18 +227,7 @@ Status streamedTree(StreamedMap& out, TreeSidecar& saved, bool fromSidecar, cons
             !pass) {
             return pass;
         }
-        saved.map = stamp;
-        saved.width = width;
-        saved.height = height;
-        saved.leafSize = out.leafSize;
-        saved.exactLevels = exactLevels;
-        saved.lodErrors = errorsKind(exactLevels, tree.depth);
-        saved.minCode = 0xFFFF;
-        saved.maxCode = 0;
-        for (const CodeRange& range : saved.leafRanges) {
-            saved.minCode = std::min(saved.minCode, range.minCode);
-            saved.maxCode = std::max(saved.maxCode, range.maxCode);
-        }
+        describePass(saved, stamp, width, height, out.leafSize, exactLevels, tree.depth);
         out.prepassMs = msSince(start);
     }
     map.minCode = saved.minCode;
@@ -322,18 +329,12 @@ Result<StreamedErrors> streamedExactErrors(const Heightmap& map, const Quadtree&
         return R::failure("cancelled");
     }
     overlayExact(saved, levels, exactLevels, rangeCoarse, rangeFold);
+    describePass(saved, deferred.stamp, map.width, map.height, levels.leafSize, exactLevels,
+                 levels.depth);
     StreamedErrors out;
-    out.kind = errorsKind(exactLevels, levels.depth);
+    out.kind = saved.lodErrors;
     out.exactLevels = exactLevels;
     if (!deferred.sidecar.empty()) {
-        saved.map = deferred.stamp;
-        saved.width = map.width;
-        saved.height = map.height;
-        saved.leafSize = levels.leafSize;
-        saved.exactLevels = exactLevels;
-        saved.lodErrors = out.kind;
-        saved.minCode = map.minCode;
-        saved.maxCode = map.maxCode;
         saved.coarseErrors = rangeCoarse;
         saved.foldErrors = rangeFold;
         StreamedMap report;

@@ -23,6 +23,7 @@
 #include "core/code_cache.h"
 #include "core/heightmap_gdal.h"
 #include "core/lod_error.h"
+#include "streamed_checks.h"
 #include "test_files.h"
 
 namespace qt {
@@ -137,20 +138,7 @@ void expectEqualsFullLoad(const StreamedMap& s, const std::string& path, int lea
         ASSERT_EQ(got.nodes[i].minCode, want.nodes[i].minCode) << i;
         ASSERT_EQ(got.nodes[i].maxCode, want.nodes[i].maxCode) << i;
     }
-    ASSERT_EQ(got.coarseErrors.size(), want.coarseErrors.size());
-    for (int level = 1; level <= got.depth; ++level) {
-        for (uint32_t i = got.levelStart[level]; i < got.levelStart[level + 1]; ++i) {
-            // Above the exact levels the range bound holds a node's folds itself.
-            const uint16_t whole = std::max(want.coarseErrors[i], want.foldErrors[i]);
-            if (level <= got.exactLevels) {
-                ASSERT_EQ(got.coarseErrors[i], want.coarseErrors[i]) << "level " << level;
-                ASSERT_EQ(got.foldErrors[i], want.foldErrors[i]) << "level " << level;
-            } else {
-                ASSERT_EQ(got.foldErrors[i], 0) << "level " << level;
-                ASSERT_GE(got.coarseErrors[i], whole) << "level " << level;
-            }
-        }
-    }
+    ASSERT_NO_FATAL_FAILURE(test::expectExactBelowRangeAbove(got, want));
 }
 
 Result<StreamedMap> openIn(const TempDir& dir, const std::string& path, int leafSize,

@@ -25,6 +25,7 @@
 #include "core/mapped_codes.h"
 #include "core/synthetic.h"
 #include "core/tree_sidecar.h"
+#include "streamed_checks.h"
 #include "test_files.h"
 
 namespace qt {
@@ -105,23 +106,8 @@ void expectSameTree(const std::string& path, const LoadOptions& options, int lea
     EXPECT_EQ(got.lodErrors, expectExactLevels == 0           ? LodErrors::Range
                              : expectExactLevels == got.depth ? LodErrors::Exact
                                                               : LodErrors::Mixed);
-    ASSERT_EQ(got.coarseErrors.size(), want.coarseErrors.size());
-    ASSERT_EQ(got.foldErrors.size(), want.foldErrors.size());
     int coarser = 0;
-    for (int level = 1; level <= got.depth; ++level) {
-        for (uint32_t i = got.levelStart[level]; i < got.levelStart[level + 1]; ++i) {
-            // Above the exact levels the range bound holds a node's folds itself.
-            const uint16_t whole = std::max(want.coarseErrors[i], want.foldErrors[i]);
-            if (level <= got.exactLevels) {
-                ASSERT_EQ(got.coarseErrors[i], want.coarseErrors[i]) << "level " << level;
-                ASSERT_EQ(got.foldErrors[i], want.foldErrors[i]) << "level " << level;
-            } else {
-                ASSERT_EQ(got.foldErrors[i], 0) << "level " << level;
-                ASSERT_GE(got.coarseErrors[i], whole) << "level " << level;
-                coarser += got.coarseErrors[i] > whole;
-            }
-        }
-    }
+    ASSERT_NO_FATAL_FAILURE(test::expectExactBelowRangeAbove(got, want, &coarser));
     if (expectExactLevels < got.depth) {
         EXPECT_GT(coarser, 0);  // the range bound is looser on rough terrain
     }
