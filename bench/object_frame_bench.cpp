@@ -86,8 +86,8 @@ void BM_ObjectFrame(benchmark::State& state) {
             double cpu = cpuMs();
             const FrameStats with = runFrame(w.map, w.tree, w.mapping, view, w.frame, &index);
             const double instancesStart = cpuMs();
-            buildObjectInstances(*w.objects, w.frame.objectsDrawn, {}, c, view.viewportHeight,
-                                 w.instances);
+            buildObjectInstances(*w.objects, w.frame.objectsDrawn, &w.frame.objectsDrawnGroups, {},
+                                 c, view.viewportHeight, true, w.instances);
             instancesCpu += cpuMs() - instancesStart;
             withCpu += cpuMs() - cpu;
             withMs += msSince(start);

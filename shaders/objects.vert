@@ -1,16 +1,21 @@
-// Object vertex shader: a unit mesh (core/object_mesh.h) scaled into each instance's box.
+// Object vertex shader: a unit mesh (core/object_mesh.h) scaled into each instance's box. An
+// instance is either whole (qt::ObjectInstance in attributes 3-5) or, with byId, a static
+// object's id in attribute 5 (bit 31: selected) whose record the shader fetches from `records`
+// (core/object_instances.h, objectRecordTexels: two texels an object).
 #version 330 core
 
 layout(location = 0) in vec3 unitPosition;
 layout(location = 1) in vec3 unitNormal;
 layout(location = 2) in float material;  // 0: the kind's colour; 1: a tree's trunk
-// Per instance (qt::ObjectInstance): base and radius; height; kind in bits 0-7, bit 8 selected.
+// Per whole instance: base and radius; height; kind in bits 0-7, bit 8 selected.
 layout(location = 3) in vec4 baseRadius;
 layout(location = 4) in float height;
 layout(location = 5) in uint look;
 
 uniform mat4 viewProjection;
 uniform vec3 eye;
+uniform bool byId;
+uniform samplerBuffer records;
 
 out vec3 normal;
 out float distanceFromEye;
@@ -19,12 +24,22 @@ flat out uint selected;
 out float trunk;
 
 void main() {
-    vec3 scale = vec3(baseRadius.w, height, baseRadius.w);
-    vec3 world = baseRadius.xyz + unitPosition * scale;
+    vec4 place = baseRadius;  // base, radius
+    float tall = height;
+    uint what = look;
+    if (byId) {
+        int at = 2 * int(look & 0x7FFFFFFFu);
+        place = texelFetch(records, at);
+        vec4 rest = texelFetch(records, at + 1);  // height, kind
+        tall = rest.x;
+        what = uint(rest.y) | ((look >> 31) << 8);
+    }
+    vec3 scale = vec3(place.w, tall, place.w);
+    vec3 world = place.xyz + unitPosition * scale;
     normal = normalize(unitNormal / scale);
     distanceFromEye = distance(eye, world);
-    kind = look & 0xFFu;
-    selected = (look >> 8) & 1u;
+    kind = what & 0xFFu;
+    selected = (what >> 8) & 1u;
     trunk = material;
     gl_Position = viewProjection * vec4(world, 1.0);
 }

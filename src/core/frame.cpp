@@ -51,16 +51,23 @@ void objectDrawnStage(FrameBuffers& frame, FrameStats& stats) {
     const std::vector<uint32_t>& ids = frame.objectsInFrustum;
     const std::vector<uint8_t>& hidden = frame.occlusion.boxOccluded;
     const bool tested = stats.occlusion.active && stats.occlusion.boxesTested > 0;
+    ObjectGroups& drawnGroups = frame.objectsDrawnGroups;
     if (!tested) {
         frame.objectsDrawn.assign(ids.begin(), ids.end());
+        drawnGroups.end.assign(frame.objectGroups.end.begin(), frame.objectGroups.end.end());
+        drawnGroups.box.assign(frame.objectGroups.box.begin(), frame.objectGroups.box.end());
     } else {
         frame.objectsDrawn.clear();
+        drawnGroups.end.clear();
+        drawnGroups.box.clear();
         const std::vector<uint32_t>& ends = frame.objectGroups.end;
         for (size_t g = 0; g < ends.size(); ++g) {
             if (hidden[g] == 0) {
                 const uint32_t begin = g == 0 ? 0 : ends[g - 1];
                 frame.objectsDrawn.insert(frame.objectsDrawn.end(), ids.begin() + begin,
                                           ids.begin() + ends[g]);
+                drawnGroups.end.push_back(uint32_t(frame.objectsDrawn.size()));
+                drawnGroups.box.push_back(frame.objectGroups.box[g]);
             }
         }
     }
@@ -155,6 +162,10 @@ void FrameBuffers::reserveObjects(uint32_t count) {
     objectGroups.box.reserve(count);
     objectsDrawn.clear();
     objectsDrawn.reserve(count);
+    objectsDrawnGroups.end.clear();
+    objectsDrawnGroups.end.reserve(count);
+    objectsDrawnGroups.box.clear();
+    objectsDrawnGroups.box.reserve(count);
     occlusion.reserveBoxes(count);
 }
 

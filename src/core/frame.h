@@ -83,10 +83,11 @@ struct FrameBuffers {
     // Objects: those in the culling frustum (in the object tree's order: the frame needs no sort)
     // grouped by the tree node holding them, the groups' boxes the occlusion stage's occludees
     // (objectGroups.box); then those drawn, in the same order, the renderer's list: the groups
-    // the stage does not hide, whole.
+    // the stage does not hide, whole, and their groups (empty without culling by the frustum).
     std::vector<uint32_t> objectsInFrustum;
     ObjectGroups objectGroups;
     std::vector<uint32_t> objectsDrawn;
+    ObjectGroups objectsDrawnGroups;
 
     // Sizes every buffer for `tree`; recordDecisions keeps the walk's decisions (the minimap's).
     void reserveFor(const Quadtree& tree, bool recordDecisions = true);

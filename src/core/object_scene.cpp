@@ -3,6 +3,7 @@
 #include "core/object_scene.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <chrono>
 #include <cmath>
@@ -99,6 +100,8 @@ Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMappin
     scene.index_ = LooseObjectTree(config);
     scene.shape_.resize(count);
     scene.firstBall_ = count - moving;
+    static std::atomic<uint64_t> scatters{0};
+    scene.serial_ = ++scatters;
     Random random{seed};
     std::vector<Box> boxes(scene.firstBall_);
     std::vector<Motion> motions(scene.firstBall_, Motion::Static);
@@ -133,11 +136,23 @@ Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMappin
         std::vector<uint64_t> keys;
         std::vector<uint32_t> slot(scene.firstBall_);
         sortByMorton(boxes, config.originX, config.originZ, config.size, order, keys, slot);
+        // Trees first, then rocks, each along the curve: an id's kind is then its range
+        // (firstRock()), which the renderer reads without reading the record.
+        std::stable_partition(order.begin(), order.end(), [&](uint32_t id) {
+            return scene.shape_[id].kind == ObjectKind::Tree;
+        });
         std::vector<ObjectShape> placed(scene.firstBall_);
         for (uint32_t k = 0; k < scene.firstBall_; ++k) {
             placed[k] = scene.shape_[order[k]];
+            if (placed[k].kind == ObjectKind::Tree) {
+                scene.firstRock_ = k + 1;
+            }
         }
         std::copy(placed.begin(), placed.end(), scene.shape_.begin());
+        scene.size_.resize(scene.firstBall_);
+        for (uint32_t id = 0; id < scene.firstBall_; ++id) {
+            scene.size_[id] = std::max(placed[id].radius, placed[id].height);
+        }
     }
     for (uint32_t id = 0; id < scene.firstBall_; ++id) {
         boxes[id] = scene.shapeBox(id, scene.shape_[id].base);

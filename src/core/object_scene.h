@@ -60,8 +60,19 @@ public:
     StepStats step(const Heightmap& map, const WorldMapping& mapping);
 
     uint32_t count() const { return uint32_t(shape_.size()); }
+    // Ids by kind: trees in [0, firstRock()), rocks in [firstRock(), firstBall()), balls from
+    // firstBall() on.
+    uint32_t firstRock() const { return firstRock_; }
+    uint32_t firstBall() const { return firstBall_; }
+    // A static object's size, max(radius, height), which decides its mesh with its distance:
+    // kept apart from its shape, so that a frame's mesh choices read 4 bytes an object, not 24.
+    float staticSize(uint32_t id) const { return size_[id]; }
+    const float* staticSizes() const { return size_.data(); }
     uint32_t movingCount() const { return uint32_t(balls_.size()); }
     uint64_t steps() const { return steps_; }
+    // Distinct for every scatter in the process: a copy of the static objects' records made for
+    // one scene (the renderer's) is that of another exactly when their serials differ.
+    uint64_t serial() const { return serial_; }
     const ObjectShape& shape(uint32_t id) const { return shape_[id]; }
     ObjectKind kind(uint32_t id) const { return shape_[id].kind; }
     const glm::vec3& base(uint32_t id) const { return shape_[id].base; }
@@ -87,7 +98,9 @@ private:
 
     LooseObjectTree index_;
     std::vector<ObjectShape> shape_;
-    uint32_t firstBall_ = 0;  // ids from here on are balls
+    uint32_t firstRock_ = 0;   // ids from here on are rocks, up to firstBall_
+    uint32_t firstBall_ = 0;   // ids from here on are balls
+    std::vector<float> size_;  // per static object
     // Per ball (id - firstBall_).
     std::vector<uint32_t> balls_;
     std::vector<uint32_t> order_;  // the balls in the tree's Morton order, for the step's loops
@@ -98,6 +111,7 @@ private:
     std::vector<float> contact_;     // per candidate pair: first contact time, or > 1
     std::vector<ObjectPair> pairs_;  // the step's candidate pairs
     uint64_t steps_ = 0;
+    uint64_t serial_ = 0;
 };
 
 }  // namespace qt

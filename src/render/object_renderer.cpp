@@ -1,7 +1,9 @@
-// Instanced object drawing: the drawn objects grouped by mesh into one upload, then one draw per
-// mesh with the instance attributes pointed at its group (GL 3.3 has no base instance).
+// Instanced object drawing: the drawn objects' ids and whole instances grouped by mesh into one
+// upload each, then one draw per mesh and kind of instance data with the instance attributes
+// pointed at its group (GL 3.3 has no base instance).
 #include "render/object_renderer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 
@@ -23,6 +25,29 @@ void pointInstances(GLuint instanceBuffer, size_t first) {
                            reinterpret_cast<const void*>(base + offsetof(ObjectInstance, look)));
 }
 
+void pointIds(GLuint idBuffer, size_t first) {
+    glBindBuffer(GL_ARRAY_BUFFER, idBuffer);
+    glVertexAttribIPointer(5, 1, GL_UNSIGNED_INT, sizeof(uint32_t),
+                           reinterpret_cast<const void*>(first * sizeof(uint32_t)));
+}
+
+// The unit mesh's attributes 0-2 from `vertexBuffer` into the bound vertex array.
+void pointMesh(GLuint vertexBuffer) {
+    glBindBuffer(GL_ARRAY_BUFFER, vertexBuffer);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, sizeof(MeshVertex),
+                          reinterpret_cast<const void*>(offsetof(MeshVertex, position)));
+    glEnableVertexAttribArray(1);
+    glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, sizeof(MeshVertex),
+                          reinterpret_cast<const void*>(offsetof(MeshVertex, normal)));
+    glEnableVertexAttribArray(2);
+    glVertexAttribPointer(2, 1, GL_FLOAT, GL_FALSE, sizeof(MeshVertex),
+                          reinterpret_cast<const void*>(offsetof(MeshVertex, material)));
+}
+
+// The record texture's unit while objects draw (the terrain's draw leaves every unit unbound).
+constexpr GLint kRecordUnit = 0;
+
 }  // namespace
 
 Result<ObjectRenderer> ObjectRenderer::create(const std::string& shaderDir) {
@@ -32,25 +57,21 @@ Result<ObjectRenderer> ObjectRenderer::create(const std::string& shaderDir) {
         return Result<ObjectRenderer>::failure(loaded.error());
     }
     glGenBuffers(1, &r.instanceBuffer);
+    glGenBuffers(1, &r.idBuffer);
+    glGenBuffers(1, &r.recordBuffer);
+    glGenTextures(1, &r.recordTexture);
     for (int i = 0; i < kObjectMeshes; ++i) {
         const Mesh mesh = objectMesh(ObjectMesh(i));
         MeshGpu& g = r.meshes[size_t(i)];
         glGenVertexArrays(1, &g.vertexArray);
+        glGenVertexArrays(1, &g.idVertexArray);
         glGenBuffers(1, &g.vertexBuffer);
         glGenBuffers(1, &g.indexBuffer);
-        glBindVertexArray(g.vertexArray);
         glBindBuffer(GL_ARRAY_BUFFER, g.vertexBuffer);
         glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(mesh.vertices.size() * sizeof(MeshVertex)),
                      mesh.vertices.data(), GL_STATIC_DRAW);
-        glEnableVertexAttribArray(0);
-        glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, sizeof(MeshVertex),
-                              reinterpret_cast<const void*>(offsetof(MeshVertex, position)));
-        glEnableVertexAttribArray(1);
-        glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, sizeof(MeshVertex),
-                              reinterpret_cast<const void*>(offsetof(MeshVertex, normal)));
-        glEnableVertexAttribArray(2);
-        glVertexAttribPointer(2, 1, GL_FLOAT, GL_FALSE, sizeof(MeshVertex),
-                              reinterpret_cast<const void*>(offsetof(MeshVertex, material)));
+        glBindVertexArray(g.vertexArray);
+        pointMesh(g.vertexBuffer);
         pointInstances(r.instanceBuffer, 0);
         for (GLuint a = 3; a <= 5; ++a) {
             glEnableVertexAttribArray(a);
@@ -59,6 +80,13 @@ Result<ObjectRenderer> ObjectRenderer::create(const std::string& shaderDir) {
         glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, g.indexBuffer);
         glBufferData(GL_ELEMENT_ARRAY_BUFFER, GLsizeiptr(mesh.indices.size() * sizeof(uint16_t)),
                      mesh.indices.data(), GL_STATIC_DRAW);
+        // By id: attribute 5 is the id; 3 and 4 stay off (the shader reads the record).
+        glBindVertexArray(g.idVertexArray);
+        pointMesh(g.vertexBuffer);
+        pointIds(r.idBuffer, 0);
+        glEnableVertexAttribArray(5);
+        glVertexAttribDivisor(5, 1);
+        glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, g.indexBuffer);
         g.indexCount = GLsizei(mesh.indices.size());
         glBindVertexArray(0);
     }
@@ -73,11 +101,21 @@ void ObjectRenderer::destroy() {
         glDeleteBuffers(1, &g.vertexBuffer);
         glDeleteBuffers(1, &g.indexBuffer);
         glDeleteVertexArrays(1, &g.vertexArray);
+        glDeleteVertexArrays(1, &g.idVertexArray);
         g = {};
     }
     glDeleteBuffers(1, &instanceBuffer);
     instanceBuffer = 0;
     instanceCapacity = 0;
+    glDeleteBuffers(1, &idBuffer);
+    idBuffer = 0;
+    idCapacity = 0;
+    glDeleteTextures(1, &recordTexture);
+    recordTexture = 0;
+    glDeleteBuffers(1, &recordBuffer);
+    recordBuffer = 0;
+    recordsSerial = 0;
+    recordsHeld = false;
 }
 
 Status ObjectRenderer::reloadShaders() {
@@ -93,20 +131,67 @@ void ObjectRenderer::reserve(uint32_t count) {
                      nullptr, GL_STREAM_DRAW);
         glBindBuffer(GL_ARRAY_BUFFER, 0);
     }
+    if (count > idCapacity) {
+        idCapacity = count;
+        glBindBuffer(GL_ARRAY_BUFFER, idBuffer);
+        glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(idCapacity * sizeof(uint32_t)), nullptr,
+                     GL_STREAM_DRAW);
+        glBindBuffer(GL_ARRAY_BUFFER, 0);
+    }
+}
+
+bool ObjectRenderer::holdRecords(const ObjectScene& scene) {
+    if (recordsSerial == scene.serial()) {
+        return recordsHeld;
+    }
+    recordsSerial = scene.serial();
+    GLint texels = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &texels);
+    recordsHeld = uint64_t(scene.firstBall()) * kTexelsPerRecord <= uint64_t(std::max(texels, 0));
+    if (!recordsHeld) {
+        return false;
+    }
+    objectRecordTexels(scene, recordScratch);
+    glBindBuffer(GL_TEXTURE_BUFFER, recordBuffer);
+    // At least one texel, so that a scene of balls alone still binds a valid texture.
+    glBufferData(GL_TEXTURE_BUFFER,
+                 GLsizeiptr(std::max<size_t>(recordScratch.size(), 4) * sizeof(float)),
+                 recordScratch.empty() ? nullptr : recordScratch.data(), GL_STATIC_DRAW);
+    glBindTexture(GL_TEXTURE_BUFFER, recordTexture);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, recordBuffer);
+    glBindTexture(GL_TEXTURE_BUFFER, 0);
+    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+    recordScratch.clear();
+    recordScratch.shrink_to_fit();
+    return true;
 }
 
 int ObjectRenderer::draw(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
-                         const std::vector<uint8_t>& selected, const Camera& camera,
-                         int viewportHeight) {
+                         const ObjectGroups* groups, const std::vector<uint8_t>& selected,
+                         const Camera& camera, int viewportHeight) {
     if (drawn.empty() || viewportHeight <= 0) {
+        instances.idCounts.fill(0);
+        instances.counts.fill(0);
+        instances.sorted.clear();
         return 0;
     }
     reserve(scene.count());
-    buildObjectInstances(scene, drawn, selected, camera, viewportHeight, instances);
+    const bool byId = staticById && holdRecords(scene);
+    buildObjectInstances(scene, drawn, groups, selected, camera, viewportHeight, byId, instances);
     glBindBuffer(GL_ARRAY_BUFFER, instanceBuffer);
     glBufferSubData(GL_ARRAY_BUFFER, 0,
                     GLsizeiptr(instances.sorted.size() * sizeof(ObjectInstance)),
                     instances.sorted.data());
+    glBindBuffer(GL_ARRAY_BUFFER, idBuffer);
+    size_t idFirst = 0;
+    for (int i = 0; i < kObjectMeshes; ++i) {
+        const size_t count = instances.idCounts[size_t(i)];
+        if (count > 0) {
+            glBufferSubData(GL_ARRAY_BUFFER, GLintptr(idFirst * sizeof(uint32_t)),
+                            GLsizeiptr(count * sizeof(uint32_t)), instances.ids(i));
+        }
+        idFirst += count;
+    }
     glUseProgram(program.id);
     const glm::mat4 viewProjection = camera.viewProjection();
     glUniformMatrix4fv(program.uniform("viewProjection"), 1, GL_FALSE,
@@ -114,24 +199,38 @@ int ObjectRenderer::draw(const ObjectScene& scene, const std::vector<uint32_t>& 
     glUniform3f(program.uniform("eye"), camera.position.x, camera.position.y, camera.position.z);
     glUniform1f(program.uniform("farPlane"), camera.farPlane);
     glUniform3f(program.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
+    glUniform1i(program.uniform("records"), kRecordUnit);
+    glActiveTexture(GLenum(GL_TEXTURE0 + kRecordUnit));
+    glBindTexture(GL_TEXTURE_BUFFER, recordTexture);
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
     glDisable(GL_CULL_FACE);
     glDisable(GL_BLEND);
     int draws = 0;
-    size_t first = 0;
-    for (int i = 0; i < kObjectMeshes; ++i) {
-        const MeshGpu& g = meshes[size_t(i)];
-        const uint32_t count = instances.counts[size_t(i)];
-        if (count > 0) {
-            glBindVertexArray(g.vertexArray);
-            pointInstances(instanceBuffer, first);
-            glDrawElementsInstanced(GL_TRIANGLES, g.indexCount, GL_UNSIGNED_SHORT, nullptr,
-                                    GLsizei(count));
-            ++draws;
+    // The whole instances first, then those by id: the same order in every frame, so that
+    // objects meeting at equal depth win the same pixels in culled and unculled frames.
+    for (const bool fromIds : {false, true}) {
+        glUniform1i(program.uniform("byId"), fromIds ? 1 : 0);
+        size_t first = 0;
+        for (int i = 0; i < kObjectMeshes; ++i) {
+            const MeshGpu& g = meshes[size_t(i)];
+            const uint32_t count =
+                fromIds ? instances.idCounts[size_t(i)] : instances.counts[size_t(i)];
+            if (count > 0) {
+                glBindVertexArray(fromIds ? g.idVertexArray : g.vertexArray);
+                if (fromIds) {
+                    pointIds(idBuffer, first);
+                } else {
+                    pointInstances(instanceBuffer, first);
+                }
+                glDrawElementsInstanced(GL_TRIANGLES, g.indexCount, GL_UNSIGNED_SHORT, nullptr,
+                                        GLsizei(count));
+                ++draws;
+            }
+            first += count;
         }
-        first += count;
     }
+    glBindTexture(GL_TEXTURE_BUFFER, 0);
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     glUseProgram(0);

@@ -1,6 +1,8 @@
-// Objects drawn instanced: one draw per unit mesh (a tree and a sphere, each fine and coarse), at
-// most kObjectMeshes draws whatever the count, and each frame only the drawn objects' instances
-// uploaded (ObjectInstance, 24 bytes each).
+// Objects drawn instanced: one draw per unit mesh (a tree and a sphere, each fine and coarse) and
+// kind of instance data, at most 2 * kObjectMeshes draws whatever the count. The static objects'
+// records go to the GPU once per scene (a buffer texture, ObjectRecordTexels' layout), and each
+// frame only their drawn ids follow, 4 bytes each; the balls, which move every step, upload their
+// drawn instances whole (ObjectInstance, 24 bytes).
 #pragma once
 
 #include <array>
@@ -17,11 +19,15 @@
 
 namespace qt {
 
+// The most draws a frame's objects take: each mesh from whole instances and from ids.
+constexpr int kMaxObjectDraws = 2 * kObjectMeshes;
+
 struct ObjectRenderer {
     struct MeshGpu {
         GLuint vertexBuffer = 0;
         GLuint indexBuffer = 0;
-        GLuint vertexArray = 0;
+        GLuint vertexArray = 0;    // instances read whole from instanceBuffer
+        GLuint idVertexArray = 0;  // instances read by id from idBuffer
         GLsizei indexCount = 0;
     };
     ShaderProgram program;
@@ -29,19 +35,37 @@ struct ObjectRenderer {
     std::array<MeshGpu, kObjectMeshes> meshes;
     GLuint instanceBuffer = 0;
     size_t instanceCapacity = 0;  // instances the buffer holds
-    ObjectInstances instances;    // this frame's, grouped by mesh
+    GLuint idBuffer = 0;
+    size_t idCapacity = 0;  // ids the buffer holds
+    // The static objects' records, of the scene whose serial is recordsSerial (0: none).
+    GLuint recordBuffer = 0;
+    GLuint recordTexture = 0;
+    uint64_t recordsSerial = 0;
+    bool recordsHeld = false;  // whether the GPU took them (its buffer textures are big enough)
+    // Off: every object drawn from whole instances, as on a GPU whose buffer textures cannot hold
+    // the records (the tests compare the two paths' images).
+    bool staticById = true;
+    ObjectInstances instances;  // this frame's, grouped by mesh
+    std::vector<float> recordScratch;
 
     // Loads objects.vert/objects.frag from shaderDir and uploads the four meshes.
     static Result<ObjectRenderer> create(const std::string& shaderDir);
     void destroy();
     Status reloadShaders();
-    // Room for `count` instances on the CPU and the GPU, so that no frame allocates.
+    // Room for `count` objects on the CPU and the GPU, so that no frame allocates.
     void reserve(uint32_t count);
-    // Draws `drawn` (ids of `scene`), `selected` (per id, may be empty) highlighted, seen from
-    // `camera` in a viewport `viewportHeight` pixels high; the caller has drawn the terrain into
-    // the bound target. Returns the draw calls issued.
+    // Draws `drawn` (ids of `scene`, in `groups` when not null: ObjectGroups of the frame's drawn
+    // objects), `selected` (per id, may be empty) highlighted, seen from `camera` in a viewport
+    // `viewportHeight` pixels high; the caller has drawn the terrain into the bound target.
+    // Returns the draw calls issued.
     int draw(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
-             const std::vector<uint8_t>& selected, const Camera& camera, int viewportHeight);
+             const ObjectGroups* groups, const std::vector<uint8_t>& selected, const Camera& camera,
+             int viewportHeight);
+
+private:
+    // Uploads `scene`'s static records unless they are there already; false when the GPU's
+    // buffer textures cannot hold them.
+    bool holdRecords(const ObjectScene& scene);
 };
 
 }  // namespace qt

@@ -484,8 +484,9 @@ FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const 
                   : renderer.draw(terrain.gpu, terrain.mapping, camera, frame.drawList, style);
     stats.drawCalls += renderer.drawWater(terrain.gpu, terrain.mapping, camera);
     if (objects && terrain.objects) {
-        stats.objectDrawCalls = objects->draw(*terrain.objects, frame.objectsDrawn,
-                                              terrain.selectedObjects, camera, view.viewportHeight);
+        stats.objectDrawCalls =
+            objects->draw(*terrain.objects, frame.objectsDrawn, &frame.objectsDrawnGroups,
+                          terrain.selectedObjects, camera, view.viewportHeight);
     }
     stats.syncedDraws = renderer.syncDraws;
     stats.backFacesCulled = style.cullBackFaces;

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <numeric>
 #include <ostream>
 #include <random>
 #include <string>
@@ -88,7 +89,7 @@ GlFixture& gl() {
             return f;
         }
         f.renderer = renderer.value();
-        f.objects = objects.value();
+        f.objects = std::move(objects).value();
         f.target = target.value();
         f.ready = true;
         return f;
@@ -428,7 +429,7 @@ INSTANTIATE_TEST_SUITE_P(Shared, RealMaps,
 // Objects on the terrain (trees, rocks and rolling balls, after some steps): culled frames equal
 // unculled ones over the varied cameras and low ones among the objects, with level of detail off
 // and on; the cameras cull objects by the frustum and by occlusion, and the objects take at most
-// one draw per mesh.
+// one draw per mesh and kind of instance data; drawn by id or whole, they are the same pixels.
 // Adds the objects occluded over all frames to `occluded`.
 void expectObjectsCulledEqualsUnculled(Terrain& terrain, uint32_t count, uint32_t moving,
                                        int cameraCount, uint64_t& occludedTotal) {
@@ -454,19 +455,21 @@ void expectObjectsCulledEqualsUnculled(Terrain& terrain, uint32_t count, uint32_
         fitClipPlanes(c, terrain.map, terrain.mapping);
         cameras.push_back(c);
     }
-    uint64_t culled = 0, occluded = 0;
+    uint64_t culled = 0, occluded = 0, byId = 0;
     std::vector<uint8_t> a, b;
     for (const float lod : {0.0f, 2.0f}) {
         for (size_t i = 0; i < cameras.size(); ++i) {
             const int errorsBefore = glErrorCount();
             const FrameStats s = render(terrain, cameras[i], true, a, false, lod);
+            const std::array<uint32_t, kObjectMeshes> idCounts = gl().objects.instances.idCounts;
+            byId += std::accumulate(idCounts.begin(), idCounts.end(), 0u);
             const FrameStats u = render(terrain, cameras[i], false, b, false, lod);
             ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
             ASSERT_EQ(glErrorCount(), errorsBefore) << "GL debug errors at camera " << i;
             ASSERT_EQ(s.objects.drawn + s.objects.culled + s.objects.occluded, count);
             ASSERT_EQ(u.objects.drawn, count);
-            ASSERT_LE(s.objectDrawCalls, kObjectMeshes);
-            ASSERT_LE(u.objectDrawCalls, kObjectMeshes);
+            ASSERT_LE(s.objectDrawCalls, kMaxObjectDraws);
+            ASSERT_LE(u.objectDrawCalls, kMaxObjectDraws);
             culled += s.objects.culled;
             occluded += s.objects.occluded;
             size_t differing = 0;
@@ -478,8 +481,23 @@ void expectObjectsCulledEqualsUnculled(Terrain& terrain, uint32_t count, uint32_
                 << terrain.path << ", lod " << lod << ": camera " << i << " at (" << c.position.x
                 << ", " << c.position.y << ", " << c.position.z << ") yaw " << c.yaw << " pitch "
                 << c.pitch << ": pixels differ";
+            // The static objects were drawn from their ids and the GPU's copy of their records;
+            // drawn from whole instances instead, the frame is the same.
+            const ObjectInstances& drawnAs = gl().objects.instances;
+            ASSERT_TRUE(gl().objects.recordsHeld);
+            gl().objects.staticById = false;
+            render(terrain, cameras[i], true, b, false, lod);
+            gl().objects.staticById = true;
+            ASSERT_EQ(std::accumulate(drawnAs.idCounts.begin(), drawnAs.idCounts.end(), 0u), 0u);
+            differing = 0;
+            for (size_t p = 0; p < a.size(); p += 4) {
+                differing += std::memcmp(&a[p], &b[p], 3) != 0 ? 1 : 0;
+            }
+            EXPECT_EQ(differing, 0u) << terrain.path << ", lod " << lod << ": camera " << i
+                                     << ": objects by id and whole differ";
         }
     }
+    EXPECT_GT(byId, 0u) << "no static object drawn by id: the comparison proves nothing";
     std::printf("%s: %u objects, %llu culled and %llu occluded over %zu frames\n",
                 terrain.path.c_str(), count, (unsigned long long)culled,
                 (unsigned long long)occluded, 2 * cameras.size());
