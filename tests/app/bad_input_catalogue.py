@@ -5,8 +5,10 @@ Usage: bad_input_catalogue.py QUADTERRAIN_BINARY
 Load and option errors are reported before any window opens, so no display is needed; the cases
 that must render (odd paths, 16-bit colour, looking straight down) run only when a display is.
 """
+import atexit
 import os
 import resource
+import shutil
 import signal
 import struct
 import subprocess
@@ -18,6 +20,7 @@ import zlib
 
 binary = sys.argv[1]
 tmp = tempfile.mkdtemp(prefix="qt_catalogue_")
+atexit.register(shutil.rmtree, tmp, ignore_errors=True)  # its sparse files claim GBs of size
 have_display = bool(os.environ.get("DISPLAY"))
 failures = []
 passed = 0

@@ -12,9 +12,11 @@ soak.h). A second run with llvmpipe on one thread (LP_NUM_THREADS=0), where that
 depends on timing, is judged on resident memory too: drift under 1% or the soak fails. Sanitizer
 builds pass heap-only (ASan's quarantine grows resident memory by design).
 """
+import atexit
 import math
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -24,7 +26,9 @@ binary = sys.argv[1]
 frames = sys.argv[2] if len(sys.argv) > 2 else "6000"
 judge_rss = (sys.argv[3] if len(sys.argv) > 3 else "rss") == "rss"
 side = 129
-path = os.path.join(tempfile.mkdtemp(prefix="qt_soak_"), "hills.r16")
+folder = tempfile.mkdtemp(prefix="qt_soak_")
+atexit.register(shutil.rmtree, folder, ignore_errors=True)
+path = os.path.join(folder, "hills.r16")
 with open(path, "wb") as f:
     for row in range(side):
         for col in range(side):
