@@ -13,9 +13,10 @@ constexpr int kMaxTerrainDraws = 16;
 // triangle, so a batch's binned triangles fit one of its 36 MiB scenes.
 constexpr uint64_t kTrianglesPerBatch = 131072;
 
-// Most triangles the driver may hold queued at once when draws are synchronised: about 100 MB of
-// llvmpipe scenes, two batches of up to 262,144 triangles.
-constexpr uint64_t kQueuedTriangles = 4 * kTrianglesPerBatch;
+// Most triangles the driver may hold queued at once when draws are synchronised: about 150 MB of
+// llvmpipe scenes, two batches of up to 393,216 triangles, so that frames of up to about 6.3
+// million triangles (16 such batches) still overlap binning and rasterising.
+constexpr uint64_t kQueuedTriangles = 6 * kTrianglesPerBatch;
 
 // Instances per draw call for `instances` instances of `trianglesPerInstance` triangles each:
 // all of them when draws are not synchronised; otherwise about kTrianglesPerBatch triangles a

@@ -65,14 +65,16 @@ TEST(DrawBatches, BatchesInFlightHoldAtMostTheQueueOrOneBatch) {
                 << instances << " instances of " << triangles;
         }
     }
-    // Full batches of kTrianglesPerBatch and the 4097 flight's of 180,000 triangles go two at a
-    // time; its batches of 360,000 alone.
+    // Full batches of kTrianglesPerBatch, the 4097 flight's of 180,000 and 360,000 triangles and
+    // the streamed 32769² flight's of 280,000 (4.48M triangles in 16) go two at a time; batches
+    // past 393,216 triangles alone.
     EXPECT_EQ(batchesInFlight(1024, 32), 2);
     EXPECT_EQ(batchesInFlight(4096, 32), 2);
     EXPECT_EQ(batchesInFlight(5625, 32), 2);
-    EXPECT_EQ(batchesInFlight(8192, 32), 2);
-    EXPECT_EQ(batchesInFlight(8193, 32), 1);
-    EXPECT_EQ(batchesInFlight(11250, 32), 1);
+    EXPECT_EQ(batchesInFlight(11250, 32), 2);
+    EXPECT_EQ(batchesInFlight(547, 512), 2);
+    EXPECT_EQ(batchesInFlight(12288, 32), 2);
+    EXPECT_EQ(batchesInFlight(12289, 32), 1);
 }
 
 }  // namespace
