@@ -49,9 +49,9 @@ ObjectMesh meshOf(ObjectKind kind, bool coarse) {
 }
 
 void ObjectInstances::reserve(uint32_t count) {
-    if (count > idStride_) {
-        idSpace_.reset(new uint32_t[size_t(count) * kObjectMeshes]);
-        idStride_ = count;
+    if (count > idStride) {
+        idSpace.reset(new uint32_t[size_t(count) * kObjectMeshes]);
+        idStride = count;
     }
     sorted.reserve(count);
     wholeIds.reserve(count);
@@ -76,8 +76,8 @@ void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>&
     const float* sizes = scene.staticSizes();
     const uint8_t* selection = selected.data();
     const size_t selectable = selected.size();
-    uint32_t* const space = out.idSpace_.get();
-    const size_t stride = out.idStride_;
+    uint32_t* const space = out.idSpace.get();
+    const size_t stride = out.idStride;
     size_t n0 = 0, n1 = 0, n2 = 0, n3 = 0;  // ids of each mesh so far
     uint32_t recordsRead = 0;
     out.wholeIds.clear();

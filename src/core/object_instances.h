@@ -68,28 +68,25 @@ struct ObjectInstances {
     std::vector<ObjectInstance> unsorted;
     std::vector<uint8_t> meshOf;
 
-    const uint32_t* ids(int mesh) const { return idSpace_.get() + size_t(mesh) * idStride_; }
+    // kObjectMeshes runs of idStride ids, mesh m's from m * idStride; left uninitialised, so that
+    // only the pages a frame writes become resident.
+    std::unique_ptr<uint32_t[]> idSpace;
+    size_t idStride = 0;
+
+    const uint32_t* ids(int mesh) const { return idSpace.get() + size_t(mesh) * idStride; }
     // Room for `count` objects, so that no frame allocates.
     void reserve(uint32_t count);
-
-private:
-    friend void buildObjectInstances(const ObjectScene&, const std::vector<uint32_t>&,
-                                     const ObjectGroups*, const std::vector<uint8_t>&,
-                                     const Camera&, int, bool, ObjectInstances&);
-    // kObjectMeshes runs of idStride_ ids; left uninitialised, so that only the pages a frame
-    // writes become resident.
-    std::unique_ptr<uint32_t[]> idSpace_;
-    size_t idStride_ = 0;
 };
 
 // Fills `out` with `drawn` (ids of `scene`), `selected` (per id, may be empty) marked, the mesh of
-// each by its size in pixels seen from `camera` in a viewport `viewportHeight` pixels high.
-// `groups` (may be null or empty) splits `drawn` into the frame's groups (ObjectGroups, each
-// box holding its objects' boxes): a group whose box lies wholly beyond, or wholly within, the
-// distances where every static object of a kind changes mesh gives them all that mesh unread;
-// the others read each record. The choice is each object's either way (tested), so a culled frame
-// with groups and an unculled one without draw each object with the same mesh. With
-// `staticById` false the static objects go to `sorted` as whole instances too.
+// each by its size in pixels seen from `camera` in a viewport `viewportHeight` pixels high (a
+// static object's kind from its id's range). `groups` (may be null or empty) splits `drawn` into
+// the frame's groups (ObjectGroups, each box holding its objects' boxes): a static object whose
+// size (ObjectScene::staticSize) puts its mesh change nearer than its group's box, or farther,
+// takes its mesh without its record being read; the others, and all without groups, read it.
+// The choice is each object's either way (tested), so a culled frame with groups and an unculled
+// one without draw each object with the same mesh. With `staticById` false the static objects go
+// to `sorted` as whole instances too.
 void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
                           const ObjectGroups* groups, const std::vector<uint8_t>& selected,
                           const Camera& camera, int viewportHeight, bool staticById,

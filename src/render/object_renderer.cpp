@@ -151,18 +151,16 @@ bool ObjectRenderer::holdRecords(const ObjectScene& scene) {
     if (!recordsHeld) {
         return false;
     }
-    objectRecordTexels(scene, recordScratch);
+    std::vector<float> records;  // once per scene
+    objectRecordTexels(scene, records);
     glBindBuffer(GL_TEXTURE_BUFFER, recordBuffer);
     // At least one texel, so that a scene of balls alone still binds a valid texture.
-    glBufferData(GL_TEXTURE_BUFFER,
-                 GLsizeiptr(std::max<size_t>(recordScratch.size(), 4) * sizeof(float)),
-                 recordScratch.empty() ? nullptr : recordScratch.data(), GL_STATIC_DRAW);
+    glBufferData(GL_TEXTURE_BUFFER, GLsizeiptr(std::max<size_t>(records.size(), 4) * sizeof(float)),
+                 records.empty() ? nullptr : records.data(), GL_STATIC_DRAW);
     glBindTexture(GL_TEXTURE_BUFFER, recordTexture);
     glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA32F, recordBuffer);
     glBindTexture(GL_TEXTURE_BUFFER, 0);
     glBindBuffer(GL_TEXTURE_BUFFER, 0);
-    recordScratch.clear();
-    recordScratch.shrink_to_fit();
     return true;
 }
 

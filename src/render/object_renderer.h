@@ -46,7 +46,6 @@ struct ObjectRenderer {
     // the records (the tests compare the two paths' images).
     bool staticById = true;
     ObjectInstances instances;  // this frame's, grouped by mesh
-    std::vector<float> recordScratch;
 
     // Loads objects.vert/objects.frag from shaderDir and uploads the four meshes.
     static Result<ObjectRenderer> create(const std::string& shaderDir);
