@@ -21,11 +21,14 @@ namespace {
 // Header layout (little-endian):
 //   0 magic "QTCODES\0"   8 version u32   12 0 u32   16 source u64   24 width u32   28 height u32
 //  32 coding offset f32   36 coding step f32         40 checksum u64 of bytes 0..39
+//  48 map path length u32 (0: none)   52 0 u32       56 checksum u64 of the path's bytes
+//  64 the map's absolute path (no terminator)
 // then zeros up to kCodeCacheHeaderBytes, then width x height codes, row 0 first.
 constexpr char kMagic[8] = {'Q', 'T', 'C', 'O', 'D', 'E', 'S', '\0'};
 constexpr uint32_t kVersion = 1;
 constexpr size_t kChecksumOffset = 40;
 constexpr size_t kUsedBytes = 48;
+constexpr size_t kPathOffset = 64;  // the recorded map path, after its length and checksum
 
 // FNV-1a over bytes.
 uint64_t fnv(uint64_t h, const void* data, size_t count) {
@@ -65,13 +68,17 @@ uint64_t codeCacheBytes(int width, int height) {
     return kCodeCacheHeaderBytes + uint64_t(width) * uint64_t(height) * 2;
 }
 
+std::string codeCacheFolder(const std::string& cacheDir) {
+    return cacheDir.empty() ? defaultCacheDir() : cacheDir;
+}
+
 std::vector<std::string> codeCacheCandidates(const std::string& mapPath, bool nextToMap,
                                              const std::string& cacheDir) {
     std::vector<std::string> out;
     if (nextToMap) {
         out.push_back(mapPath + ".qtcodes");
     }
-    const std::string dir = cacheDir.empty() ? defaultCacheDir() : cacheDir;
+    const std::string dir = codeCacheFolder(cacheDir);
     if (!dir.empty()) {
         std::error_code error;
         const std::filesystem::path absolute = std::filesystem::absolute(mapPath, error);
@@ -81,6 +88,52 @@ std::vector<std::string> codeCacheCandidates(const std::string& mapPath, bool ne
                       ".qtcodes");
     }
     return out;
+}
+
+std::vector<std::string> removeOrphanedCodeCaches(const std::string& folder) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> removed;
+    std::error_code error;
+    fs::directory_iterator entries(folder, error);
+    if (error) {
+        return removed;
+    }
+    for (const fs::directory_entry& entry : entries) {
+        const std::string path = entry.path().string();
+        if (!entry.is_regular_file(error) || entry.path().extension() != ".qtcodes") {
+            continue;
+        }
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            continue;
+        }
+        unsigned char bytes[kCodeCacheHeaderBytes] = {};
+        const ssize_t got = ::pread(fd, bytes, sizeof bytes, 0);
+        ::close(fd);
+        if (got != ssize_t(sizeof bytes) || std::memcmp(bytes, kMagic, sizeof kMagic) != 0 ||
+            fnv(kFnvStart, bytes, kChecksumOffset) != getField<uint64_t>(bytes + kChecksumOffset)) {
+            continue;
+        }
+        const uint32_t length = getField<uint32_t>(bytes + 48);
+        if (length == 0 || length > kCodeCacheHeaderBytes - kPathOffset ||
+            fnv(kFnvStart, bytes + kPathOffset, length) != getField<uint64_t>(bytes + 56)) {
+            continue;
+        }
+        const fs::path mapPath(
+            std::string(reinterpret_cast<const char*>(bytes + kPathOffset), length));
+        // Missing from a folder that is there: a map on a drive that is not mounted now (its
+        // folder gone too) keeps its cache.
+        const bool gone = mapPath.is_absolute() && !fs::exists(mapPath, error) && !error &&
+                          fs::is_directory(mapPath.parent_path(), error) && !error;
+        if (!gone) {
+            continue;
+        }
+        if (::unlink(path.c_str()) == 0) {
+            ::unlink((path + ".qtree").c_str());
+            removed.push_back(path);
+        }
+    }
+    return removed;
 }
 
 uint64_t rasterSignature(const std::vector<std::string>& files) {
@@ -249,7 +302,7 @@ Status CodeCacheWriter::writeRows(int firstRow, int rowCount, const uint16_t* co
 
 Result<FileStamp> CodeCacheWriter::finish(const CodeCacheHeader& header) {
     using R = Result<FileStamp>;
-    unsigned char bytes[kUsedBytes] = {};
+    unsigned char bytes[kCodeCacheHeaderBytes] = {};
     std::memcpy(bytes, kMagic, sizeof kMagic);
     putField<uint32_t>(bytes + 8, kVersion);
     putField<uint64_t>(bytes + 16, header.source);
@@ -258,6 +311,12 @@ Result<FileStamp> CodeCacheWriter::finish(const CodeCacheHeader& header) {
     putField<float>(bytes + 32, header.coding.offset);
     putField<float>(bytes + 36, header.coding.step);
     putField<uint64_t>(bytes + kChecksumOffset, fnv(kFnvStart, bytes, kChecksumOffset));
+    const std::string& mapPath = header.mapPath;
+    if (!mapPath.empty() && mapPath.size() <= kCodeCacheHeaderBytes - kPathOffset) {
+        putField<uint32_t>(bytes + 48, uint32_t(mapPath.size()));
+        putField<uint64_t>(bytes + 56, fnv(kFnvStart, mapPath.data(), mapPath.size()));
+        std::memcpy(bytes + kPathOffset, mapPath.data(), mapPath.size());
+    }
     if (::pwrite(fd_, bytes, sizeof bytes, 0) != ssize_t(sizeof bytes)) {
         return R::failure("cannot write the code cache: " + errorText(errno));
     }

@@ -22,6 +22,9 @@ struct CodeCacheHeader {
     int width = 0;
     int height = 0;
     HeightCoding coding;  // of the codes (in metres where the raster's heights are lengths)
+    // The raster's absolute path when it is a plain file ("" otherwise, or when too long for the
+    // header): what removeOrphanedCodeCaches checks.
+    std::string mapPath;
 };
 
 // The cache's length for a width x height raster: the header and two bytes a sample.
@@ -32,6 +35,17 @@ uint64_t codeCacheBytes(int width, int height);
 // under the map's file name and a hash of its absolute path.
 std::vector<std::string> codeCacheCandidates(const std::string& mapPath, bool nextToMap,
                                              const std::string& cacheDir);
+
+// The folder of the caches not kept beside their maps: cacheDir, or for "" $XDG_CACHE_HOME/
+// quadterrain, else $HOME/.cache/quadterrain ("" when neither is set).
+std::string codeCacheFolder(const std::string& cacheDir);
+
+// Removes from `folder` every code cache (and its tree sidecar) whose header names a map that no
+// longer exists, in a folder that still does (a map on a drive not mounted now keeps its cache):
+// a cache is up to a map's size, and the folder is out of the user's sight.
+// Caches that name no map (a raster reached through GDAL's virtual paths, or written before maps
+// were recorded) and files that are not caches are left alone. Returns the removed caches' paths.
+std::vector<std::string> removeOrphanedCodeCaches(const std::string& folder);
 
 // A hash of the count, lengths and modification times of a raster's files (its own and, for a
 // VRT, its sources'; GDAL's file list): it changes when any of them does. Names are left out, so

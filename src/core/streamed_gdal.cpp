@@ -68,6 +68,16 @@ std::vector<std::string> rasterFiles(GDALDataset& dataset, const std::string& pa
     return files;
 }
 
+// The map's absolute path when it names a plain file (not one of GDAL's /vsi paths), else "".
+std::string plainFilePath(const std::string& path) {
+    std::error_code error;
+    const std::filesystem::path absolute = std::filesystem::absolute(path, error);
+    if (error || !std::filesystem::is_regular_file(absolute, error) || error) {
+        return "";
+    }
+    return absolute.lexically_normal().string();
+}
+
 // The sidecar of a cache's tree: its length for the disk check.
 uint64_t sidecarBytes(int width, int height, int leafSize) {
     return quadtreeNodeCount(width, height, leafSize) * 4 + 4096;
@@ -353,6 +363,12 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
     map.metres = info.metres();
 
     const uint64_t signature = rasterSignature(rasterFiles(*raster.dataset, path));
+    if (const std::string caches = codeCacheFolder(stream.cacheDir); !caches.empty()) {
+        for (const std::string& removed : removeOrphanedCodeCaches(caches)) {
+            std::fprintf(stderr, "%s: removed, the code cache of a map that no longer exists\n",
+                         escapedPath(removed).c_str());
+        }
+    }
     const std::vector<std::string> candidates =
         codeCacheCandidates(path, stream.cacheNextToMap, stream.cacheDir);
     for (const std::string& cache : candidates) {
@@ -437,6 +453,7 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
     header.width = width;
     header.height = height;
     header.coding = map.coding;
+    header.mapPath = plainFilePath(path);
     const Result<FileStamp> stamp = writer.finish(header);
     out.cacheMs = msSince(start);
     out.codes = CodeSource::CacheWritten;

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -374,6 +375,56 @@ TEST(StreamedGdal, CacheGoesToTheCacheFolderWhenTheMapsCannotTakeIt) {
     // Beside the map is tried first once it can take it; the cache folder's copy is still good.
     ASSERT_EQ(::rmdir(blocked.c_str()), 0);
     EXPECT_EQ(f.open().cachePath, first.cachePath);
+}
+
+// Caches in the cache folder whose maps were deleted go at the next open; a cache whose map is
+// there, one that names no map, one whose map's folder is gone (an unmounted drive) and a file
+// that is not a cache stay.
+TEST(StreamedGdal, CachesOfDeletedMapsAreRemovedFromTheCacheFolder) {
+    TempDir dir;
+    StreamOptions stream = streamIn(dir, capForLevel(181, 4, 2));
+    stream.cacheNextToMap = false;
+    Raster raster;
+    const std::vector<double> samples = hills(raster.width, raster.height, true);
+    ASSERT_EQ(::mkdir(dir.path("maps").c_str(), 0755), 0);
+    ASSERT_EQ(::mkdir(dir.path("drive").c_str(), 0755), 0);
+    const std::string kept = dir.path("maps/kept.tif"), deleted = dir.path("maps/deleted.tif");
+    const std::string unmounted = dir.path("drive/away.tif");
+    std::string cacheOf[3];
+    int k = 0;
+    for (const std::string& path : {kept, deleted, unmounted}) {
+        writeTiff(path, raster, samples);
+        const Result<StreamedMap> opened = openStreamedGdal(path, path, {}, 4, stream);
+        ASSERT_TRUE(opened.ok()) << opened.error();
+        ASSERT_EQ(opened.value().codes, CodeSource::CacheWritten);
+        cacheOf[k++] = opened.value().cachePath;
+        ASSERT_EQ(cacheOf[k - 1].rfind(dir.path("cache/"), 0), 0u) << cacheOf[k - 1];
+        ASSERT_TRUE(std::filesystem::exists(cacheOf[k - 1] + ".qtree"));
+    }
+    // A cache that names no map: the kept one's header without its path.
+    const std::string nameless = dir.path("cache/nameless.qtcodes");
+    std::filesystem::copy_file(cacheOf[0], nameless);
+    {
+        std::fstream file(nameless, std::ios::in | std::ios::out | std::ios::binary);
+        const char zeros[8] = {};
+        file.seekp(48);
+        file.write(zeros, sizeof zeros);
+    }
+    test::writeBytes(dir.path("cache/notes.qtcodes"), std::vector<uint8_t>(5000, uint8_t(120)));
+    ASSERT_EQ(::unlink(deleted.c_str()), 0);
+    ASSERT_EQ(::unlink(unmounted.c_str()), 0);
+    ASSERT_EQ(::rmdir(dir.path("drive").c_str()), 0);
+
+    const Result<StreamedMap> reopened = openStreamedGdal(kept, kept, {}, 4, stream);
+    ASSERT_TRUE(reopened.ok()) << reopened.error();
+    EXPECT_EQ(reopened.value().codes, CodeSource::CacheRead);
+    EXPECT_TRUE(std::filesystem::exists(cacheOf[0]));
+    EXPECT_FALSE(std::filesystem::exists(cacheOf[1]));
+    EXPECT_FALSE(std::filesystem::exists(cacheOf[1] + ".qtree"));
+    EXPECT_TRUE(std::filesystem::exists(cacheOf[2]));
+    EXPECT_TRUE(std::filesystem::exists(nameless));
+    EXPECT_TRUE(std::filesystem::exists(dir.path("cache/notes.qtcodes")));
+    EXPECT_TRUE(removeOrphanedCodeCaches(dir.path("cache")).empty());
 }
 
 TEST(StreamedGdal, NoRoomForTheCacheIsOneLine) {
