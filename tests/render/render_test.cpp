@@ -429,7 +429,8 @@ INSTANTIATE_TEST_SUITE_P(Shared, RealMaps,
 // Objects on the terrain (trees, rocks and rolling balls, after some steps): culled frames equal
 // unculled ones over the varied cameras and low ones among the objects, with level of detail off
 // and on; the cameras cull objects by the frustum and by occlusion, and the objects take at most
-// one draw per mesh and kind of instance data; drawn by id or whole, they are the same pixels.
+// one draw per mesh and kind of instance data; drawn by id or whole, they are the same pixels,
+// selected ones highlighted alike.
 // Adds the objects occluded over all frames to `occluded`.
 void expectObjectsCulledEqualsUnculled(Terrain& terrain, uint32_t count, uint32_t moving,
                                        int cameraCount, uint64_t& occludedTotal) {
@@ -439,6 +440,10 @@ void expectObjectsCulledEqualsUnculled(Terrain& terrain, uint32_t count, uint32_
     terrain.setObjects(std::make_unique<ObjectScene>(std::move(scene).value()));
     gl().objects.reserve(count);
     terrain.stepObjects(30);
+    // Every seventh object selected: highlighted alike whether drawn by id or whole.
+    for (uint32_t id = 0; id < count; id += 7) {
+        terrain.selectedObjects[id] = 1;
+    }
     std::vector<Camera> cameras = randomCameras(terrain, cameraCount, seedOf(terrain.path) + 1);
     Random random(seedOf(terrain.path) + 2);
     const WorldExtent e = worldExtent(terrain.map, terrain.mapping);
