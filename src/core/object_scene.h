@@ -31,8 +31,9 @@ struct StepStats {
     double collideMs = 0.0;    // candidate pairs and their resolution
 };
 
-// One object's shape in 24 bytes, read together: by the renderer once per drawn object, by the
-// step once per ball.
+// One object's shape in 24 bytes, read together: by the step once per ball, by the renderer once
+// per drawn ball (and per drawn static object whose mesh its group leaves open), and once per
+// scene for the GPU's copy of the static ones.
 struct ObjectShape {
     glm::vec3 base{0.0f};
     float radius = 0.0f;
