@@ -14,6 +14,7 @@
 #include <filesystem>
 
 #include "core/byte_fields.h"
+#include "core/tree_sidecar.h"
 
 namespace qt {
 namespace {
@@ -58,6 +59,14 @@ std::string defaultCacheDir() {
     return "";
 }
 
+// The path made absolute and normal, the key a map's cache is found and recorded by; `path` as
+// it is when it cannot be made absolute.
+std::string absoluteMapPath(const std::string& path) {
+    std::error_code error;
+    const std::filesystem::path absolute = std::filesystem::absolute(path, error);
+    return error ? path : absolute.lexically_normal().string();
+}
+
 std::string errorText(int error) {
     return std::strerror(error);
 }
@@ -80,14 +89,21 @@ std::vector<std::string> codeCacheCandidates(const std::string& mapPath, bool ne
     }
     const std::string dir = codeCacheFolder(cacheDir);
     if (!dir.empty()) {
-        std::error_code error;
-        const std::filesystem::path absolute = std::filesystem::absolute(mapPath, error);
-        const std::string key = error ? mapPath : absolute.lexically_normal().string();
+        const std::string key = absoluteMapPath(mapPath);
         const std::string name = std::filesystem::path(mapPath).filename().string();
         out.push_back(dir + "/" + name + "." + hex16(fnv(kFnvStart, key.data(), key.size())) +
                       ".qtcodes");
     }
     return out;
+}
+
+std::string recordedMapPath(const std::string& mapPath) {
+    const std::string absolute = absoluteMapPath(mapPath);
+    std::error_code error;
+    return !absolute.empty() && absolute[0] == '/' &&
+                   std::filesystem::is_regular_file(absolute, error) && !error
+               ? absolute
+               : "";
 }
 
 std::vector<std::string> removeOrphanedCodeCaches(const std::string& folder) {
@@ -129,7 +145,7 @@ std::vector<std::string> removeOrphanedCodeCaches(const std::string& folder) {
             continue;
         }
         if (::unlink(path.c_str()) == 0) {
-            ::unlink((path + ".qtree").c_str());
+            ::unlink(sidecarPath(path).c_str());
             removed.push_back(path);
         }
     }

@@ -40,6 +40,10 @@ std::vector<std::string> codeCacheCandidates(const std::string& mapPath, bool ne
 // quadterrain, else $HOME/.cache/quadterrain ("" when neither is set).
 std::string codeCacheFolder(const std::string& cacheDir);
 
+// The map's absolute path as a cache's header records it (CodeCacheHeader::mapPath): "" unless
+// it names a plain file (GDAL's /vsi paths do not).
+std::string recordedMapPath(const std::string& mapPath);
+
 // Removes from `folder` every code cache (and its tree sidecar) whose header names a map that no
 // longer exists, in a folder that still does (a map on a drive not mounted now keeps its cache):
 // a cache is up to a map's size, and the folder is out of the user's sight.

@@ -68,16 +68,6 @@ std::vector<std::string> rasterFiles(GDALDataset& dataset, const std::string& pa
     return files;
 }
 
-// The map's absolute path when it names a plain file (not one of GDAL's /vsi paths), else "".
-std::string plainFilePath(const std::string& path) {
-    std::error_code error;
-    const std::filesystem::path absolute = std::filesystem::absolute(path, error);
-    if (error || !std::filesystem::is_regular_file(absolute, error) || error) {
-        return "";
-    }
-    return absolute.lexically_normal().string();
-}
-
 // The sidecar of a cache's tree: its length for the disk check.
 uint64_t sidecarBytes(int width, int height, int leafSize) {
     return quadtreeNodeCount(width, height, leafSize) * 4 + 4096;
@@ -453,7 +443,7 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
     header.width = width;
     header.height = height;
     header.coding = map.coding;
-    header.mapPath = plainFilePath(path);
+    header.mapPath = recordedMapPath(path);
     const Result<FileStamp> stamp = writer.finish(header);
     out.cacheMs = msSince(start);
     out.codes = CodeSource::CacheWritten;
