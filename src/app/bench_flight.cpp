@@ -223,7 +223,7 @@ void printSummary(const Session& s, const BenchRun& run, int frames) {
             "  selection, culling and draw list: median %.3f%% of a level-of-detail frame\n",
             m[kLod].cullShare);
     }
-    std::printf("  GPU time (timer query), median:");
+    std::printf("  GPU time (timer queries round the GL work), median:");
     for (const size_t mode : run.modes) {
         std::printf(" %s %.3f ms%s", kModes[mode].name, m[mode].gpuMs,
                     mode == run.modes.back() ? "\n" : ",");

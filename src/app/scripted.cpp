@@ -23,23 +23,25 @@ FrameStats renderFrame(Session& s, const Framebuffer& target, const Camera& came
                        float lodPixels, DrawVariant variant) {
     const Clock::time_point start = Clock::now();
     target.bind();
-    glBeginQuery(GL_TIME_ELAPSED, s.renderer.frameTimer);
-    TerrainRenderer::clear(target.width, target.height);
+    GpuSections& timer = s.renderer.frameTimer;
+    timer.reset();
+    {
+        const GpuSection clear(&timer);
+        TerrainRenderer::clear(target.width, target.height);
+    }
     const CullView view{camera, target.height, mode != CullMode::None,
                         mode == CullMode::FrustumAndOcclusion, lodPixels};
     const bool synced = s.renderer.syncDraws;
     const bool backFaceCulling = s.renderer.backFaceCulling;
     s.renderer.syncDraws = synced && variant != DrawVariant::OneDraw;
     s.renderer.backFaceCulling = backFaceCulling && variant != DrawVariant::TwoSided;
-    FrameStats stats = renderTerrain(s.renderer, s.terrain, camera, view, false, &s.objectRenderer);
+    FrameStats stats =
+        renderTerrain(s.renderer, s.terrain, camera, view, false, &s.objectRenderer, &timer);
     s.renderer.syncDraws = synced;
     s.renderer.backFaceCulling = backFaceCulling;
-    glEndQuery(GL_TIME_ELAPSED);
     glFinish();
     stats.frameMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    GLuint64 gpuNs = 0;
-    glGetQueryObjectui64v(s.renderer.frameTimer, GL_QUERY_RESULT, &gpuNs);
-    stats.gpuMs = double(gpuNs) * 1e-6;
+    stats.gpuMs = timer.milliseconds();
     return stats;
 }
 

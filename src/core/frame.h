@@ -63,7 +63,8 @@ struct FrameStats {
     bool syncedDraws = false;      // drawn in synchronised batches
     bool backFacesCulled = false;  // back faces culled
     double frameMs = 0.0;          // filled by the caller, who knows where the frame ends
-    double gpuMs = 0.0;            // the GPU's time for the frame's commands (scripted frames)
+    double gpuMs =
+        0.0;  // the GPU's time for the frame's GL sections, not the CPU's between them (scripted)
 };
 
 // Every buffer a frame writes, sized once per tree by reserveFor: a frame then never allocates.

@@ -164,18 +164,35 @@ bool ObjectRenderer::holdRecords(const ObjectScene& scene) {
     return true;
 }
 
-int ObjectRenderer::draw(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
-                         const ObjectGroups* groups, const std::vector<uint8_t>& selected,
-                         const Camera& camera, int viewportHeight) {
+void ObjectRenderer::prepare(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
+                             const ObjectGroups* groups, const std::vector<uint8_t>& selected,
+                             const Camera& camera, int viewportHeight) {
     if (drawn.empty() || viewportHeight <= 0) {
         instances.idCounts.fill(0);
         instances.counts.fill(0);
         instances.sorted.clear();
-        return 0;
+        return;
     }
     reserve(scene.count());
     const bool byId = staticById && holdRecords(scene);
     buildObjectInstances(scene, drawn, groups, selected, camera, viewportHeight, byId, instances);
+}
+
+int ObjectRenderer::draw(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
+                         const ObjectGroups* groups, const std::vector<uint8_t>& selected,
+                         const Camera& camera, int viewportHeight) {
+    prepare(scene, drawn, groups, selected, camera, viewportHeight);
+    return submit(camera);
+}
+
+int ObjectRenderer::submit(const Camera& camera) {
+    size_t total = instances.sorted.size();
+    for (const uint32_t count : instances.idCounts) {
+        total += count;
+    }
+    if (total == 0) {
+        return 0;
+    }
     glBindBuffer(GL_ARRAY_BUFFER, instanceBuffer);
     glBufferSubData(GL_ARRAY_BUFFER, 0,
                     GLsizeiptr(instances.sorted.size() * sizeof(ObjectInstance)),

@@ -53,10 +53,17 @@ struct ObjectRenderer {
     Status reloadShaders();
     // Room for `count` objects on the CPU and the GPU, so that no frame allocates.
     void reserve(uint32_t count);
-    // Draws `drawn` (ids of `scene`, in `groups` when not null: ObjectGroups of the frame's drawn
-    // objects), `selected` (per id, may be empty) highlighted, seen from `camera` in a viewport
-    // `viewportHeight` pixels high; the caller has drawn the terrain into the bound target.
-    // Returns the draw calls issued.
+    // Builds the frame's instances of `drawn` (ids of `scene`, in `groups` when not null:
+    // ObjectGroups of the frame's drawn objects), `selected` (per id, may be empty) highlighted,
+    // seen from `camera` in a viewport `viewportHeight` pixels high. CPU work only, apart from
+    // the scene's records, uploaded once per scene.
+    void prepare(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
+                 const ObjectGroups* groups, const std::vector<uint8_t>& selected,
+                 const Camera& camera, int viewportHeight);
+    // Uploads what prepare() built and draws it, seen from `camera`; the caller has drawn the
+    // terrain into the bound target. Returns the draw calls issued.
+    int submit(const Camera& camera);
+    // prepare(), then submit().
     int draw(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
              const ObjectGroups* groups, const std::vector<uint8_t>& selected, const Camera& camera,
              int viewportHeight);

@@ -445,7 +445,7 @@ Result<Heightmap> decodeStep(const std::string& path, const LoadOptions& options
     return map;
 }
 
-FrameStats cullTerrain(Terrain& terrain, const CullView& view) {
+void uploadForView(Terrain& terrain, const CullView& view) {
     if (terrain.errorJob.takeIfDone(terrain.tree)) {
         terrain.tookErrors();
     }
@@ -460,6 +460,9 @@ FrameStats cullTerrain(Terrain& terrain, const CullView& view) {
         terrain.growPool(view);
         uploadStreamedPages(terrain, false);
     }
+}
+
+FrameStats cullUploaded(Terrain& terrain, const CullView& view) {
     FrameStats stats =
         runFrame(terrain.map, terrain.tree, terrain.mapping, streamedView(terrain, view),
                  terrain.frame, terrain.objects ? &terrain.objects->index() : nullptr);
@@ -470,23 +473,39 @@ FrameStats cullTerrain(Terrain& terrain, const CullView& view) {
     return stats;
 }
 
+FrameStats cullTerrain(Terrain& terrain, const CullView& view) {
+    uploadForView(terrain, view);
+    return cullUploaded(terrain, view);
+}
+
 namespace {
 
+// The GL work in two sections (the uploads; the draws) around the CPU's culling and the objects'
+// instances, so that `sections` (when not null) times the GPU's work alone.
 FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,
-                       const CullView& view, DrawStyle style, ObjectRenderer* objects) {
-    FrameStats stats = cullTerrain(terrain, view);
+                       const CullView& view, DrawStyle style, ObjectRenderer* objects,
+                       GpuSections* sections) {
+    {
+        const GpuSection uploads(sections);
+        uploadForView(terrain, view);
+    }
+    FrameStats stats = cullUploaded(terrain, view);
     // Decided by the viewing camera alone, so culled and unculled frames draw alike.
     style.cullBackFaces =
         renderer.backFaceCulling && backFacesHidden(terrain.tree, terrain.mapping, camera);
     const FrameBuffers& frame = terrain.frame;
+    const bool drawObjects = objects && terrain.objects;
+    if (drawObjects) {
+        objects->prepare(*terrain.objects, frame.objectsDrawn, &frame.objectsDrawnGroups,
+                         terrain.selectedObjects, camera, view.viewportHeight);
+    }
+    const GpuSection draws(sections);
     stats.drawCalls =
         stats.lod ? renderer.draw(terrain.gpu, terrain.mapping, camera, frame.lod.nodes, style)
                   : renderer.draw(terrain.gpu, terrain.mapping, camera, frame.drawList, style);
     stats.drawCalls += renderer.drawWater(terrain.gpu, terrain.mapping, camera);
-    if (objects && terrain.objects) {
-        stats.objectDrawCalls =
-            objects->draw(*terrain.objects, frame.objectsDrawn, &frame.objectsDrawnGroups,
-                          terrain.selectedObjects, camera, view.viewportHeight);
+    if (drawObjects) {
+        stats.objectDrawCalls = objects->submit(camera);
     }
     stats.syncedDraws = renderer.syncDraws;
     stats.backFacesCulled = style.cullBackFaces;
@@ -496,10 +515,11 @@ FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const 
 }  // namespace
 
 FrameStats renderTerrain(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,
-                         const CullView& view, bool wireframe, ObjectRenderer* objects) {
+                         const CullView& view, bool wireframe, ObjectRenderer* objects,
+                         GpuSections* sections) {
     DrawStyle style;
     style.wireframe = wireframe;
-    return cullAndDraw(renderer, terrain, camera, view, style, objects);
+    return cullAndDraw(renderer, terrain, camera, view, style, objects, sections);
 }
 
 FrameStats renderFrozenView(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,
@@ -507,7 +527,7 @@ FrameStats renderFrozenView(const TerrainRenderer& renderer, Terrain& terrain, c
     DrawStyle style;
     style.wireframe = wireframe;
     style.markStencil = true;
-    FrameStats stats = cullAndDraw(renderer, terrain, camera, view, style, objects);
+    FrameStats stats = cullAndDraw(renderer, terrain, camera, view, style, objects, nullptr);
     // The rest: the viewing camera's own level-of-detail selection, culled by its frustum.
     const Heightmap& map = terrain.map;
     const WorldMapping& mapping = terrain.mapping;

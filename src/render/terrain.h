@@ -208,12 +208,18 @@ Status replaceTerrain(Terrain& current, const std::string& path, const LoadOptio
 // 0) over the resident pages, and then posts the pages the selection asked for and marks those
 // it drew.
 FrameStats cullTerrain(Terrain& terrain, const CullView& view);
+// cullTerrain in its two parts: the GL uploads (the errors taken, the pages filled since the last
+// frame), then the CPU's pipeline and the pages asked for.
+void uploadForView(Terrain& terrain, const CullView& view);
+FrameStats cullUploaded(Terrain& terrain, const CullView& view);
 
 // Culls as `view` says and draws what the pipeline left as seen from `camera`, culling back faces
 // when the renderer allows it and backFacesHidden() holds for `camera`, then the objects drawn
-// (with `objects`, when the terrain has some); the caller has bound and cleared the target.
+// (with `objects`, when the terrain has some); the caller has bound and cleared the target. With
+// `sections`, the uploads and the draws are each timed in a section of their own.
 FrameStats renderTerrain(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,
-                         const CullView& view, bool wireframe, ObjectRenderer* objects = nullptr);
+                         const CullView& view, bool wireframe, ObjectRenderer* objects = nullptr,
+                         GpuSections* sections = nullptr);
 
 // The frozen frustum seen in place: what `view` (culled by the frozen camera) keeps, drawn as
 // renderTerrain draws it and marked in the stencil; then the rest of the map in view of `camera`,

@@ -404,7 +404,7 @@ Result<TerrainRenderer> TerrainRenderer::create(const std::string& shaderDir) {
         return Result<TerrainRenderer>::failure(loaded.error());
     }
     glGenVertexArrays(1, &renderer.emptyArray);
-    glGenQueries(1, &renderer.frameTimer);
+    renderer.frameTimer.create();
     return renderer;
 }
 
@@ -413,8 +413,40 @@ void TerrainRenderer::destroy() {
     waterProgram.destroy();
     glDeleteVertexArrays(1, &emptyArray);
     emptyArray = 0;
-    glDeleteQueries(1, &frameTimer);
-    frameTimer = 0;
+    frameTimer.destroy();
+}
+
+void GpuSections::create() {
+    glGenQueries(kSections, queries.data());
+    used = 0;
+}
+
+void GpuSections::destroy() {
+    if (queries[0] != 0) {
+        glDeleteQueries(kSections, queries.data());
+    }
+    queries.fill(0);
+    used = 0;
+}
+
+void GpuSections::begin() {
+    assert(used < kSections);
+    glBeginQuery(GL_TIME_ELAPSED, queries[size_t(used)]);
+}
+
+void GpuSections::end() {
+    glEndQuery(GL_TIME_ELAPSED);
+    ++used;
+}
+
+double GpuSections::milliseconds() const {
+    GLuint64 total = 0;
+    for (int i = 0; i < used; ++i) {
+        GLuint64 ns = 0;
+        glGetQueryObjectui64v(queries[size_t(i)], GL_QUERY_RESULT, &ns);
+        total += ns;
+    }
+    return double(total) * 1e-6;
 }
 
 Status TerrainRenderer::reloadShaders() {

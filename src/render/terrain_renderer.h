@@ -3,6 +3,7 @@
 // the program that draws every visible leaf, or node, with one instanced call.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -106,11 +107,49 @@ struct DrawStyle {
     bool cullBackFaces = false;
 };
 
+// The GPU's time for a frame: GL_TIME_ELAPSED queries round each of the frame's GL sections
+// alone (the clear; the pages' uploads; the draws), summed. One query round the whole frame
+// would also count the CPU's culling between the sections wherever the driver submits the first
+// section's commands at once (an upload does): the GPU's clock would start at the query's begin
+// and run, idle, until the draws arrived.
+struct GpuSections {
+    static constexpr int kSections = 3;
+    std::array<GLuint, kSections> queries{};
+    int used = 0;  // sections begun since reset()
+
+    void create();
+    void destroy();
+    void reset() { used = 0; }
+    void begin();  // the next section; at most kSections a frame
+    void end();
+    double milliseconds() const;  // the sections' sum, waiting for the GPU
+};
+
+// Begins a section of `sections` (when not null) for its scope.
+class GpuSection {
+public:
+    explicit GpuSection(GpuSections* sections) : sections_(sections) {
+        if (sections_) {
+            sections_->begin();
+        }
+    }
+    ~GpuSection() {
+        if (sections_) {
+            sections_->end();
+        }
+    }
+    GpuSection(const GpuSection&) = delete;
+    GpuSection& operator=(const GpuSection&) = delete;
+
+private:
+    GpuSections* sections_;
+};
+
 struct TerrainRenderer {
     ShaderProgram program;
     ShaderProgram waterProgram;  // the flat water plane (shaders/water.*)
     GLuint emptyArray = 0;       // the water plane's vertex array: corners come from vertex ids
-    GLuint frameTimer = 0;       // a GL_TIME_ELAPSED query: the GPU's time for a scripted frame
+    GpuSections frameTimer;      // the GPU's time for a scripted frame
     std::string shaderDir;
     std::string glRenderer;  // GL_RENDERER and GL_VERSION, for the HUD, the bench and --stats-json
     // Draw in batches (core/draw_batches.h), a fence after each, and wait for the oldest before

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include <ostream>
 #include <random>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -1017,6 +1019,42 @@ TEST(SyncedDraws, SoftwareRasterisersAreRecognised) {
         EXPECT_EQ(fresh.value().syncDraws, isSoftwareRasteriser(name)) << name;
         fresh.value().destroy();
     }
+}
+
+// A frame's GPU time is the sum of its GL sections: a pause of the CPU between two sections, the
+// first already submitted, is not in it, though the GPU's clock ran through the pause (the
+// timestamps round both sections, which one query round the whole frame would have measured).
+TEST(GpuTime, TheCpusWorkBetweenSectionsIsNotCounted) {
+    REQUIRE_GL();
+    gl().target.bind();
+    GpuSections sections;
+    sections.create();
+    std::array<GLuint, 2> stamps{};
+    glGenQueries(2, stamps.data());
+    constexpr int kPauseMs = 200;
+    glQueryCounter(stamps[0], GL_TIMESTAMP);
+    {
+        const GpuSection first(&sections);
+        TerrainRenderer::clear(kWidth, kHeight);
+    }
+    glFlush();
+    std::this_thread::sleep_for(std::chrono::milliseconds(kPauseMs));
+    {
+        const GpuSection second(&sections);
+        TerrainRenderer::clear(kWidth, kHeight);
+    }
+    glQueryCounter(stamps[1], GL_TIMESTAMP);
+    glFinish();
+    GLuint64 from = 0, to = 0;
+    glGetQueryObjectui64v(stamps[0], GL_QUERY_RESULT, &from);
+    glGetQueryObjectui64v(stamps[1], GL_QUERY_RESULT, &to);
+    const double spanMs = double(to - from) * 1e-6;
+    EXPECT_EQ(sections.used, 2);
+    EXPECT_GE(spanMs, 0.9 * kPauseMs) << "the first section was not submitted before the pause";
+    EXPECT_LT(sections.milliseconds(), 0.5 * kPauseMs);
+    glDeleteQueries(2, stamps.data());
+    sections.destroy();
+    EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
 }
 
 // The terrain vertex shader linked to capture gl_Position by transform feedback, its uniforms set
