@@ -12,17 +12,43 @@
 namespace qt {
 namespace {
 
+// A split node's children as the walk computed them: their level, the split node's first leaf
+// and each child's distance by quadrant (bit 0 east, bit 1 south, as QuadtreeNode::child), with
+// the split node's own family above it. A drawn node's edges read their neighbours' distances
+// from here where the neighbour shares its parent or grandparent, instead of computing them again:
+// that halves the selection's distance computations (the selection's cost is in them: each reads
+// the node's reach, scattered over the tree's levels).
+struct Family {
+    const Family* up;  // the split node's own family; null for the root's children
+    int level;         // the children's
+    int col, row;      // the split node's first leaf
+    LodDistance children[4];
+
+    // Whether the node at `level` holding leaf (col, row) is one of these children.
+    bool holds(int childLevel, int leafCol, int leafRow) const {
+        return childLevel == level && (leafCol >> (level + 1)) == (col >> (level + 1)) &&
+               (leafRow >> (level + 1)) == (row >> (level + 1));
+    }
+    const LodDistance& at(int leafCol, int leafRow) const {
+        return children[((leafCol >> level) & 1) | ((leafRow >> level) & 1) << 1];
+    }
+};
+
 struct Selector {
     const Quadtree& tree;
     const LodParams& params;
     const Frustum* frustum;  // grid space; null: nothing culled
     LodOutput& out;
 
-    // The distance of the node at `level` holding leaf (col, row); a held-back node that wants
-    // its page asks for it (a neighbour's edge depends on it even where it is culled).
-    LodDistance distanceAt(int level, int col, int row) {
+    // The distance of the node at `level` holding leaf (col, row), from `family` when it holds
+    // that node; a held-back node that wants its page asks for it (a neighbour's edge depends on
+    // it even where it is culled).
+    LodDistance distanceAt(int level, int col, int row, const Family* family) {
         const SampleBox box = levelNodeBox(tree, level, col, row);
-        const LodDistance d = lodDistance(tree, params, level, box.x0, box.z0, box.x1, box.z1);
+        const LodDistance d =
+            family != nullptr && family->holds(level, col, row)
+                ? family->at(col, row)
+                : lodDistance(tree, params, level, box.x0, box.z0, box.x1, box.z1);
         if (d.wantsPage()) {
             request(d, box.x0, box.z0);
         }
@@ -45,12 +71,14 @@ struct Selector {
         }
     }
 
-    // Each edge of a node drawn at `level`: a coarser neighbour (its level + 1 ancestor does not
-    // split) sets the edge's bit; a finer one (the neighbour at `level` splits) leaves it at morph
-    // 0, where the finer node's folded vertices meet this node's own; a neighbour at the same
-    // level gives the larger of the two nodes' morphs, which both compute alike. (Neighbours
-    // differ by one level at most.)
-    void edges(int level, int col, int row, DrawNode& drawn) {
+    // Each edge of a node drawn at `level`, a child of `family` (null for the root): a coarser
+    // neighbour (its level + 1 ancestor does not split) sets the edge's bit; a finer one (the
+    // neighbour at `level` splits) leaves it at morph 0, where the finer node's folded vertices
+    // meet this node's own; a neighbour at the same level gives the larger of the two nodes'
+    // morphs, which both compute alike. (Neighbours differ by one level at most.) A neighbour
+    // under the same parent has a parent that splits; one under the same grandparent has its
+    // parent's distance in the grandparent's family.
+    void edges(int level, int col, int row, DrawNode& drawn, const Family* family) {
         drawn.coarser = 0;
         for (uint8_t& m : drawn.edgeMorph) {
             m = drawn.morph;  // the map's border: no neighbour to agree with
@@ -75,20 +103,26 @@ struct Selector {
             if (!side.present) {
                 continue;
             }
-            const LodDistance parent = distanceAt(level + 1, side.col, side.row);
-            if (!parent.splits()) {
-                drawn.coarser |= side.bit;
-                continue;
+            const bool sibling = family != nullptr && family->holds(level, side.col, side.row);
+            LodDistance parent;  // the neighbour's; a sibling's is this node's own, which splits
+            if (!sibling) {
+                parent = distanceAt(level + 1, side.col, side.row,
+                                    family != nullptr ? family->up : nullptr);
+                if (!parent.splits()) {
+                    drawn.coarser |= side.bit;
+                    continue;
+                }
             }
-            if (distanceAt(level, side.col, side.row).splits()) {
+            if (distanceAt(level, side.col, side.row, family).splits()) {
                 drawn.edgeMorph[side.index] = 0;
                 continue;
             }
-            drawn.edgeMorph[side.index] = std::max(drawn.morph, parent.childMorph());
+            drawn.edgeMorph[side.index] =
+                sibling ? drawn.morph : std::max(drawn.morph, parent.childMorph());
         }
     }
 
-    void draw(const QuadtreeNode& node, int level, uint8_t morph) {
+    void draw(const QuadtreeNode& node, int level, uint8_t morph, const Family* family) {
         const int col = node.x0 >> tree.leafShift;
         const int row = node.z0 >> tree.leafShift;
         DrawNode& drawn = out.nodes.emplace_back();
@@ -97,7 +131,7 @@ struct Selector {
         drawn.level = uint8_t(level);
         drawn.morph = morph;
         drawn.pad = 0;
-        edges(level, col, row, drawn);
+        edges(level, col, row, drawn, family);
         LodStats& stats = out.stats;
         ++stats.nodesDrawn;
         stats.leavesCovered += tree.leafCount(node);
@@ -108,8 +142,10 @@ struct Selector {
         stats.deepestLevel = std::max(stats.deepestLevel, uint8_t(level));
     }
 
-    // `morph`: the node's, from its parent's distance (0 for the root).
-    void visit(uint32_t index, int level, uint8_t planes, uint8_t morph) {
+    // `distance`: the node's (computed by its parent, in `family`, or for the root by the
+    // caller); `morph`: the node's, from its parent's distance (0 for the root).
+    void visit(uint32_t index, int level, uint8_t planes, uint8_t morph,
+               const LodDistance& distance, const Family* family) {
         const QuadtreeNode& node = tree.nodes[index];
         if (frustum != nullptr && planes != 0) {
             ++out.stats.nodesTested;
@@ -119,20 +155,29 @@ struct Selector {
                 return;
             }
         }
-        const LodDistance distance =
-            node.isLeaf() ? LodDistance{}
-                          : lodDistance(tree, params, level, node.x0, node.z0, node.x1, node.z1);
         if (distance.wantsPage()) {
             request(distance, node.x0, node.z0);
         }
         if (!distance.splits()) {
-            draw(node, level, morph);
+            draw(node, level, morph, family);
             return;
         }
+        Family children{
+            family, level - 1, node.x0 >> tree.leafShift, node.z0 >> tree.leafShift, {}};
         const uint8_t childMorph = distance.childMorph();
         for (int q = 0; q < 4; ++q) {
             if (node.hasChild(q)) {
-                visit(node.child(q), level - 1, planes, childMorph);
+                const QuadtreeNode& child = tree.nodes[node.child(q)];
+                children.children[q] = child.isLeaf()
+                                           ? LodDistance{}
+                                           : lodDistance(tree, params, level - 1, child.x0,
+                                                         child.z0, child.x1, child.z1);
+            }
+        }
+        for (int q = 0; q < 4; ++q) {
+            if (node.hasChild(q)) {
+                visit(node.child(q), level - 1, planes, childMorph, children.children[q],
+                      &children);
             }
         }
     }
@@ -290,7 +335,11 @@ void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParam
         }
     }
     Selector selector{tree, params, frustum != nullptr ? &grid : nullptr, out};
-    selector.visit(tree.rootIndex(), tree.depth, kAllPlanes, 0);
+    const QuadtreeNode& root = tree.root();
+    const LodDistance distance =
+        root.isLeaf() ? LodDistance{}
+                      : lodDistance(tree, params, tree.depth, root.x0, root.z0, root.x1, root.z1);
+    selector.visit(tree.rootIndex(), tree.depth, kAllPlanes, 0, distance, nullptr);
     for (const PageRequest& r : out.requests) {
         out.pageRequest[r.page] = 0;
     }

@@ -143,7 +143,9 @@ struct LodDistance {
     float squared = 0.0f;  // squared distance, as the split rule measures it
     float reach = 0.0f;    // stepsAway * the node's reach (0 for leaves: they never split)
     // A level-1 node whose level-0 page is not resident (LodParams::residency): it does not split.
-    bool heldBack = false;
+    // 32 bits, not a bool: returned in a register whole, with no byte stored and read back wide
+    // (a stalled store forward in every call of lodDistance).
+    uint32_t heldBack = 0;
 
     bool splits() const { return !heldBack && squared < reach * reach; }
     // A held-back node near enough to want its page: within kStreamPrefetch of its reach.
