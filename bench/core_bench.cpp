@@ -226,8 +226,8 @@ void BM_Occlusion(benchmark::State& state) {
 }
 
 // Level-of-detail selection over the path's cameras (culled by the frustum, 720 pixels high), at
-// range(2) pixels, by the grid step alone (range(3) == 0) or with each node's coarse error too:
-// its time and what it draws, per frame.
+// range(2) pixels, by the grid step alone (range(3) == 0) or with each node's coarse error too,
+// split over range(4) threads: its time and what it draws, per frame.
 void BM_LodSelect(benchmark::State& state) {
     Scene& s = scene(int(state.range(0)));
     const int frames = int(state.range(1));
@@ -250,6 +250,7 @@ void BM_LodSelect(benchmark::State& state) {
                 updateLodReach(s.tree, lodErrorSteps(s.tree, s.mapping, c.fovY, c.aspect), reach);
                 params.reach = &reach;
             }
+            params.threads = int(state.range(4));
             selectLod(s.tree, s.mapping, params, &frusta[f], out);
             benchmark::DoNotOptimize(out.nodes.data());
             triangles += out.stats.triangles;
@@ -535,7 +536,7 @@ BENCHMARK(BM_Occlusion)->Args({1025, 64})->Args({4097, 64})->Unit(benchmark::kMi
 BENCHMARK(BM_BuildTree)->Arg(1025)->Arg(4097)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CoarseErrors)->Arg(1025)->Arg(4097)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LodSelect)
-    ->ArgsProduct({{4097}, {16}, {1, 2, 4}, {0, 1}})
+    ->ArgsProduct({{4097}, {16}, {1, 2, 4}, {0, 1}, {1, 2}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LoadHeightmap)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_StbDecodeOnly)->Unit(benchmark::kMillisecond);

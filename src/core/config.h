@@ -112,6 +112,8 @@ constexpr int64_t kOnDemandSamples = int64_t{1} << 26;
 constexpr int kStreamStagingPages = 2 * kStreamUploadsPerFrame;
 // Most threads that compute the nodes' coarse-surface errors while a map loads (one per core).
 constexpr int kMaxLoadThreads = 8;
+// Most threads a frame's level-of-detail selection is split over (LodParams::threads).
+constexpr int kMaxSelectThreads = 8;
 // Four sibling leaves are tested as one unit, their parent, beyond this distance in leaf sides per
 // margin angle (156 leaf sides for a 60 degree view 720 pixels high) if the parent's relief is at
 // most kOcclusionQuadRelief of its distance: far leaves cost a quarter, and lose little culling.

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <thread>
 
 #include "core/config.h"
 
@@ -113,6 +114,7 @@ void levelOfDetailStage(const Heightmap& map, const Quadtree& tree, const WorldM
     updateLodReach(tree, lodErrorSteps(tree, mapping, c.fovY, c.aspect), frame.lodReach);
     params.reach = &frame.lodReach;
     params.residency = view.residency;
+    params.threads = frame.lodThreads;
     selectLod(tree, mapping, params, view.frustum ? &frustum : nullptr, frame.lod);
     if (view.frustum && view.occlusion) {
         frame.lodLeaves.clear();
@@ -136,6 +138,10 @@ void levelOfDetailStage(const Heightmap& map, const Quadtree& tree, const WorldM
 }
 
 }  // namespace
+
+int defaultSelectThreads() {
+    return std::clamp(int(std::thread::hardware_concurrency()), 1, kMaxSelectThreads);
+}
 
 void FrameBuffers::reserveFor(const Quadtree& tree, bool recordDecisions) {
     walk.recordDecisions = recordDecisions;

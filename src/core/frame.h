@@ -67,6 +67,10 @@ struct FrameStats {
         0.0;  // the GPU's time for the frame's GL sections, not the CPU's between them (scripted)
 };
 
+// The threads a frame's level-of-detail selection takes by default: every core, at most
+// kMaxSelectThreads.
+int defaultSelectThreads();
+
 // Every buffer a frame writes, sized once per tree by reserveFor: a frame then never allocates.
 // After runFrame, the renderer draws `drawList` (full detail) or `lod.nodes` (level of detail).
 struct FrameBuffers {
@@ -76,7 +80,9 @@ struct FrameBuffers {
     // The drawn leaves' coordinates, one instance each: `drawn` expanded (left empty when drawing
     // by level of detail). Room for every leaf (untouched capacity costs no resident memory).
     std::vector<LeafCoord> drawList;
-    LodOutput lod;      // with level of detail: the nodes drawn
+    LodOutput lod;  // with level of detail: the nodes drawn
+    // Threads the selection is split over: the machine's, at most kMaxSelectThreads.
+    int lodThreads = defaultSelectThreads();
     LodReach lodReach;  // the split distances, remade when the mapping or projection changes
     // With level of detail and occlusion: the full-detail leaves (the stage's candidates), those
     // it keeps, and those it removes.

@@ -3,11 +3,13 @@
 #include "core/lod.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <cmath>
 
 #include "core/config.h"
 #include "core/cull.h"
+#include "core/worker_pool.h"
 
 namespace qt {
 namespace {
@@ -34,11 +36,45 @@ struct Family {
     }
 };
 
+// What one walk writes: its drawn nodes in tree order, its page asks in walk order (each ask, a
+// page perhaps many times: selectLod keeps each page once) and its counts.
+struct PartOutput {
+    std::vector<DrawNode> nodes;
+    std::vector<PageRequest> asks;
+    LodStats stats;
+
+    void clear() {
+        nodes.clear();
+        asks.clear();
+        stats = {};
+    }
+};
+
+// A subtree left to a worker: the node (its frustum test done), what its parent's walk knew of
+// it, and where its output goes in the whole (after that many of the top walk's nodes and asks).
+struct Subtree {
+    uint32_t index;
+    int level;
+    uint8_t planes;
+    uint8_t morph;
+    LodDistance distance;
+    const Family* family;
+    size_t nodesBefore;
+    size_t asksBefore;
+};
+
 struct Selector {
     const Quadtree& tree;
     const LodParams& params;
     const Frustum* frustum;  // grid space; null: nothing culled
-    LodOutput& out;
+    std::vector<DrawNode>& nodes;
+    std::vector<PageRequest>& asks;
+    LodStats& stats;
+    // The top walk of a split selection: a node at cutLevel that splits becomes a Subtree in
+    // `subtrees`, and the families above it live in `families` (reserved: they stay put).
+    int cutLevel = -1;
+    std::vector<Subtree>* subtrees = nullptr;
+    std::vector<Family>* families = nullptr;
 
     // The distance of the node at `level` holding leaf (col, row), from `family` when it holds
     // that node; a held-back node that wants its page asks for it (a neighbour's edge depends on
@@ -55,20 +91,12 @@ struct Selector {
         return d;
     }
 
-    // Asks for the level-0 page holding sample (x0, z0) at distance `d`, once a frame: a second
-    // ask only keeps the nearer distance.
+    // Asks for the level-0 page holding sample (x0, z0) at distance `d`.
     void request(const LodDistance& d, int x0, int z0) {
         const LodResidency& r = *params.residency;
         const uint32_t page =
             uint32_t(z0 >> r.pageShift) * uint32_t(r.pagesX) + uint32_t(x0 >> r.pageShift);
-        uint32_t& at = out.pageRequest[page];
-        if (at == 0) {
-            out.requests.push_back({page, d.squared});
-            at = uint32_t(out.requests.size());
-        } else {
-            float& squared = out.requests[at - 1].squared;
-            squared = std::min(squared, d.squared);
-        }
+        asks.push_back({page, d.squared});
     }
 
     // Each edge of a node drawn at `level`, a child of `family` (null for the root): a coarser
@@ -125,14 +153,13 @@ struct Selector {
     void draw(const QuadtreeNode& node, int level, uint8_t morph, const Family* family) {
         const int col = node.x0 >> tree.leafShift;
         const int row = node.z0 >> tree.leafShift;
-        DrawNode& drawn = out.nodes.emplace_back();
+        DrawNode& drawn = nodes.emplace_back();
         drawn.col = uint16_t(col);
         drawn.row = uint16_t(row);
         drawn.level = uint8_t(level);
         drawn.morph = morph;
         drawn.pad = 0;
         edges(level, col, row, drawn, family);
-        LodStats& stats = out.stats;
         ++stats.nodesDrawn;
         stats.leavesCovered += tree.leafCount(node);
         const int step = 1 << level;
@@ -148,13 +175,25 @@ struct Selector {
                const LodDistance& distance, const Family* family) {
         const QuadtreeNode& node = tree.nodes[index];
         if (frustum != nullptr && planes != 0) {
-            ++out.stats.nodesTested;
+            ++stats.nodesTested;
             bool outside = false;
             planes = frustum->classify(gridBox(node), planes, outside);
             if (outside) {
                 return;
             }
         }
+        if (level == cutLevel && distance.splits()) {
+            subtrees->push_back(
+                {index, level, planes, morph, distance, family, nodes.size(), asks.size()});
+            return;
+        }
+        descend(index, level, planes, morph, distance, family);
+    }
+
+    // The node past its frustum test: drawn, or its children visited.
+    void descend(uint32_t index, int level, uint8_t planes, uint8_t morph,
+                 const LodDistance& distance, const Family* family) {
+        const QuadtreeNode& node = tree.nodes[index];
         if (distance.wantsPage()) {
             request(distance, node.x0, node.z0);
         }
@@ -162,22 +201,27 @@ struct Selector {
             draw(node, level, morph, family);
             return;
         }
-        Family children{
-            family, level - 1, node.x0 >> tree.leafShift, node.z0 >> tree.leafShift, {}};
-        const uint8_t childMorph = distance.childMorph();
-        for (int q = 0; q < 4; ++q) {
-            if (node.hasChild(q)) {
-                const QuadtreeNode& child = tree.nodes[node.child(q)];
-                children.children[q] = child.isLeaf()
-                                           ? LodDistance{}
-                                           : lodDistance(tree, params, level - 1, child.x0,
-                                                         child.z0, child.x1, child.z1);
-            }
+        Family local{family, level - 1, node.x0 >> tree.leafShift, node.z0 >> tree.leafShift, {}};
+        Family* children = &local;
+        if (families != nullptr) {
+            assert(families->size() < families->capacity());
+            families->push_back(local);
+            children = &families->back();
         }
         for (int q = 0; q < 4; ++q) {
             if (node.hasChild(q)) {
-                visit(node.child(q), level - 1, planes, childMorph, children.children[q],
-                      &children);
+                const QuadtreeNode& child = tree.nodes[node.child(q)];
+                children->children[q] = child.isLeaf()
+                                            ? LodDistance{}
+                                            : lodDistance(tree, params, level - 1, child.x0,
+                                                          child.z0, child.x1, child.z1);
+            }
+        }
+        const uint8_t childMorph = distance.childMorph();
+        for (int q = 0; q < 4; ++q) {
+            if (node.hasChild(q)) {
+                visit(node.child(q), level - 1, planes, childMorph, children->children[q],
+                      children);
             }
         }
     }
@@ -311,6 +355,46 @@ void LodOutput::reserveFor(const Quadtree& tree) {
     requests.reserve(tree.depth >= 1 ? tree.levelStart[2] - tree.levelStart[1] : 0);
 }
 
+// The levels a split selection leaves to its workers: the subtrees of the nodes kSplitLevels
+// below the root (at most 4^kSplitLevels of them), enough for the nodes near the eye, where most
+// are drawn, to spread over the threads.
+constexpr int kSplitLevels = 5;
+constexpr size_t kMostSubtrees = size_t(1) << (2 * kSplitLevels);
+
+struct LodParts {
+    std::unique_ptr<WorkerPool> pool;
+    std::vector<PageRequest> asks;  // the top walk's (the whole walk's when not split)
+    std::vector<DrawNode> topNodes;
+    std::vector<Family> families;
+    std::vector<Subtree> subtrees;
+    std::vector<PartOutput> outputs;  // one per subtree
+    std::atomic<size_t> next{0};
+};
+
+namespace {
+
+// Each page once, in the order of its first ask, at its nearest asked distance (LodOutput).
+void takeAsk(const PageRequest& ask, LodOutput& out) {
+    uint32_t& at = out.pageRequest[ask.page];
+    if (at == 0) {
+        out.requests.push_back(ask);
+        at = uint32_t(out.requests.size());
+    } else {
+        float& squared = out.requests[at - 1].squared;
+        squared = std::min(squared, ask.squared);
+    }
+}
+
+void addStats(const LodStats& part, LodStats& whole) {
+    whole.nodesTested += part.nodesTested;
+    whole.nodesDrawn += part.nodesDrawn;
+    whole.leavesCovered += part.leavesCovered;
+    whole.triangles += part.triangles;
+    whole.deepestLevel = std::max(whole.deepestLevel, part.deepestLevel);
+}
+
+}  // namespace
+
 void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParams& params,
                const Frustum* frustum, LodOutput& out) {
     assert(tree.depth <= kMaxTreeDepth);
@@ -324,6 +408,7 @@ void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParam
     if (frustum != nullptr) {
         grid = gridFrustum(*frustum, tree, mapping);
     }
+    const Frustum* culling = frustum != nullptr ? &grid : nullptr;
     if (params.residency != nullptr) {
         // Sized once for the pages (the first streamed frame), then only its marks change.
         const size_t pagesZ =
@@ -334,12 +419,81 @@ void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParam
             out.pageRequest.assign(pages, 0);
         }
     }
-    Selector selector{tree, params, frustum != nullptr ? &grid : nullptr, out};
+    if (!out.parts) {
+        out.parts = std::make_shared<LodParts>();
+    }
+    LodParts& parts = *out.parts;
+    parts.asks.clear();
     const QuadtreeNode& root = tree.root();
     const LodDistance distance =
         root.isLeaf() ? LodDistance{}
                       : lodDistance(tree, params, tree.depth, root.x0, root.z0, root.x1, root.z1);
-    selector.visit(tree.rootIndex(), tree.depth, kAllPlanes, 0, distance, nullptr);
+    const int threads = std::clamp(params.threads, 1, kMaxSelectThreads);
+    const int cutLevel = tree.depth - kSplitLevels;
+    if (threads == 1 || cutLevel < 1) {
+        Selector selector{tree, params, culling, out.nodes, parts.asks, out.stats};
+        selector.visit(tree.rootIndex(), tree.depth, kAllPlanes, 0, distance, nullptr);
+        for (const PageRequest& ask : parts.asks) {
+            takeAsk(ask, out);
+        }
+    } else {
+        // The top walk stops at cutLevel; the workers walk the subtrees below it; the parts are
+        // then joined in tree order: the output is the one-thread walk's, bit for bit.
+        parts.topNodes.clear();
+        parts.families.clear();
+        parts.families.reserve(kMostSubtrees);  // more than the split nodes above the cut
+        parts.subtrees.clear();
+        parts.subtrees.reserve(kMostSubtrees);
+        LodStats top;
+        Selector selector{tree, params, culling, parts.topNodes, parts.asks, top};
+        selector.cutLevel = cutLevel;
+        selector.subtrees = &parts.subtrees;
+        selector.families = &parts.families;
+        selector.visit(tree.rootIndex(), tree.depth, kAllPlanes, 0, distance, nullptr);
+        if (parts.outputs.size() < parts.subtrees.size()) {
+            parts.outputs.resize(parts.subtrees.size());
+        }
+        if (!parts.pool || parts.pool->threads() != threads) {
+            parts.pool = std::make_unique<WorkerPool>(threads);
+        }
+        parts.next.store(0);
+        auto walkSubtrees = [&](int) {
+            for (;;) {
+                const size_t i = parts.next.fetch_add(1);
+                if (i >= parts.subtrees.size()) {
+                    return;
+                }
+                PartOutput& part = parts.outputs[i];
+                part.clear();
+                const Subtree& t = parts.subtrees[i];
+                Selector worker{tree, params, culling, part.nodes, part.asks, part.stats};
+                worker.descend(t.index, t.level, t.planes, t.morph, t.distance, t.family);
+            }
+        };
+        parts.pool->run(walkSubtrees);
+        size_t nodesTaken = 0;
+        size_t asksTaken = 0;
+        const auto takeTop = [&](size_t nodesTo, size_t asksTo) {
+            out.nodes.insert(out.nodes.end(), parts.topNodes.begin() + ptrdiff_t(nodesTaken),
+                             parts.topNodes.begin() + ptrdiff_t(nodesTo));
+            for (; asksTaken < asksTo; ++asksTaken) {
+                takeAsk(parts.asks[asksTaken], out);
+            }
+            nodesTaken = nodesTo;
+        };
+        out.stats = top;
+        for (size_t i = 0; i < parts.subtrees.size(); ++i) {
+            const Subtree& t = parts.subtrees[i];
+            takeTop(t.nodesBefore, t.asksBefore);
+            const PartOutput& part = parts.outputs[i];
+            out.nodes.insert(out.nodes.end(), part.nodes.begin(), part.nodes.end());
+            for (const PageRequest& ask : part.asks) {
+                takeAsk(ask, out);
+            }
+            addStats(part.stats, out.stats);
+        }
+        takeTop(parts.topNodes.size(), parts.asks.size());
+    }
     for (const PageRequest& r : out.requests) {
         out.pageRequest[r.page] = 0;
     }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <glm/vec3.hpp>
@@ -93,6 +94,8 @@ struct LodParams {
     const LodReach* reach = nullptr;
     // The level-0 pages on the GPU; null: every page (a terrain that is not streamed).
     const LodResidency* residency = nullptr;
+    // Threads the selection is split over (LodOutput keeps them): the same output for any count.
+    int threads = 1;
 };
 
 // Each inner node's reach, in grid steps per unit of stepsAway, by Quadtree::levelIndex: at
@@ -209,7 +212,10 @@ struct PageRequest {
     float squared;
 };
 
-// Per-frame output; reserve once per tree: selectLod() then never allocates.
+struct LodParts;  // lod.cpp
+
+// Per-frame output; reserve once per tree: selectLod() then never allocates (split over threads:
+// after its first frames, once each part's buffers have grown to their size).
 struct LodOutput {
     std::vector<DrawNode> nodes;  // tree order
     LodStats stats;
@@ -222,6 +228,8 @@ struct LodOutput {
     // Per level-0 page: 1 + its index in `requests`, 0 when not asked; all 0 between frames.
     // Sized by the first streamed selection.
     std::vector<uint32_t> pageRequest;
+    // A selection split over threads: their pool and each part's output (kept between frames).
+    std::shared_ptr<LodParts> parts;
 
     void reserveFor(const Quadtree& tree);
 };

@@ -781,6 +781,63 @@ TEST(Lod, StreamedSelectionWithEveryPageResidentIsTheSame) {
     }
 }
 
+// Split over threads, the selection is the one-thread walk's bit for bit: the drawn nodes in tree
+// order, the requests in walk order with their distances, the counts; culled or not, with each
+// node's error or the grid step alone, with pages missing or not, on trees deep enough to split.
+TEST(Lod, SelectionSplitOverThreadsIsTheOneThreadWalks) {
+    uint32_t seed = 31;
+    struct Case {
+        int width, height, leaf;
+    };
+    int requested = 0;
+    for (const Case& c : {Case{1025, 1025, 4}, Case{777, 1500, 2}, Case{2049, 1100, 8},
+                          Case{257, 257, 4}, Case{129, 300, 8}}) {
+        const Scene s = makeScene(syntheticHeightmap(c.width, c.height, seed),
+                                  test::kSyntheticCases[0].mapping, c.leaf);
+        Random rng(seed++);
+        LodOutput one, split;
+        one.reserveFor(s.tree);
+        split.reserveFor(s.tree);
+        for (int i = 0; i < 24; ++i) {
+            const Camera camera = anyCamera(s, rng);
+            LodReach reach;
+            LodParams params = paramsFor(s, camera, int(rng.uniform(100.0f, 2160.0f)),
+                                         rng.uniform(0.25f, 8.0f), i % 2 == 0 ? &reach : nullptr);
+            const Residency r = randomResidency(s, 2 * c.leaf, rng.uniform(0.0f, 1.0f), rng);
+            if (i % 3 != 0) {
+                params.residency = &r.view;
+            }
+            const Frustum frustum = Frustum::fromViewProjection(camera.viewProjection());
+            const Frustum* culling = i % 4 != 3 ? &frustum : nullptr;
+            params.threads = 1;
+            selectLod(s.tree, s.mapping, params, culling, one);
+            requested += int(one.requests.size());
+            for (const int threads : {2, 3, kMaxSelectThreads}) {
+                params.threads = threads;
+                selectLod(s.tree, s.mapping, params, culling, split);
+                const std::string what = std::to_string(c.width) + "x" + std::to_string(c.height) +
+                                         " camera " + std::to_string(i) + ", " +
+                                         std::to_string(threads) + " threads";
+                ASSERT_EQ(split.nodes.size(), one.nodes.size()) << what;
+                ASSERT_EQ(0, std::memcmp(split.nodes.data(), one.nodes.data(),
+                                         one.nodes.size() * sizeof(DrawNode)))
+                    << what;
+                ASSERT_EQ(split.requests.size(), one.requests.size()) << what;
+                for (size_t k = 0; k < one.requests.size(); ++k) {
+                    ASSERT_EQ(split.requests[k].page, one.requests[k].page) << what;
+                    ASSERT_EQ(split.requests[k].squared, one.requests[k].squared) << what;
+                }
+                EXPECT_EQ(split.stats.nodesTested, one.stats.nodesTested) << what;
+                EXPECT_EQ(split.stats.nodesDrawn, one.stats.nodesDrawn) << what;
+                EXPECT_EQ(split.stats.leavesCovered, one.stats.leavesCovered) << what;
+                EXPECT_EQ(split.stats.triangles, one.stats.triangles) << what;
+                EXPECT_EQ(split.stats.deepestLevel, one.stats.deepestLevel) << what;
+            }
+        }
+    }
+    EXPECT_GT(requested, 0) << "no selection asked for a page";
+}
+
 // Culled by the frustum, the streamed selection covers the same visible ground as the full one:
 // every leaf the full selection draws is under a streamed drawn node, and a leaf only the
 // streamed selection covers lies in a held-back level-1 node and is itself outside the frustum
