@@ -58,6 +58,8 @@ ObjectWorld& world(int side, uint32_t count, uint32_t moving) {
         w.objects = std::make_unique<ObjectScene>(
             ObjectScene::scatter(w.map, w.mapping, count, moving, 1).value());
         w.cameras = flightPath(w.map, w.mapping, 64, 16.0f / 9.0f);
+        // One thread, as the scene's figures are: the counters time this thread's CPU alone.
+        w.frame.lodThreads = 1;
         w.frame.reserveFor(w.tree);
         w.frame.reserveObjects(count);
         w.instances.reserve(count);

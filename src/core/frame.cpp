@@ -151,7 +151,7 @@ void FrameBuffers::reserveFor(const Quadtree& tree, bool recordDecisions) {
     drawn.reserve(maxLeafRanges(tree));
     drawList.clear();
     drawList.reserve(tree.leaves.size());
-    lod.reserveFor(tree);
+    lod.reserveFor(tree, lodThreads);
     lodReach.reserveFor(tree);
     for (std::vector<LeafRange>* runs : {&lodLeaves, &lodKept, &lodOccluded}) {
         runs->clear();

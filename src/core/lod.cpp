@@ -36,22 +36,17 @@ struct Family {
     }
 };
 
-// What one walk writes: its drawn nodes in tree order, its page asks in walk order (each ask, a
-// page perhaps many times: selectLod keeps each page once) and its counts.
+// What one thread's walks write: drawn nodes in tree order, page asks in walk order (each ask, a
+// page perhaps many times: selectLod keeps each page once) and counts.
 struct PartOutput {
     std::vector<DrawNode> nodes;
     std::vector<PageRequest> asks;
     LodStats stats;
-
-    void clear() {
-        nodes.clear();
-        asks.clear();
-        stats = {};
-    }
 };
 
 // A subtree left to a worker: the node (its frustum test done), what its parent's walk knew of
-// it, and where its output goes in the whole (after that many of the top walk's nodes and asks).
+// it, where its output goes in the whole (after that many of the top walk's nodes and asks), and
+// where the worker put it (its thread's PartOutput, from ...First to ...End).
 struct Subtree {
     uint32_t index;
     int level;
@@ -61,6 +56,9 @@ struct Subtree {
     const Family* family;
     size_t nodesBefore;
     size_t asksBefore;
+    int thread = 0;
+    size_t nodesFirst = 0, nodesEnd = 0;
+    size_t asksFirst = 0, asksEnd = 0;
 };
 
 struct Selector {
@@ -348,13 +346,6 @@ void updateLodReach(const Quadtree& tree, float errorSteps, LodReach& reach) {
     }
 }
 
-void LodOutput::reserveFor(const Quadtree& tree) {
-    // Every leaf drawn on its own is the most there can be.
-    nodes.reserve(tree.leaves.size());
-    // At most one request per level-1 node.
-    requests.reserve(tree.depth >= 1 ? tree.levelStart[2] - tree.levelStart[1] : 0);
-}
-
 // The levels a split selection leaves to its workers: the subtrees of the nodes kSplitLevels
 // below the root (at most 4^kSplitLevels of them), enough for the nodes near the eye, where most
 // are drawn, to spread over the threads.
@@ -367,8 +358,28 @@ struct LodParts {
     std::vector<DrawNode> topNodes;
     std::vector<Family> families;
     std::vector<Subtree> subtrees;
-    std::vector<PartOutput> outputs;  // one per subtree
+    std::vector<PartOutput> threads;  // one per thread of the pool
     std::atomic<size_t> next{0};
+
+    // Room for `count` threads' walks of `tree`, so that a split selection allocates nothing.
+    void reserveFor(const Quadtree& tree, int count) {
+        topNodes.reserve(kMostSubtrees);  // the nodes drawn above the cut: fewer than its nodes
+        families.reserve(kMostSubtrees);  // more than the split nodes above the cut
+        subtrees.reserve(kMostSubtrees);
+        const size_t mostAsks = tree.depth >= 1 ? tree.levelStart[2] - tree.levelStart[1] : 0;
+        asks.reserve(mostAsks);
+        if (count > 1 && tree.depth - kSplitLevels >= 1) {
+            if (!pool || pool->threads() != count) {
+                pool = std::make_unique<WorkerPool>(count);
+            }
+            threads.resize(size_t(count));
+            for (PartOutput& part : threads) {
+                // Untouched capacity costs no resident memory: room for every leaf.
+                part.nodes.reserve(tree.leaves.size());
+                part.asks.reserve(mostAsks);
+            }
+        }
+    }
 };
 
 namespace {
@@ -394,6 +405,17 @@ void addStats(const LodStats& part, LodStats& whole) {
 }
 
 }  // namespace
+
+void LodOutput::reserveFor(const Quadtree& tree, int threads) {
+    // Every leaf drawn on its own is the most there can be.
+    nodes.reserve(tree.leaves.size());
+    // At most one request per level-1 node.
+    requests.reserve(tree.depth >= 1 ? tree.levelStart[2] - tree.levelStart[1] : 0);
+    if (!parts) {
+        parts = std::make_shared<LodParts>();
+    }
+    parts->reserveFor(tree, std::clamp(threads, 1, kMaxSelectThreads));
+}
 
 void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParams& params,
                const Frustum* frustum, LodOutput& out) {
@@ -441,33 +463,35 @@ void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParam
         // then joined in tree order: the output is the one-thread walk's, bit for bit.
         parts.topNodes.clear();
         parts.families.clear();
-        parts.families.reserve(kMostSubtrees);  // more than the split nodes above the cut
         parts.subtrees.clear();
-        parts.subtrees.reserve(kMostSubtrees);
         LodStats top;
         Selector selector{tree, params, culling, parts.topNodes, parts.asks, top};
         selector.cutLevel = cutLevel;
         selector.subtrees = &parts.subtrees;
         selector.families = &parts.families;
         selector.visit(tree.rootIndex(), tree.depth, kAllPlanes, 0, distance, nullptr);
-        if (parts.outputs.size() < parts.subtrees.size()) {
-            parts.outputs.resize(parts.subtrees.size());
-        }
-        if (!parts.pool || parts.pool->threads() != threads) {
-            parts.pool = std::make_unique<WorkerPool>(threads);
+        parts.reserveFor(tree, threads);  // nothing to do once reserved for this count
+        for (PartOutput& part : parts.threads) {
+            part.nodes.clear();
+            part.asks.clear();
+            part.stats = {};
         }
         parts.next.store(0);
-        auto walkSubtrees = [&](int) {
+        auto walkSubtrees = [&](int thread) {
+            PartOutput& part = parts.threads[size_t(thread)];
             for (;;) {
                 const size_t i = parts.next.fetch_add(1);
                 if (i >= parts.subtrees.size()) {
                     return;
                 }
-                PartOutput& part = parts.outputs[i];
-                part.clear();
-                const Subtree& t = parts.subtrees[i];
+                Subtree& t = parts.subtrees[i];
+                t.thread = thread;
+                t.nodesFirst = part.nodes.size();
+                t.asksFirst = part.asks.size();
                 Selector worker{tree, params, culling, part.nodes, part.asks, part.stats};
                 worker.descend(t.index, t.level, t.planes, t.morph, t.distance, t.family);
+                t.nodesEnd = part.nodes.size();
+                t.asksEnd = part.asks.size();
             }
         };
         parts.pool->run(walkSubtrees);
@@ -481,18 +505,20 @@ void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParam
             }
             nodesTaken = nodesTo;
         };
-        out.stats = top;
-        for (size_t i = 0; i < parts.subtrees.size(); ++i) {
-            const Subtree& t = parts.subtrees[i];
+        for (const Subtree& t : parts.subtrees) {
             takeTop(t.nodesBefore, t.asksBefore);
-            const PartOutput& part = parts.outputs[i];
-            out.nodes.insert(out.nodes.end(), part.nodes.begin(), part.nodes.end());
-            for (const PageRequest& ask : part.asks) {
-                takeAsk(ask, out);
+            const PartOutput& part = parts.threads[size_t(t.thread)];
+            out.nodes.insert(out.nodes.end(), part.nodes.begin() + ptrdiff_t(t.nodesFirst),
+                             part.nodes.begin() + ptrdiff_t(t.nodesEnd));
+            for (size_t a = t.asksFirst; a < t.asksEnd; ++a) {
+                takeAsk(part.asks[a], out);
             }
-            addStats(part.stats, out.stats);
         }
         takeTop(parts.topNodes.size(), parts.asks.size());
+        out.stats = top;
+        for (const PartOutput& part : parts.threads) {
+            addStats(part.stats, out.stats);
+        }
     }
     for (const PageRequest& r : out.requests) {
         out.pageRequest[r.page] = 0;

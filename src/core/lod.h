@@ -231,7 +231,8 @@ struct LodOutput {
     // A selection split over threads: their pool and each part's output (kept between frames).
     std::shared_ptr<LodParts> parts;
 
-    void reserveFor(const Quadtree& tree);
+    // For `tree`, split over `threads` (LodParams::threads): their pool is made here.
+    void reserveFor(const Quadtree& tree, int threads = 1);
 };
 
 // Walks the tree from the root, culling by `frustum` (null: nothing culled, the reference), and
