@@ -461,6 +461,7 @@ void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParam
     } else {
         // The top walk stops at cutLevel; the workers walk the subtrees below it; the parts are
         // then joined in tree order: the output is the one-thread walk's, bit for bit.
+        parts.reserveFor(tree, threads);  // nothing to do once reserved for this count
         parts.topNodes.clear();
         parts.families.clear();
         parts.subtrees.clear();
@@ -470,7 +471,6 @@ void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParam
         selector.subtrees = &parts.subtrees;
         selector.families = &parts.families;
         selector.visit(tree.rootIndex(), tree.depth, kAllPlanes, 0, distance, nullptr);
-        parts.reserveFor(tree, threads);  // nothing to do once reserved for this count
         for (PartOutput& part : parts.threads) {
             part.nodes.clear();
             part.asks.clear();

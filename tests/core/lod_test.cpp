@@ -812,6 +812,14 @@ TEST(Lod, SelectionSplitOverThreadsIsTheOneThreadWalks) {
             params.threads = 1;
             selectLod(s.tree, s.mapping, params, culling, one);
             requested += int(one.requests.size());
+            if (i == 0) {  // an output never reserved: its first split selection reserves
+                LodOutput fresh;
+                params.threads = 3;
+                selectLod(s.tree, s.mapping, params, culling, fresh);
+                ASSERT_EQ(fresh.nodes.size(), one.nodes.size());
+                ASSERT_EQ(0, std::memcmp(fresh.nodes.data(), one.nodes.data(),
+                                         one.nodes.size() * sizeof(DrawNode)));
+            }
             for (const int threads : {2, 3, kMaxSelectThreads}) {
                 params.threads = threads;
                 selectLod(s.tree, s.mapping, params, culling, split);
