@@ -1,6 +1,7 @@
 // --bench: the fixed flight of core/flight_path.h in every mode, interleaved camera by camera,
 // then the CSV of every frame and the summary of medians and ratios.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -81,10 +82,16 @@ std::vector<size_t> modesFor(const Session& s) {
     return modes;
 }
 
+// How long the untimed flight lasts at least, repeated: a GPU's clocks rise only after it has
+// been busy a while. An H100 came out of a 16385² map's load (seconds of CPU work, the GPU idle)
+// at 345 MHz of its 1980 and took about a second of frames to pass 1300 (nvidia-smi every 100 ms,
+// 2026-11-26); at the clocks of a slow CPU-bound frame it stayed near 480 MHz.
+constexpr double kBenchWarmUpSeconds = 2.0;
+
 // First the culled flight alone (by level of detail when --lod asks for it), so that the peak
-// after it is that flight's. Then the timed flight: each camera in every mode in turn, the order
-// rotating from camera to camera, so a burst of host noise lands on every mode alike rather than
-// on one mode's pass.
+// after it is that flight's, repeated until kBenchWarmUpSeconds have passed. Then the timed flight:
+// each camera in every mode in turn, the order rotating from camera to camera, so a burst of host
+// noise lands on every mode alike rather than on one mode's pass.
 void fly(Session& s, const Framebuffer& target, const std::vector<Camera>& path, BenchRun& run) {
     const float lodPixels = s.options.lodPixels.value_or(0.0f);
     const auto frame = [&](const Camera& camera, size_t mode) {
@@ -94,10 +101,14 @@ void fly(Session& s, const Framebuffer& target, const std::vector<Camera>& path,
     run.loadedMb = peakResidentMb();
     const size_t flown = lodPixels > 0.0f ? kLod : kCulled;
     frame(path.front(), flown);  // warm-up
-    for (const Camera& camera : path) {
-        frame(camera, flown);
-    }
-    glFinish();
+    const std::chrono::steady_clock::time_point warmUp = std::chrono::steady_clock::now();
+    do {
+        for (const Camera& camera : path) {
+            frame(camera, flown);
+        }
+        glFinish();
+    } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - warmUp).count() <
+             kBenchWarmUpSeconds);
     run.flightMb = peakResidentMb();
     for (const size_t mode : run.modes) {
         run.rows[mode].resize(path.size());
