@@ -146,7 +146,7 @@ Status writeCsv(const std::string& path, const BenchRun& run) {
 }
 
 // A mode's frames: median, worst, the median share spent culling and building the draw list, and
-// the median of the GPU's own time (a timer query round the frame's commands).
+// the median of the GPU's own time (timer queries round the frame's GL sections: GpuSections).
 struct ModeSummary {
     double medianMs = 0.0;
     double worstMs = 0.0;
