@@ -63,8 +63,8 @@ struct FrameStats {
     bool syncedDraws = false;      // drawn in synchronised batches
     bool backFacesCulled = false;  // back faces culled
     double frameMs = 0.0;          // filled by the caller, who knows where the frame ends
-    double gpuMs =
-        0.0;  // the GPU's time for the frame's GL sections, not the CPU's between them (scripted)
+    // Scripted frames: the GPU's time for the frame's GL sections, not the CPU's between them.
+    double gpuMs = 0.0;
 };
 
 // The threads a frame's level-of-detail selection takes by default: every core, at most

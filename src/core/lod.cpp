@@ -352,6 +352,15 @@ void updateLodReach(const Quadtree& tree, float errorSteps, LodReach& reach) {
 constexpr int kSplitLevels = 5;
 constexpr size_t kMostSubtrees = size_t(1) << (2 * kSplitLevels);
 
+namespace {
+
+// The level-1 nodes: at most one page request each (a held-back node is one of them).
+size_t levelOneNodes(const Quadtree& tree) {
+    return tree.depth >= 1 ? tree.levelStart[2] - tree.levelStart[1] : 0;
+}
+
+}  // namespace
+
 struct LodParts {
     std::unique_ptr<WorkerPool> pool;
     std::vector<PageRequest> asks;  // the top walk's (the whole walk's when not split)
@@ -366,7 +375,7 @@ struct LodParts {
         topNodes.reserve(kMostSubtrees);  // the nodes drawn above the cut: fewer than its nodes
         families.reserve(kMostSubtrees);  // more than the split nodes above the cut
         subtrees.reserve(kMostSubtrees);
-        const size_t mostAsks = tree.depth >= 1 ? tree.levelStart[2] - tree.levelStart[1] : 0;
+        const size_t mostAsks = levelOneNodes(tree);
         asks.reserve(mostAsks);
         if (count > 1 && tree.depth - kSplitLevels >= 1) {
             if (!pool || pool->threads() != count) {
@@ -404,13 +413,77 @@ void addStats(const LodStats& part, LodStats& whole) {
     whole.deepestLevel = std::max(whole.deepestLevel, part.deepestLevel);
 }
 
+// The split selection: the top walk stops at cutLevel; the workers walk the subtrees below it;
+// the parts are then joined in tree order, so the output is the one-thread walk's, bit for bit.
+void selectSplit(const Quadtree& tree, const LodParams& params, const Frustum* culling,
+                 const LodDistance& distance, int threads, int cutLevel, LodParts& parts,
+                 LodOutput& out) {
+    parts.reserveFor(tree, threads);  // nothing to do once reserved for this count
+    parts.topNodes.clear();
+    parts.families.clear();
+    parts.subtrees.clear();
+    LodStats top;
+    Selector selector{tree, params, culling, parts.topNodes, parts.asks, top};
+    selector.cutLevel = cutLevel;
+    selector.subtrees = &parts.subtrees;
+    selector.families = &parts.families;
+    selector.visit(tree.rootIndex(), tree.depth, kAllPlanes, 0, distance, nullptr);
+    for (PartOutput& part : parts.threads) {
+        part.nodes.clear();
+        part.asks.clear();
+        part.stats = {};
+    }
+    parts.next.store(0);
+    auto walkSubtrees = [&](int thread) {
+        PartOutput& part = parts.threads[size_t(thread)];
+        for (;;) {
+            const size_t i = parts.next.fetch_add(1);
+            if (i >= parts.subtrees.size()) {
+                return;
+            }
+            Subtree& t = parts.subtrees[i];
+            t.thread = thread;
+            t.nodesFirst = part.nodes.size();
+            t.asksFirst = part.asks.size();
+            Selector worker{tree, params, culling, part.nodes, part.asks, part.stats};
+            worker.descend(t.index, t.level, t.planes, t.morph, t.distance, t.family);
+            t.nodesEnd = part.nodes.size();
+            t.asksEnd = part.asks.size();
+        }
+    };
+    parts.pool->run(walkSubtrees);
+    size_t nodesTaken = 0;
+    size_t asksTaken = 0;
+    const auto takeTop = [&](size_t nodesTo, size_t asksTo) {
+        out.nodes.insert(out.nodes.end(), parts.topNodes.begin() + ptrdiff_t(nodesTaken),
+                         parts.topNodes.begin() + ptrdiff_t(nodesTo));
+        for (; asksTaken < asksTo; ++asksTaken) {
+            takeAsk(parts.asks[asksTaken], out);
+        }
+        nodesTaken = nodesTo;
+    };
+    for (const Subtree& t : parts.subtrees) {
+        takeTop(t.nodesBefore, t.asksBefore);
+        const PartOutput& part = parts.threads[size_t(t.thread)];
+        out.nodes.insert(out.nodes.end(), part.nodes.begin() + ptrdiff_t(t.nodesFirst),
+                         part.nodes.begin() + ptrdiff_t(t.nodesEnd));
+        for (size_t a = t.asksFirst; a < t.asksEnd; ++a) {
+            takeAsk(part.asks[a], out);
+        }
+    }
+    takeTop(parts.topNodes.size(), parts.asks.size());
+    out.stats = top;
+    for (const PartOutput& part : parts.threads) {
+        addStats(part.stats, out.stats);
+    }
+}
+
 }  // namespace
 
 void LodOutput::reserveFor(const Quadtree& tree, int threads) {
     // Every leaf drawn on its own is the most there can be.
     nodes.reserve(tree.leaves.size());
-    // At most one request per level-1 node.
-    requests.reserve(tree.depth >= 1 ? tree.levelStart[2] - tree.levelStart[1] : 0);
+    requests.reserve(levelOneNodes(tree));
     if (!parts) {
         parts = std::make_shared<LodParts>();
     }
@@ -459,66 +532,7 @@ void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParam
             takeAsk(ask, out);
         }
     } else {
-        // The top walk stops at cutLevel; the workers walk the subtrees below it; the parts are
-        // then joined in tree order: the output is the one-thread walk's, bit for bit.
-        parts.reserveFor(tree, threads);  // nothing to do once reserved for this count
-        parts.topNodes.clear();
-        parts.families.clear();
-        parts.subtrees.clear();
-        LodStats top;
-        Selector selector{tree, params, culling, parts.topNodes, parts.asks, top};
-        selector.cutLevel = cutLevel;
-        selector.subtrees = &parts.subtrees;
-        selector.families = &parts.families;
-        selector.visit(tree.rootIndex(), tree.depth, kAllPlanes, 0, distance, nullptr);
-        for (PartOutput& part : parts.threads) {
-            part.nodes.clear();
-            part.asks.clear();
-            part.stats = {};
-        }
-        parts.next.store(0);
-        auto walkSubtrees = [&](int thread) {
-            PartOutput& part = parts.threads[size_t(thread)];
-            for (;;) {
-                const size_t i = parts.next.fetch_add(1);
-                if (i >= parts.subtrees.size()) {
-                    return;
-                }
-                Subtree& t = parts.subtrees[i];
-                t.thread = thread;
-                t.nodesFirst = part.nodes.size();
-                t.asksFirst = part.asks.size();
-                Selector worker{tree, params, culling, part.nodes, part.asks, part.stats};
-                worker.descend(t.index, t.level, t.planes, t.morph, t.distance, t.family);
-                t.nodesEnd = part.nodes.size();
-                t.asksEnd = part.asks.size();
-            }
-        };
-        parts.pool->run(walkSubtrees);
-        size_t nodesTaken = 0;
-        size_t asksTaken = 0;
-        const auto takeTop = [&](size_t nodesTo, size_t asksTo) {
-            out.nodes.insert(out.nodes.end(), parts.topNodes.begin() + ptrdiff_t(nodesTaken),
-                             parts.topNodes.begin() + ptrdiff_t(nodesTo));
-            for (; asksTaken < asksTo; ++asksTaken) {
-                takeAsk(parts.asks[asksTaken], out);
-            }
-            nodesTaken = nodesTo;
-        };
-        for (const Subtree& t : parts.subtrees) {
-            takeTop(t.nodesBefore, t.asksBefore);
-            const PartOutput& part = parts.threads[size_t(t.thread)];
-            out.nodes.insert(out.nodes.end(), part.nodes.begin() + ptrdiff_t(t.nodesFirst),
-                             part.nodes.begin() + ptrdiff_t(t.nodesEnd));
-            for (size_t a = t.asksFirst; a < t.asksEnd; ++a) {
-                takeAsk(part.asks[a], out);
-            }
-        }
-        takeTop(parts.topNodes.size(), parts.asks.size());
-        out.stats = top;
-        for (const PartOutput& part : parts.threads) {
-            addStats(part.stats, out.stats);
-        }
+        selectSplit(tree, params, culling, distance, threads, cutLevel, parts, out);
     }
     for (const PageRequest& r : out.requests) {
         out.pageRequest[r.page] = 0;

@@ -178,13 +178,6 @@ void ObjectRenderer::prepare(const ObjectScene& scene, const std::vector<uint32_
     buildObjectInstances(scene, drawn, groups, selected, camera, viewportHeight, byId, instances);
 }
 
-int ObjectRenderer::draw(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
-                         const ObjectGroups* groups, const std::vector<uint8_t>& selected,
-                         const Camera& camera, int viewportHeight) {
-    prepare(scene, drawn, groups, selected, camera, viewportHeight);
-    return submit(camera);
-}
-
 int ObjectRenderer::submit(const Camera& camera) {
     size_t total = instances.sorted.size();
     for (const uint32_t count : instances.idCounts) {

@@ -63,10 +63,6 @@ struct ObjectRenderer {
     // Uploads what prepare() built and draws it, seen from `camera`; the caller has drawn the
     // terrain into the bound target. Returns the draw calls issued.
     int submit(const Camera& camera);
-    // prepare(), then submit().
-    int draw(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
-             const ObjectGroups* groups, const std::vector<uint8_t>& selected, const Camera& camera,
-             int viewportHeight);
 
 private:
     // Uploads `scene`'s static records unless they are there already; false when the GPU's

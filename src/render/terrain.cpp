@@ -445,6 +445,10 @@ Result<Heightmap> decodeStep(const std::string& path, const LoadOptions& options
     return map;
 }
 
+namespace {
+
+// cullTerrain in its two parts: the GL uploads (the errors taken, the pages filled since the last
+// frame), then the CPU's pipeline and the pages asked for.
 void uploadForView(Terrain& terrain, const CullView& view) {
     if (terrain.errorJob.takeIfDone(terrain.tree)) {
         terrain.tookErrors();
@@ -472,6 +476,8 @@ FrameStats cullUploaded(Terrain& terrain, const CullView& view) {
     }
     return stats;
 }
+
+}  // namespace
 
 FrameStats cullTerrain(Terrain& terrain, const CullView& view) {
     uploadForView(terrain, view);

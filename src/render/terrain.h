@@ -208,10 +208,6 @@ Status replaceTerrain(Terrain& current, const std::string& path, const LoadOptio
 // 0) over the resident pages, and then posts the pages the selection asked for and marks those
 // it drew.
 FrameStats cullTerrain(Terrain& terrain, const CullView& view);
-// cullTerrain in its two parts: the GL uploads (the errors taken, the pages filled since the last
-// frame), then the CPU's pipeline and the pages asked for.
-void uploadForView(Terrain& terrain, const CullView& view);
-FrameStats cullUploaded(Terrain& terrain, const CullView& view);
 
 // Culls as `view` says and draws what the pipeline left as seen from `camera`, culling back faces
 // when the renderer allows it and backFacesHidden() holds for `camera`, then the objects drawn
