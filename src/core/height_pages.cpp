@@ -147,4 +147,66 @@ void fillHeightPage(const Heightmap& map, const HeightPages& pages, int level, i
     }
 }
 
+void preparePageRows(const HeightPages& pages, int level, int py, PageRowSource& out) {
+    out.level = level;
+    out.py = py;
+    out.width = pages.level[size_t(level)].samplesX;
+    out.codes.resize(size_t(pages.texels) * size_t(out.width));
+}
+
+void gatherPageRows(const Heightmap& map, const HeightPages& pages, int firstY, int endY,
+                    PageRowSource& out) {
+    const int level = out.level;
+    const PageLevel& l = pages.level[size_t(level)];
+    assert(0 <= firstY && firstY <= endY && endY <= pages.texels && out.width == l.samplesX);
+    // The level's columns [0, unclamped) are the map's at stride 2^level; the rest its last.
+    const int unclamped =
+        int(std::min<int64_t>(l.samplesX, ((int64_t(map.width) - 1) >> level) + 1));
+    constexpr size_t kDropSpanBytes = size_t(32) << 20;  // as fillHeightPage
+    const bool dropRows = map.codes.isMapped() && level >= 2;
+    const size_t rowBytes = size_t(map.width) * sizeof(uint16_t);
+    int kept = -1;
+    for (int y = firstY; y < endY; ++y) {
+        const int r = std::clamp(out.py * pages.pageSize + y - 1, 0, l.samplesY - 1);
+        const int row = int(std::min(int64_t(r) << level, int64_t(map.height) - 1));
+        const uint16_t* __restrict source = map.codes.data() + size_t(row) * size_t(map.width);
+        uint16_t* __restrict target = out.codes.data() + size_t(y) * size_t(out.width);
+        if (level == 0) {
+            std::copy(source, source + unclamped, target);
+        } else if (level == 1) {
+            for (int c = 0; c < unclamped; ++c) {
+                target[c] = source[2 * c];
+            }
+        } else {
+            for (int c = 0; c < unclamped; ++c) {
+                target[c] = source[size_t(c) << level];
+            }
+        }
+        std::fill(target + unclamped, target + out.width, source[map.width - 1]);
+        kept = kept < 0 ? row : kept;
+        if (dropRows && (size_t(row - kept + 1) * rowBytes >= kDropSpanBytes || y == endY - 1)) {
+            map.codes.dropResident(size_t(kept) * size_t(map.width),
+                                   size_t(row - kept + 1) * size_t(map.width));
+            kept = -1;
+        }
+    }
+}
+
+void fillHeightPageFromRows(const HeightPages& pages, const PageRowSource& source, int px,
+                            uint16_t* out) {
+    const int t = pages.texels;
+    const int width = source.width;
+    // Texel columns [first, end) are the level's columns px * pageSize - 1 + x unclamped.
+    const int origin = px * pages.pageSize - 1;
+    const int first = std::clamp(-origin, 0, t);
+    const int end = std::clamp(width - origin, first, t);
+    for (int y = 0; y < t; ++y) {
+        const uint16_t* row = source.codes.data() + size_t(y) * size_t(width);
+        uint16_t* target = out + size_t(y) * size_t(t);
+        std::fill(target, target + first, row[0]);
+        std::copy(row + origin + first, row + origin + end, target + first);
+        std::fill(target + end, target + t, row[width - 1]);
+    }
+}
+
 }  // namespace qt

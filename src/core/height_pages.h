@@ -99,4 +99,29 @@ Result<HeightPages> fitHeightPages(int width, int height, int leafSize, int page
 void fillHeightPage(const Heightmap& map, const HeightPages& pages, int level, int px, int py,
                     uint16_t* out);
 
+// The texel rows of one row of pages (`level`, `py`), each row the whole width of the level:
+// row y holds the level's samples of row clamp(py * pageSize + y - 1), every column. Filling a
+// row of pages from it reads each map row it needs once, not once a page, and from one thread
+// each: at coarse levels the pages of a row would otherwise fault in and drop the same map rows
+// in turn on every core.
+struct PageRowSource {
+    int level = -1;
+    int py = -1;
+    int width = 0;                // the level's samplesX
+    std::vector<uint16_t> codes;  // texels rows of `width` codes
+};
+
+// Sizes `out` for row py of `level`'s pages; gatherPageRows then fills its rows.
+void preparePageRows(const HeightPages& pages, int level, int py, PageRowSource& out);
+
+// Fills rows [firstY, endY) of `out` (prepared by preparePageRows) from the map. Mapped codes at
+// levels 2 and up drop the rows read behind them, as fillHeightPage does; callers may fill
+// disjoint row ranges on several threads.
+void gatherPageRows(const Heightmap& map, const HeightPages& pages, int firstY, int endY,
+                    PageRowSource& out);
+
+// Page (px, source.py) of source.level from its gathered rows: the texels fillHeightPage makes.
+void fillHeightPageFromRows(const HeightPages& pages, const PageRowSource& source, int px,
+                            uint16_t* out);
+
 }  // namespace qt

@@ -111,8 +111,9 @@ struct PageRef {
 // Fills the pages of `order` (sorted by level, then row) from the map and uploads each into its
 // layer: a chunk (a row of pages, or part of one) at a time, filled by every core
 // (fillHeightPage only reads the map) and uploaded from the chunk in order; rows of an odd number
-// of texels are 2-aligned. Mapped codes: the rows no page after a chunk reads leave the process,
-// so a map bigger than memory is never resident whole.
+// of texels are 2-aligned. Mapped codes: each row of pages first gathers the map rows it reads
+// (gatherPageRows, the rows shared out between the cores), and the rows no page after a chunk
+// reads leave the process, so a map bigger than memory is never resident whole.
 void fillAndUpload(const TerrainGpu& gpu, const Heightmap& map, const std::vector<PageRef>& order) {
     const HeightPages& pages = gpu.pages;
     const size_t texels = size_t(pages.texels) * size_t(pages.texels);
@@ -120,6 +121,18 @@ void fillAndUpload(const TerrainGpu& gpu, const Heightmap& map, const std::vecto
                                       size_t(kMaxUploadThreads));
     const size_t chunk = kUploadChunkPagesPerThread * threads;
     std::vector<uint16_t> staging(std::min(chunk, std::max(order.size(), size_t(1))) * texels);
+    const bool gather = map.codes.isMapped();
+    PageRowSource rows;
+    const auto onEveryCore = [threads](size_t tasks, const auto& task) {
+        std::vector<std::thread> helpers;
+        for (size_t t = 1; t < std::min(threads, tasks); ++t) {
+            helpers.emplace_back(task, t);
+        }
+        task(size_t(0));
+        for (std::thread& helper : helpers) {
+            helper.join();
+        }
+    };
     glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
     int released = 0;  // mapped codes: rows [0, released) have left the process
     for (size_t first = 0, count = 0; first < order.size(); first += count) {
@@ -130,20 +143,25 @@ void fillAndUpload(const TerrainGpu& gpu, const Heightmap& map, const std::vecto
                order[first + count].level == head.level && order[first + count].py == head.py) {
             ++count;
         }
-        const auto fill = [&](size_t thread) {
+        if (gather && (rows.level != head.level || rows.py != head.py)) {
+            preparePageRows(pages, head.level, head.py, rows);
+            const size_t parts = std::min(threads, size_t(pages.texels));
+            onEveryCore(parts, [&](size_t part) {
+                gatherPageRows(map, pages, int(size_t(pages.texels) * part / parts),
+                               int(size_t(pages.texels) * (part + 1) / parts), rows);
+            });
+        }
+        onEveryCore(count, [&](size_t thread) {
             for (size_t i = thread; i < count; i += threads) {
                 const PageRef& p = order[first + i];
-                fillHeightPage(map, pages, p.level, p.px, p.py, staging.data() + i * texels);
+                uint16_t* to = staging.data() + i * texels;
+                if (gather) {
+                    fillHeightPageFromRows(pages, rows, p.px, to);
+                } else {
+                    fillHeightPage(map, pages, p.level, p.px, p.py, to);
+                }
             }
-        };
-        std::vector<std::thread> helpers;
-        for (size_t t = 1; t < std::min(threads, count); ++t) {
-            helpers.emplace_back(fill, t);
-        }
-        fill(0);
-        for (std::thread& helper : helpers) {
-            helper.join();
-        }
+        });
         for (size_t i = 0; i < count; ++i) {
             const int layer = order[first + i].layer;
             glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.heightPages[layer / gpu.layersPerArray]);

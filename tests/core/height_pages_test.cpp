@@ -65,6 +65,43 @@ TEST(HeightPages, LevelsMatchTheTreeAndHoldTheSubsampledMap) {
     }
 }
 
+// A row of pages filled from its gathered rows (the streamed upload's path) holds exactly the
+// texels fillHeightPage reads from the map, at every level, with the rows gathered in one part or
+// split between threads, and on maps whose levels end in a clamped column or row.
+TEST(HeightPages, PagesFromGatheredRowsAreThePagesReadFromTheMap) {
+    for (const auto& [width, height, leafSize] :
+         {std::array<int, 3>{203, 141, 4}, {257, 257, 4}, {130, 67, 16}, {5, 3, 2}, {2, 2, 2}}) {
+        const Heightmap map = syntheticHeightmap(width, height, 5);
+        for (const int pageSize : {leafSize, 2 * leafSize, 256}) {
+            const HeightPages pages = planHeightPages(width, height, leafSize, pageSize);
+            const size_t texels = size_t(pages.texels) * size_t(pages.texels);
+            std::vector<uint16_t> expected(texels), fromRows(texels);
+            for (int k = 0; k < int(pages.level.size()); ++k) {
+                const PageLevel& l = pages.level[size_t(k)];
+                for (int py = 0; py < l.pagesY; ++py) {
+                    for (const int parts : {1, 3}) {
+                        PageRowSource rows;
+                        preparePageRows(pages, k, py, rows);
+                        for (int part = 0; part < parts; ++part) {
+                            gatherPageRows(map, pages, pages.texels * part / parts,
+                                           pages.texels * (part + 1) / parts, rows);
+                        }
+                        for (int px = 0; px < l.pagesX; ++px) {
+                            fillHeightPage(map, pages, k, px, py, expected.data());
+                            std::fill(fromRows.begin(), fromRows.end(), uint16_t(0xBEEF));
+                            fillHeightPageFromRows(pages, rows, px, fromRows.data());
+                            ASSERT_EQ(fromRows, expected)
+                                << width << "x" << height << " leaf " << leafSize << " page "
+                                << pageSize << " level " << k << " page (" << px << ", " << py
+                                << ") in " << parts << " parts";
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 TEST(HeightPages, TheTableNamesEveryLayerOnce) {
     const HeightPages pages = planHeightPages(1025, 700, 4, 16);
     const std::vector<uint16_t> table = pages.table();
