@@ -7,6 +7,13 @@
 
 namespace qt {
 
+namespace {
+
+// The span of map rows a coarse page fill (or a gather) keeps mapped before dropping them.
+constexpr size_t kDropSpanBytes = size_t(32) << 20;
+
+}  // namespace
+
 uint64_t HeightPages::bytes() const {
     return uint64_t(layers) * uint64_t(texels) * uint64_t(texels) * 2u +
            uint64_t(tableWidth) * uint64_t(tableHeight) * 2u;
@@ -126,7 +133,6 @@ void fillHeightPage(const Heightmap& map, const HeightPages& pages, int level, i
     // fault) would make most of the page's span resident at once, the whole map for the
     // coarsest levels. The rows read are dropped again whenever they span kDropSpanBytes: the
     // page keeps at most that span and a folio at each end mapped, in a few calls per page.
-    constexpr size_t kDropSpanBytes = size_t(32) << 20;
     const bool dropRows = map.codes.isMapped() && level >= 2;
     const size_t rowBytes = size_t(map.width) * sizeof(uint16_t);
     int kept = -1;  // the first row read and not dropped yet; -1: none
@@ -162,7 +168,6 @@ void gatherPageRows(const Heightmap& map, const HeightPages& pages, int firstY, 
     // The level's columns [0, unclamped) are the map's at stride 2^level; the rest its last.
     const int unclamped =
         int(std::min<int64_t>(l.samplesX, ((int64_t(map.width) - 1) >> level) + 1));
-    constexpr size_t kDropSpanBytes = size_t(32) << 20;  // as fillHeightPage
     const bool dropRows = map.codes.isMapped() && level >= 2;
     const size_t rowBytes = size_t(map.width) * sizeof(uint16_t);
     int kept = -1;
