@@ -9,8 +9,40 @@ namespace qt {
 
 namespace {
 
-// The span of map rows a coarse page fill (or a gather) keeps mapped before dropping them.
-constexpr size_t kDropSpanBytes = size_t(32) << 20;
+// The map row of texel row y of page row py of `level` (l): level row py * pageSize + y - 1,
+// clamped to the level, times 2^level, clamped to the map.
+int mapRowOf(const Heightmap& map, const HeightPages& pages, const PageLevel& l, int level, int py,
+             int y) {
+    const int r = std::clamp(py * pages.pageSize + y - 1, 0, l.samplesY - 1);
+    return int(std::min(int64_t(r) << level, int64_t(map.height) - 1));
+}
+
+// Mapped codes at a coarse level: the rows read are 4 or more apart, and a kernel that maps the
+// whole large folio around each read (Linux maps up to 2 MB of a file's page cache per fault)
+// would make most of a page's span resident at once, the whole map for the coarsest levels. A
+// reader of such rows tells this each row it has read; the rows are dropped again whenever they
+// span 32 MB and after the last, so it keeps at most that span and a folio at each end mapped, in
+// a few calls a page.
+class RowDropper {
+public:
+    RowDropper(const Heightmap& map, int level)
+        : map_(map), on_(map.codes.isMapped() && level >= 2) {}
+
+    void read(int row, bool last) {
+        constexpr size_t kDropSpanBytes = size_t(32) << 20;
+        kept_ = kept_ < 0 ? row : kept_;
+        const size_t width = size_t(map_.width);
+        if (on_ && (size_t(row - kept_ + 1) * width * sizeof(uint16_t) >= kDropSpanBytes || last)) {
+            map_.codes.dropResident(size_t(kept_) * width, size_t(row - kept_ + 1) * width);
+            kept_ = -1;
+        }
+    }
+
+private:
+    const Heightmap& map_;
+    bool on_;
+    int kept_ = -1;  // the first row read and not dropped yet; -1: none
+};
 
 }  // namespace
 
@@ -128,28 +160,15 @@ void fillHeightPage(const Heightmap& map, const HeightPages& pages, int level, i
         const int c = std::clamp(px * pages.pageSize + x - 1, 0, l.samplesX - 1);
         columns[size_t(x)] = int(std::min(int64_t(c) << level, int64_t(map.width) - 1));
     }
-    // Mapped codes at a coarse level: the rows read are 4 or more apart, and a kernel that maps
-    // the whole large folio around each read (Linux maps up to 2 MB of a file's page cache per
-    // fault) would make most of the page's span resident at once, the whole map for the
-    // coarsest levels. The rows read are dropped again whenever they span kDropSpanBytes: the
-    // page keeps at most that span and a folio at each end mapped, in a few calls per page.
-    const bool dropRows = map.codes.isMapped() && level >= 2;
-    const size_t rowBytes = size_t(map.width) * sizeof(uint16_t);
-    int kept = -1;  // the first row read and not dropped yet; -1: none
+    RowDropper dropper(map, level);
     for (int y = 0; y < t; ++y) {
-        const int r = std::clamp(py * pages.pageSize + y - 1, 0, l.samplesY - 1);
-        const int row = int(std::min(int64_t(r) << level, int64_t(map.height) - 1));
+        const int row = mapRowOf(map, pages, l, level, py, y);
         const uint16_t* source = map.codes.data() + size_t(row) * size_t(map.width);
         uint16_t* target = out + size_t(y) * size_t(t);
         for (int x = 0; x < t; ++x) {
             target[x] = source[columns[size_t(x)]];
         }
-        kept = kept < 0 ? row : kept;
-        if (dropRows && (size_t(row - kept + 1) * rowBytes >= kDropSpanBytes || y == t - 1)) {
-            map.codes.dropResident(size_t(kept) * size_t(map.width),
-                                   size_t(row - kept + 1) * size_t(map.width));
-            kept = -1;
-        }
+        dropper.read(row, y == t - 1);
     }
 }
 
@@ -168,12 +187,9 @@ void gatherPageRows(const Heightmap& map, const HeightPages& pages, int firstY, 
     // The level's columns [0, unclamped) are the map's at stride 2^level; the rest its last.
     const int unclamped =
         int(std::min<int64_t>(l.samplesX, ((int64_t(map.width) - 1) >> level) + 1));
-    const bool dropRows = map.codes.isMapped() && level >= 2;
-    const size_t rowBytes = size_t(map.width) * sizeof(uint16_t);
-    int kept = -1;
+    RowDropper dropper(map, level);
     for (int y = firstY; y < endY; ++y) {
-        const int r = std::clamp(out.py * pages.pageSize + y - 1, 0, l.samplesY - 1);
-        const int row = int(std::min(int64_t(r) << level, int64_t(map.height) - 1));
+        const int row = mapRowOf(map, pages, l, level, out.py, y);
         const uint16_t* __restrict source = map.codes.data() + size_t(row) * size_t(map.width);
         uint16_t* __restrict target = out.codes.data() + size_t(y) * size_t(out.width);
         if (level == 0) {
@@ -188,12 +204,7 @@ void gatherPageRows(const Heightmap& map, const HeightPages& pages, int firstY, 
             }
         }
         std::fill(target + unclamped, target + out.width, source[map.width - 1]);
-        kept = kept < 0 ? row : kept;
-        if (dropRows && (size_t(row - kept + 1) * rowBytes >= kDropSpanBytes || y == endY - 1)) {
-            map.codes.dropResident(size_t(kept) * size_t(map.width),
-                                   size_t(row - kept + 1) * size_t(map.width));
-            kept = -1;
-        }
+        dropper.read(row, y == endY - 1);
     }
 }
 
