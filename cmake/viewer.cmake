@@ -121,11 +121,11 @@ if(QT_BUILD_TESTS)
   set_tests_properties(bad_input_catalogue PROPERTIES LABELS render
                                            ENVIRONMENT "${QT_PROCESS_TEST_ENV}" TIMEOUT 300)
 
-  # The real window driven by synthetic X input (xdotool): picking, the screenshot key, Enter in
-  # the path box (and quick taps at 2 frames a second), movement at 1 and 60 frames a second,
-  # double-click flights, the ground floor and ground-follow, minimap clicks. Exit 77: skipped
-  # (no xdotool).
-  foreach(input_case pick screenshot enter slow_keys move1 move60 fly ground minimap)
+  # The real window driven by synthetic X input (xdotool): picking terrain and objects, the
+  # screenshot key, Enter in the path box (and quick taps at 2 frames a second), movement at 1
+  # and 60 frames a second, double-click flights, the ground floor and ground-follow, minimap
+  # clicks. Exit 77: skipped (no xdotool).
+  foreach(input_case pick pick_object screenshot enter slow_keys move1 move60 fly ground minimap)
     add_test(NAME input_${input_case}
       COMMAND ${QT_WITH_DISPLAY} ${Python3_EXECUTABLE}
               ${CMAKE_SOURCE_DIR}/tests/render/input_test.py

@@ -1,5 +1,6 @@
-// The cursor bar: world point, map sample and height under the cursor; distance, level distance
-// and height difference of the measurement, and its line over the view; ground-follow.
+// The cursor bar: world point, map sample and height under the cursor, and the object in front
+// of it; distance, level distance and height difference of the measurement, and its line over
+// the view; ground-follow.
 #include "app/hud_cursor.h"
 
 #include <algorithm>
@@ -66,6 +67,20 @@ void drawCursorBar(const CursorReadout& r, const glm::mat4& viewProjection, floa
                     r.hover.col, r.hover.row, r.hoverSample, r.metres ? " m" : " (map value)");
     } else {
         ImGui::TextDisabled("cursor: no terrain under it");
+    }
+    if (r.hoverObject) {
+        const ObjectShape& o = r.hoverShape;
+        const glm::vec3& p = r.hoverObject->world;
+        if (o.kind == ObjectKind::Ball) {
+            ImGui::Text("%s %u: radius %.4g%s, rolling %.4g%s/s, at %.7g, %.7g, %.7g",
+                        objectKindName(o.kind), r.hoverObject->id, o.radius, unit,
+                        glm::length(r.hoverVelocity), r.metres ? " m" : " units", p.x, p.y, p.z);
+        } else {  // a tree's height from its base, a rock's from its centre
+            ImGui::Text("%s %u: radius %.4g%s, %s %.4g%s, at %.7g, %.7g, %.7g",
+                        objectKindName(o.kind), r.hoverObject->id, o.radius, unit,
+                        o.kind == ObjectKind::Tree ? "height" : "half-height", o.height, unit, p.x,
+                        p.y, p.z);
+        }
     }
     if (r.measured) {
         const glm::vec3 d = r.b - r.a;

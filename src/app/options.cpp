@@ -531,7 +531,8 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
   --stats-json OUT.json  write the last frame's camera, mapping and culling counts, exit
   --dump-leaves        with --stats-json: also list the visible leaves as [column, row]
   --pick PX,PY         with --stats-json: the terrain under window pixel PX,PY (origin top-left)
-                       for the frame's camera: "pick": {"hit", "world", "sample", "height"}
+                       for the frame's camera: "pick": {"hit", "world", "sample", "height",
+                       "object"}, the object the pixel shows in front of the terrain or null
   --cull-map OUT.png   write the top-down culling picture (drawn, culled, frustum), exit
   --bench OUT.csv      fly a fixed path culled and unculled, one CSV row per frame, print a summary
   --bench-lod-only     with --bench and --lod: fly the level-of-detail mode alone (maps whose

@@ -119,11 +119,14 @@ int runOneShot(Session& s) {
         PickHit pick;
         if (o.pick) {  // through the pixel's centre, for the frame's camera
             const Terrain& t = s.terrain;
-            pick = pickTerrain(t.map, t.tree, t.mapping,
-                               pixelRay(s.camera, float((*o.pick)[0]) + 0.5f,
-                                        float((*o.pick)[1]) + 0.5f, o.windowWidth, o.windowHeight));
+            const PickRay ray = pixelRay(s.camera, float((*o.pick)[0]) + 0.5f,
+                                         float((*o.pick)[1]) + 0.5f, o.windowWidth, o.windowHeight);
+            pick = pickTerrain(t.map, t.tree, t.mapping, ray);
             report.pick = &pick;
             report.pickSample = CursorReadout::sampleAt(t.map, pick);
+            if (t.objects) {
+                report.pickObject = pickObjectBefore(*t.objects, ray, pick);
+            }
         }
         const std::string json = statsJson(report);
         if (Status e = writeFile(o.statsJsonPath, json.data(), json.size()); !e) {

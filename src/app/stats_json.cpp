@@ -89,13 +89,20 @@ std::string jsonString(const std::string& text) {
     return out + "\"";
 }
 
-std::string pickJson(const PickHit& hit, float sample) {
+std::string pickJson(const PickHit& hit, float sample, const std::optional<ObjectPickHit>& object,
+                     ObjectKind objectKind) {
+    const std::string objectJson = object ? "{\"id\": " + std::to_string(object->id) +
+                                                ", \"kind\": \"" + objectKindName(objectKind) +
+                                                "\", \"world\": " + vec3(object->world) + "}"
+                                          : "null";
     if (!hit.hit) {
-        return "{\"hit\": false, \"world\": null, \"sample\": null, \"height\": null}";
+        return "{\"hit\": false, \"world\": null, \"sample\": null, \"height\": null, "
+               "\"object\": " +
+               objectJson + "}";
     }
     return "{\"hit\": true, \"world\": " + vec3(hit.world) + ", \"sample\": [" +
            std::to_string(hit.col) + ", " + std::to_string(hit.row) +
-           "], \"height\": " + number(sample) + "}";
+           "], \"height\": " + number(sample) + ", \"object\": " + objectJson + "}";
 }
 
 std::string viewerStateJson(const ViewerState& s) {
@@ -111,7 +118,8 @@ std::string viewerStateJson(const ViewerState& s) {
     j += "  \"seconds\": " + milliseconds(s.seconds) + ",\n";
     j += "  \"message\": " + jsonString(s.message) + ",\n";
     j += "  \"screenshot\": " + jsonString(s.screenshot) + ",\n";
-    j += "  \"cursor\": " + pickJson(s.cursor, s.cursorSample) + ",\n";
+    j += "  \"cursor\": " + pickJson(s.cursor, s.cursorSample, s.cursorObject, s.cursorObjectKind) +
+         ",\n";
     j += "  \"toggles\": {\"cull\": " + std::string(s.cull ? "true" : "false") +
          ", \"occlusion\": " + std::string(s.occlusion ? "true" : "false") + "},\n";
     j += "  \"minimap\": [" + number(s.minimapSquare[0]) + ", " + number(s.minimapSquare[1]) +
@@ -238,7 +246,10 @@ std::string statsJson(const StatsReport& r) {
     j += "  \"cull_ms\": " + milliseconds(s.cullMs) + ",\n";
     j += "  \"frame_ms\": " + milliseconds(s.frameMs);
     if (r.pick) {
-        j += ",\n  \"pick\": " + pickJson(*r.pick, r.pickSample);
+        j += ",\n  \"pick\": " + pickJson(*r.pick, r.pickSample, r.pickObject,
+                                          r.pickObject && r.objects
+                                              ? r.objects->kind(r.pickObject->id)
+                                              : ObjectKind::Tree);
     }
     if (r.visibleLeaves) {
         j += ",\n  \"visible_leaves\": [";

@@ -2,10 +2,12 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/camera.h"
+#include "core/object_pick.h"
 #include "core/pick.h"
 #include "core/quadtree.h"
 #include "core/terrain_grid.h"
@@ -45,6 +47,7 @@ struct StatsReport {
     bool dumpObjects = false;
     const PickHit* pick = nullptr;  // --pick; null: not asked
     float pickSample = 0.0f;        // the map's own value at the pick's sample (metres for .hgt)
+    std::optional<ObjectPickHit> pickObject;  // the object the pick's pixel shows (objects)
 };
 
 // What the interactive viewer writes for --state-json at exit.
@@ -60,14 +63,21 @@ struct ViewerState {
     std::string screenshot;  // the last screenshot the key saved; empty: none
     PickHit cursor;          // the terrain under the cursor at the last frame
     float cursorSample = 0.0f;
+    std::optional<ObjectPickHit> cursorObject;  // the object under it, nearer than the terrain
+    ObjectKind cursorObjectKind = ObjectKind::Tree;
     bool measured = false;  // a measurement from measureA to measureB is shown
     glm::vec3 measureA{0.0f}, measureB{0.0f};
     bool cull = true, occlusion = true;    // the HUD's toggles
     std::array<float, 3> minimapSquare{};  // left, top, side in window pixels (side 0: hidden)
 };
 
-// {"hit": true, "world": [x, y, z], "sample": [column, row], "height": h}; a miss has nulls.
-std::string pickJson(const PickHit& hit, float sample);
+// {"hit": true, "world": [x, y, z], "sample": [column, row], "height": h, "object": o}; a miss
+// of the terrain has nulls; o is null, or {"id": id, "kind": "tree", "world": [x, y, z]} for the
+// object the pixel shows in front of the terrain (or over none) and the point where its shape
+// is entered.
+std::string pickJson(const PickHit& hit, float sample,
+                     const std::optional<ObjectPickHit>& object = std::nullopt,
+                     ObjectKind objectKind = ObjectKind::Tree);
 
 std::string viewerStateJson(const ViewerState& state);
 

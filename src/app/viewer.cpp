@@ -162,6 +162,8 @@ std::string stateJson(const Viewer& v, int frames, double seconds) {
     state.screenshot = v.lastShot;
     state.cursor = v.hud.cursor.hover;
     state.cursorSample = v.hud.cursor.hoverSample;
+    state.cursorObject = v.hud.cursor.hoverObject;
+    state.cursorObjectKind = v.hud.cursor.hoverShape.kind;
     state.measured = v.hud.cursor.measured;
     state.measureA = v.hud.cursor.a;
     state.measureB = v.hud.cursor.b;

@@ -106,19 +106,28 @@ void onCharQueued(GLFWwindow* window, unsigned codepoint) {
     viewerOf(window).input.push(e);
 }
 
-// The terrain under window point (x, y) (GLFW's cursor coordinates, origin top-left).
-PickHit pickAt(GLFWwindow* window, const Session& s, double x, double y) {
+// The ray through the window pixel that window point (x, y) (GLFW's cursor coordinates, origin
+// top-left) is on, (floor x, floor y), through its centre as --pick PX,PY; false off the window.
+bool pointerRay(GLFWwindow* window, const Session& s, double x, double y, PickRay& ray) {
     int width = 0;
     int height = 0;
     glfwGetWindowSize(window, &width, &height);
     if (width <= 0 || height <= 0 || x < 0.0 || y < 0.0 || x >= width || y >= height) {
+        return false;
+    }
+    ray =
+        pixelRay(s.camera, float(std::floor(x)) + 0.5f, float(std::floor(y)) + 0.5f, width, height);
+    return true;
+}
+
+// The terrain under window point (x, y).
+PickHit pickAt(GLFWwindow* window, const Session& s, double x, double y) {
+    PickRay ray;
+    if (!pointerRay(window, s, x, y, ray)) {
         return {};
     }
     const Terrain& t = s.terrain;
-    // The pointer is on pixel (floor x, floor y): through its centre, as --pick PX,PY.
-    return pickTerrain(t.map, t.tree, t.mapping,
-                       pixelRay(s.camera, float(std::floor(x)) + 0.5f, float(std::floor(y)) + 0.5f,
-                                width, height));
+    return pickTerrain(t.map, t.tree, t.mapping, ray);
 }
 
 // Left button on the terrain: a press starts a measurement there; a release in the same place is
@@ -205,16 +214,29 @@ void handOverInput(GLFWwindow* window, Viewer& v) {
 void updateCursor(GLFWwindow* window, Viewer& v) {
     CursorReadout& c = v.hud.cursor;
     c.hover = {};
+    c.hoverObject.reset();
     if (v.fly.captured) {
         return;
     }
-    const PickHit hit = pickAt(window, v.session, v.cursorX, v.cursorY);
+    PickRay ray;
+    if (!pointerRay(window, v.session, v.cursorX, v.cursorY, ray)) {
+        return;
+    }
+    const Terrain& t = v.session.terrain;
+    const PickHit hit = pickTerrain(t.map, t.tree, t.mapping, ray);
     if (c.dragging && hit.hit) {
         c.b = hit.world;
     }
     if (!ImGui::GetIO().WantCaptureMouse) {
         c.hover = hit;
-        c.hoverSample = CursorReadout::sampleAt(v.session.terrain.map, hit);
+        c.hoverSample = CursorReadout::sampleAt(t.map, hit);
+        if (t.objects) {  // the object in front of the terrain there
+            c.hoverObject = pickObjectBefore(*t.objects, ray, hit);
+            if (c.hoverObject) {
+                c.hoverShape = t.objects->shape(c.hoverObject->id);
+                c.hoverVelocity = t.objects->velocity(c.hoverObject->id);
+            }
+        }
     }
 }
 

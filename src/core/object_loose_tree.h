@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,12 @@ public:
     // resolution.
     void occupiedCells(float smallest, std::vector<Rect>& out) const;
     std::optional<RayHit> queryRay(const Ray& ray) const override;
+    // The first object along the ray by a narrower test than its box: `entry(id, boxEntry)`
+    // gives the distance at which the ray enters the object's shape, never less than the
+    // distance it enters the box (boxEntry), or none when it misses the shape. Nodes farther than
+    // the best hit so far are not entered, as for boxes.
+    using ShapeEntry = std::function<std::optional<float>(uint32_t id, float boxEntry)>;
+    std::optional<RayHit> queryRay(const Ray& ray, const ShapeEntry& entry) const;
     void collisionPairs(std::vector<ObjectPair>& out) const override;
 
     size_t indexBytes() const override;
@@ -174,6 +181,8 @@ private:
     struct RectScratch;
     void copyIds(const Node& n, uint32_t* to) const;
     void appendMeeting(const Node& n, const Rect& r, RectScratch& s) const;
+    template <class Entry>
+    std::optional<RayHit> rayWalk(const Ray& ray, const Entry& entry) const;
     void appendSubtree(uint32_t root, std::vector<uint32_t>& out, ObjectGroups* groups) const;
     void frustumWalk(const Frustum& frustum, uint8_t rootPlanes, std::vector<uint32_t>& out,
                      ObjectGroups* groups, FrustumQueryStats* stats) const;

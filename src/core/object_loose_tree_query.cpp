@@ -368,23 +368,25 @@ void LooseObjectTree::occupiedCells(float smallest, std::vector<Rect>& out) cons
 
 // Nearest node first, and none whose bounds the ray enters after the best hit so far: an object's
 // entry point lies in its box, so in the bounds of its node. A node's own objects are tested when
-// it is reached, before its children.
-std::optional<RayHit> LooseObjectTree::queryRay(const Ray& ray) const {
+// it is reached, before its children; the shape test runs only for boxes entered no farther than
+// the best hit so far (a shape is entered no nearer than its box).
+template <class Entry>
+std::optional<RayHit> LooseObjectTree::rayWalk(const Ray& ray, const Entry& shapeEntry) const {
     if (!ray.valid) {
         return std::nullopt;
     }
-    struct Entry {
+    struct StackEntry {
         uint32_t node;
         float t;
     };
-    std::array<Entry, kStack> stack;
+    std::array<StackEntry, kStack> stack;
     size_t top = 0;
     RayHit best{kNone, std::numeric_limits<float>::infinity()};
     if (const std::optional<float> t = rayEntry(ray, nodes_[0].bounds)) {
         stack[top++] = {0, *t};
     }
     while (top > 0) {
-        const Entry entry = stack[--top];
+        const StackEntry entry = stack[--top];
         if (entry.t > best.distance) {
             continue;
         }
@@ -394,7 +396,9 @@ std::optional<RayHit> LooseObjectTree::queryRay(const Ray& ray) const {
             const uint32_t o = ids_[e] & kIdMask;
             const std::optional<float> t =
                 rayEntry(ray, (ids_[e] & kMovingBit) ? objects_.box[o] : element.box);
-            keepNearer(best, o, t);
+            if (t && *t <= best.distance) {
+                keepNearer(best, o, shapeEntry(o, *t));
+            }
         }
         if (n.firstChild == kNone) {
             continue;
@@ -405,6 +409,14 @@ std::optional<RayHit> LooseObjectTree::queryRay(const Ray& ray) const {
         return std::nullopt;
     }
     return best;
+}
+
+std::optional<RayHit> LooseObjectTree::queryRay(const Ray& ray) const {
+    return rayWalk(ray, [](uint32_t, float boxEntry) { return std::optional<float>(boxEntry); });
+}
+
+std::optional<RayHit> LooseObjectTree::queryRay(const Ray& ray, const ShapeEntry& entry) const {
+    return rayWalk(ray, entry);
 }
 
 // Each moving object walks the nodes whose bounds meet its swept box (000: previous and current

@@ -12,9 +12,6 @@ namespace qt {
 namespace {
 
 constexpr float kPi = 3.14159265358979f;
-constexpr float kTrunkRadius = 0.18f;
-constexpr float kTrunkTop = 0.35f;
-constexpr float kConeBase = 0.25f;
 
 uint16_t addVertex(Mesh& m, const glm::vec3& p, const glm::vec3& n, float material) {
     m.vertices.push_back({p, glm::normalize(n), material});

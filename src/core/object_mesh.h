@@ -26,8 +26,14 @@ struct Mesh {
 // triangles), its vertices on the sphere.
 Mesh sphereMesh(int level);
 
-// A tree in the cylinder of radius 1 over y in [0, 1]: a trunk of radius kTrunkRadius up to
-// kTrunkTop and a cone from kConeBase (radius 1) to the top, each with `segments` sides.
+// The unit tree: a trunk of radius kTrunkRadius from y = 0 up to kTrunkTop, and a cone from
+// kConeBase (radius 1) up to its apex at y = 1.
+constexpr float kTrunkRadius = 0.18f;
+constexpr float kTrunkTop = 0.35f;
+constexpr float kConeBase = 0.25f;
+
+// The unit tree in the cylinder of radius 1 over y in [0, 1], trunk and cone each with
+// `segments` sides, their corners on the round shapes.
 Mesh treeMesh(int segments);
 
 // The four meshes, in draw order: fine tree, coarse tree, fine sphere, coarse sphere.

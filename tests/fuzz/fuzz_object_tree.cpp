@@ -116,6 +116,27 @@ void compareQueries(Pair& p, Bytes& in) {
             fail("collision pairs differ from brute force");
         }
     }
+    // The loose tree's ray query with a narrower test after each box (picking's): a shape that
+    // only the even ids have, entered a little past their boxes, against every box so tested.
+    const auto shape = [](uint32_t id, float boxEntry) {
+        return id % 2 == 0 ? std::optional<float>(boxEntry * 1.25f + 1.0f) : std::nullopt;
+    };
+    std::optional<RayHit> wantShape;
+    for (uint32_t i = 0; ray.valid && i < p.model.box.size(); ++i) {
+        const std::optional<float> t =
+            p.model.alive[i] ? rayEntry(ray, p.model.box[i]) : std::nullopt;
+        const std::optional<float> s = t ? shape(i, *t) : std::nullopt;
+        if (s && (!wantShape || *s < wantShape->distance)) {  // ascending ids: ties keep the lowest
+            wantShape = RayHit{i, *s};
+        }
+    }
+    const std::optional<RayHit> shapeHit =
+        static_cast<const LooseObjectTree&>(*p.index[2]).queryRay(ray, shape);
+    if (shapeHit.has_value() != wantShape.has_value() ||
+        (shapeHit &&
+         (shapeHit->object != wantShape->object || !(shapeHit->distance == wantShape->distance)))) {
+        fail("ray query with a shape test differs from brute force");
+    }
 }
 
 }  // namespace

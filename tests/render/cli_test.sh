@@ -247,13 +247,39 @@ grep -q "no headless OpenGL 3.3 core context through EGL" "$tmp/err" ||
 python3 - "$tmp/p.json" "$tmp/sky.json" "$map" <<'PY' || fail "--pick content"
 import json, struct, sys
 pick = json.load(open(sys.argv[1]))["pick"]
-assert set(pick) == {"hit", "world", "sample", "height"}, pick
+assert set(pick) == {"hit", "world", "sample", "height", "object"} and pick["object"] is None, pick
 assert pick["hit"] is True and pick["sample"] == [64, 64], pick
 assert abs(pick["world"][0] - 64) < 1e-3 and abs(pick["world"][2] - 64) < 1e-3, pick
 data = open(sys.argv[3], "rb").read()
 assert pick["height"] == struct.unpack_from("<H", data, 2 * (64 * 129 + 64))[0], pick
 sky = json.load(open(sys.argv[2]))["pick"]
-assert sky == {"hit": False, "world": None, "sample": None, "height": None}, sky
+assert sky == {"hit": False, "world": None, "sample": None, "height": None, "object": None}, sky
+PY
+
+# 7b. --pick over objects: looking straight down at the top of the highest object after three
+#     steps, the centre pixel names it, at its top, in front of the terrain (without objects,
+#     "object" is null: 7).
+objects=(--objects 300 --moving 30 --steps 3)
+"$exe" "$map" "${objects[@]}" --dump-objects --stats-json "$tmp/o.json" || fail "--dump-objects run"
+top=$(python3 - "$tmp/o.json" <<'PY'
+import json, sys
+objects = json.load(open(sys.argv[1]))["object_list"]
+i, lo, hi, state = max(objects, key=lambda o: o[2][1])
+cx, cz = (lo[0] + hi[0]) / 2, (lo[2] + hi[2]) / 2
+print(i, f"{cx!r},{hi[1] + 20!r},{cz!r}", f"{cx!r},{lo[1] - 1!r},{cz!r}", hi[1])
+PY
+) || fail "--dump-objects content"
+read -r id eye target y <<<"$top"
+"$exe" "$map" "${objects[@]}" --window 201x201 --eye "$eye" --target "$target" \
+    --stats-json "$tmp/op.json" --pick 100,100 || fail "--pick run over objects"
+python3 - "$tmp/op.json" "$id" "$y" <<'PY' || fail "--pick over objects content"
+import json, sys
+pick = json.load(open(sys.argv[1]))["pick"]
+o = pick["object"]
+assert o is not None and o["id"] == int(sys.argv[2]), pick
+assert o["kind"] in ("tree", "rock", "ball"), o
+assert abs(o["world"][1] - float(sys.argv[3])) < 1e-3 * max(1.0, abs(float(sys.argv[3]))), (o, sys.argv[3])
+assert pick["hit"] and pick["world"][1] < o["world"][1], pick
 PY
 
 # 8. A .r16 opened streamed (--stream, as one over --memory-budget is): its codes mapped, its

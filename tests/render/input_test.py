@@ -2,7 +2,8 @@
 """Drives the real viewer window with synthetic X input (xdotool, through the XTest extension).
 
 Usage: input_test.py CASE QUADTERRAIN     (under a display: see with_display.sh)
-CASE: pick (hover and a measuring drag equal --pick of the same pixels), screenshot (F12 and
+CASE: pick (hover and a measuring drag equal --pick of the same pixels), pick_object (hovering
+over an object names it as --pick does), screenshot (F12 and
 Shift+F12 write PNGs named by date and time), enter (Ctrl+O, a path and Enter load a map),
 slow_keys (the same at 2 frames a second, with quick taps of C and O: none lost), move1 / move60
 (W held 2 s moves speed x 2 s at 1 and at 60 frames a second), fly (a double-click flies to the
@@ -86,11 +87,11 @@ class Viewer:
             return json.load(f)
 
 
-def scripted_pick(tmp, map_path, x, y):
+def scripted_pick(tmp, map_path, x, y, *extra):
     """The "pick" of --stats-json for window pixel (x, y) with the same camera and window."""
     out = os.path.join(tmp, f"pick_{x}_{y}.json")
     subprocess.run([exe, map_path, "--window", f"{WINDOW[0]}x{WINDOW[1]}", *CAMERA,
-                    "--stats-json", out, "--pick", f"{x},{y}"], check=True, timeout=120)
+                    "--stats-json", out, "--pick", f"{x},{y}", *extra], check=True, timeout=120)
     with open(out) as f:
         return json.load(f)["pick"]
 
@@ -125,6 +126,26 @@ def test_pick(tmp, map_path):
     if scripted_pick(tmp, map_path, *sky)["hit"]:
         fail(f"pixel {sky} is sky: --pick should miss")
     print(f"pick: cursor {state['cursor']}, measure {state['measure']}")
+
+
+def test_pick_object(tmp, map_path):
+    """Hovering over an object names it: the cursor's pick is --pick's, object included."""
+    objects = ["--objects", "20000"]  # standing objects only: the same at every frame
+    point = None
+    for candidate in ((460, 240), (520, 300), (600, 200), (420, 350)):
+        if scripted_pick(tmp, map_path, *candidate, *objects)["object"] is not None:
+            point = candidate
+            break
+    if point is None:
+        fail("none of the pixels tried shows an object")
+    pick = scripted_pick(tmp, map_path, *point, *objects)
+    v = Viewer(tmp, map_path, *objects)
+    v.move(*point)
+    time.sleep(0.5)
+    state = v.close()
+    if state["cursor"] != pick:
+        fail(f"the cursor's pick {state['cursor']} != --pick {point}: {pick}")
+    print(f"pick_object: {pick['object']}")
 
 
 def test_screenshot(tmp, map_path):
@@ -306,7 +327,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         map_path = os.path.join(tmp, "hills.r16")
         write_hills(map_path, 129)
-        tests = {"pick": test_pick, "screenshot": test_screenshot, "enter": test_enter,
+        tests = {"pick": test_pick, "pick_object": test_pick_object, "screenshot": test_screenshot, "enter": test_enter,
                  "move1": lambda t, m: test_move(t, m, 1),
                  "move60": lambda t, m: test_move(t, m, 60),
                  "slow_keys": lambda t, m: test_enter(t, m, 2), "fly": test_fly,
