@@ -5,6 +5,7 @@ GPU upload, one frame; llvmpipe keeps the GPU's copy in host memory) and the CPU
 
 Usage: python3 bench/memory.py [--build DIR] [--runs R] [--cpu-only] MAP...
        python3 bench/memory.py --streamed [--budget BYTES] [--band BYTES] MAP.r16...
+       python3 bench/memory.py --objects N [--runs R] MAP...
 The viewer runs as `quadterrain MAP --stats-json OUT --memory-budget 0` under /usr/bin/time -v
 (peak = its "Maximum resident set size", the process's VmHWM); it needs a display: run under
 xvfb-run -a, or with DISPLAY set. With --runs R each figure is the median of R runs. A map the
@@ -13,6 +14,11 @@ viewer refuses (too big for the GPU path) gets its CPU-side figure only.
 --streamed measures the streamed open of a .r16 (load_memory --streamed): the first open, after
 removing MAP.qtree (a pass over the map, then the sidecar written), and the reopen (the sidecar
 read): wall time and peak resident memory of each.
+
+--objects N measures what objects add to the viewer's peak, in bytes an object: MAP with N
+objects, a tenth of them (N / 11) balls, three steps and --no-cull (every object drawn, so every
+per-frame list is full), against MAP alone, each under /usr/bin/time -v (the figure behind
+kObjectBytes in src/app/options.h).
 """
 import argparse
 import json
@@ -30,6 +36,7 @@ parser.add_argument("--cpu-only", action="store_true", help="the load_memory har
 parser.add_argument("--streamed", action="store_true", help="first open and reopen of a .r16")
 parser.add_argument("--budget", default=str(2 << 30), help="--streamed: memory budget in bytes")
 parser.add_argument("--band", default=None, help="--streamed: band cap in bytes")
+parser.add_argument("--objects", type=int, default=0, help="bytes an object for N objects")
 parser.add_argument("maps", nargs="+")
 args = parser.parse_args()
 
@@ -54,11 +61,11 @@ def cpu_side(path):
     return report["samples"], peak, report["decoded"]["peak_bytes"]
 
 
-def viewer(path):
+def viewer(path, *extra):
     with tempfile.TemporaryDirectory() as folder:
         stats = os.path.join(folder, "stats.json")
         code, _, peak = time_v([os.path.join(args.build, "quadterrain"), path, "--stats-json",
-                                stats, "--memory-budget", "0"])
+                                stats, "--memory-budget", "0", *extra])
         return peak if code == 0 else None
 
 
@@ -84,6 +91,22 @@ def streamed(path):
         figures.append((report["open_ms"] / 1000.0, peak, report))
     return figures
 
+
+if args.objects > 0:
+    n = args.objects
+    scene = ["--objects", str(n), "--moving", str(n // 11), "--steps", "3", "--no-cull"]
+    print("%-28s %9s %12s %12s %14s" % ("map", "objects", "alone MB", "with MB", "B/object"))
+    for path in args.maps:
+        alone, full = [], []
+        for _ in range(args.runs):  # interleaved
+            alone.append(viewer(path, "--no-cull"))
+            full.append(viewer(path, *scene))
+        a, f = median(alone), median(full)
+        if a is None or f is None:
+            continue
+        print("%-28s %9d %12.0f %12.0f %14.1f" % (os.path.basename(path)[:28], n, a / 2**20,
+                                                  f / 2**20, (f - a) / n))
+    sys.exit(0)
 
 if args.streamed:
     print("%-20s %5s %6s %11s %9s %11s %9s" % ("map", "leaf", "errors", "first s", "first MB",

@@ -92,9 +92,12 @@ struct ViewerOptions {
     }
 };
 
-// Bytes a scattered object takes (its shape, its tree entries, its instance), rounded up from
-// bench/object_bench's measurement, and the share of physical memory the objects may take.
-constexpr uint64_t kObjectBytes = 200;
+// Bytes an object adds to the viewer's peak resident memory (its shape and ball state, its tree
+// entries, the scatter's scratch, the GPU's copy of its record, the frame's lists with every
+// object drawn), rounded up from `python3 bench/memory.py --objects N MAP`: 355 and 383 bytes at
+// 550,000 and 1,100,000 objects on a 4097x4097 map, 405 with the window and HUD (2026-11-26);
+// and the share of physical memory the objects may take.
+constexpr uint64_t kObjectBytes = 448;
 constexpr double kObjectMemoryShare = 0.5;
 
 // Whether `count` objects fit in kObjectMemoryShare of `physicalBytes`; the error names --objects.

@@ -120,8 +120,9 @@ constexpr int kMaxSelectThreads = 8;
 constexpr double kOcclusionQuadDistance = 0.5;
 constexpr float kOcclusionQuadRelief = 0.05f;
 
-// Objects on the terrain (core/object_scene.h): at most kMaxObjects (about 150 bytes each with
-// their tree and instance data, so the cap is about 7.5 GB), stepped every kObjectStepSeconds.
+// Objects on the terrain (core/object_scene.h): at most kMaxObjects, and no more than half of
+// physical memory holds at kObjectBytes each (app/options.h: about 21 GB for the cap), stepped
+// every kObjectStepSeconds.
 constexpr uint32_t kMaxObjects = 50000000;
 constexpr float kObjectStepSeconds = 1.0f / 60.0f;
 // The scene's loose tree splits a leaf past this many objects: at the bench flight's cameras

@@ -587,6 +587,14 @@ usage = [
 for name, args, message in usage:
     case(name, args, 2, q + message)
 
+# More objects than half of this machine's memory holds at the viewer's 448 bytes an object:
+# refused from the count, before anything is scattered (a machine with room for the cap skips it).
+physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+if 50000000 * 448 > physical // 2:
+    case("more objects than memory holds", [good, "--objects", "50000000"] + stats, 2,
+         prefix=q + "--objects 50000000 needs about 21362 MiB, more than half of this "
+         "machine's memory (")
+
 # Mappings whose world would not be finite floats: refused before any window, naming the option.
 world = [
     ("spacing of 1e20", ["--spacing", "1e20"],
