@@ -16,7 +16,9 @@
 #include "core/flight_path.h"
 #include "core/frame.h"
 #include "core/object_instances.h"
+#include "core/object_pick.h"
 #include "core/object_scene.h"
+#include "core/pick.h"
 #include "core/synthetic.h"
 
 namespace qt {
@@ -152,6 +154,52 @@ void BM_ObjectFrame(benchmark::State& state) {
 }
 
 BENCHMARK(BM_ObjectFrame)->Arg(4097)->Iterations(3)->Unit(benchmark::kMillisecond);
+
+// Picking what the cursor shows, as the viewer does every frame: the terrain under a pixel, then
+// the object in front of it (core/object_pick.h), through a 5 x 5 grid of pixels of a 1280 x 720
+// window at each flight camera. Counters per pick: the objects' microseconds and the terrain's;
+// against brute force (every object's shape tested, up to the terrain's hit) on the first two
+// cameras' rays, whose answers must agree (mismatches).
+void BM_ObjectPick(benchmark::State& state) {
+    ObjectWorld& w = world(4097, 1100000, 100000);
+    double objectUs = 0.0, terrainUs = 0.0, bruteUs = 0.0;
+    uint64_t picks = 0, hits = 0, brutePicks = 0, mismatches = 0;
+    for (auto _ : state) {
+        for (size_t i = 0; i < w.cameras.size(); ++i) {
+            for (int k = 0; k < 25; ++k) {
+                const PickRay ray = pixelRay(w.cameras[i], 1280.0f * float(k % 5 * 2 + 1) / 10.0f,
+                                             720.0f * float(k / 5 * 2 + 1) / 10.0f, 1280, 720);
+                Clock::time_point start = Clock::now();
+                const PickHit ground = pickTerrain(w.map, w.tree, w.mapping, ray);
+                terrainUs += 1e3 * msSince(start);
+                start = Clock::now();
+                const std::optional<ObjectPickHit> object =
+                    pickObjectBefore(*w.objects, ray, ground);
+                objectUs += 1e3 * msSince(start);
+                ++picks;
+                hits += object ? 1 : 0;
+                if (i < 2) {
+                    const float reach = ground.hit ? float(ground.t) : 1e30f;
+                    start = Clock::now();
+                    const std::optional<RayHit> brute =
+                        pickObjectBruteForce(*w.objects, ray, reach);
+                    bruteUs += 1e3 * msSince(start);
+                    ++brutePicks;
+                    mismatches += brute.has_value() != object.has_value() ||
+                                  (brute && brute->object != object->id);
+                }
+            }
+        }
+    }
+    const double n = double(std::max<uint64_t>(picks, 1));
+    state.counters["object_us"] = objectUs / n;
+    state.counters["terrain_us"] = terrainUs / n;
+    state.counters["brute_us"] = bruteUs / double(std::max<uint64_t>(brutePicks, 1));
+    state.counters["object_hits"] = double(hits) / n;
+    state.counters["mismatches"] = double(mismatches);
+}
+
+BENCHMARK(BM_ObjectPick)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace qt
