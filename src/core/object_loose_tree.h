@@ -7,10 +7,10 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
+#include "core/function_ref.h"
 #include "core/huge_pages.h"
 #include "core/object_index.h"
 #include "core/object_records.h"
@@ -83,8 +83,9 @@ public:
     // The first object along the ray by a narrower test than its box: `entry(id, boxEntry)`
     // gives the distance at which the ray enters the object's shape, never less than the
     // distance it enters the box (boxEntry), or none when it misses the shape. Nodes farther than
-    // the best hit so far are not entered, as for boxes.
-    using ShapeEntry = std::function<std::optional<float>(uint32_t id, float boxEntry)>;
+    // the best hit so far are not entered, as for boxes. Allocates nothing (picking runs every
+    // frame).
+    using ShapeEntry = FunctionRef<std::optional<float>(uint32_t id, float boxEntry)>;
     std::optional<RayHit> queryRay(const Ray& ray, const ShapeEntry& entry) const;
     void collisionPairs(std::vector<ObjectPair>& out) const override;
 

@@ -64,7 +64,7 @@ std::optional<double> firstInside(double a, double b, double c, double t0, doubl
 }
 
 // A solid of revolution about the vertical through (cx, cz), between heights low and high,
-// whose radius at height y is radiusAt0 + slope (y - low) (a cylinder for slope 0, a cone
+// whose radius at height y is radiusAtLow + slope (y - low) (a cylinder for slope 0, a cone
 // narrowing upwards for slope < 0): where the ray enters it.
 std::optional<double> revolvedEntry(const PickRay& ray, float maxDistance, float cx, float cz,
                                     float low, float high, float radiusAtLow, float slope) {

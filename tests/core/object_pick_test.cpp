@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "app/heap_count.h"
 #include "core/object_mesh.h"
 #include "core/synthetic.h"
 #include "test_files.h"
@@ -148,6 +149,21 @@ TEST(ObjectPick, TreePickEqualsEveryShapeTestedOverRandomRays) {
         }
     }
     EXPECT_GT(hits, 1000) << "the rays should hit objects often";
+}
+
+// The viewer picks every frame: a pick allocates nothing.
+TEST(ObjectPick, PickingAllocatesNothing) {
+    const ObjectScene& scene = pickScene().scene;
+    test::Random random(5);
+    uint64_t hits = 0;
+    const size_t before = heapCount().allocations;
+    for (int i = 0; i < 200; ++i) {
+        const PickRay ray{{random.uniform(0.0f, 256.0f), 500.0f, random.uniform(0.0f, 256.0f)},
+                          {random.uniform(-0.1f, 0.1f), -1.0f, random.uniform(-0.1f, 0.1f)}};
+        hits += pickObjectBefore(scene, ray, PickHit{}).has_value() ? 1 : 0;
+    }
+    EXPECT_EQ(heapCount().allocations, before);
+    EXPECT_GT(hits, 10u);
 }
 
 TEST(ObjectPick, TerrainInFrontHidesTheObject) {
