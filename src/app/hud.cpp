@@ -19,7 +19,8 @@ constexpr const char* kHelp =
     "T ground-follow, left-drag measure, double-click fly there, click the minimap to go there, "
     "F12 screenshot (Shift+F12 without the HUD), Ctrl+O type a path, C cull, O occlusion, L level "
     "of detail, F freeze, G wireframe, B boxes, R/F5 reload shaders, P pause objects, "
-    "H hide HUD; right-drag on the minimap selects objects";
+    "H hide HUD; right-drag on the minimap selects objects, Shift+click one in the view to "
+    "select or deselect it";
 
 double percent(uint64_t part, uint64_t whole) {
     return whole ? 100.0 * double(part) / double(whole) : 0.0;
@@ -154,7 +155,7 @@ bool drawObjects(HudState& state, const FrameStats& stats, const Terrain& terrai
                     o.objectsTested);
         ImGui::Text("update %.2f, collide %.2f, cull %.3f ms", step.updateMs, step.collideMs,
                     o.cullMs);
-        ImGui::Text("selected %zu (right-drag on the minimap)",
+        ImGui::Text("selected %zu (right-drag on the minimap, Shift+click in the view)",
                     state.minimapObjects.selected.size());
         ImGui::Checkbox("pause (P)", &state.objectsPaused);
         ImGui::SameLine();

@@ -69,6 +69,21 @@ void selectObjects(Terrain& terrain, const Rect& rect, MinimapObjects& objects) 
     }
 }
 
+void toggleObject(Terrain& terrain, uint32_t id, MinimapObjects& objects) {
+    if (!terrain.objects || id >= terrain.selectedObjects.size()) {
+        return;
+    }
+    std::vector<uint32_t>& selected = objects.selected;
+    const auto at = std::lower_bound(selected.begin(), selected.end(), id);
+    if (at != selected.end() && *at == id) {
+        selected.erase(at);
+        terrain.selectedObjects[id] = 0;
+    } else {
+        selected.insert(at, id);
+        terrain.selectedObjects[id] = 1;
+    }
+}
+
 float minimapLegendHeight() {
     return 2.0f * ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y;
 }

@@ -27,7 +27,8 @@ constexpr size_t kMaxMinimapObjects = 20000;
 
 // The minimap's object layer, with its scratch kept across frames: the object tree's occupied
 // cells down to about two pixels, the drawn objects as dots, and the selection a right-button
-// drag makes (003's allIntersecting(R): the objects whose boxes meet the rectangle).
+// drag makes (003's allIntersecting(R): the objects whose boxes meet the rectangle), with the
+// objects Shift+clicked in the view.
 struct MinimapObjects {
     bool cells = true;
     std::vector<Rect> cellScratch;
@@ -38,6 +39,9 @@ struct MinimapObjects {
 
 // Clears the selection's flags on `terrain` and selects what meets `rect`.
 void selectObjects(Terrain& terrain, const Rect& rect, MinimapObjects& objects);
+
+// Adds object `id` to the selection, or takes it out when it is in it (Shift+click in the view).
+void toggleObject(Terrain& terrain, uint32_t id, MinimapObjects& objects);
 
 // Returns the world x, z under the mouse while the left button is down on the square (clamped to
 // the map), for the viewer to move there; the right button's drag selects objects.

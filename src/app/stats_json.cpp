@@ -124,6 +124,11 @@ std::string viewerStateJson(const ViewerState& s) {
          ", \"occlusion\": " + std::string(s.occlusion ? "true" : "false") + "},\n";
     j += "  \"minimap\": [" + number(s.minimapSquare[0]) + ", " + number(s.minimapSquare[1]) +
          ", " + number(s.minimapSquare[2]) + "],\n";
+    j += "  \"selected_objects\": [";
+    for (size_t k = 0; k < s.selectedObjects.size(); ++k) {
+        j += (k == 0 ? "" : ", ") + std::to_string(s.selectedObjects[k]);
+    }
+    j += "],\n";
     j += "  \"measure\": ";
     j += s.measured ? "{\"a\": " + vec3(s.measureA) + ", \"b\": " + vec3(s.measureB) + "}" : "null";
     return j + "\n}\n";

@@ -65,7 +65,8 @@ struct ViewerState {
     float cursorSample = 0.0f;
     std::optional<ObjectPickHit> cursorObject;  // the object under it, nearer than the terrain
     ObjectKind cursorObjectKind = ObjectKind::Tree;
-    bool measured = false;  // a measurement from measureA to measureB is shown
+    std::vector<uint32_t> selectedObjects;  // sorted ids: the minimap's and Shift+click's selection
+    bool measured = false;                  // a measurement from measureA to measureB is shown
     glm::vec3 measureA{0.0f}, measureB{0.0f};
     bool cull = true, occlusion = true;    // the HUD's toggles
     std::array<float, 3> minimapSquare{};  // left, top, side in window pixels (side 0: hidden)

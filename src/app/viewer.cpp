@@ -164,6 +164,7 @@ std::string stateJson(const Viewer& v, int frames, double seconds) {
     state.cursorSample = v.hud.cursor.hoverSample;
     state.cursorObject = v.hud.cursor.hoverObject;
     state.cursorObjectKind = v.hud.cursor.hoverShape.kind;
+    state.selectedObjects = v.hud.minimapObjects.selected;
     state.measured = v.hud.cursor.measured;
     state.measureA = v.hud.cursor.a;
     state.measureB = v.hud.cursor.b;

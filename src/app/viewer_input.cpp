@@ -131,8 +131,9 @@ PickHit pickAt(GLFWwindow* window, const Session& s, double x, double y) {
 }
 
 // Left button on the terrain: a press starts a measurement there; a release in the same place is
-// a click, and a second click soon after in the same place flies to the point.
-void onMouseButton(GLFWwindow* window, int button, int action, int /*mods*/) {
+// a click, and a second click soon after in the same place flies to the point. With Shift, a
+// press on an object selects it, or deselects it when selected.
+void onMouseButton(GLFWwindow* window, int button, int action, int mods) {
     Viewer& v = viewerOf(window);
     if (button != GLFW_MOUSE_BUTTON_LEFT || v.fly.captured) {
         return;
@@ -142,6 +143,18 @@ void onMouseButton(GLFWwindow* window, int button, int action, int /*mods*/) {
     CursorReadout& c = v.hud.cursor;
     if (action == GLFW_PRESS) {
         if (ImGui::GetIO().WantCaptureMouse) {
+            return;
+        }
+        if (mods & GLFW_MOD_SHIFT) {
+            Terrain& t = v.session.terrain;
+            PickRay ray;
+            if (t.objects && pointerRay(window, v.session, x, y, ray)) {
+                const PickHit ground = pickTerrain(t.map, t.tree, t.mapping, ray);
+                if (const std::optional<ObjectPickHit> o =
+                        pickObjectBefore(*t.objects, ray, ground)) {
+                    toggleObject(t, o->id, v.hud.minimapObjects);
+                }
+            }
             return;
         }
         const PickHit hit = pickAt(window, v.session, x, y);

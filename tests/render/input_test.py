@@ -3,7 +3,7 @@
 
 Usage: input_test.py CASE QUADTERRAIN     (under a display: see with_display.sh)
 CASE: pick (hover and a measuring drag equal --pick of the same pixels), pick_object (hovering
-over an object names it as --pick does), screenshot (F12 and
+over an object names it as --pick does; Shift+click selects and deselects it), screenshot (F12 and
 Shift+F12 write PNGs named by date and time), enter (Ctrl+O, a path and Enter load a map),
 slow_keys (the same at 2 frames a second, with quick taps of C and O: none lost), move1 / move60
 (W held 2 s moves speed x 2 s at 1 and at 60 frames a second), fly (a double-click flies to the
@@ -145,7 +145,23 @@ def test_pick_object(tmp, map_path):
     state = v.close()
     if state["cursor"] != pick:
         fail(f"the cursor's pick {state['cursor']} != --pick {point}: {pick}")
-    print(f"pick_object: {pick['object']}")
+    if state["selected_objects"] != []:
+        fail(f"nothing was selected: {state['selected_objects']}")
+    # Shift+click selects the object; twice more deselects and selects it again.
+    for clicks, selected in ((1, [pick["object"]["id"]]), (3, [pick["object"]["id"]]), (2, [])):
+        v = Viewer(tmp, map_path, *objects)
+        v.move(*point)
+        time.sleep(0.3)
+        for _ in range(clicks):
+            xdotool("keydown", "shift", "click", "1", "keyup", "shift")
+            time.sleep(0.6)  # past a double-click
+        state = v.close()
+        if state["selected_objects"] != selected:
+            fail(f"{clicks} Shift+clicks on object {pick['object']['id']}: selected "
+                 f"{state['selected_objects']}, expected {selected}")
+        if state["measure"] is not None:
+            fail(f"a Shift+click should not measure: {state['measure']}")
+    print(f"pick_object: {pick['object']}, Shift+click selects and deselects it")
 
 
 def test_screenshot(tmp, map_path):
