@@ -256,9 +256,27 @@ sky = json.load(open(sys.argv[2]))["pick"]
 assert sky == {"hit": False, "world": None, "sample": None, "height": None, "object": None}, sky
 PY
 
-# 7b. --pick over objects: looking straight down at the top of the highest object after three
-#     steps, the centre pixel names it, at its top, in front of the terrain (without objects,
-#     "object" is null: 7).
+# 7b. --dump-objects lists every object once, its states adding up to the counts; --pick over
+#     objects: looking straight down at the top of the highest object after three steps, the
+#     centre pixel names it, at its top, in front of the terrain (without objects, "object" is
+#     null: 7).
+"$exe" "$map" --objects 3000 --moving 300 --steps 3 --eye 20,10,120 --target 100,8,30 \
+    --dump-objects --stats-json "$tmp/od.json" || fail "--dump-objects run"
+python3 - "$tmp/od.json" <<'PY' || fail "--dump-objects content"
+import json, sys
+from collections import Counter
+report = json.load(open(sys.argv[1]))
+objects, counts = report["object_list"], report["objects"]
+# Every object once, by id, with a box and a state, the states adding up to the counts; this
+# view has objects of all three.
+assert [o[0] for o in objects] == list(range(3000)), [o[0] for o in objects][:10]
+assert counts["total"] == 3000 and counts["moving"] == 300 and counts["steps"] == 3, counts
+states = Counter(o[3] for o in objects)
+assert set(states) == {"drawn", "culled", "occluded"}, states
+assert (states["drawn"], states["culled"], states["occluded"]) == (
+    counts["drawn"], counts["culled"], counts["occluded"]), (states, counts)
+assert all(all(a <= b for a, b in zip(lo, hi)) for _, lo, hi, _ in objects), "inverted box"
+PY
 objects=(--objects 300 --moving 30 --steps 3)
 "$exe" "$map" "${objects[@]}" --dump-objects --stats-json "$tmp/o.json" || fail "--dump-objects run"
 top=$(python3 - "$tmp/o.json" <<'PY'
@@ -268,7 +286,7 @@ i, lo, hi, state = max(objects, key=lambda o: o[2][1])
 cx, cz = (lo[0] + hi[0]) / 2, (lo[2] + hi[2]) / 2
 print(i, f"{cx!r},{hi[1] + 20!r},{cz!r}", f"{cx!r},{lo[1] - 1!r},{cz!r}", hi[1])
 PY
-) || fail "--dump-objects content"
+) || fail "--pick target"
 read -r id eye target y <<<"$top"
 "$exe" "$map" "${objects[@]}" --window 201x201 --eye "$eye" --target "$target" \
     --stats-json "$tmp/op.json" --pick 100,100 || fail "--pick run over objects"
