@@ -89,10 +89,9 @@ std::string jsonString(const std::string& text) {
     return out + "\"";
 }
 
-std::string pickJson(const PickHit& hit, float sample, const std::optional<ObjectPickHit>& object,
-                     ObjectKind objectKind) {
+std::string pickJson(const PickHit& hit, float sample, const std::optional<ObjectPickHit>& object) {
     const std::string objectJson = object ? "{\"id\": " + std::to_string(object->id) +
-                                                ", \"kind\": \"" + objectKindName(objectKind) +
+                                                ", \"kind\": \"" + objectKindName(object->kind) +
                                                 "\", \"world\": " + vec3(object->world) + "}"
                                           : "null";
     if (!hit.hit) {
@@ -118,8 +117,7 @@ std::string viewerStateJson(const ViewerState& s) {
     j += "  \"seconds\": " + milliseconds(s.seconds) + ",\n";
     j += "  \"message\": " + jsonString(s.message) + ",\n";
     j += "  \"screenshot\": " + jsonString(s.screenshot) + ",\n";
-    j += "  \"cursor\": " + pickJson(s.cursor, s.cursorSample, s.cursorObject, s.cursorObjectKind) +
-         ",\n";
+    j += "  \"cursor\": " + pickJson(s.cursor, s.cursorSample, s.cursorObject) + ",\n";
     j += "  \"toggles\": {\"cull\": " + std::string(s.cull ? "true" : "false") +
          ", \"occlusion\": " + std::string(s.occlusion ? "true" : "false") + "},\n";
     j += "  \"minimap\": [" + number(s.minimapSquare[0]) + ", " + number(s.minimapSquare[1]) +
@@ -251,10 +249,7 @@ std::string statsJson(const StatsReport& r) {
     j += "  \"cull_ms\": " + milliseconds(s.cullMs) + ",\n";
     j += "  \"frame_ms\": " + milliseconds(s.frameMs);
     if (r.pick) {
-        j += ",\n  \"pick\": " + pickJson(*r.pick, r.pickSample, r.pickObject,
-                                          r.pickObject && r.objects
-                                              ? r.objects->kind(r.pickObject->id)
-                                              : ObjectKind::Tree);
+        j += ",\n  \"pick\": " + pickJson(*r.pick, r.pickSample, r.pickObject);
     }
     if (r.visibleLeaves) {
         j += ",\n  \"visible_leaves\": [";

@@ -64,7 +64,6 @@ struct ViewerState {
     PickHit cursor;          // the terrain under the cursor at the last frame
     float cursorSample = 0.0f;
     std::optional<ObjectPickHit> cursorObject;  // the object under it, nearer than the terrain
-    ObjectKind cursorObjectKind = ObjectKind::Tree;
     std::vector<uint32_t> selectedObjects;  // sorted ids: the minimap's and Shift+click's selection
     bool measured = false;                  // a measurement from measureA to measureB is shown
     glm::vec3 measureA{0.0f}, measureB{0.0f};
@@ -77,8 +76,7 @@ struct ViewerState {
 // object the pixel shows in front of the terrain (or over none) and the point where its shape
 // is entered.
 std::string pickJson(const PickHit& hit, float sample,
-                     const std::optional<ObjectPickHit>& object = std::nullopt,
-                     ObjectKind objectKind = ObjectKind::Tree);
+                     const std::optional<ObjectPickHit>& object = std::nullopt);
 
 std::string viewerStateJson(const ViewerState& state);
 

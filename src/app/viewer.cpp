@@ -163,7 +163,6 @@ std::string stateJson(const Viewer& v, int frames, double seconds) {
     state.cursor = v.hud.cursor.hover;
     state.cursorSample = v.hud.cursor.hoverSample;
     state.cursorObject = v.hud.cursor.hoverObject;
-    state.cursorObjectKind = v.hud.cursor.hoverShape.kind;
     state.selectedObjects = v.hud.minimapObjects.selected;
     state.measured = v.hud.cursor.measured;
     state.measureA = v.hud.cursor.a;

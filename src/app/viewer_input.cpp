@@ -130,6 +130,27 @@ PickHit pickAt(GLFWwindow* window, const Session& s, double x, double y) {
     return pickTerrain(t.map, t.tree, t.mapping, ray);
 }
 
+// What window point (x, y) shows: the terrain, and the object in front of it (none without
+// objects or off the window).
+struct PointerPick {
+    PickHit terrain;
+    std::optional<ObjectPickHit> object;
+};
+
+PointerPick pointerPick(GLFWwindow* window, const Session& s, double x, double y) {
+    PointerPick pick;
+    PickRay ray;
+    if (!pointerRay(window, s, x, y, ray)) {
+        return pick;
+    }
+    const Terrain& t = s.terrain;
+    pick.terrain = pickTerrain(t.map, t.tree, t.mapping, ray);
+    if (t.objects) {
+        pick.object = pickObjectBefore(*t.objects, ray, pick.terrain);
+    }
+    return pick;
+}
+
 // Left button on the terrain: a press starts a measurement there; a release in the same place is
 // a click, and a second click soon after in the same place flies to the point. With Shift, a
 // press on an object selects it, or deselects it when selected.
@@ -146,14 +167,8 @@ void onMouseButton(GLFWwindow* window, int button, int action, int mods) {
             return;
         }
         if (mods & GLFW_MOD_SHIFT) {
-            Terrain& t = v.session.terrain;
-            PickRay ray;
-            if (t.objects && pointerRay(window, v.session, x, y, ray)) {
-                const PickHit ground = pickTerrain(t.map, t.tree, t.mapping, ray);
-                if (const std::optional<ObjectPickHit> o =
-                        pickObjectBefore(*t.objects, ray, ground)) {
-                    toggleObject(t, o->id, v.hud.minimapObjects);
-                }
+            if (const PointerPick pick = pointerPick(window, v.session, x, y); pick.object) {
+                toggleObject(v.session.terrain, pick.object->id, v.hud.minimapObjects);
             }
             return;
         }
@@ -231,24 +246,18 @@ void updateCursor(GLFWwindow* window, Viewer& v) {
     if (v.fly.captured) {
         return;
     }
-    PickRay ray;
-    if (!pointerRay(window, v.session, v.cursorX, v.cursorY, ray)) {
-        return;
-    }
-    const Terrain& t = v.session.terrain;
-    const PickHit hit = pickTerrain(t.map, t.tree, t.mapping, ray);
-    if (c.dragging && hit.hit) {
-        c.b = hit.world;
+    const PointerPick pick = pointerPick(window, v.session, v.cursorX, v.cursorY);
+    if (c.dragging && pick.terrain.hit) {
+        c.b = pick.terrain.world;
     }
     if (!ImGui::GetIO().WantCaptureMouse) {
-        c.hover = hit;
-        c.hoverSample = CursorReadout::sampleAt(t.map, hit);
-        if (t.objects) {  // the object in front of the terrain there
-            c.hoverObject = pickObjectBefore(*t.objects, ray, hit);
-            if (c.hoverObject) {
-                c.hoverShape = t.objects->shape(c.hoverObject->id);
-                c.hoverVelocity = t.objects->velocity(c.hoverObject->id);
-            }
+        const Terrain& t = v.session.terrain;
+        c.hover = pick.terrain;
+        c.hoverSample = CursorReadout::sampleAt(t.map, pick.terrain);
+        c.hoverObject = pick.object;
+        if (pick.object) {
+            c.hoverShape = t.objects->shape(pick.object->id);
+            c.hoverVelocity = t.objects->velocity(pick.object->id);
         }
     }
 }

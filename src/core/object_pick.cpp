@@ -148,7 +148,8 @@ std::optional<ObjectPickHit> pickObjectBefore(const ObjectScene& scene, const Pi
     if (!hit) {
         return std::nullopt;
     }
-    return ObjectPickHit{hit->object, hit->distance, ray.origin + hit->distance * ray.direction};
+    return ObjectPickHit{hit->object, scene.kind(hit->object), hit->distance,
+                         ray.origin + hit->distance * ray.direction};
 }
 
 std::optional<RayHit> pickObjectBruteForce(const ObjectScene& scene, const PickRay& ray,

@@ -27,9 +27,11 @@ std::optional<float> objectShapeEntry(const ObjectScene& scene, uint32_t id, con
 std::optional<RayHit> pickObject(const ObjectScene& scene, const PickRay& ray, float maxDistance);
 
 // What a pixel shows of the objects: the first object along its ray when the ray enters it no
-// farther than `terrain`'s hit (anywhere when the terrain is missed), with the point entered.
+// farther than `terrain`'s hit (anywhere when the terrain is missed): its id and kind, and the
+// point entered.
 struct ObjectPickHit {
     uint32_t id = 0;
+    ObjectKind kind = ObjectKind::Tree;
     float t = 0.0f;  // in units of the ray direction's length, as PickHit::t
     glm::vec3 world{0.0f};
 };
