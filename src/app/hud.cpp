@@ -155,6 +155,10 @@ bool drawObjects(HudState& state, const FrameStats& stats, const Terrain& terrai
                     o.objectsTested);
         ImGui::Text("update %.2f, collide %.2f, cull %.3f ms", step.updateMs, step.collideMs,
                     o.cullMs);
+        if (terrain.objects->sizeScale() < 1.0f) {
+            ImGui::Text("crowded map: every object at %.0f%% of its size",
+                        100.0 * double(terrain.objects->sizeScale()));
+        }
         ImGui::Text("selected %zu (right-drag on the minimap, Shift+click in the view)",
                     state.minimapObjects.selected.size());
         ImGui::Checkbox("pause (P)", &state.objectsPaused);

@@ -210,6 +210,7 @@ std::string statsJson(const StatsReport& r) {
         const ObjectFrameStats& o = s.objects;
         j += "  \"objects\": {\"total\": " + std::to_string(o.total) +
              ", \"moving\": " + std::to_string(r.objects->movingCount()) +
+             ", \"size_scale\": " + number(r.objects->sizeScale()) +
              ", \"drawn\": " + std::to_string(o.drawn) +
              ", \"culled\": " + std::to_string(o.culled) +
              ", \"occluded\": " + std::to_string(o.occluded) +

@@ -37,8 +37,28 @@ struct Random {
 // How far back from its first contact a stopped ball stays, as a share of the step: its distance
 // then exceeds the touching distance by that share of the closing motion.
 constexpr float kStopBefore = 1e-3f;
-// Attempts at a free spot for a ball before the scatter gives up.
+// Attempts at a free spot for a ball before the scatter gives up at a size.
 constexpr int kPlaceAttempts = 64;
+// The sizes a scatter tries, as shares of the objects' own, until every ball finds a free spot:
+// on a crowded map (say 200,000 objects, 20,000 of them balls, over 1025 x 1025 samples) the
+// trees and rocks at full size leave no room, and smaller ones do; down to a quarter, where a
+// request the map cannot hold is refused. A scene that fits keeps its full size.
+constexpr float kSizeScales[] = {1.0f, 0.7f, 0.5f, 0.35f, 0.25f};
+// Balls, whose discs over x/z never overlap, can cover no more than this share of the map (the
+// densest packing of circles, pi / sqrt(12)): a size at which their mean total area is more is
+// not tried.
+constexpr double kDensestPacking = 0.9069;
+// A ball's radius in units (ObjectScene::scatterAt), and the mean of pi r^2 over it.
+constexpr float kBallRadius[2] = {0.8f, 1.6f};
+constexpr double kBallDiscArea = 3.14159265358979 *
+                                 (double(kBallRadius[1]) * kBallRadius[1] * kBallRadius[1] -
+                                  double(kBallRadius[0]) * kBallRadius[0] * kBallRadius[0]) /
+                                 (3.0 * (double(kBallRadius[1]) - kBallRadius[0]));
+
+// The objects' size unit: a sample spacing (the smaller), but at most 1/256 of the map's side.
+float objectUnit(const WorldMapping& mapping, const WorldExtent& extent) {
+    return std::min(std::min(mapping.spacingX, mapping.spacingZ), extent.longerSide() / 256.0f);
+}
 
 // The earliest t in [0, 1] at which |d0 + t e| = r, approaching; 2 when there is none. Shapes
 // that already overlap at t = 0 and are closing give 0.
@@ -90,13 +110,34 @@ Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMappin
                                             std::to_string(kMaxObjects));
     }
     const WorldExtent extent = worldExtent(map, mapping);
-    // Objects are sized in sample spacings (the smaller), but at most 1/256 of the map's side.
-    const float unit =
-        std::min(std::min(mapping.spacingX, mapping.spacingZ), extent.longerSide() / 256.0f);
+    for (const float scale : kSizeScales) {
+        const double unit = double(scale) * double(objectUnit(mapping, extent));
+        if (double(moving) * kBallDiscArea * unit * unit >
+            kDensestPacking * double(extent.sizeX) * double(extent.sizeZ)) {
+            continue;
+        }
+        bool crowded = false;
+        Result<ObjectScene> scene = scatterAt(map, mapping, count, moving, seed, scale, crowded);
+        if (scene || !crowded) {
+            return scene;
+        }
+    }
+    return Result<ObjectScene>::failure(
+        "--objects: no room for " + std::to_string(moving) +
+        " balls on this map, even with every object at a quarter of its size; ask for fewer");
+}
+
+Result<ObjectScene> ObjectScene::scatterAt(const Heightmap& map, const WorldMapping& mapping,
+                                           uint32_t count, uint32_t moving, uint64_t seed,
+                                           float scale, bool& crowded) {
+    crowded = false;
+    const WorldExtent extent = worldExtent(map, mapping);
+    const float unit = scale * objectUnit(mapping, extent);
     ObjectTreeConfig config;
     config.size = std::max(extent.longerSide(), unit);
     config.leafLimit = kObjectLeafLimit;
     ObjectScene scene;
+    scene.sizeScale_ = scale;
     scene.index_ = LooseObjectTree(config);
     scene.shape_.resize(count);
     scene.firstBall_ = count - moving;
@@ -163,7 +204,7 @@ Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMappin
     }
     std::vector<uint32_t> near;
     for (uint32_t id = scene.firstBall_; id < count; ++id) {
-        const float r = random.uniform(0.8f, 1.6f) * unit;
+        const float r = random.uniform(kBallRadius[0], kBallRadius[1]) * unit;
         scene.shape_[id].kind = ObjectKind::Ball;
         scene.shape_[id].radius = r;
         scene.shape_[id].height = r;
@@ -178,9 +219,9 @@ Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMappin
             });
         }
         if (!placed || !(2.0f * r <= std::min(extent.sizeX, extent.sizeZ))) {
-            return Result<ObjectScene>::failure(
-                "--objects: no free place for ball " + std::to_string(id - scene.firstBall_ + 1) +
-                " of " + std::to_string(moving) + " on this map; ask for fewer objects");
+            crowded = true;
+            return Result<ObjectScene>::failure("no free place for ball " +
+                                                std::to_string(id - scene.firstBall_ + 1));
         }
         Result<uint32_t> inserted =
             scene.index_.insert(scene.shapeBox(id, scene.shape_[id].base), Motion::Moving);

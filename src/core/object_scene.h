@@ -49,7 +49,10 @@ class ObjectScene {
 public:
     // Scatters `count` objects over the map, the last `moving` of them balls, deterministically
     // for `seed`; trees and rocks stand on the ground, numbered along a Morton curve of their
-    // places, balls rest on it. Fails with one line when moving > count or count > kMaxObjects.
+    // places, balls rest on it, none overlapping another. Where the balls find no free place
+    // among objects of full size, every object is made smaller, down to a quarter
+    // (sizeScale()). Fails with one line when moving > count, count > kMaxObjects, or a ball
+    // finds no place at a quarter of the size.
     static Result<ObjectScene> scatter(const Heightmap& map, const WorldMapping& mapping,
                                        uint32_t count, uint32_t moving, uint64_t seed);
 
@@ -71,6 +74,8 @@ public:
     const float* staticSizes() const { return size_.data(); }
     uint32_t movingCount() const { return uint32_t(balls_.size()); }
     uint64_t steps() const { return steps_; }
+    // The share of their own size the objects were scattered at: 1 unless the map was crowded.
+    float sizeScale() const { return sizeScale_; }
     // Distinct for every scatter in the process: a copy of the static objects' records made for
     // one scene (the renderer's) is that of another exactly when their serials differ.
     uint64_t serial() const { return serial_; }
@@ -90,6 +95,11 @@ public:
     bool overlapping(uint32_t a, uint32_t b, float tolerance) const;
 
 private:
+    // The scatter with every object's size times `scale`; `crowded` when it failed because a
+    // ball found no free place.
+    static Result<ObjectScene> scatterAt(const Heightmap& map, const WorldMapping& mapping,
+                                         uint32_t count, uint32_t moving, uint64_t seed,
+                                         float scale, bool& crowded);
     Box shapeBox(uint32_t id, const glm::vec3& at) const;
     float contactTime(uint32_t a, uint32_t b) const;
     bool overlapsAt(uint32_t a, uint32_t b, float fa, float fb, float tolerance) const;
@@ -113,6 +123,7 @@ private:
     std::vector<ObjectPair> pairs_;  // the step's candidate pairs
     uint64_t steps_ = 0;
     uint64_t serial_ = 0;
+    float sizeScale_ = 1.0f;
 };
 
 }  // namespace qt

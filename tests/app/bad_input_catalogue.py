@@ -542,7 +542,8 @@ case("extension with a tab", [tab_ext] + stats, 1,
 
 # Objects the map has no room for: refused before any window opens, whatever their number.
 case("no room for the balls", [good, "--objects", "100000", "--moving", "100000"] + stats, 1,
-     prefix=q + "--objects: no free place for ball ")
+     q + "--objects: no room for 100000 balls on this map, even with every object at a quarter "
+     "of its size; ask for fewer")
 
 # Options.
 usage = [

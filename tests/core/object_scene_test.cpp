@@ -85,9 +85,46 @@ TEST(ObjectScene, RefusesMoreBallsThanObjectsTooManyObjectsAndNoRoom) {
     ASSERT_FALSE(moreMoving);
     EXPECT_EQ(moreMoving.error(), "--moving 11 is more than --objects 10");
     EXPECT_FALSE(ObjectScene::scatter(map, mapping, kMaxObjects + 1, 0, 1));
+    // No room even at a quarter of the size.
     Result<ObjectScene> crowded = ObjectScene::scatter(map, mapping, 200000, 200000, 1);
     ASSERT_FALSE(crowded);
-    EXPECT_NE(crowded.error().find("no free place"), std::string::npos) << crowded.error();
+    EXPECT_EQ(crowded.error(),
+              "--objects: no room for 200000 balls on this map, even with every "
+              "object at a quarter of its size; ask for fewer");
+}
+
+// A map too crowded for the balls among objects of full size: the scatter makes every object
+// smaller, by the first of its steps at which each ball finds a free place, and the scene is as
+// sound as any (no overlap, the tree's invariants, the same for the seed); one that fits keeps
+// the full size.
+TEST(ObjectScene, ACrowdedMapShrinksEveryObjectUntilTheBallsFit) {
+    const Heightmap map = syntheticHeightmap(129, 129, 7);
+    const WorldMapping mapping{1.0f, 0.004f, 0.0f};
+    const float unit = 128.0f / 256.0f;  // half a sample: 1/256 of the map's side
+    ObjectScene roomy = ObjectScene::scatter(map, mapping, 3000, 300, 5).value();
+    EXPECT_EQ(roomy.sizeScale(), 1.0f);
+    Result<ObjectScene> crowded = ObjectScene::scatter(map, mapping, 12000, 2000, 5);
+    ASSERT_TRUE(crowded) << crowded.error();
+    const ObjectScene& a = crowded.value();
+    ASSERT_LT(a.sizeScale(), 1.0f);
+    ASSERT_GE(a.sizeScale(), 0.25f);
+    ASSERT_EQ(a.count(), 12000u);
+    ASSERT_EQ(a.movingCount(), 2000u);
+    float largest = 0.0f;
+    for (uint32_t id = 0; id < a.count(); ++id) {
+        largest = std::max(largest, a.radius(id));
+    }
+    // Radii are at most 2 units (a tree's), now times the scale.
+    EXPECT_LE(largest, 2.0f * unit * a.sizeScale() * 1.0001f);
+    EXPECT_GT(largest, 1.5f * unit * a.sizeScale());
+    EXPECT_EQ(firstOverlap(a, 0.0f), "");
+    EXPECT_EQ(a.index().check(), "");
+    const ObjectScene b = ObjectScene::scatter(map, mapping, 12000, 2000, 5).value();
+    EXPECT_EQ(b.sizeScale(), a.sizeScale());
+    for (uint32_t id = 0; id < a.count(); ++id) {
+        ASSERT_EQ(a.base(id), b.base(id));
+        ASSERT_EQ(a.radius(id), b.radius(id));
+    }
 }
 
 TEST(ObjectScene, StepsLeaveNoOverlapKeepBallsOnTheMapAndRepeat) {

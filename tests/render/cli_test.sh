@@ -271,11 +271,21 @@ objects, counts = report["object_list"], report["objects"]
 # view has objects of all three.
 assert [o[0] for o in objects] == list(range(3000)), [o[0] for o in objects][:10]
 assert counts["total"] == 3000 and counts["moving"] == 300 and counts["steps"] == 3, counts
+assert counts["size_scale"] == 1, counts  # room enough at full size
 states = Counter(o[3] for o in objects)
 assert set(states) == {"drawn", "culled", "occluded"}, states
 assert (states["drawn"], states["culled"], states["occluded"]) == (
     counts["drawn"], counts["culled"], counts["occluded"]), (states, counts)
 assert all(all(a <= b for a, b in zip(lo, hi)) for _, lo, hi, _ in objects), "inverted box"
+PY
+# A crowded map: 12,000 objects, 2,000 of them balls, over 129 x 129 samples leave the balls no
+# room at full size, so every object is made smaller, and the run goes on.
+"$exe" "$map" --objects 12000 --moving 2000 --stats-json "$tmp/oc.json" || fail "crowded scatter"
+python3 - "$tmp/oc.json" <<'PY' || fail "crowded scatter content"
+import json, sys
+counts = json.load(open(sys.argv[1]))["objects"]
+assert counts["total"] == 12000 and counts["moving"] == 2000, counts
+assert 0.25 <= counts["size_scale"] < 1, counts
 PY
 objects=(--objects 300 --moving 30 --steps 3)
 "$exe" "$map" "${objects[@]}" --dump-objects --stats-json "$tmp/o.json" || fail "--dump-objects run"
