@@ -60,6 +60,17 @@ float objectUnit(const WorldMapping& mapping, const WorldExtent& extent) {
     return std::min(std::min(mapping.spacingX, mapping.spacingZ), extent.longerSide() / 256.0f);
 }
 
+// Codes mapped from a file (a map bigger than memory): objects at random places touch pages all
+// over it, so every kDropEvery objects the scatter hands the mapping's pages back (they stay in
+// the page cache), keeping at most a few pages an object of them resident, not the whole map.
+constexpr uint32_t kDropEvery = 8192;
+
+void dropMappedPages(const Heightmap& map, uint32_t id) {
+    if (id % kDropEvery == kDropEvery - 1) {
+        map.codes.dropResident(0, map.codes.size());
+    }
+}
+
 // The earliest t in [0, 1] at which |d0 + t e| = r, approaching; 2 when there is none. Shapes
 // that already overlap at t = 0 and are closing give 0.
 float firstTouch(const glm::vec3& d0, const glm::vec3& e, float r) {
@@ -147,6 +158,7 @@ Result<ObjectScene> ObjectScene::scatterAt(const Heightmap& map, const WorldMapp
     std::vector<Box> boxes(scene.firstBall_);
     std::vector<Motion> motions(scene.firstBall_, Motion::Static);
     for (uint32_t id = 0; id < scene.firstBall_; ++id) {
+        dropMappedPages(map, id);
         const bool tree = random.uniform(0.0f, 1.0f) < 0.6f;
         const float x = random.uniform(0.0f, extent.sizeX), z = random.uniform(0.0f, extent.sizeZ);
         const float r =
@@ -204,6 +216,7 @@ Result<ObjectScene> ObjectScene::scatterAt(const Heightmap& map, const WorldMapp
     }
     std::vector<uint32_t> near;
     for (uint32_t id = scene.firstBall_; id < count; ++id) {
+        dropMappedPages(map, id);
         const float r = random.uniform(kBallRadius[0], kBallRadius[1]) * unit;
         scene.shape_[id].kind = ObjectKind::Ball;
         scene.shape_[id].radius = r;
@@ -239,8 +252,7 @@ Result<ObjectScene> ObjectScene::scatterAt(const Heightmap& map, const WorldMapp
     // The balls went in one by one, each chained ahead of its node's run: one pass lays every
     // node's list out as a run again, which the frame's walk reads by index.
     scene.index_.compact();
-    // Codes mapped from a file (a map bigger than memory): the pages under every object leave
-    // the process again; the moving ones read their ground back as they roll.
+    // The last pages read leave the process too; the balls read their ground back as they roll.
     map.codes.dropResident(0, map.codes.size());
     return scene;
 }

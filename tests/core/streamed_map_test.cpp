@@ -23,6 +23,7 @@
 #include "core/code_cache.h"
 #include "core/lod_error.h"
 #include "core/mapped_codes.h"
+#include "core/object_scene.h"
 #include "core/synthetic.h"
 #include "core/tree_sidecar.h"
 #include "streamed_checks.h"
@@ -329,6 +330,35 @@ TEST(StreamedMap, PrepassKeepsTheMappingsResidentPagesBounded) {
     EXPECT_GE(mappingRss(codes.data()), codes.size() * 2 - 4096);
     codes.dropResident(0, codes.size());
     EXPECT_LE(mappingRss(codes.data()), slack);
+}
+
+// Objects scattered over a mapped map: the scatter hands the mapping's pages back as it goes
+// (every few thousand objects, at random places all over the map) and at its end, and reads
+// them back where it needs them again: the same scene as over the codes in memory, and no page of
+// the map left resident.
+TEST(StreamedMap, ObjectsScatteredOverMappedCodesEqualThoseOverLoadedCodes) {
+    TempDir dir;
+    const std::string path = dir.path("m.r16");
+    writeR16(path, 513, 513, 11);
+    StreamOptions stream;
+    stream.useSidecar = false;
+    const Result<StreamedMap> opened = openStreamedRaw16(path, {}, 4, stream);
+    ASSERT_TRUE(opened.ok()) << opened.error();
+    const Heightmap& mapped = opened.value().map;
+    ASSERT_TRUE(mapped.codes.isMapped());
+    Heightmap loaded = mapped;
+    loaded.codes = CodeArray{};
+    loaded.codes.resize(mapped.codes.size());
+    std::copy(mapped.codes.begin(), mapped.codes.end(), loaded.codes.begin());
+    const WorldMapping mapping = defaultMapping(loaded);
+    const ObjectScene a = ObjectScene::scatter(mapped, mapping, 30000, 3000, 4).value();
+    const ObjectScene b = ObjectScene::scatter(loaded, mapping, 30000, 3000, 4).value();
+    ASSERT_EQ(a.count(), b.count());
+    for (uint32_t id = 0; id < a.count(); ++id) {
+        ASSERT_EQ(a.base(id), b.base(id)) << id;
+        ASSERT_EQ(a.height(id), b.height(id)) << id;
+    }
+    EXPECT_LE(mappingRss(mapped.codes.data()), 64u * 1024u);
 }
 
 // Sidecar tests: a 257 x 257 map, leaves of 4.
