@@ -94,9 +94,8 @@ TEST(ObjectScene, RefusesMoreBallsThanObjectsTooManyObjectsAndNoRoom) {
 }
 
 // A map too crowded for the balls among objects of full size: the scatter makes every object
-// smaller, by the first of its steps at which each ball finds a free place, and the scene is as
-// sound as any (no overlap, the tree's invariants, the same for the seed); one that fits keeps
-// the full size.
+// smaller, step by step, until each ball finds a free place, and the scene is as sound as any
+// (no overlap, the tree's invariants, the same for the seed); one that fits keeps the full size.
 TEST(ObjectScene, ACrowdedMapShrinksEveryObjectUntilTheBallsFit) {
     const Heightmap map = syntheticHeightmap(129, 129, 7);
     const WorldMapping mapping{1.0f, 0.004f, 0.0f};
