@@ -158,23 +158,21 @@ std::optional<RayHit> pickObjectBruteForce(const ObjectScene& scene, const PickR
     if (!boxRay.valid) {
         return std::nullopt;
     }
-    RayHit best{0, kInfinity};
-    bool hit = false;
+    // Ids in increasing order: of objects entered at equal distances the lowest id stays.
+    std::optional<RayHit> best;
     for (uint32_t id = 0; id < scene.count(); ++id) {
         const std::optional<float> box = rayEntry(boxRay, scene.box(id));
         if (!box) {
             continue;
         }
-        const std::optional<float> t = objectShapeEntry(scene, id, ray, maxDistance);
-        if (t) {
+        if (const std::optional<float> t = objectShapeEntry(scene, id, ray, maxDistance)) {
             const float d = std::max(*t, *box);
-            if (d < best.distance || (d == best.distance && id < best.object)) {
-                best = {id, d};
-                hit = true;
+            if (!best || d < best->distance) {
+                best = RayHit{id, d};
             }
         }
     }
-    return hit ? std::optional<RayHit>(best) : std::nullopt;
+    return best;
 }
 
 }  // namespace qt
