@@ -15,18 +15,18 @@
 #include <gdal_priv.h>
 #include <stb/stb_image.h>
 
+#include "core/base/median.h"
 #include "core/config.h"
-#include "core/cull.h"
-#include "core/flight_path.h"
-#include "core/height_pages.h"
-#include "core/heightmap_gdal.h"
-#include "core/lod.h"
-#include "core/lod_error.h"
-#include "core/median.h"
-#include "core/occlusion.h"
-#include "core/quadtree.h"
-#include "core/streamed_gdal.h"
-#include "core/synthetic.h"
+#include "core/cull/cull.h"
+#include "core/cull/occlusion.h"
+#include "core/io/heightmap_gdal.h"
+#include "core/lod/lod.h"
+#include "core/lod/lod_error.h"
+#include "core/streaming/streamed_gdal.h"
+#include "core/terrain/height_pages.h"
+#include "core/terrain/quadtree.h"
+#include "core/terrain/synthetic.h"
+#include "core/view/flight_path.h"
 
 namespace qt {
 namespace {
@@ -58,7 +58,7 @@ Scene& scene(int side) {
         slot = std::make_unique<Scene>();
         slot->map = syntheticHeightmap(side, side, 1);
         slot->mapping = defaultMapping(slot->map);
-        slot->tree = buildQuadtree(slot->map, 4).value();
+        slot->tree = buildQuadtreeExact(slot->map, 4).value();
     }
     return *slot;
 }
@@ -268,7 +268,7 @@ void BM_LodSelect(benchmark::State& state) {
 void BM_BuildTree(benchmark::State& state) {
     const Scene& s = scene(int(state.range(0)));
     for (auto _ : state) {
-        Result<Quadtree> tree = buildQuadtree(s.map, 4, LodErrors::Range);
+        Result<Quadtree> tree = buildQuadtree(s.map, 4);
         benchmark::DoNotOptimize(tree.value().nodes.data());
     }
     state.counters["nodes"] = double(s.tree.nodes.size());

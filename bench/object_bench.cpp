@@ -15,12 +15,12 @@
 #include <box2d/b2_broad_phase.h>
 #endif
 
-#include "core/camera.h"
-#include "core/object_loose_tree.h"
-#include "core/object_rebuild_tree.h"
-#include "core/object_reference.h"
-#include "core/object_tree.h"
-#include "core/uniform_grid.h"
+#include "core/objects/baselines/brute_force.h"
+#include "core/objects/baselines/every_leaf_tree.h"
+#include "core/objects/baselines/rebuilt_tree.h"
+#include "core/objects/baselines/uniform_grid.h"
+#include "core/objects/loose_tree.h"
+#include "core/view/camera.h"
 
 namespace qt {
 namespace {

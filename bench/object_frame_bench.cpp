@@ -1,5 +1,5 @@
 // Objects in the frame: 1,000,000 trees and rocks and 100,000 rolling balls scattered on a
-// 4097 x 4097 synthetic map (core/object_scene.h), at the bench flight's cameras. Per frame: the
+// 4097 x 4097 synthetic map (core/objects/scene.h), at the bench flight's cameras. Per frame: the
 // frame pipeline with the objects (the object tree's frustum query and the occlusion horizon's
 // box tests) against the same pipeline without them, the object-tree nodes and boxes tested
 // against the brute-force test of every object, and one simulation step.
@@ -12,14 +12,15 @@
 #include <memory>
 #include <vector>
 
-#include "core/camera_fit.h"
-#include "core/flight_path.h"
-#include "core/frame.h"
-#include "core/object_instances.h"
-#include "core/object_pick.h"
-#include "core/object_scene.h"
-#include "core/pick.h"
-#include "core/synthetic.h"
+#include "core/cull/pick.h"
+#include "core/frame/frame.h"
+#include "core/lod/lod_error.h"
+#include "core/objects/instances.h"
+#include "core/objects/pick.h"
+#include "core/objects/scene.h"
+#include "core/terrain/synthetic.h"
+#include "core/view/camera_fit.h"
+#include "core/view/flight_path.h"
 
 namespace qt {
 namespace {
@@ -56,7 +57,7 @@ ObjectWorld& world(int side, uint32_t count, uint32_t moving) {
         ObjectWorld& w = *cached;
         w.map = syntheticHeightmap(side, side, 1);
         w.mapping = defaultMapping(w.map);
-        w.tree = buildQuadtree(w.map, 4).value();
+        w.tree = buildQuadtreeExact(w.map, 4).value();
         w.objects = std::make_unique<ObjectScene>(
             ObjectScene::scatter(w.map, w.mapping, count, moving, 1).value());
         w.cameras = flightPath(w.map, w.mapping, 64, 16.0f / 9.0f);
@@ -156,7 +157,7 @@ void BM_ObjectFrame(benchmark::State& state) {
 BENCHMARK(BM_ObjectFrame)->Arg(4097)->Iterations(3)->Unit(benchmark::kMillisecond);
 
 // Picking what the cursor shows, as the viewer does every frame: the terrain under a pixel, then
-// the object in front of it (core/object_pick.h), through a 5 x 5 grid of pixels of a 1280 x 720
+// the object in front of it (core/objects/pick.h), through a 5 x 5 grid of pixels of a 1280 x 720
 // window at each flight camera. Counters per pick: the objects' microseconds and the terrain's;
 // against brute force (every object's shape tested, up to the terrain's hit) on the first two
 // cameras' rays, whose answers must agree (mismatches).

@@ -5,8 +5,8 @@ file(GLOB QT_BENCH_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/bench/*.cpp)
 if(QT_BENCH_SOURCES)
   add_executable(core_bench ${QT_BENCH_SOURCES})
   # GDAL writes the benchmark's GeoTIFF and times its own read of it beside the loader's.
-  target_link_libraries(core_bench PRIVATE quadterrain_core GDAL::GDAL benchmark::benchmark)
-  target_compile_options(core_bench PRIVATE ${QT_WARNINGS})
+  target_link_libraries(core_bench PRIVATE quadterrain_core quadterrain_object_baselines PkgConfig::STB GDAL::GDAL benchmark::benchmark)
+  target_compile_options(core_bench PRIVATE ${QT_WARNINGS} ${QT_FP_FLAGS})
   target_compile_definitions(core_bench PRIVATE QT_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
   # Box2D (Debian's libbox2d-dev) only as the object benchmark's reference: found and linked
   # here alone; without it those benchmarks are left out.

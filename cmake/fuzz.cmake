@@ -4,7 +4,7 @@
 if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
   message(FATAL_ERROR "QT_BUILD_FUZZ needs clang (CXX=clang++)")
 endif()
-foreach(target quadterrain_core quadterrain_cli)
+foreach(target quadterrain_core quadterrain_object_baselines quadterrain_cli)
   target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link,address,undefined)
 endforeach()
 # stb_image built here with the harnesses, with the sanitizers and the fuzzer's coverage, rather
@@ -16,8 +16,8 @@ target_compile_options(qt_stb_fuzz PRIVATE -fsanitize=fuzzer-no-link,address,und
 foreach(harness fuzz_heightmap fuzz_options fuzz_object_tree fuzz_tree_sidecar)
   add_executable(${harness} ${CMAKE_SOURCE_DIR}/tests/fuzz/${harness}.cpp
                             $<TARGET_OBJECTS:qt_stb_fuzz>)
-  target_link_libraries(${harness} PRIVATE quadterrain_cli)
-  target_compile_options(${harness} PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_libraries(${harness} PRIVATE quadterrain_cli quadterrain_object_baselines)
+  target_compile_options(${harness} PRIVATE -fsanitize=fuzzer,address,undefined ${QT_FP_FLAGS})
   # --as-needed drops libstb.so, whose every symbol the instrumented copy above defines.
   target_link_options(${harness} PRIVATE -fsanitize=fuzzer,address,undefined -Wl,--as-needed)
 endforeach()

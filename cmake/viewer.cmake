@@ -37,7 +37,7 @@ add_library(quadterrain_render STATIC
   src/render/framebuffer.cpp)
 target_link_libraries(quadterrain_render PUBLIC quadterrain_core quadterrain_glad glfw OpenGL::GL
                                                  OpenGL::EGL)
-target_compile_options(quadterrain_render PRIVATE ${QT_WARNINGS})
+target_compile_options(quadterrain_render PRIVATE ${QT_WARNINGS} ${QT_FP_FLAGS})
 
 # ---- the viewer executable ----
 add_executable(quadterrain
@@ -56,7 +56,7 @@ add_executable(quadterrain
   src/app/heap_count.cpp
   src/app/stats_json.cpp)
 target_link_libraries(quadterrain PRIVATE quadterrain_render quadterrain_cli PkgConfig::IMGUI)
-target_compile_options(quadterrain PRIVATE ${QT_WARNINGS})
+target_compile_options(quadterrain PRIVATE ${QT_WARNINGS} ${QT_FP_FLAGS})
 target_compile_definitions(quadterrain PRIVATE QT_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 
 # Shaders are read at run time: copy them next to the executable after every build.
@@ -89,7 +89,7 @@ if(QT_BUILD_TESTS)
 
   add_executable(render_tests tests/render/render_test.cpp)
   target_link_libraries(render_tests PRIVATE quadterrain_render GTest::gtest GTest::gtest_main)
-  target_compile_options(render_tests PRIVATE ${QT_WARNINGS})
+  target_compile_options(render_tests PRIVATE ${QT_WARNINGS} ${QT_FP_FLAGS})
   target_compile_definitions(render_tests PRIVATE
     QT_SHADER_DIR="${CMAKE_SOURCE_DIR}/shaders"
     QT_SOURCE_DIR="${CMAKE_SOURCE_DIR}"

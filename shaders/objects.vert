@@ -1,7 +1,7 @@
-// Object vertex shader: a unit mesh (core/object_mesh.h) scaled into each instance's box. An
+// Object vertex shader: a unit mesh (core/objects/mesh.h) scaled into each instance's box. An
 // instance is either whole (qt::ObjectInstance in attributes 3-5) or, with byId, a static
 // object's id in attribute 5 (bit 31: selected) whose record the shader fetches from `records`
-// (core/object_instances.h, objectRecordTexels: two texels an object).
+// (core/objects/instances.h, objectRecordTexels: two texels an object).
 #version 330 core
 
 layout(location = 0) in vec3 unitPosition;

@@ -1,4 +1,4 @@
-// --bench: the fixed flight of core/flight_path.h in every mode, interleaved camera by camera,
+// --bench: the fixed flight of core/view/flight_path.h in every mode, interleaved camera by camera,
 // then the CSV of every frame and the summary of medians and ratios.
 #include <algorithm>
 #include <chrono>
@@ -9,8 +9,8 @@
 
 #include "app/cull_map.h"
 #include "app/scripted.h"
-#include "core/flight_path.h"
-#include "core/median.h"
+#include "core/base/median.h"
+#include "core/view/flight_path.h"
 
 namespace qt {
 namespace {

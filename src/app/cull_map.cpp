@@ -1,8 +1,8 @@
 // Cull-map rasterisation: a leaf grid scaled to about 512-4096 pixels, lines clipped to the image.
 #include "app/cull_map.h"
 
-#include "core/frustum.h"
-#include "core/text.h"
+#include "core/base/text.h"
+#include "core/view/frustum.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -10,9 +10,9 @@
 #include <glm/vec3.hpp>
 
 #include "app/palette.h"
-#include "core/quadtree.h"
-#include "core/result.h"
-#include "core/terrain_grid.h"
+#include "core/base/result.h"
+#include "core/terrain/quadtree.h"
+#include "core/terrain/world.h"
 
 namespace qt {
 

@@ -4,10 +4,10 @@
 #pragma once
 
 #include "app/move_keys.h"
-#include "core/camera.h"
-#include "core/camera_flight.h"
-#include "core/heightmap.h"
-#include "core/terrain_grid.h"
+#include "core/terrain/heightmap.h"
+#include "core/terrain/world.h"
+#include "core/view/camera.h"
+#include "core/view/camera_flight.h"
 
 struct GLFWwindow;
 

@@ -12,7 +12,7 @@
 #include "app/cull_map.h"
 #include "app/hud_cursor.h"
 #include "app/minimap.h"
-#include "core/camera.h"
+#include "core/view/camera.h"
 #include "render/terrain.h"
 
 namespace qt {

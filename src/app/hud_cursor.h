@@ -9,9 +9,9 @@
 #include <glm/vec2.hpp>
 #include <glm/vec3.hpp>
 
-#include "core/heightmap.h"
-#include "core/object_pick.h"
-#include "core/pick.h"
+#include "core/cull/pick.h"
+#include "core/objects/pick.h"
+#include "core/terrain/heightmap.h"
 
 namespace qt {
 

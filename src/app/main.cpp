@@ -9,6 +9,7 @@
 #include "app/session.h"
 #include "app/soak.h"
 #include "app/viewer.h"
+#include "core/streaming/mapped_codes.h"
 #include "render/gl_context.h"
 
 namespace {
@@ -23,6 +24,8 @@ int run(const std::vector<std::string>& args) {
         std::fputs(qt::usageText().c_str(), stdout);
         return 0;
     }
+    // A map file or code cache cut short under a streamed map: one line and exit status 1.
+    qt::guardMappedReads();
     qt::Result<qt::Session> created = qt::Session::create(options.value());
     if (!created) {
         std::fprintf(stderr, "quadterrain: %s\n", created.error().c_str());

@@ -10,7 +10,7 @@
 #include <glm/vec3.hpp>
 
 #include "app/cull_map.h"
-#include "core/camera.h"
+#include "core/view/camera.h"
 #include "render/terrain.h"
 
 namespace qt {

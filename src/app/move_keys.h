@@ -8,7 +8,7 @@
 
 #include <glm/vec3.hpp>
 
-#include "core/camera.h"
+#include "core/view/camera.h"
 
 namespace qt {
 

@@ -11,9 +11,9 @@
 #include <functional>
 #include <map>
 
+#include "core/base/text.h"
 #include "core/config.h"
-#include "core/quadtree.h"
-#include "core/text.h"
+#include "core/terrain/quadtree.h"
 
 namespace qt {
 namespace {

@@ -9,11 +9,12 @@
 
 #include <glm/vec3.hpp>
 
+#include "core/base/result.h"
 #include "core/config.h"
-#include "core/height_pages.h"
-#include "core/heightmap.h"
-#include "core/memory_budget.h"
-#include "core/result.h"
+#include "core/io/load.h"
+#include "core/io/memory_budget.h"
+#include "core/terrain/height_pages.h"
+#include "core/terrain/heightmap.h"
 
 namespace qt {
 
@@ -32,15 +33,15 @@ struct ViewerOptions {
     float exaggeration = 1.0f;  // --exaggeration: the height scale (given or default) times this
     std::optional<float> heightOffset;
     int leafSize = 4;
-    // --page-size: squares along a GPU height page's side (core/height_pages.h); small pages make
-    // a small map cross page borders at every level, for tests.
+    // --page-size: squares along a GPU height page's side (core/terrain/height_pages.h); small
+    // pages make a small map cross page borders at every level, for tests.
     int pageSize = kDefaultPageSize;
     // --stream: level-0 height pages streamed to the GPU on demand (render/terrain.h
     // StreamSettings); --stream-pool N: the pool's layers (0: derived from the view).
     bool stream = false;
     int streamPool = 0;
     // --upload: how a map read into memory sends its level-0 height pages to the GPU
-    // (core/height_pages.h Level0Upload; Auto is Whole when --lod is off).
+    // (core/terrain/height_pages.h Level0Upload; Auto is Whole when --lod is off).
     Level0Upload upload = Level0Upload::Auto;
     int rawWidth = 0;  // --size, for headerless .r16/.raw
     int rawHeight = 0;

@@ -8,8 +8,8 @@
 #include <glm/trigonometric.hpp>
 
 #include "app/resources.h"
-#include "core/streamed_map.h"
-#include "core/text.h"
+#include "core/base/text.h"
+#include "core/streaming/streamed_map.h"
 
 namespace qt {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "app/options.h"
-#include "core/camera.h"
+#include "core/view/camera.h"
 #include "render/debug_lines.h"
 #include "render/gl_context.h"
 #include "render/terrain.h"

@@ -15,7 +15,7 @@
 #include <glm/trigonometric.hpp>
 
 #include "app/heap_count.h"
-#include "core/median.h"
+#include "core/base/median.h"
 #include "render/framebuffer.h"
 
 namespace qt {

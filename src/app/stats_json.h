@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "core/camera.h"
-#include "core/object_pick.h"
-#include "core/pick.h"
-#include "core/quadtree.h"
-#include "core/terrain_grid.h"
+#include "core/cull/pick.h"
+#include "core/objects/pick.h"
+#include "core/terrain/quadtree.h"
+#include "core/terrain/world.h"
+#include "core/view/camera.h"
 #include "render/terrain.h"
 
 namespace qt {

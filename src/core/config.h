@@ -33,8 +33,8 @@ constexpr int kMaxLeafSize = 64;
 // are 2^14 leaves a side. The walks keep one frame a level.
 constexpr int kMaxTreeDepth = 14;
 static_assert((kMaxSide - 1) / kMinLeafSize == 1 << kMaxTreeDepth, "the deepest tree's depth");
-// Squares along a side of a GPU height page (core/height_pages.h) unless the map needs larger ones
-// to fit the GPU's layers; a power of two.
+// Squares along a side of a GPU height page (core/terrain/height_pages.h) unless the map needs
+// larger ones to fit the GPU's layers; a power of two.
 constexpr int kDefaultPageSize = 256;
 // Largest page size a user may ask for (--page-size).
 constexpr int kMaxPageSize = 4096;
@@ -46,8 +46,8 @@ constexpr int kHgtVoid = -32768;
 // Share of the map's longer side that the full sample range spans by default (images, raw).
 constexpr double kDefaultReliefFraction = 0.125;
 // The culling frustum's planes move out by kCullMarginSpacings sample spacings plus
-// kCullMarginUlps ulps of the largest world coordinate in play (cullMargin, core/frame.h), so that
-// culling never removes a triangle the rasteriser would have touched (culled == unculled).
+// kCullMarginUlps ulps of the largest world coordinate in play (cullMargin, core/frame/frame.h), so
+// that culling never removes a triangle the rasteriser would have touched (culled == unculled).
 constexpr float kCullMarginSpacings = 1e-3f;
 constexpr float kCullMarginUlps = 64.0f;
 // Near plane = far plane / kFarToNear, but at least kMinNearPlane (world units).
@@ -90,9 +90,9 @@ constexpr float kMorphFraction = 0.3f;
 // level of detail (pixels) and faded this share of the way to the sky colour.
 constexpr float kFrozenContextPixels = 4.0f;
 constexpr float kFrozenContextDim = 0.55f;
-// A streamed terrain (core/page_streamer.h) asks for a level-1 node's level-0 page once the eye is
-// nearer than this many times the node's split distance, so that the page is usually in before
-// the node splits.
+// A streamed terrain (core/streaming/page_streamer.h) asks for a level-1 node's level-0 page once
+// the eye is nearer than this many times the node's split distance, so that the page is usually in
+// before the node splits.
 constexpr float kStreamPrefetch = 1.25f;
 // Level-0 pages a streamed terrain uploads to the GPU per frame at most: each is one
 // (pageSize + 3)^2 texture update, so a frame never stalls on a burst of them.
@@ -120,7 +120,7 @@ constexpr int kMaxSelectThreads = 8;
 constexpr double kOcclusionQuadDistance = 0.5;
 constexpr float kOcclusionQuadRelief = 0.05f;
 
-// Objects on the terrain (core/object_scene.h): at most kMaxObjects, and no more than half of
+// Objects on the terrain (core/objects/scene.h): at most kMaxObjects, and no more than half of
 // physical memory holds at kObjectBytes each (app/options.h: about 21 GB for the cap), stepped
 // every kObjectStepSeconds.
 constexpr uint32_t kMaxObjects = 50000000;

@@ -9,7 +9,7 @@
 #include <glm/mat4x4.hpp>
 #include <glm/vec3.hpp>
 
-#include "core/frustum.h"
+#include "core/view/frustum.h"
 #include "render/shader.h"
 
 namespace qt {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/result.h"
+#include "core/base/result.h"
 #include "render/gl.h"
 
 namespace qt {

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "core/camera.h"
-#include "core/object_instances.h"
-#include "core/object_mesh.h"
-#include "core/object_scene.h"
-#include "core/result.h"
+#include "core/base/result.h"
+#include "core/objects/instances.h"
+#include "core/objects/mesh.h"
+#include "core/objects/scene.h"
+#include "core/view/camera.h"
 #include "render/shader.h"
 
 namespace qt {

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <vector>
 
-#include "core/text.h"
+#include "core/base/text.h"
 
 namespace qt {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "core/result.h"
+#include "core/base/result.h"
 #include "render/gl.h"
 
 namespace qt {

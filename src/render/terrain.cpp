@@ -8,10 +8,6 @@
 #include <filesystem>
 
 #include "core/config.h"
-#include "core/heightmap_gdal.h"
-#include "core/streamed_gdal.h"
-#include "core/streamed_map.h"
-#include "core/text.h"
 
 namespace qt {
 
@@ -68,9 +64,8 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     report(progress, LoadStep::BuildTree);
     Clock::time_point start = Clock::now();
     assert(builtTree.nodes.empty() || builtTree.leafSize == leafSize);
-    Result<Quadtree> tree = !builtTree.nodes.empty()
-                                ? Result<Quadtree>(std::move(builtTree))
-                                : buildQuadtree(map, leafSize, LodErrors::Range);
+    Result<Quadtree> tree = !builtTree.nodes.empty() ? Result<Quadtree>(std::move(builtTree))
+                                                     : buildQuadtree(map, leafSize);
     if (!tree) {
         return Result<Terrain>::failure(path + ": " + tree.error());
     }
@@ -96,7 +91,7 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     }
     times.uploadMs = msSince(start);
     // The codes stay on the CPU as well (2 bytes a sample): picking, ground-follow and objects
-    // standing on the terrain read the exact heights under a point (core/pick.h).
+    // standing on the terrain read the exact heights under a point (core/cull/pick.h).
 #if defined(__GLIBC__)
     // A load frees hundreds of MB (file, decoder buffers); glibc keeps what it freed below
     // its top of heap unless asked, and that would stay resident while the terrain is flown.
@@ -333,104 +328,12 @@ Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options,
     return terrain;
 }
 
-namespace {
-
-// The size of a map that may open streamed: a .r16/.raw file's from its length (and --size), as
-// its loader finds it, or a GDAL raster's from GDAL; an error for other formats, or one that gives
-// no size (its loader then says why).
-struct StreamableSize {
-    int width = 0;
-    int height = 0;
-    bool gdal = false;  // read through GDAL (gdalPath)
-    std::string gdalPath;
-};
-
-Result<StreamableSize> streamableSize(const std::string& path, const LoadOptions& options) {
-    using R = Result<StreamableSize>;
-    const std::string ext = lowerExtension(path);
-    if (isGdalExtension(ext)) {
-        StreamableSize size;
-        size.gdal = true;
-        size.gdalPath = ext == ".gz" ? "/vsigzip/" + path : path;
-        const Result<RasterSize> raster = gdalRasterSize(size.gdalPath);
-        if (!raster) {
-            return R::failure(raster.error());
-        }
-        size.width = raster.value().width;
-        size.height = raster.value().height;
-        return size;
-    }
-    if (ext != ".r16" && ext != ".raw") {
-        return R::failure("not a .r16, .raw or GDAL raster");
-    }
-    std::error_code error;
-    const uint64_t length = std::filesystem::file_size(path, error);
-    if (error) {
-        return R::failure(error.message());
-    }
-    const Result<RawGrid> grid = rawGrid(false, length, options);
-    if (!grid) {
-        return R::failure(grid.error());
-    }
-    return StreamableSize{grid.value().width, grid.value().height, false, ""};
-}
-
-}  // namespace
-
-bool opensStreamed(const std::string& path, const LoadOptions& options, bool stream) {
-    const Result<StreamableSize> size = streamableSize(path, options);
-    if (!size) {
-        return false;
-    }
-    const StreamableSize& s = size.value();
-    const uint64_t perSample = s.gdal ? kGdalLoadBytesPerSample : kLoadBytesPerSample;
-    return stream || !checkMemoryBudget(s.width, s.height, perSample, options.memory);
-}
-
 Result<OpenedMap> openStep(const std::string& path, const LoadOptions& options, LoadTimes& times,
                            const LoadProgress& progress, const SizeCheck& acceptSize, int leafSize,
                            bool stream) {
-    using R = Result<OpenedMap>;
-    OpenedMap opened;
-    opened.leafSize = leafSize;
-    const Result<StreamableSize> streamable = streamableSize(path, options);
-    if (!opensStreamed(path, options, stream) || !streamable) {
-        Result<Heightmap> map =
-            decodeStep(path, options, times, progress, acceptSize, leafSize, &opened.tree);
-        if (!map) {
-            return R::failure(map.error());
-        }
-        opened.map = std::move(map).value();
-        return opened;
-    }
     report(progress, LoadStep::Decode);
     const Clock::time_point start = Clock::now();
-    const StreamableSize& size = streamable.value();
-    if (acceptSize) {
-        if (Status fits = acceptSize(size.width, size.height); !fits) {
-            return R::failure(escapedPath(path) + ": " + fits.error());
-        }
-    }
-    // A .r16's first open shows its first frame after one quick pass over the map (the leaf
-    // ranges): its exact errors and sidecar follow in the background (startStreamed).
-    StreamOptions deferred;
-    deferred.deferExactErrors = true;
-    Result<StreamedMap> streamed = size.gdal
-                                       ? openStreamedGdal(path, size.gdalPath, options, leafSize)
-                                       : openStreamedRaw16(path, options, leafSize, deferred);
-    if (!streamed) {
-        return R::failure(streamed.error());
-    }
-    StreamedMap& s = streamed.value();
-    opened.map = std::move(s.map);
-    opened.tree = std::move(s.tree);
-    opened.leafSize = s.leafSize;
-    opened.streamed = true;
-    opened.sidecar = s.sidecarUsed ? "read" : s.sidecarWritten ? "written" : "";
-    opened.deferred = s.deferred;
-    opened.codeCache = s.codes == CodeSource::CacheWritten ? "written"
-                       : s.codes == CodeSource::CacheRead  ? "read"
-                                                           : "";
+    Result<OpenedMap> opened = openMap(path, options, acceptSize, leafSize, stream);
     times.decodeMs = msSince(start);
     return opened;
 }

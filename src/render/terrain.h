@@ -1,5 +1,5 @@
 // A loaded terrain (heightmap, quadtree, world mapping, GL objects, the frame pipeline's buffers),
-// its loading in steps, and the frame drawn from what the pipeline (core/frame.h) decided.
+// its loading in steps, and the frame drawn from what the pipeline (core/frame/frame.h) decided.
 #pragma once
 
 #include <functional>
@@ -7,16 +7,17 @@
 #include <string>
 #include <vector>
 
-#include "core/camera.h"
-#include "core/camera_fit.h"
-#include "core/coarse_error_job.h"
-#include "core/frame.h"
-#include "core/heightmap.h"
-#include "core/object_scene.h"
-#include "core/page_streamer.h"
-#include "core/quadtree.h"
-#include "core/result.h"
-#include "core/terrain_grid.h"
+#include "core/base/result.h"
+#include "core/frame/frame.h"
+#include "core/objects/scene.h"
+#include "core/streaming/coarse_error_job.h"
+#include "core/streaming/open_map.h"
+#include "core/streaming/page_streamer.h"
+#include "core/terrain/heightmap.h"
+#include "core/terrain/quadtree.h"
+#include "core/terrain/world.h"
+#include "core/view/camera.h"
+#include "core/view/camera_fit.h"
 #include "render/object_renderer.h"
 #include "render/terrain_renderer.h"
 
@@ -51,8 +52,8 @@ struct LoadTimes {
 // How a terrain's level-0 height pages reach the GPU.
 struct StreamSettings {
     // Off: every page of every level uploaded at create. On: levels 1.. uploaded at create, level
-    // 0 streamed on demand (core/page_streamer.h) into a pool of layers, level 1 drawn where a
-    // page has not arrived yet.
+    // 0 streamed on demand (core/streaming/page_streamer.h) into a pool of layers, level 1 drawn
+    // where a page has not arrived yet.
     bool on = false;
     // Pool layers; 0: streamPoolLayers for the view below at kStreamFinestPixels, grown when a
     // frame's view needs more (Terrain::growPool).
@@ -64,8 +65,6 @@ struct StreamSettings {
     // A map in memory when `on` is off (codes mapped from a file always stream).
     Level0Upload level0 = Level0Upload::Whole;
 };
-
-struct OpenedMap;  // below
 
 struct Terrain {
     std::string path;
@@ -163,28 +162,8 @@ Result<Heightmap> decodeStep(const std::string& path, const LoadOptions& options
                              const LoadProgress& progress = {}, const SizeCheck& acceptSize = {},
                              int treeLeafSize = 0, Quadtree* tree = nullptr);
 
-// A map ready for Terrain::create: decoded whole, or opened streamed (openStreamedRaw16: codes
-// mapped read-only from the file; openStreamedGdal: from the raster's code cache; the tree from
-// its sidecar or a banded pass over it).
-struct OpenedMap {
-    Heightmap map;
-    Quadtree tree;     // a GDAL raster's (built during its read) or a streamed map's; else empty
-    int leafSize = 0;  // the tree's: a streamed map's may be larger than the one asked for
-    bool streamed = false;    // codes mapped: level 0 must stream to the GPU as well
-    std::string sidecar;      // streamed: "read" (the tree from its .qtree) or "written"; else ""
-    std::string codeCache;    // a streamed GDAL raster: "written" or "read"; else ""
-    DeferredErrors deferred;  // a streamed .r16's first open: its exact errors and sidecar, later
-};
-
-// True when `path` should open streamed: a .r16/.raw file or a GDAL raster whose fully loaded
-// estimate (kLoadBytesPerSample, kGdalLoadBytesPerSample) is over options.memory, or any of them
-// when `stream` asks.
-bool opensStreamed(const std::string& path, const LoadOptions& options, bool stream);
-
-// The first step of a load, either way: opensStreamed maps go through openStreamedRaw16 or
-// openStreamedGdal (their size checked by `acceptSize` first, from the file's length or GDAL's
-// raster size), others through decodeStep. The
-// open's time is the decode's.
+// The first step of a load, either way (openMap, core/streaming/open_map.h), reported as
+// LoadStep::Decode and timed as the decode.
 Result<OpenedMap> openStep(const std::string& path, const LoadOptions& options, LoadTimes& times,
                            const LoadProgress& progress, const SizeCheck& acceptSize, int leafSize,
                            bool stream);
@@ -203,7 +182,7 @@ Status replaceTerrain(Terrain& current, const std::string& path, const LoadOptio
 
 // Takes the exact coarse errors into the tree when the job has finished (the frame boundary: no
 // frame is reading them), then runs the frame pipeline on the terrain into terrain.frame
-// (core/frame.h). Streamed, it first uploads the pages filled since the last frame (at most
+// (core/frame/frame.h). Streamed, it first uploads the pages filled since the last frame (at most
 // kStreamUploadsPerFrame), culls with level of detail (kStreamFinestPixels when view.lodPixels is
 // 0) over the resident pages, and then posts the pages the selection asked for and marks those
 // it drew.

@@ -11,9 +11,9 @@
 
 #include <glm/gtc/type_ptr.hpp>
 
-#include "core/draw_batches.h"
-#include "core/page_streamer.h"
-#include "core/terrain_grid.h"
+#include "core/frame/draw_batches.h"
+#include "core/streaming/page_streamer.h"
+#include "core/terrain/vertex_grid.h"
 
 namespace qt {
 namespace {

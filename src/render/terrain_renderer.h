@@ -9,12 +9,12 @@
 
 #include <glm/vec3.hpp>
 
-#include "core/camera.h"
-#include "core/height_pages.h"
-#include "core/heightmap.h"
-#include "core/lod.h"
-#include "core/quadtree.h"
-#include "core/terrain_grid.h"
+#include "core/lod/lod.h"
+#include "core/terrain/height_pages.h"
+#include "core/terrain/heightmap.h"
+#include "core/terrain/quadtree.h"
+#include "core/terrain/world.h"
+#include "core/view/camera.h"
 #include "render/shader.h"
 
 namespace qt {
@@ -30,9 +30,10 @@ constexpr int kMaxHeightArrays = 4;
 
 // One terrain's GL objects; create() builds them all or none.
 struct TerrainGpu {
-    // The height codes as pages (core/height_pages.h): one R16UI layer of GL_TEXTURE_2D_ARRAYs per
-    // page of every level of the pyramid, uploaded once. Page layer L is layer L % layersPerArray
-    // of heightPages[L / layersPerArray]: a driver may cap one texture's bytes (llvmpipe does).
+    // The height codes as pages (core/terrain/height_pages.h): one R16UI layer of
+    // GL_TEXTURE_2D_ARRAYs per page of every level of the pyramid, uploaded once. Page layer L is
+    // layer L % layersPerArray of heightPages[L / layersPerArray]: a driver may cap one texture's
+    // bytes (llvmpipe does).
     GLuint heightPages[kMaxHeightArrays] = {};
     int heightArrays = 0;
     int layersPerArray = 0;
@@ -63,7 +64,7 @@ struct TerrainGpu {
     // With `streamPool` the terrain is streamed: level 0's pages get the layers it gives for the
     // page size fitted (at most its page count; the fit counts only those), none uploaded here,
     // their table entries kAbsentPage, and pages are at least two leaves a side (so a level-1
-    // node lies in one level-0 page, core/lod.h); the page streamer fills them through
+    // node lies in one level-0 page, core/lod/lod.h); the page streamer fills them through
     // uploadPage().
     static Result<TerrainGpu> create(const Heightmap& map, const Quadtree& tree,
                                      int pageSize = kDefaultPageSize, int maxLayersPerArray = 0,
@@ -103,7 +104,7 @@ struct DrawStyle {
     bool outsideStencil = false;
     float dim = 0.0f;
     // Cull the triangles that do not face the eye (GL_CULL_FACE). Only when backFacesHidden()
-    // (core/occlusion.h) holds: then a back face can win a pixel only by a depth tie.
+    // (core/cull/occlusion.h) holds: then a back face can win a pixel only by a depth tie.
     bool cullBackFaces = false;
 };
 
@@ -152,8 +153,8 @@ struct TerrainRenderer {
     GpuSections frameTimer;      // the GPU's time for a scripted frame
     std::string shaderDir;
     std::string glRenderer;  // GL_RENDERER and GL_VERSION, for the HUD, the bench and --stats-json
-    // Draw in batches (core/draw_batches.h), a fence after each, and wait for the oldest before
-    // queuing more than batchesInFlight(), so the driver holds two batches, at most about
+    // Draw in batches (core/frame/draw_batches.h), a fence after each, and wait for the oldest
+    // before queuing more than batchesInFlight(), so the driver holds two batches, at most about
     // kQueuedTriangles triangles (one batch when the draw limit makes batches larger than half
     // of that). create() turns it on for
     // software rasterisers, where a frame's queued triangles would otherwise take host memory in

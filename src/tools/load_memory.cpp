@@ -6,8 +6,8 @@
 //
 // The viewer adds the GPU's copy of the codes (2 bytes a sample, in host memory on llvmpipe) and
 // the frame buffers; this is the CPU side of a load: decode, codes, tree. --streamed opens a .r16
-// as openStreamedRaw16 does (codes mapped, tree from its sidecar or a banded pass), or a GDAL
-// raster as openStreamedGdal does (its code cache read, or written by a pass through GDAL), and
+// as the viewer's streamed open does (openStreamed: codes mapped, tree from its sidecar or a
+// banded pass), or a GDAL raster (its code cache read, or written by a pass through GDAL), and
 // adds the open's wall time, leaf size, whether the sidecar was used and where the codes came from.
 #include <malloc.h>
 
@@ -17,12 +17,10 @@
 #include <cstring>
 #include <string>
 
-#include "core/frame.h"
-#include "core/heightmap.h"
-#include "core/heightmap_gdal.h"
-#include "core/quadtree.h"
-#include "core/streamed_gdal.h"
-#include "core/streamed_map.h"
+#include "core/frame/frame.h"
+#include "core/io/load.h"
+#include "core/lod/lod_error.h"
+#include "core/streaming/open_map.h"
 
 namespace {
 
@@ -64,11 +62,7 @@ int streamed(const char* path, int leafSize, uint64_t budget, uint64_t band) {
     qt::StreamOptions stream;
     stream.bandBytes = band;
     const auto began = std::chrono::steady_clock::now();
-    const std::string ext = qt::lowerExtension(path);
-    const std::string gdalPath = ext == ".gz" ? "/vsigzip/" + std::string(path) : path;
-    qt::Result<qt::StreamedMap> opened =
-        qt::isGdalExtension(ext) ? qt::openStreamedGdal(path, gdalPath, options, leafSize, stream)
-                                 : qt::openStreamedRaw16(path, options, leafSize, stream);
+    qt::Result<qt::StreamedMap> opened = qt::openStreamed(path, options, leafSize, stream);
     const double openMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
     if (!opened) {
@@ -140,7 +134,7 @@ int main(int argc, char** argv) {
     }
     malloc_trim(0);
     const Resident decoded = resident();
-    qt::Result<qt::Quadtree> tree = qt::buildQuadtree(map.value(), leafSize);
+    qt::Result<qt::Quadtree> tree = qt::buildQuadtreeExact(map.value(), leafSize);
     if (!tree) {
         std::fprintf(stderr, "load_memory: %s\n", tree.error().c_str());
         return 1;

@@ -4,7 +4,7 @@
 // Usage: lod_levels MAP [--lod PIXELS] [--frames N] [--height PIXELS] [--step-only]
 //                       [--no-occlusion]
 //
-// The same cameras as `quadterrain MAP --bench --frames N` (core/flight_path.h), a viewport
+// The same cameras as `quadterrain MAP --bench --frames N` (core/view/flight_path.h), a viewport
 // --height pixels high (default 720) at 16:9, the exact coarse errors. --step-only splits by the
 // grid step alone (no error term); --no-occlusion keeps the full-detail nodes that nearer terrain
 // hides. Prints one line for the median frame's triangles, then each level's mean triangles and
@@ -16,14 +16,14 @@
 #include <string>
 #include <vector>
 
-#include "core/camera_fit.h"
-#include "core/coarse_error_job.h"
-#include "core/flight_path.h"
-#include "core/frame.h"
-#include "core/frustum.h"
-#include "core/heightmap.h"
-#include "core/lod.h"
-#include "core/quadtree.h"
+#include "core/frame/frame.h"
+#include "core/lod/lod.h"
+#include "core/streaming/coarse_error_job.h"
+#include "core/terrain/heightmap.h"
+#include "core/terrain/quadtree.h"
+#include "core/view/camera_fit.h"
+#include "core/view/flight_path.h"
+#include "core/view/frustum.h"
 
 int main(int argc, char** argv) {
     using namespace qt;
@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
     const Heightmap& map = loaded.value();
     Quadtree tree = std::move(built);
     if (tree.nodes.empty()) {
-        tree = buildQuadtree(map, kDefaultLeafSize, LodErrors::Range).value();
+        tree = buildQuadtree(map, kDefaultLeafSize).value();
     }
     if (tree.lodErrors != LodErrors::Exact) {
         CoarseErrorJob job;

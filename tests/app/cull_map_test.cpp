@@ -7,7 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "core/synthetic.h"
+#include "core/lod/lod_error.h"
+#include "core/terrain/synthetic.h"
 
 namespace qt {
 namespace {
@@ -28,7 +29,7 @@ std::array<uint8_t, 3> colour(const uint8_t (&c)[3]) {
 
 TEST(CullMap, DrawnOccludedAndCulledLeavesInTheirColours) {
     const Heightmap map = syntheticHeightmap(33, 33, 4);
-    const Quadtree tree = buildQuadtree(map, 4).value();  // 8 x 8 leaves
+    const Quadtree tree = buildQuadtreeExact(map, 4).value();  // 8 x 8 leaves
     const WorldMapping mapping = defaultMapping(map);
     // In the frustum: tree-order leaves 0..29 and 40..43; drawn: 0..9 and 42.
     const std::vector<LeafRange> inFrustum = {{0, 30}, {40, 4}};
@@ -54,7 +55,7 @@ TEST(CullMap, DrawnOccludedAndCulledLeavesInTheirColours) {
 // The minimap's cells cover exactly the accepted nodes' leaves, each cell wholly drawn or wholly
 // occluded as the runs say (no merging at minSide 0), and merge below minSide.
 TEST(CullMap, MinimapCellsSplitAcceptedNodesByTheDrawnRuns) {
-    const Quadtree tree = buildQuadtree(syntheticHeightmap(65, 49, 4), 4).value();  // 16 x 12
+    const Quadtree tree = buildQuadtreeExact(syntheticHeightmap(65, 49, 4), 4).value();  // 16 x 12
     const uint32_t leaves = uint32_t(tree.leaves.size());
     // Accepted: the root's children (they tile every leaf); drawn: three runs.
     std::vector<uint32_t> accepted;

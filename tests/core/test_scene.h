@@ -9,10 +9,12 @@
 #include <glm/gtc/constants.hpp>
 #include <glm/trigonometric.hpp>
 
-#include "core/camera.h"
-#include "core/heightmap.h"
-#include "core/quadtree.h"
-#include "core/terrain_grid.h"
+#include "core/io/load.h"
+#include "core/lod/lod_error.h"
+#include "core/terrain/heightmap.h"
+#include "core/terrain/quadtree.h"
+#include "core/terrain/world.h"
+#include "core/view/camera.h"
 #include "test_files.h"
 
 namespace qt::test {
@@ -47,7 +49,7 @@ inline constexpr SyntheticCase kSyntheticCases[] = {
 };
 
 inline Scene makeScene(Heightmap map, WorldMapping mapping, int leafSize = 4) {
-    Quadtree tree = buildQuadtree(map, leafSize).value();
+    Quadtree tree = buildQuadtreeExact(map, leafSize).value();
     return {std::move(map), mapping, std::move(tree)};
 }
 

@@ -4,8 +4,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/heightmap.h"
-#include "core/image_header.h"
+#include "core/io/image_header.h"
+#include "core/io/load.h"
+#include "core/terrain/heightmap.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // GDAL's formats through /vsimem/: TIFF and ESRI ASCII grids (not VRT, which names other

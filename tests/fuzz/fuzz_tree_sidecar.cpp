@@ -7,8 +7,8 @@
 #include <cstring>
 #include <string>
 
-#include "core/leaf_ranges.h"
-#include "core/tree_sidecar.h"
+#include "core/streaming/tree_sidecar.h"
+#include "core/terrain/leaf_ranges.h"
 
 namespace {
 

@@ -26,8 +26,9 @@
 #include <glm/gtc/constants.hpp>
 #include <glm/trigonometric.hpp>
 
-#include "core/draw_batches.h"
-#include "core/synthetic.h"
+#include "core/frame/draw_batches.h"
+#include "core/terrain/synthetic.h"
+#include "core/terrain/vertex_grid.h"
 #include "render/debug_lines.h"
 #include "render/framebuffer.h"
 #include "render/gl_context.h"

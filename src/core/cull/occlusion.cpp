@@ -1,0 +1,802 @@
+// Horizon occlusion culling of the frustum walk's leaves, near to far over distance buckets.
+// Idea: Lloyd and Egbert, "Horizon Occlusion Culling for Real-time Rendering of Hierarchical
+// Terrains", IEEE Visualization 2002: a horizon of slopes over azimuth, raised by nearer terrain,
+// against which farther terrain is tested.
+//
+// Why it never removes a visible leaf.
+// 1. The region below a height field is opaque. Let the eye E be inside the map's footprint (in
+//    xz) and above the surface there. A ray from E that is strictly below the surface at a point Q
+//    of the footprint crossed the surface before Q: ray height minus surface height is continuous
+//    along the segment E..Q, which stays in the convex footprint, positive at E and negative at Q.
+//    A ray is described by its azimuth theta and its slope s = dy/dh, h the horizontal distance
+//    from E; h grows along the ray, so "before" is "at smaller h".
+// 2. Occluder: a leaf L with footprint F (E not on F) and lowest height m. The directions from E
+//    to the points of the convex F form an arc, its span; a ray whose azimuth is in the span meets
+//    F at some point, at some h in [hNear, hFar] (least and greatest distance from E to F), where
+//    the surface, interpolating L's samples, is >= m. The ray is strictly below it there when
+//    ey + s h < m, i.e. s < (m - ey) / h; over [hNear, hFar] that bound is least at hNear when
+//    m < ey (negative, rising toward 0) and at hFar otherwise. That least value, c_L, holds for
+//    every ray of the span whatever h it meets F at.
+// 3. Horizon: bin b holds H[b] = max c_L over the inserted leaves whose span holds all of bin b
+//    (bins it covers in part get nothing): a ray of azimuth in b and slope < H[b] passes under the
+//    surface at some h <= that leaf's hFar.
+// 4. Occludee: a leaf N with highest height M. A ray that meets N's surface does so at some h in
+//    [hNear_N, hFar_N] and height <= M: its azimuth is in N's span and its slope is at most
+//    s_N = (M - ey) / hNear_N when M > ey, else (M - ey) / hFar_N. N is occluded when
+//    s_N < H[b] in every bin under N's span, the horizon holding only leaves with
+//    hFar_L (1 + eps) <= hNear_N: every ray that reaches N then crosses the surface at some P with
+//    h_P < hNear_N / (1 + eps), before it gets there.
+// 5. So the first surface point P* along any ray is never on an occluded leaf: by 4 the ray
+//    would cross the surface before P*. Leaves holding first surface points are kept, in their
+//    order; a removed leaf only had points farther along their rays than a kept surface point.
+//    Occluded leaves may still occlude: 2-4 reason about the real surface, drawn or not, and 5
+//    shows that the nearer crossing they imply is preceded by a first hit on a kept leaf.
+// The same holds of any box that holds leaves and their code range, a parent node's included:
+// far from the eye, four sibling leaves go through as one unit, their parent (kOcclusionQuad*).
+//
+// What the GPU adds, and the margins that cover it.
+// - Depth: along one ray eye depth is proportional to h, so P is at eye depth z1 and N's point at
+//   z2 >= z1 (1 + eps). Window depth is d(z) = (1/n - 1/z) / (1/n - 1/f), hence
+//   d(z2) - d(z1) = n f / (f - n) (1/z1 - 1/z2) >= (n / f) eps / (1 + eps) for z1 <= f (beyond f
+//   N's point is clipped anyway). eps = max(kOcclusionMinGap, g / (1 - g)) with
+//   g = kOcclusionDepthQuanta 2^-24 f / n makes that at least kOcclusionDepthQuanta quanta of a
+//   24-bit buffer under GL_LESS; no culling when g >= 1/2 (f / n beyond about 1e6).
+// - Near plane: a crossing nearer than the near plane would be clipped. Let d = 2 n / cos(a), a
+//   the widest angle between a pixel's ray and the view axis, and H the highest leaf that meets
+//   the square of half-side d around the eye, below it (else no culling). A ray meeting the
+//   surface within distance d of the eye does so at h <= d and height <= H, so its slope is at
+//   most s_clip = (H - ey) / d < 0. Occludees are only tested when every ray that can show one of
+//   their fragments, margin included (below), is shallower than that: their least slope less the
+//   slope margin above s_clip. At a pixel where an occluded leaf has a fragment, the ray's first
+//   crossing is then farther than d, at eye depth above 2 n: drawn, on a kept leaf (5), and
+//   nearer than the occluded fragment by the depth gap. At any other pixel the two images have
+//   the same fragments.
+// - Rasteriser: vertices snap to a sub-pixel grid and pixels sample their centres, so a fragment
+//   of N can lie on a ray slightly off N's rays. N's span is widened and s_N raised by
+//   kOcclusionMarginPixels pixels of angle delta (a pixel spans at most 2 tan(fovY / 2) / height
+//   radians, at the view's centre): a ray within delta of one at elevation e, |tan e| <= s, keeps
+//   |elevation| <= atan(s) + delta, so its azimuth moves by at most delta / cos(atan(s) + delta)
+//   (no more in pseudo-angle, which moves 1/2 to 1 per radian) and its slope by
+//   delta / cos^2(atan(s) + delta), s the unit's steepest |slope|. Units that rays steeper than 45
+//   degrees, or downward steeper than the near plane allows, may reach are not tested (kept).
+// - Rounding: world coordinates carry a few ulps of the largest one, which turn into angle and
+//   slope errors of about ulps / h; units nearer than where those reach 1 / kNearestFactor of the
+//   margin neither occlude nor are tested. Pseudo-angles (horizon.h) err by less than
+//   kAngleError, by which spans shrink (occluders) or grow (occludees); slopes are rounded to the
+//   horizon's int16 down for occluders and up for occludees.
+// - Rounding along grazing rays: the GPU places a vertex within r = kCoordinateHalfUlps half-ulps
+//   of the largest coordinate of where it belongs. A ray that meets level ground (or ground
+//   facing the eye) no higher than the ground near the eye, c below the eye, meets it at an angle
+//   of at least c / h, so r moves the crossing along the ray by at most r h / c: a relative depth
+//   error of r / c, which eps holds kGrazingShare times over (eps >= r / c / kGrazingShare). Far
+//   from the origin, with the eye just above flat water, that widens the depth gap or (eps over
+//   1/2) stands the stage down, where the crossing's depth is no longer the one the argument
+//   assumes. Ground that falls away from the eye at a grazing angle is not covered by this bound.
+//
+// Near to far without a sort: units are counted into buckets of their squared near distance with
+// geometric edges (the top bits of the float). A unit's far distance exceeds its near one by at
+// most its diagonal, so bucket j's units are all nearer than a known bound; bucket k is tested
+// once every bucket whose bound times (1 + eps) is <= k's lower edge has joined the horizon, and
+// no other: hFar_L (1 + eps) <= hNear_N for every pair used.
+#include "core/cull/occlusion.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstring>
+#include <initializer_list>
+#include <limits>
+
+#include "core/config.h"
+#include "core/cull/cull.h"
+#include "core/cull/horizon.h"
+
+namespace qt {
+namespace {
+
+using horizon::kAngleError;
+using horizon::kBins;
+
+constexpr float kPi = 3.14159265358979f;
+constexpr float kInfinity = std::numeric_limits<float>::infinity();
+
+// Distance buckets over the squared near distance: 2^kBucketBits per octave of the float, edges
+// 0.8% to 1.6% apart in distance.
+constexpr int kBucketBits = 5;
+constexpr int kBucketShift = 23 - kBucketBits;
+// 64 octaves of squared distance above one leaf's side; anything farther shares the last bucket.
+constexpr int kMaxBuckets = 64 << kBucketBits;
+
+// A unit's key: its bucket, kTestedBit when it is an occludee as well as an occluder, or kNoKey.
+constexpr int32_t kBucketMask = 0x7FFF;
+constexpr int32_t kTestedBit = 0x8000;
+constexpr int32_t kNoKey = 0xFFFF;
+static_assert(kMaxBuckets <= kBucketMask, "bucket numbers fit under the flag");
+static_assert(3 * kBins + horizon::kMirror < 0xFFFF, "offset bin numbers fit in 16 bits");
+
+// A unit's position: its first candidate, and flags.
+constexpr uint32_t kTestedPosition = 0x80000000u;  // tested as an occludee
+constexpr uint32_t kQuadPosition = 0x40000000u;    // four leaves
+constexpr uint32_t kPositionMask = 0x3FFFFFFFu;
+
+// Steepest tested ray slope (45 degrees), and the widest margin angle worth culling with.
+constexpr float kMaxTestedSlope = 1.0f;
+constexpr double kMaxMarginAngle = 0.05;
+// Half-ulps of the largest world coordinate that its rounding may reach (CPU and GPU alike), and
+// how many such errors a margin must hold at the nearest distance a unit takes part from.
+constexpr double kCoordinateHalfUlps = 8.0;
+constexpr double kNearestFactor = 8.0;
+// How many times over the depth gap holds the relative depth error rounding gives grazing rays.
+constexpr double kGrazingShare = 4.0;
+
+// Node stack of the clearance descent: at most three siblings wait per level.
+constexpr int kStackSize = 4 * 17;
+
+// Units are measured kChunk at a time, in loops without branches or calls that the compiler runs
+// in SIMD lanes, then counted or placed one by one.
+constexpr int kChunk = 256;
+
+// Per-call constants.
+struct View {
+    float ex, ey, ez;  // the eye
+    float spacingX, spacingZ;
+    float sizeX, sizeZ;  // the map's footprint in world units: [0, sizeX] x [0, sizeZ]
+    HeightTransform height;
+    double onePlusEpsSquared;  // (1 + eps)^2: squared far distance times this <= squared near
+    float delta;               // margin angle: kOcclusionMarginPixels of the widest pixel
+    float cosDelta, sinDelta;
+    float leafDiagonal;  // hFar <= hNear + diagonal, for a leaf and for a parent
+    float quadDiagonal;
+    float nearestSquared;  // nearer units neither occlude nor are tested
+    float steepestDown;    // occludees' least ray slope must be at least -steepestDown, in (0, 1]
+    float quadSquared;     // parents at least this far (squared) may be units
+    int32_t bucketBase;    // float bits of the lower edge of bucket 1
+    int32_t bucketCount;   // bucket 0 is [0, edge 1); the last reaches to infinity
+};
+
+int32_t floatBits(float f) {
+    int32_t i;
+    std::memcpy(&i, &f, sizeof i);
+    return i;
+}
+
+float bitsFloat(int32_t i) {
+    float f;
+    std::memcpy(&f, &i, sizeof f);
+    return f;
+}
+
+// Bucket k >= 1 holds [lowerEdge(k), lowerEdge(k + 1)) of squared distance: exact floats.
+inline int32_t bucketOf(const View& v, float squared) {
+    const int32_t above = floatBits(squared) - v.bucketBase;
+    return std::max(0, std::min((above >> kBucketShift) + 1, v.bucketCount - 1));
+}
+
+float lowerEdge(const View& v, int32_t k) {
+    return k == 0 ? 0.0f : bitsFloat(v.bucketBase + ((k - 1) << kBucketShift));
+}
+
+// The greatest squared far distance of a unit in bucket k: its near distance is below the next
+// edge (infinite for the last bucket), its far one no more than a diagonal beyond (a parent's
+// once parents may be units).
+double farthestSquared(const View& v, int32_t k) {
+    if (k + 1 >= v.bucketCount) {
+        return double(kInfinity);
+    }
+    const float next = lowerEdge(v, k + 1);
+    const double far =
+        std::sqrt(double(next)) + double(next > v.quadSquared ? v.quadDiagonal : v.leafDiagonal);
+    return far * far;
+}
+
+// Candidates go through the passes as units: a leaf, or far enough from the eye and flat enough
+// the four leaves of a parent node when all four are candidates (tree order puts them next to
+// each other). A unit is tested with its node's box and code range, which hold its leaves'.
+class UnitCursor {
+public:
+    UnitCursor(const Quadtree& tree, const View& v, const std::vector<LeafRange>& ranges)
+        : tree_(tree), v_(v), ranges_(ranges) {}
+
+    // Gathers the next units (at most kChunk) into the buffers' columns from unit u; returns how
+    // many.
+    int next(OcclusionBuffers& b, uint32_t u) {
+        int n = 0;
+        while (n < kChunk && range_ < ranges_.size()) {
+            const LeafRange& r = ranges_[range_];
+            const uint32_t leaf = r.first + offset_;
+            uint32_t index = tree_.leafNodes[leaf];
+            uint32_t take = 1;
+            if (offset_ + 4 <= r.count && quad(leaf, index)) {
+                index = tree_.parents[index];
+                take = 4;
+            }
+            const QuadtreeNode& box = tree_.nodes[index];
+            const uint32_t at = u + uint32_t(n);
+            b.boxX0[at] = box.x0;
+            b.boxZ0[at] = box.z0;
+            b.boxX1[at] = box.x1;
+            b.boxZ1[at] = box.z1;
+            b.lowCode[at] = box.minCode;
+            b.highCode[at] = box.maxCode;
+            b.unitPosition[at] = position_ | (take == 4 ? kQuadPosition : 0u);
+            ++n;
+            position_ += take;
+            offset_ += take;
+            if (offset_ == r.count) {
+                ++range_;
+                offset_ = 0;
+            }
+        }
+        return n;
+    }
+
+private:
+    // The leaf is its parent's first child, the next three leaves are the others, and the parent
+    // is far and its relief small for its distance.
+    bool quad(uint32_t leaf, uint32_t index) const {
+        const LeafCoord first = tree_.leaves[leaf];
+        const LeafCoord last = tree_.leaves[leaf + 3];
+        if ((first.col & 1) != 0 || (first.row & 1) != 0 || last.col != first.col + 1 ||
+            last.row != first.row + 1 || tree_.parents[index] == kNoNode) {
+            return false;
+        }
+        const QuadtreeNode& parent = tree_.nodes[tree_.parents[index]];
+        const float x0 = float(parent.x0) * v_.spacingX, x1 = float(parent.x1) * v_.spacingX;
+        const float z0 = float(parent.z0) * v_.spacingZ, z1 = float(parent.z1) * v_.spacingZ;
+        const float x = std::max(std::max(x0 - v_.ex, v_.ex - x1), 0.0f);
+        const float z = std::max(std::max(z0 - v_.ez, v_.ez - z1), 0.0f);
+        const float nearSq = x * x + z * z;
+        const float relief = std::fabs(float(parent.maxCode - parent.minCode) * v_.height.scale);
+        return nearSq >= v_.quadSquared &&
+               relief * relief <= nearSq * kOcclusionQuadRelief * kOcclusionQuadRelief;
+    }
+
+    const Quadtree& tree_;
+    const View& v_;
+    const std::vector<LeafRange>& ranges_;
+    size_t range_ = 0;
+    uint32_t offset_ = 0;
+    uint32_t position_ = 0;
+};
+
+// The gathered boxes of a chunk of units.
+struct Boxes {
+    const uint16_t* x0;
+    const uint16_t* z0;
+    const uint16_t* x1;
+    const uint16_t* z1;
+    const uint16_t* lowCode;
+    const uint16_t* highCode;
+};
+
+Boxes boxesFrom(const OcclusionBuffers& b, uint32_t u) {
+    return {b.boxX0.data() + u, b.boxZ0.data() + u,   b.boxX1.data() + u,
+            b.boxZ1.data() + u, b.lowCode.data() + u, b.highCode.data() + u};
+}
+
+// A unit's world footprint and height range, from its gathered box.
+struct Footprint {
+    float x0, z0, x1, z1;
+    float low, high;
+};
+
+inline Footprint footprint(const View& v, const Boxes& b, int j) {
+    const float y0 = v.height.worldHeight(float(int32_t(b.lowCode[j])));
+    const float y1 = v.height.worldHeight(float(int32_t(b.highCode[j])));
+    return {float(int32_t(b.x0[j])) * v.spacingX,
+            float(int32_t(b.z0[j])) * v.spacingZ,
+            float(int32_t(b.x1[j])) * v.spacingX,
+            float(int32_t(b.z1[j])) * v.spacingZ,
+            std::min(y0, y1),  // a negative scale turns the range over
+            std::max(y0, y1)};
+}
+
+// A world box's footprint and height range: an object's, as an occludee.
+inline Footprint boxFootprint(const Box& b) {
+    return {b.min.x, b.min.z, b.max.x, b.max.z, b.min.y, b.max.y};
+}
+
+// Squared least and greatest horizontal distance from the eye to a footprint.
+inline float nearSquared(const View& v, const Footprint& f) {
+    const float x = std::max(std::max(f.x0 - v.ex, v.ex - f.x1), 0.0f);
+    const float z = std::max(std::max(f.z0 - v.ez, v.ez - f.z1), 0.0f);
+    return x * x + z * z;
+}
+
+inline float farSquared(const View& v, const Footprint& f) {
+    const float x = std::max(v.ex - f.x0, f.x1 - v.ex);
+    const float z = std::max(v.ez - f.z0, f.z1 - v.ez);
+    return x * x + z * z;
+}
+
+// Pass 1 for a chunk of n units: each one's key. A unit off the eye and not too near is keyed by
+// the bucket of its squared near distance; kTestedBit marks an occludee, one that no ray steeper
+// than allowed reaches: (low - ey) / hNear >= -steepestDown and (high - ey) / hNear <= 1 (the
+// other cases have the safe sign), tested on squares.
+// Footprints is a callable giving the j-th footprint: the terrain's gathered boxes, or objects'.
+template <class Footprints>
+void measureKeys(const View& v, const Footprints& footprintOf, int n, int32_t* key) {
+    for (int j = 0; j < n; ++j) {
+        const Footprint f = footprintOf(j);
+        const float nearSq = nearSquared(v, f);
+        const bool off = (v.ex < f.x0) | (v.ex > f.x1) | (v.ez < f.z0) | (v.ez > f.z1);
+        const bool used = off & (nearSq >= v.nearestSquared);
+        const float dLow = f.low - v.ey;
+        const float dHigh = f.high - v.ey;
+        const float down = v.steepestDown * v.steepestDown * nearSq;
+        const float up = kMaxTestedSlope * kMaxTestedSlope * nearSq;
+        const bool tested = used & ((dLow >= 0.0f) | (dLow * dLow <= down)) &
+                            ((dHigh <= 0.0f) | (dHigh * dHigh <= up));
+        const int32_t bucket = bucketOf(v, nearSq);  // computed in every lane: no branch
+        key[j] = used ? (tested ? bucket | kTestedBit : bucket) : kNoKey;
+    }
+}
+
+// One chunk's records in columns, before they are packed into their buckets.
+struct Records {
+    int32_t occluderFirst[kChunk], occluderCount[kChunk], occluderSlope[kChunk];
+    int32_t occludeeFirst[kChunk], occludeeCount[kChunk], occludeeSlope[kChunk];
+};
+
+// Pass 2 for a chunk of n units: each one's records (meaningless for units pass 1 left out).
+template <class Footprints>
+void measureRecords(const View& v, const Footprints& footprintOf, int n, Records& r) {
+    using horizon::binFloor;
+    using horizon::binPosition;
+    for (int j = 0; j < n; ++j) {
+        const Footprint f = footprintOf(j);
+        const float hNear = std::sqrt(nearSquared(v, f));
+        const float hFar = std::sqrt(farSquared(v, f));
+        const float dLow = f.low - v.ey;
+        const float dHigh = f.high - v.ey;
+        const float low = dLow / (dLow < 0.0f ? hNear : hFar);     // c_L, and the least slope
+        const float high = dHigh / (dHigh > 0.0f ? hNear : hFar);  // s_N
+        // Margins at the steepest elevation e + delta, tan e = s: 1 / cos(e + delta) =
+        // sqrt(1 + s^2) / (cos delta - s sin delta), and its square for slopes. The clamp keeps
+        // units pass 1 left out (infinite slopes) finite.
+        const float s = std::min(2.0f, std::max(std::fabs(low), std::fabs(high)));
+        const float secant = std::sqrt(1.0f + s * s) / (v.cosDelta - s * v.sinDelta);
+        const float angleMargin = v.delta * secant + kAngleError;
+        const float slopeMargin = v.delta * secant * secant;
+        float start, width;
+        footprintSpan(v.ex, v.ez, f.x0, f.z0, f.x1, f.z1, start, width);
+        // Occluder: the bins wholly inside the span shrunk by the angle error.
+        const float lo = binPosition(start + kAngleError);
+        const int32_t first = binFloor(lo) + int32_t(float(binFloor(lo)) < lo);
+        const int32_t end = binFloor(binPosition(start + width - kAngleError));
+        r.occluderFirst[j] = first;
+        r.occluderCount[j] = std::max(end - first, 0);
+        r.occluderSlope[j] = horizon::slopeDown(low);
+        // Occludee: every bin that meets the span widened by the margin.
+        const int32_t firstMet = binFloor(binPosition(start - angleMargin));
+        r.occludeeFirst[j] = firstMet;
+        r.occludeeCount[j] = binFloor(binPosition(start + width + angleMargin)) - firstMet + 1;
+        r.occludeeSlope[j] = horizon::slopeUp(high + slopeMargin);
+    }
+}
+
+// The highest surface height of the leaves that meet [x0, x1] x [z0, z1] (world), by a descent
+// that takes nodes inside the square whole.
+float highestWithin(const Quadtree& tree, const View& v, float x0, float z0, float x1, float z1) {
+    const float c0 = x0 / v.spacingX, c1 = x1 / v.spacingX;
+    const float r0 = z0 / v.spacingZ, r1 = z1 / v.spacingZ;
+    float highest = -kInfinity;
+    uint32_t stack[kStackSize];
+    int top = 0;
+    stack[top++] = tree.rootIndex();
+    while (top > 0) {
+        const QuadtreeNode& node = tree.nodes[stack[--top]];
+        if (float(node.x1) < c0 || float(node.x0) > c1 || float(node.z1) < r0 ||
+            float(node.z0) > r1) {
+            continue;
+        }
+        const bool inside = float(node.x0) >= c0 && float(node.x1) <= c1 && float(node.z0) >= r0 &&
+                            float(node.z1) <= r1;
+        if (inside || node.isLeaf()) {
+            highest = std::max({highest, v.height.worldHeight(float(node.minCode)),
+                                v.height.worldHeight(float(node.maxCode))});
+            continue;
+        }
+        for (int q = 0; q < 4; ++q) {
+            if (node.hasChild(q)) {
+                assert(top < kStackSize);
+                stack[top++] = node.child(q);
+            }
+        }
+    }
+    return highest;
+}
+
+bool allFinite(std::initializer_list<float> values) {
+    return std::all_of(values.begin(), values.end(), [](float x) { return std::isfinite(x); });
+}
+
+// The near plane's reach: twice the distance from the eye to its corners, the farthest its
+// clipped points get from the eye.
+float nearReach(const Camera& camera) {
+    const double tanHalf = std::tan(0.5 * double(camera.fovY));
+    const double tanWidest = tanHalf * std::sqrt(1.0 + double(camera.aspect) * camera.aspect);
+    return float(2.0 * double(camera.nearPlane) * std::sqrt(1.0 + tanWidest * tanWidest));
+}
+
+// The camera and mapping are finite and well-formed.
+bool validView(const Camera& camera, const WorldMapping& mapping, const HeightTransform& height) {
+    const glm::vec3& eye = camera.position;
+    return allFinite({eye.x, eye.y, eye.z, camera.fovY, camera.aspect, camera.nearPlane,
+                      camera.farPlane, mapping.spacingX, mapping.spacingZ, height.scale,
+                      height.bias}) &&
+           mapping.spacingX > 0.0f && mapping.spacingZ > 0.0f && camera.nearPlane > 0.0f &&
+           camera.farPlane > camera.nearPlane && camera.fovY > 0.0f && camera.fovY < kPi &&
+           camera.aspect > 0.0f;
+}
+
+// The eye, spacing, map size and height transform into v; false unless the camera and mapping
+// are valid and the eye is strictly inside the map's footprint (argument 1 at the top).
+bool viewOverMap(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera, View& v) {
+    v.height = heightTransform(tree.coding, mapping);
+    v.spacingX = mapping.spacingX;
+    v.spacingZ = mapping.spacingZ;
+    v.ex = camera.position.x;
+    v.ey = camera.position.y;
+    v.ez = camera.position.z;
+    if (tree.nodes.empty() || !validView(camera, mapping, v.height)) {
+        return false;
+    }
+    const Box root = nodeBox(tree, tree.root(), mapping);  // the map's footprint
+    v.sizeX = root.max.x;
+    v.sizeZ = root.max.z;
+    return v.ex > 0.0f && v.ex < v.sizeX && v.ez > 0.0f && v.ez < v.sizeZ;
+}
+
+// (ey - H) / d, d the near plane's reach and H the highest leaf that meets the square of
+// half-side d around the eye: rays that may meet the surface within d of the eye have slopes at
+// most minus this.
+double nearClearance(const Quadtree& tree, const View& v, const Camera& camera) {
+    const float d = nearReach(camera);
+    const float highest = highestWithin(tree, v, v.ex - d, v.ez - d, v.ex + d, v.ez + d);
+    return (double(v.ey) - double(highest)) / double(d);
+}
+
+// The per-call constants, or false when the view allows no proof.
+bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
+                 int viewportHeight, View& v) {
+    if (viewportHeight <= 0 || !viewOverMap(tree, mapping, camera, v)) {
+        return false;
+    }
+    // Depth: the relative gap that is kOcclusionDepthQuanta 24-bit quanta at the far plane.
+    const double g = double(kOcclusionDepthQuanta) / 16777216.0 * double(camera.farPlane) /
+                     double(camera.nearPlane);
+    if (!(g < 0.5)) {
+        return false;
+    }
+    // Grazing rays: r / c, r the GPU's rounding of a vertex and c the eye's clearance above the
+    // ground near it (argument at the top).
+    const double clipSlope = nearClearance(tree, v, camera);
+    const double clearance = clipSlope * double(nearReach(camera));
+    const WorldExtent map{v.sizeX, v.sizeZ, v.height.worldHeight(float(tree.root().minCode)),
+                          v.height.worldHeight(float(tree.root().maxCode))};
+    const double largest = largestCoordinate({v.ex, v.ey, v.ez}, map);
+    const double rounding = kCoordinateHalfUlps * largest / 16777216.0;
+    const double grazing = clearance > 0.0 ? kGrazingShare * rounding / clearance : 1.0;
+    if (!(grazing < 0.5)) {
+        return false;
+    }
+    const double onePlusEps = 1.0 + std::max({double(kOcclusionMinGap), g / (1.0 - g), grazing});
+    v.onePlusEpsSquared = onePlusEps * onePlusEps;
+    // Margins: kOcclusionMarginPixels of the widest pixel.
+    const double tanHalf = std::tan(0.5 * double(camera.fovY));
+    const double delta = double(kOcclusionMarginPixels) * 2.0 * tanHalf / double(viewportHeight);
+    if (!(delta <= kMaxMarginAngle)) {
+        return false;
+    }
+    v.delta = float(delta);
+    v.cosDelta = float(std::cos(delta));
+    v.sinDelta = float(std::sin(delta) * (1.0 + 1e-6));  // rounded up: the margins only grow
+    // Rounding of world coordinates, against the margin.
+    const double nearest = kNearestFactor * rounding / delta;
+    v.nearestSquared = float(nearest * nearest);
+    // Units: leaves, and far parents.
+    // The diagonal of a leaf's footprint, rounded up; its longer side sets the quads' distance.
+    const float leafSide = float(tree.leafSize) * std::max(v.spacingX, v.spacingZ);
+    v.leafDiagonal = float(double(tree.leafSize) *
+                           std::hypot(double(v.spacingX), double(v.spacingZ)) * (1.0 + 1e-4));
+    v.quadDiagonal = 2.0f * v.leafDiagonal;
+    const double quad = kOcclusionQuadDistance * double(leafSide) / delta;
+    v.quadSquared = float(quad * quad);
+    // The near plane: rays that may meet the surface within d of the eye have slopes at most
+    // (highest - ey) / d. Occludees' rays, less the slope margin at slope 1 (the most a tested
+    // unit has), must be shallower: rounded toward fewer tests.
+    const double slopeMargin = 2.0 * delta / std::pow(std::cos(delta) - std::sin(delta), 2.0);
+    const double steepestDown =
+        std::min(double(kMaxTestedSlope), clipSlope - slopeMargin * (1.0 + 1e-3) - 1e-4);
+    if (!(steepestDown > 0.0)) {
+        return false;
+    }
+    v.steepestDown = float(steepestDown);
+    // Buckets from one leaf's side to the farthest corner of the map, squared.
+    const float farX = std::max(v.ex, v.sizeX - v.ex);
+    const float farZ = std::max(v.ez, v.sizeZ - v.ez);
+    v.bucketBase = floatBits(leafSide * leafSide);
+    const int32_t span = floatBits(std::max(farX * farX + farZ * farZ, leafSide * leafSide));
+    v.bucketCount = std::min(((span - v.bucketBase) >> kBucketShift) + 2, kMaxBuckets);
+    return true;
+}
+
+// Pass 1: each unit's box gathered into the columns and its key; the bucket sizes, turned into
+// start offsets. Returns the number of units.
+uint32_t countBuckets(const Quadtree& tree, const View& v, const std::vector<LeafRange>& candidates,
+                      OcclusionBuffers& buffers) {
+    uint32_t* start = buffers.bucketStart.data();
+    std::fill(start, start + v.bucketCount + 1, 0u);
+    UnitCursor cursor(tree, v, candidates);
+    int32_t key[kChunk];
+    uint32_t u = 0;
+    for (int n = cursor.next(buffers, u); n > 0; u += uint32_t(n), n = cursor.next(buffers, u)) {
+        const Boxes boxes = boxesFrom(buffers, u);
+        measureKeys(
+            v, [&](int j) { return footprint(v, boxes, j); }, n, key);
+        for (int j = 0; j < n; ++j) {
+            buffers.keys[u + uint32_t(j)] = uint16_t(key[j]);
+            if (key[j] != kNoKey) {
+                ++start[(key[j] & kBucketMask) + 1];
+            }
+        }
+    }
+    for (int k = 0; k < v.bucketCount; ++k) {
+        start[k + 1] += start[k];
+    }
+    return u;
+}
+
+// Pass 2: each unit's record, placed in its bucket. The start offsets advance to the ends of
+// their buckets: bucket k is [start[k - 1], start[k]) afterwards, bucket 0 from 0.
+void placeRecords(const View& v, uint32_t unitCount, OcclusionBuffers& buffers) {
+    uint32_t* next = buffers.bucketStart.data();
+    Records records;
+    for (uint32_t u = 0; u < unitCount; u += kChunk) {
+        const int n = int(std::min<uint32_t>(kChunk, unitCount - u));
+        const Boxes boxes = boxesFrom(buffers, u);
+        measureRecords(
+            v, [&](int j) { return footprint(v, boxes, j); }, n, records);
+        for (int j = 0; j < n; ++j) {
+            const int32_t key = buffers.keys[u + uint32_t(j)];
+            if (key == kNoKey) {
+                continue;
+            }
+            buffers.records[next[key & kBucketMask]++] = {
+                uint16_t(records.occluderFirst[j]),
+                uint16_t(records.occluderCount[j]),
+                uint16_t(records.occludeeFirst[j]),
+                uint16_t(records.occludeeCount[j]),
+                int16_t(records.occluderSlope[j]),
+                int16_t(records.occludeeSlope[j]),
+                buffers.unitPosition[u + uint32_t(j)] |
+                    ((key & kTestedBit) ? kTestedPosition : 0u)};
+        }
+    }
+}
+
+// The boxes' records, counting-sorted into the same buckets as the units'. Boxes are occludees
+// only (they never raise the horizon), so only those that pass 1 marks tested get a record, its
+// position the box's index. boxBucketStart advances as placeRecords' starts do.
+void placeBoxRecords(const View& v, const BoxOccludees& boxes, OcclusionBuffers& buffers) {
+    uint32_t* start = buffers.boxBucketStart.data();
+    std::fill(start, start + v.bucketCount + 1, 0u);
+    std::fill(buffers.boxOccluded.begin(), buffers.boxOccluded.begin() + boxes.count, 0);
+    int32_t* keys = buffers.boxKeys.data();
+    for (uint32_t u = 0; u < boxes.count; u += kChunk) {
+        const int n = int(std::min<uint32_t>(kChunk, boxes.count - u));
+        measureKeys(
+            v, [&](int j) { return boxFootprint(boxes.boxes[u + uint32_t(j)]); }, n, keys + u);
+        for (int j = 0; j < n; ++j) {
+            const int32_t key = keys[u + uint32_t(j)];
+            if (key != kNoKey && (key & kTestedBit)) {
+                ++start[(key & kBucketMask) + 1];
+            }
+        }
+    }
+    for (int k = 0; k < v.bucketCount; ++k) {
+        start[k + 1] += start[k];
+    }
+    Records records;
+    for (uint32_t u = 0; u < boxes.count; u += kChunk) {
+        const int n = int(std::min<uint32_t>(kChunk, boxes.count - u));
+        measureRecords(
+            v, [&](int j) { return boxFootprint(boxes.boxes[u + uint32_t(j)]); }, n, records);
+        for (int j = 0; j < n; ++j) {
+            const int32_t key = keys[u + uint32_t(j)];
+            if (key == kNoKey || !(key & kTestedBit)) {
+                continue;
+            }
+            buffers.boxRecords[start[key & kBucketMask]++] = {0,
+                                                              0,
+                                                              uint16_t(records.occludeeFirst[j]),
+                                                              uint16_t(records.occludeeCount[j]),
+                                                              0,
+                                                              int16_t(records.occludeeSlope[j]),
+                                                              u + uint32_t(j)};
+        }
+    }
+}
+
+// Pass 3: buckets near to far, each tested against the buckets far enough before it: its units,
+// then its boxes.
+void sweep(const View& v, uint32_t candidateCount, uint32_t boxCount, OcclusionBuffers& buffers,
+           OcclusionStats& stats) {
+    int16_t* bins = buffers.horizon.data();
+    std::fill(bins, bins + horizon::kStorage, horizon::kNoSlope);
+    std::fill(buffers.occluded.begin(), buffers.occluded.begin() + candidateCount, 0);
+    const OcclusionRecord* records = buffers.records.data();
+    const uint32_t* end = buffers.bucketStart.data();  // bucket k ends at end[k]
+    int32_t joined = 0;                                // buckets [0, joined) are in the horizon
+    bool raised = false;
+    for (int32_t k = 0; k < v.bucketCount; ++k) {
+        const double lower = double(lowerEdge(v, k));
+        const int32_t before = joined;
+        while (joined < k && farthestSquared(v, joined) * v.onePlusEpsSquared <= lower) {
+            for (uint32_t i = joined == 0 ? 0 : end[joined - 1]; i < end[joined]; ++i) {
+                if (records[i].occluderCount > 0) {
+                    horizon::raise(bins, records[i].occluderFirst, records[i].occluderCount,
+                                   records[i].occluderSlope);
+                }
+            }
+            ++joined;
+        }
+        if (joined != before) {
+            raised = true;
+            horizon::mergeMirror(bins);
+        }
+        if (!raised) {
+            continue;
+        }
+        for (uint32_t i = k == 0 ? 0 : end[k - 1]; i < end[k]; ++i) {
+            const OcclusionRecord& r = records[i];
+            if (r.position & kTestedPosition) {
+                const bool hidden =
+                    horizon::above(bins, r.occludeeFirst, r.occludeeCount, r.occludeeSlope);
+                const uint32_t leaves = (r.position & kQuadPosition) ? 4 : 1;
+                std::fill_n(&buffers.occluded[r.position & kPositionMask], leaves, uint8_t(hidden));
+                ++stats.unitsTested;
+                stats.leavesTested += leaves;
+                stats.leavesOccluded += hidden ? leaves : 0;
+            }
+        }
+        if (boxCount == 0) {
+            continue;
+        }
+        const uint32_t* boxEnd = buffers.boxBucketStart.data();
+        for (uint32_t i = k == 0 ? 0 : boxEnd[k - 1]; i < boxEnd[k]; ++i) {
+            const OcclusionRecord& r = buffers.boxRecords[i];
+            const bool hidden =
+                horizon::above(bins, r.occludeeFirst, r.occludeeCount, r.occludeeSlope);
+            buffers.boxOccluded[r.position] = uint8_t(hidden);
+            ++stats.boxesTested;
+            stats.boxesOccluded += hidden ? 1 : 0;
+        }
+    }
+}
+
+// Bytes equal to `value` (0 or 1) at the start of [p, p + n), eight at a time while it lasts.
+uint32_t runOf(const uint8_t* p, uint32_t n, uint8_t value) {
+    const uint64_t all = value * 0x0101010101010101u;
+    uint32_t k = 0;
+    for (uint64_t word; k + 8 <= n; k += 8) {
+        std::memcpy(&word, p + k, sizeof word);
+        if (word != all) {
+            break;
+        }
+    }
+    while (k < n && p[k] == value) {
+        ++k;
+    }
+    return k;
+}
+
+// The candidates whose flag is 0 (all of them without flags), as sorted maximal runs.
+void keep(const std::vector<LeafRange>& candidates, const uint8_t* occluded,
+          std::vector<LeafRange>& kept) {
+    kept.clear();
+    for (const LeafRange& r : candidates) {
+        for (uint32_t done = 0; done < r.count;) {
+            const uint32_t visible =
+                occluded ? runOf(occluded + done, r.count - done, 0) : r.count - done;
+            if (visible > 0) {
+                appendLeafRange(kept, r.first + done, visible);
+                done += visible;
+            }
+            if (occluded) {
+                done += runOf(occluded + done, r.count - done, 1);
+            }
+        }
+        if (occluded) {
+            occluded += r.count;
+        }
+    }
+}
+
+}  // namespace
+
+// Capacity for every leaf, but sizes only as large as the most candidates seen so far: pages
+// beyond them are never touched, so a view of a corner of a big map keeps a corner's memory.
+void OcclusionBuffers::reserveFor(const Quadtree& tree) {
+    const size_t leaves = tree.leaves.size();
+    horizon.assign(horizon::kStorage, 0);
+    bucketStart.assign(kMaxBuckets + 1, 0);
+    for (auto* v : {&boxX0, &boxZ0, &boxX1, &boxZ1, &lowCode, &highCode, &keys}) {
+        v->clear();
+        v->reserve(leaves);
+    }
+    unitPosition.clear();
+    unitPosition.reserve(leaves);
+    records.clear();
+    records.reserve(leaves);
+    occluded.clear();
+    occluded.reserve(leaves);
+}
+
+void OcclusionBuffers::reserveBoxes(size_t count) {
+    boxBucketStart.assign(kMaxBuckets + 1, 0);
+    boxKeys.clear();
+    boxKeys.reserve(count);
+    boxRecords.clear();
+    boxRecords.reserve(count);
+    boxOccluded.clear();
+    boxOccluded.reserve(count);
+}
+
+void OcclusionBuffers::growBoxesTo(size_t count) {
+    if (boxOccluded.size() >= count) {
+        return;
+    }
+    assert(boxOccluded.capacity() >= count);  // reserveBoxes: growing never reallocates
+    boxKeys.resize(count);
+    boxRecords.resize(count);
+    boxOccluded.resize(count);
+}
+
+void OcclusionBuffers::growTo(size_t candidates) {
+    if (occluded.size() >= candidates) {
+        return;
+    }
+    assert(occluded.capacity() >= candidates);  // reserveFor: growing never reallocates
+    for (auto* v : {&boxX0, &boxZ0, &boxX1, &boxZ1, &lowCode, &highCode, &keys}) {
+        v->resize(candidates);
+    }
+    unitPosition.resize(candidates);
+    records.resize(candidates);
+    occluded.resize(candidates);
+}
+
+void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
+                  int viewportHeight, const std::vector<LeafRange>& candidates,
+                  OcclusionBuffers& buffers, std::vector<LeafRange>& kept, OcclusionStats& stats,
+                  const BoxOccludees& boxes) {
+    stats = {};
+    buffers.growBoxesTo(boxes.count);
+    std::fill(buffers.boxOccluded.begin(), buffers.boxOccluded.begin() + boxes.count, 0);
+    View v;
+    if (!prepareView(tree, mapping, camera, viewportHeight, v)) {
+        keep(candidates, nullptr, kept);
+        return;
+    }
+    stats.active = true;
+    uint32_t candidateCount = 0;
+    for (const LeafRange& r : candidates) {
+        candidateCount += r.count;
+    }
+    buffers.growTo(candidateCount);
+    const uint32_t unitCount = countBuckets(tree, v, candidates, buffers);
+    placeRecords(v, unitCount, buffers);
+    if (boxes.count > 0) {
+        placeBoxRecords(v, boxes, buffers);
+    }
+    sweep(v, candidateCount, boxes.count, buffers, stats);
+    keep(candidates, buffers.occluded.data(), kept);
+}
+
+bool backFacesHidden(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera) {
+    View v;
+    return viewOverMap(tree, mapping, camera, v) && nearClearance(tree, v, camera) > 1.0;
+}
+
+}  // namespace qt

@@ -1,0 +1,103 @@
+// Conservative occlusion culling: removes the frustum walk's leaves that nearer terrain provably
+// hides, with a horizon of slopes over azimuth bins (the argument is at the top of occlusion.cpp).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/terrain/quadtree.h"
+#include "core/terrain/world.h"
+#include "core/view/camera.h"
+#include "core/view/frustum.h"
+
+namespace qt {
+
+struct OcclusionStats {
+    bool active = false;          // false: the view allows no proof; every candidate is kept
+    uint32_t leavesTested = 0;    // candidates checked against the horizon (alone or in a unit)
+    uint32_t leavesOccluded = 0;  // candidates removed
+    uint32_t unitsTested = 0;     // tests made: a leaf alone, or four leaves of a far parent
+    uint32_t boxesTested = 0;     // object boxes checked against the horizon
+    uint32_t boxesOccluded = 0;   // object boxes it hides
+};
+
+// World boxes that are not terrain (objects standing on it), tested against the horizon the
+// leaves build, as occludees only: the argument for a leaf (4 and 5 at the top of occlusion.cpp)
+// uses only that its surface lies in a box, so it holds for anything drawn inside one.
+struct BoxOccludees {
+    const Box* boxes = nullptr;
+    uint32_t count = 0;
+};
+
+// A unit (a leaf, or the four leaves of a far parent) in the horizon's terms (core/cull/horizon.h),
+// in its distance bucket. As an occluder, the occluderCount bins from occluderFirst lie wholly
+// inside its span, and every ray of those azimuths whose slope is below occluderSlope passes under
+// its surface. As an occludee, the occludeeCount bins from occludeeFirst cover its widened span,
+// and every ray that can reach it has a slope at most occludeeSlope, margin included. Bin numbers
+// are offset by kOcclusionBins, slopes scaled to int16; position is its first candidate, with flags
+// in the top bits (tested as an occludee; four leaves).
+struct OcclusionRecord {
+    uint16_t occluderFirst;
+    uint16_t occluderCount;
+    uint16_t occludeeFirst;
+    uint16_t occludeeCount;
+    int16_t occluderSlope;
+    int16_t occludeeSlope;
+    uint32_t position;
+};
+
+static_assert(sizeof(OcclusionRecord) == 16, "four records a cache line");
+
+// Scratch for cullOccluded: capacity reserved once per tree (35 bytes a leaf), but only the
+// entries for the most candidates seen so far are ever written, so resident memory follows the
+// view. After reserveFor the call never allocates. Candidates go through as units (a leaf, or the
+// four leaves of a far parent): their boxes gathered once into columns, then counting-sorted by
+// distance into records.
+struct OcclusionBuffers {
+    std::vector<int16_t> horizon;  // per bin, the scaled slope under which rays are hidden
+    std::vector<uint16_t> boxX0, boxZ0, boxX1, boxZ1;  // per unit: its node's sample box
+    std::vector<uint16_t> lowCode, highCode;           // per unit: its node's code range
+    std::vector<uint32_t> unitPosition;    // per unit: its first candidate, flag for four leaves
+    std::vector<uint16_t> keys;            // per unit: distance bucket and tested flag
+    std::vector<uint32_t> bucketStart;     // bucket -> first record; one past the last bucket
+    std::vector<OcclusionRecord> records;  // by bucket, near to far
+    std::vector<uint8_t> occluded;         // per candidate: 1 when removed
+    // Object boxes (BoxOccludees): capacity from reserveBoxes, the count of objects.
+    std::vector<uint32_t> boxBucketStart;
+    std::vector<int32_t> boxKeys;
+    std::vector<OcclusionRecord> boxRecords;  // position: the box's index
+    std::vector<uint8_t> boxOccluded;         // per box: 1 when hidden
+
+    void reserveFor(const Quadtree& tree);
+    void reserveBoxes(size_t count);
+    void growBoxesTo(size_t count);
+    // Sizes the per-unit arrays for `candidates` leaves, within the reserved capacity.
+    void growTo(size_t candidates);
+};
+
+// Removes the candidates that the terrain hides from `camera` in a viewport `viewportHeight`
+// pixels high. candidates: sorted, non-overlapping runs of tree-order leaves (the frustum walk's
+// output). kept: the same leaves minus the occluded ones, as sorted maximal runs (adjacent runs
+// merged); reserve maxLeafRanges(tree) runs (core/cull/cull.h) once to keep the call free of
+// allocation.
+// It never removes a leaf that the first surface point along any ray from the eye lies on. The
+// `boxes` are tested too (buffers.boxOccluded): a box is hidden only when every ray that reaches
+// it crosses the terrain, nearer by the depth gap, first. When
+// the view allows no proof (eye outside the map's footprint or too close above the terrain,
+// non-finite input, an empty viewport) stats.active is false and kept holds every candidate.
+void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
+                  int viewportHeight, const std::vector<LeafRange>& candidates,
+                  OcclusionBuffers& buffers, std::vector<LeafRange>& kept, OcclusionStats& stats,
+                  const BoxOccludees& boxes = {});
+
+// True when no back face of the terrain can be the nearest surface at a pixel of `camera`, so
+// that the renderer may cull back faces: the eye is strictly inside the map's footprint, and
+// higher by more than the near plane's reach d (twice the distance from the eye to the near
+// plane's corners) than every leaf that meets the square of half-side d around it. Then along
+// every ray the first surface point is not clipped and is crossed from above (argument 1 at the
+// top of occlusion.cpp), on a triangle facing the eye; a back face holds only points farther
+// along the ray, or equally far on an edge it shares, where its fragment could only win a depth
+// tie. False for non-finite input.
+bool backFacesHidden(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera);
+
+}  // namespace qt

@@ -1,0 +1,220 @@
+// The frame pipeline's stages in order: walk, then occlusion at full detail or level of detail.
+#include "core/frame/frame.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <thread>
+
+#include "core/config.h"
+
+namespace qt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The walk: frame.walk holds the leaves in the frustum (or every leaf).
+void walkStage(const Quadtree& tree, const WorldMapping& mapping, const CullView& view,
+               const Frustum& frustum, FrameBuffers& frame, FrameStats& stats) {
+    if (view.frustum) {
+        cullQuadtree(tree, mapping, frustum, frame.walk);
+    } else {
+        selectAll(tree, frame.walk);
+    }
+    stats.cull = frame.walk.stats;
+}
+
+// Objects, first part: those in the frustum (every live one with view.frustum off), and their
+// boxes for the occlusion stage.
+void objectFrustumStage(const LooseObjectTree& objects, const CullView& view,
+                        const Frustum& frustum, FrameBuffers& frame, FrameStats& stats) {
+    const Clock::time_point start = Clock::now();
+    if (view.frustum) {
+        FrustumQueryStats query;
+        objects.queryFrustumGroups(frustum, frame.objectsInFrustum, frame.objectGroups, &query);
+        stats.objects.nodesTested = query.nodesTested;
+        stats.objects.objectsTested = query.objectsTested;
+    } else {  // every object, in the order the query gives them (see allInTreeOrder); no groups:
+              // without the frustum the occlusion stage does not run
+        objects.allInTreeOrder(frame.objectsInFrustum);
+        frame.objectGroups.end.clear();
+        frame.objectGroups.box.clear();
+    }
+    stats.objects.total = objects.objectCount();
+    stats.objects.culled = stats.objects.total - uint32_t(frame.objectsInFrustum.size());
+    stats.objects.cullMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Objects, second part: those in the frustum less the groups the occlusion stage hid.
+void objectDrawnStage(FrameBuffers& frame, FrameStats& stats) {
+    const Clock::time_point start = Clock::now();
+    const std::vector<uint32_t>& ids = frame.objectsInFrustum;
+    const std::vector<uint8_t>& hidden = frame.occlusion.boxOccluded;
+    const bool tested = stats.occlusion.active && stats.occlusion.boxesTested > 0;
+    ObjectGroups& drawnGroups = frame.objectsDrawnGroups;
+    if (!tested) {
+        frame.objectsDrawn.assign(ids.begin(), ids.end());
+        drawnGroups.end.assign(frame.objectGroups.end.begin(), frame.objectGroups.end.end());
+        drawnGroups.box.assign(frame.objectGroups.box.begin(), frame.objectGroups.box.end());
+    } else {
+        frame.objectsDrawn.clear();
+        drawnGroups.end.clear();
+        drawnGroups.box.clear();
+        const std::vector<uint32_t>& ends = frame.objectGroups.end;
+        for (size_t g = 0; g < ends.size(); ++g) {
+            if (hidden[g] == 0) {
+                const uint32_t begin = g == 0 ? 0 : ends[g - 1];
+                frame.objectsDrawn.insert(frame.objectsDrawn.end(), ids.begin() + begin,
+                                          ids.begin() + ends[g]);
+                drawnGroups.end.push_back(uint32_t(frame.objectsDrawn.size()));
+                drawnGroups.box.push_back(frame.objectGroups.box[g]);
+            }
+        }
+    }
+    stats.objects.groupsTested = stats.occlusion.boxesTested;
+    stats.objects.drawn = uint32_t(frame.objectsDrawn.size());
+    stats.objects.occluded = uint32_t(frame.objectsInFrustum.size()) - stats.objects.drawn;
+    stats.objects.cullMs += std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+BoxOccludees occludees(const FrameBuffers& frame) {
+    return {frame.objectGroups.box.data(), uint32_t(frame.objectGroups.box.size())};
+}
+
+// Full detail: the walk's leaves less those nearer terrain hides, as runs and as instances.
+void fullDetailStage(const Quadtree& tree, const WorldMapping& mapping, const CullView& view,
+                     FrameBuffers& frame, FrameStats& stats) {
+    if (view.frustum && view.occlusion) {
+        cullOccluded(tree, mapping, view.camera, view.viewportHeight, frame.walk.ranges,
+                     frame.occlusion, frame.drawn, stats.occlusion, occludees(frame));
+    } else {
+        frame.drawn.assign(frame.walk.ranges.begin(), frame.walk.ranges.end());
+    }
+    if (stats.occlusion.leavesOccluded > 0) {
+        stats.cull.leavesOccluded = stats.occlusion.leavesOccluded;
+        stats.cull.leavesDrawn -= stats.occlusion.leavesOccluded;
+        stats.cull.triangles = triangleCount(tree, frame.drawn);
+    }
+    frame.drawList.clear();
+    appendLeafCoords(tree, frame.drawn, frame.drawList);
+}
+
+// Level of detail: the drawn nodes into frame.lod, culled by `frustum` unless view.frustum is
+// off; the occlusion stage over the nodes drawn at full detail. The walk's leaves, less those
+// occluded, stay the frame's leaves (minimap, cull map, --dump-leaves) as runs: expanding them
+// per frame would cost what level of detail saves.
+void levelOfDetailStage(const Heightmap& map, const Quadtree& tree, const WorldMapping& mapping,
+                        const CullView& view, const Frustum& frustum, FrameBuffers& frame,
+                        FrameStats& stats) {
+    const Camera& c = view.camera;
+    LodParams params =
+        lodParams(tree, mapping, c.position, c.fovY, view.viewportHeight, view.lodPixels,
+                  mapping.worldHeight(map.minSample), mapping.worldHeight(map.maxSample));
+    updateLodReach(tree, lodErrorSteps(tree, mapping, c.fovY, c.aspect), frame.lodReach);
+    params.reach = &frame.lodReach;
+    params.residency = view.residency;
+    params.threads = frame.lodThreads;
+    selectLod(tree, mapping, params, view.frustum ? &frustum : nullptr, frame.lod);
+    if (view.frustum && view.occlusion) {
+        frame.lodLeaves.clear();
+        appendFullDetailLeaves(tree, frame.lod, frame.lodLeaves);
+        cullOccluded(tree, mapping, c, view.viewportHeight, frame.lodLeaves, frame.occlusion,
+                     frame.lodKept, stats.occlusion, occludees(frame));
+    }
+    if (stats.occlusion.leavesOccluded > 0) {
+        keepFullDetailLeaves(tree, frame.lodKept, frame.lod);
+        subtractLeafRuns(frame.lodLeaves, frame.lodKept, frame.lodOccluded);
+        subtractLeafRuns(frame.walk.ranges, frame.lodOccluded, frame.drawn);
+        stats.cull.leavesOccluded = stats.occlusion.leavesOccluded;
+        stats.cull.leavesDrawn -= stats.occlusion.leavesOccluded;
+    } else {
+        frame.drawn.assign(frame.walk.ranges.begin(), frame.walk.ranges.end());
+    }
+    frame.drawList.clear();
+    stats.lod = true;
+    stats.lodStats = frame.lod.stats;
+    stats.cull.triangles = frame.lod.stats.triangles;
+}
+
+}  // namespace
+
+int defaultSelectThreads() {
+    return std::clamp(int(std::thread::hardware_concurrency()), 1, kMaxSelectThreads);
+}
+
+void FrameBuffers::reserveFor(const Quadtree& tree, bool recordDecisions) {
+    walk.recordDecisions = recordDecisions;
+    walk.reserveFor(tree);
+    occlusion.reserveFor(tree);
+    drawn.clear();
+    drawn.reserve(maxLeafRanges(tree));
+    drawList.clear();
+    drawList.reserve(tree.leaves.size());
+    lod.reserveFor(tree, lodThreads);
+    lodReach.reserveFor(tree);
+    for (std::vector<LeafRange>* runs : {&lodLeaves, &lodKept, &lodOccluded}) {
+        runs->clear();
+        runs->reserve(maxLeafRanges(tree));
+    }
+}
+
+void FrameBuffers::reserveObjects(uint32_t count) {
+    objectsInFrustum.clear();
+    objectsInFrustum.reserve(count);
+    objectGroups.end.clear();
+    objectGroups.end.reserve(count);
+    objectGroups.box.clear();
+    objectGroups.box.reserve(count);
+    objectsDrawn.clear();
+    objectsDrawn.reserve(count);
+    objectsDrawnGroups.end.clear();
+    objectsDrawnGroups.end.reserve(count);
+    objectsDrawnGroups.box.clear();
+    objectsDrawnGroups.box.reserve(count);
+    occlusion.reserveBoxes(count);
+}
+
+float cullMargin(const Camera& camera, const WorldMapping& mapping, const WorldExtent& extent) {
+    const glm::vec3& e = camera.position;
+    if (!std::isfinite(e.x) || !std::isfinite(e.y) || !std::isfinite(e.z)) {
+        return std::numeric_limits<float>::max();  // non-finite input culls nothing
+    }
+    const float margin =
+        kCullMarginSpacings * mapping.largerSpacing() +
+        kCullMarginUlps * std::numeric_limits<float>::epsilon() * largestCoordinate(e, extent);
+    return std::isfinite(margin) ? margin : std::numeric_limits<float>::max();
+}
+
+Frustum cullingFrustum(const Camera& camera, const WorldMapping& mapping,
+                       const WorldExtent& extent) {
+    return Frustum::fromViewProjection(camera.viewProjection(),
+                                       cullMargin(camera, mapping, extent));
+}
+
+FrameStats runFrame(const Heightmap& map, const Quadtree& tree, const WorldMapping& mapping,
+                    const CullView& view, FrameBuffers& frame, const LooseObjectTree* objects) {
+    FrameStats stats;
+    const Clock::time_point start = Clock::now();
+    const Frustum frustum = cullingFrustum(view.camera, mapping, worldExtent(map, mapping));
+    walkStage(tree, mapping, view, frustum, frame, stats);
+    frame.objectGroups.end.clear();
+    frame.objectGroups.box.clear();
+    if (objects) {
+        objectFrustumStage(*objects, view, frustum, frame, stats);
+    }
+    if (view.lodPixels > 0.0f) {
+        levelOfDetailStage(map, tree, mapping, view, frustum, frame, stats);
+    } else {
+        fullDetailStage(tree, mapping, view, frame, stats);
+    }
+    if (objects) {
+        objectDrawnStage(frame, stats);
+    }
+    stats.cullMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    stats.nodesTotal = uint32_t(tree.nodes.size());
+    stats.leavesTotal = uint32_t(tree.leaves.size());
+    return stats;
+}
+
+}  // namespace qt

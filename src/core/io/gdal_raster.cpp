@@ -1,0 +1,231 @@
+// Opening one band of heights through GDAL: the checks before a pixel is read, the georeference,
+// and the void and scale helpers every GDAL read applies.
+#include "core/io/gdal_raster.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+
+#include <cpl_error.h>
+#include <ogr_spatialref.h>
+
+#include "core/base/text.h"
+#include "core/terrain/heightmap.h"
+
+namespace qt {
+namespace {
+
+// Metres in one of the band's height units, from its unit name ("" and "m" are metres); 0 when
+// the unit is not a length.
+double metresPerHeightUnit(const char* unit) {
+    std::string u = unit ? unit : "";
+    std::transform(u.begin(), u.end(), u.begin(), [](unsigned char c) { return char(tolower(c)); });
+    if (u.empty() || u == "m" || u == "metre" || u == "meter" || u == "metres" || u == "meters") {
+        return 1.0;
+    }
+    if (u == "ft" || u == "foot" || u == "feet" || u == "international foot") {
+        return 0.3048;
+    }
+    if (u == "us-ft" || u == "us survey foot" || u == "ftus") {
+        return 1200.0 / 3937.0;
+    }
+    return 0.0;
+}
+
+// The georeference from the geotransform and CRS: corners, and metres per sample on each axis
+// (pixel size times the CRS's linear unit; for degrees, metres per degree at the map's middle
+// latitude on the CRS's ellipsoid). Refuses what cannot be drawn north-up on a grid.
+Result<Georeference> georeference(GDALDataset& ds, int width, int height) {
+    using R = Result<Georeference>;
+    Georeference geo;
+    double t[6] = {0.0, 1.0, 0.0, 0.0, 0.0, 1.0};
+    if (ds.GetGeoTransform(t) != CE_None) {
+        return geo;  // no geotransform: a plain raster
+    }
+    if (!std::all_of(t, t + 6, [](double v) { return std::isfinite(v); })) {
+        return R::failure("geotransform holds a NaN or infinite number");
+    }
+    if (t[2] != 0.0 || t[4] != 0.0) {
+        return R::failure("geotransform is rotated or sheared (terms " + gdalNumber(t[2]) + ", " +
+                          gdalNumber(t[4]) + "); make it north-up first (gdalwarp)");
+    }
+    if (t[1] == 0.0 || t[5] == 0.0) {
+        return R::failure("geotransform has a zero pixel size (" + gdalNumber(t[1]) + " x " +
+                          gdalNumber(t[5]) + ")");
+    }
+    geo.present = true;
+    geo.west = std::min(t[0], t[0] + t[1] * width);
+    geo.east = std::max(t[0], t[0] + t[1] * width);
+    geo.north = std::max(t[3], t[3] + t[5] * height);
+    geo.south = std::min(t[3], t[3] + t[5] * height);
+    double unitsX = std::fabs(t[1]);
+    double unitsZ = std::fabs(t[5]);
+    const OGRSpatialReference* srs = ds.GetSpatialRef();
+    if (srs == nullptr) {
+        // No CRS (an .asc without its .prj): the pixel size is taken as metres.
+        geo.metresX = unitsX;
+        geo.metresZ = unitsZ;
+        return geo;
+    }
+    const char* crsName = srs->GetName();
+    geo.crsName = crsName ? crsName : "";
+    if (srs->IsGeographic()) {
+        geo.geographic = true;
+        const double toDegrees = srs->GetAngularUnits() * 180.0 / 3.14159265358979323846;
+        const double middle = 0.5 * (geo.north + geo.south) * toDegrees;
+        if (!(std::fabs(middle) <= 90.0)) {
+            return R::failure("geographic raster centred at latitude " + gdalNumber(middle) +
+                              ", beyond the poles");
+        }
+        OGRErr err = OGRERR_NONE;
+        const double a = srs->GetSemiMajor(&err);
+        const double invF = srs->GetInvFlattening(&err);
+        const MetresPerDegree m = metresPerDegree(middle, a, invF);
+        geo.metresX = unitsX * toDegrees * m.eastWest;
+        geo.metresZ = unitsZ * toDegrees * m.northSouth;
+    } else {
+        const double metres = srs->GetLinearUnits();
+        geo.metresX = unitsX * metres;
+        geo.metresZ = unitsZ * metres;
+    }
+    if (!(geo.metresX > 0.0 && geo.metresZ > 0.0)) {
+        return R::failure("samples are " + gdalNumber(geo.metresX) + " x " +
+                          gdalNumber(geo.metresZ) +
+                          " metres apart; a map needs a positive spacing");
+    }
+    return geo;
+}
+
+}  // namespace
+
+void registerGdalDrivers() {
+    static std::once_flag once;
+    std::call_once(once, [] { GDALAllRegister(); });
+}
+
+GdalMessages::GdalMessages() {
+    CPLPushErrorHandlerEx(&GdalMessages::handle, this);
+}
+
+GdalMessages::~GdalMessages() {
+    CPLPopErrorHandler();
+}
+
+std::string GdalMessages::line(const std::string& fallback) const {
+    if (first_.empty()) {
+        return fallback;
+    }
+    std::string text = escapedText(first_);
+    if (text.size() > 200) {
+        text = text.substr(0, 197) + "...";
+    }
+    return text;
+}
+
+void CPL_STDCALL GdalMessages::handle(CPLErr level, CPLErrorNum, const char* message) {
+    auto* self = static_cast<GdalMessages*>(CPLGetErrorHandlerUserData());
+    if (self && level >= CE_Failure && self->first_.empty() && message) {
+        self->first_ = message;
+    }
+}
+
+Result<GdalRaster> openGdalRaster(const std::string& gdalPath, const GdalMessages& messages) {
+    using R = Result<GdalRaster>;
+    registerGdalDrivers();
+    GdalRaster raster;
+    raster.dataset.reset(GDALDataset::Open(
+        gdalPath.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR));
+    if (!raster.dataset) {
+        return R::failure("GDAL cannot open it: " + messages.line("not a raster GDAL reads"));
+    }
+    const int bands = raster.dataset->GetRasterCount();
+    if (bands != 1) {
+        return R::failure("raster has " + std::to_string(bands) +
+                          " bands; a heightmap is one band of heights (pick one with "
+                          "gdal_translate -b N)");
+    }
+    raster.width = raster.dataset->GetRasterXSize();
+    raster.height = raster.dataset->GetRasterYSize();
+    if (Status size = checkDimensions(raster.width, raster.height); !size) {
+        return R::failure(size.error());
+    }
+    raster.band = raster.dataset->GetRasterBand(1);
+    return raster;
+}
+
+Result<GdalBand> describeGdalBand(GDALDataset& dataset, GDALRasterBand& band) {
+    using R = Result<GdalBand>;
+    if (GDALDataTypeIsComplex(band.GetRasterDataType())) {
+        return R::failure("complex samples are not heights");
+    }
+    Result<Georeference> geo =
+        georeference(dataset, dataset.GetRasterXSize(), dataset.GetRasterYSize());
+    if (!geo) {
+        return R::failure(geo.error());
+    }
+    GdalBand out;
+    out.geo = std::move(geo.value());
+    out.unitMetres = metresPerHeightUnit(band.GetUnitType());
+    int hasScale = 0;
+    int hasOffset = 0;
+    out.scale = band.GetScale(&hasScale);
+    out.offset = band.GetOffset(&hasOffset);
+    int hasNodata = 0;
+    const double nodata = band.GetNoDataValue(&hasNodata);
+    out.hasNodata = hasNodata != 0;
+    if (out.hasNodata) {
+        out.nodata = float(nodata);
+    }
+    out.rescale = (hasScale && out.scale != 1.0) || (hasOffset && out.offset != 0.0);
+    int blockCols = 0;
+    band.GetBlockSize(&blockCols, &out.blockRows);
+    out.directUint16 = band.GetRasterDataType() == GDT_UInt16 && !out.hasNodata && !out.rescale;
+    return out;
+}
+
+HeightCoding codingInMetres(HeightCoding coding, const GdalBand& band) {
+    if (band.metres() && band.unitMetres != 1.0) {
+        coding.offset = float(coding.offset * band.unitMetres);
+        coding.step = float(coding.step * band.unitMetres);
+    }
+    return coding;
+}
+
+bool anyGdalVoid(const float* data, size_t count, float nodata) {
+    constexpr float kLargest = std::numeric_limits<float>::max();
+    uint32_t voids = 0;
+    for (size_t i = 0; i < count; ++i) {
+        const float v = data[i];
+        voids |= uint32_t(!(std::fabs(v) <= kLargest)) | uint32_t(v == nodata);
+    }
+    return voids != 0;
+}
+
+void markGdalVoids(float* samples, size_t count, float nodata) {
+    for (size_t i = 0; i < count; ++i) {
+        samples[i] = !std::isfinite(samples[i]) || samples[i] == nodata ? kGdalVoid : samples[i];
+    }
+}
+
+void rescaleSamples(float* samples, size_t count, double scale, double offset) {
+    for (size_t i = 0; i < count; ++i) {
+        samples[i] = float(double(samples[i]) * scale + offset);
+    }
+}
+
+int gdalReadRows(int blockRows) {
+    constexpr int kReadRows = 64;
+    if (blockRows <= 0) {
+        return kReadRows;
+    }
+    return ((kReadRows + blockRows - 1) / blockRows) * blockRows;
+}
+
+std::string gdalNumber(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", v);
+    return text;
+}
+
+}  // namespace qt

@@ -1,0 +1,93 @@
+// One band of heights opened through GDAL and described before a pixel is read: the checks and
+// helpers the full load (heightmap_gdal) and the streamed open (streamed_gdal) share.
+#pragma once
+
+#include <cstddef>
+#include <limits>
+#include <string>
+
+#include <gdal_priv.h>
+
+#include "core/base/result.h"
+#include "core/terrain/georeference.h"
+#include "core/terrain/heightmap.h"
+
+namespace qt {
+
+// GDAL's drivers, registered once.
+void registerGdalDrivers();
+
+// While alive, GDAL's messages on this thread are kept here instead of printed: the first
+// failure (the cause; later ones tend to repeat it) becomes the one error line.
+class GdalMessages {
+public:
+    GdalMessages();
+    ~GdalMessages();
+    GdalMessages(const GdalMessages&) = delete;
+    GdalMessages& operator=(const GdalMessages&) = delete;
+
+    // The first failure on one line (control bytes escaped, at most 200 characters), or fallback.
+    std::string line(const std::string& fallback) const;
+
+private:
+    static void CPL_STDCALL handle(CPLErr level, CPLErrorNum, const char* message);
+    std::string first_;
+};
+
+// A raster opened with one band of heights and its size checked (checkDimensions).
+struct GdalRaster {
+    GDALDatasetUniquePtr dataset;
+    GDALRasterBand* band = nullptr;
+    int width = 0;
+    int height = 0;
+};
+
+// Opens what GDAL opens at gdalPath; fails (one line, without the name) when GDAL cannot, when
+// it has other than one band, or for a size out of the limits.
+Result<GdalRaster> openGdalRaster(const std::string& gdalPath, const GdalMessages& messages);
+
+// What the loaders need of the band besides its samples.
+struct GdalBand {
+    Georeference geo;
+    double unitMetres = 1.0;  // metres in one height unit; 0 when the unit is not a length
+    double scale = 1.0;
+    double offset = 0.0;
+    bool rescale = false;                                    // a scale or offset other than 1 and 0
+    float nodata = std::numeric_limits<float>::quiet_NaN();  // NaN: none
+    bool hasNodata = false;
+    int blockRows = 0;  // the file's block (tile or strip) height; 0: unknown
+    // Unsigned 16-bit heights with no nodata, scale or offset: read straight into the codes.
+    bool directUint16 = false;
+    bool metres() const { return geo.present && unitMetres > 0.0; }
+};
+
+// The coding of codes made from the band's samples, in metres: a length unit other than metres
+// (feet) scales the offset and the step; other bands keep `coding`.
+HeightCoding codingInMetres(HeightCoding coding, const GdalBand& band);
+
+// Describes the band: refuses complex samples and a geotransform that is not north-up (one line,
+// without the name).
+Result<GdalBand> describeGdalBand(GDALDataset& dataset, GDALRasterBand& band);
+
+// The value a void becomes before fillVoids: nodata, NaN and infinities alike.
+constexpr float kGdalVoid = -std::numeric_limits<float>::infinity();
+
+// Whether any sample is a void: nodata, NaN or infinite. A pass without branches that runs in
+// SIMD lanes; the rare maps with voids are then marked sample by sample (markGdalVoids).
+bool anyGdalVoid(const float* data, size_t count, float nodata);
+
+// Every void becomes kGdalVoid.
+void markGdalVoids(float* samples, size_t count, float nodata);
+
+// The band's scale and offset applied to `count` samples (NaN stays NaN, a void).
+void rescaleSamples(float* samples, size_t count, double scale, double offset);
+
+// Rows per read for a band stored in blocks blockRows high: at least 64 (the checks of one read
+// run on a helper while the next is read), and a whole number of blocks, so that no tile or strip
+// is decoded for two reads (a tiled GeoTIFF's tiles are often 256 or 512 high).
+int gdalReadRows(int blockRows);
+
+// %g of a number, for error lines.
+std::string gdalNumber(double v);
+
+}  // namespace qt

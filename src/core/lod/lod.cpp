@@ -1,0 +1,589 @@
+// Level-of-detail selection: a depth-first walk that culls by the frustum and stops at the nodes
+// far enough to be drawn whole, then marks each drawn node's edges whose neighbour is coarser.
+#include "core/lod/lod.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cassert>
+#include <cmath>
+
+#include "core/base/worker_pool.h"
+#include "core/config.h"
+#include "core/cull/cull.h"
+
+namespace qt {
+namespace {
+
+// A split node's children as the walk computed them: their level, the split node's first leaf
+// and each child's distance by quadrant (bit 0 east, bit 1 south, as QuadtreeNode::child), with
+// the split node's own family above it. A drawn node's edges read their neighbours' distances
+// from here where the neighbour shares its parent or grandparent, instead of computing them again:
+// that halves the selection's distance computations (the selection's cost is in them: each reads
+// the node's reach, scattered over the tree's levels).
+struct Family {
+    const Family* up;  // the split node's own family; null for the root's children
+    int level;         // the children's
+    int col, row;      // the split node's first leaf
+    LodDistance children[4];
+
+    // Whether the node at `level` holding leaf (col, row) is one of these children.
+    bool holds(int childLevel, int leafCol, int leafRow) const {
+        return childLevel == level && (leafCol >> (level + 1)) == (col >> (level + 1)) &&
+               (leafRow >> (level + 1)) == (row >> (level + 1));
+    }
+    const LodDistance& at(int leafCol, int leafRow) const {
+        return children[((leafCol >> level) & 1) | ((leafRow >> level) & 1) << 1];
+    }
+};
+
+// What one thread's walks write: drawn nodes in tree order, page asks in walk order (each ask, a
+// page perhaps many times: selectLod keeps each page once) and counts.
+struct PartOutput {
+    std::vector<DrawNode> nodes;
+    std::vector<PageRequest> asks;
+    LodStats stats;
+};
+
+// A subtree left to a worker: the node (its frustum test done), what its parent's walk knew of
+// it, where its output goes in the whole (after that many of the top walk's nodes and asks), and
+// where the worker put it (its thread's PartOutput, from ...First to ...End).
+struct Subtree {
+    uint32_t index;
+    int level;
+    uint8_t planes;
+    uint8_t morph;
+    LodDistance distance;
+    const Family* family;
+    size_t nodesBefore;
+    size_t asksBefore;
+    int thread = 0;
+    size_t nodesFirst = 0, nodesEnd = 0;
+    size_t asksFirst = 0, asksEnd = 0;
+};
+
+struct Selector {
+    const Quadtree& tree;
+    const LodParams& params;
+    const Frustum* frustum;  // grid space; null: nothing culled
+    std::vector<DrawNode>& nodes;
+    std::vector<PageRequest>& asks;
+    LodStats& stats;
+    // The top walk of a split selection: a node at cutLevel that splits becomes a Subtree in
+    // `subtrees`, and the families above it live in `families` (reserved: they stay put).
+    int cutLevel = -1;
+    std::vector<Subtree>* subtrees = nullptr;
+    std::vector<Family>* families = nullptr;
+
+    // The distance of the node at `level` holding leaf (col, row), from `family` when it holds
+    // that node; a held-back node that wants its page asks for it (a neighbour's edge depends on
+    // it even where it is culled).
+    LodDistance distanceAt(int level, int col, int row, const Family* family) {
+        const SampleBox box = levelNodeBox(tree, level, col, row);
+        const LodDistance d =
+            family != nullptr && family->holds(level, col, row)
+                ? family->at(col, row)
+                : lodDistance(tree, params, level, box.x0, box.z0, box.x1, box.z1);
+        if (d.wantsPage()) {
+            request(d, box.x0, box.z0);
+        }
+        return d;
+    }
+
+    // Asks for the level-0 page holding sample (x0, z0) at distance `d`.
+    void request(const LodDistance& d, int x0, int z0) {
+        const LodResidency& r = *params.residency;
+        const uint32_t page =
+            uint32_t(z0 >> r.pageShift) * uint32_t(r.pagesX) + uint32_t(x0 >> r.pageShift);
+        asks.push_back({page, d.squared});
+    }
+
+    // Each edge of a node drawn at `level`, a child of `family` (null for the root): a coarser
+    // neighbour (its level + 1 ancestor does not split) sets the edge's bit; a finer one (the
+    // neighbour at `level` splits) leaves it at morph 0, where the finer node's folded vertices
+    // meet this node's own; a neighbour at the same level gives the larger of the two nodes'
+    // morphs, which both compute alike. (Neighbours differ by one level at most.) A neighbour
+    // under the same parent has a parent that splits; one under the same grandparent has its
+    // parent's distance in the grandparent's family.
+    void edges(int level, int col, int row, DrawNode& drawn, const Family* family) {
+        drawn.coarser = 0;
+        for (uint8_t& m : drawn.edgeMorph) {
+            m = drawn.morph;  // the map's border: no neighbour to agree with
+        }
+        if (level + 1 > tree.depth) {
+            return;  // the root has no neighbours
+        }
+        const int size = 1 << level;
+        struct Side {
+            bool present;
+            int col, row;  // a leaf of the neighbour
+            uint8_t bit;
+            int index;
+        };
+        const Side sides[] = {
+            {col > 0, col - 1, row, kEdgeWest, 0},
+            {col + size < tree.leavesX, col + size, row, kEdgeEast, 1},
+            {row > 0, col, row - 1, kEdgeNorth, 2},
+            {row + size < tree.leavesZ, col, row + size, kEdgeSouth, 3},
+        };
+        for (const Side& side : sides) {
+            if (!side.present) {
+                continue;
+            }
+            const bool sibling = family != nullptr && family->holds(level, side.col, side.row);
+            LodDistance parent;  // the neighbour's; a sibling's is this node's own, which splits
+            if (!sibling) {
+                parent = distanceAt(level + 1, side.col, side.row,
+                                    family != nullptr ? family->up : nullptr);
+                if (!parent.splits()) {
+                    drawn.coarser |= side.bit;
+                    continue;
+                }
+            }
+            if (distanceAt(level, side.col, side.row, family).splits()) {
+                drawn.edgeMorph[side.index] = 0;
+                continue;
+            }
+            drawn.edgeMorph[side.index] =
+                sibling ? drawn.morph : std::max(drawn.morph, parent.childMorph());
+        }
+    }
+
+    void draw(const QuadtreeNode& node, int level, uint8_t morph, const Family* family) {
+        const int col = node.x0 >> tree.leafShift;
+        const int row = node.z0 >> tree.leafShift;
+        DrawNode& drawn = nodes.emplace_back();
+        drawn.col = uint16_t(col);
+        drawn.row = uint16_t(row);
+        drawn.level = uint8_t(level);
+        drawn.morph = morph;
+        drawn.pad = 0;
+        edges(level, col, row, drawn, family);
+        ++stats.nodesDrawn;
+        stats.leavesCovered += tree.leafCount(node);
+        const int step = 1 << level;
+        const uint64_t cols = uint64_t((node.x1 - node.x0 + step - 1) / step);
+        const uint64_t rows = uint64_t((node.z1 - node.z0 + step - 1) / step);
+        stats.triangles += 2u * cols * rows;
+        stats.deepestLevel = std::max(stats.deepestLevel, uint8_t(level));
+    }
+
+    // `distance`: the node's (computed by its parent, in `family`, or for the root by the
+    // caller); `morph`: the node's, from its parent's distance (0 for the root).
+    void visit(uint32_t index, int level, uint8_t planes, uint8_t morph,
+               const LodDistance& distance, const Family* family) {
+        const QuadtreeNode& node = tree.nodes[index];
+        if (frustum != nullptr && planes != 0) {
+            ++stats.nodesTested;
+            bool outside = false;
+            planes = frustum->classify(gridBox(node), planes, outside);
+            if (outside) {
+                return;
+            }
+        }
+        if (level == cutLevel && distance.splits()) {
+            subtrees->push_back(
+                {index, level, planes, morph, distance, family, nodes.size(), asks.size()});
+            return;
+        }
+        descend(index, level, planes, morph, distance, family);
+    }
+
+    // The node past its frustum test: drawn, or its children visited.
+    void descend(uint32_t index, int level, uint8_t planes, uint8_t morph,
+                 const LodDistance& distance, const Family* family) {
+        const QuadtreeNode& node = tree.nodes[index];
+        if (distance.wantsPage()) {
+            request(distance, node.x0, node.z0);
+        }
+        if (!distance.splits()) {
+            draw(node, level, morph, family);
+            return;
+        }
+        Family local{family, level - 1, node.x0 >> tree.leafShift, node.z0 >> tree.leafShift, {}};
+        Family* children = &local;
+        if (families != nullptr) {
+            assert(families->size() < families->capacity());
+            families->push_back(local);
+            children = &families->back();
+        }
+        for (int q = 0; q < 4; ++q) {
+            if (node.hasChild(q)) {
+                const QuadtreeNode& child = tree.nodes[node.child(q)];
+                children->children[q] = child.isLeaf()
+                                            ? LodDistance{}
+                                            : lodDistance(tree, params, level - 1, child.x0,
+                                                          child.z0, child.x1, child.z1);
+            }
+        }
+        const uint8_t childMorph = distance.childMorph();
+        for (int q = 0; q < 4; ++q) {
+            if (node.hasChild(q)) {
+                visit(node.child(q), level - 1, planes, childMorph, children->children[q],
+                      children);
+            }
+        }
+    }
+};
+
+}  // namespace
+
+LodParams lodParams(const Quadtree& tree, const WorldMapping& mapping, const glm::vec3& eye,
+                    float fovY, int viewportHeight, float pixels, float mapMinY, float mapMaxY) {
+    LodParams params;
+    const float larger = mapping.largerSpacing();
+    const float toSteps = 1.0f / larger;
+    params.eye = eye * toSteps;
+    params.stepsPerColumn = mapping.spacingX / larger;
+    params.stepsPerRow = mapping.spacingZ / larger;
+    params.yMin = std::min(mapMinY, mapMaxY) * toSteps;
+    params.yMax = std::max(mapMinY, mapMaxY) * toSteps;
+    // A step at distance d looks viewportHeight / (2 tan(fovY / 2)) / d pixels long.
+    const float pixelsPerRadian = float(viewportHeight) / (2.0f * std::tan(0.5f * fovY));
+    float stepsAway = pixels > 0.0f ? pixelsPerRadian / pixels : 0.0f;
+    if (!(stepsAway >= minStepsAway(tree.leafSize))) {  // NaN too
+        stepsAway = minStepsAway(tree.leafSize);
+    }
+    params.stepsAway = std::min(stepsAway, 1e30f);
+    return params;
+}
+
+SampleBox levelNodeBox(const Quadtree& tree, int level, int col, int row) {
+    const int size = 1 << level;
+    const int lx = col & ~(size - 1);
+    const int lz = row & ~(size - 1);
+    const QuadtreeNode& root = tree.root();
+    return {lx * tree.leafSize, lz * tree.leafSize,
+            std::min((lx + size) * tree.leafSize, int(root.x1)),
+            std::min((lz + size) * tree.leafSize, int(root.z1))};
+}
+
+uint8_t LodDistance::childMorph() const {
+    // Over the last kMorphFraction of the reach, 0 to 1: 1 where the node would stop splitting.
+    const float distance = std::sqrt(squared);
+    const float m = (distance - (1.0f - kMorphFraction) * reach) / (kMorphFraction * reach);
+    return m > 0.0f ? uint8_t(std::lround(std::min(m, 1.0f) * 255.0f)) : 0;  // NaN: 0
+}
+
+LodDistance lodDistance(const Quadtree& tree, const LodParams& params, int level, int x0, int z0,
+                        int x1, int z1) {
+    if (level <= 0) {
+        return {};
+    }
+    const glm::vec3& e = params.eye;
+    const float sx = params.stepsPerColumn;
+    const float sz = params.stepsPerRow;
+    const float dx = std::max({float(x0) * sx - e.x, e.x - float(x1) * sx, 0.0f});
+    const float dz = std::max({float(z0) * sz - e.z, e.z - float(z1) * sz, 0.0f});
+    const float dy = std::max({params.yMin - e.y, e.y - params.yMax, 0.0f});
+    const float steps =
+        params.reach != nullptr
+            ? params.reach
+                  ->steps[tree.levelIndex(level, x0 >> tree.leafShift, z0 >> tree.leafShift)]
+            : float(1 << level);
+    const bool heldBack =
+        level == 1 && params.residency != nullptr && !params.residency->holds(x0, z0);
+    return {dx * dx + dy * dy + dz * dz, params.stepsAway * steps, heldBack};
+}
+
+bool lodSplits(const Quadtree& tree, const LodParams& params, int level, int x0, int z0, int x1,
+               int z1) {
+    return lodDistance(tree, params, level, x0, z0, x1, z1).splits();
+}
+
+void LodReach::reserveFor(const Quadtree& tree) {
+    errorSteps = -1.0f;
+    steps.assign(tree.levelStart.empty() ? 0 : tree.levelStart.back(), 0.0f);
+}
+
+float lodErrorSteps(const Quadtree& tree, const WorldMapping& mapping, float fovY, float aspect) {
+    const float t = std::tan(0.5f * fovY);
+    const float stretch = 1.0f + t * t * (1.0f + aspect * aspect);
+    const float perCode =
+        std::abs(heightTransform(tree.coding, mapping).scale) / mapping.largerSpacing();
+    const float steps = stretch * perCode / (1.0f - kMorphFraction);
+    return steps >= 0.0f ? std::min(steps, 1e30f) : 1e30f;  // NaN: every node splits by its error
+}
+
+void updateLodReach(const Quadtree& tree, float errorSteps, LodReach& reach) {
+    if (reach.errorSteps == errorSteps && reach.errors == tree.lodErrors) {
+        return;
+    }
+    assert(tree.foldErrors.size() == tree.coarseErrors.size());
+    reach.errorSteps = errorSteps;
+    reach.errors = tree.lodErrors;
+    reach.steps.resize(tree.levelStart.back());
+    for (int level = 1; level <= tree.depth; ++level) {
+        const int cols = int(tree.levelWidth[size_t(level)]);
+        const int rows = ((tree.leavesZ - 1) >> level) + 1;
+        const float own = float(1 << level);
+        const float half = float(1 << (level - 1));
+        const uint32_t start = tree.levelStart[size_t(level)];
+        // Level 1's neighbours are leaves, reach 1: 1 + 1 adds nothing to 2^1.
+        const int belowCols = level > 1 ? int(tree.levelWidth[size_t(level - 1)]) : 0;
+        const int belowRows = level > 1 ? ((tree.leavesZ - 1) >> (level - 1)) + 1 : 0;
+        const float* below = level > 1 ? &reach.steps[tree.levelStart[size_t(level - 1)]] : nullptr;
+        const uint16_t* belowFolds =
+            level > 1 ? &tree.foldErrors[tree.levelStart[size_t(level - 1)]] : nullptr;
+        // The fold charge's margin: one step of the level below, over the least distance factor
+        // a fold can be drawn at (lod.h).
+        const float margin = half / ((1.0f - kMorphFraction) * minStepsAway(tree.leafSize));
+        for (int row = 0; row < rows; ++row) {
+            for (int col = 0; col < cols; ++col) {
+                const uint32_t index = start + uint32_t(row) * uint32_t(cols) + uint32_t(col);
+                float steps = std::max(own, errorSteps * float(tree.coarseErrors[index]));
+                for (int z = std::max(2 * row - 1, 0); z <= std::min(2 * row + 2, belowRows - 1);
+                     ++z) {
+                    for (int x = std::max(2 * col - 1, 0);
+                         x <= std::min(2 * col + 2, belowCols - 1); ++x) {
+                        const size_t b = size_t(z) * size_t(belowCols) + size_t(x);
+                        steps = std::max(
+                            {steps, below[b] + half, errorSteps * float(belowFolds[b]) + margin});
+                    }
+                }
+                reach.steps[index] = std::min(steps, 1e30f);
+            }
+        }
+    }
+}
+
+// The levels a split selection leaves to its workers: the subtrees of the nodes kSplitLevels
+// below the root (at most 4^kSplitLevels of them), enough for the nodes near the eye, where most
+// are drawn, to spread over the threads.
+constexpr int kSplitLevels = 5;
+constexpr size_t kMostSubtrees = size_t(1) << (2 * kSplitLevels);
+
+namespace {
+
+// The level-1 nodes: at most one page request each (a held-back node is one of them).
+size_t levelOneNodes(const Quadtree& tree) {
+    return tree.depth >= 1 ? tree.levelStart[2] - tree.levelStart[1] : 0;
+}
+
+}  // namespace
+
+struct LodParts {
+    std::unique_ptr<WorkerPool> pool;
+    std::vector<PageRequest> asks;  // the top walk's (the whole walk's when not split)
+    std::vector<DrawNode> topNodes;
+    std::vector<Family> families;
+    std::vector<Subtree> subtrees;
+    std::vector<PartOutput> threads;  // one per thread of the pool
+    std::atomic<size_t> next{0};
+
+    // Room for `count` threads' walks of `tree`, so that a split selection allocates nothing.
+    void reserveFor(const Quadtree& tree, int count) {
+        topNodes.reserve(kMostSubtrees);  // the nodes drawn above the cut: fewer than its nodes
+        families.reserve(kMostSubtrees);  // more than the split nodes above the cut
+        subtrees.reserve(kMostSubtrees);
+        const size_t mostAsks = levelOneNodes(tree);
+        asks.reserve(mostAsks);
+        if (count > 1 && tree.depth - kSplitLevels >= 1) {
+            if (!pool || pool->threads() != count) {
+                pool = std::make_unique<WorkerPool>(count);
+            }
+            threads.resize(size_t(count));
+            for (PartOutput& part : threads) {
+                // Untouched capacity costs no resident memory: room for every leaf.
+                part.nodes.reserve(tree.leaves.size());
+                part.asks.reserve(mostAsks);
+            }
+        }
+    }
+};
+
+namespace {
+
+// Each page once, in the order of its first ask, at its nearest asked distance (LodOutput).
+void takeAsk(const PageRequest& ask, LodOutput& out) {
+    uint32_t& at = out.pageRequest[ask.page];
+    if (at == 0) {
+        out.requests.push_back(ask);
+        at = uint32_t(out.requests.size());
+    } else {
+        float& squared = out.requests[at - 1].squared;
+        squared = std::min(squared, ask.squared);
+    }
+}
+
+void addStats(const LodStats& part, LodStats& whole) {
+    whole.nodesTested += part.nodesTested;
+    whole.nodesDrawn += part.nodesDrawn;
+    whole.leavesCovered += part.leavesCovered;
+    whole.triangles += part.triangles;
+    whole.deepestLevel = std::max(whole.deepestLevel, part.deepestLevel);
+}
+
+// The split selection: the top walk stops at cutLevel; the workers walk the subtrees below it;
+// the parts are then joined in tree order, so the output is the one-thread walk's, bit for bit.
+void selectSplit(const Quadtree& tree, const LodParams& params, const Frustum* culling,
+                 const LodDistance& distance, int threads, int cutLevel, LodParts& parts,
+                 LodOutput& out) {
+    parts.reserveFor(tree, threads);  // nothing to do once reserved for this count
+    parts.topNodes.clear();
+    parts.families.clear();
+    parts.subtrees.clear();
+    LodStats top;
+    Selector selector{tree, params, culling, parts.topNodes, parts.asks, top};
+    selector.cutLevel = cutLevel;
+    selector.subtrees = &parts.subtrees;
+    selector.families = &parts.families;
+    selector.visit(tree.rootIndex(), tree.depth, kAllPlanes, 0, distance, nullptr);
+    for (PartOutput& part : parts.threads) {
+        part.nodes.clear();
+        part.asks.clear();
+        part.stats = {};
+    }
+    parts.next.store(0);
+    auto walkSubtrees = [&](int thread) {
+        PartOutput& part = parts.threads[size_t(thread)];
+        for (;;) {
+            const size_t i = parts.next.fetch_add(1);
+            if (i >= parts.subtrees.size()) {
+                return;
+            }
+            Subtree& t = parts.subtrees[i];
+            t.thread = thread;
+            t.nodesFirst = part.nodes.size();
+            t.asksFirst = part.asks.size();
+            Selector worker{tree, params, culling, part.nodes, part.asks, part.stats};
+            worker.descend(t.index, t.level, t.planes, t.morph, t.distance, t.family);
+            t.nodesEnd = part.nodes.size();
+            t.asksEnd = part.asks.size();
+        }
+    };
+    parts.pool->run(walkSubtrees);
+    size_t nodesTaken = 0;
+    size_t asksTaken = 0;
+    const auto takeTop = [&](size_t nodesTo, size_t asksTo) {
+        out.nodes.insert(out.nodes.end(), parts.topNodes.begin() + ptrdiff_t(nodesTaken),
+                         parts.topNodes.begin() + ptrdiff_t(nodesTo));
+        for (; asksTaken < asksTo; ++asksTaken) {
+            takeAsk(parts.asks[asksTaken], out);
+        }
+        nodesTaken = nodesTo;
+    };
+    for (const Subtree& t : parts.subtrees) {
+        takeTop(t.nodesBefore, t.asksBefore);
+        const PartOutput& part = parts.threads[size_t(t.thread)];
+        out.nodes.insert(out.nodes.end(), part.nodes.begin() + ptrdiff_t(t.nodesFirst),
+                         part.nodes.begin() + ptrdiff_t(t.nodesEnd));
+        for (size_t a = t.asksFirst; a < t.asksEnd; ++a) {
+            takeAsk(part.asks[a], out);
+        }
+    }
+    takeTop(parts.topNodes.size(), parts.asks.size());
+    out.stats = top;
+    for (const PartOutput& part : parts.threads) {
+        addStats(part.stats, out.stats);
+    }
+}
+
+}  // namespace
+
+void LodOutput::reserveFor(const Quadtree& tree, int threads) {
+    // Every leaf drawn on its own is the most there can be.
+    nodes.reserve(tree.leaves.size());
+    requests.reserve(levelOneNodes(tree));
+    if (!parts) {
+        parts = std::make_shared<LodParts>();
+    }
+    parts->reserveFor(tree, std::clamp(threads, 1, kMaxSelectThreads));
+}
+
+void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParams& params,
+               const Frustum* frustum, LodOutput& out) {
+    assert(tree.depth <= kMaxTreeDepth);
+    out.nodes.clear();
+    out.requests.clear();
+    out.stats = {};
+    if (tree.nodes.empty()) {
+        return;
+    }
+    Frustum grid;
+    if (frustum != nullptr) {
+        grid = gridFrustum(*frustum, tree, mapping);
+    }
+    const Frustum* culling = frustum != nullptr ? &grid : nullptr;
+    if (params.residency != nullptr) {
+        // Sized once for the pages (the first streamed frame), then only its marks change.
+        const size_t pagesZ =
+            (size_t(tree.root().z1) + (size_t(1) << params.residency->pageShift) - 1) >>
+            params.residency->pageShift;
+        const size_t pages = size_t(params.residency->pagesX) * pagesZ;
+        if (out.pageRequest.size() != pages) {
+            out.pageRequest.assign(pages, 0);
+        }
+    }
+    if (!out.parts) {
+        out.parts = std::make_shared<LodParts>();
+    }
+    LodParts& parts = *out.parts;
+    parts.asks.clear();
+    const QuadtreeNode& root = tree.root();
+    const LodDistance distance =
+        root.isLeaf() ? LodDistance{}
+                      : lodDistance(tree, params, tree.depth, root.x0, root.z0, root.x1, root.z1);
+    const int threads = std::clamp(params.threads, 1, kMaxSelectThreads);
+    const int cutLevel = tree.depth - kSplitLevels;
+    if (threads == 1 || cutLevel < 1) {
+        Selector selector{tree, params, culling, out.nodes, parts.asks, out.stats};
+        selector.visit(tree.rootIndex(), tree.depth, kAllPlanes, 0, distance, nullptr);
+        for (const PageRequest& ask : parts.asks) {
+            takeAsk(ask, out);
+        }
+    } else {
+        selectSplit(tree, params, culling, distance, threads, cutLevel, parts, out);
+    }
+    for (const PageRequest& r : out.requests) {
+        out.pageRequest[r.page] = 0;
+    }
+}
+
+void appendFullDetailLeaves(const Quadtree& tree, const LodOutput& lod,
+                            std::vector<LeafRange>& out) {
+    for (const DrawNode& node : lod.nodes) {
+        if (node.level == 0) {
+            appendLeafRange(out, tree.leafIndexAt(node.col, node.row), 1);
+        }
+    }
+}
+
+void keepFullDetailLeaves(const Quadtree& tree, const std::vector<LeafRange>& kept,
+                          LodOutput& lod) {
+    size_t r = 0;
+    size_t write = 0;
+    LodStats& stats = lod.stats;
+    for (const DrawNode& node : lod.nodes) {
+        if (node.level == 0) {
+            const uint32_t leaf = tree.leafIndexAt(node.col, node.row);
+            while (r < kept.size() && kept[r].first + kept[r].count <= leaf) {
+                ++r;
+            }
+            if (r == kept.size() || kept[r].first > leaf) {  // occluded
+                ++stats.leavesOccluded;
+                --stats.nodesDrawn;
+                --stats.leavesCovered;
+                stats.triangles -= tree.nodes[tree.leafNodes[leaf]].triangleCount();
+                continue;
+            }
+        }
+        lod.nodes[write++] = node;
+    }
+    lod.nodes.resize(write);
+}
+
+int drawnLevelAt(const Quadtree& tree, const LodParams& params, int col, int row) {
+    uint32_t index = tree.rootIndex();
+    int level = tree.depth;
+    for (;;) {
+        const QuadtreeNode& node = tree.nodes[index];
+        if (node.isLeaf() || !lodSplits(tree, params, level, node.x0, node.z0, node.x1, node.z1)) {
+            return level;
+        }
+        --level;
+        const int q = ((col >> level) & 1) | ((row >> level) & 1) << 1;
+        index = node.child(q);
+    }
+}
+
+}  // namespace qt

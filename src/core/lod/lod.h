@@ -1,0 +1,303 @@
+// Level of detail over the culling quadtree: far nodes drawn whole, at a coarser stride of the same
+// vertex grid, with edges that meet their coarser neighbours' vertices exactly (no cracks).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <glm/vec3.hpp>
+
+#include "core/config.h"
+#include "core/terrain/quadtree.h"
+#include "core/terrain/world.h"
+#include "core/view/frustum.h"
+
+namespace qt {
+
+// Every node is drawn with the leaves' strip over its own (leafSize + 1)^2 vertices, taken every
+// 2^level samples: a node `level` levels above the leaves costs what one leaf costs.
+//
+// A node splits into its children while the eye is nearer to it than d(node) = stepsAway *
+// reach(node) grid steps, where reach (LodReach) is at least 2^level, so that one of its steps
+// would look longer than `pixels` on screen nearer than that, and at least its coarse-surface
+// error (Quadtree::coarseErrors) in grid steps times the widest stretch of the projection, so
+// that its surface would stand more than `pixels` off the full-detail surface on screen nearer
+// than that. Distance is measured to the node's rectangle in x and z, and in y to the map's
+// whole height range, the same for every node, so it changes by at most the distance moved in
+// x and z.
+//
+// Why neighbours differ by one level at most: say X is drawn at level k and the level k + 2 node Z
+// beside it is not split (it, or an ancestor, is drawn: an ancestor's reach is at least Z's, as
+// Z's children are among the nodes below). X's parent P split, so dist(P) < d(P); Z is not split,
+// so dist(Z) >= d(Z). Z touches P, so dist(Z) <= dist(P) + the diagonal of P,
+// sqrt(2) * leafSize * 2^(k + 1) <= stepsAway * 2^(k + 1), as lodParams keeps stepsAway >=
+// 1.5 * leafSize. LodReach makes reach(Z) >= reach(P) + 2^(k + 1) for every level k + 1 node P
+// touching Z, so d(Z) >= d(P) + the diagonal of P > dist(Z): a contradiction.
+//
+// A streamed terrain (core/streaming/page_streamer.h) has only some level-0 pages on the GPU: a
+// level-1 node splits only when the level-0 page holding it is resident (LodResidency; pages are
+// node-aligned, so one page holds the whole node), else it is "held back" and drawn whole from
+// level 1, which is always resident. The rule sits in lodDistance, so selectLod, Selector::edges
+// and drawnLevelAt agree on it. Neighbours still differ by one level at most: only level-1 nodes
+// are held back, and in the argument above Z is at level k + 2 >= 2, never held back, so dist(Z) >=
+// d(Z) and the contradiction stand unchanged (holding a node back only makes X's parent P split
+// less, never Z split more). A held-back level-1 node beside level-0 nodes is one level coarser
+// than they are; they fold their edges onto it as onto any coarser neighbour, and it, beside
+// finer nodes, keeps morph 0 on that edge, as any node does. No level-0 node is drawn in a page
+// that is not resident: its parent would have split without its page.
+//
+// Where a node's neighbour is drawn one level coarser, the node's vertices on that edge fold onto
+// every other one, so they are exactly the neighbour's: the shared edge is the same line of the
+// same samples, computed by the same code. Lengths are in grid steps (world units / the larger
+// spacing) on all three axes; a node's sides are at most as many steps as it has samples.
+//
+// Folds are charged to the node that causes them. A node X at level k folds an edge where the
+// level k + 1 node Y beside it does not split, dist(Y) >= d(Y), and morphs an edge toward its
+// parent's grid (which, complete, is the same fold) beyond its own morph only while the neighbour's
+// parent, that same Y, is in its morph range, dist(Y) >= (1 - kMorphFraction) d(Y). Every point
+// of the triangles only a fold draws lies within one of X's steps (2^k grid steps) of Y's
+// rectangle, so at least dist(Y) - 2^k from the eye. Y's reach includes errorSteps * X's fold
+// error + 2^k / ((1 - kMorphFraction) minStepsAway), so those points are at least stepsAway *
+// (1 - kMorphFraction) * errorSteps * X's fold error away: where that error stands within
+// `pixels` on screen, as a node's own surface does within its reach. So X's own coarse error
+// need only hold its unfolded strip, and a node beside neighbours of its own level is not split
+// for triangles it does not draw. Where a node's error is the range bound (the first frames, a
+// streamed map's levels above its exact ones) it holds the node's own folds and the fold error is
+// 0. Leaves' folds are charged to no one: leaves store no error.
+struct LodReach;
+
+// Which level-0 pages a streamed terrain has on the GPU: page (px, py) of 2^pageShift squares a
+// side is resident when resident[py * pagesX + px] is nonzero. Pages are at least two leaves a
+// side (a level-1 node's), so a level-1 node lies in the page of its first sample.
+struct LodResidency {
+    const uint8_t* resident = nullptr;
+    int pagesX = 0;
+    int pageShift = 0;
+
+    bool holds(int x0, int z0) const {
+        return resident[size_t(z0 >> pageShift) * size_t(pagesX) + size_t(x0 >> pageShift)] != 0;
+    }
+};
+
+struct LodParams {
+    glm::vec3 eye{0.0f};  // in steps of the larger spacing
+    // Columns and rows in those steps: spacingX and spacingZ over the larger one (1 for square
+    // cells), so that distances are measured on the ground whatever the cells' shape.
+    float stepsPerColumn = 1.0f;
+    float stepsPerRow = 1.0f;
+    float yMin = 0.0f;  // the map's height range
+    float yMax = 0.0f;
+    float stepsAway = 0.0f;  // a node splits nearer than stepsAway * its reach
+    // Each inner node's reach; null: 2^level, the grid step alone (what lodParams leaves).
+    const LodReach* reach = nullptr;
+    // The level-0 pages on the GPU; null: every page (a terrain that is not streamed).
+    const LodResidency* residency = nullptr;
+    // Threads the selection is split over (LodOutput keeps them): the same output for any count.
+    int threads = 1;
+};
+
+// Each inner node's reach, in grid steps per unit of stepsAway, by Quadtree::levelIndex: at
+// level L, the largest of 2^L, errorSteps * its coarse error, and for every level L - 1 node
+// touching it (its children and the ring around them) 2^(L - 1) more than that node's reach and
+// errorSteps * that node's fold error (Quadtree::foldErrors) + 2^(L - 1) / ((1 - kMorphFraction)
+// minStepsAway), the fold charge argued above. Depends on the
+// mapping and the projection through errorSteps, and on the tree's coarse errors, so it is remade
+// when either changes (the exact errors replacing the range bound: Quadtree::lodErrors).
+struct LodReach {
+    float errorSteps = -1.0f;             // what `steps` was made for; negative: not made
+    LodErrors errors = LodErrors::Range;  // the tree's bound `steps` was made from
+    std::vector<float> steps;
+
+    void reserveFor(const Quadtree& tree);
+};
+
+// Grid steps of reach per height code of error: the code's height in grid steps times the widest
+// stretch of a perspective projection, 1 + tan^2(fovY / 2) (1 + aspect^2) in its corners, where a
+// length at distance r covers that many times its angle r / length at the centre, over
+// 1 - kMorphFraction: a node's children morph into it from that share of its reach on.
+float lodErrorSteps(const Quadtree& tree, const WorldMapping& mapping, float fovY, float aspect);
+
+// Remakes `reach` for `errorSteps` and the tree's coarse errors unless it holds them already; no
+// allocation once reserved.
+void updateLodReach(const Quadtree& tree, float errorSteps, LodReach& reach);
+
+// The parameters for a viewport `viewportHeight` pixels high: a grid step drawn at most `pixels`
+// long where it is nearest the eye (bounded below so that neighbours differ by one level).
+// `eye` and the map's height range [mapMinY, mapMaxY] are in world units.
+LodParams lodParams(const Quadtree& tree, const WorldMapping& mapping, const glm::vec3& eye,
+                    float fovY, int viewportHeight, float pixels, float mapMinY, float mapMaxY);
+
+// The least stepsAway: with it, nodes drawn side by side differ by at most one level.
+inline float minStepsAway(int leafSize) {
+    return 1.5f * float(leafSize);
+}
+
+// The sample box [x0, x1] x [z0, z1] of the node at `level` holding leaf (col, row): the aligned
+// square of 2^level leaves, clipped to the map as the tree clips its nodes.
+struct SampleBox {
+    int x0, z0, x1, z1;
+};
+SampleBox levelNodeBox(const Quadtree& tree, int level, int col, int row);
+
+// A node's distance from the eye and its split distance, both in grid steps.
+struct LodDistance {
+    float squared = 0.0f;  // squared distance, as the split rule measures it
+    float reach = 0.0f;    // stepsAway * the node's reach (0 for leaves: they never split)
+    // A level-1 node whose level-0 page is not resident (LodParams::residency): it does not split.
+    // 32 bits, not a bool: returned in a register whole, with no byte stored and read back wide
+    // (a stalled store forward in every call of lodDistance).
+    uint32_t heldBack = 0;
+
+    bool splits() const { return !heldBack && squared < reach * reach; }
+    // A held-back node near enough to want its page: within kStreamPrefetch of its reach.
+    bool wantsPage() const {
+        const float near = kStreamPrefetch * reach;
+        return heldBack && squared < near * near;
+    }
+    // The morph of the node's children, 0 to 255: 0 nearer than (1 - kMorphFraction) * reach,
+    // rising to 255 at the reach, where the node stops splitting and is drawn in their place.
+    uint8_t childMorph() const;
+};
+
+// The distance of the node at `level` over samples [x0, x1] x [z0, z1].
+LodDistance lodDistance(const Quadtree& tree, const LodParams& params, int level, int x0, int z0,
+                        int x1, int z1);
+
+// True when the node at `level` over samples [x0, x1] x [z0, z1] is drawn as its children.
+bool lodSplits(const Quadtree& tree, const LodParams& params, int level, int x0, int z0, int x1,
+               int z1);
+
+// Edges of a drawn node, for DrawNode::coarser.
+enum : uint8_t { kEdgeWest = 1, kEdgeEast = 2, kEdgeNorth = 4, kEdgeSouth = 8 };
+
+// One drawn node, one instance: its first leaf's (col, row), its level, the edges whose neighbour
+// is drawn one level coarser, and its geomorph. Twelve bytes, read by the vertex shader as
+// (col, row, level | coarser << 8) and (morph, west | east << 8, north | south << 8), uint16 each.
+//
+// Geomorphing, as in CDLOD (Strugar): each vertex (i, j) with an odd coordinate moves towards
+// (i & ~1, j & ~1), a vertex of the parent's grid, by morph / 255, its height and normal blended
+// the same way. At 0 the node is its own strip; at 255 every vertex is one of the parent's and
+// the triangles not folded away are the parent's, so the node is drawn exactly as the parent
+// that replaces it. A node's morph rises over the last kMorphFraction of its parent's reach
+// (LodDistance::childMorph), so siblings share it. Vertices on an edge take that edge's morph,
+// the same from both nodes sharing it (Selector::edges), so edges stay closed; corners never move.
+struct DrawNode {
+    uint16_t col;
+    uint16_t row;
+    uint8_t level;
+    uint8_t coarser;  // kEdge* bits
+    uint8_t morph;    // 0..255: interior vertices towards the parent's grid
+    uint8_t pad;
+    uint8_t edgeMorph[4];  // west, east, north, south: the morph of vertices on that edge
+};
+
+static_assert(sizeof(DrawNode) == 12, "six uint16 per instance");
+
+struct LodStats {
+    uint32_t nodesTested = 0;  // nodes whose box met a plane test
+    uint32_t nodesDrawn = 0;
+    uint32_t leavesOccluded = 0;  // full-detail nodes (leaves) removed by the occlusion stage
+    uint32_t leavesCovered = 0;   // leaves under the drawn nodes
+    uint64_t triangles = 0;       // triangles the drawn nodes' strips cover (real squares)
+    uint8_t deepestLevel = 0;     // the coarsest level drawn
+};
+
+// A level-0 page a streamed frame wants: its index (py * pagesX + px) and the squared distance of
+// the nearest held-back node in it that asked (several nodes of one page may each ask; the page
+// is listed once).
+struct PageRequest {
+    uint32_t page;
+    float squared;
+};
+
+struct LodParts;  // lod.cpp
+
+// Per-frame output; reserve once per tree: selectLod() then never allocates (split over threads:
+// after its first frames, once each part's buffers have grown to their size).
+struct LodOutput {
+    std::vector<DrawNode> nodes;  // tree order
+    LodStats stats;
+    // With LodParams::residency: the pages of the held-back level-1 nodes that want them
+    // (LodDistance::wantsPage) and that the walk reaches in the frustum or that border a drawn
+    // node (outside the frustum too: held back, such a node folds or morphs the drawn node's
+    // edge, which it would not do were its page in), each page once, in walk order; empty
+    // otherwise.
+    std::vector<PageRequest> requests;
+    // Per level-0 page: 1 + its index in `requests`, 0 when not asked; all 0 between frames.
+    // Sized by the first streamed selection.
+    std::vector<uint32_t> pageRequest;
+    // A selection split over threads: their pool and each part's output (kept between frames).
+    std::shared_ptr<LodParts> parts;
+
+    // For `tree`, split over `threads` (LodParams::threads): their pool is made here.
+    void reserveFor(const Quadtree& tree, int threads = 1);
+};
+
+// Walks the tree from the root, culling by `frustum` (null: nothing culled, the reference), and
+// outputs the drawn nodes. A node outside the frustum is skipped; a node not outside is drawn if
+// it does not split: its coarse surface joins its own samples, so it lies in its box.
+void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParams& params,
+               const Frustum* frustum, LodOutput& out);
+
+// The leaves drawn at full detail (level 0), as sorted runs of tree-order leaves: appended to
+// `out`. They are the occlusion stage's candidates with level of detail: exactly drawn, they can
+// both hide (occluders) and be hidden (occludees); coarser nodes are neither, and the surface
+// between them is whole (no cracks), so the stage's argument holds over the drawn surface.
+void appendFullDetailLeaves(const Quadtree& tree, const LodOutput& lod,
+                            std::vector<LeafRange>& out);
+
+// Drops the full-detail nodes whose leaf is not in `kept` (sorted runs), updating the stats.
+void keepFullDetailLeaves(const Quadtree& tree, const std::vector<LeafRange>& kept, LodOutput& lod);
+
+// The level of the drawn node covering leaf (col, row), by a descent from the root: what
+// selectLod's choice and the edge bits must agree with.
+int drawnLevelAt(const Quadtree& tree, const LodParams& params, int col, int row);
+
+// The sample (col, row) that vertex (i, j) of a drawn node's strips shows at morph 0, as the vertex
+// shader computes it: the node's grid every 2^level samples, edges folded where the neighbour is
+// coarser, clamped to the map.
+inline void lodVertexSample(const DrawNode& node, int i, int j, int leafSize, int width, int height,
+                            int& col, int& row) {
+    if ((i == 0 && (node.coarser & kEdgeWest)) || (i == leafSize && (node.coarser & kEdgeEast))) {
+        j &= ~1;
+    }
+    if ((j == 0 && (node.coarser & kEdgeNorth)) || (j == leafSize && (node.coarser & kEdgeSouth))) {
+        i &= ~1;
+    }
+    col = std::min(int(node.col) * leafSize + (i << node.level), width - 1);
+    row = std::min(int(node.row) * leafSize + (j << node.level), height - 1);
+}
+
+// Vertex (i, j) of a drawn node as the vertex shader morphs it: from the sample `own`
+// (lodVertexSample) towards `target`, the sample of its folded (i & ~1, j & ~1), by `morph` / 255
+// (the edge's morph on an edge, the node's inside).
+struct MorphedVertex {
+    int ownCol, ownRow, targetCol, targetRow;
+    uint8_t morph;
+};
+
+inline MorphedVertex lodVertexMorph(const DrawNode& node, int i, int j, int leafSize, int width,
+                                    int height) {
+    MorphedVertex v{};
+    lodVertexSample(node, i, j, leafSize, width, height, v.ownCol, v.ownRow);
+    // The folded (i, j): what the shader morphs.
+    int fi = i, fj = j;
+    if ((i == 0 && (node.coarser & kEdgeWest)) || (i == leafSize && (node.coarser & kEdgeEast))) {
+        fj &= ~1;
+    }
+    if ((j == 0 && (node.coarser & kEdgeNorth)) || (j == leafSize && (node.coarser & kEdgeSouth))) {
+        fi &= ~1;
+    }
+    const DrawNode unfolded{node.col, node.row, node.level, 0, 0, 0, {0, 0, 0, 0}};
+    lodVertexSample(unfolded, fi & ~1, fj & ~1, leafSize, width, height, v.targetCol, v.targetRow);
+    v.morph = i == 0          ? node.edgeMorph[0]
+              : i == leafSize ? node.edgeMorph[1]
+              : j == 0        ? node.edgeMorph[2]
+              : j == leafSize ? node.edgeMorph[3]
+                              : node.morph;
+    return v;
+}
+
+}  // namespace qt

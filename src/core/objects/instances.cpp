@@ -1,0 +1,165 @@
+// The drawn objects' ids and instances, grouped by mesh for the renderer's instanced draws.
+#include "core/objects/instances.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace qt {
+namespace {
+
+// Squared distances from `eye` to the nearest and the farthest point of `box`.
+void distancesSquared(const Box& box, const glm::vec3& eye, float& nearest, float& farthest) {
+    nearest = 0.0f;
+    farthest = 0.0f;
+    for (int a = 0; a < 3; ++a) {
+        const float below = box.min[a] - eye[a], above = eye[a] - box.max[a];
+        const float gap = std::max(std::max(below, above), 0.0f);
+        const float reach = std::max(std::abs(below), std::abs(above));
+        nearest += gap * gap;
+        farthest += reach * reach;
+    }
+}
+
+// Stable counting sort of `from` by `mesh` into `to`, `counts` per mesh.
+template <typename T>
+void groupByMesh(const std::vector<T>& from, const std::vector<uint8_t>& mesh,
+                 const std::array<uint32_t, kObjectMeshes>& counts, std::vector<T>& to) {
+    std::array<uint32_t, kObjectMeshes> next{};
+    for (size_t i = 1; i < next.size(); ++i) {
+        next[i] = next[i - 1] + counts[i - 1];
+    }
+    to.resize(from.size());
+    for (size_t k = 0; k < from.size(); ++k) {
+        to[next[mesh[k]]++] = from[k];
+    }
+}
+
+}  // namespace
+
+MeshChoice::MeshChoice(const Camera& camera, int viewportHeight) : eye(camera.position) {
+    // Pixels per unit of size at distance 1: the coarse meshes below kCoarseObjectPixels.
+    const float pixelsAtOne = float(viewportHeight) / (2.0f * std::tan(0.5f * camera.fovY));
+    coarseBeyond = pixelsAtOne / kCoarseObjectPixels;
+}
+
+ObjectMesh meshOf(ObjectKind kind, bool coarse) {
+    return kind == ObjectKind::Tree ? (coarse ? ObjectMesh::TreeCoarse : ObjectMesh::TreeFine)
+                                    : (coarse ? ObjectMesh::SphereCoarse : ObjectMesh::SphereFine);
+}
+
+void ObjectInstances::reserve(uint32_t count) {
+    if (count > idStride) {
+        idSpace.reset(new uint32_t[size_t(count) * kObjectMeshes]);
+        idStride = count;
+    }
+    sorted.reserve(count);
+    wholeIds.reserve(count);
+    unsorted.reserve(count);
+    meshOf.reserve(count);
+}
+
+void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
+                          const ObjectGroups* groups, const std::vector<uint8_t>& selected,
+                          const Camera& camera, int viewportHeight, bool staticById,
+                          ObjectInstances& out) {
+    out.reserve(uint32_t(drawn.size()));
+    const MeshChoice choice(camera, viewportHeight);
+    const float c = choice.coarseBeyond;
+    const uint32_t firstRock = scene.firstRock();
+    const uint32_t byIdBelow = staticById ? scene.firstBall() : 0;
+    const bool grouped = groups && !groups->end.empty();
+    const size_t groupCount = grouped ? groups->end.size() : 1;
+    // Raw pointers and counts in registers: a store through a uint8_t or into a counter array
+    // would make every later iteration reload them.
+    const uint32_t* drawnIds = drawn.data();
+    const float* sizes = scene.staticSizes();
+    const uint8_t* selection = selected.data();
+    const size_t selectable = selected.size();
+    uint32_t* const space = out.idSpace.get();
+    const size_t stride = out.idStride;
+    size_t n0 = 0, n1 = 0, n2 = 0, n3 = 0;  // ids of each mesh so far
+    uint32_t recordsRead = 0;
+    out.wholeIds.clear();
+    for (size_t g = 0, begin = 0; g < groupCount; ++g) {
+        const size_t end = grouped ? groups->end[g] : drawn.size();
+        // A static object is coarse when (size c)^2 < |base - eye|^2, and its base lies in its
+        // group's box: sure when (size c)^2 falls below the box's nearest point's distance or
+        // above its farthest's, by a relative margin of 1e-3, far wider than the few roundings on
+        // either side; decided from its record otherwise (and without groups).
+        float nearest = 0.0f, farthest = std::numeric_limits<float>::infinity();
+        if (grouped) {
+            distancesSquared(groups->box[g], choice.eye, nearest, farthest);
+            nearest *= 0.999f;
+            farthest *= 1.001f;
+        }
+        for (size_t k = begin; k < end; ++k) {
+            const uint32_t id = drawnIds[k];
+            const uint32_t mark = id < selectable && selection[id] ? kSelectedId : 0u;
+            if (id >= byIdBelow) {
+                out.wholeIds.push_back(id | mark);
+                continue;
+            }
+            const float size = sizes[id];
+            const float reach = size * c * size * c;
+            bool coarse = reach < nearest;
+            if (!coarse && !(reach > farthest)) {  // rare: near the distance where it changes
+                coarse = choice.coarse(size, scene.base(id));
+                ++recordsRead;
+            }
+            // meshOf: TreeFine 0, TreeCoarse 1, SphereFine 2, SphereCoarse 3.
+            const size_t mesh = (id >= firstRock ? 2 : 0) + (coarse ? 1 : 0);
+            const size_t at = mesh == 0 ? n0 : mesh == 1 ? n1 : mesh == 2 ? n2 : n3;
+            space[mesh * stride + at] = id | mark;
+            n0 += mesh == 0;
+            n1 += mesh == 1;
+            n2 += mesh == 2;
+            n3 += mesh == 3;
+        }
+        begin = end;
+    }
+    out.idCounts = {uint32_t(n0), uint32_t(n1), uint32_t(n2), uint32_t(n3)};
+    out.recordsRead = recordsRead;
+    // The objects drawn whole, read record by record, each asked for this many ahead so that the
+    // loop does not wait on every one (the drawn ids come in tree order, the balls' records in
+    // no order).
+    constexpr size_t kAhead = 16;
+    const size_t whole = out.wholeIds.size();
+    out.counts.fill(0);
+    out.unsorted.resize(whole);
+    out.meshOf.resize(whole);
+    for (size_t k = 0; k < whole; ++k) {
+        if (k + kAhead < whole) {
+            __builtin_prefetch(&scene.shape(out.wholeIds[k + kAhead] & ~kSelectedId));
+        }
+        const uint32_t id = out.wholeIds[k] & ~kSelectedId;
+        const bool picked = (out.wholeIds[k] & kSelectedId) != 0;
+        const ObjectShape& o = scene.shape(id);
+        const uint8_t mesh =
+            uint8_t(meshOf(o.kind, choice.coarse(std::max(o.radius, o.height), o.base)));
+        out.unsorted[k] = {o.base.x, o.base.y, o.base.z,
+                           o.radius, o.height, uint32_t(o.kind) | (picked ? kSelectedLook : 0u)};
+        out.meshOf[k] = mesh;
+        ++out.counts[mesh];
+    }
+    groupByMesh(out.unsorted, out.meshOf, out.counts, out.sorted);
+}
+
+void objectRecordTexels(const ObjectScene& scene, std::vector<float>& out) {
+    const uint32_t count = scene.firstBall();
+    out.resize(size_t(count) * kTexelsPerRecord * 4);
+    for (uint32_t id = 0; id < count; ++id) {
+        const ObjectShape& o = scene.shape(id);
+        float* t = &out[size_t(id) * kTexelsPerRecord * 4];
+        t[0] = o.base.x;
+        t[1] = o.base.y;
+        t[2] = o.base.z;
+        t[3] = o.radius;
+        t[4] = o.height;
+        t[5] = float(o.kind);
+        t[6] = 0.0f;
+        t[7] = 0.0f;
+    }
+}
+
+}  // namespace qt

@@ -1,0 +1,356 @@
+// The code cache's file: its header, where it is kept, and writing it beside its final path.
+#include "core/streaming/code_cache.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "core/base/byte_fields.h"
+#include "core/streaming/tree_sidecar.h"
+
+namespace qt {
+namespace {
+
+// Header layout (little-endian):
+//   0 magic "QTCODES\0"   8 version u32   12 0 u32   16 source u64   24 width u32   28 height u32
+//  32 coding offset f32   36 coding step f32         40 checksum u64 of bytes 0..39
+//  48 map path length u32 (0: none)   52 0 u32       56 checksum u64 of the path's bytes
+//  64 the map's absolute path (no terminator)
+// then zeros up to kCodeCacheHeaderBytes, then width x height codes, row 0 first.
+constexpr char kMagic[8] = {'Q', 'T', 'C', 'O', 'D', 'E', 'S', '\0'};
+constexpr uint32_t kVersion = 1;
+constexpr size_t kChecksumOffset = 40;
+constexpr size_t kUsedBytes = 48;
+constexpr size_t kPathOffset = 64;  // the recorded map path, after its length and checksum
+
+// FNV-1a over bytes.
+uint64_t fnv(uint64_t h, const void* data, size_t count) {
+    const auto* bytes = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < count; ++i) {
+        h = (h ^ bytes[i]) * 0x100000001b3ull;
+    }
+    return h;
+}
+constexpr uint64_t kFnvStart = 0xcbf29ce484222325ull;
+
+std::string hex16(uint64_t v) {
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
+    return text;
+}
+
+std::string defaultCacheDir() {
+    const char* xdg = std::getenv("XDG_CACHE_HOME");
+    if (xdg != nullptr && xdg[0] == '/') {
+        return std::string(xdg) + "/quadterrain";
+    }
+    const char* home = std::getenv("HOME");
+    if (home != nullptr && home[0] == '/') {
+        return std::string(home) + "/.cache/quadterrain";
+    }
+    return "";
+}
+
+// The path made absolute and normal, the key a map's cache is found and recorded by; `path` as
+// it is when it cannot be made absolute.
+std::string absoluteMapPath(const std::string& path) {
+    std::error_code error;
+    const std::filesystem::path absolute = std::filesystem::absolute(path, error);
+    return error ? path : absolute.lexically_normal().string();
+}
+
+std::string errorText(int error) {
+    return std::strerror(error);
+}
+
+}  // namespace
+
+uint64_t codeCacheBytes(int width, int height) {
+    return kCodeCacheHeaderBytes + uint64_t(width) * uint64_t(height) * 2;
+}
+
+std::string codeCacheFolder(const std::string& cacheDir) {
+    return cacheDir.empty() ? defaultCacheDir() : cacheDir;
+}
+
+std::vector<std::string> codeCacheCandidates(const std::string& mapPath, bool nextToMap,
+                                             const std::string& cacheDir) {
+    std::vector<std::string> out;
+    if (nextToMap) {
+        out.push_back(mapPath + ".qtcodes");
+    }
+    const std::string dir = codeCacheFolder(cacheDir);
+    if (!dir.empty()) {
+        const std::string key = absoluteMapPath(mapPath);
+        const std::string name = std::filesystem::path(mapPath).filename().string();
+        out.push_back(dir + "/" + name + "." + hex16(fnv(kFnvStart, key.data(), key.size())) +
+                      ".qtcodes");
+    }
+    return out;
+}
+
+std::string recordedMapPath(const std::string& mapPath) {
+    const std::string absolute = absoluteMapPath(mapPath);
+    std::error_code error;
+    return !absolute.empty() && absolute[0] == '/' &&
+                   std::filesystem::is_regular_file(absolute, error) && !error
+               ? absolute
+               : "";
+}
+
+std::vector<std::string> removeOrphanedCodeCaches(const std::string& folder) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> removed;
+    std::error_code error;
+    fs::directory_iterator entries(folder, error);
+    if (error) {
+        return removed;
+    }
+    for (const fs::directory_entry& entry : entries) {
+        const std::string path = entry.path().string();
+        if (!entry.is_regular_file(error) || entry.path().extension() != ".qtcodes") {
+            continue;
+        }
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            continue;
+        }
+        unsigned char bytes[kCodeCacheHeaderBytes] = {};
+        const ssize_t got = ::pread(fd, bytes, sizeof bytes, 0);
+        ::close(fd);
+        if (got != ssize_t(sizeof bytes) || std::memcmp(bytes, kMagic, sizeof kMagic) != 0 ||
+            fnv(kFnvStart, bytes, kChecksumOffset) != getField<uint64_t>(bytes + kChecksumOffset)) {
+            continue;
+        }
+        const uint32_t length = getField<uint32_t>(bytes + 48);
+        if (length == 0 || length > kCodeCacheHeaderBytes - kPathOffset ||
+            fnv(kFnvStart, bytes + kPathOffset, length) != getField<uint64_t>(bytes + 56)) {
+            continue;
+        }
+        const fs::path mapPath(
+            std::string(reinterpret_cast<const char*>(bytes + kPathOffset), length));
+        // Missing from a folder that is there: a map on a drive that is not mounted now (its
+        // folder gone too) keeps its cache.
+        const bool gone = mapPath.is_absolute() && !fs::exists(mapPath, error) && !error &&
+                          fs::is_directory(mapPath.parent_path(), error) && !error;
+        if (!gone) {
+            continue;
+        }
+        if (::unlink(path.c_str()) == 0) {
+            ::unlink(sidecarPath(path).c_str());
+            removed.push_back(path);
+        }
+    }
+    return removed;
+}
+
+uint64_t rasterSignature(const std::vector<std::string>& files) {
+    uint64_t h = fnv(kFnvStart, "qtsource", 8);
+    const uint64_t count = files.size();
+    h = fnv(h, &count, sizeof count);
+    for (const std::string& file : files) {
+        struct stat st {};
+        const bool found = ::stat(file.c_str(), &st) == 0;
+        const int64_t fields[3] = {found ? int64_t(st.st_size) : -1,
+                                   found ? int64_t(st.st_mtim.tv_sec) : 0,
+                                   found ? int64_t(st.st_mtim.tv_nsec) : 0};
+        h = fnv(h, fields, sizeof fields);
+    }
+    return h;
+}
+
+Result<CodeCacheHeader> readCodeCacheHeader(const std::string& path, uint64_t source, int width,
+                                            int height) {
+    using R = Result<CodeCacheHeader>;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return R::failure(errno == ENOENT ? "missing" : "unreadable: " + errorText(errno));
+    }
+    struct stat st {};
+    unsigned char bytes[kUsedBytes] = {};
+    const bool stated = ::fstat(fd, &st) == 0;
+    const ssize_t got = stated ? ::pread(fd, bytes, sizeof bytes, 0) : -1;
+    const int error = errno;
+    ::close(fd);
+    if (!stated || got < 0) {
+        return R::failure("unreadable: " + errorText(error));
+    }
+    if (size_t(got) < kUsedBytes) {
+        return R::failure("truncated");
+    }
+    if (std::memcmp(bytes, kMagic, sizeof kMagic) != 0) {
+        return R::failure("corrupt (not a code cache)");
+    }
+    if (getField<uint32_t>(bytes + 8) != kVersion) {
+        return R::failure("version " + std::to_string(getField<uint32_t>(bytes + 8)) + ", not " +
+                          std::to_string(kVersion));
+    }
+    if (fnv(kFnvStart, bytes, kChecksumOffset) != getField<uint64_t>(bytes + kChecksumOffset)) {
+        return R::failure("corrupt (header checksum)");
+    }
+    if (getField<uint64_t>(bytes + 16) != source) {
+        return R::failure("stale (the map or a file it reads changed)");
+    }
+    if (getField<uint32_t>(bytes + 24) != uint32_t(width) ||
+        getField<uint32_t>(bytes + 28) != uint32_t(height)) {
+        return R::failure("made for another map size");
+    }
+    CodeCacheHeader header;
+    header.source = source;
+    header.width = width;
+    header.height = height;
+    header.coding.offset = getField<float>(bytes + 32);
+    header.coding.step = getField<float>(bytes + 36);
+    if (!std::isfinite(header.coding.offset) || !(header.coding.step > 0.0f) ||
+        !std::isfinite(header.coding.step)) {
+        return R::failure("corrupt (coding)");
+    }
+    const uint64_t expected = codeCacheBytes(width, height);
+    if (uint64_t(st.st_size) != expected) {
+        return R::failure(uint64_t(st.st_size) < expected ? "truncated"
+                                                          : "corrupt (trailing bytes)");
+    }
+    return header;
+}
+
+uint64_t freeDiskBytes(const std::string& dir) {
+    struct statvfs fs {};
+    if (::statvfs(dir.c_str(), &fs) != 0) {
+        return 0;
+    }
+    return uint64_t(fs.f_bavail) * uint64_t(fs.f_frsize);
+}
+
+Result<CodeCacheWriter> CodeCacheWriter::create(const std::string& path, int width, int height) {
+    using R = Result<CodeCacheWriter>;
+    CodeCacheWriter writer;
+    writer.path_ = path;
+    writer.width_ = width;
+    writer.height_ = height;
+    removeAbandonedTemporaries(path);
+    const std::string temporary = temporaryPathFor(path);
+    writer.fd_ = ::open(temporary.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (writer.fd_ < 0) {
+        return R::failure("cannot create: " + errorText(errno));
+    }
+    writer.temporary_ = temporary;
+    const uint64_t bytes = codeCacheBytes(width, height);
+    // Every block allocated now: a full disk is one line here, never a write that fails part way
+    // through the pass. File systems without fallocate get the length alone.
+    if (::fallocate(writer.fd_, 0, 0, off_t(bytes)) != 0) {
+        const int error = errno;
+        if (error != EOPNOTSUPP) {
+            return R::failure("cannot allocate " + std::to_string((bytes + 1023) >> 10) +
+                              " KiB: " + errorText(error));
+        }
+        if (::ftruncate(writer.fd_, off_t(bytes)) != 0) {
+            return R::failure("cannot size: " + errorText(errno));
+        }
+    }
+    Result<MappedCodes> mapped = mapCodes(temporary, bytes, kCodeCacheHeaderBytes);
+    if (!mapped) {
+        return R::failure(mapped.error());
+    }
+    writer.codes_ = std::move(mapped.value().codes);
+    return writer;
+}
+
+CodeCacheWriter::CodeCacheWriter(CodeCacheWriter&& other) noexcept {
+    *this = std::move(other);
+}
+
+CodeCacheWriter& CodeCacheWriter::operator=(CodeCacheWriter&& other) noexcept {
+    if (this != &other) {
+        discard();
+        path_ = std::move(other.path_);
+        temporary_ = std::move(other.temporary_);
+        fd_ = other.fd_;
+        width_ = other.width_;
+        height_ = other.height_;
+        codes_ = std::move(other.codes_);
+        other.temporary_.clear();
+        other.fd_ = -1;
+    }
+    return *this;
+}
+
+CodeCacheWriter::~CodeCacheWriter() {
+    discard();
+}
+
+void CodeCacheWriter::discard() {
+    if (fd_ >= 0) {
+        ::close(fd_);
+        fd_ = -1;
+    }
+    if (!temporary_.empty()) {
+        ::unlink(temporary_.c_str());
+        temporary_.clear();
+    }
+}
+
+Status CodeCacheWriter::writeRows(int firstRow, int rowCount, const uint16_t* codes) {
+    const uint64_t offset = kCodeCacheHeaderBytes + uint64_t(firstRow) * uint64_t(width_) * 2;
+    const uint64_t bytes = uint64_t(rowCount) * uint64_t(width_) * 2;
+    const auto* from = reinterpret_cast<const char*>(codes);
+    for (uint64_t done = 0; done < bytes;) {
+        const ssize_t wrote =
+            ::pwrite(fd_, from + done, size_t(bytes - done), off_t(offset + done));
+        if (wrote < 0 && errno == EINTR) {
+            continue;
+        }
+        if (wrote <= 0) {
+            return Status::failure("cannot write the code cache: " +
+                                   errorText(wrote < 0 ? errno : ENOSPC));
+        }
+        done += uint64_t(wrote);
+    }
+    return {};
+}
+
+Result<FileStamp> CodeCacheWriter::finish(const CodeCacheHeader& header) {
+    using R = Result<FileStamp>;
+    unsigned char bytes[kCodeCacheHeaderBytes] = {};
+    std::memcpy(bytes, kMagic, sizeof kMagic);
+    putField<uint32_t>(bytes + 8, kVersion);
+    putField<uint64_t>(bytes + 16, header.source);
+    putField<uint32_t>(bytes + 24, uint32_t(width_));
+    putField<uint32_t>(bytes + 28, uint32_t(height_));
+    putField<float>(bytes + 32, header.coding.offset);
+    putField<float>(bytes + 36, header.coding.step);
+    putField<uint64_t>(bytes + kChecksumOffset, fnv(kFnvStart, bytes, kChecksumOffset));
+    const std::string& mapPath = header.mapPath;
+    if (!mapPath.empty() && mapPath.size() <= kCodeCacheHeaderBytes - kPathOffset) {
+        putField<uint32_t>(bytes + 48, uint32_t(mapPath.size()));
+        putField<uint64_t>(bytes + 56, fnv(kFnvStart, mapPath.data(), mapPath.size()));
+        std::memcpy(bytes + kPathOffset, mapPath.data(), mapPath.size());
+    }
+    if (::pwrite(fd_, bytes, sizeof bytes, 0) != ssize_t(sizeof bytes)) {
+        return R::failure("cannot write the code cache: " + errorText(errno));
+    }
+    // On disk before it takes the final name: a crash leaves the old file or the whole new one.
+    if (::fdatasync(fd_) != 0) {
+        return R::failure("cannot flush the code cache: " + errorText(errno));
+    }
+    if (std::rename(temporary_.c_str(), path_.c_str()) != 0) {
+        return R::failure("cannot rename the code cache into place: " + errorText(errno));
+    }
+    temporary_.clear();
+    const Result<FileStamp> stamp = fileStamp(path_);
+    ::close(fd_);
+    fd_ = -1;
+    if (!stamp) {
+        return R::failure(stamp.error());
+    }
+    return stamp.value();
+}
+
+}  // namespace qt

@@ -1,0 +1,102 @@
+// A GDAL raster's code cache: its samples quantised once into a file of 16-bit codes (MAP.qtcodes
+// beside the map, or in the cache folder), which later opens map read-only as a .r16 is mapped.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/base/result.h"
+#include "core/streaming/mapped_codes.h"
+#include "core/terrain/code_array.h"
+#include "core/terrain/heightmap.h"
+
+namespace qt {
+
+// Bytes before the codes: the header, padded so that the codes start on a page of their own.
+constexpr uint64_t kCodeCacheHeaderBytes = 4096;
+
+// What the header holds besides the codes. Every multi-byte number is little-endian in the file.
+struct CodeCacheHeader {
+    uint64_t source = 0;  // rasterSignature of the raster's files when the cache was made
+    int width = 0;
+    int height = 0;
+    HeightCoding coding;  // of the codes (in metres where the raster's heights are lengths)
+    // The raster's absolute path when it is a plain file ("" otherwise, or when too long for the
+    // header): what removeOrphanedCodeCaches checks.
+    std::string mapPath;
+};
+
+// The cache's length for a width x height raster: the header and two bytes a sample.
+uint64_t codeCacheBytes(int width, int height);
+
+// Where a raster's cache may be, in the order tried: beside the map (mapPath + ".qtcodes") when
+// nextToMap, then in cacheDir ("": $XDG_CACHE_HOME/quadterrain, else $HOME/.cache/quadterrain)
+// under the map's file name and a hash of its absolute path.
+std::vector<std::string> codeCacheCandidates(const std::string& mapPath, bool nextToMap,
+                                             const std::string& cacheDir);
+
+// The folder of the caches not kept beside their maps: cacheDir, or for "" $XDG_CACHE_HOME/
+// quadterrain, else $HOME/.cache/quadterrain ("" when neither is set).
+std::string codeCacheFolder(const std::string& cacheDir);
+
+// The map's absolute path as a cache's header records it (CodeCacheHeader::mapPath): "" unless
+// it names a plain file (GDAL's /vsi paths do not).
+std::string recordedMapPath(const std::string& mapPath);
+
+// Removes from `folder` every code cache (and its tree sidecar) whose header names a map that no
+// longer exists, in a folder that still does (a map on a drive not mounted now keeps its cache):
+// a cache is up to a map's size, and the folder is out of the user's sight.
+// Caches that name no map (a raster reached through GDAL's virtual paths, or written before maps
+// were recorded) and files that are not caches are left alone. Returns the removed caches' paths.
+std::vector<std::string> removeOrphanedCodeCaches(const std::string& folder);
+
+// A hash of the count, lengths and modification times of a raster's files (its own and, for a
+// VRT, its sources'; GDAL's file list): it changes when any of them does. Names are left out, so
+// that a map opened by another path (relative, absolute) keeps its cache.
+uint64_t rasterSignature(const std::vector<std::string>& files);
+
+// Reads the header of the cache at `path` and checks it against the raster (signature and size)
+// and the file's length. Fails with one line without the path: "missing", "unreadable: ...",
+// "stale (the map or a file it reads changed)", "truncated", "corrupt (...)".
+Result<CodeCacheHeader> readCodeCacheHeader(const std::string& path, uint64_t source, int width,
+                                            int height);
+
+// Bytes this process may still write in the folder `dir` (statvfs); 0 when it cannot tell.
+uint64_t freeDiskBytes(const std::string& dir);
+
+// A code cache being written: a temporary file beside its final path with its whole length
+// allocated first (a full disk is found before the pass, not part way), its rows written in any
+// order, and a read-only mapping of it for the banded pass to read back. The temporary file is
+// removed unless finish() renames it into place.
+class CodeCacheWriter {
+public:
+    // Creates `path`.tmpPID for a width x height raster; one line without the path on failure
+    // (cannot create, no space).
+    static Result<CodeCacheWriter> create(const std::string& path, int width, int height);
+    CodeCacheWriter() = default;
+    CodeCacheWriter(CodeCacheWriter&& other) noexcept;
+    CodeCacheWriter& operator=(CodeCacheWriter&& other) noexcept;
+    CodeCacheWriter(const CodeCacheWriter&) = delete;
+    CodeCacheWriter& operator=(const CodeCacheWriter&) = delete;
+    ~CodeCacheWriter();
+
+    // The file's codes, mapped read-only: rows read back once written.
+    const CodeArray& codes() const { return codes_; }
+    // Writes `rowCount` rows of codes from `firstRow` on.
+    Status writeRows(int firstRow, int rowCount, const uint16_t* codes);
+    // Writes the header, flushes the file to disk and renames it over the final path. Returns the
+    // final file's stamp; the mapping (codes()) stays valid.
+    Result<FileStamp> finish(const CodeCacheHeader& header);
+
+private:
+    void discard();
+    std::string path_;       // the final path
+    std::string temporary_;  // "" once renamed or removed
+    int fd_ = -1;
+    int width_ = 0;
+    int height_ = 0;
+    CodeArray codes_;
+};
+
+}  // namespace qt

@@ -1,0 +1,112 @@
+// Whole or streamed: the size of a map that may stream, read before anything else of it, and
+// the open either way.
+#include "core/streaming/open_map.h"
+
+#include <filesystem>
+
+#include "core/base/text.h"
+#include "core/config.h"
+#include "core/io/heightmap_gdal.h"
+#include "core/io/memory_budget.h"
+#include "core/io/raw16.h"
+#include "core/streaming/streamed_gdal.h"
+
+namespace qt {
+namespace {
+
+// The size of a map that may open streamed: a .r16/.raw file's from its length (and --size), as
+// its loader finds it, or a GDAL raster's from GDAL; an error for other formats, or one that gives
+// no size (its loader then says why).
+struct StreamableSize {
+    int width = 0;
+    int height = 0;
+    bool gdal = false;  // read through GDAL
+};
+
+Result<StreamableSize> streamableSize(const std::string& path, const LoadOptions& options) {
+    using R = Result<StreamableSize>;
+    const std::string ext = lowerExtension(path);
+    if (isGdalExtension(ext)) {
+        const Result<RasterSize> raster = gdalRasterSize(gdalOpenPath(path));
+        if (!raster) {
+            return R::failure(raster.error());
+        }
+        return StreamableSize{raster.value().width, raster.value().height, true};
+    }
+    if (ext != ".r16" && ext != ".raw") {
+        return R::failure("not a .r16, .raw or GDAL raster");
+    }
+    std::error_code error;
+    const uint64_t length = std::filesystem::file_size(path, error);
+    if (error) {
+        return R::failure(error.message());
+    }
+    const Result<RawGrid> grid = rawGrid(false, length, options);
+    if (!grid) {
+        return R::failure(grid.error());
+    }
+    return StreamableSize{grid.value().width, grid.value().height, false};
+}
+
+bool streamsAt(const StreamableSize& s, const LoadOptions& options, bool stream) {
+    const uint64_t perSample = s.gdal ? kGdalLoadBytesPerSample : kLoadBytesPerSample;
+    return stream || !checkMemoryBudget(s.width, s.height, perSample, options.memory);
+}
+
+}  // namespace
+
+bool opensStreamed(const std::string& path, const LoadOptions& options, bool stream) {
+    const Result<StreamableSize> size = streamableSize(path, options);
+    return size && streamsAt(size.value(), options, stream);
+}
+
+Result<StreamedMap> openStreamed(const std::string& path, const LoadOptions& options,
+                                 int requestedLeafSize, const StreamOptions& stream) {
+    return isGdalExtension(lowerExtension(path))
+               ? openStreamedGdal(path, gdalOpenPath(path), options, requestedLeafSize, stream)
+               : openStreamedRaw16(path, options, requestedLeafSize, stream);
+}
+
+Result<OpenedMap> openMap(const std::string& path, const LoadOptions& options,
+                          const SizeCheck& acceptSize, int leafSize, bool stream) {
+    using R = Result<OpenedMap>;
+    OpenedMap opened;
+    opened.leafSize = leafSize;
+    const Result<StreamableSize> streamable = streamableSize(path, options);
+    if (!streamable || !streamsAt(streamable.value(), options, stream)) {
+        Result<Heightmap> map = loadHeightmap(path, options, acceptSize, leafSize, &opened.tree);
+        if (!map) {
+            return R::failure(map.error());
+        }
+        opened.map = std::move(map).value();
+        return opened;
+    }
+    const StreamableSize& size = streamable.value();
+    if (acceptSize) {
+        if (Status fits = acceptSize(size.width, size.height); !fits) {
+            return R::failure(escapedPath(path) + ": " + fits.error());
+        }
+    }
+    // A .r16's first open shows its first frame after one quick pass over the map (the leaf
+    // ranges): its exact errors and sidecar follow in the background (startStreamed).
+    StreamOptions deferred;
+    deferred.deferExactErrors = true;
+    Result<StreamedMap> streamed = size.gdal ? openStreamed(path, options, leafSize)
+                                             : openStreamed(path, options, leafSize, deferred);
+    if (!streamed) {
+        return R::failure(streamed.error());
+    }
+    StreamedMap& s = streamed.value();
+    opened.map = std::move(s.map);
+    opened.tree = std::move(s.tree);
+    opened.leafSize = s.leafSize;
+    opened.streamed = true;
+    opened.sidecar = s.sidecarUsed ? "read" : s.sidecarWritten ? "written" : "";
+    opened.deferred = s.deferred;
+    opened.codeCache = s.codes == CodeSource::CacheWritten ? "written"
+                       : s.codes == CodeSource::CacheRead  ? "read"
+                                                           : "";
+    return opened;
+}
+
+}  // namespace qt

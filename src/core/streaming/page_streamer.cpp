@@ -1,0 +1,283 @@
+// The level-0 page streamer: requests nearest first, one worker filling staging pages, uploads
+// under a per-frame budget into pool layers recycled least recently drawn first.
+#include "core/streaming/page_streamer.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+namespace qt {
+
+void releaseMapRows(const Heightmap& map, int firstRow, int lastRow) {
+    // Codes in memory stay; codes mapped from a file drop the rows' resident pages, so that the
+    // process keeps only what it is reading (the file's pages stay in the page cache).
+    if (map.codes.isMapped() && firstRow <= lastRow) {
+        const size_t width = size_t(map.width);
+        map.codes.dropResident(size_t(firstRow) * width, size_t(lastRow - firstRow + 1) * width);
+    }
+}
+
+void PageStreamer::start(const Heightmap& map, const HeightPages& pages, int poolLayers,
+                         int uploadsPerFrame, int stagingPages) {
+    stop();
+    assert(poolLayers >= 1 && uploadsPerFrame >= 1 && stagingPages >= 1);
+    const PageLevel& level0 = pages.level[0];
+    const size_t count = size_t(level0.pagesX) * size_t(level0.pagesY);
+    map_ = &map;
+    pages_ = &pages;
+    uploadsPerFrame_ = uploadsPerFrame;
+    state_.assign(count, PageState::Absent);
+    queue_.clear();
+    queue_.reserve(count);
+    head_ = 0;
+    const size_t texels = size_t(pages.texels) * size_t(pages.texels);
+    staging_.assign(size_t(stagingPages) * texels, 0);
+    freeStaging_.clear();
+    freeStaging_.reserve(size_t(stagingPages));
+    for (int s = stagingPages - 1; s >= 0; --s) {
+        freeStaging_.push_back(s);
+    }
+    ready_.clear();
+    ready_.reserve(size_t(stagingPages));
+    loading_ = 0;
+    stop_ = false;
+    resident_.assign(count, 0);
+    pageLayer_.assign(count, -1);
+    layerPage_.assign(size_t(poolLayers), -1);
+    layerDrawn_.assign(size_t(poolLayers), 0);
+    wanted_.assign(count, 0);
+    requestFrame_ = 0;
+    drawFrame_ = 0;
+    uploaded_ = 0;
+    uploadedTotal_ = 0;
+    residency_ = {resident_.data(), level0.pagesX, pages.pageShift};
+    worker_ = std::thread([this] { work(); });
+}
+
+void PageStreamer::stop() {
+    if (!worker_.joinable()) {
+        return;
+    }
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stop_ = true;
+    }
+    wake_.notify_all();
+    worker_.join();
+    // Nothing half-done survives: pages not in the pool are Absent again.
+    for (size_t p = 0; p < state_.size(); ++p) {
+        if (state_[p] != PageState::Resident) {
+            state_[p] = PageState::Absent;
+        }
+    }
+    queue_.clear();
+    head_ = 0;
+    ready_.clear();
+    loading_ = 0;
+}
+
+PageState PageStreamer::state(uint32_t page) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return state_[page];
+}
+
+void PageStreamer::request(std::vector<PageRequest>& requests) {
+    // Nearest first; ties (and one page asked for by several nodes) by page, so the order is
+    // deterministic.
+    std::sort(requests.begin(), requests.end(), [](const PageRequest& a, const PageRequest& b) {
+        return a.squared != b.squared ? a.squared < b.squared : a.page < b.page;
+    });
+    ++requestFrame_;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        queue_.clear();
+        head_ = 0;
+        for (const PageRequest& r : requests) {
+            if (wanted_[r.page] == requestFrame_) {
+                continue;  // asked already, nearer
+            }
+            wanted_[r.page] = requestFrame_;
+            PageState& s = state_[r.page];
+            if (s == PageState::Absent || s == PageState::Requested) {
+                s = PageState::Requested;
+                queue_.push_back(r.page);
+            }
+        }
+        // Last frame's requests that this one dropped: no longer wanted.
+        for (size_t p = 0; p < state_.size(); ++p) {
+            if (state_[p] == PageState::Requested && wanted_[p] != requestFrame_) {
+                state_[p] = PageState::Absent;
+            }
+        }
+    }
+    wake_.notify_one();
+}
+
+void PageStreamer::markDrawn(const std::vector<DrawNode>& drawn, int leafShift) {
+    ++drawFrame_;
+    const int shift = residency_.pageShift - leafShift;  // leaves to pages
+    for (const DrawNode& node : drawn) {
+        if (node.level != 0) {
+            continue;
+        }
+        const uint32_t page =
+            uint32_t(node.row >> shift) * uint32_t(residency_.pagesX) + uint32_t(node.col >> shift);
+        const int layer = pageLayer_[page];
+        assert(layer >= 0 && "a level-0 node is drawn only from a resident page");
+        layerDrawn_[size_t(layer)] = drawFrame_;
+    }
+}
+
+int PageStreamer::freeLayer() {
+    // A layer holding no page, else the least recently drawn one not drawn by the last frame.
+    int best = -1;
+    for (size_t l = 0; l < layerPage_.size(); ++l) {
+        if (layerPage_[l] < 0) {
+            return int(l);
+        }
+        if (layerDrawn_[l] < drawFrame_ &&
+            (best < 0 || layerDrawn_[l] < layerDrawn_[size_t(best)])) {
+            best = int(l);
+        }
+    }
+    return best;
+}
+
+int PageStreamer::upload(const Upload& uploadPage) {
+    uploaded_ = 0;
+    const size_t texels = size_t(pages_->texels) * size_t(pages_->texels);
+    while (uploaded_ < uploadsPerFrame_) {
+        uint32_t page = 0;
+        int staging = 0;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (ready_.empty()) {
+                break;
+            }
+            page = ready_.front().first;
+            staging = ready_.front().second;
+        }
+        const int layer = freeLayer();
+        if (layer < 0) {
+            break;  // every layer was drawn by the last frame: the page waits
+        }
+        const int64_t evicted = layerPage_[size_t(layer)];
+        if (evicted >= 0) {
+            resident_[size_t(evicted)] = 0;
+            pageLayer_[size_t(evicted)] = -1;
+        }
+        // The worker does not touch a staging page in ready_, so it is read without the lock.
+        uploadPage(layer, page, staging_.data() + size_t(staging) * texels, evicted);
+        layerPage_[size_t(layer)] = page;
+        layerDrawn_[size_t(layer)] = 0;
+        pageLayer_[page] = layer;
+        resident_[page] = 1;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (evicted >= 0) {
+                state_[size_t(evicted)] = PageState::Absent;
+            }
+            state_[page] = PageState::Resident;
+            ready_.erase(ready_.begin());  // a few entries at most
+            freeStaging_.push_back(staging);
+        }
+        wake_.notify_one();
+        ++uploaded_;
+    }
+    uploadedTotal_ += uint64_t(uploaded_);
+    return uploaded_;
+}
+
+void PageStreamer::settle(const Upload& uploadPage) {
+    const int budget = uploadsPerFrame_;
+    uploadsPerFrame_ = 1 << 30;
+    int total = 0;
+    for (;;) {
+        const int uploaded = upload(uploadPage);
+        total += uploaded;
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (!ready_.empty()) {
+            if (uploaded == 0) {
+                break;  // filled pages that found no layer
+            }
+            continue;
+        }
+        const auto idle = [this] { return head_ >= queue_.size() && loading_ == 0; };
+        if (idle()) {
+            break;
+        }
+        filled_.wait(lock, [&] { return !ready_.empty() || stop_ || idle(); });
+        if (stop_) {
+            break;
+        }
+    }
+    uploadsPerFrame_ = budget;
+    uploaded_ = total;
+}
+
+StreamStats PageStreamer::stats() const {
+    StreamStats s;
+    s.pool = int(layerPage_.size());
+    s.uploaded = uploaded_;
+    s.uploadedTotal = uploadedTotal_;
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const PageState p : state_) {
+        s.resident += p == PageState::Resident ? 1 : 0;
+        s.requested += p == PageState::Requested || p == PageState::Loading ? 1 : 0;
+        s.ready += p == PageState::Ready ? 1 : 0;
+    }
+    return s;
+}
+
+void PageStreamer::work() {
+    const size_t texels = size_t(pages_->texels) * size_t(pages_->texels);
+    const PageLevel& level0 = pages_->level[0];
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+        // The nearest page still asked for, once a staging page is free.
+        while (head_ < queue_.size() && state_[queue_[head_]] != PageState::Requested) {
+            ++head_;
+        }
+        if (stop_) {
+            return;
+        }
+        if (head_ == queue_.size() || freeStaging_.empty()) {
+            filled_.notify_all();  // settle() waits for the worker to go idle too
+            wake_.wait(lock);
+            continue;
+        }
+        const uint32_t page = queue_[head_++];
+        const int staging = freeStaging_.back();
+        freeStaging_.pop_back();
+        state_[page] = PageState::Loading;
+        loading_ = 1;
+        lock.unlock();
+        const int px = int(page % uint32_t(level0.pagesX));
+        const int py = int(page / uint32_t(level0.pagesX));
+        fillHeightPage(*map_, *pages_, 0, px, py, staging_.data() + size_t(staging) * texels);
+        // The page's rows with their borders, clamped to the map.
+        const int firstRow = std::max(py * pages_->pageSize - 1, 0);
+        const int lastRow = std::min(py * pages_->pageSize + pages_->texels - 2, map_->height - 1);
+        releaseMapRows(*map_, firstRow, lastRow);
+        lock.lock();
+        state_[page] = PageState::Ready;
+        ready_.emplace_back(page, staging);
+        loading_ = 0;
+        filled_.notify_all();
+    }
+}
+
+int streamPoolLayers(const HeightPages& pages, float fovY, int viewportHeight, float finestPixels,
+                     int leafSize) {
+    const PageLevel& level0 = pages.level[0];
+    const int all = level0.pagesX * level0.pagesY;
+    const float pixelsPerRadian = float(viewportHeight) / (2.0f * std::tan(0.5f * fovY));
+    const float stepsAway = std::max(finestPixels > 0.0f ? pixelsPerRadian / finestPixels : 0.0f,
+                                     minStepsAway(leafSize));
+    const float radius = kStreamPrefetch * stepsAway * 2.0f;
+    const float side = 2.0f * radius / float(pages.pageSize) + 2.0f;
+    const float wanted = side * side;
+    return wanted >= float(all) ? all : std::max(1, int(std::ceil(wanted)));
+}
+
+}  // namespace qt

@@ -1,0 +1,141 @@
+// Level-0 height pages streamed on demand: a worker thread fills the pages the frames ask for from
+// the map's codes, and the main thread hands them, a few per frame, to the GPU's pool of layers.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/lod/lod.h"
+#include "core/terrain/height_pages.h"
+#include "core/terrain/heightmap.h"
+
+namespace qt {
+
+// Called by the worker after it filled a page from map rows [firstRow, lastRow]: those rows are
+// not needed again until the page is asked for anew. A no-op for codes in memory; for codes
+// mapped from a file it is where the rows' resident pages are dropped, so that flying over a map
+// larger than memory keeps only the rows being read resident.
+void releaseMapRows(const Heightmap& map, int firstRow, int lastRow);
+
+// The state of a level-0 page. Absent -> Requested (a frame asked) -> Loading (the worker is
+// filling it) -> Ready (filled, in a staging page) -> Resident (in a pool layer) -> Absent (its
+// layer recycled). A Requested page that no frame asks for any more goes back to Absent.
+enum class PageState : uint8_t { Absent, Requested, Loading, Ready, Resident };
+
+struct StreamStats {
+    int pool = 0;       // pool layers
+    int resident = 0;   // pages in the pool
+    int requested = 0;  // pages asked for and not yet filled (Requested or Loading)
+    int ready = 0;      // filled, waiting for an upload
+    int uploaded = 0;   // pages handed to the GPU by the last upload()
+    uint64_t uploadedTotal = 0;
+};
+
+// The level-0 pages of one map (HeightPages level 0) streamed into a pool of `poolLayers` GPU
+// layers. Thread use: every public method is for the main thread (the one that culls and draws);
+// the worker reads the map's codes, which must not change nor move while it runs (stop() first),
+// and writes only staging pages the main thread has not been handed.
+//
+// No allocation per frame: every queue is sized at bind(); the main thread hands the worker a
+// list of requests sorted nearest first (replacing the previous frame's), the worker fills the
+// first still wanted into a free staging page, and upload() takes at most the budget of filled
+// pages, gives each a pool layer (a free one, else the one drawn least recently, never one
+// drawn by the last frame) and calls the renderer's upload for it.
+class PageStreamer {
+public:
+    PageStreamer() = default;
+    ~PageStreamer() { stop(); }
+    PageStreamer(const PageStreamer&) = delete;
+    PageStreamer& operator=(const PageStreamer&) = delete;
+
+    // Sizes the streamer for `pages`' level 0 in `poolLayers` layers (at least 1) and starts the
+    // worker over `map`, which must stay where it is until stop().
+    void start(const Heightmap& map, const HeightPages& pages, int poolLayers,
+               int uploadsPerFrame = kStreamUploadsPerFrame,
+               int stagingPages = kStreamStagingPages);
+    // Joins the worker; pages not yet uploaded are dropped (back to Absent).
+    void stop();
+    bool running() const { return worker_.joinable(); }
+    const Heightmap* map() const { return map_; }
+
+    // The residency the selection reads (LodParams::residency); valid while the streamer lives.
+    const LodResidency& residency() const { return residency_; }
+    PageState state(uint32_t page) const;
+    // The pool layer holding a resident page, or -1.
+    int layerOf(uint32_t page) const { return pageLayer_[page]; }
+
+    // This frame's requests (the selection's, sorted here nearest first): they replace the last
+    // frame's, pages no longer asked for and not yet being filled going back to Absent.
+    void request(std::vector<PageRequest>& requests);
+    // Marks the pool layers of the level-0 nodes `drawn` draws as drawn by this frame: upload()
+    // recycles the least recently drawn layer first and never one drawn by the last frame.
+    void markDrawn(const std::vector<DrawNode>& drawn, int leafShift);
+
+    // A page's upload into a pool layer: (layer, page, its texels^2 codes, the page evicted from
+    // the layer or -1). The renderer writes the texels into the layer and points the page table's
+    // entry of `page` at it (and that of the evicted page at the sentinel).
+    using Upload =
+        std::function<void(int layer, uint32_t page, const uint16_t* texels, int64_t evicted)>;
+    // Between frames: up to the per-frame budget of filled pages go to `upload`, then are
+    // Resident. Returns how many.
+    int upload(const Upload& uploadPage);
+    // Blocks until nothing is Requested, Loading or Ready, uploading as it goes (with no budget):
+    // for tests and scripted frames. Pages whose upload found no layer (every one drawn by the
+    // last frame) stay Ready, and it returns then.
+    void settle(const Upload& uploadPage);
+
+    StreamStats stats() const;
+
+private:
+    void work();
+    int freeLayer();
+
+    const Heightmap* map_ = nullptr;
+    const HeightPages* pages_ = nullptr;
+    int uploadsPerFrame_ = 0;
+    LodResidency residency_;
+
+    // Shared with the worker, under mutex_.
+    mutable std::mutex mutex_;
+    std::condition_variable wake_;    // the worker: requests or a free staging page, or stop
+    std::condition_variable filled_;  // settle(): a page became Ready
+    bool stop_ = false;
+    std::vector<PageState> state_;  // per level-0 page
+    std::vector<uint32_t> queue_;   // the requests, nearest first; the worker takes from head_
+    size_t head_ = 0;
+    std::vector<uint16_t> staging_;                // stagingPages x texels^2 codes
+    std::vector<int> freeStaging_;                 // staging pages free for the worker
+    std::vector<std::pair<uint32_t, int>> ready_;  // (page, staging page), in fill order
+    int loading_ = 0;                              // pages the worker holds (0 or 1)
+
+    // Main thread only.
+    std::vector<uint8_t> resident_;     // per page: 1 when Resident (residency_.resident)
+    std::vector<int> pageLayer_;        // per page: its pool layer, or -1
+    std::vector<int64_t> layerPage_;    // per layer: its page, or -1
+    std::vector<uint64_t> layerDrawn_;  // per layer: the last frame that drew it (0: never)
+    std::vector<uint32_t> wanted_;      // per page: the last request() that asked for it
+    uint32_t requestFrame_ = 0;
+    uint64_t drawFrame_ = 0;
+    int uploaded_ = 0;
+    uint64_t uploadedTotal_ = 0;
+
+    std::thread worker_;
+};
+
+// The pool layers a streamed terrain needs at most, derived from the view: level-0 nodes are drawn
+// only inside a level-1 node's split distance, stepsAway * reach, and pages are asked for within
+// kStreamPrefetch of it. With the grid-step reach (2 steps at level 1) and the stepsAway of the
+// finest level of detail (`finestPixels` for a viewport `viewportHeight` high at `fovY`), the
+// pages within that radius of the eye, in a square of side 2r + one page either way, are
+//   (2 * kStreamPrefetch * stepsAway * 2 / pageSize + 2)^2,
+// capped by the map's level-0 pages. A rough map whose coarse errors stretch the reach asks for
+// more: those pages wait (the level-1 surface is drawn there) until a layer drawn less recently
+// frees, so a small pool costs detail, never a hole.
+int streamPoolLayers(const HeightPages& pages, float fovY, int viewportHeight, float finestPixels,
+                     int leafSize);
+
+}  // namespace qt

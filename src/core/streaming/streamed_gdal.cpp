@@ -1,0 +1,467 @@
+// The streamed open of a GDAL raster: its code cache reused, or made in one banded pass through
+// GDAL that quantises the band as the full load does and takes the tree's bounds on the way.
+#include "core/streaming/streamed_gdal.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <vector>
+
+#include <cpl_string.h>
+
+#include "core/base/text.h"
+#include "core/config.h"
+#include "core/io/gdal_raster.h"
+#include "core/io/voids.h"
+#include "core/streaming/code_cache.h"
+#include "core/streaming/float_scratch.h"
+#include "core/streaming/rows_ahead.h"
+#include "core/terrain/leaf_ranges.h"
+#include "core/terrain/quantise.h"
+#include "core/terrain/sample_range.h"
+
+namespace qt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+Result<StreamedMap> fail(const std::string& name, const std::string& problem) {
+    return Result<StreamedMap>::failure(name + ": " + problem);
+}
+
+// GDAL's block cache capped at kStreamGdalCacheBytes while alive.
+class GdalCacheCap {
+public:
+    GdalCacheCap() : before_(GDALGetCacheMax64()) {
+        if (before_ > kStreamGdalCacheBytes) {
+            GDALSetCacheMax64(kStreamGdalCacheBytes);
+        }
+    }
+    ~GdalCacheCap() { GDALSetCacheMax64(before_); }
+    GdalCacheCap(const GdalCacheCap&) = delete;
+    GdalCacheCap& operator=(const GdalCacheCap&) = delete;
+
+private:
+    int64_t before_;
+};
+
+// Rows per GDAL read: whole rows of blocks when they fit kStreamReadBytes as floats.
+int passReadRows(int blockRows, int width) {
+    const int rows = gdalReadRows(blockRows);
+    return uint64_t(rows) * uint64_t(width) * sizeof(float) <= kStreamReadBytes ? rows
+                                                                                : gdalReadRows(0);
+}
+
+// The raster's files: the path, then GDAL's list (a VRT's sources, a GeoTIFF's .aux.xml).
+std::vector<std::string> rasterFiles(GDALDataset& dataset, const std::string& path) {
+    std::vector<std::string> files{path};
+    char** list = dataset.GetFileList();
+    for (char** f = list; f != nullptr && *f != nullptr; ++f) {
+        files.emplace_back(*f);
+    }
+    CSLDestroy(list);
+    return files;
+}
+
+// The sidecar of a cache's tree: its length for the disk check.
+uint64_t sidecarBytes(int width, int height, int leafSize) {
+    return quadtreeNodeCount(width, height, leafSize) * 4 + 4096;
+}
+
+// Reads rows of an unsigned 16-bit band straight into the cache (RowsAhead's chunks: whole rows
+// of blocks). GDAL's messages are caught on the thread that reads.
+class DirectRows {
+public:
+    DirectRows(GDALRasterBand& band, CodeCacheWriter& cache, int width, int step)
+        : band_(band), cache_(cache), width_(width), buffer_(size_t(step) * size_t(width)) {}
+
+    Status operator()(int first, int count) {
+        const GdalMessages messages;
+        if (band_.RasterIO(GF_Read, 0, first, width_, count, buffer_.data(), width_, count,
+                           GDT_UInt16, 0, 0, nullptr) != CE_None) {
+            return Status::failure("cannot read the samples: " + messages.line("read failed"));
+        }
+        return cache_.writeRows(first, count, buffer_.data());
+    }
+
+private:
+    GDALRasterBand& band_;
+    CodeCacheWriter& cache_;
+    int width_;
+    std::vector<uint16_t> buffer_;
+};
+
+// What the first pass over a band read as floats found: the range of its samples (when none is a
+// void) and whether there are voids.
+struct FloatPass {
+    SampleRange range{0.0f, 0.0f, true};
+    bool voids = false;
+};
+
+// Reads the band as floats into the scratch file, as the full load reads it: scale and offset
+// applied, voids marked kGdalVoid, the range taken block by block.
+Result<FloatPass> readFloats(GDALRasterBand& band, const GdalBand& info, FloatScratch& scratch,
+                             const GdalMessages& messages, int width, int height, int step) {
+    using R = Result<FloatPass>;
+    FloatPass pass;
+    std::vector<float> buffer(size_t(step) * size_t(width));
+    bool first = true;
+    for (int row = 0; row < height; row += step) {
+        const int rows = std::min(step, height - row);
+        const size_t n = size_t(rows) * size_t(width);
+        if (band.RasterIO(GF_Read, 0, row, width, rows, buffer.data(), width, rows, GDT_Float32, 0,
+                          0, nullptr) != CE_None) {
+            return R::failure("cannot read the samples: " + messages.line("read failed"));
+        }
+        if (info.rescale) {
+            rescaleSamples(buffer.data(), n, info.scale, info.offset);
+        }
+        if (anyGdalVoid(buffer.data(), n, info.nodata)) {
+            pass.voids = true;
+            markGdalVoids(buffer.data(), n, info.nodata);
+        }
+        if (!pass.voids) {
+            const SampleRange r = sampleRange(buffer.data(), n);
+            pass.range =
+                first ? r
+                      : SampleRange{std::min(pass.range.lo, r.lo), std::max(pass.range.hi, r.hi),
+                                    pass.range.integral && r.integral};
+            first = false;
+        }
+        if (Status wrote = scratch.write(size_t(row) * size_t(width), n, buffer.data()); !wrote) {
+            return R::failure(wrote.error());
+        }
+    }
+    return pass;
+}
+
+// Rows of the scratch file read back at a time.
+constexpr size_t kScratchChunkBytes = size_t(16) << 20;
+
+// Fills the scratch file's voids (fillVoids, mapped, its pages dropped as the fill goes) and takes
+// the range of the filled samples.
+Result<SampleRange> fillScratchVoids(FloatScratch& scratch, int width, int height,
+                                     uint64_t bandBytes) {
+    using R = Result<SampleRange>;
+    {
+        Result<float*> samples = scratch.map();
+        if (!samples) {
+            return R::failure(samples.error());
+        }
+        VoidFillLimits limits;
+        limits.maxQueued = std::max<size_t>(size_t(bandBytes / sizeof(uint32_t)), 1024);
+        limits.tickEvery = size_t(1) << 24;
+        limits.tick = [&scratch] { scratch.dropResident(); };
+        const VoidFill filled = fillVoidsWithin(samples.value(), width, height, kGdalVoid, limits);
+        scratch.unmap();
+        if (filled == VoidFill::AllVoid) {
+            return R::failure("every sample is nodata");
+        }
+        if (filled == VoidFill::TooMany) {
+            return R::failure("its voids (nodata) are too many to fill streamed: more than " +
+                              std::to_string(limits.maxQueued) +
+                              " at once in the fill's queue; fill them first (gdal_fillnodata)");
+        }
+    }
+    const size_t count = size_t(width) * size_t(height);
+    std::vector<float> buffer(std::min(count, kScratchChunkBytes / sizeof(float)));
+    SampleRange range{0.0f, 0.0f, true};
+    for (size_t first = 0; first < count; first += buffer.size()) {
+        const size_t n = std::min(buffer.size(), count - first);
+        if (Status read = scratch.read(first, n, buffer.data()); !read) {
+            return R::failure(read.error());
+        }
+        const SampleRange r = sampleRange(buffer.data(), n);
+        range = first == 0 ? r
+                           : SampleRange{std::min(range.lo, r.lo), std::max(range.hi, r.hi),
+                                         range.integral && r.integral};
+    }
+    return range;
+}
+
+// Quantises rows of the scratch file into the cache's (quantiseRow: the full load's codes), in
+// RowsAhead's chunks.
+class QuantisedRows {
+public:
+    QuantisedRows(const FloatScratch& scratch, CodeCacheWriter& cache,
+                  const SampleQuantiser& quantiser, int width, int step)
+        : scratch_(scratch),
+          cache_(cache),
+          quantiser_(quantiser),
+          width_(width),
+          samples_(size_t(step) * size_t(width)),
+          codes_(samples_.size()) {}
+
+    Status operator()(int first, int count) {
+        const size_t n = size_t(count) * size_t(width_);
+        if (Status read = scratch_.read(size_t(first) * size_t(width_), n, samples_.data());
+            !read) {
+            return read;
+        }
+        quantiseRow(quantiser_, samples_.data(), codes_.data(), n);
+        return cache_.writeRows(first, count, codes_.data());
+    }
+
+private:
+    const FloatScratch& scratch_;
+    CodeCacheWriter& cache_;
+    SampleQuantiser quantiser_;
+    int width_;
+    std::vector<float> samples_;
+    std::vector<uint16_t> codes_;
+};
+
+// Rows the reader may make beyond those the banded pass has asked for: about a band's worth,
+// so that the next band's rows are ready when the pass reaches them.
+int leadRows(int width, uint64_t bandBytes, int step) {
+    const uint64_t rows = bandBytes / (uint64_t(width) * sizeof(uint16_t));
+    return int(std::min<uint64_t>(std::max<uint64_t>(rows, uint64_t(step)), uint64_t(1) << 30));
+}
+
+// The first candidate folder with room that takes a new cache (the cache folder made when
+// missing); the reasons the others did not, in one line, when none does.
+Result<CodeCacheWriter> createCache(const std::vector<std::string>& candidates, uint64_t needBytes,
+                                    const StreamOptions& stream, int width, int height,
+                                    std::string& chosen) {
+    std::string reasons;
+    for (const std::string& cache : candidates) {
+        const std::string folder = std::filesystem::path(cache).parent_path().string();
+        const std::string dir = folder.empty() ? "." : folder;
+        std::error_code error;
+        std::filesystem::create_directories(dir, error);
+        const uint64_t free = stream.freeDiskBytes ? stream.freeDiskBytes(dir) : freeDiskBytes(dir);
+        std::string reason;
+        if (free < needBytes) {
+            reason = std::to_string(free >> 20) + " MiB free";
+        } else {
+            Result<CodeCacheWriter> writer = CodeCacheWriter::create(cache, width, height);
+            if (writer) {
+                chosen = cache;
+                return writer;
+            }
+            reason = writer.error();
+        }
+        reasons += (reasons.empty() ? "" : "; ") + escapedPath(dir) + ": " + reason;
+    }
+    return Result<CodeCacheWriter>::failure(
+        "no room for its code cache: it needs " + std::to_string(needBytes >> 20) +
+        " MiB of disk (a margin of " + std::to_string(kStreamDiskMarginBytes >> 20) +
+        " MiB included); " + (reasons.empty() ? "no folder to put it in" : reasons));
+}
+
+// Says on stderr (one line, kept in out.cacheProblem) why an existing cache is not used.
+void reportCacheProblem(StreamedMap& out, const std::string& cache, const std::string& problem) {
+    const std::string line = escapedPath(cache) + ": " + problem + ", rebuilding";
+    std::fprintf(stderr, "%s\n", line.c_str());
+    if (out.cacheProblem.empty()) {
+        out.cacheProblem = line;
+    }
+}
+
+// Opens out's map from an existing cache when it and its sidecar hold; false (the problem
+// reported) when it must be rebuilt.
+Result<bool> reuseCache(StreamedMap& out, const std::string& cache, uint64_t signature,
+                        const StreamOptions& stream) {
+    using R = Result<bool>;
+    Heightmap& map = out.map;
+    const Result<CodeCacheHeader> header =
+        readCodeCacheHeader(cache, signature, map.width, map.height);
+    if (!header) {
+        if (header.error() != "missing") {
+            reportCacheProblem(out, cache, header.error());
+        }
+        return false;
+    }
+    Result<MappedCodes> mapped =
+        mapCodes(cache, codeCacheBytes(map.width, map.height), kCodeCacheHeaderBytes);
+    if (!mapped) {
+        reportCacheProblem(out, cache, mapped.error());
+        return false;
+    }
+    // The sidecar vouches for the codes: it was written from this very file (length and
+    // modification time), so a cache edited or replaced since is not trusted.
+    const std::string sidecar = sidecarPath(cache);
+    Result<TreeSidecar> read = stream.useSidecar
+                                   ? readStreamedSidecar(out, sidecar, mapped.value().stamp)
+                                   : Result<TreeSidecar>::failure("missing");
+    const bool otherLeafSize = !read && read.error().rfind("made for leaf size", 0) == 0;
+    if (!read && !otherLeafSize) {
+        reportCacheProblem(out, cache,
+                           read.error().rfind("stale", 0) == 0
+                               ? "changed since its sidecar was written"
+                               : "not vouched for by its sidecar (" + read.error() + ")");
+        return false;
+    }
+    map.codes = std::move(mapped.value().codes);
+    map.coding = header.value().coding;
+    TreeSidecar saved = read ? std::move(read.value()) : TreeSidecar{};
+    if (Status tree = streamedTree(out, saved, read.ok(), mapped.value().stamp, stream); !tree) {
+        return R::failure(tree.error());
+    }
+    if (otherLeafSize) {
+        writeStreamedSidecar(out, sidecar, mapped.value().stamp, saved);
+    }
+    out.codes = CodeSource::CacheRead;
+    out.cachePath = cache;
+    return true;
+}
+
+}  // namespace
+
+Result<RasterSize> gdalRasterSize(const std::string& gdalPath) {
+    const GdalMessages messages;
+    const Result<GdalRaster> raster = openGdalRaster(gdalPath, messages);
+    if (!raster) {
+        return Result<RasterSize>::failure(raster.error());
+    }
+    return RasterSize{raster.value().width, raster.value().height};
+}
+
+Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string& gdalPath,
+                                     const LoadOptions& options, int requestedLeafSize,
+                                     const StreamOptions& stream) {
+    const std::string name = escapedPath(path);
+    const GdalMessages messages;
+    Result<GdalRaster> opened = openGdalRaster(gdalPath, messages);
+    if (!opened) {
+        return fail(name, opened.error());
+    }
+    GdalRaster& raster = opened.value();
+    const int width = raster.width;
+    const int height = raster.height;
+    const Result<int> leafSize = planStreamedMap(width, height, requestedLeafSize, options.memory);
+    if (!leafSize) {
+        return fail(name, leafSize.error());
+    }
+    const Result<GdalBand> described = describeGdalBand(*raster.dataset, *raster.band);
+    if (!described) {
+        return fail(name, described.error());
+    }
+    const GdalBand& info = described.value();
+    StreamedMap out;
+    out.leafSize = leafSize.value();
+    Heightmap& map = out.map;
+    map.width = width;
+    map.height = height;
+    map.format = HeightmapFormat::Elevation;
+    map.geo = info.geo;
+    map.metres = info.metres();
+
+    const uint64_t signature = rasterSignature(rasterFiles(*raster.dataset, path));
+    if (const std::string caches = codeCacheFolder(stream.cacheDir); !caches.empty()) {
+        for (const std::string& removed : removeOrphanedCodeCaches(caches)) {
+            std::fprintf(stderr, "%s: removed, the code cache of a map that no longer exists\n",
+                         escapedPath(removed).c_str());
+        }
+    }
+    const std::vector<std::string> candidates =
+        codeCacheCandidates(path, stream.cacheNextToMap, stream.cacheDir);
+    for (const std::string& cache : candidates) {
+        const Result<bool> reused = reuseCache(out, cache, signature, stream);
+        if (!reused) {
+            return fail(name, reused.error());
+        }
+        if (reused.value()) {
+            return out;
+        }
+    }
+
+    // No cache to reuse: one pass through GDAL makes it.
+    const auto start = Clock::now();
+    const uint64_t samples = uint64_t(width) * uint64_t(height);
+    const uint64_t needBytes =
+        codeCacheBytes(width, height) + sidecarBytes(width, height, out.leafSize) +
+        (info.directUint16 ? 0 : samples * sizeof(float)) + kStreamDiskMarginBytes;
+    std::string cache;
+    Result<CodeCacheWriter> created =
+        createCache(candidates, needBytes, stream, width, height, cache);
+    if (!created) {
+        return fail(name, created.error());
+    }
+    CodeCacheWriter& writer = created.value();
+    if (!candidates.empty() && cache != candidates.front()) {
+        std::fprintf(stderr, "%s: its code cache goes to %s (its own folder cannot take it)\n",
+                     name.c_str(), escapedPath(cache).c_str());
+    }
+    map.codes = writer.codes();
+    const GdalCacheCap cacheCap;
+    const int step = passReadRows(info.blockRows, width);
+    TreeSidecar saved;
+    const FileStamp unstamped;  // the cache's stamp is known once it is renamed into place
+    if (info.directUint16) {
+        map.coding = codingInMetres(HeightCoding{0.0f, 1.0f}, info);
+        RowsAhead rows(height, step, leadRows(width, stream.bandBytes, step),
+                       DirectRows(*raster.band, writer, width, step));
+        if (Status tree = streamedTree(out, saved, false, unstamped, stream, std::ref(rows));
+            !tree) {
+            return fail(name, tree.error());
+        }
+    } else {
+        const std::string folder = std::filesystem::path(cache).parent_path().string();
+        Result<FloatScratch> scratch =
+            FloatScratch::create(folder.empty() ? "." : folder, size_t(samples));
+        if (!scratch) {
+            return fail(name, scratch.error());
+        }
+        Result<FloatPass> pass =
+            readFloats(*raster.band, info, scratch.value(), messages, width, height, step);
+        if (!pass) {
+            return fail(name, pass.error());
+        }
+        SampleRange range = pass.value().range;
+        if (pass.value().voids) {
+            Result<SampleRange> filled =
+                fillScratchVoids(scratch.value(), width, height, stream.bandBytes);
+            if (!filled) {
+                return fail(name, filled.error());
+            }
+            range = filled.value();
+        }
+        const double extreme = std::max(std::fabs(double(range.lo)), std::fabs(double(range.hi)));
+        if (!(extreme <= kMaxWorldCoordinate)) {
+            return fail(name, "sample " + gdalNumber(extreme) + " is beyond the limit of " +
+                                  gdalNumber(kMaxWorldCoordinate) + " for a height");
+        }
+        const SampleQuantiser quantiser = sampleQuantiser(range.lo, range.hi, range.integral);
+        map.coding = codingInMetres(quantiser.coding, info);
+        const int chunk =
+            int(std::max<size_t>(1, kScratchChunkBytes / sizeof(float) / size_t(width)));
+        RowsAhead rows(height, chunk, leadRows(width, stream.bandBytes, chunk),
+                       QuantisedRows(scratch.value(), writer, quantiser, width, chunk));
+        if (Status tree = streamedTree(out, saved, false, unstamped, stream, std::ref(rows));
+            !tree) {
+            return fail(name, tree.error());
+        }
+    }
+    CodeCacheHeader header;
+    header.source = signature;
+    header.width = width;
+    header.height = height;
+    header.coding = map.coding;
+    header.mapPath = recordedMapPath(path);
+    const Result<FileStamp> stamp = writer.finish(header);
+    out.cacheMs = msSince(start);
+    out.codes = CodeSource::CacheWritten;
+    if (!stamp) {
+        // The codes stay mapped (the file goes when the mapping does): this open flies, the next
+        // reads the raster again.
+        std::fprintf(stderr, "%s: %s; continuing without a code cache\n",
+                     escapedPath(cache).c_str(), stamp.error().c_str());
+        out.cacheProblem = escapedPath(cache) + ": " + stamp.error();
+        return out;
+    }
+    out.cachePath = cache;
+    if (stream.useSidecar) {
+        writeStreamedSidecar(out, sidecarPath(cache), stamp.value(), saved);
+    }
+    return out;
+}
+
+}  // namespace qt

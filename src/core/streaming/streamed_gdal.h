@@ -1,0 +1,50 @@
+// Opens a GDAL raster larger than memory: its samples quantised once, in one banded pass, into a
+// code cache that is then mapped as a .r16 is, its tree built in the same pass.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/base/result.h"
+#include "core/streaming/streamed_map.h"
+#include "core/terrain/heightmap.h"
+
+namespace qt {
+
+// GDAL's block cache while a raster is read into its code cache: the reads take whole rows of
+// blocks once each, so a larger cache would only hold what was read already.
+constexpr int64_t kStreamGdalCacheBytes = int64_t(64) << 20;
+// Bytes of samples one GDAL read of the pass may take (floats): rows of blocks up to this; a
+// band stored in taller blocks is read 64 rows at a time.
+constexpr uint64_t kStreamReadBytes = uint64_t(128) << 20;
+// Disk left free beyond what the cache, its sidecar and the scratch samples take.
+constexpr uint64_t kStreamDiskMarginBytes = uint64_t(64) << 20;
+
+// The size of the raster GDAL opens at gdalPath (one band), or the line saying why it cannot be
+// opened (without the path).
+struct RasterSize {
+    int width = 0;
+    int height = 0;
+};
+Result<RasterSize> gdalRasterSize(const std::string& gdalPath);
+
+// Opens the raster at `path` (`gdalPath` is what GDAL opens: the path, or a /vsigzip/ one)
+// streamed. Its codes come from its code cache (core/streaming/code_cache.h) when one of
+// codeCacheCandidates holds a cache whose header matches the raster's files (rasterSignature) and
+// size and whose sidecar (CACHE.qtree) matches the cache: then nothing is read through GDAL. Else
+// the cache is made, in the first candidate folder that takes it (free space checked first): one
+// GDAL pass over the band in rows of its blocks quantised exactly as loadGdalHeightmap quantises
+// them (scale and offset, voids filled by fillVoids, the same range and codes, heights in metres),
+// written row by row, with the tree's bounds taken in the same pass (streamedTree) and saved in the
+// sidecar. An unsigned 16-bit band with no nodata, scale or offset is read straight into the codes;
+// any other goes through a scratch file of floats first (4 bytes a sample on disk while the cache
+// is made), which the range and the void fill need whole. A cache that cannot be used (stale,
+// truncated, damaged, not vouched for by its sidecar) is one line on stderr and is rebuilt.
+// Refused, with one line starting with the path: what GDAL cannot open or read (a truncated file, a
+// VRT's missing source), the budget (planStreamedMap), no folder with room for the cache, voids too
+// many to fill within the band cap.
+Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string& gdalPath,
+                                     const LoadOptions& options, int requestedLeafSize,
+                                     const StreamOptions& stream = {});
+
+}  // namespace qt

@@ -1,0 +1,350 @@
+// The streamed open of a .r16: map the file, choose the leaf size, then take the tree's bounds
+// from the sidecar or from one banded pass over the map.
+#include "core/streaming/streamed_map.h"
+
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+#include <cstdio>
+
+#include "core/base/text.h"
+#include "core/config.h"
+#include "core/io/raw16.h"
+#include "core/lod/lod_error.h"
+#include "core/streaming/mapped_codes.h"
+#include "core/streaming/tree_sidecar.h"
+#include "core/terrain/leaf_ranges.h"
+
+namespace qt {
+namespace {
+
+double msSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+}
+
+// The banded pass: the bands are the rows of nodes of level `bandLevel` (leafSize << bandLevel
+// sample rows each, plus the row they share with the next band). Per band: its rows made (when
+// makeRows is set), its leaves' code ranges, then the exact errors of its nodes on levels
+// 1..exactLevels (all inside the band), then its pages dropped. Each sample is read from the file
+// once per band it lies in.
+Status bandedPass(const Heightmap& map, const Quadtree& tree, int bandLevel, int exactLevels,
+                  std::vector<CodeRange>& leafRanges, std::vector<uint16_t>& exactErrors,
+                  std::vector<uint16_t>& foldErrors, const BandRows& makeRows,
+                  const std::atomic<bool>* cancel = nullptr) {
+    const int leafSize = tree.leafSize;
+    const size_t width = size_t(map.width);
+    leafRanges.resize(size_t(tree.leavesX) * size_t(tree.leavesZ));
+    exactErrors.assign(tree.levelStart.back(), 0);
+    foldErrors.assign(tree.levelStart.back(), 0);
+    const int bandRows = ((tree.leavesZ - 1) >> bandLevel) + 1;
+    const CodeGrid grid = codeGrid(map);
+    for (int band = 0; band < bandRows; ++band) {
+        if (cancel && cancel->load(std::memory_order_relaxed)) {
+            return Status::failure("cancelled");
+        }
+        const int firstLeafRow = band << bandLevel;
+        const int lastLeafRow = std::min((band + 1) << bandLevel, tree.leavesZ);
+        const size_t z0 = size_t(firstLeafRow) * size_t(leafSize);
+        const size_t z1 = std::min(size_t(lastLeafRow) * size_t(leafSize), size_t(map.height - 1));
+        if (makeRows) {
+            if (Status rows = makeRows(int(z1) + 1); !rows) {
+                return rows;
+            }
+        }
+        leafRangesOfRows(map.codes.data(), map.width, map.height, leafSize, firstLeafRow,
+                         lastLeafRow, leafRanges.data());
+        for (int level = 1; level <= exactLevels; ++level) {
+            const int levelRows = ((tree.leavesZ - 1) >> level) + 1;
+            const int shift = bandLevel - level;
+            exactCoarseErrorsOfRows(grid, tree, level, band << shift,
+                                    std::min((band + 1) << shift, levelRows), exactErrors.data(),
+                                    cancel, foldErrors.data());
+        }
+        // Every row of the band but the one it shares with the next (the last band: all).
+        const size_t end = band == bandRows - 1 ? size_t(map.height) : z1;
+        map.codes.dropResident(z0 * width, (end - z0) * width);
+    }
+    return {};
+}
+
+// The highest level (at most the tree's depth) whose rows of nodes, leafSize << level + 1 sample
+// rows, fit in bandBytes; 0 when not even a row of leaves does (bands of one leaf row then).
+int bandLevelFor(const Quadtree& tree, int width, uint64_t bandBytes) {
+    int level = 0;
+    while (level < tree.depth &&
+           (uint64_t(tree.leafSize << (level + 1)) + 1) * uint64_t(width) * 2 <= bandBytes) {
+        ++level;
+    }
+    return level;
+}
+
+// The kind of a tree's errors when levels 1..exactLevels are exact and the range bound is above.
+LodErrors errorsKind(int exactLevels, int depth) {
+    return exactLevels == depth ? LodErrors::Exact
+           : exactLevels == 0   ? LodErrors::Range
+                                : LodErrors::Mixed;
+}
+
+// Copies the banded pass's exact errors (levels 1..exactLevels of `pass`) over `coarse` and
+// `fold`, which hold the range bound: the errors a streamed tree flies with.
+void overlayExact(const TreeSidecar& pass, const Quadtree& levels, int exactLevels,
+                  std::vector<uint16_t>& coarse, std::vector<uint16_t>& fold) {
+    const auto exactEnd = ptrdiff_t(levels.levelStart[size_t(exactLevels) + 1]);
+    std::copy(pass.coarseErrors.begin(), pass.coarseErrors.begin() + exactEnd, coarse.begin());
+    std::copy(pass.foldErrors.begin(), pass.foldErrors.begin() + exactEnd, fold.begin());
+}
+
+// The header fields of a banded pass's sidecar (its leaf ranges in `saved`): the map's stamp and
+// size, the tree's leaf size, the error kind and the range of the codes.
+void describePass(TreeSidecar& saved, const FileStamp& stamp, int width, int height, int leafSize,
+                  int exactLevels, int depth) {
+    saved.map = stamp;
+    saved.width = width;
+    saved.height = height;
+    saved.leafSize = leafSize;
+    saved.exactLevels = exactLevels;
+    saved.lodErrors = errorsKind(exactLevels, depth);
+    saved.minCode = 0xFFFF;
+    saved.maxCode = 0;
+    for (const CodeRange& range : saved.leafRanges) {
+        saved.minCode = std::min(saved.minCode, range.minCode);
+        saved.maxCode = std::max(saved.maxCode, range.maxCode);
+    }
+}
+
+Result<StreamedMap> fail(const std::string& name, const std::string& problem) {
+    return Result<StreamedMap>::failure(name + ": " + problem);
+}
+
+}  // namespace
+
+uint64_t quadtreeBytes(int width, int height, int leafSize) {
+    const uint64_t leavesX = uint64_t(leavesAlong(width, leafSize));
+    const uint64_t leavesZ = uint64_t(leavesAlong(height, leafSize));
+    const uint64_t leaves = leavesX * leavesZ;
+    const uint64_t nodes = quadtreeNodeCount(width, height, leafSize);
+    const uint64_t inner = nodes - leaves;
+    uint64_t levels = 1;
+    while ((uint64_t(1) << (levels - 1)) < std::max(leavesX, leavesZ)) {
+        ++levels;
+    }
+    return nodes * (sizeof(QuadtreeNode) + sizeof(uint32_t)) +  // nodes, parents
+           leaves * (sizeof(LeafCoord) + sizeof(uint32_t) + sizeof(LeafCodes) +
+                     sizeof(uint32_t)) +         // leaves, leafNodes, codes, grid
+           inner * 2 * sizeof(uint16_t) +        // coarse and fold errors
+           (levels + 1) * 2 * sizeof(uint32_t);  // level grids
+}
+
+uint64_t streamedPeakBytes(int width, int height, int leafSize) {
+    // Levels 1.. of the pyramid: a third of the samples, two bytes each, in pages with borders.
+    const uint64_t samples = uint64_t(width) * uint64_t(height);
+    return quadtreeBytes(width, height, leafSize) + samples * 2 / 3 + samples / 64 +
+           kStreamedFixedBytes;
+}
+
+Result<int> streamedLeafSize(int width, int height, int requestedLeafSize, uint64_t treeBudget) {
+    if (requestedLeafSize > kMaxLeafSize) {
+        return Result<int>::failure("leaf size " + std::to_string(requestedLeafSize) +
+                                    " is over the largest, " + std::to_string(kMaxLeafSize));
+    }
+    int leafSize = kMinLeafSize;
+    while (leafSize < requestedLeafSize) {
+        leafSize *= 2;
+    }
+    for (; leafSize <= kMaxLeafSize; leafSize *= 2) {
+        const bool fits = treeBudget == 0 || quadtreeBytes(width, height, leafSize) <= treeBudget;
+        if (fits && quadtreeNodeCount(width, height, leafSize) <= kMaxNodes) {
+            return leafSize;
+        }
+    }
+    return Result<int>::failure(
+        "its quadtree takes " + std::to_string(quadtreeBytes(width, height, kMaxLeafSize) >> 10) +
+        " KiB even in leaves of " + std::to_string(kMaxLeafSize) + ", over its share (" +
+        std::to_string(treeBudget >> 10) + " KiB) of the memory budget; raise --memory-budget");
+}
+
+Result<int> planStreamedMap(int width, int height, int requestedLeafSize,
+                            const MemoryBudget& budget) {
+    using R = Result<int>;
+    const uint64_t free =
+        budget.limitBytes > budget.heldBytes ? budget.limitBytes - budget.heldBytes : 0;
+    if (budget.limitBytes != 0 && free == 0) {
+        return R::failure("nothing of the memory budget is left for it; raise --memory-budget");
+    }
+    const Result<int> leafSize =
+        streamedLeafSize(width, height, requestedLeafSize,
+                         budget.limitBytes == 0 ? 0 : uint64_t(double(free) * kStreamedTreeShare));
+    if (!leafSize) {
+        return leafSize;
+    }
+    if (const uint64_t peak = streamedPeakBytes(width, height, leafSize.value());
+        budget.limitBytes != 0 && peak > free) {
+        return R::failure("size " + std::to_string(width) + "x" + std::to_string(height) +
+                          " needs about " + std::to_string(peak >> 20) +
+                          " MiB streamed (its tree and the coarse levels of its heights), "
+                          "over the memory budget of " +
+                          std::to_string(free >> 20) + " MiB (raise it with --memory-budget MB)");
+    }
+    return leafSize;
+}
+
+Result<TreeSidecar> readStreamedSidecar(StreamedMap& out, const std::string& sidecar,
+                                        const FileStamp& stamp) {
+    const auto start = std::chrono::steady_clock::now();
+    Result<TreeSidecar> read =
+        readTreeSidecar(sidecar, stamp, out.map.width, out.map.height, out.leafSize);
+    out.sidecarReadMs = msSince(start);
+    return read;
+}
+
+void reportSidecarProblem(StreamedMap& out, const std::string& sidecar,
+                          const std::string& problem) {
+    out.sidecarProblem = escapedPath(sidecar) + ": " + problem + ", rebuilding";
+    std::fprintf(stderr, "%s\n", out.sidecarProblem.c_str());
+}
+
+Status streamedTree(StreamedMap& out, TreeSidecar& saved, bool fromSidecar, const FileStamp& stamp,
+                    const StreamOptions& stream, const BandRows& makeRows) {
+    Heightmap& map = out.map;
+    const int width = map.width;
+    const int height = map.height;
+    Result<Quadtree> structure = buildQuadtreeStructure(width, height, out.leafSize);
+    if (!structure) {
+        return Status::failure(structure.error());
+    }
+    out.tree = std::move(structure.value());
+    Quadtree& tree = out.tree;
+    out.sidecarUsed = fromSidecar;
+    if (!out.sidecarUsed) {
+        const auto start = std::chrono::steady_clock::now();
+        const int bandLevel = bandLevelFor(tree, width, stream.bandBytes);
+        const int exactLevels = stream.deferExactErrors ? 0 : std::min(bandLevel, tree.depth);
+        out.deferred.pending = stream.deferExactErrors && tree.depth > 0;
+        out.deferred.bandLevel = bandLevel;
+        out.deferred.stamp = stamp;
+        if (Status pass = bandedPass(map, tree, bandLevel, exactLevels, saved.leafRanges,
+                                     saved.coarseErrors, saved.foldErrors, makeRows);
+            !pass) {
+            return pass;
+        }
+        describePass(saved, stamp, width, height, out.leafSize, exactLevels, tree.depth);
+        out.prepassMs = msSince(start);
+    }
+    map.minCode = saved.minCode;
+    map.maxCode = saved.maxCode;
+    map.minSample = map.coding.sample(saved.minCode);
+    map.maxSample = map.coding.sample(saved.maxCode);
+
+    // The range bound everywhere (its fold errors 0), then the exact errors, folds apart, over it
+    // on levels 1..exactLevels (a sidecar's errors hold the same range bound above them).
+    fillQuadtreeBounds(tree, map, &saved.leafRanges);
+    overlayExact(saved, tree, saved.exactLevels, tree.coarseErrors, tree.foldErrors);
+    tree.lodErrors = saved.lodErrors;
+    tree.exactLevels = saved.exactLevels;
+    if (!out.sidecarUsed) {
+        saved.coarseErrors = tree.coarseErrors;
+        saved.foldErrors = tree.foldErrors;
+    }
+    return {};
+}
+
+void writeStreamedSidecar(StreamedMap& out, const std::string& sidecar, const FileStamp& stamp,
+                          TreeSidecar& saved) {
+    saved.map = stamp;
+    const Status written = writeTreeSidecar(sidecar, saved);
+    if (written) {
+        out.sidecarWritten = true;
+        return;
+    }
+    const std::string line =
+        escapedPath(sidecar) + ": " + written.error() + "; continuing without a sidecar";
+    std::fprintf(stderr, "%s\n", line.c_str());
+    if (out.sidecarProblem.empty()) {
+        out.sidecarProblem = line;
+    }
+}
+
+Result<StreamedMap> openStreamedRaw16(const std::string& path, const LoadOptions& options,
+                                      int requestedLeafSize, const StreamOptions& stream) {
+    const std::string name = escapedPath(path);
+    const Result<FileStamp> stamp = fileStamp(path);
+    if (!stamp) {
+        return fail(name, stamp.error());
+    }
+    const Result<RawGrid> grid = rawGrid(false, stamp.value().bytes, options);
+    if (!grid) {
+        return fail(name, grid.error());
+    }
+    const int width = grid.value().width;
+    const int height = grid.value().height;
+    const Result<int> leafSize = planStreamedMap(width, height, requestedLeafSize, options.memory);
+    if (!leafSize) {
+        return fail(name, leafSize.error());
+    }
+    Result<MappedCodes> mapped = mapCodes(path, stamp.value().bytes);
+    if (!mapped) {
+        return fail(name, mapped.error());
+    }
+    StreamedMap out;
+    out.leafSize = leafSize.value();
+    Heightmap& map = out.map;
+    map.width = width;
+    map.height = height;
+    map.format = HeightmapFormat::Raw16;
+    map.codes = std::move(mapped.value().codes);
+    map.coding = HeightCoding{0.0f, 1.0f};
+    const FileStamp fileStamp = mapped.value().stamp;
+    const std::string sidecar = sidecarPath(path);
+    Result<TreeSidecar> read = stream.useSidecar ? readStreamedSidecar(out, sidecar, fileStamp)
+                                                 : Result<TreeSidecar>::failure("missing");
+    if (!read && read.error() != "missing") {
+        reportSidecarProblem(out, sidecar, read.error());
+    }
+    TreeSidecar saved = read ? std::move(read.value()) : TreeSidecar{};
+    if (Status tree = streamedTree(out, saved, read.ok(), fileStamp, stream); !tree) {
+        return fail(name, tree.error());
+    }
+    if (out.deferred.pending) {
+        out.deferred.sidecar = stream.useSidecar ? sidecar : std::string();
+    } else if (stream.useSidecar && !out.sidecarUsed) {
+        writeStreamedSidecar(out, sidecar, fileStamp, saved);
+    }
+    return out;
+}
+
+Result<StreamedErrors> streamedExactErrors(const Heightmap& map, const Quadtree& levels,
+                                           const DeferredErrors& deferred,
+                                           std::vector<uint16_t> rangeCoarse,
+                                           std::vector<uint16_t> rangeFold,
+                                           const std::atomic<bool>* cancel) {
+    using R = Result<StreamedErrors>;
+    TreeSidecar saved;
+    const int exactLevels = std::min(deferred.bandLevel, levels.depth);
+    if (Status pass = bandedPass(map, levels, deferred.bandLevel, exactLevels, saved.leafRanges,
+                                 saved.coarseErrors, saved.foldErrors, {}, cancel);
+        !pass) {
+        return R::failure(pass.error());
+    }
+    if (cancel && cancel->load(std::memory_order_relaxed)) {
+        return R::failure("cancelled");
+    }
+    overlayExact(saved, levels, exactLevels, rangeCoarse, rangeFold);
+    describePass(saved, deferred.stamp, map.width, map.height, levels.leafSize, exactLevels,
+                 levels.depth);
+    StreamedErrors out;
+    out.kind = saved.lodErrors;
+    out.exactLevels = exactLevels;
+    if (!deferred.sidecar.empty()) {
+        saved.coarseErrors = rangeCoarse;
+        saved.foldErrors = rangeFold;
+        StreamedMap report;
+        writeStreamedSidecar(report, deferred.sidecar, deferred.stamp, saved);
+        out.sidecarWritten = report.sidecarWritten;
+    }
+    out.coarse = std::move(rangeCoarse);
+    out.fold = std::move(rangeFold);
+    return out;
+}
+
+}  // namespace qt

@@ -1,0 +1,159 @@
+// Opens a map larger than memory: its codes mapped read-only (a .r16's own file, or a GDAL raster's
+// code cache), its tree built in bands of rows (or read from its sidecar) without the whole map
+// resident at once.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/base/result.h"
+#include "core/io/load.h"
+#include "core/streaming/mapped_codes.h"
+#include "core/streaming/tree_sidecar.h"
+#include "core/terrain/heightmap.h"
+#include "core/terrain/quadtree.h"
+
+namespace qt {
+
+// Share of the memory budget the streamed tree may take (the rest: the GPU's pages and pyramid).
+constexpr double kStreamedTreeShare = 0.125;
+// Bytes of samples a band of the prepass may hold resident: levels whose rows of nodes span
+// more get the range bound, not the exact errors.
+constexpr uint64_t kStreamBandBytes = uint64_t(256) << 20;
+
+// Resident bytes of a streamed map that do not grow with its size: the level-0 page pool, the
+// staging pages, the frame's buffers (llvmpipe keeps the pool in host memory).
+constexpr uint64_t kStreamedFixedBytes = uint64_t(128) << 20;
+
+struct StreamOptions {
+    uint64_t bandBytes = kStreamBandBytes;  // the band cap (tests use tiny ones)
+    bool useSidecar = true;                 // read and write path.qtree
+    // A GDAL raster's code cache (core/streaming/code_cache.h): the folder used when the map's own
+    // cannot take it ("": $XDG_CACHE_HOME/quadterrain or ~/.cache/quadterrain), whether the map's
+    // own folder is tried first, and the free bytes of a folder (null: statvfs; tests give less).
+    std::string cacheDir;
+    bool cacheNextToMap = true;
+    std::function<uint64_t(const std::string& dir)> freeDiskBytes;
+    // A .r16's first open (no usable sidecar) takes only the leaf ranges and the range bound, and
+    // leaves its exact errors and its sidecar to streamedExactErrors (out.deferred): its first
+    // frame then waits for one quick pass over the map, not for the errors.
+    bool deferExactErrors = false;
+};
+
+// What a first open with deferExactErrors leaves for streamedExactErrors.
+struct DeferredErrors {
+    bool pending = false;
+    int bandLevel = 0;    // the bands of the pass (bandLevelFor's)
+    std::string sidecar;  // where the sidecar goes ("": none is written)
+    FileStamp stamp;      // of the map file
+};
+
+// Where a streamed map's mapped codes come from.
+enum class CodeSource {
+    MapFile,       // the map's own file (a .r16)
+    CacheWritten,  // a GDAL raster's code cache, written by this open
+    CacheRead,     // a GDAL raster's code cache from an earlier open
+};
+
+struct StreamedMap {
+    Heightmap map;                // range set, codes a read-only mapping; format Raw16 or Elevation
+    Quadtree tree;                // bounds and coarse errors (tree.lodErrors says which)
+    int leafSize = 0;             // the leaf size chosen (streamedLeafSize)
+    bool sidecarUsed = false;     // the tree came from its sidecar: no pass over the map
+    bool sidecarWritten = false;  // the sidecar was (re)written by this open
+    std::string sidecarProblem;   // why an existing sidecar was not used or not written; "" if none
+    double prepassMs = 0.0;       // the banded pass over the map (0 with the sidecar)
+    double sidecarReadMs = 0.0;   // reading and checking the sidecar
+    CodeSource codes = CodeSource::MapFile;
+    std::string cachePath;     // a GDAL raster's code cache; "" for a .r16
+    std::string cacheProblem;  // why an existing code cache was not used; "" if none
+    double cacheMs = 0.0;      // reading the raster through GDAL into the cache (0 when read)
+    DeferredErrors deferred;   // pending when the exact errors were left for later
+};
+
+// The exact errors a deferred first open left out, as an open that does not defer makes them:
+// whole arrays for tree.coarseErrors and tree.foldErrors, exact on levels 1..exactLevels and
+// the tree's range bound above.
+struct StreamedErrors {
+    std::vector<uint16_t> coarse;
+    std::vector<uint16_t> fold;
+    LodErrors kind = LodErrors::Range;
+    int exactLevels = 0;
+    bool sidecarWritten = false;
+};
+
+// Computes them: the banded pass over the map's mapped codes (each band's pages dropped behind
+// it), on levels whose rows of nodes fit a band, over `rangeCoarse` and `rangeFold` (the tree's
+// range bound, which the result keeps above them); then writes the sidecar when
+// deferred.sidecar is set (a failure is one line on stderr, and the map goes on without). Reads
+// only the codes and `levels`' level grids (leafSize, leavesX, leavesZ, depth, levelStart,
+// levelWidth), so it runs on any thread. Fails when `cancel` is set before it ends.
+Result<StreamedErrors> streamedExactErrors(const Heightmap& map, const Quadtree& levels,
+                                           const DeferredErrors& deferred,
+                                           std::vector<uint16_t> rangeCoarse,
+                                           std::vector<uint16_t> rangeFold,
+                                           const std::atomic<bool>* cancel = nullptr);
+
+// Makes the sample rows of a streamed map's codes up to lastRow (exclusive) before the banded pass
+// reads them, in order (a GDAL raster's cache is written band by band); a failure stops the pass
+// with its line.
+using BandRows = std::function<Status(int lastRow)>;
+
+// Bytes of a quadtree's arrays (nodes, parents, leaves, leaf nodes, leaf codes, leaf grid, level
+// grids, coarse errors) for a width x height map in leaves of leafSize squares.
+uint64_t quadtreeBytes(int width, int height, int leafSize);
+
+// Estimated resident bytes of a streamed width x height map in leaves of leafSize: its tree, the
+// pyramid's levels 1.. on the GPU (a third of the samples, 2 bytes each, and the pages' borders)
+// and kStreamedFixedBytes; checked against the budget before the map is mapped.
+uint64_t streamedPeakBytes(int width, int height, int leafSize);
+
+// The smallest power of two >= requestedLeafSize (and >= kMinLeafSize) whose tree takes at most
+// treeBudget bytes (0: no limit) and has at most kMaxNodes nodes; fails when none up to
+// kMaxLeafSize does.
+Result<int> streamedLeafSize(int width, int height, int requestedLeafSize, uint64_t treeBudget);
+
+// The leaf size of a streamed width x height map: streamedLeafSize(requestedLeafSize,
+// kStreamedTreeShare of what the budget leaves), its streamedPeakBytes checked against the
+// budget. Refused with one line (without the path).
+Result<int> planStreamedMap(int width, int height, int requestedLeafSize,
+                            const MemoryBudget& budget);
+
+// Reads the sidecar `sidecar` of a streamed map (out.map's size, out.leafSize) made from the map
+// file of `stamp`: fails with readTreeSidecar's line ("missing", stale, leaf size, damage).
+// Times the read (out.sidecarReadMs).
+Result<TreeSidecar> readStreamedSidecar(StreamedMap& out, const std::string& sidecar,
+                                        const FileStamp& stamp);
+
+// Says on stderr (one line, kept in out.sidecarProblem) that the sidecar cannot be used and is
+// rebuilt.
+void reportSidecarProblem(StreamedMap& out, const std::string& sidecar, const std::string& problem);
+
+// The tree of a streamed map whose size, coding and mapped codes are in out.map, of leaf size
+// out.leafSize. Its bounds come from `saved` when fromSidecar (a sidecar read); else from one
+// pass over the map in bands of rows of at most stream.bandBytes, each band's rows made first
+// by `makeRows` (when set) and its pages dropped from the process behind it, into `saved` (what
+// writeStreamedSidecar writes, for the map of `stamp`). The coarse errors are exact on the levels
+// whose rows of nodes fit a band and the range bound above (LodErrors::Mixed,
+// Quadtree::exactLevels). Sets out.tree and the map's range; a failure of makeRows is the
+// result's.
+Status streamedTree(StreamedMap& out, TreeSidecar& saved, bool fromSidecar, const FileStamp& stamp,
+                    const StreamOptions& stream, const BandRows& makeRows = {});
+
+// Writes `saved`, for the map file of `stamp`, to the sidecar `sidecar` (out.sidecarWritten);
+// one line on stderr (and in out.sidecarProblem) when it cannot, and the map opens without.
+void writeStreamedSidecar(StreamedMap& out, const std::string& sidecar, const FileStamp& stamp,
+                          TreeSidecar& saved);
+
+// Opens a .r16 (raw little-endian 16-bit, square or options.rawWidth x rawHeight) without
+// reading it whole. Codes equal the file's values (coding offset 0, step 1). The tree's leaf size
+// is planStreamedMap's; its bounds come from streamedTree with the sidecar path.qtree, which is
+// written when it was not used. Bad input (length, size, unreadable file) is one line starting
+// with the path.
+Result<StreamedMap> openStreamedRaw16(const std::string& path, const LoadOptions& options,
+                                      int requestedLeafSize, const StreamOptions& stream = {});
+
+}  // namespace qt

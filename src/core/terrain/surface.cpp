@@ -1,0 +1,61 @@
+// The drawn surface under a point: the two triangles a grid square as the strips draw them, the
+// height and normal there (the camera's floor, ground-follow, where objects stand and roll).
+#include "core/terrain/surface.h"
+
+#include <algorithm>
+
+#include <glm/geometric.hpp>
+
+#include "core/terrain/vertex_grid.h"
+
+namespace qt {
+
+GridSquare gridSquare(const Heightmap& map, const WorldMapping& mapping, int col, int row) {
+    return {glm::dvec3(vertexPosition(map, mapping, col, row)),
+            glm::dvec3(vertexPosition(map, mapping, col + 1, row)),
+            glm::dvec3(vertexPosition(map, mapping, col, row + 1)),
+            glm::dvec3(vertexPosition(map, mapping, col + 1, row + 1))};
+}
+
+namespace {
+
+// The drawn triangle under sample coordinates (fx, fz) on the map: its height there and its
+// (unnormalised) upward normal, from its slopes per column (dx) and per row (dz). (A, B, C) below
+// the diagonal B-C, (B, D, C) beyond it: planes through their corners.
+SurfacePoint triangleAt(const Heightmap& map, const WorldMapping& mapping, double fx, double fz) {
+    const int col = std::min(int(fx), map.width - 2);
+    const int row = std::min(int(fz), map.height - 2);
+    const GridSquare s = gridSquare(map, mapping, col, row);
+    const double u = fx - col, v = fz - row;
+    const double sx = mapping.spacingX, sz = mapping.spacingZ;
+    if (u + v <= 1.0) {
+        const double dx = s.b.y - s.a.y, dz = s.c.y - s.a.y;
+        return {float(s.a.y + dx * u + dz * v),
+                glm::vec3(float(-dx * sz), float(sx * sz), float(-dz * sx))};
+    }
+    const double dx = s.d.y - s.c.y, dz = s.d.y - s.b.y;
+    return {float(s.d.y + (s.c.y - s.d.y) * (1.0 - u) + (s.b.y - s.d.y) * (1.0 - v)),
+            glm::vec3(float(-dx * sz), float(sx * sz), float(-dz * sx))};
+}
+
+}  // namespace
+
+std::optional<float> surfaceHeight(const Heightmap& map, const WorldMapping& mapping, float x,
+                                   float z) {
+    const double fx = double(x) / double(mapping.spacingX);
+    const double fz = double(z) / double(mapping.spacingZ);
+    if (!(fx >= 0.0 && fz >= 0.0 && fx <= double(map.width - 1) && fz <= double(map.height - 1))) {
+        return std::nullopt;  // off the map, or not a number
+    }
+    return triangleAt(map, mapping, fx, fz).height;
+}
+
+SurfacePoint surfaceAt(const Heightmap& map, const WorldMapping& mapping, float x, float z) {
+    const double fx = std::clamp(double(x) / double(mapping.spacingX), 0.0, double(map.width - 1));
+    const double fz = std::clamp(double(z) / double(mapping.spacingZ), 0.0, double(map.height - 1));
+    SurfacePoint p = triangleAt(map, mapping, fx, fz);
+    p.normal = glm::normalize(p.normal);
+    return p;
+}
+
+}  // namespace qt

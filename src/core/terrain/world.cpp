@@ -1,0 +1,100 @@
+// The world mapping: the default for each kind of map, the map's extent, the finiteness checks.
+#include "core/terrain/world.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "core/config.h"
+
+namespace qt {
+
+WorldExtent worldExtent(const Heightmap& map, const WorldMapping& mapping) {
+    WorldExtent e;
+    e.sizeX = float(map.width - 1) * mapping.spacingX;
+    e.sizeZ = float(map.height - 1) * mapping.spacingZ;
+    e.minY = mapping.worldHeight(map.minSample);
+    e.maxY = mapping.worldHeight(map.maxSample);
+    if (e.minY > e.maxY) {
+        std::swap(e.minY, e.maxY);  // a negative height scale turns the range over
+    }
+    return e;
+}
+
+WorldMapping defaultMapping(const Heightmap& map) {
+    WorldMapping mapping;
+    if (map.geo.present && map.geo.metresX > 0.0 && map.geo.metresZ > 0.0) {
+        mapping.spacingX = float(map.geo.metresX);
+        mapping.spacingZ = float(map.geo.metresZ);
+    }
+    if (map.metres && map.geo.present) {
+        mapping.heightScale = 1.0f;  // real metres on every axis
+        return mapping;
+    }
+    if (map.format == HeightmapFormat::Hgt) {
+        // A tile whose name gives no latitude: 1201 samples span one degree at 3 arc-seconds,
+        // 3601 at 1 arc-second, north-south; east-west is taken as the same.
+        mapping.spacingX = mapping.spacingZ =
+            map.width > 1 ? float(3600.0 / (map.width - 1) * kMetresPerArcSecond) : 1.0f;
+        mapping.heightScale = 1.0f;
+        return mapping;
+    }
+    if (map.format == HeightmapFormat::ImageFloat) {
+        mapping.heightScale = 1.0f;
+        return mapping;
+    }
+    // Unitless samples, or metres without a horizontal size: the map's own sample range spans
+    // kDefaultReliefFraction of its longer side.
+    const double range = double(map.maxSample) - double(map.minSample);
+    const double side = std::max(double(map.width - 1) * mapping.spacingX,
+                                 double(map.height - 1) * mapping.spacingZ);
+    mapping.heightScale = range > 0.0 ? float(kDefaultReliefFraction * side / range) : 1.0f;
+    return mapping;
+}
+
+Status checkWorldFinite(const Heightmap& map, const WorldMapping& mapping) {
+    auto number = [](double v) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%g", v);
+        return std::string(text);
+    };
+    const std::string limit = number(kMaxWorldCoordinate);
+    const double spacings[2] = {mapping.spacingX, mapping.spacingZ};
+    const int samples[2] = {map.width, map.height};
+    for (int axis = 0; axis < 2; ++axis) {
+        const double spacing = spacings[axis];
+        if (!(float(spacing) >= float(kMinSpacing))) {
+            return Status::failure("--spacing " + number(spacing) +
+                                   " is below the least spacing of " + number(kMinSpacing));
+        }
+        const double extent = double(samples[axis] - 1) * spacing;
+        if (!(extent <= kMaxWorldCoordinate)) {
+            return Status::failure("--spacing " + number(spacing) + " makes the map " +
+                                   number(extent) + " world units wide, over the limit of " +
+                                   limit);
+        }
+    }
+    // Doubles hold every product here exactly enough: samples and options are finite floats.
+    const double scale = mapping.heightScale;
+    const double offset = mapping.heightOffset;
+    const double lo = map.minSample;
+    const double hi = map.maxSample;
+    const double scaled = std::max({std::fabs(scale * lo), std::fabs(scale * hi),
+                                    std::fabs(scale * map.coding.offset),
+                                    std::fabs(scale * map.coding.step * map.maxCode)});
+    if (!(scaled <= kMaxWorldCoordinate)) {
+        return Status::failure("--height-scale " + number(scale) + " makes heights reach " +
+                               number(scaled) + " world units, over the limit of " + limit);
+    }
+    const double height =
+        std::max({std::fabs(scale * lo + offset), std::fabs(scale * hi + offset),
+                  std::fabs(scale * map.coding.offset + offset), std::fabs(offset)});
+    if (!(height <= kMaxWorldCoordinate)) {
+        return Status::failure("--height-offset " + number(offset) + " makes heights reach " +
+                               number(height) + " world units, over the limit of " + limit);
+    }
+    return {};
+}
+
+}  // namespace qt

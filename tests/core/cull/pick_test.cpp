@@ -1,0 +1,177 @@
+// Picking equals the brute-force test of every triangle, exactly, for thousands of rays over
+// synthetic and real maps: from above and below, grazing the ground, vertical, and missing; and
+// the walk tests a small share of the leaves.
+#include "core/cull/pick.h"
+
+#include <algorithm>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <glm/geometric.hpp>
+
+#include "core/terrain/synthetic.h"
+#include "test_files.h"
+#include "test_scene.h"
+
+namespace qt {
+namespace {
+
+using test::Random;
+using test::Scene;
+
+// Rays of every kind the viewer and its users cast, in turn: from an eye over the map at a point
+// of the map (a mouse pick), grazing just above the ground, from below the terrain upward,
+// vertical, from outside the map, and away from it.
+PickRay anyRay(const Scene& s, Random& rng, int kind) {
+    const WorldExtent e = worldExtent(s.map, s.mapping);
+    const float relief = std::max(e.maxY - e.minY, 1.0f);
+    const auto inside = [&] {
+        return glm::vec3(rng.uniform(0.0f, e.sizeX), 0.0f, rng.uniform(0.0f, e.sizeZ));
+    };
+    PickRay r;
+    switch (kind % 6) {
+        case 0: {  // from above, at a point of the map
+            r.origin = inside() + glm::vec3(0.0f, e.maxY + rng.uniform(0.1f, 2.0f) * relief, 0.0f);
+            glm::vec3 target = inside();
+            target.y = rng.uniform(e.minY, e.maxY);
+            r.direction = target - r.origin;
+            break;
+        }
+        case 1: {  // grazing: a sample's height plus a little, nearly level
+            const int col = int(rng.below(uint32_t(s.map.width)));
+            const int row = int(rng.below(uint32_t(s.map.height)));
+            r.origin = vertexPosition(s.map, s.mapping, col, row) +
+                       glm::vec3(0.0f, rng.uniform(1e-4f, 0.02f) * relief, 0.0f);
+            const float yaw = rng.uniform(-3.14159f, 3.14159f);
+            r.direction = {std::cos(yaw), rng.uniform(-0.02f, 0.005f), std::sin(yaw)};
+            break;
+        }
+        case 2:  // from below the terrain, upward
+            r.origin = inside() + glm::vec3(0.0f, e.minY - rng.uniform(0.01f, 1.0f) * relief, 0.0f);
+            r.direction = {rng.uniform(-1.0f, 1.0f), rng.uniform(0.2f, 1.0f),
+                           rng.uniform(-1.0f, 1.0f)};
+            break;
+        case 3:  // straight down onto a vertex, an edge or a square
+            r.origin = inside() + glm::vec3(0.0f, e.maxY + relief, 0.0f);
+            if (rng.below(2) == 0) {
+                r.origin.x = std::round(r.origin.x / s.mapping.spacingX) * s.mapping.spacingX;
+            }
+            r.direction = {0.0f, -1.0f, 0.0f};
+            break;
+        case 4:  // from outside the map, toward it or past it
+            r.origin = {rng.uniform(-e.sizeX, 2.0f * e.sizeX),
+                        rng.uniform(e.minY - relief, e.maxY + relief),
+                        rng.uniform(-e.sizeZ, 2.0f * e.sizeZ)};
+            r.direction = inside() +
+                          glm::vec3(rng.uniform(-0.5f, 0.5f) * e.sizeX, rng.uniform(e.minY, e.maxY),
+                                    rng.uniform(-0.5f, 0.5f) * e.sizeZ) -
+                          r.origin;
+            break;
+        default:  // up and away: a miss
+            r.origin = inside() + glm::vec3(0.0f, e.maxY + 0.1f * relief, 0.0f);
+            r.direction = {rng.uniform(-1.0f, 1.0f), rng.uniform(0.01f, 1.0f),
+                           rng.uniform(-1.0f, 1.0f)};
+    }
+    return r;
+}
+
+struct Totals {
+    int rays = 0, hits = 0;
+    double leafShare = 0.0;  // summed over the hits
+};
+
+// Rays for a map: as many as keep the brute force near 8e6 triangle tests, 24 to 1000.
+int raysFor(const Scene& s) {
+    const double triangles = 2.0 * double(s.map.width - 1) * double(s.map.height - 1);
+    return int(std::clamp(8e6 / triangles, 24.0, 1000.0));
+}
+
+void expectPickEqualsBruteForce(const Scene& s, uint32_t seed, const std::string& what,
+                                Totals& totals) {
+    const int count = raysFor(s);
+    Random rng(seed);
+    for (int i = 0; i < count; ++i) {
+        const PickRay ray = anyRay(s, rng, i);
+        const PickHit walk = pickTerrain(s.map, s.tree, s.mapping, ray);
+        const PickHit brute = pickBruteForce(s.map, s.mapping, ray);
+        const std::string where =
+            what + " ray " + std::to_string(i) + " kind " + std::to_string(i % 6);
+        ASSERT_EQ(walk.hit, brute.hit) << where;
+        ++totals.rays;
+        if (!walk.hit) {
+            continue;
+        }
+        ASSERT_EQ(walk.triangle, brute.triangle) << where;
+        ASSERT_EQ(walk.t, brute.t) << where;
+        ASSERT_EQ(walk.col, brute.col) << where;
+        ASSERT_EQ(walk.row, brute.row) << where;
+        ++totals.hits;
+        totals.leafShare += double(walk.leavesTested) / double(s.tree.leaves.size());
+    }
+}
+
+TEST(Pick, EqualsBruteForceOnSyntheticMaps) {
+    Totals totals;
+    uint32_t seed = 40;
+    for (const test::SyntheticCase& c : test::kSyntheticCases) {
+        const Scene s =
+            test::makeScene(syntheticHeightmap(c.width, c.height, seed), c.mapping, c.leaf);
+        expectPickEqualsBruteForce(s, seed, "synthetic " + std::to_string(seed), totals);
+        ASSERT_FALSE(HasFatalFailure());
+        ++seed;
+    }
+    EXPECT_GT(totals.hits, totals.rays / 4);
+    EXPECT_LT(totals.hits, totals.rays);
+    EXPECT_GE(totals.rays, 1000);
+}
+
+TEST(Pick, EqualsBruteForceOnFlatGround) {
+    Totals totals;
+    const Scene s = test::makeScene(flatHeightmap(129, 65, 7.0f), {1.0f, 1.0f, 0.0f}, 4);
+    expectPickEqualsBruteForce(s, 5, "flat", totals);
+    EXPECT_GT(totals.hits, 0);
+}
+
+TEST(Pick, EqualsBruteForceOnRealMapsAndTestsFewLeaves) {
+    Totals totals;
+    const int found = test::forEachSharedScene(
+        {"puget_sound_1025x1025.png", "N47E009.hgt", "jacksboro_fault_403x344.png",
+         "r_volcano_maunga_whau_87x61.png"},
+        [&](const Scene& s, const std::string& name, int index) {
+            expectPickEqualsBruteForce(s, 60u + uint32_t(index), name, totals);
+        });
+    if (found == 0) {
+        GTEST_SKIP() << "../shared/heightmaps not present; real-map checks skipped";
+    }
+    ASSERT_GT(totals.hits, 0);
+    const double meanShare = totals.leafShare / totals.hits;
+    std::printf("pick: %d of %d rays hit; the walk tested %.3f%% of the leaves on average\n",
+                totals.hits, totals.rays, 100.0 * meanShare);
+    EXPECT_LT(meanShare, 0.05) << "the walk should test a small share of the leaves";
+}
+
+TEST(Pick, BadRaysMissWithoutTestingAnything) {
+    const Scene s = test::makeScene(syntheticHeightmap(33, 33, 3), {1.0f, 0.01f, 0.0f}, 4);
+    for (const PickRay& ray :
+         {PickRay{{10, 1000, 10}, {0, 0, 0}}, PickRay{{NAN, 1000, 10}, {0, -1, 0}},
+          PickRay{{10, 1000, 10}, {0, -INFINITY, 0}}}) {
+        const PickHit hit = pickTerrain(s.map, s.tree, s.mapping, ray);
+        EXPECT_FALSE(hit.hit);
+        EXPECT_EQ(hit.leavesTested, 0u);
+    }
+}
+
+TEST(Pick, PixelRayThroughTheCentreLooksAlongTheCamera) {
+    Camera c;
+    c.lookAt({1, 2, 3}, {10, -4, 30});
+    const PickRay r = pixelRay(c, 640.0f, 360.0f, 1280, 720);
+    EXPECT_EQ(r.origin, c.position);
+    EXPECT_GT(glm::dot(glm::normalize(r.direction), c.forward()), 0.99999f);
+    // The top-left pixel is up and to the left of the view axis.
+    const PickRay corner = pixelRay(c, 0.5f, 0.5f, 1280, 720);
+    EXPECT_GT(glm::dot(corner.direction, c.up()), 0.0f);
+    EXPECT_LT(glm::dot(corner.direction, c.right()), 0.0f);
+}
+
+}  // namespace
+}  // namespace qt

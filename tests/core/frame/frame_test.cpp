@@ -1,0 +1,273 @@
+// The frame pipeline (core/frame/frame.h) without a window: its output equals the stages run one by
+// one (walk, occlusion, level of detail) over many cameras on synthetic and real maps, and a frame
+// allocates nothing once its buffers are reserved.
+#include "core/frame/frame.h"
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "app/heap_count.h"
+#include "core/config.h"
+#include "core/terrain/synthetic.h"
+#include "core/view/camera_fit.h"
+#include "core/view/flight_path.h"
+#include "test_files.h"
+#include "test_scene.h"
+
+namespace qt {
+namespace {
+
+using test::Random;
+using test::Scene;
+
+constexpr int kViewportHeight = 720;
+
+// The frame's modes: full detail with and without occlusion, no culling, and level of detail at
+// two pixel bounds with occlusion, at one without, and without a frustum.
+std::vector<CullView> viewsOf(const Camera& c) {
+    return {
+        {c, kViewportHeight, true, true, 0.0f},   {c, kViewportHeight, true, false, 0.0f},
+        {c, kViewportHeight, false, false, 0.0f}, {c, kViewportHeight, true, true, 1.0f},
+        {c, kViewportHeight, true, true, 4.0f},   {c, kViewportHeight, true, false, 2.0f},
+        {c, kViewportHeight, false, false, 2.0f},
+    };
+}
+
+bool sameRuns(const std::vector<LeafRange>& a, const std::vector<LeafRange>& b) {
+    return a.size() == b.size() &&
+           std::equal(a.begin(), a.end(), b.begin(), [](const LeafRange& x, const LeafRange& y) {
+               return x.first == y.first && x.count == y.count;
+           });
+}
+
+bool sameNodes(const std::vector<DrawNode>& a, const std::vector<DrawNode>& b) {
+    return a.size() == b.size() &&
+           std::equal(a.begin(), a.end(), b.begin(), [](const DrawNode& x, const DrawNode& y) {
+               return x.col == y.col && x.row == y.row && x.level == y.level &&
+                      x.coarser == y.coarser;
+           });
+}
+
+bool sameLeaves(const std::vector<LeafCoord>& a, const std::vector<LeafCoord>& b) {
+    return a.size() == b.size() &&
+           std::equal(a.begin(), a.end(), b.begin(), [](const LeafCoord& x, const LeafCoord& y) {
+               return x.col == y.col && x.row == y.row;
+           });
+}
+
+// What runFrame must leave, from the stages called one by one as their own headers describe them.
+struct Expected {
+    std::vector<LeafRange> walk, drawn;
+    std::vector<LeafCoord> drawList;
+    std::vector<DrawNode> lodNodes;
+    uint32_t leavesDrawn = 0, leavesOccluded = 0;
+    uint64_t triangles = 0;
+};
+
+Expected stagesOneByOne(const Scene& s, const CullView& view) {
+    Expected e;
+    const Camera& c = view.camera;
+    const Frustum frustum = Frustum::fromViewProjection(
+        c.viewProjection(), cullMargin(c, s.mapping, worldExtent(s.map, s.mapping)));
+    CullOutput walk;
+    walk.reserveFor(s.tree);
+    if (view.frustum) {
+        cullQuadtree(s.tree, s.mapping, frustum, walk);
+    } else {
+        selectAll(s.tree, walk);
+    }
+    e.walk = walk.ranges;
+    OcclusionBuffers scratch;
+    scratch.reserveFor(s.tree);
+    OcclusionStats occlusion;
+    if (view.lodPixels <= 0.0f) {
+        e.drawn = walk.ranges;
+        if (view.frustum && view.occlusion) {
+            std::vector<LeafRange> kept;
+            cullOccluded(s.tree, s.mapping, c, view.viewportHeight, walk.ranges, scratch, kept,
+                         occlusion);
+            e.drawn = kept;
+        }
+        appendLeafCoords(s.tree, e.drawn, e.drawList);
+        e.leavesOccluded = occlusion.leavesOccluded;
+        e.leavesDrawn = walk.stats.leavesDrawn - occlusion.leavesOccluded;
+        e.triangles = triangleCount(s.tree, e.drawn);
+        return e;
+    }
+    LodParams params =
+        lodParams(s.tree, s.mapping, c.position, c.fovY, view.viewportHeight, view.lodPixels,
+                  s.mapping.worldHeight(s.map.minSample), s.mapping.worldHeight(s.map.maxSample));
+    LodReach reach;
+    updateLodReach(s.tree, lodErrorSteps(s.tree, s.mapping, c.fovY, c.aspect), reach);
+    params.reach = &reach;
+    LodOutput lod;
+    lod.reserveFor(s.tree);
+    selectLod(s.tree, s.mapping, params, view.frustum ? &frustum : nullptr, lod);
+    e.drawn = walk.ranges;
+    if (view.frustum && view.occlusion) {
+        std::vector<LeafRange> fullDetail, kept, removed;
+        appendFullDetailLeaves(s.tree, lod, fullDetail);
+        cullOccluded(s.tree, s.mapping, c, view.viewportHeight, fullDetail, scratch, kept,
+                     occlusion);
+        keepFullDetailLeaves(s.tree, kept, lod);
+        subtractLeafRuns(fullDetail, kept, removed);
+        subtractLeafRuns(walk.ranges, removed, e.drawn);
+    }
+    e.lodNodes = lod.nodes;
+    e.leavesOccluded = occlusion.leavesOccluded;
+    e.leavesDrawn = walk.stats.leavesDrawn - occlusion.leavesOccluded;
+    e.triangles = lod.stats.triangles;
+    return e;
+}
+
+// Adds to occludingViews the views in which the occlusion stage removed something, so that a
+// test can say the comparison covered it.
+void expectPipelineEqualsStages(const Scene& s, const std::vector<Camera>& cameras,
+                                const std::string& what, int& occludingViews) {
+    FrameBuffers frame;
+    frame.reserveFor(s.tree);
+    for (size_t i = 0; i < cameras.size(); ++i) {
+        for (const CullView& view : viewsOf(cameras[i])) {
+            const FrameStats stats = runFrame(s.map, s.tree, s.mapping, view, frame);
+            const Expected e = stagesOneByOne(s, view);
+            const std::string where = what + " camera " + std::to_string(i) + " lod " +
+                                      std::to_string(view.lodPixels) + " frustum " +
+                                      std::to_string(view.frustum) + " occlusion " +
+                                      std::to_string(view.occlusion);
+            ASSERT_TRUE(sameRuns(frame.walk.ranges, e.walk)) << where;
+            ASSERT_TRUE(sameRuns(frame.drawn, e.drawn)) << where;
+            ASSERT_TRUE(sameLeaves(frame.drawList, e.drawList)) << where;
+            ASSERT_EQ(stats.lod, view.lodPixels > 0.0f) << where;
+            if (stats.lod) {
+                ASSERT_TRUE(sameNodes(frame.lod.nodes, e.lodNodes)) << where;
+                ASSERT_EQ(stats.lodStats.nodesDrawn, e.lodNodes.size()) << where;
+            }
+            ASSERT_EQ(stats.cull.leavesDrawn, e.leavesDrawn) << where;
+            ASSERT_EQ(stats.cull.leavesOccluded, e.leavesOccluded) << where;
+            ASSERT_EQ(stats.cull.triangles, e.triangles) << where;
+            ASSERT_EQ(stats.cull.leavesDrawn + stats.cull.leavesCulled + stats.cull.leavesOccluded,
+                      s.tree.leaves.size())
+                << where;
+            ASSERT_EQ(stats.leavesTotal, s.tree.leaves.size());
+            ASSERT_EQ(stats.nodesTotal, s.tree.nodes.size());
+            occludingViews += e.leavesOccluded > 0;
+        }
+    }
+}
+
+// The benchmark's flight, eyes just above the ground looking across it (where nearer terrain
+// hides the most), and anywhere around the map.
+std::vector<Camera> camerasFor(const Scene& s, int count, uint32_t seed) {
+    Random rng(seed);
+    std::vector<Camera> cameras = flightPath(s.map, s.mapping, count / 4, 16.0f / 9.0f);
+    const WorldExtent e = worldExtent(s.map, s.mapping);
+    for (int i = 0; i < count / 4; ++i) {
+        const int col = int(rng.below(uint32_t(s.map.width)));
+        const int row = int(rng.below(uint32_t(s.map.height)));
+        Camera c;
+        c.position = {float(col) * s.mapping.spacingX,
+                      float(s.height(col, row)) + 0.02f * (e.maxY - e.minY),
+                      float(row) * s.mapping.spacingZ};
+        c.yaw = rng.uniform(-3.14f, 3.14f);
+        c.pitch = rng.uniform(-0.3f, 0.1f);
+        c.fovY = rng.uniform(0.5f, 1.5f);
+        fitClipPlanes(c, s.map, s.mapping);
+        cameras.push_back(c);
+    }
+    while (int(cameras.size()) < count) {
+        cameras.push_back(test::anyCamera(s, rng));
+    }
+    return cameras;
+}
+
+TEST(FramePipeline, EqualsTheStagesRunOneByOneOnSyntheticMaps) {
+    int occluding = 0;
+    uint32_t seed = 700;
+    for (const test::SyntheticCase& c : test::kSyntheticCases) {
+        const Scene s =
+            test::makeScene(syntheticHeightmap(c.width, c.height, seed), c.mapping, c.leaf);
+        expectPipelineEqualsStages(s, camerasFor(s, 40, seed), "synthetic " + std::to_string(seed),
+                                   occluding);
+        ASSERT_FALSE(HasFatalFailure());
+        ++seed;
+    }
+    EXPECT_GT(occluding, 0) << "no view exercised the occlusion stage";
+}
+
+TEST(FramePipeline, EqualsTheStagesRunOneByOneOnRealMaps) {
+    int occluding = 0;
+    const int found = test::forEachSharedScene(
+        {"puget_sound_1025x1025.png", "N47E009.hgt", "jacksboro_fault_403x344.png"},
+        [&](const Scene& s, const std::string& name, int index) {
+            expectPipelineEqualsStages(s, camerasFor(s, 24, 800u + uint32_t(index)), name,
+                                       occluding);
+        });
+    if (found == 0) {
+        GTEST_SKIP() << "../shared/heightmaps not present; real-map checks skipped";
+    }
+    EXPECT_GT(occluding, 0) << "no view exercised the occlusion stage";
+}
+
+TEST(FramePipeline, AFrameAllocatesNothingOnceReserved) {
+    const Scene s = test::makeScene(syntheticHeightmap(513, 385, 11), {1.0f, 0.02f, 0.0f}, 4);
+    FrameBuffers frame;
+    frame.reserveFor(s.tree);
+    std::vector<CullView> views;
+    for (const Camera& c : camerasFor(s, 60, 900)) {
+        for (const CullView& view : viewsOf(c)) {
+            views.push_back(view);
+        }
+    }
+    uint64_t drawn = 0;
+    const size_t before = heapCount().allocations;
+    for (const CullView& view : views) {
+        drawn += runFrame(s.map, s.tree, s.mapping, view, frame).cull.leavesDrawn;
+    }
+    const size_t after = heapCount().allocations;
+    EXPECT_EQ(after, before) << "allocations over " << views.size() << " frames";
+    EXPECT_GT(drawn, 0u);
+    // The counter counts: a vector growing past its capacity is seen.
+    std::vector<int> grows;
+    grows.push_back(1);
+    EXPECT_GT(heapCount().allocations, after);
+}
+
+TEST(FramePipeline, CullingFrustumMovesEachPlaneOutByTheMargin) {
+    Camera c;
+    c.lookAt({10, 20, 30}, {100, 0, 100});
+    const WorldMapping mapping{1.5f, 2.5f, 1.0f, 0.0f};
+    const WorldExtent extent{640.0f, 320.0f, -5.0f, 80.0f};
+    const float margin = cullMargin(c, mapping, extent);
+    EXPECT_FLOAT_EQ(margin, kCullMarginSpacings * 2.5f +
+                                kCullMarginUlps * std::numeric_limits<float>::epsilon() * 640.0f);
+    const Frustum tight = Frustum::fromViewProjection(c.viewProjection());
+    const Frustum loose = cullingFrustum(c, mapping, extent);
+    for (size_t i = 0; i < 6; ++i) {
+        // A point on the tight plane is inside the loose one by the margin (planes are unit).
+        const glm::vec3 n(tight.planes[i]);
+        const glm::vec3 onPlane = -tight.planes[i].w * n / glm::dot(n, n);
+        const float distance = glm::dot(glm::vec3(loose.planes[i]), onPlane) + loose.planes[i].w;
+        EXPECT_NEAR(distance, margin, 1e-4f) << "plane " << i;
+    }
+}
+
+// The margin follows the largest coordinate in play, the eye's or the map's: an ulp of 1e6 is
+// 0.0625, and the margin holds kCullMarginUlps of them; a non-finite eye culls nothing.
+TEST(FramePipeline, CullMarginFollowsTheSizeOfTheCoordinates) {
+    const WorldMapping mapping{1.0f, 1.0f, 1e6f};
+    const WorldExtent extent{256.0f, 256.0f, 1e6f, 1e6f + 3.0f};
+    Camera c;
+    c.position = {128.0f, 1e6f + 0.5f, 20.0f};
+    EXPECT_GE(cullMargin(c, mapping, extent), kCullMarginUlps * 0.0625f);
+    EXPECT_LE(cullMargin(c, mapping, extent), 2.0f * kCullMarginUlps * 0.0625f);
+    c.position = {1e7f, 0.0f, 0.0f};  // an eye far out: its coordinate is the largest
+    EXPECT_GE(cullMargin(c, mapping, extent), kCullMarginUlps * 0.5f);
+    c.position.y = std::numeric_limits<float>::quiet_NaN();
+    EXPECT_EQ(cullMargin(c, mapping, extent), std::numeric_limits<float>::max());
+}
+
+}  // namespace
+}  // namespace qt

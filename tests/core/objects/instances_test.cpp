@@ -1,0 +1,190 @@
+// The drawn objects' instances (core/objects/instances.h): every drawn object once, the static ones
+// as their ids (selection in bit 31) and the balls as whole instances with their own shape, kind
+// and selection, each mesh's in the drawn list's order, the fine meshes near the eye and the
+// coarse ones far from it; the mesh each object's own, whether its frame's groups decided it or
+// its record did; and the static records as the vertex shader fetches them.
+#include "core/objects/instances.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/frame/frame.h"
+#include "core/terrain/synthetic.h"
+#include "core/view/flight_path.h"
+#include "test_scene.h"
+
+namespace qt {
+namespace {
+
+// The mesh by the definition (MeshChoice): max(radius, height) under kCoarseObjectPixels pixels.
+ObjectMesh expectedMesh(const ObjectScene& scene, uint32_t id, const Camera& camera) {
+    const ObjectShape& o = scene.shape(id);
+    const float coarseBeyond = 720.0f / (2.0f * std::tan(0.5f * camera.fovY)) / kCoarseObjectPixels;
+    const float r = std::max(o.radius, o.height) * coarseBeyond;
+    const glm::vec3 d = o.base - camera.position;
+    return meshOf(o.kind, r * r < glm::dot(d, d));
+}
+
+// `out` holds exactly `drawn`, each with its mesh, in the drawn order per mesh; statics by id
+// when `byId`.
+void expectInstancesOf(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
+                       const std::vector<uint8_t>& selected, const Camera& camera, bool byId,
+                       const ObjectInstances& out, int& meshesUsed) {
+    size_t ids = 0, whole = 0;
+    meshesUsed = 0;
+    for (int mesh = 0; mesh < kObjectMeshes; ++mesh) {
+        const uint32_t idsBefore = uint32_t(ids);
+        size_t wholeAt = 0;
+        for (int m = 0; m < mesh; ++m) {
+            wholeAt += out.counts[size_t(m)];
+        }
+        for (uint32_t id : drawn) {
+            if (int(expectedMesh(scene, id, camera)) != mesh) {
+                continue;
+            }
+            const bool picked = id < selected.size() && selected[id];
+            if (byId && id < scene.firstBall()) {
+                ASSERT_LT(ids - idsBefore, out.idCounts[size_t(mesh)]) << "mesh " << mesh;
+                EXPECT_EQ(out.ids(mesh)[ids - idsBefore], id | (picked ? kSelectedId : 0u));
+                ++ids;
+                continue;
+            }
+            ASSERT_LT(wholeAt, out.sorted.size());
+            const ObjectShape& o = scene.shape(id);
+            const ObjectInstance& i = out.sorted[wholeAt++];
+            ++whole;
+            EXPECT_EQ(i.x, o.base.x);
+            EXPECT_EQ(i.y, o.base.y);
+            EXPECT_EQ(i.z, o.base.z);
+            EXPECT_EQ(i.radius, o.radius);
+            EXPECT_EQ(i.height, o.height);
+            EXPECT_EQ(i.look, uint32_t(o.kind) | (picked ? kSelectedLook : 0u));
+        }
+        EXPECT_EQ(ids - idsBefore, out.idCounts[size_t(mesh)]) << "mesh " << mesh;
+        meshesUsed += out.idCounts[size_t(mesh)] + out.counts[size_t(mesh)] > 0 ? 1 : 0;
+    }
+    EXPECT_EQ(whole, out.sorted.size());
+    EXPECT_EQ(ids + whole, drawn.size());
+}
+
+TEST(ObjectInstances, EachDrawnObjectOnceGroupedByMeshInTheDrawnOrder) {
+    const Heightmap map = syntheticHeightmap(1025, 1025, 3);
+    const WorldMapping mapping = defaultMapping(map);
+    const ObjectScene scene = ObjectScene::scatter(map, mapping, 3000, 300, 7).value();
+    // Every other object, in an order that is not the ids' (as the tree's order is not).
+    std::vector<uint32_t> drawn;
+    for (uint32_t id = 0; id < scene.count(); id += 2) {
+        drawn.push_back((id * 7919u) % scene.count());
+    }
+    std::vector<uint8_t> selected(scene.count(), 0);
+    for (uint32_t id = 0; id < scene.count(); id += 5) {
+        selected[id] = 1;
+    }
+    Camera camera;
+    camera.lookAt({0.0f, 30.0f, 0.0f}, {128.0f, 0.0f, 128.0f});
+    for (const bool byId : {true, false}) {
+        ObjectInstances out;
+        buildObjectInstances(scene, drawn, nullptr, selected, camera, 720, byId, out);
+        int meshesUsed = 0;
+        expectInstancesOf(scene, drawn, selected, camera, byId, out, meshesUsed);
+        EXPECT_EQ(meshesUsed, kObjectMeshes)
+            << "the camera should see near and far trees and spheres";
+        if (byId) {
+            EXPECT_GT(out.idCounts[0] + out.idCounts[1] + out.idCounts[2] + out.idCounts[3], 0u);
+        } else {
+            EXPECT_EQ(out.idCounts[0] + out.idCounts[1] + out.idCounts[2] + out.idCounts[3], 0u);
+        }
+    }
+}
+
+TEST(ObjectInstances, ScatteredIdsAreTreesThenRocksThenBalls) {
+    const Heightmap map = syntheticHeightmap(257, 257, 5);
+    const ObjectScene scene = ObjectScene::scatter(map, defaultMapping(map), 2000, 200, 3).value();
+    ASSERT_GT(scene.firstRock(), 0u);
+    ASSERT_LT(scene.firstRock(), scene.firstBall());
+    ASSERT_EQ(scene.firstBall(), 1800u);
+    for (uint32_t id = 0; id < scene.count(); ++id) {
+        const ObjectKind expected = id < scene.firstRock()   ? ObjectKind::Tree
+                                    : id < scene.firstBall() ? ObjectKind::Rock
+                                                             : ObjectKind::Ball;
+        ASSERT_EQ(scene.kind(id), expected) << id;
+        if (id < scene.firstBall()) {
+            ASSERT_EQ(scene.staticSize(id), std::max(scene.radius(id), scene.height(id))) << id;
+        }
+    }
+}
+
+// Over flight cameras: the frame's drawn list with its groups gives exactly the output of the same
+// list without groups (each record read), so a culled frame and an unculled one choose alike; and
+// the groups decide at least 90% of the statics without their records (the point of them).
+TEST(ObjectInstances, GroupsDecideEachObjectsOwnMesh) {
+    test::Scene s =
+        test::makeScene(syntheticHeightmap(1025, 1025, 9), WorldMapping{1.0f, 0.01f, 0.0f});
+    const ObjectScene scene = ObjectScene::scatter(s.map, s.mapping, 30000, 300, 5).value();
+    FrameBuffers frame;
+    frame.reserveFor(s.tree);
+    frame.reserveObjects(scene.count());
+    std::vector<uint8_t> selected(scene.count(), 0);
+    for (uint32_t id = 0; id < scene.count(); id += 3) {
+        selected[id] = 1;
+    }
+    ObjectInstances grouped, plain;
+    size_t groupsSeen = 0, coarse = 0, fine = 0;
+    for (const Camera& c : flightPath(s.map, s.mapping, 24, 16.0f / 9.0f)) {
+        runFrame(s.map, s.tree, s.mapping, {c, 720, true, true, 2.0f}, frame, &scene.index());
+        groupsSeen += frame.objectsDrawnGroups.end.size();
+        ASSERT_EQ(frame.objectsDrawnGroups.end.empty() ? 0u : frame.objectsDrawnGroups.end.back(),
+                  frame.objectsDrawn.size());
+        buildObjectInstances(scene, frame.objectsDrawn, &frame.objectsDrawnGroups, selected, c, 720,
+                             true, grouped);
+        buildObjectInstances(scene, frame.objectsDrawn, nullptr, selected, c, 720, true, plain);
+        ASSERT_EQ(grouped.idCounts, plain.idCounts);
+        for (int m = 0; m < kObjectMeshes; ++m) {
+            ASSERT_TRUE(std::equal(grouped.ids(m), grouped.ids(m) + grouped.idCounts[size_t(m)],
+                                   plain.ids(m)))
+                << "mesh " << m;
+        }
+        ASSERT_EQ(grouped.counts, plain.counts);
+        ASSERT_EQ(grouped.sorted.size(), plain.sorted.size());
+        for (size_t i = 0; i < grouped.sorted.size(); ++i) {
+            ASSERT_EQ(std::memcmp(&grouped.sorted[i], &plain.sorted[i], sizeof(ObjectInstance)), 0);
+        }
+        int meshesUsed = 0;
+        expectInstancesOf(scene, frame.objectsDrawn, selected, c, true, grouped, meshesUsed);
+        fine += grouped.idCounts[0] + grouped.idCounts[2];
+        coarse += grouped.idCounts[1] + grouped.idCounts[3];
+        const uint32_t statics =
+            std::accumulate(grouped.idCounts.begin(), grouped.idCounts.end(), 0u);
+        EXPECT_EQ(plain.recordsRead, statics);
+        EXPECT_LE(grouped.recordsRead, statics / 10) << "the groups decide most";
+    }
+    EXPECT_GT(groupsSeen, 0u);
+    EXPECT_GT(fine, 0u);
+    EXPECT_GT(coarse, 0u);
+}
+
+TEST(ObjectInstances, RecordTexelsHoldEachStaticObjectsShapeAndKind) {
+    const Heightmap map = syntheticHeightmap(257, 257, 4);
+    const ObjectScene scene = ObjectScene::scatter(map, defaultMapping(map), 500, 50, 2).value();
+    std::vector<float> texels;
+    objectRecordTexels(scene, texels);
+    ASSERT_EQ(texels.size(), size_t(scene.firstBall()) * kTexelsPerRecord * 4);
+    for (uint32_t id = 0; id < scene.firstBall(); ++id) {
+        const float* t = &texels[size_t(id) * 8];
+        const ObjectShape& o = scene.shape(id);
+        EXPECT_EQ(t[0], o.base.x);
+        EXPECT_EQ(t[1], o.base.y);
+        EXPECT_EQ(t[2], o.base.z);
+        EXPECT_EQ(t[3], o.radius);
+        EXPECT_EQ(t[4], o.height);
+        EXPECT_EQ(t[5], float(o.kind));
+    }
+}
+
+}  // namespace
+}  // namespace qt

@@ -1,0 +1,167 @@
+// The page streamer: every requested page delivered once with fillHeightPage's texels, a budget per
+// upload, and recycling that never takes a layer drawn by the last frame.
+#include "core/streaming/page_streamer.h"
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/terrain/synthetic.h"
+
+namespace qt {
+namespace {
+
+struct Delivery {
+    int layer;
+    uint32_t page;
+    int64_t evicted;
+};
+
+// A streamer over a 129 x 97 synthetic map in pages of 8 squares (16 x 12 level-0 pages).
+struct Fixture {
+    Heightmap map = syntheticHeightmap(129, 97, 3);
+    HeightPages pages = planHeightPages(129, 97, 4, 8);
+    std::vector<Delivery> deliveries;
+    std::vector<std::vector<uint16_t>> texels;  // per delivery
+
+    uint32_t pageCount() const { return uint32_t(pages.level[0].pagesX * pages.level[0].pagesY); }
+    PageStreamer::Upload recorder() {
+        return [this](int layer, uint32_t page, const uint16_t* t, int64_t evicted) {
+            deliveries.push_back({layer, page, evicted});
+            texels.emplace_back(t, t + size_t(pages.texels) * size_t(pages.texels));
+        };
+    }
+    void expectTexels(size_t delivery) const {
+        std::vector<uint16_t> expected(size_t(pages.texels) * size_t(pages.texels));
+        const uint32_t page = deliveries[delivery].page;
+        const int px = int(page % uint32_t(pages.level[0].pagesX));
+        const int py = int(page / uint32_t(pages.level[0].pagesX));
+        fillHeightPage(map, pages, 0, px, py, expected.data());
+        EXPECT_EQ(texels[delivery], expected) << "page " << page;
+    }
+};
+
+TEST(PageStreamer, DeliversEveryRequestedPageOnceWithItsTexels) {
+    Fixture f;
+    PageStreamer streamer;
+    streamer.start(f.map, f.pages, int(f.pageCount()), 3, 4);
+    std::vector<PageRequest> requests;
+    for (uint32_t p = 0; p < f.pageCount(); p += 3) {
+        requests.push_back({p, float(f.pageCount() - p)});  // duplicates too
+        requests.push_back({p, float(f.pageCount() - p) + 1.0f});
+    }
+    streamer.request(requests);
+    // A budgeted upload never exceeds its budget.
+    for (int frame = 0; frame < 5; ++frame) {
+        EXPECT_LE(streamer.upload(f.recorder()), 3);
+    }
+    streamer.settle(f.recorder());
+    std::map<uint32_t, int> times;
+    for (const Delivery& d : f.deliveries) {
+        ++times[d.page];
+        EXPECT_EQ(d.evicted, -1);
+    }
+    EXPECT_EQ(times.size(), size_t((f.pageCount() + 2) / 3));
+    for (const auto& [page, count] : times) {
+        EXPECT_EQ(page % 3, 0u);
+        EXPECT_EQ(count, 1) << "page " << page;
+        EXPECT_EQ(streamer.state(page), PageState::Resident);
+        EXPECT_NE(streamer.layerOf(page), -1);
+        EXPECT_NE(streamer.residency().resident[page], 0);
+    }
+    for (size_t d = 0; d < f.deliveries.size(); ++d) {
+        f.expectTexels(d);
+    }
+    const StreamStats stats = streamer.stats();
+    EXPECT_EQ(stats.resident, int(times.size()));
+    EXPECT_EQ(stats.requested, 0);
+    // Asking again for resident pages delivers nothing more.
+    streamer.request(requests);
+    streamer.settle(f.recorder());
+    EXPECT_EQ(f.deliveries.size(), times.size());
+}
+
+// Requests dropped before the worker reaches them are not delivered: only what the last frame
+// still wants, plus what the worker had already begun.
+TEST(PageStreamer, DroppedRequestsGoBackToAbsent) {
+    Fixture f;
+    PageStreamer streamer;
+    streamer.start(f.map, f.pages, int(f.pageCount()), 2, 2);
+    std::vector<PageRequest> first;
+    for (uint32_t p = 0; p < f.pageCount(); ++p) {
+        first.push_back({p, float(p)});
+    }
+    streamer.request(first);
+    std::vector<PageRequest> second = {{5, 1.0f}};
+    streamer.request(second);
+    streamer.settle(f.recorder());
+    // The worker holds at most two staging pages and one page in hand: at most 3 + page 5.
+    EXPECT_LE(f.deliveries.size(), 4u);
+    EXPECT_EQ(streamer.state(5), PageState::Resident);
+    for (uint32_t p = 0; p < f.pageCount(); ++p) {
+        const PageState s = streamer.state(p);
+        EXPECT_TRUE(s == PageState::Absent || s == PageState::Resident) << p;
+    }
+}
+
+// A pool of 4 layers: the fifth page takes the least recently drawn layer, never one the last
+// frame drew; with every layer drawn by the last frame, pages wait.
+TEST(PageStreamer, RecyclesTheLeastRecentlyDrawnLayerNeverOneJustDrawn) {
+    Fixture f;
+    PageStreamer streamer;
+    streamer.start(f.map, f.pages, 4, 8, 8);
+    std::vector<PageRequest> requests = {{0, 0.0f}, {1, 1.0f}, {2, 2.0f}, {3, 3.0f}};
+    streamer.request(requests);
+    streamer.settle(f.recorder());
+    ASSERT_EQ(f.deliveries.size(), 4u);
+    // Level-0 nodes (leaves, col/row in leaves of 4: pages of 8 are 2 leaves) in pages 0..3.
+    const auto nodeIn = [&](uint32_t page) {
+        DrawNode n{};
+        n.col = uint16_t(page % uint32_t(f.pages.level[0].pagesX) * 2);
+        n.row = uint16_t(page / uint32_t(f.pages.level[0].pagesX) * 2);
+        n.level = 0;
+        return n;
+    };
+    streamer.markDrawn({nodeIn(2), nodeIn(0), nodeIn(3), nodeIn(1)}, 2);  // all in one frame
+    streamer.markDrawn({nodeIn(1), nodeIn(3)}, 2);                        // 0 and 2 older
+    streamer.markDrawn({nodeIn(3), nodeIn(0), nodeIn(1)}, 2);             // 2 the oldest
+    requests = {{20, 0.0f}};
+    streamer.request(requests);
+    streamer.settle(f.recorder());
+    ASSERT_EQ(f.deliveries.size(), 5u);
+    EXPECT_EQ(f.deliveries[4].page, 20u);
+    EXPECT_EQ(f.deliveries[4].evicted, 2);
+    EXPECT_EQ(streamer.state(2), PageState::Absent);
+    EXPECT_EQ(streamer.residency().resident[2], 0);
+    // Every layer drawn by the last frame: the page is filled but waits.
+    streamer.markDrawn({nodeIn(0), nodeIn(1), nodeIn(3), nodeIn(20)}, 2);
+    requests = {{30, 0.0f}};
+    streamer.request(requests);
+    streamer.settle(f.recorder());
+    EXPECT_EQ(f.deliveries.size(), 5u);
+    EXPECT_EQ(streamer.state(30), PageState::Ready);
+    // A frame that draws only page 1: the least recently drawn of the others goes.
+    streamer.markDrawn({nodeIn(1)}, 2);
+    EXPECT_EQ(streamer.upload(f.recorder()), 1);
+    ASSERT_EQ(f.deliveries.size(), 6u);
+    EXPECT_NE(f.deliveries[5].evicted, 1);
+    EXPECT_EQ(streamer.state(30), PageState::Resident);
+    for (size_t d = 0; d < f.deliveries.size(); ++d) {
+        f.expectTexels(d);
+    }
+}
+
+TEST(PageStreamer, PoolCoversTheFinestViewAndNeverExceedsTheMap) {
+    const HeightPages pages = planHeightPages(8193, 8193, 16, 256);
+    const int pool = streamPoolLayers(pages, 1.0472f, 1080, 1.0f, 16);
+    // stepsAway 935: radius 2338 steps, (2 * 2338 / 256 + 2)^2 = 412 pages.
+    EXPECT_GE(pool, 400);
+    EXPECT_LE(pool, 430);
+    const HeightPages small = planHeightPages(257, 257, 4, 8);
+    EXPECT_EQ(streamPoolLayers(small, 1.0472f, 1080, 1.0f, 4), 32 * 32);
+}
+
+}  // namespace
+}  // namespace qt

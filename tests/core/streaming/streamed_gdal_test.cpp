@@ -1,0 +1,520 @@
+// The streamed open of GDAL rasters: codes and tree equal to the full load's for every kind of
+// band (direct 16-bit, voids, scale and offset, feet, VRT mosaics), the code cache's reuse and
+// rejection, where it goes, and the bad inputs that refuse the map with one line.
+#include "core/streaming/streamed_gdal.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <cpl_string.h>
+#include <gdal_priv.h>
+#include <gdal_utils.h>
+#include <gtest/gtest.h>
+#include <ogr_spatialref.h>
+
+#include "core/io/heightmap_gdal.h"
+#include "core/lod/lod_error.h"
+#include "core/streaming/code_cache.h"
+#include "streamed_checks.h"
+#include "test_files.h"
+
+namespace qt {
+namespace {
+
+using test::TempDir;
+
+// What a test raster holds.
+struct Raster {
+    int width = 181;
+    int height = 157;
+    double west = 500000.0;
+    GDALDataType type = GDT_Int16;
+    bool hasNodata = false;
+    double nodata = 0.0;
+    double scale = 1.0;
+    double offset = 0.0;
+    std::string unit;
+    std::vector<std::string> options = {"TILED=YES", "BLOCKXSIZE=32", "BLOCKYSIZE=32",
+                                        "COMPRESS=DEFLATE"};
+};
+
+// Writes `samples` as a GeoTIFF (UTM 32N, 30 x 25 m cells) with the raster's creation options.
+void writeTiff(const std::string& path, const Raster& r, const std::vector<double>& samples) {
+    GDALAllRegister();
+    GDALDriver* mem = GetGDALDriverManager()->GetDriverByName("MEM");
+    const GDALDatasetUniquePtr source(mem->Create("", r.width, r.height, 1, r.type, nullptr));
+    ASSERT_TRUE(source);
+    double transform[6] = {r.west, 30.0, 0.0, 5300000.0, 0.0, -25.0};
+    source->SetGeoTransform(transform);
+    OGRSpatialReference srs;
+    srs.importFromEPSG(32632);
+    source->SetSpatialRef(&srs);
+    GDALRasterBand* band = source->GetRasterBand(1);
+    if (r.hasNodata) {
+        band->SetNoDataValue(r.nodata);
+    }
+    if (r.scale != 1.0 || r.offset != 0.0) {
+        band->SetScale(r.scale);
+        band->SetOffset(r.offset);
+    }
+    if (!r.unit.empty()) {
+        band->SetUnitType(r.unit.c_str());
+    }
+    ASSERT_EQ(band->RasterIO(GF_Write, 0, 0, r.width, r.height, const_cast<double*>(samples.data()),
+                             r.width, r.height, GDT_Float64, 0, 0, nullptr),
+              CE_None);
+    CPLStringList creation;
+    for (const std::string& o : r.options) {
+        creation.AddString(o.c_str());
+    }
+    GDALDriver* tiff = GetGDALDriverManager()->GetDriverByName("GTiff");
+    const GDALDatasetUniquePtr copy(
+        tiff->CreateCopy(path.c_str(), source.get(), FALSE, creation.List(), nullptr, nullptr));
+    ASSERT_TRUE(copy) << path;
+}
+
+// Rough hills: integers 0..4000 when `integral`, else with fractions.
+std::vector<double> hills(int width, int height, bool integral) {
+    std::vector<double> v(size_t(width) * size_t(height));
+    for (int r = 0; r < height; ++r) {
+        for (int c = 0; c < width; ++c) {
+            const double h = 2000.0 + 1200.0 * std::sin(c * 0.13) * std::cos(r * 0.09) +
+                             600.0 * std::sin((c + 2 * r) * 0.31) + double((c * 7 + r * 13) % 97);
+            v[size_t(r) * size_t(width) + size_t(c)] = integral ? std::round(h) : h * 0.731;
+        }
+    }
+    return v;
+}
+
+// Options that keep the cache inside the test's folder: beside the map, else dir/cache.
+StreamOptions streamIn(const TempDir& dir, uint64_t bandBytes) {
+    StreamOptions stream;
+    stream.bandBytes = bandBytes;
+    stream.cacheDir = dir.path("cache");
+    return stream;
+}
+
+// Band cap holding rows of nodes of level `level` of a map `width` wide.
+uint64_t capForLevel(int width, int leafSize, int level) {
+    return (uint64_t(leafSize << level) + 1) * uint64_t(width) * 2;
+}
+
+// The streamed map against the full load of the same raster: size, coding, range, georeference,
+// every code, and the tree node for node (coarse errors exact on its exact levels, bounds above).
+void expectEqualsFullLoad(const StreamedMap& s, const std::string& path, int leafSize) {
+    const Result<Heightmap> loaded = loadGdalHeightmap(path, path);
+    ASSERT_TRUE(loaded.ok()) << loaded.error();
+    const Heightmap& full = loaded.value();
+    EXPECT_TRUE(s.map.codes.isMapped());
+    EXPECT_EQ(s.map.format, HeightmapFormat::Elevation);
+    EXPECT_EQ(s.map.width, full.width);
+    EXPECT_EQ(s.map.height, full.height);
+    EXPECT_EQ(s.map.coding.offset, full.coding.offset);
+    EXPECT_EQ(s.map.coding.step, full.coding.step);
+    EXPECT_EQ(s.map.minCode, full.minCode);
+    EXPECT_EQ(s.map.maxCode, full.maxCode);
+    EXPECT_EQ(s.map.minSample, full.minSample);
+    EXPECT_EQ(s.map.maxSample, full.maxSample);
+    EXPECT_EQ(s.map.metres, full.metres);
+    EXPECT_EQ(s.map.geo.metresX, full.geo.metresX);
+    EXPECT_EQ(s.map.geo.metresZ, full.geo.metresZ);
+    EXPECT_EQ(s.map.geo.west, full.geo.west);
+    EXPECT_EQ(s.map.geo.north, full.geo.north);
+    ASSERT_TRUE(s.map.codes == full.codes);
+    const Result<Quadtree> built = buildQuadtreeExact(full, leafSize);
+    ASSERT_TRUE(built.ok());
+    const Quadtree& want = built.value();
+    const Quadtree& got = s.tree;
+    ASSERT_EQ(got.nodes.size(), want.nodes.size());
+    for (size_t i = 0; i < want.nodes.size(); ++i) {
+        ASSERT_EQ(got.nodes[i].minCode, want.nodes[i].minCode) << i;
+        ASSERT_EQ(got.nodes[i].maxCode, want.nodes[i].maxCode) << i;
+    }
+    ASSERT_NO_FATAL_FAILURE(test::expectExactBelowRangeAbove(got, want));
+}
+
+Result<StreamedMap> openIn(const TempDir& dir, const std::string& path, int leafSize,
+                           uint64_t bandBytes) {
+    return openStreamedGdal(path, path, {}, leafSize, streamIn(dir, bandBytes));
+}
+
+// Opens `raster` streamed (bands of level-1 rows: many bands) and checks it against the full load.
+void expectStreamedEqualsFull(const Raster& raster, const std::vector<double>& samples,
+                              const char* what) {
+    SCOPED_TRACE(what);
+    TempDir dir;
+    const std::string path = dir.path("m.tif");
+    writeTiff(path, raster, samples);
+    const Result<StreamedMap> opened = openIn(dir, path, 4, capForLevel(raster.width, 4, 1));
+    ASSERT_TRUE(opened.ok()) << opened.error();
+    EXPECT_EQ(opened.value().codes, CodeSource::CacheWritten);
+    EXPECT_EQ(opened.value().cachePath, path + ".qtcodes");
+    EXPECT_EQ(opened.value().tree.exactLevels, 1);
+    expectEqualsFullLoad(opened.value(), path, 4);
+    // The scratch samples and the temporary cache are gone: the map, its cache and sidecar stay.
+    int files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path(""))) {
+        files += entry.is_regular_file();
+    }
+    EXPECT_EQ(files, 3);
+}
+
+TEST(StreamedGdal, CodesAndTreeEqualTheFullLoadForEveryKindOfBand) {
+    Raster direct;
+    direct.type = GDT_UInt16;
+    expectStreamedEqualsFull(direct, hills(direct.width, direct.height, true), "uint16, direct");
+
+    Raster strips;
+    strips.options = {"COMPRESS=LZW"};  // strips, not tiles
+    expectStreamedEqualsFull(strips, hills(strips.width, strips.height, true), "int16 strips");
+
+    Raster scaled;
+    scaled.type = GDT_Float32;
+    scaled.scale = 0.5;
+    scaled.offset = -100.0;
+    expectStreamedEqualsFull(scaled, hills(scaled.width, scaled.height, false),
+                             "float32, scale and offset, quantised");
+
+    Raster feet;
+    feet.unit = "ft";
+    expectStreamedEqualsFull(feet, hills(feet.width, feet.height, true), "int16 in feet");
+
+    // Voids: a blob, a stripe along an edge, scattered samples.
+    Raster voids;
+    voids.hasNodata = true;
+    voids.nodata = -32768.0;
+    std::vector<double> holes = hills(voids.width, voids.height, true);
+    for (int r = 0; r < voids.height; ++r) {
+        for (int c = 0; c < voids.width; ++c) {
+            const bool blob = (c - 60) * (c - 60) + (r - 70) * (r - 70) < 400;
+            const bool edge = c > voids.width - 4;
+            const bool speck = (c * 31 + r * 17) % 211 == 0;
+            if (blob || edge || speck) {
+                holes[size_t(r) * size_t(voids.width) + size_t(c)] = voids.nodata;
+            }
+        }
+    }
+    expectStreamedEqualsFull(voids, holes, "int16 with voids");
+    Raster floatVoids = voids;
+    floatVoids.type = GDT_Float32;
+    std::vector<double> fractions = hills(voids.width, voids.height, false);
+    for (size_t i = 0; i < holes.size(); ++i) {
+        fractions[i] = holes[i] == voids.nodata ? voids.nodata : fractions[i];
+    }
+    expectStreamedEqualsFull(floatVoids, fractions, "float32 with voids");
+}
+
+// Writes two 16-bit tiles side by side and a VRT mosaic of them.
+std::string writeMosaic(const TempDir& dir, std::vector<double>& whole) {
+    Raster tile;
+    tile.width = 65;
+    tile.height = 97;
+    whole = hills(129, 97, true);
+    for (int t = 0; t < 2; ++t) {
+        tile.west = 500000.0 + 30.0 * 64 * t;
+        std::vector<double> part(size_t(tile.width) * size_t(tile.height));
+        for (int r = 0; r < tile.height; ++r) {
+            for (int c = 0; c < tile.width; ++c) {
+                part[size_t(r) * 65 + size_t(c)] = whole[size_t(r) * 129 + size_t(c + 64 * t)];
+            }
+        }
+        writeTiff(dir.path("t" + std::to_string(t) + ".tif"), tile, part);
+    }
+    const std::string vrt = dir.path("mosaic.vrt");
+    const char* sources[] = {nullptr, nullptr, nullptr};
+    const std::string a = dir.path("t0.tif"), b = dir.path("t1.tif");
+    sources[0] = a.c_str();
+    sources[1] = b.c_str();
+    GDALBuildVRTOptions* options = GDALBuildVRTOptionsNew(nullptr, nullptr);
+    int error = 0;
+    GDALDatasetH built = GDALBuildVRT(vrt.c_str(), 2, nullptr, sources, options, &error);
+    GDALBuildVRTOptionsFree(options);
+    EXPECT_NE(built, nullptr);
+    GDALClose(built);
+    return vrt;
+}
+
+TEST(StreamedGdal, VrtMosaicStreamsAsOneMapAndGoesStaleWithItsTiles) {
+    TempDir dir;
+    std::vector<double> whole;
+    const std::string vrt = writeMosaic(dir, whole);
+    const Result<StreamedMap> opened = openIn(dir, vrt, 4, capForLevel(129, 4, 2));
+    ASSERT_TRUE(opened.ok()) << opened.error();
+    EXPECT_EQ(opened.value().map.width, 129);
+    expectEqualsFullLoad(opened.value(), vrt, 4);
+    const Result<StreamedMap> again = openIn(dir, vrt, 4, capForLevel(129, 4, 2));
+    ASSERT_TRUE(again.ok()) << again.error();
+    EXPECT_EQ(again.value().codes, CodeSource::CacheRead);
+    // A tile changes, the VRT does not: the cache is stale all the same.
+    struct timespec times[2] = {{0, UTIME_OMIT}, {1700000000, 5}};
+    ASSERT_EQ(::utimensat(AT_FDCWD, dir.path("t1.tif").c_str(), times, 0), 0);
+    const Result<StreamedMap> stale = openIn(dir, vrt, 4, capForLevel(129, 4, 2));
+    ASSERT_TRUE(stale.ok()) << stale.error();
+    EXPECT_EQ(stale.value().codes, CodeSource::CacheWritten);
+    EXPECT_NE(stale.value().cacheProblem.find("stale"), std::string::npos)
+        << stale.value().cacheProblem;
+}
+
+// A written map and its first streamed open, for the cache's reuse and damage.
+struct CacheFixture {
+    TempDir dir;
+    std::string path = dir.path("m.tif");
+    std::string cache = path + ".qtcodes";
+    std::string side = cache + ".qtree";
+    StreamOptions stream = streamIn(dir, capForLevel(181, 4, 2));
+    CacheFixture() {
+        Raster raster;
+        raster.hasNodata = true;
+        raster.nodata = -9999.0;
+        std::vector<double> samples = hills(raster.width, raster.height, true);
+        samples[1000] = raster.nodata;
+        writeTiff(path, raster, samples);
+    }
+    StreamedMap open() const {
+        Result<StreamedMap> opened = openStreamedGdal(path, path, {}, 4, stream);
+        EXPECT_TRUE(opened.ok()) << opened.error();
+        return opened.ok() ? std::move(opened.value()) : StreamedMap{};
+    }
+};
+
+TEST(StreamedGdal, ReopenMapsTheCacheAndReadsTheSidecarWithoutGdal) {
+    CacheFixture f;
+    const StreamedMap first = f.open();
+    EXPECT_EQ(first.codes, CodeSource::CacheWritten);
+    EXPECT_TRUE(first.sidecarWritten);
+    EXPECT_GT(first.cacheMs, 0.0);
+    EXPECT_TRUE(first.cacheProblem.empty());
+    const StreamedMap second = f.open();
+    EXPECT_EQ(second.codes, CodeSource::CacheRead);
+    EXPECT_TRUE(second.sidecarUsed);
+    EXPECT_EQ(second.cacheMs, 0.0);
+    EXPECT_EQ(second.prepassMs, 0.0);
+    EXPECT_TRUE(second.map.codes == first.map.codes);
+    EXPECT_EQ(second.map.coding.offset, first.map.coding.offset);
+    EXPECT_EQ(second.tree.coarseErrors, first.tree.coarseErrors);
+    EXPECT_EQ(second.tree.foldErrors, first.tree.foldErrors);
+    expectEqualsFullLoad(second, f.path, 4);
+    // Another leaf size: the cache is kept and a tree for it is made from the cache.
+    Result<StreamedMap> other = openStreamedGdal(f.path, f.path, {}, 8, f.stream);
+    ASSERT_TRUE(other.ok()) << other.error();
+    EXPECT_EQ(other.value().codes, CodeSource::CacheRead);
+    EXPECT_FALSE(other.value().sidecarUsed);
+    EXPECT_TRUE(other.value().sidecarWritten);
+    expectEqualsFullLoad(other.value(), f.path, 8);
+}
+
+// Opens after `damage`: the cache must be refused with a line holding `why`, rebuilt, and equal
+// to the full load; the open after that reads it.
+void expectCacheRebuilt(const std::function<void(const CacheFixture&)>& damage, const char* why) {
+    SCOPED_TRACE(why);
+    CacheFixture f;
+    f.open();
+    damage(f);
+    const StreamedMap again = f.open();
+    EXPECT_EQ(again.codes, CodeSource::CacheWritten);
+    EXPECT_NE(again.cacheProblem.find(why), std::string::npos) << again.cacheProblem;
+    EXPECT_NE(again.cacheProblem.find("rebuilding"), std::string::npos) << again.cacheProblem;
+    EXPECT_EQ(again.cacheProblem.find('\n'), std::string::npos);
+    expectEqualsFullLoad(again, f.path, 4);
+    EXPECT_EQ(f.open().codes, CodeSource::CacheRead);
+}
+
+void editByte(const std::string& path, size_t at) {
+    std::vector<uint8_t> bytes = test::readBytes(path);
+    bytes[at] ^= 0x5A;
+    test::writeBytes(path, bytes);
+}
+
+TEST(StreamedGdal, DamagedOrStaleCachesAreSaidAndRebuilt) {
+    expectCacheRebuilt(
+        [](const CacheFixture& f) {
+            ASSERT_EQ(::truncate(f.cache.c_str(), off_t(codeCacheBytes(181, 157) - 100)), 0);
+        },
+        "truncated");
+    expectCacheRebuilt([](const CacheFixture& f) { ASSERT_EQ(::truncate(f.cache.c_str(), 20), 0); },
+                       "truncated");
+    // A code edited: the cache is newer than the sidecar that vouches for it.
+    expectCacheRebuilt([](const CacheFixture& f) { editByte(f.cache, 4096 + 5000); },
+                       "changed since its sidecar was written");
+    expectCacheRebuilt([](const CacheFixture& f) { editByte(f.cache, 33); }, "header checksum");
+    expectCacheRebuilt([](const CacheFixture& f) { editByte(f.cache, 0); }, "not a code cache");
+    expectCacheRebuilt([](const CacheFixture& f) { ASSERT_EQ(::unlink(f.side.c_str()), 0); },
+                       "not vouched for by its sidecar (missing)");
+    expectCacheRebuilt([](const CacheFixture& f) { editByte(f.side, 100); },
+                       "not vouched for by its sidecar (corrupt");
+    // The map changed since (same length, new time).
+    expectCacheRebuilt(
+        [](const CacheFixture& f) {
+            struct timespec times[2] = {{0, UTIME_OMIT}, {1700000000, 7}};
+            ASSERT_EQ(::utimensat(AT_FDCWD, f.path.c_str(), times, 0), 0);
+        },
+        "stale (the map or a file it reads changed)");
+}
+
+TEST(StreamedGdal, CacheGoesToTheCacheFolderWhenTheMapsCannotTakeIt) {
+    CacheFixture f;
+    // A directory where the temporary cache would be created beside the map.
+    const std::string blocked = f.cache + ".tmp" + std::to_string(::getpid());
+    ASSERT_EQ(::mkdir(blocked.c_str(), 0755), 0);
+    const StreamedMap first = f.open();
+    ASSERT_EQ(first.codes, CodeSource::CacheWritten);
+    EXPECT_EQ(first.cachePath.rfind(f.dir.path("cache/m.tif."), 0), 0u) << first.cachePath;
+    expectEqualsFullLoad(first, f.path, 4);
+    const StreamedMap second = f.open();
+    EXPECT_EQ(second.codes, CodeSource::CacheRead);
+    EXPECT_EQ(second.cachePath, first.cachePath);
+    // Beside the map is tried first once it can take it; the cache folder's copy is still good.
+    ASSERT_EQ(::rmdir(blocked.c_str()), 0);
+    EXPECT_EQ(f.open().cachePath, first.cachePath);
+}
+
+// Caches in the cache folder whose maps were deleted go at the next open; a cache whose map is
+// there, one that names no map, one whose map's folder is gone (an unmounted drive) and a file
+// that is not a cache stay.
+TEST(StreamedGdal, CachesOfDeletedMapsAreRemovedFromTheCacheFolder) {
+    TempDir dir;
+    StreamOptions stream = streamIn(dir, capForLevel(181, 4, 2));
+    stream.cacheNextToMap = false;
+    Raster raster;
+    const std::vector<double> samples = hills(raster.width, raster.height, true);
+    ASSERT_EQ(::mkdir(dir.path("maps").c_str(), 0755), 0);
+    ASSERT_EQ(::mkdir(dir.path("drive").c_str(), 0755), 0);
+    const std::string kept = dir.path("maps/kept.tif"), deleted = dir.path("maps/deleted.tif");
+    const std::string unmounted = dir.path("drive/away.tif");
+    std::string cacheOf[3];
+    int k = 0;
+    for (const std::string& path : {kept, deleted, unmounted}) {
+        writeTiff(path, raster, samples);
+        const Result<StreamedMap> opened = openStreamedGdal(path, path, {}, 4, stream);
+        ASSERT_TRUE(opened.ok()) << opened.error();
+        ASSERT_EQ(opened.value().codes, CodeSource::CacheWritten);
+        cacheOf[k++] = opened.value().cachePath;
+        ASSERT_EQ(cacheOf[k - 1].rfind(dir.path("cache/"), 0), 0u) << cacheOf[k - 1];
+        ASSERT_TRUE(std::filesystem::exists(cacheOf[k - 1] + ".qtree"));
+    }
+    // A cache that names no map: the kept one's header without its path.
+    const std::string nameless = dir.path("cache/nameless.qtcodes");
+    std::filesystem::copy_file(cacheOf[0], nameless);
+    {
+        std::fstream file(nameless, std::ios::in | std::ios::out | std::ios::binary);
+        const char zeros[8] = {};
+        file.seekp(48);
+        file.write(zeros, sizeof zeros);
+    }
+    test::writeBytes(dir.path("cache/notes.qtcodes"), std::vector<uint8_t>(5000, uint8_t(120)));
+    ASSERT_EQ(::unlink(deleted.c_str()), 0);
+    ASSERT_EQ(::unlink(unmounted.c_str()), 0);
+    ASSERT_EQ(::rmdir(dir.path("drive").c_str()), 0);
+
+    const Result<StreamedMap> reopened = openStreamedGdal(kept, kept, {}, 4, stream);
+    ASSERT_TRUE(reopened.ok()) << reopened.error();
+    EXPECT_EQ(reopened.value().codes, CodeSource::CacheRead);
+    EXPECT_TRUE(std::filesystem::exists(cacheOf[0]));
+    EXPECT_FALSE(std::filesystem::exists(cacheOf[1]));
+    EXPECT_FALSE(std::filesystem::exists(cacheOf[1] + ".qtree"));
+    EXPECT_TRUE(std::filesystem::exists(cacheOf[2]));
+    EXPECT_TRUE(std::filesystem::exists(nameless));
+    EXPECT_TRUE(std::filesystem::exists(dir.path("cache/notes.qtcodes")));
+    EXPECT_TRUE(removeOrphanedCodeCaches(dir.path("cache")).empty());
+}
+
+TEST(StreamedGdal, NoRoomForTheCacheIsOneLine) {
+    CacheFixture f;
+    f.stream.freeDiskBytes = [](const std::string&) { return uint64_t(1) << 20; };
+    const Result<StreamedMap> opened = openStreamedGdal(f.path, f.path, {}, 4, f.stream);
+    ASSERT_FALSE(opened.ok());
+    EXPECT_EQ(opened.error().rfind(f.path + ": no room for its code cache: it needs ", 0), 0u)
+        << opened.error();
+    EXPECT_NE(opened.error().find("1 MiB free"), std::string::npos) << opened.error();
+    EXPECT_EQ(opened.error().find('\n'), std::string::npos);
+    EXPECT_FALSE(std::filesystem::exists(f.cache));
+}
+
+TEST(StreamedGdal, TruncatedTiffFailsMidPassWithOneLineAndLeavesNothing) {
+    TempDir dir;
+    const std::string path = dir.path("m.tif");
+    Raster raster;
+    raster.width = 257;
+    raster.height = 257;
+    writeTiff(path, raster, hills(257, 257, true));
+    const uint64_t length = std::filesystem::file_size(path);
+    ASSERT_EQ(::truncate(path.c_str(), off_t(length * 6 / 10)), 0);
+    // GDAL still reports the size: the blocks fail as the pass reaches them.
+    ASSERT_TRUE(gdalRasterSize(path).ok());
+    for (const GDALDataType type : {GDT_Int16, GDT_UInt16}) {
+        if (type == GDT_UInt16) {
+            raster.type = type;
+            writeTiff(path, raster, hills(257, 257, true));
+            ASSERT_EQ(::truncate(path.c_str(), off_t(length * 6 / 10)), 0);
+        }
+        const Result<StreamedMap> opened = openIn(dir, path, 4, capForLevel(257, 4, 1));
+        ASSERT_FALSE(opened.ok());
+        EXPECT_EQ(opened.error().rfind(path + ": cannot read the samples: ", 0), 0u)
+            << opened.error();
+        EXPECT_EQ(opened.error().find('\n'), std::string::npos);
+        int files = 0;
+        for (const auto& entry : std::filesystem::directory_iterator(dir.path(""))) {
+            files += entry.is_regular_file();
+        }
+        EXPECT_EQ(files, 1);  // the map alone
+    }
+}
+
+TEST(StreamedGdal, VrtWithAMissingSourceIsOneLine) {
+    TempDir dir;
+    std::vector<double> whole;
+    const std::string vrt = writeMosaic(dir, whole);
+    ASSERT_EQ(::unlink(dir.path("t1.tif").c_str()), 0);
+    const Result<StreamedMap> opened = openIn(dir, vrt, 4, capForLevel(129, 4, 2));
+    ASSERT_FALSE(opened.ok());
+    EXPECT_EQ(opened.error().rfind(vrt + ": cannot read the samples: ", 0), 0u) << opened.error();
+    EXPECT_NE(opened.error().find("t1.tif"), std::string::npos) << opened.error();
+    EXPECT_EQ(opened.error().find('\n'), std::string::npos);
+}
+
+TEST(StreamedGdal, VoidsTooManyToFillWithinTheBandCapAreRefused) {
+    TempDir dir;
+    const std::string path = dir.path("m.tif");
+    Raster raster;
+    raster.hasNodata = true;
+    raster.nodata = -1.0;
+    std::vector<double> samples = hills(raster.width, raster.height, true);
+    for (size_t i = 0; i < samples.size(); i += 2) {
+        samples[i] = -1.0;  // every other sample: each one a seed of the fill
+    }
+    writeTiff(path, raster, samples);
+    const Result<StreamedMap> opened = openIn(dir, path, 4, 4096);
+    ASSERT_FALSE(opened.ok());
+    EXPECT_NE(opened.error().find("too many to fill streamed"), std::string::npos)
+        << opened.error();
+    // With room for its queue it opens, equal to the full load.
+    const Result<StreamedMap> roomy = openIn(dir, path, 4, uint64_t(1) << 20);
+    ASSERT_TRUE(roomy.ok()) << roomy.error();
+    expectEqualsFullLoad(roomy.value(), path, 4);
+}
+
+TEST(StreamedGdal, OverTheMemoryBudgetIsRefusedBeforeReading) {
+    TempDir dir;
+    const std::string path = dir.path("m.tif");
+    Raster raster;
+    writeTiff(path, raster, hills(raster.width, raster.height, true));
+    LoadOptions options;
+    options.memory.limitBytes = 1 << 20;
+    const Result<StreamedMap> opened =
+        openStreamedGdal(path, path, options, 4, streamIn(dir, 1 << 20));
+    ASSERT_FALSE(opened.ok());
+    EXPECT_NE(opened.error().find("--memory-budget"), std::string::npos) << opened.error();
+    EXPECT_FALSE(std::filesystem::exists(path + ".qtcodes"));
+}
+
+}  // namespace
+}  // namespace qt
