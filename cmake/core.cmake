@@ -11,7 +11,7 @@ set(QT_CORE_SOURCES
   # io: every loader and the header checks before them
   io/load.cpp io/stb_image_load.cpp io/pnm.cpp io/raw16.cpp io/voids.cpp io/png_gray16.cpp
   io/image_header.cpp io/image_header_png.cpp io/image_header_rle.cpp io/image_header_gif.cpp
-  io/gdal_raster.cpp io/heightmap_gdal.cpp io/memory_budget.cpp
+  io/gdal_raster.cpp io/heightmap_gdal.cpp io/memory_budget.cpp io/image_write.cpp
   # view: camera, frustum, fitting, flights
   view/camera.cpp view/camera_fit.cpp view/camera_flight.cpp view/flight_path.cpp
   view/frustum.cpp
@@ -33,8 +33,13 @@ list(TRANSFORM QT_CORE_SOURCES PREPEND ${QT_CORE_DIR}/)
 
 add_library(quadterrain_core STATIC ${QT_CORE_SOURCES})
 add_library(quadterrain::core ALIAS quadterrain_core)
-set_target_properties(quadterrain_core PROPERTIES EXPORT_NAME core OUTPUT_NAME quadterrain_core)
-target_include_directories(quadterrain_core PUBLIC $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/src>)
+# Position-independent, so that a shared object (the Python module, a program's plugin) can link
+# the static library: 0.65% more instructions in the walk (BM_Walk/N/64 under callgrind).
+set_target_properties(quadterrain_core PROPERTIES EXPORT_NAME core OUTPUT_NAME quadterrain_core
+                                                  POSITION_INDEPENDENT_CODE ON)
+target_include_directories(quadterrain_core PUBLIC $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/src>
+  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/quadterrain>
+  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 target_link_libraries(quadterrain_core PUBLIC glm::glm PRIVATE PkgConfig::STB ZLIB::ZLIB GDAL::GDAL
                                         Threads::Threads)
 target_compile_options(quadterrain_core PRIVATE ${QT_WARNINGS} ${QT_FP_FLAGS})

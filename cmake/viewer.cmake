@@ -23,18 +23,33 @@ if(NOT EXISTS ${QT_GLAD_DIR}/src/gl.c)
   endif()
 endif()
 add_library(quadterrain_glad STATIC ${QT_GLAD_DIR}/src/gl.c)
-target_include_directories(quadterrain_glad SYSTEM PUBLIC ${QT_GLAD_DIR}/include)
+target_include_directories(quadterrain_glad SYSTEM PUBLIC $<BUILD_INTERFACE:${QT_GLAD_DIR}/include>)
 target_link_libraries(quadterrain_glad PUBLIC ${CMAKE_DL_LIBS})
+set_target_properties(quadterrain_glad PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
 # ---- renderer: GL context, shaders, terrain, debug lines, offscreen framebuffer ----
+# shaders/ compiled into the renderer (a renderer made with no shader folder uses them), made
+# again whenever a shader changes.
+file(GLOB QT_SHADERS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/shaders/*.vert
+     ${CMAKE_SOURCE_DIR}/shaders/*.frag)
+set(QT_EMBEDDED_SHADERS ${CMAKE_BINARY_DIR}/generated/embedded_shaders.cpp)
+add_custom_command(OUTPUT ${QT_EMBEDDED_SHADERS}
+  COMMAND ${CMAKE_COMMAND} "-DSOURCES=${QT_SHADERS}" -DOUT=${QT_EMBEDDED_SHADERS}
+          -P ${CMAKE_SOURCE_DIR}/cmake/embed_shaders.cmake
+  DEPENDS ${QT_SHADERS} ${CMAKE_SOURCE_DIR}/cmake/embed_shaders.cmake
+  COMMENT "Compiling shaders/ into the renderer" VERBATIM)
 add_library(quadterrain_render STATIC
+  ${QT_EMBEDDED_SHADERS}
   src/render/gl_context.cpp
   src/render/shader.cpp
   src/render/terrain_renderer.cpp
   src/render/object_renderer.cpp
   src/render/terrain.cpp
   src/render/debug_lines.cpp
-  src/render/framebuffer.cpp)
+  src/render/framebuffer.cpp
+  src/render/offscreen.cpp)
+add_library(quadterrain::render ALIAS quadterrain_render)
+set_target_properties(quadterrain_render PROPERTIES EXPORT_NAME render POSITION_INDEPENDENT_CODE ON)
 target_link_libraries(quadterrain_render PUBLIC quadterrain_core quadterrain_glad glfw OpenGL::GL
                                                  OpenGL::EGL)
 target_compile_options(quadterrain_render PRIVATE ${QT_WARNINGS} ${QT_FP_FLAGS})
@@ -59,9 +74,8 @@ target_link_libraries(quadterrain PRIVATE quadterrain_render quadterrain_cli Pkg
 target_compile_options(quadterrain PRIVATE ${QT_WARNINGS} ${QT_FP_FLAGS})
 target_compile_definitions(quadterrain PRIVATE QT_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 
-# Shaders are read at run time: copy them next to the executable after every build.
-file(GLOB QT_SHADERS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/shaders/*.vert
-     ${CMAKE_SOURCE_DIR}/shaders/*.frag)
+# The viewer reads its shaders at run time (R reloads them): copy them next to the executable
+# after every build.
 add_custom_command(TARGET quadterrain POST_BUILD
   COMMAND ${CMAKE_COMMAND} -E make_directory $<TARGET_FILE_DIR:quadterrain>/shaders
   COMMAND ${CMAKE_COMMAND} -E copy_if_different ${QT_SHADERS} $<TARGET_FILE_DIR:quadterrain>/shaders
@@ -106,6 +120,18 @@ if(QT_BUILD_TESTS)
             "--gtest_filter=LodMesh.*:HeightPages.*:StreamedTerrain.*:Sizes/SyntheticMaps.CulledFramesEqualUnculledFrames/*:ObjectsOnTerrain.CulledFramesEqualUnculledFramesOnASyntheticMap")
   set_tests_properties(render_tests_headless PROPERTIES LABELS render TIMEOUT 300
                        ENVIRONMENT "QT_GL_PLATFORM=egl;${QT_RENDER_TEST_ENV}")
+
+  # The library's offscreen renderer in a process of its own (it makes its own headless context
+  # current): culled = unculled, objects, and its pictures equal to the viewer's --screenshot.
+  add_executable(offscreen_tests tests/render/offscreen_test.cpp)
+  target_link_libraries(offscreen_tests PRIVATE quadterrain_render PkgConfig::STB GTest::gtest
+                                                GTest::gtest_main)
+  target_compile_options(offscreen_tests PRIVATE ${QT_WARNINGS} ${QT_FP_FLAGS})
+  target_compile_definitions(offscreen_tests PRIVATE QT_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
+                                                     QT_VIEWER="$<TARGET_FILE:quadterrain>")
+  add_dependencies(offscreen_tests quadterrain)
+  gtest_discover_tests(offscreen_tests DISCOVERY_TIMEOUT 60
+    PROPERTIES LABELS render ENVIRONMENT "QT_GL_PLATFORM=egl;${QT_PROCESS_TEST_ENV}" TIMEOUT 300)
 
   add_test(NAME render_cli
     COMMAND ${QT_WITH_DISPLAY} ${CMAKE_SOURCE_DIR}/tests/render/cli_test.sh

@@ -11,6 +11,7 @@
 
 #include "app/palette.h"
 #include "core/base/result.h"
+#include "core/io/image_write.h"
 #include "core/terrain/quadtree.h"
 #include "core/terrain/world.h"
 
@@ -50,17 +51,5 @@ struct MapCell {
 // so the cells stay about as many as the minimap's pixels.
 void minimapCells(const Quadtree& tree, const std::vector<uint32_t>& acceptedNodes,
                   const std::vector<LeafRange>& drawn, int minSide, std::vector<MapCell>& cells);
-
-// Writes the bytes to the file, replacing it: every write, the flush and the close checked. The
-// error is one line naming the path (control bytes escaped) and the system's reason.
-Status writeFile(const std::string& path, const void* data, size_t size);
-
-// Encodes the image as PNG in memory, then writes it with writeFile.
-Status writePng(const std::string& path, int width, int height, int channels,
-                const uint8_t* pixels);
-
-// Writes RGBA pixels (as read back from GL, alpha 1 everywhere) as an RGB PNG.
-Status writeRgbaAsRgbPng(const std::string& path, int width, int height,
-                         const std::vector<uint8_t>& rgba);
 
 }  // namespace qt

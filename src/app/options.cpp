@@ -371,17 +371,11 @@ Status checkCombination(const ViewerOptions& o) {
 
 }  // namespace
 
-uint64_t physicalMemoryBytes() {
-    const long pages = sysconf(_SC_PHYS_PAGES);
-    const long pageSize = sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && pageSize > 0 ? uint64_t(pages) * uint64_t(pageSize) : UINT64_MAX;
-}
-
 uint64_t memoryBudgetBytes(const ViewerOptions& options, uint64_t physicalBytes) {
     if (options.memoryBudgetMb) {
         return *options.memoryBudgetMb << 20;
     }
-    return physicalBytes == UINT64_MAX ? 0 : uint64_t(kDefaultMemoryShare * double(physicalBytes));
+    return defaultMemoryBudgetBytes(physicalBytes);
 }
 
 Status checkObjectMemory(uint64_t count, uint64_t physicalBytes) {
@@ -459,11 +453,6 @@ Result<ViewerOptions> parseOptions(const std::vector<std::string>& args) {
         return Result<ViewerOptions>::failure(problem.error());
     }
     return options;
-}
-
-float autoLodPixels(int width, int height) {
-    const int64_t squares = int64_t(std::max(width - 1, 0)) * int64_t(std::max(height - 1, 0));
-    return 2 * squares > kAutoLodTriangles ? kAutoLodPixels : 0.0f;
 }
 
 std::string usageText() {

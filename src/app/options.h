@@ -13,6 +13,7 @@
 #include "core/config.h"
 #include "core/io/load.h"
 #include "core/io/memory_budget.h"
+#include "core/lod/lod.h"
 #include "core/terrain/height_pages.h"
 #include "core/terrain/heightmap.h"
 
@@ -103,8 +104,6 @@ constexpr double kObjectMemoryShare = 0.5;
 
 // Whether `count` objects fit in kObjectMemoryShare of `physicalBytes`; the error names --objects.
 Status checkObjectMemory(uint64_t count, uint64_t physicalBytes);
-// This machine's physical memory (UINT64_MAX when it cannot be read).
-uint64_t physicalMemoryBytes();
 
 // The largest --memory-budget, in MiB (16 TiB).
 constexpr uint64_t kMaxMemoryBudgetMb = uint64_t(1) << 24;
@@ -118,10 +117,6 @@ Result<ViewerOptions> parseOptions(const std::vector<std::string>& args);
 
 // The --help text.
 std::string usageText();
-
-// Level of detail by default for a width x height map: kAutoLodPixels when drawing it whole
-// would take more than kAutoLodTriangles triangles, else 0 (full detail).
-float autoLodPixels(int width, int height);
 
 // The level of detail a run over a width x height map starts with: --lod, or autoLodPixels.
 inline float lodPixelsFor(const ViewerOptions& options, int width, int height) {

@@ -38,7 +38,7 @@ void DebugLines::destroy() {
 }
 
 Status DebugLines::reloadShaders(const std::string& shaderDir) {
-    return program.replaceWith(shaderDir + "/lines.vert", shaderDir + "/lines.frag");
+    return program.replaceFrom(shaderDir, "lines.vert", "lines.frag");
 }
 
 void DebugLines::add(const glm::vec3& a, const glm::vec3& b, uint32_t rgba) {

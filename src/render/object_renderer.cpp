@@ -119,7 +119,7 @@ void ObjectRenderer::destroy() {
 }
 
 Status ObjectRenderer::reloadShaders() {
-    return program.replaceWith(shaderDir + "/objects.vert", shaderDir + "/objects.frag");
+    return program.replaceFrom(shaderDir, "objects.vert", "objects.frag");
 }
 
 void ObjectRenderer::reserve(uint32_t count) {

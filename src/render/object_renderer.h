@@ -31,7 +31,7 @@ struct ObjectRenderer {
         GLsizei indexCount = 0;
     };
     ShaderProgram program;
-    std::string shaderDir;
+    std::string shaderDir;  // where the shaders are read from; "": the ones compiled in
     std::array<MeshGpu, kObjectMeshes> meshes;
     GLuint instanceBuffer = 0;
     size_t instanceCapacity = 0;  // instances the buffer holds
@@ -47,7 +47,8 @@ struct ObjectRenderer {
     bool staticById = true;
     ObjectInstances instances;  // this frame's, grouped by mesh
 
-    // Loads objects.vert/objects.frag from shaderDir and uploads the four meshes.
+    // Loads objects.vert/objects.frag from shaderDir (compiled in when it is "") and uploads the
+    // four meshes.
     static Result<ObjectRenderer> create(const std::string& shaderDir);
     void destroy();
     Status reloadShaders();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/base/text.h"
+#include "render/embedded_shaders.h"
 
 namespace qt {
 namespace {
@@ -25,8 +26,21 @@ std::string infoLog(GLuint object, bool program) {
     return text;
 }
 
-Result<GLuint> compile(GLenum stage, const std::string& path) {
-    Result<std::string> source = readTextFile(path);
+// A shader's source: the file `path`, or with `embedded` the source compiled in under its name.
+Result<std::string> sourceOf(const std::string& path, bool embedded) {
+    if (!embedded) {
+        return readTextFile(path);
+    }
+    const size_t slash = path.find_last_of('/');
+    const char* text = embeddedShader(path.substr(slash == std::string::npos ? 0 : slash + 1));
+    if (text == nullptr) {
+        return Result<std::string>::failure(escapedPath(path) + ": no such shader compiled in");
+    }
+    return std::string(text);
+}
+
+Result<GLuint> compile(GLenum stage, const std::string& path, bool embedded) {
+    Result<std::string> source = sourceOf(path, embedded);
     if (!source) {
         return Result<GLuint>::failure(source.error());
     }
@@ -56,13 +70,15 @@ Result<std::string> readTextFile(const std::string& path) {
     return text.str();
 }
 
-Result<ShaderProgram> ShaderProgram::load(const std::string& vertexPath,
-                                          const std::string& fragmentPath) {
-    Result<GLuint> vertex = compile(GL_VERTEX_SHADER, vertexPath);
+namespace {
+
+Result<ShaderProgram> link(const std::string& vertexPath, const std::string& fragmentPath,
+                           bool embedded) {
+    Result<GLuint> vertex = compile(GL_VERTEX_SHADER, vertexPath, embedded);
     if (!vertex) {
         return Result<ShaderProgram>::failure(vertex.error());
     }
-    Result<GLuint> fragment = compile(GL_FRAGMENT_SHADER, fragmentPath);
+    Result<GLuint> fragment = compile(GL_FRAGMENT_SHADER, fragmentPath, embedded);
     if (!fragment) {
         glDeleteShader(vertex.value());
         return Result<ShaderProgram>::failure(fragment.error());
@@ -86,6 +102,22 @@ Result<ShaderProgram> ShaderProgram::load(const std::string& vertexPath,
     return result;
 }
 
+}  // namespace
+
+Result<ShaderProgram> ShaderProgram::load(const std::string& vertexPath,
+                                          const std::string& fragmentPath) {
+    return link(vertexPath, fragmentPath, false);
+}
+
+Result<ShaderProgram> ShaderProgram::loadFrom(const std::string& shaderDir,
+                                              const std::string& vertexName,
+                                              const std::string& fragmentName) {
+    if (shaderDir.empty()) {
+        return link("shaders/" + vertexName, "shaders/" + fragmentName, true);
+    }
+    return link(shaderDir + "/" + vertexName, shaderDir + "/" + fragmentName, false);
+}
+
 void ShaderProgram::destroy() {
     if (id) {
         glDeleteProgram(id);
@@ -93,14 +125,26 @@ void ShaderProgram::destroy() {
     }
 }
 
-Status ShaderProgram::replaceWith(const std::string& vertexPath, const std::string& fragmentPath) {
-    Result<ShaderProgram> loaded = load(vertexPath, fragmentPath);
+namespace {
+
+Status replace(ShaderProgram& program, Result<ShaderProgram> loaded) {
     if (!loaded) {
         return Status::failure(loaded.error());
     }
-    destroy();
-    *this = loaded.value();
+    program.destroy();
+    program = loaded.value();
     return {};
+}
+
+}  // namespace
+
+Status ShaderProgram::replaceWith(const std::string& vertexPath, const std::string& fragmentPath) {
+    return replace(*this, load(vertexPath, fragmentPath));
+}
+
+Status ShaderProgram::replaceFrom(const std::string& shaderDir, const std::string& vertexName,
+                                  const std::string& fragmentName) {
+    return replace(*this, loadFrom(shaderDir, vertexName, fragmentName));
 }
 
 }  // namespace qt

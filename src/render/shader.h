@@ -1,4 +1,5 @@
-// GLSL programs read from files at run time; failures name the file and carry the full info log.
+// GLSL programs from shaders/ (read at run time, or compiled in: render/embedded_shaders.h);
+// failures name the file and carry the full info log.
 #pragma once
 
 #include <string>
@@ -17,6 +18,14 @@ struct ShaderProgram {
     // Loads the pair and, only when that succeeds, replaces this program: on failure the old one
     // stays in use and the error is returned; "" on success.
     Status replaceWith(const std::string& vertexPath, const std::string& fragmentPath);
+    // The pair named `vertexName` and `fragmentName` ("terrain.vert") from the folder
+    // `shaderDir`, or, with an empty shaderDir, from the sources compiled into the renderer.
+    static Result<ShaderProgram> loadFrom(const std::string& shaderDir,
+                                          const std::string& vertexName,
+                                          const std::string& fragmentName);
+    // replaceWith for loadFrom's pair.
+    Status replaceFrom(const std::string& shaderDir, const std::string& vertexName,
+                       const std::string& fragmentName);
     void destroy();
     GLint uniform(const char* name) const { return glGetUniformLocation(id, name); }
 };

@@ -468,8 +468,8 @@ double GpuSections::milliseconds() const {
 }
 
 Status TerrainRenderer::reloadShaders() {
-    Status terrain = program.replaceWith(shaderDir + "/terrain.vert", shaderDir + "/terrain.frag");
-    Status plane = waterProgram.replaceWith(shaderDir + "/water.vert", shaderDir + "/water.frag");
+    Status terrain = program.replaceFrom(shaderDir, "terrain.vert", "terrain.frag");
+    Status plane = waterProgram.replaceFrom(shaderDir, "water.vert", "water.frag");
     return terrain ? plane : terrain;
 }
 

@@ -151,7 +151,7 @@ struct TerrainRenderer {
     ShaderProgram waterProgram;  // the flat water plane (shaders/water.*)
     GLuint emptyArray = 0;       // the water plane's vertex array: corners come from vertex ids
     GpuSections frameTimer;      // the GPU's time for a scripted frame
-    std::string shaderDir;
+    std::string shaderDir;       // where the shaders are read from; "": the ones compiled in
     std::string glRenderer;  // GL_RENDERER and GL_VERSION, for the HUD, the bench and --stats-json
     // Draw in batches (core/frame/draw_batches.h), a fence after each, and wait for the oldest
     // before queuing more than batchesInFlight(), so the driver holds two batches, at most about
@@ -167,7 +167,8 @@ struct TerrainRenderer {
     // Draw a flat water plane at sea level over maps in metres that reach below it (--water).
     bool water = false;
 
-    // Loads terrain.vert/terrain.frag and water.vert/water.frag from shaderDir.
+    // Loads terrain.vert/terrain.frag and water.vert/water.frag from shaderDir (compiled in when
+    // it is "").
     static Result<TerrainRenderer> create(const std::string& shaderDir);
     void destroy();
     // Reloads the shaders; on failure the old program stays and the error is returned.

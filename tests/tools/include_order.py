@@ -11,7 +11,9 @@ Rules (docs/design/README.md):
   config.h; objects/baselines ranks just above objects and nothing else in src/ includes it (it is
   a library of its own, linked by tests, benchmarks and fuzzers);
 - layers point one way: core includes neither render/ nor app/, render/ does not include app/;
-- every "core/..." include names a file that exists.
+- every "core/..." include names a file that exists;
+- the public headers (src/public_headers.txt, installed for programs that use the library) exist
+  and include only public headers.
 """
 import os
 import re
@@ -77,6 +79,36 @@ def check(src):
                 if RANKS.index(target) > RANKS.index(own):
                     problems.append(f"{where}: {own}/ (rank {RANKS.index(own)}) includes "
                                     f"{target}/ (rank {RANKS.index(target)})")
+    problems += check_public(src)
+    return problems
+
+
+def public_headers(src):
+    listed = os.path.join(src, "public_headers.txt")
+    if not os.path.exists(listed):
+        return None
+    with open(listed, encoding="utf-8") as f:
+        return [line.strip() for line in f if line.strip() and not line.startswith("#")]
+
+
+def check_public(src):
+    """Every public header exists and includes only public headers."""
+    public = public_headers(src)
+    if public is None:
+        return []
+    problems = []
+    listed = set(public)
+    for header in public:
+        path = os.path.join(src, header)
+        if not os.path.exists(path):
+            problems.append(f"src/public_headers.txt: {header}: no such file")
+            continue
+        with open(path, encoding="utf-8") as f:
+            for included in INCLUDE.findall(f.read()):
+                if included.split("/")[0] in ("core", "render", "app") and included not in listed:
+                    problems.append(f"src/{header}: #include \"{included}\": a public header "
+                                    f"includes an internal one (list it in src/public_headers.txt "
+                                    f"or include it from a .cpp)")
     return problems
 
 
@@ -91,6 +123,7 @@ def self_test(src):
         ("render/shader.h", '#include "app/options.h"\n', "no app code"),
         ("core/view/camera.h", '#include "core/view/no_such_file.h"\n', "no such file"),
         ("core/stray.h", "// a file at the root\n", "core's root"),
+        ("core/frame/frame.h", '#include "core/cull/horizon.h"\n', "includes an internal one"),
     ]
     failed = 0
     for relative, line, expected in plants:

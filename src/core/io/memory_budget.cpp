@@ -1,6 +1,8 @@
 // Refusing a map over the memory budget from its size alone.
 #include "core/io/memory_budget.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <string>
 
@@ -25,6 +27,16 @@ Status checkMemoryBudget(int64_t width, int64_t height, uint64_t bytesPerSample,
                            "budget of " + std::to_string(budget.limitBytes / kMiB) + " MiB" +
                            (held > 0 ? " with " + mib(held) + " MiB held by the current map" : "") +
                            " (raise it with --memory-budget MB)");
+}
+
+uint64_t physicalMemoryBytes() {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long pageSize = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && pageSize > 0 ? uint64_t(pages) * uint64_t(pageSize) : UINT64_MAX;
+}
+
+uint64_t defaultMemoryBudgetBytes(uint64_t physicalBytes) {
+    return physicalBytes == UINT64_MAX ? 0 : uint64_t(kDefaultMemoryShare * double(physicalBytes));
 }
 
 }  // namespace qt

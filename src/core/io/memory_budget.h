@@ -26,6 +26,13 @@ struct MemoryBudget {
     uint64_t heldBytes = 0;   // already taken out of the limit
 };
 
+// This machine's physical memory (UINT64_MAX when it cannot be read).
+uint64_t physicalMemoryBytes();
+
+// The budget a load gets by default: kDefaultMemoryShare of `physicalBytes` (0, no budget, when
+// it is UINT64_MAX).
+uint64_t defaultMemoryBudgetBytes(uint64_t physicalBytes = physicalMemoryBytes());
+
 // Estimated peak bytes of a fully loaded width x height map.
 uint64_t loadPeakBytes(int64_t width, int64_t height, uint64_t bytesPerSample);
 

@@ -586,4 +586,9 @@ int drawnLevelAt(const Quadtree& tree, const LodParams& params, int col, int row
     }
 }
 
+float autoLodPixels(int width, int height) {
+    const int64_t squares = int64_t(std::max(width - 1, 0)) * int64_t(std::max(height - 1, 0));
+    return 2 * squares > kAutoLodTriangles ? kAutoLodPixels : 0.0f;
+}
+
 }  // namespace qt

@@ -300,4 +300,8 @@ inline MorphedVertex lodVertexMorph(const DrawNode& node, int i, int j, int leaf
     return v;
 }
 
+// Level of detail by default for a width x height map: kAutoLodPixels when drawing it whole
+// would take more than kAutoLodTriangles triangles, else 0 (full detail).
+float autoLodPixels(int width, int height);
+
 }  // namespace qt

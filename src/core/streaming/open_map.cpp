@@ -9,6 +9,8 @@
 #include "core/io/heightmap_gdal.h"
 #include "core/io/memory_budget.h"
 #include "core/io/raw16.h"
+#include "core/lod/lod_error.h"
+#include "core/streaming/coarse_error_job.h"
 #include "core/streaming/streamed_gdal.h"
 
 namespace qt {
@@ -106,6 +108,31 @@ Result<OpenedMap> openMap(const std::string& path, const LoadOptions& options,
     opened.codeCache = s.codes == CodeSource::CacheWritten ? "written"
                        : s.codes == CodeSource::CacheRead  ? "read"
                                                            : "";
+    return opened;
+}
+
+Result<OpenedMap> openMapWithTree(const std::string& path, const LoadOptions& options, int leafSize,
+                                  bool stream) {
+    Result<OpenedMap> opened = openMap(path, options, {}, leafSize, stream);
+    if (!opened) {
+        return opened;
+    }
+    OpenedMap& o = opened.value();
+    if (o.deferred.pending) {
+        CoarseErrorJob job;
+        job.startStreamed(o.map, o.tree, o.deferred);
+        job.finish(o.tree);
+        o.sidecar = job.sidecarWritten() ? "written" : o.sidecar;
+        o.deferred = {};
+    } else if (o.tree.nodes.empty()) {
+        Result<Quadtree> tree = buildQuadtreeExact(o.map, leafSize);
+        if (!tree) {
+            return Result<OpenedMap>::failure(escapedPath(path) + ": " + tree.error());
+        }
+        o.tree = std::move(tree).value();
+    } else if (o.tree.lodErrors == LodErrors::Range && !o.map.codes.isMapped()) {
+        computeCoarseErrors(o.map, o.tree);
+    }
     return opened;
 }
 

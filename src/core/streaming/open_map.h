@@ -44,4 +44,12 @@ Result<StreamedMap> openStreamed(const std::string& path, const LoadOptions& opt
 Result<OpenedMap> openMap(const std::string& path, const LoadOptions& options,
                           const SizeCheck& acceptSize, int leafSize, bool stream);
 
+// openMap, then the tree every frame of the viewer ends up with, before returning: the exact
+// level-of-detail errors computed (a .r16's deferred ones as its background job makes them, its
+// sidecar written), the tree built for formats whose load makes none. For programs that do not
+// draw frames while the errors are computed (tools, the Python module). A streamed GDAL raster's
+// tree keeps its mixed bound, as in the viewer.
+Result<OpenedMap> openMapWithTree(const std::string& path, const LoadOptions& options, int leafSize,
+                                  bool stream);
+
 }  // namespace qt
