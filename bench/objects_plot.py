@@ -2,7 +2,8 @@
 """Time per step (move every ball, find every candidate pair) against object count, for brute
 force, the uniform grid, the object quadtree (every-leaf and loose, incremental; every-leaf rebuilt
 every step) and Box2D's broad phase: runs bench/object_bench.cpp's BM_Step* benchmarks and plots
-them (a remake of the scaling figure in reference 002_e2c558c8a0fd0d4b.txt).
+them (a remake of the scaling figure in
+"Why Algorithms Matter: Quad Tree Example", Java Programmer Notes 2015, docs/references.md).
 
 Brute force runs only where a whole step is sane (BM_StepBrute is registered up to 100,000
 objects, about three seconds a step there); it is never extrapolated past its last measured size.

@@ -27,8 +27,8 @@ constexpr size_t kMaxMinimapObjects = 20000;
 
 // The minimap's object layer, with its scratch kept across frames: the object tree's occupied
 // cells down to about two pixels, the drawn objects as dots, and the selection a right-button
-// drag makes (003's allIntersecting(R): the objects whose boxes meet the rectangle), with the
-// objects Shift+clicked in the view.
+// drag makes (zombiecalypse's allIntersecting(R): the objects whose boxes meet the rectangle), with
+// the objects Shift+clicked in the view.
 struct MinimapObjects {
     bool cells = true;
     std::vector<Rect> cellScratch;

@@ -23,8 +23,8 @@ constexpr double kMaxWorldCoordinate = 1e9;
 constexpr double kMinSpacing = 1e-6;
 // Largest magnitude of a camera coordinate given on the command line (--eye, --target, ...).
 constexpr double kMaxCameraCoordinate = 1e15;
-// Grid squares along a leaf side when the user does not choose (4x4 cells, as in
-// ../shared/reference/seeds/001_0a82f6a95d5fc8da.txt).
+// Grid squares along a leaf side when the user does not choose (4x4 cells, as in Ferraris 2001,
+// "Quadtrees").
 constexpr int kDefaultLeafSize = 4;
 // Smallest and largest leaf sizes accepted; both powers of two.
 constexpr int kMinLeafSize = 2;

@@ -1,4 +1,4 @@
-// PickRay picking: slab tests of node boxes nearest first, Moeller-Trumbore on the leaves'
+// Ray picking: slab tests of node boxes nearest first, Moeller-Trumbore on the leaves'
 // triangles. Both the walk and the brute force intersect a triangle with the same function from the
 // same float vertices, so they agree exactly; the walk's box test is widened so it never skips a
 // box the ray touches.
@@ -21,7 +21,7 @@ namespace {
 
 using DVec3 = glm::dvec3;
 
-// Moeller and Trumbore, "Fast, Minimum Storage PickRay/Triangle Intersection" (1997), two-sided, in
+// Moeller and Trumbore, "Fast, Minimum Storage Ray/Triangle Intersection" (1997), two-sided, in
 // doubles: t of the hit, or a negative number for none. Edges and corners count as hits.
 double intersect(const DVec3& o, const DVec3& d, const DVec3& p0, const DVec3& p1,
                  const DVec3& p2) {

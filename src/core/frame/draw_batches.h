@@ -36,7 +36,7 @@ inline uint32_t instancesPerDraw(uint32_t instances, uint32_t trianglesPerInstan
 // fit in kQueuedTriangles, so that llvmpipe bins one while it rasterises the other, else one.
 // On the 4097 flight, whose batches the draw limit makes 145,000 to 360,000 triangles, one at a
 // time costs 1.25x to 1.4x and two about nothing; more than two overlap no further and only hold
-// more memory (docs/design.md, the bounded queue).
+// more memory (docs/design/render.md, synchronised batches).
 inline int batchesInFlight(uint32_t perDraw, uint32_t trianglesPerInstance) {
     const uint64_t batch = uint64_t(perDraw) * trianglesPerInstance;
     return 2 * batch <= kQueuedTriangles ? 2 : 1;

@@ -176,7 +176,7 @@ enum : uint8_t { kEdgeWest = 1, kEdgeEast = 2, kEdgeNorth = 4, kEdgeSouth = 8 };
 // is drawn one level coarser, and its geomorph. Twelve bytes, read by the vertex shader as
 // (col, row, level | coarser << 8) and (morph, west | east << 8, north | south << 8), uint16 each.
 //
-// Geomorphing, as in CDLOD (Strugar): each vertex (i, j) with an odd coordinate moves towards
+// Geomorphing, as in CDLOD (Strugar 2009): each vertex (i, j) with an odd coordinate moves towards
 // (i & ~1, j & ~1), a vertex of the parent's grid, by morph / 255, its height and normal blended
 // the same way. At 0 the node is its own strip; at 255 every vertex is one of the parent's and
 // the triangles not folded away are the parent's, so the node is drawn exactly as the parent

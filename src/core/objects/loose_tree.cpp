@@ -1,9 +1,9 @@
 // The loose object quadtree's structure: pooled nodes and free-listed elements, canonical
 // placement, splits, deferred merging, compaction, the objects' changes (the queries:
-// loose_tree_query.cpp). References: Ulrich's loose octree (Game Programming Gems, 2000),
-// 002_e2c558c8a0fd0d4b.txt (split at a per-node limit, merge on removal), 003_a6a19f82ba52de5d.txt
-// (the maximum depth), 000_758ee9a454ef1104.txt (a moving object indexed over its previous and
-// current position).
+// loose_tree_query.cpp). References (docs/references.md): Ulrich 2000, "Loose Octrees" (Game
+// Programming Gems); Java Programmer Notes 2015 (split at a per-node limit, merge on removal);
+// zombiecalypse, "The Quad Tree (I)" (the maximum depth); Heroic Virtue 2004 (a moving object
+// indexed over its previous and current position).
 #include "core/objects/loose_tree.h"
 
 #include <algorithm>
@@ -238,8 +238,9 @@ uint32_t LooseObjectTree::unlink(uint32_t object) {
 // ---- structure ----
 
 // A leaf with more than leafLimit objects that a split would send down becomes four leaves, each
-// such object going to its centre child, the others staying (002), and so on down; never at
-// maxDepth (003). Objects that fit no child do not count: no split could move them.
+// such object going to its centre child, the others staying (Java Programmer Notes 2015), and so on
+// down; never at maxDepth (zombiecalypse). Objects that fit no child do not count: no split could
+// move them.
 void LooseObjectTree::trySplit(uint32_t node) {
     {
         const Node& n = nodes_[node];
@@ -284,7 +285,8 @@ void LooseObjectTree::queueMerge(uint32_t leaf) {
 }
 
 // Merges a node whose children are all leaves holding no more than mergeLimit() objects together
-// (each of them would go down again on a split) into one leaf, with exact bounds (002).
+// (each of them would go down again on a split) into one leaf, with exact bounds (Java Programmer
+// Notes 2015).
 bool LooseObjectTree::tryMerge(uint32_t node) {
     const Node& n = nodes_[node];
     if (n.parent == kFreeNode || n.firstChild == kNone) {
@@ -491,7 +493,8 @@ Status LooseObjectTree::move(uint32_t id, const Box& box) {
     if (!validObjectBox(box)) {
         return Status::failure("object box is not finite with min <= max on each axis");
     }
-    // 000: a moving object is indexed over its previous and its current box together.
+    // Heroic Virtue 2004: a moving object is indexed over its previous and its current box
+    // together.
     const Box stored = objects_.moving[id] ? unionBox(objects_.box[id], box) : box;
     objects_.box[id] = box;
     objects_.swept[id] = stored;

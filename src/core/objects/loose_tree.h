@@ -1,9 +1,9 @@
 // The loose object quadtree (Ulrich's loose octree, "Loose Octrees", Game Programming Gems, 2000,
 // in two dimensions): each object stored once, in the deepest node on its centre's path whose
 // square loosened to twice its side holds the object's swept box over x/z; flat pooled nodes,
-// free-listed elements, splits at a per-node limit (002) and deferred merging. The third strategy
-// behind ObjectIndex, measured against the every-leaf tree (baselines/every_leaf_tree.h, where the
-// choice and the figures are).
+// free-listed elements, splits at a per-node limit (Java Programmer Notes 2015) and deferred
+// merging. The third strategy behind ObjectIndex, measured against the every-leaf tree
+// (baselines/every_leaf_tree.h, where the choice and the figures are).
 #pragma once
 
 #include <cstdint>

@@ -112,11 +112,11 @@ void LooseObjectTree::appendMeeting(const Node& n, const Rect& r, RectScratch& s
 // read, and the lines each will need are asked for as it is classified, so the memory system
 // fetches a level's lines together; a depth-first walk would wait for each node, then for its
 // list, in turn. The ids end sorted, so the walk's order does not matter.
-// A node whose bounds lie inside R reports its own objects and its subtree's with no test (003's
-// rectangle query reports whole contained nodes): every swept box lies in the bounds, every box in
-// its swept box. While its subtree's lists are one run (subtreeRun_), or its own list is a run,
-// that run is reported as a range of ids_, which the sort reads in place. Other nodes test each
-// element's swept box, and a moving object's box after it (appendMeeting).
+// A node whose bounds lie inside R reports its own objects and its subtree's with no test
+// (zombiecalypse's rectangle query reports whole contained nodes): every swept box lies in the
+// bounds, every box in its swept box. While its subtree's lists are one run (subtreeRun_), or its
+// own list is a run, that run is reported as a range of ids_, which the sort reads in place. Other
+// nodes test each element's swept box, and a moving object's box after it (appendMeeting).
 void LooseObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const {
     if (!validRect(r)) {
         out.clear();
@@ -419,13 +419,13 @@ std::optional<RayHit> LooseObjectTree::queryRay(const Ray& ray, const ShapeEntry
     return rayWalk(ray, entry);
 }
 
-// Each moving object walks the nodes whose bounds meet its swept box (000: previous and current
-// position together) and tests their own elements, whose copies of the swept boxes decide the
-// test without reading the objects. A pair of two moving objects is reported by the lower id.
-// Each object is in one node, so each pair is found once; then sorted. A node's four children are
-// tested at the node, and only those that meet the box are visited; the tests compute every
-// comparison, no branch between them (boxesMeet). The moving objects go in Morton order, so one
-// walk reads what the last one did; their own records, kept by id, are asked for a few objects
+// Each moving object walks the nodes whose bounds meet its swept box (Heroic Virtue 2004: previous
+// and current position together) and tests their own elements, whose copies of the swept boxes
+// decide the test without reading the objects. A pair of two moving objects is reported by the
+// lower id. Each object is in one node, so each pair is found once; then sorted. A node's four
+// children are tested at the node, and only those that meet the box are visited; the tests compute
+// every comparison, no branch between them (boxesMeet). The moving objects go in Morton order, so
+// one walk reads what the last one did; their own records, kept by id, are asked for a few objects
 // ahead.
 void LooseObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
     out.clear();

@@ -1,9 +1,9 @@
 // Objects on the terrain: trees and rocks standing on the ground and balls rolling downhill under
-// gravity, colliding with each other and with what stands (the Abound scene of reference
-// 000_758ee9a454ef1104.txt on real terrain), indexed by the loose object quadtree
-// (core/objects/loose_tree.h, chosen over the every-leaf tree by the step and query figures at the
-// top of core/objects/baselines/every_leaf_tree.h) and stepped at a fixed time step, so that a run
-// is reproducible.
+// gravity, colliding with each other and with what stands (the Abound scene of Heroic Virtue 2004
+// on real terrain), indexed by the loose object quadtree (core/objects/loose_tree.h, chosen over
+// the every-leaf tree by the step and query figures at the top of
+// core/objects/baselines/every_leaf_tree.h) and stepped at a fixed time step, so that a run is
+// reproducible.
 #pragma once
 
 #include <cstdint>
@@ -58,10 +58,11 @@ public:
                                        uint32_t count, uint32_t moving, uint64_t seed);
 
     // One fixed step of kObjectStepSeconds: gravity along the slope, rolling drag, the map's edge
-    // bounces; then the candidate pairs of the swept boxes (000's rule: the box swept from the
-    // previous to the new position, so a fast ball never tunnels through another) and, for those
-    // that touch during the step, each ball stopped at its first contact and an elastic bounce.
-    // No two shapes overlap after a step if none did before (tested). `map` must keep its codes.
+    // bounces; then the candidate pairs of the swept boxes (Heroic Virtue 2004's rule: the box
+    // swept from the previous to the new position, so a fast ball never tunnels through another)
+    // and, for those that touch during the step, each ball stopped at its first contact and an
+    // elastic bounce. No two shapes overlap after a step if none did before (tested). `map` must
+    // keep its codes.
     StepStats step(const Heightmap& map, const WorldMapping& mapping);
 
     uint32_t count() const { return uint32_t(shape_.size()); }

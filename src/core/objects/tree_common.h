@@ -28,7 +28,7 @@ struct ObjectTreeConfig {
     // object and 700 ms a step, 16 gave 2.2 and 470 ms, 32 gave 1.6 and 430 ms.
     uint32_t leafLimit = 32;
     uint32_t maxDepth = 12;   // leaves at this depth never split: 10,000 objects at one point
-                              // make one leaf of 10,000, not an unbounded recursion (003)
+                              // make one leaf of 10,000, not an unbounded recursion (zombiecalypse)
     bool mergeAtHalf = true;  // merge at leafLimit / 2, not leafLimit: a ball going back and
                               // forth over a midline then does not split and merge the same
                               // node every frame (split and merge were 22% of a bench step)

@@ -188,8 +188,7 @@ TEST(Cull, ArticleExampleNarrowFrustumOverSixteenBySixteenCells) {
     EXPECT_LE(out.stats.nodesTested, 32u);
     EXPECT_EQ(out.stats.leavesCulled, 252u);
 
-    // The figure of ../shared/reference/seeds/001_0a82f6a95d5fc8da.txt: a camera at one corner
-    // looking a few cells in.
+    // The figure of Ferraris 2001, "Quadtrees": a camera at one corner looking a few cells in.
     c.lookAt({62.0f, 1.0f, 62.0f}, {40.0f, 0.0f, 50.0f});
     c.fovY = glm::radians(30.0f);
     c.farPlane = 16.0f;

@@ -239,7 +239,7 @@ TEST_P(ObjectTreeTest, RandomOperationsMatchBruteForce) {
 }
 
 // 10,000 objects at one point, and 500 tiny ones within a hundredth of a unit: the depth stays
-// at the bound (003) and the queries stay exact; removing them all leaves one empty root.
+// at the bound (zombiecalypse) and the queries stay exact; removing them all leaves one empty root.
 TEST_P(ObjectTreeTest, CoincidentAndTinyObjectsStopAtTheDepthBound) {
     ObjectTreeConfig config;
     config.size = kWorld;
@@ -273,8 +273,8 @@ TEST_P(ObjectTreeTest, CoincidentAndTinyObjectsStopAtTheDepthBound) {
     EXPECT_TRUE(tree.isEmptyRoot());
 }
 
-// A fast object crossing several nodes in one step still meets what lies between (000): its
-// swept box holds the whole path.
+// A fast object crossing several nodes in one step still meets what lies between (Heroic Virtue
+// 2004): its swept box holds the whole path.
 TEST_P(ObjectTreeTest, FastObjectDoesNotTunnel) {
     ObjectTreeConfig config;
     config.size = kWorld;

@@ -230,8 +230,8 @@ TEST(Quadtree, APeakInsideACellKeepsItsLeafTall) {
 }
 
 TEST(Quadtree, NodeCountsOfCompleteAndPartialTrees) {
-    // 17x17 samples, leaf 4: 16 leaves + 4 + 1 nodes, as in the node-count formula of
-    // ../shared/reference/seeds/001_0a82f6a95d5fc8da.txt.
+    // 17x17 samples, leaf 4: 16 leaves + 4 + 1 nodes, as in the node-count formula of Ferraris
+    // 2001, "Quadtrees".
     const Quadtree full = buildQuadtreeExact(flatHeightmap(17, 17), 4).value();
     EXPECT_EQ(full.nodes.size(), 21u);
     EXPECT_EQ(full.depth, 2);

@@ -1,9 +1,9 @@
 // The object quadtree's structure: pooled nodes and free-listed element lists, splits, deferred
-// merging, compaction, the objects' changes (the queries: every_leaf_tree_query.cpp). References:
-// 000_758ee9a454ef1104.txt (every leaf an object overlaps; a moving object indexed over its
-// previous and current position), 002_e2c558c8a0fd0d4b.txt (split at a per-node limit, merge on
-// removal), 003_a6a19f82ba52de5d.txt (the maximum depth), 004_c5d5243514bcda4d.txt (the rebuild
-// into pooled nodes).
+// merging, compaction, the objects' changes (the queries: every_leaf_tree_query.cpp). References
+// (docs/references.md): Heroic Virtue 2004 (every leaf an object overlaps; a moving object indexed
+// over its previous and current position); Java Programmer Notes 2015 (split at a per-node limit,
+// merge on removal); zombiecalypse, "The Quad Tree (I)" (the maximum depth); Savant, "Quadtree"
+// (the rebuild into pooled nodes).
 #include "core/objects/baselines/every_leaf_tree.h"
 
 #include <algorithm>
@@ -115,9 +115,10 @@ void ObjectTree::grow(uint32_t node, const Box& b) {
 }
 
 // A leaf with more than leafLimit objects that do not cover its square becomes four leaves, each
-// object going to every child it meets (002), and so on down; never at maxDepth (003). Objects
-// covering the whole square are not counted: no split could separate them, and a few huge boxes
-// would otherwise split the tree to maxDepth around every small object.
+// object going to every child it meets (Java Programmer Notes 2015), and so on down; never at
+// maxDepth (zombiecalypse). Objects covering the whole square are not counted: no split could
+// separate them, and a few huge boxes would otherwise split the tree to maxDepth around every small
+// object.
 void ObjectTree::splitLeaf(const Frame& f) {
     const Node& n = nodes_[f.node];
     if (n.count <= config_.leafLimit || f.depth >= config_.maxDepth) {
@@ -228,7 +229,8 @@ Frame ObjectTree::frameOf(uint32_t node) const {
 }
 
 // Merges a node whose children are all leaves holding no more than mergeLimit() distinct objects
-// that do not cover its square (an object over a midline is in several) into one leaf (002).
+// that do not cover its square (an object over a midline is in several) into one leaf (Java
+// Programmer Notes 2015).
 bool ObjectTree::tryMerge(uint32_t node) {
     const Node& n = nodes_[node];
     if (n.parent == kFreeNode || n.firstChild == kNone) {
@@ -341,7 +343,8 @@ Status ObjectTree::move(uint32_t id, const Box& box) {
     if (!validObjectBox(box)) {
         return Status::failure("object box is not finite with min <= max on each axis");
     }
-    // 000: a moving object is indexed over its previous and its current box together.
+    // Heroic Virtue 2004: a moving object is indexed over its previous and its current box
+    // together.
     const Box stored = objects_.moving[id] ? unionBox(objects_.box[id], box) : box;
     const Box oldStored = objects_.swept[id];
     objects_.box[id] = box;
@@ -389,7 +392,7 @@ Status ObjectTree::build(const Box* boxes, const Motion* motions, uint32_t count
     return {};
 }
 
-// 004's per-frame rebuild with pooled nodes: the pools are emptied, not freed, and the tree is
+// Savant's per-frame rebuild with pooled nodes: the pools are emptied, not freed, and the tree is
 // built top down from one root list split recursively, not by insertions one by one.
 void ObjectTree::reindex() {
     nodes_.resize(1);

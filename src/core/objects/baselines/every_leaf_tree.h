@@ -3,9 +3,9 @@
 // merging. Answers the rectangle, frustum and ray queries and the moving objects' collision pairs.
 //
 // Objects over a node boundary: this tree puts each object in every leaf it overlaps (Abound's
-// design, reference 000_758ee9a454ef1104.txt); the loose tree (../loose_tree.h, Ulrich's loose
-// octree in two dimensions) stores each object once, in the deepest node whose square doubled
-// holds it. Both answer exactly, behind ObjectIndex. Measured interleaved in one run
+// design, Heroic Virtue 2004); the loose tree (../loose_tree.h, the loose octree of Ulrich 2000 in
+// two dimensions) stores each object once, in the deepest node whose square doubled holds it. Both
+// answer exactly, behind ObjectIndex. Measured interleaved in one run
 // (core_bench --benchmark_filter='BM_Step(Tree|Loose)/1100000$|BM_Rect(Tree|Loose)|
 // BM_Frustum(Tree|Loose)' --benchmark_repetitions=3 --benchmark_enable_random_interleaving=true;
 // CPU medians, commit 9a55473, 2026-11-26, on a 2-core machine other work shares) on

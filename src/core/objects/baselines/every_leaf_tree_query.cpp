@@ -1,6 +1,7 @@
 // The object quadtree's queries (rectangle, frustum, ray, collision pairs), its statistics and
-// its invariants' check. References: 000_758ee9a454ef1104.txt (a moving object checks the leaves
-// of its previous and current position), 003_a6a19f82ba52de5d.txt (allIntersecting(R)).
+// its invariants' check. References (docs/references.md): Heroic Virtue 2004 (a moving object
+// checks the leaves of its previous and current position); zombiecalypse, "The Quad Tree (I)"
+// (allIntersecting(R)).
 #include <algorithm>
 #include <array>
 #include <string>
@@ -17,8 +18,8 @@ using Frame = ObjectTreeWalk::Frame;
 
 // ---- queries ----
 
-// 003's allIntersecting(R): the leaves meeting R, each object reported by the one leaf that
-// owns its box's lowest corner within R, so that no sort is needed to remove repeats.
+// zombiecalypse's allIntersecting(R): the leaves meeting R, each object reported by the one leaf
+// that owns its box's lowest corner within R, so that no sort is needed to remove repeats.
 void ObjectTree::queryRect(const Rect& r, std::vector<uint32_t>& out) const {
     out.clear();
     if (!validRect(r)) {
@@ -177,10 +178,10 @@ std::optional<RayHit> ObjectTree::queryRay(const Ray& ray) const {
     return best;
 }
 
-// Each moving object walks the leaves of its swept box (000: previous and current position
-// together). A pair is reported by the moving object with the lower id when both move, and only
-// in the one leaf owning the lowest corner of the two swept boxes' overlap (both boxes hold that
-// point, so both are in its leaf): unique without a hash set, then sorted.
+// Each moving object walks the leaves of its swept box (Heroic Virtue 2004: previous and
+// current position together). A pair is reported by the moving object with the lower id when both
+// move, and only in the one leaf owning the lowest corner of the two swept boxes' overlap (both
+// boxes hold that point, so both are in its leaf): unique without a hash set, then sorted.
 void ObjectTree::collisionPairs(std::vector<ObjectPair>& out) const {
     out.clear();
     for (const uint32_t m : objects_.movingList) {

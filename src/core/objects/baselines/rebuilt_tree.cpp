@@ -1,4 +1,4 @@
-// The object quadtree rebuilt every frame (004): moves recorded, the tree rebuilt in cleanup().
+// The object quadtree rebuilt every frame (Savant): moves recorded, the tree rebuilt in cleanup().
 #include "core/objects/baselines/rebuilt_tree.h"
 
 namespace qt {

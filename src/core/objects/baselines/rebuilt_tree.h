@@ -1,5 +1,5 @@
 // The second strategy behind ObjectIndex: the object quadtree cleared and rebuilt every frame
-// from pooled nodes (reference 004_c5d5243514bcda4d.txt), moves only recorded until cleanup().
+// from pooled nodes (Savant, "Quadtree"), moves only recorded until cleanup().
 #pragma once
 
 #include <cassert>
