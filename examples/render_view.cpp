@@ -48,6 +48,6 @@ int main(int argc, char** argv) {
     }
     std::printf("%s: %u leaves drawn, %llu triangles, on %s\n", argv[2],
                 stats.value().cull.leavesDrawn, (unsigned long long)stats.value().cull.triangles,
-                r.glRenderer().c_str());
+                r.view().glRenderer().c_str());
     return 0;
 }

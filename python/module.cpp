@@ -374,9 +374,9 @@ public:
         OffscreenOptions options;
         options.width = width;
         options.height = height;
-        options.leafSize = leafSize;
-        options.stream = stream;
-        options.load = loadOptions(memoryBudgetMb);
+        options.view.leafSize = leafSize;
+        options.view.stream = stream;
+        options.view.load = loadOptions(memoryBudgetMb);
         Result<OffscreenRenderer> opened = OffscreenRenderer::open(path, options);
         if (!opened) {
             fail(opened.error());
@@ -384,17 +384,20 @@ public:
         r_ = std::make_unique<OffscreenRenderer>(std::move(opened).value());
     }
 
-    Scene scene() const { return {&r_->map(), &r_->tree(), &r_->mapping(), r_->objects()}; }
-    const Heightmap& map() const { return r_->map(); }
-    const Quadtree& tree() const { return r_->tree(); }
-    const WorldMapping& mapping() const { return r_->mapping(); }
-    bool streamed() const { return r_->streamed(); }
-    const ObjectScene* objects() const { return r_->objects(); }
+    const TerrainView& view() const { return r_->view(); }
+    Scene scene() const {
+        return {&view().map(), &view().tree(), &view().mapping(), view().objects()};
+    }
+    const Heightmap& map() const { return view().map(); }
+    const Quadtree& tree() const { return view().tree(); }
+    const WorldMapping& mapping() const { return view().mapping(); }
+    bool streamed() const { return view().streamed(); }
+    const ObjectScene* objects() const { return view().objects(); }
     OffscreenRenderer& offscreen() { return *r_; }
 
     py::array_t<uint8_t> render(const Camera& camera, bool cull, bool occlusion,
                                 std::optional<float> lod) {
-        OffscreenFrame frame;
+        ViewFrame frame;
         frame.cull = cull;
         frame.occlusion = occlusion;
         frame.lodPixels = lod ? std::max(*lod, 0.0f) : -1.0f;
@@ -417,7 +420,7 @@ public:
         return image;
     }
 
-    py::dict lastFrame() const { return frameDict(scene(), r_->lastFrame(), last_); }
+    py::dict lastFrame() const { return frameDict(scene(), view().lastFrame(), last_); }
 
 private:
     std::unique_ptr<OffscreenRenderer> r_;
@@ -496,17 +499,18 @@ PYBIND11_MODULE(_quadterrain, m) {
         .def_property_readonly("last_frame", &Renderer::lastFrame,
                                "The last render's counts, drawn leaves, boxes and objects.")
         .def_property_readonly("gl_renderer",
-                               [](Renderer& self) { return self.offscreen().glRenderer(); })
+                               [](Renderer& self) { return self.view().glRenderer(); })
         .def(
             "scatter_objects",
             [](Renderer& self, uint32_t count, uint32_t moving, uint64_t seed) {
-                if (Status s = self.offscreen().scatterObjects(count, moving, seed); !s) {
+                if (Status s = self.offscreen().view().scatterObjects(count, moving, seed); !s) {
                     fail(s.error());
                 }
             },
             py::arg("count"), py::arg("moving") = 0, py::arg("seed") = 1)
         .def(
-            "step_objects", [](Renderer& self, int steps) { self.offscreen().stepObjects(steps); },
+            "step_objects",
+            [](Renderer& self, int steps) { self.offscreen().view().stepObjects(steps); },
             py::arg("steps") = 1);
     addMapProperties(renderer);
 }

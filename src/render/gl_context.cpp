@@ -295,11 +295,21 @@ void GlContext::destroy() {
 }
 
 int GlContext::checkErrors(const char* where) {
+    return checkGlErrors(where);
+}
+
+int checkGlErrors(const char* where) {
     for (GLenum error = glGetError(); error != GL_NO_ERROR; error = glGetError()) {
         ++gGlErrors;
         std::fprintf(stderr, "quadterrain: GL error 0x%04X after %s\n", error, where);
     }
     return gGlErrors;
+}
+
+Status loadGlFunctions(GLADloadfunc load) {
+    GlContext unused;
+    const std::string failed = loadGl(load, false, unused);
+    return failed.empty() ? Status{} : Status::failure(failed);
 }
 
 }  // namespace qt

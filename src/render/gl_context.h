@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/base/result.h"
+#include "render/gl.h"
 
 struct GLFWwindow;
 
@@ -51,6 +52,14 @@ struct GlContext {
 
 // Errors counted so far by the debug callback and checkErrors(), over every context.
 int glErrorCount();
+
+// checkErrors for the context current on this thread, whoever made it.
+int checkGlErrors(const char* where);
+
+// Loads the GL functions of the context current on this thread through `load` (a caller's own
+// context: glfwGetProcAddress, eglGetProcAddress); fails with one line when it offers no OpenGL
+// 3.3 core.
+Status loadGlFunctions(GLADloadfunc load);
 
 // True when QT_GL_DEBUG is set to something other than "0" or "".
 bool glDebugRequested();

@@ -1,33 +1,26 @@
-// The headless renderer: parts made in dependency order and destroyed in reverse.
+// The headless renderer: a context, a target and a view in it, destroyed in reverse.
 #include "render/offscreen.h"
 
+#include <optional>
 #include <utility>
 
-#include "core/lod/lod.h"
-#include "core/streaming/open_map.h"
-#include "core/terrain/world.h"
-#include "core/view/camera_fit.h"
+#include <EGL/egl.h>
+
 #include "render/framebuffer.h"
 #include "render/gl_context.h"
-#include "render/object_renderer.h"
-#include "render/terrain.h"
-#include "render/terrain_renderer.h"
 
 namespace qt {
 
 struct OffscreenRenderer::Parts {
-    OffscreenOptions options;
+    int width = 0;
+    int height = 0;
     GlContext context;
-    TerrainRenderer renderer;
-    ObjectRenderer objects;
-    Terrain terrain;
     Framebuffer target;
+    std::optional<TerrainView> view;
 
     ~Parts() {
-        terrain.destroy();
+        view.reset();
         target.destroy();
-        objects.destroy();
-        renderer.destroy();
         context.destroy();
     }
 };
@@ -40,14 +33,16 @@ OffscreenRenderer::~OffscreenRenderer() = default;
 Result<OffscreenRenderer> OffscreenRenderer::open(const std::string& mapPath,
                                                   const OffscreenOptions& options) {
     using R = Result<OffscreenRenderer>;
-    LoadTimes times;
-    Result<OpenedMap> opened =
-        openStep(mapPath, options.load, times, {}, {}, options.leafSize, options.stream);
+    // The map first: a bad file is one line, before any GL.
+    TerrainViewOptions viewOptions = options.view;
+    viewOptions.viewportHeight = options.height;
+    Result<OpenedMap> opened = TerrainView::openMap(mapPath, viewOptions);
     if (!opened) {
         return R::failure(opened.error());
     }
     auto parts = std::make_unique<Parts>();
-    parts->options = options;
+    parts->width = options.width;
+    parts->height = options.height;
     GlContextOptions contextOptions;
     contextOptions.width = options.width;
     contextOptions.height = options.height;
@@ -57,126 +52,54 @@ Result<OffscreenRenderer> OffscreenRenderer::open(const std::string& mapPath,
         return R::failure(context.error());
     }
     parts->context = context.value();
-    // From here on, a failure destroys what was made through ~Parts.
-    Result<TerrainRenderer> renderer = TerrainRenderer::create(options.shaderDir);
-    if (!renderer) {
-        return R::failure(renderer.error());
-    }
-    parts->renderer = renderer.value();
-    Result<ObjectRenderer> objects = ObjectRenderer::create(options.shaderDir);
-    if (!objects) {
-        return R::failure(objects.error());
-    }
-    parts->objects = std::move(objects).value();
     Result<Framebuffer> target = Framebuffer::create(options.width, options.height);
     if (!target) {
         return R::failure(target.error());
     }
     parts->target = target.value();
-    OpenedMap& o = opened.value();
-    StreamSettings stream;
-    stream.on = options.stream || o.streamed;
-    stream.viewportHeight = options.height;
-    Result<Terrain> terrain = Terrain::create(std::move(o.map), o.leafSize, mapPath, times, {},
-                                              options.pageSize, std::move(o.tree), stream);
-    if (!terrain) {
-        return R::failure(terrain.error());
+    Result<TerrainView> view =
+        TerrainView::create(mapPath, std::move(opened).value(),
+                            reinterpret_cast<GlLoader>(eglGetProcAddress), viewOptions);
+    if (!view) {
+        return R::failure(view.error());
     }
-    parts->terrain = std::move(terrain).value();
-    parts->terrain.adoptOpened(o);
-    if (parts->context.checkErrors("opening the offscreen renderer") != 0) {
-        return R::failure("OpenGL reported an error while opening the offscreen renderer");
-    }
+    parts->view.emplace(std::move(view).value());
     return OffscreenRenderer(std::move(parts));
 }
 
 int OffscreenRenderer::width() const {
-    return parts_->options.width;
+    return parts_->width;
 }
 
 int OffscreenRenderer::height() const {
-    return parts_->options.height;
+    return parts_->height;
 }
 
-const Heightmap& OffscreenRenderer::map() const {
-    return parts_->terrain.map;
+TerrainView& OffscreenRenderer::view() {
+    return *parts_->view;
 }
 
-const Quadtree& OffscreenRenderer::tree() const {
-    return parts_->terrain.tree;
+const TerrainView& OffscreenRenderer::view() const {
+    return *parts_->view;
 }
 
-const WorldMapping& OffscreenRenderer::mapping() const {
-    return parts_->terrain.mapping;
+Camera OffscreenRenderer::overviewCamera(float fovY) const {
+    return view().overviewCamera(float(width()) / float(height()), fovY);
 }
 
-bool OffscreenRenderer::streamed() const {
-    return parts_->terrain.map.codes.isMapped();
-}
-
-const FrameBuffers& OffscreenRenderer::lastFrame() const {
-    return parts_->terrain.frame;
-}
-
-const ObjectScene* OffscreenRenderer::objects() const {
-    return parts_->terrain.objects.get();
-}
-
-void OffscreenRenderer::stepObjects(int steps) {
-    parts_->terrain.stepObjects(steps);
-}
-
-const std::string& OffscreenRenderer::glRenderer() const {
-    return parts_->renderer.glRenderer;
-}
-
-Camera OffscreenRenderer::overviewCamera(float fovYRadians) const {
-    const Terrain& t = parts_->terrain;
-    return qt::overviewCamera(t.map, t.mapping, float(width()) / float(height()), fovYRadians);
-}
-
-Status OffscreenRenderer::scatterObjects(uint32_t count, uint32_t moving, uint64_t seed) {
-    Terrain& t = parts_->terrain;
-    t.setObjects(nullptr);
-    if (count == 0) {
-        return {};
-    }
-    Result<ObjectScene> scene = ObjectScene::scatter(t.map, t.mapping, count, moving, seed);
-    if (!scene) {
-        return Status::failure(scene.error());
-    }
-    parts_->objects.reserve(count);
-    t.setObjects(std::make_unique<ObjectScene>(std::move(scene).value()));
-    return {};
-}
-
-Camera OffscreenRenderer::lookAt(const glm::vec3& eye, const glm::vec3& target,
-                                 float fovYRadians) const {
-    Camera camera;
-    camera.fovY = fovYRadians;
-    camera.aspect = float(width()) / float(height());
-    camera.lookAt(eye, target);
-    fitClipPlanes(camera, parts_->terrain.map, parts_->terrain.mapping);
-    return camera;
+Camera OffscreenRenderer::lookAt(const glm::vec3& eye, const glm::vec3& target, float fovY) const {
+    return view().lookAt(eye, target, float(width()) / float(height()), fovY);
 }
 
 Result<FrameStats> OffscreenRenderer::render(const Camera& camera, std::vector<uint8_t>& rgba,
-                                             const OffscreenFrame& frame) {
+                                             const ViewFrame& frame) {
     Parts& p = *parts_;
-    Terrain& t = p.terrain;
-    const float lodPixels =
-        frame.lodPixels >= 0.0f ? frame.lodPixels : autoLodPixels(t.map.width, t.map.height);
-    const CullView view{camera, height(), frame.cull, frame.cull && frame.occlusion, lodPixels};
-    t.finishErrors();
-    t.settleStreaming(view);
     p.target.bind();
-    TerrainRenderer::clear(width(), height());
-    FrameStats stats = renderTerrain(p.renderer, t, camera, view, false, &p.objects);
-    readPixels(width(), height(), rgba);
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    if (p.context.checkErrors("an offscreen frame") != 0) {
-        return Result<FrameStats>::failure("OpenGL reported an error while drawing the frame");
+    Result<FrameStats> stats = p.view->draw(camera, p.width, p.height, frame);
+    if (stats) {
+        readPixels(p.width, p.height, rgba);
     }
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
     return stats;
 }
 

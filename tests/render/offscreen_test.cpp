@@ -70,7 +70,7 @@ size_t differing(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
 TEST(Offscreen, CulledPicturesEqualUnculledOnesFromSeveralCameras) {
     REQUIRE_RENDERER();
     OffscreenRenderer& r = *shared().renderer;
-    const WorldExtent e = worldExtent(r.map(), r.mapping());
+    const WorldExtent e = worldExtent(r.view().map(), r.view().mapping());
     const std::vector<Camera> cameras = {r.overviewCamera(),
                                          r.lookAt({0.1f * e.sizeX, e.maxY + 20.0f, 0.1f * e.sizeZ},
                                                   {0.6f * e.sizeX, e.minY, 0.6f * e.sizeZ}, 1.0f),
@@ -80,7 +80,7 @@ TEST(Offscreen, CulledPicturesEqualUnculledOnesFromSeveralCameras) {
     for (size_t i = 0; i < cameras.size(); ++i) {
         std::vector<uint8_t> culled, unculled;
         Result<FrameStats> a = r.render(cameras[i], culled);
-        OffscreenFrame everything;
+        ViewFrame everything;
         everything.cull = false;
         Result<FrameStats> b = r.render(cameras[i], unculled, everything);
         ASSERT_TRUE(a && b) << (a ? b.error() : a.error());
@@ -94,20 +94,20 @@ TEST(Offscreen, CulledPicturesEqualUnculledOnesFromSeveralCameras) {
 TEST(Offscreen, ObjectsAreDrawnAndCulledPicturesStillEqualUnculledOnes) {
     REQUIRE_RENDERER();
     OffscreenRenderer& r = *shared().renderer;
-    ASSERT_TRUE(r.scatterObjects(5000, 500, 7));
-    const WorldExtent e = worldExtent(r.map(), r.mapping());
+    ASSERT_TRUE(r.view().scatterObjects(5000, 500, 7));
+    const WorldExtent e = worldExtent(r.view().map(), r.view().mapping());
     const Camera camera = r.lookAt({0.2f * e.sizeX, e.maxY, 0.2f * e.sizeZ},
                                    {0.5f * e.sizeX, e.minY, 0.5f * e.sizeZ}, 1.0f);
     std::vector<uint8_t> culled, unculled;
     Result<FrameStats> a = r.render(camera, culled);
-    OffscreenFrame everything;
+    ViewFrame everything;
     everything.cull = false;
     Result<FrameStats> b = r.render(camera, unculled, everything);
     ASSERT_TRUE(a && b);
     EXPECT_GT(a.value().objects.drawn, 0u);
     EXPECT_GT(a.value().objects.culled, 0u);
     EXPECT_EQ(differing(culled, unculled), 0u);
-    ASSERT_TRUE(r.scatterObjects(0));
+    ASSERT_TRUE(r.view().scatterObjects(0));
 }
 
 // The library's compiled-in shaders and its frame draw what the viewer's shader files and
