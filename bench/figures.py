@@ -16,7 +16,7 @@ Topics, each the section of docs/figures.md with that anchor:
   streaming   bench/stream.py on a streamed 32769² .r16 (gen_4097.png cubic-upsampled)
   gpu         measured on a device machine, never here: its section is kept as recorded
 Default: walk,occlusion,tree-build,loading (core_bench alone, a few minutes). frames, lod, memory
-and streaming run the viewer: they need a display or xvfb-run, and maps made into --maps
+and streaming run the viewer (under xvfb-run -a when DISPLAY is unset) on maps made into --maps
 (`terrain_gen gen_N.png --size N --seed 2`; the 32769² .r16 with gdal_translate from gdal-bin).
 
 --write FILE rewrites only the selected topics' sections of FILE, each as: its heading, the
@@ -59,7 +59,8 @@ FILTERS = {
                 r"^BM_Share(Incremental|Rebuilt)/(1|30|100)$|^BM_ObjectFrame|^BM_ObjectPick"),
 }
 
-parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+parser = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
 parser.add_argument("build_dir", nargs="?", help="the build folder (same as --build)")
 parser.add_argument("--build", default=None, help="the build folder (default: build)")
 parser.add_argument("--write", metavar="FILE", help="rewrite these topics' sections of FILE")
