@@ -1,95 +1,552 @@
 #!/usr/bin/env python3
-"""Runs the core benchmarks and prints the README's figures table (Markdown).
+"""Measures quadterrain's figures and writes them into docs/figures.md, one section a topic.
 
-Usage: python3 bench/figures.py [BUILD_DIR] [--callgrind]   (default: build)
---callgrind adds instruction counts per culled frame (valgrind), stable on a noisy machine.
+Usage: python3 bench/figures.py [--write FILE] [--topics T,T,...] [--build DIR] [--maps DIR]
+                                [--stream-map MAP.r16] [--callgrind] [--quick]
+
+Topics, each the section of docs/figures.md with that anchor:
+  walk        the frustum walk against brute force (core_bench; --callgrind adds instructions)
+  occlusion   the occlusion stage after the walk (core_bench)
+  tree-build  the tree the first frame needs, and the exact level-of-detail errors (core_bench)
+  loading     the default map against stb_image, a GeoTIFF against GDAL's read (core_bench)
+  objects     the object trees' steps and queries, objects in the frame, picking (core_bench)
+  lod         bench/lod.py on gen_4097.png, and the selection's own time (core_bench)
+  frames      bench/frames.py: culled against unculled frames, scaling with the map's size
+  memory      bench/memory.py: peak memory a sample, and a million objects' bytes an object
+  streaming   bench/stream.py on a streamed 32769² .r16 (gen_4097.png cubic-upsampled)
+  gpu         measured on a device machine, never here: its section is kept as recorded
+Default: walk,occlusion,tree-build,loading (core_bench alone, a few minutes). frames, lod, memory
+and streaming run the viewer (under xvfb-run -a when DISPLAY is unset) on maps made into --maps
+(`terrain_gen gen_N.png --size N --seed 2`; the 32769² .r16 with gdal_translate from gdal-bin).
+
+--write FILE rewrites only the selected topics' sections of FILE, each as: its heading, the
+command, date and commit (`git rev-parse --short HEAD` of the build's source tree, "-dirty" when
+its tracked files have changes), what ran, then the tables; every other section and the text
+before the first section stay as they are. Without --write the sections are printed.
+--quick: one repetition, few frames, small maps: a check that the script runs, not figures.
 Every ratio is taken inside one run, on the same cameras, so machine noise cancels.
 """
+import argparse
+import datetime
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
+import tempfile
 
-args = [a for a in sys.argv[1:] if not a.startswith("--")]
-build = args[0] if args else "build"
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+
+# (anchor, heading): the heading's GitHub anchor is the topic's name. Canonical order.
+TOPICS = [("walk", "Walk"), ("occlusion", "Occlusion"), ("tree-build", "Tree build"),
+          ("loading", "Loading"), ("memory", "Memory"), ("lod", "LOD"),
+          ("streaming", "Streaming"), ("objects", "Objects"), ("frames", "Frames"),
+          ("gpu", "GPU")]
+HEADINGS = dict(TOPICS)
+DEFAULT_TOPICS = "walk,occlusion,tree-build,loading"
+
+# core_bench filters by topic (Google Benchmark regular expressions).
+FILTERS = {
+    "walk": r"^BM_(Walk|WalkNoMaskingNoWhole|BruteForce|WalkVsBruteForce)/",
+    "occlusion": r"^BM_Occlusion/",
+    "tree-build": r"^BM_(BuildTree|CoarseErrors)/",
+    "loading": r"^BM_(LoadHeightmap|StbDecodeOnly|GeoTiffLoadAndTreeVsGdalRead)",
+    "lod": r"^BM_LodSelect/4097/16/[124]/1/[12]$",
+    "objects": (r"^BM_Step(Tree|Loose|Rebuilt|Grid|Box2D)/1100000$|^BM_StepBruteSubset|"
+                r"^BM_PairsAgree|^BM_Rect(Tree|Loose|Brute)/|^BM_Frustum(Tree|Loose)/|"
+                r"^BM_Share(Incremental|Rebuilt)/(1|30|100)$|^BM_ObjectFrame|^BM_ObjectPick"),
+}
+
+parser = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+parser.add_argument("build_dir", nargs="?", help="the build folder (same as --build)")
+parser.add_argument("--build", default=None, help="the build folder (default: build)")
+parser.add_argument("--write", metavar="FILE", help="rewrite these topics' sections of FILE")
+parser.add_argument("--topics", default=DEFAULT_TOPICS, help="comma-separated topics")
+parser.add_argument("--maps", default=os.path.join(tempfile.gettempdir(), "quadterrain-maps"),
+                    help="where gen_N.png and the streamed .r16 are made and kept")
+parser.add_argument("--stream-map", help="the streaming topic's map (default: made in --maps)")
+parser.add_argument("--callgrind", action="store_true", help="walk: instructions (valgrind)")
+parser.add_argument("--quick", action="store_true", help="check the script runs; no figures")
+args = parser.parse_args()
+build = args.build or args.build_dir or "build"
+topics = [t for t in args.topics.split(",") if t]
+for t in topics:
+    if t not in HEADINGS:
+        sys.exit(f"figures.py: unknown topic '{t}' (topics: {', '.join(HEADINGS)})")
+    if t == "gpu":
+        sys.exit("figures.py: gpu is measured on a device machine; its section stays as recorded")
 bench = os.path.join(build, "core_bench")
-out = subprocess.run(
-    [bench, "--benchmark_format=json", "--benchmark_repetitions=5",
-     "--benchmark_enable_random_interleaving=true",
-     "--benchmark_report_aggregates_only=true", "--benchmark_min_time=0.2"],
-    check=True, capture_output=True, text=True).stdout
-rows = {}
-for b in json.loads(out)["benchmarks"]:
-    if b.get("aggregate_name") == "median":
+
+
+def run(command, **kwargs):
+    """Runs command; its stdout, or exit naming the command and its stderr's end."""
+    result = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    if result.returncode != 0:
+        sys.exit(f"figures.py: {shlex.join(command)}: exit {result.returncode}\n"
+                 f"{result.stderr[-3000:]}")
+    return result.stdout
+
+
+def source_commit():
+    """The build's source tree (CMakeCache.txt's CMAKE_HOME_DIRECTORY, else this repository): its
+    short HEAD, with -dirty when its tracked files have changes."""
+    source = REPO
+    try:
+        with open(os.path.join(build, "CMakeCache.txt")) as f:
+            for line in f:
+                if line.startswith("CMAKE_HOME_DIRECTORY:"):
+                    source = line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    head = run(["git", "-C", source, "rev-parse", "--short", "HEAD"]).strip()
+    dirty = run(["git", "-C", source, "status", "--porcelain", "--untracked-files=no"]).strip()
+    return head + ("-dirty" if dirty else "")
+
+
+def machine():
+    model = "unknown CPU"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return f"{model}, {os.cpu_count()} cores"
+
+
+# ---- core_bench ----
+
+def core_bench(filter_, repetitions):
+    """Runs core_bench on `filter_`; its runs by name, the median of the repetitions (the run
+    itself when there is one), every time in milliseconds."""
+    command = [bench, f"--benchmark_filter={filter_}", "--benchmark_format=json",
+               f"--benchmark_repetitions={repetitions}",
+               "--benchmark_enable_random_interleaving=true",
+               "--benchmark_report_aggregates_only=true",
+               f"--benchmark_min_time={0.01 if args.quick else 0.2}"]
+    out = run(command)
+    scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
+    rows = {}
+    for b in json.loads(out)["benchmarks"]:
+        if b.get("aggregate_name", "median") != "median":
+            continue
+        for key in ("real_time", "cpu_time"):
+            b[key] = b[key] * scale[b.get("time_unit", "ns")]
         rows[b["run_name"]] = b
+    shown = ["core_bench", f"--benchmark_filter='{filter_}'"] + [
+        c for c in command[2:] if c != "--benchmark_format=json"]
+    return rows, " ".join(shown)
 
 
-def frame_ms(name):
-    """Median milliseconds per culled frame (one iteration culls every camera of the path)."""
-    return 1000.0 / rows[name]["items_per_second"]
-
-
-print("| map, path | walk ms/frame | brute force ms/frame | walk speed-up | nodes tested: walk | "
-      "no masking/whole | ratio | leaves drawn |")
-print("|---|---|---|---|---|---|---|---|")
-for side, frames in ((1025, 64), (4097, 64), (4097, 1024)):
-    arg = f"{side}/{frames}"
-    w, n, b = f"BM_Walk/{arg}", f"BM_WalkNoMaskingNoWhole/{arg}", f"BM_BruteForce/{arg}"
-    path = "64 cameras round the circle" if frames == 64 else f"{frames}-frame flight"
-    if n in rows:
-        nodes = (f"{rows[n]['nodes_tested']:.0f} | "
-                 f"{rows[n]['nodes_tested'] / rows[w]['nodes_tested']:.1f}x fewer")
-    else:
-        nodes = "- | -"
-    print(f"| {side}x{side}, {path} | {frame_ms(w):.3f} | {frame_ms(b):.3f} | "
-          f"{frame_ms(b) / frame_ms(w):.0f}x | {rows[w]['nodes_tested']:.0f} | "
-          f"{nodes} | {rows[w]['leaves_drawn']:.0f} of "
-          f"{rows[w]['leaves_drawn'] + rows[w]['leaves_culled']:.0f} |")
-print()
-print("| map, path: walk and brute force on each camera in turn | walk ms/frame | brute force ms/frame "
-      "| walk speed-up |")
-print("|---|---|---|---|")
-for side, frames in ((1025, 64), (4097, 64), (4097, 1024)):
-    p = rows[f"BM_WalkVsBruteForce/{side}/{frames}/iterations:2"]
-    path = "64 cameras round the circle" if frames == 64 else f"{frames}-frame flight"
-    print(f"| {side}x{side}, {path} | {p['walk_ms']:.3f} | {p['brute_ms']:.3f} | "
-          f"{p['speedup']:.0f}x |")
-print()
-print("| occlusion stage (walk's leaves in, 720-pixel viewport) | ms/frame | leaves in | occluded |")
-print("|---|---|---|---|")
-for side in (1025, 4097):
-    o = rows[f"BM_Occlusion/{side}/64"]
-    print(f"| {side}x{side}, 64 cameras round the circle | {frame_ms(f'BM_Occlusion/{side}/64'):.2f} | "
-          f"{o['candidates']:.0f} | {100.0 * o['occluded_share']:.1f}% |")
-print()
-print("| step | median |")
-print("|---|---|")
-for side in (1025, 4097):
-    print(f"| tree build {side}x{side} | {rows[f'BM_BuildTree/{side}']['real_time']:.1f} ms |")
-load, decode = rows["BM_LoadHeightmap"]["real_time"], rows["BM_StbDecodeOnly"]["real_time"]
-print(f"| load data/default_1025.png (ours) | {load:.1f} ms |")
-print(f"| stb_image decode alone | {decode:.1f} ms ({load / decode:.2f}x) |")
+def per_frame_ms(row):
+    """Milliseconds an item (a culled frame, a selection) from items_per_second."""
+    return 1000.0 / row["items_per_second"]
 
 
 def instructions_per_frame(benchmark, function):
     """Instructions inside `function` per culled frame, counted by callgrind (stable figures)."""
-    out_file = "/tmp/qt_callgrind.out"
-    run = subprocess.run(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}",
-         f"--toggle-collect={function}", bench, f"--benchmark_filter=^{benchmark}$",
-         "--benchmark_min_time=0.01", "--benchmark_format=json"],
-        check=True, capture_output=True, text=True)
-    iterations = json.loads(run.stdout)["benchmarks"][0]["iterations"]
-    with open(out_file) as f:
-        total = next(int(line.split()[1]) for line in f if line.startswith("summary:"))
+    with tempfile.TemporaryDirectory() as folder:
+        out_file = os.path.join(folder, "callgrind.out")
+        out = run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}",
+                   f"--toggle-collect={function}", bench, f"--benchmark_filter=^{benchmark}$",
+                   "--benchmark_min_time=0.01", "--benchmark_format=json"])
+        iterations = json.loads(out)["benchmarks"][0]["iterations"]
+        with open(out_file) as f:
+            total = next(int(line.split()[1]) for line in f if line.startswith("summary:"))
     return total / (iterations * 64)
 
 
-if "--callgrind" in sys.argv:
-    print()
-    print("| map | instructions per walk | per brute force | ratio |")
-    print("|---|---|---|---|")
+def walk_section(rows):
+    lines = ["| map, path | walk ms | brute force ms | speed-up | per camera in turn: walk / brute "
+             "force ms | nodes tested: walk / no masking, no whole subtrees | instructions: walk / "
+             "brute force | leaves drawn |", "|---|---|---|---|---|---|---|---|"]
+    for side, frames in ((1025, 64), (4097, 64), (4097, 1024)):
+        arg = f"{side}/{frames}"
+        w, b = rows[f"BM_Walk/{arg}"], rows[f"BM_BruteForce/{arg}"]
+        n = rows.get(f"BM_WalkNoMaskingNoWhole/{arg}")
+        p = rows[f"BM_WalkVsBruteForce/{arg}/iterations:2"]
+        path = f"{frames} cameras" if frames == 64 else f"{frames}-frame flight"
+        nodes = f"{w['nodes_tested']:.0f} / " + (f"{n['nodes_tested']:.0f}" if n else "-")
+        instructions = "-"
+        if args.callgrind and frames == 64:
+            walk = instructions_per_frame(f"BM_Walk/{arg}", "qt::cullQuadtree*")
+            brute = instructions_per_frame(f"BM_BruteForce/{arg}", "qt::cullBruteForce*")
+            instructions = f"{walk:,.0f} / {brute:,.0f} ({brute / walk:.0f}x)"
+        lines.append(
+            f"| {side}x{side}, {path} | {per_frame_ms(w):.3f} | {per_frame_ms(b):.3f} | "
+            f"{per_frame_ms(b) / per_frame_ms(w):.0f}x | {p['walk_ms']:.3f} / {p['brute_ms']:.3f} "
+            f"({p['speedup']:.0f}x) | {nodes} | {instructions} | {w['leaves_drawn']:.0f} of "
+            f"{w['leaves_drawn'] + w['leaves_culled']:.0f} |")
+    return lines
+
+
+def occlusion_section(rows):
+    lines = ["| map, 64 cameras (720-pixel viewport) | ms a frame | the walk's leaves in | "
+             "occluded |", "|---|---|---|---|"]
     for side in (1025, 4097):
-        walk = instructions_per_frame(f"BM_Walk/{side}/64", "qt::cullQuadtree*")
-        brute = instructions_per_frame(f"BM_BruteForce/{side}/64", "qt::cullBruteForce*")
-        print(f"| {side}x{side} | {walk:,.0f} | {brute:,.0f} | {brute / walk:.0f}x |")
+        o = rows[f"BM_Occlusion/{side}/64"]
+        lines.append(f"| {side}x{side} | {per_frame_ms(o):.2f} | {o['candidates']:.0f} | "
+                     f"{o['occluded']:.0f} ({100.0 * o['occluded_share']:.1f}%) |")
+    return lines
+
+
+def tree_build_section(rows):
+    lines = ["| map | tree the first frame needs, ms | exact level-of-detail errors behind it, ms "
+             "| nodes |", "|---|---|---|---|"]
+    for side in (1025, 4097):
+        t, e = rows[f"BM_BuildTree/{side}"], rows[f"BM_CoarseErrors/{side}"]
+        lines.append(f"| {side}x{side} | {t['real_time']:.1f} | {e['real_time']:.1f} | "
+                     f"{t['nodes']:,.0f} |")
+    return lines
+
+
+def loading_section(rows):
+    load, decode = rows["BM_LoadHeightmap"]["real_time"], rows["BM_StbDecodeOnly"]["real_time"]
+    lines = ["| load | ms | against |", "|---|---|---|",
+             f"| `data/default_1025.png`, quadterrain's load | {load:.1f} | "
+             f"{load / decode:.2f}x stb_image's decode |",
+             f"| `data/default_1025.png`, stb_image's decode alone | {decode:.1f} | - |"]
+    g = rows.get("BM_GeoTiffLoadAndTreeVsGdalRead/iterations:9")
+    if g:
+        gdal = g["gdal_read_ms"]
+        lines += [
+            f"| 3601² float32 GeoTIFF, GDAL's read into a fresh buffer | {gdal:.1f} | - |",
+            f"| the same, quadterrain's load (16-bit codes) | {g['load_ms']:.1f} | "
+            f"{g['load_ms'] / gdal:.2f}x GDAL's read |",
+            f"| the same with the tree the first frame needs (`loadGdalHeightmapWithTree`) | "
+            f"{g['load_and_tree_ms']:.1f} | {g['ratio']:.2f}x GDAL's read |",
+            f"| the exact level-of-detail errors, behind the first frame | "
+            f"{g['errors_ms']:.1f} | - |"]
+    return lines
+
+
+def lod_select_lines(rows):
+    lines = ["| PIXELS | selection ms: 1 thread / 2 threads | triangles | nodes drawn |",
+             "|---|---|---|---|"]
+    for pixels in (1, 2, 4):
+        one = rows.get(f"BM_LodSelect/4097/16/{pixels}/1/1")
+        two = rows.get(f"BM_LodSelect/4097/16/{pixels}/1/2")
+        if not one or not two:
+            continue
+        lines.append(f"| {pixels} px | {per_frame_ms(one):.2f} / {per_frame_ms(two):.2f} | "
+                     f"{one['triangles']:,.0f} | {one['nodes']:,.0f} |")
+    return lines
+
+
+def objects_section(rows):
+    def ms(name):
+        return rows[name]["cpu_time"]
+
+    loose = ms("BM_StepLoose/1100000")
+    step = ["| step, 1.1M objects (1M static, 100k balls) | CPU ms | against the loose tree |",
+            "|---|---|---|"]
+    for name, label in (("BM_StepLoose/1100000", "loose tree (the one the viewer uses)"),
+                        ("BM_StepTree/1100000", "every-leaf tree"),
+                        ("BM_StepGrid/1100000", "uniform grid (4-unit cells)"),
+                        ("BM_StepRebuilt/1100000", "every-leaf tree rebuilt every step"),
+                        ("BM_StepBox2D/1100000", "Box2D `b2BroadPhase`")):
+        if name in rows:
+            step.append(f"| {label} | {ms(name):.0f} | {ms(name) / loose:.1f}x |")
+    brute = rows.get("BM_StepBruteSubset/1100000/1000/iterations:3/manual_time")
+    if brute:
+        step.append(f"| brute force (1,000 balls timed, scaled to 100,000) | "
+                    f"{brute['real_time']:,.0f} | {brute['real_time'] / loose:,.0f}x |")
+    agree = rows.get("BM_PairsAgree/20000/iterations:20")
+    if agree:
+        step.append(f"| pairs against brute force, 20 steps of 20,000 objects | "
+                    f"{agree['mismatches']:.0f} mismatches | - |")
+
+    query = ["| query, 1M objects | loose tree µs | every-leaf tree µs | brute force µs | hits |",
+             "|---|---|---|---|---|"]
+    for arg, label in (("100", "rectangle, 1% of the map"), ("10", "rectangle, 0.01% of the map")):
+        lo, tr, br = (rows.get(f"BM_Rect{k}/{arg}") for k in ("Loose", "Tree", "Brute"))
+        if lo and tr and br:
+            query.append(f"| {label} | {lo['cpu_time'] * 1e3:.1f} | {tr['cpu_time'] * 1e3:.1f} | "
+                         f"{br['cpu_time'] * 1e3:.0f} ({br['cpu_time'] / lo['cpu_time']:.0f}x) | "
+                         f"{lo['found']:,.0f} |")
+    for arg in ("500", "2000"):
+        lo, tr = rows.get(f"BM_FrustumLoose/{arg}"), rows.get(f"BM_FrustumTree/{arg}")
+        if lo and tr:
+            query.append(f"| frustum {arg} units far | {lo['cpu_time'] * 1e3:.0f} | "
+                         f"{tr['cpu_time'] * 1e3:.0f} | - | {lo['found']:,.0f} |")
+
+    memory = ["| index, 1.1M objects | bytes an object in use | reserved |", "|---|---|---|"]
+    for name, label in (("BM_StepLoose/1100000", "loose tree"),
+                        ("BM_StepTree/1100000", "every-leaf tree")):
+        r = rows[name]
+        memory.append(f"| {label} | {r['used_bytes_per_object']:.1f} | "
+                      f"{r['index_bytes_per_object']:.1f} |")
+
+    share = ["| share of 1.1M objects moving | every-leaf tree, CPU ms a step | rebuilt every step "
+             "| rebuilt / incremental |", "|---|---|---|---|"]
+    for pct in (1, 30, 100):
+        inc, reb = rows.get(f"BM_ShareIncremental/{pct}"), rows.get(f"BM_ShareRebuilt/{pct}")
+        if inc and reb:
+            share.append(f"| {pct}% | {inc['cpu_time']:.0f} | {reb['cpu_time']:.0f} | "
+                         f"{reb['cpu_time'] / inc['cpu_time']:.2f}x |")
+
+    lines = step + [""] + query + [""] + memory + [""] + share
+    f = rows.get("BM_ObjectFrame/4097/iterations:3")
+    if f:
+        lines += ["", "Objects in the frame (`BM_ObjectFrame`: 1,000,000 trees and rocks and "
+                  "100,000 balls on the synthetic 4097 map, loose tree, the 64 flight cameras, "
+                  "level of detail at 2 px, one thread; per frame, CPU time):", "",
+                  "| frame | value |", "|---|---|",
+                  f"| frame without objects / with them, ms | {f['pipeline_cpu_ms']:.2f} / "
+                  f"{f['with_objects_cpu_ms']:.2f} |",
+                  f"| what the objects add, ms (`objects_cpu_ms`) | {f['objects_cpu_ms']:.2f} "
+                  f"({100.0 * f['objects_share']:.1f}% of the frame) |",
+                  f"| frustum query, drawn list and groups, ms wall (`object_stage_ms`) | "
+                  f"{f['object_stage_ms']:.2f} |",
+                  f"| the renderer's instances, ms (`instances_cpu_ms`) | "
+                  f"{f['instances_cpu_ms']:.2f} |",
+                  f"| node and box tests / objects (`brute_over_tests`: fewer than a test of "
+                  f"every box) | {f['tests']:,.0f} ({f['brute_over_tests']:.0f}x fewer) |",
+                  f"| in the frustum / horizon tests (one a group) | {f['in_frustum']:,.0f} / "
+                  f"{f['horizon_tests']:,.0f} |",
+                  f"| drawn / occluded | {f['drawn']:,.0f} / {f['occluded']:,.0f} |",
+                  f"| one step (100,000 balls), CPU ms (µs a ball) | {f['step_cpu_ms']:.1f} "
+                  f"({f['step_cpu_us_per_ball']:.2f}) |"]
+    p = rows.get("BM_ObjectPick/iterations:1")
+    if p:
+        lines += ["", "Picking (`BM_ObjectPick`: a 5 x 5 grid of pixels at each of the 64 "
+                  "cameras, the same scene):", "",
+                  "| pick | µs |", "|---|---|",
+                  f"| the object in front of the terrain | {p['object_us']:.2f} |",
+                  f"| the terrain under the pixel | {p['terrain_us']:.2f} |",
+                  f"| brute force, every object's shape (first two cameras; "
+                  f"{p['mismatches']:.0f} mismatches) | {p['brute_us']:,.0f} |"]
+    return lines
+
+
+# ---- the viewer's scripts (frames.py, lod.py, memory.py, stream.py) ----
+
+def display_prefix():
+    return [] if os.environ.get("DISPLAY") else ["xvfb-run", "-a"]
+
+
+def gen_map(side):
+    """gen_N.png, made once into --maps by terrain_gen (seed 2), as the figures use it."""
+    if side == 1025 and args.quick:
+        return os.path.join(REPO, "data", "default_1025.png")
+    os.makedirs(args.maps, exist_ok=True)
+    path = os.path.join(args.maps, f"gen_{side}.png")
+    if not os.path.exists(path):
+        print(f"figures.py: making {path}", file=sys.stderr)
+        run([os.path.join(build, "terrain_gen"), path + ".part.png", "--size", str(side),
+             "--seed", "2"])
+        os.replace(path + ".part.png", path)
+    return path
+
+
+def stream_map():
+    """The streaming topic's .r16: --stream-map, or gen_4097.png cubic-upsampled to 32769²."""
+    if args.stream_map:
+        return args.stream_map
+    if args.quick:
+        sys.exit("figures.py: --quick streaming needs --stream-map (a small .r16)")
+    path = os.path.join(args.maps, "gen_32769.r16")
+    if not os.path.exists(path):
+        source = gen_map(4097)
+        print(f"figures.py: making {path}", file=sys.stderr)
+        try:
+            run(["gdal_translate", "-q", "-of", "ENVI", "-ot", "UInt16", "-outsize", "32769",
+                 "32769", "-r", "cubic", source, path + ".part"])
+        except FileNotFoundError:
+            sys.exit("figures.py: streaming needs gdal_translate (Debian's gdal-bin) to make "
+                     f"{path}, or --stream-map MAP.r16")
+        os.replace(path + ".part", path)
+    return path
+
+
+def script(name, *script_args):
+    """Runs bench/NAME with --build under a display; (the command as shown, its stdout)."""
+    command = [sys.executable, os.path.join(HERE, name), "--build", build, *script_args]
+    shown = " ".join(display_prefix() + ["python3", f"bench/{name}", "--build", build] +
+                     [os.path.basename(a) if os.path.isabs(a) else a for a in script_args])
+    out = run(display_prefix() + command).rstrip("\n").splitlines()
+    if out and out[0].startswith("`python3 bench/"):  # its own command line: shown above instead
+        out = out[2:] if len(out) > 1 and not out[1].strip() else out[1:]
+    return shown, "\n".join(out)
+
+
+def code_block(text):
+    return ["```", *text.splitlines(), "```"]
+
+
+def frames_section():
+    frames = "2" if args.quick else "8"
+    flights = "1" if args.quick else "5"
+    shown, out = script("frames.py", "--frames", frames, "--runs", flights,
+                        gen_map(1025 if args.quick else 4097))
+    lines = [f"Culled against unculled, {flights} flights of {frames} frames (`{shown}`):", "",
+             *out.splitlines(), ""]
+    maps = [os.path.join(REPO, "data", "default_1025.png")] + (
+        [] if args.quick else [gen_map(2049), gen_map(4097), gen_map(8193)])
+    shown, out = script("frames.py", "--frames", "2" if args.quick else "16", *maps)
+    return lines + [f"Scaling with the map's size (`{shown}`):", "", *out.splitlines()]
+
+
+def lod_section(rows):
+    side = 1025 if args.quick else 4097
+    shown, out = script("lod.py", "--frames", "2" if args.quick else "4", "--lod",
+                        "2" if args.quick else "1,2,4", gen_map(side))
+    lines = [f"Frames by level of detail (`{shown}`):", "", *out.splitlines()]
+    if rows:
+        lines += ["", "The selection's own time on the synthetic 4097 map, 16 cameras, each node's "
+                  "error bound (`BM_LodSelect/4097/16/PIXELS/1/THREADS`, ms a selection):", "",
+                  *lod_select_lines(rows)]
+    return lines
+
+
+def memory_section():
+    maps = [gen_map(1025)] if args.quick else [gen_map(4097), gen_map(8193)]
+    shown, out = script("memory.py", *maps)
+    lines = [f"Peak resident memory a sample, loaded (`{shown}`):", "", *code_block(out), ""]
+    objects = "20000" if args.quick else "1100000"
+    shown2, out = script("memory.py", "--objects", objects, maps[0])
+    lines += [f"What objects add, bytes an object (`{shown2}`):", "", *code_block(out)]
+    return lines
+
+
+def streaming_section():
+    path = stream_map()
+    frames = "4" if args.quick else "60"
+    lines = []
+    for keep in (False, True, True):
+        extra = ["--keep-sidecar"] if keep else []
+        shown, out = script("stream.py", "--frames", frames, "--memory-budget", "2000", *extra,
+                            path)
+        lines += [f"`{shown}`" + (" (the sidecar kept)" if keep else " (from nothing)") + ":",
+                  "", *code_block(out), ""]
+    return lines[:-1]
+
+
+INTRO = {
+    "walk": "The frustum walk against a test of every leaf, on the same cameras: synthetic maps "
+            "(`src/core/terrain/synthetic.cpp`), leaves of 4, the cameras of "
+            "`src/core/view/flight_path.cpp`.",
+    "occlusion": "The occlusion stage on the walk's leaves, on the same maps and cameras.",
+    "tree-build": "The tree the first frame draws with (nodes, exact bounds, the range error "
+                  "bound), and the exact level-of-detail errors the viewer computes behind it.",
+    "loading": "Loading against the libraries' own reads.",
+    "memory": "Peak resident memory (`/usr/bin/time -v`), the viewer on llvmpipe, whose GPU "
+              "memory is host memory.",
+    "lod": "Level of detail bounded on screen, llvmpipe at 1280x720.",
+    "streaming": "A 32769² `.r16` streamed within a 2000 MiB budget: first open, reopen, a "
+                 "flight at 2 px, llvmpipe at 1280x720.",
+    "objects": "The object trees against a uniform grid, Box2D's broad phase and brute force; "
+               "one thread.",
+    "frames": "Whole frames on llvmpipe at 1280x720, medians over the bench path.",
+}
+
+
+def measure(topic, bench_rows, bench_commands, commit, today, command):
+    """One topic's section: heading, command, date, commit, what ran, tables."""
+    if topic == "walk":
+        body = walk_section(bench_rows)
+    elif topic == "occlusion":
+        body = occlusion_section(bench_rows)
+    elif topic == "tree-build":
+        body = tree_build_section(bench_rows)
+    elif topic == "loading":
+        body = loading_section(bench_rows)
+    elif topic == "objects":
+        body = objects_section(bench_rows)
+    elif topic == "lod":
+        body = lod_section(bench_rows)
+    elif topic == "frames":
+        body = frames_section()
+    elif topic == "memory":
+        body = memory_section()
+    else:
+        body = streaming_section()
+    ran = [bench_commands[topic]] if topic in bench_commands else []  # scripts: by their tables
+    head = [f"## {HEADINGS[topic]}", "",
+            f"`{command}`, {today}, commit {commit}{' (--quick: not figures)' if args.quick else ''}"
+            f"; {machine()}. {INTRO[topic]}"]
+    if ran:
+        head.append("Ran: " + "; ".join(f"`{r}`" for r in ran) + ".")
+    return "\n".join(head + [""] + body) + "\n"
+
+
+# ---- docs/figures.md: sections by anchor ----
+
+def anchor(heading):
+    """GitHub's anchor for a heading's text."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def split_sections(text):
+    """(the text before the first `## ` heading, [(anchor, section text)])."""
+    preamble, sections, fence = [], [], False
+    for line in text.splitlines(keepends=True):
+        if line.startswith("```"):
+            fence = not fence
+        if not fence and line.startswith("## "):
+            sections.append([anchor(line[3:]), [line]])
+        elif sections:
+            sections[-1][1].append(line)
+        else:
+            preamble.append(line)
+    return "".join(preamble), [(a, "".join(lines)) for a, lines in sections]
+
+
+def merge(old, new):
+    """old's text with the sections of `new` (anchor -> text) replaced or put in their place."""
+    preamble, sections = split_sections(old)
+    order = [a for a, _ in TOPICS]
+    for key, text in new.items():
+        at = [i for i, (a, _) in enumerate(sections) if a == key]
+        if at:
+            sections[at[0]] = (key, text)
+            continue
+        rank = order.index(key)
+        position = 0
+        for i, (a, _) in enumerate(sections):
+            if a in order and order.index(a) < rank:
+                position = i + 1
+        sections.insert(position, (key, text))
+    parts = [preamble.rstrip("\n") + "\n\n" if preamble.strip() else ""]
+    parts += [text.rstrip("\n") + "\n\n" for _, text in sections]
+    return "".join(parts).rstrip("\n") + "\n"
+
+
+def main():
+    command = "python3 bench/figures.py " + shlex.join(sys.argv[1:])
+    commit = source_commit()
+    today = datetime.date.today().isoformat()
+    bench_rows, bench_commands = {}, {}
+    core = [t for t in topics if t in FILTERS and t != "objects"]
+    if core:
+        rows, shown = core_bench("|".join(FILTERS[t] for t in core), 1 if args.quick else 5)
+        bench_rows.update(rows)
+        for t in core:
+            bench_commands[t] = shown
+    if "objects" in topics:
+        rows, shown = core_bench(FILTERS["objects"], 1 if args.quick else 3)
+        bench_rows.update(rows)
+        bench_commands["objects"] = shown
+    sections = {}
+    for topic in topics:
+        sections[topic] = measure(topic, bench_rows, bench_commands, commit, today, command)
+        print(f"figures.py: {topic} measured", file=sys.stderr)
+    if not args.write:
+        print("\n".join(sections[t] for t in topics))
+        return
+    old = ""
+    if os.path.exists(args.write):
+        with open(args.write) as f:
+            old = f.read()
+    if not old.strip():
+        old = "# quadterrain: figures\n"
+    with open(args.write + ".tmp", "w") as f:
+        f.write(merge(old, sections))
+    os.replace(args.write + ".tmp", args.write)
+    print(f"figures.py: wrote {', '.join(topics)} into {args.write}", file=sys.stderr)
+
+
+main()

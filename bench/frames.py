@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs `quadterrain --bench` on each map and prints the README's frames and scaling table.
+"""Runs `quadterrain --bench` on each map; prints docs/figures.md's frames and scaling table.
 
 Usage: python3 bench/frames.py [--build DIR] [--frames N] [--window WxH] [--runs R] MAP...
 Each map flies the same kind of path (flight_path.cpp) culled alone first (the peak memory of a

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Runs `quadterrain --bench --lod P` on each map and grid step; prints the README's level-of-detail
-table.
+"""Runs `quadterrain --bench --lod P` on each map and grid step; prints docs/figures.md's
+level-of-detail table.
 
 Usage: python3 bench/lod.py [--build DIR] [--frames N] [--window WxH] [--runs R] [--lod P,P,...]
                             MAP...

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's measuring picture: the viewer over the default map, a measuring drag between two
+# The measuring picture of docs/screenshots.md: the viewer over the default map, a measuring drag between two
 # points driven by xdotool, saved by the F12 key (the window with its HUD and cursor bar).
 # Usage: xvfb-run -a -s "-screen 0 1280x1024x24" bash bench/measure_picture.sh BUILD_DIR OUT.png
 set -eu
