@@ -463,7 +463,7 @@ HEIGHTMAP: .png (8/16-bit) .jpg .bmp .tga .pgm .gif .psd .hdr, SRTM .hgt, 16-bit
 little-endian .r16/.raw (square, or give --size), or through GDAL: GeoTIFF .tif/.tiff, ESRI
 ASCII grid .asc, .vrt mosaics, .dem .bil .flt .img .ter .bt, gzipped (.gz) or zipped SRTM
 tiles (.hgt.zip). Georeferenced maps come in metres on each axis. Default: data/default_1025.png.
-Limits: files up to 2147483647 bytes, 32769 samples a side and 268468225 in all; the world
+Limits: files up to 2147483647 bytes, 32769 samples a side and 1073807361 in all; the world
 (map extent and heights, from --spacing, --height-scale, --height-offset) within 1e9 units,
 spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
 
@@ -510,7 +510,7 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
                        square, about 1415x1415 samples), else off; --bench draws by level of
                        detail only when --lod gives PIXELS
   --sync-draws MODE    auto, on or off: draw the terrain in at most 16 batches, waiting for the
-                       oldest so that the driver holds at most about 524,000 triangles queued
+                       oldest so that the driver holds at most 786432 triangles queued
                        (auto, the default: on for software rasterisers such as llvmpipe,
                        which keep queued triangles in host memory)
   --back-faces MODE    auto or draw: cull the triangles facing away from the eye whenever the

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/config.h"
+#include "core/frame/draw_batches.h"
 
 namespace qt {
 namespace {
@@ -395,6 +396,17 @@ TEST(Options, UsageNamesEveryOption) {
           "--help",       "--pick",         "--state-json",  "--max-fps",      "--objects",
           "--moving",     "--seed",         "--steps",       "--dump-objects", "--memory-budget"}) {
         EXPECT_NE(usage.find(name), std::string::npos) << name;
+    }
+}
+
+// The limits --help states are the code's own.
+TEST(Options, UsageStatesTheLimitsTheCodeApplies) {
+    const std::string usage = usageText();
+    for (const std::string& figure :
+         {std::to_string(kMaxSide) + " samples a side", std::to_string(kMaxSamples) + " in all",
+          std::to_string(kMaxFileBytes) + " bytes",
+          std::to_string(kQueuedTriangles) + " triangles"}) {
+        EXPECT_NE(usage.find(figure), std::string::npos) << figure;
     }
 }
 
