@@ -109,10 +109,11 @@ if(QT_BUILD_TESTS)
     QT_SHADER_DIR="${CMAKE_SOURCE_DIR}/shaders"
     QT_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
     QT_SHARED_HEIGHTMAPS="${CMAKE_SOURCE_DIR}/../shared/heightmaps")
-  # Discovery only lists names (no window); each test then runs through the display wrapper.
-  set_target_properties(render_tests PROPERTIES CROSSCOMPILING_EMULATOR ${QT_WITH_DISPLAY})
-  gtest_discover_tests(render_tests DISCOVERY_TIMEOUT 60
-    PROPERTIES LABELS render ENVIRONMENT "${QT_RENDER_TEST_ENV}" TIMEOUT 300)
+  # Discovery only lists names (no window); each test then runs through the display wrapper, with
+  # its environment set by env: gtest_discover_tests keeps only the first item of a list property.
+  set_target_properties(render_tests PROPERTIES
+                        CROSSCOMPILING_EMULATOR "env;${QT_RENDER_TEST_ENV};${QT_WITH_DISPLAY}")
+  gtest_discover_tests(render_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS render TIMEOUT 300)
 
   # A headless context (EGL, no display at all) runs the same GL: the shaders' transform
   # feedback, height pages across page and array borders, streamed pages, culled = unculled.
@@ -131,8 +132,9 @@ if(QT_BUILD_TESTS)
   target_compile_definitions(offscreen_tests PRIVATE QT_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
                                                      QT_VIEWER="$<TARGET_FILE:quadterrain>")
   add_dependencies(offscreen_tests quadterrain)
-  gtest_discover_tests(offscreen_tests DISCOVERY_TIMEOUT 60
-    PROPERTIES LABELS render ENVIRONMENT "QT_GL_PLATFORM=egl;${QT_PROCESS_TEST_ENV}" TIMEOUT 300)
+  set_target_properties(offscreen_tests PROPERTIES CROSSCOMPILING_EMULATOR
+                        "env;-u;DISPLAY;-u;WAYLAND_DISPLAY;QT_GL_PLATFORM=egl;${QT_PROCESS_TEST_ENV}")
+  gtest_discover_tests(offscreen_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS render TIMEOUT 300)
 
   add_test(NAME render_cli
     COMMAND ${QT_WITH_DISPLAY} ${CMAKE_SOURCE_DIR}/tests/render/cli_test.sh
