@@ -111,6 +111,7 @@ std::string viewerStateJson(const ViewerState& s) {
     j += "  \"camera\": {\"eye\": " + vec3(c.position) + ", \"forward\": " + vec3(c.forward()) +
          ", \"yaw\": " + number(c.yaw) + ", \"pitch\": " + number(c.pitch) + "},\n";
     j += "  \"speed\": " + number(s.speed) + ",\n";
+    j += "  \"flying\": " + std::string(s.flying ? "true" : "false") + ",\n";
     j += "  \"follow\": {\"on\": " + std::string(s.follow ? "true" : "false") +
          ", \"height\": " + number(s.followHeight) + "},\n";
     j += "  \"frames\": " + std::to_string(s.frames) + ",\n";

@@ -69,6 +69,7 @@ struct ViewerState {
     glm::vec3 measureA{0.0f}, measureB{0.0f};
     bool cull = true, occlusion = true;    // the HUD's toggles
     std::array<float, 3> minimapSquare{};  // left, top, side in window pixels (side 0: hidden)
+    bool flying = false;                   // a double-click's flight is under way
 };
 
 // {"hit": true, "world": [x, y, z], "sample": [column, row], "height": h, "object": o}; a miss

@@ -170,6 +170,7 @@ std::string stateJson(const Viewer& v, int frames, double seconds) {
     state.cull = v.hud.cull;
     state.occlusion = v.hud.occlusion;
     state.minimapSquare = v.hud.minimapSquare;
+    state.flying = v.fly.flight.active;
     return viewerStateJson(state);
 }
 
@@ -309,8 +310,22 @@ int runViewer(Session& s) {
             s.context.checkErrors("a frame");
         }
         ++frame;
+        v.frame = frame;
         if (frame == 1 && !s.options.stateJsonPath.empty()) {
             std::printf("quadterrain: ready\n");  // a test driving the window may start
+            std::fflush(stdout);
+        }
+        // Every event sent before the sync key went through the frame that took the key in, and
+        // this one ran whole after it: the state a test checks is settled.
+        if (v.syncsPending > 0 && frame >= v.syncFrame + 2) {
+            const std::string json = stateJson(v, frame, glfwGetTime() - startTime);
+            if (Status e = writeFile(s.options.stateJsonPath, json.data(), json.size()); !e) {
+                std::fprintf(stderr, "quadterrain: %s\n", e.error().c_str());
+                status = kExitFailure;
+            }
+            for (; v.syncsPending > 0; --v.syncsPending) {
+                std::printf("quadterrain: sync %d\n", ++v.syncsAnswered);
+            }
             std::fflush(stdout);
         }
 

@@ -17,6 +17,9 @@ namespace {
 
 // Two left clicks within this many seconds and kClickPixels pixels make a double-click.
 constexpr double kDoubleClickSeconds = 0.4;
+// With --state-json, the key a test driving the window sends to wait for its input to be taken
+// in (Viewer::syncFrame).
+constexpr int kSyncKey = GLFW_KEY_PAUSE;
 // A press and release within this many pixels is a click, not a measuring drag.
 constexpr double kClickPixels = 4.0;
 
@@ -229,6 +232,14 @@ void handOverInput(GLFWwindow* window, Viewer& v) {
     const size_t count = v.input.frameBatch();
     for (size_t i = 0; i < count; ++i) {
         const InputEvent& e = v.input[i];
+        if (e.kind == InputEvent::Kind::Key && e.key == kSyncKey &&
+            !v.session.options.stateJsonPath.empty()) {
+            if (e.action == GLFW_PRESS) {
+                v.syncFrame = v.frame;
+                ++v.syncsPending;
+            }
+            continue;  // the tests' key: neither the HUD's nor the camera's
+        }
         if (e.kind == InputEvent::Kind::Char) {
             ImGui_ImplGlfw_CharCallback(window, e.codepoint);
         } else {

@@ -31,6 +31,13 @@ struct Viewer {
     double lastClickTime = -1.0;          // the last click (press and release in one place)
     double lastClickX = 0.0, lastClickY = 0.0;
     float objectClock = 0.0f;  // simulated time owed to the objects, below one step
+    // With --state-json, the sync key (Pause) that a test sends after its input: the frame that
+    // took it in, and how many presses wait for their answer (the state written and a line
+    // "quadterrain: sync N" once a whole frame has run after that one).
+    int frame = 0;  // frames drawn so far
+    int syncFrame = -1;
+    int syncsPending = 0;
+    int syncsAnswered = 0;
 };
 
 // Before Dear ImGui's backend is set up, which chains to them: the window's user pointer, scroll,

@@ -10,12 +10,17 @@ slow_keys (the same at 2 frames a second, with quick taps of C and O: none lost)
 point), ground (flying into the ground stops just above it, and with ground-follow (T) at its
 height), minimap (a click on the minimap moves the camera over that point).
 The viewer runs with --state-json, prints "quadterrain: ready" after its first frame, and writes
-its camera, cursor pick, measurement and last screenshot at exit (Esc). Skips (exit 77) without
-xdotool, unless CI=true.
+its camera, cursor pick, measurement and last screenshot at exit (Esc). After each step of input a
+test sends the sync key (Pause) and waits for "quadterrain: sync N": the viewer writes its state and
+answers once a whole frame has run after the one that took the key in, so every event sent before
+it has been handled, however slowly the frames come. No test waits a fixed time for the viewer;
+the only sleeps are the input's own timing (a key held 2 s, clicks apart by more than a
+double-click). Skips (exit 77) without xdotool, unless CI=true.
 """
 import json
 import math
 import os
+import select
 import struct
 import subprocess
 import sys
@@ -73,6 +78,23 @@ class Viewer:
     def move(self, x, y):
         xdotool("mousemove", "--window", self.window, str(x), str(y))
 
+    def sync(self, timeout=120):
+        """Sends the sync key and waits for the viewer's answer: every event sent before it has
+        been taken in by a frame, and a whole frame has run after that one. Returns the state."""
+        xdotool("key", "Pause")
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.process.stdout], [], [], left)[0]:
+                self.process.kill()
+                fail("the viewer did not answer the sync key")
+            line = self.process.stdout.readline()
+            if not line:
+                fail(f"the viewer exited while syncing: {self.process.stderr.read()!r}")
+            if line.startswith("quadterrain: sync"):
+                with open(self.state_path) as f:
+                    return json.load(f)
+
     def close(self):
         """Esc, then the state the viewer wrote at exit."""
         xdotool("key", "Escape")
@@ -108,13 +130,13 @@ def test_pick(tmp, map_path):
     a, b, sky = (460, 240), (560, 400), (600, 15)
     v = Viewer(tmp, map_path)
     v.move(*a)
-    time.sleep(0.3)
+    v.sync()
     xdotool("mousedown", "1")
-    time.sleep(0.3)
+    v.sync()
     v.move(*b)
-    time.sleep(0.3)
+    v.sync()
     xdotool("mouseup", "1")
-    time.sleep(0.3)
+    v.sync()
     state = v.close()
     pick_a, pick_b = scripted_pick(tmp, map_path, *a), scripted_pick(tmp, map_path, *b)
     if not (pick_a["hit"] and pick_b["hit"]):
@@ -141,7 +163,7 @@ def test_pick_object(tmp, map_path):
     pick = scripted_pick(tmp, map_path, *point, *objects)
     v = Viewer(tmp, map_path, *objects)
     v.move(*point)
-    time.sleep(0.5)
+    v.sync()
     state = v.close()
     if state["cursor"] != pick:
         fail(f"the cursor's pick {state['cursor']} != --pick {point}: {pick}")
@@ -151,10 +173,11 @@ def test_pick_object(tmp, map_path):
     for clicks, selected in ((1, [pick["object"]["id"]]), (3, [pick["object"]["id"]]), (2, [])):
         v = Viewer(tmp, map_path, *objects)
         v.move(*point)
-        time.sleep(0.3)
+        v.sync()
         for _ in range(clicks):
             xdotool("keydown", "shift", "click", "1", "keyup", "shift")
-            time.sleep(0.6)  # past a double-click
+            v.sync()  # taken in; the next click comes later than a double-click's 0.4 s
+            time.sleep(0.6)
         state = v.close()
         if state["selected_objects"] != selected:
             fail(f"{clicks} Shift+clicks on object {pick['object']['id']}: selected "
@@ -167,9 +190,9 @@ def test_pick_object(tmp, map_path):
 def test_screenshot(tmp, map_path):
     v = Viewer(tmp, map_path)
     xdotool("key", "F12")
-    time.sleep(0.5)
+    v.sync()
     xdotool("key", "shift+F12")
-    time.sleep(0.5)
+    v.sync()
     state = v.close()
     shots = sorted(f for f in os.listdir(tmp)
                    if f.startswith("quadterrain-") and f.endswith(".png"))
@@ -199,16 +222,15 @@ def test_enter(tmp, map_path, fps=None):
     second = os.path.join(tmp, "second.r16")
     write_hills(second, 65)
     v = Viewer(tmp, map_path, *(["--max-fps", str(fps)] if fps else []))
-    frame = 1.0 / fps if fps else 0.1
     if fps:
         xdotool("key", "--delay", "5", "c", "o")
-        time.sleep(2 * frame)
+        v.sync()
     xdotool("key", "ctrl+o")
-    time.sleep(2 * frame)
+    v.sync()
     xdotool("key", "ctrl+a")
     xdotool("type", "--delay", "5", second)
     xdotool("key", "Return")
-    time.sleep(4 * frame + 0.5)
+    v.sync()
     state = v.close()
     if state["map"] != second or not state["message"].startswith("loaded "):
         fail(f"Enter in the path box should load {second}: map {state['map']!r}, "
@@ -227,7 +249,7 @@ def test_move(tmp, map_path, fps):
     v = Viewer(tmp, map_path, "--max-fps", str(fps))
     start_eye = [10.0, 300.0, 64.0]
     xdotool("keydown", "w", "sleep", str(held), "keyup", "w")
-    time.sleep(1.5)  # a frame at 1 fps takes in the release
+    v.sync()  # a frame takes in the release
     state = v.close()
     eye = state["camera"]["eye"]
     moved = math.dist(eye, start_eye)
@@ -266,9 +288,14 @@ def test_fly(tmp, map_path):
     point = (460, 240)
     v = Viewer(tmp, map_path)
     v.move(*point)
-    time.sleep(0.3)
+    v.sync()
     xdotool("click", "--repeat", "2", "--delay", "80", "1")
-    time.sleep(2.0)  # the flight takes 0.8 s
+    state = v.sync()
+    deadline = time.monotonic() + 120
+    while state["flying"]:  # the flight takes 0.8 s of frames
+        if time.monotonic() > deadline:
+            fail("the flight did not end")
+        state = v.sync()
     state = v.close()
     hit = scripted_pick(tmp, map_path, *point)["world"]
     start = [20.0, 60.0, 140.0]
@@ -289,7 +316,7 @@ def test_ground(tmp, map_path):
     CAMERA = ["--eye", "64,14,64", "--target", "64.01,0,64"]  # low, looking straight down
     v = Viewer(tmp, map_path)
     xdotool("keydown", "w", "sleep", "2", "keyup", "w")  # 12.8 units down at 6.4 a second
-    time.sleep(0.3)
+    v.sync()
     state = v.close()
     eye = state["camera"]["eye"]
     ground = ground_under(tmp, map_path, eye)
@@ -298,7 +325,7 @@ def test_ground(tmp, map_path):
         fail(f"flying into the ground: the eye should stop just above it, {clearance} above")
     v = Viewer(tmp, map_path)
     xdotool("key", "t", "keydown", "w", "sleep", "2", "keyup", "w")  # down again, following
-    time.sleep(0.3)
+    v.sync()
     state = v.close()
     eye2 = state["camera"]["eye"]
     follow = state["follow"]
@@ -312,19 +339,16 @@ def test_minimap(tmp, map_path):
     global WINDOW
     WINDOW = (1280, 720)
     v = Viewer(tmp, map_path)
-    time.sleep(0.3)
-    xdotool("key", "Escape")  # closes: the first state says where the minimap is
-    v.process.communicate(timeout=60)
-    with open(v.state_path) as f:
-        left, top, side = json.load(f)["minimap"]
+    left, top, side = v.sync()["minimap"]  # where the minimap is
+    v.close()
     if side < 40:
         fail(f"the minimap should be on screen at 1280x720: {left, top, side}")
     v = Viewer(tmp, map_path)
     # The square's centre is the map's centre (the border is the same on every side).
     v.move(int(left + side / 2), int(top + side / 2))
-    time.sleep(0.3)
+    v.sync()
     xdotool("click", "1")
-    time.sleep(0.5)
+    v.sync()
     v.move(WINDOW[0] - 40, WINDOW[1] - 40)
     state = v.close()
     eye = state["camera"]["eye"]
