@@ -62,8 +62,21 @@ int runOneShot(Session& s) {
     const float lodPixels = lodPixelsFor(o, s.terrain.map.width, s.terrain.map.height);
     // Streamed: every page the view asks for in before the frame, so that the picture and counts
     // are the same however fast the worker runs.
-    s.terrain.settleStreaming(CullView{s.camera, target.value().height, mode != CullMode::None,
-                                       mode == CullMode::FrustumAndOcclusion, lodPixels});
+    // A frame is never taken with pages outstanding: a view the pool cannot settle is an error.
+    if (!s.terrain.settleStreaming(CullView{s.camera, target.value().height, mode != CullMode::None,
+                                            mode == CullMode::FrustumAndOcclusion, lodPixels})) {
+        const int pool = s.terrain.streamStats().pool;
+        std::fprintf(stderr, "quadterrain: %s\n",
+                     (s.terrain.poolFixed
+                          ? "--stream-pool " + std::to_string(pool) +
+                                ": the view needs more level-0 pages than that many layers "
+                                "hold; raise it, or leave it out to size the pool from the view"
+                          : "the view needs more level-0 pages than the GPU holds (" +
+                                std::to_string(pool) + " layers); narrow the view or raise --lod")
+                         .c_str());
+        target.value().destroy();
+        return kExitFailure;
+    }
     FrameStats stats;
     for (int frame = 0; frame < std::max(o.frames, 1); ++frame) {
         stats = renderFrame(s, target.value(), s.camera, mode, lodPixels);

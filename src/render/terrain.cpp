@@ -15,6 +15,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Culls a settling view may take before its pool is judged too small: each pass makes more of
+// its pages resident while they fit (a handful of passes settles every view the tests fly).
+constexpr int kSettlePasses = 8;
+
 double msSince(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
@@ -120,6 +124,7 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     if ((stream.on || onDemand) && stream.pool == 0) {
         terrain.poolViewport = stream.viewportHeight;
     }
+    terrain.poolFixed = stream.pool > 0;
     return terrain;
 }
 
@@ -156,45 +161,49 @@ CullView streamedView(const Terrain& terrain, CullView view) {
 
 }  // namespace
 
-void Terrain::settleStreaming(const CullView& view) {
+bool Terrain::settleStreaming(const CullView& view) {
     if (!streamer) {
-        return;
+        return true;
     }
     const bool firstOnDemand = !viewSettled && onDemand;
     viewSettled = true;  // before the culls below, which would otherwise settle again
-    // One cull asks for every page its view needs (which level-1 nodes ask does not depend on
-    // what is resident); a second confirms, and more would only repeat a pool too small for the
-    // view. On demand, such a pool (the error term can reach further than the grid step it is
-    // sized by) doubles until every page the view asks for is in, so that the picture is the
-    // whole upload's; the first view's pages are timed from after the first cull, which stands
-    // for the frame's own (a view without level of detail makes the heights whole in it instead).
+    // Each pass culls (asking for every page its view needs from what is resident: more pages
+    // make more level-1 nodes split, which may ask for more) and uploads every page filled. A
+    // pass that asks for nothing and leaves no filled page waiting has settled. A view whose
+    // pages fit the pool settles in a few passes; one that does not evicts what it asks for and
+    // never does: its pool doubles. On demand, the first view's pages are timed from after the
+    // first cull, which stands for the frame's own (a view without level of detail makes the
+    // heights whole in it instead).
     Clock::time_point start = Clock::now();
     bool timed = false;
-    for (;;) {
-        for (int pass = 0; pass < 3 && streamer; ++pass) {
+    bool settled = false;
+    while (!settled && streamer) {
+        for (int pass = 0; pass < kSettlePasses && streamer; ++pass) {
             cullTerrain(*this, view);
             if (!timed) {
                 start = Clock::now();
                 timed = true;
             }
-            if (!streamer || streamer->stats().requested == 0) {
+            const StreamStats st = streamStats();
+            if (!streamer || (st.requested == 0 && st.ready == 0)) {
+                settled = true;
                 break;
             }
             uploadStreamedPages(*this, true);
         }
-        if (!onDemand || !streamer) {
+        if (settled || !streamer || (poolFixed && !onDemand)) {
             break;
         }
         const StreamStats st = streamer->stats();
         const int level0 = gpu.pages.level[0].pagesX * gpu.pages.level[0].pagesY;
-        if (st.requested + st.ready == 0 || st.pool >= level0 ||
-            !remakeHeights(fixedPool(std::min(2 * st.pool, level0)))) {
+        if (st.pool >= level0 || !remakeHeights(fixedPool(std::min(2 * st.pool, level0)))) {
             break;
         }
     }
     if (firstOnDemand) {
         times.pagesMs = onDemand ? msSince(start) : times.restMs;
     }
+    return settled || !streamer;
 }
 
 bool Terrain::remakeHeights(const Level0Pool& pool) {
@@ -217,7 +226,15 @@ StreamStats Terrain::streamStats() const {
 }
 
 void Terrain::growPool(const CullView& view) {
-    if (poolViewport == 0 || !streamer) {
+    if (!streamer || poolFixed) {
+        return;
+    }
+    const int level0 = gpu.pages.level[0].pagesX * gpu.pages.level[0].pagesY;
+    if (streamer->starved() && gpu.pages.level0Pool < level0) {
+        remakeHeights(fixedPool(std::min(2 * gpu.pages.level0Pool, level0)));
+        return;
+    }
+    if (poolViewport == 0) {
         return;
     }
     const int needed = streamPoolLayers(gpu.pages, view.camera.fovY, view.viewportHeight,

@@ -104,6 +104,8 @@ struct Terrain {
     // A streamed terrain whose pool is sized from the view (StreamSettings::pool 0): the viewport
     // height it is sized for; 0 when the pool stays as it is.
     int poolViewport = 0;
+    // The pool's layers were given (StreamSettings::pool, --stream-pool): it never grows.
+    bool poolFixed = false;
     int pageSize = kDefaultPageSize;  // the page size asked at create (the GPU's may be larger)
 
     // Puts `scene` on this terrain (or removes the objects, with an empty one) and sizes the
@@ -123,17 +125,20 @@ struct Terrain {
                                   StreamSettings stream = {});
     bool streamed() const { return streamer != nullptr; }
     // Streamed: culls `view` and fills and uploads every page it asks for, with no per-frame
-    // budget, until a cull asks for nothing more (or the pool is full of pages the last frame
-    // drew): the same picture as a terrain that is not streamed, for tests and scripted frames.
-    // Nothing when not streamed.
-    void settleStreaming(const CullView& view);
+    // budget, until a cull asks for nothing more and no filled page waits for a layer: the same
+    // picture as a terrain that is not streamed, for tests and scripted frames. A pool too small
+    // for the view (its pages evicting each other) doubles, up to level 0's pages, unless its
+    // size was given (poolFixed). Returns whether the view settled; true when not streamed.
+    bool settleStreaming(const CullView& view);
     // Streamed: the streamer's counts (zero when not streamed).
     StreamStats streamStats() const;
     // A pool sized from the view: when `view` needs more layers than it has (a taller window, a
     // narrower field of view), remakes the GPU heights with a pool for a viewport a quarter
     // taller than the view's, so that a window being dragged larger remakes them seldom, and
     // restarts the streamer (level 0 arrives anew; levels 1 and up are uploaded again). When that
-    // fails the pool stays, and with it less detail where pages wait, never a hole.
+    // fails the pool stays, and with it less detail where pages wait, never a hole. A pool whose
+    // pages wait because every layer was drawn by the last frame (PageStreamer::starved) doubles
+    // the same way, up to level 0's pages; a given pool (poolFixed) never grows.
     void growPool(const CullView& view);
     // Level 0 on demand: makes the GPU heights whole (every page of every level, on every core),
     // drops the streamer and ends onDemand, so the terrain is drawn as if uploaded whole. Nothing

@@ -215,8 +215,8 @@ case("over the memory budget: big.png", [big_png, "--memory-budget", "1024"] + s
 big_raw = write("big.r16", b"")
 os.truncate(big_raw, 16385 * 16385 * 2)
 case("streamed .r16 over the memory budget", [big_raw, "--memory-budget", "100"] + stats, 1,
-     q + big_raw + ": size 16385x16385 needs about 313 MiB streamed (its tree and the coarse "
-     "levels of its heights), over the memory budget of 100 MiB (raise it with --memory-budget MB)")
+     q + big_raw + ": size 16385x16385 needs about 313 MiB streamed (its tree, the coarse "
+     "levels of its heights and the pages in flight), over the memory budget of 100 MiB (raise it with --memory-budget MB)")
 case("streamed .r16 whose tree cannot fit", [big_raw, "--memory-budget", "1"] + stats, 1,
      q + big_raw + ": its quadtree takes 2816 KiB even in leaves of 64, over its share (128 KiB) "
      "of the memory budget; raise --memory-budget")
@@ -438,8 +438,8 @@ def timed_case(name, args, code, line, seconds=3):
 big_r16 = sparse("big.r16", 2 * 32769 * 32769)
 timed_case("sparse 32769x32769 .r16 (over 2 GiB) over the budget, streamed",
            [big_r16, "--memory-budget", "300"] + stats, 1,
-           q + big_r16 + ": size 32769x32769 needs about 837 MiB streamed (its tree and the coarse "
-           "levels of its heights), over the memory budget of 300 MiB (raise it with "
+           q + big_r16 + ": size 32769x32769 needs about 837 MiB streamed (its tree, the coarse "
+           "levels of its heights and the pages in flight), over the memory budget of 300 MiB (raise it with "
            "--memory-budget MB)")
 big_r16b = sparse("big_b.r16", 1 << 30)
 timed_case("sparse 1 GiB .r16, not a square", [big_r16b] + stats, 1,
@@ -687,6 +687,18 @@ if have_display:
         values = camera["eye"] + [camera["near"], camera["far"]]
         if not all(math.isfinite(v) for v in values) or not camera["far"] > camera["near"] > 0:
             failures.append(f"{name}: camera not finite: {camera}")
+    # A small map streamed needs little beside its tree: no fixed pool of 128 MiB.
+    small_r16 = write("small400.r16", b"".join(struct.pack("<H", (c * 7 + r * 13) % 4096)
+                                               for r in range(400) for c in range(400)))
+    case("400x400 .r16 streamed under a 64 MiB budget",
+         [small_r16, "--stream", "--memory-budget", "64"] + stats, 0)
+    # A scripted frame is never taken with pages outstanding: a pool given too small for the
+    # view is one line (a pool sized from the view grows instead).
+    case("--stream-pool too small for the scripted view",
+         [small_r16, "--stream", "--stream-pool", "1", "--page-size", "64", "--lod", "1",
+          "--eye", "200,40,200", "--target", "300,0,300"] + stats, 1,
+         q + "--stream-pool 1: the view needs more level-0 pages than that many layers hold; "
+         "raise it, or leave it out to size the pool from the view")
     # A streamed GeoTIFF's code cache that cannot be used is one line and rebuilt: cut short,
     # edited after its sidecar was written (a stale sidecar), or the map changed since.
     streamed = write("streamed.tif", tiff16(96, 96, hills(96, voids=True), signed=True, tile=16,

@@ -1961,6 +1961,80 @@ TEST(StreamedTerrain, APoolSizedFromTheViewGrowsWithIt) {
     full.value().destroy();
 }
 
+// A map rough at the sample scale: its coarse errors make level-1 nodes split far beyond the
+// grid-step reach a pool sized from the view allows for.
+Heightmap roughHeightmap(int width, int height) {
+    std::vector<float> samples(size_t(width) * size_t(height));
+    for (int r = 0; r < height; ++r) {
+        for (int c = 0; c < width; ++c) {
+            samples[size_t(r) * size_t(width) + size_t(c)] =
+                float(30000.0 + 14000.0 * std::sin(c * 0.021) * std::cos(r * 0.017) +
+                      9000.0 * std::sin((3 * c - r) * 0.0071) +
+                      6000.0 * std::sin(c * 1.7 + r * 0.3) * std::cos(r * 2.3));
+        }
+    }
+    return makeHeightmap(width, height, samples).value();
+}
+
+// Interactive frames, no settling: a pool sized from the view whose pages wait because every
+// layer was drawn by the last frame (the view draws level 0 from all of them and asks for more)
+// doubles, so frames at the per-frame upload budget reach the fully loaded picture. A pool given
+// by size stays as it is.
+TEST(StreamedTerrain, AStarvedPoolDoublesInInteractiveFrames) {
+    REQUIRE_GL_STRICT();
+    const Heightmap map = roughHeightmap(513, 513);
+    // Level of detail measured for a view 60 pixels high at 120 degrees (a wide, short window):
+    // the pool sized from that view holds fewer pages than the rough map's frames ask for.
+    constexpr int kViewHeight = 60;
+    StreamSettings stream;
+    stream.on = true;
+    stream.viewportHeight = kViewHeight;
+    stream.fovY = glm::radians(120.0f);
+    Result<Terrain> streamed = Terrain::create(map, 4, "streamed", {}, {}, 32, {}, stream);
+    StreamSettings given = stream;
+    given.pool = 4;
+    Result<Terrain> fixed = Terrain::create(map, 4, "fixed", {}, {}, 32, {}, given);
+    Result<Terrain> full = makeTerrain(map, 4, "full", 32);
+    ASSERT_TRUE(streamed && fixed && full);
+    streamed.value().finishErrors();
+    const int first = streamed.value().gpu.pages.level0Pool;
+    EXPECT_LT(first, 16 * 16) << "the view's estimate, below the map's level-0 pages";
+    const auto draw = [](Terrain& t, const Camera& camera, std::vector<uint8_t>& pixels) {
+        GlFixture& f = gl();
+        f.target.bind();
+        TerrainRenderer::clear(kWidth, kHeight);
+        renderTerrain(f.renderer, t, camera, CullView{camera, kViewHeight, true, true, 1.0f}, false,
+                      &f.objects);
+        readPixels(kWidth, kHeight, pixels);
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    };
+    std::vector<Camera> cameras = randomCameras(full.value(), 3, 53u);
+    std::vector<uint8_t> expected, pixels;
+    int equal = 0;
+    for (Camera& camera : cameras) {
+        camera.fovY = glm::radians(120.0f);
+        fitClipPlanes(camera, map, full.value().mapping);
+        draw(full.value(), camera, expected);
+        // Frames at four uploads each until the picture is the loaded one (or it never is).
+        bool same = false;
+        for (int frame = 0; frame < 300 && !same; ++frame) {
+            draw(streamed.value(), camera, pixels);
+            same = frame % 8 == 7 && differingPixels(expected, pixels) == 0;
+        }
+        for (int frame = 0; frame < 8; ++frame) {
+            draw(fixed.value(), camera, pixels);
+        }
+        ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+        equal += same ? 1 : 0;
+    }
+    EXPECT_GT(streamed.value().gpu.pages.level0Pool, first);
+    EXPECT_EQ(equal, int(cameras.size()));
+    EXPECT_EQ(fixed.value().gpu.pages.level0Pool, 4);
+    streamed.value().destroy();
+    fixed.value().destroy();
+    full.value().destroy();
+}
+
 // A 257 x 257 synthetic map read into memory with its level-0 pages on demand (pages of 8), the
 // pool sized for a viewport `viewportHeight` pixels high.
 Result<Terrain> onDemandTerrain(const Heightmap& map, int viewportHeight = kStreamPoolViewport) {

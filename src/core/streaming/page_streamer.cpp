@@ -145,6 +145,7 @@ int PageStreamer::freeLayer() {
 
 int PageStreamer::upload(const Upload& uploadPage) {
     uploaded_ = 0;
+    starved_ = false;
     const size_t texels = size_t(pages_->texels) * size_t(pages_->texels);
     while (uploaded_ < uploadsPerFrame_) {
         uint32_t page = 0;
@@ -159,7 +160,8 @@ int PageStreamer::upload(const Upload& uploadPage) {
         }
         const int layer = freeLayer();
         if (layer < 0) {
-            break;  // every layer was drawn by the last frame: the page waits
+            starved_ = true;  // every layer was drawn by the last frame: the page waits
+            break;
         }
         const int64_t evicted = layerPage_[size_t(layer)];
         if (evicted >= 0) {

@@ -89,6 +89,9 @@ public:
     void settle(const Upload& uploadPage);
 
     StreamStats stats() const;
+    // Whether the last upload() left filled pages waiting because every layer was drawn by the
+    // last frame: the pool is smaller than what the frames draw and ask for.
+    bool starved() const { return starved_; }
 
 private:
     void work();
@@ -121,6 +124,7 @@ private:
     uint32_t requestFrame_ = 0;
     uint64_t drawFrame_ = 0;
     int uploaded_ = 0;
+    bool starved_ = false;
     uint64_t uploadedTotal_ = 0;
 
     std::thread worker_;

@@ -139,8 +139,9 @@ uint64_t quadtreeBytes(int width, int height, int leafSize) {
 uint64_t streamedPeakBytes(int width, int height, int leafSize) {
     // Levels 1.. of the pyramid: a third of the samples, two bytes each, in pages with borders.
     const uint64_t samples = uint64_t(width) * uint64_t(height);
-    return quadtreeBytes(width, height, leafSize) + samples * 2 / 3 + samples / 64 +
-           kStreamedFixedBytes;
+    const uint64_t inFlight =
+        std::min(kStreamedFixedBytes, samples * 2 + samples / 32 + kStreamedSmallBytes);
+    return quadtreeBytes(width, height, leafSize) + samples * 2 / 3 + samples / 64 + inFlight;
 }
 
 Result<int> streamedLeafSize(int width, int height, int requestedLeafSize, uint64_t treeBudget) {
@@ -182,7 +183,8 @@ Result<int> planStreamedMap(int width, int height, int requestedLeafSize,
         budget.limitBytes != 0 && peak > free) {
         return R::failure("size " + std::to_string(width) + "x" + std::to_string(height) +
                           " needs about " + std::to_string(peak >> 20) +
-                          " MiB streamed (its tree and the coarse levels of its heights), "
+                          " MiB streamed (its tree, the coarse levels of its heights and the pages "
+                          "in flight), "
                           "over the memory budget of " +
                           std::to_string(free >> 20) + " MiB (raise it with --memory-budget MB)");
     }

@@ -24,9 +24,12 @@ constexpr double kStreamedTreeShare = 0.125;
 // more get the range bound, not the exact errors.
 constexpr uint64_t kStreamBandBytes = uint64_t(256) << 20;
 
-// Resident bytes of a streamed map that do not grow with its size: the level-0 page pool, the
-// staging pages, the frame's buffers (llvmpipe keeps the pool in host memory).
+// Resident bytes of a streamed map beside its tree and coarse levels: the level-0 page pool, the
+// staging pages, the frame's buffers (llvmpipe keeps the pool in host memory). At most this much,
+// and never more than the map's whole level 0 in pages (2 bytes a sample, a 64th for borders)
+// and kStreamedSmallBytes for the rest: a small map streamed needs little.
 constexpr uint64_t kStreamedFixedBytes = uint64_t(128) << 20;
+constexpr uint64_t kStreamedSmallBytes = uint64_t(8) << 20;
 
 struct StreamOptions {
     uint64_t bandBytes = kStreamBandBytes;  // the band cap (tests use tiny ones)
@@ -108,7 +111,8 @@ uint64_t quadtreeBytes(int width, int height, int leafSize);
 
 // Estimated resident bytes of a streamed width x height map in leaves of leafSize: its tree, the
 // pyramid's levels 1.. on the GPU (a third of the samples, 2 bytes each, and the pages' borders)
-// and kStreamedFixedBytes; checked against the budget before the map is mapped.
+// and the pages in flight (kStreamedFixedBytes, less for a small map); checked against the budget
+// before the map is mapped.
 uint64_t streamedPeakBytes(int width, int height, int leafSize);
 
 // The smallest power of two >= requestedLeafSize (and >= kMinLeafSize) whose tree takes at most
