@@ -12,8 +12,8 @@ layout(location = 3) in vec4 baseRadius;
 layout(location = 4) in float height;
 layout(location = 5) in uint look;
 
-uniform mat4 viewProjection;
-uniform vec3 eye;
+uniform mat4 viewProjection;  // the view from the origin (qt::Camera::viewProjectionFromEye)
+uniform vec3 eye;             // positions are taken relative to it
 uniform bool byId;
 uniform samplerBuffer records;
 
@@ -35,11 +35,11 @@ void main() {
         what = uint(rest.y) | ((look >> 31) << 8);
     }
     vec3 scale = vec3(place.w, tall, place.w);
-    vec3 world = place.xyz + unitPosition * scale;
+    vec3 fromEye = (place.xyz - eye) + unitPosition * scale;
     normal = normalize(unitNormal / scale);
-    distanceFromEye = distance(eye, world);
+    distanceFromEye = length(fromEye);
     kind = what & 0xFFu;
     selected = (what >> 8) & 1u;
     trunk = material;
-    gl_Position = viewProjection * vec4(world, 1.0);
+    gl_Position = viewProjection * vec4(fromEye, 1.0);
 }

@@ -2,7 +2,9 @@
 // relative height, and by slope; diffuse + ambient light, distance fog.
 #version 330 core
 
-in vec4 surface;  // normal x, world height, normal z, distance from the eye (terrain.vert)
+// Normal x, height above the map's lowest world height, normal z, distance from the eye
+// (terrain.vert).
+in vec4 surface;
 
 uniform float farPlane;
 uniform vec2 heightRange;  // world heights of the lowest and highest sample
@@ -44,11 +46,11 @@ void main() {
     vec2 nxz = surface.xz;
     vec3 n = normalize(vec3(nxz.x, sqrt(max(1.0 - dot(nxz, nxz), 0.0)), nxz.y));
     float span = max(heightRange.y - heightRange.x, 1e-6);
-    float h = clamp((surface.y - heightRange.x) / span, 0.0, 1.0);
+    float h = clamp(surface.y / span, 0.0, 1.0);
 
     vec3 albedo;
     if (altitudeRamp) {
-        albedo = altitudeAlbedo(surface.y * toMetres.x + toMetres.y, abs(n.y));
+        albedo = altitudeAlbedo((surface.y + heightRange.x) * toMetres.x + toMetres.y, abs(n.y));
     } else {
         albedo = mix(kLowland, kHills, smoothstep(0.15, 0.45, h));
         albedo = mix(albedo, kRock, smoothstep(0.45, 0.7, h));

@@ -29,15 +29,24 @@ uniform int pageTableRow[16];  // by level; qt::kMaxTreeDepth + 1 <= 16
 uniform ivec2 mapSize;         // samples (width, height)
 uniform int leafSize;            // grid squares along a leaf side
 uniform vec2 spacing;            // world units between columns (x) and rows (y)
-uniform float heightScale;  // world height = code * heightScale + heightBias (qt::HeightTransform)
-uniform float heightBias;
-uniform mat4 viewProjection;
-uniform vec3 eye;
+// Positions are taken relative to the eye, so that no coordinate far from the origin (a high map,
+// an eye over the far side of a wide one) cancels against another in float: the eye at map column
+// eyeSample.x + eyeFraction.x and row eyeSample.y + eyeFraction.y (the integer parts subtract
+// exactly), and heights as code * heightScale + heightBiasFromEye: the map's bias
+// (qt::HeightTransform: world height = code * heightScale + bias) less the eye's height, taken in
+// double on the CPU. The colours read the height above the map's lowest world height the same
+// way, with heightBiasFromLow.
+uniform ivec2 eyeSample;
+uniform vec2 eyeFraction;
+uniform float heightScale;
+uniform float heightBiasFromEye;
+uniform float heightBiasFromLow;
+uniform mat4 viewProjection;  // the view from the origin (qt::Camera::viewProjectionFromEye)
 
 // What the fragment shader needs, in one vector: the rasteriser keeps three interpolation
 // coefficients per vector and triangle, so one vector instead of two makes each binned triangle
-// smaller. x, z: the unit normal's (its y is positive on a height field); y: world height;
-// w: distance from the eye.
+// smaller. x, z: the unit normal's (its y is positive on a height field); y: height above the
+// map's lowest world height; w: distance from the eye.
 out vec4 surface;
 
 // The drawn node's level, its origin in level samples, its page (texel origin in level samples,
@@ -77,10 +86,11 @@ ivec2 mapSample(ivec2 s) {
     return min(s << level, mapSize - 1);
 }
 
-// World position of a level sample, and its unit normal's x and z by central differences over the
+// Position relative to the eye of a level sample, and its unit normal's x and z by central
+// differences over the
 // level's neighbours (at level 0 the map's, one-sided on the border: the same as
 // qt::vertexNormal; a coarser node's normals come from its own level's samples, 2^level apart).
-vec3 worldAt(ivec2 s, out vec2 normalXZ) {
+vec3 worldAt(ivec2 s, out vec2 normalXZ, out float aboveLowest) {
     int c0 = max(s.x - 1, 0);
     int c1 = min(s.x + 1, levelLast.x);
     int r0 = max(s.y - 1, 0);
@@ -94,8 +104,11 @@ vec3 worldAt(ivec2 s, out vec2 normalXZ) {
     vec3 normal = normalize(vec3(-dx * sz, sx * sz, -dz * sx));
     normalXZ = normal.xz;
     ivec2 m = mapSample(s);
-    return vec3(float(m.x) * spacing.x, codeAt(s.x, s.y) * heightScale + heightBias,
-                float(m.y) * spacing.y);
+    float code = codeAt(s.x, s.y);
+    aboveLowest = code * heightScale + heightBiasFromLow;
+    return vec3((float(m.x - eyeSample.x) - eyeFraction.x) * spacing.x,
+                code * heightScale + heightBiasFromEye,
+                (float(m.y - eyeSample.y) - eyeFraction.y) * spacing.y);
 }
 
 void main() {
@@ -129,17 +142,20 @@ void main() {
                                            : morphs.x;
     float m = float(edge) / 255.0;
     vec2 ownNormal;
-    vec3 worldPosition = worldAt(sampleOf(i, j), ownNormal);
+    float height;
+    vec3 fromEye = worldAt(sampleOf(i, j), ownNormal, height);
     vec2 normalXZ = ownNormal;
     if (((i | j) & 1) != 0 && edge != 0u) {
         vec2 targetNormal;
-        vec3 target = worldAt(sampleOf(i & ~1, j & ~1), targetNormal);
-        worldPosition = edge == 255u ? target : mix(worldPosition, target, m);
+        float targetHeight;
+        vec3 target = worldAt(sampleOf(i & ~1, j & ~1), targetNormal, targetHeight);
+        fromEye = edge == 255u ? target : mix(fromEye, target, m);
         normalXZ = edge == 255u ? targetNormal : mix(ownNormal, targetNormal, m);
+        height = edge == 255u ? targetHeight : mix(height, targetHeight, m);
     }
-    // x, z: the unit normal's (its y is positive on a height field); y: world height; w:
-    // distance from the eye.
-    surface = vec4(normalXZ.x, worldPosition.y, normalXZ.y, distance(eye, worldPosition));
+    // x, z: the unit normal's (its y is positive on a height field); y: height above the map's
+    // lowest; w: distance from the eye.
+    surface = vec4(normalXZ.x, height, normalXZ.y, length(fromEye));
 
-    gl_Position = viewProjection * vec4(worldPosition, 1.0);
+    gl_Position = viewProjection * vec4(fromEye, 1.0);
 }

@@ -2,9 +2,8 @@
 // terrain's distance fog.
 #version 330 core
 
-in vec3 worldPosition;
+in vec3 fromEye;  // relative to the eye (water.vert)
 
-uniform vec3 eye;
 uniform float farPlane;
 uniform vec3 fogColour;
 
@@ -14,7 +13,7 @@ const vec3 kWater = vec3(0.10, 0.26, 0.45);
 const vec3 kGlancing = vec3(0.42, 0.58, 0.72);
 
 void main() {
-    vec3 toEye = eye - worldPosition;
+    vec3 toEye = -fromEye;
     float distance = length(toEye);
     float grazing = 1.0 - abs(toEye.y) / max(distance, 1e-6);
     vec3 water = mix(kWater, kGlancing, grazing * grazing * grazing);

@@ -2,14 +2,14 @@
 // from the vertex id (no vertex buffer).
 #version 330 core
 
-uniform vec2 size;    // the map's extent in world x and z
-uniform float level;  // world height of the water
-uniform mat4 viewProjection;
+uniform vec2 size;     // the map's extent in world x and z
+uniform vec3 origin;   // the map's corner at the water's level, relative to the eye
+uniform mat4 viewProjection;  // the view from the origin (qt::Camera::viewProjectionFromEye)
 
-out vec3 worldPosition;
+out vec3 fromEye;
 
 void main() {
     vec2 corner = vec2(float(gl_VertexID & 1), float(gl_VertexID >> 1)) * size;
-    worldPosition = vec3(corner.x, level, corner.y);
-    gl_Position = viewProjection * vec4(worldPosition, 1.0);
+    fromEye = origin + vec3(corner.x, 0.0, corner.y);
+    gl_Position = viewProjection * vec4(fromEye, 1.0);
 }

@@ -201,7 +201,7 @@ int ObjectRenderer::submit(const Camera& camera) {
         idFirst += count;
     }
     glUseProgram(program.id);
-    const glm::mat4 viewProjection = camera.viewProjection();
+    const glm::mat4 viewProjection = camera.viewProjectionFromEye();
     glUniformMatrix4fv(program.uniform("viewProjection"), 1, GL_FALSE,
                        glm::value_ptr(viewProjection));
     glUniform3f(program.uniform("eye"), camera.position.x, camera.position.y, camera.position.z);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <thread>
@@ -16,6 +17,21 @@
 #include "core/terrain/vertex_grid.h"
 
 namespace qt {
+
+EyeInGrid eyeInGrid(const glm::vec3& eye, const WorldMapping& mapping) {
+    // Beyond 2^30 columns the integer part stops there and the fraction takes the rest: so far
+    // from the map, a unit's rounding is far below a pixel.
+    constexpr double kLimit = double(1 << 30);
+    const auto split = [&](double at, int& whole, float& fraction) {
+        const double clamped = std::clamp(std::floor(at), -kLimit, kLimit);
+        whole = int(clamped);
+        fraction = float(at - clamped);
+    };
+    EyeInGrid g;
+    split(double(eye.x) / double(mapping.spacingX), g.sampleX, g.fractionX);
+    split(double(eye.z) / double(mapping.spacingZ), g.sampleZ, g.fractionZ);
+    return g;
+}
 namespace {
 
 // The upload's page fills: at most this many threads, each filling this many pages of a chunk.
@@ -484,12 +500,12 @@ int TerrainRenderer::drawWater(const TerrainGpu& gpu, const WorldMapping& mappin
     glUseProgram(waterProgram.id);
     glUniform2f(waterProgram.uniform("size"), float(gpu.width - 1) * mapping.spacingX,
                 float(gpu.height - 1) * mapping.spacingZ);
-    glUniform1f(waterProgram.uniform("level"), mapping.worldHeight(kWaterMetres));
-    const glm::mat4 viewProjection = camera.viewProjection();
+    glUniform3f(waterProgram.uniform("origin"), float(-double(camera.position.x)),
+                float(double(mapping.worldHeight(kWaterMetres)) - double(camera.position.y)),
+                float(-double(camera.position.z)));
+    const glm::mat4 viewProjection = camera.viewProjectionFromEye();
     glUniformMatrix4fv(waterProgram.uniform("viewProjection"), 1, GL_FALSE,
                        glm::value_ptr(viewProjection));
-    glUniform3f(waterProgram.uniform("eye"), camera.position.x, camera.position.y,
-                camera.position.z);
     glUniform1f(waterProgram.uniform("farPlane"), camera.farPlane);
     glUniform3f(waterProgram.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
     glEnable(GL_DEPTH_TEST);
@@ -542,15 +558,22 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     glUniform2f(program.uniform("spacing"), mapping.spacingX, mapping.spacingZ);
     const HeightTransform height = heightTransform(gpu.coding, mapping);
     glUniform1f(program.uniform("heightScale"), height.scale);
-    glUniform1f(program.uniform("heightBias"), height.bias);
-    const glm::mat4 viewProjection = camera.viewProjection();
+    // Positions relative to the eye (terrain.vert): the eye's column and row as an integer and a
+    // fraction, its height taken from the bias in double.
+    const EyeInGrid at = eyeInGrid(camera.position, mapping);
+    glUniform2i(program.uniform("eyeSample"), at.sampleX, at.sampleZ);
+    glUniform2f(program.uniform("eyeFraction"), at.fractionX, at.fractionZ);
+    glUniform1f(program.uniform("heightBiasFromEye"),
+                float(double(height.bias) - double(camera.position.y)));
+    const glm::mat4 viewProjection = camera.viewProjectionFromEye();
     glUniformMatrix4fv(program.uniform("viewProjection"), 1, GL_FALSE,
                        glm::value_ptr(viewProjection));
-    glUniform3f(program.uniform("eye"), camera.position.x, camera.position.y, camera.position.z);
     glUniform1f(program.uniform("farPlane"), camera.farPlane);
     const float lo = mapping.worldHeight(gpu.minSample);
     const float hi = mapping.worldHeight(gpu.maxSample);
     glUniform2f(program.uniform("heightRange"), std::min(lo, hi), std::max(lo, hi));
+    glUniform1f(program.uniform("heightBiasFromLow"),
+                float(double(height.bias) - double(std::min(lo, hi))));
     // Metres from world heights, for the altitude ramp: (y - offset) / scale.
     const bool altitude = gpu.metres && mapping.heightScale != 0.0f;
     glUniform1i(program.uniform("altitudeRamp"), altitude ? 1 : 0);

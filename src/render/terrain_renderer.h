@@ -146,6 +146,16 @@ private:
     GpuSections* sections_;
 };
 
+// The eye in the map's grid, for positions taken relative to it (terrain.vert): column
+// sampleX + fractionX and row sampleZ + fractionZ, the integer parts subtracted exactly.
+struct EyeInGrid {
+    int sampleX = 0;
+    int sampleZ = 0;
+    float fractionX = 0.0f;
+    float fractionZ = 0.0f;
+};
+EyeInGrid eyeInGrid(const glm::vec3& eye, const WorldMapping& mapping);
+
 struct TerrainRenderer {
     ShaderProgram program;
     ShaderProgram waterProgram;  // the flat water plane (shaders/water.*)

@@ -730,6 +730,58 @@ TEST(FarFromTheOrigin, CulledFramesEqualUnculledFramesAboveFlatWater) {
     terrain.destroy();
 }
 
+// Pixels whose colour differs between two pictures of the same size.
+size_t differingPixels(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+    size_t differing = 0;
+    for (size_t p = 0; p < a.size(); p += 4) {
+        differing += a[p] != b[p] || a[p + 1] != b[p + 1] || a[p + 2] != b[p + 2] ? 1 : 0;
+    }
+    return differing;
+}
+
+// The picture does not degrade with the height: positions are taken relative to the eye (in
+// double on the CPU, exact integer columns in the shader), so a map raised by an offset from 0 to
+// 1e6 and seen from an eye raised by the same offset gives the same pixels, culled and not. (In
+// world coordinates at 1e6 a float's step is 0.06: a map a few units high breaks up.)
+TEST(FarFromTheOrigin, PicturesDoNotDegradeWithTheHeight) {
+    REQUIRE_GL();
+    std::vector<float> samples(17 * 17);
+    for (int r = 0; r < 17; ++r) {
+        for (int c = 0; c < 17; ++c) {
+            samples[size_t(r) * 17 + size_t(c)] = float((c * 3 + r * 5) % 7);
+        }
+    }
+    Result<Terrain> loaded = makeTerrain(makeHeightmap(17, 17, samples).value(), 4, "small");
+    ASSERT_TRUE(loaded) << loaded.error();
+    Terrain terrain = std::move(loaded).value();
+    const std::vector<std::pair<glm::vec3, glm::vec3>> views = {
+        {{-3.0f, 12.0f, -3.0f}, {8.0f, 0.0f, 8.0f}},
+        {{8.0f, 1.5f, 20.0f}, {8.0f, 2.0f, 0.0f}},
+        {{2.0f, 30.0f, 2.0f}, {9.0f, 0.0f, 10.0f}}};
+    for (size_t v = 0; v < views.size(); ++v) {
+        std::vector<uint8_t> reference, culled, unculled;
+        for (const float offset : {0.0f, 1e3f, 4e4f, 3e5f, 1e6f}) {
+            terrain.mapping = {1.0f, 1.0f, offset};
+            Camera c;
+            c.aspect = float(kWidth) / kHeight;
+            const glm::vec3 up(0.0f, offset, 0.0f);
+            c.lookAt(views[v].first + up, views[v].second + up);
+            fitClipPlanes(c, terrain.map, terrain.mapping);
+            render(terrain, c, true, culled);
+            render(terrain, c, false, unculled);
+            ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+            EXPECT_EQ(differingPixels(culled, unculled), 0u) << "view " << v << ", " << offset;
+            if (offset == 0.0f) {
+                reference = culled;
+                EXPECT_GT(terrainShare(reference), 0.1) << "view " << v;
+            } else {
+                EXPECT_EQ(differingPixels(reference, culled), 0u) << "view " << v << ", " << offset;
+            }
+        }
+    }
+    terrain.destroy();
+}
+
 class Picture : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -1059,7 +1111,8 @@ TEST(GpuTime, TheCpusWorkBetweenSectionsIsNotCounted) {
 }
 
 // The terrain vertex shader linked to capture gl_Position by transform feedback, its uniforms set
-// so that gl_Position is (column, height, row, 1); with the buffer and query a capture needs.
+// so that gl_Position is (column, height, row, 1) (the eye at the origin, no rotation); with the
+// buffer and query a capture needs.
 struct NodeCapture {
     GLuint program = 0;
     GLuint feedback = 0;
@@ -1094,7 +1147,8 @@ struct NodeCapture {
         terrain.gpu.bindHeights(program);
         glUniform2f(glGetUniformLocation(program, "spacing"), 1.0f, 1.0f);
         glUniform1f(glGetUniformLocation(program, "heightScale"), height.scale);
-        glUniform1f(glGetUniformLocation(program, "heightBias"), height.bias);
+        // The eye at the origin: positions relative to it are the world's.
+        glUniform1f(glGetUniformLocation(program, "heightBiasFromEye"), height.bias);
         const glm::mat4 identity(1.0f);
         glUniformMatrix4fv(glGetUniformLocation(program, "viewProjection"), 1, GL_FALSE,
                            &identity[0][0]);
@@ -1761,14 +1815,6 @@ Result<Terrain> streamedTerrain(const Heightmap& map, int pool = 0) {
         terrain.value().finishErrors();
     }
     return terrain;
-}
-
-size_t differingPixels(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
-    size_t differing = 0;
-    for (size_t p = 0; p < a.size(); p += 4) {
-        differing += a[p] != b[p] || a[p + 1] != b[p + 1] || a[p + 2] != b[p + 2] ? 1 : 0;
-    }
-    return differing;
 }
 
 // After settling, a streamed terrain draws what the fully loaded one draws, pixel for pixel, and

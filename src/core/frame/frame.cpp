@@ -188,7 +188,7 @@ float cullMargin(const Camera& camera, const WorldMapping& mapping, const WorldE
 
 Frustum cullingFrustum(const Camera& camera, const WorldMapping& mapping,
                        const WorldExtent& extent) {
-    return Frustum::fromViewProjection(camera.viewProjection(),
+    return Frustum::fromViewProjection(camera.viewProjectionDouble(),
                                        cullMargin(camera, mapping, extent));
 }
 

@@ -41,6 +41,27 @@ glm::mat4 Camera::view() const {
     return m;
 }
 
+glm::dmat4 Camera::viewProjectionDouble() const {
+    const glm::dvec3 f(forward());
+    const glm::dvec3 r(right());
+    const glm::dvec3 u(glm::vec3(glm::cross(right(), forward())));
+    const glm::dvec3 eye(position);
+    glm::dmat4 m(1.0);
+    m[0][0] = r.x;
+    m[1][0] = r.y;
+    m[2][0] = r.z;
+    m[0][1] = u.x;
+    m[1][1] = u.y;
+    m[2][1] = u.z;
+    m[0][2] = -f.x;
+    m[1][2] = -f.y;
+    m[2][2] = -f.z;
+    m[3][0] = -glm::dot(r, eye);
+    m[3][1] = -glm::dot(u, eye);
+    m[3][2] = glm::dot(f, eye);
+    return glm::perspective(double(fovY), double(aspect), double(nearPlane), double(farPlane)) * m;
+}
+
 glm::mat4 Camera::projection() const {
     return glm::perspective(fovY, aspect, nearPlane, farPlane);
 }

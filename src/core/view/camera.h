@@ -21,6 +21,16 @@ struct Camera {
     glm::mat4 view() const;
     glm::mat4 projection() const;
     glm::mat4 viewProjection() const { return projection() * view(); }
+    // The same matrix in double, from the same float basis, eye and planes: for the culling
+    // frustum, whose near plane comes from rows that nearly cancel (2 near / far of each other).
+    glm::dmat4 viewProjectionDouble() const;
+    // The view from the origin, looking the same way: for positions taken relative to the eye
+    // (the renderer's), which keeps far-off coordinates from cancelling in float.
+    glm::mat4 viewProjectionFromEye() const {
+        glm::mat4 rotation = view();
+        rotation[3] = glm::vec4(0.0f, 0.0f, 0.0f, 1.0f);
+        return projection() * rotation;
+    }
 
     // Aims from eye at target; yaw keeps its current value when the line is vertical.
     void lookAt(const glm::vec3& eye, const glm::vec3& target);

@@ -25,6 +25,18 @@ Frustum Frustum::fromViewProjection(const glm::mat4& m, float margin) {
     return f;
 }
 
+Frustum Frustum::fromViewProjection(const glm::dmat4& m, float margin) {
+    auto row = [&](int i) { return glm::dvec4(m[0][i], m[1][i], m[2][i], m[3][i]); };
+    const glm::dvec4 r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3);
+    const glm::dvec4 planes[6] = {r3 + r0, r3 - r0, r3 + r1, r3 - r1, r3 + r2, r3 - r2};
+    Frustum f{};
+    for (int i = 0; i < 6; ++i) {
+        const glm::dvec4 p = planes[i] / glm::length(glm::dvec3(planes[i]));
+        f.planes[size_t(i)] = glm::vec4(glm::vec3(p), float(p.w + double(margin)));
+    }
+    return f;
+}
+
 std::array<glm::vec3, 8> Frustum::corners(const glm::mat4& viewProjection) {
     const glm::mat4 inverse = glm::inverse(viewProjection);
     std::array<glm::vec3, 8> out{};

@@ -29,6 +29,11 @@ struct Frustum {
     // OpenGL clip space (-w <= x, y, z <= w). Margin moves every plane outwards by that distance,
     // so the test draws a sliver more and never less than the rasteriser.
     static Frustum fromViewProjection(const glm::mat4& viewProjection, float margin = 0.0f);
+    // The same from a matrix in double, the planes normalised in double before they are rounded
+    // to float: the near plane's rows cancel to 2 near / far of their size, which in float leaves
+    // its distance wrong by far / near ulps of the eye's coordinates (hundreds of units for an
+    // eye 3e5 from the origin with far / near 20000).
+    static Frustum fromViewProjection(const glm::dmat4& viewProjection, float margin = 0.0f);
 
     // The same planes over grid coordinates (column, height code, row) instead of world ones,
     // for x = column * spacingX, y = code * heightScale + heightBias, z = row * spacingZ: a box

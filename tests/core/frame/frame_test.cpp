@@ -71,7 +71,7 @@ Expected stagesOneByOne(const Scene& s, const CullView& view) {
     Expected e;
     const Camera& c = view.camera;
     const Frustum frustum = Frustum::fromViewProjection(
-        c.viewProjection(), cullMargin(c, s.mapping, worldExtent(s.map, s.mapping)));
+        c.viewProjectionDouble(), cullMargin(c, s.mapping, worldExtent(s.map, s.mapping)));
     CullOutput walk;
     walk.reserveFor(s.tree);
     if (view.frustum) {
@@ -243,7 +243,7 @@ TEST(FramePipeline, CullingFrustumMovesEachPlaneOutByTheMargin) {
     const float margin = cullMargin(c, mapping, extent);
     EXPECT_FLOAT_EQ(margin, kCullMarginSpacings * 2.5f +
                                 kCullMarginUlps * std::numeric_limits<float>::epsilon() * 640.0f);
-    const Frustum tight = Frustum::fromViewProjection(c.viewProjection());
+    const Frustum tight = Frustum::fromViewProjection(c.viewProjectionDouble());
     const Frustum loose = cullingFrustum(c, mapping, extent);
     for (size_t i = 0; i < 6; ++i) {
         // A point on the tight plane is inside the loose one by the margin (planes are unit).
@@ -267,6 +267,48 @@ TEST(FramePipeline, CullMarginFollowsTheSizeOfTheCoordinates) {
     EXPECT_GE(cullMargin(c, mapping, extent), kCullMarginUlps * 0.5f);
     c.position.y = std::numeric_limits<float>::quiet_NaN();
     EXPECT_EQ(cullMargin(c, mapping, extent), std::numeric_limits<float>::max());
+}
+
+// The near plane is made from two rows of the view-projection that cancel to 2 near / far of
+// their size: taken in float, an eye 3e5 above the origin put it hundreds of units ahead, and a
+// small map in plain view 12 units away was culled whole. Taken in double, the frame keeps the
+// same leaves whatever the height the map and the eye are raised by.
+TEST(FramePipeline, TheLeavesKeptDoNotDependOnTheHeightOfTheView) {
+    std::vector<float> samples(17 * 17);
+    for (int r = 0; r < 17; ++r) {
+        for (int c = 0; c < 17; ++c) {
+            samples[size_t(r) * 17 + size_t(c)] = float((c * 3 + r * 5) % 7);
+        }
+    }
+    const Heightmap map = makeHeightmap(17, 17, samples).value();
+    const Quadtree tree = buildQuadtree(map, 4).value();
+    FrameBuffers frame;
+    frame.reserveFor(tree);
+    for (const auto& [eye, target] :
+         std::vector<std::pair<glm::vec3, glm::vec3>>{{{-3.0f, 12.0f, -3.0f}, {8.0f, 0.0f, 8.0f}},
+                                                      {{8.0f, 1.5f, 20.0f}, {8.0f, 2.0f, 0.0f}},
+                                                      {{30.0f, 3.0f, 30.0f}, {0.0f, 0.0f, 0.0f}}}) {
+        std::vector<LeafRange> reference;
+        for (const float offset : {0.0f, 1e3f, 4e4f, 3e5f, 1e6f, 3e6f}) {
+            const WorldMapping mapping{1.0f, 1.0f, offset};
+            Camera c;
+            const glm::vec3 up(0.0f, offset, 0.0f);
+            c.lookAt(eye + up, target + up);
+            fitClipPlanes(c, map, mapping);
+            const FrameStats stats =
+                runFrame(map, tree, mapping, CullView{c, 720, true, false, 0.0f}, frame);
+            if (offset == 0.0f) {
+                reference = frame.drawn;
+                EXPECT_GT(stats.cull.leavesDrawn, 8u);
+                continue;
+            }
+            ASSERT_EQ(frame.drawn.size(), reference.size()) << offset;
+            for (size_t k = 0; k < reference.size(); ++k) {
+                EXPECT_EQ(frame.drawn[k].first, reference[k].first) << offset;
+                EXPECT_EQ(frame.drawn[k].count, reference[k].count) << offset;
+            }
+        }
+    }
 }
 
 }  // namespace
