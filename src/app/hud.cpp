@@ -55,9 +55,10 @@ void drawStats(const FrameStats& stats, const Terrain& terrain) {
                     st.resident, st.pool, st.requested, st.uploaded);
         if (terrain.map.codes.isMapped()) {
             ImGui::Text("heights mapped from %s; tree %s",
-                        terrain.codeCache == "written" ? "its code cache (written by this load)"
-                        : terrain.codeCache == "read"  ? "its code cache"
-                                                       : "the file",
+                        terrain.codeCache == "written"    ? "its code cache (written by this load)"
+                        : terrain.codeCache == "read"     ? "its code cache"
+                        : terrain.codeCache == "not kept" ? "a file of its codes (not kept)"
+                                                          : "the file",
                         terrain.sidecar == "read"      ? "read from its .qtree"
                         : terrain.sidecar == "written" ? "written to its .qtree"
                                                        : "built (no .qtree)");

@@ -86,6 +86,7 @@ int streamed(const char* path, int leafSize, uint64_t budget, uint64_t band) {
     std::printf("  \"codes\": \"%s\",\n  \"cache_ms\": %.1f,\n",
                 s.codes == qt::CodeSource::MapFile        ? "map file"
                 : s.codes == qt::CodeSource::CacheWritten ? "cache written"
+                : s.codes == qt::CodeSource::CacheNotKept ? "cache not kept"
                                                           : "cache read",
                 s.cacheMs);
     printStep("start", start, false);

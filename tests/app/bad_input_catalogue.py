@@ -6,10 +6,12 @@ Load and option errors are reported before any window opens, so no display is ne
 that must render (odd paths, 16-bit colour, looking straight down) run only when a display is.
 """
 import atexit
+import gzip
 import os
 import resource
 import shutil
 import signal
+import stat
 import struct
 import subprocess
 import sys
@@ -134,9 +136,9 @@ def run_measured(args, env, file_limit=None):
     return proc.returncode, err, usage.ru_maxrss / 1024.0
 
 
-def case(name, args, code, line=None, prefix=None, env=None, file_limit=None):
-    """Runs quadterrain ARGS; checks the exit code, that stderr is exactly one line and, for a
-    refused input, that it cost little memory."""
+def case(name, args, code, line=None, prefix=None, env=None, file_limit=None, one_line=False):
+    """Runs quadterrain ARGS; checks the exit code, that stderr is exactly one line (a refused
+    input's, or any with ONE_LINE) and, for a refused input, that it cost little memory."""
     global passed
     returncode, stderr, peak_mb = run_measured(
         [binary] + args, dict(os.environ, QT_GL_DEBUG="1", **(env or {})), file_limit)
@@ -148,7 +150,7 @@ def case(name, args, code, line=None, prefix=None, env=None, file_limit=None):
         largest_refused[:] = max(largest_refused, [peak_mb, name])
         if peak_mb > MAX_REFUSED_MB:
             problems.append(f"peak resident memory {peak_mb:.0f} MiB, over {MAX_REFUSED_MB}")
-    if code != 0 and len(lines) != 1:
+    if (code != 0 or one_line) and len(lines) != 1:
         problems.append(f"{len(lines)} lines on stderr")
     got = lines[0] if lines else ""
     if line is not None and got != line:
@@ -526,6 +528,65 @@ if os.path.isdir(os.path.join(cache_home, "quadterrain")):
 if left:
     failures.append(f"streamed GDAL failures left files behind: {left}")
 
+# Code never runs from data: a VRT's Python pixel function is not run whatever the environment
+# asks (GDAL_VRT_ENABLE_PYTHON=YES, or TRUSTED_MODULES naming a module that would run on import);
+# the load fails in one line, whole or streamed, and the code's marker file never appears.
+marker = os.path.join(tmp, "python ran")
+derived = """<VRTDataset rasterXSize="16" rasterYSize="16">
+  <GeoTransform>0, 1, 0, 0, 0, -1</GeoTransform>
+  <VRTRasterBand dataType="Float32" band="1" subClass="VRTDerivedRasterBand">
+    <PixelFunctionType>{function}</PixelFunctionType>
+    <PixelFunctionLanguage>Python</PixelFunctionLanguage>{code}
+    <SimpleSource><SourceFilename relativeToVRT="1">zero.vrt</SourceFilename>
+      <SourceBand>1</SourceBand></SimpleSource>
+  </VRTRasterBand>
+</VRTDataset>"""
+inline = write("python.vrt", derived.format(function="mark", code="""
+    <PixelFunctionCode><![CDATA[
+def mark(in_ar, out_ar, *args, **kwargs):
+    open(%r, "w").write("ran")
+    out_ar[:] = 1
+]]></PixelFunctionCode>""" % marker).encode())
+module_dir = os.path.join(tmp, "python modules")
+os.mkdir(module_dir)
+with open(os.path.join(module_dir, "qtmark.py"), "w") as f:
+    f.write("open(%r, 'w').write('ran')\ndef run(in_ar, out_ar, *args, **kwargs):\n"
+            "    out_ar[:] = 1\n" % marker)
+trusted = write("trusted.vrt", derived.format(function="qtmark.run", code="").encode())
+disabled = ": cannot read the samples: Python code in {} needs to be executed, but this has been " \
+           "explicitly disabled."
+# GDAL embeds the first python on PATH and its pixel functions import numpy before any code of the
+# VRT's: the system's python first, so that the code would run were it allowed.
+python_path = "/usr/bin:" + os.environ.get("PATH", "")
+if subprocess.run(["/usr/bin/python3", "-c", "import numpy"], capture_output=True).returncode:
+    print("(no numpy for /usr/bin/python3: the VRT Python cases cannot tell whether code runs)")
+for name, vrt_path, env in [
+        ("VRT with inline Python, GDAL_VRT_ENABLE_PYTHON=YES", inline,
+         {"GDAL_VRT_ENABLE_PYTHON": "YES", "PATH": python_path}),
+        ("VRT calling a trusted Python module", trusted,
+         {"GDAL_VRT_ENABLE_PYTHON": "TRUSTED_MODULES", "PATH": python_path,
+          "GDAL_VRT_PYTHON_TRUSTED_MODULES": "qtmark", "PYTHONPATH": module_dir})]:
+    for extra in [[], ["--stream"]]:
+        case(f"{name}{' streamed' if extra else ''}", [vrt_path] + extra + stats, 1,
+             q + vrt_path + disabled.format(vrt_path), env=env)
+        if os.path.exists(marker):
+            failures.append(f"{name}: the Python in a VRT ran")
+            os.remove(marker)
+
+# GDAL's /vsigzip/ leaves no MAP.gz.properties beside a .gz it reads, even when the load fails (a
+# .hgt's driver asks for the uncompressed length, which GDAL would otherwise save there).
+short_hgt_gz = write("N10E010.hgt.gz", gzip.compress(bytes(1000)))
+cut_tif_gz = write("cut.tif.gz", gzip.compress(whole_tif)[:400])
+for extra in [[], ["--stream"]]:
+    case(f".hgt.gz of the wrong length{' streamed' if extra else ''}", [short_hgt_gz] + extra + stats,
+         1, q + short_hgt_gz + ": GDAL cannot open it: `/vsigzip/" + short_hgt_gz +
+         "' not recognized as a supported file format.")
+    case(f".tif.gz cut short{' streamed' if extra else ''}", [cut_tif_gz] + extra + stats, 1,
+         prefix=q + cut_tif_gz + ": ")
+properties = [f for f in os.listdir(tmp) if f.endswith(".properties")]
+if properties:
+    failures.append(f".gz maps left files beside them: {properties}")
+
 # Paths with control characters are printed escaped, on one line.
 nl_missing = os.path.join(tmp, "new\nline.png")
 case("missing path with a newline", [nl_missing] + stats, 1,
@@ -736,6 +797,152 @@ if have_display:
     case("--cull-map into a missing folder", [good, "--cull-map", nowhere], 1,
          q + os.path.join(tmp, "no such folder", "out\\x0a.png") +
          ": cannot create the file (No such file or directory)")
+    # An output replaces a file only once the new one is whole: a write that fails part way (files
+    # capped at 256 bytes, EFBIG, as a full disk's ENOSPC) leaves no file and no temporary, and a
+    # file already there as it was.
+    outputs = os.path.join(tmp, "outputs")
+    os.mkdir(outputs)
+    capped = {"MESA_SHADER_CACHE_DISABLE": "true"}
+    for option, name, extra in [("--screenshot", "shot.png", []),
+                                ("--stats-json", "stats.json", []),
+                                ("--cull-map", "cull.png", []),
+                                ("--window-shot", "window.png", []),
+                                ("--bench", "bench.csv", ["--frames", "2"]),
+                                ("--state-json", "state.json", ["--frames", "2"])]:
+        target = os.path.join(outputs, name)
+        for existing in [None, b"precious"]:
+            if existing is not None:
+                with open(target, "wb") as f:
+                    f.write(existing)
+            case(f"{option} cut short{' over a file' if existing else ''}",
+                 [good, option, target] + extra, 1,
+                 q + target + ": cannot write the file (File too large)", env=capped,
+                 file_limit=256)
+            left = sorted(os.listdir(outputs))
+            if left != ([name] if existing else []):
+                failures.append(f"{option} cut short: {left} left")
+            elif existing is not None and open(target, "rb").read() != existing:
+                failures.append(f"{option} cut short: the file already there changed")
+            for leftover in left:
+                os.remove(os.path.join(outputs, leftover))
+    # The same on a full file system, where one can be mounted (root): ENOSPC part way.
+    full_fs = os.path.join(tmp, "full fs")
+    os.mkdir(full_fs)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", full_fs],
+                      capture_output=True).returncode == 0:
+        atexit.register(subprocess.run, ["umount", full_fs], capture_output=True)
+        kept = os.path.join(full_fs, "kept.png")
+        with open(kept, "wb") as f:
+            f.write(b"precious")
+        try:
+            with open(os.path.join(full_fs, "filler"), "wb") as f:
+                while True:
+                    f.write(bytes(4096))
+                    f.flush()
+        except OSError:
+            pass
+        before = sorted(os.listdir(full_fs))
+        for option in ["--screenshot", "--stats-json", "--cull-map"]:
+            for target in [kept, os.path.join(full_fs, "new.png")]:
+                case(f"{option} on a full file system{' over a file' if target == kept else ''}",
+                     [good, option, target], 1,
+                     q + target + ": cannot write the file (No space left on device)")
+                if sorted(os.listdir(full_fs)) != before or open(kept, "rb").read() != b"precious":
+                    failures.append(f"{option} on a full file system: left "
+                                    f"{sorted(os.listdir(full_fs))}")
+    else:
+        print("(full file system cases skipped: cannot mount a tmpfs)")
+
+    # Files the program did not write are never replaced, renamed or removed where its sidecars and
+    # code caches go: a user's notes (read-only or not), an empty file, a damaged magic, a
+    # directory, a FIFO (never opened to block), a link. The map opens without them, said in one
+    # line, and what is there stays as it was, run after run.
+    own = os.path.join(tmp, "own")
+    os.mkdir(own)
+    own_env = {"XDG_CACHE_HOME": os.path.join(tmp, "own cache home")}
+    r16 = os.path.join(own, "M.r16")
+    with open(r16, "wb") as f:
+        f.write(b"".join(struct.pack("<H", (i * 7) % 5000) for i in range(257 * 257)))
+    own_tif = os.path.join(own, "M.tif")
+    with open(own_tif, "wb") as f:
+        f.write(tiff16(96, 96, hills(96), signed=True, tile=16))
+    own_stats = os.path.join(tmp, "own.json")
+    case("streamed .r16, its sidecar written", [r16, "--stream", "--stats-json", own_stats], 0,
+         env=own_env)
+    good_sidecar = open(r16 + ".qtree", "rb").read()
+    case("streamed GeoTIFF, its cache written", [own_tif, "--stream", "--stats-json", own_stats], 0,
+         env=own_env)
+    good_cache = open(own_tif + ".qtcodes", "rb").read()
+    good_link = os.path.join(tmp, "a good sidecar")
+    with open(good_link, "wb") as f:
+        f.write(good_sidecar)
+
+    def snapshot(path):
+        st = os.lstat(path)
+        body = open(path, "rb").read() if stat.S_ISREG(st.st_mode) else os.readlink(path) \
+            if stat.S_ISLNK(st.st_mode) else None
+        return (stat.S_IFMT(st.st_mode), stat.S_IMODE(st.st_mode), st.st_ino, body)
+
+    def notes(path, mode=0o644, data=b"notes\n"):
+        with open(path, "wb") as f:
+            f.write(data)
+        os.chmod(path, mode)
+
+    occupants = [("notes", "not a quadterrain {}", notes),
+                 ("read-only notes", "not a quadterrain {}", lambda p: notes(p, 0o444)),
+                 ("an empty file", "not a quadterrain {}", lambda p: notes(p, data=b"")),
+                 ("a damaged magic", "not a quadterrain {}",
+                  lambda p: notes(p, data=b"X" + good_sidecar[1:])),
+                 ("a directory", "a directory", os.mkdir),
+                 ("a FIFO", "not a regular file", os.mkfifo),
+                 ("a link to a good sidecar", "a symbolic link",
+                  lambda p: os.symlink(good_link, p))]
+    places = [("the .r16's sidecar", r16, r16 + ".qtree", "tree sidecar",
+               "continuing without a sidecar", "sidecar"),
+              ("the GeoTIFF's code cache", own_tif, own_tif + ".qtcodes", "code cache",
+               "continuing without a code cache", "code_cache"),
+              ("the GeoTIFF's code cache's sidecar", own_tif, own_tif + ".qtcodes.qtree",
+               "tree sidecar", "continuing without a code cache", "code_cache")]
+    for place, map_path, at, kind, outcome, field in places:
+        for who, why, make in occupants:
+            for leftover in os.listdir(own):
+                path = os.path.join(own, leftover)
+                if path not in (r16, own_tif):
+                    shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) \
+                        else os.remove(path)
+            make(at)
+            before = snapshot(at)
+            names = sorted(os.listdir(own))
+            for run in ["", ", again"]:
+                case(f"{who} as {place}{run}", [map_path, "--stream", "--stats-json", own_stats],
+                     0, at + ": left alone (" + why.format(kind) + "); " + outcome, env=own_env,
+                     one_line=True)
+                streaming = json.load(open(own_stats))["streaming"]
+                expected = None if field == "sidecar" else "not kept"
+                if streaming[field] != expected:
+                    failures.append(f"{who} as {place}: {field} {streaming[field]!r}")
+                if snapshot(at) != before or sorted(os.listdir(own)) != names:
+                    failures.append(f"{who} as {place}{run}: changed, or files left beside it: "
+                                    f"{sorted(os.listdir(own))}")
+    # Things named like caches in the cache folder that are not the program's: kept, and a FIFO
+    # among them never blocks the orphan sweep.
+    cache_folder = os.path.join(own_env["XDG_CACHE_HOME"], "quadterrain")
+    os.makedirs(cache_folder, exist_ok=True)
+    os.mkfifo(os.path.join(cache_folder, "pipe.qtcodes"))
+    os.mkdir(os.path.join(cache_folder, "folder.qtcodes"))
+    notes(os.path.join(cache_folder, "notes.qtcodes"))
+    os.symlink(os.path.join(own, "gone.tif.qtcodes"), os.path.join(cache_folder, "link.qtcodes"))
+    swept = sorted(os.listdir(cache_folder))
+    for leftover in os.listdir(own):
+        if os.path.join(own, leftover) not in (r16, own_tif):
+            shutil.rmtree(os.path.join(own, leftover), ignore_errors=True)
+            if os.path.lexists(os.path.join(own, leftover)):
+                os.remove(os.path.join(own, leftover))
+    case("streamed GeoTIFF beside files named like caches", [own_tif, "--stream"] + stats, 0,
+         env=own_env)
+    if sorted(os.listdir(cache_folder)) != swept:
+        failures.append(f"the orphan sweep changed the cache folder: {os.listdir(cache_folder)}")
+
     shot = os.path.join(tmp, "window.png")
     case("window shot with a frozen frustum", [good, "--freeze-eye", "0,5,0", "--freeze-target",
                                                "3,0,3", "--window-shot", shot], 0)

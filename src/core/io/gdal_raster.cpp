@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <mutex>
 
+#include <cpl_conv.h>
 #include <cpl_error.h>
 #include <ogr_spatialref.h>
 
@@ -101,7 +102,14 @@ Result<Georeference> georeference(GDALDataset& ds, int width, int height) {
 
 void registerGdalDrivers() {
     static std::once_flag once;
-    std::call_once(once, [] { GDALAllRegister(); });
+    std::call_once(once, [] {
+        // Set as options, which GDAL reads before the environment: a VRT's inline Python (a
+        // pixel function GDAL would run with GDAL_VRT_ENABLE_PYTHON=YES) is never run, since a
+        // map is data; and /vsigzip/ leaves no MAP.gz.properties beside a map it reads.
+        CPLSetConfigOption("GDAL_VRT_ENABLE_PYTHON", "NO");
+        CPLSetConfigOption("CPL_VSIL_GZIP_WRITE_PROPERTIES", "NO");
+        GDALAllRegister();
+    });
 }
 
 GdalMessages::GdalMessages() {

@@ -14,7 +14,9 @@
 
 namespace qt {
 
-// GDAL's drivers, registered once.
+// GDAL's drivers, registered once, with the options every use of GDAL here needs set first: no
+// inline Python from a VRT (GDAL_VRT_ENABLE_PYTHON=NO, whatever the environment says) and no
+// .properties file written beside a .gz (CPL_VSIL_GZIP_WRITE_PROPERTIES=NO).
 void registerGdalDrivers();
 
 // While alive, GDAL's messages on this thread are kept here instead of printed: the first

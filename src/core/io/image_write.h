@@ -10,8 +10,11 @@
 
 namespace qt {
 
-// Writes the bytes to the file, replacing it: every write, the flush and the close checked. The
-// error is one line naming the path (control bytes escaped) and the system's reason.
+// Writes the bytes to the file, replacing it: every write, the flush and the close checked. A
+// regular file is written as PATH.tmpPID beside it (beside the file a symbolic link names) and
+// renamed over it when complete, so that a failed write (a full disk) leaves nothing partial and
+// an existing file as it was; a device or FIFO is written in place. The error is one line naming
+// the path (control bytes escaped) and the system's reason.
 Status writeFile(const std::string& path, const void* data, size_t size);
 
 // Encodes the image as PNG in memory, then writes it with writeFile.

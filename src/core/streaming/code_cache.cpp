@@ -6,6 +6,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <cassert>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include <filesystem>
 
 #include "core/base/byte_fields.h"
+#include "core/streaming/own_files.h"
 #include "core/streaming/tree_sidecar.h"
 
 namespace qt {
@@ -25,7 +27,6 @@ namespace {
 //  48 map path length u32 (0: none)   52 0 u32       56 checksum u64 of the path's bytes
 //  64 the map's absolute path (no terminator)
 // then zeros up to kCodeCacheHeaderBytes, then width x height codes, row 0 first.
-constexpr char kMagic[8] = {'Q', 'T', 'C', 'O', 'D', 'E', 'S', '\0'};
 constexpr uint32_t kVersion = 1;
 constexpr size_t kChecksumOffset = 40;
 constexpr size_t kUsedBytes = 48;
@@ -116,17 +117,19 @@ std::vector<std::string> removeOrphanedCodeCaches(const std::string& folder) {
     }
     for (const fs::directory_entry& entry : entries) {
         const std::string path = entry.path().string();
-        if (!entry.is_regular_file(error) || entry.path().extension() != ".qtcodes") {
+        if (entry.path().extension() != ".qtcodes") {
             continue;
         }
-        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        // Only a cache of ours, a regular file (never through a link), opened without blocking.
+        PathClaim claim;
+        const int fd = openIfOurs(path, kCodeCacheMagic, claim);
         if (fd < 0) {
             continue;
         }
         unsigned char bytes[kCodeCacheHeaderBytes] = {};
         const ssize_t got = ::pread(fd, bytes, sizeof bytes, 0);
         ::close(fd);
-        if (got != ssize_t(sizeof bytes) || std::memcmp(bytes, kMagic, sizeof kMagic) != 0 ||
+        if (got != ssize_t(sizeof bytes) ||
             fnv(kFnvStart, bytes, kChecksumOffset) != getField<uint64_t>(bytes + kChecksumOffset)) {
             continue;
         }
@@ -145,7 +148,7 @@ std::vector<std::string> removeOrphanedCodeCaches(const std::string& folder) {
             continue;
         }
         if (::unlink(path.c_str()) == 0) {
-            ::unlink(sidecarPath(path).c_str());
+            removeIfOurs(sidecarPath(path), kTreeSidecarMagic);
             removed.push_back(path);
         }
     }
@@ -170,23 +173,28 @@ uint64_t rasterSignature(const std::vector<std::string>& files) {
 Result<CodeCacheHeader> readCodeCacheHeader(const std::string& path, uint64_t source, int width,
                                             int height) {
     using R = Result<CodeCacheHeader>;
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // Never through a symbolic link, and without blocking: a FIFO there is refused, not waited on.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         return R::failure(errno == ENOENT ? "missing" : "unreadable: " + errorText(errno));
     }
     struct stat st {};
     unsigned char bytes[kUsedBytes] = {};
     const bool stated = ::fstat(fd, &st) == 0;
-    const ssize_t got = stated ? ::pread(fd, bytes, sizeof bytes, 0) : -1;
+    const bool regular = stated && S_ISREG(st.st_mode);
+    const ssize_t got = regular ? ::pread(fd, bytes, sizeof bytes, 0) : -1;
     const int error = errno;
     ::close(fd);
+    if (stated && !regular) {
+        return R::failure("not a regular file");
+    }
     if (!stated || got < 0) {
         return R::failure("unreadable: " + errorText(error));
     }
     if (size_t(got) < kUsedBytes) {
         return R::failure("truncated");
     }
-    if (std::memcmp(bytes, kMagic, sizeof kMagic) != 0) {
+    if (std::memcmp(bytes, kCodeCacheMagic.bytes, kFileMagicBytes) != 0) {
         return R::failure("corrupt (not a code cache)");
     }
     if (getField<uint32_t>(bytes + 8) != kVersion) {
@@ -235,14 +243,37 @@ Result<CodeCacheWriter> CodeCacheWriter::create(const std::string& path, int wid
     writer.path_ = path;
     writer.width_ = width;
     writer.height_ = height;
-    removeAbandonedTemporaries(path);
-    const std::string temporary = temporaryPathFor(path);
-    writer.fd_ = ::open(temporary.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (writer.fd_ < 0) {
-        return R::failure("cannot create: " + errorText(errno));
+    // Only a cache of ours is replaced: a file of anyone else's at its path stays as it is.
+    const PathClaim claim = claimPath(path, kCodeCacheMagic);
+    if (claim.other()) {
+        return R::failure("left alone (" + claim.why + ")");
     }
-    writer.temporary_ = temporary;
-    const uint64_t bytes = codeCacheBytes(width, height);
+    removeAbandonedTemporaries(path, kCodeCacheMagic);
+    Result<int> created = createOwnTemporary(path, kCodeCacheMagic);
+    if (!created) {
+        return R::failure(created.error());
+    }
+    writer.fd_ = created.value();
+    writer.temporary_ = temporaryPathFor(path);
+    return sized(std::move(writer));
+}
+
+Result<CodeCacheWriter> CodeCacheWriter::createUnnamed(const std::string& dir, int width,
+                                                       int height) {
+    using R = Result<CodeCacheWriter>;
+    CodeCacheWriter writer;
+    writer.width_ = width;
+    writer.height_ = height;
+    writer.fd_ = openUnnamedFile(dir);
+    if (writer.fd_ < 0) {
+        return R::failure("cannot create a file for its codes: " + errorText(errno));
+    }
+    return sized(std::move(writer));
+}
+
+Result<CodeCacheWriter> CodeCacheWriter::sized(CodeCacheWriter writer) {
+    using R = Result<CodeCacheWriter>;
+    const uint64_t bytes = codeCacheBytes(writer.width_, writer.height_);
     // Every block allocated now: a full disk is one line here, never a write that fails part way
     // through the pass. File systems without fallocate get the length alone.
     if (::fallocate(writer.fd_, 0, 0, off_t(bytes)) != 0) {
@@ -255,7 +286,7 @@ Result<CodeCacheWriter> CodeCacheWriter::create(const std::string& path, int wid
             return R::failure("cannot size: " + errorText(errno));
         }
     }
-    Result<MappedCodes> mapped = mapCodes(temporary, bytes, kCodeCacheHeaderBytes);
+    Result<MappedCodes> mapped = mapCodesOf(writer.fd_, bytes, kCodeCacheHeaderBytes);
     if (!mapped) {
         return R::failure(mapped.error());
     }
@@ -318,8 +349,9 @@ Status CodeCacheWriter::writeRows(int firstRow, int rowCount, const uint16_t* co
 
 Result<FileStamp> CodeCacheWriter::finish(const CodeCacheHeader& header) {
     using R = Result<FileStamp>;
+    assert(named());
     unsigned char bytes[kCodeCacheHeaderBytes] = {};
-    std::memcpy(bytes, kMagic, sizeof kMagic);
+    std::memcpy(bytes, kCodeCacheMagic.bytes, kFileMagicBytes);
     putField<uint32_t>(bytes + 8, kVersion);
     putField<uint64_t>(bytes + 16, header.source);
     putField<uint32_t>(bytes + 24, uint32_t(width_));
@@ -340,8 +372,8 @@ Result<FileStamp> CodeCacheWriter::finish(const CodeCacheHeader& header) {
     if (::fdatasync(fd_) != 0) {
         return R::failure("cannot flush the code cache: " + errorText(errno));
     }
-    if (std::rename(temporary_.c_str(), path_.c_str()) != 0) {
-        return R::failure("cannot rename the code cache into place: " + errorText(errno));
+    if (Status placed = replaceOwnFile(temporary_, path_, kCodeCacheMagic); !placed) {
+        return R::failure(placed.error());
     }
     temporary_.clear();
     const Result<FileStamp> stamp = fileStamp(path_);

@@ -44,11 +44,12 @@ std::string codeCacheFolder(const std::string& cacheDir);
 // it names a plain file (GDAL's /vsi paths do not).
 std::string recordedMapPath(const std::string& mapPath);
 
-// Removes from `folder` every code cache (and its tree sidecar) whose header names a map that no
-// longer exists, in a folder that still does (a map on a drive not mounted now keeps its cache):
-// a cache is up to a map's size, and the folder is out of the user's sight.
-// Caches that name no map (a raster reached through GDAL's virtual paths, or written before maps
-// were recorded) and files that are not caches are left alone. Returns the removed caches' paths.
+// Removes from `folder` every code cache (and its tree sidecar) whose header names a map that is
+// missing from a folder that exists (a map on a drive that is not mounted keeps its cache): a
+// cache is up to a map's size, and the folder is out of the user's sight. Only the program's own
+// files go (own_files.h: regular files that start with its magic, never through a link): caches
+// that name no map (a raster reached through GDAL's virtual paths), a sidecar that is not the
+// program's and anything else named *.qtcodes are left alone. Returns the removed caches' paths.
 std::vector<std::string> removeOrphanedCodeCaches(const std::string& folder);
 
 // A hash of the count, lengths and modification times of a raster's files (its own and, for a
@@ -71,9 +72,12 @@ uint64_t freeDiskBytes(const std::string& dir);
 // removed unless finish() renames it into place.
 class CodeCacheWriter {
 public:
-    // Creates `path`.tmpPID for a width x height raster; one line without the path on failure
-    // (cannot create, no space).
+    // Creates `path`.tmpPID (createOwnTemporary) for a width x height raster; one line without
+    // the path on failure (a file not the program's own at `path`, cannot create, no space).
     static Result<CodeCacheWriter> create(const std::string& path, int width, int height);
+    // The same codes in an unnamed file in the folder `dir`, which no open after this one finds:
+    // the codes of a raster flown without a code cache. finish() is not called on it.
+    static Result<CodeCacheWriter> createUnnamed(const std::string& dir, int width, int height);
     CodeCacheWriter() = default;
     CodeCacheWriter(CodeCacheWriter&& other) noexcept;
     CodeCacheWriter& operator=(CodeCacheWriter&& other) noexcept;
@@ -89,7 +93,11 @@ public:
     // final file's stamp; the mapping (codes()) stays valid.
     Result<FileStamp> finish(const CodeCacheHeader& header);
 
+    // Whether finish() can keep the codes as a cache (false for createUnnamed's).
+    bool named() const { return !path_.empty(); }
+
 private:
+    static Result<CodeCacheWriter> sized(CodeCacheWriter writer);
     void discard();
     std::string path_;       // the final path
     std::string temporary_;  // "" once renamed or removed

@@ -1,5 +1,5 @@
-// The scratch file of floats: unnamed (O_TMPFILE, or unlinked at once), written and read in
-// ranges, mapped for the void fill.
+// The scratch file of floats: unnamed (openUnnamedFile), written and read in ranges, mapped for
+// the void fill.
 #include "core/streaming/float_scratch.h"
 
 #include <fcntl.h>
@@ -7,33 +7,15 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
-#include <vector>
+
+#include "core/streaming/own_files.h"
 
 namespace qt {
 namespace {
 
 std::string errorText(int error) {
     return std::strerror(error);
-}
-
-// An unnamed read-write file in `dir`; -1 with errno set on failure.
-int openUnnamed(const std::string& dir) {
-#ifdef O_TMPFILE
-    const int unnamed = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (unnamed >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) {
-        return unnamed;
-    }
-#endif
-    const std::string name = dir + "/.qtscratchXXXXXX";
-    std::vector<char> text(name.begin(), name.end());
-    text.push_back('\0');
-    const int fd = ::mkstemp(text.data());
-    if (fd >= 0) {
-        ::unlink(text.data());
-    }
-    return fd;
 }
 
 // pread/pwrite until every byte is moved.
@@ -58,7 +40,7 @@ Status moveAll(Io io, int fd, Pointer data, size_t bytes, uint64_t offset, const
 Result<FloatScratch> FloatScratch::create(const std::string& dir, size_t count) {
     using R = Result<FloatScratch>;
     FloatScratch scratch;
-    scratch.fd_ = openUnnamed(dir);
+    scratch.fd_ = openUnnamedFile(dir);
     if (scratch.fd_ < 0) {
         return R::failure("cannot create a scratch file: " + errorText(errno));
     }

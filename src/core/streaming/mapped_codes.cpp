@@ -8,9 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <mutex>
 
 namespace qt {
@@ -47,34 +45,6 @@ Result<FileStamp> fileStamp(const std::string& path) {
     return stampOf(st);
 }
 
-std::string temporaryPathFor(const std::string& path) {
-    return path + ".tmp" + std::to_string(::getpid());
-}
-
-int removeAbandonedTemporaries(const std::string& path) {
-    namespace fs = std::filesystem;
-    const fs::path target(path);
-    const std::string prefix = target.filename().string() + ".tmp";
-    const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    std::error_code error;
-    fs::directory_iterator entries(folder, error);
-    int removed = 0;
-    for (; !error && entries != fs::directory_iterator(); entries.increment(error)) {
-        const std::string name = entries->path().filename().string();
-        if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
-            name.size() - prefix.size() > 9 ||
-            name.find_first_not_of("0123456789", prefix.size()) != std::string::npos) {
-            continue;  // not path.tmpPID
-        }
-        const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
-        if (pid > 0 && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH) {
-            std::error_code ignored;
-            removed += fs::remove(entries->path(), ignored) ? 1 : 0;
-        }
-    }
-    return removed;
-}
-
 namespace {
 
 // Only async-signal-safe calls: one write of a fixed line, then _exit.
@@ -105,27 +75,35 @@ Result<MappedCodes> mapCodes(const std::string& path, uint64_t expectedBytes,
     if (!canMapCodes()) {
         return R::failure("cannot map little-endian samples on a big-endian host; not streamed");
     }
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         return R::failure(std::string("cannot open: ") + std::strerror(errno));
     }
+    Result<MappedCodes> mapped = mapCodesOf(fd, expectedBytes, headerBytes);
+    ::close(fd);  // the mapping keeps the file
+    return mapped;
+}
+
+Result<MappedCodes> mapCodesOf(int fd, uint64_t expectedBytes, uint64_t headerBytes) {
+    using R = Result<MappedCodes>;
+    if (!canMapCodes()) {
+        return R::failure("cannot map little-endian samples on a big-endian host; not streamed");
+    }
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
-        const int error = errno;
-        ::close(fd);
-        return R::failure(std::string("cannot stat: ") + std::strerror(error));
+        return R::failure(std::string("cannot stat: ") + std::strerror(errno));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        return R::failure("not a regular file");
     }
     const FileStamp stamp = stampOf(st);
     if (stamp.bytes != expectedBytes || expectedBytes < headerBytes + 2) {
-        ::close(fd);
         return R::failure("file changed while opening (" + std::to_string(stamp.bytes) +
                           " bytes, expected " + std::to_string(expectedBytes) + ")");
     }
     void* address = ::mmap(nullptr, size_t(expectedBytes), PROT_READ, MAP_SHARED, fd, 0);
-    const int error = errno;
-    ::close(fd);  // the mapping keeps the file
     if (address == MAP_FAILED) {
-        return R::failure(std::string("cannot map: ") + std::strerror(error));
+        return R::failure(std::string("cannot map: ") + std::strerror(errno));
     }
     auto keeper = std::make_shared<const Mapping>(address, size_t(expectedBytes));
     MappedCodes mapped;

@@ -26,16 +26,6 @@ bool canMapCodes();
 // The file's stamp, or the problem with it (without the path).
 Result<FileStamp> fileStamp(const std::string& path);
 
-// The file a writer of `path` (a sidecar, a code cache) fills before renaming it into place:
-// path + ".tmp" + this process's id, so that two processes never write the same one.
-std::string temporaryPathFor(const std::string& path);
-
-// Removes the temporary files of `path` (path.tmpPID) that no running process writes: left when
-// a writer was killed before it could rename or remove its file, and up to a map's size each.
-// A file whose process still runs is left alone (a process reusing a dead writer's id keeps its
-// file, erring on the side of keeping). Returns how many were removed.
-int removeAbandonedTemporaries(const std::string& path);
-
 // A mapped file made shorter by another process (the map or its code cache truncated or rewritten
 // in place while in use) raises SIGBUS at the next read of a page it lost, on whichever thread
 // reads it. Installs, once per process, a handler that says so in one line on stderr and exits
@@ -45,9 +35,13 @@ void guardMappedReads();
 
 // Maps the whole file read-only, as the `(expectedBytes - headerBytes) / 2` codes that follow its
 // first headerBytes; fails (one line, without the path) when it cannot be opened or mapped, when
+// it is not a regular file (opened without blocking, so a FIFO is refused, never waited on), when
 // its length is not `expectedBytes`, or on a big-endian host. headerBytes is a multiple of 2.
 // Installs no signal handler (guardMappedReads is the caller's).
 Result<MappedCodes> mapCodes(const std::string& path, uint64_t expectedBytes,
                              uint64_t headerBytes = 0);
+
+// The same for a file already open (`fd`, which stays the caller's to close).
+Result<MappedCodes> mapCodesOf(int fd, uint64_t expectedBytes, uint64_t headerBytes = 0);
 
 }  // namespace qt

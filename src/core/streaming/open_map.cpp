@@ -105,9 +105,10 @@ Result<OpenedMap> openMap(const std::string& path, const LoadOptions& options,
     opened.streamed = true;
     opened.sidecar = s.sidecarUsed ? "read" : s.sidecarWritten ? "written" : "";
     opened.deferred = s.deferred;
-    opened.codeCache = s.codes == CodeSource::CacheWritten ? "written"
-                       : s.codes == CodeSource::CacheRead  ? "read"
-                                                           : "";
+    opened.codeCache = s.codes == CodeSource::CacheWritten   ? "written"
+                       : s.codes == CodeSource::CacheRead    ? "read"
+                       : s.codes == CodeSource::CacheNotKept ? "not kept"
+                                                             : "";
     return opened;
 }
 

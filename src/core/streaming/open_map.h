@@ -22,7 +22,7 @@ struct OpenedMap {
     int leafSize = 0;  // the tree's: a streamed map's may be larger than the one asked for
     bool streamed = false;    // codes mapped: level 0 must stream to the GPU as well
     std::string sidecar;      // streamed: "read" (the tree from its .qtree) or "written"; else ""
-    std::string codeCache;    // a streamed GDAL raster: "written" or "read"; else ""
+    std::string codeCache;    // a streamed GDAL raster: "written", "read" or "not kept"; else ""
     DeferredErrors deferred;  // a streamed .r16's first open: its exact errors and sidecar, later
 };
 

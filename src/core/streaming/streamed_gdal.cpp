@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include <cpl_string.h>
@@ -18,6 +19,7 @@
 #include "core/io/voids.h"
 #include "core/streaming/code_cache.h"
 #include "core/streaming/float_scratch.h"
+#include "core/streaming/own_files.h"
 #include "core/streaming/rows_ahead.h"
 #include "core/terrain/leaf_ranges.h"
 #include "core/terrain/quantise.h"
@@ -225,25 +227,74 @@ int leadRows(int width, uint64_t bandBytes, int step) {
     return int(std::min<uint64_t>(std::max<uint64_t>(rows, uint64_t(step)), uint64_t(1) << 30));
 }
 
-// The first candidate folder with room that takes a new cache (the cache folder made when
-// missing); the reasons the others did not, in one line, when none does.
-Result<CodeCacheWriter> createCache(const std::vector<std::string>& candidates, uint64_t needBytes,
+// Where a raster's code cache may go: the candidates (codeCacheCandidates) up to the first whose
+// cache or sidecar path holds something not the program's own (own_files.h), and that one, which
+// is never read, written or removed: the codes then go to an unnamed file in its folder.
+struct CachePlaces {
+    std::vector<std::string> usable;
+    std::string blocked;     // the path left alone ("" when none is)
+    std::string blockedWhy;  // what is there
+    std::string blockedDir;  // the folder of that candidate
+};
+
+std::string folderOf(const std::string& path) {
+    const std::string folder = std::filesystem::path(path).parent_path().string();
+    return folder.empty() ? "." : folder;
+}
+
+CachePlaces cachePlaces(const std::vector<std::string>& candidates) {
+    CachePlaces places;
+    for (const std::string& cache : candidates) {
+        for (const auto& [path, magic] : {std::pair{cache, kCodeCacheMagic},
+                                          std::pair{sidecarPath(cache), kTreeSidecarMagic}}) {
+            if (const PathClaim claim = claimPath(path, magic); claim.other()) {
+                places.blocked = path;
+                places.blockedWhy = claim.why;
+                places.blockedDir = folderOf(cache);
+                return places;
+            }
+        }
+        places.usable.push_back(cache);
+    }
+    return places;
+}
+
+// The first usable candidate folder with room that takes a new cache (the cache folder made when
+// missing), else an unnamed file for the codes in the blocked candidate's folder when it has
+// room (`chosen` then ""); the reasons the others did not, in one line, when none does.
+Result<CodeCacheWriter> createCache(const CachePlaces& places, uint64_t needBytes,
                                     const StreamOptions& stream, int width, int height,
                                     std::string& chosen) {
     std::string reasons;
-    for (const std::string& cache : candidates) {
-        const std::string folder = std::filesystem::path(cache).parent_path().string();
-        const std::string dir = folder.empty() ? "." : folder;
+    const auto roomIn = [&](const std::string& dir, std::string& reason) {
         std::error_code error;
         std::filesystem::create_directories(dir, error);
         const uint64_t free = stream.freeDiskBytes ? stream.freeDiskBytes(dir) : freeDiskBytes(dir);
-        std::string reason;
         if (free < needBytes) {
             reason = std::to_string(free >> 20) + " MiB free";
-        } else {
+        }
+        return free >= needBytes;
+    };
+    for (const std::string& cache : places.usable) {
+        const std::string dir = folderOf(cache);
+        std::string reason;
+        if (roomIn(dir, reason)) {
             Result<CodeCacheWriter> writer = CodeCacheWriter::create(cache, width, height);
             if (writer) {
                 chosen = cache;
+                return writer;
+            }
+            reason = writer.error();
+        }
+        reasons += (reasons.empty() ? "" : "; ") + escapedPath(dir) + ": " + reason;
+    }
+    if (!places.blocked.empty()) {
+        const std::string& dir = places.blockedDir;
+        std::string reason;
+        if (roomIn(dir, reason)) {
+            Result<CodeCacheWriter> writer = CodeCacheWriter::createUnnamed(dir, width, height);
+            if (writer) {
+                chosen.clear();
                 return writer;
             }
             reason = writer.error();
@@ -363,7 +414,8 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
     }
     const std::vector<std::string> candidates =
         codeCacheCandidates(path, stream.cacheNextToMap, stream.cacheDir);
-    for (const std::string& cache : candidates) {
+    const CachePlaces places = cachePlaces(candidates);
+    for (const std::string& cache : places.usable) {
         const Result<bool> reused = reuseCache(out, cache, signature, stream);
         if (!reused) {
             return fail(name, reused.error());
@@ -380,13 +432,16 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
         codeCacheBytes(width, height) + sidecarBytes(width, height, out.leafSize) +
         (info.directUint16 ? 0 : samples * sizeof(float)) + kStreamDiskMarginBytes;
     std::string cache;
-    Result<CodeCacheWriter> created =
-        createCache(candidates, needBytes, stream, width, height, cache);
+    Result<CodeCacheWriter> created = createCache(places, needBytes, stream, width, height, cache);
     if (!created) {
         return fail(name, created.error());
     }
     CodeCacheWriter& writer = created.value();
-    if (!candidates.empty() && cache != candidates.front()) {
+    if (!writer.named()) {
+        out.cacheProblem = escapedPath(places.blocked) + ": left alone (" + places.blockedWhy +
+                           "); continuing without a code cache";
+        std::fprintf(stderr, "%s\n", out.cacheProblem.c_str());
+    } else if (cache != candidates.front()) {
         std::fprintf(stderr, "%s: its code cache goes to %s (its own folder cannot take it)\n",
                      name.c_str(), escapedPath(cache).c_str());
     }
@@ -404,9 +459,8 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
             return fail(name, tree.error());
         }
     } else {
-        const std::string folder = std::filesystem::path(cache).parent_path().string();
-        Result<FloatScratch> scratch =
-            FloatScratch::create(folder.empty() ? "." : folder, size_t(samples));
+        Result<FloatScratch> scratch = FloatScratch::create(
+            writer.named() ? folderOf(cache) : places.blockedDir, size_t(samples));
         if (!scratch) {
             return fail(name, scratch.error());
         }
@@ -440,6 +494,11 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
             return fail(name, tree.error());
         }
     }
+    if (!writer.named()) {
+        out.cacheMs = msSince(start);
+        out.codes = CodeSource::CacheNotKept;  // the file goes when the mapping does
+        return out;
+    }
     CodeCacheHeader header;
     header.source = signature;
     header.width = width;
@@ -448,15 +507,16 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
     header.mapPath = recordedMapPath(path);
     const Result<FileStamp> stamp = writer.finish(header);
     out.cacheMs = msSince(start);
-    out.codes = CodeSource::CacheWritten;
     if (!stamp) {
         // The codes stay mapped (the file goes when the mapping does): this open flies, the next
         // reads the raster again.
-        std::fprintf(stderr, "%s: %s; continuing without a code cache\n",
-                     escapedPath(cache).c_str(), stamp.error().c_str());
-        out.cacheProblem = escapedPath(cache) + ": " + stamp.error();
+        out.codes = CodeSource::CacheNotKept;
+        out.cacheProblem =
+            escapedPath(cache) + ": " + stamp.error() + "; continuing without a code cache";
+        std::fprintf(stderr, "%s\n", out.cacheProblem.c_str());
         return out;
     }
+    out.codes = CodeSource::CacheWritten;
     out.cachePath = cache;
     if (stream.useSidecar) {
         writeStreamedSidecar(out, sidecarPath(cache), stamp.value(), saved);

@@ -12,6 +12,7 @@
 #include "core/io/raw16.h"
 #include "core/lod/lod_error.h"
 #include "core/streaming/mapped_codes.h"
+#include "core/streaming/own_files.h"
 #include "core/streaming/tree_sidecar.h"
 #include "core/terrain/leaf_ranges.h"
 
@@ -115,6 +116,20 @@ void describePass(TreeSidecar& saved, const FileStamp& stamp, int width, int hei
 
 Result<StreamedMap> fail(const std::string& name, const std::string& problem) {
     return Result<StreamedMap>::failure(name + ": " + problem);
+}
+
+// Whether the sidecar path `sidecar` may be read and written: nothing is there, or a sidecar of the
+// program's own (own_files.h). Anything else is left alone, said on stderr in one line (kept in
+// out.sidecarProblem), and the map opens without a sidecar.
+bool sidecarIsUsable(StreamedMap& out, const std::string& sidecar) {
+    const PathClaim claim = claimPath(sidecar, kTreeSidecarMagic);
+    if (!claim.other()) {
+        return true;
+    }
+    out.sidecarProblem =
+        escapedPath(sidecar) + ": left alone (" + claim.why + "); continuing without a sidecar";
+    std::fprintf(stderr, "%s\n", out.sidecarProblem.c_str());
+    return false;
 }
 
 }  // namespace
@@ -298,8 +313,9 @@ Result<StreamedMap> openStreamedRaw16(const std::string& path, const LoadOptions
     map.coding = HeightCoding{0.0f, 1.0f};
     const FileStamp fileStamp = mapped.value().stamp;
     const std::string sidecar = sidecarPath(path);
-    Result<TreeSidecar> read = stream.useSidecar ? readStreamedSidecar(out, sidecar, fileStamp)
-                                                 : Result<TreeSidecar>::failure("missing");
+    const bool useSidecar = stream.useSidecar && sidecarIsUsable(out, sidecar);
+    Result<TreeSidecar> read = useSidecar ? readStreamedSidecar(out, sidecar, fileStamp)
+                                          : Result<TreeSidecar>::failure("missing");
     if (!read && read.error() != "missing") {
         reportSidecarProblem(out, sidecar, read.error());
     }
@@ -308,8 +324,8 @@ Result<StreamedMap> openStreamedRaw16(const std::string& path, const LoadOptions
         return fail(name, tree.error());
     }
     if (out.deferred.pending) {
-        out.deferred.sidecar = stream.useSidecar ? sidecar : std::string();
-    } else if (stream.useSidecar && !out.sidecarUsed) {
+        out.deferred.sidecar = useSidecar ? sidecar : std::string();
+    } else if (useSidecar && !out.sidecarUsed) {
         writeStreamedSidecar(out, sidecar, fileStamp, saved);
     }
     return out;

@@ -59,6 +59,7 @@ enum class CodeSource {
     MapFile,       // the map's own file (a .r16)
     CacheWritten,  // a GDAL raster's code cache, written by this open
     CacheRead,     // a GDAL raster's code cache from an earlier open
+    CacheNotKept,  // a GDAL raster's codes in a file this open made and no later open finds
 };
 
 struct StreamedMap {
@@ -71,10 +72,11 @@ struct StreamedMap {
     double prepassMs = 0.0;       // the banded pass over the map (0 with the sidecar)
     double sidecarReadMs = 0.0;   // reading and checking the sidecar
     CodeSource codes = CodeSource::MapFile;
-    std::string cachePath;     // a GDAL raster's code cache; "" for a .r16
-    std::string cacheProblem;  // why an existing code cache was not used; "" if none
-    double cacheMs = 0.0;      // reading the raster through GDAL into the cache (0 when read)
-    DeferredErrors deferred;   // pending when the exact errors were left for later
+    std::string cachePath;  // a GDAL raster's code cache; "" for a .r16
+    std::string
+        cacheProblem;         // why an existing code cache was not used or none is kept; "" if none
+    double cacheMs = 0.0;     // reading the raster through GDAL into the cache (0 when read)
+    DeferredErrors deferred;  // pending when the exact errors were left for later
 };
 
 // The exact errors a deferred first open left out, as an open that does not defer makes them:

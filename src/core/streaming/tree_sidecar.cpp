@@ -2,6 +2,10 @@
 // the fold errors, covered by a checksum.
 #include "core/streaming/tree_sidecar.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cassert>
 #include <cerrno>
@@ -10,6 +14,7 @@
 #include <memory>
 
 #include "core/base/byte_fields.h"
+#include "core/streaming/own_files.h"
 #include "core/terrain/leaf_ranges.h"
 
 namespace qt {
@@ -21,7 +26,6 @@ namespace {
 //  44 minCode u16, maxCode u16 48 leaf count u64    56 error count u64         64 checksum u64
 // then leaf count x (minCode u16, maxCode u16), error count x u16 coarse errors and as many fold
 // errors (Quadtree::foldErrors). The checksum covers the header's other bytes and the payload.
-constexpr char kMagic[8] = {'Q', 'T', 'S', 'I', 'D', 'E', 'C', 'R'};
 constexpr uint32_t kVersion = 2;
 constexpr size_t kHeaderBytes = 72;
 constexpr size_t kChecksumOffset = 64;  // the checksum covers every byte but its own
@@ -63,7 +67,7 @@ std::string sidecarPath(const std::string& mapPath) {
 
 Result<TreeSidecar> parseTreeSidecar(const unsigned char* bytes, size_t count, const FileStamp& map,
                                      int width, int height, int leafSize) {
-    if (count < kHeaderBytes || std::memcmp(bytes, kMagic, sizeof kMagic) != 0) {
+    if (count < kHeaderBytes || std::memcmp(bytes, kTreeSidecarMagic.bytes, kFileMagicBytes) != 0) {
         return R::failure(count < kHeaderBytes ? "truncated" : "not a tree sidecar");
     }
     if (getField<uint32_t>(bytes + 8) != kVersion) {
@@ -142,10 +146,22 @@ Result<TreeSidecar> parseTreeSidecar(const unsigned char* bytes, size_t count, c
 
 Result<TreeSidecar> readTreeSidecar(const std::string& path, const FileStamp& map, int width,
                                     int height, int leafSize) {
-    FilePtr file(std::fopen(path.c_str(), "rb"));
-    if (!file) {
+    // Never through a symbolic link, and without blocking: a FIFO there is refused, not waited on.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         return R::failure(errno == ENOENT ? "missing"
                                           : std::string("unreadable: ") + std::strerror(errno));
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return R::failure("not a regular file");
+    }
+    FilePtr file(::fdopen(fd, "rb"));
+    if (!file) {
+        const int error = errno;
+        ::close(fd);
+        return R::failure(std::string("unreadable: ") + std::strerror(error));
     }
     // The header first: its sizes are checked before the payload is allocated.
     std::vector<unsigned char> bytes(kHeaderBytes);
@@ -171,7 +187,7 @@ Status writeTreeSidecar(const std::string& path, const TreeSidecar& sidecar) {
     const size_t errorBytes = sidecar.coarseErrors.size() * 2;
     assert(sidecar.foldErrors.size() == sidecar.coarseErrors.size());
     std::vector<unsigned char> bytes(kHeaderBytes + leafBytes + 2 * errorBytes, 0);
-    std::memcpy(bytes.data(), kMagic, sizeof kMagic);
+    std::memcpy(bytes.data(), kTreeSidecarMagic.bytes, kFileMagicBytes);
     putField<uint32_t>(&bytes[8], kVersion);
     bytes[12] = uint8_t(sidecar.lodErrors);
     bytes[13] = uint8_t(sidecar.exactLevels);
@@ -195,23 +211,28 @@ Status writeTreeSidecar(const std::string& path, const TreeSidecar& sidecar) {
     copyBytes(sidecar.coarseErrors, payload + leafBytes);
     copyBytes(sidecar.foldErrors, payload + leafBytes + errorBytes);
     putField<uint64_t>(&bytes[kChecksumOffset], checksum(bytes.data(), bytes.size()));
-    removeAbandonedTemporaries(path);
-    const std::string temporary = temporaryPathFor(path);
-    FilePtr file(std::fopen(temporary.c_str(), "wb"));
-    if (!file) {
-        return Status::failure(std::string("cannot write: ") + std::strerror(errno));
+    // Only a sidecar of ours is replaced: a file of anyone else's at its path stays as it is.
+    if (const PathClaim claim = claimPath(path, kTreeSidecarMagic); claim.other()) {
+        return Status::failure("left alone (" + claim.why + ")");
     }
-    const bool written = std::fwrite(bytes.data(), 1, bytes.size(), file.get()) == bytes.size();
-    const bool closed = std::fclose(file.release()) == 0;
+    removeAbandonedTemporaries(path, kTreeSidecarMagic);
+    const Result<int> created = createOwnTemporary(path, kTreeSidecarMagic);
+    if (!created) {
+        return Status::failure(created.error());
+    }
+    const int fd = created.value();
+    const std::string temporary = temporaryPathFor(path);
+    const bool written = writeAllAt(fd, bytes.data(), bytes.size(), 0);
+    const int writeError = errno;
+    const bool closed = ::close(fd) == 0;
     if (!written || !closed) {
-        const int error = errno;
-        std::remove(temporary.c_str());
+        const int error = !written ? writeError : errno;
+        ::unlink(temporary.c_str());
         return Status::failure(std::string("cannot write: ") + std::strerror(error));
     }
-    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-        const int error = errno;
-        std::remove(temporary.c_str());
-        return Status::failure(std::string("cannot rename into place: ") + std::strerror(error));
+    if (Status placed = replaceOwnFile(temporary, path, kTreeSidecarMagic); !placed) {
+        ::unlink(temporary.c_str());
+        return placed;
     }
     return {};
 }

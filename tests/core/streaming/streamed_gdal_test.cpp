@@ -7,8 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -346,7 +348,8 @@ TEST(StreamedGdal, DamagedOrStaleCachesAreSaidAndRebuilt) {
     expectCacheRebuilt([](const CacheFixture& f) { editByte(f.cache, 4096 + 5000); },
                        "changed since its sidecar was written");
     expectCacheRebuilt([](const CacheFixture& f) { editByte(f.cache, 33); }, "header checksum");
-    expectCacheRebuilt([](const CacheFixture& f) { editByte(f.cache, 0); }, "not a code cache");
+    // An older version of the program's own cache is its to rebuild.
+    expectCacheRebuilt([](const CacheFixture& f) { editByte(f.cache, 8); }, "version 91, not 1");
     expectCacheRebuilt([](const CacheFixture& f) { ASSERT_EQ(::unlink(f.side.c_str()), 0); },
                        "not vouched for by its sidecar (missing)");
     expectCacheRebuilt([](const CacheFixture& f) { editByte(f.side, 100); },
@@ -358,6 +361,119 @@ TEST(StreamedGdal, DamagedOrStaleCachesAreSaidAndRebuilt) {
             ASSERT_EQ(::utimensat(AT_FDCWD, f.path.c_str(), times, 0), 0);
         },
         "stale (the map or a file it reads changed)");
+}
+
+// The names of the files in `folder` ("" when it is missing).
+std::vector<std::string> filesIn(const std::string& folder) {
+    std::vector<std::string> names;
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
+        names.push_back(entry.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+// What is at the cache's path or its sidecar's and is not the program's own (a user's file, an
+// empty one, a damaged magic, a directory, a FIFO, a link even to a good cache) is never read,
+// replaced or removed: the raster flies from its codes in an unnamed file, said in one line, and
+// nothing is written beside it or in the cache folder, open after open.
+TEST(StreamedGdal, WhatIsNotItsOwnWhereTheCacheGoesIsLeftAlone) {
+    ::alarm(300);  // a FIFO opened for reading would block: fail rather than hang
+    CacheFixture f;
+    f.open();
+    const std::vector<uint8_t> goodCache = test::readBytes(f.cache);
+    const std::string copy = f.dir.path("copy.qtcodes");
+    test::writeBytes(copy, goodCache);
+    std::vector<uint8_t> damaged = goodCache;
+    damaged[0] ^= 0x5A;
+    const std::vector<uint8_t> notes = {'n', 'o', 't', 'e', 's', '\n'};
+    struct Case {
+        const char* name;
+        bool atSidecar;  // else at the cache's path
+        const char* why;
+        std::function<void(const std::string&)> make;
+    };
+    const std::vector<Case> cases = {
+        {"notes", false, "not a quadterrain code cache",
+         [&](const std::string& p) { test::writeBytes(p, notes); }},
+        {"read-only notes", false, "not a quadterrain code cache",
+         [&](const std::string& p) {
+             test::writeBytes(p, notes);
+             ASSERT_EQ(::chmod(p.c_str(), 0444), 0);
+         }},
+        {"empty", false, "not a quadterrain code cache",
+         [&](const std::string& p) { test::writeBytes(p, {}); }},
+        {"damaged magic", false, "not a quadterrain code cache",
+         [&](const std::string& p) { test::writeBytes(p, damaged); }},
+        {"directory", false, "a directory",
+         [](const std::string& p) { ASSERT_EQ(::mkdir(p.c_str(), 0755), 0); }},
+        {"FIFO", false, "not a regular file",
+         [](const std::string& p) { ASSERT_EQ(::mkfifo(p.c_str(), 0644), 0); }},
+        {"link to a good cache", false, "a symbolic link",
+         [&](const std::string& p) { ASSERT_EQ(::symlink(copy.c_str(), p.c_str()), 0); }},
+        {"notes as the sidecar", true, "not a quadterrain tree sidecar",
+         [&](const std::string& p) { test::writeBytes(p, notes); }},
+        {"a cache as the sidecar", true, "not a quadterrain tree sidecar",
+         [&](const std::string& p) { test::writeBytes(p, goodCache); }},
+        {"directory as the sidecar", true, "a directory",
+         [](const std::string& p) { ASSERT_EQ(::mkdir(p.c_str(), 0755), 0); }},
+        {"FIFO as the sidecar", true, "not a regular file",
+         [](const std::string& p) { ASSERT_EQ(::mkfifo(p.c_str(), 0644), 0); }},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.name);
+        ASSERT_EQ(
+            std::system(("rm -rf '" + f.cache + "' '" + f.side + "' '" + f.dir.path("cache") + "'")
+                            .c_str()),
+            0);
+        const std::string& at = c.atSidecar ? f.side : f.cache;
+        c.make(at);
+        struct stat before {};
+        ASSERT_EQ(::lstat(at.c_str(), &before), 0);
+        const std::vector<uint8_t> bytesBefore =
+            S_ISREG(before.st_mode) ? test::readBytes(at) : std::vector<uint8_t>{};
+        const std::vector<std::string> folderBefore = filesIn(f.dir.path(""));
+        for (int open = 0; open < 2; ++open) {
+            const StreamedMap m = f.open();
+            EXPECT_EQ(m.codes, CodeSource::CacheNotKept);
+            EXPECT_EQ(m.cachePath, "");
+            EXPECT_EQ(m.cacheProblem,
+                      at + ": left alone (" + c.why + "); continuing without a code cache");
+            expectEqualsFullLoad(m, f.path, 4);
+            struct stat after {};
+            ASSERT_EQ(::lstat(at.c_str(), &after), 0);
+            EXPECT_EQ(after.st_mode, before.st_mode);
+            EXPECT_EQ(after.st_ino, before.st_ino);
+            if (S_ISREG(before.st_mode)) {
+                EXPECT_EQ(test::readBytes(at), bytesBefore);
+            }
+            EXPECT_EQ(filesIn(f.dir.path("")), folderBefore);
+            EXPECT_TRUE(filesIn(f.dir.path("cache")).empty());
+        }
+        EXPECT_EQ(test::readBytes(copy), goodCache);
+    }
+    ::alarm(0);
+}
+
+// With the map's own folder not taken, a file not the program's in the cache folder is left
+// alone the same way.
+TEST(StreamedGdal, WhatIsNotItsOwnInTheCacheFolderIsLeftAlone) {
+    CacheFixture f;
+    f.stream.cacheNextToMap = false;
+    const StreamedMap first = f.open();
+    ASSERT_EQ(first.codes, CodeSource::CacheWritten);
+    const std::string cache = first.cachePath;
+    ASSERT_EQ(::unlink(cache.c_str()), 0);
+    const std::vector<uint8_t> notes = {'m', 'i', 'n', 'e'};
+    test::writeBytes(cache, notes);
+    const StreamedMap again = f.open();
+    EXPECT_EQ(again.codes, CodeSource::CacheNotKept);
+    EXPECT_EQ(again.cacheProblem, cache +
+                                      ": left alone (not a quadterrain code cache); "
+                                      "continuing without a code cache");
+    expectEqualsFullLoad(again, f.path, 4);
+    EXPECT_EQ(test::readBytes(cache), notes);
 }
 
 TEST(StreamedGdal, CacheGoesToTheCacheFolderWhenTheMapsCannotTakeIt) {
@@ -378,8 +494,9 @@ TEST(StreamedGdal, CacheGoesToTheCacheFolderWhenTheMapsCannotTakeIt) {
 }
 
 // Caches in the cache folder whose maps were deleted go at the next open; a cache whose map is
-// there, one that names no map, one whose map's folder is gone (an unmounted drive) and a file
-// that is not a cache stay.
+// there, one that names no map, one whose map's folder is gone (an unmounted drive), a file that
+// is not a cache, a link, a FIFO or a directory named like one, and a user's file where a removed
+// cache's sidecar would be stay.
 TEST(StreamedGdal, CachesOfDeletedMapsAreRemovedFromTheCacheFolder) {
     TempDir dir;
     StreamOptions stream = streamIn(dir, capForLevel(181, 4, 2));
@@ -411,6 +528,17 @@ TEST(StreamedGdal, CachesOfDeletedMapsAreRemovedFromTheCacheFolder) {
         file.write(zeros, sizeof zeros);
     }
     test::writeBytes(dir.path("cache/notes.qtcodes"), std::vector<uint8_t>(5000, uint8_t(120)));
+    // Things named like caches that are not the program's: a link to the deleted map's cache (so
+    // a cache of a deleted map, were it followed), a FIFO (never opened to block), a directory.
+    const std::string link = dir.path("cache/link.qtcodes");
+    ASSERT_EQ(::symlink(cacheOf[1].c_str(), link.c_str()), 0);
+    ASSERT_EQ(::mkfifo(dir.path("cache/pipe.qtcodes").c_str(), 0644), 0);
+    ASSERT_EQ(::mkdir(dir.path("cache/folder.qtcodes").c_str(), 0755), 0);
+    // The deleted map's cache goes; a user's file where its sidecar would be stays.
+    ASSERT_EQ(::unlink((cacheOf[1] + ".qtree").c_str()), 0);
+    const std::vector<uint8_t> notes = {'k', 'e', 'e', 'p'};
+    test::writeBytes(cacheOf[1] + ".qtree", notes);
+    ::alarm(120);
     ASSERT_EQ(::unlink(deleted.c_str()), 0);
     ASSERT_EQ(::unlink(unmounted.c_str()), 0);
     ASSERT_EQ(::rmdir(dir.path("drive").c_str()), 0);
@@ -419,8 +547,12 @@ TEST(StreamedGdal, CachesOfDeletedMapsAreRemovedFromTheCacheFolder) {
     ASSERT_TRUE(reopened.ok()) << reopened.error();
     EXPECT_EQ(reopened.value().codes, CodeSource::CacheRead);
     EXPECT_TRUE(std::filesystem::exists(cacheOf[0]));
+    ::alarm(0);
     EXPECT_FALSE(std::filesystem::exists(cacheOf[1]));
-    EXPECT_FALSE(std::filesystem::exists(cacheOf[1] + ".qtree"));
+    EXPECT_EQ(test::readBytes(cacheOf[1] + ".qtree"), notes);
+    EXPECT_TRUE(std::filesystem::is_symlink(link));
+    EXPECT_TRUE(std::filesystem::is_fifo(dir.path("cache/pipe.qtcodes")));
+    EXPECT_TRUE(std::filesystem::is_directory(dir.path("cache/folder.qtcodes")));
     EXPECT_TRUE(std::filesystem::exists(cacheOf[2]));
     EXPECT_TRUE(std::filesystem::exists(nameless));
     EXPECT_TRUE(std::filesystem::exists(dir.path("cache/notes.qtcodes")));

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -25,6 +26,7 @@
 #include "core/streaming/coarse_error_job.h"
 #include "core/streaming/code_cache.h"
 #include "core/streaming/mapped_codes.h"
+#include "core/streaming/own_files.h"
 #include "core/streaming/tree_sidecar.h"
 #include "core/terrain/synthetic.h"
 #include "streamed_checks.h"
@@ -238,8 +240,8 @@ TEST(MappedCodesDeathTest, MappingInstallsNoSignalHandler) {
 }
 
 // A writer killed before it renamed its file leaves path.tmpPID behind, as big as the map for a
-// code cache: the next writer of the same path removes those whose process is gone, and nothing
-// else.
+// code cache: the next writer of the same path removes those of its own kind (they start with its
+// magic) whose process is gone, and nothing else.
 TEST(MappedCodes, WritersRemoveTemporariesOfDeadProcessesOnly) {
     const pid_t child = fork();
     ASSERT_GE(child, 0);
@@ -252,14 +254,24 @@ TEST(MappedCodes, WritersRemoveTemporariesOfDeadProcessesOnly) {
     const std::string sidecar = cache + ".qtree";
     const std::string dead = cache + ".tmp" + std::to_string(child);
     const std::string deadSidecar = sidecar + ".tmp" + std::to_string(child);
+    const auto withMagic = [](const FileMagic& magic) {
+        std::vector<uint8_t> bytes;
+        for (const char c : magic.bytes) {
+            bytes.push_back(uint8_t(c));
+        }
+        bytes.push_back(7);
+        return bytes;
+    };
+    const std::vector<uint8_t> ownCache = withMagic(kCodeCacheMagic);
+    const std::vector<uint8_t> ownSidecar = withMagic(kTreeSidecarMagic);
     const std::vector<std::string> kept = {
         cache + ".tmp" + std::to_string(getppid()),  // its writer still runs
         cache + ".tmpx1", dead + ".bak", dir.path("other.tmp") + std::to_string(child)};
     for (const std::string& file : kept) {
-        test::writeBytes(file, {1, 2, 3});
+        test::writeBytes(file, ownCache);
     }
-    test::writeBytes(dead, {1, 2, 3});
-    test::writeBytes(deadSidecar, {1});
+    test::writeBytes(dead, ownCache);
+    test::writeBytes(deadSidecar, ownSidecar);
     EXPECT_EQ(temporaryPathFor(cache), cache + ".tmp" + std::to_string(getpid()));
     {
         Result<CodeCacheWriter> writer = CodeCacheWriter::create(cache, 3, 3);
@@ -273,9 +285,9 @@ TEST(MappedCodes, WritersRemoveTemporariesOfDeadProcessesOnly) {
     ASSERT_TRUE(written.ok()) << written.error();
     EXPECT_EQ(::access(deadSidecar.c_str(), F_OK), -1);
     EXPECT_EQ(::access(sidecar.c_str(), F_OK), 0);
-    test::writeBytes(deadSidecar, {1});
-    EXPECT_EQ(removeAbandonedTemporaries(sidecar), 1);
-    EXPECT_EQ(removeAbandonedTemporaries(sidecar), 0);
+    test::writeBytes(deadSidecar, ownSidecar);
+    EXPECT_EQ(removeAbandonedTemporaries(sidecar, kTreeSidecarMagic), 1);
+    EXPECT_EQ(removeAbandonedTemporaries(sidecar, kTreeSidecarMagic), 0);
     for (const std::string& file : kept) {
         EXPECT_EQ(::access(file.c_str(), F_OK), 0) << file;
     }
@@ -538,16 +550,104 @@ void expectRejected(const std::function<void(std::vector<uint8_t>&)>& edit, cons
 TEST(TreeSidecar, DamagedSidecarsAreRejectedAndRebuilt) {
     expectRejected([](std::vector<uint8_t>& b) { b.resize(b.size() / 2); }, "truncated");
     expectRejected([](std::vector<uint8_t>& b) { b.resize(40); }, "truncated");
-    expectRejected([](std::vector<uint8_t>& b) { b.clear(); }, "truncated");
     expectRejected([](std::vector<uint8_t>& b) { b[b.size() - 100] ^= 0x10; }, "checksum");
     expectRejected([](std::vector<uint8_t>& b) { b[44] ^= 1; }, "checksum");  // the header's range
     expectRejected([](std::vector<uint8_t>& b) { b.push_back(0); }, "trailing");
-    expectRejected([](std::vector<uint8_t>& b) { b[0] = 'X'; }, "not a tree sidecar");
     expectRejected([](std::vector<uint8_t>& b) { b[8] = 9; }, "version");
+    expectRejected([](std::vector<uint8_t>& b) { b[8] = 1; }, "version 1, not 2");  // older
     // Huge counts: refused from the header, before anything is allocated.
     expectRejected([](std::vector<uint8_t>& b) { b[55] = 0x10; }, "corrupt");
     expectRejected([](std::vector<uint8_t>& b) { b[63] = 0x7F; }, "corrupt");
     expectRejected([](std::vector<uint8_t>& b) { b[13] = 200; }, "exact levels");
+}
+
+// What is at the sidecar's path and is not a sidecar of the program's (a user's file, read-only or
+// not, empty, a damaged magic, a directory, a FIFO, a link even to a good sidecar) is never read
+// as one, replaced or removed: the map opens without a sidecar, said in one line, its tree the
+// same; the deferred errors' writer keeps off it too.
+TEST(TreeSidecar, WhatIsNotItsOwnAtItsPathIsLeftAlone) {
+    ::alarm(120);  // a FIFO opened for reading would block: fail rather than hang
+    SidecarFixture f;
+    const StreamedMap first = f.open();
+    const std::vector<uint8_t> good = test::readBytes(f.side);
+    const std::string copy = f.dir.path("copy.qtree");
+    test::writeBytes(copy, good);
+    ASSERT_EQ(::unlink(f.side.c_str()), 0);
+    std::vector<uint8_t> damaged = good;
+    damaged[0] = 'X';
+    struct Case {
+        const char* name;
+        const char* why;
+        std::function<void()> make;
+        std::function<void()> check;
+    };
+    const auto keeps = [&f](std::vector<uint8_t> bytes) {
+        return [&f, bytes] { EXPECT_EQ(test::readBytes(f.side), bytes); };
+    };
+    const auto isA = [&f](mode_t type) {
+        return [&f, type] {
+            struct stat st {};
+            ASSERT_EQ(::lstat(f.side.c_str(), &st), 0);
+            EXPECT_EQ(st.st_mode & S_IFMT, type);
+        };
+    };
+    const std::vector<uint8_t> notes = {'n', 'o', 't', 'e', 's', '\n'};
+    const std::vector<Case> cases = {
+        {"notes", "not a quadterrain tree sidecar", [&] { test::writeBytes(f.side, notes); },
+         keeps(notes)},
+        {"read-only notes", "not a quadterrain tree sidecar",
+         [&] {
+             test::writeBytes(f.side, notes);
+             ASSERT_EQ(::chmod(f.side.c_str(), 0444), 0);
+         },
+         keeps(notes)},
+        {"empty", "not a quadterrain tree sidecar", [&] { test::writeBytes(f.side, {}); },
+         keeps({})},
+        {"damaged magic", "not a quadterrain tree sidecar",
+         [&] { test::writeBytes(f.side, damaged); }, keeps(damaged)},
+        {"directory", "a directory", [&] { ASSERT_EQ(::mkdir(f.side.c_str(), 0755), 0); },
+         isA(S_IFDIR)},
+        {"FIFO", "not a regular file", [&] { ASSERT_EQ(::mkfifo(f.side.c_str(), 0644), 0); },
+         isA(S_IFIFO)},
+        {"link to a good sidecar", "a symbolic link",
+         [&] { ASSERT_EQ(::symlink(copy.c_str(), f.side.c_str()), 0); },
+         [&] {
+             isA(S_IFLNK)();
+             EXPECT_EQ(test::readBytes(copy), good);
+         }},
+    };
+    for (const Case& c : cases) {
+        for (const bool defer : {false, true}) {
+            SCOPED_TRACE(std::string(c.name) + (defer ? ", deferred" : ""));
+            c.make();
+            StreamOptions stream = f.stream;
+            stream.deferExactErrors = defer;
+            Result<StreamedMap> opened = openStreamedRaw16(f.path, {}, 4, stream);
+            ASSERT_TRUE(opened.ok()) << opened.error();
+            StreamedMap& m = opened.value();
+            EXPECT_FALSE(m.sidecarUsed);
+            EXPECT_FALSE(m.sidecarWritten);
+            EXPECT_EQ(m.sidecarProblem,
+                      f.side + ": left alone (" + c.why + "); continuing without a sidecar");
+            EXPECT_TRUE(m.deferred.sidecar.empty());
+            if (m.deferred.pending) {
+                CoarseErrorJob job;
+                job.startStreamed(m.map, m.tree, m.deferred);
+                job.finish(m.tree);
+                EXPECT_FALSE(job.sidecarWritten());
+            }
+            expectSameBounds(m.tree, first.tree);
+            c.check();
+            // Written directly, the sidecar's writer refuses too.
+            const Status written = writeTreeSidecar(f.side, TreeSidecar{});
+            EXPECT_FALSE(written.ok());
+            EXPECT_EQ(written.error(), std::string("left alone (") + c.why + ")");
+            c.check();
+            EXPECT_EQ(::access(temporaryPathFor(f.side).c_str(), F_OK), -1);
+            ASSERT_EQ(std::system(("rm -rf '" + f.side + "'").c_str()), 0);
+        }
+    }
+    ::alarm(0);
 }
 
 TEST(TreeSidecar, ParserSurvivesRandomDamage) {
