@@ -79,8 +79,11 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     // A map in memory may take its level-0 pages on demand, through a pool sized from the view
     // as a streamed map's; its whole layout must fit the GPU all the same, for the frames
     // without level of detail (completeLevel0).
+    // Level 0 streams only where a level 1 stands in for a page not yet arrived: a map of one
+    // leaf (a tree of depth 0) is small, and its heights go to the GPU whole.
+    stream.on = stream.on && tree.value().depth > 0;
     const bool onDemand =
-        !stream.on && !map.codes.isMapped() &&
+        !stream.on && !map.codes.isMapped() && tree.value().depth > 0 &&
         (stream.level0 == Level0Upload::OnDemand ||
          (stream.level0 == Level0Upload::Auto && map.sampleCount() > kOnDemandSamples));
     if (onDemand) {

@@ -748,6 +748,11 @@ if have_display:
         values = camera["eye"] + [camera["near"], camera["far"]]
         if not all(math.isfinite(v) for v in values) or not camera["far"] > camera["near"] > 0:
             failures.append(f"{name}: camera not finite: {camera}")
+    # A map of one leaf has no level 1 to stand in for its level-0 page: streamed, its heights go
+    # to the GPU whole (4x4 and 5x5, leaves of 4), and a map of four leaves streams.
+    for side in (4, 5, 9):
+        tiny = write(f"tiny{side}.r16", bytes(2 * side * side))
+        case(f"{side}x{side} .r16 streamed", [tiny, "--stream"] + stats, 0)
     # A small map streamed needs little beside its tree: no fixed pool of 128 MiB.
     small_r16 = write("small400.r16", b"".join(struct.pack("<H", (c * 7 + r * 13) % 4096)
                                                for r in range(400) for c in range(400)))
