@@ -21,6 +21,11 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tiff16  # noqa: E402
 
 binary = sys.argv[1]
 frames = sys.argv[2] if len(sys.argv) > 2 else "6000"
@@ -47,7 +52,46 @@ if judge_rss:
     print(strict.stdout, end="")
     print(strict.stderr, end="", file=sys.stderr)
 
+# The streamed GeoTIFF, replaced under the running soak.
+tif = os.path.join(folder, "hills.tif")
+tif_bytes = tiff16.tiff16(513, 513, tiff16.hills(513), tile=128)
+with open(tif, "wb") as f:
+    f.write(tif_bytes)
+stop = threading.Event()
+replaced = [0]
+
+
+def replace_map():
+    while not stop.wait(0.1):
+        with open(tif + ".new", "wb") as f:
+            f.write(tif_bytes)
+        os.replace(tif + ".new", tif)
+        replaced[0] += 1
+
+
+replacer = threading.Thread(target=replace_map)
+replacer.start()
+try:
+    changed = subprocess.run([binary, tif, "--stream", "--window", "64x48", "--soak", "4100",
+                              "--soak-rss-report-only"],
+                             capture_output=True, text=True, timeout=600)
+finally:
+    stop.set()
+    replacer.join()
+print(changed.stdout, end="")
+print(changed.stderr, end="", file=sys.stderr)
+
 problems = []
+stale = "hills.tif.qtcodes: stale (the map or a file it reads changed), rebuilding"
+others = [line for line in changed.stderr.splitlines() if not line.endswith(stale)]
+if changed.returncode != 0 or " 0 failures" not in changed.stdout or others:
+    problems.append(f"streamed GeoTIFF replaced while in use: exit {changed.returncode}, "
+                    f"{' / '.join(others) or 'no summary of 0 failures'}")
+elif replaced[0] < 2:
+    problems.append("streamed GeoTIFF: the map was not replaced while the soak ran")
+else:
+    print(f"soak_test: streamed GeoTIFF replaced {replaced[0]} times while in use, "
+          f"{changed.stderr.count(stale)} rebuilds from the new file")
 if run.returncode != 0:
     problems.append(f"exit status {run.returncode}")
 if " 0 failures" not in run.stdout:
