@@ -223,6 +223,9 @@ bool drawLoadAndMapping(HudState& state, Terrain& terrain) {
                          ImGuiInputTextFlags_EnterReturnsTrue)) {
         load = true;
     }
+    const ImVec2 boxMin = ImGui::GetItemRectMin();
+    const ImVec2 boxMax = ImGui::GetItemRectMax();
+    state.pathBoxRect = {boxMin.x, boxMin.y, boxMax.x - boxMin.x, boxMax.y - boxMin.y};
     ImGui::SameLine();
     if (ImGui::Button("Load")) {
         load = true;
@@ -267,6 +270,9 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     ImGui::SetNextWindowSize(ImVec2(kHudWidth, std::max(display.y - 20.0f, 100.0f)),
                              ImGuiCond_Always);
     ImGui::Begin("quadterrain", nullptr, ImGuiWindowFlags_NoResize);
+    if (state.quitAsked) {
+        ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), "Esc again to quit");
+    }
     if (!state.message.empty()) {
         ImGui::TextWrapped("%s", state.message.c_str());
         ImGui::Separator();
@@ -288,6 +294,7 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     if (state.focusPath) {
         ImGui::SetNextItemOpen(true);
     }
+    state.pathBoxRect = {};
     if (ImGui::CollapsingHeader("load and mapping")) {
         const WorldMapping before = terrain.mapping;
         requests.load = drawLoadAndMapping(state, terrain);

@@ -47,7 +47,9 @@ struct HudState {
     bool follow = false;                   // ground-follow (T)
     float followHeight = 1.0f;             // its least height over the terrain, world units
     bool focusPath = false;                // Ctrl+O: open the load section and type in the path box
+    bool quitAsked = false;                // Esc was pressed once: the next one quits
     std::array<float, 3> minimapSquare{};  // its left, top and side on screen (side 0: hidden)
+    std::array<float, 4> pathBoxRect{};    // the path box's left, top, width, height (0: hidden)
 
     void recordFrame(float ms);
 };

@@ -28,6 +28,9 @@ size_t InputQueue::frameBatch() const {
     bool lastPressTyped = true;  // the last press in the batch was followed by a character
     for (size_t i = 0; i < events_.size(); ++i) {
         const InputEvent& e = events_[i];
+        if (e.kind == InputEvent::Kind::Focus) {
+            return i + 1;
+        }
         if (e.kind == InputEvent::Kind::Char) {
             if (!lastPressTyped && count > 0) {
                 --count;  // GLFW sends a key's character right after its press

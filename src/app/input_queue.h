@@ -11,7 +11,9 @@
 namespace qt {
 
 struct InputEvent {
-    enum class Kind : uint8_t { Key, Char };
+    // Focus: a mouse button went down (Dear ImGui took it at once, and may give a text field the
+    // keyboard in the frame it handles it), or a key asked the HUD to focus its path box.
+    enum class Kind : uint8_t { Key, Char, Focus };
     Kind kind = Kind::Key;
     int key = 0;  // GLFW key code (Key)
     int scancode = 0;
@@ -31,7 +33,9 @@ public:
     bool push(const InputEvent& e);
     // How many of the oldest events make this frame's batch: all of them, up to the first release
     // of a key pressed earlier in the batch that typed no character (Enter, Backspace, Ctrl+A:
-    // that release starts the next frame's batch). Typed text goes in one frame.
+    // that release starts the next frame's batch), or up to and including the first Focus event
+    // (what follows it waits until the HUD has settled who has the keyboard). Typed text goes in
+    // one frame.
     size_t frameBatch() const;
     const InputEvent& operator[](size_t i) const { return events_[i]; }
     // Drops the oldest `count` events (the batch handed over); no allocation.

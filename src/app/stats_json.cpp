@@ -120,7 +120,18 @@ std::string viewerStateJson(const ViewerState& s) {
     j += "  \"screenshot\": " + jsonString(s.screenshot) + ",\n";
     j += "  \"cursor\": " + pickJson(s.cursor, s.cursorSample, s.cursorObject) + ",\n";
     j += "  \"toggles\": {\"cull\": " + std::string(s.cull ? "true" : "false") +
-         ", \"occlusion\": " + std::string(s.occlusion ? "true" : "false") + "},\n";
+         ", \"occlusion\": " + std::string(s.occlusion ? "true" : "false") +
+         ", \"lod\": " + std::string(s.lod ? "true" : "false") +
+         ", \"freeze\": " + std::string(s.freeze ? "true" : "false") +
+         ", \"wireframe\": " + std::string(s.wireframe ? "true" : "false") +
+         ", \"boxes\": " + std::string(s.boxes ? "true" : "false") +
+         ", \"objects_paused\": " + std::string(s.objectsPaused ? "true" : "false") +
+         ", \"hud\": " + std::string(s.hudVisible ? "true" : "false") + "},\n";
+    j += "  \"shader_reloads\": " + std::to_string(s.shaderReloads) + ",\n";
+    j += "  \"path_box\": {\"text\": " + jsonString(s.pathBox) + ", \"rect\": [" +
+         number(s.pathBoxRect[0]) + ", " + number(s.pathBoxRect[1]) + ", " +
+         number(s.pathBoxRect[2]) + ", " + number(s.pathBoxRect[3]) + "]},\n";
+    j += "  \"text_field_active\": " + std::string(s.textFieldActive ? "true" : "false") + ",\n";
     j += "  \"minimap\": [" + number(s.minimapSquare[0]) + ", " + number(s.minimapSquare[1]) +
          ", " + number(s.minimapSquare[2]) + "],\n";
     j += "  \"selected_objects\": [";

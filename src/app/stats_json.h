@@ -67,7 +67,14 @@ struct ViewerState {
     std::vector<uint32_t> selectedObjects;  // sorted ids: the minimap's and Shift+click's selection
     bool measured = false;                  // a measurement from measureA to measureB is shown
     glm::vec3 measureA{0.0f}, measureB{0.0f};
-    bool cull = true, occlusion = true;    // the HUD's toggles
+    bool cull = true, occlusion = true;  // the HUD's toggles
+    bool lod = false, freeze = false, wireframe = false, boxes = false, objectsPaused = false;
+    bool hudVisible = true;
+    int shaderReloads = 0;  // times the shaders were reloaded (R, F5, the HUD's button)
+    std::string pathBox;    // the text in the HUD's path box
+    std::array<float, 4>
+        pathBoxRect{};             // its left, top, width, height in window pixels (0: hidden)
+    bool textFieldActive = false;  // a HUD text field has the keyboard
     std::array<float, 3> minimapSquare{};  // left, top, side in window pixels (side 0: hidden)
     bool flying = false;                   // a double-click's flight is under way
 };

@@ -169,6 +169,16 @@ std::string stateJson(const Viewer& v, int frames, double seconds) {
     state.measureB = v.hud.cursor.b;
     state.cull = v.hud.cull;
     state.occlusion = v.hud.occlusion;
+    state.lod = v.hud.lod;
+    state.freeze = v.hud.freeze;
+    state.wireframe = v.hud.wireframe;
+    state.boxes = v.hud.boxes;
+    state.objectsPaused = v.hud.objectsPaused;
+    state.hudVisible = v.hudVisible;
+    state.shaderReloads = v.shaderReloads;
+    state.pathBox = v.hud.path;
+    state.pathBoxRect = v.hud.pathBoxRect;
+    state.textFieldActive = ImGui::GetIO().WantTextInput;
     state.minimapSquare = v.hud.minimapSquare;
     state.flying = v.fly.flight.active;
     return viewerStateJson(state);
@@ -237,6 +247,7 @@ int runViewer(Session& s) {
         }
         handOverInput(window, v);
         const double now = glfwGetTime();
+        v.hud.quitAsked = now <= v.quitArmedUntil;
         v.hud.recordFrame(float((now - previous) * 1000.0));
         const float seconds = float(now - previous);
         previous = now;
@@ -332,6 +343,7 @@ int runViewer(Session& s) {
         bool stalled = false;
         if (requests.reloadShaders || v.reloadRequested) {
             v.reloadRequested = false;
+            ++v.shaderReloads;
             const Status reloaded = s.reloadShaders();
             report(v, reloaded ? "shaders reloaded" : reloaded.error(), !reloaded);
             stalled = true;

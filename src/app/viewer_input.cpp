@@ -22,6 +22,11 @@ constexpr double kDoubleClickSeconds = 0.4;
 constexpr int kSyncKey = GLFW_KEY_PAUSE;
 // A press and release within this many pixels is a click, not a measuring drag.
 constexpr double kClickPixels = 4.0;
+// Frames the keys behind a Focus event wait (Viewer::inputHoldFrames): the one in which Dear
+// ImGui activates the field, and the one whose start says so.
+constexpr int kFocusHoldFrames = 2;
+// A second Esc within this many seconds of the first quits.
+constexpr double kQuitSeconds = 2.0;
 
 Viewer& viewerOf(GLFWwindow* window) {
     return *static_cast<Viewer*>(glfwGetWindowUserPointer(window));
@@ -46,6 +51,7 @@ void handleKey(GLFWwindow* window, Viewer& v, const InputEvent& e) {
             if (e.mods & GLFW_MOD_CONTROL) {
                 v.hud.focusPath = true;
                 v.hudVisible = true;
+                v.inputHoldFrames = kFocusHoldFrames;
             } else {
                 v.hud.occlusion = !v.hud.occlusion;
             }
@@ -81,8 +87,10 @@ void handleKey(GLFWwindow* window, Viewer& v, const InputEvent& e) {
         case GLFW_KEY_ESCAPE:
             if (v.fly.captured) {
                 v.fly.setCaptured(window, false);
-            } else {
+            } else if (e.time <= v.quitArmedUntil) {
                 glfwSetWindowShouldClose(window, GLFW_TRUE);
+            } else {
+                v.quitArmedUntil = e.time + kQuitSeconds;
             }
             break;
         default:
@@ -159,6 +167,12 @@ PointerPick pointerPick(GLFWwindow* window, const Session& s, double x, double y
 // press on an object selects it, or deselects it when selected.
 void onMouseButton(GLFWwindow* window, int button, int action, int mods) {
     Viewer& v = viewerOf(window);
+    if (action == GLFW_PRESS) {  // the keys typed after it wait for the HUD (InputQueue)
+        InputEvent e;
+        e.kind = InputEvent::Kind::Focus;
+        e.time = glfwGetTime();
+        v.input.push(e);
+    }
     if (button != GLFW_MOUSE_BUTTON_LEFT || v.fly.captured) {
         return;
     }
@@ -229,9 +243,17 @@ void onDrop(GLFWwindow* window, int count, const char** paths) {
 }  // namespace
 
 void handOverInput(GLFWwindow* window, Viewer& v) {
+    if (v.inputHoldFrames > 0) {
+        --v.inputHoldFrames;
+        return;
+    }
     const size_t count = v.input.frameBatch();
     for (size_t i = 0; i < count; ++i) {
         const InputEvent& e = v.input[i];
+        if (e.kind == InputEvent::Kind::Focus) {
+            v.inputHoldFrames = kFocusHoldFrames;
+            continue;
+        }
         if (e.kind == InputEvent::Kind::Key && e.key == kSyncKey &&
             !v.session.options.stateJsonPath.empty()) {
             if (e.action == GLFW_PRESS) {

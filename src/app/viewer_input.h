@@ -23,7 +23,16 @@ struct Viewer {
     std::string droppedPath;  // set by the drop callback, loaded after the frame
     bool hudVisible = true;
     bool reloadRequested = false;
+    int shaderReloads = 0;
     InputQueue input;  // keyboard events, handed to ImGui and the camera a batch a frame
+    // Frames the queue waits after a Focus event (a mouse press, Ctrl+O) before handing over the
+    // keys behind it: Dear ImGui activates a clicked or focused text field while drawing the next
+    // frame and says so (WantCaptureKeyboard) at the one after, so keys typed right after the
+    // click go to the field, never to the shortcuts.
+    int inputHoldFrames = 0;
+    // Esc outside a text field with the mouse free asks first ("Esc again to quit"); a second
+    // Esc before this time on the key clock quits.
+    double quitArmedUntil = -1.0;
     enum class Shot { None, WithHud, WithoutHud } shotRequest = Shot::None;  // F12, Shift+F12
     std::string lastShot;                 // the last screenshot the key saved
     double cursorX = 0.0, cursorY = 0.0;  // the cursor as of the last event handled

@@ -25,6 +25,27 @@ InputEvent character(unsigned c) {
     return e;
 }
 
+TEST(InputQueue, KeysTypedAfterAClickWaitForTheNextBatch) {
+    // A key before the click, the click, then "ab" typed: the click ends the batch, so the HUD
+    // has seen the click (and a text field it activated) before the letters are handed over.
+    InputQueue q;
+    q.push(key(kA, 1));
+    q.push(character('a'));
+    InputEvent click;
+    click.kind = InputEvent::Kind::Focus;
+    q.push(click);
+    q.push(key(kA, 0));
+    q.push(key(kA, 1));
+    q.push(character('a'));
+    q.push(key(kA + 1, 1));
+    q.push(character('b'));
+    EXPECT_EQ(q.frameBatch(), 3u);  // A down, 'a', the click
+    q.pop(3);
+    EXPECT_EQ(q.frameBatch(), 5u);  // the rest: typed text, one frame
+    q.pop(5);
+    EXPECT_EQ(q.frameBatch(), 0u);
+}
+
 TEST(InputQueue, ATapWithinOneFrameIsSplitOverTwo) {
     InputQueue q;
     q.push(key(kEnter, 1));

@@ -8,9 +8,11 @@ Shift+F12 write PNGs named by date and time), enter (Ctrl+O, a path and Enter lo
 slow_keys (the same at 2 frames a second, with quick taps of C and O: none lost), move1 / move60
 (W held 2 s moves speed x 2 s at 1 and at 60 frames a second), fly (a double-click flies to the
 point), ground (flying into the ground stops just above it, and with ground-follow (T) at its
-height), minimap (a click on the minimap moves the camera over that point).
+height), minimap (a click on the minimap moves the camera over that point), text_focus (a path of every
+shortcut letter typed right after a click into the path box changes nothing but the box; Esc twice
+in the box leaves it and never quits; Esc twice outside it quits).
 The viewer runs with --state-json, prints "quadterrain: ready" after its first frame, and writes
-its camera, cursor pick, measurement and last screenshot at exit (Esc). After each step of input a
+its camera, cursor pick, measurement and last screenshot at exit (Esc twice). After each step of input a
 test sends the sync key (Pause) and waits for "quadterrain: sync N": the viewer writes its state and
 answers once a whole frame has run after the one that took the key in, so every event sent before
 it has been handled, however slowly the frames come. No test waits a fixed time for the viewer;
@@ -96,8 +98,8 @@ class Viewer:
                     return json.load(f)
 
     def close(self):
-        """Esc, then the state the viewer wrote at exit."""
-        xdotool("key", "Escape")
+        """Esc twice (the first asks), then the state the viewer wrote at exit."""
+        xdotool("key", "Escape", "Escape")
         try:
             _, err = self.process.communicate(timeout=60)
         except subprocess.TimeoutExpired:
@@ -235,9 +237,10 @@ def test_enter(tmp, map_path, fps=None):
     if state["map"] != second or not state["message"].startswith("loaded "):
         fail(f"Enter in the path box should load {second}: map {state['map']!r}, "
              f"message {state['message']!r}")
-    if fps and state["toggles"] != {"cull": False, "occlusion": False}:
+    toggles = {k: state["toggles"][k] for k in ("cull", "occlusion")}
+    if fps and toggles != {"cull": False, "occlusion": False}:
         fail(f"quick taps of C and O at {fps} fps were lost: {state['toggles']}")
-    print(f"enter{' at %d fps' % fps if fps else ''}: {state['message']!r}, {state['toggles']}, "
+    print(f"enter{' at %d fps' % fps if fps else ''}: {state['message']!r}, {toggles}, "
           f"{state['frames']} frames")
 
 
@@ -358,6 +361,44 @@ def test_minimap(tmp, map_path):
     print(f"minimap: square {left, top, side}; eye moved to {eye}")
 
 
+def test_text_focus(tmp, map_path):
+    """Ctrl+O opens the path box; after Esc leaves it, a click into the box and, at once, a path
+    holding every shortcut letter: the letters land in the box, no toggle, reload, HUD switch or
+    camera move follows. Esc twice in the box leaves it and the viewer runs on."""
+    # At 4 frames a second the click and the letters after it reach the viewer in one frame.
+    v = Viewer(tmp, map_path, "--max-fps", "4")
+    xdotool("key", "ctrl+o")
+    v.sync()
+    xdotool("key", "Escape")
+    before = v.sync()
+    left, top, width, height = before["path_box"]["rect"]
+    if width <= 0 or before["text_field_active"]:
+        fail(f"Ctrl+O then Esc should show the path box, not in use: {before['path_box']}, "
+             f"active {before['text_field_active']}")
+    typed = "rcolfgbtph wasdqe"
+    # One xdotool command: the click and the letters reach the viewer in one poll.
+    xdotool("mousemove", "--window", v.window, str(int(left + width - 8)), str(int(top + height / 2)),
+            "click", "1", "type", "--delay", "5", typed)
+    state = v.sync()
+    if typed not in state["path_box"]["text"] or not state["text_field_active"]:
+        fail(f"the path box should hold {typed!r} and the keyboard: {state['path_box']['text']!r}, "
+             f"active {state['text_field_active']}")
+    for key in ["toggles", "shader_reloads", "map", "follow", "speed"]:
+        if state[key] != before[key]:
+            fail(f"typing in the path box changed {key}: {before[key]} -> {state[key]}")
+    if state["camera"] != before["camera"]:
+        fail(f"typing in the path box moved the camera: {before['camera']} -> {state['camera']}")
+    xdotool("key", "Escape", "Escape")
+    state = v.sync()
+    if v.process.poll() is not None or state["text_field_active"]:
+        fail(f"Esc twice in the path box should leave it and keep the viewer: exit "
+             f"{v.process.poll()}, active {state['text_field_active']}")
+    state = v.close()
+    if state["map"] != map_path:
+        fail(f"the map changed: {state['map']!r}")
+    print(f"text_focus: {typed!r} clicked and typed into the path box, {state['toggles']} unchanged")
+
+
 def main():
     if subprocess.run(["sh", "-c", "command -v xdotool"], capture_output=True).returncode != 0:
         if os.environ.get("CI") == "true":
@@ -371,7 +412,7 @@ def main():
                  "move1": lambda t, m: test_move(t, m, 1),
                  "move60": lambda t, m: test_move(t, m, 60),
                  "slow_keys": lambda t, m: test_enter(t, m, 2), "fly": test_fly,
-                 "ground": test_ground, "minimap": test_minimap}
+                 "ground": test_ground, "minimap": test_minimap, "text_focus": test_text_focus}
         if case not in tests:
             fail(f"unknown case; one of {sorted(tests)}")
         tests[case](tmp, map_path)
