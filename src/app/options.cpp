@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 
+#include "app/folders.h"
 #include "core/base/text.h"
 #include "core/config.h"
 #include "core/terrain/quadtree.h"
@@ -308,6 +309,7 @@ const std::map<std::string, Handler>& valueOptions() {
              return {};
          }},
         {"--state-json", pathOption(&ViewerOptions::stateJsonPath)},
+        {"--screenshot-dir", pathOption(&ViewerOptions::screenshotDir)},
         {"--freeze-eye", pointOption(&ViewerOptions::freezeEye)},
         {"--freeze-target", pointOption(&ViewerOptions::freezeTarget)},
         {"--window-shot", pathOption(&ViewerOptions::windowShotPath)},
@@ -322,7 +324,8 @@ const std::map<std::string, Handler>& valueOptions() {
 // The options that name an output file.
 bool isPathOption(const std::string& name) {
     return name == "--window-shot" || name == "--screenshot" || name == "--stats-json" ||
-           name == "--state-json" || name == "--cull-map" || name == "--bench";
+           name == "--state-json" || name == "--cull-map" || name == "--bench" ||
+           name == "--screenshot-dir";
 }
 
 Status checkCombination(const ViewerOptions& o) {
@@ -365,6 +368,10 @@ Status checkCombination(const ViewerOptions& o) {
     }
     if (o.soakRssReportOnly && o.soakFrames == 0) {
         return Status::failure("--soak-rss-report-only needs --soak N");
+    }
+    if (!o.screenshotDir.empty() && !isDirectory(o.screenshotDir)) {
+        return Status::failure("--screenshot-dir " + escapedPath(o.screenshotDir) +
+                               ": not a folder");
     }
     return {};
 }
@@ -539,6 +546,8 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
   --seed S             the scatter's seed: the same seed, the same scene (default 1)
   --steps K            with --stats-json or --screenshot: K simulation steps of 1/60 s first
   --dump-objects       with --stats-json: also list every object as [id, [min], [max], state]
+  --screenshot-dir DIR  the folder F12 saves into (default: $XDG_PICTURES_DIR, else the
+                       pictures folder of user-dirs.dirs, else ~/Pictures, else the current one)
   --state-json OUT.json  the interactive viewer writes its camera, the terrain under the cursor,
                        the measurement and the last screenshot at exit, and prints
                        "quadterrain: ready" after its first frame (for tests driving the window)

@@ -1,18 +1,15 @@
 // Resource lookup: the executable's directory (shaders are copied there) and QT_SOURCE_DIR.
 #include "app/resources.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <climits>
 
-namespace qt {
-namespace {
+#include "app/folders.h"
 
-bool isDirectory(const std::string& path) {
-    struct stat info;
-    return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
-}
+namespace qt {
+
+namespace {
 
 std::string executableDir() {
     char buffer[PATH_MAX];

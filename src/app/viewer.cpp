@@ -14,6 +14,7 @@
 
 #include "app/cull_map.h"
 #include "app/fly_control.h"
+#include "app/folders.h"
 #include "app/hud.h"
 #include "app/options.h"
 #include "app/stats_json.h"
@@ -189,6 +190,7 @@ std::string stateJson(const Viewer& v, int frames, double seconds) {
 int runViewer(Session& s) {
     GLFWwindow* window = s.context.window;
     Viewer v(s);
+    v.shotFolder = picturesFolder(s.options.screenshotDir);
     v.fly.reset(s.terrain.map, s.terrain.mapping);
     v.hud.followHeight = v.fly.followHeight;
     v.hud.cursor.metres = s.terrain.map.format == HeightmapFormat::Hgt;
@@ -304,13 +306,13 @@ int runViewer(Session& s) {
             }
         }
         if (shotNow != Viewer::Shot::None) {
-            const std::string name = screenshotName();
+            const std::string name = screenshotName(v.shotFolder);
             if (Status saved = saveWindow(name, width, height); !saved) {
                 report(v, saved.error(), true);  // the HUD and the terminal
             } else {
                 v.lastShot = name;
                 report(v,
-                       "saved " + name + " in the current folder (" + std::to_string(width) + "x" +
+                       "saved " + name + " (" + std::to_string(width) + "x" +
                            std::to_string(height) +
                            (shotNow == Viewer::Shot::WithHud ? ", with the HUD)" : ", no HUD)"),
                        false);

@@ -295,17 +295,18 @@ void updateCursor(GLFWwindow* window, Viewer& v) {
     }
 }
 
-std::string screenshotName() {
+std::string screenshotName(const std::string& folder) {
     const std::time_t now = std::time(nullptr);
     std::tm local{};
     localtime_r(&now, &local);
     char stamp[32];
     std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &local);
-    std::string name = std::string("quadterrain-") + stamp + ".png";
+    const std::string start = folder + "/quadterrain-" + stamp;
+    std::string name = start + ".png";
     for (int n = 2; n < 100; ++n) {
         if (std::FILE* f = std::fopen(name.c_str(), "rb")) {
             std::fclose(f);
-            name = std::string("quadterrain-") + stamp + "-" + std::to_string(n) + ".png";
+            name = start + "-" + std::to_string(n) + ".png";
         } else {
             break;
         }

@@ -35,6 +35,7 @@ struct Viewer {
     double quitArmedUntil = -1.0;
     enum class Shot { None, WithHud, WithoutHud } shotRequest = Shot::None;  // F12, Shift+F12
     std::string lastShot;                 // the last screenshot the key saved
+    std::string shotFolder = ".";         // where the key saves (picturesFolder)
     double cursorX = 0.0, cursorY = 0.0;  // the cursor as of the last event handled
     double pressX = 0.0, pressY = 0.0;    // where the left button went down on the terrain
     double lastClickTime = -1.0;          // the last click (press and release in one place)
@@ -59,7 +60,7 @@ void handOverInput(GLFWwindow* window, Viewer& v);
 // The pick under the cursor for the HUD (none over the HUD or with the mouse captured), and the
 // measurement's far end while dragging.
 void updateCursor(GLFWwindow* window, Viewer& v);
-// quadterrain-YYYYMMDD-HHMMSS.png in the current folder, -2, -3... when that exists.
-std::string screenshotName();
+// FOLDER/quadterrain-YYYYMMDD-HHMMSS.png, -2, -3... when that exists.
+std::string screenshotName(const std::string& folder);
 
 }  // namespace qt

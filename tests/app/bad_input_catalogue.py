@@ -693,11 +693,17 @@ empty = [
     ("empty --stats-json", [good, "--stats-json", ""], "--stats-json: empty path"),
     ("empty --cull-map", [good, "--cull-map", ""], "--cull-map: empty path"),
     ("empty --bench", [good, "--bench", ""], "--bench: empty path"),
+    ("empty --screenshot-dir", [good, "--screenshot-dir", ""], "--screenshot-dir: empty path"),
     ("empty --size", [good, "--size", ""],
      "--size '': expected WIDTHxHEIGHT with positive integers, like 1025x1025"),
 ]
 for name, args, message in empty:
     case(name, args, 2, q + message)
+# F12's folder must be one, checked before anything opens.
+for name, folder in [("missing", os.path.join(tmp, "no such folder")), ("a file", good),
+                     ("a device", "/dev/null")]:
+    case(f"--screenshot-dir {name}", [good, "--screenshot-dir", folder], 2,
+         q + "--screenshot-dir " + folder + ": not a folder")
 
 # Inputs that must work, rendered (need a display).
 if have_display:

@@ -1,8 +1,15 @@
 // The viewer's command line: every option, every bad value gives one line naming the option.
 #include "app/options.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
+#include "app/folders.h"
 #include "core/config.h"
 #include "core/frame/draw_batches.h"
 
@@ -24,6 +31,47 @@ TEST(Options, LodTakesPixelsOffOrAuto) {
 
 // Level of detail starts on, at kAutoLodPixels, for maps of more than kAutoLodTriangles
 // triangles (2 per grid square), and off for smaller ones; --lod overrides either way.
+TEST(Options, ScreenshotDirMustBeAFolder) {
+    EXPECT_EQ(parse({"--screenshot-dir", "/"}).value().screenshotDir, "/");
+    const Result<ViewerOptions> missing = parse({"--screenshot-dir", "/no/such/folder"});
+    ASSERT_FALSE(missing);
+    EXPECT_EQ(missing.error(), "--screenshot-dir /no/such/folder: not a folder");
+    EXPECT_FALSE(parse({"--screenshot-dir", "/dev/null"}));
+}
+
+TEST(Options, PicturesFolderFollowsTheGivenThenTheEnvironment) {
+    EXPECT_EQ(picturesFolder("/given"), "/given");
+    const char* saved = std::getenv("XDG_PICTURES_DIR");
+    const std::string before = saved ? saved : "";
+    ::setenv("XDG_PICTURES_DIR", "/", 1);
+    EXPECT_EQ(picturesFolder(""), "/");
+    ::setenv("XDG_PICTURES_DIR", "/no/such/folder", 1);
+    EXPECT_NE(picturesFolder(""), "/no/such/folder");  // not a folder: the next candidate
+    if (saved) {
+        ::setenv("XDG_PICTURES_DIR", before.c_str(), 1);
+    } else {
+        ::unsetenv("XDG_PICTURES_DIR");
+    }
+}
+
+TEST(Options, PicturesFolderReadsUserDirs) {
+    // user-dirs.dirs as xdg-user-dirs writes it, in $XDG_CONFIG_HOME, with $HOME expanded.
+    char home[] = "/tmp/qt_pictures_XXXXXX";
+    ASSERT_NE(::mkdtemp(home), nullptr);
+    const std::string shots = std::string(home) + "/Shots";
+    ASSERT_EQ(::mkdir(shots.c_str(), 0755), 0);
+    std::ofstream(std::string(home) + "/user-dirs.dirs")
+        << "# comment\nXDG_DESKTOP_DIR=\"$HOME/Desktop\"\nXDG_PICTURES_DIR=\"$HOME/Shots\"\n";
+    ::unsetenv("XDG_PICTURES_DIR");
+    ::setenv("HOME", home, 1);
+    ::setenv("XDG_CONFIG_HOME", home, 1);
+    EXPECT_EQ(picturesFolder(""), shots);
+    ::rmdir(shots.c_str());
+    EXPECT_EQ(picturesFolder(""), ".");  // no such folder, no ~/Pictures: the current folder
+    std::remove((std::string(home) + "/user-dirs.dirs").c_str());
+    ::rmdir(home);
+}
+
 TEST(Options, StreamAndItsPool) {
     const ViewerOptions plain = parse({}).value();
     EXPECT_FALSE(plain.stream);

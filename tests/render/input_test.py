@@ -4,7 +4,8 @@
 Usage: input_test.py CASE QUADTERRAIN     (under a display: see with_display.sh)
 CASE: pick (hover and a measuring drag equal --pick of the same pixels), pick_object (hovering
 over an object names it as --pick does; Shift+click selects and deselects it), screenshot (F12 and
-Shift+F12 write PNGs named by date and time), enter (Ctrl+O, a path and Enter load a map),
+Shift+F12 write PNGs named by date and time into $XDG_PICTURES_DIR or --screenshot-dir), enter
+(Ctrl+O, a path and Enter load a map),
 slow_keys (the same at 2 frames a second, with quick taps of C and O: none lost), move1 / move60
 (W held 2 s moves speed x 2 s at 1 and at 60 frames a second), fly (a double-click flies to the
 point), ground (flying into the ground stops just above it, and with ground-follow (T) at its
@@ -190,31 +191,49 @@ def test_pick_object(tmp, map_path):
 
 
 def test_screenshot(tmp, map_path):
+    """F12 and Shift+F12 save into $XDG_PICTURES_DIR, named by date and time; with
+    --screenshot-dir, F12 saves there."""
+    pictures = os.path.join(tmp, "pictures")
+    os.mkdir(pictures)
+    os.environ["XDG_PICTURES_DIR"] = pictures
     v = Viewer(tmp, map_path)
     xdotool("key", "F12")
     v.sync()
     xdotool("key", "shift+F12")
     v.sync()
     state = v.close()
-    shots = sorted(f for f in os.listdir(tmp)
+    shots = sorted(f for f in os.listdir(pictures)
                    if f.startswith("quadterrain-") and f.endswith(".png"))
     if len(shots) != 2:
-        fail(f"expected two screenshots in the current folder, found {shots}")
+        fail(f"expected two screenshots in $XDG_PICTURES_DIR, found {shots}")
     for shot in shots:
         name = shot[len("quadterrain-"):-len(".png")]
         try:
             time.strptime(name[:15], "%Y%m%d-%H%M%S")
         except ValueError:
             fail(f"{shot} is not named by date and time")
-        if png_size(os.path.join(tmp, shot)) != WINDOW:
-            fail(f"{shot} is {png_size(os.path.join(tmp, shot))}, not the window's size {WINDOW}")
-    if state["screenshot"] not in shots or "no HUD" not in state["message"]:
-        fail(f"the HUD should name the last screenshot: {state['message']!r}, "
-             f"{state['screenshot']!r}")
-    with open(os.path.join(tmp, shots[0]), "rb") as f1, \
-            open(os.path.join(tmp, shots[1]), "rb") as f2:
+        size = png_size(os.path.join(pictures, shot))
+        if size != WINDOW:
+            fail(f"{shot} is {size}, not the window's size {WINDOW}")
+    last = state["screenshot"]
+    if os.path.dirname(last) != pictures or os.path.basename(last) not in shots or \
+            "no HUD" not in state["message"] or pictures not in state["message"]:
+        fail(f"the HUD should name the last screenshot and its folder: {state['message']!r}, "
+             f"{last!r}")
+    with open(os.path.join(pictures, shots[0]), "rb") as f1, \
+            open(os.path.join(pictures, shots[1]), "rb") as f2:
         if f1.read() == f2.read():
             fail("the screenshots with and without the HUD are the same")
+    given = os.path.join(tmp, "given")
+    os.mkdir(given)
+    v = Viewer(tmp, map_path, "--screenshot-dir", given)
+    xdotool("key", "F12")
+    v.sync()
+    state = v.close()
+    if len(os.listdir(given)) != 1 or os.path.dirname(state["screenshot"]) != given:
+        fail(f"--screenshot-dir: {os.listdir(given)}, {state['screenshot']!r}")
+    if [f for f in os.listdir(tmp) if f.endswith(".png")]:
+        fail(f"a screenshot went to the current folder: {os.listdir(tmp)}")
     print(f"screenshot: {shots}, HUD: {state['message']!r}")
 
 
