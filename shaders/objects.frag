@@ -8,6 +8,7 @@ flat in uint selected;
 in float trunk;
 
 uniform float farPlane;
+uniform float fogStart;
 uniform vec3 fogColour;
 
 out vec4 colour;
@@ -28,6 +29,8 @@ void main() {
     vec3 n = normalize(normal);
     float diffuse = max(dot(n, kSunDirection), 0.0);
     vec3 lit = albedo * (0.28 + 0.85 * diffuse);
-    float d = clamp((distanceFromEye / farPlane - 0.4) / 0.6, 0.0, 1.0);
+    float d = fogStart < farPlane
+                  ? clamp((distanceFromEye - fogStart) / (farPlane - fogStart), 0.0, 1.0)
+                  : 0.0;
     colour = vec4(mix(lit, fogColour, d * d), 1.0);
 }

@@ -7,6 +7,7 @@
 in vec4 surface;
 
 uniform float farPlane;
+uniform float fogStart;  // distance where the fog begins; at the far plane: none (render/fog.h)
 uniform vec2 heightRange;  // world heights of the lowest and highest sample
 uniform vec3 fogColour;
 uniform bool wireframe;
@@ -66,8 +67,9 @@ void main() {
     float diffuse = max(dot(n, kSunDirection), 0.0);
     vec3 lit = albedo * (0.28 + 0.85 * diffuse);
 
-    // Clear up to 40% of the far plane, then thickening to the sky colour at the far plane.
-    float d = clamp((surface.w / farPlane - 0.4) / 0.6, 0.0, 1.0);
+    // Clear up to fogStart, then thickening to the sky colour at the far plane.
+    float d = fogStart < farPlane ? clamp((surface.w - fogStart) / (farPlane - fogStart), 0.0, 1.0)
+                                  : 0.0;
     float fog = d * d;
     colour = vec4(mix(mix(lit, fogColour, fog), fogColour, dim), 1.0);
 }

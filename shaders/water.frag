@@ -5,6 +5,7 @@
 in vec3 fromEye;  // relative to the eye (water.vert)
 
 uniform float farPlane;
+uniform float fogStart;
 uniform vec3 fogColour;
 
 out vec4 colour;
@@ -17,7 +18,8 @@ void main() {
     float distance = length(toEye);
     float grazing = 1.0 - abs(toEye.y) / max(distance, 1e-6);
     vec3 water = mix(kWater, kGlancing, grazing * grazing * grazing);
-    // The same fog as terrain.frag: clear up to 40% of the far plane, then thickening.
-    float d = clamp((distance / farPlane - 0.4) / 0.6, 0.0, 1.0);
+    // The same fog as terrain.frag: clear up to fogStart, then thickening.
+    float d = fogStart < farPlane ? clamp((distance - fogStart) / (farPlane - fogStart), 0.0, 1.0)
+                                  : 0.0;
     colour = vec4(mix(water, fogColour, d * d), 1.0);
 }

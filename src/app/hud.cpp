@@ -129,6 +129,17 @@ HudRequests drawToggles(HudState& state, const Camera& camera, float speed) {
     ImGui::Checkbox("wireframe (G)", &state.wireframe);
     ImGui::SameLine();
     ImGui::Checkbox("leaf boxes (B)", &state.boxes);
+    ImGui::Checkbox("fog", &state.fog.on);
+    if (state.fog.on) {
+        // Shown where it starts now (the default follows the far plane); an edit fixes it.
+        float start = state.fog.startFor(camera.farPlane);
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(-1);
+        if (ImGui::DragFloat("##fogStart", &start, 0.01f * std::max(camera.farPlane, 1.0f), 0.0f,
+                             camera.farPlane, "from %.4g away", ImGuiSliderFlags_Logarithmic)) {
+            state.fog.start = std::max(start, 0.0f);
+        }
+    }
     if (state.boxes) {
         ImGui::Text("boxes drawn: %d (at most %d)", state.boxesDrawn, kMaxLeafBoxes);
     }

@@ -13,6 +13,7 @@
 #include "app/hud_cursor.h"
 #include "app/minimap.h"
 #include "core/view/camera.h"
+#include "render/fog.h"
 #include "render/terrain.h"
 
 namespace qt {
@@ -48,6 +49,7 @@ struct HudState {
     float followHeight = 1.0f;             // its least height over the terrain, world units
     bool focusPath = false;                // Ctrl+O: open the load section and type in the path box
     bool quitAsked = false;                // Esc was pressed once: the next one quits
+    Fog fog;                               // distance fog, on or off and where it starts
     std::array<float, 3> minimapSquare{};  // its left, top and side on screen (side 0: hidden)
     std::array<float, 4> pathBoxRect{};    // the path box's left, top, width, height (0: hidden)
 

@@ -262,6 +262,20 @@ const std::map<std::string, Handler>& valueOptions() {
              o.syncDraws = v == "auto" ? std::nullopt : std::optional<bool>(v == "on");
              return {};
          }},
+        {"--fog",
+         [](ViewerOptions& o, const std::string& v) -> Status {
+             float start = 0.0f;
+             if (v == "on" || v == "off") {
+                 o.fogOn = v == "on";
+                 o.fogStart = -1.0f;
+             } else if (parseFloat(v, start) && std::isfinite(start) && start >= 0.0f) {
+                 o.fogOn = true;
+                 o.fogStart = start;
+             } else {
+                 return Status::failure("expected on, off or a distance of 0 or more");
+             }
+             return {};
+         }},
         {"--back-faces",
          [](ViewerOptions& o, const std::string& v) -> Status {
              if (v != "auto" && v != "draw") {
@@ -546,6 +560,8 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
   --seed S             the scatter's seed: the same seed, the same scene (default 1)
   --steps K            with --stats-json or --screenshot: K simulation steps of 1/60 s first
   --dump-objects       with --stats-json: also list every object as [id, [min], [max], state]
+  --fog on|off|DISTANCE  distance fog into the sky colour up to the far plane: on from 40% of
+                       the far plane (default), off, or from DISTANCE (world units) from the eye
   --screenshot-dir DIR  the folder F12 saves into (default: $XDG_PICTURES_DIR, else the
                        pictures folder of user-dirs.dirs, else ~/Pictures, else the current one)
   --state-json OUT.json  the interactive viewer writes its camera, the terrain under the cursor,

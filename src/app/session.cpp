@@ -177,6 +177,8 @@ Result<Session> Session::create(const ViewerOptions& options) {
     }
     session.renderer.backFaceCulling = !options.drawBackFaces;
     session.renderer.water = options.water;
+    session.renderer.fog = Fog{options.fogOn, options.fogStart};
+    session.objectRenderer.fog = session.renderer.fog;
     session.lines = std::move(lines).value();
     session.objectRenderer = std::move(objectRenderer).value();
     session.terrain = std::move(terrain).value();

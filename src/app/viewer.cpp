@@ -195,6 +195,7 @@ int runViewer(Session& s) {
     v.hud.followHeight = v.fly.followHeight;
     v.hud.cursor.metres = s.terrain.map.format == HeightmapFormat::Hgt;
     v.hud.cull = !s.options.noCull;
+    v.hud.fog = s.renderer.fog;
     v.hud.occlusion = !s.options.noOcclusion;
     const float lodPixels = lodPixelsFor(s.options, s.terrain.map.width, s.terrain.map.height);
     v.hud.lod = lodPixels > 0.0f;
@@ -250,6 +251,7 @@ int runViewer(Session& s) {
         handOverInput(window, v);
         const double now = glfwGetTime();
         v.hud.quitAsked = now <= v.quitArmedUntil;
+        s.renderer.fog = s.objectRenderer.fog = v.hud.fog;
         v.hud.recordFrame(float((now - previous) * 1000.0));
         const float seconds = float(now - previous);
         previous = now;

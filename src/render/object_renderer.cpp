@@ -206,6 +206,7 @@ int ObjectRenderer::submit(const Camera& camera) {
                        glm::value_ptr(viewProjection));
     glUniform3f(program.uniform("eye"), camera.position.x, camera.position.y, camera.position.z);
     glUniform1f(program.uniform("farPlane"), camera.farPlane);
+    glUniform1f(program.uniform("fogStart"), fog.startFor(camera.farPlane));
     glUniform3f(program.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
     glUniform1i(program.uniform("records"), kRecordUnit);
     glActiveTexture(GLenum(GL_TEXTURE0 + kRecordUnit));

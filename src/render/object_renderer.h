@@ -15,6 +15,7 @@
 #include "core/objects/mesh.h"
 #include "core/objects/scene.h"
 #include "core/view/camera.h"
+#include "render/fog.h"
 #include "render/shader.h"
 
 namespace qt {
@@ -32,6 +33,7 @@ struct ObjectRenderer {
     };
     ShaderProgram program;
     std::string shaderDir;  // where the shaders are read from; "": the ones compiled in
+    Fog fog;                // distance fog, as the terrain's (TerrainRenderer::fog)
     std::array<MeshGpu, kObjectMeshes> meshes;
     GLuint instanceBuffer = 0;
     size_t instanceCapacity = 0;  // instances the buffer holds

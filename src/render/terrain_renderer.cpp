@@ -507,6 +507,7 @@ int TerrainRenderer::drawWater(const TerrainGpu& gpu, const WorldMapping& mappin
     glUniformMatrix4fv(waterProgram.uniform("viewProjection"), 1, GL_FALSE,
                        glm::value_ptr(viewProjection));
     glUniform1f(waterProgram.uniform("farPlane"), camera.farPlane);
+    glUniform1f(waterProgram.uniform("fogStart"), fog.startFor(camera.farPlane));
     glUniform3f(waterProgram.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
@@ -569,6 +570,7 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     glUniformMatrix4fv(program.uniform("viewProjection"), 1, GL_FALSE,
                        glm::value_ptr(viewProjection));
     glUniform1f(program.uniform("farPlane"), camera.farPlane);
+    glUniform1f(program.uniform("fogStart"), fog.startFor(camera.farPlane));
     const float lo = mapping.worldHeight(gpu.minSample);
     const float hi = mapping.worldHeight(gpu.maxSample);
     glUniform2f(program.uniform("heightRange"), std::min(lo, hi), std::max(lo, hi));

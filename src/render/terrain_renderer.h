@@ -15,6 +15,7 @@
 #include "core/terrain/quadtree.h"
 #include "core/terrain/world.h"
 #include "core/view/camera.h"
+#include "render/fog.h"
 #include "render/shader.h"
 
 namespace qt {
@@ -174,6 +175,7 @@ struct TerrainRenderer {
     // Cull back faces whenever backFacesHidden() allows (renderTerrain decides per frame); off,
     // both sides are always drawn (--back-faces draw).
     bool backFaceCulling = true;
+    Fog fog;  // distance fog (--fog); the objects' renderer has its own copy
     // Draw a flat water plane at sea level over maps in metres that reach below it (--water).
     bool water = false;
 

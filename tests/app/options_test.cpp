@@ -31,6 +31,20 @@ TEST(Options, LodTakesPixelsOffOrAuto) {
 
 // Level of detail starts on, at kAutoLodPixels, for maps of more than kAutoLodTriangles
 // triangles (2 per grid square), and off for smaller ones; --lod overrides either way.
+TEST(Options, FogIsOnOffOrADistance) {
+    const ViewerOptions plain = parse({}).value();
+    EXPECT_TRUE(plain.fogOn);
+    EXPECT_LT(plain.fogStart, 0.0f);  // the default start
+    EXPECT_FALSE(parse({"--fog", "off"}).value().fogOn);
+    const ViewerOptions from = parse({"--fog", "2500"}).value();
+    EXPECT_TRUE(from.fogOn);
+    EXPECT_EQ(from.fogStart, 2500.0f);
+    EXPECT_TRUE(parse({"--fog", "off", "--fog", "on"}).value().fogOn);
+    for (const char* bad : {"-1", "nan", "inf", "1e39", "Off", "", "near"}) {
+        EXPECT_FALSE(parse({"--fog", bad})) << bad;
+    }
+}
+
 TEST(Options, ScreenshotDirMustBeAFolder) {
     EXPECT_EQ(parse({"--screenshot-dir", "/"}).value().screenshotDir, "/");
     const Result<ViewerOptions> missing = parse({"--screenshot-dir", "/no/such/folder"});

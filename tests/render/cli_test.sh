@@ -447,6 +447,54 @@ for f in glob.glob(f"{sys.argv[1]}/rough_*_*.json"):
     assert s["requested"] == 0 and s["resident"] <= s["pool"], (f, s)
 PY
 
+# 12. Fog: off draws the far terrain in its own colours, a start past the far plane is off, a
+#     start at the eye fogs more than the default; culling equals no culling with the fog off.
+far="--eye -50,10,200 --target 64,30,64 --window 200x120"
+for fog in on off 1e30 0; do
+    # shellcheck disable=SC2086
+    "$exe" "$map" $far --fog "$fog" --screenshot "$tmp/fog_$fog.png" || fail "--fog $fog"
+done
+# shellcheck disable=SC2086
+"$exe" "$map" $far --fog off --no-cull --screenshot "$tmp/fog_off_unculled.png" ||
+    fail "--fog off --no-cull"
+cmp -s "$tmp/fog_off.png" "$tmp/fog_1e30.png" || fail "--fog 1e30 (past the far plane) != --fog off"
+cmp -s "$tmp/fog_off.png" "$tmp/fog_off_unculled.png" || fail "--fog off: culled != unculled"
+python3 - "$tmp" <<'PY' || fail "fog: off, on and from the eye are not ordered by how sky-coloured they are"
+import sys, zlib, struct
+def pixels(path):
+    data = open(path, "rb").read()
+    w, h = struct.unpack(">II", data[16:24])
+    idat, i = b"", 8
+    while i < len(data):
+        n = struct.unpack(">I", data[i:i + 4])[0]
+        if data[i + 4:i + 8] == b"IDAT":
+            idat += data[i + 8:i + 8 + n]
+        i += 12 + n
+    raw = zlib.decompress(idat)
+    stride, out, prev = w * 3, [], bytearray(w * 3)
+    for r in range(h):
+        f, line = raw[r * (stride + 1)], bytearray(raw[r * (stride + 1) + 1:(r + 1) * (stride + 1)])
+        for x in range(stride):
+            a = line[x - 3] if x >= 3 else 0
+            b, c = prev[x], prev[x - 3] if x >= 3 else 0
+            if f == 1: line[x] = (line[x] + a) & 255
+            elif f == 2: line[x] = (line[x] + b) & 255
+            elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        out.append(bytes(line)); prev = line
+    return b"".join(out)
+sky = (158, 189, 219)  # kSkyColour
+def distance(path):
+    p = pixels(path)
+    return sum(abs(p[i] - sky[0]) + abs(p[i + 1] - sky[1]) + abs(p[i + 2] - sky[2])
+               for i in range(0, len(p), 3))
+off, on, eye = (distance(f"{sys.argv[1]}/fog_{k}.png") for k in ("off", "on", "0"))
+print(f"fog: distance from the sky colour off {off}, on {on}, from the eye {eye}")
+sys.exit(0 if off > on > eye else 1)
+PY
+
 if [ $failures -gt 0 ]; then
     echo "cli_test: $failures failure(s)" >&2
     exit 1
