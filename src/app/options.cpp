@@ -14,6 +14,7 @@
 #include "app/folders.h"
 #include "core/base/text.h"
 #include "core/config.h"
+#include "core/terrain/georeference.h"
 #include "core/terrain/quadtree.h"
 
 namespace qt {
@@ -260,6 +261,14 @@ const std::map<std::string, Handler>& valueOptions() {
                  return Status::failure("expected auto, on or off");
              }
              o.syncDraws = v == "auto" ? std::nullopt : std::optional<bool>(v == "on");
+             return {};
+         }},
+        {"--georef",
+         [](ViewerOptions& o, const std::string& v) -> Status {
+             if (v.size() != 7 || !hgtGeoreference(v + ".hgt", 1201).present) {
+                 return Status::failure("expected an SRTM tile's name, like N47E009 or S12W077");
+             }
+             o.georef = v;
              return {};
          }},
         {"--fog",
@@ -516,6 +525,7 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
                        for its own; a frame without level of detail first uploads them all)
                        or auto, the default: on-demand for maps of more than 8192x8192 samples
                        unless --lod is off
+  --georef TILE        the SRTM tile an .hgt lies on (N47E009), whatever the file is called
   --size WxH           size of a headerless .r16/.raw file
   --window WxH         window and screenshot size (default 1280x720): at most 16384 a side
                        and 67108864 pixels (8192x8192), and what the OpenGL driver allows

@@ -89,7 +89,8 @@ Result<Session> Session::create(const ViewerOptions& options) {
     session.options = options;
     const std::string path =
         options.heightmapPath.empty() ? defaultHeightmapPath() : options.heightmapPath;
-    const LoadOptions load = loadOptions(options);
+    LoadOptions load = loadOptions(options);
+    load.hgtTile = options.georef;
     const TerminalProgress terminal(path);
     LoadTimes times;
     Result<OpenedMap> opened =
@@ -97,6 +98,11 @@ Result<Session> Session::create(const ViewerOptions& options) {
     if (!opened) {
         terminal.failed();
         return Result<Session>::failure(opened.error());
+    }
+    if (!options.georef.empty() && opened.value().map.format != HeightmapFormat::Hgt) {
+        terminal.failed();
+        return Result<Session>::failure("--georef " + options.georef + " places an SRTM .hgt; " +
+                                        escapedPath(path) + " is not one");
     }
     Result<Heightmap> map(std::move(opened.value().map));
     Quadtree tree = std::move(opened.value().tree);  // a GDAL raster's or a streamed map's
@@ -216,6 +222,8 @@ void Session::destroy() {
 Status Session::replaceTerrain(const std::string& path, const LoadProgress& progress) {
     // The current map stays loaded until the new one has: both count against the budget.
     LoadOptions load = loadOptions(options);
+    // --georef places the map it came with, reloaded too; another .hgt goes by its own name.
+    load.hgtTile = path == options.heightmapPath ? options.georef : "";
     // A streamed map holds its tree and its GPU pages, not its codes.
     load.memory.heldBytes =
         terrain.map.codes.isMapped()

@@ -7,6 +7,7 @@ that must render (odd paths, 16-bit colour, looking straight down) run only when
 """
 import atexit
 import gzip
+import json
 import os
 import resource
 import shutil
@@ -231,6 +232,21 @@ case("1x1 image", [one] + stats, 1,
 line = write("line.png", png(1, 7, 8, 0, [b"\0"] * 7))
 case("1xN image", [line] + stats, 1,
      q + line + ": size 1x7 is too small; a heightmap needs at least 2x2 samples")
+# An SRTM tile renamed keeps its metres of height but loses its place: one line says so and how
+# to give it back; --georef takes a tile's name only, and places an .hgt only.
+renamed = write("my alps.hgt", struct.pack(">h", 500) * (1201 * 1201))
+case("SRTM tile renamed", [renamed] + stats, 0,
+     renamed + ": an SRTM tile's 1201x1201 samples under a name that is not a tile's (like "
+     "N47E009.hgt): no georeference, one unit between samples; --georef N47E009 gives it",
+     one_line=True)
+case("SRTM tile renamed, placed by --georef", [renamed, "--georef", "n47e009"] + stats, 0)
+if json.load(open(stats[1]))["georeference"]["west"] != 8.999583333333334:
+    failures.append("--georef n47e009 did not place the renamed tile")
+for tile in ["N47", "X47E009", "N90E000", "N47E181", "N47E009.hgt", ""]:
+    case(f"--georef {tile!r}", [renamed, "--georef", tile], 2,
+         q + f"--georef '{tile}': expected an SRTM tile's name, like N47E009 or S12W077")
+case("--georef on a PNG", [good, "--georef", "N47E009"], 1,
+     q + "--georef N47E009 places an SRTM .hgt; " + good + " is not one")
 hgt = write("N47E009.hgt", b"\0" * 1000)
 case(".hgt of the wrong length", [hgt] + stats, 1,
      q + hgt + ": file is 1000 bytes; an .hgt holds a square of big-endian 16-bit samples "

@@ -43,7 +43,10 @@ Result<Heightmap> decodeStbImage(const std::string& path, const std::vector<unsi
 Result<Heightmap> decodePnm(const std::string& path, const std::vector<unsigned char>& bytes);
 
 // SRTM .hgt: big-endian signed 16-bit, square; voids filled; georeferenced from its name.
-Result<Heightmap> decodeHgt(const std::string& path, const std::vector<unsigned char>& bytes);
+// The georeference comes from options.hgtTile when set, else from the file's name; a tile-sized
+// file (1201 or 3601 a side) whose name is not a tile's says so in one line on stderr.
+Result<Heightmap> decodeHgt(const std::string& path, const std::vector<unsigned char>& bytes,
+                            const LoadOptions& options);
 
 // Headerless little-endian 16-bit samples of the size options give (or a square).
 Result<Heightmap> decodeRaw16(const std::string& path, const std::vector<unsigned char>& bytes,

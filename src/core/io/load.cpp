@@ -94,7 +94,7 @@ Result<Heightmap> decodeHeightmap(const std::string& name, const std::string& ex
         return loadFailure(name, "empty file");
     }
     if (ext == ".hgt") {
-        return decodeHgt(name, bytes);
+        return decodeHgt(name, bytes, options);
     }
     if (ext == ".r16" || ext == ".raw") {
         return decodeRaw16(name, bytes, options);

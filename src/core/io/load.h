@@ -29,6 +29,9 @@ struct LoadOptions {
     HeightEncoding encoding = HeightEncoding::Gray;
     // Bytes the loaded map may take at its peak (checkMemoryBudget, before the pixels are read).
     MemoryBudget memory{};
+    // An SRTM tile's name ("N47E009") that gives an .hgt its georeference whatever the file is
+    // called; empty: the file's own name does, when it is a tile's.
+    std::string hgtTile{};
 };
 
 // Called with a map's size once the file's header (or length, or GDAL's raster) gives it, before

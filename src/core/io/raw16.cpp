@@ -1,9 +1,11 @@
 // SRTM .hgt and .r16/.raw: the size from the length, the samples read straight into the codes.
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
+#include "core/base/text.h"
 #include "core/config.h"
 #include "core/io/decoders.h"
 #include "core/io/voids.h"
@@ -55,7 +57,8 @@ Result<RawGrid> rawGrid(bool hgt, uint64_t length, const LoadOptions& options) {
     return RawGrid{width, height};
 }
 
-Result<Heightmap> decodeHgt(const std::string& path, const std::vector<unsigned char>& bytes) {
+Result<Heightmap> decodeHgt(const std::string& path, const std::vector<unsigned char>& bytes,
+                            const LoadOptions& options) {
     const Result<RawGrid> grid = rawGrid(true, bytes.size(), {});
     if (!grid) {
         return loadFailure(path, grid.error());
@@ -73,7 +76,16 @@ Result<Heightmap> decodeHgt(const std::string& path, const std::vector<unsigned 
     map.height = side;
     map.format = HeightmapFormat::Hgt;
     map.metres = true;
-    map.geo = hgtGeoreference(path, side);
+    map.geo = hgtGeoreference(options.hgtTile.empty() ? path : options.hgtTile + ".hgt", side);
+    if (!map.geo.present && (side == 1201 || side == 3601)) {
+        // SRTM's 3 and 1 arc-second tiles: most likely a tile renamed, its place lost with the
+        // name.
+        std::fprintf(stderr,
+                     "%s: an SRTM tile's %dx%d samples under a name that is not a tile's (like "
+                     "N47E009.hgt): no georeference, one unit between samples; --georef N47E009 "
+                     "gives it\n",
+                     escapedPath(path).c_str(), side, side);
+    }
     encodeFloatSamples(map, samples.data(),
                        samples.size());  // exact: filled voids are integers too
     return map;

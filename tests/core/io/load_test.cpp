@@ -147,6 +147,21 @@ TEST(Heightmap, HgtBigEndianSignedWithVoidsFilled) {
     EXPECT_EQ(m.minSample, -10.0f);
 }
 
+TEST(Heightmap, HgtTileGivesARenamedHgtItsPlace) {
+    TempDir dir;
+    test::writeBytes(dir.path("renamed.hgt"), bigEndian16({1, 2, 3, 4, 5, 6, 7, 8, 9}));
+    EXPECT_FALSE(loadHeightmap(dir.path("renamed.hgt")).value().geo.present);
+    LoadOptions options;
+    options.hgtTile = "S12W077";
+    const Heightmap placed = loadHeightmap(dir.path("renamed.hgt"), options).value();
+    ASSERT_TRUE(placed.geo.present);
+    EXPECT_TRUE(placed.geo.geographic);
+    // Samples on the square's edges, each cell half a step (a quarter degree) beyond them.
+    EXPECT_DOUBLE_EQ(placed.geo.west, -77.25);
+    EXPECT_DOUBLE_EQ(placed.geo.south, -12.25);
+    EXPECT_DOUBLE_EQ(placed.geo.north, -10.75);
+}
+
 TEST(Heightmap, FillVoidsSpreadsIntoLargeHoles) {
     std::vector<float> s(100, -1.0f);
     s[0] = 5.0f;
