@@ -106,8 +106,14 @@ Result<Session> Session::create(const ViewerOptions& options) {
     }
     Result<Heightmap> map(std::move(opened.value().map));
     Quadtree tree = std::move(opened.value().tree);  // a GDAL raster's or a streamed map's
-    // The options' mapping is checked before any GL: a world that is not finite floats is refused.
-    if (Status world = checkWorldFinite(map.value(), optionsMapping(map.value(), options));
+    // The options' mapping is checked before any GL: a world that is not finite floats is refused,
+    // naming the option or the map that set the value at fault.
+    MappingOrigin origin;
+    origin.mapName = escapedPath(path);
+    origin.spacingGiven = options.spacingX.has_value();
+    origin.heightScaleGiven = options.heightScale.has_value();
+    origin.exaggeration = options.exaggeration;
+    if (Status world = checkWorldFinite(map.value(), optionsMapping(map.value(), options), origin);
         !world) {
         terminal.failed();
         return Result<Session>::failure(world.error());

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "core/base/text.h"
 #include "core/config.h"
 
 namespace qt {
@@ -339,6 +340,15 @@ Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options,
         return Result<Terrain>::failure(opened.error());
     }
     OpenedMap& o = opened.value();
+    // The map's own mapping must be a world of finite floats (a georeference may space samples
+    // 1e-300 or 1e300 metres apart); the command line's map is checked with its options instead.
+    MappingOrigin origin;
+    origin.mapName = escapedPath(path);
+    origin.spacingGiven = false;
+    origin.heightScaleGiven = false;
+    if (Status world = checkWorldFinite(o.map, defaultMapping(o.map), origin); !world) {
+        return Result<Terrain>::failure(world.error());
+    }
     stream.on = stream.on || o.streamed;
     Result<Terrain> terrain = Terrain::create(std::move(o.map), o.leafSize, path, times, progress,
                                               pageSize, std::move(o.tree), stream);

@@ -8,6 +8,7 @@ that must render (odd paths, 16-bit colour, looking straight down) run only when
 import atexit
 import gzip
 import json
+import math
 import os
 import resource
 import shutil
@@ -76,29 +77,47 @@ def hdr(width, height, data=None, layout=None, fmt=b"32-bit_rle_rgbe"):
     return b"#?RADIANCE\nFORMAT=" + fmt + b"\n\n" + layout + b"\n" + data
 
 
-def gif(width, height, frame=None, lzw=None):
-    """A GIF of one grey frame; lzw is its data (by default a clear code, then raw codes)."""
-    fw, fh = frame or (width, height)
-    palette = b"".join(bytes([i, i, i]) for i in range(4))
-    if lzw is None:  # min code size 2: clear (4), then one 3-bit code per pixel, clearing often
-        bits, count, nbits = 0, 0, 0
-        out = bytearray()
-        codes = []
-        for i in range(fw * fh):
-            if i % 2 == 0:
-                codes.append(4)
-            codes.append(i % 4)
-        codes.append(5)
-        for c in codes:
-            bits |= c << nbits
-            nbits += 3
-            while nbits >= 8:
-                out.append(bits & 255)
-                bits >>= 8
-                nbits -= 8
-        if nbits:
+def gif_lzw(pixels):
+    """LZW data of minimum code size 2 for PIXELS grey pixels: a clear code (4), then one 3-bit
+    code per pixel, clearing every second pixel, then the end code (5)."""
+    bits, nbits = 0, 0
+    out = bytearray()
+    codes = []
+    for i in range(pixels):
+        if i % 2 == 0:
+            codes.append(4)
+        codes.append(i % 4)
+    codes.append(5)
+    for c in codes:
+        bits |= c << nbits
+        nbits += 3
+        while nbits >= 8:
             out.append(bits & 255)
-        lzw = bytes(out)
+            bits >>= 8
+            nbits -= 8
+    if nbits:
+        out.append(bits & 255)
+    return bytes(out)
+
+
+def gif_frames(width, height, frames):
+    """A GIF of a WIDTHxHEIGHT screen and FRAMES, each (x, y, w, h) of grey pixels."""
+    palette = b"".join(bytes([i, i, i]) for i in range(4))
+    body = b""
+    for x, y, fw, fh in frames:
+        lzw = gif_lzw(fw * fh)
+        blocks = b"".join(bytes([len(lzw[i:i + 255])]) + lzw[i:i + 255]
+                          for i in range(0, len(lzw), 255))
+        body += b"\x2c" + struct.pack("<HHHHB", x, y, fw, fh, 0) + b"\x02" + blocks + b"\x00"
+    return b"GIF89a" + struct.pack("<HHBBB", width, height, 0x81, 0, 0) + palette + body + b"\x3b"
+
+
+def gif(width, height, frame=None, lzw=None):
+    """A GIF of one grey frame; lzw is its data (by default gif_lzw's)."""
+    fw, fh = frame or (width, height)
+    if lzw is None:
+        return gif_frames(width, height, [(0, 0, fw, fh)])
+    palette = b"".join(bytes([i, i, i]) for i in range(4))
     blocks = b"".join(bytes([len(lzw[i:i + 255])]) + lzw[i:i + 255]
                       for i in range(0, len(lzw), 255))
     return (b"GIF89a" + struct.pack("<HHBBB", width, height, 0x81, 0, 0) + palette +
@@ -118,9 +137,13 @@ MAX_REFUSED_MB = 300
 largest_refused = [0.0, ""]  # the most a refused input cost, and which
 
 
+# A run still going after this long is taken for a hang (a FIFO waited on), killed and failed.
+HANG_SECONDS = 120
+
+
 def run_measured(args, env, file_limit=None):
     """Runs ARGS (files it writes limited to FILE_LIMIT bytes when given); returns (exit code,
-    stderr, peak resident MiB of the process)."""
+    stderr, peak resident MiB of the process, whether it was killed as hung)."""
     def limit():
         if file_limit is not None:
             # Writes past the limit fail with EFBIG instead of ending the process.
@@ -128,13 +151,18 @@ def run_measured(args, env, file_limit=None):
             resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
                             preexec_fn=limit)
-    timer = threading.Timer(120, proc.kill)
+    hung = threading.Event()
+
+    def kill():
+        hung.set()
+        proc.kill()
+    timer = threading.Timer(HANG_SECONDS, kill)
     timer.start()
     err = proc.stderr.read().decode(errors="replace")
     _, status, usage = os.wait4(proc.pid, 0)
     timer.cancel()
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, err, usage.ru_maxrss / 1024.0
+    return proc.returncode, err, usage.ru_maxrss / 1024.0, hung.is_set()
 
 
 def case(name, args, code, line=None, prefix=None, env=None, file_limit=None, one_line=False,
@@ -144,10 +172,12 @@ def case(name, args, code, line=None, prefix=None, env=None, file_limit=None, on
     whose input was good and whose output failed (OUTPUT_FAILED) has drawn its frames first: its
     memory is a render's, not a refused input's."""
     global passed
-    returncode, stderr, peak_mb = run_measured(
+    returncode, stderr, peak_mb, hung = run_measured(
         [binary] + args, dict(os.environ, QT_GL_DEBUG="1", **(env or {})), file_limit)
     lines = stderr.splitlines()
     problems = []
+    if hung:
+        problems.append(f"still running after {HANG_SECONDS} s (a hang), killed")
     if returncode != code:
         problems.append(f"exit {returncode}, expected {code}")
     if code != 0 and not output_failed:
@@ -292,7 +322,7 @@ missing = vrt("missing.vrt", 8, 8, north_up,
               'relativeToVRT="1">gone.tif</SourceFilename><SourceBand>1</SourceBand>'
               "</SimpleSource></VRTRasterBand>")
 case("VRT pointing at a missing file", [missing] + stats, 1,
-     prefix=q + missing + ": cannot read the samples: ")
+     q + missing + ": VRT source " + os.path.join(tmp, "gone.tif") + " does not exist")
 huge_vrt = vrt("huge.vrt", 100000, 100000, north_up, band.format(1))
 case("VRT claiming 100000x100000", [huge_vrt] + stats, 1,
      q + huge_vrt + ": size 100000x100000 is over the limit (32769 samples a side, 1073807361 "
@@ -312,7 +342,8 @@ def tiff(width, height, data):
 
 truncated_tiff = write("truncated.tif", tiff(4, 4, b"\1\0" * 2))
 case("truncated TIFF", [truncated_tiff] + stats, 1,
-     prefix=q + truncated_tiff + ": cannot read the samples: ")
+     q + truncated_tiff + ": TIFF: truncated: block 0,0 of 32 bytes at offset 134 runs past the "
+     "end of the file (138 bytes)")
 junk_tiff = write("junk.tif", b"not a tiff")
 case("not a TIFF", [junk_tiff] + stats, 1,
      q + junk_tiff + ": GDAL cannot open it: `" + junk_tiff +
@@ -356,9 +387,16 @@ truncated_case("truncated GIF", "cut.gif", whole_gif, len(whole_gif) - 12,
                "GIF: truncated: the image data holds 48 of the 8x8 pixels")
 truncated_case("GIF cut before its image", "cut_head.gif", whole_gif, 30,
                "GIF: truncated header")
-small_frame = write("frame.gif", gif(64, 64, (8, 8)))
-case("GIF frame smaller than its screen", [small_frame] + stats, 1,
-     q + small_frame + ": GIF: the first frame (8x8 at 0,0) does not cover the 64x64 screen")
+beyond = write("beyond.gif", gif_frames(8, 8, [(4, 4, 8, 8)]))
+case("GIF whose first frame reaches beyond its screen", [beyond] + stats, 1,
+     q + beyond + ": GIF: the first frame (8x8 at 4,4) reaches beyond the 8x8 screen")
+beyond_x = write("beyond_x.gif", gif_frames(8, 8, [(1, 0, 8, 1)]))
+case("GIF whose first frame reaches beyond its screen's right edge", [beyond_x] + stats, 1,
+     q + beyond_x + ": GIF: the first frame (8x1 at 1,0) reaches beyond the 8x8 screen")
+cut_frame = gif_frames(8, 8, [(2, 2, 4, 4)])
+truncated_case("truncated GIF of a smaller frame", "cut_frame.gif", cut_frame,
+               len(cut_frame) - 6,
+               "GIF: truncated: the image data holds 10 of the 4x4 pixels of its first frame")
 pgm = b"P5 8 8 255\n" + bytes(64)
 truncated_case("truncated PGM", "cut.pgm", pgm, 40,
                "PGM/PPM: truncated: 8x8 pixels of 1 bytes need 75 bytes, the file has 40")
@@ -504,8 +542,8 @@ timed_case("GIF with a huge logical screen", [huge_gif] + stats, 1,
            "samples in all)")
 wide_gif = write("wide_screen.gif", gif(16000, 16000, (8, 8)))
 timed_case("GIF whose screen dwarfs its frame", [wide_gif] + stats, 1,
-           q + wide_gif + ": GIF: the first frame (8x8 at 0,0) does not cover the 16000x16000 "
-           "screen")
+           q + wide_gif + ": GIF: its 16000x16000 screen is over 2048 pixels a byte of its "
+           f"{os.path.getsize(wide_gif)}-byte file (stb_image would fill it whole)")
 huge_bmp = write("huge.bmp", bmp(16000, 16000, 8, pixels=b""))
 timed_case("BMP claiming 16000x16000", [huge_bmp] + stats, 1,
            q + huge_bmp + ": BMP: truncated: 16000x16000 pixels at 8 bits from offset 1078 need "
@@ -513,16 +551,17 @@ timed_case("BMP claiming 16000x16000", [huge_bmp] + stats, 1,
 
 # Rasters read through GDAL opened streamed (--stream, as one over the budget is): one pass reads
 # the band into its code cache (MAP.qtcodes), which later opens map. A GeoTIFF cut short opens (its
-# directory comes first) and fails as the pass reaches its missing tiles; a VRT's missing tile fails
-# as the pass reads it; a cache no folder can take (files capped at 16 kB here) is refused; none
-# leaves a cache behind.
+# directory comes first) and is refused for its first tile past the end; a VRT's missing tile is
+# found before GDAL opens the VRT; a cache no folder can take (files capped at 16 kB here) is
+# refused; none leaves a cache behind.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tiff16 import hills, tiff16  # noqa: E402
+from tiff16 import geotiff, hills, tiff16  # noqa: E402
 
 whole_tif = tiff16(128, 128, hills(128), signed=True, tile=16)
 cut_tif = write("cut.tif", whole_tif[: len(whole_tif) * 6 // 10])
-case("streamed GeoTIFF cut short: its tiles fail mid-pass", [cut_tif, "--stream"] + stats, 1,
-     prefix=q + cut_tif + ": cannot read the samples: ")
+case("streamed GeoTIFF cut short: its tiles past its end", [cut_tif, "--stream"] + stats, 1,
+     q + cut_tif + ": TIFF: truncated: block 5,4 of 512 bytes at offset 19710 runs past the end of "
+     "the file (20120 bytes)")
 tile_tif = write("tile0.tif", tiff16(64, 64, hills(64), signed=True, tile=16))
 mosaic = write("mosaic.vrt", ("""<VRTDataset rasterXSize="128" rasterYSize="64">
   <VRTRasterBand dataType="Int16" band="1">
@@ -535,7 +574,7 @@ mosaic = write("mosaic.vrt", ("""<VRTDataset rasterXSize="128" rasterYSize="64">
   </VRTRasterBand>
 </VRTDataset>""").encode())
 case("streamed VRT whose tile is missing", [mosaic, "--stream"] + stats, 1,
-     prefix=q + mosaic + ": cannot read the samples: ")
+     q + mosaic + ": VRT source " + os.path.join(tmp, "gone.tif") + " does not exist")
 roomless = write("roomless.tif", whole_tif)
 cache_home = os.path.join(tmp, "cache home")
 case("streamed GeoTIFF whose code cache no folder can take", [roomless, "--stream"] + stats, 1,
@@ -605,6 +644,341 @@ for extra in [[], ["--stream"]]:
 properties = [f for f in os.listdir(tmp) if f.endswith(".properties")]
 if properties:
     failures.append(f".gz maps left files beside them: {properties}")
+
+# Nothing the program opens for reading may block: a FIFO (or a device) as the map, as a VRT's
+# source or raw band file, or beside a map where GDAL looks for its sidecars is refused before GDAL
+# opens anything, loaded or streamed. Each case has a folder of its own: a FIFO beside a map is a
+# sidecar to every GDAL map there whose name it starts with.
+def folder(name):
+    path = os.path.join(tmp, name)
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+small_tif = tiff16(32, 32, hills(32), signed=True, tile=16)
+for ext in [".tif", ".tiff", ".asc", ".vrt", ".img", ".bil", ".dem", ".gz", ".zip"]:
+    fifo_map = os.path.join(folder("fifo maps"), "M" + ext)
+    os.mkfifo(fifo_map)
+    for extra in [[], ["--stream"]]:
+        case(f"FIFO as a {ext} map{' streamed' if extra else ''}", [fifo_map] + extra + stats, 1,
+             q + fifo_map + ": not a regular file")
+fifo_sources = folder("fifo sources")
+os.mkfifo(os.path.join(fifo_sources, "pipe.tif"))
+os.mkfifo(os.path.join(fifo_sources, "pipe.raw"))
+fifo_tile = os.path.join(fifo_sources, "pipe.tif")
+simple = ('<VRTDataset rasterXSize="32" rasterYSize="32"><VRTRasterBand dataType="Int16" '
+          'band="1"><SimpleSource><SourceFilename relativeToVRT="{rel}">{src}</SourceFilename>'
+          '<SourceBand>1</SourceBand></SimpleSource></VRTRasterBand></VRTDataset>')
+raw_band = ('<VRTDataset rasterXSize="32" rasterYSize="32"><VRTRasterBand dataType="Int16" '
+            'band="1" subClass="VRTRawRasterBand"><SourceFilename relativeToVRT="{rel}">{src}'
+            '</SourceFilename><ImageOffset>0</ImageOffset><PixelOffset>2</PixelOffset>'
+            '<LineOffset>64</LineOffset></VRTRasterBand></VRTDataset>')
+inline_vrt = ('<VRTDataset rasterXSize="32" rasterYSize="32"><VRTRasterBand dataType="Int16" '
+              'band="1"><SimpleSource><SourceFilename>' +
+              simple.format(rel=0, src=fifo_tile).replace("<", "&lt;").replace(">", "&gt;") +
+              '</SourceFilename><SourceBand>1</SourceBand></SimpleSource></VRTRasterBand>'
+              '</VRTDataset>')
+for name, text, named in [
+        ("relative FIFO", simple.format(rel=1, src="pipe.tif"), fifo_tile),
+        ("absolute FIFO", simple.format(rel=0, src=fifo_tile), fifo_tile),
+        ("vrt:// FIFO", simple.format(rel=0, src="vrt://" + fifo_tile + "?bands=1"),
+         fifo_tile)]:
+    vrt_path = os.path.join(fifo_sources, name.split()[0].strip(":/") + ".vrt")
+    with open(vrt_path, "w") as f:
+        f.write(text)
+    for extra in [[], ["--stream"]]:
+        case(f"VRT whose source is a {name}{' streamed' if extra else ''}",
+             [vrt_path] + extra + stats, 1,
+             q + vrt_path + ": VRT source " + named + " is not a regular file")
+for name, text in [("relative", raw_band.format(rel=1, src="pipe.raw")),
+                   ("absolute", raw_band.format(rel=0, src=os.path.join(fifo_sources,
+                                                                         "pipe.raw")))]:
+    vrt_path = os.path.join(fifo_sources, f"raw_{name}.vrt")
+    with open(vrt_path, "w") as f:
+        f.write(text)
+    case(f"VRT raw band whose {name} SourceFilename is a FIFO", [vrt_path] + stats, 1,
+         q + vrt_path + ": VRT source " + os.path.join(fifo_sources, "pipe.raw") +
+         " is not a regular file")
+nested = os.path.join(fifo_sources, "nested.vrt")
+with open(nested, "w") as f:
+    f.write(simple.format(rel=1, src="relative.vrt"))
+case("VRT of a VRT whose source is a FIFO", [nested] + stats, 1,
+     q + nested + ": VRT source " + fifo_tile + " is not a regular file")
+inline_path = os.path.join(fifo_sources, "inline.vrt")
+with open(inline_path, "w") as f:
+    f.write(inline_vrt)
+case("VRT with an inline VRT whose source is a FIFO", [inline_path] + stats, 1,
+     q + inline_path + ": VRT source " + fifo_tile + " is not a regular file")
+loops = folder("vrt loops")
+for name, pairs in [("naming itself", [("self.vrt", "self.vrt")]),
+                    ("naming itself by its absolute path",
+                     [("abs.vrt", os.path.join(loops, "abs.vrt"))]),
+                    ("in a loop of two", [("a.vrt", "b.vrt"), ("b.vrt", "a.vrt")]),
+                    ("in a loop of three", [("x.vrt", "y.vrt"), ("y.vrt", "z.vrt"),
+                                            ("z.vrt", "x.vrt")])]:
+    for vrt_name, source in pairs:
+        with open(os.path.join(loops, vrt_name), "w") as f:
+            f.write(simple.format(rel=0 if os.path.isabs(source) else 1, src=source))
+    first = os.path.join(loops, pairs[0][0])
+    for extra in [[], ["--stream"]]:
+        case(f"VRT {name}{' streamed' if extra else ''}", [first] + extra + stats, 1,
+             q + first + ": VRT source " + first +
+             " is a VRT that names itself, directly or through others")
+elsewhere = folder("vrt elsewhere")
+for name, source, message in [
+        ("a folder", elsewhere, "VRT source {} is a directory"),
+        ("/vsicurl/", "/vsicurl/http://127.0.0.1:9/x.tif",
+         "VRT source {} is read through GDAL's /vsicurl/, which quadterrain does not follow "
+         "(files only)"),
+        ("/vsistdin/", "/vsistdin/",
+         "VRT source {} is read through GDAL's /vsistdin/, which quadterrain does not follow "
+         "(files only)")]:
+    vrt_path = os.path.join(elsewhere, name.strip("/").replace(" ", "_") + ".vrt")
+    with open(vrt_path, "w") as f:
+        f.write(simple.format(rel=0, src=source))
+    case(f"VRT whose source is {name}", [vrt_path] + stats, 1,
+         q + vrt_path + ": " + message.format(source), env=None)
+broken_vrt = os.path.join(elsewhere, "broken.vrt")
+with open(broken_vrt, "w") as f:
+    f.write('<VRTDataset rasterXSize="32" rasterYSize="32"><VRTRasterBand>')
+case("VRT of XML cut short", [broken_vrt] + stats, 1, q + broken_vrt + ": VRT is not well-formed XML")
+# GDAL's sidecars: .aux.xml, .ovr, .msk, .prj, .tfw and the rest, FIFOs beside a map or beside a
+# VRT's source; quadterrain's own .qtree and .qtcodes are left to their readers (see below).
+for sidecar in ["M.tif.aux.xml", "M.tif.ovr", "M.tif.msk", "M.prj", "M.tfw", "M.aux", "m.TFW",
+                "M_rpc.txt"]:
+    place = folder("sidecar " + sidecar)
+    beside = os.path.join(place, "M.tif")
+    with open(beside, "wb") as f:
+        f.write(small_tif)
+    os.mkfifo(os.path.join(place, sidecar))
+    for extra in [[], ["--stream"]]:
+        case(f"FIFO {sidecar} beside a GeoTIFF{' streamed' if extra else ''}",
+             [beside] + extra + stats, 1,
+             q + beside + ": sidecar " + os.path.join(place, sidecar) +
+             " is not a regular file (GDAL would open it)")
+asc_place = folder("sidecar asc")
+asc_map = os.path.join(asc_place, "M.asc")
+with open(asc_map, "w") as f:
+    f.write("ncols 2\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n3 4\n")
+os.mkfifo(os.path.join(asc_place, "M.prj"))
+case("FIFO .prj beside an ESRI ASCII grid", [asc_map] + stats, 1,
+     q + asc_map + ": sidecar " + os.path.join(asc_place, "M.prj") +
+     " is not a regular file (GDAL would open it)")
+source_place = folder("sidecar of a source")
+with open(os.path.join(source_place, "tile.tif"), "wb") as f:
+    f.write(small_tif)
+os.mkfifo(os.path.join(source_place, "tile.tif.aux.xml"))
+source_vrt = os.path.join(source_place, "mosaic.vrt")
+with open(source_vrt, "w") as f:
+    f.write(simple.format(rel=1, src="tile.tif"))
+case("FIFO .aux.xml beside a VRT's source", [source_vrt] + stats, 1,
+     q + source_vrt + ": sidecar " + os.path.join(source_place, "tile.tif.aux.xml") +
+     " is not a regular file (GDAL would open it)")
+
+# Silently wrong numbers: a band's scale or offset, a sample beyond a float, a georeference whose
+# corners are not a place, an ASCII grid's text GDAL would misread. Each is one line, loaded or
+# streamed.
+numbers = folder("numbers")
+scaled = '<GDALMetadata><Item name="{}" sample="0" role="{}">{}</Item></GDALMetadata>'
+hill_samples = hills(32)
+
+
+def number_case(name, filename, data, message, extras=([], ["--stream"])):
+    path = os.path.join(numbers, filename)
+    with open(path, "wb") as f:
+        f.write(data)
+    for extra in extras:
+        case(f"{name}{' streamed' if extra else ''}", [path] + extra + stats, 1,
+             q + path + ": " + message)
+
+
+for value, reach in [("1e300", "2.508e+303"), ("-1e300", "-2.508e+303"), ("1e30", "2.508e+33"),
+                     ("1e6", "2.508e+09")]:
+    number_case(f"band SCALE {value}", f"scale_{value}.tif",
+                geotiff(32, 32, hill_samples, "int16", metadata=scaled.format("SCALE", "scale",
+                                                                               value)),
+                f"sample {reach.lstrip('-')} (the band's scale {float(value):g} and offset 0 "
+                "applied) is beyond the limit of 1e+09 for a height")
+for value in ["1e300", "-1e10"]:
+    number_case(f"band OFFSET {value}", f"offset_{value}.tif",
+                geotiff(32, 32, hill_samples, "int16", metadata=scaled.format("OFFSET", "offset",
+                                                                               value)),
+                f"sample {abs(float(value)):g} (the band's scale 1 and offset {float(value):g} "
+                "applied) is beyond the limit of 1e+09 for a height")
+for value in ["inf", "nan", "1e999"]:
+    number_case(f"band SCALE {value}", f"scale_{value}.tif",
+                geotiff(32, 32, hill_samples, "int16", metadata=scaled.format("SCALE", "scale",
+                                                                               value)),
+                f"band scale {float(value):g} and offset 0 are not both finite numbers")
+for sample, value, shown in [("float64", 1e300, "1e+300"), ("float64", -1e300, "-1e+300"),
+                             ("float64", 1e39, "1e+39"), ("float64", 2e9, "2e+09"),
+                             ("float32", 3e38, "3e+38"), ("float32", -2e9, "2e+09")]:
+    data = [float(v) for v in hill_samples]
+    data[33] = value
+    number_case(f"{sample} sample {value:g}", f"{sample}_{value:g}.tif",
+                geotiff(32, 32, data, sample),
+                f"sample {shown} is beyond the limit of 1e+09 for a height")
+for name, kwargs, message in [
+        ("EPSG:4326 tiepoint longitude 1e300", dict(tie=(1e300, 10.0), epsg=4326,
+                                                    geographic=True, cell=0.001),
+         "geographic raster reaches longitude 1e+300, beyond -360 to 360 degrees"),
+        ("EPSG:4326 tiepoint longitude -1e300", dict(tie=(-1e300, 10.0), epsg=4326,
+                                                     geographic=True, cell=0.001),
+         "geographic raster reaches longitude -1e+300, beyond -360 to 360 degrees"),
+        ("EPSG:4326 tiepoint longitude 400", dict(tie=(400.0, 10.0), epsg=4326,
+                                                  geographic=True, cell=0.001),
+         "geographic raster reaches longitude 400, beyond -360 to 360 degrees"),
+        ("EPSG:4326 tiepoint latitude 1e300", dict(tie=(10.0, 1e300), epsg=4326,
+                                                   geographic=True, cell=0.001),
+         "geographic raster reaches latitude 1e+300, beyond the poles"),
+        ("EPSG:4326 tiepoint latitude 95", dict(tie=(10.0, 95.0), epsg=4326, geographic=True,
+                                                cell=0.001),
+         "geographic raster reaches latitude 95, beyond the poles"),
+        ("UTM tiepoint easting 1e300", dict(tie=(1e300, 5e6), epsg=32632),
+         "geotransform's origin 1e+300, 5e+06 is too far out for its pixel size 30 x -30: the "
+         "corners round together"),
+        ("UTM tiepoint northing -1e300", dict(tie=(5e5, -1e300), epsg=32632),
+         "geotransform's origin 500000, -1e+300 is too far out for its pixel size 30 x -30: the "
+         "corners round together"),
+        ("tiepoint 1e20 without a CRS", dict(tie=(1e20, 0.0)),
+         "geotransform's origin 1e+20, 0 is too far out for its pixel size 30 x -30: the corners "
+         "round together"),
+        ("tiepoint inf", dict(tie=(math.inf, 0.0)),
+         "geotransform holds a NaN or infinite number")]:
+    number_case(name, name.replace(" ", "_").replace(":", "") + ".tif",
+                geotiff(32, 32, hill_samples, "int16", **kwargs), message)
+for cell, message in [
+        (1e-300, "its georeference spaces samples 1e-300 metres apart, below the least spacing "
+                 "of 1e-06; give one with --spacing"),
+        (1e-7, "its georeference spaces samples 1e-07 metres apart, below the least spacing of "
+               "1e-06; give one with --spacing"),
+        (1e300, "its georeference spaces samples 1e+300 metres apart, making the map 3.1e+301 "
+                "world units wide, over the limit of 1e+09; give a spacing with --spacing"),
+        (1e8, "its georeference spaces samples 1e+08 metres apart, making the map 3.1e+09 world "
+              "units wide, over the limit of 1e+09; give a spacing with --spacing")]:
+    number_case(f"GeoTIFF pixel size {cell:g}", f"cell_{cell:g}.tif",
+                geotiff(32, 32, hill_samples, "int16", cell=cell), message)
+asc_head = "ncols 3\nnrows 3\nxllcorner 0\nyllcorner 0\ncellsize 1\n"
+grid = "ESRI ASCII grid: "
+for name, text, message in [
+        ("a token 12abc", asc_head + "1 2 3\n4 12abc 6\n7 8 9\n",
+         grid + "row 2, column 2 holds '12abc', not a number"),
+        ("a token x", asc_head + "1 2 3\n4 5 6\n7 8 x\n",
+         grid + "row 3, column 3 holds 'x', not a number"),
+        ("a token 1.5.5", asc_head + "1 2 3\n4 1.5.5 6\n7 8 9\n",
+         grid + "row 2, column 2 holds '1.5.5', not a number"),
+        ("a token 1e", asc_head + "1e 2 3\n4 5 6\n7 8 9\n",
+         grid + "row 1, column 1 holds '1e', not a number"),
+        ("a token 0x10", asc_head + "1 2 3\n4 5 6\n7 8 0x10\n",
+         grid + "row 3, column 3 holds '0x10', not a number"),
+        ("too few samples", asc_head + "1 2 3\n4 5 6\n7 8\n",
+         grid + "truncated: the text holds 8 of the 3x3 samples"),
+        ("no samples", asc_head, "GDAL cannot open it: " + os.path.join(numbers, "no_samples.asc")
+         + ": Couldn't find data values in ASCII Grid file."),
+        ("too many samples", asc_head + "1 2 3\n4 5 6\n7 8 9 10\n",
+         grid + "the text holds more than the 3x3 samples its header gives"),
+        ("an integer past 32 bits", asc_head + "1 2 3\n4 99999999999 6\n7 8 9\n",
+         grid + "row 2, column 2 holds '99999999999', beyond 32-bit integers (GDAL reads this "
+         "grid as integers)"),
+        ("an integer of -2147483649", asc_head + "1 2 3\n4 -2147483649 6\n7 8 9\n",
+         grid + "row 2, column 2 holds '-2147483649', beyond 32-bit integers (GDAL reads this "
+         "grid as integers)"),
+        ("nan in a grid of integers", asc_head + "1 2 3\n4 nan 6\n7 8 9\n",
+         grid + "row 2, column 2 holds 'nan', not a whole number as GDAL reads this grid (it "
+         "would read 0)"),
+        ("a float sample of 1e39", asc_head + "1 2 3\n4 5.5 6\n7 8 1e39\n",
+         grid + "row 3, column 3 holds '1e39', beyond a float's range"),
+        ("a float sample of 2e9", asc_head + "1 2 3\n4 5.5 6\n7 8 2e9\n",
+         "sample 2e+09 is beyond the limit of 1e+09 for a height"),
+        ("a header value 0abc", asc_head.replace("xllcorner 0", "xllcorner 0abc") + "1 2 3\n" * 3,
+         grid + "header line 'xllcorner 0abc' does not end in a number"),
+        ("a header line GDAL does not read", asc_head + "rows 3\n" + "1 2 3\n" * 3,
+         grid + "header line 'rows 3' is not a name GDAL reads (ncols, nrows, xllcorner, "
+         "yllcorner, xllcenter, yllcenter, cellsize, dx, dy, NODATA_value) and its value")]:
+    number_case(f".asc with {name}", name.replace(" ", "_") + ".asc", text.encode(), message)
+
+# Files that declare more than they hold: a TIFF of a kilobyte declaring 30000x30000 or
+# 16000x16000 samples is refused from its blocks' sizes before anything of that size is
+# allocated, whatever the budget (0: none), loaded or streamed.
+def declared_tiff(width, height, rows_per_strip, byte_count, compression=1, length=1024):
+    """A TIFF of LENGTH bytes declaring WIDTHxHEIGHT 16-bit samples in strips of ROWS_PER_STRIP
+    rows, each BYTE_COUNT bytes: the strips' offsets and sizes (past the end when there are
+    many) point at what the file does not hold."""
+    strips = -(-height // rows_per_strip)
+    data_at = 8 + 2 + 10 * 12 + 4
+    if strips == 1:
+        offsets, counts = data_at, byte_count
+    else:
+        offsets, counts = data_at, data_at + 4 * strips
+    entries = [(256, 4, 1, width), (257, 4, 1, height), (258, 3, 1, 16),
+               (259, 3, 1, compression), (262, 3, 1, 1), (273, 4, strips, offsets),
+               (277, 3, 1, 1), (278, 4, 1, rows_per_strip), (279, 4, strips, counts),
+               (339, 3, 1, 2)]
+    ifd = struct.pack("<H", len(entries)) + b"".join(
+        struct.pack("<HHII", tag, kind, count, value) if kind == 4 else
+        struct.pack("<HHIHH", tag, kind, count, value, 0)
+        for tag, kind, count, value in entries) + struct.pack("<I", 0)
+    data = b"II*\0" + struct.pack("<I", 8) + ifd
+    if strips > 1:
+        data += b"".join(struct.pack("<I", data_at + 8 * strips) for _ in range(strips))
+        data += b"".join(struct.pack("<I", byte_count) for _ in range(strips))
+    return (data + bytes(max(0, length - len(data))))[:length]
+
+
+declared = folder("declared")
+for side in [30000, 16000]:
+    whole = 2 * side * side
+    # libtiff reads one uncompressed strip as strips of a row (GDAL's blocks) when a row is over
+    # 8 KiB: the first of them is past the end.
+    chopped = (f"TIFF: truncated: block 0,0 of {2 * side} bytes at offset 134 runs past the end "
+               "of the file (1024 bytes)")
+    for name, data, message in [
+            ("one strip past its end", declared_tiff(side, side, side, whole), chopped),
+            ("one uncompressed strip of 500 bytes", declared_tiff(side, side, side, 500), chopped),
+            ("one DEFLATE strip past its end", declared_tiff(side, side, side, whole, 8),
+             f"TIFF: truncated: block 0,0 of {whole} bytes at offset 134 runs past the end of the "
+             "file (1024 bytes)"),
+            ("one DEFLATE strip of 500 bytes", declared_tiff(side, side, side, 500, 8),
+             f"TIFF: block 0,0 holds 500 bytes, too few for the {whole} bytes of samples it "
+             "stands for (DEFLATE expands at most 1032 to 1)"),
+            ("one LZW strip of 500 bytes", declared_tiff(side, side, side, 500, 5),
+             f"TIFF: block 0,0 holds 500 bytes, too few for the {whole} bytes of samples it "
+             "stands for (LZW expands at most 4096 to 1)"),
+            ("one ZSTD strip of 500 bytes", declared_tiff(side, side, side, 500, 50000),
+             f"TIFF: block 0,0 holds 500 bytes, too few for the {whole} bytes of samples it "
+             "stands for (ZSTD expands at most 32768 to 1)"),
+            ("strips of one row", declared_tiff(side, side, 1, 2 * side),
+             f"TIFF: truncated: the offsets of its {side} strips ({4 * side} bytes at offset "
+             "134) run past the end of the file (1024 bytes)"),
+            ("DEFLATE strips of 16 rows", declared_tiff(side, side, 16, 100, 8),
+             f"TIFF: truncated: the offsets of its {side // 16} strips ({side // 4} bytes at "
+             "offset 134) run past the end of the file (1024 bytes)")]:
+        path = os.path.join(declared, f"{side}_{name.replace(' ', '_')}.tif")
+        with open(path, "wb") as f:
+            f.write(data)
+        for extra in [[], ["--memory-budget", "0"], ["--stream"],
+                      ["--stream", "--memory-budget", "0"]]:
+            case(f"1 KB TIFF declaring {side}x{side}, {name} {' '.join(extra)}",
+                 [path] + extra + stats, 1, q + path + ": " + message)
+big_asc = os.path.join(declared, "big.asc")
+with open(big_asc, "w") as f:
+    f.write("ncols 30000\nnrows 30000\nxllcorner 0\nyllcorner 0\ncellsize 1\n" + "1 " * 400)
+for extra in [[], ["--memory-budget", "0"], ["--stream"]]:
+    case(f".asc declaring 30000x30000 in 1 KB {' '.join(extra)}", [big_asc] + extra + stats, 1,
+         q + big_asc + ": ESRI ASCII grid: truncated: 30000x30000 samples need at least "
+         f"1799999999 bytes of text, the file has {os.path.getsize(big_asc)}")
+
+# A mapping's values name what set them: the map's georeference, or the option given.
+for name, args, message in [
+        ("--exaggeration 1e30", ["--exaggeration", "1e30"],
+         "--exaggeration 1e+30 makes heights reach 3.75e+29 world units, over the limit of 1e+09"),
+        ("--exaggeration 1e10", ["--exaggeration", "1e10"],
+         "--exaggeration 1e+10 makes heights reach 3.75e+09 world units, over the limit of 1e+09"),
+        ("--height-scale 2 with --exaggeration 1e30", ["--height-scale", "2", "--exaggeration",
+                                                       "1e30"],
+         "--height-scale 2 with --exaggeration 1e+30 makes heights reach 3e+31 world units, over "
+         "the limit of 1e+09")]:
+    case(name, [good] + args + stats, 1, q + message)
 
 # Paths with control characters are printed escaped, on one line.
 nl_missing = os.path.join(tmp, "new\nline.png")
@@ -744,6 +1118,38 @@ if have_display:
              ("PGM", "ok.pgm", pgm)]
     for name, filename, data in valid:
         case(name, [write(filename, data)] + stats, 0)
+    # Valid GIFs whose first frame does not cover the screen: stb_image draws it on the
+    # background, as the screen's size.
+    for name, filename, data in [
+            ("GIF of a 1x1 first frame on an 8x8 screen", "corner.gif",
+             gif_frames(8, 8, [(0, 0, 1, 1)])),
+            ("GIF of a 2x2 first frame at 3,5 on an 8x8 screen", "inside.gif",
+             gif_frames(8, 8, [(3, 5, 2, 2)])),
+            ("GIF of a 8x8 frame on a 64x64 screen", "frame.gif", gif(64, 64, (8, 8))),
+            ("GIF of 3000 frames of 1x1 on a 2x2 screen", "frames.gif",
+             gif_frames(2, 2, [(i % 2, i // 2 % 2, 1, 1) for i in range(3000)]))]:
+        case(name, [write(filename, data)] + stats, 0)
+    # Voids: NaN and infinities in float samples, and nodata beyond a float's range, are filled
+    # like any nodata; a tiny scale flattens the map; a georeference's spacing gives way to
+    # --spacing.
+    fill = [float(v) for v in hills(32)]
+    for name, sample, values, kwargs in [
+            ("float32 NaN samples", "float32", {5: math.nan, 40: math.nan}, {}),
+            ("float32 infinite samples", "float32", {5: math.inf, 40: -math.inf}, {}),
+            ("float64 NaN and infinite samples", "float64", {5: math.nan, 40: math.inf}, {}),
+            ("float64 nodata 1e300", "float64", {5: 1e300, 40: 1e300}, {"nodata": 1e300}),
+            ("band SCALE 1e-300", "int16", {}, {"metadata": scaled.format("SCALE", "scale",
+                                                                          "1e-300")})]:
+        data = list(fill) if sample != "int16" else hills(32)
+        for at, value in values.items():
+            data[at] = value
+        path = os.path.join(numbers, "ok_" + name.replace(" ", "_") + ".tif")
+        with open(path, "wb") as f:
+            f.write(geotiff(32, 32, data, sample, **kwargs))
+        for extra in [[], ["--stream"]]:
+            case(f"{name}{' streamed' if extra else ''}", [path] + extra + stats, 0)
+    case("GeoTIFF pixel size 1e-300 with --spacing 1",
+         [os.path.join(numbers, "cell_1e-300.tif"), "--spacing", "1"] + stats, 0)
     case("looking straight down", [good, "--eye", "1.5,50,1.5", "--target", "1.5,0,1.5",
                                    "--screenshot", os.path.join(tmp, "down.png")], 0)
     case("looking straight up", [good, "--eye", "1.5,-50,1.5", "--target", "1.5,0,1.5"] + stats, 0)
@@ -752,8 +1158,6 @@ if have_display:
          prefix=q + "OpenGL 3.3 core is needed, but this display offers OpenGL 3.0",
          env={"MESA_GL_VERSION_OVERRIDE": "3.0"})
     # The largest worlds and cameras allowed give a finite camera and far plane.
-    import json
-    import math
     for name, args in [
         ("world 1e9 wide and high", ["--spacing", "3.3e8", "--height-scale", "6e7",
                                      "--height-offset", "-5e7"]),

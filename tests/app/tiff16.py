@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Writes small 16-bit GeoTIFFs without GDAL's tools: uncompressed, tiled or in strips, signed or
-not, with a pixel scale and tie point (a geotransform GDAL reads, no CRS) and GDAL's nodata tag.
+"""Writes small GeoTIFFs without GDAL's tools: 16-bit (signed or not) or float samples,
+uncompressed, tiled or in strips, with a pixel scale and tie point (a geotransform GDAL reads), and
+optionally GDAL's nodata tag, a geographic or projected CRS by EPSG code, and GDAL's metadata tag
+(a band's scale and offset).
 
 The directory comes first and the samples last, so that a file cut short still opens (GDAL reads
 its size) and fails only when its missing blocks are read.
@@ -13,10 +15,16 @@ import math
 import struct
 import sys
 
+# Each sample type: struct format, bits, TIFF SampleFormat (1 unsigned, 2 signed, 3 float).
+SAMPLES = {"uint16": ("<H", 16, 1), "int16": ("<h", 16, 2), "float32": ("<f", 32, 3),
+           "float64": ("<d", 64, 3)}
 
-def tiff16(width, height, samples, signed=False, tile=None, nodata=None, cell=30.0):
-    """The bytes of a TIFF holding SAMPLES (row-major ints) as one 16-bit band."""
-    fmt = "<h" if signed else "<H"
+
+def geotiff(width, height, samples, sample="uint16", tile=None, nodata=None, cell=30.0,
+            tie=(0.0, 0.0), epsg=None, geographic=False, metadata=None):
+    """The bytes of a TIFF holding SAMPLES (row-major numbers) as one band of SAMPLE type. EPSG
+    names a CRS (GEOGRAPHIC: a geographic one, else projected); METADATA is GDAL's XML tag."""
+    fmt, bits, kind = SAMPLES[sample]
     if tile:
         across, down = -(-width // tile), -(-height // tile)
         blocks = []
@@ -31,15 +39,22 @@ def tiff16(width, height, samples, signed=False, tile=None, nodata=None, cell=30
     else:
         blocks = [b"".join(struct.pack(fmt, samples[r * width + c]) for c in range(width))
                   for r in range(height)]
-    entries = [(256, 4, [width]), (257, 4, [height]), (258, 3, [16]), (259, 3, [1]),
-               (262, 3, [1]), (277, 3, [1]), (284, 3, [1]), (339, 3, [2 if signed else 1]),
-               (33550, 12, [cell, cell, 0.0]), (33922, 12, [0.0, 0.0, 0.0, 0.0, 0.0, 0.0])]
+    entries = [(256, 4, [width]), (257, 4, [height]), (258, 3, [bits]), (259, 3, [1]),
+               (262, 3, [1]), (277, 3, [1]), (284, 3, [1]), (339, 3, [kind]),
+               (33550, 12, [cell, cell, 0.0]), (33922, 12, [0.0, 0.0, 0.0, tie[0], tie[1], 0.0])]
     if tile:
         entries += [(322, 3, [tile]), (323, 3, [tile]), (324, 4, None), (325, 4, None)]
     else:
         entries += [(273, 4, None), (278, 4, [1]), (279, 4, None)]
     if nodata is not None:
         entries.append((42113, 2, (str(nodata) + "\0").encode()))
+    if epsg is not None:
+        # GeoKeyDirectory: version 1.1.0, three keys: the model type, pixel is area, the CRS.
+        model, crs_key = (2, 2048) if geographic else (1, 3072)
+        entries.append((34735, 3, [1, 1, 0, 3, 1024, 0, 1, model, 1025, 0, 1, 1,
+                                   crs_key, 0, 1, epsg]))
+    if metadata is not None:
+        entries.append((42112, 2, (metadata + "\0").encode()))
     entries.sort(key=lambda e: e[0])
     sizes = {2: 1, 3: 2, 4: 4, 12: 8}
     ifd_bytes = 2 + 12 * len(entries) + 4
@@ -72,6 +87,11 @@ def tiff16(width, height, samples, signed=False, tile=None, nodata=None, cell=30
     ifd += struct.pack("<I", 0)
     assert 8 + len(ifd) + len(extra) == data_at
     return b"II*\0" + struct.pack("<I", 8) + ifd + bytes(extra) + b"".join(blocks)
+
+
+def tiff16(width, height, samples, signed=False, tile=None, nodata=None, cell=30.0):
+    """The bytes of a TIFF holding SAMPLES (row-major ints) as one 16-bit band."""
+    return geotiff(width, height, samples, "int16" if signed else "uint16", tile, nodata, cell)
 
 
 def hills(side, voids=False, nodata=-32768):

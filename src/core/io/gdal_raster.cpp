@@ -6,12 +6,15 @@
 #include <cmath>
 #include <cstdio>
 #include <mutex>
+#include <vector>
 
 #include <cpl_conv.h>
 #include <cpl_error.h>
 #include <ogr_spatialref.h>
 
 #include "core/base/text.h"
+#include "core/config.h"
+#include "core/io/gdal_inputs.h"
 #include "core/terrain/heightmap.h"
 
 namespace qt {
@@ -62,7 +65,40 @@ Result<Georeference> georeference(GDALDataset& ds, int width, int height) {
     geo.south = std::min(t[3], t[3] + t[5] * height);
     double unitsX = std::fabs(t[1]);
     double unitsZ = std::fabs(t[5]);
+    if (!std::isfinite(geo.west) || !std::isfinite(geo.east) || !std::isfinite(geo.north) ||
+        !std::isfinite(geo.south)) {
+        return R::failure("geotransform's corners are not finite (origin " + gdalNumber(t[0]) +
+                          ", " + gdalNumber(t[3]) + ", pixel size " + gdalNumber(t[1]) + " x " +
+                          gdalNumber(t[5]) + ")");
+    }
     const OGRSpatialReference* srs = ds.GetSpatialRef();
+    if (srs != nullptr && srs->IsGeographic()) {
+        const double toDegrees = srs->GetAngularUnits() * 180.0 / 3.14159265358979323846;
+        const double slackX = unitsX * toDegrees;  // a pixel beyond, for rasters of areas
+        const double slackZ = unitsZ * toDegrees;
+        for (const double lon : {geo.west * toDegrees, geo.east * toDegrees}) {
+            if (!(std::fabs(lon) <= 360.0 + slackX)) {
+                return R::failure("geographic raster reaches longitude " + gdalNumber(lon) +
+                                  ", beyond -360 to 360 degrees");
+            }
+        }
+        for (const double lat : {geo.north * toDegrees, geo.south * toDegrees}) {
+            if (!(std::fabs(lat) <= 90.0 + slackZ)) {
+                return R::failure("geographic raster reaches latitude " + gdalNumber(lat) +
+                                  ", beyond the poles");
+            }
+        }
+    }
+    // The corners must be apart by the pixel size times the samples: an origin far out (1e300)
+    // leaves west = east once rounded.
+    const double spanX = unitsX * width;
+    const double spanZ = unitsZ * height;
+    if (!(std::fabs((geo.east - geo.west) - spanX) <= 1e-6 * spanX) ||
+        !(std::fabs((geo.north - geo.south) - spanZ) <= 1e-6 * spanZ)) {
+        return R::failure("geotransform's origin " + gdalNumber(t[0]) + ", " + gdalNumber(t[3]) +
+                          " is too far out for its pixel size " + gdalNumber(t[1]) + " x " +
+                          gdalNumber(t[5]) + ": the corners round together");
+    }
     if (srs == nullptr) {
         // No CRS (an .asc without its .prj): the pixel size is taken as metres.
         geo.metresX = unitsX;
@@ -140,6 +176,9 @@ void CPL_STDCALL GdalMessages::handle(CPLErr level, CPLErrorNum, const char* mes
 
 Result<GdalRaster> openGdalRaster(const std::string& gdalPath, const GdalMessages& messages) {
     using R = Result<GdalRaster>;
+    if (Status inputs = checkGdalInputs(gdalPath); !inputs) {
+        return R::failure(inputs.error());
+    }
     registerGdalDrivers();
     GdalRaster raster;
     raster.dataset.reset(GDALDataset::Open(
@@ -179,12 +218,18 @@ Result<GdalBand> describeGdalBand(GDALDataset& dataset, GDALRasterBand& band) {
     int hasOffset = 0;
     out.scale = band.GetScale(&hasScale);
     out.offset = band.GetOffset(&hasOffset);
+    if (!std::isfinite(out.scale) || !std::isfinite(out.offset)) {
+        return R::failure("band scale " + gdalNumber(out.scale) + " and offset " +
+                          gdalNumber(out.offset) + " are not both finite numbers");
+    }
     int hasNodata = 0;
     const double nodata = band.GetNoDataValue(&hasNodata);
     out.hasNodata = hasNodata != 0;
     if (out.hasNodata) {
         out.nodata = float(nodata);
+        out.nodataValue = nodata;
     }
+    out.wide = band.GetRasterDataType() == GDT_Float64;
     out.rescale = (hasScale && out.scale != 1.0) || (hasOffset && out.offset != 0.0);
     int blockCols = 0;
     band.GetBlockSize(&blockCols, &out.blockRows);
@@ -216,10 +261,57 @@ void markGdalVoids(float* samples, size_t count, float nodata) {
     }
 }
 
-void rescaleSamples(float* samples, size_t count, double scale, double offset) {
+double rescaleSamples(float* samples, size_t count, double scale, double offset) {
+    double largest = 0.0;
     for (size_t i = 0; i < count; ++i) {
-        samples[i] = float(double(samples[i]) * scale + offset);
+        const float v = samples[i];
+        if (v == kGdalVoid) {
+            continue;
+        }
+        const double h = double(v) * scale + offset;
+        largest = std::max(largest, std::fabs(h));
+        samples[i] = float(h);
     }
+    return largest;
+}
+
+Status checkRescaled(double largest, const GdalBand& band) {
+    if (largest <= kMaxWorldCoordinate) {
+        return {};
+    }
+    return Status::failure("sample " + gdalNumber(largest) + " (the band's scale " +
+                           gdalNumber(band.scale) + " and offset " + gdalNumber(band.offset) +
+                           " applied) is beyond the limit of " + gdalNumber(kMaxWorldCoordinate) +
+                           " for a height");
+}
+
+bool anyInfinity(const float* samples, size_t count) {
+    uint32_t found = 0;
+    for (size_t i = 0; i < count; ++i) {
+        found |= uint32_t(std::isinf(samples[i]));
+    }
+    return found != 0;
+}
+
+Status checkWideRows(GDALRasterBand& band, const GdalBand& info, int width, int first, int count) {
+    std::vector<double> row(static_cast<size_t>(width));
+    for (int r = first; r < first + count; ++r) {
+        if (band.RasterIO(GF_Read, 0, r, width, 1, row.data(), width, 1, GDT_Float64, 0, 0,
+                          nullptr) != CE_None) {
+            return Status::failure("cannot read the samples again as doubles");
+        }
+        for (const double v : row) {
+            if (!std::isfinite(v) || std::isfinite(float(v)) ||
+                (info.hasNodata && v == info.nodataValue)) {
+                continue;
+            }
+            const double h = v * info.scale + info.offset;
+            return Status::failure(
+                "sample " + gdalNumber(std::fabs(h) > kMaxWorldCoordinate ? h : v) +
+                " is beyond the limit of " + gdalNumber(kMaxWorldCoordinate) + " for a height");
+        }
+    }
+    return {};
 }
 
 int gdalReadRows(int blockRows) {

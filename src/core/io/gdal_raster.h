@@ -44,8 +44,9 @@ struct GdalRaster {
     int height = 0;
 };
 
-// Opens what GDAL opens at gdalPath; fails (one line, without the name) when GDAL cannot, when
-// it has other than one band, or for a size out of the limits.
+// Opens what GDAL opens at gdalPath, every file it would open checked first (checkGdalInputs:
+// regular files only, so that nothing blocks); fails (one line, without the name) for those, when
+// GDAL cannot open it, when it has other than one band, or for a size out of the limits.
 Result<GdalRaster> openGdalRaster(const std::string& gdalPath, const GdalMessages& messages);
 
 // What the loaders need of the band besides its samples.
@@ -56,7 +57,10 @@ struct GdalBand {
     double offset = 0.0;
     bool rescale = false;                                    // a scale or offset other than 1 and 0
     float nodata = std::numeric_limits<float>::quiet_NaN();  // NaN: none
+    double nodataValue = 0.0;                                // as the band states it
     bool hasNodata = false;
+    // Float64 samples: a finite one beyond float's range reads as an infinity (checkWideRows).
+    bool wide = false;
     int blockRows = 0;  // the file's block (tile or strip) height; 0: unknown
     // Unsigned 16-bit heights with no nodata, scale or offset: read straight into the codes.
     bool directUint16 = false;
@@ -67,8 +71,10 @@ struct GdalBand {
 // (feet) scales the offset and the step; other bands keep `coding`.
 HeightCoding codingInMetres(HeightCoding coding, const GdalBand& band);
 
-// Describes the band: refuses complex samples and a geotransform that is not north-up (one line,
-// without the name).
+// Describes the band: refuses complex samples, a scale or offset that is not finite, and a
+// geotransform that is not north-up or whose corners are not numbers a map can have: not finite,
+// a geographic raster beyond the poles or more than 360 degrees east or west, or an origin so far
+// out that its pixel size is lost to rounding (one line, without the name).
 Result<GdalBand> describeGdalBand(GDALDataset& dataset, GDALRasterBand& band);
 
 // The value a void becomes before fillVoids: nodata, NaN and infinities alike.
@@ -81,8 +87,22 @@ bool anyGdalVoid(const float* data, size_t count, float nodata);
 // Every void becomes kGdalVoid.
 void markGdalVoids(float* samples, size_t count, float nodata);
 
-// The band's scale and offset applied to `count` samples (NaN stays NaN, a void).
-void rescaleSamples(float* samples, size_t count, double scale, double offset);
+// The band's scale and offset applied to `count` samples whose voids are marked (markGdalVoids;
+// they stay kGdalVoid): nodata is a raw value, so voids are found before. Returns the largest
+// magnitude a sample took, in double, so that one beyond float's range is seen rather than made
+// infinite (a void).
+double rescaleSamples(float* samples, size_t count, double scale, double offset);
+
+// The line for a rescaled sample beyond kMaxWorldCoordinate, or success.
+Status checkRescaled(double largest, const GdalBand& band);
+
+// Whether any sample is infinite: for a wide band, a sample float could not hold, or a void.
+bool anyInfinity(const float* samples, size_t count);
+
+// For a wide band: reads rows [first, first + count) again as doubles, one row at a time, and
+// refuses a finite sample that float cannot hold (GDAL made it infinite, which would be filled as
+// a void); nodata and true infinities stay voids.
+Status checkWideRows(GDALRasterBand& band, const GdalBand& info, int width, int first, int count);
 
 // Rows per read for a band stored in blocks blockRows high: at least 64 (the checks of one read
 // run on a helper while the next is read), and a whole number of blocks, so that no tile or strip

@@ -10,12 +10,15 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <cpl_vsi.h>
 #include <gdal_priv.h>
 
 #include "core/base/text.h"
 #include "core/config.h"
+#include "core/io/gdal_capacity.h"
 #include "core/io/gdal_raster.h"
 #include "core/io/memory_budget.h"
 #include "core/io/voids.h"
@@ -34,9 +37,12 @@ Result<Heightmap> fail(const std::string& name, const std::string& problem) {
 }
 
 // What the loader needs of the samples before it quantises them, taken block by block as the
-// reader finishes rows: the band's scale and offset applied, whether there is a void, and (when
-// there is none) the range and integrality. The reader publishes how many rows are read under the
-// mutex; the helper touches only rows below that count, the reader only rows above it.
+// reader finishes rows: the voids marked (nodata is a raw value, so before the scale), the band's
+// scale and offset applied, and (when there is no void) the range and integrality; for a wide
+// band, the blocks with an infinity, which the reader checks again as doubles once the read is
+// done (checkWideRows: GDAL reads the band, and one thread at a time). The reader publishes how
+// many rows are read under the mutex; the helper touches only rows below that count, the reader
+// only rows above it.
 struct BlockChecks {
     float* samples = nullptr;
     size_t width = 0;
@@ -44,8 +50,11 @@ struct BlockChecks {
     double scale = 1.0, offset = 0.0;
     bool rescale = false;
     float nodata = 0.0f;
+    bool wide = false;
     bool voids = false;
+    double largest = 0.0;  // the largest rescaled magnitude (rescaleSamples)
     SampleRange range{0.0f, 0.0f, true};
+    std::vector<std::pair<int, int>> infinite;  // first row and rows of each block with one
 
     std::mutex mutex;
     std::condition_variable wake;
@@ -74,11 +83,17 @@ struct BlockChecks {
             }
             float* block = samples + size_t(done) * width;
             const size_t n = size_t(ready - done) * width;
-            if (rescale) {
-                rescaleSamples(block, n, scale, offset);
+            if (wide && anyInfinity(block, n)) {
+                infinite.emplace_back(done, ready - done);
             }
-            voids = voids || anyGdalVoid(block, n, nodata);
-            if (!voids) {  // sampleRange needs finite samples
+            if (anyGdalVoid(block, n, nodata)) {
+                voids = true;
+                markGdalVoids(block, n, nodata);
+            }
+            if (rescale) {
+                largest = std::max(largest, rescaleSamples(block, n, scale, offset));
+            }
+            if (!voids && largest <= kMaxWorldCoordinate) {  // sampleRange needs finite samples
                 const SampleRange r = sampleRange(block, n);
                 range = first ? r
                               : SampleRange{std::min(range.lo, r.lo), std::max(range.hi, r.hi),
@@ -225,6 +240,9 @@ Result<Heightmap> loadGdal(const std::string& gdalPath, const std::string& name,
         return fail(name, described.error());
     }
     const GdalBand& info = described.value();
+    if (Status holds = checkGdalCapacity(ds, *band); !holds) {
+        return fail(name, holds.error());
+    }
     if (info.directUint16) {
         return loadUint16Band(*band, name, width, height, info, leafSize, tree, messages);
     }
@@ -240,6 +258,7 @@ Result<Heightmap> loadGdal(const std::string& gdalPath, const std::string& name,
     checks.offset = info.offset;
     checks.rescale = info.rescale;
     checks.nodata = info.nodata;
+    checks.wide = info.wide;
     std::thread checker(&BlockChecks::run, &checks);
     // The tree's structure depends only on the size: built on a thread of its own while the band
     // is read. At its peak the load then holds the floats (4 bytes a sample), the codes (2) and
@@ -258,9 +277,16 @@ Result<Heightmap> loadGdal(const std::string& gdalPath, const std::string& name,
     if (!read) {
         return fail(name, "cannot read the samples: " + messages.line("read failed"));
     }
+    for (const auto& [first, rows] : checks.infinite) {
+        if (Status fits = checkWideRows(*band, info, width, first, rows); !fits) {
+            return fail(name, fits.error());
+        }
+    }
+    if (Status fits = checkRescaled(checks.largest, info); !fits) {
+        return fail(name, fits.error());
+    }
     SampleRange range = checks.range;
     if (checks.voids) {
-        markGdalVoids(samples.get(), count, info.nodata);
         if (!fillVoids(samples.get(), width, height, kGdalVoid)) {
             return fail(name, "every sample is nodata");
         }

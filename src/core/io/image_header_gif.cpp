@@ -1,4 +1,5 @@
-// GIF: the logical screen and the first frame, and its LZW codes counted to the last pixel.
+// GIF: the logical screen and the first frame within it, and the frame's LZW codes counted to its
+// last pixel.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -7,8 +8,11 @@
 
 namespace qt::imagecheck {
 
-// Counts the pixels the LZW codes of one frame decode to, as stb_image decodes them.
-Info countGifPixels(const Bytes& b, size_t at, uint64_t pixels, const ImageInfo& info) {
+// Counts the pixels the LZW codes of one frame (frameWidth x frameHeight) decode to, as
+// stb_image decodes them.
+Info countGifPixels(const Bytes& b, size_t at, int64_t frameWidth, int64_t frameHeight,
+                    const ImageInfo& info) {
+    const uint64_t pixels = uint64_t(frameWidth) * uint64_t(frameHeight);
     const uint32_t minCode = b.u8(at++);
     if (minCode > 12 || minCode < 1) {
         return fail("GIF", "corrupt image data (LZW code size " + num(minCode) + ")");
@@ -26,7 +30,10 @@ Info countGifPixels(const Bytes& b, size_t at, uint64_t pixels, const ImageInfo&
     uint64_t done = 0;
     auto truncated = [&] {
         return fail("GIF", "truncated: the image data holds " + num(done) + " of the " +
-                               size(info.width, info.height) + " pixels");
+                               size(frameWidth, frameHeight) + " pixels" +
+                               (frameWidth != info.width || frameHeight != info.height
+                                    ? " of its first frame"
+                                    : ""));
     };
     while (done < pixels) {
         if (validBits < codeSize) {
@@ -125,9 +132,11 @@ Info checkGif(const Bytes& b) {
     const int64_t y = b.le16(at + 3);
     const int64_t w = b.le16(at + 5);
     const int64_t h = b.le16(at + 7);
-    if (x != 0 || y != 0 || w != width || h != height) {
+    // stb_image composes the first frame onto the screen (the rest stays the background), so a
+    // frame anywhere within the screen loads, as the screen's size.
+    if (x + w > width || y + h > height) {
         return fail("GIF", "the first frame (" + size(w, h) + " at " + std::to_string(x) + "," +
-                               std::to_string(y) + ") does not cover the " + size(width, height) +
+                               std::to_string(y) + ") reaches beyond the " + size(width, height) +
                                " screen");
     }
     const uint32_t frameFlags = b.u8(at + 9);
@@ -138,7 +147,7 @@ Info checkGif(const Bytes& b) {
     if (at >= b.size) {
         return fail("GIF", "truncated: the file ends before the image data");
     }
-    return countGifPixels(b, at, uint64_t(width) * uint64_t(height), info.value());
+    return countGifPixels(b, at, w, h, info.value());
 }
 
 }  // namespace qt::imagecheck

@@ -123,6 +123,13 @@ bool isStbExtension(const std::string& ext) {
 
 Status checkDensity(const ImageInfo& info, uint64_t fileSize) {
     if (double(info.width) * double(info.height) > double(fileSize) * kMaxPixelsPerByte) {
+        if (std::strcmp(info.format, "GIF") == 0) {  // its first frame may be smaller
+            return Status::failure("GIF: its " + std::to_string(info.width) + "x" +
+                                   std::to_string(info.height) + " screen is over " +
+                                   std::to_string(int(kMaxPixelsPerByte)) +
+                                   " pixels a byte of its " + std::to_string(fileSize) +
+                                   "-byte file (stb_image would fill it whole)");
+        }
         return Status::failure(std::string(info.format) + ": corrupt image data (file of " +
                                std::to_string(fileSize) + " bytes is too small for " +
                                std::to_string(info.width) + "x" + std::to_string(info.height) +

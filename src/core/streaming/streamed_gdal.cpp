@@ -15,6 +15,7 @@
 
 #include "core/base/text.h"
 #include "core/config.h"
+#include "core/io/gdal_capacity.h"
 #include "core/io/gdal_raster.h"
 #include "core/io/voids.h"
 #include "core/streaming/code_cache.h"
@@ -107,8 +108,9 @@ struct FloatPass {
     bool voids = false;
 };
 
-// Reads the band as floats into the scratch file, as the full load reads it: scale and offset
-// applied, voids marked kGdalVoid, the range taken block by block.
+// Reads the band as floats into the scratch file, as the full load reads it: voids marked
+// kGdalVoid, scale and offset applied, a wide band's infinities read again as doubles
+// (checkWideRows), the range taken block by block.
 Result<FloatPass> readFloats(GDALRasterBand& band, const GdalBand& info, FloatScratch& scratch,
                              const GdalMessages& messages, int width, int height, int step) {
     using R = Result<FloatPass>;
@@ -122,12 +124,20 @@ Result<FloatPass> readFloats(GDALRasterBand& band, const GdalBand& info, FloatSc
                           0, nullptr) != CE_None) {
             return R::failure("cannot read the samples: " + messages.line("read failed"));
         }
-        if (info.rescale) {
-            rescaleSamples(buffer.data(), n, info.scale, info.offset);
+        if (info.wide && anyInfinity(buffer.data(), n)) {
+            if (Status fits = checkWideRows(band, info, width, row, rows); !fits) {
+                return R::failure(fits.error());
+            }
         }
         if (anyGdalVoid(buffer.data(), n, info.nodata)) {
             pass.voids = true;
             markGdalVoids(buffer.data(), n, info.nodata);
+        }
+        if (info.rescale) {
+            const double largest = rescaleSamples(buffer.data(), n, info.scale, info.offset);
+            if (Status fits = checkRescaled(largest, info); !fits) {
+                return R::failure(fits.error());
+            }
         }
         if (!pass.voids) {
             const SampleRange r = sampleRange(buffer.data(), n);
@@ -425,7 +435,11 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
         }
     }
 
-    // No cache to reuse: one pass through GDAL makes it.
+    // No cache to reuse: one pass through GDAL makes it, once the files are found to hold what
+    // the header declares.
+    if (Status holds = checkGdalCapacity(*raster.dataset, *raster.band); !holds) {
+        return fail(name, holds.error());
+    }
     const auto start = Clock::now();
     const uint64_t samples = uint64_t(width) * uint64_t(height);
     const uint64_t needBytes =

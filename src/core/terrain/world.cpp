@@ -53,26 +53,36 @@ WorldMapping defaultMapping(const Heightmap& map) {
     return mapping;
 }
 
-Status checkWorldFinite(const Heightmap& map, const WorldMapping& mapping) {
+Status checkWorldFinite(const Heightmap& map, const WorldMapping& mapping,
+                        const MappingOrigin& origin) {
     auto number = [](double v) {
         char text[32];
         std::snprintf(text, sizeof text, "%g", v);
         return std::string(text);
     };
     const std::string limit = number(kMaxWorldCoordinate);
-    const double spacings[2] = {mapping.spacingX, mapping.spacingZ};
+    // A georeference's spacing is checked as the file gives it: as a float it may be 0 or inf.
+    const bool georeferenced = !origin.spacingGiven && map.geo.present;
+    const double spacings[2] = {georeferenced ? map.geo.metresX : mapping.spacingX,
+                                georeferenced ? map.geo.metresZ : mapping.spacingZ};
     const int samples[2] = {map.width, map.height};
     for (int axis = 0; axis < 2; ++axis) {
         const double spacing = spacings[axis];
+        const std::string named = georeferenced
+                                      ? origin.mapName + ": its georeference spaces samples " +
+                                            number(spacing) + " metres apart"
+                                      : "--spacing " + number(spacing);
         if (!(float(spacing) >= float(kMinSpacing))) {
-            return Status::failure("--spacing " + number(spacing) +
-                                   " is below the least spacing of " + number(kMinSpacing));
+            return Status::failure(named + (georeferenced ? ", below" : " is below") +
+                                   " the least spacing of " + number(kMinSpacing) +
+                                   (georeferenced ? "; give one with --spacing" : ""));
         }
         const double extent = double(samples[axis] - 1) * spacing;
         if (!(extent <= kMaxWorldCoordinate)) {
-            return Status::failure("--spacing " + number(spacing) + " makes the map " +
+            return Status::failure(named + (georeferenced ? ", making" : " makes") + " the map " +
                                    number(extent) + " world units wide, over the limit of " +
-                                   limit);
+                                   limit +
+                                   (georeferenced ? "; give a spacing with --spacing" : ""));
         }
     }
     // Doubles hold every product here exactly enough: samples and options are finite floats.
@@ -84,8 +94,17 @@ Status checkWorldFinite(const Heightmap& map, const WorldMapping& mapping) {
                                     std::fabs(scale * map.coding.offset),
                                     std::fabs(scale * map.coding.step * map.maxCode)});
     if (!(scaled <= kMaxWorldCoordinate)) {
-        return Status::failure("--height-scale " + number(scale) + " makes heights reach " +
-                               number(scaled) + " world units, over the limit of " + limit);
+        const bool exaggerated = origin.exaggeration != 1.0f;
+        const std::string named =
+            !exaggerated
+                ? (origin.heightScaleGiven ? "--height-scale " + number(scale)
+                                           : origin.mapName + ": its height scale " + number(scale))
+            : origin.heightScaleGiven
+                ? "--height-scale " + number(scale / double(origin.exaggeration)) +
+                      " with --exaggeration " + number(origin.exaggeration)
+                : "--exaggeration " + number(origin.exaggeration);
+        return Status::failure(named + " makes heights reach " + number(scaled) +
+                               " world units, over the limit of " + limit);
     }
     const double height =
         std::max({std::fabs(scale * lo + offset), std::fabs(scale * hi + offset),

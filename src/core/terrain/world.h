@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include <glm/vec3.hpp>
 
@@ -75,12 +76,24 @@ inline float largestCoordinate(const glm::vec3& eye, const WorldExtent& e) {
 // kDefaultReliefFraction of its longer side (unit spacing unless the file gives one).
 WorldMapping defaultMapping(const Heightmap& map);
 
+// Where a mapping's values came from, for checkWorldFinite's line: the options that set them, or
+// the map (its georeference's spacing, its own heights).
+struct MappingOrigin {
+    std::string mapName = "the map";  // the map's path as lines print it (escapedPath)
+    bool spacingGiven = true;         // --spacing; else the map's (its georeference's metres)
+    bool heightScaleGiven = true;     // --height-scale
+    float exaggeration = 1.0f;        // --exaggeration, the height scale's factor
+};
+
 // Whether the map under this mapping is a world of finite floats: its extent ((size - 1) *
 // spacing on each axis) and heights (sample * heightScale + heightOffset over the map's sample
 // range, and the shader's folded scale and bias) within kMaxWorldCoordinate, and the spacing at
 // least kMinSpacing. Then every distance, camera and far plane the viewer derives stays finite (see
-// kMaxWorldCoordinate for the precision far from the origin). The error is one line naming the
-// option to change: --spacing, --height-scale or --height-offset.
-Status checkWorldFinite(const Heightmap& map, const WorldMapping& mapping);
+// kMaxWorldCoordinate for the precision far from the origin). The error is one line naming what
+// to change: the option that set the value (--spacing, --height-scale, --exaggeration,
+// --height-offset), or the map when its georeference gave the spacing (its metres shown whole,
+// where the float spacing would be 0 or infinite).
+Status checkWorldFinite(const Heightmap& map, const WorldMapping& mapping,
+                        const MappingOrigin& origin = {});
 
 }  // namespace qt

@@ -612,7 +612,7 @@ TEST(HeightmapGdal, BadRastersGiveOneClearLine) {
     std::vector<uint8_t> tiff = test::readBytes(source);
     tiff.resize(tiff.size() / 2);
     test::writeBytes(dir.path("truncated.tif"), tiff);
-    EXPECT_NE(loadError(dir.path("truncated.tif")).find("cannot read the samples"),
+    EXPECT_NE(loadError(dir.path("truncated.tif")).find("TIFF: truncated: block "),
               std::string::npos);
 
     // A sparse 100000 x 100000 float GeoTIFF: a few hundred bytes, refused from its header.

@@ -133,15 +133,15 @@ TEST(ImageHeader, PngMustInflateToExactlyItsHeaderSize) {
 }
 
 TEST(ImageHeader, GifFrameAndLzwDataAreChecked) {
-    // One 2x2 frame, min code size 2: 3-bit codes, a clear (4) before each pair of pixels (the
-    // table would widen the codes otherwise), an end code (5).
-    auto gif = [](int screen, const std::vector<int>& codes) {
+    // One 2x2 frame at (at, at), min code size 2: 3-bit codes, a clear (4) before each pair of
+    // pixels (the table would widen the codes otherwise), an end code (5).
+    auto gif = [](int screen, const std::vector<int>& codes, int at = 0) {
         std::vector<uint8_t> out = {
             'G', 'I', 'F', '8', '9', 'a', uint8_t(screen), 0, uint8_t(screen), 0, 0x81, 0, 0};
         for (int i = 0; i < 4; ++i) {
             out.insert(out.end(), 3, uint8_t(i * 80));
         }
-        out.insert(out.end(), {0x2C, 0, 0, 0, 0, 2, 0, 2, 0, 0, 2});
+        out.insert(out.end(), {0x2C, uint8_t(at), 0, uint8_t(at), 0, 2, 0, 2, 0, 0, 2});
         std::vector<uint8_t> data;
         uint32_t bits = 0;
         int count = 0;
@@ -167,8 +167,18 @@ TEST(ImageHeader, GifFrameAndLzwDataAreChecked) {
     EXPECT_EQ(map.value().codeAt(1, 1), 240);
     EXPECT_EQ(decode(".gif", gif(2, {4, 0, 1, 5})).error(),
               "f: GIF: truncated: the image data holds 2 of the 2x2 pixels");
-    EXPECT_EQ(decode(".gif", gif(4, {4, 0, 1, 4, 2, 3, 5})).error(),
-              "f: GIF: the first frame (2x2 at 0,0) does not cover the 4x4 screen");
+    // A first frame smaller than the screen is drawn on its background (0), as the screen's size.
+    for (const int at : {0, 2}) {
+        const Result<Heightmap> framed = decode(".gif", gif(4, {4, 0, 1, 4, 2, 3, 5}, at));
+        ASSERT_TRUE(framed.ok()) << framed.error();
+        EXPECT_EQ(framed.value().width, 4);
+        EXPECT_EQ(framed.value().codeAt(at + 1, at + 1), 240);
+        EXPECT_EQ(framed.value().codeAt(at == 0 ? 3 : 0, at == 0 ? 3 : 0), 0);
+    }
+    EXPECT_EQ(decode(".gif", gif(4, {4, 0, 1, 4, 2, 3, 5}, 3)).error(),
+              "f: GIF: the first frame (2x2 at 3,3) reaches beyond the 4x4 screen");
+    EXPECT_EQ(decode(".gif", gif(4, {4, 0, 1, 5}, 1)).error(),
+              "f: GIF: truncated: the image data holds 2 of the 2x2 pixels of its first frame");
 }
 
 TEST(ImageHeader, HdrLayoutsAndFormatsAreNamed) {
