@@ -21,32 +21,13 @@ glm::vec3 Camera::up() const {
     return glm::cross(right(), forward());
 }
 
-glm::mat4 Camera::view() const {
-    const glm::vec3 f = forward();
-    const glm::vec3 r = right();
-    const glm::vec3 u = glm::cross(r, f);
-    glm::mat4 m(1.0f);
-    m[0][0] = r.x;
-    m[1][0] = r.y;
-    m[2][0] = r.z;
-    m[0][1] = u.x;
-    m[1][1] = u.y;
-    m[2][1] = u.z;
-    m[0][2] = -f.x;
-    m[1][2] = -f.y;
-    m[2][2] = -f.z;
-    m[3][0] = -glm::dot(r, position);
-    m[3][1] = -glm::dot(u, position);
-    m[3][2] = glm::dot(f, position);
-    return m;
-}
+namespace {
 
-glm::dmat4 Camera::viewProjectionDouble() const {
-    const glm::dvec3 f(forward());
-    const glm::dvec3 r(right());
-    const glm::dvec3 u(glm::vec3(glm::cross(right(), forward())));
-    const glm::dvec3 eye(position);
-    glm::dmat4 m(1.0);
+// The view matrix from the eye's axes (right, up, forward) and position, in float or double.
+template <typename T>
+glm::mat<4, 4, T> viewFrom(const glm::vec<3, T>& r, const glm::vec<3, T>& u,
+                           const glm::vec<3, T>& f, const glm::vec<3, T>& eye) {
+    glm::mat<4, 4, T> m(T(1));
     m[0][0] = r.x;
     m[1][0] = r.y;
     m[2][0] = r.z;
@@ -59,7 +40,23 @@ glm::dmat4 Camera::viewProjectionDouble() const {
     m[3][0] = -glm::dot(r, eye);
     m[3][1] = -glm::dot(u, eye);
     m[3][2] = glm::dot(f, eye);
-    return glm::perspective(double(fovY), double(aspect), double(nearPlane), double(farPlane)) * m;
+    return m;
+}
+
+}  // namespace
+
+glm::mat4 Camera::view() const {
+    const glm::vec3 f = forward();
+    const glm::vec3 r = right();
+    return viewFrom(r, glm::cross(r, f), f, position);
+}
+
+glm::dmat4 Camera::viewProjectionDouble() const {
+    const glm::vec3 f = forward();
+    const glm::vec3 r = right();
+    return glm::perspective(double(fovY), double(aspect), double(nearPlane), double(farPlane)) *
+           viewFrom(glm::dvec3(r), glm::dvec3(glm::cross(r, f)), glm::dvec3(f),
+                    glm::dvec3(position));
 }
 
 glm::mat4 Camera::projection() const {
