@@ -8,6 +8,7 @@ set(QT_CORE_SOURCES
   terrain/heightmap.cpp terrain/quantise.cpp terrain/sample_range.cpp terrain/code_array.cpp
   terrain/georeference.cpp terrain/world.cpp terrain/vertex_grid.cpp terrain/surface.cpp
   terrain/quadtree.cpp terrain/leaf_ranges.cpp terrain/height_pages.cpp terrain/synthetic.cpp
+  terrain/nodata.cpp
   # io: every loader and the header checks before them
   io/load.cpp io/stb_image_load.cpp io/pnm.cpp io/raw16.cpp io/voids.cpp io/png_gray16.cpp
   io/image_header.cpp io/image_header_png.cpp io/image_header_rle.cpp io/image_header_gif.cpp

@@ -17,6 +17,26 @@ uniform float dim;  // 0: as lit; towards 1, faded into the sky colour (the froz
 
 out vec4 colour;
 
+#ifdef HOLES
+// Squares with a nodata corner (qt::TerrainGpu::holeSquares): bit (c & 31) of texel (c / 32,
+// row % holeRowsPerLayer) in layer row / holeRowsPerLayer set for square (c, row). A fragment
+// over one is not drawn, at every level of detail: the hole is the map's own squares, wherever
+// the drawn surface lies above them.
+in vec2 mapAt;
+uniform usampler2DArray holeSquares;
+uniform int holeRowsPerLayer;
+uniform ivec2 mapSize;
+
+bool overHole() {
+    ivec2 square = clamp(ivec2(floor(mapAt)), ivec2(0), mapSize - 2);
+    uint word = texelFetch(holeSquares,
+                           ivec3(square.x >> 5, square.y % holeRowsPerLayer,
+                                 square.y / holeRowsPerLayer),
+                           0).r;
+    return ((word >> uint(square.x & 31)) & 1u) != 0u;
+}
+#endif
+
 const vec3 kSunDirection = normalize(vec3(-0.45, 0.75, -0.35));
 const vec3 kLowland = vec3(0.26, 0.42, 0.18);
 const vec3 kHills = vec3(0.45, 0.40, 0.25);
@@ -44,6 +64,11 @@ vec3 altitudeAlbedo(float metres, float upness) {
 }
 
 void main() {
+#ifdef HOLES
+    if (overHole()) {
+        discard;
+    }
+#endif
     vec2 nxz = surface.xz;
     vec3 n = normalize(vec3(nxz.x, sqrt(max(1.0 - dot(nxz, nxz), 0.0)), nxz.y));
     float span = max(heightRange.y - heightRange.x, 1e-6);

@@ -48,6 +48,11 @@ uniform mat4 viewProjection;  // the view from the origin (qt::Camera::viewProje
 // smaller. x, z: the unit normal's (its y is positive on a height field); y: height above the
 // map's lowest world height; w: distance from the eye.
 out vec4 surface;
+#ifdef HOLES
+// The point's map column and row (its grid square: their floor), for the fragment shader's hole
+// test; exact at the vertices, as the geomorph moves them.
+out vec2 mapAt;
+#endif
 
 // The drawn node's level, its origin in level samples, its page (texel origin in level samples,
 // layer in its array, its array) and the level's last column and row, set by main() before any
@@ -145,6 +150,9 @@ void main() {
     float height;
     vec3 fromEye = worldAt(sampleOf(i, j), ownNormal, height);
     vec2 normalXZ = ownNormal;
+#ifdef HOLES
+    mapAt = vec2(mapSample(sampleOf(i, j)));
+#endif
     if (((i | j) & 1) != 0 && edge != 0u) {
         vec2 targetNormal;
         float targetHeight;
@@ -152,6 +160,10 @@ void main() {
         fromEye = edge == 255u ? target : mix(fromEye, target, m);
         normalXZ = edge == 255u ? targetNormal : mix(ownNormal, targetNormal, m);
         height = edge == 255u ? targetHeight : mix(height, targetHeight, m);
+#ifdef HOLES
+        vec2 targetAt = vec2(mapSample(sampleOf(i & ~1, j & ~1)));
+        mapAt = edge == 255u ? targetAt : mix(mapAt, targetAt, m);
+#endif
     }
     // x, z: the unit normal's (its y is positive on a height field); y: height above the map's
     // lowest; w: distance from the eye.

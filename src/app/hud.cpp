@@ -198,6 +198,30 @@ bool drawObjects(HudState& state, const FrameStats& stats, const Terrain& terrai
     return scatter;
 }
 
+// A count with thousands separators: 1,234,567.
+std::string groupedCount(int64_t count) {
+    std::string digits = std::to_string(count < 0 ? -count : count);
+    for (int at = int(digits.size()) - 3; at > 0; at -= 3) {
+        digits.insert(size_t(at), ",");
+    }
+    return count < 0 ? "-" + digits : digits;
+}
+
+// The nodata samples' count and share, and how they are drawn.
+void drawNodata(const NodataMask& nodata) {
+    if (nodata.samples == 0) {
+        ImGui::TextDisabled("no nodata samples");
+        return;
+    }
+    ImGui::Text("nodata %s samples (%.2f%%)", groupedCount(nodata.samples).c_str(),
+                100.0 * nodata.share());
+    if (nodata.filled) {
+        ImGui::TextWrapped("  drawn filled from their neighbours: invented terrain");
+    } else {
+        ImGui::Text("  drawn as holes");
+    }
+}
+
 // Where the map lies and what its samples measure: CRS, corners, metres per sample on each
 // axis, the height range and the quantisation step.
 void drawGeoreference(const Heightmap& map) {
@@ -219,6 +243,7 @@ void drawGeoreference(const Heightmap& map) {
     }
     ImGui::Text("heights %.6g to %.6g%s", double(map.minSample), double(map.maxSample), unit);
     ImGui::Text("quantisation step %.3g%s", double(map.coding.step), unit);
+    drawNodata(map.nodata);
 }
 
 // The path box (Enter or the button loads it) and the mapping's sliders, which never make a

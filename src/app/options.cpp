@@ -435,7 +435,7 @@ Result<ViewerOptions> parseOptions(const std::vector<std::string>& args) {
         }
         if (name == "--no-cull" || name == "--no-occlusion" || name == "--dump-leaves" ||
             name == "--dump-objects" || name == "--soak-rss-report-only" || name == "--water" ||
-            name == "--bench-lod-only" || name == "--stream") {
+            name == "--bench-lod-only" || name == "--stream" || name == "--fill-nodata") {
             if (inlineValue) {
                 return Result<ViewerOptions>::failure(escapedText(name) + " takes no value");
             }
@@ -446,6 +446,7 @@ Result<ViewerOptions> parseOptions(const std::vector<std::string>& args) {
              : name == "--water"          ? options.water
              : name == "--bench-lod-only" ? options.benchLodOnly
              : name == "--stream"         ? options.stream
+             : name == "--fill-nodata"    ? options.fillNodata
                                           : options.soakRssReportOnly) = true;
             continue;
         }
@@ -526,6 +527,8 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
                        or auto, the default: on-demand for maps of more than 8192x8192 samples
                        unless --lod is off
   --georef TILE        the SRTM tile an .hgt lies on (N47E009), whatever the file is called
+  --fill-nodata        draw nodata samples (a raster's nodata value, NaN, masked, SRTM voids)
+                       as terrain filled from their neighbours, not as holes
   --size WxH           size of a headerless .r16/.raw file
   --window WxH         window and screenshot size (default 1280x720): at most 16384 a side
                        and 67108864 pixels (8192x8192), and what the OpenGL driver allows

@@ -47,9 +47,10 @@ struct ViewerOptions {
     int rawWidth = 0;  // --size, for headerless .r16/.raw
     int rawHeight = 0;
     HeightEncoding encoding = HeightEncoding::Gray;  // --encoding, for RGB-packed PNG heights
-    bool water = false;      // --water: a flat water plane at sea level (maps in metres)
-    bool fogOn = true;       // --fog off: no distance fog
-    float fogStart = -1.0f;  // --fog DISTANCE: where it begins (below 0: render/fog.h's default)
+    bool water = false;       // --water: a flat water plane at sea level (maps in metres)
+    bool fillNodata = false;  // --fill-nodata: nodata drawn as its fill, not as holes
+    bool fogOn = true;        // --fog off: no distance fog
+    float fogStart = -1.0f;   // --fog DISTANCE: where it begins (below 0: render/fog.h's default)
     int windowWidth = 1280;
     int windowHeight = 720;
     std::optional<glm::vec3> eye;  // both set or both unset

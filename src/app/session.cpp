@@ -65,6 +65,7 @@ LoadOptions loadOptions(const ViewerOptions& options) {
     load.rawHeight = options.rawHeight;
     load.encoding = options.encoding;
     load.memory.limitBytes = memoryBudgetBytes(options, physicalMemoryBytes());
+    load.fillNodata = options.fillNodata;
     return load;
 }
 

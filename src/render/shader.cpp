@@ -39,11 +39,24 @@ Result<std::string> sourceOf(const std::string& path, bool embedded) {
     return std::string(text);
 }
 
-Result<GLuint> compile(GLenum stage, const std::string& path, bool embedded) {
+// `defines` after the source's #version line (which only comments may precede), so that line
+// numbers in the log move by the defines' lines only from there.
+void insertDefines(std::string& source, const std::string& defines) {
+    if (defines.empty()) {
+        return;
+    }
+    const size_t version = source.find("#version");
+    const size_t eol = source.find('\n', version == std::string::npos ? 0 : version);
+    source.insert(eol == std::string::npos ? source.size() : eol + 1, defines);
+}
+
+Result<GLuint> compile(GLenum stage, const std::string& path, bool embedded,
+                       const std::string& defines) {
     Result<std::string> source = sourceOf(path, embedded);
     if (!source) {
         return Result<GLuint>::failure(source.error());
     }
+    insertDefines(source.value(), defines);
     const GLuint shader = glCreateShader(stage);
     const char* text = source.value().c_str();
     glShaderSource(shader, 1, &text, nullptr);
@@ -73,12 +86,12 @@ Result<std::string> readTextFile(const std::string& path) {
 namespace {
 
 Result<ShaderProgram> link(const std::string& vertexPath, const std::string& fragmentPath,
-                           bool embedded) {
-    Result<GLuint> vertex = compile(GL_VERTEX_SHADER, vertexPath, embedded);
+                           bool embedded, const std::string& defines = "") {
+    Result<GLuint> vertex = compile(GL_VERTEX_SHADER, vertexPath, embedded, defines);
     if (!vertex) {
         return Result<ShaderProgram>::failure(vertex.error());
     }
-    Result<GLuint> fragment = compile(GL_FRAGMENT_SHADER, fragmentPath, embedded);
+    Result<GLuint> fragment = compile(GL_FRAGMENT_SHADER, fragmentPath, embedded, defines);
     if (!fragment) {
         glDeleteShader(vertex.value());
         return Result<ShaderProgram>::failure(fragment.error());
@@ -111,11 +124,12 @@ Result<ShaderProgram> ShaderProgram::load(const std::string& vertexPath,
 
 Result<ShaderProgram> ShaderProgram::loadFrom(const std::string& shaderDir,
                                               const std::string& vertexName,
-                                              const std::string& fragmentName) {
+                                              const std::string& fragmentName,
+                                              const std::string& defines) {
     if (shaderDir.empty()) {
-        return link("shaders/" + vertexName, "shaders/" + fragmentName, true);
+        return link("shaders/" + vertexName, "shaders/" + fragmentName, true, defines);
     }
-    return link(shaderDir + "/" + vertexName, shaderDir + "/" + fragmentName, false);
+    return link(shaderDir + "/" + vertexName, shaderDir + "/" + fragmentName, false, defines);
 }
 
 void ShaderProgram::destroy() {
@@ -143,8 +157,8 @@ Status ShaderProgram::replaceWith(const std::string& vertexPath, const std::stri
 }
 
 Status ShaderProgram::replaceFrom(const std::string& shaderDir, const std::string& vertexName,
-                                  const std::string& fragmentName) {
-    return replace(*this, loadFrom(shaderDir, vertexName, fragmentName));
+                                  const std::string& fragmentName, const std::string& defines) {
+    return replace(*this, loadFrom(shaderDir, vertexName, fragmentName, defines));
 }
 
 }  // namespace qt

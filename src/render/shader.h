@@ -20,12 +20,15 @@ struct ShaderProgram {
     Status replaceWith(const std::string& vertexPath, const std::string& fragmentPath);
     // The pair named `vertexName` and `fragmentName` ("terrain.vert") from the folder
     // `shaderDir`, or, with an empty shaderDir, from the sources compiled into the renderer.
+    // `defines` ("#define HOLES\n"), when given, goes into both sources after their #version
+    // line.
     static Result<ShaderProgram> loadFrom(const std::string& shaderDir,
                                           const std::string& vertexName,
-                                          const std::string& fragmentName);
+                                          const std::string& fragmentName,
+                                          const std::string& defines = "");
     // replaceWith for loadFrom's pair.
     Status replaceFrom(const std::string& shaderDir, const std::string& vertexName,
-                       const std::string& fragmentName);
+                       const std::string& fragmentName, const std::string& defines = "");
     void destroy();
     GLint uniform(const char* name) const { return glGetUniformLocation(id, name); }
 };

@@ -222,6 +222,39 @@ Status checkHeightPages(int width, int height, int leafSize, int pageSize,
     return pages ? Status{} : Status::failure(pages.error());
 }
 
+namespace {
+
+// The hole texture (TerrainGpu::holeSquares): rows of squares split into layers no taller than
+// the driver's largest texture.
+void uploadHoleSquares(TerrainGpu& gpu, const NodataMask& nodata) {
+    const std::vector<uint32_t> words = holeSquareWords(nodata);
+    const int perRow = (nodata.width - 1 + 31) / 32;
+    const int rows = nodata.height - 1;
+    GLint largest = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &largest);
+    gpu.holeRowsPerLayer = std::min(rows, std::max(int(largest), 1));
+    const int layers = (rows + gpu.holeRowsPerLayer - 1) / gpu.holeRowsPerLayer;
+    glGenTextures(1, &gpu.holeSquares);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.holeSquares);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAX_LEVEL, 0);
+    glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_R32UI, perRow, gpu.holeRowsPerLayer, layers, 0,
+                 GL_RED_INTEGER, GL_UNSIGNED_INT, nullptr);
+    for (int layer = 0; layer < layers; ++layer) {
+        const int first = layer * gpu.holeRowsPerLayer;
+        const int count = std::min(gpu.holeRowsPerLayer, rows - first);
+        glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer, perRow, count, 1, GL_RED_INTEGER,
+                        GL_UNSIGNED_INT, words.data() + size_t(first) * size_t(perRow));
+    }
+    glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+}
+
+// The hole texture's unit: after the height arrays (0, 2, 3, 4) and the page table (1).
+constexpr int kHoleUnit = 5;
+
+}  // namespace
+
 Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree, int pageSize,
                                       int maxLayersPerArray, const Level0Pool& streamPool) {
     if (streamPool) {
@@ -343,6 +376,9 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
     glVertexAttribDivisor(2, 1);
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
+    if (map.nodata.holes()) {
+        uploadHoleSquares(gpu, map.nodata);
+    }
     if (glGetError() == GL_OUT_OF_MEMORY) {
         gpu.destroy();
         return Result<TerrainGpu>::failure("out of GPU memory uploading a map of " +
@@ -412,6 +448,7 @@ void TerrainGpu::destroy() {
     glDeleteBuffers(1, &localBuffer);
     glDeleteTextures(1, &pageTable);
     glDeleteTextures(kMaxHeightArrays, heightPages);
+    glDeleteTextures(1, &holeSquares);
     *this = TerrainGpu{};
 }
 
@@ -444,6 +481,7 @@ Result<TerrainRenderer> TerrainRenderer::create(const std::string& shaderDir) {
 
 void TerrainRenderer::destroy() {
     program.destroy();
+    holeProgram.destroy();
     waterProgram.destroy();
     glDeleteVertexArrays(1, &emptyArray);
     emptyArray = 0;
@@ -485,8 +523,10 @@ double GpuSections::milliseconds() const {
 
 Status TerrainRenderer::reloadShaders() {
     Status terrain = program.replaceFrom(shaderDir, "terrain.vert", "terrain.frag");
+    Status holes =
+        holeProgram.replaceFrom(shaderDir, "terrain.vert", "terrain.frag", "#define HOLES\n");
     Status plane = waterProgram.replaceFrom(shaderDir, "water.vert", "water.frag");
-    return terrain ? plane : terrain;
+    return !terrain ? terrain : !holes ? holes : plane;
 }
 
 int TerrainRenderer::drawWater(const TerrainGpu& gpu, const WorldMapping& mapping,
@@ -554,36 +594,44 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     // the driver allocate storage for every leaf of the map each frame.
     glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(count) * stride, instances);
 
-    glUseProgram(program.id);
-    gpu.bindHeights(program.id);
-    glUniform2f(program.uniform("spacing"), mapping.spacingX, mapping.spacingZ);
+    // Maps with holes: the program that leaves their squares out, their texture on its unit.
+    const ShaderProgram& shader = gpu.holeSquares != 0 ? holeProgram : program;
+    glUseProgram(shader.id);
+    gpu.bindHeights(shader.id);
+    if (gpu.holeSquares != 0) {
+        glActiveTexture(GL_TEXTURE0 + kHoleUnit);
+        glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.holeSquares);
+        glUniform1i(shader.uniform("holeSquares"), kHoleUnit);
+        glUniform1i(shader.uniform("holeRowsPerLayer"), gpu.holeRowsPerLayer);
+    }
+    glUniform2f(shader.uniform("spacing"), mapping.spacingX, mapping.spacingZ);
     const HeightTransform height = heightTransform(gpu.coding, mapping);
-    glUniform1f(program.uniform("heightScale"), height.scale);
+    glUniform1f(shader.uniform("heightScale"), height.scale);
     // Positions relative to the eye (terrain.vert): the eye's column and row as an integer and a
     // fraction, its height taken from the bias in double.
     const EyeInGrid at = eyeInGrid(camera.position, mapping);
-    glUniform2i(program.uniform("eyeSample"), at.sampleX, at.sampleZ);
-    glUniform2f(program.uniform("eyeFraction"), at.fractionX, at.fractionZ);
-    glUniform1f(program.uniform("heightBiasFromEye"),
+    glUniform2i(shader.uniform("eyeSample"), at.sampleX, at.sampleZ);
+    glUniform2f(shader.uniform("eyeFraction"), at.fractionX, at.fractionZ);
+    glUniform1f(shader.uniform("heightBiasFromEye"),
                 float(double(height.bias) - double(camera.position.y)));
     const glm::mat4 viewProjection = camera.viewProjectionFromEye();
-    glUniformMatrix4fv(program.uniform("viewProjection"), 1, GL_FALSE,
+    glUniformMatrix4fv(shader.uniform("viewProjection"), 1, GL_FALSE,
                        glm::value_ptr(viewProjection));
-    glUniform1f(program.uniform("farPlane"), camera.farPlane);
-    glUniform1f(program.uniform("fogStart"), fog.startFor(camera.farPlane));
+    glUniform1f(shader.uniform("farPlane"), camera.farPlane);
+    glUniform1f(shader.uniform("fogStart"), fog.startFor(camera.farPlane));
     const float lo = mapping.worldHeight(gpu.minSample);
     const float hi = mapping.worldHeight(gpu.maxSample);
-    glUniform2f(program.uniform("heightRange"), std::min(lo, hi), std::max(lo, hi));
-    glUniform1f(program.uniform("heightBiasFromLow"),
+    glUniform2f(shader.uniform("heightRange"), std::min(lo, hi), std::max(lo, hi));
+    glUniform1f(shader.uniform("heightBiasFromLow"),
                 float(double(height.bias) - double(std::min(lo, hi))));
     // Metres from world heights, for the altitude ramp: (y - offset) / scale.
     const bool altitude = gpu.metres && mapping.heightScale != 0.0f;
-    glUniform1i(program.uniform("altitudeRamp"), altitude ? 1 : 0);
-    glUniform2f(program.uniform("toMetres"), altitude ? 1.0f / mapping.heightScale : 0.0f,
+    glUniform1i(shader.uniform("altitudeRamp"), altitude ? 1 : 0);
+    glUniform2f(shader.uniform("toMetres"), altitude ? 1.0f / mapping.heightScale : 0.0f,
                 altitude ? -mapping.heightOffset / mapping.heightScale : 0.0f);
-    glUniform3f(program.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
-    glUniform1i(program.uniform("wireframe"), style.wireframe ? 1 : 0);
-    glUniform1f(program.uniform("dim"), style.dim);
+    glUniform3f(shader.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
+    glUniform1i(shader.uniform("wireframe"), style.wireframe ? 1 : 0);
+    glUniform1f(shader.uniform("dim"), style.dim);
     if (style.markStencil || style.outsideStencil) {
         glEnable(GL_STENCIL_TEST);
         glStencilFunc(style.markStencil ? GL_ALWAYS : GL_EQUAL, style.markStencil ? 1 : 0, 0xFF);
@@ -647,6 +695,10 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
     glDisable(GL_CULL_FACE);
     glDisable(GL_STENCIL_TEST);
+    if (gpu.holeSquares != 0) {
+        glActiveTexture(GL_TEXTURE0 + kHoleUnit);
+        glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+    }
     glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_2D, 0);
     for (int a = kMaxHeightArrays - 1; a >= 0; --a) {

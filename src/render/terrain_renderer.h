@@ -57,6 +57,12 @@ struct TerrainGpu {
     HeightCoding coding;  // codes in heightPages to the map's samples
     bool metres = false;  // samples are metres: the colour ramp is tied to altitude
     HeightPages pages;    // the layout of heightPages and pageTable
+    // A map with holes (Heightmap::nodata): its squares with a nodata corner, one bit each, 32 a
+    // texel (core/terrain/nodata.h holeSquareWords), as an R32UI GL_TEXTURE_2D_ARRAY of
+    // holeRowsPerLayer rows a layer; the terrain is then drawn by the program that leaves them
+    // out. 0 without holes.
+    GLuint holeSquares = 0;
+    int holeRowsPerLayer = 0;
 
     // Pages of at least `pageSize` squares (more when the map would need more layers than the GPU
     // has), in arrays of at most `maxLayersPerArray` layers when it is positive (else as many as
@@ -159,6 +165,9 @@ EyeInGrid eyeInGrid(const glm::vec3& eye, const WorldMapping& mapping);
 
 struct TerrainRenderer {
     ShaderProgram program;
+    // The same shaders with HOLES defined: fragments over a square with a nodata corner are
+    // discarded (TerrainGpu::holeSquares). Maps without holes never pay for the test.
+    ShaderProgram holeProgram;
     ShaderProgram waterProgram;  // the flat water plane (shaders/water.*)
     GLuint emptyArray = 0;       // the water plane's vertex array: corners come from vertex ids
     GpuSections frameTimer;      // the GPU's time for a scripted frame

@@ -31,6 +31,12 @@
 //    order; a removed leaf only had points farther along their rays than a kept surface point.
 //    Occluded leaves may still occlude: 2-4 reason about the real surface, drawn or not, and 5
 //    shows that the nearer crossing they imply is preceded by a first hit on a kept leaf.
+// 6. Holes: squares with a nodata corner are not drawn, so a ray may pass below the surface
+//    through one and meet the terrain beyond from below. Let D be the least horizontal distance
+//    from E to a leaf holding such a square. A leaf L with hFar_L < D holds no hole, and for a ray
+//    below its surface at Q, the segment E..Q (h <= hFar_L < D) crosses only drawn squares, so 1
+//    holds there: only such leaves join the horizon (an eye over a hole, D = 0, has none), and
+//    2-5 hold for them as they stand. Leaves with holes are still occludees.
 // The same holds of any box that holds leaves and their code range, a parent node's included:
 // far from the eye, four sibling leaves go through as one unit, their parent (kOcclusionQuad*).
 //
@@ -117,7 +123,9 @@ static_assert(3 * kBins + horizon::kMirror < 0xFFFF, "offset bin numbers fit in 
 // A unit's position: its first candidate, and flags.
 constexpr uint32_t kTestedPosition = 0x80000000u;  // tested as an occludee
 constexpr uint32_t kQuadPosition = 0x40000000u;    // four leaves
-constexpr uint32_t kPositionMask = 0x3FFFFFFFu;
+constexpr uint32_t kHolePosition = 0x20000000u;    // a leaf with a hole: never an occluder
+constexpr uint32_t kPositionMask = 0x1FFFFFFFu;
+static_assert(kMaxNodes <= kPositionMask, "a candidate's position fits below the flags");
 
 // Steepest tested ray slope (45 degrees), and the widest margin angle worth culling with.
 constexpr float kMaxTestedSlope = 1.0f;
@@ -150,8 +158,13 @@ struct View {
     float nearestSquared;  // nearer units neither occlude nor are tested
     float steepestDown;    // occludees' least ray slope must be at least -steepestDown, in (0, 1]
     float quadSquared;     // parents at least this far (squared) may be units
-    int32_t bucketBase;    // float bits of the lower edge of bucket 1
-    int32_t bucketCount;   // bucket 0 is [0, edge 1); the last reaches to infinity
+    // Maps with holes: a lower bound on the horizontal distance from the eye to every square with
+    // a nodata corner (infinity without). A ray may pass below the surface only through a hole,
+    // and then meet the terrain from below, a back face, beyond it: so only units that lie wholly
+    // nearer than every hole occlude (argument 6 at the top).
+    float holeDistance;
+    int32_t bucketBase;   // float bits of the lower edge of bucket 1
+    int32_t bucketCount;  // bucket 0 is [0, edge 1); the last reaches to infinity
 };
 
 int32_t floatBits(float f) {
@@ -218,7 +231,8 @@ public:
             b.boxZ1[at] = box.z1;
             b.lowCode[at] = box.minCode;
             b.highCode[at] = box.maxCode;
-            b.unitPosition[at] = position_ | (take == 4 ? kQuadPosition : 0u);
+            b.unitPosition[at] = position_ | (take == 4 ? kQuadPosition : 0u) |
+                                 (holes(leaf, take) ? kHolePosition : 0u);
             ++n;
             position_ += take;
             offset_ += take;
@@ -231,6 +245,11 @@ public:
     }
 
 private:
+    // Whether a leaf of the unit has a nodata square: rays pass through it, so the unit's
+    // surface hides nothing (it stays an occludee). View::holeDistance keeps such units from
+    // occluding already; the flag says so without a distance's rounding.
+    bool holes(uint32_t leaf, uint32_t take) const { return tree_.holesIn(leaf, take); }
+
     // The leaf is its parent's first child, the next three leaves are the others, and the parent
     // is far and its relief small for its distance.
     bool quad(uint32_t leaf, uint32_t index) const {
@@ -365,7 +384,7 @@ void measureRecords(const View& v, const Footprints& footprintOf, int n, Records
         const int32_t first = binFloor(lo) + int32_t(float(binFloor(lo)) < lo);
         const int32_t end = binFloor(binPosition(start + width - kAngleError));
         r.occluderFirst[j] = first;
-        r.occluderCount[j] = std::max(end - first, 0);
+        r.occluderCount[j] = hFar < v.holeDistance ? std::max(end - first, 0) : 0;
         r.occluderSlope[j] = horizon::slopeDown(low);
         // Occludee: every bin that meets the span widened by the margin.
         const int32_t firstMet = binFloor(binPosition(start - angleMargin));
@@ -457,6 +476,44 @@ double nearClearance(const Quadtree& tree, const View& v, const Camera& camera) 
     return (double(v.ey) - double(highest)) / double(d);
 }
 
+// View::holeDistance: the least horizontal distance from the eye to a leaf that holds a square
+// with a nodata corner, shrunk by a millionth against rounding; infinity without holes. A
+// descent that skips subtrees without holes and boxes no nearer than the best so far.
+float nearestHoleDistance(const Quadtree& tree, const View& v) {
+    if (!tree.hasHoles()) {
+        return kInfinity;
+    }
+    float best = kInfinity;
+    uint32_t stack[kStackSize];
+    int top = 0;
+    stack[top++] = tree.rootIndex();
+    while (top > 0) {
+        const QuadtreeNode& node = tree.nodes[stack[--top]];
+        if (!tree.holesIn(tree.firstLeaf(node), tree.leafCount(node))) {
+            continue;
+        }
+        const float dx = std::max(
+            {float(node.x0) * v.spacingX - v.ex, 0.0f, v.ex - float(node.x1) * v.spacingX});
+        const float dz = std::max(
+            {float(node.z0) * v.spacingZ - v.ez, 0.0f, v.ez - float(node.z1) * v.spacingZ});
+        const float d = std::sqrt(dx * dx + dz * dz) * (1.0f - 1e-6f);
+        if (d >= best) {
+            continue;
+        }
+        if (node.isLeaf()) {
+            best = d;
+            continue;
+        }
+        for (int q = 0; q < 4; ++q) {
+            if (node.hasChild(q)) {
+                assert(top < kStackSize);
+                stack[top++] = node.child(q);
+            }
+        }
+    }
+    return best;
+}
+
 // The per-call constants, or false when the view allows no proof.
 bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
                  int viewportHeight, View& v) {
@@ -481,6 +538,7 @@ bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera
     if (!(grazing < 0.5)) {
         return false;
     }
+    v.holeDistance = nearestHoleDistance(tree, v);
     const double onePlusEps = 1.0 + std::max({double(kOcclusionMinGap), g / (1.0 - g), grazing});
     v.onePlusEpsSquared = onePlusEps * onePlusEps;
     // Margins: kOcclusionMarginPixels of the widest pixel.
@@ -563,15 +621,15 @@ void placeRecords(const View& v, uint32_t unitCount, OcclusionBuffers& buffers) 
             if (key == kNoKey) {
                 continue;
             }
+            const uint32_t position = buffers.unitPosition[u + uint32_t(j)];
             buffers.records[next[key & kBucketMask]++] = {
                 uint16_t(records.occluderFirst[j]),
-                uint16_t(records.occluderCount[j]),
+                uint16_t((position & kHolePosition) ? 0 : records.occluderCount[j]),
                 uint16_t(records.occludeeFirst[j]),
                 uint16_t(records.occludeeCount[j]),
                 int16_t(records.occluderSlope[j]),
                 int16_t(records.occludeeSlope[j]),
-                buffers.unitPosition[u + uint32_t(j)] |
-                    ((key & kTestedBit) ? kTestedPosition : 0u)};
+                (position & ~kHolePosition) | ((key & kTestedBit) ? kTestedPosition : 0u)};
         }
     }
 }
@@ -796,7 +854,9 @@ void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camer
 
 bool backFacesHidden(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera) {
     View v;
-    return viewOverMap(tree, mapping, camera, v) && nearClearance(tree, v, camera) > 1.0;
+    // Through a hole a ray can meet the terrain from below, on a back face.
+    return !tree.hasHoles() && viewOverMap(tree, mapping, camera, v) &&
+           nearClearance(tree, v, camera) > 1.0;
 }
 
 }  // namespace qt

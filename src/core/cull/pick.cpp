@@ -59,6 +59,9 @@ void consider(PickHit& best, double t, uint32_t triangle, int col, int row) {
 
 void testSquare(const Heightmap& map, const WorldMapping& mapping, const DVec3& o, const DVec3& d,
                 int col, int row, PickHit& best) {
+    if (map.nodata.holes() && map.nodata.holeSquare(col, row)) {
+        return;  // a hole: the ray goes through (the renderer leaves the square out)
+    }
     const GridSquare s = gridSquare(map, mapping, col, row);
     const uint32_t first = 2u * (uint32_t(row) * uint32_t(map.width - 1) + uint32_t(col));
     consider(best, intersect(o, d, s.a, s.b, s.c), first, col, row);

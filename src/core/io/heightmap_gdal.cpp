@@ -243,7 +243,12 @@ Result<Heightmap> loadGdal(const std::string& gdalPath, const std::string& name,
     if (Status holds = checkGdalCapacity(ds, *band); !holds) {
         return fail(name, holds.error());
     }
-    if (info.directUint16) {
+    // A mask band of its own (an alpha band, a per-dataset or .msk mask), not the one GDAL
+    // derives from the nodata value or the all-valid one: its zeros are nodata too.
+    const int maskFlags = band->GetMaskFlags();
+    GDALRasterBand* mask =
+        (maskFlags & (GMF_ALL_VALID | GMF_NODATA)) == 0 ? band->GetMaskBand() : nullptr;
+    if (info.directUint16 && mask == nullptr) {
         return loadUint16Band(*band, name, width, height, info, leafSize, tree, messages);
     }
     const size_t count = size_t(width) * size_t(height);
@@ -267,10 +272,19 @@ Result<Heightmap> loadGdal(const std::string& gdalPath, const std::string& name,
     StructureDuringRead structure(tree != nullptr, width, height, leafSize);
     bool read = true;
     const int step = gdalReadRows(info.blockRows);
+    std::vector<uint8_t> valid(mask != nullptr ? size_t(step) * size_t(width) : 0);
     for (int row = 0; row < height && read; row += step) {
         const int rows = std::min(step, height - row);
-        read = band->RasterIO(GF_Read, 0, row, width, rows, samples.get() + size_t(row) * width,
-                              width, rows, GDT_Float32, 0, 0, nullptr) == CE_None;
+        float* first = samples.get() + size_t(row) * width;
+        read = band->RasterIO(GF_Read, 0, row, width, rows, first, width, rows, GDT_Float32, 0, 0,
+                              nullptr) == CE_None;
+        if (read && mask != nullptr) {
+            read = mask->RasterIO(GF_Read, 0, row, width, rows, valid.data(), width, rows, GDT_Byte,
+                                  0, 0, nullptr) == CE_None;
+            for (size_t i = 0; read && i < size_t(rows) * size_t(width); ++i) {
+                first[i] = valid[i] == 0 ? kGdalVoid : first[i];
+            }
+        }
         checks.rowsRead(read ? row + rows : -1);
     }
     checker.join();
@@ -286,7 +300,10 @@ Result<Heightmap> loadGdal(const std::string& gdalPath, const std::string& name,
         return fail(name, fits.error());
     }
     SampleRange range = checks.range;
+    NodataMask nodata;
     if (checks.voids) {
+        // Which samples were voids, before the fill gives them values (core/terrain/nodata.h).
+        nodata = markNodata(samples.get(), width, height, kGdalVoid);
         if (!fillVoids(samples.get(), width, height, kGdalVoid)) {
             return fail(name, "every sample is nodata");
         }
@@ -305,6 +322,8 @@ Result<Heightmap> loadGdal(const std::string& gdalPath, const std::string& name,
     map.format = HeightmapFormat::Elevation;
     map.geo = info.geo;
     map.metres = info.metres();
+    map.nodata = std::move(nodata);
+    map.nodata.total = int64_t(count);
     std::vector<CodeRange> leafRanges;
     encodeSamples(map, samples.get(), count, lo, hi, range.integral, leafSize,
                   tree != nullptr ? &leafRanges : nullptr);

@@ -81,9 +81,23 @@ std::string lowerExtension(const std::string& path) {
     return ext;
 }
 
-Result<Heightmap> decodeHeightmap(const std::string& name, const std::string& extension,
-                                  const std::vector<unsigned char>& bytes,
-                                  const LoadOptions& options) {
+namespace {
+
+// With --fill-nodata the fill is shown as terrain: the mask goes (its count stays for the HUD),
+// and with it the tree's holes.
+Result<Heightmap> nodataAsAsked(Result<Heightmap> map, const LoadOptions& options, Quadtree* tree) {
+    if (map && options.fillNodata && map.value().nodata.holes()) {
+        map.value().nodata.fill();
+        if (tree != nullptr) {
+            markLeafHoles(*tree, map.value().nodata);
+        }
+    }
+    return map;
+}
+
+Result<Heightmap> decodeAsStored(const std::string& name, const std::string& extension,
+                                 const std::vector<unsigned char>& bytes,
+                                 const LoadOptions& options) {
     std::string ext = extension;
     std::transform(ext.begin(), ext.end(), ext.begin(),
                    [](unsigned char c) { return char(std::tolower(c)); });
@@ -105,8 +119,8 @@ Result<Heightmap> decodeHeightmap(const std::string& name, const std::string& ex
     return decodeStbImage(name, bytes, options);
 }
 
-Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& options,
-                                const SizeCheck& acceptSize, int treeLeafSize, Quadtree* tree) {
+Result<Heightmap> loadAsStored(const std::string& path, const LoadOptions& options,
+                               const SizeCheck& acceptSize, int treeLeafSize, Quadtree* tree) {
     if (path.empty()) {
         return Result<Heightmap>::failure("empty heightmap path");
     }
@@ -189,6 +203,20 @@ Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& opti
         }
     }
     return decodeHeightmap(name, ext, bytes, options);
+}
+
+}  // namespace
+
+Result<Heightmap> decodeHeightmap(const std::string& name, const std::string& extension,
+                                  const std::vector<unsigned char>& bytes,
+                                  const LoadOptions& options) {
+    return nodataAsAsked(decodeAsStored(name, extension, bytes, options), options, nullptr);
+}
+
+Result<Heightmap> loadHeightmap(const std::string& path, const LoadOptions& options,
+                                const SizeCheck& acceptSize, int treeLeafSize, Quadtree* tree) {
+    return nodataAsAsked(loadAsStored(path, options, acceptSize, treeLeafSize, tree), options,
+                         tree);
 }
 
 }  // namespace qt

@@ -32,6 +32,8 @@ struct LoadOptions {
     // An SRTM tile's name ("N47E009") that gives an .hgt its georeference whatever the file is
     // called; empty: the file's own name does, when it is a tile's.
     std::string hgtTile{};
+    // Nodata samples (Heightmap::nodata) drawn as their fill, as terrain; false: as holes.
+    bool fillNodata = false;
 };
 
 // Called with a map's size once the file's header (or length, or GDAL's raster) gives it, before

@@ -68,6 +68,7 @@ Result<Heightmap> decodeHgt(const std::string& path, const std::vector<unsigned 
     for (size_t i = 0; i < samples.size(); ++i) {
         samples[i] = float(int16_t(uint16_t(bytes[2 * i] << 8 | bytes[2 * i + 1])));
     }
+    NodataMask nodata = markNodata(samples.data(), side, side, float(kHgtVoid));
     if (!fillVoids(samples.data(), side, side, float(kHgtVoid))) {
         return loadFailure(path, "every sample is void (-32768)");
     }
@@ -76,6 +77,8 @@ Result<Heightmap> decodeHgt(const std::string& path, const std::vector<unsigned 
     map.height = side;
     map.format = HeightmapFormat::Hgt;
     map.metres = true;
+    map.nodata = std::move(nodata);
+    map.nodata.total = int64_t(samples.size());
     map.geo = hgtGeoreference(options.hgtTile.empty() ? path : options.hgtTile + ".hgt", side);
     if (!map.geo.present && (side == 1201 || side == 3601)) {
         // SRTM's 3 and 1 arc-second tiles: most likely a tile renamed, its place lost with the

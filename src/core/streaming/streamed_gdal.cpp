@@ -106,6 +106,7 @@ private:
 struct FloatPass {
     SampleRange range{0.0f, 0.0f, true};
     bool voids = false;
+    int64_t voidCount = 0;  // nodata samples (the streamed map shows them filled)
 };
 
 // Reads the band as floats into the scratch file, as the full load reads it: voids marked
@@ -132,6 +133,8 @@ Result<FloatPass> readFloats(GDALRasterBand& band, const GdalBand& info, FloatSc
         if (anyGdalVoid(buffer.data(), n, info.nodata)) {
             pass.voids = true;
             markGdalVoids(buffer.data(), n, info.nodata);
+            pass.voidCount +=
+                int64_t(std::count(buffer.begin(), buffer.begin() + ptrdiff_t(n), kGdalVoid));
         }
         if (info.rescale) {
             const double largest = rescaleSamples(buffer.data(), n, info.scale, info.offset);
@@ -484,6 +487,11 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
             return fail(name, pass.error());
         }
         SampleRange range = pass.value().range;
+        // Streamed, the voids are drawn as their fill (the mask would be read whole); said so
+        // by the HUD and --stats-json.
+        map.nodata.samples = pass.value().voidCount;
+        map.nodata.total = int64_t(samples);
+        map.nodata.filled = pass.value().voidCount > 0;
         if (pass.value().voids) {
             Result<SampleRange> filled =
                 fillScratchVoids(scratch.value(), width, height, stream.bandBytes);

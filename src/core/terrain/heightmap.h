@@ -10,6 +10,7 @@
 #include "core/base/result.h"
 #include "core/terrain/code_array.h"
 #include "core/terrain/georeference.h"
+#include "core/terrain/nodata.h"
 
 namespace qt {
 
@@ -49,6 +50,7 @@ struct Heightmap {
     HeightmapFormat format = HeightmapFormat::Image16;
     bool metres = false;  // samples are heights in metres (GDAL rasters, .hgt, Terrain-RGB)
     Georeference geo;     // where the map lies, when its file says
+    NodataMask nodata;    // the samples the file gave no value for (their codes hold a fill)
 
     uint16_t codeAt(int col, int row) const {
         return codes[size_t(row) * size_t(width) + size_t(col)];

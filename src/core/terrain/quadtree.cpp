@@ -250,6 +250,23 @@ void fillQuadtreeBounds(Quadtree& tree, const Heightmap& map,
     tree.foldErrors.assign(tree.coarseErrors.size(), 0);
     tree.lodErrors = LodErrors::Range;
     tree.exactLevels = 0;
+    markLeafHoles(tree, map.nodata);
+}
+
+void markLeafHoles(Quadtree& tree, const NodataMask& nodata) {
+    tree.holeLeavesBefore.clear();
+    if (!nodata.holes()) {
+        tree.holeLeavesBefore.shrink_to_fit();
+        return;
+    }
+    tree.holeLeavesBefore.resize(tree.leaves.size() + 1);
+    uint32_t count = 0;
+    for (size_t leaf = 0; leaf < tree.leaves.size(); ++leaf) {
+        tree.holeLeavesBefore[leaf] = count;
+        const QuadtreeNode& node = tree.nodes[tree.leafNodes[leaf]];
+        count += boxHasNodata(nodata, node.x0, node.z0, node.x1, node.z1) ? 1 : 0;
+    }
+    tree.holeLeavesBefore.back() = count;
 }
 
 Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize) {

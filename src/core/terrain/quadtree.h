@@ -139,11 +139,20 @@ struct Quadtree {
     std::vector<uint16_t> foldErrors;
     LodErrors lodErrors = LodErrors::Range;
     int exactLevels = 0;  // levels 1..exactLevels hold exact errors: depth with Exact, 0 with Range
+    // Holes (Heightmap::nodata): entry i counts the tree-order leaves before leaf i that hold a
+    // square with a nodata corner, leaves + 1 entries, so that a leaf's or a subtree's (one run of
+    // leaves) holes are a difference. Empty when the map shows no holes.
+    std::vector<uint32_t> holeLeavesBefore;
 
     uint32_t rootIndex() const { return uint32_t(nodes.size() - 1); }
     const QuadtreeNode& root() const { return nodes.back(); }
     float minSample(const QuadtreeNode& node) const { return coding.sample(node.minCode); }
     float maxSample(const QuadtreeNode& node) const { return coding.sample(node.maxCode); }
+    bool hasHoles() const { return !holeLeavesBefore.empty(); }
+    // Whether the run of `count` tree-order leaves from `first` holds a hole (false without holes).
+    bool holesIn(uint32_t first, uint32_t count) const {
+        return hasHoles() && holeLeavesBefore[first + count] != holeLeavesBefore[first];
+    }
     uint32_t leafIndexAt(int col, int row) const { return leafGrid[size_t(row) * leavesX + col]; }
     // The inner node at `level` (1..depth) holding leaf (col, row), in the level grids.
     uint32_t levelIndex(int level, int col, int row) const {
@@ -184,6 +193,10 @@ Result<Quadtree> buildQuadtreeStructure(int width, int height, int leafSize);
 // encodeSamples while quantising) and replaces the pass over the codes that finds them.
 void fillQuadtreeBounds(Quadtree& tree, const Heightmap& map,
                         const std::vector<CodeRange>* leafRanges = nullptr);
+
+// Counts the leaves with a hole (Quadtree::holeLeavesBefore) from the map's nodata mask; clears
+// them when the map shows none. fillQuadtreeBounds calls it.
+void markLeafHoles(Quadtree& tree, const NodataMask& nodata);
 
 // Nodes of the tree of a width x height map in leaves of leafSize squares (what
 // buildQuadtreeStructure allocates), without building it.

@@ -94,6 +94,21 @@ TEST(Cull, WalkEqualsBruteForceOnSyntheticMaps) {
     }
 }
 
+// Nodata leaves the walk's boxes as they are: they hold the fill, which the drawn surface over
+// the squares around a hole interpolates at coarser levels of detail.
+TEST(Cull, WalkEqualsBruteForceOnMapsWithHoles) {
+    const Scene s = makeScene(
+        test::withNodata(syntheticHeightmap(203, 141, 9),
+                         [](int col, int row) {
+                             return col > 150 + row / 10 ||
+                                    (col - 60) * (col - 60) + (row - 70) * (row - 70) < 400 ||
+                                    (col * 7 + row * 13) % 101 == 0;
+                         }),
+        {1.0f, 0.02f, 0.0f}, 4);
+    ASSERT_TRUE(s.tree.hasHoles());
+    runRandomCameras(s, 400, 77, "holes");
+}
+
 TEST(Cull, WalkEqualsBruteForceOnTinyAndFlatMaps) {
     const Scene shapes[] = {
         makeScene(syntheticHeightmap(2, 2, 3), {1.0f, 0.01f, 0.0f}, 4),

@@ -128,6 +128,15 @@ int firstHitLeaf(const Scene& s, const glm::dvec3& o, const glm::dvec3& d, doubl
     }
     for (;;) {
         const int c = cell[0], r = cell[1];
+        if (s.map.nodata.holes() && s.map.nodata.holeSquare(c, r)) {  // nothing drawn there
+            const int a = tMax[0] < tMax[1] ? 0 : 1;
+            cell[a] += step[a];
+            if (cell[a] < 0 || cell[a] >= cells[a]) {
+                return -1;
+            }
+            tMax[a] += tDelta[a];
+            continue;
+        }
         auto vertex = [&](int col, int row) {
             return glm::dvec3(double(float(col) * s.mapping.spacingX), s.height(col, row),
                               double(float(row) * s.mapping.spacingZ));
@@ -466,6 +475,64 @@ TEST(Occlusion, FirstHitLeavesAreKeptOnRidges) {
     EXPECT_GT(totals.active, totals.cameras);
     EXPECT_GT(totals.occluded, 5000u);
     EXPECT_LT(totals.unitsTested, totals.leavesTested);
+}
+
+// The ridge map with holes: a gap through the wall (columns 50..75), a round hole in the block's
+// shadow, one-sample specks in the far corner, and a strip of nodata along the east edge (a
+// reprojected tile's).
+Heightmap holeyRidgeMap(int width, int height) {
+    return test::withNodata(ridgeMap(width, height), [&](int col, int row) {
+        const bool gap = col >= 50 && col <= 75 && row >= 36 && row <= 52;
+        const bool round = (col - 95) * (col - 95) + (row - 100) * (row - 100) < 64;
+        const bool speck = row > 100 && col < 40 && (col * 31 + row * 17) % 23 == 0;
+        const bool edge = col > width - 6 + row / 40;
+        return gap || round || speck || edge;
+    });
+}
+
+// Nodata squares show what lies beyond them: a leaf with a hole never occludes, and the ray-cast
+// reference (which passes through holes) finds every first hit kept. Not vacuous: with the holes'
+// leaves taken as occluders, leaves that show through the holes would go.
+TEST(Occlusion, FirstHitLeavesAreKeptThroughHoles) {
+    RayCastTotals totals;
+    const Scene holey = makeScene(holeyRidgeMap(129, 129), {1.0f, 1.0f, 0.0f});
+    ASSERT_TRUE(holey.tree.hasHoles());
+    checkRandomCameras(holey, 16, 17, "ridges with holes", totals);
+    const Scene hills = makeScene(
+        test::withNodata(syntheticHeightmap(129, 129, 3),
+                         [](int col, int row) {
+                             return (col - 90) * (col - 90) + (row - 30) * (row - 30) < 150;
+                         }),
+        {1.0f, 0.0015f, 0.0f});
+    checkRandomCameras(hills, 10, 18, "hills with holes", totals);
+    printTotals("holes", totals);
+    EXPECT_GT(totals.active, totals.cameras);
+    EXPECT_GT(totals.occluded, 2000u);
+
+    // Cameras over the ridges, the holes' leaves taken as whole: leaves seen through a hole are
+    // lost, and no back face may be culled.
+    Scene blind = makeScene(holeyRidgeMap(129, 129), {1.0f, 1.0f, 0.0f});
+    blind.tree.holeLeavesBefore.clear();
+    Random rng(19);
+    uint64_t lost = 0;
+    for (int i = 0; i < 16; ++i) {
+        const Camera c = randomCamera(holey, rng);
+        OcclusionBuffers buffers;
+        buffers.reserveFor(blind.tree);
+        RayCastTotals ignored;
+        const std::vector<uint8_t> kept = keptFromAll(blind, c, 720, buffers, ignored);
+        for (int j = 0; j < kPixelsY; ++j) {
+            for (int k = 0; k < kPixelsX; ++k) {
+                double t = 0.0;
+                const int leaf = firstHitLeaf(holey, glm::dvec3(c.position), pixelRay(c, k, j), t);
+                lost += leaf >= 0 && !kept[size_t(leaf)];
+            }
+        }
+        EXPECT_FALSE(backFacesHidden(holey.tree, holey.mapping, c));
+    }
+    std::printf("holes taken as whole would hide %llu pixels' first hits\n",
+                (unsigned long long)lost);
+    EXPECT_GT(lost, 0u) << "no ray through a hole met a leaf that the holes' leaves would hide";
 }
 
 // A flat map (or a zero height scale) hides nothing: every occluder's bound is below every slope

@@ -132,6 +132,36 @@ TEST(Pick, EqualsBruteForceOnFlatGround) {
     EXPECT_GT(totals.hits, 0);
 }
 
+// A ray goes through a square with a nodata corner (it is not drawn) to what lies beyond, the
+// walk as the brute force.
+TEST(Pick, RaysPassThroughHoles) {
+    Totals totals;
+    auto hole = [](int col, int row) {
+        return (col - 40) * (col - 40) + (row - 30) * (row - 30) < 100 || (col * 5 + row) % 37 == 0;
+    };
+    const Scene holey = test::makeScene(test::withNodata(syntheticHeightmap(129, 65, 8), hole),
+                                        {1.0f, 0.05f, 0.0f});
+    expectPickEqualsBruteForce(holey, 9, "holes", totals);
+    EXPECT_GT(totals.hits, 0);
+    // Straight down over the hole's centre on flat ground: nothing below; beside it: the ground.
+    const Scene flat =
+        test::makeScene(test::withNodata(flatHeightmap(129, 65, 7.0f), hole), {1.0f, 1.0f, 0.0f});
+    const PickRay down{{40.5f, 50.0f, 30.5f}, {0.0f, -1.0f, 0.0f}};
+    EXPECT_FALSE(pickTerrain(flat.map, flat.tree, flat.mapping, down).hit);
+    EXPECT_FALSE(pickBruteForce(flat.map, flat.mapping, down).hit);
+    const PickRay beside{{60.3f, 50.0f, 30.3f}, {0.0f, -1.0f, 0.0f}};
+    const PickHit ground = pickTerrain(flat.map, flat.tree, flat.mapping, beside);
+    ASSERT_TRUE(ground.hit);
+    EXPECT_EQ(ground.col, 60);
+    EXPECT_EQ(ground.row, 30);
+    // A slanted ray over the hole meets the ground beyond it.
+    const PickRay slanted{{35.5f, 10.0f, 30.5f}, glm::normalize(glm::vec3(1.0f, -0.2f, 0.0f))};
+    const PickHit beyond = pickTerrain(flat.map, flat.tree, flat.mapping, slanted);
+    ASSERT_TRUE(beyond.hit);
+    EXPECT_FALSE(flat.map.nodata.holeSquare(beyond.col, beyond.row));
+    EXPECT_GE(beyond.col, 50);
+}
+
 TEST(Pick, EqualsBruteForceOnRealMapsAndTestsFewLeaves) {
     Totals totals;
     const int found = test::forEachSharedScene(
