@@ -105,6 +105,7 @@ if(QT_BUILD_TESTS)
   add_executable(render_tests tests/render/render_test.cpp)
   target_link_libraries(render_tests PRIVATE quadterrain_render GTest::gtest GTest::gtest_main)
   target_compile_options(render_tests PRIVATE ${QT_WARNINGS} ${QT_FP_FLAGS})
+  target_include_directories(render_tests PRIVATE ${CMAKE_SOURCE_DIR}/tests/core)
   target_compile_definitions(render_tests PRIVATE
     QT_SHADER_DIR="${CMAKE_SOURCE_DIR}/shaders"
     QT_SOURCE_DIR="${CMAKE_SOURCE_DIR}"

@@ -16,6 +16,7 @@
 #include "core/terrain/world.h"
 #include "core/view/camera.h"
 #include "test_files.h"
+#include "test_nodata.h"
 
 namespace qt::test {
 
@@ -32,31 +33,6 @@ struct Scene {
             heightTransform(map.coding, mapping).worldHeight(float(map.codeAt(col, row))));
     }
 };
-
-// The map with the samples isNodata(col, row) picks marked as nodata (Heightmap::nodata): holes,
-// their codes left as they are, standing for the fill.
-template <typename F>
-Heightmap withNodata(Heightmap map, F isNodata) {
-    NodataMask mask;
-    mask.width = map.width;
-    mask.height = map.height;
-    mask.total = map.sampleCount();
-    mask.bits.assign(size_t(mask.total + 63) / 64, 0);
-    for (int row = 0; row < map.height; ++row) {
-        for (int col = 0; col < map.width; ++col) {
-            if (isNodata(col, row)) {
-                const size_t i = size_t(row) * size_t(map.width) + size_t(col);
-                mask.bits[i >> 6] |= uint64_t(1) << (i & 63);
-                ++mask.samples;
-            }
-        }
-    }
-    if (mask.samples == 0) {
-        mask.bits.clear();
-    }
-    map.nodata = std::move(mask);
-    return map;
-}
 
 // Synthetic maps for the exhaustive camera tests: square and not, every leaf size's border cases,
 // spacings and height scales of either sign, cells square and not (a geographic raster's

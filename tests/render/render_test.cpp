@@ -24,6 +24,7 @@
 #include <gtest/gtest.h>
 #include <glm/geometric.hpp>
 #include <glm/gtc/constants.hpp>
+#include <glm/matrix.hpp>
 #include <glm/trigonometric.hpp>
 
 #include "core/frame/draw_batches.h"
@@ -34,6 +35,7 @@
 #include "render/gl_context.h"
 #include "render/terrain.h"
 #include "render/terrain_renderer.h"
+#include "test_nodata.h"
 
 namespace qt {
 namespace {
@@ -376,6 +378,163 @@ INSTANTIATE_TEST_SUITE_P(Sizes, SyntheticMaps,
                                     (square ? "" : "_rectangular_cells") +
                                     (pages ? "_pages" + std::to_string(c.pageSize) : "");
                          });
+
+// Holes: a wedge of nodata along the east edge (a reprojected tile's), a disc inside, one-sample
+// specks on a lattice, and a strip across the middle that crosses page borders at every level.
+bool syntheticHole(int col, int row, int width, int height) {
+    const bool wedge = col > width - width / 8 + row / 12;
+    const bool disc =
+        (col - width / 3) * (col - width / 3) + (row - height / 2) * (row - height / 2) <
+        (height / 8) * (height / 8);
+    const bool speck = (col * 31 + row * 17) % 97 == 0;
+    const bool strip = row >= height / 4 && row <= height / 4 + 2 && col > width / 2;
+    return wedge || disc || speck || strip;
+}
+
+// Culled frames equal unculled ones with holes, at full detail and by level of detail, over
+// small pages (holes across page borders at every level): holes never occlude, and a hole's
+// squares are left out alike in both.
+TEST(Holes, CulledFramesEqualUnculledFramesOnSyntheticMaps) {
+    REQUIRE_GL();
+    for (const SyntheticCase c : {SyntheticCase{203, 141, 4, 1.0f, 1.0f, 8},
+                                  SyntheticCase{257, 257, 4}, SyntheticCase{130, 67, 16}}) {
+        const int w = c.width, h = c.height;
+        const Heightmap map =
+            test::withNodata(syntheticHeightmap(w, h, uint32_t(w * 31 + h)),
+                             [&](int col, int row) { return syntheticHole(col, row, w, h); });
+        Result<Terrain> terrain = makeTerrain(map, c.leafSize, "holes", c.pageSize);
+        ASSERT_TRUE(terrain) << terrain.error();
+        ASSERT_TRUE(terrain.value().tree.hasHoles());
+        ASSERT_NE(terrain.value().gpu.holeSquares, 0u);
+        const std::vector<Camera> cameras = randomCameras(terrain.value(), 24, 5u + uint32_t(w));
+        expectCulledEqualsUnculled(terrain.value(), cameras);
+        for (const float pixels : {1.0f, 8.0f}) {
+            expectCulledEqualsUnculled(terrain.value(), cameras, nullptr, pixels);
+        }
+        terrain.value().destroy();
+    }
+}
+
+// The same over a real map with holes cut into it (the edges of a reprojected tile, a disc,
+// specks).
+TEST(Holes, CulledFramesEqualUnculledFramesOnARealMap) {
+    REQUIRE_GL();
+    const std::string path = std::string(QT_SHARED_HEIGHTMAPS) + "/N47E009.hgt";
+    struct stat info;
+    if (stat(path.c_str(), &info) != 0) {
+        GTEST_SKIP() << "the shared heightmaps are absent (" << path << ")";
+    }
+    Result<Heightmap> loaded = loadHeightmap(path);
+    ASSERT_TRUE(loaded) << loaded.error();
+    const int w = loaded.value().width, h = loaded.value().height;
+    const Heightmap map = test::withNodata(std::move(loaded).value(), [&](int col, int row) {
+        return syntheticHole(col, row, w, h) || col < row / 9 - 40;
+    });
+    Result<Terrain> terrain = makeTerrain(map, 16, "N47E009 with holes");
+    ASSERT_TRUE(terrain) << terrain.error();
+    terrain.value().mapping = defaultMapping(terrain.value().map);
+    const std::vector<Camera> cameras = randomCameras(terrain.value(), 16, 91u);
+    expectCulledEqualsUnculled(terrain.value(), cameras);
+    expectCulledEqualsUnculled(terrain.value(), cameras, nullptr, 2.0f);
+    terrain.value().destroy();
+}
+
+// Straight down over level ground with holes, at full detail and with level of detail: a pixel is
+// sky exactly where the ground point under its centre lies in a square with a nodata corner, and
+// terrain everywhere else (no crack around a hole, nothing drawn over one). Pixels whose point lies
+// within a twentieth of a square's edge (a quarter of a pixel here) are left out: the GPU's
+// interpolation may put them on either side.
+TEST(Holes, NothingIsDrawnOverAHoleAndEverythingElseIs) {
+    REQUIRE_GL();
+    const int w = 129, h = 97;
+    const Heightmap map = test::withNodata(flatHeightmap(w, h, 50.0f), [&](int col, int row) {
+        return syntheticHole(col, row, w, h);
+    });
+    Result<Terrain> terrain = makeTerrain(map, 4, "flat with holes", 8);
+    ASSERT_TRUE(terrain) << terrain.error();
+    Terrain& t = terrain.value();
+    t.mapping = {1.0f, 1.0f, 0.0f};
+    // No fog: at the far plane it is the sky's colour.
+    const Fog fog = gl().renderer.fog;
+    gl().renderer.fog.on = false;
+    for (const float lodPixels : {0.0f, 1.0f, 8.0f}) {
+        for (const glm::vec2 at :
+             {glm::vec2(64.3f, 48.7f), glm::vec2(100.2f, 30.1f), glm::vec2(40.6f, 50.3f)}) {
+            Camera c;
+            c.aspect = float(kWidth) / kHeight;
+            c.fovY = glm::radians(50.0f);
+            c.position = {at.x, 50.0f + 40.0f, at.y};
+            c.yaw = 0.3f;
+            c.pitch = -glm::half_pi<float>();
+            fitClipPlanes(c, t.map, t.mapping);
+            std::vector<uint8_t> pixels;
+            render(t, c, true, pixels, false, lodPixels);
+            const glm::mat4 inverse = glm::inverse(c.viewProjection());
+            int holes = 0, ground = 0;
+            for (int y = 0; y < kHeight; ++y) {
+                for (int x = 0; x < kWidth; ++x) {
+                    const glm::vec4 ndc((x + 0.5f) / kWidth * 2.0f - 1.0f,
+                                        1.0f - (y + 0.5f) / kHeight * 2.0f, 0.0f, 1.0f);
+                    glm::vec4 p = inverse * ndc;
+                    const glm::vec3 onNear = glm::vec3(p) / p.w;
+                    const glm::vec3 dir = glm::normalize(onNear - c.position);
+                    const float s = (50.0f - c.position.y) / dir.y;
+                    const glm::vec3 hit = c.position + s * dir;
+                    const float fx = hit.x - std::floor(hit.x), fz = hit.z - std::floor(hit.z);
+                    if (hit.x < 0.0f || hit.z < 0.0f || hit.x >= float(w - 1) ||
+                        hit.z >= float(h - 1) || fx < 0.05f || fx > 0.95f || fz < 0.05f ||
+                        fz > 0.95f) {
+                        continue;
+                    }
+                    const bool hole = t.map.nodata.holeSquare(int(hit.x), int(hit.z));
+                    ASSERT_EQ(isSky(pixels, x, y), hole)
+                        << "pixel " << x << "," << y << " over square " << int(hit.x) << ","
+                        << int(hit.z) << " at lod " << lodPixels;
+                    holes += hole;
+                    ground += !hole;
+                }
+            }
+            EXPECT_GT(holes, 100);
+            EXPECT_GT(ground, 100);
+        }
+    }
+    gl().renderer.fog = fog;
+    t.destroy();
+}
+
+// --fill-nodata's map (the fill shown as terrain) has no hole texture, and draws, pixel for
+// pixel, what the same codes without nodata draw; with holes, the same cameras see sky through
+// them.
+TEST(Holes, AFilledMapDrawsTheFillAsTerrain) {
+    REQUIRE_GL();
+    const int w = 129, h = 97;
+    const Heightmap plain = syntheticHeightmap(w, h, 4);
+    Heightmap filled =
+        test::withNodata(plain, [&](int col, int row) { return syntheticHole(col, row, w, h); });
+    const Heightmap holey = filled;
+    filled.nodata.fill();
+    Result<Terrain> a = makeTerrain(filled, 4, "filled");
+    Result<Terrain> b = makeTerrain(plain, 4, "plain");
+    Result<Terrain> c = makeTerrain(holey, 4, "holes");
+    ASSERT_TRUE(a && b && c);
+    EXPECT_EQ(a.value().gpu.holeSquares, 0u);
+    EXPECT_FALSE(a.value().tree.hasHoles());
+    EXPECT_TRUE(a.value().map.nodata.filled);
+    EXPECT_GT(a.value().map.nodata.samples, 0);
+    int differ = 0;
+    for (const Camera& camera : randomCameras(b.value(), 8, 3)) {
+        std::vector<uint8_t> withFill, without, withHoles;
+        render(a.value(), camera, true, withFill);
+        render(b.value(), camera, true, without);
+        render(c.value(), camera, true, withHoles);
+        EXPECT_EQ(withFill, without);
+        differ += withHoles != without;
+    }
+    EXPECT_GT(differ, 0);
+    for (Result<Terrain>* t : {&a, &b, &c}) {
+        t->value().destroy();
+    }
+}
 
 struct RealCase {
     const char* file;

@@ -241,6 +241,63 @@ TEST(HeightmapGdal, NodataAndNanAreFilledLikeHgtVoids) {
     ASSERT_TRUE(fillVoids(expected.data(), spec.width, spec.height,
                           -std::numeric_limits<float>::infinity()));
     EXPECT_EQ(heightmapSamples(map.value()), expected);
+    // The filled samples are holes: the mask holds exactly them.
+    const NodataMask& nodata = map.value().nodata;
+    ASSERT_TRUE(nodata.holes());
+    EXPECT_FALSE(nodata.filled);
+    EXPECT_EQ(nodata.samples, 3);
+    EXPECT_EQ(nodata.total, int64_t(spec.width) * spec.height);
+    for (int i = 0; i < spec.width * spec.height; ++i) {
+        EXPECT_EQ(nodata.at(i % spec.width, i / spec.width), i == 40 || i == 41 || i == 300) << i;
+    }
+    // --fill-nodata: the same codes, the fill shown as terrain, the count kept.
+    LoadOptions fill;
+    fill.fillNodata = true;
+    const Result<Heightmap> filled = loadHeightmap(dir.path("holes.tif"), fill);
+    ASSERT_TRUE(filled.ok()) << filled.error();
+    EXPECT_EQ(heightmapSamples(filled.value()), expected);
+    EXPECT_FALSE(filled.value().nodata.holes());
+    EXPECT_TRUE(filled.value().nodata.filled);
+    EXPECT_EQ(filled.value().nodata.samples, 3);
+}
+
+// A mask band of the raster's own (GDAL's per-dataset mask, an internal .msk): its zeros are
+// nodata like the nodata value's, even in a band GDAL would otherwise read straight into codes.
+TEST(HeightmapGdal, AMaskBandsZerosAreNodata) {
+    TempDir dir;
+    GDALAllRegister();
+    const int width = 37, height = 23;
+    for (const GDALDataType type : {GDT_UInt16, GDT_Float32}) {
+        const std::string path = dir.path(type == GDT_UInt16 ? "u16.tif" : "f32.tif");
+        {
+            GDALDriver* tiff = GetGDALDriverManager()->GetDriverByName("GTiff");
+            const GDALDatasetUniquePtr ds(
+                tiff->Create(path.c_str(), width, height, 1, type, nullptr));
+            ASSERT_TRUE(ds);
+            std::vector<double> heights = integerHeights(width, height);
+            GDALRasterBand* band = ds->GetRasterBand(1);
+            ASSERT_EQ(band->RasterIO(GF_Write, 0, 0, width, height, heights.data(), width, height,
+                                     GDT_Float64, 0, 0, nullptr),
+                      CE_None);
+            ASSERT_EQ(ds->CreateMaskBand(GMF_PER_DATASET), CE_None);
+            std::vector<uint8_t> valid(size_t(width) * height, 255);
+            for (int row = 0; row < height; ++row) {
+                for (int col = 30; col < width; ++col) {  // an edge strip without data
+                    valid[size_t(row) * width + size_t(col)] = 0;
+                }
+            }
+            ASSERT_EQ(band->GetMaskBand()->RasterIO(GF_Write, 0, 0, width, height, valid.data(),
+                                                    width, height, GDT_Byte, 0, 0, nullptr),
+                      CE_None);
+        }
+        const Result<Heightmap> map = loadHeightmap(path);
+        ASSERT_TRUE(map.ok()) << map.error();
+        const NodataMask& nodata = map.value().nodata;
+        ASSERT_TRUE(nodata.holes()) << path;
+        EXPECT_EQ(nodata.samples, int64_t(7) * height);
+        EXPECT_TRUE(nodata.at(30, 5));
+        EXPECT_FALSE(nodata.at(29, 5));
+    }
 }
 
 // The map and tree loaded together equal the plain load and buildQuadtree with the range bound:

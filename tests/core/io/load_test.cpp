@@ -145,6 +145,15 @@ TEST(Heightmap, HgtBigEndianSignedWithVoidsFilled) {
     EXPECT_GT(m.at(1, 1), -10.0f);
     EXPECT_LT(m.at(1, 1), 90.0f);
     EXPECT_EQ(m.minSample, -10.0f);
+    // The voids are holes: the mask holds exactly them.
+    ASSERT_TRUE(m.nodata.holes());
+    EXPECT_EQ(m.nodata.samples, 2);
+    EXPECT_DOUBLE_EQ(m.nodata.share(), 2.0 / 9.0);
+    EXPECT_TRUE(m.nodata.at(2, 0));
+    EXPECT_TRUE(m.nodata.at(1, 1));
+    EXPECT_FALSE(m.nodata.at(0, 0));
+    EXPECT_TRUE(m.nodata.holeSquare(0, 0));  // its corner (1, 1) is a void
+    EXPECT_TRUE(m.nodata.holeSquare(1, 1));
 }
 
 TEST(Heightmap, HgtTileGivesARenamedHgtItsPlace) {
