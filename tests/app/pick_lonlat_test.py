@@ -4,8 +4,8 @@
 On GeoTIFFs in a geographic CRS, UTM 32N and polar stereographic north (EPSG:3413) and south
 (EPSG:3031), the executable looks straight down at sample centres; each pick's lonlat must equal
 what gdaltransform gives for that pixel's centre (col + 0.5, row + 0.5) within 1e-7 degrees,
-crs_xy the geotransform's pixel centre (within the float world point's rounding), and gdallocationinfo -wgs84 must find the same pixel at
-that longitude and latitude.
+crs_xy the geotransform's pixel centre (within the float world point's rounding), and
+gdallocationinfo -wgs84 must find the same pixel at that longitude and latitude.
 
 Usage: pick_lonlat_test.py QUADTERRAIN   (exit 77: skipped, no gdaltransform or gdallocationinfo)
 """

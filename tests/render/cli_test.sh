@@ -259,9 +259,9 @@ assert sky == {"hit": False, "world": None, "sample": None, "height": None, "lon
                "crs_xy": None, "object": None}, sky
 PY
 # 7a. --pick on a UTM 32N GeoTIFF (30 m samples, its corner at 500,000 E, 5,300,000 N): straight
-#     down at sample (32, 20), crs_xy is that pixel's centre, lonlat 9.013032 E, 47.847808 N (the
-#     exact WGS 84 values are checked against GDAL in core_tests' GeoTransform tests), and the
-#     height in metres.
+#     down at sample (32, 20), crs_xy is that pixel's centre, lonlat 9.013032 E, 47.847808 N
+#     (gdaltransform's answer for pixel 32.5, 20.5; pick_lonlat_gdal asks it on more rasters),
+#     and the height in metres.
 python3 - "$tmp/utm.tif" "$src/tests/app" <<'PY'
 import sys
 sys.path.insert(0, sys.argv[2])
