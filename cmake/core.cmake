@@ -6,7 +6,7 @@ set(QT_CORE_SOURCES
   base/worker_pool.cpp
   # terrain: the heightmap type, its coding, the world mapping, vertex grid, quadtree, pages
   terrain/heightmap.cpp terrain/quantise.cpp terrain/sample_range.cpp terrain/code_array.cpp
-  terrain/georeference.cpp terrain/world.cpp terrain/vertex_grid.cpp terrain/surface.cpp
+  terrain/georeference.cpp terrain/geo_transform.cpp terrain/world.cpp terrain/vertex_grid.cpp terrain/surface.cpp
   terrain/quadtree.cpp terrain/leaf_ranges.cpp terrain/height_pages.cpp terrain/synthetic.cpp
   terrain/nodata.cpp
   # io: every loader and the header checks before them
@@ -42,7 +42,7 @@ set_target_properties(quadterrain_core PROPERTIES EXPORT_NAME core OUTPUT_NAME q
 target_include_directories(quadterrain_core PUBLIC $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/src>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/quadterrain>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
-target_link_libraries(quadterrain_core PUBLIC glm::glm PRIVATE PkgConfig::STB ZLIB::ZLIB GDAL::GDAL
+target_link_libraries(quadterrain_core PUBLIC glm::glm PRIVATE PkgConfig::STB ZLIB::ZLIB GDAL::GDAL PROJ::proj
                                         Threads::Threads)
 target_compile_options(quadterrain_core PRIVATE ${QT_WARNINGS} ${QT_FP_FLAGS})
 

@@ -151,6 +151,14 @@ if(QT_BUILD_TESTS)
   set_tests_properties(bad_input_catalogue PROPERTIES LABELS render
                                            ENVIRONMENT "${QT_PROCESS_TEST_ENV}" TIMEOUT 300)
 
+  # --pick's lonlat and crs_xy on geographic, UTM and polar-stereographic GeoTIFFs against
+  # gdaltransform and gdallocationinfo -wgs84. Exit 77: skipped (no gdal-bin).
+  add_test(NAME pick_lonlat_gdal
+    COMMAND ${QT_WITH_DISPLAY} ${Python3_EXECUTABLE}
+            ${CMAKE_SOURCE_DIR}/tests/app/pick_lonlat_test.py $<TARGET_FILE:quadterrain>)
+  set_tests_properties(pick_lonlat_gdal PROPERTIES LABELS render SKIP_RETURN_CODE 77
+                                        ENVIRONMENT "${QT_PROCESS_TEST_ENV}" TIMEOUT 300)
+
   # The real window driven by synthetic X input (xdotool): picking terrain and objects, the
   # screenshot key, Enter in the path box (and quick taps at 2 frames a second), movement at 1
   # and 60 frames a second, double-click flights, the ground floor and ground-follow, minimap

@@ -1,14 +1,17 @@
-// The cursor bar: world point, map sample and height under the cursor, and the object in front
-// of it; distance, level distance and height difference of the measurement, and its line over
-// the view; ground-follow.
+// The cursor bar: world point, map sample, height, longitude, latitude and CRS coordinates under
+// the cursor, and the object in front of it; distance, level distance (geodesic on geographic
+// maps) and height difference of the measurement, and its line over the view; ground-follow.
 #include "app/hud_cursor.h"
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include <imgui.h>
 #include <glm/geometric.hpp>
 #include <glm/vec4.hpp>
+
+#include "app/readout_text.h"
 
 namespace qt {
 namespace {
@@ -24,6 +27,17 @@ bool toScreen(const glm::mat4& viewProjection, const glm::vec3& p, ImVec2 displa
     out = ImVec2((clip.x / clip.w * 0.5f + 0.5f) * display.x,
                  (0.5f - clip.y / clip.w * 0.5f) * display.y);
     return std::isfinite(out.x) && std::isfinite(out.y);
+}
+
+// A world coordinate: fixed decimals, thousands grouped.
+std::string worldText(float v) {
+    return groupedNumber(v, std::fabs(v) < 100.0f ? 3 : 2);
+}
+
+// An object's size in world units: metres when the map's world is (its default mapping), else
+// world units.
+std::string worldLength(float v, bool metres) {
+    return metres ? lengthText(v, true) : groupedNumber(v, std::fabs(v) < 100.0f ? 3 : 2);
 }
 
 }  // namespace
@@ -60,32 +74,41 @@ void drawCursorBar(const CursorReadout& r, const glm::mat4& viewProjection, floa
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoInputs |
                      ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
                      ImGuiWindowFlags_NoNav);
-    const char* unit = r.metres ? " m" : "";
     if (r.hover.hit) {
         const glm::vec3& p = r.hover.world;
-        ImGui::Text("cursor %.7g, %.7g, %.7g   sample %d, %d   height %.6g%s", p.x, p.y, p.z,
-                    r.hover.col, r.hover.row, r.hoverSample, r.metres ? " m" : " (map value)");
+        ImGui::Text("cursor %s, %s, %s   sample %d, %d   height %s", worldText(p.x).c_str(),
+                    worldText(p.y).c_str(), worldText(p.z).c_str(), r.hover.col, r.hover.row,
+                    lengthText(r.hoverHeight, r.metres).c_str());
+        if (r.hoverGeo) {
+            const GeoPoint& g = *r.hoverGeo;
+            const std::string crs =
+                crsText(g, r.geographic) + " (" + (r.crsName.empty() ? "no CRS" : r.crsName) + ")";
+            if (g.hasLonLat) {
+                ImGui::Text("%s   %s", lonLatText(g.lon, g.lat).c_str(), crs.c_str());
+            } else {
+                ImGui::Text("%s", crs.c_str());
+            }
+        }
     } else {
         ImGui::TextDisabled("cursor: no terrain under it");
     }
     if (r.hoverObject) {
         const ObjectShape& o = r.hoverShape;
         const glm::vec3& p = r.hoverObject->world;
+        const std::string at = worldText(p.x) + ", " + worldText(p.y) + ", " + worldText(p.z);
         if (o.kind == ObjectKind::Ball) {
-            ImGui::Text("%s %u: radius %.4g%s, rolling %.4g%s/s, at %.7g, %.7g, %.7g",
-                        objectKindName(o.kind), r.hoverObject->id, o.radius, unit,
-                        glm::length(r.hoverVelocity), r.metres ? " m" : " units", p.x, p.y, p.z);
+            ImGui::Text("%s %u: radius %s, rolling %s/s, at %s", objectKindName(o.kind),
+                        r.hoverObject->id, worldLength(o.radius, r.metres).c_str(),
+                        worldLength(glm::length(r.hoverVelocity), r.metres).c_str(), at.c_str());
         } else {  // a tree's height from its base, a rock's from its centre
-            ImGui::Text("%s %u: radius %.4g%s, %s %.4g%s, at %.7g, %.7g, %.7g",
-                        objectKindName(o.kind), r.hoverObject->id, o.radius, unit,
-                        o.kind == ObjectKind::Tree ? "height" : "half-height", o.height, unit, p.x,
-                        p.y, p.z);
+            ImGui::Text("%s %u: radius %s, %s %s, at %s", objectKindName(o.kind), r.hoverObject->id,
+                        worldLength(o.radius, r.metres).c_str(),
+                        o.kind == ObjectKind::Tree ? "height" : "half-height",
+                        worldLength(o.height, r.metres).c_str(), at.c_str());
         }
     }
     if (r.measured) {
-        const glm::vec3 d = r.b - r.a;
-        ImGui::Text("measure %.6g%s (level %.6g%s, height %+.6g%s)", glm::length(d), unit,
-                    std::hypot(d.x, d.z), unit, d.y, unit);
+        ImGui::Text("%s", measureText(r.distance).c_str());
     } else {
         ImGui::TextDisabled("drag to measure, double-click to fly there");
     }

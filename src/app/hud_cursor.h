@@ -1,9 +1,11 @@
 // The HUD's cursor bar along the bottom of the view (the terrain under the cursor: world point,
-// sample, height; the object in front of it; the measurement dragged between two points, also
-// drawn over the view) and the ground-follow setting.
+// sample, height, and where a georeferenced map puts it: longitude, latitude, CRS coordinates; the
+// object in front of it; the measurement dragged between two points, in metres when the map's
+// georeference says so, also drawn over the view) and the ground-follow setting.
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include <glm/mat4x4.hpp>
 #include <glm/vec2.hpp>
@@ -11,26 +13,33 @@
 
 #include "core/cull/pick.h"
 #include "core/objects/pick.h"
+#include "core/terrain/geo_transform.h"
 #include "core/terrain/heightmap.h"
 
 namespace qt {
 
 struct CursorReadout {
-    PickHit hover;             // the terrain under the cursor this frame (hit false: none)
-    float hoverSample = 0.0f;  // the map's own value at hover's sample (metres for .hgt)
+    PickHit hover;                     // the terrain under the cursor this frame (hit false: none)
+    double hoverHeight = 0.0;          // the surface's height at hover's point, in the map's units
+    std::optional<GeoPoint> hoverGeo;  // hover's point in the map's CRS and WGS 84
     // The object under the cursor, in front of the terrain there (none: no objects, or none hit),
     // with its shape and a ball's horizontal velocity at that frame.
     std::optional<ObjectPickHit> hoverObject;
     ObjectShape hoverShape;
     glm::vec2 hoverVelocity{0.0f};
-    bool metres = false;    // the map's heights and spacing are metres (.hgt)
-    bool measured = false;  // a point was pressed on: a to b is shown
-    bool dragging = false;  // the left button is still down: b follows the cursor
+    bool metres = false;      // the georeference says metres (GeoTransform::metres)
+    std::string crsName;      // the map's CRS, shown beside its coordinates
+    bool geographic = false;  // its CRS coordinates are angles
+    bool measured = false;    // a point was pressed on: a to b is shown
+    bool dragging = false;    // the left button is still down: b follows the cursor
     glm::vec3 a{0.0f}, b{0.0f};
+    GroundDistance distance;  // a to b, in metres when metres
 
-    // The sample value under a hit: the map's own number at its nearest sample.
-    static float sampleAt(const Heightmap& map, const PickHit& hit) {
-        return hit.hit ? map.at(hit.col, hit.row) : 0.0f;
+    // The readout's units and CRS for a map's georeference.
+    void setMap(const GeoTransform& geo) {
+        metres = geo.metres();
+        crsName = geo.present() ? geo.georeference().crsName : "";
+        geographic = geo.present() && geo.georeference().geographic;
     }
 };
 

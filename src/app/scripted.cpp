@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "app/cull_map.h"
-#include "app/hud_cursor.h"
 #include "app/stats_json.h"
 #include "render/framebuffer.h"
 
@@ -136,7 +135,10 @@ int runOneShot(Session& s) {
                                          float((*o.pick)[1]) + 0.5f, o.windowWidth, o.windowHeight);
             pick = pickTerrain(t.map, t.tree, t.mapping, ray);
             report.pick = &pick;
-            report.pickSample = CursorReadout::sampleAt(t.map, pick);
+            if (pick.hit) {
+                report.pickHeight = t.mapping.mapHeight(pick.world.y);
+                report.pickGeo = s.geo.at(pick.world.x, pick.world.z, t.mapping);
+            }
             if (t.objects) {
                 report.pickObject = pickObjectBefore(*t.objects, ray, pick);
             }

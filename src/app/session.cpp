@@ -197,6 +197,7 @@ Result<Session> Session::create(const ViewerOptions& options) {
     session.terrain = std::move(terrain).value();
     session.terrain.adoptOpened(opened.value());
     session.terrain.mapping = optionsMapping(session.terrain.map, options);
+    session.geo = GeoTransform(session.terrain.map);
     session.objectRenderer.reserve(options.objects);
     session.terrain.setObjects(std::move(objects));
     session.resetCamera(float(options.windowWidth) / float(options.windowHeight));
@@ -242,6 +243,7 @@ Status Session::replaceTerrain(const std::string& path, const LoadProgress& prog
         !loaded) {
         return loaded;
     }
+    geo = GeoTransform(terrain.map);
     options.eye.reset();  // the command line's camera belonged to the first map
     options.target.reset();
     resetCamera(camera.aspect);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "app/options.h"
+#include "core/terrain/geo_transform.h"
 #include "core/view/camera.h"
 #include "render/debug_lines.h"
 #include "render/gl_context.h"
@@ -23,6 +24,7 @@ struct Session {
     ObjectRenderer objectRenderer;
     DebugLines lines;
     Terrain terrain;
+    GeoTransform geo;  // the terrain's map to its CRS and WGS 84, made at each load
     Camera camera;
     std::string shaderDir;
 

@@ -95,19 +95,24 @@ std::string jsonString(const std::string& text) {
     return out + "\"";
 }
 
-std::string pickJson(const PickHit& hit, float sample, const std::optional<ObjectPickHit>& object) {
+std::string pickJson(const PickHit& hit, double height, const std::optional<GeoPoint>& geo,
+                     const std::optional<ObjectPickHit>& object) {
     const std::string objectJson = object ? "{\"id\": " + std::to_string(object->id) +
                                                 ", \"kind\": \"" + objectKindName(object->kind) +
                                                 "\", \"world\": " + vec3(object->world) + "}"
                                           : "null";
     if (!hit.hit) {
         return "{\"hit\": false, \"world\": null, \"sample\": null, \"height\": null, "
-               "\"object\": " +
+               "\"lonlat\": null, \"crs_xy\": null, \"object\": " +
                objectJson + "}";
     }
+    const std::string lonLat =
+        geo && geo->hasLonLat ? "[" + number(geo->lon) + ", " + number(geo->lat) + "]" : "null";
+    const std::string crs = geo ? "[" + number(geo->crsX) + ", " + number(geo->crsY) + "]" : "null";
     return "{\"hit\": true, \"world\": " + vec3(hit.world) + ", \"sample\": [" +
            std::to_string(hit.col) + ", " + std::to_string(hit.row) +
-           "], \"height\": " + number(sample) + ", \"object\": " + objectJson + "}";
+           "], \"height\": " + number(float(height)) + ", \"lonlat\": " + lonLat +
+           ", \"crs_xy\": " + crs + ", \"object\": " + objectJson + "}";
 }
 
 std::string viewerStateJson(const ViewerState& s) {
@@ -124,7 +129,7 @@ std::string viewerStateJson(const ViewerState& s) {
     j += "  \"seconds\": " + milliseconds(s.seconds) + ",\n";
     j += "  \"message\": " + jsonString(s.message) + ",\n";
     j += "  \"screenshot\": " + jsonString(s.screenshot) + ",\n";
-    j += "  \"cursor\": " + pickJson(s.cursor, s.cursorSample, s.cursorObject) + ",\n";
+    j += "  \"cursor\": " + pickJson(s.cursor, s.cursorHeight, s.cursorGeo, s.cursorObject) + ",\n";
     j += "  \"toggles\": {\"cull\": " + std::string(s.cull ? "true" : "false") +
          ", \"occlusion\": " + std::string(s.occlusion ? "true" : "false") +
          ", \"lod\": " + std::string(s.lod ? "true" : "false") +
@@ -268,7 +273,7 @@ std::string statsJson(const StatsReport& r) {
     j += "  \"cull_ms\": " + milliseconds(s.cullMs) + ",\n";
     j += "  \"frame_ms\": " + milliseconds(s.frameMs);
     if (r.pick) {
-        j += ",\n  \"pick\": " + pickJson(*r.pick, r.pickSample, r.pickObject);
+        j += ",\n  \"pick\": " + pickJson(*r.pick, r.pickHeight, r.pickGeo, r.pickObject);
     }
     if (r.visibleLeaves) {
         j += ",\n  \"visible_leaves\": [";

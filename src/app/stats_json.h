@@ -8,6 +8,7 @@
 
 #include "core/cull/pick.h"
 #include "core/objects/pick.h"
+#include "core/terrain/geo_transform.h"
 #include "core/terrain/quadtree.h"
 #include "core/terrain/world.h"
 #include "core/view/camera.h"
@@ -45,8 +46,9 @@ struct StatsReport {
     StepStats lastStep;
     const FrameBuffers* frame = nullptr;
     bool dumpObjects = false;
-    const PickHit* pick = nullptr;  // --pick; null: not asked
-    float pickSample = 0.0f;        // the map's own value at the pick's sample (metres for .hgt)
+    const PickHit* pick = nullptr;    // --pick; null: not asked
+    double pickHeight = 0.0;          // the surface's height at the pick's hit, in the map's units
+    std::optional<GeoPoint> pickGeo;  // the hit in the map's CRS and WGS 84
     std::optional<ObjectPickHit> pickObject;  // the object the pick's pixel shows (objects)
 };
 
@@ -58,11 +60,12 @@ struct ViewerState {
     bool follow = false;
     float followHeight = 0.0f;
     int frames = 0;
-    double seconds = 0.0;    // since the first frame began
-    std::string message;     // the HUD's last message
-    std::string screenshot;  // the last screenshot the key saved; empty: none
-    PickHit cursor;          // the terrain under the cursor at the last frame
-    float cursorSample = 0.0f;
+    double seconds = 0.0;                       // since the first frame began
+    std::string message;                        // the HUD's last message
+    std::string screenshot;                     // the last screenshot the key saved; empty: none
+    PickHit cursor;                             // the terrain under the cursor at the last frame
+    double cursorHeight = 0.0;                  // the surface's height there, in the map's units
+    std::optional<GeoPoint> cursorGeo;          // the point in the map's CRS and WGS 84
     std::optional<ObjectPickHit> cursorObject;  // the object under it, nearer than the terrain
     std::vector<uint32_t> selectedObjects;  // sorted ids: the minimap's and Shift+click's selection
     bool measured = false;                  // a measurement from measureA to measureB is shown
@@ -79,11 +82,14 @@ struct ViewerState {
     bool flying = false;                   // a double-click's flight is under way
 };
 
-// {"hit": true, "world": [x, y, z], "sample": [column, row], "height": h, "object": o}; a miss
-// of the terrain has nulls; o is null, or {"id": id, "kind": "tree", "world": [x, y, z]} for the
-// object the pixel shows in front of the terrain (or over none) and the point where its shape
-// is entered.
-std::string pickJson(const PickHit& hit, float sample,
+// {"hit": true, "world": [x, y, z], "sample": [column, row], "height": h, "lonlat": [lon, lat],
+// "crs_xy": [x, y], "object": o}: h the surface's height at the point hit in the map's units
+// (metres for georeferenced maps); lonlat WGS 84 degrees and crs_xy the map's CRS coordinates of
+// that point, null without a georeference (lonlat also without a CRS GDAL takes to WGS 84). A
+// miss of the terrain has nulls; o is null, or {"id": id, "kind": "tree", "world": [x, y, z]}
+// for the object the pixel shows in front of the terrain (or over none) and the point where its
+// shape is entered.
+std::string pickJson(const PickHit& hit, double height, const std::optional<GeoPoint>& geo,
                      const std::optional<ObjectPickHit>& object = std::nullopt);
 
 std::string viewerStateJson(const ViewerState& state);

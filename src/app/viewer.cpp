@@ -114,7 +114,7 @@ void load(Viewer& v, const std::string& path) {
     v.fly.reset(s.terrain.map, s.terrain.mapping);
     v.hud.followHeight = v.fly.followHeight;
     v.hud.cursor = {};
-    v.hud.cursor.metres = s.terrain.map.format == HeightmapFormat::Hgt;
+    v.hud.cursor.setMap(s.geo);
     std::snprintf(v.hud.path, sizeof(v.hud.path), "%s", path.c_str());
     const LoadTimes& t = s.terrain.times;
     char message[160];
@@ -162,7 +162,8 @@ std::string stateJson(const Viewer& v, int frames, double seconds) {
     state.message = v.hud.message;
     state.screenshot = v.lastShot;
     state.cursor = v.hud.cursor.hover;
-    state.cursorSample = v.hud.cursor.hoverSample;
+    state.cursorHeight = v.hud.cursor.hoverHeight;
+    state.cursorGeo = v.hud.cursor.hoverGeo;
     state.cursorObject = v.hud.cursor.hoverObject;
     state.selectedObjects = v.hud.minimapObjects.selected;
     state.measured = v.hud.cursor.measured;
@@ -193,7 +194,7 @@ int runViewer(Session& s) {
     v.shotFolder = picturesFolder(s.options.screenshotDir);
     v.fly.reset(s.terrain.map, s.terrain.mapping);
     v.hud.followHeight = v.fly.followHeight;
-    v.hud.cursor.metres = s.terrain.map.format == HeightmapFormat::Hgt;
+    v.hud.cursor.setMap(s.geo);
     v.hud.cull = !s.options.noCull;
     v.hud.fog = s.renderer.fog;
     v.hud.occlusion = !s.options.noOcclusion;

@@ -275,7 +275,9 @@ void handOverInput(GLFWwindow* window, Viewer& v) {
 void updateCursor(GLFWwindow* window, Viewer& v) {
     CursorReadout& c = v.hud.cursor;
     c.hover = {};
+    c.hoverGeo.reset();
     c.hoverObject.reset();
+    const Terrain& t = v.session.terrain;
     if (v.fly.captured) {
         return;
     }
@@ -283,10 +285,15 @@ void updateCursor(GLFWwindow* window, Viewer& v) {
     if (c.dragging && pick.terrain.hit) {
         c.b = pick.terrain.world;
     }
+    if (c.measured) {  // a few transforms a frame; the mapping may change under it
+        c.distance = groundDistance(v.session.geo, t.mapping, c.a, c.b);
+    }
     if (!ImGui::GetIO().WantCaptureMouse) {
-        const Terrain& t = v.session.terrain;
         c.hover = pick.terrain;
-        c.hoverSample = CursorReadout::sampleAt(t.map, pick.terrain);
+        if (pick.terrain.hit) {
+            c.hoverHeight = t.mapping.mapHeight(pick.terrain.world.y);
+            c.hoverGeo = v.session.geo.at(pick.terrain.world.x, pick.terrain.world.z, t.mapping);
+        }
         c.hoverObject = pick.object;
         if (pick.object) {
             c.hoverShape = t.objects->shape(pick.object->id);

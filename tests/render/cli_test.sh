@@ -239,7 +239,8 @@ grep -q "no headless OpenGL 3.3 core context through EGL" "$tmp/err" ||
 [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "EGL without a vendor: expected one line: $(cat "$tmp/err")"
 
 # 7. --pick: looking straight down at sample (64, 64) through the centre pixel of a 201x201 window,
-#    the hit is that sample with the map's own value; a pixel of sky misses.
+#    the hit is that sample, the surface's height there its value; a pixel of sky misses. The map
+#    has no georeference: no lonlat, no crs_xy.
 "$exe" "$map" --window 201x201 --eye 64,200,64 --target 64,0,64 --stats-json "$tmp/p.json" \
     --pick 100,100 || fail "--pick run"
 "$exe" "$map" --window 201x201 --eye -60,40,64 --target 64,40,64 --stats-json "$tmp/sky.json" \
@@ -247,13 +248,40 @@ grep -q "no headless OpenGL 3.3 core context through EGL" "$tmp/err" ||
 python3 - "$tmp/p.json" "$tmp/sky.json" "$map" <<'PY' || fail "--pick content"
 import json, struct, sys
 pick = json.load(open(sys.argv[1]))["pick"]
-assert set(pick) == {"hit", "world", "sample", "height", "object"} and pick["object"] is None, pick
+assert set(pick) == {"hit", "world", "sample", "height", "lonlat", "crs_xy", "object"}, pick
+assert pick["object"] is None and pick["lonlat"] is None and pick["crs_xy"] is None, pick
 assert pick["hit"] is True and pick["sample"] == [64, 64], pick
 assert abs(pick["world"][0] - 64) < 1e-3 and abs(pick["world"][2] - 64) < 1e-3, pick
 data = open(sys.argv[3], "rb").read()
-assert pick["height"] == struct.unpack_from("<H", data, 2 * (64 * 129 + 64))[0], pick
+assert abs(pick["height"] - struct.unpack_from("<H", data, 2 * (64 * 129 + 64))[0]) < 0.5, pick
 sky = json.load(open(sys.argv[2]))["pick"]
-assert sky == {"hit": False, "world": None, "sample": None, "height": None, "object": None}, sky
+assert sky == {"hit": False, "world": None, "sample": None, "height": None, "lonlat": None,
+               "crs_xy": None, "object": None}, sky
+PY
+# 7a. --pick on a UTM 32N GeoTIFF (30 m samples, its corner at 500,000 E, 5,300,000 N): straight
+#     down at sample (32, 20), crs_xy is that pixel's centre, lonlat 9.013032 E, 47.847808 N
+#     (gdaltransform's answer for pixel 32.5, 20.5; pick_lonlat_gdal asks it on more rasters),
+#     and the height in metres.
+python3 - "$tmp/utm.tif" "$src/tests/app" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from tiff16 import geotiff
+side = 65
+heights = [100 + (c * 7 + r * 3) % 50 for r in range(side) for c in range(side)]
+open(sys.argv[1], "wb").write(geotiff(side, side, heights, "int16", cell=30.0,
+                                      tie=(500000.0, 5300000.0), epsg=32632))
+PY
+"$exe" "$tmp/utm.tif" --window 201x201 --eye 960,3000,600 --target 960,0,600 \
+    --stats-json "$tmp/utm.json" --pick 100,100 || fail "--pick run on a GeoTIFF"
+python3 - "$tmp/utm.json" <<'PY' || fail "--pick content on a GeoTIFF"
+import json, sys
+pick = json.load(open(sys.argv[1]))["pick"]
+assert pick["hit"] is True and pick["sample"] == [32, 20], pick
+x, y = pick["crs_xy"]
+assert abs(x - (500000 + 32.5 * 30)) < 0.01 and abs(y - (5300000 - 20.5 * 30)) < 0.01, pick
+lon, lat = pick["lonlat"]
+assert abs(lon - 9.013032209) < 1e-6 and abs(lat - 47.847807791) < 1e-6, pick
+assert abs(pick["height"] - (100 + (32 * 7 + 20 * 3) % 50)) < 0.01, pick
 PY
 
 # 7b. --dump-objects lists every object once, its states adding up to the counts; --pick over

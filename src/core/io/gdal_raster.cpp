@@ -63,6 +63,8 @@ Result<Georeference> georeference(GDALDataset& ds, int width, int height) {
     geo.east = std::max(t[0], t[0] + t[1] * width);
     geo.north = std::max(t[3], t[3] + t[5] * height);
     geo.south = std::min(t[3], t[3] + t[5] * height);
+    geo.columnsWest = t[1] < 0.0;
+    geo.rowsNorth = t[5] > 0.0;
     double unitsX = std::fabs(t[1]);
     double unitsZ = std::fabs(t[5]);
     if (!std::isfinite(geo.west) || !std::isfinite(geo.east) || !std::isfinite(geo.north) ||
@@ -107,6 +109,12 @@ Result<Georeference> georeference(GDALDataset& ds, int width, int height) {
     }
     const char* crsName = srs->GetName();
     geo.crsName = crsName ? crsName : "";
+    char* wkt = nullptr;
+    const char* const wktOptions[] = {"FORMAT=WKT2", nullptr};  // WKT1 loses some CRSs' details
+    if (srs->exportToWkt(&wkt, wktOptions) == OGRERR_NONE && wkt != nullptr) {
+        geo.crsWkt = wkt;
+    }
+    CPLFree(wkt);
     if (srs->IsGeographic()) {
         geo.geographic = true;
         const double toDegrees = srs->GetAngularUnits() * 180.0 / 3.14159265358979323846;

@@ -7,17 +7,23 @@ namespace qt {
 
 // The map's georeference when its file has one (GDAL rasters, SRTM .hgt named by its corner).
 // Corners bound the samples' centres' cells in the CRS's units (degrees when geographic): x grows
-// east with the column, y north against the row (north-up rasters only).
+// east with the column and y north against the row, unless the raster runs the other way
+// (columnsWest, rowsNorth: a geotransform's negative pixel width or positive pixel height).
 struct Georeference {
-    bool present = false;     // false: a plain image, no place on Earth
-    std::string crsName;      // "WGS 84", "WGS 84 / UTM zone 32N"; empty when the file names none
+    bool present = false;  // false: a plain image, no place on Earth
+    std::string crsName;   // "WGS 84", "WGS 84 / UTM zone 32N"; empty when the file names none
+    // The CRS as WKT (GDAL rasters); empty with geographic set: WGS 84 (EPSG:4326, SRTM tiles);
+    // empty otherwise: none (an .asc without its .prj).
+    std::string crsWkt;
     bool geographic = false;  // corners in degrees of longitude and latitude
     double west = 0.0;
     double east = 0.0;
     double north = 0.0;
     double south = 0.0;
-    double metresX = 0.0;  // metres between neighbouring samples east-west (columns)
-    double metresZ = 0.0;  // and north-south (rows)
+    bool columnsWest = false;  // column 0 at the east corner
+    bool rowsNorth = false;    // row 0 at the south corner
+    double metresX = 0.0;      // metres between neighbouring samples east-west (columns)
+    double metresZ = 0.0;      // and north-south (rows)
 };
 
 // Metres per degree along a meridian (north-south) and along a parallel (east-west) at a

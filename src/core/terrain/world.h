@@ -30,6 +30,11 @@ struct WorldMapping {
     float heightOffset = 0.0f;
 
     float worldHeight(float sample) const { return sample * heightScale + heightOffset; }
+    // The map's own height (its samples' units) at a world y; NaN under a zero height scale.
+    double mapHeight(double worldY) const {
+        return heightScale != 0.0f ? (worldY - double(heightOffset)) / double(heightScale)
+                                   : std::nan("");
+    }
     float largerSpacing() const { return spacingX > spacingZ ? spacingX : spacingZ; }
 };
 
