@@ -65,6 +65,8 @@ LoadOptions loadOptions(const ViewerOptions& options) {
     load.rawHeight = options.rawHeight;
     load.encoding = options.encoding;
     load.memory.limitBytes = memoryBudgetBytes(options, physicalMemoryBytes());
+    load.cacheDir = options.cacheDir;
+    load.cacheBeside = options.cacheBeside;
     return load;
 }
 

@@ -32,6 +32,11 @@ struct LoadOptions {
     // An SRTM tile's name ("N47E009") that gives an .hgt its georeference whatever the file is
     // called; empty: the file's own name does, when it is a tile's.
     std::string hgtTile{};
+    // Where a streamed map's code cache and tree sidecar go (core/streaming/cache_folder.h): the
+    // cache folder cacheDir ("": $XDG_CACHE_HOME/quadterrain, else ~/.cache/quadterrain), or
+    // beside the map when cacheBeside.
+    std::string cacheDir{};
+    bool cacheBeside = false;
 };
 
 // Called with a map's size once the file's header (or length, or GDAL's raster) gives it, before
