@@ -11,8 +11,8 @@ The viewer runs as `quadterrain MAP --stats-json OUT --memory-budget 0` under /u
 xvfb-run -a, or with DISPLAY set. With --runs R each figure is the median of R runs. A map the
 viewer refuses (too big for the GPU path) gets its CPU-side figure only.
 
---streamed measures the streamed open of a .r16 (load_memory --streamed): the first open, after
-removing MAP.qtree (a pass over the map, then the sidecar written), and the reopen (the sidecar
+--streamed measures the streamed open of a .r16 (load_memory --streamed): the first open, in a
+cache folder of its own (a pass over the map, then the sidecar written), and the reopen (the sidecar
 read): wall time and peak resident memory of each.
 
 --objects N measures what objects add to the viewer's peak, in bytes an object: MAP with N
@@ -41,9 +41,10 @@ parser.add_argument("maps", nargs="+")
 args = parser.parse_args()
 
 
-def time_v(command):
+def time_v(command, env=None):
     """Runs command under /usr/bin/time -v; returns (exit code, stdout, peak resident bytes)."""
-    result = subprocess.run(["/usr/bin/time", "-v", *command], capture_output=True, text=True)
+    result = subprocess.run(["/usr/bin/time", "-v", *command], capture_output=True, text=True,
+                            env=env)
     match = re.search(r"Maximum resident set size \(kbytes\): (\d+)", result.stderr)
     peak = int(match.group(1)) * 1024 if match else None
     if result.returncode != 0:
@@ -83,12 +84,15 @@ def streamed(path):
     if args.band:
         command += ["--band", args.band]
     figures = []
-    for _ in range(2):
-        code, out, peak = time_v(command)
-        if code != 0:
-            return None
-        report = json.loads(out)
-        figures.append((report["open_ms"] / 1000.0, peak, report))
+    # A cache folder of its own: the first open makes the sidecar, the second reads it.
+    with tempfile.TemporaryDirectory() as cache_home:
+        env = dict(os.environ, XDG_CACHE_HOME=cache_home)
+        for _ in range(2):
+            code, out, peak = time_v(command, env)
+            if code != 0:
+                return None
+            report = json.loads(out)
+            figures.append((report["open_ms"] / 1000.0, peak, report))
     return figures
 
 
@@ -112,9 +116,6 @@ if args.streamed:
     print("%-20s %5s %6s %11s %9s %11s %9s" % ("map", "leaf", "errors", "first s", "first MB",
                                                "reopen s", "reopen MB"))
     for path in args.maps:
-        sidecar = path + ".qtree"
-        if os.path.exists(sidecar):
-            os.remove(sidecar)
         figures = streamed(path)
         if figures is None:
             continue

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""A streamed map's figures: its first open (the pass over the map that writes MAP.qtree, or for a
-GDAL raster the pass through GDAL that writes its code cache MAP.qtcodes and MAP.qtcodes.qtree),
+"""A streamed map's figures: its first open (the pass over the map that writes its sidecar, or for a
+GDAL raster the pass through GDAL that writes its code cache and the cache's sidecar),
 its reopen (from the sidecar, and the cache) to the first frame, and a flight over it, each with
 the process's peak resident memory.
 
 Usage: python3 bench/stream.py [--build DIR] [--frames N] [--window WxH] [--lod PIXELS]
                                [--memory-budget MB] [--keep-sidecar] MAP.r16|MAP.tif|MAP.vrt...
-1. Unless --keep-sidecar, the sidecar (and a raster's code cache) beside the map is removed and
+1. Unless --keep-sidecar (which uses the cache folder, $XDG_CACHE_HOME/quadterrain), the sidecar
+   and a raster's code cache go to an empty cache folder of the run's own (--cache-dir) and
    `quadterrain MAP --stream --stats-json OUT` opens it: the banded pass over the map, the
    sidecar (and cache) written, one settled frame.
 2. The same again: the tree comes from the sidecar (the codes from the cache);
@@ -59,7 +60,7 @@ def run(command):
 def stats_run(label, folder):
     stats = os.path.join(folder, label + ".json")
     wall, peak = run([binary, args.map, "--stream", "--lod", args.lod, "--window", args.window,
-                      "--stats-json", stats, *budget])
+                      "--stats-json", stats, *budget, *caches(folder)])
     with open(stats) as f:
         report = json.load(f)
     load = report["load"]
@@ -72,17 +73,19 @@ def stats_run(label, folder):
     return report
 
 
+def caches(folder):
+    """The cache folder's option: the run's own under FOLDER, or none with --keep-sidecar."""
+    return [] if args.keep_sidecar else ["--cache-dir", os.path.join(folder, "cache")]
+
+
 with tempfile.TemporaryDirectory() as folder:
-    if not args.keep_sidecar:
-        for made in (args.map + ".qtree", args.map + ".qtcodes", args.map + ".qtcodes.qtree"):
-            if os.path.exists(made):
-                os.remove(made)
     stats_run("open", folder)
     stats_run("reopen", folder)
 
     out_csv = os.path.join(folder, "flight.csv")
     wall, peak = run([binary, args.map, "--stream", "--lod", args.lod, "--bench-lod-only",
-                      "--window", args.window, "--bench", out_csv, "--frames", str(args.frames), *budget])
+                      "--window", args.window, "--bench", out_csv, "--frames", str(args.frames), *budget,
+                      *caches(folder)])
     with open(out_csv) as f:
         frames = [float(r["frame_ms"]) for r in csv.DictReader(f) if r["mode"] == "lod"]
     if not frames:

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 
 #include <imgui.h>
 
@@ -24,6 +27,21 @@ constexpr const char* kHelp =
 
 double percent(uint64_t part, uint64_t whole) {
     return whole ? 100.0 * double(part) / double(whole) : 0.0;
+}
+
+// A path for the HUD: the home folder as ~, and a long path cut to its last kHudPathChars
+// characters (its file name, then as much of its folders as fit).
+constexpr size_t kHudPathChars = 72;
+std::string shortPath(const std::string& path) {
+    std::string out = path;
+    const char* home = std::getenv("HOME");
+    if (home != nullptr && home[0] == '/' && out.rfind(std::string(home) + "/", 0) == 0) {
+        out = "~" + out.substr(std::strlen(home));
+    }
+    if (out.size() > kHudPathChars) {
+        out = "..." + out.substr(out.size() - (kHudPathChars - 3));
+    }
+    return out;
 }
 
 }  // namespace
@@ -62,6 +80,17 @@ void drawStats(const FrameStats& stats, const Terrain& terrain) {
                         terrain.sidecar == "read"      ? "read from its .qtree"
                         : terrain.sidecar == "written" ? "written to its .qtree"
                                                        : "built (no .qtree)");
+            // Where the program keeps them: the cache folder, or beside the map.
+            const bool cache = terrain.codeCache == "written" || terrain.codeCache == "read";
+            const bool tree = !terrain.sidecar.empty() && !terrain.sidecarPath.empty();
+            if (cache) {
+                const bool beside = tree && terrain.sidecarPath == terrain.codeCachePath + ".qtree";
+                ImGui::TextWrapped("code cache %s%s", shortPath(terrain.codeCachePath).c_str(),
+                                   beside ? " (and its .qtree)" : "");
+            }
+            if (tree && !(cache && terrain.sidecarPath == terrain.codeCachePath + ".qtree")) {
+                ImGui::TextWrapped("sidecar %s", shortPath(terrain.sidecarPath).c_str());
+            }
         }
     }
     if (stats.lod) {

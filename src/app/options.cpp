@@ -333,6 +333,7 @@ const std::map<std::string, Handler>& valueOptions() {
          }},
         {"--state-json", pathOption(&ViewerOptions::stateJsonPath)},
         {"--screenshot-dir", pathOption(&ViewerOptions::screenshotDir)},
+        {"--cache-dir", pathOption(&ViewerOptions::cacheDir)},
         {"--freeze-eye", pointOption(&ViewerOptions::freezeEye)},
         {"--freeze-target", pointOption(&ViewerOptions::freezeTarget)},
         {"--window-shot", pathOption(&ViewerOptions::windowShotPath)},
@@ -348,7 +349,7 @@ const std::map<std::string, Handler>& valueOptions() {
 bool isPathOption(const std::string& name) {
     return name == "--window-shot" || name == "--screenshot" || name == "--stats-json" ||
            name == "--state-json" || name == "--cull-map" || name == "--bench" ||
-           name == "--screenshot-dir";
+           name == "--screenshot-dir" || name == "--cache-dir";
 }
 
 Status checkCombination(const ViewerOptions& o) {
@@ -435,7 +436,8 @@ Result<ViewerOptions> parseOptions(const std::vector<std::string>& args) {
         }
         if (name == "--no-cull" || name == "--no-occlusion" || name == "--dump-leaves" ||
             name == "--dump-objects" || name == "--soak-rss-report-only" || name == "--water" ||
-            name == "--bench-lod-only" || name == "--stream" || name == "--fill-nodata") {
+            name == "--bench-lod-only" || name == "--stream" || name == "--fill-nodata" ||
+            name == "--cache-beside") {
             if (inlineValue) {
                 return Result<ViewerOptions>::failure(escapedText(name) + " takes no value");
             }
@@ -447,6 +449,7 @@ Result<ViewerOptions> parseOptions(const std::vector<std::string>& args) {
              : name == "--bench-lod-only" ? options.benchLodOnly
              : name == "--stream"         ? options.stream
              : name == "--fill-nodata"    ? options.fillNodata
+             : name == "--cache-beside"   ? options.cacheBeside
                                           : options.soakRssReportOnly) = true;
             continue;
         }
@@ -515,8 +518,11 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
                        nears them, from a background thread, drawing the next coarser level
                        where a page has not arrived yet; always drawn by level of detail
                        (--lod off or 0 means 1 pixel on a streamed map). A .r16/.raw or a
-                       raster read through GDAL (its codes kept in MAP.qtcodes, written on
-                       its first open)
+                       raster read through GDAL (its codes kept in a code cache, written on
+                       its first open); each keeps its tree in a sidecar (.qtree)
+  --cache-dir DIR      where streamed maps' code caches and sidecars go (default:
+                       $XDG_CACHE_HOME/quadterrain, else ~/.cache/quadterrain)
+  --cache-beside       put them beside each map instead (MAP.qtcodes, MAP.qtree)
   --stream-pool N      with --stream: GPU layers for level-0 pages (default: enough for the
                        window at --fov and 1 pixel of level of detail, grown when the window
                        grows); implies --stream

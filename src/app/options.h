@@ -85,6 +85,10 @@ struct ViewerOptions {
     std::optional<std::array<int, 2>> pick;  // --pick PX,PY: a window pixel, origin top-left
     std::string stateJsonPath;  // --state-json: the viewer's camera, pick and more at exit
     std::string screenshotDir;  // --screenshot-dir: where F12 saves (else picturesFolder's)
+    // --cache-dir: the folder of streamed maps' code caches and tree sidecars ("": the cache
+    // folder, core/streaming/cache_folder.h); --cache-beside: beside each map instead.
+    std::string cacheDir;
+    bool cacheBeside = false;
     std::string georef;  // --georef N47E009: the SRTM tile an .hgt lies on, whatever its name
     int maxFps = 0;      // --max-fps: frames a second at most (0: no cap)
     // --memory-budget MB: the MiB a loaded map may take (0: no budget); unset: the default,

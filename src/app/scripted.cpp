@@ -116,6 +116,8 @@ int runOneShot(Session& s) {
         report.onDemand = s.terrain.onDemand;
         report.sidecar = s.terrain.sidecar;
         report.codeCache = s.terrain.codeCache;
+        report.codeCachePath = s.terrain.codeCachePath;
+        report.sidecarPath = s.terrain.sidecarPath;
         report.stats = stats;
         report.times = s.terrain.times;
         report.lodErrors = s.terrain.tree.lodErrors;

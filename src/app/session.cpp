@@ -66,6 +66,8 @@ LoadOptions loadOptions(const ViewerOptions& options) {
     load.encoding = options.encoding;
     load.memory.limitBytes = memoryBudgetBytes(options, physicalMemoryBytes());
     load.fillNodata = options.fillNodata;
+    load.cacheDir = options.cacheDir;
+    load.cacheBeside = options.cacheBeside;
     return load;
 }
 

@@ -155,6 +155,15 @@ std::string viewerStateJson(const ViewerState& s) {
     return j + "\n}\n";
 }
 
+namespace {
+
+// A path as a JSON string, or null for "".
+std::string pathOrNull(const std::string& path) {
+    return path.empty() ? std::string("null") : jsonString(path);
+}
+
+}  // namespace
+
 std::string statsJson(const StatsReport& r) {
     const Camera& c = r.camera;
     const FrameStats& s = r.stats;
@@ -201,7 +210,10 @@ std::string statsJson(const StatsReport& r) {
              ", \"code_cache\": " +
              (r.codeCache.empty() ? std::string("null") : "\"" + r.codeCache + "\"") +
              ", \"on_demand\": " + (r.onDemand ? "true" : "false") + ", \"sidecar\": " +
-             (r.sidecar.empty() ? std::string("null") : "\"" + r.sidecar + "\"") + "},\n";
+             (r.sidecar.empty() ? std::string("null") : "\"" + r.sidecar + "\"") +
+             // Where the program keeps them: the cache folder, or beside the map.
+             ", \"cache\": {\"codes\": " + pathOrNull(r.codeCachePath) +
+             ", \"tree\": " + pathOrNull(r.sidecarPath) + "}},\n";
     }
     j += "  \"load\": {\"decode_ms\": " + milliseconds(r.times.decodeMs) +
          ", \"tree_ms\": " + milliseconds(r.times.treeMs) +

@@ -34,6 +34,9 @@ struct StatsReport {
     // A streamed GDAL raster's code cache: "written" by this load or "read"; "" when the codes
     // are the map's own file (a .r16).
     std::string codeCache;
+    // Where they are (the "cache" block): the code cache and the sidecar, "" when none is.
+    std::string codeCachePath;
+    std::string sidecarPath;
     bool onDemand = false;  // a map in memory taking its level-0 pages on demand (Terrain)
     bool culling = true;
     FrameStats stats;

@@ -268,6 +268,8 @@ void Terrain::completeLevel0() {
 void Terrain::adoptOpened(const OpenedMap& opened) {
     sidecar = opened.sidecar;
     codeCache = opened.codeCache;
+    codeCachePath = opened.codeCachePath;
+    sidecarPath = opened.sidecarPath;
     if (opened.deferred.pending) {
         errorJob.startStreamed(map, tree, opened.deferred);
     }

@@ -92,6 +92,10 @@ struct Terrain {
     // A streamed GDAL raster's codes: "written" into its code cache by this load, or "read" from
     // it; "" when the codes are the map's own file (a .r16) or not mapped.
     std::string codeCache;
+    // Where they are: the code cache and the sidecar named by codeCache and sidecar ("" when
+    // none is).
+    std::string codeCachePath;
+    std::string sidecarPath;
     // Level 0 on demand (Level0Upload::OnDemand): a map held in memory whose level-0 pages go to
     // the GPU as views need them, through the streamer and a pool sized from the view as a
     // streamed map's (so that the GPU does not hold, nor a driver clear, level 0 whole). The load

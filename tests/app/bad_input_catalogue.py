@@ -25,6 +25,8 @@ import zlib
 binary = sys.argv[1]
 tmp = tempfile.mkdtemp(prefix="qt_catalogue_")
 atexit.register(shutil.rmtree, tmp, ignore_errors=True)  # its sparse files claim GBs of size
+# Streamed maps' caches and sidecars go to the cache folder: this run's own, never the home's.
+os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache home")
 have_display = bool(os.environ.get("DISPLAY"))
 failures = []
 passed = 0
@@ -550,7 +552,7 @@ timed_case("BMP claiming 16000x16000", [huge_bmp] + stats, 1,
            "256001078 bytes, the file has 1078")
 
 # Rasters read through GDAL opened streamed (--stream, as one over the budget is): one pass reads
-# the band into its code cache (MAP.qtcodes), which later opens map. A GeoTIFF cut short opens (its
+# the band into its code cache (in the cache folder), which later opens map. A GeoTIFF cut short opens (its
 # directory comes first) and is refused for its first tile past the end; a VRT's missing tile is
 # found before GDAL opens the VRT; a cache no folder can take (files capped at 16 kB here) is
 # refused; none leaves a cache behind.
@@ -576,7 +578,7 @@ mosaic = write("mosaic.vrt", ("""<VRTDataset rasterXSize="128" rasterYSize="64">
 case("streamed VRT whose tile is missing", [mosaic, "--stream"] + stats, 1,
      q + mosaic + ": VRT source " + os.path.join(tmp, "gone.tif") + " does not exist")
 roomless = write("roomless.tif", whole_tif)
-cache_home = os.path.join(tmp, "cache home")
+cache_home = os.path.join(tmp, "roomless cache home")
 case("streamed GeoTIFF whose code cache no folder can take", [roomless, "--stream"] + stats, 1,
      prefix=q + roomless + ": no room for its code cache: it needs ",
      env={"XDG_CACHE_HOME": cache_home}, file_limit=16384)
@@ -1198,8 +1200,16 @@ if have_display:
     # edited after its sidecar was written (a stale sidecar), or the map changed since.
     streamed = write("streamed.tif", tiff16(96, 96, hills(96, voids=True), signed=True, tile=16,
                                             nodata=-32768))
-    cache = streamed + ".qtcodes"
+    streamed_folder = sorted(os.listdir(tmp))
     case("streamed GeoTIFF, its code cache written", [streamed, "--stream"] + stats, 0)
+    cache = json.load(open(stats[1]))["streaming"]["cache"]["codes"]
+    cache_folder = os.path.join(os.environ["XDG_CACHE_HOME"], "quadterrain")
+    if os.path.dirname(cache) != cache_folder or \
+            not os.path.basename(cache).startswith("streamed.tif."):
+        failures.append(f"streamed GeoTIFF: its code cache {cache!r} is not in {cache_folder}")
+    if sorted(os.listdir(tmp)) != streamed_folder:
+        failures.append("streamed GeoTIFF: files written beside the map: "
+                        f"{sorted(set(os.listdir(tmp)) - set(streamed_folder))}")
     os.truncate(cache, os.path.getsize(cache) - 2)
     case("streamed GeoTIFF, its code cache cut short", [streamed, "--stream"] + stats, 0,
          cache + ": truncated, rebuilding")
@@ -1303,11 +1313,10 @@ if have_display:
     with open(own_tif, "wb") as f:
         f.write(tiff16(96, 96, hills(96), signed=True, tile=16))
     own_stats = os.path.join(tmp, "own.json")
-    case("streamed .r16, its sidecar written", [r16, "--stream", "--stats-json", own_stats], 0,
-         env=own_env)
+    beside = ["--stream", "--cache-beside", "--stats-json", own_stats]
+    case("streamed .r16, its sidecar written", [r16] + beside, 0, env=own_env)
     good_sidecar = open(r16 + ".qtree", "rb").read()
-    case("streamed GeoTIFF, its cache written", [own_tif, "--stream", "--stats-json", own_stats], 0,
-         env=own_env)
+    case("streamed GeoTIFF, its cache written", [own_tif] + beside, 0, env=own_env)
     good_cache = open(own_tif + ".qtcodes", "rb").read()
     good_link = os.path.join(tmp, "a good sidecar")
     with open(good_link, "wb") as f:
@@ -1350,8 +1359,7 @@ if have_display:
             before = snapshot(at)
             names = sorted(os.listdir(own))
             for run in ["", ", again"]:
-                case(f"{who} as {place}{run}", [map_path, "--stream", "--stats-json", own_stats],
-                     0, at + ": left alone (" + why.format(kind) + "); " + outcome, env=own_env,
+                case(f"{who} as {place}{run}", [map_path] + beside, 0, at + ": left alone (" + why.format(kind) + "); " + outcome, env=own_env,
                      one_line=True)
                 streaming = json.load(open(own_stats))["streaming"]
                 expected = None if field == "sidecar" else "not kept"
@@ -1374,10 +1382,73 @@ if have_display:
             shutil.rmtree(os.path.join(own, leftover), ignore_errors=True)
             if os.path.lexists(os.path.join(own, leftover)):
                 os.remove(os.path.join(own, leftover))
-    case("streamed GeoTIFF beside files named like caches", [own_tif, "--stream"] + stats, 0,
-         env=own_env)
+    case("streamed GeoTIFF beside files named like caches",
+         [own_tif, "--stream", "--cache-beside"] + stats, 0, env=own_env)
     if sorted(os.listdir(cache_folder)) != swept:
         failures.append(f"the orphan sweep changed the cache folder: {os.listdir(cache_folder)}")
+
+    # Where caches go by default: the cache folder, under names two maps of one name in different
+    # folders never share, nothing beside the map; a cache folder that cannot be made is one line
+    # and the map opens without; a user's file where a cache would go is left alone; a cache of
+    # the program's own beside the map (--cache-beside, or an earlier layout) is read, not written.
+    places_env = {"XDG_CACHE_HOME": os.path.join(tmp, "places cache home")}
+    places_folder = os.path.join(places_env["XDG_CACHE_HOME"], "quadterrain")
+    places_stats = os.path.join(tmp, "places.json")
+    twins = []
+    for sub in ["a", "b"]:
+        os.mkdir(os.path.join(tmp, "twin " + sub))
+        twin = os.path.join(tmp, "twin " + sub, "N47E009.tif")
+        with open(twin, "wb") as f:
+            f.write(tiff16(64, 64, [v + 100 * len(twins) for v in hills(64)], signed=True,
+                           tile=16))
+        twins.append(twin)
+    for twin in twins:
+        case(f"streamed {twin}, its cache in the cache folder",
+             [twin, "--stream", "--stats-json", places_stats], 0, env=places_env)
+        where = json.load(open(places_stats))["streaming"]["cache"]
+        if os.path.dirname(where["codes"]) != places_folder or \
+                where["tree"] != where["codes"] + ".qtree":
+            failures.append(f"streamed {twin}: its cache is at {where}")
+        if os.listdir(os.path.dirname(twin)) != ["N47E009.tif"]:
+            failures.append(f"streamed {twin}: files beside it: {os.listdir(os.path.dirname(twin))}")
+    if len(set(os.listdir(places_folder))) != 4:
+        failures.append(f"two maps of one name share a cache: {os.listdir(places_folder)}")
+    case(f"streamed {twins[0]} again, its cache read",
+         [twins[0], "--stream", "--stats-json", places_stats], 0, env=places_env)
+    if json.load(open(places_stats))["streaming"]["code_cache"] != "read":
+        failures.append("a cache in the cache folder was not read")
+    twin_cache = json.load(open(places_stats))["streaming"]["cache"]["codes"]
+    os.remove(twin_cache)
+    notes(twin_cache, data=b"mine\n")
+    case("a user's file where the cache goes", [twins[0], "--stream"] + stats, 0,
+         twin_cache + ": left alone (not a quadterrain code cache); continuing without a code "
+         "cache", env=places_env, one_line=True)
+    if open(twin_cache, "rb").read() != b"mine\n":
+        failures.append("a user's file where the cache goes was changed")
+    not_a_folder = os.path.join(tmp, "places not a folder")
+    notes(not_a_folder)
+    for map_path, outcome in [(twins[1], "continuing without a code cache"),
+                              (r16, "continuing without a sidecar")]:
+        names = sorted(os.listdir(os.path.dirname(map_path)))
+        case(f"streamed {os.path.basename(map_path)}, --cache-dir not a folder",
+             [map_path, "--stream", "--cache-dir", not_a_folder + "/quadterrain"] + stats, 0,
+             not_a_folder + "/quadterrain: cache folder cannot be created (Not a directory); " +
+             outcome, env=places_env, one_line=True)
+        if sorted(os.listdir(os.path.dirname(map_path))) != names:
+            failures.append(f"--cache-dir not a folder: files beside {map_path}")
+    # The .r16's sidecar written beside it by --cache-beside above is read by default, and not
+    # rewritten there.
+    for leftover in os.listdir(own):
+        if os.path.join(own, leftover) not in (r16, own_tif):
+            shutil.rmtree(os.path.join(own, leftover), ignore_errors=True)
+    case("streamed .r16, its sidecar written beside it", [r16] + beside, 0, env=places_env)
+    kept = snapshot(r16 + ".qtree")
+    case("streamed .r16, its sidecar beside it read", [r16, "--stream", "--stats-json",
+                                                       places_stats], 0, env=places_env)
+    streaming = json.load(open(places_stats))["streaming"]
+    if streaming["sidecar"] != "read" or streaming["cache"]["tree"] != r16 + ".qtree" or \
+            snapshot(r16 + ".qtree") != kept:
+        failures.append(f"a sidecar beside the map was not read as it is: {streaming}")
 
     shot = os.path.join(tmp, "window.png")
     case("window shot with a frozen frustum", [good, "--freeze-eye", "0,5,0", "--freeze-target",

@@ -53,6 +53,18 @@ TEST(Options, ScreenshotDirMustBeAFolder) {
     EXPECT_FALSE(parse({"--screenshot-dir", "/dev/null"}));
 }
 
+TEST(Options, CacheDirAndCacheBeside) {
+    const ViewerOptions none = parse({}).value();
+    EXPECT_EQ(none.cacheDir, "");
+    EXPECT_FALSE(none.cacheBeside);
+    EXPECT_EQ(parse({"--cache-dir", "/c"}).value().cacheDir, "/c");
+    EXPECT_EQ(parse({"--cache-dir=/c"}).value().cacheDir, "/c");
+    EXPECT_TRUE(parse({"--cache-beside"}).value().cacheBeside);
+    EXPECT_EQ(parse({"--cache-dir", ""}).error(), "--cache-dir: empty path");
+    EXPECT_EQ(parse({"--cache-dir"}).error(), "--cache-dir: missing value");
+    EXPECT_EQ(parse({"--cache-beside=yes"}).error(), "--cache-beside takes no value");
+}
+
 TEST(Options, PicturesFolderFollowsTheGivenThenTheEnvironment) {
     EXPECT_EQ(picturesFolder("/given"), "/given");
     const char* saved = std::getenv("XDG_PICTURES_DIR");
@@ -456,7 +468,8 @@ TEST(Options, UsageNamesEveryOption) {
           "--target",     "--fov",          "--no-cull",     "--no-occlusion", "--lod",
           "--screenshot", "--stats-json",   "--dump-leaves", "--cull-map",     "--bench",
           "--help",       "--pick",         "--state-json",  "--max-fps",      "--objects",
-          "--moving",     "--seed",         "--steps",       "--dump-objects", "--memory-budget"}) {
+          "--moving",     "--seed",         "--steps",       "--dump-objects", "--memory-budget",
+          "--cache-dir",  "--cache-beside"}) {
         EXPECT_NE(usage.find(name), std::string::npos) << name;
     }
 }

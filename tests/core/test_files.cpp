@@ -57,7 +57,35 @@ std::vector<uint8_t> zlibStored(const std::vector<uint8_t>& raw) {
     return z;
 }
 
+// Every test process keeps the cache folder (core/streaming/cache_folder.h) in a folder of its
+// own, removed at exit: no test writes into the real home's cache, and tests running in parallel
+// never share one.
+struct OwnCacheHome {
+    std::string dir;
+    OwnCacheHome() {
+        std::string pattern =
+            (std::filesystem::temp_directory_path() / "qt_cache_home_XXXXXX").string();
+        if (mkdtemp(pattern.data()) != nullptr) {
+            dir = pattern;
+            setenv("XDG_CACHE_HOME", dir.c_str(), 1);
+        }
+    }
+    ~OwnCacheHome() {
+        std::error_code ignored;
+        if (!dir.empty()) {
+            std::filesystem::remove_all(dir, ignored);
+        }
+    }
+    OwnCacheHome(const OwnCacheHome&) = delete;
+    OwnCacheHome& operator=(const OwnCacheHome&) = delete;
+};
+const OwnCacheHome ownCacheHome;
+
 }  // namespace
+
+std::string cacheHome() {
+    return ownCacheHome.dir;
+}
 
 TempDir::TempDir() {
     std::string pattern = (std::filesystem::temp_directory_path() / "qt_test_XXXXXX").string();

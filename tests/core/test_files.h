@@ -36,6 +36,10 @@ private:
     std::string dir_;
 };
 
+// The XDG_CACHE_HOME of this test process: a folder of its own, removed at exit, so that the
+// default cache folder is cacheHome() + "/quadterrain".
+std::string cacheHome();
+
 void writeBytes(const std::string& path, const std::vector<uint8_t>& bytes);
 std::vector<uint8_t> readBytes(const std::string& path);
 

@@ -3,12 +3,20 @@ equal to the map's cull, culled pictures equal to unculled ones, picks where the
 objects culled with the terrain, streamed maps equal to loaded ones, one-line errors.
 
 Run by CTest (python_module) with the module of the build tree on PYTHONPATH, headless."""
+import atexit
 import os
+import shutil
+import tempfile
 
 import numpy as np
 import pytest
 
 import quadterrain
+
+# Streamed maps' sidecars go to the cache folder: this run's own, never the home's.
+_CACHE_HOME = tempfile.mkdtemp(prefix="qt_python_cache_")
+os.environ["XDG_CACHE_HOME"] = _CACHE_HOME
+atexit.register(shutil.rmtree, _CACHE_HOME, ignore_errors=True)
 
 SOURCE = os.environ.get("QT_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 MAP = os.path.join(SOURCE, "data", "default_1025.png")
@@ -142,6 +150,10 @@ def test_a_streamed_r16_culls_as_the_loaded_map(m, tmp_path):
     streamed = quadterrain.open(str(path), stream=True)
     assert streamed.streamed and (streamed.width, streamed.height) == (1025, 1025)
     assert np.array_equal(streamed.codes, m.codes)
+    # Its sidecar in the cache folder, nothing beside the map.
+    assert os.listdir(tmp_path) == ["map.r16"]
+    sidecars = os.listdir(os.path.join(_CACHE_HOME, "quadterrain"))
+    assert any(n.startswith("map.r16.") and n.endswith(".qtree") for n in sidecars), sidecars
     loaded = quadterrain.open(str(path), stream=False)
     assert not loaded.streamed
     camera = loaded.camera(EYE, TARGET, width=W, height=H)

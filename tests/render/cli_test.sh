@@ -8,6 +8,8 @@ exe=$1
 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# Streamed maps' caches and sidecars go to the cache folder: this run's own, never the home's.
+export XDG_CACHE_HOME="$tmp/cache home"
 failures=0
 fail() {
     echo "FAIL: $*" >&2
@@ -339,7 +341,8 @@ assert pick["hit"] and pick["world"][1] < o["world"][1], pick
 PY
 
 # 8. A .r16 opened streamed (--stream, as one over --memory-budget is): its codes mapped, its
-#    tree written to MAP.qtree on the first open and read from it on the second, level 0 streamed;
+#    tree written to its sidecar in the cache folder on the first open (nothing beside the map)
+#    and read from it on the second, level 0 streamed;
 #    settled, its screenshot is the fully loaded map's (same leaf size, same pages), byte for byte;
 #    picking reads the mapping.
 python3 - "$tmp/big.r16" <<'PY'
@@ -357,7 +360,7 @@ for run in first second; do
     "$exe" "$tmp/big.r16" $big_view --stream --screenshot "$tmp/big_$run.png" \
         --stats-json "$tmp/big_$run.json" --pick 120,80 || fail "streamed .r16, $run open"
 done
-[ -f "$tmp/big.r16.qtree" ] || fail "streamed .r16: no sidecar written"
+[ ! -e "$tmp/big.r16.qtree" ] || fail "streamed .r16: a sidecar written beside the map"
 leaf=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['leaf_size'])" "$tmp/big_first.json")
 # shellcheck disable=SC2086
 "$exe" "$tmp/big.r16" $big_view --leaf "$leaf" --screenshot "$tmp/big_full.png" \
@@ -365,10 +368,13 @@ leaf=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['leaf_siz
 cmp -s "$tmp/big_first.png" "$tmp/big_full.png" || fail "streamed .r16: settled != fully loaded"
 cmp -s "$tmp/big_second.png" "$tmp/big_full.png" || fail "streamed .r16 from its sidecar != fully loaded"
 python3 - "$tmp" <<'PY' || fail "streamed .r16 stats content"
-import json, sys
+import json, os, sys
 first, second, full = (json.load(open(f"{sys.argv[1]}/big_{k}.json")) for k in ("first", "second", "full"))
 assert first["streaming"]["mapped"] is True and first["streaming"]["sidecar"] == "written", first["streaming"]
 assert second["streaming"]["sidecar"] == "read", second["streaming"]
+tree = first["streaming"]["cache"]["tree"]
+assert tree.startswith(f"{sys.argv[1]}/cache home/quadterrain/big.r16.") and os.path.isfile(tree), tree
+assert second["streaming"]["cache"] == {"codes": None, "tree": tree}, second["streaming"]
 assert "streaming" not in full, full.get("streaming")
 assert first["streaming"]["resident"] > 0 and first["streaming"]["requested"] == 0, first["streaming"]
 assert first["pick"] == full["pick"] == second["pick"] and full["pick"]["hit"], (first["pick"], full["pick"])
@@ -377,7 +383,7 @@ PY
 
 # 9. GeoTIFFs opened streamed: a signed band with voids (read as floats, voids filled, quantised
 #    into the code cache) and an unsigned one (read straight into the cache). The first open writes
-#    MAP.qtcodes and its sidecar, the second maps them; settled, both screenshots are the fully
+#    the code cache and its sidecar in the cache folder, the second maps them; settled, both screenshots are the fully
 #    loaded map's, byte for byte, and so are the picks.
 python3 "$src/tests/app/tiff16.py" "$tmp/voids.tif" 300 --signed --tile 32 --voids
 python3 "$src/tests/app/tiff16.py" "$tmp/plain.tif" 257
@@ -388,8 +394,8 @@ for tif in voids plain; do
         "$exe" "$tmp/$tif.tif" $tif_view --stream --screenshot "$tmp/${tif}_$run.png" \
             --stats-json "$tmp/${tif}_$run.json" --pick 120,80 || fail "streamed $tif.tif, $run open"
     done
-    [ -f "$tmp/$tif.tif.qtcodes" ] && [ -f "$tmp/$tif.tif.qtcodes.qtree" ] ||
-        fail "streamed $tif.tif: no code cache or sidecar written"
+    [ ! -e "$tmp/$tif.tif.qtcodes" ] && [ ! -e "$tmp/$tif.tif.qtcodes.qtree" ] ||
+        fail "streamed $tif.tif: a code cache or sidecar written beside the map"
     leaf=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['leaf_size'])" \
         "$tmp/${tif}_first.json")
     # shellcheck disable=SC2086
@@ -400,12 +406,16 @@ for tif in voids plain; do
     cmp -s "$tmp/${tif}_second.png" "$tmp/${tif}_full.png" ||
         fail "streamed $tif.tif from its cache != fully loaded"
     python3 - "$tmp" "$tif" <<'PY' || fail "streamed $tif.tif stats content"
-import json, sys
+import json, os, sys
 first, second, full = (json.load(open(f"{sys.argv[1]}/{sys.argv[2]}_{k}.json"))
                        for k in ("first", "second", "full"))
 s1, s2 = first["streaming"], second["streaming"]
 assert s1["codes"] == "code cache" and s1["code_cache"] == "written" and s1["sidecar"] == "written", s1
 assert s2["codes"] == "code cache" and s2["code_cache"] == "read" and s2["sidecar"] == "read", s2
+codes = s1["cache"]["codes"]
+assert codes.startswith(f"{sys.argv[1]}/cache home/quadterrain/{sys.argv[2]}.tif.") and os.path.isfile(codes), s1
+assert s1["cache"] == s2["cache"] == {"codes": codes, "tree": codes + ".qtree"}, (s1, s2)
+assert os.path.isfile(codes + ".qtree"), codes
 assert "streaming" not in full, full.get("streaming")
 assert s1["resident"] > 0 and s1["requested"] == 0, s1
 assert first["pick"] == full["pick"] == second["pick"] and full["pick"]["hit"], (first["pick"], full["pick"])

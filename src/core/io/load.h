@@ -34,6 +34,11 @@ struct LoadOptions {
     std::string hgtTile{};
     // Nodata samples (Heightmap::nodata) drawn as their fill, as terrain; false: as holes.
     bool fillNodata = false;
+    // Where a streamed map's code cache and tree sidecar go (core/streaming/cache_folder.h): the
+    // cache folder cacheDir ("": $XDG_CACHE_HOME/quadterrain, else ~/.cache/quadterrain), or
+    // beside the map when cacheBeside.
+    std::string cacheDir{};
+    bool cacheBeside = false;
 };
 
 // Called with a map's size once the file's header (or length, or GDAL's raster) gives it, before

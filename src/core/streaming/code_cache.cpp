@@ -9,8 +9,6 @@
 #include <cassert>
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -42,26 +40,8 @@ uint64_t fnv(uint64_t h, const void* data, size_t count) {
 }
 constexpr uint64_t kFnvStart = 0xcbf29ce484222325ull;
 
-std::string hex16(uint64_t v) {
-    char text[17];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
-    return text;
-}
-
-std::string defaultCacheDir() {
-    const char* xdg = std::getenv("XDG_CACHE_HOME");
-    if (xdg != nullptr && xdg[0] == '/') {
-        return std::string(xdg) + "/quadterrain";
-    }
-    const char* home = std::getenv("HOME");
-    if (home != nullptr && home[0] == '/') {
-        return std::string(home) + "/.cache/quadterrain";
-    }
-    return "";
-}
-
-// The path made absolute and normal, the key a map's cache is found and recorded by; `path` as
-// it is when it cannot be made absolute.
+// The path made absolute and normal, as a cache's header records it; `path` as it is when it
+// cannot be made absolute.
 std::string absoluteMapPath(const std::string& path) {
     std::error_code error;
     const std::filesystem::path absolute = std::filesystem::absolute(path, error);
@@ -76,26 +56,6 @@ std::string errorText(int error) {
 
 uint64_t codeCacheBytes(int width, int height) {
     return kCodeCacheHeaderBytes + uint64_t(width) * uint64_t(height) * 2;
-}
-
-std::string codeCacheFolder(const std::string& cacheDir) {
-    return cacheDir.empty() ? defaultCacheDir() : cacheDir;
-}
-
-std::vector<std::string> codeCacheCandidates(const std::string& mapPath, bool nextToMap,
-                                             const std::string& cacheDir) {
-    std::vector<std::string> out;
-    if (nextToMap) {
-        out.push_back(mapPath + ".qtcodes");
-    }
-    const std::string dir = codeCacheFolder(cacheDir);
-    if (!dir.empty()) {
-        const std::string key = absoluteMapPath(mapPath);
-        const std::string name = std::filesystem::path(mapPath).filename().string();
-        out.push_back(dir + "/" + name + "." + hex16(fnv(kFnvStart, key.data(), key.size())) +
-                      ".qtcodes");
-    }
-    return out;
 }
 
 std::string recordedMapPath(const std::string& mapPath) {

@@ -1,5 +1,6 @@
-// A GDAL raster's code cache: its samples quantised once into a file of 16-bit codes (MAP.qtcodes
-// beside the map, or in the cache folder), which later opens map read-only as a .r16 is mapped.
+// A GDAL raster's code cache: its samples quantised once into a file of 16-bit codes (in the cache
+// folder, or MAP.qtcodes beside the map: cache_folder.h), which later opens map read-only as a .r16
+// is mapped.
 #pragma once
 
 #include <cstdint>
@@ -29,16 +30,6 @@ struct CodeCacheHeader {
 
 // The cache's length for a width x height raster: the header and two bytes a sample.
 uint64_t codeCacheBytes(int width, int height);
-
-// Where a raster's cache may be, in the order tried: beside the map (mapPath + ".qtcodes") when
-// nextToMap, then in cacheDir ("": $XDG_CACHE_HOME/quadterrain, else $HOME/.cache/quadterrain)
-// under the map's file name and a hash of its absolute path.
-std::vector<std::string> codeCacheCandidates(const std::string& mapPath, bool nextToMap,
-                                             const std::string& cacheDir);
-
-// The folder of the caches not kept beside their maps: cacheDir, or for "" $XDG_CACHE_HOME/
-// quadterrain, else $HOME/.cache/quadterrain ("" when neither is set).
-std::string codeCacheFolder(const std::string& cacheDir);
 
 // The map's absolute path as a cache's header records it (CodeCacheHeader::mapPath): "" unless
 // it names a plain file (GDAL's /vsi paths do not).

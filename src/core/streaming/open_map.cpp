@@ -105,6 +105,8 @@ Result<OpenedMap> openMap(const std::string& path, const LoadOptions& options,
     opened.streamed = true;
     opened.sidecar = s.sidecarUsed ? "read" : s.sidecarWritten ? "written" : "";
     opened.deferred = s.deferred;
+    opened.codeCachePath = s.cachePath;
+    opened.sidecarPath = s.sidecarPath;
     opened.codeCache = s.codes == CodeSource::CacheWritten   ? "written"
                        : s.codes == CodeSource::CacheRead    ? "read"
                        : s.codes == CodeSource::CacheNotKept ? "not kept"

@@ -20,10 +20,12 @@ struct OpenedMap {
     Heightmap map;
     Quadtree tree;     // a GDAL raster's (built during its read) or a streamed map's; else empty
     int leafSize = 0;  // the tree's: a streamed map's may be larger than the one asked for
-    bool streamed = false;    // codes mapped: level 0 must stream to the GPU as well
-    std::string sidecar;      // streamed: "read" (the tree from its .qtree) or "written"; else ""
-    std::string codeCache;    // a streamed GDAL raster: "written", "read" or "not kept"; else ""
-    DeferredErrors deferred;  // a streamed .r16's first open: its exact errors and sidecar, later
+    bool streamed = false;      // codes mapped: level 0 must stream to the GPU as well
+    std::string sidecar;        // streamed: "read" (the tree from its .qtree) or "written"; else ""
+    std::string codeCache;      // a streamed GDAL raster: "written", "read" or "not kept"; else ""
+    std::string codeCachePath;  // the code cache written or read; else ""
+    std::string sidecarPath;    // the sidecar read or written (a deferred one: to be); else ""
+    DeferredErrors deferred;    // a streamed .r16's first open: its exact errors and sidecar, later
 };
 
 // True when `path` should open streamed: a .r16/.raw file or a GDAL raster whose fully loaded

@@ -18,6 +18,7 @@
 #include "core/io/gdal_capacity.h"
 #include "core/io/gdal_raster.h"
 #include "core/io/voids.h"
+#include "core/streaming/cache_folder.h"
 #include "core/streaming/code_cache.h"
 #include "core/streaming/float_scratch.h"
 #include "core/streaming/own_files.h"
@@ -240,71 +241,82 @@ int leadRows(int width, uint64_t bandBytes, int step) {
     return int(std::min<uint64_t>(std::max<uint64_t>(rows, uint64_t(step)), uint64_t(1) << 30));
 }
 
-// Where a raster's code cache may go: the candidates (codeCacheCandidates) up to the first whose
-// cache or sidecar path holds something not the program's own (own_files.h), and that one, which
-// is never read, written or removed: the codes then go to an unnamed file in its folder.
-struct CachePlaces {
-    std::vector<std::string> usable;
-    std::string blocked;     // the path left alone ("" when none is)
-    std::string blockedWhy;  // what is there
-    std::string blockedDir;  // the folder of that candidate
-};
-
 std::string folderOf(const std::string& path) {
     const std::string folder = std::filesystem::path(path).parent_path().string();
     return folder.empty() ? "." : folder;
 }
 
-CachePlaces cachePlaces(const std::vector<std::string>& candidates) {
-    CachePlaces places;
-    for (const std::string& cache : candidates) {
-        for (const auto& [path, magic] : {std::pair{cache, kCodeCacheMagic},
-                                          std::pair{sidecarPath(cache), kTreeSidecarMagic}}) {
+// Where a raster's code cache may be (cachePlaces of ".qtcodes"), split by use: the places read,
+// in order (a place only read when its cache is the program's own), and the writable places a new
+// cache may go to, up to the first whose cache or sidecar path holds something not the program's
+// own (own_files.h). That one is never read, written or removed: the codes then go to an unnamed
+// file in its folder.
+struct CacheSpots {
+    std::vector<CachePlace> read;
+    std::vector<CachePlace> write;
+    std::string blocked;     // the path left alone ("" when none is)
+    std::string blockedWhy;  // what is there
+    std::string blockedDir;  // the folder of that place
+};
+
+CacheSpots cacheSpots(const std::vector<CachePlace>& places) {
+    CacheSpots spots;
+    for (const CachePlace& place : places) {
+        if (!place.writable) {
+            if (claimPath(place.path, kCodeCacheMagic).ours()) {
+                spots.read.push_back(place);
+            }
+            continue;
+        }
+        if (!spots.blocked.empty()) {
+            continue;
+        }
+        for (const auto& [path, magic] : {std::pair{place.path, kCodeCacheMagic},
+                                          std::pair{sidecarPath(place.path), kTreeSidecarMagic}}) {
             if (const PathClaim claim = claimPath(path, magic); claim.other()) {
-                places.blocked = path;
-                places.blockedWhy = claim.why;
-                places.blockedDir = folderOf(cache);
-                return places;
+                spots.blocked = path;
+                spots.blockedWhy = claim.why;
+                spots.blockedDir = folderOf(place.path);
+                break;
             }
         }
-        places.usable.push_back(cache);
+        if (spots.blocked.empty()) {
+            // Nothing to read in a cache folder not made yet (or that a file stands in for).
+            std::error_code error;
+            if (!place.inCacheFolder ||
+                std::filesystem::is_directory(folderOf(place.path), error)) {
+                spots.read.push_back(place);
+            }
+            spots.write.push_back(place);
+        }
     }
-    return places;
+    return spots;
 }
 
-// The first usable candidate folder with room that takes a new cache (the cache folder made when
-// missing), else an unnamed file for the codes in the blocked candidate's folder when it has
-// room (`chosen` then ""); the reasons the others did not, in one line, when none does.
-Result<CodeCacheWriter> createCache(const CachePlaces& places, uint64_t needBytes,
+// The first writable place with room that takes a new cache (the cache folder made when missing),
+// else an unnamed file for the codes (`chosen` then "", and `notKept` the line that says why): in
+// the blocked place's folder, or in the scratch folder when no place could take the cache. The
+// reasons the others did not, in one line, when none does.
+Result<CodeCacheWriter> createCache(const CacheSpots& spots, uint64_t needBytes,
                                     const StreamOptions& stream, int width, int height,
-                                    std::string& chosen) {
+                                    std::string& chosen, std::string& notKept) {
     std::string reasons;
-    const auto roomIn = [&](const std::string& dir, std::string& reason) {
-        std::error_code error;
-        std::filesystem::create_directories(dir, error);
+    const auto roomIn = [&](const std::string& dir, bool cacheFolder, std::string& reason) {
+        if (cacheFolder) {
+            if (Status made = makeCacheFolder(dir); !made) {
+                reason = "cache folder " + made.error();
+                return false;
+            }
+        }
         const uint64_t free = stream.freeDiskBytes ? stream.freeDiskBytes(dir) : freeDiskBytes(dir);
         if (free < needBytes) {
             reason = std::to_string(free >> 20) + " MiB free";
         }
         return free >= needBytes;
     };
-    for (const std::string& cache : places.usable) {
-        const std::string dir = folderOf(cache);
+    const auto unnamedIn = [&](const std::string& dir) {
         std::string reason;
-        if (roomIn(dir, reason)) {
-            Result<CodeCacheWriter> writer = CodeCacheWriter::create(cache, width, height);
-            if (writer) {
-                chosen = cache;
-                return writer;
-            }
-            reason = writer.error();
-        }
-        reasons += (reasons.empty() ? "" : "; ") + escapedPath(dir) + ": " + reason;
-    }
-    if (!places.blocked.empty()) {
-        const std::string& dir = places.blockedDir;
-        std::string reason;
-        if (roomIn(dir, reason)) {
+        if (roomIn(dir, false, reason)) {
             Result<CodeCacheWriter> writer = CodeCacheWriter::createUnnamed(dir, width, height);
             if (writer) {
                 chosen.clear();
@@ -313,6 +325,35 @@ Result<CodeCacheWriter> createCache(const CachePlaces& places, uint64_t needByte
             reason = writer.error();
         }
         reasons += (reasons.empty() ? "" : "; ") + escapedPath(dir) + ": " + reason;
+        return Result<CodeCacheWriter>::failure(reason);
+    };
+    for (const CachePlace& place : spots.write) {
+        const std::string dir = folderOf(place.path);
+        std::string reason;
+        if (roomIn(dir, place.inCacheFolder, reason)) {
+            Result<CodeCacheWriter> writer = CodeCacheWriter::create(place.path, width, height);
+            if (writer) {
+                chosen = place.path;
+                return writer;
+            }
+            reason = writer.error();
+        }
+        reasons += (reasons.empty() ? "" : "; ") + escapedPath(dir) + ": " + reason;
+    }
+    if (!spots.blocked.empty()) {
+        notKept = escapedPath(spots.blocked) + ": left alone (" + spots.blockedWhy +
+                  "); continuing without a code cache";
+        if (Result<CodeCacheWriter> writer = unnamedIn(spots.blockedDir); writer) {
+            return writer;
+        }
+    } else {
+        notKept = (reasons.empty() ? std::string("no cache folder (neither XDG_CACHE_HOME nor HOME "
+                                                 "is set)")
+                                   : reasons) +
+                  "; continuing without a code cache";
+        if (Result<CodeCacheWriter> writer = unnamedIn(scratchFolder()); writer) {
+            return writer;
+        }
     }
     return Result<CodeCacheWriter>::failure(
         "no room for its code cache: it needs " + std::to_string(needBytes >> 20) +
@@ -330,23 +371,32 @@ void reportCacheProblem(StreamedMap& out, const std::string& cache, const std::s
 }
 
 // Opens out's map from an existing cache when it and its sidecar hold; false (the problem
-// reported) when it must be rebuilt.
-Result<bool> reuseCache(StreamedMap& out, const std::string& cache, uint64_t signature,
+// reported, for a writable place) when it must be rebuilt. The sidecar of a cache only read is
+// never rewritten (a leaf size of its own is built from the codes each time).
+Result<bool> reuseCache(StreamedMap& out, const CachePlace& place, uint64_t signature,
                         const StreamOptions& stream) {
     using R = Result<bool>;
+    const std::string& cache = place.path;
+    // A place only read (beside the map, without --cache-beside) is used when valid and passed
+    // over in silence when not: the new cache is made where caches go.
+    const auto say = [&](const std::string& problem) {
+        if (place.writable) {
+            reportCacheProblem(out, cache, problem);
+        }
+    };
     Heightmap& map = out.map;
     const Result<CodeCacheHeader> header =
         readCodeCacheHeader(cache, signature, map.width, map.height);
     if (!header) {
         if (header.error() != "missing") {
-            reportCacheProblem(out, cache, header.error());
+            say(header.error());
         }
         return false;
     }
     Result<MappedCodes> mapped =
         mapCodes(cache, codeCacheBytes(map.width, map.height), kCodeCacheHeaderBytes);
     if (!mapped) {
-        reportCacheProblem(out, cache, mapped.error());
+        say(mapped.error());
         return false;
     }
     // The sidecar vouches for the codes: it was written from this very file (length and
@@ -357,10 +407,9 @@ Result<bool> reuseCache(StreamedMap& out, const std::string& cache, uint64_t sig
                                    : Result<TreeSidecar>::failure("missing");
     const bool otherLeafSize = !read && read.error().rfind("made for leaf size", 0) == 0;
     if (!read && !otherLeafSize) {
-        reportCacheProblem(out, cache,
-                           read.error().rfind("stale", 0) == 0
-                               ? "changed since its sidecar was written"
-                               : "not vouched for by its sidecar (" + read.error() + ")");
+        say(read.error().rfind("stale", 0) == 0
+                ? "changed since its sidecar was written"
+                : "not vouched for by its sidecar (" + read.error() + ")");
         return false;
     }
     map.codes = std::move(mapped.value().codes);
@@ -369,9 +418,10 @@ Result<bool> reuseCache(StreamedMap& out, const std::string& cache, uint64_t sig
     if (Status tree = streamedTree(out, saved, read.ok(), mapped.value().stamp, stream); !tree) {
         return R::failure(tree.error());
     }
-    if (otherLeafSize) {
+    if (otherLeafSize && place.writable) {
         writeStreamedSidecar(out, sidecar, mapped.value().stamp, saved);
     }
+    out.sidecarPath = out.sidecarUsed || out.sidecarWritten ? sidecar : std::string();
     out.codes = CodeSource::CacheRead;
     out.cachePath = cache;
     return true;
@@ -419,17 +469,16 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
     map.metres = info.metres();
 
     const uint64_t signature = rasterSignature(rasterFiles(*raster.dataset, path));
-    if (const std::string caches = codeCacheFolder(stream.cacheDir); !caches.empty()) {
+    if (const std::string caches = cacheFolder(options.cacheDir); !caches.empty()) {
         for (const std::string& removed : removeOrphanedCodeCaches(caches)) {
             std::fprintf(stderr, "%s: removed, the code cache of a map that no longer exists\n",
                          escapedPath(removed).c_str());
         }
     }
-    const std::vector<std::string> candidates =
-        codeCacheCandidates(path, stream.cacheNextToMap, stream.cacheDir);
-    const CachePlaces places = cachePlaces(candidates);
-    for (const std::string& cache : places.usable) {
-        const Result<bool> reused = reuseCache(out, cache, signature, stream);
+    const CacheSpots spots =
+        cacheSpots(cachePlaces(path, ".qtcodes", options.cacheDir, options.cacheBeside));
+    for (const CachePlace& place : spots.read) {
+        const Result<bool> reused = reuseCache(out, place, signature, stream);
         if (!reused) {
             return fail(name, reused.error());
         }
@@ -449,16 +498,17 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
         codeCacheBytes(width, height) + sidecarBytes(width, height, out.leafSize) +
         (info.directUint16 ? 0 : samples * sizeof(float)) + kStreamDiskMarginBytes;
     std::string cache;
-    Result<CodeCacheWriter> created = createCache(places, needBytes, stream, width, height, cache);
+    std::string notKept;
+    Result<CodeCacheWriter> created =
+        createCache(spots, needBytes, stream, width, height, cache, notKept);
     if (!created) {
         return fail(name, created.error());
     }
     CodeCacheWriter& writer = created.value();
     if (!writer.named()) {
-        out.cacheProblem = escapedPath(places.blocked) + ": left alone (" + places.blockedWhy +
-                           "); continuing without a code cache";
+        out.cacheProblem = notKept;
         std::fprintf(stderr, "%s\n", out.cacheProblem.c_str());
-    } else if (cache != candidates.front()) {
+    } else if (cache != spots.write.front().path) {
         std::fprintf(stderr, "%s: its code cache goes to %s (its own folder cannot take it)\n",
                      name.c_str(), escapedPath(cache).c_str());
     }
@@ -476,8 +526,11 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
             return fail(name, tree.error());
         }
     } else {
-        Result<FloatScratch> scratch = FloatScratch::create(
-            writer.named() ? folderOf(cache) : places.blockedDir, size_t(samples));
+        Result<FloatScratch> scratch =
+            FloatScratch::create(writer.named()           ? folderOf(cache)
+                                 : !spots.blocked.empty() ? spots.blockedDir
+                                                          : scratchFolder(),
+                                 size_t(samples));
         if (!scratch) {
             return fail(name, scratch.error());
         }
@@ -542,6 +595,7 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
     out.cachePath = cache;
     if (stream.useSidecar) {
         writeStreamedSidecar(out, sidecarPath(cache), stamp.value(), saved);
+        out.sidecarPath = out.sidecarWritten ? sidecarPath(cache) : std::string();
     }
     return out;
 }

@@ -29,10 +29,13 @@ struct RasterSize {
 Result<RasterSize> gdalRasterSize(const std::string& gdalPath);
 
 // Opens the raster at `path` (`gdalPath` is what GDAL opens: the path, or a /vsigzip/ one)
-// streamed. Its codes come from its code cache (core/streaming/code_cache.h) when one of
-// codeCacheCandidates holds a cache whose header matches the raster's files (rasterSignature) and
-// size and whose sidecar (CACHE.qtree) matches the cache: then nothing is read through GDAL. Else
-// the cache is made, in the first candidate folder that takes it (free space checked first): one
+// streamed. Its codes come from its code cache (core/streaming/code_cache.h) when one of its
+// places (cachePlaces of ".qtcodes": the cache folder's, else one of the program's own beside the
+// map) holds a cache whose header matches the raster's files (rasterSignature) and size and whose
+// sidecar (CACHE.qtree) matches the cache: then nothing is read through GDAL. Else the cache is
+// made, in the first writable place that takes it (the cache folder made on demand, free space
+// checked first; a cache folder that cannot take it is one line on stderr, and the codes go to an
+// unnamed file in the scratch folder that no later open finds): one
 // GDAL pass over the band in rows of its blocks quantised exactly as loadGdalHeightmap quantises
 // them (scale and offset, voids filled by fillVoids, the same range and codes, heights in metres),
 // written row by row, with the tree's bounds taken in the same pass (streamedTree) and saved in the

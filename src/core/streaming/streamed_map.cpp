@@ -6,11 +6,13 @@
 #include <cassert>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 
 #include "core/base/text.h"
 #include "core/config.h"
 #include "core/io/raw16.h"
 #include "core/lod/lod_error.h"
+#include "core/streaming/cache_folder.h"
 #include "core/streaming/mapped_codes.h"
 #include "core/streaming/own_files.h"
 #include "core/streaming/tree_sidecar.h"
@@ -130,6 +132,69 @@ bool sidecarIsUsable(StreamedMap& out, const std::string& sidecar) {
         escapedPath(sidecar) + ": left alone (" + claim.why + "); continuing without a sidecar";
     std::fprintf(stderr, "%s\n", out.sidecarProblem.c_str());
     return false;
+}
+
+// Reads a .r16's sidecar from the first of its places (cachePlaces) that holds a valid one, and
+// sets `target` to where a new one goes: the first writable place, "" when it cannot take one (a
+// file not the program's own there, a cache folder that cannot be made or written). A place
+// that is only read (beside the map, by default) is read when it holds the program's own file
+// and is otherwise passed over in silence. One line on stderr (the first kept in
+// out.sidecarProblem) for each problem of the writable place.
+Result<TreeSidecar> findSidecar(StreamedMap& out, const std::string& path,
+                                const LoadOptions& options, const FileStamp& stamp,
+                                std::string& target) {
+    Result<TreeSidecar> read = Result<TreeSidecar>::failure("missing");
+    std::string problemAt;  // the writable place whose sidecar cannot be used
+    bool chosen = false;    // the first writable place is behind
+    for (const CachePlace& place :
+         cachePlaces(path, ".qtree", options.cacheDir, options.cacheBeside)) {
+        if (!place.writable || chosen) {
+            if (claimPath(place.path, kTreeSidecarMagic).ours()) {
+                Result<TreeSidecar> found = readStreamedSidecar(out, place.path, stamp);
+                if (found) {
+                    out.sidecarPath = place.path;
+                    return found;
+                }
+            }
+            continue;
+        }
+        chosen = true;
+        if (!sidecarIsUsable(out, place.path)) {
+            continue;
+        }
+        read = readStreamedSidecar(out, place.path, stamp);
+        if (read) {
+            out.sidecarPath = place.path;
+            return read;
+        }
+        const std::string folder = std::filesystem::path(place.path).parent_path().string();
+        if (place.inCacheFolder) {
+            // A cache folder that cannot be made is the one line, not what reading in it found.
+            if (Status made = makeCacheFolder(folder); !made) {
+                const std::string line = escapedPath(folder) + ": cache folder " + made.error() +
+                                         "; continuing without a sidecar";
+                std::fprintf(stderr, "%s\n", line.c_str());
+                if (out.sidecarProblem.empty()) {
+                    out.sidecarProblem = line;
+                }
+                continue;
+            }
+        }
+        if (read.error() != "missing") {
+            problemAt = place.path;
+        }
+        target = place.path;
+    }
+    if (!problemAt.empty()) {
+        reportSidecarProblem(out, problemAt, read.error());
+    }
+    if (!chosen) {
+        out.sidecarProblem = escapedPath(path) +
+                             ": no cache folder (neither XDG_CACHE_HOME nor HOME is set); "
+                             "continuing without a sidecar";
+        std::fprintf(stderr, "%s\n", out.sidecarProblem.c_str());
+    }
+    return read;
 }
 
 }  // namespace
@@ -312,21 +377,20 @@ Result<StreamedMap> openStreamedRaw16(const std::string& path, const LoadOptions
     map.codes = std::move(mapped.value().codes);
     map.coding = HeightCoding{0.0f, 1.0f};
     const FileStamp fileStamp = mapped.value().stamp;
-    const std::string sidecar = sidecarPath(path);
-    const bool useSidecar = stream.useSidecar && sidecarIsUsable(out, sidecar);
-    Result<TreeSidecar> read = useSidecar ? readStreamedSidecar(out, sidecar, fileStamp)
-                                          : Result<TreeSidecar>::failure("missing");
-    if (!read && read.error() != "missing") {
-        reportSidecarProblem(out, sidecar, read.error());
-    }
+    std::string target;
+    Result<TreeSidecar> read = stream.useSidecar
+                                   ? findSidecar(out, path, options, fileStamp, target)
+                                   : Result<TreeSidecar>::failure("missing");
     TreeSidecar saved = read ? std::move(read.value()) : TreeSidecar{};
     if (Status tree = streamedTree(out, saved, read.ok(), fileStamp, stream); !tree) {
         return fail(name, tree.error());
     }
     if (out.deferred.pending) {
-        out.deferred.sidecar = useSidecar ? sidecar : std::string();
-    } else if (useSidecar && !out.sidecarUsed) {
-        writeStreamedSidecar(out, sidecar, fileStamp, saved);
+        out.deferred.sidecar = target;
+        out.sidecarPath = target;
+    } else if (!target.empty() && !out.sidecarUsed) {
+        writeStreamedSidecar(out, target, fileStamp, saved);
+        out.sidecarPath = out.sidecarWritten ? target : std::string();
     }
     return out;
 }

@@ -33,12 +33,9 @@ constexpr uint64_t kStreamedSmallBytes = uint64_t(8) << 20;
 
 struct StreamOptions {
     uint64_t bandBytes = kStreamBandBytes;  // the band cap (tests use tiny ones)
-    bool useSidecar = true;                 // read and write path.qtree
-    // A GDAL raster's code cache (core/streaming/code_cache.h): the folder used when the map's own
-    // cannot take it ("": $XDG_CACHE_HOME/quadterrain or ~/.cache/quadterrain), whether the map's
-    // own folder is tried first, and the free bytes of a folder (null: statvfs; tests give less).
-    std::string cacheDir;
-    bool cacheNextToMap = true;
+    bool useSidecar = true;                 // read and write the tree sidecar
+    // The free bytes of a folder a GDAL raster's code cache may go to (null: statvfs; tests give
+    // less). Where the cache and sidecar go is LoadOptions::cacheDir and cacheBeside's.
     std::function<uint64_t(const std::string& dir)> freeDiskBytes;
     // A .r16's first open (no usable sidecar) takes only the leaf ranges and the range bound, and
     // leaves its exact errors and its sidecar to streamedExactErrors (out.deferred): its first
@@ -69,8 +66,11 @@ struct StreamedMap {
     bool sidecarUsed = false;     // the tree came from its sidecar: no pass over the map
     bool sidecarWritten = false;  // the sidecar was (re)written by this open
     std::string sidecarProblem;   // why an existing sidecar was not used or not written; "" if none
-    double prepassMs = 0.0;       // the banded pass over the map (0 with the sidecar)
-    double sidecarReadMs = 0.0;   // reading and checking the sidecar
+    // The sidecar read or written (for a deferred first open: where streamedExactErrors writes
+    // it); "" when none is.
+    std::string sidecarPath;
+    double prepassMs = 0.0;      // the banded pass over the map (0 with the sidecar)
+    double sidecarReadMs = 0.0;  // reading and checking the sidecar
     CodeSource codes = CodeSource::MapFile;
     std::string cachePath;  // a GDAL raster's code cache; "" for a .r16
     std::string
@@ -156,9 +156,11 @@ void writeStreamedSidecar(StreamedMap& out, const std::string& sidecar, const Fi
 
 // Opens a .r16 (raw little-endian 16-bit, square or options.rawWidth x rawHeight) without
 // reading it whole. Codes equal the file's values (coding offset 0, step 1). The tree's leaf size
-// is planStreamedMap's; its bounds come from streamedTree with the sidecar path.qtree, which is
-// written when it was not used. Bad input (length, size, unreadable file) is one line starting
-// with the path.
+// is planStreamedMap's; its bounds come from streamedTree with the sidecar (cachePlaces of
+// ".qtree": the cache folder's, else one of the program's own beside the map), which is written
+// to the first writable place when it was not used. A cache folder that cannot be made or
+// written is one line on stderr, and the map opens without a sidecar. Bad input (length, size,
+// unreadable file) is one line starting with the path.
 Result<StreamedMap> openStreamedRaw16(const std::string& path, const LoadOptions& options,
                                       int requestedLeafSize, const StreamOptions& stream = {});
 

@@ -1,5 +1,6 @@
-// The tree sidecar: a map's leaf code ranges, coarse and fold errors saved next to it
-// (m.r16.qtree), so that reopening the map reads them instead of the whole map.
+// The tree sidecar: a map's leaf code ranges, coarse and fold errors saved in the cache folder
+// (or beside the map: cache_folder.h), so that reopening the map reads them instead of the whole
+// map.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +29,8 @@ struct TreeSidecar {
     std::vector<uint16_t> foldErrors;    // Quadtree::foldErrors, as many as coarseErrors
 };
 
-// The sidecar's path for a map: the map's path with ".qtree" appended.
+// The sidecar's path beside a file: its path with ".qtree" appended (a code cache's sidecar, a
+// .r16's kept beside it).
 std::string sidecarPath(const std::string& mapPath);
 
 // Reads the sidecar at `path` for a map of the given stamp, size and leaf size. Fails with one

@@ -25,6 +25,7 @@
 
 #include "core/io/heightmap_gdal.h"
 #include "core/lod/lod_error.h"
+#include "core/streaming/cache_folder.h"
 #include "core/streaming/code_cache.h"
 #include "streamed_checks.h"
 #include "test_files.h"
@@ -97,12 +98,19 @@ std::vector<double> hills(int width, int height, bool integral) {
     return v;
 }
 
-// Options that keep the cache inside the test's folder: beside the map, else dir/cache.
-StreamOptions streamIn(const TempDir& dir, uint64_t bandBytes) {
+StreamOptions streamIn(uint64_t bandBytes) {
     StreamOptions stream;
     stream.bandBytes = bandBytes;
-    stream.cacheDir = dir.path("cache");
     return stream;
+}
+
+// Options that keep the cache inside the test's folder: beside the map (and dir/cache when the
+// map's folder cannot take it) when `beside`, else in dir/cache.
+LoadOptions cacheIn(const TempDir& dir, bool beside) {
+    LoadOptions options;
+    options.cacheDir = dir.path("cache");
+    options.cacheBeside = beside;
+    return options;
 }
 
 // Band cap holding rows of nodes of level `level` of a map `width` wide.
@@ -146,7 +154,7 @@ void expectEqualsFullLoad(const StreamedMap& s, const std::string& path, int lea
 
 Result<StreamedMap> openIn(const TempDir& dir, const std::string& path, int leafSize,
                            uint64_t bandBytes) {
-    return openStreamedGdal(path, path, {}, leafSize, streamIn(dir, bandBytes));
+    return openStreamedGdal(path, path, cacheIn(dir, true), leafSize, streamIn(bandBytes));
 }
 
 // Opens `raster` streamed (bands of level-1 rows: many bands) and checks it against the full load.
@@ -272,7 +280,8 @@ struct CacheFixture {
     std::string path = dir.path("m.tif");
     std::string cache = path + ".qtcodes";
     std::string side = cache + ".qtree";
-    StreamOptions stream = streamIn(dir, capForLevel(181, 4, 2));
+    StreamOptions stream = streamIn(capForLevel(181, 4, 2));
+    LoadOptions options = cacheIn(dir, true);
     CacheFixture() {
         Raster raster;
         raster.hasNodata = true;
@@ -282,7 +291,7 @@ struct CacheFixture {
         writeTiff(path, raster, samples);
     }
     StreamedMap open() const {
-        Result<StreamedMap> opened = openStreamedGdal(path, path, {}, 4, stream);
+        Result<StreamedMap> opened = openStreamedGdal(path, path, options, 4, stream);
         EXPECT_TRUE(opened.ok()) << opened.error();
         return opened.ok() ? std::move(opened.value()) : StreamedMap{};
     }
@@ -306,7 +315,7 @@ TEST(StreamedGdal, ReopenMapsTheCacheAndReadsTheSidecarWithoutGdal) {
     EXPECT_EQ(second.tree.foldErrors, first.tree.foldErrors);
     expectEqualsFullLoad(second, f.path, 4);
     // Another leaf size: the cache is kept and a tree for it is made from the cache.
-    Result<StreamedMap> other = openStreamedGdal(f.path, f.path, {}, 8, f.stream);
+    Result<StreamedMap> other = openStreamedGdal(f.path, f.path, f.options, 8, f.stream);
     ASSERT_TRUE(other.ok()) << other.error();
     EXPECT_EQ(other.value().codes, CodeSource::CacheRead);
     EXPECT_FALSE(other.value().sidecarUsed);
@@ -460,7 +469,7 @@ TEST(StreamedGdal, WhatIsNotItsOwnWhereTheCacheGoesIsLeftAlone) {
 // alone the same way.
 TEST(StreamedGdal, WhatIsNotItsOwnInTheCacheFolderIsLeftAlone) {
     CacheFixture f;
-    f.stream.cacheNextToMap = false;
+    f.options.cacheBeside = false;
     const StreamedMap first = f.open();
     ASSERT_EQ(first.codes, CodeSource::CacheWritten);
     const std::string cache = first.cachePath;
@@ -499,8 +508,8 @@ TEST(StreamedGdal, CacheGoesToTheCacheFolderWhenTheMapsCannotTakeIt) {
 // cache's sidecar would be stay.
 TEST(StreamedGdal, CachesOfDeletedMapsAreRemovedFromTheCacheFolder) {
     TempDir dir;
-    StreamOptions stream = streamIn(dir, capForLevel(181, 4, 2));
-    stream.cacheNextToMap = false;
+    const StreamOptions stream = streamIn(capForLevel(181, 4, 2));
+    const LoadOptions options = cacheIn(dir, false);
     Raster raster;
     const std::vector<double> samples = hills(raster.width, raster.height, true);
     ASSERT_EQ(::mkdir(dir.path("maps").c_str(), 0755), 0);
@@ -511,7 +520,7 @@ TEST(StreamedGdal, CachesOfDeletedMapsAreRemovedFromTheCacheFolder) {
     int k = 0;
     for (const std::string& path : {kept, deleted, unmounted}) {
         writeTiff(path, raster, samples);
-        const Result<StreamedMap> opened = openStreamedGdal(path, path, {}, 4, stream);
+        const Result<StreamedMap> opened = openStreamedGdal(path, path, options, 4, stream);
         ASSERT_TRUE(opened.ok()) << opened.error();
         ASSERT_EQ(opened.value().codes, CodeSource::CacheWritten);
         cacheOf[k++] = opened.value().cachePath;
@@ -543,7 +552,7 @@ TEST(StreamedGdal, CachesOfDeletedMapsAreRemovedFromTheCacheFolder) {
     ASSERT_EQ(::unlink(unmounted.c_str()), 0);
     ASSERT_EQ(::rmdir(dir.path("drive").c_str()), 0);
 
-    const Result<StreamedMap> reopened = openStreamedGdal(kept, kept, {}, 4, stream);
+    const Result<StreamedMap> reopened = openStreamedGdal(kept, kept, options, 4, stream);
     ASSERT_TRUE(reopened.ok()) << reopened.error();
     EXPECT_EQ(reopened.value().codes, CodeSource::CacheRead);
     EXPECT_TRUE(std::filesystem::exists(cacheOf[0]));
@@ -559,10 +568,146 @@ TEST(StreamedGdal, CachesOfDeletedMapsAreRemovedFromTheCacheFolder) {
     EXPECT_TRUE(removeOrphanedCodeCaches(dir.path("cache")).empty());
 }
 
+// By default the cache and its sidecar go to $XDG_CACHE_HOME/quadterrain, under the map's name
+// and a hash of its path, and nothing is written beside the map.
+TEST(StreamedGdal, DefaultCacheGoesToTheCacheFolderAndNothingBesideTheMap) {
+    TempDir dir;
+    const std::string path = dir.path("m.tif");
+    Raster raster;
+    writeTiff(path, raster, hills(raster.width, raster.height, true));
+    const std::vector<std::string> before = filesIn(dir.path(""));
+    const std::string folder = test::cacheHome() + "/quadterrain";
+    const Result<StreamedMap> first = openStreamedGdal(path, path, {}, 4, streamIn(1 << 20));
+    ASSERT_TRUE(first.ok()) << first.error();
+    const StreamedMap& m = first.value();
+    EXPECT_EQ(m.codes, CodeSource::CacheWritten);
+    EXPECT_EQ(m.cachePath, pathInCacheFolder(folder, path, ".qtcodes"));
+    EXPECT_EQ(m.cachePath.rfind(folder + "/m.tif.", 0), 0u) << m.cachePath;
+    EXPECT_EQ(m.sidecarPath, m.cachePath + ".qtree");
+    EXPECT_TRUE(std::filesystem::exists(m.sidecarPath));
+    EXPECT_TRUE(m.cacheProblem.empty()) << m.cacheProblem;
+    EXPECT_EQ(filesIn(dir.path("")), before);
+    struct stat st {};
+    ASSERT_EQ(::stat(folder.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0700u);
+    const Result<StreamedMap> second = openStreamedGdal(path, path, {}, 4, streamIn(1 << 20));
+    ASSERT_TRUE(second.ok()) << second.error();
+    EXPECT_EQ(second.value().codes, CodeSource::CacheRead);
+    EXPECT_TRUE(second.value().sidecarUsed);
+    EXPECT_EQ(second.value().cachePath, m.cachePath);
+    EXPECT_EQ(filesIn(dir.path("")), before);
+}
+
+// Two maps of one name in different folders get caches of their own.
+TEST(StreamedGdal, MapsOfOneNameInTwoFoldersGetTwoCaches) {
+    TempDir dir;
+    ASSERT_EQ(::mkdir(dir.path("a").c_str(), 0755), 0);
+    ASSERT_EQ(::mkdir(dir.path("b").c_str(), 0755), 0);
+    const std::string a = dir.path("a/N47E009.tif"), b = dir.path("b/N47E009.tif");
+    Raster raster;
+    const std::vector<double> low = hills(raster.width, raster.height, true);
+    std::vector<double> high = low;
+    for (double& h : high) {
+        h += 500.0;
+    }
+    writeTiff(a, raster, low);
+    writeTiff(b, raster, high);
+    const LoadOptions options = cacheIn(dir, false);
+    std::string caches[2];
+    for (int open = 0; open < 2; ++open) {
+        int k = 0;
+        for (const std::string& path : {a, b}) {
+            SCOPED_TRACE(path);
+            const Result<StreamedMap> opened =
+                openStreamedGdal(path, path, options, 4, streamIn(1 << 20));
+            ASSERT_TRUE(opened.ok()) << opened.error();
+            EXPECT_EQ(opened.value().codes,
+                      open == 0 ? CodeSource::CacheWritten : CodeSource::CacheRead);
+            expectEqualsFullLoad(opened.value(), path, 4);
+            caches[k++] = opened.value().cachePath;
+        }
+        EXPECT_NE(caches[0], caches[1]);
+        EXPECT_EQ(caches[0].rfind(dir.path("cache/N47E009.tif."), 0), 0u) << caches[0];
+        EXPECT_EQ(caches[1].rfind(dir.path("cache/N47E009.tif."), 0), 0u) << caches[1];
+    }
+    EXPECT_EQ(filesIn(dir.path("a")), std::vector<std::string>{"N47E009.tif"});
+    EXPECT_EQ(filesIn(dir.path("b")), std::vector<std::string>{"N47E009.tif"});
+}
+
+// --cache-beside: MAP.qtcodes and MAP.qtcodes.qtree beside the map, nothing in the cache folder.
+TEST(StreamedGdal, CacheBesideWritesBesideTheMap) {
+    CacheFixture f;
+    const StreamedMap m = f.open();
+    EXPECT_EQ(m.codes, CodeSource::CacheWritten);
+    EXPECT_EQ(m.cachePath, f.cache);
+    EXPECT_EQ(m.sidecarPath, f.side);
+    EXPECT_TRUE(std::filesystem::exists(f.side));
+    EXPECT_TRUE(filesIn(f.dir.path("cache")).empty());
+}
+
+// A cache beside the map from the earlier layout is read when valid and the program's own; a
+// stale one is passed over in silence and left where it is, the new cache made in the cache
+// folder.
+TEST(StreamedGdal, ACacheBesideTheMapIsReadButNeverWrittenByDefault) {
+    CacheFixture f;
+    ASSERT_EQ(f.open().codes, CodeSource::CacheWritten);  // beside, as the earlier layout kept it
+    f.options.cacheBeside = false;
+    const StreamedMap read = f.open();
+    EXPECT_EQ(read.codes, CodeSource::CacheRead);
+    EXPECT_EQ(read.cachePath, f.cache);
+    EXPECT_TRUE(read.sidecarUsed);
+    EXPECT_TRUE(filesIn(f.dir.path("cache")).empty());
+    // Another leaf size: built from the codes, its sidecar not rewritten beside the map.
+    const std::vector<uint8_t> side = test::readBytes(f.side);
+    const Result<StreamedMap> other = openStreamedGdal(f.path, f.path, f.options, 8, f.stream);
+    ASSERT_TRUE(other.ok()) << other.error();
+    EXPECT_EQ(other.value().codes, CodeSource::CacheRead);
+    EXPECT_FALSE(other.value().sidecarWritten);
+    EXPECT_EQ(test::readBytes(f.side), side);
+    // The map changes: the cache beside it is stale, and the new one goes to the cache folder.
+    struct timespec times[2] = {{0, UTIME_OMIT}, {1700000000, 9}};
+    ASSERT_EQ(::utimensat(AT_FDCWD, f.path.c_str(), times, 0), 0);
+    const std::vector<uint8_t> stale = test::readBytes(f.cache);
+    const std::vector<std::string> beside = {"cache", "m.tif", "m.tif.qtcodes",
+                                             "m.tif.qtcodes.qtree"};
+    const StreamedMap rebuilt = f.open();
+    EXPECT_EQ(rebuilt.codes, CodeSource::CacheWritten);
+    EXPECT_EQ(rebuilt.cachePath, pathInCacheFolder(f.dir.path("cache"), f.path, ".qtcodes"));
+    EXPECT_TRUE(rebuilt.cacheProblem.empty()) << rebuilt.cacheProblem;
+    EXPECT_EQ(test::readBytes(f.cache), stale);
+    EXPECT_EQ(filesIn(f.dir.path("")), beside);
+    EXPECT_EQ(f.open().codes, CodeSource::CacheRead);
+}
+
+// A cache folder that cannot be made or written: the map flies from an unnamed file of its codes,
+// said in one line, and nothing is written beside it.
+TEST(StreamedGdal, ACacheFolderThatCannotBeWrittenStillOpensTheMapWithOneLine) {
+    CacheFixture f;
+    test::writeBytes(f.dir.path("file"), {'x'});
+    const std::string folders[] = {f.dir.path("file"), f.dir.path("file/quadterrain")};
+    const std::string whys[] = {"is not a directory", "cannot be created (Not a directory)"};
+    for (int k = 0; k < 2; ++k) {
+        SCOPED_TRACE(folders[k]);
+        f.options.cacheDir = folders[k];
+        f.options.cacheBeside = false;
+        const std::vector<std::string> before = filesIn(f.dir.path(""));
+        testing::internal::CaptureStderr();
+        const StreamedMap m = f.open();
+        EXPECT_EQ(testing::internal::GetCapturedStderr(), m.cacheProblem + "\n");
+        EXPECT_EQ(m.codes, CodeSource::CacheNotKept);
+        EXPECT_EQ(m.cachePath, "");
+        EXPECT_EQ(m.sidecarPath, "");
+        EXPECT_EQ(m.cacheProblem,
+                  folders[k] + ": cache folder " + whys[k] + "; continuing without a code cache");
+        expectEqualsFullLoad(m, f.path, 4);
+        EXPECT_EQ(filesIn(f.dir.path("")), before);
+    }
+}
+
 TEST(StreamedGdal, NoRoomForTheCacheIsOneLine) {
     CacheFixture f;
     f.stream.freeDiskBytes = [](const std::string&) { return uint64_t(1) << 20; };
-    const Result<StreamedMap> opened = openStreamedGdal(f.path, f.path, {}, 4, f.stream);
+    const Result<StreamedMap> opened = openStreamedGdal(f.path, f.path, f.options, 4, f.stream);
     ASSERT_FALSE(opened.ok());
     EXPECT_EQ(opened.error().rfind(f.path + ": no room for its code cache: it needs ", 0), 0u)
         << opened.error();
@@ -640,8 +785,7 @@ TEST(StreamedGdal, OverTheMemoryBudgetIsRefusedBeforeReading) {
     writeTiff(path, raster, hills(raster.width, raster.height, true));
     LoadOptions options;
     options.memory.limitBytes = 1 << 20;
-    const Result<StreamedMap> opened =
-        openStreamedGdal(path, path, options, 4, streamIn(dir, 1 << 20));
+    const Result<StreamedMap> opened = openStreamedGdal(path, path, options, 4, streamIn(1 << 20));
     ASSERT_FALSE(opened.ok());
     EXPECT_NE(opened.error().find("--memory-budget"), std::string::npos) << opened.error();
     EXPECT_FALSE(std::filesystem::exists(path + ".qtcodes"));

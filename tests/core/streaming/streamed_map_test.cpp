@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <tuple>
@@ -23,6 +24,7 @@
 
 #include "core/lod/lod_error.h"
 #include "core/objects/scene.h"
+#include "core/streaming/cache_folder.h"
 #include "core/streaming/coarse_error_job.h"
 #include "core/streaming/code_cache.h"
 #include "core/streaming/mapped_codes.h"
@@ -405,12 +407,15 @@ struct SidecarFixture {
     std::string path = dir.path("m.r16");
     std::string side = dir.path("m.r16.qtree");
     StreamOptions stream;
+    LoadOptions options;  // the sidecar beside the map, the cache folder in dir/cache
     SidecarFixture() {
         writeR16(path, 257, 257, 11);
         stream.bandBytes = capForLevel(257, 4, 2);
+        options.cacheDir = dir.path("cache");
+        options.cacheBeside = true;
     }
     StreamedMap open() {
-        Result<StreamedMap> r = openStreamedRaw16(path, {}, 4, stream);
+        Result<StreamedMap> r = openStreamedRaw16(path, options, 4, stream);
         EXPECT_TRUE(r.ok()) << r.error();
         return std::move(r.value());
     }
@@ -443,7 +448,7 @@ TEST(TreeSidecar, WrittenOnFirstOpenUsedOnTheSecond) {
     EXPECT_EQ(second.map.minCode, first.map.minCode);
     EXPECT_EQ(second.map.maxCode, first.map.maxCode);
     // Another leaf size: rebuilt for it.
-    Result<StreamedMap> other = openStreamedRaw16(f.path, {}, 8, f.stream);
+    Result<StreamedMap> other = openStreamedRaw16(f.path, f.options, 8, f.stream);
     ASSERT_TRUE(other.ok());
     EXPECT_FALSE(other.value().sidecarUsed);
     EXPECT_NE(other.value().sidecarProblem.find("leaf size 4"), std::string::npos);
@@ -456,7 +461,7 @@ TEST(TreeSidecar, DeferredErrorsEqualThoseOfAnOpenThatDoesNotDefer) {
     SidecarFixture f;
     StreamOptions defer = f.stream;
     defer.deferExactErrors = true;
-    Result<StreamedMap> deferred = openStreamedRaw16(f.path, {}, 4, defer);
+    Result<StreamedMap> deferred = openStreamedRaw16(f.path, f.options, 4, defer);
     ASSERT_TRUE(deferred.ok()) << deferred.error();
     StreamedMap& d = deferred.value();
     EXPECT_TRUE(d.deferred.pending);
@@ -622,7 +627,7 @@ TEST(TreeSidecar, WhatIsNotItsOwnAtItsPathIsLeftAlone) {
             c.make();
             StreamOptions stream = f.stream;
             stream.deferExactErrors = defer;
-            Result<StreamedMap> opened = openStreamedRaw16(f.path, {}, 4, stream);
+            Result<StreamedMap> opened = openStreamedRaw16(f.path, f.options, 4, stream);
             ASSERT_TRUE(opened.ok()) << opened.error();
             StreamedMap& m = opened.value();
             EXPECT_FALSE(m.sidecarUsed);
@@ -684,6 +689,115 @@ TEST(TreeSidecar, UnwritableSidecarProceedsWithout) {
     EXPECT_FALSE(opened.sidecarProblem.empty());
     EXPECT_EQ(opened.sidecarProblem.find('\n'), std::string::npos);
     EXPECT_GT(opened.tree.nodes.size(), 0u);
+}
+
+// The names of the files in `folder` ("" when it is missing).
+std::vector<std::string> filesIn(const std::string& folder) {
+    std::vector<std::string> names;
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
+        names.push_back(entry.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+// By default the sidecar goes to $XDG_CACHE_HOME/quadterrain, deferred or not, and nothing is
+// written beside the map; two maps of one name in different folders get sidecars of their own.
+TEST(TreeSidecar, DefaultSidecarGoesToTheCacheFolderAndNothingBesideTheMap) {
+    TempDir dir;
+    ASSERT_EQ(::mkdir(dir.path("a").c_str(), 0755), 0);
+    ASSERT_EQ(::mkdir(dir.path("b").c_str(), 0755), 0);
+    const std::string a = dir.path("a/m.r16"), b = dir.path("b/m.r16");
+    writeR16(a, 257, 257, 11);
+    writeR16(b, 257, 257, 12);
+    const std::string folder = test::cacheHome() + "/quadterrain";
+    std::string sidecars[2];
+    int k = 0;
+    for (const std::string& path : {a, b}) {
+        SCOPED_TRACE(path);
+        const std::string mapFolder = std::filesystem::path(path).parent_path().string();
+        const std::vector<std::string> before = filesIn(mapFolder);
+        StreamOptions defer;
+        defer.deferExactErrors = true;
+        Result<StreamedMap> first = openStreamedRaw16(path, {}, 4, defer);
+        ASSERT_TRUE(first.ok()) << first.error();
+        StreamedMap& d = first.value();
+        EXPECT_EQ(d.deferred.sidecar, pathInCacheFolder(folder, path, ".qtree"));
+        EXPECT_EQ(d.deferred.sidecar.rfind(folder + "/m.r16.", 0), 0u) << d.deferred.sidecar;
+        CoarseErrorJob job;
+        job.startStreamed(d.map, d.tree, d.deferred);
+        job.finish(d.tree);
+        EXPECT_TRUE(job.sidecarWritten());
+        const Result<StreamedMap> second = openStreamedRaw16(path, {}, 4);
+        ASSERT_TRUE(second.ok()) << second.error();
+        EXPECT_TRUE(second.value().sidecarUsed) << second.value().sidecarProblem;
+        EXPECT_EQ(second.value().sidecarPath, d.deferred.sidecar);
+        EXPECT_EQ(filesIn(mapFolder), before);
+        sidecars[k++] = d.deferred.sidecar;
+    }
+    EXPECT_NE(sidecars[0], sidecars[1]);
+}
+
+// --cache-beside writes MAP.qtree; a sidecar of the program's own found there is read by default
+// but never rewritten there; a user's file at the cache folder's path is left alone.
+TEST(TreeSidecar, BesideTheMapOnlyWithCacheBeside) {
+    SidecarFixture f;
+    const StreamedMap beside = f.open();
+    EXPECT_TRUE(beside.sidecarWritten);
+    EXPECT_EQ(beside.sidecarPath, f.side);
+    EXPECT_TRUE(filesIn(f.dir.path("cache")).empty());
+    f.options.cacheBeside = false;
+    const StreamedMap read = f.open();
+    EXPECT_TRUE(read.sidecarUsed);
+    EXPECT_EQ(read.sidecarPath, f.side);
+    EXPECT_TRUE(filesIn(f.dir.path("cache")).empty());
+    // Another leaf size: its sidecar goes to the cache folder, the one beside the map stays.
+    const std::vector<uint8_t> kept = test::readBytes(f.side);
+    Result<StreamedMap> other = openStreamedRaw16(f.path, f.options, 8, f.stream);
+    ASSERT_TRUE(other.ok()) << other.error();
+    EXPECT_TRUE(other.value().sidecarWritten);
+    const std::string inFolder = pathInCacheFolder(f.dir.path("cache"), f.path, ".qtree");
+    EXPECT_EQ(other.value().sidecarPath, inFolder);
+    EXPECT_EQ(test::readBytes(f.side), kept);
+    // A user's file where the cache folder's sidecar goes.
+    const std::vector<uint8_t> notes = {'m', 'i', 'n', 'e'};
+    test::writeBytes(inFolder, notes);
+    Result<StreamedMap> mine = openStreamedRaw16(f.path, f.options, 8, f.stream);
+    ASSERT_TRUE(mine.ok()) << mine.error();
+    EXPECT_FALSE(mine.value().sidecarWritten);
+    EXPECT_EQ(
+        mine.value().sidecarProblem,
+        inFolder + ": left alone (not a quadterrain tree sidecar); continuing without a sidecar");
+    EXPECT_EQ(test::readBytes(inFolder), notes);
+}
+
+// A cache folder that cannot be made: the map opens without a sidecar, said in one line, and
+// nothing is written beside it.
+TEST(TreeSidecar, ACacheFolderThatCannotBeMadeStillOpensTheMapWithOneLine) {
+    SidecarFixture f;
+    test::writeBytes(f.dir.path("file"), {'x'});
+    f.options.cacheDir = f.dir.path("file/quadterrain");
+    f.options.cacheBeside = false;
+    const std::vector<std::string> before = filesIn(f.dir.path(""));
+    for (const bool defer : {false, true}) {
+        SCOPED_TRACE(defer ? "deferred" : "not deferred");
+        StreamOptions stream = f.stream;
+        stream.deferExactErrors = defer;
+        testing::internal::CaptureStderr();
+        Result<StreamedMap> opened = openStreamedRaw16(f.path, f.options, 4, stream);
+        const std::string said = testing::internal::GetCapturedStderr();
+        ASSERT_TRUE(opened.ok()) << opened.error();
+        const StreamedMap& m = opened.value();
+        EXPECT_EQ(said, m.sidecarProblem + "\n");
+        EXPECT_FALSE(m.sidecarWritten);
+        EXPECT_EQ(m.sidecarPath, "");
+        EXPECT_EQ(m.deferred.sidecar, "");
+        EXPECT_EQ(m.sidecarProblem, f.dir.path("file/quadterrain") +
+                                        ": cache folder cannot be created (Not a directory); "
+                                        "continuing without a sidecar");
+        EXPECT_EQ(filesIn(f.dir.path("")), before);
+    }
 }
 
 }  // namespace
