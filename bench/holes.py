@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""What holes cost a frame: the same GeoTIFF flown with its nodata as holes and filled.
+
+Usage: python3 bench/holes.py [--build DIR] [--frames N] [--window WxH] [--runs R] MAP.r16...
+Each MAP (square, 16-bit little-endian) becomes a GeoTIFF in a temporary folder with a share of
+its samples nodata as a reprojected tile has them (a wedge along the east and south edges, about
+13%), an interior disc and one-sample specks; `quadterrain --bench` then flies it with the nodata
+as holes (the default) and with --fill-nodata, the two interleaved R times, so that the ratio of
+their median culled frames is taken run by run. Holes cost the fragment test in the terrain
+shader, and occlusion: only terrain nearer than every hole occludes. Needs a display: run it under
+xvfb-run -a.
+"""
+import argparse
+import os
+import statistics
+import struct
+import sys
+import tempfile
+
+from bench_run import add_common_arguments, number, run_bench
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "app"))
+from tiff16 import tiff16  # noqa: E402
+
+parser = argparse.ArgumentParser()
+add_common_arguments(parser, frames=16)
+args = parser.parse_args()
+
+NODATA = 65535
+
+
+def holed_geotiff(path, out):
+    """`path` (a square .r16) as a GeoTIFF at `out` with holes; returns (side, share nodata)."""
+    data = open(path, "rb").read()
+    side = int(round((len(data) // 2) ** 0.5))
+    if side * side * 2 != len(data):
+        sys.exit(f"holes.py: {path}: not a square 16-bit map")
+    # A sample of the map's own that equals the nodata value is moved one step down.
+    samples = [min(v, NODATA - 1) for v in struct.unpack(f"<{side * side}H", data)]
+    holes = 0
+    for r in range(side):
+        for c in range(side):
+            wedge = c > side - side // 14 - r // 24 or r > side - side // 20
+            disc = (c - side // 3) ** 2 + (r - side // 2) ** 2 < (side // 20) ** 2
+            speck = (c * 31 + r * 17) % 4099 == 0
+            if wedge or disc or speck:
+                samples[r * side + c] = NODATA
+                holes += 1
+    with open(out, "wb") as f:
+        f.write(tiff16(side, side, samples, nodata=NODATA))
+    return side, holes / (side * side)
+
+
+def culled_median(path, extra):
+    text, rows = run_bench("holes.py", args, path, extra)
+    return number("holes.py", r"culled: +median ([\d.]+) ms", text), rows
+
+
+print(f"`python3 bench/holes.py --frames {args.frames} --window {args.window} --runs {args.runs} "
+      "MAPS` (llvmpipe; medians of the culled frames over the bench path)")
+print()
+print("| map | nodata | frame ms: holes / filled (each run) | holes / filled: median ratio "
+      "(spread) | leaves drawn: holes / filled |")
+print("|---|---|---|---|---|")
+with tempfile.TemporaryDirectory() as folder:
+    for path in args.maps:
+        tif = os.path.join(folder, os.path.basename(path) + ".tif")
+        side, share = holed_geotiff(path, tif)
+        pairs, leaves = [], []
+        for _ in range(args.runs):
+            holes, hole_rows = culled_median(tif, ())
+            filled, fill_rows = culled_median(tif, ("--fill-nodata",))
+            pairs.append((holes, filled))
+            leaves.append((statistics.median(int(r["leaves_drawn"]) for r in hole_rows
+                                             if r["mode"] == "culled"),
+                           statistics.median(int(r["leaves_drawn"]) for r in fill_rows
+                                             if r["mode"] == "culled")))
+        ratios = sorted(h / f for h, f in pairs)
+        each = ", ".join(f"{h:.0f} / {f:.0f}" for h, f in pairs)
+        drawn = sorted(leaves)[len(leaves) // 2]
+        print(f"| {os.path.basename(path)} ({side}²) | {100 * share:.1f}% | {each} | "
+              f"{statistics.median(ratios):.3f}x ({ratios[0]:.3f}-{ratios[-1]:.3f}) | "
+              f"{drawn[0]:.0f} / {drawn[1]:.0f} |", flush=True)
