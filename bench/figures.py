@@ -13,11 +13,13 @@ Topics, each the section of docs/figures.md with that anchor:
   lod         bench/lod.py on gen_4097.png, and the selection's own time (core_bench)
   frames      bench/frames.py: culled against unculled frames, scaling with the map's size
   memory      bench/memory.py: peak memory a sample, and a million objects' bytes an object
+  holes       bench/holes.py: frames with nodata as holes against its fill (gen_2049 as a .r16)
   streaming   bench/stream.py on a streamed 32769² .r16 (gen_4097.png cubic-upsampled)
   gpu         measured on a device machine, never here: its section is kept as recorded
-Default: walk,occlusion,tree-build,loading (core_bench alone, a few minutes). frames, lod, memory
-and streaming run the viewer (under xvfb-run -a when DISPLAY is unset) on maps made into --maps
-(`terrain_gen gen_N.png --size N --seed 2`; the 32769² .r16 with gdal_translate from gdal-bin).
+Default: walk,occlusion,tree-build,loading (core_bench alone, a few minutes). frames, lod,
+memory, holes and streaming run the viewer (under xvfb-run -a when DISPLAY is unset) on maps made
+into --maps (`terrain_gen gen_N.png --size N --seed 2`; the .r16 maps with gdal_translate from
+gdal-bin).
 
 --write FILE rewrites only the selected topics' sections of FILE, each as: its heading, the
 command, date and commit (`git rev-parse --short HEAD` of the build's source tree, "-dirty" when
@@ -43,7 +45,7 @@ REPO = os.path.dirname(HERE)
 TOPICS = [("walk", "Walk"), ("occlusion", "Occlusion"), ("tree-build", "Tree build"),
           ("loading", "Loading"), ("memory", "Memory"), ("lod", "LOD"),
           ("streaming", "Streaming"), ("objects", "Objects"), ("frames", "Frames"),
-          ("gpu", "GPU")]
+          ("holes", "Holes"), ("gpu", "GPU")]
 HEADINGS = dict(TOPICS)
 DEFAULT_TOPICS = "walk,occlusion,tree-build,loading"
 
@@ -361,6 +363,28 @@ def stream_map():
     return path
 
 
+def r16_map(side):
+    """gen_N.png as a .r16 (16-bit little-endian, what bench/holes.py reads), made once."""
+    path = os.path.join(args.maps, f"gen_{side}.r16")
+    if not os.path.exists(path):
+        source = gen_map(side)
+        try:
+            run(["gdal_translate", "-q", "-of", "ENVI", "-ot", "UInt16", source, path + ".part"])
+        except FileNotFoundError:
+            sys.exit(f"figures.py: holes needs gdal_translate (Debian's gdal-bin) to make {path}")
+        os.replace(path + ".part", path)
+    return path
+
+
+def holes_section():
+    side = 1025 if args.quick else 2049
+    runs = "1" if args.quick else "5"
+    shown, out = script("holes.py", "--frames", "2" if args.quick else "16", "--runs", runs,
+                        r16_map(side))
+    return [f"The same map with nodata as holes and as its fill, interleaved (`{shown}`):", "",
+            *out.splitlines()]
+
+
 def script(name, *script_args):
     """Runs bench/NAME with --build under a display; (the command as shown, its stdout)."""
     command = [sys.executable, os.path.join(HERE, name), "--build", build, *script_args]
@@ -440,6 +464,7 @@ INTRO = {
     "objects": "The object trees against a uniform grid, Box2D's broad phase and brute force; "
                "one thread.",
     "frames": "Whole frames on llvmpipe at 1280x720, medians over the bench path.",
+    "holes": "Nodata drawn as holes against its fill, llvmpipe at 1280x720.",
 }
 
 
@@ -461,6 +486,8 @@ def measure(topic, bench_rows, bench_commands, commit, today, command):
         body = frames_section()
     elif topic == "memory":
         body = memory_section()
+    elif topic == "holes":
+        body = holes_section()
     else:
         body = streaming_section()
     ran = [bench_commands[topic]] if topic in bench_commands else []  # scripts: by their tables

@@ -241,7 +241,10 @@ Result<GdalBand> describeGdalBand(GDALDataset& dataset, GDALRasterBand& band) {
     out.rescale = (hasScale && out.scale != 1.0) || (hasOffset && out.offset != 0.0);
     int blockCols = 0;
     band.GetBlockSize(&blockCols, &out.blockRows);
-    out.directUint16 = band.GetRasterDataType() == GDT_UInt16 && !out.hasNodata && !out.rescale;
+    const int maskFlags = band.GetMaskFlags();
+    out.mask = (maskFlags & (GMF_ALL_VALID | GMF_NODATA)) == 0 ? band.GetMaskBand() : nullptr;
+    out.directUint16 = band.GetRasterDataType() == GDT_UInt16 && !out.hasNodata && !out.rescale &&
+                       out.mask == nullptr;
     return out;
 }
 
@@ -334,6 +337,20 @@ std::string gdalNumber(double v) {
     char text[32];
     std::snprintf(text, sizeof text, "%g", v);
     return text;
+}
+
+bool readGdalMask(const GdalBand& info, int width, int row, int rows, float* samples,
+                  std::vector<uint8_t>& scratch) {
+    const size_t count = size_t(rows) * size_t(width);
+    scratch.resize(count);
+    if (info.mask->RasterIO(GF_Read, 0, row, width, rows, scratch.data(), width, rows, GDT_Byte, 0,
+                            0, nullptr) != CE_None) {
+        return false;
+    }
+    for (size_t i = 0; i < count; ++i) {
+        samples[i] = scratch[i] == 0 ? kGdalVoid : samples[i];
+    }
+    return true;
 }
 
 }  // namespace qt

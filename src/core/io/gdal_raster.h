@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include <gdal_priv.h>
 
@@ -62,7 +63,10 @@ struct GdalBand {
     // Float64 samples: a finite one beyond float's range reads as an infinity (checkWideRows).
     bool wide = false;
     int blockRows = 0;  // the file's block (tile or strip) height; 0: unknown
-    // Unsigned 16-bit heights with no nodata, scale or offset: read straight into the codes.
+    // A mask band of the raster's own (an alpha band, a per-dataset or .msk mask; not the one
+    // GDAL derives from the nodata value): its zeros are nodata too (readGdalMask).
+    GDALRasterBand* mask = nullptr;
+    // Unsigned 16-bit heights with no nodata, mask, scale or offset: read straight into the codes.
     bool directUint16 = false;
     bool metres() const { return geo.present && unitMetres > 0.0; }
 };
@@ -76,6 +80,11 @@ HeightCoding codingInMetres(HeightCoding coding, const GdalBand& band);
 // a geographic raster beyond the poles or more than 360 degrees east or west, or an origin so far
 // out that its pixel size is lost to rounding (one line, without the name).
 Result<GdalBand> describeGdalBand(GDALDataset& dataset, GDALRasterBand& band);
+
+// Marks as kGdalVoid the samples of rows [row, row + rows) (width each, in `samples`) whose mask
+// (GdalBand::mask) is zero, reading the mask's rows into `scratch`; false when the read fails.
+bool readGdalMask(const GdalBand& info, int width, int row, int rows, float* samples,
+                  std::vector<uint8_t>& scratch);
 
 // The value a void becomes before fillVoids: nodata, NaN and infinities alike.
 constexpr float kGdalVoid = -std::numeric_limits<float>::infinity();

@@ -22,6 +22,19 @@ double msSince(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
+// Draws of a tree's or rock's place before it keeps one over a hole (a map nearly all nodata).
+constexpr int kPlaceTries = 64;
+
+// Whether world point (x, z) lies over a grid square with a nodata corner (Heightmap::nodata).
+bool overHole(const Heightmap& map, const WorldMapping& mapping, float x, float z) {
+    if (!map.nodata.holes()) {
+        return false;
+    }
+    const int col = std::clamp(int(std::floor(x / mapping.spacingX)), 0, map.width - 2);
+    const int row = std::clamp(int(std::floor(z / mapping.spacingZ)), 0, map.height - 2);
+    return map.nodata.holeSquare(col, row);
+}
+
 // splitmix64: a seed gives the same scene on every machine.
 struct Random {
     uint64_t state;
@@ -160,7 +173,13 @@ Result<ObjectScene> ObjectScene::scatterAt(const Heightmap& map, const WorldMapp
     for (uint32_t id = 0; id < scene.firstBall_; ++id) {
         dropMappedPages(map, id);
         const bool tree = random.uniform(0.0f, 1.0f) < 0.6f;
-        const float x = random.uniform(0.0f, extent.sizeX), z = random.uniform(0.0f, extent.sizeZ);
+        float x = random.uniform(0.0f, extent.sizeX), z = random.uniform(0.0f, extent.sizeZ);
+        // Trees and rocks stand on drawn ground: a place over a hole (a square with a nodata
+        // corner) is drawn again, a bounded number of times.
+        for (int tries = 0; tries < kPlaceTries && overHole(map, mapping, x, z); ++tries) {
+            x = random.uniform(0.0f, extent.sizeX);
+            z = random.uniform(0.0f, extent.sizeZ);
+        }
         const float r =
             tree ? random.uniform(0.8f, 2.0f) * unit : random.uniform(0.6f, 1.8f) * unit;
         float y = surfaceAt(map, mapping, x, z).height;

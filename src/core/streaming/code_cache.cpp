@@ -20,12 +20,13 @@ namespace qt {
 namespace {
 
 // Header layout (little-endian):
-//   0 magic "QTCODES\0"   8 version u32   12 0 u32   16 source u64   24 width u32   28 height u32
+//   0 magic "QTCODES\0"   8 version u32   12 nodata samples u32   16 source u64   24 width u32
+//  28 height u32
 //  32 coding offset f32   36 coding step f32         40 checksum u64 of bytes 0..39
 //  48 map path length u32 (0: none)   52 0 u32       56 checksum u64 of the path's bytes
 //  64 the map's absolute path (no terminator)
 // then zeros up to kCodeCacheHeaderBytes, then width x height codes, row 0 first.
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
 constexpr size_t kChecksumOffset = 40;
 constexpr size_t kUsedBytes = 48;
 constexpr size_t kPathOffset = 64;  // the recorded map path, after its length and checksum
@@ -177,6 +178,10 @@ Result<CodeCacheHeader> readCodeCacheHeader(const std::string& path, uint64_t so
     header.height = height;
     header.coding.offset = getField<float>(bytes + 32);
     header.coding.step = getField<float>(bytes + 36);
+    header.nodataSamples = getField<uint32_t>(bytes + 12);
+    if (uint64_t(header.nodataSamples) >= uint64_t(width) * uint64_t(height)) {
+        return R::failure("corrupt (nodata count)");
+    }
     if (!std::isfinite(header.coding.offset) || !(header.coding.step > 0.0f) ||
         !std::isfinite(header.coding.step)) {
         return R::failure("corrupt (coding)");
@@ -313,6 +318,7 @@ Result<FileStamp> CodeCacheWriter::finish(const CodeCacheHeader& header) {
     unsigned char bytes[kCodeCacheHeaderBytes] = {};
     std::memcpy(bytes, kCodeCacheMagic.bytes, kFileMagicBytes);
     putField<uint32_t>(bytes + 8, kVersion);
+    putField<uint32_t>(bytes + 12, header.nodataSamples);
     putField<uint64_t>(bytes + 16, header.source);
     putField<uint32_t>(bytes + 24, uint32_t(width_));
     putField<uint32_t>(bytes + 28, uint32_t(height_));

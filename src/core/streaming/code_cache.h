@@ -23,6 +23,8 @@ struct CodeCacheHeader {
     int width = 0;
     int height = 0;
     HeightCoding coding;  // of the codes (in metres where the raster's heights are lengths)
+    // The raster's nodata samples, filled in the codes (the HUD's and --stats-json's count).
+    uint32_t nodataSamples = 0;
     // The raster's absolute path when it is a plain file ("" otherwise, or when too long for the
     // header): what removeOrphanedCodeCaches checks.
     std::string mapPath;

@@ -118,12 +118,14 @@ Result<FloatPass> readFloats(GDALRasterBand& band, const GdalBand& info, FloatSc
     using R = Result<FloatPass>;
     FloatPass pass;
     std::vector<float> buffer(size_t(step) * size_t(width));
+    std::vector<uint8_t> valid;  // the mask's rows, when the band has one
     bool first = true;
     for (int row = 0; row < height; row += step) {
         const int rows = std::min(step, height - row);
         const size_t n = size_t(rows) * size_t(width);
         if (band.RasterIO(GF_Read, 0, row, width, rows, buffer.data(), width, rows, GDT_Float32, 0,
-                          0, nullptr) != CE_None) {
+                          0, nullptr) != CE_None ||
+            (info.mask != nullptr && !readGdalMask(info, width, row, rows, buffer.data(), valid))) {
             return R::failure("cannot read the samples: " + messages.line("read failed"));
         }
         if (info.wide && anyInfinity(buffer.data(), n)) {
@@ -414,6 +416,9 @@ Result<bool> reuseCache(StreamedMap& out, const CachePlace& place, uint64_t sign
     }
     map.codes = std::move(mapped.value().codes);
     map.coding = header.value().coding;
+    map.nodata.samples = header.value().nodataSamples;
+    map.nodata.total = int64_t(map.width) * map.height;
+    map.nodata.filled = map.nodata.samples > 0;
     TreeSidecar saved = read ? std::move(read.value()) : TreeSidecar{};
     if (Status tree = streamedTree(out, saved, read.ok(), mapped.value().stamp, stream); !tree) {
         return R::failure(tree.error());
@@ -579,6 +584,7 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
     header.width = width;
     header.height = height;
     header.coding = map.coding;
+    header.nodataSamples = uint32_t(map.nodata.samples);  // below the samples (kMaxSamples)
     header.mapPath = recordedMapPath(path);
     const Result<FileStamp> stamp = writer.finish(header);
     out.cacheMs = msSince(start);

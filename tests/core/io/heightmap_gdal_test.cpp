@@ -17,6 +17,7 @@
 
 #include "core/io/heightmap_gdal.h"
 #include "core/io/voids.h"
+#include "core/streaming/open_map.h"
 #include "core/terrain/heightmap.h"
 #include "core/terrain/world.h"
 #include "test_files.h"
@@ -297,6 +298,15 @@ TEST(HeightmapGdal, AMaskBandsZerosAreNodata) {
         EXPECT_EQ(nodata.samples, int64_t(7) * height);
         EXPECT_TRUE(nodata.at(30, 5));
         EXPECT_FALSE(nodata.at(29, 5));
+        // Streamed, the mask's zeros are counted and filled as the full load fills them.
+        LoadOptions options;
+        options.cacheDir = dir.path("cache");
+        const Result<OpenedMap> streamed = openMap(path, options, {}, 4, true);
+        ASSERT_TRUE(streamed.ok()) << streamed.error();
+        ASSERT_TRUE(streamed.value().streamed);
+        EXPECT_EQ(streamed.value().map.nodata.samples, nodata.samples);
+        EXPECT_TRUE(streamed.value().map.nodata.filled);
+        EXPECT_TRUE(streamed.value().map.codes == map.value().codes);
     }
 }
 

@@ -78,6 +78,22 @@ TEST(ObjectScene, ScatterIsTheSameForASeedAndStandsOnTheGround) {
     EXPECT_EQ(a.index().check(), "");
 }
 
+// Trees and rocks stand on drawn ground: none over a square with a nodata corner, on a map whose
+// east half and a disc are holes.
+TEST(ObjectScene, TreesAndRocksStandOnlyWhereTheGroundIsDrawn) {
+    const Heightmap map = test::withNodata(syntheticHeightmap(257, 257, 3), [](int col, int row) {
+        return col > 128 || (col - 60) * (col - 60) + (row - 100) * (row - 100) < 900;
+    });
+    const WorldMapping mapping{1.0f, 0.002f, 0.0f};
+    const ObjectScene scene = ObjectScene::scatter(map, mapping, 2000, 0, 7).value();
+    for (uint32_t id = 0; id < scene.count(); ++id) {
+        const glm::vec3 p = scene.base(id);
+        const int col = std::min(int(p.x), 255), row = std::min(int(p.z), 255);
+        ASSERT_FALSE(map.nodata.holeSquare(col, row))
+            << "object " << id << " at " << p.x << ", " << p.z;
+    }
+}
+
 TEST(ObjectScene, RefusesMoreBallsThanObjectsTooManyObjectsAndNoRoom) {
     const Heightmap map = syntheticHeightmap(65, 65, 1);
     const WorldMapping mapping{1.0f, 0.002f, 0.0f};
