@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """What holes cost a frame: the same GeoTIFF flown with its nodata as holes and filled.
 
-Usage: python3 bench/holes.py [--build DIR] [--frames N] [--window WxH] [--runs R] MAP.r16...
-Each MAP (square, 16-bit little-endian) becomes a GeoTIFF in a temporary folder with a share of
+Usage: python3 bench/holes.py [--build DIR] [--frames N] [--window WxH] [--runs R]
+                              [--cell METRES] [--scale METRES] MAP.r16...
+Each MAP (square, 16-bit little-endian) becomes a GeoTIFF in a temporary folder (UTM zone 10N,
+--cell metres between samples, heights of --scale metres a unit: the band's scale) with a share of
 its samples nodata as a reprojected tile has them (a wedge along the east and south edges, about
 13%), an interior disc and one-sample specks; `quadterrain --bench` then flies it with the nodata
 as holes (the default) and with --fill-nodata, the two interleaved R times, so that the ratio of
@@ -20,10 +22,12 @@ import tempfile
 from bench_run import add_common_arguments, number, run_bench
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "app"))
-from tiff16 import tiff16  # noqa: E402
+from tiff16 import geotiff  # noqa: E402
 
 parser = argparse.ArgumentParser()
 add_common_arguments(parser, frames=16)
+parser.add_argument("--cell", type=float, default=30.0)
+parser.add_argument("--scale", type=float, default=0.05)
 args = parser.parse_args()
 
 NODATA = 65535
@@ -47,7 +51,10 @@ def holed_geotiff(path, out):
                 samples[r * side + c] = NODATA
                 holes += 1
     with open(out, "wb") as f:
-        f.write(tiff16(side, side, samples, nodata=NODATA))
+        scale = ('<GDALMetadata><Item name="SCALE" sample="0" role="scale">'
+                 f"{args.scale}</Item></GDALMetadata>")
+        f.write(geotiff(side, side, samples, "uint16", nodata=NODATA, cell=args.cell,
+                        tie=(500000.0, 5300000.0), epsg=32610, metadata=scale))
     return side, holes / (side * side)
 
 
@@ -57,7 +64,8 @@ def culled_median(path, extra):
 
 
 print(f"`python3 bench/holes.py --frames {args.frames} --window {args.window} --runs {args.runs} "
-      "MAPS` (llvmpipe; medians of the culled frames over the bench path)")
+      f"--cell {args.cell:g} --scale {args.scale:g} MAPS` (llvmpipe; medians of the culled frames "
+      "over the bench path)")
 print()
 print("| map | nodata | frame ms: holes / filled (each run) | holes / filled: median ratio "
       "(spread) | leaves drawn: holes / filled |")
