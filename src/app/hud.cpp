@@ -13,6 +13,7 @@
 #include "core/config.h"
 
 #include "app/minimap.h"
+#include "app/readout_text.h"
 
 namespace qt {
 namespace {
@@ -227,22 +228,13 @@ bool drawObjects(HudState& state, const FrameStats& stats, const Terrain& terrai
     return scatter;
 }
 
-// A count with thousands separators: 1,234,567.
-std::string groupedCount(int64_t count) {
-    std::string digits = std::to_string(count < 0 ? -count : count);
-    for (int at = int(digits.size()) - 3; at > 0; at -= 3) {
-        digits.insert(size_t(at), ",");
-    }
-    return count < 0 ? "-" + digits : digits;
-}
-
 // The nodata samples' count and share, and how they are drawn.
 void drawNodata(const NodataMask& nodata) {
     if (nodata.samples == 0) {
         ImGui::TextDisabled("no nodata samples");
         return;
     }
-    ImGui::Text("nodata %s samples (%.2f%%)", groupedCount(nodata.samples).c_str(),
+    ImGui::Text("nodata %s samples (%.2f%%)", groupedNumber(double(nodata.samples), 0).c_str(),
                 100.0 * nodata.share());
     if (nodata.filled) {
         ImGui::TextWrapped("  drawn filled from their neighbours: invented terrain");

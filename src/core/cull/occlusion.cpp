@@ -123,9 +123,7 @@ static_assert(3 * kBins + horizon::kMirror < 0xFFFF, "offset bin numbers fit in 
 // A unit's position: its first candidate, and flags.
 constexpr uint32_t kTestedPosition = 0x80000000u;  // tested as an occludee
 constexpr uint32_t kQuadPosition = 0x40000000u;    // four leaves
-constexpr uint32_t kHolePosition = 0x20000000u;    // a leaf with a hole: never an occluder
-constexpr uint32_t kPositionMask = 0x1FFFFFFFu;
-static_assert(kMaxNodes <= kPositionMask, "a candidate's position fits below the flags");
+constexpr uint32_t kPositionMask = 0x3FFFFFFFu;
 
 // Steepest tested ray slope (45 degrees), and the widest margin angle worth culling with.
 constexpr float kMaxTestedSlope = 1.0f;
@@ -231,8 +229,7 @@ public:
             b.boxZ1[at] = box.z1;
             b.lowCode[at] = box.minCode;
             b.highCode[at] = box.maxCode;
-            b.unitPosition[at] = position_ | (take == 4 ? kQuadPosition : 0u) |
-                                 (holes(leaf, take) ? kHolePosition : 0u);
+            b.unitPosition[at] = position_ | (take == 4 ? kQuadPosition : 0u);
             ++n;
             position_ += take;
             offset_ += take;
@@ -245,11 +242,6 @@ public:
     }
 
 private:
-    // Whether a leaf of the unit has a nodata square: rays pass through it, so the unit's
-    // surface hides nothing (it stays an occludee). View::holeDistance keeps such units from
-    // occluding already; the flag says so without a distance's rounding.
-    bool holes(uint32_t leaf, uint32_t take) const { return tree_.holesIn(leaf, take); }
-
     // The leaf is its parent's first child, the next three leaves are the others, and the parent
     // is far and its relief small for its distance.
     bool quad(uint32_t leaf, uint32_t index) const {
@@ -621,15 +613,15 @@ void placeRecords(const View& v, uint32_t unitCount, OcclusionBuffers& buffers) 
             if (key == kNoKey) {
                 continue;
             }
-            const uint32_t position = buffers.unitPosition[u + uint32_t(j)];
             buffers.records[next[key & kBucketMask]++] = {
                 uint16_t(records.occluderFirst[j]),
-                uint16_t((position & kHolePosition) ? 0 : records.occluderCount[j]),
+                uint16_t(records.occluderCount[j]),
                 uint16_t(records.occludeeFirst[j]),
                 uint16_t(records.occludeeCount[j]),
                 int16_t(records.occluderSlope[j]),
                 int16_t(records.occludeeSlope[j]),
-                (position & ~kHolePosition) | ((key & kTestedBit) ? kTestedPosition : 0u)};
+                buffers.unitPosition[u + uint32_t(j)] |
+                    ((key & kTestedBit) ? kTestedPosition : 0u)};
         }
     }
 }
