@@ -76,13 +76,24 @@ float contourLine(float aboveLowest, float lowest) {
     // Relative to the lowest height first, so that large world heights keep their fraction.
     float lowestLines = (lowest * toMapHeight.x + toMapHeight.y) / contourInterval;
     float lines = aboveLowest * toMapHeight.x / contourInterval + fract(lowestLines);
-    float perPixel = max(fwidth(lines), 1e-6);
+    float perPixel = fwidth(lines);
+    // Level ground exactly at a multiple (a plateau, the sea) crosses no line: none drawn where
+    // lines would lie a thousand pixels apart or more.
+    if (perPixel < 1e-4) {
+        return 0.0;
+    }
+    // The level at the map's lowest height only outlines its lowest ground (often a wide floor
+    // a few units above it): not drawn.
+    float level = floor(lines + 0.5) + floor(lowestLines);
+    if (level <= lowestLines + 0.01) {
+        return 0.0;
+    }
     float nearest = abs(fract(lines + 0.5) - 0.5);
     float cover = 1.0 - clamp(nearest / perPixel - 0.25, 0.0, 1.0);
+    cover *= smoothstep(1e-4, 1e-3, perPixel);
     // Lines closer than two pixels apart fade out rather than fill the surface.
     cover *= 1.0 - smoothstep(0.25, 0.5, perPixel);
-    float index = mod(floor(lines + 0.5) + floor(lowestLines), 5.0);
-    return cover * (index == 0.0 ? 0.6 : 0.4);
+    return cover * (mod(level, 5.0) == 0.0 ? 0.6 : 0.4);
 }
 
 void main() {
