@@ -65,6 +65,7 @@ add_executable(quadterrain
   src/app/fly_control.cpp
   src/app/hud.cpp
   src/app/hud_cursor.cpp
+  src/app/hud_overlay.cpp
   src/app/minimap.cpp
   src/app/scripted.cpp
   src/app/bench_flight.cpp

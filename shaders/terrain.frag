@@ -1,5 +1,5 @@
 // Terrain fragment shader: colour by altitude in metres (hypsometric tints) or by the map's
-// relative height, and by slope; diffuse + ambient light, distance fog.
+// relative height, and by slope; contour lines; diffuse + ambient light, distance fog.
 #version 330 core
 
 // Normal x, height above the map's lowest world height, normal z, distance from the eye
@@ -14,6 +14,10 @@ uniform bool wireframe;
 uniform bool altitudeRamp;  // heights are metres: tints tied to altitude, sea level at 0
 uniform vec2 toMetres;      // metres = world height * x + y
 uniform float dim;  // 0: as lit; towards 1, faded into the sky colour (the frozen view's context)
+// Contour lines every contourInterval of the map's heights (metres when the map is in metres);
+// 0: none. The map's height = world height * toMapHeight.x + toMapHeight.y.
+uniform float contourInterval;
+uniform vec2 toMapHeight;
 
 out vec4 colour;
 
@@ -63,7 +67,38 @@ vec3 altitudeAlbedo(float metres, float upness) {
     return mix(albedo, kSnow, snow);
 }
 
+// How much of a contour line covers this fragment, as darkening: about a pixel wide wherever
+// the height crosses a multiple of contourInterval (its distance to the nearest multiple over
+// the height's change across a pixel, fwidth), every fifth line darker. The fragment's own
+// interpolated height and its derivatives alone decide it, so a culled frame draws the same
+// lines as an unculled one.
+float contourLine(float aboveLowest, float lowest) {
+    // Relative to the lowest height first, so that large world heights keep their fraction.
+    float lowestLines = (lowest * toMapHeight.x + toMapHeight.y) / contourInterval;
+    float lines = aboveLowest * toMapHeight.x / contourInterval + fract(lowestLines);
+    float perPixel = fwidth(lines);
+    // Level ground exactly at a multiple (a plateau, the sea) crosses no line: none drawn where
+    // lines would lie a thousand pixels apart or more.
+    if (perPixel < 1e-4) {
+        return 0.0;
+    }
+    // The level at the map's lowest height only outlines its lowest ground (often a wide floor
+    // a few units above it): not drawn.
+    float level = floor(lines + 0.5) + floor(lowestLines);
+    if (level <= lowestLines + 0.01) {
+        return 0.0;
+    }
+    float nearest = abs(fract(lines + 0.5) - 0.5);
+    float cover = 1.0 - clamp(nearest / perPixel - 0.25, 0.0, 1.0);
+    cover *= smoothstep(1e-4, 1e-3, perPixel);
+    // Lines closer than two pixels apart fade out rather than fill the surface.
+    cover *= 1.0 - smoothstep(0.25, 0.5, perPixel);
+    return cover * (mod(level, 5.0) == 0.0 ? 0.6 : 0.4);
+}
+
 void main() {
+    // Before any discard: derivatives need the whole 2x2 quad (the branch is uniform).
+    float contour = contourInterval > 0.0 ? contourLine(surface.y, heightRange.x) : 0.0;
 #ifdef HOLES
     if (overHole()) {
         discard;
@@ -85,6 +120,7 @@ void main() {
         float snow = smoothstep(0.72, 0.85, h) * smoothstep(0.55, 0.8, abs(n.y));
         albedo = mix(albedo, kSnow, snow);
     }
+    albedo *= 1.0 - contour;
     if (wireframe) {
         albedo = vec3(0.1, 0.15, 0.1);
     }

@@ -1,4 +1,5 @@
-// HUD layout: statistics and frame times, toggles, loading and mapping, the minimap, help.
+// HUD layout: the map, toggles, statistics and frame times, loading and mapping, help, the
+// minimap; the compass, scale bar and message toast over the view.
 #include "app/hud.h"
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 
 #include "app/minimap.h"
 #include "app/readout_text.h"
+#include "app/view_scale.h"
 
 namespace qt {
 namespace {
@@ -54,12 +56,19 @@ void HudState::recordFrame(float ms) {
 
 namespace {
 
+// A count with thousands separators: 1,234,567.
+std::string groupedCount(int64_t count) {
+    std::string digits = std::to_string(count < 0 ? -count : count);
+    for (int at = int(digits.size()) - 3; at > 0; at -= 3) {
+        digits.insert(size_t(at), ",");
+    }
+    return count < 0 ? "-" + digits : digits;
+}
+
 // The counts of the frame: what was drawn (leaves, or level-of-detail nodes), what culling and
 // occlusion removed, the walk's work and the draw's.
 void drawStats(const FrameStats& stats, const Terrain& terrain) {
     const CullStats& c = stats.cull;
-    ImGui::TextWrapped("map %s, %dx%d, leaf %d", terrain.path.c_str(), terrain.map.width,
-                       terrain.map.height, terrain.tree.leafSize);
     const HeightPages& pages = terrain.gpu.pages;
     ImGui::Text("heights on the GPU %.1f MiB, %.2f B/sample (%d pages of %d^2)",
                 double(pages.bytes()) / (1024.0 * 1024.0), terrain.gpu.bytesPerSample(),
@@ -98,17 +107,20 @@ void drawStats(const FrameStats& stats, const Terrain& terrain) {
         const LodStats& l = stats.lodStats;
         ImGui::Text("nodes drawn %u (levels 0-%d), %s errors", l.nodesDrawn, int(l.deepestLevel),
                     lodErrorsName(terrain.tree.lodErrors));
-        ImGui::Text("leaves in view %u of %u (%.1f%%)", c.leavesDrawn, stats.leavesTotal,
+        ImGui::Text("leaves in view %s of %s (%.1f%%)", groupedCount(c.leavesDrawn).c_str(),
+                    groupedCount(stats.leavesTotal).c_str(),
                     percent(c.leavesDrawn, stats.leavesTotal));
     } else {
-        ImGui::Text("leaves drawn %u of %u (%.1f%%)", c.leavesDrawn, stats.leavesTotal,
+        ImGui::Text("leaves drawn %s of %s (%.1f%%)", groupedCount(c.leavesDrawn).c_str(),
+                    groupedCount(stats.leavesTotal).c_str(),
                     percent(c.leavesDrawn, stats.leavesTotal));
     }
     ImGui::Text("culled by the frustum %u, occluded %u%s", c.leavesCulled, c.leavesOccluded,
                 stats.lod ? " (full detail)" : "");
     ImGui::Text("nodes tested %u of %u, whole subtrees %u", c.nodesTested, stats.nodesTotal,
                 c.subtreesAccepted);
-    ImGui::Text("triangles %llu, draw calls %d", (unsigned long long)c.triangles, stats.drawCalls);
+    ImGui::Text("triangles %s, draw calls %d", groupedCount(int64_t(c.triangles)).c_str(),
+                stats.drawCalls);
     if (stats.syncedDraws || stats.backFacesCulled) {
         ImGui::TextDisabled("%s%s%s", stats.syncedDraws ? "synchronised batches" : "",
                             stats.syncedDraws && stats.backFacesCulled ? ", " : "",
@@ -142,39 +154,74 @@ void drawFrameTimes(const HudState& state, const FrameStats& stats) {
                      0.0f, std::max(worst, 1.0f), ImVec2(ImGui::GetContentRegionAvail().x, 40.0f));
 }
 
-HudRequests drawToggles(HudState& state, const Camera& camera, float speed) {
+// The interval the contours start at: a round length giving about 20 lines over the map's
+// height range.
+float defaultContourInterval(const Heightmap& map) {
+    const double range = double(map.maxSample) - double(map.minSample);
+    const double interval = roundScaleBar(range / 20.0, 1.0f).length;
+    return interval > 0.0 ? float(interval) : 1.0f;
+}
+
+// The view's switches (three a row), fog and contours, the camera, ground-follow.
+HudRequests drawToggles(HudState& state, const Camera& camera, const Heightmap& map, float speed) {
     HudRequests requests;
-    ImGui::Checkbox("culling (C)", &state.cull);
-    ImGui::SameLine();
+    const float column = ImGui::GetContentRegionAvail().x / 3.0f;
+    ImGui::Checkbox("cull (C)", &state.cull);
+    ImGui::SameLine(column);
     ImGui::Checkbox("occlusion (O)", &state.occlusion);
-    ImGui::Checkbox("freeze frustum (F)", &state.freeze);
-    ImGui::SameLine();
-    ImGui::Checkbox("level of detail (L)", &state.lod);
+    ImGui::SameLine(2.0f * column);
+    ImGui::Checkbox("LOD (L)", &state.lod);
+    ImGui::Checkbox("freeze (F)", &state.freeze);
+    ImGui::SameLine(column);
+    ImGui::Checkbox("wireframe (G)", &state.wireframe);
+    ImGui::SameLine(2.0f * column);
+    ImGui::Checkbox("boxes (B)", &state.boxes);
     if (state.lod) {
         ImGui::SetNextItemWidth(-1);
-        ImGui::SliderFloat("##lodPixels", &state.lodPixels, 0.25f, 16.0f, "grid step <= %.2f px",
-                           ImGuiSliderFlags_Logarithmic);
+        ImGui::SliderFloat("##lodPixels", &state.lodPixels, 0.25f, 16.0f,
+                           "level of detail: grid step <= %.2f px", ImGuiSliderFlags_Logarithmic);
         state.lodPixels = std::clamp(state.lodPixels, 0.25f, 16.0f);
     }
-    ImGui::Checkbox("wireframe (G)", &state.wireframe);
-    ImGui::SameLine();
-    ImGui::Checkbox("leaf boxes (B)", &state.boxes);
+    // Fog and contours share a row: each a checkbox and, when on, its distance or interval.
+    const float half = 0.5f * ImGui::GetContentRegionAvail().x;
     ImGui::Checkbox("fog", &state.fog.on);
     if (state.fog.on) {
         // Shown where it starts now (the default follows the far plane); an edit fixes it.
         float start = state.fog.startFor(camera.farPlane);
         ImGui::SameLine();
-        ImGui::SetNextItemWidth(-1);
+        ImGui::SetNextItemWidth(half - ImGui::GetCursorPosX() + ImGui::GetStyle().WindowPadding.x -
+                                ImGui::GetStyle().ItemSpacing.x);
         if (ImGui::DragFloat("##fogStart", &start, 0.01f * std::max(camera.farPlane, 1.0f), 0.0f,
-                             camera.farPlane, "from %.4g away", ImGuiSliderFlags_Logarithmic)) {
+                             camera.farPlane, "from %.0f", ImGuiSliderFlags_Logarithmic)) {
             state.fog.start = std::max(start, 0.0f);
         }
+    }
+    ImGui::SameLine(half);
+    ImGui::Checkbox("contours", &state.contours);
+    if (state.contours) {
+        if (!(state.contourInterval > 0.0f)) {
+            state.contourInterval = defaultContourInterval(map);
+        }
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(-1);
+        ImGui::DragFloat("##contourInterval", &state.contourInterval, 0.01f * state.contourInterval,
+                         0.01f, 1e5f, map.metres ? "every %.1f m" : "every %.1f",
+                         ImGuiSliderFlags_Logarithmic);
+        state.contourInterval = std::clamp(state.contourInterval, 0.01f, 1e5f);
     }
     if (state.boxes) {
         ImGui::Text("boxes drawn: %d (at most %d)", state.boxesDrawn, kMaxLeafBoxes);
     }
-    ImGui::Text("camera %.1f, %.1f, %.1f", camera.position.x, camera.position.y, camera.position.z);
-    ImGui::Text("speed %.3g/s (wheel)", speed);
+    // Whole units once a coordinate reaches 10,000, so that the line fits the column.
+    const glm::vec3& p = camera.position;
+    const float largest = std::max({std::fabs(p.x), std::fabs(p.y), std::fabs(p.z)});
+    const auto coordinate = [&](float v) { return groupedNumber(v, largest < 1e4f ? 1 : 0); };
+    ImGui::TextWrapped("camera %s, %s, %s; speed %s/s", coordinate(p.x).c_str(),
+                       coordinate(p.y).c_str(), coordinate(p.z).c_str(),
+                       groupedNumber(speed, speed < 10.0f  ? 2
+                                            : speed < 1e4f ? 1
+                                                           : 0)
+                           .c_str());
     drawFollowSetting(state.follow, state.followHeight);
     if (ImGui::Button("reset camera")) {
         requests.resetCamera = true;
@@ -243,27 +290,43 @@ void drawNodata(const NodataMask& nodata) {
     }
 }
 
-// Where the map lies and what its samples measure: CRS, corners, metres per sample on each
-// axis, the height range and the quantisation step.
-void drawGeoreference(const Heightmap& map) {
+// A height of the map with `decimals` fixed decimals, " m" after it when metres.
+std::string heightText(double value, int decimals, bool metres) {
+    return groupedNumber(value, decimals) + (metres ? " m" : "");
+}
+
+// What the map is: its file, size, CRS and corners, metres per sample, the height range and
+// the quantisation step, the nodata share.
+void drawMap(const Terrain& terrain) {
+    const Heightmap& map = terrain.map;
     const Georeference& g = map.geo;
-    const char* unit = map.metres ? " m" : "";
+    ImGui::TextWrapped("%s", shortPath(terrain.path).c_str());
+    ImGui::Text("%s x %s samples, leaf %d", groupedCount(map.width).c_str(),
+                groupedCount(map.height).c_str(), terrain.tree.leafSize);
     if (g.present) {
         ImGui::TextWrapped("CRS %s", g.crsName.empty() ? "(none named)" : g.crsName.c_str());
         if (g.geographic) {
-            ImGui::Text("latitude %.5f to %.5f", g.south, g.north);
-            ImGui::Text("longitude %.5f to %.5f", g.west, g.east);
+            ImGui::Text("lat %s to %s, lon %s to %s", groupedNumber(g.south, 4).c_str(),
+                        groupedNumber(g.north, 4).c_str(), groupedNumber(g.west, 4).c_str(),
+                        groupedNumber(g.east, 4).c_str());
         } else {
-            ImGui::Text("x %.2f to %.2f", g.west, g.east);
-            ImGui::Text("y %.2f to %.2f", g.south, g.north);
+            ImGui::TextWrapped("x %s to %s, y %s to %s", groupedNumber(g.west, 1).c_str(),
+                               groupedNumber(g.east, 1).c_str(), groupedNumber(g.south, 1).c_str(),
+                               groupedNumber(g.north, 1).c_str());
         }
-        ImGui::Text("metres per sample %.4g east-west,", g.metresX);
-        ImGui::Text("  %.4g north-south", g.metresZ);
+        ImGui::Text("a sample %s east-west, %s north-south", lengthText(g.metresX, true).c_str(),
+                    lengthText(g.metresZ, true).c_str());
     } else {
         ImGui::TextDisabled("no georeference");
     }
-    ImGui::Text("heights %.6g to %.6g%s", double(map.minSample), double(map.maxSample), unit);
-    ImGui::Text("quantisation step %.3g%s", double(map.coding.step), unit);
+    // Both ends with the decimals the range needs; the quantisation step with its own.
+    const double step = double(map.coding.step);
+    const double range = double(map.maxSample) - double(map.minSample);
+    const int decimals = range >= 100.0 ? 1 : range >= 1.0 ? 2 : 4;
+    ImGui::Text("heights %s to %s%s, step %s", heightText(map.minSample, decimals, false).c_str(),
+                heightText(map.maxSample, decimals, map.metres).c_str(),
+                map.metres ? "" : " (map units)",
+                heightText(step, step < 0.01 ? 4 : 3, map.metres).c_str());
     drawNodata(map.nodata);
 }
 
@@ -292,13 +355,13 @@ bool drawLoadAndMapping(HudState& state, Terrain& terrain) {
     float spacing[2] = {terrain.mapping.spacingX, terrain.mapping.spacingZ};
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
     if (ImGui::DragFloat2("spacing x, z", spacing, 0.01f * terrain.mapping.largerSpacing(), 1e-4f,
-                          1e6f, "%.4g", ImGuiSliderFlags_Logarithmic)) {
+                          1e6f, "%.3f", ImGuiSliderFlags_Logarithmic)) {
         terrain.mapping.spacingX = std::max(spacing[0], 1e-4f);
         terrain.mapping.spacingZ = std::max(spacing[1], 1e-4f);
     }
     const float scaleStep = 0.01f * std::max(std::abs(terrain.mapping.heightScale), 1e-6f);
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
-    ImGui::DragFloat("height scale", &terrain.mapping.heightScale, scaleStep, -1e6f, 1e6f, "%.4g");
+    ImGui::DragFloat("height scale", &terrain.mapping.heightScale, scaleStep, -1e6f, 1e6f, "%.3f");
     // The height scale over the map's default one (1 for heights in metres).
     const float natural = defaultMapping(terrain.map).heightScale;
     float exaggeration = terrain.mapping.heightScale / natural;
@@ -316,9 +379,10 @@ bool drawLoadAndMapping(HudState& state, Terrain& terrain) {
 
 }  // namespace
 
-// One window down the left side, as tall as the viewport: the message, then collapsible sections
-// (statistics, view and keys, loading and mapping, the key list, the minimap); the minimap takes
-// the height left, so nothing needs scrolling at 1280x720.
+// One window down the left side, as tall as the viewport, of collapsible sections: the map, the
+// view's switches, statistics (closed), objects, loading and mapping, the key list, and the
+// minimap, which takes the height left, at least 160 px at 1280x720 with nothing scrolled.
+// Messages go to the toast line over the view, so that they never move a widget.
 HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
                     const Camera& camera, const std::array<glm::vec3, 8>& cullCorners,
                     float speed) {
@@ -326,24 +390,17 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
     ImGui::SetNextWindowSize(ImVec2(kHudWidth, std::max(display.y - 20.0f, 100.0f)),
                              ImGuiCond_Always);
-    ImGui::Begin("quadterrain", nullptr, ImGuiWindowFlags_NoResize);
-    if (state.quitAsked) {
-        ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), "Esc again to quit");
-    }
-    if (!state.message.empty()) {
-        ImGui::TextWrapped("%s", state.message.c_str());
-        ImGui::Separator();
-    }
-    if (ImGui::CollapsingHeader("statistics", ImGuiTreeNodeFlags_DefaultOpen)) {
-        drawStats(stats, terrain);
-        drawFrameTimes(state, stats);
+    ImGui::Begin("quadterrain", nullptr, ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoTitleBar);
+    if (ImGui::CollapsingHeader("map", ImGuiTreeNodeFlags_DefaultOpen)) {
+        drawMap(terrain);
     }
     HudRequests requests;
     if (ImGui::CollapsingHeader("view and keys", ImGuiTreeNodeFlags_DefaultOpen)) {
-        requests = drawToggles(state, camera, speed);
+        requests = drawToggles(state, camera, terrain.map, speed);
     }
-    if (ImGui::CollapsingHeader("georeference and heights", ImGuiTreeNodeFlags_DefaultOpen)) {
-        drawGeoreference(terrain.map);
+    if (ImGui::CollapsingHeader("statistics")) {
+        drawStats(stats, terrain);
+        drawFrameTimes(state, stats);
     }
     if (ImGui::CollapsingHeader("objects")) {
         requests.scatterObjects = drawObjects(state, stats, terrain);
@@ -373,7 +430,27 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
                                       stats.lod, state.minimapObjects);
     }
     ImGui::End();
-    drawCursorBar(state.cursor, camera.viewProjection(), kHudWidth + 20.0f);
+    const float left = kHudWidth + 20.0f;
+    const float barTop = drawCursorBar(state.cursor, camera.viewProjection(), left);
+    drawToast(state.message, state.quitAsked, left, state.toast, state.toastSince);
+    const Georeference& g = terrain.map.geo;
+    drawCompass(camera, !g.present     ? NorthKind::Map
+                        : g.geographic ? NorthKind::True
+                                       : NorthKind::Grid);
+    // The distance to the terrain at the view's centre; with none hit, the eye's height over the
+    // map's lowest point, the distance to that level looking straight down.
+    const float lo = std::min(terrain.mapping.worldHeight(terrain.map.minSample),
+                              terrain.mapping.worldHeight(terrain.map.maxSample));
+    const double distance = state.viewDistance > 0.0f
+                                ? double(state.viewDistance)
+                                : std::max(double(camera.position.y) - double(lo), 0.0);
+    // Metres per world unit across the ground: the mean of the two axes' (default mapping: 1).
+    double metresPerUnit = 1.0;
+    if (state.cursor.metres && terrain.mapping.spacingX > 0.0f && terrain.mapping.spacingZ > 0.0f) {
+        metresPerUnit = 0.5 * (g.metresX / double(terrain.mapping.spacingX) +
+                               g.metresZ / double(terrain.mapping.spacingZ));
+    }
+    drawScaleBar(camera, distance, metresPerUnit, state.cursor.metres, barTop);
     return requests;
 }
 

@@ -1,4 +1,5 @@
-// The Dear ImGui HUD: culling statistics, frame-time graph, toggles, loading, mapping sliders.
+// The Dear ImGui HUD: what the map is, toggles, culling statistics and frame times, loading,
+// mapping sliders, the minimap; over the view, the compass, scale bar and message toast.
 #pragma once
 
 #include <array>
@@ -11,6 +12,7 @@
 
 #include "app/cull_map.h"
 #include "app/hud_cursor.h"
+#include "app/hud_overlay.h"
 #include "app/minimap.h"
 #include "core/view/camera.h"
 #include "render/fog.h"
@@ -35,6 +37,8 @@ struct HudState {
     bool boxes = false;
     char path[1024] = {};
     std::string message;  // last load or shader error, or what just happened
+    std::string toast;    // the message on screen in the toast line, and since when (ImGui time)
+    double toastSince = 0.0;
     std::array<float, kFrameHistory> frameMs{};
     int frameCursor = 0;  // next slot of frameMs to write
     int boxesDrawn = 0;
@@ -44,12 +48,15 @@ struct HudState {
     int objectCount = 0;                // the scatter the objects section asks for
     int movingCount = 0;
     int objectSeed = 1;
-    CursorReadout cursor;                  // the terrain under the cursor and the measurement
-    bool follow = false;                   // ground-follow (T)
-    float followHeight = 1.0f;             // its least height over the terrain, world units
-    bool focusPath = false;                // Ctrl+O: open the load section and type in the path box
-    bool quitAsked = false;                // Esc was pressed once: the next one quits
-    Fog fog;                               // distance fog, on or off and where it starts
+    CursorReadout cursor;          // the terrain under the cursor and the measurement
+    bool follow = false;           // ground-follow (T)
+    float followHeight = 1.0f;     // its least height over the terrain, world units
+    bool focusPath = false;        // Ctrl+O: open the load section and type in the path box
+    bool quitAsked = false;        // Esc was pressed once: the next one quits
+    Fog fog;                       // distance fog, on or off and where it starts
+    bool contours = false;         // contour lines on the terrain
+    float contourInterval = 0.0f;  // their interval in the map's height units (0: unset)
+    float viewDistance = 0.0f;     // to the terrain along the view's centre line (0: none hit)
     std::array<float, 3> minimapSquare{};  // its left, top and side on screen (side 0: hidden)
     std::array<float, 4> pathBoxRect{};    // the path box's left, top, width, height (0: hidden)
 

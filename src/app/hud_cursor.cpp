@@ -47,11 +47,11 @@ void drawFollowSetting(bool& follow, float& followHeight) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x);
     ImGui::DragFloat("##followHeight", &followHeight, 0.01f * std::max(followHeight, 1e-3f), 1e-3f,
-                     1e9f, "at least %.3g above", ImGuiSliderFlags_Logarithmic);
+                     1e9f, "at least %.2f above", ImGuiSliderFlags_Logarithmic);
     followHeight = std::clamp(followHeight, 1e-3f, 1e9f);
 }
 
-void drawCursorBar(const CursorReadout& r, const glm::mat4& viewProjection, float left) {
+float drawCursorBar(const CursorReadout& r, const glm::mat4& viewProjection, float left) {
     const ImVec2 display = ImGui::GetIO().DisplaySize;
     if (r.measured) {  // over the terrain, under the HUD's windows
         ImVec2 a, b;
@@ -65,7 +65,7 @@ void drawCursorBar(const CursorReadout& r, const glm::mat4& viewProjection, floa
     }
     const float width = display.x - left - 10.0f;
     if (width < 100.0f) {
-        return;  // no room right of the HUD
+        return display.y;  // no room right of the HUD
     }
     ImGui::SetNextWindowPos(ImVec2(left, display.y - 10.0f), ImGuiCond_Always, ImVec2(0.0f, 1.0f));
     ImGui::SetNextWindowSize(ImVec2(width, 0.0f), ImGuiCond_Always);
@@ -112,7 +112,9 @@ void drawCursorBar(const CursorReadout& r, const glm::mat4& viewProjection, floa
     } else {
         ImGui::TextDisabled("drag to measure, double-click to fly there");
     }
+    const float top = ImGui::GetWindowPos().y;
     ImGui::End();
+    return top;
 }
 
 }  // namespace qt

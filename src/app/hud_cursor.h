@@ -48,6 +48,7 @@ void drawFollowSetting(bool& follow, float& followHeight);
 
 // A window along the bottom of the view, right of the HUD's column (`left` pixels), with the
 // readout; the measurement's line and ends drawn over the view, seen through `viewProjection`.
-void drawCursorBar(const CursorReadout& r, const glm::mat4& viewProjection, float left);
+// Returns the bar's top (the view's height when there is no room for it).
+float drawCursorBar(const CursorReadout& r, const glm::mat4& viewProjection, float left);
 
 }  // namespace qt

@@ -285,6 +285,18 @@ const std::map<std::string, Handler>& valueOptions() {
              }
              return {};
          }},
+        {"--contours",
+         [](ViewerOptions& o, const std::string& v) -> Status {
+             float interval = 0.0f;
+             if (v == "off") {
+                 o.contourInterval = 0.0f;
+             } else if (parseFloat(v, interval) && std::isfinite(interval) && interval >= 0.0f) {
+                 o.contourInterval = interval;
+             } else {
+                 return Status::failure("expected off or an interval of 0 or more");
+             }
+             return {};
+         }},
         {"--back-faces",
          [](ViewerOptions& o, const std::string& v) -> Status {
              if (v != "auto" && v != "draw") {
@@ -581,6 +593,8 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
   --dump-objects       with --stats-json: also list every object as [id, [min], [max], state]
   --fog on|off|DISTANCE  distance fog into the sky colour up to the far plane: on from 40% of
                        the far plane (default), off, or from DISTANCE (world units) from the eye
+  --contours METRES|off  contour lines every METRES (map units when the map is not in metres);
+                       0 or off: none (default); the HUD has the same switch and interval
   --screenshot-dir DIR  the folder F12 saves into (default: $XDG_PICTURES_DIR, else the
                        pictures folder of user-dirs.dirs, else ~/Pictures, else the current one)
   --state-json OUT.json  the interactive viewer writes its camera, the terrain under the cursor,

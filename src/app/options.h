@@ -51,6 +51,8 @@ struct ViewerOptions {
     bool fillNodata = false;  // --fill-nodata: nodata drawn as its fill, not as holes
     bool fogOn = true;        // --fog off: no distance fog
     float fogStart = -1.0f;   // --fog DISTANCE: where it begins (below 0: render/fog.h's default)
+    // --contours: contour lines every this many metres (map units when not metres); 0: none.
+    float contourInterval = 0.0f;
     int windowWidth = 1280;
     int windowHeight = 720;
     std::optional<glm::vec3> eye;  // both set or both unset

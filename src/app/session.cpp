@@ -194,6 +194,7 @@ Result<Session> Session::create(const ViewerOptions& options) {
     session.renderer.water = options.water;
     session.renderer.fog = Fog{options.fogOn, options.fogStart};
     session.objectRenderer.fog = session.renderer.fog;
+    session.renderer.contourInterval = options.contourInterval;
     session.lines = std::move(lines).value();
     session.objectRenderer = std::move(objectRenderer).value();
     session.terrain = std::move(terrain).value();

@@ -11,6 +11,7 @@
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 #include <imgui.h>
+#include <glm/geometric.hpp>
 
 #include "app/cull_map.h"
 #include "app/fly_control.h"
@@ -20,6 +21,7 @@
 #include "app/stats_json.h"
 #include "app/viewer_input.h"
 #include "core/config.h"
+#include "core/cull/pick.h"
 #include "render/framebuffer.h"
 
 namespace qt {
@@ -140,6 +142,16 @@ int addLeafBoxes(DebugLines& lines, const Terrain& t) {
     return count;
 }
 
+// The distance from the eye to the terrain along the view's centre line, for the scale bar;
+// 0 when it meets none.
+float viewCentreDistance(const Session& s, int width, int height) {
+    const Terrain& t = s.terrain;
+    const PickRay ray =
+        pixelRay(s.camera, 0.5f * float(width), 0.5f * float(height), width, height);
+    const PickHit hit = pickTerrain(t.map, t.tree, t.mapping, ray);
+    return hit.hit ? float(hit.t * double(glm::length(ray.direction))) : 0.0f;
+}
+
 // The back buffer as drawn this frame, HUD included, as a PNG.
 Status saveWindow(const std::string& path, int width, int height) {
     std::vector<uint8_t> rgba;
@@ -197,6 +209,8 @@ int runViewer(Session& s) {
     v.hud.cursor.setMap(s.geo);
     v.hud.cull = !s.options.noCull;
     v.hud.fog = s.renderer.fog;
+    v.hud.contours = s.renderer.contourInterval > 0.0f;
+    v.hud.contourInterval = s.renderer.contourInterval;
     v.hud.occlusion = !s.options.noOcclusion;
     const float lodPixels = lodPixelsFor(s.options, s.terrain.map.width, s.terrain.map.height);
     v.hud.lod = lodPixels > 0.0f;
@@ -253,6 +267,7 @@ int runViewer(Session& s) {
         const double now = glfwGetTime();
         v.hud.quitAsked = now <= v.quitArmedUntil;
         s.renderer.fog = s.objectRenderer.fog = v.hud.fog;
+        s.renderer.contourInterval = v.hud.contours ? v.hud.contourInterval : 0.0f;
         v.hud.recordFrame(float((now - previous) * 1000.0));
         const float seconds = float(now - previous);
         previous = now;
@@ -298,6 +313,7 @@ int runViewer(Session& s) {
         v.shotRequest = Viewer::Shot::None;
         HudRequests requests;
         if (v.hudVisible && shotNow != Viewer::Shot::WithoutHud) {
+            v.hud.viewDistance = viewCentreDistance(s, width, height);
             requests = drawHud(v.hud, stats, s.terrain, s.camera, corners, v.fly.speed);
         }
         ImGui::Render();

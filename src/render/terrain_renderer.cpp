@@ -629,6 +629,11 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     glUniform1i(shader.uniform("altitudeRamp"), altitude ? 1 : 0);
     glUniform2f(shader.uniform("toMetres"), altitude ? 1.0f / mapping.heightScale : 0.0f,
                 altitude ? -mapping.heightOffset / mapping.heightScale : 0.0f);
+    // The map's heights from world heights, for contour lines in its units: (y - offset) / scale.
+    const bool contours = contourInterval > 0.0f && mapping.heightScale != 0.0f;
+    glUniform1f(shader.uniform("contourInterval"), contours ? contourInterval : 0.0f);
+    glUniform2f(shader.uniform("toMapHeight"), contours ? 1.0f / mapping.heightScale : 0.0f,
+                contours ? -mapping.heightOffset / mapping.heightScale : 0.0f);
     glUniform3f(shader.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
     glUniform1i(shader.uniform("wireframe"), style.wireframe ? 1 : 0);
     glUniform1f(shader.uniform("dim"), style.dim);

@@ -185,6 +185,9 @@ struct TerrainRenderer {
     // both sides are always drawn (--back-faces draw).
     bool backFaceCulling = true;
     Fog fog;  // distance fog (--fog); the objects' renderer has its own copy
+    // Contour lines every this many of the map's height units (metres when the map is in metres;
+    // --contours); 0: none.
+    float contourInterval = 0.0f;
     // Draw a flat water plane at sea level over maps in metres that reach below it (--water).
     bool water = false;
 

@@ -29,6 +29,17 @@ TEST(Options, LodTakesPixelsOffOrAuto) {
     EXPECT_FALSE(parse({"--lod", "Off"}));
 }
 
+TEST(Options, ContoursAreOffOrAnInterval) {
+    EXPECT_EQ(parse({}).value().contourInterval, 0.0f);
+    EXPECT_EQ(parse({"--contours", "50"}).value().contourInterval, 50.0f);
+    EXPECT_EQ(parse({"--contours", "2.5"}).value().contourInterval, 2.5f);
+    EXPECT_EQ(parse({"--contours", "0"}).value().contourInterval, 0.0f);
+    EXPECT_EQ(parse({"--contours", "50", "--contours", "off"}).value().contourInterval, 0.0f);
+    for (const char* bad : {"-5", "nan", "inf", "on", "", "10m"}) {
+        EXPECT_FALSE(parse({"--contours", bad})) << bad;
+    }
+}
+
 // Level of detail starts on, at kAutoLodPixels, for maps of more than kAutoLodTriangles
 // triangles (2 per grid square), and off for smaller ones; --lod overrides either way.
 TEST(Options, FogIsOnOffOrADistance) {

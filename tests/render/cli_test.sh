@@ -548,6 +548,22 @@ print(f"fog: distance from the sky colour off {off}, on {on}, from the eye {eye}
 sys.exit(0 if off > on > eye else 1)
 PY
 
+# 13. Contours: lines change the picture, 0 and off draw none, culled equals unculled with them on,
+#     and a bad interval is refused.
+# shellcheck disable=SC2086
+"$exe" "$map" $far --fog off --contours 5000 --screenshot "$tmp/contours.png" || fail "--contours 5000"
+# shellcheck disable=SC2086
+"$exe" "$map" $far --fog off --contours 5000 --no-cull --screenshot "$tmp/contours_unculled.png" ||
+    fail "--contours 5000 --no-cull"
+# shellcheck disable=SC2086
+"$exe" "$map" $far --fog off --contours 0 --screenshot "$tmp/contours_0.png" || fail "--contours 0"
+cmp -s "$tmp/contours.png" "$tmp/contours_unculled.png" || fail "--contours 5000: culled != unculled"
+cmp -s "$tmp/contours_0.png" "$tmp/fog_off.png" || fail "--contours 0 != no contours"
+cmp -s "$tmp/contours.png" "$tmp/fog_off.png" && fail "--contours 5000 drew no lines"
+if "$exe" "$map" --contours -1 --screenshot "$tmp/bad.png" 2>/dev/null; then
+    fail "--contours -1 should be refused"
+fi
+
 if [ $failures -gt 0 ]; then
     echo "cli_test: $failures failure(s)" >&2
     exit 1

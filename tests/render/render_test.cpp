@@ -415,6 +415,55 @@ TEST(Holes, CulledFramesEqualUnculledFramesOnSyntheticMaps) {
     }
 }
 
+// Contour lines depend on the fragment's own height and its derivatives alone: with them on, a
+// culled frame still equals the unculled one, with and without holes (the hole program sets the
+// same uniforms) and with level of detail; and they darken some of the terrain's pixels.
+TEST(Contours, CulledFramesEqualUnculledFramesAndLinesAreDrawn) {
+    REQUIRE_GL();
+    const int w = 203, h = 141;
+    const Heightmap plain = syntheticHeightmap(w, h, uint32_t(w * 31 + h));
+    const Heightmap holes =
+        test::withNodata(syntheticHeightmap(w, h, uint32_t(w * 31 + h)),
+                         [&](int col, int row) { return syntheticHole(col, row, w, h); });
+    const float interval = (plain.maxSample - plain.minSample) / 12.0f;
+    ASSERT_GT(interval, 0.0f);
+    TerrainRenderer& renderer = gl().renderer;
+    for (const Heightmap* map : {&plain, &holes}) {
+        Result<Terrain> terrain = makeTerrain(*map, 4, "contours", 8);
+        ASSERT_TRUE(terrain) << terrain.error();
+        Terrain& t = terrain.value();
+        const std::vector<Camera> cameras = randomCameras(t, 12, 41u);
+        renderer.contourInterval = interval;
+        expectCulledEqualsUnculled(t, cameras);
+        expectCulledEqualsUnculled(t, cameras, nullptr, 4.0f);
+
+        // From above the middle, looking down: lines over the terrain, nothing else changed.
+        Camera c;
+        c.aspect = float(kWidth) / kHeight;
+        c.position = {0.5f * float(w - 1), t.mapping.worldHeight(map->maxSample) + 150.0f,
+                      0.5f * float(h - 1)};
+        c.pitch = -1.2f;
+        fitClipPlanes(c, t.map, t.mapping);
+        std::vector<uint8_t> lines;
+        std::vector<uint8_t> none;
+        render(t, c, true, lines);
+        renderer.contourInterval = 0.0f;
+        render(t, c, true, none);
+        size_t darker = 0, lighter = 0;
+        for (size_t p = 0; p < lines.size(); p += 4) {
+            const int a = lines[p] + lines[p + 1] + lines[p + 2];
+            const int b = none[p] + none[p + 1] + none[p + 2];
+            darker += a < b;
+            lighter += a > b;
+        }
+        EXPECT_GT(darker, size_t(kWidth * kHeight / 200)) << "too few contour pixels";
+        EXPECT_LT(darker, size_t(kWidth * kHeight / 3)) << "contours cover too much";
+        EXPECT_EQ(lighter, 0u);
+        t.destroy();
+    }
+    renderer.contourInterval = 0.0f;
+}
+
 // The same over a real map with holes cut into it (the edges of a reprojected tile, a disc,
 // specks).
 TEST(Holes, CulledFramesEqualUnculledFramesOnARealMap) {
