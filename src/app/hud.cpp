@@ -58,11 +58,7 @@ namespace {
 
 // A count with thousands separators: 1,234,567.
 std::string groupedCount(int64_t count) {
-    std::string digits = std::to_string(count < 0 ? -count : count);
-    for (int at = int(digits.size()) - 3; at > 0; at -= 3) {
-        digits.insert(size_t(at), ",");
-    }
-    return count < 0 ? "-" + digits : digits;
+    return groupedNumber(double(count), 0);
 }
 
 // The counts of the frame: what was drawn (leaves, or level-of-detail nodes), what culling and

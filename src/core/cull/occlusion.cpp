@@ -36,7 +36,11 @@
 //    from E to a leaf holding such a square. A leaf L with hFar_L < D holds no hole, and for a ray
 //    below its surface at Q, the segment E..Q (h <= hFar_L < D) crosses only drawn squares, so 1
 //    holds there: only such leaves join the horizon (an eye over a hole, D = 0, has none), and
-//    2-5 hold for them as they stand. Leaves with holes are still occludees.
+//    2-5 hold for them as they stand. Leaves with holes are still occludees. Where D is beyond
+//    the near plane's reach (below), a pixel's ray can meet a hole only past the near plane,
+//    inside the frustum, so in a candidate leaf, and at an azimuth of that leaf's span: D is then
+//    taken per bin over the candidates with holes, and a leaf joins the horizon in a bin only
+//    when its hFar is below the D of every bin it would raise.
 // The same holds of any box that holds leaves and their code range, a parent node's included:
 // far from the eye, four sibling leaves go through as one unit, their parent (kOcclusionQuad*).
 //
@@ -161,6 +165,10 @@ struct View {
     // and then meet the terrain from below, a back face, beyond it: so only units that lie wholly
     // nearer than every hole occlude (argument 6 at the top).
     float holeDistance;
+    // Holes farther than the near plane's reach: per azimuth bin (OcclusionBuffers::holeNear),
+    // the least distance at which a candidate with a hole lies in that direction; units occlude
+    // only in bins where they lie wholly nearer. holeDistance is then infinity.
+    bool holeBins;
     int32_t bucketBase;   // float bits of the lower edge of bucket 1
     int32_t bucketCount;  // bucket 0 is [0, edge 1); the last reaches to infinity
 };
@@ -345,12 +353,14 @@ void measureKeys(const View& v, const Footprints& footprintOf, int n, int32_t* k
 
 // One chunk's records in columns, before they are packed into their buckets.
 struct Records {
+    float hFar[kChunk];
     int32_t occluderFirst[kChunk], occluderCount[kChunk], occluderSlope[kChunk];
     int32_t occludeeFirst[kChunk], occludeeCount[kChunk], occludeeSlope[kChunk];
 };
 
-// Pass 2 for a chunk of n units: each one's records (meaningless for units pass 1 left out).
-template <class Footprints>
+// Pass 2 for a chunk of n units: each one's records (meaningless for units pass 1 left out),
+// with kHoleBins their far distances too (View::holeBins).
+template <bool kHoleBins = false, class Footprints>
 void measureRecords(const View& v, const Footprints& footprintOf, int n, Records& r) {
     using horizon::binFloor;
     using horizon::binPosition;
@@ -376,6 +386,9 @@ void measureRecords(const View& v, const Footprints& footprintOf, int n, Records
         const int32_t first = binFloor(lo) + int32_t(float(binFloor(lo)) < lo);
         const int32_t end = binFloor(binPosition(start + width - kAngleError));
         r.occluderFirst[j] = first;
+        if constexpr (kHoleBins) {
+            r.hFar[j] = hFar;
+        }
         r.occluderCount[j] = hFar < v.holeDistance ? std::max(end - first, 0) : 0;
         r.occluderSlope[j] = horizon::slopeDown(low);
         // Occludee: every bin that meets the span widened by the margin.
@@ -530,7 +543,14 @@ bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera
     if (!(grazing < 0.5)) {
         return false;
     }
+    // Holes: beyond the near plane's reach a pixel's ray meets a hole only inside the frustum, in
+    // a candidate leaf, whose azimuths bound the rays it lets through (holeBins); nearer, any
+    // direction may, and only units nearer than every hole occlude.
     v.holeDistance = nearestHoleDistance(tree, v);
+    v.holeBins = v.holeDistance < kInfinity && v.holeDistance > nearReach(camera);
+    if (v.holeBins) {
+        v.holeDistance = kInfinity;
+    }
     const double onePlusEps = 1.0 + std::max({double(kOcclusionMinGap), g / (1.0 - g), grazing});
     v.onePlusEpsSquared = onePlusEps * onePlusEps;
     // Margins: kOcclusionMarginPixels of the widest pixel.
@@ -598,20 +618,69 @@ uint32_t countBuckets(const Quadtree& tree, const View& v, const std::vector<Lea
     return u;
 }
 
+// The least of holeNear over `count` bins from the offset bin `first`.
+float nearestHoleIn(const float* holeNear, int32_t first, int32_t count) {
+    float nearest = kInfinity;
+    for (int32_t k = 0; k < std::min(count, int32_t(horizon::kBins)); ++k) {
+        nearest = std::min(nearest, holeNear[horizon::unwrap(first + k)]);
+    }
+    return nearest;
+}
+
+// View::holeBins: for every unit with a hole, its near distance into each bin its span meets
+// (widened by the angle error), the least per bin. A ray that passes below the surface through a
+// hole does so in a bin the hole's unit spans, at least that far from the eye.
+// Units follow the candidates in order, so their leaves are found walking the runs alongside.
+void fillHoleBins(const Quadtree& tree, const View& v, const std::vector<LeafRange>& candidates,
+                  uint32_t unitCount, OcclusionBuffers& buffers) {
+    float* holeNear = buffers.holeNear.data();
+    std::fill(holeNear, holeNear + horizon::kBins, kInfinity);
+    size_t range = 0;
+    uint32_t before = 0;  // candidates in the runs before `range`
+    for (uint32_t u = 0; u < unitCount; ++u) {
+        const uint32_t position = buffers.unitPosition[u] & kPositionMask;
+        while (position >= before + candidates[range].count) {
+            before += candidates[range].count;
+            ++range;
+        }
+        const uint32_t take = (buffers.unitPosition[u] & kQuadPosition) ? 4 : 1;
+        if (!tree.holesIn(candidates[range].first + (position - before), take)) {
+            continue;
+        }
+        const Footprint f = footprint(v, boxesFrom(buffers, u), 0);
+        const float hNear = std::sqrt(nearSquared(v, f)) * (1.0f - 1e-6f);
+        float start, width;
+        footprintSpan(v.ex, v.ez, f.x0, f.z0, f.x1, f.z1, start, width);
+        const int32_t first = horizon::binFloor(horizon::binPosition(start - horizon::kAngleError));
+        const int32_t last =
+            horizon::binFloor(horizon::binPosition(start + width + horizon::kAngleError));
+        for (int32_t b = first; b <= last && b - first < horizon::kBins; ++b) {
+            float& near = holeNear[horizon::unwrap(b)];
+            near = std::min(near, hNear);
+        }
+    }
+}
+
 // Pass 2: each unit's record, placed in its bucket. The start offsets advance to the ends of
 // their buckets: bucket k is [start[k - 1], start[k]) afterwards, bucket 0 from 0.
+template <bool kHoleBins>
 void placeRecords(const View& v, uint32_t unitCount, OcclusionBuffers& buffers) {
     uint32_t* next = buffers.bucketStart.data();
     Records records;
     for (uint32_t u = 0; u < unitCount; u += kChunk) {
         const int n = int(std::min<uint32_t>(kChunk, unitCount - u));
         const Boxes boxes = boxesFrom(buffers, u);
-        measureRecords(
+        measureRecords<kHoleBins>(
             v, [&](int j) { return footprint(v, boxes, j); }, n, records);
         for (int j = 0; j < n; ++j) {
             const int32_t key = buffers.keys[u + uint32_t(j)];
             if (key == kNoKey) {
                 continue;
+            }
+            if (kHoleBins && records.occluderCount[j] > 0 &&
+                !(records.hFar[j] < nearestHoleIn(buffers.holeNear.data(), records.occluderFirst[j],
+                                                  records.occluderCount[j]))) {
+                records.occluderCount[j] = 0;
             }
             buffers.records[next[key & kBucketMask]++] = {
                 uint16_t(records.occluderFirst[j]),
@@ -771,6 +840,7 @@ void keep(const std::vector<LeafRange>& candidates, const uint8_t* occluded,
 void OcclusionBuffers::reserveFor(const Quadtree& tree) {
     const size_t leaves = tree.leaves.size();
     horizon.assign(horizon::kStorage, 0);
+    holeNear.assign(tree.hasHoles() ? horizon::kBins : 0, kInfinity);
     bucketStart.assign(kMaxBuckets + 1, 0);
     for (auto* v : {&boxX0, &boxZ0, &boxX1, &boxZ1, &lowCode, &highCode, &keys}) {
         v->clear();
@@ -836,7 +906,12 @@ void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camer
     }
     buffers.growTo(candidateCount);
     const uint32_t unitCount = countBuckets(tree, v, candidates, buffers);
-    placeRecords(v, unitCount, buffers);
+    if (v.holeBins) {
+        fillHoleBins(tree, v, candidates, unitCount, buffers);
+        placeRecords<true>(v, unitCount, buffers);
+    } else {
+        placeRecords<false>(v, unitCount, buffers);
+    }
     if (boxes.count > 0) {
         placeBoxRecords(v, boxes, buffers);
     }

@@ -55,6 +55,7 @@ static_assert(sizeof(OcclusionRecord) == 16, "four records a cache line");
 // distance into records.
 struct OcclusionBuffers {
     std::vector<int16_t> horizon;  // per bin, the scaled slope under which rays are hidden
+    std::vector<float> holeNear;   // maps with holes: per bin, the nearest hole's distance
     std::vector<uint16_t> boxX0, boxZ0, boxX1, boxZ1;  // per unit: its node's sample box
     std::vector<uint16_t> lowCode, highCode;           // per unit: its node's code range
     std::vector<uint32_t> unitPosition;    // per unit: its first candidate, flag for four leaves
