@@ -4,13 +4,14 @@
 Usage: python3 bench/holes.py [--build DIR] [--frames N] [--window WxH] [--runs R]
                               [--cell METRES] [--scale METRES] MAP.r16...
 Each MAP (square, 16-bit little-endian) becomes a GeoTIFF in a temporary folder (UTM zone 10N,
---cell metres between samples, heights of --scale metres a unit: the band's scale) with a share of
-its samples nodata as a reprojected tile has them (a wedge along the east and south edges, about
-13%), an interior disc and one-sample specks; `quadterrain --bench` then flies it with the nodata
-as holes (the default) and with --fill-nodata, the two interleaved R times, so that the ratio of
-their median culled frames is taken run by run. Holes cost the fragment test in the terrain
-shader, and occlusion: only terrain nearer than every hole occludes. Needs a display: run it under
-xvfb-run -a.
+--cell metres between samples, heights of --scale metres a unit: the band's scale) twice: with
+nodata as a reprojected tile has it (a wedge along the east and south edges, about 13%) and an
+interior disc, and with one-sample voids scattered over the whole map besides (one in 4,099
+samples, as old SRTM tiles have them in the mountains). `quadterrain --bench` flies each with the
+nodata as holes (the default) and with --fill-nodata, the two interleaved R times, so that the
+ratio of their median culled frames is taken run by run. Holes cost the fragment test in the
+terrain shader, and occlusion: terrain occludes only in directions where it lies nearer than
+every hole. Needs a display: run it under xvfb-run -a.
 """
 import argparse
 import os
@@ -33,8 +34,9 @@ args = parser.parse_args()
 NODATA = 65535
 
 
-def holed_geotiff(path, out):
-    """`path` (a square .r16) as a GeoTIFF at `out` with holes; returns (side, share nodata)."""
+def holed_geotiff(path, out, specks):
+    """`path` (a square .r16) as a GeoTIFF at `out` with holes (scattered voids too with
+    `specks`); returns (side, share nodata)."""
     data = open(path, "rb").read()
     side = int(round((len(data) // 2) ** 0.5))
     if side * side * 2 != len(data):
@@ -46,7 +48,7 @@ def holed_geotiff(path, out):
         for c in range(side):
             wedge = c > side - side // 14 - r // 24 or r > side - side // 20
             disc = (c - side // 3) ** 2 + (r - side // 2) ** 2 < (side // 20) ** 2
-            speck = (c * 31 + r * 17) % 4099 == 0
+            speck = specks and (c * 31 + r * 17) % 4099 == 0
             if wedge or disc or speck:
                 samples[r * side + c] = NODATA
                 holes += 1
@@ -71,9 +73,10 @@ print("| map | nodata | frame ms: holes / filled (each run) | holes / filled: me
       "(spread) | leaves drawn: holes / filled |")
 print("|---|---|---|---|---|")
 with tempfile.TemporaryDirectory() as folder:
-    for path in args.maps:
+    for path, specks in ((p, k) for p in args.maps for k in (False, True)):
         tif = os.path.join(folder, os.path.basename(path) + ".tif")
-        side, share = holed_geotiff(path, tif)
+        side, share = holed_geotiff(path, tif, specks)
+        what = "edges and a disc, scattered voids" if specks else "edges and a disc"
         pairs, leaves = [], []
         for _ in range(args.runs):
             holes, hole_rows = culled_median(tif, ())
@@ -86,6 +89,6 @@ with tempfile.TemporaryDirectory() as folder:
         ratios = sorted(h / f for h, f in pairs)
         each = ", ".join(f"{h:.0f} / {f:.0f}" for h, f in pairs)
         drawn = sorted(leaves)[len(leaves) // 2]
-        print(f"| {os.path.basename(path)} ({side}²) | {100 * share:.1f}% | {each} | "
+        print(f"| {os.path.basename(path)} ({side}²) | {100 * share:.1f}%: {what} | {each} | "
               f"{statistics.median(ratios):.3f}x ({ratios[0]:.3f}-{ratios[-1]:.3f}) | "
               f"{drawn[0]:.0f} / {drawn[1]:.0f} |", flush=True)

@@ -507,11 +507,10 @@ TEST(Occlusion, FirstHitLeavesAreKeptThroughHoles) {
     checkRandomCameras(hills, 10, 18, "hills with holes", totals);
     // One-sample holes scattered over the whole map, as SRTM's voids are: every view has holes
     // near it, and leaves occlude only in the directions no nearer hole lies in.
-    const Scene specks = makeScene(test::withNodata(ridgeMap(129, 129),
-                                                    [](int col, int row) {
-                                                        return (col * 31 + row * 17) % 211 == 0;
-                                                    }),
-                                   {1.0f, 1.0f, 0.0f});
+    const Scene specks = makeScene(
+        test::withNodata(ridgeMap(129, 129),
+                         [](int col, int row) { return (col * 31 + row * 17) % 211 == 0; }),
+        {1.0f, 1.0f, 0.0f});
     RayCastTotals speckTotals;
     checkRandomCameras(specks, 16, 20, "ridges with specks", speckTotals);
     printTotals("specks", speckTotals);
