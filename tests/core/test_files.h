@@ -42,6 +42,8 @@ std::string cacheHome();
 
 void writeBytes(const std::string& path, const std::vector<uint8_t>& bytes);
 std::vector<uint8_t> readBytes(const std::string& path);
+// The names of the files in `folder`, sorted (none when it is missing).
+std::vector<std::string> filesIn(const std::string& folder);
 
 // Grayscale PNG of width x height 16-bit samples (big-endian in the file), stored deflate blocks.
 std::vector<uint8_t> png16(int width, int height, const std::vector<uint16_t>& samples);

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <cstdint>
-#include <utility>
+#include <vector>
 
 #include "core/terrain/heightmap.h"
 
@@ -13,24 +13,15 @@ namespace qt::test {
 // their codes left as they are, standing for the fill.
 template <typename F>
 Heightmap withNodata(Heightmap map, F isNodata) {
-    NodataMask mask;
-    mask.width = map.width;
-    mask.height = map.height;
-    mask.total = map.sampleCount();
-    mask.bits.assign(size_t(mask.total + 63) / 64, 0);
+    std::vector<float> marks(size_t(map.sampleCount()), 0.0f);
     for (int row = 0; row < map.height; ++row) {
         for (int col = 0; col < map.width; ++col) {
             if (isNodata(col, row)) {
-                const size_t i = size_t(row) * size_t(map.width) + size_t(col);
-                mask.bits[i >> 6] |= uint64_t(1) << (i & 63);
-                ++mask.samples;
+                marks[size_t(row) * size_t(map.width) + size_t(col)] = 1.0f;
             }
         }
     }
-    if (mask.samples == 0) {
-        mask.bits.clear();
-    }
-    map.nodata = std::move(mask);
+    map.nodata = markNodata(marks.data(), map.width, map.height, 1.0f);
     return map;
 }
 

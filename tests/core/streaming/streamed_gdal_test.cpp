@@ -381,17 +381,6 @@ TEST(StreamedGdal, DamagedOrStaleCachesAreSaidAndRebuilt) {
         "stale (the map or a file it reads changed)");
 }
 
-// The names of the files in `folder` ("" when it is missing).
-std::vector<std::string> filesIn(const std::string& folder) {
-    std::vector<std::string> names;
-    std::error_code error;
-    for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
-        names.push_back(entry.path().filename().string());
-    }
-    std::sort(names.begin(), names.end());
-    return names;
-}
-
 // What is at the cache's path or its sidecar's and is not the program's own (a user's file, an
 // empty one, a damaged magic, a directory, a FIFO, a link even to a good cache) is never read,
 // replaced or removed: the raster flies from its codes in an unnamed file, said in one line, and
@@ -451,7 +440,7 @@ TEST(StreamedGdal, WhatIsNotItsOwnWhereTheCacheGoesIsLeftAlone) {
         ASSERT_EQ(::lstat(at.c_str(), &before), 0);
         const std::vector<uint8_t> bytesBefore =
             S_ISREG(before.st_mode) ? test::readBytes(at) : std::vector<uint8_t>{};
-        const std::vector<std::string> folderBefore = filesIn(f.dir.path(""));
+        const std::vector<std::string> folderBefore = test::filesIn(f.dir.path(""));
         for (int open = 0; open < 2; ++open) {
             const StreamedMap m = f.open();
             EXPECT_EQ(m.codes, CodeSource::CacheNotKept);
@@ -466,8 +455,8 @@ TEST(StreamedGdal, WhatIsNotItsOwnWhereTheCacheGoesIsLeftAlone) {
             if (S_ISREG(before.st_mode)) {
                 EXPECT_EQ(test::readBytes(at), bytesBefore);
             }
-            EXPECT_EQ(filesIn(f.dir.path("")), folderBefore);
-            EXPECT_TRUE(filesIn(f.dir.path("cache")).empty());
+            EXPECT_EQ(test::filesIn(f.dir.path("")), folderBefore);
+            EXPECT_TRUE(test::filesIn(f.dir.path("cache")).empty());
         }
         EXPECT_EQ(test::readBytes(copy), goodCache);
     }
@@ -584,7 +573,7 @@ TEST(StreamedGdal, DefaultCacheGoesToTheCacheFolderAndNothingBesideTheMap) {
     const std::string path = dir.path("m.tif");
     Raster raster;
     writeTiff(path, raster, hills(raster.width, raster.height, true));
-    const std::vector<std::string> before = filesIn(dir.path(""));
+    const std::vector<std::string> before = test::filesIn(dir.path(""));
     const std::string folder = test::cacheHome() + "/quadterrain";
     const Result<StreamedMap> first = openStreamedGdal(path, path, {}, 4, streamIn(1 << 20));
     ASSERT_TRUE(first.ok()) << first.error();
@@ -595,7 +584,7 @@ TEST(StreamedGdal, DefaultCacheGoesToTheCacheFolderAndNothingBesideTheMap) {
     EXPECT_EQ(m.sidecarPath, m.cachePath + ".qtree");
     EXPECT_TRUE(std::filesystem::exists(m.sidecarPath));
     EXPECT_TRUE(m.cacheProblem.empty()) << m.cacheProblem;
-    EXPECT_EQ(filesIn(dir.path("")), before);
+    EXPECT_EQ(test::filesIn(dir.path("")), before);
     struct stat st {};
     ASSERT_EQ(::stat(folder.c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 0777, 0700u);
@@ -604,7 +593,7 @@ TEST(StreamedGdal, DefaultCacheGoesToTheCacheFolderAndNothingBesideTheMap) {
     EXPECT_EQ(second.value().codes, CodeSource::CacheRead);
     EXPECT_TRUE(second.value().sidecarUsed);
     EXPECT_EQ(second.value().cachePath, m.cachePath);
-    EXPECT_EQ(filesIn(dir.path("")), before);
+    EXPECT_EQ(test::filesIn(dir.path("")), before);
 }
 
 // Two maps of one name in different folders get caches of their own.
@@ -639,8 +628,8 @@ TEST(StreamedGdal, MapsOfOneNameInTwoFoldersGetTwoCaches) {
         EXPECT_EQ(caches[0].rfind(dir.path("cache/N47E009.tif."), 0), 0u) << caches[0];
         EXPECT_EQ(caches[1].rfind(dir.path("cache/N47E009.tif."), 0), 0u) << caches[1];
     }
-    EXPECT_EQ(filesIn(dir.path("a")), std::vector<std::string>{"N47E009.tif"});
-    EXPECT_EQ(filesIn(dir.path("b")), std::vector<std::string>{"N47E009.tif"});
+    EXPECT_EQ(test::filesIn(dir.path("a")), std::vector<std::string>{"N47E009.tif"});
+    EXPECT_EQ(test::filesIn(dir.path("b")), std::vector<std::string>{"N47E009.tif"});
 }
 
 // --cache-beside: MAP.qtcodes and MAP.qtcodes.qtree beside the map, nothing in the cache folder.
@@ -651,7 +640,7 @@ TEST(StreamedGdal, CacheBesideWritesBesideTheMap) {
     EXPECT_EQ(m.cachePath, f.cache);
     EXPECT_EQ(m.sidecarPath, f.side);
     EXPECT_TRUE(std::filesystem::exists(f.side));
-    EXPECT_TRUE(filesIn(f.dir.path("cache")).empty());
+    EXPECT_TRUE(test::filesIn(f.dir.path("cache")).empty());
 }
 
 // A cache beside the map from the earlier layout is read when valid and the program's own; a
@@ -665,7 +654,7 @@ TEST(StreamedGdal, ACacheBesideTheMapIsReadButNeverWrittenByDefault) {
     EXPECT_EQ(read.codes, CodeSource::CacheRead);
     EXPECT_EQ(read.cachePath, f.cache);
     EXPECT_TRUE(read.sidecarUsed);
-    EXPECT_TRUE(filesIn(f.dir.path("cache")).empty());
+    EXPECT_TRUE(test::filesIn(f.dir.path("cache")).empty());
     // Another leaf size: built from the codes, its sidecar not rewritten beside the map.
     const std::vector<uint8_t> side = test::readBytes(f.side);
     const Result<StreamedMap> other = openStreamedGdal(f.path, f.path, f.options, 8, f.stream);
@@ -684,7 +673,7 @@ TEST(StreamedGdal, ACacheBesideTheMapIsReadButNeverWrittenByDefault) {
     EXPECT_EQ(rebuilt.cachePath, pathInCacheFolder(f.dir.path("cache"), f.path, ".qtcodes"));
     EXPECT_TRUE(rebuilt.cacheProblem.empty()) << rebuilt.cacheProblem;
     EXPECT_EQ(test::readBytes(f.cache), stale);
-    EXPECT_EQ(filesIn(f.dir.path("")), beside);
+    EXPECT_EQ(test::filesIn(f.dir.path("")), beside);
     EXPECT_EQ(f.open().codes, CodeSource::CacheRead);
 }
 
@@ -699,7 +688,7 @@ TEST(StreamedGdal, ACacheFolderThatCannotBeWrittenStillOpensTheMapWithOneLine) {
         SCOPED_TRACE(folders[k]);
         f.options.cacheDir = folders[k];
         f.options.cacheBeside = false;
-        const std::vector<std::string> before = filesIn(f.dir.path(""));
+        const std::vector<std::string> before = test::filesIn(f.dir.path(""));
         testing::internal::CaptureStderr();
         const StreamedMap m = f.open();
         EXPECT_EQ(testing::internal::GetCapturedStderr(), m.cacheProblem + "\n");
@@ -709,7 +698,7 @@ TEST(StreamedGdal, ACacheFolderThatCannotBeWrittenStillOpensTheMapWithOneLine) {
         EXPECT_EQ(m.cacheProblem,
                   folders[k] + ": cache folder " + whys[k] + "; continuing without a code cache");
         expectEqualsFullLoad(m, f.path, 4);
-        EXPECT_EQ(filesIn(f.dir.path("")), before);
+        EXPECT_EQ(test::filesIn(f.dir.path("")), before);
     }
 }
 

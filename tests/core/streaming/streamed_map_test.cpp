@@ -691,17 +691,6 @@ TEST(TreeSidecar, UnwritableSidecarProceedsWithout) {
     EXPECT_GT(opened.tree.nodes.size(), 0u);
 }
 
-// The names of the files in `folder` ("" when it is missing).
-std::vector<std::string> filesIn(const std::string& folder) {
-    std::vector<std::string> names;
-    std::error_code error;
-    for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
-        names.push_back(entry.path().filename().string());
-    }
-    std::sort(names.begin(), names.end());
-    return names;
-}
-
 // By default the sidecar goes to $XDG_CACHE_HOME/quadterrain, deferred or not, and nothing is
 // written beside the map; two maps of one name in different folders get sidecars of their own.
 TEST(TreeSidecar, DefaultSidecarGoesToTheCacheFolderAndNothingBesideTheMap) {
@@ -717,7 +706,7 @@ TEST(TreeSidecar, DefaultSidecarGoesToTheCacheFolderAndNothingBesideTheMap) {
     for (const std::string& path : {a, b}) {
         SCOPED_TRACE(path);
         const std::string mapFolder = std::filesystem::path(path).parent_path().string();
-        const std::vector<std::string> before = filesIn(mapFolder);
+        const std::vector<std::string> before = test::filesIn(mapFolder);
         StreamOptions defer;
         defer.deferExactErrors = true;
         Result<StreamedMap> first = openStreamedRaw16(path, {}, 4, defer);
@@ -733,7 +722,7 @@ TEST(TreeSidecar, DefaultSidecarGoesToTheCacheFolderAndNothingBesideTheMap) {
         ASSERT_TRUE(second.ok()) << second.error();
         EXPECT_TRUE(second.value().sidecarUsed) << second.value().sidecarProblem;
         EXPECT_EQ(second.value().sidecarPath, d.deferred.sidecar);
-        EXPECT_EQ(filesIn(mapFolder), before);
+        EXPECT_EQ(test::filesIn(mapFolder), before);
         sidecars[k++] = d.deferred.sidecar;
     }
     EXPECT_NE(sidecars[0], sidecars[1]);
@@ -746,12 +735,12 @@ TEST(TreeSidecar, BesideTheMapOnlyWithCacheBeside) {
     const StreamedMap beside = f.open();
     EXPECT_TRUE(beside.sidecarWritten);
     EXPECT_EQ(beside.sidecarPath, f.side);
-    EXPECT_TRUE(filesIn(f.dir.path("cache")).empty());
+    EXPECT_TRUE(test::filesIn(f.dir.path("cache")).empty());
     f.options.cacheBeside = false;
     const StreamedMap read = f.open();
     EXPECT_TRUE(read.sidecarUsed);
     EXPECT_EQ(read.sidecarPath, f.side);
-    EXPECT_TRUE(filesIn(f.dir.path("cache")).empty());
+    EXPECT_TRUE(test::filesIn(f.dir.path("cache")).empty());
     // Another leaf size: its sidecar goes to the cache folder, the one beside the map stays.
     const std::vector<uint8_t> kept = test::readBytes(f.side);
     Result<StreamedMap> other = openStreamedRaw16(f.path, f.options, 8, f.stream);
@@ -779,7 +768,7 @@ TEST(TreeSidecar, ACacheFolderThatCannotBeMadeStillOpensTheMapWithOneLine) {
     test::writeBytes(f.dir.path("file"), {'x'});
     f.options.cacheDir = f.dir.path("file/quadterrain");
     f.options.cacheBeside = false;
-    const std::vector<std::string> before = filesIn(f.dir.path(""));
+    const std::vector<std::string> before = test::filesIn(f.dir.path(""));
     for (const bool defer : {false, true}) {
         SCOPED_TRACE(defer ? "deferred" : "not deferred");
         StreamOptions stream = f.stream;
@@ -796,7 +785,7 @@ TEST(TreeSidecar, ACacheFolderThatCannotBeMadeStillOpensTheMapWithOneLine) {
         EXPECT_EQ(m.sidecarProblem, f.dir.path("file/quadterrain") +
                                         ": cache folder cannot be created (Not a directory); "
                                         "continuing without a sidecar");
-        EXPECT_EQ(filesIn(f.dir.path("")), before);
+        EXPECT_EQ(test::filesIn(f.dir.path("")), before);
     }
 }
 
