@@ -48,6 +48,12 @@ uniform mat4 viewProjection;  // the view from the origin (qt::Camera::viewProje
 // smaller. x, z: the unit normal's (its y is positive on a height field); y: height above the
 // map's lowest world height; w: distance from the eye.
 out vec4 surface;
+// A map with holes draws the nodes over a hole with this shader compiled with HOLES and the rest
+// without (qt::FrameBuffers::holesFrom); HOLES only adds mapAt, so both compute gl_Position by
+// the same code and the vertices two such nodes share coincide (the render tests' crack test
+// captures both and holds them to the same positions). `invariant gl_Position` would promise
+// it, but on llvmpipe it changes the geomorph's rounding so that the crack test's mesh no longer
+// closes.
 #ifdef HOLES
 // The point's map column and row (its grid square: their floor), for the fragment shader's hole
 // test; exact at the vertices, as the geomorph moves them.

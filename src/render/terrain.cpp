@@ -441,9 +441,10 @@ FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const 
                          terrain.selectedObjects, camera, view.viewportHeight);
     }
     const GpuSection draws(sections);
-    stats.drawCalls =
-        stats.lod ? renderer.draw(terrain.gpu, terrain.mapping, camera, frame.lod.nodes, style)
-                  : renderer.draw(terrain.gpu, terrain.mapping, camera, frame.drawList, style);
+    stats.drawCalls = stats.lod ? renderer.draw(terrain.gpu, terrain.mapping, camera,
+                                                frame.lod.nodes, frame.holesFrom, style)
+                                : renderer.draw(terrain.gpu, terrain.mapping, camera,
+                                                frame.drawList, frame.holesFrom, style);
     stats.drawCalls += renderer.drawWater(terrain.gpu, terrain.mapping, camera);
     if (drawObjects) {
         stats.objectDrawCalls = objects->submit(camera);
@@ -486,7 +487,9 @@ FrameStats renderFrozenView(const TerrainRenderer& renderer, Terrain& terrain, c
     context.wireframe = wireframe;
     context.outsideStencil = true;
     context.dim = kFrozenContextDim;
-    stats.drawCalls += renderer.draw(terrain.gpu, mapping, camera, terrain.context.nodes, context);
+    // The context is a debugging view: every node with the hole test on a map with holes.
+    stats.drawCalls +=
+        renderer.draw(terrain.gpu, mapping, camera, terrain.context.nodes, 0, context);
     return stats;
 }
 

@@ -570,35 +570,25 @@ void TerrainRenderer::clear(int width, int height) {
 }
 
 int TerrainRenderer::draw(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
-                          const std::vector<LeafCoord>& visible, const DrawStyle& style) const {
+                          const std::vector<LeafCoord>& visible, size_t holesFrom,
+                          const DrawStyle& style) const {
     return drawInstances(gpu, mapping, camera, false, visible.data(), GLsizei(visible.size()),
-                         style);
+                         GLsizei(std::min(holesFrom, visible.size())), style);
 }
 
 int TerrainRenderer::draw(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
-                          const std::vector<DrawNode>& visible, const DrawStyle& style) const {
+                          const std::vector<DrawNode>& visible, size_t holesFrom,
+                          const DrawStyle& style) const {
     return drawInstances(gpu, mapping, camera, true, visible.data(), GLsizei(visible.size()),
-                         style);
+                         GLsizei(std::min(holesFrom, visible.size())), style);
 }
 
-int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& mapping,
-                                   const Camera& camera, bool nodes, const void* instances,
-                                   GLsizei count, const DrawStyle& style) const {
-    const GLuint vertexArray = nodes ? gpu.nodeArray : gpu.vertexArray;
-    if (count <= 0 || vertexArray == 0) {
-        return 0;
-    }
-    const GLsizei stride = nodes ? GLsizei(sizeof(DrawNode)) : GLsizei(sizeof(LeafCoord));
-    glBindBuffer(GL_ARRAY_BUFFER, gpu.instanceBuffer);
-    // Only the visible instances' bytes; re-specifying the whole buffer (orphaning) would make
-    // the driver allocate storage for every leaf of the map each frame.
-    glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(count) * stride, instances);
-
-    // Maps with holes: the program that leaves their squares out, their texture on its unit.
-    const ShaderProgram& shader = gpu.holeSquares != 0 ? holeProgram : program;
+void TerrainRenderer::useTerrainProgram(const ShaderProgram& shader, const TerrainGpu& gpu,
+                                        const WorldMapping& mapping, const Camera& camera,
+                                        const DrawStyle& style) const {
     glUseProgram(shader.id);
     gpu.bindHeights(shader.id);
-    if (gpu.holeSquares != 0) {
+    if (&shader == &holeProgram) {
         glActiveTexture(GL_TEXTURE0 + kHoleUnit);
         glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.holeSquares);
         glUniform1i(shader.uniform("holeSquares"), kHoleUnit);
@@ -637,6 +627,65 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     glUniform3f(shader.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
     glUniform1i(shader.uniform("wireframe"), style.wireframe ? 1 : 0);
     glUniform1f(shader.uniform("dim"), style.dim);
+}
+
+int TerrainRenderer::drawBatches(const TerrainGpu& gpu, bool nodes, GLsizei first,
+                                 GLsizei count) const {
+    // Batches: the instance attribute re-pointed at each batch's first instance (GL 3.3 has no
+    // base instance). With syncDraws, a fence after each batch but the last; before a batch is
+    // queued, the one batchesInFlight back is waited for.
+    const GLsizei stride = nodes ? GLsizei(sizeof(DrawNode)) : GLsizei(sizeof(LeafCoord));
+    const uint32_t trianglesPerInstance = 2u * uint32_t(gpu.leafSize) * uint32_t(gpu.leafSize);
+    const GLsizei perDraw =
+        GLsizei(instancesPerDraw(uint32_t(count), trianglesPerInstance, syncDraws));
+    const int inFlight = batchesInFlight(uint32_t(perDraw), trianglesPerInstance);
+    GLsync fences[kMaxTerrainDraws] = {};
+    int draws = 0;
+    for (GLsizei done = 0; done < count; done += perDraw, ++draws) {
+        assert(draws < kMaxTerrainDraws || !syncDraws);
+        if (syncDraws && draws >= inFlight && fences[draws - inFlight]) {
+            GLsync& oldest = fences[draws - inFlight];
+            while (glClientWaitSync(oldest, GL_SYNC_FLUSH_COMMANDS_BIT, kSyncTimeoutNs) ==
+                   GL_TIMEOUT_EXPIRED) {
+            }
+            glDeleteSync(oldest);
+            oldest = nullptr;
+        }
+        if (first + done > 0) {
+            repointInstances(nodes, stride, size_t(first + done));
+        }
+        glDrawElementsInstanced(GL_TRIANGLE_STRIP, gpu.indexCount, GL_UNSIGNED_SHORT, nullptr,
+                                std::min(perDraw, count - done));
+        if (syncDraws && done + perDraw < count) {
+            fences[draws] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+        }
+    }
+    for (GLsync fence : fences) {
+        if (fence) {
+            glDeleteSync(fence);
+        }
+    }
+    if (first > 0 || draws > 1) {
+        repointInstances(nodes, stride, 0);
+    }
+    return draws;
+}
+
+int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& mapping,
+                                   const Camera& camera, bool nodes, const void* instances,
+                                   GLsizei count, GLsizei holesFrom, const DrawStyle& style) const {
+    const GLuint vertexArray = nodes ? gpu.nodeArray : gpu.vertexArray;
+    if (count <= 0 || vertexArray == 0) {
+        return 0;
+    }
+    const GLsizei stride = nodes ? GLsizei(sizeof(DrawNode)) : GLsizei(sizeof(LeafCoord));
+    glBindBuffer(GL_ARRAY_BUFFER, gpu.instanceBuffer);
+    // Only the visible instances' bytes; re-specifying the whole buffer (orphaning) would make
+    // the driver allocate storage for every leaf of the map each frame.
+    glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(count) * stride, instances);
+    // Maps without holes draw every instance with the plain program.
+    const GLsizei plain = gpu.holeSquares != 0 ? holesFrom : count;
+
     if (style.markStencil || style.outsideStencil) {
         glEnable(GL_STENCIL_TEST);
         glStencilFunc(style.markStencil ? GL_ALWAYS : GL_EQUAL, style.markStencil ? 1 : 0, 0xFF);
@@ -659,41 +708,15 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
         glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
     }
     glBindVertexArray(vertexArray);
-    // Batches: the instance attribute re-pointed at each batch's first instance (GL 3.3 has no
-    // base instance). With syncDraws, a fence after each batch but the last; before a batch is
-    // queued, the one batchesInFlight back is waited for.
-    const uint32_t trianglesPerInstance = 2u * uint32_t(gpu.leafSize) * uint32_t(gpu.leafSize);
-    const GLsizei perDraw =
-        GLsizei(instancesPerDraw(uint32_t(count), trianglesPerInstance, syncDraws));
-    const int inFlight = batchesInFlight(uint32_t(perDraw), trianglesPerInstance);
-    GLsync fences[kMaxTerrainDraws] = {};
     int draws = 0;
-    for (GLsizei first = 0; first < count; first += perDraw, ++draws) {
-        assert(draws < kMaxTerrainDraws || !syncDraws);
-        if (syncDraws && draws >= inFlight && fences[draws - inFlight]) {
-            GLsync& oldest = fences[draws - inFlight];
-            while (glClientWaitSync(oldest, GL_SYNC_FLUSH_COMMANDS_BIT, kSyncTimeoutNs) ==
-                   GL_TIMEOUT_EXPIRED) {
-            }
-            glDeleteSync(oldest);
-            oldest = nullptr;
-        }
-        if (first > 0) {
-            repointInstances(nodes, stride, size_t(first));
-        }
-        glDrawElementsInstanced(GL_TRIANGLE_STRIP, gpu.indexCount, GL_UNSIGNED_SHORT, nullptr,
-                                std::min(perDraw, count - first));
-        if (syncDraws && first + perDraw < count) {
-            fences[draws] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-        }
+    if (plain > 0) {
+        useTerrainProgram(program, gpu, mapping, camera, style);
+        draws += drawBatches(gpu, nodes, 0, plain);
     }
-    for (GLsync fence : fences) {
-        if (fence) {
-            glDeleteSync(fence);
-        }
-    }
-    if (draws > 1) {
-        repointInstances(nodes, stride, 0);
+    if (plain < count) {
+        // Instances over a hole: the program that leaves its squares out.
+        useTerrainProgram(holeProgram, gpu, mapping, camera, style);
+        draws += drawBatches(gpu, nodes, plain, count - plain);
     }
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     glBindVertexArray(0);

@@ -201,12 +201,14 @@ struct TerrainRenderer {
     // Viewport, sky colour and depth clear for a width x height target.
     static void clear(int width, int height);
     // Uploads `visible` and draws it with instanced calls: one, or with syncDraws at most
-    // kMaxTerrainDraws batches. Returns the draw calls issued.
+    // kMaxTerrainDraws batches, for the instances before `holesFrom` with the plain program and
+    // again for those from it on (FrameBuffers::holesFrom) with the hole program; on a map with
+    // holes, 0 draws every instance with the hole test. Returns the draw calls issued.
     int draw(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
-             const std::vector<LeafCoord>& visible, const DrawStyle& style) const;
+             const std::vector<LeafCoord>& visible, size_t holesFrom, const DrawStyle& style) const;
     // The same for nodes chosen by level of detail, each at its own stride.
     int draw(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
-             const std::vector<DrawNode>& visible, const DrawStyle& style) const;
+             const std::vector<DrawNode>& visible, size_t holesFrom, const DrawStyle& style) const;
 
     // The water plane over the map's footprint at sea level, after the terrain (depth-tested
     // against it); not culled, so culled and unculled frames draw it alike. Returns the draw
@@ -215,8 +217,15 @@ struct TerrainRenderer {
 
 private:
     int drawInstances(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
-                      bool nodes, const void* instances, GLsizei count,
+                      bool nodes, const void* instances, GLsizei count, GLsizei holesFrom,
                       const DrawStyle& style) const;
+    // Makes `shader` current with the frame's uniforms (and the hole texture for holeProgram).
+    void useTerrainProgram(const ShaderProgram& shader, const TerrainGpu& gpu,
+                           const WorldMapping& mapping, const Camera& camera,
+                           const DrawStyle& style) const;
+    // Instances [first, first + count) of the bound instance buffer in batches; returns the
+    // draw calls.
+    int drawBatches(const TerrainGpu& gpu, bool nodes, GLsizei first, GLsizei count) const;
 };
 
 }  // namespace qt

@@ -135,11 +135,14 @@ FrameStats render(Terrain& terrain, const Camera& camera, bool cull, std::vector
 }
 
 // The draw calls a frame takes: its instances (leaves, or nodes with level of detail) in the
-// renderer's batches.
+// renderer's batches, those over holes in batches of their own.
 int expectedDraws(const Terrain& terrain, const FrameStats& stats, bool syncDraws) {
     const uint32_t instances = stats.lod ? stats.lodStats.nodesDrawn : stats.cull.leavesDrawn;
     const uint32_t triangles = 2u * uint32_t(terrain.tree.leafSize * terrain.tree.leafSize);
-    return drawCount(instances, instancesPerDraw(instances, triangles, syncDraws));
+    const auto batches = [&](uint32_t count) {
+        return drawCount(count, instancesPerDraw(count, triangles, syncDraws));
+    };
+    return batches(instances - stats.instancesOverHoles) + batches(stats.instancesOverHoles);
 }
 
 bool isSky(const std::vector<uint8_t>& pixels, int x, int y) {
@@ -411,6 +414,14 @@ TEST(Holes, CulledFramesEqualUnculledFramesOnSyntheticMaps) {
         for (const float pixels : {1.0f, 8.0f}) {
             expectCulledEqualsUnculled(terrain.value(), cameras, nullptr, pixels);
         }
+        // The frames compared drew nodes over holes and nodes over none, with the two programs.
+        int split = 0;
+        std::vector<uint8_t> pixels;
+        for (const Camera& camera : cameras) {
+            const FrameStats f = render(terrain.value(), camera, true, pixels, false, 1.0f);
+            split += f.instancesOverHoles > 0 && f.instancesOverHoles < f.lodStats.nodesDrawn;
+        }
+        EXPECT_GT(split, 0);
         terrain.value().destroy();
     }
 }
@@ -1326,12 +1337,14 @@ struct NodeCapture {
     GLuint feedback = 0;
     GLuint query = 0;
 
-    // False (and a failure) when the shader does not compile or link.
-    bool create(const Terrain& terrain) {
+    // False (and a failure) when the shader does not compile or link. `defines` go after the
+    // #version line, as ShaderProgram::loadFrom puts them.
+    bool create(const Terrain& terrain, const std::string& defines = "") {
         std::ifstream file(std::string(QT_SHADER_DIR) + "/terrain.vert");
-        const std::string source((std::istreambuf_iterator<char>(file)),
-                                 std::istreambuf_iterator<char>());
+        std::string source((std::istreambuf_iterator<char>(file)),
+                           std::istreambuf_iterator<char>());
         EXPECT_FALSE(source.empty());
+        source.insert(source.find('\n', source.find("#version")) + 1, defines);
         const GLuint shader = glCreateShader(GL_VERTEX_SHADER);
         const char* text = source.c_str();
         glShaderSource(shader, 1, &text, nullptr);
@@ -1416,13 +1429,17 @@ struct NodeCapture {
 // transform feedback (nothing rasterised): every edge inside the map is shared by exactly two
 // triangles of non-zero area and every edge on its border belongs to one. A crack, a T-junction
 // or a fold that misses the coarser neighbour's vertex leaves an inner edge with one triangle;
-// so does an edge whose two nodes morph its vertices differently.
+// so does an edge whose two nodes morph its vertices differently. The shader compiled with HOLES
+// (the program nodes over a hole are drawn with, beside nodes drawn with the plain one) gives the
+// same positions bit for bit, so the mesh stays closed where the two programs meet.
 void expectLodMeshClosed(int pageSize) {
     Result<Terrain> loaded = makeTerrain(syntheticHeightmap(203, 141, 5), 4, "lod mesh", pageSize);
     ASSERT_TRUE(loaded) << loaded.error();
     Terrain& terrain = loaded.value();
     NodeCapture capture;
     ASSERT_TRUE(capture.create(terrain));
+    NodeCapture holes;
+    ASSERT_TRUE(holes.create(terrain, "#define HOLES\n"));
     int morphing = 0;
     int deepest = 0;
     // From a corner, low and high, with coarse and fine steps: many levels meeting. Split by the
@@ -1445,8 +1462,16 @@ void expectLodMeshClosed(int pageSize) {
             for (const DrawNode& node : nodes) {
                 morphing += node.morph > 0 && node.morph < 255 ? 1 : 0;
             }
+            glUseProgram(holes.program);
+            const std::vector<glm::vec4> holeCorners = holes.capture(terrain, nodes);
+            glUseProgram(capture.program);
             const std::vector<glm::vec4> corners = capture.capture(terrain, nodes);
             ASSERT_FALSE(corners.empty());
+            ASSERT_EQ(holeCorners.size(), corners.size());
+            ASSERT_EQ(
+                std::memcmp(holeCorners.data(), corners.data(), corners.size() * sizeof(glm::vec4)),
+                0)
+                << "the HOLES program's positions differ";
 
             using Point = std::array<float, 3>;
             std::vector<std::pair<Point, Point>> edges;
@@ -1483,6 +1508,7 @@ void expectLodMeshClosed(int pageSize) {
     }
     EXPECT_GE(deepest, 3);     // the cameras really did mix levels
     EXPECT_GT(morphing, 100);  // and nodes part way through their morph
+    holes.destroy();
     capture.destroy();
     terrain.destroy();
 }
@@ -2092,7 +2118,7 @@ TEST(StreamedTerrain, TheFirstFrameHasNoHoles) {
         DrawStyle style;
         style.cullBackFaces = s.backFacesCulled;
         g.renderer.draw(full.value().gpu, full.value().mapping, camera,
-                        streamed.value().frame.lod.nodes, style);
+                        streamed.value().frame.lod.nodes, streamed.value().frame.holesFrom, style);
         readPixels(kWidth, kHeight, sameNodes);
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
         ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));

@@ -82,6 +82,41 @@ BoxOccludees occludees(const FrameBuffers& frame) {
     return {frame.objectGroups.box.data(), uint32_t(frame.objectGroups.box.size())};
 }
 
+// The leaves under a drawn instance, as a run of tree-order leaves' first leaf and a count: a
+// leaf, or a node `level` levels up (its leaves a square of 2^level, cut at the map's border).
+LeafRange leavesUnder(const Quadtree& tree, LeafCoord leaf) {
+    return {tree.leafIndexAt(leaf.col, leaf.row), 1};
+}
+LeafRange leavesUnder(const Quadtree& tree, const DrawNode& node) {
+    const uint32_t side = 1u << node.level;
+    const uint32_t cols = std::min(side, uint32_t(tree.leavesX) - node.col);
+    const uint32_t rows = std::min(side, uint32_t(tree.leavesZ) - node.row);
+    return {tree.leafIndexAt(node.col, node.row), cols * rows};
+}
+
+// Moves the instances over a hole behind the others, keeping each part's order (a stable
+// partition through `scratch`, whose capacity reserveFor made: no allocation); returns where
+// they start.
+template <typename Instance>
+uint32_t moveHolesLast(const Quadtree& tree, std::vector<Instance>& instances,
+                       std::vector<Instance>& scratch) {
+    if (!tree.hasHoles()) {
+        return uint32_t(instances.size());
+    }
+    scratch.clear();
+    size_t kept = 0;
+    for (const Instance& instance : instances) {
+        const LeafRange leaves = leavesUnder(tree, instance);
+        if (tree.holesIn(leaves.first, leaves.count)) {
+            scratch.push_back(instance);
+        } else {
+            instances[kept++] = instance;
+        }
+    }
+    std::copy(scratch.begin(), scratch.end(), instances.begin() + std::ptrdiff_t(kept));
+    return uint32_t(kept);
+}
+
 // Full detail: the walk's leaves less those nearer terrain hides, as runs and as instances.
 void fullDetailStage(const Quadtree& tree, const WorldMapping& mapping, const CullView& view,
                      FrameBuffers& frame, FrameStats& stats) {
@@ -98,6 +133,8 @@ void fullDetailStage(const Quadtree& tree, const WorldMapping& mapping, const Cu
     }
     frame.drawList.clear();
     appendLeafCoords(tree, frame.drawn, frame.drawList);
+    frame.holesFrom = moveHolesLast(tree, frame.drawList, frame.holeLeafScratch);
+    stats.instancesOverHoles = uint32_t(frame.drawList.size()) - frame.holesFrom;
 }
 
 // Level of detail: the drawn nodes into frame.lod, culled by `frustum` unless view.frustum is
@@ -132,6 +169,8 @@ void levelOfDetailStage(const Heightmap& map, const Quadtree& tree, const WorldM
         frame.drawn.assign(frame.walk.ranges.begin(), frame.walk.ranges.end());
     }
     frame.drawList.clear();
+    frame.holesFrom = moveHolesLast(tree, frame.lod.nodes, frame.holeNodeScratch);
+    stats.instancesOverHoles = uint32_t(frame.lod.nodes.size()) - frame.holesFrom;
     stats.lod = true;
     stats.lodStats = frame.lod.stats;
     stats.cull.triangles = frame.lod.stats.triangles;
@@ -153,6 +192,12 @@ void FrameBuffers::reserveFor(const Quadtree& tree, bool recordDecisions) {
     drawList.reserve(tree.leaves.size());
     lod.reserveFor(tree, lodThreads);
     lodReach.reserveFor(tree);
+    holeLeafScratch.clear();
+    holeNodeScratch.clear();
+    if (tree.hasHoles()) {
+        holeLeafScratch.reserve(tree.leaves.size());
+        holeNodeScratch.reserve(lod.nodes.capacity());
+    }
     for (std::vector<LeafRange>* runs : {&lodLeaves, &lodKept, &lodOccluded}) {
         runs->clear();
         runs->reserve(maxLeafRanges(tree));

@@ -56,6 +56,9 @@ struct FrameStats {
     uint32_t nodesTotal = 0;
     uint32_t leavesTotal = 0;
     double cullMs = 0.0;  // the whole pipeline
+    // Of the drawn instances (leaves, or nodes with level of detail), those over a hole
+    // (FrameBuffers::holesFrom): the renderer draws them apart, with the hole test.
+    uint32_t instancesOverHoles = 0;
     ObjectFrameStats objects;
 
     int drawCalls = 0;             // terrain draws only
@@ -81,6 +84,14 @@ struct FrameBuffers {
     // by level of detail). Room for every leaf (untouched capacity costs no resident memory).
     std::vector<LeafCoord> drawList;
     LodOutput lod;  // with level of detail: the nodes drawn
+    // On a map with holes (Quadtree::hasHoles), drawList or lod.nodes holds first the instances
+    // whose leaves have no hole, then from holesFrom on those over a hole, each part in the
+    // order it was made (tree order): the renderer draws the first part with the plain program,
+    // whose early depth test a discard would turn off, and only the rest with the hole test.
+    // The list's size without holes. holeScratch: the moved instances, room for every leaf.
+    uint32_t holesFrom = 0;
+    std::vector<LeafCoord> holeLeafScratch;
+    std::vector<DrawNode> holeNodeScratch;
     // Threads the selection is split over: the machine's, at most kMaxSelectThreads.
     int lodThreads = defaultSelectThreads();
     LodReach lodReach;  // the split distances, remade when the mapping or projection changes

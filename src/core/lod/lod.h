@@ -217,7 +217,7 @@ struct LodParts;  // lod.cpp
 // Per-frame output; reserve once per tree: selectLod() then never allocates (split over threads:
 // after its first frames, once each part's buffers have grown to their size).
 struct LodOutput {
-    std::vector<DrawNode> nodes;  // tree order
+    std::vector<DrawNode> nodes;  // tree order (runFrame then moves those over holes last)
     LodStats stats;
     // With LodParams::residency: the pages of the held-back level-1 nodes that want them
     // (LodDistance::wantsPage) and that the walk reaches in the frustum or that border a drawn

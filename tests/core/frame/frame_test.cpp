@@ -3,6 +3,7 @@
 // allocates nothing once its buffers are reserved.
 #include "core/frame/frame.h"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "core/view/camera_fit.h"
 #include "core/view/flight_path.h"
 #include "test_files.h"
+#include "test_nodata.h"
 #include "test_scene.h"
 
 namespace qt {
@@ -63,9 +65,31 @@ struct Expected {
     std::vector<LeafRange> walk, drawn;
     std::vector<LeafCoord> drawList;
     std::vector<DrawNode> lodNodes;
+    uint32_t holesFrom = 0;  // the instances over no hole first, then those over one
     uint32_t leavesDrawn = 0, leavesOccluded = 0;
     uint64_t triangles = 0;
 };
+
+// Whether the samples under a leaf, or a node `level` levels up, hold nodata: from the map's
+// mask directly, not from the tree's hole counts.
+bool overHole(const Scene& s, int col, int row, int level) {
+    if (!s.map.nodata.holes()) {
+        return false;
+    }
+    const int side = s.tree.leafSize << level;
+    const int x0 = col * s.tree.leafSize, z0 = row * s.tree.leafSize;
+    return boxHasNodata(s.map.nodata, x0, z0, std::min(x0 + side, s.map.width - 1),
+                        std::min(z0 + side, s.map.height - 1));
+}
+
+// The instances over no hole, then those over one, each in its own order.
+template <typename Instance, typename Level>
+uint32_t holesLast(const Scene& s, std::vector<Instance>& instances, Level level) {
+    const auto it = std::stable_partition(
+        instances.begin(), instances.end(),
+        [&](const Instance& i) { return !overHole(s, i.col, i.row, level(i)); });
+    return uint32_t(it - instances.begin());
+}
 
 Expected stagesOneByOne(const Scene& s, const CullView& view) {
     Expected e;
@@ -92,6 +116,7 @@ Expected stagesOneByOne(const Scene& s, const CullView& view) {
             e.drawn = kept;
         }
         appendLeafCoords(s.tree, e.drawn, e.drawList);
+        e.holesFrom = holesLast(s, e.drawList, [](LeafCoord) { return 0; });
         e.leavesOccluded = occlusion.leavesOccluded;
         e.leavesDrawn = walk.stats.leavesDrawn - occlusion.leavesOccluded;
         e.triangles = triangleCount(s.tree, e.drawn);
@@ -117,6 +142,7 @@ Expected stagesOneByOne(const Scene& s, const CullView& view) {
         subtractLeafRuns(walk.ranges, removed, e.drawn);
     }
     e.lodNodes = lod.nodes;
+    e.holesFrom = holesLast(s, e.lodNodes, [](const DrawNode& n) { return int(n.level); });
     e.leavesOccluded = occlusion.leavesOccluded;
     e.leavesDrawn = walk.stats.leavesDrawn - occlusion.leavesOccluded;
     e.triangles = lod.stats.triangles;
@@ -145,6 +171,9 @@ void expectPipelineEqualsStages(const Scene& s, const std::vector<Camera>& camer
                 ASSERT_TRUE(sameNodes(frame.lod.nodes, e.lodNodes)) << where;
                 ASSERT_EQ(stats.lodStats.nodesDrawn, e.lodNodes.size()) << where;
             }
+            ASSERT_EQ(frame.holesFrom, e.holesFrom) << where;
+            const size_t instances = stats.lod ? frame.lod.nodes.size() : frame.drawList.size();
+            ASSERT_EQ(stats.instancesOverHoles, instances - e.holesFrom) << where;
             ASSERT_EQ(stats.cull.leavesDrawn, e.leavesDrawn) << where;
             ASSERT_EQ(stats.cull.leavesOccluded, e.leavesOccluded) << where;
             ASSERT_EQ(stats.cull.triangles, e.triangles) << where;
@@ -211,8 +240,46 @@ TEST(FramePipeline, EqualsTheStagesRunOneByOneOnRealMaps) {
     EXPECT_GT(occluding, 0) << "no view exercised the occlusion stage";
 }
 
+// On maps with holes the frame's instances come hole-free first (drawn without the hole test),
+// then those over a hole, each part in tree order: the stages' lists partitioned by the mask.
+TEST(FramePipeline, EqualsTheStagesRunOneByOneWithTheInstancesOverHolesLast) {
+    int occluding = 0;
+    int split = 0;  // views with instances on both sides of holesFrom
+    uint32_t seed = 750;
+    for (const test::SyntheticCase& c : test::kSyntheticCases) {
+        const int w = c.width, h = c.height;
+        const Scene s =
+            test::makeScene(test::withNodata(syntheticHeightmap(w, h, seed),
+                                             [&](int col, int row) {
+                                                 const int dx = col - w / 3, dz = row - h / 2;
+                                                 return dx * dx + dz * dz < (h / 6) * (h / 6) ||
+                                                        (col * 31 + row * 17) % 211 == 0;
+                                             }),
+                            c.mapping, c.leaf);
+        ASSERT_TRUE(s.tree.hasHoles());
+        FrameBuffers frame;
+        frame.reserveFor(s.tree);
+        for (const Camera& camera : camerasFor(s, 12, seed)) {
+            for (const CullView& view : viewsOf(camera)) {
+                const FrameStats stats = runFrame(s.map, s.tree, s.mapping, view, frame);
+                const size_t instances = stats.lod ? frame.lod.nodes.size() : frame.drawList.size();
+                split += frame.holesFrom > 0 && frame.holesFrom < instances;
+            }
+        }
+        expectPipelineEqualsStages(s, camerasFor(s, 12, seed), "holes " + std::to_string(seed),
+                                   occluding);
+        ASSERT_FALSE(HasFatalFailure());
+        ++seed;
+    }
+    EXPECT_GT(split, 0) << "no view drew instances both over holes and not";
+}
+
 TEST(FramePipeline, AFrameAllocatesNothingOnceReserved) {
-    const Scene s = test::makeScene(syntheticHeightmap(513, 385, 11), {1.0f, 0.02f, 0.0f}, 4);
+    const Scene s = test::makeScene(
+        test::withNodata(syntheticHeightmap(513, 385, 11),
+                         [](int col, int row) { return (col * 7 + row * 13) % 401 == 0; }),
+        {1.0f, 0.02f, 0.0f}, 4);
+    ASSERT_TRUE(s.tree.hasHoles());  // the partition's scratch too
     FrameBuffers frame;
     frame.reserveFor(s.tree);
     std::vector<CullView> views;
