@@ -10,6 +10,7 @@
 #include <string>
 
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include "core/config.h"
 
@@ -448,6 +449,21 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     }
     drawScaleBar(camera, distance, metresPerUnit, state.cursor.metres, barTop);
     return requests;
+}
+
+std::vector<HudWindowRecord> hudWindowRecords() {
+    std::vector<HudWindowRecord> records;
+    // ImGui's public API tells a window's scroll range only inside it; the internal window
+    // record (imgui_internal.h, shipped with the library) tells it after the frame.
+    for (const char* name : {"quadterrain", "cursor", "message"}) {
+        const ImGuiWindow* w = ImGui::FindWindowByName(name);
+        if (w == nullptr || !w->Active) {
+            continue;
+        }
+        records.push_back(
+            {name, {w->Pos.x, w->Pos.y, w->Size.x, w->Size.y}, {w->ScrollMax.x, w->ScrollMax.y}});
+    }
+    return records;
 }
 
 }  // namespace qt

@@ -14,6 +14,7 @@
 #include "app/hud_cursor.h"
 #include "app/hud_overlay.h"
 #include "app/minimap.h"
+#include "app/stats_json.h"
 #include "core/view/camera.h"
 #include "render/fog.h"
 #include "render/terrain.h"
@@ -71,6 +72,10 @@ struct HudRequests {
     bool mappingChanged = false;      // the sliders moved the ground: the objects follow it
     std::optional<glm::vec2> moveTo;  // world x, z clicked on the minimap
 };
+
+// The HUD's windows shown at the last frame (the panel, the cursor bar, the toast), with how far
+// each one's content overflows it, for --state-json (tests/render/input_test.py's layout case).
+std::vector<HudWindowRecord> hudWindowRecords();
 
 // Builds the HUD window for this frame; `terrain.mapping` is edited in place by the sliders.
 HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,

@@ -150,6 +150,15 @@ std::string viewerStateJson(const ViewerState& s) {
         j += (k == 0 ? "" : ", ") + std::to_string(s.selectedObjects[k]);
     }
     j += "],\n";
+    j += "  \"hud_windows\": [";
+    for (size_t k = 0; k < s.hudWindows.size(); ++k) {
+        const HudWindowRecord& w = s.hudWindows[k];
+        j += std::string(k == 0 ? "" : ", ") + "{\"name\": " + jsonString(w.name) +
+             ", \"rect\": [" + number(w.rect[0]) + ", " + number(w.rect[1]) + ", " +
+             number(w.rect[2]) + ", " + number(w.rect[3]) + "], \"overflow\": [" +
+             number(w.overflow[0]) + ", " + number(w.overflow[1]) + "]}";
+    }
+    j += "],\n";
     j += "  \"measure\": ";
     j += s.measured ? "{\"a\": " + vec3(s.measureA) + ", \"b\": " + vec3(s.measureB) + "}" : "null";
     return j + "\n}\n";

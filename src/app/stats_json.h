@@ -55,6 +55,14 @@ struct StatsReport {
     std::optional<ObjectPickHit> pickObject;  // the object the pick's pixel shows (objects)
 };
 
+// A HUD window shown at the last frame: its left, top, width and height in window pixels, and how
+// far its content reaches past its inside on each axis (ImGui's scroll range: 0 when it fits).
+struct HudWindowRecord {
+    std::string name;
+    std::array<float, 4> rect{};
+    std::array<float, 2> overflow{};
+};
+
 // What the interactive viewer writes for --state-json at exit.
 struct ViewerState {
     std::string path;
@@ -81,8 +89,9 @@ struct ViewerState {
     std::array<float, 4>
         pathBoxRect{};             // its left, top, width, height in window pixels (0: hidden)
     bool textFieldActive = false;  // a HUD text field has the keyboard
-    std::array<float, 3> minimapSquare{};  // left, top, side in window pixels (side 0: hidden)
-    bool flying = false;                   // a double-click's flight is under way
+    std::array<float, 3> minimapSquare{};     // left, top, side in window pixels (side 0: hidden)
+    bool flying = false;                      // a double-click's flight is under way
+    std::vector<HudWindowRecord> hudWindows;  // the HUD's windows shown (hud.h hudWindowRecords)
 };
 
 // {"hit": true, "world": [x, y, z], "sample": [column, row], "height": h, "lonlat": [lon, lat],

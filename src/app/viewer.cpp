@@ -195,6 +195,7 @@ std::string stateJson(const Viewer& v, int frames, double seconds) {
     state.textFieldActive = ImGui::GetIO().WantTextInput;
     state.minimapSquare = v.hud.minimapSquare;
     state.flying = v.fly.flight.active;
+    state.hudWindows = hudWindowRecords();
     return viewerStateJson(state);
 }
 

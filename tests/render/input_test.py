@@ -11,7 +11,10 @@ slow_keys (the same at 2 frames a second, with quick taps of C and O: none lost)
 point), ground (flying into the ground stops just above it, and with ground-follow (T) at its
 height), minimap (a click on the minimap moves the camera over that point), text_focus (a path of every
 shortcut letter typed right after a click into the path box changes nothing but the box; Esc twice
-in the box leaves it and never quits; Esc twice outside it quits).
+in the box leaves it and never quits; Esc twice outside it quits), layout (at 1280x720 and
+1920x1080 over a georeferenced map with nodata, the HUD's default sections, the cursor bar and a
+message fit their windows unscrolled and on screen, the minimap is usable, and a message moves
+nothing).
 The viewer runs with --state-json, prints "quadterrain: ready" after its first frame, and writes
 its camera, cursor pick, measurement and last screenshot at exit (Esc twice). After each step of input a
 test sends the sync key (Pause) and waits for "quadterrain: sync N": the viewer writes its state and
@@ -59,10 +62,10 @@ def xdotool(*args):
 class Viewer:
     """The viewer on `map_path`, started and waited for until its first frame is on screen."""
 
-    def __init__(self, tmp, map_path, *extra):
+    def __init__(self, tmp, map_path, *extra, window=WINDOW, camera=CAMERA):
         self.state_path = os.path.join(tmp, "state.json")
         self.process = subprocess.Popen(
-            [exe, map_path, "--window", f"{WINDOW[0]}x{WINDOW[1]}", *CAMERA,
+            [exe, map_path, "--window", f"{window[0]}x{window[1]}", *camera,
              "--state-json", self.state_path, *extra],
             cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.process.stdout.readline()
@@ -76,7 +79,7 @@ class Viewer:
             fail("no window found for the viewer's process")
         self.window = ids[0]
         # No window manager: the keyboard goes to the window under the pointer.
-        self.move(WINDOW[0] - 40, WINDOW[1] - 40)
+        self.move(window[0] - 40, window[1] - 40)
 
     def move(self, x, y):
         xdotool("mousemove", "--window", self.window, str(x), str(y))
@@ -418,6 +421,74 @@ def test_text_focus(tmp, map_path):
     print(f"text_focus: {typed!r} clicked and typed into the path box, {state['toggles']} unchanged")
 
 
+def write_utm_map(path, side):
+    """A GeoTIFF of rolling hills in UTM zone 33N, 30 m cells, with a nodata wedge: the HUD's
+    longest default lines (CRS, metres, nodata share; the cursor's latitude, longitude,
+    easting and northing)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "app"))
+    from tiff16 import geotiff
+    samples = []
+    for r in range(side):
+        for c in range(side):
+            hills = 1200 + 400 * math.sin(c * 0.05) * math.cos(r * 0.04) + 3 * (c + r)
+            samples.append(65535 if c > side - side // 6 + r // 4 else int(hills))
+    with open(path, "wb") as f:
+        f.write(geotiff(side, side, samples, "uint16", nodata=65535, cell=30.0,
+                        tie=(500000.0, 5300000.0), epsg=32633))
+
+
+def test_layout(tmp, map_path):
+    """The HUD at 1280x720 and 1920x1080 with its default sections open: the panel, the cursor
+    bar (hovering the terrain) and a message's toast each fit their window (ImGui's scroll range
+    0 on both axes: no text cut, nothing to scroll), all on screen, the minimap at least 160 px;
+    a message (F12's "saved ...") moves no widget of the panel."""
+    geo = os.path.join(tmp, "utm.tif")
+    write_utm_map(geo, 257)
+    for width, height in ((1280, 720), (1920, 1080)):
+        v = Viewer(tmp, geo, "--screenshot-dir", tmp, window=(width, height), camera=[])
+        v.move(width // 2 + 120, height // 2 + 60)
+        state = v.sync()
+        if not state["cursor"]["hit"] or state["cursor"]["lonlat"] is None:
+            fail(f"{width}x{height}: the cursor should be over the georeferenced terrain: "
+                 f"{state['cursor']}")
+        windows = {w["name"]: w for w in state["hud_windows"]}
+        for name in ("quadterrain", "cursor"):
+            if name not in windows:
+                fail(f"{width}x{height}: no {name} window shown: {sorted(windows)}")
+
+        def fits(w):
+            left, top, w_, h_ = w["rect"]
+            if w["overflow"] != [0, 0]:
+                fail(f"{width}x{height}: the {w['name']} window's content overflows it by "
+                     f"{w['overflow']} (x, y pixels)")
+            if left < 0 or top < 0 or left + w_ > width or top + h_ > height:
+                fail(f"{width}x{height}: the {w['name']} window {w['rect']} leaves the screen")
+
+        for w in windows.values():
+            fits(w)
+        side = state["minimap"][2]
+        if side < 160:
+            fail(f"{width}x{height}: the minimap is {side} px (at least 160)")
+        panel, minimap = windows["quadterrain"]["rect"], state["minimap"]
+        xdotool("key", "F12")
+        state = v.sync()
+        windows = {w["name"]: w for w in state["hud_windows"]}
+        if "message" not in windows or not state["screenshot"]:
+            fail(f"{width}x{height}: F12 should save and say so in the toast: "
+                 f"{sorted(windows)}, {state['message']!r}")
+        for w in windows.values():
+            fits(w)
+        if windows["quadterrain"]["rect"] != panel or state["minimap"] != minimap:
+            fail(f"{width}x{height}: the message moved the panel or the minimap: {panel} -> "
+                 f"{windows['quadterrain']['rect']}, {minimap} -> {state['minimap']}")
+        message = windows["message"]["rect"]
+        if message[0] < panel[0] + panel[2]:
+            fail(f"{width}x{height}: the toast {message} lies over the panel {panel}")
+        v.close()
+        print(f"layout {width}x{height}: panel {panel}, minimap {side:.0f} px, cursor bar "
+              f"{windows['cursor']['rect']}, toast {message}: nothing overflows")
+
+
 def main():
     if subprocess.run(["sh", "-c", "command -v xdotool"], capture_output=True).returncode != 0:
         if os.environ.get("CI") == "true":
@@ -431,7 +502,8 @@ def main():
                  "move1": lambda t, m: test_move(t, m, 1),
                  "move60": lambda t, m: test_move(t, m, 60),
                  "slow_keys": lambda t, m: test_enter(t, m, 2), "fly": test_fly,
-                 "ground": test_ground, "minimap": test_minimap, "text_focus": test_text_focus}
+                 "ground": test_ground, "minimap": test_minimap, "text_focus": test_text_focus,
+                 "layout": test_layout}
         if case not in tests:
             fail(f"unknown case; one of {sorted(tests)}")
         tests[case](tmp, map_path)

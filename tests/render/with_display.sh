@@ -9,7 +9,7 @@ if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
 fi
 if ! command -v Xvfb >/dev/null 2>&1; then
     if command -v xvfb-run >/dev/null 2>&1; then
-        exec xvfb-run -a -s "-screen 0 1280x1024x24" "$@"
+        exec xvfb-run -a -s "-screen 0 1920x1200x24" "$@"
     fi
     echo "with_display.sh: no DISPLAY and no Xvfb; the render tests will skip (fail under CI=true)" >&2
     exec "$@"
@@ -26,7 +26,7 @@ cleanup() {
 }
 trap 'cleanup; exit 143' TERM INT HUP
 
-Xvfb -displayfd 3 -screen 0 1280x1024x24 -nolisten tcp 3>"$dir/display" 2>"$dir/log" &
+Xvfb -displayfd 3 -screen 0 1920x1200x24 -nolisten tcp 3>"$dir/display" 2>"$dir/log" &
 server=$!
 # The server writes its display number once it accepts connections.
 tries=0
