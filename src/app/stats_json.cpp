@@ -53,7 +53,7 @@ std::string georeferenceJson(const Heightmap& map) {
          ", \"max\": " + number(map.maxSample) + ", \"step\": " + number(map.coding.step) +
          ", \"metres\": " + (map.metres ? "true" : "false") + "},\n";
     // Nodata samples: how many, their share of the map, and whether they are drawn as their fill
-    // (--fill-nodata, a streamed raster) rather than as holes.
+    // (--fill-nodata) rather than as holes.
     const NodataMask& n = map.nodata;
     j += "  \"nodata\": {\"samples\": " + std::to_string(n.samples) +
          ", \"share\": " + number(n.share()) + ", \"filled\": " + (n.filled ? "true" : "false") +

@@ -383,9 +383,9 @@ PY
 
 # 9. GeoTIFFs opened streamed: a signed band with voids (read as floats, voids filled, quantised
 #    into the code cache) and an unsigned one (read straight into the cache). The first open writes
-#    the code cache and its sidecar in the cache folder, the second maps them; settled, both
-#    screenshots are the fully loaded map's with --fill-nodata (streamed, voids are drawn as their
-#    fill), byte for byte, and so are the picks. Loaded whole without it, the voids are holes.
+#    the code cache, its sidecar and the voids' mask in the cache folder, the second maps them;
+#    settled, both screenshots are the fully loaded map's, byte for byte, voids drawn as holes in
+#    both, and so are the picks. With --fill-nodata, loaded whole, the voids are drawn filled.
 python3 "$src/tests/app/tiff16.py" "$tmp/voids.tif" 300 --signed --tile 32 --voids
 python3 "$src/tests/app/tiff16.py" "$tmp/plain.tif" 257
 tif_view="--window 240x160 --eye -1500,5000,-1500 --target 4500,1000,4500 --lod 2 --page-size 8"
@@ -405,10 +405,10 @@ for tif in voids plain; do
         fail "fully loaded $tif.tif"
     # shellcheck disable=SC2086
     "$exe" "$tmp/$tif.tif" $tif_view --leaf "$leaf" --screenshot "$tmp/${tif}_holes.png" \
-        --stats-json "$tmp/${tif}_holes.json" || fail "fully loaded $tif.tif with holes"
-    cmp -s "$tmp/${tif}_first.png" "$tmp/${tif}_full.png" ||
+        --stats-json "$tmp/${tif}_holes.json" --pick 120,80 || fail "fully loaded $tif.tif with holes"
+    cmp -s "$tmp/${tif}_first.png" "$tmp/${tif}_holes.png" ||
         fail "streamed $tif.tif, cache written: settled != fully loaded"
-    cmp -s "$tmp/${tif}_second.png" "$tmp/${tif}_full.png" ||
+    cmp -s "$tmp/${tif}_second.png" "$tmp/${tif}_holes.png" ||
         fail "streamed $tif.tif from its cache != fully loaded"
     python3 - "$tmp" "$tif" <<'PY' || fail "streamed $tif.tif stats content"
 import json, os, sys
@@ -423,13 +423,15 @@ assert s1["cache"] == s2["cache"] == {"codes": codes, "tree": codes + ".qtree"},
 assert os.path.isfile(codes + ".qtree"), codes
 assert "streaming" not in full, full.get("streaming")
 assert s1["resident"] > 0 and s1["requested"] == 0, s1
-assert first["pick"] == full["pick"] == second["pick"] and full["pick"]["hit"], (first["pick"], full["pick"])
-assert first["heights"] == full["heights"] == second["heights"], (first["heights"], full["heights"])
 holes = json.load(open(f"{sys.argv[1]}/{sys.argv[2]}_holes.json"))
+assert first["pick"] == holes["pick"] == second["pick"] and holes["pick"]["hit"], (first["pick"], holes["pick"])
+assert first["heights"] == full["heights"] == second["heights"] == holes["heights"], (first["heights"], full["heights"])
 voids = sys.argv[2] == "voids"
-for j in (first, second, full):
-    assert j["nodata"]["samples"] == holes["nodata"]["samples"] and j["nodata"]["filled"] == voids, j["nodata"]
-assert (holes["nodata"]["samples"] > 0) == voids and not holes["nodata"]["filled"], holes["nodata"]
+for j in (first, second, holes):
+    assert j["nodata"]["samples"] == full["nodata"]["samples"] and not j["nodata"]["filled"], j["nodata"]
+assert (full["nodata"]["samples"] > 0) == voids and full["nodata"]["filled"] == voids, full["nodata"]
+mask = codes + ".qtnodata"
+assert os.path.isfile(mask) == voids, mask
 PY
     if [ "$tif" = voids ]; then
         ! cmp -s "$tmp/${tif}_holes.png" "$tmp/${tif}_full.png" || fail "voids.tif: no holes drawn"

@@ -13,6 +13,7 @@
 #include <filesystem>
 
 #include "core/base/byte_fields.h"
+#include "core/streaming/nodata_sidecar.h"
 #include "core/streaming/own_files.h"
 #include "core/streaming/tree_sidecar.h"
 
@@ -110,6 +111,7 @@ std::vector<std::string> removeOrphanedCodeCaches(const std::string& folder) {
         }
         if (::unlink(path.c_str()) == 0) {
             removeIfOurs(sidecarPath(path), kTreeSidecarMagic);
+            removeIfOurs(nodataSidecarPath(path), kNodataSidecarMagic);
             removed.push_back(path);
         }
     }

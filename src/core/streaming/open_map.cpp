@@ -99,6 +99,10 @@ Result<OpenedMap> openMap(const std::string& path, const LoadOptions& options,
         return R::failure(streamed.error());
     }
     StreamedMap& s = streamed.value();
+    if (options.fillNodata && s.map.nodata.holes()) {  // --fill-nodata: the fill as terrain
+        s.map.nodata.fill();
+        markLeafHoles(s.tree, s.map.nodata);
+    }
     opened.map = std::move(s.map);
     opened.tree = std::move(s.tree);
     opened.leafSize = s.leafSize;

@@ -214,4 +214,66 @@ int removeAbandonedTemporaries(const std::string& path, const FileMagic& magic) 
     return removed;
 }
 
+Status writeOwnFile(const std::string& path, const FileMagic& magic, const unsigned char* bytes,
+                    size_t count) {
+    if (const PathClaim claim = claimPath(path, magic); claim.other()) {
+        return Status::failure("left alone (" + claim.why + ")");
+    }
+    removeAbandonedTemporaries(path, magic);
+    const Result<int> created = createOwnTemporary(path, magic);
+    if (!created) {
+        return Status::failure(created.error());
+    }
+    const int fd = created.value();
+    const std::string temporary = temporaryPathFor(path);
+    const bool written = writeAllAt(fd, bytes, count, 0);
+    const int writeError = errno;
+    const bool closed = ::close(fd) == 0;
+    if (!written || !closed) {
+        const int error = !written ? writeError : errno;
+        ::unlink(temporary.c_str());
+        return Status::failure(std::string("cannot write: ") + std::strerror(error));
+    }
+    if (Status placed = replaceOwnFile(temporary, path, magic); !placed) {
+        ::unlink(temporary.c_str());
+        return placed;
+    }
+    return {};
+}
+
+Result<std::vector<unsigned char>> readFileOfSize(const std::string& path, uint64_t expected) {
+    using R = Result<std::vector<unsigned char>>;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        return R::failure(errno == ENOENT ? "missing"
+                                          : std::string("unreadable: ") + std::strerror(errno));
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return R::failure("not a regular file");
+    }
+    if (uint64_t(st.st_size) != expected) {
+        ::close(fd);
+        return R::failure(uint64_t(st.st_size) < expected ? "truncated" : "longer than expected");
+    }
+    std::vector<unsigned char> bytes(static_cast<size_t>(expected));
+    size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t got = ::pread(fd, bytes.data() + done, bytes.size() - done, off_t(done));
+        if (got < 0 && errno == EINTR) {
+            continue;
+        }
+        if (got <= 0) {
+            const int error = got < 0 ? errno : 0;
+            ::close(fd);
+            return R::failure(got == 0 ? std::string("truncated")
+                                       : std::string("unreadable: ") + std::strerror(error));
+        }
+        done += size_t(got);
+    }
+    ::close(fd);
+    return bytes;
+}
+
 }  // namespace qt

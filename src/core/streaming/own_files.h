@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/base/result.h"
 
@@ -21,6 +22,7 @@ struct FileMagic {
 constexpr size_t kFileMagicBytes = sizeof(FileMagic::bytes);
 constexpr FileMagic kTreeSidecarMagic{{'Q', 'T', 'S', 'I', 'D', 'E', 'C', 'R'}, "tree sidecar"};
 constexpr FileMagic kCodeCacheMagic{{'Q', 'T', 'C', 'O', 'D', 'E', 'S', '\0'}, "code cache"};
+constexpr FileMagic kNodataSidecarMagic{{'Q', 'T', 'N', 'O', 'D', 'A', 'T', 'A'}, "nodata sidecar"};
 
 // What is at a path where the program keeps a file of its own.
 struct PathClaim {
@@ -78,5 +80,17 @@ Status replaceOwnFile(const std::string& temporary, const std::string& path,
 // file, erring on the side of keeping), and so is any file that is not the program's, whatever
 // its name. Returns how many were removed.
 int removeAbandonedTemporaries(const std::string& path, const FileMagic& magic);
+
+// Writes `count` bytes (starting with `magic`) to a temporary beside `path` and renames it over
+// `path`, so that a reader sees the old file or the whole new one; a file at `path` that is not
+// the program's own is left alone and the write fails. Fails with one line without the path.
+Status writeOwnFile(const std::string& path, const FileMagic& magic, const unsigned char* bytes,
+                    size_t count);
+
+// The bytes of the regular file at `path` (never through a symbolic link, never blocking on a
+// FIFO), which must hold exactly `expected` bytes: its size is checked before anything is read or
+// allocated. Fails with one line without the path: "missing", "truncated", "longer than
+// expected", "not a regular file", "unreadable: ...".
+Result<std::vector<unsigned char>> readFileOfSize(const std::string& path, uint64_t expected);
 
 }  // namespace qt

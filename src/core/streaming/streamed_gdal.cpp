@@ -21,6 +21,7 @@
 #include "core/streaming/cache_folder.h"
 #include "core/streaming/code_cache.h"
 #include "core/streaming/float_scratch.h"
+#include "core/streaming/nodata_sidecar.h"
 #include "core/streaming/own_files.h"
 #include "core/streaming/rows_ahead.h"
 #include "core/terrain/leaf_ranges.h"
@@ -107,7 +108,10 @@ private:
 struct FloatPass {
     SampleRange range{0.0f, 0.0f, true};
     bool voids = false;
-    int64_t voidCount = 0;  // nodata samples (the streamed map shows them filled)
+    int64_t voidCount = 0;  // nodata samples
+    // Their mask (NodataMask::bits), one bit a sample: a sixteenth of the codes' bytes, made at
+    // the first void, so that the streamed map draws its holes as a loaded one does.
+    std::vector<uint64_t> bits;
 };
 
 // Reads the band as floats into the scratch file, as the full load reads it: voids marked
@@ -136,8 +140,16 @@ Result<FloatPass> readFloats(GDALRasterBand& band, const GdalBand& info, FloatSc
         if (anyGdalVoid(buffer.data(), n, info.nodata)) {
             pass.voids = true;
             markGdalVoids(buffer.data(), n, info.nodata);
-            pass.voidCount +=
-                int64_t(std::count(buffer.begin(), buffer.begin() + ptrdiff_t(n), kGdalVoid));
+            if (pass.bits.empty()) {
+                pass.bits.assign(size_t((uint64_t(width) * uint64_t(height) + 63) / 64), 0);
+            }
+            const size_t start = size_t(row) * size_t(width);
+            for (size_t i = 0; i < n; ++i) {
+                if (buffer[i] == kGdalVoid) {
+                    pass.bits[(start + i) >> 6] |= uint64_t(1) << ((start + i) & 63);
+                    ++pass.voidCount;
+                }
+            }
         }
         if (info.rescale) {
             const double largest = rescaleSamples(buffer.data(), n, info.scale, info.offset);
@@ -273,8 +285,10 @@ CacheSpots cacheSpots(const std::vector<CachePlace>& places) {
         if (!spots.blocked.empty()) {
             continue;
         }
-        for (const auto& [path, magic] : {std::pair{place.path, kCodeCacheMagic},
-                                          std::pair{sidecarPath(place.path), kTreeSidecarMagic}}) {
+        for (const auto& [path, magic] :
+             {std::pair{place.path, kCodeCacheMagic},
+              std::pair{sidecarPath(place.path), kTreeSidecarMagic},
+              std::pair{nodataSidecarPath(place.path), kNodataSidecarMagic}}) {
             if (const PathClaim claim = claimPath(path, magic); claim.other()) {
                 spots.blocked = path;
                 spots.blockedWhy = claim.why;
@@ -414,11 +428,23 @@ Result<bool> reuseCache(StreamedMap& out, const CachePlace& place, uint64_t sign
                 : "not vouched for by its sidecar (" + read.error() + ")");
         return false;
     }
+    // The holes: the mask saved with the cache, whose stamp it carries.
+    NodataMask nodata;
+    if (header.value().nodataSamples > 0) {
+        Result<NodataMask> mask =
+            readNodataSidecar(nodataSidecarPath(cache), mapped.value().stamp, map.width, map.height,
+                              int64_t(header.value().nodataSamples));
+        if (!mask) {
+            say("its nodata sidecar is " + mask.error());
+            return false;
+        }
+        nodata = std::move(mask.value());
+    }
+    map.nodata = std::move(nodata);
     map.codes = std::move(mapped.value().codes);
     map.coding = header.value().coding;
     map.nodata.samples = header.value().nodataSamples;
     map.nodata.total = int64_t(map.width) * map.height;
-    map.nodata.filled = map.nodata.samples > 0;
     TreeSidecar saved = read ? std::move(read.value()) : TreeSidecar{};
     if (Status tree = streamedTree(out, saved, read.ok(), mapped.value().stamp, stream); !tree) {
         return R::failure(tree.error());
@@ -455,13 +481,17 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
     GdalRaster& raster = opened.value();
     const int width = raster.width;
     const int height = raster.height;
-    const Result<int> leafSize = planStreamedMap(width, height, requestedLeafSize, options.memory);
-    if (!leafSize) {
-        return fail(name, leafSize.error());
-    }
     const Result<GdalBand> described = describeGdalBand(*raster.dataset, *raster.band);
     if (!described) {
         return fail(name, described.error());
+    }
+    // A band read as floats may hold voids (a nodata value, NaN, a mask): their mask's bytes.
+    const uint64_t maskBytes =
+        described.value().directUint16 ? 0 : (uint64_t(width) * uint64_t(height) + 63) / 64 * 8;
+    const Result<int> leafSize =
+        planStreamedMap(width, height, requestedLeafSize, options.memory, maskBytes);
+    if (!leafSize) {
+        return fail(name, leafSize.error());
     }
     const GdalBand& info = described.value();
     StreamedMap out;
@@ -545,11 +575,13 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
             return fail(name, pass.error());
         }
         SampleRange range = pass.value().range;
-        // Streamed, the voids are drawn as their fill (the mask would be read whole); said so
-        // by the HUD and --stats-json.
+        // The voids are holes, as in a loaded map: the mask is set before the tree is made,
+        // which counts the leaves it touches (fillQuadtreeBounds); the codes hold the fill.
+        map.nodata.width = width;
+        map.nodata.height = height;
         map.nodata.samples = pass.value().voidCount;
         map.nodata.total = int64_t(samples);
-        map.nodata.filled = pass.value().voidCount > 0;
+        map.nodata.bits = std::move(pass.value().bits);
         if (pass.value().voids) {
             Result<SampleRange> filled =
                 fillScratchVoids(scratch.value(), width, height, stream.bandBytes);
@@ -599,6 +631,15 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
     }
     out.codes = CodeSource::CacheWritten;
     out.cachePath = cache;
+    const std::string nodataSidecar = nodataSidecarPath(cache);
+    if (!map.nodata.holes()) {
+        removeIfOurs(nodataSidecar, kNodataSidecarMagic);  // a former cache's
+    } else if (Status kept = writeNodataSidecar(nodataSidecar, stamp.value(), map.nodata); !kept) {
+        // This open draws its holes; the next reads the raster again.
+        out.cacheProblem = escapedPath(nodataSidecar) + ": " + kept.error() +
+                           "; the next open reads the raster again";
+        std::fprintf(stderr, "%s\n", out.cacheProblem.c_str());
+    }
     if (stream.useSidecar) {
         writeStreamedSidecar(out, sidecarPath(cache), stamp.value(), saved);
         out.sidecarPath = out.sidecarWritten ? sidecarPath(cache) : std::string();

@@ -41,8 +41,9 @@ Result<RasterSize> gdalRasterSize(const std::string& gdalPath);
 // written row by row, with the tree's bounds taken in the same pass (streamedTree) and saved in the
 // sidecar. An unsigned 16-bit band with no nodata, scale or offset is read straight into the codes;
 // any other goes through a scratch file of floats first (4 bytes a sample on disk while the cache
-// is made), which the range and the void fill need whole. A cache that cannot be used (stale,
-// truncated, damaged, not vouched for by its sidecar) is one line on stderr and is rebuilt.
+// is made), which the range and the void fill need whole; its voids are holes, their mask (one bit
+// a sample) kept beside the cache (nodata_sidecar.h) for the next open. A cache that cannot be used
+// (stale, truncated, damaged, not vouched for by its sidecar) is one line on stderr and is rebuilt.
 // Refused, with one line starting with the path: what GDAL cannot open or read (a truncated file, a
 // VRT's missing source), the budget (planStreamedMap), no folder with room for the cache, voids too
 // many to fill within the band cap.

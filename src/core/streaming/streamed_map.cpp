@@ -246,7 +246,7 @@ Result<int> streamedLeafSize(int width, int height, int requestedLeafSize, uint6
 }
 
 Result<int> planStreamedMap(int width, int height, int requestedLeafSize,
-                            const MemoryBudget& budget) {
+                            const MemoryBudget& budget, uint64_t extraBytes) {
     using R = Result<int>;
     const uint64_t free =
         budget.limitBytes > budget.heldBytes ? budget.limitBytes - budget.heldBytes : 0;
@@ -259,12 +259,14 @@ Result<int> planStreamedMap(int width, int height, int requestedLeafSize,
     if (!leafSize) {
         return leafSize;
     }
-    if (const uint64_t peak = streamedPeakBytes(width, height, leafSize.value());
+    if (const uint64_t peak = streamedPeakBytes(width, height, leafSize.value()) + extraBytes;
         budget.limitBytes != 0 && peak > free) {
         return R::failure("size " + std::to_string(width) + "x" + std::to_string(height) +
                           " needs about " + std::to_string(peak >> 20) +
-                          " MiB streamed (its tree, the coarse levels of its heights and the pages "
-                          "in flight), "
+                          " MiB streamed (its tree, the coarse levels of its heights, the pages "
+                          "in flight" +
+                          std::string(extraBytes > 0 ? ", its nodata mask" : "") +
+                          "), "
                           "over the memory budget of " +
                           std::to_string(free >> 20) + " MiB (raise it with --memory-budget MB)");
     }

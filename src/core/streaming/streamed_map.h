@@ -124,9 +124,10 @@ Result<int> streamedLeafSize(int width, int height, int requestedLeafSize, uint6
 
 // The leaf size of a streamed width x height map: streamedLeafSize(requestedLeafSize,
 // kStreamedTreeShare of what the budget leaves), its streamedPeakBytes checked against the
-// budget. Refused with one line (without the path).
+// budget with `extraBytes` held besides (a raster's nodata mask). Refused with one line (without
+// the path).
 Result<int> planStreamedMap(int width, int height, int requestedLeafSize,
-                            const MemoryBudget& budget);
+                            const MemoryBudget& budget, uint64_t extraBytes = 0);
 
 // Reads the sidecar `sidecar` of a streamed map (out.map's size, out.leafSize) made from the map
 // file of `stamp`: fails with readTreeSidecar's line ("missing", stale, leaf size, damage).

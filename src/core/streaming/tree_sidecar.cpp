@@ -212,29 +212,7 @@ Status writeTreeSidecar(const std::string& path, const TreeSidecar& sidecar) {
     copyBytes(sidecar.foldErrors, payload + leafBytes + errorBytes);
     putField<uint64_t>(&bytes[kChecksumOffset], checksum(bytes.data(), bytes.size()));
     // Only a sidecar of ours is replaced: a file of anyone else's at its path stays as it is.
-    if (const PathClaim claim = claimPath(path, kTreeSidecarMagic); claim.other()) {
-        return Status::failure("left alone (" + claim.why + ")");
-    }
-    removeAbandonedTemporaries(path, kTreeSidecarMagic);
-    const Result<int> created = createOwnTemporary(path, kTreeSidecarMagic);
-    if (!created) {
-        return Status::failure(created.error());
-    }
-    const int fd = created.value();
-    const std::string temporary = temporaryPathFor(path);
-    const bool written = writeAllAt(fd, bytes.data(), bytes.size(), 0);
-    const int writeError = errno;
-    const bool closed = ::close(fd) == 0;
-    if (!written || !closed) {
-        const int error = !written ? writeError : errno;
-        ::unlink(temporary.c_str());
-        return Status::failure(std::string("cannot write: ") + std::strerror(error));
-    }
-    if (Status placed = replaceOwnFile(temporary, path, kTreeSidecarMagic); !placed) {
-        ::unlink(temporary.c_str());
-        return placed;
-    }
-    return {};
+    return writeOwnFile(path, kTreeSidecarMagic, bytes.data(), bytes.size());
 }
 
 }  // namespace qt

@@ -13,7 +13,7 @@ namespace qt {
 // neighbours, breadth first), so that level of detail and the tree's bounds see one continuous
 // surface; with `bits` they are holes: every grid square with a nodata corner is left out of the
 // picture. `bits` is empty when no sample is nodata, or when the fill is shown as terrain
-// (filled: --fill-nodata, or a streamed raster).
+// (filled: --fill-nodata).
 struct NodataMask {
     int width = 0;               // samples a row, when bits is not empty
     int height = 0;              // rows

@@ -27,6 +27,7 @@
 #include "core/lod/lod_error.h"
 #include "core/streaming/cache_folder.h"
 #include "core/streaming/code_cache.h"
+#include "core/streaming/open_map.h"
 #include "streamed_checks.h"
 #include "test_files.h"
 
@@ -139,10 +140,12 @@ void expectEqualsFullLoad(const StreamedMap& s, const std::string& path, int lea
     EXPECT_EQ(s.map.geo.metresZ, full.geo.metresZ);
     EXPECT_EQ(s.map.geo.west, full.geo.west);
     EXPECT_EQ(s.map.geo.north, full.geo.north);
-    // Streamed, the nodata samples are counted and drawn as their fill, never as holes.
+    // Streamed, the nodata samples are holes as in the full load: the same mask, the same
+    // leaves holding them.
     EXPECT_EQ(s.map.nodata.samples, full.nodata.samples);
-    EXPECT_EQ(s.map.nodata.filled, full.nodata.samples > 0);
-    EXPECT_FALSE(s.map.nodata.holes());
+    EXPECT_FALSE(s.map.nodata.filled);
+    EXPECT_EQ(s.map.nodata.holes(), full.nodata.samples > 0);
+    EXPECT_TRUE(s.map.nodata.bits == full.nodata.bits);
     ASSERT_TRUE(s.map.codes == full.codes);
     const Result<Quadtree> built = buildQuadtreeExact(full, leafSize);
     ASSERT_TRUE(built.ok());
@@ -154,6 +157,7 @@ void expectEqualsFullLoad(const StreamedMap& s, const std::string& path, int lea
         ASSERT_EQ(got.nodes[i].maxCode, want.nodes[i].maxCode) << i;
     }
     ASSERT_NO_FATAL_FAILURE(test::expectExactBelowRangeAbove(got, want));
+    EXPECT_TRUE(got.holeLeavesBefore == want.holeLeavesBefore);
 }
 
 Result<StreamedMap> openIn(const TempDir& dir, const std::string& path, int leafSize,
@@ -179,12 +183,13 @@ void expectStreamedEqualsFull(const Raster& raster, const std::vector<double>& s
     ASSERT_TRUE(reopened.ok()) << reopened.error();
     EXPECT_EQ(reopened.value().codes, CodeSource::CacheRead);
     expectEqualsFullLoad(reopened.value(), path, 4);
-    // The scratch samples and the temporary cache are gone: the map, its cache and sidecar stay.
+    // The scratch samples and the temporary cache are gone: the map, its cache and sidecar stay,
+    // and with voids their mask's sidecar.
     int files = 0;
     for (const auto& entry : std::filesystem::directory_iterator(dir.path(""))) {
         files += entry.is_regular_file();
     }
-    EXPECT_EQ(files, 3);
+    EXPECT_EQ(files, opened.value().map.nodata.holes() ? 4 : 3);
 }
 
 TEST(StreamedGdal, CodesAndTreeEqualTheFullLoadForEveryKindOfBand) {
@@ -289,6 +294,7 @@ struct CacheFixture {
     std::string path = dir.path("m.tif");
     std::string cache = path + ".qtcodes";
     std::string side = cache + ".qtree";
+    std::string mask = cache + ".qtnodata";  // the one void's
     StreamOptions stream = streamIn(capForLevel(181, 4, 2));
     LoadOptions options = cacheIn(dir, true);
     CacheFixture() {
@@ -332,6 +338,25 @@ TEST(StreamedGdal, ReopenMapsTheCacheAndReadsTheSidecarWithoutGdal) {
     expectEqualsFullLoad(other.value(), f.path, 8);
 }
 
+// Streamed, as loaded whole: --fill-nodata shows the fill as terrain (no mask, no leaf with a
+// hole, the count kept), without it the voids are holes; the cache is the same for both.
+TEST(StreamedGdal, FillNodataDrawsAStreamedRastersFillAsTerrain) {
+    CacheFixture f;
+    for (const bool fill : {false, true, false}) {
+        SCOPED_TRACE(fill);
+        LoadOptions options = f.options;
+        options.fillNodata = fill;
+        const Result<OpenedMap> opened = openMap(f.path, options, {}, 4, true);
+        ASSERT_TRUE(opened.ok()) << opened.error();
+        const OpenedMap& o = opened.value();
+        EXPECT_TRUE(o.streamed);
+        EXPECT_EQ(o.map.nodata.samples, 1);
+        EXPECT_EQ(o.map.nodata.filled, fill);
+        EXPECT_EQ(o.map.nodata.holes(), !fill);
+        EXPECT_EQ(o.tree.hasHoles(), !fill);
+    }
+}
+
 // Opens after `damage`: the cache must be refused with a line holding `why`, rebuilt, and equal
 // to the full load; the open after that reads it.
 void expectCacheRebuilt(const std::function<void(const CacheFixture&)>& damage, const char* why) {
@@ -372,6 +397,15 @@ TEST(StreamedGdal, DamagedOrStaleCachesAreSaidAndRebuilt) {
                        "not vouched for by its sidecar (missing)");
     expectCacheRebuilt([](const CacheFixture& f) { editByte(f.side, 100); },
                        "not vouched for by its sidecar (corrupt");
+    // The holes' mask: gone, cut short, a bit flipped, or another cache's.
+    expectCacheRebuilt([](const CacheFixture& f) { ASSERT_EQ(::unlink(f.mask.c_str()), 0); },
+                       "its nodata sidecar is missing");
+    expectCacheRebuilt([](const CacheFixture& f) { ASSERT_EQ(::truncate(f.mask.c_str(), 60), 0); },
+                       "its nodata sidecar is truncated");
+    expectCacheRebuilt([](const CacheFixture& f) { editByte(f.mask, 56 + 1000 / 8); },
+                       "its nodata sidecar is corrupt (checksum)");
+    expectCacheRebuilt([](const CacheFixture& f) { editByte(f.mask, 24); },
+                       "its nodata sidecar is stale");
     // The map changed since (same length, new time).
     expectCacheRebuilt(
         [](const CacheFixture& f) {
@@ -397,44 +431,48 @@ TEST(StreamedGdal, WhatIsNotItsOwnWhereTheCacheGoesIsLeftAlone) {
     const std::vector<uint8_t> notes = {'n', 'o', 't', 'e', 's', '\n'};
     struct Case {
         const char* name;
-        bool atSidecar;  // else at the cache's path
+        int at;  // 0: the cache's path, 1: its tree sidecar's, 2: its nodata sidecar's
         const char* why;
         std::function<void(const std::string&)> make;
     };
     const std::vector<Case> cases = {
-        {"notes", false, "not a quadterrain code cache",
+        {"notes", 0, "not a quadterrain code cache",
          [&](const std::string& p) { test::writeBytes(p, notes); }},
-        {"read-only notes", false, "not a quadterrain code cache",
+        {"read-only notes", 0, "not a quadterrain code cache",
          [&](const std::string& p) {
              test::writeBytes(p, notes);
              ASSERT_EQ(::chmod(p.c_str(), 0444), 0);
          }},
-        {"empty", false, "not a quadterrain code cache",
+        {"empty", 0, "not a quadterrain code cache",
          [&](const std::string& p) { test::writeBytes(p, {}); }},
-        {"damaged magic", false, "not a quadterrain code cache",
+        {"damaged magic", 0, "not a quadterrain code cache",
          [&](const std::string& p) { test::writeBytes(p, damaged); }},
-        {"directory", false, "a directory",
+        {"directory", 0, "a directory",
          [](const std::string& p) { ASSERT_EQ(::mkdir(p.c_str(), 0755), 0); }},
-        {"FIFO", false, "not a regular file",
+        {"FIFO", 0, "not a regular file",
          [](const std::string& p) { ASSERT_EQ(::mkfifo(p.c_str(), 0644), 0); }},
-        {"link to a good cache", false, "a symbolic link",
+        {"link to a good cache", 0, "a symbolic link",
          [&](const std::string& p) { ASSERT_EQ(::symlink(copy.c_str(), p.c_str()), 0); }},
-        {"notes as the sidecar", true, "not a quadterrain tree sidecar",
+        {"notes as the sidecar", 1, "not a quadterrain tree sidecar",
          [&](const std::string& p) { test::writeBytes(p, notes); }},
-        {"a cache as the sidecar", true, "not a quadterrain tree sidecar",
+        {"a cache as the sidecar", 1, "not a quadterrain tree sidecar",
          [&](const std::string& p) { test::writeBytes(p, goodCache); }},
-        {"directory as the sidecar", true, "a directory",
+        {"directory as the sidecar", 1, "a directory",
          [](const std::string& p) { ASSERT_EQ(::mkdir(p.c_str(), 0755), 0); }},
-        {"FIFO as the sidecar", true, "not a regular file",
+        {"FIFO as the sidecar", 1, "not a regular file",
+         [](const std::string& p) { ASSERT_EQ(::mkfifo(p.c_str(), 0644), 0); }},
+        {"notes as the nodata sidecar", 2, "not a quadterrain nodata sidecar",
+         [&](const std::string& p) { test::writeBytes(p, notes); }},
+        {"FIFO as the nodata sidecar", 2, "not a regular file",
          [](const std::string& p) { ASSERT_EQ(::mkfifo(p.c_str(), 0644), 0); }},
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(c.name);
-        ASSERT_EQ(
-            std::system(("rm -rf '" + f.cache + "' '" + f.side + "' '" + f.dir.path("cache") + "'")
-                            .c_str()),
-            0);
-        const std::string& at = c.atSidecar ? f.side : f.cache;
+        ASSERT_EQ(std::system(("rm -rf '" + f.cache + "' '" + f.side + "' '" + f.mask + "' '" +
+                               f.dir.path("cache") + "'")
+                                  .c_str()),
+                  0);
+        const std::string& at = c.at == 2 ? f.mask : c.at == 1 ? f.side : f.cache;
         c.make(at);
         struct stat before {};
         ASSERT_EQ(::lstat(at.c_str(), &before), 0);
@@ -667,7 +705,7 @@ TEST(StreamedGdal, ACacheBesideTheMapIsReadButNeverWrittenByDefault) {
     ASSERT_EQ(::utimensat(AT_FDCWD, f.path.c_str(), times, 0), 0);
     const std::vector<uint8_t> stale = test::readBytes(f.cache);
     const std::vector<std::string> beside = {"cache", "m.tif", "m.tif.qtcodes",
-                                             "m.tif.qtcodes.qtree"};
+                                             "m.tif.qtcodes.qtnodata", "m.tif.qtcodes.qtree"};
     const StreamedMap rebuilt = f.open();
     EXPECT_EQ(rebuilt.codes, CodeSource::CacheWritten);
     EXPECT_EQ(rebuilt.cachePath, pathInCacheFolder(f.dir.path("cache"), f.path, ".qtcodes"));
