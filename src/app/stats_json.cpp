@@ -119,6 +119,10 @@ std::string viewerStateJson(const ViewerState& s) {
     const Camera& c = s.camera;
     std::string j = "{\n";
     j += "  \"map\": " + jsonString(s.path) + ",\n";
+    if (r.sun) {
+        j += "  \"sun\": {\"azimuth\": " + number(r.sun->azimuth) +
+             ", \"elevation\": " + number(r.sun->elevation) + "},\n";
+    }
     j += "  \"camera\": {\"eye\": " + vec3(c.position) + ", \"forward\": " + vec3(c.forward()) +
          ", \"yaw\": " + number(c.yaw) + ", \"pitch\": " + number(c.pitch) + "},\n";
     j += "  \"speed\": " + number(s.speed) + ",\n";

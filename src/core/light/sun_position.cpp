@@ -136,9 +136,10 @@ SunDirection sunPosition(double jd, double longitude, double latitude, bool refr
 }
 
 Result<UtcInstant> parseIsoInstant(const std::string& text) {
-    const auto bad = [&](const char* why) {
-        return Result<UtcInstant>::failure("--sun " + text + ": " + why +
-                                           " (expected YYYY-MM-DDThh:mm[:ss]+hh:mm or Z)");
+    const auto bad = [](const char* why) {
+        return Result<UtcInstant>::failure(std::string(why) +
+                                           "; expected local time and its offset, like "
+                                           "2026-06-21T09:00+02:00 (or Z for UTC)");
     };
     size_t at = 0;
     int year, month, day, hour, minute, second = 0;
