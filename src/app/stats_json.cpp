@@ -119,10 +119,6 @@ std::string viewerStateJson(const ViewerState& s) {
     const Camera& c = s.camera;
     std::string j = "{\n";
     j += "  \"map\": " + jsonString(s.path) + ",\n";
-    if (r.sun) {
-        j += "  \"sun\": {\"azimuth\": " + number(r.sun->azimuth) +
-             ", \"elevation\": " + number(r.sun->elevation) + "},\n";
-    }
     j += "  \"camera\": {\"eye\": " + vec3(c.position) + ", \"forward\": " + vec3(c.forward()) +
          ", \"yaw\": " + number(c.yaw) + ", \"pitch\": " + number(c.pitch) + "},\n";
     j += "  \"speed\": " + number(s.speed) + ",\n";
@@ -180,6 +176,10 @@ std::string statsJson(const StatsReport& r) {
          ", \"height_offset\": " + number(r.mapping.heightOffset) + "},\n";
     if (r.map != nullptr) {
         j += georeferenceJson(*r.map);
+    }
+    if (r.sun) {
+        j += "  \"sun\": {\"azimuth\": " + number(r.sun->azimuth) +
+             ", \"elevation\": " + number(r.sun->elevation) + "},\n";
     }
     j += "  \"camera\": {\"eye\": " + vec3(c.position) + ", \"target\": " + vec3(r.target) +
          ", \"fov_y\": " + number(glm::degrees(c.fovY)) + ", \"aspect\": " + number(c.aspect) +
