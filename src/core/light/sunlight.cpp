@@ -17,7 +17,10 @@ namespace {
 // column), so the sweep reads memory in runs whichever axis is major.
 constexpr int kLinesPerBlock = 32;
 
-// Sweeps lines [first, first + count) from the Sun's side of the map away from it.
+// Sweeps lines [first, first + count) from the Sun's side of the map away from it. At major
+// index i line first + k lies at n = first + k + whole[i] (plus the fraction): it passes a sample
+// for n in [-1, N - 1] (n = -1 only past half a sample) and is terrain for n in [0, N - 2], or
+// n = N - 1 with no fraction; the other lines of the block are skipped there.
 void sweepBlock(const Heightmap& map, const SunLines& l, int first, int count, uint8_t* out,
                 std::vector<double>& maxKey) {
     const int bands = int(l.risePerStep.size());
@@ -25,25 +28,22 @@ void sweepBlock(const Heightmap& map, const SunLines& l, int first, int count, u
     for (int s = 0; s < l.majorCount; ++s) {
         const int i = l.towardsSun > 0 ? l.majorCount - 1 - s : s;
         const int n0 = first + l.whole[size_t(i)];
-        if (n0 + count < -1 || n0 > l.minorCount)
-            continue;  // the block is off the map here
-        for (int k = 0; k < count; ++k) {
+        const int kFirst = std::max(0, -1 - n0);
+        const int kEnd = std::min(count, l.minorCount - n0);
+        for (int k = kFirst; k < kEnd; ++k) {
             const int j = first + k;
             const int r = l.sampleAt(j, i);
             const bool terrain = l.isTerrain(j, i);
-            if (r < 0 && !terrain)
-                continue;
+            if (r < 0 && !terrain) continue;
             const double h = l.heightAt(map, j, i);
             double* m = &maxKey[size_t(k) * size_t(bands)];
             int lit = 0;
             for (int b = 0; b < bands; ++b) {
                 const double key = l.key(h, i, b);
                 lit += key >= m[b] ? 1 : 0;
-                if (terrain)
-                    m[b] = std::max(m[b], key);
+                if (terrain) m[b] = std::max(m[b], key);
             }
-            if (r >= 0)
-                out[l.sampleIndex(i, r)] = litByte(lit, bands);
+            if (r >= 0) out[l.sampleIndex(i, r)] = litByte(lit, bands);
         }
     }
 }
