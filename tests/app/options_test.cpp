@@ -520,7 +520,7 @@ TEST(Options, UsageNamesEveryOption) {
           "--screenshot", "--stats-json",   "--dump-leaves", "--cull-map",     "--bench",
           "--help",       "--pick",         "--state-json",  "--max-fps",      "--objects",
           "--moving",     "--seed",         "--steps",       "--dump-objects", "--memory-budget",
-          "--cache-dir",  "--cache-beside"}) {
+          "--cache-dir",  "--cache-beside", "--sun",         "--sun-azimuth",  "--sun-elevation"}) {
         EXPECT_NE(usage.find(name), std::string::npos) << name;
     }
 }
