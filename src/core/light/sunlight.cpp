@@ -34,16 +34,19 @@ void sweepBlock(const Heightmap& map, const SunLines& l, int first, int count, u
             const int j = first + k;
             const int r = l.sampleAt(j, i);
             const bool terrain = l.isTerrain(j, i);
-            if (r < 0 && !terrain) continue;
+            if (r < 0 && !terrain)
+                continue;
             const double h = l.heightAt(map, j, i);
             double* m = &maxKey[size_t(k) * size_t(bands)];
             int lit = 0;
             for (int b = 0; b < bands; ++b) {
                 const double key = l.key(h, i, b);
                 lit += key >= m[b] ? 1 : 0;
-                if (terrain) m[b] = std::max(m[b], key);
+                if (terrain)
+                    m[b] = std::max(m[b], key);
             }
-            if (r >= 0) out[l.sampleIndex(i, r)] = litByte(lit, bands);
+            if (r >= 0)
+                out[l.sampleIndex(i, r)] = litByte(lit, bands);
         }
     }
 }
