@@ -13,6 +13,7 @@ Topics, each the section of docs/figures.md with that anchor:
   lod         bench/lod.py on gen_4097.png, and the selection's own time (core_bench)
   frames      bench/frames.py: culled against unculled frames, scaling with the map's size
   memory      bench/memory.py: peak memory a sample, and a million objects' bytes an object
+  light       cast shadows and horizon angles of a 4097² map for a new Sun direction (core_bench)
   holes       bench/holes.py: frames with nodata as holes against its fill (gen_2049 as a .r16)
   streaming   bench/stream.py on a streamed 32769² .r16 (gen_4097.png cubic-upsampled)
   gpu         measured on a device machine, never here: its section is kept as recorded
@@ -45,7 +46,7 @@ REPO = os.path.dirname(HERE)
 TOPICS = [("walk", "Walk"), ("occlusion", "Occlusion"), ("tree-build", "Tree build"),
           ("loading", "Loading"), ("memory", "Memory"), ("lod", "LOD"),
           ("streaming", "Streaming"), ("objects", "Objects"), ("frames", "Frames"),
-          ("holes", "Holes"), ("gpu", "GPU")]
+          ("light", "Light"), ("holes", "Holes"), ("gpu", "GPU")]
 HEADINGS = dict(TOPICS)
 DEFAULT_TOPICS = "walk,occlusion,tree-build,loading"
 
@@ -53,6 +54,7 @@ DEFAULT_TOPICS = "walk,occlusion,tree-build,loading"
 FILTERS = {
     "walk": r"^BM_(Walk|WalkNoMaskingNoWhole|BruteForce|WalkVsBruteForce)/",
     "occlusion": r"^BM_Occlusion/",
+    "light": r"^BM_(Sunlight|HorizonAngles)/4097",
     "tree-build": r"^BM_(BuildTree|CoarseErrors)/",
     "loading": r"^BM_(LoadHeightmap|StbDecodeOnly|GeoTiffLoadAndTreeVsGdalRead)",
     "lod": r"^BM_LodSelect/4097/16/[124]/1/[12]$",
@@ -191,6 +193,21 @@ def occlusion_section(rows):
         o = rows[f"BM_Occlusion/{side}/64"]
         lines.append(f"| {side}x{side} | {per_frame_ms(o):.2f} | {o['candidates']:.0f} | "
                      f"{o['occluded']:.0f} ({100.0 * o['occluded_share']:.1f}%) |")
+    return lines
+
+
+def light_section(rows):
+    def row(name):
+        return next(v for k, v in rows.items() if k == name or k.startswith(name + "/"))
+
+    lines = ["| for a new Sun direction | wall ms (median) | the calling thread's CPU ms |",
+             "|---|---|---|"]
+    for name, label in (("BM_Sunlight/4097/1", "cast shadows, hard"),
+                        ("BM_Sunlight/4097/8", "cast shadows with the disc's soft edge (8 bands)"),
+                        ("BM_HorizonAngles/4097", "horizon angles towards one azimuth (the sky "
+                                                  "fraction takes one such pass an azimuth)")):
+        r = row(name)
+        lines.append(f"| {label} | {r['real_time']:.0f} | {r['cpu_time']:.0f} |")
     return lines
 
 
@@ -465,6 +482,8 @@ INTRO = {
                "one thread.",
     "frames": "Whole frames on llvmpipe at 1280x720, medians over the bench path.",
     "holes": "Nodata drawn as holes against its fill, llvmpipe at 1280x720.",
+    "light": "The light of a new Sun direction over the 4097² synthetic map "
+             "(`syntheticHeightmap(4097, 4097, 11)`, bench/light_bench.cpp), on every core.",
 }
 
 
@@ -488,6 +507,8 @@ def measure(topic, bench_rows, bench_commands, commit, today, command):
         body = memory_section()
     elif topic == "holes":
         body = holes_section()
+    elif topic == "light":
+        body = light_section(bench_rows)
     else:
         body = streaming_section()
     ran = [bench_commands[topic]] if topic in bench_commands else []  # scripts: by their tables

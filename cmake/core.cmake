@@ -9,6 +9,9 @@ set(QT_CORE_SOURCES
   terrain/georeference.cpp terrain/geo_transform.cpp terrain/world.cpp terrain/vertex_grid.cpp terrain/surface.cpp
   terrain/quadtree.cpp terrain/leaf_ranges.cpp terrain/height_pages.cpp terrain/synthetic.cpp
   terrain/nodata.cpp
+  # light: the Sun's position, exact cast shadows, the disc's soft edge, the open sky
+  light/sun_position.cpp light/sun_lines.cpp light/sunlight.cpp light/sky_light.cpp
+  light/sunlight_job.cpp
   # io: every loader and the header checks before them
   io/load.cpp io/stb_image_load.cpp io/pnm.cpp io/raw16.cpp io/voids.cpp io/png_gray16.cpp
   io/image_header.cpp io/image_header_png.cpp io/image_header_rle.cpp io/image_header_gif.cpp

@@ -26,10 +26,11 @@ int run(const std::vector<std::string>& args) {
     }
     // A map file or code cache cut short under a streamed map: one line and exit status 1.
     qt::guardMappedReads();
-    qt::Result<qt::Session> created = qt::Session::create(options.value());
+    bool usage = false;
+    qt::Result<qt::Session> created = qt::Session::create(options.value(), &usage);
     if (!created) {
         std::fprintf(stderr, "quadterrain: %s\n", created.error().c_str());
-        return qt::kExitFailure;
+        return usage ? qt::kExitUsage : qt::kExitFailure;
     }
     qt::Session& session = created.value();
     const qt::ViewerOptions& o = session.options;

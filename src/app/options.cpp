@@ -297,6 +297,33 @@ const std::map<std::string, Handler>& valueOptions() {
              }
              return {};
          }},
+        {"--sun",
+         [](ViewerOptions& o, const std::string& v) -> Status {
+             Result<UtcInstant> instant = parseIsoInstant(v);
+             if (!instant) {
+                 return Status::failure(instant.error());
+             }
+             o.sunInstant = instant.value();
+             return {};
+         }},
+        {"--sun-azimuth",
+         [](ViewerOptions& o, const std::string& v) -> Status {
+             float degrees = 0.0f;
+             if (!parseFloat(v, degrees) || !(degrees >= -360.0f && degrees <= 360.0f)) {
+                 return Status::failure("expected degrees clockwise from north, -360 to 360");
+             }
+             o.sunAzimuth = std::fmod(double(degrees) + 360.0, 360.0);
+             return {};
+         }},
+        {"--sun-elevation",
+         [](ViewerOptions& o, const std::string& v) -> Status {
+             float degrees = 0.0f;
+             if (!parseFloat(v, degrees) || !(degrees >= -90.0f && degrees <= 90.0f)) {
+                 return Status::failure("expected degrees above the horizon, -90 to 90");
+             }
+             o.sunElevation = double(degrees);
+             return {};
+         }},
         {"--back-faces",
          [](ViewerOptions& o, const std::string& v) -> Status {
              if (v != "auto" && v != "draw") {
@@ -379,6 +406,11 @@ Status checkCombination(const ViewerOptions& o) {
     if (o.freezeEye && *o.freezeEye == *o.freezeTarget) {
         return Status::failure(
             "--freeze-eye and --freeze-target are the same point; the frustum needs a direction");
+    }
+    if (o.sunInstant && (o.sunAzimuth || o.sunElevation)) {
+        return Status::failure(
+            "--sun places the Sun by the date; --sun-azimuth and --sun-elevation by direction: "
+            "give one or the other");
     }
     if (o.dumpLeaves && o.statsJsonPath.empty()) {
         return Status::failure("--dump-leaves needs --stats-json OUT.json");
@@ -595,6 +627,12 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
                        the far plane (default), off, or from DISTANCE (world units) from the eye
   --contours METRES|off  contour lines every METRES (map units when the map is not in metres);
                        0 or off: none (default); the HUD has the same switch and interval
+  --sun DATE           the Sun over a georeferenced map's centre at DATE, local time with its
+                       offset from UTC: 2026-06-21T09:00+02:00 (seconds optional, Z for UTC)
+  --sun-azimuth DEG    the Sun's direction in degrees clockwise from north (the map's first
+                       row, towards -z; east is +x), where the light comes from
+  --sun-elevation DEG  the Sun's height above the horizon, -90 to 90; either alone keeps the
+                       other of the fixed light (azimuth 307.9, elevation 52.8)
   --screenshot-dir DIR  the folder F12 saves into (default: $XDG_PICTURES_DIR, else the
                        pictures folder of user-dirs.dirs, else ~/Pictures, else the current one)
   --state-json OUT.json  the interactive viewer writes its camera, the terrain under the cursor,

@@ -13,6 +13,7 @@
 #include "core/config.h"
 #include "core/io/load.h"
 #include "core/io/memory_budget.h"
+#include "core/light/sun_position.h"
 #include "core/lod/lod.h"
 #include "core/terrain/height_pages.h"
 #include "core/terrain/heightmap.h"
@@ -53,6 +54,12 @@ struct ViewerOptions {
     float fogStart = -1.0f;   // --fog DISTANCE: where it begins (below 0: render/fog.h's default)
     // --contours: contour lines every this many metres (map units when not metres); 0: none.
     float contourInterval = 0.0f;
+    // --sun DATE: the Sun at this instant over the map's centre (a georeferenced map);
+    // --sun-azimuth, --sun-elevation: its direction in degrees (sun_option.h). None of them: the
+    // fixed light.
+    std::optional<UtcInstant> sunInstant;
+    std::optional<double> sunAzimuth;
+    std::optional<double> sunElevation;
     int windowWidth = 1280;
     int windowHeight = 720;
     std::optional<glm::vec3> eye;  // both set or both unset

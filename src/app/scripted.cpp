@@ -105,6 +105,7 @@ int runOneShot(Session& s) {
         report.glRenderer = s.renderer.glRenderer;
         report.mapping = s.terrain.mapping;
         report.map = &s.terrain.map;
+        report.sun = s.sun;
         report.camera = s.camera;
         report.target = o.target ? *o.target : s.camera.position + s.camera.forward();
         report.leafSize = s.terrain.tree.leafSize;

@@ -8,6 +8,7 @@
 #include <glm/trigonometric.hpp>
 
 #include "app/resources.h"
+#include "app/sun_option.h"
 #include "core/base/text.h"
 #include "core/streaming/streamed_map.h"
 
@@ -87,7 +88,7 @@ StreamSettings streamSettings(const ViewerOptions& options, bool mapped) {
 
 }  // namespace
 
-Result<Session> Session::create(const ViewerOptions& options) {
+Result<Session> Session::create(const ViewerOptions& options, bool* usage) {
     Session session;
     session.options = options;
     const std::string path =
@@ -121,6 +122,17 @@ Result<Session> Session::create(const ViewerOptions& options) {
         terminal.failed();
         return Result<Session>::failure(world.error());
     }
+    // The Sun too: --sun needs the map's longitude and latitude.
+    Result<std::optional<SunDirection>> sun = sunForMap(
+        options, map.value(), options.sunInstant ? GeoTransform(map.value()) : GeoTransform());
+    if (!sun) {
+        terminal.failed();
+        if (usage != nullptr) {
+            *usage = true;
+        }
+        return Result<Session>::failure(sun.error());
+    }
+    session.sun = sun.value();
     // The objects too: a scene the map has no room for is refused before any window opens.
     std::unique_ptr<ObjectScene> objects;
     if (options.objects > 0) {

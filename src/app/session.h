@@ -1,9 +1,11 @@
 // What one run of the viewer owns: window and context, renderers, the terrain and the camera.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "app/options.h"
+#include "core/light/sun_position.h"
 #include "core/terrain/geo_transform.h"
 #include "core/view/camera.h"
 #include "render/debug_lines.h"
@@ -27,10 +29,12 @@ struct Session {
     GeoTransform geo;  // the terrain's map to its CRS and WGS 84, made at each load
     Camera camera;
     std::string shaderDir;
+    std::optional<SunDirection> sun;  // --sun or --sun-azimuth/--sun-elevation; none: fixed light
 
     // Loads the heightmap first (so a bad file is reported even without a display), then opens
     // the window (hidden for scripted runs), loads the shaders and uploads the terrain.
-    static Result<Session> create(const ViewerOptions& options);
+    // `usage` is set when the failure is the command line's (exit status 2).
+    static Result<Session> create(const ViewerOptions& options, bool* usage = nullptr);
     // Everything GL first, then the window and GLFW.
     void destroy();
 

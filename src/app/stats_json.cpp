@@ -186,6 +186,10 @@ std::string statsJson(const StatsReport& r) {
     if (r.map != nullptr) {
         j += georeferenceJson(*r.map);
     }
+    if (r.sun) {
+        j += "  \"sun\": {\"azimuth\": " + number(r.sun->azimuth) +
+             ", \"elevation\": " + number(r.sun->elevation) + "},\n";
+    }
     j += "  \"camera\": {\"eye\": " + vec3(c.position) + ", \"target\": " + vec3(r.target) +
          ", \"fov_y\": " + number(glm::degrees(c.fovY)) + ", \"aspect\": " + number(c.aspect) +
          ", \"near\": " + number(c.nearPlane) + ", \"far\": " + number(c.farPlane) + "},\n";

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/cull/pick.h"
+#include "core/light/sun_position.h"
 #include "core/objects/pick.h"
 #include "core/terrain/geo_transform.h"
 #include "core/terrain/quadtree.h"
@@ -22,7 +23,8 @@ struct StatsReport {
     int height = 0;
     std::string glRenderer;  // "GL_RENDERER, GL_VERSION"
     WorldMapping mapping;
-    const Heightmap* map = nullptr;  // its georeference and height range; null: left out
+    const Heightmap* map = nullptr;   // its georeference and height range; null: left out
+    std::optional<SunDirection> sun;  // the "sun" block, degrees; none (the fixed light): left out
     Camera camera;
     glm::vec3 target{0.0f};
     int leafSize = 0;

@@ -1040,9 +1040,26 @@ usage = [
      "--memory-budget '4GB': expected a whole number of MiB from 0 to 16777216"),
     ("two heightmaps", [good, good],
      f"unexpected argument '{good}': only one heightmap can be given"),
+    ("--sun without a time zone", ["--sun", "2026-06-21T09:00"],
+     "--sun '2026-06-21T09:00': no time zone offset; expected local time and its offset, like "
+     "2026-06-21T09:00+02:00 (or Z for UTC)"),
+    ("--sun on a day that is not", ["--sun", "2026-06-31T09:00+02:00"],
+     "--sun '2026-06-31T09:00+02:00': a field out of range; expected local time and its offset, "
+     "like 2026-06-21T09:00+02:00 (or Z for UTC)"),
+    ("--sun malformed", ["--sun", "21/06/2026 09:00"],
+     "--sun '21/06/2026 09:00': not a date and time; expected local time and its offset, like "
+     "2026-06-21T09:00+02:00 (or Z for UTC)"),
+    ("--sun-elevation over 90", ["--sun-elevation", "91"],
+     "--sun-elevation '91': expected degrees above the horizon, -90 to 90"),
+    ("--sun-elevation under -90", ["--sun-elevation", "-90.5"],
+     "--sun-elevation '-90.5': expected degrees above the horizon, -90 to 90"),
 ]
 for name, args, message in usage:
     case(name, args, 2, q + message)
+# --sun needs the map's longitude and latitude: a map without them is the command line's error.
+case("--sun on a map without a georeference", [good, "--sun", "2026-06-21T09:00+02:00"] + stats,
+     2, q + "--sun needs a map with a georeference in longitude and latitude; give --sun-azimuth "
+     "and --sun-elevation instead")
 
 # More objects than half of this machine's memory holds at the viewer's 448 bytes an object:
 # refused from the count, before anything is scattered (a machine with room for the cap skips it).

@@ -56,6 +56,46 @@ TEST(Options, FogIsOnOffOrADistance) {
     }
 }
 
+// --sun takes ISO 8601 local time with its offset; --sun-azimuth and --sun-elevation degrees.
+TEST(Options, SunByDateOrDirection) {
+    const ViewerOptions plain = parse({}).value();
+    EXPECT_FALSE(plain.sunInstant || plain.sunAzimuth || plain.sunElevation);
+    const ViewerOptions dated = parse({"--sun", "2026-06-21T09:00+02:00"}).value();
+    ASSERT_TRUE(dated.sunInstant.has_value());
+    EXPECT_EQ(dated.sunInstant->unixSeconds,
+              parseIsoInstant("2026-06-21T07:00Z").value().unixSeconds);
+    const ViewerOptions turned = parse({"--sun-azimuth", "-90", "--sun-elevation=3.5"}).value();
+    EXPECT_EQ(turned.sunAzimuth, std::optional<double>(270.0));
+    EXPECT_EQ(turned.sunElevation, std::optional<double>(3.5));
+    EXPECT_EQ(parse({"--sun-elevation", "-90"}).value().sunElevation, std::optional<double>(-90.0));
+    EXPECT_EQ(parse({"--sun-azimuth", "360"}).value().sunAzimuth, std::optional<double>(0.0));
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"--sun", "2026-06-21T09:00"},
+         "--sun '2026-06-21T09:00': no time zone offset; expected local time and its offset, "
+         "like 2026-06-21T09:00+02:00 (or Z for UTC)"},
+        {{"--sun", "2026-02-30T09:00+01:00"},
+         "--sun '2026-02-30T09:00+01:00': a field out of range; expected local time and its "
+         "offset, like 2026-06-21T09:00+02:00 (or Z for UTC)"},
+        {{"--sun", "noon"},
+         "--sun 'noon': not a date and time; expected local time and its offset, like "
+         "2026-06-21T09:00+02:00 (or Z for UTC)"},
+        {{"--sun-elevation", "90.5"},
+         "--sun-elevation '90.5': expected degrees above the horizon, -90 to 90"},
+        {{"--sun-elevation", "nan"},
+         "--sun-elevation 'nan': expected degrees above the horizon, -90 to 90"},
+        {{"--sun-azimuth", "east"},
+         "--sun-azimuth 'east': expected degrees clockwise from north, -360 to 360"},
+        {{"--sun", "2026-06-21T09:00Z", "--sun-azimuth", "10"},
+         "--sun places the Sun by the date; --sun-azimuth and --sun-elevation by direction: give "
+         "one or the other"},
+    };
+    for (const auto& [args, expected] : cases) {
+        const Result<ViewerOptions> r = parse(args);
+        ASSERT_FALSE(r.ok()) << args[0] << " " << args[1];
+        EXPECT_EQ(r.error(), expected);
+    }
+}
+
 TEST(Options, ScreenshotDirMustBeAFolder) {
     EXPECT_EQ(parse({"--screenshot-dir", "/"}).value().screenshotDir, "/");
     const Result<ViewerOptions> missing = parse({"--screenshot-dir", "/no/such/folder"});
@@ -480,7 +520,7 @@ TEST(Options, UsageNamesEveryOption) {
           "--screenshot", "--stats-json",   "--dump-leaves", "--cull-map",     "--bench",
           "--help",       "--pick",         "--state-json",  "--max-fps",      "--objects",
           "--moving",     "--seed",         "--steps",       "--dump-objects", "--memory-budget",
-          "--cache-dir",  "--cache-beside"}) {
+          "--cache-dir",  "--cache-beside", "--sun",         "--sun-azimuth",  "--sun-elevation"}) {
         EXPECT_NE(usage.find(name), std::string::npos) << name;
     }
 }

@@ -22,7 +22,7 @@ import sys
 import tempfile
 
 # Lowest first: a folder may include the folders before it.
-RANKS = ["base", "terrain", "io", "view", "cull", "lod", "objects", "objects/baselines",
+RANKS = ["base", "terrain", "light", "io", "view", "cull", "lod", "objects", "objects/baselines",
          "streaming", "frame"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

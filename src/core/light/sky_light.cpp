@@ -1,0 +1,135 @@
+// Horizon angles by an upper hull per line (sun_lines.h's lines, one band), their ray-march
+// reference, and the sky fraction from several azimuths.
+#include "core/light/sky_light.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <vector>
+
+#include "core/light/sun_lines.h"
+
+namespace qt {
+
+namespace {
+
+struct Point {
+    double u;  // distance along the line towards the azimuth, world units
+    double h;  // terrain height
+};
+
+SunLines horizonLines(const Heightmap& map, const WorldMapping& mapping, double azimuth) {
+    return sunLines(map, mapping, SunDirection{azimuth, 0.0}, 1);
+}
+
+// The greatest slope from q to the hull's points, all farther along than q; hull[0] is the
+// farthest, hull.back() the nearest. On an upper convex hull seen from a point before it the
+// slopes rise, then fall: bisection finds the turn.
+double tangentSlope(const std::vector<Point>& hull, Point q) {
+    const auto slope = [&](size_t k) { return (hull[k].h - q.h) / (hull[k].u - q.u); };
+    size_t lo = 0, hi = hull.size() - 1;  // the nearest is hull.size() - 1
+    while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        // Slopes rise from the nearest (the back) towards the turn.
+        if (slope(mid) >= slope(mid + 1)) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return slope(lo);
+}
+
+// Adds p, nearer than every hull point, keeping the hull upper convex.
+void addToHull(std::vector<Point>& hull, Point p) {
+    while (hull.size() >= 2) {
+        const Point& b = hull[hull.size() - 1];
+        const Point& a = hull[hull.size() - 2];
+        // b on or below the chord from p to a: not on the upper hull.
+        if ((b.h - p.h) * (a.u - p.u) <= (a.h - p.h) * (b.u - p.u)) {
+            hull.pop_back();
+        } else {
+            break;
+        }
+    }
+    hull.push_back(p);
+}
+
+void sweepLine(const Heightmap& map, const SunLines& l, int j, float* out,
+               std::vector<Point>& hull) {
+    hull.clear();
+    for (int s = 0; s < l.majorCount; ++s) {
+        const int i = l.towardsSun > 0 ? l.majorCount - 1 - s : s;
+        const int n = j + l.whole[size_t(i)];
+        if (n < -1 || n > l.minorCount - 1)
+            continue;
+        const int r = l.sampleAt(j, i);
+        const bool terrain = l.isTerrain(j, i);
+        if (r < 0 && !terrain)
+            continue;
+        const Point p{double(l.towardsSun * i) * l.step, l.heightAt(map, j, i)};
+        if (r >= 0) {
+            const double slope = hull.empty() ? 0.0 : std::max(0.0, tangentSlope(hull, p));
+            out[l.sampleIndex(i, r)] = float(std::atan(slope));
+        }
+        if (terrain)
+            addToHull(hull, p);
+    }
+}
+
+}  // namespace
+
+void horizonAngles(const Heightmap& map, const WorldMapping& mapping, double azimuth, float* out,
+                   WorkerPool* pool) {
+    if (map.width <= 0 || map.height <= 0)
+        return;
+    const SunLines l = horizonLines(map, mapping, azimuth);
+    std::atomic<int> next{l.firstLine};
+    auto job = [&](int) {
+        std::vector<Point> hull;
+        hull.reserve(size_t(l.majorCount));
+        for (int j = next.fetch_add(1); j <= l.lastLine; j = next.fetch_add(1)) {
+            sweepLine(map, l, j, out, hull);
+        }
+    };
+    if (pool != nullptr) {
+        pool->run(job);
+    } else {
+        job(0);
+    }
+}
+
+void horizonAnglesReference(const Heightmap& map, const WorldMapping& mapping, double azimuth,
+                            float* out) {
+    const SunLines l = horizonLines(map, mapping, azimuth);
+    for (int i = 0; i < l.majorCount; ++i) {
+        for (int r = 0; r < l.minorCount; ++r) {
+            const int j = l.lineOf(i, r);
+            const Point q{double(l.towardsSun * i) * l.step, l.heightAt(map, j, i)};
+            double slope = 0.0;
+            for (int a = i + l.towardsSun; a >= 0 && a < l.majorCount; a += l.towardsSun) {
+                if (!l.isTerrain(j, a))
+                    continue;
+                const Point p{double(l.towardsSun * a) * l.step, l.heightAt(map, j, a)};
+                slope = std::max(slope, (p.h - q.h) / (p.u - q.u));
+            }
+            out[l.sampleIndex(i, r)] = float(std::atan(slope));
+        }
+    }
+}
+
+void skyFraction(const Heightmap& map, const WorldMapping& mapping, int azimuths, uint8_t* out,
+                 WorkerPool* pool) {
+    const size_t n = size_t(map.sampleCount());
+    std::vector<float> open(n, 0.0f);
+    std::vector<float> angles(n);
+    for (int d = 0; d < azimuths; ++d) {
+        horizonAngles(map, mapping, 360.0 * d / azimuths, angles.data(), pool);
+        for (size_t k = 0; k < n; ++k)
+            open[k] += 1.0f - std::sin(angles[k]);
+    }
+    for (size_t k = 0; k < n; ++k)
+        out[k] = skyByte(open[k], azimuths);
+}
+
+}  // namespace qt

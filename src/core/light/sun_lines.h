@@ -1,0 +1,101 @@
+// The terrain model the cast shadows are exact for, shared by the sweep (sunlight.cpp) and its
+// brute-force reference (sunlight_reference.cpp) so that both compute the same numbers.
+//
+// Lines run parallel to the Sun's horizontal direction, one sample apart across it. A line is
+// walked along the major axis (the grid axis the direction crosses faster): at major index i it
+// passes the minor position y = j + i * t, t the direction's minor/major slope, j the line's
+// integer index. There the terrain height is the column's (or row's) two samples n = floor(y)
+// and n + 1 linearly interpolated at y's fraction; only positions with 0 <= y <= N - 1 are
+// terrain. Every sample (i, r) belongs to the one line passing it within half a sample,
+// r - 0.5 < y <= r + 0.5, and its ray to the Sun runs along that line from its point y (height
+// interpolated there, y clamped to the map), at horizontal distance k * step from the point k
+// major steps away. The sample is lit in a band of the Sun's disc when no terrain point ahead
+// rises above the band's elevation angle: with key(p) = height(p) - u(p) * step * tan(angle),
+// u the point's major index counted towards the Sun, lit exactly when key(sample) >= every
+// key ahead (a tie, terrain exactly on the ray, counts as lit). Terrain beyond the map is none.
+//
+// y is kept as an integer and a fraction, floor(i * t) and i * t - floor(i * t), computed once, so
+// that n and the sample a line passes are integers: the lines pass each sample exactly once.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "core/light/sun_position.h"
+#include "core/terrain/heightmap.h"
+#include "core/terrain/world.h"
+
+namespace qt {
+
+// The Sun's angular radius, degrees (mean apparent diameter 0.533 degrees).
+constexpr double kSunRadiusDegrees = 0.2665;
+
+struct SunLines {
+    bool majorIsColumn = true;  // the line steps one column at a time (else one row)
+    int majorCount = 0;         // columns (or rows)
+    int minorCount = 0;         // rows (or columns)
+    int towardsSun = 1;         // +1: the Sun lies towards increasing major index
+    int firstLine = 0;          // the lines' indices j, [firstLine, lastLine]
+    int lastLine = 0;
+    std::vector<int32_t> whole;         // floor(i * t), per major index i
+    std::vector<double> fraction;       // i * t - floor(i * t), in [0, 1)
+    double step = 0.0;                  // horizontal world distance of one major index along a line
+    std::vector<double> bandElevation;  // degrees, per disc band (at most 90)
+    std::vector<double> risePerStep;    // step * tan(band elevation), per disc band
+    HeightTransform heights;            // world height of a code
+
+    // The world height of a code at major index i and minor index n.
+    float code(const Heightmap& map, int i, int n) const {
+        return float(majorIsColumn ? map.codeAt(i, n) : map.codeAt(n, i));
+    }
+    // The interpolated terrain height of line j at major index i (y clamped to the map).
+    double heightAt(const Heightmap& map, int j, int i) const {
+        const int n = j + whole[size_t(i)];
+        const double f = fraction[size_t(i)];
+        if (n < 0)
+            return heights.worldHeight(code(map, i, 0));
+        if (n >= minorCount - 1)
+            return heights.worldHeight(code(map, i, minorCount - 1));
+        const double a = heights.worldHeight(code(map, i, n));
+        const double b = heights.worldHeight(code(map, i, n + 1));
+        return a + (b - a) * f;
+    }
+    // Whether line j at major index i lies on the terrain, 0 <= y <= N - 1.
+    bool isTerrain(int j, int i) const {
+        const int n = j + whole[size_t(i)];
+        return n >= 0 &&
+               (n < minorCount - 1 || (n == minorCount - 1 && fraction[size_t(i)] == 0.0));
+    }
+    // The sample line j passes at major index i (its minor index), or -1 when outside the map.
+    int sampleAt(int j, int i) const {
+        const int r = j + whole[size_t(i)] + (fraction[size_t(i)] > 0.5 ? 1 : 0);
+        return r >= 0 && r < minorCount ? r : -1;
+    }
+    // The line passing sample (i, r): the inverse of sampleAt.
+    int lineOf(int i, int r) const {
+        return r - whole[size_t(i)] - (fraction[size_t(i)] > 0.5 ? 1 : 0);
+    }
+    // key(p) for band b at major index i.
+    double key(double height, int i, int band) const {
+        return height - double(towardsSun * i) * risePerStep[size_t(band)];
+    }
+    size_t sampleIndex(int i, int r) const {
+        return majorIsColumn ? size_t(r) * size_t(majorCount) + size_t(i)
+                             : size_t(i) * size_t(minorCount) + size_t(r);
+    }
+};
+
+// The band elevations splitting the Sun's disc into `bands` strips of equal area (each band
+// stands for its strip's middle); one band: the disc's centre.
+std::vector<double> sunBandElevations(double elevation, int bands);
+
+// The lines for a map, its world mapping, the Sun's direction and the disc's bands.
+SunLines sunLines(const Heightmap& map, const WorldMapping& mapping, SunDirection sun, int bands);
+
+// The byte stored for `lit` bands of `bands`: 0 in full shadow, 255 fully lit.
+inline uint8_t litByte(int lit, int bands) {
+    return uint8_t((255 * lit + bands / 2) / bands);
+}
+
+}  // namespace qt
