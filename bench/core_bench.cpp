@@ -20,8 +20,10 @@
 #include "core/cull/cull.h"
 #include "core/cull/occlusion.h"
 #include "core/io/heightmap_gdal.h"
+#include "core/io/load.h"
 #include "core/lod/lod.h"
 #include "core/lod/lod_error.h"
+#include "core/lod/lod_reference.h"
 #include "core/streaming/streamed_gdal.h"
 #include "core/terrain/height_pages.h"
 #include "core/terrain/quadtree.h"
@@ -538,6 +540,88 @@ BENCHMARK(BM_CoarseErrors)->Arg(1025)->Arg(4097)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LodSelect)
     ->ArgsProduct({{4097}, {16}, {1, 2, 4}, {0, 1}, {1, 2}})
     ->Unit(benchmark::kMillisecond);
+
+// A real map from ../shared/heightmaps by number (1: N47E009, 2: ETOPO5), the map file named by
+// $QT_LOD_MAP (0; the viewer's bench map, terrain_gen's gen_4097.png), or the synthetic map of
+// that side; null when the file is absent.
+Scene* lodScene(int map) {
+    if (map > 2) {
+        return &scene(map);
+    }
+    static std::map<int, std::unique_ptr<Scene>> cache;
+    std::unique_ptr<Scene>& slot = cache[map];
+    if (!slot) {
+        const char* named = std::getenv("QT_LOD_MAP");
+        if (map == 0 && named == nullptr) {
+            return nullptr;
+        }
+        const std::string path =
+            map == 0 ? std::string(named)
+                     : std::string(QT_SOURCE_DIR) + "/../shared/heightmaps/" +
+                           (map == 1 ? "N47E009.hgt" : "etopo5_world_4320x2161.png");
+        Result<Heightmap> loaded = loadHeightmap(path);
+        if (!loaded.ok()) {
+            return nullptr;
+        }
+        slot = std::make_unique<Scene>();
+        slot->map = std::move(loaded.value());
+        slot->mapping = defaultMapping(slot->map);
+        slot->tree = buildQuadtreeExact(slot->map, 4).value();
+    }
+    return slot.get();
+}
+
+// The live selection against the reference (core/lod/lod_reference.h) over range(1) cameras of
+// the flight path, 1280x720, at range(2) pixels, on map range(0) (lodScene): per frame the
+// triangles of the live selection (`live`) and of the reference, their ratio, and triangles per
+// screen pixel. One iteration: the reference takes seconds a frame.
+//   QT_LOD_MAP=gen_4097.png ./build/core_bench --benchmark_filter=BM_LodReference
+void BM_LodReference(benchmark::State& state) {
+    Scene* found = lodScene(int(state.range(0)));
+    if (found == nullptr) {
+        state.SkipWithError("the map is absent (../shared/heightmaps, or $QT_LOD_MAP unset)");
+        return;
+    }
+    Scene& s = *found;
+    const int frames = int(state.range(1));
+    const float pixels = float(state.range(2));
+    const std::vector<Camera> cameras = flightPath(s.map, s.mapping, frames, 16.0f / 9.0f);
+    const std::vector<Frustum>& frusta = s.path(frames);
+    LodOutput out;
+    out.reserveFor(s.tree);
+    LodReach reach;
+    reach.reserveFor(s.tree);
+    LodReference reference;
+    const float minY = s.mapping.worldHeight(s.map.minSample);
+    const float maxY = s.mapping.worldHeight(s.map.maxSample);
+    double live = 0.0, limit = 0.0, splits = 0.0;
+    for (auto _ : state) {
+        for (size_t f = 0; f < cameras.size(); ++f) {
+            const Camera& c = cameras[f];
+            LodParams params =
+                lodParams(s.tree, s.mapping, c.position, c.fovY, 720, pixels, minY, maxY);
+            updateLodReach(s.tree, lodErrorSteps(s.tree, s.mapping, c.fovY, c.aspect), reach);
+            params.reach = &reach;
+            selectLod(s.tree, s.mapping, params, &frusta[f], out);
+            live += double(out.stats.triangles);
+            selectLodReference({s.map, s.tree, s.mapping, c, 720}, pixels, &frusta[f], reference);
+            limit += double(reference.triangles);
+            splits += double(reference.neighbourSplits);
+        }
+    }
+    const double n = double(cameras.size()) * double(state.iterations());
+    const double screen = 1280.0 * 720.0;
+    state.counters["live"] = live / n;
+    state.counters["reference"] = limit / n;
+    state.counters["neighbour_splits"] = splits / n;
+    state.counters["live_per_px"] = live / n / screen;
+    state.counters["reference_per_px"] = limit / n / screen;
+    state.counters["live_ratio"] = live / std::max(limit, 1.0);
+}
+BENCHMARK(BM_LodReference)
+    ->ArgsProduct({{4097, 0, 1, 2}, {16}, {1, 2, 4}})
+    ->Iterations(1)
+    ->Unit(benchmark::kSecond);
 BENCHMARK(BM_LoadHeightmap)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_StbDecodeOnly)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GeoTiffLoadAndTreeVsGdalRead)->Iterations(9)->Unit(benchmark::kMillisecond);

@@ -23,7 +23,7 @@ set(QT_CORE_SOURCES
   # cull: the frustum walk, occlusion, picking
   cull/cull.cpp cull/occlusion.cpp cull/pick.cpp
   # lod: the selection and its error bounds
-  lod/lod.cpp lod/lod_error.cpp
+  lod/lod.cpp lod/lod_error.cpp lod/lod_reference.cpp
   # objects: the loose object tree, the scene on the terrain, meshes, instances, picking
   objects/index.cpp objects/loose_tree.cpp objects/loose_tree_query.cpp objects/scene.cpp objects/mesh.cpp
   objects/instances.cpp objects/pick.cpp
