@@ -241,21 +241,34 @@ Status writeOwnFile(const std::string& path, const FileMagic& magic, const unsig
     return {};
 }
 
-Result<std::vector<unsigned char>> readFileOfSize(const std::string& path, uint64_t expected) {
-    using R = Result<std::vector<unsigned char>>;
+Result<int> openRegularFile(const std::string& path, uint64_t* bytes) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        return R::failure(errno == ENOENT ? "missing"
-                                          : std::string("unreadable: ") + std::strerror(errno));
+        return Result<int>::failure(
+            errno == ENOENT ? "missing" : std::string("unreadable: ") + std::strerror(errno));
     }
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         ::close(fd);
-        return R::failure("not a regular file");
+        return Result<int>::failure("not a regular file");
     }
-    if (uint64_t(st.st_size) != expected) {
+    if (bytes != nullptr) {
+        *bytes = uint64_t(st.st_size);
+    }
+    return fd;
+}
+
+Result<std::vector<unsigned char>> readFileOfSize(const std::string& path, uint64_t expected) {
+    using R = Result<std::vector<unsigned char>>;
+    uint64_t size = 0;
+    const Result<int> opened = openRegularFile(path, &size);
+    if (!opened) {
+        return R::failure(opened.error());
+    }
+    const int fd = opened.value();
+    if (size != expected) {
         ::close(fd);
-        return R::failure(uint64_t(st.st_size) < expected ? "truncated" : "longer than expected");
+        return R::failure(size < expected ? "truncated" : "longer than expected");
     }
     std::vector<unsigned char> bytes(static_cast<size_t>(expected));
     size_t done = 0;

@@ -87,6 +87,11 @@ int removeAbandonedTemporaries(const std::string& path, const FileMagic& magic);
 Status writeOwnFile(const std::string& path, const FileMagic& magic, const unsigned char* bytes,
                     size_t count);
 
+// Opens the regular file at `path` read-only, never through a symbolic link and without blocking
+// (a FIFO there is refused, not waited on); its size in `bytes` when not null. Fails with one line
+// without the path: "missing", "not a regular file", "unreadable: ...".
+Result<int> openRegularFile(const std::string& path, uint64_t* bytes = nullptr);
+
 // The bytes of the regular file at `path` (never through a symbolic link, never blocking on a
 // FIFO), which must hold exactly `expected` bytes: its size is checked before anything is read or
 // allocated. Fails with one line without the path: "missing", "truncated", "longer than

@@ -146,17 +146,11 @@ Result<TreeSidecar> parseTreeSidecar(const unsigned char* bytes, size_t count, c
 
 Result<TreeSidecar> readTreeSidecar(const std::string& path, const FileStamp& map, int width,
                                     int height, int leafSize) {
-    // Never through a symbolic link, and without blocking: a FIFO there is refused, not waited on.
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        return R::failure(errno == ENOENT ? "missing"
-                                          : std::string("unreadable: ") + std::strerror(errno));
+    const Result<int> opened = openRegularFile(path);
+    if (!opened) {
+        return R::failure(opened.error());
     }
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        return R::failure("not a regular file");
-    }
+    const int fd = opened.value();
     FilePtr file(::fdopen(fd, "rb"));
     if (!file) {
         const int error = errno;
