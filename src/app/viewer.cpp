@@ -3,6 +3,7 @@
 #include "app/viewer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -68,13 +69,18 @@ void scatterFromHud(Viewer& v) {
                               : scattered.error();
 }
 
+// An azimuth as the HUD's slider holds it: degrees in [0, 360), the command line's -360 to 360.
+float hudAzimuth(double azimuth) {
+    return float(std::fmod(azimuth + 720.0, 360.0));
+}
+
 // The HUD's Sun onto the session: a moved slider or the checkbox asks for new shadows; finished
 // shadows go to the GPU (the previous ones show until then).
 void updateSun(Viewer& v) {
     Session& s = v.session;
     // Compared as the sliders' floats: the command line's Sun stays exact until a slider moves.
     const bool same = v.hud.sun == s.sun.has_value() &&
-                      (!s.sun || (float(s.sun->azimuth) == v.hud.sunAzimuth &&
+                      (!s.sun || (hudAzimuth(s.sun->azimuth) == v.hud.sunAzimuth &&
                                   float(s.sun->elevation) == v.hud.sunElevation));
     if (!same) {
         s.sun.reset();
@@ -247,7 +253,7 @@ int runViewer(Session& s) {
     v.hud.occlusion = !s.options.noOcclusion;
     // The HUD's Sun starts at the given one, or off at the fixed light's direction.
     v.hud.sun = s.sun.has_value();
-    v.hud.sunAzimuth = float(s.sun ? s.sun->azimuth : kFixedSunAzimuth);
+    v.hud.sunAzimuth = hudAzimuth(s.sun ? s.sun->azimuth : kFixedSunAzimuth);
     v.hud.sunElevation = float(s.sun ? s.sun->elevation : kFixedSunElevation);
     const float lodPixels = lodPixelsFor(s.options, s.terrain.map.width, s.terrain.map.height);
     v.hud.lod = lodPixels > 0.0f;

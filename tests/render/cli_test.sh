@@ -586,6 +586,15 @@ done
     fail "--sun-azimuth 90"
 cmp -s "$tmp/sun_west_off.png" "$tmp/sun_none.png" && fail "the Sun in the west drew the fixed light"
 cmp -s "$tmp/sun_west_off.png" "$tmp/sun_east.png" && fail "Suns in the west and east drew alike"
+# The stats say whether the shadows are drawn: yes for a map in memory, no when it streams.
+"$exe" "$map" --sun-azimuth 270 --stats-json "$tmp/sun.json" || fail "--sun-azimuth stats"
+"$exe" "$map" --stream --sun-azimuth 270 --stats-json "$tmp/sun_streamed.json" ||
+    fail "--sun-azimuth --stream stats"
+python3 - "$tmp/sun.json" "$tmp/sun_streamed.json" <<'PY' || fail "the Sun's shadows in the stats"
+import json, sys
+assert json.load(open(sys.argv[1]))["sun"]["shadows"] is True
+assert json.load(open(sys.argv[2]))["sun"]["shadows"] is False
+PY
 
 if [ $failures -gt 0 ]; then
     echo "cli_test: $failures failure(s)" >&2
