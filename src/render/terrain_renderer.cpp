@@ -446,7 +446,7 @@ void TerrainGpu::bindHeights(GLuint program) const {
     glUniform1i(glGetUniformLocation(program, "leafSize"), leafSize);
 }
 
-bool TerrainGpu::createShadows() {
+bool TerrainGpu::createShadows(int maxRowsPerLayer) {
     assert(shadows == 0);
     GLint largest = 0;
     GLint maxLayers = 0;
@@ -455,7 +455,8 @@ bool TerrainGpu::createShadows() {
     if (width > largest || largest <= 0) {
         return false;
     }
-    const int rows = std::min(height, int(largest));
+    const int rows =
+        std::min({height, int(largest), maxRowsPerLayer > 0 ? maxRowsPerLayer : int(largest)});
     const int layers = (height + rows - 1) / rows;
     if (layers > maxLayers) {
         return false;

@@ -94,9 +94,10 @@ struct TerrainGpu {
     // uniforms through which `program` (shaders/terrain.vert) reads them: heightPages, pageTable,
     // pageShift, pageTableRow, layersPerArray, mapSize, leafSize.
     void bindHeights(GLuint program) const;
-    // Allocates `shadows` for this map, every sample lit; false (and none) when the map is
-    // wider than the driver's largest texture or the GPU has no room. Once per map.
-    bool createShadows();
+    // Allocates `shadows` for this map, its contents undefined until uploadShadows; false (and
+    // none) when the map is wider than the driver's largest texture or the GPU has no room.
+    // Layers of at most `maxRowsPerLayer` rows when it is positive (tests split small maps).
+    bool createShadows(int maxRowsPerLayer = 0);
     // Writes width x height shadow bytes (row by row) into `shadows`, which must exist: a
     // sub-image upload per layer, no reallocation.
     void uploadShadows(const uint8_t* bytes) const;

@@ -2459,6 +2459,34 @@ TEST(Sun, CulledFramesEqualUnculledFramesOnSyntheticMaps) {
     }
 }
 
+// Shadows split into layers of a few rows (as a map taller than the driver's largest texture
+// is) draw the same pixels as one layer.
+TEST(Sun, ShadowsSplitIntoLayersDrawTheSamePixels) {
+    REQUIRE_GL();
+    Result<Terrain> terrain =
+        makeTerrain(syntheticHeightmap(203, 141, uint32_t(203 * 31 + 141)), 4, "sun layers");
+    ASSERT_TRUE(terrain) << terrain.error();
+    Terrain& t = terrain.value();
+    const std::vector<Camera> cameras = randomCameras(t, 8, 47u);
+    const SunOn on(t, kTestSuns[0]);
+    ASSERT_EQ(t.gpu.shadowRowsPerLayer, 141);
+    std::vector<std::vector<uint8_t>> whole(cameras.size());
+    for (size_t i = 0; i < cameras.size(); ++i) {
+        render(t, cameras[i], true, whole[i], false, 2.0f);
+    }
+    t.gpu.destroyShadows();
+    ASSERT_TRUE(t.gpu.createShadows(37));
+    t.gpu.uploadShadows(t.sunlight->bytes().data());
+    ASSERT_EQ(t.gpu.shadowRowsPerLayer, 37);
+    std::vector<uint8_t> split;
+    for (size_t i = 0; i < cameras.size(); ++i) {
+        render(t, cameras[i], true, split, false, 2.0f);
+        ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+        EXPECT_EQ(differingPixels(whole[i], split), 0u) << "camera " << i;
+    }
+    t.destroy();
+}
+
 // The same on a real map (skipped when the shared maps are absent).
 TEST(Sun, CulledFramesEqualUnculledFramesOnARealMap) {
     REQUIRE_GL();
