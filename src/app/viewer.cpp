@@ -80,7 +80,7 @@ void updateSun(Viewer& v) {
     Session& s = v.session;
     // Compared as the sliders' floats: the command line's Sun stays exact until a slider moves.
     const bool same = v.hud.sun == s.sun.has_value() &&
-                      (!s.sun || (hudAzimuth(s.sun->azimuth) == v.hud.sunAzimuth &&
+                      (!s.sun || (hudAzimuth(s.sun->azimuth) == hudAzimuth(v.hud.sunAzimuth) &&
                                   float(s.sun->elevation) == v.hud.sunElevation));
     if (!same) {
         s.sun.reset();
@@ -95,7 +95,7 @@ void updateSun(Viewer& v) {
             v.hud.sunNote = "shadows off: a streamed map";
             break;
         case ShadowsOff::TooLarge:
-            v.hud.sunNote = "shadows off: the map does not fit one texture";
+            v.hud.sunNote = "shadows off: the GPU has no room for them";
             break;
         case ShadowsOff::None:
             v.hud.sunNote = "";
