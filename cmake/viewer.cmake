@@ -48,6 +48,7 @@ add_library(quadterrain_render STATIC
   src/render/debug_lines.cpp
   src/render/framebuffer.cpp
   src/render/terrain_view.cpp
+  src/render/terrain_sun.cpp
   src/render/offscreen.cpp)
 add_library(quadterrain::render ALIAS quadterrain_render)
 set_target_properties(quadterrain_render PROPERTIES EXPORT_NAME render POSITION_INDEPENDENT_CODE ON)

@@ -41,6 +41,14 @@ bool overHole() {
 }
 #endif
 
+#ifdef SUN
+// A given Sun (qt::TerrainRenderer::sun): the unit direction towards it, and the vertex's share
+// of its disc in view (terrain.vert), 0 in full shadow.
+uniform vec3 sunDirection;
+in float sunlit;
+#endif
+
+// The fixed light, without SUN.
 const vec3 kSunDirection = normalize(vec3(-0.45, 0.75, -0.35));
 const vec3 kLowland = vec3(0.26, 0.42, 0.18);
 const vec3 kHills = vec3(0.45, 0.40, 0.25);
@@ -125,7 +133,11 @@ void main() {
         albedo = vec3(0.1, 0.15, 0.1);
     }
 
+#ifdef SUN
+    float diffuse = max(dot(n, sunDirection), 0.0) * sunlit;
+#else
     float diffuse = max(dot(n, kSunDirection), 0.0);
+#endif
     vec3 lit = albedo * (0.28 + 0.85 * diffuse);
 
     // Clear up to fogStart, then thickening to the sky colour at the far plane.

@@ -59,6 +59,25 @@ out vec4 surface;
 // test; exact at the vertices, as the geomorph moves them.
 out vec2 mapAt;
 #endif
+// Lit by a given Sun (qt::TerrainRenderer::sun), this shader is compiled with SUN: each vertex
+// reads its map sample's cast shadow (qt::TerrainGpu::shadows: one byte a sample, the share of
+// the Sun's disc it sees, rows split into layers of shadowRowsPerLayer) and hands it on
+// interpolated across the triangle, as its normal is. Per vertex rather than per fragment: one
+// fetch a vertex, and a node of level of detail shadowed by its own samples as it is shaped by
+// them. SUN adds no step to gl_Position.
+#ifdef SUN
+uniform sampler2DArray shadows;
+uniform int shadowRowsPerLayer;
+uniform bool shadowed;  // false: no shadows on the GPU (a streamed map), every sample lit
+out float sunlit;
+
+float sunlitAt(ivec2 m) {
+    return shadowed ? texelFetch(shadows,
+                                 ivec3(m.x, m.y % shadowRowsPerLayer, m.y / shadowRowsPerLayer), 0)
+                          .r
+                    : 1.0;
+}
+#endif
 
 // The drawn node's level, its origin in level samples, its page (texel origin in level samples,
 // layer in its array, its array) and the level's last column and row, set by main() before any
@@ -159,6 +178,9 @@ void main() {
 #ifdef HOLES
     mapAt = vec2(mapSample(sampleOf(i, j)));
 #endif
+#ifdef SUN
+    sunlit = sunlitAt(mapSample(sampleOf(i, j)));
+#endif
     if (((i | j) & 1) != 0 && edge != 0u) {
         vec2 targetNormal;
         float targetHeight;
@@ -169,6 +191,10 @@ void main() {
 #ifdef HOLES
         vec2 targetAt = vec2(mapSample(sampleOf(i & ~1, j & ~1)));
         mapAt = edge == 255u ? targetAt : mix(mapAt, targetAt, m);
+#endif
+#ifdef SUN
+        float targetLit = sunlitAt(mapSample(sampleOf(i & ~1, j & ~1)));
+        sunlit = edge == 255u ? targetLit : mix(sunlit, targetLit, m);
 #endif
     }
     // x, z: the unit normal's (its y is positive on a height field); y: height above the map's

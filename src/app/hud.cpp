@@ -206,6 +206,24 @@ HudRequests drawToggles(HudState& state, const Camera& camera, const Heightmap& 
                          ImGuiSliderFlags_Logarithmic);
         state.contourInterval = std::clamp(state.contourInterval, 0.01f, 1e5f);
     }
+    // The Sun: a checkbox and, when on, its azimuth and elevation; moving them asks for new
+    // shadows (the viewer compares them with the Sun it lights by).
+    ImGui::Checkbox("sun", &state.sun);
+    if (state.sun) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(half - ImGui::GetCursorPosX() + ImGui::GetStyle().WindowPadding.x -
+                                ImGui::GetStyle().ItemSpacing.x);
+        ImGui::SliderFloat("##sunAzimuth", &state.sunAzimuth, 0.0f, 360.0f, "azimuth %.0f deg");
+        ImGui::SameLine(half);
+        ImGui::SetNextItemWidth(-1);
+        ImGui::SliderFloat("##sunElevation", &state.sunElevation, -10.0f, 90.0f,
+                           "elevation %.1f deg");
+        state.sunAzimuth = std::clamp(state.sunAzimuth, 0.0f, 360.0f);
+        state.sunElevation = std::clamp(state.sunElevation, -90.0f, 90.0f);
+        if (state.sunNote[0] != '\0') {
+            ImGui::TextDisabled("%s", state.sunNote);
+        }
+    }
     if (state.boxes) {
         ImGui::Text("boxes drawn: %d (at most %d)", state.boxesDrawn, kMaxLeafBoxes);
     }

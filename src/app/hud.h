@@ -58,6 +58,13 @@ struct HudState {
     bool contours = false;         // contour lines on the terrain
     float contourInterval = 0.0f;  // their interval in the map's height units (0: unset)
     float viewDistance = 0.0f;     // to the terrain along the view's centre line (0: none hit)
+    // A Sun lights the terrain, from this azimuth (degrees clockwise from north) and elevation
+    // (degrees above the horizon); off: the fixed light. sunNote: why no shadows show ("": they
+    // do), set by the viewer.
+    bool sun = false;
+    float sunAzimuth = 0.0f;
+    float sunElevation = 0.0f;
+    const char* sunNote = "";
     std::array<float, 3> minimapSquare{};  // its left, top and side on screen (side 0: hidden)
     std::array<float, 4> pathBoxRect{};    // the path box's left, top, width, height (0: hidden)
 

@@ -34,6 +34,10 @@ int run(const std::vector<std::string>& args) {
     }
     qt::Session& session = created.value();
     const qt::ViewerOptions& o = session.options;
+    // Scripted runs draw the given Sun's shadows from their first frame.
+    session.applySun(o.soakFrames > 0 || !o.benchCsvPath.empty() || !o.screenshotPath.empty() ||
+                     !o.statsJsonPath.empty() || !o.cullMapPath.empty() ||
+                     !o.windowShotPath.empty());
     int status = 0;
     if (o.soakFrames > 0) {
         status = qt::runSoak(session);

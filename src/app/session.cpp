@@ -11,6 +11,7 @@
 #include "app/sun_option.h"
 #include "core/base/text.h"
 #include "core/streaming/streamed_map.h"
+#include "render/terrain_sun.h"
 
 namespace qt {
 namespace {
@@ -259,6 +260,7 @@ Status Session::replaceTerrain(const std::string& path, const LoadProgress& prog
         return loaded;
     }
     geo = GeoTransform(terrain.map);
+    applySun(false);
     options.eye.reset();  // the command line's camera belonged to the first map
     options.target.reset();
     resetCamera(camera.aspect);
@@ -271,6 +273,10 @@ Status Session::reloadShaders() {
     Status lineShaders = lines.reloadShaders(shaderDir);
     Status objectShaders = objectRenderer.reloadShaders();
     return !terrainShaders ? terrainShaders : !lineShaders ? lineShaders : objectShaders;
+}
+
+void Session::applySun(bool wait) {
+    setTerrainSun(terrain, renderer, sun, wait);
 }
 
 void Session::resetCamera(float aspect) {

@@ -29,7 +29,8 @@ struct Session {
     GeoTransform geo;  // the terrain's map to its CRS and WGS 84, made at each load
     Camera camera;
     std::string shaderDir;
-    std::optional<SunDirection> sun;  // --sun or --sun-azimuth/--sun-elevation; none: fixed light
+    // --sun or --sun-azimuth/--sun-elevation, then the HUD's; none: the fixed light.
+    std::optional<SunDirection> sun;
 
     // Loads the heightmap first (so a bad file is reported even without a display), then opens
     // the window (hidden for scripted runs), loads the shaders and uploads the terrain.
@@ -45,6 +46,10 @@ struct Session {
     Status scatterObjects();
     // Reloads every shader; old programs stay on failure.
     Status reloadShaders();
+    // Lights the terrain by `sun` and asks for its shadows (render/terrain_sun.h); `wait`: until
+    // they are on the GPU (scripted runs). Once the session is where it stays: the shadows' job
+    // reads the terrain's map in place.
+    void applySun(bool wait);
     // The camera the options ask for, or the overview of the map.
     void resetCamera(float aspect);
 };

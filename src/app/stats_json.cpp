@@ -188,7 +188,8 @@ std::string statsJson(const StatsReport& r) {
     }
     if (r.sun) {
         j += "  \"sun\": {\"azimuth\": " + number(r.sun->azimuth) +
-             ", \"elevation\": " + number(r.sun->elevation) + "},\n";
+             ", \"elevation\": " + number(r.sun->elevation) +
+             ", \"shadows\": " + (r.shadows ? "true" : "false") + "},\n";
     }
     j += "  \"camera\": {\"eye\": " + vec3(c.position) + ", \"target\": " + vec3(r.target) +
          ", \"fov_y\": " + number(glm::degrees(c.fovY)) + ", \"aspect\": " + number(c.aspect) +

@@ -25,6 +25,7 @@ struct StatsReport {
     WorldMapping mapping;
     const Heightmap* map = nullptr;   // its georeference and height range; null: left out
     std::optional<SunDirection> sun;  // the "sun" block, degrees; none (the fixed light): left out
+    bool shadows = false;             // the Sun's cast shadows drawn (none on streamed maps)
     Camera camera;
     glm::vec3 target{0.0f};
     int leafSize = 0;

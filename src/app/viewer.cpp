@@ -3,8 +3,10 @@
 #include "app/viewer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include <GLFW/glfw3.h>
@@ -19,10 +21,12 @@
 #include "app/hud.h"
 #include "app/options.h"
 #include "app/stats_json.h"
+#include "app/sun_option.h"
 #include "app/viewer_input.h"
 #include "core/config.h"
 #include "core/cull/pick.h"
 #include "render/framebuffer.h"
+#include "render/terrain_sun.h"
 
 namespace qt {
 namespace {
@@ -63,6 +67,40 @@ void scatterFromHud(Viewer& v) {
     const Status scattered = s.scatterObjects();
     v.hud.message = scattered ? "scattered " + std::to_string(s.options.objects) + " objects"
                               : scattered.error();
+}
+
+// An azimuth as the HUD's slider holds it: degrees in [0, 360), the command line's -360 to 360.
+float hudAzimuth(double azimuth) {
+    return float(std::fmod(azimuth + 720.0, 360.0));
+}
+
+// The HUD's Sun onto the session: a moved slider or the checkbox asks for new shadows; finished
+// shadows go to the GPU (the previous ones show until then).
+void updateSun(Viewer& v) {
+    Session& s = v.session;
+    // Compared as the sliders' floats: the command line's Sun stays exact until a slider moves.
+    const bool same = v.hud.sun == s.sun.has_value() &&
+                      (!s.sun || (hudAzimuth(s.sun->azimuth) == hudAzimuth(v.hud.sunAzimuth) &&
+                                  float(s.sun->elevation) == v.hud.sunElevation));
+    if (!same) {
+        s.sun.reset();
+        if (v.hud.sun) {
+            s.sun = SunDirection{double(v.hud.sunAzimuth), double(v.hud.sunElevation)};
+        }
+        s.applySun(false);
+    }
+    updateTerrainSun(s.terrain, s.renderer);
+    switch (shadowsOff(s.terrain, s.renderer)) {
+        case ShadowsOff::Streamed:
+            v.hud.sunNote = "shadows off: a streamed map";
+            break;
+        case ShadowsOff::TooLarge:
+            v.hud.sunNote = "shadows off: the GPU has no room for them";
+            break;
+        case ShadowsOff::None:
+            v.hud.sunNote = "";
+            break;
+    }
 }
 
 void report(Viewer& v, const std::string& message, bool error) {
@@ -213,6 +251,10 @@ int runViewer(Session& s) {
     v.hud.contours = s.renderer.contourInterval > 0.0f;
     v.hud.contourInterval = s.renderer.contourInterval;
     v.hud.occlusion = !s.options.noOcclusion;
+    // The HUD's Sun starts at the given one, or off at the fixed light's direction.
+    v.hud.sun = s.sun.has_value();
+    v.hud.sunAzimuth = hudAzimuth(s.sun ? s.sun->azimuth : kFixedSunAzimuth);
+    v.hud.sunElevation = float(s.sun ? s.sun->elevation : kFixedSunElevation);
     const float lodPixels = lodPixelsFor(s.options, s.terrain.map.width, s.terrain.map.height);
     v.hud.lod = lodPixels > 0.0f;
     if (v.hud.lod) {
@@ -269,6 +311,7 @@ int runViewer(Session& s) {
         v.hud.quitAsked = now <= v.quitArmedUntil;
         s.renderer.fog = s.objectRenderer.fog = v.hud.fog;
         s.renderer.contourInterval = v.hud.contours ? v.hud.contourInterval : 0.0f;
+        updateSun(v);
         v.hud.recordFrame(float((now - previous) * 1000.0));
         const float seconds = float(now - previous);
         previous = now;
@@ -385,6 +428,9 @@ int runViewer(Session& s) {
         }
         if (requests.scatterObjects) {
             scatterFromHud(v);
+        }
+        if (requests.mappingChanged) {  // the shadows of the new heights
+            remapTerrainSun(s.terrain, s.renderer, s.sun);
         }
         if (requests.mappingChanged && s.terrain.objects) {
             v.hud.minimapObjects.selected.clear();

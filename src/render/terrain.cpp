@@ -291,6 +291,7 @@ void Terrain::tookErrors() {
 
 void Terrain::destroy() {
     errorJob.stop();
+    sunlight.reset();
     if (streamer) {
         streamer->stop();
     }

@@ -9,6 +9,7 @@
 
 #include "core/base/result.h"
 #include "core/frame/frame.h"
+#include "core/light/sunlight_job.h"
 #include "core/objects/scene.h"
 #include "core/streaming/coarse_error_job.h"
 #include "core/streaming/open_map.h"
@@ -86,6 +87,10 @@ struct Terrain {
     // it starts at the first frame, when the terrain is where it stays, and is declared after
     // map so that it stops before the map goes.
     std::unique_ptr<PageStreamer> streamer;
+    // The cast shadows' job while a Sun is given (render/terrain_sun.h); null otherwise and for
+    // streamed maps. It reads map: made once the terrain is where it stays, declared after map
+    // so that it stops before the map goes.
+    std::unique_ptr<SunlightJob> sunlight;
     // A streamed map's tree: "read" from its sidecar (.qtree), "written" to it by this load (a
     // .r16's first open: once its exact errors are in); else "".
     std::string sidecar;

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include <glm/gtc/type_ptr.hpp>
+#include <glm/trigonometric.hpp>
 
 #include "core/frame/draw_batches.h"
 #include "core/streaming/page_streamer.h"
@@ -32,6 +33,14 @@ EyeInGrid eyeInGrid(const glm::vec3& eye, const WorldMapping& mapping) {
     split(double(eye.z) / double(mapping.spacingZ), g.sampleZ, g.fractionZ);
     return g;
 }
+glm::vec3 sunVector(SunDirection sun) {
+    const double azimuth = glm::radians(sun.azimuth);
+    const double elevation = glm::radians(sun.elevation);
+    const double across = std::cos(elevation);
+    return glm::vec3(float(std::sin(azimuth) * across), float(std::sin(elevation)),
+                     float(-std::cos(azimuth) * across));
+}
+
 namespace {
 
 // The upload's page fills: at most this many threads, each filling this many pages of a chunk.
@@ -252,6 +261,8 @@ void uploadHoleSquares(TerrainGpu& gpu, const NodataMask& nodata) {
 
 // The hole texture's unit: after the height arrays (0, 2, 3, 4) and the page table (1).
 constexpr int kHoleUnit = 5;
+// The shadows' unit: after the holes'.
+constexpr int kShadowUnit = 6;
 
 }  // namespace
 
@@ -435,6 +446,58 @@ void TerrainGpu::bindHeights(GLuint program) const {
     glUniform1i(glGetUniformLocation(program, "leafSize"), leafSize);
 }
 
+bool TerrainGpu::createShadows(int maxRowsPerLayer) {
+    assert(shadows == 0);
+    GLint largest = 0;
+    GLint maxLayers = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &largest);
+    glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &maxLayers);
+    if (width > largest || largest <= 0) {
+        return false;
+    }
+    const int rows =
+        std::min({height, int(largest), maxRowsPerLayer > 0 ? maxRowsPerLayer : int(largest)});
+    const int layers = (height + rows - 1) / rows;
+    if (layers > maxLayers) {
+        return false;
+    }
+    while (glGetError() != GL_NO_ERROR) {  // only this allocation's errors below
+    }
+    glGenTextures(1, &shadows);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, shadows);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAX_LEVEL, 0);
+    glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_R8, width, rows, layers, 0, GL_RED, GL_UNSIGNED_BYTE,
+                 nullptr);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+    if (glGetError() != GL_NO_ERROR) {
+        destroyShadows();
+        return false;
+    }
+    shadowRowsPerLayer = rows;
+    return true;
+}
+
+void TerrainGpu::uploadShadows(const uint8_t* bytes) const {
+    assert(shadows != 0 && shadowRowsPerLayer > 0);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, shadows);
+    for (int first = 0, layer = 0; first < height; first += shadowRowsPerLayer, ++layer) {
+        const int rows = std::min(shadowRowsPerLayer, height - first);
+        glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer, width, rows, 1, GL_RED,
+                        GL_UNSIGNED_BYTE, bytes + size_t(first) * size_t(width));
+    }
+    glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+}
+
+void TerrainGpu::destroyShadows() {
+    glDeleteTextures(1, &shadows);
+    shadows = 0;
+    shadowRowsPerLayer = 0;
+}
+
 double TerrainGpu::bytesPerSample() const {
     const double samples = double(width) * double(height);
     return samples > 0.0 ? double(pages.bytes()) / samples : 0.0;
@@ -449,6 +512,7 @@ void TerrainGpu::destroy() {
     glDeleteTextures(1, &pageTable);
     glDeleteTextures(kMaxHeightArrays, heightPages);
     glDeleteTextures(1, &holeSquares);
+    destroyShadows();
     *this = TerrainGpu{};
 }
 
@@ -482,6 +546,8 @@ Result<TerrainRenderer> TerrainRenderer::create(const std::string& shaderDir) {
 void TerrainRenderer::destroy() {
     program.destroy();
     holeProgram.destroy();
+    sunProgram.destroy();
+    sunHoleProgram.destroy();
     waterProgram.destroy();
     glDeleteVertexArrays(1, &emptyArray);
     emptyArray = 0;
@@ -525,8 +591,12 @@ Status TerrainRenderer::reloadShaders() {
     Status terrain = program.replaceFrom(shaderDir, "terrain.vert", "terrain.frag");
     Status holes =
         holeProgram.replaceFrom(shaderDir, "terrain.vert", "terrain.frag", "#define HOLES\n");
+    Status sunLit =
+        sunProgram.replaceFrom(shaderDir, "terrain.vert", "terrain.frag", "#define SUN\n");
+    Status sunHoles = sunHoleProgram.replaceFrom(shaderDir, "terrain.vert", "terrain.frag",
+                                                 "#define HOLES\n#define SUN\n");
     Status plane = waterProgram.replaceFrom(shaderDir, "water.vert", "water.frag");
-    return !terrain ? terrain : !holes ? holes : plane;
+    return !terrain ? terrain : !holes ? holes : !sunLit ? sunLit : !sunHoles ? sunHoles : plane;
 }
 
 int TerrainRenderer::drawWater(const TerrainGpu& gpu, const WorldMapping& mapping,
@@ -583,16 +653,25 @@ int TerrainRenderer::draw(const TerrainGpu& gpu, const WorldMapping& mapping, co
                          GLsizei(std::min(holesFrom, visible.size())), style);
 }
 
-void TerrainRenderer::useTerrainProgram(const ShaderProgram& shader, const TerrainGpu& gpu,
-                                        const WorldMapping& mapping, const Camera& camera,
-                                        const DrawStyle& style) const {
+void TerrainRenderer::useTerrainProgram(const ShaderProgram& shader, bool holes,
+                                        const TerrainGpu& gpu, const WorldMapping& mapping,
+                                        const Camera& camera, const DrawStyle& style) const {
     glUseProgram(shader.id);
     gpu.bindHeights(shader.id);
-    if (&shader == &holeProgram) {
+    if (holes) {
         glActiveTexture(GL_TEXTURE0 + kHoleUnit);
         glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.holeSquares);
         glUniform1i(shader.uniform("holeSquares"), kHoleUnit);
         glUniform1i(shader.uniform("holeRowsPerLayer"), gpu.holeRowsPerLayer);
+    }
+    if (sun) {
+        const glm::vec3 towards = sunVector(*sun);
+        glUniform3f(shader.uniform("sunDirection"), towards.x, towards.y, towards.z);
+        glActiveTexture(GL_TEXTURE0 + kShadowUnit);
+        glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.shadows);
+        glUniform1i(shader.uniform("shadows"), kShadowUnit);
+        glUniform1i(shader.uniform("shadowRowsPerLayer"), std::max(gpu.shadowRowsPerLayer, 1));
+        glUniform1i(shader.uniform("shadowed"), gpu.shadows != 0 ? 1 : 0);
     }
     glUniform2f(shader.uniform("spacing"), mapping.spacingX, mapping.spacingZ);
     const HeightTransform height = heightTransform(gpu.coding, mapping);
@@ -710,12 +789,12 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     glBindVertexArray(vertexArray);
     int draws = 0;
     if (plain > 0) {
-        useTerrainProgram(program, gpu, mapping, camera, style);
+        useTerrainProgram(sun ? sunProgram : program, false, gpu, mapping, camera, style);
         draws += drawBatches(gpu, nodes, 0, plain);
     }
     if (plain < count) {
         // Instances over a hole: the program that leaves its squares out.
-        useTerrainProgram(holeProgram, gpu, mapping, camera, style);
+        useTerrainProgram(sun ? sunHoleProgram : holeProgram, true, gpu, mapping, camera, style);
         draws += drawBatches(gpu, nodes, plain, count - plain);
     }
     glBindBuffer(GL_ARRAY_BUFFER, 0);
@@ -725,6 +804,10 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     glDisable(GL_STENCIL_TEST);
     if (gpu.holeSquares != 0) {
         glActiveTexture(GL_TEXTURE0 + kHoleUnit);
+        glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+    }
+    if (sun) {
+        glActiveTexture(GL_TEXTURE0 + kShadowUnit);
         glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
     }
     glActiveTexture(GL_TEXTURE1);

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <glm/vec3.hpp>
 
+#include "core/light/sun_position.h"
 #include "core/lod/lod.h"
 #include "core/terrain/height_pages.h"
 #include "core/terrain/heightmap.h"
@@ -63,6 +65,12 @@ struct TerrainGpu {
     // out. 0 without holes.
     GLuint holeSquares = 0;
     int holeRowsPerLayer = 0;
+    // Cast shadows (core/light/sunlight.h): one byte a sample, 0 in full shadow to 255 lit, as an
+    // R8 GL_TEXTURE_2D_ARRAY of shadowRowsPerLayer map rows a layer (a map taller than the
+    // driver's largest texture spans layers); read by the program compiled with SUN. 0 while no
+    // Sun is given, and for maps wider than the largest texture or streamed ones.
+    GLuint shadows = 0;
+    int shadowRowsPerLayer = 0;
 
     // Pages of at least `pageSize` squares (more when the map would need more layers than the GPU
     // has), in arrays of at most `maxLayersPerArray` layers when it is positive (else as many as
@@ -86,6 +94,14 @@ struct TerrainGpu {
     // uniforms through which `program` (shaders/terrain.vert) reads them: heightPages, pageTable,
     // pageShift, pageTableRow, layersPerArray, mapSize, leafSize.
     void bindHeights(GLuint program) const;
+    // Allocates `shadows` for this map, its contents undefined until uploadShadows; false (and
+    // none) when the map is wider than the driver's largest texture or the GPU has no room.
+    // Layers of at most `maxRowsPerLayer` rows when it is positive (tests split small maps).
+    bool createShadows(int maxRowsPerLayer = 0);
+    // Writes width x height shadow bytes (row by row) into `shadows`, which must exist: a
+    // sub-image upload per layer, no reallocation.
+    void uploadShadows(const uint8_t* bytes) const;
+    void destroyShadows();
     // GPU bytes of the heights (pages, pyramid, borders, page table; a streamed terrain's level
     // 0 as its pool) per map sample.
     double bytesPerSample() const;
@@ -163,11 +179,20 @@ struct EyeInGrid {
 };
 EyeInGrid eyeInGrid(const glm::vec3& eye, const WorldMapping& mapping);
 
+// The unit direction towards `sun` in world axes: azimuth clockwise from north (-z) through
+// east (+x), elevation above the horizon (+y).
+glm::vec3 sunVector(SunDirection sun);
+
 struct TerrainRenderer {
     ShaderProgram program;
     // The same shaders with HOLES defined: fragments over a square with a nodata corner are
     // discarded (TerrainGpu::holeSquares). Maps without holes never pay for the test.
     ShaderProgram holeProgram;
+    // The two with SUN defined (and HOLES for sunHoleProgram): lit from `sun`, shadowed by
+    // TerrainGpu::shadows. Drawn only while a Sun is given, so the fixed light's picture stays
+    // the plain programs'.
+    ShaderProgram sunProgram;
+    ShaderProgram sunHoleProgram;
     ShaderProgram waterProgram;  // the flat water plane (shaders/water.*)
     GLuint emptyArray = 0;       // the water plane's vertex array: corners come from vertex ids
     GpuSections frameTimer;      // the GPU's time for a scripted frame
@@ -190,6 +215,10 @@ struct TerrainRenderer {
     float contourInterval = 0.0f;
     // Draw a flat water plane at sea level over maps in metres that reach below it (--water).
     bool water = false;
+    // A Sun given (--sun, --sun-azimuth, --sun-elevation, the HUD): the terrain lit from it and
+    // shadowed by the terrain's shadows when it has some (render/terrain_sun.h keeps the two in
+    // step); none: the fixed light (terrain.frag's kSunDirection).
+    std::optional<SunDirection> sun;
 
     // Loads terrain.vert/terrain.frag and water.vert/water.frag from shaderDir (compiled in when
     // it is "").
@@ -219,8 +248,9 @@ private:
     int drawInstances(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
                       bool nodes, const void* instances, GLsizei count, GLsizei holesFrom,
                       const DrawStyle& style) const;
-    // Makes `shader` current with the frame's uniforms (and the hole texture for holeProgram).
-    void useTerrainProgram(const ShaderProgram& shader, const TerrainGpu& gpu,
+    // Makes `shader` current with the frame's uniforms (and the hole texture for the hole
+    // programs, the Sun and the shadows for the sun programs).
+    void useTerrainProgram(const ShaderProgram& shader, bool holes, const TerrainGpu& gpu,
                            const WorldMapping& mapping, const Camera& camera,
                            const DrawStyle& style) const;
     // Instances [first, first + count) of the bound instance buffer in batches; returns the

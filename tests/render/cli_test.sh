@@ -566,6 +566,36 @@ if "$exe" "$map" --contours -1 --screenshot "$tmp/bad.png" 2>/dev/null; then
     fail "--contours -1 should be refused"
 fi
 
+# 14. The Sun: lit and shadowed from where it is, unlike the fixed light and unlike the opposite
+# Sun; culled == unculled with it, at full detail and by level of detail.
+sunView="--window 160x90 --eye 0,60,0 --target 128,0,128"
+# shellcheck disable=SC2086
+"$exe" "$map" $sunView --screenshot "$tmp/sun_none.png" || fail "no Sun"
+for lod in off 4; do
+    # shellcheck disable=SC2086
+    "$exe" "$map" $sunView --lod $lod --sun-azimuth 270 --sun-elevation 10 \
+        --screenshot "$tmp/sun_west_$lod.png" || fail "--sun-azimuth 270, --lod $lod"
+    # shellcheck disable=SC2086
+    "$exe" "$map" $sunView --lod $lod --sun-azimuth 270 --sun-elevation 10 --no-cull \
+        --screenshot "$tmp/sun_west_u_$lod.png" || fail "--sun-azimuth 270 --no-cull, --lod $lod"
+    cmp -s "$tmp/sun_west_$lod.png" "$tmp/sun_west_u_$lod.png" ||
+        fail "Sun, --lod $lod: culled != unculled"
+done
+# shellcheck disable=SC2086
+"$exe" "$map" $sunView --sun-azimuth 90 --sun-elevation 10 --screenshot "$tmp/sun_east.png" ||
+    fail "--sun-azimuth 90"
+cmp -s "$tmp/sun_west_off.png" "$tmp/sun_none.png" && fail "the Sun in the west drew the fixed light"
+cmp -s "$tmp/sun_west_off.png" "$tmp/sun_east.png" && fail "Suns in the west and east drew alike"
+# The stats say whether the shadows are drawn: yes for a map in memory, no when it streams.
+"$exe" "$map" --sun-azimuth 270 --stats-json "$tmp/sun.json" || fail "--sun-azimuth stats"
+"$exe" "$map" --stream --sun-azimuth 270 --stats-json "$tmp/sun_streamed.json" ||
+    fail "--sun-azimuth --stream stats"
+python3 - "$tmp/sun.json" "$tmp/sun_streamed.json" <<'PY' || fail "the Sun's shadows in the stats"
+import json, sys
+assert json.load(open(sys.argv[1]))["sun"]["shadows"] is True
+assert json.load(open(sys.argv[2]))["sun"]["shadows"] is False
+PY
+
 if [ $failures -gt 0 ]; then
     echo "cli_test: $failures failure(s)" >&2
     exit 1

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iterator>
 #include <numeric>
+#include <optional>
 #include <ostream>
 #include <random>
 #include <string>
@@ -35,6 +36,7 @@
 #include "render/gl_context.h"
 #include "render/terrain.h"
 #include "render/terrain_renderer.h"
+#include "render/terrain_sun.h"
 #include "test_nodata.h"
 
 namespace qt {
@@ -2405,6 +2407,163 @@ TEST(OnDemandLevel0, LaterViewsAndAFullDetailFrameEqualTheWholeUpload) {
     }
     lazy.value().destroy();
     whole.value().destroy();
+}
+
+// A Sun on the fixture's renderer for a test's scope, the fixed light again at its end (the
+// renderer is shared by every test).
+class SunOn {
+public:
+    SunOn(Terrain& terrain, SunDirection sun) : terrain_(terrain) {
+        setTerrainSun(terrain, gl().renderer, sun, true);
+    }
+    ~SunOn() { setTerrainSun(terrain_, gl().renderer, std::nullopt, false); }
+    SunOn(const SunOn&) = delete;
+    SunOn& operator=(const SunOn&) = delete;
+
+private:
+    Terrain& terrain_;
+};
+
+// Suns from several sides, low enough that the relief casts long shadows.
+constexpr SunDirection kTestSuns[] = {{250.0, 12.0}, {35.0, 25.0}};
+
+// With a Sun, the terrain is drawn by the sun programs, shadowed: culled frames still equal
+// unculled ones, at full detail and by level of detail, with and without holes (the sun hole
+// program), over small pages.
+TEST(Sun, CulledFramesEqualUnculledFramesOnSyntheticMaps) {
+    REQUIRE_GL();
+    const int w = 203, h = 141;
+    const Heightmap plain = syntheticHeightmap(w, h, uint32_t(w * 31 + h));
+    const Heightmap holes =
+        test::withNodata(syntheticHeightmap(w, h, uint32_t(w * 31 + h)),
+                         [&](int col, int row) { return syntheticHole(col, row, w, h); });
+    for (const Heightmap* map : {&plain, &holes}) {
+        Result<Terrain> terrain = makeTerrain(*map, 4, "sun", 8);
+        ASSERT_TRUE(terrain) << terrain.error();
+        Terrain& t = terrain.value();
+        const std::vector<Camera> cameras = randomCameras(t, 12, 43u);
+        for (const SunDirection sun : kTestSuns) {
+            const SunOn on(t, sun);
+            ASSERT_NE(t.gpu.shadows, 0u);
+            ASSERT_TRUE(gl().renderer.sun.has_value());
+            EXPECT_EQ(gl().renderer.sun->azimuth, sun.azimuth);
+            const std::vector<uint8_t>& bytes = t.sunlight->bytes();
+            ASSERT_EQ(bytes.size(), map->sampleCount());
+            EXPECT_GT(std::count(bytes.begin(), bytes.end(), uint8_t(0)), 0) << "no shadow";
+            expectCulledEqualsUnculled(t, cameras);
+            for (const float pixels : {1.0f, 8.0f}) {
+                expectCulledEqualsUnculled(t, cameras, nullptr, pixels);
+            }
+        }
+        t.destroy();
+    }
+}
+
+// Shadows split into layers of a few rows (as a map taller than the driver's largest texture
+// is) draw the same pixels as one layer.
+TEST(Sun, ShadowsSplitIntoLayersDrawTheSamePixels) {
+    REQUIRE_GL();
+    Result<Terrain> terrain =
+        makeTerrain(syntheticHeightmap(203, 141, uint32_t(203 * 31 + 141)), 4, "sun layers");
+    ASSERT_TRUE(terrain) << terrain.error();
+    Terrain& t = terrain.value();
+    const std::vector<Camera> cameras = randomCameras(t, 8, 47u);
+    const SunOn on(t, kTestSuns[0]);
+    ASSERT_EQ(t.gpu.shadowRowsPerLayer, 141);
+    std::vector<std::vector<uint8_t>> whole(cameras.size());
+    for (size_t i = 0; i < cameras.size(); ++i) {
+        render(t, cameras[i], true, whole[i], false, 2.0f);
+    }
+    t.gpu.destroyShadows();
+    ASSERT_TRUE(t.gpu.createShadows(37));
+    t.gpu.uploadShadows(t.sunlight->bytes().data());
+    ASSERT_EQ(t.gpu.shadowRowsPerLayer, 37);
+    std::vector<uint8_t> split;
+    for (size_t i = 0; i < cameras.size(); ++i) {
+        render(t, cameras[i], true, split, false, 2.0f);
+        ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+        EXPECT_EQ(differingPixels(whole[i], split), 0u) << "camera " << i;
+    }
+    t.destroy();
+}
+
+// The same on a real map (skipped when the shared maps are absent).
+TEST(Sun, CulledFramesEqualUnculledFramesOnARealMap) {
+    REQUIRE_GL();
+    const std::string path = std::string(QT_SHARED_HEIGHTMAPS) + "/puget_sound_1025x1025.png";
+    struct stat info;
+    if (stat(path.c_str(), &info) != 0) {
+        GTEST_SKIP() << "the shared heightmaps are absent (" << path << ")";
+    }
+    Result<Terrain> terrain = loadTerrain(path, {}, 8);
+    ASSERT_TRUE(terrain) << terrain.error();
+    Terrain& t = terrain.value();
+    t.finishErrors();
+    const std::vector<Camera> cameras = randomCameras(t, 8, 97u);
+    {
+        const SunOn on(t, kTestSuns[0]);
+        ASSERT_NE(t.gpu.shadows, 0u);
+        expectCulledEqualsUnculled(t, cameras);
+        expectCulledEqualsUnculled(t, cameras, nullptr, 2.0f);
+    }
+    t.destroy();
+}
+
+// A flat map with a wall along a column: a sample east of it is in the wall's shadow under a
+// low Sun from the west and lit under the same Sun from the east. Seen from straight above, its
+// pixel is darker in shadow; a sample far west of the wall, lit both ways on level ground (the
+// same diffuse term), is drawn the same. Without a Sun the picture is the fixed light's.
+TEST(Sun, ASampleInShadowIsDrawnDarkerThanLit) {
+    REQUIRE_GL();
+    const int w = 129, h = 65, wallColumn = 100;
+    std::vector<float> samples(size_t(w) * size_t(h), 0.0f);
+    for (int row = 0; row < h; ++row) {
+        samples[size_t(row) * size_t(w) + size_t(wallColumn)] = 30.0f;
+    }
+    Result<Heightmap> map = makeHeightmap(w, h, samples);
+    ASSERT_TRUE(map) << map.error();
+    Result<Terrain> terrain = makeTerrain(map.value(), 4, "wall");
+    ASSERT_TRUE(terrain) << terrain.error();
+    Terrain& t = terrain.value();
+    t.mapping = WorldMapping(1.0f, 1.0f, 0.0f);
+    // The centre pixel of a camera straight above column `col` of the middle row.
+    const auto centreAbove = [&](int col) {
+        Camera c;
+        c.aspect = float(kWidth) / kHeight;
+        c.fovY = glm::radians(30.0f);
+        c.position = {float(col), 40.0f, float(h / 2)};
+        c.pitch = -glm::half_pi<float>();
+        fitClipPlanes(c, t.map, t.mapping);
+        std::vector<uint8_t> pixels;
+        render(t, c, true, pixels);
+        const uint8_t* p = &pixels[(size_t(kHeight / 2) * kWidth + size_t(kWidth / 2)) * 4];
+        return std::array<int, 3>{p[0], p[1], p[2]};
+    };
+    // 30 / tan(20 degrees): 82 samples of shadow behind the wall.
+    const int east = wallColumn + 15;
+    const int west = 5;
+    const std::array<int, 3> fixedLight = centreAbove(east);
+    std::array<int, 3> shadowed{}, lit{}, westShadowed{}, westLit{};
+    {
+        const SunOn on(t, {270.0, 20.0});
+        ASSERT_NE(t.gpu.shadows, 0u);
+        EXPECT_EQ(t.sunlight->bytes()[size_t(h / 2) * size_t(w) + size_t(east)], 0);
+        shadowed = centreAbove(east);
+        westShadowed = centreAbove(west);
+    }
+    {
+        const SunOn on(t, {90.0, 20.0});
+        EXPECT_EQ(t.sunlight->bytes()[size_t(h / 2) * size_t(w) + size_t(east)], 255);
+        lit = centreAbove(east);
+        westLit = centreAbove(west);
+    }
+    for (int k = 0; k < 3; ++k) {
+        EXPECT_LT(shadowed[size_t(k)] + 10, lit[size_t(k)]) << "channel " << k;
+        EXPECT_NEAR(westShadowed[size_t(k)], westLit[size_t(k)], 1) << "channel " << k;
+    }
+    EXPECT_FALSE(gl().renderer.sun.has_value());
+    EXPECT_EQ(centreAbove(east), fixedLight);
+    t.destroy();
 }
 
 }  // namespace

@@ -1,0 +1,40 @@
+// A given Sun on a loaded terrain: its cast shadows computed off the frame's thread
+// (core/light/sunlight_job.h) and uploaded to the terrain's shadow texture at frame boundaries,
+// the renderer lit from the Sun of the shadows shown.
+#pragma once
+
+#include <optional>
+
+#include "core/light/sun_position.h"
+#include "render/terrain.h"
+#include "render/terrain_renderer.h"
+
+namespace qt {
+
+// Bands of the Sun's disc the shadows are computed with: a soft edge of four steps.
+constexpr int kShadowBands = 4;
+
+// Why a terrain lit by a Sun shows no cast shadows.
+enum class ShadowsOff {
+    None,      // shadows shown (or being computed), or no Sun
+    Streamed,  // a streamed map: its codes are not held whole, and are not paged in for this
+    TooLarge,  // wider than the GPU's largest texture, or no GPU memory left for a byte a sample
+};
+
+// Lights `terrain` by `sun`, none: the fixed light. For a map held whole in memory, starts its
+// shadows' job at the first Sun (kept while the terrain lives) and asks for `sun`'s shadows; the
+// terrain is lit from the Sun of the shadows shown, the ones before until the new ones are
+// uploaded. A streamed map is lit from `sun` without shadows. `wait`: blocks until the shadows
+// are computed and uploads them (scripted frames: the same picture however fast the machine).
+void setTerrainSun(Terrain& terrain, TerrainRenderer& renderer, std::optional<SunDirection> sun,
+                   bool wait);
+// At a frame boundary: uploads the shadows the job finished since the last call (no
+// reallocation after the first) and lights the terrain from their Sun, while a Sun is given.
+// True when new shadows went to the GPU.
+bool updateTerrainSun(Terrain& terrain, TerrainRenderer& renderer);
+// After the terrain's mapping changed (heights scaled): its shadows' job is made anew, for the
+// new heights, and asked for `sun` when one is given.
+void remapTerrainSun(Terrain& terrain, TerrainRenderer& renderer, std::optional<SunDirection> sun);
+ShadowsOff shadowsOff(const Terrain& terrain, const TerrainRenderer& renderer);
+
+}  // namespace qt
