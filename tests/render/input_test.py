@@ -62,7 +62,10 @@ def xdotool(*args):
 class Viewer:
     """The viewer on `map_path`, started and waited for until its first frame is on screen."""
 
-    def __init__(self, tmp, map_path, *extra, window=WINDOW, camera=CAMERA):
+    def __init__(self, tmp, map_path, *extra, window=None, camera=None):
+        # WINDOW and CAMERA as they are at the call: tests set their own.
+        window = WINDOW if window is None else window
+        camera = CAMERA if camera is None else camera
         self.state_path = os.path.join(tmp, "state.json")
         self.process = subprocess.Popen(
             [exe, map_path, "--window", f"{window[0]}x{window[1]}", *camera,

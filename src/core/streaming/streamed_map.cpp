@@ -263,9 +263,9 @@ Result<int> planStreamedMap(int width, int height, int requestedLeafSize,
         budget.limitBytes != 0 && peak > free) {
         return R::failure("size " + std::to_string(width) + "x" + std::to_string(height) +
                           " needs about " + std::to_string(peak >> 20) +
-                          " MiB streamed (its tree, the coarse levels of its heights, the pages "
-                          "in flight" +
-                          std::string(extraBytes > 0 ? ", its nodata mask" : "") +
+                          " MiB streamed (its tree, the coarse levels of its heights" +
+                          std::string(extraBytes > 0 ? ", the pages in flight and its nodata mask"
+                                                     : " and the pages in flight") +
                           "), "
                           "over the memory budget of " +
                           std::to_string(free >> 20) + " MiB (raise it with --memory-budget MB)");

@@ -298,14 +298,15 @@ TEST(HeightmapGdal, AMaskBandsZerosAreNodata) {
         EXPECT_EQ(nodata.samples, int64_t(7) * height);
         EXPECT_TRUE(nodata.at(30, 5));
         EXPECT_FALSE(nodata.at(29, 5));
-        // Streamed, the mask's zeros are counted and filled as the full load fills them.
+        // Streamed, the mask's zeros are holes as in the full load, over the same fill.
         LoadOptions options;
         options.cacheDir = dir.path("cache");
         const Result<OpenedMap> streamed = openMap(path, options, {}, 4, true);
         ASSERT_TRUE(streamed.ok()) << streamed.error();
         ASSERT_TRUE(streamed.value().streamed);
         EXPECT_EQ(streamed.value().map.nodata.samples, nodata.samples);
-        EXPECT_TRUE(streamed.value().map.nodata.filled);
+        EXPECT_FALSE(streamed.value().map.nodata.filled);
+        EXPECT_TRUE(streamed.value().map.nodata.bits == nodata.bits);
         EXPECT_TRUE(streamed.value().map.codes == map.value().codes);
     }
 }
