@@ -15,12 +15,13 @@ Topics, each the section of docs/figures.md with that anchor:
   memory      bench/memory.py: peak memory a sample, and a million objects' bytes an object
   light       cast shadows and horizon angles of a 4097² map for a new Sun direction (core_bench)
   holes       bench/holes.py: frames with nodata as holes against its fill (gen_2049 as a .r16)
+  imagery     bench/imagery.py: frames with imagery at 4x the map's density against none (gen_4097)
   streaming   bench/stream.py on a streamed 32769² .r16 (gen_4097.png cubic-upsampled)
   gpu         measured on a device machine, never here: its section is kept as recorded
 Default: walk,occlusion,tree-build,loading (core_bench alone, a few minutes). frames, lod,
-memory, holes and streaming run the viewer (under xvfb-run -a when DISPLAY is unset) on maps made
-into --maps (`terrain_gen gen_N.png --size N --seed 2`; the .r16 maps with gdal_translate from
-gdal-bin).
+memory, holes, imagery and streaming run the viewer (under xvfb-run -a when DISPLAY is unset) on
+maps made into --maps (`terrain_gen gen_N.png --size N --seed 2`; the .r16 maps and the imagery
+with gdal-bin's tools).
 
 --write FILE rewrites only the selected topics' sections of FILE, each as: its heading, the
 command, date and commit (`git rev-parse --short HEAD` of the build's source tree, "-dirty" when
@@ -46,7 +47,7 @@ REPO = os.path.dirname(HERE)
 TOPICS = [("walk", "Walk"), ("occlusion", "Occlusion"), ("tree-build", "Tree build"),
           ("loading", "Loading"), ("memory", "Memory"), ("lod", "LOD"),
           ("streaming", "Streaming"), ("objects", "Objects"), ("frames", "Frames"),
-          ("light", "Light"), ("holes", "Holes"), ("gpu", "GPU")]
+          ("light", "Light"), ("holes", "Holes"), ("imagery", "Imagery"), ("gpu", "GPU")]
 HEADINGS = dict(TOPICS)
 DEFAULT_TOPICS = "walk,occlusion,tree-build,loading"
 
@@ -402,6 +403,14 @@ def holes_section():
             *out.splitlines()]
 
 
+def imagery_section():
+    side = 1025 if args.quick else 4097
+    shown, out = script("imagery.py", "--frames", "2" if args.quick else "16", "--runs",
+                        "1" if args.quick else "3", gen_map(side))
+    return [f"The same map with imagery and without, interleaved (`{shown}`):", "",
+            *out.splitlines()]
+
+
 def script(name, *script_args):
     """Runs bench/NAME with --build under a display; (the command as shown, its stdout)."""
     command = [sys.executable, os.path.join(HERE, name), "--build", build, *script_args]
@@ -482,6 +491,7 @@ INTRO = {
                "one thread.",
     "frames": "Whole frames on llvmpipe at 1280x720, medians over the bench path.",
     "holes": "Nodata drawn as holes against its fill, llvmpipe at 1280x720.",
+    "imagery": "Imagery draped over the map against the map's own colours, llvmpipe at 1280x720.",
     "light": "The light of a new Sun direction over the 4097² synthetic map "
              "(`syntheticHeightmap(4097, 4097, 11)`, bench/light_bench.cpp), on every core.",
 }
@@ -507,6 +517,8 @@ def measure(topic, bench_rows, bench_commands, commit, today, command):
         body = memory_section()
     elif topic == "holes":
         body = holes_section()
+    elif topic == "imagery":
+        body = imagery_section()
     elif topic == "light":
         body = light_section(bench_rows)
     else:

@@ -49,6 +49,8 @@ add_library(quadterrain_render STATIC
   src/render/framebuffer.cpp
   src/render/terrain_view.cpp
   src/render/terrain_sun.cpp
+  src/render/imagery_gpu.cpp
+  src/render/terrain_imagery.cpp
   src/render/offscreen.cpp)
 add_library(quadterrain::render ALIAS quadterrain_render)
 set_target_properties(quadterrain_render PROPERTIES EXPORT_NAME render POSITION_INDEPENDENT_CODE ON)
@@ -160,6 +162,14 @@ if(QT_BUILD_TESTS)
             ${CMAKE_SOURCE_DIR}/tests/app/pick_lonlat_test.py $<TARGET_FILE:quadterrain>)
   set_tests_properties(pick_lonlat_gdal PROPERTIES LABELS render SKIP_RETURN_CODE 77
                                         ENVIRONMENT "${QT_PROCESS_TEST_ENV}" TIMEOUT 300)
+
+  # --imagery placed by GDAL's warper: colours from heights and a UTM marker at a pick's
+  # longitude and latitude (gdal-bin's tools make the imagery; exit 77 without them).
+  add_test(NAME imagery_placement
+    COMMAND ${QT_WITH_DISPLAY} ${Python3_EXECUTABLE}
+            ${CMAKE_SOURCE_DIR}/tests/app/imagery_test.py $<TARGET_FILE:quadterrain>)
+  set_tests_properties(imagery_placement PROPERTIES LABELS render SKIP_RETURN_CODE 77
+                                         ENVIRONMENT "${QT_PROCESS_TEST_ENV}" TIMEOUT 300)
 
   # The real window driven by synthetic X input (xdotool): picking terrain and objects, the
   # screenshot key, Enter in the path box (and quick taps at 2 frames a second), movement at 1

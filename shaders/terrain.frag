@@ -21,12 +21,34 @@ uniform vec2 toMapHeight;
 
 out vec4 colour;
 
+#if defined(HOLES) || defined(IMAGERY)
+in vec2 mapAt;  // the fragment's map column and row (terrain.vert)
+#endif
+
+#ifdef IMAGERY
+// Imagery over the map (qt::ImageryGpu): an sRGB texture whose edges are the centres of the
+// map's outer samples, read at mapAt * imageryScale; its colour premultiplied by its alpha (0
+// where the imagery has no value), drawn over the terrain's own colours imageryOpacity of the
+// way, lit by the terrain's light when imageryLit (else as it is: orthophotos often have their
+// shading baked in).
+uniform sampler2D imagery;
+uniform vec2 imageryScale;
+uniform float imageryOpacity;
+uniform bool imageryLit;
+
+// The sRGB encoding of a linear colour (IEC 61966-2-1): the texture's reads are linear, and the
+// terrain's colours and the framebuffer are sRGB-encoded values.
+vec3 srgbEncoded(vec3 linear) {
+    vec3 c = clamp(linear, 0.0, 1.0);
+    return mix(c * 12.92, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, c));
+}
+#endif
+
 #ifdef HOLES
 // Squares with a nodata corner (qt::TerrainGpu::holeSquares): bit (c & 31) of texel (c / 32,
 // row % holeRowsPerLayer) in layer row / holeRowsPerLayer set for square (c, row). A fragment
 // over one is not drawn, at every level of detail: the hole is the map's own squares, wherever
 // the drawn surface lies above them.
-in vec2 mapAt;
 uniform usampler2DArray holeSquares;
 uniform int holeRowsPerLayer;
 uniform ivec2 mapSize;
@@ -107,6 +129,9 @@ float contourLine(float aboveLowest, float lowest) {
 void main() {
     // Before any discard: derivatives need the whole 2x2 quad (the branch is uniform).
     float contour = contourInterval > 0.0 ? contourLine(surface.y, heightRange.x) : 0.0;
+#ifdef IMAGERY
+    vec4 texel = texture(imagery, mapAt * imageryScale);
+#endif
 #ifdef HOLES
     if (overHole()) {
         discard;
@@ -138,7 +163,13 @@ void main() {
 #else
     float diffuse = max(dot(n, kSunDirection), 0.0);
 #endif
-    vec3 lit = albedo * (0.28 + 0.85 * diffuse);
+    float light = 0.28 + 0.85 * diffuse;
+    vec3 lit = albedo * light;
+#ifdef IMAGERY
+    // Premultiplied: the colour where the imagery has one, the terrain's own elsewhere.
+    vec3 picture = srgbEncoded(texel.rgb / max(texel.a, 1e-6)) * (1.0 - contour);
+    lit = mix(lit, imageryLit ? picture * light : picture, texel.a * imageryOpacity);
+#endif
 
     // Clear up to fogStart, then thickening to the sky colour at the far plane.
     float d = fogStart < farPlane ? clamp((surface.w - fogStart) / (farPlane - fogStart), 0.0, 1.0)

@@ -50,13 +50,14 @@ uniform mat4 viewProjection;  // the view from the origin (qt::Camera::viewProje
 out vec4 surface;
 // A map with holes draws the nodes over a hole with this shader compiled with HOLES and the rest
 // without (qt::FrameBuffers::holesFrom); HOLES only adds mapAt, so both compute gl_Position by
-// the same code and the vertices two such nodes share coincide (the render tests' crack test
+// the same code and the vertices two such nodes share coincide (IMAGERY, which adds mapAt too,
+// likewise) (the render tests' crack test
 // captures both and holds them to the same positions). `invariant gl_Position` would promise
 // it, but on llvmpipe it changes the geomorph's rounding so that the crack test's mesh no longer
 // closes.
-#ifdef HOLES
+#if defined(HOLES) || defined(IMAGERY)
 // The point's map column and row (its grid square: their floor), for the fragment shader's hole
-// test; exact at the vertices, as the geomorph moves them.
+// test and the imagery's texture coordinates; exact at the vertices, as the geomorph moves them.
 out vec2 mapAt;
 #endif
 // Lit by a given Sun (qt::TerrainRenderer::sun), this shader is compiled with SUN: each vertex
@@ -175,7 +176,7 @@ void main() {
     float height;
     vec3 fromEye = worldAt(sampleOf(i, j), ownNormal, height);
     vec2 normalXZ = ownNormal;
-#ifdef HOLES
+#if defined(HOLES) || defined(IMAGERY)
     mapAt = vec2(mapSample(sampleOf(i, j)));
 #endif
 #ifdef SUN
@@ -188,7 +189,7 @@ void main() {
         fromEye = edge == 255u ? target : mix(fromEye, target, m);
         normalXZ = edge == 255u ? targetNormal : mix(ownNormal, targetNormal, m);
         height = edge == 255u ? targetHeight : mix(height, targetHeight, m);
-#ifdef HOLES
+#if defined(HOLES) || defined(IMAGERY)
         vec2 targetAt = vec2(mapSample(sampleOf(i & ~1, j & ~1)));
         mapAt = edge == 255u ? targetAt : mix(mapAt, targetAt, m);
 #endif

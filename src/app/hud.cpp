@@ -345,6 +345,53 @@ void drawMap(const Terrain& terrain) {
     drawNodata(map.nodata);
 }
 
+// The imagery's path box (Enter or the button loads it over the terrain) and, while the terrain
+// has imagery, what it is and how it shows.
+void drawImagery(HudState& state, const Terrain& terrain, HudRequests& requests) {
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - 50.0f);
+    if (ImGui::InputText("##imageryPath", state.imageryPath, sizeof(state.imageryPath),
+                         ImGuiInputTextFlags_EnterReturnsTrue)) {
+        requests.loadImagery = true;
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Drape")) {
+        requests.loadImagery = true;
+    }
+    if (terrain.imageryLoad) {
+        ImGui::TextWrapped("loading %s...", shortPath(terrain.imageryLoad->path).c_str());
+    }
+    if (!terrain.gpu.imagery.present()) {
+        ImGui::TextDisabled("none: the terrain's own colours");
+        return;
+    }
+    const ImageryInfo& info = terrain.imagery;
+    ImGui::TextWrapped("%s", shortPath(info.source).c_str());
+    ImGui::Text("%s x %s px, %d band%s, %s", groupedCount(info.sourceWidth).c_str(),
+                groupedCount(info.sourceHeight).c_str(), info.bands, info.bands == 1 ? "" : "s",
+                info.type.c_str());
+    ImGui::TextWrapped("%s", info.georeferenced
+                                 ? ("placed from " +
+                                    (info.crsName.empty() ? std::string("its CRS") : info.crsName))
+                                       .c_str()
+                                 : "stretched over the map's extent");
+    ImGui::Text("%s x %s texels, %.2f x %.2f a sample",
+                groupedCount(terrain.gpu.imagery.width).c_str(),
+                groupedCount(terrain.gpu.imagery.height).c_str(), info.texelsPerSampleX,
+                info.texelsPerSampleY);
+    ImGui::Text("covers %.1f%% of the map, GPU %s MB", 100.0 * info.coverage,
+                groupedNumber(double(terrain.gpu.imagery.bytes) / 1048576.0, 1).c_str());
+    ImGui::Checkbox("show", &state.imageryOn);
+    ImGui::SameLine();
+    ImGui::Checkbox("lit", &state.imageryLit);
+    ImGui::SameLine();
+    if (ImGui::Button("remove")) {
+        requests.removeImagery = true;
+    }
+    ImGui::SetNextItemWidth(-1);
+    ImGui::SliderFloat("##imageryOpacity", &state.imageryOpacity, 0.0f, 1.0f, "opacity %.2f");
+    state.imageryOpacity = std::clamp(state.imageryOpacity, 0.0f, 1.0f);
+}
+
 // The path box (Enter or the button loads it) and the mapping's sliders, which never make a
 // world of non-finite floats.
 bool drawLoadAndMapping(HudState& state, Terrain& terrain) {
@@ -395,8 +442,8 @@ bool drawLoadAndMapping(HudState& state, Terrain& terrain) {
 }  // namespace
 
 // One window down the left side, as tall as the viewport, of collapsible sections: the map, the
-// view's switches, statistics (closed), objects, loading and mapping, the key list, and the
-// minimap, which takes the height left, at least 160 px at 1280x720 with nothing scrolled.
+// view's switches, statistics (closed), objects, imagery, loading and mapping, the key list, and
+// the minimap, which takes the height left, at least 160 px at 1280x720 with nothing scrolled.
 // Messages go to the toast line over the view, so that they never move a widget.
 HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
                     const Camera& camera, const std::array<glm::vec3, 8>& cullCorners,
@@ -419,6 +466,9 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     }
     if (ImGui::CollapsingHeader("objects")) {
         requests.scatterObjects = drawObjects(state, stats, terrain);
+    }
+    if (ImGui::CollapsingHeader("imagery")) {
+        drawImagery(state, terrain, requests);
     }
     if (state.focusPath) {
         ImGui::SetNextItemOpen(true);

@@ -65,6 +65,11 @@ struct HudState {
     float sunAzimuth = 0.0f;
     float sunElevation = 0.0f;
     const char* sunNote = "";
+    // Imagery (the imagery section): the path box, shown or not, its opacity and lighting.
+    char imageryPath[1024] = {};
+    bool imageryOn = true;
+    float imageryOpacity = 1.0f;
+    bool imageryLit = true;
     std::array<float, 3> minimapSquare{};  // its left, top and side on screen (side 0: hidden)
     std::array<float, 4> pathBoxRect{};    // the path box's left, top, width, height (0: hidden)
 
@@ -77,6 +82,8 @@ struct HudRequests {
     bool resetCamera = false;
     bool scatterObjects = false;      // scatter objectCount objects, movingCount moving, objectSeed
     bool mappingChanged = false;      // the sliders moved the ground: the objects follow it
+    bool loadImagery = false;         // load HudState::imageryPath over the terrain
+    bool removeImagery = false;       // drop the terrain's imagery
     std::optional<glm::vec2> moveTo;  // world x, z clicked on the minimap
 };
 

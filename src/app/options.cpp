@@ -324,6 +324,24 @@ const std::map<std::string, Handler>& valueOptions() {
              o.sunElevation = double(degrees);
              return {};
          }},
+        {"--imagery", pathOption(&ViewerOptions::imageryPath)},
+        {"--imagery-opacity",
+         [](ViewerOptions& o, const std::string& v) -> Status {
+             float opacity = 0.0f;
+             if (!parseFloat(v, opacity) || !(opacity >= 0.0f && opacity <= 1.0f)) {
+                 return Status::failure("expected an opacity from 0 to 1");
+             }
+             o.imageryOpacity = opacity;
+             return {};
+         }},
+        {"--imagery-light",
+         [](ViewerOptions& o, const std::string& v) -> Status {
+             if (v != "on" && v != "off") {
+                 return Status::failure("expected on or off");
+             }
+             o.imageryLit = v == "on";
+             return {};
+         }},
         {"--back-faces",
          [](ViewerOptions& o, const std::string& v) -> Status {
              if (v != "auto" && v != "draw") {
@@ -633,6 +651,12 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
                        row, towards -z; east is +x), where the light comes from
   --sun-elevation DEG  the Sun's height above the horizon, -90 to 90; either alone keeps the
                        other of the fixed light (azimuth 307.9, elevation 52.8)
+  --imagery PATH       drape an image over the heights: a georeferenced raster (GeoTIFF, COG,
+                       VRT, a JPEG or PNG with a world file) lands where it belongs, a plain
+                       image covers the map's extent; 1-4 bands of 8 or 16 bits
+  --imagery-opacity F  the imagery over the terrain's own colours, 0 to 1 (default 1)
+  --imagery-light on|off  light the imagery like the terrain (default on); off for imagery with
+                       its shading baked in
   --screenshot-dir DIR  the folder F12 saves into (default: $XDG_PICTURES_DIR, else the
                        pictures folder of user-dirs.dirs, else ~/Pictures, else the current one)
   --state-json OUT.json  the interactive viewer writes its camera, the terrain under the cursor,

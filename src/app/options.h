@@ -60,6 +60,12 @@ struct ViewerOptions {
     std::optional<UtcInstant> sunInstant;
     std::optional<double> sunAzimuth;
     std::optional<double> sunElevation;
+    // --imagery PATH: a raster draped over the heights (core/io/imagery.h); --imagery-opacity:
+    // over the terrain's own colours, 0 to 1; --imagery-light off: shown unlit (its shading baked
+    // in).
+    std::string imageryPath;
+    float imageryOpacity = 1.0f;
+    bool imageryLit = true;
     int windowWidth = 1280;
     int windowHeight = 720;
     std::optional<glm::vec3> eye;  // both set or both unset

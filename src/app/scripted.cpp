@@ -130,6 +130,8 @@ int runOneShot(Session& s) {
         report.visibleLeaves = o.dumpLeaves ? &s.terrain.frame.drawList : nullptr;
         report.objects = s.terrain.objects.get();
         report.lastStep = s.terrain.lastStep;
+        report.imagery = &s.terrain.imagery;
+        report.imageryStyle = s.renderer.imagery;
         report.frame = &s.terrain.frame;
         report.dumpObjects = o.dumpObjects;
         PickHit pick;

@@ -208,6 +208,8 @@ Result<Session> Session::create(const ViewerOptions& options, bool* usage) {
     session.renderer.fog = Fog{options.fogOn, options.fogStart};
     session.objectRenderer.fog = session.renderer.fog;
     session.renderer.contourInterval = options.contourInterval;
+    session.renderer.imagery.opacity = options.imageryOpacity;
+    session.renderer.imagery.lit = options.imageryLit;
     session.lines = std::move(lines).value();
     session.objectRenderer = std::move(objectRenderer).value();
     session.terrain = std::move(terrain).value();
@@ -217,7 +219,37 @@ Result<Session> Session::create(const ViewerOptions& options, bool* usage) {
     session.objectRenderer.reserve(options.objects);
     session.terrain.setObjects(std::move(objects));
     session.resetCamera(float(options.windowWidth) / float(options.windowHeight));
+    // Imagery: a scripted run waits for it, and fails as a bad map does when it cannot be shown;
+    // the viewer draws its first frames without it and takes it when it is ready.
+    if (!options.imageryPath.empty()) {
+        session.startImagery(options.imageryPath);
+        if (!contextOptions.visible) {
+            std::optional<ImageryOutcome> draped = session.finishImagery(true);
+            if (draped && !draped->status) {
+                session.destroy();
+                return Result<Session>::failure(draped->status.error());
+            }
+        }
+    }
     return session;
+}
+
+void Session::startImagery(const std::string& path) {
+    imageryPath = path;
+    startTerrainImagery(terrain, path);
+}
+
+std::optional<ImageryOutcome> Session::finishImagery(bool wait) {
+    std::optional<ImageryOutcome> outcome = finishTerrainImagery(terrain, wait);
+    if (outcome) {
+        for (const std::string& warning : outcome->warnings) {
+            std::fprintf(stderr, "quadterrain: %s\n", warning.c_str());
+        }
+        if (!terrain.gpu.imagery.present()) {
+            imageryPath.clear();
+        }
+    }
+    return outcome;
 }
 
 Status Session::scatterObjects() {
@@ -261,6 +293,11 @@ Status Session::replaceTerrain(const std::string& path, const LoadProgress& prog
     }
     geo = GeoTransform(terrain.map);
     applySun(false);
+    // The imagery follows to the new map, loaded behind its first frames; its failure is no
+    // failure of the load (the map shows without it).
+    if (!imageryPath.empty()) {
+        startImagery(imageryPath);
+    }
     options.eye.reset();  // the command line's camera belonged to the first map
     options.target.reset();
     resetCamera(camera.aspect);

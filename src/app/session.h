@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "app/options.h"
 #include "core/light/sun_position.h"
@@ -11,6 +12,7 @@
 #include "render/debug_lines.h"
 #include "render/gl_context.h"
 #include "render/terrain.h"
+#include "render/terrain_imagery.h"
 #include "render/terrain_renderer.h"
 
 namespace qt {
@@ -31,6 +33,9 @@ struct Session {
     std::string shaderDir;
     // --sun or --sun-azimuth/--sun-elevation, then the HUD's; none: the fixed light.
     std::optional<SunDirection> sun;
+    // The imagery asked for (--imagery, then the HUD's); "": none. It follows the terrain to a
+    // newly loaded map.
+    std::string imageryPath;
 
     // Loads the heightmap first (so a bad file is reported even without a display), then opens
     // the window (hidden for scripted runs), loads the shaders and uploads the terrain.
@@ -50,6 +55,12 @@ struct Session {
     // they are on the GPU (scripted runs). Once the session is where it stays: the shadows' job
     // reads the terrain's map in place.
     void applySun(bool wait);
+    // Starts loading `path` as imagery over the terrain (render/terrain_imagery.h) on a thread
+    // of its own; finishImagery takes it.
+    void startImagery(const std::string& path);
+    // When the load has finished (with `wait`, once it has): its imagery on the terrain (the
+    // terrain keeps what it had when it failed), its warnings printed, and how it ended.
+    std::optional<ImageryOutcome> finishImagery(bool wait);
     // The camera the options ask for, or the overview of the map.
     void resetCamera(float aspect);
 };

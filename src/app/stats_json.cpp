@@ -206,6 +206,29 @@ std::string statsJson(const StatsReport& r) {
              ", \"layers_per_array\": " + std::to_string(r.gpu->layersPerArray) +
              ", \"levels\": " + std::to_string(p.level.size()) + "},\n";
     }
+    if (r.imagery != nullptr && r.gpu != nullptr && r.gpu->imagery.present()) {
+        // Texels per map sample on each axis, the texture's GPU bytes with its mips; one texture
+        // (not paged): every texel resident.
+        const ImageryInfo& m = *r.imagery;
+        const ImageryGpu& t = r.gpu->imagery;
+        j += "  \"imagery\": {\"source\": " + jsonString(m.source) + ", \"source_size\": [" +
+             std::to_string(m.sourceWidth) + ", " + std::to_string(m.sourceHeight) +
+             "], \"bands\": " + std::to_string(m.bands) + ", \"type\": " + jsonString(m.type) +
+             ", \"georeferenced\": " + (m.georeferenced ? "true" : "false") +
+             ", \"crs\": " + (m.georeferenced ? jsonString(m.crsName) : std::string("null")) +
+             ", \"texels\": [" + std::to_string(t.width) + ", " + std::to_string(t.height) +
+             "], \"texels_per_sample\": [" + number(m.texelsPerSampleX) + ", " +
+             number(m.texelsPerSampleY) + "], \"native_texels_per_sample\": [" +
+             number(m.nativeTexelsPerSampleX) + ", " + number(m.nativeTexelsPerSampleY) +
+             "], \"coverage\": " + number(m.coverage) +
+             ", \"gpu_bytes\": " + std::to_string(t.bytes) +
+             ", \"anisotropy\": " + number(t.anisotropy) + ", \"pages_resident\": 1" +
+             ", \"shown\": " + (r.imageryStyle.on ? "true" : "false") +
+             ", \"opacity\": " + number(r.imageryStyle.opacity) +
+             ", \"lit\": " + (r.imageryStyle.lit ? "true" : "false") + "},\n";
+    } else {
+        j += "  \"imagery\": null,\n";
+    }
     if (r.streaming != nullptr && r.gpu != nullptr) {
         // The pool's GPU bytes: its layers of texels^2 two-byte codes.
         const StreamStats& st = *r.streaming;
@@ -233,6 +256,7 @@ std::string statsJson(const StatsReport& r) {
          ", \"tree_ms\": " + milliseconds(r.times.treeMs) +
          ", \"upload_ms\": " + milliseconds(r.times.uploadMs) +
          ", \"pages_ms\": " + milliseconds(r.times.pagesMs) +
+         ", \"imagery_ms\": " + milliseconds(r.times.imageryMs) +
          ", \"first_frame_ms\": " + milliseconds(r.times.totalMs()) +
          ", \"errors_ms\": " + milliseconds(r.times.errorsMs) + "},\n";
     j += "  \"lod_errors\": \"" + std::string(lodErrorsName(r.lodErrors)) + "\",\n";

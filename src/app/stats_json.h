@@ -30,6 +30,10 @@ struct StatsReport {
     glm::vec3 target{0.0f};
     int leafSize = 0;
     const TerrainGpu* gpu = nullptr;  // the "gpu_heights" block (pages, bytes); null: left out
+    // The "imagery" block: what the terrain shows of its imagery and how (null: none, "imagery":
+    // null); the texture is gpu->imagery.
+    const ImageryInfo* imagery = nullptr;
+    ImageryStyle imageryStyle;
     // A streamed terrain's counts after the frame (the "streaming" block); null: not streamed.
     const StreamStats* streaming = nullptr;
     bool mapped = false;  // streamed with its codes mapped (a .r16's file, a raster's code cache)

@@ -26,6 +26,7 @@
 #include "core/config.h"
 #include "core/cull/pick.h"
 #include "render/framebuffer.h"
+#include "render/terrain_imagery.h"
 #include "render/terrain_sun.h"
 
 namespace qt {
@@ -142,6 +143,21 @@ void drawLoadingFrame(Viewer& v, const std::string& path, LoadStep step) {
     ImGui::Render();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     glfwSwapBuffers(s.context.window);
+}
+
+// A finished load of imagery: what it shows, or why it failed (the terrain keeps what it had),
+// in the HUD and, for a failure or a warning, on the terminal.
+void reportImagery(Viewer& v, const ImageryOutcome& outcome) {
+    if (!outcome.status) {
+        report(v, outcome.status.error(), true);
+        return;
+    }
+    std::string message =
+        v.session.terrain.gpu.imagery.present() ? "imagery " + outcome.path : "no imagery";
+    for (const std::string& warning : outcome.warnings) {
+        message += "; " + warning;
+    }
+    report(v, message, false);
 }
 
 void load(Viewer& v, const std::string& path) {
@@ -261,6 +277,9 @@ int runViewer(Session& s) {
         v.hud.lodPixels = lodPixels;
     }
     std::snprintf(v.hud.path, sizeof(v.hud.path), "%s", s.terrain.path.c_str());
+    std::snprintf(v.hud.imageryPath, sizeof(v.hud.imageryPath), "%s", s.imageryPath.c_str());
+    v.hud.imageryOpacity = s.renderer.imagery.opacity;
+    v.hud.imageryLit = s.renderer.imagery.lit;
     v.hud.objectCount = int(s.options.objects);
     v.hud.movingCount = int(s.options.moving);
     v.hud.objectSeed = int(std::min<uint64_t>(s.options.seed, INT32_MAX));
@@ -311,6 +330,7 @@ int runViewer(Session& s) {
         v.hud.quitAsked = now <= v.quitArmedUntil;
         s.renderer.fog = s.objectRenderer.fog = v.hud.fog;
         s.renderer.contourInterval = v.hud.contours ? v.hud.contourInterval : 0.0f;
+        s.renderer.imagery = ImageryStyle{v.hud.imageryOn, v.hud.imageryOpacity, v.hud.imageryLit};
         updateSun(v);
         v.hud.recordFrame(float((now - previous) * 1000.0));
         const float seconds = float(now - previous);
@@ -428,6 +448,18 @@ int runViewer(Session& s) {
         }
         if (requests.scatterObjects) {
             scatterFromHud(v);
+        }
+        if (requests.loadImagery) {
+            s.startImagery(v.hud.imageryPath);
+            report(v, std::string("loading imagery ") + v.hud.imageryPath, false);
+        }
+        if (std::optional<ImageryOutcome> draped = s.finishImagery(false)) {
+            reportImagery(v, *draped);
+            stalled = true;  // the upload held this frame up
+        }
+        if (requests.removeImagery) {
+            clearTerrainImagery(s.terrain);
+            s.imageryPath.clear();
         }
         if (requests.mappingChanged) {  // the shadows of the new heights
             remapTerrainSun(s.terrain, s.renderer, s.sun);

@@ -290,6 +290,7 @@ void Terrain::tookErrors() {
 }
 
 void Terrain::destroy() {
+    imageryLoad.reset();  // waits for a load under way: it holds no reference to the terrain
     errorJob.stop();
     sunlight.reset();
     if (streamer) {

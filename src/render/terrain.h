@@ -2,7 +2,9 @@
 // its loading in steps, and the frame drawn from what the pipeline (core/frame/frame.h) decided.
 #pragma once
 
+#include <chrono>
 #include <functional>
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,8 +47,12 @@ struct LoadTimes {
     // Level 0 on demand: the rest of its pages, uploaded when a frame first drew without level of
     // detail (Terrain::completeLevel0); not part of the load.
     double restMs = 0.0;
+    // The imagery (render/terrain_imagery.h): read and resampled onto the map on a thread of its
+    // own from the load's end, and uploaded at the first frame boundary after; 0 without
+    // imagery. The interactive viewer's first frame does not wait for it (scripted runs do).
+    double imageryMs = 0.0;
 
-    // To the first frame: the background errors are not in it.
+    // To the first frame: the background errors and the imagery are not in it.
     double totalMs() const { return decodeMs + treeMs + uploadMs + pagesMs; }
 };
 
@@ -67,12 +73,26 @@ struct StreamSettings {
     Level0Upload level0 = Level0Upload::Whole;
 };
 
+// Imagery being read and resampled on a thread of its own (render/terrain_imagery.h), while the
+// frames draw the terrain as it is. The loader reads only its own copies of the map's size and
+// georeference, so the terrain may move while it runs.
+struct ImageryLoad {
+    std::string path;
+    std::future<Result<Imagery>> result;
+    std::chrono::steady_clock::time_point start;
+    std::string queued;  // asked for while this one ran: loaded next ("" none)
+};
+
 struct Terrain {
     std::string path;
     Heightmap map;  // size, coding, range and the codes (also on the GPU once uploaded)
     Quadtree tree;
     WorldMapping mapping;
     TerrainGpu gpu;
+    // What gpu.imagery shows (render/terrain_imagery.h); default while it has none.
+    ImageryInfo imagery;
+    // The imagery being loaded; null when none is.
+    std::unique_ptr<ImageryLoad> imageryLoad;
     FrameBuffers frame;  // reserved for tree, with the walk's decisions: a frame never allocates
     LodOutput context;   // with the frustum frozen: the rest of the map, from the viewing camera
     LoadTimes times;

@@ -263,6 +263,8 @@ void uploadHoleSquares(TerrainGpu& gpu, const NodataMask& nodata) {
 constexpr int kHoleUnit = 5;
 // The shadows' unit: after the holes'.
 constexpr int kShadowUnit = 6;
+// The imagery's unit: after the shadows'.
+constexpr int kImageryUnit = 7;
 
 }  // namespace
 
@@ -513,6 +515,7 @@ void TerrainGpu::destroy() {
     glDeleteTextures(kMaxHeightArrays, heightPages);
     glDeleteTextures(1, &holeSquares);
     destroyShadows();
+    imagery.destroy();
     *this = TerrainGpu{};
 }
 
@@ -544,10 +547,9 @@ Result<TerrainRenderer> TerrainRenderer::create(const std::string& shaderDir) {
 }
 
 void TerrainRenderer::destroy() {
-    program.destroy();
-    holeProgram.destroy();
-    sunProgram.destroy();
-    sunHoleProgram.destroy();
+    for (ShaderProgram& variant : variants) {
+        variant.destroy();
+    }
     waterProgram.destroy();
     glDeleteVertexArrays(1, &emptyArray);
     emptyArray = 0;
@@ -588,15 +590,19 @@ double GpuSections::milliseconds() const {
 }
 
 Status TerrainRenderer::reloadShaders() {
-    Status terrain = program.replaceFrom(shaderDir, "terrain.vert", "terrain.frag");
-    Status holes =
-        holeProgram.replaceFrom(shaderDir, "terrain.vert", "terrain.frag", "#define HOLES\n");
-    Status sunLit =
-        sunProgram.replaceFrom(shaderDir, "terrain.vert", "terrain.frag", "#define SUN\n");
-    Status sunHoles = sunHoleProgram.replaceFrom(shaderDir, "terrain.vert", "terrain.frag",
-                                                 "#define HOLES\n#define SUN\n");
+    Status failed;
+    for (int v = 0; v < kTerrainVariants; ++v) {
+        std::string defines;
+        defines += (v & kHolesVariant) != 0 ? "#define HOLES\n" : "";
+        defines += (v & kSunVariant) != 0 ? "#define SUN\n" : "";
+        defines += (v & kImageryVariant) != 0 ? "#define IMAGERY\n" : "";
+        Status loaded = variants[v].replaceFrom(shaderDir, "terrain.vert", "terrain.frag", defines);
+        if (!loaded && failed) {
+            failed = loaded;
+        }
+    }
     Status plane = waterProgram.replaceFrom(shaderDir, "water.vert", "water.frag");
-    return !terrain ? terrain : !holes ? holes : !sunLit ? sunLit : !sunHoles ? sunHoles : plane;
+    return !failed ? failed : plane;
 }
 
 int TerrainRenderer::drawWater(const TerrainGpu& gpu, const WorldMapping& mapping,
@@ -653,9 +659,11 @@ int TerrainRenderer::draw(const TerrainGpu& gpu, const WorldMapping& mapping, co
                          GLsizei(std::min(holesFrom, visible.size())), style);
 }
 
-void TerrainRenderer::useTerrainProgram(const ShaderProgram& shader, bool holes,
-                                        const TerrainGpu& gpu, const WorldMapping& mapping,
-                                        const Camera& camera, const DrawStyle& style) const {
+void TerrainRenderer::useTerrainProgram(int variant, const TerrainGpu& gpu,
+                                        const WorldMapping& mapping, const Camera& camera,
+                                        const DrawStyle& style) const {
+    const ShaderProgram& shader = variants[variant];
+    const bool holes = (variant & kHolesVariant) != 0;
     glUseProgram(shader.id);
     gpu.bindHeights(shader.id);
     if (holes) {
@@ -672,6 +680,16 @@ void TerrainRenderer::useTerrainProgram(const ShaderProgram& shader, bool holes,
         glUniform1i(shader.uniform("shadows"), kShadowUnit);
         glUniform1i(shader.uniform("shadowRowsPerLayer"), std::max(gpu.shadowRowsPerLayer, 1));
         glUniform1i(shader.uniform("shadowed"), gpu.shadows != 0 ? 1 : 0);
+    }
+    if ((variant & kImageryVariant) != 0) {
+        glActiveTexture(GL_TEXTURE0 + kImageryUnit);
+        glBindTexture(GL_TEXTURE_2D, gpu.imagery.texture);
+        glUniform1i(shader.uniform("imagery"), kImageryUnit);
+        // The texture spans the centres of the map's outer samples (core/io/imagery.h).
+        glUniform2f(shader.uniform("imageryScale"), 1.0f / float(std::max(gpu.width - 1, 1)),
+                    1.0f / float(std::max(gpu.height - 1, 1)));
+        glUniform1f(shader.uniform("imageryOpacity"), std::clamp(imagery.opacity, 0.0f, 1.0f));
+        glUniform1i(shader.uniform("imageryLit"), imagery.lit ? 1 : 0);
     }
     glUniform2f(shader.uniform("spacing"), mapping.spacingX, mapping.spacingZ);
     const HeightTransform height = heightTransform(gpu.coding, mapping);
@@ -787,14 +805,16 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
         glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
     }
     glBindVertexArray(vertexArray);
+    const bool imageryShown = imagery.on && gpu.imagery.present() && !style.wireframe;
+    const int lit = (sun ? kSunVariant : 0) | (imageryShown ? kImageryVariant : 0);
     int draws = 0;
     if (plain > 0) {
-        useTerrainProgram(sun ? sunProgram : program, false, gpu, mapping, camera, style);
+        useTerrainProgram(lit, gpu, mapping, camera, style);
         draws += drawBatches(gpu, nodes, 0, plain);
     }
     if (plain < count) {
         // Instances over a hole: the program that leaves its squares out.
-        useTerrainProgram(sun ? sunHoleProgram : holeProgram, true, gpu, mapping, camera, style);
+        useTerrainProgram(lit | kHolesVariant, gpu, mapping, camera, style);
         draws += drawBatches(gpu, nodes, plain, count - plain);
     }
     glBindBuffer(GL_ARRAY_BUFFER, 0);
@@ -809,6 +829,10 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     if (sun) {
         glActiveTexture(GL_TEXTURE0 + kShadowUnit);
         glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+    }
+    if (imageryShown) {
+        glActiveTexture(GL_TEXTURE0 + kImageryUnit);
+        glBindTexture(GL_TEXTURE_2D, 0);
     }
     glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_2D, 0);

@@ -18,6 +18,7 @@
 #include "core/terrain/world.h"
 #include "core/view/camera.h"
 #include "render/fog.h"
+#include "render/imagery_gpu.h"
 #include "render/shader.h"
 
 namespace qt {
@@ -71,6 +72,8 @@ struct TerrainGpu {
     // Sun is given, and for maps wider than the largest texture or streamed ones.
     GLuint shadows = 0;
     int shadowRowsPerLayer = 0;
+    // Imagery draped over the heights (--imagery, the HUD): none until setImagery.
+    ImageryGpu imagery;
 
     // Pages of at least `pageSize` squares (more when the map would need more layers than the GPU
     // has), in arrays of at most `maxLayersPerArray` layers when it is positive (else as many as
@@ -183,16 +186,30 @@ EyeInGrid eyeInGrid(const glm::vec3& eye, const WorldMapping& mapping);
 // east (+x), elevation above the horizon (+y).
 glm::vec3 sunVector(SunDirection sun);
 
+// The terrain program's variants: terrain.vert/terrain.frag compiled with these defines.
+enum TerrainVariant : int {
+    kPlainVariant = 0,
+    kHolesVariant = 1,    // HOLES: fragments over a square with a nodata corner discarded
+    kSunVariant = 2,      // SUN: lit from TerrainRenderer::sun, shadowed by TerrainGpu::shadows
+    kImageryVariant = 4,  // IMAGERY: coloured by the terrain's imagery (render/imagery_gpu.h)
+    kTerrainVariants = 8,
+};
+
+// How imagery is shown over the terrain's own colours.
+struct ImageryStyle {
+    bool on = true;        // drawn when the terrain has imagery
+    float opacity = 1.0f;  // over the hypsometric colours, 0 to 1
+    // Lit by the terrain's light like its own colours; off for imagery with its shading baked in
+    // (most orthophotos, a hillshade render), shown as it is.
+    bool lit = true;
+};
+
 struct TerrainRenderer {
-    ShaderProgram program;
-    // The same shaders with HOLES defined: fragments over a square with a nodata corner are
-    // discarded (TerrainGpu::holeSquares). Maps without holes never pay for the test.
-    ShaderProgram holeProgram;
-    // The two with SUN defined (and HOLES for sunHoleProgram): lit from `sun`, shadowed by
-    // TerrainGpu::shadows. Drawn only while a Sun is given, so the fixed light's picture stays
-    // the plain programs'.
-    ShaderProgram sunProgram;
-    ShaderProgram sunHoleProgram;
+    // Indexed by TerrainVariant bits. variants[kPlainVariant] draws a map without holes, Sun or
+    // imagery; maps without holes never pay for the hole test, and the Sun's and the imagery's
+    // variants are drawn only while they are shown, so the fixed light's picture stays the plain
+    // programs'.
+    ShaderProgram variants[kTerrainVariants];
     ShaderProgram waterProgram;  // the flat water plane (shaders/water.*)
     GLuint emptyArray = 0;       // the water plane's vertex array: corners come from vertex ids
     GpuSections frameTimer;      // the GPU's time for a scripted frame
@@ -219,6 +236,7 @@ struct TerrainRenderer {
     // shadowed by the terrain's shadows when it has some (render/terrain_sun.h keeps the two in
     // step); none: the fixed light (terrain.frag's kSunDirection).
     std::optional<SunDirection> sun;
+    ImageryStyle imagery;
 
     // Loads terrain.vert/terrain.frag and water.vert/water.frag from shaderDir (compiled in when
     // it is "").
@@ -248,11 +266,11 @@ private:
     int drawInstances(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
                       bool nodes, const void* instances, GLsizei count, GLsizei holesFrom,
                       const DrawStyle& style) const;
-    // Makes `shader` current with the frame's uniforms (and the hole texture for the hole
-    // programs, the Sun and the shadows for the sun programs).
-    void useTerrainProgram(const ShaderProgram& shader, bool holes, const TerrainGpu& gpu,
-                           const WorldMapping& mapping, const Camera& camera,
-                           const DrawStyle& style) const;
+    // Makes variant `variant`'s program current with the frame's uniforms (and the hole texture
+    // for the hole programs, the Sun and the shadows for the sun programs, the imagery for the
+    // imagery programs).
+    void useTerrainProgram(int variant, const TerrainGpu& gpu, const WorldMapping& mapping,
+                           const Camera& camera, const DrawStyle& style) const;
     // Instances [first, first + count) of the bound instance buffer in batches; returns the
     // draw calls.
     int drawBatches(const TerrainGpu& gpu, bool nodes, GLsizei first, GLsizei count) const;

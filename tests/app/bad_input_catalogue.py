@@ -970,6 +970,52 @@ for extra in [[], ["--memory-budget", "0"], ["--stream"]]:
          q + big_asc + ": ESRI ASCII grid: truncated: 30000x30000 samples need at least "
          f"1799999999 bytes of text, the file has {os.path.getsize(big_asc)}")
 
+# Imagery that cannot be shown fails a scripted run in one line naming it (exit 1), whatever it
+# claims to hold; checked before anything big is read.
+imagery_dir = folder("imagery")
+ortho_missing = os.path.join(imagery_dir, "no_ortho.tif")
+case("imagery missing", [good, "--imagery", ortho_missing] + stats, 1,
+     prefix=q + ortho_missing + ": ")
+ortho_text = os.path.join(imagery_dir, "text.tif")
+with open(ortho_text, "w") as f:
+    f.write("not an image at all\n")
+case("imagery that is text", [good, "--imagery", ortho_text] + stats, 1,
+     prefix=q + ortho_text + ": GDAL cannot open it")
+ortho_folder = os.path.join(imagery_dir, "folder.tif")
+os.mkdir(ortho_folder)
+case("imagery that is a folder", [good, "--imagery", ortho_folder] + stats, 1,
+     prefix=q + ortho_folder + ": ")
+ortho_huge = os.path.join(imagery_dir, "declared.tif")
+with open(ortho_huge, "wb") as f:
+    f.write(declared_tiff(1000000, 1000000, 1000000, 500))
+case("imagery declaring 1000000x1000000 in 1 KB", [good, "--imagery", ortho_huge] + stats, 1,
+     prefix=q + ortho_huge + ": ")
+if shutil.which("gdal_create"):
+    for name, options, message in [
+            ("5 bands", ["-bands", "5", "-ot", "Byte"], "raster has 5 bands; imagery is 1 to 4"),
+            ("Float32 samples", ["-bands", "3", "-ot", "Float32"], "samples are Float32"),
+            ("Int16 samples", ["-bands", "1", "-ot", "Int16"], "samples are Int16")]:
+        path = os.path.join(imagery_dir, name.replace(" ", "_") + ".tif")
+        subprocess.run(["gdal_create", "-q", "-of", "GTiff", "-outsize", "8", "8", *options,
+                        path], check=True)
+        case(f"imagery of {name}", [good, "--imagery", path] + stats, 1,
+             prefix=q + path + ": " + message)
+    # Imagery that covers none of the map: one line, and the terrain shows without it (exit 0).
+    off_map = os.path.join(imagery_dir, "off_map.tif")
+    subprocess.run(["gdal_create", "-q", "-of", "GTiff", "-outsize", "8", "8", "-bands", "3",
+                    "-a_srs", "EPSG:4326", "-a_ullr", "100", "10", "101", "9", off_map],
+                   check=True)
+    hgt = os.path.join(imagery_dir, "N47E009.hgt")
+    with open(hgt, "wb") as f:
+        f.write(struct.pack(">1201H", *([400] * 1201)) * 1201)
+    case("imagery off the map", [hgt, "--imagery", off_map] + stats, 0,
+         q + off_map + ": imagery covers none of the map; the terrain is shown without it",
+         one_line=True)
+    if json.load(open(stats[1]))["imagery"] is not None:
+        failures.append("imagery off the map: an imagery block in --stats-json")
+else:
+    print("(imagery cases of bands and types skipped: no gdal_create, Debian's gdal-bin)")
+
 # A mapping's values name what set them: the map's georeference, or the option given.
 for name, args, message in [
         ("--exaggeration 1e30", ["--exaggeration", "1e30"],
@@ -1053,6 +1099,12 @@ usage = [
      "--sun-elevation '91': expected degrees above the horizon, -90 to 90"),
     ("--sun-elevation under -90", ["--sun-elevation", "-90.5"],
      "--sun-elevation '-90.5': expected degrees above the horizon, -90 to 90"),
+    ("--imagery-opacity over 1", ["--imagery-opacity", "1.5"],
+     "--imagery-opacity '1.5': expected an opacity from 0 to 1"),
+    ("--imagery-opacity NaN", ["--imagery-opacity", "nan"],
+     "--imagery-opacity 'nan': expected an opacity from 0 to 1"),
+    ("--imagery-light neither on nor off", ["--imagery-light", "maybe"],
+     "--imagery-light 'maybe': expected on or off"),
 ]
 for name, args, message in usage:
     case(name, args, 2, q + message)

@@ -40,8 +40,29 @@ TEST(Options, ContoursAreOffOrAnInterval) {
     }
 }
 
-// Level of detail starts on, at kAutoLodPixels, for maps of more than kAutoLodTriangles
-// triangles (2 per grid square), and off for smaller ones; --lod overrides either way.
+// --imagery takes a path; its opacity 0 to 1, its light on or off.
+TEST(Options, ImageryItsOpacityAndItsLight) {
+    const ViewerOptions defaults = parse({}).value();
+    EXPECT_EQ(defaults.imageryPath, "");
+    EXPECT_EQ(defaults.imageryOpacity, 1.0f);
+    EXPECT_TRUE(defaults.imageryLit);
+    const ViewerOptions o =
+        parse({"--imagery", "ortho.tif", "--imagery-opacity", "0.25", "--imagery-light", "off"})
+            .value();
+    EXPECT_EQ(o.imageryPath, "ortho.tif");
+    EXPECT_EQ(o.imageryOpacity, 0.25f);
+    EXPECT_FALSE(o.imageryLit);
+    EXPECT_TRUE(parse({"--imagery-light", "off", "--imagery-light", "on"}).value().imageryLit);
+    EXPECT_EQ(parse({"--imagery-opacity", "0"}).value().imageryOpacity, 0.0f);
+    for (const char* bad : {"-0.1", "1.01", "nan", "inf", "half", ""}) {
+        EXPECT_FALSE(parse({"--imagery-opacity", bad})) << bad;
+    }
+    for (const char* bad : {"yes", "1", "", "ON"}) {
+        EXPECT_FALSE(parse({"--imagery-light", bad})) << bad;
+    }
+    EXPECT_FALSE(parse({"--imagery"}));
+}
+
 TEST(Options, FogIsOnOffOrADistance) {
     const ViewerOptions plain = parse({}).value();
     EXPECT_TRUE(plain.fogOn);
@@ -172,6 +193,8 @@ TEST(Options, Upload) {
     EXPECT_FALSE(parse({"--upload"}));
 }
 
+// Level of detail starts on, at kAutoLodPixels, for maps of more than kAutoLodTriangles
+// triangles (2 per grid square), and off for smaller ones; --lod overrides either way.
 TEST(Options, LodIsOnByDefaultForMapsOfMoreThanFourMillionTriangles) {
     EXPECT_EQ(kAutoLodTriangles, 4000000);
     // 1415 x 1415 samples: 2 * 1414^2 = 3,998,792 triangles; 1416: 4,004,450.

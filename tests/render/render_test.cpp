@@ -34,6 +34,7 @@
 #include "render/debug_lines.h"
 #include "render/framebuffer.h"
 #include "render/gl_context.h"
+#include "render/imagery_gpu.h"
 #include "render/terrain.h"
 #include "render/terrain_renderer.h"
 #include "render/terrain_sun.h"
@@ -2018,16 +2019,16 @@ TEST_F(ShaderErrors, CompileFailureCarriesTheLogAndReloadKeepsTheOldProgram) {
     copy("water.frag");
     Result<TerrainRenderer> renderer = TerrainRenderer::create(dir);
     ASSERT_TRUE(renderer) << renderer.error();
-    const GLuint before = renderer.value().program.id;
+    const GLuint before = renderer.value().variants[kPlainVariant].id;
     write("terrain.frag", "#version 330 core\nvoid main() { this is not glsl; }\n");
     const std::string error = renderer.value().reloadShaders().error();
     EXPECT_NE(error.find("terrain.frag: compile failed"), std::string::npos) << error;
     EXPECT_GT(error.size(), std::string("terrain.frag: compile failed").size() + dir.size());
-    EXPECT_EQ(renderer.value().program.id, before);
+    EXPECT_EQ(renderer.value().variants[kPlainVariant].id, before);
     copy("terrain.frag");
     const Status reloaded = renderer.value().reloadShaders();
     EXPECT_TRUE(reloaded) << reloaded.error();
-    EXPECT_NE(renderer.value().program.id, 0u);
+    EXPECT_NE(renderer.value().variants[kPlainVariant].id, 0u);
     renderer.value().destroy();
     EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
 }
@@ -2563,6 +2564,223 @@ TEST(Sun, ASampleInShadowIsDrawnDarkerThanLit) {
     }
     EXPECT_FALSE(gl().renderer.sun.has_value());
     EXPECT_EQ(centreAbove(east), fixedLight);
+    t.destroy();
+}
+
+// Imagery on the fixture's renderer for a test's scope: `imagery` on the terrain's GPU, the
+// renderer's style set; at its end the terrain's own colours and the default style again (the
+// renderer is shared by every test).
+class ImageryOn {
+public:
+    ImageryOn(Terrain& terrain, Imagery imagery, ImageryStyle style = {}) : terrain_(terrain) {
+        Result<ImageryGpu> gpu = ImageryGpu::create(imagery);
+        EXPECT_TRUE(gpu) << gpu.error();
+        if (gpu) {
+            terrain.gpu.imagery = gpu.value();
+            terrain.imagery = imagery.info;
+        }
+        gl().renderer.imagery = style;
+    }
+    ~ImageryOn() {
+        terrain_.gpu.imagery.destroy();
+        gl().renderer.imagery = ImageryStyle{};
+    }
+    ImageryOn(const ImageryOn&) = delete;
+    ImageryOn& operator=(const ImageryOn&) = delete;
+
+private:
+    Terrain& terrain_;
+};
+
+// Imagery of width x height texels whose colour changes along both axes and at every texel (so
+// that any misplacement changes the picture), with a band along the west edge the imagery does
+// not cover (alpha 0) and a few texels half covered.
+Imagery patternImagery(int width, int height) {
+    Imagery imagery;
+    imagery.width = width;
+    imagery.height = height;
+    imagery.rgba.resize(size_t(width) * size_t(height) * 4);
+    for (int j = 0; j < height; ++j) {
+        for (int i = 0; i < width; ++i) {
+            uint8_t* t = &imagery.rgba[(size_t(j) * size_t(width) + size_t(i)) * 4];
+            t[0] = uint8_t(i * 255 / std::max(width - 1, 1));
+            t[1] = uint8_t(j * 255 / std::max(height - 1, 1));
+            t[2] = uint8_t(((i / 3) ^ (j / 5)) * 37);
+            t[3] = i < width / 10 ? 0 : (i + j) % 17 == 0 ? 128 : 255;
+        }
+    }
+    imagery.info.source = "pattern";
+    imagery.info.coverage = 0.9;
+    return imagery;
+}
+
+// With imagery, the terrain is drawn by the imagery programs: culled frames still equal
+// unculled ones at full detail and by level of detail, with and without holes (the imagery hole
+// program), lit and unlit, with a Sun, at four texels a sample and at less than one.
+TEST(Imagery, CulledFramesEqualUnculledFramesOnSyntheticMaps) {
+    REQUIRE_GL();
+    const int w = 203, h = 141;
+    const Heightmap plain = syntheticHeightmap(w, h, uint32_t(w * 31 + h));
+    const Heightmap holes =
+        test::withNodata(syntheticHeightmap(w, h, uint32_t(w * 31 + h)),
+                         [&](int col, int row) { return syntheticHole(col, row, w, h); });
+    for (const Heightmap* map : {&plain, &holes}) {
+        Result<Terrain> terrain = makeTerrain(*map, 4, "imagery", 8);
+        ASSERT_TRUE(terrain) << terrain.error();
+        Terrain& t = terrain.value();
+        const std::vector<Camera> cameras = randomCameras(t, 10, 53u);
+        {
+            const ImageryOn on(t, patternImagery((w - 1) * 4, (h - 1) * 4));
+            ASSERT_TRUE(t.gpu.imagery.present());
+            expectCulledEqualsUnculled(t, cameras);
+            expectCulledEqualsUnculled(t, cameras, nullptr, 1.0f);
+            expectCulledEqualsUnculled(t, cameras, nullptr, 8.0f);
+        }
+        {
+            const ImageryOn on(t, patternImagery(77, 50), ImageryStyle{true, 0.6f, false});
+            const SunOn sun(t, kTestSuns[0]);
+            expectCulledEqualsUnculled(t, cameras);
+            expectCulledEqualsUnculled(t, cameras, nullptr, 2.0f);
+        }
+        t.destroy();
+    }
+}
+
+// The same on a real map with imagery at twice its density (skipped when the shared maps are
+// absent).
+TEST(Imagery, CulledFramesEqualUnculledFramesOnARealMap) {
+    REQUIRE_GL();
+    const std::string path = std::string(QT_SHARED_HEIGHTMAPS) + "/puget_sound_1025x1025.png";
+    struct stat info;
+    if (stat(path.c_str(), &info) != 0) {
+        GTEST_SKIP() << "the shared heightmaps are absent (" << path << ")";
+    }
+    Result<Terrain> terrain = loadTerrain(path, {}, 8);
+    ASSERT_TRUE(terrain) << terrain.error();
+    Terrain& t = terrain.value();
+    t.finishErrors();
+    const std::vector<Camera> cameras = randomCameras(t, 8, 101u);
+    {
+        const ImageryOn on(t, patternImagery(2048, 2048));
+        expectCulledEqualsUnculled(t, cameras);
+        expectCulledEqualsUnculled(t, cameras, nullptr, 2.0f);
+    }
+    t.destroy();
+}
+
+// Seen from straight above a flat map, unlit and opaque, each pixel is the texel under it: a
+// texture of 4 x 4 blocks of one colour each is drawn as those colours (within the sRGB round
+// trip's rounding) at the blocks' centres, and where the imagery has no value (alpha 0) the
+// terrain's own colour shows, the same as without imagery. Lit, the imagery is darkened or
+// brightened by the light as the terrain's colours are. Opacity 0 is the terrain's picture.
+TEST(Imagery, EachPixelShowsTheTexelUnderIt) {
+    REQUIRE_GL();
+    const int side = 129;
+    Result<Heightmap> map =
+        makeHeightmap(side, side, std::vector<float>(size_t(side) * side, 0.0f));
+    ASSERT_TRUE(map) << map.error();
+    Result<Terrain> terrain = makeTerrain(map.value(), 4, "flat");
+    ASSERT_TRUE(terrain) << terrain.error();
+    Terrain& t = terrain.value();
+    t.mapping = WorldMapping(1.0f, 1.0f, 0.0f);
+    const Fog fog = gl().renderer.fog;
+    gl().renderer.fog = Fog{false, -1.0f};
+    Camera camera;
+    camera.aspect = float(kWidth) / kHeight;
+    camera.fovY = glm::radians(60.0f);
+    camera.position = {64.0f, 150.0f, 64.0f};
+    camera.pitch = -glm::half_pi<float>();
+    camera.yaw = -glm::half_pi<float>();  // looking down, x to the right and z downwards
+    fitClipPlanes(camera, t.map, t.mapping);
+    // 16 blocks of 32 x 32 texels (4 texels a sample), block (bx, by) of colour (60 bx, 60 by,
+    // 200); block (0, 0) not covered.
+    Imagery blocks;
+    blocks.width = blocks.height = 128;
+    blocks.rgba.resize(128 * 128 * 4);
+    for (int j = 0; j < 128; ++j) {
+        for (int i = 0; i < 128; ++i) {
+            uint8_t* p = &blocks.rgba[(size_t(j) * 128 + size_t(i)) * 4];
+            p[0] = uint8_t(60 * (i / 32));
+            p[1] = uint8_t(60 * (j / 32));
+            p[2] = 200;
+            p[3] = i < 32 && j < 32 ? 0 : 255;
+        }
+    }
+    // The pixel over map point (x, z): the camera's view-projection.
+    const glm::mat4 vp = camera.viewProjection();
+    const auto pixelAt = [&](const std::vector<uint8_t>& pixels, float x, float z) {
+        const glm::vec4 clip = vp * glm::vec4(x, 0.0f, z, 1.0f);
+        const int px = int((clip.x / clip.w * 0.5f + 0.5f) * kWidth);
+        // Rows read back top first.
+        const int py = int((0.5f - clip.y / clip.w * 0.5f) * kHeight);
+        const uint8_t* p = &pixels[(size_t(py) * kWidth + size_t(px)) * 4];
+        return std::array<int, 3>{p[0], p[1], p[2]};
+    };
+    std::vector<uint8_t> own, unlit, lit, transparent;
+    render(t, camera, true, own);
+    {
+        const ImageryOn on(t, blocks, ImageryStyle{true, 1.0f, false});
+        render(t, camera, true, unlit);
+    }
+    {
+        const ImageryOn on(t, blocks, ImageryStyle{true, 1.0f, true});
+        render(t, camera, true, lit);
+    }
+    {
+        const ImageryOn on(t, blocks, ImageryStyle{true, 0.0f, false});
+        render(t, camera, true, transparent);
+    }
+    EXPECT_EQ(differingPixels(own, transparent), 0u);
+    // Block (bx, by) spans map columns [bx, bx + 1) * 32, since 128 texels span 128 squares.
+    for (int by = 0; by < 4; ++by) {
+        for (int bx = 0; bx < 4; ++bx) {
+            const float x = (float(bx) + 0.5f) * 32.0f, z = (float(by) + 0.5f) * 32.0f;
+            const std::array<int, 3> drawn = pixelAt(unlit, x, z);
+            const std::array<int, 3> terrainColour = pixelAt(own, x, z);
+            const std::array<int, 3> litColour = pixelAt(lit, x, z);
+            if (bx == 0 && by == 0) {
+                EXPECT_EQ(drawn, terrainColour);
+                continue;
+            }
+            const std::array<int, 3> expected{60 * bx, 60 * by, 200};
+            for (size_t k = 0; k < 3; ++k) {
+                EXPECT_NEAR(drawn[k], expected[k], 2) << "block " << bx << ", " << by;
+            }
+            // The flat map's light: the same factor on every channel (0.28 + 0.85 diffuse).
+            const double factor = double(litColour[2]) / 200.0;
+            EXPECT_GT(factor, 0.3);
+            EXPECT_NEAR(litColour[0], expected[0] * factor, 2.5) << "block " << bx << ", " << by;
+        }
+    }
+    gl().renderer.fog = fog;
+    t.destroy();
+}
+
+// Imagery the GPU is given through the terrain: in use only while shown; removed, the terrain's
+// own picture again, with no GL error.
+TEST(Imagery, HiddenOrRemovedImageryDrawsTheTerrainsOwnColours) {
+    REQUIRE_GL();
+    Result<Terrain> terrain = makeTerrain(syntheticHeightmap(129, 129, 7u), 4, "imagery toggled");
+    ASSERT_TRUE(terrain) << terrain.error();
+    Terrain& t = terrain.value();
+    std::vector<Camera> cameras = randomCameras(t, 4, 59u);
+    cameras.front() = overviewCamera(t.map, t.mapping, float(kWidth) / kHeight, glm::radians(60.0f));
+    std::vector<uint8_t> own, hidden, shown;
+    for (const Camera& camera : cameras) {
+        render(t, camera, true, own);
+        {
+            const ImageryOn on(t, patternImagery(256, 256), ImageryStyle{false, 1.0f, true});
+            render(t, camera, true, hidden);
+            gl().renderer.imagery.on = true;
+            render(t, camera, true, shown);
+        }
+        EXPECT_EQ(differingPixels(own, hidden), 0u);
+        if (&camera == &cameras.front()) {  // the whole map in view
+            EXPECT_GT(differingPixels(own, shown), own.size() / 4 / 10);
+        }
+        EXPECT_FALSE(t.gpu.imagery.present());
+        ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+    }
     t.destroy();
 }
 

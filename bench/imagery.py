@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""What imagery costs: the same map flown with and without --imagery, and what it holds.
+
+Usage: python3 bench/imagery.py [--build DIR] [--frames N] [--window WxH] [--runs R]
+                                [--density D] MAP...
+Each MAP gets a plain RGB image of D times its density on each axis (default 4; at most the GPU's
+largest texture), made once beside this run in a temporary folder by GDAL's tools:
+`gdal_translate -outsize` (bilinear) of the map, then `gdaldem color-relief` of that, so that its
+colours follow the relief texel by texel. `quadterrain --bench` flies the map without and with the
+imagery (lit, opaque), the two interleaved R times, so that the ratio of their median culled frames
+is taken run by run; a `--stats-json` run gives the imagery's GPU bytes (mips included) per texel
+and the load's time to the first frame with and without it. Needs a display: run it under
+xvfb-run -a.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+from bench_run import add_common_arguments, number, run_bench
+
+parser = argparse.ArgumentParser()
+add_common_arguments(parser, frames=16)
+parser.add_argument("--density", type=float, default=4.0)
+args = parser.parse_args()
+
+
+def run(*command):
+    done = subprocess.run(list(command), capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"imagery.py: {' '.join(command)}: exit {done.returncode}\n{done.stderr}")
+    return done.stdout
+
+
+def make_imagery(path, folder):
+    """A plain RGB GeoTIFF of the map's relief at --density times its density."""
+    info = json.loads(run("gdalinfo", "-json", "-mm", path))
+    side = info["size"][0]
+    lo, hi = info["bands"][0]["computedMin"], info["bands"][0]["computedMax"]
+    texels = min(int(round((side - 1) * args.density)), 16384)
+    scaled = os.path.join(folder, "scaled.tif")
+    run("gdal_translate", "-q", "-r", "bilinear", "-ot", "Float32", "-outsize", str(texels),
+        str(texels), "-co", "TILED=YES", path, scaled)
+    table = os.path.join(folder, "ramp.txt")
+    with open(table, "w") as f:
+        for t, (r, g, b) in [(0.0, (38, 70, 40)), (0.3, (90, 120, 60)), (0.6, (150, 130, 100)),
+                             (0.85, (120, 115, 110)), (1.0, (245, 245, 250))]:
+            f.write(f"{lo + t * (hi - lo)!r} {r} {g} {b}\n")
+    image = os.path.join(folder, "imagery.tif")
+    run("gdaldem", "color-relief", "-q", "-co", "TILED=YES", scaled, table, image)
+    os.remove(scaled)
+    return image, texels, side
+
+
+def culled_median(path, extra):
+    text, _ = run_bench("imagery.py", args, path, extra)
+    return number("imagery.py", r"culled: +median ([\d.]+) ms", text)
+
+
+def stats(path, extra, folder):
+    out = os.path.join(folder, "stats.json")
+    run(os.path.join(args.build, "quadterrain"), path, "--window", args.window, "--stats-json",
+        out, *extra)
+    return json.load(open(out))
+
+
+print(f"`python3 bench/imagery.py --frames {args.frames} --window {args.window} --runs {args.runs} "
+      f"--density {args.density:g} MAPS` (llvmpipe; medians of the culled frames over the bench "
+      "path)")
+print()
+print("| map | imagery | frame ms: imagery / none (each run) | imagery / none: median ratio "
+      "(spread) | GPU bytes a texel (mips) | first frame ms: imagery / none |")
+print("|---|---|---|---|---|---|")
+with tempfile.TemporaryDirectory() as folder:
+    for path in args.maps:
+        image, texels, side = make_imagery(path, folder)
+        draped = ("--imagery", image)
+        pairs = []
+        for _ in range(args.runs):
+            pairs.append((culled_median(path, draped), culled_median(path, ())))
+        ratios = sorted(i / n for i, n in pairs)
+        each = ", ".join(f"{i:.0f} / {n:.0f}" for i, n in pairs)
+        with_imagery = stats(path, draped, folder)
+        without = stats(path, (), folder)
+        block = with_imagery["imagery"]
+        per_texel = block["gpu_bytes"] / (block["texels"][0] * block["texels"][1])
+        first = (with_imagery["load"]["first_frame_ms"], without["load"]["first_frame_ms"])
+        print(f"| {os.path.basename(path)} ({side}²) | {texels}², "
+              f"{block['texels_per_sample'][0]:.2f} texels a sample | {each} | "
+              f"{statistics.median(ratios):.3f}x ({ratios[0]:.3f}-{ratios[-1]:.3f}) | "
+              f"{per_texel:.3f} ({per_texel / 4:.3f}x the texel's 4 bytes) | "
+              f"{first[0]:.0f} / {first[1]:.0f} |", flush=True)

@@ -1,0 +1,98 @@
+// Imagery loaded over a terrain's map on a thread of its own and swapped onto its GPU objects at a
+// frame boundary.
+#include "render/terrain_imagery.h"
+
+#include <chrono>
+#include <utility>
+
+#include "core/base/text.h"
+#include "render/imagery_gpu.h"
+
+namespace qt {
+
+namespace {
+
+void launch(Terrain& terrain, const std::string& path, uint64_t maxBytes) {
+    auto load = std::make_unique<ImageryLoad>();
+    load->path = path;
+    load->start = std::chrono::steady_clock::now();
+    // Copies of what the loader reads: the terrain may move or go while it runs.
+    load->result = std::async(std::launch::async,
+                              [path, width = terrain.map.width, height = terrain.map.height,
+                               geo = terrain.map.geo, limits = queryImageryLimits(maxBytes)] {
+                                  return loadImagery(path, width, height, geo, limits);
+                              });
+    terrain.imageryLoad = std::move(load);
+}
+
+}  // namespace
+
+void startTerrainImagery(Terrain& terrain, const std::string& path, uint64_t maxBytes) {
+    if (terrain.imageryLoad) {
+        terrain.imageryLoad->queued = path;
+        return;
+    }
+    launch(terrain, path, maxBytes);
+}
+
+std::optional<ImageryOutcome> finishTerrainImagery(Terrain& terrain, bool wait) {
+    if (!terrain.imageryLoad) {
+        return std::nullopt;
+    }
+    ImageryLoad& load = *terrain.imageryLoad;
+    if (!wait && load.result.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        return std::nullopt;
+    }
+    Result<Imagery> loaded = load.result.get();
+    ImageryOutcome outcome;
+    outcome.path = load.path;
+    const std::string name = escapedPath(load.path);
+    const std::string queued = load.queued;
+    const auto start = load.start;
+    terrain.imageryLoad.reset();
+    if (!queued.empty()) {  // a newer ask: this one's texels are not shown
+        launch(terrain, queued, kImageryBytes);
+        return wait ? finishTerrainImagery(terrain, true) : std::nullopt;
+    }
+    if (!loaded) {
+        outcome.status = Status::failure(name + ": " + loaded.error());
+        return outcome;
+    }
+    Imagery& imagery = loaded.value();
+    for (const std::string& warning : imagery.warnings) {
+        outcome.warnings.push_back(name + ": " + warning);
+    }
+    if (!(imagery.info.coverage > 0.0)) {
+        clearTerrainImagery(terrain);
+        return outcome;
+    }
+    Result<ImageryGpu> gpu = ImageryGpu::create(imagery);
+    if (!gpu) {
+        outcome.status = Status::failure(name + ": " + gpu.error());
+        return outcome;
+    }
+    terrain.gpu.imagery.destroy();
+    terrain.gpu.imagery = gpu.value();
+    terrain.imagery = std::move(imagery.info);
+    terrain.times.imageryMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return outcome;
+}
+
+ImageryOutcome loadTerrainImagery(Terrain& terrain, const std::string& path, uint64_t maxBytes) {
+    startTerrainImagery(terrain, path, maxBytes);
+    std::optional<ImageryOutcome> outcome = finishTerrainImagery(terrain, true);
+    return outcome ? std::move(*outcome) : ImageryOutcome{path, {}, {}};
+}
+
+bool terrainImageryLoading(const Terrain& terrain) {
+    return terrain.imageryLoad != nullptr;
+}
+
+void clearTerrainImagery(Terrain& terrain) {
+    terrain.gpu.imagery.destroy();
+    terrain.imagery = ImageryInfo{};
+    terrain.times.imageryMs = 0.0;
+}
+
+}  // namespace qt
