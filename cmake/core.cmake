@@ -16,7 +16,7 @@ set(QT_CORE_SOURCES
   io/load.cpp io/stb_image_load.cpp io/pnm.cpp io/raw16.cpp io/voids.cpp io/png_gray16.cpp
   io/image_header.cpp io/image_header_png.cpp io/image_header_rle.cpp io/image_header_gif.cpp
   io/gdal_raster.cpp io/gdal_inputs.cpp io/gdal_capacity.cpp io/ascii_grid.cpp
-  io/heightmap_gdal.cpp io/memory_budget.cpp io/image_write.cpp
+  io/heightmap_gdal.cpp io/memory_budget.cpp io/image_write.cpp io/imagery.cpp
   # view: camera, frustum, fitting, flights
   view/camera.cpp view/camera_fit.cpp view/camera_flight.cpp view/flight_path.cpp
   view/frustum.cpp
