@@ -20,15 +20,19 @@ struct ImageryLimits {
     uint64_t maxBytes = uint64_t(1) << 30;
     // At most this many texels per map sample along each axis; 0: the imagery's own density.
     double maxTexelsPerSample = 0.0;
+    // At most this many source pixels read for one load, at the overview level the load reads
+    // (a file without overviews: its full size over the map): more is refused, asking for
+    // overviews (gdaladdo), so that a header declaring 10^6 x 10^6 pixels costs a header read.
+    uint64_t maxReadPixels = uint64_t(1) << 30;
 };
 
 // What was shown, for the HUD and --stats-json.
 struct ImageryInfo {
-    std::string source;  // the path given
+    std::string source;   // the path given
     int sourceWidth = 0;  // the file's pixels
     int sourceHeight = 0;
-    int bands = 0;          // the file's bands (1 grey, 2 grey + alpha, 3 RGB, 4 RGBA; a palette: 1)
-    std::string type;       // the file's sample type: "Byte", "UInt16"
+    int bands = 0;     // the file's bands (1 grey, 2 grey + alpha, 3 RGB, 4 RGBA; a palette: 1)
+    std::string type;  // the file's sample type: "Byte", "UInt16"
     bool georeferenced = false;  // placed by its georeference (warped onto the map)
     std::string crsName;         // the imagery's CRS when georeferenced
     // Texels per map sample along x (columns) and y (rows): the texture's density over the map.
@@ -62,7 +66,8 @@ struct Imagery {
 // sample types other than 8- and 16-bit unsigned integers, a CRS that cannot be transformed to
 // the map's, or a source whose pixels to read at the best overview exceed what a load may read;
 // every size is checked before anything big is read. Imagery that covers none of the map is no
-// failure: coverage 0 and a warning, and the caller shows the terrain without it.
+// failure: coverage 0, a warning and a single transparent texel (the info's densities are still
+// what the texture would have had), and the caller shows the terrain without it.
 Result<Imagery> loadImagery(const std::string& path, int mapWidth, int mapHeight,
                             const Georeference& geo, const ImageryLimits& limits = {});
 

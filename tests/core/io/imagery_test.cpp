@@ -1,0 +1,601 @@
+// Imagery over a map: rasters written here through GDAL's API whose colours encode where they
+// lie, loaded over 65 x 65 maps and checked texel by texel; every band layout; the limits; the
+// bad inputs that must give one line.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <cpl_conv.h>
+#include <cpl_string.h>
+#include <gdal_priv.h>
+#include <ogr_spatialref.h>
+
+#include "core/io/imagery.h"
+#include "test_files.h"
+
+namespace qt {
+namespace {
+
+using test::TempDir;
+
+constexpr int kMap = 65;           // the maps' side in samples
+constexpr double kSpacing = 30.0;  // metres between the UTM maps' samples
+constexpr double kWest = 500000.0;
+constexpr double kNorth = 5300000.0;
+
+// What a test raster holds: samples band after band, row by row.
+struct RasterSpec {
+    int width = 0;
+    int height = 0;
+    int bands = 3;
+    GDALDataType type = GDT_Byte;
+    std::vector<double> transform;  // empty: none
+    int epsg = 0;                   // 0: no CRS
+    std::vector<double> samples;
+    std::vector<GDALColorEntry> palette;  // a palette on band 1 when not empty
+};
+
+void writeRaster(const std::string& path, const char* driver, const RasterSpec& spec,
+                 const std::vector<std::string>& options = {}) {
+    GDALAllRegister();
+    GDALDriver* mem = GetGDALDriverManager()->GetDriverByName("MEM");
+    const GDALDatasetUniquePtr source(
+        mem->Create("", spec.width, spec.height, spec.bands, spec.type, nullptr));
+    ASSERT_TRUE(source);
+    if (!spec.transform.empty()) {
+        std::vector<double> t = spec.transform;
+        source->SetGeoTransform(t.data());
+    }
+    if (spec.epsg != 0) {
+        OGRSpatialReference srs;
+        srs.importFromEPSG(spec.epsg);
+        srs.SetAxisMappingStrategy(OAMS_TRADITIONAL_GIS_ORDER);
+        source->SetSpatialRef(&srs);
+    }
+    const size_t plane = size_t(spec.width) * size_t(spec.height);
+    ASSERT_EQ(spec.samples.size(), plane * size_t(spec.bands));
+    for (int b = 1; b <= spec.bands; ++b) {
+        GDALRasterBand* band = source->GetRasterBand(b);
+        ASSERT_EQ(band->RasterIO(GF_Write, 0, 0, spec.width, spec.height,
+                                 const_cast<double*>(spec.samples.data()) + plane * (b - 1),
+                                 spec.width, spec.height, GDT_Float64, 0, 0, nullptr),
+                  CE_None);
+    }
+    if (!spec.palette.empty()) {
+        GDALColorTable table;
+        for (int i = 0; i < int(spec.palette.size()); ++i) {
+            table.SetColorEntry(i, &spec.palette[size_t(i)]);
+        }
+        source->GetRasterBand(1)->SetColorTable(&table);
+        source->GetRasterBand(1)->SetColorInterpretation(GCI_PaletteIndex);
+    }
+    if (spec.bands == 2 || spec.bands == 4) {
+        source->GetRasterBand(spec.bands)->SetColorInterpretation(GCI_AlphaBand);
+    }
+    CPLStringList creation;
+    for (const std::string& o : options) {
+        creation.AddString(o.c_str());
+    }
+    GDALDriver* out = GetGDALDriverManager()->GetDriverByName(driver);
+    ASSERT_NE(out, nullptr) << driver;
+    const GDALDatasetUniquePtr copy(
+        out->CreateCopy(path.c_str(), source.get(), FALSE, creation.List(), nullptr, nullptr));
+    ASSERT_TRUE(copy) << path;
+}
+
+std::string wktOf(int epsg) {
+    OGRSpatialReference srs;
+    srs.importFromEPSG(epsg);
+    char* wkt = nullptr;
+    const char* const options[] = {"FORMAT=WKT2", nullptr};
+    srs.exportToWkt(&wkt, options);
+    std::string out = wkt ? wkt : "";
+    CPLFree(wkt);
+    return out;
+}
+
+// A 65 x 65 map of 30 m samples in UTM zone 32N, its cells' corner at (kWest, kNorth).
+Georeference utmMap() {
+    Georeference geo;
+    geo.present = true;
+    geo.crsName = "WGS 84 / UTM zone 32N";
+    geo.crsWkt = wktOf(32632);
+    geo.west = kWest;
+    geo.east = kWest + kMap * kSpacing;
+    geo.north = kNorth;
+    geo.south = kNorth - kMap * kSpacing;
+    geo.metresX = kSpacing;
+    geo.metresZ = kSpacing;
+    return geo;
+}
+
+// The colour of pixel (j, k) of a coordinate image: its column and row, low bytes in red and
+// green, high bits in blue.
+uint8_t coordinateColour(int j, int k, int channel) {
+    switch (channel) {
+        case 0:
+            return uint8_t(j & 255);
+        case 1:
+            return uint8_t(k & 255);
+        default:
+            return uint8_t((j >> 8) | ((k >> 8) << 4));
+    }
+}
+
+// An RGB image of width x height pixels of pixelSize metres in UTM 32N from (west, north),
+// each pixel's colour its coordinates.
+RasterSpec coordinateImage(int width, int height, double west, double north, double pixelSize) {
+    RasterSpec spec;
+    spec.width = width;
+    spec.height = height;
+    spec.transform = {west, pixelSize, 0.0, north, 0.0, -pixelSize};
+    spec.epsg = 32632;
+    spec.samples.resize(size_t(width) * height * 3);
+    for (int c = 0; c < 3; ++c) {
+        for (int k = 0; k < height; ++k) {
+            for (int j = 0; j < width; ++j) {
+                spec.samples[(size_t(c) * height + k) * width + j] = coordinateColour(j, k, c);
+            }
+        }
+    }
+    return spec;
+}
+
+const uint8_t* texel(const Imagery& im, int i, int t) {
+    return im.rgba.data() + (size_t(t) * im.width + i) * 4;
+}
+
+// Every texel equals the coordinate image's pixel at(i, t) within one step of rounding.
+template <class At>
+void expectCoordinateTexels(const Imagery& im, At at) {
+    int bad = 0;
+    for (int t = 0; t < im.height; ++t) {
+        for (int i = 0; i < im.width; ++i) {
+            const auto [j, k] = at(i, t);
+            const uint8_t* p = texel(im, i, t);
+            for (int c = 0; c < 3; ++c) {
+                if (std::abs(int(p[c]) - int(coordinateColour(j, k, c))) > 1 && ++bad < 5) {
+                    ADD_FAILURE() << "texel " << i << "," << t << " channel " << c << " is "
+                                  << int(p[c]) << ", pixel " << j << "," << k << " is "
+                                  << int(coordinateColour(j, k, c));
+                }
+            }
+            if (p[3] != 255 && ++bad < 5) {
+                ADD_FAILURE() << "texel " << i << "," << t << " alpha " << int(p[3]);
+            }
+        }
+    }
+    EXPECT_EQ(bad, 0);
+}
+
+bool anyWarningHas(const Imagery& im, const std::string& text) {
+    for (const std::string& w : im.warnings) {
+        if (w.find(text) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string warningsOf(const Imagery& im) {
+    std::string out;
+    for (const std::string& w : im.warnings) {
+        out += w + "\n";
+    }
+    return out;
+}
+
+// The map's cells at four pixels a cell: the texture spans the samples' centres, so texel i
+// is pixel i + 2.
+TEST(ImageryWarp, SameCrsAtFourTimesTheDensityIsExact) {
+    TempDir dir;
+    const std::string path = dir.path("ortho.tif");
+    writeRaster(path, "GTiff", coordinateImage(4 * kMap, 4 * kMap, kWest, kNorth, kSpacing / 4));
+    const Result<Imagery> im = loadImagery(path, kMap, kMap, utmMap());
+    ASSERT_TRUE(im.ok()) << im.error();
+    EXPECT_EQ(im.value().width, 256);
+    EXPECT_EQ(im.value().height, 256);
+    EXPECT_TRUE(im.value().warnings.empty()) << warningsOf(im.value());
+    const ImageryInfo& info = im.value().info;
+    EXPECT_TRUE(info.georeferenced);
+    EXPECT_EQ(info.sourceWidth, 260);
+    EXPECT_EQ(info.bands, 3);
+    EXPECT_EQ(info.type, "Byte");
+    EXPECT_NE(info.crsName.find("UTM zone 32N"), std::string::npos) << info.crsName;
+    EXPECT_DOUBLE_EQ(info.texelsPerSampleX, 4.0);
+    EXPECT_DOUBLE_EQ(info.texelsPerSampleY, 4.0);
+    EXPECT_NEAR(info.nativeTexelsPerSampleX, 4.0, 1e-6);
+    EXPECT_DOUBLE_EQ(info.coverage, 1.0);
+    expectCoordinateTexels(im.value(), [](int i, int t) { return std::pair(i + 2, t + 2); });
+}
+
+// Texel row 0 is map row 0 whichever way the map's rows and columns run.
+TEST(ImageryWarp, RowsNorthAndColumnsWestMapsKeepTexelZeroAtSampleZero) {
+    TempDir dir;
+    const std::string path = dir.path("ortho.tif");
+    writeRaster(path, "GTiff", coordinateImage(4 * kMap, 4 * kMap, kWest, kNorth, kSpacing / 4));
+    Georeference geo = utmMap();
+    geo.rowsNorth = true;
+    Result<Imagery> im = loadImagery(path, kMap, kMap, geo);
+    ASSERT_TRUE(im.ok()) << im.error();
+    expectCoordinateTexels(im.value(), [](int i, int t) { return std::pair(i + 2, 257 - t); });
+    geo.rowsNorth = false;
+    geo.columnsWest = true;
+    im = loadImagery(path, kMap, kMap, geo);
+    ASSERT_TRUE(im.ok()) << im.error();
+    expectCoordinateTexels(im.value(), [](int i, int t) { return std::pair(257 - i, t + 2); });
+}
+
+// A UTM image over a geographic map: at a few texels the colour is that of the UTM point the
+// texel's longitude and latitude transform to.
+TEST(ImageryWarp, UtmImageOverGeographicMapLandsWhereItsCoordinatesSay) {
+    TempDir dir;
+    Georeference geo;
+    geo.present = true;
+    geo.geographic = true;  // WGS 84, no WKT: as an SRTM tile
+    geo.west = 9.0;
+    geo.east = 9.1;
+    geo.south = 47.0;
+    geo.north = 47.1;
+    OGRSpatialReference wgs84, utm;
+    wgs84.importFromEPSG(4326);
+    wgs84.SetAxisMappingStrategy(OAMS_TRADITIONAL_GIS_ORDER);
+    utm.importFromEPSG(32632);
+    utm.SetAxisMappingStrategy(OAMS_TRADITIONAL_GIS_ORDER);
+    std::unique_ptr<OGRCoordinateTransformation> toUtm(
+        OGRCreateCoordinateTransformation(&wgs84, &utm));
+    ASSERT_TRUE(toUtm);
+    // The image: 30 m pixels over the map's corners and 300 m more, red with easting and green
+    // with northing.
+    double xs[4] = {geo.west, geo.east, geo.west, geo.east};
+    double ys[4] = {geo.south, geo.south, geo.north, geo.north};
+    ASSERT_TRUE(toUtm->Transform(4, xs, ys));
+    const double e0 = std::floor(*std::min_element(xs, xs + 4) - 300.0);
+    const double n0 = std::ceil(*std::max_element(ys, ys + 4) + 300.0);
+    const double pixel = 30.0;
+    const int width = int(std::ceil((*std::max_element(xs, xs + 4) + 300.0 - e0) / pixel));
+    const int height = int(std::ceil((n0 - *std::min_element(ys, ys + 4) + 300.0) / pixel));
+    RasterSpec spec;
+    spec.width = width;
+    spec.height = height;
+    spec.transform = {e0, pixel, 0.0, n0, 0.0, -pixel};
+    spec.epsg = 32632;
+    spec.samples.resize(size_t(width) * height * 3);
+    for (int k = 0; k < height; ++k) {
+        for (int j = 0; j < width; ++j) {
+            const size_t p = size_t(k) * width + j;
+            spec.samples[p] = std::round(255.0 * (j + 0.5) / width);
+            spec.samples[size_t(width) * height + p] = std::round(255.0 * (k + 0.5) / height);
+            spec.samples[2 * size_t(width) * height + p] = 128.0;
+        }
+    }
+    const std::string path = dir.path("utm.tif");
+    writeRaster(path, "GTiff", spec);
+    const Result<Imagery> im = loadImagery(path, kMap, kMap, geo);
+    ASSERT_TRUE(im.ok()) << im.error();
+    const Imagery& out = im.value();
+    EXPECT_TRUE(out.info.georeferenced);
+    EXPECT_DOUBLE_EQ(out.info.coverage, 1.0);
+    EXPECT_GT(out.width, 100);
+    for (const auto& [fi, ft] : std::vector<std::pair<double, double>>{
+             {0.5, 0.5}, {0.1, 0.2}, {0.9, 0.1}, {0.25, 0.85}, {0.75, 0.6}}) {
+        const int i = int(fi * out.width);
+        const int t = int(ft * out.height);
+        // The texel's centre in map samples, then in degrees (row 0 at the north).
+        const double column = (i + 0.5) * (kMap - 1) / out.width;
+        const double row = (t + 0.5) * (kMap - 1) / out.height;
+        double x = geo.west + (column + 0.5) * (geo.east - geo.west) / kMap;
+        double y = geo.north - (row + 0.5) * (geo.north - geo.south) / kMap;
+        ASSERT_TRUE(toUtm->Transform(1, &x, &y));
+        const double red = 255.0 * ((x - e0) / pixel) / width;
+        const double green = 255.0 * ((n0 - y) / pixel) / height;
+        const uint8_t* p = texel(out, i, t);
+        EXPECT_NEAR(p[0], red, 2.0) << i << "," << t;
+        EXPECT_NEAR(p[1], green, 2.0) << i << "," << t;
+        EXPECT_NEAR(p[2], 128, 1) << i << "," << t;
+        EXPECT_EQ(p[3], 255) << i << "," << t;
+    }
+}
+
+// Imagery over the map's west half: transparent over the east half.
+TEST(ImageryWarp, PartialCoverageIsTransparentOutside) {
+    TempDir dir;
+    const std::string path = dir.path("half.tif");
+    writeRaster(path, "GTiff", coordinateImage(2 * kMap, 4 * kMap, kWest, kNorth, kSpacing / 4));
+    const Result<Imagery> im = loadImagery(path, kMap, kMap, utmMap());
+    ASSERT_TRUE(im.ok()) << im.error();
+    const Imagery& out = im.value();
+    ASSERT_EQ(out.width, 256);
+    // The image ends at x = kWest + 130 * 7.5 m: texel i + 2 pixels in, so texels < 128 inside.
+    for (int t = 0; t < out.height; t += 17) {
+        for (int i = 0; i < 126; i += 5) {
+            EXPECT_EQ(texel(out, i, t)[3], 255) << i << "," << t;
+        }
+        for (int i = 130; i < out.width; i += 5) {
+            EXPECT_EQ(texel(out, i, t)[3], 0) << i << "," << t;
+        }
+    }
+    EXPECT_NEAR(out.info.coverage, 0.5, 0.02);
+}
+
+TEST(ImageryWarp, ImageryOffTheMapIsAWarningNotAFailure) {
+    TempDir dir;
+    const std::string path = dir.path("away.tif");
+    writeRaster(path, "GTiff",
+                coordinateImage(64, 64, kWest + 100000.0, kNorth + 100000.0, kSpacing));
+    const Result<Imagery> im = loadImagery(path, kMap, kMap, utmMap());
+    ASSERT_TRUE(im.ok()) << im.error();
+    EXPECT_EQ(im.value().info.coverage, 0.0);
+    EXPECT_TRUE(anyWarningHas(im.value(), "covers none of the map")) << warningsOf(im.value());
+    EXPECT_EQ(im.value().width, 1);
+    EXPECT_EQ(im.value().rgba, std::vector<uint8_t>(4, 0));
+}
+
+// An RGB PNG as large as the map: texel for pixel, nothing resampled.
+TEST(ImageryPlain, PngOfTheMapsSizeIsCopiedPixelForPixel) {
+    TempDir dir;
+    RasterSpec spec = coordinateImage(kMap, 48, 0.0, 0.0, 1.0);
+    spec.transform.clear();
+    spec.epsg = 0;
+    for (double& s : spec.samples) {
+        s = double((int(s) * 7 + 3) % 256);  // not a smooth ramp: any resampling shows
+    }
+    const std::string path = dir.path("diffuse.png");
+    writeRaster(path, "PNG", spec);
+    const Result<Imagery> im = loadImagery(path, kMap, 48, Georeference{});
+    ASSERT_TRUE(im.ok()) << im.error();
+    const Imagery& out = im.value();
+    ASSERT_EQ(out.width, kMap);
+    ASSERT_EQ(out.height, 48);
+    EXPECT_TRUE(out.warnings.empty()) << warningsOf(out);
+    EXPECT_FALSE(out.info.georeferenced);
+    EXPECT_DOUBLE_EQ(out.info.coverage, 1.0);
+    const size_t plane = size_t(kMap) * 48;
+    for (size_t p = 0; p < plane; ++p) {
+        for (int c = 0; c < 3; ++c) {
+            ASSERT_EQ(out.rgba[p * 4 + c], uint8_t(spec.samples[c * plane + p])) << p;
+        }
+        ASSERT_EQ(out.rgba[p * 4 + 3], 255);
+    }
+}
+
+TEST(ImageryPlain, PlainImageOverAGeoreferencedMapIsStretchedWithAWarning) {
+    TempDir dir;
+    RasterSpec spec = coordinateImage(20, 10, 0.0, 0.0, 1.0);
+    spec.transform.clear();
+    spec.epsg = 0;
+    const std::string path = dir.path("plain.png");
+    writeRaster(path, "PNG", spec);
+    const Result<Imagery> im = loadImagery(path, kMap, kMap, utmMap());
+    ASSERT_TRUE(im.ok()) << im.error();
+    EXPECT_EQ(im.value().width, 20);
+    EXPECT_EQ(im.value().height, 10);
+    EXPECT_TRUE(anyWarningHas(im.value(), "no georeference")) << warningsOf(im.value());
+    EXPECT_DOUBLE_EQ(im.value().info.coverage, 1.0);
+}
+
+TEST(ImageryPlain, GeoreferencedImageOverAPlainMapIsStretchedWithAWarning) {
+    TempDir dir;
+    const std::string path = dir.path("geo.tif");
+    writeRaster(path, "GTiff", coordinateImage(30, 20, kWest, kNorth, kSpacing));
+    const Result<Imagery> im = loadImagery(path, kMap, kMap, Georeference{});
+    ASSERT_TRUE(im.ok()) << im.error();
+    EXPECT_EQ(im.value().width, 30);
+    EXPECT_FALSE(im.value().info.georeferenced);
+    EXPECT_TRUE(anyWarningHas(im.value(), "could not be placed")) << warningsOf(im.value());
+    expectCoordinateTexels(im.value(), [](int i, int t) { return std::pair(i, t); });
+}
+
+TEST(ImageryBands, PaletteIsExpandedToRgbaWithItsTransparentEntry) {
+    TempDir dir;
+    RasterSpec spec;
+    spec.width = 16;
+    spec.height = 8;
+    spec.bands = 1;
+    spec.palette = {{255, 0, 0, 255}, {0, 255, 0, 255}, {0, 0, 255, 255}, {9, 9, 9, 0}};
+    for (int k = 0; k < spec.height; ++k) {
+        for (int j = 0; j < spec.width; ++j) {
+            spec.samples.push_back((j + k) % 4);
+        }
+    }
+    const std::string path = dir.path("palette.png");
+    writeRaster(path, "PNG", spec);
+    const Result<Imagery> im = loadImagery(path, kMap, kMap, Georeference{});
+    ASSERT_TRUE(im.ok()) << im.error();
+    const Imagery& out = im.value();
+    ASSERT_EQ(out.width, 16);
+    EXPECT_EQ(out.info.bands, 1);
+    for (int k = 0; k < spec.height; ++k) {
+        for (int j = 0; j < spec.width; ++j) {
+            const GDALColorEntry& e = spec.palette[size_t((j + k) % 4)];
+            const uint8_t* p = texel(out, j, k);
+            EXPECT_EQ(p[3], e.c4) << j << "," << k;
+            if (e.c4 != 0) {
+                EXPECT_EQ(p[0], e.c1);
+                EXPECT_EQ(p[1], e.c2);
+                EXPECT_EQ(p[2], e.c3);
+            }
+        }
+    }
+    EXPECT_DOUBLE_EQ(out.info.coverage, 0.75);
+}
+
+TEST(ImageryBands, SixteenBitIsStretchedByItsLargestSampleWithAWarning) {
+    TempDir dir;
+    RasterSpec spec;
+    spec.width = 40;
+    spec.height = 30;
+    spec.type = GDT_UInt16;
+    const size_t plane = size_t(spec.width) * spec.height;
+    for (int c = 0; c < 3; ++c) {
+        for (size_t p = 0; p < plane; ++p) {
+            spec.samples.push_back(double((p * 97 + size_t(c) * 1000) % 4001));
+        }
+    }
+    spec.samples[plane + 5] = 4000.0;  // the largest, in green
+    const std::string path = dir.path("rgb16.tif");
+    writeRaster(path, "GTiff", spec);
+    const Result<Imagery> im = loadImagery(path, kMap, kMap, Georeference{});
+    ASSERT_TRUE(im.ok()) << im.error();
+    const Imagery& out = im.value();
+    EXPECT_EQ(out.info.type, "UInt16");
+    EXPECT_TRUE(anyWarningHas(out, "16-bit")) << warningsOf(out);
+    EXPECT_TRUE(anyWarningHas(out, "4000")) << warningsOf(out);
+    for (size_t p = 0; p < plane; ++p) {
+        for (int c = 0; c < 3; ++c) {
+            ASSERT_NEAR(out.rgba[p * 4 + c], spec.samples[c * plane + p] * 255.0 / 4000.0, 1.0)
+                << p;
+        }
+        ASSERT_EQ(out.rgba[p * 4 + 3], 255);
+    }
+}
+
+TEST(ImageryBands, GreyAndAlphaBecomeGreyRgbAndItsAlpha) {
+    TempDir dir;
+    RasterSpec spec;
+    spec.width = 20;
+    spec.height = 12;
+    spec.bands = 2;
+    const size_t plane = size_t(spec.width) * spec.height;
+    for (size_t p = 0; p < plane; ++p) {
+        spec.samples.push_back(double(p % 256));
+    }
+    for (size_t p = 0; p < plane; ++p) {
+        spec.samples.push_back(p % 3 == 0 ? 0.0 : double((p * 5) % 256));
+    }
+    const std::string path = dir.path("grey_alpha.png");
+    writeRaster(path, "PNG", spec);
+    const Result<Imagery> im = loadImagery(path, kMap, kMap, Georeference{});
+    ASSERT_TRUE(im.ok()) << im.error();
+    const Imagery& out = im.value();
+    EXPECT_EQ(out.info.bands, 2);
+    for (size_t p = 0; p < plane; ++p) {
+        EXPECT_EQ(out.rgba[p * 4 + 3], uint8_t(spec.samples[plane + p])) << p;
+        for (int c = 0; c < 3; ++c) {
+            EXPECT_EQ(out.rgba[p * 4 + c], uint8_t(spec.samples[p])) << p;
+        }
+    }
+    EXPECT_LT(out.info.coverage, 0.7);
+}
+
+TEST(ImageryLimits, EachLimitLowersTheDensityWithAWarning) {
+    TempDir dir;
+    const std::string path = dir.path("ortho.tif");
+    writeRaster(path, "GTiff", coordinateImage(4 * kMap, 4 * kMap, kWest, kNorth, kSpacing / 4));
+    ImageryLimits side;
+    side.maxSide = 64;
+    ImageryLimits bytes;
+    bytes.maxBytes = 128 * 128 * 4;
+    ImageryLimits density;
+    density.maxTexelsPerSample = 2.0;
+    for (const auto& [limits, expected] :
+         std::vector<std::pair<ImageryLimits, int>>{{side, 64}, {bytes, 128}, {density, 128}}) {
+        const Result<Imagery> im = loadImagery(path, kMap, kMap, utmMap(), limits);
+        ASSERT_TRUE(im.ok()) << im.error();
+        const Imagery& out = im.value();
+        EXPECT_EQ(out.width, expected);
+        EXPECT_EQ(out.height, expected);
+        EXPECT_LE(uint64_t(out.width) * out.height * 4, limits.maxBytes);
+        EXPECT_DOUBLE_EQ(out.info.texelsPerSampleX, expected / 64.0);
+        EXPECT_NEAR(out.info.nativeTexelsPerSampleX, 4.0, 1e-6);
+        EXPECT_TRUE(anyWarningHas(out, "lowered")) << warningsOf(out);
+        EXPECT_DOUBLE_EQ(out.info.coverage, 1.0);
+    }
+}
+
+Result<Imagery> loadOverPlainMap(const std::string& path) {
+    return loadImagery(path, kMap, kMap, Georeference{});
+}
+
+TEST(ImageryBad, MissingFileNotAnImageAndTruncatedFileAreOneLine) {
+    TempDir dir;
+    const Result<Imagery> missing = loadOverPlainMap(dir.path("missing.png"));
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.error().find('\n'), std::string::npos);
+
+    const std::string text = dir.path("notes.png");
+    test::writeBytes(text, std::vector<uint8_t>{'h', 'e', 'l', 'l', 'o', '\n'});
+    const Result<Imagery> notImage = loadOverPlainMap(text);
+    ASSERT_FALSE(notImage.ok());
+    EXPECT_EQ(notImage.error().find('\n'), std::string::npos) << notImage.error();
+
+    // Noise does not compress: half the file is half the pixels.
+    RasterSpec spec;
+    spec.width = 128;
+    spec.height = 128;
+    test::Random random(7);
+    for (int i = 0; i < 128 * 128 * 3; ++i) {
+        spec.samples.push_back(double(random.below(256)));
+    }
+    const std::string png = dir.path("cut.png");
+    writeRaster(png, "PNG", spec);
+    std::vector<uint8_t> bytes = test::readBytes(png);
+    bytes.resize(bytes.size() / 2);
+    test::writeBytes(png, bytes);
+    const Result<Imagery> truncated = loadOverPlainMap(png);
+    ASSERT_FALSE(truncated.ok());
+    EXPECT_EQ(truncated.error().find('\n'), std::string::npos) << truncated.error();
+}
+
+TEST(ImageryBad, FiveBandsAndFloatSamplesAreRefusedSayingHowToConvert) {
+    TempDir dir;
+    RasterSpec five;
+    five.width = 8;
+    five.height = 8;
+    five.bands = 5;
+    five.samples.assign(8 * 8 * 5, 1.0);
+    writeRaster(dir.path("five.tif"), "GTiff", five);
+    const Result<Imagery> bands = loadOverPlainMap(dir.path("five.tif"));
+    ASSERT_FALSE(bands.ok());
+    EXPECT_NE(bands.error().find("5 bands"), std::string::npos) << bands.error();
+
+    RasterSpec floats = five;
+    floats.bands = 3;
+    floats.type = GDT_Float32;
+    floats.samples.assign(8 * 8 * 3, 0.5);
+    writeRaster(dir.path("float.tif"), "GTiff", floats);
+    const Result<Imagery> type = loadOverPlainMap(dir.path("float.tif"));
+    ASSERT_FALSE(type.ok());
+    EXPECT_NE(type.error().find("Float32"), std::string::npos) << type.error();
+    EXPECT_NE(type.error().find("gdal_translate -ot Byte -scale"), std::string::npos)
+        << type.error();
+}
+
+// A sparse GeoTIFF declaring 10^6 x 10^6 pixels in a few megabytes: refused before a pixel is
+// read, asking for overviews.
+TEST(ImageryBad, HeaderDeclaringAMillionByAMillionPixelsIsRefusedFast) {
+    TempDir dir;
+    const std::string path = dir.path("huge.tif");
+    {
+        GDALAllRegister();
+        CPLStringList options;
+        for (const char* o :
+             {"SPARSE_OK=TRUE", "BIGTIFF=YES", "TILED=YES", "BLOCKXSIZE=4096", "BLOCKYSIZE=4096"}) {
+            options.AddString(o);
+        }
+        GDALDriver* gtiff = GetGDALDriverManager()->GetDriverByName("GTiff");
+        const GDALDatasetUniquePtr ds(
+            gtiff->Create(path.c_str(), 1000000, 1000000, 3, GDT_Byte, options.List()));
+        ASSERT_TRUE(ds);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const Result<Imagery> im = loadOverPlainMap(path);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_FALSE(im.ok());
+    EXPECT_NE(im.error().find("gdaladdo"), std::string::npos) << im.error();
+    EXPECT_LT(seconds, 2.0);
+    // Over a georeferenced map too.
+    const Result<Imagery> geo = loadImagery(path, kMap, kMap, utmMap());
+    ASSERT_FALSE(geo.ok());
+}
+
+}  // namespace
+}  // namespace qt
