@@ -2764,7 +2764,8 @@ TEST(Imagery, HiddenOrRemovedImageryDrawsTheTerrainsOwnColours) {
     ASSERT_TRUE(terrain) << terrain.error();
     Terrain& t = terrain.value();
     std::vector<Camera> cameras = randomCameras(t, 4, 59u);
-    cameras.front() = overviewCamera(t.map, t.mapping, float(kWidth) / kHeight, glm::radians(60.0f));
+    cameras.front() =
+        overviewCamera(t.map, t.mapping, float(kWidth) / kHeight, glm::radians(60.0f));
     std::vector<uint8_t> own, hidden, shown;
     for (const Camera& camera : cameras) {
         render(t, camera, true, own);
