@@ -392,9 +392,9 @@ void drawImagery(HudState& state, const Terrain& terrain, HudRequests& requests)
     state.imageryOpacity = std::clamp(state.imageryOpacity, 0.0f, 1.0f);
 }
 
-// The path box (Enter or the button loads it) and the mapping's sliders, which never make a
-// world of non-finite floats.
-bool drawLoadAndMapping(HudState& state, Terrain& terrain) {
+// The path box (Enter or the button loads it), the imagery's, and the mapping's sliders, which
+// never make a world of non-finite floats.
+bool drawLoadAndMapping(HudState& state, Terrain& terrain, HudRequests& requests) {
     bool load = false;
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - 50.0f);
     if (state.focusPath) {
@@ -413,6 +413,10 @@ bool drawLoadAndMapping(HudState& state, Terrain& terrain) {
         load = true;
     }
     ImGui::TextDisabled("Enter loads; or drop a file on the window");
+    ImGui::Separator();
+    ImGui::TextDisabled("imagery over the terrain (Enter drapes it)");
+    drawImagery(state, terrain, requests);
+    ImGui::Separator();
     const WorldMapping before = terrain.mapping;
     float spacing[2] = {terrain.mapping.spacingX, terrain.mapping.spacingZ};
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
@@ -442,7 +446,7 @@ bool drawLoadAndMapping(HudState& state, Terrain& terrain) {
 }  // namespace
 
 // One window down the left side, as tall as the viewport, of collapsible sections: the map, the
-// view's switches, statistics (closed), objects, imagery, loading and mapping, the key list, and
+// view's switches, statistics (closed), objects, loading, imagery and mapping, the key list, and
 // the minimap, which takes the height left, at least 160 px at 1280x720 with nothing scrolled.
 // Messages go to the toast line over the view, so that they never move a widget.
 HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
@@ -467,16 +471,13 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
     if (ImGui::CollapsingHeader("objects")) {
         requests.scatterObjects = drawObjects(state, stats, terrain);
     }
-    if (ImGui::CollapsingHeader("imagery")) {
-        drawImagery(state, terrain, requests);
-    }
     if (state.focusPath) {
         ImGui::SetNextItemOpen(true);
     }
     state.pathBoxRect = {};
-    if (ImGui::CollapsingHeader("load and mapping")) {
+    if (ImGui::CollapsingHeader("load, imagery and mapping")) {
         const WorldMapping before = terrain.mapping;
-        requests.load = drawLoadAndMapping(state, terrain);
+        requests.load = drawLoadAndMapping(state, terrain, requests);
         requests.mappingChanged = terrain.mapping.spacingX != before.spacingX ||
                                   terrain.mapping.spacingZ != before.spacingZ ||
                                   terrain.mapping.heightScale != before.heightScale ||

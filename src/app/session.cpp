@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include <glm/trigonometric.hpp>
@@ -236,7 +237,10 @@ Result<Session> Session::create(const ViewerOptions& options, bool* usage) {
 
 void Session::startImagery(const std::string& path) {
     imageryPath = path;
-    startTerrainImagery(terrain, path);
+    // Its texels take at most a quarter of the memory budget (a software rasteriser's GPU
+    // memory is host memory, and the texels are held once more while they go to the GPU).
+    const uint64_t budget = memoryBudgetBytes(options, physicalMemoryBytes());
+    startTerrainImagery(terrain, path, std::min(kImageryBytes, budget / 4));
 }
 
 std::optional<ImageryOutcome> Session::finishImagery(bool wait) {

@@ -80,7 +80,8 @@ struct ImageryLoad {
     std::string path;
     std::future<Result<Imagery>> result;
     std::chrono::steady_clock::time_point start;
-    std::string queued;  // asked for while this one ran: loaded next ("" none)
+    uint64_t maxBytes = 0;  // the texels' bytes it may take (ImageryLimits::maxBytes)
+    std::string queued;     // asked for while this one ran: loaded next ("" none)
 };
 
 struct Terrain {

@@ -16,6 +16,7 @@ void launch(Terrain& terrain, const std::string& path, uint64_t maxBytes) {
     auto load = std::make_unique<ImageryLoad>();
     load->path = path;
     load->start = std::chrono::steady_clock::now();
+    load->maxBytes = maxBytes;
     // Copies of what the loader reads: the terrain may move or go while it runs.
     load->result = std::async(std::launch::async,
                               [path, width = terrain.map.width, height = terrain.map.height,
@@ -48,10 +49,11 @@ std::optional<ImageryOutcome> finishTerrainImagery(Terrain& terrain, bool wait) 
     outcome.path = load.path;
     const std::string name = escapedPath(load.path);
     const std::string queued = load.queued;
+    const uint64_t maxBytes = load.maxBytes;
     const auto start = load.start;
     terrain.imageryLoad.reset();
     if (!queued.empty()) {  // a newer ask: this one's texels are not shown
-        launch(terrain, queued, kImageryBytes);
+        launch(terrain, queued, maxBytes);
         return wait ? finishTerrainImagery(terrain, true) : std::nullopt;
     }
     if (!loaded) {
