@@ -659,6 +659,18 @@ TEST(ImageryBad, FiveBandsAndFloatSamplesAreRefusedSayingHowToConvert) {
         << type.error();
 }
 
+TEST(ImageryBad, ACrsThatCannotBeTransformedIsOneLine) {
+    TempDir dir;
+    const std::string path = dir.path("ortho.tif");
+    writeRaster(path, "GTiff", coordinateImage(40, 40, kWest, kNorth, kSpacing));
+    Georeference geo = utmMap();
+    geo.crsWkt = "not a coordinate system";
+    const Result<Imagery> im = loadImagery(path, kMap, kMap, geo);
+    ASSERT_FALSE(im.ok());
+    EXPECT_NE(im.error().find("CRS"), std::string::npos) << im.error();
+    EXPECT_EQ(im.error().find('\n'), std::string::npos) << im.error();
+}
+
 // A sparse GeoTIFF declaring 10^6 x 10^6 pixels in a few megabytes: refused before a pixel is
 // read, asking for overviews.
 TEST(ImageryBad, HeaderDeclaringAMillionByAMillionPixelsIsRefusedFast) {
