@@ -548,6 +548,27 @@ TEST(ImageryBands, SixteenBitIsStretchedByItsLargestSampleWithAWarning) {
     }
 }
 
+TEST(ImageryBands, GreyBecomesOpaqueGreyRgb) {
+    TempDir dir;
+    RasterSpec spec;
+    spec.width = 24;
+    spec.height = 10;
+    spec.bands = 1;
+    for (int p = 0; p < spec.width * spec.height; ++p) {
+        spec.samples.push_back(double((p * 11) % 256));
+    }
+    const std::string path = dir.path("grey.tif");
+    writeRaster(path, "GTiff", spec);
+    const Result<Imagery> im = loadImagery(path, kMap, kMap, Georeference{});
+    ASSERT_TRUE(im.ok()) << im.error();
+    for (size_t p = 0; p < spec.samples.size(); ++p) {
+        for (int c = 0; c < 3; ++c) {
+            ASSERT_EQ(im.value().rgba[p * 4 + c], uint8_t(spec.samples[p])) << p;
+        }
+        ASSERT_EQ(im.value().rgba[p * 4 + 3], 255) << p;
+    }
+}
+
 TEST(ImageryBands, GreyAndAlphaBecomeGreyRgbAndItsAlpha) {
     TempDir dir;
     RasterSpec spec;
