@@ -715,7 +715,7 @@ TEST(ImageryBad, HeaderDeclaringAMillionByAMillionPixelsIsRefusedFast) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ASSERT_FALSE(im.ok());
     EXPECT_NE(im.error().find("gdaladdo"), std::string::npos) << im.error();
-    EXPECT_LT(seconds, 2.0);
+    EXPECT_LT(seconds, 5.0);  // 0.1 s here; reading the pixels would take hours
     // Over a georeferenced map too.
     const Result<Imagery> geo = loadImagery(path, kMap, kMap, utmMap());
     ASSERT_FALSE(geo.ok());
