@@ -457,6 +457,28 @@ TEST(ImageryPlain, ImageShrunkToTheLimitsIsAveraged) {
     EXPECT_EQ(bad, 0);
 }
 
+// Averaging down weighs colours by their alpha: a transparent pixel's colour does not bleed in.
+TEST(ImageryPlain, ShrinkingWeighsColoursByAlpha) {
+    TempDir dir;
+    RasterSpec spec;
+    spec.width = 4;
+    spec.height = 2;
+    spec.bands = 4;
+    // Opaque red on the left half, transparent blue on the right.
+    spec.samples = {255, 255, 0,   0,   255, 255, 0,   0,   0,   0,   0, 0, 0,   0,   0, 0,
+                    0,   0,   255, 255, 0,   0,   255, 255, 255, 255, 0, 0, 255, 255, 0, 0};
+    writeRaster(dir.path("a.png"), "PNG", spec);
+    ImageryLimits limits;
+    limits.maxSide = 1;
+    const Result<Imagery> im = loadImagery(dir.path("a.png"), kMap, kMap, Georeference{}, limits);
+    ASSERT_TRUE(im.ok()) << im.error();
+    const uint8_t* p = texel(im.value(), 0, 0);
+    EXPECT_EQ(p[0], 255);
+    EXPECT_EQ(p[1], 0);
+    EXPECT_EQ(p[2], 0);
+    EXPECT_NEAR(p[3], 128, 1);
+}
+
 TEST(ImageryPlain, PlainImageOverAGeoreferencedMapIsStretchedWithAWarning) {
     TempDir dir;
     RasterSpec spec = coordinateImage(20, 10, 0.0, 0.0, 1.0);
