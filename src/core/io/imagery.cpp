@@ -133,8 +133,9 @@ Result<Footprint> footprint(GDALDataset& source, const std::string& crs, const M
     return f;
 }
 
-// The texture's size: the imagery's own texels over the map, lowered (the same factor on both
-// axes) until it fits the limits; the warning says why when it was.
+// The texture's size: the imagery's own texels over the map, each axis lowered to the texels per
+// sample allowed, then both by one factor to the side and bytes allowed; the warning names the
+// limits that lowered it.
 struct TextureSize {
     int width = 1;
     int height = 1;
@@ -186,7 +187,7 @@ TextureSize fitLimits(double nativeWidth, double nativeHeight, int mapWidth, int
 }
 
 // The overview level to read (-1: the full raster): the coarsest one with at least one source
-// pixel per texel on both axes, as GDAL's own choice.
+// pixel per texel on both axes, as GDAL chooses one.
 int overviewLevel(GDALRasterBand& band, double pixelsPerTexelX, double pixelsPerTexelY) {
     int best = -1;
     double bestFactor = 1.0;
