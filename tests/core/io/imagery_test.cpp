@@ -570,6 +570,27 @@ TEST(ImageryBands, SixteenBitIsStretchedByItsLargestSampleWithAWarning) {
     }
 }
 
+// 16-bit RGBA: the colour stretched by the colour bands' largest sample, the alpha by 65535.
+TEST(ImageryBands, SixteenBitAlphaIsScaledByItsFullRange) {
+    TempDir dir;
+    RasterSpec spec;
+    spec.width = 3;
+    spec.height = 1;
+    spec.bands = 4;
+    spec.type = GDT_UInt16;
+    spec.samples = {1000, 500, 0, 1000, 500, 0, 1000, 500, 0, 65535, 32896, 0};
+    const std::string path = dir.path("rgba16.tif");
+    writeRaster(path, "GTiff", spec);
+    const Result<Imagery> im = loadImagery(path, kMap, kMap, Georeference{});
+    ASSERT_TRUE(im.ok()) << im.error();
+    const std::vector<uint8_t> expected = {255, 255, 255, 255, 128, 128, 128, 128, 0, 0, 0, 0};
+    ASSERT_EQ(im.value().rgba.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+        EXPECT_NEAR(im.value().rgba[i], expected[i], 1) << i;
+    }
+    EXPECT_TRUE(anyWarningHas(im.value(), "0 to 1000")) << warningsOf(im.value());
+}
+
 TEST(ImageryBands, GreyBecomesOpaqueGreyRgb) {
     TempDir dir;
     RasterSpec spec;
