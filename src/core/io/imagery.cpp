@@ -133,8 +133,9 @@ Result<Footprint> footprint(GDALDataset& source, const std::string& crs, const M
     return f;
 }
 
-// The texture's size: the imagery's own texels over the map, lowered (the same factor on both
-// axes) until it fits the limits; the warning says why when it was.
+// The texture's size: the imagery's own texels over the map, each axis lowered to the texels per
+// sample allowed, then both by one factor to the side and bytes allowed; the warning names the
+// limits that lowered it.
 struct TextureSize {
     int width = 1;
     int height = 1;
@@ -186,7 +187,7 @@ TextureSize fitLimits(double nativeWidth, double nativeHeight, int mapWidth, int
 }
 
 // The overview level to read (-1: the full raster): the coarsest one with at least one source
-// pixel per texel on both axes, as GDAL's own choice.
+// pixel per texel on both axes, as GDAL chooses one.
 int overviewLevel(GDALRasterBand& band, double pixelsPerTexelX, double pixelsPerTexelY) {
     int best = -1;
     double bestFactor = 1.0;
@@ -295,6 +296,78 @@ GDALDatasetUniquePtr texelDataset(Imagery& out) {
     }
     ds->GetRasterBand(4)->SetColorInterpretation(GCI_AlphaBand);
     return ds;
+}
+
+// The colour bands' largest sample (an alpha band's left out), approximate as GDAL computes it
+// (from an overview or a sample of blocks, or the file's statistics): what 16-bit colour is
+// stretched by.
+Result<double> largestColourSample(GDALDataset& source, const GdalMessages& messages) {
+    const int bands = source.GetRasterCount();
+    const int colourBands = bands == 2 || bands == 4 ? bands - 1 : bands;
+    double largest = 0.0;
+    for (int b = 1; b <= colourBands; ++b) {
+        double minMax[2] = {0.0, 0.0};
+        if (GDALComputeRasterMinMax(GDALRasterBand::ToHandle(source.GetRasterBand(b)), TRUE,
+                                    minMax) != CE_None) {
+            return Result<double>::failure("cannot read its samples: " +
+                                           messages.line("read failed"));
+        }
+        largest = std::max(largest, minMax[1]);
+    }
+    return largest;
+}
+
+// Warps the RGBA source onto the texels (out's size, buffer zeroed): texel edges from the centre
+// of map sample 0 to that of the last, row 0 at map row 0 (a geotransform running the map's way,
+// so nothing is flipped after); bilinear, or average when the texels are coarser on both axes.
+Status warpOnto(Imagery& out, GDALDatasetH rgba, const std::string& crs, const MapGrid& grid,
+                int mapWidth, int mapHeight, bool minify, const GdalMessages& messages) {
+    GDALDatasetUniquePtr texels = texelDataset(out);
+    if (!texels) {
+        return Status::failure("cannot make the texture: " + messages.line("MEM failed"));
+    }
+    double t[6] = {grid.x0, grid.dx * (mapWidth - 1) / out.width,  0.0, grid.y0,
+                   0.0,     grid.dy * (mapHeight - 1) / out.height};
+    texels->SetGeoTransform(t);
+    OGRSpatialReference mapSrs;
+    mapSrs.SetAxisMappingStrategy(OAMS_TRADITIONAL_GIS_ORDER);
+    if (mapSrs.SetFromUserInput(crs.c_str()) != OGRERR_NONE) {
+        return Status::failure("the map's CRS is not one GDAL reads");
+    }
+    texels->SetSpatialRef(&mapSrs);
+    CPLStringList args;
+    for (const char* a : {"-r", minify ? "average" : "bilinear", "-srcalpha", "-dstalpha", "-ovr",
+                          "NONE", "-wo", "INIT_DEST=0"}) {
+        args.AddString(a);
+    }
+    GDALWarpAppOptions* options = GDALWarpAppOptionsNew(args.List(), nullptr);
+    if (options == nullptr) {
+        return Status::failure("cannot warp it: " + messages.line("bad options"));
+    }
+    GDALDatasetH sources[1] = {rgba};
+    int usageError = 0;
+    GDALDatasetH warped =
+        GDALWarp(nullptr, GDALDataset::ToHandle(texels.get()), 1, sources, options, &usageError);
+    GDALWarpAppOptionsFree(options);
+    if (warped == nullptr) {
+        return Status::failure("cannot read or warp it: " + messages.line("warp failed"));
+    }
+    return {};
+}
+
+// Reads the RGBA source over the whole texture (the image's outer pixel edges at the texture's
+// edges), resampled by GDAL only when the texture is smaller.
+Status stretchOver(Imagery& out, GDALDatasetH rgba, bool minify, const GdalMessages& messages) {
+    GDALRasterIOExtraArg extra;
+    INIT_RASTERIO_EXTRA_ARG(extra);
+    extra.eResampleAlg = minify ? GRIORA_Average : GRIORA_Bilinear;
+    GDALDataset* vrt = GDALDataset::FromHandle(rgba);
+    if (vrt->RasterIO(GF_Read, 0, 0, vrt->GetRasterXSize(), vrt->GetRasterYSize(), out.rgba.data(),
+                      out.width, out.height, GDT_Byte, 4, nullptr, 4, GSpacing(out.width) * 4, 1,
+                      &extra) != CE_None) {
+        return Status::failure("cannot read its pixels: " + messages.line("read failed"));
+    }
+    return {};
 }
 
 }  // namespace
@@ -447,17 +520,11 @@ Result<Imagery> loadImagery(const std::string& path, int mapWidth, int mapHeight
     const bool wide = type == GDT_UInt16 && !palette;
     double scaleMax = 65535.0;
     if (wide) {
-        const int colourBands = info.bands == 2 || info.bands == 4 ? info.bands - 1 : info.bands;
-        double largest = 0.0;
-        for (int b = 1; b <= colourBands; ++b) {
-            double minMax[2] = {0.0, 0.0};
-            if (GDALComputeRasterMinMax(GDALRasterBand::ToHandle(source.GetRasterBand(b)), TRUE,
-                                        minMax) != CE_None) {
-                return R::failure("cannot read its samples: " + messages.line("read failed"));
-            }
-            largest = std::max(largest, minMax[1]);
+        const Result<double> largest = largestColourSample(source, messages);
+        if (!largest) {
+            return R::failure(largest.error());
         }
-        scaleMax = std::max(1.0, largest);
+        scaleMax = std::max(1.0, largest.value());
         out.warnings.push_back("16-bit imagery stretched to 8 bits: 0 to " + gdalNumber(scaleMax) +
                                " (the bands' largest sample) as 0 to 255");
     }
@@ -470,49 +537,11 @@ Result<Imagery> loadImagery(const std::string& path, int mapWidth, int mapHeight
     out.height = size.height;
     out.rgba.assign(size_t(out.width) * size_t(out.height) * 4, 0);
     const bool minify = perTexelX > 1.0 + 1e-9 && perTexelY > 1.0 + 1e-9;
-    if (info.georeferenced) {
-        GDALDatasetUniquePtr texels = texelDataset(out);
-        if (!texels) {
-            return R::failure("cannot make the texture: " + messages.line("MEM failed"));
-        }
-        // Texel edges from the centre of map sample 0 to that of the last; row 0 at map row 0.
-        double t[6] = {grid.x0, grid.dx * (mapWidth - 1) / out.width,  0.0, grid.y0,
-                       0.0,     grid.dy * (mapHeight - 1) / out.height};
-        texels->SetGeoTransform(t);
-        OGRSpatialReference mapSrs;
-        mapSrs.SetAxisMappingStrategy(OAMS_TRADITIONAL_GIS_ORDER);
-        if (mapSrs.SetFromUserInput(crs.c_str()) != OGRERR_NONE) {
-            return R::failure("the map's CRS is not one GDAL reads");
-        }
-        texels->SetSpatialRef(&mapSrs);
-        CPLStringList args;
-        for (const char* a : {"-r", minify ? "average" : "bilinear", "-srcalpha", "-dstalpha",
-                              "-ovr", "NONE", "-wo", "INIT_DEST=0"}) {
-            args.AddString(a);
-        }
-        GDALWarpAppOptions* options = GDALWarpAppOptionsNew(args.List(), nullptr);
-        if (options == nullptr) {
-            return R::failure("cannot warp it: " + messages.line("bad options"));
-        }
-        GDALDatasetH sources[1] = {rgba.value().get()};
-        int usageError = 0;
-        GDALDatasetH warped = GDALWarp(nullptr, GDALDataset::ToHandle(texels.get()), 1, sources,
-                                       options, &usageError);
-        GDALWarpAppOptionsFree(options);
-        if (warped == nullptr) {
-            return R::failure("cannot read or warp it: " + messages.line("warp failed"));
-        }
-    } else {
-        // The image's outer pixel edges at the texture's edges; resampled only when it shrinks.
-        GDALRasterIOExtraArg extra;
-        INIT_RASTERIO_EXTRA_ARG(extra);
-        extra.eResampleAlg = minify ? GRIORA_Average : GRIORA_Bilinear;
-        auto* vrt = GDALDataset::FromHandle(rgba.value().get());
-        if (vrt->RasterIO(GF_Read, 0, 0, vrt->GetRasterXSize(), vrt->GetRasterYSize(),
-                          out.rgba.data(), out.width, out.height, GDT_Byte, 4, nullptr, 4,
-                          GSpacing(out.width) * 4, 1, &extra) != CE_None) {
-            return R::failure("cannot read its pixels: " + messages.line("read failed"));
-        }
+    const Status read = info.georeferenced ? warpOnto(out, rgba.value().get(), crs, grid, mapWidth,
+                                                      mapHeight, minify, messages)
+                                           : stretchOver(out, rgba.value().get(), minify, messages);
+    if (!read) {
+        return R::failure(read.error());
     }
 
     size_t covered = 0;
