@@ -11,7 +11,8 @@ samples, as old SRTM tiles have them in the mountains). `quadterrain --bench` fl
 nodata as holes (the default) and with --fill-nodata, the two interleaved R times, so that the
 ratio of their median culled frames is taken run by run. Holes cost the fragment test in the
 terrain shader, and occlusion: terrain occludes only in directions where it lies nearer than
-every hole. Needs a display: run it under xvfb-run -a.
+every hole, and back faces, culled only where no ray through a hole can reach them first. Needs
+a display: run it under xvfb-run -a.
 """
 import argparse
 import os

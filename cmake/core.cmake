@@ -20,8 +20,8 @@ set(QT_CORE_SOURCES
   # view: camera, frustum, fitting, flights
   view/camera.cpp view/camera_fit.cpp view/camera_flight.cpp view/flight_path.cpp
   view/frustum.cpp
-  # cull: the frustum walk, occlusion, picking
-  cull/cull.cpp cull/occlusion.cpp cull/pick.cpp
+  # cull: the frustum walk, occlusion, back faces, picking
+  cull/back_faces.cpp cull/cull.cpp cull/occlusion.cpp cull/pick.cpp
   # lod: the selection and its error bounds
   lod/lod.cpp lod/lod_error.cpp lod/lod_reference.cpp
   # objects: the loose object tree, the scene on the terrain, meshes, instances, picking

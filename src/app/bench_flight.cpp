@@ -241,20 +241,26 @@ void printSummary(const Session& s, const BenchRun& run, int frames) {
     }
     int mostDraws = 0;
     size_t backFaceFrames = 0, allFrames = 0;
+    uint64_t frontOnly = 0, instances = 0;  // instances drawn with back faces culled, of all
     for (const size_t mode : run.modes) {
         for (const BenchRow& r : run.rows[mode]) {
             mostDraws = std::max(mostDraws, r.stats.drawCalls);
             if (mode != kTwoSided) {
                 backFaceFrames += r.stats.backFacesCulled ? 1 : 0;
                 ++allFrames;
+                frontOnly += r.stats.instancesFrontOnly;
+                instances += r.stats.lod ? r.stats.lodStats.nodesDrawn : r.stats.cull.leavesDrawn;
             }
         }
     }
     std::printf("  draw calls: at most %d a frame (%s)\n", mostDraws,
                 s.renderer.syncDraws ? "synchronised batches" : "one a frame");
-    std::printf("  back faces culled: in %zu of the %zu frames of the other modes%s\n",
-                backFaceFrames, allFrames,
-                s.renderer.backFaceCulling ? "" : " (--back-faces draw)");
+    std::printf(
+        "  back faces culled: in %zu of the %zu frames of the other modes, %.1f%% of their "
+        "instances%s\n",
+        backFaceFrames, allFrames,
+        instances > 0 ? 100.0 * double(frontOnly) / double(instances) : 0.0,
+        s.renderer.backFaceCulling ? "" : " (--back-faces draw)");
     if (full && s.renderer.backFaceCulling) {
         std::printf("  two-sided: median %.3f ms, worst %.3f ms (culled, back faces drawn)\n",
                     m[kTwoSided].medianMs, m[kTwoSided].worstMs);

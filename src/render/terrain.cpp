@@ -433,9 +433,14 @@ FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const 
         uploadForView(terrain, view);
     }
     FrameStats stats = cullUploaded(terrain, view);
-    // Decided by the viewing camera alone, so culled and unculled frames draw alike.
-    style.cullBackFaces =
-        renderer.backFaceCulling && backFacesHidden(terrain.tree, terrain.mapping, camera);
+    // Decided per instance by the viewing camera alone, so culled and unculled frames draw alike.
+    const uint32_t frontOnly =
+        renderer.backFaceCulling ? frontOnlyInstances(terrain.tree, terrain.mapping, camera,
+                                                      view.viewportHeight, stats.lod, terrain.frame)
+                                 : 0;
+    style.cullBackFaces = frontOnly > 0;
+    style.cullBackFacesTo = frontOnly;
+    stats.instancesFrontOnly = frontOnly;
     const FrameBuffers& frame = terrain.frame;
     const bool drawObjects = objects && terrain.objects;
     if (drawObjects) {

@@ -791,15 +791,10 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
 
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
-    if (style.cullBackFaces) {
-        // The strip's triangles face up in GL's winding (appendLeafStrip): counter-clockwise
-        // seen from above.
-        glEnable(GL_CULL_FACE);
-        glCullFace(GL_BACK);
-        glFrontFace(GL_CCW);
-    } else {
-        glDisable(GL_CULL_FACE);
-    }
+    // The strip's triangles face up in GL's winding (appendLeafStrip): counter-clockwise seen
+    // from above.
+    glCullFace(GL_BACK);
+    glFrontFace(GL_CCW);
     glDisable(GL_BLEND);
     if (style.wireframe) {
         glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
@@ -807,15 +802,29 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     glBindVertexArray(vertexArray);
     const bool imageryShown = imagery.on && gpu.imagery.present() && !style.wireframe;
     const int lit = (sun ? kSunVariant : 0) | (imageryShown ? kImageryVariant : 0);
+    const GLsizei cullTo =
+        style.cullBackFaces ? GLsizei(std::min(style.cullBackFacesTo, size_t(count))) : 0;
     int draws = 0;
+    // Instances [first, end) with the current program: back faces culled before cullTo.
+    auto drawPart = [&](GLsizei first, GLsizei end) {
+        const GLsizei split = std::clamp(cullTo, first, end);
+        if (first < split) {
+            glEnable(GL_CULL_FACE);
+            draws += drawBatches(gpu, nodes, first, split - first);
+        }
+        if (split < end) {
+            glDisable(GL_CULL_FACE);
+            draws += drawBatches(gpu, nodes, split, end - split);
+        }
+    };
     if (plain > 0) {
         useTerrainProgram(lit, gpu, mapping, camera, style);
-        draws += drawBatches(gpu, nodes, 0, plain);
+        drawPart(0, plain);
     }
     if (plain < count) {
         // Instances over a hole: the program that leaves its squares out.
         useTerrainProgram(lit | kHolesVariant, gpu, mapping, camera, style);
-        draws += drawBatches(gpu, nodes, plain, count - plain);
+        drawPart(plain, count);
     }
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     glBindVertexArray(0);

@@ -129,9 +129,11 @@ struct DrawStyle {
     bool markStencil = false;
     bool outsideStencil = false;
     float dim = 0.0f;
-    // Cull the triangles that do not face the eye (GL_CULL_FACE). Only when backFacesHidden()
-    // (core/cull/occlusion.h) holds: then a back face can win a pixel only by a depth tie.
+    // Cull the triangles that do not face the eye (GL_CULL_FACE), in the instances before
+    // cullBackFacesTo, drawing the rest with both sides. Only for instances whose back faces can
+    // win a pixel only by a depth tie (frontOnlyInstances, core/frame/frame.h).
     bool cullBackFaces = false;
+    size_t cullBackFacesTo = SIZE_MAX;
 };
 
 // The GPU's time for a frame: GL_TIME_ELAPSED queries round each of the frame's GL sections
@@ -223,8 +225,8 @@ struct TerrainRenderer {
     // proportion to the view (llvmpipe: about 190 bytes a triangle, as many scenes as its
     // rasteriser threads fall behind).
     bool syncDraws = false;
-    // Cull back faces whenever backFacesHidden() allows (renderTerrain decides per frame); off,
-    // both sides are always drawn (--back-faces draw).
+    // Cull back faces wherever frontOnlyInstances() allows (renderTerrain decides per frame);
+    // off, both sides are always drawn (--back-faces draw).
     bool backFaceCulling = true;
     Fog fog;  // distance fog (--fog); the objects' renderer has its own copy
     // Contour lines every this many of the map's height units (metres when the map is in metres;

@@ -920,10 +920,14 @@ void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camer
 }
 
 bool backFacesHidden(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera) {
-    View v;
     // Through a hole a ray can meet the terrain from below, on a back face.
-    return !tree.hasHoles() && viewOverMap(tree, mapping, camera, v) &&
-           nearClearance(tree, v, camera) > 1.0;
+    return !tree.hasHoles() && eyeClearOfNearTerrain(tree, mapping, camera);
+}
+
+bool eyeClearOfNearTerrain(const Quadtree& tree, const WorldMapping& mapping,
+                           const Camera& camera) {
+    View v;
+    return viewOverMap(tree, mapping, camera, v) && nearClearance(tree, v, camera) > 1.0;
 }
 
 }  // namespace qt

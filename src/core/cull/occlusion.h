@@ -101,4 +101,11 @@ void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camer
 // tie. False for non-finite input.
 bool backFacesHidden(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera);
 
+// backFacesHidden() less its holes: the eye strictly inside the map's footprint and higher by more
+// than the near plane's reach than every leaf near it. Then every surface point within the near
+// plane's reach lies below the eye's rays, so no ray meets the surface before the near plane, and
+// the eye is above the surface wherever a square is drawn under it (core/cull/back_faces.h builds
+// on this for maps with holes).
+bool eyeClearOfNearTerrain(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera);
+
 }  // namespace qt

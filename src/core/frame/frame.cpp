@@ -117,6 +117,45 @@ uint32_t moveHolesLast(const Quadtree& tree, std::vector<Instance>& instances,
     return uint32_t(kept);
 }
 
+// The sample box an instance draws over: a leaf's, or a node's `level` levels up.
+void sampleBox(const Quadtree& tree, LeafCoord leaf, uint32_t box[4]) {
+    const QuadtreeNode& node = tree.nodes[tree.leafNodes[tree.leafIndexAt(leaf.col, leaf.row)]];
+    box[0] = node.x0;
+    box[1] = node.z0;
+    box[2] = node.x1;
+    box[3] = node.z1;
+}
+void sampleBox(const Quadtree& tree, const DrawNode& node, uint32_t box[4]) {
+    const QuadtreeNode& root = tree.root();
+    const uint32_t side = uint32_t(tree.leafSize) << node.level;
+    box[0] = uint32_t(node.col) << tree.leafShift;
+    box[1] = uint32_t(node.row) << tree.leafShift;
+    box[2] = std::min(box[0] + side, uint32_t(root.x1));
+    box[3] = std::min(box[1] + side, uint32_t(root.z1));
+}
+
+// Moves the instances of [0, end) whose back faces `test` proves hidden before the others,
+// keeping each part's order (a stable partition through `scratch`); returns how many.
+template <typename Instance>
+uint32_t moveFrontOnlyFirst(const Quadtree& tree, const BackFaceTest& test,
+                            std::vector<Instance>& instances, uint32_t end,
+                            std::vector<Instance>& scratch) {
+    scratch.clear();
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < end; ++i) {
+        const Instance instance = instances[i];
+        uint32_t box[4];
+        sampleBox(tree, instance, box);
+        if (test.frontOnly(box[0], box[1], box[2], box[3])) {
+            instances[kept++] = instance;
+        } else {
+            scratch.push_back(instance);
+        }
+    }
+    std::copy(scratch.begin(), scratch.end(), instances.begin() + std::ptrdiff_t(kept));
+    return kept;
+}
+
 // Full detail: the walk's leaves less those nearer terrain hides, as runs and as instances.
 void fullDetailStage(const Quadtree& tree, const WorldMapping& mapping, const CullView& view,
                      FrameBuffers& frame, FrameStats& stats) {
@@ -178,6 +217,22 @@ void levelOfDetailStage(const Heightmap& map, const Quadtree& tree, const WorldM
 
 }  // namespace
 
+uint32_t frontOnlyInstances(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
+                            int viewportHeight, bool lod, FrameBuffers& frame) {
+    const uint32_t count = uint32_t(lod ? frame.lod.nodes.size() : frame.drawList.size());
+    if (!tree.hasHoles()) {
+        return backFacesHidden(tree, mapping, camera) ? count : 0;
+    }
+    if (!frame.backFaces.prepare(tree, mapping, camera, viewportHeight)) {
+        return 0;
+    }
+    const uint32_t end = std::min(frame.holesFrom, count);
+    return lod ? moveFrontOnlyFirst(tree, frame.backFaces, frame.lod.nodes, end,
+                                    frame.holeNodeScratch)
+               : moveFrontOnlyFirst(tree, frame.backFaces, frame.drawList, end,
+                                    frame.holeLeafScratch);
+}
+
 int defaultSelectThreads() {
     return std::clamp(int(std::thread::hardware_concurrency()), 1, kMaxSelectThreads);
 }
@@ -194,6 +249,7 @@ void FrameBuffers::reserveFor(const Quadtree& tree, bool recordDecisions) {
     lodReach.reserveFor(tree);
     holeLeafScratch.clear();
     holeNodeScratch.clear();
+    backFaces.reserveFor(tree);
     if (tree.hasHoles()) {
         holeLeafScratch.reserve(tree.leaves.size());
         holeNodeScratch.reserve(lod.nodes.capacity());

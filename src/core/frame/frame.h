@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/cull/back_faces.h"
 #include "core/cull/cull.h"
 #include "core/cull/occlusion.h"
 #include "core/lod/lod.h"
@@ -61,11 +62,12 @@ struct FrameStats {
     uint32_t instancesOverHoles = 0;
     ObjectFrameStats objects;
 
-    int drawCalls = 0;             // terrain draws only
-    int objectDrawCalls = 0;       // object draws: at most one per object mesh
-    bool syncedDraws = false;      // drawn in synchronised batches
-    bool backFacesCulled = false;  // back faces culled
-    double frameMs = 0.0;          // filled by the caller, who knows where the frame ends
+    int drawCalls = 0;                // terrain draws only
+    int objectDrawCalls = 0;          // object draws: at most one per object mesh
+    bool syncedDraws = false;         // drawn in synchronised batches
+    bool backFacesCulled = false;     // back faces culled
+    uint32_t instancesFrontOnly = 0;  // instances drawn with back faces culled
+    double frameMs = 0.0;             // filled by the caller, who knows where the frame ends
     // Scripted frames: the GPU's time for the frame's GL sections, not the CPU's between them.
     double gpuMs = 0.0;
 };
@@ -88,10 +90,13 @@ struct FrameBuffers {
     // whose leaves have no hole, then from holesFrom on those over a hole, each part in the
     // order it was made (tree order): the renderer draws the first part with the plain program,
     // whose early depth test a discard would turn off, and only the rest with the hole test.
+    // frontOnlyInstances (below) may then reorder the first part for the viewing camera.
     // The list's size without holes. holeScratch: the moved instances, room for every leaf.
     uint32_t holesFrom = 0;
     std::vector<LeafCoord> holeLeafScratch;
     std::vector<DrawNode> holeNodeScratch;
+    // On a map with holes, frontOnlyInstances' holes around the viewing camera.
+    BackFaceTest backFaces;
     // Threads the selection is split over: the machine's, at most kMaxSelectThreads.
     int lodThreads = defaultSelectThreads();
     LodReach lodReach;  // the split distances, remade when the mapping or projection changes
@@ -144,5 +149,15 @@ Frustum cullingFrustum(const Camera& camera, const WorldMapping& mapping,
 FrameStats runFrame(const Heightmap& map, const Quadtree& tree, const WorldMapping& mapping,
                     const CullView& view, FrameBuffers& frame,
                     const LooseObjectTree* objects = nullptr);
+
+// After runFrame, for the viewing `camera` (the culling one unless frozen) in a viewport
+// `viewportHeight` pixels high: how many instances from the start of the frame's list (drawList,
+// or lod.nodes when `lod`) may be drawn with their back faces culled, their back faces never the
+// first surface along a pixel's ray. Without holes, every instance when backFacesHidden() holds,
+// else none. With holes, the instances before holesFrom that BackFaceTest proves (the argument in
+// core/cull/back_faces.h) are moved first, each part keeping its order; the instances over a hole
+// are never culled. No allocation once reserved.
+uint32_t frontOnlyInstances(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
+                            int viewportHeight, bool lod, FrameBuffers& frame);
 
 }  // namespace qt

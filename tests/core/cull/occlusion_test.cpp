@@ -16,6 +16,7 @@
 #include <glm/gtc/constants.hpp>
 #include <glm/trigonometric.hpp>
 
+#include "core/cull/back_faces.h"
 #include "core/cull/cull.h"
 #include "core/cull/horizon.h"
 #include "core/terrain/synthetic.h"
@@ -543,6 +544,115 @@ TEST(Occlusion, FirstHitLeavesAreKeptThroughHoles) {
     std::printf("holes taken as whole would hide %llu pixels' first hits\n",
                 (unsigned long long)lost);
     EXPECT_GT(lost, 0u) << "no ray through a hole met a leaf that the holes' leaves would hide";
+}
+
+// A hillside rising along z with windows in it: rectangles of nodata and one-sample specks. A
+// ray that drops through a window meets the slope beyond from below, on a back face.
+Heightmap hillsideWithWindows(int width, int height) {
+    std::vector<float> samples(size_t(width) * size_t(height), 0.0f);
+    for (int row = 0; row < height; ++row) {
+        for (int col = 0; col < width; ++col) {
+            samples[size_t(row) * size_t(width) + size_t(col)] =
+                0.4f * float(row) + float((col * 5 + row * 3) % 3);
+        }
+    }
+    return test::withNodata(makeHeightmap(width, height, samples).value(), [](int col, int row) {
+        const bool window = col >= 40 && col <= 60 && row >= 50 && row <= 60;
+        const bool slot = col >= 80 && col <= 90 && row >= 20 && row <= 24;
+        const bool speck = row > 90 && (col * 31 + row * 17) % 97 == 0;
+        return window || slot || speck;
+    });
+}
+
+// Where BackFaceTest clears a box, its back faces may be culled: no pixel's ray (the CPU ray cast
+// through the exact mesh, passing through holes) may meet the surface first on a back face of a
+// leaf inside it. Tested for each leaf hit and its ancestors up to three levels (level of
+// detail's nodes), over random cameras and cameras looking down through a window onto the slope
+// beyond, on maps with holes. Not vacuous: some first hits are back faces, and most leaves in
+// view are cleared.
+TEST(Occlusion, BackFaceTestClearsNoBoxWhereABackFaceIsFirst) {
+    const Scene scenes[] = {
+        makeScene(hillsideWithWindows(129, 129), {1.0f, 1.0f, 0.0f}),
+        makeScene(holeyRidgeMap(129, 129), {1.0f, 1.0f, 0.0f}),
+        makeScene(
+            test::withNodata(ridgeMap(129, 129),
+                             [](int col, int row) { return (col * 31 + row * 17) % 211 == 0; }),
+            {1.0f, 1.0f, 0.0f}),
+        makeScene(test::withNodata(syntheticHeightmap(129, 129, 3),
+                                   [](int col, int row) {
+                                       return (col - 90) * (col - 90) + (row - 30) * (row - 30) <
+                                              150;
+                                   }),
+                  {1.0f, 0.0015f, 0.0f})};
+    uint64_t backHits = 0, hits = 0, hitsCleared = 0;
+    int prepared = 0, refused = 0;
+    for (const Scene& s : scenes) {
+        ASSERT_TRUE(s.tree.hasHoles());
+        BackFaceTest test;
+        test.reserveFor(s.tree);
+        Random rng(29);
+        std::vector<Camera> cameras;
+        for (int k = 0; k < 40; ++k) {
+            cameras.push_back(randomCamera(s, rng));
+        }
+        // Down through the hillside's window (columns 40..60, rows 50..60), from above the slope
+        // below it and from above every height.
+        for (float y : {30.0f, 45.0f, 60.0f, 120.0f}) {
+            for (float z : {20.0f, 35.0f, 45.0f}) {
+                Camera c;
+                c.position = {50.0f, y, z};
+                c.yaw = glm::half_pi<float>();  // toward +z
+                c.pitch = -std::atan2(y - 22.0f, 55.0f - z);
+                c.fovY = glm::radians(60.0f);
+                c.aspect = 16.0f / 9.0f;
+                c.nearPlane = 0.01f;
+                c.farPlane = 1000.0f;
+                cameras.push_back(c);
+            }
+        }
+        for (size_t k = 0; k < cameras.size(); ++k) {
+            const Camera& c = cameras[k];
+            if (!test.prepare(s.tree, s.mapping, c, 720)) {
+                ++refused;
+                EXPECT_FALSE(test.frontOnly(0, 0, 4, 4));
+                continue;
+            }
+            ++prepared;
+            const glm::dvec3 eye(c.position);
+            for (int j = 0; j < kPixelsY; ++j) {
+                for (int i = 0; i < kPixelsX; ++i) {
+                    const glm::dvec3 d = pixelRay(c, i, j);
+                    double t = 0.0;
+                    glm::dvec3 up;
+                    const int leaf = firstHitLeaf(s, eye, d, t, &up);
+                    if (leaf < 0) {
+                        continue;
+                    }
+                    ++hits;
+                    uint32_t node = s.tree.leafNodes[size_t(leaf)];
+                    const bool back = glm::dot(d, up) > 0.0;
+                    backHits += back;
+                    for (int level = 0; level <= 3 && node != kNoNode; ++level) {
+                        const QuadtreeNode& n = s.tree.nodes[node];
+                        const bool cleared = test.frontOnly(n.x0, n.z0, n.x1, n.z1);
+                        hitsCleared += level == 0 && cleared;
+                        ASSERT_FALSE(back && cleared)
+                            << "camera " << k << " pixel " << i << "," << j << " level " << level;
+                        node = s.tree.parents[node];
+                    }
+                }
+            }
+        }
+    }
+    std::printf(
+        "back face test: %d cameras prepared, %d refused; %llu pixels hit, %llu on a back "
+        "face, %llu on a cleared leaf\n",
+        prepared, refused, (unsigned long long)hits, (unsigned long long)backHits,
+        (unsigned long long)hitsCleared);
+    EXPECT_GT(backHits, 1000u) << "no view through a hole onto a back face";
+    EXPECT_GT(prepared, 100);
+    EXPECT_GT(refused, 10);
+    EXPECT_GT(hitsCleared, hits / 3) << "too little cleared to be of use";
 }
 
 // A flat map (or a zero height scale) hides nothing: every occluder's bound is below every slope

@@ -288,14 +288,19 @@ TEST(FramePipeline, AFrameAllocatesNothingOnceReserved) {
             views.push_back(view);
         }
     }
-    uint64_t drawn = 0;
+    uint64_t drawn = 0, frontOnly = 0;
     const size_t before = heapCount().allocations;
     for (const CullView& view : views) {
-        drawn += runFrame(s.map, s.tree, s.mapping, view, frame).cull.leavesDrawn;
+        const FrameStats stats = runFrame(s.map, s.tree, s.mapping, view, frame);
+        drawn += stats.cull.leavesDrawn;
+        // The renderer's back-face partition for the same camera, as a frame's draw takes it.
+        frontOnly += frontOnlyInstances(s.tree, s.mapping, view.camera, view.viewportHeight,
+                                        stats.lod, frame);
     }
     const size_t after = heapCount().allocations;
     EXPECT_EQ(after, before) << "allocations over " << views.size() << " frames";
     EXPECT_GT(drawn, 0u);
+    EXPECT_GT(frontOnly, 0u);
     // The counter counts: a vector growing past its capacity is seen.
     std::vector<int> grows;
     grows.push_back(1);

@@ -1,0 +1,169 @@
+// BackFaceTest: the holes around the eye stamped into bins of azimuth and rings of distance, and
+// boxes of terrain tested against them (the argument is in back_faces.h).
+#include "core/cull/back_faces.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+#include "core/config.h"
+#include "core/cull/cull.h"
+#include "core/cull/horizon.h"
+#include "core/cull/occlusion.h"
+
+namespace qt {
+namespace {
+
+constexpr float kInfinity = std::numeric_limits<float>::infinity();
+constexpr int kStackSize = 4 * 17;  // a depth-first descent holds at most 3 per level, plus 4
+// Elevations beyond this (radians) widen a span past use: every bin is taken.
+constexpr float kSteepest = 1.4f;
+// Heights are taken this share of the eye's and the map's magnitudes outward, against rounding.
+constexpr double kHeightSlack = 1e-4;
+
+// Horizontal distances from the eye to the nearest and the farthest point of a rectangle.
+struct Distances {
+    float nearest;
+    float farthest;
+};
+
+Distances distances(float ex, float ez, float x0, float z0, float x1, float z1) {
+    const float nx = std::max({x0 - ex, 0.0f, ex - x1});
+    const float nz = std::max({z0 - ez, 0.0f, ez - z1});
+    const float fx = std::max(std::fabs(ex - x0), std::fabs(ex - x1));
+    const float fz = std::max(std::fabs(ez - z0), std::fabs(ez - z1));
+    return {std::sqrt(nx * nx + nz * nz), std::sqrt(fx * fx + fz * fz)};
+}
+
+// Rings lo..hi (inclusive) as bits.
+uint64_t ringBits(int lo, int hi) {
+    return (~0ull >> (BackFaceTest::kRings - 1 - hi)) & (~0ull << lo);
+}
+
+// The bins of the directions from (ex, ez) to the rectangle, widened by `margin` in pseudo-angle:
+// count bins from `first`, taken modulo kBins; every bin when the eye is on the rectangle.
+void spanBins(float ex, float ez, float x0, float z0, float x1, float z1, float margin, int& first,
+              int& count) {
+    constexpr int kBins = BackFaceTest::kBins;
+    first = 0;
+    count = kBins;
+    if (ex >= x0 && ex <= x1 && ez >= z0 && ez <= z1) {
+        return;
+    }
+    float start = 0.0f, width = 0.0f;
+    footprintSpan(ex, ez, x0, z0, x1, z1, start, width);
+    const float lo = start - margin, hi = start + width + margin;
+    if (!(hi - lo < 4.0f)) {
+        return;
+    }
+    constexpr float kPerUnit = float(kBins) / 4.0f;
+    const int b0 = int(std::floor((lo + 2.0f) * kPerUnit));
+    const int b1 = int(std::floor((hi + 2.0f) * kPerUnit));
+    first = b0;
+    count = std::min(b1 - b0 + 1, kBins);
+}
+
+// The ring of a distance: 0 below ringBase 2^(1 / kRingsPerOctave), the last beyond 2^15 ringBase.
+int ringOf(const BackFaceTest& t, float distance) {
+    const float r = float(BackFaceTest::kRingsPerOctave) * std::log2(distance / t.ringBase);
+    if (!(r > 0.0f)) {
+        return 0;
+    }
+    return r < float(BackFaceTest::kRings - 1) ? int(r) : BackFaceTest::kRings - 1;
+}
+
+}  // namespace
+
+void BackFaceTest::reserveFor(const Quadtree& tree) {
+    rings.assign(tree.hasHoles() ? size_t(kBins) : 0, 0);
+}
+
+bool BackFaceTest::prepare(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
+                           int viewportHeight) {
+    active = false;
+    if (!tree.hasHoles() || viewportHeight <= 0 || !eyeClearOfNearTerrain(tree, mapping, camera)) {
+        return false;
+    }
+    if (rings.size() != size_t(kBins)) {
+        rings.assign(size_t(kBins), 0);  // not reserved: once
+    } else {
+        std::fill(rings.begin(), rings.end(), 0);
+    }
+    ex = camera.position.x;
+    ey = camera.position.y;
+    ez = camera.position.z;
+    spacingX = mapping.spacingX;
+    spacingZ = mapping.spacingZ;
+    const Box root = nodeBox(tree, tree.root(), mapping);
+    const double slack =
+        kHeightSlack * (std::fabs(double(ey)) + std::fabs(double(root.min.y)) +
+                        std::fabs(double(root.max.y)) + double(root.max.y - root.min.y));
+    minY = float(double(root.min.y) - slack);
+    maxY = float(double(root.max.y) + slack);
+    const double above = double(ey) - double(maxY);
+    reach = above > 0.0 ? float((double(ey) - double(minY)) / above) : kInfinity;
+    ringBase = std::hypot(root.max.x, root.max.z) * std::ldexp(1.0f, -14);
+    delta = kOcclusionMarginPixels * 2.0f * std::tan(0.5f * camera.fovY) / float(viewportHeight);
+
+    uint32_t stack[kStackSize];
+    int top = 0;
+    stack[top++] = tree.rootIndex();
+    while (top > 0) {
+        const QuadtreeNode& node = tree.nodes[stack[--top]];
+        if (!tree.holesIn(tree.firstLeaf(node), tree.leafCount(node))) {
+            continue;
+        }
+        const float x0 = float(node.x0) * spacingX, x1 = float(node.x1) * spacingX;
+        const float z0 = float(node.z0) * spacingZ, z1 = float(node.z1) * spacingZ;
+        const Distances d = distances(ex, ez, x0, z0, x1, z1);
+        if (!node.isLeaf() && std::max(x1 - x0, z1 - z0) > kStampRatio * d.nearest) {
+            for (int q = 0; q < 4; ++q) {
+                if (node.hasChild(q)) {
+                    assert(top < kStackSize);
+                    stack[top++] = node.child(q);
+                }
+            }
+            continue;
+        }
+        const uint64_t bits = ringBits(ringOf(*this, d.nearest), ringOf(*this, d.farthest));
+        int first = 0, count = 0;
+        spanBins(ex, ez, x0, z0, x1, z1, horizon::kAngleError, first, count);
+        for (int i = 0; i < count; ++i) {
+            rings[size_t((first + i) & (kBins - 1))] |= bits;
+        }
+    }
+    active = true;
+    return true;
+}
+
+bool BackFaceTest::frontOnly(uint32_t x0, uint32_t z0, uint32_t x1, uint32_t z1) const {
+    if (!active) {
+        return false;
+    }
+    const float wx0 = float(x0) * spacingX, wx1 = float(x1) * spacingX;
+    const float wz0 = float(z0) * spacingZ, wz1 = float(z1) * spacingZ;
+    const Distances d = distances(ex, ez, wx0, wz0, wx1, wz1);
+    const int lo = std::isinf(reach) ? 0 : std::max(ringOf(*this, d.nearest / reach) - 1, 0);
+    const int hi = std::min(ringOf(*this, d.farthest) + 1, kRings - 1);
+    const uint64_t mask = ringBits(lo, hi);
+    // The steepest elevation of a ray that meets the box's surface, which lies in [minY, maxY].
+    float margin = 4.0f;
+    if (d.nearest > 0.0f) {
+        const float rise = std::max({ey - minY, maxY - ey, 0.0f});
+        const float elevation = std::atan(rise / d.nearest) + delta;
+        if (elevation < kSteepest) {
+            margin = delta / std::cos(elevation) + horizon::kAngleError;
+        }
+    }
+    int first = 0, count = 0;
+    spanBins(ex, ez, wx0, wz0, wx1, wz1, margin, first, count);
+    for (int i = 0; i < count; ++i) {
+        if ((rings[size_t((first + i) & (kBins - 1))] & mask) != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace qt
