@@ -195,11 +195,18 @@ void PageStreamer::settle(const Upload& uploadPage) {
     uploadsPerFrame_ = 1 << 30;
     int total = 0;
     for (;;) {
+        // Whether filled pages waited before the upload: pages the worker finishes while it
+        // runs are taken by the next round, not mistaken for pages that found no layer.
+        bool waited = false;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            waited = !ready_.empty();
+        }
         const int uploaded = upload(uploadPage);
         total += uploaded;
         std::unique_lock<std::mutex> lock(mutex_);
         if (!ready_.empty()) {
-            if (uploaded == 0) {
+            if (uploaded == 0 && waited) {
                 break;  // filled pages that found no layer
             }
             continue;
