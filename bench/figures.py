@@ -13,7 +13,8 @@ Topics, each the section of docs/figures.md with that anchor:
   lod         bench/lod.py on gen_4097.png, and the selection's own time (core_bench)
   frames      bench/frames.py: culled against unculled frames, scaling with the map's size
   memory      bench/memory.py: peak memory a sample, and a million objects' bytes an object
-  light       cast shadows and horizon angles of a 4097² map for a new Sun direction (core_bench)
+  light       cast shadows and horizon angles of a 4097² map for a new Sun direction (core_bench),
+              and bench/light.py: frames lit by a Sun against the fixed light (gen_4097)
   holes       bench/holes.py: frames with nodata as holes against its fill (gen_2049 as a .r16)
   imagery     bench/imagery.py: frames with imagery at 4x the map's density against none (gen_4097)
   streaming   bench/stream.py on a streamed 32769² .r16 (gen_4097.png cubic-upsampled)
@@ -209,7 +210,11 @@ def light_section(rows):
                                                   "fraction takes one such pass an azimuth)")):
         r = row(name)
         lines.append(f"| {label} | {r['real_time']:.0f} | {r['cpu_time']:.0f} |")
-    return lines
+    side = 1025 if args.quick else 4097
+    shown, out = script("light.py", "--frames", "2" if args.quick else "16", "--runs",
+                        "1" if args.quick else "3", gen_map(side))
+    return lines + ["", f"A frame lit by a Sun against the fixed light, interleaved (`{shown}`):",
+                    "", *out.splitlines()]
 
 
 def tree_build_section(rows):

@@ -11,7 +11,7 @@ set(QT_CORE_SOURCES
   terrain/nodata.cpp
   # light: the Sun's position, exact cast shadows, the disc's soft edge, the open sky
   light/sun_position.cpp light/sun_lines.cpp light/sunlight.cpp light/sky_light.cpp
-  light/sunlight_job.cpp
+  light/sunlight_job.cpp light/daylight_sky.cpp
   # io: every loader and the header checks before them
   io/load.cpp io/stb_image_load.cpp io/pnm.cpp io/raw16.cpp io/voids.cpp io/png_gray16.cpp
   io/image_header.cpp io/image_header_png.cpp io/image_header_rle.cpp io/image_header_gif.cpp

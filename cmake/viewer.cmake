@@ -31,7 +31,7 @@ set_target_properties(quadterrain_glad PROPERTIES POSITION_INDEPENDENT_CODE ON)
 # shaders/ compiled into the renderer (a renderer made with no shader folder uses them), made
 # again whenever a shader changes.
 file(GLOB QT_SHADERS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/shaders/*.vert
-     ${CMAKE_SOURCE_DIR}/shaders/*.frag)
+     ${CMAKE_SOURCE_DIR}/shaders/*.frag ${CMAKE_SOURCE_DIR}/shaders/*.glsl)
 set(QT_EMBEDDED_SHADERS ${CMAKE_BINARY_DIR}/generated/embedded_shaders.cpp)
 add_custom_command(OUTPUT ${QT_EMBEDDED_SHADERS}
   COMMAND ${CMAKE_COMMAND} "-DSOURCES=${QT_SHADERS}" -DOUT=${QT_EMBEDDED_SHADERS}
@@ -48,7 +48,7 @@ add_library(quadterrain_render STATIC
   src/render/debug_lines.cpp
   src/render/framebuffer.cpp
   src/render/terrain_view.cpp
-  src/render/terrain_sun.cpp
+  src/render/terrain_sun.cpp src/render/sky.cpp
   src/render/imagery_gpu.cpp
   src/render/terrain_imagery.cpp
   src/render/offscreen.cpp)

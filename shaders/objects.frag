@@ -10,6 +10,10 @@ in float trunk;
 uniform float farPlane;
 uniform float fogStart;
 uniform vec3 fogColour;
+// A Sun given: the daylight sky's haze (sky.glsl) instead of the fog's flat colour.
+uniform bool daylight;
+
+#include "sky.glsl"
 
 out vec4 colour;
 
@@ -32,5 +36,7 @@ void main() {
     float d = fogStart < farPlane
                   ? clamp((distanceFromEye - fogStart) / (farPlane - fogStart), 0.0, 1.0)
                   : 0.0;
-    colour = vec4(mix(lit, fogColour, d * d), 1.0);
+    colour = vec4(daylight ? hazed(lit, viewRayAt(gl_FragCoord.xy), distanceFromEye, d * d)
+                           : mix(lit, fogColour, d * d),
+                  1.0);
 }

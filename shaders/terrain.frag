@@ -1,5 +1,6 @@
 // Terrain fragment shader: colour by altitude in metres (hypsometric tints) or by the map's
-// relative height, and by slope; contour lines; diffuse + ambient light, distance fog.
+// relative height, and by slope; contour lines; diffuse + ambient light, distance fog (under a
+// given Sun, the daylight sky's haze: sky.glsl).
 #version 330 core
 
 // Normal x, height above the map's lowest world height, normal z, distance from the eye
@@ -65,9 +66,11 @@ bool overHole() {
 
 #ifdef SUN
 // A given Sun (qt::TerrainRenderer::sun): the unit direction towards it, and the vertex's share
-// of its disc in view (terrain.vert), 0 in full shadow.
+// of its disc in view (terrain.vert), 0 in full shadow. Under it the daylight sky's haze takes
+// the fog's place.
 uniform vec3 sunDirection;
 in float sunlit;
+#include "sky.glsl"
 #endif
 
 // The fixed light, without SUN.
@@ -175,5 +178,10 @@ void main() {
     float d = fogStart < farPlane ? clamp((surface.w - fogStart) / (farPlane - fogStart), 0.0, 1.0)
                                   : 0.0;
     float fog = d * d;
-    colour = vec4(mix(mix(lit, fogColour, fog), fogColour, dim), 1.0);
+#ifdef SUN
+    vec3 seen = hazed(lit, viewRayAt(gl_FragCoord.xy), surface.w, fog);
+#else
+    vec3 seen = mix(lit, fogColour, fog);
+#endif
+    colour = vec4(mix(seen, fogColour, dim), 1.0);
 }

@@ -7,6 +7,10 @@ in vec3 fromEye;  // relative to the eye (water.vert)
 uniform float farPlane;
 uniform float fogStart;
 uniform vec3 fogColour;
+// A Sun given: the daylight sky's haze (sky.glsl) instead of the fog's flat colour.
+uniform bool daylight;
+
+#include "sky.glsl"
 
 out vec4 colour;
 
@@ -21,5 +25,7 @@ void main() {
     // The same fog as terrain.frag: clear up to fogStart, then thickening.
     float d = fogStart < farPlane ? clamp((distance - fogStart) / (farPlane - fogStart), 0.0, 1.0)
                                   : 0.0;
-    colour = vec4(mix(water, fogColour, d * d), 1.0);
+    colour = vec4(daylight ? hazed(water, fromEye / max(distance, 1e-6), distance, d * d)
+                           : mix(water, fogColour, d * d),
+                  1.0);
 }

@@ -208,6 +208,10 @@ int ObjectRenderer::submit(const Camera& camera) {
     glUniform1f(program.uniform("farPlane"), camera.farPlane);
     glUniform1f(program.uniform("fogStart"), fog.startFor(camera.farPlane));
     glUniform3f(program.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
+    glUniform1i(program.uniform("daylight"), sky ? 1 : 0);
+    if (sky) {
+        setSkyUniforms(program, *sky);
+    }
     glUniform1i(program.uniform("records"), kRecordUnit);
     glActiveTexture(GLenum(GL_TEXTURE0 + kRecordUnit));
     glBindTexture(GL_TEXTURE_BUFFER, recordTexture);

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "core/view/camera.h"
 #include "render/fog.h"
 #include "render/shader.h"
+#include "render/sky.h"
 
 namespace qt {
 
@@ -34,6 +36,9 @@ struct ObjectRenderer {
     ShaderProgram program;
     std::string shaderDir;  // where the shaders are read from; "": the ones compiled in
     Fog fog;                // distance fog, as the terrain's (TerrainRenderer::fog)
+    // Under a Sun, the frame's sky and haze (TerrainRenderer::skyFrameFor): the objects fade
+    // into the daylight sky as the terrain does; none: into the fog's colour.
+    std::optional<SkyFrame> sky;
     std::array<MeshGpu, kObjectMeshes> meshes;
     GLuint instanceBuffer = 0;
     size_t instanceCapacity = 0;  // instances the buffer holds

@@ -50,11 +50,53 @@ void insertDefines(std::string& source, const std::string& defines) {
     source.insert(eol == std::string::npos ? source.size() : eol + 1, defines);
 }
 
+// GLSL 3.30 has no #include: each line `#include "NAME"` is replaced by the file NAME beside
+// `path` (or compiled in under that name), between #line directives so that the compiler's log
+// numbers the included file's lines as source string 1 and the rest as the file's own. One
+// level: an included file includes nothing.
+Status expandIncludes(std::string& source, const std::string& path, bool embedded) {
+    const size_t slash = path.find_last_of('/');
+    const std::string folder = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+    std::string out;
+    size_t at = 0;
+    int line = 1;
+    while (at < source.size()) {
+        size_t eol = source.find('\n', at);
+        eol = eol == std::string::npos ? source.size() : eol + 1;
+        const std::string text = source.substr(at, eol - at);
+        const size_t open = text.find("#include \"");
+        const size_t close = open == 0 ? text.find('"', 10) : std::string::npos;
+        if (close != std::string::npos) {
+            const std::string name = text.substr(10, close - 10);
+            Result<std::string> included = sourceOf(folder + name, embedded);
+            if (!included) {
+                return Status::failure(escapedPath(path) + " line " + std::to_string(line) + ": " +
+                                       included.error());
+            }
+            if (included.value().find("#include \"") != std::string::npos) {
+                return Status::failure(escapedPath(folder + name) +
+                                       ": an included shader includes another");
+            }
+            out +=
+                "#line 1 1\n" + included.value() + "\n#line " + std::to_string(line + 1) + " 0\n";
+        } else {
+            out += text;
+        }
+        at = eol;
+        ++line;
+    }
+    source = std::move(out);
+    return {};
+}
+
 Result<GLuint> compile(GLenum stage, const std::string& path, bool embedded,
                        const std::string& defines) {
     Result<std::string> source = sourceOf(path, embedded);
     if (!source) {
         return Result<GLuint>::failure(source.error());
+    }
+    if (Status included = expandIncludes(source.value(), path, embedded); !included) {
+        return Result<GLuint>::failure(included.error());
     }
     insertDefines(source.value(), defines);
     const GLuint shader = glCreateShader(stage);

@@ -454,8 +454,10 @@ FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const 
                                                 frame.drawList, frame.holesFrom, style);
     stats.drawCalls += renderer.drawWater(terrain.gpu, terrain.mapping, camera);
     if (drawObjects) {
+        objects->sky = renderer.skyFrameFor(terrain.gpu, terrain.mapping, camera);
         stats.objectDrawCalls = objects->submit(camera);
     }
+    stats.drawCalls += renderer.drawSky(terrain.gpu, terrain.mapping, camera);
     stats.syncedDraws = renderer.syncDraws;
     stats.backFacesCulled = style.cullBackFaces;
     return stats;

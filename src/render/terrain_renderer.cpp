@@ -551,6 +551,7 @@ void TerrainRenderer::destroy() {
         variant.destroy();
     }
     waterProgram.destroy();
+    skyProgram.destroy();
     glDeleteVertexArrays(1, &emptyArray);
     emptyArray = 0;
     frameTimer.destroy();
@@ -602,7 +603,8 @@ Status TerrainRenderer::reloadShaders() {
         }
     }
     Status plane = waterProgram.replaceFrom(shaderDir, "water.vert", "water.frag");
-    return !failed ? failed : plane;
+    Status sky = skyProgram.replaceFrom(shaderDir, "sky.vert", "sky.frag");
+    return !failed ? failed : !plane ? plane : sky;
 }
 
 int TerrainRenderer::drawWater(const TerrainGpu& gpu, const WorldMapping& mapping,
@@ -625,12 +627,54 @@ int TerrainRenderer::drawWater(const TerrainGpu& gpu, const WorldMapping& mappin
     glUniform1f(waterProgram.uniform("farPlane"), camera.farPlane);
     glUniform1f(waterProgram.uniform("fogStart"), fog.startFor(camera.farPlane));
     glUniform3f(waterProgram.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
+    const std::optional<SkyFrame> sky = skyFrameFor(gpu, mapping, camera);
+    glUniform1i(waterProgram.uniform("daylight"), sky ? 1 : 0);
+    if (sky) {
+        setSkyUniforms(waterProgram, *sky);
+    }
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
     glDisable(GL_CULL_FACE);  // seen from below too
     glBindVertexArray(emptyArray);
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     glBindVertexArray(0);
+    glUseProgram(0);
+    return 1;
+}
+
+std::optional<SkyFrame> TerrainRenderer::skyFrameFor(const TerrainGpu& gpu,
+                                                     const WorldMapping& mapping,
+                                                     const Camera& camera) const {
+    if (!sun) {
+        return std::nullopt;
+    }
+    const float lo = mapping.worldHeight(gpu.minSample);
+    const float hi = mapping.worldHeight(gpu.maxSample);
+    const float longer = std::max(float(std::max(gpu.width - 1, 1)) * mapping.spacingX,
+                                  float(std::max(gpu.height - 1, 1)) * mapping.spacingZ);
+    const Atmosphere atmosphere =
+        atmosphereFor(gpu.metres, mapping.heightScale, mapping.heightOffset, std::min(lo, hi),
+                      std::max(lo, hi), longer);
+    return skyFrame(*sun, camera, atmosphere, fog);
+}
+
+int TerrainRenderer::drawSky(const TerrainGpu& gpu, const WorldMapping& mapping,
+                             const Camera& camera) const {
+    const std::optional<SkyFrame> sky = skyFrameFor(gpu, mapping, camera);
+    if (!sky || skyProgram.id == 0) {
+        return 0;
+    }
+    glUseProgram(skyProgram.id);
+    setSkyUniforms(skyProgram, *sky);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LEQUAL);
+    glDepthMask(GL_FALSE);
+    glDisable(GL_CULL_FACE);
+    glBindVertexArray(emptyArray);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glBindVertexArray(0);
+    glDepthMask(GL_TRUE);
+    glDepthFunc(GL_LESS);
     glUseProgram(0);
     return 1;
 }
@@ -673,6 +717,9 @@ void TerrainRenderer::useTerrainProgram(int variant, const TerrainGpu& gpu,
         glUniform1i(shader.uniform("holeRowsPerLayer"), gpu.holeRowsPerLayer);
     }
     if (sun) {
+        if (const std::optional<SkyFrame> sky = skyFrameFor(gpu, mapping, camera)) {
+            setSkyUniforms(shader, *sky);
+        }
         const glm::vec3 towards = sunVector(*sun);
         glUniform3f(shader.uniform("sunDirection"), towards.x, towards.y, towards.z);
         glActiveTexture(GL_TEXTURE0 + kShadowUnit);

@@ -20,6 +20,7 @@
 #include "render/fog.h"
 #include "render/imagery_gpu.h"
 #include "render/shader.h"
+#include "render/sky.h"
 
 namespace qt {
 
@@ -213,6 +214,7 @@ struct TerrainRenderer {
     // programs'.
     ShaderProgram variants[kTerrainVariants];
     ShaderProgram waterProgram;  // the flat water plane (shaders/water.*)
+    ShaderProgram skyProgram;    // the daylight sky behind everything under a Sun (shaders/sky.*)
     GLuint emptyArray = 0;       // the water plane's vertex array: corners come from vertex ids
     GpuSections frameTimer;      // the GPU's time for a scripted frame
     std::string shaderDir;       // where the shaders are read from; "": the ones compiled in
@@ -263,6 +265,13 @@ struct TerrainRenderer {
     // against it); not culled, so culled and unculled frames draw it alike. Returns the draw
     // calls issued: one, or none when water is off or the map has no heights below sea level.
     int drawWater(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera) const;
+    // Under a Sun, the daylight sky over every pixel nothing was drawn on (after the terrain,
+    // objects and water: depth-tested at the far plane); returns the draw calls issued, one or
+    // none. Without a Sun the clear colour is the sky.
+    int drawSky(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera) const;
+    // The frame's sky and haze under the Sun over this map (render/sky.h); none without a Sun.
+    std::optional<SkyFrame> skyFrameFor(const TerrainGpu& gpu, const WorldMapping& mapping,
+                                        const Camera& camera) const;
 
 private:
     int drawInstances(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,

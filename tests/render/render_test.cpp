@@ -29,6 +29,7 @@
 #include <glm/trigonometric.hpp>
 
 #include "core/frame/draw_batches.h"
+#include "core/light/daylight_sky.h"
 #include "core/terrain/synthetic.h"
 #include "core/terrain/vertex_grid.h"
 #include "render/debug_lines.h"
@@ -139,7 +140,7 @@ FrameStats render(Terrain& terrain, const Camera& camera, bool cull, std::vector
 
 // The draw calls a frame takes: its instances (leaves, or nodes with level of detail) in the
 // renderer's batches, those with back faces culled, the rest of those over no hole, and those
-// over holes each in batches of their own.
+// over holes each in batches of their own; under a Sun, one more for the sky.
 int expectedDraws(const Terrain& terrain, const FrameStats& stats, bool syncDraws) {
     const uint32_t instances = stats.lod ? stats.lodStats.nodesDrawn : stats.cull.leavesDrawn;
     const uint32_t triangles = 2u * uint32_t(terrain.tree.leafSize * terrain.tree.leafSize);
@@ -148,7 +149,8 @@ int expectedDraws(const Terrain& terrain, const FrameStats& stats, bool syncDraw
     };
     const uint32_t plain = instances - stats.instancesOverHoles;
     const uint32_t frontOnly = std::min(stats.instancesFrontOnly, plain);
-    return batches(frontOnly) + batches(plain - frontOnly) + batches(stats.instancesOverHoles);
+    return batches(frontOnly) + batches(plain - frontOnly) + batches(stats.instancesOverHoles) +
+           (gl().renderer.sun ? 1 : 0);
 }
 
 bool isSky(const std::vector<uint8_t>& pixels, int x, int y) {
@@ -264,7 +266,7 @@ void expectCulledEqualsUnculled(Terrain& terrain, const std::vector<Camera>& cam
         EXPECT_EQ(b.cull.leavesDrawn, b.leavesTotal);
         EXPECT_EQ(a.drawCalls, expectedDraws(terrain, a, gl().renderer.syncDraws));
         EXPECT_EQ(b.drawCalls, expectedDraws(terrain, b, gl().renderer.syncDraws));
-        EXPECT_LE(b.drawCalls, kMaxTerrainDraws);
+        EXPECT_LE(b.drawCalls, kMaxTerrainDraws + (gl().renderer.sun ? 1 : 0));  // and the sky
         ASSERT_EQ(a.lod, lodPixels > 0.0f);
         if (a.lod) {  // culling only removes drawn nodes: the unculled frame draws them all
             EXPECT_LE(a.lodStats.nodesDrawn, b.lodStats.nodesDrawn);
@@ -2689,6 +2691,148 @@ TEST(Sun, ASampleInShadowIsDrawnDarkerThanLit) {
     }
     EXPECT_FALSE(gl().renderer.sun.has_value());
     EXPECT_EQ(centreAbove(east), fixedLight);
+    t.destroy();
+}
+
+// The ray sky.glsl takes for pixel (x, y) of `camera`'s kWidth x kHeight view, row 0 at the top
+// (readPixels' order): its centre unprojected as the shader unprojects gl_FragCoord.
+glm::dvec3 pixelRay(const Camera& camera, int x, int y) {
+    const glm::mat4 unproject = glm::inverse(camera.viewProjectionFromEye());
+    const glm::vec4 ndc((float(x) + 0.5f) / kWidth * 2.0f - 1.0f,
+                        (float(kHeight - 1 - y) + 0.5f) / kHeight * 2.0f - 1.0f, 0.0f, 1.0f);
+    const glm::vec4 p = unproject * ndc;
+    return glm::normalize(glm::dvec3(p.x, p.y, p.z) / double(p.w));
+}
+
+// The colour sky.glsl gives that pixel under `sun`, by the GL-free model
+// (core/light/daylight_sky.h).
+std::array<int, 3> skyModelColour(const Camera& camera, SunDirection sun, int x, int y) {
+    const DaylightSky sky = daylightSky(sun);
+    const glm::dvec3 c = skyDisplayColour(skyXyY(sky, pixelRay(camera, x, y)), sky.twilight);
+    return {int(std::lround(c.x * 255.0)), int(std::lround(c.y * 255.0)),
+            int(std::lround(c.z * 255.0))};
+}
+
+int colourDistance(const std::vector<uint8_t>& pixels, int x, int y, std::array<int, 3> colour) {
+    const uint8_t* p = &pixels[(size_t(y) * kWidth + size_t(x)) * 4];
+    int most = 0;
+    for (int k = 0; k < 3; ++k) {
+        most = std::max(most, std::abs(int(p[k]) - colour[size_t(k)]));
+    }
+    return most;
+}
+
+// Under a Sun the sky pass paints every pixel nothing else drew with Preetham et al.'s sky: the
+// GPU's colour equals the GL-free model's for the pixel's ray, above the horizon and below it
+// (the mirror image), near the Sun and away from it, by day and in twilight. Seen from beside a
+// map, looking away from it.
+TEST(Sky, ThePassDrawsTheModelsColourForEveryPixelsRay) {
+    REQUIRE_GL();
+    Result<Terrain> terrain = makeTerrain(syntheticHeightmap(65, 65, 65u), 4, "sky");
+    ASSERT_TRUE(terrain) << terrain.error();
+    Terrain& t = terrain.value();
+    Camera c;
+    c.aspect = float(kWidth) / kHeight;
+    c.position = {-200.0f, 40.0f, 32.0f};
+    c.yaw = glm::pi<float>();  // along -x: west, away from the map
+    c.pitch = 0.1f;
+    fitClipPlanes(c, t.map, t.mapping);
+    for (const SunDirection sun : {SunDirection{260.0, 10.0}, SunDirection{300.0, 35.0},
+                                   SunDirection{90.0, 60.0}, SunDirection{250.0, -4.0}}) {
+        const SunOn on(t, sun);
+        std::vector<uint8_t> pixels;
+        const FrameStats stats = render(t, c, true, pixels);
+        EXPECT_EQ(stats.cull.leavesDrawn, 0u);
+        const glm::dvec3 toSun = glm::dvec3(daylightSky(sun).toSun);
+        int compared = 0, worst = 0;
+        for (int y = 0; y < kHeight; y += 3) {
+            for (int x = 0; x < kWidth; x += 3) {
+                const double fromSun = glm::degrees(std::acos(glm::dot(pixelRay(c, x, y), toSun)));
+                if (fromSun < 0.4) {
+                    continue;  // the disc and its rim
+                }
+                worst = std::max(worst, colourDistance(pixels, x, y, skyModelColour(c, sun, x, y)));
+                ++compared;
+            }
+        }
+        EXPECT_GT(compared, kWidth * kHeight / 10);
+        EXPECT_LE(worst, 2) << "Sun " << sun.azimuth << ", " << sun.elevation;
+    }
+    t.destroy();
+}
+
+// The haze fades what lies far into the sky's own colour in the same direction. A level map in
+// metres 100 km long at 10 m, with a wall 2,500 m high facing the eye 98 km off, seen through a
+// 5 degree lens from 1,300 m: the wall keeps under a quarter of its contrast with the sky behind
+// the haze (60 km range, thinning with height) and ground 20 km off over a third; with the fog
+// off everything keeps all of it; and with the far plane just beyond the wall, where the fog's
+// fade completes, the wall is drawn as the model's sky for each pixel's ray: the haze's colour
+// and the horizon's agree, so the far plane leaves no edge.
+TEST(Sky, HazeFadesDistantGroundIntoTheSkysColourAtTheHorizon) {
+    REQUIRE_GL();
+    const int w = 1001, h = 33, wallColumn = 980;
+    std::vector<float> samples(size_t(w) * size_t(h), 10.0f);
+    for (int row = 0; row < h; ++row) {
+        for (int col = wallColumn; col < w; ++col) {
+            samples[size_t(row) * size_t(w) + size_t(col)] = 2500.0f;
+        }
+    }
+    Result<Heightmap> map = makeHeightmap(w, h, samples);
+    ASSERT_TRUE(map) << map.error();
+    Result<Terrain> terrain = makeTerrain(map.value(), 4, "haze");
+    ASSERT_TRUE(terrain) << terrain.error();
+    Terrain& t = terrain.value();
+    t.mapping = WorldMapping(100.0f, 1.0f, 0.0f);  // 100 m a sample, heights in metres
+    t.gpu.metres = true;
+    const SunDirection sun{200.0, 30.0};
+    const SunOn on(t, sun);
+    Camera c;
+    c.aspect = float(kWidth) / kHeight;
+    c.fovY = glm::radians(5.0f);
+    c.position = {0.0f, 1300.0f, 1600.0f};
+    c.yaw = 0.0f;  // along +x, towards the wall
+    c.pitch = -0.02f;
+    fitClipPlanes(c, t.map, t.mapping);
+    const int x = kWidth / 2;
+    const float wallX = float(wallColumn) * 100.0f;
+    // Where pixel row y's ray meets the wall's face (its height there), or -1.
+    const auto wallHeightAt = [&](int y) {
+        const glm::dvec3 ray = pixelRay(c, x, y);
+        const double height = double(c.position.y) + (wallX - c.position.x) / ray.x * ray.y;
+        return height > 50.0 && height < 2450.0 ? height : -1.0;
+    };
+    const auto fromSky = [&](const std::vector<uint8_t>& pixels, const Camera& camera, int y) {
+        return colourDistance(pixels, x, y, skyModelColour(camera, sun, x, y));
+    };
+    std::vector<uint8_t> hazed, clear;
+    render(t, c, true, hazed);
+    gl().renderer.fog.on = false;
+    render(t, c, true, clear);
+    gl().renderer.fog.on = true;
+    int wallRows = 0;
+    const int near = kHeight - 1;
+    ASSERT_LT(wallHeightAt(near), 0.0);
+    for (int y = 0; y < kHeight; ++y) {
+        if (wallHeightAt(y) < 0.0) {
+            continue;
+        }
+        ++wallRows;
+        EXPECT_GT(fromSky(clear, c, y), 60) << "row " << y;
+        EXPECT_LT(fromSky(hazed, c, y) * 4, fromSky(clear, c, y)) << "row " << y;
+    }
+    EXPECT_GT(wallRows, 20);
+    EXPECT_GT(fromSky(clear, c, near), 60);
+    EXPECT_GT(fromSky(hazed, c, near) * 3, fromSky(clear, c, near));
+    // The far plane just beyond the wall.
+    Camera edge = c;
+    edge.farPlane = wallX * 1.01f;
+    std::vector<uint8_t> faded;
+    render(t, edge, true, faded);
+    for (int y = 0; y < kHeight; ++y) {
+        if (wallHeightAt(y) >= 0.0) {
+            EXPECT_LE(fromSky(faded, edge, y), 3) << "row " << y;
+        }
+    }
     t.destroy();
 }
 
