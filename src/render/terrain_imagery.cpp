@@ -81,16 +81,6 @@ std::optional<ImageryOutcome> finishTerrainImagery(Terrain& terrain, bool wait) 
     return outcome;
 }
 
-ImageryOutcome loadTerrainImagery(Terrain& terrain, const std::string& path, uint64_t maxBytes) {
-    startTerrainImagery(terrain, path, maxBytes);
-    std::optional<ImageryOutcome> outcome = finishTerrainImagery(terrain, true);
-    return outcome ? std::move(*outcome) : ImageryOutcome{path, {}, {}};
-}
-
-bool terrainImageryLoading(const Terrain& terrain) {
-    return terrain.imageryLoad != nullptr;
-}
-
 void clearTerrainImagery(Terrain& terrain) {
     terrain.gpu.imagery.destroy();
     terrain.imagery = ImageryInfo{};

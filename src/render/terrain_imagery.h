@@ -37,10 +37,6 @@ void startTerrainImagery(Terrain& terrain, const std::string& path,
 // imagery in place of the terrain's and returns how it ended; imagery that covers none of the
 // map leaves the terrain without imagery. Nothing when no load finished.
 std::optional<ImageryOutcome> finishTerrainImagery(Terrain& terrain, bool wait);
-// startTerrainImagery, then finishTerrainImagery waiting: for scripted runs and tests.
-ImageryOutcome loadTerrainImagery(Terrain& terrain, const std::string& path,
-                                  uint64_t maxBytes = kImageryBytes);
-bool terrainImageryLoading(const Terrain& terrain);
 // Drops the terrain's imagery (not a load under way): its own colours again.
 void clearTerrainImagery(Terrain& terrain);
 
