@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <glm/gtc/type_ptr.hpp>
 #include <glm/matrix.hpp>
@@ -26,10 +27,42 @@ Atmosphere atmosphereFor(bool metres, float heightScale, float heightOffset, flo
     return a;
 }
 
-SkyFrame skyFrame(SunDirection sun, const Camera& camera, const Atmosphere& atmosphere,
-                  const Fog& fog) {
+void SkyTable::update(SunDirection to) {
+    if (texture != 0 && to.azimuth == sun.azimuth && to.elevation == sun.elevation) {
+        return;
+    }
+    std::vector<uint16_t> texels(size_t(kSkyTableWidth) * kSkyTableHeight * 4);
+    skyTable(daylightSky(to), texels.data());
+    if (texture == 0) {
+        glGenTextures(1, &texture);
+        glBindTexture(GL_TEXTURE_2D, texture);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA16, kSkyTableWidth, kSkyTableHeight, 0, GL_RGBA,
+                     GL_UNSIGNED_SHORT, nullptr);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    }
+    glBindTexture(GL_TEXTURE_2D, texture);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, kSkyTableWidth, kSkyTableHeight, GL_RGBA,
+                    GL_UNSIGNED_SHORT, texels.data());
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    sun = to;
+}
+
+void SkyTable::destroy() {
+    glDeleteTextures(1, &texture);
+    texture = 0;
+    sun = SunDirection{0.0, -1000.0};
+}
+
+SkyFrame skyFrame(SunDirection sun, GLuint table, const Camera& camera,
+                  const Atmosphere& atmosphere, const Fog& fog) {
     SkyFrame f;
     f.sky = daylightSky(sun);
+    f.table = table;
     f.unproject = glm::inverse(camera.viewProjectionFromEye());
     GLint viewport[4] = {0, 0, 1, 1};
     glGetIntegerv(GL_VIEWPORT, viewport);
@@ -44,22 +77,14 @@ SkyFrame skyFrame(SunDirection sun, const Camera& camera, const Atmosphere& atmo
 void setSkyUniforms(const ShaderProgram& program, const SkyFrame& frame) {
     const DaylightSky& sky = frame.sky;
     glUniform3f(program.uniform("skyToSun"), sky.toSun.x, sky.toSun.y, sky.toSun.z);
-    glUniform3f(program.uniform("skyScaled"), sky.scaled.x, sky.scaled.y, sky.scaled.z);
-    const PerezDistribution* d[3] = {&sky.luminance, &sky.chromaX, &sky.chromaY};
-    float perez[15];
-    for (int i = 0; i < 3; ++i) {
-        perez[5 * i + 0] = d[i]->a;
-        perez[5 * i + 1] = d[i]->b;
-        perez[5 * i + 2] = d[i]->c;
-        perez[5 * i + 3] = d[i]->d;
-        perez[5 * i + 4] = d[i]->e;
-    }
-    glUniform1fv(program.uniform("skyPerez"), 15, perez);
     glUniform1f(program.uniform("skyTwilight"), sky.twilight);
     glUniformMatrix4fv(program.uniform("skyUnproject"), 1, GL_FALSE,
                        glm::value_ptr(frame.unproject));
     glUniform4fv(program.uniform("skyViewport"), 1, glm::value_ptr(frame.viewport));
     glUniform4fv(program.uniform("haze"), 1, glm::value_ptr(frame.haze));
+    glActiveTexture(GL_TEXTURE0 + kSkyUnit);
+    glBindTexture(GL_TEXTURE_2D, frame.table);
+    glUniform1i(program.uniform("skyTable"), kSkyUnit);
 }
 
 }  // namespace qt

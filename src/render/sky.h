@@ -33,20 +33,34 @@ constexpr double kHazeRangeMaps = 6.0;
 Atmosphere atmosphereFor(bool metres, float heightScale, float heightOffset, float lowest,
                          float highest, float longerSide);
 
+// The sky's table on the GPU (core/light/daylight_sky.h's skyTable, RGBA16), made again only
+// when the Sun moves.
+struct SkyTable {
+    GLuint texture = 0;
+    SunDirection sun{0.0, -1000.0};  // the Sun it was made for; none yet
+    // The table for `sun`: computed and uploaded unless it is that Sun's already.
+    void update(SunDirection sun);
+    void destroy();
+};
+
 // One frame's sky and haze as the shaders take them.
 struct SkyFrame {
     DaylightSky sky;
+    GLuint table = 0;           // SkyTable::texture for sky's Sun
     glm::mat4 unproject{1.0f};  // inverse of the camera's view-projection from the eye
     glm::vec4 viewport{0.0f};   // the bound viewport: x, y, width, height
     glm::vec4 haze{0.0f};       // sky.glsl's haze: extinction, falloff, eye above base, on
 };
 
-// The sky under `sun` seen by `camera` through the bound viewport, hazed by `atmosphere` unless
-// the fog is off.
-SkyFrame skyFrame(SunDirection sun, const Camera& camera, const Atmosphere& atmosphere,
-                  const Fog& fog);
+// The sky under `sun` (its table `table`) seen by `camera` through the bound viewport, hazed by
+// `atmosphere` unless the fog is off.
+SkyFrame skyFrame(SunDirection sun, GLuint table, const Camera& camera,
+                  const Atmosphere& atmosphere, const Fog& fog);
 
-// Sets sky.glsl's uniforms on the current program `program`.
+// The texture unit the sky's table is bound to while a program draws.
+constexpr int kSkyUnit = 8;
+
+// Sets sky.glsl's uniforms on the current program `program` and binds the table.
 void setSkyUniforms(const ShaderProgram& program, const SkyFrame& frame);
 
 }  // namespace qt

@@ -552,6 +552,7 @@ void TerrainRenderer::destroy() {
     }
     waterProgram.destroy();
     skyProgram.destroy();
+    skyTable.destroy();
     glDeleteVertexArrays(1, &emptyArray);
     emptyArray = 0;
     frameTimer.destroy();
@@ -655,7 +656,8 @@ std::optional<SkyFrame> TerrainRenderer::skyFrameFor(const TerrainGpu& gpu,
     const Atmosphere atmosphere =
         atmosphereFor(gpu.metres, mapping.heightScale, mapping.heightOffset, std::min(lo, hi),
                       std::max(lo, hi), longer);
-    return skyFrame(*sun, camera, atmosphere, fog);
+    skyTable.update(*sun);
+    return skyFrame(*sun, skyTable.texture, camera, atmosphere, fog);
 }
 
 int TerrainRenderer::drawSky(const TerrainGpu& gpu, const WorldMapping& mapping,

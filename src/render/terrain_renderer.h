@@ -215,9 +215,12 @@ struct TerrainRenderer {
     ShaderProgram variants[kTerrainVariants];
     ShaderProgram waterProgram;  // the flat water plane (shaders/water.*)
     ShaderProgram skyProgram;    // the daylight sky behind everything under a Sun (shaders/sky.*)
-    GLuint emptyArray = 0;       // the water plane's vertex array: corners come from vertex ids
-    GpuSections frameTimer;      // the GPU's time for a scripted frame
-    std::string shaderDir;       // where the shaders are read from; "": the ones compiled in
+    // The sky's table for the Sun shown: a cache of `sun` alone, made again by skyFrameFor when
+    // the Sun has moved (so mutable, as drawing is const).
+    mutable SkyTable skyTable;
+    GLuint emptyArray = 0;   // the water plane's vertex array: corners come from vertex ids
+    GpuSections frameTimer;  // the GPU's time for a scripted frame
+    std::string shaderDir;   // where the shaders are read from; "": the ones compiled in
     std::string glRenderer;  // GL_RENDERER and GL_VERSION, for the HUD, the bench and --stats-json
     // Draw in batches (core/frame/draw_batches.h), a fence after each, and wait for the oldest
     // before queuing more than batchesInFlight(), so the driver holds two batches, at most about

@@ -124,4 +124,22 @@ glm::dvec3 skyDisplayColour(glm::dvec3 xyY, double twilight) {
     return glm::dvec3(out[0], out[1], out[2]);
 }
 
+void skyTable(const DaylightSky& sky, uint16_t* rgba, int width, int height) {
+    const double sunAzimuth = std::atan2(double(sky.toSun.x), -double(sky.toSun.z));
+    for (int j = 0; j < height; ++j) {
+        const double sinE = double(j) / double(height - 1);
+        const double cosE = std::sqrt(std::max(0.0, 1.0 - sinE * sinE));
+        for (int i = 0; i < width; ++i) {
+            const double azimuth = sunAzimuth + kPi * double(i) / double(width - 1);
+            const glm::dvec3 view(std::sin(azimuth) * cosE, sinE, -std::cos(azimuth) * cosE);
+            const glm::dvec3 c = skyDisplayColour(skyXyY(sky, view), sky.twilight);
+            uint16_t* texel = rgba + 4 * (size_t(j) * size_t(width) + size_t(i));
+            for (int k = 0; k < 3; ++k) {
+                texel[k] = uint16_t(std::lround(std::clamp(c[k], 0.0, 1.0) * 65535.0));
+            }
+            texel[3] = 65535;
+        }
+    }
+}
+
 }  // namespace qt

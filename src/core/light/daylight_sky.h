@@ -5,6 +5,8 @@
 // from DaylightSky's numbers (the render tests hold the two to each other).
 #pragma once
 
+#include <cstdint>
+
 #include <glm/vec3.hpp>
 
 #include "core/light/sun_position.h"
@@ -46,6 +48,16 @@ DaylightSky daylightSky(SunDirection sun, float turbidity = kDefaultTurbidity);
 // horizon as the model gives it; below, the sky at the view's mirror image above the horizon
 // (the colour the terrain's haze takes, so that it meets the sky continuously at the horizon).
 glm::dvec3 skyXyY(const DaylightSky& sky, glm::dvec3 view);
+
+// The sky's display colours on a grid, for the shaders' table (shaders/sky.glsl): texel (i, j),
+// at rgba[4 * (j * width + i)], holds skyDisplayColour towards the direction i / (width - 1) *
+// 180 degrees of azimuth from the Sun's and j / (height - 1) the sine of its elevation, each
+// channel 0 to 65535 (alpha 65535). The sky is symmetric about the Sun's vertical, and the
+// shaders read between texels linearly: one texture fetch a pixel instead of the model.
+constexpr int kSkyTableWidth = 256;
+constexpr int kSkyTableHeight = 128;
+void skyTable(const DaylightSky& sky, uint16_t* rgba, int width = kSkyTableWidth,
+              int height = kSkyTableHeight);
 
 // Exposure applied before the tone curve 1 - exp(-exposure * rgb): a noon sky's zenith (Sun at
 // 60 degrees, turbidity 2.5, about 8 kcd/m^2) lands near the fixed light's sky colour.
