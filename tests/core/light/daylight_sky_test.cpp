@@ -2,7 +2,9 @@
 // (1999): its fitted zenith, the shape of its distribution and its colours.
 #include "core/light/daylight_sky.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <glm/geometric.hpp>
@@ -123,6 +125,33 @@ TEST(DaylightSky, DisplayColoursFollowSrgb) {
     const glm::dvec3 north = skyDisplayColour(skyXyY(noon, direction(0.0, 45.0)), 1.0);
     EXPECT_GT(north.z, north.y);
     EXPECT_GT(north.y, north.x);
+}
+
+// The table the shaders read: its last row is the zenith, its first the horizon, each column an
+// azimuth from the Sun's; texels are the display colours of those directions in 16 bits.
+TEST(DaylightSky, TheTableHoldsTheColoursOfItsDirections) {
+    const DaylightSky sky = daylightSky({120.0, 20.0});
+    std::vector<uint16_t> table(size_t(kSkyTableWidth) * kSkyTableHeight * 4);
+    skyTable(sky, table.data());
+    const auto texel = [&](int i, int j) {
+        const uint16_t* t = &table[4 * (size_t(j) * kSkyTableWidth + size_t(i))];
+        return glm::dvec3(t[0], t[1], t[2]) / 65535.0;
+    };
+    const auto expected = [&](double azimuth, double elevation) {
+        return skyDisplayColour(skyXyY(sky, direction(azimuth, elevation)), sky.twilight);
+    };
+    for (const int i : {0, 37, kSkyTableWidth / 2, kSkyTableWidth - 1}) {
+        const double azimuth = 120.0 + 180.0 * i / (kSkyTableWidth - 1);
+        for (const int j : {0, 41, kSkyTableHeight - 1}) {
+            const double elevation = std::asin(double(j) / (kSkyTableHeight - 1)) * 180.0 / kPi;
+            const glm::dvec3 d = texel(i, j) - expected(azimuth, elevation);
+            EXPECT_LT(std::max({std::fabs(d.x), std::fabs(d.y), std::fabs(d.z)}), 1e-4)
+                << i << ", " << j;
+        }
+    }
+    const glm::dvec3 zenith = expected(0.0, 90.0);
+    EXPECT_NEAR(texel(11, kSkyTableHeight - 1).z, zenith.z, 1e-4);
+    EXPECT_EQ(table[3], 65535);
 }
 
 }  // namespace
