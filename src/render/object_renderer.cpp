@@ -209,6 +209,9 @@ int ObjectRenderer::submit(const Camera& camera) {
     glUniform1f(program.uniform("fogStart"), fog.startFor(camera.farPlane));
     glUniform3f(program.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
     glUniform1i(program.uniform("daylight"), sky ? 1 : 0);
+    // The sky's table has a unit of its own even unused: two sampler types on one unit (the
+    // records' buffer on unit 0) make the draw fail.
+    glUniform1i(program.uniform("skyTable"), kSkyUnit);
     if (sky) {
         setSkyUniforms(program, *sky);
     }

@@ -630,6 +630,7 @@ int TerrainRenderer::drawWater(const TerrainGpu& gpu, const WorldMapping& mappin
     glUniform3f(waterProgram.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
     const std::optional<SkyFrame> sky = skyFrameFor(gpu, mapping, camera);
     glUniform1i(waterProgram.uniform("daylight"), sky ? 1 : 0);
+    glUniform1i(waterProgram.uniform("skyTable"), kSkyUnit);
     if (sky) {
         setSkyUniforms(waterProgram, *sky);
     }
