@@ -6,12 +6,16 @@ in float distanceFromEye;
 flat in uint kind;
 flat in uint selected;
 in float trunk;
+in vec2 baseLight;  // under a Sun: the terrain's Sun and sky shares at the base (objects.vert)
 
 uniform float farPlane;
 uniform float fogStart;
 uniform vec3 fogColour;
-// A Sun given: the daylight sky's haze (sky.glsl) instead of the fog's flat colour.
+// A Sun given: the daylight sky's haze (sky.glsl) instead of the fog's flat colour, and the
+// light from it (sunOn) shadowed as the ground under the object is.
 uniform bool daylight;
+uniform bool sunOn;
+uniform vec3 sunDirection;
 
 #include "sky.glsl"
 
@@ -31,8 +35,14 @@ void main() {
         albedo = kSelected;
     }
     vec3 n = normalize(normal);
-    float diffuse = max(dot(n, kSunDirection), 0.0);
-    vec3 lit = albedo * (0.28 + 0.85 * diffuse);
+    vec3 lit;
+    if (sunOn) {
+        float diffuse = max(dot(n, sunDirection), 0.0) * baseLight.x;
+        lit = albedo * (0.28 * baseLight.y + 0.85 * diffuse);
+    } else {
+        float diffuse = max(dot(n, kSunDirection), 0.0);
+        lit = albedo * (0.28 + 0.85 * diffuse);
+    }
     float d = fogStart < farPlane
                   ? clamp((distanceFromEye - fogStart) / (farPlane - fogStart), 0.0, 1.0)
                   : 0.0;

@@ -66,10 +66,10 @@ bool overHole() {
 
 #ifdef SUN
 // A given Sun (qt::TerrainRenderer::sun): the unit direction towards it, and the vertex's share
-// of its disc in view (terrain.vert), 0 in full shadow. Under it the daylight sky's haze takes
-// the fog's place.
+// of its disc in view, 0 in full shadow, and of the sky (terrain.vert). Under it the daylight
+// sky's haze takes the fog's place.
 uniform vec3 sunDirection;
-in float sunlit;
+in vec2 sunlit;
 #include "sky.glsl"
 #endif
 
@@ -162,11 +162,13 @@ void main() {
     }
 
 #ifdef SUN
-    float diffuse = max(dot(n, sunDirection), 0.0) * sunlit;
+    // Ambient light from the sky the sample sees (horizon-based ambient occlusion).
+    float diffuse = max(dot(n, sunDirection), 0.0) * sunlit.x;
+    float light = 0.28 * sunlit.y + 0.85 * diffuse;
 #else
     float diffuse = max(dot(n, kSunDirection), 0.0);
-#endif
     float light = 0.28 + 0.85 * diffuse;
+#endif
     vec3 lit = albedo * light;
 #ifdef IMAGERY
     // Premultiplied: the colour where the imagery has one, the terrain's own elsewhere.

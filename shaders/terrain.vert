@@ -61,22 +61,29 @@ out vec4 surface;
 out vec2 mapAt;
 #endif
 // Lit by a given Sun (qt::TerrainRenderer::sun), this shader is compiled with SUN: each vertex
-// reads its map sample's cast shadow (qt::TerrainGpu::shadows: one byte a sample, the share of
-// the Sun's disc it sees, rows split into layers of shadowRowsPerLayer) and hands it on
-// interpolated across the triangle, as its normal is. Per vertex rather than per fragment: one
-// fetch a vertex, and a node of level of detail shadowed by its own samples as it is shaped by
-// them. SUN adds no step to gl_Position.
+// reads its map sample's light (qt::TerrainGpu::shadows: one byte a sample, rows split into
+// layers of shadowRowsPerLayer, holding the share of the Sun's disc it sees and the share of the
+// sky: core/light/light_byte.h) and hands both on interpolated across the triangle, as its
+// normal is. Per vertex rather than per fragment: one fetch a vertex, and a node of level of
+// detail lit by its own samples as it is shaped by them. SUN adds no step to gl_Position.
 #ifdef SUN
 uniform sampler2DArray shadows;
 uniform int shadowRowsPerLayer;
-uniform bool shadowed;  // false: no shadows on the GPU (a streamed map), every sample lit
-out float sunlit;
+uniform bool shadowed;  // false: no light on the GPU (a streamed map), every sample lit, open sky
+out vec2 sunlit;        // the Sun's share, the sky's
 
-float sunlitAt(ivec2 m) {
-    return shadowed ? texelFetch(shadows,
-                                 ivec3(m.x, m.y % shadowRowsPerLayer, m.y / shadowRowsPerLayer), 0)
-                          .r
-                    : 1.0;
+const float kLightBands = 4.0;      // qt::kLightBands
+const float kLightSkyLevels = 51.0;  // qt::kLightSkyLevels
+
+vec2 sunlitAt(ivec2 m) {
+    if (!shadowed) {
+        return vec2(1.0);
+    }
+    float byte = floor(texelFetch(shadows,
+                                  ivec3(m.x, m.y % shadowRowsPerLayer, m.y / shadowRowsPerLayer), 0)
+                           .r * 255.0 + 0.5);
+    float sun = floor(byte / kLightSkyLevels);
+    return vec2(sun / kLightBands, (byte - sun * kLightSkyLevels) / (kLightSkyLevels - 1.0));
 }
 #endif
 
@@ -194,7 +201,7 @@ void main() {
         mapAt = edge == 255u ? targetAt : mix(mapAt, targetAt, m);
 #endif
 #ifdef SUN
-        float targetLit = sunlitAt(mapSample(sampleOf(i & ~1, j & ~1)));
+        vec2 targetLit = sunlitAt(mapSample(sampleOf(i & ~1, j & ~1)));
         sunlit = edge == 255u ? targetLit : mix(sunlit, targetLit, m);
 #endif
     }

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <glm/vec2.hpp>
+
 #include "core/base/result.h"
 #include "core/objects/instances.h"
 #include "core/objects/mesh.h"
@@ -39,6 +41,17 @@ struct ObjectRenderer {
     // Under a Sun, the frame's sky and haze (TerrainRenderer::skyFrameFor): the objects fade
     // into the daylight sky as the terrain does; none: into the fog's colour.
     std::optional<SkyFrame> sky;
+    // Under a Sun: its direction, and the terrain's light (TerrainGpu::shadows, 0: none, every
+    // object in full light) read at each object's base, whose map column and row are its x and z
+    // over `spacing`. Without a Sun, the fixed light.
+    struct SunLight {
+        glm::vec3 towards{0.0f, 1.0f, 0.0f};
+        GLuint light = 0;
+        int rowsPerLayer = 1;
+        glm::vec2 spacing{1.0f};
+        glm::ivec2 mapSize{1};
+    };
+    std::optional<SunLight> sun;
     std::array<MeshGpu, kObjectMeshes> meshes;
     GLuint instanceBuffer = 0;
     size_t instanceCapacity = 0;  // instances the buffer holds

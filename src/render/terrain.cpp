@@ -455,6 +455,13 @@ FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const 
     stats.drawCalls += renderer.drawWater(terrain.gpu, terrain.mapping, camera);
     if (drawObjects) {
         objects->sky = renderer.skyFrameFor(terrain.gpu, terrain.mapping, camera);
+        objects->sun.reset();
+        if (renderer.sun) {
+            objects->sun = ObjectRenderer::SunLight{
+                sunVector(*renderer.sun), terrain.gpu.shadows, terrain.gpu.shadowRowsPerLayer,
+                glm::vec2(terrain.mapping.spacingX, terrain.mapping.spacingZ),
+                glm::ivec2(terrain.gpu.width, terrain.gpu.height)};
+        }
         stats.objectDrawCalls = objects->submit(camera);
     }
     stats.drawCalls += renderer.drawSky(terrain.gpu, terrain.mapping, camera);

@@ -67,8 +67,8 @@ struct TerrainGpu {
     // out. 0 without holes.
     GLuint holeSquares = 0;
     int holeRowsPerLayer = 0;
-    // Cast shadows (core/light/sunlight.h): one byte a sample, 0 in full shadow to 255 lit, as an
-    // R8 GL_TEXTURE_2D_ARRAY of shadowRowsPerLayer map rows a layer (a map taller than the
+    // The light under a Sun: one byte a sample (core/light/light_byte.h: the share of the Sun's
+    // disc seen and of the sky), as an R8 GL_TEXTURE_2D_ARRAY of shadowRowsPerLayer map rows a layer (a map taller than the
     // driver's largest texture spans layers); read by the program compiled with SUN. 0 while no
     // Sun is given, and for maps wider than the largest texture or streamed ones.
     GLuint shadows = 0;

@@ -33,7 +33,7 @@ void setTerrainSun(Terrain& terrain, TerrainRenderer& renderer, std::optional<Su
     }
     if (!terrain.sunlight) {
         terrain.sunlight = std::make_unique<SunlightJob>(terrain.map, terrain.mapping, kShadowBands,
-                                                         shadowThreads());
+                                                         shadowThreads(), kSkyLightAzimuths);
     }
     terrain.sunlight->request(*sun);
     // Until the first shadows arrive the terrain is lit from `sun` alone.

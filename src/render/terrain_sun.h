@@ -5,14 +5,18 @@
 
 #include <optional>
 
+#include "core/light/light_byte.h"
 #include "core/light/sun_position.h"
 #include "render/terrain.h"
 #include "render/terrain_renderer.h"
 
 namespace qt {
 
-// Bands of the Sun's disc the shadows are computed with: a soft edge of four steps.
-constexpr int kShadowBands = 4;
+// Bands of the Sun's disc the shadows are computed with: a soft edge of four steps, packed with
+// the sky fraction into one byte a sample (core/light/light_byte.h).
+constexpr int kShadowBands = kLightBands;
+// Azimuths the sky fraction is taken over, 45 degrees apart.
+constexpr int kSkyLightAzimuths = 8;
 
 // Why a terrain lit by a Sun shows no cast shadows.
 enum class ShadowsOff {

@@ -30,6 +30,7 @@
 
 #include "core/frame/draw_batches.h"
 #include "core/light/daylight_sky.h"
+#include "core/light/light_byte.h"
 #include "core/terrain/synthetic.h"
 #include "core/terrain/vertex_grid.h"
 #include "render/debug_lines.h"
@@ -2577,7 +2578,10 @@ TEST(Sun, CulledFramesEqualUnculledFramesOnSyntheticMaps) {
             EXPECT_EQ(gl().renderer.sun->azimuth, sun.azimuth);
             const std::vector<uint8_t>& bytes = t.sunlight->bytes();
             ASSERT_EQ(bytes.size(), map->sampleCount());
-            EXPECT_GT(std::count(bytes.begin(), bytes.end(), uint8_t(0)), 0) << "no shadow";
+            EXPECT_GT(std::count_if(bytes.begin(), bytes.end(),
+                                    [](uint8_t b) { return lightSun(b) == 0.0f; }),
+                      0)
+                << "no shadow";
             expectCulledEqualsUnculled(t, cameras);
             for (const float pixels : {1.0f, 8.0f}) {
                 expectCulledEqualsUnculled(t, cameras, nullptr, pixels);
@@ -2675,13 +2679,13 @@ TEST(Sun, ASampleInShadowIsDrawnDarkerThanLit) {
     {
         const SunOn on(t, {270.0, 20.0});
         ASSERT_NE(t.gpu.shadows, 0u);
-        EXPECT_EQ(t.sunlight->bytes()[size_t(h / 2) * size_t(w) + size_t(east)], 0);
+        EXPECT_EQ(lightSun(t.sunlight->bytes()[size_t(h / 2) * size_t(w) + size_t(east)]), 0.0f);
         shadowed = centreAbove(east);
         westShadowed = centreAbove(west);
     }
     {
         const SunOn on(t, {90.0, 20.0});
-        EXPECT_EQ(t.sunlight->bytes()[size_t(h / 2) * size_t(w) + size_t(east)], 255);
+        EXPECT_EQ(lightSun(t.sunlight->bytes()[size_t(h / 2) * size_t(w) + size_t(east)]), 1.0f);
         lit = centreAbove(east);
         westLit = centreAbove(west);
     }
@@ -2691,6 +2695,59 @@ TEST(Sun, ASampleInShadowIsDrawnDarkerThanLit) {
     }
     EXPECT_FALSE(gl().renderer.sun.has_value());
     EXPECT_EQ(centreAbove(east), fixedLight);
+    t.destroy();
+}
+
+// Sky light: on a flat map with a narrow north-south gorge (walls 30 high, 6 apart), the gorge's
+// floor and the open plain, both lit by a high southern Sun along the gorge and both level, are
+// drawn alike but for the ambient light, which the walls cut by the share of sky they hide: the
+// floor is drawn darker. The same floor under the fixed light is drawn as the plain is.
+TEST(Sun, TheSkyAGorgeHidesDarkensItsFloor) {
+    REQUIRE_GL();
+    const int w = 129, h = 65, west = 60, east = 66;
+    std::vector<float> samples(size_t(w) * size_t(h), 0.0f);
+    for (int row = 0; row < h; ++row) {
+        samples[size_t(row) * size_t(w) + size_t(west)] = 30.0f;
+        samples[size_t(row) * size_t(w) + size_t(east)] = 30.0f;
+    }
+    Result<Heightmap> map = makeHeightmap(w, h, samples);
+    ASSERT_TRUE(map) << map.error();
+    Result<Terrain> terrain = makeTerrain(map.value(), 4, "gorge");
+    ASSERT_TRUE(terrain) << terrain.error();
+    Terrain& t = terrain.value();
+    t.mapping = WorldMapping(1.0f, 1.0f, 0.0f);
+    const auto centreAbove = [&](int col) {
+        Camera c;
+        c.aspect = float(kWidth) / kHeight;
+        c.fovY = glm::radians(10.0f);
+        c.position = {float(col), 40.0f, float(h / 2)};
+        c.pitch = -glm::half_pi<float>();
+        fitClipPlanes(c, t.map, t.mapping);
+        std::vector<uint8_t> pixels;
+        render(t, c, true, pixels);
+        const uint8_t* p = &pixels[(size_t(kHeight / 2) * kWidth + size_t(kWidth / 2)) * 4];
+        return std::array<int, 3>{p[0], p[1], p[2]};
+    };
+    const int floor = (west + east) / 2, plain = 10;
+    const std::array<int, 3> fixedFloor = centreAbove(floor), fixedPlain = centreAbove(plain);
+    std::array<int, 3> floorLit{}, plainLit{};
+    {
+        const SunOn on(t, {180.0, 70.0});
+        const std::vector<uint8_t>& bytes = t.sunlight->bytes();
+        const size_t middle = size_t(h / 2) * size_t(w);
+        ASSERT_EQ(lightSun(bytes[middle + size_t(floor)]), 1.0f);
+        ASSERT_EQ(lightSun(bytes[middle + size_t(plain)]), 1.0f);
+        EXPECT_LT(lightSky(bytes[middle + size_t(floor)]), 0.5f);
+        EXPECT_GT(lightSky(bytes[middle + size_t(plain)]), 0.9f);
+        floorLit = centreAbove(floor);
+        plainLit = centreAbove(plain);
+    }
+    const auto sum = [](std::array<int, 3> c) { return c[0] + c[1] + c[2]; };
+    EXPECT_LT(sum(floorLit) + 24, sum(plainLit));
+    for (int k = 0; k < 3; ++k) {
+        EXPECT_LE(floorLit[size_t(k)], plainLit[size_t(k)]) << "channel " << k;
+        EXPECT_NEAR(fixedFloor[size_t(k)], fixedPlain[size_t(k)], 1) << "channel " << k;
+    }
     t.destroy();
 }
 
@@ -2838,6 +2895,80 @@ TEST(Sky, HazeFadesDistantGroundIntoTheSkysColourAtTheHorizon) {
             EXPECT_LE(fromSky(faded, edge, y), 3) << "row " << y;
         }
     }
+    t.destroy();
+}
+
+// Objects receive the terrain's light: on a flat map with a wall along a column, a low Sun from
+// the west shadows the ground east of the wall, one from the east the ground west of it. Seen
+// from straight above, the pixels objects cover (those that differ from the same view without
+// them) on each side are darker on average under the Sun that shadows that side than under the
+// other (the same objects, lit from opposite sides at the same elevation).
+TEST(Sun, ObjectsInTheTerrainsShadowAreDrawnDarker) {
+    REQUIRE_GL();
+    const int w = 129, h = 65, wallColumn = 64;
+    std::vector<float> samples(size_t(w) * size_t(h), 0.0f);
+    for (int row = 0; row < h; ++row) {
+        samples[size_t(row) * size_t(w) + size_t(wallColumn)] = 60.0f;
+    }
+    Result<Heightmap> map = makeHeightmap(w, h, samples);
+    ASSERT_TRUE(map) << map.error();
+    Result<Terrain> terrain = makeTerrain(map.value(), 4, "objects in shadow");
+    ASSERT_TRUE(terrain) << terrain.error();
+    Terrain& t = terrain.value();
+    t.mapping = WorldMapping(1.0f, 1.0f, 0.0f);
+    Camera c;
+    c.aspect = float(kWidth) / kHeight;
+    c.position = {float(w / 2), 120.0f, float(h / 2)};
+    c.pitch = -glm::half_pi<float>();
+    fitClipPlanes(c, t.map, t.mapping);
+    const uint32_t count = 3000;
+    Result<ObjectScene> scene = ObjectScene::scatter(t.map, t.mapping, count, 0, 5u);
+    ASSERT_TRUE(scene) << scene.error();
+    gl().objects.reserve(count);
+    // Mean brightness of object pixels west and east of the wall (beyond the wall's own pixels).
+    const auto sides = [&]() {
+        std::vector<uint8_t> bare, with;
+        render(t, c, true, bare);
+        t.setObjects(std::make_unique<ObjectScene>(scene.value()));
+        render(t, c, true, with);
+        t.setObjects(nullptr);
+        double sum[2] = {0.0, 0.0};
+        int n[2] = {0, 0};
+        for (int y = 0; y < kHeight; ++y) {
+            for (int x = 0; x < kWidth; ++x) {
+                const size_t p = (size_t(y) * kWidth + size_t(x)) * 4;
+                // The ground point under the pixel: its column west or east of the wall.
+                const glm::dvec3 ray = pixelRay(c, x, y);
+                const double column = c.position.x + ray.x * (c.position.y / -ray.y);
+                if (std::fabs(column - wallColumn) < 4.0 ||
+                    std::equal(&bare[p], &bare[p] + 3, &with[p])) {
+                    continue;
+                }
+                const int side = column < wallColumn ? 0 : 1;
+                sum[side] += with[p] + with[p + 1] + with[p + 2];
+                ++n[side];
+            }
+        }
+        EXPECT_GT(n[0], 200);
+        EXPECT_GT(n[1], 200);
+        return std::array<double, 2>{sum[0] / std::max(n[0], 1), sum[1] / std::max(n[1], 1)};
+    };
+    std::array<double, 2> fromWest{}, fromEast{};
+    {
+        const SunOn on(t, {270.0, 25.0});
+        const size_t east = size_t(h / 2) * size_t(w) + size_t(wallColumn + 20);
+        ASSERT_EQ(lightSun(t.sunlight->bytes()[east]), 0.0f);
+        fromWest = sides();
+    }
+    {
+        const SunOn on(t, {90.0, 25.0});
+        const size_t west = size_t(h / 2) * size_t(w) + size_t(wallColumn - 20);
+        ASSERT_EQ(lightSun(t.sunlight->bytes()[west]), 0.0f);
+        fromEast = sides();
+    }
+    // Each side's objects (the same ones, symmetric about the vertical) in shadow and in light.
+    EXPECT_LT(fromWest[1] + 40.0, fromEast[1]) << "east of the wall";
+    EXPECT_LT(fromEast[0] + 40.0, fromWest[0]) << "west of the wall";
     t.destroy();
 }
 

@@ -2,20 +2,27 @@
 // by swapping buffers under the lock.
 #include "core/light/sunlight_job.h"
 
+#include <cassert>
 #include <utility>
 
+#include "core/light/light_byte.h"
+#include "core/light/sky_light.h"
 #include "core/light/sunlight.h"
 
 namespace qt {
 
-SunlightJob::SunlightJob(const Heightmap& map, const WorldMapping& mapping, int bands, int threads)
+SunlightJob::SunlightJob(const Heightmap& map, const WorldMapping& mapping, int bands, int threads,
+                         int skyAzimuths)
     : map_(map),
       mapping_(mapping),
       bands_(bands),
+      skyAzimuths_(skyAzimuths),
       pool_(threads),
       working_(size_t(map.sampleCount())),
       finished_(size_t(map.sampleCount())),
-      thread_([this] { loop(); }) {}
+      thread_([this] { loop(); }) {
+    assert(skyAzimuths == 0 || bands == kLightBands);
+}
 
 SunlightJob::~SunlightJob() {
     {
@@ -61,7 +68,16 @@ void SunlightJob::loop() {
         pending_.reset();
         busy_ = true;
         lock.unlock();
+        if (skyAzimuths_ > 0 && sky_.empty()) {
+            sky_.resize(working_.size());
+            skyFraction(map_, mapping_, skyAzimuths_, sky_.data(), &pool_);
+        }
         computeSunlight(map_, mapping_, sun, bands_, working_.data(), &pool_);
+        if (!sky_.empty()) {
+            for (size_t i = 0; i < working_.size(); ++i) {
+                working_[i] = lightByte(working_[i], sky_[i]);
+            }
+        }
         lock.lock();
         std::swap(working_, finished_);
         finishedSun_ = sun;

@@ -21,8 +21,12 @@ class SunlightJob {
 public:
     // The map and mapping must outlive the job; `threads` share each computation (the job's own
     // thread is the first of them). Three bytes a sample: the bytes shown, the finished ones not
-    // yet taken, and the ones being computed.
-    SunlightJob(const Heightmap& map, const WorldMapping& mapping, int bands, int threads);
+    // yet taken, and the ones being computed. With `skyAzimuths` > 0 (and kLightBands bands) the
+    // bytes are light bytes (light_byte.h): the shadows with the sky fraction from that many
+    // azimuths, computed once before the first shadows and kept (a fourth byte a sample; four
+    // more while it is computed).
+    SunlightJob(const Heightmap& map, const WorldMapping& mapping, int bands, int threads,
+                int skyAzimuths = 0);
     ~SunlightJob();  // lets the running computation finish, then joins
     SunlightJob(const SunlightJob&) = delete;
     SunlightJob& operator=(const SunlightJob&) = delete;
@@ -45,6 +49,8 @@ private:
     const Heightmap& map_;
     const WorldMapping mapping_;
     const int bands_;
+    const int skyAzimuths_;
+    std::vector<uint8_t> sky_;  // the job thread's only: skyFraction's, once computed
     WorkerPool pool_;
     std::vector<uint8_t> shown_;     // the frame's thread's only
     std::vector<uint8_t> working_;   // the job thread's only

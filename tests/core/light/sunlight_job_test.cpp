@@ -2,10 +2,13 @@
 // result is taken, and of requests made in a burst the last is the one shown.
 #include "core/light/sunlight_job.h"
 
+#include <cmath>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "core/light/light_byte.h"
+#include "core/light/sky_light.h"
 #include "core/light/sunlight.h"
 #include "core/terrain/synthetic.h"
 
@@ -48,6 +51,43 @@ TEST(SunlightJob, TheLastOfABurstOfRequestsIsShown) {
     ASSERT_TRUE(job.takeFinished());
     EXPECT_EQ(job.shownSun().azimuth, 19 * 17.0);
     EXPECT_EQ(job.bytes(), direct(map, m, {19 * 17.0, 20.0}));
+}
+
+// With the sky's azimuths the job's bytes are light bytes: each sample's shadow packed with its
+// sky fraction, the fraction computed once and kept for every Sun.
+TEST(SunlightJob, WithTheSkyItsBytesPackTheShadowsWithTheSkyFraction) {
+    const Heightmap map = syntheticHeightmap(129, 97, 4);
+    const WorldMapping m(20.0f, 20.0f, 1.0f, 0.0f);
+    std::vector<uint8_t> sky(size_t(map.sampleCount()));
+    skyFraction(map, m, 8, sky.data());
+    SunlightJob job(map, m, kLightBands, 2, 8);
+    for (const SunDirection sun : {SunDirection{120.0, 5.0}, SunDirection{300.0, 20.0}}) {
+        job.request(sun);
+        job.waitIdle();
+        ASSERT_TRUE(job.takeFinished());
+        const std::vector<uint8_t> shadows = direct(map, m, sun);
+        std::vector<uint8_t> expected(shadows.size());
+        for (size_t i = 0; i < shadows.size(); ++i) {
+            expected[i] = lightByte(shadows[i], sky[i]);
+        }
+        EXPECT_EQ(job.bytes(), expected);
+    }
+}
+
+// Every pair of levels survives the byte: the Sun's share exactly in its bands, the sky's to the
+// nearest fiftieth.
+TEST(LightByte, HoldsBothSharesForEveryPairOfLevels) {
+    for (int lit = 0; lit <= kLightBands; ++lit) {
+        const uint8_t sunlit = uint8_t((255 * lit + kLightBands / 2) / kLightBands);
+        for (int sky = 0; sky <= 255; ++sky) {
+            const uint8_t byte = lightByte(sunlit, uint8_t(sky));
+            EXPECT_EQ(lightSun(byte), float(lit) / kLightBands) << lit << ", " << sky;
+            EXPECT_LE(std::fabs(lightSky(byte) - sky / 255.0f), 0.5f / (kLightSkyLevels - 1))
+                << lit << ", " << sky;
+        }
+    }
+    EXPECT_EQ(lightByte(255, 255), (kLightBands + 1) * kLightSkyLevels - 1);
+    EXPECT_EQ(lightByte(0, 0), 0);
 }
 
 TEST(SunlightJob, StopsWhileComputing) {
