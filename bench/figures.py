@@ -498,7 +498,8 @@ INTRO = {
     "holes": "Nodata drawn as holes against its fill, llvmpipe at 1280x720.",
     "imagery": "Imagery draped over the map against the map's own colours, llvmpipe at 1280x720.",
     "light": "The light of a new Sun direction over the 4097² synthetic map "
-             "(`syntheticHeightmap(4097, 4097, 11)`, bench/light_bench.cpp), on every core.",
+             "(`syntheticHeightmap(4097, 4097, 11)`, bench/light_bench.cpp), on every core; frames "
+             "lit by a Sun against the fixed light, llvmpipe at 1280x720.",
 }
 
 
