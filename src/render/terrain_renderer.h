@@ -68,9 +68,10 @@ struct TerrainGpu {
     GLuint holeSquares = 0;
     int holeRowsPerLayer = 0;
     // The light under a Sun: one byte a sample (core/light/light_byte.h: the share of the Sun's
-    // disc seen and of the sky), as an R8 GL_TEXTURE_2D_ARRAY of shadowRowsPerLayer map rows a layer (a map taller than the
-    // driver's largest texture spans layers); read by the program compiled with SUN. 0 while no
-    // Sun is given, and for maps wider than the largest texture or streamed ones.
+    // disc seen and of the sky), as an R8 GL_TEXTURE_2D_ARRAY of shadowRowsPerLayer map rows a
+    // layer (a map taller than the driver's largest texture spans layers); read by the program
+    // compiled with SUN. 0 while no Sun is given, and for maps wider than the largest texture or
+    // streamed ones.
     GLuint shadows = 0;
     int shadowRowsPerLayer = 0;
     // Imagery draped over the heights (--imagery, the HUD): none until setImagery.
