@@ -17,30 +17,21 @@ uniform vec3 eye;             // positions are taken relative to it
 uniform bool byId;
 uniform samplerBuffer records;
 
-// Under a Sun (sunOn): the terrain's light at the object's base (qt::TerrainGpu::shadows, the
-// byte of core/light/light_byte.h: the Sun's share, the sky's) handed to the fragment shader;
-// without light on the GPU (lightShown false), full light. The base's map sample is its x and z over
-// `spacing`, rounded, clamped to the map.
+// Under a Sun (sunOn): the terrain's light at the object's base (light.glsl) handed to the
+// fragment shader; without light on the GPU (lightShown false), full light. The base's map
+// sample is its x and z over `spacing`, rounded, clamped to the map.
+#include "light.glsl"
 uniform bool sunOn;
 uniform bool lightShown;
-uniform sampler2DArray lightMap;
-uniform int lightRowsPerLayer;
 uniform vec2 spacing;
 uniform ivec2 mapSize;
 out vec2 baseLight;
-
-const float kLightBands = 4.0;       // qt::kLightBands
-const float kLightSkyLevels = 51.0;  // qt::kLightSkyLevels
 
 vec2 lightAt(vec3 base) {
     if (!sunOn || !lightShown) {
         return vec2(1.0);
     }
-    ivec2 m = clamp(ivec2(floor(base.xz / spacing + 0.5)), ivec2(0), mapSize - 1);
-    float byte = floor(texelFetch(lightMap, ivec3(m.x, m.y % lightRowsPerLayer,
-                                                  m.y / lightRowsPerLayer), 0).r * 255.0 + 0.5);
-    float sun = floor(byte / kLightSkyLevels);
-    return vec2(sun / kLightBands, (byte - sun * kLightSkyLevels) / (kLightSkyLevels - 1.0));
+    return lightShares(clamp(ivec2(floor(base.xz / spacing + 0.5)), ivec2(0), mapSize - 1));
 }
 
 out vec3 normal;

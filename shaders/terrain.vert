@@ -67,23 +67,12 @@ out vec2 mapAt;
 // normal is. Per vertex rather than per fragment: one fetch a vertex, and a node of level of
 // detail lit by its own samples as it is shaped by them. SUN adds no step to gl_Position.
 #ifdef SUN
-uniform sampler2DArray shadows;
-uniform int shadowRowsPerLayer;
+#include "light.glsl"
 uniform bool shadowed;  // false: no light on the GPU (a streamed map), every sample lit, open sky
 out vec2 sunlit;        // the Sun's share, the sky's
 
-const float kLightBands = 4.0;      // qt::kLightBands
-const float kLightSkyLevels = 51.0;  // qt::kLightSkyLevels
-
 vec2 sunlitAt(ivec2 m) {
-    if (!shadowed) {
-        return vec2(1.0);
-    }
-    float byte = floor(texelFetch(shadows,
-                                  ivec3(m.x, m.y % shadowRowsPerLayer, m.y / shadowRowsPerLayer), 0)
-                           .r * 255.0 + 0.5);
-    float sun = floor(byte / kLightSkyLevels);
-    return vec2(sun / kLightBands, (byte - sun * kLightSkyLevels) / (kLightSkyLevels - 1.0));
+    return shadowed ? lightShares(m) : vec2(1.0);
 }
 #endif
 

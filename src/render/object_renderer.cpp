@@ -213,13 +213,13 @@ int ObjectRenderer::submit(const Camera& camera) {
     // The sky's table has a unit of its own even unused: two sampler types on one unit (the
     // records' buffer on unit 0) make the draw fail.
     glUniform1i(program.uniform("skyTable"), kSkyUnit);
-    glUniform1i(program.uniform("lightMap"), kObjectLightUnit);
+    glUniform1i(program.uniform("shadows"), kObjectLightUnit);
     glUniform1i(program.uniform("sunOn"), sun ? 1 : 0);
     if (sun) {
         glUniform3f(program.uniform("sunDirection"), sun->towards.x, sun->towards.y,
                     sun->towards.z);
         glUniform1i(program.uniform("lightShown"), sun->light != 0 ? 1 : 0);
-        glUniform1i(program.uniform("lightRowsPerLayer"), std::max(sun->rowsPerLayer, 1));
+        glUniform1i(program.uniform("shadowRowsPerLayer"), std::max(sun->rowsPerLayer, 1));
         glUniform2f(program.uniform("spacing"), sun->spacing.x, sun->spacing.y);
         glUniform2i(program.uniform("mapSize"), sun->mapSize.x, sun->mapSize.y);
         glActiveTexture(GLenum(GL_TEXTURE0 + kObjectLightUnit));

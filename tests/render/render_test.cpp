@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <numeric>
 #include <optional>
@@ -2553,6 +2554,42 @@ private:
     Terrain& terrain_;
 };
 
+// A level map `w` x `h` at height 0 with walls `height` high along `columns`, one world unit a
+// sample and a unit of height: the light tests' scenes.
+Result<Terrain> walledTerrain(int w, int h, std::initializer_list<int> columns, float height,
+                              const std::string& name) {
+    std::vector<float> samples(size_t(w) * size_t(h), 0.0f);
+    for (int row = 0; row < h; ++row) {
+        for (const int col : columns) {
+            samples[size_t(row) * size_t(w) + size_t(col)] = height;
+        }
+    }
+    Result<Heightmap> map = makeHeightmap(w, h, samples);
+    if (!map) {
+        return Result<Terrain>::failure(map.error());
+    }
+    Result<Terrain> terrain = makeTerrain(map.value(), 4, name);
+    if (terrain) {
+        terrain.value().mapping = WorldMapping(1.0f, 1.0f, 0.0f);
+    }
+    return terrain;
+}
+
+// The centre pixel of a camera 40 units straight above column `col` of `t`'s middle row,
+// through a lens `fovDegrees` high.
+std::array<int, 3> centreAbove(Terrain& t, int col, float fovDegrees) {
+    Camera c;
+    c.aspect = float(kWidth) / kHeight;
+    c.fovY = glm::radians(fovDegrees);
+    c.position = {float(col), 40.0f, float(t.map.height / 2)};
+    c.pitch = -glm::half_pi<float>();
+    fitClipPlanes(c, t.map, t.mapping);
+    std::vector<uint8_t> pixels;
+    render(t, c, true, pixels);
+    const uint8_t* p = &pixels[(size_t(kHeight / 2) * kWidth + size_t(kWidth / 2)) * 4];
+    return {p[0], p[1], p[2]};
+}
+
 // Suns from several sides, low enough that the relief casts long shadows.
 constexpr SunDirection kTestSuns[] = {{250.0, 12.0}, {35.0, 25.0}};
 
@@ -2648,53 +2685,34 @@ TEST(Sun, CulledFramesEqualUnculledFramesOnARealMap) {
 TEST(Sun, ASampleInShadowIsDrawnDarkerThanLit) {
     REQUIRE_GL();
     const int w = 129, h = 65, wallColumn = 100;
-    std::vector<float> samples(size_t(w) * size_t(h), 0.0f);
-    for (int row = 0; row < h; ++row) {
-        samples[size_t(row) * size_t(w) + size_t(wallColumn)] = 30.0f;
-    }
-    Result<Heightmap> map = makeHeightmap(w, h, samples);
-    ASSERT_TRUE(map) << map.error();
-    Result<Terrain> terrain = makeTerrain(map.value(), 4, "wall");
+    Result<Terrain> terrain = walledTerrain(w, h, {wallColumn}, 30.0f, "wall");
     ASSERT_TRUE(terrain) << terrain.error();
     Terrain& t = terrain.value();
-    t.mapping = WorldMapping(1.0f, 1.0f, 0.0f);
-    // The centre pixel of a camera straight above column `col` of the middle row.
-    const auto centreAbove = [&](int col) {
-        Camera c;
-        c.aspect = float(kWidth) / kHeight;
-        c.fovY = glm::radians(30.0f);
-        c.position = {float(col), 40.0f, float(h / 2)};
-        c.pitch = -glm::half_pi<float>();
-        fitClipPlanes(c, t.map, t.mapping);
-        std::vector<uint8_t> pixels;
-        render(t, c, true, pixels);
-        const uint8_t* p = &pixels[(size_t(kHeight / 2) * kWidth + size_t(kWidth / 2)) * 4];
-        return std::array<int, 3>{p[0], p[1], p[2]};
-    };
+    const auto pixelAbove = [&](int col) { return centreAbove(t, col, 30.0f); };
     // 30 / tan(20 degrees): 82 samples of shadow behind the wall.
     const int east = wallColumn + 15;
     const int west = 5;
-    const std::array<int, 3> fixedLight = centreAbove(east);
+    const std::array<int, 3> fixedLight = pixelAbove(east);
     std::array<int, 3> shadowed{}, lit{}, westShadowed{}, westLit{};
     {
         const SunOn on(t, {270.0, 20.0});
         ASSERT_NE(t.gpu.shadows, 0u);
         EXPECT_EQ(lightSun(t.sunlight->bytes()[size_t(h / 2) * size_t(w) + size_t(east)]), 0.0f);
-        shadowed = centreAbove(east);
-        westShadowed = centreAbove(west);
+        shadowed = pixelAbove(east);
+        westShadowed = pixelAbove(west);
     }
     {
         const SunOn on(t, {90.0, 20.0});
         EXPECT_EQ(lightSun(t.sunlight->bytes()[size_t(h / 2) * size_t(w) + size_t(east)]), 1.0f);
-        lit = centreAbove(east);
-        westLit = centreAbove(west);
+        lit = pixelAbove(east);
+        westLit = pixelAbove(west);
     }
     for (int k = 0; k < 3; ++k) {
         EXPECT_LT(shadowed[size_t(k)] + 10, lit[size_t(k)]) << "channel " << k;
         EXPECT_NEAR(westShadowed[size_t(k)], westLit[size_t(k)], 1) << "channel " << k;
     }
     EXPECT_FALSE(gl().renderer.sun.has_value());
-    EXPECT_EQ(centreAbove(east), fixedLight);
+    EXPECT_EQ(pixelAbove(east), fixedLight);
     t.destroy();
 }
 
@@ -2705,31 +2723,12 @@ TEST(Sun, ASampleInShadowIsDrawnDarkerThanLit) {
 TEST(Sun, TheSkyAGorgeHidesDarkensItsFloor) {
     REQUIRE_GL();
     const int w = 129, h = 65, west = 60, east = 66;
-    std::vector<float> samples(size_t(w) * size_t(h), 0.0f);
-    for (int row = 0; row < h; ++row) {
-        samples[size_t(row) * size_t(w) + size_t(west)] = 30.0f;
-        samples[size_t(row) * size_t(w) + size_t(east)] = 30.0f;
-    }
-    Result<Heightmap> map = makeHeightmap(w, h, samples);
-    ASSERT_TRUE(map) << map.error();
-    Result<Terrain> terrain = makeTerrain(map.value(), 4, "gorge");
+    Result<Terrain> terrain = walledTerrain(w, h, {west, east}, 30.0f, "gorge");
     ASSERT_TRUE(terrain) << terrain.error();
     Terrain& t = terrain.value();
-    t.mapping = WorldMapping(1.0f, 1.0f, 0.0f);
-    const auto centreAbove = [&](int col) {
-        Camera c;
-        c.aspect = float(kWidth) / kHeight;
-        c.fovY = glm::radians(10.0f);
-        c.position = {float(col), 40.0f, float(h / 2)};
-        c.pitch = -glm::half_pi<float>();
-        fitClipPlanes(c, t.map, t.mapping);
-        std::vector<uint8_t> pixels;
-        render(t, c, true, pixels);
-        const uint8_t* p = &pixels[(size_t(kHeight / 2) * kWidth + size_t(kWidth / 2)) * 4];
-        return std::array<int, 3>{p[0], p[1], p[2]};
-    };
+    const auto pixelAbove = [&](int col) { return centreAbove(t, col, 10.0f); };
     const int floor = (west + east) / 2, plain = 10;
-    const std::array<int, 3> fixedFloor = centreAbove(floor), fixedPlain = centreAbove(plain);
+    const std::array<int, 3> fixedFloor = pixelAbove(floor), fixedPlain = pixelAbove(plain);
     std::array<int, 3> floorLit{}, plainLit{};
     {
         const SunOn on(t, {180.0, 70.0});
@@ -2739,8 +2738,8 @@ TEST(Sun, TheSkyAGorgeHidesDarkensItsFloor) {
         ASSERT_EQ(lightSun(bytes[middle + size_t(plain)]), 1.0f);
         EXPECT_LT(lightSky(bytes[middle + size_t(floor)]), 0.5f);
         EXPECT_GT(lightSky(bytes[middle + size_t(plain)]), 0.9f);
-        floorLit = centreAbove(floor);
-        plainLit = centreAbove(plain);
+        floorLit = pixelAbove(floor);
+        plainLit = pixelAbove(plain);
     }
     const auto sum = [](std::array<int, 3> c) { return c[0] + c[1] + c[2]; };
     EXPECT_LT(sum(floorLit) + 24, sum(plainLit));
@@ -2906,16 +2905,9 @@ TEST(Sky, HazeFadesDistantGroundIntoTheSkysColourAtTheHorizon) {
 TEST(Sun, ObjectsInTheTerrainsShadowAreDrawnDarker) {
     REQUIRE_GL();
     const int w = 129, h = 65, wallColumn = 64;
-    std::vector<float> samples(size_t(w) * size_t(h), 0.0f);
-    for (int row = 0; row < h; ++row) {
-        samples[size_t(row) * size_t(w) + size_t(wallColumn)] = 60.0f;
-    }
-    Result<Heightmap> map = makeHeightmap(w, h, samples);
-    ASSERT_TRUE(map) << map.error();
-    Result<Terrain> terrain = makeTerrain(map.value(), 4, "objects in shadow");
+    Result<Terrain> terrain = walledTerrain(w, h, {wallColumn}, 60.0f, "objects in shadow");
     ASSERT_TRUE(terrain) << terrain.error();
     Terrain& t = terrain.value();
-    t.mapping = WorldMapping(1.0f, 1.0f, 0.0f);
     Camera c;
     c.aspect = float(kWidth) / kHeight;
     c.position = {float(w / 2), 120.0f, float(h / 2)};

@@ -1,0 +1,23 @@
+// The terrain's light under a Sun, one byte a sample (qt::TerrainGpu::shadows; the layout of
+// core/light/light_byte.h): the share of the Sun's disc a sample sees and the share of the sky,
+// read by terrain.vert at each vertex and objects.vert at each object's base.
+#ifndef QT_LIGHT_GLSL
+#define QT_LIGHT_GLSL
+
+uniform sampler2DArray shadows;
+uniform int shadowRowsPerLayer;
+
+const float kLightBands = 4.0;       // qt::kLightBands
+const float kLightSkyLevels = 51.0;  // qt::kLightSkyLevels
+
+// Map sample m's shares, the Sun's and the sky's, each 0 to 1 (rows split into layers of
+// shadowRowsPerLayer).
+vec2 lightShares(ivec2 m) {
+    float byte = floor(texelFetch(shadows,
+                                  ivec3(m.x, m.y % shadowRowsPerLayer, m.y / shadowRowsPerLayer), 0)
+                           .r * 255.0 + 0.5);
+    float sun = floor(byte / kLightSkyLevels);
+    return vec2(sun / kLightBands, (byte - sun * kLightSkyLevels) / (kLightSkyLevels - 1.0));
+}
+
+#endif
