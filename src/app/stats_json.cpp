@@ -138,6 +138,11 @@ std::string viewerStateJson(const ViewerState& s) {
          ", \"boxes\": " + std::string(s.boxes ? "true" : "false") +
          ", \"objects_paused\": " + std::string(s.objectsPaused ? "true" : "false") +
          ", \"hud\": " + std::string(s.hudVisible ? "true" : "false") + "},\n";
+    j += "  \"sun\": " +
+         (s.sun ? "{\"azimuth\": " + number(s.sun->azimuth) +
+                      ", \"elevation\": " + number(s.sun->elevation) + "}"
+                : std::string("null")) +
+         ",\n";
     j += "  \"shader_reloads\": " + std::to_string(s.shaderReloads) + ",\n";
     j += "  \"path_box\": {\"text\": " + jsonString(s.pathBox) + ", \"rect\": [" +
          number(s.pathBoxRect[0]) + ", " + number(s.pathBoxRect[1]) + ", " +

@@ -91,8 +91,9 @@ struct ViewerState {
     bool cull = true, occlusion = true;  // the HUD's toggles
     bool lod = false, freeze = false, wireframe = false, boxes = false, objectsPaused = false;
     bool hudVisible = true;
-    int shaderReloads = 0;  // times the shaders were reloaded (R, F5, the HUD's button)
-    std::string pathBox;    // the text in the HUD's path box
+    std::optional<SunDirection> sun;  // the Sun the terrain is lit by; none: the fixed light
+    int shaderReloads = 0;            // times the shaders were reloaded (R, F5, the HUD's button)
+    std::string pathBox;              // the text in the HUD's path box
     std::array<float, 4>
         pathBoxRect{};             // its left, top, width, height in window pixels (0: hidden)
     bool textFieldActive = false;  // a HUD text field has the keyboard

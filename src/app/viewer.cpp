@@ -243,6 +243,7 @@ std::string stateJson(const Viewer& v, int frames, double seconds) {
     state.boxes = v.hud.boxes;
     state.objectsPaused = v.hud.objectsPaused;
     state.hudVisible = v.hudVisible;
+    state.sun = s.sun;
     state.shaderReloads = v.shaderReloads;
     state.pathBox = v.hud.path;
     state.pathBoxRect = v.hud.pathBoxRect;

@@ -2,6 +2,7 @@
 // double-click flights on the left button, scroll and dropped files.
 #include "app/viewer_input.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -14,6 +15,11 @@
 
 namespace qt {
 namespace {
+
+// The Sun's keys: [ and ] sweep its azimuth by this many degrees, with Shift its elevation by
+// kSunElevationStep (within the HUD slider's -10 to 90 degrees); either turns the Sun on.
+constexpr float kSunAzimuthStep = 15.0f;
+constexpr float kSunElevationStep = 5.0f;
 
 // Two left clicks within this many seconds and kClickPixels pixels make a double-click.
 constexpr double kDoubleClickSeconds = 0.4;
@@ -30,6 +36,18 @@ constexpr double kQuitSeconds = 2.0;
 
 Viewer& viewerOf(GLFWwindow* window) {
     return *static_cast<Viewer*>(glfwGetWindowUserPointer(window));
+}
+
+// One step of the Sun's keys, `way` -1 or +1: the frame then asks for its shadows as the HUD's
+// sliders do.
+void sweepSun(HudState& hud, int way, bool elevation) {
+    hud.sun = true;
+    if (elevation) {
+        hud.sunElevation =
+            std::clamp(hud.sunElevation + float(way) * kSunElevationStep, -10.0f, 90.0f);
+    } else {
+        hud.sunAzimuth = std::fmod(hud.sunAzimuth + float(way) * kSunAzimuthStep + 360.0f, 360.0f);
+    }
 }
 
 // A key event from the queue, in order with what Dear ImGui was handed: movement keys to the
@@ -83,6 +101,11 @@ void handleKey(GLFWwindow* window, Viewer& v, const InputEvent& e) {
             break;
         case GLFW_KEY_TAB:
             v.fly.setCaptured(window, !v.fly.captured);
+            break;
+        case GLFW_KEY_LEFT_BRACKET:
+        case GLFW_KEY_RIGHT_BRACKET:
+            sweepSun(v.hud, e.key == GLFW_KEY_RIGHT_BRACKET ? 1 : -1,
+                     (e.mods & GLFW_MOD_SHIFT) != 0);
             break;
         case GLFW_KEY_ESCAPE:
             if (v.fly.captured) {

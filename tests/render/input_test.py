@@ -400,7 +400,7 @@ def test_text_focus(tmp, map_path):
     if width <= 0 or before["text_field_active"]:
         fail(f"Ctrl+O then Esc should show the path box, not in use: {before['path_box']}, "
              f"active {before['text_field_active']}")
-    typed = "rcolfgbtph wasdqe"
+    typed = "rcolfgbtph wasdqe[]"
     # One xdotool command: the click and the letters reach the viewer in one poll.
     xdotool("mousemove", "--window", v.window, str(int(left + width - 8)), str(int(top + height / 2)),
             "click", "1", "type", "--delay", "5", typed)
@@ -408,7 +408,7 @@ def test_text_focus(tmp, map_path):
     if typed not in state["path_box"]["text"] or not state["text_field_active"]:
         fail(f"the path box should hold {typed!r} and the keyboard: {state['path_box']['text']!r}, "
              f"active {state['text_field_active']}")
-    for key in ["toggles", "shader_reloads", "map", "follow", "speed"]:
+    for key in ["toggles", "shader_reloads", "map", "follow", "speed", "sun"]:
         if state[key] != before[key]:
             fail(f"typing in the path box changed {key}: {before[key]} -> {state[key]}")
     if state["camera"] != before["camera"]:
@@ -422,6 +422,34 @@ def test_text_focus(tmp, map_path):
     if state["map"] != map_path:
         fail(f"the map changed: {state['map']!r}")
     print(f"text_focus: {typed!r} clicked and typed into the path box, {state['toggles']} unchanged")
+
+
+def test_sun_keys(tmp, map_path):
+    """] and [ sweep the Sun's azimuth by +15 and -15 degrees and turn it on; with Shift they move
+    its elevation by 5 degrees, leaving the azimuth."""
+    v = Viewer(tmp, map_path)
+    state = v.sync()
+    if state["sun"] is not None:
+        fail(f"no Sun was given, yet the state has one: {state['sun']}")
+    xdotool("key", "bracketright")
+    first = v.sync()["sun"]
+    xdotool("key", "bracketright")
+    second = v.sync()["sun"]
+    if first is None or second is None:
+        fail(f"] should turn the Sun on: {first}, {second}")
+    if abs((second["azimuth"] - first["azimuth"]) % 360.0 - 15.0) > 1e-3:
+        fail(f"] should add 15 degrees of azimuth: {first} -> {second}")
+    xdotool("key", "shift+bracketleft")
+    lower = v.sync()["sun"]
+    if abs(lower["elevation"] - (second["elevation"] - 5.0)) > 1e-3 or \
+            abs(lower["azimuth"] - second["azimuth"]) > 1e-3:
+        fail(f"Shift+[ should lower the Sun by 5 degrees alone: {second} -> {lower}")
+    xdotool("key", "bracketleft")
+    back = v.sync()["sun"]
+    if abs(back["azimuth"] - first["azimuth"]) > 1e-3:
+        fail(f"[ should take 15 degrees of azimuth back: {lower} -> {back}")
+    v.close()
+    print(f"sun_keys: {first} -> {second} -> {lower} -> {back}")
 
 
 def write_utm_map(path, side):
@@ -506,7 +534,7 @@ def main():
                  "move60": lambda t, m: test_move(t, m, 60),
                  "slow_keys": lambda t, m: test_enter(t, m, 2), "fly": test_fly,
                  "ground": test_ground, "minimap": test_minimap, "text_focus": test_text_focus,
-                 "layout": test_layout}
+                 "layout": test_layout, "sun_keys": test_sun_keys}
         if case not in tests:
             fail(f"unknown case; one of {sorted(tests)}")
         tests[case](tmp, map_path)
