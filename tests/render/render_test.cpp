@@ -2108,6 +2108,10 @@ TEST(WaterPlane, CoversWhatLiesBelowSeaLevelAndCullingKeepsItsPixels) {
     terrain.destroy();
 }
 
+// Every file the terrain renderer reads from its shader folder.
+const char* const kRendererShaders[] = {"terrain.vert", "terrain.frag", "water.vert", "water.frag",
+                                        "sky.vert",     "sky.frag",     "sky.glsl",   "light.glsl"};
+
 class ShaderErrors : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -2117,7 +2121,7 @@ protected:
         dir = pattern;
     }
     void TearDown() override {
-        for (const char* name : {"terrain.vert", "terrain.frag", "water.vert", "water.frag"}) {
+        for (const char* name : kRendererShaders) {
             std::remove((dir + "/" + name).c_str());
         }
         if (!dir.empty()) {
@@ -2140,11 +2144,26 @@ TEST_F(ShaderErrors, MissingFileIsNamed) {
     EXPECT_NE(renderer.error().find(dir + "/terrain.vert"), std::string::npos) << renderer.error();
 }
 
+// A shader's `#include` of a file the folder lacks: the line names the including shader, its line
+// and the missing file.
+TEST_F(ShaderErrors, AMissingIncludeIsNamedWithTheLineThatIncludesIt) {
+    for (const char* name : kRendererShaders) {
+        if (std::string(name) != "light.glsl") {
+            copy(name);
+        }
+    }
+    Result<TerrainRenderer> renderer = TerrainRenderer::create(dir);
+    ASSERT_FALSE(renderer);
+    EXPECT_NE(renderer.error().find(dir + "/terrain.vert line "), std::string::npos)
+        << renderer.error();
+    EXPECT_NE(renderer.error().find(dir + "/light.glsl: cannot open the file"), std::string::npos)
+        << renderer.error();
+}
+
 TEST_F(ShaderErrors, CompileFailureCarriesTheLogAndReloadKeepsTheOldProgram) {
-    copy("terrain.vert");
-    copy("terrain.frag");
-    copy("water.vert");
-    copy("water.frag");
+    for (const char* name : kRendererShaders) {
+        copy(name);
+    }
     Result<TerrainRenderer> renderer = TerrainRenderer::create(dir);
     ASSERT_TRUE(renderer) << renderer.error();
     const GLuint before = renderer.value().variants[kPlainVariant].id;
