@@ -144,7 +144,8 @@ FrameStats render(Terrain& terrain, const Camera& camera, bool cull, std::vector
 // renderer's batches, those with back faces culled, the rest of those over no hole, and those
 // over holes each in batches of their own; under a Sun, one more for the sky.
 int expectedDraws(const Terrain& terrain, const FrameStats& stats, bool syncDraws) {
-    const uint32_t instances = stats.lod ? stats.lodStats.nodesDrawn : stats.cull.leavesDrawn;
+    const uint32_t instances =
+        (stats.lod ? stats.lodStats.nodesDrawn : stats.cull.leavesDrawn) - stats.instancesEmpty;
     const uint32_t triangles = 2u * uint32_t(terrain.tree.leafSize * terrain.tree.leafSize);
     const auto batches = [&](uint32_t count) {
         return drawCount(count, instancesPerDraw(count, triangles, syncDraws));

@@ -129,6 +129,9 @@ inline Lanes firstOf(int count, Lanes a, Lanes b) {
 inline bool allAbove(Lanes a, int16_t x) {
     return _mm_movemask_epi8(_mm_cmpgt_epi16(a.v, _mm_set1_epi16(x))) == 0xFFFF;
 }
+inline bool allBelow(Lanes a, int16_t x) {
+    return _mm_movemask_epi8(_mm_cmplt_epi16(a.v, _mm_set1_epi16(x))) == 0xFFFF;
+}
 #else
 struct Lanes {
     int16_t v[kLanes];
@@ -168,6 +171,9 @@ inline Lanes firstOf(int count, Lanes a, Lanes b) {
 inline bool allAbove(Lanes a, int16_t x) {
     return std::all_of(a.v, a.v + kLanes, [x](int16_t y) { return y > x; });
 }
+inline bool allBelow(Lanes a, int16_t x) {
+    return std::all_of(a.v, a.v + kLanes, [x](int16_t y) { return y < x; });
+}
 #endif
 
 inline void raiseLanes(int16_t* w, Lanes slope) {
@@ -183,13 +189,37 @@ inline void raiseRun(int16_t* w, int count, Lanes slope) {
     raiseLanes(w + count - kLanes, slope);
 }
 
-// The lowest of the count bins at w, count >= 8, the same way.
-inline Lanes lowestOfRun(const int16_t* w, int count) {
-    Lanes lowest = load(w + count - kLanes);
+// The lowest (kLowest) or highest of the count bins at w, count >= 8, the same way.
+template <bool kLowest>
+inline Lanes extremeOfRun(const int16_t* w, int count) {
+    Lanes e = load(w + count - kLanes);
     for (int i = 0; i + kLanes < count; i += kLanes) {
-        lowest = min(lowest, load(w + i));
+        e = kLowest ? min(e, load(w + i)) : max(e, load(w + i));
     }
-    return lowest;
+    return e;
+}
+
+// The lowest (kLowest) or highest of `count` bins from the offset bin `first`, read as raise()
+// writes them (the mirror continues the circle). Runs are read at least 8 bins long: the extra
+// bins after them only make the tests below stricter.
+template <bool kLowest>
+inline Lanes extremeOf(const int16_t* bins, int first, int count) {
+    const auto pick = [](Lanes a, Lanes b) { return kLowest ? min(a, b) : max(a, b); };
+    const int b = unwrap(first);
+    const int16_t* w = bins + b;
+    count = std::max(count, kLanes);
+    if (count <= kMirror) {  // without a branch: vectors at 0, 8, 16 and count - 8, clamped
+        const int last = count - kLanes;
+        const Lanes near = pick(load(w), load(w + std::min(kLanes, last)));
+        const Lanes far = pick(load(w + std::min(2 * kLanes, last)), load(w + last));
+        return pick(near, far);
+    }
+    if (b + count <= kStorage) {
+        return extremeOfRun<kLowest>(w, count);
+    }
+    const int before = kBins - b;
+    return pick(extremeOfRun<kLowest>(w, std::max(before, kLanes)),
+                extremeOfRun<kLowest>(bins, count - before));
 }
 
 // Raises `count` bins from the offset bin `first` to at least `slope`. Up to 32 bins go as
@@ -225,25 +255,14 @@ inline void mergeMirror(int16_t* bins) {
     }
 }
 
-// True when all `count` bins from the offset bin `first` are above `slope`, read as raise()
-// writes them (the mirror continues the circle). Runs are read at least 8 bins long: the extra
-// bins after them only make the test stricter.
+// True when all `count` bins from the offset bin `first` are above `slope` (extremeOf).
 inline bool above(const int16_t* bins, int first, int count, int16_t slope) {
-    const int b = unwrap(first);
-    const int16_t* w = bins + b;
-    count = std::max(count, kLanes);
-    if (count <= kMirror) {  // without a branch: vectors at 0, 8, 16 and count - 8, clamped
-        const int last = count - kLanes;
-        const Lanes low = min(load(w), load(w + std::min(kLanes, last)));
-        const Lanes high = min(load(w + std::min(2 * kLanes, last)), load(w + last));
-        return allAbove(min(low, high), slope);
-    }
-    if (b + count <= kStorage) {
-        return allAbove(lowestOfRun(w, count), slope);
-    }
-    const int before = kBins - b;
-    return allAbove(
-        min(lowestOfRun(w, std::max(before, kLanes)), lowestOfRun(bins, count - before)), slope);
+    return allAbove(extremeOf<true>(bins, first, count), slope);
+}
+
+// True when all `count` bins from the offset bin `first` are below `slope` (extremeOf).
+inline bool below(const int16_t* bins, int first, int count, int16_t slope) {
+    return allBelow(extremeOf<false>(bins, first, count), slope);
 }
 
 }  // namespace horizon

@@ -41,6 +41,26 @@
 //    inside the frustum, so in a candidate leaf, and at an azimuth of that leaf's span: D is then
 //    taken per bin over the candidates with holes, and a leaf joins the horizon in a bin only
 //    when its hFar is below the D of every bin it would raise.
+// 7. Dives, where D is beyond the near plane's reach (below). Take a ray below the surface of an
+//    occluder L without holes at Q, and its first point B at or below the drawn surface. Either
+//    the ray meets a drawn square there coming from above (a surface point nearer than Q, so 5
+//    holds), or it reaches B over squares left out: it dives. Back along the ray from B, over
+//    left-out squares only, to a point A where it was above a drawn square (the eye is over
+//    none), it runs from at least the lowest height of A's leaf to at most the highest of B's.
+//    Leaves whose squares it passes in turn share border samples, so their height ranges
+//    overlap, and at some point p the ray lies within the range of a leaf X with a hole whose
+//    footprint holds p: inside X's box, past the near plane (X is at least D away) and before
+//    N's point along the ray, so inside the frustum: X is a candidate, nearer than N, and the
+//    ray's slope is at most X's highest slope, s_X. A ray that may show a fragment of N has a
+//    slope of at least N's least slope, its margin less; so when every candidate with a hole
+//    nearer than N, in every bin under N's span, has s_X below that, no such ray dives before
+//    it passes under an occluder, and 5 holds. The sweep keeps that per bin (dive): the highest
+//    s_X over the units with holes in the buckets up to N's, over their occludee bins; and a
+//    second horizon that every leaf without a hole raises. N is hidden by the horizon of 6, or
+//    by the second one with its least slope above the dives in all its bins.
+//    A ray dives at X only if it was above the surface all the way to p. If X lies below the
+//    second horizon (4, with the margins: p is in X's box), the ray passed below a leaf without
+//    holes before X, so before p: such an X has no dive to add.
 // The same holds of any box that holds leaves and their code range, a parent node's included:
 // far from the eye, four sibling leaves go through as one unit, their parent (kOcclusionQuad*).
 //
@@ -127,7 +147,9 @@ static_assert(3 * kBins + horizon::kMirror < 0xFFFF, "offset bin numbers fit in 
 // A unit's position: its first candidate, and flags.
 constexpr uint32_t kTestedPosition = 0x80000000u;  // tested as an occludee
 constexpr uint32_t kQuadPosition = 0x40000000u;    // four leaves
-constexpr uint32_t kPositionMask = 0x3FFFFFFFu;
+constexpr uint32_t kHolePosition = 0x20000000u;    // a square of it has a nodata corner
+constexpr uint32_t kNearPosition = 0x10000000u;    // nearer than every hole in its bins
+constexpr uint32_t kPositionMask = 0x0FFFFFFFu;
 
 // Steepest tested ray slope (45 degrees), and the widest margin angle worth culling with.
 constexpr float kMaxTestedSlope = 1.0f;
@@ -165,10 +187,13 @@ struct View {
     // and then meet the terrain from below, a back face, beyond it: so only units that lie wholly
     // nearer than every hole occlude (argument 6 at the top).
     float holeDistance;
-    // Holes farther than the near plane's reach: per azimuth bin (OcclusionBuffers::holeNear),
-    // the least distance at which a candidate with a hole lies in that direction; units occlude
-    // only in bins where they lie wholly nearer. holeDistance is then infinity.
-    bool holeBins;
+    // Holes farther than the near plane's reach: a pixel's ray meets a hole only in a candidate
+    // with a hole. The units wholly nearer than every such candidate in their bins raise the
+    // horizon (OcclusionBuffers::holeNear, argument 6), and every unit without a hole raises a
+    // second one, which hides an occludee only where no ray that may reach it can dive through a
+    // nearer hole (OcclusionBuffers::dive, argument 7). holeDistance is then infinity.
+    bool holeDives;
+    float rounding;       // what rounding may move a world coordinate by (largestCoordinate's ulps)
     int32_t bucketBase;   // float bits of the lower edge of bucket 1
     int32_t bucketCount;  // bucket 0 is [0, edge 1); the last reaches to infinity
 };
@@ -237,7 +262,12 @@ public:
             b.boxZ1[at] = box.z1;
             b.lowCode[at] = box.minCode;
             b.highCode[at] = box.maxCode;
-            b.unitPosition[at] = position_ | (take == 4 ? kQuadPosition : 0u);
+            const bool holes = tree_.holesIn(leaf, take);
+            b.unitPosition[at] =
+                position_ | (take == 4 ? kQuadPosition : 0u) | (holes ? kHolePosition : 0u);
+            if (holes) {
+                b.unitLeaf[at] = leaf;
+            }
             ++n;
             position_ += take;
             offset_ += take;
@@ -250,13 +280,15 @@ public:
     }
 
 private:
-    // The leaf is its parent's first child, the next three leaves are the others, and the parent
-    // is far and its relief small for its distance.
+    // The leaf is its parent's first child, the next three leaves are the others, none of them
+    // with a hole (which go one by one, so that those without occlude), and the parent is far
+    // and its relief small for its distance.
     bool quad(uint32_t leaf, uint32_t index) const {
         const LeafCoord first = tree_.leaves[leaf];
         const LeafCoord last = tree_.leaves[leaf + 3];
         if ((first.col & 1) != 0 || (first.row & 1) != 0 || last.col != first.col + 1 ||
-            last.row != first.row + 1 || tree_.parents[index] == kNoNode) {
+            last.row != first.row + 1 || tree_.parents[index] == kNoNode ||
+            tree_.holesIn(leaf, 4)) {
             return false;
         }
         const QuadtreeNode& parent = tree_.nodes[tree_.parents[index]];
@@ -351,16 +383,17 @@ void measureKeys(const View& v, const Footprints& footprintOf, int n, int32_t* k
     }
 }
 
-// One chunk's records in columns, before they are packed into their buckets.
+// One chunk's records in columns, before they are packed into their buckets. leastSlope: the
+// least slope of a ray that may show a fragment of the unit, its margin included, rounded down.
 struct Records {
     float hFar[kChunk];
     int32_t occluderFirst[kChunk], occluderCount[kChunk], occluderSlope[kChunk];
     int32_t occludeeFirst[kChunk], occludeeCount[kChunk], occludeeSlope[kChunk];
+    int32_t leastSlope[kChunk];
 };
 
-// Pass 2 for a chunk of n units: each one's records (meaningless for units pass 1 left out),
-// with kHoleBins their far distances too (View::holeBins).
-template <bool kHoleBins = false, class Footprints>
+// Pass 2 for a chunk of n units: each one's records (meaningless for units pass 1 left out).
+template <class Footprints>
 void measureRecords(const View& v, const Footprints& footprintOf, int n, Records& r) {
     using horizon::binFloor;
     using horizon::binPosition;
@@ -386,9 +419,7 @@ void measureRecords(const View& v, const Footprints& footprintOf, int n, Records
         const int32_t first = binFloor(lo) + int32_t(float(binFloor(lo)) < lo);
         const int32_t end = binFloor(binPosition(start + width - kAngleError));
         r.occluderFirst[j] = first;
-        if constexpr (kHoleBins) {
-            r.hFar[j] = hFar;
-        }
+        r.hFar[j] = hFar;
         r.occluderCount[j] = hFar < v.holeDistance ? std::max(end - first, 0) : 0;
         r.occluderSlope[j] = horizon::slopeDown(low);
         // Occludee: every bin that meets the span widened by the margin.
@@ -396,6 +427,7 @@ void measureRecords(const View& v, const Footprints& footprintOf, int n, Records
         r.occludeeFirst[j] = firstMet;
         r.occludeeCount[j] = binFloor(binPosition(start + width + angleMargin)) - firstMet + 1;
         r.occludeeSlope[j] = horizon::slopeUp(high + slopeMargin);
+        r.leastSlope[j] = horizon::slopeDown(low - slopeMargin);
     }
 }
 
@@ -539,6 +571,7 @@ bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera
                           v.height.worldHeight(float(tree.root().maxCode))};
     const double largest = largestCoordinate({v.ex, v.ey, v.ez}, map);
     const double rounding = kCoordinateHalfUlps * largest / 16777216.0;
+    v.rounding = float(rounding);
     const double grazing = clearance > 0.0 ? kGrazingShare * rounding / clearance : 1.0;
     if (!(grazing < 0.5)) {
         return false;
@@ -547,8 +580,8 @@ bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera
     // a candidate leaf, whose azimuths bound the rays it lets through (holeBins); nearer, any
     // direction may, and only units nearer than every hole occlude.
     v.holeDistance = nearestHoleDistance(tree, v);
-    v.holeBins = v.holeDistance < kInfinity && v.holeDistance > nearReach(camera);
-    if (v.holeBins) {
+    v.holeDives = v.holeDistance < kInfinity && v.holeDistance > nearReach(camera);
+    if (v.holeDives) {
         v.holeDistance = kInfinity;
     }
     const double onePlusEps = 1.0 + std::max({double(kOcclusionMinGap), g / (1.0 - g), grazing});
@@ -627,24 +660,14 @@ float nearestHoleIn(const float* holeNear, int32_t first, int32_t count) {
     return nearest;
 }
 
-// View::holeBins: for every unit with a hole, its near distance into each bin its span meets
+// View::holeDives: for every unit with a hole, its near distance into each bin its span meets
 // (widened by the angle error), the least per bin. A ray that passes below the surface through a
 // hole does so in a bin the hole's unit spans, at least that far from the eye.
-// Units follow the candidates in order, so their leaves are found walking the runs alongside.
-void fillHoleBins(const Quadtree& tree, const View& v, const std::vector<LeafRange>& candidates,
-                  uint32_t unitCount, OcclusionBuffers& buffers) {
+void fillHoleNear(const View& v, uint32_t unitCount, OcclusionBuffers& buffers) {
     float* holeNear = buffers.holeNear.data();
     std::fill(holeNear, holeNear + horizon::kBins, kInfinity);
-    size_t range = 0;
-    uint32_t before = 0;  // candidates in the runs before `range`
     for (uint32_t u = 0; u < unitCount; ++u) {
-        const uint32_t position = buffers.unitPosition[u] & kPositionMask;
-        while (position >= before + candidates[range].count) {
-            before += candidates[range].count;
-            ++range;
-        }
-        const uint32_t take = (buffers.unitPosition[u] & kQuadPosition) ? 4 : 1;
-        if (!tree.holesIn(candidates[range].first + (position - before), take)) {
+        if (!(buffers.unitPosition[u] & kHolePosition)) {
             continue;
         }
         const Footprint f = footprint(v, boxesFrom(buffers, u), 0);
@@ -661,43 +684,108 @@ void fillHoleBins(const Quadtree& tree, const View& v, const std::vector<LeafRan
     }
 }
 
+// The highest slope of a ray through the box of a unit with a hole, the box grown by the
+// rounding on every side, rounded up; the top of the range when the eye may be inside it.
+int32_t nearDive(const View& v, const Footprint& f) {
+    const Footprint grown{
+        f.x0 - v.rounding,  f.z0 - v.rounding, f.x1 + v.rounding, f.z1 + v.rounding, f.low,
+        f.high + v.rounding};
+    const float hNear = std::sqrt(nearSquared(v, grown));
+    const float dHigh = grown.high - v.ey;
+    if (!(hNear > 0.0f)) {
+        return std::numeric_limits<int16_t>::max();
+    }
+    return horizon::slopeUp(dHigh / (dHigh > 0.0f ? hNear : std::sqrt(farSquared(v, grown))));
+}
+
+// View::holeDives: a leaf with a hole occludes with its largest rectangle of squares without a
+// nodata corner (Quadtree::holeLeafSolid), a leaf without holes of its own (arguments 2 and 7:
+// the surface over that rectangle is drawn and no lower than the leaf's lowest height). Its
+// record's one slope holds the lower of that occluder slope and the leaf's least slope.
+void solidOccluder(const Quadtree& tree, const View& v, const Footprint& leaf, uint32_t leafIndex,
+                   Records& r, int j) {
+    const SolidBox box = tree.holeLeafSolid[tree.holeLeavesBefore[leafIndex]];
+    if (box.x0 == box.x1) {
+        return;
+    }
+    const Footprint f{float(box.x0) * v.spacingX,
+                      float(box.z0) * v.spacingZ,
+                      float(box.x1) * v.spacingX,
+                      float(box.z1) * v.spacingZ,
+                      leaf.low,
+                      leaf.high};
+    const float hNear = std::sqrt(nearSquared(v, f));
+    const float hFar = std::sqrt(farSquared(v, f));
+    const float dLow = f.low - v.ey;
+    const float low = dLow / (dLow < 0.0f ? hNear : hFar);
+    if (!(hNear > 0.0f) || !(hFar < v.holeDistance)) {
+        return;
+    }
+    float start, width;
+    footprintSpan(v.ex, v.ez, f.x0, f.z0, f.x1, f.z1, start, width);
+    const float lo = horizon::binPosition(start + kAngleError);
+    const int32_t first = horizon::binFloor(lo) + int32_t(float(horizon::binFloor(lo)) < lo);
+    const int32_t end = horizon::binFloor(horizon::binPosition(start + width - kAngleError));
+    r.occluderFirst[j] = first;
+    r.occluderCount[j] = std::max(end - first, 0);
+    r.leastSlope[j] = std::min(r.leastSlope[j], horizon::slopeDown(low));
+}
+
 // Pass 2: each unit's record, placed in its bucket. The start offsets advance to the ends of
 // their buckets: bucket k is [start[k - 1], start[k]) afterwards, bucket 0 from 0.
-template <bool kHoleBins>
-void placeRecords(const View& v, uint32_t unitCount, OcclusionBuffers& buffers) {
+// With View::holeDives a unit with a hole never occludes, one wholly nearer than every hole in
+// its bins is flagged kNearPosition, and a unit's occluder slope is its least slope (lower than
+// c_L by the margin: it hides a little less), which the sweep also holds against the dives. A
+// unit with a hole that pass 1 left out, too near for its azimuths to be trusted, dives in every
+// bin, at its highest slope from its box grown by the rounding (nearDive).
+void placeRecords(const Quadtree& tree, const View& v, uint32_t unitCount,
+                  OcclusionBuffers& buffers) {
     uint32_t* next = buffers.bucketStart.data();
     Records records;
     for (uint32_t u = 0; u < unitCount; u += kChunk) {
         const int n = int(std::min<uint32_t>(kChunk, unitCount - u));
         const Boxes boxes = boxesFrom(buffers, u);
-        measureRecords<kHoleBins>(
+        measureRecords(
             v, [&](int j) { return footprint(v, boxes, j); }, n, records);
         for (int j = 0; j < n; ++j) {
             const int32_t key = buffers.keys[u + uint32_t(j)];
+            uint32_t position = buffers.unitPosition[u + uint32_t(j)];
+            if (v.holeDives && (position & kHolePosition)) {
+                if (key == kNoKey) {
+                    horizon::raise(buffers.dive.data(), horizon::kBins, horizon::kBins,
+                                   int16_t(nearDive(v, footprint(v, boxes, j))));
+                    horizon::mergeMirror(buffers.dive.data());
+                }
+                records.occluderCount[j] = 0;
+                if (key != kNoKey) {
+                    solidOccluder(tree, v, footprint(v, boxes, j),
+                                  buffers.unitLeaf[u + uint32_t(j)], records, j);
+                }
+            } else if (v.holeDives && records.occluderCount[j] > 0 &&
+                       records.hFar[j] < nearestHoleIn(buffers.holeNear.data(),
+                                                       records.occluderFirst[j],
+                                                       records.occluderCount[j])) {
+                position |= kNearPosition;
+            }
             if (key == kNoKey) {
                 continue;
-            }
-            if (kHoleBins && records.occluderCount[j] > 0 &&
-                !(records.hFar[j] < nearestHoleIn(buffers.holeNear.data(), records.occluderFirst[j],
-                                                  records.occluderCount[j]))) {
-                records.occluderCount[j] = 0;
             }
             buffers.records[next[key & kBucketMask]++] = {
                 uint16_t(records.occluderFirst[j]),
                 uint16_t(records.occluderCount[j]),
                 uint16_t(records.occludeeFirst[j]),
                 uint16_t(records.occludeeCount[j]),
-                int16_t(records.occluderSlope[j]),
+                int16_t(v.holeDives ? records.leastSlope[j] : records.occluderSlope[j]),
                 int16_t(records.occludeeSlope[j]),
-                buffers.unitPosition[u + uint32_t(j)] |
-                    ((key & kTestedBit) ? kTestedPosition : 0u)};
+                position | ((key & kTestedBit) ? kTestedPosition : 0u)};
         }
     }
 }
 
 // The boxes' records, counting-sorted into the same buckets as the units'. Boxes are occludees
 // only (they never raise the horizon), so only those that pass 1 marks tested get a record, its
-// position the box's index. boxBucketStart advances as placeRecords' starts do.
+// position the box's index and its occluder slope its least slope (for the dives).
+// boxBucketStart advances as placeRecords' starts do.
 void placeBoxRecords(const View& v, const BoxOccludees& boxes, OcclusionBuffers& buffers) {
     uint32_t* start = buffers.boxBucketStart.data();
     std::fill(start, start + v.bucketCount + 1, 0u);
@@ -731,19 +819,54 @@ void placeBoxRecords(const View& v, const BoxOccludees& boxes, OcclusionBuffers&
                                                               0,
                                                               uint16_t(records.occludeeFirst[j]),
                                                               uint16_t(records.occludeeCount[j]),
-                                                              0,
+                                                              int16_t(records.leastSlope[j]),
                                                               int16_t(records.occludeeSlope[j]),
                                                               u + uint32_t(j)};
         }
     }
 }
 
+// View::holeDives: the dives of a bucket's units with holes (their occludee bins and slopes, which
+// hold their spans and their highest slopes) join OcclusionBuffers::dive, but for those below the
+// second horizon, which no ray reaches before it has passed below the surface (argument 7).
+void addDives(const OcclusionRecord* first, const OcclusionRecord* end, const int16_t* solid,
+              bool raised, int16_t* dive) {
+    bool added = false;
+    for (const OcclusionRecord* r = first; r != end; ++r) {
+        if ((r->position & kHolePosition) &&
+            !(raised && (r->position & kTestedPosition) &&
+              horizon::above(solid, r->occludeeFirst, r->occludeeCount, r->occludeeSlope))) {
+            horizon::raise(dive, r->occludeeFirst, r->occludeeCount, r->occludeeSlope);
+            added = true;
+        }
+    }
+    if (added) {
+        horizon::mergeMirror(dive);
+    }
+}
+
+// Whether an occludee's record is hidden: below the horizon in all its bins; or with
+// View::holeDives below the second horizon, and its least slope (in occluderSlope) above every
+// dive there.
+inline bool hiddenBy(const View& v, const int16_t* bins, const int16_t* solid, const int16_t* dive,
+                     const OcclusionRecord& r) {
+    return horizon::above(bins, r.occludeeFirst, r.occludeeCount, r.occludeeSlope) ||
+           (v.holeDives &&
+            horizon::above(solid, r.occludeeFirst, r.occludeeCount, r.occludeeSlope) &&
+            horizon::below(dive, r.occludeeFirst, r.occludeeCount, r.occluderSlope));
+}
+
 // Pass 3: buckets near to far, each tested against the buckets far enough before it: its units,
-// then its boxes.
+// then its boxes. With View::holeDives the dives of every bucket up to k first (argument 7).
 void sweep(const View& v, uint32_t candidateCount, uint32_t boxCount, OcclusionBuffers& buffers,
            OcclusionStats& stats) {
     int16_t* bins = buffers.horizon.data();
+    int16_t* solid = buffers.solidHorizon.data();
+    int16_t* dive = buffers.dive.data();
     std::fill(bins, bins + horizon::kStorage, horizon::kNoSlope);
+    if (v.holeDives) {
+        std::fill(solid, solid + horizon::kStorage, horizon::kNoSlope);
+    }
     std::fill(buffers.occluded.begin(), buffers.occluded.begin() + candidateCount, 0);
     const OcclusionRecord* records = buffers.records.data();
     const uint32_t* end = buffers.bucketStart.data();  // bucket k ends at end[k]
@@ -754,9 +877,15 @@ void sweep(const View& v, uint32_t candidateCount, uint32_t boxCount, OcclusionB
         const int32_t before = joined;
         while (joined < k && farthestSquared(v, joined) * v.onePlusEpsSquared <= lower) {
             for (uint32_t i = joined == 0 ? 0 : end[joined - 1]; i < end[joined]; ++i) {
-                if (records[i].occluderCount > 0) {
-                    horizon::raise(bins, records[i].occluderFirst, records[i].occluderCount,
-                                   records[i].occluderSlope);
+                const OcclusionRecord& r = records[i];
+                if (r.occluderCount == 0) {
+                    continue;
+                }
+                if (!v.holeDives || (r.position & kNearPosition)) {
+                    horizon::raise(bins, r.occluderFirst, r.occluderCount, r.occluderSlope);
+                }
+                if (v.holeDives) {
+                    horizon::raise(solid, r.occluderFirst, r.occluderCount, r.occluderSlope);
                 }
             }
             ++joined;
@@ -764,15 +893,21 @@ void sweep(const View& v, uint32_t candidateCount, uint32_t boxCount, OcclusionB
         if (joined != before) {
             raised = true;
             horizon::mergeMirror(bins);
+            if (v.holeDives) {
+                horizon::mergeMirror(solid);
+            }
+        }
+        const uint32_t from = k == 0 ? 0 : end[k - 1];
+        if (v.holeDives) {
+            addDives(records + from, records + end[k], solid, raised, dive);
         }
         if (!raised) {
             continue;
         }
-        for (uint32_t i = k == 0 ? 0 : end[k - 1]; i < end[k]; ++i) {
+        for (uint32_t i = from; i < end[k]; ++i) {
             const OcclusionRecord& r = records[i];
             if (r.position & kTestedPosition) {
-                const bool hidden =
-                    horizon::above(bins, r.occludeeFirst, r.occludeeCount, r.occludeeSlope);
+                const bool hidden = hiddenBy(v, bins, solid, dive, r);
                 const uint32_t leaves = (r.position & kQuadPosition) ? 4 : 1;
                 std::fill_n(&buffers.occluded[r.position & kPositionMask], leaves, uint8_t(hidden));
                 ++stats.unitsTested;
@@ -786,8 +921,7 @@ void sweep(const View& v, uint32_t candidateCount, uint32_t boxCount, OcclusionB
         const uint32_t* boxEnd = buffers.boxBucketStart.data();
         for (uint32_t i = k == 0 ? 0 : boxEnd[k - 1]; i < boxEnd[k]; ++i) {
             const OcclusionRecord& r = buffers.boxRecords[i];
-            const bool hidden =
-                horizon::above(bins, r.occludeeFirst, r.occludeeCount, r.occludeeSlope);
+            const bool hidden = hiddenBy(v, bins, solid, dive, r);
             buffers.boxOccluded[r.position] = uint8_t(hidden);
             ++stats.boxesTested;
             stats.boxesOccluded += hidden ? 1 : 0;
@@ -841,6 +975,8 @@ void OcclusionBuffers::reserveFor(const Quadtree& tree) {
     const size_t leaves = tree.leaves.size();
     horizon.assign(horizon::kStorage, 0);
     holeNear.assign(tree.hasHoles() ? horizon::kBins : 0, kInfinity);
+    solidHorizon.assign(tree.hasHoles() ? horizon::kStorage : 0, horizon::kNoSlope);
+    dive.assign(tree.hasHoles() ? horizon::kStorage : 0, horizon::kNoSlope);
     bucketStart.assign(kMaxBuckets + 1, 0);
     for (auto* v : {&boxX0, &boxZ0, &boxX1, &boxZ1, &lowCode, &highCode, &keys}) {
         v->clear();
@@ -848,6 +984,8 @@ void OcclusionBuffers::reserveFor(const Quadtree& tree) {
     }
     unitPosition.clear();
     unitPosition.reserve(leaves);
+    unitLeaf.clear();
+    unitLeaf.reserve(tree.hasHoles() ? leaves : 0);
     records.clear();
     records.reserve(leaves);
     occluded.clear();
@@ -883,6 +1021,9 @@ void OcclusionBuffers::growTo(size_t candidates) {
         v->resize(candidates);
     }
     unitPosition.resize(candidates);
+    if (unitLeaf.capacity() > 0) {
+        unitLeaf.resize(candidates);
+    }
     records.resize(candidates);
     occluded.resize(candidates);
 }
@@ -906,12 +1047,12 @@ void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camer
     }
     buffers.growTo(candidateCount);
     const uint32_t unitCount = countBuckets(tree, v, candidates, buffers);
-    if (v.holeBins) {
-        fillHoleBins(tree, v, candidates, unitCount, buffers);
-        placeRecords<true>(v, unitCount, buffers);
-    } else {
-        placeRecords<false>(v, unitCount, buffers);
+    assert(candidateCount <= kPositionMask);
+    if (v.holeDives) {
+        fillHoleNear(v, unitCount, buffers);
+        std::fill(buffers.dive.begin(), buffers.dive.end(), horizon::kNoSlope);
     }
+    placeRecords(tree, v, unitCount, buffers);
     if (boxes.count > 0) {
         placeBoxRecords(v, boxes, buffers);
     }

@@ -55,10 +55,16 @@ static_assert(sizeof(OcclusionRecord) == 16, "four records a cache line");
 // distance into records.
 struct OcclusionBuffers {
     std::vector<int16_t> horizon;  // per bin, the scaled slope under which rays are hidden
-    std::vector<float> holeNear;   // maps with holes: per bin, the nearest hole's distance
+    // Maps with holes (occlusion.cpp's arguments 6 and 7): per bin, the nearest hole's distance;
+    // the horizon of every unit without a hole; the highest slope of a ray that may dive below
+    // the surface through a hole.
+    std::vector<float> holeNear;
+    std::vector<int16_t> solidHorizon;
+    std::vector<int16_t> dive;
     std::vector<uint16_t> boxX0, boxZ0, boxX1, boxZ1;  // per unit: its node's sample box
     std::vector<uint16_t> lowCode, highCode;           // per unit: its node's code range
     std::vector<uint32_t> unitPosition;    // per unit: its first candidate, flag for four leaves
+    std::vector<uint32_t> unitLeaf;        // maps with holes, per unit with a hole: its leaf
     std::vector<uint16_t> keys;            // per unit: distance bucket and tested flag
     std::vector<uint32_t> bucketStart;     // bucket -> first record; one past the last bucket
     std::vector<OcclusionRecord> records;  // by bucket, near to far

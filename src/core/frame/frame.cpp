@@ -95,8 +95,9 @@ LeafRange leavesUnder(const Quadtree& tree, const DrawNode& node) {
 }
 
 // Moves the instances over a hole behind the others, keeping each part's order (a stable
-// partition through `scratch`, whose capacity reserveFor made: no allocation); returns where
-// they start.
+// partition through `scratch`, whose capacity reserveFor made: no allocation), and drops those
+// that draw nothing (Quadtree::emptyIn: every fragment would be left out); returns where the
+// instances over a hole start.
 template <typename Instance>
 uint32_t moveHolesLast(const Quadtree& tree, std::vector<Instance>& instances,
                        std::vector<Instance>& scratch) {
@@ -107,6 +108,9 @@ uint32_t moveHolesLast(const Quadtree& tree, std::vector<Instance>& instances,
     size_t kept = 0;
     for (const Instance& instance : instances) {
         const LeafRange leaves = leavesUnder(tree, instance);
+        if (tree.emptyIn(leaves.first, leaves.count)) {
+            continue;
+        }
         if (tree.holesIn(leaves.first, leaves.count)) {
             scratch.push_back(instance);
         } else {
@@ -114,6 +118,7 @@ uint32_t moveHolesLast(const Quadtree& tree, std::vector<Instance>& instances,
         }
     }
     std::copy(scratch.begin(), scratch.end(), instances.begin() + std::ptrdiff_t(kept));
+    instances.resize(kept + scratch.size());
     return uint32_t(kept);
 }
 
@@ -172,8 +177,10 @@ void fullDetailStage(const Quadtree& tree, const WorldMapping& mapping, const Cu
     }
     frame.drawList.clear();
     appendLeafCoords(tree, frame.drawn, frame.drawList);
+    const size_t selected = frame.drawList.size();
     frame.holesFrom = moveHolesLast(tree, frame.drawList, frame.holeLeafScratch);
     stats.instancesOverHoles = uint32_t(frame.drawList.size()) - frame.holesFrom;
+    stats.instancesEmpty = uint32_t(selected - frame.drawList.size());
 }
 
 // Level of detail: the drawn nodes into frame.lod, culled by `frustum` unless view.frustum is
@@ -208,8 +215,10 @@ void levelOfDetailStage(const Heightmap& map, const Quadtree& tree, const WorldM
         frame.drawn.assign(frame.walk.ranges.begin(), frame.walk.ranges.end());
     }
     frame.drawList.clear();
+    const size_t selected = frame.lod.nodes.size();
     frame.holesFrom = moveHolesLast(tree, frame.lod.nodes, frame.holeNodeScratch);
     stats.instancesOverHoles = uint32_t(frame.lod.nodes.size()) - frame.holesFrom;
+    stats.instancesEmpty = uint32_t(selected - frame.lod.nodes.size());
     stats.lod = true;
     stats.lodStats = frame.lod.stats;
     stats.cull.triangles = frame.lod.stats.triangles;

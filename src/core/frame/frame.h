@@ -60,6 +60,9 @@ struct FrameStats {
     // Of the drawn instances (leaves, or nodes with level of detail), those over a hole
     // (FrameBuffers::holesFrom): the renderer draws them apart, with the hole test.
     uint32_t instancesOverHoles = 0;
+    // Of the leaves or nodes selected, those left out because every square of theirs has a
+    // nodata corner (Quadtree::emptyIn): they would draw nothing.
+    uint32_t instancesEmpty = 0;
     ObjectFrameStats objects;
 
     int drawCalls = 0;                // terrain draws only

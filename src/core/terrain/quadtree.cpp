@@ -253,20 +253,68 @@ void fillQuadtreeBounds(Quadtree& tree, const Heightmap& map,
     markLeafHoles(tree, map.nodata);
 }
 
+namespace {
+
+// The largest rectangle of squares without a nodata corner in the leaf's box: the largest
+// rectangle under a histogram of solid runs, row by row, with a stack of rising heights.
+SolidBox largestSolidRectangle(const NodataMask& nodata, const QuadtreeNode& node,
+                               std::vector<int>& runs, std::vector<int>& stack) {
+    const int cols = node.x1 - node.x0;
+    runs.assign(size_t(cols) + 1, 0);  // the last stays 0: it empties the stack
+    SolidBox best;
+    int bestArea = 0;
+    for (int row = node.z0; row < node.z1; ++row) {
+        for (int c = 0; c < cols; ++c) {
+            runs[size_t(c)] = nodata.holeSquare(node.x0 + c, row) ? 0 : runs[size_t(c)] + 1;
+        }
+        stack.clear();
+        for (int c = 0; c <= cols; ++c) {
+            while (!stack.empty() && runs[size_t(stack.back())] >= runs[size_t(c)]) {
+                const int height = runs[size_t(stack.back())];
+                stack.pop_back();
+                const int left = stack.empty() ? 0 : stack.back() + 1;
+                if (height * (c - left) > bestArea) {
+                    bestArea = height * (c - left);
+                    best = {uint16_t(node.x0 + left), uint16_t(row + 1 - height),
+                            uint16_t(node.x0 + c), uint16_t(row + 1)};
+                }
+            }
+            stack.push_back(c);
+        }
+    }
+    return best;
+}
+
+}  // namespace
+
 void markLeafHoles(Quadtree& tree, const NodataMask& nodata) {
     tree.holeLeavesBefore.clear();
+    tree.holeLeafSolid.clear();
+    tree.emptyLeavesBefore.clear();
     if (!nodata.holes()) {
         tree.holeLeavesBefore.shrink_to_fit();
+        tree.holeLeafSolid.shrink_to_fit();
+        tree.emptyLeavesBefore.shrink_to_fit();
         return;
     }
     tree.holeLeavesBefore.resize(tree.leaves.size() + 1);
+    tree.emptyLeavesBefore.resize(tree.leaves.size() + 1);
     uint32_t count = 0;
+    uint32_t empty = 0;
+    std::vector<int> runs, stack;
     for (size_t leaf = 0; leaf < tree.leaves.size(); ++leaf) {
         tree.holeLeavesBefore[leaf] = count;
+        tree.emptyLeavesBefore[leaf] = empty;
         const QuadtreeNode& node = tree.nodes[tree.leafNodes[leaf]];
-        count += boxHasNodata(nodata, node.x0, node.z0, node.x1, node.z1) ? 1 : 0;
+        if (boxHasNodata(nodata, node.x0, node.z0, node.x1, node.z1)) {
+            const SolidBox solid = largestSolidRectangle(nodata, node, runs, stack);
+            tree.holeLeafSolid.push_back(solid);
+            empty += solid.x0 == solid.x1 ? 1 : 0;  // no rectangle: no square drawn
+            ++count;
+        }
     }
     tree.holeLeavesBefore.back() = count;
+    tree.emptyLeavesBefore.back() = empty;
 }
 
 Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize) {

@@ -107,6 +107,11 @@ enum class LodErrors : uint8_t {
 // "range", "exact" or "mixed", for the HUD and --stats-json.
 const char* lodErrorsName(LodErrors errors);
 
+// A box of samples [x0, x1] x [z0, z1], in 16 bits (Quadtree::holeLeafSolid).
+struct SolidBox {
+    uint16_t x0 = 0, z0 = 0, x1 = 0, z1 = 0;
+};
+
 struct Quadtree {
     HeightCoding coding;              // the map's: node heights are codes
     int leafSize = 0;                 // grid squares along a full leaf's side
@@ -143,6 +148,13 @@ struct Quadtree {
     // square with a nodata corner, leaves + 1 entries, so that a leaf's or a subtree's (one run of
     // leaves) holes are a difference. Empty when the map shows no holes.
     std::vector<uint32_t> holeLeavesBefore;
+    // Per leaf with a hole, in the order holeLeavesBefore counts them: its largest rectangle of
+    // squares without a nodata corner, as a sample box (x0 == x1 when every square has one). The
+    // occlusion stage lets a leaf with a hole occlude with it.
+    std::vector<SolidBox> holeLeafSolid;
+    // Like holeLeavesBefore, the leaves before leaf i none of whose squares is drawn (every one
+    // has a nodata corner): nothing over them is ever drawn. Empty when the map shows no holes.
+    std::vector<uint32_t> emptyLeavesBefore;
 
     uint32_t rootIndex() const { return uint32_t(nodes.size() - 1); }
     const QuadtreeNode& root() const { return nodes.back(); }
@@ -152,6 +164,10 @@ struct Quadtree {
     // Whether the run of `count` tree-order leaves from `first` holds a hole (false without holes).
     bool holesIn(uint32_t first, uint32_t count) const {
         return hasHoles() && holeLeavesBefore[first + count] != holeLeavesBefore[first];
+    }
+    // Whether every leaf of the run draws nothing (false without holes).
+    bool emptyIn(uint32_t first, uint32_t count) const {
+        return hasHoles() && emptyLeavesBefore[first + count] - emptyLeavesBefore[first] == count;
     }
     uint32_t leafIndexAt(int col, int row) const { return leafGrid[size_t(row) * leavesX + col]; }
     // The inner node at `level` (1..depth) holding leaf (col, row), in the level grids.

@@ -65,6 +65,7 @@ struct Expected {
     std::vector<LeafRange> walk, drawn;
     std::vector<LeafCoord> drawList;
     std::vector<DrawNode> lodNodes;
+    size_t selected = 0;     // the leaves or nodes selected, those that draw nothing included
     uint32_t holesFrom = 0;  // the instances over no hole first, then those over one
     uint32_t leavesDrawn = 0, leavesOccluded = 0;
     uint64_t triangles = 0;
@@ -82,9 +83,32 @@ bool overHole(const Scene& s, int col, int row, int level) {
                         std::min(z0 + side, s.map.height - 1));
 }
 
-// The instances over no hole, then those over one, each in its own order.
+// Whether every square under a leaf, or a node `level` levels up, has a nodata corner: square by
+// square from the map's mask.
+bool drawsNothing(const Scene& s, int col, int row, int level) {
+    if (!s.map.nodata.holes()) {
+        return false;
+    }
+    const int side = s.tree.leafSize << level;
+    const int x0 = col * s.tree.leafSize, z0 = row * s.tree.leafSize;
+    for (int z = z0; z < std::min(z0 + side, s.map.height - 1); ++z) {
+        for (int x = x0; x < std::min(x0 + side, s.map.width - 1); ++x) {
+            if (!s.map.nodata.holeSquare(x, z)) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+// The instances over no hole, then those over one, each in its own order, less those that draw
+// nothing.
 template <typename Instance, typename Level>
 uint32_t holesLast(const Scene& s, std::vector<Instance>& instances, Level level) {
+    instances.erase(
+        std::remove_if(instances.begin(), instances.end(),
+                       [&](const Instance& i) { return drawsNothing(s, i.col, i.row, level(i)); }),
+        instances.end());
     const auto it = std::stable_partition(
         instances.begin(), instances.end(),
         [&](const Instance& i) { return !overHole(s, i.col, i.row, level(i)); });
@@ -116,6 +140,7 @@ Expected stagesOneByOne(const Scene& s, const CullView& view) {
             e.drawn = kept;
         }
         appendLeafCoords(s.tree, e.drawn, e.drawList);
+        e.selected = e.drawList.size();
         e.holesFrom = holesLast(s, e.drawList, [](LeafCoord) { return 0; });
         e.leavesOccluded = occlusion.leavesOccluded;
         e.leavesDrawn = walk.stats.leavesDrawn - occlusion.leavesOccluded;
@@ -142,6 +167,7 @@ Expected stagesOneByOne(const Scene& s, const CullView& view) {
         subtractLeafRuns(walk.ranges, removed, e.drawn);
     }
     e.lodNodes = lod.nodes;
+    e.selected = lod.nodes.size();
     e.holesFrom = holesLast(s, e.lodNodes, [](const DrawNode& n) { return int(n.level); });
     e.leavesOccluded = occlusion.leavesOccluded;
     e.leavesDrawn = walk.stats.leavesDrawn - occlusion.leavesOccluded;
@@ -169,11 +195,12 @@ void expectPipelineEqualsStages(const Scene& s, const std::vector<Camera>& camer
             ASSERT_EQ(stats.lod, view.lodPixels > 0.0f) << where;
             if (stats.lod) {
                 ASSERT_TRUE(sameNodes(frame.lod.nodes, e.lodNodes)) << where;
-                ASSERT_EQ(stats.lodStats.nodesDrawn, e.lodNodes.size()) << where;
+                ASSERT_EQ(stats.lodStats.nodesDrawn, e.selected) << where;
             }
             ASSERT_EQ(frame.holesFrom, e.holesFrom) << where;
             const size_t instances = stats.lod ? frame.lod.nodes.size() : frame.drawList.size();
             ASSERT_EQ(stats.instancesOverHoles, instances - e.holesFrom) << where;
+            ASSERT_EQ(stats.instancesEmpty, e.selected - instances) << where;
             ASSERT_EQ(stats.cull.leavesDrawn, e.leavesDrawn) << where;
             ASSERT_EQ(stats.cull.leavesOccluded, e.leavesOccluded) << where;
             ASSERT_EQ(stats.cull.triangles, e.triangles) << where;
@@ -241,10 +268,12 @@ TEST(FramePipeline, EqualsTheStagesRunOneByOneOnRealMaps) {
 }
 
 // On maps with holes the frame's instances come hole-free first (drawn without the hole test),
-// then those over a hole, each part in tree order: the stages' lists partitioned by the mask.
-TEST(FramePipeline, EqualsTheStagesRunOneByOneWithTheInstancesOverHolesLast) {
+// then those over a hole, each part in tree order: the stages' lists partitioned by the mask,
+// less the instances every square of which has a nodata corner (they would draw nothing).
+TEST(FramePipeline, EqualsTheStagesRunOneByOneWithTheInstancesOverHolesLastAndNoEmptyOnes) {
     int occluding = 0;
-    int split = 0;  // views with instances on both sides of holesFrom
+    int split = 0;    // views with instances on both sides of holesFrom
+    int dropped = 0;  // views with nodes that draw nothing left out
     uint32_t seed = 750;
     for (const test::SyntheticCase& c : test::kSyntheticCases) {
         const int w = c.width, h = c.height;
@@ -264,6 +293,7 @@ TEST(FramePipeline, EqualsTheStagesRunOneByOneWithTheInstancesOverHolesLast) {
                 const FrameStats stats = runFrame(s.map, s.tree, s.mapping, view, frame);
                 const size_t instances = stats.lod ? frame.lod.nodes.size() : frame.drawList.size();
                 split += frame.holesFrom > 0 && frame.holesFrom < instances;
+                dropped += stats.lod && instances < stats.lodStats.nodesDrawn;
             }
         }
         expectPipelineEqualsStages(s, camerasFor(s, 12, seed), "holes " + std::to_string(seed),
@@ -272,6 +302,7 @@ TEST(FramePipeline, EqualsTheStagesRunOneByOneWithTheInstancesOverHolesLast) {
         ++seed;
     }
     EXPECT_GT(split, 0) << "no view drew instances both over holes and not";
+    EXPECT_GT(dropped, 0) << "no view left out a node that draws nothing";
 }
 
 TEST(FramePipeline, AFrameAllocatesNothingOnceReserved) {
