@@ -36,11 +36,6 @@ Distances distances(float ex, float ez, float x0, float z0, float x1, float z1) 
     return {std::sqrt(nx * nx + nz * nz), std::sqrt(fx * fx + fz * fz)};
 }
 
-// Rings lo..hi (inclusive) as bits.
-uint64_t ringBits(int lo, int hi) {
-    return (~0ull >> (BackFaceTest::kRings - 1 - hi)) & (~0ull << lo);
-}
-
 // The bins of the directions from (ex, ez) to the rectangle, widened by `margin` in pseudo-angle:
 // count bins from `first`, taken modulo kBins; every bin when the eye is on the rectangle.
 void spanBins(float ex, float ez, float x0, float z0, float x1, float z1, float margin, int& first,
@@ -76,7 +71,7 @@ int ringOf(const BackFaceTest& t, float distance) {
 }  // namespace
 
 void BackFaceTest::reserveFor(const Quadtree& tree) {
-    rings.assign(tree.hasHoles() ? size_t(kBins) : 0, 0);
+    dives.assign(tree.hasHoles() ? size_t(kBins) * kRings : 0, -kInfinity);
 }
 
 bool BackFaceTest::prepare(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
@@ -85,24 +80,22 @@ bool BackFaceTest::prepare(const Quadtree& tree, const WorldMapping& mapping, co
     if (!tree.hasHoles() || viewportHeight <= 0 || !eyeClearOfNearTerrain(tree, mapping, camera)) {
         return false;
     }
-    if (rings.size() != size_t(kBins)) {
-        rings.assign(size_t(kBins), 0);  // not reserved: once
+    if (dives.size() != size_t(kBins) * kRings) {
+        dives.assign(size_t(kBins) * kRings, -kInfinity);  // not reserved: once
     } else {
-        std::fill(rings.begin(), rings.end(), 0);
+        std::fill(dives.begin(), dives.end(), -kInfinity);
     }
     ex = camera.position.x;
     ey = camera.position.y;
     ez = camera.position.z;
     spacingX = mapping.spacingX;
     spacingZ = mapping.spacingZ;
+    height = heightTransform(tree.coding, mapping);
     const Box root = nodeBox(tree, tree.root(), mapping);
-    const double slack =
-        kHeightSlack * (std::fabs(double(ey)) + std::fabs(double(root.min.y)) +
-                        std::fabs(double(root.max.y)) + double(root.max.y - root.min.y));
-    minY = float(double(root.min.y) - slack);
-    maxY = float(double(root.max.y) + slack);
-    const double above = double(ey) - double(maxY);
-    reach = above > 0.0 ? float((double(ey) - double(minY)) / above) : kInfinity;
+    slack = float(kHeightSlack * (std::fabs(double(ey)) + std::fabs(double(root.min.y)) +
+                                  std::fabs(double(root.max.y)) + double(root.max.y - root.min.y)));
+    minY = root.min.y - slack;
+    maxY = root.max.y + slack;
     ringBase = std::hypot(root.max.x, root.max.z) * std::ldexp(1.0f, -14);
     delta = kOcclusionMarginPixels * 2.0f * std::tan(0.5f * camera.fovY) / float(viewportHeight);
 
@@ -126,40 +119,63 @@ bool BackFaceTest::prepare(const Quadtree& tree, const WorldMapping& mapping, co
             }
             continue;
         }
-        const uint64_t bits = ringBits(ringOf(*this, d.nearest), ringOf(*this, d.farthest));
+        // s_H of 3, from the box's highest height and its distances; any slope from above it.
+        const float high = std::max(height.worldHeight(float(node.minCode)),
+                                    height.worldHeight(float(node.maxCode))) +
+                           slack;
+        const float rise = high - ey;
+        const float dive =
+            rise > 0.0f ? (d.nearest > 0.0f ? rise / d.nearest : kInfinity) : rise / d.farthest;
+        const int ring = std::max(ringOf(*this, d.nearest) - 1, 0);
         int first = 0, count = 0;
         spanBins(ex, ez, x0, z0, x1, z1, horizon::kAngleError, first, count);
         for (int i = 0; i < count; ++i) {
-            rings[size_t((first + i) & (kBins - 1))] |= bits;
+            float& at = dives[size_t((first + i) & (kBins - 1)) * kRings + size_t(ring)];
+            at = std::max(at, dive);
+        }
+    }
+    // Each ring takes the nearer rings' dives too.
+    for (size_t b = 0; b < size_t(kBins); ++b) {
+        float* ring = &dives[b * kRings];
+        for (int j = 1; j < kRings; ++j) {
+            ring[j] = std::max(ring[j], ring[j - 1]);
         }
     }
     active = true;
     return true;
 }
 
-bool BackFaceTest::frontOnly(uint32_t x0, uint32_t z0, uint32_t x1, uint32_t z1) const {
+bool BackFaceTest::frontOnly(uint32_t x0, uint32_t z0, uint32_t x1, uint32_t z1, uint16_t minCode,
+                             uint16_t maxCode) const {
     if (!active) {
         return false;
     }
     const float wx0 = float(x0) * spacingX, wx1 = float(x1) * spacingX;
     const float wz0 = float(z0) * spacingZ, wz1 = float(z1) * spacingZ;
     const Distances d = distances(ex, ez, wx0, wz0, wx1, wz1);
-    const int lo = std::isinf(reach) ? 0 : std::max(ringOf(*this, d.nearest / reach) - 1, 0);
-    const int hi = std::min(ringOf(*this, d.farthest) + 1, kRings - 1);
-    const uint64_t mask = ringBits(lo, hi);
-    // The steepest elevation of a ray that meets the box's surface, which lies in [minY, maxY].
+    const int ring = std::min(ringOf(*this, d.farthest) + 1, kRings - 1);
+    // X's least slope (3), less the slope margin of 5 at the steepest elevation of a ray that
+    // meets the box's surface, which lies in [minY, maxY]; the azimuth margin of 5.
+    float least = -kInfinity;
     float margin = 4.0f;
     if (d.nearest > 0.0f) {
         const float rise = std::max({ey - minY, maxY - ey, 0.0f});
         const float elevation = std::atan(rise / d.nearest) + delta;
         if (elevation < kSteepest) {
-            margin = delta / std::cos(elevation) + horizon::kAngleError;
+            const float secant = 1.0f / std::cos(elevation);
+            margin = delta * secant + horizon::kAngleError;
+            const float low =
+                std::min(height.worldHeight(float(minCode)), height.worldHeight(float(maxCode))) -
+                slack;
+            const float drop = low - ey;
+            least = drop / (drop < 0.0f ? d.nearest : d.farthest) - delta * secant * secant;
         }
     }
     int first = 0, count = 0;
     spanBins(ex, ez, wx0, wz0, wx1, wz1, margin, first, count);
     for (int i = 0; i < count; ++i) {
-        if ((rings[size_t((first + i) & (kBins - 1))] & mask) != 0) {
+        const float dive = dives[size_t((first + i) & (kBins - 1)) * kRings + size_t(ring)];
+        if (dive != -kInfinity && !(dive < least)) {
             return false;
         }
     }

@@ -21,40 +21,47 @@ namespace qt {
 //    would be a surface point nearer than P), and it cannot do so back to E, which is above it.
 //    So it leaves a hole square H (a square with a nodata corner, not drawn) at some hOut < hP,
 //    where it is at or below the drawn surface beside H, which interpolates the map's samples:
-//    y(hOut) <= maxY, the map's highest height.
+//    y(hOut) <= M_H, the highest height of any box of the tree holding H (the samples it
+//    interpolates are corners of H, so in the block of H's leaf).
 // 2. Wedge: the ray keeps its azimuth, so H lies in P's direction, nearer than P.
-// 3. Reach: when E is above every height (ey > maxY), the ray descends from ey to at most maxY
-//    over hOut, so y(h) <= ey - (ey - maxY) h / hOut beyond; P, on the surface, is at least minY
-//    high, so hP <= k hOut with k = (ey - minY) / (ey - maxY). Otherwise k is infinite.
-// 4. So a box of terrain X (footprint F, horizontal distances [hNear, hFar] from E) shows no back
-//    face first when no hole square meets F's span of azimuths at a distance in [hNear / k, hFar].
-//    The holes are stamped per frame into bins of azimuth as rings of distance (geometric, four
-//    an octave): the tree's hole counts lead a descent to the nodes with holes, stopped at leaves
-//    or at nodes small in angle (side at most kStampRatio of their distance), whose whole
-//    footprint is stamped, a superset of their holes' squares. X is tested over its bins and
-//    rings: a ring set there means it may show a back face, and it is drawn with both sides.
+// 3. Dive: the ray's slope is then at most s_H = (M_H - ey) / h over the distances h of H's box
+//    (its nearest when M_H > ey, else its farthest). P lies on a box X of terrain (footprint F,
+//    distances [hNear, hFar], lowest height m), so the slope is at least X's least slope,
+//    (m - ey) / hNear when m < ey, else (m - ey) / hFar.
+// 4. So X shows no back face first when every hole square in F's span of azimuths nearer than
+//    hFar has s_H below X's least slope. The holes are stamped per frame into bins of azimuth and
+//    rings of distance (geometric, four an octave): the tree's hole counts lead a descent to the
+//    nodes with holes, stopped at leaves or at nodes small in angle (side at most kStampRatio of
+//    their distance), whose s_H goes into each bin of their span at the ring of their nearest
+//    distance; each bin then keeps, ring by ring, the highest s_H of that ring and the nearer
+//    ones. X is tested over its bins at the ring of its farthest distance: a dive there as steep
+//    as X's least slope means it may show a back face, and it is drawn with both sides. From
+//    above, a hole far nearer than X or on a lower slope than X dives too steeply to matter.
 // 5. The GPU: a fragment of X may lie on a ray a little off X's rays (vertices snap, pixels
 //    sample their centres): X's span is widened by kOcclusionMarginPixels pixels of angle delta,
-//    which moves the azimuth of a ray of elevation e by at most delta / cos(|e| + delta)
-//    (occlusion.cpp's margins), and its rings by one each way, a factor of 2^(1/4) in distance
-//    that holds the rounding of distances, of k and of the rings' logarithms. A back face that
-//    shares an edge with the first surface point can win its pixel only by a depth tie, as in
-//    backFacesHidden().
+//    which moves the azimuth of a ray of elevation e by at most delta / cos(|e| + delta) and its
+//    slope by delta / cos^2(|e| + delta) (occlusion.cpp's margins); the rings move by one each
+//    way, a factor of 2^(1/4) in distance that holds the rounding of distances and of the rings'
+//    logarithms, and heights are widened against rounding. A back face that shares an edge with
+//    the first surface point can win its pixel only by a depth tie, as in backFacesHidden().
 // 6. Every first surface point is then drawn as it is unculled: on a front face, or on a box that
 //    4 cannot clear (drawn with both sides), beyond the near plane by 1, and on a kept leaf
 //    (occlusion.cpp's argument 5). A culled back face only held points that were not first.
 struct BackFaceTest {
     static constexpr int kBins = 512;  // over the pseudo-angle's [-2, 2): 8 to 16 mrad each
-    static constexpr int kRings = 64;  // bit j of a bin: a hole in ring j of distance
+    static constexpr int kRings = 64;  // rings of distance
     static constexpr int kRingsPerOctave = 4;
     static constexpr float kStampRatio = 0.125f;  // nodes this small for their distance: whole
 
-    std::vector<uint64_t> rings;  // per bin, the rings that hold a hole in its azimuths
-    bool active = false;          // false: nothing proved (the eye is not clear, or no view)
+    // Per bin, kRings entries: the highest s_H of the holes in that ring or a nearer one, -inf
+    // where there is none.
+    std::vector<float> dives;
+    bool active = false;  // false: nothing proved (the eye is not clear, or no view)
     float ex = 0.0f, ey = 0.0f, ez = 0.0f;
     float spacingX = 0.0f, spacingZ = 0.0f;
+    HeightTransform height;          // the tree's codes to world heights
     float minY = 0.0f, maxY = 0.0f;  // the map's height range, widened against rounding
-    float reach = 0.0f;              // k of 3, infinity when the eye is not above every height
+    float slack = 0.0f;              // what heights are widened by against rounding
     float ringBase = 0.0f;           // ring j >= 1 starts at ringBase 2^(j / kRingsPerOctave)
     float delta = 0.0f;              // the margin angle of 5
 
@@ -64,9 +71,10 @@ struct BackFaceTest {
     // follows the holes in view of the eye, not the map's size; no allocation after reserveFor.
     bool prepare(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
                  int viewportHeight);
-    // True when no ray from the eye meets the surface over the sample box [x0, x1] x [z0, z1]
-    // first on a back face (4); false when not active.
-    bool frontOnly(uint32_t x0, uint32_t z0, uint32_t x1, uint32_t z1) const;
+    // True when no ray from the eye meets the surface over the sample box [x0, x1] x [z0, z1],
+    // whose codes lie in [minCode, maxCode], first on a back face (4); false when not active.
+    bool frontOnly(uint32_t x0, uint32_t z0, uint32_t x1, uint32_t z1, uint16_t minCode,
+                   uint16_t maxCode) const;
 };
 
 }  // namespace qt

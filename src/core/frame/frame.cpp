@@ -2,6 +2,7 @@
 #include "core/frame/frame.h"
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -122,21 +123,19 @@ uint32_t moveHolesLast(const Quadtree& tree, std::vector<Instance>& instances,
     return uint32_t(kept);
 }
 
-// The sample box an instance draws over: a leaf's, or a node's `level` levels up.
-void sampleBox(const Quadtree& tree, LeafCoord leaf, uint32_t box[4]) {
-    const QuadtreeNode& node = tree.nodes[tree.leafNodes[tree.leafIndexAt(leaf.col, leaf.row)]];
-    box[0] = node.x0;
-    box[1] = node.z0;
-    box[2] = node.x1;
-    box[3] = node.z1;
+// The tree node an instance draws over: a leaf's, or the one `level` levels up from its first
+// leaf (the node of that level holding it: its box is the instance's, clipped to the map alike).
+const QuadtreeNode& treeNode(const Quadtree& tree, LeafCoord leaf) {
+    return tree.nodes[tree.leafNodes[tree.leafIndexAt(leaf.col, leaf.row)]];
 }
-void sampleBox(const Quadtree& tree, const DrawNode& node, uint32_t box[4]) {
-    const QuadtreeNode& root = tree.root();
-    const uint32_t side = uint32_t(tree.leafSize) << node.level;
-    box[0] = uint32_t(node.col) << tree.leafShift;
-    box[1] = uint32_t(node.row) << tree.leafShift;
-    box[2] = std::min(box[0] + side, uint32_t(root.x1));
-    box[3] = std::min(box[1] + side, uint32_t(root.z1));
+const QuadtreeNode& treeNode(const Quadtree& tree, const DrawNode& node) {
+    uint32_t index = tree.leafNodes[tree.leafIndexAt(node.col, node.row)];
+    for (int level = 0; level < node.level; ++level) {
+        index = tree.parents[index];
+    }
+    assert(tree.nodes[index].x0 == uint32_t(node.col) << tree.leafShift &&
+           tree.nodes[index].z0 == uint32_t(node.row) << tree.leafShift);
+    return tree.nodes[index];
 }
 
 // Moves the instances of [0, end) whose back faces `test` proves hidden before the others,
@@ -149,9 +148,8 @@ uint32_t moveFrontOnlyFirst(const Quadtree& tree, const BackFaceTest& test,
     uint32_t kept = 0;
     for (uint32_t i = 0; i < end; ++i) {
         const Instance instance = instances[i];
-        uint32_t box[4];
-        sampleBox(tree, instance, box);
-        if (test.frontOnly(box[0], box[1], box[2], box[3])) {
+        const QuadtreeNode& n = treeNode(tree, instance);
+        if (test.frontOnly(n.x0, n.z0, n.x1, n.z1, n.minCode, n.maxCode)) {
             instances[kept++] = instance;
         } else {
             scratch.push_back(instance);

@@ -614,7 +614,7 @@ TEST(Occlusion, BackFaceTestClearsNoBoxWhereABackFaceIsFirst) {
             const Camera& c = cameras[k];
             if (!test.prepare(s.tree, s.mapping, c, 720)) {
                 ++refused;
-                EXPECT_FALSE(test.frontOnly(0, 0, 4, 4));
+                EXPECT_FALSE(test.frontOnly(0, 0, 4, 4, 0, 0xFFFF));
                 continue;
             }
             ++prepared;
@@ -634,7 +634,8 @@ TEST(Occlusion, BackFaceTestClearsNoBoxWhereABackFaceIsFirst) {
                     backHits += back;
                     for (int level = 0; level <= 3 && node != kNoNode; ++level) {
                         const QuadtreeNode& n = s.tree.nodes[node];
-                        const bool cleared = test.frontOnly(n.x0, n.z0, n.x1, n.z1);
+                        const bool cleared =
+                            test.frontOnly(n.x0, n.z0, n.x1, n.z1, n.minCode, n.maxCode);
                         hitsCleared += level == 0 && cleared;
                         ASSERT_FALSE(back && cleared)
                             << "camera " << k << " pixel " << i << "," << j << " level " << level;

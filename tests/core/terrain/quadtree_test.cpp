@@ -12,6 +12,7 @@
 #include "core/lod/lod_error.h"
 #include "core/terrain/quantise.h"
 #include "core/terrain/synthetic.h"
+#include "test_nodata.h"
 
 namespace qt {
 namespace {
@@ -363,6 +364,71 @@ TEST(Quadtree, RejectsLeafSizesOutOfRange) {
         EXPECT_FALSE(buildQuadtree(map, bad).ok()) << bad;
     }
     EXPECT_EQ(buildQuadtree(map, 3).error(), "leaf size 3 is not a power of two from 2 to 64");
+}
+
+// Per leaf with a hole, the rectangle of squares without a nodata corner that the occlusion stage
+// occludes with: free of holes, and as large as the largest such rectangle found by trying every
+// one; a leaf draws nothing exactly when it has no such square. Maps of specks, a disc, a wedge
+// and a leaf-sized block of nodata, over leaves of 4 and 8.
+TEST(Quadtree, HoleLeavesKeepTheirLargestSolidRectangleAndEmptyLeavesAreCounted) {
+    const int w = 77, h = 61;
+    const Heightmap map = test::withNodata(syntheticHeightmap(w, h, 5), [&](int col, int row) {
+        const bool speck = (col * 31 + row * 17) % 53 == 0;
+        const bool disc = (col - 25) * (col - 25) + (row - 30) * (row - 30) < 81;
+        const bool wedge = col > w - 8 + row / 10;
+        const bool block = col >= 48 && col <= 58 && row >= 8 && row <= 18;
+        return speck || disc || wedge || block;
+    });
+    int empty = 0, partial = 0;
+    for (const int leafSize : {4, 8}) {
+        const Quadtree tree = buildQuadtree(map, leafSize).value();
+        ASSERT_TRUE(tree.hasHoles());
+        ASSERT_EQ(tree.holeLeafSolid.size(), tree.holeLeavesBefore.back());
+        for (uint32_t leaf = 0; leaf < tree.leaves.size(); ++leaf) {
+            const QuadtreeNode& node = tree.nodes[tree.leafNodes[leaf]];
+            const auto solid = [&](int x0, int z0, int x1, int z1) {  // squares [x0, x1) x ...
+                for (int z = z0; z < z1; ++z) {
+                    for (int x = x0; x < x1; ++x) {
+                        if (map.nodata.holeSquare(x, z)) {
+                            return false;
+                        }
+                    }
+                }
+                return true;
+            };
+            int largest = 0;
+            for (int z0 = node.z0; z0 < node.z1; ++z0) {
+                for (int z1 = z0 + 1; z1 <= node.z1; ++z1) {
+                    for (int x0 = node.x0; x0 < node.x1; ++x0) {
+                        for (int x1 = x0 + 1; x1 <= node.x1 && solid(x0, z0, x1, z1); ++x1) {
+                            largest = std::max(largest, (x1 - x0) * (z1 - z0));
+                        }
+                    }
+                }
+            }
+            const bool holes = !solid(node.x0, node.z0, node.x1, node.z1);
+            ASSERT_EQ(tree.holesIn(leaf, 1), holes) << "leaf " << leaf;
+            ASSERT_EQ(tree.emptyIn(leaf, 1), largest == 0) << "leaf " << leaf;
+            if (!holes) {
+                continue;
+            }
+            const SolidBox box = tree.holeLeafSolid[tree.holeLeavesBefore[leaf]];
+            EXPECT_EQ((box.x1 - box.x0) * (box.z1 - box.z0), largest) << "leaf " << leaf;
+            empty += largest == 0;
+            partial += largest > 0;
+            if (largest == 0) {
+                EXPECT_EQ(box.x0, box.x1);
+                continue;
+            }
+            EXPECT_TRUE(box.x0 >= node.x0 && box.x1 <= node.x1 && box.z0 >= node.z0 &&
+                        box.z1 <= node.z1);
+            EXPECT_TRUE(solid(box.x0, box.z0, box.x1, box.z1)) << "leaf " << leaf;
+        }
+        // A run of leaves is empty only when all of them are.
+        EXPECT_FALSE(tree.emptyIn(0, uint32_t(tree.leaves.size())));
+    }
+    EXPECT_GT(empty, 0);
+    EXPECT_GT(partial, 0);
 }
 
 }  // namespace
