@@ -236,6 +236,8 @@ double farthestSquared(const View& v, int32_t k) {
 // Candidates go through the passes as units: a leaf, or far enough from the eye and flat enough
 // the four leaves of a parent node when all four are candidates (tree order puts them next to
 // each other). A unit is tested with its node's box and code range, which hold its leaves'.
+// kHoles: the map has holes (Quadtree::hasHoles), whose units are flagged kHolePosition.
+template <bool kHoles>
 class UnitCursor {
 public:
     UnitCursor(const Quadtree& tree, const View& v, const std::vector<LeafRange>& ranges)
@@ -262,7 +264,7 @@ public:
             b.boxZ1[at] = box.z1;
             b.lowCode[at] = box.minCode;
             b.highCode[at] = box.maxCode;
-            const bool holes = tree_.holesIn(leaf, take);
+            const bool holes = kHoles && tree_.holesIn(leaf, take);
             b.unitPosition[at] =
                 position_ | (take == 4 ? kQuadPosition : 0u) | (holes ? kHolePosition : 0u);
             if (holes) {
@@ -288,7 +290,7 @@ private:
         const LeafCoord last = tree_.leaves[leaf + 3];
         if ((first.col & 1) != 0 || (first.row & 1) != 0 || last.col != first.col + 1 ||
             last.row != first.row + 1 || tree_.parents[index] == kNoNode ||
-            tree_.holesIn(leaf, 4)) {
+            (kHoles && tree_.holesIn(leaf, 4))) {
             return false;
         }
         const QuadtreeNode& parent = tree_.nodes[tree_.parents[index]];
@@ -392,8 +394,9 @@ struct Records {
     int32_t leastSlope[kChunk];
 };
 
-// Pass 2 for a chunk of n units: each one's records (meaningless for units pass 1 left out).
-template <class Footprints>
+// Pass 2 for a chunk of n units: each one's records (meaningless for units pass 1 left out);
+// with kDives (View::holeDives) their far distances and least slopes too.
+template <bool kDives, class Footprints>
 void measureRecords(const View& v, const Footprints& footprintOf, int n, Records& r) {
     using horizon::binFloor;
     using horizon::binPosition;
@@ -419,7 +422,9 @@ void measureRecords(const View& v, const Footprints& footprintOf, int n, Records
         const int32_t first = binFloor(lo) + int32_t(float(binFloor(lo)) < lo);
         const int32_t end = binFloor(binPosition(start + width - kAngleError));
         r.occluderFirst[j] = first;
-        r.hFar[j] = hFar;
+        if constexpr (kDives) {
+            r.hFar[j] = hFar;
+        }
         r.occluderCount[j] = hFar < v.holeDistance ? std::max(end - first, 0) : 0;
         r.occluderSlope[j] = horizon::slopeDown(low);
         // Occludee: every bin that meets the span widened by the margin.
@@ -427,7 +432,9 @@ void measureRecords(const View& v, const Footprints& footprintOf, int n, Records
         r.occludeeFirst[j] = firstMet;
         r.occludeeCount[j] = binFloor(binPosition(start + width + angleMargin)) - firstMet + 1;
         r.occludeeSlope[j] = horizon::slopeUp(high + slopeMargin);
-        r.leastSlope[j] = horizon::slopeDown(low - slopeMargin);
+        if constexpr (kDives) {
+            r.leastSlope[j] = horizon::slopeDown(low - slopeMargin);
+        }
     }
 }
 
@@ -627,11 +634,12 @@ bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera
 
 // Pass 1: each unit's box gathered into the columns and its key; the bucket sizes, turned into
 // start offsets. Returns the number of units.
+template <bool kHoles>
 uint32_t countBuckets(const Quadtree& tree, const View& v, const std::vector<LeafRange>& candidates,
                       OcclusionBuffers& buffers) {
     uint32_t* start = buffers.bucketStart.data();
     std::fill(start, start + v.bucketCount + 1, 0u);
-    UnitCursor cursor(tree, v, candidates);
+    UnitCursor<kHoles> cursor(tree, v, candidates);
     int32_t key[kChunk];
     uint32_t u = 0;
     for (int n = cursor.next(buffers, u); n > 0; u += uint32_t(n), n = cursor.next(buffers, u)) {
@@ -738,6 +746,7 @@ void solidOccluder(const Quadtree& tree, const View& v, const Footprint& leaf, u
 // c_L by the margin: it hides a little less), which the sweep also holds against the dives. A
 // unit with a hole that pass 1 left out, too near for its azimuths to be trusted, dives in every
 // bin, at its highest slope from its box grown by the rounding (nearDive).
+template <bool kDives>
 void placeRecords(const Quadtree& tree, const View& v, uint32_t unitCount,
                   OcclusionBuffers& buffers) {
     uint32_t* next = buffers.bucketStart.data();
@@ -745,12 +754,12 @@ void placeRecords(const Quadtree& tree, const View& v, uint32_t unitCount,
     for (uint32_t u = 0; u < unitCount; u += kChunk) {
         const int n = int(std::min<uint32_t>(kChunk, unitCount - u));
         const Boxes boxes = boxesFrom(buffers, u);
-        measureRecords(
+        measureRecords<kDives>(
             v, [&](int j) { return footprint(v, boxes, j); }, n, records);
         for (int j = 0; j < n; ++j) {
             const int32_t key = buffers.keys[u + uint32_t(j)];
             uint32_t position = buffers.unitPosition[u + uint32_t(j)];
-            if (v.holeDives && (position & kHolePosition)) {
+            if (kDives && (position & kHolePosition)) {
                 if (key == kNoKey) {
                     horizon::raise(buffers.dive.data(), horizon::kBins, horizon::kBins,
                                    int16_t(nearDive(v, footprint(v, boxes, j))));
@@ -761,7 +770,7 @@ void placeRecords(const Quadtree& tree, const View& v, uint32_t unitCount,
                     solidOccluder(tree, v, footprint(v, boxes, j),
                                   buffers.unitLeaf[u + uint32_t(j)], records, j);
                 }
-            } else if (v.holeDives && records.occluderCount[j] > 0 &&
+            } else if (kDives && records.occluderCount[j] > 0 &&
                        records.hFar[j] < nearestHoleIn(buffers.holeNear.data(),
                                                        records.occluderFirst[j],
                                                        records.occluderCount[j])) {
@@ -775,7 +784,7 @@ void placeRecords(const Quadtree& tree, const View& v, uint32_t unitCount,
                 uint16_t(records.occluderCount[j]),
                 uint16_t(records.occludeeFirst[j]),
                 uint16_t(records.occludeeCount[j]),
-                int16_t(v.holeDives ? records.leastSlope[j] : records.occluderSlope[j]),
+                int16_t(kDives ? records.leastSlope[j] : records.occluderSlope[j]),
                 int16_t(records.occludeeSlope[j]),
                 position | ((key & kTestedBit) ? kTestedPosition : 0u)};
         }
@@ -786,6 +795,7 @@ void placeRecords(const Quadtree& tree, const View& v, uint32_t unitCount,
 // only (they never raise the horizon), so only those that pass 1 marks tested get a record, its
 // position the box's index and its occluder slope its least slope (for the dives).
 // boxBucketStart advances as placeRecords' starts do.
+template <bool kDives>
 void placeBoxRecords(const View& v, const BoxOccludees& boxes, OcclusionBuffers& buffers) {
     uint32_t* start = buffers.boxBucketStart.data();
     std::fill(start, start + v.bucketCount + 1, 0u);
@@ -808,20 +818,21 @@ void placeBoxRecords(const View& v, const BoxOccludees& boxes, OcclusionBuffers&
     Records records;
     for (uint32_t u = 0; u < boxes.count; u += kChunk) {
         const int n = int(std::min<uint32_t>(kChunk, boxes.count - u));
-        measureRecords(
+        measureRecords<kDives>(
             v, [&](int j) { return boxFootprint(boxes.boxes[u + uint32_t(j)]); }, n, records);
         for (int j = 0; j < n; ++j) {
             const int32_t key = keys[u + uint32_t(j)];
             if (key == kNoKey || !(key & kTestedBit)) {
                 continue;
             }
-            buffers.boxRecords[start[key & kBucketMask]++] = {0,
-                                                              0,
-                                                              uint16_t(records.occludeeFirst[j]),
-                                                              uint16_t(records.occludeeCount[j]),
-                                                              int16_t(records.leastSlope[j]),
-                                                              int16_t(records.occludeeSlope[j]),
-                                                              u + uint32_t(j)};
+            buffers.boxRecords[start[key & kBucketMask]++] = {
+                0,
+                0,
+                uint16_t(records.occludeeFirst[j]),
+                uint16_t(records.occludeeCount[j]),
+                int16_t(kDives ? records.leastSlope[j] : 0),
+                int16_t(records.occludeeSlope[j]),
+                u + uint32_t(j)};
         }
     }
 }
@@ -848,23 +859,24 @@ void addDives(const OcclusionRecord* first, const OcclusionRecord* end, const in
 // Whether an occludee's record is hidden: below the horizon in all its bins; or with
 // View::holeDives below the second horizon, and its least slope (in occluderSlope) above every
 // dive there.
-inline bool hiddenBy(const View& v, const int16_t* bins, const int16_t* solid, const int16_t* dive,
+template <bool kDives>
+inline bool hiddenBy(const int16_t* bins, const int16_t* solid, const int16_t* dive,
                      const OcclusionRecord& r) {
     return horizon::above(bins, r.occludeeFirst, r.occludeeCount, r.occludeeSlope) ||
-           (v.holeDives &&
-            horizon::above(solid, r.occludeeFirst, r.occludeeCount, r.occludeeSlope) &&
+           (kDives && horizon::above(solid, r.occludeeFirst, r.occludeeCount, r.occludeeSlope) &&
             horizon::below(dive, r.occludeeFirst, r.occludeeCount, r.occluderSlope));
 }
 
 // Pass 3: buckets near to far, each tested against the buckets far enough before it: its units,
 // then its boxes. With View::holeDives the dives of every bucket up to k first (argument 7).
+template <bool kDives>
 void sweep(const View& v, uint32_t candidateCount, uint32_t boxCount, OcclusionBuffers& buffers,
            OcclusionStats& stats) {
     int16_t* bins = buffers.horizon.data();
     int16_t* solid = buffers.solidHorizon.data();
     int16_t* dive = buffers.dive.data();
     std::fill(bins, bins + horizon::kStorage, horizon::kNoSlope);
-    if (v.holeDives) {
+    if (kDives) {
         std::fill(solid, solid + horizon::kStorage, horizon::kNoSlope);
     }
     std::fill(buffers.occluded.begin(), buffers.occluded.begin() + candidateCount, 0);
@@ -881,10 +893,10 @@ void sweep(const View& v, uint32_t candidateCount, uint32_t boxCount, OcclusionB
                 if (r.occluderCount == 0) {
                     continue;
                 }
-                if (!v.holeDives || (r.position & kNearPosition)) {
+                if (!kDives || (r.position & kNearPosition)) {
                     horizon::raise(bins, r.occluderFirst, r.occluderCount, r.occluderSlope);
                 }
-                if (v.holeDives) {
+                if (kDives) {
                     horizon::raise(solid, r.occluderFirst, r.occluderCount, r.occluderSlope);
                 }
             }
@@ -893,12 +905,12 @@ void sweep(const View& v, uint32_t candidateCount, uint32_t boxCount, OcclusionB
         if (joined != before) {
             raised = true;
             horizon::mergeMirror(bins);
-            if (v.holeDives) {
+            if (kDives) {
                 horizon::mergeMirror(solid);
             }
         }
         const uint32_t from = k == 0 ? 0 : end[k - 1];
-        if (v.holeDives) {
+        if (kDives) {
             addDives(records + from, records + end[k], solid, raised, dive);
         }
         if (!raised) {
@@ -907,7 +919,7 @@ void sweep(const View& v, uint32_t candidateCount, uint32_t boxCount, OcclusionB
         for (uint32_t i = from; i < end[k]; ++i) {
             const OcclusionRecord& r = records[i];
             if (r.position & kTestedPosition) {
-                const bool hidden = hiddenBy(v, bins, solid, dive, r);
+                const bool hidden = hiddenBy<kDives>(bins, solid, dive, r);
                 const uint32_t leaves = (r.position & kQuadPosition) ? 4 : 1;
                 std::fill_n(&buffers.occluded[r.position & kPositionMask], leaves, uint8_t(hidden));
                 ++stats.unitsTested;
@@ -921,7 +933,7 @@ void sweep(const View& v, uint32_t candidateCount, uint32_t boxCount, OcclusionB
         const uint32_t* boxEnd = buffers.boxBucketStart.data();
         for (uint32_t i = k == 0 ? 0 : boxEnd[k - 1]; i < boxEnd[k]; ++i) {
             const OcclusionRecord& r = buffers.boxRecords[i];
-            const bool hidden = hiddenBy(v, bins, solid, dive, r);
+            const bool hidden = hiddenBy<kDives>(bins, solid, dive, r);
             buffers.boxOccluded[r.position] = uint8_t(hidden);
             ++stats.boxesTested;
             stats.boxesOccluded += hidden ? 1 : 0;
@@ -1046,17 +1058,24 @@ void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camer
         candidateCount += r.count;
     }
     buffers.growTo(candidateCount);
-    const uint32_t unitCount = countBuckets(tree, v, candidates, buffers);
+    const uint32_t unitCount = tree.hasHoles() ? countBuckets<true>(tree, v, candidates, buffers)
+                                               : countBuckets<false>(tree, v, candidates, buffers);
     assert(candidateCount <= kPositionMask);
     if (v.holeDives) {
         fillHoleNear(v, unitCount, buffers);
         std::fill(buffers.dive.begin(), buffers.dive.end(), horizon::kNoSlope);
+        placeRecords<true>(tree, v, unitCount, buffers);
+        if (boxes.count > 0) {
+            placeBoxRecords<true>(v, boxes, buffers);
+        }
+        sweep<true>(v, candidateCount, boxes.count, buffers, stats);
+    } else {
+        placeRecords<false>(tree, v, unitCount, buffers);
+        if (boxes.count > 0) {
+            placeBoxRecords<false>(v, boxes, buffers);
+        }
+        sweep<false>(v, candidateCount, boxes.count, buffers, stats);
     }
-    placeRecords(tree, v, unitCount, buffers);
-    if (boxes.count > 0) {
-        placeBoxRecords(v, boxes, buffers);
-    }
-    sweep(v, candidateCount, boxes.count, buffers, stats);
     keep(candidates, buffers.occluded.data(), kept);
 }
 
