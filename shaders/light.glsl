@@ -7,8 +7,9 @@
 uniform sampler2DArray shadows;
 uniform int shadowRowsPerLayer;
 
-const float kLightBands = 4.0;       // qt::kLightBands
-const float kLightSkyLevels = 51.0;  // qt::kLightSkyLevels
+// qt::kLightBands and qt::kLightSkyLevels, defined in every shader (render/shader.cpp).
+const float kLightBands = float(QT_LIGHT_BANDS);
+const float kLightSkyLevels = float(QT_LIGHT_SKY_LEVELS);
 
 // Map sample m's shares, the Sun's and the sky's, each 0 to 1 (rows split into layers of
 // shadowRowsPerLayer).

@@ -216,8 +216,8 @@ HudRequests drawToggles(HudState& state, const Camera& camera, const Heightmap& 
         ImGui::SliderFloat("##sunAzimuth", &state.sunAzimuth, 0.0f, 360.0f, "azimuth %.0f deg");
         ImGui::SameLine(half);
         ImGui::SetNextItemWidth(-1);
-        ImGui::SliderFloat("##sunElevation", &state.sunElevation, -10.0f, 90.0f,
-                           "elevation %.1f deg");
+        ImGui::SliderFloat("##sunElevation", &state.sunElevation, HudState::kSunElevationLowest,
+                           HudState::kSunElevationHighest, "elevation %.1f deg");
         state.sunAzimuth = std::clamp(state.sunAzimuth, 0.0f, 360.0f);
         state.sunElevation = std::clamp(state.sunElevation, -90.0f, 90.0f);
         if (state.sunNote[0] != '\0') {

@@ -61,6 +61,9 @@ struct HudState {
     // A Sun lights the terrain, from this azimuth (degrees clockwise from north) and elevation
     // (degrees above the horizon); off: the fixed light. sunNote: why no shadows show ("": they
     // do), set by the viewer.
+    // The elevations the slider and the keys reach: the twilight below the horizon to the zenith.
+    static constexpr float kSunElevationLowest = -10.0f;
+    static constexpr float kSunElevationHighest = 90.0f;
     bool sun = false;
     float sunAzimuth = 0.0f;
     float sunElevation = 0.0f;

@@ -44,7 +44,8 @@ void sweepSun(HudState& hud, int way, bool elevation) {
     hud.sun = true;
     if (elevation) {
         hud.sunElevation =
-            std::clamp(hud.sunElevation + float(way) * kSunElevationStep, -10.0f, 90.0f);
+            std::clamp(hud.sunElevation + float(way) * kSunElevationStep,
+                       HudState::kSunElevationLowest, HudState::kSunElevationHighest);
     } else {
         hud.sunAzimuth = std::fmod(hud.sunAzimuth + float(way) * kSunAzimuthStep + 360.0f, 360.0f);
     }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/base/text.h"
+#include "core/light/light_byte.h"
 #include "render/embedded_shaders.h"
 
 namespace qt {
@@ -89,6 +90,15 @@ Status expandIncludes(std::string& source, const std::string& path, bool embedde
     return {};
 }
 
+// Constants the core and the shaders share, defined in every shader from the core's own: the
+// light byte's layout (core/light/light_byte.h, read by shaders/light.glsl).
+const std::string& sharedDefines() {
+    static const std::string defines = "#define QT_LIGHT_BANDS " + std::to_string(kLightBands) +
+                                       "\n#define QT_LIGHT_SKY_LEVELS " +
+                                       std::to_string(kLightSkyLevels) + "\n";
+    return defines;
+}
+
 Result<GLuint> compile(GLenum stage, const std::string& path, bool embedded,
                        const std::string& defines) {
     Result<std::string> source = sourceOf(path, embedded);
@@ -98,7 +108,7 @@ Result<GLuint> compile(GLenum stage, const std::string& path, bool embedded,
     if (Status included = expandIncludes(source.value(), path, embedded); !included) {
         return Result<GLuint>::failure(included.error());
     }
-    insertDefines(source.value(), defines);
+    insertDefines(source.value(), sharedDefines() + defines);
     const GLuint shader = glCreateShader(stage);
     const char* text = source.value().c_str();
     glShaderSource(shader, 1, &text, nullptr);

@@ -31,7 +31,7 @@ void SkyTable::update(SunDirection to) {
     if (texture != 0 && to.azimuth == sun.azimuth && to.elevation == sun.elevation) {
         return;
     }
-    std::vector<uint16_t> texels(size_t(kSkyTableWidth) * kSkyTableHeight * 4);
+    texels.resize(size_t(kSkyTableWidth) * kSkyTableHeight * 4);
     skyTable(daylightSky(to), texels.data());
     if (texture == 0) {
         glGenTextures(1, &texture);

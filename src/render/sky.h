@@ -2,6 +2,9 @@
 // the numbers a frame's programs take, and the pass that paints the sky behind the terrain.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include <glm/mat4x4.hpp>
 #include <glm/vec4.hpp>
 
@@ -38,6 +41,7 @@ Atmosphere atmosphereFor(bool metres, float heightScale, float heightOffset, flo
 struct SkyTable {
     GLuint texture = 0;
     SunDirection sun{0.0, -1000.0};  // the Sun it was made for; none yet
+    std::vector<uint16_t> texels;    // the table's texels, kept for the next Sun
     // The table for `sun`: computed and uploaded unless it is that Sun's already.
     void update(SunDirection sun);
     void destroy();

@@ -76,7 +76,6 @@ DaylightSky daylightSky(SunDirection sun, float turbidity) {
     sky.turbidity = float(t);
     const double elevation = std::clamp(sun.elevation, 0.0, 90.0);
     const double thetaS = (90.0 - elevation) * kPi / 180.0;
-    sky.sunZenith = float(thetaS);
     const double azimuth = sun.azimuth * kPi / 180.0;
     sky.toSun = glm::vec3(float(std::sin(azimuth) * std::sin(thetaS)), float(std::cos(thetaS)),
                           float(-std::cos(azimuth) * std::sin(thetaS)));

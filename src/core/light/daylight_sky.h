@@ -30,11 +30,11 @@ struct PerezDistribution {
 struct DaylightSky {
     glm::vec3 toSun{0.0f, 1.0f, 0.0f};  // unit, world axes, at or above the horizon
     float turbidity = kDefaultTurbidity;
-    float sunZenith = 0.0f;  // radians, at most pi/2
     // The distributions of Y, x and y for this turbidity (Preetham et al., appendix A.2).
     PerezDistribution luminance, chromaX, chromaY;
     // At the zenith: Y in kcd/m^2 and the chromaticities (appendix A.2), each divided by its
-    // distribution at the zenith, F(0, sunZenith): Y(view) = scaled.x * F_Y(theta, gamma), etc.
+    // distribution at the zenith, F(0, the Sun's zenith angle): Y(view) = scaled.x * F_Y(theta,
+    // gamma), etc.
     glm::vec3 zenith{0.0f};
     glm::vec3 scaled{0.0f};
     // 1 with the Sun above the horizon; below, falling to 0 at kNightElevation.
