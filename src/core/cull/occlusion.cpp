@@ -58,9 +58,10 @@
 //    s_X over the units with holes in the buckets up to N's, over their occludee bins; and a
 //    second horizon that every leaf without a hole raises. N is hidden by the horizon of 6, or
 //    by the second one with its least slope above the dives in all its bins.
-//    A ray dives at X only if it was above the surface all the way to p. If X lies below the
-//    second horizon (4, with the margins: p is in X's box), the ray passed below a leaf without
-//    holes before X, so before p: such an X has no dive to add.
+//    A ray dives at X only if it was above the surface all the way to p. In a bin where X's
+//    highest slope (margin included: p is in X's box) is below the second horizon, a ray that
+//    reaches p passed below a leaf without holes before X (2, 3), so before p: X adds no dive
+//    in that bin.
 // The same holds of any box that holds leaves and their code range, a parent node's included:
 // far from the eye, four sibling leaves go through as one unit, their parent (kOcclusionQuad*).
 //
@@ -838,17 +839,23 @@ void placeBoxRecords(const View& v, const BoxOccludees& boxes, OcclusionBuffers&
 }
 
 // View::holeDives: the dives of a bucket's units with holes (their occludee bins and slopes, which
-// hold their spans and their highest slopes) join OcclusionBuffers::dive, but for those below the
-// second horizon, which no ray reaches before it has passed below the surface (argument 7).
+// hold their spans and their highest slopes) join OcclusionBuffers::dive, in the bins where they
+// are not below the second horizon: a ray of such a bin that reaches them has passed below the
+// surface before (argument 7).
 void addDives(const OcclusionRecord* first, const OcclusionRecord* end, const int16_t* solid,
-              bool raised, int16_t* dive) {
+              int16_t* dive) {
     bool added = false;
     for (const OcclusionRecord* r = first; r != end; ++r) {
-        if ((r->position & kHolePosition) &&
-            !(raised && (r->position & kTestedPosition) &&
-              horizon::above(solid, r->occludeeFirst, r->occludeeCount, r->occludeeSlope))) {
-            horizon::raise(dive, r->occludeeFirst, r->occludeeCount, r->occludeeSlope);
-            added = true;
+        if (!(r->position & kHolePosition)) {
+            continue;
+        }
+        const int count = std::min(int(r->occludeeCount), horizon::kBins);
+        for (int i = 0; i < count; ++i) {
+            const int b = horizon::unwrap(r->occludeeFirst + i);
+            if (!(r->occludeeSlope < solid[b])) {
+                dive[b] = std::max(dive[b], r->occludeeSlope);
+                added = true;
+            }
         }
     }
     if (added) {
@@ -911,7 +918,7 @@ void sweep(const View& v, uint32_t candidateCount, uint32_t boxCount, OcclusionB
         }
         const uint32_t from = k == 0 ? 0 : end[k - 1];
         if (kDives) {
-            addDives(records + from, records + end[k], solid, raised, dive);
+            addDives(records + from, records + end[k], solid, dive);
         }
         if (!raised) {
             continue;
