@@ -317,7 +317,7 @@ Status Session::reloadShaders() {
 }
 
 void Session::applySun(bool wait) {
-    setTerrainSun(terrain, renderer, sun, wait);
+    setTerrainSun(terrain, renderer, sun, wait, memoryBudgetBytes(options, physicalMemoryBytes()));
 }
 
 void Session::resetCamera(float aspect) {

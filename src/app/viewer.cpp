@@ -98,6 +98,9 @@ void updateSun(Viewer& v) {
         case ShadowsOff::TooLarge:
             v.hud.sunNote = "shadows off: the GPU has no room for them";
             break;
+        case ShadowsOff::OverBudget:
+            v.hud.sunNote = "shadows off: over the memory budget (--memory-budget)";
+            break;
         case ShadowsOff::None:
             v.hud.sunNote = "";
             break;
@@ -463,7 +466,8 @@ int runViewer(Session& s) {
             s.imageryPath.clear();
         }
         if (requests.mappingChanged) {  // the shadows of the new heights
-            remapTerrainSun(s.terrain, s.renderer, s.sun);
+            remapTerrainSun(s.terrain, s.renderer, s.sun,
+                            memoryBudgetBytes(s.options, physicalMemoryBytes()));
         }
         if (requests.mappingChanged && s.terrain.objects) {
             v.hud.minimapObjects.selected.clear();

@@ -112,6 +112,8 @@ struct Terrain {
     // streamed maps. It reads map: made once the terrain is where it stays, declared after map
     // so that it stops before the map goes.
     std::unique_ptr<SunlightJob> sunlight;
+    // A Sun was given but its light's bytes would pass the memory budget (setTerrainSun).
+    bool shadowsOverBudget = false;
     // A streamed map's tree: "read" from its sidecar (.qtree), "written" to it by this load (a
     // .r16's first open: once its exact errors are in); else "".
     std::string sidecar;

@@ -5,6 +5,8 @@
 #include <memory>
 #include <thread>
 
+#include "core/io/memory_budget.h"
+
 namespace qt {
 namespace {
 
@@ -22,12 +24,16 @@ bool shadowsPossible(const Terrain& terrain) {
 }  // namespace
 
 void setTerrainSun(Terrain& terrain, TerrainRenderer& renderer, std::optional<SunDirection> sun,
-                   bool wait) {
+                   bool wait, uint64_t budgetBytes) {
     if (!sun) {
         renderer.sun.reset();
         return;
     }
-    if (!shadowsPossible(terrain)) {
+    const uint64_t samples = uint64_t(terrain.map.sampleCount());
+    terrain.shadowsOverBudget =
+        !terrain.sunlight && budgetBytes > 0 &&
+        samples > budgetBytes / (kHeldBytesPerSample + kLightBytesPerSample);
+    if (!shadowsPossible(terrain) || terrain.shadowsOverBudget) {
         renderer.sun = sun;
         return;
     }
@@ -60,9 +66,10 @@ bool updateTerrainSun(Terrain& terrain, TerrainRenderer& renderer) {
     return true;
 }
 
-void remapTerrainSun(Terrain& terrain, TerrainRenderer& renderer, std::optional<SunDirection> sun) {
+void remapTerrainSun(Terrain& terrain, TerrainRenderer& renderer, std::optional<SunDirection> sun,
+                     uint64_t budgetBytes) {
     terrain.sunlight.reset();
-    setTerrainSun(terrain, renderer, sun, false);
+    setTerrainSun(terrain, renderer, sun, false, budgetBytes);
 }
 
 ShadowsOff shadowsOff(const Terrain& terrain, const TerrainRenderer& renderer) {
@@ -71,6 +78,9 @@ ShadowsOff shadowsOff(const Terrain& terrain, const TerrainRenderer& renderer) {
     }
     if (!shadowsPossible(terrain)) {
         return ShadowsOff::Streamed;
+    }
+    if (terrain.shadowsOverBudget) {
+        return ShadowsOff::OverBudget;
     }
     const bool computed = terrain.sunlight && !terrain.sunlight->bytes().empty();
     return computed && terrain.gpu.shadows == 0 ? ShadowsOff::TooLarge : ShadowsOff::None;

@@ -3,6 +3,7 @@
 // the renderer lit from the Sun of the shadows shown.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include "core/light/light_byte.h"
@@ -20,25 +21,34 @@ constexpr int kSkyLightAzimuths = 8;
 
 // Why a terrain lit by a Sun shows no cast shadows.
 enum class ShadowsOff {
-    None,      // shadows shown (or being computed), or no Sun
-    Streamed,  // a streamed map: its codes are not held whole, and are not paged in for this
-    TooLarge,  // wider than the GPU's largest texture, or no GPU memory left for a byte a sample
+    None,        // shadows shown (or being computed), or no Sun
+    Streamed,    // a streamed map: its codes are not held whole, and are not paged in for this
+    TooLarge,    // wider than the GPU's largest texture, or no GPU memory left for a byte a sample
+    OverBudget,  // the map and its light's bytes would pass the memory budget
 };
+
+// Peak bytes a sample of a Sun's light (SunlightJob): the bytes shown, finished and being computed
+// (3), the sky's fraction (1, and 4 more while it is computed), and the GPU's copy (1, host memory
+// on a software rasteriser).
+constexpr uint64_t kLightBytesPerSample = 9;
 
 // Lights `terrain` by `sun`, none: the fixed light. For a map held whole in memory, starts its
 // shadows' job at the first Sun (kept while the terrain lives) and asks for `sun`'s shadows; the
 // terrain is lit from the Sun of the shadows shown, the ones before until the new ones are
-// uploaded. A streamed map is lit from `sun` without shadows. `wait`: blocks until the shadows
-// are computed and uploads them (scripted frames: the same picture however fast the machine).
+// uploaded. A streamed map is lit from `sun` without shadows, and so is one whose held bytes
+// (kHeldBytesPerSample) and light's (kLightBytesPerSample) would pass `budgetBytes` (0: none).
+// `wait`: blocks until the shadows are computed and uploads them (scripted frames: the same
+// picture however fast the machine).
 void setTerrainSun(Terrain& terrain, TerrainRenderer& renderer, std::optional<SunDirection> sun,
-                   bool wait);
+                   bool wait, uint64_t budgetBytes = 0);
 // At a frame boundary: uploads the shadows the job finished since the last call (no
 // reallocation after the first) and lights the terrain from their Sun, while a Sun is given.
 // True when new shadows went to the GPU.
 bool updateTerrainSun(Terrain& terrain, TerrainRenderer& renderer);
 // After the terrain's mapping changed (heights scaled): its shadows' job is made anew, for the
 // new heights, and asked for `sun` when one is given.
-void remapTerrainSun(Terrain& terrain, TerrainRenderer& renderer, std::optional<SunDirection> sun);
+void remapTerrainSun(Terrain& terrain, TerrainRenderer& renderer, std::optional<SunDirection> sun,
+                     uint64_t budgetBytes = 0);
 ShadowsOff shadowsOff(const Terrain& terrain, const TerrainRenderer& renderer);
 
 }  // namespace qt

@@ -30,6 +30,7 @@
 #include <glm/trigonometric.hpp>
 
 #include "core/frame/draw_batches.h"
+#include "core/io/memory_budget.h"
 #include "core/light/daylight_sky.h"
 #include "core/light/light_byte.h"
 #include "core/terrain/synthetic.h"
@@ -2650,6 +2651,28 @@ TEST(Sun, CulledFramesEqualUnculledFramesOnSyntheticMaps) {
 
 // Shadows split into layers of a few rows (as a map taller than the driver's largest texture
 // is) draw the same pixels as one layer.
+// A Sun whose light's bytes, with the map's held ones, would pass the memory budget lights the
+// terrain without shadows and says why; with room, or no budget, the shadows come.
+TEST(Sun, ShadowsOverTheMemoryBudgetAreLeftOutAndSaidSo) {
+    REQUIRE_GL();
+    const int w = 203, h = 141;
+    const uint64_t needs = uint64_t(w) * h * (kHeldBytesPerSample + kLightBytesPerSample);
+    for (const uint64_t budget : {needs - 1, needs, uint64_t(0)}) {
+        Result<Terrain> terrain = makeTerrain(syntheticHeightmap(w, h, 7), 4, "sun budget");
+        ASSERT_TRUE(terrain) << terrain.error();
+        Terrain& t = terrain.value();
+        setTerrainSun(t, gl().renderer, kTestSuns[0], true, budget);
+        ASSERT_TRUE(gl().renderer.sun.has_value()) << "budget " << budget;
+        const bool over = budget == needs - 1;
+        EXPECT_EQ(shadowsOff(t, gl().renderer), over ? ShadowsOff::OverBudget : ShadowsOff::None)
+            << "budget " << budget;
+        EXPECT_EQ(t.sunlight == nullptr, over) << "budget " << budget;
+        EXPECT_EQ(t.gpu.shadows == 0, over) << "budget " << budget;
+        setTerrainSun(t, gl().renderer, std::nullopt, false);
+        t.destroy();
+    }
+}
+
 TEST(Sun, ShadowsSplitIntoLayersDrawTheSamePixels) {
     REQUIRE_GL();
     Result<Terrain> terrain =
