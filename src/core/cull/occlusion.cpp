@@ -386,6 +386,14 @@ void measureKeys(const View& v, const Footprints& footprintOf, int n, int32_t* k
     }
 }
 
+// An occluder's bins: those wholly inside its span [start, start + width] shrunk by the angle
+// error, offset bins [first, end).
+inline void occluderBins(float start, float width, int32_t& first, int32_t& end) {
+    const float lo = horizon::binPosition(start + kAngleError);
+    first = horizon::binFloor(lo) + int32_t(float(horizon::binFloor(lo)) < lo);
+    end = horizon::binFloor(horizon::binPosition(start + width - kAngleError));
+}
+
 // One chunk's records in columns, before they are packed into their buckets. leastSlope: the
 // least slope of a ray that may show a fragment of the unit, its margin included, rounded down.
 struct Records {
@@ -418,10 +426,8 @@ void measureRecords(const View& v, const Footprints& footprintOf, int n, Records
         const float slopeMargin = v.delta * secant * secant;
         float start, width;
         footprintSpan(v.ex, v.ez, f.x0, f.z0, f.x1, f.z1, start, width);
-        // Occluder: the bins wholly inside the span shrunk by the angle error.
-        const float lo = binPosition(start + kAngleError);
-        const int32_t first = binFloor(lo) + int32_t(float(binFloor(lo)) < lo);
-        const int32_t end = binFloor(binPosition(start + width - kAngleError));
+        int32_t first, end;
+        occluderBins(start, width, first, end);
         r.occluderFirst[j] = first;
         if constexpr (kDives) {
             r.hFar[j] = hFar;
@@ -724,17 +730,15 @@ void solidOccluder(const Quadtree& tree, const View& v, const Footprint& leaf, u
                       leaf.low,
                       leaf.high};
     const float hNear = std::sqrt(nearSquared(v, f));
-    const float hFar = std::sqrt(farSquared(v, f));
-    const float dLow = f.low - v.ey;
-    const float low = dLow / (dLow < 0.0f ? hNear : hFar);
-    if (!(hNear > 0.0f) || !(hFar < v.holeDistance)) {
+    if (!(hNear > 0.0f)) {
         return;
     }
+    const float dLow = f.low - v.ey;
+    const float low = dLow / (dLow < 0.0f ? hNear : std::sqrt(farSquared(v, f)));
     float start, width;
     footprintSpan(v.ex, v.ez, f.x0, f.z0, f.x1, f.z1, start, width);
-    const float lo = horizon::binPosition(start + kAngleError);
-    const int32_t first = horizon::binFloor(lo) + int32_t(float(horizon::binFloor(lo)) < lo);
-    const int32_t end = horizon::binFloor(horizon::binPosition(start + width - kAngleError));
+    int32_t first, end;
+    occluderBins(start, width, first, end);
     r.occluderFirst[j] = first;
     r.occluderCount[j] = std::max(end - first, 0);
     r.leastSlope[j] = std::min(r.leastSlope[j], horizon::slopeDown(low));
