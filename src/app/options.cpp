@@ -558,7 +558,9 @@ Flies a camera over a heightmap and draws only the quadtree leaves inside the vi
 HEIGHTMAP: .png (8/16-bit) .jpg .bmp .tga .pgm .gif .psd .hdr, SRTM .hgt, 16-bit
 little-endian .r16/.raw (square, or give --size), or through GDAL: GeoTIFF .tif/.tiff, ESRI
 ASCII grid .asc, .vrt mosaics, .dem .bil .flt .img .ter .bt, gzipped (.gz) or zipped SRTM
-tiles (.hgt.zip). Georeferenced maps come in metres on each axis. Default: data/default_1025.png.
+tiles (.hgt.zip); a GDAL raster by URL (https://host/dem.tif, /vsicurl/, /vsis3/, /vsigs/,
+/vsiaz/), read whole. Georeferenced maps come in metres on each axis.
+Default: data/default_1025.png.
 Limits: files up to 2147483647 bytes, 32769 samples a side and 1073807361 in all; the world
 (map extent and heights, from --spacing, --height-scale, --height-offset) within 1e9 units,
 spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.

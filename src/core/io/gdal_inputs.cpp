@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include <cpl_minixml.h>
 #include <cpl_string.h>
 #include <cpl_vsi.h>
+#include <cpl_vsi_error.h>
 
 #include "core/base/text.h"
 
@@ -33,6 +35,30 @@ std::string lowerCase(std::string s) {
         c = char(std::tolower(static_cast<unsigned char>(c)));
     }
     return s;
+}
+
+// GDAL's network file systems: a path in one of them is read over the network.
+constexpr const char* kNetworkPrefixes[] = {"/vsicurl/", "/vsis3/", "/vsigs/", "/vsiaz/",
+                                            "/vsiadls/"};
+
+bool isUrl(const std::string& path) {
+    const std::string lower = lowerCase(path.substr(0, 8));
+    return startsWith(lower, "http://") || startsWith(lower, "https://");
+}
+
+// Why GDAL found a network path missing, from the error its stat set: "HTTP 404", or curl's
+// line ("CURL error: Failed to connect to ...").
+std::string serverProblem() {
+    std::string why = VSIGetLastErrorMsg();
+    if (why.empty()) {
+        why = CPLGetLastErrorMsg();
+    }
+    // GDAL's "HTTP response code on URL: N": the URL is already the line's own.
+    const size_t colon = why.rfind(": ");
+    if (why.compare(0, 18, "HTTP response code") == 0 && colon != std::string::npos) {
+        return "HTTP " + escapedText(why.substr(colon + 2));
+    }
+    return why.empty() ? "not found" : escapedText(why);
 }
 
 // The real file a GDAL path reads: the path itself, or the archive or gzip file under a /vsizip/,
@@ -76,7 +102,7 @@ Result<std::string> realFile(const std::string& gdalPath) {
     if (startsWith(gdalPath, "/vsi")) {
         const size_t end = gdalPath.find('/', 1);
         return R::failure("is read through GDAL's " + escapedText(gdalPath.substr(0, end + 1)) +
-                          ", which quadterrain does not follow (files only)");
+                          ", which quadterrain does not follow (files and network paths only)");
     }
     return gdalPath;
 }
@@ -142,43 +168,83 @@ const char* attribute(const CPLXMLNode* element, const char* name) {
 class InputCheck {
 public:
     Status map(const std::string& gdalPath) {
-        Result<bool> exists = file(gdalPath, 0, "");
+        Result<bool> exists = file(gdalPath, 0, "", false);
         if (!exists) {
             return Status::failure(exists.error());
         }
-        return exists.value() ? Status() : Status::failure("no such file");
+        return exists.value() ? Status() : Status::failure(missing_);
     }
 
 private:
     // Checks a file GDAL opens (`what` names it in the line: "" for the map, "VRT source PATH"
     // for others); false when it does not exist.
-    Result<bool> file(const std::string& gdalPath, int depth, const std::string& what) {
+    Result<bool> file(const std::string& gdalPath, int depth, const std::string& what,
+                      bool fromNetwork) {
         using R = Result<bool>;
-        const Result<std::string> real = realFile(gdalPath);
-        if (!real) {
-            return R::failure(what.empty() ? real.error() : what + " " + real.error());
+        const bool network = isNetworkPath(gdalPath);
+        if (isUrl(gdalPath)) {  // GDAL's HTTP driver would download it whole into memory
+            return R::failure(what + " is a URL without /vsicurl/ (GDAL would read it whole)");
         }
-        // A file is known by its device and inode when GDAL reads it directly (however the VRTs
-        // spell its path), else by its GDAL path.
+        if (fromNetwork && !network) {
+            return R::failure(what + " is a local file, named by a VRT read over the network");
+        }
         std::string key = gdalPath;
-        if (!real.value().empty()) {
-            struct stat st {};
-            if (::stat(real.value().c_str(), &st) != 0) {
-                if (errno == ENOENT || errno == ENOTDIR) {
-                    return false;
-                }
-                return R::failure((what.empty() ? "" : what + ": ") + std::strerror(errno));
+        if (network) {
+            // GDAL's stat of a network path asks the server (a HEAD or a ranged GET); the
+            // error it sets says why one is missing: the HTTP status, or no answer at all.
+            // GDAL keeps what it learnt of a URL: a miss is asked again, so that the error is
+            // this answer's and a server back up is seen.
+            VSIStatBufL st{};
+            CPLPushErrorHandler(CPLQuietErrorHandler);  // the line below says it
+            int failed = VSIStatExL(gdalPath.c_str(), &st, VSI_STAT_EXISTS_FLAG);
+            if (failed != 0) {
+                VSICurlPartialClearCache(gdalPath.c_str());
+                CPLErrorReset();
+                VSIErrorReset();
+                failed = VSIStatExL(gdalPath.c_str(), &st,
+                                    VSI_STAT_EXISTS_FLAG | VSI_STAT_SET_ERROR_FLAG);
             }
-            if (S_ISDIR(st.st_mode)) {
+            CPLPopErrorHandler();
+            if (failed != 0) {
+                missing_ = "cannot be read from its server: " + serverProblem();
+                return false;
+            }
+            if (VSI_ISDIR(st.st_mode)) {
                 return R::failure(what.empty() ? "is a directory, not a heightmap file"
                                                : what + " is a directory");
             }
-            if (!S_ISREG(st.st_mode)) {
-                return R::failure(what.empty() ? "not a regular file"
-                                               : what + " is not a regular file");
+        } else {
+            // A file is known by its device and inode when GDAL reads it directly (however the
+            // VRTs spell its path), else by its GDAL path.
+            const Result<std::string> real = realFile(gdalPath);
+            if (!real) {
+                return R::failure(what.empty() ? real.error() : what + " " + real.error());
             }
-            if (real.value() == gdalPath) {
-                key = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+            if (!real.value().empty()) {
+                struct stat st {};
+                if (::stat(real.value().c_str(), &st) != 0) {
+                    if (errno == ENOENT || errno == ENOTDIR) {
+                        missing_ = "no such file";
+                        return false;
+                    }
+                    return R::failure((what.empty() ? "" : what + ": ") + std::strerror(errno));
+                }
+                if (S_ISDIR(st.st_mode)) {
+                    return R::failure(what.empty() ? "is a directory, not a heightmap file"
+                                                   : what + " is a directory");
+                }
+                if (!S_ISREG(st.st_mode)) {
+                    return R::failure(what.empty() ? "not a regular file"
+                                                   : what + " is not a regular file");
+                }
+                if (real.value() == gdalPath) {
+                    key = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+                }
+                if (checked_.count(key) == 0 && open_.count(key) == 0) {
+                    if (Status sidecars = checkSidecars(real.value()); !sidecars) {
+                        return R::failure(sidecars.error());
+                    }
+                }
             }
         }
         if (checked_.count(key) != 0) {
@@ -187,12 +253,7 @@ private:
         if (!open_.insert(key).second) {
             return R::failure(what + " is a VRT that names itself, directly or through others");
         }
-        if (!real.value().empty()) {
-            if (Status sidecars = checkSidecars(real.value()); !sidecars) {
-                return R::failure(sidecars.error());
-            }
-        }
-        if (Status sources = vrtSources(gdalPath, depth); !sources) {
+        if (Status sources = vrtSources(gdalPath, depth, network); !sources) {
             return R::failure(sources.error());
         }
         open_.erase(key);
@@ -252,7 +313,7 @@ private:
     }
 
     // When the file is a VRT, every source it names.
-    Status vrtSources(const std::string& gdalPath, int depth) {
+    Status vrtSources(const std::string& gdalPath, int depth, bool network) {
         bool whole = false;
         std::string text = readStart(gdalPath, 1024, whole);
         if (!looksLikeVrt(text)) {
@@ -266,12 +327,13 @@ private:
                                        std::to_string(kMaxVrtBytes >> 20) + " MiB of XML");
             }
         }
-        return xmlSources(text, CPLGetPath(gdalPath.c_str()), depth, name);
+        return xmlSources(text, CPLGetPath(gdalPath.c_str()), depth, name, network);
     }
 
-    // The sources in a VRT's XML; `base` is the folder sources relative to the VRT are in.
+    // The sources in a VRT's XML; `base` is the folder sources relative to the VRT are in;
+    // `network`: the VRT was read over the network.
     Status xmlSources(const std::string& xml, const std::string& base, int depth,
-                      const std::string& name) {
+                      const std::string& name, bool network) {
         if (depth >= kMaxVrtDepth) {
             return Status::failure("VRTs name VRTs more than " + std::to_string(kMaxVrtDepth) +
                                    " deep");
@@ -292,8 +354,8 @@ private:
                 }
                 if (EQUAL(node->pszValue, "SourceFilename") ||
                     EQUAL(node->pszValue, "SourceDataset")) {
-                    if (Status s =
-                            source(nodeText(node), attribute(node, "relativeToVRT"), base, depth);
+                    if (Status s = source(nodeText(node), attribute(node, "relativeToVRT"), base,
+                                          depth, network);
                         !s) {
                         return s;
                     }
@@ -309,10 +371,10 @@ private:
     // One source: an inline VRT, or a file relative to the VRT or not as GDAL's parsers of
     // relativeToVRT read it (atoi for sources, a boolean for raw bands, whose default is
     // relative): every reading is checked, and at least one must exist.
-    Status source(const std::string& text, const char* relative, const std::string& base,
-                  int depth) {
+    Status source(const std::string& text, const char* relative, const std::string& base, int depth,
+                  bool network) {
         if (text.find("<VRTDataset") != std::string::npos) {
-            return xmlSources(text, base, depth + 1, "inline VRT source");
+            return xmlSources(text, base, depth + 1, "inline VRT source", network);
         }
         std::string path = text;
         if (startsWith(lowerCase(path), "vrt://")) {
@@ -333,15 +395,16 @@ private:
         bool found = false;
         for (const std::string& candidate : candidates) {
             Result<bool> exists =
-                file(candidate, depth + 1, "VRT source " + escapedPath(candidate));
+                file(candidate, depth + 1, "VRT source " + escapedPath(candidate), network);
             if (!exists) {
                 return Status::failure(exists.error());
             }
             found = found || exists.value();
         }
         if (!found) {
-            return Status::failure("VRT source " + escapedPath(candidates.front()) +
-                                   " does not exist");
+            return Status::failure(
+                "VRT source " + escapedPath(candidates.front()) +
+                (isNetworkPath(candidates.front()) ? " " + missing_ : " does not exist"));
         }
         return {};
     }
@@ -349,9 +412,19 @@ private:
     std::map<std::string, std::vector<std::string>> blocking_;
     std::set<std::string> checked_;  // files found good (a mosaic names some many times)
     std::set<std::string> open_;     // files whose sources are being checked: one named again loops
+    std::string missing_;            // why the last file found missing is: its line
 };
 
 }  // namespace
+
+bool isNetworkPath(const std::string& path) {
+    return isUrl(path) || std::any_of(std::begin(kNetworkPrefixes), std::end(kNetworkPrefixes),
+                                      [&](const char* prefix) { return startsWith(path, prefix); });
+}
+
+std::string networkGdalPath(const std::string& path) {
+    return isUrl(path) ? "/vsicurl/" + path : path;
+}
 
 Status checkGdalInputs(const std::string& gdalPath) {
     InputCheck check;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include <cpl_conv.h>
@@ -152,6 +153,19 @@ void registerGdalDrivers() {
         // map is data; and /vsigzip/ leaves no MAP.gz.properties beside a map it reads.
         CPLSetConfigOption("GDAL_VRT_ENABLE_PYTHON", "NO");
         CPLSetConfigOption("CPL_VSIL_GZIP_WRITE_PROPERTIES", "NO");
+        // Maps named by URL: a server that does not answer, or stops sending, fails the read
+        // in bounded time rather than holding it; answers that ask to come back later (429, 5xx)
+        // are retried three times from 0.5 s on (GDAL lengthens each wait). Each is a default: the
+        // same option in the environment wins.
+        for (const auto& [name, value] :
+             {std::pair{"GDAL_HTTP_CONNECTTIMEOUT", "10"},
+              std::pair{"GDAL_HTTP_LOW_SPEED_TIME", "20"},
+              std::pair{"GDAL_HTTP_LOW_SPEED_LIMIT", "1"}, std::pair{"GDAL_HTTP_MAX_RETRY", "3"},
+              std::pair{"GDAL_HTTP_RETRY_DELAY", "0.5"}}) {
+            if (CPLGetConfigOption(name, nullptr) == nullptr) {
+                CPLSetConfigOption(name, value);
+            }
+        }
         GDALAllRegister();
     });
 }
@@ -184,10 +198,10 @@ void CPL_STDCALL GdalMessages::handle(CPLErr level, CPLErrorNum, const char* mes
 
 Result<GdalRaster> openGdalRaster(const std::string& gdalPath, const GdalMessages& messages) {
     using R = Result<GdalRaster>;
+    registerGdalDrivers();  // before the first read: its options bound a network read's waits
     if (Status inputs = checkGdalInputs(gdalPath); !inputs) {
         return R::failure(inputs.error());
     }
-    registerGdalDrivers();
     GdalRaster raster;
     raster.dataset.reset(GDALDataset::Open(
         gdalPath.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR));

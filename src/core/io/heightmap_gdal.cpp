@@ -19,6 +19,7 @@
 #include "core/base/text.h"
 #include "core/config.h"
 #include "core/io/gdal_capacity.h"
+#include "core/io/gdal_inputs.h"
 #include "core/io/gdal_raster.h"
 #include "core/io/memory_budget.h"
 #include "core/io/voids.h"
@@ -120,6 +121,9 @@ const char* gdalExtensionList() {
 }
 
 std::string gdalOpenPath(const std::string& path) {
+    if (isNetworkPath(path)) {
+        return networkGdalPath(path);
+    }
     return lowerExtension(path) == ".gz" ? "/vsigzip/" + path : path;
 }
 

@@ -15,8 +15,8 @@ namespace qt {
 bool isGdalExtension(const std::string& ext);
 const char* gdalExtensionList();
 
-// What GDAL opens for a map at `path`: the path itself, or for a .gz file the /vsigzip/ path
-// that reads it through gzip.
+// What GDAL opens for a map at `path`: the path itself, for a .gz file the /vsigzip/ path that
+// reads it through gzip, for a URL the /vsicurl/ path that reads it by byte ranges.
 std::string gdalOpenPath(const std::string& path);
 
 // Reads the one band of heights of a raster GDAL opens. `gdalPath` is what GDAL opens (the path,

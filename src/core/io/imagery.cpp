@@ -372,16 +372,17 @@ Status stretchOver(Imagery& out, GDALDatasetH rgba, bool minify, const GdalMessa
 
 }  // namespace
 
-Result<Imagery> loadImagery(const std::string& path, int mapWidth, int mapHeight,
+Result<Imagery> loadImagery(const std::string& imagePath, int mapWidth, int mapHeight,
                             const Georeference& geo, const ImageryLimits& limits) {
     if (mapWidth < 2 || mapHeight < 2) {
         return R::failure("the map is " + std::to_string(mapWidth) + " x " +
                           std::to_string(mapHeight) + " samples; imagery needs at least 2 x 2");
     }
+    registerGdalDrivers();  // before the first read: its options bound a network read's waits
+    const std::string path = networkGdalPath(imagePath);  // imagery named by URL: byte ranges
     if (Status inputs = checkGdalInputs(path); !inputs) {
         return R::failure(inputs.error());
     }
-    registerGdalDrivers();
     const GdalMessages messages;
     GDALDatasetUniquePtr base(
         GDALDataset::Open(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR));
@@ -390,7 +391,7 @@ Result<Imagery> loadImagery(const std::string& path, int mapWidth, int mapHeight
     }
     Imagery out;
     ImageryInfo& info = out.info;
-    info.source = path;
+    info.source = imagePath;
     info.sourceWidth = base->GetRasterXSize();
     info.sourceHeight = base->GetRasterYSize();
     info.bands = base->GetRasterCount();

@@ -61,7 +61,8 @@ struct Imagery {
     std::vector<std::string> warnings;
 };
 
-// Loads `path` as imagery over a mapWidth x mapHeight map placed by `geo`. Fails with one line
+// Loads `path` (a file, or a URL read by byte ranges through GDAL's /vsicurl/) as imagery over
+// a mapWidth x mapHeight map placed by `geo`. Fails with one line
 // (without the path: the caller names it) for a file GDAL cannot open or read, 5 or more bands,
 // sample types other than 8- and 16-bit unsigned integers, a CRS that cannot be transformed to
 // the map's, or a source whose pixels to read at the best overview exceed what a load may read;

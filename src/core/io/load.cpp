@@ -10,6 +10,7 @@
 #include "core/base/text.h"
 #include "core/config.h"
 #include "core/io/decoders.h"
+#include "core/io/gdal_inputs.h"
 #include "core/io/heightmap_gdal.h"
 
 namespace qt {
@@ -70,12 +71,15 @@ Status checkFormat(const std::string& ext, const LoadOptions& options) {
 }  // namespace
 
 std::string lowerExtension(const std::string& path) {
-    const size_t slash = path.find_last_of('/');
-    const size_t dot = path.find_last_of('.');
+    // A URL's query and fragment ("map.tif?X-Amz-Signature=...") are not its name.
+    const size_t end = isNetworkPath(path) ? path.find_first_of("?#") : std::string::npos;
+    const std::string named = path.substr(0, end);
+    const size_t slash = named.find_last_of('/');
+    const size_t dot = named.find_last_of('.');
     if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
         return "";
     }
-    std::string ext = path.substr(dot);
+    std::string ext = named.substr(dot);
     std::transform(ext.begin(), ext.end(), ext.begin(),
                    [](unsigned char c) { return char(std::tolower(c)); });
     return ext;
@@ -129,14 +133,27 @@ Result<Heightmap> loadAsStored(const std::string& path, const LoadOptions& optio
     if (Status problem = checkFormat(ext, options); !problem) {
         return loadFailure(name, problem.error());  // before touching the file
     }
+    // A map named by URL is read through GDAL's network file systems, by byte ranges: its
+    // raster's size is checked before its pixels are read, as a local file's is.
+    const bool network = isNetworkPath(path);
+    if (network && (!isGdalExtension(ext) || ext == ".gz" || ext == ".zip")) {
+        return loadFailure(name,
+                           "a map named by URL is read through GDAL, as .tif .tiff .asc "
+                           ".vrt .dem .bil .flt .img .ter .bt; not '" +
+                               escapedText(ext) + "'");
+    }
     // Everything that can be checked from the length and the header is, before the pixels are
     // read: a sparse file claiming gigabytes costs nothing.
-    const Result<uint64_t> length = fileLength(path);
-    if (!length) {
-        return loadFailure(name, length.error());
-    }
-    if (length.value() == 0) {
-        return loadFailure(name, "empty file");
+    uint64_t length = 0;  // a local file's
+    if (!network) {
+        const Result<uint64_t> file = fileLength(path);
+        if (!file) {
+            return loadFailure(name, file.error());
+        }
+        if (file.value() == 0) {
+            return loadFailure(name, "empty file");
+        }
+        length = file.value();
     }
     if (isGdalExtension(ext)) {
         // GDAL reads the file itself; the raster's size is checked before its pixels are.
@@ -153,29 +170,29 @@ Result<Heightmap> loadAsStored(const std::string& path, const LoadOptions& optio
         return std::move(loaded.value().map);
     }
     const bool raw = ext == ".r16" || ext == ".raw";
-    if (!raw && length.value() > kMaxFileBytes) {  // raw files are read straight into the codes
-        return loadFailure(name, "file of " + std::to_string(length.value()) +
+    if (!raw && length > kMaxFileBytes) {  // raw files are read straight into the codes
+        return loadFailure(name, "file of " + std::to_string(length) +
                                      " bytes is over the limit of " +
                                      std::to_string(kMaxFileBytes) + " bytes for a heightmap");
     }
     std::vector<unsigned char> bytes;
     RawGrid size{0, 0};
     if (raw || ext == ".hgt") {
-        const Result<RawGrid> grid = rawGrid(!raw, length.value(), options);
+        const Result<RawGrid> grid = rawGrid(!raw, length, options);
         if (!grid) {
             return loadFailure(name, grid.error());
         }
         size = grid.value();
     } else {
-        const uint64_t head = std::min<uint64_t>(length.value(), kHeaderBytes);
+        const uint64_t head = std::min<uint64_t>(length, kHeaderBytes);
         if (Status read = readFile(path, head, bytes); !read) {
             return loadFailure(name, read.error());
         }
-        const Result<ImageInfo> info = checkImage(bytes.data(), bytes.size(), length.value());
+        const Result<ImageInfo> info = checkImage(bytes.data(), bytes.size(), length);
         if (!info) {
             return loadFailure(name, info.error());
         }
-        if (Status dense = checkDensity(info.value(), length.value()); !dense) {
+        if (Status dense = checkDensity(info.value(), length); !dense) {
             return loadFailure(name, dense.error());
         }
         // The few headers checkImage does not size (0 x 0 here) are checked in loadStbImage,
@@ -197,8 +214,8 @@ Result<Heightmap> loadAsStored(const std::string& path, const LoadOptions& optio
     if (raw) {
         return readRaw16File(path, name, size);
     }
-    if (bytes.size() != length.value()) {  // a small image is whole already
-        if (Status read = readFile(path, length.value(), bytes); !read) {
+    if (bytes.size() != length) {  // a small image is whole already
+        if (Status read = readFile(path, length, bytes); !read) {
             return loadFailure(name, read.error());
         }
     }

@@ -6,6 +6,7 @@
 
 #include "core/base/text.h"
 #include "core/config.h"
+#include "core/io/gdal_inputs.h"
 #include "core/io/heightmap_gdal.h"
 #include "core/io/memory_budget.h"
 #include "core/io/raw16.h"
@@ -84,6 +85,15 @@ Result<OpenedMap> openMap(const std::string& path, const LoadOptions& options,
         return opened;
     }
     const StreamableSize& size = streamable.value();
+    if (isNetworkPath(path)) {
+        // Streaming keeps a local code cache of the whole raster: a remote raster is read whole.
+        const Status fits =
+            checkMemoryBudget(size.width, size.height, kGdalLoadBytesPerSample, options.memory);
+        return R::failure(escapedPath(path) + ": " +
+                          (fits ? std::string("--stream reads local files only") : fits.error()) +
+                          "; a map named by URL is read whole into memory (copy it to a local "
+                          "file, for example with gdal_translate, to stream it)");
+    }
     if (acceptSize) {
         if (Status fits = acceptSize(size.width, size.height); !fits) {
             return R::failure(escapedPath(path) + ": " + fits.error());
