@@ -114,6 +114,10 @@ void drawStats(const FrameStats& stats, const Terrain& terrain) {
     }
     ImGui::Text("culled by the frustum %u, occluded %u%s", c.leavesCulled, c.leavesOccluded,
                 stats.lod ? " (full detail)" : "");
+    if (stats.instancesEmpty > 0) {  // in view, but every square is a hole: nothing to draw
+        ImGui::Text("%s %s all nodata, left out", groupedCount(stats.instancesEmpty).c_str(),
+                    stats.lod ? "nodes" : "leaves");
+    }
     ImGui::Text("nodes tested %u of %u, whole subtrees %u", c.nodesTested, stats.nodesTotal,
                 c.subtreesAccepted);
     ImGui::Text("triangles %s, draw calls %d", groupedCount(int64_t(c.triangles)).c_str(),

@@ -273,6 +273,7 @@ std::string statsJson(const StatsReport& r) {
     j += "  \"leaves_culled\": " + std::to_string(s.cull.leavesCulled) + ",\n";
     j += "  \"leaves_occluded\": " + std::to_string(s.cull.leavesOccluded) + ",\n";
     j += "  \"subtrees_accepted\": " + std::to_string(s.cull.subtreesAccepted) + ",\n";
+    j += "  \"instances_empty\": " + std::to_string(s.instancesEmpty) + ",\n";
     j += "  \"draw_calls\": " + std::to_string(s.drawCalls) + ",\n";
     j += "  \"gl_renderer\": " + jsonString(r.glRenderer) + ",\n";
     j += "  \"synced_draws\": " + std::string(s.syncedDraws ? "true" : "false") + ",\n";

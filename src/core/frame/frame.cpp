@@ -95,34 +95,6 @@ LeafRange leavesUnder(const Quadtree& tree, const DrawNode& node) {
     return {tree.leafIndexAt(node.col, node.row), cols * rows};
 }
 
-// Moves the instances over a hole behind the others, keeping each part's order (a stable
-// partition through `scratch`, whose capacity reserveFor made: no allocation), and drops those
-// that draw nothing (Quadtree::emptyIn: every fragment would be left out); returns where the
-// instances over a hole start.
-template <typename Instance>
-uint32_t moveHolesLast(const Quadtree& tree, std::vector<Instance>& instances,
-                       std::vector<Instance>& scratch) {
-    if (!tree.hasHoles()) {
-        return uint32_t(instances.size());
-    }
-    scratch.clear();
-    size_t kept = 0;
-    for (const Instance& instance : instances) {
-        const LeafRange leaves = leavesUnder(tree, instance);
-        if (tree.emptyIn(leaves.first, leaves.count)) {
-            continue;
-        }
-        if (tree.holesIn(leaves.first, leaves.count)) {
-            scratch.push_back(instance);
-        } else {
-            instances[kept++] = instance;
-        }
-    }
-    std::copy(scratch.begin(), scratch.end(), instances.begin() + std::ptrdiff_t(kept));
-    instances.resize(kept + scratch.size());
-    return uint32_t(kept);
-}
-
 // The tree node an instance draws over: a leaf's, or the one `level` levels up from its first
 // leaf (the node of that level holding it: its box is the instance's, clipped to the map alike).
 const QuadtreeNode& treeNode(const Quadtree& tree, LeafCoord leaf) {
@@ -136,6 +108,46 @@ const QuadtreeNode& treeNode(const Quadtree& tree, const DrawNode& node) {
     assert(tree.nodes[index].x0 == uint32_t(node.col) << tree.leafShift &&
            tree.nodes[index].z0 == uint32_t(node.row) << tree.leafShift);
     return tree.nodes[index];
+}
+
+// The triangles an instance draws: two a square of a leaf, or of a node at its level's step.
+uint64_t instanceTriangles(const Quadtree& tree, LeafCoord leaf) {
+    return treeNode(tree, leaf).triangleCount();
+}
+uint64_t instanceTriangles(const Quadtree& tree, const DrawNode& node) {
+    const QuadtreeNode& n = treeNode(tree, node);
+    const uint32_t step = 1u << node.level;
+    return 2ull * uint64_t((n.x1 - n.x0 + step - 1) / step) *
+           uint64_t((n.z1 - n.z0 + step - 1) / step);
+}
+
+// Moves the instances over a hole behind the others, keeping each part's order (a stable
+// partition through `scratch`, whose capacity reserveFor made: no allocation), and drops those
+// that draw nothing (Quadtree::emptyIn: every fragment would be left out), adding their
+// triangles to `emptyTriangles`; returns where the instances over a hole start.
+template <typename Instance>
+uint32_t moveHolesLast(const Quadtree& tree, std::vector<Instance>& instances,
+                       std::vector<Instance>& scratch, uint64_t& emptyTriangles) {
+    if (!tree.hasHoles()) {
+        return uint32_t(instances.size());
+    }
+    scratch.clear();
+    size_t kept = 0;
+    for (const Instance& instance : instances) {
+        const LeafRange leaves = leavesUnder(tree, instance);
+        if (tree.emptyIn(leaves.first, leaves.count)) {
+            emptyTriangles += instanceTriangles(tree, instance);
+            continue;
+        }
+        if (tree.holesIn(leaves.first, leaves.count)) {
+            scratch.push_back(instance);
+        } else {
+            instances[kept++] = instance;
+        }
+    }
+    std::copy(scratch.begin(), scratch.end(), instances.begin() + std::ptrdiff_t(kept));
+    instances.resize(kept + scratch.size());
+    return uint32_t(kept);
 }
 
 // Moves the instances of [0, end) whose back faces `test` proves hidden before the others,
@@ -176,7 +188,9 @@ void fullDetailStage(const Quadtree& tree, const WorldMapping& mapping, const Cu
     frame.drawList.clear();
     appendLeafCoords(tree, frame.drawn, frame.drawList);
     const size_t selected = frame.drawList.size();
-    frame.holesFrom = moveHolesLast(tree, frame.drawList, frame.holeLeafScratch);
+    uint64_t emptyTriangles = 0;  // drawn by no instance: they are not the frame's
+    frame.holesFrom = moveHolesLast(tree, frame.drawList, frame.holeLeafScratch, emptyTriangles);
+    stats.cull.triangles -= emptyTriangles;
     stats.instancesOverHoles = uint32_t(frame.drawList.size()) - frame.holesFrom;
     stats.instancesEmpty = uint32_t(selected - frame.drawList.size());
 }
@@ -214,12 +228,14 @@ void levelOfDetailStage(const Heightmap& map, const Quadtree& tree, const WorldM
     }
     frame.drawList.clear();
     const size_t selected = frame.lod.nodes.size();
-    frame.holesFrom = moveHolesLast(tree, frame.lod.nodes, frame.holeNodeScratch);
+    uint64_t emptyTriangles = 0;
+    frame.holesFrom = moveHolesLast(tree, frame.lod.nodes, frame.holeNodeScratch, emptyTriangles);
     stats.instancesOverHoles = uint32_t(frame.lod.nodes.size()) - frame.holesFrom;
     stats.instancesEmpty = uint32_t(selected - frame.lod.nodes.size());
     stats.lod = true;
     stats.lodStats = frame.lod.stats;
-    stats.cull.triangles = frame.lod.stats.triangles;
+    stats.lodStats.triangles -= emptyTriangles;
+    stats.cull.triangles = stats.lodStats.triangles;
 }
 
 }  // namespace

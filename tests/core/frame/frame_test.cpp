@@ -115,6 +115,29 @@ uint32_t holesLast(const Scene& s, std::vector<Instance>& instances, Level level
     return uint32_t(it - instances.begin());
 }
 
+// The triangles of instances, counted here from the tree: two a square of a leaf, or of a node
+// at its level's step (the node `level` levels above the leaf at its corner).
+uint64_t drawnTriangles(const Quadtree& tree, const std::vector<LeafCoord>& leaves) {
+    uint64_t sum = 0;
+    for (const LeafCoord& leaf : leaves) {
+        sum += tree.nodes[tree.leafNodes[tree.leafIndexAt(leaf.col, leaf.row)]].triangleCount();
+    }
+    return sum;
+}
+uint64_t drawnTriangles(const Quadtree& tree, const std::vector<DrawNode>& nodes) {
+    uint64_t sum = 0;
+    for (const DrawNode& node : nodes) {
+        uint32_t index = tree.leafNodes[tree.leafIndexAt(node.col, node.row)];
+        for (int level = 0; level < node.level; ++level) {
+            index = tree.parents[index];
+        }
+        const QuadtreeNode& n = tree.nodes[index];
+        const uint64_t step = uint64_t(1) << node.level;
+        sum += 2 * ((n.x1 - n.x0 + step - 1) / step) * ((n.z1 - n.z0 + step - 1) / step);
+    }
+    return sum;
+}
+
 Expected stagesOneByOne(const Scene& s, const CullView& view) {
     Expected e;
     const Camera& c = view.camera;
@@ -144,7 +167,7 @@ Expected stagesOneByOne(const Scene& s, const CullView& view) {
         e.holesFrom = holesLast(s, e.drawList, [](LeafCoord) { return 0; });
         e.leavesOccluded = occlusion.leavesOccluded;
         e.leavesDrawn = walk.stats.leavesDrawn - occlusion.leavesOccluded;
-        e.triangles = triangleCount(s.tree, e.drawn);
+        e.triangles = drawnTriangles(s.tree, e.drawList);  // the empty leaves' left out
         return e;
     }
     LodParams params =
@@ -171,7 +194,7 @@ Expected stagesOneByOne(const Scene& s, const CullView& view) {
     e.holesFrom = holesLast(s, e.lodNodes, [](const DrawNode& n) { return int(n.level); });
     e.leavesOccluded = occlusion.leavesOccluded;
     e.leavesDrawn = walk.stats.leavesDrawn - occlusion.leavesOccluded;
-    e.triangles = lod.stats.triangles;
+    e.triangles = drawnTriangles(s.tree, e.lodNodes);  // the empty nodes' left out
     return e;
 }
 
@@ -270,7 +293,8 @@ TEST(FramePipeline, EqualsTheStagesRunOneByOneOnRealMaps) {
 // On maps with holes the frame's instances come hole-free first (drawn without the hole test),
 // then those over a hole, each part in tree order: the stages' lists partitioned by the mask,
 // less the instances every square of which has a nodata corner (they would draw nothing).
-TEST(FramePipeline, EqualsTheStagesRunOneByOneWithTheInstancesOverHolesLastAndNoEmptyOnes) {
+TEST(FramePipeline,
+     EqualsTheStagesRunOneByOneWithTheInstancesOverHolesLastAndNoEmptyOnesOrTheirTriangles) {
     int occluding = 0;
     int split = 0;    // views with instances on both sides of holesFrom
     int dropped = 0;  // views with nodes that draw nothing left out
@@ -294,6 +318,12 @@ TEST(FramePipeline, EqualsTheStagesRunOneByOneWithTheInstancesOverHolesLastAndNo
                 const size_t instances = stats.lod ? frame.lod.nodes.size() : frame.drawList.size();
                 split += frame.holesFrom > 0 && frame.holesFrom < instances;
                 dropped += stats.lod && instances < stats.lodStats.nodesDrawn;
+                // The triangles counted are those the instances left draw.
+                EXPECT_EQ(stats.cull.triangles, stats.lod ? drawnTriangles(s.tree, frame.lod.nodes)
+                                                          : drawnTriangles(s.tree, frame.drawList));
+                EXPECT_EQ(
+                    stats.instancesEmpty,
+                    (stats.lod ? stats.lodStats.nodesDrawn : stats.cull.leavesDrawn) - instances);
             }
         }
         expectPipelineEqualsStages(s, camerasFor(s, 12, seed), "holes " + std::to_string(seed),
