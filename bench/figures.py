@@ -14,7 +14,8 @@ Topics, each the section of docs/figures.md with that anchor:
   frames      bench/frames.py: culled against unculled frames, scaling with the map's size
   memory      bench/memory.py: peak memory a sample, and a million objects' bytes an object
   light       cast shadows and horizon angles of a 4097² map for a new Sun direction (core_bench),
-              and bench/light.py: frames lit by a Sun against the fixed light (gen_4097)
+              and bench/light.py: frames lit by a Sun against the fixed light, and frames while
+              a new Sun direction's shadows are computed against still ones (gen_4097)
   holes       bench/holes.py: frames with nodata as holes against its fill (gen_2049 as a .r16)
   imagery     bench/imagery.py: frames with imagery at 4x the map's density against none (gen_4097)
   streaming   bench/stream.py on a streamed 32769² .r16 (gen_4097.png cubic-upsampled)
@@ -499,7 +500,8 @@ INTRO = {
     "imagery": "Imagery draped over the map against the map's own colours, llvmpipe at 1280x720.",
     "light": "The light of a new Sun direction over the 4097² synthetic map "
              "(`syntheticHeightmap(4097, 4097, 11)`, bench/light_bench.cpp), on every core; frames "
-             "lit by a Sun against the fixed light, llvmpipe at 1280x720.",
+             "lit by a Sun against the fixed light, and frames while the shadows of a new Sun "
+             "direction are computed behind them against still ones, llvmpipe at 1280x720.",
 }
 
 

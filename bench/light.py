@@ -7,7 +7,10 @@ Usage: python3 bench/light.py [--build DIR] [--frames N] [--window WxH] [--runs 
 daylight sky and its haze) and without (the fixed light, flat sky and fog), the two interleaved
 R times, so that the ratio of their median culled frames is taken run by run. The shadows are
 computed before the first frame (scripted runs wait for them): this is the frame's cost of the
-light, not of computing it. Needs a display: run it under xvfb-run -a.
+light, not of computing it. The Sun's runs also fly the bench's sun-moving mode, interleaved with
+its culled frames: each asks for a new direction's shadows as it starts (computed behind it, at a
+lower priority) and uploads the last ones finished; its median against the culled median is
+the second table. Needs a display: run it under xvfb-run -a.
 """
 import argparse
 import os
@@ -22,9 +25,12 @@ parser.add_argument("--elevation", type=float, default=30.0)
 args = parser.parse_args()
 
 
-def culled_median(path, extra):
+def medians(path, extra):
+    """The culled frames' median, and with a Sun the sun-moving frames' (else None)."""
     text, _ = run_bench("light.py", args, path, extra)
-    return number("light.py", r"culled: +median ([\d.]+) ms", text)
+    culled = number("light.py", r"culled: +median ([\d.]+) ms", text)
+    moving = number("light.py", r"sun-moving: +median ([\d.]+) ms", text) if extra else None
+    return culled, moving
 
 
 print(f"`python3 bench/light.py --frames {args.frames} --window {args.window} --runs {args.runs} "
@@ -34,11 +40,27 @@ print()
 print("| map | frame ms: Sun / fixed light (each run) | Sun / fixed light: median ratio (spread) |")
 print("|---|---|---|")
 sun = ("--sun-azimuth", f"{args.azimuth:g}", "--sun-elevation", f"{args.elevation:g}")
+moving_rows = []
 for path in args.maps:
-    pairs = []
+    pairs, moving = [], []
     for _ in range(args.runs):
-        pairs.append((culled_median(path, sun), culled_median(path, ())))
+        (lit, lit_moving), (fixed, _) = medians(path, sun), medians(path, ())
+        pairs.append((lit, fixed))
+        moving.append((lit_moving, lit))
     ratios = sorted(s / f for s, f in pairs)
     each = ", ".join(f"{s:.0f} / {f:.0f}" for s, f in pairs)
     print(f"| {os.path.basename(path)} | {each} | {statistics.median(ratios):.3f}x "
           f"({ratios[0]:.3f}-{ratios[-1]:.3f}) |", flush=True)
+    moving_ratios = sorted(m / c for m, c in moving)
+    moving_rows.append(
+        f"| {os.path.basename(path)} | {', '.join(f'{m:.0f} / {c:.0f}' for m, c in moving)} | "
+        f"{statistics.median(moving_ratios):.3f}x "
+        f"({moving_ratios[0]:.3f}-{moving_ratios[-1]:.3f}) |")
+print()
+print("Frames while the shadows of a new Sun direction are computed (the bench's sun-moving frames) "
+      "against the same Sun's culled frames, interleaved in each Sun run:")
+print()
+print("| map | frame ms: Sun moving / still (each run) | moving / still: median ratio (spread) |")
+print("|---|---|---|")
+for row in moving_rows:
+    print(row)

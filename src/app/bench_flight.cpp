@@ -2,6 +2,7 @@
 // then the CSV of every frame and the summary of medians and ratios.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -11,6 +12,7 @@
 #include "app/scripted.h"
 #include "core/base/median.h"
 #include "core/view/flight_path.h"
+#include "render/terrain_sun.h"
 
 namespace qt {
 namespace {
@@ -26,15 +28,21 @@ struct BenchMode {
 };
 
 // Culled, frustum only, unculled; with --lod, culled by level of detail; with synchronised
-// draws, culled in one draw without waits; with back faces culled, culled drawing them.
-enum : size_t { kCulled, kFrustum, kUnculled, kLod, kOneDraw, kTwoSided, kBenchModes };
+// draws, culled in one draw without waits; with back faces culled, culled drawing them; with a
+// Sun's shadows, culled while the shadows of a new Sun direction are computed behind the frame.
+enum : size_t { kCulled, kFrustum, kUnculled, kLod, kOneDraw, kTwoSided, kSunMoving, kBenchModes };
 constexpr BenchMode kModes[kBenchModes] = {
     {"culled", CullMode::FrustumAndOcclusion, DrawVariant::AsSetUp},
     {"frustum", CullMode::FrustumOnly, DrawVariant::AsSetUp},
     {"unculled", CullMode::None, DrawVariant::AsSetUp},
     {"lod", CullMode::FrustumAndOcclusion, DrawVariant::AsSetUp},
     {"one-draw", CullMode::FrustumAndOcclusion, DrawVariant::OneDraw},
-    {"two-sided", CullMode::FrustumAndOcclusion, DrawVariant::TwoSided}};
+    {"two-sided", CullMode::FrustumAndOcclusion, DrawVariant::TwoSided},
+    {"sun-moving", CullMode::FrustumAndOcclusion, DrawVariant::AsSetUp}};
+
+// The Sun's azimuth turns by this much before each sun-moving frame: every one asks for new
+// shadows.
+constexpr double kSunMovingDegrees = 7.0;
 
 struct BenchRow {
     glm::vec3 eye;
@@ -79,6 +87,9 @@ std::vector<size_t> modesFor(const Session& s) {
     if (s.renderer.backFaceCulling) {
         modes.push_back(kTwoSided);
     }
+    if (s.terrain.sunlight) {
+        modes.push_back(kSunMoving);
+    }
     return modes;
 }
 
@@ -94,9 +105,31 @@ constexpr double kBenchWarmUpSeconds = 2.0;
 // noise lands on every mode alike rather than on one mode's pass.
 void fly(Session& s, const Framebuffer& target, const std::vector<Camera>& path, BenchRun& run) {
     const float lodPixels = s.options.lodPixels.value_or(0.0f);
+    SunlightJob* const sunlight = s.terrain.sunlight.get();
+    SunDirection sun = s.renderer.sun.value_or(SunDirection{});
     const auto frame = [&](const Camera& camera, size_t mode) {
-        return renderFrame(s, target, camera, kModes[mode].cull, mode == kLod ? lodPixels : 0.0f,
-                           kModes[mode].variant);
+        if (sunlight == nullptr) {
+            return renderFrame(s, target, camera, kModes[mode].cull,
+                               mode == kLod ? lodPixels : 0.0f, kModes[mode].variant);
+        }
+        // Every frame of a Sun starts with no shadows being computed. A sun-moving frame asks
+        // for a new direction's as it starts and takes (uploads) the last ones finished, as the
+        // viewer's frame does while the Sun moves, all within its time.
+        sunlight->waitIdle();
+        if (mode != kSunMoving) {
+            return renderFrame(s, target, camera, kModes[mode].cull,
+                               mode == kLod ? lodPixels : 0.0f, kModes[mode].variant);
+        }
+        const auto start = std::chrono::steady_clock::now();
+        sun.azimuth = std::fmod(sun.azimuth + kSunMovingDegrees, 360.0);
+        sunlight->request(sun);
+        updateTerrainSun(s.terrain, s.renderer);
+        FrameStats stats =
+            renderFrame(s, target, camera, kModes[mode].cull, 0.0f, kModes[mode].variant);
+        stats.frameMs =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+        return stats;
     };
     run.loadedMb = peakResidentMb();
     const size_t flown = lodPixels > 0.0f ? kLod : kCulled;
@@ -266,6 +299,14 @@ void printSummary(const Session& s, const BenchRun& run, int frames) {
                     m[kTwoSided].medianMs, m[kTwoSided].worstMs);
         std::printf("  two-sided / culled: median %.2fx (what culling back faces saves)\n",
                     ratio(m[kTwoSided].medianMs, m[kCulled].medianMs));
+    }
+    if (full && s.terrain.sunlight) {
+        std::printf(
+            "  sun-moving: median %.3f ms, worst %.3f ms (culled, new shadows computed behind "
+            "each frame)\n",
+            m[kSunMoving].medianMs, m[kSunMoving].worstMs);
+        std::printf("  sun-moving / culled: median %.2fx (frames while shadows are computed)\n",
+                    ratio(m[kSunMoving].medianMs, m[kCulled].medianMs));
     }
     if (full && s.renderer.syncDraws) {
         std::printf("  one-draw: median %.3f ms, worst %.3f ms (culled, one draw without waits)\n",

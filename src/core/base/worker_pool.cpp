@@ -1,10 +1,43 @@
 #include "core/base/worker_pool.h"
 
+#include <algorithm>
+#include <cerrno>
+
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 namespace qt {
 
-WorkerPool::WorkerPool(int threads) {
+// How far background threads sit below their creator: CFS gives a thread 10 nice levels down
+// about a tenth of a core's time against one that wants it, and all of it when the core is
+// otherwise idle.
+constexpr int kBackgroundNice = 10;
+
+void runThisThreadInBackground() {
+#if defined(__linux__)
+    // On Linux a nice value belongs to a thread: PRIO_PROCESS with the thread's id sets its own,
+    // here kBackgroundNice above what it inherited (at most 19). Raising one's own nice needs no
+    // privilege; a failure leaves the priority as it was.
+    const id_t self = id_t(syscall(SYS_gettid));
+    errno = 0;
+    const int inherited = getpriority(PRIO_PROCESS, self);
+    if (errno == 0) {
+        (void)setpriority(PRIO_PROCESS, self, std::min(inherited + kBackgroundNice, 19));
+    }
+#endif
+}
+
+WorkerPool::WorkerPool(int threads, Priority priority) {
     for (int t = 1; t < threads; ++t) {
-        workers_.emplace_back([this, t] { work(t); });
+        workers_.emplace_back([this, t, priority] {
+            if (priority == Priority::Background) {
+                runThisThreadInBackground();
+            }
+            work(t);
+        });
     }
 }
 

@@ -10,10 +10,17 @@
 
 namespace qt {
 
+// Lowers the calling thread's scheduling priority (Linux: 10 nice levels, this thread alone), so
+// that work the frames do not wait for (shadows of a moving Sun) takes what they leave of the
+// cores; nothing elsewhere.
+void runThisThreadInBackground();
+
 class WorkerPool {
 public:
+    // How the workers are scheduled: as the caller's thread, or Background (below it).
+    enum class Priority { AsCaller, Background };
     // `threads` - 1 workers: the caller's thread is the first of `threads`.
-    explicit WorkerPool(int threads);
+    explicit WorkerPool(int threads, Priority priority = Priority::AsCaller);
     ~WorkerPool();
     WorkerPool(const WorkerPool&) = delete;
     WorkerPool& operator=(const WorkerPool&) = delete;

@@ -17,10 +17,13 @@ SunlightJob::SunlightJob(const Heightmap& map, const WorldMapping& mapping, int 
       mapping_(mapping),
       bands_(bands),
       skyAzimuths_(skyAzimuths),
-      pool_(threads),
+      pool_(threads, WorkerPool::Priority::Background),
       working_(size_t(map.sampleCount())),
       finished_(size_t(map.sampleCount())),
-      thread_([this] { loop(); }) {
+      thread_([this] {
+          runThisThreadInBackground();  // frames never wait for it: they take what is left
+          loop();
+      }) {
     assert(skyAzimuths == 0 || bands == kLightBands);
 }
 
