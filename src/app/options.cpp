@@ -391,6 +391,7 @@ const std::map<std::string, Handler>& valueOptions() {
         {"--state-json", pathOption(&ViewerOptions::stateJsonPath)},
         {"--screenshot-dir", pathOption(&ViewerOptions::screenshotDir)},
         {"--cache-dir", pathOption(&ViewerOptions::cacheDir)},
+        {"--cache-size", countOption(&ViewerOptions::cacheSizeMb, kMaxMemoryBudgetMb, " of MiB")},
         {"--freeze-eye", pointOption(&ViewerOptions::freezeEye)},
         {"--freeze-target", pointOption(&ViewerOptions::freezeTarget)},
         {"--window-shot", pathOption(&ViewerOptions::windowShotPath)},
@@ -587,6 +588,8 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
   --cache-dir DIR      where streamed maps' code caches and sidecars go (default:
                        $XDG_CACHE_HOME/quadterrain, else ~/.cache/quadterrain)
   --cache-beside       put them beside each map instead (MAP.qtcodes, MAP.qtree)
+  --cache-size MB      keep the cache folder's own files within MB: the least recently used
+                       code caches are removed to make room for a new one (default 0: no bound)
   --stream-pool N      with --stream: GPU layers for level-0 pages (default: enough for the
                        window at --fov and 1 pixel of level of detail, grown when the window
                        grows); implies --stream

@@ -103,6 +103,7 @@ struct ViewerOptions {
     // --cache-dir: the folder of streamed maps' code caches and tree sidecars ("": the cache
     // folder, core/streaming/cache_folder.h); --cache-beside: beside each map instead.
     std::string cacheDir;
+    std::optional<uint64_t> cacheSizeMb;  // --cache-size
     bool cacheBeside = false;
     std::string georef;  // --georef N47E009: the SRTM tile an .hgt lies on, whatever its name
     int maxFps = 0;      // --max-fps: frames a second at most (0: no cap)

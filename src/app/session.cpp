@@ -71,6 +71,7 @@ LoadOptions loadOptions(const ViewerOptions& options) {
     load.fillNodata = options.fillNodata;
     load.cacheDir = options.cacheDir;
     load.cacheBeside = options.cacheBeside;
+    load.cacheSizeBytes = options.cacheSizeMb.value_or(0) << 20;
     return load;
 }
 

@@ -538,12 +538,13 @@ TEST(Options, WindowUpToTheCap) {
 TEST(Options, UsageNamesEveryOption) {
     const std::string usage = usageText();
     for (const char* name :
-         {"--spacing",    "--height-scale", "--leaf",        "--size",         "--eye",
-          "--target",     "--fov",          "--no-cull",     "--no-occlusion", "--lod",
-          "--screenshot", "--stats-json",   "--dump-leaves", "--cull-map",     "--bench",
-          "--help",       "--pick",         "--state-json",  "--max-fps",      "--objects",
-          "--moving",     "--seed",         "--steps",       "--dump-objects", "--memory-budget",
-          "--cache-dir",  "--cache-beside", "--sun",         "--sun-azimuth",  "--sun-elevation"}) {
+         {"--spacing",      "--height-scale", "--leaf",        "--size",         "--eye",
+          "--target",       "--fov",          "--no-cull",     "--no-occlusion", "--lod",
+          "--screenshot",   "--stats-json",   "--dump-leaves", "--cull-map",     "--bench",
+          "--help",         "--pick",         "--state-json",  "--max-fps",      "--objects",
+          "--moving",       "--seed",         "--steps",       "--dump-objects", "--memory-budget",
+          "--cache-dir",    "--cache-beside", "--cache-size",  "--sun",          "--sun-azimuth",
+          "--sun-elevation"}) {
         EXPECT_NE(usage.find(name), std::string::npos) << name;
     }
 }

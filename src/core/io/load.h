@@ -39,6 +39,9 @@ struct LoadOptions {
     // beside the map when cacheBeside.
     std::string cacheDir{};
     bool cacheBeside = false;
+    // --cache-size: the cache folder's own files at most this many bytes, the least recently used
+    // code caches removed to make room for a new one (trimCacheFolder); 0: no bound.
+    uint64_t cacheSizeBytes = 0;
 };
 
 // Called with a map's size once the file's header (or length, or GDAL's raster) gives it, before

@@ -6,11 +6,14 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cassert>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <utility>
+#include <vector>
 
 #include "core/base/byte_fields.h"
 #include "core/streaming/nodata_sidecar.h"
@@ -113,6 +116,102 @@ std::vector<std::string> removeOrphanedCodeCaches(const std::string& folder) {
             removeIfOurs(sidecarPath(path), kTreeSidecarMagic);
             removeIfOurs(nodataSidecarPath(path), kNodataSidecarMagic);
             removed.push_back(path);
+        }
+    }
+    return removed;
+}
+
+void markCacheUsed(const std::string& path) {
+    const timespec times[2] = {{0, UTIME_NOW}, {0, UTIME_OMIT}};
+    (void)::utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW);
+}
+
+namespace {
+
+// What trimCacheFolder may remove as one: a code cache and its sidecars, or a .r16's sidecar.
+struct CacheUnit {
+    std::vector<std::pair<std::string, const FileMagic*>> files;  // the first names the unit
+    uint64_t bytes = 0;
+    timespec used{};  // the first file's access time
+};
+
+// Adds `path` to `unit` when it is the program's own file of kind `magic` (a regular file, never
+// through a link); false otherwise.
+bool addIfOurs(CacheUnit& unit, const std::string& path, const FileMagic& magic) {
+    struct stat st {};  // before the claim reads its magic
+    if (::lstat(path.c_str(), &st) != 0 || !claimPath(path, magic).ours()) {
+        return false;
+    }
+    if (unit.files.empty()) {
+        unit.used = st.st_atim;
+    }
+    unit.files.emplace_back(path, &magic);
+    unit.bytes += uint64_t(st.st_size);
+    return true;
+}
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> trimCacheFolder(const std::string& folder, uint64_t limitBytes,
+                                                 uint64_t needBytes, const std::string& keep) {
+    namespace fs = std::filesystem;
+    using R = Result<std::vector<std::string>>;
+    const auto over = [&]() {
+        return R::failure("it needs " + std::to_string((needBytes + (1 << 20) - 1) >> 20) +
+                          " MiB, over --cache-size of " + std::to_string(limitBytes >> 20) +
+                          " MiB");
+    };
+    if (needBytes > limitBytes) {
+        return over();
+    }
+    std::vector<CacheUnit> units;
+    uint64_t total = 0;
+    std::error_code error;
+    for (const fs::directory_entry& entry : fs::directory_iterator(folder, error)) {
+        const std::string path = entry.path().string();
+        CacheUnit unit;
+        if (endsWith(path, ".qtcodes")) {
+            if (!addIfOurs(unit, path, kCodeCacheMagic)) {
+                continue;
+            }
+            addIfOurs(unit, sidecarPath(path), kTreeSidecarMagic);
+            addIfOurs(unit, nodataSidecarPath(path), kNodataSidecarMagic);
+        } else if (endsWith(path, ".qtree") && !endsWith(path, ".qtcodes.qtree")) {
+            if (!addIfOurs(unit, path, kTreeSidecarMagic)) {
+                continue;
+            }
+        } else {
+            continue;
+        }
+        if (unit.files.front().first != keep) {  // `keep` is replaced: neither counted nor removed
+            total += unit.bytes;
+            units.push_back(std::move(unit));
+        }
+    }
+    // Least recently used first; the plan is made whole before anything is removed.
+    std::sort(units.begin(), units.end(), [](const CacheUnit& a, const CacheUnit& b) {
+        return a.used.tv_sec != b.used.tv_sec ? a.used.tv_sec < b.used.tv_sec
+                                              : a.used.tv_nsec < b.used.tv_nsec;
+    });
+    size_t go = 0;
+    uint64_t left = total;
+    while (left + needBytes > limitBytes && go < units.size()) {
+        left -= units[go++].bytes;
+    }
+    if (left + needBytes > limitBytes) {
+        return over();
+    }
+    std::vector<std::string> removed;
+    for (size_t i = 0; i < go; ++i) {
+        for (const auto& [path, magic] : units[i].files) {
+            if (removeIfOurs(path, *magic)) {
+                removed.push_back(path);
+            }
         }
     }
     return removed;

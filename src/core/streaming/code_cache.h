@@ -45,6 +45,23 @@ std::string recordedMapPath(const std::string& mapPath);
 // program's and anything else named *.qtcodes are left alone. Returns the removed caches' paths.
 std::vector<std::string> removeOrphanedCodeCaches(const std::string& folder);
 
+// Marks the code cache at `path` used now (its access time, set explicitly: a mount's noatime or
+// relatime does not hold it back), for trimCacheFolder's order. Its modification time, which its
+// sidecars vouch for, is left as it is.
+void markCacheUsed(const std::string& path);
+
+// Makes room for `needBytes` more in the cache folder `folder` within `limitBytes` of the
+// program's own files (--cache-size): its code caches, each with its tree and nodata sidecars,
+// and the tree sidecars of streamed .r16 maps count, and go least recently used first (their
+// access time) until the rest and `needBytes` fit; the cache at `keep`, about to be replaced by
+// the new one, neither counts nor goes. Only the program's
+// own files count and go (own_files.h); anything else there is left alone and not counted.
+// Fails, removing nothing, when `needBytes` alone is over the limit or what must stay leaves too
+// little room ("it needs N MiB, over --cache-size of M MiB"). Returns the removed files' paths
+// (a cache's sidecars with it).
+Result<std::vector<std::string>> trimCacheFolder(const std::string& folder, uint64_t limitBytes,
+                                                 uint64_t needBytes, const std::string& keep);
+
 // A hash of the count, lengths and modification times of a raster's files (its own and, for a
 // VRT, its sources'; GDAL's file list): it changes when any of them does. Names are left out, so
 // that a map opened by another path (relative, absolute) keeps its cache.

@@ -65,7 +65,12 @@ int openIfOurs(const std::string& path, const FileMagic& magic, PathClaim& claim
         return -1;
     }
     // The look above is only a look: what is opened is checked again through its descriptor.
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    // Looking is not using: O_NOATIME leaves the access time that orders the cache folder
+    // (trimCacheFolder) as it was; it is refused (EPERM) for a file of another owner.
+    int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOATIME);
+    if (fd < 0 && errno == EPERM) {
+        fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    }
     if (fd < 0) {
         claim = errno == ENOENT  ? PathClaim{}
                 : errno == ELOOP ? other("a symbolic link")

@@ -309,19 +309,42 @@ CacheSpots cacheSpots(const std::vector<CachePlace>& places) {
     return spots;
 }
 
+// --cache-size for a new cache: the cache folder's own files at most limitBytes (0: no bound),
+// the new cache and its sidecars keptBytes of them.
+struct CacheBound {
+    uint64_t limitBytes = 0;
+    uint64_t keptBytes = 0;
+};
+
 // The first writable place with room that takes a new cache (the cache folder made when missing),
 // else an unnamed file for the codes (`chosen` then "", and `notKept` the line that says why): in
 // the blocked place's folder, or in the scratch folder when no place could take the cache. The
 // reasons the others did not, in one line, when none does.
 Result<CodeCacheWriter> createCache(const CacheSpots& spots, uint64_t needBytes,
-                                    const StreamOptions& stream, int width, int height,
-                                    std::string& chosen, std::string& notKept) {
+                                    const StreamOptions& stream, const CacheBound& bound, int width,
+                                    int height, std::string& chosen, std::string& notKept) {
     std::string reasons;
-    const auto roomIn = [&](const std::string& dir, bool cacheFolder, std::string& reason) {
+    const auto roomIn = [&](const std::string& dir, bool cacheFolder, std::string& reason,
+                            const std::string& keep) {
         if (cacheFolder) {
             if (Status made = makeCacheFolder(dir); !made) {
                 reason = "cache folder " + made.error();
                 return false;
+            }
+            // --cache-size: the least recently used caches there make room for this one.
+            if (bound.limitBytes > 0) {
+                const Result<std::vector<std::string>> trimmed =
+                    trimCacheFolder(dir, bound.limitBytes, bound.keptBytes, keep);
+                if (!trimmed) {
+                    reason = "cache folder: " + trimmed.error();
+                    return false;
+                }
+                for (const std::string& removed : trimmed.value()) {
+                    std::fprintf(stderr,
+                                 "%s: removed, least recently used, to keep the cache folder "
+                                 "within --cache-size\n",
+                                 escapedPath(removed).c_str());
+                }
             }
         }
         const uint64_t free = stream.freeDiskBytes ? stream.freeDiskBytes(dir) : freeDiskBytes(dir);
@@ -332,7 +355,7 @@ Result<CodeCacheWriter> createCache(const CacheSpots& spots, uint64_t needBytes,
     };
     const auto unnamedIn = [&](const std::string& dir) {
         std::string reason;
-        if (roomIn(dir, false, reason)) {
+        if (roomIn(dir, false, reason, "")) {
             Result<CodeCacheWriter> writer = CodeCacheWriter::createUnnamed(dir, width, height);
             if (writer) {
                 chosen.clear();
@@ -346,7 +369,7 @@ Result<CodeCacheWriter> createCache(const CacheSpots& spots, uint64_t needBytes,
     for (const CachePlace& place : spots.write) {
         const std::string dir = folderOf(place.path);
         std::string reason;
-        if (roomIn(dir, place.inCacheFolder, reason)) {
+        if (roomIn(dir, place.inCacheFolder, reason, place.path)) {
             Result<CodeCacheWriter> writer = CodeCacheWriter::create(place.path, width, height);
             if (writer) {
                 chosen = place.path;
@@ -518,6 +541,9 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
             return fail(name, reused.error());
         }
         if (reused.value()) {
+            if (place.inCacheFolder) {
+                markCacheUsed(place.path);  // --cache-size removes the least recently used first
+            }
             return out;
         }
     }
@@ -534,8 +560,11 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
         (info.directUint16 ? 0 : samples * sizeof(float)) + kStreamDiskMarginBytes;
     std::string cache;
     std::string notKept;
+    const CacheBound bound{options.cacheSizeBytes, codeCacheBytes(width, height) +
+                                                       sidecarBytes(width, height, out.leafSize) +
+                                                       samples / 8 + 4096};
     Result<CodeCacheWriter> created =
-        createCache(spots, needBytes, stream, width, height, cache, notKept);
+        createCache(spots, needBytes, stream, bound, width, height, cache, notKept);
     if (!created) {
         return fail(name, created.error());
     }

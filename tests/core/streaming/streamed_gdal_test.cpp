@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <cpl_string.h>
@@ -28,6 +30,7 @@
 #include "core/streaming/cache_folder.h"
 #include "core/streaming/code_cache.h"
 #include "core/streaming/open_map.h"
+#include "core/streaming/own_files.h"
 #include "streamed_checks.h"
 #include "test_files.h"
 
@@ -602,6 +605,120 @@ TEST(StreamedGdal, CachesOfDeletedMapsAreRemovedFromTheCacheFolder) {
     EXPECT_TRUE(std::filesystem::exists(nameless));
     EXPECT_TRUE(std::filesystem::exists(dir.path("cache/notes.qtcodes")));
     EXPECT_TRUE(removeOrphanedCodeCaches(dir.path("cache")).empty());
+}
+
+// The bytes of a cache with its sidecars, as --cache-size counts them.
+uint64_t cacheUnitBytes(const std::string& cache) {
+    uint64_t bytes = 0;
+    for (const std::string& path : {cache, cache + ".qtree", cache + ".qtnodata"}) {
+        std::error_code error;
+        const uint64_t size = std::filesystem::file_size(path, error);
+        bytes += error ? 0 : size;
+    }
+    return bytes;
+}
+
+// --cache-size: the cache folder keeps the most recently used caches (an open of a cache uses
+// it; a look by the folder's own scans does not) within the bound, removing the least recently
+// used, with their sidecars, to make room; what is not the program's is neither counted nor
+// touched; a cache that cannot fit is not kept, removing nothing, and the map still opens.
+TEST(StreamedGdal, TheCacheSizeKeepsTheMostRecentlyUsedCachesWithinIt) {
+    TempDir dir;
+    const StreamOptions stream = streamIn(capForLevel(181, 4, 2));
+    LoadOptions options = cacheIn(dir, false);
+    Raster raster;
+    const std::vector<double> samples = hills(raster.width, raster.height, true);
+    const auto open = [&](const std::string& name) {
+        // File times come from the kernel's coarse clock (a tick of up to 10 ms): uses a tick
+        // apart are ordered.
+        std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        const std::string path = dir.path(name);
+        if (!std::filesystem::exists(path)) {
+            writeTiff(path, raster, samples);
+        }
+        const Result<StreamedMap> opened = openStreamedGdal(path, path, options, 4, stream);
+        EXPECT_TRUE(opened.ok()) << opened.error();
+        return opened.ok() ? opened.value() : StreamedMap{};
+    };
+    const StreamedMap a = open("a.tif");
+    ASSERT_EQ(a.codes, CodeSource::CacheWritten);
+    const uint64_t unit = cacheUnitBytes(a.cachePath);
+    ASSERT_GT(unit, 0u);
+    // A user's big file named like a cache: not counted, never removed.
+    const std::string notes = dir.path("cache/notes.qtcodes");
+    test::writeBytes(notes, std::vector<uint8_t>(size_t(unit) * 3, uint8_t('n')));
+    options.cacheSizeBytes = 2 * unit + unit / 2;  // room for two
+    const StreamedMap b = open("b.tif");
+    ASSERT_EQ(b.codes, CodeSource::CacheWritten);
+    EXPECT_TRUE(std::filesystem::exists(a.cachePath));
+    // a is used after b: c's cache takes b's place.
+    ASSERT_EQ(open("a.tif").codes, CodeSource::CacheRead);
+    ASSERT_TRUE(removeOrphanedCodeCaches(dir.path("cache")).empty());  // a look, not a use
+    const StreamedMap c = open("c.tif");
+    ASSERT_EQ(c.codes, CodeSource::CacheWritten);
+    EXPECT_TRUE(std::filesystem::exists(a.cachePath));
+    EXPECT_FALSE(std::filesystem::exists(b.cachePath));
+    EXPECT_FALSE(std::filesystem::exists(b.cachePath + ".qtree"));
+    EXPECT_FALSE(std::filesystem::exists(b.cachePath + ".qtnodata"));
+    EXPECT_TRUE(std::filesystem::exists(c.cachePath));
+    EXPECT_TRUE(std::filesystem::exists(notes));
+    // b again: a is now the least recently used (c was written after a's use).
+    EXPECT_EQ(open("b.tif").codes, CodeSource::CacheWritten);
+    EXPECT_FALSE(std::filesystem::exists(a.cachePath));
+    EXPECT_TRUE(std::filesystem::exists(c.cachePath));
+    // A bound no cache fits: nothing removed, the map flies from an unnamed file, one line.
+    options.cacheSizeBytes = unit / 2;
+    const StreamedMap d = open("d.tif");
+    EXPECT_EQ(d.codes, CodeSource::CacheNotKept);
+    EXPECT_NE(d.cacheProblem.find("over --cache-size of 0 MiB; continuing without a code cache"),
+              std::string::npos)
+        << d.cacheProblem;
+    EXPECT_TRUE(std::filesystem::exists(b.cachePath));
+    EXPECT_TRUE(std::filesystem::exists(c.cachePath));
+    expectEqualsFullLoad(d, dir.path("d.tif"), 4);
+}
+
+// trimCacheFolder by itself: the plan is whole before anything goes, the cache being replaced
+// is neither counted nor removed, and links are never followed.
+TEST(CacheFolderTrim, RemovesLeastRecentlyUsedOwnFilesOnlyAndNothingWhenItCannotFit) {
+    TempDir dir;
+    const std::string folder = dir.path("");
+    // Files of the program's own kinds (their magic and filler), used at times 100, 200, 300.
+    const auto own = [&](const std::string& name, const FileMagic& magic, size_t bytes,
+                         int64_t usedAt) {
+        std::vector<uint8_t> content(bytes, uint8_t(7));
+        std::copy(magic.bytes, magic.bytes + kFileMagicBytes, content.begin());
+        test::writeBytes(dir.path(name), content);
+        const timespec times[2] = {{usedAt, 0}, {0, UTIME_OMIT}};
+        EXPECT_EQ(::utimensat(AT_FDCWD, dir.path(name).c_str(), times, 0), 0);
+    };
+    own("old.qtcodes", kCodeCacheMagic, 1000, 100);
+    own("old.qtcodes.qtree", kTreeSidecarMagic, 200, 100);
+    own("r16.qtree", kTreeSidecarMagic, 500, 200);
+    own("new.qtcodes", kCodeCacheMagic, 1000, 300);
+    own("replaced.qtcodes", kCodeCacheMagic, 4000, 50);
+    ASSERT_EQ(::symlink(dir.path("new.qtcodes").c_str(), dir.path("link.qtcodes").c_str()), 0);
+    // Own files: 1200 + 500 + 1000 (replaced.qtcodes is the one being replaced).
+    const auto trim = [&](uint64_t limit, uint64_t need) {
+        return trimCacheFolder(folder, limit, need, dir.path("replaced.qtcodes"));
+    };
+    const Result<std::vector<std::string>> fits = trim(3000, 300);
+    ASSERT_TRUE(fits.ok()) << fits.error();
+    EXPECT_TRUE(fits.value().empty());
+    const Result<std::vector<std::string>> tooBig = trim(3000, 3001);
+    ASSERT_FALSE(tooBig.ok());
+    EXPECT_EQ(tooBig.error(), "it needs 1 MiB, over --cache-size of 0 MiB");
+    EXPECT_EQ(test::filesIn(folder).size(), 6u);
+    const Result<std::vector<std::string>> one = trim(3000, 1000);  // the oldest unit goes
+    ASSERT_TRUE(one.ok()) << one.error();
+    EXPECT_EQ(one.value(),
+              (std::vector<std::string>{dir.path("old.qtcodes"), dir.path("old.qtcodes.qtree")}));
+    const Result<std::vector<std::string>> two = trim(1200, 1100);  // r16.qtree, then new
+    ASSERT_TRUE(two.ok()) << two.error();
+    EXPECT_EQ(two.value(),
+              (std::vector<std::string>{dir.path("r16.qtree"), dir.path("new.qtcodes")}));
+    EXPECT_TRUE(std::filesystem::exists(dir.path("replaced.qtcodes")));
+    EXPECT_TRUE(std::filesystem::is_symlink(dir.path("link.qtcodes")));
 }
 
 // By default the cache and its sidecar go to $XDG_CACHE_HOME/quadterrain, under the map's name
