@@ -75,11 +75,6 @@ std::vector<std::string> rasterFiles(GDALDataset& dataset, const std::string& pa
     return files;
 }
 
-// The sidecar of a cache's tree: its length for the disk check.
-uint64_t sidecarBytes(int width, int height, int leafSize) {
-    return quadtreeNodeCount(width, height, leafSize) * 4 + 4096;
-}
-
 // Reads rows of an unsigned 16-bit band straight into the cache (RowsAhead's chunks: whole rows
 // of blocks). GDAL's messages are caught on the thread that reads.
 class DirectRows {

@@ -65,6 +65,10 @@ std::string sidecarPath(const std::string& mapPath) {
     return mapPath + ".qtree";
 }
 
+uint64_t sidecarBytes(int width, int height, int leafSize) {
+    return quadtreeNodeCount(width, height, leafSize) * 4 + 4096;
+}
+
 Result<TreeSidecar> parseTreeSidecar(const unsigned char* bytes, size_t count, const FileStamp& map,
                                      int width, int height, int leafSize) {
     if (count < kHeaderBytes || std::memcmp(bytes, kTreeSidecarMagic.bytes, kFileMagicBytes) != 0) {

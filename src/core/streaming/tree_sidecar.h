@@ -33,6 +33,10 @@ struct TreeSidecar {
 // .r16's kept beside it).
 std::string sidecarPath(const std::string& mapPath);
 
+// At least the length of the sidecar of a width x height map's tree of leafSize leaves (its
+// coarse and fold errors, 4 bytes a node, and its header): for disk and --cache-size checks.
+uint64_t sidecarBytes(int width, int height, int leafSize);
+
 // Reads the sidecar at `path` for a map of the given stamp, size and leaf size. Fails with one
 // line (without the path) saying why it cannot be used: missing, stale (the map changed), made
 // for another leaf size, truncated, corrupt (checksum), or sizes that do not match the map. Every

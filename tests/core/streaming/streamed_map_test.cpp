@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +19,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -492,6 +495,42 @@ TEST(TreeSidecar, DeferredErrorsEqualThoseOfAnOpenThatDoesNotDefer) {
     EXPECT_FALSE(whole.deferred.pending);
     expectSameBounds(d.tree, whole.tree);
     EXPECT_EQ(test::readBytes(f.side), deferredSidecar);
+}
+
+// --cache-size holds a .r16's sidecar in the cache folder too: a new one removes the least
+// recently used file there, and one that cannot fit is not written (one line) while the map
+// still opens.
+TEST(TreeSidecar, TheCacheSizeBoundsSidecarsInTheCacheFolder) {
+    TempDir dir;
+    LoadOptions options;
+    options.cacheDir = dir.path("cache");
+    StreamOptions stream;
+    stream.bandBytes = capForLevel(257, 4, 2);
+    writeR16(dir.path("a.r16"), 257, 257, 11);
+    writeR16(dir.path("b.r16"), 257, 257, 12);
+    Result<StreamedMap> a = openStreamedRaw16(dir.path("a.r16"), options, 4, stream);
+    ASSERT_TRUE(a.ok()) << a.error();
+    ASSERT_TRUE(a.value().sidecarWritten);
+    const std::string aSide = a.value().sidecarPath;
+    ASSERT_EQ(aSide.rfind(dir.path("cache/"), 0), 0u) << aSide;
+    const uint64_t bytes = std::filesystem::file_size(aSide);
+    options.cacheSizeBytes = bytes + bytes / 2;                  // room for one
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));  // file times: a coarse tick
+    Result<StreamedMap> b = openStreamedRaw16(dir.path("b.r16"), options, 4, stream);
+    ASSERT_TRUE(b.ok()) << b.error();
+    EXPECT_TRUE(b.value().sidecarWritten) << b.value().sidecarProblem;
+    EXPECT_FALSE(std::filesystem::exists(aSide));
+    EXPECT_TRUE(std::filesystem::exists(b.value().sidecarPath));
+    options.cacheSizeBytes = bytes / 2;
+    Result<StreamedMap> again = openStreamedRaw16(dir.path("a.r16"), options, 4, stream);
+    ASSERT_TRUE(again.ok()) << again.error();
+    EXPECT_FALSE(again.value().sidecarWritten);
+    EXPECT_NE(again.value().sidecarProblem.find(
+                  "over --cache-size of 0 MiB; continuing without a sidecar"),
+              std::string::npos)
+        << again.value().sidecarProblem;
+    EXPECT_TRUE(std::filesystem::exists(b.value().sidecarPath));
+    EXPECT_FALSE(std::filesystem::exists(aSide));
 }
 
 // A map of one leaf: no inner node, so no errors in its sidecar, written and read again.
