@@ -63,7 +63,8 @@ std::string serverProblem() {
 
 // The real file a GDAL path reads: the path itself, or the archive or gzip file under a /vsizip/,
 // /vsitar/ or /vsigzip/ path; "" for a /vsimem/ path (memory: nothing to check). Fails for the
-// other virtual file systems (the network, standard input) and for one nested in another.
+// other virtual file systems (standard input and the rest; the network's are checked apart) and
+// for one nested in another.
 Result<std::string> realFile(const std::string& gdalPath) {
     using R = Result<std::string>;
     if (startsWith(gdalPath, "/vsimem/")) {
@@ -190,10 +191,10 @@ private:
         }
         std::string key = gdalPath;
         if (network) {
-            // GDAL's stat of a network path asks the server (a HEAD or a ranged GET); the
-            // error it sets says why one is missing: the HTTP status, or no answer at all.
-            // GDAL keeps what it learnt of a URL: a miss is asked again, so that the error is
-            // this answer's and a server back up is seen.
+            // GDAL's stat of a network path asks the server (a HEAD or a ranged GET) and sets
+            // the error that says why one is missing: the HTTP status, or curl's line. GDAL
+            // keeps what it learnt of a URL: a miss is asked again past that, so that the line
+            // is this answer's and a server back up is seen.
             VSIStatBufL st{};
             CPLPushErrorHandler(CPLQuietErrorHandler);  // the line below says it
             int failed = VSIStatExL(gdalPath.c_str(), &st, VSI_STAT_EXISTS_FLAG);
