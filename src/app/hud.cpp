@@ -179,8 +179,17 @@ HudRequests drawToggles(HudState& state, const Camera& camera, const Heightmap& 
     ImGui::Checkbox("boxes (B)", &state.boxes);
     if (state.lod) {
         ImGui::SetNextItemWidth(-1);
-        ImGui::SliderFloat("##lodPixels", &state.lodPixels, 0.25f, 16.0f,
-                           "level of detail: grid step <= %.2f px", ImGuiSliderFlags_Logarithmic);
+        char format[80];
+        if (state.frameBudgetMs > 0) {
+            std::snprintf(format, sizeof(format), "level of detail: %%.2f px for %d ms frames",
+                          state.frameBudgetMs);
+        } else {
+            std::snprintf(format, sizeof(format), "level of detail: grid step <= %%.2f px");
+        }
+        if (ImGui::SliderFloat("##lodPixels", &state.lodPixels, 0.25f, 16.0f, format,
+                               ImGuiSliderFlags_Logarithmic)) {
+            state.frameBudgetMs = 0;  // set by hand: the budget lets go
+        }
         state.lodPixels = std::clamp(state.lodPixels, 0.25f, 16.0f);
     }
     // Fog and contours share a row: each a checkbox and, when on, its distance or interval.

@@ -33,6 +33,9 @@ struct HudState {
     bool occlusion = true;   // the occlusion stage after the frustum walk
     bool lod = false;        // level of detail
     float lodPixels = 1.0f;  // its longest grid step on screen
+    // > 0: lodPixels follows the frame budget of this many milliseconds (FrameBudget), until the
+    // slider is moved by hand.
+    int frameBudgetMs = 0;
     bool freeze = false;
     bool wireframe = false;
     bool boxes = false;

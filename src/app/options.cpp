@@ -391,6 +391,8 @@ const std::map<std::string, Handler>& valueOptions() {
         {"--state-json", pathOption(&ViewerOptions::stateJsonPath)},
         {"--screenshot-dir", pathOption(&ViewerOptions::screenshotDir)},
         {"--cache-dir", pathOption(&ViewerOptions::cacheDir)},
+        {"--frame-budget",
+         countOption(&ViewerOptions::frameBudgetMs, kMaxFrameBudgetMs, " of milliseconds")},
         {"--cache-size", countOption(&ViewerOptions::cacheSizeMb, kMaxMemoryBudgetMb, " of MiB")},
         {"--freeze-eye", pointOption(&ViewerOptions::freezeEye)},
         {"--freeze-target", pointOption(&ViewerOptions::freezeTarget)},
@@ -585,6 +587,10 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
                        (--lod off or 0 means 1 pixel on a streamed map). A .r16/.raw or a
                        raster read through GDAL (its codes kept in a code cache, written on
                        its first open); each keeps its tree in a sidecar (.qtree)
+  --frame-budget MS    with --lod auto, the viewer's level of detail holds frames to MS: the
+                       bound rises a step (to 8 px at most) while frames are slower and falls
+                       back when there is time; 0: a fixed bound (default 33 in the viewer
+                       flown by hand, a fixed bound in scripted runs)
   --cache-dir DIR      where streamed maps' code caches and sidecars go (default:
                        $XDG_CACHE_HOME/quadterrain, else ~/.cache/quadterrain)
   --cache-beside       put them beside each map instead (MAP.qtcodes, MAP.qtree)

@@ -76,6 +76,10 @@ struct ViewerOptions {
     // --lod: level of detail, a grid step and the drawn surface's distance from full detail at
     // most this many pixels; 0 (--lod off): off; unset (--lod auto): autoLodPixels of the map.
     std::optional<float> lodPixels;
+    // --frame-budget: with --lod auto, the viewer's level of detail holds frames to this many
+    // milliseconds (FrameBudget); 0: a fixed bound. Unset: kDefaultFrameBudgetMs when the viewer
+    // is flown by hand, a fixed bound in scripted runs (--frames, --window-shot, --state-json).
+    std::optional<uint64_t> frameBudgetMs;
     // --sync-draws: terrain drawn in batches with a bounded number queued (fences); unset
     // (auto): on software rasterisers only (TerrainRenderer::syncDraws).
     std::optional<bool> syncDraws;
@@ -144,6 +148,11 @@ Result<ViewerOptions> parseOptions(const std::vector<std::string>& args);
 std::string usageText();
 
 // The level of detail a run over a width x height map starts with: --lod, or autoLodPixels.
+// The frame budget when --frame-budget is not given, in milliseconds (30 frames a second).
+constexpr uint64_t kDefaultFrameBudgetMs = 33;
+// The most --frame-budget takes, in milliseconds.
+constexpr uint64_t kMaxFrameBudgetMs = 10000;
+
 inline float lodPixelsFor(const ViewerOptions& options, int width, int height) {
     return options.lodPixels.has_value() ? *options.lodPixels : autoLodPixels(width, height);
 }

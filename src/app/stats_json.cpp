@@ -138,6 +138,8 @@ std::string viewerStateJson(const ViewerState& s) {
          ", \"boxes\": " + std::string(s.boxes ? "true" : "false") +
          ", \"objects_paused\": " + std::string(s.objectsPaused ? "true" : "false") +
          ", \"hud\": " + std::string(s.hudVisible ? "true" : "false") + "},\n";
+    j += "  \"lod_pixels\": " + number(s.lodPixels) +
+         ", \"frame_budget_ms\": " + std::to_string(s.frameBudgetMs) + ",\n";
     j += "  \"sun\": " +
          (s.sun ? "{\"azimuth\": " + number(s.sun->azimuth) +
                       ", \"elevation\": " + number(s.sun->elevation) + "}"

@@ -91,6 +91,8 @@ struct ViewerState {
     bool cull = true, occlusion = true;  // the HUD's toggles
     bool lod = false, freeze = false, wireframe = false, boxes = false, objectsPaused = false;
     bool hudVisible = true;
+    float lodPixels = 0.0f;  // the level of detail's bound (the HUD slider's), drawn when lod
+    int frameBudgetMs = 0;   // > 0: the bound follows this frame budget (--frame-budget)
     std::optional<SunDirection> sun;  // the Sun the terrain is lit by; none: the fixed light
     int shaderReloads = 0;            // times the shaders were reloaded (R, F5, the HUD's button)
     std::string pathBox;              // the text in the HUD's path box

@@ -241,6 +241,8 @@ std::string stateJson(const Viewer& v, int frames, double seconds) {
     state.cull = v.hud.cull;
     state.occlusion = v.hud.occlusion;
     state.lod = v.hud.lod;
+    state.lodPixels = v.hud.lodPixels;
+    state.frameBudgetMs = v.hud.frameBudgetMs;
     state.freeze = v.hud.freeze;
     state.wireframe = v.hud.wireframe;
     state.boxes = v.hud.boxes;
@@ -279,6 +281,17 @@ int runViewer(Session& s) {
     v.hud.lod = lodPixels > 0.0f;
     if (v.hud.lod) {
         v.hud.lodPixels = lodPixels;
+    }
+    // --lod auto holds the frame budget: by default only when flown by hand, so that scripted
+    // runs draw with a fixed bound.
+    const bool scripted = s.options.frames > 0 || !s.options.windowShotPath.empty() ||
+                          !s.options.stateJsonPath.empty();
+    const uint64_t budgetMs =
+        s.options.frameBudgetMs.value_or(scripted ? 0 : kDefaultFrameBudgetMs);
+    if (v.hud.lod && !s.options.lodPixels && budgetMs > 0) {
+        v.budget = FrameBudget(double(budgetMs), lodPixels);
+        v.hud.frameBudgetMs = int(budgetMs);
+        v.hud.lodPixels = v.budget.pixels();
     }
     std::snprintf(v.hud.path, sizeof(v.hud.path), "%s", s.terrain.path.c_str());
     std::snprintf(v.hud.imageryPath, sizeof(v.hud.imageryPath), "%s", s.imageryPath.c_str());
@@ -406,6 +419,11 @@ int runViewer(Session& s) {
             }
         }
         glfwSwapBuffers(window);
+        if (v.hud.frameBudgetMs > 0 && v.hud.lod) {
+            // The frame's own time, from its start to its swap (a --max-fps wait left out).
+            v.budget.update((glfwGetTime() - now) * 1000.0);
+            v.hud.lodPixels = v.budget.pixels();
+        }
         if (s.context.debugOutput) {
             s.context.checkErrors("a frame");
         }

@@ -6,9 +6,11 @@
 #include <string>
 
 #include "app/fly_control.h"
+#include "app/frame_budget.h"
 #include "app/hud.h"
 #include "app/input_queue.h"
 #include "app/session.h"
+#include "core/config.h"
 
 struct GLFWwindow;
 
@@ -19,8 +21,9 @@ struct Viewer {
     Session& session;
     HudState hud;
     FlyControl fly;
-    Camera frozenCamera;      // the culling camera while frozen
-    std::string droppedPath;  // set by the drop callback, loaded after the frame
+    FrameBudget budget{0.0, kAutoLodPixels};  // set up with the map (hud.frameBudgetMs > 0: on)
+    Camera frozenCamera;                      // the culling camera while frozen
+    std::string droppedPath;                  // set by the drop callback, loaded after the frame
     bool hudVisible = true;
     bool reloadRequested = false;
     int shaderReloads = 0;

@@ -29,6 +29,18 @@ TEST(Options, LodTakesPixelsOffOrAuto) {
     EXPECT_FALSE(parse({"--lod", "Off"}));
 }
 
+// --frame-budget takes whole milliseconds (0: a fixed bound); unset, the viewer decides.
+TEST(Options, FrameBudgetTakesMilliseconds) {
+    EXPECT_FALSE(parse({}).value().frameBudgetMs.has_value());
+    EXPECT_EQ(parse({"--frame-budget", "50"}).value().frameBudgetMs, std::optional<uint64_t>(50));
+    EXPECT_EQ(parse({"--frame-budget=0"}).value().frameBudgetMs, std::optional<uint64_t>(0));
+    for (const char* bad : {"-5", "2.5", "fast", "", "10001"}) {
+        const Result<ViewerOptions> r = parse({"--frame-budget", bad});
+        ASSERT_FALSE(r) << bad;
+        EXPECT_NE(r.error().find("--frame-budget"), std::string::npos) << r.error();
+    }
+}
+
 TEST(Options, ContoursAreOffOrAnInterval) {
     EXPECT_EQ(parse({}).value().contourInterval, 0.0f);
     EXPECT_EQ(parse({"--contours", "50"}).value().contourInterval, 50.0f);
@@ -538,13 +550,13 @@ TEST(Options, WindowUpToTheCap) {
 TEST(Options, UsageNamesEveryOption) {
     const std::string usage = usageText();
     for (const char* name :
-         {"--spacing",      "--height-scale", "--leaf",        "--size",         "--eye",
-          "--target",       "--fov",          "--no-cull",     "--no-occlusion", "--lod",
-          "--screenshot",   "--stats-json",   "--dump-leaves", "--cull-map",     "--bench",
-          "--help",         "--pick",         "--state-json",  "--max-fps",      "--objects",
-          "--moving",       "--seed",         "--steps",       "--dump-objects", "--memory-budget",
-          "--cache-dir",    "--cache-beside", "--cache-size",  "--sun",          "--sun-azimuth",
-          "--sun-elevation"}) {
+         {"--spacing",     "--height-scale", "--leaf",        "--size",         "--eye",
+          "--target",      "--fov",          "--no-cull",     "--no-occlusion", "--lod",
+          "--screenshot",  "--stats-json",   "--dump-leaves", "--cull-map",     "--bench",
+          "--help",        "--pick",         "--state-json",  "--max-fps",      "--objects",
+          "--moving",      "--seed",         "--steps",       "--dump-objects", "--memory-budget",
+          "--cache-dir",   "--cache-beside", "--cache-size",  "--frame-budget", "--sun",
+          "--sun-azimuth", "--sun-elevation"}) {
         EXPECT_NE(usage.find(name), std::string::npos) << name;
     }
 }

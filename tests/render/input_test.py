@@ -452,6 +452,41 @@ def test_sun_keys(tmp, map_path):
     print(f"sun_keys: {first} -> {second} -> {lower} -> {back}")
 
 
+def test_frame_budget(tmp, map_path):
+    """--lod auto in the viewer holds --frame-budget: frames that cannot meet 1 ms raise the bound a
+    step at a time to 8 px and no further; frames well within 10 s keep it at 1 px; a scripted run
+    (here --state-json) without --frame-budget keeps a fixed bound."""
+    big = os.path.join(tmp, "big.r16")  # over 1415 a side: --lod auto draws it by level of detail
+    write_hills(big, 1500)
+    v = Viewer(tmp, big, "--frame-budget", "1")
+    seen = []
+    for _ in range(40):
+        state = v.sync()
+        if not state["toggles"]["lod"] or state["frame_budget_ms"] != 1:
+            fail(f"--lod auto with --frame-budget 1 should hold the budget: {state}")
+        seen.append(state["lod_pixels"])
+        if seen[-1] >= 8.0:
+            break
+    if seen[-1] != 8.0 or sorted(seen) != seen:
+        fail(f"the bound should rise step by step to 8 px over slow frames: {seen}")
+    for _ in range(3):
+        if v.sync()["lod_pixels"] != 8.0:
+            fail("the bound should stay at 8 px, its most")
+    v.close()
+    v = Viewer(tmp, big, "--frame-budget", "10000")
+    for _ in range(4):
+        state = v.sync()
+        if state["lod_pixels"] != 1.0:
+            fail(f"frames within the budget should keep 1 px: {state['lod_pixels']}")
+    v.close()
+    v = Viewer(tmp, big)
+    state = v.sync()
+    if state["frame_budget_ms"] != 0 or state["lod_pixels"] != 1.0:
+        fail(f"a scripted run should keep a fixed bound: {state}")
+    v.close()
+    print(f"frame_budget: {seen}")
+
+
 def write_utm_map(path, side):
     """A GeoTIFF of rolling hills in UTM zone 33N, 30 m cells, with a nodata wedge: the HUD's
     longest default lines (CRS, metres, nodata share; the cursor's latitude, longitude,
@@ -534,7 +569,8 @@ def main():
                  "move60": lambda t, m: test_move(t, m, 60),
                  "slow_keys": lambda t, m: test_enter(t, m, 2), "fly": test_fly,
                  "ground": test_ground, "minimap": test_minimap, "text_focus": test_text_focus,
-                 "layout": test_layout, "sun_keys": test_sun_keys}
+                 "layout": test_layout, "sun_keys": test_sun_keys,
+                 "frame_budget": test_frame_budget}
         if case not in tests:
             fail(f"unknown case; one of {sorted(tests)}")
         tests[case](tmp, map_path)

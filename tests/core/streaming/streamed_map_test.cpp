@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
