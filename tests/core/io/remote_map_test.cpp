@@ -259,6 +259,28 @@ TEST(RemoteMap, ARemoteRasterOverTheMemoryBudgetIsRefusedBeforeItsSamplesAreRead
     EXPECT_FALSE(fits.value().streamed);
 }
 
+// A hostile server's header claiming 10^6 x 10^6 samples (a VRT of a few bytes over one small
+// tile) is refused from the header, in one line, before anything big is read or allocated.
+TEST(RemoteMap, AHeaderClaimingAHugeRasterIsRefusedBeforeAnythingIsRead) {
+    TempDir root;
+    writeCog(root.path("a.tif"), 65, 65, 500000.0, 5300000.0, 1);
+    writeText(root.path("huge.vrt"),
+              "<VRTDataset rasterXSize=\"1000000\" rasterYSize=\"1000000\">"
+              "<VRTRasterBand dataType=\"Float32\" band=\"1\"><SimpleSource>"
+              "<SourceFilename relativeToVRT=\"1\">a.tif</SourceFilename><SourceBand>1</SourceBand>"
+              "</SimpleSource></VRTRasterBand></VRTDataset>");
+    HttpServer server(root.path(""));
+    QT_REQUIRE_HTTP_SERVER(server);
+    for (const bool stream : {false, true}) {
+        const Result<OpenedMap> opened = openMap(server.url("huge.vrt"), {}, {}, 4, stream);
+        ASSERT_FALSE(opened);
+        EXPECT_NE(opened.error().find("1000000"), std::string::npos) << opened.error();
+        EXPECT_EQ(opened.error().find('\n'), std::string::npos) << opened.error();
+    }
+    // The tile's header was all that was read of it: no range past its first 64 kB.
+    EXPECT_EQ(server.accessLog().find("bytes=65536-"), std::string::npos) << server.accessLog();
+}
+
 TEST(RemoteMap, ImageryByUrlEqualsItsLocalFile) {
     TempDir root;
     writeCog(root.path("m.tif"), 65, 65, 500000.0, 5300000.0, 1);
