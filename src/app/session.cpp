@@ -2,6 +2,7 @@
 #include "app/session.h"
 
 #include <unistd.h>
+#include <chrono>
 
 #include <algorithm>
 #include <cstdio>
@@ -280,7 +281,7 @@ void Session::destroy() {
     context.destroy();
 }
 
-Status Session::replaceTerrain(const std::string& path, const LoadProgress& progress) {
+LoadOptions Session::nextLoadOptions(const std::string& path) const {
     // The current map stays loaded until the new one has: both count against the budget.
     LoadOptions load = loadOptions(options);
     // --georef places the map it came with, reloaded too; another .hgt goes by its own name.
@@ -291,11 +292,52 @@ Status Session::replaceTerrain(const std::string& path, const LoadProgress& prog
             ? quadtreeBytes(terrain.map.width, terrain.map.height, terrain.tree.leafSize) +
                   uint64_t(terrain.gpu.bytesPerSample() * double(terrain.map.sampleCount()))
             : loadPeakBytes(terrain.map.width, terrain.map.height, kHeldBytesPerSample);
-    if (Status loaded = qt::replaceTerrain(terrain, path, load, options.leafSize, progress,
-                                           options.pageSize, streamSettings(options, false));
-        !loaded) {
-        return loaded;
+    return load;
+}
+
+Status Session::replaceTerrain(const std::string& path, const LoadProgress& progress) {
+    return adoptTerrain(loadTerrain(path, nextLoadOptions(path), options.leafSize, progress,
+                                    options.pageSize, streamSettings(options, false)));
+}
+
+Status Session::startLoad(const std::string& path) {
+    if (pendingLoad) {
+        return Status::failure("still reading " + escapedPath(pendingLoad->path) +
+                               "; one map is read at a time");
     }
+    auto pending = std::make_unique<PendingLoad>();
+    pending->path = path;
+    // Everything the thread needs is taken here, on the GL thread: the GL's limits too.
+    pending->read = std::async(
+        std::launch::async, [path, load = nextLoadOptions(path), leafSize = options.leafSize,
+                             pageSize = options.pageSize, stream = streamSettings(options, false),
+                             limits = queryPageLimits()] {
+            return openTerrain(path, load, leafSize, pageSize, stream, limits);
+        });
+    pendingLoad = std::move(pending);
+    return {};
+}
+
+std::optional<Status> Session::finishLoad(const LoadProgress& progress) {
+    if (!pendingLoad ||
+        pendingLoad->read.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        return std::nullopt;
+    }
+    Result<OpenedTerrain> read = pendingLoad->read.get();
+    const std::string path = pendingLoad->path;
+    pendingLoad.reset();
+    if (!read) {
+        return Status::failure(read.error());
+    }
+    return adoptTerrain(createTerrain(std::move(read).value(), path, options.pageSize, progress));
+}
+
+Status Session::adoptTerrain(Result<Terrain> loaded) {
+    if (!loaded) {
+        return Status::failure(loaded.error());
+    }
+    terrain.destroy();
+    terrain = std::move(loaded).value();
     geo = GeoTransform(terrain.map);
     applySun(false);
     // The imagery follows to the new map, loaded behind its first frames; its failure is no

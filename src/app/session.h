@@ -1,6 +1,8 @@
 // What one run of the viewer owns: window and context, renderers, the terrain and the camera.
 #pragma once
 
+#include <future>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +38,12 @@ struct Session {
     // The imagery asked for (--imagery, then the HUD's); "": none. It follows the terrain to a
     // newly loaded map.
     std::string imageryPath;
+    // A map being read by startLoad.
+    struct PendingLoad {
+        std::string path;
+        std::future<Result<OpenedTerrain>> read;
+    };
+    std::unique_ptr<PendingLoad> pendingLoad;
 
     // Loads the heightmap first (so a bad file is reported even without a display), then opens
     // the window (hidden for scripted runs), loads the shaders and uploads the terrain.
@@ -46,6 +54,22 @@ struct Session {
 
     // Loads another heightmap; the current terrain stays when that fails (error returned).
     Status replaceTerrain(const std::string& path, const LoadProgress& progress = {});
+    // The same in two steps, so that frames go on while a map is read (a large file, a slow
+    // server): startLoad reads `path` on a thread of its own (openTerrain), and finishLoad, called
+    // between frames, makes the terrain from it once read (createTerrain, GL) and replaces the
+    // current one as replaceTerrain does; nullopt while the read goes on, or with none started.
+    // One load at a time: startLoad while one is reading fails with its line.
+    Status startLoad(const std::string& path);
+    std::optional<Status> finishLoad(const LoadProgress& progress = {});
+    // The path being read, "" when none is.
+    std::string loadingPath() const { return pendingLoad ? pendingLoad->path : std::string(); }
+    // The options of a load that replaces the current terrain: the current map counted as held
+    // against the memory budget while the new one loads.
+    LoadOptions nextLoadOptions(const std::string& path) const;
+    // The current terrain replaced by `loaded` (the old GL objects destroyed), then the Sun, the
+    // imagery, the camera and the objects set up on it; `loaded`'s error when it failed, the
+    // current terrain untouched.
+    Status adoptTerrain(Result<Terrain> loaded);
     // Scatters the options' objects (--objects, --moving, --seed) on the current terrain; on
     // failure the terrain keeps no objects and the one-line error is returned.
     Status scatterObjects();

@@ -163,12 +163,33 @@ void reportImagery(Viewer& v, const ImageryOutcome& outcome) {
     report(v, message, false);
 }
 
+// Starts reading `path` behind the frames (Session::startLoad): the current terrain stays drawn
+// and flown until finishLoad takes the new one.
 void load(Viewer& v, const std::string& path) {
-    Session& s = v.session;
-    const auto progress = [&](LoadStep step) { drawLoadingFrame(v, path, step); };
-    if (Status loaded = s.replaceTerrain(path, progress); !loaded) {
-        report(v, loaded.error(), true);
+    if (Status started = v.session.startLoad(path); !started) {
+        report(v, started.error(), true);
         return;
+    }
+    report(v, "reading " + path + " ...", false);
+}
+
+// Between frames, once the map being read is in: the terrain made from it (its GL steps shown
+// as loading frames) and the view set on it, or its error with the current terrain kept. True
+// when a load ended.
+bool finishLoad(Viewer& v) {
+    Session& s = v.session;
+    const std::string path = s.loadingPath();
+    if (path.empty()) {
+        return false;
+    }
+    const auto progress = [&](LoadStep step) { drawLoadingFrame(v, path, step); };
+    const std::optional<Status> loaded = s.finishLoad(progress);
+    if (!loaded) {
+        return false;
+    }
+    if (!*loaded) {
+        report(v, loaded->error(), true);
+        return true;
     }
     v.fly.reset(s.terrain.map, s.terrain.mapping);
     v.hud.followHeight = v.fly.followHeight;
@@ -181,6 +202,7 @@ void load(Viewer& v, const std::string& path) {
                   t.totalMs() / 1000.0, t.decodeMs / 1000.0, t.treeMs / 1000.0,
                   t.uploadMs / 1000.0);
     report(v, "loaded " + path + message, false);
+    return true;
 }
 
 // Leaf boxes of the first kMaxLeafBoxes drawn leaves, in tree order.
@@ -435,7 +457,8 @@ int runViewer(Session& s) {
         }
         // Every event sent before the sync key went through the frame that took the key in, and
         // this one ran whole after it: the state a test checks is settled.
-        if (v.syncsPending > 0 && frame >= v.syncFrame + 2) {
+        // A map being read is part of what the events asked for: the state waits for it.
+        if (v.syncsPending > 0 && frame >= v.syncFrame + 2 && s.loadingPath().empty()) {
             const std::string json = stateJson(v, frame, glfwGetTime() - startTime);
             if (Status e = writeFile(s.options.stateJsonPath, json.data(), json.size()); !e) {
                 std::fprintf(stderr, "quadterrain: %s\n", e.error().c_str());
@@ -464,9 +487,11 @@ int runViewer(Session& s) {
             s.camera.position.z = requests.moveTo->y;
             v.fly.flight.active = false;
         }
+        if (finishLoad(v)) {
+            stalled = true;
+        }
         if (requests.load) {
             load(v, v.hud.path);
-            stalled = true;
         }
         if (requests.scatterObjects) {
             scatterFromHud(v);
@@ -497,7 +522,6 @@ int runViewer(Session& s) {
             const std::string path = std::move(v.droppedPath);
             v.droppedPath.clear();
             load(v, path);
-            stalled = true;
         }
         if (frameSeconds > 0.0) {  // --max-fps: wait out the frame, taking input meanwhile
             for (double left = previous + frameSeconds - glfwGetTime(); left > 0.0;

@@ -328,38 +328,58 @@ Status replaceTerrain(Terrain& current, const std::string& path, const LoadOptio
     return {};
 }
 
-Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options, int leafSize,
-                            const LoadProgress& progress, int pageSize, StreamSettings stream) {
-    LoadTimes times;
+Result<OpenedTerrain> openTerrain(const std::string& path, const LoadOptions& options, int leafSize,
+                                  int pageSize, StreamSettings stream, const PageLimits& limits,
+                                  const LoadProgress& progress) {
+    using R = Result<OpenedTerrain>;
+    OpenedTerrain read;
     // A map that streams counts only its level-0 pool.
     const Level0Pool pool = stream.on || opensStreamed(path, options, stream.on)
                                 ? streamedPool(stream, leafSize)
                                 : Level0Pool{};
-    const SizeCheck fitsGpu = [leafSize, pageSize, pool](int width, int height) {
-        return checkHeightPages(width, height, leafSize, pageSize, pool);
+    const SizeCheck fitsGpu = [leafSize, pageSize, pool, limits](int width, int height) {
+        return checkHeightPages(width, height, leafSize, pageSize, pool, limits);
     };
     Result<OpenedMap> opened =
-        openStep(path, options, times, progress, fitsGpu, leafSize, stream.on);
+        openStep(path, options, read.times, progress, fitsGpu, leafSize, stream.on);
     if (!opened) {
-        return Result<Terrain>::failure(opened.error());
+        return R::failure(opened.error());
     }
-    OpenedMap& o = opened.value();
+    read.opened = std::move(opened).value();
     // The map's own mapping must be a world of finite floats (a georeference may space samples
     // 1e-300 or 1e300 metres apart); the command line's map is checked with its options instead.
     MappingOrigin origin;
     origin.mapName = escapedPath(path);
     origin.spacingGiven = false;
     origin.heightScaleGiven = false;
-    if (Status world = checkWorldFinite(o.map, defaultMapping(o.map), origin); !world) {
-        return Result<Terrain>::failure(world.error());
+    if (Status world = checkWorldFinite(read.opened.map, defaultMapping(read.opened.map), origin);
+        !world) {
+        return R::failure(world.error());
     }
-    stream.on = stream.on || o.streamed;
-    Result<Terrain> terrain = Terrain::create(std::move(o.map), o.leafSize, path, times, progress,
-                                              pageSize, std::move(o.tree), stream);
+    read.stream = stream;
+    read.stream.on = stream.on || read.opened.streamed;
+    return read;
+}
+
+Result<Terrain> createTerrain(OpenedTerrain read, const std::string& path, int pageSize,
+                              const LoadProgress& progress) {
+    OpenedMap& o = read.opened;
+    Result<Terrain> terrain = Terrain::create(std::move(o.map), o.leafSize, path, read.times,
+                                              progress, pageSize, std::move(o.tree), read.stream);
     if (terrain) {
         terrain.value().adoptOpened(o);
     }
     return terrain;
+}
+
+Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options, int leafSize,
+                            const LoadProgress& progress, int pageSize, StreamSettings stream) {
+    Result<OpenedTerrain> read =
+        openTerrain(path, options, leafSize, pageSize, stream, queryPageLimits(), progress);
+    if (!read) {
+        return Result<Terrain>::failure(read.error());
+    }
+    return createTerrain(std::move(read).value(), path, pageSize, progress);
 }
 
 Result<OpenedMap> openStep(const std::string& path, const LoadOptions& options, LoadTimes& times,

@@ -205,7 +205,26 @@ Result<OpenedMap> openStep(const std::string& path, const LoadOptions& options, 
                            const LoadProgress& progress, const SizeCheck& acceptSize, int leafSize,
                            bool stream);
 
-// openStep + Terrain::create, with the default mapping of the map. A map whose size, known from
+// A map read for a terrain: loadTerrain's first, GL-free step, which may run on a thread of its
+// own while frames are drawn (the viewer's loads), and what its second step takes.
+struct OpenedTerrain {
+    OpenedMap opened;
+    LoadTimes times;
+    StreamSettings stream;  // stream.on set when the map opened streamed
+};
+
+// Reads `path` for a terrain (openStep with the GPU's size check against `limits`, queried on the
+// GL thread, and the map's world checked to be finite floats); no GL call, so safe on a thread
+// without the context. `progress` sees LoadStep::Decode from the calling thread.
+Result<OpenedTerrain> openTerrain(const std::string& path, const LoadOptions& options, int leafSize,
+                                  int pageSize, StreamSettings stream, const PageLimits& limits,
+                                  const LoadProgress& progress = {});
+
+// The second step, on the GL thread: Terrain::create from what openTerrain read.
+Result<Terrain> createTerrain(OpenedTerrain read, const std::string& path, int pageSize,
+                              const LoadProgress& progress = {});
+
+// openTerrain + createTerrain, with the default mapping of the map. A map whose size, known from
 // its header, the GPU cannot hold as pages (checkHeightPages) is refused before it is decoded.
 Result<Terrain> loadTerrain(const std::string& path, const LoadOptions& options, int leafSize,
                             const LoadProgress& progress = {}, int pageSize = kDefaultPageSize,

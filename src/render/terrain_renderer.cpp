@@ -220,6 +220,11 @@ PageLimits queryPageLimits() {
 
 Status checkHeightPages(int width, int height, int leafSize, int pageSize,
                         const Level0Pool& streamPool) {
+    return checkHeightPages(width, height, leafSize, pageSize, streamPool, queryPageLimits());
+}
+
+Status checkHeightPages(int width, int height, int leafSize, int pageSize,
+                        const Level0Pool& streamPool, const PageLimits& limits) {
     if (width < 2 || height < 2) {
         return {};  // the loader refuses such a map itself
     }
@@ -227,7 +232,7 @@ Status checkHeightPages(int width, int height, int leafSize, int pageSize,
         pageSize = std::max(pageSize, 2 * leafSize);  // as create() raises it
     }
     Result<HeightPages> pages =
-        fitHeightPages(width, height, leafSize, pageSize, queryPageLimits(), streamPool);
+        fitHeightPages(width, height, leafSize, pageSize, limits, streamPool);
     return pages ? Status{} : Status::failure(pages.error());
 }
 

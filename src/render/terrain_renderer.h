@@ -117,6 +117,9 @@ struct TerrainGpu {
 // what create() checks first, for a size known before the map is decoded.
 Status checkHeightPages(int width, int height, int leafSize, int pageSize = kDefaultPageSize,
                         const Level0Pool& streamPool = {});
+// The same against `limits` (queryPageLimits' on the GL thread): for a thread without GL.
+Status checkHeightPages(int width, int height, int leafSize, int pageSize,
+                        const Level0Pool& streamPool, const PageLimits& limits);
 
 // True for GL_RENDERER strings of software rasterisers (llvmpipe, softpipe, swr, swrast, Apple's
 // software renderer): their queued triangles are binned in host memory.

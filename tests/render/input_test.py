@@ -27,6 +27,7 @@ import json
 import math
 import os
 import select
+import socket
 import struct
 import subprocess
 import sys
@@ -267,6 +268,86 @@ def test_enter(tmp, map_path, fps=None):
         fail(f"quick taps of C and O at {fps} fps were lost: {state['toggles']}")
     print(f"enter{' at %d fps' % fps if fps else ''}: {state['message']!r}, {toggles}, "
           f"{state['frames']} frames")
+
+
+def start_nginx(tmp, root, rate):
+    """Debian's nginx on 127.0.0.1 at a free port serving `root` at `rate` bytes a second; the
+    process and its URL prefix. None when nginx is missing (fails under CI=true)."""
+    if not os.path.exists("/usr/sbin/nginx"):
+        if os.environ.get("CI") == "true":
+            fail("nginx is not installed (bash .ci/install-deps)")
+        return None
+    for _ in range(5):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        prefix = os.path.join(tmp, "nginx") + "/"
+        os.makedirs(prefix, exist_ok=True)
+        conf = os.path.join(prefix, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write(f"daemon off; master_process off; pid {prefix}pid; error_log {prefix}error.log;\n"
+                    "events { worker_connections 64; }\n"
+                    f"http {{ access_log off; client_body_temp_path {prefix}; "
+                    f"proxy_temp_path {prefix}; fastcgi_temp_path {prefix}; "
+                    f"uwsgi_temp_path {prefix}; scgi_temp_path {prefix};\n"
+                    f"server {{ listen 127.0.0.1:{port}; root {root}; limit_rate {rate}; }} }}\n")
+        process = subprocess.Popen(["/usr/sbin/nginx", "-p", prefix, "-c", conf, "-e",
+                                    prefix + "error.log"])
+        for _ in range(200):
+            if process.poll() is not None:
+                break
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    return process, f"http://127.0.0.1:{port}/"
+            time.sleep(0.05)
+        process.kill()
+        process.wait()
+    fail("nginx did not start")
+
+
+def test_slow_load(tmp, map_path):
+    """A map read from a slow server (nginx at 64 kB/s) loads behind the frames: the current
+    terrain keeps being drawn while it is read, and the new one replaces it once in."""
+    root = os.path.join(tmp, "served")
+    os.makedirs(root)
+    side = 301
+    with open(os.path.join(root, "slow.asc"), "w") as f:  # an ESRI ASCII grid GDAL reads
+        f.write(f"ncols {side}\nnrows {side}\nxllcorner 0\nyllcorner 0\ncellsize 30\n")
+        for r in range(side):
+            f.write(" ".join(f"{500 + 40 * math.sin(c * 0.05) * math.cos(r * 0.04):.3f}"
+                             for c in range(side)) + "\n")
+    size = os.path.getsize(os.path.join(root, "slow.asc"))
+    server = start_nginx(tmp, root, 65536)
+    if server is None:
+        print("(input_test slow_load skipped: no nginx)")
+        sys.exit(SKIP)
+    process, prefix = server
+    try:
+        v = Viewer(tmp, map_path)
+        xdotool("key", "ctrl+o")
+        v.sync()
+        xdotool("key", "ctrl+a")
+        xdotool("type", "--delay", "5", prefix + "slow.asc")
+        before = v.sync()
+        started = time.monotonic()
+        xdotool("key", "Return")
+        after = v.sync(timeout=240)  # answered once the map is in
+        seconds = time.monotonic() - started
+        state = v.close()
+    finally:
+        process.kill()
+        process.wait()
+    if state["map"] != prefix + "slow.asc" or not after["message"].startswith("loaded "):
+        fail(f"the slow map should have loaded: map {state['map']!r}, message "
+             f"{after['message']!r}")
+    if seconds < 0.5 * size / 65536:
+        fail(f"the server was not slow: {size} bytes in {seconds:.1f} s")
+    # Frames went on while it was read (a read on the frames' thread lets through the two of the
+    # sync): at least one for every half second of the read, and ten.
+    drawn = after["frames"] - before["frames"]
+    if drawn < max(10.0, seconds / 0.5):
+        fail(f"only {drawn} frames in the {seconds:.1f} s the map took to read")
+    print(f"slow_load: {size} bytes in {seconds:.1f} s, {drawn} frames drawn meanwhile")
 
 
 def test_move(tmp, map_path, fps):
@@ -570,7 +651,7 @@ def main():
                  "slow_keys": lambda t, m: test_enter(t, m, 2), "fly": test_fly,
                  "ground": test_ground, "minimap": test_minimap, "text_focus": test_text_focus,
                  "layout": test_layout, "sun_keys": test_sun_keys,
-                 "frame_budget": test_frame_budget}
+                 "frame_budget": test_frame_budget, "slow_load": test_slow_load}
         if case not in tests:
             fail(f"unknown case; one of {sorted(tests)}")
         tests[case](tmp, map_path)
