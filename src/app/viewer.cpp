@@ -114,8 +114,9 @@ void report(Viewer& v, const std::string& message, bool error) {
     }
 }
 
-// One frame of the current terrain under a panel naming the load step under way: a load blocks
-// the frame loop, and a large map takes seconds, so the window says what it is doing meanwhile.
+// One frame of the current terrain under a panel naming the load step under way: a load's GL
+// steps (createTerrain) hold the frame loop, and a large map's take seconds, so the window says
+// what it is doing meanwhile.
 void drawLoadingFrame(Viewer& v, const std::string& path, LoadStep step) {
     Session& s = v.session;
     glfwPollEvents();  // keeps the window responsive to the window manager
