@@ -108,14 +108,12 @@ void fly(Session& s, const Framebuffer& target, const std::vector<Camera>& path,
     SunlightJob* const sunlight = s.terrain.sunlight.get();
     SunDirection sun = s.renderer.sun.value_or(SunDirection{});
     const auto frame = [&](const Camera& camera, size_t mode) {
-        if (sunlight == nullptr) {
-            return renderFrame(s, target, camera, kModes[mode].cull,
-                               mode == kLod ? lodPixels : 0.0f, kModes[mode].variant);
-        }
         // Every frame of a Sun starts with no shadows being computed. A sun-moving frame asks
         // for a new direction's as it starts and takes (uploads) the last ones finished, as the
         // viewer's frame does while the Sun moves, all within its time.
-        sunlight->waitIdle();
+        if (sunlight != nullptr) {
+            sunlight->waitIdle();
+        }
         if (mode != kSunMoving) {
             return renderFrame(s, target, camera, kModes[mode].cull,
                                mode == kLod ? lodPixels : 0.0f, kModes[mode].variant);

@@ -10,12 +10,14 @@
 #include <cassert>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <utility>
 #include <vector>
 
 #include "core/base/byte_fields.h"
+#include "core/base/text.h"
 #include "core/streaming/nodata_sidecar.h"
 #include "core/streaming/own_files.h"
 #include "core/streaming/tree_sidecar.h"
@@ -215,6 +217,22 @@ Result<std::vector<std::string>> trimCacheFolder(const std::string& folder, uint
         }
     }
     return removed;
+}
+
+Status makeRoomInCacheFolder(const std::string& folder, uint64_t limitBytes, uint64_t needBytes,
+                             const std::string& keep) {
+    const Result<std::vector<std::string>> trimmed =
+        trimCacheFolder(folder, limitBytes, needBytes, keep);
+    if (!trimmed) {
+        return Status::failure(trimmed.error());
+    }
+    for (const std::string& removed : trimmed.value()) {
+        std::fprintf(stderr,
+                     "%s: removed, least recently used, to keep the cache folder within "
+                     "--cache-size\n",
+                     escapedPath(removed).c_str());
+    }
+    return {};
 }
 
 uint64_t rasterSignature(const std::vector<std::string>& files) {

@@ -54,13 +54,18 @@ void markCacheUsed(const std::string& path);
 // program's own files (--cache-size): its code caches, each with its tree and nodata sidecars,
 // and the tree sidecars of streamed .r16 maps count, and go least recently used first (their
 // access time) until the rest and `needBytes` fit; the cache at `keep`, about to be replaced by
-// the new one, neither counts nor goes. Only the program's
-// own files count and go (own_files.h); anything else there is left alone and not counted.
+// the new one, neither counts nor goes. Only the program's own files count and go
+// (own_files.h); anything else there is left alone and not counted.
 // Fails, removing nothing, when `needBytes` alone is over the limit or what must stay leaves too
 // little room ("it needs N MiB, over --cache-size of M MiB"). Returns the removed files' paths
 // (a cache's sidecars with it).
 Result<std::vector<std::string>> trimCacheFolder(const std::string& folder, uint64_t limitBytes,
                                                  uint64_t needBytes, const std::string& keep);
+
+// trimCacheFolder for a writer about to put a file of `needBytes` at `keep`, each removed file
+// said on stderr in one line; fails with trimCacheFolder's line.
+Status makeRoomInCacheFolder(const std::string& folder, uint64_t limitBytes, uint64_t needBytes,
+                             const std::string& keep);
 
 // A hash of the count, lengths and modification times of a raster's files (its own and, for a
 // VRT, its sources'; GDAL's file list): it changes when any of them does. Names are left out, so

@@ -328,17 +328,11 @@ Result<CodeCacheWriter> createCache(const CacheSpots& spots, uint64_t needBytes,
             }
             // --cache-size: the least recently used caches there make room for this one.
             if (bound.limitBytes > 0) {
-                const Result<std::vector<std::string>> trimmed =
-                    trimCacheFolder(dir, bound.limitBytes, bound.keptBytes, keep);
-                if (!trimmed) {
-                    reason = "cache folder: " + trimmed.error();
+                if (Status room =
+                        makeRoomInCacheFolder(dir, bound.limitBytes, bound.keptBytes, keep);
+                    !room) {
+                    reason = "cache folder: " + room.error();
                     return false;
-                }
-                for (const std::string& removed : trimmed.value()) {
-                    std::fprintf(stderr,
-                                 "%s: removed, least recently used, to keep the cache folder "
-                                 "within --cache-size\n",
-                                 escapedPath(removed).c_str());
                 }
             }
         }
@@ -555,6 +549,7 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
         (info.directUint16 ? 0 : samples * sizeof(float)) + kStreamDiskMarginBytes;
     std::string cache;
     std::string notKept;
+    // The cache, its tree sidecar and its nodata sidecar (a bit a sample and a header).
     const CacheBound bound{options.cacheSizeBytes, codeCacheBytes(width, height) +
                                                        sidecarBytes(width, height, out.leafSize) +
                                                        samples / 8 + 4096};

@@ -183,24 +183,17 @@ Result<TreeSidecar> findSidecar(StreamedMap& out, const std::string& path,
         }
         if (place.inCacheFolder && options.cacheSizeBytes > 0) {
             // --cache-size: the least recently used files there make room for the new sidecar.
-            const Result<std::vector<std::string>> trimmed = trimCacheFolder(
-                folder, options.cacheSizeBytes,
-                sidecarBytes(out.map.width, out.map.height, out.leafSize), place.path);
-            if (!trimmed) {
-                const std::string line = escapedPath(folder) +
-                                         ": cache folder: " + trimmed.error() +
+            if (Status room = makeRoomInCacheFolder(
+                    folder, options.cacheSizeBytes,
+                    sidecarBytes(out.map.width, out.map.height, out.leafSize), place.path);
+                !room) {
+                const std::string line = escapedPath(folder) + ": cache folder: " + room.error() +
                                          "; continuing without a sidecar";
                 std::fprintf(stderr, "%s\n", line.c_str());
                 if (out.sidecarProblem.empty()) {
                     out.sidecarProblem = line;
                 }
                 continue;
-            }
-            for (const std::string& removed : trimmed.value()) {
-                std::fprintf(stderr,
-                             "%s: removed, least recently used, to keep the cache folder within "
-                             "--cache-size\n",
-                             escapedPath(removed).c_str());
             }
         }
         if (read.error() != "missing") {
