@@ -10,8 +10,8 @@ interior disc, and with one-sample voids scattered over the whole map besides (o
 samples, as old SRTM tiles have them in the mountains). `quadterrain --bench` flies each with the
 nodata as holes (the default) and with --fill-nodata, the two interleaved R times, so that the
 ratio of their median culled frames is taken run by run. Holes cost the fragment test in the
-terrain shader, and occlusion: terrain occludes only in directions where it lies nearer than
-every hole, and back faces, culled only where no ray through a hole can reach them first. Needs
+terrain shader, and occlusion: what a ray through a hole may reach (in the hole's directions and
+slopes) is kept, and back faces, culled only where no ray through a hole can reach them first. Needs
 a display: run it under xvfb-run -a.
 """
 import argparse

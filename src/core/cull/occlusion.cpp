@@ -38,28 +38,34 @@
 //    holds there: only such leaves join the horizon (an eye over a hole, D = 0, has none), and
 //    2-5 hold for them as they stand. Leaves with holes are still occludees. Where D is beyond
 //    the near plane's reach (below), a pixel's ray can meet a hole only past the near plane,
-//    inside the frustum, so in a candidate leaf, and at an azimuth of that leaf's span: D is then
-//    taken per bin over the candidates with holes, and a leaf joins the horizon in a bin only
-//    when its hFar is below the D of every bin it would raise.
+//    inside the frustum, so over a square with a nodata corner of a candidate leaf, at an azimuth
+//    of the span of that leaf's hole box (Quadtree::holeLeafBox, below): D is then taken per bin
+//    over the candidates' hole boxes, and a leaf joins the horizon in a bin only when its hFar is
+//    below the D of every bin it would raise.
 // 7. Dives, where D is beyond the near plane's reach (below). Take a ray below the surface of an
 //    occluder L without holes at Q, and its first point B at or below the drawn surface. Either
 //    the ray meets a drawn square there coming from above (a surface point nearer than Q, so 5
 //    holds), or it reaches B over squares left out: it dives. Back along the ray from B, over
 //    left-out squares only, to a point A where it was above a drawn square (the eye is over
-//    none), it runs from at least the lowest height of A's leaf to at most the highest of B's.
-//    Leaves whose squares it passes in turn share border samples, so their height ranges
-//    overlap, and at some point p the ray lies within the range of a leaf X with a hole whose
-//    footprint holds p: inside X's box, past the near plane (X is at least D away) and before
-//    N's point along the ray, so inside the frustum: X is a candidate, nearer than N, and the
-//    ray's slope is at most X's highest slope, s_X. A ray that may show a fragment of N has a
+//    none). At A it is at or above the drawn edge it leaves, whose samples are corners of the
+//    first left-out square it passes; at B at or below the edge it meets, corners of the last.
+//    Take each left-out square's box: its footprint and the range of its four corners (a nodata
+//    corner holds its fill). Were the ray outside the box all over each square, it would be above
+//    the first (by A), above each next one (squares passed in turn share a corner, above which
+//    the ray runs) and so not at or below the last at B. So at some point p it lies inside the
+//    box of a left-out square, which its leaf X's hole box holds (Quadtree::holeLeafBox: the
+//    squares of X with a nodata corner and their corners' range): past the near plane (X is at
+//    least D away) and before N's point along the ray, so inside the frustum: X is a candidate,
+//    nearer than N, and the ray's slope is at most the hole box's highest slope, s_X (its
+//    DiveRecord, with an occludee's margins). A ray that may show a fragment of N has a
 //    slope of at least N's least slope, its margin less; so when every candidate with a hole
 //    nearer than N, in every bin under N's span, has s_X below that, no such ray dives before
 //    it passes under an occluder, and 5 holds. The sweep keeps that per bin (dive): the highest
 //    s_X over the units with holes in the buckets up to N's, over their occludee bins; and a
 //    second horizon that every leaf without a hole raises. N is hidden by the horizon of 6, or
 //    by the second one with its least slope above the dives in all its bins.
-//    A ray dives at X only if it was above the surface all the way to p. In a bin where X's
-//    highest slope (margin included: p is in X's box) is below the second horizon, a ray that
+//    A ray dives at X only if it was above the surface all the way to p. In a bin where s_X
+//    (margin included: p is in X's hole box) is below the second horizon, a ray that
 //    reaches p passed below a leaf without holes before X (2, 3), so before p: X adds no dive
 //    in that bin.
 // The same holds of any box that holds leaves and their code range, a parent node's included:
@@ -169,6 +175,12 @@ constexpr int kStackSize = 4 * 17;
 // in SIMD lanes, then counted or placed one by one.
 constexpr int kChunk = 256;
 
+// Dives are kept per bin as a mask of kLevels slope levels; a slope's level is looked up by its
+// int16 value's top bits, in kLevelSpans spans.
+constexpr int kLevels = 64;
+constexpr int kLevelSpans = 1024;
+constexpr int kLevelShift = 16 - 10;
+
 // Per-call constants.
 struct View {
     float ex, ey, ez;  // the eye
@@ -194,7 +206,10 @@ struct View {
     // second one, which hides an occludee only where no ray that may reach it can dive through a
     // nearer hole (OcclusionBuffers::dive, argument 7). holeDistance is then infinity.
     bool holeDives;
-    float rounding;       // what rounding may move a world coordinate by (largestCoordinate's ulps)
+    float rounding;  // what rounding may move a world coordinate by (largestCoordinate's ulps)
+    // View::holeDives: the slope level of each of kLevelSpans spans of the horizon's int16 slopes
+    // (slopeLevel), non-decreasing: levels split the elevations of the view's rays evenly.
+    uint8_t levels[kLevelSpans];
     int32_t bucketBase;   // float bits of the lower edge of bucket 1
     int32_t bucketCount;  // bucket 0 is [0, edge 1); the last reaches to infinity
 };
@@ -209,6 +224,47 @@ float bitsFloat(int32_t i) {
     float f;
     std::memcpy(&f, &i, sizeof f);
     return f;
+}
+
+// The level of an int16 slope (View::levels): any non-decreasing map keeps every overlap of two
+// slope ranges an overlap of their level ranges, which is all argument 7 needs of it.
+inline int slopeLevel(const View& v, int32_t slope) {
+    return v.levels[(std::min(std::max(slope, -32768), 32767) + 32768) >> kLevelShift];
+}
+
+// The mask of the levels of the slopes [low, high].
+inline uint64_t levelMask(const View& v, int32_t low, int32_t high) {
+    const int a = slopeLevel(v, std::min(low, high)), b = slopeLevel(v, std::max(low, high));
+    return (~uint64_t(0) >> (kLevels - 1 - b)) & (~uint64_t(0) << a);
+}
+
+// View::levels for the camera: kLevels levels over the elevations of its pixels' rays (from its
+// screen's corners and edge midpoints), evenly; a span takes the level of its lowest slope.
+void fillSlopeLevels(const Camera& camera, View& v) {
+    const glm::vec3 f = camera.forward(), r = camera.right(), u = camera.up();
+    const float tanHalf = std::tan(0.5f * camera.fovY);
+    float lowest = kPi, highest = -kPi;
+    for (const float x : {-1.0f, 0.0f, 1.0f}) {
+        for (const float y : {-1.0f, 0.0f, 1.0f}) {
+            const glm::vec3 d = f + x * tanHalf * camera.aspect * r + y * tanHalf * u;
+            const float e = std::atan2(d.y, std::sqrt(d.x * d.x + d.z * d.z));
+            lowest = std::min(lowest, e);
+            highest = std::max(highest, e);
+        }
+    }
+    lowest = std::max(lowest, -1.5f);
+    highest = std::min(std::max(highest, lowest + 1e-3f), 1.5f);
+    int level = 0;
+    float next = horizon::kSlopeScale * std::tan(lowest + (highest - lowest) / float(kLevels));
+    for (int i = 0; i < kLevelSpans; ++i) {
+        const float slope = float((i << kLevelShift) - 32768);
+        while (level < kLevels - 1 && next <= slope) {
+            ++level;
+            next = horizon::kSlopeScale *
+                   std::tan(lowest + (highest - lowest) * float(level + 1) / float(kLevels));
+        }
+        v.levels[i] = uint8_t(level);
+    }
 }
 
 // Bucket k >= 1 holds [lowerEdge(k), lowerEdge(k + 1)) of squared distance: exact floats.
@@ -394,6 +450,30 @@ inline void occluderBins(float start, float width, int32_t& first, int32_t& end)
     end = horizon::binFloor(horizon::binPosition(start + width - kAngleError));
 }
 
+// The margins at a unit whose rays' slopes lie in [low, high] (the rasteriser's, at the top):
+// what its span widens by (angle error included) and its highest slope rises by. At the steepest
+// elevation e + delta, tan e = s: 1 / cos(e + delta) = sqrt(1 + s^2) / (cos delta - s sin delta),
+// and its square for slopes. The clamp keeps units pass 1 left out (infinite slopes) finite.
+struct Margins {
+    float angle, slope;
+};
+
+inline Margins marginsAt(const View& v, float low, float high) {
+    const float s = std::min(2.0f, std::max(std::fabs(low), std::fabs(high)));
+    const float secant = std::sqrt(1.0f + s * s) / (v.cosDelta - s * v.sinDelta);
+    return {v.delta * secant + kAngleError, v.delta * secant * secant};
+}
+
+// An occludee's bins: every offset bin that meets its span [start, start + width] widened by the
+// angle margin.
+inline void occludeeBins(float start, float width, float angleMargin, int32_t& first,
+                         int32_t& count) {
+    using horizon::binFloor;
+    using horizon::binPosition;
+    first = binFloor(binPosition(start - angleMargin));
+    count = binFloor(binPosition(start + width + angleMargin)) - first + 1;
+}
+
 // One chunk's records in columns, before they are packed into their buckets. leastSlope: the
 // least slope of a ray that may show a fragment of the unit, its margin included, rounded down.
 struct Records {
@@ -407,8 +487,6 @@ struct Records {
 // with kDives (View::holeDives) their far distances and least slopes too.
 template <bool kDives, class Footprints>
 void measureRecords(const View& v, const Footprints& footprintOf, int n, Records& r) {
-    using horizon::binFloor;
-    using horizon::binPosition;
     for (int j = 0; j < n; ++j) {
         const Footprint f = footprintOf(j);
         const float hNear = std::sqrt(nearSquared(v, f));
@@ -417,13 +495,9 @@ void measureRecords(const View& v, const Footprints& footprintOf, int n, Records
         const float dHigh = f.high - v.ey;
         const float low = dLow / (dLow < 0.0f ? hNear : hFar);     // c_L, and the least slope
         const float high = dHigh / (dHigh > 0.0f ? hNear : hFar);  // s_N
-        // Margins at the steepest elevation e + delta, tan e = s: 1 / cos(e + delta) =
-        // sqrt(1 + s^2) / (cos delta - s sin delta), and its square for slopes. The clamp keeps
-        // units pass 1 left out (infinite slopes) finite.
-        const float s = std::min(2.0f, std::max(std::fabs(low), std::fabs(high)));
-        const float secant = std::sqrt(1.0f + s * s) / (v.cosDelta - s * v.sinDelta);
-        const float angleMargin = v.delta * secant + kAngleError;
-        const float slopeMargin = v.delta * secant * secant;
+        const Margins margins = marginsAt(v, low, high);
+        const float angleMargin = margins.angle;
+        const float slopeMargin = margins.slope;
         float start, width;
         footprintSpan(v.ex, v.ez, f.x0, f.z0, f.x1, f.z1, start, width);
         int32_t first, end;
@@ -434,15 +508,44 @@ void measureRecords(const View& v, const Footprints& footprintOf, int n, Records
         }
         r.occluderCount[j] = hFar < v.holeDistance ? std::max(end - first, 0) : 0;
         r.occluderSlope[j] = horizon::slopeDown(low);
-        // Occludee: every bin that meets the span widened by the margin.
-        const int32_t firstMet = binFloor(binPosition(start - angleMargin));
-        r.occludeeFirst[j] = firstMet;
-        r.occludeeCount[j] = binFloor(binPosition(start + width + angleMargin)) - firstMet + 1;
+        occludeeBins(start, width, angleMargin, r.occludeeFirst[j], r.occludeeCount[j]);
         r.occludeeSlope[j] = horizon::slopeUp(high + slopeMargin);
         if constexpr (kDives) {
             r.leastSlope[j] = horizon::slopeDown(low - slopeMargin);
         }
     }
+}
+
+// A leaf's hole box (Quadtree::holeLeafBox) as a footprint.
+Footprint holeFootprint(const Quadtree& tree, const View& v, uint32_t leaf) {
+    const HoleBox& h = tree.holeLeafBox[tree.holeLeavesBefore[leaf]];
+    const float y0 = v.height.worldHeight(float(int32_t(h.minCode)));
+    const float y1 = v.height.worldHeight(float(int32_t(h.maxCode)));
+    return {float(int32_t(h.x0)) * v.spacingX,
+            float(int32_t(h.z0)) * v.spacingZ,
+            float(int32_t(h.x1)) * v.spacingX,
+            float(int32_t(h.z1)) * v.spacingZ,
+            std::min(y0, y1),
+            std::max(y0, y1)};
+}
+
+// The dive of a unit with a hole that pass 1 keyed: the bins and the least and highest slopes of
+// the rays through its leaf's hole box, with an occludee's margins (argument 7).
+DiveRecord diveOf(const Quadtree& tree, const View& v, uint32_t leaf) {
+    const Footprint f = holeFootprint(tree, v, leaf);
+    const float hNear = std::sqrt(nearSquared(v, f));
+    const float hFar = std::sqrt(farSquared(v, f));
+    const float dLow = f.low - v.ey;
+    const float dHigh = f.high - v.ey;
+    const float low = dLow / (dLow < 0.0f ? hNear : hFar);
+    const float high = dHigh / (dHigh > 0.0f ? hNear : hFar);
+    const Margins margins = marginsAt(v, low, high);
+    float start, width;
+    footprintSpan(v.ex, v.ez, f.x0, f.z0, f.x1, f.z1, start, width);
+    int32_t first, count;
+    occludeeBins(start, width, margins.angle, first, count);
+    return {0, int16_t(horizon::slopeDown(low - margins.slope)),
+            int16_t(horizon::slopeUp(high + margins.slope)), uint16_t(first), uint16_t(count)};
 }
 
 // The highest surface height of the leaves that meet [x0, x1] x [z0, z1] (world), by a descent
@@ -597,6 +700,7 @@ bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera
     v.holeDives = v.holeDistance < kInfinity && v.holeDistance > nearReach(camera);
     if (v.holeDives) {
         v.holeDistance = kInfinity;
+        fillSlopeLevels(camera, v);
     }
     const double onePlusEps = 1.0 + std::max({double(kOcclusionMinGap), g / (1.0 - g), grazing});
     v.onePlusEpsSquared = onePlusEps * onePlusEps;
@@ -675,17 +779,21 @@ float nearestHoleIn(const float* holeNear, int32_t first, int32_t count) {
     return nearest;
 }
 
-// View::holeDives: for every unit with a hole, its near distance into each bin its span meets
-// (widened by the angle error), the least per bin. A ray that passes below the surface through a
-// hole does so in a bin the hole's unit spans, at least that far from the eye.
-void fillHoleNear(const View& v, uint32_t unitCount, OcclusionBuffers& buffers) {
+// View::holeDives: for every unit with a hole, the near distance of its leaf's hole box into each
+// bin the box's span meets (widened by the angle error), the least per bin. A ray that passes
+// below the surface through a hole does so over a square with a nodata corner, in a bin the
+// square spans, at least that far from the eye. Units pass 1 left out, too near for their hole
+// boxes' angles to be trusted, give their leaves' boxes.
+void fillHoleNear(const Quadtree& tree, const View& v, uint32_t unitCount,
+                  OcclusionBuffers& buffers) {
     float* holeNear = buffers.holeNear.data();
     std::fill(holeNear, holeNear + horizon::kBins, kInfinity);
     for (uint32_t u = 0; u < unitCount; ++u) {
         if (!(buffers.unitPosition[u] & kHolePosition)) {
             continue;
         }
-        const Footprint f = footprint(v, boxesFrom(buffers, u), 0);
+        const Footprint f = buffers.keys[u] == kNoKey ? footprint(v, boxesFrom(buffers, u), 0)
+                                                      : holeFootprint(tree, v, buffers.unitLeaf[u]);
         const float hNear = std::sqrt(nearSquared(v, f)) * (1.0f - 1e-6f);
         float start, width;
         footprintSpan(v.ex, v.ez, f.x0, f.z0, f.x1, f.z1, start, width);
@@ -715,8 +823,7 @@ int32_t nearDive(const View& v, const Footprint& f) {
 
 // View::holeDives: a leaf with a hole occludes with its largest rectangle of squares without a
 // nodata corner (Quadtree::holeLeafSolid), a leaf without holes of its own (arguments 2 and 7:
-// the surface over that rectangle is drawn and no lower than the leaf's lowest height). Its
-// record's one slope holds the lower of that occluder slope and the leaf's least slope.
+// the surface over that rectangle is drawn and no lower than the leaf's lowest height).
 void solidOccluder(const Quadtree& tree, const View& v, const Footprint& leaf, uint32_t leafIndex,
                    Records& r, int j) {
     const SolidBox box = tree.holeLeafSolid[tree.holeLeavesBefore[leafIndex]];
@@ -741,16 +848,17 @@ void solidOccluder(const Quadtree& tree, const View& v, const Footprint& leaf, u
     occluderBins(start, width, first, end);
     r.occluderFirst[j] = first;
     r.occluderCount[j] = std::max(end - first, 0);
-    r.leastSlope[j] = std::min(r.leastSlope[j], horizon::slopeDown(low));
+    r.occluderSlope[j] = horizon::slopeDown(low);
 }
 
 // Pass 2: each unit's record, placed in its bucket. The start offsets advance to the ends of
 // their buckets: bucket k is [start[k - 1], start[k]) afterwards, bucket 0 from 0.
-// With View::holeDives a unit with a hole never occludes, one wholly nearer than every hole in
-// its bins is flagged kNearPosition, and a unit's occluder slope is its least slope (lower than
-// c_L by the margin: it hides a little less), which the sweep also holds against the dives. A
-// unit with a hole that pass 1 left out, too near for its azimuths to be trusted, dives in every
-// bin, at its highest slope from its box grown by the rounding (nearDive).
+// With View::holeDives a unit with a hole occludes only with its largest solid rectangle
+// (solidOccluder), one wholly nearer than every hole in its bins is flagged kNearPosition, and
+// each record has its DiveRecord beside it: the unit's least slope, which the sweep holds against
+// the dives, and a hole's dive (diveOf). A unit with a hole that pass 1 left out, too near for its
+// azimuths to be trusted, dives in every bin, at its highest slope from its box grown by the
+// rounding (nearDive).
 template <bool kDives>
 void placeRecords(const Quadtree& tree, const View& v, uint32_t unitCount,
                   OcclusionBuffers& buffers) {
@@ -766,9 +874,11 @@ void placeRecords(const Quadtree& tree, const View& v, uint32_t unitCount,
             uint32_t position = buffers.unitPosition[u + uint32_t(j)];
             if (kDives && (position & kHolePosition)) {
                 if (key == kNoKey) {
-                    horizon::raise(buffers.dive.data(), horizon::kBins, horizon::kBins,
-                                   int16_t(nearDive(v, footprint(v, boxes, j))));
-                    horizon::mergeMirror(buffers.dive.data());
+                    const uint64_t levels =
+                        levelMask(v, horizon::kNoSlope, nearDive(v, footprint(v, boxes, j)));
+                    for (uint64_t& bin : buffers.dive) {
+                        bin |= levels;
+                    }
                 }
                 records.occluderCount[j] = 0;
                 if (key != kNoKey) {
@@ -784,12 +894,18 @@ void placeRecords(const Quadtree& tree, const View& v, uint32_t unitCount,
             if (key == kNoKey) {
                 continue;
             }
+            if (kDives) {
+                DiveRecord& d = buffers.dives[next[key & kBucketMask]];
+                d = (position & kHolePosition) ? diveOf(tree, v, buffers.unitLeaf[u + uint32_t(j)])
+                                               : DiveRecord{0, 0, 0, 0, 0};
+                d.leastSlope = int16_t(records.leastSlope[j]);
+            }
             buffers.records[next[key & kBucketMask]++] = {
                 uint16_t(records.occluderFirst[j]),
                 uint16_t(records.occluderCount[j]),
                 uint16_t(records.occludeeFirst[j]),
                 uint16_t(records.occludeeCount[j]),
-                int16_t(kDives ? records.leastSlope[j] : records.occluderSlope[j]),
+                int16_t(records.occluderSlope[j]),
                 int16_t(records.occludeeSlope[j]),
                 position | ((key & kTestedBit) ? kTestedPosition : 0u)};
         }
@@ -842,40 +958,48 @@ void placeBoxRecords(const View& v, const BoxOccludees& boxes, OcclusionBuffers&
     }
 }
 
-// View::holeDives: the dives of a bucket's units with holes (their occludee bins and slopes, which
-// hold their spans and their highest slopes) join OcclusionBuffers::dive, in the bins where they
-// are not below the second horizon: a ray of such a bin that reaches them has passed below the
-// surface before (argument 7).
-void addDives(const OcclusionRecord* first, const OcclusionRecord* end, const int16_t* solid,
-              int16_t* dive) {
-    bool added = false;
-    for (const OcclusionRecord* r = first; r != end; ++r) {
-        if (!(r->position & kHolePosition)) {
+// View::holeDives: the dives of a bucket's units with holes (DiveRecord: the bins and slopes of
+// the rays through their hole boxes) join OcclusionBuffers::dive, in the bins where they are not
+// below the second horizon: a ray of such a bin that reaches them has passed below the surface
+// before (argument 7). Records [from, end) and their dives.
+void addDives(const View& v, const OcclusionRecord* records, const DiveRecord* dives, uint32_t from,
+              uint32_t end, const int16_t* solid, uint64_t* dive) {
+    for (uint32_t k = from; k < end; ++k) {
+        if (!(records[k].position & kHolePosition)) {
             continue;
         }
-        const int count = std::min(int(r->occludeeCount), horizon::kBins);
+        const DiveRecord& d = dives[k];
+        const uint64_t levels = levelMask(v, d.low, d.high);
+        const int count = std::min(int(d.count), horizon::kBins);
         for (int i = 0; i < count; ++i) {
-            const int b = horizon::unwrap(r->occludeeFirst + i);
-            if (!(r->occludeeSlope < solid[b])) {
-                dive[b] = std::max(dive[b], r->occludeeSlope);
-                added = true;
+            const int b = horizon::unwrap(d.first + i);
+            if (!(d.high < solid[b])) {
+                dive[b] |= levels;
             }
         }
     }
-    if (added) {
-        horizon::mergeMirror(dive);
+}
+
+// Whether a dive in the `count` bins from offset bin `first` may hold a ray of the slope levels
+// `levels`.
+inline bool divesMeet(const uint64_t* dive, int32_t first, int32_t count, uint64_t levels) {
+    uint64_t met = 0;
+    for (int32_t i = 0; i < std::min(count, int32_t(horizon::kBins)); ++i) {
+        met |= dive[horizon::unwrap(first + i)];
     }
+    return (met & levels) != 0;
 }
 
 // Whether an occludee's record is hidden: below the horizon in all its bins; or with
-// View::holeDives below the second horizon, and its least slope (in occluderSlope) above every
-// dive there.
+// View::holeDives below the second horizon, and no dive in its bins meeting its slopes, from its
+// least slope to its highest.
 template <bool kDives>
-inline bool hiddenBy(const int16_t* bins, const int16_t* solid, const int16_t* dive,
-                     const OcclusionRecord& r) {
+inline bool hiddenBy(const View& v, const int16_t* bins, const int16_t* solid, const uint64_t* dive,
+                     const OcclusionRecord& r, int16_t leastSlope) {
     return horizon::above(bins, r.occludeeFirst, r.occludeeCount, r.occludeeSlope) ||
            (kDives && horizon::above(solid, r.occludeeFirst, r.occludeeCount, r.occludeeSlope) &&
-            horizon::below(dive, r.occludeeFirst, r.occludeeCount, r.occluderSlope));
+            !divesMeet(dive, r.occludeeFirst, r.occludeeCount,
+                       levelMask(v, leastSlope, r.occludeeSlope)));
 }
 
 // Pass 3: buckets near to far, each tested against the buckets far enough before it: its units,
@@ -885,7 +1009,7 @@ void sweep(const View& v, uint32_t candidateCount, uint32_t boxCount, OcclusionB
            OcclusionStats& stats) {
     int16_t* bins = buffers.horizon.data();
     int16_t* solid = buffers.solidHorizon.data();
-    int16_t* dive = buffers.dive.data();
+    uint64_t* dive = buffers.dive.data();
     std::fill(bins, bins + horizon::kStorage, horizon::kNoSlope);
     if (kDives) {
         std::fill(solid, solid + horizon::kStorage, horizon::kNoSlope);
@@ -922,7 +1046,7 @@ void sweep(const View& v, uint32_t candidateCount, uint32_t boxCount, OcclusionB
         }
         const uint32_t from = k == 0 ? 0 : end[k - 1];
         if (kDives) {
-            addDives(records + from, records + end[k], solid, dive);
+            addDives(v, records, buffers.dives.data(), from, end[k], solid, dive);
         }
         if (!raised) {
             continue;
@@ -930,7 +1054,8 @@ void sweep(const View& v, uint32_t candidateCount, uint32_t boxCount, OcclusionB
         for (uint32_t i = from; i < end[k]; ++i) {
             const OcclusionRecord& r = records[i];
             if (r.position & kTestedPosition) {
-                const bool hidden = hiddenBy<kDives>(bins, solid, dive, r);
+                const bool hidden = hiddenBy<kDives>(v, bins, solid, dive, r,
+                                                     kDives ? buffers.dives[i].leastSlope : 0);
                 const uint32_t leaves = (r.position & kQuadPosition) ? 4 : 1;
                 std::fill_n(&buffers.occluded[r.position & kPositionMask], leaves, uint8_t(hidden));
                 ++stats.unitsTested;
@@ -944,7 +1069,7 @@ void sweep(const View& v, uint32_t candidateCount, uint32_t boxCount, OcclusionB
         const uint32_t* boxEnd = buffers.boxBucketStart.data();
         for (uint32_t i = k == 0 ? 0 : boxEnd[k - 1]; i < boxEnd[k]; ++i) {
             const OcclusionRecord& r = buffers.boxRecords[i];
-            const bool hidden = hiddenBy<kDives>(bins, solid, dive, r);
+            const bool hidden = hiddenBy<kDives>(v, bins, solid, dive, r, r.occluderSlope);
             buffers.boxOccluded[r.position] = uint8_t(hidden);
             ++stats.boxesTested;
             stats.boxesOccluded += hidden ? 1 : 0;
@@ -999,7 +1124,7 @@ void OcclusionBuffers::reserveFor(const Quadtree& tree) {
     horizon.assign(horizon::kStorage, 0);
     holeNear.assign(tree.hasHoles() ? horizon::kBins : 0, kInfinity);
     solidHorizon.assign(tree.hasHoles() ? horizon::kStorage : 0, horizon::kNoSlope);
-    dive.assign(tree.hasHoles() ? horizon::kStorage : 0, horizon::kNoSlope);
+    dive.assign(tree.hasHoles() ? horizon::kBins : 0, 0);
     bucketStart.assign(kMaxBuckets + 1, 0);
     for (auto* v : {&boxX0, &boxZ0, &boxX1, &boxZ1, &lowCode, &highCode, &keys}) {
         v->clear();
@@ -1011,6 +1136,8 @@ void OcclusionBuffers::reserveFor(const Quadtree& tree) {
     unitLeaf.reserve(tree.hasHoles() ? leaves : 0);
     records.clear();
     records.reserve(leaves);
+    dives.clear();
+    dives.reserve(tree.hasHoles() ? leaves : 0);
     occluded.clear();
     occluded.reserve(leaves);
 }
@@ -1048,6 +1175,9 @@ void OcclusionBuffers::growTo(size_t candidates) {
         unitLeaf.resize(candidates);
     }
     records.resize(candidates);
+    if (dives.capacity() > 0) {
+        dives.resize(candidates);
+    }
     occluded.resize(candidates);
 }
 
@@ -1073,8 +1203,8 @@ void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camer
                                                : countBuckets<false>(tree, v, candidates, buffers);
     assert(candidateCount <= kPositionMask);
     if (v.holeDives) {
-        fillHoleNear(v, unitCount, buffers);
-        std::fill(buffers.dive.begin(), buffers.dive.end(), horizon::kNoSlope);
+        fillHoleNear(tree, v, unitCount, buffers);
+        std::fill(buffers.dive.begin(), buffers.dive.end(), uint64_t(0));
         placeRecords<true>(tree, v, unitCount, buffers);
         if (boxes.count > 0) {
             placeBoxRecords<true>(v, boxes, buffers);

@@ -48,6 +48,17 @@ struct OcclusionRecord {
 
 static_assert(sizeof(OcclusionRecord) == 16, "four records a cache line");
 
+// Maps with holes, beside each unit's record (occlusion.cpp's argument 7): its least slope, the
+// margin less, which the dives are held against; and for a unit with a hole its dive, the bins and
+// the least and highest slopes (margins included) of the rays through its leaf's hole box
+// (Quadtree::holeLeafBox), those that may pass below the surface there (count 0 without a hole).
+struct DiveRecord {
+    int16_t leastSlope;
+    int16_t low, high;
+    uint16_t first;
+    uint16_t count;
+};
+
 // Scratch for cullOccluded: capacity reserved once per tree (35 bytes a leaf), but only the
 // entries for the most candidates seen so far are ever written, so resident memory follows the
 // view. After reserveFor the call never allocates. Candidates go through as units (a leaf, or the
@@ -56,11 +67,11 @@ static_assert(sizeof(OcclusionRecord) == 16, "four records a cache line");
 struct OcclusionBuffers {
     std::vector<int16_t> horizon;  // per bin, the scaled slope under which rays are hidden
     // Maps with holes (occlusion.cpp's arguments 6 and 7): per bin, the nearest hole's distance;
-    // the horizon of every unit without a hole; the highest slope of a ray that may dive below
-    // the surface through a hole.
+    // the horizon of every unit without a hole; the slopes of the rays that may dive below the
+    // surface through a hole, as a mask of slope levels (bit k: level k may hold such a ray).
     std::vector<float> holeNear;
     std::vector<int16_t> solidHorizon;
-    std::vector<int16_t> dive;
+    std::vector<uint64_t> dive;
     std::vector<uint16_t> boxX0, boxZ0, boxX1, boxZ1;  // per unit: its node's sample box
     std::vector<uint16_t> lowCode, highCode;           // per unit: its node's code range
     std::vector<uint32_t> unitPosition;    // per unit: its first candidate, flag for four leaves
@@ -68,6 +79,7 @@ struct OcclusionBuffers {
     std::vector<uint16_t> keys;            // per unit: distance bucket and tested flag
     std::vector<uint32_t> bucketStart;     // bucket -> first record; one past the last bucket
     std::vector<OcclusionRecord> records;  // by bucket, near to far
+    std::vector<DiveRecord> dives;         // maps with holes: beside each record
     std::vector<uint8_t> occluded;         // per candidate: 1 when removed
     // Object boxes (BoxOccludees): capacity from reserveBoxes, the count of objects.
     std::vector<uint32_t> boxBucketStart;

@@ -93,7 +93,7 @@ Result<Heightmap> nodataAsAsked(Result<Heightmap> map, const LoadOptions& option
     if (map && options.fillNodata && map.value().nodata.holes()) {
         map.value().nodata.fill();
         if (tree != nullptr) {
-            markLeafHoles(*tree, map.value().nodata);
+            markLeafHoles(*tree, map.value());
         }
     }
     return map;

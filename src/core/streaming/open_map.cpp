@@ -111,7 +111,7 @@ Result<OpenedMap> openMap(const std::string& path, const LoadOptions& options,
     StreamedMap& s = streamed.value();
     if (options.fillNodata && s.map.nodata.holes()) {  // --fill-nodata: the fill as terrain
         s.map.nodata.fill();
-        markLeafHoles(s.tree, s.map.nodata);
+        markLeafHoles(s.tree, s.map);
     }
     opened.map = std::move(s.map);
     opened.tree = std::move(s.tree);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <initializer_list>
 
 #include "core/base/huge_pages.h"
 #include "core/config.h"
@@ -250,7 +251,7 @@ void fillQuadtreeBounds(Quadtree& tree, const Heightmap& map,
     tree.foldErrors.assign(tree.coarseErrors.size(), 0);
     tree.lodErrors = LodErrors::Range;
     tree.exactLevels = 0;
-    markLeafHoles(tree, map.nodata);
+    markLeafHoles(tree, map);
 }
 
 namespace {
@@ -285,15 +286,50 @@ SolidBox largestSolidRectangle(const NodataMask& nodata, const QuadtreeNode& nod
     return best;
 }
 
+// The box of the leaf's squares with a nodata corner and the codes of their corners (the leaf's
+// code range where the map holds no codes).
+HoleBox holeBox(const Heightmap& map, const QuadtreeNode& node) {
+    const bool codes = map.codes.size() >= size_t(map.sampleCount());
+    HoleBox box{node.x1,
+                node.z1,
+                node.x0,
+                node.z0,
+                codes ? uint16_t(0xFFFF) : node.minCode,
+                codes ? uint16_t(0) : node.maxCode};
+    for (int row = node.z0; row < node.z1; ++row) {
+        for (int col = node.x0; col < node.x1; ++col) {
+            if (!map.nodata.holeSquare(col, row)) {
+                continue;
+            }
+            box.x0 = std::min(box.x0, uint16_t(col));
+            box.z0 = std::min(box.z0, uint16_t(row));
+            box.x1 = std::max(box.x1, uint16_t(col + 1));
+            box.z1 = std::max(box.z1, uint16_t(row + 1));
+            if (!codes) {
+                continue;
+            }
+            for (const uint16_t code : {map.codeAt(col, row), map.codeAt(col + 1, row),
+                                        map.codeAt(col, row + 1), map.codeAt(col + 1, row + 1)}) {
+                box.minCode = std::min(box.minCode, code);
+                box.maxCode = std::max(box.maxCode, code);
+            }
+        }
+    }
+    return box;
+}
+
 }  // namespace
 
-void markLeafHoles(Quadtree& tree, const NodataMask& nodata) {
+void markLeafHoles(Quadtree& tree, const Heightmap& map) {
+    const NodataMask& nodata = map.nodata;
     tree.holeLeavesBefore.clear();
     tree.holeLeafSolid.clear();
+    tree.holeLeafBox.clear();
     tree.emptyLeavesBefore.clear();
     if (!nodata.holes()) {
         tree.holeLeavesBefore.shrink_to_fit();
         tree.holeLeafSolid.shrink_to_fit();
+        tree.holeLeafBox.shrink_to_fit();
         tree.emptyLeavesBefore.shrink_to_fit();
         return;
     }
@@ -309,6 +345,7 @@ void markLeafHoles(Quadtree& tree, const NodataMask& nodata) {
         if (boxHasNodata(nodata, node.x0, node.z0, node.x1, node.z1)) {
             const SolidBox solid = largestSolidRectangle(nodata, node, runs, stack);
             tree.holeLeafSolid.push_back(solid);
+            tree.holeLeafBox.push_back(holeBox(map, node));
             empty += solid.x0 == solid.x1 ? 1 : 0;  // no rectangle: no square drawn
             ++count;
         }

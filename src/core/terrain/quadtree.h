@@ -112,6 +112,13 @@ struct SolidBox {
     uint16_t x0 = 0, z0 = 0, x1 = 0, z1 = 0;
 };
 
+// The squares of a leaf that have a nodata corner (Quadtree::holeLeafBox): their bounding sample
+// box [x0, x1] x [z0, z1], and the least and greatest code of their corners, fills included.
+struct HoleBox {
+    uint16_t x0 = 0, z0 = 0, x1 = 0, z1 = 0;
+    uint16_t minCode = 0, maxCode = 0;
+};
+
 struct Quadtree {
     HeightCoding coding;              // the map's: node heights are codes
     int leafSize = 0;                 // grid squares along a full leaf's side
@@ -152,6 +159,10 @@ struct Quadtree {
     // squares without a nodata corner, as a sample box (x0 == x1 when every square has one). The
     // occlusion stage lets a leaf with a hole occlude with it.
     std::vector<SolidBox> holeLeafSolid;
+    // Per leaf with a hole, in the same order: the box of its squares with a nodata corner. A ray
+    // that passes below the drawn surface through holes lies, somewhere on the way, inside the box
+    // of one such square (occlusion.cpp's argument 7), so inside its leaf's hole box.
+    std::vector<HoleBox> holeLeafBox;
     // Like holeLeavesBefore, the leaves before leaf i none of whose squares is drawn (every one
     // has a nodata corner): nothing over them is ever drawn. Empty when the map shows no holes.
     std::vector<uint32_t> emptyLeavesBefore;
@@ -210,9 +221,10 @@ Result<Quadtree> buildQuadtreeStructure(int width, int height, int leafSize);
 void fillQuadtreeBounds(Quadtree& tree, const Heightmap& map,
                         const std::vector<CodeRange>* leafRanges = nullptr);
 
-// Counts the leaves with a hole (Quadtree::holeLeavesBefore) from the map's nodata mask; clears
-// them when the map shows none. fillQuadtreeBounds calls it.
-void markLeafHoles(Quadtree& tree, const NodataMask& nodata);
+// Counts the leaves with a hole (Quadtree::holeLeavesBefore) from the map's nodata mask, with
+// their solid rectangles and hole boxes (from the map's codes); clears them when the map shows
+// none. fillQuadtreeBounds calls it.
+void markLeafHoles(Quadtree& tree, const Heightmap& map);
 
 // Nodes of the tree of a width x height map in leaves of leafSize squares (what
 // buildQuadtreeStructure allocates), without building it.

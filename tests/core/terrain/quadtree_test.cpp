@@ -431,5 +431,55 @@ TEST(Quadtree, HoleLeavesKeepTheirLargestSolidRectangleAndEmptyLeavesAreCounted)
     EXPECT_GT(partial, 0);
 }
 
+// A leaf's hole box holds exactly its squares with a nodata corner: their bounding box, and the
+// least and greatest code of their corners (fills included), found here square by square.
+TEST(Quadtree, HoleBoxesBoundTheSquaresWithANodataCornerAndTheirCorners) {
+    const int w = 77, h = 61;
+    const Heightmap map = test::withNodata(syntheticHeightmap(w, h, 6), [&](int col, int row) {
+        const bool speck = (col * 31 + row * 17) % 53 == 0;
+        const bool disc = (col - 25) * (col - 25) + (row - 30) * (row - 30) < 81;
+        const bool wedge = col > w - 8 + row / 10;
+        return speck || disc || wedge;
+    });
+    int small = 0;
+    for (const int leafSize : {4, 8}) {
+        const Quadtree tree = buildQuadtree(map, leafSize).value();
+        ASSERT_EQ(tree.holeLeafBox.size(), tree.holeLeavesBefore.back());
+        for (uint32_t leaf = 0; leaf < tree.leaves.size(); ++leaf) {
+            if (!tree.holesIn(leaf, 1)) {
+                continue;
+            }
+            const QuadtreeNode& node = tree.nodes[tree.leafNodes[leaf]];
+            HoleBox want{node.x1, node.z1, node.x0, node.z0, 0xFFFF, 0};
+            for (int z = node.z0; z < node.z1; ++z) {
+                for (int x = node.x0; x < node.x1; ++x) {
+                    if (!map.nodata.holeSquare(x, z)) {
+                        continue;
+                    }
+                    want.x0 = std::min<uint16_t>(want.x0, uint16_t(x));
+                    want.z0 = std::min<uint16_t>(want.z0, uint16_t(z));
+                    want.x1 = std::max<uint16_t>(want.x1, uint16_t(x + 1));
+                    want.z1 = std::max<uint16_t>(want.z1, uint16_t(z + 1));
+                    for (int c = 0; c < 4; ++c) {
+                        const uint16_t code = map.codeAt(x + (c & 1), z + (c >> 1));
+                        want.minCode = std::min(want.minCode, code);
+                        want.maxCode = std::max(want.maxCode, code);
+                    }
+                }
+            }
+            const HoleBox box = tree.holeLeafBox[tree.holeLeavesBefore[leaf]];
+            EXPECT_EQ(box.x0, want.x0) << "leaf " << leaf;
+            EXPECT_EQ(box.z0, want.z0) << "leaf " << leaf;
+            EXPECT_EQ(box.x1, want.x1) << "leaf " << leaf;
+            EXPECT_EQ(box.z1, want.z1) << "leaf " << leaf;
+            EXPECT_EQ(box.minCode, want.minCode) << "leaf " << leaf;
+            EXPECT_EQ(box.maxCode, want.maxCode) << "leaf " << leaf;
+            small +=
+                (box.x1 - box.x0) * (box.z1 - box.z0) < (node.x1 - node.x0) * (node.z1 - node.z0);
+        }
+    }
+    EXPECT_GT(small, 0) << "no hole box smaller than its leaf";
+}
+
 }  // namespace
 }  // namespace qt
