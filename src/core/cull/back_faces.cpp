@@ -71,20 +71,21 @@ int ringOf(const BackFaceTest& t, float distance) {
 }  // namespace
 
 void BackFaceTest::reserveFor(const Quadtree& tree) {
-    dives.assign(tree.hasHoles() ? size_t(kBins) * kRings : 0, -kInfinity);
+    dives.assign(tree.hasHoles() ? size_t(kBins) * kRings : 0, 0);
 }
 
 bool BackFaceTest::prepare(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
-                           int viewportHeight) {
+                           int viewportHeight, const HoleBox* coarse, uint32_t coarseCount) {
     active = false;
     if (!tree.hasHoles() || viewportHeight <= 0 || !eyeClearOfNearTerrain(tree, mapping, camera)) {
         return false;
     }
     if (dives.size() != size_t(kBins) * kRings) {
-        dives.assign(size_t(kBins) * kRings, -kInfinity);  // not reserved: once
+        dives.assign(size_t(kBins) * kRings, 0);  // not reserved: once
     } else {
-        std::fill(dives.begin(), dives.end(), -kInfinity);
+        std::fill(dives.begin(), dives.end(), uint64_t(0));
     }
+    levels.fill(camera);
     ex = camera.position.x;
     ey = camera.position.y;
     ez = camera.position.z;
@@ -99,6 +100,27 @@ bool BackFaceTest::prepare(const Quadtree& tree, const WorldMapping& mapping, co
     ringBase = std::hypot(root.max.x, root.max.z) * std::ldexp(1.0f, -14);
     delta = kOcclusionMarginPixels * 2.0f * std::tan(0.5f * camera.fovY) / float(viewportHeight);
 
+    // The slopes of 3 through a box, from its heights and its distances, as levels.
+    const auto stamp = [&](uint16_t bx0, uint16_t bz0, uint16_t bx1, uint16_t bz1, uint16_t minCode,
+                           uint16_t maxCode, const Distances& d) {
+        const float x0 = float(bx0) * spacingX, x1 = float(bx1) * spacingX;
+        const float z0 = float(bz0) * spacingZ, z1 = float(bz1) * spacingZ;
+        const float h0 = height.worldHeight(float(minCode));
+        const float h1 = height.worldHeight(float(maxCode));
+        const float rise = std::max(h0, h1) + slack - ey;
+        const float drop = std::min(h0, h1) - slack - ey;
+        const float high =
+            rise > 0.0f ? (d.nearest > 0.0f ? rise / d.nearest : kInfinity) : rise / d.farthest;
+        const float low =
+            drop < 0.0f ? (d.nearest > 0.0f ? drop / d.nearest : -kInfinity) : drop / d.farthest;
+        const uint64_t slopes = levels.mask(low, high);
+        const int ring = std::max(ringOf(*this, d.nearest) - 1, 0);
+        int first = 0, count = 0;
+        spanBins(ex, ez, x0, z0, x1, z1, horizon::kAngleError, first, count);
+        for (int i = 0; i < count; ++i) {
+            dives[size_t((first + i) & (kBins - 1)) * kRings + size_t(ring)] |= slopes;
+        }
+    };
     uint32_t stack[kStackSize];
     int top = 0;
     stack[top++] = tree.rootIndex();
@@ -119,26 +141,19 @@ bool BackFaceTest::prepare(const Quadtree& tree, const WorldMapping& mapping, co
             }
             continue;
         }
-        // s_H of 3, from the box's highest height and its distances; any slope from above it.
-        const float high = std::max(height.worldHeight(float(node.minCode)),
-                                    height.worldHeight(float(node.maxCode))) +
-                           slack;
-        const float rise = high - ey;
-        const float dive =
-            rise > 0.0f ? (d.nearest > 0.0f ? rise / d.nearest : kInfinity) : rise / d.farthest;
-        const int ring = std::max(ringOf(*this, d.nearest) - 1, 0);
-        int first = 0, count = 0;
-        spanBins(ex, ez, x0, z0, x1, z1, horizon::kAngleError, first, count);
-        for (int i = 0; i < count; ++i) {
-            float& at = dives[size_t((first + i) & (kBins - 1)) * kRings + size_t(ring)];
-            at = std::max(at, dive);
-        }
+        stamp(node.x0, node.z0, node.x1, node.z1, node.minCode, node.maxCode, d);
     }
-    // Each ring takes the nearer rings' dives too.
+    for (uint32_t i = 0; i < coarseCount; ++i) {  // 7: the coarse drawn nodes with holes
+        const HoleBox& b = coarse[i];
+        stamp(b.x0, b.z0, b.x1, b.z1, b.minCode, b.maxCode,
+              distances(ex, ez, float(b.x0) * spacingX, float(b.z0) * spacingZ,
+                        float(b.x1) * spacingX, float(b.z1) * spacingZ));
+    }
+    // Each ring takes the nearer rings' levels too.
     for (size_t b = 0; b < size_t(kBins); ++b) {
-        float* ring = &dives[b * kRings];
+        uint64_t* ring = &dives[b * kRings];
         for (int j = 1; j < kRings; ++j) {
-            ring[j] = std::max(ring[j], ring[j - 1]);
+            ring[j] |= ring[j - 1];
         }
     }
     active = true;
@@ -154,28 +169,31 @@ bool BackFaceTest::frontOnly(uint32_t x0, uint32_t z0, uint32_t x1, uint32_t z1,
     const float wz0 = float(z0) * spacingZ, wz1 = float(z1) * spacingZ;
     const Distances d = distances(ex, ez, wx0, wz0, wx1, wz1);
     const int ring = std::min(ringOf(*this, d.farthest) + 1, kRings - 1);
-    // X's least slope (3), less the slope margin of 5 at the steepest elevation of a ray that
-    // meets the box's surface, which lies in [minY, maxY]; the azimuth margin of 5.
-    float least = -kInfinity;
+    // X's least and highest slopes (3), widened by the slope margin of 5 at the steepest
+    // elevation of a ray that meets the box's surface, which lies in [minY, maxY]; the azimuth
+    // margin of 5.
+    float least = -kInfinity, highest = kInfinity;
     float margin = 4.0f;
     if (d.nearest > 0.0f) {
-        const float rise = std::max({ey - minY, maxY - ey, 0.0f});
-        const float elevation = std::atan(rise / d.nearest) + delta;
+        const float reach = std::max({ey - minY, maxY - ey, 0.0f});
+        const float elevation = std::atan(reach / d.nearest) + delta;
         if (elevation < kSteepest) {
             const float secant = 1.0f / std::cos(elevation);
             margin = delta * secant + horizon::kAngleError;
-            const float low =
-                std::min(height.worldHeight(float(minCode)), height.worldHeight(float(maxCode))) -
-                slack;
-            const float drop = low - ey;
-            least = drop / (drop < 0.0f ? d.nearest : d.farthest) - delta * secant * secant;
+            const float h0 = height.worldHeight(float(minCode));
+            const float h1 = height.worldHeight(float(maxCode));
+            const float drop = std::min(h0, h1) - slack - ey;
+            const float rise = std::max(h0, h1) + slack - ey;
+            const float slopeMargin = delta * secant * secant;
+            least = drop / (drop < 0.0f ? d.nearest : d.farthest) - slopeMargin;
+            highest = rise / (rise > 0.0f ? d.nearest : d.farthest) + slopeMargin;
         }
     }
+    const uint64_t slopes = levels.mask(least, highest);
     int first = 0, count = 0;
     spanBins(ex, ez, wx0, wz0, wx1, wz1, margin, first, count);
     for (int i = 0; i < count; ++i) {
-        const float dive = dives[size_t((first + i) & (kBins - 1)) * kRings + size_t(ring)];
-        if (dive != -kInfinity && !(dive < least)) {
+        if (dives[size_t((first + i) & (kBins - 1)) * kRings + size_t(ring)] & slopes) {
             return false;
         }
     }

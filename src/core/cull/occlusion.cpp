@@ -68,6 +68,18 @@
 //    (margin included: p is in X's hole box) is below the second horizon, a ray that
 //    reaches p passed below a leaf without holes before X (2, 3), so before p: X adds no dive
 //    in that bin.
+// 8. Level of detail. The candidates are then the leaves drawn at full detail, which may morph
+//    toward their parents' grid, and coarse nodes draw the rest. A drawn node's surface lies in
+//    its box's range (its vertices are its samples or blends of them), and where two drawn nodes
+//    meet they draw the same edge (no cracks), so the surface along it lies in both ranges. In
+//    7, at A the ray is at or above the surface on the edge of the first left-out square, which
+//    the node drawing that square draws; at B likewise; a corner shared by squares in turn lies
+//    in the ranges of the nodes holding both. So 7's chain holds with each left-out square's box
+//    taken as its footprint and its drawn node's range: a full-detail leaf's dive takes its hole
+//    box's footprint with the leaf's range (View::lodSurface), and a coarse node's its own box.
+//    Coarse nodes are no candidates, so the frame gives those with holes (DrawnHoles): beyond
+//    the near plane's reach a pixel's ray meets a hole only inside the frustum, in a drawn node.
+//    They join 6's D per bin and 7's dives, in the bucket of their near distance.
 // The same holds of any box that holds leaves and their code range, a parent node's included:
 // far from the eye, four sibling leaves go through as one unit, their parent (kOcclusionQuad*).
 //
@@ -127,6 +139,7 @@
 #include "core/config.h"
 #include "core/cull/cull.h"
 #include "core/cull/horizon.h"
+#include "core/cull/slope_levels.h"
 
 namespace qt {
 namespace {
@@ -175,9 +188,9 @@ constexpr int kStackSize = 4 * 17;
 // in SIMD lanes, then counted or placed one by one.
 constexpr int kChunk = 256;
 
-// Dives are kept per bin as a mask of kLevels slope levels; a slope's level is looked up by its
-// int16 value's top bits, in kLevelSpans spans.
-constexpr int kLevels = 64;
+// Dives are kept per bin as a mask of SlopeLevels; a slope's level is looked up by its int16
+// value's top bits, in kLevelSpans spans.
+constexpr int kLevels = SlopeLevels::kLevels;
 constexpr int kLevelSpans = 1024;
 constexpr int kLevelShift = 16 - 10;
 
@@ -200,16 +213,21 @@ struct View {
     // and then meet the terrain from below, a back face, beyond it: so only units that lie wholly
     // nearer than every hole occlude (argument 6 at the top).
     float holeDistance;
+    float nearestHole;  // holeDistance as found, kept when holeDives sets it to infinity
     // Holes farther than the near plane's reach: a pixel's ray meets a hole only in a candidate
     // with a hole. The units wholly nearer than every such candidate in their bins raise the
     // horizon (OcclusionBuffers::holeNear, argument 6), and every unit without a hole raises a
     // second one, which hides an occludee only where no ray that may reach it can dive through a
     // nearer hole (OcclusionBuffers::dive, argument 7). holeDistance is then infinity.
     bool holeDives;
+    // Argument 8: the frame draws by level of detail, so the surface beside a full-detail leaf's
+    // hole lies in the leaf's range, not only its hole squares' corners'.
+    bool lodSurface;
     float rounding;  // what rounding may move a world coordinate by (largestCoordinate's ulps)
     // View::holeDives: the slope level of each of kLevelSpans spans of the horizon's int16 slopes
-    // (slopeLevel), non-decreasing: levels split the elevations of the view's rays evenly.
-    uint8_t levels[kLevelSpans];
+    // (slopeLevel), non-decreasing (OcclusionBuffers::slopeLevels, kept out of this struct, which
+    // the passes without holes want small).
+    const uint8_t* levels;
     int32_t bucketBase;   // float bits of the lower edge of bucket 1
     int32_t bucketCount;  // bucket 0 is [0, edge 1); the last reaches to infinity
 };
@@ -238,32 +256,12 @@ inline uint64_t levelMask(const View& v, int32_t low, int32_t high) {
     return (~uint64_t(0) >> (kLevels - 1 - b)) & (~uint64_t(0) << a);
 }
 
-// View::levels for the camera: kLevels levels over the elevations of its pixels' rays (from its
-// screen's corners and edge midpoints), evenly; a span takes the level of its lowest slope.
-void fillSlopeLevels(const Camera& camera, View& v) {
-    const glm::vec3 f = camera.forward(), r = camera.right(), u = camera.up();
-    const float tanHalf = std::tan(0.5f * camera.fovY);
-    float lowest = kPi, highest = -kPi;
-    for (const float x : {-1.0f, 0.0f, 1.0f}) {
-        for (const float y : {-1.0f, 0.0f, 1.0f}) {
-            const glm::vec3 d = f + x * tanHalf * camera.aspect * r + y * tanHalf * u;
-            const float e = std::atan2(d.y, std::sqrt(d.x * d.x + d.z * d.z));
-            lowest = std::min(lowest, e);
-            highest = std::max(highest, e);
-        }
-    }
-    lowest = std::max(lowest, -1.5f);
-    highest = std::min(std::max(highest, lowest + 1e-3f), 1.5f);
-    int level = 0;
-    float next = horizon::kSlopeScale * std::tan(lowest + (highest - lowest) / float(kLevels));
+// View::levels for the camera (SlopeLevels): each span takes the level of its lowest slope.
+void fillSlopeLevels(const Camera& camera, uint8_t* table) {
+    SlopeLevels levels;
+    levels.fill(camera);
     for (int i = 0; i < kLevelSpans; ++i) {
-        const float slope = float((i << kLevelShift) - 32768);
-        while (level < kLevels - 1 && next <= slope) {
-            ++level;
-            next = horizon::kSlopeScale *
-                   std::tan(lowest + (highest - lowest) * float(level + 1) / float(kLevels));
-        }
-        v.levels[i] = uint8_t(level);
+        table[i] = uint8_t(levels.level(float((i << kLevelShift) - 32768) / horizon::kSlopeScale));
     }
 }
 
@@ -516,9 +514,8 @@ void measureRecords(const View& v, const Footprints& footprintOf, int n, Records
     }
 }
 
-// A leaf's hole box (Quadtree::holeLeafBox) as a footprint.
-Footprint holeFootprint(const Quadtree& tree, const View& v, uint32_t leaf) {
-    const HoleBox& h = tree.holeLeafBox[tree.holeLeavesBefore[leaf]];
+// A sample box and code range as a footprint.
+Footprint holeBoxFootprint(const View& v, const HoleBox& h) {
     const float y0 = v.height.worldHeight(float(int32_t(h.minCode)));
     const float y1 = v.height.worldHeight(float(int32_t(h.maxCode)));
     return {float(int32_t(h.x0)) * v.spacingX,
@@ -529,10 +526,21 @@ Footprint holeFootprint(const Quadtree& tree, const View& v, uint32_t leaf) {
             std::max(y0, y1)};
 }
 
-// The dive of a unit with a hole that pass 1 keyed: the bins and the least and highest slopes of
-// the rays through its leaf's hole box, with an occludee's margins (argument 7).
-DiveRecord diveOf(const Quadtree& tree, const View& v, uint32_t leaf) {
-    const Footprint f = holeFootprint(tree, v, leaf);
+// A leaf's hole box (Quadtree::holeLeafBox) as a footprint; by level of detail with the leaf's
+// range (argument 8).
+Footprint holeFootprint(const Quadtree& tree, const View& v, uint32_t leaf) {
+    HoleBox h = tree.holeLeafBox[tree.holeLeavesBefore[leaf]];
+    if (v.lodSurface) {
+        const QuadtreeNode& node = tree.nodes[tree.leafNodes[leaf]];
+        h.minCode = node.minCode;
+        h.maxCode = node.maxCode;
+    }
+    return holeBoxFootprint(v, h);
+}
+
+// A dive through footprint f: the bins and the least and highest slopes of the rays through it,
+// with an occludee's margins (argument 7).
+DiveRecord diveThrough(const View& v, const Footprint& f) {
     const float hNear = std::sqrt(nearSquared(v, f));
     const float hFar = std::sqrt(farSquared(v, f));
     const float dLow = f.low - v.ey;
@@ -546,6 +554,11 @@ DiveRecord diveOf(const Quadtree& tree, const View& v, uint32_t leaf) {
     occludeeBins(start, width, margins.angle, first, count);
     return {0, int16_t(horizon::slopeDown(low - margins.slope)),
             int16_t(horizon::slopeUp(high + margins.slope)), uint16_t(first), uint16_t(count)};
+}
+
+// The dive of a unit with a hole that pass 1 keyed: through its leaf's hole box.
+DiveRecord diveOf(const Quadtree& tree, const View& v, uint32_t leaf) {
+    return diveThrough(v, holeFootprint(tree, v, leaf));
 }
 
 // The highest surface height of the leaves that meet [x0, x1] x [z0, z1] (world), by a descent
@@ -697,10 +710,10 @@ bool prepareView(const Quadtree& tree, const WorldMapping& mapping, const Camera
     // a candidate leaf, whose azimuths bound the rays it lets through (holeBins); nearer, any
     // direction may, and only units nearer than every hole occlude.
     v.holeDistance = nearestHoleDistance(tree, v);
+    v.nearestHole = v.holeDistance;
     v.holeDives = v.holeDistance < kInfinity && v.holeDistance > nearReach(camera);
     if (v.holeDives) {
         v.holeDistance = kInfinity;
-        fillSlopeLevels(camera, v);
     }
     const double onePlusEps = 1.0 + std::max({double(kOcclusionMinGap), g / (1.0 - g), grazing});
     v.onePlusEpsSquared = onePlusEps * onePlusEps;
@@ -784,16 +797,17 @@ float nearestHoleIn(const float* holeNear, int32_t first, int32_t count) {
 // below the surface through a hole does so over a square with a nodata corner, in a bin the
 // square spans, at least that far from the eye. Units pass 1 left out, too near for their hole
 // boxes' angles to be trusted, give their leaves' boxes.
-void fillHoleNear(const Quadtree& tree, const View& v, uint32_t unitCount,
+void fillHoleNear(const Quadtree& tree, const View& v, uint32_t unitCount, const DrawnHoles& drawn,
                   OcclusionBuffers& buffers) {
     float* holeNear = buffers.holeNear.data();
     std::fill(holeNear, holeNear + horizon::kBins, kInfinity);
-    for (uint32_t u = 0; u < unitCount; ++u) {
-        if (!(buffers.unitPosition[u] & kHolePosition)) {
-            continue;
+    const auto add = [&](const Footprint& f) {
+        const bool on = v.ex >= f.x0 && v.ex <= f.x1 && v.ez >= f.z0 && v.ez <= f.z1;
+        if (on) {  // a coarse node under the eye: its holes are at least View::nearestHole away
+            std::for_each(holeNear, holeNear + horizon::kBins,
+                          [&](float& near) { near = std::min(near, v.nearestHole); });
+            return;
         }
-        const Footprint f = buffers.keys[u] == kNoKey ? footprint(v, boxesFrom(buffers, u), 0)
-                                                      : holeFootprint(tree, v, buffers.unitLeaf[u]);
         const float hNear = std::sqrt(nearSquared(v, f)) * (1.0f - 1e-6f);
         float start, width;
         footprintSpan(v.ex, v.ez, f.x0, f.z0, f.x1, f.z1, start, width);
@@ -804,6 +818,15 @@ void fillHoleNear(const Quadtree& tree, const View& v, uint32_t unitCount,
             float& near = holeNear[horizon::unwrap(b)];
             near = std::min(near, hNear);
         }
+    };
+    for (uint32_t u = 0; u < unitCount; ++u) {
+        if (buffers.unitPosition[u] & kHolePosition) {
+            add(buffers.keys[u] == kNoKey ? footprint(v, boxesFrom(buffers, u), 0)
+                                          : holeFootprint(tree, v, buffers.unitLeaf[u]));
+        }
+    }
+    for (uint32_t i = 0; i < drawn.coarseCount; ++i) {
+        add(holeBoxFootprint(v, drawn.coarse[i]));
     }
 }
 
@@ -819,6 +842,41 @@ int32_t nearDive(const View& v, const Footprint& f) {
         return std::numeric_limits<int16_t>::max();
     }
     return horizon::slopeUp(dHigh / (dHigh > 0.0f ? hNear : std::sqrt(farSquared(v, grown))));
+}
+
+// Argument 8: the coarse drawn nodes with holes as dives, counting-sorted into the buckets of
+// their near distances (coarseBucketStart advances as placeRecords' starts do); one under the eye
+// or too near for its angles to be trusted dives in every bin at once, as nearDive's units do.
+void placeCoarseDives(const View& v, const DrawnHoles& drawn, OcclusionBuffers& buffers) {
+    uint32_t* start = buffers.coarseBucketStart.data();
+    std::fill(start, start + v.bucketCount + 1, 0u);
+    const auto keyOf = [&](const Footprint& f) {
+        const bool off = (v.ex < f.x0) | (v.ex > f.x1) | (v.ez < f.z0) | (v.ez > f.z1);
+        const float nearSq = nearSquared(v, f);
+        return off && nearSq >= v.nearestSquared ? bucketOf(v, nearSq) : kNoKey;
+    };
+    for (uint32_t i = 0; i < drawn.coarseCount; ++i) {
+        const Footprint f = holeBoxFootprint(v, drawn.coarse[i]);
+        const int32_t key = keyOf(f);
+        if (key == kNoKey) {
+            const uint64_t levels = levelMask(v, horizon::kNoSlope, nearDive(v, f));
+            for (uint64_t& bin : buffers.dive) {
+                bin |= levels;
+            }
+            continue;
+        }
+        ++start[key + 1];
+    }
+    for (int k = 0; k < v.bucketCount; ++k) {
+        start[k + 1] += start[k];
+    }
+    for (uint32_t i = 0; i < drawn.coarseCount; ++i) {
+        const Footprint f = holeBoxFootprint(v, drawn.coarse[i]);
+        const int32_t key = keyOf(f);
+        if (key != kNoKey) {
+            buffers.coarseDives[start[key]++] = diveThrough(v, f);
+        }
+    }
 }
 
 // View::holeDives: a leaf with a hole occludes with its largest rectangle of squares without a
@@ -961,21 +1019,23 @@ void placeBoxRecords(const View& v, const BoxOccludees& boxes, OcclusionBuffers&
 // View::holeDives: the dives of a bucket's units with holes (DiveRecord: the bins and slopes of
 // the rays through their hole boxes) join OcclusionBuffers::dive, in the bins where they are not
 // below the second horizon: a ray of such a bin that reaches them has passed below the surface
-// before (argument 7). Records [from, end) and their dives.
+// before (argument 7). One dive; records [from, end) and their dives.
+void addDive(const View& v, const DiveRecord& d, const int16_t* solid, uint64_t* dive) {
+    const uint64_t levels = levelMask(v, d.low, d.high);
+    const int count = std::min(int(d.count), horizon::kBins);
+    for (int i = 0; i < count; ++i) {
+        const int b = horizon::unwrap(d.first + i);
+        if (!(d.high < solid[b])) {
+            dive[b] |= levels;
+        }
+    }
+}
+
 void addDives(const View& v, const OcclusionRecord* records, const DiveRecord* dives, uint32_t from,
               uint32_t end, const int16_t* solid, uint64_t* dive) {
     for (uint32_t k = from; k < end; ++k) {
-        if (!(records[k].position & kHolePosition)) {
-            continue;
-        }
-        const DiveRecord& d = dives[k];
-        const uint64_t levels = levelMask(v, d.low, d.high);
-        const int count = std::min(int(d.count), horizon::kBins);
-        for (int i = 0; i < count; ++i) {
-            const int b = horizon::unwrap(d.first + i);
-            if (!(d.high < solid[b])) {
-                dive[b] |= levels;
-            }
+        if (records[k].position & kHolePosition) {
+            addDive(v, dives[k], solid, dive);
         }
     }
 }
@@ -1047,6 +1107,10 @@ void sweep(const View& v, uint32_t candidateCount, uint32_t boxCount, OcclusionB
         const uint32_t from = k == 0 ? 0 : end[k - 1];
         if (kDives) {
             addDives(v, records, buffers.dives.data(), from, end[k], solid, dive);
+            const uint32_t* coarseEnd = buffers.coarseBucketStart.data();
+            for (uint32_t i = k == 0 ? 0 : coarseEnd[k - 1]; i < coarseEnd[k]; ++i) {
+                addDive(v, buffers.coarseDives[i], solid, dive);
+            }
         }
         if (!raised) {
             continue;
@@ -1138,6 +1202,9 @@ void OcclusionBuffers::reserveFor(const Quadtree& tree) {
     records.reserve(leaves);
     dives.clear();
     dives.reserve(tree.hasHoles() ? leaves : 0);
+    coarseBucketStart.assign(tree.hasHoles() ? kMaxBuckets + 1 : 0, 0);
+    slopeLevels.assign(tree.hasHoles() ? kLevelSpans : 0, 0);
+    coarseDives.assign(tree.hasHoles() ? tree.nodes.size() - leaves : 0, DiveRecord{});
     occluded.clear();
     occluded.reserve(leaves);
 }
@@ -1184,7 +1251,7 @@ void OcclusionBuffers::growTo(size_t candidates) {
 void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
                   int viewportHeight, const std::vector<LeafRange>& candidates,
                   OcclusionBuffers& buffers, std::vector<LeafRange>& kept, OcclusionStats& stats,
-                  const BoxOccludees& boxes) {
+                  const BoxOccludees& boxes, const DrawnHoles& drawn) {
     stats = {};
     buffers.growBoxesTo(boxes.count);
     std::fill(buffers.boxOccluded.begin(), buffers.boxOccluded.begin() + boxes.count, 0);
@@ -1192,6 +1259,11 @@ void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camer
     if (!prepareView(tree, mapping, camera, viewportHeight, v)) {
         keep(candidates, nullptr, kept);
         return;
+    }
+    v.lodSurface = drawn.lod;
+    v.levels = buffers.slopeLevels.data();
+    if (v.holeDives) {
+        fillSlopeLevels(camera, buffers.slopeLevels.data());
     }
     stats.active = true;
     uint32_t candidateCount = 0;
@@ -1203,8 +1275,10 @@ void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camer
                                                : countBuckets<false>(tree, v, candidates, buffers);
     assert(candidateCount <= kPositionMask);
     if (v.holeDives) {
-        fillHoleNear(tree, v, unitCount, buffers);
+        fillHoleNear(tree, v, unitCount, drawn, buffers);
         std::fill(buffers.dive.begin(), buffers.dive.end(), uint64_t(0));
+        assert(drawn.coarseCount <= buffers.coarseDives.size());
+        placeCoarseDives(v, drawn, buffers);
         placeRecords<true>(tree, v, unitCount, buffers);
         if (boxes.count > 0) {
             placeBoxRecords<true>(v, boxes, buffers);

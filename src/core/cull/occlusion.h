@@ -59,6 +59,17 @@ struct DiveRecord {
     uint16_t count;
 };
 
+// What the drawn surface adds over a map with holes when the frame draws by level of detail
+// (occlusion.cpp's argument 8): a full-detail leaf may morph toward its parent's grid, and coarse
+// drawn nodes, which are not candidates, leave holes too. coarse: every drawn node above level 0
+// with a square with a nodata corner (those that draw nothing included), as its sample box and
+// code range.
+struct DrawnHoles {
+    bool lod = false;
+    const HoleBox* coarse = nullptr;
+    uint32_t coarseCount = 0;
+};
+
 // Scratch for cullOccluded: capacity reserved once per tree (35 bytes a leaf), but only the
 // entries for the most candidates seen so far are ever written, so resident memory follows the
 // view. After reserveFor the call never allocates. Candidates go through as units (a leaf, or the
@@ -80,7 +91,11 @@ struct OcclusionBuffers {
     std::vector<uint32_t> bucketStart;     // bucket -> first record; one past the last bucket
     std::vector<OcclusionRecord> records;  // by bucket, near to far
     std::vector<DiveRecord> dives;         // maps with holes: beside each record
-    std::vector<uint8_t> occluded;         // per candidate: 1 when removed
+    // DrawnHoles::coarse as dives, by bucket as the records are (at most the tree's inner nodes).
+    std::vector<uint32_t> coarseBucketStart;
+    std::vector<DiveRecord> coarseDives;
+    std::vector<uint8_t> slopeLevels;  // maps with holes: the level of each span of int16 slopes
+    std::vector<uint8_t> occluded;     // per candidate: 1 when removed
     // Object boxes (BoxOccludees): capacity from reserveBoxes, the count of objects.
     std::vector<uint32_t> boxBucketStart;
     std::vector<int32_t> boxKeys;
@@ -101,13 +116,14 @@ struct OcclusionBuffers {
 // allocation.
 // It never removes a leaf that the first surface point along any ray from the eye lies on. The
 // `boxes` are tested too (buffers.boxOccluded): a box is hidden only when every ray that reaches
-// it crosses the terrain, nearer by the depth gap, first. When
+// it crosses the terrain, nearer by the depth gap, first. With level of detail over a map with
+// holes, `drawn` says so and gives the coarse drawn nodes with holes. When
 // the view allows no proof (eye outside the map's footprint or too close above the terrain,
 // non-finite input, an empty viewport) stats.active is false and kept holds every candidate.
 void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
                   int viewportHeight, const std::vector<LeafRange>& candidates,
                   OcclusionBuffers& buffers, std::vector<LeafRange>& kept, OcclusionStats& stats,
-                  const BoxOccludees& boxes = {});
+                  const BoxOccludees& boxes = {}, const DrawnHoles& drawn = {});
 
 // True when no back face of the terrain can be the nearest surface at a pixel of `camera`, so
 // that the renderer may cull back faces: the eye is strictly inside the map's footprint, and

@@ -211,11 +211,20 @@ void levelOfDetailStage(const Heightmap& map, const Quadtree& tree, const WorldM
     params.residency = view.residency;
     params.threads = frame.lodThreads;
     selectLod(tree, mapping, params, view.frustum ? &frustum : nullptr, frame.lod);
+    frame.coarseHoles.clear();
+    for (const DrawNode& node : frame.lod.nodes) {
+        const LeafRange leaves = leavesUnder(tree, node);
+        if (node.level > 0 && tree.holesIn(leaves.first, leaves.count)) {
+            const QuadtreeNode& n = treeNode(tree, node);
+            frame.coarseHoles.push_back({n.x0, n.z0, n.x1, n.z1, n.minCode, n.maxCode});
+        }
+    }
     if (view.frustum && view.occlusion) {
         frame.lodLeaves.clear();
         appendFullDetailLeaves(tree, frame.lod, frame.lodLeaves);
+        const DrawnHoles drawn{true, frame.coarseHoles.data(), uint32_t(frame.coarseHoles.size())};
         cullOccluded(tree, mapping, c, view.viewportHeight, frame.lodLeaves, frame.occlusion,
-                     frame.lodKept, stats.occlusion, occludees(frame));
+                     frame.lodKept, stats.occlusion, occludees(frame), drawn);
     }
     if (stats.occlusion.leavesOccluded > 0) {
         keepFullDetailLeaves(tree, frame.lodKept, frame.lod);
@@ -246,7 +255,9 @@ uint32_t frontOnlyInstances(const Quadtree& tree, const WorldMapping& mapping, c
     if (!tree.hasHoles()) {
         return backFacesHidden(tree, mapping, camera) ? count : 0;
     }
-    if (!frame.backFaces.prepare(tree, mapping, camera, viewportHeight)) {
+    const HoleBox* coarse = lod ? frame.coarseHoles.data() : nullptr;
+    const uint32_t coarseCount = lod ? uint32_t(frame.coarseHoles.size()) : 0;
+    if (!frame.backFaces.prepare(tree, mapping, camera, viewportHeight, coarse, coarseCount)) {
         return 0;
     }
     const uint32_t end = std::min(frame.holesFrom, count);
@@ -272,6 +283,8 @@ void FrameBuffers::reserveFor(const Quadtree& tree, bool recordDecisions) {
     lodReach.reserveFor(tree);
     holeLeafScratch.clear();
     holeNodeScratch.clear();
+    coarseHoles.clear();
+    coarseHoles.reserve(tree.hasHoles() ? tree.nodes.size() - tree.leaves.size() : 0);
     backFaces.reserveFor(tree);
     if (tree.hasHoles()) {
         holeLeafScratch.reserve(tree.leaves.size());

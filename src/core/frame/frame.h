@@ -106,6 +106,10 @@ struct FrameBuffers {
     // With level of detail and occlusion: the full-detail leaves (the stage's candidates), those
     // it keeps, and those it removes.
     std::vector<LeafRange> lodLeaves, lodKept, lodOccluded;
+    // With level of detail on a map with holes: the drawn nodes above level 0 with a hole (those
+    // drawing nothing included), as sample boxes and code ranges, which the occlusion stage and
+    // the back-face test take as holes besides the tree's (occlusion.cpp's argument 8).
+    std::vector<HoleBox> coarseHoles;
     // Objects: those in the culling frustum (in the object tree's order: the frame needs no sort)
     // grouped by the tree node holding them, the groups' boxes the occlusion stage's occludees
     // (objectGroups.box); then those drawn, in the same order, the renderer's list: the groups

@@ -768,6 +768,53 @@ TEST(Occlusion, VoidsOnAWallTopHideNothingTheirRaysCannotReach) {
     EXPECT_GT(totals.occluded, 1000u);
 }
 
+// With level of detail, rays may dive through the holes of coarse drawn nodes, which are not the
+// stage's candidates: given as DrawnHoles, a coarse node with a hole between the eye and the wall
+// keeps the leaves behind the wall in its directions, the rest still go, and the back-face test
+// no longer clears a leaf there. (The map's one void, behind the eye, puts the stage in its mode
+// for holes.)
+TEST(Occlusion, CoarseDrawnNodesWithHolesKeepWhatTheirRaysMayReach) {
+    const Scene s =
+        makeScene(test::withNodata(ridgeMap(129, 129),
+                                   [](int col, int row) { return col == 120 && row == 2; }),
+                  {1.0f, 1.0f, 0.0f});
+    const Camera c = towardTheWall({61.3f, 5.0f, 10.7f}, -5.0f, 0.05f);
+    const HoleBox coarse{56, 24, 64, 32, s.map.minCode, s.map.maxCode};
+    OcclusionBuffers buffers;
+    buffers.reserveFor(s.tree);
+    const auto removed = [&](const DrawnHoles& drawn, int col0, int col1, int row1) {
+        std::vector<LeafRange> kept;
+        OcclusionStats stats;
+        cullOccluded(s.tree, s.mapping, c, 720, allLeaves(s.tree), buffers, kept, stats, {}, drawn);
+        EXPECT_TRUE(stats.active);
+        const std::vector<uint8_t> in = mask(s.tree, kept);
+        int n = 0;
+        for (size_t i = 0; i < s.tree.leaves.size(); ++i) {
+            const QuadtreeNode& node = s.tree.nodes[s.tree.leafNodes[i]];
+            n += node.z0 >= 56 && node.z1 <= row1 && node.x0 >= col0 && node.x1 <= col1 && !in[i];
+        }
+        return n;
+    };
+    const DrawnHoles none{true, nullptr, 0};
+    const DrawnHoles given{true, &coarse, 1};
+    // Leaves of rows >= 56 in columns 56..68, straight behind the node, and of rows 56..84 in
+    // columns 0..24, outside its directions (about 78 to 112 degrees from +x; those 116 and more).
+    EXPECT_EQ(removed(none, 56, 68, 128), 18 * 3);
+    EXPECT_EQ(removed(given, 56, 68, 128), 0);
+    EXPECT_EQ(removed(none, 0, 24, 84), 7 * 6);
+    EXPECT_EQ(removed(given, 0, 24, 84), 7 * 6);
+
+    const QuadtreeNode& behind = s.tree.nodes[s.tree.leafNodes[s.tree.leafIndexAt(15, 15)]];
+    BackFaceTest test;
+    test.reserveFor(s.tree);
+    ASSERT_TRUE(test.prepare(s.tree, s.mapping, c, 720));
+    EXPECT_TRUE(
+        test.frontOnly(behind.x0, behind.z0, behind.x1, behind.z1, behind.minCode, behind.maxCode));
+    ASSERT_TRUE(test.prepare(s.tree, s.mapping, c, 720, &coarse, 1));
+    EXPECT_FALSE(
+        test.frontOnly(behind.x0, behind.z0, behind.x1, behind.z1, behind.minCode, behind.maxCode));
+}
+
 // An eye 1 above the wall's top, 9.3 before it, with a near plane 20 away: rays 25 degrees down
 // enter the wall and leave its far side nearer than the near plane, so the pixels show the ground
 // beyond it, 60 away, which the wall hides from every ray it does not clip. Those leaves must stay.

@@ -65,6 +65,7 @@ struct Expected {
     std::vector<LeafRange> walk, drawn;
     std::vector<LeafCoord> drawList;
     std::vector<DrawNode> lodNodes;
+    std::vector<HoleBox> coarseHoles;  // the coarse drawn nodes with a hole
     size_t selected = 0;     // the leaves or nodes selected, those that draw nothing included
     uint32_t holesFrom = 0;  // the instances over no hole first, then those over one
     uint32_t leavesDrawn = 0, leavesOccluded = 0;
@@ -180,11 +181,31 @@ Expected stagesOneByOne(const Scene& s, const CullView& view) {
     lod.reserveFor(s.tree);
     selectLod(s.tree, s.mapping, params, view.frustum ? &frustum : nullptr, lod);
     e.drawn = walk.ranges;
+    // The coarse drawn nodes with a square with a nodata corner, found square by square, as
+    // their sample boxes and the codes of their samples.
+    for (const DrawNode& n : lod.nodes) {
+        const int x0 = n.col << s.tree.leafShift, z0 = n.row << s.tree.leafShift;
+        const int x1 = std::min(x0 + (s.tree.leafSize << n.level), s.map.width - 1);
+        const int z1 = std::min(z0 + (s.tree.leafSize << n.level), s.map.height - 1);
+        bool holes = false;
+        HoleBox box{uint16_t(x0), uint16_t(z0), uint16_t(x1), uint16_t(z1), 0xFFFF, 0};
+        for (int z = z0; z <= z1; ++z) {
+            for (int x = x0; x <= x1; ++x) {
+                holes = holes ||
+                        (x < x1 && z < z1 && s.map.nodata.holes() && s.map.nodata.holeSquare(x, z));
+                box.minCode = std::min(box.minCode, s.map.codeAt(x, z));
+                box.maxCode = std::max(box.maxCode, s.map.codeAt(x, z));
+            }
+        }
+        if (n.level > 0 && holes) {
+            e.coarseHoles.push_back(box);
+        }
+    }
     if (view.frustum && view.occlusion) {
         std::vector<LeafRange> fullDetail, kept, removed;
         appendFullDetailLeaves(s.tree, lod, fullDetail);
         cullOccluded(s.tree, s.mapping, c, view.viewportHeight, fullDetail, scratch, kept,
-                     occlusion);
+                     occlusion, {}, {true, e.coarseHoles.data(), uint32_t(e.coarseHoles.size())});
         keepFullDetailLeaves(s.tree, kept, lod);
         subtractLeafRuns(fullDetail, kept, removed);
         subtractLeafRuns(walk.ranges, removed, e.drawn);
@@ -218,6 +239,14 @@ void expectPipelineEqualsStages(const Scene& s, const std::vector<Camera>& camer
             ASSERT_EQ(stats.lod, view.lodPixels > 0.0f) << where;
             if (stats.lod) {
                 ASSERT_TRUE(sameNodes(frame.lod.nodes, e.lodNodes)) << where;
+                ASSERT_EQ(frame.coarseHoles.size(), e.coarseHoles.size()) << where;
+                for (size_t k = 0; k < e.coarseHoles.size(); ++k) {
+                    const HoleBox& a = frame.coarseHoles[k];
+                    const HoleBox& b = e.coarseHoles[k];
+                    ASSERT_TRUE(a.x0 == b.x0 && a.z0 == b.z0 && a.x1 == b.x1 && a.z1 == b.z1 &&
+                                a.minCode == b.minCode && a.maxCode == b.maxCode)
+                        << where << " coarse node with a hole " << k;
+                }
                 ASSERT_EQ(stats.lodStats.nodesDrawn, e.selected) << where;
             }
             ASSERT_EQ(frame.holesFrom, e.holesFrom) << where;
