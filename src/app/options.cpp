@@ -161,6 +161,16 @@ const std::map<std::string, Handler>& valueOptions() {
              o.exaggeration = e;
              return {};
          }},
+        {"--object-scale",
+         [](ViewerOptions& o, const std::string& v) -> Status {
+             float s = 0;
+             if (!parseFloat(v, s) || !(s > 0.0f) || !(s <= kMaxObjectScale)) {
+                 return Status::failure("expected a number above 0 and at most " +
+                                        std::to_string(int(kMaxObjectScale)));
+             }
+             o.objectScale = s;
+             return {};
+         }},
         {"--encoding",
          [](ViewerOptions& o, const std::string& v) -> Status {
              if (v == "terrain-rgb") {
@@ -650,6 +660,8 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
   --objects N          scatter N objects on the terrain (trees, rocks and balls; 0 to 50000000)
   --moving M           M of them are balls that roll downhill and collide (default 0)
   --seed S             the scatter's seed: the same seed, the same scene (default 1)
+  --object-scale F     objects F times their size: trees 12-27 m tall on maps in metres,
+                       else 4-9 sample spacings (default 1, at most 1000)
   --steps K            with --stats-json or --screenshot: K simulation steps of 1/60 s first
   --dump-objects       with --stats-json: also list every object as [id, [min], [max], state]
   --fog on|off|DISTANCE  distance fog into the sky colour up to the far plane: on from 40% of

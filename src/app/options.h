@@ -96,6 +96,7 @@ struct ViewerOptions {
     std::string windowShotPath;             // --window-shot: the viewer's window, HUD included
     uint32_t objects = 0;                   // --objects: things scattered on the terrain
     uint32_t moving = 0;                    // --moving: how many of them are rolling balls
+    float objectScale = 1.0f;               // --object-scale: times the objects' size unit
     uint64_t seed = 1;                      // --seed: the scatter's
     int steps = 0;                          // --steps: simulation steps before the frame
     bool dumpObjects = false;               // --dump-objects: every object in --stats-json

@@ -142,7 +142,7 @@ Result<Session> Session::create(const ViewerOptions& options, bool* usage) {
     if (options.objects > 0) {
         Result<ObjectScene> scene =
             ObjectScene::scatter(map.value(), optionsMapping(map.value(), options), options.objects,
-                                 options.moving, options.seed);
+                                 options.moving, options.seed, options.objectScale);
         if (!scene) {
             terminal.failed();
             return Result<Session>::failure(scene.error());
@@ -263,8 +263,9 @@ Status Session::scatterObjects() {
     if (options.objects == 0) {
         return {};
     }
-    Result<ObjectScene> scene = ObjectScene::scatter(terrain.map, terrain.mapping, options.objects,
-                                                     options.moving, options.seed);
+    Result<ObjectScene> scene =
+        ObjectScene::scatter(terrain.map, terrain.mapping, options.objects, options.moving,
+                             options.seed, options.objectScale);
     if (!scene) {
         return Status::failure(scene.error());
     }

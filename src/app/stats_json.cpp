@@ -292,6 +292,9 @@ std::string statsJson(const StatsReport& r) {
         j += "  \"objects\": {\"total\": " + std::to_string(o.total) +
              ", \"moving\": " + std::to_string(r.objects->movingCount()) +
              ", \"size_scale\": " + number(r.objects->sizeScale()) +
+             ", \"size_unit\": " + number(r.objects->sizing().unit) +
+             ", \"size_unit_in_metres\": " + (r.objects->sizing().metres ? "true" : "false") +
+             ", \"object_scale\": " + number(r.objects->sizing().scale) +
              ", \"drawn\": " + std::to_string(o.drawn) +
              ", \"culled\": " + std::to_string(o.culled) +
              ", \"occluded\": " + std::to_string(o.occluded) +

@@ -124,6 +124,8 @@ constexpr float kOcclusionQuadRelief = 0.05f;
 // physical memory holds at kObjectBytes each (app/options.h: about 21 GB for the cap), stepped
 // every kObjectStepSeconds.
 constexpr uint32_t kMaxObjects = 50000000;
+// The most --object-scale may multiply objects' size unit by (ObjectSizing).
+constexpr float kMaxObjectScale = 1000.0f;
 constexpr float kObjectStepSeconds = 1.0f / 60.0f;
 // The scene's loose tree splits a leaf past this many objects: at the bench flight's cameras
 // (1.1M objects) 16 tests 9.8k boxes and nodes against planes a frame where 32 tests 11.7k, and

@@ -121,13 +121,13 @@ Camera TerrainView::lookAt(const glm::vec3& eye, const glm::vec3& target, float 
     return camera;
 }
 
-Status TerrainView::scatterObjects(uint32_t count, uint32_t moving, uint64_t seed) {
+Status TerrainView::scatterObjects(uint32_t count, uint32_t moving, uint64_t seed, float scale) {
     Terrain& t = parts_->terrain;
     t.setObjects(nullptr);
     if (count == 0) {
         return {};
     }
-    Result<ObjectScene> scene = ObjectScene::scatter(t.map, t.mapping, count, moving, seed);
+    Result<ObjectScene> scene = ObjectScene::scatter(t.map, t.mapping, count, moving, seed, scale);
     if (!scene) {
         return Status::failure(scene.error());
     }

@@ -91,9 +91,11 @@ public:
     Camera lookAt(const glm::vec3& eye, const glm::vec3& target, float aspect,
                   float fovY = kDefaultFovY) const;
 
-    // Scatters `count` objects on the terrain, the last `moving` of them balls, as the viewer's
-    // --objects does (ObjectScene::scatter); 0 removes them. On failure the terrain keeps none.
-    Status scatterObjects(uint32_t count, uint32_t moving = 0, uint64_t seed = 1);
+    // Scatters `count` objects on the terrain, the last `moving` of them balls, `scale` times
+    // their size, as the viewer's --objects and --object-scale do (ObjectScene::scatter); 0
+    // removes them. On failure the terrain keeps none.
+    Status scatterObjects(uint32_t count, uint32_t moving = 0, uint64_t seed = 1,
+                          float scale = 1.0f);
     // Runs `steps` fixed steps of the balls' simulation (nothing without moving objects).
     void stepObjects(int steps);
 

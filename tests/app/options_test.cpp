@@ -41,6 +41,17 @@ TEST(Options, FrameBudgetTakesMilliseconds) {
     }
 }
 
+TEST(Options, ObjectScaleMultipliesTheObjectsSize) {
+    EXPECT_EQ(parse({}).value().objectScale, 1.0f);
+    EXPECT_EQ(parse({"--object-scale", "20"}).value().objectScale, 20.0f);
+    EXPECT_EQ(parse({"--object-scale=0.5"}).value().objectScale, 0.5f);
+    for (const char* bad : {"0", "-2", "nan", "inf", "1001", "big", ""}) {
+        const Result<ViewerOptions> r = parse({"--object-scale", bad});
+        ASSERT_FALSE(r) << bad;
+        EXPECT_NE(r.error().find("--object-scale"), std::string::npos) << r.error();
+    }
+}
+
 TEST(Options, ContoursAreOffOrAnInterval) {
     EXPECT_EQ(parse({}).value().contourInterval, 0.0f);
     EXPECT_EQ(parse({"--contours", "50"}).value().contourInterval, 50.0f);

@@ -302,11 +302,23 @@ objects, counts = report["object_list"], report["objects"]
 assert [o[0] for o in objects] == list(range(3000)), [o[0] for o in objects][:10]
 assert counts["total"] == 3000 and counts["moving"] == 300 and counts["steps"] == 3, counts
 assert counts["size_scale"] == 1, counts  # room enough at full size
+# A map without metres: objects in sample spacings.
+assert counts["size_unit_in_metres"] is False and counts["object_scale"] == 1, counts
 states = Counter(o[3] for o in objects)
 assert set(states) == {"drawn", "culled", "occluded"}, states
 assert (states["drawn"], states["culled"], states["occluded"]) == (
     counts["drawn"], counts["culled"], counts["occluded"]), (states, counts)
 assert all(all(a <= b for a, b in zip(lo, hi)) for _, lo, hi, _ in objects), "inverted box"
+PY
+# On the UTM GeoTIFF (metres from its georeference) objects are made in 3 m units, times
+# --object-scale.
+"$exe" "$tmp/utm.tif" --objects 200 --object-scale 2 --stats-json "$tmp/om.json" ||
+    fail "--object-scale on a map in metres"
+python3 - "$tmp/om.json" <<'PY' || fail "--object-scale content"
+import json, sys
+counts = json.load(open(sys.argv[1]))["objects"]
+assert counts["size_unit_in_metres"] is True and counts["object_scale"] == 2, counts
+assert counts["size_unit"] == 6 and counts["size_scale"] == 1, counts
 PY
 # A crowded map: 12,000 objects, 2,000 of them balls, over 129 x 129 samples leave the balls no
 # room at full size, so every object is made smaller, and the run goes on.

@@ -68,11 +68,6 @@ constexpr double kBallDiscArea = 3.14159265358979 *
                                   double(kBallRadius[0]) * kBallRadius[0] * kBallRadius[0]) /
                                  (3.0 * (double(kBallRadius[1]) - kBallRadius[0]));
 
-// The objects' size unit: a sample spacing (the smaller), but at most 1/256 of the map's side.
-float objectUnit(const WorldMapping& mapping, const WorldExtent& extent) {
-    return std::min(std::min(mapping.spacingX, mapping.spacingZ), extent.longerSide() / 256.0f);
-}
-
 // Codes mapped from a file (a map bigger than memory): objects at random places touch pages all
 // over it, so every kDropEvery objects the scatter hands the mapping's pages back (they stay in
 // the page cache), keeping at most a few pages an object of them resident, not the whole map.
@@ -122,8 +117,19 @@ const char* objectKindName(ObjectKind kind) {
     return "";
 }
 
+ObjectSizing objectSizing(const Heightmap& map, const WorldMapping& mapping, float scale) {
+    if (horizontalMetres(map, mapping)) {
+        return {kObjectUnitMetres * scale, true, scale};
+    }
+    const WorldExtent extent = worldExtent(map, mapping);
+    const float spacing =
+        std::min(std::min(mapping.spacingX, mapping.spacingZ), extent.longerSide() / 256.0f);
+    return {spacing * scale, false, scale};
+}
+
 Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMapping& mapping,
-                                         uint32_t count, uint32_t moving, uint64_t seed) {
+                                         uint32_t count, uint32_t moving, uint64_t seed,
+                                         float scale) {
     if (moving > count) {
         return Result<ObjectScene>::failure("--moving " + std::to_string(moving) +
                                             " is more than --objects " + std::to_string(count));
@@ -133,15 +139,21 @@ Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMappin
                                             " is more than the most objects, " +
                                             std::to_string(kMaxObjects));
     }
+    if (!(scale > 0.0f && scale <= kMaxObjectScale)) {
+        return Result<ObjectScene>::failure("--object-scale must lie in (0, " +
+                                            std::to_string(int(kMaxObjectScale)) + "]");
+    }
     const WorldExtent extent = worldExtent(map, mapping);
-    for (const float scale : kSizeScales) {
-        const double unit = double(scale) * double(objectUnit(mapping, extent));
+    const ObjectSizing sizing = objectSizing(map, mapping, scale);
+    for (const float crowding : kSizeScales) {
+        const double unit = double(crowding) * double(sizing.unit);
         if (double(moving) * kBallDiscArea * unit * unit >
             kDensestPacking * double(extent.sizeX) * double(extent.sizeZ)) {
             continue;
         }
         bool crowded = false;
-        Result<ObjectScene> scene = scatterAt(map, mapping, count, moving, seed, scale, crowded);
+        Result<ObjectScene> scene =
+            scatterAt(map, mapping, count, moving, seed, sizing, crowding, crowded);
         if (scene || !crowded) {
             return scene;
         }
@@ -153,15 +165,16 @@ Result<ObjectScene> ObjectScene::scatter(const Heightmap& map, const WorldMappin
 
 Result<ObjectScene> ObjectScene::scatterAt(const Heightmap& map, const WorldMapping& mapping,
                                            uint32_t count, uint32_t moving, uint64_t seed,
-                                           float scale, bool& crowded) {
+                                           const ObjectSizing& sizing, float scale, bool& crowded) {
     crowded = false;
     const WorldExtent extent = worldExtent(map, mapping);
-    const float unit = scale * objectUnit(mapping, extent);
+    const float unit = scale * sizing.unit;
     ObjectTreeConfig config;
     config.size = std::max(extent.longerSide(), unit);
     config.leafLimit = kObjectLeafLimit;
     ObjectScene scene;
     scene.sizeScale_ = scale;
+    scene.sizing_ = sizing;
     scene.index_ = LooseObjectTree(config);
     scene.shape_.resize(count);
     scene.firstBall_ = count - moving;

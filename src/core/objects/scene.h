@@ -42,6 +42,20 @@ struct ObjectShape {
     ObjectKind kind = ObjectKind::Tree;
 };
 
+// The size unit objects are made in (tree radii 0.8 to 2 of it, heights 4 to 9; rocks' radii 0.6
+// to 1.8; balls' 0.8 to 1.6): kObjectUnitMetres metres on a map whose world is in metres
+// (horizontalMetres), else a sample spacing (the smaller, at most 1/256 of the map's longer
+// side); times `scale` (--object-scale) either way.
+struct ObjectSizing {
+    float unit = 1.0f;    // world units
+    bool metres = false;  // the unit is kObjectUnitMetres metres times scale
+    float scale = 1.0f;
+};
+
+constexpr float kObjectUnitMetres = 3.0f;
+
+ObjectSizing objectSizing(const Heightmap& map, const WorldMapping& mapping, float scale);
+
 // The scene: per object (indexed by id, 0..count-1, the moving ones last) its kind and shape, and
 // the tree of its boxes. A tree is a cone on a trunk in a vertical cylinder of `radius` from
 // `base.y` up `height`; a rock a flattened sphere of `radius` and half-height `height` centred at
@@ -49,13 +63,16 @@ struct ObjectShape {
 class ObjectScene {
 public:
     // Scatters `count` objects over the map, the last `moving` of them balls, deterministically
-    // for `seed`; trees and rocks stand on the ground, numbered along a Morton curve of their
-    // places, balls rest on it, none overlapping another. Where the balls find no free place
+    // for `seed`, sized by objectSizing(map, mapping, scale); trees and rocks stand on the
+    // ground, numbered along a Morton curve of their places, balls rest on it, none overlapping
+    // another. Where the balls find no free place
     // among objects of full size, every object is made smaller, down to a quarter
-    // (sizeScale()). Fails with one line when moving > count, count > kMaxObjects, or a ball
+    // (sizeScale()). Fails with one line when moving > count, count > kMaxObjects, scale is
+    // not in (0, kMaxObjectScale], or a ball
     // finds no place at a quarter of the size.
     static Result<ObjectScene> scatter(const Heightmap& map, const WorldMapping& mapping,
-                                       uint32_t count, uint32_t moving, uint64_t seed);
+                                       uint32_t count, uint32_t moving, uint64_t seed,
+                                       float scale = 1.0f);
 
     // One fixed step of kObjectStepSeconds: gravity along the slope, rolling drag, the map's edge
     // bounces; then the candidate pairs of the swept boxes (Heroic Virtue 2004's rule: the box
@@ -78,6 +95,8 @@ public:
     uint64_t steps() const { return steps_; }
     // The share of their own size the objects were scattered at: 1 unless the map was crowded.
     float sizeScale() const { return sizeScale_; }
+    // The unit they were made in (before sizeScale).
+    const ObjectSizing& sizing() const { return sizing_; }
     // Distinct for every scatter in the process: a copy of the static objects' records made for
     // one scene (the renderer's) is that of another exactly when their serials differ.
     uint64_t serial() const { return serial_; }
@@ -97,11 +116,11 @@ public:
     bool overlapping(uint32_t a, uint32_t b, float tolerance) const;
 
 private:
-    // The scatter with every object's size times `scale`; `crowded` when it failed because a
-    // ball found no free place.
+    // The scatter in `sizing`'s unit times `scale`; `crowded` when it failed because a ball
+    // found no free place.
     static Result<ObjectScene> scatterAt(const Heightmap& map, const WorldMapping& mapping,
                                          uint32_t count, uint32_t moving, uint64_t seed,
-                                         float scale, bool& crowded);
+                                         const ObjectSizing& sizing, float scale, bool& crowded);
     Box shapeBox(uint32_t id, const glm::vec3& at) const;
     float contactTime(uint32_t a, uint32_t b) const;
     bool overlapsAt(uint32_t a, uint32_t b, float fa, float fb, float tolerance) const;
@@ -126,6 +145,7 @@ private:
     uint64_t steps_ = 0;
     uint64_t serial_ = 0;
     float sizeScale_ = 1.0f;
+    ObjectSizing sizing_;
 };
 
 }  // namespace qt

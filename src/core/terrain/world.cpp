@@ -22,6 +22,13 @@ WorldExtent worldExtent(const Heightmap& map, const WorldMapping& mapping) {
     return e;
 }
 
+bool horizontalMetres(const Heightmap& map, const WorldMapping& mapping) {
+    const bool given = (map.geo.present && map.geo.metresX > 0.0 && map.geo.metresZ > 0.0) ||
+                       map.format == HeightmapFormat::Hgt;
+    const WorldMapping metres = defaultMapping(map);
+    return given && mapping.spacingX == metres.spacingX && mapping.spacingZ == metres.spacingZ;
+}
+
 WorldMapping defaultMapping(const Heightmap& map) {
     WorldMapping mapping;
     if (map.geo.present && map.geo.metresX > 0.0 && map.geo.metresZ > 0.0) {

@@ -81,6 +81,10 @@ inline float largestCoordinate(const glm::vec3& eye, const WorldExtent& e) {
 // kDefaultReliefFraction of its longer side (unit spacing unless the file gives one).
 WorldMapping defaultMapping(const Heightmap& map);
 
+// Whether the mapping's horizontal world units are metres: the map's georeference (or a .hgt
+// tile's name or size) gave its spacing in metres, and no other spacing (--spacing) replaced it.
+bool horizontalMetres(const Heightmap& map, const WorldMapping& mapping);
+
 // Where a mapping's values came from, for checkWorldFinite's line: the options that set them, or
 // the map (its georeference's spacing, its own heights).
 struct MappingOrigin {

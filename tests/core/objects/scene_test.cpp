@@ -142,6 +142,56 @@ TEST(ObjectScene, ACrowdedMapShrinksEveryObjectUntilTheBallsFit) {
     }
 }
 
+// On a map in metres (its georeference gives the spacing, 30 m here) objects are made in a unit of
+// kObjectUnitMetres metres: trees' radii 0.8 to 2 of it; on the same map with another spacing
+// (--spacing) or without a georeference, in a sample spacing (at most 1/256 of the map's side);
+// --object-scale multiplies either.
+// A scale outside (0, kMaxObjectScale] is refused in one line.
+TEST(ObjectScene, ObjectsAreSizedInMetresOnMapsInMetresAndInSpacingsElsewhere) {
+    Heightmap map = syntheticHeightmap(129, 129, 3);
+    map.geo.present = true;
+    map.geo.metresX = map.geo.metresZ = 30.0;
+    map.metres = true;
+    const WorldMapping metres = defaultMapping(map);
+    ASSERT_TRUE(horizontalMetres(map, metres));
+    WorldMapping respaced = metres;
+    respaced.spacingX = respaced.spacingZ = 2.0f;
+    EXPECT_FALSE(horizontalMetres(map, respaced));
+    const auto largestTree = [&](const WorldMapping& mapping, float scale, float& unit) {
+        const ObjectScene scene = ObjectScene::scatter(map, mapping, 400, 0, 3, scale).value();
+        EXPECT_EQ(scene.sizeScale(), 1.0f);
+        unit = scene.sizing().unit;
+        float smallest = 1e30f, largest = 0.0f;
+        for (uint32_t id = 0; id < scene.count(); ++id) {
+            if (scene.kind(id) == ObjectKind::Tree) {
+                smallest = std::min(smallest, scene.radius(id));
+                largest = std::max(largest, scene.radius(id));
+            }
+        }
+        EXPECT_GE(smallest, 0.8f * unit * 0.9999f);
+        EXPECT_LE(largest, 2.0f * unit * 1.0001f);
+        return largest;
+    };
+    float unit = 0.0f;
+    const float inMetres = largestTree(metres, 1.0f, unit);
+    EXPECT_EQ(unit, kObjectUnitMetres);
+    EXPECT_GT(inMetres, 1.5f * kObjectUnitMetres);
+    largestTree(metres, 2.5f, unit);
+    EXPECT_EQ(unit, 2.5f * kObjectUnitMetres);
+    // A sample spacing, at most 1/256 of the map's longer side: half a spacing on 129 samples.
+    largestTree(respaced, 1.0f, unit);
+    EXPECT_EQ(unit, 1.0f);
+    map.geo = {};
+    map.metres = false;
+    largestTree(WorldMapping{30.0f, 1.0f, 0.0f}, 1.0f, unit);
+    EXPECT_EQ(unit, 15.0f);
+    for (const float bad : {0.0f, -1.0f, kMaxObjectScale * 2.0f, std::nanf("")}) {
+        Result<ObjectScene> refused = ObjectScene::scatter(map, metres, 10, 0, 1, bad);
+        ASSERT_FALSE(refused);
+        EXPECT_EQ(refused.error(), "--object-scale must lie in (0, 1000]");
+    }
+}
+
 TEST(ObjectScene, StepsLeaveNoOverlapKeepBallsOnTheMapAndRepeat) {
     const Heightmap map = syntheticHeightmap(129, 129, 5);
     const WorldMapping mapping{1.0f, 0.004f, 0.0f};
