@@ -273,9 +273,9 @@ bool drawObjects(HudState& state, const FrameStats& stats, const Terrain& terrai
         ImGui::Text("update %.2f, collide %.2f, cull %.3f ms", step.updateMs, step.collideMs,
                     o.cullMs);
         const ObjectSizing& sizing = terrain.objects->sizing();
-        ImGui::Text("trees %.3g-%.3g %s tall (--object-scale %g)", 4.0 * double(sizing.unit),
-                    9.0 * double(sizing.unit), sizing.metres ? "m" : "units, no metres,",
-                    double(sizing.scale));
+        ImGui::Text(sizing.metres ? "trees %.3g-%.3g m tall (--object-scale %g)"
+                                  : "trees %.3g-%.3g units tall, no metres (--object-scale %g)",
+                    4.0 * double(sizing.unit), 9.0 * double(sizing.unit), double(sizing.scale));
         if (terrain.objects->sizeScale() < 1.0f) {
             ImGui::Text("crowded map: every object at %.0f%% of its size",
                         100.0 * double(terrain.objects->sizeScale()));

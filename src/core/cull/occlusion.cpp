@@ -844,6 +844,15 @@ int32_t nearDive(const View& v, const Footprint& f) {
     return horizon::slopeUp(dHigh / (dHigh > 0.0f ? hNear : std::sqrt(farSquared(v, grown))));
 }
 
+// A box with a hole too near for its angles to be trusted dives in every bin, at every slope up
+// to nearDive's.
+void diveEverywhere(const View& v, const Footprint& f, OcclusionBuffers& buffers) {
+    const uint64_t levels = levelMask(v, horizon::kNoSlope, nearDive(v, f));
+    for (uint64_t& bin : buffers.dive) {
+        bin |= levels;
+    }
+}
+
 // Argument 8: the coarse drawn nodes with holes as dives, counting-sorted into the buckets of
 // their near distances (coarseBucketStart advances as placeRecords' starts do); one under the eye
 // or too near for its angles to be trusted dives in every bin at once, as nearDive's units do.
@@ -859,10 +868,7 @@ void placeCoarseDives(const View& v, const DrawnHoles& drawn, OcclusionBuffers& 
         const Footprint f = holeBoxFootprint(v, drawn.coarse[i]);
         const int32_t key = keyOf(f);
         if (key == kNoKey) {
-            const uint64_t levels = levelMask(v, horizon::kNoSlope, nearDive(v, f));
-            for (uint64_t& bin : buffers.dive) {
-                bin |= levels;
-            }
+            diveEverywhere(v, f, buffers);
             continue;
         }
         ++start[key + 1];
@@ -932,11 +938,7 @@ void placeRecords(const Quadtree& tree, const View& v, uint32_t unitCount,
             uint32_t position = buffers.unitPosition[u + uint32_t(j)];
             if (kDives && (position & kHolePosition)) {
                 if (key == kNoKey) {
-                    const uint64_t levels =
-                        levelMask(v, horizon::kNoSlope, nearDive(v, footprint(v, boxes, j)));
-                    for (uint64_t& bin : buffers.dive) {
-                        bin |= levels;
-                    }
+                    diveEverywhere(v, footprint(v, boxes, j), buffers);
                 }
                 records.occluderCount[j] = 0;
                 if (key != kNoKey) {

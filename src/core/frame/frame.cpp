@@ -212,7 +212,8 @@ void levelOfDetailStage(const Heightmap& map, const Quadtree& tree, const WorldM
     params.threads = frame.lodThreads;
     selectLod(tree, mapping, params, view.frustum ? &frustum : nullptr, frame.lod);
     frame.coarseHoles.clear();
-    for (const DrawNode& node : frame.lod.nodes) {
+    for (size_t i = 0; tree.hasHoles() && i < frame.lod.nodes.size(); ++i) {
+        const DrawNode& node = frame.lod.nodes[i];
         const LeafRange leaves = leavesUnder(tree, node);
         if (node.level > 0 && tree.holesIn(leaves.first, leaves.count)) {
             const QuadtreeNode& n = treeNode(tree, node);
