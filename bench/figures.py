@@ -11,6 +11,8 @@ Topics, each the section of docs/figures.md with that anchor:
   loading     the default map against stb_image, a GeoTIFF against GDAL's read (core_bench)
   objects     the object trees' steps and queries, objects in the frame, picking (core_bench)
   lod         bench/lod.py on gen_4097.png, and the selection's own time (core_bench)
+  lod-reference  the live selection's triangles against the brute-force reference selection's
+              (core_bench BM_LodReference: synthetic and gen_4097 maps, N47E009, ETOPO5)
   frames      bench/frames.py: culled against unculled frames, scaling with the map's size
   memory      bench/memory.py: peak memory a sample, and a million objects' bytes an object
   light       cast shadows and horizon angles of a 4097² map for a new Sun direction (core_bench),
@@ -48,6 +50,7 @@ REPO = os.path.dirname(HERE)
 # (anchor, heading): the heading's GitHub anchor is the topic's name. Canonical order.
 TOPICS = [("walk", "Walk"), ("occlusion", "Occlusion"), ("tree-build", "Tree build"),
           ("loading", "Loading"), ("memory", "Memory"), ("lod", "LOD"),
+          ("lod-reference", "LOD reference"),
           ("streaming", "Streaming"), ("objects", "Objects"), ("frames", "Frames"),
           ("light", "Light"), ("holes", "Holes"), ("imagery", "Imagery"), ("gpu", "GPU")]
 HEADINGS = dict(TOPICS)
@@ -61,6 +64,7 @@ FILTERS = {
     "tree-build": r"^BM_(BuildTree|CoarseErrors)/",
     "loading": r"^BM_(LoadHeightmap|StbDecodeOnly|GeoTiffLoadAndTreeVsGdalRead)",
     "lod": r"^BM_LodSelect/4097/16/[124]/1/[12]$",
+    "lod-reference": r"^BM_LodReference/",
     "objects": (r"^BM_Step(Tree|Loose|Rebuilt|Grid|Box2D)/1100000$|^BM_StepBruteSubset|"
                 r"^BM_PairsAgree|^BM_Rect(Tree|Loose|Brute)/|^BM_Frustum(Tree|Loose)/|"
                 r"^BM_Share(Incremental|Rebuilt)/(1|30|100)$|^BM_ObjectFrame|^BM_ObjectPick"),
@@ -457,6 +461,22 @@ def lod_section(rows):
     return lines
 
 
+def lod_reference_section(rows):
+    names = {"4097": "synthetic 4097²", "0": "gen_4097.png", "1": "N47E009.hgt (SRTM1)",
+             "2": "ETOPO5 (4320x2161)"}
+    lines = ["| map | PIXELS | triangles: live / reference | live / reference | triangles a "
+             "screen pixel: live / reference |", "|---|---|---|---|---|"]
+    for key, name in names.items():
+        for pixels in (1, 2, 4):
+            row = rows.get(f"BM_LodReference/{key}/16/{pixels}/iterations:1")
+            if row is None:
+                continue
+            lines.append(f"| {name} | {pixels} px | {row['live']:,.0f} / {row['reference']:,.0f} | "
+                         f"{row['live_ratio']:.2f}x | {row['live_per_px']:.2f} / "
+                         f"{row['reference_per_px']:.2f} |")
+    return lines
+
+
 def memory_section():
     maps = [gen_map(1025)] if args.quick else [gen_map(4097), gen_map(8193)]
     shown, out = script("memory.py", *maps)
@@ -491,6 +511,10 @@ INTRO = {
     "memory": "Peak resident memory (`/usr/bin/time -v`), the viewer on llvmpipe, whose GPU "
               "memory is host memory.",
     "lod": "Level of detail bounded on screen, llvmpipe at 1280x720.",
+    "lod-reference": "How far the live selection is from the limit: its triangles against those of "
+                     "the brute-force reference (core/lod/lod_reference.h: the coarsest nodes of "
+                     "the same family whose measured on-screen deviation is within PIXELS), the "
+                     "16 flight-path cameras at 1280x720, mean triangles a frame.",
     "streaming": "A 32769² `.r16` streamed within a 2000 MiB budget: first open, reopen, a "
                  "flight at 2 px, llvmpipe at 1280x720.",
     "objects": "The object trees against a uniform grid, Box2D's broad phase and brute force; "
@@ -519,6 +543,8 @@ def measure(topic, bench_rows, bench_commands, commit, today, command):
         body = objects_section(bench_rows)
     elif topic == "lod":
         body = lod_section(bench_rows)
+    elif topic == "lod-reference":
+        body = lod_reference_section(bench_rows)
     elif topic == "frames":
         body = frames_section()
     elif topic == "memory":
@@ -588,7 +614,7 @@ def main():
     commit = source_commit()
     today = datetime.date.today().isoformat()
     bench_rows, bench_commands = {}, {}
-    core = [t for t in topics if t in FILTERS and t != "objects"]
+    core = [t for t in topics if t in FILTERS and t not in ("objects", "lod-reference")]
     if core:
         rows, shown = core_bench("|".join(FILTERS[t] for t in core), 1 if args.quick else 5)
         bench_rows.update(rows)
@@ -598,6 +624,11 @@ def main():
         rows, shown = core_bench(FILTERS["objects"], 1 if args.quick else 3)
         bench_rows.update(rows)
         bench_commands["objects"] = shown
+    if "lod-reference" in topics:  # one run: its counters are the same every time
+        os.environ["QT_LOD_MAP"] = gen_map(1025 if args.quick else 4097)
+        rows, shown = core_bench(FILTERS["lod-reference"], 1)
+        bench_rows.update(rows)
+        bench_commands["lod-reference"] = f"QT_LOD_MAP={os.path.basename(os.environ['QT_LOD_MAP'])} {shown}"
     sections = {}
     for topic in topics:
         sections[topic] = measure(topic, bench_rows, bench_commands, commit, today, command)
