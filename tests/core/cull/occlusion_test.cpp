@@ -749,11 +749,9 @@ TEST(Occlusion, VoidsOnAWallTopHideNothingTheirRaysCannotReach) {
     const Camera c = towardTheWall({61.3f, 5.0f, 10.7f}, -5.0f, 0.05f);
     OcclusionBuffers buffers;
     buffers.reserveFor(s.tree);
-    std::vector<LeafRange> kept;
-    OcclusionStats stats;
-    cullOccluded(s.tree, s.mapping, c, 720, allLeaves(s.tree), buffers, kept, stats);
-    ASSERT_TRUE(stats.active);
-    const std::vector<uint8_t> in = mask(s.tree, kept);
+    RayCastTotals wall;
+    const std::vector<uint8_t> in = keptFromAll(s, c, 720, buffers, wall);
+    ASSERT_EQ(wall.active, 1);
     int far = 0, farRemoved = 0;
     for (size_t i = 0; i < s.tree.leaves.size(); ++i) {
         if (s.tree.nodes[s.tree.leafNodes[i]].z0 >= 56) {
