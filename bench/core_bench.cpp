@@ -246,10 +246,10 @@ void BM_LodSelect(benchmark::State& state) {
     for (auto _ : state) {
         for (size_t f = 0; f < cameras.size(); ++f) {
             const Camera& c = cameras[f];
-            LodParams params =
-                lodParams(s.tree, s.mapping, c.position, c.fovY, 720, pixels, minY, maxY);
+            LodParams params = lodParams(s.tree, s.mapping, c, 720, pixels, minY, maxY);
             if (state.range(3) != 0) {
-                updateLodReach(s.tree, lodErrorSteps(s.tree, s.mapping, c.fovY, c.aspect), reach);
+                updateLodReach(s.tree, lodErrorSteps(s.tree, s.mapping, c.fovY, c.aspect),
+                               params.stepsAway, reach);
                 params.reach = &reach;
             }
             params.threads = int(state.range(4));
@@ -598,9 +598,9 @@ void BM_LodReference(benchmark::State& state) {
     for (auto _ : state) {
         for (size_t f = 0; f < cameras.size(); ++f) {
             const Camera& c = cameras[f];
-            LodParams params =
-                lodParams(s.tree, s.mapping, c.position, c.fovY, 720, pixels, minY, maxY);
-            updateLodReach(s.tree, lodErrorSteps(s.tree, s.mapping, c.fovY, c.aspect), reach);
+            LodParams params = lodParams(s.tree, s.mapping, c, 720, pixels, minY, maxY);
+            updateLodReach(s.tree, lodErrorSteps(s.tree, s.mapping, c.fovY, c.aspect),
+                           params.stepsAway, reach);
             params.reach = &reach;
             selectLod(s.tree, s.mapping, params, &frusta[f], out);
             live += double(out.stats.triangles);

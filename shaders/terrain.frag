@@ -22,9 +22,35 @@ uniform vec2 toMapHeight;
 
 out vec4 colour;
 
-#if defined(HOLES) || defined(IMAGERY)
-in vec2 mapAt;  // the fragment's map column and row (terrain.vert)
-#endif
+in vec2 mapAt;         // the fragment's map column and row (terrain.vert)
+flat in int drawnLevel;  // the level of the node it belongs to
+
+#include "height_pages.glsl"
+
+// The surface's normal as finely as a pixel resolves it. A node's vertices carry the normals of
+// its own level's samples (terrain.vert), which is all the detail a pixel shows where one of its
+// grid steps looks at most a pixel long. Level of detail picks nodes by their height error, so a
+// smooth node near the eye may have longer steps: its fragments take their normal from the finest
+// level whose step still covers a pixel's footprint (`perPixel`, map samples per pixel), by
+// bilinear interpolation of that level's sample normals. Level 0 is left to the vertices: on a
+// streamed map its pages are resident only where level-0 nodes are drawn, and levels 1 and up are
+// always resident, so a streamed map shades as the same map loaded whole.
+vec3 fineNormal(vec3 vertexNormal, float perPixel) {
+    int finest = perPixel > 2.0 ? int(floor(log2(min(perPixel, 65536.0)))) : 1;
+    if (drawnLevel < 2 || finest >= drawnLevel) {
+        return vertexNormal;
+    }
+    int lvl = finest;
+    ivec2 last = (mapSize - 2 + (1 << lvl)) >> lvl;
+    ivec2 s = clamp(ivec2(floor(mapAt)) >> lvl, ivec2(0), last - 1);
+    usePage(lvl, s);
+    vec2 low = vec2(mapSample(s));
+    vec2 high = vec2(mapSample(s + 1));
+    vec2 t = clamp((mapAt - low) / (high - low), 0.0, 1.0);
+    vec3 n = mix(mix(levelNormal(s), levelNormal(s + ivec2(1, 0)), t.x),
+                 mix(levelNormal(s + ivec2(0, 1)), levelNormal(s + 1), t.x), t.y);
+    return normalize(n);
+}
 
 #ifdef IMAGERY
 // Imagery over the map (qt::ImageryGpu): an sRGB texture whose edges are the centres of the
@@ -52,7 +78,6 @@ vec3 srgbEncoded(vec3 linear) {
 // the drawn surface lies above them.
 uniform usampler2DArray holeSquares;
 uniform int holeRowsPerLayer;
-uniform ivec2 mapSize;
 
 bool overHole() {
     ivec2 square = clamp(ivec2(floor(mapAt)), ivec2(0), mapSize - 2);
@@ -132,6 +157,7 @@ float contourLine(float aboveLowest, float lowest) {
 void main() {
     // Before any discard: derivatives need the whole 2x2 quad (the branch is uniform).
     float contour = contourInterval > 0.0 ? contourLine(surface.y, heightRange.x) : 0.0;
+    vec2 footprint = fwidth(mapAt);
 #ifdef IMAGERY
     vec4 texel = texture(imagery, mapAt * imageryScale);
 #endif
@@ -141,7 +167,8 @@ void main() {
     }
 #endif
     vec2 nxz = surface.xz;
-    vec3 n = normalize(vec3(nxz.x, sqrt(max(1.0 - dot(nxz, nxz), 0.0)), nxz.y));
+    vec3 n = fineNormal(normalize(vec3(nxz.x, sqrt(max(1.0 - dot(nxz, nxz), 0.0)), nxz.y)),
+                        max(footprint.x, footprint.y));
     float span = max(heightRange.y - heightRange.x, 1e-6);
     float h = clamp(surface.y / span, 0.0, 1.0);
 

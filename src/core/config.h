@@ -78,8 +78,8 @@ constexpr float kOcclusionMinGap = 0.02f;
 // triangles (2 per grid square, about 1415x1415 samples): drawn whole, such a map costs llvmpipe
 // a quarter of a second or more a frame, and its far half is finer than the pixels it covers.
 constexpr int64_t kAutoLodTriangles = 4000000;
-// The longest grid step, and the drawn surface's largest distance from full detail, in pixels,
-// that level of detail starts with when kAutoLodTriangles turns it on.
+// The drawn surface's largest distance from full detail, in pixels, that level of detail starts
+// with when kAutoLodTriangles turns it on.
 constexpr float kAutoLodPixels = 1.0f;
 // Geomorphing: a node's vertices move to its parent's grid over the last kMorphFraction of the
 // parent's split distance, as CDLOD does; the error term of the split rule is divided by

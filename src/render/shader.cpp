@@ -184,6 +184,19 @@ Result<ShaderProgram> ShaderProgram::loadFrom(const std::string& shaderDir,
     return link(shaderDir + "/" + vertexName, shaderDir + "/" + fragmentName, false, defines);
 }
 
+Result<std::string> shaderSource(const std::string& shaderDir, const std::string& name) {
+    const bool embedded = shaderDir.empty();
+    const std::string path = (embedded ? std::string("shaders") : shaderDir) + "/" + name;
+    Result<std::string> source = sourceOf(path, embedded);
+    if (!source) {
+        return source;
+    }
+    if (Status included = expandIncludes(source.value(), path, embedded); !included) {
+        return Result<std::string>::failure(included.error());
+    }
+    return source;
+}
+
 void ShaderProgram::destroy() {
     if (id) {
         glDeleteProgram(id);

@@ -33,6 +33,10 @@ struct ShaderProgram {
     GLint uniform(const char* name) const { return glGetUniformLocation(id, name); }
 };
 
+// The source of shader `name` ("terrain.vert") from the folder `shaderDir` (or compiled in, with
+// an empty shaderDir) with its includes expanded, as loadFrom compiles it before the defines.
+Result<std::string> shaderSource(const std::string& shaderDir, const std::string& name);
+
 // Reads a whole text file; the error says which path could not be read.
 Result<std::string> readTextFile(const std::string& path);
 

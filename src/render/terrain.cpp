@@ -510,11 +510,10 @@ FrameStats renderFrozenView(const TerrainRenderer& renderer, Terrain& terrain, c
     const Heightmap& map = terrain.map;
     const WorldMapping& mapping = terrain.mapping;
     LodParams params =
-        lodParams(terrain.tree, mapping, camera.position, camera.fovY, view.viewportHeight,
-                  kFrozenContextPixels, mapping.worldHeight(map.minSample),
-                  mapping.worldHeight(map.maxSample));
+        lodParams(terrain.tree, mapping, camera, view.viewportHeight, kFrozenContextPixels,
+                  mapping.worldHeight(map.minSample), mapping.worldHeight(map.maxSample));
     updateLodReach(terrain.tree, lodErrorSteps(terrain.tree, mapping, camera.fovY, camera.aspect),
-                   terrain.frame.lodReach);
+                   params.stepsAway, terrain.frame.lodReach);
     params.reach = &terrain.frame.lodReach;
     params.residency = terrain.streamer ? &terrain.streamer->residency() : nullptr;
     const Frustum frustum = cullingFrustum(camera, mapping, worldExtent(map, mapping));

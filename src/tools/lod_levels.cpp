@@ -87,8 +87,8 @@ int main(int argc, char** argv) {
     for (const Camera& camera : path) {
         if (stepOnly) {
             const LodParams params =
-                lodParams(tree, mapping, camera.position, camera.fovY, height, pixels,
-                          mapping.worldHeight(map.minSample), mapping.worldHeight(map.maxSample));
+                lodParams(tree, mapping, camera, height, pixels, mapping.worldHeight(map.minSample),
+                          mapping.worldHeight(map.maxSample));
             const Frustum frustum = cullingFrustum(camera, mapping, worldExtent(map, mapping));
             selectLod(tree, mapping, params, &frustum, frame.lod);
         } else {

@@ -366,7 +366,7 @@ for r in range(n):
         * math.cos(r * 0.037) + 6000 * math.sin((c - 2 * r) * 0.011)))) for c in range(n)]))
 open(sys.argv[1], "wb").write(b"".join(rows))
 PY
-big_view="--window 240x160 --eye -40,90,-40 --target 256,10,256 --lod 2 --page-size 8"
+big_view="--window 240x160 --eye 60,60,60 --target 256,10,256 --lod 2 --page-size 8"
 for run in first second; do
     # shellcheck disable=SC2086
     "$exe" "$tmp/big.r16" $big_view --stream --screenshot "$tmp/big_$run.png" \
@@ -400,7 +400,7 @@ PY
 #    both, and so are the picks. With --fill-nodata, loaded whole, the voids are drawn filled.
 python3 "$src/tests/app/tiff16.py" "$tmp/voids.tif" 300 --signed --tile 32 --voids
 python3 "$src/tests/app/tiff16.py" "$tmp/plain.tif" 257
-tif_view="--window 240x160 --eye -1500,5000,-1500 --target 4500,1000,4500 --lod 2 --page-size 8"
+tif_view="--window 240x160 --eye 500,2500,500 --target 4500,1000,4500 --lod 2 --page-size 8"
 for tif in voids plain; do
     for run in first second; do
         # shellcheck disable=SC2086

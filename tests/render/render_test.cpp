@@ -39,6 +39,7 @@
 #include "render/framebuffer.h"
 #include "render/gl_context.h"
 #include "render/imagery_gpu.h"
+#include "render/shader.h"
 #include "render/terrain.h"
 #include "render/terrain_renderer.h"
 #include "render/terrain_sun.h"
@@ -1473,9 +1474,9 @@ struct NodeCapture {
     // False (and a failure) when the shader does not compile or link. `defines` go after the
     // #version line, as ShaderProgram::loadFrom puts them.
     bool create(const Terrain& terrain, const std::string& defines = "") {
-        std::ifstream file(std::string(QT_SHADER_DIR) + "/terrain.vert");
-        std::string source((std::istreambuf_iterator<char>(file)),
-                           std::istreambuf_iterator<char>());
+        Result<std::string> read = shaderSource(QT_SHADER_DIR, "terrain.vert");
+        EXPECT_TRUE(read) << read.error();
+        std::string source = read ? read.value() : std::string();
         EXPECT_FALSE(source.empty());
         source.insert(source.find('\n', source.find("#version")) + 1, defines);
         const GLuint shader = glCreateShader(GL_VERTEX_SHADER);
@@ -1578,16 +1579,20 @@ void expectLodMeshClosed(int pageSize) {
     // From a corner, low and high, with coarse and fine steps: many levels meeting. Split by the
     // grid step alone (positive steps) and with each node's coarse error too (negative).
     const glm::vec3 eyes[] = {{-5.0f, 0.0f, -5.0f}, {100.0f, 30.0f, 70.0f}, {250.0f, 200.0f, 0.0f}};
-    updateLodReach(terrain.tree,
-                   lodErrorSteps(terrain.tree, terrain.mapping, glm::radians(60.0f), 16.0f / 9.0f),
-                   terrain.frame.lodReach);
     for (const glm::vec3& eye : eyes) {
         for (const float signedPixels : {1.0f, 6.0f, 30.0f, -1.0f, -6.0f, -30.0f}) {
             const float pixels = std::abs(signedPixels);
-            LodParams params =
-                lodParams(terrain.tree, terrain.mapping, eye, glm::radians(60.0f), 720, pixels,
-                          terrain.mapping.worldHeight(terrain.map.minSample),
-                          terrain.mapping.worldHeight(terrain.map.maxSample));
+            Camera camera;  // 60 degrees, 16:9, looking into the map and down
+            camera.position = eye;
+            camera.yaw = 0.8f;
+            camera.pitch = -0.3f;
+            LodParams params = lodParams(terrain.tree, terrain.mapping, camera, 720, pixels,
+                                         terrain.mapping.worldHeight(terrain.map.minSample),
+                                         terrain.mapping.worldHeight(terrain.map.maxSample));
+            updateLodReach(
+                terrain.tree,
+                lodErrorSteps(terrain.tree, terrain.mapping, glm::radians(60.0f), 16.0f / 9.0f),
+                params.stepsAway, terrain.frame.lodReach);
             params.reach = signedPixels < 0.0f ? &terrain.frame.lodReach : nullptr;
             selectLod(terrain.tree, terrain.mapping, params, nullptr, terrain.frame.lod);
             const std::vector<DrawNode>& nodes = terrain.frame.lod.nodes;
@@ -1973,6 +1978,60 @@ INSTANTIATE_TEST_SUITE_P(Shared, Skyline,
                                            RealCase{"etopo5_world_4320x2161.png", 4}),
                          realCaseName);
 
+// A slope with fine ripples (0.4 units high, 16 samples apart) seen from afar: their height
+// error is below a pixel, so level of detail draws them with nodes whose grid steps look several
+// pixels long, and their relief shows only in the light. The fragments of such nodes take their
+// normals from the finest level a pixel resolves (terrain.frag, fineNormal), so the picture's
+// light stays close to the full-detail picture's; the vertices' normals alone, interpolated over
+// those long steps, lose much of it (twice the difference).
+TEST(LodShading, CoarseNodesKeepTheLightOfFullDetail) {
+    REQUIRE_GL();
+    constexpr int kSide = 513;
+    std::vector<float> samples(size_t(kSide) * kSide);
+    for (int row = 0; row < kSide; ++row) {
+        for (int col = 0; col < kSide; ++col) {
+            const float a = glm::two_pi<float>() / 16.0f;
+            samples[size_t(row) * kSide + size_t(col)] =
+                100.0f + 0.25f * float(row) +
+                0.4f * std::sin(a * float(col)) * std::sin(a * float(row));
+        }
+    }
+    Result<Heightmap> map = makeHeightmap(kSide, kSide, samples);
+    ASSERT_TRUE(map) << map.error();
+    Result<Terrain> terrain = makeTerrain(map.value(), 4, "ripples");
+    ASSERT_TRUE(terrain) << terrain.error();
+    Terrain& t = terrain.value();
+    t.mapping = WorldMapping(1.0f, 1.0f, 0.0f);  // heights in the samples' units
+    Camera camera;
+    camera.aspect = float(kWidth) / kHeight;
+    camera.fovY = glm::radians(60.0f);
+    camera.lookAt({256.0f, 500.0f, -250.0f}, {256.0f, 150.0f, 300.0f});
+    fitClipPlanes(camera, t.map, t.mapping);
+    std::vector<uint8_t> full, coarse;
+    const FrameStats exact = render(t, camera, true, full, false, 0.0f);
+    const FrameStats lod = render(t, camera, true, coarse, false, 1.0f);
+    ASSERT_TRUE(lod.lod);
+    // Long steps: the coarsest nodes are several levels up, for a small share of the triangles.
+    EXPECT_GE(lod.lodStats.deepestLevel, 4);
+    EXPECT_LT(lod.lodStats.triangles * 4, exact.cull.triangles);
+    double difference = 0.0;
+    int terrainPixels = 0;
+    for (size_t p = 0; p < full.size(); p += 4) {
+        if (isSky(full, int(p / 4) % kWidth, int(p / 4) / kWidth)) {
+            continue;
+        }
+        ++terrainPixels;
+        for (size_t k = 0; k < 3; ++k) {
+            difference += std::abs(int(full[p + k]) - int(coarse[p + k]));
+        }
+    }
+    ASSERT_GT(terrainPixels, kWidth * kHeight / 4);
+    difference /= 3.0 * terrainPixels;
+    // 1.04 here; 2.31 with the vertices' normals alone.
+    EXPECT_LT(difference, 1.6) << "mean difference per channel";
+    t.destroy();
+}
+
 TEST_F(Picture, DebugLinesDrawInOneCall) {
     Result<DebugLines> lines = DebugLines::create(QT_SHADER_DIR);
     ASSERT_TRUE(lines) << lines.error();
@@ -2111,8 +2170,9 @@ TEST(WaterPlane, CoversWhatLiesBelowSeaLevelAndCullingKeepsItsPixels) {
 }
 
 // Every file the terrain renderer reads from its shader folder.
-const char* const kRendererShaders[] = {"terrain.vert", "terrain.frag", "water.vert", "water.frag",
-                                        "sky.vert",     "sky.frag",     "sky.glsl",   "light.glsl"};
+const char* const kRendererShaders[] = {"terrain.vert", "terrain.frag", "water.vert",
+                                        "water.frag",   "sky.vert",     "sky.frag",
+                                        "sky.glsl",     "light.glsl",   "height_pages.glsl"};
 
 class ShaderErrors : public ::testing::Test {
 protected:

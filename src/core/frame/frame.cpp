@@ -204,9 +204,10 @@ void levelOfDetailStage(const Heightmap& map, const Quadtree& tree, const WorldM
                         FrameStats& stats) {
     const Camera& c = view.camera;
     LodParams params =
-        lodParams(tree, mapping, c.position, c.fovY, view.viewportHeight, view.lodPixels,
+        lodParams(tree, mapping, c, view.viewportHeight, view.lodPixels,
                   mapping.worldHeight(map.minSample), mapping.worldHeight(map.maxSample));
-    updateLodReach(tree, lodErrorSteps(tree, mapping, c.fovY, c.aspect), frame.lodReach);
+    updateLodReach(tree, lodErrorSteps(tree, mapping, c.fovY, c.aspect), params.stepsAway,
+                   frame.lodReach);
     params.reach = &frame.lodReach;
     params.residency = view.residency;
     params.threads = frame.lodThreads;

@@ -26,9 +26,9 @@ struct CullView {
     int viewportHeight = 0;
     bool frustum = true;    // false: every leaf, nothing tested (the --no-cull reference)
     bool occlusion = true;  // after the walk, drop the leaves nearer terrain provably hides
-    // Level of detail: far nodes drawn at coarser strides, a grid step at most this many pixels
-    // long (0: off, every leaf at full detail). The walk still runs for the counts and minimap;
-    // the occlusion stage then tests the nodes drawn at full detail.
+    // Level of detail: far nodes drawn at coarser strides, the drawn surface at most this many
+    // pixels off full detail (0: off, every leaf at full detail). The walk still runs for the
+    // counts and minimap; the occlusion stage then tests the nodes drawn at full detail.
     float lodPixels = 0.0f;
     // A streamed terrain's resident level-0 pages (LodParams::residency); null: every page.
     const LodResidency* residency = nullptr;

@@ -227,12 +227,17 @@ struct Selector {
 
 }  // namespace
 
-LodParams lodParams(const Quadtree& tree, const WorldMapping& mapping, const glm::vec3& eye,
-                    float fovY, int viewportHeight, float pixels, float mapMinY, float mapMaxY) {
+LodParams lodParams(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
+                    int viewportHeight, float pixels, float mapMinY, float mapMaxY) {
     LodParams params;
     const float larger = mapping.largerSpacing();
     const float toSteps = 1.0f / larger;
-    params.eye = eye * toSteps;
+    const float fovY = camera.fovY;
+    params.eye = camera.position * toSteps;
+    params.forward = camera.forward();
+    const float t = std::tan(0.5f * fovY);
+    const float cornerCos = 1.0f / std::sqrt(1.0f + t * t * (1.0f + camera.aspect * camera.aspect));
+    params.cornerCos = cornerCos > 0.0f && cornerCos <= 1.0f ? cornerCos : 0.0f;  // NaN: 0
     params.stepsPerColumn = mapping.spacingX / larger;
     params.stepsPerRow = mapping.spacingZ / larger;
     params.yMin = std::min(mapMinY, mapMaxY) * toSteps;
@@ -275,6 +280,13 @@ LodDistance lodDistance(const Quadtree& tree, const LodParams& params, int level
     const float dx = std::max({float(x0) * sx - e.x, e.x - float(x1) * sx, 0.0f});
     const float dz = std::max({float(z0) * sz - e.z, e.z - float(z1) * sz, 0.0f});
     const float dy = std::max({params.yMin - e.y, e.y - params.yMax, 0.0f});
+    // The least depth of the box, where the forward direction's linear function is least: at
+    // the corner its signs pick.
+    const glm::vec3& f = params.forward;
+    const float depth = f.x * ((f.x >= 0.0f ? float(x0) : float(x1)) * sx - e.x) +
+                        f.y * ((f.y >= 0.0f ? params.yMin : params.yMax) - e.y) +
+                        f.z * ((f.z >= 0.0f ? float(z0) : float(z1)) * sz - e.z);
+    const float cornerSquared = params.cornerCos * params.cornerCos * (dx * dx + dy * dy + dz * dz);
     const float steps =
         params.reach != nullptr
             ? params.reach
@@ -282,7 +294,9 @@ LodDistance lodDistance(const Quadtree& tree, const LodParams& params, int level
             : float(1 << level);
     const bool heldBack =
         level == 1 && params.residency != nullptr && !params.residency->holds(x0, z0);
-    return {dx * dx + dy * dy + dz * dz, params.stepsAway * steps, heldBack};
+    const float squared =
+        depth * depth > cornerSquared && depth > 0.0f ? depth * depth : cornerSquared;
+    return {squared, params.stepsAway * steps, heldBack};
 }
 
 bool lodSplits(const Quadtree& tree, const LodParams& params, int level, int x0, int z0, int x1,
@@ -297,47 +311,88 @@ void LodReach::reserveFor(const Quadtree& tree) {
 
 float lodErrorSteps(const Quadtree& tree, const WorldMapping& mapping, float fovY, float aspect) {
     const float t = std::tan(0.5f * fovY);
-    const float stretch = 1.0f + t * t * (1.0f + aspect * aspect);
+    const float stretch = std::sqrt(1.0f + t * t * (1.0f + aspect * aspect));
     const float perCode =
         std::abs(heightTransform(tree.coding, mapping).scale) / mapping.largerSpacing();
     const float steps = stretch * perCode / (1.0f - kMorphFraction);
     return steps >= 0.0f ? std::min(steps, 1e30f) : 1e30f;  // NaN: every node splits by its error
 }
 
-void updateLodReach(const Quadtree& tree, float errorSteps, LodReach& reach) {
-    if (reach.errorSteps == errorSteps && reach.errors == tree.lodErrors) {
+namespace {
+
+// The fold charge of the leaves beside the level-1 node (col, row): a leaf folds an edge, or morphs
+// it beyond its own morph, only where the level-1 node across that edge does not split, or is in
+// its morph range (lod.h), so its folds are charged to the level-1 nodes it touches along an
+// edge from outside, two a side. In grid steps over stepsAway: their fold errors' reach and one
+// leaf step over 1 - kMorphFraction, as a level L node charges its level L - 1 neighbours'.
+// Without the leaves' fold errors (the range bound's first frames), the grid step, 2 (lod.h:
+// not a proven bound on the leaves' folds).
+float leafFoldReach(const Quadtree& tree, int col, int row, float errorSteps, float perStep) {
+    if (tree.leafFoldErrors.empty()) {
+        return 2.0f;
+    }
+    const int x0 = 2 * col, z0 = 2 * row;
+    uint16_t worst = 0;
+    const auto charge = [&](int x, int z) {
+        if (x >= 0 && z >= 0 && x < tree.leavesX && z < tree.leavesZ) {
+            worst = std::max(worst, tree.leafFoldErrors[size_t(z) * size_t(tree.leavesX) + x]);
+        }
+    };
+    for (int k = 0; k < 2; ++k) {
+        charge(x0 - 1, z0 + k);  // west
+        charge(x0 + 2, z0 + k);  // east
+        charge(x0 + k, z0 - 1);  // north
+        charge(x0 + k, z0 + 2);  // south
+    }
+    return errorSteps * float(worst) + perStep / (1.0f - kMorphFraction);
+}
+
+}  // namespace
+
+void updateLodReach(const Quadtree& tree, float errorSteps, float stepsAway, LodReach& reach) {
+    const bool leafFolds = !tree.leafFoldErrors.empty();
+    if (reach.errorSteps == errorSteps && reach.stepsAway == stepsAway &&
+        reach.errors == tree.lodErrors && reach.leafFolds == leafFolds) {
         return;
     }
     assert(tree.foldErrors.size() == tree.coarseErrors.size());
+    assert(!leafFolds || tree.leafFoldErrors.size() == size_t(tree.leavesX) * tree.leavesZ);
     reach.errorSteps = errorSteps;
+    reach.stepsAway = stepsAway;
     reach.errors = tree.lodErrors;
+    reach.leafFolds = leafFolds;
     reach.steps.resize(tree.levelStart.back());
+    // Lengths in grid steps over stepsAway: what a reach adds to hold a distance in grid steps.
+    const float perStep = 1.0f / std::max(stepsAway, minStepsAway(tree.leafSize));
     for (int level = 1; level <= tree.depth; ++level) {
         const int cols = int(tree.levelWidth[size_t(level)]);
         const int rows = ((tree.leavesZ - 1) >> level) + 1;
-        const float own = float(1 << level);
         const float half = float(1 << (level - 1));
         const uint32_t start = tree.levelStart[size_t(level)];
-        // Level 1's neighbours are leaves, reach 1: 1 + 1 adds nothing to 2^1.
         const int belowCols = level > 1 ? int(tree.levelWidth[size_t(level - 1)]) : 0;
         const int belowRows = level > 1 ? ((tree.leavesZ - 1) >> (level - 1)) + 1 : 0;
         const float* below = level > 1 ? &reach.steps[tree.levelStart[size_t(level - 1)]] : nullptr;
         const uint16_t* belowFolds =
             level > 1 ? &tree.foldErrors[tree.levelStart[size_t(level - 1)]] : nullptr;
-        // The fold charge's margin: one step of the level below, over the least distance factor
-        // a fold can be drawn at (lod.h).
-        const float margin = half / ((1.0f - kMorphFraction) * minStepsAway(tree.leafSize));
+        // The one-level margin: the diagonal of a level L - 1 node, sqrt(2) leafSize 2^(L - 1)
+        // grid steps, within minStepsAway 2^(L - 1) (lod.h).
+        const float diagonal = minStepsAway(tree.leafSize) * half * perStep;
+        // The fold charge's margin: one step of the level below over 1 - kMorphFraction.
+        const float margin = half / (1.0f - kMorphFraction) * perStep;
         for (int row = 0; row < rows; ++row) {
             for (int col = 0; col < cols; ++col) {
                 const uint32_t index = start + uint32_t(row) * uint32_t(cols) + uint32_t(col);
-                float steps = std::max(own, errorSteps * float(tree.coarseErrors[index]));
+                float steps = errorSteps * float(tree.coarseErrors[index]);
+                if (level == 1) {
+                    steps = std::max(steps, leafFoldReach(tree, col, row, errorSteps, perStep));
+                }
                 for (int z = std::max(2 * row - 1, 0); z <= std::min(2 * row + 2, belowRows - 1);
                      ++z) {
                     for (int x = std::max(2 * col - 1, 0);
                          x <= std::min(2 * col + 2, belowCols - 1); ++x) {
                         const size_t b = size_t(z) * size_t(belowCols) + size_t(x);
-                        steps = std::max(
-                            {steps, below[b] + half, errorSteps * float(belowFolds[b]) + margin});
+                        steps = std::max({steps, below[b] + diagonal,
+                                          errorSteps * float(belowFolds[b]) + margin});
                     }
                 }
                 reach.steps[index] = std::min(steps, 1e30f);

@@ -12,6 +12,7 @@
 #include "core/config.h"
 #include "core/terrain/quadtree.h"
 #include "core/terrain/world.h"
+#include "core/view/camera.h"
 #include "core/view/frustum.h"
 
 namespace qt {
@@ -19,22 +20,35 @@ namespace qt {
 // Every node is drawn with the leaves' strip over its own (leafSize + 1)^2 vertices, taken every
 // 2^level samples: a node `level` levels above the leaves costs what one leaf costs.
 //
-// A node splits into its children while the eye is nearer to it than d(node) = stepsAway *
-// reach(node) grid steps, where reach (LodReach) is at least 2^level, so that one of its steps
-// would look longer than `pixels` on screen nearer than that, and at least its coarse-surface
-// error (Quadtree::coarseErrors) in grid steps times the widest stretch of the projection, so
-// that its surface would stand more than `pixels` off the full-detail surface on screen nearer
-// than that. Distance is measured to the node's rectangle in x and z, and in y to the map's
-// whole height range, the same for every node, so it changes by at most the distance moved in
-// x and z.
+// A node splits into its children while it is nearer than d(node) = stepsAway * reach(node) grid
+// steps, where reach (LodReach) is at least its coarse-surface error (Quadtree::coarseErrors) in
+// grid steps times errorSteps (lodErrorSteps), so that its surface would stand more than `pixels`
+// off the full-detail surface on screen nearer than that. Geometry follows the error alone: no
+// node splits because its grid step would look long, as the shading's detail comes per fragment
+// from the height pages (shaders/terrain.frag), not from the vertices. Level 1 alone also holds
+// the folds of the leaves beside it (below), with the leaves' fold errors where the tree has
+// them (Quadtree::leafFoldErrors), else with its grid step (2 grid steps, a step looking at most
+// `pixels` long), which is not a proven bound on those folds.
+//
+// Distance is the node's box's least depth along the view's forward direction, or cornerCos
+// times its Euclidean distance if that is more; the box is the node's rectangle in x and z and
+// the map's whole height range in y, the same for every node. Why the depth: the perspective map
+// (x, y, z) -> f (x / z, y / z) has the Jacobian (f / z) [[1, 0, -x / z], [0, 1, -y / z]], whose
+// larger singular value is f sec(theta) / z at theta off the view's axis, so a vertical error e at
+// depth z projects at most f e sec(theta) / z pixels long, and in view theta is at most the
+// corners' angle theta_c. A point in view has depth at least cos(theta_c) times its distance, so
+// both terms bound the depth of every point of the node in view from below, and errorSteps
+// carries sec(theta_c) (1.55 at 60 degrees and 16:9) where the Euclidean distance alone would
+// need sec^2(theta_c) (2.4). Both terms change by at most the distance a node's box moves in x
+// and z (they are 1-Lipschitz), which is what the arguments below use.
 //
 // Why neighbours differ by one level at most: say X is drawn at level k and the level k + 2 node Z
 // beside it is not split (it, or an ancestor, is drawn: an ancestor's reach is at least Z's, as
 // Z's children are among the nodes below). X's parent P split, so dist(P) < d(P); Z is not split,
 // so dist(Z) >= d(Z). Z touches P, so dist(Z) <= dist(P) + the diagonal of P,
-// sqrt(2) * leafSize * 2^(k + 1) <= stepsAway * 2^(k + 1), as lodParams keeps stepsAway >=
-// 1.5 * leafSize. LodReach makes reach(Z) >= reach(P) + 2^(k + 1) for every level k + 1 node P
-// touching Z, so d(Z) >= d(P) + the diagonal of P > dist(Z): a contradiction.
+// sqrt(2) * leafSize * 2^(k + 1) <= minStepsAway * 2^(k + 1). LodReach makes reach(Z) >=
+// reach(P) + minStepsAway * 2^(k + 1) / stepsAway for every level k + 1 node P touching Z, so
+// d(Z) >= d(P) + the diagonal of P > dist(Z): a contradiction.
 //
 // A streamed terrain (core/streaming/page_streamer.h) has only some level-0 pages on the GPU: a
 // level-1 node splits only when the level-0 page holding it is resident (LodResidency; pages are
@@ -58,14 +72,16 @@ namespace qt {
 // parent's grid (which, complete, is the same fold) beyond its own morph only while the neighbour's
 // parent, that same Y, is in its morph range, dist(Y) >= (1 - kMorphFraction) d(Y). Every point
 // of the triangles only a fold draws lies within one of X's steps (2^k grid steps) of Y's
-// rectangle, so at least dist(Y) - 2^k from the eye. Y's reach includes errorSteps * X's fold
-// error + 2^k / ((1 - kMorphFraction) minStepsAway), so those points are at least stepsAway *
+// rectangle, so at least dist(Y) - 2^k away. Y's reach includes errorSteps * X's fold error +
+// 2^k / ((1 - kMorphFraction) stepsAway), so those points are at least stepsAway *
 // (1 - kMorphFraction) * errorSteps * X's fold error away: where that error stands within
 // `pixels` on screen, as a node's own surface does within its reach. So X's own coarse error
 // need only hold its unfolded strip, and a node beside neighbours of its own level is not split
 // for triangles it does not draw. Where a node's error is the range bound (the first frames, a
 // streamed map's levels above its exact ones) it holds the node's own folds and the fold error is
-// 0. Leaves' folds are charged to no one: leaves store no error.
+// 0. A leaf's folds go to the level-1 nodes beside it along an edge, with its fold error
+// (Quadtree::leafFoldErrors) where the tree has them; without them (the range bound's first
+// frames, a streamed map's before its exact levels) level 1 takes its grid step instead.
 struct LodReach;
 
 // Which level-0 pages a streamed terrain has on the GPU: page (px, py) of 2^pageShift squares a
@@ -83,6 +99,11 @@ struct LodResidency {
 
 struct LodParams {
     glm::vec3 eye{0.0f};  // in steps of the larger spacing
+    // The view's unit forward direction, and the cosine of the angle between it and the view's
+    // corners: distances are the depth along it, at least cornerCos times the Euclidean distance
+    // (lodDistance). Zero and 1: the Euclidean distance alone.
+    glm::vec3 forward{0.0f};
+    float cornerCos = 1.0f;
     // Columns and rows in those steps: spacingX and spacingZ over the larger one (1 for square
     // cells), so that distances are measured on the ground whatever the cells' shape.
     float stepsPerColumn = 1.0f;
@@ -90,7 +111,8 @@ struct LodParams {
     float yMin = 0.0f;  // the map's height range
     float yMax = 0.0f;
     float stepsAway = 0.0f;  // a node splits nearer than stepsAway * its reach
-    // Each inner node's reach; null: 2^level, the grid step alone (what lodParams leaves).
+    // Each inner node's reach; null: 2^level, the grid step alone (what lodParams leaves, and a
+    // rule that keeps neighbours one level apart for tests of the selection's structure).
     const LodReach* reach = nullptr;
     // The level-0 pages on the GPU; null: every page (a terrain that is not streamed).
     const LodResidency* residency = nullptr;
@@ -99,35 +121,39 @@ struct LodParams {
 };
 
 // Each inner node's reach, in grid steps per unit of stepsAway, by Quadtree::levelIndex: at
-// level L, the largest of 2^L, errorSteps * its coarse error, and for every level L - 1 node
-// touching it (its children and the ring around them) 2^(L - 1) more than that node's reach and
-// errorSteps * that node's fold error (Quadtree::foldErrors) + 2^(L - 1) / ((1 - kMorphFraction)
-// minStepsAway), the fold charge argued above. Depends on the
-// mapping and the projection through errorSteps, and on the tree's coarse errors, so it is remade
-// when either changes (the exact errors replacing the range bound: Quadtree::lodErrors).
+// level L, the largest of errorSteps * its coarse error, and for every level L - 1 node touching
+// it (its children and the ring around them) minStepsAway * 2^(L - 1) / stepsAway more than that
+// node's reach and errorSteps * that node's fold error (Quadtree::foldErrors) + 2^(L - 1) /
+// ((1 - kMorphFraction) stepsAway), the fold charge argued above; at level 1, the leaves' fold
+// charge instead. Depends on the mapping and the projection through errorSteps and stepsAway,
+// and on the tree's errors, so it is remade when any changes (the exact errors replacing the
+// range bound: Quadtree::lodErrors).
 struct LodReach {
     float errorSteps = -1.0f;             // what `steps` was made for; negative: not made
+    float stepsAway = 0.0f;               // and the LodParams::stepsAway it was made for
+    bool leafFolds = false;               // whether the tree's leafFoldErrors were there
     LodErrors errors = LodErrors::Range;  // the tree's bound `steps` was made from
     std::vector<float> steps;
 
     void reserveFor(const Quadtree& tree);
 };
 
-// Grid steps of reach per height code of error: the code's height in grid steps times the widest
-// stretch of a perspective projection, 1 + tan^2(fovY / 2) (1 + aspect^2) in its corners, where a
-// length at distance r covers that many times its angle r / length at the centre, over
-// 1 - kMorphFraction: a node's children morph into it from that share of its reach on.
+// Grid steps of reach per height code of error: the code's height in grid steps times the largest
+// stretch of a perspective projection over depth, sec(theta_c) = sqrt(1 + tan^2(fovY / 2) (1 +
+// aspect^2)) in its corners (the distance lodDistance measures, above), over 1 - kMorphFraction:
+// a node's children morph into it from that share of its reach on.
 float lodErrorSteps(const Quadtree& tree, const WorldMapping& mapping, float fovY, float aspect);
 
-// Remakes `reach` for `errorSteps` and the tree's coarse errors unless it holds them already; no
-// allocation once reserved.
-void updateLodReach(const Quadtree& tree, float errorSteps, LodReach& reach);
+// Remakes `reach` for `errorSteps`, `stepsAway` (LodParams') and the tree's errors unless it holds
+// them already; no allocation once reserved.
+void updateLodReach(const Quadtree& tree, float errorSteps, float stepsAway, LodReach& reach);
 
-// The parameters for a viewport `viewportHeight` pixels high: a grid step drawn at most `pixels`
-// long where it is nearest the eye (bounded below so that neighbours differ by one level).
-// `eye` and the map's height range [mapMinY, mapMaxY] are in world units.
-LodParams lodParams(const Quadtree& tree, const WorldMapping& mapping, const glm::vec3& eye,
-                    float fovY, int viewportHeight, float pixels, float mapMinY, float mapMaxY);
+// The parameters for `camera` and a viewport `viewportHeight` pixels high: stepsAway, the
+// distance at which a grid step looks `pixels` long at the view's centre (bounded below so that
+// neighbours differ by one level), and the distance's terms. The map's height range [mapMinY,
+// mapMaxY] is in world units.
+LodParams lodParams(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
+                    int viewportHeight, float pixels, float mapMinY, float mapMaxY);
 
 // The least stepsAway: with it, nodes drawn side by side differ by at most one level.
 inline float minStepsAway(int leafSize) {

@@ -240,7 +240,9 @@ uint16_t roundedUp(double error) {
 
 // exactCoarseErrorsOfRows for one level, with the strip's triangles already made: the first
 // 2 leafSize^2 the unfolded strip's, the rest drawn only by folds. With `folds`, the unfolded
-// strip's error goes to `errors` and the folds' to `folds`; without, the larger to `errors`.
+// strip's error goes to `errors` and the folds' to `folds`; without, the larger to `errors`. Level
+// 0 is the leaves, by leaf (row * leavesX + col), their folds' errors alone (`errors` null: their
+// unfolded strip is the full-detail surface).
 void errorsOfLevelRows(const CodeGrid& map, const Quadtree& tree,
                        const std::vector<LocalTriangle>& triangles, int level, int firstNodeRow,
                        int lastNodeRow, uint16_t* errors, uint16_t* folds,
@@ -268,7 +270,7 @@ void errorsOfLevelRows(const CodeGrid& map, const Quadtree& tree,
         shape.crossLast = crossings.size();
         shapes.push_back(shape);
     }
-    const int cols = int(tree.levelWidth[size_t(level)]);
+    const int cols = level == 0 ? tree.leavesX : int(tree.levelWidth[size_t(level)]);
     // Rows of nodes shared out among threads, each writing its own nodes' errors.
     const auto errorsOfRows = [&](int firstRow, int rowStep) {
         std::vector<Crossing> scratch;
@@ -320,6 +322,10 @@ void errorsOfLevelRows(const CodeGrid& map, const Quadtree& tree,
                     worstUnfolded = worst;
                     worst = 0.0;
                 }
+                if (level == 0) {
+                    folds[size_t(row) * size_t(cols) + size_t(col)] = roundedUp(worst);
+                    continue;
+                }
                 const uint32_t index = tree.levelIndex(level, col << level, row << level);
                 if (folds != nullptr) {
                     errors[index] = roundedUp(worstUnfolded);
@@ -352,6 +358,23 @@ void exactCoarseErrorsOfRows(const CodeGrid& map, const Quadtree& tree, int leve
                       lastNodeRow, errors, folds, cancel);
 }
 
+void exactLeafFoldErrorsOfRows(const CodeGrid& map, const Quadtree& tree, int firstLeafRow,
+                               int lastLeafRow, uint16_t* folds, const std::atomic<bool>* cancel) {
+    assert(0 <= firstLeafRow && firstLeafRow <= lastLeafRow && lastLeafRow <= tree.leavesZ);
+    errorsOfLevelRows(map, tree, foldedStripTriangles(tree.leafSize), 0, firstLeafRow, lastLeafRow,
+                      nullptr, folds, cancel);
+}
+
+std::vector<uint16_t> exactLeafFoldErrors(const CodeGrid& map, const Quadtree& tree,
+                                          const std::atomic<bool>* cancel) {
+    std::vector<uint16_t> folds(size_t(tree.leavesX) * size_t(tree.leavesZ), 0);
+    exactLeafFoldErrorsOfRows(map, tree, 0, tree.leavesZ, folds.data(), cancel);
+    if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+        return {};
+    }
+    return folds;
+}
+
 std::vector<uint16_t> exactCoarseErrors(const CodeGrid& map, const Quadtree& tree,
                                         const std::atomic<bool>* cancel,
                                         std::vector<uint16_t>* folds) {
@@ -376,6 +399,7 @@ std::vector<uint16_t> exactCoarseErrors(const CodeGrid& map, const Quadtree& tre
 
 void computeCoarseErrors(const Heightmap& map, Quadtree& tree) {
     tree.coarseErrors = exactCoarseErrors(codeGrid(map), tree, nullptr, &tree.foldErrors);
+    tree.leafFoldErrors = exactLeafFoldErrors(codeGrid(map), tree);
     tree.lodErrors = LodErrors::Exact;
     tree.exactLevels = tree.depth;
 }

@@ -61,15 +61,29 @@ void exactCoarseErrorsOfRows(const CodeGrid& map, const Quadtree& tree, int leve
                              int lastNodeRow, uint16_t* errors,
                              const std::atomic<bool>* cancel = nullptr, uint16_t* folds = nullptr);
 
-// Sets tree.coarseErrors and tree.foldErrors to exactCoarseErrors with folds apart,
-// tree.lodErrors to LodErrors::Exact and tree.exactLevels to its depth. An error is, for one
-// inner node and a set of triangles (the unfolded strip's, or those only folds draw) at the node's
-// stride, vertices clamped to the map as the shader places them, the largest |h(sample) -
-// surface(sample)| over the samples each covers, rounded up to whole codes (saturated at 65535).
-// Where a triangle's edge crosses the full-detail triangles between samples (folded and clamped
-// triangles), the samples on both sides of the edge count too, so the value bounds the distance
-// at every point of the surface, not only at samples. The tree's level grids (levelStart,
-// levelWidth) must be set.
+// Each leaf's fold error (Quadtree::leafFoldErrors): the largest vertical distance, in whole
+// codes rounded up, between the triangles its strip draws only where an edge folds (any of the 16
+// masks) and the full-detail surface, by leaf (row * leavesX + col). The leaves' unfolded strips
+// are the full-detail surface itself. Empty when `cancel` is set before the scan ends.
+std::vector<uint16_t> exactLeafFoldErrors(const CodeGrid& map, const Quadtree& tree,
+                                          const std::atomic<bool>* cancel = nullptr);
+
+// exactLeafFoldErrors of the leaves in rows [firstLeafRow, lastLeafRow), written into `folds`
+// (by leaf, sized for the whole map). They read only the sample rows of those leaves: a streamed
+// map computes them band by band.
+void exactLeafFoldErrorsOfRows(const CodeGrid& map, const Quadtree& tree, int firstLeafRow,
+                               int lastLeafRow, uint16_t* folds,
+                               const std::atomic<bool>* cancel = nullptr);
+
+// Sets tree.coarseErrors, tree.foldErrors and tree.leafFoldErrors to exactCoarseErrors with folds
+// apart and exactLeafFoldErrors, tree.lodErrors to LodErrors::Exact and tree.exactLevels to its
+// depth. An error is, for one node and a set of triangles (the unfolded strip's, or those only
+// folds draw) at the node's stride, vertices clamped to the map as the shader places them, the
+// largest |h(sample) - surface(sample)| over the samples each covers, rounded up to whole codes
+// (saturated at 65535). Where a triangle's edge crosses the full-detail triangles between samples
+// (folded and clamped triangles), the samples on both sides of the edge count too, so the value
+// bounds the distance at every point of the surface, not only at samples. The tree's level grids
+// (levelStart, levelWidth) must be set.
 void computeCoarseErrors(const Heightmap& map, Quadtree& tree);
 
 // buildQuadtree, then computeCoarseErrors: the tree with every inner node's exact error

@@ -56,6 +56,7 @@ void CoarseErrorJob::startStreamed(const Heightmap& map, const Quadtree& tree,
         }
         state->errors = std::move(made.value().coarse);
         state->folds = std::move(made.value().fold);
+        state->leafFolds = std::move(made.value().leafFold);
         state->kind = made.value().kind;
         state->exactLevels = made.value().exactLevels;
         state->sidecarWritten = made.value().sidecarWritten;
@@ -74,6 +75,10 @@ void CoarseErrorJob::start(const Heightmap& map, const Quadtree& tree) {
     state->worker = std::thread([state, grid = codeGrid(map), levels = std::move(levels)] {
         const auto begin = std::chrono::steady_clock::now();
         state->errors = exactCoarseErrors(grid, levels, &state->cancel, &state->folds);
+        state->leafFolds = exactLeafFoldErrors(grid, levels, &state->cancel);
+        if (state->cancel.load(std::memory_order_relaxed)) {
+            return;  // stop() joins and drops the state
+        }
         state->ms = msSince(begin);
         state->done.store(true, std::memory_order_release);
     });
@@ -90,6 +95,7 @@ bool CoarseErrorJob::takeIfDone(Quadtree& tree) {
     assert(state_->folds.size() == tree.foldErrors.size());
     tree.coarseErrors.swap(state_->errors);
     tree.foldErrors.swap(state_->folds);
+    tree.leafFoldErrors.swap(state_->leafFolds);
     tree.lodErrors = state_->kind;
     tree.exactLevels = state_->exactLevels < 0 ? tree.depth : state_->exactLevels;
     ms_ = state_->ms;

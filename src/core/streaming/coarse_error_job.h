@@ -59,7 +59,8 @@ private:
         std::atomic<bool> cancel{false};
         std::atomic<bool> done{false};
         std::vector<uint16_t> errors;
-        std::vector<uint16_t> folds;  // Quadtree::foldErrors
+        std::vector<uint16_t> folds;      // Quadtree::foldErrors
+        std::vector<uint16_t> leafFolds;  // Quadtree::leafFoldErrors
         LodErrors kind = LodErrors::Exact;
         int exactLevels = -1;  // -1: the tree's depth
         bool sidecarWritten = false;

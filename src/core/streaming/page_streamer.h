@@ -136,9 +136,10 @@ private:
 // finest level of detail (`finestPixels` for a viewport `viewportHeight` high at `fovY`), the
 // pages within that radius of the eye, in a square of side 2r + one page either way, are
 //   (2 * kStreamPrefetch * stepsAway * 2 / pageSize + 2)^2,
-// capped by the map's level-0 pages. A rough map whose coarse errors stretch the reach asks for
-// more: those pages wait (the level-1 surface is drawn there) until a layer drawn less recently
-// frees, so a small pool costs detail, never a hole.
+// capped by the map's level-0 pages. Towards the view's sides, where the split distance is taken
+// as the Euclidean one times the corners' cosine (lodDistance), and on a rough map whose coarse
+// errors stretch the reach, more are asked for: those pages wait (the level-1 surface is drawn
+// there) until a layer drawn less recently frees, so a small pool costs detail, never a hole.
 int streamPoolLayers(const HeightPages& pages, float fovY, int viewportHeight, float finestPixels,
                      int leafSize);
 

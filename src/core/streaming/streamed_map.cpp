@@ -30,17 +30,25 @@ double msSince(std::chrono::steady_clock::time_point start) {
 // The banded pass: the bands are the rows of nodes of level `bandLevel` (leafSize << bandLevel
 // sample rows each, plus the row they share with the next band). Per band: its rows made (when
 // makeRows is set), its leaves' code ranges, then the exact errors of its nodes on levels
-// 1..exactLevels (all inside the band), then its pages dropped. Each sample is read from the file
-// once per band it lies in.
+// 1..exactLevels (all inside the band) and, with any, its leaves' fold errors, then its pages
+// dropped. Each sample is read from the file once per band it lies in. Fills `saved`'s leaf
+// ranges and errors.
 Status bandedPass(const Heightmap& map, const Quadtree& tree, int bandLevel, int exactLevels,
-                  std::vector<CodeRange>& leafRanges, std::vector<uint16_t>& exactErrors,
-                  std::vector<uint16_t>& foldErrors, const BandRows& makeRows,
+                  TreeSidecar& saved, const BandRows& makeRows,
                   const std::atomic<bool>* cancel = nullptr) {
     const int leafSize = tree.leafSize;
     const size_t width = size_t(map.width);
+    std::vector<CodeRange>& leafRanges = saved.leafRanges;
+    std::vector<uint16_t>& exactErrors = saved.coarseErrors;
+    std::vector<uint16_t>& foldErrors = saved.foldErrors;
     leafRanges.resize(size_t(tree.leavesX) * size_t(tree.leavesZ));
     exactErrors.assign(tree.levelStart.back(), 0);
     foldErrors.assign(tree.levelStart.back(), 0);
+    if (exactLevels > 0) {
+        saved.leafFoldErrors.assign(leafRanges.size(), 0);
+    } else {
+        saved.leafFoldErrors.clear();
+    }
     const int bandRows = ((tree.leavesZ - 1) >> bandLevel) + 1;
     const CodeGrid grid = codeGrid(map);
     for (int band = 0; band < bandRows; ++band) {
@@ -64,6 +72,10 @@ Status bandedPass(const Heightmap& map, const Quadtree& tree, int bandLevel, int
             exactCoarseErrorsOfRows(grid, tree, level, band << shift,
                                     std::min((band + 1) << shift, levelRows), exactErrors.data(),
                                     cancel, foldErrors.data());
+        }
+        if (exactLevels > 0) {
+            exactLeafFoldErrorsOfRows(grid, tree, firstLeafRow, lastLeafRow,
+                                      saved.leafFoldErrors.data(), cancel);
         }
         // Every row of the band but the one it shares with the next (the last band: all).
         const size_t end = band == bandRows - 1 ? size_t(map.height) : z1;
@@ -323,9 +335,7 @@ Status streamedTree(StreamedMap& out, TreeSidecar& saved, bool fromSidecar, cons
         out.deferred.pending = stream.deferExactErrors && tree.depth > 0;
         out.deferred.bandLevel = bandLevel;
         out.deferred.stamp = stamp;
-        if (Status pass = bandedPass(map, tree, bandLevel, exactLevels, saved.leafRanges,
-                                     saved.coarseErrors, saved.foldErrors, makeRows);
-            !pass) {
+        if (Status pass = bandedPass(map, tree, bandLevel, exactLevels, saved, makeRows); !pass) {
             return pass;
         }
         describePass(saved, stamp, width, height, out.leafSize, exactLevels, tree.depth);
@@ -342,6 +352,7 @@ Status streamedTree(StreamedMap& out, TreeSidecar& saved, bool fromSidecar, cons
     overlayExact(saved, tree, saved.exactLevels, tree.coarseErrors, tree.foldErrors);
     tree.lodErrors = saved.lodErrors;
     tree.exactLevels = saved.exactLevels;
+    tree.leafFoldErrors = saved.leafFoldErrors;
     if (!out.sidecarUsed) {
         saved.coarseErrors = tree.coarseErrors;
         saved.foldErrors = tree.foldErrors;
@@ -421,8 +432,7 @@ Result<StreamedErrors> streamedExactErrors(const Heightmap& map, const Quadtree&
     using R = Result<StreamedErrors>;
     TreeSidecar saved;
     const int exactLevels = std::min(deferred.bandLevel, levels.depth);
-    if (Status pass = bandedPass(map, levels, deferred.bandLevel, exactLevels, saved.leafRanges,
-                                 saved.coarseErrors, saved.foldErrors, {}, cancel);
+    if (Status pass = bandedPass(map, levels, deferred.bandLevel, exactLevels, saved, {}, cancel);
         !pass) {
         return R::failure(pass.error());
     }
@@ -444,6 +454,7 @@ Result<StreamedErrors> streamedExactErrors(const Heightmap& map, const Quadtree&
     }
     out.coarse = std::move(rangeCoarse);
     out.fold = std::move(rangeFold);
+    out.leafFold = std::move(saved.leafFoldErrors);
     return out;
 }
 

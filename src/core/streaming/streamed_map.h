@@ -85,6 +85,7 @@ struct StreamedMap {
 struct StreamedErrors {
     std::vector<uint16_t> coarse;
     std::vector<uint16_t> fold;
+    std::vector<uint16_t> leafFold;  // Quadtree::leafFoldErrors
     LodErrors kind = LodErrors::Range;
     int exactLevels = 0;
     bool sidecarWritten = false;

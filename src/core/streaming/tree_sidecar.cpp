@@ -1,5 +1,5 @@
-// Reads and writes the tree sidecar: a fixed header, then the leaf ranges, the coarse errors and
-// the fold errors, covered by a checksum.
+// Reads and writes the tree sidecar: a fixed header, then the leaf ranges, the coarse errors, the
+// fold errors and the leaves' fold errors, covered by a checksum.
 #include "core/streaming/tree_sidecar.h"
 
 #include <fcntl.h>
@@ -21,12 +21,14 @@ namespace qt {
 namespace {
 
 // Header layout (little-endian), kHeaderBytes in all:
-//   0 magic "QTSIDECR"          8 version u32        12 lodErrors u8, exactLevels u8, 0 u16
+//   0 magic "QTSIDECR"          8 version u32        12 lodErrors u8, exactLevels u8,
+//                                                     14 leaf folds u8 (0 or 1), 0 u8
 //  16 map bytes u64            24 map mtime ns i64  32 width u32  36 height u32  40 leafSize u32
 //  44 minCode u16, maxCode u16 48 leaf count u64    56 error count u64         64 checksum u64
 // then leaf count x (minCode u16, maxCode u16), error count x u16 coarse errors and as many fold
-// errors (Quadtree::foldErrors). The checksum covers the header's other bytes and the payload.
-constexpr uint32_t kVersion = 2;
+// errors (Quadtree::foldErrors), and with leaf folds 1, leaf count x u16 leaf fold errors
+// (Quadtree::leafFoldErrors). The checksum covers the header's other bytes and the payload.
+constexpr uint32_t kVersion = 3;
 constexpr size_t kHeaderBytes = 72;
 constexpr size_t kChecksumOffset = 64;  // the checksum covers every byte but its own
 
@@ -66,7 +68,7 @@ std::string sidecarPath(const std::string& mapPath) {
 }
 
 uint64_t sidecarBytes(int width, int height, int leafSize) {
-    return quadtreeNodeCount(width, height, leafSize) * 4 + 4096;
+    return quadtreeNodeCount(width, height, leafSize) * 6 + 4096;
 }
 
 Result<TreeSidecar> parseTreeSidecar(const unsigned char* bytes, size_t count, const FileStamp& map,
@@ -113,11 +115,15 @@ Result<TreeSidecar> parseTreeSidecar(const unsigned char* bytes, size_t count, c
                           " coarse errors, the tree has " + std::to_string(inner) +
                           " inner nodes)");
     }
+    const uint8_t leafFolds = bytes[14];
+    if (leafFolds > 1) {
+        return R::failure("corrupt (leaf folds " + std::to_string(leafFolds) + ")");
+    }
     if (kind > uint8_t(LodErrors::Mixed) || exactLevels > depth) {
         return R::failure("corrupt (error kind " + std::to_string(kind) + ", " +
                           std::to_string(exactLevels) + " exact levels)");
     }
-    const uint64_t expected = kHeaderBytes + leafEntries * 4 + errorEntries * 4;
+    const uint64_t expected = kHeaderBytes + leafEntries * (4 + 2 * leafFolds) + errorEntries * 4;
     if (uint64_t(count) != expected) {
         return R::failure(uint64_t(count) < expected ? "truncated" : "corrupt (trailing bytes)");
     }
@@ -145,6 +151,10 @@ Result<TreeSidecar> parseTreeSidecar(const unsigned char* bytes, size_t count, c
     copyInto(sidecar.coarseErrors, size_t(errorEntries), payload + leafEntries * 4);
     copyInto(sidecar.foldErrors, size_t(errorEntries),
              payload + leafEntries * 4 + errorEntries * 2);
+    if (leafFolds != 0) {
+        copyInto(sidecar.leafFoldErrors, size_t(leafEntries),
+                 payload + leafEntries * 4 + errorEntries * 4);
+    }
     return sidecar;
 }
 
@@ -173,7 +183,8 @@ Result<TreeSidecar> readTreeSidecar(const std::string& path, const FileStamp& ma
     }
     const uint64_t leafEntries = getField<uint64_t>(bytes.data() + 48);
     const uint64_t errorEntries = getField<uint64_t>(bytes.data() + 56);
-    const uint64_t expected = kHeaderBytes + leafEntries * 4 + errorEntries * 4;
+    const uint64_t expected =
+        kHeaderBytes + leafEntries * (4 + 2 * uint64_t(bytes[14] != 0)) + errorEntries * 4;
     bytes.resize(size_t(expected) + 1);  // one more: a longer file is found
     const size_t rest =
         std::fread(bytes.data() + kHeaderBytes, 1, bytes.size() - kHeaderBytes, file.get());
@@ -184,11 +195,15 @@ Status writeTreeSidecar(const std::string& path, const TreeSidecar& sidecar) {
     const size_t leafBytes = sidecar.leafRanges.size() * 4;
     const size_t errorBytes = sidecar.coarseErrors.size() * 2;
     assert(sidecar.foldErrors.size() == sidecar.coarseErrors.size());
-    std::vector<unsigned char> bytes(kHeaderBytes + leafBytes + 2 * errorBytes, 0);
+    assert(sidecar.leafFoldErrors.empty() ||
+           sidecar.leafFoldErrors.size() == sidecar.leafRanges.size());
+    const size_t leafFoldBytes = sidecar.leafFoldErrors.size() * 2;
+    std::vector<unsigned char> bytes(kHeaderBytes + leafBytes + 2 * errorBytes + leafFoldBytes, 0);
     std::memcpy(bytes.data(), kTreeSidecarMagic.bytes, kFileMagicBytes);
     putField<uint32_t>(&bytes[8], kVersion);
     bytes[12] = uint8_t(sidecar.lodErrors);
     bytes[13] = uint8_t(sidecar.exactLevels);
+    bytes[14] = sidecar.leafFoldErrors.empty() ? 0 : 1;
     putField<uint64_t>(&bytes[16], sidecar.map.bytes);
     putField<int64_t>(&bytes[24], sidecar.map.mtimeNs);
     putField<uint32_t>(&bytes[32], uint32_t(sidecar.width));
@@ -208,6 +223,7 @@ Status writeTreeSidecar(const std::string& path, const TreeSidecar& sidecar) {
     copyBytes(sidecar.leafRanges, payload);
     copyBytes(sidecar.coarseErrors, payload + leafBytes);
     copyBytes(sidecar.foldErrors, payload + leafBytes + errorBytes);
+    copyBytes(sidecar.leafFoldErrors, payload + leafBytes + 2 * errorBytes);
     putField<uint64_t>(&bytes[kChecksumOffset], checksum(bytes.data(), bytes.size()));
     // Only a sidecar of ours is replaced: a file of anyone else's at its path stays as it is.
     return writeOwnFile(path, kTreeSidecarMagic, bytes.data(), bytes.size());

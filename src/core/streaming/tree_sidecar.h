@@ -27,14 +27,17 @@ struct TreeSidecar {
     std::vector<CodeRange> leafRanges;   // by row * leavesX + col
     std::vector<uint16_t> coarseErrors;  // by Quadtree::levelIndex
     std::vector<uint16_t> foldErrors;    // Quadtree::foldErrors, as many as coarseErrors
+    // Quadtree::leafFoldErrors, as many as leafRanges; empty when the pass made no exact errors.
+    std::vector<uint16_t> leafFoldErrors;
 };
 
 // The sidecar's path beside a file: its path with ".qtree" appended (a code cache's sidecar, a
 // .r16's kept beside it).
 std::string sidecarPath(const std::string& mapPath);
 
-// At least the length of the sidecar of a width x height map's tree of leafSize leaves (its
-// coarse and fold errors, 4 bytes a node, and its header): for disk and --cache-size checks.
+// At least the length of the sidecar of a width x height map's tree of leafSize leaves (its leaf
+// ranges, coarse, fold and leaf fold errors, at most 6 bytes a node, and its header): for disk
+// and --cache-size checks.
 uint64_t sidecarBytes(int width, int height, int leafSize);
 
 // Reads the sidecar at `path` for a map of the given stamp, size and leaf size. Fails with one

@@ -180,6 +180,7 @@ Result<Quadtree> buildQuadtreeStructure(int width, int height, int leafSize) {
     assert(tree.levelStart.back() + leafCount == nodeCount);
     tree.coarseErrors.assign(tree.levelStart.back(), 0);
     tree.foldErrors.assign(tree.levelStart.back(), 0);
+    tree.leafFoldErrors.clear();
     tree.lodErrors = LodErrors::Range;
     tree.exactLevels = 0;
     // The root goes last: its index is known, and the groups start at the array's start.
@@ -249,6 +250,7 @@ void fillQuadtreeBounds(Quadtree& tree, const Heightmap& map,
     finish(rootIndex);
     // The range bound holds each node's folds too: nothing to charge to its neighbours.
     tree.foldErrors.assign(tree.coarseErrors.size(), 0);
+    tree.leafFoldErrors.clear();
     tree.lodErrors = LodErrors::Range;
     tree.exactLevels = 0;
     markLeafHoles(tree, map);

@@ -172,10 +172,11 @@ Expected stagesOneByOne(const Scene& s, const CullView& view) {
         return e;
     }
     LodParams params =
-        lodParams(s.tree, s.mapping, c.position, c.fovY, view.viewportHeight, view.lodPixels,
+        lodParams(s.tree, s.mapping, c, view.viewportHeight, view.lodPixels,
                   s.mapping.worldHeight(s.map.minSample), s.mapping.worldHeight(s.map.maxSample));
     LodReach reach;
-    updateLodReach(s.tree, lodErrorSteps(s.tree, s.mapping, c.fovY, c.aspect), reach);
+    updateLodReach(s.tree, lodErrorSteps(s.tree, s.mapping, c.fovY, c.aspect), params.stepsAway,
+                   reach);
     params.reach = &reach;
     LodOutput lod;
     lod.reserveFor(s.tree);

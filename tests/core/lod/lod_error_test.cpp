@@ -168,6 +168,43 @@ TEST(CoarseErrors, BoundEveryFoldOfEveryNodeOnARealMap) {
     expectErrorsBoundEveryFold(loadHeightmap(path).value(), 4, "jacksboro_fault_403x344.png");
 }
 
+// Each leaf's fold error bounds every point of the triangles its strip draws only where an edge
+// folds, under every mask, and is nearly reached; its unfolded strip is the full-detail surface.
+void expectLeafFoldErrorsBoundEveryFold(const Heightmap& map, int leafSize,
+                                        const std::string& what) {
+    const Quadtree tree = buildQuadtreeExact(map, leafSize).value();
+    ASSERT_EQ(tree.leafFoldErrors.size(), size_t(tree.leavesX) * size_t(tree.leavesZ)) << what;
+    int folded = 0;
+    for (int row = 0; row < tree.leavesZ; ++row) {
+        for (int col = 0; col < tree.leavesX; ++col) {
+            ASSERT_EQ(bruteForceError(map, tree, 0, col, row, 1), 0.0) << what;
+            const double brute = bruteForceError(map, tree, 0, col, row);
+            const double stored = tree.leafFoldErrors[size_t(row) * size_t(tree.leavesX) + col];
+            ASSERT_GE(stored + 1e-6, brute) << what << ": leaf " << col << "," << row;
+            ASSERT_LE(stored, std::ceil(brute * 1.05) + 1.0)
+                << what << ": leaf " << col << "," << row;
+            folded += stored > 0.0 ? 1 : 0;
+        }
+    }
+    EXPECT_GT(folded, 0) << what << ": no leaf's folds stood off the full-detail surface";
+}
+
+TEST(CoarseErrors, LeafFoldErrorsBoundEveryFoldOfEveryLeaf) {
+    const int shapes[][3] = {{65, 65, 4}, {50, 37, 2}, {203, 141, 8}, {129, 77, 4}};
+    uint32_t seed = 11;
+    for (const auto& shape : shapes) {
+        expectLeafFoldErrorsBoundEveryFold(syntheticHeightmap(shape[0], shape[1], seed++), shape[2],
+                                           std::to_string(shape[0]) + "x" +
+                                               std::to_string(shape[1]) + " leaf " +
+                                               std::to_string(shape[2]));
+    }
+    const std::string path = test::sharedHeightmap("jacksboro_fault_403x344.png");
+    if (!path.empty()) {
+        expectLeafFoldErrorsBoundEveryFold(loadHeightmap(path).value(), 4,
+                                           "jacksboro_fault_403x344.png");
+    }
+}
+
 // The range bound, live from the tree's build until the exact errors are swapped in, bounds
 // every fold of every node too.
 TEST(CoarseErrors, TheRangeBoundBoundsEveryFoldOfEveryNode) {

@@ -112,10 +112,10 @@ void checkMap(const Scene& s, int cameras, uint32_t seed, const std::string& nam
         const WorldExtent e = worldExtent(s.map, s.mapping);
         LodReach reach;
         {
-            LodParams params = lodParams(s.tree, s.mapping, camera.position, camera.fovY,
-                                         viewportHeight, pixels, e.minY, e.maxY);
+            LodParams params =
+                lodParams(s.tree, s.mapping, camera, viewportHeight, pixels, e.minY, e.maxY);
             updateLodReach(s.tree, lodErrorSteps(s.tree, s.mapping, camera.fovY, camera.aspect),
-                           reach);
+                           params.stepsAway, reach);
             params.reach = &reach;
             LodOutput out;
             out.reserveFor(s.tree);

@@ -30,11 +30,11 @@ using test::Scene;
 LodParams paramsFor(const Scene& s, const Camera& camera, int viewportHeight, float pixels,
                     LodReach* reach = nullptr) {
     LodParams params =
-        lodParams(s.tree, s.mapping, camera.position, camera.fovY, viewportHeight, pixels,
+        lodParams(s.tree, s.mapping, camera, viewportHeight, pixels,
                   s.mapping.worldHeight(s.map.minSample), s.mapping.worldHeight(s.map.maxSample));
     if (reach != nullptr) {
         updateLodReach(s.tree, lodErrorSteps(s.tree, s.mapping, camera.fovY, camera.aspect),
-                       *reach);
+                       params.stepsAway, *reach);
         params.reach = reach;
     }
     return params;
@@ -483,7 +483,7 @@ TEST(Lod, DrawnSurfaceStaysWithinPixelsOfFullDetailOnScreen) {
     Random rng(2024);
     for (const auto& [s, name] : scenes) {
         float largest = 0.0f;
-        for (int i = 0; i < 6; ++i) {
+        for (int i = 0; i < 16; ++i) {
             const float pixels = rng.uniform(0.5f, 8.0f);
             const Camera camera = viewingCamera(s, rng);
             largest = std::max(largest,

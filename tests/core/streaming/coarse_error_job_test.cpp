@@ -32,36 +32,42 @@ TEST(CoarseErrorJob, FramesSeeTheRangeBoundThenTheExactErrors) {
     while (!job.takeIfDone(movedTree)) {
         ASSERT_EQ(movedTree.lodErrors, LodErrors::Range);
         ASSERT_EQ(movedTree.coarseErrors, range) << "frame " << frames;
+        ASSERT_TRUE(movedTree.leafFoldErrors.empty()) << "frame " << frames;
         ++frames;
     }
     EXPECT_FALSE(job.pending());
     EXPECT_EQ(movedTree.lodErrors, LodErrors::Exact);
     EXPECT_EQ(movedTree.coarseErrors, exact.coarseErrors);
+    EXPECT_EQ(movedTree.foldErrors, exact.foldErrors);
+    EXPECT_EQ(movedTree.leafFoldErrors, exact.leafFoldErrors);
+    EXPECT_FALSE(exact.leafFoldErrors.empty());
     EXPECT_GT(job.milliseconds(), 0.0);
     EXPECT_FALSE(job.takeIfDone(movedTree)) << "taken once";
     (void)movedMap;
 }
 
 // The split distances are remade from the exact errors once they are in: the same projection,
-// another bound.
+// another bound, never above the range one (the distances may be: the leaves' exact fold errors,
+// charged to level 1, come with the exact errors, and the range bound charges the grid step).
 TEST(CoarseErrorJob, TheSplitDistancesFollowTheHandover) {
     const Heightmap map = syntheticHeightmap(129, 129, 5);
     Quadtree tree = buildQuadtree(map, 4).value();
     LodReach reach;
     reach.reserveFor(tree);
-    updateLodReach(tree, 0.5f, reach);
+    updateLodReach(tree, 0.5f, 100.0f, reach);
     const std::vector<float> fromRange = reach.steps;
+    const std::vector<uint16_t> range = tree.coarseErrors;
     CoarseErrorJob job;
     job.start(map, tree);
     job.finish(tree);
     ASSERT_EQ(tree.lodErrors, LodErrors::Exact);
-    updateLodReach(tree, 0.5f, reach);
+    updateLodReach(tree, 0.5f, 100.0f, reach);
     EXPECT_NE(reach.steps, fromRange);
     LodReach fresh;
-    updateLodReach(tree, 0.5f, fresh);
+    updateLodReach(tree, 0.5f, 100.0f, fresh);
     EXPECT_EQ(reach.steps, fresh.steps);
-    for (size_t i = 0; i < fresh.steps.size(); ++i) {
-        ASSERT_LE(fresh.steps[i], fromRange[i]) << i;  // the range bound is never the smaller
+    for (uint32_t i = 0; i < tree.coarseErrors.size(); ++i) {
+        ASSERT_LE(tree.coarseErrors[i], range[i]) << i;
     }
 }
 

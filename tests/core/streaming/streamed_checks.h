@@ -11,13 +11,19 @@
 
 namespace qt::test {
 
-// `got`'s errors equal `want`'s (exact, folds apart) on levels 1..got.exactLevels; above them
+// `got`'s errors equal `want`'s (exact, folds apart) on levels 1..got.exactLevels, and its
+// leaves' fold errors too when it has an exact level; above them
 // its range bound holds each node's folds itself (fold errors 0, coarse error at least the
 // larger of want's two). *coarser counts the nodes above where the bound is strictly larger.
 inline void expectExactBelowRangeAbove(const Quadtree& got, const Quadtree& want,
                                        int* coarser = nullptr) {
     ASSERT_EQ(got.coarseErrors.size(), want.coarseErrors.size());
     ASSERT_EQ(got.foldErrors.size(), want.foldErrors.size());
+    if (got.exactLevels > 0) {
+        ASSERT_EQ(got.leafFoldErrors, want.leafFoldErrors);
+    } else {
+        ASSERT_TRUE(got.leafFoldErrors.empty());
+    }
     for (int level = 1; level <= got.depth; ++level) {
         for (uint32_t i = got.levelStart[level]; i < got.levelStart[level + 1]; ++i) {
             const uint16_t whole = std::max(want.coarseErrors[i], want.foldErrors[i]);

@@ -431,6 +431,7 @@ void expectSameBounds(const Quadtree& a, const Quadtree& b) {
     }
     EXPECT_EQ(a.coarseErrors, b.coarseErrors);
     EXPECT_EQ(a.foldErrors, b.foldErrors);
+    EXPECT_EQ(a.leafFoldErrors, b.leafFoldErrors);
     EXPECT_EQ(a.lodErrors, b.lodErrors);
     EXPECT_EQ(a.exactLevels, b.exactLevels);
 }
@@ -597,11 +598,14 @@ TEST(TreeSidecar, DamagedSidecarsAreRejectedAndRebuilt) {
     expectRejected([](std::vector<uint8_t>& b) { b[44] ^= 1; }, "checksum");  // the header's range
     expectRejected([](std::vector<uint8_t>& b) { b.push_back(0); }, "trailing");
     expectRejected([](std::vector<uint8_t>& b) { b[8] = 9; }, "version");
-    expectRejected([](std::vector<uint8_t>& b) { b[8] = 1; }, "version 1, not 2");  // older
+    expectRejected([](std::vector<uint8_t>& b) { b[8] = 2; }, "version 2, not 3");  // older
     // Huge counts: refused from the header, before anything is allocated.
     expectRejected([](std::vector<uint8_t>& b) { b[55] = 0x10; }, "corrupt");
     expectRejected([](std::vector<uint8_t>& b) { b[63] = 0x7F; }, "corrupt");
     expectRejected([](std::vector<uint8_t>& b) { b[13] = 200; }, "exact levels");
+    expectRejected([](std::vector<uint8_t>& b) { b[14] = 7; }, "leaf folds 7");
+    // Leaf fold errors said absent: the file is then longer than the header says.
+    expectRejected([](std::vector<uint8_t>& b) { b[14] = 0; }, "trailing");
 }
 
 // What is at the sidecar's path and is not a sidecar of the program's (a user's file, read-only or
