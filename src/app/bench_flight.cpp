@@ -251,8 +251,8 @@ void printSummary(const Session& s, const BenchRun& run, int frames) {
     if (o.lodPixels.value_or(0.0f) > 0.0f) {
         const auto triangles = [](const FrameStats& f) { return double(f.cull.triangles); };
         std::printf(
-            "  lod:      median %.3f ms, worst %.3f ms (level of detail, a grid step at most "
-            "%.2f pixels; frustum and occlusion)\n",
+            "  lod:      median %.3f ms, worst %.3f ms (level of detail, within %.2f pixels of "
+            "full detail; frustum and occlusion)\n",
             m[kLod].medianMs, m[kLod].worstMs, double(o.lodPixels.value_or(0.0f)));
         if (full) {
             std::printf("  culled / lod: median %.2fx; unculled / lod: median %.2fx\n",

@@ -184,7 +184,7 @@ HudRequests drawToggles(HudState& state, const Camera& camera, const Heightmap& 
             std::snprintf(format, sizeof(format), "level of detail: %%.2f px for %d ms frames",
                           state.frameBudgetMs);
         } else {
-            std::snprintf(format, sizeof(format), "level of detail: grid step <= %%.2f px");
+            std::snprintf(format, sizeof(format), "level of detail: within %%.2f px");
         }
         if (ImGui::SliderFloat("##lodPixels", &state.lodPixels, 0.25f, 16.0f, format,
                                ImGuiSliderFlags_Logarithmic)) {

@@ -32,7 +32,7 @@ struct HudState {
     bool cull = true;
     bool occlusion = true;   // the occlusion stage after the frustum walk
     bool lod = false;        // level of detail
-    float lodPixels = 1.0f;  // its longest grid step on screen
+    float lodPixels = 1.0f;  // the drawn surface's largest distance from full detail
     // > 0: lodPixels follows the frame budget of this many milliseconds (FrameBudget), until the
     // slider is moved by hand.
     int frameBudgetMs = 0;

@@ -626,12 +626,11 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
   --fov DEGREES        vertical field of view, between 1 and 179 (default 60)
   --no-cull            draw every leaf (the reference image for culling tests)
   --no-occlusion       cull by the frustum only, keeping leaves that nearer terrain hides
-  --lod PIXELS         level of detail: far nodes drawn at coarser strides of the grid, a step
-                       at most PIXELS long on screen and the surface at most PIXELS off the
-                       full-detail one (e.g. 1 or 2; 0 or off: full detail). auto, the
-                       default: 1 for maps of more than 4,000,000 triangles (2 per grid
-                       square, about 1415x1415 samples), else off; --bench draws by level of
-                       detail only when --lod gives PIXELS
+  --lod PIXELS         level of detail: far nodes drawn at coarser strides of the grid, the
+                       surface at most PIXELS off the full-detail one on screen (e.g. 1 or 2;
+                       0 or off: full detail). auto, the default: 1 for maps of more than
+                       4,000,000 triangles (2 per grid square, about 1415x1415 samples), else
+                       off; --bench draws by level of detail only when --lod gives PIXELS
   --sync-draws MODE    auto, on or off: draw the terrain in at most 16 batches, waiting for the
                        oldest so that the driver holds at most 786432 triangles queued
                        (auto, the default: on for software rasterisers such as llvmpipe,

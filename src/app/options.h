@@ -73,8 +73,8 @@ struct ViewerOptions {
     float fovDegrees = 60.0f;
     bool noCull = false;
     bool noOcclusion = false;  // frustum culling only
-    // --lod: level of detail, a grid step and the drawn surface's distance from full detail at
-    // most this many pixels; 0 (--lod off): off; unset (--lod auto): autoLodPixels of the map.
+    // --lod: level of detail, the drawn surface's distance from full detail at most this many
+    // pixels; 0 (--lod off): off; unset (--lod auto): autoLodPixels of the map.
     std::optional<float> lodPixels;
     // --frame-budget: with --lod auto, the viewer's level of detail holds frames to this many
     // milliseconds (FrameBudget); 0: a fixed bound. Unset: kDefaultFrameBudgetMs when the viewer

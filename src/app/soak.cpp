@@ -159,7 +159,7 @@ struct Soak {
     }
 
     // Culling on means the frustum walk and the occlusion stage, as in the viewer; withLod > 0
-    // draws by level of detail at that many pixels a grid step.
+    // draws by level of detail within that many pixels of full detail.
     void render(bool culling, const Camera& cullCamera, std::vector<uint8_t>* pixels,
                 float withLod) {
         target.bind();

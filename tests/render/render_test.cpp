@@ -254,7 +254,7 @@ std::vector<Camera> randomCameras(const Terrain& t, int count, uint32_t seed) {
 
 // Renders every camera culled (frustum and occlusion) and unculled; the two pixel buffers must be
 // byte-identical. `occluded` gets the leaves the occlusion stage removed over all cameras. With
-// lodPixels > 0, both frames draw by level of detail at that many pixels a grid step.
+// lodPixels > 0, both frames draw by level of detail within that many pixels.
 void expectCulledEqualsUnculled(Terrain& terrain, const std::vector<Camera>& cameras,
                                 uint64_t* occluded = nullptr, float lodPixels = 0.0f) {
     std::vector<uint8_t> culled;
