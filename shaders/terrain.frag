@@ -31,10 +31,10 @@ flat in int drawnLevel;  // the level of the node it belongs to
 // its own level's samples (terrain.vert), which is all the detail a pixel shows where one of its
 // grid steps looks at most a pixel long. Level of detail picks nodes by their height error, so a
 // smooth node near the eye may have longer steps: its fragments take their normal from the finest
-// level whose step still covers a pixel's footprint (`perPixel`, map samples per pixel), by
-// bilinear interpolation of that level's sample normals. Level 0 is left to the vertices: on a
-// streamed map its pages are resident only where level-0 nodes are drawn, and levels 1 and up are
-// always resident, so a streamed map shades as the same map loaded whole.
+// level whose step still covers a pixel's footprint (`perPixel`, map samples per pixel), as the
+// slope of the bilinear patch over that level's four samples around it. Level 0 is left to the
+// vertices: on a streamed map its pages are resident only where level-0 nodes are drawn, and
+// levels 1 and up are always resident, so a streamed map shades as the same map loaded whole.
 vec3 fineNormal(vec3 vertexNormal, float perPixel) {
     int finest = perPixel > 2.0 ? int(floor(log2(min(perPixel, 65536.0)))) : 1;
     if (drawnLevel < 2 || finest >= drawnLevel) {
@@ -47,9 +47,17 @@ vec3 fineNormal(vec3 vertexNormal, float perPixel) {
     vec2 low = vec2(mapSample(s));
     vec2 high = vec2(mapSample(s + 1));
     vec2 t = clamp((mapAt - low) / (high - low), 0.0, 1.0);
-    vec3 n = mix(mix(levelNormal(s), levelNormal(s + ivec2(1, 0)), t.x),
-                 mix(levelNormal(s + ivec2(0, 1)), levelNormal(s + 1), t.x), t.y);
-    return normalize(n);
+    // The slope of the bilinear patch over the square's four samples at the fragment: four
+    // fetches, and where it is discontinuous, at the square's sides, a square is at most a pixel
+    // or two across.
+    float h00 = codeAt(s.x, s.y);
+    float h10 = codeAt(s.x + 1, s.y);
+    float h01 = codeAt(s.x, s.y + 1);
+    float h11 = codeAt(s.x + 1, s.y + 1);
+    vec2 size = (high - low) * spacing;
+    float dx = mix(h10 - h00, h11 - h01, t.y) * heightScale / size.x;
+    float dz = mix(h01 - h00, h11 - h10, t.x) * heightScale / size.y;
+    return normalize(vec3(-dx, 1.0, -dz));
 }
 
 #ifdef IMAGERY

@@ -351,19 +351,28 @@ float leafFoldReach(const Quadtree& tree, int col, int row, float errorSteps, fl
 
 void updateLodReach(const Quadtree& tree, float errorSteps, float stepsAway, LodReach& reach) {
     const bool leafFolds = !tree.leafFoldErrors.empty();
-    if (reach.errorSteps == errorSteps && reach.stepsAway == stepsAway &&
+    // The margins are made for the largest power of two not above stepsAway (and not below
+    // minStepsAway): longer than stepsAway needs, so sound, and the reach, a pass over the whole
+    // tree (about 50 ms at 16385²), is remade only when PIXELS crosses a power of two, not at
+    // every step of the HUD's slider or the frame budget.
+    const float least = minStepsAway(tree.leafSize);
+    float margined = least;
+    while (margined * 2.0f <= stepsAway && margined < 1e30f) {
+        margined *= 2.0f;
+    }
+    if (reach.errorSteps == errorSteps && reach.stepsAway == margined &&
         reach.errors == tree.lodErrors && reach.leafFolds == leafFolds) {
         return;
     }
     assert(tree.foldErrors.size() == tree.coarseErrors.size());
     assert(!leafFolds || tree.leafFoldErrors.size() == size_t(tree.leavesX) * tree.leavesZ);
     reach.errorSteps = errorSteps;
-    reach.stepsAway = stepsAway;
+    reach.stepsAway = margined;
     reach.errors = tree.lodErrors;
     reach.leafFolds = leafFolds;
     reach.steps.resize(tree.levelStart.back());
     // Lengths in grid steps over stepsAway: what a reach adds to hold a distance in grid steps.
-    const float perStep = 1.0f / std::max(stepsAway, minStepsAway(tree.leafSize));
+    const float perStep = 1.0f / margined;
     for (int level = 1; level <= tree.depth; ++level) {
         const int cols = int(tree.levelWidth[size_t(level)]);
         const int rows = ((tree.leavesZ - 1) >> level) + 1;

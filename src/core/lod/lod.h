@@ -129,9 +129,9 @@ struct LodParams {
 // and on the tree's errors, so it is remade when any changes (the exact errors replacing the
 // range bound: Quadtree::lodErrors).
 struct LodReach {
-    float errorSteps = -1.0f;             // what `steps` was made for; negative: not made
-    float stepsAway = 0.0f;               // and the LodParams::stepsAway it was made for
-    bool leafFolds = false;               // whether the tree's leafFoldErrors were there
+    float errorSteps = -1.0f;  // what `steps` was made for; negative: not made
+    float stepsAway = 0.0f;    // the stepsAway its margins were made for (updateLodReach)
+    bool leafFolds = false;    // whether the tree's leafFoldErrors were there
     LodErrors errors = LodErrors::Range;  // the tree's bound `steps` was made from
     std::vector<float> steps;
 
@@ -145,7 +145,8 @@ struct LodReach {
 float lodErrorSteps(const Quadtree& tree, const WorldMapping& mapping, float fovY, float aspect);
 
 // Remakes `reach` for `errorSteps`, `stepsAway` (LodParams') and the tree's errors unless it holds
-// them already; no allocation once reserved.
+// them already; no allocation once reserved. Its margins are made for the largest power of two
+// not above stepsAway (at least minStepsAway), so it is remade only when stepsAway crosses one.
 void updateLodReach(const Quadtree& tree, float errorSteps, float stepsAway, LodReach& reach);
 
 // The parameters for `camera` and a viewport `viewportHeight` pixels high: stepsAway, the

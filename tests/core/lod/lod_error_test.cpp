@@ -150,14 +150,23 @@ void expectErrorsBoundEveryFold(const Heightmap& map, int leafSize, const std::s
     }
 }
 
-TEST(CoarseErrors, BoundEveryFoldOfEveryNodeOnSyntheticMaps) {
+// The synthetic maps the checks below run on: square and not, leaves of 2, 4 and 8, each with its
+// leaf size and a name.
+template <typename Check>
+void onSyntheticMaps(const Check& check) {
     const int shapes[][3] = {{65, 65, 4}, {50, 37, 2}, {203, 141, 8}, {129, 77, 4}};
     uint32_t seed = 11;
     for (const auto& shape : shapes) {
-        expectErrorsBoundEveryFold(syntheticHeightmap(shape[0], shape[1], seed++), shape[2],
-                                   std::to_string(shape[0]) + "x" + std::to_string(shape[1]) +
-                                       " leaf " + std::to_string(shape[2]));
+        check(syntheticHeightmap(shape[0], shape[1], seed++), shape[2],
+              std::to_string(shape[0]) + "x" + std::to_string(shape[1]) + " leaf " +
+                  std::to_string(shape[2]));
     }
+}
+
+TEST(CoarseErrors, BoundEveryFoldOfEveryNodeOnSyntheticMaps) {
+    onSyntheticMaps([](const Heightmap& map, int leafSize, const std::string& what) {
+        expectErrorsBoundEveryFold(map, leafSize, what);
+    });
 }
 
 TEST(CoarseErrors, BoundEveryFoldOfEveryNodeOnARealMap) {
@@ -190,14 +199,7 @@ void expectLeafFoldErrorsBoundEveryFold(const Heightmap& map, int leafSize,
 }
 
 TEST(CoarseErrors, LeafFoldErrorsBoundEveryFoldOfEveryLeaf) {
-    const int shapes[][3] = {{65, 65, 4}, {50, 37, 2}, {203, 141, 8}, {129, 77, 4}};
-    uint32_t seed = 11;
-    for (const auto& shape : shapes) {
-        expectLeafFoldErrorsBoundEveryFold(syntheticHeightmap(shape[0], shape[1], seed++), shape[2],
-                                           std::to_string(shape[0]) + "x" +
-                                               std::to_string(shape[1]) + " leaf " +
-                                               std::to_string(shape[2]));
-    }
+    onSyntheticMaps(expectLeafFoldErrorsBoundEveryFold);
     const std::string path = test::sharedHeightmap("jacksboro_fault_403x344.png");
     if (!path.empty()) {
         expectLeafFoldErrorsBoundEveryFold(loadHeightmap(path).value(), 4,
@@ -208,14 +210,9 @@ TEST(CoarseErrors, LeafFoldErrorsBoundEveryFoldOfEveryLeaf) {
 // The range bound, live from the tree's build until the exact errors are swapped in, bounds
 // every fold of every node too.
 TEST(CoarseErrors, TheRangeBoundBoundsEveryFoldOfEveryNode) {
-    const int shapes[][3] = {{65, 65, 4}, {50, 37, 2}, {203, 141, 8}, {129, 77, 4}};
-    uint32_t seed = 11;
-    for (const auto& shape : shapes) {
-        expectErrorsBoundEveryFold(syntheticHeightmap(shape[0], shape[1], seed++), shape[2],
-                                   std::to_string(shape[0]) + "x" + std::to_string(shape[1]) +
-                                       " leaf " + std::to_string(shape[2]) + " range",
-                                   LodErrors::Range);
-    }
+    onSyntheticMaps([](const Heightmap& map, int leafSize, const std::string& what) {
+        expectErrorsBoundEveryFold(map, leafSize, what + " range", LodErrors::Range);
+    });
     const std::string path = test::sharedHeightmap("jacksboro_fault_403x344.png");
     if (!path.empty()) {
         expectErrorsBoundEveryFold(loadHeightmap(path).value(), 4,

@@ -322,6 +322,24 @@ TEST(Lod, ParamsKeepNeighboursOneLevelApart) {
     EXPECT_GT(paramsFor(s, camera, 720, 0.5f).stepsAway, paramsFor(s, camera, 720, 1.0f).stepsAway);
 }
 
+// The reach is made for a power of two times minStepsAway not above stepsAway: the same for
+// stepsAway in one such octave (no pass over the tree at every step of PIXELS), with the wider
+// margins of the lower one, and remade in the next.
+TEST(Lod, TheReachIsRemadeOnlyWhenStepsAwayCrossesAnOctave) {
+    const Scene s = makeScene(syntheticHeightmap(257, 257, 3), {1.0f, 0.01f, 0.0f}, 4);
+    LodReach low, same, next;
+    updateLodReach(s.tree, 0.5f, 100.0f, low);  // 6 * 16 = 96 <= 100 < 192
+    updateLodReach(s.tree, 0.5f, 190.0f, same);
+    updateLodReach(s.tree, 0.5f, 200.0f, next);
+    EXPECT_EQ(low.stepsAway, 96.0f);
+    EXPECT_EQ(same.steps, low.steps);
+    EXPECT_EQ(next.stepsAway, 192.0f);
+    EXPECT_NE(next.steps, low.steps);
+    for (size_t i = 0; i < low.steps.size(); ++i) {
+        ASSERT_LE(next.steps[i], low.steps[i]) << i;  // narrower margins for the larger stepsAway
+    }
+}
+
 TEST(Lod, LeavesNeverSplitAndTheRootStandsAloneFromAfar) {
     const Scene s = makeScene(syntheticHeightmap(257, 257, 3), {1.0f, 0.01f, 0.0f}, 4);
     LodParams params;
