@@ -24,11 +24,16 @@ ivec3 page;
 int pageArray;
 ivec2 levelLast;
 
+// The last column and row of level `lvl`.
+ivec2 lastOfLevel(int lvl) {
+    return (mapSize - 2 + (1 << lvl)) >> lvl;
+}
+
 // Reads level `lvl` from the page holding level sample s: its squares and their neighbours (s +-1
 // where the square's corner s lies in the page's squares).
 void usePage(int lvl, ivec2 s) {
     level = lvl;
-    levelLast = (mapSize - 2 + (1 << lvl)) >> lvl;
+    levelLast = lastOfLevel(lvl);
     ivec2 pageXY = s >> pageShift;
     int layer = int(texelFetch(pageTable, ivec2(pageXY.x, pageTableRow[lvl] + pageXY.y), 0).r);
     pageArray = layer / layersPerArray;

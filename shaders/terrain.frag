@@ -40,10 +40,8 @@ vec3 fineNormal(vec3 vertexNormal, float perPixel) {
     if (drawnLevel < 2 || finest >= drawnLevel) {
         return vertexNormal;
     }
-    int lvl = finest;
-    ivec2 last = (mapSize - 2 + (1 << lvl)) >> lvl;
-    ivec2 s = clamp(ivec2(floor(mapAt)) >> lvl, ivec2(0), last - 1);
-    usePage(lvl, s);
+    ivec2 s = clamp(ivec2(floor(mapAt)) >> finest, ivec2(0), lastOfLevel(finest) - 1);
+    usePage(finest, s);
     vec2 low = vec2(mapSample(s));
     vec2 high = vec2(mapSample(s + 1));
     vec2 t = clamp((mapAt - low) / (high - low), 0.0, 1.0);

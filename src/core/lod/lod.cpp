@@ -227,23 +227,33 @@ struct Selector {
 
 }  // namespace
 
+namespace {
+
+// The secant of the angle between a perspective view's axis and its corners: sqrt(1 +
+// tan^2(fovY / 2) (1 + aspect^2)). The depth lodDistance measures and the stretch lodErrorSteps
+// applies come from it alike (lod.h).
+float cornerSecant(float fovY, float aspect) {
+    const float t = std::tan(0.5f * fovY);
+    return std::sqrt(1.0f + t * t * (1.0f + aspect * aspect));
+}
+
+}  // namespace
+
 LodParams lodParams(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
                     int viewportHeight, float pixels, float mapMinY, float mapMaxY) {
     LodParams params;
     const float larger = mapping.largerSpacing();
     const float toSteps = 1.0f / larger;
-    const float fovY = camera.fovY;
     params.eye = camera.position * toSteps;
     params.forward = camera.forward();
-    const float t = std::tan(0.5f * fovY);
-    const float cornerCos = 1.0f / std::sqrt(1.0f + t * t * (1.0f + camera.aspect * camera.aspect));
+    const float cornerCos = 1.0f / cornerSecant(camera.fovY, camera.aspect);
     params.cornerCos = cornerCos > 0.0f && cornerCos <= 1.0f ? cornerCos : 0.0f;  // NaN: 0
     params.stepsPerColumn = mapping.spacingX / larger;
     params.stepsPerRow = mapping.spacingZ / larger;
     params.yMin = std::min(mapMinY, mapMaxY) * toSteps;
     params.yMax = std::max(mapMinY, mapMaxY) * toSteps;
     // A step at distance d looks viewportHeight / (2 tan(fovY / 2)) / d pixels long.
-    const float pixelsPerRadian = float(viewportHeight) / (2.0f * std::tan(0.5f * fovY));
+    const float pixelsPerRadian = float(viewportHeight) / (2.0f * std::tan(0.5f * camera.fovY));
     float stepsAway = pixels > 0.0f ? pixelsPerRadian / pixels : 0.0f;
     if (!(stepsAway >= minStepsAway(tree.leafSize))) {  // NaN too
         stepsAway = minStepsAway(tree.leafSize);
@@ -310,8 +320,7 @@ void LodReach::reserveFor(const Quadtree& tree) {
 }
 
 float lodErrorSteps(const Quadtree& tree, const WorldMapping& mapping, float fovY, float aspect) {
-    const float t = std::tan(0.5f * fovY);
-    const float stretch = std::sqrt(1.0f + t * t * (1.0f + aspect * aspect));
+    const float stretch = cornerSecant(fovY, aspect);
     const float perCode =
         std::abs(heightTransform(tree.coding, mapping).scale) / mapping.largerSpacing();
     const float steps = stretch * perCode / (1.0f - kMorphFraction);
@@ -355,8 +364,7 @@ void updateLodReach(const Quadtree& tree, float errorSteps, float stepsAway, Lod
     // minStepsAway): longer than stepsAway needs, so sound, and the reach, a pass over the whole
     // tree (about 50 ms at 16385²), is remade only when PIXELS crosses a power of two, not at
     // every step of the HUD's slider or the frame budget.
-    const float least = minStepsAway(tree.leafSize);
-    float margined = least;
+    float margined = minStepsAway(tree.leafSize);
     while (margined * 2.0f <= stepsAway && margined < 1e30f) {
         margined *= 2.0f;
     }
