@@ -2,7 +2,7 @@
 """What the Sun costs a frame: the same map flown with a Sun and with the fixed light.
 
 Usage: python3 bench/light.py [--build DIR] [--frames N] [--window WxH] [--runs R]
-                              [--azimuth DEG] [--elevation DEG] MAP...
+                              [--azimuth DEG] [--elevation DEG] [--stream] MAP...
 `quadterrain --bench` flies each MAP with `--sun-azimuth/--sun-elevation` (cast shadows, the
 daylight sky and its haze) and without (the fixed light, flat sky and fog), the two interleaved
 R times, so that the ratio of their median culled frames is taken run by run. The shadows are
@@ -10,7 +10,8 @@ computed before the first frame (scripted runs wait for them): this is the frame
 light, not of computing it. The Sun's runs also fly the bench's sun-moving mode, interleaved with
 its culled frames: each asks for a new direction's shadows as it starts (computed behind it, at a
 lower priority) and uploads the last ones finished; its median against the culled median is
-the second table. Needs a display: run it under xvfb-run -a.
+the second table. With --stream every run streams its map (its light in scratch files and paged
+beside its heights). Needs a display: run it under xvfb-run -a.
 """
 import argparse
 import os
@@ -22,20 +23,22 @@ parser = argparse.ArgumentParser()
 add_common_arguments(parser, frames=16)
 parser.add_argument("--azimuth", type=float, default=225.0)
 parser.add_argument("--elevation", type=float, default=30.0)
+parser.add_argument("--stream", action="store_true")
 args = parser.parse_args()
+streamed = ["--stream"] if args.stream else []
 
 
 def medians(path, extra):
     """The culled frames' median, and with a Sun the sun-moving frames' (else None)."""
-    text, _ = run_bench("light.py", args, path, extra)
+    text, _ = run_bench("light.py", args, path, (*extra, *streamed))
     culled = number("light.py", r"culled: +median ([\d.]+) ms", text)
     moving = number("light.py", r"sun-moving: +median ([\d.]+) ms", text) if extra else None
     return culled, moving
 
 
 print(f"`python3 bench/light.py --frames {args.frames} --window {args.window} --runs {args.runs} "
-      f"--azimuth {args.azimuth:g} --elevation {args.elevation:g} MAPS` (llvmpipe; medians of the "
-      "culled frames over the bench path)")
+      f"--azimuth {args.azimuth:g} --elevation {args.elevation:g}{' --stream' if args.stream else ''} "
+      "MAPS` (llvmpipe; medians of the culled frames over the bench path)")
 print()
 print("| map | frame ms: Sun / fixed light (each run) | Sun / fixed light: median ratio (spread) |")
 print("|---|---|---|")

@@ -3,7 +3,7 @@
 set(QT_CORE_DIR ${CMAKE_SOURCE_DIR}/src/core)
 set(QT_CORE_SOURCES
   # base: results, text, callables, the worker pool
-  base/worker_pool.cpp
+  base/worker_pool.cpp base/scratch_array.cpp
   # terrain: the heightmap type, its coding, the world mapping, vertex grid, quadtree, pages
   terrain/heightmap.cpp terrain/quantise.cpp terrain/sample_range.cpp terrain/code_array.cpp
   terrain/georeference.cpp terrain/geo_transform.cpp terrain/world.cpp terrain/vertex_grid.cpp terrain/surface.cpp
@@ -11,7 +11,7 @@ set(QT_CORE_SOURCES
   terrain/nodata.cpp
   # light: the Sun's position, exact cast shadows, the disc's soft edge, the open sky
   light/sun_position.cpp light/sun_lines.cpp light/sunlight.cpp light/sky_light.cpp
-  light/sunlight_job.cpp light/daylight_sky.cpp
+  light/sunlight_job.cpp light/daylight_sky.cpp light/light_buffer.cpp
   # io: every loader and the header checks before them
   io/load.cpp io/stb_image_load.cpp io/pnm.cpp io/raw16.cpp io/voids.cpp io/png_gray16.cpp
   io/image_header.cpp io/image_header_png.cpp io/image_header_rle.cpp io/image_header_gif.cpp
@@ -30,7 +30,7 @@ set(QT_CORE_SOURCES
   # streaming: maps bigger than memory, code caches, sidecars, the page streamer
   streaming/open_map.cpp streaming/streamed_map.cpp streaming/streamed_gdal.cpp
   streaming/code_cache.cpp streaming/tree_sidecar.cpp streaming/nodata_sidecar.cpp streaming/mapped_codes.cpp
-  streaming/page_streamer.cpp streaming/rows_ahead.cpp streaming/float_scratch.cpp
+  streaming/page_streamer.cpp streaming/rows_ahead.cpp
   streaming/coarse_error_job.cpp streaming/own_files.cpp streaming/cache_folder.cpp
   # frame: the per-frame pipeline
   frame/frame.cpp)

@@ -11,14 +11,17 @@ uniform int shadowRowsPerLayer;
 const float kLightBands = float(QT_LIGHT_BANDS);
 const float kLightSkyLevels = float(QT_LIGHT_SKY_LEVELS);
 
-// Map sample m's shares, the Sun's and the sky's, each 0 to 1 (rows split into layers of
-// shadowRowsPerLayer).
-vec2 lightShares(ivec2 m) {
-    float byte = floor(texelFetch(shadows,
-                                  ivec3(m.x, m.y % shadowRowsPerLayer, m.y / shadowRowsPerLayer), 0)
-                           .r * 255.0 + 0.5);
+// The shares of a light byte read as a normalised texel (0 to 1), the Sun's and the sky's.
+vec2 sharesOf(float texel) {
+    float byte = floor(texel * 255.0 + 0.5);
     float sun = floor(byte / kLightSkyLevels);
     return vec2(sun / kLightBands, (byte - sun * kLightSkyLevels) / (kLightSkyLevels - 1.0));
+}
+
+// Map sample m's shares, each 0 to 1 (rows split into layers of shadowRowsPerLayer).
+vec2 lightShares(ivec2 m) {
+    return sharesOf(
+        texelFetch(shadows, ivec3(m.x, m.y % shadowRowsPerLayer, m.y / shadowRowsPerLayer), 0).r);
 }
 
 #endif

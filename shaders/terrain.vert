@@ -52,13 +52,35 @@ flat out int drawnLevel;
 // sky: core/light/light_byte.h) and hands both on interpolated across the triangle, as its
 // normal is. Per vertex rather than per fragment: one fetch a vertex, and a node of level of
 // detail lit by its own samples as it is shaped by them. SUN adds no step to gl_Position.
+// A streamed map's light is paged as its heights are (qt::TerrainGpu::lightPages: the same
+// arrays, layers and texels), so a vertex reads it at its level sample in the page usePage chose.
 #ifdef SUN
 #include "light.glsl"
-uniform bool shadowed;  // false: no light on the GPU (a streamed map), every sample lit, open sky
-out vec2 sunlit;        // the Sun's share, the sky's
+uniform bool shadowed;    // false: no light on the GPU yet, every sample lit, open sky
+uniform bool lightPaged;  // the light is in lightPages, not in shadows
+uniform sampler2DArray lightPages[4];  // qt::kMaxHeightArrays
+out vec2 sunlit;                       // the Sun's share, the sky's
 
-vec2 sunlitAt(ivec2 m) {
-    return shadowed ? lightShares(m) : vec2(1.0);
+// The light of level sample s (of the page usePage chose).
+vec2 sunlitAt(ivec2 s) {
+    if (!shadowed) {
+        return vec2(1.0);
+    }
+    if (!lightPaged) {
+        return lightShares(mapSample(s));
+    }
+    ivec3 at = ivec3(s.x - page.x, s.y - page.y, page.z);
+    float texel;
+    if (pageArray == 0) {
+        texel = texelFetch(lightPages[0], at, 0).r;
+    } else if (pageArray == 1) {
+        texel = texelFetch(lightPages[1], at, 0).r;
+    } else if (pageArray == 2) {
+        texel = texelFetch(lightPages[2], at, 0).r;
+    } else {
+        texel = texelFetch(lightPages[3], at, 0).r;
+    }
+    return sharesOf(texel);
 }
 #endif
 
@@ -117,7 +139,7 @@ void main() {
     vec2 normalXZ = ownNormal;
     mapAt = vec2(mapSample(sampleOf(i, j)));
 #ifdef SUN
-    sunlit = sunlitAt(mapSample(sampleOf(i, j)));
+    sunlit = sunlitAt(sampleOf(i, j));
 #endif
     if (((i | j) & 1) != 0 && edge != 0u) {
         vec2 targetNormal;
@@ -129,7 +151,7 @@ void main() {
         vec2 targetAt = vec2(mapSample(sampleOf(i & ~1, j & ~1)));
         mapAt = edge == 255u ? targetAt : mix(mapAt, targetAt, m);
 #ifdef SUN
-        vec2 targetLit = sunlitAt(mapSample(sampleOf(i & ~1, j & ~1)));
+        vec2 targetLit = sunlitAt(sampleOf(i & ~1, j & ~1));
         sunlit = edge == 255u ? targetLit : mix(sunlit, targetLit, m);
 #endif
     }

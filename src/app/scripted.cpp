@@ -106,7 +106,7 @@ int runOneShot(Session& s) {
         report.mapping = s.terrain.mapping;
         report.map = &s.terrain.map;
         report.sun = s.sun;
-        report.shadows = s.terrain.gpu.shadows != 0;
+        report.shadows = s.terrain.gpu.shadows != 0 || s.terrain.gpu.lightPaged();
         report.camera = s.camera;
         report.target = o.target ? *o.target : s.camera.position + s.camera.forward();
         report.leafSize = s.terrain.tree.leafSize;

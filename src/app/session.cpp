@@ -12,6 +12,7 @@
 #include "app/resources.h"
 #include "app/sun_option.h"
 #include "core/base/text.h"
+#include "core/streaming/cache_folder.h"
 #include "core/streaming/streamed_map.h"
 #include "render/terrain_sun.h"
 
@@ -361,7 +362,16 @@ Status Session::reloadShaders() {
 }
 
 void Session::applySun(bool wait) {
-    setTerrainSun(terrain, renderer, sun, wait, memoryBudgetBytes(options, physicalMemoryBytes()));
+    setTerrainSun(terrain, renderer, sun, wait, memoryBudgetBytes(options, physicalMemoryBytes()),
+                  lightScratchDir());
+}
+
+std::string Session::lightScratchDir() const {
+    if (!terrain.map.codes.isMapped()) {
+        return "";  // held whole: its light is on the heap
+    }
+    const std::string folder = cacheFolder(options.cacheDir);
+    return !folder.empty() && makeCacheFolder(folder) ? folder : scratchFolder();
 }
 
 void Session::resetCamera(float aspect) {

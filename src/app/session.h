@@ -79,6 +79,9 @@ struct Session {
     // they are on the GPU (scripted runs). Once the session is where it stays: the shadows' job
     // reads the terrain's map in place.
     void applySun(bool wait);
+    // Where a streamed map's light keeps its scratch files: the cache folder (--cache-dir), made
+    // when missing, else scratchFolder().
+    std::string lightScratchDir() const;
     // Starts loading `path` as imagery over the terrain (render/terrain_imagery.h) on a thread
     // of its own; finishImagery takes it.
     void startImagery(const std::string& path);

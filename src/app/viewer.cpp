@@ -92,8 +92,8 @@ void updateSun(Viewer& v) {
     }
     updateTerrainSun(s.terrain, s.renderer);
     switch (shadowsOff(s.terrain, s.renderer)) {
-        case ShadowsOff::Streamed:
-            v.hud.sunNote = "shadows off: a streamed map";
+        case ShadowsOff::NoScratch:
+            v.hud.sunNote = s.terrain.shadowsProblem.c_str();  // "shadows off: ..." (setTerrainSun)
             break;
         case ShadowsOff::TooLarge:
             v.hud.sunNote = "shadows off: the GPU has no room for them";
@@ -511,7 +511,8 @@ int runViewer(Session& s) {
         }
         if (requests.mappingChanged) {  // the shadows of the new heights
             remapTerrainSun(s.terrain, s.renderer, s.sun,
-                            memoryBudgetBytes(s.options, physicalMemoryBytes()));
+                            memoryBudgetBytes(s.options, physicalMemoryBytes()),
+                            s.lightScratchDir());
         }
         if (requests.mappingChanged && s.terrain.objects) {
             v.hud.minimapObjects.selected.clear();

@@ -142,10 +142,15 @@ void uploadStreamedPages(Terrain& terrain, bool settle) {
         streamer.start(terrain.map, terrain.gpu.pages, terrain.gpu.pages.level0Pool);
     }
     assert(streamer.map() == &terrain.map && "a streamed terrain does not move once drawn");
-    const TerrainGpu& gpu = terrain.gpu;
-    const PageStreamer::Upload upload = [&gpu](int layer, uint32_t page, const uint16_t* texels,
-                                               int64_t evicted) {
-        gpu.uploadPage(layer, page, texels, evicted);
+    // Under a Sun whose light is shown a page takes its light with its heights, from the bytes
+    // shown (render/terrain_sun.h uploads the resident pages' at each new light).
+    const PageStreamer::Upload upload = [&terrain](int layer, uint32_t page, const uint16_t* texels,
+                                                   int64_t evicted) {
+        terrain.gpu.uploadPage(layer, page, texels, evicted);
+        if (terrain.gpu.lightPaged() && terrain.sunlight && terrain.sunlight->hasShown()) {
+            terrain.gpu.uploadLightPage(layer, page, terrain.sunlight->bytes().data(),
+                                        terrain.lightStaging.data());
+        }
     };
     if (settle) {
         streamer.settle(upload);

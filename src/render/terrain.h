@@ -108,12 +108,17 @@ struct Terrain {
     // it starts at the first frame, when the terrain is where it stays, and is declared after
     // map so that it stops before the map goes.
     std::unique_ptr<PageStreamer> streamer;
-    // The cast shadows' job while a Sun is given (render/terrain_sun.h); null otherwise and for
-    // streamed maps. It reads map: made once the terrain is where it stays, declared after map
-    // so that it stops before the map goes.
+    // The cast shadows' job while a Sun is given (render/terrain_sun.h); null otherwise. It reads
+    // map: made once the terrain is where it stays, declared after map so that it stops before
+    // the map goes.
     std::unique_ptr<SunlightJob> sunlight;
     // A Sun was given but its light's bytes would pass the memory budget (setTerrainSun).
     bool shadowsOverBudget = false;
+    // Why a streamed map's light has no scratch files, the HUD's line ("shadows off: ..."; ""
+    // when it has them or needs none).
+    std::string shadowsProblem;
+    // A level-0 page's light on its way to the GPU (texels^2 bytes; a streamed map's under a Sun).
+    std::vector<uint8_t> lightStaging;
     // A streamed map's tree: "read" from its sidecar (.qtree), "written" to it by this load (a
     // .r16's first open: once its exact errors are in); else "".
     std::string sidecar;

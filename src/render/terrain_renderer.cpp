@@ -270,6 +270,8 @@ constexpr int kHoleUnit = 5;
 constexpr int kShadowUnit = 6;
 // The imagery's unit: after the shadows'.
 constexpr int kImageryUnit = 7;
+// A streamed map's light pages' units, one per height array: after the sky table's.
+constexpr int kLightPageUnit = kSkyUnit + 1;
 
 }  // namespace
 
@@ -505,6 +507,72 @@ void TerrainGpu::destroyShadows() {
     shadowRowsPerLayer = 0;
 }
 
+bool TerrainGpu::createLightPages() {
+    assert(!lightPaged() && heightArrays > 0);
+    while (glGetError() != GL_NO_ERROR) {  // only this allocation's errors below
+    }
+    glGenTextures(heightArrays, lightPages);
+    for (int a = 0; a < heightArrays; ++a) {
+        glBindTexture(GL_TEXTURE_2D_ARRAY, lightPages[a]);
+        glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAX_LEVEL, 0);
+        const int layers = std::min(layersPerArray, pages.layers - a * layersPerArray);
+        glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_R8, pages.texels, pages.texels, layers, 0, GL_RED,
+                     GL_UNSIGNED_BYTE, nullptr);
+    }
+    glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+    if (glGetError() == GL_OUT_OF_MEMORY) {
+        destroyLightPages();
+        return false;
+    }
+    return true;
+}
+
+namespace {
+
+void uploadBytePage(const TerrainGpu& gpu, int layer, const uint8_t* texels) {
+    glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.lightPages[layer / gpu.layersPerArray]);
+    glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer % gpu.layersPerArray, gpu.pages.texels,
+                    gpu.pages.texels, 1, GL_RED, GL_UNSIGNED_BYTE, texels);
+}
+
+}  // namespace
+
+void TerrainGpu::uploadLightLevels(const uint8_t* bytes) const {
+    assert(lightPaged());
+    std::vector<uint8_t> staging(size_t(pages.texels) * size_t(pages.texels));
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    for (int level = 1; level < int(pages.level.size()); ++level) {
+        const PageLevel& l = pages.level[size_t(level)];
+        for (int py = 0; py < l.pagesY; ++py) {
+            for (int px = 0; px < l.pagesX; ++px) {
+                fillBytePage(bytes, width, height, pages, level, px, py, staging.data());
+                uploadBytePage(*this, l.firstLayer + py * l.pagesX + px, staging.data());
+            }
+        }
+    }
+    glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+}
+
+void TerrainGpu::uploadLightPage(int layer, uint32_t page, const uint8_t* bytes,
+                                 uint8_t* staging) const {
+    assert(lightPaged() && streamed() && layer >= 0 && layer < pages.level0Pool);
+    const int pagesX = pages.level[0].pagesX;
+    fillBytePage(bytes, width, height, pages, 0, int(page % uint32_t(pagesX)),
+                 int(page / uint32_t(pagesX)), staging);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    uploadBytePage(*this, layer, staging);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+}
+
+void TerrainGpu::destroyLightPages() {
+    glDeleteTextures(kMaxHeightArrays, lightPages);
+    std::fill(std::begin(lightPages), std::end(lightPages), 0u);
+}
+
 double TerrainGpu::bytesPerSample() const {
     const double samples = double(width) * double(height);
     return samples > 0.0 ? double(pages.bytes()) / samples : 0.0;
@@ -520,6 +588,7 @@ void TerrainGpu::destroy() {
     glDeleteTextures(kMaxHeightArrays, heightPages);
     glDeleteTextures(1, &holeSquares);
     destroyShadows();
+    destroyLightPages();
     imagery.destroy();
     *this = TerrainGpu{};
 }
@@ -734,7 +803,18 @@ void TerrainRenderer::useTerrainProgram(int variant, const TerrainGpu& gpu,
         glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.shadows);
         glUniform1i(shader.uniform("shadows"), kShadowUnit);
         glUniform1i(shader.uniform("shadowRowsPerLayer"), std::max(gpu.shadowRowsPerLayer, 1));
-        glUniform1i(shader.uniform("shadowed"), gpu.shadows != 0 ? 1 : 0);
+        glUniform1i(shader.uniform("shadowed"), gpu.shadows != 0 || gpu.lightPaged() ? 1 : 0);
+        glUniform1i(shader.uniform("lightPaged"), gpu.lightPaged() ? 1 : 0);
+        // Every sampler is set; those past heightArrays (or every one without light pages) read
+        // array 0 and are never reached.
+        GLint units[kMaxHeightArrays] = {};
+        for (int a = kMaxHeightArrays - 1; a >= 0; --a) {
+            const int used = a < gpu.heightArrays ? a : 0;
+            glActiveTexture(GLenum(GL_TEXTURE0 + kLightPageUnit + used));
+            glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.lightPages[used]);
+            units[a] = kLightPageUnit + used;
+        }
+        glUniform1iv(shader.uniform("lightPages"), kMaxHeightArrays, units);
     }
     if ((variant & kImageryVariant) != 0) {
         glActiveTexture(GL_TEXTURE0 + kImageryUnit);
@@ -893,6 +973,10 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     if (sun) {
         glActiveTexture(GL_TEXTURE0 + kShadowUnit);
         glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+        for (int a = 0; a < kMaxHeightArrays; ++a) {
+            glActiveTexture(GLenum(GL_TEXTURE0 + kLightPageUnit + a));
+            glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+        }
     }
     if (imageryShown) {
         glActiveTexture(GL_TEXTURE0 + kImageryUnit);

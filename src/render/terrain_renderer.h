@@ -74,6 +74,12 @@ struct TerrainGpu {
     // streamed ones.
     GLuint shadows = 0;
     int shadowRowsPerLayer = 0;
+    // A streamed map's light under a Sun: one byte a sample as R8 pages mirroring heightPages
+    // (the same arrays, layers and texels: fillBytePage), so that terrain.vert reads a vertex's
+    // light where it reads its code, from whatever page holds it. Levels 1.. are written at each
+    // new light (uploadLightLevels), a level-0 page with its heights. None while no Sun is given
+    // and for maps held whole (their light is `shadows`).
+    GLuint lightPages[kMaxHeightArrays] = {};
     // Imagery draped over the heights (--imagery, the HUD): none until setImagery.
     ImageryGpu imagery;
 
@@ -107,6 +113,16 @@ struct TerrainGpu {
     // sub-image upload per layer, no reallocation.
     void uploadShadows(const uint8_t* bytes) const;
     void destroyShadows();
+    // Allocates lightPages (contents undefined until uploaded); false (and none) when the GPU has
+    // no room. A streamed terrain's only.
+    bool createLightPages();
+    bool lightPaged() const { return lightPages[0] != 0; }
+    // Writes the light pages of levels 1.. from `bytes` (one a sample, row by row).
+    void uploadLightLevels(const uint8_t* bytes) const;
+    // Writes level-0 page `page`'s light from `bytes` into pool layer `layer`, through `staging`
+    // (texels^2 bytes).
+    void uploadLightPage(int layer, uint32_t page, const uint8_t* bytes, uint8_t* staging) const;
+    void destroyLightPages();
     // GPU bytes of the heights (pages, pyramid, borders, page table; a streamed terrain's level
     // 0 as its pool) per map sample.
     double bytesPerSample() const;

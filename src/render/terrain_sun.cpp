@@ -1,11 +1,14 @@
-// A given Sun on a loaded terrain: shadows requested, taken and uploaded at frame boundaries.
+// A given Sun on a terrain: shadows requested, taken and uploaded at frame boundaries.
 #include "render/terrain_sun.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <thread>
 
 #include "core/io/memory_budget.h"
+#include "core/streaming/cache_folder.h"
+#include "core/streaming/streamed_map.h"
 
 namespace qt {
 namespace {
@@ -16,26 +19,61 @@ int shadowThreads() {
     return std::clamp(cores - 1, 1, 8);
 }
 
-// A map whose codes are mapped from a file streams: its shadows would page it in whole.
-bool shadowsPossible(const Terrain& terrain) {
-    return !terrain.map.codes.isMapped();
+// A terrain whose level 0 streams through a pool of layers takes its light as pages beside its
+// heights'; one whose codes are mapped from a file (larger than memory) keeps its light's bytes
+// in scratch files.
+bool pagedLight(const Terrain& terrain) {
+    return terrain.gpu.streamed();
+}
+bool lightInFiles(const Terrain& terrain) {
+    return terrain.map.codes.isMapped();
+}
+
+// Whether the light's bytes would pass the budget: a map held whole holds its own and its
+// light's bytes; a streamed map's light adds its pages beside the heights' (one byte a texel to
+// their two) to what the map takes.
+bool lightOverBudget(const Terrain& terrain, uint64_t budgetBytes) {
+    if (budgetBytes == 0) {
+        return false;
+    }
+    const uint64_t samples = uint64_t(terrain.map.sampleCount());
+    if (lightInFiles(terrain)) {
+        return streamedPeakBytes(terrain.map.width, terrain.map.height, terrain.tree.leafSize) +
+                   terrain.gpu.pages.bytes() / 2 >
+               budgetBytes;
+    }
+    return samples > budgetBytes / (kHeldBytesPerSample + kLightBytesPerSample);
+}
+
+// Whether the terrain's light is on the GPU.
+bool lightOnGpu(const Terrain& terrain) {
+    return terrain.gpu.shadows != 0 || terrain.gpu.lightPaged();
 }
 
 }  // namespace
 
 void setTerrainSun(Terrain& terrain, TerrainRenderer& renderer, std::optional<SunDirection> sun,
-                   bool wait, uint64_t budgetBytes) {
+                   bool wait, uint64_t budgetBytes, const std::string& scratchDir) {
     if (!sun) {
         renderer.sun.reset();
         return;
     }
-    const uint64_t samples = uint64_t(terrain.map.sampleCount());
-    terrain.shadowsOverBudget =
-        !terrain.sunlight && budgetBytes > 0 &&
-        samples > budgetBytes / (kHeldBytesPerSample + kLightBytesPerSample);
-    if (!shadowsPossible(terrain) || terrain.shadowsOverBudget) {
+    terrain.shadowsOverBudget = !terrain.sunlight && lightOverBudget(terrain, budgetBytes);
+    if (terrain.shadowsOverBudget || !terrain.shadowsProblem.empty()) {
         renderer.sun = sun;
         return;
+    }
+    if (!terrain.sunlight && lightInFiles(terrain)) {
+        const std::string dir = scratchDir.empty() ? scratchFolder() : scratchDir;
+        Result<std::unique_ptr<SunlightJob>> job = SunlightJob::inFiles(
+            terrain.map, terrain.mapping, kShadowBands, shadowThreads(), kSkyLightAzimuths, dir);
+        if (!job) {
+            terrain.shadowsProblem = "shadows off: " + job.error();
+            std::fprintf(stderr, "quadterrain: %s\n", terrain.shadowsProblem.c_str());
+            renderer.sun = sun;
+            return;
+        }
+        terrain.sunlight = std::move(job).value();
     }
     if (!terrain.sunlight) {
         terrain.sunlight = std::make_unique<SunlightJob>(terrain.map, terrain.mapping, kShadowBands,
@@ -43,7 +81,7 @@ void setTerrainSun(Terrain& terrain, TerrainRenderer& renderer, std::optional<Su
     }
     terrain.sunlight->request(*sun);
     // Until the first shadows arrive the terrain is lit from `sun` alone.
-    const bool shown = terrain.gpu.shadows != 0 && !terrain.sunlight->bytes().empty();
+    const bool shown = lightOnGpu(terrain) && terrain.sunlight->hasShown();
     renderer.sun = shown ? terrain.sunlight->shownSun() : *sun;
     if (wait) {
         terrain.sunlight->waitIdle();
@@ -55,11 +93,33 @@ bool updateTerrainSun(Terrain& terrain, TerrainRenderer& renderer) {
     if (!terrain.sunlight || !terrain.sunlight->takeFinished()) {
         return false;
     }
-    const std::vector<uint8_t>& bytes = terrain.sunlight->bytes();
-    if (terrain.gpu.shadows == 0 && !terrain.gpu.createShadows()) {
-        return false;  // shadowsOff() says why; the terrain stays lit without them
+    const LightBuffer& bytes = terrain.sunlight->bytes();
+    TerrainGpu& gpu = terrain.gpu;
+    if (pagedLight(terrain)) {
+        if (!gpu.lightPaged()) {
+            if (!gpu.createLightPages()) {
+                return false;  // shadowsOff() says why; the terrain stays lit without them
+            }
+            terrain.lightStaging.resize(size_t(gpu.pages.texels) * size_t(gpu.pages.texels));
+        }
+        gpu.uploadLightLevels(bytes.data());
+        // The resident level-0 pages; a page streamed in later takes its light with its heights
+        // (uploadStreamedPages).
+        const PageLevel& level0 = gpu.pages.level[0];
+        const uint32_t pages = uint32_t(level0.pagesX) * uint32_t(level0.pagesY);
+        const bool started = terrain.streamer && terrain.streamer->running();
+        for (uint32_t page = 0; started && page < pages; ++page) {
+            if (const int layer = terrain.streamer->layerOf(page); layer >= 0) {
+                gpu.uploadLightPage(layer, page, bytes.data(), terrain.lightStaging.data());
+            }
+        }
+        bytes.dropResident();
+    } else {
+        if (gpu.shadows == 0 && !gpu.createShadows()) {
+            return false;  // shadowsOff() says why; the terrain stays lit without them
+        }
+        gpu.uploadShadows(bytes.data());
     }
-    terrain.gpu.uploadShadows(bytes.data());
     if (renderer.sun) {
         renderer.sun = terrain.sunlight->shownSun();
     }
@@ -67,23 +127,23 @@ bool updateTerrainSun(Terrain& terrain, TerrainRenderer& renderer) {
 }
 
 void remapTerrainSun(Terrain& terrain, TerrainRenderer& renderer, std::optional<SunDirection> sun,
-                     uint64_t budgetBytes) {
+                     uint64_t budgetBytes, const std::string& scratchDir) {
     terrain.sunlight.reset();
-    setTerrainSun(terrain, renderer, sun, false, budgetBytes);
+    setTerrainSun(terrain, renderer, sun, false, budgetBytes, scratchDir);
 }
 
 ShadowsOff shadowsOff(const Terrain& terrain, const TerrainRenderer& renderer) {
     if (!renderer.sun) {
         return ShadowsOff::None;
     }
-    if (!shadowsPossible(terrain)) {
-        return ShadowsOff::Streamed;
+    if (!terrain.shadowsProblem.empty()) {
+        return ShadowsOff::NoScratch;
     }
     if (terrain.shadowsOverBudget) {
         return ShadowsOff::OverBudget;
     }
-    const bool computed = terrain.sunlight && !terrain.sunlight->bytes().empty();
-    return computed && terrain.gpu.shadows == 0 ? ShadowsOff::TooLarge : ShadowsOff::None;
+    const bool computed = terrain.sunlight && terrain.sunlight->hasShown();
+    return computed && !lightOnGpu(terrain) ? ShadowsOff::TooLarge : ShadowsOff::None;
 }
 
 }  // namespace qt

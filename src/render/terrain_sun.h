@@ -1,10 +1,11 @@
-// A given Sun on a loaded terrain: its cast shadows computed off the frame's thread
-// (core/light/sunlight_job.h) and uploaded to the terrain's shadow texture at frame boundaries,
-// the renderer lit from the Sun of the shadows shown.
+// A given Sun on a terrain: its cast shadows computed off the frame's thread
+// (core/light/sunlight_job.h) and uploaded to the terrain's light texture (a streamed map's
+// light pages) at frame boundaries, the renderer lit from the Sun of the shadows shown.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "core/light/light_byte.h"
 #include "core/light/sun_position.h"
@@ -22,7 +23,7 @@ constexpr int kSkyLightAzimuths = 8;
 // Why a terrain lit by a Sun shows no cast shadows.
 enum class ShadowsOff {
     None,        // shadows shown (or being computed), or no Sun
-    Streamed,    // a streamed map: its codes are not held whole, and are not paged in for this
+    NoScratch,   // a streamed map's light cannot have its scratch files (Terrain::shadowsProblem)
     TooLarge,    // wider than the GPU's largest texture, or no GPU memory left for a byte a sample
     OverBudget,  // the map and its light's bytes would pass the memory budget
 };
@@ -32,15 +33,19 @@ enum class ShadowsOff {
 // on a software rasteriser).
 constexpr uint64_t kLightBytesPerSample = 9;
 
-// Lights `terrain` by `sun`, none: the fixed light. For a map held whole in memory, starts its
-// shadows' job at the first Sun (kept while the terrain lives) and asks for `sun`'s shadows; the
-// terrain is lit from the Sun of the shadows shown, the ones before until the new ones are
-// uploaded. A streamed map is lit from `sun` without shadows, and so is one whose held bytes
-// (kHeldBytesPerSample) and light's (kLightBytesPerSample) would pass `budgetBytes` (0: none).
+// Lights `terrain` by `sun`, none: the fixed light. Starts its shadows' job at the first Sun
+// (kept while the terrain lives) and asks for `sun`'s shadows; the terrain is lit from the Sun of
+// the shadows shown, the ones before until the new ones are uploaded. A map held whole keeps its
+// light's bytes in memory and on the GPU as one texture; one whose held bytes
+// (kHeldBytesPerSample) and light's (kLightBytesPerSample) would pass `budgetBytes` (0: none) is
+// lit from `sun` without shadows. A streamed map keeps its light's bytes in unnamed scratch files
+// in `scratchDir` ("": scratchFolder()) and on the GPU as pages beside its height pages
+// (TerrainGpu::lightPages, half their bytes), left out when those would pass the budget beside
+// the map's own (streamedPeakBytes) or the files cannot be made (one line on stderr).
 // `wait`: blocks until the shadows are computed and uploads them (scripted frames: the same
 // picture however fast the machine).
 void setTerrainSun(Terrain& terrain, TerrainRenderer& renderer, std::optional<SunDirection> sun,
-                   bool wait, uint64_t budgetBytes = 0);
+                   bool wait, uint64_t budgetBytes = 0, const std::string& scratchDir = "");
 // At a frame boundary: uploads the shadows the job finished since the last call (no
 // reallocation after the first) and lights the terrain from their Sun, while a Sun is given.
 // True when new shadows went to the GPU.
@@ -48,7 +53,7 @@ bool updateTerrainSun(Terrain& terrain, TerrainRenderer& renderer);
 // After the terrain's mapping changed (heights scaled): its shadows' job is made anew, for the
 // new heights, and asked for `sun` when one is given.
 void remapTerrainSun(Terrain& terrain, TerrainRenderer& renderer, std::optional<SunDirection> sun,
-                     uint64_t budgetBytes = 0);
+                     uint64_t budgetBytes = 0, const std::string& scratchDir = "");
 ShadowsOff shadowsOff(const Terrain& terrain, const TerrainRenderer& renderer);
 
 }  // namespace qt

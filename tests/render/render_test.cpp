@@ -2694,7 +2694,7 @@ TEST(Sun, CulledFramesEqualUnculledFramesOnSyntheticMaps) {
             ASSERT_NE(t.gpu.shadows, 0u);
             ASSERT_TRUE(gl().renderer.sun.has_value());
             EXPECT_EQ(gl().renderer.sun->azimuth, sun.azimuth);
-            const std::vector<uint8_t>& bytes = t.sunlight->bytes();
+            const std::vector<uint8_t> bytes = t.sunlight->bytes().copy();
             ASSERT_EQ(bytes.size(), map->sampleCount());
             EXPECT_GT(std::count_if(bytes.begin(), bytes.end(),
                                     [](uint8_t b) { return lightSun(b) == 0.0f; }),
@@ -2707,6 +2707,43 @@ TEST(Sun, CulledFramesEqualUnculledFramesOnSyntheticMaps) {
         }
         t.destroy();
     }
+}
+
+// A streamed terrain's light is paged beside its heights: once settled it draws what the fully
+// loaded terrain draws under the same Sun, pixel for pixel, culled and unculled, at full detail
+// and with level of detail. The first Sun's light arrives before any level-0 page (each page
+// then takes it with its heights), the second's while pages are resident (their light is
+// written anew).
+TEST(Sun, StreamedSettledFramesEqualTheFullyLoadedOnes) {
+    REQUIRE_GL_STRICT();
+    const Heightmap map = syntheticHeightmap(257, 257, 257 * 31 + 257);
+    Result<Terrain> full = makeTerrain(map, 4, "full", 8);
+    Result<Terrain> streamed = streamedTerrain(map);
+    ASSERT_TRUE(full) << full.error();
+    ASSERT_TRUE(streamed) << streamed.error();
+    Terrain& s = streamed.value();
+    const std::vector<Camera> cameras = randomCameras(full.value(), 8, 47u);
+    std::vector<uint8_t> expected, culled, unculled;
+    for (const SunDirection sun : kTestSuns) {
+        const SunOn fullOn(full.value(), sun);
+        const SunOn streamedOn(s, sun);
+        ASSERT_TRUE(s.gpu.lightPaged());
+        ASSERT_EQ(s.gpu.shadows, 0u);
+        ASSERT_EQ(s.sunlight->bytes().copy(), full.value().sunlight->bytes().copy());
+        for (size_t i = 0; i < cameras.size(); ++i) {
+            const float pixels = i % 2 == 0 ? 1.0f : 4.0f;
+            s.settleStreaming(CullView{cameras[i], kHeight, false, false, pixels});
+            render(full.value(), cameras[i], true, expected, false, pixels);
+            render(s, cameras[i], true, culled, false, pixels);
+            render(s, cameras[i], false, unculled, false, pixels);
+            ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+            EXPECT_EQ(differingPixels(expected, culled), 0u) << "camera " << i;
+            EXPECT_EQ(differingPixels(culled, unculled), 0u) << "camera " << i;
+        }
+        EXPECT_GT(s.streamStats().resident, 0);
+    }
+    s.destroy();
+    full.value().destroy();
 }
 
 // Shadows split into layers of a few rows (as a map taller than the driver's largest texture
@@ -2835,7 +2872,7 @@ TEST(Sun, TheSkyAGorgeHidesDarkensItsFloor) {
     std::array<int, 3> floorLit{}, plainLit{};
     {
         const SunOn on(t, {180.0, 70.0});
-        const std::vector<uint8_t>& bytes = t.sunlight->bytes();
+        const LightBuffer& bytes = t.sunlight->bytes();
         const size_t middle = size_t(h / 2) * size_t(w);
         ASSERT_EQ(lightSun(bytes[middle + size_t(floor)]), 1.0f);
         ASSERT_EQ(lightSun(bytes[middle + size_t(plain)]), 1.0f);

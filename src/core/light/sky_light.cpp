@@ -121,10 +121,17 @@ void horizonAnglesReference(const Heightmap& map, const WorldMapping& mapping, d
 void skyFraction(const Heightmap& map, const WorldMapping& mapping, int azimuths, uint8_t* out,
                  WorkerPool* pool) {
     const size_t n = size_t(map.sampleCount());
-    std::vector<float> open(n, 0.0f);
+    std::vector<float> open(n);
     std::vector<float> angles(n);
+    skyFraction(map, mapping, azimuths, out, pool, open.data(), angles.data());
+}
+
+void skyFraction(const Heightmap& map, const WorldMapping& mapping, int azimuths, uint8_t* out,
+                 WorkerPool* pool, float* open, float* angles) {
+    const size_t n = size_t(map.sampleCount());
+    std::fill(open, open + n, 0.0f);
     for (int d = 0; d < azimuths; ++d) {
-        horizonAngles(map, mapping, 360.0 * d / azimuths, angles.data(), pool);
+        horizonAngles(map, mapping, 360.0 * d / azimuths, angles, pool);
         for (size_t k = 0; k < n; ++k)
             open[k] += 1.0f - std::sin(angles[k]);
     }

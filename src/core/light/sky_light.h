@@ -26,6 +26,10 @@ void horizonAnglesReference(const Heightmap& map, const WorldMapping& mapping, d
 // the horizon in each azimuth's wedge; 255 for open sky. Takes 4 bytes a sample while it runs.
 void skyFraction(const Heightmap& map, const WorldMapping& mapping, int azimuths, uint8_t* out,
                  WorkerPool* pool = nullptr);
+// The same with the caller's 4 bytes a sample of each, `open` and `angles` (scratch files for a
+// map larger than memory).
+void skyFraction(const Heightmap& map, const WorldMapping& mapping, int azimuths, uint8_t* out,
+                 WorkerPool* pool, float* open, float* angles);
 
 // The byte skyFraction stores for the summed 1 - sin(horizon) of `azimuths` azimuths.
 inline uint8_t skyByte(double openSum, int azimuths) {

@@ -13,13 +13,65 @@ namespace qt {
 
 SunlightJob::SunlightJob(const Heightmap& map, const WorldMapping& mapping, int bands, int threads,
                          int skyAzimuths)
+    : SunlightJob(map, mapping, bands, threads, skyAzimuths,
+                  Buffers{LightBuffer::onHeap(size_t(map.sampleCount())),
+                          LightBuffer::onHeap(size_t(map.sampleCount())),
+                          LightBuffer::onHeap(size_t(map.sampleCount())),
+                          {},
+                          {},
+                          {}}) {}
+
+Result<std::unique_ptr<SunlightJob>> SunlightJob::inFiles(const Heightmap& map,
+                                                          const WorldMapping& mapping, int bands,
+                                                          int threads, int skyAzimuths,
+                                                          const std::string& dir) {
+    using R = Result<std::unique_ptr<SunlightJob>>;
+    const size_t n = size_t(map.sampleCount());
+    Buffers b;
+    for (LightBuffer* buffer : {&b.shown, &b.finished, &b.working}) {
+        Result<LightBuffer> made = LightBuffer::inFile(dir, n);
+        if (!made) {
+            return R::failure(made.error());
+        }
+        *buffer = std::move(made).value();
+    }
+    if (skyAzimuths > 0) {
+        Result<LightBuffer> sky = LightBuffer::inFile(dir, n);
+        Result<FloatScratch> open = FloatScratch::create(dir, n);
+        Result<FloatScratch> angles = FloatScratch::create(dir, n);
+        for (const std::string* problem :
+             {sky ? nullptr : &sky.error(), open ? nullptr : &open.error(),
+              angles ? nullptr : &angles.error()}) {
+            if (problem != nullptr) {
+                return R::failure(*problem);
+            }
+        }
+        b.sky = std::move(sky).value();
+        b.open = std::move(open).value();
+        b.angles = std::move(angles).value();
+        for (FloatScratch* scratch : {&b.open, &b.angles}) {
+            if (Result<float*> mapped = scratch->map(); !mapped) {
+                return R::failure(mapped.error());
+            }
+        }
+    }
+    return std::unique_ptr<SunlightJob>(
+        new SunlightJob(map, mapping, bands, threads, skyAzimuths, std::move(b)));
+}
+
+SunlightJob::SunlightJob(const Heightmap& map, const WorldMapping& mapping, int bands, int threads,
+                         int skyAzimuths, Buffers buffers)
     : map_(map),
       mapping_(mapping),
       bands_(bands),
       skyAzimuths_(skyAzimuths),
+      sky_(std::move(buffers.sky)),
+      open_(std::move(buffers.open)),
+      angles_(std::move(buffers.angles)),
       pool_(threads, WorkerPool::Priority::Background),
-      working_(size_t(map.sampleCount())),
-      finished_(size_t(map.sampleCount())),
+      shown_(std::move(buffers.shown)),
+      working_(std::move(buffers.working)),
+      finished_(std::move(buffers.finished)),
       thread_([this] {
           runThisThreadInBackground();  // frames never wait for it: they take what is left
           loop();
@@ -48,9 +100,8 @@ bool SunlightJob::takeFinished() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!hasFinished_)
         return false;
-    if (shown_.size() != finished_.size())
-        shown_.resize(finished_.size());
     std::swap(shown_, finished_);
+    hasShown_ = true;
     shownSun_ = finishedSun_;
     hasFinished_ = false;
     return true;
@@ -71,15 +122,31 @@ void SunlightJob::loop() {
         pending_.reset();
         busy_ = true;
         lock.unlock();
-        if (skyAzimuths_ > 0 && sky_.empty()) {
-            sky_.resize(working_.size());
-            skyFraction(map_, mapping_, skyAzimuths_, sky_.data(), &pool_);
+        if (skyAzimuths_ > 0 && !skyDone_) {
+            const size_t n = size_t(map_.sampleCount());
+            if (sky_.empty()) {
+                sky_ = LightBuffer::onHeap(n);
+                skyFraction(map_, mapping_, skyAzimuths_, sky_.data(), &pool_);
+            } else {
+                // Mapped by inFiles: map() hands the mapping back.
+                skyFraction(map_, mapping_, skyAzimuths_, sky_.data(), &pool_, open_.map().value(),
+                            angles_.map().value());
+                open_ = FloatScratch();  // their files go
+                angles_ = FloatScratch();
+            }
+            skyDone_ = true;
         }
         computeSunlight(map_, mapping_, sun, bands_, working_.data(), &pool_);
-        if (!sky_.empty()) {
+        if (skyDone_) {
+            uint8_t* bytes = working_.data();
             for (size_t i = 0; i < working_.size(); ++i) {
-                working_[i] = lightByte(working_[i], sky_[i]);
+                bytes[i] = lightByte(bytes[i], sky_[i]);
             }
+        }
+        if (working_.inFile()) {
+            working_.dropResident();
+            sky_.dropResident();
+            map_.codes.dropResident(0, map_.codes.size());  // a mapped map's codes
         }
         lock.lock();
         std::swap(working_, finished_);

@@ -5,12 +5,16 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "core/base/result.h"
 #include "core/base/worker_pool.h"
+#include "core/light/light_buffer.h"
 #include "core/light/sun_position.h"
 #include "core/terrain/heightmap.h"
 #include "core/terrain/world.h"
@@ -27,6 +31,15 @@ public:
     // more while it is computed).
     SunlightJob(const Heightmap& map, const WorldMapping& mapping, int bands, int threads,
                 int skyAzimuths = 0);
+    // The same with every byte in unnamed scratch files in the folder `dir` (a streamed map's,
+    // larger than memory): the three a sample, the sky fraction's and, until it is computed, its
+    // 8 bytes a sample of floats, all allocated here, so that a full disk is one line now rather
+    // than a failure later. After each computation the files' pages and the map's mapped codes
+    // leave the process.
+    static Result<std::unique_ptr<SunlightJob>> inFiles(const Heightmap& map,
+                                                        const WorldMapping& mapping, int bands,
+                                                        int threads, int skyAzimuths,
+                                                        const std::string& dir);
     ~SunlightJob();  // lets the running computation finish, then joins
     SunlightJob(const SunlightJob&) = delete;
     SunlightJob& operator=(const SunlightJob&) = delete;
@@ -37,24 +50,35 @@ public:
     // Takes the newest finished shadows into bytes(), if any finished since the last take; true
     // when bytes() changed. For the frame's thread, which alone reads bytes().
     bool takeFinished();
-    // The shadows taken last (computeSunlight's bytes), empty before the first; and their Sun.
-    const std::vector<uint8_t>& bytes() const { return shown_; }
+    // The shadows taken last (computeSunlight's bytes), undefined before the first (hasShown);
+    // and their Sun.
+    const LightBuffer& bytes() const { return shown_; }
+    bool hasShown() const { return hasShown_; }
     SunDirection shownSun() const { return shownSun_; }
     // Waits until every request has been computed (tests and scripted runs).
     void waitIdle();
 
 private:
+    struct Buffers {
+        LightBuffer shown, finished, working, sky;
+        FloatScratch open, angles;  // the sky fraction's in files; empty on the heap
+    };
+    SunlightJob(const Heightmap& map, const WorldMapping& mapping, int bands, int threads,
+                int skyAzimuths, Buffers buffers);
     void loop();
 
     const Heightmap& map_;
     const WorldMapping mapping_;
     const int bands_;
     const int skyAzimuths_;
-    std::vector<uint8_t> sky_;  // the job thread's only: skyFraction's, once computed
+    LightBuffer sky_;  // the job thread's only: skyFraction's, once computed
+    bool skyDone_ = false;
+    FloatScratch open_, angles_;  // the job thread's only, until the sky is computed
     WorkerPool pool_;
-    std::vector<uint8_t> shown_;     // the frame's thread's only
-    std::vector<uint8_t> working_;   // the job thread's only
-    std::vector<uint8_t> finished_;  // under mutex_
+    LightBuffer shown_;  // the frame's thread's only
+    bool hasShown_ = false;
+    LightBuffer working_;   // the job thread's only
+    LightBuffer finished_;  // under mutex_
     SunDirection shownSun_;
     SunDirection finishedSun_;
     std::optional<SunDirection> pending_;

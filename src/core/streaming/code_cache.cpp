@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/base/byte_fields.h"
+#include "core/base/scratch_array.h"
 #include "core/base/text.h"
 #include "core/streaming/nodata_sidecar.h"
 #include "core/streaming/own_files.h"

@@ -116,23 +116,6 @@ bool removeIfOurs(const std::string& path, const FileMagic& magic) {
     return claimPath(path, magic).ours() && ::unlink(path.c_str()) == 0;
 }
 
-int openUnnamedFile(const std::string& dir) {
-#ifdef O_TMPFILE
-    const int unnamed = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (unnamed >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) {
-        return unnamed;
-    }
-#endif
-    const std::string name = dir + "/.qtscratchXXXXXX";
-    std::vector<char> text(name.begin(), name.end());
-    text.push_back('\0');
-    const int fd = ::mkstemp(text.data());
-    if (fd >= 0) {
-        ::unlink(text.data());
-    }
-    return fd;
-}
-
 std::string temporaryPathFor(const std::string& path) {
     return path + ".tmp" + std::to_string(::getpid());
 }

@@ -48,10 +48,6 @@ int openIfOurs(const std::string& path, const FileMagic& magic, PathClaim& claim
 // Removes `path` when it is Ours; false (and nothing removed) otherwise.
 bool removeIfOurs(const std::string& path, const FileMagic& magic);
 
-// An unnamed read-write file in the folder `dir` (O_TMPFILE, or a new name unlinked at once):
-// a file that is never anyone's to find, gone when closed. -1 with errno set on failure.
-int openUnnamedFile(const std::string& dir);
-
 // The file a writer of `path` (a sidecar, a code cache) fills before renaming it into place:
 // path + ".tmp" + this process's id, so that two processes never write the same one.
 std::string temporaryPathFor(const std::string& path);

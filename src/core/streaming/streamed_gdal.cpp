@@ -13,6 +13,7 @@
 
 #include <cpl_string.h>
 
+#include "core/base/scratch_array.h"
 #include "core/base/text.h"
 #include "core/config.h"
 #include "core/io/gdal_capacity.h"
@@ -20,7 +21,6 @@
 #include "core/io/voids.h"
 #include "core/streaming/cache_folder.h"
 #include "core/streaming/code_cache.h"
-#include "core/streaming/float_scratch.h"
 #include "core/streaming/nodata_sidecar.h"
 #include "core/streaming/own_files.h"
 #include "core/streaming/rows_ahead.h"

@@ -172,6 +172,23 @@ void fillHeightPage(const Heightmap& map, const HeightPages& pages, int level, i
     }
 }
 
+void fillBytePage(const uint8_t* bytes, int width, int height, const HeightPages& pages, int level,
+                  int px, int py, uint8_t* out) {
+    const PageLevel& l = pages.level[size_t(level)];
+    const int t = pages.texels;
+    const int origin = px * pages.pageSize - 1;
+    for (int y = 0; y < t; ++y) {
+        const int r = std::clamp(py * pages.pageSize + y - 1, 0, l.samplesY - 1);
+        const int row = int(std::min(int64_t(r) << level, int64_t(height) - 1));
+        const uint8_t* source = bytes + size_t(row) * size_t(width);
+        uint8_t* target = out + size_t(y) * size_t(t);
+        for (int x = 0; x < t; ++x) {
+            const int c = std::clamp(origin + x, 0, l.samplesX - 1);
+            target[x] = source[std::min(int64_t(c) << level, int64_t(width) - 1)];
+        }
+    }
+}
+
 void preparePageRows(const HeightPages& pages, int level, int py, PageRowSource& out) {
     out.level = level;
     out.py = py;

@@ -99,6 +99,13 @@ Result<HeightPages> fitHeightPages(int width, int height, int leafSize, int page
 void fillHeightPage(const Heightmap& map, const HeightPages& pages, int level, int px, int py,
                     uint16_t* out);
 
+// Fills `out` (texels^2 bytes, row-major) with page (px, py) of `level` from one byte a sample of
+// a width x height map (row-major): the bytes at the samples whose codes fillHeightPage puts at
+// the same texels, so that a shader reads a sample's byte where it reads its code (a streamed
+// map's light, core/light/light_byte.h).
+void fillBytePage(const uint8_t* bytes, int width, int height, const HeightPages& pages, int level,
+                  int px, int py, uint8_t* out);
+
 // The texel rows of one row of pages (`level`, `py`), each row the whole width of the level:
 // row y holds the level's samples of row clamp(py * pageSize + y - 1), every column. Filling a
 // row of pages from it reads each map row it needs once, not once a page, and from one thread

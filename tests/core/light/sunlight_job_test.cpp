@@ -10,6 +10,7 @@
 #include "core/light/light_byte.h"
 #include "core/light/sky_light.h"
 #include "core/light/sunlight.h"
+#include "core/streaming/cache_folder.h"
 #include "core/terrain/synthetic.h"
 
 namespace qt {
@@ -26,19 +27,19 @@ TEST(SunlightJob, ShowsTheLastFinishedResultUntilTaken) {
     const WorldMapping m(20.0f, 20.0f, 1.0f, 0.0f);
     SunlightJob job(map, m, 4, 2);
     EXPECT_FALSE(job.takeFinished());
-    EXPECT_TRUE(job.bytes().empty());
+    EXPECT_FALSE(job.hasShown());
     job.request({120.0, 5.0});
     job.waitIdle();
     ASSERT_TRUE(job.takeFinished());
-    EXPECT_EQ(job.bytes(), direct(map, m, {120.0, 5.0}));
+    EXPECT_EQ(job.bytes().copy(), direct(map, m, {120.0, 5.0}));
     EXPECT_EQ(job.shownSun().azimuth, 120.0);
     EXPECT_FALSE(job.takeFinished());  // nothing new
 
     job.request({300.0, 2.0});
     job.waitIdle();
-    EXPECT_EQ(job.bytes(), direct(map, m, {120.0, 5.0}));  // not taken yet: the old shadows
+    EXPECT_EQ(job.bytes().copy(), direct(map, m, {120.0, 5.0}));  // not taken yet: the old shadows
     ASSERT_TRUE(job.takeFinished());
-    EXPECT_EQ(job.bytes(), direct(map, m, {300.0, 2.0}));
+    EXPECT_EQ(job.bytes().copy(), direct(map, m, {300.0, 2.0}));
 }
 
 TEST(SunlightJob, TheLastOfABurstOfRequestsIsShown) {
@@ -50,7 +51,7 @@ TEST(SunlightJob, TheLastOfABurstOfRequestsIsShown) {
     job.waitIdle();
     ASSERT_TRUE(job.takeFinished());
     EXPECT_EQ(job.shownSun().azimuth, 19 * 17.0);
-    EXPECT_EQ(job.bytes(), direct(map, m, {19 * 17.0, 20.0}));
+    EXPECT_EQ(job.bytes().copy(), direct(map, m, {19 * 17.0, 20.0}));
 }
 
 // With the sky's azimuths the job's bytes are light bytes: each sample's shadow packed with its
@@ -70,8 +71,41 @@ TEST(SunlightJob, WithTheSkyItsBytesPackTheShadowsWithTheSkyFraction) {
         for (size_t i = 0; i < shadows.size(); ++i) {
             expected[i] = lightByte(shadows[i], sky[i]);
         }
-        EXPECT_EQ(job.bytes(), expected);
+        EXPECT_EQ(job.bytes().copy(), expected);
     }
+}
+
+// A streamed map's job keeps its bytes in scratch files: the same light bytes as on the heap, for
+// every Sun, the sky fraction computed once from its own scratch floats.
+TEST(SunlightJob, InScratchFilesItsBytesAreTheHeapsBytes) {
+    const Heightmap map = syntheticHeightmap(129, 97, 4);
+    const WorldMapping m(20.0f, 20.0f, 1.0f, 0.0f);
+    SunlightJob heap(map, m, kLightBands, 2, 8);
+    Result<std::unique_ptr<SunlightJob>> files =
+        SunlightJob::inFiles(map, m, kLightBands, 2, 8, scratchFolder());
+    ASSERT_TRUE(files) << files.error();
+    SunlightJob& job = *files.value();
+    EXPECT_TRUE(job.bytes().inFile());
+    for (const SunDirection sun : {SunDirection{120.0, 5.0}, SunDirection{300.0, 20.0}}) {
+        heap.request(sun);
+        job.request(sun);
+        heap.waitIdle();
+        job.waitIdle();
+        ASSERT_TRUE(heap.takeFinished());
+        ASSERT_TRUE(job.takeFinished());
+        EXPECT_EQ(job.bytes().copy(), heap.bytes().copy());
+    }
+}
+
+// A folder that cannot take the files is one line, before any thread starts.
+TEST(SunlightJob, InAFolderThatCannotTakeTheFilesIsRefusedInOneLine) {
+    const Heightmap map = syntheticHeightmap(33, 33, 4);
+    const WorldMapping m(20.0f, 20.0f, 1.0f, 0.0f);
+    Result<std::unique_ptr<SunlightJob>> files =
+        SunlightJob::inFiles(map, m, kLightBands, 2, 8, "/nonexistent/quadterrain");
+    ASSERT_FALSE(files);
+    EXPECT_EQ(files.error().find('\n'), std::string::npos);
+    EXPECT_NE(files.error().find("scratch file"), std::string::npos) << files.error();
 }
 
 // Every pair of levels survives the byte: the Sun's share exactly in its bands, the sky's to the

@@ -103,6 +103,50 @@ TEST(HeightPages, PagesFromGatheredRowsAreThePagesReadFromTheMap) {
     }
 }
 
+// A page of one byte a sample holds, at every texel, the byte of the sample whose code the
+// height page holds there: the map's codes' low bytes give the height page's texels' low bytes,
+// at every level, on maps whose levels end in a clamped column or row.
+TEST(HeightPages, BytePagesHoldTheBytesOfTheHeightPagesSamples) {
+    for (const auto& [width, height, leafSize] :
+         {std::array<int, 3>{203, 141, 4}, {257, 257, 4}, {130, 67, 16}, {5, 3, 2}, {2, 2, 2}}) {
+        const Heightmap map = syntheticHeightmap(width, height, 7);
+        std::vector<uint8_t> bytes(size_t(map.sampleCount()));
+        for (size_t i = 0; i < bytes.size(); ++i) {
+            bytes[i] = uint8_t(map.codes[i] ^ (map.codes[i] >> 8) ^ i);
+        }
+        // Sample indices as codes, low and high halves: the height pages' texels name the
+        // samples they hold.
+        Heightmap low = map;
+        Heightmap high = map;
+        for (size_t i = 0; i < bytes.size(); ++i) {
+            low.codes[i] = uint16_t(i & 0xFFFF);
+            high.codes[i] = uint16_t(i >> 16);
+        }
+        for (const int pageSize : {leafSize, 2 * leafSize, 256}) {
+            const HeightPages pages = planHeightPages(width, height, leafSize, pageSize);
+            const size_t texels = size_t(pages.texels) * size_t(pages.texels);
+            std::vector<uint16_t> lowHalf(texels), highHalf(texels);
+            std::vector<uint8_t> page(texels);
+            for (int k = 0; k < int(pages.level.size()); ++k) {
+                const PageLevel& l = pages.level[size_t(k)];
+                for (int py = 0; py < l.pagesY; ++py) {
+                    for (int px = 0; px < l.pagesX; ++px) {
+                        fillHeightPage(low, pages, k, px, py, lowHalf.data());
+                        fillHeightPage(high, pages, k, px, py, highHalf.data());
+                        fillBytePage(bytes.data(), width, height, pages, k, px, py, page.data());
+                        for (size_t t = 0; t < texels; ++t) {
+                            const size_t sample = size_t(lowHalf[t]) | size_t(highHalf[t]) << 16;
+                            ASSERT_EQ(page[t], bytes[sample])
+                                << width << "x" << height << " level " << k << " page (" << px
+                                << ", " << py << ") texel " << t;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 TEST(HeightPages, TheTableNamesEveryLayerOnce) {
     const HeightPages pages = planHeightPages(1025, 700, 4, 16);
     const std::vector<uint16_t> table = pages.table();
