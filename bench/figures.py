@@ -16,8 +16,9 @@ Topics, each the section of docs/figures.md with that anchor:
   frames      bench/frames.py: culled against unculled frames, scaling with the map's size
   memory      bench/memory.py: peak memory a sample, and a million objects' bytes an object
   light       cast shadows and horizon angles of a 4097² map for a new Sun direction (core_bench),
-              and bench/light.py: frames lit by a Sun against the fixed light, and frames while
-              a new Sun direction's shadows are computed against still ones (gen_4097)
+              and bench/light.py (loaded, and streamed as a .r16): frames lit by a Sun against the
+              fixed light, and frames while a new Sun direction's shadows are computed against
+              still ones (gen_4097)
   holes       bench/holes.py: frames with nodata as holes against its fill (gen_2049 as a .r16)
   imagery     bench/imagery.py: frames with imagery at 4x the map's density against none (gen_4097)
   streaming   bench/stream.py on a streamed 32769² .r16 (gen_4097.png cubic-upsampled)
@@ -216,10 +217,14 @@ def light_section(rows):
         r = row(name)
         lines.append(f"| {label} | {r['real_time']:.0f} | {r['cpu_time']:.0f} |")
     side = 1025 if args.quick else 4097
-    shown, out = script("light.py", "--frames", "2" if args.quick else "16", "--runs",
-                        "1" if args.quick else "3", gen_map(side))
+    frames, runs = ("2", "1") if args.quick else ("16", "3")
+    shown, out = script("light.py", "--frames", frames, "--runs", runs, gen_map(side))
+    streamed, streamed_out = script("light.py", "--frames", frames, "--runs", runs, "--stream",
+                                    r16_map(side))
     return lines + ["", f"A frame lit by a Sun against the fixed light, interleaved (`{shown}`):",
-                    "", *out.splitlines()]
+                    "", *out.splitlines(), "",
+                    "The same map streamed, its light in scratch files and paged beside its "
+                    f"heights (`{streamed}`):", "", *streamed_out.splitlines()]
 
 
 def tree_build_section(rows):
@@ -399,7 +404,7 @@ def r16_map(side):
         try:
             run(["gdal_translate", "-q", "-of", "ENVI", "-ot", "UInt16", source, path + ".part"])
         except FileNotFoundError:
-            sys.exit(f"figures.py: holes needs gdal_translate (Debian's gdal-bin) to make {path}")
+            sys.exit(f"figures.py: needs gdal_translate (Debian's gdal-bin) to make {path}")
         os.replace(path + ".part", path)
     return path
 
