@@ -27,11 +27,60 @@ uniform vec2 spacing;
 uniform ivec2 mapSize;
 out vec2 baseLight;
 
+// A streamed map's light is paged as its heights are (qt::TerrainGpu::lightPages, laid out as
+// shaders/height_pages.glsl says): the page table gives a page's layer, kAbsentPage (0xFFFF) for
+// a level-0 page out of the pool.
+uniform bool lightPaged;
+uniform usampler2D pageTable;
+uniform sampler2DArray lightPages[4];  // qt::kMaxHeightArrays
+uniform int layersPerArray;
+uniform int pageShift;
+uniform int pageTableRow[2];  // levels 0 and 1
+uniform int pageLevels;
+
+// The page holding level sample s among its squares or on their far edge: a level's last
+// sample, a multiple of the page size, lies on its last page's edge (a page's texels hold its
+// squares' corners and a border), and no page starts there.
+ivec2 pageOf(ivec2 s) {
+    return max(s - 1, ivec2(0)) >> pageShift;
+}
+
+// Map sample m's light from the pages: level 0's when its page is resident, else level 1's
+// nearest sample, one sample away at most (levels 1 and up are always resident; a base whose
+// level-0 page is out lies where the terrain is drawn from level 1 or coarser).
+vec2 pagedLightAt(ivec2 m) {
+    ivec2 s = m;
+    ivec2 pageXY = pageOf(s);
+    uint layer = texelFetch(pageTable, ivec2(pageXY.x, pageTableRow[0] + pageXY.y), 0).r;
+    if (layer == 0xFFFFu) {
+        if (pageLevels < 2) {
+            return vec2(1.0);
+        }
+        s = min((m + 1) >> 1, mapSize >> 1);  // level 1's last sample is mapSize >> 1
+        pageXY = pageOf(s);
+        layer = texelFetch(pageTable, ivec2(pageXY.x, pageTableRow[1] + pageXY.y), 0).r;
+    }
+    int array = int(layer) / layersPerArray;
+    ivec3 at = ivec3(s - (pageXY << pageShift) + 1, int(layer) - array * layersPerArray);
+    float texel;
+    if (array == 0) {
+        texel = texelFetch(lightPages[0], at, 0).r;
+    } else if (array == 1) {
+        texel = texelFetch(lightPages[1], at, 0).r;
+    } else if (array == 2) {
+        texel = texelFetch(lightPages[2], at, 0).r;
+    } else {
+        texel = texelFetch(lightPages[3], at, 0).r;
+    }
+    return sharesOf(texel);
+}
+
 vec2 lightAt(vec3 base) {
     if (!sunOn || !lightShown) {
         return vec2(1.0);
     }
-    return lightShares(clamp(ivec2(floor(base.xz / spacing + 0.5)), ivec2(0), mapSize - 1));
+    ivec2 m = clamp(ivec2(floor(base.xz / spacing + 0.5)), ivec2(0), mapSize - 1);
+    return lightPaged ? pagedLightAt(m) : lightShares(m);
 }
 
 out vec3 normal;

@@ -48,6 +48,9 @@ void pointMesh(GLuint vertexBuffer) {
 // The record texture's unit while objects draw (the terrain's draw leaves every unit unbound).
 constexpr GLint kRecordUnit = 0;
 constexpr GLint kObjectLightUnit = 1;  // the terrain's light under a Sun
+// A streamed map's light: its page table, and its light pages' arrays on the units after it.
+constexpr GLint kPageTableUnit = 2;
+constexpr GLint kLightPagesUnit = 3;
 
 }  // namespace
 
@@ -214,11 +217,35 @@ int ObjectRenderer::submit(const Camera& camera) {
     // records' buffer on unit 0) make the draw fail.
     glUniform1i(program.uniform("skyTable"), kSkyUnit);
     glUniform1i(program.uniform("shadows"), kObjectLightUnit);
+    // Every sampler on a unit of its own, used or not (see the sky's table above).
+    glUniform1i(program.uniform("pageTable"), kPageTableUnit);
+    GLint pageUnits[kMaxHeightArrays];
+    for (int a = 0; a < kMaxHeightArrays; ++a) {
+        pageUnits[a] = kLightPagesUnit + a;
+    }
+    glUniform1iv(program.uniform("lightPages"), kMaxHeightArrays, pageUnits);
     glUniform1i(program.uniform("sunOn"), sun ? 1 : 0);
+    const TerrainGpu* paged =
+        sun && sun->pages != nullptr && sun->pages->lightPaged() ? sun->pages : nullptr;
+    glUniform1i(program.uniform("lightPaged"), paged != nullptr ? 1 : 0);
+    if (paged != nullptr) {
+        glActiveTexture(GLenum(GL_TEXTURE0 + kPageTableUnit));
+        glBindTexture(GL_TEXTURE_2D, paged->pageTable);
+        for (int a = 0; a < kMaxHeightArrays; ++a) {
+            glActiveTexture(GLenum(GL_TEXTURE0 + kLightPagesUnit + a));
+            glBindTexture(GL_TEXTURE_2D_ARRAY, paged->lightPages[a < paged->heightArrays ? a : 0]);
+        }
+        const std::vector<PageLevel>& levels = paged->pages.level;
+        const GLint rows[2] = {levels[0].tableRow, levels.size() > 1 ? levels[1].tableRow : 0};
+        glUniform1iv(program.uniform("pageTableRow"), 2, rows);
+        glUniform1i(program.uniform("pageLevels"), GLint(levels.size()));
+        glUniform1i(program.uniform("pageShift"), paged->pages.pageShift);
+        glUniform1i(program.uniform("layersPerArray"), paged->layersPerArray);
+    }
     if (sun) {
         glUniform3f(program.uniform("sunDirection"), sun->towards.x, sun->towards.y,
                     sun->towards.z);
-        glUniform1i(program.uniform("lightShown"), sun->light != 0 ? 1 : 0);
+        glUniform1i(program.uniform("lightShown"), sun->light != 0 || paged != nullptr ? 1 : 0);
         glUniform1i(program.uniform("shadowRowsPerLayer"), std::max(sun->rowsPerLayer, 1));
         glUniform2f(program.uniform("spacing"), sun->spacing.x, sun->spacing.y);
         glUniform2i(program.uniform("mapSize"), sun->mapSize.x, sun->mapSize.y);
@@ -260,6 +287,15 @@ int ObjectRenderer::submit(const Camera& camera) {
         }
     }
     glBindTexture(GL_TEXTURE_BUFFER, 0);
+    if (paged != nullptr) {
+        for (int a = 0; a < kMaxHeightArrays; ++a) {
+            glActiveTexture(GLenum(GL_TEXTURE0 + kLightPagesUnit + a));
+            glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+        }
+        glActiveTexture(GLenum(GL_TEXTURE0 + kPageTableUnit));
+        glBindTexture(GL_TEXTURE_2D, 0);
+        glActiveTexture(GL_TEXTURE0);
+    }
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     glUseProgram(0);

@@ -24,6 +24,8 @@
 
 namespace qt {
 
+struct TerrainGpu;
+
 // The most draws a frame's objects take: each mesh from whole instances and from ids.
 constexpr int kMaxObjectDraws = 2 * kObjectMeshes;
 
@@ -41,15 +43,17 @@ struct ObjectRenderer {
     // Under a Sun, the frame's sky and haze (TerrainRenderer::skyFrameFor): the objects fade
     // into the daylight sky as the terrain does; none: into the fog's colour.
     std::optional<SkyFrame> sky;
-    // Under a Sun: its direction, and the terrain's light (TerrainGpu::shadows, 0: none, every
-    // object in full light) read at each object's base, whose map column and row are its x and z
-    // over `spacing`. Without a Sun, the fixed light.
+    // Under a Sun: its direction, and the terrain's light (TerrainGpu::shadows, or a streamed
+    // map's light pages in `pages`; neither: every object in full light) read at each object's
+    // base, whose map column and row are its x and z over `spacing`. Without a Sun, the fixed
+    // light.
     struct SunLight {
         glm::vec3 towards{0.0f, 1.0f, 0.0f};
         GLuint light = 0;
         int rowsPerLayer = 1;
         glm::vec2 spacing{1.0f};
         glm::ivec2 mapSize{1};
+        const TerrainGpu* pages = nullptr;  // read when it has light pages (lightPaged)
     };
     std::optional<SunLight> sun;
     std::array<MeshGpu, kObjectMeshes> meshes;

@@ -483,9 +483,12 @@ FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const 
         objects->sun.reset();
         if (renderer.sun) {
             objects->sun = ObjectRenderer::SunLight{
-                sunVector(*renderer.sun), terrain.gpu.shadows, terrain.gpu.shadowRowsPerLayer,
+                sunVector(*renderer.sun),
+                terrain.gpu.shadows,
+                terrain.gpu.shadowRowsPerLayer,
                 glm::vec2(terrain.mapping.spacingX, terrain.mapping.spacingZ),
-                glm::ivec2(terrain.gpu.width, terrain.gpu.height)};
+                glm::ivec2(terrain.gpu.width, terrain.gpu.height),
+                &terrain.gpu};
         }
         stats.objectDrawCalls = objects->submit(camera);
     }

@@ -539,17 +539,23 @@ void uploadBytePage(const TerrainGpu& gpu, int layer, const uint8_t* texels) {
 
 }  // namespace
 
-void TerrainGpu::uploadLightLevels(const uint8_t* bytes) const {
+void TerrainGpu::uploadLightLevels(const uint8_t* pyramid) const {
     assert(lightPaged());
-    std::vector<uint8_t> staging(size_t(pages.texels) * size_t(pages.texels));
+    if (pages.level.size() < 2) {
+        return;
+    }
+    // Levels 1 and up fill layers [first, pages.layers) in order: one upload per array.
+    const int first = pages.level[1].firstLayer;
+    const size_t texels = size_t(pages.texels) * size_t(pages.texels);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    for (int level = 1; level < int(pages.level.size()); ++level) {
-        const PageLevel& l = pages.level[size_t(level)];
-        for (int py = 0; py < l.pagesY; ++py) {
-            for (int px = 0; px < l.pagesX; ++px) {
-                fillBytePage(bytes, width, height, pages, level, px, py, staging.data());
-                uploadBytePage(*this, l.firstLayer + py * l.pagesX + px, staging.data());
-            }
+    for (int a = 0; a < heightArrays; ++a) {
+        const int begin = std::max(first, a * layersPerArray);
+        const int end = std::min(pages.layers, (a + 1) * layersPerArray);
+        if (begin < end) {
+            glBindTexture(GL_TEXTURE_2D_ARRAY, lightPages[a]);
+            glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, begin - a * layersPerArray, pages.texels,
+                            pages.texels, end - begin, GL_RED, GL_UNSIGNED_BYTE,
+                            pyramid + size_t(begin - first) * texels);
         }
     }
     glBindTexture(GL_TEXTURE_2D_ARRAY, 0);

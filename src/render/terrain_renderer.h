@@ -117,8 +117,9 @@ struct TerrainGpu {
     // no room. A streamed terrain's only.
     bool createLightPages();
     bool lightPaged() const { return lightPages[0] != 0; }
-    // Writes the light pages of levels 1.. from `bytes` (one a sample, row by row).
-    void uploadLightLevels(const uint8_t* bytes) const;
+    // Writes the light pages of levels 1 and up from `pyramid`: their texels, page after page in
+    // layer order from level 1's first layer (SunlightJob::pyramid).
+    void uploadLightLevels(const uint8_t* pyramid) const;
     // Writes level-0 page `page`'s light from `bytes` into pool layer `layer`, through `staging`
     // (texels^2 bytes).
     void uploadLightPage(int layer, uint32_t page, const uint8_t* bytes, uint8_t* staging) const;

@@ -42,7 +42,10 @@ bool lightOverBudget(const Terrain& terrain, uint64_t budgetBytes) {
                    terrain.gpu.pages.bytes() / 2 >
                budgetBytes;
     }
-    return samples > budgetBytes / (kHeldBytesPerSample + kLightBytesPerSample);
+    // Paged, the light of levels 1 and up is also laid out as pages: a third of a byte a sample
+    // and their borders in each of the job's three buffers.
+    return samples > budgetBytes / (kHeldBytesPerSample + kLightBytesPerSample +
+                                    (pagedLight(terrain) ? 1 : 0));
 }
 
 // Whether the terrain's light is on the GPU.
@@ -66,7 +69,8 @@ void setTerrainSun(Terrain& terrain, TerrainRenderer& renderer, std::optional<Su
     if (!terrain.sunlight && lightInFiles(terrain)) {
         const std::string dir = scratchDir.empty() ? scratchFolder() : scratchDir;
         Result<std::unique_ptr<SunlightJob>> job = SunlightJob::inFiles(
-            terrain.map, terrain.mapping, kShadowBands, shadowThreads(), kSkyLightAzimuths, dir);
+            terrain.map, terrain.mapping, kShadowBands, shadowThreads(), kSkyLightAzimuths, dir,
+            pagedLight(terrain) ? &terrain.gpu.pages : nullptr);
         if (!job) {
             terrain.shadowsProblem = "shadows off: " + job.error();
             std::fprintf(stderr, "quadterrain: %s\n", terrain.shadowsProblem.c_str());
@@ -76,8 +80,9 @@ void setTerrainSun(Terrain& terrain, TerrainRenderer& renderer, std::optional<Su
         terrain.sunlight = std::move(job).value();
     }
     if (!terrain.sunlight) {
-        terrain.sunlight = std::make_unique<SunlightJob>(terrain.map, terrain.mapping, kShadowBands,
-                                                         shadowThreads(), kSkyLightAzimuths);
+        terrain.sunlight = std::make_unique<SunlightJob>(
+            terrain.map, terrain.mapping, kShadowBands, shadowThreads(), kSkyLightAzimuths,
+            pagedLight(terrain) ? &terrain.gpu.pages : nullptr);
     }
     terrain.sunlight->request(*sun);
     // Until the first shadows arrive the terrain is lit from `sun` alone.
@@ -102,7 +107,7 @@ bool updateTerrainSun(Terrain& terrain, TerrainRenderer& renderer) {
             }
             terrain.lightStaging.resize(size_t(gpu.pages.texels) * size_t(gpu.pages.texels));
         }
-        gpu.uploadLightLevels(bytes.data());
+        gpu.uploadLightLevels(terrain.sunlight->pyramid().data());
         // The resident level-0 pages; a page streamed in later takes its light with its heights
         // (uploadStreamedPages).
         const PageLevel& level0 = gpu.pages.level[0];

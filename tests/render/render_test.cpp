@@ -3104,6 +3104,100 @@ TEST(Sun, ObjectsInTheTerrainsShadowAreDrawnDarker) {
     t.destroy();
 }
 
+// Objects on a streamed terrain take the terrain's light from its pages: with every level-0 page
+// resident (a view of the whole rough map), the picture of 3,000 objects beside a wall, half of
+// them in its shadow, is the loaded terrain's, pixel for pixel, under Suns from either side. With a
+// pool of two layers most bases' pages are out, and they read level 1's nearest sample: the
+// shadowed side's objects are still drawn darker than the lit side's.
+TEST(Sun, ObjectsOnAStreamedTerrainTakeTheLightOfItsPages) {
+    REQUIRE_GL_STRICT();
+    const int w = 129, h = 65, wallColumn = 64;
+    // Ground rough enough (up to 2 units) that the selection takes level 0 everywhere in view.
+    std::vector<float> samples(size_t(w) * size_t(h));
+    uint32_t state = 12345u;
+    for (float& s : samples) {
+        state = state * 1664525u + 1013904223u;
+        s = 2.0f * float(state >> 8) / float(1u << 24);
+    }
+    for (int row = 0; row < h; ++row) {
+        samples[size_t(row) * size_t(w) + size_t(wallColumn)] = 60.0f;
+    }
+    Result<Heightmap> map = makeHeightmap(w, h, samples);
+    ASSERT_TRUE(map) << map.error();
+    Result<Terrain> full = makeTerrain(map.value(), 4, "full", 8);
+    Result<Terrain> streamed = streamedTerrain(map.value());
+    Result<Terrain> small = streamedTerrain(map.value(), 2);
+    ASSERT_TRUE(full) << full.error();
+    ASSERT_TRUE(streamed) << streamed.error();
+    ASSERT_TRUE(small) << small.error();
+    Camera c;
+    c.aspect = float(kWidth) / kHeight;
+    c.position = {float(w / 2), 120.0f, float(h / 2)};
+    c.pitch = -glm::half_pi<float>();
+    fitClipPlanes(c, full.value().map, full.value().mapping);
+    const uint32_t count = 3000;
+    const WorldMapping mapping(1.0f, 1.0f, 0.0f);
+    Result<ObjectScene> scene = ObjectScene::scatter(map.value(), mapping, count, 0, 5u);
+    ASSERT_TRUE(scene) << scene.error();
+    for (Terrain* t : {&full.value(), &streamed.value(), &small.value()}) {
+        t->mapping = mapping;
+        t->setObjects(std::make_unique<ObjectScene>(scene.value()));
+    }
+    gl().objects.reserve(count);
+    const PageLevel& level0 = streamed.value().gpu.pages.level[0];
+    std::vector<uint8_t> expected, pixels, bare;
+    // The mean brightness of the object pixels (those `with` changes from `without`) west and
+    // east of the wall, a band either side left out.
+    const auto sides = [&](const std::vector<uint8_t>& without, const std::vector<uint8_t>& with) {
+        double sum[2] = {0.0, 0.0};
+        int n[2] = {0, 0};
+        for (int y = 0; y < kHeight; ++y) {
+            for (int x = 0; x < kWidth; ++x) {
+                const size_t at = (size_t(y) * kWidth + size_t(x)) * 4;
+                const glm::dvec3 ray = pixelRay(c, x, y);
+                const double column = c.position.x + ray.x * (c.position.y / -ray.y);
+                if (std::fabs(column - wallColumn) < 4.0 ||
+                    std::equal(&without[at], &without[at] + 3, &with[at])) {
+                    continue;
+                }
+                sum[column < wallColumn ? 0 : 1] += with[at] + with[at + 1] + with[at + 2];
+                ++n[column < wallColumn ? 0 : 1];
+            }
+        }
+        EXPECT_GT(n[0], 200);
+        EXPECT_GT(n[1], 200);
+        return std::array<double, 2>{sum[0] / std::max(n[0], 1), sum[1] / std::max(n[1], 1)};
+    };
+    for (const SunDirection sun : {SunDirection{270.0, 25.0}, SunDirection{90.0, 25.0}}) {
+        const SunOn fullOn(full.value(), sun);
+        const SunOn streamedOn(streamed.value(), sun);
+        const SunOn smallOn(small.value(), sun);
+        ASSERT_TRUE(streamed.value().gpu.lightPaged());
+        render(full.value(), c, true, expected, false, 1.0f);
+        streamed.value().settleStreaming(CullView{c, kHeight, true, true, 1.0f});
+        render(streamed.value(), c, true, pixels, false, 1.0f);
+        ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+        ASSERT_EQ(streamed.value().streamStats().resident, level0.pagesX * level0.pagesY);
+        EXPECT_EQ(differingPixels(expected, pixels), 0u) << "Sun from " << sun.azimuth;
+
+        small.value().settleStreaming(CullView{c, kHeight, true, true, 1.0f});
+        render(small.value(), c, true, pixels, false, 1.0f);
+        small.value().setObjects(nullptr);
+        render(small.value(), c, true, bare, false, 1.0f);
+        small.value().setObjects(std::make_unique<ObjectScene>(scene.value()));
+        ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+        ASSERT_LE(small.value().streamStats().resident, 2);
+        const std::array<double, 2> lit = sides(bare, pixels);
+        const int shadowed = sun.azimuth > 180.0 ? 1 : 0;  // the side away from the Sun
+        EXPECT_LT(lit[size_t(shadowed)] + 25.0, lit[size_t(1 - shadowed)])
+            << "Sun from " << sun.azimuth;
+    }
+    for (Terrain* t : {&full.value(), &streamed.value(), &small.value()}) {
+        t->setObjects(nullptr);
+        t->destroy();
+    }
+}
+
 // Imagery on the fixture's renderer for a test's scope: `imagery` on the terrain's GPU, the
 // renderer's style set; at its end the terrain's own colours and the default style again (the
 // renderer is shared by every test).

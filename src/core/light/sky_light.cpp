@@ -55,7 +55,9 @@ void addToHull(std::vector<Point>& hull, Point p) {
     hull.push_back(p);
 }
 
-void sweepLine(const Heightmap& map, const SunLines& l, int j, float* out,
+// Sweeps line j, handing store(sample index, horizon angle) each sample it passes.
+template <class Store>
+void sweepLine(const Heightmap& map, const SunLines& l, int j, const Store& store,
                std::vector<Point>& hull) {
     hull.clear();
     for (int s = 0; s < l.majorCount; ++s) {
@@ -70,17 +72,17 @@ void sweepLine(const Heightmap& map, const SunLines& l, int j, float* out,
         const Point p{double(l.towardsSun * i) * l.step, l.heightAt(map, j, i)};
         if (r >= 0) {
             const double slope = hull.empty() ? 0.0 : std::max(0.0, tangentSlope(hull, p));
-            out[l.sampleIndex(i, r)] = float(std::atan(slope));
+            store(l.sampleIndex(i, r), float(std::atan(slope)));
         }
         if (terrain)
             addToHull(hull, p);
     }
 }
 
-}  // namespace
-
-void horizonAngles(const Heightmap& map, const WorldMapping& mapping, double azimuth, float* out,
-                   WorkerPool* pool) {
+// The lines towards `azimuth`, shared among the pool's threads; each sample is passed by one line.
+template <class Store>
+void sweepLines(const Heightmap& map, const WorldMapping& mapping, double azimuth,
+                const Store& store, WorkerPool* pool) {
     if (map.width <= 0 || map.height <= 0)
         return;
     const SunLines l = horizonLines(map, mapping, azimuth);
@@ -89,7 +91,7 @@ void horizonAngles(const Heightmap& map, const WorldMapping& mapping, double azi
         std::vector<Point> hull;
         hull.reserve(size_t(l.majorCount));
         for (int j = next.fetch_add(1); j <= l.lastLine; j = next.fetch_add(1)) {
-            sweepLine(map, l, j, out, hull);
+            sweepLine(map, l, j, store, hull);
         }
     };
     if (pool != nullptr) {
@@ -97,6 +99,14 @@ void horizonAngles(const Heightmap& map, const WorldMapping& mapping, double azi
     } else {
         job(0);
     }
+}
+
+}  // namespace
+
+void horizonAngles(const Heightmap& map, const WorldMapping& mapping, double azimuth, float* out,
+                   WorkerPool* pool) {
+    sweepLines(
+        map, mapping, azimuth, [out](size_t k, float angle) { out[k] = angle; }, pool);
 }
 
 void horizonAnglesReference(const Heightmap& map, const WorldMapping& mapping, double azimuth,
@@ -120,20 +130,18 @@ void horizonAnglesReference(const Heightmap& map, const WorldMapping& mapping, d
 
 void skyFraction(const Heightmap& map, const WorldMapping& mapping, int azimuths, uint8_t* out,
                  WorkerPool* pool) {
-    const size_t n = size_t(map.sampleCount());
-    std::vector<float> open(n);
-    std::vector<float> angles(n);
-    skyFraction(map, mapping, azimuths, out, pool, open.data(), angles.data());
+    std::vector<float> open(size_t(map.sampleCount()));
+    skyFraction(map, mapping, azimuths, out, pool, open.data());
 }
 
 void skyFraction(const Heightmap& map, const WorldMapping& mapping, int azimuths, uint8_t* out,
-                 WorkerPool* pool, float* open, float* angles) {
+                 WorkerPool* pool, float* open) {
     const size_t n = size_t(map.sampleCount());
     std::fill(open, open + n, 0.0f);
+    // Each azimuth's angles go straight into the sum: 1 - sin of the angle horizonAngles gives.
+    const auto add = [open](size_t k, float angle) { open[k] += 1.0f - std::sin(angle); };
     for (int d = 0; d < azimuths; ++d) {
-        horizonAngles(map, mapping, 360.0 * d / azimuths, angles, pool);
-        for (size_t k = 0; k < n; ++k)
-            open[k] += 1.0f - std::sin(angles[k]);
+        sweepLines(map, mapping, 360.0 * d / azimuths, add, pool);
     }
     for (size_t k = 0; k < n; ++k)
         out[k] = skyByte(open[k], azimuths);

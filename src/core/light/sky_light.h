@@ -23,13 +23,14 @@ void horizonAnglesReference(const Heightmap& map, const WorldMapping& mapping, d
 
 // The share of the sky seen from each sample, from `azimuths` horizons 360 / azimuths degrees
 // apart starting at north: the mean over them of 1 - sin(horizon), the sky's solid angle above
-// the horizon in each azimuth's wedge; 255 for open sky. Takes 4 bytes a sample while it runs.
+// the horizon in each azimuth's wedge; 255 for open sky. Each azimuth's sweep adds its angles
+// straight into the sum: 4 bytes a sample while it runs.
 void skyFraction(const Heightmap& map, const WorldMapping& mapping, int azimuths, uint8_t* out,
                  WorkerPool* pool = nullptr);
-// The same with the caller's 4 bytes a sample of each, `open` and `angles` (scratch files for a
-// map larger than memory).
+// The same with the caller's 4 bytes a sample for the sum, `open` (a scratch file for a map
+// larger than memory).
 void skyFraction(const Heightmap& map, const WorldMapping& mapping, int azimuths, uint8_t* out,
-                 WorkerPool* pool, float* open, float* angles);
+                 WorkerPool* pool, float* open);
 
 // The byte skyFraction stores for the summed 1 - sin(horizon) of `azimuths` azimuths.
 inline uint8_t skyByte(double openSum, int azimuths) {

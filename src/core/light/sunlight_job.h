@@ -16,6 +16,7 @@
 #include "core/base/worker_pool.h"
 #include "core/light/light_buffer.h"
 #include "core/light/sun_position.h"
+#include "core/terrain/height_pages.h"
 #include "core/terrain/heightmap.h"
 #include "core/terrain/world.h"
 
@@ -29,17 +30,22 @@ public:
     // bytes are light bytes (light_byte.h): the shadows with the sky fraction from that many
     // azimuths, computed once before the first shadows and kept (a fourth byte a sample; four
     // more while it is computed).
+    // With `pyramid` (a layout of height pages, copied), each computation also lays out the light
+    // of levels 1 and up as those pages (fillBytePage), in layer order from level 1's first
+    // layer (pyramid()): a third of a byte a sample more in each of the three buffers, and the
+    // frame's thread uploads them as they are instead of gathering them.
     SunlightJob(const Heightmap& map, const WorldMapping& mapping, int bands, int threads,
-                int skyAzimuths = 0);
+                int skyAzimuths = 0, const HeightPages* pyramid = nullptr);
     // The same with every byte in unnamed scratch files in the folder `dir` (a streamed map's,
     // larger than memory): the three a sample, the sky fraction's and, until it is computed, its
-    // 8 bytes a sample of floats, all allocated here, so that a full disk is one line now rather
+    // 4 bytes a sample of sums, all allocated here, so that a full disk is one line now rather
     // than a failure later. After each computation the files' pages and the map's mapped codes
     // leave the process.
     static Result<std::unique_ptr<SunlightJob>> inFiles(const Heightmap& map,
                                                         const WorldMapping& mapping, int bands,
                                                         int threads, int skyAzimuths,
-                                                        const std::string& dir);
+                                                        const std::string& dir,
+                                                        const HeightPages* pyramid = nullptr);
     ~SunlightJob();  // lets the running computation finish, then joins
     SunlightJob(const SunlightJob&) = delete;
     SunlightJob& operator=(const SunlightJob&) = delete;
@@ -53,6 +59,10 @@ public:
     // The shadows taken last (computeSunlight's bytes), undefined before the first (hasShown);
     // and their Sun.
     const LightBuffer& bytes() const { return shown_; }
+    // With a pyramid: the shown light's pages of levels 1 and up, texels^2 bytes each, page
+    // (level, px, py) at (pages.level[level].firstLayer + py * pagesX + px - the first layer of
+    // level 1) pages in; else empty.
+    const LightBuffer& pyramid() const { return shownPyramid_; }
     bool hasShown() const { return hasShown_; }
     SunDirection shownSun() const { return shownSun_; }
     // Waits until every request has been computed (tests and scripted runs).
@@ -61,11 +71,13 @@ public:
 private:
     struct Buffers {
         LightBuffer shown, finished, working, sky;
-        FloatScratch open, angles;  // the sky fraction's in files; empty on the heap
+        FloatScratch open;  // the sky fraction's sum in a file; empty on the heap
+        LightBuffer shownPyramid, finishedPyramid, workingPyramid;  // empty without a pyramid
     };
     SunlightJob(const Heightmap& map, const WorldMapping& mapping, int bands, int threads,
-                int skyAzimuths, Buffers buffers);
+                int skyAzimuths, const HeightPages* pyramid, Buffers buffers);
     void loop();
+    void layOutPyramid();
 
     const Heightmap& map_;
     const WorldMapping mapping_;
@@ -73,12 +85,15 @@ private:
     const int skyAzimuths_;
     LightBuffer sky_;  // the job thread's only: skyFraction's, once computed
     bool skyDone_ = false;
-    FloatScratch open_, angles_;  // the job thread's only, until the sky is computed
+    FloatScratch open_;  // the job thread's only, until the sky is computed
     WorkerPool pool_;
     LightBuffer shown_;  // the frame's thread's only
     bool hasShown_ = false;
     LightBuffer working_;   // the job thread's only
     LightBuffer finished_;  // under mutex_
+    // The pyramid's layout (no levels: none) and its pages, swapped with the bytes.
+    const HeightPages pages_;
+    LightBuffer shownPyramid_, workingPyramid_, finishedPyramid_;
     SunDirection shownSun_;
     SunDirection finishedSun_;
     std::optional<SunDirection> pending_;

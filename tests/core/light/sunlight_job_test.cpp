@@ -2,6 +2,7 @@
 // result is taken, and of requests made in a burst the last is the one shown.
 #include "core/light/sunlight_job.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -94,6 +95,50 @@ TEST(SunlightJob, InScratchFilesItsBytesAreTheHeapsBytes) {
         ASSERT_TRUE(heap.takeFinished());
         ASSERT_TRUE(job.takeFinished());
         EXPECT_EQ(job.bytes().copy(), heap.bytes().copy());
+    }
+}
+
+// With a pyramid the job lays the light of levels 1 and up out as their pages, in layer order
+// from level 1's first layer: every page's texels are fillBytePage's from the same bytes, on the
+// heap and in files; without one it lays out nothing.
+TEST(SunlightJob, ItsPyramidHoldsTheLightsPagesOfLevelsOneAndUp) {
+    const Heightmap map = syntheticHeightmap(129, 97, 4);
+    const WorldMapping m(20.0f, 20.0f, 1.0f, 0.0f);
+    const HeightPages pages = streamedHeightPages(planHeightPages(129, 97, 4, 8), 6);
+    ASSERT_GT(pages.level.size(), size_t(3));
+    SunlightJob heap(map, m, kLightBands, 2, 8, &pages);
+    Result<std::unique_ptr<SunlightJob>> files =
+        SunlightJob::inFiles(map, m, kLightBands, 2, 8, scratchFolder(), &pages);
+    ASSERT_TRUE(files) << files.error();
+    SunlightJob plain(map, m, kLightBands, 2, 8);
+    const size_t texels = size_t(pages.texels) * size_t(pages.texels);
+    const int first = pages.level[1].firstLayer;
+    std::vector<uint8_t> expected(texels);
+    for (SunlightJob* job : {&heap, files.value().get(), &plain}) {
+        job->request({200.0, 15.0});
+        job->waitIdle();
+        ASSERT_TRUE(job->takeFinished());
+        if (job == &plain) {
+            EXPECT_TRUE(job->pyramid().empty());
+            continue;
+        }
+        ASSERT_EQ(job->pyramid().size(), size_t(pages.layers - first) * texels);
+        int compared = 0;
+        for (int level = 1; level < int(pages.level.size()); ++level) {
+            const PageLevel& l = pages.level[size_t(level)];
+            for (int py = 0; py < l.pagesY; ++py) {
+                for (int px = 0; px < l.pagesX; ++px) {
+                    fillBytePage(job->bytes().data(), map.width, map.height, pages, level, px, py,
+                                 expected.data());
+                    const int layer = l.firstLayer + py * l.pagesX + px;
+                    const uint8_t* laid = job->pyramid().data() + size_t(layer - first) * texels;
+                    ASSERT_TRUE(std::equal(expected.begin(), expected.end(), laid))
+                        << "level " << level << " page (" << px << ", " << py << ")";
+                    ++compared;
+                }
+            }
+        }
+        EXPECT_EQ(compared, pages.layers - first);
     }
 }
 
