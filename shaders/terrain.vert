@@ -52,22 +52,20 @@ flat out int drawnLevel;
 // sky: core/light/light_byte.h) and hands both on interpolated across the triangle, as its
 // normal is. Per vertex rather than per fragment: one fetch a vertex, and a node of level of
 // detail lit by its own samples as it is shaped by them. SUN adds no step to gl_Position.
-// A streamed map's light is paged as its heights are (qt::TerrainGpu::lightPages: the same
-// arrays, layers and texels), so a vertex reads it at its level sample in the page usePage chose.
 #ifdef SUN
 #include "light.glsl"
-uniform bool shadowed;    // false: no light on the GPU yet, every sample lit, open sky
-uniform bool lightPaged;  // the light is in lightPages, not in shadows
+uniform bool shadowed;  // false: no light on the GPU yet, every sample lit, open sky
+out vec2 sunlit;        // the Sun's share, the sky's
+
+#ifdef PAGED_LIGHT
+// A streamed map's light is paged as its heights are (qt::TerrainGpu::lightPages: the same
+// arrays, layers and texels), so a vertex reads it at its level sample in the page usePage chose.
 uniform sampler2DArray lightPages[4];  // qt::kMaxHeightArrays
-out vec2 sunlit;                       // the Sun's share, the sky's
 
 // The light of level sample s (of the page usePage chose).
 vec2 sunlitAt(ivec2 s) {
     if (!shadowed) {
         return vec2(1.0);
-    }
-    if (!lightPaged) {
-        return lightShares(mapSample(s));
     }
     ivec3 at = ivec3(s.x - page.x, s.y - page.y, page.z);
     float texel;
@@ -82,6 +80,12 @@ vec2 sunlitAt(ivec2 s) {
     }
     return sharesOf(texel);
 }
+#else
+// The light of level sample s: its map sample's byte in the map's light texture.
+vec2 sunlitAt(ivec2 s) {
+    return shadowed ? lightShares(mapSample(s)) : vec2(1.0);
+}
+#endif
 #endif
 
 // The drawn node's origin in level samples, set by main() (usePage sets the level and page).

@@ -674,10 +674,14 @@ double GpuSections::milliseconds() const {
 Status TerrainRenderer::reloadShaders() {
     Status failed;
     for (int v = 0; v < kTerrainVariants; ++v) {
+        if ((v & kPagedLightVariant) != 0 && (v & kSunVariant) == 0) {
+            continue;  // paged light is the Sun's
+        }
         std::string defines;
         defines += (v & kHolesVariant) != 0 ? "#define HOLES\n" : "";
         defines += (v & kSunVariant) != 0 ? "#define SUN\n" : "";
         defines += (v & kImageryVariant) != 0 ? "#define IMAGERY\n" : "";
+        defines += (v & kPagedLightVariant) != 0 ? "#define PAGED_LIGHT\n" : "";
         Status loaded = variants[v].replaceFrom(shaderDir, "terrain.vert", "terrain.frag", defines);
         if (!loaded && failed) {
             failed = loaded;
@@ -810,17 +814,17 @@ void TerrainRenderer::useTerrainProgram(int variant, const TerrainGpu& gpu,
         glUniform1i(shader.uniform("shadows"), kShadowUnit);
         glUniform1i(shader.uniform("shadowRowsPerLayer"), std::max(gpu.shadowRowsPerLayer, 1));
         glUniform1i(shader.uniform("shadowed"), gpu.shadows != 0 || gpu.lightPaged() ? 1 : 0);
-        glUniform1i(shader.uniform("lightPaged"), gpu.lightPaged() ? 1 : 0);
-        // Every sampler is set; those past heightArrays (or every one without light pages) read
-        // array 0 and are never reached.
-        GLint units[kMaxHeightArrays] = {};
-        for (int a = kMaxHeightArrays - 1; a >= 0; --a) {
-            const int used = a < gpu.heightArrays ? a : 0;
-            glActiveTexture(GLenum(GL_TEXTURE0 + kLightPageUnit + used));
-            glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.lightPages[used]);
-            units[a] = kLightPageUnit + used;
+        if ((variant & kPagedLightVariant) != 0) {
+            // Every sampler is set; those past heightArrays read array 0 and are never reached.
+            GLint units[kMaxHeightArrays] = {};
+            for (int a = kMaxHeightArrays - 1; a >= 0; --a) {
+                const int used = a < gpu.heightArrays ? a : 0;
+                glActiveTexture(GLenum(GL_TEXTURE0 + kLightPageUnit + used));
+                glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.lightPages[used]);
+                units[a] = kLightPageUnit + used;
+            }
+            glUniform1iv(shader.uniform("lightPages"), kMaxHeightArrays, units);
         }
-        glUniform1iv(shader.uniform("lightPages"), kMaxHeightArrays, units);
     }
     if ((variant & kImageryVariant) != 0) {
         glActiveTexture(GL_TEXTURE0 + kImageryUnit);
@@ -942,7 +946,8 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     }
     glBindVertexArray(vertexArray);
     const bool imageryShown = imagery.on && gpu.imagery.present() && !style.wireframe;
-    const int lit = (sun ? kSunVariant : 0) | (imageryShown ? kImageryVariant : 0);
+    const int lit = (sun ? kSunVariant | (gpu.lightPaged() ? kPagedLightVariant : 0) : 0) |
+                    (imageryShown ? kImageryVariant : 0);
     const GLsizei cullTo =
         style.cullBackFaces ? GLsizei(std::min(style.cullBackFacesTo, size_t(count))) : 0;
     int draws = 0;

@@ -216,7 +216,10 @@ enum TerrainVariant : int {
     kHolesVariant = 1,    // HOLES: fragments over a square with a nodata corner discarded
     kSunVariant = 2,      // SUN: lit from TerrainRenderer::sun, shadowed by TerrainGpu::shadows
     kImageryVariant = 4,  // IMAGERY: coloured by the terrain's imagery (render/imagery_gpu.h)
-    kTerrainVariants = 8,
+    // PAGED_LIGHT, with SUN only: the light read from TerrainGpu::lightPages (a streamed map's),
+    // a variant of its own so that a map held whole never pays for the pages' branches.
+    kPagedLightVariant = 8,
+    kTerrainVariants = 16,
 };
 
 // How imagery is shown over the terrain's own colours.
@@ -232,7 +235,7 @@ struct TerrainRenderer {
     // Indexed by TerrainVariant bits. variants[kPlainVariant] draws a map without holes, Sun or
     // imagery; maps without holes never pay for the hole test, and the Sun's and the imagery's
     // variants are drawn only while they are shown, so the fixed light's picture stays the plain
-    // programs'.
+    // programs'. Those with kPagedLightVariant and no kSunVariant are never made (id 0).
     ShaderProgram variants[kTerrainVariants];
     ShaderProgram waterProgram;  // the flat water plane (shaders/water.*)
     ShaderProgram skyProgram;    // the daylight sky behind everything under a Sun (shaders/sky.*)
