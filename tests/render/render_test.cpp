@@ -3037,6 +3037,34 @@ TEST(Sky, HazeFadesDistantGroundIntoTheSkysColourAtTheHorizon) {
     t.destroy();
 }
 
+// The mean brightness of the pixels objects cover (those `with` changes from `without`) west and
+// east of the wall along column `wallColumn` (beyond its own pixels), seen by `c` from straight
+// above; each side must have more than 200.
+std::array<double, 2> objectSides(const Camera& c, int wallColumn,
+                                  const std::vector<uint8_t>& without,
+                                  const std::vector<uint8_t>& with) {
+    double sum[2] = {0.0, 0.0};
+    int n[2] = {0, 0};
+    for (int y = 0; y < kHeight; ++y) {
+        for (int x = 0; x < kWidth; ++x) {
+            const size_t p = (size_t(y) * kWidth + size_t(x)) * 4;
+            // The ground point under the pixel: its column west or east of the wall.
+            const glm::dvec3 ray = pixelRay(c, x, y);
+            const double column = c.position.x + ray.x * (c.position.y / -ray.y);
+            if (std::fabs(column - wallColumn) < 4.0 ||
+                std::equal(&without[p], &without[p] + 3, &with[p])) {
+                continue;
+            }
+            const int side = column < wallColumn ? 0 : 1;
+            sum[side] += with[p] + with[p + 1] + with[p + 2];
+            ++n[side];
+        }
+    }
+    EXPECT_GT(n[0], 200);
+    EXPECT_GT(n[1], 200);
+    return {sum[0] / std::max(n[0], 1), sum[1] / std::max(n[1], 1)};
+}
+
 // Objects receive the terrain's light: on a flat map with a wall along a column, a low Sun from
 // the west shadows the ground east of the wall, one from the east the ground west of it. Seen
 // from straight above, the pixels objects cover (those that differ from the same view without
@@ -3057,33 +3085,14 @@ TEST(Sun, ObjectsInTheTerrainsShadowAreDrawnDarker) {
     Result<ObjectScene> scene = ObjectScene::scatter(t.map, t.mapping, count, 0, 5u);
     ASSERT_TRUE(scene) << scene.error();
     gl().objects.reserve(count);
-    // Mean brightness of object pixels west and east of the wall (beyond the wall's own pixels).
+    // Mean brightness of object pixels west and east of the wall.
     const auto sides = [&]() {
         std::vector<uint8_t> bare, with;
         render(t, c, true, bare);
         t.setObjects(std::make_unique<ObjectScene>(scene.value()));
         render(t, c, true, with);
         t.setObjects(nullptr);
-        double sum[2] = {0.0, 0.0};
-        int n[2] = {0, 0};
-        for (int y = 0; y < kHeight; ++y) {
-            for (int x = 0; x < kWidth; ++x) {
-                const size_t p = (size_t(y) * kWidth + size_t(x)) * 4;
-                // The ground point under the pixel: its column west or east of the wall.
-                const glm::dvec3 ray = pixelRay(c, x, y);
-                const double column = c.position.x + ray.x * (c.position.y / -ray.y);
-                if (std::fabs(column - wallColumn) < 4.0 ||
-                    std::equal(&bare[p], &bare[p] + 3, &with[p])) {
-                    continue;
-                }
-                const int side = column < wallColumn ? 0 : 1;
-                sum[side] += with[p] + with[p + 1] + with[p + 2];
-                ++n[side];
-            }
-        }
-        EXPECT_GT(n[0], 200);
-        EXPECT_GT(n[1], 200);
-        return std::array<double, 2>{sum[0] / std::max(n[0], 1), sum[1] / std::max(n[1], 1)};
+        return objectSides(c, wallColumn, bare, with);
     };
     std::array<double, 2> fromWest{}, fromEast{};
     {
@@ -3146,28 +3155,6 @@ TEST(Sun, ObjectsOnAStreamedTerrainTakeTheLightOfItsPages) {
     gl().objects.reserve(count);
     const PageLevel& level0 = streamed.value().gpu.pages.level[0];
     std::vector<uint8_t> expected, pixels, bare;
-    // The mean brightness of the object pixels (those `with` changes from `without`) west and
-    // east of the wall, a band either side left out.
-    const auto sides = [&](const std::vector<uint8_t>& without, const std::vector<uint8_t>& with) {
-        double sum[2] = {0.0, 0.0};
-        int n[2] = {0, 0};
-        for (int y = 0; y < kHeight; ++y) {
-            for (int x = 0; x < kWidth; ++x) {
-                const size_t at = (size_t(y) * kWidth + size_t(x)) * 4;
-                const glm::dvec3 ray = pixelRay(c, x, y);
-                const double column = c.position.x + ray.x * (c.position.y / -ray.y);
-                if (std::fabs(column - wallColumn) < 4.0 ||
-                    std::equal(&without[at], &without[at] + 3, &with[at])) {
-                    continue;
-                }
-                sum[column < wallColumn ? 0 : 1] += with[at] + with[at + 1] + with[at + 2];
-                ++n[column < wallColumn ? 0 : 1];
-            }
-        }
-        EXPECT_GT(n[0], 200);
-        EXPECT_GT(n[1], 200);
-        return std::array<double, 2>{sum[0] / std::max(n[0], 1), sum[1] / std::max(n[1], 1)};
-    };
     for (const SunDirection sun : {SunDirection{270.0, 25.0}, SunDirection{90.0, 25.0}}) {
         const SunOn fullOn(full.value(), sun);
         const SunOn streamedOn(streamed.value(), sun);
@@ -3187,7 +3174,7 @@ TEST(Sun, ObjectsOnAStreamedTerrainTakeTheLightOfItsPages) {
         small.value().setObjects(std::make_unique<ObjectScene>(scene.value()));
         ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
         ASSERT_LE(small.value().streamStats().resident, 2);
-        const std::array<double, 2> lit = sides(bare, pixels);
+        const std::array<double, 2> lit = objectSides(c, wallColumn, bare, pixels);
         const int shadowed = sun.azimuth > 180.0 ? 1 : 0;  // the side away from the Sun
         EXPECT_LT(lit[size_t(shadowed)] + 25.0, lit[size_t(1 - shadowed)])
             << "Sun from " << sun.azimuth;
