@@ -404,6 +404,18 @@ done
 cmp -s "$tmp/big_sun_streamed.png" "$tmp/big_sun_full.png" ||
     fail "streamed .r16 under a Sun: settled != fully loaded"
 cmp -s "$tmp/big_sun_streamed.png" "$tmp/big_first.png" && fail "streamed .r16: the Sun drew the fixed light"
+# Its light with nowhere for its scratch files (the cache folder a file, TMPDIR missing): lit
+# from the Sun without shadows, said in one line, the picture still drawn.
+: > "$tmp/not_a_folder"
+# shellcheck disable=SC2086
+TMPDIR="$tmp/missing" "$exe" "$tmp/big.r16" $big_view --stream --cache-dir "$tmp/not_a_folder" \
+    --sun-azimuth 250 --sun-elevation 12 --screenshot "$tmp/big_sun_noscratch.png" \
+    --stats-json "$tmp/big_sun_noscratch.json" 2>"$tmp/noscratch.err" ||
+    fail "streamed .r16 under a Sun without scratch files: exit"
+[ "$(grep -c '^quadterrain: shadows off: cannot create a scratch file: ' "$tmp/noscratch.err")" = 1 ] ||
+    fail "streamed .r16 without scratch files: the line ($(cat "$tmp/noscratch.err"))"
+python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['sun']['shadows'] is False" \
+    "$tmp/big_sun_noscratch.json" || fail "streamed .r16 without scratch files: stats"
 
 # 9. GeoTIFFs opened streamed: a signed band with voids (read as floats, voids filled, quantised
 #    into the code cache) and an unsigned one (read straight into the cache). The first open writes
