@@ -27,7 +27,7 @@ public:
     bool empty() const { return size_ == 0; }
     uint8_t operator[](size_t i) const { return data_[i]; }
     std::vector<uint8_t> copy() const { return {data_, data_ + size_}; }
-    bool inFile() const { return file_.size() > 0; }
+    bool isFile() const { return file_.size() > 0; }  // made by inFile
     // A file's mapped pages leave the process (written ones go back to the file first); no-op on
     // the heap.
     void dropResident() const { file_.dropResident(); }

@@ -167,7 +167,7 @@ void SunlightJob::loop() {
             }
         }
         layOutPyramid();
-        if (working_.inFile()) {
+        if (working_.isFile()) {
             working_.dropResident();
             workingPyramid_.dropResident();
             sky_.dropResident();

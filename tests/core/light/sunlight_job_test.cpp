@@ -86,7 +86,7 @@ TEST(SunlightJob, InScratchFilesItsBytesAreTheHeapsBytes) {
         SunlightJob::inFiles(map, m, kLightBands, 2, 8, scratchFolder());
     ASSERT_TRUE(files) << files.error();
     SunlightJob& job = *files.value();
-    EXPECT_TRUE(job.bytes().inFile());
+    EXPECT_TRUE(job.bytes().isFile());
     for (const SunDirection sun : {SunDirection{120.0, 5.0}, SunDirection{300.0, 20.0}}) {
         heap.request(sun);
         job.request(sun);
