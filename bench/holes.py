@@ -11,8 +11,10 @@ samples, as old SRTM tiles have them in the mountains). `quadterrain --bench` fl
 nodata as holes (the default) and with --fill-nodata, the two interleaved R times, so that the
 ratio of their median culled frames is taken run by run. Holes cost the fragment test in the
 terrain shader, and occlusion: what a ray through a hole may reach (in the hole's directions and
-slopes) is kept, and back faces, culled only where no ray through a hole can reach them first. Needs
-a display: run it under xvfb-run -a.
+slopes) is kept, and back faces, culled only where no ray through a hole can reach them first: the
+table gives both, the share of the frustum's leaves that occlusion removed and the share of the
+drawn instances whose back faces were culled, with holes and filled. Needs a display: run it under
+xvfb-run -a.
 """
 import argparse
 import os
@@ -62,8 +64,14 @@ def holed_geotiff(path, out, specks):
 
 
 def culled_median(path, extra):
+    """The culled frames' median ms, the CSV rows, the share of the leaves in the frustum that
+    occlusion removed (median over the culled frames) and the share of the drawn instances whose
+    back faces were culled (over the frames of every mode but two-sided), both in %."""
     text, rows = run_bench("holes.py", args, path, extra)
-    return number("holes.py", r"culled: +median ([\d.]+) ms", text), rows
+    occluded = number("holes.py", r"occluded: median ([\d.]+)% of the leaves", text)
+    front = number("holes.py", r"back faces culled: in \d+ of the \d+ frames [^,]*, ([\d.]+)%",
+                   text)
+    return number("holes.py", r"culled: +median ([\d.]+) ms", text), rows, occluded, front
 
 
 print(f"`python3 bench/holes.py --frames {args.frames} --window {args.window} --runs {args.runs} "
@@ -71,18 +79,20 @@ print(f"`python3 bench/holes.py --frames {args.frames} --window {args.window} --
       "over the bench path)")
 print()
 print("| map | nodata | frame ms: holes / filled (each run) | holes / filled: median ratio "
-      "(spread) | leaves drawn: holes / filled |")
-print("|---|---|---|---|---|")
+      "(spread) | leaves drawn: holes / filled | leaves occluded, % of the frustum's: holes / "
+      "filled | instances with back faces culled, %: holes / filled |")
+print("|---|---|---|---|---|---|---|")
 with tempfile.TemporaryDirectory() as folder:
     for path, specks in ((p, k) for p in args.maps for k in (False, True)):
         tif = os.path.join(folder, os.path.basename(path) + ".tif")
         side, share = holed_geotiff(path, tif, specks)
         what = "edges and a disc, scattered voids" if specks else "edges and a disc"
-        pairs, leaves = [], []
+        pairs, leaves, shares = [], [], []
         for _ in range(args.runs):
-            holes, hole_rows = culled_median(tif, ())
-            filled, fill_rows = culled_median(tif, ("--fill-nodata",))
+            holes, hole_rows, hole_occluded, hole_front = culled_median(tif, ())
+            filled, fill_rows, fill_occluded, fill_front = culled_median(tif, ("--fill-nodata",))
             pairs.append((holes, filled))
+            shares.append((hole_occluded, fill_occluded, hole_front, fill_front))
             leaves.append((statistics.median(int(r["leaves_drawn"]) for r in hole_rows
                                              if r["mode"] == "culled"),
                            statistics.median(int(r["leaves_drawn"]) for r in fill_rows
@@ -90,6 +100,8 @@ with tempfile.TemporaryDirectory() as folder:
         ratios = sorted(h / f for h, f in pairs)
         each = ", ".join(f"{h:.0f} / {f:.0f}" for h, f in pairs)
         drawn = sorted(leaves)[len(leaves) // 2]
+        middle = [statistics.median(s[k] for s in shares) for k in range(4)]
         print(f"| {os.path.basename(path)} ({side}²) | {100 * share:.1f}%: {what} | {each} | "
               f"{statistics.median(ratios):.3f}x ({ratios[0]:.3f}-{ratios[-1]:.3f}) | "
-              f"{drawn[0]:.0f} / {drawn[1]:.0f} |", flush=True)
+              f"{drawn[0]:.0f} / {drawn[1]:.0f} | {middle[0]:.1f} / {middle[1]:.1f} | "
+              f"{middle[2]:.1f} / {middle[3]:.1f} |", flush=True)
