@@ -127,6 +127,24 @@ bool inCi() {
         }                                                                     \
     } while (false)
 
+// The path of the shared heightmap `file` (../shared/heightmaps beside the checkout), and
+// whether it is there: tests on real maps skip, saying so, where the shared maps are absent.
+std::string sharedMap(const std::string& file) {
+    return std::string(QT_SHARED_HEIGHTMAPS) + "/" + file;
+}
+
+bool sharedMapPresent(const std::string& path) {
+    struct stat info;
+    return stat(path.c_str(), &info) == 0;
+}
+
+#define SKIP_WITHOUT_SHARED_MAP(path)                                            \
+    do {                                                                         \
+        if (!sharedMapPresent(path)) {                                           \
+            GTEST_SKIP() << "the shared heightmaps are absent (" << path << ")"; \
+        }                                                                        \
+    } while (false)
+
 // Renders `camera` into the test framebuffer and reads the pixels back (RGBA, top row first).
 // lodPixels > 0: level of detail, as the viewer's --lod.
 FrameStats render(Terrain& terrain, const Camera& camera, bool cull, std::vector<uint8_t>& pixels,
@@ -492,11 +510,8 @@ TEST(Contours, CulledFramesEqualUnculledFramesAndLinesAreDrawn) {
 // specks).
 TEST(Holes, CulledFramesEqualUnculledFramesOnARealMap) {
     REQUIRE_GL();
-    const std::string path = std::string(QT_SHARED_HEIGHTMAPS) + "/N47E009.hgt";
-    struct stat info;
-    if (stat(path.c_str(), &info) != 0) {
-        GTEST_SKIP() << "the shared heightmaps are absent (" << path << ")";
-    }
+    const std::string path = sharedMap("N47E009.hgt");
+    SKIP_WITHOUT_SHARED_MAP(path);
     Result<Heightmap> loaded = loadHeightmap(path);
     ASSERT_TRUE(loaded) << loaded.error();
     const int w = loaded.value().width, h = loaded.value().height;
@@ -630,11 +645,8 @@ class RealMaps : public ::testing::TestWithParam<RealCase> {};
 // unculled frames on `cameras` cameras (0: camerasFor the map); lodPixels as for render().
 void expectSharedMapCulledEqualsUnculled(const RealCase& c, int cameras, uint32_t seed,
                                          float lodPixels) {
-    const std::string path = std::string(QT_SHARED_HEIGHTMAPS) + "/" + c.file;
-    struct stat info;
-    if (stat(path.c_str(), &info) != 0) {
-        GTEST_SKIP() << "the shared heightmaps are absent (" << path << ")";
-    }
+    const std::string path = sharedMap(c.file);
+    SKIP_WITHOUT_SHARED_MAP(path);
     Result<Terrain> terrain = loadTerrain(path, {}, c.leafSize);
     ASSERT_TRUE(terrain) << terrain.error();
     terrain.value().finishErrors();
@@ -764,9 +776,8 @@ TEST(ObjectsOnTerrain, CulledFramesEqualUnculledFramesOnRealMaps) {
     const std::pair<const char*, uint32_t> maps[] = {{"puget_sound_1025x1025.png", 50000},
                                                      {"jacksboro_fault_403x344.png", 7000}};
     for (const auto& [file, count] : maps) {
-        const std::string path = std::string(QT_SHARED_HEIGHTMAPS) + "/" + file;
-        struct stat info;
-        if (stat(path.c_str(), &info) != 0) {
+        const std::string path = sharedMap(file);
+        if (!sharedMapPresent(path)) {
             continue;
         }
         ++found;
@@ -805,11 +816,8 @@ void expectLowFlightEqualsUnculledAndHidesLeaves(const RealCase& param, float lo
     constexpr int kShotWidth = 1280;
     constexpr int kShotHeight = 720;
     constexpr int kCameras = 12;
-    const std::string path = std::string(QT_SHARED_HEIGHTMAPS) + "/" + param.file;
-    struct stat info;
-    if (stat(path.c_str(), &info) != 0) {
-        GTEST_SKIP() << "the shared heightmaps are absent (" << path << ")";
-    }
+    const std::string path = sharedMap(param.file);
+    SKIP_WITHOUT_SHARED_MAP(path);
     Result<Heightmap> map = loadHeightmap(path, {});
     ASSERT_TRUE(map) << map.error();
     const Heightmap& m = map.value();
@@ -1903,11 +1911,8 @@ TEST_P(Skyline, StaysWithinPixelsOfFullDetail) {
     constexpr int kShotHeight = 720;
     constexpr int kCameras = 3;
     const RealCase& param = GetParam();
-    const std::string path = std::string(QT_SHARED_HEIGHTMAPS) + "/" + param.file;
-    struct stat info;
-    if (stat(path.c_str(), &info) != 0) {
-        GTEST_SKIP() << "the shared heightmaps are absent (" << path << ")";
-    }
+    const std::string path = sharedMap(param.file);
+    SKIP_WITHOUT_SHARED_MAP(path);
     Result<Terrain> loaded = loadTerrain(path, {}, param.leafSize);
     ASSERT_TRUE(loaded) << loaded.error();
     Terrain& terrain = loaded.value();
@@ -2799,11 +2804,8 @@ TEST(Sun, ShadowsSplitIntoLayersDrawTheSamePixels) {
 // The same on a real map (skipped when the shared maps are absent).
 TEST(Sun, CulledFramesEqualUnculledFramesOnARealMap) {
     REQUIRE_GL();
-    const std::string path = std::string(QT_SHARED_HEIGHTMAPS) + "/puget_sound_1025x1025.png";
-    struct stat info;
-    if (stat(path.c_str(), &info) != 0) {
-        GTEST_SKIP() << "the shared heightmaps are absent (" << path << ")";
-    }
+    const std::string path = sharedMap("puget_sound_1025x1025.png");
+    SKIP_WITHOUT_SHARED_MAP(path);
     Result<Terrain> terrain = loadTerrain(path, {}, 8);
     ASSERT_TRUE(terrain) << terrain.error();
     Terrain& t = terrain.value();
@@ -3268,11 +3270,8 @@ TEST(Imagery, CulledFramesEqualUnculledFramesOnSyntheticMaps) {
 // absent).
 TEST(Imagery, CulledFramesEqualUnculledFramesOnARealMap) {
     REQUIRE_GL();
-    const std::string path = std::string(QT_SHARED_HEIGHTMAPS) + "/puget_sound_1025x1025.png";
-    struct stat info;
-    if (stat(path.c_str(), &info) != 0) {
-        GTEST_SKIP() << "the shared heightmaps are absent (" << path << ")";
-    }
+    const std::string path = sharedMap("puget_sound_1025x1025.png");
+    SKIP_WITHOUT_SHARED_MAP(path);
     Result<Terrain> terrain = loadTerrain(path, {}, 8);
     ASSERT_TRUE(terrain) << terrain.error();
     Terrain& t = terrain.value();
