@@ -21,63 +21,23 @@
 #include "core/terrain/heightmap.h"
 #include "core/terrain/world.h"
 #include "test_files.h"
+#include "test_rasters.h"
 
 namespace qt {
 namespace {
 
 using test::TempDir;
 
-// What a test raster holds and where it lies.
-struct RasterSpec {
-    int width = 37;
-    int height = 23;
-    int bands = 1;
-    GDALDataType type = GDT_Int16;
-    std::vector<double> transform = {500000.0, 30.0, 0.0, 5300000.0, 0.0, -25.0};
-    int epsg = 32632;  // WGS 84 / UTM zone 32N; 0: none
-    bool hasNodata = false;
-    double nodata = 0.0;
+// A test raster (test_rasters.h): 37 x 23 samples of Int16 in UTM zone 32N (WGS 84), 30 m
+// east-west by 25 m north-south, unless a test says otherwise.
+struct RasterSpec : test::GdalRaster {
+    RasterSpec() {
+        width = 37;
+        height = 23;
+        transform = {500000.0, 30.0, 0.0, 5300000.0, 0.0, -25.0};
+        epsg = 32632;
+    }
 };
-
-// Writes `samples` (every band the same) as `driver` at path, built in memory and copied with
-// the creation options (COMPRESS=..., TILED=YES): the way gdal_translate makes its files.
-void writeRaster(const std::string& path, const char* driver, const RasterSpec& spec,
-                 const std::vector<double>& samples, const std::vector<std::string>& options = {}) {
-    GDALAllRegister();
-    GDALDriver* mem = GetGDALDriverManager()->GetDriverByName("MEM");
-    const GDALDatasetUniquePtr source(
-        mem->Create("", spec.width, spec.height, spec.bands, spec.type, nullptr));
-    ASSERT_TRUE(source);
-    if (!spec.transform.empty()) {
-        std::vector<double> t = spec.transform;
-        source->SetGeoTransform(t.data());
-    }
-    if (spec.epsg != 0) {
-        OGRSpatialReference srs;
-        srs.importFromEPSG(spec.epsg);
-        srs.SetAxisMappingStrategy(OAMS_TRADITIONAL_GIS_ORDER);
-        source->SetSpatialRef(&srs);
-    }
-    for (int b = 1; b <= spec.bands; ++b) {
-        GDALRasterBand* band = source->GetRasterBand(b);
-        if (spec.hasNodata) {
-            band->SetNoDataValue(spec.nodata);
-        }
-        ASSERT_EQ(band->RasterIO(GF_Write, 0, 0, spec.width, spec.height,
-                                 const_cast<double*>(samples.data()), spec.width, spec.height,
-                                 GDT_Float64, 0, 0, nullptr),
-                  CE_None);
-    }
-    CPLStringList creation;
-    for (const std::string& o : options) {
-        creation.AddString(o.c_str());
-    }
-    GDALDriver* out = GetGDALDriverManager()->GetDriverByName(driver);
-    ASSERT_NE(out, nullptr) << driver;
-    const GDALDatasetUniquePtr copy(
-        out->CreateCopy(path.c_str(), source.get(), FALSE, creation.List(), nullptr, nullptr));
-    ASSERT_TRUE(copy) << path;
-}
 
 // Integer heights that fit every sample type (0..1000), varied in both directions.
 std::vector<double> integerHeights(int width, int height) {
@@ -109,7 +69,7 @@ TEST(HeightmapGdal, GeoTiffOfEverySampleTypeAndCompressionEqualsItsSource) {
         for (const auto& layout : layouts) {
             spec.type = type;
             const std::string path = dir.path("m" + std::to_string(n++) + ".tif");
-            writeRaster(path, "GTiff", spec, heights, layout);
+            test::writeGdalRaster(path, "GTiff", spec, heights, layout);
             const Result<Heightmap> map = loadHeightmap(path);
             ASSERT_TRUE(map.ok()) << map.error();
             EXPECT_EQ(heightmapSamples(map.value()), asFloats(heights))
@@ -120,7 +80,8 @@ TEST(HeightmapGdal, GeoTiffOfEverySampleTypeAndCompressionEqualsItsSource) {
     }
     // A cloud-optimised GeoTIFF (tiled, with overviews) reads as its full-resolution band.
     spec.type = GDT_Float32;
-    writeRaster(dir.path("cog.tif"), "COG", spec, heights, {"COMPRESS=DEFLATE", "BLOCKSIZE=16"});
+    test::writeGdalRaster(dir.path("cog.tif"), "COG", spec, heights,
+                          {"COMPRESS=DEFLATE", "BLOCKSIZE=16"});
     const Result<Heightmap> cog = loadHeightmap(dir.path("cog.tif"));
     ASSERT_TRUE(cog.ok()) << cog.error();
     EXPECT_EQ(heightmapSamples(cog.value()), asFloats(heights));
@@ -134,7 +95,7 @@ TEST(HeightmapGdal, FloatHeightsAreQuantisedOverTheirRangeWithTheStepReported) {
     for (double& h : heights) {
         h = double(float(h * 0.37 - 12.5));
     }
-    writeRaster(dir.path("f.tif"), "GTiff", spec, heights);
+    test::writeGdalRaster(dir.path("f.tif"), "GTiff", spec, heights);
     const Result<Heightmap> map = loadHeightmap(dir.path("f.tif"));
     ASSERT_TRUE(map.ok()) << map.error();
     const auto [lo, hi] = std::minmax_element(heights.begin(), heights.end());
@@ -149,7 +110,8 @@ TEST(HeightmapGdal, FloatHeightsAreQuantisedOverTheirRangeWithTheStepReported) {
 TEST(HeightmapGdal, ASizeCheckSeesTheRasterSizeBeforeItsSamplesAreRead) {
     TempDir dir;
     RasterSpec spec;
-    writeRaster(dir.path("s.tif"), "GTiff", spec, integerHeights(spec.width, spec.height));
+    test::writeGdalRaster(dir.path("s.tif"), "GTiff", spec,
+                          integerHeights(spec.width, spec.height));
     int seenWidth = 0;
     int seenHeight = 0;
     const Result<Heightmap> refused =
@@ -167,7 +129,8 @@ TEST(HeightmapGdal, ASizeCheckSeesTheRasterSizeBeforeItsSamplesAreRead) {
 TEST(HeightmapGdal, ProjectedSpacingIsThePixelSizeOnEachAxis) {
     TempDir dir;
     RasterSpec spec;  // UTM, 30 m east-west by 25 m north-south
-    writeRaster(dir.path("utm.tif"), "GTiff", spec, integerHeights(spec.width, spec.height));
+    test::writeGdalRaster(dir.path("utm.tif"), "GTiff", spec,
+                          integerHeights(spec.width, spec.height));
     const Result<Heightmap> map = loadHeightmap(dir.path("utm.tif"));
     ASSERT_TRUE(map.ok()) << map.error();
     const Georeference& geo = map.value().geo;
@@ -188,7 +151,8 @@ TEST(HeightmapGdal, GeographicSpacingFollowsTheLatitudeOfTheMiddle) {
     spec.epsg = 4326;
     const double step = 1.0 / 1200.0;                                   // 3 arc-seconds
     spec.transform = {9.0, step, 0.0, 47.5 + 11.5 * step, 0.0, -step};  // centred at 47.5 N
-    writeRaster(dir.path("geo.tif"), "GTiff", spec, integerHeights(spec.width, spec.height));
+    test::writeGdalRaster(dir.path("geo.tif"), "GTiff", spec,
+                          integerHeights(spec.width, spec.height));
     const Result<Heightmap> map = loadHeightmap(dir.path("geo.tif"));
     ASSERT_TRUE(map.ok()) << map.error();
     const Georeference& geo = map.value().geo;
@@ -213,7 +177,7 @@ TEST(HeightmapGdal, EsriAsciiGridEqualsItsSource) {
     spec.hasNodata = true;
     spec.nodata = -9999.0;
     std::vector<double> heights = integerHeights(spec.width, spec.height);
-    writeRaster(dir.path("m.asc"), "AAIGrid", spec, heights);
+    test::writeGdalRaster(dir.path("m.asc"), "AAIGrid", spec, heights);
     const Result<Heightmap> map = loadHeightmap(dir.path("m.asc"));
     ASSERT_TRUE(map.ok()) << map.error();
     EXPECT_EQ(heightmapSamples(map.value()), asFloats(heights));
@@ -232,7 +196,7 @@ TEST(HeightmapGdal, NodataAndNanAreFilledLikeHgtVoids) {
     holed[40] = -9999.0;
     holed[41] = std::nan("");
     holed[300] = -9999.0;
-    writeRaster(dir.path("holes.tif"), "GTiff", spec, holed);
+    test::writeGdalRaster(dir.path("holes.tif"), "GTiff", spec, holed);
     const Result<Heightmap> map = loadHeightmap(dir.path("holes.tif"));
     ASSERT_TRUE(map.ok()) << map.error();
     std::vector<float> expected = asFloats(holed);
@@ -322,18 +286,20 @@ TEST(HeightmapGdal, LoadWithTreeEqualsTheLoadThenTheBuild) {
     std::vector<double> holed = integerHeights(spec.width, spec.height);
     holed[40] = -9999.0;
     holed[41] = std::nan("");
-    writeRaster(dir.path("holes.tif"), "GTiff", spec, holed);
+    test::writeGdalRaster(dir.path("holes.tif"), "GTiff", spec, holed);
     std::vector<double> fractions = integerHeights(spec.width, spec.height);
     for (size_t i = 0; i < fractions.size(); ++i) {
         fractions[i] += 0.25 * double(i % 7);
     }
-    writeRaster(dir.path("fractions.tif"), "GTiff", spec, fractions);
+    test::writeGdalRaster(dir.path("fractions.tif"), "GTiff", spec, fractions);
     spec.type = GDT_Int16;
     spec.hasNodata = false;
-    writeRaster(dir.path("whole.tif"), "GTiff", spec, integerHeights(spec.width, spec.height));
+    test::writeGdalRaster(dir.path("whole.tif"), "GTiff", spec,
+                          integerHeights(spec.width, spec.height));
     // Unsigned 16-bit without nodata: read straight into the codes.
     spec.type = GDT_UInt16;
-    writeRaster(dir.path("unsigned.tif"), "GTiff", spec, integerHeights(spec.width, spec.height));
+    test::writeGdalRaster(dir.path("unsigned.tif"), "GTiff", spec,
+                          integerHeights(spec.width, spec.height));
     for (const char* file : {"holes.tif", "fractions.tif", "whole.tif", "unsigned.tif"}) {
         for (int leafSize : {2, 4, 8}) {
             SCOPED_TRACE(std::string(file) + " leaf " + std::to_string(leafSize));
@@ -373,7 +339,8 @@ TEST(HeightmapGdal, LoadHeightmapHandsBackTheTreeBuiltDuringAGdalRead) {
     TempDir dir;
     RasterSpec spec;
     spec.type = GDT_Float32;
-    writeRaster(dir.path("map.tif"), "GTiff", spec, integerHeights(spec.width, spec.height));
+    test::writeGdalRaster(dir.path("map.tif"), "GTiff", spec,
+                          integerHeights(spec.width, spec.height));
     Quadtree tree;
     const Result<Heightmap> map = loadHeightmap(dir.path("map.tif"), {}, {}, 4, &tree);
     ASSERT_TRUE(map.ok()) << map.error();
@@ -413,7 +380,7 @@ TEST(HeightmapGdal, TallBandsReadInBlocksEqualTheirSource) {
     int n = 0;
     for (const auto& layout : layouts) {
         const std::string path = dir.path("tall" + std::to_string(n++) + ".tif");
-        writeRaster(path, "GTiff", spec, heights, layout);
+        test::writeGdalRaster(path, "GTiff", spec, heights, layout);
         const Result<Heightmap> map = loadHeightmap(path);
         ASSERT_TRUE(map.ok()) << map.error();
         EXPECT_EQ(heightmapSamples(map.value()), asFloats(heights)) << layout[0];
@@ -424,7 +391,7 @@ TEST(HeightmapGdal, TallBandsReadInBlocksEqualTheirSource) {
     spec.nodata = -9999.0;
     std::vector<double> holed = heights;
     holed[size_t(260) * 53 + 20] = -9999.0;
-    writeRaster(dir.path("tall_holed.tif"), "GTiff", spec, holed);
+    test::writeGdalRaster(dir.path("tall_holed.tif"), "GTiff", spec, holed);
     const Result<Heightmap> filled = loadHeightmap(dir.path("tall_holed.tif"));
     ASSERT_TRUE(filled.ok()) << filled.error();
     std::vector<float> expected = asFloats(holed);
@@ -437,7 +404,7 @@ TEST(HeightmapGdal, TallBandsReadInBlocksEqualTheirSource) {
     // Scale 0.5 and offset 100: every block rescaled once, the range over the rescaled values.
     spec.hasNodata = false;
     const std::string scaled = dir.path("tall_scaled.tif");
-    writeRaster(scaled, "GTiff", spec, heights);
+    test::writeGdalRaster(scaled, "GTiff", spec, heights);
     {
         const GDALDatasetUniquePtr ds(GDALDataset::Open(scaled.c_str(), GDAL_OF_UPDATE));
         ASSERT_TRUE(ds);
@@ -639,19 +606,19 @@ TEST(HeightmapGdal, BadRastersGiveOneClearLine) {
 
     RasterSpec three = spec;
     three.bands = 3;
-    writeRaster(dir.path("rgb.tif"), "GTiff", three, std::vector<double>(heights));
+    test::writeGdalRaster(dir.path("rgb.tif"), "GTiff", three, std::vector<double>(heights));
     EXPECT_NE(loadError(dir.path("rgb.tif")).find("raster has 3 bands; a heightmap is one band"),
               std::string::npos);
 
     RasterSpec rotated = spec;
     rotated.transform = {500000.0, 30.0, 5.0, 5300000.0, 5.0, -25.0};
-    writeRaster(dir.path("rotated.tif"), "GTiff", rotated, heights);
+    test::writeGdalRaster(dir.path("rotated.tif"), "GTiff", rotated, heights);
     EXPECT_NE(loadError(dir.path("rotated.tif")).find("geotransform is rotated or sheared"),
               std::string::npos);
 
     // A VRT states its geotransform as text: a zero pixel size is kept as written.
     const std::string source = dir.path("source.tif");
-    writeRaster(source, "GTiff", spec, heights);
+    test::writeGdalRaster(source, "GTiff", spec, heights);
     auto vrt = [&](const std::string& transform, const std::string& file) {
         return "<VRTDataset rasterXSize=\"37\" rasterYSize=\"23\"><GeoTransform>" + transform +
                "</GeoTransform><VRTRasterBand dataType=\"Int16\" band=\"1\"><SimpleSource>"
@@ -674,7 +641,8 @@ TEST(HeightmapGdal, BadRastersGiveOneClearLine) {
     RasterSpec holes = spec;
     holes.hasNodata = true;
     holes.nodata = -1.0;
-    writeRaster(dir.path("nodata.tif"), "GTiff", holes, std::vector<double>(heights.size(), -1.0));
+    test::writeGdalRaster(dir.path("nodata.tif"), "GTiff", holes,
+                          std::vector<double>(heights.size(), -1.0));
     EXPECT_NE(loadError(dir.path("nodata.tif")).find("every sample is nodata"), std::string::npos);
 
     std::vector<uint8_t> tiff = test::readBytes(source);
@@ -703,7 +671,7 @@ TEST(HeightmapGdal, BytesInMemoryDecodeThroughGdal) {
     TempDir dir;
     RasterSpec spec;
     const std::vector<double> heights = integerHeights(spec.width, spec.height);
-    writeRaster(dir.path("m.tif"), "GTiff", spec, heights, {"COMPRESS=DEFLATE"});
+    test::writeGdalRaster(dir.path("m.tif"), "GTiff", spec, heights, {"COMPRESS=DEFLATE"});
     const std::vector<uint8_t> bytes = test::readBytes(dir.path("m.tif"));
     const Result<Heightmap> map = decodeHeightmap("m.tif", ".tif", bytes);
     ASSERT_TRUE(map.ok()) << map.error();

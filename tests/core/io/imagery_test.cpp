@@ -19,6 +19,7 @@
 
 #include "core/io/imagery.h"
 #include "test_files.h"
+#include "test_rasters.h"
 
 namespace qt {
 namespace {
@@ -30,69 +31,20 @@ constexpr double kSpacing = 30.0;  // metres between the UTM maps' samples
 constexpr double kWest = 500000.0;
 constexpr double kNorth = 5300000.0;
 
-// What a test raster holds: samples band after band, row by row.
-struct RasterSpec {
-    int width = 0;
-    int height = 0;
-    int bands = 3;
-    GDALDataType type = GDT_Byte;
-    std::vector<double> transform;  // empty: none
-    int epsg = 0;                   // 0: no CRS
+// A test raster (test_rasters.h), three bytes a sample unless a test says otherwise, and its
+// samples band after band, row by row.
+struct RasterSpec : test::GdalRaster {
+    RasterSpec() {
+        bands = 3;
+        type = GDT_Byte;
+    }
     std::vector<double> samples;
-    std::vector<GDALColorEntry> palette;  // a palette on band 1 when not empty
-    bool hasNodata = false;               // every band's nodata value: nodata
-    double nodata = 0.0;
 };
 
 void writeRaster(const std::string& path, const char* driver, const RasterSpec& spec,
                  const std::vector<std::string>& options = {}) {
-    GDALAllRegister();
-    GDALDriver* mem = GetGDALDriverManager()->GetDriverByName("MEM");
-    const GDALDatasetUniquePtr source(
-        mem->Create("", spec.width, spec.height, spec.bands, spec.type, nullptr));
-    ASSERT_TRUE(source);
-    if (!spec.transform.empty()) {
-        std::vector<double> t = spec.transform;
-        source->SetGeoTransform(t.data());
-    }
-    if (spec.epsg != 0) {
-        OGRSpatialReference srs;
-        srs.importFromEPSG(spec.epsg);
-        srs.SetAxisMappingStrategy(OAMS_TRADITIONAL_GIS_ORDER);
-        source->SetSpatialRef(&srs);
-    }
-    const size_t plane = size_t(spec.width) * size_t(spec.height);
-    ASSERT_EQ(spec.samples.size(), plane * size_t(spec.bands));
-    for (int b = 1; b <= spec.bands; ++b) {
-        GDALRasterBand* band = source->GetRasterBand(b);
-        if (spec.hasNodata) {
-            band->SetNoDataValue(spec.nodata);
-        }
-        ASSERT_EQ(band->RasterIO(GF_Write, 0, 0, spec.width, spec.height,
-                                 const_cast<double*>(spec.samples.data()) + plane * (b - 1),
-                                 spec.width, spec.height, GDT_Float64, 0, 0, nullptr),
-                  CE_None);
-    }
-    if (!spec.palette.empty()) {
-        GDALColorTable table;
-        for (int i = 0; i < int(spec.palette.size()); ++i) {
-            table.SetColorEntry(i, &spec.palette[size_t(i)]);
-        }
-        source->GetRasterBand(1)->SetColorTable(&table);
-        source->GetRasterBand(1)->SetColorInterpretation(GCI_PaletteIndex);
-    }
-    if (spec.bands == 2 || spec.bands == 4) {
-        source->GetRasterBand(spec.bands)->SetColorInterpretation(GCI_AlphaBand);
-    }
-    CPLStringList creation;
-    for (const std::string& o : options) {
-        creation.AddString(o.c_str());
-    }
-    GDALDriver* out = GetGDALDriverManager()->GetDriverByName(driver);
-    ASSERT_NE(out, nullptr) << driver;
-    const GDALDatasetUniquePtr copy(
-        out->CreateCopy(path.c_str(), source.get(), FALSE, creation.List(), nullptr, nullptr));
-    ASSERT_TRUE(copy) << path;
+    ASSERT_EQ(spec.samples.size(), size_t(spec.width) * size_t(spec.height) * size_t(spec.bands));
+    test::writeGdalRaster(path, driver, spec, spec.samples, options);
 }
 
 std::string wktOf(int epsg) {

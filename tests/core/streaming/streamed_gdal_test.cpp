@@ -33,6 +33,7 @@
 #include "core/streaming/own_files.h"
 #include "streamed_checks.h"
 #include "test_files.h"
+#include "test_rasters.h"
 
 namespace qt {
 namespace {
@@ -56,37 +57,18 @@ struct Raster {
 
 // Writes `samples` as a GeoTIFF (UTM 32N, 30 x 25 m cells) with the raster's creation options.
 void writeTiff(const std::string& path, const Raster& r, const std::vector<double>& samples) {
-    GDALAllRegister();
-    GDALDriver* mem = GetGDALDriverManager()->GetDriverByName("MEM");
-    const GDALDatasetUniquePtr source(mem->Create("", r.width, r.height, 1, r.type, nullptr));
-    ASSERT_TRUE(source);
-    double transform[6] = {r.west, 30.0, 0.0, 5300000.0, 0.0, -25.0};
-    source->SetGeoTransform(transform);
-    OGRSpatialReference srs;
-    srs.importFromEPSG(32632);
-    source->SetSpatialRef(&srs);
-    GDALRasterBand* band = source->GetRasterBand(1);
-    if (r.hasNodata) {
-        band->SetNoDataValue(r.nodata);
-    }
-    if (r.scale != 1.0 || r.offset != 0.0) {
-        band->SetScale(r.scale);
-        band->SetOffset(r.offset);
-    }
-    if (!r.unit.empty()) {
-        band->SetUnitType(r.unit.c_str());
-    }
-    ASSERT_EQ(band->RasterIO(GF_Write, 0, 0, r.width, r.height, const_cast<double*>(samples.data()),
-                             r.width, r.height, GDT_Float64, 0, 0, nullptr),
-              CE_None);
-    CPLStringList creation;
-    for (const std::string& o : r.options) {
-        creation.AddString(o.c_str());
-    }
-    GDALDriver* tiff = GetGDALDriverManager()->GetDriverByName("GTiff");
-    const GDALDatasetUniquePtr copy(
-        tiff->CreateCopy(path.c_str(), source.get(), FALSE, creation.List(), nullptr, nullptr));
-    ASSERT_TRUE(copy) << path;
+    test::GdalRaster raster;
+    raster.width = r.width;
+    raster.height = r.height;
+    raster.type = r.type;
+    raster.transform = {r.west, 30.0, 0.0, 5300000.0, 0.0, -25.0};
+    raster.epsg = 32632;
+    raster.hasNodata = r.hasNodata;
+    raster.nodata = r.nodata;
+    raster.scale = r.scale;
+    raster.offset = r.offset;
+    raster.unit = r.unit;
+    test::writeGdalRaster(path, "GTiff", raster, samples, r.options);
 }
 
 // Rough hills: integers 0..4000 when `integral`, else with fractions.
