@@ -306,7 +306,9 @@ std::string statsJson(const StatsReport& r) {
              ", \"update_ms\": " + milliseconds(r.lastStep.updateMs) +
              ", \"collide_ms\": " + milliseconds(r.lastStep.collideMs) +
              ", \"cull_ms\": " + milliseconds(o.cullMs) +
-             ", \"draw_calls\": " + std::to_string(s.objectDrawCalls) + "},\n";
+             ", \"draw_calls\": " + std::to_string(s.objectDrawCalls) +
+             ", \"triangles\": " + std::to_string(s.objectTriangles) +
+             ", \"upload_bytes\": " + std::to_string(s.objectUploadBytes) + "},\n";
         if (r.dumpObjects && r.frame) {
             j += "  \"object_list\": [";
             // Per object: 0 culled, 1 occluded, 2 drawn (the frame's lists are in tree order).

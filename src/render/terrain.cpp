@@ -491,6 +491,8 @@ FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const 
                 &terrain.gpu};
         }
         stats.objectDrawCalls = objects->submit(camera);
+        stats.objectTriangles = instanceTriangles(objects->instances);
+        stats.objectUploadBytes = instanceUploadBytes(objects->instances);
     }
     stats.drawCalls += renderer.drawSky(terrain.gpu, terrain.mapping, camera);
     stats.syncedDraws = renderer.syncDraws;

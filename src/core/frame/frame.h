@@ -67,6 +67,8 @@ struct FrameStats {
 
     int drawCalls = 0;                // terrain draws only
     int objectDrawCalls = 0;          // object draws: at most one per object mesh
+    uint64_t objectTriangles = 0;     // what the object draws draw (instanceTriangles)
+    uint64_t objectUploadBytes = 0;   // what they send the GPU (instanceUploadBytes)
     bool syncedDraws = false;         // drawn in synchronised batches
     bool backFacesCulled = false;     // back faces culled
     uint32_t instancesFrontOnly = 0;  // instances drawn with back faces culled

@@ -2,6 +2,7 @@
 #include "core/objects/instances.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -46,6 +47,30 @@ MeshChoice::MeshChoice(const Camera& camera, int viewportHeight) : eye(camera.po
 ObjectMesh meshOf(ObjectKind kind, bool coarse) {
     return kind == ObjectKind::Tree ? (coarse ? ObjectMesh::TreeCoarse : ObjectMesh::TreeFine)
                                     : (coarse ? ObjectMesh::SphereCoarse : ObjectMesh::SphereFine);
+}
+
+uint64_t instanceTriangles(const ObjectInstances& in) {
+    // Built once: a mesh is a few hundred triangles, made by objectMesh on the first call.
+    static const std::array<uint64_t, kObjectMeshes> triangles = [] {
+        std::array<uint64_t, kObjectMeshes> t{};
+        for (int m = 0; m < kObjectMeshes; ++m) {
+            t[size_t(m)] = objectMesh(ObjectMesh(m)).indices.size() / 3;
+        }
+        return t;
+    }();
+    uint64_t sum = 0;
+    for (size_t m = 0; m < size_t(kObjectMeshes); ++m) {
+        sum += triangles[m] * (uint64_t(in.counts[m]) + uint64_t(in.idCounts[m]));
+    }
+    return sum;
+}
+
+uint64_t instanceUploadBytes(const ObjectInstances& in) {
+    uint64_t ids = 0;
+    for (const uint32_t count : in.idCounts) {
+        ids += count;
+    }
+    return uint64_t(in.sorted.size()) * sizeof(ObjectInstance) + ids * sizeof(uint32_t);
 }
 
 void ObjectInstances::reserve(uint32_t count) {

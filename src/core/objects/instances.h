@@ -92,6 +92,12 @@ void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>&
                           const Camera& camera, int viewportHeight, bool staticById,
                           ObjectInstances& out);
 
+// The triangles `in` draws: each mesh's triangles (objectMesh) times its instances, whole and by
+// id.
+uint64_t instanceTriangles(const ObjectInstances& in);
+// The bytes a frame sends the GPU for `in`: the whole instances' records and the ids.
+uint64_t instanceUploadBytes(const ObjectInstances& in);
+
 // The static objects' records as the vertex shader fetches them by id: two RGBA32F texels each,
 // (base x, y, z, radius) and (height, kind, 0, 0).
 constexpr int kTexelsPerRecord = 2;

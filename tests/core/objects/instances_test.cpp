@@ -102,6 +102,36 @@ TEST(ObjectInstances, EachDrawnObjectOnceGroupedByMeshInTheDrawnOrder) {
     }
 }
 
+// What the instances draw and send, counted object by object from the definitions: each drawn
+// object's mesh's triangles (expectedMesh, objectMesh), and 4 bytes for a static object sent by
+// id, 24 (ObjectInstance) for one sent whole. Both ways of sending, the second all whole.
+TEST(ObjectInstances, TrianglesAndUploadBytesAreThoseOfEachDrawnObject) {
+    const Heightmap map = syntheticHeightmap(513, 513, 5);
+    const WorldMapping mapping = defaultMapping(map);
+    const ObjectScene scene = ObjectScene::scatter(map, mapping, 2000, 200, 3).value();
+    std::vector<uint32_t> drawn;
+    for (uint32_t id = 0; id < scene.count(); id += 3) {
+        drawn.push_back(id);
+    }
+    Camera camera;
+    camera.lookAt({0.0f, 30.0f, 0.0f}, {128.0f, 0.0f, 128.0f});
+    for (const bool byId : {true, false}) {
+        ObjectInstances out;
+        buildObjectInstances(scene, drawn, nullptr, {}, camera, 720, byId, out);
+        uint64_t triangles = 0, bytes = 0, balls = 0;
+        for (const uint32_t id : drawn) {
+            triangles += objectMesh(expectedMesh(scene, id, camera)).indices.size() / 3;
+            const bool ball = id >= scene.firstBall();
+            balls += ball ? 1 : 0;
+            bytes += byId && !ball ? 4 : 24;
+        }
+        ASSERT_GT(balls, 0u);
+        ASSERT_LT(balls, drawn.size());
+        EXPECT_EQ(instanceTriangles(out), triangles) << (byId ? "by id" : "whole");
+        EXPECT_EQ(instanceUploadBytes(out), bytes) << (byId ? "by id" : "whole");
+    }
+}
+
 TEST(ObjectInstances, ScatteredIdsAreTreesThenRocksThenBalls) {
     const Heightmap map = syntheticHeightmap(257, 257, 5);
     const ObjectScene scene = ObjectScene::scatter(map, defaultMapping(map), 2000, 200, 3).value();
