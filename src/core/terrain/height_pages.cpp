@@ -9,12 +9,11 @@ namespace qt {
 
 namespace {
 
-// The map row of texel row y of page row py of `level` (l): level row py * pageSize + y - 1,
-// clamped to the level, times 2^level, clamped to the map.
-int mapRowOf(const Heightmap& map, const HeightPages& pages, const PageLevel& l, int level, int py,
-             int y) {
+// The map row of texel row y of page row py of `level` (l), on a map `height` rows high: level
+// row py * pageSize + y - 1, clamped to the level, times 2^level, clamped to the map.
+int mapRowOf(int height, const HeightPages& pages, const PageLevel& l, int level, int py, int y) {
     const int r = std::clamp(py * pages.pageSize + y - 1, 0, l.samplesY - 1);
-    return int(std::min(int64_t(r) << level, int64_t(map.height) - 1));
+    return int(std::min(int64_t(r) << level, int64_t(height) - 1));
 }
 
 // Mapped codes at a coarse level: the rows read are 4 or more apart, and a kernel that maps the
@@ -43,6 +42,27 @@ private:
     bool on_;
     int kept_ = -1;  // the first row read and not dropped yet; -1: none
 };
+
+// Page (px, py) of `level` from a width x height grid of samples (row-major): each texel the
+// sample at its level column and row times 2^level, the level's clamped to its last and the map's
+// to the map's last. afterRow(row, last) hears of each map row read, the page's last with `last`.
+template <typename T, typename AfterRow>
+void fillPage(const T* samples, int width, int height, const HeightPages& pages, int level, int px,
+              int py, T* out, AfterRow afterRow) {
+    const PageLevel& l = pages.level[size_t(level)];
+    const int t = pages.texels;
+    const int origin = px * pages.pageSize - 1;
+    for (int y = 0; y < t; ++y) {
+        const int row = mapRowOf(height, pages, l, level, py, y);
+        const T* source = samples + size_t(row) * size_t(width);
+        T* target = out + size_t(y) * size_t(t);
+        for (int x = 0; x < t; ++x) {
+            const int c = std::clamp(origin + x, 0, l.samplesX - 1);
+            target[x] = source[std::min(int64_t(c) << level, int64_t(width) - 1)];
+        }
+        afterRow(row, y == t - 1);
+    }
+}
 
 }  // namespace
 
@@ -151,42 +171,14 @@ Result<HeightPages> fitHeightPages(int width, int height, int leafSize, int page
 
 void fillHeightPage(const Heightmap& map, const HeightPages& pages, int level, int px, int py,
                     uint16_t* out) {
-    const PageLevel& l = pages.level[size_t(level)];
-    const int t = pages.texels;
-    // The map column of each texel column: level column px * pageSize + x - 1, clamped to the
-    // level, times 2^level, clamped to the map.
-    std::vector<int> columns(static_cast<size_t>(t));
-    for (int x = 0; x < t; ++x) {
-        const int c = std::clamp(px * pages.pageSize + x - 1, 0, l.samplesX - 1);
-        columns[size_t(x)] = int(std::min(int64_t(c) << level, int64_t(map.width) - 1));
-    }
     RowDropper dropper(map, level);
-    for (int y = 0; y < t; ++y) {
-        const int row = mapRowOf(map, pages, l, level, py, y);
-        const uint16_t* source = map.codes.data() + size_t(row) * size_t(map.width);
-        uint16_t* target = out + size_t(y) * size_t(t);
-        for (int x = 0; x < t; ++x) {
-            target[x] = source[columns[size_t(x)]];
-        }
-        dropper.read(row, y == t - 1);
-    }
+    fillPage(map.codes.data(), map.width, map.height, pages, level, px, py, out,
+             [&](int row, bool last) { dropper.read(row, last); });
 }
 
 void fillBytePage(const uint8_t* bytes, int width, int height, const HeightPages& pages, int level,
                   int px, int py, uint8_t* out) {
-    const PageLevel& l = pages.level[size_t(level)];
-    const int t = pages.texels;
-    const int origin = px * pages.pageSize - 1;
-    for (int y = 0; y < t; ++y) {
-        const int r = std::clamp(py * pages.pageSize + y - 1, 0, l.samplesY - 1);
-        const int row = int(std::min(int64_t(r) << level, int64_t(height) - 1));
-        const uint8_t* source = bytes + size_t(row) * size_t(width);
-        uint8_t* target = out + size_t(y) * size_t(t);
-        for (int x = 0; x < t; ++x) {
-            const int c = std::clamp(origin + x, 0, l.samplesX - 1);
-            target[x] = source[std::min(int64_t(c) << level, int64_t(width) - 1)];
-        }
-    }
+    fillPage(bytes, width, height, pages, level, px, py, out, [](int, bool) {});
 }
 
 void preparePageRows(const HeightPages& pages, int level, int py, PageRowSource& out) {
@@ -206,7 +198,7 @@ void gatherPageRows(const Heightmap& map, const HeightPages& pages, int firstY, 
         int(std::min<int64_t>(l.samplesX, ((int64_t(map.width) - 1) >> level) + 1));
     RowDropper dropper(map, level);
     for (int y = firstY; y < endY; ++y) {
-        const int row = mapRowOf(map, pages, l, level, out.py, y);
+        const int row = mapRowOf(map.height, pages, l, level, out.py, y);
         const uint16_t* __restrict source = map.codes.data() + size_t(row) * size_t(map.width);
         uint16_t* __restrict target = out.codes.data() + size_t(y) * size_t(out.width);
         if (level == 0) {
