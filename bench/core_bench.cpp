@@ -29,6 +29,7 @@
 #include "core/terrain/quadtree.h"
 #include "core/terrain/synthetic.h"
 #include "core/view/flight_path.h"
+#include "shared_maps.h"
 
 namespace qt {
 namespace {
@@ -541,9 +542,9 @@ BENCHMARK(BM_LodSelect)
     ->ArgsProduct({{4097}, {16}, {1, 2, 4}, {0, 1}, {1, 2}})
     ->Unit(benchmark::kMillisecond);
 
-// A real map from ../shared/heightmaps by number (1: N47E009, 2: ETOPO5), the map file named by
-// $QT_LOD_MAP (0; the viewer's bench map, terrain_gen's gen_4097.png), or the synthetic map of
-// that side; null when the file is absent.
+// A real map from the shared heightmaps ($QT_SHARED_HEIGHTMAPS, else CMake's) by number (1:
+// N47E009, 2: ETOPO5), the map file named by $QT_LOD_MAP (0; the viewer's bench map, terrain_gen's
+// gen_4097.png), or the synthetic map of that side; null when the file is absent.
 Scene* lodScene(int map) {
     if (map > 2) {
         return &scene(map);
@@ -557,7 +558,7 @@ Scene* lodScene(int map) {
         }
         const std::string path =
             map == 0 ? std::string(named)
-                     : std::string(QT_SOURCE_DIR) + "/../shared/heightmaps/" +
+                     : test::sharedHeightmapsFolder() + "/" +
                            (map == 1 ? "N47E009.hgt" : "etopo5_world_4320x2161.png");
         Result<Heightmap> loaded = loadHeightmap(path);
         if (!loaded.ok()) {
@@ -579,7 +580,7 @@ Scene* lodScene(int map) {
 void BM_LodReference(benchmark::State& state) {
     Scene* found = lodScene(int(state.range(0)));
     if (found == nullptr) {
-        state.SkipWithError("the map is absent (../shared/heightmaps, or $QT_LOD_MAP unset)");
+        state.SkipWithError("the map is absent (the shared heightmaps, or $QT_LOD_MAP unset)");
         return;
     }
     Scene& s = *found;

@@ -14,7 +14,7 @@ target_include_directories(core_tests PRIVATE ${CMAKE_SOURCE_DIR}/tests/core)
 target_compile_options(core_tests PRIVATE ${QT_WARNINGS} ${QT_FP_FLAGS})
 target_compile_definitions(core_tests PRIVATE
   QT_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
-  QT_SHARED_HEIGHTMAPS="${CMAKE_SOURCE_DIR}/../shared/heightmaps")
+  QT_SHARED_HEIGHTMAPS="${QT_SHARED_HEIGHTMAPS}")
 gtest_discover_tests(core_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS unit)
 
 # The core's folders keep their ranks: every #include checked, and a violation of each kind

@@ -113,7 +113,7 @@ if(QT_BUILD_TESTS)
   target_compile_definitions(render_tests PRIVATE
     QT_SHADER_DIR="${CMAKE_SOURCE_DIR}/shaders"
     QT_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
-    QT_SHARED_HEIGHTMAPS="${CMAKE_SOURCE_DIR}/../shared/heightmaps")
+    QT_SHARED_HEIGHTMAPS="${QT_SHARED_HEIGHTMAPS}")
   # Discovery only lists names (no window); each test then runs through the display wrapper, with
   # its environment set by env: gtest_discover_tests keeps only the first item of a list property.
   set_target_properties(render_tests PROPERTIES

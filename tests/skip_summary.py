@@ -3,7 +3,8 @@
 
 Usage: skip_summary.py BUILD_DIR
 A GoogleTest skip gives its reason on the line after "...: Skipped"; a script's skip prints a line
-"(... skipped: REASON)". Tests that need ../shared/heightmaps skip when it is absent, and this is
+"(... skipped: REASON)". Tests that need the shared heightmaps ($QT_SHARED_HEIGHTMAPS, else CMake's
+QT_SHARED_HEIGHTMAPS, ../shared/heightmaps by default) skip when they are absent, and this is
 where the run says so at its end, rather than in the middle of hundreds of lines.
 """
 import collections

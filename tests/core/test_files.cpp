@@ -8,6 +8,8 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "shared_maps.h"
+
 namespace qt::test {
 namespace {
 
@@ -148,7 +150,7 @@ std::vector<uint8_t> png16(int width, int height, const std::vector<uint16_t>& s
 }
 
 std::string sharedHeightmap(const std::string& name) {
-    const std::string path = std::string(QT_SHARED_HEIGHTMAPS) + "/" + name;
+    const std::string path = sharedHeightmapsFolder() + "/" + name;
     return std::filesystem::exists(path) ? path : "";
 }
 

@@ -51,7 +51,7 @@ std::vector<uint8_t> png16(int width, int height, const std::vector<uint16_t>& s
 std::vector<uint8_t> pngWithHeader(uint32_t width, uint32_t height, uint8_t bitDepth,
                                    uint8_t colourType, const std::vector<uint8_t>& raw);
 
-// Path of the shared real heightmaps, or "" when the folder is absent.
+// Path of the shared real heightmap `name` (shared_maps.h), or "" when it is absent.
 std::string sharedHeightmap(const std::string& name);
 
 }  // namespace qt::test

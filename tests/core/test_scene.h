@@ -54,7 +54,7 @@ inline Scene makeScene(Heightmap map, WorldMapping mapping, int leafSize = 4) {
     return {std::move(map), mapping, std::move(tree)};
 }
 
-// Calls f(scene, name, index) for each of `names` found in ../shared/heightmaps, with its default
+// Calls f(scene, name, index) for each of `names` found in the shared heightmaps, with its default
 // mapping and leaves of 4; index counts the maps found. Returns how many were found.
 template <typename F>
 int forEachSharedScene(std::initializer_list<const char*> names, F f) {

@@ -43,6 +43,7 @@
 #include "render/terrain.h"
 #include "render/terrain_renderer.h"
 #include "render/terrain_sun.h"
+#include "shared_maps.h"
 #include "test_nodata.h"
 
 namespace qt {
@@ -127,10 +128,10 @@ bool inCi() {
         }                                                                     \
     } while (false)
 
-// The path of the shared heightmap `file` (../shared/heightmaps beside the checkout), and
-// whether it is there: tests on real maps skip, saying so, where the shared maps are absent.
+// The path of the shared heightmap `file` (shared_maps.h), and whether it is there: tests on real
+// maps skip, saying so, where the shared maps are absent.
 std::string sharedMap(const std::string& file) {
-    return std::string(QT_SHARED_HEIGHTMAPS) + "/" + file;
+    return test::sharedHeightmapsFolder() + "/" + file;
 }
 
 bool sharedMapPresent(const std::string& path) {
@@ -2268,6 +2269,28 @@ Result<Terrain> streamedTerrain(const Heightmap& map, int pool = 0) {
     return terrain;
 }
 
+// For each camera: settles `streamed` (every page the unculled view asks for in first, a superset
+// of the culled view's), then holds its culled and unculled frames to `full`'s culled frame, pixel
+// for pixel, at 1 px (even cameras) and 4 px (odd); `each(i, full's stats, culled's, unculled's)`
+// adds what a test checks besides.
+template <class Each>
+void expectSettledFramesEqualTheFullyLoadedOnes(Terrain& full, Terrain& streamed,
+                                                const std::vector<Camera>& cameras, Each each) {
+    std::vector<uint8_t> expected, culled, unculled;
+    for (size_t i = 0; i < cameras.size(); ++i) {
+        const float pixels = i % 2 == 0 ? 1.0f : 4.0f;
+        const Camera& camera = cameras[i];
+        streamed.settleStreaming(CullView{camera, kHeight, false, false, pixels});
+        const FrameStats f = render(full, camera, true, expected, false, pixels);
+        const FrameStats a = render(streamed, camera, true, culled, false, pixels);
+        const FrameStats b = render(streamed, camera, false, unculled, false, pixels);
+        ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+        EXPECT_EQ(differingPixels(expected, culled), 0u) << "camera " << i;
+        EXPECT_EQ(differingPixels(culled, unculled), 0u) << "camera " << i;
+        each(i, f, a, b);
+    }
+}
+
 // After settling, a streamed terrain draws what the fully loaded one draws, pixel for pixel, and
 // culled frames still equal unculled ones.
 TEST(StreamedTerrain, SettledFramesEqualTheFullyLoadedOnes) {
@@ -2279,25 +2302,16 @@ TEST(StreamedTerrain, SettledFramesEqualTheFullyLoadedOnes) {
     ASSERT_TRUE(streamed) << streamed.error();
     ASSERT_TRUE(streamed.value().streamed());
     EXPECT_EQ(streamed.value().gpu.pages.level0Pool, 32 * 32);
-    std::vector<uint8_t> expected, culled, unculled;
     int fullDetailFrames = 0;
     const std::vector<Camera> cameras = randomCameras(full.value(), 12, 23u);
-    for (size_t i = 0; i < cameras.size(); ++i) {
-        const float pixels = i % 2 == 0 ? 1.0f : 4.0f;
-        const Camera& camera = cameras[i];
-        // Every page the unculled view asks for (a superset of the culled view's) in first.
-        streamed.value().settleStreaming(CullView{camera, kHeight, false, false, pixels});
-        const FrameStats f = render(full.value(), camera, true, expected, false, pixels);
-        const FrameStats a = render(streamed.value(), camera, true, culled, false, pixels);
-        const FrameStats b = render(streamed.value(), camera, false, unculled, false, pixels);
-        ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
-        EXPECT_EQ(differingPixels(expected, culled), 0u) << "camera " << i;
-        EXPECT_EQ(differingPixels(culled, unculled), 0u) << "camera " << i;
-        EXPECT_EQ(f.lodStats.nodesDrawn, a.lodStats.nodesDrawn) << "camera " << i;
-        EXPECT_EQ(b.lodStats.leavesCovered, b.leavesTotal);
-        fullDetailFrames += f.lodStats.deepestLevel > 0 && f.lodStats.nodesDrawn > 0 ? 1 : 0;
-        EXPECT_EQ(streamed.value().streamStats().requested, 0);
-    }
+    expectSettledFramesEqualTheFullyLoadedOnes(
+        full.value(), streamed.value(), cameras,
+        [&](size_t i, const FrameStats& f, const FrameStats& a, const FrameStats& b) {
+            EXPECT_EQ(f.lodStats.nodesDrawn, a.lodStats.nodesDrawn) << "camera " << i;
+            EXPECT_EQ(b.lodStats.leavesCovered, b.leavesTotal);
+            fullDetailFrames += f.lodStats.deepestLevel > 0 && f.lodStats.nodesDrawn > 0 ? 1 : 0;
+            EXPECT_EQ(streamed.value().streamStats().requested, 0);
+        });
     EXPECT_GT(fullDetailFrames, 0);
     EXPECT_GT(streamed.value().streamStats().resident, 0);
     streamed.value().destroy();
@@ -2728,23 +2742,15 @@ TEST(Sun, StreamedSettledFramesEqualTheFullyLoadedOnes) {
     ASSERT_TRUE(streamed) << streamed.error();
     Terrain& s = streamed.value();
     const std::vector<Camera> cameras = randomCameras(full.value(), 8, 47u);
-    std::vector<uint8_t> expected, culled, unculled;
     for (const SunDirection sun : kTestSuns) {
         const SunOn fullOn(full.value(), sun);
         const SunOn streamedOn(s, sun);
         ASSERT_TRUE(s.gpu.lightPaged());
         ASSERT_EQ(s.gpu.shadows, 0u);
         ASSERT_EQ(s.sunlight->bytes().copy(), full.value().sunlight->bytes().copy());
-        for (size_t i = 0; i < cameras.size(); ++i) {
-            const float pixels = i % 2 == 0 ? 1.0f : 4.0f;
-            s.settleStreaming(CullView{cameras[i], kHeight, false, false, pixels});
-            render(full.value(), cameras[i], true, expected, false, pixels);
-            render(s, cameras[i], true, culled, false, pixels);
-            render(s, cameras[i], false, unculled, false, pixels);
-            ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
-            EXPECT_EQ(differingPixels(expected, culled), 0u) << "camera " << i;
-            EXPECT_EQ(differingPixels(culled, unculled), 0u) << "camera " << i;
-        }
+        expectSettledFramesEqualTheFullyLoadedOnes(
+            full.value(), s, cameras,
+            [](size_t, const FrameStats&, const FrameStats&, const FrameStats&) {});
         EXPECT_GT(s.streamStats().resident, 0);
     }
     s.destroy();

@@ -137,7 +137,8 @@ TEST(Cull, WalkEqualsBruteForceOnRealMaps) {
                                      runRandomCameras(s, 300, 200u + uint32_t(index), name);
                                  });
     if (found == 0) {
-        GTEST_SKIP() << "../shared/heightmaps not present; real-map checks skipped";
+        GTEST_SKIP()
+            << "the shared heightmaps are absent (QT_SHARED_HEIGHTMAPS); real-map checks skipped";
     }
 }
 

@@ -171,7 +171,8 @@ TEST(Pick, EqualsBruteForceOnRealMapsAndTestsFewLeaves) {
             expectPickEqualsBruteForce(s, 60u + uint32_t(index), name, totals);
         });
     if (found == 0) {
-        GTEST_SKIP() << "../shared/heightmaps not present; real-map checks skipped";
+        GTEST_SKIP()
+            << "the shared heightmaps are absent (QT_SHARED_HEIGHTMAPS); real-map checks skipped";
     }
     ASSERT_GT(totals.hits, 0);
     const double meanShare = totals.leafShare / totals.hits;

@@ -315,7 +315,8 @@ TEST(FramePipeline, EqualsTheStagesRunOneByOneOnRealMaps) {
                                        occluding);
         });
     if (found == 0) {
-        GTEST_SKIP() << "../shared/heightmaps not present; real-map checks skipped";
+        GTEST_SKIP()
+            << "the shared heightmaps are absent (QT_SHARED_HEIGHTMAPS); real-map checks skipped";
     }
     EXPECT_GT(occluding, 0) << "no view exercised the occlusion stage";
 }

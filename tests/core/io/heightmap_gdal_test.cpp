@@ -474,7 +474,8 @@ TEST(HeightmapGdal, GdalReadsHgtAsTheHandWrittenLoaderDoes) {
 TEST(HeightmapGdal, SharedHgtReadByGdalEqualsTheHandWrittenLoader) {
     const std::string hgt = test::sharedHeightmap("N47E009.hgt");
     if (hgt.empty()) {
-        GTEST_SKIP() << "../shared/heightmaps not present; real-map check skipped";
+        GTEST_SKIP()
+            << "the shared heightmaps are absent (QT_SHARED_HEIGHTMAPS); real-map check skipped";
     }
     const Result<Heightmap> own = loadHeightmap(hgt);
     const Result<Heightmap> gdal = loadGdalHeightmap(hgt, hgt);

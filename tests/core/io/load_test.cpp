@@ -438,7 +438,8 @@ TEST(Heightmap, RealMapsWhenPresent) {
     const std::string hgt = test::sharedHeightmap("N47E009.hgt");
     const std::string odd = test::sharedHeightmap("jacksboro_fault_403x344.png");
     if (png.empty() || raw.empty() || hgt.empty() || odd.empty()) {
-        GTEST_SKIP() << "../shared/heightmaps not present; real-map checks skipped";
+        GTEST_SKIP()
+            << "the shared heightmaps are absent (QT_SHARED_HEIGHTMAPS); real-map checks skipped";
     }
     const Result<Heightmap> a = loadHeightmap(png);
     const Result<Heightmap> b = loadHeightmap(raw);

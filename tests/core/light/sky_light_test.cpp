@@ -41,7 +41,8 @@ TEST(SkyLight, HullEqualsMarchOnSyntheticAndRealMaps) {
     }
     const std::string path = test::sharedHeightmap("jacksboro_fault_403x344.png");
     if (path.empty())
-        GTEST_SKIP() << "../shared/heightmaps not present; real-map check skipped";
+        GTEST_SKIP()
+            << "the shared heightmaps are absent (QT_SHARED_HEIGHTMAPS); real-map check skipped";
     const Heightmap map = loadHeightmap(path).value();
     for (double azimuth : {0.0, 137.0, 251.3}) {
         EXPECT_LE(largestDifference(map, defaultMapping(map), azimuth), 1e-6) << azimuth;

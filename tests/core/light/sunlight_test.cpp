@@ -112,7 +112,8 @@ TEST(Sunlight, SweepEqualsMarchOnRealMaps) {
         expectSweepEqualsMarch(map, m, name, 4);
     }
     if (found == 0)
-        GTEST_SKIP() << "../shared/heightmaps not present; real-map checks skipped";
+        GTEST_SKIP()
+            << "the shared heightmaps are absent (QT_SHARED_HEIGHTMAPS); real-map checks skipped";
 }
 
 TEST(Sunlight, OneThreadAndTwoGiveTheSameBytes) {

@@ -172,7 +172,8 @@ TEST(CoarseErrors, BoundEveryFoldOfEveryNodeOnSyntheticMaps) {
 TEST(CoarseErrors, BoundEveryFoldOfEveryNodeOnARealMap) {
     const std::string path = test::sharedHeightmap("jacksboro_fault_403x344.png");
     if (path.empty()) {
-        GTEST_SKIP() << "../shared/heightmaps not present; real-map check skipped";
+        GTEST_SKIP()
+            << "the shared heightmaps are absent (QT_SHARED_HEIGHTMAPS); real-map check skipped";
     }
     expectErrorsBoundEveryFold(loadHeightmap(path).value(), 4, "jacksboro_fault_403x344.png");
 }

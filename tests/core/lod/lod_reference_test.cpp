@@ -149,7 +149,8 @@ TEST(LodReference, OnARealMap) {
         {"jacksboro_fault_403x344.png"},
         [](const Scene& s, const std::string& name, int) { checkMap(s, 8, 9, name); });
     if (found == 0) {
-        GTEST_SKIP() << "../shared/heightmaps not present; real-map checks skipped";
+        GTEST_SKIP()
+            << "the shared heightmaps are absent (QT_SHARED_HEIGHTMAPS); real-map checks skipped";
     }
 }
 

@@ -278,7 +278,8 @@ TEST(Lod, TilesTheMapOnRealMaps) {
             checkCameras(s, 40, 300u + uint32_t(index), name, name.rfind("jacksboro", 0) == 0);
         });
     if (found == 0) {
-        GTEST_SKIP() << "../shared/heightmaps not present; real-map checks skipped";
+        GTEST_SKIP()
+            << "the shared heightmaps are absent (QT_SHARED_HEIGHTMAPS); real-map checks skipped";
     }
 }
 
@@ -516,7 +517,8 @@ TEST(Lod, DrawnSurfaceStaysWithinPixelsOfFullDetailOnScreen) {
         EXPECT_GT(largest, 0.01f) << name;
     }
     if (scenes.size() < 4) {
-        GTEST_SKIP() << "../shared/heightmaps not present; real-map checks skipped";
+        GTEST_SKIP()
+            << "the shared heightmaps are absent (QT_SHARED_HEIGHTMAPS); real-map checks skipped";
     }
 }
 
