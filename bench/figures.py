@@ -22,6 +22,7 @@ Topics, each the section of docs/figures.md with that anchor:
   holes       bench/holes.py: frames with nodata as holes against its fill (gen_2049 as a .r16)
   imagery     bench/imagery.py: frames with imagery at 4x the map's density against none (gen_4097)
   streaming   bench/stream.py on a streamed 32769² .r16 (gen_4097.png cubic-upsampled)
+  bake        bench/bake.py: quadterrain-bake's samples a second on gen_8193 as a .r16
   gpu         measured on a device machine, never here: its section is kept as recorded
 Default: walk,occlusion,tree-build,loading (core_bench alone, a few minutes). frames, lod,
 memory, holes, imagery and streaming run the viewer (under xvfb-run -a when DISPLAY is unset) on
@@ -52,7 +53,8 @@ REPO = os.path.dirname(HERE)
 TOPICS = [("walk", "Walk"), ("occlusion", "Occlusion"), ("tree-build", "Tree build"),
           ("loading", "Loading"), ("memory", "Memory"), ("lod", "LOD"),
           ("lod-reference", "LOD reference"),
-          ("streaming", "Streaming"), ("objects", "Objects"), ("frames", "Frames"),
+          ("streaming", "Streaming"), ("bake", "Bake"), ("objects", "Objects"),
+          ("frames", "Frames"),
           ("light", "Light"), ("holes", "Holes"), ("imagery", "Imagery"), ("gpu", "GPU")]
 HEADINGS = dict(TOPICS)
 DEFAULT_TOPICS = "walk,occlusion,tree-build,loading"
@@ -497,6 +499,12 @@ def memory_section():
     return lines
 
 
+def bake_section():
+    path = r16_map(1025 if args.quick else 8193)
+    shown, out = script("bake.py", "--runs", "1" if args.quick else "3", path)
+    return [f"`{shown}`: " + out.splitlines()[0], "", *out.splitlines()[2:]]
+
+
 def streaming_section():
     path = stream_map()
     frames = "4" if args.quick else "60"
@@ -527,6 +535,8 @@ INTRO = {
                      "16 flight-path cameras at 1280x720, mean triangles a frame.",
     "streaming": "A 32769² `.r16` streamed within a 2000 MiB budget: first open, reopen, a "
                  "flight at 2 px, llvmpipe at 1280x720.",
+    "bake": "quadterrain-bake: a map baked into its layout (COG levels, tile checksums, the tree) "
+            "and verified, on every core.",
     "objects": "The object trees against a uniform grid, Box2D's broad phase and brute force; "
                "one thread.",
     "frames": "Whole frames on llvmpipe at 1280x720, medians over the bench path.",
@@ -565,6 +575,8 @@ def measure(topic, bench_rows, bench_commands, commit, today, command):
         body = imagery_section()
     elif topic == "light":
         body = light_section(bench_rows)
+    elif topic == "bake":
+        body = bake_section()
     else:
         body = streaming_section()
     ran = [bench_commands[topic]] if topic in bench_commands else []  # scripts: by their tables

@@ -7,6 +7,9 @@ include(CMakePackageConfigHelpers)
 set(QT_PACKAGE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/quadterrain)
 
 file(STRINGS ${CMAKE_SOURCE_DIR}/src/public_headers.txt QT_PUBLIC_HEADERS REGEX "^[a-z]")
+# A header added to the list is installed by the next build, without configuring by hand.
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+             ${CMAKE_SOURCE_DIR}/src/public_headers.txt)
 set(QT_INSTALLED_TARGETS quadterrain_core)
 if(TARGET quadterrain_render)
   list(APPEND QT_INSTALLED_TARGETS quadterrain_render quadterrain_glad)

@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "core/base/byte_fields.h"
+#include "core/base/checksum.h"
 #include "core/streaming/own_files.h"
 #include "core/terrain/leaf_ranges.h"
 
@@ -32,26 +33,11 @@ constexpr uint32_t kVersion = 3;
 constexpr size_t kHeaderBytes = 72;
 constexpr size_t kChecksumOffset = 64;  // the checksum covers every byte but its own
 
-// FNV-1a's step over 8-byte words (then the bytes left), without a final mix.
-uint64_t hashWords(uint64_t h, const unsigned char* bytes, size_t count) {
-    size_t i = 0;
-    for (; i + 8 <= count; i += 8) {
-        h = (h ^ getField<uint64_t>(bytes + i)) * 0x100000001b3ull;
-    }
-    for (; i < count; ++i) {
-        h = (h ^ bytes[i]) * 0x100000001b3ull;
-    }
-    return h;
-}
-
 // A 64-bit hash of the header before the checksum field and the payload: a few milliseconds for
 // a 32769-class map's sidecar.
 uint64_t checksum(const unsigned char* file, size_t count) {
-    uint64_t h = hashWords(0xcbf29ce484222325ull, file, kChecksumOffset);
-    h = hashWords(h, file + kHeaderBytes, count - kHeaderBytes);
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    return h ^ (h >> 33);
+    const uint64_t h = hashWords(kChecksumSeed, file, kChecksumOffset);
+    return mixHash(hashWords(h, file + kHeaderBytes, count - kHeaderBytes));
 }
 
 struct FileCloser {

@@ -1,0 +1,52 @@
+// quadterrain-bake's layout: a map baked once into files a viewer can stream by pages without
+// reading it whole, each a standard GeoTIFF where one fits. A layout is a folder holding
+//   layout.json    the map's size, leaf and page sizes, height coding, georeference and nodata
+//                  share, and a checksum for every file and every tile the viewer reads;
+//   heights-K.tif  level K (0 to the tree's depth): the map's samples at stride 2^K exactly as
+//                  qt::PageLevel takes them (never averaged: the crack-free level of detail and
+//                  the occlusion bounds need the samples), 16-bit codes as a Cloud-Optimised
+//                  GeoTIFF in tiles of pageSize^2, tile (px, py) holding page (K, px, py)'s
+//                  squares; its band's scale and offset give the heights (metres where the map's
+//                  are), its geotransform puts each sample where it lies, nodata in its mask;
+//   tree.qtree     the tree's bounds and level-of-detail errors (tree_sidecar.h).
+// layout.json is written last, so a folder without one is not a layout.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/base/result.h"
+#include "core/io/load.h"
+
+namespace qt {
+
+struct BakeOptions {
+    int leafSize = 4;  // asked; a map too big for its tree's budget gets larger leaves
+    int pageSize = 0;  // squares along a tile side, a power of two, 16 to 4096; 0: kDefaultPageSize
+    LoadOptions load;  // the memory budget, the cache folder the input's codes go through
+};
+
+struct BakeSummary {
+    int width = 0;
+    int height = 0;
+    int leafSize = 0;
+    int pageSize = 0;
+    int levels = 0;
+    int64_t tiles = 0;   // in every level
+    uint64_t bytes = 0;  // of the layout's files
+};
+
+// Bakes the raster at `input` (anything the viewer opens streamed: a GDAL raster or a .r16) into
+// the layout folder `folder`: made when absent; an empty folder, or a layout of an earlier bake
+// (its files replaced, so a bake run again gives the same layout), is written; a folder holding
+// anything else is refused and left as it is. Reads the input through its code cache and tree
+// sidecar (openStreamed), a band of rows at a time. One line on failure (without the paths).
+Result<BakeSummary> bakeLayout(const std::string& input, const std::string& folder,
+                               const BakeOptions& options);
+
+// Checks the layout in `folder` against its layout.json: every level's size and tiling, every
+// tile's codes and the tree's bytes against their checksums. One line naming the first file and
+// tile that do not match.
+Status verifyLayout(const std::string& folder);
+
+}  // namespace qt

@@ -1,0 +1,218 @@
+// The baked layout: each level's COG holds the map's codes at its stride with the map's height
+// coding, georeference and nodata; every tile and the tree carry checksums that verifyLayout
+// holds them to; a folder of the user's is never written into.
+#include "core/streaming/bake.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <gdal_priv.h>
+#include <gtest/gtest.h>
+
+#include "core/io/load.h"
+#include "test_files.h"
+#include "test_rasters.h"
+
+namespace qt {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A 203 x 141 GeoTIFF in UTM of float heights in metres with a few nodata samples.
+std::string writeInput(const test::TempDir& dir) {
+    test::GdalRaster raster;
+    raster.width = 203;
+    raster.height = 141;
+    raster.type = GDT_Float32;
+    raster.transform = {500000.0, 30.0, 0.0, 5200000.0, 0.0, -30.0};
+    raster.epsg = 32632;
+    raster.hasNodata = true;
+    raster.nodata = -9999.0;
+    std::vector<double> samples(size_t(raster.width) * size_t(raster.height));
+    for (int r = 0; r < raster.height; ++r) {
+        for (int c = 0; c < raster.width; ++c) {
+            const bool hole = (c - 150) * (c - 150) + (r - 40) * (r - 40) < 36;
+            samples[size_t(r) * size_t(raster.width) + size_t(c)] =
+                hole ? -9999.0 : 800.0 + 300.0 * std::sin(c * 0.05) * std::cos(r * 0.07) + c * 0.5;
+        }
+    }
+    const std::string path = dir.path("dem.tif");
+    test::writeGdalRaster(path, "GTiff", raster, samples);
+    return path;
+}
+
+BakeOptions bakeOptions(const test::TempDir& dir) {
+    BakeOptions options;
+    options.pageSize = 16;
+    options.load.cacheDir = dir.path("cache");
+    return options;
+}
+
+std::string fileText(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+}
+
+TEST(Bake, EachLevelIsACogOfTheMapsCodesAtItsStride) {
+    test::TempDir dir;
+    const std::string input = writeInput(dir);
+    const std::string layout = dir.path("layout");
+    const Result<BakeSummary> baked = bakeLayout(input, layout, bakeOptions(dir));
+    ASSERT_TRUE(baked) << baked.error();
+    EXPECT_TRUE(verifyLayout(layout)) << verifyLayout(layout).error();
+    LoadOptions load;
+    load.cacheDir = dir.path("cache");
+    const Result<Heightmap> loaded = loadHeightmap(input, load);
+    ASSERT_TRUE(loaded) << loaded.error();
+    const Heightmap& map = loaded.value();
+    ASSERT_TRUE(map.nodata.holes());
+    EXPECT_EQ(baked.value().width, 203);
+    EXPECT_EQ(baked.value().height, 141);
+    ASSERT_GE(baked.value().levels, 4);
+    int64_t tiles = 0;
+    for (int level = 0; level < baked.value().levels; ++level) {
+        const std::string name = layout + "/heights-" + std::to_string(level) + ".tif";
+        GDALDatasetUniquePtr raster(GDALDataset::Open(name.c_str(), GDAL_OF_RASTER));
+        ASSERT_TRUE(raster) << name;
+        const int step = 1 << level;
+        const int columns = (map.width - 1 + step - 1) / step + 1;
+        const int rows = (map.height - 1 + step - 1) / step + 1;
+        ASSERT_EQ(raster->GetRasterXSize(), columns) << name;
+        ASSERT_EQ(raster->GetRasterYSize(), rows) << name;
+        const char* structure = raster->GetMetadataItem("LAYOUT", "IMAGE_STRUCTURE");
+        EXPECT_STREQ(structure, "COG") << name;
+        GDALRasterBand* band = raster->GetRasterBand(1);
+        int blockX = 0, blockY = 0;
+        band->GetBlockSize(&blockX, &blockY);
+        EXPECT_EQ(blockX, 16);
+        EXPECT_EQ(blockY, 16);
+        tiles += int64_t((columns + 15) / 16) * ((rows + 15) / 16);
+        EXPECT_EQ(band->GetScale(), double(map.coding.step)) << name;
+        EXPECT_EQ(band->GetOffset(), double(map.coding.offset)) << name;
+        EXPECT_STREQ(band->GetUnitType(), "m");
+        // Each level sample's cell centred on the map sample it holds.
+        double t[6];
+        ASSERT_EQ(raster->GetGeoTransform(t), CE_None);
+        EXPECT_DOUBLE_EQ(t[1], 30.0 * step);
+        EXPECT_DOUBLE_EQ(t[5], -30.0 * step);
+        EXPECT_DOUBLE_EQ(t[0] + 0.5 * t[1], 500000.0 + 15.0);
+        EXPECT_DOUBLE_EQ(t[3] + 0.5 * t[5], 5200000.0 - 15.0);
+        std::vector<uint16_t> codes(size_t(columns) * size_t(rows));
+        std::vector<uint8_t> valid(codes.size());
+        ASSERT_EQ(band->RasterIO(GF_Read, 0, 0, columns, rows, codes.data(), columns, rows,
+                                 GDT_UInt16, 0, 0),
+                  CE_None);
+        ASSERT_EQ(band->GetMaskBand()->RasterIO(GF_Read, 0, 0, columns, rows, valid.data(), columns,
+                                                rows, GDT_Byte, 0, 0),
+                  CE_None);
+        int holes = 0;
+        for (int r = 0; r < rows; ++r) {
+            for (int c = 0; c < columns; ++c) {
+                const int col = std::min(c * step, map.width - 1);
+                const int row = std::min(r * step, map.height - 1);
+                const size_t i = size_t(r) * size_t(columns) + size_t(c);
+                ASSERT_EQ(codes[i], map.codeAt(col, row)) << name << " (" << c << ", " << r << ")";
+                ASSERT_EQ(valid[i] == 0, map.nodata.at(col, row)) << name;
+                holes += valid[i] == 0 ? 1 : 0;
+            }
+        }
+        if (level == 0) {
+            EXPECT_EQ(holes, map.nodata.samples);
+        }
+    }
+    EXPECT_EQ(baked.value().tiles, tiles);
+    // Nothing in the folder but the layout's own files (no .msk beside a level, no part left).
+    for (const fs::directory_entry& entry : fs::directory_iterator(layout)) {
+        const std::string name = entry.path().filename().string();
+        EXPECT_TRUE(name == "layout.json" || name == "tree.qtree" ||
+                    (name.rfind("heights-", 0) == 0 && entry.path().extension() == ".tif"))
+            << name;
+    }
+}
+
+// verifyLayout names the file and tile a damaged byte is in.
+TEST(Bake, VerifyNamesWhatDoesNotMatchItsChecksum) {
+    test::TempDir dir;
+    const std::string layout = dir.path("layout");
+    ASSERT_TRUE(bakeLayout(writeInput(dir), layout, bakeOptions(dir)));
+    ASSERT_TRUE(verifyLayout(layout));
+    const std::string tree = layout + "/tree.qtree";
+    std::string bytes = fileText(tree);
+    bytes[bytes.size() / 2] ^= 0x10;
+    std::ofstream(tree, std::ios::binary | std::ios::trunc) << bytes;
+    const Status damagedTree = verifyLayout(layout);
+    ASSERT_FALSE(damagedTree);
+    EXPECT_NE(damagedTree.error().find("tree.qtree"), std::string::npos) << damagedTree.error();
+
+    // A level's samples changed as GDAL writes them: the tile's checksum no longer holds.
+    ASSERT_TRUE(bakeLayout(writeInput(dir), layout, bakeOptions(dir)));
+    {
+        GDALDatasetUniquePtr raster(GDALDataset::Open((layout + "/heights-1.tif").c_str(),
+                                                      GDAL_OF_RASTER | GDAL_OF_UPDATE));
+        ASSERT_TRUE(raster);
+        uint16_t code = 0;
+        GDALRasterBand* band = raster->GetRasterBand(1);
+        ASSERT_EQ(band->RasterIO(GF_Read, 20, 17, 1, 1, &code, 1, 1, GDT_UInt16, 0, 0), CE_None);
+        code ^= 1;
+        ASSERT_EQ(band->RasterIO(GF_Write, 20, 17, 1, 1, &code, 1, 1, GDT_UInt16, 0, 0), CE_None);
+    }
+    const Status damagedTile = verifyLayout(layout);
+    ASSERT_FALSE(damagedTile);
+    EXPECT_NE(damagedTile.error().find("heights-1.tif: tile (1, 1)"), std::string::npos)
+        << damagedTile.error();
+    EXPECT_EQ(damagedTile.error().find('\n'), std::string::npos);
+}
+
+// A bake run again gives the same layout; a folder holding anything of the user's is refused and
+// left as it is, as is a file in the layout's place.
+TEST(Bake, ReplacesItsOwnLayoutAndNeverWritesIntoTheUsersFolder) {
+    test::TempDir dir;
+    const std::string input = writeInput(dir);
+    const std::string layout = dir.path("layout");
+    ASSERT_TRUE(bakeLayout(input, layout, bakeOptions(dir)));
+    const std::string manifest = fileText(layout + "/layout.json");
+    const std::string level0 = fileText(layout + "/heights-0.tif");
+    const Result<BakeSummary> again = bakeLayout(input, layout, bakeOptions(dir));
+    ASSERT_TRUE(again) << again.error();
+    EXPECT_EQ(fileText(layout + "/layout.json"), manifest);
+    EXPECT_EQ(fileText(layout + "/heights-0.tif"), level0);
+
+    const std::string users = dir.path("users");
+    fs::create_directory(users);
+    std::ofstream(users + "/notes.txt") << "mine";
+    const Result<BakeSummary> intoUsers = bakeLayout(input, users, bakeOptions(dir));
+    ASSERT_FALSE(intoUsers);
+    EXPECT_NE(intoUsers.error().find("not a layout's"), std::string::npos) << intoUsers.error();
+    EXPECT_EQ(fileText(users + "/notes.txt"), "mine");
+    EXPECT_EQ(std::distance(fs::directory_iterator(users), fs::directory_iterator()), 1);
+
+    std::ofstream(dir.path("a file")) << "mine";
+    EXPECT_FALSE(bakeLayout(input, dir.path("a file"), bakeOptions(dir)));
+    EXPECT_EQ(fileText(dir.path("a file")), "mine");
+}
+
+TEST(Bake, BadInputIsOneLineAndMakesNoFolder) {
+    test::TempDir dir;
+    const std::string layout = dir.path("layout");
+    const std::string missing = dir.path("missing.tif");
+    for (const std::string& input :
+         {missing, std::string(QT_SOURCE_DIR) + "/data/default_1025.png"}) {
+        const Result<BakeSummary> baked = bakeLayout(input, layout, bakeOptions(dir));
+        ASSERT_FALSE(baked) << input;
+        EXPECT_EQ(baked.error().find('\n'), std::string::npos) << baked.error();
+        EXPECT_FALSE(fs::exists(layout)) << input;
+    }
+    BakeOptions odd = bakeOptions(dir);
+    odd.pageSize = 24;
+    const Result<BakeSummary> baked = bakeLayout(writeInput(dir), layout, odd);
+    ASSERT_FALSE(baked);
+    EXPECT_NE(baked.error().find("power of two"), std::string::npos) << baked.error();
+    EXPECT_FALSE(verifyLayout(dir.path("nothing")));
+}
+
+}  // namespace
+}  // namespace qt

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""quadterrain-bake, the program: a GeoTIFF made by gdal_translate bakes into a layout whose levels
+gdalinfo reads as Cloud-Optimised GeoTIFFs in the input's place; --verify passes it, and names the
+damage once a byte of its tree changes; bad arguments and inputs give one line on stderr, exit 2.
+
+Usage: bake_test.py QUADTERRAIN_BAKE SOURCE_DIR   (exit 77: skipped, no gdal_translate/gdalinfo)
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def run(*args):
+    return subprocess.run([*map(str, args)], capture_output=True, text=True, timeout=600)
+
+
+def one_line_exit_2(result, what):
+    assert result.returncode == 2, (what, result.returncode, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 or lines[0].startswith("usage"), (what, result.stderr)
+
+
+def main():
+    bake, source = sys.argv[1], sys.argv[2]
+    if not shutil.which("gdal_translate") or not shutil.which("gdalinfo"):
+        if os.environ.get("CI") == "true":
+            print("gdal_translate or gdalinfo missing (Debian's gdal-bin)")
+            return 1
+        print("(bake_test skipped: no gdal_translate or gdalinfo)")
+        return 77
+    with tempfile.TemporaryDirectory() as tmp:
+        dem = os.path.join(tmp, "dem.tif")
+        # The default map placed on Earth: 1025 samples of 30 m from 500000 E, 5200000 N (UTM 32N).
+        made = run("gdal_translate", "-q", "-a_srs", "EPSG:32632", "-a_ullr", "500000", "5200000",
+                   "530750", "5169250", os.path.join(source, "data", "default_1025.png"), dem)
+        assert made.returncode == 0, made.stderr
+        layout = os.path.join(tmp, "layout")
+        cache = os.path.join(tmp, "cache")
+        baked = run(bake, dem, layout, "--page-size", "128", "--cache-dir", cache)
+        assert baked.returncode == 0, baked.stderr
+        assert "1025 x 1025 samples" in baked.stdout, baked.stdout
+        with open(os.path.join(layout, "layout.json")) as f:
+            manifest = json.load(f)
+        assert manifest["format"] == "quadterrain layout" and manifest["pageSize"] == 128
+        assert manifest["width"] == 1025 and len(manifest["files"]) == manifest["levels"]
+        for level, entry in enumerate(manifest["files"]):
+            info = run("gdalinfo", "-json", os.path.join(layout, entry["file"]))
+            assert info.returncode == 0, info.stderr
+            described = json.loads(info.stdout)
+            assert described["size"] == [entry["columns"], entry["rows"]], (level, described["size"])
+            structure = described["metadata"]["IMAGE_STRUCTURE"]
+            assert structure["LAYOUT"] == "COG", structure
+            band = described["bands"][0]
+            assert band["type"] == "UInt16" and band["block"] == [128, 128], band
+            # Each level's cells centred on the map samples they hold, 2^level apart.
+            t = described["geoTransform"]
+            assert abs(t[1] - 30.0 * 2 ** level) < 1e-6, (level, t)
+            assert abs(t[0] + t[1] / 2 - 500015.0) < 1e-6, (level, t)
+        verified = run(bake, "--verify", layout)
+        assert verified.returncode == 0, verified.stderr
+
+        tree = os.path.join(layout, "tree.qtree")
+        with open(tree, "r+b") as f:
+            f.seek(100)
+            byte = f.read(1)
+            f.seek(100)
+            f.write(bytes([byte[0] ^ 0x40]))
+        damaged = run(bake, "--verify", layout)
+        one_line_exit_2(damaged, "damaged tree")
+        assert "tree.qtree" in damaged.stderr, damaged.stderr
+
+        mine = os.path.join(tmp, "mine")
+        os.mkdir(mine)
+        with open(os.path.join(mine, "notes.txt"), "w") as f:
+            f.write("mine")
+        refused = run(bake, dem, mine, "--cache-dir", cache)
+        one_line_exit_2(refused, "a folder of the user's")
+        assert os.listdir(mine) == ["notes.txt"], os.listdir(mine)
+
+        for args, what in [((), "no arguments"), ((dem,), "no output"),
+                           ((os.path.join(tmp, "missing.tif"), layout + "2"), "missing input"),
+                           ((dem, layout + "3", "--page-size", "0"), "page size 0"),
+                           ((dem, layout + "4", "--page-size", "48"), "page size 48"),
+                           ((dem, layout + "5", "--colour"), "unknown option")]:
+            result = run(bake, *args)
+            one_line_exit_2(result, what)
+            assert not os.path.exists(layout + "2") and not os.path.exists(layout + "4"), what
+    print("bake_test: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
