@@ -432,12 +432,14 @@ def imagery_section():
             *out.splitlines()]
 
 
-def script(name, *script_args):
-    """Runs bench/NAME with --build under a display; (the command as shown, its stdout)."""
+def script(name, *script_args, display=True):
+    """Runs bench/NAME with --build (under a display unless told not); (the command as shown,
+    its stdout)."""
+    prefix = display_prefix() if display else []
     command = [sys.executable, os.path.join(HERE, name), "--build", build, *script_args]
-    shown = " ".join(display_prefix() + ["python3", f"bench/{name}", "--build", build] +
+    shown = " ".join(prefix + ["python3", f"bench/{name}", "--build", build] +
                      [os.path.basename(a) if os.path.isabs(a) else a for a in script_args])
-    out = run(display_prefix() + command).rstrip("\n").splitlines()
+    out = run(prefix + command).rstrip("\n").splitlines()
     if out and out[0].startswith("`python3 bench/"):  # its own command line: shown above instead
         out = out[2:] if len(out) > 1 and not out[1].strip() else out[1:]
     return shown, "\n".join(out)
@@ -501,7 +503,7 @@ def memory_section():
 
 def bake_section():
     path = r16_map(1025 if args.quick else 8193)
-    shown, out = script("bake.py", "--runs", "1" if args.quick else "3", path)
+    shown, out = script("bake.py", "--runs", "1" if args.quick else "3", path, display=False)
     return [f"`{shown}`: " + out.splitlines()[0], "", *out.splitlines()[2:]]
 
 
