@@ -21,6 +21,7 @@
 #include "core/base/checksum.h"
 #include "core/config.h"
 #include "core/io/gdal_raster.h"
+#include "core/streaming/code_cache.h"
 #include "core/streaming/open_map.h"
 #include "core/streaming/streamed_map.h"
 #include "core/terrain/height_pages.h"
@@ -278,6 +279,17 @@ uint64_t bytesChecksum(const std::vector<unsigned char>& bytes) {
 
 }  // namespace
 
+uint64_t bakeDiskBytes(int width, int height, int levels, bool mask) {
+    const uint64_t perSample = mask ? 3 : 2;
+    uint64_t samples = 0;
+    for (int level = 0; level < levels; ++level) {
+        const int64_t step = int64_t(1) << level;
+        samples += uint64_t((width - 1 + step - 1) / step + 1) *
+                   uint64_t((height - 1 + step - 1) / step + 1);
+    }
+    return (samples + uint64_t(width) * uint64_t(height)) * perSample + (uint64_t(16) << 20);
+}
+
 Result<BakeSummary> bakeLayout(const std::string& input, const std::string& folder,
                                const BakeOptions& options) {
     using R = Result<BakeSummary>;
@@ -324,6 +336,21 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
         }
     }
     const HeightPages pages = planHeightPages(map.width, map.height, streamed.leafSize, pageSize);
+    {
+        std::error_code error;
+        const std::string dir = fs::is_directory(folder, error)
+                                    ? folder
+                                    : fs::absolute(folder, error).parent_path().string();
+        const uint64_t needs =
+            bakeDiskBytes(map.width, map.height, int(pages.level.size()), map.nodata.holes());
+        const uint64_t free =
+            options.freeDiskBytes ? options.freeDiskBytes(dir) : freeDiskBytes(dir);
+        if (free < needs) {
+            return R::failure("the layout needs up to " + std::to_string(needs >> 20) +
+                              " MiB while it is baked; its disk has " + std::to_string(free >> 20) +
+                              " MiB free");
+        }
+    }
     // A layout of an earlier bake loses its layout.json first: none ever describes files half
     // replaced.
     std::error_code error;

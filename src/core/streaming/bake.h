@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "core/base/result.h"
@@ -24,7 +25,14 @@ struct BakeOptions {
     int leafSize = 4;  // asked; a map too big for its tree's budget gets larger leaves
     int pageSize = 0;  // squares along a tile side, a power of two, 16 to 4096; 0: kDefaultPageSize
     LoadOptions load;  // the memory budget, the cache folder the input's codes go through
+    // The free bytes of the layout's file system (null: statvfs; tests give less).
+    std::function<uint64_t(const std::string& dir)> freeDiskBytes;
 };
+
+// The most disk a bake of a width x height map in `levels` levels may take while it runs: every
+// level at 2 bytes a sample (3 with a nodata mask) as if nothing compressed, and level 0 once more
+// for the GeoTIFF each level is written through before its COG copy, and 16 MiB for the rest.
+uint64_t bakeDiskBytes(int width, int height, int levels, bool mask);
 
 struct BakeSummary {
     int width = 0;
@@ -40,7 +48,8 @@ struct BakeSummary {
 // the layout folder `folder`: made when absent; an empty folder, or a layout of an earlier bake
 // (its files replaced, so a bake run again gives the same layout), is written; a folder holding
 // anything else is refused and left as it is. Reads the input through its code cache and tree
-// sidecar (openStreamed), a band of rows at a time. One line on failure (without the paths).
+// sidecar (openStreamed), a band of rows at a time; refused before anything is written when the
+// layout's file system has less free than bakeDiskBytes. One line on failure (without the paths).
 Result<BakeSummary> bakeLayout(const std::string& input, const std::string& folder,
                                const BakeOptions& options);
 

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "core/io/load.h"
+#include "core/terrain/height_pages.h"
 #include "test_files.h"
 #include "test_rasters.h"
 
@@ -212,6 +213,17 @@ TEST(Bake, BadInputIsOneLineAndMakesNoFolder) {
     ASSERT_FALSE(baked);
     EXPECT_NE(baked.error().find("power of two"), std::string::npos) << baked.error();
     EXPECT_FALSE(verifyLayout(dir.path("nothing")));
+
+    // A disk with less free than the bake may take: refused before anything is written.
+    BakeOptions full = bakeOptions(dir);
+    const uint64_t needs = bakeDiskBytes(203, 141, heightLevels(203, 141, 4), true);
+    full.freeDiskBytes = [needs](const std::string&) { return needs - 1; };
+    const Result<BakeSummary> noRoom = bakeLayout(writeInput(dir), layout, full);
+    ASSERT_FALSE(noRoom);
+    EXPECT_NE(noRoom.error().find("MiB free"), std::string::npos) << noRoom.error();
+    EXPECT_FALSE(fs::exists(layout));
+    full.freeDiskBytes = [needs](const std::string&) { return needs; };
+    EXPECT_TRUE(bakeLayout(writeInput(dir), layout, full));
 }
 
 }  // namespace
