@@ -4,12 +4,11 @@
 #include "core/streaming/bake.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <vector>
 
@@ -21,8 +20,10 @@
 #include "core/base/checksum.h"
 #include "core/config.h"
 #include "core/io/gdal_raster.h"
+#include "core/io/image_write.h"
 #include "core/streaming/code_cache.h"
 #include "core/streaming/open_map.h"
+#include "core/streaming/own_files.h"
 #include "core/streaming/streamed_map.h"
 #include "core/terrain/height_pages.h"
 
@@ -43,7 +44,13 @@ std::string levelFile(int level) {
 
 // Files a layout holds: what an earlier bake may have left in the folder.
 bool isLayoutFile(const std::string& name) {
-    if (name == kManifest || name == kTreeFile) {
+    if (name == kManifest || name == kTreeFile || name == std::string(kManifest) + ".part") {
+        return true;
+    }
+    // writeFile's file while it writes the tree (PATH.tmpPID).
+    const std::string treeTemp = std::string(kTreeFile) + ".tmp";
+    if (name.compare(0, treeTemp.size(), treeTemp) == 0 && name.size() > treeTemp.size() &&
+        name.find_first_not_of("0123456789", treeTemp.size()) == std::string::npos) {
         return true;
     }
     const std::string prefix = "heights-";
@@ -265,12 +272,15 @@ Status writeLevel(const Source& source, const HeightPages& pages, int level,
     return Status();
 }
 
+// The bytes of the regular file at `path`, its size read first.
 Result<std::vector<unsigned char>> readBytes(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return Result<std::vector<unsigned char>>::failure("cannot be read");
+    uint64_t bytes = 0;
+    Result<int> opened = openRegularFile(path, &bytes);
+    if (!opened) {
+        return Result<std::vector<unsigned char>>::failure(opened.error());
     }
-    return std::vector<unsigned char>(std::istreambuf_iterator<char>(in), {});
+    ::close(opened.value());
+    return readFileOfSize(path, bytes);
 }
 
 uint64_t bytesChecksum(const std::vector<unsigned char>& bytes) {
@@ -428,13 +438,8 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
     if (!tree) {
         return R::failure("its tree sidecar " + tree.error());
     }
-    {
-        std::ofstream out(treePath, std::ios::binary | std::ios::trunc);
-        out.write(reinterpret_cast<const char*>(tree.value().data()),
-                  std::streamsize(tree.value().size()));
-        if (!out) {
-            return R::failure("cannot write tree.qtree");
-        }
+    if (Status written = writeFile(treePath, tree.value().data(), tree.value().size()); !written) {
+        return R::failure(written.error());
     }
     CPLJSONObject treeEntry;
     treeEntry.Add("file", kTreeFile);
@@ -530,12 +535,17 @@ Status verifyLayout(const std::string& folder) {
         }
     }
     const CPLJSONObject treeEntry = root.GetObj("tree");
-    Result<std::vector<unsigned char>> tree = readBytes((fs::path(folder) / kTreeFile).string());
+    const GInt64 treeBytes = treeEntry.GetLong("bytes", -1);
+    if (treeBytes < 0) {
+        return Status::failure("layout.json: the tree's size is missing");
+    }
+    // Its size held to layout.json's before anything is read.
+    Result<std::vector<unsigned char>> tree =
+        readFileOfSize((fs::path(folder) / kTreeFile).string(), uint64_t(treeBytes));
     if (!tree) {
         return Status::failure(std::string(kTreeFile) + ": " + tree.error());
     }
-    if (GInt64(tree.value().size()) != treeEntry.GetLong("bytes") ||
-        hex(bytesChecksum(tree.value())) != treeEntry.GetString("checksum")) {
+    if (hex(bytesChecksum(tree.value())) != treeEntry.GetString("checksum")) {
         return Status::failure(std::string(kTreeFile) + ": does not match its checksum");
     }
     return Status();
