@@ -6,8 +6,9 @@
 //
 // INPUT is anything the viewer opens streamed (a GDAL raster, a .r16); its codes and tree go
 // through the cache folder (--cache-dir, else the viewer's) as the viewer's streamed open makes
-// them. Prints one line of what it wrote; exit 0. Bad input, an OUTPUT that holds files not of a
-// layout, a layout that does not match its checksums: one line on stderr, exit 2.
+// them. Prints a line of what it wrote and one of what it keeps in the cache folder; exit 0. Bad
+// input, an OUTPUT that holds files not of a layout, a layout that does not match its checksums:
+// one line on stderr, exit 2.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -88,5 +89,10 @@ int main(int argc, char** argv) {
     std::printf("%s: %d x %d samples, leaves of %d, %d levels, %lld tiles of %d^2, %.1f MiB\n",
                 output.c_str(), s.width, s.height, s.leafSize, s.levels,
                 static_cast<long long>(s.tiles), s.pageSize, double(s.bytes) / 1048576.0);
+    // What stays in the cache folder, said rather than left unseen.
+    std::printf(
+        "kept for the viewer in its cache folder (--cache-size trims it): %s%s%s, %.1f MiB\n",
+        s.codeCache.c_str(), s.codeCache.empty() ? "" : " and ", s.sidecar.c_str(),
+        double(s.cacheBytes) / 1048576.0);
     return 0;
 }

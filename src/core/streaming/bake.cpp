@@ -458,6 +458,12 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
         return R::failure("cannot write layout.json: " + error.message());
     }
     summary.bytes += uint64_t(fs::file_size(manifestPath, error));
+    summary.sidecar = streamed.sidecarPath;
+    summary.cacheBytes = tree.value().size();
+    if (!streamed.cachePath.empty() && streamed.codes != CodeSource::CacheNotKept) {
+        summary.codeCache = streamed.cachePath;
+        summary.cacheBytes += uint64_t(fs::file_size(streamed.cachePath, error));
+    }
     return summary;
 }
 

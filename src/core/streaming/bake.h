@@ -42,6 +42,12 @@ struct BakeSummary {
     int levels = 0;
     int64_t tiles = 0;   // in every level
     uint64_t bytes = 0;  // of the layout's files
+    // The files the input was read through, kept in the cache folder for the viewer (its
+    // --cache-size trims them): a GDAL raster's code cache ("" for a .r16, read in place) and
+    // the tree sidecar, and their bytes.
+    std::string codeCache;
+    std::string sidecar;
+    uint64_t cacheBytes = 0;
 };
 
 // Bakes the raster at `input` (anything the viewer opens streamed: a GDAL raster or a .r16) into

@@ -126,6 +126,13 @@ TEST(Bake, EachLevelIsACogOfTheMapsCodesAtItsStride) {
         }
     }
     EXPECT_EQ(baked.value().tiles, tiles);
+    // What the input was read through stays in the cache folder, and is said.
+    for (const std::string& kept : {baked.value().codeCache, baked.value().sidecar}) {
+        EXPECT_EQ(kept.rfind(dir.path("cache"), 0), 0u) << kept;
+        EXPECT_TRUE(fs::exists(kept)) << kept;
+    }
+    EXPECT_EQ(baked.value().cacheBytes,
+              fs::file_size(baked.value().codeCache) + fs::file_size(baked.value().sidecar));
     // Nothing in the folder but the layout's own files (no .msk beside a level, no part left).
     for (const fs::directory_entry& entry : fs::directory_iterator(layout)) {
         const std::string name = entry.path().filename().string();
