@@ -171,6 +171,11 @@ Status writeLevel(const Source& source, const HeightPages& pages, int level,
     if (gtiff == nullptr || cog == nullptr) {
         return Status::failure("GDAL has no GeoTIFF or COG driver");
     }
+    // The GeoTIFF written first goes whatever happens: a failed bake leaves no part behind.
+    struct RemovePart {
+        const std::string& path;
+        ~RemovePart() { std::remove(path.c_str()); }
+    } removePart{part};
     const std::string block = std::to_string(ps);
     CPLStringList partOptions;
     partOptions.SetNameValue("TILED", "YES");
@@ -265,7 +270,6 @@ Status writeLevel(const Source& source, const HeightPages& pages, int level,
     const bool made = copied != nullptr;
     copied.reset();
     written.reset();
-    std::remove(part.c_str());
     if (!made || CPLGetLastErrorType() >= CE_Failure) {
         return Status::failure(said.line("GDAL cannot write the level as a COG"));
     }
