@@ -471,7 +471,16 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
     return summary;
 }
 
-Status verifyLayout(const std::string& folder) {
+bool isLayoutFolder(const std::string& path) {
+    std::error_code error;
+    return fs::is_directory(path, error) && fs::is_regular_file(fs::path(path) / kManifest, error);
+}
+
+std::string layoutLevelPath(const std::string& folder, int level) {
+    return (fs::path(folder) / levelFile(level)).string();
+}
+
+Status verifyLayout(const std::string& folder, LayoutCheck what) {
     CPLJSONDocument manifest;
     const std::string manifestPath = (fs::path(folder) / kManifest).string();
     struct stat info;
@@ -494,7 +503,8 @@ Status verifyLayout(const std::string& folder) {
         return Status::failure("layout.json: its levels do not match its files");
     }
     std::vector<uint16_t> tile(size_t(pageSize) * size_t(pageSize));
-    for (int level = 0; level < levels.Size(); ++level) {
+    const int checked = what == LayoutCheck::LevelZero ? std::min(1, levels.Size()) : levels.Size();
+    for (int level = 0; level < checked; ++level) {
         const CPLJSONObject entry = levels[level];
         const std::string name = entry.GetString("file");
         if (name != levelFile(level)) {
@@ -543,6 +553,9 @@ Status verifyLayout(const std::string& folder) {
                 }
             }
         }
+    }
+    if (what == LayoutCheck::LevelZero) {
+        return Status();
     }
     const CPLJSONObject treeEntry = root.GetObj("tree");
     const GInt64 treeBytes = treeEntry.GetLong("bytes", -1);

@@ -59,9 +59,19 @@ struct BakeSummary {
 Result<BakeSummary> bakeLayout(const std::string& input, const std::string& folder,
                                const BakeOptions& options);
 
+// What verifyLayout checks: every level and the tree, or level 0 alone (what the viewer reads of
+// a layout: openMap opens a layout's folder as its heights-0.tif).
+enum class LayoutCheck { Everything, LevelZero };
+
 // Checks the layout in `folder` against its layout.json: every level's size and tiling, every
 // tile's codes and the tree's bytes against their checksums. One line naming the first file and
 // tile that do not match.
-Status verifyLayout(const std::string& folder);
+Status verifyLayout(const std::string& folder, LayoutCheck what = LayoutCheck::Everything);
+
+// Whether `path` is a folder holding a layout.json (a layout, or what claims to be one).
+bool isLayoutFolder(const std::string& path);
+
+// The path of the layout's level `level` file.
+std::string layoutLevelPath(const std::string& folder, int level);
 
 }  // namespace qt

@@ -11,6 +11,7 @@
 #include "core/io/memory_budget.h"
 #include "core/io/raw16.h"
 #include "core/lod/lod_error.h"
+#include "core/streaming/bake.h"
 #include "core/streaming/coarse_error_job.h"
 #include "core/streaming/streamed_gdal.h"
 
@@ -70,9 +71,18 @@ Result<StreamedMap> openStreamed(const std::string& path, const LoadOptions& opt
                : openStreamedRaw16(path, options, requestedLeafSize, stream);
 }
 
-Result<OpenedMap> openMap(const std::string& path, const LoadOptions& options,
+Result<OpenedMap> openMap(const std::string& asked, const LoadOptions& options,
                           const SizeCheck& acceptSize, int leafSize, bool stream) {
     using R = Result<OpenedMap>;
+    // A baked layout opens as its level 0, the map's own samples, once its tiles match their
+    // checksums.
+    std::string path = asked;
+    if (isLayoutFolder(asked)) {
+        if (const Status checked = verifyLayout(asked, LayoutCheck::LevelZero); !checked) {
+            return R::failure(asked + ": " + checked.error());
+        }
+        path = layoutLevelPath(asked, 0);
+    }
     OpenedMap opened;
     opened.leafSize = leafSize;
     const Result<StreamableSize> streamable = streamableSize(path, options);

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "core/io/load.h"
+#include "core/streaming/open_map.h"
 #include "core/terrain/height_pages.h"
 #include "test_files.h"
 #include "test_rasters.h"
@@ -201,6 +202,51 @@ TEST(Bake, ReplacesItsOwnLayoutAndNeverWritesIntoTheUsersFolder) {
     std::ofstream(dir.path("a file")) << "mine";
     EXPECT_FALSE(bakeLayout(input, dir.path("a file"), bakeOptions(dir)));
     EXPECT_EQ(fileText(dir.path("a file")), "mine");
+}
+
+// The viewer opens a layout's folder as its level 0: the map the input opens as, sample for
+// sample, with its holes and place; a damaged tile refuses it in one line.
+TEST(Bake, ALayoutOpensAsTheMapItWasBakedFrom) {
+    test::TempDir dir;
+    const std::string input = writeInput(dir);
+    const std::string layout = dir.path("layout");
+    ASSERT_TRUE(bakeLayout(input, layout, bakeOptions(dir)));
+    LoadOptions load;
+    load.cacheDir = dir.path("cache");
+    for (const bool stream : {false, true}) {
+        const Result<OpenedMap> original = openMap(input, load, {}, 4, stream);
+        const Result<OpenedMap> baked = openMap(layout, load, {}, 4, stream);
+        ASSERT_TRUE(original) << original.error();
+        ASSERT_TRUE(baked) << baked.error();
+        const Heightmap& a = original.value().map;
+        const Heightmap& b = baked.value().map;
+        EXPECT_EQ(b.width, a.width);
+        EXPECT_EQ(b.height, a.height);
+        EXPECT_EQ(baked.value().streamed, stream);
+        ASSERT_TRUE(b.codes == a.codes) << "stream " << stream;
+        EXPECT_FLOAT_EQ(b.coding.offset, a.coding.offset);
+        EXPECT_FLOAT_EQ(b.coding.step, a.coding.step);
+        EXPECT_EQ(b.metres, a.metres);
+        EXPECT_EQ(b.nodata.bits, a.nodata.bits);
+        EXPECT_EQ(b.nodata.samples, a.nodata.samples);
+        EXPECT_EQ(b.geo.crsName, a.geo.crsName);
+        EXPECT_DOUBLE_EQ(b.geo.west, a.geo.west);
+        EXPECT_DOUBLE_EQ(b.geo.north, a.geo.north);
+    }
+    {
+        GDALDatasetUniquePtr raster(GDALDataset::Open((layout + "/heights-0.tif").c_str(),
+                                                      GDAL_OF_RASTER | GDAL_OF_UPDATE));
+        ASSERT_TRUE(raster);
+        uint16_t code = 7;
+        ASSERT_EQ(raster->GetRasterBand(1)->RasterIO(GF_Write, 40, 3, 1, 1, &code, 1, 1, GDT_UInt16,
+                                                     0, 0),
+                  CE_None);
+    }
+    const Result<OpenedMap> damaged = openMap(layout, load, {}, 4, false);
+    ASSERT_FALSE(damaged);
+    EXPECT_NE(damaged.error().find("heights-0.tif: tile (2, 0)"), std::string::npos)
+        << damaged.error();
+    EXPECT_EQ(damaged.error().find('\n'), std::string::npos);
 }
 
 TEST(Bake, BadInputIsOneLineAndMakesNoFolder) {
