@@ -2,7 +2,7 @@
 // core/streaming/bake.h), or checks one.
 //
 // Usage: quadterrain-bake INPUT OUTPUT [--leaf-size N] [--page-size N] [--cache-dir DIR]
-//        quadterrain-bake --verify LAYOUT
+//        quadterrain-bake --verify LAYOUT      (a layout's folder, or its URL)
 //
 // INPUT is anything the viewer opens streamed (a GDAL raster, a .r16); its codes and tree go
 // through the cache folder (--cache-dir, else the viewer's) as the viewer's streamed open makes

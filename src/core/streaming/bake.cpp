@@ -3,7 +3,6 @@
 // checksums taken from the codes written; then the tree sidecar, then layout.json.
 #include "core/streaming/bake.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,11 +14,14 @@
 #include <cpl_conv.h>
 #include <cpl_json.h>
 #include <cpl_string.h>
+#include <cpl_vsi.h>
 #include <gdal_priv.h>
 
 #include "core/base/checksum.h"
 #include "core/config.h"
+#include "core/io/gdal_inputs.h"
 #include "core/io/gdal_raster.h"
+#include "core/io/heightmap_gdal.h"
 #include "core/io/image_write.h"
 #include "core/streaming/code_cache.h"
 #include "core/streaming/open_map.h"
@@ -37,6 +39,8 @@ constexpr const char* kManifest = "layout.json";
 constexpr const char* kFormat = "quadterrain layout";
 constexpr int kVersion = 1;
 constexpr const char* kTreeFile = "tree.qtree";
+// A layout.json larger than this is refused before it is read (about 20 bytes a tile: 2^23 tiles).
+constexpr uint64_t kMaxManifestBytes = uint64_t(256) << 20;
 
 std::string levelFile(int level) {
     return "heights-" + std::to_string(level) + ".tif";
@@ -343,10 +347,11 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
     Source source{map, false, {0, 1, 0, 0, 0, 1}, {}};
     if (map.geo.present) {
         // The geotransform and CRS as GDAL reads them from the input itself.
-        DatasetPtr raster(GDALDataset::Open(input.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY));
-        if (raster && raster->GetGeoTransform(source.transform) == CE_None) {
+        Result<GdalRaster> raster = openGdalRaster(gdalOpenPath(input), said);
+        GDALDataset* dataset = raster ? raster.value().dataset.get() : nullptr;
+        if (dataset != nullptr && dataset->GetGeoTransform(source.transform) == CE_None) {
             source.hasTransform = true;
-            source.wkt = raster->GetProjectionRef() != nullptr ? raster->GetProjectionRef() : "";
+            source.wkt = dataset->GetProjectionRef() != nullptr ? dataset->GetProjectionRef() : "";
         }
     }
     const HeightPages pages = planHeightPages(map.width, map.height, streamed.leafSize, pageSize);
@@ -471,21 +476,87 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
     return summary;
 }
 
+namespace {
+
+// `name` in the layout `folder` (a path or a URL), as the program names it.
+std::string inLayout(const std::string& folder, const std::string& name) {
+    std::string base = folder;
+    while (base.size() > 1 && base.back() == '/') {
+        base.pop_back();
+    }
+    return base + "/" + name;
+}
+
+// The same as GDAL opens it (a URL through /vsicurl/).
+std::string gdalInLayout(const std::string& folder, const std::string& name) {
+    return networkGdalPath(inLayout(folder, name));
+}
+
+}  // namespace
+
+namespace {
+
+// The bytes of the layout's file at `gdalPath` (local, or a URL through /vsicurl/), which must be
+// a regular file of exactly `expected` bytes: its size checked before anything is read.
+Result<std::vector<unsigned char>> readLayoutFile(const std::string& gdalPath, uint64_t expected) {
+    using R = Result<std::vector<unsigned char>>;
+    VSIStatBufL info;
+    if (VSIStatL(gdalPath.c_str(), &info) != 0 || !VSI_ISREG(info.st_mode)) {
+        return R::failure("missing, or not a file");
+    }
+    if (uint64_t(info.st_size) != expected) {
+        return R::failure("not the size layout.json gives (" + std::to_string(info.st_size) +
+                          " bytes, not " + std::to_string(expected) + ")");
+    }
+    VSILFILE* file = VSIFOpenL(gdalPath.c_str(), "rb");
+    if (file == nullptr) {
+        return R::failure("cannot be read");
+    }
+    std::vector<unsigned char> bytes(static_cast<size_t>(expected));
+    const size_t read = VSIFReadL(bytes.data(), 1, bytes.size(), file);
+    VSIFCloseL(file);
+    if (read != bytes.size()) {
+        return R::failure("cut short");
+    }
+    return bytes;
+}
+
+}  // namespace
+
 bool isLayoutFolder(const std::string& path) {
+    if (isNetworkPath(path)) {
+        // Only a URL without an extension can name a folder: a map's URL costs no request here.
+        if (!lowerExtension(path).empty()) {
+            return false;
+        }
+        registerGdalDrivers();
+        VSIStatBufL info;
+        return VSIStatL(gdalInLayout(path, kManifest).c_str(), &info) == 0 &&
+               VSI_ISREG(info.st_mode);
+    }
     std::error_code error;
     return fs::is_directory(path, error) && fs::is_regular_file(fs::path(path) / kManifest, error);
 }
 
 std::string layoutLevelPath(const std::string& folder, int level) {
-    return (fs::path(folder) / levelFile(level)).string();
+    return inLayout(folder, levelFile(level));
 }
 
 Status verifyLayout(const std::string& folder, LayoutCheck what) {
+    registerGdalDrivers();
     CPLJSONDocument manifest;
-    const std::string manifestPath = (fs::path(folder) / kManifest).string();
-    struct stat info;
-    if (::stat(manifestPath.c_str(), &info) != 0 || !manifest.Load(manifestPath)) {
-        return Status::failure("layout.json: missing or not JSON");
+    const std::string manifestPath = gdalInLayout(folder, kManifest);
+    // A regular file of a size a layout's manifest can have, before it is read.
+    VSIStatBufL info;
+    if (VSIStatL(manifestPath.c_str(), &info) != 0 || !VSI_ISREG(info.st_mode)) {
+        return Status::failure("layout.json: missing, or not a file");
+    }
+    if (uint64_t(info.st_size) > kMaxManifestBytes) {
+        return Status::failure("layout.json: larger than a layout's (" +
+                               std::to_string(uint64_t(info.st_size) >> 20) + " MiB)");
+    }
+    if (!manifest.Load(manifestPath)) {
+        return Status::failure("layout.json: not JSON");
     }
     const CPLJSONObject root = manifest.GetRoot();
     if (root.GetString("format") != kFormat || root.GetInteger("version") != kVersion) {
@@ -511,17 +582,17 @@ Status verifyLayout(const std::string& folder, LayoutCheck what) {
             return Status::failure("layout.json: level " + std::to_string(level) + " names " +
                                    name);
         }
-        DatasetPtr raster(GDALDataset::Open((fs::path(folder) / name).string().c_str(),
-                                            GDAL_OF_RASTER | GDAL_OF_READONLY));
-        if (!raster || raster->GetRasterCount() != 1) {
-            return Status::failure(name + ": " + said.line("cannot be opened"));
+        // Opened as a map's raster is: regular files only, one band, its size checked.
+        Result<GdalRaster> raster = openGdalRaster(gdalInLayout(folder, name), said);
+        if (!raster) {
+            return Status::failure(name + ": " + raster.error());
         }
         const int columns = entry.GetInteger("columns");
         const int rows = entry.GetInteger("rows");
-        GDALRasterBand* band = raster->GetRasterBand(1);
+        GDALRasterBand* band = raster.value().band;
         int blockX = 0, blockY = 0;
         band->GetBlockSize(&blockX, &blockY);
-        if (raster->GetRasterXSize() != columns || raster->GetRasterYSize() != rows ||
+        if (raster.value().width != columns || raster.value().height != rows ||
             band->GetRasterDataType() != GDT_UInt16 || blockX != pageSize || blockY != pageSize) {
             return Status::failure(name + ": its size, type or tiles are not layout.json's");
         }
@@ -564,7 +635,7 @@ Status verifyLayout(const std::string& folder, LayoutCheck what) {
     }
     // Its size held to layout.json's before anything is read.
     Result<std::vector<unsigned char>> tree =
-        readFileOfSize((fs::path(folder) / kTreeFile).string(), uint64_t(treeBytes));
+        readLayoutFile(gdalInLayout(folder, kTreeFile), uint64_t(treeBytes));
     if (!tree) {
         return Status::failure(std::string(kTreeFile) + ": " + tree.error());
     }

@@ -16,6 +16,7 @@
 #include "core/io/load.h"
 #include "core/streaming/open_map.h"
 #include "core/terrain/height_pages.h"
+#include "http_server.h"
 #include "test_files.h"
 #include "test_rasters.h"
 
@@ -247,6 +248,33 @@ TEST(Bake, ALayoutOpensAsTheMapItWasBakedFrom) {
     EXPECT_NE(damaged.error().find("heights-0.tif: tile (2, 0)"), std::string::npos)
         << damaged.error();
     EXPECT_EQ(damaged.error().find('\n'), std::string::npos);
+}
+
+// A layout served over HTTP (nginx on 127.0.0.1, byte ranges) opens by its folder's URL as its
+// local folder does, and verifies whole through GDAL's network reader.
+TEST(Bake, ALayoutByUrlOpensAsItsLocalFolder) {
+    test::TempDir dir;
+    const std::string layout = dir.path("layout");
+    ASSERT_TRUE(bakeLayout(writeInput(dir), layout, bakeOptions(dir)));
+    test::HttpServer server(dir.path(""));
+    QT_REQUIRE_HTTP_SERVER(server);
+    const std::string url = server.url("layout");
+    EXPECT_TRUE(isLayoutFolder(url));
+    EXPECT_TRUE(isLayoutFolder(url + "/"));
+    EXPECT_FALSE(isLayoutFolder(server.url("elsewhere")));
+    EXPECT_FALSE(isLayoutFolder(server.url("layout/heights-0.tif")));
+    const Status verified = verifyLayout(url);
+    EXPECT_TRUE(verified) << verified.error();
+    LoadOptions load;
+    load.cacheDir = dir.path("cache");
+    const Result<OpenedMap> local = openMap(layout, load, {}, 4, false);
+    const Result<OpenedMap> remote = openMap(url, load, {}, 4, false);
+    ASSERT_TRUE(local) << local.error();
+    ASSERT_TRUE(remote) << remote.error();
+    EXPECT_TRUE(remote.value().map.codes == local.value().map.codes);
+    EXPECT_EQ(remote.value().map.nodata.bits, local.value().map.nodata.bits);
+    EXPECT_NE(server.accessLog().find("GET /layout/heights-0.tif 206 bytes="), std::string::npos)
+        << server.accessLog();
 }
 
 TEST(Bake, BadInputIsOneLineAndMakesNoFolder) {
