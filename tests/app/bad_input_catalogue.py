@@ -212,6 +212,22 @@ case("missing path", [os.path.join(tmp, "nope.png")] + stats, 1,
 os.mkdir(os.path.join(tmp, "folder.png"))
 case("directory", [os.path.join(tmp, "folder.png")] + stats, 1,
      q + os.path.join(tmp, "folder.png") + ": is a directory, not a heightmap file")
+# A baked layout's folder (quadterrain-bake) whose layout.json is not JSON, and one whose level 0
+# is a FIFO: one line naming the file, nothing waited on.
+broken_layout = os.path.join(tmp, "broken layout")
+os.mkdir(broken_layout)
+with open(os.path.join(broken_layout, "layout.json"), "w") as f:
+    f.write("{")
+case("layout whose layout.json is not JSON", [broken_layout] + stats, 1,
+     q + broken_layout + ": layout.json: not JSON")
+fifo_layout = os.path.join(tmp, "fifo layout")
+os.mkdir(fifo_layout)
+with open(os.path.join(fifo_layout, "layout.json"), "w") as f:
+    f.write('{"format": "quadterrain layout", "version": 1, "pageSize": 16, "levels": 1, '
+            '"files": [{"file": "heights-0.tif", "columns": 17, "rows": 17, "tiles": []}]}')
+os.mkfifo(os.path.join(fifo_layout, "heights-0.tif"))
+case("layout whose level 0 is a FIFO", [fifo_layout] + stats, 1,
+     prefix=q + fifo_layout + ": heights-0.tif: ")
 fifo = os.path.join(tmp, "pipe.png")
 os.mkfifo(fifo)
 case("not a regular file", [fifo] + stats, 1, q + fifo + ": not a regular file")

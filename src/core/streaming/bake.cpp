@@ -105,6 +105,7 @@ Status checkFolder(const std::string& folder) {
             "new folder");
     }
     if (ours) {
+        const GdalMessages said;  // a parse error is this function's line, not GDAL's
         CPLJSONDocument manifest;
         if (!manifest.Load((fs::path(folder) / kManifest).string()) ||
             manifest.GetRoot().GetString("format") != kFormat) {
@@ -530,6 +531,7 @@ bool isLayoutFolder(const std::string& path) {
             return false;
         }
         registerGdalDrivers();
+        const GdalMessages said;  // a server's refusal is no message here
         VSIStatBufL info;
         return VSIStatL(gdalInLayout(path, kManifest).c_str(), &info) == 0 &&
                VSI_ISREG(info.st_mode);
@@ -544,6 +546,7 @@ std::string layoutLevelPath(const std::string& folder, int level) {
 
 Status verifyLayout(const std::string& folder, LayoutCheck what) {
     registerGdalDrivers();
+    GdalMessages said;  // GDAL's own messages (a JSON parse error) kept, not printed
     CPLJSONDocument manifest;
     const std::string manifestPath = gdalInLayout(folder, kManifest);
     // A regular file of a size a layout's manifest can have, before it is read.
@@ -567,8 +570,6 @@ Status verifyLayout(const std::string& folder, LayoutCheck what) {
     if (pageSize < 16 || pageSize > 4096 || (pageSize & (pageSize - 1)) != 0) {
         return Status::failure("layout.json: a page size that is not a power of two, 16 to 4096");
     }
-    registerGdalDrivers();
-    GdalMessages said;
     const CPLJSONArray levels = root.GetArray("files");
     if (!levels.IsValid() || levels.Size() != root.GetInteger("levels")) {
         return Status::failure("layout.json: its levels do not match its files");
