@@ -121,7 +121,13 @@ std::string hex(uint64_t value) {
     return text;
 }
 
-// The checksum of a tile's codes, row after row, in the machine's order.
+// A tile's checksum chains its rows of codes, each hashed in the machine's byte order, then mixes.
+uint64_t chainCodes(uint64_t h, const uint16_t* codes, int count) {
+    return hashWords(h, reinterpret_cast<const unsigned char*>(codes),
+                     size_t(count) * sizeof(uint16_t));
+}
+
+// Every tile's checksum of a level written row after row.
 struct TileSums {
     int tilesX = 0;
     int tilesY = 0;
@@ -137,8 +143,7 @@ struct TileSums {
             const int first = tx * pageSize;
             const int count = std::min(pageSize, columns - first);
             uint64_t& h = chain[size_t(ty) * size_t(tilesX) + size_t(tx)];
-            h = hashWords(h, reinterpret_cast<const unsigned char*>(codes + first),
-                          size_t(count) * sizeof(uint16_t));
+            h = chainCodes(h, codes + first, count);
         }
     }
 };
@@ -614,9 +619,7 @@ Status verifyLayout(const std::string& folder, LayoutCheck what) {
                 // Row after row, as the bake chained them.
                 uint64_t chain = kChecksumSeed;
                 for (int y = 0; y < h; ++y) {
-                    chain = hashWords(
-                        chain, reinterpret_cast<const unsigned char*>(tile.data() + size_t(y) * w),
-                        size_t(w) * sizeof(uint16_t));
+                    chain = chainCodes(chain, tile.data() + size_t(y) * w, w);
                 }
                 const uint64_t sum = mixHash(chain);
                 if (tiles[ty * tilesX + tx].ToString() != hex(sum)) {

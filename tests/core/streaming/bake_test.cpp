@@ -55,6 +55,18 @@ BakeOptions bakeOptions(const test::TempDir& dir) {
     return options;
 }
 
+// Flips the lowest bit of sample (x, y) of the level file at `path`, through GDAL, as damage at
+// rest or in transit would change it.
+void changeSample(const std::string& path, int x, int y) {
+    GDALDatasetUniquePtr raster(GDALDataset::Open(path.c_str(), GDAL_OF_RASTER | GDAL_OF_UPDATE));
+    ASSERT_TRUE(raster) << path;
+    GDALRasterBand* band = raster->GetRasterBand(1);
+    uint16_t code = 0;
+    ASSERT_EQ(band->RasterIO(GF_Read, x, y, 1, 1, &code, 1, 1, GDT_UInt16, 0, 0), CE_None);
+    code ^= 1;
+    ASSERT_EQ(band->RasterIO(GF_Write, x, y, 1, 1, &code, 1, 1, GDT_UInt16, 0, 0), CE_None);
+}
+
 std::string fileText(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), {}};
@@ -160,16 +172,7 @@ TEST(Bake, VerifyNamesWhatDoesNotMatchItsChecksum) {
 
     // A level's samples changed as GDAL writes them: the tile's checksum no longer holds.
     ASSERT_TRUE(bakeLayout(writeInput(dir), layout, bakeOptions(dir)));
-    {
-        GDALDatasetUniquePtr raster(GDALDataset::Open((layout + "/heights-1.tif").c_str(),
-                                                      GDAL_OF_RASTER | GDAL_OF_UPDATE));
-        ASSERT_TRUE(raster);
-        uint16_t code = 0;
-        GDALRasterBand* band = raster->GetRasterBand(1);
-        ASSERT_EQ(band->RasterIO(GF_Read, 20, 17, 1, 1, &code, 1, 1, GDT_UInt16, 0, 0), CE_None);
-        code ^= 1;
-        ASSERT_EQ(band->RasterIO(GF_Write, 20, 17, 1, 1, &code, 1, 1, GDT_UInt16, 0, 0), CE_None);
-    }
+    changeSample(layout + "/heights-1.tif", 20, 17);
     const Status damagedTile = verifyLayout(layout);
     ASSERT_FALSE(damagedTile);
     EXPECT_NE(damagedTile.error().find("heights-1.tif: tile (1, 1)"), std::string::npos)
@@ -234,15 +237,7 @@ TEST(Bake, ALayoutOpensAsTheMapItWasBakedFrom) {
         EXPECT_DOUBLE_EQ(b.geo.west, a.geo.west);
         EXPECT_DOUBLE_EQ(b.geo.north, a.geo.north);
     }
-    {
-        GDALDatasetUniquePtr raster(GDALDataset::Open((layout + "/heights-0.tif").c_str(),
-                                                      GDAL_OF_RASTER | GDAL_OF_UPDATE));
-        ASSERT_TRUE(raster);
-        uint16_t code = 7;
-        ASSERT_EQ(raster->GetRasterBand(1)->RasterIO(GF_Write, 40, 3, 1, 1, &code, 1, 1, GDT_UInt16,
-                                                     0, 0),
-                  CE_None);
-    }
+    changeSample(layout + "/heights-0.tif", 40, 3);
     const Result<OpenedMap> damaged = openMap(layout, load, {}, 4, false);
     ASSERT_FALSE(damaged);
     EXPECT_NE(damaged.error().find("heights-0.tif: tile (2, 0)"), std::string::npos)
