@@ -249,8 +249,7 @@ void BM_LodSelect(benchmark::State& state) {
             const Camera& c = cameras[f];
             LodParams params = lodParams(s.tree, s.mapping, c, 720, pixels, minY, maxY);
             if (state.range(3) != 0) {
-                updateLodReach(s.tree, lodErrorSteps(s.tree, s.mapping, c.fovY, c.aspect),
-                               params.stepsAway, reach);
+                updateLodReach(s.tree, s.mapping, params, reach);
                 params.reach = &reach;
             }
             params.threads = int(state.range(4));
@@ -600,8 +599,7 @@ void BM_LodReference(benchmark::State& state) {
         for (size_t f = 0; f < cameras.size(); ++f) {
             const Camera& c = cameras[f];
             LodParams params = lodParams(s.tree, s.mapping, c, 720, pixels, minY, maxY);
-            updateLodReach(s.tree, lodErrorSteps(s.tree, s.mapping, c.fovY, c.aspect),
-                           params.stepsAway, reach);
+            updateLodReach(s.tree, s.mapping, params, reach);
             params.reach = &reach;
             selectLod(s.tree, s.mapping, params, &frusta[f], out);
             live += double(out.stats.triangles);

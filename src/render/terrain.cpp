@@ -522,8 +522,7 @@ FrameStats renderFrozenView(const TerrainRenderer& renderer, Terrain& terrain, c
     LodParams params =
         lodParams(terrain.tree, mapping, camera, view.viewportHeight, kFrozenContextPixels,
                   mapping.worldHeight(map.minSample), mapping.worldHeight(map.maxSample));
-    updateLodReach(terrain.tree, lodErrorSteps(terrain.tree, mapping, camera.fovY, camera.aspect),
-                   params.stepsAway, terrain.frame.lodReach);
+    updateLodReach(terrain.tree, mapping, params, terrain.frame.lodReach);
     params.reach = &terrain.frame.lodReach;
     params.residency = terrain.streamer ? &terrain.streamer->residency() : nullptr;
     const Frustum frustum = cullingFrustum(camera, mapping, worldExtent(map, mapping));

@@ -206,8 +206,7 @@ void levelOfDetailStage(const Heightmap& map, const Quadtree& tree, const WorldM
     LodParams params =
         lodParams(tree, mapping, c, view.viewportHeight, view.lodPixels,
                   mapping.worldHeight(map.minSample), mapping.worldHeight(map.maxSample));
-    updateLodReach(tree, lodErrorSteps(tree, mapping, c.fovY, c.aspect), params.stepsAway,
-                   frame.lodReach);
+    updateLodReach(tree, mapping, params, frame.lodReach);
     params.reach = &frame.lodReach;
     params.residency = view.residency;
     params.threads = frame.lodThreads;

@@ -229,15 +229,39 @@ struct Selector {
 
 namespace {
 
-// The secant of the angle between a perspective view's axis and its corners: sqrt(1 +
-// tan^2(fovY / 2) (1 + aspect^2)). The depth lodDistance measures and the stretch lodErrorSteps
-// applies come from it alike (lod.h).
-float cornerSecant(float fovY, float aspect) {
+// The tangents of the half angles of a perspective view: its corners are (+-a, +-b).
+struct ViewCorner {
+    float a, b;
+};
+
+ViewCorner viewCorner(float fovY, float aspect) {
     const float t = std::tan(0.5f * fovY);
-    return std::sqrt(1.0f + t * t * (1.0f + aspect * aspect));
+    return {t * aspect, t};
+}
+
+// The secant of the angle between a perspective view's axis and its corners: sqrt(1 + a^2 + b^2).
+// The depth lodDistance measures comes from it (lod.h).
+float cornerSecant(float fovY, float aspect) {
+    const ViewCorner c = viewCorner(fovY, aspect);
+    return std::sqrt(1.0f + c.a * c.a + c.b * c.b);
 }
 
 }  // namespace
+
+float lodVerticalStretch(const Camera& camera) {
+    // The world's up in the camera's axes: its components along right, up and forward.
+    const glm::vec3 u{camera.right().y, camera.up().y, camera.forward().y};
+    const ViewCorner c = viewCorner(camera.fovY, camera.aspect);
+    float most = 0.0f;
+    for (const float a : {-c.a, c.a}) {
+        for (const float b : {-c.b, c.b}) {
+            const float x = u.x - a * u.z;
+            const float y = u.y - b * u.z;
+            most = std::max(most, x * x + y * y);
+        }
+    }
+    return std::sqrt(most);
+}
 
 LodParams lodParams(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
                     int viewportHeight, float pixels, float mapMinY, float mapMaxY) {
@@ -252,13 +276,19 @@ LodParams lodParams(const Quadtree& tree, const WorldMapping& mapping, const Cam
     params.stepsPerRow = mapping.spacingZ / larger;
     params.yMin = std::min(mapMinY, mapMaxY) * toSteps;
     params.yMax = std::max(mapMinY, mapMaxY) * toSteps;
-    // A step at distance d looks viewportHeight / (2 tan(fovY / 2)) / d pixels long.
+    // A vertical step at depth d looks at most viewportHeight / (2 tan(fovY / 2)) * stretch / d
+    // pixels long (lod.h); the stretch is at least min(1, tan(theta_c)) at any orientation.
     const float pixelsPerRadian = float(viewportHeight) / (2.0f * std::tan(0.5f * camera.fovY));
-    float stepsAway = pixels > 0.0f ? pixelsPerRadian / pixels : 0.0f;
-    if (!(stepsAway >= minStepsAway(tree.leafSize))) {  // NaN too
-        stepsAway = minStepsAway(tree.leafSize);
-    }
-    params.stepsAway = std::min(stepsAway, 1e30f);
+    const float stretch = lodVerticalStretch(camera);
+    const ViewCorner corner = viewCorner(camera.fovY, camera.aspect);
+    const float leastStretch = std::min(1.0f, std::sqrt(corner.a * corner.a + corner.b * corner.b));
+    const auto bounded = [&](float s) {
+        const float steps = pixels > 0.0f ? pixelsPerRadian * s / pixels : 0.0f;
+        return steps >= minStepsAway(tree.leafSize) ? std::min(steps, 1e30f)  // NaN too
+                                                    : minStepsAway(tree.leafSize);
+    };
+    params.stepsAway = bounded(stretch);
+    params.leastStepsAway = std::min(bounded(leastStretch), params.stepsAway);
     return params;
 }
 
@@ -319,11 +349,10 @@ void LodReach::reserveFor(const Quadtree& tree) {
     steps.assign(tree.levelStart.empty() ? 0 : tree.levelStart.back(), 0.0f);
 }
 
-float lodErrorSteps(const Quadtree& tree, const WorldMapping& mapping, float fovY, float aspect) {
-    const float stretch = cornerSecant(fovY, aspect);
+float lodErrorSteps(const Quadtree& tree, const WorldMapping& mapping) {
     const float perCode =
         std::abs(heightTransform(tree.coding, mapping).scale) / mapping.largerSpacing();
-    const float steps = stretch * perCode / (1.0f - kMorphFraction);
+    const float steps = perCode / (1.0f - kMorphFraction);
     return steps >= 0.0f ? std::min(steps, 1e30f) : 1e30f;  // NaN: every node splits by its error
 }
 
@@ -416,6 +445,11 @@ void updateLodReach(const Quadtree& tree, float errorSteps, float stepsAway, Lod
             }
         }
     }
+}
+
+void updateLodReach(const Quadtree& tree, const WorldMapping& mapping, const LodParams& params,
+                    LodReach& reach) {
+    updateLodReach(tree, lodErrorSteps(tree, mapping), params.leastStepsAway, reach);
 }
 
 // The levels a split selection leaves to its workers: the subtrees of the nodes kSplitLevels

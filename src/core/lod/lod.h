@@ -33,14 +33,18 @@ namespace qt {
 // Distance is the node's box's least depth along the view's forward direction, or cornerCos
 // times its Euclidean distance if that is more; the box is the node's rectangle in x and z and
 // the map's whole height range in y, the same for every node. Why the depth: the perspective map
-// (x, y, z) -> f (x / z, y / z) has the Jacobian (f / z) [[1, 0, -x / z], [0, 1, -y / z]], whose
-// larger singular value is f sec(theta) / z at theta off the view's axis, so a vertical error e at
-// depth z projects at most f e sec(theta) / z pixels long, and in view theta is at most the
-// corners' angle theta_c. A point in view has depth at least cos(theta_c) times its distance, so
-// both terms bound the depth of every point of the node in view from below, and errorSteps
-// carries sec(theta_c) (1.55 at 60 degrees and 16:9) where the Euclidean distance alone would
-// need sec^2(theta_c) (2.4). Both terms change by at most the distance a node's box moves in x
-// and z (they are 1-Lipschitz), which is what the arguments below use.
+// (x, y, z) -> f (x / z, y / z) moves a point by f / z (u_x - a u_z, u_y - b u_z) when it moves
+// along the unit vector u, where (a, b) = (x / z, y / z) is where it lies in view. The errors
+// are vertical, so u is the world's up in the camera's axes, and (a, b) lies in the view's
+// rectangle |a| <= aspect tan(fovY / 2), |b| <= tan(fovY / 2): the length is a convex function
+// of (a, b), largest at a corner, so a vertical error e at depth z projects at most f e s / z
+// pixels long, with s (lodVerticalStretch) the largest over the four corners. Looking level, s
+// is 1; it is never more than sec(theta_c) (1.55 at 60 degrees and 16:9), the largest stretch
+// of any direction, at the corners' angle theta_c. A point in view has depth at least
+// cos(theta_c) times its distance, so both terms bound the depth of every point of the node in
+// view from below; s goes into stepsAway, which thus differs from frame to frame as the camera
+// pitches. Both terms change by at most the distance a node's box moves in x and z (they are
+// 1-Lipschitz), which is what the arguments below use.
 //
 // Why neighbours differ by one level at most: say X is drawn at level k and the level k + 2 node Z
 // beside it is not split (it, or an ancestor, is drawn: an ancestor's reach is at least Z's, as
@@ -111,6 +115,9 @@ struct LodParams {
     float yMin = 0.0f;  // the map's height range
     float yMax = 0.0f;
     float stepsAway = 0.0f;  // a node splits nearer than stepsAway * its reach
+    // The least stepsAway of this lens and PIXELS at any orientation: the reach's margins are made
+    // for it (updateLodReach), so turning the camera never remakes the reach. At most stepsAway.
+    float leastStepsAway = 0.0f;
     // Each inner node's reach; null: 2^level, the grid step alone (what lodParams leaves, and a
     // rule that keeps neighbours one level apart for tests of the selection's structure).
     const LodReach* reach = nullptr;
@@ -125,9 +132,9 @@ struct LodParams {
 // it (its children and the ring around them) minStepsAway * 2^(L - 1) / stepsAway more than that
 // node's reach and errorSteps * that node's fold error (Quadtree::foldErrors) + 2^(L - 1) /
 // ((1 - kMorphFraction) stepsAway), the fold charge argued above; at level 1, the leaves' fold
-// charge instead. Depends on the mapping and the projection through errorSteps and stepsAway,
-// and on the tree's errors, so it is remade when any changes (the exact errors replacing the
-// range bound: Quadtree::lodErrors).
+// charge instead. Depends on the mapping through errorSteps, on the lens and PIXELS through
+// stepsAway, and on the tree's errors, so it is remade when any changes (the exact errors replacing
+// the range bound: Quadtree::lodErrors).
 struct LodReach {
     float errorSteps = -1.0f;  // what `steps` was made for; negative: not made
     float stepsAway = 0.0f;    // the stepsAway its margins were made for (updateLodReach)
@@ -138,21 +145,33 @@ struct LodReach {
     void reserveFor(const Quadtree& tree);
 };
 
-// Grid steps of reach per height code of error: the code's height in grid steps times the largest
-// stretch of a perspective projection over depth, sec(theta_c) = sqrt(1 + tan^2(fovY / 2) (1 +
-// aspect^2)) in its corners (the distance lodDistance measures, above), over 1 - kMorphFraction:
-// a node's children morph into it from that share of its reach on.
-float lodErrorSteps(const Quadtree& tree, const WorldMapping& mapping, float fovY, float aspect);
+// Grid steps of reach per height code of error: the code's height in grid steps over 1 -
+// kMorphFraction (a node's children morph into it from that share of its reach on). The view's
+// stretch of a vertical length is in stepsAway (lodParams).
+float lodErrorSteps(const Quadtree& tree, const WorldMapping& mapping);
 
-// Remakes `reach` for `errorSteps`, `stepsAway` (LodParams') and the tree's errors unless it holds
-// them already; no allocation once reserved. Its margins are made for the largest power of two
-// not above stepsAway (at least minStepsAway), so it is remade only when stepsAway crosses one.
+// The most a perspective view stretches a vertical length on screen, against the same length at
+// the view's centre looking level: max over the view's corners (a, b) of |(u_x - a u_z, u_y - b
+// u_z)|, with u the world's up in the camera's axes (the argument above). 1 looking level,
+// tan(theta_c) looking straight down, never above sec(theta_c), never below min(1,
+// tan(theta_c)) (the corners' mean square is 1 + u_z^2 (tan^2(theta_c) - 1)).
+float lodVerticalStretch(const Camera& camera);
+
+// Remakes `reach` for `errorSteps`, `stepsAway` and the tree's errors unless it holds them
+// already; no allocation once reserved. Its margins are made for the largest power of two not
+// above stepsAway (at least minStepsAway), so it is remade only when stepsAway crosses one, and
+// hold for every frame whose LodParams::stepsAway is at least that: pass LodParams::leastStepsAway.
 void updateLodReach(const Quadtree& tree, float errorSteps, float stepsAway, LodReach& reach);
 
+// The same for a frame's parameters: lodErrorSteps and params.leastStepsAway.
+void updateLodReach(const Quadtree& tree, const WorldMapping& mapping, const LodParams& params,
+                    LodReach& reach);
+
 // The parameters for `camera` and a viewport `viewportHeight` pixels high: stepsAway, the
-// distance at which a grid step looks `pixels` long at the view's centre (bounded below so that
-// neighbours differ by one level), and the distance's terms. The map's height range [mapMinY,
-// mapMaxY] is in world units.
+// distance at which a vertical length of one grid step looks at most `pixels` long anywhere in
+// view (lodVerticalStretch; bounded below so that neighbours differ by one level), the least it
+// can be at any orientation, and the distance's terms. The map's height range [mapMinY, mapMaxY]
+// is in world units.
 LodParams lodParams(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
                     int viewportHeight, float pixels, float mapMinY, float mapMaxY);
 

@@ -175,8 +175,7 @@ Expected stagesOneByOne(const Scene& s, const CullView& view) {
         lodParams(s.tree, s.mapping, c, view.viewportHeight, view.lodPixels,
                   s.mapping.worldHeight(s.map.minSample), s.mapping.worldHeight(s.map.maxSample));
     LodReach reach;
-    updateLodReach(s.tree, lodErrorSteps(s.tree, s.mapping, c.fovY, c.aspect), params.stepsAway,
-                   reach);
+    updateLodReach(s.tree, s.mapping, params, reach);
     params.reach = &reach;
     LodOutput lod;
     lod.reserveFor(s.tree);

@@ -114,8 +114,7 @@ void checkMap(const Scene& s, int cameras, uint32_t seed, const std::string& nam
         {
             LodParams params =
                 lodParams(s.tree, s.mapping, camera, viewportHeight, pixels, e.minY, e.maxY);
-            updateLodReach(s.tree, lodErrorSteps(s.tree, s.mapping, camera.fovY, camera.aspect),
-                           params.stepsAway, reach);
+            updateLodReach(s.tree, s.mapping, params, reach);
             params.reach = &reach;
             LodOutput out;
             out.reserveFor(s.tree);

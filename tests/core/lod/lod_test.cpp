@@ -4,6 +4,8 @@
 #include "core/lod/lod.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <utility>
 
@@ -33,8 +35,7 @@ LodParams paramsFor(const Scene& s, const Camera& camera, int viewportHeight, fl
         lodParams(s.tree, s.mapping, camera, viewportHeight, pixels,
                   s.mapping.worldHeight(s.map.minSample), s.mapping.worldHeight(s.map.maxSample));
     if (reach != nullptr) {
-        updateLodReach(s.tree, lodErrorSteps(s.tree, s.mapping, camera.fovY, camera.aspect),
-                       params.stepsAway, *reach);
+        updateLodReach(s.tree, s.mapping, params, *reach);
         params.reach = reach;
     }
     return params;
@@ -313,6 +314,85 @@ TEST(Lod, FarNodesAreCoarserAndCheaper) {
     EXPECT_LT(lod.stats.triangles * 4, cull.stats.triangles);
 }
 
+// The stretch bounds how long a vertical length looks anywhere in view (lod.h): for points
+// all over the view of any camera, a short vertical segment projected through the camera's own
+// matrix is at most pixelsPerRadian * length * stretch / depth pixels long, and the bound is
+// reached near a corner of the view.
+TEST(Lod, TheVerticalStretchBoundsAVerticalLengthAnywhereInView) {
+    const Scene s = makeScene(syntheticHeightmap(65, 65, 2), {1.0f, 0.1f, 0.0f}, 16);
+    Random rng(41);
+    for (int i = 0; i < 400; ++i) {
+        Camera camera = anyCamera(s, rng);
+        camera.fovY = glm::radians(rng.uniform(10.0f, 120.0f));
+        const float stretch = lodVerticalStretch(camera);
+        const float t = std::tan(0.5f * camera.fovY);
+        const float tanCorner = t * std::sqrt(1.0f + camera.aspect * camera.aspect);
+        ASSERT_LE(stretch, std::sqrt(1.0f + tanCorner * tanCorner) * 1.0001f) << i;
+        ASSERT_GE(stretch, std::min(1.0f, tanCorner) * 0.9999f) << i;
+        const glm::dmat4 viewProjection = camera.viewProjectionDouble();
+        const glm::dvec3 forward(camera.forward()), right(camera.right()), up(camera.up());
+        const double halfHeight = 360.0;  // pixels: a 720-pixel-high view
+        const double pixelsPerRadian = halfHeight / double(t);
+        double most = 0.0;
+        for (int p = 0; p < 200; ++p) {
+            // A point in view (with its corners) and a vertical step from it of 1e-4 its depth,
+            // in double: a float would round the step's end by more than the bound's margin.
+            const double a = p < 4 ? (p & 1 ? 1.0 : -1.0) : double(rng.uniform(-1.0f, 1.0f));
+            const double b = p < 4 ? (p & 2 ? 1.0 : -1.0) : double(rng.uniform(-1.0f, 1.0f));
+            const double depth = double(rng.uniform(1.0f, 100.0f));
+            const glm::dvec3 point = glm::dvec3(camera.position) + depth * forward +
+                                     depth * a * double(t * camera.aspect) * right +
+                                     depth * b * double(t) * up;
+            const double length = 1e-4 * depth;
+            const auto pixel = [&](const glm::dvec3& q) {
+                const glm::dvec4 clip = viewProjection * glm::dvec4(q, 1.0);
+                return glm::dvec2(clip.x / clip.w * halfHeight * double(camera.aspect),
+                                  clip.y / clip.w * halfHeight);
+            };
+            const double shown =
+                glm::length(pixel(point + glm::dvec3(0.0, length, 0.0)) - pixel(point));
+            const double bound = pixelsPerRadian * length * double(stretch) / depth;
+            ASSERT_LE(shown, bound * 1.001 + 1e-9) << i << " " << p;
+            most = std::max(most, shown / bound);
+        }
+        EXPECT_GT(most, 0.99) << i;  // a corner shows the largest stretch
+    }
+}
+
+// The stretch goes into stepsAway: 1 looking level, tan(theta_c) straight down; the least
+// stepsAway, for which the reach's margins are made, is the same at every orientation of a lens
+// and never above stepsAway.
+TEST(Lod, StepsAwayFollowTheStretchAndTheirLeastOnlyTheLens) {
+    const Scene s = makeScene(syntheticHeightmap(65, 65, 2), {1.0f, 0.1f, 0.0f}, 4);
+    Camera camera;  // 60 degrees, 16:9
+    const float level = paramsFor(s, camera, 720, 1.0f).stepsAway;
+    EXPECT_NEAR(level, 360.0f / std::tan(glm::radians(30.0f)), 0.01f);
+    camera.pitch = -glm::half_pi<float>();
+    const float t = std::tan(glm::radians(30.0f));
+    EXPECT_NEAR(paramsFor(s, camera, 720, 1.0f).stepsAway / level,
+                t * std::sqrt(1.0f + 16.0f * 16.0f / 81.0f), 1e-4f);
+    Random rng(43);
+    const float least = paramsFor(s, camera, 720, 1.0f).leastStepsAway;
+    EXPECT_EQ(least, level);  // tan(theta_c) = 1.18 > 1: the least stretch is 1
+    for (int i = 0; i < 200; ++i) {
+        camera.yaw = rng.uniform(-glm::pi<float>(), glm::pi<float>());
+        camera.pitch = rng.uniform(-glm::half_pi<float>(), glm::half_pi<float>());
+        const LodParams params = paramsFor(s, camera, 720, 1.0f);
+        ASSERT_EQ(params.leastStepsAway, least) << i;
+        ASSERT_GE(params.stepsAway, least) << i;
+    }
+    camera.fovY = glm::radians(20.0f);  // a narrow lens: the least stretch is tan(theta_c) < 1
+    const float narrow = paramsFor(s, camera, 720, 1.0f).leastStepsAway;
+    for (int i = 0; i < 200; ++i) {
+        camera.yaw = rng.uniform(-glm::pi<float>(), glm::pi<float>());
+        camera.pitch = rng.uniform(-glm::half_pi<float>(), glm::half_pi<float>());
+        const LodParams params = paramsFor(s, camera, 720, 1.0f);
+        ASSERT_EQ(params.leastStepsAway, narrow) << i;
+        ASSERT_GE(params.stepsAway, narrow) << i;
+    }
+    EXPECT_LT(narrow, 360.0f / std::tan(glm::radians(10.0f)));
+}
+
 TEST(Lod, ParamsKeepNeighboursOneLevelApart) {
     const Scene s = makeScene(syntheticHeightmap(65, 65, 2), {1.0f, 0.1f, 0.0f}, 16);
     Camera camera;
@@ -514,6 +594,8 @@ TEST(Lod, DrawnSurfaceStaysWithinPixelsOfFullDetailOnScreen) {
             }
         }
         // Coarse nodes in view that stand off the full-detail surface: the check checked some.
+        std::printf("%s: the drawn surface's largest distance from full detail: %.2f of PIXELS\n",
+                    name.c_str(), double(largest));
         EXPECT_GT(largest, 0.01f) << name;
     }
     if (scenes.size() < 4) {
