@@ -10,7 +10,8 @@ Topics, each the section of docs/figures.md with that anchor:
   tree-build  the tree the first frame needs, and the exact level-of-detail errors (core_bench)
   loading     the default map against stb_image, a GeoTIFF against GDAL's read (core_bench)
   objects     the object trees' steps and queries, objects in the frame, picking (core_bench)
-  lod         bench/lod.py on gen_4097.png, and the selection's own time (core_bench)
+  lod         bench/lod.py on gen_4097.png, the selection's own time (core_bench), and
+              bench/frame_budget.py: frames against the bound, the flight held to a budget
   lod-reference  the live selection's triangles against the brute-force reference selection's
               (core_bench BM_LodReference: synthetic and gen_4097 maps, N47E009, ETOPO5)
   frames      bench/frames.py: culled against unculled frames, scaling with the map's size
@@ -467,6 +468,9 @@ def lod_section(rows):
     shown, out = script("lod.py", "--frames", "2" if args.quick else "4", "--lod",
                         "2" if args.quick else "1,2,4", gen_map(side))
     lines = [f"Frames by level of detail (`{shown}`):", "", *out.splitlines()]
+    shown, out = script("frame_budget.py", "--frames", "4" if args.quick else "32", "--runs",
+                        "1" if args.quick else "2", "--budgets", "33,100,200", gen_map(side))
+    lines += ["", f"The frame budget (`{shown}`).", "", *out.splitlines()]
     if rows:
         lines += ["", "The selection's own time on the synthetic 4097 map, 16 cameras, each node's "
                   "error bound (`BM_LodSelect/4097/16/PIXELS/1/THREADS`, ms a selection):", "",

@@ -5,10 +5,12 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "app/cull_map.h"
+#include "app/frame_budget.h"
 #include "app/scripted.h"
 #include "core/base/median.h"
 #include "core/view/flight_path.h"
@@ -47,6 +49,7 @@ constexpr double kSunMovingDegrees = 7.0;
 struct BenchRow {
     glm::vec3 eye;
     FrameStats stats;
+    float lodPixels = 0.0f;  // the bound the frame was drawn with (0: full detail)
 };
 
 // What a run measured: the modes it flew, a row per camera for each, and peak resident memory.
@@ -70,6 +73,20 @@ double peakResidentMb() {
     return 0.0;
 }
 
+// With --frame-budget MS and --lod auto on a map drawn by level of detail, the level-of-detail
+// frames hold MS as the viewer flown by hand does (app/frame_budget.h): each frame's own time
+// moves the bound, from the flight's first untimed frame on.
+bool budgeted(const Session& s) {
+    return !s.options.lodPixels && s.options.frameBudgetMs.value_or(0) > 0 &&
+           autoLodPixels(s.terrain.map.width, s.terrain.map.height) > 0.0f;
+}
+
+// The level-of-detail mode's bound: --lod's, or where a frame budget moves it, where it starts.
+float benchLodPixels(const Session& s) {
+    return budgeted(s) ? lodPixelsFor(s.options, s.terrain.map.width, s.terrain.map.height)
+                       : s.options.lodPixels.value_or(0.0f);
+}
+
 // The full-detail three, then the modes this run's options and renderer call for.
 // With --bench-lod-only, the level-of-detail flight alone: maps whose full-detail frames take
 // too long to fly.
@@ -78,7 +95,7 @@ std::vector<size_t> modesFor(const Session& s) {
         return {kLod};
     }
     std::vector<size_t> modes = {kCulled, kFrustum, kUnculled};
-    if (s.options.lodPixels.value_or(0.0f) > 0.0f) {
+    if (benchLodPixels(s) > 0.0f) {
         modes.push_back(kLod);
     }
     if (s.renderer.syncDraws) {
@@ -98,13 +115,19 @@ std::vector<size_t> modesFor(const Session& s) {
 // at 345 MHz of its 1980 and took about a second of frames to pass 1300 (nvidia-smi every 100 ms,
 // 2026-11-26); at the clocks of a slow CPU-bound frame it stayed near 480 MHz.
 constexpr double kBenchWarmUpSeconds = 2.0;
+// The most warm-up passes a frame budget's bound gets to settle in.
+constexpr int kBenchBudgetPasses = 16;
 
 // First the culled flight alone (by level of detail when --lod asks for it), so that the peak
 // after it is that flight's, repeated until kBenchWarmUpSeconds have passed. Then the timed flight:
 // each camera in every mode in turn, the order rotating from camera to camera, so a burst of host
 // noise lands on every mode alike rather than on one mode's pass.
 void fly(Session& s, const Framebuffer& target, const std::vector<Camera>& path, BenchRun& run) {
-    const float lodPixels = s.options.lodPixels.value_or(0.0f);
+    const float lodPixels = benchLodPixels(s);
+    std::optional<FrameBudget> budget;
+    if (budgeted(s)) {
+        budget.emplace(double(*s.options.frameBudgetMs), lodPixels);
+    }
     SunlightJob* const sunlight = s.terrain.sunlight.get();
     SunDirection sun = s.renderer.sun.value_or(SunDirection{});
     const auto frame = [&](const Camera& camera, size_t mode) {
@@ -114,9 +137,20 @@ void fly(Session& s, const Framebuffer& target, const std::vector<Camera>& path,
         if (sunlight != nullptr) {
             sunlight->waitIdle();
         }
+        if (mode == kLod) {
+            const float pixels = budget ? budget->pixels() : lodPixels;
+            BenchRow row{
+                camera.position,
+                renderFrame(s, target, camera, kModes[mode].cull, pixels, kModes[mode].variant),
+                pixels};
+            if (budget) {
+                budget->update(row.stats.frameMs);
+            }
+            return row;
+        }
         if (mode != kSunMoving) {
-            return renderFrame(s, target, camera, kModes[mode].cull,
-                               mode == kLod ? lodPixels : 0.0f, kModes[mode].variant);
+            return BenchRow{camera.position, renderFrame(s, target, camera, kModes[mode].cull, 0.0f,
+                                                         kModes[mode].variant)};
         }
         const auto start = std::chrono::steady_clock::now();
         sun.azimuth = std::fmod(sun.azimuth + kSunMovingDegrees, 360.0);
@@ -127,19 +161,28 @@ void fly(Session& s, const Framebuffer& target, const std::vector<Camera>& path,
         stats.frameMs =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                 .count();
-        return stats;
+        return BenchRow{camera.position, stats};
     };
     run.loadedMb = peakResidentMb();
     const size_t flown = lodPixels > 0.0f ? kLod : kCulled;
     frame(path.front(), flown);  // warm-up
     const std::chrono::steady_clock::time_point warmUp = std::chrono::steady_clock::now();
+    // A frame budget's bound moves a step at most every kFrameBudgetSettleFrames frames: the
+    // warm-up flies on until a whole pass leaves it where it was (at most kBenchBudgetPasses).
+    bool moved = false;
+    int passes = 0;
     do {
+        moved = false;
         for (const Camera& camera : path) {
+            const float before = budget ? budget->pixels() : 0.0f;
             frame(camera, flown);
+            moved = moved || (budget && budget->pixels() != before);
         }
         glFinish();
+        ++passes;
     } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - warmUp).count() <
-             kBenchWarmUpSeconds);
+                 kBenchWarmUpSeconds ||
+             (moved && passes < kBenchBudgetPasses));
     run.flightMb = peakResidentMb();
     for (const size_t mode : run.modes) {
         run.rows[mode].resize(path.size());
@@ -148,7 +191,7 @@ void fly(Session& s, const Framebuffer& target, const std::vector<Camera>& path,
     for (size_t i = 0; i < path.size(); ++i) {
         for (size_t k = 0; k < run.modes.size(); ++k) {
             const size_t mode = run.modes[(i + k) % run.modes.size()];
-            run.rows[mode][i] = {path[i].position, frame(path[i], mode)};
+            run.rows[mode][i] = frame(path[i], mode);
         }
     }
     glFinish();
@@ -159,17 +202,18 @@ void fly(Session& s, const Framebuffer& target, const std::vector<Camera>& path,
 Status writeCsv(const std::string& path, const BenchRun& run) {
     std::string csv =
         "mode,frame,eye_x,eye_y,eye_z,nodes_tested,leaves_drawn,leaves_culled,leaves_occluded,"
-        "draw_calls,triangles,cull_ms,frame_ms,gpu_ms\n";
+        "draw_calls,triangles,cull_ms,frame_ms,gpu_ms,lod_pixels\n";
     for (const size_t mode : run.modes) {
         for (size_t i = 0; i < run.rows[mode].size(); ++i) {
             const BenchRow& r = run.rows[mode][i];
             const CullStats& c = r.stats.cull;
             char line[320];
-            std::snprintf(
-                line, sizeof(line), "%s,%zu,%.3f,%.3f,%.3f,%u,%u,%u,%u,%d,%llu,%.4f,%.4f,%.4f\n",
-                kModes[mode].name, i, r.eye.x, r.eye.y, r.eye.z, c.nodesTested, c.leavesDrawn,
-                c.leavesCulled, c.leavesOccluded, r.stats.drawCalls,
-                (unsigned long long)c.triangles, r.stats.cullMs, r.stats.frameMs, r.stats.gpuMs);
+            std::snprintf(line, sizeof(line),
+                          "%s,%zu,%.3f,%.3f,%.3f,%u,%u,%u,%u,%d,%llu,%.4f,%.4f,%.4f,%.2f\n",
+                          kModes[mode].name, i, r.eye.x, r.eye.y, r.eye.z, c.nodesTested,
+                          c.leavesDrawn, c.leavesCulled, c.leavesOccluded, r.stats.drawCalls,
+                          (unsigned long long)c.triangles, r.stats.cullMs, r.stats.frameMs,
+                          r.stats.gpuMs, double(r.lodPixels));
             csv += line;
         }
     }
@@ -248,12 +292,26 @@ void printSummary(const Session& s, const BenchRun& run, int frames) {
         std::printf("  culling and draw list: median %.3f%% of a culled frame\n",
                     m[kCulled].cullShare);
     }
-    if (o.lodPixels.value_or(0.0f) > 0.0f) {
+    if (benchLodPixels(s) > 0.0f) {
         const auto triangles = [](const FrameStats& f) { return double(f.cull.triangles); };
-        std::printf(
-            "  lod:      median %.3f ms, worst %.3f ms (level of detail, within %.2f pixels of "
-            "full detail; frustum and occlusion)\n",
-            m[kLod].medianMs, m[kLod].worstMs, double(o.lodPixels.value_or(0.0f)));
+        if (budgeted(s)) {
+            std::vector<double> bounds;
+            for (const BenchRow& r : run.rows[kLod]) {
+                bounds.push_back(double(r.lodPixels));
+            }
+            std::printf(
+                "  lod:      median %.3f ms, worst %.3f ms (level of detail held to a frame "
+                "budget of %llu ms: within %.2f to %.2f pixels of full detail, median %.2f; "
+                "frustum and occlusion)\n",
+                m[kLod].medianMs, m[kLod].worstMs, (unsigned long long)*o.frameBudgetMs,
+                *std::min_element(bounds.begin(), bounds.end()),
+                *std::max_element(bounds.begin(), bounds.end()), median(bounds));
+        } else {
+            std::printf(
+                "  lod:      median %.3f ms, worst %.3f ms (level of detail, within %.2f pixels "
+                "of full detail; frustum and occlusion)\n",
+                m[kLod].medianMs, m[kLod].worstMs, double(benchLodPixels(s)));
+        }
         if (full) {
             std::printf("  culled / lod: median %.2fx; unculled / lod: median %.2fx\n",
                         ratio(m[kCulled].medianMs, m[kLod].medianMs),
@@ -317,7 +375,7 @@ void printSummary(const Session& s, const BenchRun& run, int frames) {
         "  peak resident memory: %.1f MiB after the %s flight (%.1f bytes a sample), "
         "%.1f MiB after the unculled frames (%.1f bytes a sample), %.1f MiB before the first "
         "frame\n",
-        run.flightMb, o.lodPixels.value_or(0.0f) > 0.0f ? "level-of-detail" : "culled",
+        run.flightMb, benchLodPixels(s) > 0.0f ? "level-of-detail" : "culled",
         run.flightMb * bytesPerMb, run.unculledMb, run.unculledMb * bytesPerMb, run.loadedMb);
     const LoadTimes& t = s.terrain.times;
     std::printf(

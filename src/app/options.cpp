@@ -600,7 +600,8 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
   --frame-budget MS    with --lod auto, the viewer's level of detail holds frames to MS: the
                        bound rises a step (to 8 px at most) while frames are slower and falls
                        back when there is time; 0: a fixed bound (default 33 in the viewer
-                       flown by hand, a fixed bound in scripted runs)
+                       flown by hand, a fixed bound in scripted runs; --bench holds it too
+                       when given)
   --cache-dir DIR      where streamed maps' code caches and sidecars go (default:
                        $XDG_CACHE_HOME/quadterrain, else ~/.cache/quadterrain)
   --cache-beside       put them beside each map instead (MAP.qtcodes, MAP.qtree)
@@ -646,8 +647,8 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
                        "object"}, the object the pixel shows in front of the terrain or null
   --cull-map OUT.png   write the top-down culling picture (drawn, culled, frustum), exit
   --bench OUT.csv      fly a fixed path culled and unculled, one CSV row per frame, print a summary
-  --bench-lod-only     with --bench and --lod: fly the level-of-detail mode alone (maps whose
-                       full-detail frames take too long)
+  --bench-lod-only     with --bench and --lod (or --frame-budget): fly the level-of-detail
+                       mode alone (maps whose full-detail frames take too long)
   --frames N           render N frames, then exit
   --soak N             N frames of random teleports, turns, resizes to 0x0, toggles and good
                        and bad reloads, checking NaNs, culled == unculled and memory drift

@@ -195,6 +195,27 @@ grep -q "(synchronised batches)" "$tmp/bench_sync.out" ||
 grep -q "culled / lod" "$tmp/bench_lod.out" || fail "--bench --lod: no level-of-detail ratio"
 grep -q "after the level-of-detail flight" "$tmp/bench_lod.out" ||
     fail "--bench --lod: no level-of-detail memory peak"
+# A frame budget with --lod auto moves the flight's bound as the viewer's does: on a map drawn by
+# level of detail (over 1415 a side), 1 ms frames cannot be had, so every timed frame is at the
+# 8 px cap; 10 s frames leave it where --lod auto starts (1 px).
+python3 - "$tmp/big.r16" <<'PY'
+import struct, sys
+n = 1500
+row = struct.pack("<%dH" % n, *[20000 + (c * 7) % 3000 for c in range(n)])
+with open(sys.argv[1], "wb") as f:
+    for r in range(n):
+        f.write(row)
+PY
+for budget in 1 10000; do
+    "$exe" "$tmp/big.r16" --window 160x90 --bench "$tmp/bench_budget.csv" --frames 4 \
+        --bench-lod-only --frame-budget $budget >"$tmp/bench_budget.out" ||
+        fail "--bench --frame-budget $budget"
+    expected=$([ $budget -eq 1 ] && echo 8.00 || echo 1.00)
+    [ "$(grep -c "^lod,.*,$expected\$" "$tmp/bench_budget.csv")" -eq 4 ] ||
+        fail "--bench --frame-budget $budget: expected 4 lod rows at $expected px"
+    grep -q "held to a frame budget of $budget ms" "$tmp/bench_budget.out" ||
+        fail "--bench --frame-budget $budget: the summary does not name the budget"
+done
 
 # 5. Errors: one line on stderr, exit 1 for a failed load, 2 for usage.
 "$exe" "$tmp/missing.png" --screenshot "$tmp/x.png" 2>"$tmp/err"
