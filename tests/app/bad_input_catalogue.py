@@ -763,6 +763,10 @@ for name, source, message in [
 case("map by URL with no server", ["http://127.0.0.1:9/m.tif"] + stats, 1,
      prefix=q + "http://127.0.0.1:9/m.tif: cannot be read from its server: CURL error: "
      "Failed to connect to 127.0.0.1 port 9")
+case("layout by URL with no server", ["http://127.0.0.1:9/layout"] + stats, 1,
+     prefix=q + "http://127.0.0.1:9/layout: a URL without an extension names a layout's folder, "
+     "and its layout.json cannot be read from its server: CURL error: "
+     "Failed to connect to 127.0.0.1 port 9")
 case("map by URL in a format not read through GDAL", ["https://127.0.0.1:9/m.png"] + stats, 1,
      q + "https://127.0.0.1:9/m.png: a map named by URL is read through GDAL, as .tif .tiff .asc "
      ".vrt .dem .bil .flt .img .ter .bt; not '.png'")

@@ -545,6 +545,13 @@ bool isLayoutFolder(const std::string& path) {
     return fs::is_directory(path, error) && fs::is_regular_file(fs::path(path) / kManifest, error);
 }
 
+std::string whyNotALayout(const std::string& path) {
+    registerGdalDrivers();
+    const Status manifest = checkGdalInputs(gdalInLayout(path, kManifest));
+    return std::string("a URL without an extension names a layout's folder, and its layout.json ") +
+           (manifest ? "is not a file" : manifest.error());
+}
+
 std::string layoutLevelPath(const std::string& folder, int level) {
     return inLayout(folder, levelFile(level));
 }

@@ -71,6 +71,11 @@ Status verifyLayout(const std::string& folder, LayoutCheck what = LayoutCheck::E
 // Whether `path` is a folder holding a layout.json (a layout, or what claims to be one).
 bool isLayoutFolder(const std::string& path);
 
+// Why the URL `path`, which has no extension and so can only name a layout's folder, does not:
+// its layout.json's absence as the server answers it (HTTP 404, curl's line when the server
+// cannot be reached), or that it is not a file.
+std::string whyNotALayout(const std::string& path);
+
 // The path of the layout's level `level` file.
 std::string layoutLevelPath(const std::string& folder, int level);
 

@@ -82,6 +82,8 @@ Result<OpenedMap> openMap(const std::string& asked, const LoadOptions& options,
             return R::failure(asked + ": " + checked.error());
         }
         path = layoutLevelPath(asked, 0);
+    } else if (isNetworkPath(asked) && lowerExtension(asked).empty()) {
+        return R::failure(asked + ": " + whyNotALayout(asked));
     }
     OpenedMap opened;
     opened.leafSize = leafSize;

@@ -3,6 +3,7 @@
 // holds them to; a folder of the user's is never written into.
 #include "core/streaming/bake.h"
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -270,6 +271,54 @@ TEST(Bake, ALayoutByUrlOpensAsItsLocalFolder) {
     EXPECT_EQ(remote.value().map.nodata.bits, local.value().map.nodata.bits);
     EXPECT_NE(server.accessLog().find("GET /layout/heights-0.tif 206 bytes="), std::string::npos)
         << server.accessLog();
+}
+
+// A layout served over HTTP that the server damaged, lost part of, mixed with another bake's file
+// or stopped serving: the open fails in one line naming what, and nothing is drawn from it.
+// Each case is its own folder, so GDAL's cache of one URL never answers for another.
+TEST(Bake, AFaultyLayoutByUrlIsOneLine) {
+    test::TempDir dir;
+    const std::string input = writeInput(dir);
+    for (const char* name : {"damaged", "missing", "mixed", "stopped", "unread"}) {
+        ASSERT_TRUE(bakeLayout(input, dir.path(name), bakeOptions(dir))) << name;
+    }
+    BakeOptions other = bakeOptions(dir);
+    other.pageSize = 32;
+    ASSERT_TRUE(bakeLayout(input, dir.path("other"), other));
+    changeSample(dir.path("damaged/heights-0.tif"), 40, 3);
+    fs::remove(dir.path("missing/heights-0.tif"));
+    fs::copy_file(dir.path("other/heights-0.tif"), dir.path("mixed/heights-0.tif"),
+                  fs::copy_options::overwrite_existing);
+    test::HttpServer server(dir.path(""));
+    QT_REQUIRE_HTTP_SERVER(server);
+    LoadOptions load;
+    load.cacheDir = dir.path("cache");
+    const auto expectOneLine = [&](const std::string& url, const std::string& says) {
+        const Result<OpenedMap> opened = openMap(url, load, {}, 4, false);
+        ASSERT_FALSE(opened) << url;
+        EXPECT_NE(opened.error().find(says), std::string::npos) << url << ": " << opened.error();
+        EXPECT_EQ(opened.error().find('\n'), std::string::npos) << opened.error();
+    };
+    expectOneLine(server.url("damaged"), "heights-0.tif: tile (2, 0)");
+    expectOneLine(server.url("missing"), "HTTP 404");
+    expectOneLine(server.url("mixed"), "heights-0.tif");
+    // Stopped: a layout read before comes whole from GDAL's cache of what it read, the same
+    // codes under the same checksums; one not read before is one line, within the timeouts.
+    const Result<OpenedMap> before = openMap(server.url("stopped"), load, {}, 4, false);
+    ASSERT_TRUE(before) << before.error();
+    const std::string read = server.url("stopped"), unread = server.url("unread");
+    server.stop();
+    const Result<OpenedMap> again = openMap(read, load, {}, 4, false);
+    ASSERT_TRUE(again) << again.error();
+    EXPECT_TRUE(again.value().map.codes == before.value().map.codes);
+    const auto start = std::chrono::steady_clock::now();
+    const Result<OpenedMap> opened = openMap(unread, load, {}, 4, false);
+    ASSERT_FALSE(opened);
+    EXPECT_NE(opened.error().find("its layout.json cannot be read from its server"),
+              std::string::npos)
+        << opened.error();
+    EXPECT_EQ(opened.error().find('\n'), std::string::npos) << opened.error();
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10)) << opened.error();
 }
 
 TEST(Bake, BadInputIsOneLineAndMakesNoFolder) {
