@@ -470,8 +470,9 @@ float fullDetailCode(const Heightmap& map, float x, float z) {
 }
 
 // At every sample under every coarse node drawn (its edges folded and its vertices morphed as
-// drawn) and at its morphed vertices, the drawn surface's point and the full-detail one at the
-// same x and z project at most `pixels` apart, wherever both are in view. Returns the largest
+// drawn), at its morphed vertices and where its triangles' edges cross the full-detail ones, the
+// drawn surface's point and the full-detail one at the same x and z project at most `pixels`
+// apart, wherever both are in view. Returns the largest
 // distance seen, in pixels.
 float expectWithinPixelsOnScreen(const Scene& s, const Camera& camera, int viewportHeight,
                                  float pixels, const std::string& what) {
@@ -546,6 +547,30 @@ float expectWithinPixelsOnScreen(const Scene& s, const Camera& camera, int viewp
             };
             for (const glm::vec3& corner : v) {
                 if (!check(corner.x, corner.z, fullDetailCode(s.map, corner.x, corner.z))) {
+                    return largest;
+                }
+            }
+            // Where its edges cross the full-detail triangles' edges (columns, rows and the
+            // anti-diagonals x + z = constant): with the samples and corners, every vertex of
+            // the two surfaces' overlay, where the largest distance between them lies.
+            for (int k = 0; k < 3; ++k) {
+                const glm::vec3 from = v[k], to = v[(k + 1) % 3];
+                const auto crossings = [&](float p0, float p1) {
+                    if (std::abs(p1 - p0) < 1e-6f) {
+                        return true;
+                    }
+                    for (float q = std::ceil(std::min(p0, p1)); q <= std::max(p0, p1); q += 1.0f) {
+                        const float t = (q - p0) / (p1 - p0);
+                        const float x = from.x + t * (to.x - from.x);
+                        const float z = from.z + t * (to.z - from.z);
+                        if (!check(x, z, fullDetailCode(s.map, x, z))) {
+                            return false;
+                        }
+                    }
+                    return true;
+                };
+                if (!crossings(from.x, to.x) || !crossings(from.z, to.z) ||
+                    !crossings(from.x + from.z, to.x + to.z)) {
                     return largest;
                 }
             }
