@@ -8,7 +8,8 @@
 namespace qt::test {
 
 // $QT_SHARED_HEIGHTMAPS when set, else the folder CMake's QT_SHARED_HEIGHTMAPS names
-// (../shared/heightmaps beside the checkout unless configured otherwise).
+// (../shared/heightmaps beside the checkout, or beside the checkout a local clone was made from,
+// unless configured otherwise).
 inline std::string sharedHeightmapsFolder() {
     const char* set = std::getenv("QT_SHARED_HEIGHTMAPS");
     return set != nullptr && *set != '\0' ? std::string(set) : std::string(QT_SHARED_HEIGHTMAPS);
