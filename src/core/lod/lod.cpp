@@ -241,8 +241,7 @@ ViewCorner viewCorner(float fovY, float aspect) {
 
 // The secant of the angle between a perspective view's axis and its corners: sqrt(1 + a^2 + b^2).
 // The depth lodDistance measures comes from it (lod.h).
-float cornerSecant(float fovY, float aspect) {
-    const ViewCorner c = viewCorner(fovY, aspect);
+float cornerSecant(const ViewCorner& c) {
     return std::sqrt(1.0f + c.a * c.a + c.b * c.b);
 }
 
@@ -270,7 +269,8 @@ LodParams lodParams(const Quadtree& tree, const WorldMapping& mapping, const Cam
     const float toSteps = 1.0f / larger;
     params.eye = camera.position * toSteps;
     params.forward = camera.forward();
-    const float cornerCos = 1.0f / cornerSecant(camera.fovY, camera.aspect);
+    const ViewCorner corner = viewCorner(camera.fovY, camera.aspect);
+    const float cornerCos = 1.0f / cornerSecant(corner);
     params.cornerCos = cornerCos > 0.0f && cornerCos <= 1.0f ? cornerCos : 0.0f;  // NaN: 0
     params.stepsPerColumn = mapping.spacingX / larger;
     params.stepsPerRow = mapping.spacingZ / larger;
@@ -280,7 +280,6 @@ LodParams lodParams(const Quadtree& tree, const WorldMapping& mapping, const Cam
     // pixels long (lod.h); the stretch is at least min(1, tan(theta_c)) at any orientation.
     const float pixelsPerRadian = float(viewportHeight) / (2.0f * std::tan(0.5f * camera.fovY));
     const float stretch = lodVerticalStretch(camera);
-    const ViewCorner corner = viewCorner(camera.fovY, camera.aspect);
     const float leastStretch = std::min(1.0f, std::sqrt(corner.a * corner.a + corner.b * corner.b));
     const auto bounded = [&](float s) {
         const float steps = pixels > 0.0f ? pixelsPerRadian * s / pixels : 0.0f;

@@ -372,24 +372,23 @@ TEST(Lod, StepsAwayFollowTheStretchAndTheirLeastOnlyTheLens) {
     EXPECT_NEAR(paramsFor(s, camera, 720, 1.0f).stepsAway / level,
                 t * std::sqrt(1.0f + 16.0f * 16.0f / 81.0f), 1e-4f);
     Random rng(43);
+    // At 200 orientations of `camera`'s lens: the least stepsAway is `least`, stepsAway at least
+    // it.
+    const auto expectLeastAtEveryOrientation = [&](float least) {
+        for (int i = 0; i < 200; ++i) {
+            camera.yaw = rng.uniform(-glm::pi<float>(), glm::pi<float>());
+            camera.pitch = rng.uniform(-glm::half_pi<float>(), glm::half_pi<float>());
+            const LodParams params = paramsFor(s, camera, 720, 1.0f);
+            ASSERT_EQ(params.leastStepsAway, least) << i;
+            ASSERT_GE(params.stepsAway, least) << i;
+        }
+    };
     const float least = paramsFor(s, camera, 720, 1.0f).leastStepsAway;
     EXPECT_EQ(least, level);  // tan(theta_c) = 1.18 > 1: the least stretch is 1
-    for (int i = 0; i < 200; ++i) {
-        camera.yaw = rng.uniform(-glm::pi<float>(), glm::pi<float>());
-        camera.pitch = rng.uniform(-glm::half_pi<float>(), glm::half_pi<float>());
-        const LodParams params = paramsFor(s, camera, 720, 1.0f);
-        ASSERT_EQ(params.leastStepsAway, least) << i;
-        ASSERT_GE(params.stepsAway, least) << i;
-    }
+    expectLeastAtEveryOrientation(least);
     camera.fovY = glm::radians(20.0f);  // a narrow lens: the least stretch is tan(theta_c) < 1
     const float narrow = paramsFor(s, camera, 720, 1.0f).leastStepsAway;
-    for (int i = 0; i < 200; ++i) {
-        camera.yaw = rng.uniform(-glm::pi<float>(), glm::pi<float>());
-        camera.pitch = rng.uniform(-glm::half_pi<float>(), glm::half_pi<float>());
-        const LodParams params = paramsFor(s, camera, 720, 1.0f);
-        ASSERT_EQ(params.leastStepsAway, narrow) << i;
-        ASSERT_GE(params.stepsAway, narrow) << i;
-    }
+    expectLeastAtEveryOrientation(narrow);
     EXPECT_LT(narrow, 360.0f / std::tan(glm::radians(10.0f)));
 }
 

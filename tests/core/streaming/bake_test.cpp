@@ -68,6 +68,12 @@ void changeSample(const std::string& path, int x, int y) {
     ASSERT_EQ(band->RasterIO(GF_Write, x, y, 1, 1, &code, 1, 1, GDT_UInt16, 0, 0), CE_None);
 }
 
+// A failure's line: it says `says`, on one line.
+void expectOneLineSaying(const std::string& error, const std::string& says) {
+    EXPECT_NE(error.find(says), std::string::npos) << error;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+}
+
 std::string fileText(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), {}};
@@ -176,9 +182,7 @@ TEST(Bake, VerifyNamesWhatDoesNotMatchItsChecksum) {
     changeSample(layout + "/heights-1.tif", 20, 17);
     const Status damagedTile = verifyLayout(layout);
     ASSERT_FALSE(damagedTile);
-    EXPECT_NE(damagedTile.error().find("heights-1.tif: tile (1, 1)"), std::string::npos)
-        << damagedTile.error();
-    EXPECT_EQ(damagedTile.error().find('\n'), std::string::npos);
+    expectOneLineSaying(damagedTile.error(), "heights-1.tif: tile (1, 1)");
 }
 
 // A bake run again gives the same layout; a folder holding anything of the user's is refused and
@@ -241,9 +245,7 @@ TEST(Bake, ALayoutOpensAsTheMapItWasBakedFrom) {
     changeSample(layout + "/heights-0.tif", 40, 3);
     const Result<OpenedMap> damaged = openMap(layout, load, {}, 4, false);
     ASSERT_FALSE(damaged);
-    EXPECT_NE(damaged.error().find("heights-0.tif: tile (2, 0)"), std::string::npos)
-        << damaged.error();
-    EXPECT_EQ(damaged.error().find('\n'), std::string::npos);
+    expectOneLineSaying(damaged.error(), "heights-0.tif: tile (2, 0)");
 }
 
 // A layout served over HTTP (nginx on 127.0.0.1, byte ranges) opens by its folder's URL as its
@@ -296,8 +298,7 @@ TEST(Bake, AFaultyLayoutByUrlIsOneLine) {
     const auto expectOneLine = [&](const std::string& url, const std::string& says) {
         const Result<OpenedMap> opened = openMap(url, load, {}, 4, false);
         ASSERT_FALSE(opened) << url;
-        EXPECT_NE(opened.error().find(says), std::string::npos) << url << ": " << opened.error();
-        EXPECT_EQ(opened.error().find('\n'), std::string::npos) << opened.error();
+        expectOneLineSaying(opened.error(), says);
     };
     expectOneLine(server.url("damaged"), "heights-0.tif: tile (2, 0)");
     expectOneLine(server.url("missing"), "HTTP 404");
@@ -314,10 +315,7 @@ TEST(Bake, AFaultyLayoutByUrlIsOneLine) {
     const auto start = std::chrono::steady_clock::now();
     const Result<OpenedMap> opened = openMap(unread, load, {}, 4, false);
     ASSERT_FALSE(opened);
-    EXPECT_NE(opened.error().find("its layout.json cannot be read from its server"),
-              std::string::npos)
-        << opened.error();
-    EXPECT_EQ(opened.error().find('\n'), std::string::npos) << opened.error();
+    expectOneLineSaying(opened.error(), "its layout.json cannot be read from its server");
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10)) << opened.error();
 }
 
