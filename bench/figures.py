@@ -21,7 +21,8 @@ Topics, each the section of docs/figures.md with that anchor:
               fixed light, and frames while a new Sun direction's shadows are computed against
               still ones (gen_4097)
   holes       bench/holes.py: frames with nodata as holes against its fill (gen_2049 as a .r16)
-  imagery     bench/imagery.py: frames with imagery at 4x the map's density against none (gen_4097)
+  imagery     bench/imagery.py: frames with imagery at 4x the map's density against none (gen_4097);
+              bench/stream.py with a 65536² imagery COG over the streamed 32769² .r16
   streaming   bench/stream.py on a streamed 32769² .r16 (gen_4097.png cubic-upsampled)
   bake        bench/bake.py: quadterrain-bake's samples a second on gen_8193 as a .r16
   gpu         measured on a device machine, never here: its section is kept as recorded
@@ -425,12 +426,39 @@ def holes_section():
             *out.splitlines()]
 
 
+def big_imagery():
+    """A 65536² RGB COG (JPEG tiles and overviews), made once into --maps: gen_4097.png's relief
+    coloured by gdaldem color-relief, then bilinear-upsampled by GDAL's COG driver."""
+    path = os.path.join(args.maps, "imagery_65536.tif")
+    if not os.path.exists(path):
+        source = gen_map(4097)
+        colour = os.path.join(args.maps, "imagery_4097.tif")
+        table = os.path.join(args.maps, "imagery_ramp.txt")
+        with open(table, "w") as f:
+            for t, (r, g, b) in [(0, (38, 70, 40)), (20000, (90, 120, 60)), (40000, (150, 130, 100)),
+                                 (55000, (120, 115, 110)), (65535, (245, 245, 250))]:
+                f.write(f"{t} {r} {g} {b}\n")
+        print(f"figures.py: making {path}", file=sys.stderr)
+        run(["gdaldem", "color-relief", "-q", source, table, colour])
+        run(["gdal_translate", "-q", "-of", "COG", "-outsize", "65536", "65536", "-r", "bilinear",
+             "-co", "COMPRESS=JPEG", "-co", "QUALITY=85", "-co", "NUM_THREADS=ALL_CPUS", colour,
+             path + ".part"])
+        os.replace(path + ".part", path)
+    return path
+
+
 def imagery_section():
     side = 1025 if args.quick else 4097
     shown, out = script("imagery.py", "--frames", "2" if args.quick else "16", "--runs",
                         "1" if args.quick else "3", gen_map(side))
-    return [f"The same map with imagery and without, interleaved (`{shown}`):", "",
-            *out.splitlines()]
+    lines = [f"The same map with imagery and without, interleaved (`{shown}`):", "",
+             *out.splitlines()]
+    if not args.quick:
+        shown, out = script("stream.py", "--frames", "60", "--memory-budget", "2000", "--imagery",
+                            big_imagery(), stream_map())
+        lines += ["", "A 65536² imagery COG (JPEG, with overviews) over the streamed 32769² map, "
+                  f"both streamed within a 2000 MiB budget (`{shown}`):", "", *code_block(out)]
+    return lines
 
 
 def script(name, *script_args, display=True):

@@ -3,14 +3,16 @@
 
 Usage: python3 bench/imagery.py [--build DIR] [--frames N] [--window WxH] [--runs R]
                                 [--density D] MAP...
-Each MAP gets a plain RGB image of D times its density on each axis (default 4; at most the GPU's
-largest texture), made once beside this run in a temporary folder by GDAL's tools:
+Each MAP gets a plain RGB image of D times its density on each axis (default 4), made once beside
+this run in a temporary folder by GDAL's tools:
 `gdal_translate -outsize` (bilinear) of the map, then `gdaldem color-relief` of that, so that its
 colours follow the relief texel by texel. `quadterrain --bench` flies the map without and with the
 imagery (lit, opaque), the two interleaved R times, so that the ratio of their median culled frames
-is taken run by run; a `--stats-json` run gives the imagery's GPU bytes (mips included) per texel
-and the load's time to the first frame with and without it. Needs a display: run it under
-xvfb-run -a.
+is taken run by run (the pages each frame reads are all in before it is drawn: the warm-up flight
+reads them); a `--stats-json` run gives the pyramid's bytes (levels and page borders) per byte of
+level 0's texels, the pool's GPU bytes and the pages one view reads, the load's time to the first
+frame with and without it, and the imagery's open (its header and top page, on a thread of its own
+after the load). Needs a display: run it under xvfb-run -a.
 """
 import argparse
 import json
@@ -40,7 +42,7 @@ def make_imagery(path, folder):
     info = json.loads(run("gdalinfo", "-json", "-mm", path))
     side = info["size"][0]
     lo, hi = info["bands"][0]["computedMin"], info["bands"][0]["computedMax"]
-    texels = min(int(round((side - 1) * args.density)), 16384)
+    texels = int(round((side - 1) * args.density))
     scaled = os.path.join(folder, "scaled.tif")
     run("gdal_translate", "-q", "-r", "bilinear", "-ot", "Float32", "-outsize", str(texels),
         str(texels), "-co", "TILED=YES", path, scaled)
@@ -72,8 +74,9 @@ print(f"`python3 bench/imagery.py --frames {args.frames} --window {args.window} 
       "path)")
 print()
 print("| map | imagery | frame ms: imagery / none (each run) | imagery / none: median ratio "
-      "(spread) | GPU bytes a texel (mips) | first frame ms: imagery / none |")
-print("|---|---|---|---|---|---|")
+      "(spread) | pyramid bytes a texel byte | pool: MiB, pages one view reads | first frame ms: "
+      "imagery / none | imagery open ms |")
+print("|---|---|---|---|---|---|---|---|")
 with tempfile.TemporaryDirectory() as folder:
     for path in args.maps:
         image, texels, side = make_imagery(path, folder)
@@ -86,10 +89,11 @@ with tempfile.TemporaryDirectory() as folder:
         with_imagery = stats(path, draped, folder)
         without = stats(path, (), folder)
         block = with_imagery["imagery"]
-        per_texel = block["gpu_bytes"] / (block["texels"][0] * block["texels"][1])
         first = (with_imagery["load"]["first_frame_ms"], without["load"]["first_frame_ms"])
         print(f"| {os.path.basename(path)} ({side}²) | {texels}², "
               f"{block['texels_per_sample'][0]:.2f} texels a sample | {each} | "
               f"{statistics.median(ratios):.3f}x ({ratios[0]:.3f}-{ratios[-1]:.3f}) | "
-              f"{per_texel:.3f} ({per_texel / 4:.3f}x the texel's 4 bytes) | "
-              f"{first[0]:.0f} / {first[1]:.0f} |", flush=True)
+              f"{block['pyramid_bytes_per_texel_byte']:.3f} | "
+              f"{block['gpu_bytes'] / 1048576:.0f}, {block['pages_wanted']} of {block['pages']} | "
+              f"{first[0]:.0f} / {first[1]:.0f} | {with_imagery['load']['imagery_ms']:.0f} |",
+              flush=True)

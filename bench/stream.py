@@ -17,8 +17,9 @@ Usage: python3 bench/stream.py [--build DIR] [--frames N] [--window WxH] [--lod 
 3. `quadterrain MAP --stream --lod PIXELS --bench-lod-only --bench CSV --frames N`: the fixed
    bench flight by level of detail, pages arriving as the eye moves (a bench frame does not wait
    for them); each frame's time, the median, the spread, the worst and worst / median.
-Peaks are /usr/bin/time -v's "Maximum resident set size" (VmHWM): llvmpipe keeps the GPU's
-pages in host memory, so they are in it. Needs a display: run under xvfb-run -a, or set DISPLAY.
+With --imagery IMAGE every run drapes it, its pages streamed too (a bench frame waits for the
+imagery pages it reads). Peaks are /usr/bin/time -v's "Maximum resident set size" (VmHWM):
+llvmpipe keeps the GPU's pages in host memory, so they are in it. Needs a display: run under xvfb-run -a, or set DISPLAY.
 """
 import argparse
 import csv
@@ -39,10 +40,13 @@ parser.add_argument("--window", default="1280x720")
 parser.add_argument("--lod", default="2")
 parser.add_argument("--keep-sidecar", action="store_true")
 parser.add_argument("--memory-budget", default=None, help="MiB, passed to quadterrain")
+parser.add_argument("--imagery", default=None, help="imagery draped in every run")
 args = parser.parse_args()
 
 binary = os.path.join(args.build, "quadterrain")
 budget = ["--memory-budget", args.memory_budget] if args.memory_budget else []
+if args.imagery:
+    budget += ["--imagery", args.imagery]
 
 
 def run(command):
@@ -70,6 +74,13 @@ def stats_run(label, folder):
           (label, wall, peak, load["decode_ms"], load["tree_ms"], load["upload_ms"],
            load["first_frame_ms"], report.get("lod_errors"), streaming.get("codes"),
            streaming.get("code_cache"), streaming.get("sidecar")))
+    imagery = report.get("imagery")
+    if imagery:
+        print("         imagery %dx%d texels, %d pages; pool %d layers, %.0f MiB; %d pages read "
+              "by the frame; opened in %.0f ms" %
+              (imagery["texels"][0], imagery["texels"][1], imagery["pages"],
+               imagery["pool_layers"], imagery["gpu_bytes"] / 1048576.0,
+               imagery["pages_wanted"], load["imagery_ms"]))
     return report
 
 

@@ -59,15 +59,83 @@ vec3 fineNormal(vec3 vertexNormal, float perPixel) {
 }
 
 #ifdef IMAGERY
-// Imagery over the map (qt::ImageryGpu): an sRGB texture whose edges are the centres of the
-// map's outer samples, read at mapAt * imageryScale; its colour premultiplied by its alpha (0
-// where the imagery has no value), drawn over the terrain's own colours imageryOpacity of the
-// way, lit by the terrain's light when imageryLit (else as it is: orthophotos often have their
-// shading baked in).
-uniform sampler2D imagery;
-uniform vec2 imageryScale;
+// Imagery over the map (qt::ImageryGpu): a pyramid of levels, level k's texel (i, j) spanning
+// level 0's 2^k x 2^k from (i 2^k, j 2^k), level 0's texels spanning the map from the centre of
+// its first sample to that of its last; cut into pages of imageryPageTexels, each a layer of
+// imageryPages with imageryBorder texels of its neighbours around it, found through the page
+// table (imageryTable: level k's entries from row imageryTableRow[k], a layer or 0xFFFF where the
+// page is not resident). Colour premultiplied by alpha (0 where the imagery has no value), drawn
+// over the terrain's own colours imageryOpacity of the way, lit by the terrain's light when
+// imageryLit (else as it is: orthophotos often have their shading baked in).
+uniform sampler2DArray imageryPages;
+uniform usampler2D imageryTable;
+uniform int imageryTop;  // the top level: one page, always resident
+uniform int imageryTableRow[24];
+uniform vec2 imageryDensity;     // level-0 texels per map sample, along columns and rows
+uniform vec2 imageryExtent;      // the map's extent in level-0 texels: (columns, rows) - 1 times
+                                 // imageryDensity
+uniform float imageryPageTexels;
+uniform float imageryBorder;
+uniform float imagerySide;        // a layer's texels a side: pageTexels + 2 border
+uniform float imageryAnisotropy;  // the most taps along a footprint's major axis
+// No level finer than log2(distance * imageryFloorScale) (qt::ImageryView): the texels a pixel
+// spans at that distance, at least, so that the pages a frame asks for are all it reads.
+uniform float imageryFloorScale;
 uniform float imageryOpacity;
 uniform bool imageryLit;
+
+// Level k's filtered texel at level-0 texel coordinates t0, read from the nearest level at or
+// above k whose page is resident: `taps` bilinear reads spread along `along` (the footprint's
+// major axis, in level-0 texels). At the level the lod picks, the taps and their bilinear
+// neighbours stay within the page's border (qt::kImageryAnisotropy).
+vec4 imageryLevel(vec2 t0, vec2 along, int taps, int k) {
+    vec2 t;
+    ivec2 page;
+    uint layer;
+    for (;; ++k) {
+        float s = exp2(-float(k));
+        // Inside the map: the edge texels' centres at most, as a texture clamped to its edge.
+        t = clamp(t0 * s, vec2(0.5), max(imageryExtent * s - 0.5, vec2(0.5)));
+        page = ivec2(floor(t / imageryPageTexels));
+        layer = texelFetch(imageryTable, ivec2(page.x, imageryTableRow[k] + page.y), 0).r;
+        if (layer != 0xFFFFu || k >= imageryTop) {
+            break;
+        }
+    }
+    vec2 inPage = t - vec2(page) * imageryPageTexels + imageryBorder;
+    vec2 step = along * exp2(-float(k)) / float(taps);
+    vec2 first = inPage - step * (0.5 * float(taps - 1));
+    vec4 sum = vec4(0.0);
+    for (int i = 0; i < taps; ++i) {
+        sum += textureLod(imageryPages, vec3((first + step * float(i)) / imagerySide,
+                                             float(layer)), 0.0);
+    }
+    return sum / float(taps);
+}
+
+// The imagery at the fragment: trilinear between the two levels around the texels a pixel spans
+// along its footprint's minor axis, or a 1/imageryAnisotropy of its major axis if more, that axis
+// then read in as many taps (anisotropic filtering of our own: the GL's reads beyond a page's
+// border); never finer than the floor.
+vec4 imageryAt(vec2 t0, vec2 dx0, vec2 dy0) {
+    float a = length(dx0);
+    float b = length(dy0);
+    float major = max(a, b);
+    float minor = min(a, b);
+    int taps = int(clamp(ceil(major / max(minor, 1e-30) - 0.01), 1.0, imageryAnisotropy));
+    vec2 along = taps > 1 ? (a >= b ? dx0 : dy0) : vec2(0.0);
+    float footprint = max(minor, major / float(taps));
+    float lod = max(log2(max(footprint, 1e-30)), log2(max(surface.w * imageryFloorScale, 1e-30)));
+    lod = clamp(lod, 0.0, float(imageryTop));
+    int k = int(floor(lod));
+    float f = lod - float(k);
+    vec4 texel = imageryLevel(t0, along, taps, k);
+    if (f > 0.0 && k < imageryTop) {
+        // The footprint is half as many texels long a level up: half the taps cover it.
+        texel = mix(texel, imageryLevel(t0, along, (taps + 1) / 2, k + 1), f);
+    }
+    return texel;
+}
 
 // The sRGB encoding of a linear colour (IEC 61966-2-1): the texture's reads are linear, and the
 // terrain's colours and the framebuffer are sRGB-encoded values.
@@ -165,7 +233,8 @@ void main() {
     float contour = contourInterval > 0.0 ? contourLine(surface.y, heightRange.x) : 0.0;
     vec2 footprint = fwidth(mapAt);
 #ifdef IMAGERY
-    vec4 texel = texture(imagery, mapAt * imageryScale);
+    vec2 t0 = mapAt * imageryDensity;
+    vec4 texel = imageryAt(t0, dFdx(t0), dFdy(t0));
 #endif
 #ifdef HOLES
     if (overHole()) {

@@ -391,12 +391,19 @@ void drawImagery(HudState& state, const Terrain& terrain, HudRequests& requests)
                                     (info.crsName.empty() ? std::string("its CRS") : info.crsName))
                                        .c_str()
                                  : "stretched over the map's extent");
-    ImGui::Text("%s x %s texels, %.2f x %.2f a sample",
-                groupedCount(terrain.gpu.imagery.width).c_str(),
-                groupedCount(terrain.gpu.imagery.height).c_str(), info.texelsPerSampleX,
-                info.texelsPerSampleY);
+    ImGui::Text("%s x %s texels, %.2f x %.2f a sample", groupedCount(info.width).c_str(),
+                groupedCount(info.height).c_str(), info.texelsPerSampleX, info.texelsPerSampleY);
     ImGui::Text("covers %.1f%% of the map, GPU %s MB", 100.0 * info.coverage,
                 groupedNumber(double(terrain.gpu.imagery.bytes) / 1048576.0, 1).c_str());
+    if (terrain.imageryStreamer) {
+        const ImageryStreamStats st = terrain.imageryStreamer->stats();
+        ImGui::Text("pages %s of %s resident, %d coming", groupedCount(st.resident).c_str(),
+                    groupedCount(terrain.gpu.imagery.plan.pages).c_str(), st.requested + st.ready);
+        const std::string failed = terrain.imageryStreamer->error();
+        if (!failed.empty()) {
+            ImGui::TextWrapped("%d pages unread: %s", st.failed, failed.c_str());
+        }
+    }
     ImGui::Checkbox("show", &state.imageryOn);
     ImGui::SameLine();
     ImGui::Checkbox("lit", &state.imageryLit);

@@ -9,6 +9,7 @@
 
 #include "app/cull_map.h"
 #include "app/stats_json.h"
+#include "core/base/text.h"
 #include "render/framebuffer.h"
 
 namespace qt {
@@ -91,6 +92,14 @@ int runOneShot(Session& s) {
         std::fprintf(stderr, "quadterrain: %s\n", message.c_str());
         status = kExitFailure;
     };
+    // A page the frames read that GDAL could not read was drawn from a coarser level: not the
+    // picture asked for.
+    if (s.terrain.imageryStreamer) {
+        if (const std::string unread = s.terrain.imageryStreamer->error(); !unread.empty()) {
+            fail(escapedPath(s.imageryPath) + ": imagery pages unread (" +
+                 std::to_string(s.terrain.imageryStreamer->stats().failed) + "): " + unread);
+        }
+    }
     if (!o.screenshotPath.empty()) {
         if (Status e = writeRgbaAsRgbPng(o.screenshotPath, o.windowWidth, o.windowHeight, pixels);
             !e) {
@@ -132,6 +141,9 @@ int runOneShot(Session& s) {
         report.lastStep = s.terrain.lastStep;
         report.imagery = &s.terrain.imagery;
         report.imageryStyle = s.renderer.imagery;
+        if (s.terrain.imageryStreamer) {
+            report.imageryStream = s.terrain.imageryStreamer->stats();
+        }
         report.frame = &s.terrain.frame;
         report.dumpObjects = o.dumpObjects;
         PickHit pick;

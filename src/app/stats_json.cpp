@@ -214,22 +214,34 @@ std::string statsJson(const StatsReport& r) {
              ", \"levels\": " + std::to_string(p.level.size()) + "},\n";
     }
     if (r.imagery != nullptr && r.gpu != nullptr && r.gpu->imagery.present()) {
-        // Texels per map sample on each axis, the texture's GPU bytes with its mips; one texture
-        // (not paged): every texel resident.
+        // Texels per map sample on each axis; the pyramid's pages and the pool of GPU layers
+        // they stream into, with what the pool holds and what the last frame asked for; the
+        // bytes the whole pyramid's pages (borders included) take over those of level 0's texels.
         const ImageryInfo& m = *r.imagery;
         const ImageryGpu& t = r.gpu->imagery;
+        const ImageryPlan& plan = t.plan;
+        const double pageBytes = 4.0 * double(plan.side()) * plan.side();
+        const double texelBytes = 4.0 * double(m.width) * m.height;
         j += "  \"imagery\": {\"source\": " + jsonString(m.source) + ", \"source_size\": [" +
              std::to_string(m.sourceWidth) + ", " + std::to_string(m.sourceHeight) +
              "], \"bands\": " + std::to_string(m.bands) + ", \"type\": " + jsonString(m.type) +
              ", \"georeferenced\": " + (m.georeferenced ? "true" : "false") +
              ", \"crs\": " + (m.georeferenced ? jsonString(m.crsName) : std::string("null")) +
-             ", \"texels\": [" + std::to_string(t.width) + ", " + std::to_string(t.height) +
+             ", \"texels\": [" + std::to_string(m.width) + ", " + std::to_string(m.height) +
              "], \"texels_per_sample\": [" + number(m.texelsPerSampleX) + ", " +
              number(m.texelsPerSampleY) + "], \"native_texels_per_sample\": [" +
              number(m.nativeTexelsPerSampleX) + ", " + number(m.nativeTexelsPerSampleY) +
              "], \"coverage\": " + number(m.coverage) +
+             ", \"levels\": " + std::to_string(plan.level.size()) +
+             ", \"page_texels\": " + std::to_string(plan.pageTexels) +
+             ", \"pages\": " + std::to_string(plan.pages) +
+             ", \"pyramid_bytes_per_texel_byte\": " + number(plan.pages * pageBytes / texelBytes) +
+             ", \"pool_layers\": " + std::to_string(t.layers) +
              ", \"gpu_bytes\": " + std::to_string(t.bytes) +
-             ", \"anisotropy\": " + number(t.anisotropy) + ", \"pages_resident\": 1" +
+             ", \"anisotropy\": " + number(t.anisotropy) +
+             ", \"pages_resident\": " + std::to_string(r.imageryStream.resident) +
+             ", \"pages_wanted\": " + std::to_string(r.imageryStream.wanted) +
+             ", \"pages_failed\": " + std::to_string(r.imageryStream.failed) +
              ", \"shown\": " + (r.imageryStyle.on ? "true" : "false") +
              ", \"opacity\": " + number(r.imageryStyle.opacity) +
              ", \"lit\": " + (r.imageryStyle.lit ? "true" : "false") + "},\n";

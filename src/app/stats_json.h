@@ -9,6 +9,7 @@
 #include "core/cull/pick.h"
 #include "core/light/sun_position.h"
 #include "core/objects/pick.h"
+#include "core/streaming/imagery_streamer.h"
 #include "core/terrain/geo_transform.h"
 #include "core/terrain/quadtree.h"
 #include "core/terrain/world.h"
@@ -34,6 +35,7 @@ struct StatsReport {
     // null); the texture is gpu->imagery.
     const ImageryInfo* imagery = nullptr;
     ImageryStyle imageryStyle;
+    ImageryStreamStats imageryStream;  // its pages' streamer's counts
     // A streamed terrain's counts after the frame (the "streaming" block); null: not streamed.
     const StreamStats* streaming = nullptr;
     bool mapped = false;  // streamed with its codes mapped (a .r16's file, a raster's code cache)

@@ -370,7 +370,8 @@ int runViewer(Session& s) {
         v.hud.quitAsked = now <= v.quitArmedUntil;
         s.renderer.fog = s.objectRenderer.fog = v.hud.fog;
         s.renderer.contourInterval = v.hud.contours ? v.hud.contourInterval : 0.0f;
-        s.renderer.imagery = ImageryStyle{v.hud.imageryOn, v.hud.imageryOpacity, v.hud.imageryLit};
+        s.renderer.imagery =
+            ImageryStyle{v.hud.imageryOn, v.hud.imageryOpacity, v.hud.imageryLit, false};
         updateSun(v);
         v.hud.recordFrame(float((now - previous) * 1000.0));
         const float seconds = float(now - previous);

@@ -1,109 +1,118 @@
-// The imagery's texture: checked with a proxy texture, uploaded once, its mips made by the GL.
+// The imagery's pages on the GPU: the pool checked with a proxy texture, pages written one layer
+// at a time, the page table one entry at a time.
 #include "render/imagery_gpu.h"
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 namespace qt {
 
 namespace {
 
-// Whether the driver takes a side x side GL_SRGB8_ALPHA8 texture (a proxy: nothing allocated).
-bool takesSide(int width, int height) {
-    glTexImage2D(GL_PROXY_TEXTURE_2D, 0, GL_SRGB8_ALPHA8, width, height, 0, GL_RGBA,
+// Whether the driver takes a side x side x layers GL_SRGB8_ALPHA8 array (a proxy: nothing
+// allocated).
+bool takesArray(int side, int layers) {
+    glTexImage3D(GL_PROXY_TEXTURE_2D_ARRAY, 0, GL_SRGB8_ALPHA8, side, side, layers, 0, GL_RGBA,
                  GL_UNSIGNED_BYTE, nullptr);
     GLint taken = 0;
-    glGetTexLevelParameteriv(GL_PROXY_TEXTURE_2D, 0, GL_TEXTURE_WIDTH, &taken);
+    glGetTexLevelParameteriv(GL_PROXY_TEXTURE_2D_ARRAY, 0, GL_TEXTURE_WIDTH, &taken);
     return taken != 0;
 }
 
-// Bytes of a mip chain over width x height texels of four bytes.
-uint64_t mipChainBytes(int width, int height) {
-    uint64_t bytes = 0;
-    for (int w = width, h = height;; w = std::max(w / 2, 1), h = std::max(h / 2, 1)) {
-        bytes += uint64_t(w) * uint64_t(h) * 4;
-        if (w == 1 && h == 1) {
-            break;
-        }
-    }
-    return bytes;
+uint64_t pageBytes(const ImageryPlan& plan) {
+    return uint64_t(plan.side()) * uint64_t(plan.side()) * 4;
 }
 
 }  // namespace
 
-ImageryLimits queryImageryLimits(uint64_t maxBytes) {
-    ImageryLimits limits;
-    GLint largest = 0;
-    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &largest);
-    // A driver may cap a texture's bytes below its largest side squared (llvmpipe does): the
-    // largest square side the proxy takes.
-    int lo = 0;
-    int hi = std::max(largest, 1) + 1;
-    while (hi - lo > 1) {
-        const int mid = lo + (hi - lo) / 2;
-        (takesSide(mid, mid) ? lo : hi) = mid;
+int imageryPoolLayers(const ImageryPlan& plan, uint64_t maxBytes) {
+    GLint maxLayers = 0;
+    glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &maxLayers);
+    const int least = std::min(plan.pages, 64);
+    int layers = int(std::min<uint64_t>(uint64_t(plan.pages), maxBytes / pageBytes(plan)));
+    layers = std::max(std::min(layers, int(maxLayers)), std::min(least, int(maxLayers)));
+    while (layers > 1 && !takesArray(plan.side(), layers)) {
+        layers = layers * 3 / 4;
     }
-    limits.maxSide = std::max(lo, 1);
-    limits.maxBytes = maxBytes;
-    return limits;
+    return std::max(layers, 1);
 }
 
-Result<ImageryGpu> ImageryGpu::create(Imagery& imagery) {
-    if (imagery.width <= 0 || imagery.height <= 0 ||
-        imagery.rgba.size() != size_t(imagery.width) * size_t(imagery.height) * 4) {
-        return Result<ImageryGpu>::failure("imagery has no texels");
+Result<ImageryGpu> ImageryGpu::create(const ImageryPlan& plan, int layers) {
+    using R = Result<ImageryGpu>;
+    if (plan.pages < 1 || layers < 1) {
+        return R::failure("imagery has no pages");
     }
-    if (!takesSide(imagery.width, imagery.height)) {
-        return Result<ImageryGpu>::failure("the GPU takes no " + std::to_string(imagery.width) +
-                                           " x " + std::to_string(imagery.height) +
-                                           " texture for the imagery");
-    }
-    // Premultiplied: a texel the imagery does not cover is (0, 0, 0, 0), and its neighbours'
-    // filtered colours, divided by their filtered alpha in the shader, keep their own colour.
-    for (size_t i = 0; i < imagery.rgba.size(); i += 4) {
-        const unsigned alpha = imagery.rgba[i + 3];
-        if (alpha != 255) {
-            for (size_t c = 0; c < 3; ++c) {
-                imagery.rgba[i + c] = uint8_t((imagery.rgba[i + c] * alpha + 127) / 255);
-            }
-        }
+    if (!takesArray(plan.side(), layers)) {
+        return R::failure("the GPU takes no " + std::to_string(layers) + " layers of " +
+                          std::to_string(plan.side()) + "^2 texels for the imagery");
     }
     ImageryGpu gpu;
-    gpu.width = imagery.width;
-    gpu.height = imagery.height;
-    while (glGetError() != GL_NO_ERROR) {  // only this texture's errors below
+    gpu.plan = plan;
+    gpu.layers = layers;
+    while (glGetError() != GL_NO_ERROR) {  // only these textures' errors below
     }
-    glGenTextures(1, &gpu.texture);
-    glBindTexture(GL_TEXTURE_2D, gpu.texture);
+    glGenTextures(1, &gpu.pages);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.pages);
+    glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_SRGB8_ALPHA8, plan.side(), plan.side(), layers, 0,
+                 GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAX_LEVEL, 0);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    // Anisotropic filtering in the shader, which keeps its taps inside a page's border: the GL's
+    // (where it has GL_EXT_texture_filter_anisotropic) reads past it, and llvmpipe's showed every
+    // page border.
+    gpu.anisotropy = kImageryAnisotropy;
+    glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+    const std::vector<uint16_t> absent(size_t(plan.tableWidth) * size_t(plan.tableHeight),
+                                       kImageryAbsent);
+    glGenTextures(1, &gpu.table);
+    glBindTexture(GL_TEXTURE_2D, gpu.table);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_R16UI, plan.tableWidth, plan.tableHeight, 0, GL_RED_INTEGER,
+                 GL_UNSIGNED_SHORT, absent.data());
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_SRGB8_ALPHA8, gpu.width, gpu.height, 0, GL_RGBA,
-                 GL_UNSIGNED_BYTE, imagery.rgba.data());
-    glGenerateMipmap(GL_TEXTURE_2D);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-    // Anisotropic filtering where the GL has it (core in 4.6, else the ARB or EXT extension):
-    // imagery seen at a grazing angle stays sharp along the view.
-    if (GLAD_GL_ARB_texture_filter_anisotropic || GLAD_GL_EXT_texture_filter_anisotropic) {
-        GLfloat largest = 1.0f;
-        glGetFloatv(GL_MAX_TEXTURE_MAX_ANISOTROPY, &largest);
-        gpu.anisotropy = std::clamp(largest, 1.0f, 16.0f);
-        glTexParameterf(GL_TEXTURE_2D, GL_TEXTURE_MAX_ANISOTROPY, gpu.anisotropy);
-    }
     glBindTexture(GL_TEXTURE_2D, 0);
     if (glGetError() != GL_NO_ERROR) {
         gpu.destroy();
-        return Result<ImageryGpu>::failure("the GPU has no memory for the imagery's " +
-                                           std::to_string(imagery.width) + " x " +
-                                           std::to_string(imagery.height) + " texels");
+        return R::failure("the GPU has no memory for the imagery's " + std::to_string(layers) +
+                          " page layers");
     }
-    gpu.bytes = mipChainBytes(gpu.width, gpu.height);
+    gpu.bytes = uint64_t(layers) * pageBytes(plan) +
+                uint64_t(plan.tableWidth) * uint64_t(plan.tableHeight) * 2;
     return gpu;
 }
 
+void ImageryGpu::uploadPage(int layer, uint32_t page, const uint8_t* rgba, int64_t evicted) {
+    const auto entry = [this](uint32_t id, uint16_t value) {
+        int k = 0, px = 0, py = 0;
+        plan.pageOf(id, k, px, py);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, px, plan.level[size_t(k)].tableRow + py, 1, 1,
+                        GL_RED_INTEGER, GL_UNSIGNED_SHORT, &value);
+    };
+    glBindTexture(GL_TEXTURE_2D_ARRAY, pages);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer, plan.side(), plan.side(), 1, GL_RGBA,
+                    GL_UNSIGNED_BYTE, rgba);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+    glBindTexture(GL_TEXTURE_2D, table);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
+    if (evicted >= 0) {
+        entry(uint32_t(evicted), kImageryAbsent);
+    }
+    entry(page, uint16_t(layer));
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glBindTexture(GL_TEXTURE_2D, 0);
+}
+
 void ImageryGpu::destroy() {
-    glDeleteTextures(1, &texture);
+    glDeleteTextures(1, &pages);
+    glDeleteTextures(1, &table);
     *this = ImageryGpu{};
 }
 

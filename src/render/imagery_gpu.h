@@ -1,5 +1,7 @@
-// Imagery on the GPU (core/io/imagery.h): one sRGB texture over the map's extent with its whole
-// mip chain, read by the terrain programs compiled with IMAGERY (shaders/terrain.frag).
+// Imagery on the GPU (core/io/imagery.h): a pool of sRGB page layers in one texture array and the
+// page table that maps (level, page x, page y) to a layer, read by the terrain programs compiled
+// with IMAGERY (shaders/terrain.frag). The pages come and go through the imagery's streamer
+// (core/streaming/imagery_streamer.h).
 #pragma once
 
 #include <cstdint>
@@ -10,25 +12,40 @@
 
 namespace qt {
 
-// The largest square side of RGBA8 texels this context takes in one 2D texture, and at most
-// `maxBytes` of them: what the imagery loader is limited to (ImageryLimits).
-ImageryLimits queryImageryLimits(uint64_t maxBytes);
+// The page table's entry of a page with no layer.
+constexpr uint16_t kImageryAbsent = 0xFFFF;
+
+// The layers a pool of `plan`'s pages takes: every page, at most `maxBytes` of them, at most the
+// GL's array layers, and what a proxy texture says the driver takes (a driver may cap one
+// texture's bytes below its limits); at least the 64 a view needs (or every page, if fewer).
+int imageryPoolLayers(const ImageryPlan& plan, uint64_t maxBytes);
+
+// The most taps the imagery's shader takes along a footprint's major axis. At the level it reads, a
+// footprint is less than twice that many texels long, so its taps lie within 3 texels of the
+// fragment and their bilinear reads within the pages' border of 4 (kImageryPageBorder).
+constexpr float kImageryAnisotropy = 4.0f;
 
 struct ImageryGpu {
-    // GL_SRGB8_ALPHA8 GL_TEXTURE_2D, mipmapped, trilinear and anisotropic where the GL offers it
-    // (GL_EXT_texture_filter_anisotropic, or GL 4.6); colour premultiplied by alpha, so that
-    // filtering and the mips do not bleed the colour of texels the imagery does not cover.
-    GLuint texture = 0;
-    int width = 0;
-    int height = 0;
-    float anisotropy = 1.0f;  // the filter's largest anisotropy; 1: none
-    uint64_t bytes = 0;       // the GPU's bytes, mips included
+    // GL_SRGB8_ALPHA8 GL_TEXTURE_2D_ARRAY of side x side layers, one level, linear (the shader
+    // filters across levels and along a footprint's major axis); colour premultiplied by alpha
+    // (core/io/imagery.h), so that filtering does not bleed the colour of texels the imagery does
+    // not cover.
+    GLuint pages = 0;
+    GLuint table = 0;  // GL_R16UI, plan.tableWidth x plan.tableHeight: a layer or kImageryAbsent
+    ImageryPlan plan;
+    int layers = 0;
+    float anisotropy =
+        1.0f;            // the most taps the shader takes along a footprint (kImageryAnisotropy)
+    uint64_t bytes = 0;  // the GPU's bytes: layers and table
 
-    // Uploads `imagery` (its texels premultiplied in place); fails with one line when the GPU
-    // refuses the texture or has no memory for it, leaving nothing behind.
-    static Result<ImageryGpu> create(Imagery& imagery);
+    // Fails with one line when the GPU refuses the textures or has no memory for them, leaving
+    // nothing behind.
+    static Result<ImageryGpu> create(const ImageryPlan& plan, int layers);
+    // Writes a page's texels into `layer` and points its table entry there (and that of the page
+    // evicted from it, when not -1, at kImageryAbsent).
+    void uploadPage(int layer, uint32_t page, const uint8_t* rgba, int64_t evicted);
     void destroy();
-    bool present() const { return texture != 0; }
+    bool present() const { return pages != 0; }
 };
 
 }  // namespace qt

@@ -296,6 +296,7 @@ void Terrain::tookErrors() {
 
 void Terrain::destroy() {
     imageryLoad.reset();  // waits for a load under way: it holds no reference to the terrain
+    imageryStreamer.reset();
     errorJob.stop();
     sunlight.reset();
     if (streamer) {
@@ -448,6 +449,35 @@ FrameStats cullTerrain(Terrain& terrain, const CullView& view) {
 
 namespace {
 
+// The imagery pages the frame's instances read, asked for from the viewing camera, and those read
+// since the last frame uploaded: all of them first when the terrain waits for its imagery.
+void streamImagery(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,
+                   const CullView& view, bool lod, bool wireframe) {
+    if (!terrain.imageryStreamer || !renderer.imagery.on || wireframe) {
+        return;
+    }
+    ImageryStreamer& streamer = *terrain.imageryStreamer;
+    const Heightmap& map = terrain.map;
+    const ImageryView at = imageryView(
+        streamer.plan(), terrain.mapping, camera, view.viewportHeight,
+        terrain.mapping.worldHeight(map.minSample), terrain.mapping.worldHeight(map.maxSample));
+    if (lod) {
+        streamer.request(terrain.tree, at, terrain.frame.lod.nodes);
+    } else {
+        streamer.request(terrain.tree, at, terrain.frame.drawList);
+    }
+    ImageryGpu& gpu = terrain.gpu.imagery;
+    const ImageryStreamer::Upload upload = [&gpu](int layer, uint32_t page, const uint8_t* rgba,
+                                                  int64_t evicted) {
+        gpu.uploadPage(layer, page, rgba, evicted);
+    };
+    if (renderer.imagery.waitForPages) {
+        streamer.settle(upload);
+    } else {
+        streamer.upload(upload);
+    }
+}
+
 // The GL work in two sections (the uploads; the draws) around the CPU's culling and the objects'
 // instances, so that `sections` (when not null) times the GPU's work alone.
 FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,
@@ -465,6 +495,7 @@ FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const 
                                  : 0;
     style.cullBackFaces = frontOnly > 0;
     style.cullBackFacesTo = frontOnly;
+    style.viewportHeight = view.viewportHeight;
     stats.instancesFrontOnly = frontOnly;
     const FrameBuffers& frame = terrain.frame;
     const bool drawObjects = objects && terrain.objects;
@@ -473,6 +504,7 @@ FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const 
                          terrain.selectedObjects, camera, view.viewportHeight);
     }
     const GpuSection draws(sections);
+    streamImagery(renderer, terrain, camera, view, stats.lod, style.wireframe);
     stats.drawCalls = stats.lod ? renderer.draw(terrain.gpu, terrain.mapping, camera,
                                                 frame.lod.nodes, frame.holesFrom, style)
                                 : renderer.draw(terrain.gpu, terrain.mapping, camera,
@@ -531,6 +563,7 @@ FrameStats renderFrozenView(const TerrainRenderer& renderer, Terrain& terrain, c
     context.wireframe = wireframe;
     context.outsideStencil = true;
     context.dim = kFrozenContextDim;
+    context.viewportHeight = view.viewportHeight;
     // The context is a debugging view: every node with the hole test on a map with holes.
     stats.drawCalls +=
         renderer.draw(terrain.gpu, mapping, camera, terrain.context.nodes, 0, context);

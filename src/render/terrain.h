@@ -14,6 +14,7 @@
 #include "core/light/sunlight_job.h"
 #include "core/objects/scene.h"
 #include "core/streaming/coarse_error_job.h"
+#include "core/streaming/imagery_streamer.h"
 #include "core/streaming/open_map.h"
 #include "core/streaming/page_streamer.h"
 #include "core/terrain/heightmap.h"
@@ -47,9 +48,10 @@ struct LoadTimes {
     // Level 0 on demand: the rest of its pages, uploaded when a frame first drew without level of
     // detail (Terrain::completeLevel0); not part of the load.
     double restMs = 0.0;
-    // The imagery (render/terrain_imagery.h): read and resampled onto the map on a thread of its
-    // own from the load's end, and uploaded at the first frame boundary after; 0 without
-    // imagery. The interactive viewer's first frame does not wait for it (scripted runs do).
+    // The imagery (render/terrain_imagery.h): opened over the map (its header and its pyramid's
+    // top page) on a thread of its own from the load's end, and put on the GPU at the first frame
+    // boundary after; 0 without imagery. Its other pages stream as frames ask for them. The
+    // interactive viewer's first frame does not wait for it (scripted runs do).
     double imageryMs = 0.0;
 
     // To the first frame: the background errors and the imagery are not in it.
@@ -78,9 +80,9 @@ struct StreamSettings {
 // georeference, so the terrain may move while it runs.
 struct ImageryLoad {
     std::string path;
-    std::future<Result<Imagery>> result;
+    std::future<Result<OpenedImagery>> result;
     std::chrono::steady_clock::time_point start;
-    uint64_t maxBytes = 0;  // the texels' bytes it may take (ImageryLimits::maxBytes)
+    uint64_t maxBytes = 0;  // the GPU bytes its pool of pages may take (imageryPoolLayers)
     std::string queued;     // asked for while this one ran: loaded next ("" none)
 };
 
@@ -94,6 +96,8 @@ struct Terrain {
     ImageryInfo imagery;
     // The imagery being loaded; null when none is.
     std::unique_ptr<ImageryLoad> imageryLoad;
+    // The shown imagery's pages, streamed into gpu.imagery (null without imagery).
+    std::unique_ptr<ImageryStreamer> imageryStreamer;
     FrameBuffers frame;  // reserved for tree, with the walk's decisions: a frame never allocates
     LodOutput context;   // with the frustum frozen: the rest of the map, from the viewing camera
     LoadTimes times;

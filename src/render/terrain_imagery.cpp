@@ -1,5 +1,5 @@
-// Imagery loaded over a terrain's map on a thread of its own and swapped onto its GPU objects at a
-// frame boundary.
+// Imagery opened over a terrain's map on a thread of its own and swapped onto its GPU objects at a
+// frame boundary, its pages then streamed.
 #include "render/terrain_imagery.h"
 
 #include <chrono>
@@ -18,11 +18,10 @@ void launch(Terrain& terrain, const std::string& path, uint64_t maxBytes) {
     load->start = std::chrono::steady_clock::now();
     load->maxBytes = maxBytes;
     // Copies of what the loader reads: the terrain may move or go while it runs.
-    load->result = std::async(std::launch::async,
-                              [path, width = terrain.map.width, height = terrain.map.height,
-                               geo = terrain.map.geo, limits = queryImageryLimits(maxBytes)] {
-                                  return loadImagery(path, width, height, geo, limits);
-                              });
+    load->result =
+        std::async(std::launch::async,
+                   [path, width = terrain.map.width, height = terrain.map.height,
+                    geo = terrain.map.geo] { return openImagery(path, width, height, geo); });
     terrain.imageryLoad = std::move(load);
 }
 
@@ -44,7 +43,7 @@ std::optional<ImageryOutcome> finishTerrainImagery(Terrain& terrain, bool wait) 
     if (!wait && load.result.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
         return std::nullopt;
     }
-    Result<Imagery> loaded = load.result.get();
+    Result<OpenedImagery> loaded = load.result.get();
     ImageryOutcome outcome;
     outcome.path = load.path;
     const std::string name = escapedPath(load.path);
@@ -52,7 +51,7 @@ std::optional<ImageryOutcome> finishTerrainImagery(Terrain& terrain, bool wait) 
     const uint64_t maxBytes = load.maxBytes;
     const auto start = load.start;
     terrain.imageryLoad.reset();
-    if (!queued.empty()) {  // a newer ask: this one's texels are not shown
+    if (!queued.empty()) {  // a newer ask: this one is not shown
         launch(terrain, queued, maxBytes);
         return wait ? finishTerrainImagery(terrain, true) : std::nullopt;
     }
@@ -60,28 +59,44 @@ std::optional<ImageryOutcome> finishTerrainImagery(Terrain& terrain, bool wait) 
         outcome.status = Status::failure(name + ": " + loaded.error());
         return outcome;
     }
-    Imagery& imagery = loaded.value();
-    for (const std::string& warning : imagery.warnings) {
+    OpenedImagery& opened = loaded.value();
+    for (const std::string& warning : opened.warnings) {
         outcome.warnings.push_back(name + ": " + warning);
     }
-    if (!(imagery.info.coverage > 0.0)) {
+    if (!opened.reader) {  // covers none of the map
         clearTerrainImagery(terrain);
         return outcome;
     }
-    Result<ImageryGpu> gpu = ImageryGpu::create(imagery);
-    if (!gpu) {
-        outcome.status = Status::failure(name + ": " + gpu.error());
+    const int layers = imageryPoolLayers(opened.plan, maxBytes);
+    if (Status set = setTerrainImagery(terrain, std::move(opened), layers); !set) {
+        outcome.status = Status::failure(name + ": " + set.error());
         return outcome;
     }
-    terrain.gpu.imagery.destroy();
-    terrain.gpu.imagery = gpu.value();
-    terrain.imagery = std::move(imagery.info);
     terrain.times.imageryMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return outcome;
 }
 
+Status setTerrainImagery(Terrain& terrain, OpenedImagery opened, int layers) {
+    if (!opened.reader || opened.topPage.empty()) {
+        return Status::failure("imagery has no pages");
+    }
+    Result<ImageryGpu> gpu = ImageryGpu::create(opened.plan, layers);
+    if (!gpu) {
+        return Status::failure(gpu.error());
+    }
+    const ImageryPlan& plan = opened.plan;
+    gpu.value().uploadPage(0, plan.pageId(plan.top(), 0, 0), opened.topPage.data(), -1);
+    clearTerrainImagery(terrain);
+    terrain.gpu.imagery = gpu.value();
+    terrain.imagery = std::move(opened.info);
+    terrain.imageryStreamer = std::make_unique<ImageryStreamer>();
+    terrain.imageryStreamer->start(std::move(opened.reader), layers);
+    return {};
+}
+
 void clearTerrainImagery(Terrain& terrain) {
+    terrain.imageryStreamer.reset();
     terrain.gpu.imagery.destroy();
     terrain.imagery = ImageryInfo{};
     terrain.times.imageryMs = 0.0;

@@ -1,6 +1,6 @@
-// Imagery on a loaded terrain: read and resampled over its map (core/io/imagery.h) on a thread of
-// its own, then put on the GPU (render/imagery_gpu.h) at a frame boundary in place of the imagery
-// it had.
+// Imagery on a loaded terrain: opened over its map (core/io/imagery.h) on a thread of its own, then
+// put on the GPU (render/imagery_gpu.h) at a frame boundary in place of the imagery it had, its
+// pages streamed as the frames ask for them (core/streaming/imagery_streamer.h).
 #pragma once
 
 #include <cstdint>
@@ -14,9 +14,9 @@
 
 namespace qt {
 
-// RGBA8 texels an imagery load may take in memory and on the GPU (the mips a third more):
-// 16384^2, the density of four texels a sample over a 4097^2 map.
-constexpr uint64_t kImageryBytes = uint64_t(1) << 30;
+// The GPU bytes an imagery's pool of pages may take: 496 pages of 520^2 texels, a third of a
+// 16385^2 image's pyramid (four texels a sample over a 4097^2 map), many times what a view reads.
+constexpr uint64_t kImageryBytes = uint64_t(1) << 29;
 
 // How a load of imagery ended: its path, its one-line error (the terrain keeps what it had), and
 // what it said without failing (placement, density lowered, 16-bit stretched, no coverage),
@@ -27,16 +27,19 @@ struct ImageryOutcome {
     std::vector<std::string> warnings;
 };
 
-// Starts loading `path` over `terrain` on a thread of its own, within `maxBytes` of texels and
-// the GPU's largest texture (asked here, on the GL thread); the terrain draws what it has until
-// finishTerrainImagery takes the result. Asked while a load runs, `path` is loaded after it
-// (the latest ask only).
+// Starts opening `path` over `terrain` on a thread of its own, its pool of pages within `maxBytes`
+// on the GPU; the terrain draws what it has until finishTerrainImagery takes the result. Asked
+// while a load runs, `path` is loaded after it (the latest ask only).
 void startTerrainImagery(Terrain& terrain, const std::string& path,
                          uint64_t maxBytes = kImageryBytes);
-// At a frame boundary: when a load has finished (or, with `wait`, once it has), uploads its
-// imagery in place of the terrain's and returns how it ended; imagery that covers none of the
-// map leaves the terrain without imagery. Nothing when no load finished.
+// At a frame boundary: when a load has finished (or, with `wait`, once it has), puts its imagery
+// in place of the terrain's and returns how it ended; imagery that covers none of the map leaves
+// the terrain without imagery. Nothing when no load finished.
 std::optional<ImageryOutcome> finishTerrainImagery(Terrain& terrain, bool wait);
+// Puts opened imagery on the terrain in place of what it had, in a pool of `layers` GPU layers
+// (imageryPoolLayers), and starts streaming its pages. Fails with one line when the GPU refuses
+// the pool, leaving the terrain's imagery as it was.
+Status setTerrainImagery(Terrain& terrain, OpenedImagery opened, int layers);
 // Drops the terrain's imagery (not a load under way): its own colours again.
 void clearTerrainImagery(Terrain& terrain);
 

@@ -14,6 +14,7 @@
 #include <glm/trigonometric.hpp>
 
 #include "core/frame/draw_batches.h"
+#include "core/streaming/imagery_streamer.h"
 #include "core/streaming/page_streamer.h"
 #include "core/terrain/vertex_grid.h"
 
@@ -268,10 +269,13 @@ void uploadHoleSquares(TerrainGpu& gpu, const NodataMask& nodata) {
 constexpr int kHoleUnit = 5;
 // The shadows' unit: after the holes'.
 constexpr int kShadowUnit = 6;
-// The imagery's unit: after the shadows'.
+// The imagery's pages' unit: after the shadows'.
 constexpr int kImageryUnit = 7;
 // A streamed map's light pages' units, one per height array: after the sky table's.
 constexpr int kLightPageUnit = kSkyUnit + 1;
+// The imagery's page table's unit: after the light pages' (13 of the 16 a fragment shader has).
+constexpr int kImageryTableUnit = kLightPageUnit + kMaxHeightArrays;
+static_assert(kImageryTableUnit < 16, "OpenGL 3.3 gives a fragment shader 16 texture units");
 
 }  // namespace
 
@@ -827,12 +831,36 @@ void TerrainRenderer::useTerrainProgram(int variant, const TerrainGpu& gpu,
         }
     }
     if ((variant & kImageryVariant) != 0) {
+        const ImageryGpu& im = gpu.imagery;
+        const ImageryPlan& plan = im.plan;
         glActiveTexture(GL_TEXTURE0 + kImageryUnit);
-        glBindTexture(GL_TEXTURE_2D, gpu.imagery.texture);
-        glUniform1i(shader.uniform("imagery"), kImageryUnit);
-        // The texture spans the centres of the map's outer samples (core/io/imagery.h).
-        glUniform2f(shader.uniform("imageryScale"), 1.0f / float(std::max(gpu.width - 1, 1)),
-                    1.0f / float(std::max(gpu.height - 1, 1)));
+        glBindTexture(GL_TEXTURE_2D_ARRAY, im.pages);
+        glUniform1i(shader.uniform("imageryPages"), kImageryUnit);
+        glActiveTexture(GL_TEXTURE0 + kImageryTableUnit);
+        glBindTexture(GL_TEXTURE_2D, im.table);
+        glUniform1i(shader.uniform("imageryTable"), kImageryTableUnit);
+        glUniform1i(shader.uniform("imageryTop"), plan.top());
+        GLint rows[kImageryMaxLevels] = {};
+        for (int k = 0; k <= plan.top(); ++k) {
+            rows[k] = plan.level[size_t(k)].tableRow;
+        }
+        glUniform1iv(shader.uniform("imageryTableRow"), kImageryMaxLevels, rows);
+        glUniform2f(shader.uniform("imageryDensity"), float(plan.densityX()),
+                    float(plan.densityY()));
+        glUniform2f(shader.uniform("imageryExtent"), float(plan.level[0].texelsX),
+                    float(plan.level[0].texelsY));
+        glUniform1f(shader.uniform("imageryPageTexels"), float(plan.pageTexels));
+        glUniform1f(shader.uniform("imageryBorder"), float(plan.border));
+        glUniform1f(shader.uniform("imagerySide"), float(plan.side()));
+        glUniform1f(shader.uniform("imageryAnisotropy"), im.anisotropy);
+        // The floor the frame's pages were asked for with (core/streaming/imagery_streamer.h).
+        GLint viewport[4] = {0, 0, 0, 0};
+        if (style.viewportHeight <= 0) {
+            glGetIntegerv(GL_VIEWPORT, viewport);
+        }
+        const int height = style.viewportHeight > 0 ? style.viewportHeight : viewport[3];
+        const ImageryView at = imageryView(plan, mapping, camera, height, 0.0f, 0.0f);
+        glUniform1f(shader.uniform("imageryFloorScale"), float(at.floorScale));
         glUniform1f(shader.uniform("imageryOpacity"), std::clamp(imagery.opacity, 0.0f, 1.0f));
         glUniform1i(shader.uniform("imageryLit"), imagery.lit ? 1 : 0);
     }
@@ -991,6 +1019,8 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     }
     if (imageryShown) {
         glActiveTexture(GL_TEXTURE0 + kImageryUnit);
+        glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+        glActiveTexture(GL_TEXTURE0 + kImageryTableUnit);
         glBindTexture(GL_TEXTURE_2D, 0);
     }
     glActiveTexture(GL_TEXTURE1);

@@ -156,6 +156,9 @@ struct DrawStyle {
     // win a pixel only by a depth tie (frontOnlyInstances, core/frame/frame.h).
     bool cullBackFaces = false;
     size_t cullBackFacesTo = SIZE_MAX;
+    // The viewport's height the frame was culled for (the imagery's finest level follows it);
+    // 0: the GL's viewport.
+    int viewportHeight = 0;
 };
 
 // The GPU's time for a frame: GL_TIME_ELAPSED queries round each of the frame's GL sections
@@ -229,6 +232,10 @@ struct ImageryStyle {
     // Lit by the terrain's light like its own colours; off for imagery with its shading baked in
     // (most orthophotos, a hillshade render), shown as it is.
     bool lit = true;
+    // Whether a frame waits for every imagery page it asks for before it is drawn (scripted runs
+    // and tests: the same picture however fast the pages come); the interactive viewer does not,
+    // and draws coarser levels meanwhile.
+    bool waitForPages = true;
 };
 
 struct TerrainRenderer {

@@ -1043,6 +1043,38 @@ if shutil.which("gdal_create"):
          one_line=True)
     if json.load(open(stats[1]))["imagery"] is not None:
         failures.append("imagery off the map: an imagery block in --stats-json")
+
+    # Imagery whose full-resolution tiles are damaged and its overviews whole: it opens (its
+    # pyramid's top page comes from an overview), and the scripted frame, whose pages read the
+    # damaged tiles, fails in one line naming it (exit 1): a coarser level drawn instead is not the
+    # picture asked for.
+    def damage_first_tiles(path):
+        """Overwrites the middle of every tile of a classic little-endian TIFF's first IFD."""
+        data = bytearray(open(path, "rb").read())
+        assert data[:4] == b"II*\0", "a classic little-endian TIFF"
+        ifd = struct.unpack_from("<I", data, 4)[0]
+        tags = {}
+        for e in range(struct.unpack_from("<H", data, ifd)[0]):
+            tag, kind, count, value = struct.unpack_from("<HHII", data, ifd + 2 + 12 * e)
+            if tag in (324, 325):  # TileOffsets, TileByteCounts: LONG arrays
+                at = value if count > 1 else ifd + 2 + 12 * e + 8
+                tags[tag] = struct.unpack_from(f"<{count}I", data, at)
+        for offset, size in zip(tags[324], tags[325]):
+            for k in range(offset + size // 4, offset + size - 4):
+                data[k] ^= 0x5A
+        with open(path, "wb") as f:
+            f.write(data)
+
+    damaged = os.path.join(imagery_dir, "damaged_tiles.tif")
+    subprocess.run(["gdal_create", "-q", "-of", "GTiff", "-outsize", "1200", "1200", "-bands", "3",
+                    "-burn", "90", "-co", "TILED=YES", "-co", "COMPRESS=DEFLATE", "-a_srs",
+                    "EPSG:4326", "-a_ullr", "8.9996", "48.0004", "10.0004", "46.9996", damaged],
+                   check=True)
+    subprocess.run(["gdaladdo", "-q", "-r", "average", damaged, "2", "4", "8", "16", "32", "64",
+                    "128", "256", "512"], check=True)
+    damage_first_tiles(damaged)
+    case("imagery with damaged full-resolution tiles", [hgt, "--imagery", damaged] + stats, 1,
+         prefix=q + damaged + ": imagery pages unread (", output_failed=True)
 else:
     print("(imagery cases of bands and types skipped: no gdal_create, Debian's gdal-bin)")
 

@@ -41,6 +41,7 @@
 #include "render/imagery_gpu.h"
 #include "render/shader.h"
 #include "render/terrain.h"
+#include "render/terrain_imagery.h"
 #include "render/terrain_renderer.h"
 #include "render/terrain_sun.h"
 #include "shared_maps.h"
@@ -3206,17 +3207,22 @@ TEST(Sun, ObjectsOnAStreamedTerrainTakeTheLightOfItsPages) {
 // renderer is shared by every test).
 class ImageryOn {
 public:
-    ImageryOn(Terrain& terrain, Imagery imagery, ImageryStyle style = {}) : terrain_(terrain) {
-        Result<ImageryGpu> gpu = ImageryGpu::create(imagery);
-        EXPECT_TRUE(gpu) << gpu.error();
-        if (gpu) {
-            terrain.gpu.imagery = gpu.value();
-            terrain.imagery = imagery.info;
+    // Pages of `pageTexels` in a pool of `layers` (0: every page).
+    ImageryOn(Terrain& terrain, const Imagery& imagery, ImageryStyle style = {},
+              int pageTexels = kImageryPageTexels, int layers = 0)
+        : terrain_(terrain) {
+        Result<OpenedImagery> opened =
+            openImageryTexels(imagery, terrain.map.width, terrain.map.height, pageTexels);
+        EXPECT_TRUE(opened) << opened.error();
+        if (opened) {
+            const int pool = layers > 0 ? layers : opened.value().plan.pages;
+            const Status set = setTerrainImagery(terrain, std::move(opened).value(), pool);
+            EXPECT_TRUE(set) << set.error();
         }
         gl().renderer.imagery = style;
     }
     ~ImageryOn() {
-        terrain_.gpu.imagery.destroy();
+        clearTerrainImagery(terrain_);
         gl().renderer.imagery = ImageryStyle{};
     }
     ImageryOn(const ImageryOn&) = delete;
@@ -3384,6 +3390,132 @@ TEST(Imagery, EachPixelShowsTheTexelUnderIt) {
         }
     }
     gl().renderer.fog = fog;
+    t.destroy();
+}
+
+// Every page of the terrain's imagery asked for and made resident (a pool of every page).
+void makeEveryImageryPageResident(Terrain& t) {
+    ImageryStreamer& streamer = *t.imageryStreamer;
+    streamer.requestEvery();
+    ImageryGpu& gpu = t.gpu.imagery;
+    ASSERT_TRUE(
+        streamer.settle([&gpu](int layer, uint32_t page, const uint8_t* rgba, int64_t evicted) {
+            gpu.uploadPage(layer, page, rgba, evicted);
+        }));
+    ASSERT_EQ(streamer.stats().resident, t.gpu.imagery.plan.pages);
+}
+
+// A streamed pyramid, its pages asked for by what each frame draws, in a pool of about what the
+// busiest view asks for, draws once settled what the whole pyramid resident draws, pixel for
+// pixel, at full detail and by level of detail: every page a fragment reads was asked for (a page
+// missing would be read from a coarser level). Frames that do not wait draw coarser levels
+// meanwhile and converge to the same picture.
+TEST(Imagery, StreamedPagesEqualThePyramidWhollyResident) {
+    REQUIRE_GL();
+    const int side = 257;
+    const Heightmap map = syntheticHeightmap(side, side, 977u);
+    Result<Terrain> whole = makeTerrain(map, 4, "imagery whole", 64);
+    Result<Terrain> streamed = makeTerrain(map, 4, "imagery streamed", 64);
+    ASSERT_TRUE(whole && streamed);
+    Terrain& w = whole.value();
+    Terrain& t = streamed.value();
+    const Imagery texels = patternImagery(4 * (side - 1), 4 * (side - 1));
+    const std::vector<Camera> cameras = randomCameras(w, 12, 211u);
+    const ImageryOn allOn(w, texels, ImageryStyle{}, 32);
+    makeEveryImageryPageResident(w);
+    const int pages = w.gpu.imagery.plan.pages;
+    // The pool: what the busiest view asks for, and a few.
+    int busiest = 0;
+    std::vector<uint8_t> reference, drawn;
+    for (const Camera& c : cameras) {
+        for (const float lod : {0.0f, 1.0f}) {
+            render(w, c, true, reference, false, lod);
+            busiest = std::max(busiest, w.imageryStreamer->stats().wanted);
+        }
+    }
+    const int pool = busiest + 4;
+    ASSERT_LT(pool, pages / 2) << "the views ask for most of the pyramid: no test of streaming";
+    {
+        const ImageryOn on(t, texels, ImageryStyle{}, 32, pool);
+        for (size_t i = 0; i < cameras.size(); ++i) {
+            for (const float lod : {0.0f, 1.0f}) {
+                render(w, cameras[i], true, reference, false, lod);
+                render(t, cameras[i], true, drawn, false, lod);
+                const ImageryStreamStats st = t.imageryStreamer->stats();
+                ASSERT_FALSE(st.starved) << "camera " << i;
+                EXPECT_EQ(st.requested + st.ready, 0);
+                EXPECT_EQ(differingPixels(reference, drawn), 0u)
+                    << "camera " << i << ", lod " << lod;
+            }
+        }
+        const ImageryStreamStats st = t.imageryStreamer->stats();
+        EXPECT_LE(st.resident, pool);
+        EXPECT_GT(st.uploadedTotal, uint64_t(pool)) << "no page was ever evicted";
+        // Not waiting: a few pages a frame, coarser levels drawn meanwhile, then the same.
+        gl().renderer.imagery.waitForPages = false;
+        const Camera& c = cameras[1];
+        render(w, c, true, reference, false, 1.0f);
+        int frames = 0;
+        do {
+            render(t, c, true, drawn, false, 1.0f);
+            const ImageryStreamStats now = t.imageryStreamer->stats();
+            if (now.requested + now.ready == 0 && now.wanted > 0) {
+                break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        } while (++frames < 2000);
+        render(t, c, true, drawn, false, 1.0f);
+        EXPECT_EQ(differingPixels(reference, drawn), 0u) << frames << " frames";
+    }
+    w.destroy();
+    t.destroy();
+}
+
+// Page borders and the levels' seams do not show: the same imagery cut into pages of 32 texels
+// (a border every 32) and of 512 draws the same picture within the filter's rounding (a step of
+// one in under a pixel in a thousand), over views at full detail and by level of detail.
+TEST(Imagery, PageBordersDoNotShow) {
+    REQUIRE_GL();
+    const int side = 257;
+    Result<Terrain> terrain = makeTerrain(syntheticHeightmap(side, side, 979u), 4, "borders", 64);
+    ASSERT_TRUE(terrain);
+    Terrain& t = terrain.value();
+    const Imagery texels = patternImagery(2 * (side - 1), 2 * (side - 1));
+    const std::vector<Camera> cameras = randomCameras(t, 8, 223u);
+    std::vector<std::vector<uint8_t>> large;
+    std::vector<uint8_t> pixels;
+    {
+        const ImageryOn on(t, texels, ImageryStyle{}, 512);
+        makeEveryImageryPageResident(t);
+        for (const Camera& c : cameras) {
+            for (const float lod : {0.0f, 2.0f}) {
+                render(t, c, true, pixels, false, lod);
+                large.push_back(pixels);
+            }
+        }
+    }
+    const ImageryOn on(t, texels, ImageryStyle{}, 32);
+    makeEveryImageryPageResident(t);
+    ASSERT_GT(t.gpu.imagery.plan.level[0].pagesX, 8);
+    size_t k = 0, differing = 0, total = 0;
+    int largest = 0;
+    for (const Camera& c : cameras) {
+        for (const float lod : {0.0f, 2.0f}) {
+            render(t, c, true, pixels, false, lod);
+            const std::vector<uint8_t>& other = large[k++];
+            for (size_t p = 0; p < pixels.size(); p += 4) {
+                int most = 0;
+                for (size_t ch = 0; ch < 3; ++ch) {
+                    most = std::max(most, std::abs(int(pixels[p + ch]) - int(other[p + ch])));
+                }
+                differing += most > 0;
+                largest = std::max(largest, most);
+                ++total;
+            }
+        }
+    }
+    EXPECT_LE(largest, 1) << differing << " of " << total << " pixels differ";
+    EXPECT_LT(differing, total / 1000);
     t.destroy();
 }
 

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -24,8 +26,6 @@
 
 namespace qt {
 namespace {
-
-using R = Result<Imagery>;
 
 // Points along each side of the lattice of map positions whose places in the imagery give its
 // window and density: the map's edges and 31 lines between them.
@@ -65,6 +65,7 @@ std::string mapCrs(const Georeference& geo) {
 struct Footprint {
     double densityX = 0.0;
     double densityY = 0.0;
+    double inside = 0.0;  // share of the lattice's map points inside the imagery's extent
     int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     bool empty() const { return x1 <= x0 || y1 <= y0; }
 };
@@ -104,6 +105,8 @@ Result<Footprint> footprint(GDALDataset& source, const std::string& crs, const M
                 continue;
             }
             any = true;
+            f.inside += x[k] >= 0.0 && y[k] >= 0.0 && x[k] <= source.GetRasterXSize() &&
+                        y[k] <= source.GetRasterYSize();
             minX = std::min(minX, x[k]);
             maxX = std::max(maxX, x[k]);
             minY = std::min(minY, y[k]);
@@ -123,6 +126,7 @@ Result<Footprint> footprint(GDALDataset& source, const std::string& crs, const M
         return F::failure("its CRS cannot be transformed to the map's over the map's extent: " +
                           messages.line("every point failed"));
     }
+    f.inside /= double(n * n);
     // A pixel more on each side for the resampling kernel; clipped to the imagery.
     const double w = source.GetRasterXSize();
     const double h = source.GetRasterYSize();
@@ -276,25 +280,29 @@ Result<DatasetHandle> rgbaVrt(GDALDataset& source, bool palette, bool wide, doub
     return V(std::move(vrt));
 }
 
-// A MEM dataset whose four bands are the texels' R, G, B and A bytes, written in place.
-GDALDatasetUniquePtr texelDataset(Imagery& out) {
+// A MEM dataset whose `bands` bands are the first bytes of width x height texels of four bytes at
+// `rgba` (row-major), written in place: with four, R, G, B and A (its alpha band); with one, a
+// byte of each texel as plain data.
+GDALDatasetUniquePtr texelDataset(uint8_t* rgba, int width, int height, int bands = 4) {
     GDALDriver* mem = GetGDALDriverManager()->GetDriverByName("MEM");
-    GDALDatasetUniquePtr ds(mem->Create("", out.width, out.height, 0, GDT_Byte, nullptr));
+    GDALDatasetUniquePtr ds(mem->Create("", width, height, 0, GDT_Byte, nullptr));
     if (!ds) {
         return ds;
     }
-    for (int b = 0; b < 4; ++b) {
+    for (int b = 0; b < bands; ++b) {
         char pointer[64] = {};
-        CPLPrintPointer(pointer, out.rgba.data() + b, sizeof pointer - 1);
+        CPLPrintPointer(pointer, rgba + b, sizeof pointer - 1);
         CPLStringList options;
         options.SetNameValue("DATAPOINTER", pointer);
         options.SetNameValue("PIXELOFFSET", "4");
-        options.SetNameValue("LINEOFFSET", std::to_string(size_t(out.width) * 4).c_str());
+        options.SetNameValue("LINEOFFSET", std::to_string(size_t(width) * 4).c_str());
         if (ds->AddBand(GDT_Byte, options.List()) != CE_None) {
             return GDALDatasetUniquePtr();
         }
     }
-    ds->GetRasterBand(4)->SetColorInterpretation(GCI_AlphaBand);
+    if (bands == 4) {
+        ds->GetRasterBand(4)->SetColorInterpretation(GCI_AlphaBand);
+    }
     return ds;
 }
 
@@ -317,37 +325,50 @@ Result<double> largestColourSample(GDALDataset& source, const GdalMessages& mess
     return largest;
 }
 
-// Warps the RGBA source onto the texels (out's size, buffer zeroed): texel edges from the centre
-// of map sample 0 to that of the last, row 0 at map row 0 (a geotransform running the map's way,
-// so nothing is flipped after); bilinear, or average when the texels are coarser on both axes.
-Status warpOnto(Imagery& out, GDALDatasetH rgba, const std::string& crs, const MapGrid& grid,
-                int mapWidth, int mapHeight, bool minify, const GdalMessages& messages) {
-    GDALDatasetUniquePtr texels = texelDataset(out);
-    if (!texels) {
-        return Status::failure("cannot make the texture: " + messages.line("MEM failed"));
+// Colour premultiplied by alpha: a texel the imagery does not cover is (0, 0, 0, 0), and its
+// neighbours' filtered colours, divided by their filtered alpha in the shader, keep their own
+// colour.
+void premultiply(uint8_t* rgba, size_t texels) {
+    for (size_t i = 0; i < texels * 4; i += 4) {
+        const unsigned alpha = rgba[i + 3];
+        if (alpha != 255) {
+            for (size_t c = 0; c < 3; ++c) {
+                rgba[i + c] = uint8_t((rgba[i + c] * alpha + 127) / 255);
+            }
+        }
     }
-    double t[6] = {grid.x0, grid.dx * (mapWidth - 1) / out.width,  0.0, grid.y0,
-                   0.0,     grid.dy * (mapHeight - 1) / out.height};
-    texels->SetGeoTransform(t);
-    OGRSpatialReference mapSrs;
-    mapSrs.SetAxisMappingStrategy(OAMS_TRADITIONAL_GIS_ORDER);
-    if (mapSrs.SetFromUserInput(crs.c_str()) != OGRERR_NONE) {
-        return Status::failure("the map's CRS is not one GDAL reads");
-    }
-    texels->SetSpatialRef(&mapSrs);
+}
+
+// Warps `from` into `into` (its geotransform and CRS set): bilinear, or average when `minify`,
+// at scaleX x scaleY texels a source pixel; `alpha`: the last bands are alpha on both sides
+// (colour averaged by it), else every band is data; `stretched`: by the geotransforms alone.
+Status warpInto(GDALDatasetH from, GDALDataset* into, bool minify, double scaleX, double scaleY,
+                bool stretched, bool alpha, const GdalMessages& messages) {
     CPLStringList args;
-    for (const char* a : {"-r", minify ? "average" : "bilinear", "-srcalpha", "-dstalpha", "-ovr",
-                          "NONE", "-wo", "INIT_DEST=0"}) {
+    for (const char* a :
+         {"-r", minify ? "average" : "bilinear", "-ovr", "NONE", "-wo", "INIT_DEST=0"}) {
         args.AddString(a);
+    }
+    args.AddString("-wo");
+    args.AddString(("XSCALE=" + gdalNumber(scaleX)).c_str());
+    args.AddString("-wo");
+    args.AddString(("YSCALE=" + gdalNumber(scaleY)).c_str());
+    if (alpha) {
+        args.AddString("-srcalpha");
+        args.AddString("-dstalpha");
+    }
+    if (stretched) {
+        args.AddString("-to");
+        args.AddString("SRC_METHOD=GEOTRANSFORM");
     }
     GDALWarpAppOptions* options = GDALWarpAppOptionsNew(args.List(), nullptr);
     if (options == nullptr) {
         return Status::failure("cannot warp it: " + messages.line("bad options"));
     }
-    GDALDatasetH sources[1] = {rgba};
+    GDALDatasetH sources[1] = {from};
     int usageError = 0;
     GDALDatasetH warped =
-        GDALWarp(nullptr, GDALDataset::ToHandle(texels.get()), 1, sources, options, &usageError);
+        GDALWarp(nullptr, GDALDataset::ToHandle(into), 1, sources, options, &usageError);
     GDALWarpAppOptionsFree(options);
     if (warped == nullptr) {
         return Status::failure("cannot read or warp it: " + messages.line("warp failed"));
@@ -355,25 +376,262 @@ Status warpOnto(Imagery& out, GDALDatasetH rgba, const std::string& crs, const M
     return {};
 }
 
-// Reads the RGBA source over the whole texture (the image's outer pixel edges at the texture's
-// edges), resampled by GDAL only when the texture is smaller.
-Status stretchOver(Imagery& out, GDALDatasetH rgba, bool minify, const GdalMessages& messages) {
-    GDALRasterIOExtraArg extra;
-    INIT_RASTERIO_EXTRA_ARG(extra);
-    extra.eResampleAlg = minify ? GRIORA_Average : GRIORA_Bilinear;
-    GDALDataset* vrt = GDALDataset::FromHandle(rgba);
-    if (vrt->RasterIO(GF_Read, 0, 0, vrt->GetRasterXSize(), vrt->GetRasterYSize(), out.rgba.data(),
-                      out.width, out.height, GDT_Byte, 4, nullptr, 4, GSpacing(out.width) * 4, 1,
-                      &extra) != CE_None) {
-        return Status::failure("cannot read its pixels: " + messages.line("read failed"));
+}  // namespace
+
+void ImageryPlan::pageOf(uint32_t id, int& k, int& px, int& py) const {
+    k = 0;
+    while (k < top() && int(id) >= level[size_t(k) + 1].firstPage) {
+        ++k;
+    }
+    const int local = int(id) - level[size_t(k)].firstPage;
+    px = local % level[size_t(k)].pagesX;
+    py = local / level[size_t(k)].pagesX;
+}
+
+ImageryPlan planImagery(int mapWidth, int mapHeight, int width, int height, int pageTexels,
+                        int border) {
+    ImageryPlan plan;
+    plan.mapWidth = mapWidth;
+    plan.mapHeight = mapHeight;
+    plan.pageTexels = pageTexels;
+    plan.border = border;
+    for (int k = 0; k < kImageryMaxLevels; ++k) {
+        ImageryLevel l;
+        l.texelsX = std::max(1, int((int64_t(width) + (int64_t(1) << k) - 1) >> k));
+        l.texelsY = std::max(1, int((int64_t(height) + (int64_t(1) << k) - 1) >> k));
+        l.pagesX = (l.texelsX + pageTexels - 1) / pageTexels;
+        l.pagesY = (l.texelsY + pageTexels - 1) / pageTexels;
+        l.firstPage = plan.pages;
+        l.tableRow = plan.tableHeight;
+        plan.pages += l.pagesX * l.pagesY;
+        plan.tableHeight += l.pagesY;
+        plan.level.push_back(l);
+        // A mip chain's, down to two texels a side: GDAL's warper averages nothing into a texel
+        // as wide as its source (GDAL 3.6: a 1 x 1 average of a 128^2 image is 0).
+        if (l.texelsX <= 2 && l.texelsY <= 2) {
+            break;
+        }
+    }
+    plan.tableWidth = plan.level[0].pagesX;
+    return plan;
+}
+
+struct ImageryReader::Impl {
+    ImageryPlan plan;
+    std::string path;           // what GDAL opens ("" for texels in memory)
+    GDALDatasetUniquePtr base;  // the file, or the MEM dataset over `texels`
+    std::vector<uint8_t> texels;
+    bool inMemory = false;  // base is already RGBA, placed over the map
+    // Warped from its CRS to the map's (crs, over grid), else stretched over the map's extent:
+    // its pixels' edges on the map's outer sample centres, in the space of map columns and rows.
+    bool georeferenced = false;
+    std::string crs;
+    OGRSpatialReference mapSrs;
+    MapGrid grid{};
+    bool palette = false;
+    bool wide = false;
+    double scaleMax = 65535.0;
+    std::vector<int> overview;    // per level: the overview read, or -1 (the full raster)
+    std::vector<uint8_t> minify;  // per level: averaged (source pixels finer than texels)
+    // Per level: texels per source pixel read (of its overview) along x and y. Given to the
+    // warper, which would otherwise take them from each chunk's windows, so that a page reaching
+    // past the image's edge would average differently from the same texels read whole.
+    std::vector<double> scaleX;
+    std::vector<double> scaleY;
+    std::map<int, GDALDatasetUniquePtr> overviews;  // opened overview datasets
+    std::map<int, DatasetHandle> rgba;              // per overview read: its RGBA source
+    // Per overview read: its alpha as a band of plain data. GDAL's warper averages colour by
+    // alpha, but gives a texel any source pixel covers full alpha; the coverage is warped apart,
+    // as data, so that a texel half covered has half its alpha at every level.
+    std::map<int, DatasetHandle> alpha;
+    GDALDatasetUniquePtr texelAlpha;  // in memory: the texels' alpha bytes as one band
+
+    // The RGBA source for level k's reads, and its alpha alone, made on first use.
+    Result<GDALDatasetH> source(int k, const GdalMessages& messages);
+    Result<GDALDatasetH> alphaSource(int k, const GdalMessages& messages);
+    // Level k's texels [firstX, firstX + width) x [firstY, firstY + height) warped into `out`
+    // (colour not premultiplied).
+    Status warp(int k, int firstX, int firstY, int width, int height, uint8_t* out);
+};
+
+Result<GDALDatasetH> ImageryReader::Impl::source(int k, const GdalMessages& messages) {
+    using S = Result<GDALDatasetH>;
+    if (inMemory) {
+        return GDALDataset::ToHandle(base.get());
+    }
+    const int o = overview[size_t(k)];
+    if (auto found = rgba.find(o); found != rgba.end()) {
+        return found->second.get();
+    }
+    GDALDataset* from = base.get();
+    if (o >= 0) {
+        CPLStringList openOptions;
+        openOptions.SetNameValue("OVERVIEW_LEVEL", std::to_string(o).c_str());
+        GDALDatasetUniquePtr opened(GDALDataset::Open(
+            path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR, nullptr,
+            openOptions.List(), nullptr));
+        if (!opened) {
+            return S::failure("cannot open its overview " + std::to_string(o) + ": " +
+                              messages.line("open failed"));
+        }
+        from = opened.get();
+        overviews[o] = std::move(opened);
+    }
+    Result<DatasetHandle> made = rgbaVrt(*from, palette, wide, scaleMax, messages);
+    if (!made) {
+        return S::failure(made.error());
+    }
+    GDALDatasetH vrt = made.value().get();
+    if (!georeferenced) {
+        // Stretched: pixel edges from map column 0 to mapWidth - 1, row 0 to mapHeight - 1.
+        double t[6] = {0.0, double(plan.mapWidth - 1) / GDALGetRasterXSize(vrt), 0.0, 0.0,
+                       0.0, double(plan.mapHeight - 1) / GDALGetRasterYSize(vrt)};
+        GDALSetGeoTransform(vrt, t);
+        GDALSetSpatialRef(vrt, nullptr);
+    }
+    rgba[o] = std::move(made).value();
+    return vrt;
+}
+
+Result<GDALDatasetH> ImageryReader::Impl::alphaSource(int k, const GdalMessages& messages) {
+    using S = Result<GDALDatasetH>;
+    if (inMemory) {
+        return GDALDataset::ToHandle(texelAlpha.get());
+    }
+    const int o = overview[size_t(k)];
+    if (auto found = alpha.find(o); found != alpha.end()) {
+        return found->second.get();
+    }
+    Result<GDALDatasetH> colour = source(k, messages);
+    if (!colour) {
+        return colour;
+    }
+    CPLStringList args;
+    for (const char* a : {"-of", "VRT", "-b", "4"}) {
+        args.AddString(a);
+    }
+    GDALTranslateOptions* options = GDALTranslateOptionsNew(args.List(), nullptr);
+    if (options == nullptr) {
+        return S::failure("cannot take its alpha: " + messages.line("bad options"));
+    }
+    DatasetHandle vrt(GDALTranslate("", colour.value(), options, nullptr));
+    GDALTranslateOptionsFree(options);
+    if (!vrt) {
+        return S::failure("cannot take its alpha: " + messages.line("translate failed"));
+    }
+    GDALSetRasterColorInterpretation(GDALGetRasterBand(vrt.get(), 1), GCI_GrayIndex);
+    GDALDatasetH handle = vrt.get();
+    alpha[o] = std::move(vrt);
+    return handle;
+}
+
+Status ImageryReader::Impl::warp(int k, int firstTexelX, int firstTexelY, int width, int height,
+                                 uint8_t* out) {
+    const GdalMessages messages;
+    Result<GDALDatasetH> from = source(k, messages);
+    if (!from) {
+        return Status::failure(from.error());
+    }
+    std::fill(out, out + size_t(width) * size_t(height) * 4, uint8_t(0));
+    GDALDatasetUniquePtr page = texelDataset(out, width, height);
+    if (!page) {
+        return Status::failure("cannot make a page: " + messages.line("MEM failed"));
+    }
+    // Level k's texel edges: level 0's, 2^k of them to a texel, from the map's first sample.
+    const double scale = std::ldexp(1.0, k);
+    const double firstX = double(firstTexelX) * scale;
+    const double firstY = double(firstTexelY) * scale;
+    const double texelX = double(plan.mapWidth - 1) / plan.level[0].texelsX;
+    const double texelY = double(plan.mapHeight - 1) / plan.level[0].texelsY;
+    if (georeferenced) {
+        const double t[6] = {grid.x0 + grid.dx * texelX * firstX,
+                             grid.dx * texelX * scale,
+                             0.0,
+                             grid.y0 + grid.dy * texelY * firstY,
+                             0.0,
+                             grid.dy * texelY * scale};
+        page->SetGeoTransform(const_cast<double*>(t));
+        page->SetSpatialRef(&mapSrs);
+    } else {
+        const double t[6] = {texelX * firstX, texelX * scale, 0.0, texelY * firstY, 0.0,
+                             texelY * scale};
+        page->SetGeoTransform(const_cast<double*>(t));
+    }
+    const bool averaged = minify[size_t(k)] != 0;
+    if (Status colour = warpInto(from.value(), page.get(), averaged, scaleX[size_t(k)],
+                                 scaleY[size_t(k)], !georeferenced, true, messages);
+        !colour) {
+        return colour;
+    }
+    Result<GDALDatasetH> coverage = alphaSource(k, messages);
+    if (!coverage) {
+        return Status::failure(coverage.error());
+    }
+    GDALDatasetUniquePtr alphaPage = texelDataset(out + 3, width, height, 1);
+    if (!alphaPage) {
+        return Status::failure("cannot make a page: " + messages.line("MEM failed"));
+    }
+    double t[6];
+    page->GetGeoTransform(t);
+    alphaPage->SetGeoTransform(t);
+    alphaPage->SetSpatialRef(page->GetSpatialRef());
+    return warpInto(coverage.value(), alphaPage.get(), averaged, scaleX[size_t(k)],
+                    scaleY[size_t(k)], !georeferenced, false, messages);
+}
+
+ImageryReader::ImageryReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ImageryReader::~ImageryReader() = default;
+
+const ImageryPlan& ImageryReader::plan() const {
+    return impl_->plan;
+}
+
+Status ImageryReader::readPage(int level, int px, int py, uint8_t* rgba) {
+    const ImageryPlan& plan = impl_->plan;
+    if (level < 0 || level > plan.top() || px < 0 || py < 0 ||
+        px >= plan.level[size_t(level)].pagesX || py >= plan.level[size_t(level)].pagesY) {
+        return Status::failure("no such imagery page");
+    }
+    return readTexels(level, px * plan.pageTexels - plan.border, py * plan.pageTexels - plan.border,
+                      plan.side(), plan.side(), rgba, true);
+}
+
+Status ImageryReader::readTexels(int level, int firstX, int firstY, int width, int height,
+                                 uint8_t* rgba, bool premultiplied) {
+    if (level < 0 || level > impl_->plan.top() || width < 1 || height < 1) {
+        return Status::failure("no such imagery texels");
+    }
+    if (Status warped = impl_->warp(level, firstX, firstY, width, height, rgba); !warped) {
+        return warped;
+    }
+    if (premultiplied) {
+        premultiply(rgba, size_t(width) * size_t(height));
     }
     return {};
 }
 
-}  // namespace
+namespace {
 
-Result<Imagery> loadImagery(const std::string& imagePath, int mapWidth, int mapHeight,
-                            const Georeference& geo, const ImageryLimits& limits) {
+// The share of the map the imagery covers: the top page's mean alpha over the map.
+double topCoverage(const ImageryPlan& plan, const std::vector<uint8_t>& page) {
+    const ImageryLevel& top = plan.level[size_t(plan.top())];
+    double covered = 0.0;
+    for (int y = 0; y < top.texelsY; ++y) {
+        for (int x = 0; x < top.texelsX; ++x) {
+            const size_t at =
+                (size_t(y + plan.border) * size_t(plan.side()) + size_t(x + plan.border)) * 4;
+            covered += page[at + 3];
+        }
+    }
+    return covered / 255.0 / (double(top.texelsX) * top.texelsY);
+}
+
+// What openImagery and loadImagery share: the source checked, placed and sized, and the reader
+// made; `whole` sizes level 0 as one texture (loadImagery's limits) and checks its whole read.
+Result<OpenedImagery> openChecked(const std::string& imagePath, int mapWidth, int mapHeight,
+                                  const Georeference& geo, const ImageryLimits& limits,
+                                  int pageTexels, bool whole) {
+    using R = Result<OpenedImagery>;
     if (mapWidth < 2 || mapHeight < 2) {
         return R::failure("the map is " + std::to_string(mapWidth) + " x " +
                           std::to_string(mapHeight) + " samples; imagery needs at least 2 x 2");
@@ -384,27 +642,30 @@ Result<Imagery> loadImagery(const std::string& imagePath, int mapWidth, int mapH
         return R::failure(inputs.error());
     }
     const GdalMessages messages;
-    GDALDatasetUniquePtr base(
+    auto impl = std::make_unique<ImageryReader::Impl>();
+    impl->path = path;
+    impl->base.reset(
         GDALDataset::Open(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR));
-    if (!base) {
+    if (!impl->base) {
         return R::failure("GDAL cannot open it: " + messages.line("not a raster GDAL reads"));
     }
-    Imagery out;
+    GDALDataset& base = *impl->base;
+    OpenedImagery out;
     ImageryInfo& info = out.info;
     info.source = imagePath;
-    info.sourceWidth = base->GetRasterXSize();
-    info.sourceHeight = base->GetRasterYSize();
-    info.bands = base->GetRasterCount();
+    info.sourceWidth = base.GetRasterXSize();
+    info.sourceHeight = base.GetRasterYSize();
+    info.bands = base.GetRasterCount();
     if (info.bands < 1 || info.bands > 4) {
         return R::failure("raster has " + std::to_string(info.bands) +
                           " bands; imagery is 1 to 4 (grey, grey + alpha, RGB, RGBA): pick them "
                           "with gdal_translate -b 1 -b 2 -b 3");
     }
-    GDALRasterBand& first = *base->GetRasterBand(1);
+    GDALRasterBand& first = *base.GetRasterBand(1);
     const GDALDataType type = first.GetRasterDataType();
     info.type = GDALGetDataTypeName(type);
     for (int b = 2; b <= info.bands; ++b) {
-        if (base->GetRasterBand(b)->GetRasterDataType() != type) {
+        if (base.GetRasterBand(b)->GetRasterDataType() != type) {
             return R::failure(
                 "bands hold different sample types; make them one with "
                 "gdal_translate -ot Byte -scale");
@@ -415,18 +676,18 @@ Result<Imagery> loadImagery(const std::string& imagePath, int mapWidth, int mapH
                           "; imagery is 8- or 16-bit unsigned: convert it with gdal_translate "
                           "-ot Byte -scale MIN MAX 0 255");
     }
-    if (Status capacity = checkGdalCapacity(*base, first); !capacity) {
+    if (Status capacity = checkGdalCapacity(base, first); !capacity) {
         return R::failure(capacity.error());
     }
-    const bool palette = info.bands == 1 && first.GetColorInterpretation() == GCI_PaletteIndex &&
-                         first.GetColorTable() != nullptr;
+    impl->palette = info.bands == 1 && first.GetColorInterpretation() == GCI_PaletteIndex &&
+                    first.GetColorTable() != nullptr;
 
     // Placed by its georeference when both it and the map have a CRS to warp between.
     double transform[6];
-    const bool hasTransform = base->GetGeoTransform(transform) == CE_None;
+    const bool hasTransform = base.GetGeoTransform(transform) == CE_None;
     const OGRSpatialReference* srs =
-        hasTransform ? base->GetSpatialRef()
-                     : (base->GetGCPCount() > 0 ? base->GetGCPSpatialRef() : nullptr);
+        hasTransform ? base.GetSpatialRef()
+                     : (base.GetGCPCount() > 0 ? base.GetGCPSpatialRef() : nullptr);
     const bool imageGeoreferenced = srs != nullptr;
     const std::string crs = mapCrs(geo);
     info.georeferenced = imageGeoreferenced && !crs.empty();
@@ -451,7 +712,7 @@ Result<Imagery> loadImagery(const std::string& imagePath, int mapWidth, int mapH
     const MapGrid grid = mapGrid(geo, mapWidth, mapHeight);
     Footprint fp;
     if (info.georeferenced) {
-        Result<Footprint> found = footprint(*base, crs, grid, mapWidth, mapHeight, messages);
+        Result<Footprint> found = footprint(base, crs, grid, mapWidth, mapHeight, messages);
         if (!found) {
             return R::failure(found.error());
         }
@@ -464,92 +725,210 @@ Result<Imagery> loadImagery(const std::string& imagePath, int mapWidth, int mapH
     }
     info.nativeTexelsPerSampleX = fp.densityX;
     info.nativeTexelsPerSampleY = fp.densityY;
+    info.coverage = info.georeferenced ? fp.inside : 1.0;
     const double nativeWidth = info.georeferenced
                                    ? std::max(1.0, std::round(fp.densityX * (mapWidth - 1)))
                                    : double(info.sourceWidth);
     const double nativeHeight = info.georeferenced
                                     ? std::max(1.0, std::round(fp.densityY * (mapHeight - 1)))
                                     : double(info.sourceHeight);
-    const TextureSize size = fitLimits(nativeWidth, nativeHeight, mapWidth, mapHeight, limits);
+    ImageryLimits sized = limits;
+    if (!whole) {
+        sized.maxBytes = std::numeric_limits<uint64_t>::max();  // pages: bounded by the pool
+    }
+    const TextureSize size = fitLimits(nativeWidth, nativeHeight, mapWidth, mapHeight, sized);
     if (!size.warning.empty()) {
         out.warnings.push_back(size.warning);
     }
+    info.width = size.width;
+    info.height = size.height;
     info.texelsPerSampleX = double(size.width) / (mapWidth - 1);
     info.texelsPerSampleY = double(size.height) / (mapHeight - 1);
-
+    // Whole: one level (its pages are never read as such).
+    out.plan = planImagery(mapWidth, mapHeight, size.width, size.height,
+                           whole ? std::max(size.width, size.height) : pageTexels,
+                           whole ? 0 : kImageryPageBorder);
     if (fp.empty()) {
         out.warnings.push_back("imagery covers none of the map; the terrain is shown without it");
-        out.width = 1;
-        out.height = 1;
-        out.rgba.assign(4, 0);
         return out;
     }
 
-    // Source pixels per texel decide the overview read and the resampling.
-    const double perTexelX = fp.densityX / info.texelsPerSampleX;
-    const double perTexelY = fp.densityY / info.texelsPerSampleY;
-    const int level = overviewLevel(first, perTexelX, perTexelY);
-    double factorX = 1.0, factorY = 1.0;
-    if (level >= 0) {
-        GDALRasterBand* ovr = first.GetOverview(level);
-        factorX = double(info.sourceWidth) / ovr->GetXSize();
-        factorY = double(info.sourceHeight) / ovr->GetYSize();
-    }
-    const double toRead = double(fp.x1 - fp.x0) / factorX * (double(fp.y1 - fp.y0) / factorY);
-    if (toRead > double(limits.maxReadPixels)) {
-        return R::failure(
-            "imagery needs " + gdalNumber(toRead) + " pixels read for this map, " +
-            (level >= 0 ? "even from its coarsest usable overview" : "having no overviews") +
-            " (at most " + gdalNumber(double(limits.maxReadPixels)) +
-            "): add overviews with gdaladdo -r average");
-    }
-    GDALDatasetUniquePtr overview;
-    if (level >= 0) {
-        CPLStringList openOptions;
-        openOptions.SetNameValue("OVERVIEW_LEVEL", std::to_string(level).c_str());
-        overview.reset(GDALDataset::Open(path.c_str(),
-                                         GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR,
-                                         nullptr, openOptions.List(), nullptr));
-        if (!overview) {
-            return R::failure("cannot open its overview " + std::to_string(level) + ": " +
-                              messages.line("open failed"));
+    // Each level's source pixels per texel decide its overview and its resampling; a page's read
+    // (or, whole, level 0's) is checked against the limit before anything is read.
+    impl->plan = out.plan;
+    const int levels = whole ? 1 : int(out.plan.level.size());
+    int coarsest = -1;
+    for (int k = 0; k < levels; ++k) {
+        const double perTexelX = fp.densityX / info.texelsPerSampleX * std::ldexp(1.0, k);
+        const double perTexelY = fp.densityY / info.texelsPerSampleY * std::ldexp(1.0, k);
+        const int level = overviewLevel(first, perTexelX, perTexelY);
+        double factorX = 1.0, factorY = 1.0;
+        if (level >= 0) {
+            GDALRasterBand* ovr = first.GetOverview(level);
+            factorX = double(info.sourceWidth) / ovr->GetXSize();
+            factorY = double(info.sourceHeight) / ovr->GetYSize();
         }
+        // A page's window, at most the part of the source over the map.
+        const double windowX = double(fp.x1 - fp.x0), windowY = double(fp.y1 - fp.y0);
+        const double readX = whole ? windowX : std::min(out.plan.side() * perTexelX, windowX);
+        const double readY = whole ? windowY : std::min(out.plan.side() * perTexelY, windowY);
+        const double toRead = readX / factorX * (readY / factorY);
+        if (toRead > double(limits.maxReadPixels)) {
+            return R::failure(
+                "imagery needs " + gdalNumber(toRead) + " pixels read " +
+                (whole ? "for this map, " : "for a page of its level " + std::to_string(k) + ", ") +
+                (level >= 0 ? "even from its coarsest usable overview" : "having no overviews") +
+                " (at most " + gdalNumber(double(limits.maxReadPixels)) +
+                "): add overviews with gdaladdo -r average");
+        }
+        impl->overview.push_back(level);
+        impl->minify.push_back(perTexelX > 1.0 + 1e-9 && perTexelY > 1.0 + 1e-9);
+        impl->scaleX.push_back(factorX / perTexelX);
+        impl->scaleY.push_back(factorY / perTexelY);
+        coarsest = level;
     }
-    GDALDataset& source = overview ? *overview : *base;
 
-    // 16-bit colour: stretched by the colour bands' common largest value.
-    const bool wide = type == GDT_UInt16 && !palette;
-    double scaleMax = 65535.0;
-    if (wide) {
-        const Result<double> largest = largestColourSample(source, messages);
+    // 16-bit colour: stretched by the colour bands' common largest value, as the coarsest level's
+    // source has it.
+    impl->wide = type == GDT_UInt16 && !impl->palette;
+    if (impl->wide) {
+        GDALDatasetUniquePtr overview;
+        if (coarsest >= 0) {
+            CPLStringList openOptions;
+            openOptions.SetNameValue("OVERVIEW_LEVEL", std::to_string(coarsest).c_str());
+            overview.reset(GDALDataset::Open(
+                path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR, nullptr,
+                openOptions.List(), nullptr));
+        }
+        const Result<double> largest = largestColourSample(overview ? *overview : base, messages);
         if (!largest) {
             return R::failure(largest.error());
         }
-        scaleMax = std::max(1.0, largest.value());
-        out.warnings.push_back("16-bit imagery stretched to 8 bits: 0 to " + gdalNumber(scaleMax) +
+        impl->scaleMax = std::max(1.0, largest.value());
+        out.warnings.push_back("16-bit imagery stretched to 8 bits: 0 to " +
+                               gdalNumber(impl->scaleMax) +
                                " (the bands' largest sample) as 0 to 255");
     }
-    Result<DatasetHandle> rgba = rgbaVrt(source, palette, wide, scaleMax, messages);
-    if (!rgba) {
-        return R::failure(rgba.error());
+    impl->georeferenced = info.georeferenced;
+    impl->crs = crs;
+    impl->grid = grid;
+    if (info.georeferenced) {
+        impl->mapSrs.SetAxisMappingStrategy(OAMS_TRADITIONAL_GIS_ORDER);
+        if (impl->mapSrs.SetFromUserInput(crs.c_str()) != OGRERR_NONE) {
+            return R::failure("the map's CRS is not one GDAL reads");
+        }
     }
+    out.reader = std::make_unique<ImageryReader>(std::move(impl));
+    return out;
+}
 
-    out.width = size.width;
-    out.height = size.height;
-    out.rgba.assign(size_t(out.width) * size_t(out.height) * 4, 0);
-    const bool minify = perTexelX > 1.0 + 1e-9 && perTexelY > 1.0 + 1e-9;
-    const Status read = info.georeferenced ? warpOnto(out, rgba.value().get(), crs, grid, mapWidth,
-                                                      mapHeight, minify, messages)
-                                           : stretchOver(out, rgba.value().get(), minify, messages);
-    if (!read) {
+}  // namespace
+
+Result<OpenedImagery> openImagery(const std::string& path, int mapWidth, int mapHeight,
+                                  const Georeference& geo, const ImageryLimits& limits,
+                                  int pageTexels) {
+    Result<OpenedImagery> opened =
+        openChecked(path, mapWidth, mapHeight, geo, limits, pageTexels, false);
+    if (GDALGetCacheMax64() > kImageryGdalCacheBytes) {
+        GDALSetCacheMax64(kImageryGdalCacheBytes);
+    }
+    if (!opened || !opened.value().reader) {
+        return opened;
+    }
+    OpenedImagery& out = opened.value();
+    const ImageryPlan& plan = out.plan;
+    out.topPage.resize(size_t(plan.side()) * size_t(plan.side()) * 4);
+    if (Status read = out.reader->readPage(plan.top(), 0, 0, out.topPage.data()); !read) {
+        return Result<OpenedImagery>::failure(read.error());
+    }
+    // Stretched imagery: the top page's mean alpha. Placed imagery: the share of the map in its
+    // extent (GDAL's warper averages nothing into a texel wider than the whole source, so a small
+    // image's top page may hold nothing of it).
+    if (!out.info.georeferenced) {
+        out.info.coverage = topCoverage(plan, out.topPage);
+    }
+    if (!(out.info.coverage > 0.0)) {
+        out.warnings.push_back("imagery covers none of the map; the terrain is shown without it");
+        out.reader.reset();
+    }
+    return opened;
+}
+
+Result<OpenedImagery> openImageryTexels(const Imagery& texels, int mapWidth, int mapHeight,
+                                        int pageTexels) {
+    using R = Result<OpenedImagery>;
+    if (mapWidth < 2 || mapHeight < 2 || texels.width < 1 || texels.height < 1 ||
+        texels.rgba.size() != size_t(texels.width) * size_t(texels.height) * 4) {
+        return R::failure("imagery has no texels");
+    }
+    registerGdalDrivers();
+    const GdalMessages messages;
+    auto impl = std::make_unique<ImageryReader::Impl>();
+    impl->texels = texels.rgba;
+    impl->base = texelDataset(impl->texels.data(), texels.width, texels.height);
+    if (!impl->base) {
+        return R::failure("cannot hold the texels: " + messages.line("MEM failed"));
+    }
+    impl->inMemory = true;
+    impl->texelAlpha = texelDataset(impl->texels.data() + 3, texels.width, texels.height, 1);
+    double t[6] = {0.0, double(mapWidth - 1) / texels.width,  0.0, 0.0,
+                   0.0, double(mapHeight - 1) / texels.height};
+    impl->base->SetGeoTransform(t);
+    if (!impl->texelAlpha) {
+        return R::failure("cannot hold the texels: " + messages.line("MEM failed"));
+    }
+    impl->texelAlpha->SetGeoTransform(t);
+    OpenedImagery out;
+    out.plan = planImagery(mapWidth, mapHeight, texels.width, texels.height, pageTexels);
+    out.info = texels.info;
+    out.info.width = texels.width;
+    out.info.height = texels.height;
+    out.info.texelsPerSampleX = out.info.nativeTexelsPerSampleX = out.plan.densityX();
+    out.info.texelsPerSampleY = out.info.nativeTexelsPerSampleY = out.plan.densityY();
+    impl->plan = out.plan;
+    for (int k = 0; k <= out.plan.top(); ++k) {
+        impl->overview.push_back(-1);
+        impl->minify.push_back(k > 0);
+        impl->scaleX.push_back(std::ldexp(1.0, -k));
+        impl->scaleY.push_back(std::ldexp(1.0, -k));
+    }
+    out.reader = std::make_unique<ImageryReader>(std::move(impl));
+    out.topPage.resize(size_t(out.plan.side()) * size_t(out.plan.side()) * 4);
+    if (Status read = out.reader->readPage(out.plan.top(), 0, 0, out.topPage.data()); !read) {
         return R::failure(read.error());
     }
+    out.info.coverage = topCoverage(out.plan, out.topPage);
+    return out;
+}
 
+Result<Imagery> loadImagery(const std::string& path, int mapWidth, int mapHeight,
+                            const Georeference& geo, const ImageryLimits& limits) {
+    using R = Result<Imagery>;
+    Result<OpenedImagery> opened = openChecked(path, mapWidth, mapHeight, geo, limits, 0, true);
+    if (!opened) {
+        return R::failure(opened.error());
+    }
+    OpenedImagery& o = opened.value();
+    Imagery out;
+    out.info = o.info;
+    out.warnings = std::move(o.warnings);
+    if (!o.reader) {  // covers none of the map
+        out.width = out.height = 1;
+        out.rgba.assign(4, 0);
+        return out;
+    }
+    out.width = o.info.width;
+    out.height = o.info.height;
+    out.rgba.resize(size_t(out.width) * size_t(out.height) * 4);
+    if (Status read = o.reader->readTexels(0, 0, 0, out.width, out.height, out.rgba.data(), false);
+        !read) {
+        return R::failure(read.error());
+    }
     size_t covered = 0;
     for (size_t i = 3; i < out.rgba.size(); i += 4) {
         covered += out.rgba[i] != 0;
     }
-    info.coverage = double(covered) / (double(out.width) * out.height);
+    out.info.coverage = double(covered) / (double(out.width) * out.height);
     if (covered == 0) {
         out.warnings.push_back("imagery covers none of the map; the terrain is shown without it");
         out.width = 1;

@@ -1,10 +1,12 @@
 // Imagery draped over a heightmap: any raster GDAL reads (an orthophoto, a satellite mosaic, a
 // scanned map, a `gdaldem color-relief` render, a game's diffuse texture) brought to 8-bit RGBA
-// texels over the map's extent. Georeferenced imagery is reprojected and resampled onto the map
-// by GDAL's warper; a plain image covers the map's extent exactly. No resampler of our own.
+// texels over the map's extent, as a pyramid of pages read one at a time. Georeferenced imagery is
+// reprojected and resampled onto the map by GDAL's warper, a plain image stretched over the map's
+// extent by the same warper: no resampler of our own.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,16 +15,27 @@
 
 namespace qt {
 
-// What the texels may take: the GPU's largest texture side, and the bytes of RGBA8 texels (the
-// mip chain not counted).
+// GDAL's block cache once imagery is opened to be streamed (process-wide: GDAL has one): a page
+// reads its window once, and its neighbours share at most its border's blocks, so a larger cache
+// (GDAL's default is 5% of physical memory) would only hold what was read already.
+constexpr int64_t kImageryGdalCacheBytes = int64_t(128) << 20;
+
+// Level 0's largest side in texels: 2^18, a 65536² image four times over. The page table and each
+// page's state stay small (at most about 350,000 pages).
+constexpr int kImageryMaxSide = 1 << 18;
+
+// What the texels may take.
 struct ImageryLimits {
-    int maxSide = 16384;
+    // Level 0's largest side (loadImagery: the GPU's largest texture side).
+    int maxSide = kImageryMaxSide;
+    // loadImagery only: the bytes of level 0's RGBA8 texels (the mip chain not counted).
     uint64_t maxBytes = uint64_t(1) << 30;
     // At most this many texels per map sample along each axis; 0: the imagery's own density.
     double maxTexelsPerSample = 0.0;
-    // At most this many source pixels read for one load, at the overview level the load reads
-    // (a file without overviews: its full size over the map): more is refused, asking for
-    // overviews (gdaladdo), so that a header declaring 10^6 x 10^6 pixels costs a header read.
+    // At most this many source pixels read for one page (loadImagery: for the whole level 0), at
+    // the overview level the read takes (a file without overviews: its full resolution): more is
+    // refused, asking for overviews (gdaladdo), so that a header declaring 10^6 x 10^6 pixels
+    // costs a header read.
     uint64_t maxReadPixels = uint64_t(1) << 30;
 };
 
@@ -35,14 +48,20 @@ struct ImageryInfo {
     std::string type;  // the file's sample type: "Byte", "UInt16"
     bool georeferenced = false;  // placed by its georeference (warped onto the map)
     std::string crsName;         // the imagery's CRS when georeferenced
-    // Texels per map sample along x (columns) and y (rows): the texture's density over the map.
+    // Level 0's texels over the map.
+    int width = 0;
+    int height = 0;
+    // Texels per map sample along x (columns) and y (rows): level 0's density over the map.
     double texelsPerSampleX = 0.0;
     double texelsPerSampleY = 0.0;
     // Texels per map sample the file itself has over the map (before limits); equal to the above
     // when nothing was lost.
     double nativeTexelsPerSampleX = 0.0;
     double nativeTexelsPerSampleY = 0.0;
-    double coverage = 0.0;  // share of the texels the imagery covers (alpha > 0)
+    // Share of the map the imagery covers: placed by its georeference, the share of the map inside
+    // its extent (its nodata and alpha not counted); stretched over the map, the pyramid's top
+    // page's mean alpha; loaded whole (loadImagery), the share of texels with alpha above 0.
+    double coverage = 0.0;
 };
 
 // Texels over the map's extent, row 0 at map row 0: texel (i, j) has its centre at map column
@@ -61,14 +80,112 @@ struct Imagery {
     std::vector<std::string> warnings;
 };
 
-// Loads `path` (a file, or a URL read by byte ranges through GDAL's /vsicurl/) as imagery over
-// a mapWidth x mapHeight map placed by `geo`. Fails with one line
+// Texels along a page's side, and the border of texels from its neighbours around them, which
+// filtering reads: 512 + 2 x 4, so that borders cost 3% and the pyramid with them 1.375 times
+// level 0's texels.
+constexpr int kImageryPageTexels = 512;
+constexpr int kImageryPageBorder = 4;
+// The pyramid's levels at most (level 0's side is at most 2^18 texels).
+constexpr int kImageryMaxLevels = 24;
+
+// Level k of the pyramid: ceil(width / 2^k) x ceil(height / 2^k) texels, texel (i, j) covering
+// level 0's 2^k x 2^k from (i 2^k, j 2^k), read from the source at that density (averaged, from
+// its overview where it has one; texels past level 0's edge lie past the map's and hold what the
+// imagery has there). Cut into pages of pageTexels, each stored with `border` texels of its
+// neighbours (and of beyond the level's edge) on every side.
+struct ImageryLevel {
+    int texelsX = 0;
+    int texelsY = 0;
+    int pagesX = 0;  // ceil(texelsX / pageTexels)
+    int pagesY = 0;
+    int firstPage = 0;  // the id of page (0, 0); page (px, py) is firstPage + py * pagesX + px
+    int tableRow = 0;   // the level's first row in the page table
+};
+
+struct ImageryPlan {
+    int mapWidth = 0;
+    int mapHeight = 0;
+    int pageTexels = kImageryPageTexels;
+    int border = kImageryPageBorder;
+    // 0..top, down to two texels a side as a texture's mip chain nearly, whatever the page size
+    // (so that pages of any size draw alike); the levels from one page on each fill one.
+    std::vector<ImageryLevel> level;
+    int pages = 0;  // of every level
+    // The page table: level k's pagesX x pagesY entries from row level[k].tableRow; tableWidth is
+    // level 0's pagesX.
+    int tableWidth = 0;
+    int tableHeight = 0;
+
+    int side() const { return pageTexels + 2 * border; }  // a stored page's texels a side
+    int top() const { return int(level.size()) - 1; }
+    uint32_t pageId(int k, int px, int py) const {
+        return uint32_t(level[size_t(k)].firstPage + py * level[size_t(k)].pagesX + px);
+    }
+    // Level 0's texels per map sample along x and y.
+    double densityX() const { return double(level[0].texelsX) / (mapWidth - 1); }
+    double densityY() const { return double(level[0].texelsY) / (mapHeight - 1); }
+    // The level and page of a page id.
+    void pageOf(uint32_t id, int& k, int& px, int& py) const;
+};
+
+// The pyramid of width x height level-0 texels over a mapWidth x mapHeight map.
+ImageryPlan planImagery(int mapWidth, int mapHeight, int width, int height,
+                        int pageTexels = kImageryPageTexels, int border = kImageryPageBorder);
+
+// Reads an opened imagery's pages (openImagery). One thread at a time: it may be handed to another
+// thread, which then reads it alone.
+class ImageryReader {
+public:
+    struct Impl;
+    explicit ImageryReader(std::unique_ptr<Impl> impl);
+    ~ImageryReader();
+    ImageryReader(const ImageryReader&) = delete;
+    ImageryReader& operator=(const ImageryReader&) = delete;
+
+    const ImageryPlan& plan() const;
+    // Fills `rgba` (plan().side()^2 texels of four bytes, row-major) with page (level, px, py):
+    // stored texel (x, y) is the level's texel (px pageTexels + x - border, py pageTexels + y -
+    // border), colour premultiplied by alpha. Fails with one line (without the path) when GDAL
+    // cannot read or warp the source there.
+    Status readPage(int level, int px, int py, uint8_t* rgba);
+    // Level `level`'s texels [firstX, firstX + width) x [firstY, firstY + height) into `rgba`
+    // (width x height texels of four bytes), premultiplied or not.
+    Status readTexels(int level, int firstX, int firstY, int width, int height, uint8_t* rgba,
+                      bool premultiplied);
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+// Imagery opened over a map: its pyramid, what it is, what to tell the user, and its reader.
+struct OpenedImagery {
+    ImageryPlan plan;
+    ImageryInfo info;
+    std::vector<std::string> warnings;
+    std::unique_ptr<ImageryReader> reader;
+    std::vector<uint8_t> topPage;  // the top level's page, read at open (premultiplied)
+};
+
+// Opens `path` (a file, or a URL read by byte ranges through GDAL's /vsicurl/) as imagery over a
+// mapWidth x mapHeight map placed by `geo`, reading nothing but its header and the pyramid's top
+// page; GDAL's block cache is lowered to kImageryGdalCacheBytes if it was more. Fails with one line
 // (without the path: the caller names it) for a file GDAL cannot open or read, 5 or more bands,
-// sample types other than 8- and 16-bit unsigned integers, a CRS that cannot be transformed to
-// the map's, or a source whose pixels to read at the best overview exceed what a load may read;
-// every size is checked before anything big is read. Imagery that covers none of the map is no
-// failure: coverage 0, a warning and a single transparent texel (the info's densities are still
-// what the texture would have had), and the caller shows the terrain without it.
+// sample types other than 8- and 16-bit unsigned integers, a CRS that cannot be transformed to the
+// map's, or a level whose page would read more source pixels than `limits` allow at the best
+// overview; every size is checked before anything big is read. Imagery that covers none of the map
+// is no failure: coverage 0 and a warning, and the caller shows the terrain without it.
+Result<OpenedImagery> openImagery(const std::string& path, int mapWidth, int mapHeight,
+                                  const Georeference& geo, const ImageryLimits& limits = {},
+                                  int pageTexels = kImageryPageTexels);
+
+// Texels held in memory (their width x height over the map as Imagery says) opened as imagery of
+// that density: a plain image stretched over the map, read page by page by the same warper.
+Result<OpenedImagery> openImageryTexels(const Imagery& texels, int mapWidth, int mapHeight,
+                                        int pageTexels = kImageryPageTexels);
+
+// Level 0 whole: `path` opened as openImagery does, within `limits`' side and bytes as one
+// texture, and every level-0 page read into it (not premultiplied). For tests and tools that want
+// the texels at once.
 Result<Imagery> loadImagery(const std::string& path, int mapWidth, int mapHeight,
                             const Georeference& geo, const ImageryLimits& limits = {});
 

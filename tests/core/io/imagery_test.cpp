@@ -583,9 +583,11 @@ TEST(ImageryBands, GreyAndAlphaBecomeGreyRgbAndItsAlpha) {
     ASSERT_TRUE(im.ok()) << im.error();
     const Imagery& out = im.value();
     EXPECT_EQ(out.info.bands, 2);
+    // A pixel's colour where its alpha is above 0 (a texel nothing covers has no colour: the
+    // warper averages colour by alpha).
     for (size_t p = 0; p < plane; ++p) {
         EXPECT_EQ(out.rgba[p * 4 + 3], uint8_t(spec.samples[plane + p])) << p;
-        for (int c = 0; c < 3; ++c) {
+        for (int c = 0; c < 3 && spec.samples[plane + p] > 0.0; ++c) {
             EXPECT_EQ(out.rgba[p * 4 + c], uint8_t(spec.samples[p])) << p;
         }
     }
@@ -714,6 +716,230 @@ TEST(ImageryBad, HeaderDeclaringAMillionByAMillionPixelsIsRefusedFast) {
     // Over a georeferenced map too.
     const Result<Imagery> geo = loadImagery(path, kMap, kMap, utmMap());
     ASSERT_FALSE(geo.ok());
+}
+
+// The pyramid halves each level (rounding up) down to two texels a side; page ids run level by
+// level, row by row, and the page table stacks the levels' rows.
+TEST(ImageryPages, ThePyramidHalvesEachLevelDownToTwoTexels) {
+    const ImageryPlan plan = planImagery(4097, 3001, 16384, 12000, 512, 4);
+    ASSERT_EQ(plan.level.size(), 14u);  // 16384 / 2^13 = 2
+    EXPECT_EQ(plan.side(), 520);
+    EXPECT_EQ(plan.tableWidth, 32);
+    int pages = 0, rows = 0;
+    for (size_t k = 0; k < plan.level.size(); ++k) {
+        const ImageryLevel& l = plan.level[k];
+        EXPECT_EQ(l.texelsX, (16384 + (1 << k) - 1) >> k);
+        EXPECT_EQ(l.texelsY, (12000 + (1 << k) - 1) >> k);
+        EXPECT_EQ(l.pagesX, (l.texelsX + 511) / 512);
+        EXPECT_EQ(l.pagesY, (l.texelsY + 511) / 512);
+        EXPECT_EQ(l.firstPage, pages);
+        EXPECT_EQ(l.tableRow, rows);
+        pages += l.pagesX * l.pagesY;
+        rows += l.pagesY;
+    }
+    EXPECT_EQ(plan.pages, pages);
+    EXPECT_EQ(plan.tableHeight, rows);
+    EXPECT_EQ(plan.level.back().texelsX, 2);
+    EXPECT_EQ(plan.level.back().texelsY, 2);
+    EXPECT_EQ(plan.level[5].pagesX * plan.level[5].pagesY, 1);  // 512 x 375 texels
+    for (uint32_t id = 0; id < uint32_t(plan.pages); ++id) {
+        int k = -1, px = -1, py = -1;
+        plan.pageOf(id, k, px, py);
+        ASSERT_EQ(plan.pageId(k, px, py), id);
+    }
+    // Imagery coarser than the map: a page a level, 77 x 50 down to 2 x 1.
+    const ImageryPlan small = planImagery(4097, 4097, 77, 50);
+    EXPECT_EQ(small.level.size(), 7u);
+    EXPECT_EQ(small.pages, 7);
+}
+
+// The value of level k's texel (x, y) read whole, or -1 past the texture.
+int wholeTexel(const Imagery& whole, int x, int y, int c) {
+    if (x < 0 || y < 0 || x >= whole.width || y >= whole.height) {
+        return -1;
+    }
+    return texel(whole, x, y)[c];
+}
+
+// Every page of level 0 holds the texels a whole read puts at its place, its border included
+// (the neighbours' texels, where the level has them): the pages of a source in the map's CRS at
+// four times its density, exactly; and level 1 averages level 0's 2 x 2 texels.
+TEST(ImageryPages, PagesHoldTheLevelsTexelsAndTheirNeighboursBorders) {
+    TempDir dir;
+    const std::string path = dir.path("ortho.tif");
+    writeRaster(path, "GTiff", coordinateImage(4 * kMap, 4 * kMap, kWest, kNorth, kSpacing / 4));
+    const Result<Imagery> whole = loadImagery(path, kMap, kMap, utmMap());
+    ASSERT_TRUE(whole.ok()) << whole.error();
+    Result<OpenedImagery> opened = openImagery(path, kMap, kMap, utmMap(), {}, 64);
+    ASSERT_TRUE(opened.ok()) << opened.error();
+    OpenedImagery& o = opened.value();
+    ASSERT_TRUE(o.reader);
+    const ImageryPlan& plan = o.plan;
+    ASSERT_EQ(plan.level[0].pagesX, 4);  // 256 texels in pages of 64
+    ASSERT_EQ(plan.top(), 7);
+    EXPECT_DOUBLE_EQ(o.info.coverage, 1.0);
+    const int side = plan.side();
+    std::vector<uint8_t> page(size_t(side) * side * 4);
+    int compared = 0, bad = 0;
+    for (int py = 0; py < 4; ++py) {
+        for (int px = 0; px < 4; ++px) {
+            ASSERT_TRUE(o.reader->readPage(0, px, py, page.data()));
+            for (int y = 0; y < side; ++y) {
+                for (int x = 0; x < side; ++x) {
+                    const int wx = px * 64 + x - plan.border, wy = py * 64 + y - plan.border;
+                    for (int c = 0; c < 4; ++c) {
+                        const int expected = c == 3 ? 255 : wholeTexel(whole.value(), wx, wy, c);
+                        if (expected < 0 || (c == 3 && wholeTexel(whole.value(), wx, wy, 0) < 0)) {
+                            continue;  // past the texture: what the image has there
+                        }
+                        ++compared;
+                        bad += page[(size_t(y) * side + x) * 4 + size_t(c)] != expected;
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_EQ(bad, 0);
+    EXPECT_GT(compared, 4 * 256 * 256);
+    // Level 1: each texel the mean of level 0's 2 x 2 (the source's own pixels), within rounding.
+    int far = 0;
+    for (int py = 0; py < 2; ++py) {
+        for (int px = 0; px < 2; ++px) {
+            ASSERT_TRUE(o.reader->readPage(1, px, py, page.data()));
+            for (int y = 0; y < 64; ++y) {
+                for (int x = 0; x < 64; ++x) {
+                    const int lx = (px * 64 + x) * 2, ly = (py * 64 + y) * 2;
+                    const uint8_t* t =
+                        &page[(size_t(y + plan.border) * side + size_t(x + plan.border)) * 4];
+                    for (int c = 0; c < 3; ++c) {
+                        const double mean = (wholeTexel(whole.value(), lx, ly, c) +
+                                             wholeTexel(whole.value(), lx + 1, ly, c) +
+                                             wholeTexel(whole.value(), lx, ly + 1, c) +
+                                             wholeTexel(whole.value(), lx + 1, ly + 1, c)) /
+                                            4.0;
+                        // Red wraps every 256 pixels: a mean across the wrap is no test.
+                        if (c == 0 && (lx & 255) == 255) {
+                            continue;
+                        }
+                        far += std::abs(double(t[c]) - mean) > 1.0;
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_EQ(far, 0);
+}
+
+// A coverage edge keeps its place at every level: a texel half covered has half alpha, and
+// averaging never makes an uncovered texel's neighbours opaque.
+TEST(ImageryPages, CoarserLevelsAverageTheCoverage) {
+    Imagery texels;
+    texels.width = 128;
+    texels.height = 128;
+    texels.rgba.resize(size_t(128) * 128 * 4);
+    for (int y = 0; y < 128; ++y) {
+        for (int x = 0; x < 128; ++x) {
+            uint8_t* t = &texels.rgba[(size_t(y) * 128 + size_t(x)) * 4];
+            t[0] = 200;
+            t[1] = 100;
+            t[2] = 50;
+            t[3] = x % 4 < 2 ? 255 : 0;  // stripes two texels wide
+        }
+    }
+    Result<OpenedImagery> opened = openImageryTexels(texels, 65, 65, 32);
+    ASSERT_TRUE(opened.ok()) << opened.error();
+    OpenedImagery& o = opened.value();
+    EXPECT_NEAR(o.info.coverage, 0.5, 0.02);
+    const int side = o.plan.side();
+    std::vector<uint8_t> page(size_t(side) * side * 4);
+    // Level 1: stripes one texel wide; level 2: all half covered, premultiplied colour.
+    ASSERT_TRUE(o.reader->readPage(1, 0, 0, page.data()));
+    const auto at = [&](int x, int y) {
+        return &page[(size_t(y + o.plan.border) * side + size_t(x + o.plan.border)) * 4];
+    };
+    EXPECT_EQ(at(0, 5)[3], 255);
+    EXPECT_EQ(at(1, 5)[3], 0);
+    EXPECT_EQ(at(0, 5)[0], 200);
+    ASSERT_TRUE(o.reader->readPage(2, 0, 0, page.data()));
+    EXPECT_NEAR(at(3, 3)[3], 128, 1);
+    EXPECT_NEAR(at(3, 3)[0], 100, 1);  // 200 at half alpha, premultiplied
+    EXPECT_NEAR(at(3, 3)[1], 50, 1);
+}
+
+// Texels given in memory are paged as they are: level 0's pages hold them unchanged
+// (premultiplied by their alpha), whatever their density over the map.
+TEST(ImageryPages, TexelsInMemoryArePagedUnchanged) {
+    Imagery texels;
+    texels.width = 150;
+    texels.height = 70;
+    texels.rgba.resize(size_t(150) * 70 * 4);
+    for (int y = 0; y < 70; ++y) {
+        for (int x = 0; x < 150; ++x) {
+            uint8_t* t = &texels.rgba[(size_t(y) * 150 + size_t(x)) * 4];
+            t[0] = uint8_t(x);
+            t[1] = uint8_t(y * 3);
+            t[2] = uint8_t((x * 7) ^ y);
+            t[3] = 255;
+        }
+    }
+    Result<OpenedImagery> opened = openImageryTexels(texels, 101, 51, 64);
+    ASSERT_TRUE(opened.ok()) << opened.error();
+    OpenedImagery& o = opened.value();
+    ASSERT_EQ(o.plan.level[0].pagesX, 3);
+    ASSERT_EQ(o.plan.level[0].pagesY, 2);
+    const int side = o.plan.side();
+    std::vector<uint8_t> page(size_t(side) * side * 4);
+    int bad = 0, compared = 0;
+    for (int py = 0; py < 2; ++py) {
+        for (int px = 0; px < 3; ++px) {
+            ASSERT_TRUE(o.reader->readPage(0, px, py, page.data()));
+            for (int y = 0; y < side; ++y) {
+                for (int x = 0; x < side; ++x) {
+                    const int tx = px * 64 + x - o.plan.border, ty = py * 64 + y - o.plan.border;
+                    if (tx < 0 || ty < 0 || tx >= 150 || ty >= 70) {
+                        continue;
+                    }
+                    ++compared;
+                    bad += !std::equal(&page[(size_t(y) * side + size_t(x)) * 4],
+                                       &page[(size_t(y) * side + size_t(x)) * 4] + 4,
+                                       &texels.rgba[(size_t(ty) * 150 + size_t(tx)) * 4]);
+                }
+            }
+        }
+    }
+    EXPECT_EQ(bad, 0);
+    EXPECT_GT(compared, 150 * 70);
+}
+
+// A page of a level that would read more source pixels than allowed asks for overviews; with
+// them, each level reads its own.
+TEST(ImageryPages, APageThatWouldReadTooMuchAsksForOverviews) {
+    TempDir dir;
+    const RasterSpec spec = coordinateImage(8 * kMap, 8 * kMap, kWest, kNorth, kSpacing / 8);
+    const std::string with = dir.path("with.tif");
+    const std::string without = dir.path("without.tif");
+    writeRaster(with, "GTiff", spec);
+    writeRaster(without, "GTiff", spec);
+    {
+        GDALDatasetUniquePtr ds(GDALDataset::Open(with.c_str(), GDAL_OF_RASTER | GDAL_OF_UPDATE));
+        ASSERT_TRUE(ds);
+        int levels[3] = {2, 4, 8};
+        ASSERT_EQ(GDALBuildOverviews(GDALDataset::ToHandle(ds.get()), "AVERAGE", 3, levels, 0,
+                                     nullptr, nullptr, nullptr),
+                  CE_None);
+    }
+    ImageryLimits limits;
+    // A page of 136^2 texels: at most 1.3 source pixels a texel, or the 520^2 image's part over
+    // the map from its 8x overview.
+    limits.maxReadPixels = 60000;
+    const Result<OpenedImagery> refused = openImagery(without, kMap, kMap, utmMap(), limits, 128);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().find("gdaladdo"), std::string::npos) << refused.error();
+    EXPECT_NE(refused.error().find("level 1"), std::string::npos) << refused.error();
+    Result<OpenedImagery> read = openImagery(with, kMap, kMap, utmMap(), limits, 128);
+    ASSERT_TRUE(read.ok()) << read.error();
+    EXPECT_DOUBLE_EQ(read.value().info.coverage, 1.0);
+    EXPECT_EQ(read.value().plan.top(), 8);  // 512 texels down to 2
 }
 
 }  // namespace
