@@ -6,7 +6,8 @@ Usage: python3 bench/imagery.py [--build DIR] [--frames N] [--window WxH] [--run
 Each MAP gets a plain RGB image of D times its density on each axis (default 4), made once beside
 this run in a temporary folder by GDAL's tools:
 `gdal_translate -outsize` (bilinear) of the map, then `gdaldem color-relief` of that, so that its
-colours follow the relief texel by texel. `quadterrain --bench` flies the map without and with the
+colours follow the relief texel by texel, with overviews (`gdaladdo -r average`) as an orthophoto's
+COG has them. `quadterrain --bench` flies the map without and with the
 imagery (lit, opaque), the two interleaved R times, so that the ratio of their median culled frames
 is taken run by run (the pages each frame reads are all in before it is drawn: the warm-up flight
 reads them); a `--stats-json` run gives the pyramid's bytes (levels and page borders) per byte of
@@ -54,6 +55,7 @@ def make_imagery(path, folder):
     image = os.path.join(folder, "imagery.tif")
     run("gdaldem", "color-relief", "-q", "-co", "TILED=YES", scaled, table, image)
     os.remove(scaled)
+    run("gdaladdo", "-q", "-r", "average", image)
     return image, texels, side
 
 

@@ -94,10 +94,16 @@ int runOneShot(Session& s) {
     };
     // A page the frames read that GDAL could not read was drawn from a coarser level: not the
     // picture asked for.
+    // So is a view that reads more pages than the pool holds.
     if (s.terrain.imageryStreamer) {
+        const ImageryStreamStats st = s.terrain.imageryStreamer->stats();
         if (const std::string unread = s.terrain.imageryStreamer->error(); !unread.empty()) {
             fail(escapedPath(s.imageryPath) + ": imagery pages unread (" +
-                 std::to_string(s.terrain.imageryStreamer->stats().failed) + "): " + unread);
+                 std::to_string(st.failed) + "): " + unread);
+        } else if (st.starved) {
+            fail(escapedPath(s.imageryPath) + ": the view reads " + std::to_string(st.wanted) +
+                 " imagery pages, more than the GPU's pool holds (" + std::to_string(st.pool) +
+                 "); narrow the view or raise --memory-budget");
         }
     }
     if (!o.screenshotPath.empty()) {

@@ -14,9 +14,10 @@
 
 namespace qt {
 
-// The GPU bytes an imagery's pool of pages may take: 496 pages of 520^2 texels, a third of a
-// 16385^2 image's pyramid (four texels a sample over a 4097^2 map), many times what a view reads.
-constexpr uint64_t kImageryBytes = uint64_t(1) << 29;
+// The GPU bytes an imagery's pool of pages may take: 1,422 pages of 520^2 texels, a 16385^2
+// image's whole pyramid (four texels a sample over a 4097^2 map), so that such imagery is read
+// once however the eye moves; larger imagery streams through it.
+constexpr uint64_t kImageryBytes = uint64_t(3) << 29;
 
 // How a load of imagery ended: its path, its one-line error (the terrain keeps what it had), and
 // what it said without failing (placement, density lowered, 16-bit stretched, no coverage),
