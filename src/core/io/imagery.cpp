@@ -325,6 +325,16 @@ Result<double> largestColourSample(GDALDataset& source, const GdalMessages& mess
     return largest;
 }
 
+// Overview `level` of the raster at `path` as a dataset of its own (GDAL's generic OVERVIEW_LEVEL
+// open option), or null.
+GDALDatasetUniquePtr openOverview(const std::string& path, int level) {
+    CPLStringList openOptions;
+    openOptions.SetNameValue("OVERVIEW_LEVEL", std::to_string(level).c_str());
+    return GDALDatasetUniquePtr(
+        GDALDataset::Open(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR,
+                          nullptr, openOptions.List(), nullptr));
+}
+
 // Colour premultiplied by alpha: a texel the imagery does not cover is (0, 0, 0, 0), and its
 // neighbours' filtered colours, divided by their filtered alpha in the shader, keep their own
 // colour.
@@ -465,11 +475,7 @@ Result<GDALDatasetH> ImageryReader::Impl::source(int k, const GdalMessages& mess
     }
     GDALDataset* from = base.get();
     if (o >= 0) {
-        CPLStringList openOptions;
-        openOptions.SetNameValue("OVERVIEW_LEVEL", std::to_string(o).c_str());
-        GDALDatasetUniquePtr opened(GDALDataset::Open(
-            path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR, nullptr,
-            openOptions.List(), nullptr));
+        GDALDatasetUniquePtr opened = openOverview(path, o);
         if (!opened) {
             return S::failure("cannot open its overview " + std::to_string(o) + ": " +
                               messages.line("open failed"));
@@ -792,14 +798,7 @@ Result<OpenedImagery> openChecked(const std::string& imagePath, int mapWidth, in
     // source has it.
     impl->wide = type == GDT_UInt16 && !impl->palette;
     if (impl->wide) {
-        GDALDatasetUniquePtr overview;
-        if (coarsest >= 0) {
-            CPLStringList openOptions;
-            openOptions.SetNameValue("OVERVIEW_LEVEL", std::to_string(coarsest).c_str());
-            overview.reset(GDALDataset::Open(
-                path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR, nullptr,
-                openOptions.List(), nullptr));
-        }
+        GDALDatasetUniquePtr overview = coarsest >= 0 ? openOverview(path, coarsest) : nullptr;
         const Result<double> largest = largestColourSample(overview ? *overview : base, messages);
         if (!largest) {
             return R::failure(largest.error());

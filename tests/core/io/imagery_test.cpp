@@ -302,23 +302,26 @@ TEST(ImageryWarp, NodataIsTransparent) {
     EXPECT_GT(out.info.coverage, 0.98);
 }
 
+// `spec` as a GeoTIFF twice: at `with` with averaged overviews of `levels`, at `without` without.
+void writeWithAndWithoutOverviews(const RasterSpec& spec, const std::string& with,
+                                  const std::string& without, std::vector<int> levels) {
+    writeRaster(with, "GTiff", spec);
+    writeRaster(without, "GTiff", spec);
+    GDALDatasetUniquePtr ds(GDALDataset::Open(with.c_str(), GDAL_OF_RASTER | GDAL_OF_UPDATE));
+    ASSERT_TRUE(ds);
+    ASSERT_EQ(GDALBuildOverviews(GDALDataset::ToHandle(ds.get()), "AVERAGE", int(levels.size()),
+                                 levels.data(), 0, nullptr, nullptr, nullptr),
+              CE_None);
+}
+
 // A source bigger than a load may read is read from the overview the texture needs, and
 // refused, asking for overviews, when it has none.
 TEST(ImageryWarp, OverviewsAreReadWhenTheFullRasterIsTooBig) {
     TempDir dir;
-    const RasterSpec spec = coordinateImage(4 * kMap, 4 * kMap, kWest, kNorth, kSpacing / 4);
     const std::string with = dir.path("with.tif");
     const std::string without = dir.path("without.tif");
-    writeRaster(with, "GTiff", spec);
-    writeRaster(without, "GTiff", spec);
-    {
-        GDALDatasetUniquePtr ds(GDALDataset::Open(with.c_str(), GDAL_OF_RASTER | GDAL_OF_UPDATE));
-        ASSERT_TRUE(ds);
-        int levels[2] = {2, 4};
-        ASSERT_EQ(GDALBuildOverviews(GDALDataset::ToHandle(ds.get()), "AVERAGE", 2, levels, 0,
-                                     nullptr, nullptr, nullptr),
-                  CE_None);
-    }
+    writeWithAndWithoutOverviews(coordinateImage(4 * kMap, 4 * kMap, kWest, kNorth, kSpacing / 4),
+                                 with, without, {2, 4});
     ImageryLimits limits;
     limits.maxSide = 64;          // 260 / 64 source pixels a texel: the 4x overview (65 x 65)
     limits.maxReadPixels = 5000;  // less than the full 260 x 260
@@ -915,19 +918,10 @@ TEST(ImageryPages, TexelsInMemoryArePagedUnchanged) {
 // them, each level reads its own.
 TEST(ImageryPages, APageThatWouldReadTooMuchAsksForOverviews) {
     TempDir dir;
-    const RasterSpec spec = coordinateImage(8 * kMap, 8 * kMap, kWest, kNorth, kSpacing / 8);
     const std::string with = dir.path("with.tif");
     const std::string without = dir.path("without.tif");
-    writeRaster(with, "GTiff", spec);
-    writeRaster(without, "GTiff", spec);
-    {
-        GDALDatasetUniquePtr ds(GDALDataset::Open(with.c_str(), GDAL_OF_RASTER | GDAL_OF_UPDATE));
-        ASSERT_TRUE(ds);
-        int levels[3] = {2, 4, 8};
-        ASSERT_EQ(GDALBuildOverviews(GDALDataset::ToHandle(ds.get()), "AVERAGE", 3, levels, 0,
-                                     nullptr, nullptr, nullptr),
-                  CE_None);
-    }
+    writeWithAndWithoutOverviews(coordinateImage(8 * kMap, 8 * kMap, kWest, kNorth, kSpacing / 8),
+                                 with, without, {2, 4, 8});
     ImageryLimits limits;
     // A page of 136^2 texels: at most 1.3 source pixels a texel, or the 520^2 image's part over
     // the map from its 8x overview.
