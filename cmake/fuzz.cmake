@@ -7,9 +7,10 @@ endif()
 foreach(target quadterrain_core quadterrain_object_baselines quadterrain_cli)
   target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link,address,undefined)
 endforeach()
-# stb_image built here with the harnesses, with the sanitizers and the fuzzer's coverage, rather
-# than Debian's uninstrumented libstb.so: its definitions in the executable take the place of the
-# shared library's, so the fuzzers see the decoders' memory errors and steer into their branches.
+# stb_image (and stb_rect_pack) built here with the harnesses, with the sanitizers and the
+# fuzzer's coverage, rather than Debian's uninstrumented libstb.so: its definitions in the
+# executable take the place of the shared library's, so the fuzzers see the decoders' memory
+# errors and steer into their branches.
 add_library(qt_stb_fuzz OBJECT ${CMAKE_SOURCE_DIR}/tests/fuzz/stb_image_impl.c)
 target_link_libraries(qt_stb_fuzz PRIVATE PkgConfig::STB)
 target_compile_options(qt_stb_fuzz PRIVATE -fsanitize=fuzzer-no-link,address,undefined)

@@ -64,13 +64,16 @@ vec3 fineNormal(vec3 vertexNormal, float perPixel) {
 // its first sample to that of its last; cut into pages of imageryPageTexels, each a layer of
 // imageryPages with imageryBorder texels of its neighbours around it, found through the page
 // table (imageryTable: level k's entries from row imageryTableRow[k], a layer or 0xFFFF where the
-// page is not resident). Colour premultiplied by alpha (0 where the imagery has no value), drawn
+// page is not resident; the tail's levels, smaller than a page, share layer 0 at their
+// imageryOrigin). Colour premultiplied by alpha (0 where the imagery has no value), drawn
 // over the terrain's own colours imageryOpacity of the way, lit by the terrain's light when
 // imageryLit (else as it is: orthophotos often have their shading baked in).
 uniform sampler2DArray imageryPages;
 uniform usampler2D imageryTable;
-uniform int imageryTop;  // the top level: one page, always resident
+uniform int imageryTop;   // the top level
+uniform int imageryTail;  // levels imageryTail..imageryTop: packed in layer 0, always resident
 uniform int imageryTableRow[24];
+uniform vec2 imageryOrigin[24];  // level k's place in its layer: (0, 0) below the tail
 uniform vec2 imageryDensity;     // level-0 texels per map sample, along columns and rows
 uniform vec2 imageryExtent;      // the map's extent in level-0 texels: (columns, rows) - 1 times
                                  // imageryDensity
@@ -96,13 +99,18 @@ vec4 imageryLevel(vec2 t0, vec2 along, int taps, int k) {
         float s = exp2(-float(k));
         // Inside the map: the edge texels' centres at most, as a texture clamped to its edge.
         t = clamp(t0 * s, vec2(0.5), max(imageryExtent * s - 0.5, vec2(0.5)));
+        if (k >= imageryTail) {
+            page = ivec2(0);
+            layer = 0u;
+            break;
+        }
         page = ivec2(floor(t / imageryPageTexels));
         layer = texelFetch(imageryTable, ivec2(page.x, imageryTableRow[k] + page.y), 0).r;
-        if (layer != 0xFFFFu || k >= imageryTop) {
+        if (layer != 0xFFFFu) {
             break;
         }
     }
-    vec2 inPage = t - vec2(page) * imageryPageTexels + imageryBorder;
+    vec2 inPage = t - vec2(page) * imageryPageTexels + imageryBorder + imageryOrigin[k];
     vec2 step = along * exp2(-float(k)) / float(taps);
     vec2 first = inPage - step * (0.5 * float(taps - 1));
     vec4 sum = vec4(0.0);

@@ -92,6 +92,9 @@ void ImageryGpu::uploadPage(int layer, uint32_t page, const uint8_t* rgba, int64
     const auto entry = [this](uint32_t id, uint16_t value) {
         int k = 0, px = 0, py = 0;
         plan.pageOf(id, k, px, py);
+        if (plan.inTail(k)) {  // always in layer 0: the shader does not look it up
+            return;
+        }
         glTexSubImage2D(GL_TEXTURE_2D, 0, px, plan.level[size_t(k)].tableRow + py, 1, 1,
                         GL_RED_INTEGER, GL_UNSIGNED_SHORT, &value);
     };

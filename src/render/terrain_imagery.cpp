@@ -86,7 +86,7 @@ Status setTerrainImagery(Terrain& terrain, OpenedImagery opened, int layers) {
         return Status::failure(gpu.error());
     }
     const ImageryPlan& plan = opened.plan;
-    gpu.value().uploadPage(0, plan.pageId(plan.top(), 0, 0), opened.topPage.data(), -1);
+    gpu.value().uploadPage(0, plan.tailPage(), opened.topPage.data(), -1);
     clearTerrainImagery(terrain);
     terrain.gpu.imagery = gpu.value();
     terrain.imagery = std::move(opened.info);

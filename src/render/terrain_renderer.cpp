@@ -840,11 +840,16 @@ void TerrainRenderer::useTerrainProgram(int variant, const TerrainGpu& gpu,
         glBindTexture(GL_TEXTURE_2D, im.table);
         glUniform1i(shader.uniform("imageryTable"), kImageryTableUnit);
         glUniform1i(shader.uniform("imageryTop"), plan.top());
+        glUniform1i(shader.uniform("imageryTail"), plan.tail);
         GLint rows[kImageryMaxLevels] = {};
+        GLfloat origins[2 * kImageryMaxLevels] = {};
         for (int k = 0; k <= plan.top(); ++k) {
             rows[k] = plan.level[size_t(k)].tableRow;
+            origins[2 * k] = float(plan.level[size_t(k)].originX);
+            origins[2 * k + 1] = float(plan.level[size_t(k)].originY);
         }
         glUniform1iv(shader.uniform("imageryTableRow"), kImageryMaxLevels, rows);
+        glUniform2fv(shader.uniform("imageryOrigin"), kImageryMaxLevels, origins);
         glUniform2f(shader.uniform("imageryDensity"), float(plan.densityX()),
                     float(plan.densityY()));
         glUniform2f(shader.uniform("imageryExtent"), float(plan.level[0].texelsX),

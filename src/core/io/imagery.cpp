@@ -19,6 +19,7 @@
 #include <gdal_priv.h>
 #include <gdal_utils.h>
 #include <ogr_spatialref.h>
+#include <stb_rect_pack.h>
 
 #include "core/io/gdal_capacity.h"
 #include "core/io/gdal_inputs.h"
@@ -390,7 +391,7 @@ Status warpInto(GDALDatasetH from, GDALDataset* into, bool minify, double scaleX
 
 void ImageryPlan::pageOf(uint32_t id, int& k, int& px, int& py) const {
     k = 0;
-    while (k < top() && int(id) >= level[size_t(k) + 1].firstPage) {
+    while (k < tail && int(id) >= level[size_t(k) + 1].firstPage) {
         ++k;
     }
     const int local = int(id) - level[size_t(k)].firstPage;
@@ -411,10 +412,6 @@ ImageryPlan planImagery(int mapWidth, int mapHeight, int width, int height, int 
         l.texelsY = std::max(1, int((int64_t(height) + (int64_t(1) << k) - 1) >> k));
         l.pagesX = (l.texelsX + pageTexels - 1) / pageTexels;
         l.pagesY = (l.texelsY + pageTexels - 1) / pageTexels;
-        l.firstPage = plan.pages;
-        l.tableRow = plan.tableHeight;
-        plan.pages += l.pagesX * l.pagesY;
-        plan.tableHeight += l.pagesY;
         plan.level.push_back(l);
         // A mip chain's, down to two texels a side: GDAL's warper averages nothing into a texel
         // as wide as its source (GDAL 3.6: a 1 x 1 average of a 128^2 image is 0).
@@ -422,7 +419,55 @@ ImageryPlan planImagery(int mapWidth, int mapHeight, int width, int height, int 
             break;
         }
     }
+    plan.base = 0;
+    while (plan.base < plan.top() && (plan.level[size_t(plan.base)].texelsX > kImageryBaseSide ||
+                                      plan.level[size_t(plan.base)].texelsY > kImageryBaseSide)) {
+        ++plan.base;
+    }
+    // The tail: the least t whose levels t..top all fit in one page, placed by stb's rectangle
+    // packer (a skyline, bottom-left first).
+    std::vector<stbrp_node> nodes(size_t(plan.side()));
+    std::vector<stbrp_rect> rects;
+    const auto pack = [&](int t) {
+        rects.clear();
+        for (int k = t; k <= plan.top(); ++k) {
+            stbrp_rect r{};
+            r.id = k;
+            r.w = plan.level[size_t(k)].texelsX + 2 * border;
+            r.h = plan.level[size_t(k)].texelsY + 2 * border;
+            rects.push_back(r);
+        }
+        stbrp_context context;
+        stbrp_init_target(&context, plan.side(), plan.side(), nodes.data(), int(nodes.size()));
+        if (stbrp_pack_rects(&context, rects.data(), int(rects.size())) == 0) {
+            return false;
+        }
+        for (const stbrp_rect& r : rects) {
+            plan.level[size_t(r.id)].originX = r.x;
+            plan.level[size_t(r.id)].originY = r.y;
+        }
+        return true;
+    };
+    plan.tail = plan.top();
+    while (plan.tail > 0 && pack(plan.tail - 1)) {
+        --plan.tail;
+    }
+    pack(plan.tail);  // the top level alone always fits: 2 texels and borders
+    for (int k = 0; k <= plan.top(); ++k) {
+        ImageryLevel& l = plan.level[size_t(k)];
+        if (k < plan.tail) {
+            l.firstPage = plan.pages;
+            l.tableRow = plan.tableHeight;
+            plan.pages += l.pagesX * l.pagesY;
+            plan.tableHeight += l.pagesY;
+            l.originX = l.originY = 0;
+        } else {
+            l.firstPage = plan.tail == k ? plan.pages++ : plan.level[size_t(plan.tail)].firstPage;
+            l.tableRow = -1;
+        }
+    }
     plan.tableWidth = plan.level[0].pagesX;
+    plan.tableHeight = std::max(plan.tableHeight, 1);
     return plan;
 }
 
@@ -462,6 +507,15 @@ struct ImageryReader::Impl {
     // Level k's texels [firstX, firstX + width) x [firstY, firstY + height) warped into `out`
     // (colour not premultiplied).
     Status warp(int k, int firstX, int firstY, int width, int height, uint8_t* out);
+    // Levels plan.base..top, each stored with its border ([-border, texels + border) on each
+    // axis, row-major), made on first use (ImageryReader::readPage).
+    std::vector<std::vector<uint8_t>> small;
+    Status makeSmall();
+    // Level k's texels [x0, x0 + w) x [y0, y0 + h), k at least the base, into `out` (w x h
+    // texels); texels past its stored border take the nearest it has.
+    void copySmall(int k, int x0, int y0, int w, int h, uint8_t* out) const;
+    // The tail's page (ImageryReader::readPage).
+    Status readTail(uint8_t* page);
 };
 
 Result<GDALDatasetH> ImageryReader::Impl::source(int k, const GdalMessages& messages) {
@@ -598,8 +652,105 @@ Status ImageryReader::readPage(int level, int px, int py, uint8_t* rgba) {
         px >= plan.level[size_t(level)].pagesX || py >= plan.level[size_t(level)].pagesY) {
         return Status::failure("no such imagery page");
     }
-    return readTexels(level, px * plan.pageTexels - plan.border, py * plan.pageTexels - plan.border,
-                      plan.side(), plan.side(), rgba, true);
+    if (plan.inTail(level)) {
+        return impl_->readTail(rgba);
+    }
+    const int x0 = px * plan.pageTexels - plan.border, y0 = py * plan.pageTexels - plan.border;
+    if (level >= plan.base) {
+        if (Status made = impl_->makeSmall(); !made) {
+            return made;
+        }
+        impl_->copySmall(level, x0, y0, plan.side(), plan.side(), rgba);
+        return {};
+    }
+    return readTexels(level, x0, y0, plan.side(), plan.side(), rgba, true);
+}
+
+Status ImageryReader::Impl::makeSmall() {
+    if (!small.empty()) {
+        return {};
+    }
+    const int border = plan.border;
+    std::vector<std::vector<uint8_t>> levels(size_t(plan.top() - plan.base + 1));
+    const ImageryLevel& bottom = plan.level[size_t(plan.base)];
+    int w = bottom.texelsX + 2 * border, h = bottom.texelsY + 2 * border;
+    levels[0].resize(size_t(w) * size_t(h) * 4);
+    if (Status read = warp(plan.base, -border, -border, w, h, levels[0].data()); !read) {
+        return read;
+    }
+    premultiply(levels[0].data(), size_t(w) * size_t(h));
+    for (int k = plan.base + 1; k <= plan.top(); ++k) {
+        // Level k's texel (x, y) is the mean of level k - 1's (2x, 2y) to (2x + 1, 2y + 1).
+        const std::vector<uint8_t>& below = levels[size_t(k - 1 - plan.base)];
+        const ImageryLevel& l = plan.level[size_t(k)];
+        const int uw = l.texelsX + 2 * border, uh = l.texelsY + 2 * border;
+        std::vector<uint8_t>& up = levels[size_t(k - plan.base)];
+        up.resize(size_t(uw) * size_t(uh) * 4);
+        const auto at = [&](int x, int y) {  // level k - 1's texel (x, y), edge-clamped
+            x = std::clamp(x + border, 0, w - 1);
+            y = std::clamp(y + border, 0, h - 1);
+            return &below[(size_t(y) * size_t(w) + size_t(x)) * 4];
+        };
+        for (int y = 0; y < uh; ++y) {
+            for (int x = 0; x < uw; ++x) {
+                const int lx = 2 * (x - border), ly = 2 * (y - border);
+                const uint8_t *a = at(lx, ly), *b = at(lx + 1, ly), *c = at(lx, ly + 1),
+                              *d = at(lx + 1, ly + 1);
+                uint8_t* out = &up[(size_t(y) * size_t(uw) + size_t(x)) * 4];
+                for (int i = 0; i < 4; ++i) {
+                    out[i] = uint8_t((unsigned(a[i]) + b[i] + c[i] + d[i] + 2) / 4);
+                }
+            }
+        }
+        w = uw;
+        h = uh;
+    }
+    small = std::move(levels);
+    return {};
+}
+
+void ImageryReader::Impl::copySmall(int k, int x0, int y0, int w, int h, uint8_t* out) const {
+    const ImageryLevel& l = plan.level[size_t(k)];
+    const int border = plan.border;
+    const int sw = l.texelsX + 2 * border, sh = l.texelsY + 2 * border;
+    const std::vector<uint8_t>& stored = small[size_t(k - plan.base)];
+    for (int y = 0; y < h; ++y) {
+        const int sy = std::clamp(y0 + y + border, 0, sh - 1);
+        for (int x = 0; x < w; ++x) {
+            const int sx = std::clamp(x0 + x + border, 0, sw - 1);
+            std::copy_n(&stored[(size_t(sy) * size_t(sw) + size_t(sx)) * 4], 4,
+                        &out[(size_t(y) * size_t(w) + size_t(x)) * 4]);
+        }
+    }
+}
+
+// The tail's levels at their places: those below the base read through GDAL, the rest from the
+// levels made in memory.
+Status ImageryReader::Impl::readTail(uint8_t* page) {
+    const int side = plan.side(), border = plan.border;
+    std::fill(page, page + size_t(side) * size_t(side) * 4, uint8_t(0));
+    std::vector<uint8_t> stored;
+    for (int k = plan.tail; k <= plan.top(); ++k) {
+        const ImageryLevel& l = plan.level[size_t(k)];
+        const int w = l.texelsX + 2 * border, h = l.texelsY + 2 * border;
+        stored.resize(size_t(w) * size_t(h) * 4);
+        if (k < plan.base) {
+            if (Status read = warp(k, -border, -border, w, h, stored.data()); !read) {
+                return read;
+            }
+            premultiply(stored.data(), size_t(w) * size_t(h));
+        } else {
+            if (Status made = makeSmall(); !made) {
+                return made;
+            }
+            copySmall(k, -border, -border, w, h, stored.data());
+        }
+        for (int y = 0; y < h; ++y) {
+            std::copy_n(&stored[size_t(y) * size_t(w) * 4], size_t(w) * 4,
+                        &page[(size_t(l.originY + y) * size_t(side) + size_t(l.originX)) * 4]);
+        }
+    }
+    return {};
 }
 
 Status ImageryReader::readTexels(int level, int firstX, int firstY, int width, int height,
@@ -618,14 +769,15 @@ Status ImageryReader::readTexels(int level, int firstX, int firstY, int width, i
 
 namespace {
 
-// The share of the map the imagery covers: the top page's mean alpha over the map.
+// The share of the map the imagery covers: the top level's mean alpha over the map.
 double topCoverage(const ImageryPlan& plan, const std::vector<uint8_t>& page) {
     const ImageryLevel& top = plan.level[size_t(plan.top())];
     double covered = 0.0;
     for (int y = 0; y < top.texelsY; ++y) {
         for (int x = 0; x < top.texelsX; ++x) {
-            const size_t at =
-                (size_t(y + plan.border) * size_t(plan.side()) + size_t(x + plan.border)) * 4;
+            const size_t at = (size_t(top.originY + y + plan.border) * size_t(plan.side()) +
+                               size_t(top.originX + x + plan.border)) *
+                              4;
             covered += page[at + 3];
         }
     }
@@ -760,7 +912,8 @@ Result<OpenedImagery> openChecked(const std::string& imagePath, int mapWidth, in
     }
 
     // Each level's source pixels per texel decide its overview and its resampling; a page's read
-    // (or, whole, level 0's) is checked against the limit before anything is read.
+    // (or, whole, level 0's) is checked against the limit before anything is read, up to the
+    // base (the levels above it are made from it).
     impl->plan = out.plan;
     const int levels = whole ? 1 : int(out.plan.level.size());
     int coarsest = -1;
@@ -779,13 +932,19 @@ Result<OpenedImagery> openChecked(const std::string& imagePath, int mapWidth, in
         const double readX = whole ? windowX : std::min(out.plan.side() * perTexelX, windowX);
         const double readY = whole ? windowY : std::min(out.plan.side() * perTexelY, windowY);
         const double toRead = readX / factorX * (readY / factorY);
-        if (toRead > double(limits.maxReadPixels)) {
+        if (k > out.plan.base) {
+            // Not read through GDAL.
+        } else if (toRead > double(limits.maxReadPixels)) {
             return R::failure(
                 "imagery needs " + gdalNumber(toRead) + " pixels read " +
                 (whole ? "for this map, " : "for a page of its level " + std::to_string(k) + ", ") +
                 (level >= 0 ? "even from its coarsest usable overview" : "having no overviews") +
                 " (at most " + gdalNumber(double(limits.maxReadPixels)) +
                 "): add overviews with gdaladdo -r average");
+        } else if (k == out.plan.base && level < 0 && toRead > double(limits.quickReadPixels)) {
+            out.warnings.push_back("imagery has no overviews: its coarsest levels read " +
+                                   gdalNumber(toRead) +
+                                   " pixels at open; gdaladdo -r average makes that fast");
         }
         impl->overview.push_back(level);
         impl->minify.push_back(perTexelX > 1.0 + 1e-9 && perTexelY > 1.0 + 1e-9);
@@ -840,9 +999,8 @@ Result<OpenedImagery> openImagery(const std::string& path, int mapWidth, int map
     if (Status read = out.reader->readPage(plan.top(), 0, 0, out.topPage.data()); !read) {
         return Result<OpenedImagery>::failure(read.error());
     }
-    // Stretched imagery: the top page's mean alpha. Placed imagery: the share of the map in its
-    // extent (GDAL's warper averages nothing into a texel wider than the whole source, so a small
-    // image's top page may hold nothing of it).
+    // Stretched imagery: the top level's mean alpha. Placed imagery: the share of the map in its
+    // extent.
     if (!out.info.georeferenced) {
         out.info.coverage = topCoverage(plan, out.topPage);
     }

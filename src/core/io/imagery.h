@@ -37,6 +37,10 @@ struct ImageryLimits {
     // refused, asking for overviews (gdaladdo), so that a header declaring 10^6 x 10^6 pixels
     // costs a header read.
     uint64_t maxReadPixels = uint64_t(1) << 30;
+    // A source without overviews whose base (ImageryPlan::base) reads more source pixels than
+    // this is told that gdaladdo would make its open fast: 8192^2, a quarter of a 16384^2
+    // GeoTIFF's, which takes 5 to 8 s here.
+    uint64_t quickReadPixels = uint64_t(8192) * 8192;
 };
 
 // What was shown, for the HUD and --stats-json.
@@ -87,6 +91,12 @@ constexpr int kImageryPageTexels = 512;
 constexpr int kImageryPageBorder = 4;
 // The pyramid's levels at most (level 0's side is at most 2^18 texels).
 constexpr int kImageryMaxLevels = 24;
+// The pyramid's base: its first level at most this many texels a side, read through GDAL whole;
+// each level above it is the 2 x 2 means of the one below, made in memory. GDAL's average of a
+// texel that spans much of its source is unreliable (GDAL 3.6: a 3 x 2 level of a 300 x 140
+// image had alpha 181 where every pixel under its texel is opaque), and a source without overviews
+// is then read once, not once a level. The same whatever the page size.
+constexpr int kImageryBaseSide = 256;
 
 // Level k of the pyramid: ceil(width / 2^k) x ceil(height / 2^k) texels, texel (i, j) covering
 // level 0's 2^k x 2^k from (i 2^k, j 2^k), read from the source at that density (averaged, from
@@ -99,7 +109,11 @@ struct ImageryLevel {
     int pagesX = 0;  // ceil(texelsX / pageTexels)
     int pagesY = 0;
     int firstPage = 0;  // the id of page (0, 0); page (px, py) is firstPage + py * pagesX + px
-    int tableRow = 0;   // the level's first row in the page table
+    int tableRow = 0;   // the level's first row in the page table (-1 in the tail: no row)
+    // Where the level's stored texels (its border included) start in its page's layer: (0, 0)
+    // for a level of its own pages, the level's place in the shared page for one of the tail.
+    int originX = 0;
+    int originY = 0;
 };
 
 struct ImageryPlan {
@@ -108,11 +122,17 @@ struct ImageryPlan {
     int pageTexels = kImageryPageTexels;
     int border = kImageryPageBorder;
     // 0..top, down to two texels a side as a texture's mip chain nearly, whatever the page size
-    // (so that pages of any size draw alike); the levels from one page on each fill one.
+    // (so that pages of any size draw alike).
     std::vector<ImageryLevel> level;
-    int pages = 0;  // of every level
-    // The page table: level k's pagesX x pagesY entries from row level[k].tableRow; tableWidth is
-    // level 0's pagesX.
+    int base = 0;  // the first level of at most kImageryBaseSide texels a side
+    // The tail: levels tail..top, each smaller than a page, packed side by side into one page
+    // (the top page, always resident in layer 0), so that small levels do not take a layer each
+    // (a 4096^2 image's pyramid: 86 pages, not 93): as many of the coarsest levels as stb's
+    // rectangle packer fits in one page.
+    int tail = 0;
+    int pages = 0;  // of every level, the tail's one page counted once
+    // The page table: level k's pagesX x pagesY entries from row level[k].tableRow, for the levels
+    // below the tail (at least one row); tableWidth is level 0's pagesX.
     int tableWidth = 0;
     int tableHeight = 0;
 
@@ -124,8 +144,10 @@ struct ImageryPlan {
     // Level 0's texels per map sample along x and y.
     double densityX() const { return double(level[0].texelsX) / (mapWidth - 1); }
     double densityY() const { return double(level[0].texelsY) / (mapHeight - 1); }
-    // The level and page of a page id.
+    // The level and page of a page id (the tail's page: the tail's first level, page (0, 0)).
     void pageOf(uint32_t id, int& k, int& px, int& py) const;
+    bool inTail(int k) const { return k >= tail; }
+    uint32_t tailPage() const { return uint32_t(level[size_t(tail)].firstPage); }
 };
 
 // The pyramid of width x height level-0 texels over a mapWidth x mapHeight map.
@@ -144,12 +166,16 @@ public:
 
     const ImageryPlan& plan() const;
     // Fills `rgba` (plan().side()^2 texels of four bytes, row-major) with page (level, px, py):
-    // stored texel (x, y) is the level's texel (px pageTexels + x - border, py pageTexels + y -
-    // border), colour premultiplied by alpha. Fails with one line (without the path) when GDAL
-    // cannot read or warp the source there.
+    // stored texel (originX + x, originY + y) is the level's texel (px pageTexels + x - border,
+    // py pageTexels + y - border), colour premultiplied by alpha. A level of the tail fills the
+    // tail's page, every tail level at its place and zero between them. Levels up to the base are
+    // read through GDAL; each above it is the 2 x 2 means of the one below, its border's texels
+    // past the one below's border taking the nearest it has. Fails with one line (without the
+    // path) when GDAL cannot read or warp the source there.
     Status readPage(int level, int px, int py, uint8_t* rgba);
     // Level `level`'s texels [firstX, firstX + width) x [firstY, firstY + height) into `rgba`
-    // (width x height texels of four bytes), premultiplied or not.
+    // (width x height texels of four bytes), premultiplied or not, as GDAL's warper reads them at
+    // that level (the pages of levels above the base are means of the base's instead).
     Status readTexels(int level, int firstX, int firstY, int width, int height, uint8_t* rgba,
                       bool premultiplied);
 
@@ -163,7 +189,7 @@ struct OpenedImagery {
     ImageryInfo info;
     std::vector<std::string> warnings;
     std::unique_ptr<ImageryReader> reader;
-    std::vector<uint8_t> topPage;  // the top level's page, read at open (premultiplied)
+    std::vector<uint8_t> topPage;  // the tail's page, read at open (premultiplied)
 };
 
 // Opens `path` (a file, or a URL read by byte ranges through GDAL's /vsicurl/) as imagery over a

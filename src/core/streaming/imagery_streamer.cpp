@@ -66,8 +66,8 @@ void ImageryStreamer::start(std::unique_ptr<ImageryReader> reader, int poolLayer
     wanted_ = 0;
     starved_ = false;
     uploadedTotal_ = 0;
-    // The top page, uploaded by the caller, in layer 0 for good.
-    topPage_ = plan_.pageId(plan_.top(), 0, 0);
+    // The tail's page, uploaded by the caller, in layer 0 for good.
+    topPage_ = plan_.tailPage();
     state_[topPage_] = ImageryPageState::Resident;
     pageLayer_[topPage_] = 0;
     layerPage_[0] = topPage_;
@@ -179,12 +179,12 @@ void ImageryStreamer::request(const Quadtree& tree, const ImageryView& view,
 
 void ImageryStreamer::requestEvery() {
     beginRequest();
-    for (int k = plan_.top(); k >= 0; --k) {
+    for (int k = plan_.tail; k >= 0; --k) {  // the tail's levels: one page
         const ImageryLevel& l = plan_.level[size_t(k)];
         for (int p = 0; p < l.pagesX * l.pagesY; ++p) {
             const uint32_t id = uint32_t(l.firstPage + p);
             stamp_[id] = frame_;
-            asks_.push_back({uint64_t(plan_.top() - k) << 32, id});
+            asks_.push_back({uint64_t(plan_.tail - k) << 32, id});
         }
     }
     endRequest();

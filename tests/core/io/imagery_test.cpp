@@ -722,12 +722,14 @@ TEST(ImageryBad, HeaderDeclaringAMillionByAMillionPixelsIsRefusedFast) {
 }
 
 // The pyramid halves each level (rounding up) down to two texels a side; page ids run level by
-// level, row by row, and the page table stacks the levels' rows.
+// level, row by row, and the page table stacks the levels' rows, up to the tail: the coarsest
+// levels, smaller than a page, side by side in one page without table rows.
 TEST(ImageryPages, ThePyramidHalvesEachLevelDownToTwoTexels) {
     const ImageryPlan plan = planImagery(4097, 3001, 16384, 12000, 512, 4);
     ASSERT_EQ(plan.level.size(), 14u);  // 16384 / 2^13 = 2
     EXPECT_EQ(plan.side(), 520);
     EXPECT_EQ(plan.tableWidth, 32);
+    EXPECT_EQ(plan.tail, 6);  // 256 x 188 texels; level 5's 512 x 375 fills a page of its own
     int pages = 0, rows = 0;
     for (size_t k = 0; k < plan.level.size(); ++k) {
         const ImageryLevel& l = plan.level[k];
@@ -736,24 +738,199 @@ TEST(ImageryPages, ThePyramidHalvesEachLevelDownToTwoTexels) {
         EXPECT_EQ(l.pagesX, (l.texelsX + 511) / 512);
         EXPECT_EQ(l.pagesY, (l.texelsY + 511) / 512);
         EXPECT_EQ(l.firstPage, pages);
-        EXPECT_EQ(l.tableRow, rows);
-        pages += l.pagesX * l.pagesY;
-        rows += l.pagesY;
+        if (int(k) < plan.tail) {
+            EXPECT_EQ(l.tableRow, rows);
+            EXPECT_EQ(l.originX, 0);
+            EXPECT_EQ(l.originY, 0);
+            pages += l.pagesX * l.pagesY;
+            rows += l.pagesY;
+        } else {
+            EXPECT_EQ(l.tableRow, -1);
+        }
     }
-    EXPECT_EQ(plan.pages, pages);
+    EXPECT_EQ(plan.pages, pages + 1);
     EXPECT_EQ(plan.tableHeight, rows);
     EXPECT_EQ(plan.level.back().texelsX, 2);
     EXPECT_EQ(plan.level.back().texelsY, 2);
-    EXPECT_EQ(plan.level[5].pagesX * plan.level[5].pagesY, 1);  // 512 x 375 texels
+    // The tail's levels, borders included, lie inside the page and apart.
+    for (int k = plan.tail; k <= plan.top(); ++k) {
+        const ImageryLevel& a = plan.level[size_t(k)];
+        const int aw = a.texelsX + 2 * plan.border, ah = a.texelsY + 2 * plan.border;
+        EXPECT_LE(a.originX + aw, plan.side());
+        EXPECT_LE(a.originY + ah, plan.side());
+        for (int j = k + 1; j <= plan.top(); ++j) {
+            const ImageryLevel& b = plan.level[size_t(j)];
+            const int bw = b.texelsX + 2 * plan.border, bh = b.texelsY + 2 * plan.border;
+            const bool apart = a.originX + aw <= b.originX || b.originX + bw <= a.originX ||
+                               a.originY + ah <= b.originY || b.originY + bh <= a.originY;
+            EXPECT_TRUE(apart) << "levels " << k << " and " << j;
+        }
+    }
     for (uint32_t id = 0; id < uint32_t(plan.pages); ++id) {
         int k = -1, px = -1, py = -1;
         plan.pageOf(id, k, px, py);
         ASSERT_EQ(plan.pageId(k, px, py), id);
     }
-    // Imagery coarser than the map: a page a level, 77 x 50 down to 2 x 1.
+    int k = -1, px = -1, py = -1;
+    plan.pageOf(plan.tailPage(), k, px, py);
+    EXPECT_EQ(k, plan.tail);
+    EXPECT_EQ(plan.tailPage(), uint32_t(plan.pages - 1));
+    // Imagery coarser than the map: 77 x 50 down to 2 x 1, all in one page.
     const ImageryPlan small = planImagery(4097, 4097, 77, 50);
     EXPECT_EQ(small.level.size(), 7u);
-    EXPECT_EQ(small.pages, 7);
+    EXPECT_EQ(small.tail, 0);
+    EXPECT_EQ(small.pages, 1);
+    // The pyramid's bytes, borders and tail included, per byte of level 0's texels: the mip
+    // chain's 4/3 and the borders' (520 / 512)^2, 1.375, and at most 1.4 from 4096^2 on.
+    for (const int size : {4096, 8192, 16384, 65536}) {
+        const ImageryPlan p = planImagery(4097, 4097, size, size);
+        const double ratio = double(p.pages) * p.side() * p.side() / (double(size) * size);
+        EXPECT_GT(ratio, 1.375) << size;
+        EXPECT_LT(ratio, 1.4) << size;
+    }
+}
+
+// Texels over a 101 x 51 map: smooth ramps, a wave, and half alpha on the right third.
+Imagery tailTestTexels() {
+    Imagery texels;
+    texels.width = 300;
+    texels.height = 140;
+    texels.rgba.resize(size_t(300) * 140 * 4);
+    for (int y = 0; y < 140; ++y) {
+        for (int x = 0; x < 300; ++x) {
+            uint8_t* t = &texels.rgba[(size_t(y) * 300 + size_t(x)) * 4];
+            t[0] = uint8_t(x * 255 / 299);
+            t[1] = uint8_t(y * 255 / 139);
+            t[2] = uint8_t(128 + 100 * std::sin(x * 0.05) * std::cos(y * 0.07));
+            t[3] = x < 200 ? 255 : 128;
+        }
+    }
+    return texels;
+}
+
+// Level k's texel (x, y), inside the level, as its page holds it.
+struct PageTexels {
+    OpenedImagery& o;
+    std::vector<uint8_t> page;
+    int k = -1, px = -1, py = -1;
+
+    const uint8_t* at(int level, int x, int y) {
+        const ImageryPlan& plan = o.plan;
+        const int side = plan.side(), p = plan.pageTexels;
+        const bool tail = plan.inTail(level);
+        const int wantX = tail ? 0 : x / p, wantY = tail ? 0 : y / p;
+        const int wantK = tail ? plan.tail : level;
+        if (wantK != k || wantX != px || wantY != py) {
+            page.resize(size_t(side) * side * 4);
+            EXPECT_TRUE(o.reader->readPage(wantK, wantX, wantY, page.data()));
+            k = wantK;
+            px = wantX;
+            py = wantY;
+        }
+        const ImageryLevel& l = plan.level[size_t(level)];
+        const int sx = l.originX + plan.border + x - wantX * p;
+        const int sy = l.originY + plan.border + y - wantY * p;
+        return &page[(size_t(sy) * side + size_t(sx)) * 4];
+    }
+};
+
+// The tail's page holds every level of a small pyramid at its place: the levels up to the base
+// as GDAL reads them, borders included; each level above it the 2 x 2 means of the one below,
+// within rounding of the mean of level 0's texels under it.
+TEST(ImageryPages, TheTailHoldsItsLevelsAtTheirPlaces) {
+    const Imagery texels = tailTestTexels();
+    Result<OpenedImagery> opened = openImageryTexels(texels, 101, 51);
+    ASSERT_TRUE(opened.ok()) << opened.error();
+    OpenedImagery& o = opened.value();
+    const ImageryPlan& plan = o.plan;
+    ASSERT_EQ(plan.tail, 0);  // 300 x 140 and 150 x 70 side by side, the rest below
+    ASSERT_EQ(plan.base, 1);
+    ASSERT_EQ(plan.pages, 1);
+    const int side = plan.side(), border = plan.border;
+    std::vector<uint8_t> page(size_t(side) * side * 4);
+    ASSERT_TRUE(o.reader->readPage(0, 0, 0, page.data()));
+    EXPECT_EQ(page, o.topPage);
+    const auto stored = [&](int k, int x, int y) {  // level k's texel (x, y) in the page
+        const ImageryLevel& l = plan.level[size_t(k)];
+        return &page[(size_t(l.originY + border + y) * side + size_t(l.originX + border + x)) * 4];
+    };
+    int bad = 0;
+    for (int k = 0; k <= plan.base; ++k) {
+        const ImageryLevel& l = plan.level[size_t(k)];
+        const int w = l.texelsX + 2 * border, h = l.texelsY + 2 * border;
+        std::vector<uint8_t> read(size_t(w) * h * 4);
+        ASSERT_TRUE(o.reader->readTexels(k, -border, -border, w, h, read.data(), true));
+        for (int y = 0; y < h; ++y) {
+            for (int x = 0; x < w; ++x) {
+                bad += !std::equal(stored(k, x - border, y - border),
+                                   stored(k, x - border, y - border) + 4,
+                                   &read[(size_t(y) * w + size_t(x)) * 4]);
+            }
+        }
+    }
+    EXPECT_EQ(bad, 0);
+    // Above the base: the means of the level below, exactly, and within rounding of the mean of
+    // level 0's texels under them (premultiplied) where those lie inside the image on one side of
+    // its alpha step.
+    int means = 0, far = 0, compared = 0;
+    for (int k = plan.base + 1; k <= plan.top(); ++k) {
+        const ImageryLevel& l = plan.level[size_t(k)];
+        for (int y = 0; y < l.texelsY; ++y) {
+            for (int x = 0; x < l.texelsX; ++x) {
+                const int x0 = x << k, x1 = (x + 1) << k, y0 = y << k, y1 = (y + 1) << k;
+                const bool whole =
+                    x1 <= texels.width && y1 <= texels.height && (x1 <= 200 || x0 >= 200);
+                for (int c = 0; c < 4; ++c) {
+                    const int sum =
+                        stored(k - 1, 2 * x, 2 * y)[c] + stored(k - 1, 2 * x + 1, 2 * y)[c] +
+                        stored(k - 1, 2 * x, 2 * y + 1)[c] + stored(k - 1, 2 * x + 1, 2 * y + 1)[c];
+                    means += stored(k, x, y)[c] != (sum + 2) / 4;
+                    if (!whole) {
+                        continue;
+                    }
+                    double exact = 0.0;
+                    for (int sy = y0; sy < y1; ++sy) {
+                        for (int sx = x0; sx < x1; ++sx) {
+                            const uint8_t* t = &texels.rgba[(size_t(sy) * 300 + size_t(sx)) * 4];
+                            exact += c == 3 ? t[3] : (t[c] * t[3] + 127) / 255;
+                        }
+                    }
+                    exact /= double(x1 - x0) * (y1 - y0);
+                    ++compared;
+                    far += std::abs(stored(k, x, y)[c] - exact) > 2.0;
+                }
+            }
+        }
+    }
+    EXPECT_EQ(means, 0);
+    EXPECT_EQ(far, 0);
+    EXPECT_GT(compared, 500);
+}
+
+// Every level's texels are the same whatever the page size (pages of 16 to 512, the tail from
+// level 0 to level 4): pages and the tail only place them.
+TEST(ImageryPages, ThePyramidIsTheSameWhateverThePageSize) {
+    const Imagery texels = tailTestTexels();
+    Result<OpenedImagery> reference = openImageryTexels(texels, 101, 51);
+    ASSERT_TRUE(reference.ok()) << reference.error();
+    PageTexels want{reference.value(), {}};
+    for (const int pageTexels : {16, 32, 64, 128}) {
+        Result<OpenedImagery> opened = openImageryTexels(texels, 101, 51, pageTexels);
+        ASSERT_TRUE(opened.ok()) << opened.error();
+        const ImageryPlan& plan = opened.value().plan;
+        EXPECT_GT(plan.tail, 0) << pageTexels;
+        PageTexels got{opened.value(), {}};
+        int bad = 0;
+        for (int k = 0; k <= plan.top(); ++k) {
+            const ImageryLevel& l = plan.level[size_t(k)];
+            for (int y = 0; y < l.texelsY; ++y) {
+                for (int x = 0; x < l.texelsX; ++x) {
+                    bad += !std::equal(got.at(k, x, y), got.at(k, x, y) + 4, want.at(k, x, y));
+                }
+            }
+        }
+        EXPECT_EQ(bad, 0) << "pages of " << pageTexels;
+    }
 }
 
 // The value of level k's texel (x, y) read whole, or -1 past the texture.
@@ -934,6 +1111,34 @@ TEST(ImageryPages, APageThatWouldReadTooMuchAsksForOverviews) {
     ASSERT_TRUE(read.ok()) << read.error();
     EXPECT_DOUBLE_EQ(read.value().info.coverage, 1.0);
     EXPECT_EQ(read.value().plan.top(), 8);  // 512 texels down to 2
+}
+
+// A source without overviews whose base reads many pixels at open opens with a warning that
+// names gdaladdo; with overviews, or few pixels to read, without one.
+TEST(ImageryPages, ASourceWithoutOverviewsReadWholeAtOpenIsToldOfGdaladdo) {
+    TempDir dir;
+    const std::string with = dir.path("with.tif");
+    const std::string without = dir.path("without.tif");
+    writeWithAndWithoutOverviews(coordinateImage(8 * kMap, 8 * kMap, kWest, kNorth, kSpacing / 8),
+                                 with, without, {2, 4, 8});
+    const auto told = [](const OpenedImagery& o) {
+        return std::any_of(o.warnings.begin(), o.warnings.end(), [](const std::string& w) {
+            return w.find("no overviews") != std::string::npos &&
+                   w.find("gdaladdo") != std::string::npos;
+        });
+    };
+    ImageryLimits limits;
+    limits.quickReadPixels = 100000;  // the 512^2 image's part over the map is more
+    const Result<OpenedImagery> slow = openImagery(without, kMap, kMap, utmMap(), limits);
+    ASSERT_TRUE(slow.ok()) << slow.error();
+    EXPECT_TRUE(told(slow.value()));
+    EXPECT_EQ(slow.value().plan.base, 1);  // 256 texels a side
+    const Result<OpenedImagery> quick = openImagery(with, kMap, kMap, utmMap(), limits);
+    ASSERT_TRUE(quick.ok()) << quick.error();
+    EXPECT_FALSE(told(quick.value()));
+    const Result<OpenedImagery> few = openImagery(without, kMap, kMap, utmMap());
+    ASSERT_TRUE(few.ok()) << few.error();
+    EXPECT_FALSE(told(few.value()));
 }
 
 }  // namespace
