@@ -447,12 +447,83 @@ def big_imagery():
     return path
 
 
+def shared_heightmap(name):
+    """A map of the shared heightmaps, where the build's CMake found them (QT_SHARED_HEIGHTMAPS)."""
+    folder = os.path.join(REPO, "..", "shared", "heightmaps")
+    with open(os.path.join(build, "CMakeCache.txt")) as f:
+        for line in f:
+            if line.startswith("QT_SHARED_HEIGHTMAPS:"):
+                folder = line.split("=", 1)[1].strip()
+    return os.path.join(folder, name)
+
+
+def alps_ortho():
+    """docs/screenshots.md's orthophoto-like image of N47E009, made once into --maps: colour by
+    altitude (gdaldem color-relief) times a hillshade (gdaldem hillshade), band by band."""
+    path = os.path.join(args.maps, "alps_ortho.tif")
+    if not os.path.exists(path):
+        dem = shared_heightmap("N47E009.hgt")
+        table = os.path.join(args.maps, "alps_ramp.txt")
+        with open(table, "w") as f:
+            for m, (r, g, b) in [(300, (70, 110, 50)), (900, (110, 135, 70)),
+                                 (1500, (150, 130, 100)), (2100, (130, 122, 115)),
+                                 (2800, (245, 245, 250))]:
+                f.write(f"{m} {r} {g} {b}\n")
+        colour, shade = (os.path.join(args.maps, n) for n in ("alps_cr.tif", "alps_hs.tif"))
+        run(["gdaldem", "color-relief", "-q", dem, table, colour])
+        run(["gdaldem", "hillshade", "-q", "-s", "111120", "-z", "1.5", dem, shade])
+        bands = []
+        for band in (1, 2, 3):
+            out = os.path.join(args.maps, f"alps_b{band}.tif")
+            run(["gdal_calc.py", "--quiet", "-A", colour, f"--A_band={band}", "-B", shade,
+                 "--calc=A*(0.3+0.8*B/255.0)", "--type=Byte", "--overwrite", f"--outfile={out}"])
+            bands.append(out)
+        run(["gdal_merge.py", "-q", "-separate", "-o", path + ".part.tif", *bands])
+        os.replace(path + ".part.tif", path)
+    return path
+
+
+def compression_lines():
+    """What BC1/BC3 would give the imagery's pages: core_bench BM_ImageryPageCompression on the
+    orthophoto-like N47E009 image and on the 65536² COG's colour source over gen_4097."""
+    names = {0: "stb_dxt BC1", 1: "stb_dxt BC3", 2: "libsquish BC1 (cluster fit)",
+             3: "libsquish BC3 (cluster fit)"}
+    lines = ["| imagery | encoder | bytes a texel (RGBA8: 4) | encode ms a 520² page, one thread "
+             "| RMS error (sRGB bytes) | PSNR dB | largest error | alpha's largest | pages "
+             "(with coverage edges) |", "|---|---|---|---|---|---|---|---|---|"]
+    shown = ""
+    for label, imagery, dem in (("alps_ortho.tif over N47E009.hgt", alps_ortho(),
+                                 shared_heightmap("N47E009.hgt")),
+                                ("imagery_4097.tif over gen_4097.png",
+                                 os.path.join(args.maps, "imagery_4097.tif"), gen_map(4097))):
+        if not os.path.exists(dem) or not os.path.exists(imagery):
+            continue
+        os.environ["QT_IMAGERY"], os.environ["QT_IMAGERY_MAP"] = imagery, dem
+        rows, command = core_bench("BM_ImageryPageCompression", 1 if args.quick else 5)
+        shown = (f"QT_IMAGERY={os.path.basename(imagery)} QT_IMAGERY_MAP={os.path.basename(dem)} "
+                 + command)
+        for encoder, name in names.items():
+            row = rows.get(f"BM_ImageryPageCompression/encoder:{encoder}")
+            if row is None or "psnr_db" not in row:
+                continue
+            alpha = "-" if row["alpha_largest"] < 0 else f"{row['alpha_largest']:.0f}"
+            lines.append(f"| {label} | {name} | {row['bytes_per_texel']:g} | "
+                         f"{row['cpu_time']:.1f} | {row['rms']:.2f} | {row['psnr_db']:.1f} | "
+                         f"{row['largest']:.0f} | {alpha} | {row['pages']:.0f} "
+                         f"({row['pages_with_alpha_edges']:.0f}) |")
+    return [f"What block compression would give the pages (`{shown}`, the last imagery's "
+            "command; the first's the same with its own):", "", *lines]
+
+
 def imagery_section():
     side = 1025 if args.quick else 4097
     shown, out = script("imagery.py", "--frames", "2" if args.quick else "16", "--runs",
                         "1" if args.quick else "3", gen_map(side))
     lines = [f"The same map with imagery and without, interleaved (`{shown}`):", "",
              *out.splitlines()]
+    if not args.quick:
+        big_imagery()  # makes imagery_4097.tif, the compression's second source
+    lines += ["", *compression_lines()]
     if not args.quick:
         shown, out = script("stream.py", "--frames", "60", "--memory-budget", "2000", "--imagery",
                             big_imagery(), stream_map())
