@@ -500,8 +500,7 @@ def compression_lines():
             continue
         os.environ["QT_IMAGERY"], os.environ["QT_IMAGERY_MAP"] = imagery, dem
         rows, command = core_bench("BM_ImageryPageCompression", 1 if args.quick else 5)
-        shown = (f"QT_IMAGERY={os.path.basename(imagery)} QT_IMAGERY_MAP={os.path.basename(dem)} "
-                 + command)
+        shown = "QT_IMAGERY=IMAGERY QT_IMAGERY_MAP=MAP " + command
         for encoder, name in names.items():
             row = rows.get(f"BM_ImageryPageCompression/encoder:{encoder}")
             if row is None or "psnr_db" not in row:
@@ -511,8 +510,9 @@ def compression_lines():
                          f"{row['cpu_time']:.1f} | {row['rms']:.2f} | {row['psnr_db']:.1f} | "
                          f"{row['largest']:.0f} | {alpha} | {row['pages']:.0f} "
                          f"({row['pages_with_alpha_edges']:.0f}) |")
-    return [f"What block compression would give the pages (`{shown}`, the last imagery's "
-            "command; the first's the same with its own):", "", *lines]
+    return [f"What block compression would give the pages (`{shown}`, each row's IMAGERY over "
+            "its MAP; alps_ortho.tif is docs/screenshots.md's orthophoto-like image of N47E009, "
+            "colour by altitude times a hillshade, made by figures.py):", "", *lines]
 
 
 def imagery_section():
