@@ -448,11 +448,13 @@ ImageryPlan planImagery(int mapWidth, int mapHeight, int width, int height, int 
         }
         return true;
     };
+    // The top level alone always fits (two texels and borders); a packing that fails places
+    // nothing.
     plan.tail = plan.top();
+    pack(plan.tail);
     while (plan.tail > 0 && pack(plan.tail - 1)) {
         --plan.tail;
     }
-    pack(plan.tail);  // the top level alone always fits: 2 texels and borders
     for (int k = 0; k <= plan.top(); ++k) {
         ImageryLevel& l = plan.level[size_t(k)];
         if (k < plan.tail) {

@@ -790,22 +790,29 @@ TEST(ImageryPages, ThePyramidHalvesEachLevelDownToTwoTexels) {
     }
 }
 
-// Texels over a 101 x 51 map: smooth ramps, a wave, and half alpha on the right third.
-Imagery tailTestTexels() {
+// width x height texels in memory, texel (x, y) set by fill(x, y, its four bytes).
+template <typename Fill>
+Imagery texelsOf(int width, int height, Fill fill) {
     Imagery texels;
-    texels.width = 300;
-    texels.height = 140;
-    texels.rgba.resize(size_t(300) * 140 * 4);
-    for (int y = 0; y < 140; ++y) {
-        for (int x = 0; x < 300; ++x) {
-            uint8_t* t = &texels.rgba[(size_t(y) * 300 + size_t(x)) * 4];
-            t[0] = uint8_t(x * 255 / 299);
-            t[1] = uint8_t(y * 255 / 139);
-            t[2] = uint8_t(128 + 100 * std::sin(x * 0.05) * std::cos(y * 0.07));
-            t[3] = x < 200 ? 255 : 128;
+    texels.width = width;
+    texels.height = height;
+    texels.rgba.resize(size_t(width) * size_t(height) * 4);
+    for (int y = 0; y < height; ++y) {
+        for (int x = 0; x < width; ++x) {
+            fill(x, y, &texels.rgba[(size_t(y) * size_t(width) + size_t(x)) * 4]);
         }
     }
     return texels;
+}
+
+// Texels over a 101 x 51 map: smooth ramps, a wave, and half alpha on the right third.
+Imagery tailTestTexels() {
+    return texelsOf(300, 140, [](int x, int y, uint8_t* t) {
+        t[0] = uint8_t(x * 255 / 299);
+        t[1] = uint8_t(y * 255 / 139);
+        t[2] = uint8_t(128 + 100 * std::sin(x * 0.05) * std::cos(y * 0.07));
+        t[3] = x < 200 ? 255 : 128;
+    });
 }
 
 // Level k's texel (x, y), inside the level, as its page holds it.
@@ -1013,19 +1020,12 @@ TEST(ImageryPages, PagesHoldTheLevelsTexelsAndTheirNeighboursBorders) {
 // A coverage edge keeps its place at every level: a texel half covered has half alpha, and
 // averaging never makes an uncovered texel's neighbours opaque.
 TEST(ImageryPages, CoarserLevelsAverageTheCoverage) {
-    Imagery texels;
-    texels.width = 128;
-    texels.height = 128;
-    texels.rgba.resize(size_t(128) * 128 * 4);
-    for (int y = 0; y < 128; ++y) {
-        for (int x = 0; x < 128; ++x) {
-            uint8_t* t = &texels.rgba[(size_t(y) * 128 + size_t(x)) * 4];
-            t[0] = 200;
-            t[1] = 100;
-            t[2] = 50;
-            t[3] = x % 4 < 2 ? 255 : 0;  // stripes two texels wide
-        }
-    }
+    const Imagery texels = texelsOf(128, 128, [](int x, int, uint8_t* t) {
+        t[0] = 200;
+        t[1] = 100;
+        t[2] = 50;
+        t[3] = x % 4 < 2 ? 255 : 0;  // stripes two texels wide
+    });
     Result<OpenedImagery> opened = openImageryTexels(texels, 65, 65, 32);
     ASSERT_TRUE(opened.ok()) << opened.error();
     OpenedImagery& o = opened.value();
@@ -1049,19 +1049,12 @@ TEST(ImageryPages, CoarserLevelsAverageTheCoverage) {
 // Texels given in memory are paged as they are: level 0's pages hold them unchanged
 // (premultiplied by their alpha), whatever their density over the map.
 TEST(ImageryPages, TexelsInMemoryArePagedUnchanged) {
-    Imagery texels;
-    texels.width = 150;
-    texels.height = 70;
-    texels.rgba.resize(size_t(150) * 70 * 4);
-    for (int y = 0; y < 70; ++y) {
-        for (int x = 0; x < 150; ++x) {
-            uint8_t* t = &texels.rgba[(size_t(y) * 150 + size_t(x)) * 4];
-            t[0] = uint8_t(x);
-            t[1] = uint8_t(y * 3);
-            t[2] = uint8_t((x * 7) ^ y);
-            t[3] = 255;
-        }
-    }
+    const Imagery texels = texelsOf(150, 70, [](int x, int y, uint8_t* t) {
+        t[0] = uint8_t(x);
+        t[1] = uint8_t(y * 3);
+        t[2] = uint8_t((x * 7) ^ y);
+        t[3] = 255;
+    });
     Result<OpenedImagery> opened = openImageryTexels(texels, 101, 51, 64);
     ASSERT_TRUE(opened.ok()) << opened.error();
     OpenedImagery& o = opened.value();
