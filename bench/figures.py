@@ -484,7 +484,7 @@ def alps_ortho():
 
 
 def compression_lines():
-    """What BC1/BC3 would give the imagery's pages: core_bench BM_ImageryPageCompression on the
+    """What BC1/BC3 give the imagery's pages: core_bench BM_ImageryPageCompression on the
     orthophoto-like N47E009 image and on the 65536² COG's colour source over gen_4097."""
     names = {0: "stb_dxt BC1", 1: "stb_dxt BC3", 2: "libsquish BC1 (cluster fit)",
              3: "libsquish BC3 (cluster fit)"}
@@ -510,25 +510,29 @@ def compression_lines():
                          f"{row['cpu_time']:.1f} | {row['rms']:.2f} | {row['psnr_db']:.1f} | "
                          f"{row['largest']:.0f} | {alpha} | {row['pages']:.0f} "
                          f"({row['pages_with_alpha_edges']:.0f}) |")
-    return [f"What block compression would give the pages (`{shown}`, each row's IMAGERY over "
-            "its MAP; alps_ortho.tif is docs/screenshots.md's orthophoto-like image of N47E009, "
-            "colour by altitude times a hillshade, made by figures.py):", "", *lines]
+    return [f"Block compression of the pages: BC3 by stb_dxt is what `--imagery-compression bc3` "
+            f"stores; BC1 and libsquish's cluster fit for comparison (`{shown}`, each row's "
+            "IMAGERY over its MAP; alps_ortho.tif is docs/screenshots.md's orthophoto-like image "
+            "of N47E009, colour by altitude times a hillshade, made by figures.py):", "", *lines]
 
 
 def imagery_section():
     side = 1025 if args.quick else 4097
     shown, out = script("imagery.py", "--frames", "2" if args.quick else "16", "--runs",
-                        "1" if args.quick else "3", gen_map(side))
-    lines = [f"The same map with imagery and without, interleaved (`{shown}`):", "",
-             *out.splitlines()]
+                        "1" if args.quick else "3", "--compression", "none,bc3", gen_map(side))
+    lines = [f"The same map with imagery (its pages as they are and as BC3 blocks) and without, "
+             f"interleaved (`{shown}`):", "", *out.splitlines()]
     if not args.quick:
         big_imagery()  # makes imagery_4097.tif, the compression's second source
     lines += ["", *compression_lines()]
     if not args.quick:
-        shown, out = script("stream.py", "--frames", "60", "--memory-budget", "2000", "--imagery",
-                            big_imagery(), stream_map())
-        lines += ["", "A 65536² imagery COG (JPEG, with overviews) over the streamed 32769² map, "
-                  f"both streamed within a 2000 MiB budget (`{shown}`):", "", *code_block(out)]
+        for compression in ("none", "bc3"):
+            shown, out = script("stream.py", "--frames", "60", "--memory-budget", "2000",
+                                "--imagery", big_imagery(), "--imagery-compression", compression,
+                                stream_map())
+            lines += ["", "A 65536² imagery COG (JPEG, with overviews) over the streamed 32769² "
+                      f"map, both streamed within a 2000 MiB budget, its pages {compression} "
+                      f"(`{shown}`):", "", *code_block(out)]
     return lines
 
 

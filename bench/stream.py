@@ -18,7 +18,7 @@ Usage: python3 bench/stream.py [--build DIR] [--frames N] [--window WxH] [--lod 
    bench flight by level of detail, pages arriving as the eye moves (a bench frame does not wait
    for them); each frame's time, the median, the spread, the worst and worst / median.
 With --imagery IMAGE every run drapes it, its pages streamed too (a bench frame waits for the
-imagery pages it reads). Peaks are /usr/bin/time -v's "Maximum resident set size" (VmHWM):
+imagery pages it reads), stored as --imagery-compression says (none, the default, or bc3). Peaks are /usr/bin/time -v's "Maximum resident set size" (VmHWM):
 llvmpipe keeps the GPU's pages in host memory, so they are in it. Needs a display: run under xvfb-run -a, or set DISPLAY.
 """
 import argparse
@@ -41,12 +41,13 @@ parser.add_argument("--lod", default="2")
 parser.add_argument("--keep-sidecar", action="store_true")
 parser.add_argument("--memory-budget", default=None, help="MiB, passed to quadterrain")
 parser.add_argument("--imagery", default=None, help="imagery draped in every run")
+parser.add_argument("--imagery-compression", default="none", choices=("none", "bc3"))
 args = parser.parse_args()
 
 binary = os.path.join(args.build, "quadterrain")
 budget = ["--memory-budget", args.memory_budget] if args.memory_budget else []
 if args.imagery:
-    budget += ["--imagery", args.imagery]
+    budget += ["--imagery", args.imagery, "--imagery-compression", args.imagery_compression]
 
 
 def run(command):

@@ -7,7 +7,7 @@ endif()
 foreach(target quadterrain_core quadterrain_object_baselines quadterrain_cli)
   target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link,address,undefined)
 endforeach()
-# stb_image (and stb_rect_pack) built here with the harnesses, with the sanitizers and the
+# stb_image (and stb_rect_pack, stb_dxt) built here with the harnesses, with the sanitizers and the
 # fuzzer's coverage, rather than Debian's uninstrumented libstb.so: its definitions in the
 # executable take the place of the shared library's, so the fuzzers see the decoders' memory
 # errors and steer into their branches.

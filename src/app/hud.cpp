@@ -393,8 +393,9 @@ void drawImagery(HudState& state, const Terrain& terrain, HudRequests& requests)
                                  : "stretched over the map's extent");
     ImGui::Text("%s x %s texels, %.2f x %.2f a sample", groupedCount(info.width).c_str(),
                 groupedCount(info.height).c_str(), info.texelsPerSampleX, info.texelsPerSampleY);
-    ImGui::Text("covers %.1f%% of the map, GPU %s MB", 100.0 * info.coverage,
-                groupedNumber(double(terrain.gpu.imagery.bytes) / 1048576.0, 1).c_str());
+    ImGui::Text("covers %.1f%% of the map, GPU %s MB%s", 100.0 * info.coverage,
+                groupedNumber(double(terrain.gpu.imagery.bytes) / 1048576.0, 1).c_str(),
+                terrain.gpu.imagery.compression == ImageryCompression::Bc3 ? " (BC3)" : "");
     if (terrain.imageryStreamer) {
         const ImageryStreamStats st = terrain.imageryStreamer->stats();
         ImGui::Text("pages %s of %s resident, %d coming", groupedCount(st.resident).c_str(),

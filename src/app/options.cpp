@@ -352,6 +352,14 @@ const std::map<std::string, Handler>& valueOptions() {
              o.imageryLit = v == "on";
              return {};
          }},
+        {"--imagery-compression",
+         [](ViewerOptions& o, const std::string& v) -> Status {
+             if (v != "none" && v != "bc3") {
+                 return Status::failure("expected none or bc3");
+             }
+             o.imageryCompression = v == "bc3" ? ImageryCompression::Bc3 : ImageryCompression::None;
+             return {};
+         }},
         {"--back-faces",
          [](ViewerOptions& o, const std::string& v) -> Status {
              if (v != "auto" && v != "draw") {
@@ -680,6 +688,9 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
   --imagery-opacity F  the imagery over the terrain's own colours, 0 to 1 (default 1)
   --imagery-light on|off  light the imagery like the terrain (default on); off for imagery with
                        its shading baked in
+  --imagery-compression none|bc3  the imagery's GPU pages as they are (default) or as BC3
+                       blocks: a quarter of the GPU bytes, four times the pages in a pool, about
+                       1-2 levels of error (needs S3TC, which llvmpipe and desktop GPUs have)
   --screenshot-dir DIR  the folder F12 saves into (default: $XDG_PICTURES_DIR, else the
                        pictures folder of user-dirs.dirs, else ~/Pictures, else the current one)
   --state-json OUT.json  the interactive viewer writes its camera, the terrain under the cursor,

@@ -11,6 +11,7 @@
 
 #include "core/base/result.h"
 #include "core/config.h"
+#include "core/io/imagery.h"
 #include "core/io/load.h"
 #include "core/io/memory_budget.h"
 #include "core/light/sun_position.h"
@@ -62,10 +63,11 @@ struct ViewerOptions {
     std::optional<double> sunElevation;
     // --imagery PATH: a raster draped over the heights (core/io/imagery.h); --imagery-opacity:
     // over the terrain's own colours, 0 to 1; --imagery-light off: shown unlit (its shading baked
-    // in).
+    // in); --imagery-compression bc3: its GPU pages as BC3 blocks (a quarter of the bytes).
     std::string imageryPath;
     float imageryOpacity = 1.0f;
     bool imageryLit = true;
+    ImageryCompression imageryCompression = ImageryCompression::None;
     int windowWidth = 1280;
     int windowHeight = 720;
     std::optional<glm::vec3> eye;  // both set or both unset

@@ -243,7 +243,8 @@ void Session::startImagery(const std::string& path) {
     // Its texels take at most a quarter of the memory budget (a software rasteriser's GPU
     // memory is host memory, and the texels are held once more while they go to the GPU).
     const uint64_t budget = memoryBudgetBytes(options, physicalMemoryBytes());
-    startTerrainImagery(terrain, path, std::min(kImageryBytes, budget / 4));
+    startTerrainImagery(terrain, path, std::min(kImageryBytes, budget / 4),
+                        options.imageryCompression);
 }
 
 std::optional<ImageryOutcome> Session::finishImagery(bool wait) {

@@ -216,11 +216,12 @@ std::string statsJson(const StatsReport& r) {
     if (r.imagery != nullptr && r.gpu != nullptr && r.gpu->imagery.present()) {
         // Texels per map sample on each axis; the pyramid's pages and the pool of GPU layers
         // they stream into, with what the pool holds and what the last frame asked for; the
-        // bytes the whole pyramid's pages (borders included) take over those of level 0's texels.
+        // bytes the whole pyramid's pages (borders included, as stored: RGBA8 or BC3) take over
+        // those of level 0's RGBA8 texels.
         const ImageryInfo& m = *r.imagery;
         const ImageryGpu& t = r.gpu->imagery;
         const ImageryPlan& plan = t.plan;
-        const double pageBytes = 4.0 * double(plan.side()) * plan.side();
+        const double pageBytes = double(imageryPageBytes(plan.side(), t.compression));
         const double texelBytes = 4.0 * double(m.width) * m.height;
         j += "  \"imagery\": {\"source\": " + jsonString(m.source) + ", \"source_size\": [" +
              std::to_string(m.sourceWidth) + ", " + std::to_string(m.sourceHeight) +
@@ -236,6 +237,8 @@ std::string statsJson(const StatsReport& r) {
              ", \"page_texels\": " + std::to_string(plan.pageTexels) +
              ", \"pages\": " + std::to_string(plan.pages) +
              ", \"pyramid_bytes_per_texel_byte\": " + number(plan.pages * pageBytes / texelBytes) +
+             ", \"compression\": " +
+             (t.compression == ImageryCompression::Bc3 ? "\"bc3\"" : "\"none\"") +
              ", \"pool_layers\": " + std::to_string(t.layers) +
              ", \"gpu_bytes\": " + std::to_string(t.bytes) +
              ", \"anisotropy\": " + number(t.anisotropy) +

@@ -10,52 +10,65 @@ namespace qt {
 
 namespace {
 
-// Whether the driver takes a side x side x layers GL_SRGB8_ALPHA8 array (a proxy: nothing
-// allocated).
-bool takesArray(int side, int layers) {
-    glTexImage3D(GL_PROXY_TEXTURE_2D_ARRAY, 0, GL_SRGB8_ALPHA8, side, side, layers, 0, GL_RGBA,
-                 GL_UNSIGNED_BYTE, nullptr);
+GLenum internalFormat(ImageryCompression compression) {
+    return compression == ImageryCompression::Bc3 ? GL_COMPRESSED_SRGB_ALPHA_S3TC_DXT5_EXT
+                                                  : GL_SRGB8_ALPHA8;
+}
+
+// Whether the driver takes a side x side x layers array of `compression`'s pages (a proxy:
+// nothing allocated).
+bool takesArray(int side, int layers, ImageryCompression compression) {
+    glTexImage3D(GL_PROXY_TEXTURE_2D_ARRAY, 0, GLint(internalFormat(compression)), side, side,
+                 layers, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
     GLint taken = 0;
     glGetTexLevelParameteriv(GL_PROXY_TEXTURE_2D_ARRAY, 0, GL_TEXTURE_WIDTH, &taken);
     return taken != 0;
 }
 
-uint64_t pageBytes(const ImageryPlan& plan) {
-    return uint64_t(plan.side()) * uint64_t(plan.side()) * 4;
-}
-
 }  // namespace
 
-int imageryPoolLayers(const ImageryPlan& plan, uint64_t maxBytes) {
+bool imageryTakesBc3() {
+    return GLAD_GL_EXT_texture_compression_s3tc != 0 && GLAD_GL_EXT_texture_sRGB != 0;
+}
+
+int imageryPoolLayers(const ImageryPlan& plan, uint64_t maxBytes, ImageryCompression compression) {
     GLint maxLayers = 0;
     glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &maxLayers);
     const int least = std::min(plan.pages, 64);
-    int layers = int(std::min<uint64_t>(uint64_t(plan.pages), maxBytes / pageBytes(plan)));
+    int layers = int(std::min<uint64_t>(uint64_t(plan.pages),
+                                        maxBytes / imageryPageBytes(plan.side(), compression)));
     layers = std::max(std::min(layers, int(maxLayers)), std::min(least, int(maxLayers)));
-    while (layers > 1 && !takesArray(plan.side(), layers)) {
+    while (layers > 1 && !takesArray(plan.side(), layers, compression)) {
         layers = layers * 3 / 4;
     }
     return std::max(layers, 1);
 }
 
-Result<ImageryGpu> ImageryGpu::create(const ImageryPlan& plan, int layers) {
+Result<ImageryGpu> ImageryGpu::create(const ImageryPlan& plan, int layers,
+                                      ImageryCompression compression) {
     using R = Result<ImageryGpu>;
     if (plan.pages < 1 || layers < 1) {
         return R::failure("imagery has no pages");
     }
-    if (!takesArray(plan.side(), layers)) {
+    if (compression == ImageryCompression::Bc3 && (!imageryTakesBc3() || plan.side() % 4 != 0)) {
+        return R::failure(
+            "the GPU takes no BC3 (S3TC sRGB) textures for the imagery; "
+            "--imagery-compression none");
+    }
+    if (!takesArray(plan.side(), layers, compression)) {
         return R::failure("the GPU takes no " + std::to_string(layers) + " layers of " +
                           std::to_string(plan.side()) + "^2 texels for the imagery");
     }
     ImageryGpu gpu;
     gpu.plan = plan;
+    gpu.compression = compression;
     gpu.layers = layers;
     while (glGetError() != GL_NO_ERROR) {  // only these textures' errors below
     }
     glGenTextures(1, &gpu.pages);
     glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.pages);
-    glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_SRGB8_ALPHA8, plan.side(), plan.side(), layers, 0,
-                 GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+    glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GLint(internalFormat(compression)), plan.side(),
+                 plan.side(), layers, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAX_LEVEL, 0);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
@@ -83,12 +96,12 @@ Result<ImageryGpu> ImageryGpu::create(const ImageryPlan& plan, int layers) {
         return R::failure("the GPU has no memory for the imagery's " + std::to_string(layers) +
                           " page layers");
     }
-    gpu.bytes = uint64_t(layers) * pageBytes(plan) +
+    gpu.bytes = uint64_t(layers) * imageryPageBytes(plan.side(), compression) +
                 uint64_t(plan.tableWidth) * uint64_t(plan.tableHeight) * 2;
     return gpu;
 }
 
-void ImageryGpu::uploadPage(int layer, uint32_t page, const uint8_t* rgba, int64_t evicted) {
+void ImageryGpu::uploadPage(int layer, uint32_t page, const uint8_t* stored, int64_t evicted) {
     const auto entry = [this](uint32_t id, uint16_t value) {
         int k = 0, px = 0, py = 0;
         plan.pageOf(id, k, px, py);
@@ -100,8 +113,14 @@ void ImageryGpu::uploadPage(int layer, uint32_t page, const uint8_t* rgba, int64
     };
     glBindTexture(GL_TEXTURE_2D_ARRAY, pages);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer, plan.side(), plan.side(), 1, GL_RGBA,
-                    GL_UNSIGNED_BYTE, rgba);
+    if (compression == ImageryCompression::Bc3) {
+        glCompressedTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer, plan.side(), plan.side(), 1,
+                                  internalFormat(compression),
+                                  GLsizei(imageryPageBytes(plan.side(), compression)), stored);
+    } else {
+        glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer, plan.side(), plan.side(), 1, GL_RGBA,
+                        GL_UNSIGNED_BYTE, stored);
+    }
     glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
     glBindTexture(GL_TEXTURE_2D, table);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 2);

@@ -83,7 +83,8 @@ struct ImageryLoad {
     std::future<Result<OpenedImagery>> result;
     std::chrono::steady_clock::time_point start;
     uint64_t maxBytes = 0;  // the GPU bytes its pool of pages may take (imageryPoolLayers)
-    std::string queued;     // asked for while this one ran: loaded next ("" none)
+    ImageryCompression compression = ImageryCompression::None;  // how its pages are stored
+    std::string queued;  // asked for while this one ran: loaded next ("" none)
 };
 
 struct Terrain {

@@ -12,11 +12,13 @@ namespace qt {
 
 namespace {
 
-void launch(Terrain& terrain, const std::string& path, uint64_t maxBytes) {
+void launch(Terrain& terrain, const std::string& path, uint64_t maxBytes,
+            ImageryCompression compression) {
     auto load = std::make_unique<ImageryLoad>();
     load->path = path;
     load->start = std::chrono::steady_clock::now();
     load->maxBytes = maxBytes;
+    load->compression = compression;
     // Copies of what the loader reads: the terrain may move or go while it runs.
     load->result =
         std::async(std::launch::async,
@@ -27,12 +29,13 @@ void launch(Terrain& terrain, const std::string& path, uint64_t maxBytes) {
 
 }  // namespace
 
-void startTerrainImagery(Terrain& terrain, const std::string& path, uint64_t maxBytes) {
+void startTerrainImagery(Terrain& terrain, const std::string& path, uint64_t maxBytes,
+                         ImageryCompression compression) {
     if (terrain.imageryLoad) {
         terrain.imageryLoad->queued = path;
         return;
     }
-    launch(terrain, path, maxBytes);
+    launch(terrain, path, maxBytes, compression);
 }
 
 std::optional<ImageryOutcome> finishTerrainImagery(Terrain& terrain, bool wait) {
@@ -49,10 +52,11 @@ std::optional<ImageryOutcome> finishTerrainImagery(Terrain& terrain, bool wait) 
     const std::string name = escapedPath(load.path);
     const std::string queued = load.queued;
     const uint64_t maxBytes = load.maxBytes;
+    const ImageryCompression compression = load.compression;
     const auto start = load.start;
     terrain.imageryLoad.reset();
     if (!queued.empty()) {  // a newer ask: this one is not shown
-        launch(terrain, queued, maxBytes);
+        launch(terrain, queued, maxBytes, compression);
         return wait ? finishTerrainImagery(terrain, true) : std::nullopt;
     }
     if (!loaded) {
@@ -67,8 +71,8 @@ std::optional<ImageryOutcome> finishTerrainImagery(Terrain& terrain, bool wait) 
         clearTerrainImagery(terrain);
         return outcome;
     }
-    const int layers = imageryPoolLayers(opened.plan, maxBytes);
-    if (Status set = setTerrainImagery(terrain, std::move(opened), layers); !set) {
+    const int layers = imageryPoolLayers(opened.plan, maxBytes, compression);
+    if (Status set = setTerrainImagery(terrain, std::move(opened), layers, compression); !set) {
         outcome.status = Status::failure(name + ": " + set.error());
         return outcome;
     }
@@ -77,21 +81,28 @@ std::optional<ImageryOutcome> finishTerrainImagery(Terrain& terrain, bool wait) 
     return outcome;
 }
 
-Status setTerrainImagery(Terrain& terrain, OpenedImagery opened, int layers) {
+Status setTerrainImagery(Terrain& terrain, OpenedImagery opened, int layers,
+                         ImageryCompression compression) {
     if (!opened.reader || opened.topPage.empty()) {
         return Status::failure("imagery has no pages");
     }
-    Result<ImageryGpu> gpu = ImageryGpu::create(opened.plan, layers);
+    Result<ImageryGpu> gpu = ImageryGpu::create(opened.plan, layers, compression);
     if (!gpu) {
         return Status::failure(gpu.error());
     }
     const ImageryPlan& plan = opened.plan;
-    gpu.value().uploadPage(0, plan.tailPage(), opened.topPage.data(), -1);
+    std::vector<uint8_t> blocks;
+    if (compression == ImageryCompression::Bc3) {
+        blocks.resize(size_t(imageryPageBytes(plan.side(), compression)));
+        compressImageryPage(opened.topPage.data(), plan.side(), blocks.data());
+    }
+    gpu.value().uploadPage(0, plan.tailPage(),
+                           blocks.empty() ? opened.topPage.data() : blocks.data(), -1);
     clearTerrainImagery(terrain);
     terrain.gpu.imagery = gpu.value();
     terrain.imagery = std::move(opened.info);
     terrain.imageryStreamer = std::make_unique<ImageryStreamer>();
-    terrain.imageryStreamer->start(std::move(opened.reader), layers);
+    terrain.imageryStreamer->start(std::move(opened.reader), layers, compression);
     return {};
 }
 

@@ -29,18 +29,21 @@ struct ImageryOutcome {
 };
 
 // Starts opening `path` over `terrain` on a thread of its own, its pool of pages within `maxBytes`
-// on the GPU; the terrain draws what it has until finishTerrainImagery takes the result. Asked
-// while a load runs, `path` is loaded after it (the latest ask only).
+// on the GPU, stored as `compression` says; the terrain draws what it has until
+// finishTerrainImagery takes the result. Asked while a load runs, `path` is loaded after it (the
+// latest ask only).
 void startTerrainImagery(Terrain& terrain, const std::string& path,
-                         uint64_t maxBytes = kImageryBytes);
+                         uint64_t maxBytes = kImageryBytes,
+                         ImageryCompression compression = ImageryCompression::None);
 // At a frame boundary: when a load has finished (or, with `wait`, once it has), puts its imagery
 // in place of the terrain's and returns how it ended; imagery that covers none of the map leaves
 // the terrain without imagery. Nothing when no load finished.
 std::optional<ImageryOutcome> finishTerrainImagery(Terrain& terrain, bool wait);
 // Puts opened imagery on the terrain in place of what it had, in a pool of `layers` GPU layers
-// (imageryPoolLayers), and starts streaming its pages. Fails with one line when the GPU refuses
-// the pool, leaving the terrain's imagery as it was.
-Status setTerrainImagery(Terrain& terrain, OpenedImagery opened, int layers);
+// (imageryPoolLayers) of pages stored as `compression` says, and starts streaming its pages. Fails
+// with one line when the GPU refuses the pool, leaving the terrain's imagery as it was.
+Status setTerrainImagery(Terrain& terrain, OpenedImagery opened, int layers,
+                         ImageryCompression compression = ImageryCompression::None);
 // Drops the terrain's imagery (not a load under way): its own colours again.
 void clearTerrainImagery(Terrain& terrain);
 

@@ -1167,6 +1167,8 @@ usage = [
      "--imagery-opacity 'nan': expected an opacity from 0 to 1"),
     ("--imagery-light neither on nor off", ["--imagery-light", "maybe"],
      "--imagery-light 'maybe': expected on or off"),
+    ("--imagery-compression of a format it does not make", ["--imagery-compression", "bc1"],
+     "--imagery-compression 'bc1': expected none or bc3"),
 ]
 for name, args, message in usage:
     case(name, args, 2, q + message)

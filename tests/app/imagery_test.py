@@ -108,6 +108,21 @@ def main():
                     abs(imagery["texels_per_sample"][0] - 4.0) > 0.1:
                 failures.append(f"{where}: imagery block {imagery}")
             print(f"{where}: drawn {drawn}, expected {[round(e, 1) for e in expected]}")
+        # The same as BC3 pages: within the blocks' error of the expected colour, a quarter of
+        # the GPU bytes.
+        stats, shot = view_down(exe, tmp, dem, world, 32, 32, "colour_bc3", "--imagery", colour,
+                                "--imagery-light", "off", "--imagery-compression", "bc3")
+        imagery = stats["imagery"]
+        expected = ramp(stats["pick"]["height"])
+        drawn = pixel(shot, WINDOW // 2, WINDOW // 2)
+        if any(abs(d - e) > 6 for d, e in zip(drawn, expected)):
+            failures.append(f"BC3 colour at sample 32,32: drawn {drawn}, expected {expected}")
+        side = imagery["page_texels"] + 8
+        if imagery["compression"] != "bc3" or \
+                imagery["gpu_bytes"] > imagery["pool_layers"] * side * side + 65536:
+            failures.append(f"BC3: imagery block {imagery}")
+        print(f"BC3 colour at sample 32,32: drawn {drawn}, expected "
+              f"{[round(e, 1) for e in expected]}, {imagery['gpu_bytes']} GPU bytes")
 
         # (2) A marker in UTM 32N at the longitude and latitude of sample (20, 30).
         stats, _ = view_down(exe, tmp, dem, world, 20, 30, "marker_probe")

@@ -83,6 +83,16 @@ TEST(Options, ImageryItsOpacityAndItsLight) {
     for (const char* bad : {"yes", "1", "", "ON"}) {
         EXPECT_FALSE(parse({"--imagery-light", bad})) << bad;
     }
+    EXPECT_EQ(defaults.imageryCompression, ImageryCompression::None);
+    EXPECT_EQ(parse({"--imagery-compression", "bc3"}).value().imageryCompression,
+              ImageryCompression::Bc3);
+    EXPECT_EQ(parse({"--imagery-compression", "bc3", "--imagery-compression", "none"})
+                  .value()
+                  .imageryCompression,
+              ImageryCompression::None);
+    for (const char* bad : {"bc1", "BC3", "dxt5", ""}) {
+        EXPECT_FALSE(parse({"--imagery-compression", bad})) << bad;
+    }
     EXPECT_FALSE(parse({"--imagery"}));
 }
 

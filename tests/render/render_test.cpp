@@ -3207,16 +3207,18 @@ TEST(Sun, ObjectsOnAStreamedTerrainTakeTheLightOfItsPages) {
 // renderer is shared by every test).
 class ImageryOn {
 public:
-    // Pages of `pageTexels` in a pool of `layers` (0: every page).
+    // Pages of `pageTexels` stored as `compression` says in a pool of `layers` (0: every page).
     ImageryOn(Terrain& terrain, const Imagery& imagery, ImageryStyle style = {},
-              int pageTexels = kImageryPageTexels, int layers = 0)
+              int pageTexels = kImageryPageTexels, int layers = 0,
+              ImageryCompression compression = ImageryCompression::None)
         : terrain_(terrain) {
         Result<OpenedImagery> opened =
             openImageryTexels(imagery, terrain.map.width, terrain.map.height, pageTexels);
         EXPECT_TRUE(opened) << opened.error();
         if (opened) {
             const int pool = layers > 0 ? layers : opened.value().plan.pages;
-            const Status set = setTerrainImagery(terrain, std::move(opened).value(), pool);
+            const Status set =
+                setTerrainImagery(terrain, std::move(opened).value(), pool, compression);
             EXPECT_TRUE(set) << set.error();
         }
         gl().renderer.imagery = style;
@@ -3469,6 +3471,90 @@ TEST(Imagery, StreamedPagesEqualThePyramidWhollyResident) {
     }
     w.destroy();
     t.destroy();
+}
+
+// BC3 pages: streamed into a pool of about what the busiest view asks for, they draw once settled
+// what the whole pyramid of BC3 pages resident draws, pixel for pixel; against RGBA8 pages they
+// differ only by the blocks' error (texels that change at every texel, the blocks' worst case),
+// in a quarter of the GPU bytes.
+TEST(Imagery, Bc3PagesStreamAsRgba8PagesDoAndDrawWithinTheBlocksError) {
+    REQUIRE_GL();
+    if (!imageryTakesBc3()) {
+        GTEST_FAIL() << "this GL takes no S3TC sRGB textures";
+    }
+    const int side = 257;
+    const Heightmap map = syntheticHeightmap(side, side, 977u);
+    Result<Terrain> whole = makeTerrain(map, 4, "bc3 whole", 64);
+    Result<Terrain> streamed = makeTerrain(map, 4, "bc3 streamed", 64);
+    Result<Terrain> exact = makeTerrain(map, 4, "rgba8 whole", 64);
+    ASSERT_TRUE(whole && streamed && exact);
+    Terrain& w = whole.value();
+    Terrain& t = streamed.value();
+    Terrain& e = exact.value();
+    const Imagery texels = patternImagery(4 * (side - 1), 4 * (side - 1));
+    const std::vector<Camera> cameras = randomCameras(w, 6, 307u);
+    const ImageryOn bc3On(w, texels, ImageryStyle{}, 32, 0, ImageryCompression::Bc3);
+    const ImageryOn exactOn(e, texels, ImageryStyle{}, 32);
+    makeEveryImageryPageResident(w);
+    makeEveryImageryPageResident(e);
+    EXPECT_EQ(w.gpu.imagery.compression, ImageryCompression::Bc3);
+    const ImageryPlan& plan = w.gpu.imagery.plan;
+    const uint64_t table = uint64_t(plan.tableWidth) * uint64_t(plan.tableHeight) * 2;
+    const uint64_t layer = uint64_t(plan.side()) * uint64_t(plan.side());
+    EXPECT_EQ(w.gpu.imagery.bytes - table, uint64_t(plan.pages) * layer);
+    EXPECT_EQ(e.gpu.imagery.bytes - table, uint64_t(plan.pages) * layer * 4);
+    std::vector<uint8_t> reference, drawn, rgba8;
+    int busiest = 0;
+    for (const Camera& c : cameras) {
+        for (const float lod : {0.0f, 1.0f}) {
+            render(w, c, true, reference, false, lod);
+            busiest = std::max(busiest, w.imageryStreamer->stats().wanted);
+        }
+    }
+    const int pool = busiest + 4;
+    ASSERT_LT(pool, w.gpu.imagery.plan.pages / 2);
+    const ImageryOn on(t, texels, ImageryStyle{}, 32, pool, ImageryCompression::Bc3);
+    double sum = 0.0;
+    size_t channels = 0, differing = 0;
+    int largest = 0;
+    for (size_t i = 0; i < cameras.size(); ++i) {
+        for (const float lod : {0.0f, 1.0f}) {
+            render(w, cameras[i], true, reference, false, lod);
+            render(t, cameras[i], true, drawn, false, lod);
+            render(e, cameras[i], true, rgba8, false, lod);
+            EXPECT_FALSE(t.imageryStreamer->stats().starved) << "camera " << i;
+            EXPECT_EQ(differingPixels(reference, drawn), 0u) << "camera " << i << ", lod " << lod;
+            for (size_t p = 0; p < rgba8.size(); p += 4) {
+                for (size_t c = 0; c < 3; ++c) {
+                    const int d = std::abs(int(reference[p + c]) - int(rgba8[p + c]));
+                    sum += d;
+                    largest = std::max(largest, d);
+                    ++channels;
+                }
+            }
+            differing += differingPixels(reference, rgba8);
+        }
+    }
+    EXPECT_GT(t.imageryStreamer->stats().uploadedTotal, uint64_t(pool)) << "nothing evicted";
+    EXPECT_GT(differing, 0u) << "BC3 drew the RGBA8 picture exactly: not compressed";
+    EXPECT_LT(sum / double(channels), 3.0);
+    EXPECT_LE(largest, 64);
+    std::printf("BC3 against RGBA8: mean %.2f, largest %d, %zu pixels differ\n",
+                sum / double(channels), largest, differing);
+    w.destroy();
+    t.destroy();
+    e.destroy();
+}
+
+// A BC3 pool of pages whose side is not a multiple of 4 (a block's) is refused in one line.
+TEST(Imagery, Bc3PagesOfASideOffTheBlocksAreRefusedInOneLine) {
+    REQUIRE_GL();
+    const ImageryPlan plan = planImagery(65, 65, 256, 256, 32, 3);  // 38^2 texels a page
+    Result<ImageryGpu> gpu = ImageryGpu::create(plan, 4, ImageryCompression::Bc3);
+    ASSERT_FALSE(gpu);
+    EXPECT_NE(gpu.error().find("BC3"), std::string::npos) << gpu.error();
+    EXPECT_EQ(gpu.error().find('\n'), std::string::npos);
+    EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
 }
 
 // Page borders and the levels' seams do not show: the same imagery cut into pages of 32 texels

@@ -19,6 +19,7 @@
 #include <gdal_priv.h>
 #include <gdal_utils.h>
 #include <ogr_spatialref.h>
+#include <stb_dxt.h>
 #include <stb_rect_pack.h>
 
 #include "core/io/gdal_capacity.h"
@@ -388,6 +389,20 @@ Status warpInto(GDALDatasetH from, GDALDataset* into, bool minify, double scaleX
 }
 
 }  // namespace
+
+void compressImageryPage(const uint8_t* rgba, int side, uint8_t* blocks) {
+    uint8_t block[64];
+    for (int by = 0; by < side; by += 4) {
+        for (int bx = 0; bx < side; bx += 4) {
+            for (int y = 0; y < 4; ++y) {
+                std::copy_n(&rgba[(size_t(by + y) * size_t(side) + size_t(bx)) * 4], 16,
+                            &block[y * 16]);
+            }
+            stb_compress_dxt_block(blocks, block, 1, STB_DXT_HIGHQUAL);
+            blocks += 16;
+        }
+    }
+}
 
 void ImageryPlan::pageOf(uint32_t id, int& k, int& px, int& py) const {
     k = 0;

@@ -89,6 +89,23 @@ struct Imagery {
 // level 0's texels.
 constexpr int kImageryPageTexels = 512;
 constexpr int kImageryPageBorder = 4;
+// How a page's texels go to the GPU: as they are (RGBA8, 4 bytes a texel), or as BC3 blocks (S3TC
+// DXT5, 1 byte a texel, colour to 565 endpoints and alpha kept) encoded on the streamer's thread by
+// stb_dxt: a pool of the same bytes holds four times the pages, for an error of about 1 to 2 sRGB
+// levels RMS (docs/figures.md#imagery). BC1 would be half that again but keeps no alpha, which is
+// the imagery's coverage.
+enum class ImageryCompression : uint8_t { None, Bc3 };
+
+// The bytes of a stored page of side^2 texels (side a multiple of 4 for BC3).
+inline uint64_t imageryPageBytes(int side, ImageryCompression compression) {
+    const uint64_t texels = uint64_t(side) * uint64_t(side);
+    return compression == ImageryCompression::Bc3 ? texels : texels * 4;
+}
+
+// A page's side^2 RGBA8 texels as BC3 blocks, 16 bytes for each 4 x 4 texels, row of blocks by row
+// of blocks (what glCompressedTexSubImage3D takes); `blocks` holds imageryPageBytes(side, Bc3).
+void compressImageryPage(const uint8_t* rgba, int side, uint8_t* blocks);
+
 // The pyramid's levels at most (level 0's side is at most 2^18 texels).
 constexpr int kImageryMaxLevels = 24;
 // The pyramid's base: its first level at most this many texels a side, read through GDAL whole;

@@ -34,18 +34,23 @@ ImageryView imageryView(const ImageryPlan& plan, const WorldMapping& mapping, co
 }
 
 void ImageryStreamer::start(std::unique_ptr<ImageryReader> reader, int poolLayers,
-                            int stagingPages) {
+                            ImageryCompression compression, int stagingPages) {
     stop();
     assert(reader && poolLayers >= 1 && stagingPages >= 1);
     reader_ = std::move(reader);
     plan_ = reader_->plan();
+    compression_ = compression;
     const size_t count = size_t(plan_.pages);
     state_.assign(count, ImageryPageState::Absent);
     queue_.clear();
     queue_.reserve(count);
     head_ = 0;
-    const size_t bytes = size_t(plan_.side()) * size_t(plan_.side()) * 4;
-    staging_.assign(size_t(stagingPages) * bytes, 0);
+    pageBytes_ = size_t(imageryPageBytes(plan_.side(), compression));
+    staging_.assign(size_t(stagingPages) * pageBytes_, 0);
+    texels_.assign(compression == ImageryCompression::None
+                       ? 0
+                       : size_t(plan_.side()) * size_t(plan_.side()) * 4,
+                   0);
     freeStaging_.clear();
     for (int s = stagingPages - 1; s >= 0; --s) {
         freeStaging_.push_back(s);
@@ -218,7 +223,6 @@ void ImageryStreamer::endRequest() {
 }
 
 void ImageryStreamer::work() {
-    const size_t bytes = size_t(plan_.side()) * size_t(plan_.side()) * 4;
     std::unique_lock<std::mutex> lock(mutex_);
     while (true) {
         wake_.wait(lock, [this] {
@@ -241,7 +245,12 @@ void ImageryStreamer::work() {
         lock.unlock();
         int k = 0, px = 0, py = 0;
         plan_.pageOf(page, k, px, py);
-        const Status read = reader_->readPage(k, px, py, &staging_[size_t(slot) * bytes]);
+        uint8_t* stored = &staging_[size_t(slot) * pageBytes_];
+        const bool encoded = compression_ != ImageryCompression::None;
+        const Status read = reader_->readPage(k, px, py, encoded ? texels_.data() : stored);
+        if (read && encoded) {
+            compressImageryPage(texels_.data(), plan_.side(), stored);
+        }
         lock.lock();
         --loading_;
         if (read) {
@@ -276,7 +285,6 @@ int ImageryStreamer::freeLayer() {
 }
 
 int ImageryStreamer::upload(const Upload& uploadPage, int budget) {
-    const size_t bytes = size_t(plan_.side()) * size_t(plan_.side()) * 4;
     int done = 0;
     starved_ = false;
     std::unique_lock<std::mutex> lock(mutex_);
@@ -300,7 +308,7 @@ int ImageryStreamer::upload(const Upload& uploadPage, int budget) {
             pageLayer_[size_t(evicted)] = -1;
             --resident_;
         }
-        uploadPage(layer, page, &staging_[size_t(slot) * bytes], evicted);
+        uploadPage(layer, page, &staging_[size_t(slot) * pageBytes_], evicted);
         layerPage_[size_t(layer)] = page;
         layerAsked_[size_t(layer)] = frame_;
         pageLayer_[page] = layer;

@@ -69,9 +69,11 @@ public:
     ImageryStreamer(const ImageryStreamer&) = delete;
     ImageryStreamer& operator=(const ImageryStreamer&) = delete;
 
-    // Starts the worker over `reader`'s pyramid; the top page (its texels read at open) is
-    // resident in layer 0 for good, which the caller has uploaded.
-    void start(std::unique_ptr<ImageryReader> reader, int poolLayers, int stagingPages = 4);
+    // Starts the worker over `reader`'s pyramid, its pages stored as `compression` says (the
+    // worker encodes them); the tail's page (its texels read at open) is resident in layer 0 for
+    // good, which the caller has uploaded.
+    void start(std::unique_ptr<ImageryReader> reader, int poolLayers,
+               ImageryCompression compression = ImageryCompression::None, int stagingPages = 4);
     void stop();
     bool running() const { return worker_.joinable(); }
     const ImageryPlan& plan() const { return plan_; }
@@ -89,8 +91,9 @@ public:
     // with).
     void requestEvery();
 
-    // A page's upload: (layer, page, its side^2 premultiplied RGBA texels, the page evicted from
-    // the layer or -1). The renderer writes the texels and points the page table's entries.
+    // A page's upload: (layer, page, its stored bytes: side^2 premultiplied RGBA texels or their
+    // BC3 blocks, the page evicted from the layer or -1). The renderer writes them and points the
+    // page table's entries.
     using Upload =
         std::function<void(int layer, uint32_t page, const uint8_t* rgba, int64_t evicted)>;
     // Up to `budget` read pages go to `upload` (a free layer, else the one least recently asked
@@ -114,6 +117,9 @@ private:
 
     ImageryPlan plan_;
     std::unique_ptr<ImageryReader> reader_;
+    ImageryCompression compression_ = ImageryCompression::None;
+    size_t pageBytes_ = 0;         // a staging page's: imageryPageBytes
+    std::vector<uint8_t> texels_;  // the worker's: a page's RGBA texels before they are encoded
     uint32_t topPage_ = 0;
 
     mutable std::mutex mutex_;
