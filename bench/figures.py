@@ -530,8 +530,9 @@ def imagery_section():
             shown, out = script("stream.py", "--frames", "60", "--memory-budget", "2000",
                                 "--imagery", big_imagery(), "--imagery-compression", compression,
                                 stream_map())
+            stored = "as they are" if compression == "none" else "as BC3 blocks"
             lines += ["", "A 65536² imagery COG (JPEG, with overviews) over the streamed 32769² "
-                      f"map, both streamed within a 2000 MiB budget, its pages {compression} "
+                      f"map, both streamed within a 2000 MiB budget, its pages {stored} "
                       f"(`{shown}`):", "", *code_block(out)]
     return lines
 

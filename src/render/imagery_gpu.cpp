@@ -50,10 +50,14 @@ Result<ImageryGpu> ImageryGpu::create(const ImageryPlan& plan, int layers,
     if (plan.pages < 1 || layers < 1) {
         return R::failure("imagery has no pages");
     }
-    if (compression == ImageryCompression::Bc3 && (!imageryTakesBc3() || plan.side() % 4 != 0)) {
+    if (compression == ImageryCompression::Bc3 && !imageryTakesBc3()) {
         return R::failure(
             "the GPU takes no BC3 (S3TC sRGB) textures for the imagery; "
             "--imagery-compression none");
+    }
+    if (compression == ImageryCompression::Bc3 && plan.side() % 4 != 0) {
+        return R::failure("imagery pages of " + std::to_string(plan.side()) +
+                          "^2 texels are not whole BC3 blocks of 4 x 4");
     }
     if (!takesArray(plan.side(), layers, compression)) {
         return R::failure("the GPU takes no " + std::to_string(layers) + " layers of " +

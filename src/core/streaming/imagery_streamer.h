@@ -95,7 +95,7 @@ public:
     // BC3 blocks, the page evicted from the layer or -1). The renderer writes them and points the
     // page table's entries.
     using Upload =
-        std::function<void(int layer, uint32_t page, const uint8_t* rgba, int64_t evicted)>;
+        std::function<void(int layer, uint32_t page, const uint8_t* stored, int64_t evicted)>;
     // Up to `budget` read pages go to `upload` (a free layer, else the one least recently asked
     // for, never one the last request asked for, nor the top's). Returns how many.
     int upload(const Upload& uploadPage, int budget = kImageryUploadsPerFrame);
