@@ -40,9 +40,13 @@ void usePage(int lvl, ivec2 s) {
     page = ivec3((pageXY << pageShift) - 1, layer - pageArray * layersPerArray);
 }
 
+// Samplers in an array are indexed by constants only (GLSL 3.30), so pages spread over several
+// arrays are read through a branch over them (MANY_HEIGHT_ARRAYS, qt::kManyArraysVariant). A
+// software rasteriser (llvmpipe) runs every arm of such a branch, a fetch each, so a map whose
+// pages fit one array is read without it.
 float codeAt(int col, int row) {
     ivec3 at = ivec3(col - page.x, row - page.y, page.z);
-    // Samplers in an array are indexed by constants only (GLSL 3.30).
+#ifdef MANY_HEIGHT_ARRAYS
     uint code;
     if (pageArray == 0) {
         code = texelFetch(heightPages[0], at, 0).r;
@@ -53,6 +57,9 @@ float codeAt(int col, int row) {
     } else {
         code = texelFetch(heightPages[3], at, 0).r;
     }
+#else
+    uint code = texelFetch(heightPages[0], at, 0).r;
+#endif
     return float(code);
 }
 

@@ -11,13 +11,15 @@ in vec2 baseLight;  // under a Sun: the terrain's Sun and sky shares at the base
 uniform float farPlane;
 uniform float fogStart;
 uniform vec3 fogColour;
-// A Sun given: the daylight sky's haze (sky.glsl) instead of the fog's flat colour, and the
-// light from it (sunOn) shadowed as the ground under the object is.
+#ifdef SUN
+// A Sun given (qt::ObjectProgram): the light from it, shadowed as the ground under the object
+// is, and the daylight sky's haze (sky.glsl) instead of the fog's flat colour while the sky is
+// shown (daylight).
 uniform bool daylight;
-uniform bool sunOn;
 uniform vec3 sunDirection;
 
 #include "sky.glsl"
+#endif
 
 out vec4 colour;
 
@@ -35,18 +37,21 @@ void main() {
         albedo = kSelected;
     }
     vec3 n = normalize(normal);
-    vec3 lit;
-    if (sunOn) {
-        float diffuse = max(dot(n, sunDirection), 0.0) * baseLight.x;
-        lit = albedo * (0.28 * baseLight.y + 0.85 * diffuse);
-    } else {
-        float diffuse = max(dot(n, kSunDirection), 0.0);
-        lit = albedo * (0.28 + 0.85 * diffuse);
-    }
+#ifdef SUN
+    float diffuse = max(dot(n, sunDirection), 0.0) * baseLight.x;
+    vec3 lit = albedo * (0.28 * baseLight.y + 0.85 * diffuse);
+#else
+    float diffuse = max(dot(n, kSunDirection), 0.0);
+    vec3 lit = albedo * (0.28 + 0.85 * diffuse);
+#endif
     float d = fogStart < farPlane
                   ? clamp((distanceFromEye - fogStart) / (farPlane - fogStart), 0.0, 1.0)
                   : 0.0;
+#ifdef SUN
     colour = vec4(daylight ? hazed(lit, viewRayAt(gl_FragCoord.xy), distanceFromEye, d * d)
                            : mix(lit, fogColour, d * d),
                   1.0);
+#else
+    colour = vec4(mix(lit, fogColour, d * d), 1.0);
+#endif
 }

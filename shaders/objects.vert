@@ -17,20 +17,21 @@ uniform vec3 eye;             // positions are taken relative to it
 uniform bool byId;
 uniform samplerBuffer records;
 
-// Under a Sun (sunOn): the terrain's light at the object's base (light.glsl) handed to the
-// fragment shader; without light on the GPU (lightShown false), full light. The base's map
-// sample is its x and z over `spacing`, rounded, clamped to the map.
+// Under a Sun (SUN): the terrain's light at the object's base (light.glsl) handed to the fragment
+// shader; without light on the GPU yet (lightShown false), full light. The base's map sample is
+// its x and z over `spacing`, rounded, clamped to the map. The programs by light are
+// qt::ObjectProgram: none reads a light it is not drawn in.
+out vec2 baseLight;
+#ifdef SUN
 #include "light.glsl"
-uniform bool sunOn;
 uniform bool lightShown;
 uniform vec2 spacing;
 uniform ivec2 mapSize;
-out vec2 baseLight;
 
+#ifdef PAGED_LIGHT
 // A streamed map's light is paged as its heights are (qt::TerrainGpu::lightPages, laid out as
 // shaders/height_pages.glsl says): the page table gives a page's layer, kAbsentPage (0xFFFF) for
 // a level-0 page out of the pool.
-uniform bool lightPaged;
 uniform usampler2D pageTable;
 uniform sampler2DArray lightPages[4];  // qt::kMaxHeightArrays
 uniform int layersPerArray;
@@ -62,6 +63,8 @@ vec2 pagedLightAt(ivec2 m) {
     }
     int array = int(layer) / layersPerArray;
     ivec3 at = ivec3(s - (pageXY << pageShift) + 1, int(layer) - array * layersPerArray);
+    // Through a branch over the arrays only where there are several (height_pages.glsl's codeAt).
+#ifdef MANY_HEIGHT_ARRAYS
     float texel;
     if (array == 0) {
         texel = texelFetch(lightPages[0], at, 0).r;
@@ -72,16 +75,29 @@ vec2 pagedLightAt(ivec2 m) {
     } else {
         texel = texelFetch(lightPages[3], at, 0).r;
     }
+#else
+    float texel = texelFetch(lightPages[0], at, 0).r;
+#endif
     return sharesOf(texel);
 }
+#endif
 
 vec2 lightAt(vec3 base) {
-    if (!sunOn || !lightShown) {
+    if (!lightShown) {
         return vec2(1.0);
     }
     ivec2 m = clamp(ivec2(floor(base.xz / spacing + 0.5)), ivec2(0), mapSize - 1);
-    return lightPaged ? pagedLightAt(m) : lightShares(m);
+#ifdef PAGED_LIGHT
+    return pagedLightAt(m);
+#else
+    return lightShares(m);
+#endif
 }
+#else
+vec2 lightAt(vec3 base) {
+    return vec2(1.0);
+}
+#endif
 
 out vec3 normal;
 out float distanceFromEye;

@@ -68,6 +68,8 @@ vec2 sunlitAt(ivec2 s) {
         return vec2(1.0);
     }
     ivec3 at = ivec3(s.x - page.x, s.y - page.y, page.z);
+    // Through a branch over the arrays only where there are several (as codeAt).
+#ifdef MANY_HEIGHT_ARRAYS
     float texel;
     if (pageArray == 0) {
         texel = texelFetch(lightPages[0], at, 0).r;
@@ -78,6 +80,9 @@ vec2 sunlitAt(ivec2 s) {
     } else {
         texel = texelFetch(lightPages[3], at, 0).r;
     }
+#else
+    float texel = texelFetch(lightPages[0], at, 0).r;
+#endif
     return sharesOf(texel);
 }
 #else

@@ -100,7 +100,9 @@ Result<ObjectRenderer> ObjectRenderer::create(const std::string& shaderDir) {
 }
 
 void ObjectRenderer::destroy() {
-    program.destroy();
+    for (ShaderProgram& variant : programs) {
+        variant.destroy();
+    }
     for (MeshGpu& g : meshes) {
         glDeleteBuffers(1, &g.vertexBuffer);
         glDeleteBuffers(1, &g.indexBuffer);
@@ -123,7 +125,18 @@ void ObjectRenderer::destroy() {
 }
 
 Status ObjectRenderer::reloadShaders() {
-    return program.replaceFrom(shaderDir, "objects.vert", "objects.frag");
+    static const char* const kDefines[kObjectPrograms] = {
+        "", "#define SUN\n", "#define SUN\n#define PAGED_LIGHT\n",
+        "#define SUN\n#define PAGED_LIGHT\n#define MANY_HEIGHT_ARRAYS\n"};
+    Status failed;
+    for (int v = 0; v < kObjectPrograms; ++v) {
+        Status loaded =
+            programs[v].replaceFrom(shaderDir, "objects.vert", "objects.frag", kDefines[v]);
+        if (!loaded && failed) {
+            failed = loaded;
+        }
+    }
+    return failed;
 }
 
 void ObjectRenderer::reserve(uint32_t count) {
@@ -204,6 +217,13 @@ int ObjectRenderer::submit(const Camera& camera) {
         }
         idFirst += count;
     }
+    const TerrainGpu* paged =
+        sun && sun->pages != nullptr && sun->pages->lightPaged() ? sun->pages : nullptr;
+    const ShaderProgram& program =
+        programs[!sun     ? kObjectsFixedLight
+                 : !paged ? kObjectsSunLight
+                          : (paged->heightArrays > 1 ? kObjectsPagedLightManyArrays
+                                                     : kObjectsPagedLight)];
     glUseProgram(program.id);
     const glm::mat4 viewProjection = camera.viewProjectionFromEye();
     glUniformMatrix4fv(program.uniform("viewProjection"), 1, GL_FALSE,
@@ -224,10 +244,6 @@ int ObjectRenderer::submit(const Camera& camera) {
         pageUnits[a] = kLightPagesUnit + a;
     }
     glUniform1iv(program.uniform("lightPages"), kMaxHeightArrays, pageUnits);
-    glUniform1i(program.uniform("sunOn"), sun ? 1 : 0);
-    const TerrainGpu* paged =
-        sun && sun->pages != nullptr && sun->pages->lightPaged() ? sun->pages : nullptr;
-    glUniform1i(program.uniform("lightPaged"), paged != nullptr ? 1 : 0);
     if (paged != nullptr) {
         glActiveTexture(GLenum(GL_TEXTURE0 + kPageTableUnit));
         glBindTexture(GL_TEXTURE_2D, paged->pageTable);

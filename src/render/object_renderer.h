@@ -29,6 +29,18 @@ struct TerrainGpu;
 // The most draws a frame's objects take: each mesh from whole instances and from ids.
 constexpr int kMaxObjectDraws = 2 * kObjectMeshes;
 
+// The objects' programs (objects.vert, objects.frag), by the light they are drawn in: the fixed
+// light; a Sun, the terrain's light read from TerrainGpu::shadows; a Sun, from a streamed map's
+// light pages, in one texture array or in several (read through a branch over them, which a
+// software rasteriser runs arm by arm: no program pays for a light it does not read).
+enum ObjectProgram : int {
+    kObjectsFixedLight = 0,
+    kObjectsSunLight = 1,
+    kObjectsPagedLight = 2,
+    kObjectsPagedLightManyArrays = 3,
+    kObjectPrograms = 4,
+};
+
 struct ObjectRenderer {
     struct MeshGpu {
         GLuint vertexBuffer = 0;
@@ -37,7 +49,7 @@ struct ObjectRenderer {
         GLuint idVertexArray = 0;  // instances read by id from idBuffer
         GLsizei indexCount = 0;
     };
-    ShaderProgram program;
+    ShaderProgram programs[kObjectPrograms];  // by ObjectProgram
     std::string shaderDir;  // where the shaders are read from; "": the ones compiled in
     Fog fog;                // distance fog, as the terrain's (TerrainRenderer::fog)
     // Under a Sun, the frame's sky and haze (TerrainRenderer::skyFrameFor): the objects fade

@@ -93,7 +93,8 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
         }
     }
     const Level0Pool pool = stream.on || onDemand ? streamedPool(stream, leafSize) : Level0Pool{};
-    Result<TerrainGpu> gpu = TerrainGpu::create(map, tree.value(), pageSize, 0, pool);
+    Result<TerrainGpu> gpu =
+        TerrainGpu::create(map, tree.value(), pageSize, stream.maxLayersPerArray, pool);
     if (!gpu) {
         return Result<Terrain>::failure(path + ": " + gpu.error());
     }
@@ -125,6 +126,7 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     }
     terrain.onDemand = onDemand;
     terrain.pageSize = pageSize;
+    terrain.maxLayersPerArray = stream.maxLayersPerArray;
     if ((stream.on || onDemand) && stream.pool == 0) {
         terrain.poolViewport = stream.viewportHeight;
     }
@@ -216,7 +218,7 @@ bool Terrain::settleStreaming(const CullView& view) {
 }
 
 bool Terrain::remakeHeights(const Level0Pool& pool) {
-    Result<TerrainGpu> made = TerrainGpu::create(map, tree, pageSize, 0, pool);
+    Result<TerrainGpu> made = TerrainGpu::create(map, tree, pageSize, maxLayersPerArray, pool);
     if (!made) {
         return false;
     }

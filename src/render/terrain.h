@@ -73,6 +73,9 @@ struct StreamSettings {
     float fovY = 1.04719755f;  // 60 degrees
     // A map in memory when `on` is off (codes mapped from a file always stream).
     Level0Upload level0 = Level0Upload::Whole;
+    // Pages in texture arrays of at most this many layers (0: as many as the driver takes), as a
+    // driver that caps a texture's bytes spreads them: tests of the many-arrays programs.
+    int maxLayersPerArray = 0;
 };
 
 // Imagery being read and resampled on a thread of its own (render/terrain_imagery.h), while the
@@ -149,6 +152,7 @@ struct Terrain {
     // The pool's layers were given (StreamSettings::pool, --stream-pool): it never grows.
     bool poolFixed = false;
     int pageSize = kDefaultPageSize;  // the page size asked at create (the GPU's may be larger)
+    int maxLayersPerArray = 0;        // StreamSettings::maxLayersPerArray, asked at create
 
     // Puts `scene` on this terrain (or removes the objects, with an empty one) and sizes the
     // frame's buffers for it.

@@ -675,18 +675,28 @@ double GpuSections::milliseconds() const {
     return double(total) * 1e-6;
 }
 
+std::string terrainDefines(int variant) {
+    std::string defines;
+    defines += (variant & kHolesVariant) != 0 ? "#define HOLES\n" : "";
+    defines += (variant & kSunVariant) != 0 ? "#define SUN\n" : "";
+    defines += (variant & kImageryVariant) != 0 ? "#define IMAGERY\n" : "";
+    defines += (variant & kPagedLightVariant) != 0 ? "#define PAGED_LIGHT\n" : "";
+    defines += (variant & kManyArraysVariant) != 0 ? "#define MANY_HEIGHT_ARRAYS\n" : "";
+    return defines;
+}
+
+int pagesVariant(const TerrainGpu& gpu) {
+    return gpu.heightArrays > 1 ? kManyArraysVariant : 0;
+}
+
 Status TerrainRenderer::reloadShaders() {
     Status failed;
     for (int v = 0; v < kTerrainVariants; ++v) {
         if ((v & kPagedLightVariant) != 0 && (v & kSunVariant) == 0) {
             continue;  // paged light is the Sun's
         }
-        std::string defines;
-        defines += (v & kHolesVariant) != 0 ? "#define HOLES\n" : "";
-        defines += (v & kSunVariant) != 0 ? "#define SUN\n" : "";
-        defines += (v & kImageryVariant) != 0 ? "#define IMAGERY\n" : "";
-        defines += (v & kPagedLightVariant) != 0 ? "#define PAGED_LIGHT\n" : "";
-        Status loaded = variants[v].replaceFrom(shaderDir, "terrain.vert", "terrain.frag", defines);
+        Status loaded =
+            variants[v].replaceFrom(shaderDir, "terrain.vert", "terrain.frag", terrainDefines(v));
         if (!loaded && failed) {
             failed = loaded;
         }
@@ -980,7 +990,7 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     glBindVertexArray(vertexArray);
     const bool imageryShown = imagery.on && gpu.imagery.present() && !style.wireframe;
     const int lit = (sun ? kSunVariant | (gpu.lightPaged() ? kPagedLightVariant : 0) : 0) |
-                    (imageryShown ? kImageryVariant : 0);
+                    (imageryShown ? kImageryVariant : 0) | pagesVariant(gpu);
     const GLsizei cullTo =
         style.cullBackFaces ? GLsizei(std::min(style.cullBackFacesTo, size_t(count))) : 0;
     int draws = 0;

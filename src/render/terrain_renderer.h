@@ -222,8 +222,16 @@ enum TerrainVariant : int {
     // PAGED_LIGHT, with SUN only: the light read from TerrainGpu::lightPages (a streamed map's),
     // a variant of its own so that a map held whole never pays for the pages' branches.
     kPagedLightVariant = 8,
-    kTerrainVariants = 16,
+    // MANY_HEIGHT_ARRAYS: the height (and light) pages span several arrays (TerrainGpu::
+    // heightArrays > 1), read through a branch over them; without it, from the first alone.
+    kManyArraysVariant = 16,
+    kTerrainVariants = 32,
 };
+
+// The defines of a variant's program (they go after terrain.vert's and terrain.frag's #version).
+std::string terrainDefines(int variant);
+// The variant bits `gpu`'s pages ask for: kManyArraysVariant where they span several arrays.
+int pagesVariant(const TerrainGpu& gpu);
 
 // How imagery is shown over the terrain's own colours.
 struct ImageryStyle {

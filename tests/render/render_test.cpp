@@ -1493,8 +1493,9 @@ struct NodeCapture {
     GLuint query = 0;
 
     // False (and a failure) when the shader does not compile or link. `defines` go after the
-    // #version line, as ShaderProgram::loadFrom puts them.
-    bool create(const Terrain& terrain, const std::string& defines = "") {
+    // #version line, as ShaderProgram::loadFrom puts them, with those the terrain's pages ask for.
+    bool create(const Terrain& terrain, const std::string& variantDefines = "") {
+        const std::string defines = terrainDefines(pagesVariant(terrain.gpu)) + variantDefines;
         Result<std::string> read = shaderSource(QT_SHADER_DIR, "terrain.vert");
         EXPECT_TRUE(read) << read.error();
         std::string source = read ? read.value() : std::string();
@@ -2764,6 +2765,71 @@ TEST(Sun, StreamedSettledFramesEqualTheFullyLoadedOnes) {
     }
     s.destroy();
     full.value().destroy();
+}
+
+// Pages spread over several texture arrays (as a driver that caps a texture's bytes spreads them)
+// are read by the programs that branch over the arrays, pages in one array by those that read it
+// alone: the same map draws the same pixels either way, with holes and objects, under a Sun and
+// without, held whole and streamed (its light paged as its heights, read at the objects' bases).
+TEST(HeightPages, FramesFromPagesInSeveralArraysEqualThoseFromOne) {
+    REQUIRE_GL_STRICT();
+    const int w = 257, h = 257;
+    const Heightmap map = test::withNodata(syntheticHeightmap(w, h, 41), [&](int col, int row) {
+        return syntheticHole(col, row, w, h);
+    });
+    for (const bool streamed : {false, true}) {
+        SCOPED_TRACE(streamed ? "streamed" : "held whole");
+        StreamSettings settings;
+        settings.on = streamed;
+        Result<Terrain> one = Terrain::create(map, 4, "one array", {}, {}, 8, {}, settings);
+        ASSERT_TRUE(one) << one.error();
+        settings.maxLayersPerArray = (one.value().gpu.pages.layers + 2) / 3;
+        Result<Terrain> three = Terrain::create(map, 4, "three arrays", {}, {}, 8, {}, settings);
+        ASSERT_TRUE(three) << three.error();
+        Terrain& a = one.value();
+        Terrain& b = three.value();
+        a.finishErrors();
+        b.finishErrors();
+        const uint32_t count = 2000;
+        Result<ObjectScene> scene = ObjectScene::scatter(map, a.mapping, count, 0, 7u);
+        ASSERT_TRUE(scene) << scene.error();
+        a.setObjects(std::make_unique<ObjectScene>(scene.value()));
+        b.setObjects(std::make_unique<ObjectScene>(scene.value()));
+        gl().objects.reserve(count);
+        ASSERT_EQ(a.gpu.heightArrays, 1);
+        ASSERT_EQ(b.gpu.heightArrays, 3);
+        ASSERT_EQ(pagesVariant(a.gpu), 0);
+        ASSERT_EQ(pagesVariant(b.gpu), int(kManyArraysVariant));
+        const std::vector<Camera> cameras = randomCameras(a, 6, 53u);
+        for (const std::optional<SunDirection> sun :
+             {std::optional<SunDirection>(), std::optional<SunDirection>(kTestSuns[0])}) {
+            std::optional<SunOn> aLit, bLit;
+            if (sun) {
+                aLit.emplace(a, *sun);
+                bLit.emplace(b, *sun);
+                ASSERT_EQ(b.gpu.lightPaged(), streamed);
+            }
+            std::vector<uint8_t> expected, spread;
+            int drawn = 0;
+            for (size_t i = 0; i < cameras.size(); ++i) {
+                const float pixels = i % 2 == 0 ? 1.0f : 4.0f;
+                const CullView view{cameras[i], kHeight, false, false, pixels};
+                if (streamed) {
+                    a.settleStreaming(view);
+                    b.settleStreaming(view);
+                }
+                const FrameStats f = render(a, cameras[i], true, expected, false, pixels);
+                render(b, cameras[i], true, spread, false, pixels);
+                ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+                EXPECT_EQ(differingPixels(expected, spread), 0u)
+                    << "camera " << i << (sun ? ", Sun" : "");
+                drawn += terrainShare(expected) > 0.0 && f.objects.drawn > 0;
+            }
+            EXPECT_GT(drawn, 0) << "no frame drew terrain and objects";
+        }
+        b.destroy();
+        a.destroy();
+    }
 }
 
 // Shadows split into layers of a few rows (as a map taller than the driver's largest texture
