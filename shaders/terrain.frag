@@ -27,6 +27,7 @@ flat in int drawnLevel;  // the level of the node it belongs to
 
 #include "height_pages.glsl"
 
+#ifdef COARSE_NODES
 // The surface's normal as finely as a pixel resolves it. A node's vertices carry the normals of
 // its own level's samples (terrain.vert), which is all the detail a pixel shows where one of its
 // grid steps looks at most a pixel long. Level of detail picks nodes by their height error, so a
@@ -35,6 +36,9 @@ flat in int drawnLevel;  // the level of the node it belongs to
 // slope of the bilinear patch over that level's four samples around it. Level 0 is left to the
 // vertices: on a streamed map its pages are resident only where level-0 nodes are drawn, and
 // levels 1 and up are always resident, so a streamed map shades as the same map loaded whole.
+// Compiled in for level of detail's nodes alone (COARSE_NODES, qt::kCoarseNodesVariant): leaves
+// keep their vertices' normals, and a software rasteriser would run the fetches below for every
+// fragment, whichever way the branch goes.
 vec3 fineNormal(vec3 vertexNormal, float perPixel) {
     int finest = perPixel > 2.0 ? int(floor(log2(min(perPixel, 65536.0)))) : 1;
     if (drawnLevel < 2 || finest >= drawnLevel) {
@@ -57,6 +61,7 @@ vec3 fineNormal(vec3 vertexNormal, float perPixel) {
     float dz = mix(h01 - h00, h11 - h10, t.x) * heightScale / size.y;
     return normalize(vec3(-dx, 1.0, -dz));
 }
+#endif
 
 #ifdef IMAGERY
 // Imagery over the map (qt::ImageryGpu): a pyramid of levels, level k's texel (i, j) spanning
@@ -239,7 +244,9 @@ float contourLine(float aboveLowest, float lowest) {
 void main() {
     // Before any discard: derivatives need the whole 2x2 quad (the branch is uniform).
     float contour = contourInterval > 0.0 ? contourLine(surface.y, heightRange.x) : 0.0;
+#ifdef COARSE_NODES
     vec2 footprint = fwidth(mapAt);
+#endif
 #ifdef IMAGERY
     vec2 t0 = mapAt * imageryDensity;
     vec4 texel = imageryAt(t0, dFdx(t0), dFdy(t0));
@@ -250,8 +257,10 @@ void main() {
     }
 #endif
     vec2 nxz = surface.xz;
-    vec3 n = fineNormal(normalize(vec3(nxz.x, sqrt(max(1.0 - dot(nxz, nxz), 0.0)), nxz.y)),
-                        max(footprint.x, footprint.y));
+    vec3 n = normalize(vec3(nxz.x, sqrt(max(1.0 - dot(nxz, nxz), 0.0)), nxz.y));
+#ifdef COARSE_NODES
+    n = fineNormal(n, max(footprint.x, footprint.y));
+#endif
     float span = max(heightRange.y - heightRange.x, 1e-6);
     float h = clamp(surface.y / span, 0.0, 1.0);
 

@@ -682,6 +682,7 @@ std::string terrainDefines(int variant) {
     defines += (variant & kImageryVariant) != 0 ? "#define IMAGERY\n" : "";
     defines += (variant & kPagedLightVariant) != 0 ? "#define PAGED_LIGHT\n" : "";
     defines += (variant & kManyArraysVariant) != 0 ? "#define MANY_HEIGHT_ARRAYS\n" : "";
+    defines += (variant & kCoarseNodesVariant) != 0 ? "#define COARSE_NODES\n" : "";
     return defines;
 }
 
@@ -990,7 +991,8 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     glBindVertexArray(vertexArray);
     const bool imageryShown = imagery.on && gpu.imagery.present() && !style.wireframe;
     const int lit = (sun ? kSunVariant | (gpu.lightPaged() ? kPagedLightVariant : 0) : 0) |
-                    (imageryShown ? kImageryVariant : 0) | pagesVariant(gpu);
+                    (imageryShown ? kImageryVariant : 0) | pagesVariant(gpu) |
+                    (nodes ? kCoarseNodesVariant : 0);
     const GLsizei cullTo =
         style.cullBackFaces ? GLsizei(std::min(style.cullBackFacesTo, size_t(count))) : 0;
     int draws = 0;

@@ -225,7 +225,10 @@ enum TerrainVariant : int {
     // MANY_HEIGHT_ARRAYS: the height (and light) pages span several arrays (TerrainGpu::
     // heightArrays > 1), read through a branch over them; without it, from the first alone.
     kManyArraysVariant = 16,
-    kTerrainVariants = 32,
+    // COARSE_NODES: level of detail's nodes, whose fragments may take finer normals than their
+    // vertices'; without it, leaves (full detail), shaded by their vertices' normals alone.
+    kCoarseNodesVariant = 32,
+    kTerrainVariants = 64,
 };
 
 // The defines of a variant's program (they go after terrain.vert's and terrain.frag's #version).

@@ -2832,6 +2832,54 @@ TEST(HeightPages, FramesFromPagesInSeveralArraysEqualThoseFromOne) {
     }
 }
 
+// Leaves (full detail) are drawn by programs without the fragments' finer normals, which level
+// of detail's nodes need (COARSE_NODES): a full-detail frame's leaves drawn as level-0 nodes by
+// the nodes' programs give the same pixels, with holes and under a Sun too.
+TEST(LodShading, LeavesDrawTheSamePixelsAsLevelZeroNodes) {
+    REQUIRE_GL();
+    const int w = 203, h = 141;
+    const Heightmap map = test::withNodata(syntheticHeightmap(w, h, 19), [&](int col, int row) {
+        return syntheticHole(col, row, w, h);
+    });
+    Result<Terrain> loaded = makeTerrain(map, 4, "leaves", 8);
+    ASSERT_TRUE(loaded) << loaded.error();
+    Terrain& t = loaded.value();
+    const std::vector<Camera> cameras = randomCameras(t, 6, 61u);
+    std::vector<uint8_t> leaves, nodes;
+    std::vector<DrawNode> asNodes;
+    for (const std::optional<SunDirection> sun :
+         {std::optional<SunDirection>(), std::optional<SunDirection>(kTestSuns[1])}) {
+        std::optional<SunOn> lit;
+        if (sun) {
+            lit.emplace(t, *sun);
+        }
+        int drawn = 0;
+        for (size_t i = 0; i < cameras.size(); ++i) {
+            const FrameStats f = render(t, cameras[i], true, leaves);
+            ASSERT_FALSE(f.lod);
+            asNodes.clear();
+            for (const LeafCoord& leaf : t.frame.drawList) {
+                asNodes.push_back(DrawNode{leaf.col, leaf.row, 0, 0, 0, 0, {0, 0, 0, 0}});
+            }
+            GlFixture& g = gl();
+            g.target.bind();
+            TerrainRenderer::clear(kWidth, kHeight);
+            DrawStyle style;
+            style.cullBackFaces = f.backFacesCulled;
+            style.cullBackFacesTo = f.instancesFrontOnly;
+            g.renderer.draw(t.gpu, t.mapping, cameras[i], asNodes, t.frame.holesFrom, style);
+            g.renderer.drawSky(t.gpu, t.mapping, cameras[i]);  // under a Sun, as renderTerrain
+            readPixels(kWidth, kHeight, nodes);
+            glBindFramebuffer(GL_FRAMEBUFFER, 0);
+            ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+            EXPECT_EQ(differingPixels(leaves, nodes), 0u) << "camera " << i << (sun ? ", Sun" : "");
+            drawn += terrainShare(leaves) > 0.0 && f.instancesOverHoles > 0;
+        }
+        EXPECT_GT(drawn, 0) << "no frame drew terrain over holes";
+    }
+    t.destroy();
+}
+
 // Shadows split into layers of a few rows (as a map taller than the driver's largest texture
 // is) draw the same pixels as one layer.
 // A Sun whose light's bytes, with the map's held ones, would pass the memory budget lights the
