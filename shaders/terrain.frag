@@ -36,9 +36,9 @@ flat in int drawnLevel;  // the level of the node it belongs to
 // slope of the bilinear patch over that level's four samples around it. Level 0 is left to the
 // vertices: on a streamed map its pages are resident only where level-0 nodes are drawn, and
 // levels 1 and up are always resident, so a streamed map shades as the same map loaded whole.
-// Compiled in for level of detail's nodes alone (COARSE_NODES, qt::kCoarseNodesVariant): leaves
-// keep their vertices' normals, and a software rasteriser would run the fetches below for every
-// fragment, whichever way the branch goes.
+// Compiled in only for the nodes of level 2 and up (COARSE_NODES, qt::takesFinerNormals): the
+// others keep their vertices' normals, and a software rasteriser would run the fetches below for
+// every fragment, whichever way the branch goes.
 vec3 fineNormal(vec3 vertexNormal, float perPixel) {
     int finest = perPixel > 2.0 ? int(floor(log2(min(perPixel, 65536.0)))) : 1;
     if (drawnLevel < 2 || finest >= drawnLevel) {

@@ -495,6 +495,9 @@ FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const 
         renderer.backFaceCulling ? frontOnlyInstances(terrain.tree, terrain.mapping, camera,
                                                       view.viewportHeight, stats.lod, terrain.frame)
                                  : 0;
+    if (stats.lod) {
+        groupFinerNormalsLast(frontOnly, terrain.frame);
+    }
     style.cullBackFaces = frontOnly > 0;
     style.cullBackFacesTo = frontOnly;
     style.viewportHeight = view.viewportHeight;

@@ -14,6 +14,7 @@
 #include <glm/trigonometric.hpp>
 
 #include "core/frame/draw_batches.h"
+#include "core/frame/frame.h"
 #include "core/streaming/imagery_streamer.h"
 #include "core/streaming/page_streamer.h"
 #include "core/terrain/vertex_grid.h"
@@ -915,15 +916,16 @@ void TerrainRenderer::useTerrainProgram(int variant, const TerrainGpu& gpu,
     glUniform1f(shader.uniform("dim"), style.dim);
 }
 
-int TerrainRenderer::drawBatches(const TerrainGpu& gpu, bool nodes, GLsizei first,
-                                 GLsizei count) const {
+int TerrainRenderer::drawBatches(const TerrainGpu& gpu, bool nodes, GLsizei first, GLsizei count,
+                                 GLsizei perDraw) const {
     // Batches: the instance attribute re-pointed at each batch's first instance (GL 3.3 has no
     // base instance). With syncDraws, a fence after each batch but the last; before a batch is
     // queued, the one batchesInFlight back is waited for.
     const GLsizei stride = nodes ? GLsizei(sizeof(DrawNode)) : GLsizei(sizeof(LeafCoord));
     const uint32_t trianglesPerInstance = 2u * uint32_t(gpu.leafSize) * uint32_t(gpu.leafSize);
-    const GLsizei perDraw =
-        GLsizei(instancesPerDraw(uint32_t(count), trianglesPerInstance, syncDraws));
+    if (!syncDraws) {
+        perDraw = count;
+    }
     const int inFlight = batchesInFlight(uint32_t(perDraw), trianglesPerInstance);
     GLsync fences[kMaxTerrainDraws] = {};
     int draws = 0;
@@ -991,32 +993,39 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     glBindVertexArray(vertexArray);
     const bool imageryShown = imagery.on && gpu.imagery.present() && !style.wireframe;
     const int lit = (sun ? kSunVariant | (gpu.lightPaged() ? kPagedLightVariant : 0) : 0) |
-                    (imageryShown ? kImageryVariant : 0) | pagesVariant(gpu) |
-                    (nodes ? kCoarseNodesVariant : 0);
+                    (imageryShown ? kImageryVariant : 0) | pagesVariant(gpu);
     const GLsizei cullTo =
         style.cullBackFaces ? GLsizei(std::min(style.cullBackFacesTo, size_t(count))) : 0;
+    const DrawNode* list = nodes ? static_cast<const DrawNode*>(instances) : nullptr;
+    const GLsizei perDraw = GLsizei(instancesPerDraw(
+        uint32_t(count), 2u * uint32_t(gpu.leafSize) * uint32_t(gpu.leafSize), syncDraws));
     int draws = 0;
-    // Instances [first, end) with the current program: back faces culled before cullTo.
-    auto drawPart = [&](GLsizei first, GLsizei end) {
-        const GLsizei split = std::clamp(cullTo, first, end);
-        if (first < split) {
-            glEnable(GL_CULL_FACE);
-            draws += drawBatches(gpu, nodes, first, split - first);
-        }
-        if (split < end) {
-            glDisable(GL_CULL_FACE);
-            draws += drawBatches(gpu, nodes, split, end - split);
+    // Instances [first, end) with program `variant`: in runs of nodes alike in their normals, each
+    // with its program (groupFinerNormalsLast leaves at most two runs a part; leaves are one), back
+    // faces culled before cullTo.
+    auto drawPart = [&](int variant, GLsizei first, GLsizei end) {
+        for (GLsizei at = first, runEnd = first; at < end; at = runEnd) {
+            const bool finer = list != nullptr && takesFinerNormals(list[at]);
+            runEnd = list != nullptr ? at + 1 : end;
+            while (runEnd < end && takesFinerNormals(list[runEnd]) == finer) {
+                ++runEnd;
+            }
+            useTerrainProgram(variant | (finer ? kCoarseNodesVariant : 0), gpu, mapping, camera,
+                              style);
+            const GLsizei split = std::clamp(cullTo, at, runEnd);
+            if (at < split) {
+                glEnable(GL_CULL_FACE);
+                draws += drawBatches(gpu, nodes, at, split - at, perDraw);
+            }
+            if (split < runEnd) {
+                glDisable(GL_CULL_FACE);
+                draws += drawBatches(gpu, nodes, split, runEnd - split, perDraw);
+            }
         }
     };
-    if (plain > 0) {
-        useTerrainProgram(lit, gpu, mapping, camera, style);
-        drawPart(0, plain);
-    }
-    if (plain < count) {
-        // Instances over a hole: the program that leaves its squares out.
-        useTerrainProgram(lit | kHolesVariant, gpu, mapping, camera, style);
-        drawPart(plain, count);
-    }
+    drawPart(lit, 0, plain);
+    // Instances over a hole: the programs that leave its squares out.
+    drawPart(lit | kHolesVariant, plain, count);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     glBindVertexArray(0);
     glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);

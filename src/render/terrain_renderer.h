@@ -225,8 +225,9 @@ enum TerrainVariant : int {
     // MANY_HEIGHT_ARRAYS: the height (and light) pages span several arrays (TerrainGpu::
     // heightArrays > 1), read through a branch over them; without it, from the first alone.
     kManyArraysVariant = 16,
-    // COARSE_NODES: level of detail's nodes, whose fragments may take finer normals than their
-    // vertices'; without it, leaves (full detail), shaded by their vertices' normals alone.
+    // COARSE_NODES: nodes whose fragments may take finer normals than their vertices' (qt::
+    // takesFinerNormals); without it, leaves and the finest nodes, shaded by their vertices'
+    // normals alone.
     kCoarseNodesVariant = 32,
     kTerrainVariants = 64,
 };
@@ -296,10 +297,12 @@ struct TerrainRenderer {
 
     // Viewport, sky colour and depth clear for a width x height target.
     static void clear(int width, int height);
-    // Uploads `visible` and draws it with instanced calls: one, or with syncDraws at most
-    // kMaxTerrainDraws batches, for the instances before `holesFrom` with the plain program and
-    // again for those from it on (FrameBuffers::holesFrom) with the hole program; on a map with
-    // holes, 0 draws every instance with the hole test. Returns the draw calls issued.
+    // Uploads `visible` and draws it with instanced calls, one a run of alike instances (the
+    // same program and face culling: the instances before `holesFrom` with the plain programs,
+    // those from it on (FrameBuffers::holesFrom) with the hole programs, and nodes that take
+    // finer normals with their own), or with syncDraws in batches sized for the whole frame, at
+    // most kMaxTerrainDraws over a run's count; on a map with holes, 0 draws every instance with
+    // the hole test. Returns the draw calls issued.
     int draw(const TerrainGpu& gpu, const WorldMapping& mapping, const Camera& camera,
              const std::vector<LeafCoord>& visible, size_t holesFrom, const DrawStyle& style) const;
     // The same for nodes chosen by level of detail, each at its own stride.
@@ -327,9 +330,10 @@ private:
     // imagery programs).
     void useTerrainProgram(int variant, const TerrainGpu& gpu, const WorldMapping& mapping,
                            const Camera& camera, const DrawStyle& style) const;
-    // Instances [first, first + count) of the bound instance buffer in batches; returns the
-    // draw calls.
-    int drawBatches(const TerrainGpu& gpu, bool nodes, GLsizei first, GLsizei count) const;
+    // Instances [first, first + count) of the bound instance buffer in batches of `perDraw`;
+    // returns the draw calls.
+    int drawBatches(const TerrainGpu& gpu, bool nodes, GLsizei first, GLsizei count,
+                    GLsizei perDraw) const;
 };
 
 }  // namespace qt

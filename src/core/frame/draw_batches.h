@@ -7,8 +7,13 @@
 
 namespace qt {
 
-// Most terrain draw calls in a frame, whatever the view.
+// Most batches a frame's instances make, whatever the view: the renderer sizes the batches for
+// all of them (instancesPerDraw) and draws its runs of alike instances apart, each run's last
+// batch partial, so a frame takes at most kMaxTerrainDraws + kMaxTerrainRuns - 1 draw calls.
 constexpr int kMaxTerrainDraws = 16;
+// Runs of alike instances a frame draws: those with back faces culled, the rest of those over no
+// hole, those over holes, each split into the nodes that take finer normals and the others.
+constexpr int kMaxTerrainRuns = 6;
 // Triangles a batch aims at when draws are synchronised: llvmpipe bins about 190 bytes a
 // triangle, so a batch's binned triangles fit one of its 36 MiB scenes.
 constexpr uint64_t kTrianglesPerBatch = 131072;

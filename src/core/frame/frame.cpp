@@ -5,6 +5,7 @@
 #include <cassert>
 #include <chrono>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <thread>
 
@@ -266,6 +267,26 @@ uint32_t frontOnlyInstances(const Quadtree& tree, const WorldMapping& mapping, c
                                     frame.holeNodeScratch)
                : moveFrontOnlyFirst(tree, frame.backFaces, frame.drawList, end,
                                     frame.holeLeafScratch);
+}
+
+void groupFinerNormalsLast(uint32_t frontOnly, FrameBuffers& frame) {
+    std::vector<DrawNode>& nodes = frame.lod.nodes;
+    std::vector<DrawNode>& scratch = frame.holeNodeScratch;
+    const size_t count = nodes.size();
+    const size_t holesFrom = std::min(size_t(frame.holesFrom), count);
+    const size_t bounds[] = {0, std::min(size_t(frontOnly), holesFrom), holesFrom, count};
+    for (size_t part = 0; part + 1 < std::size(bounds); ++part) {
+        scratch.clear();
+        size_t kept = bounds[part];
+        for (size_t i = bounds[part]; i < bounds[part + 1]; ++i) {
+            if (takesFinerNormals(nodes[i])) {
+                scratch.push_back(nodes[i]);
+            } else {
+                nodes[kept++] = nodes[i];
+            }
+        }
+        std::copy(scratch.begin(), scratch.end(), nodes.begin() + std::ptrdiff_t(kept));
+    }
 }
 
 int defaultSelectThreads() {

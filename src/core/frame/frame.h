@@ -169,4 +169,18 @@ FrameStats runFrame(const Heightmap& map, const Quadtree& tree, const WorldMappi
 uint32_t frontOnlyInstances(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
                             int viewportHeight, bool lod, FrameBuffers& frame);
 
+// Whether a drawn node's fragments may take finer normals than its vertices' (terrain.frag's
+// fineNormal: nodes of level 2 and up), so that it is drawn by the programs compiled with
+// COARSE_NODES; the others are shaded by their vertices' normals alone.
+inline bool takesFinerNormals(const DrawNode& node) {
+    return node.level >= 2;
+}
+
+// After frontOnlyInstances (`frontOnly` its answer): orders each part of frame.lod.nodes that is
+// drawn alike (back faces culled; both sides; over a hole) so that the nodes that take finer
+// normals come after the others, each keeping its order (a stable partition; no allocation once
+// reserved): the renderer then draws each part with at most two programs. Culled frames keep
+// their instances a subsequence of the unculled ones' in the same order, as before.
+void groupFinerNormalsLast(uint32_t frontOnly, FrameBuffers& frame);
+
 }  // namespace qt

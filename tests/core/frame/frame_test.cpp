@@ -385,8 +385,12 @@ TEST(FramePipeline, AFrameAllocatesNothingOnceReserved) {
         const FrameStats stats = runFrame(s.map, s.tree, s.mapping, view, frame);
         drawn += stats.cull.leavesDrawn;
         // The renderer's back-face partition for the same camera, as a frame's draw takes it.
-        frontOnly += frontOnlyInstances(s.tree, s.mapping, view.camera, view.viewportHeight,
-                                        stats.lod, frame);
+        const uint32_t front = frontOnlyInstances(s.tree, s.mapping, view.camera,
+                                                  view.viewportHeight, stats.lod, frame);
+        frontOnly += front;
+        if (stats.lod) {
+            groupFinerNormalsLast(front, frame);
+        }
     }
     const size_t after = heapCount().allocations;
     EXPECT_EQ(after, before) << "allocations over " << views.size() << " frames";
@@ -396,6 +400,44 @@ TEST(FramePipeline, AFrameAllocatesNothingOnceReserved) {
     std::vector<int> grows;
     grows.push_back(1);
     EXPECT_GT(heapCount().allocations, after);
+}
+
+// Each part of the level-of-detail list drawn alike (back faces culled, both sides, over holes)
+// keeps its nodes, those that take finer normals after the others, each in its order: the
+// renderer draws a part with at most two programs, and a culled frame's instances stay a
+// subsequence of the unculled frame's.
+TEST(FramePipeline, NodesThatTakeFinerNormalsGoLastInEachPartInTheirOrder) {
+    FrameBuffers frame;
+    Random random(17);
+    for (int trial = 0; trial < 50; ++trial) {
+        const size_t count = size_t(random.below(60));
+        frame.lod.nodes.clear();
+        for (size_t i = 0; i < count; ++i) {
+            frame.lod.nodes.push_back(DrawNode{
+                uint16_t(i), uint16_t(trial), uint8_t(random.below(5u)), 0, 0, 0, {0, 0, 0, 0}});
+        }
+        const std::vector<DrawNode> before = frame.lod.nodes;
+        frame.holesFrom = random.below(uint32_t(count) + 1);
+        const uint32_t frontOnly = random.below(frame.holesFrom + 1);
+        groupFinerNormalsLast(frontOnly, frame);
+        ASSERT_EQ(frame.lod.nodes.size(), count);
+        const size_t bounds[] = {0, frontOnly, frame.holesFrom, count};
+        for (int part = 0; part < 3; ++part) {
+            std::vector<uint16_t> expected;  // the part's ids, those that take finer normals last
+            for (const bool finer : {false, true}) {
+                for (size_t i = bounds[part]; i < bounds[part + 1]; ++i) {
+                    if (takesFinerNormals(before[i]) == finer) {
+                        expected.push_back(before[i].col);
+                    }
+                }
+            }
+            std::vector<uint16_t> got;
+            for (size_t i = bounds[part]; i < bounds[part + 1]; ++i) {
+                got.push_back(frame.lod.nodes[i].col);
+            }
+            EXPECT_EQ(got, expected) << "trial " << trial << ", part " << part;
+        }
+    }
 }
 
 TEST(FramePipeline, CullingFrustumMovesEachPlaneOutByTheMargin) {
