@@ -923,9 +923,6 @@ int TerrainRenderer::drawBatches(const TerrainGpu& gpu, bool nodes, GLsizei firs
     // queued, the one batchesInFlight back is waited for.
     const GLsizei stride = nodes ? GLsizei(sizeof(DrawNode)) : GLsizei(sizeof(LeafCoord));
     const uint32_t trianglesPerInstance = 2u * uint32_t(gpu.leafSize) * uint32_t(gpu.leafSize);
-    if (!syncDraws) {
-        perDraw = count;
-    }
     const int inFlight = batchesInFlight(uint32_t(perDraw), trianglesPerInstance);
     GLsync fences[kMaxTerrainDraws] = {};
     int draws = 0;

@@ -330,8 +330,9 @@ private:
     // imagery programs).
     void useTerrainProgram(int variant, const TerrainGpu& gpu, const WorldMapping& mapping,
                            const Camera& camera, const DrawStyle& style) const;
-    // Instances [first, first + count) of the bound instance buffer in batches of `perDraw`;
-    // returns the draw calls.
+    // Instances [first, first + count) of the bound instance buffer in batches of `perDraw`
+    // (instancesPerDraw of the frame's instances: all of them without syncDraws); returns the
+    // draw calls.
     int drawBatches(const TerrainGpu& gpu, bool nodes, GLsizei first, GLsizei count,
                     GLsizei perDraw) const;
 };
