@@ -124,19 +124,22 @@ void ObjectRenderer::destroy() {
     recordsHeld = false;
 }
 
+namespace {
+
+// The defines of each ObjectProgram.
+const char* const kObjectDefines[kObjectPrograms] = {
+    "", "#define SUN\n", "#define SUN\n#define PAGED_LIGHT\n",
+    "#define SUN\n#define PAGED_LIGHT\n#define MANY_HEIGHT_ARRAYS\n"};
+
+}  // namespace
+
 Status ObjectRenderer::reloadShaders() {
-    static const char* const kDefines[kObjectPrograms] = {
-        "", "#define SUN\n", "#define SUN\n#define PAGED_LIGHT\n",
-        "#define SUN\n#define PAGED_LIGHT\n#define MANY_HEIGHT_ARRAYS\n"};
-    Status failed;
-    for (int v = 0; v < kObjectPrograms; ++v) {
-        Status loaded =
-            programs[v].replaceFrom(shaderDir, "objects.vert", "objects.frag", kDefines[v]);
-        if (!loaded && failed) {
-            failed = loaded;
-        }
+    // The fixed light's now; the others from the same sources when first drawn (submit).
+    for (int v = 1; v < kObjectPrograms; ++v) {
+        programs[v].destroy();
     }
-    return failed;
+    return programs[kObjectsFixedLight].replaceFrom(shaderDir, "objects.vert", "objects.frag",
+                                                    kObjectDefines[kObjectsFixedLight]);
 }
 
 void ObjectRenderer::reserve(uint32_t count) {
@@ -219,11 +222,15 @@ int ObjectRenderer::submit(const Camera& camera) {
     }
     const TerrainGpu* paged =
         sun && sun->pages != nullptr && sun->pages->lightPaged() ? sun->pages : nullptr;
-    const ShaderProgram& program =
-        programs[!sun     ? kObjectsFixedLight
-                 : !paged ? kObjectsSunLight
-                          : (paged->heightArrays > 1 ? kObjectsPagedLightManyArrays
-                                                     : kObjectsPagedLight)];
+    const int light =
+        !sun     ? kObjectsFixedLight
+        : !paged ? kObjectsSunLight
+                 : (paged->heightArrays > 1 ? kObjectsPagedLightManyArrays : kObjectsPagedLight);
+    if (programs[light].id == 0) {
+        (void)programs[light].replaceFrom(shaderDir, "objects.vert", "objects.frag",
+                                          kObjectDefines[light]);
+    }
+    const ShaderProgram& program = programs[light];
     glUseProgram(program.id);
     const glm::mat4 viewProjection = camera.viewProjectionFromEye();
     glUniformMatrix4fv(program.uniform("viewProjection"), 1, GL_FALSE,

@@ -49,7 +49,8 @@ struct ObjectRenderer {
         GLuint idVertexArray = 0;  // instances read by id from idBuffer
         GLsizei indexCount = 0;
     };
-    ShaderProgram programs[kObjectPrograms];  // by ObjectProgram
+    // By ObjectProgram: the fixed light's made by reloadShaders, the others when first drawn.
+    ShaderProgram programs[kObjectPrograms];
     std::string shaderDir;  // where the shaders are read from; "": the ones compiled in
     Fog fog;                // distance fog, as the terrain's (TerrainRenderer::fog)
     // Under a Sun, the frame's sky and haze (TerrainRenderer::skyFrameFor): the objects fade

@@ -676,6 +676,15 @@ double GpuSections::milliseconds() const {
     return double(total) * 1e-6;
 }
 
+const ShaderProgram& TerrainRenderer::program(int variant) const {
+    ShaderProgram& made = variants[variant];
+    if (made.id == 0) {
+        // The same sources as the programs reloadShaders made, so this compiles as they did.
+        (void)made.replaceFrom(shaderDir, "terrain.vert", "terrain.frag", terrainDefines(variant));
+    }
+    return made;
+}
+
 std::string terrainDefines(int variant) {
     std::string defines;
     defines += (variant & kHolesVariant) != 0 ? "#define HOLES\n" : "";
@@ -696,6 +705,10 @@ Status TerrainRenderer::reloadShaders() {
     for (int v = 0; v < kTerrainVariants; ++v) {
         if ((v & kPagedLightVariant) != 0 && (v & kSunVariant) == 0) {
             continue;  // paged light is the Sun's
+        }
+        if ((v & (kManyArraysVariant | kCoarseNodesVariant)) != 0) {
+            variants[v].destroy();  // made from the new sources when first drawn (program())
+            continue;
         }
         Status loaded =
             variants[v].replaceFrom(shaderDir, "terrain.vert", "terrain.frag", terrainDefines(v));
@@ -809,7 +822,7 @@ int TerrainRenderer::draw(const TerrainGpu& gpu, const WorldMapping& mapping, co
 void TerrainRenderer::useTerrainProgram(int variant, const TerrainGpu& gpu,
                                         const WorldMapping& mapping, const Camera& camera,
                                         const DrawStyle& style) const {
-    const ShaderProgram& shader = variants[variant];
+    const ShaderProgram& shader = program(variant);
     const bool holes = (variant & kHolesVariant) != 0;
     glUseProgram(shader.id);
     gpu.bindHeights(shader.id);

@@ -255,7 +255,9 @@ struct TerrainRenderer {
     // imagery; maps without holes never pay for the hole test, and the Sun's and the imagery's
     // variants are drawn only while they are shown, so the fixed light's picture stays the plain
     // programs'. Those with kPagedLightVariant and no kSunVariant are never made (id 0).
-    ShaderProgram variants[kTerrainVariants];
+    // Those with kManyArraysVariant or kCoarseNodesVariant are made when first drawn (program()),
+    // so that a driver holds only the programs a session draws with.
+    mutable ShaderProgram variants[kTerrainVariants];
     ShaderProgram waterProgram;  // the flat water plane (shaders/water.*)
     ShaderProgram skyProgram;    // the daylight sky behind everything under a Sun (shaders/sky.*)
     // The sky's table for the Sun shown: a cache of `sun` alone, made again by skyFrameFor when
@@ -330,6 +332,8 @@ private:
     // imagery programs).
     void useTerrainProgram(int variant, const TerrainGpu& gpu, const WorldMapping& mapping,
                            const Camera& camera, const DrawStyle& style) const;
+    // Variant `variant`'s program, made now when it was not yet.
+    const ShaderProgram& program(int variant) const;
     // Instances [first, first + count) of the bound instance buffer in batches of `perDraw`
     // (instancesPerDraw of the frame's instances: all of them without syncDraws); returns the
     // draw calls.
