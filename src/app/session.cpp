@@ -362,6 +362,11 @@ Status Session::reloadShaders() {
     return !terrainShaders ? terrainShaders : !lineShaders ? lineShaders : objectShaders;
 }
 
+std::string Session::lateShaderFailure() const {
+    const std::string& terrainFailure = renderer.programs.lateFailure();
+    return !terrainFailure.empty() ? terrainFailure : objectRenderer.programs.lateFailure();
+}
+
 void Session::applySun(bool wait) {
     setTerrainSun(terrain, renderer, sun, wait, memoryBudgetBytes(options, physicalMemoryBytes()),
                   lightScratchDir());

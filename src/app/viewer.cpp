@@ -406,6 +406,13 @@ int runViewer(Session& s) {
                                                            v.hud.wireframe, &s.objectRenderer)
                                         : renderTerrain(s.renderer, s.terrain, s.camera, view,
                                                         v.hud.wireframe, &s.objectRenderer);
+        // A program made for this frame failed to compile: its nodes or objects were not drawn.
+        if (std::string late = s.lateShaderFailure(); late != v.lateShaderFailure) {
+            v.lateShaderFailure = late;
+            if (!late.empty()) {
+                report(v, late, true);
+            }
+        }
         s.lines.clear();
         const std::array<glm::vec3, 8> corners = Frustum::corners(v.frozenCamera.viewProjection());
         if (v.hud.freeze) {

@@ -27,6 +27,7 @@ struct Viewer {
     bool hudVisible = true;
     bool reloadRequested = false;
     int shaderReloads = 0;
+    std::string lateShaderFailure;  // the last one reported (Session::lateShaderFailure)
     InputQueue input;  // keyboard events, handed to ImGui and the camera a batch a frame
     // Frames the queue waits after a Focus event (a mouse press, Ctrl+O) before handing over the
     // keys behind it: Dear ImGui activates a clicked or focused text field while drawing the next

@@ -52,11 +52,23 @@ constexpr GLint kObjectLightUnit = 1;  // the terrain's light under a Sun
 constexpr GLint kPageTableUnit = 2;
 constexpr GLint kLightPagesUnit = 3;
 
+// The defines of each ObjectProgram.
+const char* const kObjectDefines[kObjectPrograms] = {
+    "", "#define SUN\n", "#define SUN\n#define PAGED_LIGHT\n",
+    "#define SUN\n#define PAGED_LIGHT\n#define MANY_HEIGHT_ARRAYS\n"};
+
 }  // namespace
 
 Result<ObjectRenderer> ObjectRenderer::create(const std::string& shaderDir) {
     ObjectRenderer r;
     r.shaderDir = shaderDir;
+    std::vector<ProgramFamily::Variant> variants(kObjectPrograms);
+    for (int v = 0; v < kObjectPrograms; ++v) {
+        variants[size_t(v)].defines = kObjectDefines[v];
+    }
+    variants[kObjectsFixedLight].atReload = true;  // the others when first drawn (submit)
+    r.programs = ProgramFamily("objects.vert", "objects.frag", std::move(variants),
+                               kObjectDefines[kObjectsPagedLightManyArrays]);
     if (Status loaded = r.reloadShaders(); !loaded) {
         return Result<ObjectRenderer>::failure(loaded.error());
     }
@@ -100,9 +112,7 @@ Result<ObjectRenderer> ObjectRenderer::create(const std::string& shaderDir) {
 }
 
 void ObjectRenderer::destroy() {
-    for (ShaderProgram& variant : programs) {
-        variant.destroy();
-    }
+    programs.destroy();
     for (MeshGpu& g : meshes) {
         glDeleteBuffers(1, &g.vertexBuffer);
         glDeleteBuffers(1, &g.indexBuffer);
@@ -124,22 +134,8 @@ void ObjectRenderer::destroy() {
     recordsHeld = false;
 }
 
-namespace {
-
-// The defines of each ObjectProgram.
-const char* const kObjectDefines[kObjectPrograms] = {
-    "", "#define SUN\n", "#define SUN\n#define PAGED_LIGHT\n",
-    "#define SUN\n#define PAGED_LIGHT\n#define MANY_HEIGHT_ARRAYS\n"};
-
-}  // namespace
-
 Status ObjectRenderer::reloadShaders() {
-    // The fixed light's now; the others from the same sources when first drawn (submit).
-    for (int v = 1; v < kObjectPrograms; ++v) {
-        programs[v].destroy();
-    }
-    return programs[kObjectsFixedLight].replaceFrom(shaderDir, "objects.vert", "objects.frag",
-                                                    kObjectDefines[kObjectsFixedLight]);
+    return programs.reload(shaderDir);
 }
 
 void ObjectRenderer::reserve(uint32_t count) {
@@ -226,11 +222,10 @@ int ObjectRenderer::submit(const Camera& camera) {
         !sun     ? kObjectsFixedLight
         : !paged ? kObjectsSunLight
                  : (paged->heightArrays > 1 ? kObjectsPagedLightManyArrays : kObjectsPagedLight);
-    if (programs[light].id == 0) {
-        (void)programs[light].replaceFrom(shaderDir, "objects.vert", "objects.frag",
-                                          kObjectDefines[light]);
+    const ShaderProgram& program = programs.program(light);
+    if (program.id == 0) {
+        return 0;  // it failed to compile (ProgramFamily::lateFailure)
     }
-    const ShaderProgram& program = programs[light];
     glUseProgram(program.id);
     const glm::mat4 viewProjection = camera.viewProjectionFromEye();
     glUniformMatrix4fv(program.uniform("viewProjection"), 1, GL_FALSE,

@@ -50,7 +50,7 @@ struct ObjectRenderer {
         GLsizei indexCount = 0;
     };
     // By ObjectProgram: the fixed light's made by reloadShaders, the others when first drawn.
-    ShaderProgram programs[kObjectPrograms];
+    ProgramFamily programs;
     std::string shaderDir;  // where the shaders are read from; "": the ones compiled in
     Fog fog;                // distance fog, as the terrain's (TerrainRenderer::fog)
     // Under a Sun, the frame's sky and haze (TerrainRenderer::skyFrameFor): the objects fade

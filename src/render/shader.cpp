@@ -99,18 +99,24 @@ const std::string& sharedDefines() {
     return defines;
 }
 
-Result<GLuint> compile(GLenum stage, const std::string& path, bool embedded,
-                       const std::string& defines) {
+// The shader `path` (a file, or with `embedded` the one compiled in under its name) with its
+// includes expanded.
+Result<std::string> expandedSource(const std::string& path, bool embedded) {
     Result<std::string> source = sourceOf(path, embedded);
     if (!source) {
-        return Result<GLuint>::failure(source.error());
+        return source;
     }
     if (Status included = expandIncludes(source.value(), path, embedded); !included) {
-        return Result<GLuint>::failure(included.error());
+        return Result<std::string>::failure(included.error());
     }
-    insertDefines(source.value(), sharedDefines() + defines);
+    return source;
+}
+
+Result<GLuint> compile(GLenum stage, const std::string& path, std::string source,
+                       const std::string& defines) {
+    insertDefines(source, sharedDefines() + defines);
     const GLuint shader = glCreateShader(stage);
-    const char* text = source.value().c_str();
+    const char* text = source.c_str();
     glShaderSource(shader, 1, &text, nullptr);
     glCompileShader(shader);
     GLint ok = GL_FALSE;
@@ -137,13 +143,32 @@ Result<std::string> readTextFile(const std::string& path) {
 
 namespace {
 
-Result<ShaderProgram> link(const std::string& vertexPath, const std::string& fragmentPath,
-                           bool embedded, const std::string& defines = "") {
-    Result<GLuint> vertex = compile(GL_VERTEX_SHADER, vertexPath, embedded, defines);
+Result<ShaderSources> readPair(const std::string& vertexPath, const std::string& fragmentPath,
+                               bool embedded) {
+    Result<std::string> vertex = expandedSource(vertexPath, embedded);
+    if (!vertex) {
+        return Result<ShaderSources>::failure(vertex.error());
+    }
+    Result<std::string> fragment = expandedSource(fragmentPath, embedded);
+    if (!fragment) {
+        return Result<ShaderSources>::failure(fragment.error());
+    }
+    ShaderSources sources;
+    sources.vertexPath = vertexPath;
+    sources.fragmentPath = fragmentPath;
+    sources.vertex = std::move(vertex.value());
+    sources.fragment = std::move(fragment.value());
+    return sources;
+}
+
+Result<ShaderProgram> link(const ShaderSources& sources, const std::string& defines) {
+    const std::string& vertexPath = sources.vertexPath;
+    const std::string& fragmentPath = sources.fragmentPath;
+    Result<GLuint> vertex = compile(GL_VERTEX_SHADER, vertexPath, sources.vertex, defines);
     if (!vertex) {
         return Result<ShaderProgram>::failure(vertex.error());
     }
-    Result<GLuint> fragment = compile(GL_FRAGMENT_SHADER, fragmentPath, embedded, defines);
+    Result<GLuint> fragment = compile(GL_FRAGMENT_SHADER, fragmentPath, sources.fragment, defines);
     if (!fragment) {
         glDeleteShader(vertex.value());
         return Result<ShaderProgram>::failure(fragment.error());
@@ -169,32 +194,42 @@ Result<ShaderProgram> link(const std::string& vertexPath, const std::string& fra
 
 }  // namespace
 
+Result<ShaderSources> ShaderSources::read(const std::string& shaderDir,
+                                          const std::string& vertexName,
+                                          const std::string& fragmentName) {
+    const bool embedded = shaderDir.empty();
+    const std::string folder = embedded ? std::string("shaders") : shaderDir;
+    return readPair(folder + "/" + vertexName, folder + "/" + fragmentName, embedded);
+}
+
+Result<ShaderProgram> ShaderProgram::build(const ShaderSources& sources,
+                                           const std::string& defines) {
+    return link(sources, defines);
+}
+
 Result<ShaderProgram> ShaderProgram::load(const std::string& vertexPath,
                                           const std::string& fragmentPath) {
-    return link(vertexPath, fragmentPath, false);
+    Result<ShaderSources> sources = readPair(vertexPath, fragmentPath, false);
+    if (!sources) {
+        return Result<ShaderProgram>::failure(sources.error());
+    }
+    return link(sources.value(), "");
 }
 
 Result<ShaderProgram> ShaderProgram::loadFrom(const std::string& shaderDir,
                                               const std::string& vertexName,
                                               const std::string& fragmentName,
                                               const std::string& defines) {
-    if (shaderDir.empty()) {
-        return link("shaders/" + vertexName, "shaders/" + fragmentName, true, defines);
+    Result<ShaderSources> sources = ShaderSources::read(shaderDir, vertexName, fragmentName);
+    if (!sources) {
+        return Result<ShaderProgram>::failure(sources.error());
     }
-    return link(shaderDir + "/" + vertexName, shaderDir + "/" + fragmentName, false, defines);
+    return link(sources.value(), defines);
 }
 
 Result<std::string> shaderSource(const std::string& shaderDir, const std::string& name) {
     const bool embedded = shaderDir.empty();
-    const std::string path = (embedded ? std::string("shaders") : shaderDir) + "/" + name;
-    Result<std::string> source = sourceOf(path, embedded);
-    if (!source) {
-        return source;
-    }
-    if (Status included = expandIncludes(source.value(), path, embedded); !included) {
-        return Result<std::string>::failure(included.error());
-    }
-    return source;
+    return expandedSource((embedded ? std::string("shaders") : shaderDir) + "/" + name, embedded);
 }
 
 void ShaderProgram::destroy() {
@@ -224,6 +259,74 @@ Status ShaderProgram::replaceWith(const std::string& vertexPath, const std::stri
 Status ShaderProgram::replaceFrom(const std::string& shaderDir, const std::string& vertexName,
                                   const std::string& fragmentName, const std::string& defines) {
     return replace(*this, loadFrom(shaderDir, vertexName, fragmentName, defines));
+}
+
+ProgramFamily::ProgramFamily(std::string vertexName_, std::string fragmentName_,
+                             std::vector<Variant> variants_, std::string checkDefines_)
+    : vertexName(std::move(vertexName_)),
+      fragmentName(std::move(fragmentName_)),
+      variants(std::move(variants_)),
+      checkDefines(std::move(checkDefines_)),
+      programs(variants.size()),
+      tried(variants.size(), 0) {}
+
+Status ProgramFamily::reload(const std::string& shaderDir) {
+    Result<ShaderSources> read = ShaderSources::read(shaderDir, vertexName, fragmentName);
+    if (!read) {
+        return Status::failure(read.error());
+    }
+    std::vector<ShaderProgram> made(variants.size());
+    Status status;
+    for (size_t v = 0; v < variants.size() && status; ++v) {
+        if (variants[v].exists && variants[v].atReload) {
+            Result<ShaderProgram> built = ShaderProgram::build(read.value(), variants[v].defines);
+            if (built) {
+                made[v] = built.value();
+            } else {
+                status = Status::failure(built.error());
+            }
+        }
+    }
+    if (status) {
+        Result<ShaderProgram> check = ShaderProgram::build(read.value(), checkDefines);
+        if (check) {
+            check.value().destroy();
+        } else {
+            status = Status::failure(check.error());
+        }
+    }
+    if (!status) {
+        for (ShaderProgram& program : made) {
+            program.destroy();
+        }
+        return status;
+    }
+    destroy();
+    programs = std::move(made);
+    sources = std::move(read.value());
+    return {};
+}
+
+const ShaderProgram& ProgramFamily::program(int v) const {
+    ShaderProgram& made = programs[size_t(v)];
+    if (made.id == 0 && !tried[size_t(v)] && variants[size_t(v)].exists) {
+        tried[size_t(v)] = 1;
+        Result<ShaderProgram> built = ShaderProgram::build(sources, variants[size_t(v)].defines);
+        if (built) {
+            made = built.value();
+        } else if (late.empty()) {
+            late = built.error();
+        }
+    }
+    return made;
+}
+
+void ProgramFamily::destroy() {
+    for (ShaderProgram& program : programs) {
+        program.destroy();
+    }
+    std::fill(tried.begin(), tried.end(), char(0));
+    late.clear();
 }
 
 }  // namespace qt

@@ -614,9 +614,26 @@ bool isSoftwareRasteriser(const std::string& glRenderer) {
     return false;
 }
 
+namespace {
+
+ProgramFamily terrainPrograms() {
+    std::vector<ProgramFamily::Variant> variants(kTerrainVariants);
+    for (int v = 0; v < kTerrainVariants; ++v) {
+        variants[size_t(v)].defines = terrainDefines(v);
+        // Paged light is the Sun's.
+        variants[size_t(v)].exists = (v & kPagedLightVariant) == 0 || (v & kSunVariant) != 0;
+        variants[size_t(v)].atReload = (v & (kManyArraysVariant | kCoarseNodesVariant)) == 0;
+    }
+    return ProgramFamily("terrain.vert", "terrain.frag", std::move(variants),
+                         terrainDefines(kTerrainVariants - 1));
+}
+
+}  // namespace
+
 Result<TerrainRenderer> TerrainRenderer::create(const std::string& shaderDir) {
     TerrainRenderer renderer;
     renderer.shaderDir = shaderDir;
+    renderer.programs = terrainPrograms();
     const GLubyte* name = glGetString(GL_RENDERER);
     const GLubyte* version = glGetString(GL_VERSION);
     renderer.syncDraws = name && isSoftwareRasteriser(reinterpret_cast<const char*>(name));
@@ -632,9 +649,7 @@ Result<TerrainRenderer> TerrainRenderer::create(const std::string& shaderDir) {
 }
 
 void TerrainRenderer::destroy() {
-    for (ShaderProgram& variant : variants) {
-        variant.destroy();
-    }
+    programs.destroy();
     waterProgram.destroy();
     skyProgram.destroy();
     skyTable.destroy();
@@ -676,15 +691,6 @@ double GpuSections::milliseconds() const {
     return double(total) * 1e-6;
 }
 
-const ShaderProgram& TerrainRenderer::program(int variant) const {
-    ShaderProgram& made = variants[variant];
-    if (made.id == 0) {
-        // The same sources as the programs reloadShaders made, so this compiles as they did.
-        (void)made.replaceFrom(shaderDir, "terrain.vert", "terrain.frag", terrainDefines(variant));
-    }
-    return made;
-}
-
 std::string terrainDefines(int variant) {
     std::string defines;
     defines += (variant & kHolesVariant) != 0 ? "#define HOLES\n" : "";
@@ -701,24 +707,10 @@ int pagesVariant(const TerrainGpu& gpu) {
 }
 
 Status TerrainRenderer::reloadShaders() {
-    Status failed;
-    for (int v = 0; v < kTerrainVariants; ++v) {
-        if ((v & kPagedLightVariant) != 0 && (v & kSunVariant) == 0) {
-            continue;  // paged light is the Sun's
-        }
-        if ((v & (kManyArraysVariant | kCoarseNodesVariant)) != 0) {
-            variants[v].destroy();  // made from the new sources when first drawn (program())
-            continue;
-        }
-        Status loaded =
-            variants[v].replaceFrom(shaderDir, "terrain.vert", "terrain.frag", terrainDefines(v));
-        if (!loaded && failed) {
-            failed = loaded;
-        }
-    }
-    Status plane = waterProgram.replaceFrom(shaderDir, "water.vert", "water.frag");
-    Status sky = skyProgram.replaceFrom(shaderDir, "sky.vert", "sky.frag");
-    return !failed ? failed : !plane ? plane : sky;
+    const Status terrain = programs.reload(shaderDir);
+    const Status plane = waterProgram.replaceFrom(shaderDir, "water.vert", "water.frag");
+    const Status sky = skyProgram.replaceFrom(shaderDir, "sky.vert", "sky.frag");
+    return !terrain ? terrain : !plane ? plane : sky;
 }
 
 int TerrainRenderer::drawWater(const TerrainGpu& gpu, const WorldMapping& mapping,
@@ -819,10 +811,13 @@ int TerrainRenderer::draw(const TerrainGpu& gpu, const WorldMapping& mapping, co
                          GLsizei(std::min(holesFrom, visible.size())), style);
 }
 
-void TerrainRenderer::useTerrainProgram(int variant, const TerrainGpu& gpu,
+bool TerrainRenderer::useTerrainProgram(int variant, const TerrainGpu& gpu,
                                         const WorldMapping& mapping, const Camera& camera,
                                         const DrawStyle& style) const {
-    const ShaderProgram& shader = program(variant);
+    const ShaderProgram& shader = programs.program(variant);
+    if (shader.id == 0) {
+        return false;
+    }
     const bool holes = (variant & kHolesVariant) != 0;
     glUseProgram(shader.id);
     gpu.bindHeights(shader.id);
@@ -927,6 +922,7 @@ void TerrainRenderer::useTerrainProgram(int variant, const TerrainGpu& gpu,
     glUniform3f(shader.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
     glUniform1i(shader.uniform("wireframe"), style.wireframe ? 1 : 0);
     glUniform1f(shader.uniform("dim"), style.dim);
+    return true;
 }
 
 int TerrainRenderer::drawBatches(const TerrainGpu& gpu, bool nodes, GLsizei first, GLsizei count,
@@ -1020,8 +1016,10 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
             while (runEnd < end && takesFinerNormals(list[runEnd]) == finer) {
                 ++runEnd;
             }
-            useTerrainProgram(variant | (finer ? kCoarseNodesVariant : 0), gpu, mapping, camera,
-                              style);
+            if (!useTerrainProgram(variant | (finer ? kCoarseNodesVariant : 0), gpu, mapping,
+                                   camera, style)) {
+                continue;  // its program failed to compile (ProgramFamily::lateFailure)
+            }
             const GLsizei split = std::clamp(cullTo, at, runEnd);
             if (at < split) {
                 glEnable(GL_CULL_FACE);

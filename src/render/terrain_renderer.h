@@ -251,13 +251,13 @@ struct ImageryStyle {
 };
 
 struct TerrainRenderer {
-    // Indexed by TerrainVariant bits. variants[kPlainVariant] draws a map without holes, Sun or
-    // imagery; maps without holes never pay for the hole test, and the Sun's and the imagery's
-    // variants are drawn only while they are shown, so the fixed light's picture stays the plain
-    // programs'. Those with kPagedLightVariant and no kSunVariant are never made (id 0).
-    // Those with kManyArraysVariant or kCoarseNodesVariant are made when first drawn (program()),
-    // so that a driver holds only the programs a session draws with.
-    mutable ShaderProgram variants[kTerrainVariants];
+    // Indexed by TerrainVariant bits. programs.program(kPlainVariant) draws a map without holes,
+    // Sun or imagery; maps without holes never pay for the hole test, and the Sun's and the
+    // imagery's variants are drawn only while they are shown, so the fixed light's picture stays
+    // the plain programs'. Those with kPagedLightVariant and no kSunVariant are never made (id 0).
+    // Those with kManyArraysVariant or kCoarseNodesVariant are made when first drawn, so that a
+    // driver holds only the programs a session draws with.
+    ProgramFamily programs;
     ShaderProgram waterProgram;  // the flat water plane (shaders/water.*)
     ShaderProgram skyProgram;    // the daylight sky behind everything under a Sun (shaders/sky.*)
     // The sky's table for the Sun shown: a cache of `sun` alone, made again by skyFrameFor when
@@ -329,11 +329,9 @@ private:
                       const DrawStyle& style) const;
     // Makes variant `variant`'s program current with the frame's uniforms (and the hole texture
     // for the hole programs, the Sun and the shadows for the sun programs, the imagery for the
-    // imagery programs).
-    void useTerrainProgram(int variant, const TerrainGpu& gpu, const WorldMapping& mapping,
+    // imagery programs); false, and nothing made current, when that program failed to compile.
+    bool useTerrainProgram(int variant, const TerrainGpu& gpu, const WorldMapping& mapping,
                            const Camera& camera, const DrawStyle& style) const;
-    // Variant `variant`'s program, made now when it was not yet.
-    const ShaderProgram& program(int variant) const;
     // Instances [first, first + count) of the bound instance buffer in batches of `perDraw`
     // (instancesPerDraw of the frame's instances: all of them without syncDraws); returns the
     // draw calls.

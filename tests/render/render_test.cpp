@@ -18,6 +18,7 @@
 #include <optional>
 #include <ostream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -2202,10 +2203,10 @@ TEST(WaterPlane, CoversWhatLiesBelowSeaLevelAndCullingKeepsItsPixels) {
     terrain.destroy();
 }
 
-// Every file the terrain renderer reads from its shader folder.
-const char* const kRendererShaders[] = {"terrain.vert", "terrain.frag", "water.vert",
-                                        "water.frag",   "sky.vert",     "sky.frag",
-                                        "sky.glsl",     "light.glsl",   "height_pages.glsl"};
+// Every file the terrain's and the objects' renderers read from their shader folder.
+const char* const kRendererShaders[] = {
+    "terrain.vert", "terrain.frag", "water.vert",        "water.frag",   "sky.vert",    "sky.frag",
+    "sky.glsl",     "light.glsl",   "height_pages.glsl", "objects.vert", "objects.frag"};
 
 class ShaderErrors : public ::testing::Test {
 protected:
@@ -2229,6 +2230,16 @@ protected:
     void copy(const std::string& name) {
         std::ifstream in(std::string(QT_SHADER_DIR) + "/" + name);
         std::ofstream(dir + "/" + name) << in.rdbuf();
+    }
+    // Shader `name` as installed with `lines` after its #version line.
+    void writeWithLines(const std::string& name, const std::string& lines) {
+        std::ifstream in(std::string(QT_SHADER_DIR) + "/" + name);
+        std::stringstream text;
+        text << in.rdbuf();
+        std::string source = text.str();
+        const size_t eol = source.find('\n', source.find("#version"));
+        ASSERT_NE(eol, std::string::npos) << name;
+        write(name, source.insert(eol + 1, lines));
     }
     std::string dir;
 };
@@ -2261,17 +2272,103 @@ TEST_F(ShaderErrors, CompileFailureCarriesTheLogAndReloadKeepsTheOldProgram) {
     }
     Result<TerrainRenderer> renderer = TerrainRenderer::create(dir);
     ASSERT_TRUE(renderer) << renderer.error();
-    const GLuint before = renderer.value().variants[kPlainVariant].id;
+    const GLuint before = renderer.value().programs.program(kPlainVariant).id;
     write("terrain.frag", "#version 330 core\nvoid main() { this is not glsl; }\n");
     const std::string error = renderer.value().reloadShaders().error();
     EXPECT_NE(error.find("terrain.frag: compile failed"), std::string::npos) << error;
     EXPECT_GT(error.size(), std::string("terrain.frag: compile failed").size() + dir.size());
-    EXPECT_EQ(renderer.value().variants[kPlainVariant].id, before);
+    EXPECT_EQ(renderer.value().programs.program(kPlainVariant).id, before);
     copy("terrain.frag");
     const Status reloaded = renderer.value().reloadShaders();
     EXPECT_TRUE(reloaded) << reloaded.error();
-    EXPECT_NE(renderer.value().variants[kPlainVariant].id, 0u);
+    EXPECT_NE(renderer.value().programs.program(kPlainVariant).id, 0u);
     renderer.value().destroy();
+    EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+}
+
+// An error inside an arm that only programs made when first drawn compile (COARSE_NODES here)
+// fails the reload, which keeps every program as it was, those already made later included.
+TEST_F(ShaderErrors, AnErrorOnlyInAProgramMadeWhenFirstDrawnFailsTheReload) {
+    for (const char* name : kRendererShaders) {
+        copy(name);
+    }
+    Result<TerrainRenderer> renderer = TerrainRenderer::create(dir);
+    ASSERT_TRUE(renderer) << renderer.error();
+    ProgramFamily& programs = renderer.value().programs;
+    const GLuint plain = programs.program(kPlainVariant).id;
+    const GLuint coarse = programs.program(kCoarseNodesVariant).id;
+    ASSERT_NE(coarse, 0u);
+    writeWithLines("terrain.frag", "#ifdef COARSE_NODES\nthis is not glsl;\n#endif\n");
+    const Status reloaded = renderer.value().reloadShaders();
+    EXPECT_NE(reloaded.error().find("terrain.frag: compile failed"), std::string::npos)
+        << reloaded.error();
+    EXPECT_EQ(programs.program(kPlainVariant).id, plain);
+    EXPECT_EQ(programs.program(kCoarseNodesVariant).id, coarse);
+    EXPECT_EQ(programs.lateFailure(), "");
+    renderer.value().destroy();
+    EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+}
+
+// A program made when first drawn compiles from the sources the last reload read and checked,
+// not from the files as edited since.
+TEST_F(ShaderErrors, ProgramsMadeLaterCompileFromTheSourcesTheReloadRead) {
+    for (const char* name : kRendererShaders) {
+        copy(name);
+    }
+    Result<TerrainRenderer> renderer = TerrainRenderer::create(dir);
+    ASSERT_TRUE(renderer) << renderer.error();
+    write("terrain.frag", "#version 330 core\nvoid main() { this is not glsl; }\n");
+    const ProgramFamily& programs = renderer.value().programs;
+    EXPECT_NE(programs.program(kCoarseNodesVariant | kManyArraysVariant | kSunVariant).id, 0u);
+    EXPECT_EQ(programs.lateFailure(), "");
+    renderer.value().destroy();
+}
+
+// An error that only one combination of defines compiles passes the reload's check (every arm
+// on); the program made for it is left out (id 0: its nodes are not drawn), the failure kept for
+// the viewer to show, and it is not compiled again frame after frame; the next reload clears it.
+TEST_F(ShaderErrors, AFailureOfAProgramMadeLaterIsKeptAndNotRetried) {
+    for (const char* name : kRendererShaders) {
+        copy(name);
+    }
+    writeWithLines("terrain.frag",
+                   "#if defined(COARSE_NODES) && !defined(HOLES)\nthis is not glsl;\n#endif\n");
+    Result<TerrainRenderer> renderer = TerrainRenderer::create(dir);
+    ASSERT_TRUE(renderer) << renderer.error();
+    const ProgramFamily& programs = renderer.value().programs;
+    EXPECT_EQ(programs.lateFailure(), "");
+    EXPECT_NE(programs.program(kCoarseNodesVariant | kHolesVariant).id, 0u);
+    EXPECT_EQ(programs.program(kCoarseNodesVariant).id, 0u);
+    const std::string failure = programs.lateFailure();
+    EXPECT_NE(failure.find(dir + "/terrain.frag: compile failed"), std::string::npos) << failure;
+    EXPECT_EQ(programs.program(kCoarseNodesVariant).id, 0u);
+    EXPECT_EQ(programs.program(kCoarseNodesVariant | kSunVariant).id, 0u);
+    EXPECT_EQ(programs.lateFailure(), failure);  // the first failure, kept
+    copy("terrain.frag");
+    const Status reloaded = renderer.value().reloadShaders();
+    ASSERT_TRUE(reloaded) << reloaded.error();
+    EXPECT_EQ(programs.lateFailure(), "");
+    EXPECT_NE(programs.program(kCoarseNodesVariant).id, 0u);
+    renderer.value().destroy();
+    EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+}
+
+// The objects' renderer likewise: its programs under a Sun are made when first drawn, and an
+// error only they compile fails its creation.
+TEST_F(ShaderErrors, AnErrorOnlyInTheObjectsPagedLightProgramFailsTheirRenderer) {
+    for (const char* name : kRendererShaders) {
+        copy(name);
+    }
+    writeWithLines("objects.vert", "#ifdef MANY_HEIGHT_ARRAYS\nthis is not glsl;\n#endif\n");
+    Result<ObjectRenderer> objects = ObjectRenderer::create(dir);
+    ASSERT_FALSE(objects);
+    EXPECT_NE(objects.error().find(dir + "/objects.vert: compile failed"), std::string::npos)
+        << objects.error();
+    copy("objects.vert");
+    objects = ObjectRenderer::create(dir);
+    ASSERT_TRUE(objects) << objects.error();
+    EXPECT_NE(objects.value().programs.program(kObjectsPagedLightManyArrays).id, 0u);
+    objects.value().destroy();
     EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
 }
 
