@@ -46,6 +46,9 @@ flat out int drawnLevel;
 // vertices two such nodes share coincide (the render tests' crack test captures both and holds
 // them to the same positions). `invariant gl_Position` would promise it, but on llvmpipe it
 // changes the geomorph's rounding so that the crack test's mesh no longer closes.
+// Nodes part way through a morph (qt::morphsPartWay) are drawn with this shader compiled with
+// MORPHING, which blends each odd vertex between its own sample and its target; the rest without,
+// fetching one sample a vertex. Both give a vertex at morph 0 or 255 the same values.
 // Lit by a given Sun (qt::TerrainRenderer::sun), this shader is compiled with SUN: each vertex
 // reads its map sample's light (qt::TerrainGpu::shadows: one byte a sample, rows split into
 // layers of shadowRowsPerLayer, holding the share of the Sun's disc it sees and the share of the
@@ -141,9 +144,10 @@ void main() {
                 : int(local.y) == 0        ? morphs.z & 0xFFu
                 : int(local.y) == leafSize ? morphs.z >> 8
                                            : morphs.x;
-    float m = float(edge) / 255.0;
     vec2 ownNormal;
     float height;
+#ifdef MORPHING
+    float m = float(edge) / 255.0;
     vec3 fromEye = worldAt(sampleOf(i, j), ownNormal, height);
     vec2 normalXZ = ownNormal;
     mapAt = vec2(mapSample(sampleOf(i, j)));
@@ -164,6 +168,18 @@ void main() {
         sunlit = edge == 255u ? targetLit : mix(sunlit, targetLit, m);
 #endif
     }
+#else
+    // A node with every morph 0 or 255 (qt::morphsPartWay false; leaves, morph 0): each vertex is
+    // its own sample or its target, so one sample's fetches give what the branch above gives,
+    // value for value, without the other's (a software rasteriser runs both arms of a branch).
+    ivec2 s = ((i | j) & 1) != 0 && edge == 255u ? sampleOf(i & ~1, j & ~1) : sampleOf(i, j);
+    vec3 fromEye = worldAt(s, ownNormal, height);
+    vec2 normalXZ = ownNormal;
+    mapAt = vec2(mapSample(s));
+#ifdef SUN
+    sunlit = sunlitAt(s);
+#endif
+#endif
     // x, z: the unit normal's (its y is positive on a height field); y: height above the map's
     // lowest; w: distance from the eye.
     surface = vec4(normalXZ.x, height, normalXZ.y, length(fromEye));

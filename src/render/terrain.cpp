@@ -496,7 +496,7 @@ FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const 
                                                       view.viewportHeight, stats.lod, terrain.frame)
                                  : 0;
     if (stats.lod) {
-        groupFinerNormalsLast(frontOnly, terrain.frame);
+        groupByProgram(frontOnly, terrain.frame);
     }
     style.cullBackFaces = frontOnly > 0;
     style.cullBackFacesTo = frontOnly;

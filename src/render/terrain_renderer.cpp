@@ -622,7 +622,8 @@ ProgramFamily terrainPrograms() {
         variants[size_t(v)].defines = terrainDefines(v);
         // Paged light is the Sun's.
         variants[size_t(v)].exists = (v & kPagedLightVariant) == 0 || (v & kSunVariant) != 0;
-        variants[size_t(v)].atReload = (v & (kManyArraysVariant | kCoarseNodesVariant)) == 0;
+        variants[size_t(v)].atReload =
+            (v & (kManyArraysVariant | kCoarseNodesVariant | kMorphingVariant)) == 0;
     }
     return ProgramFamily("terrain.vert", "terrain.frag", std::move(variants),
                          terrainDefines(kTerrainVariants - 1));
@@ -699,6 +700,7 @@ std::string terrainDefines(int variant) {
     defines += (variant & kPagedLightVariant) != 0 ? "#define PAGED_LIGHT\n" : "";
     defines += (variant & kManyArraysVariant) != 0 ? "#define MANY_HEIGHT_ARRAYS\n" : "";
     defines += (variant & kCoarseNodesVariant) != 0 ? "#define COARSE_NODES\n" : "";
+    defines += (variant & kMorphingVariant) != 0 ? "#define MORPHING\n" : "";
     return defines;
 }
 
@@ -1006,18 +1008,29 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     const GLsizei perDraw = GLsizei(instancesPerDraw(
         uint32_t(count), 2u * uint32_t(gpu.leafSize) * uint32_t(gpu.leafSize), syncDraws));
     int draws = 0;
-    // Instances [first, end) with program `variant`: in runs of nodes alike in their normals, each
-    // with its program (groupFinerNormalsLast leaves at most two runs a part; leaves are one), back
-    // faces culled before cullTo.
+    // Instances [first, end) with program `variant`: in runs of nodes drawn by one program
+    // (programKey; groupByProgram leaves at most kProgramKeys runs a part; leaves are one, by the
+    // programs without MORPHING and COARSE_NODES), back faces culled before cullTo.
     auto drawPart = [&](int variant, GLsizei first, GLsizei end) {
+        if (list != nullptr && first < end) {
+            // Every program a node may take made at once, at the first frame that draws any:
+            // which keys a frame holds varies frame by frame, and a program made later, mid-
+            // flight, would hold up that frame.
+            for (const int key : {int(kCoarseNodesVariant), int(kMorphingVariant),
+                                  kCoarseNodesVariant | kMorphingVariant}) {
+                programs.program(variant | key);
+            }
+        }
         for (GLsizei at = first, runEnd = first; at < end; at = runEnd) {
-            const bool finer = list != nullptr && takesFinerNormals(list[at]);
+            const int key = list != nullptr ? programKey(list[at]) : 0;
             runEnd = list != nullptr ? at + 1 : end;
-            while (runEnd < end && takesFinerNormals(list[runEnd]) == finer) {
+            while (runEnd < end && programKey(list[runEnd]) == key) {
                 ++runEnd;
             }
-            if (!useTerrainProgram(variant | (finer ? kCoarseNodesVariant : 0), gpu, mapping,
-                                   camera, style)) {
+            const bool morphing = (key & kKeyMorphing) != 0 || !settledPrograms;
+            const int keyVariant = ((key & kKeyFinerNormals) != 0 ? kCoarseNodesVariant : 0) |
+                                   (morphing ? kMorphingVariant : 0);
+            if (!useTerrainProgram(variant | keyVariant, gpu, mapping, camera, style)) {
                 continue;  // its program failed to compile (ProgramFamily::lateFailure)
             }
             const GLsizei split = std::clamp(cullTo, at, runEnd);

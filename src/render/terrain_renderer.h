@@ -229,7 +229,10 @@ enum TerrainVariant : int {
     // takesFinerNormals); without it, leaves and the finest nodes, shaded by their vertices'
     // normals alone.
     kCoarseNodesVariant = 32,
-    kTerrainVariants = 64,
+    // MORPHING: nodes part way through a morph (qt::morphsPartWay), each odd vertex blended
+    // between its sample and its target; without it, one sample's fetches a vertex.
+    kMorphingVariant = 64,
+    kTerrainVariants = 128,
 };
 
 // The defines of a variant's program (they go after terrain.vert's and terrain.frag's #version).
@@ -255,8 +258,8 @@ struct TerrainRenderer {
     // Sun or imagery; maps without holes never pay for the hole test, and the Sun's and the
     // imagery's variants are drawn only while they are shown, so the fixed light's picture stays
     // the plain programs'. Those with kPagedLightVariant and no kSunVariant are never made (id 0).
-    // Those with kManyArraysVariant or kCoarseNodesVariant are made when first drawn, so that a
-    // driver holds only the programs a session draws with.
+    // Those with kManyArraysVariant, kCoarseNodesVariant or kMorphingVariant are made when first
+    // drawn, so that a driver holds only the programs a session draws with.
     ProgramFamily programs;
     ShaderProgram waterProgram;  // the flat water plane (shaders/water.*)
     ShaderProgram skyProgram;    // the daylight sky behind everything under a Sun (shaders/sky.*)
@@ -278,6 +281,9 @@ struct TerrainRenderer {
     // Cull back faces wherever frontOnlyInstances() allows (renderTerrain decides per frame);
     // off, both sides are always drawn (--back-faces draw).
     bool backFaceCulling = true;
+    // Draw instances with no morph part way by the programs without MORPHING (one sample's
+    // fetches a vertex); off, every instance by those with it (the render tests compare the two).
+    bool settledPrograms = true;
     Fog fog;  // distance fog (--fog); the objects' renderer has its own copy
     // Contour lines every this many of the map's height units (metres when the map is in metres;
     // --contours); 0: none.

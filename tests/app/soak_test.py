@@ -5,7 +5,8 @@ Usage: soak_test.py QUADTERRAIN_BINARY [FRAMES [rss|heap-only]]
 (CI runs 6000; longer soaks, such as 100000, by hand)
 
 Memory is sampled in one reference state at every checkpoint. The own heap (operator new's live
-blocks) must not change after warm-up, nor its bytes by more than 256 (driver-internal resizing). With llvmpipe's rasterizer threads, resident memory drift is
+blocks) must not change after warm-up, nor its bytes by more than 256 (driver-internal resizing),
+but for one step of the driver's compiled programs (below). With llvmpipe's rasterizer threads, resident memory drift is
 printed but not judged (--soak-rss-report-only): those threads keep tens of MB of scene memory
 whose amount depends on timing, so identical states differ by up to ~30% with no trend (see
 soak.h). A second run with llvmpipe on one thread (LP_NUM_THREADS=0), where that memory no longer
@@ -121,9 +122,26 @@ else:
     # after warm-up, with the same blocks). Anything of ours that grew per frame would add far
     # more than kHeapSlack bytes over the thousands of frames after warm-up.
     kHeapSlack = 256
-    if blocksLast != blocksFirst or abs(heapLast - heapFirst) > kHeapSlack:
+    # One step is allowed, once: llvmpipe compiles a program anew for each state it is first
+    # drawn in, and LLVM keeps a few blocks of each (through operator new, so counted here); a
+    # program and state the random walk first meets after warm-up adds them then (6 blocks,
+    # 8.4 KB, seen once in 14,000 frames, flat after). Growth per frame or per reload shows in
+    # every interval between the samples (500 frames), a step in one.
+    kDriverStepBytes, kDriverStepBlocks = 32768, 16
+    samples = [(int(f), int(b)) for f, b in
+               re.findall(r"frame (\d+): reference resident [\d.]+ MB, own heap (\d+) bytes",
+                          run.stdout)]
+    warm = [b for f, b in samples if f >= 2000]
+    steps = [b - a for a, b in zip(warm, warm[1:]) if abs(b - a) > kHeapSlack]
+    one_driver_step = (len(steps) == 1 and 0 < steps[0] <= kDriverStepBytes and
+                       0 < blocksLast - blocksFirst <= kDriverStepBlocks)
+    if len(warm) < 3:
+        problems.append(f"too few heap samples after warm-up: {len(warm)}")
+    elif (blocksLast != blocksFirst or abs(heapLast - heapFirst) > kHeapSlack) and \
+            not one_driver_step:
         problems.append(f"own heap changed after warm-up: {heapFirst} bytes in {blocksFirst} blocks "
-                        f"-> {heapLast} bytes in {blocksLast} blocks")
+                        f"-> {heapLast} bytes in {blocksLast} blocks (steps over {kHeapSlack} "
+                        f"bytes between samples: {steps})")
     print(f"soak_test: resident drift {resident[3]}% (reported), own heap {heapFirst} -> {heapLast} "
           f"bytes (drift {heap[5]}%)")
 if strict is not None:

@@ -129,7 +129,9 @@ s = json.load(open(sys.argv[1]))
 lod = s["lod"]
 assert 0 < lod["nodes_drawn"] < s["leaves_drawn"] and lod["deepest_level"] >= 1, lod
 assert lod["leaves_covered"] >= s["leaves_drawn"] and s["leaves_occluded"] == 0
-assert s["triangles_drawn"] == 32 * lod["nodes_drawn"] and s["draw_calls"] == 1
+# One draw a program the nodes take (qt::programKey: part way through a morph or not, taking
+# finer normals or not).
+assert s["triangles_drawn"] == 32 * lod["nodes_drawn"] and 1 <= s["draw_calls"] <= 4, s
 assert len(s["visible_leaves"]) == s["leaves_drawn"]
 PY
 

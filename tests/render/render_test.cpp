@@ -166,8 +166,8 @@ FrameStats render(Terrain& terrain, const Camera& camera, bool cull, std::vector
 // The draw calls a frame takes: its instances (leaves, or nodes with level of detail) in the
 // renderer's batches, those with back faces culled, the rest of those over no hole, and those
 // over holes each in batches of their own, and with level of detail, within each of these, the
-// nodes that take finer normals apart from the others (their own programs); under a Sun, one
-// more for the sky. `terrain` holds the frame's instances.
+// nodes of each program (programKey) apart; under a Sun, one more for the sky. `terrain` holds the
+// frame's instances.
 int expectedDraws(const Terrain& terrain, const FrameStats& stats, bool syncDraws) {
     const uint32_t instances =
         (stats.lod ? stats.lodStats.nodesDrawn : stats.cull.leavesDrawn) - stats.instancesEmpty;
@@ -180,14 +180,19 @@ int expectedDraws(const Terrain& terrain, const FrameStats& stats, bool syncDraw
     const uint32_t bounds[] = {0, frontOnly, plain, instances};
     int draws = gl().renderer.sun ? 1 : 0;
     for (int part = 0; part < 3; ++part) {
-        uint32_t finer = 0;
+        std::array<uint32_t, kProgramKeys> byKey{};
+        byKey[0] = bounds[part + 1] - bounds[part];
         if (stats.lod) {
             EXPECT_EQ(terrain.frame.lod.nodes.size(), size_t(instances));
             for (uint32_t i = bounds[part]; i < bounds[part + 1]; ++i) {
-                finer += takesFinerNormals(terrain.frame.lod.nodes[i]) ? 1 : 0;
+                const int key = programKey(terrain.frame.lod.nodes[i]);
+                --byKey[0];
+                ++byKey[size_t(key)];
             }
         }
-        draws += batches(bounds[part + 1] - bounds[part] - finer) + batches(finer);
+        for (const uint32_t count : byKey) {
+            draws += batches(count);
+        }
     }
     return draws;
 }
@@ -443,6 +448,12 @@ bool syntheticHole(int col, int row, int width, int height) {
     return wedge || disc || speck || strip;
 }
 
+// `map` with syntheticHole's samples nodata.
+Heightmap withSyntheticHoles(const Heightmap& map) {
+    return test::withNodata(
+        map, [&](int col, int row) { return syntheticHole(col, row, map.width, map.height); });
+}
+
 // Culled frames equal unculled ones with holes, at full detail and by level of detail, over
 // small pages (holes across page borders at every level): holes never occlude, and a hole's
 // squares are left out alike in both.
@@ -451,9 +462,7 @@ TEST(Holes, CulledFramesEqualUnculledFramesOnSyntheticMaps) {
     for (const SyntheticCase c : {SyntheticCase{203, 141, 4, 1.0f, 1.0f, 8},
                                   SyntheticCase{257, 257, 4}, SyntheticCase{130, 67, 16}}) {
         const int w = c.width, h = c.height;
-        const Heightmap map =
-            test::withNodata(syntheticHeightmap(w, h, uint32_t(w * 31 + h)),
-                             [&](int col, int row) { return syntheticHole(col, row, w, h); });
+        const Heightmap map = withSyntheticHoles(syntheticHeightmap(w, h, uint32_t(w * 31 + h)));
         Result<Terrain> terrain = makeTerrain(map, c.leafSize, "holes", c.pageSize);
         ASSERT_TRUE(terrain) << terrain.error();
         ASSERT_TRUE(terrain.value().tree.hasHoles());
@@ -482,9 +491,7 @@ TEST(Contours, CulledFramesEqualUnculledFramesAndLinesAreDrawn) {
     REQUIRE_GL();
     const int w = 203, h = 141;
     const Heightmap plain = syntheticHeightmap(w, h, uint32_t(w * 31 + h));
-    const Heightmap holes =
-        test::withNodata(syntheticHeightmap(w, h, uint32_t(w * 31 + h)),
-                         [&](int col, int row) { return syntheticHole(col, row, w, h); });
+    const Heightmap holes = withSyntheticHoles(plain);
     const float interval = (plain.maxSample - plain.minSample) / 12.0f;
     ASSERT_GT(interval, 0.0f);
     TerrainRenderer& renderer = gl().renderer;
@@ -553,9 +560,7 @@ TEST(Holes, CulledFramesEqualUnculledFramesOnARealMap) {
 TEST(Holes, NothingIsDrawnOverAHoleAndEverythingElseIs) {
     REQUIRE_GL();
     const int w = 129, h = 97;
-    const Heightmap map = test::withNodata(flatHeightmap(w, h, 50.0f), [&](int col, int row) {
-        return syntheticHole(col, row, w, h);
-    });
+    const Heightmap map = withSyntheticHoles(flatHeightmap(w, h, 50.0f));
     Result<Terrain> terrain = makeTerrain(map, 4, "flat with holes", 8);
     ASSERT_TRUE(terrain) << terrain.error();
     Terrain& t = terrain.value();
@@ -615,8 +620,7 @@ TEST(Holes, AFilledMapDrawsTheFillAsTerrain) {
     REQUIRE_GL();
     const int w = 129, h = 97;
     const Heightmap plain = syntheticHeightmap(w, h, 4);
-    Heightmap filled =
-        test::withNodata(plain, [&](int col, int row) { return syntheticHole(col, row, w, h); });
+    Heightmap filled = withSyntheticHoles(plain);
     const Heightmap holey = filled;
     filled.nodata.fill();
     Result<Terrain> a = makeTerrain(filled, 4, "filled");
@@ -1213,9 +1217,9 @@ TEST(SyncedDraws, BatchesDrawTheSamePixelsAsOneDraw) {
             const FrameStats b = render(terrain, camera, true, batched, false, lodPixels);
             ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
             EXPECT_EQ(a.drawCalls, aDraws);
-            EXPECT_LE(a.drawCalls, lodPixels > 0.0f ? 2 : 1);  // one a program
+            EXPECT_LE(a.drawCalls, lodPixels > 0.0f ? kProgramKeys : 1);  // one a program
             EXPECT_EQ(b.drawCalls, expectedDraws(terrain, b, true));
-            EXPECT_LE(b.drawCalls, kMaxTerrainDraws + (lodPixels > 0.0f ? 1 : 0));
+            EXPECT_LE(b.drawCalls, kMaxTerrainDraws + (lodPixels > 0.0f ? kProgramKeys - 1 : 0));
             EXPECT_TRUE(one == batched)
                 << "camera at (" << camera.position.x << ", " << camera.position.y << ", "
                 << camera.position.z << "), lod " << lodPixels << ": " << b.drawCalls
@@ -1603,18 +1607,22 @@ struct NodeCapture {
 // transform feedback (nothing rasterised): every edge inside the map is shared by exactly two
 // triangles of non-zero area and every edge on its border belongs to one. A crack, a T-junction
 // or a fold that misses the coarser neighbour's vertex leaves an inner edge with one triangle;
-// so does an edge whose two nodes morph its vertices differently. The shader compiled with HOLES
-// (the program nodes over a hole are drawn with, beside nodes drawn with the plain one) gives the
-// same positions bit for bit, so the mesh stays closed where the two programs meet.
+// so does an edge whose two nodes morph its vertices differently. Captured with MORPHING; the
+// shader compiled with HOLES too (the program nodes over a hole are drawn with) and the one
+// without MORPHING for the nodes with no morph part way (the program those are drawn with) give
+// the same positions bit for bit, so the mesh stays closed where the programs meet.
 void expectLodMeshClosed(int pageSize) {
     Result<Terrain> loaded = makeTerrain(syntheticHeightmap(203, 141, 5), 4, "lod mesh", pageSize);
     ASSERT_TRUE(loaded) << loaded.error();
     Terrain& terrain = loaded.value();
     NodeCapture capture;
-    ASSERT_TRUE(capture.create(terrain));
+    ASSERT_TRUE(capture.create(terrain, "#define MORPHING\n"));
     NodeCapture holes;
-    ASSERT_TRUE(holes.create(terrain, "#define HOLES\n"));
+    ASSERT_TRUE(holes.create(terrain, "#define MORPHING\n#define HOLES\n"));
+    NodeCapture settled;
+    ASSERT_TRUE(settled.create(terrain));
     int morphing = 0;
+    size_t settledNodes = 0;
     int deepest = 0;
     // From a corner, low and high, with coarse and fine steps: many levels meeting. Split by the
     // grid step alone (positive steps) and with each node's coarse error too (negative).
@@ -1647,6 +1655,27 @@ void expectLodMeshClosed(int pageSize) {
                 std::memcmp(holeCorners.data(), corners.data(), corners.size() * sizeof(glm::vec4)),
                 0)
                 << "the HOLES program's positions differ";
+            // The nodes with no morph part way, drawn by the programs without MORPHING: the same
+            // positions as MORPHING's, bit for bit.
+            std::vector<DrawNode> settledList;
+            std::vector<glm::vec4> expected;
+            const size_t perNode = corners.size() / std::max<size_t>(nodes.size(), 1);
+            for (size_t n = 0; n < nodes.size(); ++n) {
+                if (!morphsPartWay(nodes[n])) {
+                    settledList.push_back(nodes[n]);
+                    expected.insert(expected.end(), corners.begin() + std::ptrdiff_t(n * perNode),
+                                    corners.begin() + std::ptrdiff_t((n + 1) * perNode));
+                }
+            }
+            if (!settledList.empty()) {
+                glUseProgram(settled.program);
+                const std::vector<glm::vec4> got = settled.capture(terrain, settledList);
+                ASSERT_EQ(got.size(), expected.size());
+                ASSERT_EQ(std::memcmp(got.data(), expected.data(), got.size() * sizeof(glm::vec4)),
+                          0)
+                    << "the settled program's positions differ";
+                settledNodes += settledList.size();
+            }
 
             using Point = std::array<float, 3>;
             std::vector<std::pair<Point, Point>> edges;
@@ -1683,6 +1712,8 @@ void expectLodMeshClosed(int pageSize) {
     }
     EXPECT_GE(deepest, 3);     // the cameras really did mix levels
     EXPECT_GT(morphing, 100);  // and nodes part way through their morph
+    EXPECT_GT(settledNodes, 100u);
+    settled.destroy();
     holes.destroy();
     capture.destroy();
     terrain.destroy();
@@ -1721,7 +1752,9 @@ void expectMorphsToTheParentsGrid(int pageSize) {
     Terrain& terrain = loaded.value();
     const Heightmap& map = terrain.map;
     NodeCapture capture;
-    ASSERT_TRUE(capture.create(terrain));
+    ASSERT_TRUE(capture.create(terrain, "#define MORPHING\n"));
+    NodeCapture settled;  // the program nodes with no morph part way are drawn with
+    ASSERT_TRUE(settled.create(terrain));
     const HeightTransform height = heightTransform(map.coding, terrain.mapping);
     const int leafSize = terrain.tree.leafSize;
     std::vector<uint32_t> strip;
@@ -1733,6 +1766,7 @@ void expectMorphsToTheParentsGrid(int pageSize) {
     const DrawNode parent{8, 4, 2, 0, 0, 0, {0, 0, 0, 0}};
     std::vector<std::array<glm::vec3, 3>> parentTriangles;
     {
+        glUseProgram(capture.program);
         const std::vector<glm::vec4> corners = capture.capture(terrain, {parent});
         ASSERT_FALSE(corners.empty());
         for (size_t t = 0; t < corners.size(); t += 3) {
@@ -1749,8 +1783,16 @@ void expectMorphsToTheParentsGrid(int pageSize) {
     for (const int morph : {0, 128, 255}) {
         const uint8_t m = uint8_t(morph);
         const DrawNode node{10, 4, 1, 0, m, 0, {m, m, m, m}};
+        glUseProgram(capture.program);
         const std::vector<glm::vec4> corners = capture.capture(terrain, {node});
         ASSERT_FALSE(corners.empty());
+        if (morph != 128) {  // settled: the other program gives the same positions, bit for bit
+            glUseProgram(settled.program);
+            const std::vector<glm::vec4> same = settled.capture(terrain, {node});
+            ASSERT_EQ(same.size(), corners.size());
+            ASSERT_EQ(std::memcmp(same.data(), corners.data(), same.size() * sizeof(glm::vec4)), 0)
+                << "morph " << morph;
+        }
         // Each captured triangle's corners are the strip's three vertices, in some order.
         for (size_t t = 0; t + 2 < strip.size(); ++t) {
             // The three vertices, as an unfused and as a fused shader computes them.
@@ -1805,6 +1847,7 @@ void expectMorphsToTheParentsGrid(int pageSize) {
         // A quarter of the parent's 2 leafSize^2 triangles.
         EXPECT_EQ(withArea, leafSize * leafSize / 2);
     }
+    settled.destroy();
     capture.destroy();
     terrain.destroy();
 }
@@ -2538,10 +2581,10 @@ TEST(StreamedTerrain, DrawnNodesReadOnlyResidentPages) {
             continue;
         }
         NodeCapture fromStream, fromFull;
-        ASSERT_TRUE(fromStream.create(streamed.value()));
+        ASSERT_TRUE(fromStream.create(streamed.value(), "#define MORPHING\n"));
         const std::vector<glm::vec4> a = fromStream.capture(streamed.value(), nodes);
         fromStream.destroy();
-        ASSERT_TRUE(fromFull.create(full.value()));
+        ASSERT_TRUE(fromFull.create(full.value(), "#define MORPHING\n"));
         const std::vector<glm::vec4> b = fromFull.capture(full.value(), nodes);
         fromFull.destroy();
         ASSERT_FALSE(a.empty());
@@ -2824,9 +2867,7 @@ TEST(Sun, CulledFramesEqualUnculledFramesOnSyntheticMaps) {
     REQUIRE_GL();
     const int w = 203, h = 141;
     const Heightmap plain = syntheticHeightmap(w, h, uint32_t(w * 31 + h));
-    const Heightmap holes =
-        test::withNodata(syntheticHeightmap(w, h, uint32_t(w * 31 + h)),
-                         [&](int col, int row) { return syntheticHole(col, row, w, h); });
+    const Heightmap holes = withSyntheticHoles(plain);
     for (const Heightmap* map : {&plain, &holes}) {
         Result<Terrain> terrain = makeTerrain(*map, 4, "sun", 8);
         ASSERT_TRUE(terrain) << terrain.error();
@@ -2952,9 +2993,7 @@ TEST(HeightPages, FramesFromPagesInSeveralArraysEqualThoseFromOne) {
 TEST(LodShading, LeavesDrawTheSamePixelsAsLevelZeroNodes) {
     REQUIRE_GL();
     const int w = 203, h = 141;
-    const Heightmap map = test::withNodata(syntheticHeightmap(w, h, 19), [&](int col, int row) {
-        return syntheticHole(col, row, w, h);
-    });
+    const Heightmap map = withSyntheticHoles(syntheticHeightmap(w, h, 19));
     Result<Terrain> loaded = makeTerrain(map, 4, "leaves", 8);
     ASSERT_TRUE(loaded) << loaded.error();
     Terrain& t = loaded.value();
@@ -2991,6 +3030,60 @@ TEST(LodShading, LeavesDrawTheSamePixelsAsLevelZeroNodes) {
         }
         EXPECT_GT(drawn, 0) << "no frame drew terrain over holes";
     }
+    t.destroy();
+}
+
+// Nodes with no morph part way drawn by the programs without MORPHING (one sample's fetches a
+// vertex) give the pixels the MORPHING programs give them, at several bounds, over holes and
+// under a Sun: the frames of each camera drawn both ways are equal.
+TEST(LodShading, NodesWithNoMorphPartWayDrawTheSamePixelsByEitherProgram) {
+    REQUIRE_GL();
+    const Heightmap map = withSyntheticHoles(syntheticHeightmap(203, 141, 23));
+    Result<Terrain> loaded = makeTerrain(map, 4, "settled", 8);
+    ASSERT_TRUE(loaded) << loaded.error();
+    Terrain& t = loaded.value();
+    TerrainRenderer& renderer = gl().renderer;
+    // Low and high over the map (expectLodMeshClosed's eyes): many levels meeting, many morphing.
+    std::vector<Camera> cameras = randomCameras(t, 4, 67u);
+    for (const glm::vec3& eye :
+         {glm::vec3(100.0f, 30.0f, 70.0f), glm::vec3(250.0f, 200.0f, 0.0f)}) {
+        Camera camera;
+        camera.aspect = float(kWidth) / kHeight;
+        camera.position = eye;
+        camera.yaw = 0.8f;
+        camera.pitch = -0.3f;
+        fitClipPlanes(camera, t.map, t.mapping);
+        cameras.push_back(camera);
+    }
+    std::vector<uint8_t> settled, morphing;
+    size_t settledNodes = 0, partWay = 0;
+    int withTerrain = 0;
+    for (const std::optional<SunDirection> sun :
+         {std::optional<SunDirection>(), std::optional<SunDirection>(kTestSuns[1])}) {
+        std::optional<SunOn> lit;
+        if (sun) {
+            lit.emplace(t, *sun);
+        }
+        for (size_t i = 0; i < cameras.size(); ++i) {
+            for (const float pixels : {1.0f, 6.0f, 30.0f}) {
+                renderer.settledPrograms = false;
+                render(t, cameras[i], true, morphing, false, pixels);
+                renderer.settledPrograms = true;
+                const FrameStats f = render(t, cameras[i], true, settled, false, pixels);
+                ASSERT_TRUE(f.lod);
+                for (const DrawNode& node : t.frame.lod.nodes) {
+                    (morphsPartWay(node) ? partWay : settledNodes) += 1;
+                }
+                withTerrain += terrainShare(settled) > 0.1 ? 1 : 0;
+                EXPECT_EQ(differingPixels(settled, morphing), 0u)
+                    << "camera " << i << ", " << pixels << " px" << (sun ? ", Sun" : "");
+            }
+        }
+    }
+    renderer.settledPrograms = true;
+    EXPECT_GT(withTerrain, int(cameras.size()) * 3);  // of the 6 frames a camera
+    EXPECT_GT(settledNodes, 100u);
+    EXPECT_GT(partWay, 100u);
     t.destroy();
 }
 
@@ -3491,9 +3584,7 @@ TEST(Imagery, CulledFramesEqualUnculledFramesOnSyntheticMaps) {
     REQUIRE_GL();
     const int w = 203, h = 141;
     const Heightmap plain = syntheticHeightmap(w, h, uint32_t(w * 31 + h));
-    const Heightmap holes =
-        test::withNodata(syntheticHeightmap(w, h, uint32_t(w * 31 + h)),
-                         [&](int col, int row) { return syntheticHole(col, row, w, h); });
+    const Heightmap holes = withSyntheticHoles(plain);
     for (const Heightmap* map : {&plain, &holes}) {
         Result<Terrain> terrain = makeTerrain(*map, 4, "imagery", 8);
         ASSERT_TRUE(terrain) << terrain.error();

@@ -2,6 +2,7 @@
 #include "core/frame/frame.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <chrono>
 #include <cmath>
@@ -269,23 +270,32 @@ uint32_t frontOnlyInstances(const Quadtree& tree, const WorldMapping& mapping, c
                                     frame.holeLeafScratch);
 }
 
-void groupFinerNormalsLast(uint32_t frontOnly, FrameBuffers& frame) {
+void groupByProgram(uint32_t frontOnly, FrameBuffers& frame) {
     std::vector<DrawNode>& nodes = frame.lod.nodes;
     std::vector<DrawNode>& scratch = frame.holeNodeScratch;
     const size_t count = nodes.size();
     const size_t holesFrom = std::min(size_t(frame.holesFrom), count);
     const size_t bounds[] = {0, std::min(size_t(frontOnly), holesFrom), holesFrom, count};
     for (size_t part = 0; part + 1 < std::size(bounds); ++part) {
-        scratch.clear();
-        size_t kept = bounds[part];
+        // A counting sort by key: the part's nodes into scratch, then back key by key.
+        std::array<size_t, kProgramKeys> at{};
         for (size_t i = bounds[part]; i < bounds[part + 1]; ++i) {
-            if (takesFinerNormals(nodes[i])) {
-                scratch.push_back(nodes[i]);
-            } else {
-                nodes[kept++] = nodes[i];
-            }
+            ++at[size_t(programKey(nodes[i]))];
         }
-        std::copy(scratch.begin(), scratch.end(), nodes.begin() + std::ptrdiff_t(kept));
+        if (*std::max_element(at.begin(), at.end()) == bounds[part + 1] - bounds[part]) {
+            continue;  // one key (or none): in order already
+        }
+        size_t next = bounds[part];
+        for (size_t& first : at) {
+            const size_t keyCount = first;
+            first = next;
+            next += keyCount;
+        }
+        scratch.assign(nodes.begin() + std::ptrdiff_t(bounds[part]),
+                       nodes.begin() + std::ptrdiff_t(bounds[part + 1]));
+        for (const DrawNode& node : scratch) {
+            nodes[at[size_t(programKey(node))]++] = node;
+        }
     }
 }
 
@@ -308,9 +318,9 @@ void FrameBuffers::reserveFor(const Quadtree& tree, bool recordDecisions) {
     coarseHoles.clear();
     coarseHoles.reserve(tree.hasHoles() ? tree.nodes.size() - tree.leaves.size() : 0);
     backFaces.reserveFor(tree);
+    holeNodeScratch.reserve(lod.nodes.capacity());  // groupByProgram's too
     if (tree.hasHoles()) {
         holeLeafScratch.reserve(tree.leaves.size());
-        holeNodeScratch.reserve(lod.nodes.capacity());
     }
     for (std::vector<LeafRange>* runs : {&lodLeaves, &lodKept, &lodOccluded}) {
         runs->clear();

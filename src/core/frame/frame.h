@@ -96,7 +96,8 @@ struct FrameBuffers {
     // order it was made (tree order): the renderer draws the first part with the plain program,
     // whose early depth test a discard would turn off, and only the rest with the hole test.
     // frontOnlyInstances (below) may then reorder the first part for the viewing camera.
-    // The list's size without holes. holeScratch: the moved instances, room for every leaf.
+    // The list's size without holes. holeScratch: the moved instances, room for every leaf (and
+    // for every node: groupByProgram's scratch).
     uint32_t holesFrom = 0;
     std::vector<LeafCoord> holeLeafScratch;
     std::vector<DrawNode> holeNodeScratch;
@@ -176,11 +177,30 @@ inline bool takesFinerNormals(const DrawNode& node) {
     return node.level >= 2;
 }
 
+// Whether a drawn node has a morph part way, neither 0 nor 255 (inside or on an edge), so that it
+// is drawn by the programs compiled with MORPHING, which blend a vertex between two samples; at
+// 0 or 255 every vertex is one sample, which the others fetch alone.
+inline bool morphsPartWay(const DrawNode& node) {
+    const auto partWay = [](uint8_t morph) { return morph != 0 && morph != 255; };
+    return partWay(node.morph) || partWay(node.edgeMorph[0]) || partWay(node.edgeMorph[1]) ||
+           partWay(node.edgeMorph[2]) || partWay(node.edgeMorph[3]);
+}
+
+// The program a drawn node takes, as bits: kKeyMorphing (morphsPartWay) and kKeyFinerNormals
+// (takesFinerNormals); 0 to kProgramKeys - 1.
+constexpr int kKeyMorphing = 1;
+constexpr int kKeyFinerNormals = 2;
+constexpr int kProgramKeys = 4;
+inline int programKey(const DrawNode& node) {
+    return (morphsPartWay(node) ? kKeyMorphing : 0) |
+           (takesFinerNormals(node) ? kKeyFinerNormals : 0);
+}
+
 // After frontOnlyInstances (`frontOnly` its answer): orders each part of frame.lod.nodes that is
-// drawn alike (back faces culled; both sides; over a hole) so that the nodes that take finer
-// normals come after the others, each keeping its order (a stable partition; no allocation once
-// reserved): the renderer then draws each part with at most two programs. Culled frames keep
-// their instances a subsequence of the unculled ones' in the same order, as before.
-void groupFinerNormalsLast(uint32_t frontOnly, FrameBuffers& frame);
+// drawn alike (back faces culled; both sides; over a hole) by programKey, each key's nodes keeping
+// their order (a stable partition; no allocation once reserved): the renderer then draws each
+// part with at most kProgramKeys programs. Culled frames keep their instances a subsequence of
+// the unculled ones' in the same order, as before.
+void groupByProgram(uint32_t frontOnly, FrameBuffers& frame);
 
 }  // namespace qt

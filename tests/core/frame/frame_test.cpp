@@ -389,7 +389,7 @@ TEST(FramePipeline, AFrameAllocatesNothingOnceReserved) {
                                                   view.viewportHeight, stats.lod, frame);
         frontOnly += front;
         if (stats.lod) {
-            groupFinerNormalsLast(front, frame);
+            groupByProgram(front, frame);
         }
     }
     const size_t after = heapCount().allocations;
@@ -403,33 +403,47 @@ TEST(FramePipeline, AFrameAllocatesNothingOnceReserved) {
 }
 
 // Each part of the level-of-detail list drawn alike (back faces culled, both sides, over holes)
-// keeps its nodes, those that take finer normals after the others, each in its order: the
-// renderer draws a part with at most two programs, and a culled frame's instances stay a
-// subsequence of the unculled frame's.
-TEST(FramePipeline, NodesThatTakeFinerNormalsGoLastInEachPartInTheirOrder) {
+// keeps its nodes, grouped by the program they take (programKey) in key order, each group in its
+// order: the renderer draws a part with at most kProgramKeys programs, and a culled frame's
+// instances stay a subsequence of the unculled frame's.
+TEST(FramePipeline, EachPartIsGroupedByProgramInTheNodesOrder) {
     FrameBuffers frame;
     Random random(17);
-    for (int trial = 0; trial < 50; ++trial) {
+    const uint8_t morphs[] = {0, 255, 1, 128, 254};
+    int keysSeen = 0;
+    for (int trial = 0; trial < 80; ++trial) {
         const size_t count = size_t(random.below(60));
         frame.lod.nodes.clear();
         for (size_t i = 0; i < count; ++i) {
-            frame.lod.nodes.push_back(DrawNode{
-                uint16_t(i), uint16_t(trial), uint8_t(random.below(5u)), 0, 0, 0, {0, 0, 0, 0}});
+            // Mostly settled morphs, so that runs of one key and every key occur.
+            const auto morph = [&] {
+                return morphs[random.below(8u) < 7 ? random.below(2u) : random.below(5u)];
+            };
+            frame.lod.nodes.push_back(DrawNode{uint16_t(i),
+                                               uint16_t(trial),
+                                               uint8_t(random.below(5u)),
+                                               0,
+                                               morph(),
+                                               0,
+                                               {morph(), morph(), morph(), morph()}});
         }
         const std::vector<DrawNode> before = frame.lod.nodes;
         frame.holesFrom = random.below(uint32_t(count) + 1);
         const uint32_t frontOnly = random.below(frame.holesFrom + 1);
-        groupFinerNormalsLast(frontOnly, frame);
+        groupByProgram(frontOnly, frame);
         ASSERT_EQ(frame.lod.nodes.size(), count);
         const size_t bounds[] = {0, frontOnly, frame.holesFrom, count};
         for (int part = 0; part < 3; ++part) {
-            std::vector<uint16_t> expected;  // the part's ids, those that take finer normals last
-            for (const bool finer : {false, true}) {
+            std::vector<uint16_t> expected;  // the part's ids, key by key
+            for (int key = 0; key < kProgramKeys; ++key) {
+                bool seen = false;
                 for (size_t i = bounds[part]; i < bounds[part + 1]; ++i) {
-                    if (takesFinerNormals(before[i]) == finer) {
+                    if (programKey(before[i]) == key) {
                         expected.push_back(before[i].col);
+                        seen = true;
                     }
                 }
+                keysSeen |= seen ? 1 << key : 0;
             }
             std::vector<uint16_t> got;
             for (size_t i = bounds[part]; i < bounds[part + 1]; ++i) {
@@ -438,6 +452,7 @@ TEST(FramePipeline, NodesThatTakeFinerNormalsGoLastInEachPartInTheirOrder) {
             EXPECT_EQ(got, expected) << "trial " << trial << ", part " << part;
         }
     }
+    EXPECT_EQ(keysSeen, (1 << kProgramKeys) - 1);
 }
 
 TEST(FramePipeline, CullingFrustumMovesEachPlaneOutByTheMargin) {
