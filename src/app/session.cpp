@@ -362,7 +362,7 @@ Status Session::reloadShaders() {
     return !terrainShaders ? terrainShaders : !lineShaders ? lineShaders : objectShaders;
 }
 
-std::string Session::lateShaderFailure() const {
+const std::string& Session::lateShaderFailure() const {
     const std::string& terrainFailure = renderer.programs.lateFailure();
     return !terrainFailure.empty() ? terrainFailure : objectRenderer.programs.lateFailure();
 }

@@ -77,7 +77,7 @@ struct Session {
     Status reloadShaders();
     // The first failure of a program made when first drawn since the last reload (Program-
     // Family::lateFailure), terrain's or objects'; "" when none. Such a program draws nothing.
-    std::string lateShaderFailure() const;
+    const std::string& lateShaderFailure() const;
     // Lights the terrain by `sun` and asks for its shadows (render/terrain_sun.h); `wait`: until
     // they are on the GPU (scripted runs). Once the session is where it stays: the shadows' job
     // reads the terrain's map in place.

@@ -407,7 +407,7 @@ int runViewer(Session& s) {
                                         : renderTerrain(s.renderer, s.terrain, s.camera, view,
                                                         v.hud.wireframe, &s.objectRenderer);
         // A program made for this frame failed to compile: its nodes or objects were not drawn.
-        if (std::string late = s.lateShaderFailure(); late != v.lateShaderFailure) {
+        if (const std::string& late = s.lateShaderFailure(); late != v.lateShaderFailure) {
             v.lateShaderFailure = late;
             if (!late.empty()) {
                 report(v, late, true);

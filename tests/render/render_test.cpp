@@ -2274,6 +2274,11 @@ protected:
         std::ifstream in(std::string(QT_SHADER_DIR) + "/" + name);
         std::ofstream(dir + "/" + name) << in.rdbuf();
     }
+    void copyAll() {
+        for (const char* name : kRendererShaders) {
+            copy(name);
+        }
+    }
     // Shader `name` as installed with `lines` after its #version line.
     void writeWithLines(const std::string& name, const std::string& lines) {
         std::ifstream in(std::string(QT_SHADER_DIR) + "/" + name);
@@ -2310,9 +2315,7 @@ TEST_F(ShaderErrors, AMissingIncludeIsNamedWithTheLineThatIncludesIt) {
 }
 
 TEST_F(ShaderErrors, CompileFailureCarriesTheLogAndReloadKeepsTheOldProgram) {
-    for (const char* name : kRendererShaders) {
-        copy(name);
-    }
+    copyAll();
     Result<TerrainRenderer> renderer = TerrainRenderer::create(dir);
     ASSERT_TRUE(renderer) << renderer.error();
     const GLuint before = renderer.value().programs.program(kPlainVariant).id;
@@ -2332,9 +2335,7 @@ TEST_F(ShaderErrors, CompileFailureCarriesTheLogAndReloadKeepsTheOldProgram) {
 // An error inside an arm that only programs made when first drawn compile (COARSE_NODES here)
 // fails the reload, which keeps every program as it was, those already made later included.
 TEST_F(ShaderErrors, AnErrorOnlyInAProgramMadeWhenFirstDrawnFailsTheReload) {
-    for (const char* name : kRendererShaders) {
-        copy(name);
-    }
+    copyAll();
     Result<TerrainRenderer> renderer = TerrainRenderer::create(dir);
     ASSERT_TRUE(renderer) << renderer.error();
     ProgramFamily& programs = renderer.value().programs;
@@ -2355,9 +2356,7 @@ TEST_F(ShaderErrors, AnErrorOnlyInAProgramMadeWhenFirstDrawnFailsTheReload) {
 // A program made when first drawn compiles from the sources the last reload read and checked,
 // not from the files as edited since.
 TEST_F(ShaderErrors, ProgramsMadeLaterCompileFromTheSourcesTheReloadRead) {
-    for (const char* name : kRendererShaders) {
-        copy(name);
-    }
+    copyAll();
     Result<TerrainRenderer> renderer = TerrainRenderer::create(dir);
     ASSERT_TRUE(renderer) << renderer.error();
     write("terrain.frag", "#version 330 core\nvoid main() { this is not glsl; }\n");
@@ -2371,9 +2370,7 @@ TEST_F(ShaderErrors, ProgramsMadeLaterCompileFromTheSourcesTheReloadRead) {
 // on); the program made for it is left out (id 0: its nodes are not drawn), the failure kept for
 // the viewer to show, and it is not compiled again frame after frame; the next reload clears it.
 TEST_F(ShaderErrors, AFailureOfAProgramMadeLaterIsKeptAndNotRetried) {
-    for (const char* name : kRendererShaders) {
-        copy(name);
-    }
+    copyAll();
     writeWithLines("terrain.frag",
                    "#if defined(COARSE_NODES) && !defined(HOLES)\nthis is not glsl;\n#endif\n");
     Result<TerrainRenderer> renderer = TerrainRenderer::create(dir);
@@ -2399,9 +2396,7 @@ TEST_F(ShaderErrors, AFailureOfAProgramMadeLaterIsKeptAndNotRetried) {
 // The objects' renderer likewise: its programs under a Sun are made when first drawn, and an
 // error only they compile fails its creation.
 TEST_F(ShaderErrors, AnErrorOnlyInTheObjectsPagedLightProgramFailsTheirRenderer) {
-    for (const char* name : kRendererShaders) {
-        copy(name);
-    }
+    copyAll();
     writeWithLines("objects.vert", "#ifdef MANY_HEIGHT_ARRAYS\nthis is not glsl;\n#endif\n");
     Result<ObjectRenderer> objects = ObjectRenderer::create(dir);
     ASSERT_FALSE(objects);
