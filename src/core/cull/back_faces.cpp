@@ -1,5 +1,6 @@
-// BackFaceTest: the holes around the eye stamped into bins of azimuth and rings of distance, and
-// boxes of terrain tested against them (the argument is in back_faces.h).
+// BackFaceTest: the boxes a ray may dive through stamped into bins of azimuth and levels of slope,
+// each keeping the nearest, and boxes of terrain tested against them (the argument is in
+// back_faces.h).
 #include "core/cull/back_faces.h"
 
 #include <algorithm>
@@ -16,11 +17,12 @@ namespace qt {
 namespace {
 
 constexpr float kInfinity = std::numeric_limits<float>::infinity();
-constexpr int kStackSize = 4 * 17;  // a depth-first descent holds at most 3 per level, plus 4
 // Elevations beyond this (radians) widen a span past use: every bin is taken.
 constexpr float kSteepest = 1.4f;
-// Heights are taken this share of the eye's and the map's magnitudes outward, against rounding.
+// Heights are taken this share of the eye's and the map's magnitudes outward, against rounding;
+// a box's farthest distance this share farther, and this share of those magnitudes.
 constexpr double kHeightSlack = 1e-4;
+constexpr float kDistanceSlack = 1e-4f;
 
 // Horizontal distances from the eye to the nearest and the farthest point of a rectangle.
 struct Distances {
@@ -59,31 +61,34 @@ void spanBins(float ex, float ez, float x0, float z0, float x1, float z1, float 
     count = std::min(b1 - b0 + 1, kBins);
 }
 
-// The ring of a distance: 0 below ringBase 2^(1 / kRingsPerOctave), the last beyond 2^15 ringBase.
-int ringOf(const BackFaceTest& t, float distance) {
-    const float r = float(BackFaceTest::kRingsPerOctave) * std::log2(distance / t.ringBase);
-    if (!(r > 0.0f)) {
-        return 0;
+// The levels of the slopes [low, high] (every level when either is NaN), first and last.
+void levelSpan(const SlopeSplit<BackFaceTest::kLevels>& levels, float low, float high, int& first,
+               int& last) {
+    if (std::isnan(low) || std::isnan(high)) {
+        first = 0;
+        last = BackFaceTest::kLevels - 1;
+        return;
     }
-    return r < float(BackFaceTest::kRings - 1) ? int(r) : BackFaceTest::kRings - 1;
+    first = levels.level(std::min(low, high));
+    last = levels.level(std::max(low, high));
 }
 
 }  // namespace
 
 void BackFaceTest::reserveFor(const Quadtree& tree) {
-    dives.assign(tree.hasHoles() ? size_t(kBins) * kRings : 0, 0);
+    dives.assign(tree.hasHoles() ? kCells : 0, kInfinity);
 }
 
 bool BackFaceTest::prepare(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
-                           int viewportHeight, const HoleBox* coarse, uint32_t coarseCount) {
+                           int viewportHeight, const HoleBox* boxes, uint32_t count) {
     active = false;
     if (!tree.hasHoles() || viewportHeight <= 0 || !eyeClearOfNearTerrain(tree, mapping, camera)) {
         return false;
     }
-    if (dives.size() != size_t(kBins) * kRings) {
-        dives.assign(size_t(kBins) * kRings, 0);  // not reserved: once
+    if (dives.size() != kCells) {
+        dives.assign(kCells, kInfinity);  // not reserved: once
     } else {
-        std::fill(dives.begin(), dives.end(), uint64_t(0));
+        std::fill(dives.begin(), dives.end(), kInfinity);
     }
     levels.fill(camera);
     ex = camera.position.x;
@@ -97,63 +102,33 @@ bool BackFaceTest::prepare(const Quadtree& tree, const WorldMapping& mapping, co
                                   std::fabs(double(root.max.y)) + double(root.max.y - root.min.y)));
     minY = root.min.y - slack;
     maxY = root.max.y + slack;
-    ringBase = std::hypot(root.max.x, root.max.z) * std::ldexp(1.0f, -14);
+    distanceSlack = float(kDistanceSlack * (std::fabs(double(ex)) + std::fabs(double(ez)) +
+                                            double(root.max.x) + double(root.max.z)));
     delta = kOcclusionMarginPixels * 2.0f * std::tan(0.5f * camera.fovY) / float(viewportHeight);
 
-    // The slopes of 3 through a box, from its heights and its distances, as levels.
-    const auto stamp = [&](uint16_t bx0, uint16_t bz0, uint16_t bx1, uint16_t bz1, uint16_t minCode,
-                           uint16_t maxCode, const Distances& d) {
-        const float x0 = float(bx0) * spacingX, x1 = float(bx1) * spacingX;
-        const float z0 = float(bz0) * spacingZ, z1 = float(bz1) * spacingZ;
-        const float h0 = height.worldHeight(float(minCode));
-        const float h1 = height.worldHeight(float(maxCode));
+    // 4: the slopes of 3 through each box a ray may dive through (7), as levels: its nearest
+    // distance into each (bin, level) of its azimuths and slopes where none stamped is nearer.
+    for (const HoleBox* b = boxes; b != boxes + count; ++b) {
+        const float x0 = float(b->x0) * spacingX, x1 = float(b->x1) * spacingX;
+        const float z0 = float(b->z0) * spacingZ, z1 = float(b->z1) * spacingZ;
+        const Distances d = distances(ex, ez, x0, z0, x1, z1);
+        const float h0 = height.worldHeight(float(b->minCode));
+        const float h1 = height.worldHeight(float(b->maxCode));
         const float rise = std::max(h0, h1) + slack - ey;
         const float drop = std::min(h0, h1) - slack - ey;
         const float high =
             rise > 0.0f ? (d.nearest > 0.0f ? rise / d.nearest : kInfinity) : rise / d.farthest;
         const float low =
             drop < 0.0f ? (d.nearest > 0.0f ? drop / d.nearest : -kInfinity) : drop / d.farthest;
-        const uint64_t slopes = levels.mask(low, high);
-        const int ring = std::max(ringOf(*this, d.nearest) - 1, 0);
-        int first = 0, count = 0;
-        spanBins(ex, ez, x0, z0, x1, z1, horizon::kAngleError, first, count);
-        for (int i = 0; i < count; ++i) {
-            dives[size_t((first + i) & (kBins - 1)) * kRings + size_t(ring)] |= slopes;
-        }
-    };
-    uint32_t stack[kStackSize];
-    int top = 0;
-    stack[top++] = tree.rootIndex();
-    while (top > 0) {
-        const QuadtreeNode& node = tree.nodes[stack[--top]];
-        if (!tree.holesIn(tree.firstLeaf(node), tree.leafCount(node))) {
-            continue;
-        }
-        const float x0 = float(node.x0) * spacingX, x1 = float(node.x1) * spacingX;
-        const float z0 = float(node.z0) * spacingZ, z1 = float(node.z1) * spacingZ;
-        const Distances d = distances(ex, ez, x0, z0, x1, z1);
-        if (!node.isLeaf() && std::max(x1 - x0, z1 - z0) > kStampRatio * d.nearest) {
-            for (int q = 0; q < 4; ++q) {
-                if (node.hasChild(q)) {
-                    assert(top < kStackSize);
-                    stack[top++] = node.child(q);
-                }
+        int lowest = 0, highest = 0;
+        levelSpan(levels, low, high, lowest, highest);
+        int first = 0, span = 0;
+        spanBins(ex, ez, x0, z0, x1, z1, horizon::kAngleError, first, span);
+        for (int i = 0; i < span; ++i) {
+            float* bin = &dives[size_t((first + i) & (kBins - 1)) * size_t(kLevels)];
+            for (int level = lowest; level <= highest; ++level) {
+                bin[level] = std::min(bin[level], d.nearest);
             }
-            continue;
-        }
-        stamp(node.x0, node.z0, node.x1, node.z1, node.minCode, node.maxCode, d);
-    }
-    for (uint32_t i = 0; i < coarseCount; ++i) {  // 7: the coarse drawn nodes with holes
-        const HoleBox& b = coarse[i];
-        stamp(b.x0, b.z0, b.x1, b.z1, b.minCode, b.maxCode,
-              distances(ex, ez, float(b.x0) * spacingX, float(b.z0) * spacingZ,
-                        float(b.x1) * spacingX, float(b.z1) * spacingZ));
-    }
-    // Each ring takes the nearer rings' levels too.
-    for (size_t b = 0; b < size_t(kBins); ++b) {
-        uint64_t* ring = &dives[b * kRings];
-        for (int j = 1; j < kRings; ++j) {
-            ring[j] |= ring[j - 1];
         }
     }
     active = true;
@@ -168,7 +143,7 @@ bool BackFaceTest::frontOnly(uint32_t x0, uint32_t z0, uint32_t x1, uint32_t z1,
     const float wx0 = float(x0) * spacingX, wx1 = float(x1) * spacingX;
     const float wz0 = float(z0) * spacingZ, wz1 = float(z1) * spacingZ;
     const Distances d = distances(ex, ez, wx0, wz0, wx1, wz1);
-    const int ring = std::min(ringOf(*this, d.farthest) + 1, kRings - 1);
+    const float farthest = d.farthest * (1.0f + kDistanceSlack) + distanceSlack;
     // X's least and highest slopes (3), widened by the slope margin of 5 at the steepest
     // elevation of a ray that meets the box's surface, which lies in [minY, maxY]; the azimuth
     // margin of 5.
@@ -189,15 +164,58 @@ bool BackFaceTest::frontOnly(uint32_t x0, uint32_t z0, uint32_t x1, uint32_t z1,
             highest = rise / (rise > 0.0f ? d.nearest : d.farthest) + slopeMargin;
         }
     }
-    const uint64_t slopes = levels.mask(least, highest);
+    int lowest = 0, top = 0;
+    levelSpan(levels, least, highest, lowest, top);
     int first = 0, count = 0;
     spanBins(ex, ez, wx0, wz0, wx1, wz1, margin, first, count);
     for (int i = 0; i < count; ++i) {
-        if (dives[size_t((first + i) & (kBins - 1)) * kRings + size_t(ring)] & slopes) {
-            return false;
+        const float* bin = &dives[size_t((first + i) & (kBins - 1)) * size_t(kLevels)];
+        for (int level = lowest; level <= top; ++level) {
+            if (bin[level] < farthest) {
+                return false;
+            }
         }
     }
     return true;
+}
+
+void appendDiveBoxes(const Quadtree& tree, uint32_t firstLeaf, uint32_t leafCount,
+                     std::vector<HoleBox>& out) {
+    if (!tree.hasHoles()) {
+        return;
+    }
+    const uint32_t end = tree.holeLeavesBefore[firstLeaf + leafCount];
+    for (uint32_t hole = tree.holeLeavesBefore[firstLeaf]; hole < end; ++hole) {
+        out.push_back(tree.holeLeafBox[hole]);
+    }
+}
+
+void appendDiveBoxes(const Quadtree& tree, uint32_t node, std::vector<HoleBox>& out) {
+    const QuadtreeNode& n = tree.nodes[node];
+    if (!tree.holesIn(tree.firstLeaf(n), tree.leafCount(n))) {
+        return;
+    }
+    if (n.isLeaf()) {
+        HoleBox box = tree.holeLeafBox[tree.holeLeavesBefore[tree.firstLeaf(n)]];
+        box.minCode = n.minCode;
+        box.maxCode = n.maxCode;
+        out.push_back(box);
+        return;
+    }
+    // A cell of twice the node's grid step is a child's box only for leaves of 4 squares or more.
+    if (tree.leafSize < 4) {
+        out.push_back({n.x0, n.z0, n.x1, n.z1, n.minCode, n.maxCode});
+        return;
+    }
+    for (int q = 0; q < 4; ++q) {
+        if (!n.hasChild(q)) {
+            continue;
+        }
+        const QuadtreeNode& c = tree.nodes[n.child(q)];
+        if (tree.holesIn(tree.firstLeaf(c), tree.leafCount(c))) {
+            out.push_back({c.x0, c.z0, c.x1, c.z1, c.minCode, c.maxCode});
+        }
+    }
 }
 
 }  // namespace qt

@@ -33,60 +33,80 @@ namespace qt {
 //    P lies on a box X of terrain (footprint F, distances [hNear, hFar], heights [m, M]), so the
 //    slope lies between X's least slope, (m - ey) / hNear when m < ey, else (m - ey) / hFar, and
 //    its highest, (M - ey) / hNear when M > ey, else (M - ey) / hFar.
-// 4. So X shows no back face first when no box with holes in F's span of azimuths nearer than
-//    hFar has slopes that meet X's. The holes are stamped per frame into bins of azimuth and
-//    rings of distance (geometric, four an octave): the tree's hole counts lead a descent to the
-//    nodes with holes, stopped at leaves or at nodes small in angle (side at most kStampRatio of
-//    their distance), whose slopes go into each bin of their span at the ring of their nearest
-//    distance, as a mask of SlopeLevels (core/cull/slope_levels.h: ranges that overlap have
-//    levels that overlap); each bin then keeps, ring by ring, the levels of that ring and the
-//    nearer ones. X is tested over its bins at the ring of its farthest distance: a level there
-//    that X's slopes meet means it may show a back face, and it is drawn with both sides. From
-//    above, a hole far nearer than X or on slopes lower or higher than X's does not matter.
+// 4. So X shows no back face first when no box a ray may dive through (7) in F's span of
+//    azimuths, nearer than hFar, has slopes that meet X's. Those boxes are stamped per frame into
+//    bins of azimuth and levels of slope (SlopeSplit, core/cull/slope_levels.h: the level is a
+//    non-decreasing function of the slope, so ranges that overlap have levels that overlap):
+//    each (bin, level) of a box's span and slopes keeps the nearest distance of the boxes
+//    stamped there. X is tested over the bins of its span and the levels of its slopes: a
+//    distance there below its hFar means it may show a back face, and it is drawn with both
+//    sides. From above, a hole beyond X or on slopes lower or higher than X's does not matter.
 // 5. The GPU: a fragment of X may lie on a ray a little off X's rays (vertices snap, pixels
 //    sample their centres): X's span is widened by kOcclusionMarginPixels pixels of angle delta,
 //    which moves the azimuth of a ray of elevation e by at most delta / cos(|e| + delta) and its
-//    slope by delta / cos^2(|e| + delta) (occlusion.cpp's margins); the rings move by one each
-//    way, a factor of 2^(1/4) in distance that holds the rounding of distances and of the rings'
-//    logarithms, and heights are widened against rounding. A back face that shares an edge with
+//    slope by delta / cos^2(|e| + delta) (occlusion.cpp's margins). A fragment's point still lies
+//    in X's box and a dive's in its box, so distances need only widening against rounding, as
+//    heights do. A back face that shares an edge with
 //    the first surface point can win its pixel only by a depth tie, as in backFacesHidden().
 // 6. Every first surface point is then drawn as it is unculled: on a front face, or on a box that
 //    4 cannot clear (drawn with both sides), beyond the near plane by 1, and on a kept leaf
 //    (occlusion.cpp's argument 5). A culled back face only held points that were not first.
-// 7. Level of detail: the surface beside H is drawn by the node drawing H, or along their common
-//    edge by it too (no cracks), from that node's samples or blends of them, so y(hOut) is at most
-//    that node's highest height. A full-detail leaf's is in the boxes stamped in 4; a coarse
-//    node's is stamped too, with its own box (occlusion.cpp's argument 8).
+// 7. The boxes. The dive of 3 lies past the near plane (1) and before P, so inside the frustum,
+//    inside the box of a left-out square: its footprint and the range of the drawn surface over
+//    it. At full detail that surface interpolates the square's corners, so the box lies in its
+//    leaf's hole box (Quadtree::holeLeafBox); the frame's boxes are the hole boxes of every leaf
+//    of the frustum walk with a hole (before occlusion, so whatever occlusion keeps), left-out
+//    leaves included. By level of detail the surface over a square is drawn by the selected node
+//    holding it (every node the selection made, drawn or not: it covers every leaf in the
+//    frustum). Without culling the boxes are those of the leaves or nodes the culling frustum
+//    keeps, so that culled and unculled frames decide alike. A full-detail leaf may morph toward
+//    its parent's grid, within its samples: its hole box with the leaf's range. A node of grid step
+//    s > 1 has vertices at its samples, moved toward the even ones (its parent's grid, step 2s) by
+//    the geomorph and by the folds beside a coarser neighbour, each within the cell of step 2s
+//    holding it, so each of its triangles lies with its footprint in one such cell, its heights
+//    blends of the samples there; a cell of step 2s is one of the node's children's boxes, and
+//    along the edges between cells (and between nodes: no cracks) the surface is the same from
+//    either side. So the surface over a left-out square lies in the range of the child holding the
+//    square, and the frame's boxes are the children with a hole of every selected node above level
+//    0, whole.
 struct BackFaceTest {
-    static constexpr int kBins = 512;  // over the pseudo-angle's [-2, 2): 8 to 16 mrad each
-    static constexpr int kRings = 64;  // rings of distance
-    static constexpr int kRingsPerOctave = 4;
-    static constexpr float kStampRatio = 0.125f;  // nodes this small for their distance: whole
+    static constexpr int kBins = 1024;   // over the pseudo-angle's [-2, 2): 4 to 8 mrad each
+    static constexpr int kLevels = 256;  // of slope, the viewing camera's
+    static constexpr size_t kCells = size_t(kBins) * kLevels;
 
-    // Per bin, kRings entries: the slope levels of the holes in that ring or a nearer one, 0
-    // where there is none.
-    std::vector<uint64_t> dives;
-    SlopeLevels levels;   // the viewing camera's
-    bool active = false;  // false: nothing proved (the eye is not clear, or no view)
+    // Per bin, one entry a slope level: the nearest distance of a box stamped there (infinity
+    // where there is none). 1 MiB.
+    std::vector<float> dives;
+    SlopeSplit<kLevels> levels;  // the viewing camera's
+    bool active = false;         // false: nothing proved (the eye is not clear, or no view)
     float ex = 0.0f, ey = 0.0f, ez = 0.0f;
     float spacingX = 0.0f, spacingZ = 0.0f;
     HeightTransform height;          // the tree's codes to world heights
     float minY = 0.0f, maxY = 0.0f;  // the map's height range, widened against rounding
     float slack = 0.0f;              // what heights are widened by against rounding
-    float ringBase = 0.0f;           // ring j >= 1 starts at ringBase 2^(j / kRingsPerOctave)
+    float distanceSlack = 0.0f;      // what farthest distances are widened by against rounding
     float delta = 0.0f;              // the margin angle of 5
 
     void reserveFor(const Quadtree& tree);
-    // Stamps the holes around `camera`, in a viewport `viewportHeight` pixels high; returns
-    // `active`. A descent over the nodes with holes to a size fixed by their angle, so its work
-    // follows the holes in view of the eye, not the map's size; no allocation after reserveFor.
-    // With level of detail, `coarse` holds the drawn nodes above level 0 with a hole (7).
+    // Stamps the boxes a ray from `camera`, in a viewport `viewportHeight` pixels high, may dive
+    // through (7: the frame's, appendDiveBoxes), `count` from `boxes`; returns `active`. Its work
+    // follows the boxes, no allocation after reserveFor.
     bool prepare(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
-                 int viewportHeight, const HoleBox* coarse = nullptr, uint32_t coarseCount = 0);
+                 int viewportHeight, const HoleBox* boxes, uint32_t count);
     // True when no ray from the eye meets the surface over the sample box [x0, x1] x [z0, z1],
     // whose codes lie in [minCode, maxCode], first on a back face (4); false when not active.
     bool frontOnly(uint32_t x0, uint32_t z0, uint32_t x1, uint32_t z1, uint16_t minCode,
                    uint16_t maxCode) const;
 };
+
+// The boxes of 7 of a run of leaves at full detail: the hole box of each leaf with a hole,
+// appended to `out`.
+void appendDiveBoxes(const Quadtree& tree, uint32_t firstLeaf, uint32_t leafCount,
+                     std::vector<HoleBox>& out);
+
+// The boxes of 7 of a node `node` selected by level of detail (a leaf: its hole box with the
+// leaf's range, when it has a hole; above level 0: its children with a hole, whole), appended to
+// `out`.
+void appendDiveBoxes(const Quadtree& tree, uint32_t node, std::vector<HoleBox>& out);
 
 }  // namespace qt

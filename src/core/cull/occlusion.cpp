@@ -76,7 +76,9 @@
 //    the node drawing that square draws; at B likewise; a corner shared by squares in turn lies
 //    in the ranges of the nodes holding both. So 7's chain holds with each left-out square's box
 //    taken as its footprint and its drawn node's range: a full-detail leaf's dive takes its hole
-//    box's footprint with the leaf's range (View::lodSurface), and a coarse node's its own box.
+//    box's footprint with the leaf's range (View::lodSurface), and a coarse node's the boxes of
+//    its children with a hole (the surface over a left-out square lies in the range of the child
+//    holding it: core/cull/back_faces.h's argument 7, and so do the corners it shares).
 //    Coarse nodes are no candidates, so the frame gives those with holes (DrawnHoles): beyond
 //    the near plane's reach a pixel's ray meets a hole only inside the frustum, in a drawn node.
 //    They join 6's D per bin and 7's dives, in the bucket of their near distance.
@@ -853,9 +855,9 @@ void diveEverywhere(const View& v, const Footprint& f, OcclusionBuffers& buffers
     }
 }
 
-// Argument 8: the coarse drawn nodes with holes as dives, counting-sorted into the buckets of
-// their near distances (coarseBucketStart advances as placeRecords' starts do); one under the eye
-// or too near for its angles to be trusted dives in every bin at once, as nearDive's units do.
+// Argument 8: the coarse drawn nodes' boxes with holes as dives, counting-sorted into the buckets
+// of their near distances (coarseBucketStart advances as placeRecords' starts do); one under the
+// eye or too near for its angles to be trusted dives in every bin at once, as nearDive's units do.
 void placeCoarseDives(const View& v, const DrawnHoles& drawn, OcclusionBuffers& buffers) {
     uint32_t* start = buffers.coarseBucketStart.data();
     std::fill(start, start + v.bucketCount + 1, 0u);
@@ -1206,7 +1208,8 @@ void OcclusionBuffers::reserveFor(const Quadtree& tree) {
     dives.reserve(tree.hasHoles() ? leaves : 0);
     coarseBucketStart.assign(tree.hasHoles() ? kMaxBuckets + 1 : 0, 0);
     slopeLevels.assign(tree.hasHoles() ? kLevelSpans : 0, 0);
-    coarseDives.assign(tree.hasHoles() ? tree.nodes.size() - leaves : 0, DiveRecord{});
+    coarseDives.clear();
+    coarseDives.reserve(tree.hasHoles() ? tree.nodes.size() : 0);
     occluded.clear();
     occluded.reserve(leaves);
 }
@@ -1279,7 +1282,10 @@ void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camer
     if (v.holeDives) {
         fillHoleNear(tree, v, unitCount, drawn, buffers);
         std::fill(buffers.dive.begin(), buffers.dive.end(), uint64_t(0));
-        assert(drawn.coarseCount <= buffers.coarseDives.size());
+        assert(drawn.coarseCount <= buffers.coarseDives.capacity());
+        if (buffers.coarseDives.size() < drawn.coarseCount) {
+            buffers.coarseDives.resize(drawn.coarseCount);  // within reserveFor's: written as used
+        }
         placeCoarseDives(v, drawn, buffers);
         placeRecords<true>(tree, v, unitCount, buffers);
         if (boxes.count > 0) {

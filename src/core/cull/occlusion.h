@@ -61,9 +61,10 @@ struct DiveRecord {
 
 // What the drawn surface adds over a map with holes when the frame draws by level of detail
 // (occlusion.cpp's argument 8): a full-detail leaf may morph toward its parent's grid, and coarse
-// drawn nodes, which are not candidates, leave holes too. coarse: every drawn node above level 0
-// with a square with a nodata corner (those that draw nothing included), as its sample box and
-// code range.
+// drawn nodes, which are not candidates, leave holes too. coarse: of every drawn node above level
+// 0 with a square with a nodata corner (those that draw nothing included), the boxes a ray may
+// dive through (appendDiveBoxes, core/cull/back_faces.h: its children with a hole), as sample
+// boxes and code ranges; at most one a node of the tree.
 struct DrawnHoles {
     bool lod = false;
     const HoleBox* coarse = nullptr;
@@ -91,7 +92,8 @@ struct OcclusionBuffers {
     std::vector<uint32_t> bucketStart;     // bucket -> first record; one past the last bucket
     std::vector<OcclusionRecord> records;  // by bucket, near to far
     std::vector<DiveRecord> dives;         // maps with holes: beside each record
-    // DrawnHoles::coarse as dives, by bucket as the records are (at most the tree's inner nodes).
+    // DrawnHoles::coarse as dives, by bucket as the records are (room for one a node of the
+    // tree, written as used).
     std::vector<uint32_t> coarseBucketStart;
     std::vector<DiveRecord> coarseDives;
     std::vector<uint8_t> slopeLevels;  // maps with holes: the level of each span of int16 slopes
@@ -117,7 +119,7 @@ struct OcclusionBuffers {
 // It never removes a leaf that the first surface point along any ray from the eye lies on. The
 // `boxes` are tested too (buffers.boxOccluded): a box is hidden only when every ray that reaches
 // it crosses the terrain, nearer by the depth gap, first. With level of detail over a map with
-// holes, `drawn` says so and gives the coarse drawn nodes with holes. When
+// holes, `drawn` says so and gives the boxes of the coarse drawn nodes with holes. When
 // the view allows no proof (eye outside the map's footprint or too close above the terrain,
 // non-finite input, an empty viewport) stats.active is false and kept holds every candidate.
 void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,

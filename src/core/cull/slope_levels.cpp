@@ -8,7 +8,8 @@
 
 namespace qt {
 
-void SlopeLevels::fill(const Camera& camera) {
+template <int Levels>
+void SlopeSplit<Levels>::fill(const Camera& camera) {
     const glm::vec3 f = camera.forward(), r = camera.right(), u = camera.up();
     const float tanHalf = std::tan(0.5f * camera.fovY);
     float lowest = 2.0f, highest = -2.0f;
@@ -28,12 +29,16 @@ void SlopeLevels::fill(const Camera& camera) {
     }
 }
 
-int SlopeLevels::level(float slope) const {
+template <int Levels>
+int SlopeSplit<Levels>::level(float slope) const {
     if (std::isnan(slope)) {
         return kLevels - 1;
     }
     return int(std::upper_bound(bounds, bounds + kLevels - 1, slope) - bounds);
 }
+
+template struct SlopeSplit<64>;
+template struct SlopeSplit<256>;
 
 uint64_t SlopeLevels::mask(float low, float high) const {
     if (std::isnan(low) || std::isnan(high)) {

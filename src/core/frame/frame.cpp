@@ -102,14 +102,17 @@ LeafRange leavesUnder(const Quadtree& tree, const DrawNode& node) {
 const QuadtreeNode& treeNode(const Quadtree& tree, LeafCoord leaf) {
     return tree.nodes[tree.leafNodes[tree.leafIndexAt(leaf.col, leaf.row)]];
 }
-const QuadtreeNode& treeNode(const Quadtree& tree, const DrawNode& node) {
+uint32_t treeNodeIndex(const Quadtree& tree, const DrawNode& node) {
     uint32_t index = tree.leafNodes[tree.leafIndexAt(node.col, node.row)];
     for (int level = 0; level < node.level; ++level) {
         index = tree.parents[index];
     }
     assert(tree.nodes[index].x0 == uint32_t(node.col) << tree.leafShift &&
            tree.nodes[index].z0 == uint32_t(node.row) << tree.leafShift);
-    return tree.nodes[index];
+    return index;
+}
+const QuadtreeNode& treeNode(const Quadtree& tree, const DrawNode& node) {
+    return tree.nodes[treeNodeIndex(tree, node)];
 }
 
 // The triangles an instance draws: two a square of a leaf, or of a node at its level's step.
@@ -121,6 +124,14 @@ uint64_t instanceTriangles(const Quadtree& tree, const DrawNode& node) {
     const uint32_t step = 1u << node.level;
     return 2ull * uint64_t((n.x1 - n.x0 + step - 1) / step) *
            uint64_t((n.z1 - n.z0 + step - 1) / step);
+}
+
+// Whether the frustum (in grid space) culls the node: wholly outside one of its planes, as the
+// walk and the selection test it.
+bool outsideOf(const Frustum& grid, const QuadtreeNode& node) {
+    bool outside = false;
+    grid.classify(gridBox(node), kAllPlanes, outside);
+    return outside;
 }
 
 // Moves the instances over a hole behind the others, keeping each part's order (a stable
@@ -175,7 +186,21 @@ uint32_t moveFrontOnlyFirst(const Quadtree& tree, const BackFaceTest& test,
 
 // Full detail: the walk's leaves less those nearer terrain hides, as runs and as instances.
 void fullDetailStage(const Quadtree& tree, const WorldMapping& mapping, const CullView& view,
-                     FrameBuffers& frame, FrameStats& stats) {
+                     const Frustum& frustum, FrameBuffers& frame, FrameStats& stats) {
+    frame.diveBoxes.clear();
+    if (view.frustum) {
+        for (const LeafRange& run : frame.walk.ranges) {
+            appendDiveBoxes(tree, run.first, run.count, frame.diveBoxes);
+        }
+    } else if (tree.hasHoles()) {
+        // Every leaf is drawn; the boxes are those of the leaves the walk would keep.
+        const Frustum grid = gridFrustum(frustum, tree, mapping);
+        for (uint32_t leaf = 0; leaf < uint32_t(tree.leaves.size()); ++leaf) {
+            if (tree.holesIn(leaf, 1) && !outsideOf(grid, tree.nodes[tree.leafNodes[leaf]])) {
+                appendDiveBoxes(tree, leaf, 1, frame.diveBoxes);
+            }
+        }
+    }
     if (view.frustum && view.occlusion) {
         cullOccluded(tree, mapping, view.camera, view.viewportHeight, frame.walk.ranges,
                      frame.occlusion, frame.drawn, stats.occlusion, occludees(frame));
@@ -214,12 +239,23 @@ void levelOfDetailStage(const Heightmap& map, const Quadtree& tree, const WorldM
     params.threads = frame.lodThreads;
     selectLod(tree, mapping, params, view.frustum ? &frustum : nullptr, frame.lod);
     frame.coarseHoles.clear();
+    frame.diveBoxes.clear();
+    // Without culling every node is selected; the boxes are those of the nodes the culling
+    // frustum would keep.
+    const Frustum grid =
+        view.frustum || !tree.hasHoles() ? Frustum{} : gridFrustum(frustum, tree, mapping);
     for (size_t i = 0; tree.hasHoles() && i < frame.lod.nodes.size(); ++i) {
         const DrawNode& node = frame.lod.nodes[i];
         const LeafRange leaves = leavesUnder(tree, node);
-        if (node.level > 0 && tree.holesIn(leaves.first, leaves.count)) {
-            const QuadtreeNode& n = treeNode(tree, node);
-            frame.coarseHoles.push_back({n.x0, n.z0, n.x1, n.z1, n.minCode, n.maxCode});
+        if (!tree.holesIn(leaves.first, leaves.count)) {
+            continue;
+        }
+        const uint32_t index = treeNodeIndex(tree, node);
+        if (view.frustum || !outsideOf(grid, tree.nodes[index])) {
+            appendDiveBoxes(tree, index, frame.diveBoxes);
+        }
+        if (node.level > 0) {
+            appendDiveBoxes(tree, index, frame.coarseHoles);
         }
     }
     if (view.frustum && view.occlusion) {
@@ -258,9 +294,8 @@ uint32_t frontOnlyInstances(const Quadtree& tree, const WorldMapping& mapping, c
     if (!tree.hasHoles()) {
         return backFacesHidden(tree, mapping, camera) ? count : 0;
     }
-    const HoleBox* coarse = lod ? frame.coarseHoles.data() : nullptr;
-    const uint32_t coarseCount = lod ? uint32_t(frame.coarseHoles.size()) : 0;
-    if (!frame.backFaces.prepare(tree, mapping, camera, viewportHeight, coarse, coarseCount)) {
+    if (!frame.backFaces.prepare(tree, mapping, camera, viewportHeight, frame.diveBoxes.data(),
+                                 uint32_t(frame.diveBoxes.size()))) {
         return 0;
     }
     const uint32_t end = std::min(frame.holesFrom, count);
@@ -316,8 +351,10 @@ void FrameBuffers::reserveFor(const Quadtree& tree, bool recordDecisions) {
     holeLeafScratch.clear();
     holeNodeScratch.clear();
     coarseHoles.clear();
-    coarseHoles.reserve(tree.hasHoles() ? tree.nodes.size() - tree.leaves.size() : 0);
+    coarseHoles.reserve(tree.hasHoles() ? tree.nodes.size() : 0);
     backFaces.reserveFor(tree);
+    diveBoxes.clear();
+    diveBoxes.reserve(tree.hasHoles() ? tree.nodes.size() : 0);
     holeNodeScratch.reserve(lod.nodes.capacity());  // groupByProgram's too
     if (tree.hasHoles()) {
         holeLeafScratch.reserve(tree.leaves.size());
@@ -375,7 +412,7 @@ FrameStats runFrame(const Heightmap& map, const Quadtree& tree, const WorldMappi
     if (view.lodPixels > 0.0f) {
         levelOfDetailStage(map, tree, mapping, view, frustum, frame, stats);
     } else {
-        fullDetailStage(tree, mapping, view, frame, stats);
+        fullDetailStage(tree, mapping, view, frustum, frame, stats);
     }
     if (objects) {
         objectDrawnStage(frame, stats);

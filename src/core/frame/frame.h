@@ -101,17 +101,23 @@ struct FrameBuffers {
     uint32_t holesFrom = 0;
     std::vector<LeafCoord> holeLeafScratch;
     std::vector<DrawNode> holeNodeScratch;
-    // On a map with holes, frontOnlyInstances' holes around the viewing camera.
+    // On a map with holes, frontOnlyInstances' holes around the viewing camera, stamped from
+    // the boxes a ray may dive through in the leaves of the frustum walk or the nodes the
+    // selection made (core/cull/back_faces.h's argument 7: appendDiveBoxes). Room for one box a
+    // node of the tree: the selected nodes are disjoint, and a node gives its own box or its
+    // children's.
     BackFaceTest backFaces;
+    std::vector<HoleBox> diveBoxes;
     // Threads the selection is split over: the machine's, at most kMaxSelectThreads.
     int lodThreads = defaultSelectThreads();
     LodReach lodReach;  // the split distances, remade when the mapping or projection changes
     // With level of detail and occlusion: the full-detail leaves (the stage's candidates), those
     // it keeps, and those it removes.
     std::vector<LeafRange> lodLeaves, lodKept, lodOccluded;
-    // With level of detail on a map with holes: the drawn nodes above level 0 with a hole (those
-    // drawing nothing included), as sample boxes and code ranges, which the occlusion stage and
-    // the back-face test take as holes besides the tree's (occlusion.cpp's argument 8).
+    // With level of detail on a map with holes: of the drawn nodes above level 0 with a hole
+    // (those drawing nothing included), the boxes a ray may dive through (appendDiveBoxes: their
+    // children with a hole), as sample boxes and code ranges, which the occlusion stage takes as
+    // holes besides the tree's (occlusion.cpp's argument 8). Room for one a node of the tree.
     std::vector<HoleBox> coarseHoles;
     // Objects: those in the culling frustum (in the object tree's order: the frame needs no sort)
     // grouped by the tree node holding them, the groups' boxes the occlusion stage's occludees

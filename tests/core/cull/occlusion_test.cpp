@@ -19,6 +19,8 @@
 #include "core/cull/back_faces.h"
 #include "core/cull/cull.h"
 #include "core/cull/horizon.h"
+#include "core/lod/lod.h"
+#include "core/terrain/quadtree.h"
 #include "core/terrain/synthetic.h"
 #include "test_files.h"
 #include "test_scene.h"
@@ -590,6 +592,9 @@ TEST(Occlusion, BackFaceTestClearsNoBoxWhereABackFaceIsFirst) {
         ASSERT_TRUE(s.tree.hasHoles());
         BackFaceTest test;
         test.reserveFor(s.tree);
+        // At full detail with every leaf drawn: the hole box of every leaf with a hole.
+        std::vector<HoleBox> boxes;
+        appendDiveBoxes(s.tree, 0, uint32_t(s.tree.leaves.size()), boxes);
         Random rng(29);
         std::vector<Camera> cameras;
         for (int k = 0; k < 40; ++k) {
@@ -612,7 +617,7 @@ TEST(Occlusion, BackFaceTestClearsNoBoxWhereABackFaceIsFirst) {
         }
         for (size_t k = 0; k < cameras.size(); ++k) {
             const Camera& c = cameras[k];
-            if (!test.prepare(s.tree, s.mapping, c, 720)) {
+            if (!test.prepare(s.tree, s.mapping, c, 720, boxes.data(), uint32_t(boxes.size()))) {
                 ++refused;
                 EXPECT_FALSE(test.frontOnly(0, 0, 4, 4, 0, 0xFFFF));
                 continue;
@@ -805,12 +810,119 @@ TEST(Occlusion, CoarseDrawnNodesWithHolesKeepWhatTheirRaysMayReach) {
     const QuadtreeNode& behind = s.tree.nodes[s.tree.leafNodes[s.tree.leafIndexAt(15, 15)]];
     BackFaceTest test;
     test.reserveFor(s.tree);
-    ASSERT_TRUE(test.prepare(s.tree, s.mapping, c, 720));
+    std::vector<HoleBox> boxes;
+    appendDiveBoxes(s.tree, 0, uint32_t(s.tree.leaves.size()), boxes);
+    ASSERT_EQ(boxes.size(), 2u);  // the void's two leaves: it lies on their common edge
+    ASSERT_TRUE(test.prepare(s.tree, s.mapping, c, 720, boxes.data(), 2));
     EXPECT_TRUE(
         test.frontOnly(behind.x0, behind.z0, behind.x1, behind.z1, behind.minCode, behind.maxCode));
-    ASSERT_TRUE(test.prepare(s.tree, s.mapping, c, 720, &coarse, 1));
+    boxes.push_back(coarse);
+    ASSERT_TRUE(test.prepare(s.tree, s.mapping, c, 720, boxes.data(), 3));
     EXPECT_FALSE(
         test.frontOnly(behind.x0, behind.z0, behind.x1, behind.z1, behind.minCode, behind.maxCode));
+}
+
+// The back-face test's boxes by level of detail (core/cull/back_faces.h, argument 7): every
+// vertex of a cell of a node above level 0, at its own sample and at its geomorph's target, with
+// its edges folded beside any coarser neighbours, lies in the closed box of one child, so each
+// triangle lies there with its heights in that child's range; the boxes of a node are its
+// children with a hole, and a leaf's its hole box with its own range.
+TEST(Occlusion, ACoarseNodesCellsLieInOneChildsBoxWhichItsDiveBoxesHold) {
+    for (const int leafSize : {4, 8}) {
+        const Heightmap map =
+            test::withNodata(syntheticHeightmap(131, 101, 5),
+                             [](int col, int row) { return (col * 31 + row * 17) % 53 == 0; });
+        Result<Quadtree> built = buildQuadtree(map, leafSize);
+        ASSERT_TRUE(built);
+        const Quadtree& tree = built.value();
+        ASSERT_TRUE(tree.hasHoles());
+        int cells = 0, boxesChecked = 0;
+        for (uint32_t leaf = 0; leaf < tree.leaves.size(); ++leaf) {
+            uint32_t index = tree.leafNodes[leaf];
+            for (int level = 1; level <= tree.depth; ++level) {
+                index = tree.parents[index];
+                const QuadtreeNode& n = tree.nodes[index];
+                if (tree.firstLeaf(n) != leaf) {
+                    break;  // each node once: from its first leaf
+                }
+                const DrawNode node{uint16_t(n.x0 >> tree.leafShift),
+                                    uint16_t(n.z0 >> tree.leafShift),
+                                    uint8_t(level),
+                                    0,
+                                    128,
+                                    0,
+                                    {128, 128, 128, 128}};
+                std::vector<HoleBox> boxes;
+                appendDiveBoxes(tree, index, boxes);
+                const bool holes = tree.holesIn(tree.firstLeaf(n), tree.leafCount(n));
+                EXPECT_EQ(boxes.empty(), !holes);
+                for (const HoleBox& b : boxes) {
+                    bool child = false;
+                    for (int q = 0; q < 4; ++q) {
+                        if (!n.hasChild(q)) {
+                            continue;
+                        }
+                        const QuadtreeNode& c = tree.nodes[n.child(q)];
+                        child = child ||
+                                (b.x0 == c.x0 && b.z0 == c.z0 && b.x1 == c.x1 && b.z1 == c.z1 &&
+                                 b.minCode == c.minCode && b.maxCode == c.maxCode &&
+                                 tree.holesIn(tree.firstLeaf(c), tree.leafCount(c)));
+                    }
+                    EXPECT_TRUE(child) << "a box that is no child with a hole";
+                    ++boxesChecked;
+                }
+                for (uint8_t coarser = 0; coarser < 16; ++coarser) {
+                    DrawNode folded = node;
+                    folded.coarser = coarser;
+                    for (int j0 = 0; j0 < leafSize; ++j0) {
+                        for (int i0 = 0; i0 < leafSize; ++i0) {
+                            std::vector<std::pair<int, int>> samples;
+                            for (int c = 0; c < 4; ++c) {
+                                const MorphedVertex v =
+                                    lodVertexMorph(folded, i0 + (c & 1), j0 + (c >> 1), leafSize,
+                                                   map.width, map.height);
+                                samples.push_back({v.ownCol, v.ownRow});
+                                samples.push_back({v.targetCol, v.targetRow});
+                            }
+                            bool inOne = false;
+                            for (int q = 0; q < 4 && !inOne; ++q) {
+                                if (!n.hasChild(q)) {
+                                    continue;
+                                }
+                                const QuadtreeNode& c = tree.nodes[n.child(q)];
+                                inOne =
+                                    std::all_of(samples.begin(), samples.end(),
+                                                [&](const std::pair<int, int>& at) {
+                                                    return at.first >= c.x0 && at.first <= c.x1 &&
+                                                           at.second >= c.z0 && at.second <= c.z1;
+                                                });
+                            }
+                            EXPECT_TRUE(inOne)
+                                << "leaf size " << leafSize << " level " << level << " coarser "
+                                << int(coarser) << " cell " << i0 << "," << j0;
+                            ++cells;
+                        }
+                    }
+                }
+            }
+        }
+        EXPECT_GT(cells, 10000);
+        EXPECT_GT(boxesChecked, 20);
+        // A leaf: its hole box, with the leaf's own range.
+        for (uint32_t leaf = 0; leaf < tree.leaves.size(); ++leaf) {
+            const QuadtreeNode& n = tree.nodes[tree.leafNodes[leaf]];
+            std::vector<HoleBox> boxes;
+            appendDiveBoxes(tree, tree.leafNodes[leaf], boxes);
+            ASSERT_EQ(boxes.size(), tree.holesIn(leaf, 1) ? 1u : 0u);
+            if (!boxes.empty()) {
+                const HoleBox& hole = tree.holeLeafBox[tree.holeLeavesBefore[leaf]];
+                EXPECT_EQ(boxes[0].x0, hole.x0);
+                EXPECT_EQ(boxes[0].z1, hole.z1);
+                EXPECT_EQ(boxes[0].minCode, n.minCode);
+                EXPECT_EQ(boxes[0].maxCode, n.maxCode);
+            }
+        }
+    }
 }
 
 // An eye 1 above the wall's top, 9.3 before it, with a near plane 20 away: rays 25 degrees down

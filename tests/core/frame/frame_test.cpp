@@ -182,13 +182,12 @@ Expected stagesOneByOne(const Scene& s, const CullView& view) {
     selectLod(s.tree, s.mapping, params, view.frustum ? &frustum : nullptr, lod);
     e.drawn = walk.ranges;
     // The coarse drawn nodes with a square with a nodata corner, found square by square, as
-    // their sample boxes and the codes of their samples.
-    for (const DrawNode& n : lod.nodes) {
-        const int x0 = n.col << s.tree.leafShift, z0 = n.row << s.tree.leafShift;
-        const int x1 = std::min(x0 + (s.tree.leafSize << n.level), s.map.width - 1);
-        const int z1 = std::min(z0 + (s.tree.leafSize << n.level), s.map.height - 1);
+    // their children with such a square (the boxes a ray may dive through, NW NE SW SE; the
+    // node whole for leaves under 4 squares), found square by square, as their sample boxes
+    // and the codes of their samples.
+    const auto holedBox = [&](int x0, int z0, int x1, int z1, HoleBox& box) {
         bool holes = false;
-        HoleBox box{uint16_t(x0), uint16_t(z0), uint16_t(x1), uint16_t(z1), 0xFFFF, 0};
+        box = {uint16_t(x0), uint16_t(z0), uint16_t(x1), uint16_t(z1), 0xFFFF, 0};
         for (int z = z0; z <= z1; ++z) {
             for (int x = x0; x <= x1; ++x) {
                 holes = holes ||
@@ -197,8 +196,27 @@ Expected stagesOneByOne(const Scene& s, const CullView& view) {
                 box.maxCode = std::max(box.maxCode, s.map.codeAt(x, z));
             }
         }
-        if (n.level > 0 && holes) {
+        return holes;
+    };
+    for (const DrawNode& n : lod.nodes) {
+        const int x0 = n.col << s.tree.leafShift, z0 = n.row << s.tree.leafShift;
+        const int x1 = std::min(x0 + (s.tree.leafSize << n.level), s.map.width - 1);
+        const int z1 = std::min(z0 + (s.tree.leafSize << n.level), s.map.height - 1);
+        HoleBox box;
+        if (n.level == 0 || !holedBox(x0, z0, x1, z1, box)) {
+            continue;
+        }
+        if (s.tree.leafSize < 4) {
             e.coarseHoles.push_back(box);
+            continue;
+        }
+        const int half = s.tree.leafSize << (n.level - 1);
+        for (int q = 0; q < 4; ++q) {
+            const int cx0 = x0 + (q & 1) * half, cz0 = z0 + (q >> 1) * half;
+            if (cx0 < x1 && cz0 < z1 &&
+                holedBox(cx0, cz0, std::min(cx0 + half, x1), std::min(cz0 + half, z1), box)) {
+                e.coarseHoles.push_back(box);
+            }
         }
     }
     if (view.frustum && view.occlusion) {
