@@ -77,6 +77,7 @@ void levelSpan(const SlopeSplit<BackFaceTest::kLevels>& levels, float low, float
 
 void BackFaceTest::reserveFor(const Quadtree& tree) {
     dives.assign(tree.hasHoles() ? kCells : 0, kInfinity);
+    groups.assign(tree.hasHoles() ? size_t(kBins) * kGroups : 0, kInfinity);
 }
 
 bool BackFaceTest::prepare(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
@@ -86,10 +87,13 @@ bool BackFaceTest::prepare(const Quadtree& tree, const WorldMapping& mapping, co
         return false;
     }
     if (dives.size() != kCells) {
-        dives.assign(kCells, kInfinity);  // not reserved: once
+        reserveFor(tree);  // not reserved: once
     } else {
         std::fill(dives.begin(), dives.end(), kInfinity);
+        std::fill(groups.begin(), groups.end(), kInfinity);
     }
+    nearestCells = kInfinity;
+    nearestEverywhere = kInfinity;
     levels.fill(camera);
     ex = camera.position.x;
     ey = camera.position.y;
@@ -124,10 +128,21 @@ bool BackFaceTest::prepare(const Quadtree& tree, const WorldMapping& mapping, co
         levelSpan(levels, low, high, lowest, highest);
         int first = 0, span = 0;
         spanBins(ex, ez, x0, z0, x1, z1, horizon::kAngleError, first, span);
+        if (span >= kBins) {
+            // Around the eye: taken as stamped in every cell (the test refuses what lies beyond).
+            nearestEverywhere = std::min(nearestEverywhere, d.nearest);
+            continue;
+        }
+        nearestCells = std::min(nearestCells, d.nearest);
         for (int i = 0; i < span; ++i) {
-            float* bin = &dives[size_t((first + i) & (kBins - 1)) * size_t(kLevels)];
+            const size_t bin = size_t((first + i) & (kBins - 1));
+            float* cells = &dives[bin * size_t(kLevels)];
             for (int level = lowest; level <= highest; ++level) {
-                bin[level] = std::min(bin[level], d.nearest);
+                cells[level] = std::min(cells[level], d.nearest);
+            }
+            float* group = &groups[bin * size_t(kGroups)];
+            for (int g = lowest / kGroupLevels; g <= highest / kGroupLevels; ++g) {
+                group[g] = std::min(group[g], d.nearest);
             }
         }
     }
@@ -164,15 +179,38 @@ bool BackFaceTest::frontOnly(uint32_t x0, uint32_t z0, uint32_t x1, uint32_t z1,
             highest = rise / (rise > 0.0f ? d.nearest : d.farthest) + slopeMargin;
         }
     }
+    if (nearestEverywhere < farthest) {
+        return false;
+    }
+    if (nearestCells >= farthest) {
+        return true;  // nothing stamped nearer than X anywhere
+    }
     int lowest = 0, top = 0;
     levelSpan(levels, least, highest, lowest, top);
     int first = 0, count = 0;
     spanBins(ex, ez, wx0, wz0, wx1, wz1, margin, first, count);
+    if (count >= kBins) {
+        return false;  // around the eye, and something is stamped nearer than X
+    }
+    // Each bin's groups of levels first (a group's entry is the least of its cells), its cells
+    // only in a group the span of levels does not cover whole.
     for (int i = 0; i < count; ++i) {
-        const float* bin = &dives[size_t((first + i) & (kBins - 1)) * size_t(kLevels)];
-        for (int level = lowest; level <= top; ++level) {
-            if (bin[level] < farthest) {
+        const size_t bin = size_t((first + i) & (kBins - 1));
+        const float* cells = &dives[bin * size_t(kLevels)];
+        const float* group = &groups[bin * size_t(kGroups)];
+        for (int g = lowest / kGroupLevels; g <= top / kGroupLevels; ++g) {
+            if (group[g] >= farthest) {
+                continue;
+            }
+            const int from = std::max(lowest, g * kGroupLevels);
+            const int to = std::min(top, g * kGroupLevels + kGroupLevels - 1);
+            if (to - from + 1 == kGroupLevels) {
                 return false;
+            }
+            for (int level = from; level <= to; ++level) {
+                if (cells[level] < farthest) {
+                    return false;
+                }
             }
         }
     }

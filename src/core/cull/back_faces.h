@@ -73,10 +73,18 @@ struct BackFaceTest {
     static constexpr int kBins = 1024;   // over the pseudo-angle's [-2, 2): 4 to 8 mrad each
     static constexpr int kLevels = 256;  // of slope, the viewing camera's
     static constexpr size_t kCells = size_t(kBins) * kLevels;
+    static constexpr int kGroupLevels = 16;
+    static constexpr int kGroups = kLevels / kGroupLevels;
 
     // Per bin, one entry a slope level: the nearest distance of a box stamped there (infinity
-    // where there is none). 1 MiB.
+    // where there is none). 1 MiB. Per bin, one entry a group of kGroupLevels levels: the least
+    // of its entries, so that a test skips groups with nothing nearer.
     std::vector<float> dives;
+    std::vector<float> groups;
+    // The least distance stamped into any entry; a box spanning every bin (around the eye) is
+    // kept apart, as if stamped at every level: nearestEverywhere.
+    float nearestCells = 0.0f;
+    float nearestEverywhere = 0.0f;
     SlopeSplit<kLevels> levels;  // the viewing camera's
     bool active = false;         // false: nothing proved (the eye is not clear, or no view)
     float ex = 0.0f, ey = 0.0f, ez = 0.0f;
