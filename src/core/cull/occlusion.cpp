@@ -60,14 +60,17 @@
 //    DiveRecord, with an occludee's margins). A ray that may show a fragment of N has a
 //    slope of at least N's least slope, its margin less; so when every candidate with a hole
 //    nearer than N, in every bin under N's span, has s_X below that, no such ray dives before
-//    it passes under an occluder, and 5 holds. The sweep keeps that per bin (dive): the highest
-//    s_X over the units with holes in the buckets up to N's, over their occludee bins; and a
-//    second horizon that every leaf without a hole raises. N is hidden by the horizon of 6, or
-//    by the second one with its least slope above the dives in all its bins.
-//    A ray dives at X only if it was above the surface all the way to p. In a bin where s_X
-//    (margin included: p is in X's hole box) is below the second horizon, a ray that
-//    reaches p passed below a leaf without holes before X (2, 3), so before p: X adds no dive
-//    in that bin.
+//    it passes under an occluder, and 5 holds (and where s_X is at least that, when no ray
+//    through X's hole box has a slope N's rays may have). The sweep keeps that per bin (dive):
+//    the slopes of the rays through the hole boxes of the units with holes in the buckets up to
+//    N's, over their occludee bins; and a second horizon that every leaf without a hole raises.
+//    N is hidden by the horizon of 6, or by the second one with no dive in its bins holding a
+//    slope of its rays.
+//    A ray dives at X only if it was above the surface all the way to p. A ray of a bin with a
+//    slope below the second horizon there that reaches p passed below a leaf without holes
+//    before X (2, 3), so before p: X adds no dive for it. So X's dive in a bin holds the slopes
+//    from the second horizon's to s_X (margin included: p is in X's hole box), none where s_X is
+//    below it; slopes are kept as levels (core/cull/slope_levels.h), 256 over the view's height.
 // 8. Level of detail. The candidates are then the leaves drawn at full detail, which may morph
 //    toward their parents' grid, and coarse nodes draw the rest. A drawn node's surface lies in
 //    its box's range (its vertices are its samples or blends of them), and where two drawn nodes
@@ -190,11 +193,11 @@ constexpr int kStackSize = 4 * 17;
 // in SIMD lanes, then counted or placed one by one.
 constexpr int kChunk = 256;
 
-// Dives are kept per bin as a mask of SlopeLevels; a slope's level is looked up by its int16
-// value's top bits, in kLevelSpans spans.
-constexpr int kLevels = SlopeLevels::kLevels;
-constexpr int kLevelSpans = 1024;
-constexpr int kLevelShift = 16 - 10;
+// Dives are kept per bin as a set of SlopeLevels; a slope's level is looked up by its int16
+// value's top bits, in kLevelSpans spans (narrower than a level near the view's middle).
+using Levels = SlopeLevels::Set;
+constexpr int kLevelSpans = 4096;
+constexpr int kLevelShift = 16 - 12;
 
 // Per-call constants.
 struct View {
@@ -252,10 +255,9 @@ inline int slopeLevel(const View& v, int32_t slope) {
     return v.levels[(std::min(std::max(slope, -32768), 32767) + 32768) >> kLevelShift];
 }
 
-// The mask of the levels of the slopes [low, high].
-inline uint64_t levelMask(const View& v, int32_t low, int32_t high) {
-    const int a = slopeLevel(v, std::min(low, high)), b = slopeLevel(v, std::max(low, high));
-    return (~uint64_t(0) >> (kLevels - 1 - b)) & (~uint64_t(0) << a);
+// The levels of the slopes [low, high].
+inline Levels levelMask(const View& v, int32_t low, int32_t high) {
+    return Levels::span(slopeLevel(v, std::min(low, high)), slopeLevel(v, std::max(low, high)));
 }
 
 // View::levels for the camera (SlopeLevels): each span takes the level of its lowest slope.
@@ -849,8 +851,8 @@ int32_t nearDive(const View& v, const Footprint& f) {
 // A box with a hole too near for its angles to be trusted dives in every bin, at every slope up
 // to nearDive's.
 void diveEverywhere(const View& v, const Footprint& f, OcclusionBuffers& buffers) {
-    const uint64_t levels = levelMask(v, horizon::kNoSlope, nearDive(v, f));
-    for (uint64_t& bin : buffers.dive) {
+    const Levels levels = levelMask(v, horizon::kNoSlope, nearDive(v, f));
+    for (Levels& bin : buffers.dive) {
         bin |= levels;
     }
 }
@@ -1021,22 +1023,23 @@ void placeBoxRecords(const View& v, const BoxOccludees& boxes, OcclusionBuffers&
 }
 
 // View::holeDives: the dives of a bucket's units with holes (DiveRecord: the bins and slopes of
-// the rays through their hole boxes) join OcclusionBuffers::dive, in the bins where they are not
-// below the second horizon: a ray of such a bin that reaches them has passed below the surface
-// before (argument 7). One dive; records [from, end) and their dives.
-void addDive(const View& v, const DiveRecord& d, const int16_t* solid, uint64_t* dive) {
-    const uint64_t levels = levelMask(v, d.low, d.high);
+// the rays through their hole boxes) join OcclusionBuffers::dive, in each bin at the slopes from
+// the second horizon's up: a ray of that bin with a lower slope that reaches them has passed
+// below the surface before (argument 7). One dive; records [from, end) and their dives.
+void addDive(const View& v, const DiveRecord& d, const int16_t* solid, Levels* dive) {
+    const Levels levels = levelMask(v, d.low, d.high);
     const int count = std::min(int(d.count), horizon::kBins);
     for (int i = 0; i < count; ++i) {
         const int b = horizon::unwrap(d.first + i);
-        if (!(d.high < solid[b])) {
-            dive[b] |= levels;
+        if (d.high < solid[b]) {
+            continue;
         }
+        dive[b] |= solid[b] > d.low ? levelMask(v, solid[b], d.high) : levels;
     }
 }
 
 void addDives(const View& v, const OcclusionRecord* records, const DiveRecord* dives, uint32_t from,
-              uint32_t end, const int16_t* solid, uint64_t* dive) {
+              uint32_t end, const int16_t* solid, Levels* dive) {
     for (uint32_t k = from; k < end; ++k) {
         if (records[k].position & kHolePosition) {
             addDive(v, dives[k], solid, dive);
@@ -1046,19 +1049,19 @@ void addDives(const View& v, const OcclusionRecord* records, const DiveRecord* d
 
 // Whether a dive in the `count` bins from offset bin `first` may hold a ray of the slope levels
 // `levels`.
-inline bool divesMeet(const uint64_t* dive, int32_t first, int32_t count, uint64_t levels) {
-    uint64_t met = 0;
+inline bool divesMeet(const Levels* dive, int32_t first, int32_t count, const Levels& levels) {
+    Levels met;
     for (int32_t i = 0; i < std::min(count, int32_t(horizon::kBins)); ++i) {
         met |= dive[horizon::unwrap(first + i)];
     }
-    return (met & levels) != 0;
+    return met.meets(levels);
 }
 
 // Whether an occludee's record is hidden: below the horizon in all its bins; or with
 // View::holeDives below the second horizon, and no dive in its bins meeting its slopes, from its
 // least slope to its highest.
 template <bool kDives>
-inline bool hiddenBy(const View& v, const int16_t* bins, const int16_t* solid, const uint64_t* dive,
+inline bool hiddenBy(const View& v, const int16_t* bins, const int16_t* solid, const Levels* dive,
                      const OcclusionRecord& r, int16_t leastSlope) {
     return horizon::above(bins, r.occludeeFirst, r.occludeeCount, r.occludeeSlope) ||
            (kDives && horizon::above(solid, r.occludeeFirst, r.occludeeCount, r.occludeeSlope) &&
@@ -1073,7 +1076,7 @@ void sweep(const View& v, uint32_t candidateCount, uint32_t boxCount, OcclusionB
            OcclusionStats& stats) {
     int16_t* bins = buffers.horizon.data();
     int16_t* solid = buffers.solidHorizon.data();
-    uint64_t* dive = buffers.dive.data();
+    Levels* dive = buffers.dive.data();
     std::fill(bins, bins + horizon::kStorage, horizon::kNoSlope);
     if (kDives) {
         std::fill(solid, solid + horizon::kStorage, horizon::kNoSlope);
@@ -1192,7 +1195,7 @@ void OcclusionBuffers::reserveFor(const Quadtree& tree) {
     horizon.assign(horizon::kStorage, 0);
     holeNear.assign(tree.hasHoles() ? horizon::kBins : 0, kInfinity);
     solidHorizon.assign(tree.hasHoles() ? horizon::kStorage : 0, horizon::kNoSlope);
-    dive.assign(tree.hasHoles() ? horizon::kBins : 0, 0);
+    dive.assign(tree.hasHoles() ? horizon::kBins : 0, Levels());
     bucketStart.assign(kMaxBuckets + 1, 0);
     for (auto* v : {&boxX0, &boxZ0, &boxX1, &boxZ1, &lowCode, &highCode, &keys}) {
         v->clear();
@@ -1281,7 +1284,7 @@ void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camer
     assert(candidateCount <= kPositionMask);
     if (v.holeDives) {
         fillHoleNear(tree, v, unitCount, drawn, buffers);
-        std::fill(buffers.dive.begin(), buffers.dive.end(), uint64_t(0));
+        std::fill(buffers.dive.begin(), buffers.dive.end(), Levels());
         assert(drawn.coarseCount <= buffers.coarseDives.capacity());
         if (buffers.coarseDives.size() < drawn.coarseCount) {
             buffers.coarseDives.resize(drawn.coarseCount);  // within reserveFor's: written as used

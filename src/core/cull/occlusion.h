@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/cull/slope_levels.h"
 #include "core/terrain/quadtree.h"
 #include "core/terrain/world.h"
 #include "core/view/camera.h"
@@ -80,10 +81,10 @@ struct OcclusionBuffers {
     std::vector<int16_t> horizon;  // per bin, the scaled slope under which rays are hidden
     // Maps with holes (occlusion.cpp's arguments 6 and 7): per bin, the nearest hole's distance;
     // the horizon of every unit without a hole; the slopes of the rays that may dive below the
-    // surface through a hole, as a mask of slope levels (bit k: level k may hold such a ray).
+    // surface through a hole, as a set of slope levels (level k in it: it may hold such a ray).
     std::vector<float> holeNear;
     std::vector<int16_t> solidHorizon;
-    std::vector<uint64_t> dive;
+    std::vector<SlopeLevels::Set> dive;
     std::vector<uint16_t> boxX0, boxZ0, boxX1, boxZ1;  // per unit: its node's sample box
     std::vector<uint16_t> lowCode, highCode;           // per unit: its node's code range
     std::vector<uint32_t> unitPosition;    // per unit: its first candidate, flag for four leaves

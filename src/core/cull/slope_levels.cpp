@@ -37,15 +37,13 @@ int SlopeSplit<Levels>::level(float slope) const {
     return int(std::upper_bound(bounds, bounds + kLevels - 1, slope) - bounds);
 }
 
-template struct SlopeSplit<64>;
 template struct SlopeSplit<256>;
 
-uint64_t SlopeLevels::mask(float low, float high) const {
+SlopeLevels::Set SlopeLevels::mask(float low, float high) const {
     if (std::isnan(low) || std::isnan(high)) {
-        return ~uint64_t(0);
+        return Set::span(0, kLevels - 1);
     }
-    const int a = level(std::min(low, high)), b = level(std::max(low, high));
-    return (~uint64_t(0) >> (kLevels - 1 - b)) & (~uint64_t(0) << a);
+    return Set::span(level(std::min(low, high)), level(std::max(low, high)));
 }
 
 }  // namespace qt

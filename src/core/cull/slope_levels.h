@@ -1,9 +1,10 @@
 // Slope levels: ray slopes (rise over horizontal distance) split into ranges by the camera's view.
-// The occlusion stage's dives keep a set of slopes the rays through some holes may have as a
-// 64-bit mask of 64 levels per bin of azimuth; the back-face test keeps a nearest distance per
-// bin and level of a finer split.
+// The occlusion stage's dives keep a set of slopes the rays through some holes may have as a mask
+// of 256 levels (four 64-bit words) per bin of azimuth; the back-face test keeps a nearest
+// distance per bin and level of the same split.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "core/view/camera.h"
@@ -26,10 +27,43 @@ struct SlopeSplit {
     int level(float slope) const;
 };
 
-// 64 levels, so that a set of slopes is one 64-bit mask.
-struct SlopeLevels : SlopeSplit<64> {
+// A set of the levels of a SlopeSplit<64 * Words>, a bit each: level k is bit k % 64 of word
+// k / 64.
+template <int Words>
+struct LevelSet {
+    uint64_t word[Words] = {};
+
+    // Levels first to last, both included (first <= last).
+    static LevelSet span(int first, int last) {
+        LevelSet s;
+        for (int w = 0; w < Words; ++w) {
+            const int a = std::max(first - 64 * w, 0), b = std::min(last - 64 * w, 63);
+            s.word[w] = a <= b ? (~uint64_t(0) >> (63 - b)) & (~uint64_t(0) << a) : 0;
+        }
+        return s;
+    }
+    LevelSet& operator|=(const LevelSet& o) {
+        for (int w = 0; w < Words; ++w) {
+            word[w] |= o.word[w];
+        }
+        return *this;
+    }
+    // Whether the two sets share a level.
+    bool meets(const LevelSet& o) const {
+        uint64_t shared = 0;
+        for (int w = 0; w < Words; ++w) {
+            shared |= word[w] & o.word[w];
+        }
+        return shared != 0;
+    }
+};
+
+// 256 levels, a set of them four 64-bit words: at 60 degrees of view and 720 pixels, a level is
+// about three pixels tall.
+struct SlopeLevels : SlopeSplit<256> {
+    using Set = LevelSet<kLevels / 64>;
     // The levels of the slopes [low, high] (every level when either is NaN).
-    uint64_t mask(float low, float high) const;
+    Set mask(float low, float high) const;
 };
 
 }  // namespace qt

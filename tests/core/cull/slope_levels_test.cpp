@@ -29,7 +29,10 @@ TEST(SlopeLevels, OverlappingRangesHaveOverlappingMasksAndLevelsRiseWithSlope) {
         }
         EXPECT_EQ(levels.level(-kInf), 0);
         EXPECT_EQ(levels.level(kInf), SlopeLevels::kLevels - 1);
-        EXPECT_EQ(levels.mask(std::nanf(""), 0.0f), ~uint64_t(0));
+        const SlopeLevels::Set all = levels.mask(std::nanf(""), 0.0f);
+        for (const uint64_t word : all.word) {
+            EXPECT_EQ(word, ~uint64_t(0));
+        }
         float previous = -kInf;
         for (int i = 0; i < 2000; ++i) {
             const float a = std::tan(rng.uniform(-1.55f, 1.55f));
@@ -39,10 +42,17 @@ TEST(SlopeLevels, OverlappingRangesHaveOverlappingMasksAndLevelsRiseWithSlope) {
             const bool overlap = std::max(std::min(a, b), std::min(c0, d)) <=
                                  std::min(std::max(a, b), std::max(c0, d));
             if (overlap) {
-                ASSERT_NE(levels.mask(a, b) & levels.mask(c0, d), 0u)
+                ASSERT_TRUE(levels.mask(a, b).meets(levels.mask(c0, d)))
                     << a << ".." << b << " and " << c0 << ".." << d;
             }
-            ASSERT_NE(levels.mask(a, a), 0u);
+            ASSERT_TRUE(levels.mask(a, a).meets(levels.mask(a, a)));
+            // The set holds exactly the levels from a's to b's.
+            const SlopeLevels::Set ab = levels.mask(a, b);
+            for (int level = 0; level < SlopeLevels::kLevels; ++level) {
+                const bool in =
+                    level >= levels.level(std::min(a, b)) && level <= levels.level(std::max(a, b));
+                ASSERT_EQ((ab.word[level / 64] >> (level % 64)) & 1u, in ? 1u : 0u) << level;
+            }
             const float s = std::min(a, previous);
             ASSERT_LE(levels.level(s), levels.level(a));
             previous = a;
