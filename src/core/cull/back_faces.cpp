@@ -4,7 +4,6 @@
 #include "core/cull/back_faces.h"
 
 #include <algorithm>
-#include <cassert>
 #include <cmath>
 #include <limits>
 

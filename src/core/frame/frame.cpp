@@ -251,10 +251,15 @@ void levelOfDetailStage(const Heightmap& map, const Quadtree& tree, const WorldM
             continue;
         }
         const uint32_t index = treeNodeIndex(tree, node);
-        if (view.frustum || !outsideOf(grid, tree.nodes[index])) {
+        const size_t before = frame.diveBoxes.size();
+        const bool stamped = view.frustum || !outsideOf(grid, tree.nodes[index]);
+        if (stamped) {
             appendDiveBoxes(tree, index, frame.diveBoxes);
         }
-        if (node.level > 0) {
+        if (node.level > 0 && stamped) {  // the same boxes, made once (within both reserves)
+            frame.coarseHoles.insert(frame.coarseHoles.end(), frame.diveBoxes.begin() + before,
+                                     frame.diveBoxes.end());
+        } else if (node.level > 0) {
             appendDiveBoxes(tree, index, frame.coarseHoles);
         }
     }
