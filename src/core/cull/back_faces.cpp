@@ -60,18 +60,6 @@ void spanBins(float ex, float ez, float x0, float z0, float x1, float z1, float 
     count = std::min(b1 - b0 + 1, kBins);
 }
 
-// The levels of the slopes [low, high] (every level when either is NaN), first and last.
-void levelSpan(const SlopeSplit<BackFaceTest::kLevels>& levels, float low, float high, int& first,
-               int& last) {
-    if (std::isnan(low) || std::isnan(high)) {
-        first = 0;
-        last = BackFaceTest::kLevels - 1;
-        return;
-    }
-    first = levels.level(std::min(low, high));
-    last = levels.level(std::max(low, high));
-}
-
 }  // namespace
 
 void BackFaceTest::reserveFor(const Quadtree& tree) {
@@ -124,7 +112,7 @@ bool BackFaceTest::prepare(const Quadtree& tree, const WorldMapping& mapping, co
         const float low =
             drop < 0.0f ? (d.nearest > 0.0f ? drop / d.nearest : -kInfinity) : drop / d.farthest;
         int lowest = 0, highest = 0;
-        levelSpan(levels, low, high, lowest, highest);
+        levels.span(low, high, lowest, highest);
         int first = 0, span = 0;
         spanBins(ex, ez, x0, z0, x1, z1, horizon::kAngleError, first, span);
         if (span >= kBins) {
@@ -185,7 +173,7 @@ bool BackFaceTest::frontOnly(uint32_t x0, uint32_t z0, uint32_t x1, uint32_t z1,
         return true;  // nothing stamped nearer than X anywhere
     }
     int lowest = 0, top = 0;
-    levelSpan(levels, least, highest, lowest, top);
+    levels.span(least, highest, lowest, top);
     int first = 0, count = 0;
     spanBins(ex, ez, wx0, wz0, wx1, wz1, margin, first, count);
     if (count >= kBins) {

@@ -1027,14 +1027,12 @@ void placeBoxRecords(const View& v, const BoxOccludees& boxes, OcclusionBuffers&
 // the second horizon's up: a ray of that bin with a lower slope that reaches them has passed
 // below the surface before (argument 7). One dive; records [from, end) and their dives.
 void addDive(const View& v, const DiveRecord& d, const int16_t* solid, Levels* dive) {
-    const Levels levels = levelMask(v, d.low, d.high);
     const int count = std::min(int(d.count), horizon::kBins);
     for (int i = 0; i < count; ++i) {
         const int b = horizon::unwrap(d.first + i);
-        if (d.high < solid[b]) {
-            continue;
+        if (!(d.high < solid[b])) {
+            dive[b] |= levelMask(v, std::max<int32_t>(d.low, solid[b]), d.high);
         }
-        dive[b] |= solid[b] > d.low ? levelMask(v, solid[b], d.high) : levels;
     }
 }
 

@@ -37,13 +37,23 @@ int SlopeSplit<Levels>::level(float slope) const {
     return int(std::upper_bound(bounds, bounds + kLevels - 1, slope) - bounds);
 }
 
+template <int Levels>
+void SlopeSplit<Levels>::span(float low, float high, int& first, int& last) const {
+    if (std::isnan(low) || std::isnan(high)) {
+        first = 0;
+        last = kLevels - 1;
+        return;
+    }
+    first = level(std::min(low, high));
+    last = level(std::max(low, high));
+}
+
 template struct SlopeSplit<256>;
 
 SlopeLevels::Set SlopeLevels::mask(float low, float high) const {
-    if (std::isnan(low) || std::isnan(high)) {
-        return Set::span(0, kLevels - 1);
-    }
-    return Set::span(level(std::min(low, high)), level(std::max(low, high)));
+    int first = 0, last = 0;
+    span(low, high, first, last);
+    return Set::span(first, last);
 }
 
 }  // namespace qt

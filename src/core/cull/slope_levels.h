@@ -25,6 +25,8 @@ struct SlopeSplit {
     void fill(const Camera& camera);
     // The number of bounds at or below the slope: 0 for -infinity, the last for +infinity and NaN.
     int level(float slope) const;
+    // The levels of the slopes [low, high], first and last (every level when either is NaN).
+    void span(float low, float high, int& first, int& last) const;
 };
 
 // A set of the levels of a SlopeSplit<64 * Words>, a bit each: level k is bit k % 64 of word
