@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
-"""quadterrain-bake's speed: a map baked into a layout first with an empty cache folder (the tree
-sidecar, and a GDAL raster's code cache, made first as the viewer's first streamed open makes
-them), then again with it kept (the bake's own work: every level written and compressed as a COG,
-every tile's checksum), then the layout verified. Each row is the median of --runs runs, with their spread; samples a second over the wall
-clock and over the CPU seconds the bake took (user and system, every thread).
+"""quadterrain-bake's speed: each map baked into a layout by regions on one thread
+(--threads 1) and on two (--threads 2, one a core here), interleaved run by run, then the layout
+verified. The bake reads the input by regions and writes every level as a COG with its tiles'
+checksums and the tree. Each row is the median of --runs runs, with their spread; samples a
+second over the wall clock and over the CPU seconds the bake took (user and system, every
+thread), and the bake's peak resident memory (its own rusage, from wait4).
 
-Usage: python3 bench/bake.py [--build DIR] [--runs R] MAP
+Usage: python3 bench/bake.py [--build DIR] [--runs R] MAP [MAP ...]
 """
 import argparse
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -19,16 +19,18 @@ import time
 
 
 def timed(command):
-    """(wall seconds, CPU seconds of the child) of one run; exits on failure."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        sys.exit(f"bake.py: {' '.join(command)}: exit {done.returncode}\n{done.stderr}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, done.stdout
+    """(wall seconds, CPU seconds, peak resident MiB, stdout) of one run; exits on failure."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        child = subprocess.Popen(command, stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(child.pid, 0)  # this child's own rusage
+        child.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - start
+        out.seek(0)
+        err.seek(0)
+        if child.returncode != 0:
+            sys.exit(f"bake.py: {' '.join(command)}: exit {child.returncode}\n{err.read()}")
+        return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0, out.read()
 
 
 def spread(values, fmt):
@@ -39,42 +41,58 @@ def spread(values, fmt):
     return f"{fmt.format(median)} ({fmt.format(values[0])}-{fmt.format(values[-1])})"
 
 
+def bench_map(bake, path, runs):
+    rows = {"one thread (--threads 1)": [], "two threads (--threads 2)": [], "--verify": []}
+    samples = 0
+    size_mib = 0.0
+    how = ""
+    with tempfile.TemporaryDirectory() as tmp:
+        for run in range(runs):
+            for kind, threads in (("one thread (--threads 1)", "1"),
+                                  ("two threads (--threads 2)", "2")):
+                layout = os.path.join(tmp, f"layout{run}-{threads}")
+                wall, cpu, peak, out = timed([bake, path, layout, "--threads", threads])
+                rows[kind].append((wall, cpu, peak))
+                # "LAYOUT: W x H samples, ..., M MiB", then "read in N regions of ..."
+                first, how = out.splitlines()[:2]
+                words = first.split(": ", 1)[1].split()
+                samples = int(words[0]) * int(words[2].rstrip(","))
+                size_mib = float(words[-2])
+            rows["--verify"].append(timed([bake, "--verify", layout])[:3])
+            for threads in ("1", "2"):
+                shutil.rmtree(os.path.join(tmp, f"layout{run}-{threads}"))
+    print(f"{os.path.basename(path)}: {samples:,} samples, a layout of {size_mib:.1f} MiB "
+          f"({size_mib * 1048576 / samples:.2f} bytes a sample, every level); {how}")
+    print()
+    print("| run | wall s | CPU s | M samples a second | M samples a CPU second | peak MiB |")
+    print("|---|---|---|---|---|---|")
+    for kind, measured in rows.items():
+        walls = [w for w, _, _ in measured]
+        cpus = [c for _, c, _ in measured]
+        peaks = [p for _, _, p in measured]
+        print(f"| {kind} | {spread(walls, '{:.2f}')} | {spread(cpus, '{:.2f}')} | "
+              f"{spread([samples / w / 1e6 for w in walls], '{:.1f}')} | "
+              f"{spread([samples / c / 1e6 for c in cpus], '{:.1f}')} | "
+              f"{spread(peaks, '{:.0f}')} |")
+    one = [w for w, _, _ in rows["one thread (--threads 1)"]]
+    two = [w for w, _, _ in rows["two threads (--threads 2)"]]
+    print()
+    ratios = spread([a / b for a, b in zip(one, two)], "{:.2f}x")
+    print(f"Speed-up from one thread to two: {ratios} (each run's pair of wall times)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("map")
+    parser.add_argument("maps", nargs="+")
     parser.add_argument("--build", default="build")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     bake = os.path.join(args.build, "quadterrain-bake")
-    rows = {"first": [], "again, the cache folder kept": [], "--verify": []}
-    samples = 0
-    size_mib = 0.0
-    with tempfile.TemporaryDirectory() as tmp:
-        for run in range(args.runs):
-            cache = os.path.join(tmp, f"cache{run}")
-            layout = os.path.join(tmp, f"layout{run}")
-            for kind in ("first", "again, the cache folder kept"):
-                wall, cpu, out = timed([bake, args.map, layout, "--cache-dir", cache])
-                rows[kind].append((wall, cpu))
-                # "LAYOUT: W x H samples, ..., M MiB"
-                words = out.split(": ", 1)[1].split()
-                samples = int(words[0]) * int(words[2].rstrip(","))
-                size_mib = float(words[-2])
-            rows["--verify"].append(timed([bake, "--verify", layout])[:2])
-            shutil.rmtree(layout)
-            shutil.rmtree(cache)
-    print(f"{os.path.basename(args.map)}: {samples:,} samples, a layout of {size_mib:.1f} MiB "
-          f"({size_mib * 1048576 / samples:.2f} bytes a sample, every level)")
-    print()
-    print("| run | wall s | CPU s | M samples a second | M samples a CPU second |")
-    print("|---|---|---|---|---|")
-    for kind, runs in rows.items():
-        walls = [w for w, _ in runs]
-        cpus = [c for _, c in runs]
-        print(f"| {kind} | {spread(walls, '{:.2f}')} | {spread(cpus, '{:.2f}')} | "
-              f"{spread([samples / w / 1e6 for w in walls], '{:.1f}')} | "
-              f"{spread([samples / c / 1e6 for c in cpus], '{:.1f}')} |")
+    for i, path in enumerate(args.maps):
+        if i > 0:
+            print()
+        bench_map(bake, path, args.runs)
 
 
 if __name__ == "__main__":

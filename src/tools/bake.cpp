@@ -1,14 +1,14 @@
 // quadterrain-bake: bakes a map into a layout folder the viewer streams by pages (the layout:
 // core/streaming/bake.h), or checks one.
 //
-// Usage: quadterrain-bake INPUT OUTPUT [--leaf-size N] [--page-size N] [--cache-dir DIR]
+// Usage: quadterrain-bake INPUT OUTPUT [--leaf-size N] [--page-size N] [--region-size N]
+//                                      [--threads N]
 //        quadterrain-bake --verify LAYOUT      (a layout's folder, or its URL)
 //
-// INPUT is anything the viewer opens streamed (a GDAL raster, a .r16); its codes and tree go
-// through the cache folder (--cache-dir, else the viewer's) as the viewer's streamed open makes
-// them. Prints a line of what it wrote and one of what it keeps in the cache folder; exit 0. Bad
-// input, an OUTPUT that holds files not of a layout, a layout that does not match its checksums:
-// one line on stderr, exit 2.
+// INPUT is anything the viewer opens streamed (a GDAL raster, a .r16), read by regions of
+// --region-size squares, --threads at once (one a core by default), never whole and through no
+// cache. Prints a line of what it wrote and one of how; exit 0. Bad input, an OUTPUT that holds
+// files not of a layout, a layout that does not match its checksums: one line on stderr, exit 2.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -20,7 +20,8 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: quadterrain-bake INPUT OUTPUT [--leaf-size N] [--page-size N] [--cache-dir DIR]\n"
+    "usage: quadterrain-bake INPUT OUTPUT [--leaf-size N] [--page-size N] [--region-size N]\n"
+    "                                     [--threads N]\n"
     "       quadterrain-bake --verify LAYOUT\n";
 
 bool parseCount(const char* text, int& out) {
@@ -62,8 +63,16 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "quadterrain-bake: --page-size wants a count, 1 to 65536\n");
                 return 2;
             }
-        } else if (arg == "--cache-dir" && hasValue) {
-            options.load.cacheDir = argv[++i];
+        } else if (arg == "--region-size" && hasValue) {
+            if (!parseCount(argv[++i], options.regionSize)) {
+                std::fprintf(stderr, "quadterrain-bake: --region-size wants a count, 1 to 65536\n");
+                return 2;
+            }
+        } else if (arg == "--threads" && hasValue) {
+            if (!parseCount(argv[++i], options.threads)) {
+                std::fprintf(stderr, "quadterrain-bake: --threads wants a count, 1 to 65536\n");
+                return 2;
+            }
         } else if (!arg.empty() && arg[0] == '-') {
             std::fprintf(stderr, "quadterrain-bake: unknown option %s\n", arg.c_str());
             return 2;
@@ -89,10 +98,10 @@ int main(int argc, char** argv) {
     std::printf("%s: %d x %d samples, leaves of %d, %d levels, %lld tiles of %d^2, %.1f MiB\n",
                 output.c_str(), s.width, s.height, s.leafSize, s.levels,
                 static_cast<long long>(s.tiles), s.pageSize, double(s.bytes) / 1048576.0);
-    // What stays in the cache folder, said rather than left unseen.
     std::printf(
-        "kept for the viewer in its cache folder (--cache-size trims it): %s%s%s, %.1f MiB\n",
-        s.codeCache.c_str(), s.codeCache.empty() ? "" : " and ", s.sidecar.c_str(),
-        double(s.cacheBytes) / 1048576.0);
+        "read in %d region%s of %d x %d squares, %d at once; the tree's levels 1 to %d of %d "
+        "exact, the range bound above\n",
+        s.regions, s.regions == 1 ? "" : "s", s.regionSize, s.regionSize, s.threads, s.exactLevels,
+        s.treeDepth);
     return 0;
 }

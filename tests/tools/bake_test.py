@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""quadterrain-bake, the program: a GeoTIFF made by gdal_translate bakes into a layout whose levels
-gdalinfo reads as Cloud-Optimised GeoTIFFs in the input's place; --verify passes it, and names the
+"""quadterrain-bake, the program: a GeoTIFF made by gdal_translate bakes, by regions on two
+threads, into a layout whose levels gdalinfo reads as Cloud-Optimised GeoTIFFs in the input's
+place, and the same bake in one region gives the same levels; --verify passes it, and names the
 damage once a byte of its tree changes; bad arguments and inputs give one line on stderr, exit 2.
 
 Usage: bake_test.py QUADTERRAIN_BAKE SOURCE_DIR   (exit 77: skipped, no gdal_translate/gdalinfo)
@@ -38,10 +39,14 @@ def main():
                    "530750", "5169250", os.path.join(source, "data", "default_1025.png"), dem)
         assert made.returncode == 0, made.stderr
         layout = os.path.join(tmp, "layout")
-        cache = os.path.join(tmp, "cache")
-        baked = run(bake, dem, layout, "--page-size", "128", "--cache-dir", cache)
+        baked = run(bake, dem, layout, "--page-size", "128", "--region-size", "256", "--threads",
+                    "2")
         assert baked.returncode == 0, baked.stderr
         assert "1025 x 1025 samples" in baked.stdout, baked.stdout
+        assert "read in 16 regions of 256 x 256 squares, 2 at once" in baked.stdout, baked.stdout
+        single = os.path.join(tmp, "single")
+        one = run(bake, dem, single, "--page-size", "128", "--region-size", "2048")
+        assert one.returncode == 0 and "read in 1 region of" in one.stdout, (one.stdout, one.stderr)
         with open(os.path.join(layout, "layout.json")) as f:
             manifest = json.load(f)
         assert manifest["format"] == "quadterrain layout" and manifest["pageSize"] == 128
@@ -59,6 +64,9 @@ def main():
             t = described["geoTransform"]
             assert abs(t[1] - 30.0 * 2 ** level) < 1e-6, (level, t)
             assert abs(t[0] + t[1] / 2 - 500015.0) < 1e-6, (level, t)
+            # The same tiles (their checksums) whether read in 16 regions or in one.
+            with open(os.path.join(single, "layout.json")) as f:
+                assert json.load(f)["files"][level]["tiles"] == entry["tiles"], level
         verified = run(bake, "--verify", layout)
         assert verified.returncode == 0, verified.stderr
 
@@ -76,7 +84,7 @@ def main():
         os.mkdir(mine)
         with open(os.path.join(mine, "notes.txt"), "w") as f:
             f.write("mine")
-        refused = run(bake, dem, mine, "--cache-dir", cache)
+        refused = run(bake, dem, mine)
         one_line_exit_2(refused, "a folder of the user's")
         assert os.listdir(mine) == ["notes.txt"], os.listdir(mine)
 
@@ -84,10 +92,14 @@ def main():
                            ((os.path.join(tmp, "missing.tif"), layout + "2"), "missing input"),
                            ((dem, layout + "3", "--page-size", "0"), "page size 0"),
                            ((dem, layout + "4", "--page-size", "48"), "page size 48"),
-                           ((dem, layout + "5", "--colour"), "unknown option")]:
+                           ((dem, layout + "5", "--colour"), "unknown option"),
+                           ((dem, layout + "6", "--region-size", "384"), "region size 384"),
+                           ((dem, layout + "7", "--page-size", "128", "--region-size", "64"),
+                            "region size below the page size")]:
             result = run(bake, *args)
             one_line_exit_2(result, what)
-            assert not os.path.exists(layout + "2") and not os.path.exists(layout + "4"), what
+            for never in ("2", "4", "6", "7"):
+                assert not os.path.exists(layout + never), what
     print("bake_test: ok")
     return 0
 

@@ -353,12 +353,22 @@ std::string gdalNumber(double v) {
     return text;
 }
 
+GdalCacheCap::GdalCacheCap(int64_t bytes) : before_(GDALGetCacheMax64()) {
+    if (before_ > bytes) {
+        GDALSetCacheMax64(bytes);
+    }
+}
+
+GdalCacheCap::~GdalCacheCap() {
+    GDALSetCacheMax64(before_);
+}
+
 bool readGdalMask(const GdalBand& info, int width, int row, int rows, float* samples,
-                  std::vector<uint8_t>& scratch) {
+                  std::vector<uint8_t>& scratch, int column) {
     const size_t count = size_t(rows) * size_t(width);
     scratch.resize(count);
-    if (info.mask->RasterIO(GF_Read, 0, row, width, rows, scratch.data(), width, rows, GDT_Byte, 0,
-                            0, nullptr) != CE_None) {
+    if (info.mask->RasterIO(GF_Read, column, row, width, rows, scratch.data(), width, rows,
+                            GDT_Byte, 0, 0, nullptr) != CE_None) {
         return false;
     }
     for (size_t i = 0; i < count; ++i) {

@@ -37,6 +37,19 @@ private:
     std::string first_;
 };
 
+// GDAL's block cache capped at `bytes` while alive (left as it is when already smaller): a pass
+// that reads or writes each block once gains nothing from a larger one.
+class GdalCacheCap {
+public:
+    explicit GdalCacheCap(int64_t bytes);
+    ~GdalCacheCap();
+    GdalCacheCap(const GdalCacheCap&) = delete;
+    GdalCacheCap& operator=(const GdalCacheCap&) = delete;
+
+private:
+    int64_t before_;
+};
+
 // A raster opened with one band of heights and its size checked (checkDimensions).
 struct GdalRaster {
     GDALDatasetUniquePtr dataset;
@@ -81,10 +94,11 @@ HeightCoding codingInMetres(HeightCoding coding, const GdalBand& band);
 // out that its pixel size is lost to rounding (one line, without the name).
 Result<GdalBand> describeGdalBand(GDALDataset& dataset, GDALRasterBand& band);
 
-// Marks as kGdalVoid the samples of rows [row, row + rows) (width each, in `samples`) whose mask
-// (GdalBand::mask) is zero, reading the mask's rows into `scratch`; false when the read fails.
+// Marks as kGdalVoid the samples of rows [row, row + rows), columns [column, column + width)
+// (width each, in `samples`) whose mask (GdalBand::mask) is zero, reading the mask's window into
+// `scratch`; false when the read fails.
 bool readGdalMask(const GdalBand& info, int width, int row, int rows, float* samples,
-                  std::vector<uint8_t>& scratch);
+                  std::vector<uint8_t>& scratch, int column = 0);
 
 // The value a void becomes before fillVoids: nodata, NaN and infinities alike.
 constexpr float kGdalVoid = -std::numeric_limits<float>::infinity();

@@ -54,7 +54,8 @@ double rowError(const CodeGrid& map, const SampleTriangle& t, int z, int x0, int
     if (x0 > x1) {
         return 0.0;
     }
-    const uint16_t* line = map.codes + size_t(z) * size_t(map.width) + size_t(x0);
+    const uint16_t* line =
+        map.codes + size_t(z - map.originZ) * map.pitch + size_t(x0 - map.originX);
     const double start = t.base + t.gz * z + t.gx * x0;
     double lo = line[0], hi = lo;
     for (int i = 1; i <= x1 - x0; ++i) {
@@ -238,15 +239,18 @@ uint16_t roundedUp(double error) {
     return uint16_t(std::min(std::ceil(error - 1e-6), 65535.0));
 }
 
-// exactCoarseErrorsOfRows for one level, with the strip's triangles already made: the first
-// 2 leafSize^2 the unfolded strip's, the rest drawn only by folds. With `folds`, the unfolded
+// exactCoarseErrorsOfRows for a block of one level, with the strip's triangles already made: the
+// first 2 leafSize^2 the unfolded strip's, the rest drawn only by folds. With `folds`, the unfolded
 // strip's error goes to `errors` and the folds' to `folds`; without, the larger to `errors`. Level
 // 0 is the leaves, by leaf (row * leavesX + col), their folds' errors alone (`errors` null: their
-// unfolded strip is the full-detail surface).
-void errorsOfLevelRows(const CodeGrid& map, const Quadtree& tree,
-                       const std::vector<LocalTriangle>& triangles, int level, int firstNodeRow,
-                       int lastNodeRow, uint16_t* errors, uint16_t* folds,
-                       const std::atomic<bool>* cancel) {
+// unfolded strip is the full-detail surface). Rows of nodes are shared out among up to
+// maxThreads threads.
+void errorsOfLevelBlock(const CodeGrid& map, const Quadtree& tree,
+                        const std::vector<LocalTriangle>& triangles, int level,
+                        const NodeBlock& block, uint16_t* errors, uint16_t* folds,
+                        const std::atomic<bool>* cancel, int maxThreads = kMaxLoadThreads) {
+    const int firstNodeRow = block.firstRow;
+    const int lastNodeRow = block.lastRow;
     const size_t unfolded = size_t(2 * tree.leafSize * tree.leafSize);
     std::vector<TriangleShape> shapes;
     std::vector<Span> spans;
@@ -278,7 +282,7 @@ void errorsOfLevelRows(const CodeGrid& map, const Quadtree& tree,
             if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
                 return;
             }
-            for (int col = 0; col < cols; ++col) {
+            for (int col = block.firstCol; col < block.lastCol; ++col) {
                 const int x0 = col * span, z0 = row * span;
                 const bool whole = x0 + span <= map.width - 1 && z0 + span <= map.height - 1;
                 double worstUnfolded = 0.0;
@@ -337,7 +341,7 @@ void errorsOfLevelRows(const CodeGrid& map, const Quadtree& tree,
         }
     };
     const int threads = std::min({int(std::max(std::thread::hardware_concurrency(), 1u)),
-                                  kMaxLoadThreads, std::max(lastNodeRow - firstNodeRow, 1)});
+                                  maxThreads, std::max(lastNodeRow - firstNodeRow, 1)});
     std::vector<std::thread> helpers;
     for (int t = 1; t < threads; ++t) {
         helpers.emplace_back(errorsOfRows, t, threads);
@@ -354,15 +358,26 @@ void exactCoarseErrorsOfRows(const CodeGrid& map, const Quadtree& tree, int leve
                              int lastNodeRow, uint16_t* errors, const std::atomic<bool>* cancel,
                              uint16_t* folds) {
     assert(level >= 1 && level <= tree.depth && 0 <= firstNodeRow && firstNodeRow <= lastNodeRow);
-    errorsOfLevelRows(map, tree, foldedStripTriangles(tree.leafSize), level, firstNodeRow,
-                      lastNodeRow, errors, folds, cancel);
+    const NodeBlock rows{0, int(tree.levelWidth[size_t(level)]), firstNodeRow, lastNodeRow};
+    errorsOfLevelBlock(map, tree, foldedStripTriangles(tree.leafSize), level, rows, errors, folds,
+                       cancel);
 }
 
 void exactLeafFoldErrorsOfRows(const CodeGrid& map, const Quadtree& tree, int firstLeafRow,
                                int lastLeafRow, uint16_t* folds, const std::atomic<bool>* cancel) {
     assert(0 <= firstLeafRow && firstLeafRow <= lastLeafRow && lastLeafRow <= tree.leavesZ);
-    errorsOfLevelRows(map, tree, foldedStripTriangles(tree.leafSize), 0, firstLeafRow, lastLeafRow,
-                      nullptr, folds, cancel);
+    const NodeBlock rows{0, tree.leavesX, firstLeafRow, lastLeafRow};
+    errorsOfLevelBlock(map, tree, foldedStripTriangles(tree.leafSize), 0, rows, nullptr, folds,
+                       cancel);
+}
+
+void exactErrorsOfBlock(const CodeGrid& map, const Quadtree& tree, int level,
+                        const NodeBlock& block, uint16_t* errors, uint16_t* folds) {
+    assert(level >= 0 && level <= tree.depth && block.firstCol >= 0 &&
+           block.firstCol <= block.lastCol && block.firstRow >= 0 &&
+           block.firstRow <= block.lastRow);
+    errorsOfLevelBlock(map, tree, foldedStripTriangles(tree.leafSize), level, block,
+                       level == 0 ? nullptr : errors, folds, nullptr, 1);
 }
 
 std::vector<uint16_t> exactLeafFoldErrors(const CodeGrid& map, const Quadtree& tree,
@@ -385,8 +400,10 @@ std::vector<uint16_t> exactCoarseErrors(const CodeGrid& map, const Quadtree& tre
     }
     const std::vector<LocalTriangle> triangles = foldedStripTriangles(tree.leafSize);
     for (int level = 1; level <= tree.depth; ++level) {
-        errorsOfLevelRows(map, tree, triangles, level, 0, ((tree.leavesZ - 1) >> level) + 1,
-                          errors.data(), folds != nullptr ? folds->data() : nullptr, cancel);
+        const NodeBlock rows{0, int(tree.levelWidth[size_t(level)]), 0,
+                             ((tree.leavesZ - 1) >> level) + 1};
+        errorsOfLevelBlock(map, tree, triangles, level, rows, errors.data(),
+                           folds != nullptr ? folds->data() : nullptr, cancel);
         if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
             if (folds != nullptr) {
                 folds->clear();

@@ -24,21 +24,35 @@ struct LocalTriangle {
 // first 2 leafSize^2 are the unfolded strip's; the rest are drawn only where an edge folds.
 std::vector<LocalTriangle> foldedStripTriangles(int leafSize);
 
-// The codes of a map, by pointer: what the error scan reads, so that a background scan does not
-// depend on where the Heightmap object lives (only its codes' storage must stay).
+// The codes of a map, or of a window of it, by pointer: what the error scan reads, so that a
+// background scan does not depend on where the Heightmap object lives (only its codes' storage
+// must stay), and a bake reads one region of the map at a time. `codes` holds sample (originX,
+// originZ) first, rows `pitch` apart; a scan reads only the samples of the nodes it is given.
 struct CodeGrid {
     const uint16_t* codes = nullptr;
-    int width = 0;
+    int width = 0;  // the map's size, whose last row and column clamp the nodes
     int height = 0;
+    int originX = 0;
+    int originZ = 0;
+    size_t pitch = 0;
 
     uint16_t codeAt(int col, int row) const {
-        return codes[size_t(row) * size_t(width) + size_t(col)];
+        return codes[size_t(row - originZ) * pitch + size_t(col - originX)];
     }
 };
 
 inline CodeGrid codeGrid(const Heightmap& map) {
-    return {map.codes.data(), map.width, map.height};
+    return {map.codes.data(), map.width, map.height, 0, 0, size_t(map.width)};
 }
+
+// A block of one level's grid of nodes (or of leaves): columns [firstCol, lastCol), rows
+// [firstRow, lastRow).
+struct NodeBlock {
+    int firstCol = 0;
+    int lastCol = 0;
+    int firstRow = 0;
+    int lastRow = 0;
+};
 
 // The exact errors by Quadtree::levelIndex, reading the tree's level grids (levelStart,
 // levelWidth, depth, leafSize, leavesZ) and nothing else of it. Without `folds`, each node's
@@ -74,6 +88,13 @@ std::vector<uint16_t> exactLeafFoldErrors(const CodeGrid& map, const Quadtree& t
 void exactLeafFoldErrorsOfRows(const CodeGrid& map, const Quadtree& tree, int firstLeafRow,
                                int lastLeafRow, uint16_t* folds,
                                const std::atomic<bool>* cancel = nullptr);
+
+// exactCoarseErrorsOfRows (level 1..depth) and exactLeafFoldErrorsOfRows (level 0, into `folds`
+// by leaf; `errors` unused) for a block of the level's grid, on the calling thread (a bake runs
+// its regions side by side): they read only the samples of those nodes, so `map` may be a window
+// holding them (a bake's region).
+void exactErrorsOfBlock(const CodeGrid& map, const Quadtree& tree, int level,
+                        const NodeBlock& block, uint16_t* errors, uint16_t* folds);
 
 // Sets tree.coarseErrors, tree.foldErrors and tree.leafFoldErrors to exactCoarseErrors with folds
 // apart and exactLeafFoldErrors, tree.lodErrors to LodErrors::Exact and tree.exactLevels to its

@@ -1,14 +1,18 @@
-// Baking a map into its layout (bake.h): each level written through GDAL's GeoTIFF driver in
-// strips of one tile row, copied by its COG driver into a Cloud-Optimised GeoTIFF, its tiles'
-// checksums taken from the codes written; then the tree sidecar, then layout.json.
+// Baking a map into its layout (bake.h): the input read by regions on every core, each region's
+// tiles written into its levels' GeoTIFFs and its nodes' errors into the tree; the levels above
+// the regions' from the regions' highest; each level then copied by GDAL's COG driver into a
+// Cloud-Optimised GeoTIFF; then the tree, then layout.json.
 #include "core/streaming/bake.h"
 
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include <cpl_conv.h>
@@ -23,11 +27,15 @@
 #include "core/io/gdal_raster.h"
 #include "core/io/heightmap_gdal.h"
 #include "core/io/image_write.h"
+#include "core/lod/lod_error.h"
+#include "core/streaming/bake_input.h"
 #include "core/streaming/code_cache.h"
 #include "core/streaming/open_map.h"
 #include "core/streaming/own_files.h"
 #include "core/streaming/streamed_map.h"
+#include "core/streaming/tree_sidecar.h"
 #include "core/terrain/height_pages.h"
+#include "core/terrain/quadtree.h"
 
 namespace qt {
 
@@ -39,6 +47,8 @@ constexpr const char* kManifest = "layout.json";
 constexpr const char* kFormat = "quadterrain layout";
 constexpr int kVersion = 1;
 constexpr const char* kTreeFile = "tree.qtree";
+// GDAL's block cache while regions are read and written.
+constexpr int64_t kBakeGdalCacheBytes = int64_t(64) << 20;
 // A layout.json larger than this is refused before it is read (about 20 bytes a tile: 2^23 tiles).
 constexpr uint64_t kMaxManifestBytes = uint64_t(256) << 20;
 
@@ -127,27 +137,6 @@ uint64_t chainCodes(uint64_t h, const uint16_t* codes, int count) {
                      size_t(count) * sizeof(uint16_t));
 }
 
-// Every tile's checksum of a level written row after row.
-struct TileSums {
-    int tilesX = 0;
-    int tilesY = 0;
-    std::vector<uint64_t> chain;  // by ty * tilesX + tx, unmixed until finish()
-
-    TileSums(int columns, int rows, int pageSize)
-        : tilesX((columns + pageSize - 1) / pageSize),
-          tilesY((rows + pageSize - 1) / pageSize),
-          chain(size_t(tilesX) * size_t(tilesY), kChecksumSeed) {}
-    void addRow(int row, const uint16_t* codes, int columns, int pageSize) {
-        const int ty = row / pageSize;
-        for (int tx = 0; tx < tilesX; ++tx) {
-            const int first = tx * pageSize;
-            const int count = std::min(pageSize, columns - first);
-            uint64_t& h = chain[size_t(ty) * size_t(tilesX) + size_t(tx)];
-            h = chainCodes(h, codes + first, count);
-        }
-    }
-};
-
 using DatasetPtr = GDALDatasetUniquePtr;
 
 // Level `level`'s geotransform: the map's with samples 2^level apart, its origin moved so that
@@ -162,126 +151,352 @@ void levelTransform(const double* map, int level, double* out) {
     out[5] = map[5] * k;
 }
 
-struct Source {
-    const Heightmap& map;
-    bool hasTransform = false;
-    double transform[6] = {0, 1, 0, 0, 0, 1};
-    std::string wkt;
-};
-
-// Writes level `level` of `pages` as a COG at `path`, its tile checksums into `sums`.
-Status writeLevel(const Source& source, const HeightPages& pages, int level,
-                  const std::string& path, std::vector<uint64_t>& sums, const GdalMessages& said) {
-    const Heightmap& map = source.map;
-    const PageLevel& l = pages.level[size_t(level)];
-    const int ps = pages.pageSize;
-    const std::string part = path + ".part";
-    GDALDriver* gtiff = GetGDALDriverManager()->GetDriverByName("GTiff");
-    GDALDriver* cog = GetGDALDriverManager()->GetDriverByName("COG");
-    if (gtiff == nullptr || cog == nullptr) {
-        return Status::failure("GDAL has no GeoTIFF or COG driver");
-    }
-    // The GeoTIFF written first goes whatever happens: a failed bake leaves no part behind.
-    struct RemovePart {
-        const std::string& path;
-        ~RemovePart() { std::remove(path.c_str()); }
-    } removePart{part};
-    const std::string block = std::to_string(ps);
-    CPLStringList partOptions;
-    partOptions.SetNameValue("TILED", "YES");
-    partOptions.SetNameValue("BLOCKXSIZE", block.c_str());
-    partOptions.SetNameValue("BLOCKYSIZE", block.c_str());
-    partOptions.SetNameValue("SPARSE_OK", "YES");
-    {
-        DatasetPtr out(
-            gtiff->Create(part.c_str(), l.samplesX, l.samplesY, 1, GDT_UInt16, partOptions.List()));
-        if (!out) {
+// A level's file while it is written: a tiled GeoTIFF in tiles of the page size, written by
+// windows (regions' parts, in any order), then copied into its COG.
+class LevelFile {
+public:
+    Status create(const BakeInput& input, int level, int columns, int rows, int pageSize,
+                  int threads, const std::string& path, const GdalMessages& said) {
+        path_ = path;
+        threads_ = threads;
+        part_ = path + ".part";
+        pageSize_ = pageSize;
+        GDALDriver* gtiff = GetGDALDriverManager()->GetDriverByName("GTiff");
+        if (gtiff == nullptr) {
+            return Status::failure("GDAL has no GeoTIFF driver");
+        }
+        const std::string block = std::to_string(pageSize);
+        CPLStringList options;
+        options.SetNameValue("TILED", "YES");
+        options.SetNameValue("BLOCKXSIZE", block.c_str());
+        options.SetNameValue("BLOCKYSIZE", block.c_str());
+        options.SetNameValue("SPARSE_OK", "YES");
+        out_.reset(gtiff->Create(part_.c_str(), columns, rows, 1, GDT_UInt16, options.List()));
+        if (!out_) {
             return Status::failure(said.line("GDAL cannot create the level's file"));
         }
-        GDALRasterBand* band = out->GetRasterBand(1);
-        band->SetScale(map.coding.step);
-        band->SetOffset(map.coding.offset);
-        if (map.metres) {
-            band->SetUnitType("m");
+        band_ = out_->GetRasterBand(1);
+        band_->SetScale(input.coding.step);
+        band_->SetOffset(input.coding.offset);
+        if (input.metres) {
+            band_->SetUnitType("m");
         }
-        if (source.hasTransform) {
+        if (input.hasTransform) {
             double t[6];
-            levelTransform(source.transform, level, t);
-            out->SetGeoTransform(t);
-            if (!source.wkt.empty()) {
-                out->SetProjection(source.wkt.c_str());
+            levelTransform(input.transform, level, t);
+            out_->SetGeoTransform(t);
+            if (!input.wkt.empty()) {
+                out_->SetProjection(input.wkt.c_str());
             }
         }
-        GDALRasterBand* mask = nullptr;
-        if (map.nodata.holes()) {
+        if (input.nodataSamples > 0) {
             // Inside the file, not a .msk beside it (the COG keeps it inside too).
             const char* was = CPLGetThreadLocalConfigOption("GDAL_TIFF_INTERNAL_MASK", nullptr);
             const std::string kept = was != nullptr ? was : "";
             CPLSetThreadLocalConfigOption("GDAL_TIFF_INTERNAL_MASK", "YES");
-            const CPLErr made = out->CreateMaskBand(GMF_PER_DATASET);
+            const CPLErr made = out_->CreateMaskBand(GMF_PER_DATASET);
             CPLSetThreadLocalConfigOption("GDAL_TIFF_INTERNAL_MASK",
                                           was != nullptr ? kept.c_str() : nullptr);
             if (made != CE_None) {
                 return Status::failure(said.line("GDAL cannot make the level's nodata mask"));
             }
-            mask = band->GetMaskBand();
+            mask_ = band_->GetMaskBand();
         }
-        TileSums tiles(l.samplesX, l.samplesY, ps);
-        std::vector<uint16_t> strip(size_t(ps) * size_t(l.samplesX));
-        std::vector<uint8_t> valid(mask != nullptr ? strip.size() : 0);
-        for (int y0 = 0; y0 < l.samplesY; y0 += ps) {
-            const int rows = std::min(ps, l.samplesY - y0);
-            for (int y = 0; y < rows; ++y) {
-                const int row = std::min((y0 + y) << level, map.height - 1);
-                uint16_t* codes = strip.data() + size_t(y) * size_t(l.samplesX);
-                for (int x = 0; x < l.samplesX; ++x) {
-                    const int col = std::min(x << level, map.width - 1);
-                    codes[x] = map.codeAt(col, row);
-                    if (mask != nullptr) {
-                        valid[size_t(y) * size_t(l.samplesX) + size_t(x)] =
-                            map.nodata.at(col, row) ? 0 : 255;
-                    }
-                }
-                tiles.addRow(y0 + y, codes, l.samplesX, ps);
-            }
-            if (band->RasterIO(GF_Write, 0, y0, l.samplesX, rows, strip.data(), l.samplesX, rows,
-                               GDT_UInt16, 0, 0) != CE_None ||
-                (mask != nullptr && mask->RasterIO(GF_Write, 0, y0, l.samplesX, rows, valid.data(),
-                                                   l.samplesX, rows, GDT_Byte, 0, 0) != CE_None)) {
-                return Status::failure(said.line("GDAL cannot write the level's samples"));
-            }
-            // The map's mapped rows read for this strip leave the process.
-            const int last = std::min(((y0 + rows - 1) << level) + 1, map.height);
-            const int first = std::min(y0 << level, map.height - 1);
-            map.codes.dropResident(size_t(first) * size_t(map.width),
-                                   size_t(last - first) * size_t(map.width));
+        return Status();
+    }
+
+    // Writes a window of codes (and of the mask, when the level has one: 255 given, 0 a hole).
+    Status write(int x, int y, int w, int h, const uint16_t* codes, const uint8_t* valid) {
+        if (band_->RasterIO(GF_Write, x, y, w, h, const_cast<uint16_t*>(codes), w, h, GDT_UInt16, 0,
+                            0) != CE_None ||
+            (mask_ != nullptr && mask_->RasterIO(GF_Write, x, y, w, h, const_cast<uint8_t*>(valid),
+                                                 w, h, GDT_Byte, 0, 0) != CE_None)) {
+            return Status::failure("GDAL cannot write the level's samples");
         }
-        sums.resize(tiles.chain.size());
-        std::transform(tiles.chain.begin(), tiles.chain.end(), sums.begin(), mixHash);
+        return Status();
+    }
+
+    // Closes the GeoTIFF and copies it into the level's COG; the GeoTIFF goes whatever happens.
+    Status finish(const GdalMessages& said) {
+        struct RemovePart {
+            const std::string& path;
+            ~RemovePart() { std::remove(path.c_str()); }
+        } removePart{part_};
         CPLErrorReset();
-        out.reset();  // closes: the last blocks written
+        out_.reset();  // closes: the last blocks written
         if (CPLGetLastErrorType() >= CE_Failure) {
             return Status::failure(said.line("GDAL cannot finish the level's file"));
         }
+        GDALDriver* cog = GetGDALDriverManager()->GetDriverByName("COG");
+        if (cog == nullptr) {
+            return Status::failure("GDAL has no COG driver");
+        }
+        DatasetPtr written(GDALDataset::Open(part_.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY));
+        if (!written) {
+            return Status::failure(said.line("GDAL cannot read the level's file back"));
+        }
+        const std::string block = std::to_string(pageSize_);
+        CPLStringList options;
+        options.SetNameValue("BLOCKSIZE", block.c_str());
+        options.SetNameValue("COMPRESS", "DEFLATE");
+        options.SetNameValue("PREDICTOR", "YES");
+        options.SetNameValue("OVERVIEWS", "NONE");
+        options.SetNameValue("NUM_THREADS", std::to_string(threads_).c_str());
+        DatasetPtr copied(
+            cog->CreateCopy(path_.c_str(), written.get(), FALSE, options.List(), nullptr, nullptr));
+        CPLErrorReset();
+        const bool made = copied != nullptr;
+        copied.reset();
+        written.reset();
+        if (!made || CPLGetLastErrorType() >= CE_Failure) {
+            return Status::failure(said.line("GDAL cannot write the level as a COG"));
+        }
+        return Status();
     }
-    DatasetPtr written(GDALDataset::Open(part.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY));
-    if (!written) {
-        return Status::failure(said.line("GDAL cannot read the level's file back"));
+
+    // Removes the GeoTIFF of a bake that failed before finish.
+    ~LevelFile() {
+        if (out_) {
+            out_.reset();
+            std::remove(part_.c_str());
+        }
     }
-    CPLStringList cogOptions;
-    cogOptions.SetNameValue("BLOCKSIZE", block.c_str());
-    cogOptions.SetNameValue("COMPRESS", "DEFLATE");
-    cogOptions.SetNameValue("PREDICTOR", "YES");
-    cogOptions.SetNameValue("OVERVIEWS", "NONE");
-    cogOptions.SetNameValue("NUM_THREADS", "ALL_CPUS");
-    DatasetPtr copied(
-        cog->CreateCopy(path.c_str(), written.get(), FALSE, cogOptions.List(), nullptr, nullptr));
-    CPLErrorReset();
-    const bool made = copied != nullptr;
-    copied.reset();
-    written.reset();
-    if (!made || CPLGetLastErrorType() >= CE_Failure) {
-        return Status::failure(said.line("GDAL cannot write the level as a COG"));
+
+private:
+    std::string path_;
+    std::string part_;
+    int pageSize_ = 0;
+    int threads_ = 1;  // compressing the COG's tiles
+    DatasetPtr out_;
+    GDALRasterBand* band_ = nullptr;
+    GDALRasterBand* mask_ = nullptr;
+};
+
+// The checksums of the tiles of a window of a level whose corner (x, y) is a tile's corner:
+// each tile's rows chained, then mixed, into sums[ty * tilesX + tx].
+void windowTileSums(const uint16_t* codes, int x, int y, int w, int h, int pageSize, int tilesX,
+                    uint64_t* sums) {
+    for (int ty = 0; ty * pageSize < h; ++ty) {
+        for (int tx = 0; tx * pageSize < w; ++tx) {
+            const int columns = std::min(pageSize, w - tx * pageSize);
+            const int rows = std::min(pageSize, h - ty * pageSize);
+            uint64_t chain = kChecksumSeed;
+            for (int r = 0; r < rows; ++r) {
+                chain = chainCodes(
+                    chain, codes + size_t(ty * pageSize + r) * size_t(w) + size_t(tx * pageSize),
+                    columns);
+            }
+            sums[size_t(y / pageSize + ty) * size_t(tilesX) + size_t(x / pageSize + tx)] =
+                mixHash(chain);
+        }
+    }
+}
+
+// What the regions share while they are baked. Regions are squares of regionSize map squares,
+// which is pageSize << regionPages and leafSize << regionNodes: each holds whole tiles of levels
+// 0..regionPages and whole nodes of tree levels 0..regionNodes, so that a region's work reads
+// only its own samples (and the row and column it shares with the next) and writes only its own
+// tiles' and nodes' entries.
+struct Bake {
+    Bake(const BakeInput& input_, const HeightPages& pages_, const Quadtree& tree_,
+         std::vector<LevelFile>& files_, std::vector<std::vector<uint64_t>>& sums_,
+         TreeSidecar& saved_)
+        : input(input_), pages(pages_), tree(tree_), files(files_), sums(sums_), saved(saved_) {}
+
+    const BakeInput& input;
+    const HeightPages& pages;
+    const Quadtree& tree;
+    int regionSize = 0;
+    int regionPages = 0;  // the highest level whose tiles regions write (at most the last level)
+    int regionNodes = 0;  // tree levels 1..exactLevels are exact, taken region by region
+    int exactLevels = 0;
+    int regionsX = 0;
+    int regionsZ = 0;
+    std::vector<LevelFile>& files;
+    std::vector<std::vector<uint64_t>>& sums;
+    TreeSidecar& saved;
+    // Level regionPages whole, when levels above it are made from it.
+    std::vector<uint16_t> topCodes;
+    std::vector<uint8_t> topValid;
+    std::mutex writing;  // GDAL writes one dataset from one thread at a time
+    std::mutex failing;
+    std::string failure;
+    std::atomic<bool> failed{false};
+    std::atomic<int> next{0};
+
+    void fail(const std::string& why) {
+        const std::lock_guard<std::mutex> lock(failing);
+        if (failure.empty()) {
+            failure = why;
+        }
+        failed = true;
+    }
+};
+
+// The leaves' code ranges of a region, from its window.
+void regionLeafRanges(const CodeGrid& grid, const Quadtree& tree, const NodeBlock& leaves,
+                      CodeRange* out) {
+    const int ls = tree.leafSize;
+    for (int lz = leaves.firstRow; lz < leaves.lastRow; ++lz) {
+        const int z1 = std::min(lz * ls + ls, grid.height - 1);
+        for (int lx = leaves.firstCol; lx < leaves.lastCol; ++lx) {
+            const int x1 = std::min(lx * ls + ls, grid.width - 1);
+            uint16_t lo = 0xFFFF, hi = 0;
+            for (int z = lz * ls; z <= z1; ++z) {
+                for (int x = lx * ls; x <= x1; ++x) {
+                    const uint16_t code = grid.codeAt(x, z);
+                    lo = std::min(lo, code);
+                    hi = std::max(hi, code);
+                }
+            }
+            out[size_t(lz) * size_t(tree.leavesX) + size_t(lx)] = {lo, hi};
+        }
+    }
+}
+
+// The block of tree level `level`'s grid inside region (rx, rz).
+NodeBlock regionNodes(const Bake& bake, int level, int rx, int rz) {
+    const int shift = bake.regionNodes - level;
+    const int columns = level == 0 ? bake.tree.leavesX : int(bake.tree.levelWidth[size_t(level)]);
+    const int rows = ((bake.tree.leavesZ - 1) >> level) + 1;
+    return {rx << shift, std::min((rx + 1) << shift, columns), rz << shift,
+            std::min((rz + 1) << shift, rows)};
+}
+
+// Bakes region (rx, rz): reads its window, takes its leaves' ranges and its nodes' exact errors,
+// and writes its tiles of levels 0..regionPages with their checksums.
+Status bakeRegion(Bake& bake, WindowReader& reader, int rx, int rz, std::vector<uint16_t>& codes,
+                  std::vector<uint8_t>& valid, std::vector<uint16_t>& levelCodes,
+                  std::vector<uint8_t>& levelValid) {
+    const BakeInput& input = bake.input;
+    const int width = input.width;
+    const int height = input.height;
+    const int x0 = rx * bake.regionSize;
+    const int z0 = rz * bake.regionSize;
+    const int w = std::min(x0 + bake.regionSize, width - 1) - x0 + 1;
+    const int h = std::min(z0 + bake.regionSize, height - 1) - z0 + 1;
+    const bool masked = input.nodataSamples > 0;
+    codes.resize(size_t(w) * size_t(h));
+    valid.resize(masked ? codes.size() : 0);
+    const Result<int64_t> read =
+        reader.read(x0, z0, w, h, codes.data(), masked ? valid.data() : nullptr);
+    if (!read) {
+        return Status::failure(read.error());
+    }
+    const CodeGrid grid{codes.data(), width, height, x0, z0, size_t(w)};
+    const Quadtree& tree = bake.tree;
+    TreeSidecar& saved = bake.saved;
+    regionLeafRanges(grid, tree, regionNodes(bake, 0, rx, rz), saved.leafRanges.data());
+    for (int level = 1; level <= bake.exactLevels; ++level) {
+        exactErrorsOfBlock(grid, tree, level, regionNodes(bake, level, rx, rz),
+                           saved.coarseErrors.data(), saved.foldErrors.data());
+    }
+    if (bake.exactLevels > 0) {
+        exactErrorsOfBlock(grid, tree, 0, regionNodes(bake, 0, rx, rz), nullptr,
+                           saved.leafFoldErrors.data());
+    }
+    const int ps = bake.pages.pageSize;
+    for (int level = 0; level <= bake.regionPages; ++level) {
+        const PageLevel& l = bake.pages.level[size_t(level)];
+        const int span = bake.regionSize >> level;
+        const int cx = rx * span, cz = rz * span;
+        // The last region of a row (or column) holds the level's last sample too, which lies
+        // on the map's last column (row) even where that is a region's edge.
+        const int cw =
+            (rx == bake.regionsX - 1 ? l.samplesX : std::min(cx + span, l.samplesX)) - cx;
+        const int ch =
+            (rz == bake.regionsZ - 1 ? l.samplesY : std::min(cz + span, l.samplesY)) - cz;
+        levelCodes.resize(size_t(cw) * size_t(ch));
+        levelValid.resize(masked ? levelCodes.size() : 0);
+        for (int r = 0; r < ch; ++r) {
+            const int row = std::min((cz + r) << level, height - 1) - z0;
+            for (int c = 0; c < cw; ++c) {
+                const int col = std::min((cx + c) << level, width - 1) - x0;
+                const size_t from = size_t(row) * size_t(w) + size_t(col);
+                const size_t to = size_t(r) * size_t(cw) + size_t(c);
+                levelCodes[to] = codes[from];
+                if (masked) {
+                    levelValid[to] = valid[from];
+                }
+            }
+        }
+        windowTileSums(levelCodes.data(), cx, cz, cw, ch, ps, (l.samplesX + ps - 1) / ps,
+                       bake.sums[size_t(level)].data());
+        if (level == bake.regionPages && !bake.topCodes.empty()) {
+            for (int r = 0; r < ch; ++r) {
+                const size_t to = size_t(cz + r) * size_t(l.samplesX) + size_t(cx);
+                std::copy_n(levelCodes.data() + size_t(r) * size_t(cw), cw,
+                            bake.topCodes.data() + to);
+                if (masked) {
+                    std::copy_n(levelValid.data() + size_t(r) * size_t(cw), cw,
+                                bake.topValid.data() + to);
+                }
+            }
+        }
+        const std::lock_guard<std::mutex> lock(bake.writing);
+        if (Status wrote = bake.files[size_t(level)].write(cx, cz, cw, ch, levelCodes.data(),
+                                                           masked ? levelValid.data() : nullptr);
+            !wrote) {
+            return wrote;
+        }
+    }
+    return Status();
+}
+
+// A thread's share of the regions: the next one not taken, until none is left or one failed.
+void bakeRegions(Bake& bake) {
+    Result<WindowReader> reader = WindowReader::open(bake.input);
+    if (!reader) {
+        bake.fail(reader.error());
+        return;
+    }
+    std::vector<uint16_t> codes, levelCodes;
+    std::vector<uint8_t> valid, levelValid;
+    const int regions = bake.regionsX * bake.regionsZ;
+    // Each block is read or written once: GDAL's cache holds no more than it must.
+    const GdalCacheCap cacheCap(kBakeGdalCacheBytes);
+    for (int region = bake.next++; region < regions && !bake.failed; region = bake.next++) {
+        if (Status baked = bakeRegion(bake, reader.value(), region % bake.regionsX,
+                                      region / bake.regionsX, codes, valid, levelCodes, levelValid);
+            !baked) {
+            bake.fail(baked.error());
+        }
+    }
+}
+
+// Levels above regionPages, from level regionPages whole: level K's sample c is level
+// regionPages's sample min(c 2^(K - regionPages), its last), which holds the same map sample.
+Status bakeTopLevels(Bake& bake) {
+    const int from = bake.regionPages;
+    const PageLevel& source = bake.pages.level[size_t(from)];
+    const bool masked = bake.input.nodataSamples > 0;
+    const int ps = bake.pages.pageSize;
+    std::vector<uint16_t> codes;
+    std::vector<uint8_t> valid;
+    for (int level = from + 1; level < int(bake.pages.level.size()); ++level) {
+        const PageLevel& l = bake.pages.level[size_t(level)];
+        const int shift = level - from;
+        codes.resize(size_t(l.samplesX) * size_t(l.samplesY));
+        valid.resize(masked ? codes.size() : 0);
+        for (int r = 0; r < l.samplesY; ++r) {
+            const int row = std::min(r << shift, source.samplesY - 1);
+            for (int c = 0; c < l.samplesX; ++c) {
+                const int col = std::min(c << shift, source.samplesX - 1);
+                const size_t i = size_t(row) * size_t(source.samplesX) + size_t(col);
+                const size_t to = size_t(r) * size_t(l.samplesX) + size_t(c);
+                codes[to] = bake.topCodes[i];
+                if (masked) {
+                    valid[to] = bake.topValid[i];
+                }
+            }
+        }
+        windowTileSums(codes.data(), 0, 0, l.samplesX, l.samplesY, ps, (l.samplesX + ps - 1) / ps,
+                       bake.sums[size_t(level)].data());
+        if (Status wrote = bake.files[size_t(level)].write(0, 0, l.samplesX, l.samplesY,
+                                                           codes.data(), valid.data());
+            !wrote) {
+            return wrote;
+        }
     }
     return Status();
 }
@@ -299,6 +514,14 @@ Result<std::vector<unsigned char>> readBytes(const std::string& path) {
 
 uint64_t bytesChecksum(const std::vector<unsigned char>& bytes) {
     return mixHash(hashWords(kChecksumSeed, bytes.data(), bytes.size()));
+}
+
+int log2Of(int powerOfTwo) {
+    int shift = 0;
+    while ((1 << shift) < powerOfTwo) {
+        ++shift;
+    }
+    return shift;
 }
 
 }  // namespace
@@ -321,53 +544,50 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
     if (pageSize < 16 || pageSize > 4096 || (pageSize & (pageSize - 1)) != 0) {
         return R::failure("the page size must be a power of two from 16 to 4096");
     }
+    const int regionSize =
+        options.regionSize > 0 ? options.regionSize : std::max(kDefaultBakeRegion, pageSize);
+    if (regionSize < pageSize || regionSize > kMaxBakeRegion ||
+        (regionSize & (regionSize - 1)) != 0) {
+        return R::failure("the region size must be a power of two from the page size (" +
+                          std::to_string(pageSize) + ") to " + std::to_string(kMaxBakeRegion));
+    }
     if (Status ready = checkFolder(folder); !ready) {
         return R::failure(ready.error());
     }
-    if (!opensStreamed(input, options.load, true)) {
-        return R::failure(
-            "not a raster the bake reads (a GDAL raster: GeoTIFF, COG, VRT, ...; or a "
-            ".r16); gdal_translate makes a GeoTIFF of it");
+    Result<BakeInput> planned = planBakeInput(input, options.load);
+    if (!planned) {
+        return R::failure(planned.error());
     }
-    Result<StreamedMap> opened = openStreamed(input, options.load, options.leafSize);
-    if (!opened) {
-        // Its line starts with the input's path, which the caller names.
-        const std::string& line = opened.error();
-        const std::string named = input + ": ";
-        return R::failure(line.compare(0, named.size(), named) == 0 ? line.substr(named.size())
-                                                                    : line);
+    const BakeInput& source = planned.value();
+    const int width = source.width;
+    const int height = source.height;
+    const uint64_t maskBytes = source.kind == BakeInput::Kind::GdalFloats
+                                   ? (uint64_t(width) * uint64_t(height) + 63) / 64 * 8
+                                   : 0;
+    const Result<int> leafSize =
+        planStreamedMap(width, height, options.leafSize, options.load.memory, maskBytes);
+    if (!leafSize) {
+        return R::failure(leafSize.error());
     }
-    const StreamedMap& streamed = opened.value();
-    const Heightmap& map = streamed.map;
-    if (pageSize % streamed.leafSize != 0) {
+    if (pageSize % leafSize.value() != 0) {
         return R::failure("the page size must be a multiple of the leaf size (" +
-                          std::to_string(streamed.leafSize) + ")");
+                          std::to_string(leafSize.value()) + ")");
     }
-    if (streamed.sidecarPath.empty() || !fs::exists(streamed.sidecarPath)) {
-        return R::failure("its tree could not be saved: " + (streamed.sidecarProblem.empty()
-                                                                 ? std::string("no sidecar")
-                                                                 : streamed.sidecarProblem));
+    Result<Quadtree> structure = buildQuadtreeStructure(width, height, leafSize.value());
+    if (!structure) {
+        return R::failure(structure.error());
     }
+    const Quadtree& tree = structure.value();
     registerGdalDrivers();
     GdalMessages said;
-    Source source{map, false, {0, 1, 0, 0, 0, 1}, {}};
-    if (map.geo.present) {
-        // The geotransform and CRS as GDAL reads them from the input itself.
-        Result<GdalRaster> raster = openGdalRaster(gdalOpenPath(input), said);
-        GDALDataset* dataset = raster ? raster.value().dataset.get() : nullptr;
-        if (dataset != nullptr && dataset->GetGeoTransform(source.transform) == CE_None) {
-            source.hasTransform = true;
-            source.wkt = dataset->GetProjectionRef() != nullptr ? dataset->GetProjectionRef() : "";
-        }
-    }
-    const HeightPages pages = planHeightPages(map.width, map.height, streamed.leafSize, pageSize);
+    const HeightPages pages = planHeightPages(width, height, leafSize.value(), pageSize);
+    const int levelCount = int(pages.level.size());
     {
         std::error_code error;
         const std::string dir = fs::is_directory(folder, error)
                                     ? folder
                                     : fs::absolute(folder, error).parent_path().string();
-        const uint64_t needs =
-            bakeDiskBytes(map.width, map.height, int(pages.level.size()), map.nodata.holes());
+        const uint64_t needs = bakeDiskBytes(width, height, levelCount, source.nodataSamples > 0);
         const uint64_t free =
             options.freeDiskBytes ? options.freeDiskBytes(dir) : freeDiskBytes(dir);
         if (free < needs) {
@@ -384,26 +604,116 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
         return R::failure("cannot make the layout folder: " + error.message());
     }
 
+    // Threads: regions side by side, each region's work on its own thread; the COGs' tiles
+    // compressed on as many.
+    const int cores = std::max(
+        1, std::min(options.threads > 0 ? options.threads
+                                        : int(std::max(std::thread::hardware_concurrency(), 1u)),
+                    kMaxLoadThreads));
+    std::vector<LevelFile> files(static_cast<size_t>(levelCount));
+    std::vector<std::vector<uint64_t>> sums(static_cast<size_t>(levelCount));
+    for (int level = 0; level < levelCount; ++level) {
+        const PageLevel& l = pages.level[size_t(level)];
+        const std::string name = levelFile(level);
+        if (Status made =
+                files[size_t(level)].create(source, level, l.samplesX, l.samplesY, pageSize, cores,
+                                            (fs::path(folder) / name).string(), said);
+            !made) {
+            return R::failure(name + ": " + made.error());
+        }
+        sums[size_t(level)].assign(size_t((l.samplesX + pageSize - 1) / pageSize) *
+                                       size_t((l.samplesY + pageSize - 1) / pageSize),
+                                   0);
+    }
+    TreeSidecar saved;
+    Bake bake(source, pages, tree, files, sums, saved);
+    bake.regionSize = regionSize;
+    bake.regionPages = std::min(log2Of(regionSize / pageSize), levelCount - 1);
+    bake.regionNodes = log2Of(regionSize / leafSize.value());
+    bake.exactLevels = std::min(bake.regionNodes, tree.depth);
+    bake.regionsX = (width - 2) / regionSize + 1;
+    bake.regionsZ = (height - 2) / regionSize + 1;
+    saved.leafRanges.resize(size_t(tree.leavesX) * size_t(tree.leavesZ));
+    saved.coarseErrors.assign(tree.levelStart.back(), 0);
+    saved.foldErrors.assign(tree.levelStart.back(), 0);
+    if (bake.exactLevels > 0) {
+        saved.leafFoldErrors.assign(saved.leafRanges.size(), 0);
+    }
+    if (bake.regionPages < levelCount - 1) {
+        const PageLevel& top = pages.level[size_t(bake.regionPages)];
+        bake.topCodes.resize(size_t(top.samplesX) * size_t(top.samplesY));
+        bake.topValid.resize(source.nodataSamples > 0 ? bake.topCodes.size() : 0);
+    }
+    const int regions = bake.regionsX * bake.regionsZ;
+    // Each block is read or written once: GDAL's cache holds no more than it must.
+    const GdalCacheCap cacheCap(kBakeGdalCacheBytes);
+    const int threads = std::min(cores, regions);
+    {
+        std::vector<std::thread> helpers;
+        for (int t = 1; t < threads; ++t) {
+            helpers.emplace_back(bakeRegions, std::ref(bake));
+        }
+        bakeRegions(bake);
+        for (std::thread& helper : helpers) {
+            helper.join();
+        }
+    }
+    if (bake.failed) {
+        return R::failure(bake.failure);
+    }
+    if (Status top = bakeTopLevels(bake); !top) {
+        return R::failure(top.error());
+    }
+
+    // The tree: the range bound everywhere from the leaves' ranges, the regions' exact errors
+    // over it on levels 1..exactLevels.
+    Quadtree bounds = std::move(structure.value());
+    {
+        Heightmap shell;  // the size and coding alone: fillQuadtreeBounds reads no code here
+        shell.width = width;
+        shell.height = height;
+        shell.coding = source.coding;
+        fillQuadtreeBounds(bounds, shell, &saved.leafRanges);
+        const auto exactEnd = ptrdiff_t(bounds.levelStart[size_t(bake.exactLevels) + 1]);
+        std::copy(saved.coarseErrors.begin(), saved.coarseErrors.begin() + exactEnd,
+                  bounds.coarseErrors.begin());
+        std::copy(saved.foldErrors.begin(), saved.foldErrors.begin() + exactEnd,
+                  bounds.foldErrors.begin());
+        saved.coarseErrors = std::move(bounds.coarseErrors);
+        saved.foldErrors = std::move(bounds.foldErrors);
+    }
+    saved.width = width;
+    saved.height = height;
+    saved.leafSize = leafSize.value();
+    saved.exactLevels = bake.exactLevels;
+    saved.lodErrors = errorsKind(bake.exactLevels, tree.depth);
+    saved.minCode = 0xFFFF;
+    saved.maxCode = 0;
+    for (const CodeRange& range : saved.leafRanges) {
+        saved.minCode = std::min(saved.minCode, range.minCode);
+        saved.maxCode = std::max(saved.maxCode, range.maxCode);
+    }
+
     CPLJSONDocument manifest;
     CPLJSONObject root = manifest.GetRoot();
     root.Add("format", kFormat);
     root.Add("version", kVersion);
-    root.Add("width", map.width);
-    root.Add("height", map.height);
-    root.Add("leafSize", streamed.leafSize);
+    root.Add("width", width);
+    root.Add("height", height);
+    root.Add("leafSize", leafSize.value());
     root.Add("pageSize", pageSize);
-    root.Add("levels", int(pages.level.size()));
+    root.Add("levels", levelCount);
     CPLJSONObject heights;
-    heights.Add("offset", double(map.coding.offset));
-    heights.Add("step", double(map.coding.step));
-    heights.Add("metres", map.metres);
-    heights.Add("minCode", int(map.minCode));
-    heights.Add("maxCode", int(map.maxCode));
+    heights.Add("offset", double(source.coding.offset));
+    heights.Add("step", double(source.coding.step));
+    heights.Add("metres", source.metres);
+    heights.Add("minCode", int(saved.minCode));
+    heights.Add("maxCode", int(saved.maxCode));
     root.Add("heights", heights);
     CPLJSONObject nodata;
-    nodata.Add("samples", GInt64(map.nodata.samples));
-    nodata.Add("share", map.nodata.share());
-    nodata.Add("holes", map.nodata.holes());
+    nodata.Add("samples", GInt64(source.nodataSamples));
+    nodata.Add("share", double(source.nodataSamples) / (double(width) * double(height)));
+    nodata.Add("holes", source.nodataSamples > 0);
     root.Add("nodata", nodata);
     if (source.hasTransform) {
         CPLJSONObject geo;
@@ -417,17 +727,21 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
     }
 
     BakeSummary summary;
-    summary.width = map.width;
-    summary.height = map.height;
-    summary.leafSize = streamed.leafSize;
+    summary.width = width;
+    summary.height = height;
+    summary.leafSize = leafSize.value();
     summary.pageSize = pageSize;
-    summary.levels = int(pages.level.size());
+    summary.levels = levelCount;
+    summary.regionSize = regionSize;
+    summary.regions = regions;
+    summary.threads = threads;
+    summary.exactLevels = bake.exactLevels;
+    summary.treeDepth = tree.depth;
     CPLJSONArray levels;
-    for (int level = 0; level < int(pages.level.size()); ++level) {
+    for (int level = 0; level < levelCount; ++level) {
         const std::string name = levelFile(level);
         const std::string path = (fs::path(folder) / name).string();
-        std::vector<uint64_t> sums;
-        if (Status written = writeLevel(source, pages, level, path, sums, said); !written) {
+        if (Status written = files[size_t(level)].finish(said); !written) {
             return R::failure(name + ": " + written.error());
         }
         const PageLevel& l = pages.level[size_t(level)];
@@ -438,30 +752,30 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
         entry.Add("tilesX", (l.samplesX + pageSize - 1) / pageSize);
         entry.Add("tilesY", (l.samplesY + pageSize - 1) / pageSize);
         CPLJSONArray tiles;
-        for (uint64_t sum : sums) {
+        for (uint64_t sum : sums[size_t(level)]) {
             tiles.Add(hex(sum));
         }
         entry.Add("tiles", tiles);
         levels.Add(entry);
-        summary.tiles += int64_t(sums.size());
+        summary.tiles += int64_t(sums[size_t(level)].size());
         summary.bytes += uint64_t(fs::file_size(path, error));
     }
     root.Add("files", levels);
 
-    Result<std::vector<unsigned char>> tree = readBytes(streamed.sidecarPath);
     const std::string treePath = (fs::path(folder) / kTreeFile).string();
-    if (!tree) {
-        return R::failure("its tree sidecar " + tree.error());
+    if (Status written = writeTreeSidecar(treePath, saved); !written) {
+        return R::failure(std::string(kTreeFile) + ": " + written.error());
     }
-    if (Status written = writeFile(treePath, tree.value().data(), tree.value().size()); !written) {
-        return R::failure(written.error());
+    Result<std::vector<unsigned char>> treeBytes = readBytes(treePath);
+    if (!treeBytes) {
+        return R::failure(std::string(kTreeFile) + ": " + treeBytes.error());
     }
     CPLJSONObject treeEntry;
     treeEntry.Add("file", kTreeFile);
-    treeEntry.Add("bytes", GInt64(tree.value().size()));
-    treeEntry.Add("checksum", hex(bytesChecksum(tree.value())));
+    treeEntry.Add("bytes", GInt64(treeBytes.value().size()));
+    treeEntry.Add("checksum", hex(bytesChecksum(treeBytes.value())));
     root.Add("tree", treeEntry);
-    summary.bytes += tree.value().size();
+    summary.bytes += treeBytes.value().size();
 
     const std::string manifestPath = (fs::path(folder) / kManifest).string();
     const std::string partPath = manifestPath + ".part";
@@ -473,12 +787,6 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
         return R::failure("cannot write layout.json: " + error.message());
     }
     summary.bytes += uint64_t(fs::file_size(manifestPath, error));
-    summary.sidecar = streamed.sidecarPath;
-    summary.cacheBytes = tree.value().size();
-    if (!streamed.cachePath.empty() && streamed.codes != CodeSource::CacheNotKept) {
-        summary.codeCache = streamed.cachePath;
-        summary.cacheBytes += uint64_t(fs::file_size(streamed.cachePath, error));
-    }
     return summary;
 }
 

@@ -8,7 +8,8 @@
 //                  GeoTIFF in tiles of pageSize^2, tile (px, py) holding page (K, px, py)'s
 //                  squares; its band's scale and offset give the heights (metres where the map's
 //                  are), its geotransform puts each sample where it lies, nodata in its mask;
-//   tree.qtree     the tree's bounds and level-of-detail errors (tree_sidecar.h).
+//   tree.qtree     the tree's bounds and level-of-detail errors (tree_sidecar.h, stamped with no
+//                  file: the layout's checksums vouch for it).
 // layout.json is written last, so a folder without one is not a layout.
 #pragma once
 
@@ -21,10 +22,19 @@
 
 namespace qt {
 
+// Squares along a region's side (bakeLayout), by default and at most: a region's window of
+// samples is read whole, about 7 bytes a sample with its floats, mask and levels.
+constexpr int kDefaultBakeRegion = 2048;
+constexpr int kMaxBakeRegion = 16384;
+
 struct BakeOptions {
     int leafSize = 4;  // asked; a map too big for its tree's budget gets larger leaves
     int pageSize = 0;  // squares along a tile side, a power of two, 16 to 4096; 0: kDefaultPageSize
-    LoadOptions load;  // the memory budget, the cache folder the input's codes go through
+    // Squares along a region's side: a power of two from the page size to kMaxBakeRegion; 0:
+    // kDefaultBakeRegion, or the page size when larger.
+    int regionSize = 0;
+    int threads = 0;   // regions baked at once, and threads compressing the COGs; 0: one a core
+    LoadOptions load;  // the memory budget (the tree's leaf size), a .r16's size
     // The free bytes of the layout's file system (null: statvfs; tests give less).
     std::function<uint64_t(const std::string& dir)> freeDiskBytes;
 };
@@ -42,20 +52,24 @@ struct BakeSummary {
     int levels = 0;
     int64_t tiles = 0;   // in every level
     uint64_t bytes = 0;  // of the layout's files
-    // The files the input was read through, kept in the cache folder for the viewer (its
-    // --cache-size trims them): a GDAL raster's code cache ("" for a .r16, read in place) and
-    // the tree sidecar, and their bytes.
-    std::string codeCache;
-    std::string sidecar;
-    uint64_t cacheBytes = 0;
+    int regionSize = 0;
+    int regions = 0;
+    int threads = 0;      // regions baked at once
+    int exactLevels = 0;  // the tree's levels 1..exactLevels hold exact errors, the rest the range
+    int treeDepth = 0;    // bound
 };
 
 // Bakes the raster at `input` (anything the viewer opens streamed: a GDAL raster or a .r16) into
 // the layout folder `folder`: made when absent; an empty folder, or a layout of an earlier bake
 // (its files replaced, so a bake run again gives the same layout), is written; a folder holding
-// anything else is refused and left as it is. Reads the input through its code cache and tree
-// sidecar (openStreamed), a band of rows at a time; refused before anything is written when the
-// layout's file system has less free than bakeDiskBytes. One line on failure (without the paths).
+// anything else is refused and left as it is. Reads the input by regions (bake_input.h: a plan
+// pass first for a band read as floats), `threads` at once, never whole and through no cache;
+// each region gives its tiles of the levels whose tiles it holds whole and the exact errors of
+// the tree's nodes it holds whole (levels 1 to log2(regionSize / leafSize)); the levels above
+// come from the regions' highest, the tree's levels above from the range bound. Voids are filled
+// for the codes (and the tree) region by region. Refused before anything is written when the
+// layout's file system has less free than bakeDiskBytes. One line on failure (without the
+// paths).
 Result<BakeSummary> bakeLayout(const std::string& input, const std::string& folder,
                                const BakeOptions& options);
 

@@ -41,22 +41,6 @@ Result<StreamedMap> fail(const std::string& name, const std::string& problem) {
     return Result<StreamedMap>::failure(name + ": " + problem);
 }
 
-// GDAL's block cache capped at kStreamGdalCacheBytes while alive.
-class GdalCacheCap {
-public:
-    GdalCacheCap() : before_(GDALGetCacheMax64()) {
-        if (before_ > kStreamGdalCacheBytes) {
-            GDALSetCacheMax64(kStreamGdalCacheBytes);
-        }
-    }
-    ~GdalCacheCap() { GDALSetCacheMax64(before_); }
-    GdalCacheCap(const GdalCacheCap&) = delete;
-    GdalCacheCap& operator=(const GdalCacheCap&) = delete;
-
-private:
-    int64_t before_;
-};
-
 // Rows per GDAL read: whole rows of blocks when they fit kStreamReadBytes as floats.
 int passReadRows(int blockRows, int width) {
     const int rows = gdalReadRows(blockRows);
@@ -567,7 +551,7 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
                      name.c_str(), escapedPath(cache).c_str());
     }
     map.codes = writer.codes();
-    const GdalCacheCap cacheCap;
+    const GdalCacheCap cacheCap(kStreamGdalCacheBytes);
     const int step = passReadRows(info.blockRows, width);
     TreeSidecar saved;
     const FileStamp unstamped;  // the cache's stamp is known once it is renamed into place

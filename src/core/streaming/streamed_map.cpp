@@ -20,6 +20,13 @@
 #include "core/terrain/leaf_ranges.h"
 
 namespace qt {
+
+LodErrors errorsKind(int exactLevels, int depth) {
+    return exactLevels == depth ? LodErrors::Exact
+           : exactLevels == 0   ? LodErrors::Range
+                                : LodErrors::Mixed;
+}
+
 namespace {
 
 double msSince(std::chrono::steady_clock::time_point start) {
@@ -93,13 +100,6 @@ int bandLevelFor(const Quadtree& tree, int width, uint64_t bandBytes) {
         ++level;
     }
     return level;
-}
-
-// The kind of a tree's errors when levels 1..exactLevels are exact and the range bound is above.
-LodErrors errorsKind(int exactLevels, int depth) {
-    return exactLevels == depth ? LodErrors::Exact
-           : exactLevels == 0   ? LodErrors::Range
-                                : LodErrors::Mixed;
 }
 
 // Copies the banded pass's exact errors (levels 1..exactLevels of `pass`) over `coarse` and

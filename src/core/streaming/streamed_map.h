@@ -51,6 +51,9 @@ struct DeferredErrors {
     FileStamp stamp;      // of the map file
 };
 
+// The kind of a tree's errors when levels 1..exactLevels are exact and the range bound is above.
+LodErrors errorsKind(int exactLevels, int depth);
+
 // Where a streamed map's mapped codes come from.
 enum class CodeSource {
     MapFile,       // the map's own file (a .r16)

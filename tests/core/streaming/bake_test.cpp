@@ -15,8 +15,13 @@
 #include <gtest/gtest.h>
 
 #include "core/io/load.h"
+#include "core/lod/lod_error.h"
 #include "core/streaming/open_map.h"
+#include "core/streaming/tree_sidecar.h"
 #include "core/terrain/height_pages.h"
+#include "core/terrain/leaf_ranges.h"
+#include "core/terrain/quadtree.h"
+#include "core/terrain/synthetic.h"
 #include "http_server.h"
 #include "test_files.h"
 #include "test_rasters.h"
@@ -26,11 +31,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A 203 x 141 GeoTIFF in UTM of float heights in metres with a few nodata samples.
-std::string writeInput(const test::TempDir& dir) {
+// A 203 x 141 (or width x height) GeoTIFF in UTM of float heights in metres with a few nodata
+// samples (or none).
+std::string writeInput(const test::TempDir& dir, bool holes = true, int width = 203,
+                       int height = 141) {
     test::GdalRaster raster;
-    raster.width = 203;
-    raster.height = 141;
+    raster.width = width;
+    raster.height = height;
     raster.type = GDT_Float32;
     raster.transform = {500000.0, 30.0, 0.0, 5200000.0, 0.0, -30.0};
     raster.epsg = 32632;
@@ -39,12 +46,14 @@ std::string writeInput(const test::TempDir& dir) {
     std::vector<double> samples(size_t(raster.width) * size_t(raster.height));
     for (int r = 0; r < raster.height; ++r) {
         for (int c = 0; c < raster.width; ++c) {
-            const bool hole = (c - 150) * (c - 150) + (r - 40) * (r - 40) < 36;
+            const bool hole = holes && (c - 150) * (c - 150) + (r - 40) * (r - 40) < 36;
             samples[size_t(r) * size_t(raster.width) + size_t(c)] =
                 hole ? -9999.0 : 800.0 + 300.0 * std::sin(c * 0.05) * std::cos(r * 0.07) + c * 0.5;
         }
     }
-    const std::string path = dir.path("dem.tif");
+    const std::string path =
+        dir.path((holes ? "dem" : "solid") + std::string(width == 203 ? "" : "-") +
+                 (width == 203 ? "" : std::to_string(width)) + ".tif");
     test::writeGdalRaster(path, "GTiff", raster, samples);
     return path;
 }
@@ -147,13 +156,9 @@ TEST(Bake, EachLevelIsACogOfTheMapsCodesAtItsStride) {
         }
     }
     EXPECT_EQ(baked.value().tiles, tiles);
-    // What the input was read through stays in the cache folder, and is said.
-    for (const std::string& kept : {baked.value().codeCache, baked.value().sidecar}) {
-        EXPECT_EQ(kept.rfind(dir.path("cache"), 0), 0u) << kept;
-        EXPECT_TRUE(fs::exists(kept)) << kept;
-    }
-    EXPECT_EQ(baked.value().cacheBytes,
-              fs::file_size(baked.value().codeCache) + fs::file_size(baked.value().sidecar));
+    EXPECT_EQ(baked.value().regions, 1);
+    // The input is read by regions, through no cache: nothing goes to the cache folder.
+    EXPECT_FALSE(fs::exists(dir.path("cache")));
     // Nothing in the folder but the layout's own files (no .msk beside a level, no part left).
     for (const fs::directory_entry& entry : fs::directory_iterator(layout)) {
         const std::string name = entry.path().filename().string();
@@ -161,6 +166,169 @@ TEST(Bake, EachLevelIsACogOfTheMapsCodesAtItsStride) {
                     (name.rfind("heights-", 0) == 0 && entry.path().extension() == ".tif"))
             << name;
     }
+}
+
+// Level `level` of the layout: its codes and its mask (255 given, 0 a hole), row after row.
+struct LevelSamples {
+    int columns = 0;
+    int rows = 0;
+    std::vector<uint16_t> codes;
+    std::vector<uint8_t> valid;
+};
+LevelSamples readLevel(const std::string& layout, int level) {
+    LevelSamples out;
+    const std::string name = layout + "/heights-" + std::to_string(level) + ".tif";
+    GDALDatasetUniquePtr raster(GDALDataset::Open(name.c_str(), GDAL_OF_RASTER));
+    if (!raster) {
+        ADD_FAILURE() << name;
+        return out;
+    }
+    out.columns = raster->GetRasterXSize();
+    out.rows = raster->GetRasterYSize();
+    out.codes.resize(size_t(out.columns) * size_t(out.rows));
+    out.valid.resize(out.codes.size());
+    GDALRasterBand* band = raster->GetRasterBand(1);
+    EXPECT_EQ(band->RasterIO(GF_Read, 0, 0, out.columns, out.rows, out.codes.data(), out.columns,
+                             out.rows, GDT_UInt16, 0, 0),
+              CE_None);
+    EXPECT_EQ(band->GetMaskBand()->RasterIO(GF_Read, 0, 0, out.columns, out.rows, out.valid.data(),
+                                            out.columns, out.rows, GDT_Byte, 0, 0),
+              CE_None);
+    return out;
+}
+
+// The layout's tree is the whole map's: every leaf's range, the exact errors (folds apart) of
+// levels 1..exactLevels and the range bound above, as the whole map's tree computes them.
+void expectTheWholeMapsTree(const std::string& layout, const Heightmap& map, int exactLevels) {
+    const Result<Quadtree> exact = buildQuadtreeExact(map, 4);
+    ASSERT_TRUE(exact) << exact.error();
+    const Quadtree& t = exact.value();
+    const Result<Quadtree> range = buildQuadtree(map, 4);
+    ASSERT_TRUE(range);
+    const Result<TreeSidecar> tree =
+        readTreeSidecar(layout + "/tree.qtree", FileStamp{}, map.width, map.height, 4);
+    ASSERT_TRUE(tree) << tree.error();
+    const TreeSidecar& s = tree.value();
+    EXPECT_EQ(s.exactLevels, exactLevels);
+    const std::vector<CodeRange> ranges = leafCodeRanges(map, 4);
+    ASSERT_EQ(s.leafRanges.size(), ranges.size());
+    for (size_t i = 0; i < ranges.size(); ++i) {
+        ASSERT_EQ(s.leafRanges[i].minCode, ranges[i].minCode) << i;
+        ASSERT_EQ(s.leafRanges[i].maxCode, ranges[i].maxCode) << i;
+    }
+    EXPECT_EQ(s.leafFoldErrors, t.leafFoldErrors) << layout;
+    ASSERT_EQ(s.coarseErrors.size(), t.coarseErrors.size());
+    const size_t exactEnd = t.levelStart[size_t(exactLevels) + 1];
+    for (size_t i = 0; i < s.coarseErrors.size(); ++i) {
+        if (i < exactEnd) {
+            ASSERT_EQ(s.coarseErrors[i], t.coarseErrors[i]) << layout << " node " << i;
+            ASSERT_EQ(s.foldErrors[i], t.foldErrors[i]) << layout << " node " << i;
+        } else {
+            ASSERT_EQ(s.coarseErrors[i], range.value().coarseErrors[i]) << layout << " node " << i;
+            ASSERT_EQ(s.foldErrors[i], 0) << i;
+        }
+    }
+    EXPECT_EQ(s.minCode, map.minCode);
+    EXPECT_EQ(s.maxCode, map.maxCode);
+}
+
+// Regions of 16 and 32 squares (tiles of 16, leaves of 4), two threads, on a map whose last
+// column and row fall inside a region and on one whose last ones are a region's edge: every
+// level holds what one region gives (the map's codes where it has samples, its mask), and the
+// tree is the whole map's: every leaf's range, the exact errors (folds apart) of the levels
+// whose nodes lie inside a region (1 to log2(regionSize / 4)), and the range bound above, as the
+// whole map's tree computes them.
+TEST(Bake, RegionsGiveTheWholeMapsLevelsAndTree) {
+    test::TempDir dir;
+    struct Case {
+        bool holes;
+        int regionSize;
+        int width;
+        int height;
+    };
+    for (const Case& c :
+         {Case{false, 16, 203, 141}, Case{false, 32, 203, 141}, Case{true, 16, 203, 141},
+          Case{true, 32, 203, 141}, Case{false, 32, 193, 129}, Case{true, 16, 193, 129}}) {
+        const bool holes = c.holes;
+        const int regionSize = c.regionSize;
+        const int width = c.width;
+        const int height = c.height;
+        const std::string input = writeInput(dir, holes, width, height);
+        const std::string suffix =
+            (holes ? "-holes-" : "-") + std::to_string(regionSize) + "-" + std::to_string(width);
+        const std::string whole = dir.path("whole" + suffix);
+        const std::string split = dir.path("split" + suffix);
+        const Result<BakeSummary> one = bakeLayout(input, whole, bakeOptions(dir));
+        ASSERT_TRUE(one) << one.error();
+        BakeOptions regions = bakeOptions(dir);
+        regions.regionSize = regionSize;
+        regions.threads = 2;
+        const Result<BakeSummary> many = bakeLayout(input, split, regions);
+        ASSERT_TRUE(many) << many.error();
+        const int splitLevels = regionSize == 16 ? 2 : 3;
+        EXPECT_EQ(many.value().regions,
+                  ((width - 2) / regionSize + 1) * ((height - 2) / regionSize + 1));
+        EXPECT_EQ(many.value().threads, 2);
+        EXPECT_EQ(many.value().exactLevels, splitLevels);
+        ASSERT_EQ(one.value().exactLevels, one.value().treeDepth);
+        EXPECT_TRUE(verifyLayout(split)) << verifyLayout(split).error();
+        for (int level = 0; level < one.value().levels; ++level) {
+            const LevelSamples a = readLevel(whole, level);
+            const LevelSamples b = readLevel(split, level);
+            ASSERT_EQ(a.columns, b.columns);
+            ASSERT_EQ(a.rows, b.rows);
+            EXPECT_EQ(a.valid, b.valid) << "level " << level;
+            for (size_t i = 0; i < a.codes.size(); ++i) {
+                // Under a hole the codes are a fill made region by region.
+                if (a.valid[i] != 0) {
+                    ASSERT_EQ(a.codes[i], b.codes[i]) << "level " << level << " sample " << i;
+                }
+            }
+        }
+        if (holes) {
+            continue;
+        }
+        LoadOptions load;
+        const Result<Heightmap> loaded = loadHeightmap(input, load);
+        ASSERT_TRUE(loaded) << loaded.error();
+        expectTheWholeMapsTree(whole, loaded.value(), one.value().treeDepth);
+        expectTheWholeMapsTree(split, loaded.value(), splitLevels);
+    }
+}
+
+// A .r16 is read by regions as its file holds it: every level its codes at the level's stride,
+// the tree the whole map's (a square whose last row and column are a region's edge).
+TEST(Bake, AR16IsReadByRegionsAsItsFileHoldsIt) {
+    test::TempDir dir;
+    const Heightmap map = syntheticHeightmap(161, 161, 7);
+    std::vector<uint8_t> bytes(map.codes.size() * 2);
+    for (size_t i = 0; i < map.codes.size(); ++i) {
+        bytes[2 * i] = uint8_t(map.codes[i] & 0xFF);
+        bytes[2 * i + 1] = uint8_t(map.codes[i] >> 8);
+    }
+    const std::string input = dir.path("m.r16");
+    test::writeBytes(input, bytes);
+    BakeOptions options = bakeOptions(dir);
+    options.regionSize = 32;
+    options.threads = 2;
+    const std::string layout = dir.path("layout");
+    const Result<BakeSummary> baked = bakeLayout(input, layout, options);
+    ASSERT_TRUE(baked) << baked.error();
+    EXPECT_EQ(baked.value().regions, 25);
+    EXPECT_TRUE(verifyLayout(layout)) << verifyLayout(layout).error();
+    for (int level = 0; level < baked.value().levels; ++level) {
+        const LevelSamples l = readLevel(layout, level);
+        const int step = 1 << level;
+        ASSERT_EQ(l.columns, (160 + step - 1) / step + 1);
+        for (int r = 0; r < l.rows; ++r) {
+            for (int c = 0; c < l.columns; ++c) {
+                ASSERT_EQ(l.codes[size_t(r) * size_t(l.columns) + size_t(c)],
+                          map.codeAt(std::min(c * step, 160), std::min(r * step, 160)))
+                    << "level " << level << " (" << c << ", " << r << ")";
+            }
+        }
+    }
+    expectTheWholeMapsTree(layout, map, 3);
 }
 
 // verifyLayout names the file and tile a damaged byte is in.
@@ -273,6 +441,32 @@ TEST(Bake, ALayoutByUrlOpensAsItsLocalFolder) {
     EXPECT_EQ(remote.value().map.nodata.bits, local.value().map.nodata.bits);
     EXPECT_NE(server.accessLog().find("GET /layout/heights-0.tif 206 bytes="), std::string::npos)
         << server.accessLog();
+}
+
+// A raster named by URL (nginx on 127.0.0.1) is baked by regions through GDAL's network reader,
+// by byte ranges, into the layout its local file gives: the same tiles and tree.
+TEST(Bake, ARasterByUrlBakesAsItsLocalFile) {
+    test::TempDir dir;
+    const std::string input = writeInput(dir);
+    BakeOptions options = bakeOptions(dir);
+    options.regionSize = 32;
+    ASSERT_TRUE(bakeLayout(input, dir.path("local"), options));
+    test::HttpServer server(dir.path(""));
+    QT_REQUIRE_HTTP_SERVER(server);
+    const Result<BakeSummary> remote =
+        bakeLayout(server.url("dem.tif"), dir.path("remote"), options);
+    ASSERT_TRUE(remote) << remote.error();
+    EXPECT_EQ(remote.value().regions, 35);
+    EXPECT_EQ(fileText(dir.path("remote/layout.json")), fileText(dir.path("local/layout.json")));
+    EXPECT_EQ(fileText(dir.path("remote/tree.qtree")), fileText(dir.path("local/tree.qtree")));
+    EXPECT_NE(server.accessLog().find("GET /dem.tif 206 bytes="), std::string::npos)
+        << server.accessLog();
+    // A server that answers 404 is one line, and no layout is made.
+    const Result<BakeSummary> missing =
+        bakeLayout(server.url("gone/dem.tif"), dir.path("none"), options);
+    ASSERT_FALSE(missing);
+    expectOneLineSaying(missing.error(), "404");
+    EXPECT_FALSE(fs::exists(dir.path("none")));
 }
 
 // A layout served over HTTP that the server damaged, lost part of, mixed with another bake's file
