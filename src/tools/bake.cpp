@@ -7,8 +7,11 @@
 //
 // INPUT is anything the viewer opens streamed (a GDAL raster, a .r16), read by regions of
 // --region-size squares, --threads at once (one a core by default), never whole and through no
-// cache. Prints a line of what it wrote and one of how; exit 0. Bad input, an OUTPUT that holds
+// cache. On a terminal, stderr counts the regions baked. Prints a line of what it wrote and one of
+// how; exit 0. Bad input, an OUTPUT that holds
 // files not of a layout, a layout that does not match its checksums: one line on stderr, exit 2.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -88,6 +91,16 @@ int main(int argc, char** argv) {
     if (input.empty() || output.empty()) {
         std::fprintf(stderr, "%s", kUsage);
         return 2;
+    }
+    // The regions baked so far, on a terminal: a long bake says how far it is.
+    const bool terminal = ::isatty(STDERR_FILENO) != 0;
+    if (terminal) {
+        options.progress = [](int done, int total) {
+            std::fprintf(stderr, "\rquadterrain-bake: %d of %d regions", done, total);
+            if (done == total) {
+                std::fprintf(stderr, "\n");
+            }
+        };
     }
     const Result<BakeSummary> baked = bakeLayout(input, output, options);
     if (!baked) {

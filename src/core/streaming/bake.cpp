@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -319,10 +320,12 @@ struct Bake {
     std::vector<uint16_t> topCodes;
     std::vector<uint8_t> topValid;
     std::mutex writing;  // GDAL writes one dataset from one thread at a time
-    std::mutex failing;
+    std::mutex failing;  // the failure, and the progress calls
     std::string failure;
     std::atomic<bool> failed{false};
     std::atomic<int> next{0};
+    std::function<void(int, int)> progress;
+    int done = 0;  // regions baked, under `failing`
 
     void fail(const std::string& why) {
         const std::lock_guard<std::mutex> lock(failing);
@@ -453,13 +456,14 @@ void bakeRegions(Bake& bake) {
     std::vector<uint16_t> codes, levelCodes;
     std::vector<uint8_t> valid, levelValid;
     const int regions = bake.regionsX * bake.regionsZ;
-    // Each block is read or written once: GDAL's cache holds no more than it must.
-    const GdalCacheCap cacheCap(kBakeGdalCacheBytes);
     for (int region = bake.next++; region < regions && !bake.failed; region = bake.next++) {
         if (Status baked = bakeRegion(bake, reader.value(), region % bake.regionsX,
                                       region / bake.regionsX, codes, valid, levelCodes, levelValid);
             !baked) {
             bake.fail(baked.error());
+        } else if (bake.progress) {
+            const std::lock_guard<std::mutex> lock(bake.failing);
+            bake.progress(++bake.done, regions);
         }
     }
 }
@@ -628,6 +632,7 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
     TreeSidecar saved;
     Bake bake(source, pages, tree, files, sums, saved);
     bake.regionSize = regionSize;
+    bake.progress = options.progress;
     bake.regionPages = std::min(log2Of(regionSize / pageSize), levelCount - 1);
     bake.regionNodes = log2Of(regionSize / leafSize.value());
     bake.exactLevels = std::min(bake.regionNodes, tree.depth);
@@ -645,7 +650,8 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
         bake.topValid.resize(source.nodataSamples > 0 ? bake.topCodes.size() : 0);
     }
     const int regions = bake.regionsX * bake.regionsZ;
-    // Each block is read or written once: GDAL's cache holds no more than it must.
+    // Each block is read or written once, the COGs' copies included: GDAL's cache (one for the
+    // process) holds no more than it must while the bake runs.
     const GdalCacheCap cacheCap(kBakeGdalCacheBytes);
     const int threads = std::min(cores, regions);
     {

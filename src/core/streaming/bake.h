@@ -33,7 +33,10 @@ struct BakeOptions {
     // Squares along a region's side: a power of two from the page size to kMaxBakeRegion; 0:
     // kDefaultBakeRegion, or the page size when larger.
     int regionSize = 0;
-    int threads = 0;   // regions baked at once, and threads compressing the COGs; 0: one a core
+    int threads = 0;  // regions baked at once, and threads compressing the COGs; 0: one a core
+    // Called after each region with the regions baked so far and their count, from the thread
+    // that baked it, one call at a time (null: none).
+    std::function<void(int done, int total)> progress;
     LoadOptions load;  // the memory budget (the tree's leaf size), a .r16's size
     // The free bytes of the layout's file system (null: statvfs; tests give less).
     std::function<uint64_t(const std::string& dir)> freeDiskBytes;

@@ -103,8 +103,9 @@ Result<OpenedMap> openMap(const std::string& asked, const LoadOptions& options,
             checkMemoryBudget(size.width, size.height, kGdalLoadBytesPerSample, options.memory);
         return R::failure(escapedPath(path) + ": " +
                           (fits ? std::string("--stream reads local files only") : fits.error()) +
-                          "; a map named by URL is read whole into memory (copy it to a local "
-                          "file, for example with gdal_translate, to stream it)");
+                          "; a map named by URL is read whole into memory: bake it into a local "
+                          "layout (quadterrain-bake URL FOLDER reads it by byte ranges) and open "
+                          "the folder, or copy it with gdal_translate, to stream it");
     }
     if (acceptSize) {
         if (Status fits = acceptSize(size.width, size.height); !fits) {

@@ -248,6 +248,7 @@ TEST(RemoteMap, ARemoteRasterOverTheMemoryBudgetIsRefusedBeforeItsSamplesAreRead
     EXPECT_NE(over.error().find("memory budget"), std::string::npos) << over.error();
     EXPECT_NE(over.error().find("a map named by URL is read whole into memory"), std::string::npos)
         << over.error();
+    EXPECT_NE(over.error().find("quadterrain-bake URL FOLDER"), std::string::npos) << over.error();
     const Result<OpenedMap> streamed = openMap(server.url("m.tif"), {}, {}, 4, true);
     ASSERT_FALSE(streamed);
     EXPECT_NE(streamed.error().find("--stream reads local files only"), std::string::npos)

@@ -263,8 +263,19 @@ TEST(Bake, RegionsGiveTheWholeMapsLevelsAndTree) {
         BakeOptions regions = bakeOptions(dir);
         regions.regionSize = regionSize;
         regions.threads = 2;
+        std::vector<int> counted;
+        regions.progress = [&counted](int done, int total) {
+            counted.push_back(done);
+            EXPECT_GE(total, done);
+        };
+        const int64_t cacheBefore = GDALGetCacheMax64();
         const Result<BakeSummary> many = bakeLayout(input, split, regions);
         ASSERT_TRUE(many) << many.error();
+        EXPECT_EQ(GDALGetCacheMax64(), cacheBefore);  // GDAL's cache capped only while it ran
+        ASSERT_EQ(int(counted.size()), many.value().regions);
+        for (size_t i = 0; i < counted.size(); ++i) {
+            EXPECT_EQ(counted[i], int(i) + 1);
+        }
         const int splitLevels = regionSize == 16 ? 2 : 3;
         EXPECT_EQ(many.value().regions,
                   ((width - 2) / regionSize + 1) * ((height - 2) / regionSize + 1));
