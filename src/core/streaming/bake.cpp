@@ -208,11 +208,12 @@ public:
 
     // Writes a window of codes (and of the mask, when the level has one: 255 given, 0 a hole).
     Status write(int x, int y, int w, int h, const uint16_t* codes, const uint8_t* valid) {
+        const GdalMessages said;  // on the region's thread
         if (band_->RasterIO(GF_Write, x, y, w, h, const_cast<uint16_t*>(codes), w, h, GDT_UInt16, 0,
                             0) != CE_None ||
             (mask_ != nullptr && mask_->RasterIO(GF_Write, x, y, w, h, const_cast<uint8_t*>(valid),
                                                  w, h, GDT_Byte, 0, 0) != CE_None)) {
-            return Status::failure("GDAL cannot write the level's samples");
+            return Status::failure(said.line("GDAL cannot write the level's samples"));
         }
         return Status();
     }
@@ -309,8 +310,8 @@ struct Bake {
     const Quadtree& tree;
     int regionSize = 0;
     int regionPages = 0;  // the highest level whose tiles regions write (at most the last level)
-    int regionNodes = 0;  // tree levels 1..exactLevels are exact, taken region by region
-    int exactLevels = 0;
+    int regionNodes = 0;  // the highest tree level whose nodes regions hold whole
+    int exactLevels = 0;  // tree levels 1..exactLevels (min(regionNodes, depth)) are exact
     int regionsX = 0;
     int regionsZ = 0;
     std::vector<LevelFile>& files;

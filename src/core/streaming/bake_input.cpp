@@ -27,14 +27,6 @@ namespace qt {
 
 namespace {
 
-// Rows of one GDAL read of the plan pass: whole rows of blocks when they fit kStreamReadBytes as
-// floats.
-int planReadRows(int blockRows, int width) {
-    const int rows = gdalReadRows(blockRows);
-    return uint64_t(rows) * uint64_t(width) * sizeof(float) <= kStreamReadBytes ? rows
-                                                                                : gdalReadRows(0);
-}
-
 // The range of the samples of `samples` that are not kGdalVoid; `kept` is scratch. False when
 // every one is a void.
 bool validRange(const float* samples, size_t count, std::vector<float>& kept, SampleRange& out) {
@@ -56,7 +48,7 @@ bool validRange(const float* samples, size_t count, std::vector<float>& kept, Sa
 Status planFloats(GDALRasterBand& band, const GdalBand& info, const GdalMessages& messages,
                   BakeInput& out) {
     const int width = out.width;
-    const int step = planReadRows(info.blockRows, width);
+    const int step = passReadRows(info.blockRows, width);
     std::vector<float> buffer(size_t(step) * size_t(width));
     std::vector<float> kept;
     std::vector<uint8_t> maskRows;

@@ -41,13 +41,6 @@ Result<StreamedMap> fail(const std::string& name, const std::string& problem) {
     return Result<StreamedMap>::failure(name + ": " + problem);
 }
 
-// Rows per GDAL read: whole rows of blocks when they fit kStreamReadBytes as floats.
-int passReadRows(int blockRows, int width) {
-    const int rows = gdalReadRows(blockRows);
-    return uint64_t(rows) * uint64_t(width) * sizeof(float) <= kStreamReadBytes ? rows
-                                                                                : gdalReadRows(0);
-}
-
 // The raster's files: the path, then GDAL's list (a VRT's sources, a GeoTIFF's .aux.xml).
 std::vector<std::string> rasterFiles(GDALDataset& dataset, const std::string& path) {
     std::vector<std::string> files{path};
@@ -455,6 +448,12 @@ Result<bool> reuseCache(StreamedMap& out, const CachePlace& place, uint64_t sign
 }
 
 }  // namespace
+
+int passReadRows(int blockRows, int width) {
+    const int rows = gdalReadRows(blockRows);
+    return uint64_t(rows) * uint64_t(width) * sizeof(float) <= kStreamReadBytes ? rows
+                                                                                : gdalReadRows(0);
+}
 
 Result<RasterSize> gdalRasterSize(const std::string& gdalPath) {
     const GdalMessages messages;

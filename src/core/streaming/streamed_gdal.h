@@ -20,6 +20,10 @@ constexpr uint64_t kStreamReadBytes = uint64_t(128) << 20;
 // Disk left free beyond what the cache, its sidecar and the scratch samples take.
 constexpr uint64_t kStreamDiskMarginBytes = uint64_t(64) << 20;
 
+// Rows of one GDAL read of a pass over a band width samples wide stored in blocks blockRows high:
+// whole rows of blocks when they fit kStreamReadBytes as floats, else gdalReadRows(0).
+int passReadRows(int blockRows, int width);
+
 // The size of the raster GDAL opens at gdalPath (one band), or the line saying why it cannot be
 // opened (without the path).
 struct RasterSize {
