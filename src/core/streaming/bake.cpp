@@ -559,7 +559,13 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
     if (Status ready = checkFolder(folder); !ready) {
         return R::failure(ready.error());
     }
-    Result<BakeInput> planned = planBakeInput(input, options.load);
+    // Threads: the plan pass's bands of rows and the regions side by side, each region's work on
+    // its own thread; the COGs' tiles compressed on as many.
+    const int cores = std::max(
+        1, std::min(options.threads > 0 ? options.threads
+                                        : int(std::max(std::thread::hardware_concurrency(), 1u)),
+                    kMaxLoadThreads));
+    Result<BakeInput> planned = planBakeInput(input, options.load, cores);
     if (!planned) {
         return R::failure(planned.error());
     }
@@ -609,12 +615,6 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
         return R::failure("cannot make the layout folder: " + error.message());
     }
 
-    // Threads: regions side by side, each region's work on its own thread; the COGs' tiles
-    // compressed on as many.
-    const int cores = std::max(
-        1, std::min(options.threads > 0 ? options.threads
-                                        : int(std::max(std::thread::hardware_concurrency(), 1u)),
-                    kMaxLoadThreads));
     std::vector<LevelFile> files(static_cast<size_t>(levelCount));
     std::vector<std::vector<uint64_t>> sums(static_cast<size_t>(levelCount));
     for (int level = 0; level < levelCount; ++level) {

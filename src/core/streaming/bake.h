@@ -33,7 +33,9 @@ struct BakeOptions {
     // Squares along a region's side: a power of two from the page size to kMaxBakeRegion; 0:
     // kDefaultBakeRegion, or the page size when larger.
     int regionSize = 0;
-    int threads = 0;  // regions baked at once, and threads compressing the COGs; 0: one a core
+    // Regions baked at once, bands of a float band's plan pass, threads compressing the COGs;
+    // 0: one a core.
+    int threads = 0;
     // Called after each region with the regions baked so far and their count, from the thread
     // that baked it, one call at a time (null: none).
     std::function<void(int done, int total)> progress;

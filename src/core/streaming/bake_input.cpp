@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include <gdal_priv.h>
@@ -43,40 +44,51 @@ bool validRange(const float* samples, size_t count, std::vector<float>& kept, Sa
     return true;
 }
 
-// The float band's pass: its voids counted, its scale and offset applied, a wide band's samples
-// beyond float refused, and the range of the samples given.
-Status planFloats(GDALRasterBand& band, const GdalBand& info, const GdalMessages& messages,
-                  BakeInput& out) {
-    const int width = out.width;
-    const int step = passReadRows(info.blockRows, width);
+// What the float pass finds in a band of rows.
+struct PlanPart {
+    bool any = false;  // a sample given
+    SampleRange range{0.0f, 0.0f, true};
+    int64_t voids = 0;
+    Status failed;
+};
+
+// The float pass over rows [first, last) of `band`, in reads of `step` rows: voids counted, the
+// band's scale and offset applied, a wide band's samples beyond float refused, and the range of
+// the samples given.
+PlanPart planRows(GDALRasterBand& band, const GdalBand& info, int width, int first, int last,
+                  int step) {
+    const GdalMessages messages;  // this thread's
+    PlanPart part;
     std::vector<float> buffer(size_t(step) * size_t(width));
     std::vector<float> kept;
     std::vector<uint8_t> maskRows;
-    bool any = false;
-    SampleRange range{0.0f, 0.0f, true};
-    for (int row = 0; row < out.height; row += step) {
-        const int rows = std::min(step, out.height - row);
+    for (int row = first; row < last; row += step) {
+        const int rows = std::min(step, last - row);
         const size_t n = size_t(rows) * size_t(width);
         if (band.RasterIO(GF_Read, 0, row, width, rows, buffer.data(), width, rows, GDT_Float32, 0,
                           0, nullptr) != CE_None ||
             (info.mask != nullptr &&
              !readGdalMask(info, width, row, rows, buffer.data(), maskRows))) {
-            return Status::failure("cannot read the samples: " + messages.line("read failed"));
+            part.failed =
+                Status::failure("cannot read the samples: " + messages.line("read failed"));
+            return part;
         }
         if (info.wide && anyInfinity(buffer.data(), n)) {
             if (Status fits = checkWideRows(band, info, width, row, rows); !fits) {
-                return fits;
+                part.failed = fits;
+                return part;
             }
         }
         const bool voids = anyGdalVoid(buffer.data(), n, info.nodata);
         if (voids) {
             markGdalVoids(buffer.data(), n, info.nodata);
-            out.nodataSamples += int64_t(std::count(buffer.data(), buffer.data() + n, kGdalVoid));
+            part.voids += int64_t(std::count(buffer.data(), buffer.data() + n, kGdalVoid));
         }
         if (info.rescale) {
             const double largest = rescaleSamples(buffer.data(), n, info.scale, info.offset);
             if (Status fits = checkRescaled(largest, info); !fits) {
-                return fits;
+                part.failed = fits;
+                return part;
             }
         }
         SampleRange r{0.0f, 0.0f, true};
@@ -85,26 +97,76 @@ Status planFloats(GDALRasterBand& band, const GdalBand& info, const GdalMessages
         } else if (!validRange(buffer.data(), n, kept, r)) {
             continue;  // nothing but voids in these rows
         }
-        range = any ? SampleRange{std::min(range.lo, r.lo), std::max(range.hi, r.hi),
-                                  range.integral && r.integral}
-                    : r;
-        any = true;
+        part.range = part.any
+                         ? SampleRange{std::min(part.range.lo, r.lo), std::max(part.range.hi, r.hi),
+                                       part.range.integral && r.integral}
+                         : r;
+        part.any = true;
     }
-    if (!any) {
+    return part;
+}
+
+// The float band's pass, its rows shared out in bands among `threads` threads (each on a dataset
+// of its own; the first on `band`): its voids counted, the range of its given samples, the
+// quantiser and the coding. A failure is the first band's, in row order, whatever finished first.
+Status planFloats(GDALRasterBand& band, const GdalBand& info, int threads, BakeInput& out) {
+    const int width = out.width;
+    const int step = passReadRows(info.blockRows, width);
+    const int reads = (out.height + step - 1) / step;
+    const int bands = std::max(1, std::min(threads, reads));
+    std::vector<PlanPart> parts(static_cast<size_t>(bands));
+    const auto rowOf = [&](int b) { return std::min(out.height, reads * b / bands * step); };
+    std::vector<std::thread> helpers;
+    for (int b = 1; b < bands; ++b) {
+        helpers.emplace_back([&, b] {
+            const GdalMessages messages;
+            Result<GdalRaster> opened = openGdalRaster(out.gdalPath, messages);
+            const Result<GdalBand> described =
+                opened ? describeGdalBand(*opened.value().dataset, *opened.value().band)
+                       : Result<GdalBand>::failure(opened.error());
+            if (!described) {
+                parts[size_t(b)].failed = Status::failure(described.error());
+                return;
+            }
+            parts[size_t(b)] = planRows(*opened.value().band, described.value(), width, rowOf(b),
+                                        rowOf(b + 1), step);
+        });
+    }
+    parts[0] = planRows(band, info, width, 0, rowOf(1), step);
+    for (std::thread& helper : helpers) {
+        helper.join();
+    }
+    PlanPart all;
+    for (const PlanPart& part : parts) {
+        if (!part.failed) {
+            return part.failed;
+        }
+        all.voids += part.voids;
+        if (part.any) {
+            all.range = all.any ? SampleRange{std::min(all.range.lo, part.range.lo),
+                                              std::max(all.range.hi, part.range.hi),
+                                              all.range.integral && part.range.integral}
+                                : part.range;
+            all.any = true;
+        }
+    }
+    if (!all.any) {
         return Status::failure("every sample is nodata");
     }
+    const SampleRange& range = all.range;
     const double extreme = std::max(std::fabs(double(range.lo)), std::fabs(double(range.hi)));
     if (!(extreme <= kMaxWorldCoordinate)) {
         return Status::failure("sample " + gdalNumber(extreme) + " is beyond the limit of " +
                                gdalNumber(kMaxWorldCoordinate) + " for a height");
     }
+    out.nodataSamples = all.voids;
     out.quantiser = sampleQuantiser(range.lo, range.hi, range.integral);
     out.hi = range.hi;
     out.coding = codingInMetres(out.quantiser.coding, info);
     return Status();
 }
 
-Result<BakeInput> planGdal(const std::string& path, BakeInput out) {
+Result<BakeInput> planGdal(const std::string& path, int threads, BakeInput out) {
     using R = Result<BakeInput>;
     registerGdalDrivers();
     const GdalMessages messages;
@@ -137,7 +199,7 @@ Result<BakeInput> planGdal(const std::string& path, BakeInput out) {
         return out;
     }
     out.kind = BakeInput::Kind::GdalFloats;
-    if (Status planned = planFloats(*raster.band, info, messages, out); !planned) {
+    if (Status planned = planFloats(*raster.band, info, threads, out); !planned) {
         return R::failure(planned.error());
     }
     return out;
@@ -145,12 +207,12 @@ Result<BakeInput> planGdal(const std::string& path, BakeInput out) {
 
 }  // namespace
 
-Result<BakeInput> planBakeInput(const std::string& path, const LoadOptions& options) {
+Result<BakeInput> planBakeInput(const std::string& path, const LoadOptions& options, int threads) {
     using R = Result<BakeInput>;
     BakeInput out;
     const std::string ext = lowerExtension(path);
     if (isGdalExtension(ext)) {
-        return planGdal(path, std::move(out));
+        return planGdal(path, threads, std::move(out));
     }
     if (ext != ".r16" && ext != ".raw") {
         return R::failure(

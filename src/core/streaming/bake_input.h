@@ -41,9 +41,11 @@ struct BakeInput {
 // through GDAL's network reader): its size and, for a
 // GDAL raster, its band described (describeGdalBand) and its files held to the sizes its header
 // declares; a band read as floats takes one pass over its rows for the range of its valid samples
-// (the quantiser: the codes a full load makes of them), its voids counted, a sample beyond float or
-// kMaxWorldCoordinate refused. One line (without the path) on failure.
-Result<BakeInput> planBakeInput(const std::string& path, const LoadOptions& options);
+// (the quantiser: the codes a full load makes of them), its rows shared out among `threads`
+// threads, its voids counted, a sample beyond float or kMaxWorldCoordinate refused. One line
+// (without the path) on failure.
+Result<BakeInput> planBakeInput(const std::string& path, const LoadOptions& options,
+                                int threads = 1);
 
 // Reads windows of a planned input, one reader a thread (each holds its own GDAL dataset).
 class WindowReader {

@@ -16,6 +16,7 @@
 
 #include "core/io/load.h"
 #include "core/lod/lod_error.h"
+#include "core/streaming/bake_input.h"
 #include "core/streaming/open_map.h"
 #include "core/streaming/tree_sidecar.h"
 #include "core/terrain/height_pages.h"
@@ -258,7 +259,9 @@ TEST(Bake, RegionsGiveTheWholeMapsLevelsAndTree) {
             (holes ? "-holes-" : "-") + std::to_string(regionSize) + "-" + std::to_string(width);
         const std::string whole = dir.path("whole" + suffix);
         const std::string split = dir.path("split" + suffix);
-        const Result<BakeSummary> one = bakeLayout(input, whole, bakeOptions(dir));
+        BakeOptions single = bakeOptions(dir);
+        single.threads = 1;
+        const Result<BakeSummary> one = bakeLayout(input, whole, single);
         ASSERT_TRUE(one) << one.error();
         BakeOptions regions = bakeOptions(dir);
         regions.regionSize = regionSize;
@@ -304,6 +307,42 @@ TEST(Bake, RegionsGiveTheWholeMapsLevelsAndTree) {
         ASSERT_TRUE(loaded) << loaded.error();
         expectTheWholeMapsTree(whole, loaded.value(), one.value().treeDepth);
         expectTheWholeMapsTree(split, loaded.value(), splitLevels);
+    }
+}
+
+// The plan of a float band is the same whichever threads share its rows: the range of the
+// samples given (so the codes), the voids, the coding.
+TEST(Bake, APlanIsTheSameOnAnyThreads) {
+    test::TempDir dir;
+    const std::string input = writeInput(dir, true, 203, 700);
+    const Result<BakeInput> one = planBakeInput(input, LoadOptions{}, 1);
+    ASSERT_TRUE(one) << one.error();
+    EXPECT_EQ(one.value().kind, BakeInput::Kind::GdalFloats);
+    EXPECT_GT(one.value().nodataSamples, 0);
+    for (const int threads : {2, 3, 8}) {
+        const Result<BakeInput> many = planBakeInput(input, LoadOptions{}, threads);
+        ASSERT_TRUE(many) << many.error();
+        EXPECT_EQ(many.value().nodataSamples, one.value().nodataSamples) << threads;
+        EXPECT_EQ(many.value().quantiser.lo, one.value().quantiser.lo) << threads;
+        EXPECT_EQ(many.value().quantiser.exact, one.value().quantiser.exact) << threads;
+        EXPECT_EQ(many.value().hi, one.value().hi) << threads;
+        EXPECT_EQ(many.value().coding.offset, one.value().coding.offset) << threads;
+        EXPECT_EQ(many.value().coding.step, one.value().coding.step) << threads;
+    }
+    // A band whose samples are all nodata is one line, on any threads.
+    test::GdalRaster raster;
+    raster.width = 40;
+    raster.height = 300;
+    raster.type = GDT_Float32;
+    raster.hasNodata = true;
+    raster.nodata = -9999.0;
+    test::writeGdalRaster(dir.path("empty.tif"), "GTiff", raster,
+                          std::vector<double>(40 * 300, -9999.0));
+    for (const int threads : {1, 2}) {
+        const Result<BakeInput> empty =
+            planBakeInput(dir.path("empty.tif"), LoadOptions{}, threads);
+        ASSERT_FALSE(empty);
+        expectOneLineSaying(empty.error(), "every sample is nodata");
     }
 }
 
