@@ -8,8 +8,8 @@
 // INPUT is anything the viewer opens streamed (a GDAL raster, a .r16), read by regions of
 // --region-size squares, --threads at once (one a core by default), never whole and through no
 // cache. On a terminal, stderr counts the regions baked. Prints a line of what it wrote and one of
-// how; exit 0. Bad input, an OUTPUT that holds
-// files not of a layout, a layout that does not match its checksums: one line on stderr, exit 2.
+// how; exit 0. Bad input, an OUTPUT that holds files not of a layout, a layout that does not match
+// its checksums: one line on stderr, exit 2.
 #include <unistd.h>
 
 #include <cstdio>
@@ -104,7 +104,9 @@ int main(int argc, char** argv) {
     }
     const Result<BakeSummary> baked = bakeLayout(input, output, options);
     if (!baked) {
-        std::fprintf(stderr, "quadterrain-bake: %s: %s\n", input.c_str(), baked.error().c_str());
+        // A count cut short by the failure ends its line first: the failure is a line of its own.
+        std::fprintf(stderr, "%squadterrain-bake: %s: %s\n", terminal ? "\n" : "", input.c_str(),
+                     baked.error().c_str());
         return 2;
     }
     const BakeSummary& s = baked.value();
