@@ -94,8 +94,10 @@ int main(int argc, char** argv) {
     }
     // The regions baked so far, on a terminal: a long bake says how far it is.
     const bool terminal = ::isatty(STDERR_FILENO) != 0;
+    bool counting = false;  // a count is on stderr's last line, unended
     if (terminal) {
-        options.progress = [](int done, int total) {
+        options.progress = [&counting](int done, int total) {
+            counting = done < total;
             std::fprintf(stderr, "\rquadterrain-bake: %d of %d regions", done, total);
             if (done == total) {
                 std::fprintf(stderr, "\n");
@@ -105,7 +107,7 @@ int main(int argc, char** argv) {
     const Result<BakeSummary> baked = bakeLayout(input, output, options);
     if (!baked) {
         // A count cut short by the failure ends its line first: the failure is a line of its own.
-        std::fprintf(stderr, "%squadterrain-bake: %s: %s\n", terminal ? "\n" : "", input.c_str(),
+        std::fprintf(stderr, "%squadterrain-bake: %s: %s\n", counting ? "\n" : "", input.c_str(),
                      baked.error().c_str());
         return 2;
     }
