@@ -7,8 +7,14 @@ second over the wall clock and over the CPU seconds the bake took (user and syst
 thread), and the bake's peak resident memory (its own rusage, from wait4); and what a global 30 m
 model of 1.3 x 10^12 samples would take at the one-thread rate: core-hours and stored bytes.
 
-Usage: python3 bench/bake.py [--build DIR] [--runs R] MAP [MAP ...]
+With --jobs N, each run also bakes the map as a bake by jobs would on N machines: --plan, then N
+jobs of one thread each as N processes side by side (the row's wall clock is the slowest job's,
+its CPU seconds every job's, its peak the largest job's), then --join; the joined layout's tiles
+and tree are held to the one-process bake's.
+
+Usage: python3 bench/bake.py [--build DIR] [--runs R] [--jobs N] MAP [MAP ...]
 """
+import json
 import argparse
 import os
 import shutil
@@ -36,6 +42,38 @@ def timed(command):
         return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0, out.read()
 
 
+def timed_together(commands):
+    """(slowest wall seconds, CPU seconds of all, largest peak MiB) of commands run side by side."""
+    start = time.perf_counter()
+    children = []
+    for command in commands:
+        out = tempfile.TemporaryFile("w+")
+        children.append((subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
+                                          text=True), out, command))
+    cpu = 0.0
+    peak = 0.0
+    for child, out, command in children:
+        _, status, usage = os.wait4(child.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            out.seek(0)
+            sys.exit(f"bake.py: {' '.join(command)}: failed\n{out.read()}")
+        out.close()
+        cpu += usage.ru_utime + usage.ru_stime
+        peak = max(peak, usage.ru_maxrss / 1024.0)
+    return time.perf_counter() - start, cpu, peak
+
+
+def same_layout(a, b):
+    """Whether two layouts hold the same tiles (their checksums) and the same tree bytes."""
+    manifests = []
+    for folder in (a, b):
+        with open(os.path.join(folder, "layout.json")) as f:
+            manifests.append([entry["tiles"] for entry in json.load(f)["files"]])
+    with open(os.path.join(a, "tree.qtree"), "rb") as f, \
+            open(os.path.join(b, "tree.qtree"), "rb") as g:
+        return manifests[0] == manifests[1] and f.read() == g.read()
+
+
 def spread(values, fmt):
     values = sorted(values)
     median = statistics.median(values)
@@ -44,8 +82,11 @@ def spread(values, fmt):
     return f"{fmt.format(median)} ({fmt.format(values[0])}-{fmt.format(values[-1])})"
 
 
-def bench_map(bake, path, runs):
+def bench_map(bake, path, runs, jobs):
     rows = {"one thread (--threads 1)": [], "two threads (--threads 2)": [], "--verify": []}
+    if jobs:
+        rows.update({"--plan": [], f"{jobs} jobs of one thread, side by side (--job I/{jobs})": [],
+                     "--join": []})
     samples = 0
     size_mib = 0.0
     how = ""
@@ -62,6 +103,16 @@ def bench_map(bake, path, runs):
                 samples = int(words[0]) * int(words[2].rstrip(","))
                 size_mib = float(words[-2])
             rows["--verify"].append(timed([bake, "--verify", layout])[:3])
+            if jobs:
+                split = os.path.join(tmp, f"jobs{run}")
+                rows["--plan"].append(timed([bake, path, split, "--plan"])[:3])
+                rows[f"{jobs} jobs of one thread, side by side (--job I/{jobs})"].append(
+                    timed_together([[bake, path, split, "--threads", "1", "--job", f"{j}/{jobs}"]
+                                    for j in range(1, jobs + 1)]))
+                rows["--join"].append(timed([bake, "--join", split])[:3])
+                if not same_layout(split, os.path.join(tmp, f"layout{run}-1")):
+                    sys.exit(f"bake.py: {path}: the joined layout is not the one-process bake's")
+                shutil.rmtree(split)
             for threads in ("1", "2"):
                 shutil.rmtree(os.path.join(tmp, f"layout{run}-{threads}"))
     print(f"{os.path.basename(path)}: {samples:,} samples, a layout of {size_mib:.1f} MiB "
@@ -97,12 +148,13 @@ def main():
     parser.add_argument("maps", nargs="+")
     parser.add_argument("--build", default="build")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--jobs", type=int, default=0)
     args = parser.parse_args()
     bake = os.path.join(args.build, "quadterrain-bake")
     for i, path in enumerate(args.maps):
         if i > 0:
             print()
-        bench_map(bake, path, args.runs)
+        bench_map(bake, path, args.runs, args.jobs)
 
 
 if __name__ == "__main__":

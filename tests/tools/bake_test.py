@@ -70,6 +70,45 @@ def main():
         verified = run(bake, "--verify", layout)
         assert verified.returncode == 0, verified.stderr
 
+        # The same bake split into three jobs, each its own process as a job runner starts them,
+        # then joined: the same tiles and the same tree as the bake in one process.
+        jobs = os.path.join(tmp, "jobs")
+        planned = run(bake, dem, jobs, "--page-size", "128", "--region-size", "256", "--plan")
+        assert planned.returncode == 0, planned.stderr
+        assert "plan.json of 1025 x 1025 samples in 16 regions" in planned.stdout, planned.stdout
+        assert os.path.isfile(os.path.join(jobs, "plan.json"))
+        for job in ("1/3", "2/3", "3/3"):
+            ran = run(bake, dem, jobs, "--page-size", "128", "--region-size", "256", "--job", job)
+            assert ran.returncode == 0, ran.stderr
+            assert f"job {job.replace('/', ' of ')} baked regions" in ran.stdout, ran.stdout
+        assert not os.path.exists(os.path.join(jobs, "layout.json"))
+        region = os.path.join(jobs, "regions", "1-2", "region.json")
+        os.rename(region, region + ".away")
+        missing = run(bake, "--join", jobs)
+        one_line_exit_2(missing, "a join with a region missing")
+        assert "region (1, 2) is not baked" in missing.stderr, missing.stderr
+        os.rename(region + ".away", region)
+        joined = run(bake, "--join", jobs)
+        assert joined.returncode == 0, joined.stderr
+        assert "joined from 16 regions of 256 x 256 squares" in joined.stdout, joined.stdout
+        with open(os.path.join(jobs, "layout.json")) as f:
+            parts = json.load(f)
+        assert [e["tiles"] for e in parts["files"]] == [e["tiles"] for e in manifest["files"]]
+        assert parts["files"][0]["file"] == "heights-0.vrt", parts["files"][0]
+        with open(os.path.join(jobs, "tree.qtree"), "rb") as a, \
+                open(os.path.join(layout, "tree.qtree"), "rb") as b:
+            assert a.read() == b.read()
+        info = run("gdalinfo", "-json", os.path.join(jobs, "heights-0.vrt"))
+        assert info.returncode == 0, info.stderr
+        assert json.loads(info.stdout)["size"] == [1025, 1025]
+        verified = run(bake, "--verify", jobs)
+        assert verified.returncode == 0, verified.stderr
+        other = run(bake, dem, jobs, "--page-size", "256", "--region-size", "256", "--job", "1/3")
+        one_line_exit_2(other, "a job of another plan")
+        assert "plan of another bake" in other.stderr, other.stderr
+        whole = run(bake, dem, jobs, "--page-size", "128", "--region-size", "256")
+        one_line_exit_2(whole, "a whole bake into a folder of jobs")
+
         tree = os.path.join(layout, "tree.qtree")
         with open(tree, "r+b") as f:
             f.seek(100)
@@ -95,10 +134,14 @@ def main():
                            ((dem, layout + "5", "--colour"), "unknown option"),
                            ((dem, layout + "6", "--region-size", "384"), "region size 384"),
                            ((dem, layout + "7", "--page-size", "128", "--region-size", "64"),
-                            "region size below the page size")]:
+                            "region size below the page size"),
+                           ((dem, layout + "8", "--job", "3/2"), "job 3 of 2"),
+                           ((dem, layout + "9", "--job", "2"), "a job without its count"),
+                           (("--join", layout + "10"), "a join of no folder"),
+                           ((dem, layout + "11", "--plan", "--job", "1/2"), "a plan and a job")]:
             result = run(bake, *args)
             one_line_exit_2(result, what)
-            for never in ("2", "4", "6", "7"):
+            for never in ("2", "4", "6", "7", "8", "9", "10", "11"):
                 assert not os.path.exists(layout + never), what
     print("bake_test: ok")
     return 0

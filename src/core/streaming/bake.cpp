@@ -48,25 +48,39 @@ constexpr const char* kManifest = "layout.json";
 constexpr const char* kFormat = "quadterrain layout";
 constexpr int kVersion = 1;
 constexpr const char* kTreeFile = "tree.qtree";
+// A bake by jobs: its plan, and a folder of each region's files.
+constexpr const char* kPlanFile = "plan.json";
+constexpr const char* kPlanFormat = "quadterrain bake plan";
+constexpr const char* kRegionsDir = "regions";
+constexpr const char* kRegionManifest = "region.json";
+constexpr const char* kRegionFormat = "quadterrain bake region";
+constexpr const char* kRegionTree = "tree.part";
 // GDAL's block cache while regions are read and written.
 constexpr int64_t kBakeGdalCacheBytes = int64_t(64) << 20;
 // A layout.json larger than this is refused before it is read (about 20 bytes a tile: 2^23 tiles).
 constexpr uint64_t kMaxManifestBytes = uint64_t(256) << 20;
+// A plan.json or region.json larger than this is refused before it is read (a plan is mostly its
+// CRS's WKT; a region's checksums take about 20 bytes a tile).
+constexpr uint64_t kMaxPlanBytes = uint64_t(16) << 20;
 
-std::string levelFile(int level) {
-    return "heights-" + std::to_string(level) + ".tif";
+// Level `level`'s file: a COG, or a mosaic of the regions' COGs (a bake by jobs).
+std::string levelFile(int level, bool mosaic = false) {
+    return "heights-" + std::to_string(level) + (mosaic ? ".vrt" : ".tif");
+}
+
+// Whether `name` is writeFile's file while it writes `file` (FILE.tmpPID).
+bool isTempOf(const std::string& name, const std::string& file) {
+    const std::string temp = file + ".tmp";
+    return name.compare(0, temp.size(), temp) == 0 && name.size() > temp.size() &&
+           name.find_first_not_of("0123456789", temp.size()) == std::string::npos;
 }
 
 // Files a layout holds: what an earlier bake may have left in the folder.
 bool isLayoutFile(const std::string& name) {
-    if (name == kManifest || name == kTreeFile || name == std::string(kManifest) + ".part") {
-        return true;
-    }
-    // writeFile's file while it writes the tree (PATH.tmpPID).
-    const std::string treeTemp = std::string(kTreeFile) + ".tmp";
-    if (name.compare(0, treeTemp.size(), treeTemp) == 0 && name.size() > treeTemp.size() &&
-        name.find_first_not_of("0123456789", treeTemp.size()) == std::string::npos) {
-        return true;
+    for (const char* file : {kManifest, kTreeFile, kPlanFile}) {
+        if (name == file || name == std::string(file) + ".part" || isTempOf(name, file)) {
+            return true;
+        }
     }
     const std::string prefix = "heights-";
     if (name.compare(0, prefix.size(), prefix) != 0) {
@@ -78,12 +92,26 @@ bool isLayoutFile(const std::string& name) {
         ++i;
     }
     const std::string rest = name.substr(i);
-    return i > digits && (rest == ".tif" || rest == ".tif.part");
+    return i > digits &&
+           (rest == ".tif" || rest == ".tif.part" || rest == ".vrt" || isTempOf(rest, ".vrt"));
+}
+
+// Whether a file of ours at `path` (of at most kMaxPlanBytes) is JSON naming `format`.
+bool namesFormat(const std::string& path, const char* format) {
+    std::error_code error;
+    if (!fs::is_regular_file(path, error) || fs::file_size(path, error) > kMaxPlanBytes) {
+        return false;
+    }
+    const GdalMessages said;  // a parse error is the caller's line, not GDAL's
+    CPLJSONDocument document;
+    return document.Load(path) && document.GetRoot().GetString("format") == format;
 }
 
 // Whether the layout may be written into `folder`: absent (its parent a folder); else empty, or
 // an earlier layout (its layout.json names the format, and it holds nothing a layout does not).
-Status checkFolder(const std::string& folder) {
+// A bake by jobs (`jobs`) writes into a folder of its plan (plan.json and regions/, joined or
+// not), and a whole bake never does.
+Status checkFolder(const std::string& folder, bool jobs) {
     std::error_code error;
     const fs::file_status status = fs::symlink_status(folder, error);
     if (!fs::exists(status)) {
@@ -97,31 +125,39 @@ Status checkFolder(const std::string& folder) {
         return Status::failure("the layout's place is not a folder");
     }
     bool empty = true;
-    bool ours = false;
+    bool manifest = false;
+    bool plan = false;
     for (const fs::directory_entry& entry : fs::directory_iterator(folder, error)) {
         empty = false;
         const std::string name = entry.path().filename().string();
-        if (!entry.is_regular_file() || entry.is_symlink() || !isLayoutFile(name)) {
+        const bool regions = name == kRegionsDir && entry.is_directory() && !entry.is_symlink();
+        if (!regions && (!entry.is_regular_file() || entry.is_symlink() || !isLayoutFile(name))) {
             return Status::failure("the folder holds files that are not a layout's (" + name +
                                    "); give an empty or a new folder");
         }
-        ours = ours || name == kManifest;
+        manifest = manifest || name == kManifest;
+        plan = plan || name == kPlanFile || isTempOf(name, kPlanFile) || regions;
     }
     if (error) {
         return Status::failure("cannot read the layout folder: " + error.message());
     }
-    if (!empty && !ours) {
+    if (!empty && !manifest && !plan) {
         return Status::failure(
             "the folder holds files but no layout.json; give an empty or a "
             "new folder");
     }
-    if (ours) {
-        const GdalMessages said;  // a parse error is this function's line, not GDAL's
-        CPLJSONDocument manifest;
-        if (!manifest.Load((fs::path(folder) / kManifest).string()) ||
-            manifest.GetRoot().GetString("format") != kFormat) {
-            return Status::failure("the folder's layout.json is not a quadterrain layout's");
-        }
+    if (manifest && !namesFormat((fs::path(folder) / kManifest).string(), kFormat)) {
+        return Status::failure("the folder's layout.json is not a quadterrain layout's");
+    }
+    if (plan && !jobs) {
+        return Status::failure(
+            "the folder holds a bake by jobs (plan.json, regions/): join it (--join), or give "
+            "an empty or a new folder");
+    }
+    if (manifest && !plan && jobs) {
+        return Status::failure(
+            "the folder holds a layout baked whole; give an empty or a new folder to a bake by "
+            "jobs");
     }
     return Status();
 }
@@ -141,13 +177,14 @@ uint64_t chainCodes(uint64_t h, const uint16_t* codes, int count) {
 using DatasetPtr = GDALDatasetUniquePtr;
 
 // Level `level`'s geotransform: the map's with samples 2^level apart, its origin moved so that
-// each level sample's cell is centred where the map's sample lies.
-void levelTransform(const double* map, int level, double* out) {
+// each level sample's cell is centred where the map's sample lies; for a window of the level from
+// its sample (x, y) (a region's file), moved there.
+void levelTransform(const double* map, int level, int x, int y, double* out) {
     const double k = double(1 << level);
-    out[0] = map[0] - 0.5 * (k - 1.0) * map[1];
+    out[0] = map[0] - 0.5 * (k - 1.0) * map[1] + double(x) * k * map[1];
     out[1] = map[1] * k;
     out[2] = 0.0;
-    out[3] = map[3] - 0.5 * (k - 1.0) * map[5];
+    out[3] = map[3] - 0.5 * (k - 1.0) * map[5] + double(y) * k * map[5];
     out[4] = 0.0;
     out[5] = map[5] * k;
 }
@@ -156,8 +193,11 @@ void levelTransform(const double* map, int level, double* out) {
 // windows (regions' parts, in any order), then copied into its COG.
 class LevelFile {
 public:
+    // The level's file of columns x rows samples, or a region's window of it from the level's
+    // sample (x, y).
     Status create(const BakeInput& input, int level, int columns, int rows, int pageSize,
-                  int threads, const std::string& path, const GdalMessages& said) {
+                  int threads, const std::string& path, const GdalMessages& said, int x = 0,
+                  int y = 0) {
         path_ = path;
         threads_ = threads;
         part_ = path + ".part";
@@ -184,7 +224,7 @@ public:
         }
         if (input.hasTransform) {
             double t[6];
-            levelTransform(input.transform, level, t);
+            levelTransform(input.transform, level, x, y, t);
             out_->SetGeoTransform(t);
             if (!input.wkt.empty()) {
                 out_->SetProjection(input.wkt.c_str());
@@ -256,6 +296,8 @@ public:
         return Status();
     }
 
+    bool open() const { return out_ != nullptr; }
+
     // Removes the GeoTIFF of a bake that failed before finish.
     ~LevelFile() {
         if (out_) {
@@ -325,8 +367,14 @@ struct Bake {
     std::string failure;
     std::atomic<bool> failed{false};
     std::atomic<int> next{0};
+    int firstRegion = 0;  // regions firstRegion..endRegion - 1 are baked (next: the next one)
+    int endRegion = 0;
     std::function<void(int, int)> progress;
     int done = 0;  // regions baked, under `failing`
+    // A job of a bake by jobs: each region's files go to its folder in `regionsDir`, with the
+    // checksum of the plan (planText's) they were baked by. "": the level files.
+    std::string regionsDir;
+    std::string planSum;
 
     void fail(const std::string& why) {
         const std::lock_guard<std::mutex> lock(failing);
@@ -367,6 +415,115 @@ NodeBlock regionNodes(const Bake& bake, int level, int rx, int rz) {
             std::min((rz + 1) << shift, rows)};
 }
 
+// A region's window of a level: its samples [x, x + w) x [y, y + h).
+struct LevelWindow {
+    int x = 0;
+    int y = 0;
+    int w = 0;
+    int h = 0;
+};
+
+// Region (rx, rz)'s window of level `level` (at most regionPages): span = regionSize / 2^level
+// samples a side, whole tiles; the last region of a row (or column) holds the level's last
+// sample too, which lies on the map's last column (row) even where that is a region's edge.
+LevelWindow regionWindow(const Bake& bake, int level, int rx, int rz) {
+    const PageLevel& l = bake.pages.level[size_t(level)];
+    const int span = bake.regionSize >> level;
+    LevelWindow window;
+    window.x = rx * span;
+    window.y = rz * span;
+    window.w =
+        (rx == bake.regionsX - 1 ? l.samplesX : std::min(window.x + span, l.samplesX)) - window.x;
+    window.h =
+        (rz == bake.regionsZ - 1 ? l.samplesY : std::min(window.y + span, l.samplesY)) - window.y;
+    return window;
+}
+
+// Calls visit(values, count) on each run of region (rx, rz)'s entries of the tree's arrays in
+// `saved`, in the order a region's tree part holds them: its leaves' ranges (two codes each) row
+// by row, their fold errors, then levels 1..exactLevels' coarse and fold errors row by row.
+template <class Visit>
+void regionTreeRuns(const Bake& bake, int rx, int rz, Visit visit) {
+    const Quadtree& tree = bake.tree;
+    TreeSidecar& saved = bake.saved;
+    const NodeBlock leaves = regionNodes(bake, 0, rx, rz);
+    const int columns = leaves.lastCol - leaves.firstCol;
+    for (int row = leaves.firstRow; row < leaves.lastRow; ++row) {
+        CodeRange* ranges =
+            saved.leafRanges.data() + size_t(row) * size_t(tree.leavesX) + size_t(leaves.firstCol);
+        visit(reinterpret_cast<uint16_t*>(ranges), size_t(columns) * 2);
+    }
+    if (bake.exactLevels > 0) {
+        for (int row = leaves.firstRow; row < leaves.lastRow; ++row) {
+            visit(saved.leafFoldErrors.data() + size_t(row) * size_t(tree.leavesX) +
+                      size_t(leaves.firstCol),
+                  size_t(columns));
+        }
+    }
+    for (int level = 1; level <= bake.exactLevels; ++level) {
+        const NodeBlock block = regionNodes(bake, level, rx, rz);
+        for (std::vector<uint16_t>* errors : {&saved.coarseErrors, &saved.foldErrors}) {
+            for (int row = block.firstRow; row < block.lastRow; ++row) {
+                visit(errors->data() + tree.levelStart[size_t(level)] +
+                          size_t(row) * tree.levelWidth[size_t(level)] + size_t(block.firstCol),
+                      size_t(block.lastCol - block.firstCol));
+            }
+        }
+    }
+}
+
+// Region (rx, rz)'s folder in a bake by jobs.
+std::string regionFolder(const std::string& regionsDir, int rx, int rz) {
+    return (fs::path(regionsDir) / (std::to_string(rx) + "-" + std::to_string(rz))).string();
+}
+
+// The JSON text of `document`, as written to a file.
+std::string jsonText(const CPLJSONDocument& document) {
+    return document.SaveAsString();
+}
+
+// Writes a region's tree part and region.json (last: a region without one is not baked).
+Status writeRegionManifest(const Bake& bake, int rx, int rz, int64_t voids,
+                           const std::vector<std::vector<uint64_t>>& tileSums) {
+    const std::string dir = regionFolder(bake.regionsDir, rx, rz);
+    std::vector<uint16_t> part;
+    regionTreeRuns(bake, rx, rz, [&part](const uint16_t* values, size_t count) {
+        part.insert(part.end(), values, values + count);
+    });
+    const size_t partBytes = part.size() * sizeof(uint16_t);
+    if (Status wrote = writeFile((fs::path(dir) / kRegionTree).string(), part.data(), partBytes);
+        !wrote) {
+        return wrote;
+    }
+    CPLJSONDocument manifest;
+    CPLJSONObject root = manifest.GetRoot();
+    root.Add("format", kRegionFormat);
+    root.Add("plan", bake.planSum);
+    CPLJSONArray region;
+    region.Add(rx);
+    region.Add(rz);
+    root.Add("region", region);
+    root.Add("voids", GInt64(voids));
+    CPLJSONArray levels;
+    for (const std::vector<uint64_t>& sums : tileSums) {
+        CPLJSONArray tiles;
+        for (uint64_t sum : sums) {
+            tiles.Add(hex(sum));
+        }
+        levels.Add(tiles);
+    }
+    root.Add("tiles", levels);
+    CPLJSONObject treePart;
+    treePart.Add("bytes", GInt64(partBytes));
+    treePart.Add(
+        "checksum",
+        hex(mixHash(hashWords(kChecksumSeed, reinterpret_cast<const unsigned char*>(part.data()),
+                              partBytes))));
+    root.Add("tree", treePart);
+    const std::string text = jsonText(manifest);
+    return writeFile((fs::path(dir) / kRegionManifest).string(), text.data(), text.size());
+}
+
 // Bakes region (rx, rz): reads its window, takes its leaves' ranges and its nodes' exact errors,
 // and writes its tiles of levels 0..regionPages with their checksums.
 Status bakeRegion(Bake& bake, WindowReader& reader, int rx, int rz, std::vector<uint16_t>& codes,
@@ -387,6 +544,11 @@ Status bakeRegion(Bake& bake, WindowReader& reader, int rx, int rz, std::vector<
     if (!read) {
         return Status::failure(read.error());
     }
+    if (!masked && read.value() > 0) {
+        return Status::failure(
+            "a region holds voids its plan did not count: the input changed "
+            "since its plan was made");
+    }
     const CodeGrid grid{codes.data(), width, height, x0, z0, size_t(w)};
     const Quadtree& tree = bake.tree;
     TreeSidecar& saved = bake.saved;
@@ -400,16 +562,23 @@ Status bakeRegion(Bake& bake, WindowReader& reader, int rx, int rz, std::vector<
                            saved.leafFoldErrors.data());
     }
     const int ps = bake.pages.pageSize;
+    const bool jobs = !bake.regionsDir.empty();
+    const std::string dir = jobs ? regionFolder(bake.regionsDir, rx, rz) : std::string();
+    std::vector<std::vector<uint64_t>> regionSums;
+    if (jobs) {
+        // A region baked again loses its region.json first: none ever vouches for files half
+        // replaced.
+        std::error_code error;
+        fs::remove(fs::path(dir) / kRegionManifest, error);
+        fs::create_directories(dir, error);
+        if (!fs::is_directory(dir, error)) {
+            return Status::failure("cannot make a region's folder in regions/");
+        }
+    }
     for (int level = 0; level <= bake.regionPages; ++level) {
         const PageLevel& l = bake.pages.level[size_t(level)];
-        const int span = bake.regionSize >> level;
-        const int cx = rx * span, cz = rz * span;
-        // The last region of a row (or column) holds the level's last sample too, which lies
-        // on the map's last column (row) even where that is a region's edge.
-        const int cw =
-            (rx == bake.regionsX - 1 ? l.samplesX : std::min(cx + span, l.samplesX)) - cx;
-        const int ch =
-            (rz == bake.regionsZ - 1 ? l.samplesY : std::min(cz + span, l.samplesY)) - cz;
+        const LevelWindow window = regionWindow(bake, level, rx, rz);
+        const int cx = window.x, cz = window.y, cw = window.w, ch = window.h;
         levelCodes.resize(size_t(cw) * size_t(ch));
         levelValid.resize(masked ? levelCodes.size() : 0);
         for (int r = 0; r < ch; ++r) {
@@ -437,10 +606,38 @@ Status bakeRegion(Bake& bake, WindowReader& reader, int rx, int rz, std::vector<
                 }
             }
         }
+        if (jobs) {
+            // The region's own COG of the level, its tiles' checksums by its own tile grid.
+            const int tilesX = (cw + ps - 1) / ps;
+            regionSums.emplace_back(size_t(tilesX) * size_t((ch + ps - 1) / ps), 0);
+            windowTileSums(levelCodes.data(), 0, 0, cw, ch, ps, tilesX, regionSums.back().data());
+            const GdalMessages said;  // on the region's thread
+            const std::string name = levelFile(level);
+            LevelFile file;
+            Status wrote = file.create(bake.input, level, cw, ch, ps, 1,
+                                       (fs::path(dir) / name).string(), said, cx, cz);
+            if (wrote) {
+                wrote = file.write(0, 0, cw, ch, levelCodes.data(),
+                                   masked ? levelValid.data() : nullptr);
+            }
+            if (wrote) {
+                wrote = file.finish(said);
+            }
+            if (!wrote) {
+                return Status::failure("regions/" + std::to_string(rx) + "-" + std::to_string(rz) +
+                                       "/" + name + ": " + wrote.error());
+            }
+            continue;
+        }
         const std::lock_guard<std::mutex> lock(bake.writing);
         if (Status wrote = bake.files[size_t(level)].write(cx, cz, cw, ch, levelCodes.data(),
                                                            masked ? levelValid.data() : nullptr);
             !wrote) {
+            return wrote;
+        }
+    }
+    if (jobs) {
+        if (Status wrote = writeRegionManifest(bake, rx, rz, read.value(), regionSums); !wrote) {
             return wrote;
         }
     }
@@ -456,8 +653,8 @@ void bakeRegions(Bake& bake) {
     }
     std::vector<uint16_t> codes, levelCodes;
     std::vector<uint8_t> valid, levelValid;
-    const int regions = bake.regionsX * bake.regionsZ;
-    for (int region = bake.next++; region < regions && !bake.failed; region = bake.next++) {
+    const int regions = bake.endRegion - bake.firstRegion;
+    for (int region = bake.next++; region < bake.endRegion && !bake.failed; region = bake.next++) {
         if (Status baked = bakeRegion(bake, reader.value(), region % bake.regionsX,
                                       region / bake.regionsX, codes, valid, levelCodes, levelValid);
             !baked) {
@@ -542,6 +739,441 @@ uint64_t bakeDiskBytes(int width, int height, int levels, bool mask) {
     return (samples + uint64_t(width) * uint64_t(height)) * perSample + (uint64_t(16) << 20);
 }
 
+namespace {
+
+// A number of a plan as text that reads back to the same value ("%.17g").
+std::string exact(double value) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%.17g", value);
+    return text;
+}
+
+// The sizes a bake derives from its input and options, which every job of a bake by jobs and its
+// join must share: plan.json holds them with the input's size, coding and georeference.
+struct BakePlan {
+    BakeInput source;  // the input's description (its path and GDAL path unused by a join)
+    int leafSize = 0;
+    int pageSize = 0;
+    int regionSize = 0;
+    int levels = 0;
+};
+
+// plan.json's text: the same from every job of one input and one set of options.
+std::string planText(const BakePlan& plan) {
+    const BakeInput& source = plan.source;
+    CPLJSONDocument document;
+    CPLJSONObject root = document.GetRoot();
+    root.Add("format", kPlanFormat);
+    root.Add("version", kVersion);
+    root.Add("width", source.width);
+    root.Add("height", source.height);
+    root.Add("leafSize", plan.leafSize);
+    root.Add("pageSize", plan.pageSize);
+    root.Add("regionSize", plan.regionSize);
+    root.Add("levels", plan.levels);
+    root.Add("kind", int(source.kind));
+    if (source.kind == BakeInput::Kind::GdalFloats) {
+        // The float band's range: a job given this plan takes no pass of its own.
+        CPLJSONObject range;
+        range.Add("lo", exact(double(source.quantiser.lo)));
+        range.Add("hi", exact(double(source.hi)));
+        range.Add("integral", source.integral);
+        root.Add("range", range);
+    }
+    root.Add("offset", exact(double(source.coding.offset)));
+    root.Add("step", exact(double(source.coding.step)));
+    root.Add("metres", source.metres);
+    root.Add("nodataSamples", GInt64(source.nodataSamples));
+    if (source.hasTransform) {
+        CPLJSONArray transform;
+        for (double v : source.transform) {
+            transform.Add(exact(v));
+        }
+        root.Add("geoTransform", transform);
+        root.Add("wkt", source.wkt);
+    }
+    return jsonText(document);
+}
+
+uint64_t textChecksum(const std::string& text) {
+    return mixHash(
+        hashWords(kChecksumSeed, reinterpret_cast<const unsigned char*>(text.data()), text.size()));
+}
+
+// The JSON file at `path` of at most kMaxPlanBytes, its size checked before it is read; `what`
+// names it in the failure.
+Result<CPLJSONDocument> readSmallJson(const std::string& path, const std::string& what) {
+    using R = Result<CPLJSONDocument>;
+    std::error_code error;
+    if (!fs::is_regular_file(path, error)) {
+        return R::failure(what + ": missing, or not a file");
+    }
+    if (fs::file_size(path, error) > kMaxPlanBytes) {
+        return R::failure(what + ": larger than a bake's");
+    }
+    const GdalMessages said;  // a parse error is this line, not GDAL's
+    CPLJSONDocument document;
+    if (!document.Load(path)) {
+        return R::failure(what + ": not JSON");
+    }
+    return document;
+}
+
+// The plan in a bake by jobs' plan.json, and its text.
+Result<BakePlan> readPlan(const std::string& folder, std::string& text) {
+    using R = Result<BakePlan>;
+    const std::string path = (fs::path(folder) / kPlanFile).string();
+    Result<CPLJSONDocument> document = readSmallJson(path, kPlanFile);
+    if (!document) {
+        return R::failure(document.error() + " (a bake by jobs writes one; --join joins one)");
+    }
+    const CPLJSONObject root = document.value().GetRoot();
+    if (root.GetString("format") != kPlanFormat || root.GetInteger("version") != kVersion) {
+        return R::failure("plan.json: not a quadterrain bake plan of version " +
+                          std::to_string(kVersion));
+    }
+    BakePlan plan;
+    BakeInput& source = plan.source;
+    source.width = root.GetInteger("width");
+    source.height = root.GetInteger("height");
+    plan.leafSize = root.GetInteger("leafSize");
+    plan.pageSize = root.GetInteger("pageSize");
+    plan.regionSize = root.GetInteger("regionSize");
+    plan.levels = root.GetInteger("levels");
+    const int kind = root.GetInteger("kind", -1);
+    if (kind >= int(BakeInput::Kind::Raw16) && kind <= int(BakeInput::Kind::GdalFloats)) {
+        source.kind = BakeInput::Kind(kind);
+    }
+    if (source.kind == BakeInput::Kind::GdalFloats) {
+        const CPLJSONObject range = root.GetObj("range");
+        source.quantiser.lo = float(CPLAtof(range.GetString("lo").c_str()));
+        source.hi = float(CPLAtof(range.GetString("hi").c_str()));
+        source.integral = range.GetBool("integral");
+    }
+    source.coding.offset = float(CPLAtof(root.GetString("offset").c_str()));
+    source.coding.step = float(CPLAtof(root.GetString("step").c_str()));
+    source.metres = root.GetBool("metres");
+    source.nodataSamples = root.GetLong("nodataSamples");
+    const CPLJSONArray transform = root.GetArray("geoTransform");
+    if (transform.IsValid() && transform.Size() == 6) {
+        source.hasTransform = true;
+        for (int i = 0; i < 6; ++i) {
+            source.transform[i] = CPLAtof(transform[i].ToString().c_str());
+        }
+        source.wkt = root.GetString("wkt");
+    }
+    const bool powers = plan.pageSize >= 16 && plan.pageSize <= 4096 &&
+                        (plan.pageSize & (plan.pageSize - 1)) == 0 && plan.leafSize > 0 &&
+                        plan.pageSize % plan.leafSize == 0 && plan.regionSize >= plan.pageSize &&
+                        plan.regionSize <= kMaxBakeRegion &&
+                        (plan.regionSize & (plan.regionSize - 1)) == 0;
+    if (!powers || !checkDimensions(source.width, source.height) || source.nodataSamples < 0 ||
+        !(source.coding.step > 0.0f) || planText(plan) != jsonText(document.value())) {
+        return R::failure("plan.json: not a plan a bake writes");
+    }
+    text = planText(plan);
+    return plan;
+}
+
+// Sets the bake's regions for its plan and sizes the tree's arrays and the tiles' checksums the
+// regions fill.
+void planRegions(Bake& bake, const BakePlan& plan) {
+    for (int level = 0; level < plan.levels; ++level) {
+        const PageLevel& l = bake.pages.level[size_t(level)];
+        bake.sums[size_t(level)].assign(
+            size_t((l.samplesX + plan.pageSize - 1) / plan.pageSize) *
+                size_t((l.samplesY + plan.pageSize - 1) / plan.pageSize),
+            0);
+    }
+    const int width = plan.source.width;
+    const int height = plan.source.height;
+    bake.regionSize = plan.regionSize;
+    bake.regionPages = std::min(log2Of(plan.regionSize / plan.pageSize), plan.levels - 1);
+    bake.regionNodes = log2Of(plan.regionSize / plan.leafSize);
+    bake.exactLevels = std::min(bake.regionNodes, bake.tree.depth);
+    bake.regionsX = (width - 2) / plan.regionSize + 1;
+    bake.regionsZ = (height - 2) / plan.regionSize + 1;
+    TreeSidecar& saved = bake.saved;
+    saved.leafRanges.resize(size_t(bake.tree.leavesX) * size_t(bake.tree.leavesZ));
+    saved.coarseErrors.assign(bake.tree.levelStart.back(), 0);
+    saved.foldErrors.assign(bake.tree.levelStart.back(), 0);
+    if (bake.exactLevels > 0) {
+        saved.leafFoldErrors.assign(saved.leafRanges.size(), 0);
+    }
+    if (bake.regionPages < plan.levels - 1) {
+        const PageLevel& top = bake.pages.level[size_t(bake.regionPages)];
+        bake.topCodes.resize(size_t(top.samplesX) * size_t(top.samplesY));
+        bake.topValid.resize(plan.source.nodataSamples > 0 ? bake.topCodes.size() : 0);
+    }
+}
+
+// Creates the files of levels `first`.. (the level files the bake writes itself) in `folder`.
+Status createLevelFiles(const Bake& bake, int first, int threads, const std::string& folder,
+                        const GdalMessages& said) {
+    const int pageSize = bake.pages.pageSize;
+    for (int level = first; level < int(bake.pages.level.size()); ++level) {
+        const PageLevel& l = bake.pages.level[size_t(level)];
+        const std::string name = levelFile(level);
+        if (Status made = bake.files[size_t(level)].create(
+                bake.input, level, l.samplesX, l.samplesY, pageSize, threads,
+                (fs::path(folder) / name).string(), said);
+            !made) {
+            return Status::failure(name + ": " + made.error());
+        }
+    }
+    return Status();
+}
+
+// Runs the regions next..endRegion - 1 on `threads` threads (the calling one among them).
+Status runRegions(Bake& bake, int threads) {
+    std::vector<std::thread> helpers;
+    for (int t = 1; t < threads; ++t) {
+        helpers.emplace_back(bakeRegions, std::ref(bake));
+    }
+    bakeRegions(bake);
+    for (std::thread& helper : helpers) {
+        helper.join();
+    }
+    return bake.failed ? Status::failure(bake.failure) : Status();
+}
+
+// Writes a mosaic of the regions' COGs of level `level` (a GDAL VRT, each region's file a simple
+// source at its window, its mask's the mask's) to `path`.
+Status writeMosaic(const Bake& bake, int level, const std::string& path) {
+    const PageLevel& l = bake.pages.level[size_t(level)];
+    const BakeInput& input = bake.input;
+    const bool masked = input.nodataSamples > 0;
+    CPLXMLNode* root = CPLCreateXMLNode(nullptr, CXT_Element, "VRTDataset");
+    const std::unique_ptr<CPLXMLNode, void (*)(CPLXMLNode*)> owned(root, CPLDestroyXMLNode);
+    CPLAddXMLAttributeAndValue(root, "rasterXSize", std::to_string(l.samplesX).c_str());
+    CPLAddXMLAttributeAndValue(root, "rasterYSize", std::to_string(l.samplesY).c_str());
+    if (input.hasTransform) {
+        if (!input.wkt.empty()) {
+            CPLCreateXMLElementAndValue(root, "SRS", input.wkt.c_str());
+        }
+        double t[6];
+        levelTransform(input.transform, level, 0, 0, t);
+        std::string text;
+        for (int i = 0; i < 6; ++i) {
+            text += (i > 0 ? ", " : "") + exact(t[i]);
+        }
+        CPLCreateXMLElementAndValue(root, "GeoTransform", text.c_str());
+    }
+    const std::string block = std::to_string(bake.pages.pageSize);
+    const auto sources = [&](CPLXMLNode* band, const char* sourceBand, const char* type) {
+        for (int rz = 0; rz < bake.regionsZ; ++rz) {
+            for (int rx = 0; rx < bake.regionsX; ++rx) {
+                const LevelWindow window = regionWindow(bake, level, rx, rz);
+                CPLXMLNode* source = CPLCreateXMLNode(band, CXT_Element, "SimpleSource");
+                const std::string file = std::string(kRegionsDir) + "/" + std::to_string(rx) + "-" +
+                                         std::to_string(rz) + "/" + levelFile(level);
+                CPLXMLNode* name =
+                    CPLCreateXMLElementAndValue(source, "SourceFilename", file.c_str());
+                CPLAddXMLAttributeAndValue(name, "relativeToVRT", "1");
+                CPLCreateXMLElementAndValue(source, "SourceBand", sourceBand);
+                // The source's size, type and tiles: GDAL opens a region's file only to read it.
+                CPLXMLNode* properties = CPLCreateXMLNode(source, CXT_Element, "SourceProperties");
+                CPLAddXMLAttributeAndValue(properties, "RasterXSize",
+                                           std::to_string(window.w).c_str());
+                CPLAddXMLAttributeAndValue(properties, "RasterYSize",
+                                           std::to_string(window.h).c_str());
+                CPLAddXMLAttributeAndValue(properties, "DataType", type);
+                CPLAddXMLAttributeAndValue(properties, "BlockXSize", block.c_str());
+                CPLAddXMLAttributeAndValue(properties, "BlockYSize", block.c_str());
+                for (const char* rect : {"SrcRect", "DstRect"}) {
+                    const bool dst = rect[0] == 'D';
+                    CPLXMLNode* r = CPLCreateXMLNode(source, CXT_Element, rect);
+                    CPLAddXMLAttributeAndValue(r, "xOff",
+                                               std::to_string(dst ? window.x : 0).c_str());
+                    CPLAddXMLAttributeAndValue(r, "yOff",
+                                               std::to_string(dst ? window.y : 0).c_str());
+                    CPLAddXMLAttributeAndValue(r, "xSize", std::to_string(window.w).c_str());
+                    CPLAddXMLAttributeAndValue(r, "ySize", std::to_string(window.h).c_str());
+                }
+            }
+        }
+    };
+    // Tiles of the page size, as the regions' files have them.
+    CPLXMLNode* band = CPLCreateXMLNode(root, CXT_Element, "VRTRasterBand");
+    CPLAddXMLAttributeAndValue(band, "dataType", "UInt16");
+    CPLAddXMLAttributeAndValue(band, "band", "1");
+    CPLAddXMLAttributeAndValue(band, "blockXSize", block.c_str());
+    CPLAddXMLAttributeAndValue(band, "blockYSize", block.c_str());
+    CPLCreateXMLElementAndValue(band, "Offset", exact(double(input.coding.offset)).c_str());
+    CPLCreateXMLElementAndValue(band, "Scale", exact(double(input.coding.step)).c_str());
+    if (input.metres) {
+        CPLCreateXMLElementAndValue(band, "UnitType", "m");
+    }
+    sources(band, "1", "UInt16");
+    if (masked) {
+        CPLXMLNode* mask = CPLCreateXMLNode(root, CXT_Element, "MaskBand");
+        CPLXMLNode* maskBand = CPLCreateXMLNode(mask, CXT_Element, "VRTRasterBand");
+        CPLAddXMLAttributeAndValue(maskBand, "dataType", "Byte");
+        CPLAddXMLAttributeAndValue(maskBand, "blockXSize", block.c_str());
+        CPLAddXMLAttributeAndValue(maskBand, "blockYSize", block.c_str());
+        sources(maskBand, "mask,1", "Byte");
+    }
+    char* text = CPLSerializeXMLTree(root);
+    const std::string xml = text != nullptr ? text : "";
+    CPLFree(text);
+    return writeFile(path, xml.data(), xml.size());
+}
+
+// Finishes a bake whose regions (and levels above) are written: the level files' COGs, the tree
+// (the range bound from the leaves' ranges, the regions' exact errors over it on levels
+// 1..exactLevels), layout.json last. Levels 0..lastMosaic (-1: none) are the regions' mosaics.
+Result<BakeSummary> writeLayout(Bake& bake, Quadtree bounds, int lastMosaic,
+                                const std::string& folder, const GdalMessages& said,
+                                BakeSummary summary) {
+    using R = Result<BakeSummary>;
+    const BakeInput& source = bake.input;
+    TreeSidecar& saved = bake.saved;
+    const int width = source.width;
+    const int height = source.height;
+    const int pageSize = bake.pages.pageSize;
+    const int levelCount = int(bake.pages.level.size());
+    {
+        Heightmap shell;  // the size and coding alone: fillQuadtreeBounds reads no code here
+        shell.width = width;
+        shell.height = height;
+        shell.coding = source.coding;
+        fillQuadtreeBounds(bounds, shell, &saved.leafRanges);
+        const auto exactEnd = ptrdiff_t(bounds.levelStart[size_t(bake.exactLevels) + 1]);
+        std::copy(saved.coarseErrors.begin(), saved.coarseErrors.begin() + exactEnd,
+                  bounds.coarseErrors.begin());
+        std::copy(saved.foldErrors.begin(), saved.foldErrors.begin() + exactEnd,
+                  bounds.foldErrors.begin());
+        saved.coarseErrors = std::move(bounds.coarseErrors);
+        saved.foldErrors = std::move(bounds.foldErrors);
+    }
+    saved.width = width;
+    saved.height = height;
+    saved.leafSize = bake.tree.leafSize;
+    saved.exactLevels = bake.exactLevels;
+    saved.lodErrors = errorsKind(bake.exactLevels, bake.tree.depth);
+    saved.minCode = 0xFFFF;
+    saved.maxCode = 0;
+    for (const CodeRange& range : saved.leafRanges) {
+        saved.minCode = std::min(saved.minCode, range.minCode);
+        saved.maxCode = std::max(saved.maxCode, range.maxCode);
+    }
+
+    CPLJSONDocument manifest;
+    CPLJSONObject root = manifest.GetRoot();
+    root.Add("format", kFormat);
+    root.Add("version", kVersion);
+    root.Add("width", width);
+    root.Add("height", height);
+    root.Add("leafSize", bake.tree.leafSize);
+    root.Add("pageSize", pageSize);
+    root.Add("levels", levelCount);
+    CPLJSONObject heights;
+    heights.Add("offset", double(source.coding.offset));
+    heights.Add("step", double(source.coding.step));
+    heights.Add("metres", source.metres);
+    heights.Add("minCode", int(saved.minCode));
+    heights.Add("maxCode", int(saved.maxCode));
+    root.Add("heights", heights);
+    CPLJSONObject nodata;
+    nodata.Add("samples", GInt64(source.nodataSamples));
+    nodata.Add("share", double(source.nodataSamples) / (double(width) * double(height)));
+    nodata.Add("holes", source.nodataSamples > 0);
+    root.Add("nodata", nodata);
+    if (source.hasTransform) {
+        CPLJSONObject geo;
+        CPLJSONArray transform;
+        for (double v : source.transform) {
+            transform.Add(v);
+        }
+        geo.Add("geoTransform", transform);
+        geo.Add("wkt", source.wkt);
+        root.Add("georeference", geo);
+    }
+
+    summary.width = width;
+    summary.height = height;
+    summary.leafSize = bake.tree.leafSize;
+    summary.pageSize = pageSize;
+    summary.levels = levelCount;
+    summary.regionSize = bake.regionSize;
+    summary.regions = bake.regionsX * bake.regionsZ;
+    summary.exactLevels = bake.exactLevels;
+    summary.treeDepth = bake.tree.depth;
+    CPLJSONArray levels;
+    for (int level = 0; level < levelCount; ++level) {
+        const bool mosaic = level <= lastMosaic;
+        const std::string name = levelFile(level, mosaic);
+        const std::string path = (fs::path(folder) / name).string();
+        const Status written =
+            mosaic ? writeMosaic(bake, level, path) : bake.files[size_t(level)].finish(said);
+        if (!written) {
+            return R::failure(name + ": " + written.error());
+        }
+        const PageLevel& l = bake.pages.level[size_t(level)];
+        CPLJSONObject entry;
+        entry.Add("file", name);
+        entry.Add("columns", l.samplesX);
+        entry.Add("rows", l.samplesY);
+        entry.Add("tilesX", (l.samplesX + pageSize - 1) / pageSize);
+        entry.Add("tilesY", (l.samplesY + pageSize - 1) / pageSize);
+        CPLJSONArray tiles;
+        for (uint64_t sum : bake.sums[size_t(level)]) {
+            tiles.Add(hex(sum));
+        }
+        entry.Add("tiles", tiles);
+        levels.Add(entry);
+        summary.tiles += int64_t(bake.sums[size_t(level)].size());
+    }
+    root.Add("files", levels);
+
+    const std::string treePath = (fs::path(folder) / kTreeFile).string();
+    if (Status written = writeTreeSidecar(treePath, saved); !written) {
+        return R::failure(std::string(kTreeFile) + ": " + written.error());
+    }
+    Result<std::vector<unsigned char>> treeBytes = readBytes(treePath);
+    if (!treeBytes) {
+        return R::failure(std::string(kTreeFile) + ": " + treeBytes.error());
+    }
+    CPLJSONObject treeEntry;
+    treeEntry.Add("file", kTreeFile);
+    treeEntry.Add("bytes", GInt64(treeBytes.value().size()));
+    treeEntry.Add("checksum", hex(bytesChecksum(treeBytes.value())));
+    root.Add("tree", treeEntry);
+
+    const std::string manifestPath = (fs::path(folder) / kManifest).string();
+    const std::string partPath = manifestPath + ".part";
+    if (!manifest.Save(partPath)) {
+        return R::failure("cannot write layout.json");
+    }
+    std::error_code error;
+    fs::rename(partPath, manifestPath, error);
+    if (error) {
+        return R::failure("cannot write layout.json: " + error.message());
+    }
+    // Every file of the layout: the levels (the regions' files of the mosaics), the tree, the
+    // manifest (a bake by jobs' plan and region manifests too).
+    for (const fs::directory_entry& entry : fs::recursive_directory_iterator(folder, error)) {
+        if (entry.is_regular_file(error)) {
+            summary.bytes += uint64_t(entry.file_size(error));
+        }
+    }
+    return summary;
+}
+
+// Makes the layout folder (or empties an earlier layout of its layout.json first: none ever
+// describes files half replaced).
+Status makeFolder(const std::string& folder) {
+    std::error_code error;
+    fs::remove(fs::path(folder) / kManifest, error);
+    if (!fs::is_directory(folder, error) && !fs::create_directory(folder, error) &&
+        !fs::is_directory(folder, error)) {
+        return Status::failure("cannot make the layout folder: " + error.message());
+    }
+    return Status();
+}
+
+}  // namespace
+
 Result<BakeSummary> bakeLayout(const std::string& input, const std::string& folder,
                                const BakeOptions& options) {
     using R = Result<BakeSummary>;
@@ -556,8 +1188,27 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
         return R::failure("the region size must be a power of two from the page size (" +
                           std::to_string(pageSize) + ") to " + std::to_string(kMaxBakeRegion));
     }
-    if (Status ready = checkFolder(folder); !ready) {
+    const bool jobs = options.jobs > 0 || options.planOnly;
+    if (options.jobs > 0 && (options.job < 1 || options.job > options.jobs)) {
+        return R::failure("a job is one of 1 to its count of jobs");
+    }
+    if (Status ready = checkFolder(folder, jobs); !ready) {
         return R::failure(ready.error());
+    }
+    // A bake by jobs whose folder holds its plan already (--plan, or a job before) takes a float
+    // band's range from it rather than from a pass of its own.
+    std::string existing;
+    std::error_code missing;
+    const bool hasPlan = jobs && fs::exists(fs::path(folder) / kPlanFile, missing);
+    Result<BakePlan> folderPlan =
+        hasPlan ? readPlan(folder, existing) : Result<BakePlan>::failure("no plan");
+    if (hasPlan && !folderPlan) {
+        return R::failure(folderPlan.error());
+    }
+    PlannedRange given;
+    if (folderPlan && folderPlan.value().source.kind == BakeInput::Kind::GdalFloats) {
+        const BakeInput& p = folderPlan.value().source;
+        given = PlannedRange{p.quantiser.lo, p.hi, p.integral, p.nodataSamples};
     }
     // Threads: the plan pass's bands of rows and the regions side by side, each region's work on
     // its own thread; the COGs' tiles compressed on as many.
@@ -565,7 +1216,10 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
         1, std::min(options.threads > 0 ? options.threads
                                         : int(std::max(std::thread::hardware_concurrency(), 1u)),
                     kMaxLoadThreads));
-    Result<BakeInput> planned = planBakeInput(input, options.load, cores);
+    const bool takesRange =
+        folderPlan && folderPlan.value().source.kind == BakeInput::Kind::GdalFloats;
+    Result<BakeInput> planned =
+        planBakeInput(input, options.load, cores, takesRange ? &given : nullptr);
     if (!planned) {
         return R::failure(planned.error());
     }
@@ -593,12 +1247,37 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
     GdalMessages said;
     const HeightPages pages = planHeightPages(width, height, leafSize.value(), pageSize);
     const int levelCount = int(pages.level.size());
+    BakePlan plan;
+    plan.source = source;
+    plan.leafSize = leafSize.value();
+    plan.pageSize = pageSize;
+    plan.regionSize = regionSize;
+    plan.levels = levelCount;
+
+    std::vector<LevelFile> files(static_cast<size_t>(levelCount));
+    std::vector<std::vector<uint64_t>> sums(static_cast<size_t>(levelCount));
+    TreeSidecar saved;
+    Bake bake(source, pages, tree, files, sums, saved);
+    bake.progress = options.progress;
+    planRegions(bake, plan);
+    const int regions = bake.regionsX * bake.regionsZ;
+    const bool share = options.jobs > 0 && !options.planOnly;
+    bake.firstRegion = share ? int(int64_t(options.job - 1) * regions / options.jobs) : 0;
+    bake.endRegion = share              ? int(int64_t(options.job) * regions / options.jobs)
+                     : options.planOnly ? 0
+                                        : regions;
+    bake.next = bake.firstRegion;
     {
         std::error_code error;
         const std::string dir = fs::is_directory(folder, error)
                                     ? folder
                                     : fs::absolute(folder, error).parent_path().string();
-        const uint64_t needs = bakeDiskBytes(width, height, levelCount, source.nodataSamples > 0);
+        uint64_t needs = bakeDiskBytes(width, height, levelCount, source.nodataSamples > 0);
+        if (jobs) {  // the job's share of the regions
+            needs = uint64_t(double(needs) * double(bake.endRegion - bake.firstRegion) /
+                             double(regions)) +
+                    (uint64_t(16) << 20);
+        }
         const uint64_t free =
             options.freeDiskBytes ? options.freeDiskBytes(dir) : freeDiskBytes(dir);
         if (free < needs) {
@@ -607,194 +1286,230 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
                               " MiB free");
         }
     }
-    // A layout of an earlier bake loses its layout.json first: none ever describes files half
-    // replaced.
-    std::error_code error;
-    fs::remove(fs::path(folder) / kManifest, error);
-    if (!fs::is_directory(folder, error) && !fs::create_directory(folder, error)) {
-        return R::failure("cannot make the layout folder: " + error.message());
+    if (Status made = makeFolder(folder); !made) {
+        return R::failure(made.error());
     }
-
-    std::vector<LevelFile> files(static_cast<size_t>(levelCount));
-    std::vector<std::vector<uint64_t>> sums(static_cast<size_t>(levelCount));
-    for (int level = 0; level < levelCount; ++level) {
-        const PageLevel& l = pages.level[size_t(level)];
-        const std::string name = levelFile(level);
-        if (Status made =
-                files[size_t(level)].create(source, level, l.samplesX, l.samplesY, pageSize, cores,
-                                            (fs::path(folder) / name).string(), said);
-            !made) {
-            return R::failure(name + ": " + made.error());
-        }
-        sums[size_t(level)].assign(size_t((l.samplesX + pageSize - 1) / pageSize) *
-                                       size_t((l.samplesY + pageSize - 1) / pageSize),
-                                   0);
-    }
-    TreeSidecar saved;
-    Bake bake(source, pages, tree, files, sums, saved);
-    bake.regionSize = regionSize;
-    bake.progress = options.progress;
-    bake.regionPages = std::min(log2Of(regionSize / pageSize), levelCount - 1);
-    bake.regionNodes = log2Of(regionSize / leafSize.value());
-    bake.exactLevels = std::min(bake.regionNodes, tree.depth);
-    bake.regionsX = (width - 2) / regionSize + 1;
-    bake.regionsZ = (height - 2) / regionSize + 1;
-    saved.leafRanges.resize(size_t(tree.leavesX) * size_t(tree.leavesZ));
-    saved.coarseErrors.assign(tree.levelStart.back(), 0);
-    saved.foldErrors.assign(tree.levelStart.back(), 0);
-    if (bake.exactLevels > 0) {
-        saved.leafFoldErrors.assign(saved.leafRanges.size(), 0);
-    }
-    if (bake.regionPages < levelCount - 1) {
-        const PageLevel& top = pages.level[size_t(bake.regionPages)];
-        bake.topCodes.resize(size_t(top.samplesX) * size_t(top.samplesY));
-        bake.topValid.resize(source.nodataSamples > 0 ? bake.topCodes.size() : 0);
-    }
-    const int regions = bake.regionsX * bake.regionsZ;
+    BakeSummary summary;
+    summary.firstRegion = bake.firstRegion;
+    summary.endRegion = bake.endRegion;
+    summary.threads = std::max(1, std::min(cores, bake.endRegion - bake.firstRegion));
     // Each block is read or written once, the COGs' copies included: GDAL's cache (one for the
     // process) holds no more than it must while the bake runs.
     const GdalCacheCap cacheCap(kBakeGdalCacheBytes);
-    const int threads = std::min(cores, regions);
-    {
-        std::vector<std::thread> helpers;
-        for (int t = 1; t < threads; ++t) {
-            helpers.emplace_back(bakeRegions, std::ref(bake));
+    if (jobs) {
+        // regions/ first, then plan.json: a job never sees another's plan.json half made without
+        // regions/ (checkFolder's mark of a bake by jobs).
+        const std::string text = planText(plan);
+        const std::string planPath = (fs::path(folder) / kPlanFile).string();
+        std::error_code error;
+        bake.regionsDir = (fs::path(folder) / kRegionsDir).string();
+        fs::create_directory(bake.regionsDir, error);
+        if (!fs::is_directory(bake.regionsDir, error)) {
+            return R::failure("cannot make the layout's regions/ folder");
         }
-        bakeRegions(bake);
-        for (std::thread& helper : helpers) {
-            helper.join();
+        if (hasPlan || fs::exists(planPath, error)) {
+            if (!hasPlan && !readPlan(folder, existing)) {
+                existing.clear();
+            }
+            if (existing != text) {
+                return R::failure(
+                    "the folder holds the plan of another bake (plan.json: another input, or "
+                    "other sizes); give every job the same input and options, or a new folder");
+            }
+        } else if (Status wrote = writeFile(planPath, text.data(), text.size()); !wrote) {
+            return R::failure(wrote.error());
         }
+        bake.planSum = hex(textChecksum(text));
+        if (!options.planOnly) {
+            if (Status ran = runRegions(bake, summary.threads); !ran) {
+                return R::failure(ran.error());
+            }
+        }
+        summary.width = width;
+        summary.height = height;
+        summary.leafSize = leafSize.value();
+        summary.pageSize = pageSize;
+        summary.levels = levelCount;
+        summary.regionSize = regionSize;
+        summary.regions = regions;
+        summary.exactLevels = bake.exactLevels;
+        summary.treeDepth = tree.depth;
+        return summary;
     }
-    if (bake.failed) {
-        return R::failure(bake.failure);
+    if (Status made = createLevelFiles(bake, 0, cores, folder, said); !made) {
+        return R::failure(made.error());
+    }
+    if (Status ran = runRegions(bake, summary.threads); !ran) {
+        return R::failure(ran.error());
     }
     if (Status top = bakeTopLevels(bake); !top) {
         return R::failure(top.error());
     }
+    return writeLayout(bake, std::move(structure.value()), -1, folder, said, summary);
+}
 
-    // The tree: the range bound everywhere from the leaves' ranges, the regions' exact errors
-    // over it on levels 1..exactLevels.
-    Quadtree bounds = std::move(structure.value());
+Result<BakeSummary> joinLayout(const std::string& folder, const BakeOptions& options) {
+    using R = Result<BakeSummary>;
+    std::string text;
+    Result<BakePlan> read = readPlan(folder, text);
+    if (!read) {
+        return R::failure(read.error());
+    }
+    const BakePlan& plan = read.value();
+    const BakeInput& source = plan.source;
+    Result<Quadtree> structure = buildQuadtreeStructure(source.width, source.height, plan.leafSize);
+    if (!structure) {
+        return R::failure("plan.json: " + structure.error());
+    }
+    const HeightPages pages =
+        planHeightPages(source.width, source.height, plan.leafSize, plan.pageSize);
+    if (int(pages.level.size()) != plan.levels) {
+        return R::failure("plan.json: not a plan a bake writes");
+    }
+    registerGdalDrivers();
+    GdalMessages said;
+    std::vector<LevelFile> files(static_cast<size_t>(plan.levels));
+    std::vector<std::vector<uint64_t>> sums(static_cast<size_t>(plan.levels));
+    TreeSidecar saved;
+    Bake bake(source, pages, structure.value(), files, sums, saved);
+    planRegions(bake, plan);
+    bake.regionsDir = (fs::path(folder) / kRegionsDir).string();
+    bake.planSum = hex(textChecksum(text));
     {
-        Heightmap shell;  // the size and coding alone: fillQuadtreeBounds reads no code here
-        shell.width = width;
-        shell.height = height;
-        shell.coding = source.coding;
-        fillQuadtreeBounds(bounds, shell, &saved.leafRanges);
-        const auto exactEnd = ptrdiff_t(bounds.levelStart[size_t(bake.exactLevels) + 1]);
-        std::copy(saved.coarseErrors.begin(), saved.coarseErrors.begin() + exactEnd,
-                  bounds.coarseErrors.begin());
-        std::copy(saved.foldErrors.begin(), saved.foldErrors.begin() + exactEnd,
-                  bounds.foldErrors.begin());
-        saved.coarseErrors = std::move(bounds.coarseErrors);
-        saved.foldErrors = std::move(bounds.foldErrors);
-    }
-    saved.width = width;
-    saved.height = height;
-    saved.leafSize = leafSize.value();
-    saved.exactLevels = bake.exactLevels;
-    saved.lodErrors = errorsKind(bake.exactLevels, tree.depth);
-    saved.minCode = 0xFFFF;
-    saved.maxCode = 0;
-    for (const CodeRange& range : saved.leafRanges) {
-        saved.minCode = std::min(saved.minCode, range.minCode);
-        saved.maxCode = std::max(saved.maxCode, range.maxCode);
-    }
-
-    CPLJSONDocument manifest;
-    CPLJSONObject root = manifest.GetRoot();
-    root.Add("format", kFormat);
-    root.Add("version", kVersion);
-    root.Add("width", width);
-    root.Add("height", height);
-    root.Add("leafSize", leafSize.value());
-    root.Add("pageSize", pageSize);
-    root.Add("levels", levelCount);
-    CPLJSONObject heights;
-    heights.Add("offset", double(source.coding.offset));
-    heights.Add("step", double(source.coding.step));
-    heights.Add("metres", source.metres);
-    heights.Add("minCode", int(saved.minCode));
-    heights.Add("maxCode", int(saved.maxCode));
-    root.Add("heights", heights);
-    CPLJSONObject nodata;
-    nodata.Add("samples", GInt64(source.nodataSamples));
-    nodata.Add("share", double(source.nodataSamples) / (double(width) * double(height)));
-    nodata.Add("holes", source.nodataSamples > 0);
-    root.Add("nodata", nodata);
-    if (source.hasTransform) {
-        CPLJSONObject geo;
-        CPLJSONArray transform;
-        for (double v : source.transform) {
-            transform.Add(v);
+        std::error_code error;
+        // The levels above the regions' at most: a twelfth of the map's level 0 at 2 bytes.
+        const uint64_t needs =
+            bakeDiskBytes(source.width, source.height, plan.levels, source.nodataSamples > 0) / 12 +
+            (uint64_t(16) << 20);
+        const uint64_t free =
+            options.freeDiskBytes ? options.freeDiskBytes(folder) : freeDiskBytes(folder);
+        if (free < needs) {
+            return R::failure("the join needs up to " + std::to_string(needs >> 20) +
+                              " MiB; its disk has " + std::to_string(free >> 20) + " MiB free");
         }
-        geo.Add("geoTransform", transform);
-        geo.Add("wkt", source.wkt);
-        root.Add("georeference", geo);
+        fs::remove(fs::path(folder) / kManifest, error);
     }
-
+    const int cores = std::max(
+        1, std::min(options.threads > 0 ? options.threads
+                                        : int(std::max(std::thread::hardware_concurrency(), 1u)),
+                    kMaxLoadThreads));
+    const GdalCacheCap cacheCap(kBakeGdalCacheBytes);
+    if (Status made = createLevelFiles(bake, bake.regionPages + 1, cores, folder, said); !made) {
+        return R::failure(made.error());
+    }
+    const int ps = plan.pageSize;
+    const bool masked = source.nodataSamples > 0;
+    std::vector<uint16_t> part;
+    std::vector<uint16_t> codes;
+    std::vector<uint8_t> valid;
+    for (int rz = 0; rz < bake.regionsZ; ++rz) {
+        for (int rx = 0; rx < bake.regionsX; ++rx) {
+            const std::string name =
+                "region (" + std::to_string(rx) + ", " + std::to_string(rz) + ")";
+            const std::string dir = regionFolder(bake.regionsDir, rx, rz);
+            Result<CPLJSONDocument> manifest =
+                readSmallJson((fs::path(dir) / kRegionManifest).string(), "region.json");
+            if (!manifest) {
+                return R::failure(name + " is not baked (" + manifest.error() +
+                                  "): run the job that holds it again");
+            }
+            const CPLJSONObject root = manifest.value().GetRoot();
+            const CPLJSONArray at = root.GetArray("region");
+            if (root.GetString("format") != kRegionFormat || !at.IsValid() || at.Size() != 2 ||
+                at[0].ToInteger() != rx || at[1].ToInteger() != rz) {
+                return R::failure(name + ": its region.json is not a bake region's");
+            }
+            if (root.GetString("plan") != bake.planSum) {
+                return R::failure(name +
+                                  " was baked by another plan than plan.json's (stale): "
+                                  "run the job that holds it again");
+            }
+            // The tiles' checksums into the levels'.
+            const CPLJSONArray levels = root.GetArray("tiles");
+            if (!levels.IsValid() || levels.Size() != bake.regionPages + 1) {
+                return R::failure(name + ": its region.json has not its levels' tiles");
+            }
+            for (int level = 0; level <= bake.regionPages; ++level) {
+                const PageLevel& l = pages.level[size_t(level)];
+                const LevelWindow window = regionWindow(bake, level, rx, rz);
+                const int tilesX = (window.w + ps - 1) / ps;
+                const int tilesY = (window.h + ps - 1) / ps;
+                const CPLJSONArray tiles = levels[level].ToArray();
+                if (!tiles.IsValid() || tiles.Size() != tilesX * tilesY) {
+                    return R::failure(name + ": its region.json has not its levels' tiles");
+                }
+                const int levelTilesX = (l.samplesX + ps - 1) / ps;
+                for (int ty = 0; ty < tilesY; ++ty) {
+                    for (int tx = 0; tx < tilesX; ++tx) {
+                        const std::string sum = tiles[ty * tilesX + tx].ToString();
+                        sums[size_t(level)][size_t(window.y / ps + ty) * size_t(levelTilesX) +
+                                            size_t(window.x / ps + tx)] =
+                            std::strtoull(sum.c_str(), nullptr, 16);
+                    }
+                }
+            }
+            // The tree part, its size and checksum region.json's.
+            size_t count = 0;
+            regionTreeRuns(bake, rx, rz, [&count](const uint16_t*, size_t n) { count += n; });
+            const CPLJSONObject treePart = root.GetObj("tree");
+            if (treePart.GetLong("bytes", -1) != GInt64(count * sizeof(uint16_t))) {
+                return R::failure(name + ": its tree part is not of its plan's size");
+            }
+            Result<std::vector<unsigned char>> bytes =
+                readFileOfSize((fs::path(dir) / kRegionTree).string(), count * sizeof(uint16_t));
+            if (!bytes) {
+                return R::failure(name + ": tree.part: " + bytes.error());
+            }
+            if (hex(bytesChecksum(bytes.value())) != treePart.GetString("checksum")) {
+                return R::failure(name + ": tree.part does not match its checksum");
+            }
+            part.resize(count);
+            std::copy(bytes.value().begin(), bytes.value().end(),
+                      reinterpret_cast<unsigned char*>(part.data()));
+            size_t at0 = 0;
+            regionTreeRuns(bake, rx, rz, [&part, &at0](uint16_t* values, size_t n) {
+                std::copy_n(part.data() + at0, n, values);
+                at0 += n;
+            });
+            if (bake.topCodes.empty()) {
+                continue;
+            }
+            // Its highest level's samples, for the levels above.
+            const std::string top = levelFile(bake.regionPages);
+            Result<GdalRaster> raster = openGdalRaster((fs::path(dir) / top).string(), said);
+            const LevelWindow window = regionWindow(bake, bake.regionPages, rx, rz);
+            if (!raster || raster.value().width != window.w || raster.value().height != window.h) {
+                return R::failure(name + ": " + top + ": " +
+                                  (raster ? std::string("not its window's size") : raster.error()));
+            }
+            codes.resize(size_t(window.w) * size_t(window.h));
+            valid.resize(masked ? codes.size() : 0);
+            GDALRasterBand* band = raster.value().band;
+            if (band->RasterIO(GF_Read, 0, 0, window.w, window.h, codes.data(), window.w, window.h,
+                               GDT_UInt16, 0, 0) != CE_None ||
+                (masked &&
+                 band->GetMaskBand()->RasterIO(GF_Read, 0, 0, window.w, window.h, valid.data(),
+                                               window.w, window.h, GDT_Byte, 0, 0) != CE_None)) {
+                return R::failure(name + ": " + top + ": " + said.line("cannot be read"));
+            }
+            const PageLevel& l = pages.level[size_t(bake.regionPages)];
+            for (int r = 0; r < window.h; ++r) {
+                const size_t to = size_t(window.y + r) * size_t(l.samplesX) + size_t(window.x);
+                std::copy_n(codes.data() + size_t(r) * size_t(window.w), window.w,
+                            bake.topCodes.data() + to);
+                if (masked) {
+                    std::copy_n(valid.data() + size_t(r) * size_t(window.w), window.w,
+                                bake.topValid.data() + to);
+                }
+            }
+        }
+    }
+    if (Status top = bakeTopLevels(bake); !top) {
+        return R::failure(top.error());
+    }
     BakeSummary summary;
-    summary.width = width;
-    summary.height = height;
-    summary.leafSize = leafSize.value();
-    summary.pageSize = pageSize;
-    summary.levels = levelCount;
-    summary.regionSize = regionSize;
-    summary.regions = regions;
-    summary.threads = threads;
-    summary.exactLevels = bake.exactLevels;
-    summary.treeDepth = tree.depth;
-    CPLJSONArray levels;
-    for (int level = 0; level < levelCount; ++level) {
-        const std::string name = levelFile(level);
-        const std::string path = (fs::path(folder) / name).string();
-        if (Status written = files[size_t(level)].finish(said); !written) {
-            return R::failure(name + ": " + written.error());
-        }
-        const PageLevel& l = pages.level[size_t(level)];
-        CPLJSONObject entry;
-        entry.Add("file", name);
-        entry.Add("columns", l.samplesX);
-        entry.Add("rows", l.samplesY);
-        entry.Add("tilesX", (l.samplesX + pageSize - 1) / pageSize);
-        entry.Add("tilesY", (l.samplesY + pageSize - 1) / pageSize);
-        CPLJSONArray tiles;
-        for (uint64_t sum : sums[size_t(level)]) {
-            tiles.Add(hex(sum));
-        }
-        entry.Add("tiles", tiles);
-        levels.Add(entry);
-        summary.tiles += int64_t(sums[size_t(level)].size());
-        summary.bytes += uint64_t(fs::file_size(path, error));
-    }
-    root.Add("files", levels);
-
-    const std::string treePath = (fs::path(folder) / kTreeFile).string();
-    if (Status written = writeTreeSidecar(treePath, saved); !written) {
-        return R::failure(std::string(kTreeFile) + ": " + written.error());
-    }
-    Result<std::vector<unsigned char>> treeBytes = readBytes(treePath);
-    if (!treeBytes) {
-        return R::failure(std::string(kTreeFile) + ": " + treeBytes.error());
-    }
-    CPLJSONObject treeEntry;
-    treeEntry.Add("file", kTreeFile);
-    treeEntry.Add("bytes", GInt64(treeBytes.value().size()));
-    treeEntry.Add("checksum", hex(bytesChecksum(treeBytes.value())));
-    root.Add("tree", treeEntry);
-    summary.bytes += treeBytes.value().size();
-
-    const std::string manifestPath = (fs::path(folder) / kManifest).string();
-    const std::string partPath = manifestPath + ".part";
-    if (!manifest.Save(partPath)) {
-        return R::failure("cannot write layout.json");
-    }
-    fs::rename(partPath, manifestPath, error);
-    if (error) {
-        return R::failure("cannot write layout.json: " + error.message());
-    }
-    summary.bytes += uint64_t(fs::file_size(manifestPath, error));
-    return summary;
+    summary.threads = cores;
+    return writeLayout(bake, std::move(structure.value()), bake.regionPages, folder, said, summary);
 }
 
 namespace {
@@ -867,11 +1582,7 @@ std::string whyNotALayout(const std::string& path) {
            (manifest ? "is not a file" : manifest.error());
 }
 
-std::string layoutLevelPath(const std::string& folder, int level) {
-    return inLayout(folder, levelFile(level));
-}
-
-Status verifyLayout(const std::string& folder, LayoutCheck what) {
+Status verifyLayout(const std::string& folder, LayoutCheck what, std::string* levelZero) {
     registerGdalDrivers();
     GdalMessages said;  // GDAL's own messages (a JSON parse error) kept, not printed
     CPLJSONDocument manifest;
@@ -906,9 +1617,12 @@ Status verifyLayout(const std::string& folder, LayoutCheck what) {
     for (int level = 0; level < checked; ++level) {
         const CPLJSONObject entry = levels[level];
         const std::string name = entry.GetString("file");
-        if (name != levelFile(level)) {
+        if (name != levelFile(level) && name != levelFile(level, true)) {
             return Status::failure("layout.json: level " + std::to_string(level) + " names " +
                                    name);
+        }
+        if (level == 0 && levelZero != nullptr) {
+            *levelZero = inLayout(folder, name);
         }
         // Opened as a map's raster is: regular files only, one band, its size checked.
         Result<GdalRaster> raster = openGdalRaster(gdalInLayout(folder, name), said);
@@ -920,8 +1634,11 @@ Status verifyLayout(const std::string& folder, LayoutCheck what) {
         GDALRasterBand* band = raster.value().band;
         int blockX = 0, blockY = 0;
         band->GetBlockSize(&blockX, &blockY);
+        // A mosaic's tiles are its regions' files' (GDAL takes no block under 32 for a VRT).
+        const bool tiled =
+            (blockX == pageSize && blockY == pageSize) || name == levelFile(level, true);
         if (raster.value().width != columns || raster.value().height != rows ||
-            band->GetRasterDataType() != GDT_UInt16 || blockX != pageSize || blockY != pageSize) {
+            band->GetRasterDataType() != GDT_UInt16 || !tiled) {
             return Status::failure(name + ": its size, type or tiles are not layout.json's");
         }
         const CPLJSONArray tiles = entry.GetArray("tiles");

@@ -11,6 +11,16 @@
 //   tree.qtree     the tree's bounds and level-of-detail errors (tree_sidecar.h, stamped with no
 //                  file: the layout's checksums vouch for it).
 // layout.json is written last, so a folder without one is not a layout.
+//
+// A bake split into jobs (BakeOptions::jobs, each run by any job runner, on any machine that sees
+// the folder) writes instead, for each region (x, z) of its share,
+//   regions/x-z/heights-K.tif   the region's tiles of level K, a COG, for the levels whose
+//                               tiles regions hold whole (K <= log2(regionSize / pageSize));
+//   regions/x-z/tree.part       its leaves' ranges and its nodes' exact errors;
+//   regions/x-z/region.json     the checksums of both and of the plan, written last;
+// beside plan.json (the input's size, coding, georeference and the bake's sizes, the same from
+// every job). joinLayout then writes those levels as heights-K.vrt, GDAL virtual mosaics of the
+// regions' COGs, the levels above as COGs, the tree and layout.json.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +49,15 @@ struct BakeOptions {
     // Called after each region with the regions baked so far and their count, from the thread
     // that baked it, one call at a time (null: none).
     std::function<void(int done, int total)> progress;
+    // Job `job` (1 to jobs) of a bake split into `jobs` independent processes: it bakes its share
+    // of the regions (in row-major order, regions (job - 1) R / jobs to job R / jobs - 1 of R)
+    // into the folder's regions/ and writes plan.json; joinLayout makes the layout once every job
+    // has run. 0: the whole bake in this process.
+    int job = 0;
+    int jobs = 0;
+    // Only the plan of a bake by jobs: plan.json (a float band's pass taken once, here), which
+    // the jobs then take rather than each taking the pass again.
+    bool planOnly = false;
     LoadOptions load;  // the memory budget (the tree's leaf size), a .r16's size
     // The free bytes of the layout's file system (null: statvfs; tests give less).
     std::function<uint64_t(const std::string& dir)> freeDiskBytes;
@@ -58,7 +77,9 @@ struct BakeSummary {
     int64_t tiles = 0;   // in every level
     uint64_t bytes = 0;  // of the layout's files
     int regionSize = 0;
-    int regions = 0;
+    int regions = 0;      // in the map
+    int firstRegion = 0;  // the regions this process baked: firstRegion to endRegion - 1
+    int endRegion = 0;    // (none by joinLayout)
     int threads = 0;      // regions baked at once
     int exactLevels = 0;  // the tree's levels 1..exactLevels hold exact errors, the rest the range
     int treeDepth = 0;    // bound
@@ -78,14 +99,25 @@ struct BakeSummary {
 Result<BakeSummary> bakeLayout(const std::string& input, const std::string& folder,
                                const BakeOptions& options);
 
+// Joins the regions the jobs of a bake split into jobs (BakeOptions::jobs) wrote into `folder`:
+// every region's region.json must be there and of the folder's plan, its tree part of the size
+// and checksum it gives, else one line names the first region missing, stale or damaged (the
+// folder then holds no layout.json). Reads the regions' tree parts and their highest level
+// (1/4^log2(regionSize / pageSize) of the samples), never their level 0; writes the levels the
+// regions hold as mosaics of them, the levels above, the tree and layout.json. Run again, it
+// gives the same layout. `options` gives the threads and the free disk.
+Result<BakeSummary> joinLayout(const std::string& folder, const BakeOptions& options);
+
 // What verifyLayout checks: every level and the tree, or level 0 alone (what the viewer reads of
 // a layout: openMap opens a layout's folder as its heights-0.tif).
 enum class LayoutCheck { Everything, LevelZero };
 
 // Checks the layout in `folder` against its layout.json: every level's size and tiling, every
 // tile's codes and the tree's bytes against their checksums. One line naming the first file and
-// tile that do not match.
-Status verifyLayout(const std::string& folder, LayoutCheck what = LayoutCheck::Everything);
+// tile that do not match. `levelZero`, when given, receives the path of level 0's file (a COG,
+// or a mosaic of the regions' COGs), as the program names it.
+Status verifyLayout(const std::string& folder, LayoutCheck what = LayoutCheck::Everything,
+                    std::string* levelZero = nullptr);
 
 // Whether `path` is a folder holding a layout.json (a layout, or what claims to be one).
 bool isLayoutFolder(const std::string& path);
@@ -94,8 +126,5 @@ bool isLayoutFolder(const std::string& path);
 // its layout.json's absence as the server answers it (HTTP 404, curl's line when the server
 // cannot be reached), or that it is not a file.
 std::string whyNotALayout(const std::string& path);
-
-// The path of the layout's level `level` file.
-std::string layoutLevelPath(const std::string& folder, int level);
 
 }  // namespace qt

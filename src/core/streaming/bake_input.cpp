@@ -106,6 +106,15 @@ PlanPart planRows(GDALRasterBand& band, const GdalBand& info, int width, int fir
     return part;
 }
 
+// The quantiser and coding of a float band whose valid samples span `range`.
+void setPlannedRange(const PlannedRange& range, const GdalBand& info, BakeInput& out) {
+    out.nodataSamples = range.voids;
+    out.quantiser = sampleQuantiser(range.lo, range.hi, range.integral);
+    out.hi = range.hi;
+    out.integral = range.integral;
+    out.coding = codingInMetres(out.quantiser.coding, info);
+}
+
 // The float band's pass, its rows shared out in bands among `threads` threads (each on a dataset
 // of its own; the first on `band`): its voids counted, the range of its given samples, the
 // quantiser and the coding. A failure is the first band's, in row order, whatever finished first.
@@ -159,14 +168,12 @@ Status planFloats(GDALRasterBand& band, const GdalBand& info, int threads, BakeI
         return Status::failure("sample " + gdalNumber(extreme) + " is beyond the limit of " +
                                gdalNumber(kMaxWorldCoordinate) + " for a height");
     }
-    out.nodataSamples = all.voids;
-    out.quantiser = sampleQuantiser(range.lo, range.hi, range.integral);
-    out.hi = range.hi;
-    out.coding = codingInMetres(out.quantiser.coding, info);
+    setPlannedRange(PlannedRange{range.lo, range.hi, range.integral, all.voids}, info, out);
     return Status();
 }
 
-Result<BakeInput> planGdal(const std::string& path, int threads, BakeInput out) {
+Result<BakeInput> planGdal(const std::string& path, int threads, const PlannedRange* given,
+                           BakeInput out) {
     using R = Result<BakeInput>;
     registerGdalDrivers();
     const GdalMessages messages;
@@ -199,6 +206,10 @@ Result<BakeInput> planGdal(const std::string& path, int threads, BakeInput out) 
         return out;
     }
     out.kind = BakeInput::Kind::GdalFloats;
+    if (given != nullptr) {
+        setPlannedRange(*given, info, out);
+        return out;
+    }
     if (Status planned = planFloats(*raster.band, info, threads, out); !planned) {
         return R::failure(planned.error());
     }
@@ -207,12 +218,13 @@ Result<BakeInput> planGdal(const std::string& path, int threads, BakeInput out) 
 
 }  // namespace
 
-Result<BakeInput> planBakeInput(const std::string& path, const LoadOptions& options, int threads) {
+Result<BakeInput> planBakeInput(const std::string& path, const LoadOptions& options, int threads,
+                                const PlannedRange* given) {
     using R = Result<BakeInput>;
     BakeInput out;
     const std::string ext = lowerExtension(path);
     if (isGdalExtension(ext)) {
-        return planGdal(path, threads, std::move(out));
+        return planGdal(path, threads, given, std::move(out));
     }
     if (ext != ".r16" && ext != ".raw") {
         return R::failure(
@@ -325,12 +337,20 @@ Result<int64_t> WindowReader::read(int x0, int z0, int w, int h, uint16_t* codes
     if (info.rescale) {
         rescaleSamples(samples.data(), n, info.scale, info.offset);  // the plan checked them
     }
+    const float lo = input.quantiser.lo;
+    for (size_t i = 0; i < n; ++i) {
+        const float s = samples[i];
+        if (s != kGdalVoid && !(s >= lo && s <= input.hi)) {
+            return R::failure("sample " + gdalNumber(s) + " lies outside the plan's range (" +
+                              gdalNumber(lo) + " to " + gdalNumber(input.hi) +
+                              "): the input changed since its plan was made");
+        }
+    }
     if (valid != nullptr) {
         for (size_t i = 0; i < n; ++i) {
             valid[i] = samples[i] == kGdalVoid ? 0 : 255;
         }
     }
-    const float lo = input.quantiser.lo;
     if (voids == int64_t(n)) {
         std::fill(samples.begin(), samples.end(), lo);
     } else if (voids > 0) {

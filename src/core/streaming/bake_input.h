@@ -34,7 +34,16 @@ struct BakeInput {
     std::string wkt;
     SampleQuantiser quantiser;  // GdalFloats
     float hi = 0.0f;            // the highest valid sample (GdalFloats)
+    bool integral = false;      // every valid sample an integer (GdalFloats)
     int64_t nodataSamples = 0;  // voids (nodata, NaN, a mask's zeros): holes
+};
+
+// What a float band's pass finds, given instead of taken again (a bake by jobs' plan.json).
+struct PlannedRange {
+    float lo = 0.0f;
+    float hi = 0.0f;
+    bool integral = false;
+    int64_t voids = 0;
 };
 
 // Plans the bake of `path` (a .r16/.raw, or a GDAL raster by its extension, local or by URL
@@ -42,10 +51,11 @@ struct BakeInput {
 // GDAL raster, its band described (describeGdalBand) and its files held to the sizes its header
 // declares; a band read as floats takes one pass over its rows for the range of its valid samples
 // (the quantiser: the codes a full load makes of them), its rows shared out among `threads`
-// threads, its voids counted, a sample beyond float or kMaxWorldCoordinate refused. One line
-// (without the path) on failure.
+// threads, its voids counted, a sample beyond float or kMaxWorldCoordinate refused; with `given`,
+// no pass: its range and voids are the band's (WindowReader then refuses a window that holds a
+// sample outside the range). One line (without the path) on failure.
 Result<BakeInput> planBakeInput(const std::string& path, const LoadOptions& options,
-                                int threads = 1);
+                                int threads = 1, const PlannedRange* given = nullptr);
 
 // Reads windows of a planned input, one reader a thread (each holds its own GDAL dataset).
 class WindowReader {
@@ -55,7 +65,8 @@ public:
     // Samples [x0, x0 + w) x [z0, z0 + h) as codes, row after row (w a row), into `codes`, and
     // into `valid` (when not null) 255 for a sample given and 0 for a void. Voids are filled for
     // the codes as a full load fills them (fillVoids, over the window alone), held within the
-    // plan's range; a window of voids alone takes the lowest code. Returns the window's voids.
+    // plan's range; a window of voids alone takes the lowest code. Returns the window's voids; a
+    // given sample outside the plan's range (an input changed since its plan) is a failure.
     Result<int64_t> read(int x0, int z0, int w, int h, uint16_t* codes, uint8_t* valid);
 
 private:

@@ -78,10 +78,9 @@ Result<OpenedMap> openMap(const std::string& asked, const LoadOptions& options,
     // checksums.
     std::string path = asked;
     if (isLayoutFolder(asked)) {
-        if (const Status checked = verifyLayout(asked, LayoutCheck::LevelZero); !checked) {
+        if (const Status checked = verifyLayout(asked, LayoutCheck::LevelZero, &path); !checked) {
             return R::failure(asked + ": " + checked.error());
         }
-        path = layoutLevelPath(asked, 0);
     } else if (isNetworkPath(asked) && lowerExtension(asked).empty()) {
         return R::failure(asked + ": " + whyNotALayout(asked));
     }

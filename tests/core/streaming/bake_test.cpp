@@ -34,8 +34,9 @@ namespace fs = std::filesystem;
 
 // A 203 x 141 (or width x height) GeoTIFF in UTM of float heights in metres with a few nodata
 // samples (or none).
+// With `flat`, every sample given is *flat.
 std::string writeInput(const test::TempDir& dir, bool holes = true, int width = 203,
-                       int height = 141) {
+                       int height = 141, const double* flat = nullptr) {
     test::GdalRaster raster;
     raster.width = width;
     raster.height = height;
@@ -49,7 +50,9 @@ std::string writeInput(const test::TempDir& dir, bool holes = true, int width = 
         for (int c = 0; c < raster.width; ++c) {
             const bool hole = holes && (c - 150) * (c - 150) + (r - 40) * (r - 40) < 36;
             samples[size_t(r) * size_t(raster.width) + size_t(c)] =
-                hole ? -9999.0 : 800.0 + 300.0 * std::sin(c * 0.05) * std::cos(r * 0.07) + c * 0.5;
+                hole   ? -9999.0
+                : flat ? *flat
+                       : 800.0 + 300.0 * std::sin(c * 0.05) * std::cos(r * 0.07) + c * 0.5;
         }
     }
     const std::string path =
@@ -178,7 +181,11 @@ struct LevelSamples {
 };
 LevelSamples readLevel(const std::string& layout, int level) {
     LevelSamples out;
-    const std::string name = layout + "/heights-" + std::to_string(level) + ".tif";
+    // A COG, or a mosaic of the regions' COGs (a bake by jobs).
+    std::string name = layout + "/heights-" + std::to_string(level) + ".tif";
+    if (!fs::exists(name)) {
+        name = layout + "/heights-" + std::to_string(level) + ".vrt";
+    }
     GDALDatasetUniquePtr raster(GDALDataset::Open(name.c_str(), GDAL_OF_RASTER));
     if (!raster) {
         ADD_FAILURE() << name;
@@ -403,6 +410,238 @@ TEST(Bake, VerifyNamesWhatDoesNotMatchItsChecksum) {
     expectOneLineSaying(damagedTile.error(), "heights-1.tif: tile (1, 1)");
 }
 
+// Bakes `input` into `folder` as `jobs` jobs (each with `threads` threads), then joins them.
+Result<BakeSummary> bakeByJobs(const test::TempDir& dir, const std::string& input,
+                               const std::string& folder, int regionSize, int jobs, int threads) {
+    for (int job = 1; job <= jobs; ++job) {
+        BakeOptions options = bakeOptions(dir);
+        options.regionSize = regionSize;
+        options.threads = threads;
+        options.job = job;
+        options.jobs = jobs;
+        const Result<BakeSummary> baked = bakeLayout(input, folder, options);
+        if (!baked) {
+            return baked;
+        }
+        EXPECT_EQ(baked.value().firstRegion, (job - 1) * baked.value().regions / jobs);
+        EXPECT_EQ(baked.value().endRegion, job * baked.value().regions / jobs);
+        EXPECT_FALSE(fs::exists(folder + "/layout.json"));  // only a join makes one
+    }
+    return joinLayout(folder, bakeOptions(dir));
+}
+
+// A bake split into jobs (three, of one and of two threads) and joined is the bake in one
+// process: every level's codes and mask, every tile's checksum, the tree byte for byte, the map
+// the viewer opens; the levels the regions hold are mosaics of the regions' COGs. A job run again
+// changes nothing.
+TEST(Bake, JobsJoinedAreTheBakeInOneProcess) {
+    test::TempDir dir;
+    for (const bool holes : {false, true}) {
+        const std::string input = writeInput(dir, holes);
+        const std::string whole = dir.path(holes ? "whole-holes" : "whole");
+        const std::string jobs = dir.path(holes ? "jobs-holes" : "jobs");
+        BakeOptions options = bakeOptions(dir);
+        options.regionSize = 32;
+        const Result<BakeSummary> one = bakeLayout(input, whole, options);
+        ASSERT_TRUE(one) << one.error();
+        const Result<BakeSummary> joined = bakeByJobs(dir, input, jobs, 32, 3, holes ? 2 : 1);
+        ASSERT_TRUE(joined) << joined.error();
+        EXPECT_EQ(joined.value().regions, one.value().regions);
+        EXPECT_EQ(joined.value().exactLevels, one.value().exactLevels);
+        EXPECT_EQ(joined.value().tiles, one.value().tiles);
+        const Status verified = verifyLayout(jobs);
+        ASSERT_TRUE(verified) << verified.error();
+        // Regions of 32 squares hold whole tiles of 16 on levels 0 and 1.
+        EXPECT_TRUE(fs::exists(jobs + "/heights-1.vrt"));
+        EXPECT_TRUE(fs::exists(jobs + "/heights-2.tif"));
+        EXPECT_FALSE(fs::exists(jobs + "/heights-0.tif"));
+        for (int level = 0; level < one.value().levels; ++level) {
+            const LevelSamples a = readLevel(whole, level);
+            const LevelSamples b = readLevel(jobs, level);
+            ASSERT_EQ(a.columns, b.columns);
+            ASSERT_EQ(a.rows, b.rows);
+            EXPECT_EQ(a.valid, b.valid) << "level " << level;
+            EXPECT_EQ(a.codes, b.codes) << "level " << level;
+        }
+        EXPECT_EQ(fileText(jobs + "/tree.qtree"), fileText(whole + "/tree.qtree"));
+        const std::string manifest = fileText(jobs + "/layout.json");
+        std::string wholeManifest = fileText(whole + "/layout.json");
+        // The same manifest but for the mosaics' names.
+        for (const char* level : {"heights-0", "heights-1"}) {
+            const std::string tif = std::string(level) + ".tif";
+            wholeManifest.replace(wholeManifest.find(tif), tif.size(), std::string(level) + ".vrt");
+        }
+        EXPECT_EQ(manifest, wholeManifest);
+
+        LoadOptions load;
+        load.cacheDir = dir.path("cache");
+        for (const bool stream : {false, true}) {
+            const Result<OpenedMap> a = openMap(whole, load, {}, 4, stream);
+            const Result<OpenedMap> b = openMap(jobs, load, {}, 4, stream);
+            ASSERT_TRUE(a) << a.error();
+            ASSERT_TRUE(b) << b.error();
+            ASSERT_TRUE(b.value().map.codes == a.value().map.codes) << "stream " << stream;
+            EXPECT_EQ(b.value().map.nodata.bits, a.value().map.nodata.bits);
+            EXPECT_EQ(b.value().map.geo.crsName, a.value().map.geo.crsName);
+            EXPECT_DOUBLE_EQ(b.value().map.geo.west, a.value().map.geo.west);
+            EXPECT_FLOAT_EQ(b.value().map.coding.step, a.value().map.coding.step);
+        }
+
+        // Job 2 run again (a job that died, run again): the join gives the same layout.
+        const std::string region = fileText(jobs + "/regions/1-1/region.json");
+        BakeOptions again = bakeOptions(dir);
+        again.regionSize = 32;
+        again.job = 2;
+        again.jobs = 3;
+        ASSERT_TRUE(bakeLayout(input, jobs, again));
+        EXPECT_FALSE(fs::exists(jobs + "/layout.json"));  // the layout is joined anew
+        ASSERT_TRUE(joinLayout(jobs, bakeOptions(dir)));
+        EXPECT_EQ(fileText(jobs + "/regions/1-1/region.json"), region);
+        EXPECT_EQ(fileText(jobs + "/layout.json"), manifest);
+    }
+}
+
+// --plan takes a float band's pass once, and the jobs take its range and voids from plan.json
+// with no pass of their own: an input made flat after the plan (whose own pass would give
+// another plan, which the jobs would refuse) bakes over the plan's range. An input changed to
+// samples outside the plan's range, or to voids where the plan counted none, fails the job with
+// one line rather than clamping or filling silently. Jobs after a plan join into the whole
+// bake's layout.
+TEST(Bake, JobsTakeTheFloatRangeOfTheirPlan) {
+    test::TempDir dir;
+    const std::string input = writeInput(dir, true);
+    BakeOptions options = bakeOptions(dir);
+    options.regionSize = 32;
+    const std::string whole = dir.path("whole");
+    ASSERT_TRUE(bakeLayout(input, whole, options));
+    BakeOptions plan = options;
+    plan.planOnly = true;
+    const std::string jobs = dir.path("jobs");
+    const Result<BakeSummary> planned = bakeLayout(input, jobs, plan);
+    ASSERT_TRUE(planned) << planned.error();
+    EXPECT_EQ(planned.value().endRegion, 0);
+    EXPECT_TRUE(fs::is_empty(jobs + "/regions"));
+    const std::string kept = fileText(jobs + "/plan.json");
+    ASSERT_TRUE(bakeByJobs(dir, input, jobs, 32, 2, 1));
+    EXPECT_EQ(fileText(jobs + "/plan.json"), kept);
+    EXPECT_EQ(fileText(jobs + "/tree.qtree"), fileText(whole + "/tree.qtree"));
+    EXPECT_EQ(readLevel(jobs, 0).codes, readLevel(whole, 0).codes);
+
+    // The input made flat after its plan: baked over the plan's range, one code where given.
+    const std::string flat = dir.path("flat");
+    ASSERT_TRUE(bakeLayout(input, flat, plan));
+    const double height = 1000.0;
+    writeInput(dir, true, 203, 141, &height);
+    const Result<BakeSummary> overRange = bakeByJobs(dir, input, flat, 32, 1, 1);
+    ASSERT_TRUE(overRange) << overRange.error();
+    EXPECT_EQ(fileText(flat + "/plan.json"), kept);
+    const LevelSamples level = readLevel(flat, 0);
+    std::vector<uint16_t> given;
+    for (size_t i = 0; i < level.codes.size(); ++i) {
+        if (level.valid[i] != 0) {
+            given.push_back(level.codes[i]);
+        }
+    }
+    ASSERT_FALSE(given.empty());
+    EXPECT_EQ(std::count(given.begin(), given.end(), given[0]), ptrdiff_t(given.size()));
+    EXPECT_GT(given[0], 0);  // 1000 m inside the plan's range, not its lowest code
+
+    // Samples outside the plan's range: refused.
+    const std::string above = dir.path("above");
+    writeInput(dir);
+    ASSERT_TRUE(bakeLayout(input, above, plan));
+    const double high = 5000.0;
+    writeInput(dir, true, 203, 141, &high);
+    Result<BakeSummary> refused = bakeByJobs(dir, input, above, 32, 1, 1);
+    ASSERT_FALSE(refused);
+    expectOneLineSaying(refused.error(), "lies outside the plan's range");
+
+    // Voids where the plan counted none: refused.
+    const std::string solidInput = writeInput(dir, false);
+    const std::string solid = dir.path("solid");
+    ASSERT_TRUE(bakeLayout(solidInput, solid, plan));
+    writeInput(dir);
+    fs::copy_file(input, solidInput, fs::copy_options::overwrite_existing);
+    refused = bakeByJobs(dir, solidInput, solid, 32, 1, 1);
+    ASSERT_FALSE(refused);
+    expectOneLineSaying(refused.error(), "voids its plan did not count");
+}
+
+// The join refuses a layout with a region missing (its job not run, or dead before its
+// region.json), stale (baked by another plan) or damaged (its tree part), with one line naming the
+// region, and leaves no layout.json; a job of another plan is refused before it writes anything,
+// and a whole bake and a bake by jobs never write into each other's folders.
+TEST(Bake, AJoinRefusesARegionMissingStaleOrDamaged) {
+    test::TempDir dir;
+    const std::string input = writeInput(dir);
+    const std::string jobs = dir.path("jobs");
+    ASSERT_TRUE(bakeByJobs(dir, input, jobs, 32, 2, 1));
+    ASSERT_TRUE(fs::exists(jobs + "/layout.json"));
+    const std::string manifest = jobs + "/regions/2-1/region.json";
+    const std::string kept = fileText(manifest);
+
+    fs::remove(manifest);
+    Result<BakeSummary> joined = joinLayout(jobs, bakeOptions(dir));
+    ASSERT_FALSE(joined);
+    expectOneLineSaying(joined.error(), "region (2, 1) is not baked");
+    EXPECT_FALSE(fs::exists(jobs + "/layout.json"));
+
+    std::string stale = kept;
+    const size_t plan = stale.find("\"plan\"");
+    ASSERT_NE(plan, std::string::npos);
+    const size_t digit = stale.find_first_of("0123456789abcdef", stale.find(':', plan) + 3);
+    stale[digit] = stale[digit] == '0' ? '1' : '0';
+    std::ofstream(manifest, std::ios::binary | std::ios::trunc) << stale;
+    joined = joinLayout(jobs, bakeOptions(dir));
+    ASSERT_FALSE(joined);
+    expectOneLineSaying(joined.error(), "region (2, 1) was baked by another plan");
+
+    std::ofstream(manifest, std::ios::binary | std::ios::trunc) << kept;
+    const std::string part = jobs + "/regions/2-1/tree.part";
+    std::string bytes = fileText(part);
+    bytes[bytes.size() / 2] ^= 0x04;
+    std::ofstream(part, std::ios::binary | std::ios::trunc) << bytes;
+    joined = joinLayout(jobs, bakeOptions(dir));
+    ASSERT_FALSE(joined);
+    expectOneLineSaying(joined.error(), "region (2, 1): tree.part does not match its checksum");
+    EXPECT_FALSE(fs::exists(jobs + "/layout.json"));
+
+    // Another plan (tiles of 32): refused, the regions as they were.
+    BakeOptions other = bakeOptions(dir);
+    other.pageSize = 32;
+    other.regionSize = 32;
+    other.job = 1;
+    other.jobs = 2;
+    const std::string region = fileText(jobs + "/regions/0-0/region.json");
+    const Result<BakeSummary> refused = bakeLayout(input, jobs, other);
+    ASSERT_FALSE(refused);
+    expectOneLineSaying(refused.error(), "the folder holds the plan of another bake");
+    EXPECT_EQ(fileText(jobs + "/regions/0-0/region.json"), region);
+
+    // A whole bake into a folder of jobs, and a job into a layout baked whole.
+    const Result<BakeSummary> whole = bakeLayout(input, jobs, bakeOptions(dir));
+    ASSERT_FALSE(whole);
+    expectOneLineSaying(whole.error(), "holds a bake by jobs");
+    const std::string layout = dir.path("layout");
+    ASSERT_TRUE(bakeLayout(input, layout, bakeOptions(dir)));
+    BakeOptions job = bakeOptions(dir);
+    job.job = 1;
+    job.jobs = 2;
+    const Result<BakeSummary> intoWhole = bakeLayout(input, layout, job);
+    ASSERT_FALSE(intoWhole);
+    expectOneLineSaying(intoWhole.error(), "holds a layout baked whole");
+    EXPECT_TRUE(verifyLayout(layout));
+    EXPECT_FALSE(fs::exists(layout + "/regions"));
+
+    // A join of a folder with no plan, and a job beyond its count.
+    const Result<BakeSummary> noPlan = joinLayout(layout, bakeOptions(dir));
+    ASSERT_FALSE(noPlan);
+    expectOneLineSaying(noPlan.error(), "plan.json: missing");
+    job.job = 3;
+    EXPECT_FALSE(bakeLayout(input, dir.path("beyond"), job));
+    EXPECT_FALSE(fs::exists(dir.path("beyond")));
+}
+
 // A bake run again gives the same layout; a folder holding anything of the user's is refused and
 // left as it is, as is a file in the layout's place.
 TEST(Bake, ReplacesItsOwnLayoutAndNeverWritesIntoTheUsersFolder) {
@@ -490,6 +729,17 @@ TEST(Bake, ALayoutByUrlOpensAsItsLocalFolder) {
     EXPECT_TRUE(remote.value().map.codes == local.value().map.codes);
     EXPECT_EQ(remote.value().map.nodata.bits, local.value().map.nodata.bits);
     EXPECT_NE(server.accessLog().find("GET /layout/heights-0.tif 206 bytes="), std::string::npos)
+        << server.accessLog();
+
+    // A layout of jobs joined: its mosaics' regions read by their URLs beside the mosaic.
+    ASSERT_TRUE(bakeByJobs(dir, writeInput(dir), dir.path("jobs"), 32, 2, 1));
+    const Status joined = verifyLayout(server.url("jobs"));
+    EXPECT_TRUE(joined) << joined.error();
+    const Result<OpenedMap> mosaic = openMap(server.url("jobs"), load, {}, 4, false);
+    ASSERT_TRUE(mosaic) << mosaic.error();
+    EXPECT_TRUE(mosaic.value().map.codes == local.value().map.codes);
+    EXPECT_NE(server.accessLog().find("GET /jobs/regions/1-1/heights-0.tif 206 bytes="),
+              std::string::npos)
         << server.accessLog();
 }
 
