@@ -25,7 +25,7 @@ Topics, each the section of docs/figures.md with that anchor:
               bench/stream.py with a 65536² imagery COG over the streamed 32769² .r16
   streaming   bench/stream.py on a streamed 32769² .r16 (gen_4097.png cubic-upsampled)
   bake        bench/bake.py: quadterrain-bake's samples a second on gen_8193 as a .r16 and as a
-              Float32 GeoTIFF, one thread and two
+              Float32 GeoTIFF, one thread and two, and by two jobs joined
   gpu         measured on a device machine, never here: its section is kept as recorded
 Default: walk,occlusion,tree-build,loading (core_bench alone, a few minutes). frames, lod,
 memory, holes, imagery and streaming run the viewer (under xvfb-run -a when DISPLAY is unset) on
@@ -627,7 +627,8 @@ def float_tiff(side):
 
 def bake_section():
     side = 1025 if args.quick else 8193
-    shown, out = script("bake.py", "--runs", "1" if args.quick else "3", r16_map(side),
+    shown, out = script("bake.py", "--runs", "1" if args.quick else "3", "--jobs", "2",
+                        r16_map(side),
                         float_tiff(side), display=False)
     return [f"`{shown}`:", "", *out.splitlines()]
 
@@ -663,7 +664,9 @@ INTRO = {
     "streaming": "A 32769² `.r16` streamed within a 2000 MiB budget: first open, reopen, a "
                  "flight at 2 px, llvmpipe at 1280x720.",
     "bake": "quadterrain-bake: a map baked into its layout (COG levels, tile checksums, the tree) "
-            "by regions, on one thread and on two, and verified.",
+            "by regions, on one thread and on two, and verified; then as a bake by jobs: the "
+            "plan, two jobs of one thread side by side (as two machines would run them), the "
+            "join, its layout held to the one-process bake's.",
     "objects": "The object trees against a uniform grid, Box2D's broad phase and brute force; "
                "one thread.",
     "frames": "Whole frames on llvmpipe at 1280x720, medians over the bench path.",

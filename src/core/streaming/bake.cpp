@@ -1238,7 +1238,10 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
         return R::failure("the page size must be a multiple of the leaf size (" +
                           std::to_string(leafSize.value()) + ")");
     }
-    Result<Quadtree> structure = buildQuadtreeStructure(width, height, leafSize.value());
+    // A job needs the tree's level grids alone (its regions' entries go to its tree parts); a
+    // whole bake the structure too, for the bounds at its end.
+    Result<Quadtree> structure = jobs ? buildQuadtreeLevelGrids(width, height, leafSize.value())
+                                      : buildQuadtreeStructure(width, height, leafSize.value());
     if (!structure) {
         return R::failure(structure.error());
     }

@@ -135,7 +135,7 @@ uint64_t quadtreeNodeCount(int width, int height, int leafSize) {
     return countNodes(0, 0, rootSize, leavesX, leavesZ);
 }
 
-Result<Quadtree> buildQuadtreeStructure(int width, int height, int leafSize) {
+Result<Quadtree> buildQuadtreeLevelGrids(int width, int height, int leafSize) {
     if (!isValidLeafSize(leafSize)) {
         return Result<Quadtree>::failure(
             "leaf size " + std::to_string(leafSize) + " is not a power of two from " +
@@ -153,20 +153,11 @@ Result<Quadtree> buildQuadtreeStructure(int width, int height, int leafSize) {
         ++tree.depth;
     }
     assert(tree.depth <= kMaxTreeDepth);  // kMaxSide samples, kMinLeafSize leaves
-    const size_t leafCount = size_t(tree.leavesX) * size_t(tree.leavesZ);
     const size_t nodeCount = countNodes(0, 0, rootSize, tree.leavesX, tree.leavesZ);
     if (nodeCount > kMaxNodes) {  // a 32769-class map in leaves of 2 (358 million nodes)
         return Result<Quadtree>::failure("the map needs " + std::to_string(nodeCount) +
                                          " quadtree nodes, more than " + std::to_string(kMaxNodes));
     }
-    reserveHuge(tree.nodes, nodeCount);
-    tree.nodes.resize(nodeCount);
-    tree.parents.resize(nodeCount);
-    tree.leaves.resize(leafCount);
-    tree.leafNodes.resize(leafCount);
-    tree.leafCodes.resize(leafCount);
-    tree.leafGrid.reserve(leafCount);
-    tree.leafGrid.resize(leafCount);
     tree.levelStart.assign(size_t(tree.depth) + 2, 0);
     tree.levelWidth.assign(size_t(tree.depth) + 2, 0);
     for (int level = 1; level <= tree.depth + 1; ++level) {
@@ -177,7 +168,27 @@ Result<Quadtree> buildQuadtreeStructure(int width, int height, int leafSize) {
         tree.levelStart[size_t(level)] = below;
         tree.levelWidth[size_t(level)] = uint32_t(((tree.leavesX - 1) >> level) + 1);
     }
-    assert(tree.levelStart.back() + leafCount == nodeCount);
+    assert(tree.levelStart.back() + size_t(tree.leavesX) * size_t(tree.leavesZ) == nodeCount);
+    return tree;
+}
+
+Result<Quadtree> buildQuadtreeStructure(int width, int height, int leafSize) {
+    Result<Quadtree> grids = buildQuadtreeLevelGrids(width, height, leafSize);
+    if (!grids) {
+        return grids;
+    }
+    Quadtree tree = std::move(grids).value();
+    const int rootSize = 1 << tree.depth;
+    const size_t leafCount = size_t(tree.leavesX) * size_t(tree.leavesZ);
+    const size_t nodeCount = size_t(tree.levelStart.back()) + leafCount;
+    reserveHuge(tree.nodes, nodeCount);
+    tree.nodes.resize(nodeCount);
+    tree.parents.resize(nodeCount);
+    tree.leaves.resize(leafCount);
+    tree.leafNodes.resize(leafCount);
+    tree.leafCodes.resize(leafCount);
+    tree.leafGrid.reserve(leafCount);
+    tree.leafGrid.resize(leafCount);
     tree.coarseErrors.assign(tree.levelStart.back(), 0);
     tree.foldErrors.assign(tree.levelStart.back(), 0);
     tree.leafFoldErrors.clear();

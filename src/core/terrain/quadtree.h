@@ -220,6 +220,11 @@ Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize);
 // fillQuadtreeBounds. Fails for a leaf size out of range or more than kMaxNodes nodes.
 Result<Quadtree> buildQuadtreeStructure(int width, int height, int leafSize);
 
+// Its level grids alone (leafSize, leafShift, leavesX, leavesZ, depth, levelStart, levelWidth):
+// what levelIndex and a scan of a block of nodes read (exactErrorsOfBlock), without the nodes'
+// arrays (a bake's job holds its regions' entries, not the tree). Fails as it does.
+Result<Quadtree> buildQuadtreeLevelGrids(int width, int height, int leafSize);
+
 // The second half: the map's coding, each node's exact code range and the range bound as the
 // coarse errors (LodErrors::Range), into a structure built for the map's size. `leafRanges`, when
 // given, holds each leaf's code range by row * leavesX + col (as leafCodeRanges computes them, or
