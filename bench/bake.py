@@ -10,9 +10,10 @@ model of 1.3 x 10^12 samples would take at the one-thread rate: core-hours and s
 With --jobs N, each run also bakes the map as a bake by jobs would on N machines: --plan, then N
 jobs of one thread each as N processes side by side (the row's wall clock is the slowest job's,
 its CPU seconds every job's, its peak the largest job's), then --join; the joined layout's tiles
-and tree are held to the one-process bake's.
+and tree are held to the one-process bake's. With --jobs-only, the bake by jobs alone, its
+joined layout then verified (for a map too big to bake three times over: bench/giant.py's).
 
-Usage: python3 bench/bake.py [--build DIR] [--runs R] [--jobs N] MAP [MAP ...]
+Usage: python3 bench/bake.py [--build DIR] [--runs R] [--jobs N [--jobs-only]] MAP [MAP ...]
 """
 import json
 import argparse
@@ -82,6 +83,44 @@ def spread(values, fmt):
     return f"{fmt.format(median)} ({fmt.format(values[0])}-{fmt.format(values[-1])})"
 
 
+def bench_jobs(bake, path, runs, jobs):
+    """The bake by jobs alone: --plan, the jobs side by side, --join, --verify of its layout."""
+    kind = f"{jobs} jobs of one thread, side by side (--job I/{jobs})"
+    rows = {"--plan": [], kind: [], "--join": [], "--verify": []}
+    samples = 0
+    first = how = ""
+    with tempfile.TemporaryDirectory(dir=os.path.dirname(os.path.abspath(path))) as tmp:
+        for run in range(runs):
+            split = os.path.join(tmp, f"jobs{run}")
+            rows["--plan"].append(timed([bake, path, split, "--plan"])[:3])
+            rows[kind].append(
+                timed_together([[bake, path, split, "--threads", "1", "--job", f"{j}/{jobs}"]
+                                for j in range(1, jobs + 1)]))
+            wall, cpu, peak, out = timed([bake, "--join", split])
+            rows["--join"].append((wall, cpu, peak))
+            first, how = out.splitlines()[:2]
+            words = first.split(": ", 1)[1].split()
+            samples = int(words[0]) * int(words[2].rstrip(","))
+            rows["--verify"].append(timed([bake, "--verify", split])[:3])
+            shutil.rmtree(split)
+    print(f"{os.path.basename(path)}: {samples:,} samples; {first.split(': ', 1)[1]}; {how}")
+    print()
+    table(rows, samples)
+
+
+def table(rows, samples):
+    print("| run | wall s | CPU s | M samples a second | M samples a CPU second | peak MiB |")
+    print("|---|---|---|---|---|---|")
+    for kind, measured in rows.items():
+        walls = [w for w, _, _ in measured]
+        cpus = [c for _, c, _ in measured]
+        peaks = [p for _, _, p in measured]
+        print(f"| {kind} | {spread(walls, '{:.2f}')} | {spread(cpus, '{:.2f}')} | "
+              f"{spread([samples / w / 1e6 for w in walls], '{:.1f}')} | "
+              f"{spread([samples / c / 1e6 for c in cpus], '{:.1f}')} | "
+              f"{spread(peaks, '{:.0f}')} |")
+
+
 def bench_map(bake, path, runs, jobs):
     rows = {"one thread (--threads 1)": [], "two threads (--threads 2)": [], "--verify": []}
     if jobs:
@@ -118,16 +157,7 @@ def bench_map(bake, path, runs, jobs):
     print(f"{os.path.basename(path)}: {samples:,} samples, a layout of {size_mib:.1f} MiB "
           f"({size_mib * 1048576 / samples:.2f} bytes a sample, every level); {how}")
     print()
-    print("| run | wall s | CPU s | M samples a second | M samples a CPU second | peak MiB |")
-    print("|---|---|---|---|---|---|")
-    for kind, measured in rows.items():
-        walls = [w for w, _, _ in measured]
-        cpus = [c for _, c, _ in measured]
-        peaks = [p for _, _, p in measured]
-        print(f"| {kind} | {spread(walls, '{:.2f}')} | {spread(cpus, '{:.2f}')} | "
-              f"{spread([samples / w / 1e6 for w in walls], '{:.1f}')} | "
-              f"{spread([samples / c / 1e6 for c in cpus], '{:.1f}')} | "
-              f"{spread(peaks, '{:.0f}')} |")
+    table(rows, samples)
     one = [w for w, _, _ in rows["one thread (--threads 1)"]]
     two = [w for w, _, _ in rows["two threads (--threads 2)"]]
     print()
@@ -149,12 +179,18 @@ def main():
     parser.add_argument("--build", default="build")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=0)
+    parser.add_argument("--jobs-only", action="store_true")
     args = parser.parse_args()
+    if args.jobs_only and args.jobs < 1:
+        parser.error("--jobs-only wants --jobs N")
     bake = os.path.join(args.build, "quadterrain-bake")
     for i, path in enumerate(args.maps):
         if i > 0:
             print()
-        bench_map(bake, path, args.runs, args.jobs)
+        if args.jobs_only:
+            bench_jobs(bake, path, args.runs, args.jobs)
+        else:
+            bench_map(bake, path, args.runs, args.jobs)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,10 @@ constexpr int kMaxSide = 32769;
 // Most samples a heightmap may have (32769 x 32769, 1,073,807,361: an int32 holds the count but
 // not its bytes, so byte counts and offsets are size_t); refused before any allocation.
 constexpr int64_t kMaxSamples = int64_t{kMaxSide} * kMaxSide;
+// Longest side quadterrain-bake reads and bakes (a layout's manifest, about 20 bytes a tile, holds
+// the tiles of a map this size in tiles of 256): its jobs hold the tree's arrays and a region's
+// window, never the map, and a layout the viewer cannot open whole is read by GDAL and QGIS.
+constexpr int kMaxBakeSide = 262145;
 // Largest heightmap file, in bytes, that is read whole into memory (stb_image decodes from an int
 // length); refused from its length before it is read. Raw .r16/.raw files are read straight into
 // the codes and GDAL reads in blocks, so neither has this limit.

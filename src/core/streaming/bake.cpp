@@ -96,10 +96,10 @@ bool isLayoutFile(const std::string& name) {
            (rest == ".tif" || rest == ".tif.part" || rest == ".vrt" || isTempOf(rest, ".vrt"));
 }
 
-// Whether a file of ours at `path` (of at most kMaxPlanBytes) is JSON naming `format`.
-bool namesFormat(const std::string& path, const char* format) {
+// Whether a file of ours at `path` (of at most maxBytes) is JSON naming `format`.
+bool namesFormat(const std::string& path, const char* format, uint64_t maxBytes) {
     std::error_code error;
-    if (!fs::is_regular_file(path, error) || fs::file_size(path, error) > kMaxPlanBytes) {
+    if (!fs::is_regular_file(path, error) || fs::file_size(path, error) > maxBytes) {
         return false;
     }
     const GdalMessages said;  // a parse error is the caller's line, not GDAL's
@@ -146,7 +146,8 @@ Status checkFolder(const std::string& folder, bool jobs) {
             "the folder holds files but no layout.json; give an empty or a "
             "new folder");
     }
-    if (manifest && !namesFormat((fs::path(folder) / kManifest).string(), kFormat)) {
+    if (manifest &&
+        !namesFormat((fs::path(folder) / kManifest).string(), kFormat, kMaxManifestBytes)) {
         return Status::failure("the folder's layout.json is not a quadterrain layout's");
     }
     if (plan && !jobs) {
@@ -295,8 +296,6 @@ public:
         }
         return Status();
     }
-
-    bool open() const { return out_ != nullptr; }
 
     // Removes the GeoTIFF of a bake that failed before finish.
     ~LevelFile() {
@@ -483,7 +482,7 @@ std::string jsonText(const CPLJSONDocument& document) {
 }
 
 // Writes a region's tree part and region.json (last: a region without one is not baked).
-Status writeRegionManifest(const Bake& bake, int rx, int rz, int64_t voids,
+Status writeRegionManifest(const Bake& bake, int rx, int rz,
                            const std::vector<std::vector<uint64_t>>& tileSums) {
     const std::string dir = regionFolder(bake.regionsDir, rx, rz);
     std::vector<uint16_t> part;
@@ -503,7 +502,6 @@ Status writeRegionManifest(const Bake& bake, int rx, int rz, int64_t voids,
     region.Add(rx);
     region.Add(rz);
     root.Add("region", region);
-    root.Add("voids", GInt64(voids));
     CPLJSONArray levels;
     for (const std::vector<uint64_t>& sums : tileSums) {
         CPLJSONArray tiles;
@@ -637,7 +635,7 @@ Status bakeRegion(Bake& bake, WindowReader& reader, int rx, int rz, std::vector<
         }
     }
     if (jobs) {
-        if (Status wrote = writeRegionManifest(bake, rx, rz, read.value(), regionSums); !wrote) {
+        if (Status wrote = writeRegionManifest(bake, rx, rz, regionSums); !wrote) {
             return wrote;
         }
     }
@@ -756,7 +754,39 @@ struct BakePlan {
     int pageSize = 0;
     int regionSize = 0;
     int levels = 0;
+    // The checksum of the codes (and given or not) of a grid of kProbeSide^2 samples spread over
+    // the input: jobs of two inputs alike in size, coding and place (two tiles of one survey)
+    // make two plans, not one layout of both.
+    std::string probe;
 };
+
+// Samples along a side of a plan's probe.
+constexpr int kProbeSide = 16;
+
+// The plan's probe of the input (BakePlan::probe), read through a reader of its own.
+Result<std::string> probeInput(const BakeInput& input) {
+    using R = Result<std::string>;
+    Result<WindowReader> reader = WindowReader::open(input);
+    if (!reader) {
+        return R::failure(reader.error());
+    }
+    uint64_t chain = kChecksumSeed;
+    for (int j = 0; j < kProbeSide; ++j) {
+        const int z = int(int64_t(input.height - 1) * j / (kProbeSide - 1));
+        for (int i = 0; i < kProbeSide; ++i) {
+            const int x = int(int64_t(input.width - 1) * i / (kProbeSide - 1));
+            uint16_t code[2] = {0, 0};
+            uint8_t valid = 0;
+            const Result<int64_t> read = reader.value().read(x, z, 1, 1, &code[0], &valid);
+            if (!read) {
+                return R::failure(read.error());
+            }
+            code[1] = valid;
+            chain = chainCodes(chain, code, 2);
+        }
+    }
+    return hex(mixHash(chain));
+}
 
 // plan.json's text: the same from every job of one input and one set of options.
 std::string planText(const BakePlan& plan) {
@@ -784,6 +814,7 @@ std::string planText(const BakePlan& plan) {
     root.Add("step", exact(double(source.coding.step)));
     root.Add("metres", source.metres);
     root.Add("nodataSamples", GInt64(source.nodataSamples));
+    root.Add("probe", plan.probe);
     if (source.hasTransform) {
         CPLJSONArray transform;
         for (double v : source.transform) {
@@ -854,6 +885,7 @@ Result<BakePlan> readPlan(const std::string& folder, std::string& text) {
     source.coding.step = float(CPLAtof(root.GetString("step").c_str()));
     source.metres = root.GetBool("metres");
     source.nodataSamples = root.GetLong("nodataSamples");
+    plan.probe = root.GetString("probe");
     const CPLJSONArray transform = root.GetArray("geoTransform");
     if (transform.IsValid() && transform.Size() == 6) {
         source.hasTransform = true;
@@ -867,8 +899,9 @@ Result<BakePlan> readPlan(const std::string& folder, std::string& text) {
                         plan.pageSize % plan.leafSize == 0 && plan.regionSize >= plan.pageSize &&
                         plan.regionSize <= kMaxBakeRegion &&
                         (plan.regionSize & (plan.regionSize - 1)) == 0;
-    if (!powers || !checkDimensions(source.width, source.height) || source.nodataSamples < 0 ||
-        !(source.coding.step > 0.0f) || planText(plan) != jsonText(document.value())) {
+    if (!powers || !checkDimensions(source.width, source.height, kMaxBakeSide) ||
+        source.nodataSamples < 0 || !(source.coding.step > 0.0f) ||
+        planText(plan) != jsonText(document.value())) {
         return R::failure("plan.json: not a plan a bake writes");
     }
     text = planText(plan);
@@ -876,8 +909,8 @@ Result<BakePlan> readPlan(const std::string& folder, std::string& text) {
 }
 
 // Sets the bake's regions for its plan and sizes the tree's arrays and the tiles' checksums the
-// regions fill.
-void planRegions(Bake& bake, const BakePlan& plan) {
+// regions fill (not for a plan alone: `arrays` false).
+void planRegions(Bake& bake, const BakePlan& plan, bool arrays = true) {
     for (int level = 0; level < plan.levels; ++level) {
         const PageLevel& l = bake.pages.level[size_t(level)];
         bake.sums[size_t(level)].assign(
@@ -893,6 +926,9 @@ void planRegions(Bake& bake, const BakePlan& plan) {
     bake.exactLevels = std::min(bake.regionNodes, bake.tree.depth);
     bake.regionsX = (width - 2) / plan.regionSize + 1;
     bake.regionsZ = (height - 2) / plan.regionSize + 1;
+    if (!arrays) {
+        return;
+    }
     TreeSidecar& saved = bake.saved;
     saved.leafRanges.resize(size_t(bake.tree.leavesX) * size_t(bake.tree.leavesZ));
     saved.coarseErrors.assign(bake.tree.levelStart.back(), 0);
@@ -1022,9 +1058,8 @@ Status writeMosaic(const Bake& bake, int level, const std::string& path) {
 // Finishes a bake whose regions (and levels above) are written: the level files' COGs, the tree
 // (the range bound from the leaves' ranges, the regions' exact errors over it on levels
 // 1..exactLevels), layout.json last. Levels 0..lastMosaic (-1: none) are the regions' mosaics.
-Result<BakeSummary> writeLayout(Bake& bake, Quadtree bounds, int lastMosaic,
-                                const std::string& folder, const GdalMessages& said,
-                                BakeSummary summary) {
+Result<BakeSummary> writeLayout(Bake& bake, int lastMosaic, const std::string& folder,
+                                const GdalMessages& said, BakeSummary summary) {
     using R = Result<BakeSummary>;
     const BakeInput& source = bake.input;
     TreeSidecar& saved = bake.saved;
@@ -1033,18 +1068,11 @@ Result<BakeSummary> writeLayout(Bake& bake, Quadtree bounds, int lastMosaic,
     const int pageSize = bake.pages.pageSize;
     const int levelCount = int(bake.pages.level.size());
     {
-        Heightmap shell;  // the size and coding alone: fillQuadtreeBounds reads no code here
-        shell.width = width;
-        shell.height = height;
-        shell.coding = source.coding;
-        fillQuadtreeBounds(bounds, shell, &saved.leafRanges);
-        const auto exactEnd = ptrdiff_t(bounds.levelStart[size_t(bake.exactLevels) + 1]);
-        std::copy(saved.coarseErrors.begin(), saved.coarseErrors.begin() + exactEnd,
-                  bounds.coarseErrors.begin());
-        std::copy(saved.foldErrors.begin(), saved.foldErrors.begin() + exactEnd,
-                  bounds.foldErrors.begin());
-        saved.coarseErrors = std::move(bounds.coarseErrors);
-        saved.foldErrors = std::move(bounds.foldErrors);
+        // The range bound above the exact levels (whose fold errors are the regions', 0 above).
+        std::vector<uint16_t> range = rangeBoundErrors(bake.tree, saved.leafRanges);
+        const auto exactEnd = ptrdiff_t(bake.tree.levelStart[size_t(bake.exactLevels) + 1]);
+        std::copy(saved.coarseErrors.begin(), saved.coarseErrors.begin() + exactEnd, range.begin());
+        saved.coarseErrors = std::move(range);
     }
     saved.width = width;
     saved.height = height;
@@ -1238,10 +1266,9 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
         return R::failure("the page size must be a multiple of the leaf size (" +
                           std::to_string(leafSize.value()) + ")");
     }
-    // A job needs the tree's level grids alone (its regions' entries go to its tree parts); a
-    // whole bake the structure too, for the bounds at its end.
-    Result<Quadtree> structure = jobs ? buildQuadtreeLevelGrids(width, height, leafSize.value())
-                                      : buildQuadtreeStructure(width, height, leafSize.value());
+    // The tree's level grids alone, never its nodes: the regions fill its arrays by levelIndex,
+    // and the range bound above them comes from the leaves' ranges (rangeBoundErrors).
+    Result<Quadtree> structure = buildQuadtreeLevelGrids(width, height, leafSize.value());
     if (!structure) {
         return R::failure(structure.error());
     }
@@ -1256,13 +1283,20 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
     plan.pageSize = pageSize;
     plan.regionSize = regionSize;
     plan.levels = levelCount;
+    if (jobs) {
+        Result<std::string> probe = probeInput(source);
+        if (!probe) {
+            return R::failure(probe.error());
+        }
+        plan.probe = probe.value();
+    }
 
     std::vector<LevelFile> files(static_cast<size_t>(levelCount));
     std::vector<std::vector<uint64_t>> sums(static_cast<size_t>(levelCount));
     TreeSidecar saved;
     Bake bake(source, pages, tree, files, sums, saved);
     bake.progress = options.progress;
-    planRegions(bake, plan);
+    planRegions(bake, plan, !options.planOnly);
     const int regions = bake.regionsX * bake.regionsZ;
     const bool share = options.jobs > 0 && !options.planOnly;
     bake.firstRegion = share ? int(int64_t(options.job - 1) * regions / options.jobs) : 0;
@@ -1348,7 +1382,7 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
     if (Status top = bakeTopLevels(bake); !top) {
         return R::failure(top.error());
     }
-    return writeLayout(bake, std::move(structure.value()), -1, folder, said, summary);
+    return writeLayout(bake, -1, folder, said, summary);
 }
 
 Result<BakeSummary> joinLayout(const std::string& folder, const BakeOptions& options) {
@@ -1360,7 +1394,8 @@ Result<BakeSummary> joinLayout(const std::string& folder, const BakeOptions& opt
     }
     const BakePlan& plan = read.value();
     const BakeInput& source = plan.source;
-    Result<Quadtree> structure = buildQuadtreeStructure(source.width, source.height, plan.leafSize);
+    Result<Quadtree> structure =
+        buildQuadtreeLevelGrids(source.width, source.height, plan.leafSize);
     if (!structure) {
         return R::failure("plan.json: " + structure.error());
     }
@@ -1512,7 +1547,7 @@ Result<BakeSummary> joinLayout(const std::string& folder, const BakeOptions& opt
     }
     BakeSummary summary;
     summary.threads = cores;
-    return writeLayout(bake, std::move(structure.value()), bake.regionPages, folder, said, summary);
+    return writeLayout(bake, bake.regionPages, folder, said, summary);
 }
 
 namespace {
@@ -1628,7 +1663,7 @@ Status verifyLayout(const std::string& folder, LayoutCheck what, std::string* le
             *levelZero = inLayout(folder, name);
         }
         // Opened as a map's raster is: regular files only, one band, its size checked.
-        Result<GdalRaster> raster = openGdalRaster(gdalInLayout(folder, name), said);
+        Result<GdalRaster> raster = openGdalRaster(gdalInLayout(folder, name), said, kMaxBakeSide);
         if (!raster) {
             return Status::failure(name + ": " + raster.error());
         }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/base/result.h"
+#include "core/config.h"
 #include "core/terrain/code_array.h"
 #include "core/terrain/georeference.h"
 #include "core/terrain/nodata.h"
@@ -67,8 +68,9 @@ Result<Heightmap> makeHeightmap(int width, int height, const std::vector<float>&
 // Every sample as a float, for tests and tools (the viewer never needs them).
 std::vector<float> heightmapSamples(const Heightmap& map);
 
-// Checks a width x height against the limits before anything is allocated.
-Status checkDimensions(int64_t width, int64_t height);
+// Checks a width x height against the limits before anything is allocated: maxSide samples a side
+// and maxSide^2 in all (kMaxSide: kMaxSamples).
+Status checkDimensions(int64_t width, int64_t height, int64_t maxSide = kMaxSide);
 
 // Sets the map's code range (minCode, maxCode) and the samples they stand for.
 void setCodeRange(Heightmap& map, uint16_t lo, uint16_t hi);

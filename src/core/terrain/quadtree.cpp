@@ -152,7 +152,12 @@ Result<Quadtree> buildQuadtreeLevelGrids(int width, int height, int leafSize) {
         rootSize *= 2;
         ++tree.depth;
     }
-    assert(tree.depth <= kMaxTreeDepth);  // kMaxSide samples, kMinLeafSize leaves
+    if (tree.depth > kMaxTreeDepth) {  // a bake's long and narrow map in small leaves
+        return Result<Quadtree>::failure("the map's quadtree would be " +
+                                         std::to_string(tree.depth) +
+                                         " levels deep, over the deepest (" +
+                                         std::to_string(kMaxTreeDepth) + "); give larger leaves");
+    }
     const size_t nodeCount = countNodes(0, 0, rootSize, tree.leavesX, tree.leavesZ);
     if (nodeCount > kMaxNodes) {  // a 32769-class map in leaves of 2 (358 million nodes)
         return Result<Quadtree>::failure("the map needs " + std::to_string(nodeCount) +
@@ -265,6 +270,42 @@ void fillQuadtreeBounds(Quadtree& tree, const Heightmap& map,
     tree.lodErrors = LodErrors::Range;
     tree.exactLevels = 0;
     markLeafHoles(tree, map);
+}
+
+std::vector<uint16_t> rangeBoundErrors(const Quadtree& grids,
+                                       const std::vector<CodeRange>& leaves) {
+    assert(leaves.size() == size_t(grids.leavesX) * size_t(grids.leavesZ));
+    std::vector<uint16_t> errors(grids.levelStart.back(), 0);
+    std::vector<CodeRange> below;  // level - 1's ranges (the leaves' for level 1)
+    std::vector<CodeRange> level;
+    int belowColumns = grids.leavesX;
+    int belowRows = grids.leavesZ;
+    for (int l = 1; l <= grids.depth; ++l) {
+        const CodeRange* from = l == 1 ? leaves.data() : below.data();
+        const int columns = int(grids.levelWidth[size_t(l)]);
+        const int rows = ((grids.leavesZ - 1) >> l) + 1;
+        level.assign(size_t(columns) * size_t(rows), CodeRange{});
+        for (int row = 0; row < rows; ++row) {
+            for (int col = 0; col < columns; ++col) {
+                uint16_t lo = 0xFFFF;
+                uint16_t hi = 0;
+                for (int z = 2 * row; z < std::min(2 * row + 2, belowRows); ++z) {
+                    for (int x = 2 * col; x < std::min(2 * col + 2, belowColumns); ++x) {
+                        const CodeRange& r = from[size_t(z) * size_t(belowColumns) + size_t(x)];
+                        lo = std::min(lo, r.minCode);
+                        hi = std::max(hi, r.maxCode);
+                    }
+                }
+                const size_t at = size_t(row) * size_t(columns) + size_t(col);
+                level[at] = CodeRange{lo, hi};
+                errors[grids.levelStart[size_t(l)] + at] = uint16_t(hi - lo);
+            }
+        }
+        below.swap(level);
+        belowColumns = columns;
+        belowRows = rows;
+    }
+    return errors;
 }
 
 namespace {

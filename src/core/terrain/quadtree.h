@@ -232,6 +232,12 @@ Result<Quadtree> buildQuadtreeLevelGrids(int width, int height, int leafSize);
 void fillQuadtreeBounds(Quadtree& tree, const Heightmap& map,
                         const std::vector<CodeRange>* leafRanges = nullptr);
 
+// The range bound fillQuadtreeBounds gives every inner node (its leaves' highest code less their
+// lowest), by levelIndex, from the leaves' ranges (by row * leavesX + col) and the level grids
+// alone (buildQuadtreeLevelGrids): each level's ranges merged from 2 x 2 blocks of the level's
+// below, a level at a time, so that a bake writes a tree without the tree's nodes.
+std::vector<uint16_t> rangeBoundErrors(const Quadtree& grids, const std::vector<CodeRange>& leaves);
+
 // Counts the leaves with a hole (Quadtree::holeLeavesBefore) from the map's nodata mask, with
 // their solid rectangles and hole boxes (from the map's codes); clears them when the map shows
 // none. fillQuadtreeBounds calls it.

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -34,9 +35,8 @@ namespace fs = std::filesystem;
 
 // A 203 x 141 (or width x height) GeoTIFF in UTM of float heights in metres with a few nodata
 // samples (or none).
-// With `flat`, every sample given is *flat.
 std::string writeInput(const test::TempDir& dir, bool holes = true, int width = 203,
-                       int height = 141, const double* flat = nullptr) {
+                       int height = 141) {
     test::GdalRaster raster;
     raster.width = width;
     raster.height = height;
@@ -50,9 +50,7 @@ std::string writeInput(const test::TempDir& dir, bool holes = true, int width = 
         for (int c = 0; c < raster.width; ++c) {
             const bool hole = holes && (c - 150) * (c - 150) + (r - 40) * (r - 40) < 36;
             samples[size_t(r) * size_t(raster.width) + size_t(c)] =
-                hole   ? -9999.0
-                : flat ? *flat
-                       : 800.0 + 300.0 * std::sin(c * 0.05) * std::cos(r * 0.07) + c * 0.5;
+                hole ? -9999.0 : 800.0 + 300.0 * std::sin(c * 0.05) * std::cos(r * 0.07) + c * 0.5;
         }
     }
     const std::string path =
@@ -501,15 +499,39 @@ TEST(Bake, JobsJoinedAreTheBakeInOneProcess) {
     }
 }
 
+// A 203 x 141 Float32 GeoTIFF at `path`, as writeInput's without holes but for `change`, which
+// gives the sample at (c, r) from writeInput's height there (-9999: nodata).
+void writeChanged(const std::string& path, const std::function<double(int, int, double)>& change) {
+    test::GdalRaster raster;
+    raster.width = 203;
+    raster.height = 141;
+    raster.type = GDT_Float32;
+    raster.transform = {500000.0, 30.0, 0.0, 5200000.0, 0.0, -30.0};
+    raster.epsg = 32632;
+    raster.hasNodata = true;
+    raster.nodata = -9999.0;
+    std::vector<double> samples(size_t(raster.width) * size_t(raster.height));
+    for (int r = 0; r < raster.height; ++r) {
+        for (int c = 0; c < raster.width; ++c) {
+            samples[size_t(r) * size_t(raster.width) + size_t(c)] =
+                change(c, r, 800.0 + 300.0 * std::sin(c * 0.05) * std::cos(r * 0.07) + c * 0.5);
+        }
+    }
+    test::writeGdalRaster(path, "GTiff", raster, samples);
+}
+
 // --plan takes a float band's pass once, and the jobs take its range and voids from plan.json
-// with no pass of their own: an input made flat after the plan (whose own pass would give
-// another plan, which the jobs would refuse) bakes over the plan's range. An input changed to
-// samples outside the plan's range, or to voids where the plan counted none, fails the job with
-// one line rather than clamping or filling silently. Jobs after a plan join into the whole
-// bake's layout.
-TEST(Bake, JobsTakeTheFloatRangeOfTheirPlan) {
+// with no pass of their own: the input's highest sample lowered after the plan (a pass would
+// give another range, so another plan, which the jobs would refuse) bakes over the plan's range.
+// An input changed where the plan's probe reads it (another input alike in size and place) is
+// refused as another plan; one changed elsewhere to a sample outside the plan's range, or to a
+// void where the plan counted none, fails its job with one line rather than clamping or filling
+// silently. Jobs after a plan join into the whole bake's layout.
+TEST(Bake, JobsTakeThePlanOfTheirFolder) {
     test::TempDir dir;
-    const std::string input = writeInput(dir, true);
+    const std::string input = dir.path("dem.tif");
+    const auto same = [](int, int, double v) { return v; };
+    writeChanged(input, same);
     BakeOptions options = bakeOptions(dir);
     options.regionSize = 32;
     const std::string whole = dir.path("whole");
@@ -525,44 +547,63 @@ TEST(Bake, JobsTakeTheFloatRangeOfTheirPlan) {
     ASSERT_TRUE(bakeByJobs(dir, input, jobs, 32, 2, 1));
     EXPECT_EQ(fileText(jobs + "/plan.json"), kept);
     EXPECT_EQ(fileText(jobs + "/tree.qtree"), fileText(whole + "/tree.qtree"));
-    EXPECT_EQ(readLevel(jobs, 0).codes, readLevel(whole, 0).codes);
+    const LevelSamples baked = readLevel(whole, 0);
+    EXPECT_EQ(readLevel(jobs, 0).codes, baked.codes);
 
-    // The input made flat after its plan: baked over the plan's range, one code where given.
-    const std::string flat = dir.path("flat");
-    ASSERT_TRUE(bakeLayout(input, flat, plan));
-    const double height = 1000.0;
-    writeInput(dir, true, 203, 141, &height);
-    const Result<BakeSummary> overRange = bakeByJobs(dir, input, flat, 32, 1, 1);
-    ASSERT_TRUE(overRange) << overRange.error();
-    EXPECT_EQ(fileText(flat + "/plan.json"), kept);
-    const LevelSamples level = readLevel(flat, 0);
-    std::vector<uint16_t> given;
-    for (size_t i = 0; i < level.codes.size(); ++i) {
-        if (level.valid[i] != 0) {
-            given.push_back(level.codes[i]);
+    // The highest sample, away from the probe's (every 202/15 columns and 140/15 rows).
+    int topC = 0, topR = 0;
+    double top = -1e9;
+    for (int r = 0; r < 141; ++r) {
+        for (int c = 0; c < 203; ++c) {
+            const double v = 800.0 + 300.0 * std::sin(c * 0.05) * std::cos(r * 0.07) + c * 0.5;
+            if (v > top) {
+                top = v;
+                topC = c;
+                topR = r;
+            }
         }
     }
-    ASSERT_FALSE(given.empty());
-    EXPECT_EQ(std::count(given.begin(), given.end(), given[0]), ptrdiff_t(given.size()));
-    EXPECT_GT(given[0], 0);  // 1000 m inside the plan's range, not its lowest code
+    const auto probed = [](int c, int r) {
+        for (int i = 0; i < 16; ++i) {
+            for (int j = 0; j < 16; ++j) {
+                if (c == 202 * i / 15 && r == 140 * j / 15) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    };
+    ASSERT_FALSE(probed(topC, topR));
+    ASSERT_FALSE(probed(5, 5));
+    const auto runJobs = [&](const std::string& name,
+                             const std::function<double(int, int, double)>& change) {
+        writeChanged(input, same);
+        const std::string folder = dir.path(name);
+        EXPECT_TRUE(bakeLayout(input, folder, plan));
+        writeChanged(input, change);
+        return bakeByJobs(dir, input, folder, 32, 1, 1);
+    };
+    const Result<BakeSummary> lowered = runJobs(
+        "lowered", [&](int c, int r, double v) { return c == topC && r == topR ? 800.0 : v; });
+    ASSERT_TRUE(lowered) << lowered.error();
+    EXPECT_EQ(fileText(dir.path("lowered") + "/plan.json"), kept);
+    const LevelSamples level = readLevel(dir.path("lowered"), 0);
+    for (size_t i = 0; i < level.codes.size(); ++i) {
+        if (i != size_t(topR) * 203 + size_t(topC)) {
+            ASSERT_EQ(level.codes[i], baked.codes[i]) << i;  // the plan's quantiser
+        }
+    }
 
-    // Samples outside the plan's range: refused.
-    const std::string above = dir.path("above");
-    writeInput(dir);
-    ASSERT_TRUE(bakeLayout(input, above, plan));
-    const double high = 5000.0;
-    writeInput(dir, true, 203, 141, &high);
-    Result<BakeSummary> refused = bakeByJobs(dir, input, above, 32, 1, 1);
+    Result<BakeSummary> refused =
+        runJobs("other", [](int c, int r, double v) { return c == 0 && r == 0 ? v + 1.0 : v; });
+    ASSERT_FALSE(refused);
+    expectOneLineSaying(refused.error(), "the folder holds the plan of another bake");
+    refused =
+        runJobs("above", [](int c, int r, double v) { return c == 5 && r == 5 ? 5000.0 : v; });
     ASSERT_FALSE(refused);
     expectOneLineSaying(refused.error(), "lies outside the plan's range");
-
-    // Voids where the plan counted none: refused.
-    const std::string solidInput = writeInput(dir, false);
-    const std::string solid = dir.path("solid");
-    ASSERT_TRUE(bakeLayout(solidInput, solid, plan));
-    writeInput(dir);
-    fs::copy_file(input, solidInput, fs::copy_options::overwrite_existing);
-    refused = bakeByJobs(dir, solidInput, solid, 32, 1, 1);
+    refused =
+        runJobs("void", [](int c, int r, double v) { return c == 5 && r == 5 ? -9999.0 : v; });
     ASSERT_FALSE(refused);
     expectOneLineSaying(refused.error(), "voids its plan did not count");
 }
@@ -811,6 +852,53 @@ TEST(Bake, AFaultyLayoutByUrlIsOneLine) {
     ASSERT_FALSE(opened);
     expectOneLineSaying(opened.error(), "its layout.json cannot be read from its server");
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10)) << opened.error();
+}
+
+// A map wider than the viewer's limit (a VRT of 40001 x 3 samples, its source repeated along a
+// row) bakes: the bake never makes the tree's nodes, whose boxes hold the viewer's sizes. The
+// layout verifies; the viewer's open says the size is over its limit, in one line. A map over
+// the bake's own limit is refused before anything is written.
+TEST(Bake, AMapWiderThanTheViewersLimitBakes) {
+    test::TempDir dir;
+    const std::string source = writeInput(dir, false);
+    const auto writeVrt = [&](const std::string& path, int width) {
+        std::ofstream vrt(path);
+        vrt << "<VRTDataset rasterXSize=\"" << width << "\" rasterYSize=\"3\">\n"
+            << "  <VRTRasterBand dataType=\"Float32\" band=\"1\">\n";
+        for (int x = 0; x < width; x += 203) {
+            const int w = std::min(203, width - x);
+            vrt << "    <SimpleSource><SourceFilename relativeToVRT=\"1\">"
+                << fs::path(source).filename().string()
+                << "</SourceFilename><SourceBand>1</SourceBand>"
+                << "<SrcRect xOff=\"0\" yOff=\"0\" xSize=\"" << w << "\" ySize=\"3\"/>"
+                << "<DstRect xOff=\"" << x << "\" yOff=\"0\" xSize=\"" << w
+                << "\" ySize=\"3\"/></SimpleSource>\n";
+        }
+        vrt << "  </VRTRasterBand>\n</VRTDataset>\n";
+    };
+    const std::string wide = dir.path("wide.vrt");
+    writeVrt(wide, 40001);
+    const std::string layout = dir.path("layout");
+    BakeOptions options = bakeOptions(dir);
+    options.regionSize = 1024;
+    const Result<BakeSummary> baked = bakeLayout(wide, layout, options);
+    ASSERT_TRUE(baked) << baked.error();
+    EXPECT_EQ(baked.value().width, 40001);
+    EXPECT_EQ(baked.value().regions, 40);
+    const Status verified = verifyLayout(layout);
+    EXPECT_TRUE(verified) << verified.error();
+    LoadOptions load;
+    load.cacheDir = dir.path("cache");
+    const Result<OpenedMap> opened = openMap(layout, load, {}, 4, false);
+    ASSERT_FALSE(opened);
+    expectOneLineSaying(opened.error(), "over the limit (32769 samples a side");
+
+    const std::string over = dir.path("over.vrt");
+    writeVrt(over, kMaxBakeSide + 1);
+    const Result<BakeSummary> refused = bakeLayout(over, dir.path("over"), options);
+    ASSERT_FALSE(refused);
+    expectOneLineSaying(refused.error(), "over the limit (262145 samples a side");
+    EXPECT_FALSE(fs::exists(dir.path("over")));
 }
 
 TEST(Bake, BadInputIsOneLineAndMakesNoFolder) {

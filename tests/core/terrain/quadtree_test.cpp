@@ -358,6 +358,29 @@ TEST(Quadtree, StructureThenBoundsFromGivenLeafRangesEqualsTheWholeBuild) {
     }
 }
 
+// The level grids alone are the structure's, and the range bound merged level by level from the
+// leaves' ranges through them is fillQuadtreeBounds's coarse errors, node for node.
+TEST(Quadtree, LevelGridsAndTheirRangeBoundEqualTheWholeBuilds) {
+    const int sizes[][2] = {{2, 2}, {5, 3}, {18, 17}, {203, 141}, {130, 33}, {3, 257}};
+    for (const auto& size : sizes) {
+        const Heightmap map = syntheticHeightmap(size[0], size[1], 7);
+        for (int leafSize : {2, 4, 8}) {
+            SCOPED_TRACE(std::to_string(size[0]) + "x" + std::to_string(size[1]) + " leaf " +
+                         std::to_string(leafSize));
+            const Quadtree whole = buildQuadtree(map, leafSize).value();
+            const Quadtree grids = buildQuadtreeLevelGrids(map.width, map.height, leafSize).value();
+            EXPECT_TRUE(grids.nodes.empty());
+            EXPECT_EQ(grids.depth, whole.depth);
+            EXPECT_EQ(grids.leavesX, whole.leavesX);
+            EXPECT_EQ(grids.leavesZ, whole.leavesZ);
+            EXPECT_EQ(grids.leafShift, whole.leafShift);
+            EXPECT_EQ(grids.levelStart, whole.levelStart);
+            EXPECT_EQ(grids.levelWidth, whole.levelWidth);
+            EXPECT_EQ(rangeBoundErrors(grids, leafCodeRanges(map, leafSize)), whole.coarseErrors);
+        }
+    }
+}
+
 TEST(Quadtree, RejectsLeafSizesOutOfRange) {
     const Heightmap map = flatHeightmap(9, 9);
     for (int bad : {0, 1, 3, 6, 128, -4}) {
