@@ -438,34 +438,36 @@ LevelWindow regionWindow(const Bake& bake, int level, int rx, int rz) {
     return window;
 }
 
-// Calls visit(values, count) on each run of region (rx, rz)'s entries of the tree's arrays in
-// `saved`, in the order a region's tree part holds them: its leaves' ranges (two codes each) row
-// by row, their fold errors, then levels 1..exactLevels' coarse and fold errors row by row.
+// Calls visit(bytes, count) on each run of region (rx, rz)'s entries of the tree's arrays in
+// `saved`, as bytes, in the order a region's tree part holds them: its leaves' ranges row by row,
+// their fold errors, then levels 1..exactLevels' coarse and fold errors row by row.
 template <class Visit>
 void regionTreeRuns(const Bake& bake, int rx, int rz, Visit visit) {
     const Quadtree& tree = bake.tree;
     TreeSidecar& saved = bake.saved;
+    const auto run = [&visit](auto* values, size_t count) {
+        visit(reinterpret_cast<unsigned char*>(values), count * sizeof(*values));
+    };
     const NodeBlock leaves = regionNodes(bake, 0, rx, rz);
-    const int columns = leaves.lastCol - leaves.firstCol;
+    const auto columns = size_t(leaves.lastCol - leaves.firstCol);
     for (int row = leaves.firstRow; row < leaves.lastRow; ++row) {
-        CodeRange* ranges =
-            saved.leafRanges.data() + size_t(row) * size_t(tree.leavesX) + size_t(leaves.firstCol);
-        visit(reinterpret_cast<uint16_t*>(ranges), size_t(columns) * 2);
+        run(saved.leafRanges.data() + size_t(row) * size_t(tree.leavesX) + size_t(leaves.firstCol),
+            columns);
     }
     if (bake.exactLevels > 0) {
         for (int row = leaves.firstRow; row < leaves.lastRow; ++row) {
-            visit(saved.leafFoldErrors.data() + size_t(row) * size_t(tree.leavesX) +
-                      size_t(leaves.firstCol),
-                  size_t(columns));
+            run(saved.leafFoldErrors.data() + size_t(row) * size_t(tree.leavesX) +
+                    size_t(leaves.firstCol),
+                columns);
         }
     }
     for (int level = 1; level <= bake.exactLevels; ++level) {
         const NodeBlock block = regionNodes(bake, level, rx, rz);
         for (std::vector<uint16_t>* errors : {&saved.coarseErrors, &saved.foldErrors}) {
             for (int row = block.firstRow; row < block.lastRow; ++row) {
-                visit(errors->data() + tree.levelStart[size_t(level)] +
-                          size_t(row) * tree.levelWidth[size_t(level)] + size_t(block.firstCol),
-                      size_t(block.lastCol - block.firstCol));
+                run(errors->data() + tree.levelStart[size_t(level)] +
+                        size_t(row) * tree.levelWidth[size_t(level)] + size_t(block.firstCol),
+                    size_t(block.lastCol - block.firstCol));
             }
         }
     }
@@ -485,12 +487,11 @@ std::string jsonText(const CPLJSONDocument& document) {
 Status writeRegionManifest(const Bake& bake, int rx, int rz,
                            const std::vector<std::vector<uint64_t>>& tileSums) {
     const std::string dir = regionFolder(bake.regionsDir, rx, rz);
-    std::vector<uint16_t> part;
-    regionTreeRuns(bake, rx, rz, [&part](const uint16_t* values, size_t count) {
-        part.insert(part.end(), values, values + count);
+    std::vector<unsigned char> part;
+    regionTreeRuns(bake, rx, rz, [&part](const unsigned char* bytes, size_t count) {
+        part.insert(part.end(), bytes, bytes + count);
     });
-    const size_t partBytes = part.size() * sizeof(uint16_t);
-    if (Status wrote = writeFile((fs::path(dir) / kRegionTree).string(), part.data(), partBytes);
+    if (Status wrote = writeFile((fs::path(dir) / kRegionTree).string(), part.data(), part.size());
         !wrote) {
         return wrote;
     }
@@ -512,11 +513,8 @@ Status writeRegionManifest(const Bake& bake, int rx, int rz,
     }
     root.Add("tiles", levels);
     CPLJSONObject treePart;
-    treePart.Add("bytes", GInt64(partBytes));
-    treePart.Add(
-        "checksum",
-        hex(mixHash(hashWords(kChecksumSeed, reinterpret_cast<const unsigned char*>(part.data()),
-                              partBytes))));
+    treePart.Add("bytes", GInt64(part.size()));
+    treePart.Add("checksum", hex(mixHash(hashWords(kChecksumSeed, part.data(), part.size()))));
     root.Add("tree", treePart);
     const std::string text = jsonText(manifest);
     return writeFile((fs::path(dir) / kRegionManifest).string(), text.data(), text.size());
@@ -1437,7 +1435,6 @@ Result<BakeSummary> joinLayout(const std::string& folder, const BakeOptions& opt
     }
     const int ps = plan.pageSize;
     const bool masked = source.nodataSamples > 0;
-    std::vector<uint16_t> part;
     std::vector<uint16_t> codes;
     std::vector<uint8_t> valid;
     for (int rz = 0; rz < bake.regionsZ; ++rz) {
@@ -1488,26 +1485,24 @@ Result<BakeSummary> joinLayout(const std::string& folder, const BakeOptions& opt
             }
             // The tree part, its size and checksum region.json's.
             size_t count = 0;
-            regionTreeRuns(bake, rx, rz, [&count](const uint16_t*, size_t n) { count += n; });
+            regionTreeRuns(bake, rx, rz, [&count](const unsigned char*, size_t n) { count += n; });
             const CPLJSONObject treePart = root.GetObj("tree");
-            if (treePart.GetLong("bytes", -1) != GInt64(count * sizeof(uint16_t))) {
+            if (treePart.GetLong("bytes", -1) != GInt64(count)) {
                 return R::failure(name + ": its tree part is not of its plan's size");
             }
             Result<std::vector<unsigned char>> bytes =
-                readFileOfSize((fs::path(dir) / kRegionTree).string(), count * sizeof(uint16_t));
+                readFileOfSize((fs::path(dir) / kRegionTree).string(), count);
             if (!bytes) {
                 return R::failure(name + ": tree.part: " + bytes.error());
             }
             if (hex(bytesChecksum(bytes.value())) != treePart.GetString("checksum")) {
                 return R::failure(name + ": tree.part does not match its checksum");
             }
-            part.resize(count);
-            std::copy(bytes.value().begin(), bytes.value().end(),
-                      reinterpret_cast<unsigned char*>(part.data()));
-            size_t at0 = 0;
-            regionTreeRuns(bake, rx, rz, [&part, &at0](uint16_t* values, size_t n) {
-                std::copy_n(part.data() + at0, n, values);
-                at0 += n;
+            size_t offset = 0;
+            const unsigned char* from = bytes.value().data();
+            regionTreeRuns(bake, rx, rz, [from, &offset](unsigned char* to, size_t n) {
+                std::copy_n(from + offset, n, to);
+                offset += n;
             });
             if (bake.topCodes.empty()) {
                 continue;

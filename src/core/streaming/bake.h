@@ -93,9 +93,13 @@ struct BakeSummary {
 // each region gives its tiles of the levels whose tiles it holds whole and the exact errors of
 // the tree's nodes it holds whole (levels 1 to log2(regionSize / leafSize)); the levels above
 // come from the regions' highest, the tree's levels above from the range bound. Voids are filled
-// for the codes (and the tree) region by region. Refused before anything is written when the
-// layout's file system has less free than bakeDiskBytes. One line on failure (without the
-// paths).
+// for the codes (and the tree) region by region. The tree's nodes are never made (its arrays
+// are filled through its level grids), so a GDAL raster to kMaxBakeSide a side bakes. A job of a
+// bake by jobs (options.jobs) bakes its share of the regions into regions/, and first writes
+// plan.json, or holds its own plan to the folder's (taking a float band's range and voids from
+// it, with no pass of its own) and refuses another; options.planOnly writes plan.json alone.
+// Refused before anything is written when the layout's file system has less free than
+// bakeDiskBytes (a job: its share). One line on failure (without the paths).
 Result<BakeSummary> bakeLayout(const std::string& input, const std::string& folder,
                                const BakeOptions& options);
 
