@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -96,15 +97,30 @@ bool isLayoutFile(const std::string& name) {
            (rest == ".tif" || rest == ".tif.part" || rest == ".vrt" || isTempOf(rest, ".vrt"));
 }
 
+// The JSON file at `path` of at most maxBytes, its size checked before it is read; `what` names
+// it in the failure.
+Result<CPLJSONDocument> readSmallJson(const std::string& path, const std::string& what,
+                                      uint64_t maxBytes = kMaxPlanBytes) {
+    using R = Result<CPLJSONDocument>;
+    std::error_code error;
+    if (!fs::is_regular_file(path, error)) {
+        return R::failure(what + ": missing, or not a file");
+    }
+    if (fs::file_size(path, error) > maxBytes) {
+        return R::failure(what + ": larger than a bake's");
+    }
+    const GdalMessages said;  // a parse error is this line, not GDAL's
+    CPLJSONDocument document;
+    if (!document.Load(path)) {
+        return R::failure(what + ": not JSON");
+    }
+    return document;
+}
+
 // Whether a file of ours at `path` (of at most maxBytes) is JSON naming `format`.
 bool namesFormat(const std::string& path, const char* format, uint64_t maxBytes) {
-    std::error_code error;
-    if (!fs::is_regular_file(path, error) || fs::file_size(path, error) > maxBytes) {
-        return false;
-    }
-    const GdalMessages said;  // a parse error is the caller's line, not GDAL's
-    CPLJSONDocument document;
-    return document.Load(path) && document.GetRoot().GetString("format") == format;
+    const Result<CPLJSONDocument> document = readSmallJson(path, path, maxBytes);
+    return document && document.value().GetRoot().GetString("format") == format;
 }
 
 // Whether the layout may be written into `folder`: absent (its parent a folder); else empty, or
@@ -478,11 +494,6 @@ std::string regionFolder(const std::string& regionsDir, int rx, int rz) {
     return (fs::path(regionsDir) / (std::to_string(rx) + "-" + std::to_string(rz))).string();
 }
 
-// The JSON text of `document`, as written to a file.
-std::string jsonText(const CPLJSONDocument& document) {
-    return document.SaveAsString();
-}
-
 // Writes a region's tree part and region.json (last: a region without one is not baked).
 Status writeRegionManifest(const Bake& bake, int rx, int rz,
                            const std::vector<std::vector<uint64_t>>& tileSums) {
@@ -516,7 +527,7 @@ Status writeRegionManifest(const Bake& bake, int rx, int rz,
     treePart.Add("bytes", GInt64(part.size()));
     treePart.Add("checksum", hex(mixHash(hashWords(kChecksumSeed, part.data(), part.size()))));
     root.Add("tree", treePart);
-    const std::string text = jsonText(manifest);
+    const std::string text = manifest.SaveAsString();
     return writeFile((fs::path(dir) / kRegionManifest).string(), text.data(), text.size());
 }
 
@@ -821,31 +832,12 @@ std::string planText(const BakePlan& plan) {
         root.Add("geoTransform", transform);
         root.Add("wkt", source.wkt);
     }
-    return jsonText(document);
+    return document.SaveAsString();
 }
 
 uint64_t textChecksum(const std::string& text) {
     return mixHash(
         hashWords(kChecksumSeed, reinterpret_cast<const unsigned char*>(text.data()), text.size()));
-}
-
-// The JSON file at `path` of at most kMaxPlanBytes, its size checked before it is read; `what`
-// names it in the failure.
-Result<CPLJSONDocument> readSmallJson(const std::string& path, const std::string& what) {
-    using R = Result<CPLJSONDocument>;
-    std::error_code error;
-    if (!fs::is_regular_file(path, error)) {
-        return R::failure(what + ": missing, or not a file");
-    }
-    if (fs::file_size(path, error) > kMaxPlanBytes) {
-        return R::failure(what + ": larger than a bake's");
-    }
-    const GdalMessages said;  // a parse error is this line, not GDAL's
-    CPLJSONDocument document;
-    if (!document.Load(path)) {
-        return R::failure(what + ": not JSON");
-    }
-    return document;
 }
 
 // The plan in a bake by jobs' plan.json, and its text.
@@ -899,7 +891,7 @@ Result<BakePlan> readPlan(const std::string& folder, std::string& text) {
                         (plan.regionSize & (plan.regionSize - 1)) == 0;
     if (!powers || !checkDimensions(source.width, source.height, kMaxBakeSide) ||
         source.nodataSamples < 0 || !(source.coding.step > 0.0f) ||
-        planText(plan) != jsonText(document.value())) {
+        planText(plan) != document.value().SaveAsString()) {
         return R::failure("plan.json: not a plan a bake writes");
     }
     text = planText(plan);
@@ -1617,6 +1609,12 @@ std::string whyNotALayout(const std::string& path) {
 
 Status verifyLayout(const std::string& folder, LayoutCheck what, std::string* levelZero) {
     registerGdalDrivers();
+    // Every block is read once: GDAL's cache capped as the bake's is (not for the viewer's check
+    // of level 0, whose process has its own uses of the cache).
+    std::optional<GdalCacheCap> cacheCap;
+    if (what == LayoutCheck::Everything) {
+        cacheCap.emplace(kBakeGdalCacheBytes);
+    }
     GdalMessages said;  // GDAL's own messages (a JSON parse error) kept, not printed
     CPLJSONDocument manifest;
     const std::string manifestPath = gdalInLayout(folder, kManifest);

@@ -33,10 +33,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A 203 x 141 (or width x height) GeoTIFF in UTM of float heights in metres with a few nodata
-// samples (or none).
-std::string writeInput(const test::TempDir& dir, bool holes = true, int width = 203,
-                       int height = 141) {
+// The inputs' height at sample (c, r), in metres.
+double inputHeight(int c, int r) {
+    return 800.0 + 300.0 * std::sin(c * 0.05) * std::cos(r * 0.07) + c * 0.5;
+}
+
+// A width x height GeoTIFF at `path` in UTM of float heights in metres, sample(c, r) each (-9999:
+// nodata).
+void writeRaster(const std::string& path, int width, int height,
+                 const std::function<double(int, int)>& sample) {
     test::GdalRaster raster;
     raster.width = width;
     raster.height = height;
@@ -48,15 +53,22 @@ std::string writeInput(const test::TempDir& dir, bool holes = true, int width = 
     std::vector<double> samples(size_t(raster.width) * size_t(raster.height));
     for (int r = 0; r < raster.height; ++r) {
         for (int c = 0; c < raster.width; ++c) {
-            const bool hole = holes && (c - 150) * (c - 150) + (r - 40) * (r - 40) < 36;
-            samples[size_t(r) * size_t(raster.width) + size_t(c)] =
-                hole ? -9999.0 : 800.0 + 300.0 * std::sin(c * 0.05) * std::cos(r * 0.07) + c * 0.5;
+            samples[size_t(r) * size_t(raster.width) + size_t(c)] = sample(c, r);
         }
     }
+    test::writeGdalRaster(path, "GTiff", raster, samples);
+}
+
+// A 203 x 141 (or width x height) raster of inputHeight with a few nodata samples (or none).
+std::string writeInput(const test::TempDir& dir, bool holes = true, int width = 203,
+                       int height = 141) {
     const std::string path =
         dir.path((holes ? "dem" : "solid") + std::string(width == 203 ? "" : "-") +
                  (width == 203 ? "" : std::to_string(width)) + ".tif");
-    test::writeGdalRaster(path, "GTiff", raster, samples);
+    writeRaster(path, width, height, [holes](int c, int r) {
+        const bool hole = holes && (c - 150) * (c - 150) + (r - 40) * (r - 40) < 36;
+        return hole ? -9999.0 : inputHeight(c, r);
+    });
     return path;
 }
 
@@ -499,25 +511,11 @@ TEST(Bake, JobsJoinedAreTheBakeInOneProcess) {
     }
 }
 
-// A 203 x 141 Float32 GeoTIFF at `path`, as writeInput's without holes but for `change`, which
-// gives the sample at (c, r) from writeInput's height there (-9999: nodata).
+// A 203 x 141 raster of inputHeight at `path` but for `change`, which gives the sample at (c, r)
+// from inputHeight there (-9999: nodata).
 void writeChanged(const std::string& path, const std::function<double(int, int, double)>& change) {
-    test::GdalRaster raster;
-    raster.width = 203;
-    raster.height = 141;
-    raster.type = GDT_Float32;
-    raster.transform = {500000.0, 30.0, 0.0, 5200000.0, 0.0, -30.0};
-    raster.epsg = 32632;
-    raster.hasNodata = true;
-    raster.nodata = -9999.0;
-    std::vector<double> samples(size_t(raster.width) * size_t(raster.height));
-    for (int r = 0; r < raster.height; ++r) {
-        for (int c = 0; c < raster.width; ++c) {
-            samples[size_t(r) * size_t(raster.width) + size_t(c)] =
-                change(c, r, 800.0 + 300.0 * std::sin(c * 0.05) * std::cos(r * 0.07) + c * 0.5);
-        }
-    }
-    test::writeGdalRaster(path, "GTiff", raster, samples);
+    writeRaster(path, 203, 141,
+                [&change](int c, int r) { return change(c, r, inputHeight(c, r)); });
 }
 
 // --plan takes a float band's pass once, and the jobs take its range and voids from plan.json
@@ -555,7 +553,7 @@ TEST(Bake, JobsTakeThePlanOfTheirFolder) {
     double top = -1e9;
     for (int r = 0; r < 141; ++r) {
         for (int c = 0; c < 203; ++c) {
-            const double v = 800.0 + 300.0 * std::sin(c * 0.05) * std::cos(r * 0.07) + c * 0.5;
+            const double v = inputHeight(c, r);
             if (v > top) {
                 top = v;
                 topC = c;
