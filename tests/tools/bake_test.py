@@ -103,6 +103,21 @@ def main():
         assert json.loads(info.stdout)["size"] == [1025, 1025]
         verified = run(bake, "--verify", jobs)
         assert verified.returncode == 0, verified.stderr
+        # Three jobs started at once into a new folder, none planned first: they make the folder
+        # and the plan side by side, and join into the same layout.
+        together = os.path.join(tmp, "together")
+        started = [subprocess.Popen([bake, dem, together, "--page-size", "128", "--region-size",
+                                     "256", "--threads", "1", "--job", f"{job}/3"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                   for job in (1, 2, 3)]
+        for child in started:
+            out, err = child.communicate()
+            assert child.returncode == 0, err
+        joined = run(bake, "--join", together)
+        assert joined.returncode == 0, joined.stderr
+        with open(os.path.join(together, "layout.json")) as f:
+            assert [e["tiles"] for e in json.load(f)["files"]] == \
+                [e["tiles"] for e in manifest["files"]]
         other = run(bake, dem, jobs, "--page-size", "256", "--region-size", "256", "--job", "1/3")
         one_line_exit_2(other, "a job of another plan")
         assert "plan of another bake" in other.stderr, other.stderr
