@@ -235,7 +235,7 @@ Result<BakeInput> planBakeInput(const std::string& path, const LoadOptions& opti
     if (!stamp) {
         return R::failure(stamp.error());
     }
-    const Result<RawGrid> grid = rawGrid(false, stamp.value().bytes, options);
+    const Result<RawGrid> grid = rawGrid(false, stamp.value().bytes, options, kMaxBakeSide);
     if (!grid) {
         return R::failure(grid.error());
     }

@@ -853,9 +853,9 @@ TEST(Bake, AFaultyLayoutByUrlIsOneLine) {
 }
 
 // A map wider than the viewer's limit (a VRT of 40001 x 3 samples, its source repeated along a
-// row) bakes: the bake never makes the tree's nodes, whose boxes hold the viewer's sizes. The
-// layout verifies; the viewer's open says the size is over its limit, in one line. A map over
-// the bake's own limit is refused before anything is written.
+// row, and a .r16 as wide) bakes: the bake never makes the tree's nodes, whose boxes hold the
+// viewer's sizes. The layout verifies; the viewer's open says the size is over its limit, in one
+// line. A map over the bake's own limit is refused before anything is written.
 TEST(Bake, AMapWiderThanTheViewersLimitBakes) {
     test::TempDir dir;
     const std::string source = writeInput(dir, false);
@@ -890,6 +890,23 @@ TEST(Bake, AMapWiderThanTheViewersLimitBakes) {
     const Result<OpenedMap> opened = openMap(layout, load, {}, 4, false);
     ASSERT_FALSE(opened);
     expectOneLineSaying(opened.error(), "over the limit (32769 samples a side");
+
+    // A .r16 as wide.
+    const std::string raw = dir.path("wide.r16");
+    std::vector<uint16_t> codes(size_t(40001) * 3);
+    for (size_t i = 0; i < codes.size(); ++i) {
+        codes[i] = uint16_t(i * 7919 % 4001);
+    }
+    std::ofstream(raw, std::ios::binary)
+        .write(reinterpret_cast<const char*>(codes.data()),
+               std::streamsize(codes.size() * sizeof(uint16_t)));
+    BakeOptions rawOptions = options;
+    rawOptions.load.rawWidth = 40001;
+    rawOptions.load.rawHeight = 3;
+    const Result<BakeSummary> rawBaked = bakeLayout(raw, dir.path("raw"), rawOptions);
+    ASSERT_TRUE(rawBaked) << rawBaked.error();
+    EXPECT_EQ(readLevel(dir.path("raw"), 0).codes, codes);  // the file's own codes
+    EXPECT_TRUE(verifyLayout(dir.path("raw")));
 
     const std::string over = dir.path("over.vrt");
     writeVrt(over, kMaxBakeSide + 1);
