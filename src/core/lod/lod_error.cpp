@@ -248,7 +248,8 @@ uint16_t roundedUp(double error) {
 void errorsOfLevelBlock(const CodeGrid& map, const Quadtree& tree,
                         const std::vector<LocalTriangle>& triangles, int level,
                         const NodeBlock& block, uint16_t* errors, uint16_t* folds,
-                        const std::atomic<bool>* cancel, int maxThreads = kMaxLoadThreads) {
+                        const std::atomic<bool>* cancel, int maxThreads = kMaxLoadThreads,
+                        bool blockLocal = false) {
     const int firstNodeRow = block.firstRow;
     const int lastNodeRow = block.lastRow;
     const size_t unfolded = size_t(2 * tree.leafSize * tree.leafSize);
@@ -326,11 +327,16 @@ void errorsOfLevelBlock(const CodeGrid& map, const Quadtree& tree,
                     worstUnfolded = worst;
                     worst = 0.0;
                 }
+                const size_t local =
+                    size_t(row - block.firstRow) * size_t(block.lastCol - block.firstCol) +
+                    size_t(col - block.firstCol);
                 if (level == 0) {
-                    folds[size_t(row) * size_t(cols) + size_t(col)] = roundedUp(worst);
+                    folds[blockLocal ? local : size_t(row) * size_t(cols) + size_t(col)] =
+                        roundedUp(worst);
                     continue;
                 }
-                const uint32_t index = tree.levelIndex(level, col << level, row << level);
+                const size_t index =
+                    blockLocal ? local : size_t(tree.levelIndex(level, col << level, row << level));
                 if (folds != nullptr) {
                     errors[index] = roundedUp(worstUnfolded);
                     folds[index] = roundedUp(worst);
@@ -372,12 +378,13 @@ void exactLeafFoldErrorsOfRows(const CodeGrid& map, const Quadtree& tree, int fi
 }
 
 void exactErrorsOfBlock(const CodeGrid& map, const Quadtree& tree, int level,
-                        const NodeBlock& block, uint16_t* errors, uint16_t* folds) {
+                        const NodeBlock& block, uint16_t* errors, uint16_t* folds,
+                        bool blockLocal) {
     assert(level >= 0 && level <= tree.depth && block.firstCol >= 0 &&
            block.firstCol <= block.lastCol && block.firstRow >= 0 &&
            block.firstRow <= block.lastRow);
     errorsOfLevelBlock(map, tree, foldedStripTriangles(tree.leafSize), level, block,
-                       level == 0 ? nullptr : errors, folds, nullptr, 1);
+                       level == 0 ? nullptr : errors, folds, nullptr, 1, blockLocal);
 }
 
 std::vector<uint16_t> exactLeafFoldErrors(const CodeGrid& map, const Quadtree& tree,

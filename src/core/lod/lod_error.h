@@ -92,9 +92,11 @@ void exactLeafFoldErrorsOfRows(const CodeGrid& map, const Quadtree& tree, int fi
 // exactCoarseErrorsOfRows (level 1..depth) and exactLeafFoldErrorsOfRows (level 0, into `folds`
 // by leaf; `errors` unused) for a block of the level's grid, on the calling thread (a bake runs
 // its regions side by side): they read only the samples of those nodes, so `map` may be a window
-// holding them (a bake's region).
+// holding them (a bake's region). With `blockLocal`, `errors` and `folds` hold the block's nodes
+// alone, row after row of the block (a bake's job keeps no array of the whole tree).
 void exactErrorsOfBlock(const CodeGrid& map, const Quadtree& tree, int level,
-                        const NodeBlock& block, uint16_t* errors, uint16_t* folds);
+                        const NodeBlock& block, uint16_t* errors, uint16_t* folds,
+                        bool blockLocal = false);
 
 // Sets tree.coarseErrors, tree.foldErrors and tree.leafFoldErrors to exactCoarseErrors with folds
 // apart and exactLeafFoldErrors, tree.lodErrors to LodErrors::Exact and tree.exactLevels to its

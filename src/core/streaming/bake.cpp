@@ -400,9 +400,10 @@ struct Bake {
     }
 };
 
-// The leaves' code ranges of a region, from its window.
+// The leaves' code ranges of a region, from its window, into `out` row after row of the block.
 void regionLeafRanges(const CodeGrid& grid, const Quadtree& tree, const NodeBlock& leaves,
                       CodeRange* out) {
+    const auto columns = size_t(leaves.lastCol - leaves.firstCol);
     const int ls = tree.leafSize;
     for (int lz = leaves.firstRow; lz < leaves.lastRow; ++lz) {
         const int z1 = std::min(lz * ls + ls, grid.height - 1);
@@ -416,7 +417,7 @@ void regionLeafRanges(const CodeGrid& grid, const Quadtree& tree, const NodeBloc
                     hi = std::max(hi, code);
                 }
             }
-            out[size_t(lz) * size_t(tree.leavesX) + size_t(lx)] = {lo, hi};
+            out[size_t(lz - leaves.firstRow) * columns + size_t(lx - leaves.firstCol)] = {lo, hi};
         }
     }
 }
@@ -489,6 +490,50 @@ void regionTreeRuns(const Bake& bake, int rx, int rz, Visit visit) {
     }
 }
 
+// Appends the bytes of `values` to `part`.
+template <class T>
+void appendBytes(std::vector<unsigned char>& part, const std::vector<T>& values) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());
+    part.insert(part.end(), bytes, bytes + values.size() * sizeof(T));
+}
+
+// Region (rx, rz)'s tree part from its window, in regionTreeRuns' order (each block row after
+// row): its leaves' ranges and fold errors, levels 1..exactLevels' coarse and fold errors.
+void regionTreePart(const Bake& bake, const CodeGrid& grid, int rx, int rz,
+                    std::vector<unsigned char>& part) {
+    part.clear();
+    const auto count = [](const NodeBlock& b) {
+        return size_t(b.lastCol - b.firstCol) * size_t(b.lastRow - b.firstRow);
+    };
+    const NodeBlock leaves = regionNodes(bake, 0, rx, rz);
+    std::vector<CodeRange> ranges(count(leaves));
+    regionLeafRanges(grid, bake.tree, leaves, ranges.data());
+    appendBytes(part, ranges);
+    std::vector<uint16_t> errors, folds;
+    if (bake.exactLevels > 0) {
+        folds.assign(count(leaves), 0);
+        exactErrorsOfBlock(grid, bake.tree, 0, leaves, nullptr, folds.data(), true);
+        appendBytes(part, folds);
+    }
+    for (int level = 1; level <= bake.exactLevels; ++level) {
+        const NodeBlock block = regionNodes(bake, level, rx, rz);
+        errors.assign(count(block), 0);
+        folds.assign(count(block), 0);
+        exactErrorsOfBlock(grid, bake.tree, level, block, errors.data(), folds.data(), true);
+        appendBytes(part, errors);
+        appendBytes(part, folds);
+    }
+}
+
+// Copies a region's tree part into the tree's arrays in `saved`.
+void scatterTreePart(const Bake& bake, int rx, int rz, const unsigned char* part) {
+    size_t offset = 0;
+    regionTreeRuns(bake, rx, rz, [part, &offset](unsigned char* to, size_t n) {
+        std::copy_n(part + offset, n, to);
+        offset += n;
+    });
+}
+
 // Region (rx, rz)'s folder in a bake by jobs.
 std::string regionFolder(const std::string& regionsDir, int rx, int rz) {
     return (fs::path(regionsDir) / (std::to_string(rx) + "-" + std::to_string(rz))).string();
@@ -496,12 +541,9 @@ std::string regionFolder(const std::string& regionsDir, int rx, int rz) {
 
 // Writes a region's tree part and region.json (last: a region without one is not baked).
 Status writeRegionManifest(const Bake& bake, int rx, int rz,
-                           const std::vector<std::vector<uint64_t>>& tileSums) {
+                           const std::vector<std::vector<uint64_t>>& tileSums,
+                           const std::vector<unsigned char>& part) {
     const std::string dir = regionFolder(bake.regionsDir, rx, rz);
-    std::vector<unsigned char> part;
-    regionTreeRuns(bake, rx, rz, [&part](const unsigned char* bytes, size_t count) {
-        part.insert(part.end(), bytes, bytes + count);
-    });
     if (Status wrote = writeFile((fs::path(dir) / kRegionTree).string(), part.data(), part.size());
         !wrote) {
         return wrote;
@@ -535,7 +577,7 @@ Status writeRegionManifest(const Bake& bake, int rx, int rz,
 // and writes its tiles of levels 0..regionPages with their checksums.
 Status bakeRegion(Bake& bake, WindowReader& reader, int rx, int rz, std::vector<uint16_t>& codes,
                   std::vector<uint8_t>& valid, std::vector<uint16_t>& levelCodes,
-                  std::vector<uint8_t>& levelValid) {
+                  std::vector<uint8_t>& levelValid, std::vector<unsigned char>& part) {
     const BakeInput& input = bake.input;
     const int width = input.width;
     const int height = input.height;
@@ -557,19 +599,14 @@ Status bakeRegion(Bake& bake, WindowReader& reader, int rx, int rz, std::vector<
             "since its plan was made");
     }
     const CodeGrid grid{codes.data(), width, height, x0, z0, size_t(w)};
-    const Quadtree& tree = bake.tree;
-    TreeSidecar& saved = bake.saved;
-    regionLeafRanges(grid, tree, regionNodes(bake, 0, rx, rz), saved.leafRanges.data());
-    for (int level = 1; level <= bake.exactLevels; ++level) {
-        exactErrorsOfBlock(grid, tree, level, regionNodes(bake, level, rx, rz),
-                           saved.coarseErrors.data(), saved.foldErrors.data());
-    }
-    if (bake.exactLevels > 0) {
-        exactErrorsOfBlock(grid, tree, 0, regionNodes(bake, 0, rx, rz), nullptr,
-                           saved.leafFoldErrors.data());
+    // The region's part of the tree: a job writes it as it is, a whole bake copies it into the
+    // tree's arrays (each region's entries its own).
+    regionTreePart(bake, grid, rx, rz, part);
+    const bool jobs = !bake.regionsDir.empty();
+    if (!jobs) {
+        scatterTreePart(bake, rx, rz, part.data());
     }
     const int ps = bake.pages.pageSize;
-    const bool jobs = !bake.regionsDir.empty();
     const std::string dir = jobs ? regionFolder(bake.regionsDir, rx, rz) : std::string();
     std::vector<std::vector<uint64_t>> regionSums;
     if (jobs) {
@@ -644,7 +681,7 @@ Status bakeRegion(Bake& bake, WindowReader& reader, int rx, int rz, std::vector<
         }
     }
     if (jobs) {
-        if (Status wrote = writeRegionManifest(bake, rx, rz, regionSums); !wrote) {
+        if (Status wrote = writeRegionManifest(bake, rx, rz, regionSums, part); !wrote) {
             return wrote;
         }
     }
@@ -660,10 +697,12 @@ void bakeRegions(Bake& bake) {
     }
     std::vector<uint16_t> codes, levelCodes;
     std::vector<uint8_t> valid, levelValid;
+    std::vector<unsigned char> part;
     const int regions = bake.endRegion - bake.firstRegion;
     for (int region = bake.next++; region < bake.endRegion && !bake.failed; region = bake.next++) {
-        if (Status baked = bakeRegion(bake, reader.value(), region % bake.regionsX,
-                                      region / bake.regionsX, codes, valid, levelCodes, levelValid);
+        if (Status baked =
+                bakeRegion(bake, reader.value(), region % bake.regionsX, region / bake.regionsX,
+                           codes, valid, levelCodes, levelValid, part);
             !baked) {
             bake.fail(baked.error());
         } else if (bake.progress) {
@@ -899,7 +938,7 @@ Result<BakePlan> readPlan(const std::string& folder, std::string& text) {
 }
 
 // Sets the bake's regions for its plan and sizes the tree's arrays and the tiles' checksums the
-// regions fill (not for a plan alone: `arrays` false).
+// regions fill (`arrays`: not for a job, whose regions write their own parts).
 void planRegions(Bake& bake, const BakePlan& plan, bool arrays = true) {
     for (int level = 0; level < plan.levels; ++level) {
         const PageLevel& l = bake.pages.level[size_t(level)];
@@ -1286,7 +1325,7 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
     TreeSidecar saved;
     Bake bake(source, pages, tree, files, sums, saved);
     bake.progress = options.progress;
-    planRegions(bake, plan, !options.planOnly);
+    planRegions(bake, plan, !jobs);  // a job's tree goes to its regions' parts
     const int regions = bake.regionsX * bake.regionsZ;
     const bool share = options.jobs > 0 && !options.planOnly;
     bake.firstRegion = share ? int(int64_t(options.job - 1) * regions / options.jobs) : 0;
@@ -1490,12 +1529,7 @@ Result<BakeSummary> joinLayout(const std::string& folder, const BakeOptions& opt
             if (hex(bytesChecksum(bytes.value())) != treePart.GetString("checksum")) {
                 return R::failure(name + ": tree.part does not match its checksum");
             }
-            size_t offset = 0;
-            const unsigned char* from = bytes.value().data();
-            regionTreeRuns(bake, rx, rz, [from, &offset](unsigned char* to, size_t n) {
-                std::copy_n(from + offset, n, to);
-                offset += n;
-            });
+            scatterTreePart(bake, rx, rz, bytes.value().data());
             if (bake.topCodes.empty()) {
                 continue;
             }
