@@ -637,8 +637,10 @@ Status bakeRegion(Bake& bake, WindowReader& reader, int rx, int rz, std::vector<
                 }
             }
         }
-        windowTileSums(levelCodes.data(), cx, cz, cw, ch, ps, (l.samplesX + ps - 1) / ps,
-                       bake.sums[size_t(level)].data());
+        if (!jobs) {
+            windowTileSums(levelCodes.data(), cx, cz, cw, ch, ps, (l.samplesX + ps - 1) / ps,
+                           bake.sums[size_t(level)].data());
+        }
         if (level == bake.regionPages && !bake.topCodes.empty()) {
             for (int r = 0; r < ch; ++r) {
                 const size_t to = size_t(cz + r) * size_t(l.samplesX) + size_t(cx);
@@ -937,16 +939,30 @@ Result<BakePlan> readPlan(const std::string& folder, std::string& text) {
     return plan;
 }
 
+// Threads a bake runs on: options.threads, or one a core.
+int bakeThreads(const BakeOptions& options) {
+    return std::max(
+        1, std::min(options.threads > 0 ? options.threads
+                                        : int(std::max(std::thread::hardware_concurrency(), 1u)),
+                    kMaxLoadThreads));
+}
+
+// The summary's sizes: the map's, the tree's and the regions'.
+void describeBake(const Bake& bake, BakeSummary& summary) {
+    summary.width = bake.input.width;
+    summary.height = bake.input.height;
+    summary.leafSize = bake.tree.leafSize;
+    summary.pageSize = bake.pages.pageSize;
+    summary.levels = int(bake.pages.level.size());
+    summary.regionSize = bake.regionSize;
+    summary.regions = bake.regionsX * bake.regionsZ;
+    summary.exactLevels = bake.exactLevels;
+    summary.treeDepth = bake.tree.depth;
+}
+
 // Sets the bake's regions for its plan and sizes the tree's arrays and the tiles' checksums the
 // regions fill (`arrays`: not for a job, whose regions write their own parts).
 void planRegions(Bake& bake, const BakePlan& plan, bool arrays = true) {
-    for (int level = 0; level < plan.levels; ++level) {
-        const PageLevel& l = bake.pages.level[size_t(level)];
-        bake.sums[size_t(level)].assign(
-            size_t((l.samplesX + plan.pageSize - 1) / plan.pageSize) *
-                size_t((l.samplesY + plan.pageSize - 1) / plan.pageSize),
-            0);
-    }
     const int width = plan.source.width;
     const int height = plan.source.height;
     bake.regionSize = plan.regionSize;
@@ -957,6 +973,13 @@ void planRegions(Bake& bake, const BakePlan& plan, bool arrays = true) {
     bake.regionsZ = (height - 2) / plan.regionSize + 1;
     if (!arrays) {
         return;
+    }
+    for (int level = 0; level < plan.levels; ++level) {
+        const PageLevel& l = bake.pages.level[size_t(level)];
+        bake.sums[size_t(level)].assign(
+            size_t((l.samplesX + plan.pageSize - 1) / plan.pageSize) *
+                size_t((l.samplesY + plan.pageSize - 1) / plan.pageSize),
+            0);
     }
     TreeSidecar& saved = bake.saved;
     saved.leafRanges.resize(size_t(bake.tree.leavesX) * size_t(bake.tree.leavesZ));
@@ -1147,15 +1170,7 @@ Result<BakeSummary> writeLayout(Bake& bake, int lastMosaic, const std::string& f
         root.Add("georeference", geo);
     }
 
-    summary.width = width;
-    summary.height = height;
-    summary.leafSize = bake.tree.leafSize;
-    summary.pageSize = pageSize;
-    summary.levels = levelCount;
-    summary.regionSize = bake.regionSize;
-    summary.regions = bake.regionsX * bake.regionsZ;
-    summary.exactLevels = bake.exactLevels;
-    summary.treeDepth = bake.tree.depth;
+    describeBake(bake, summary);
     CPLJSONArray levels;
     for (int level = 0; level < levelCount; ++level) {
         const bool mosaic = level <= lastMosaic;
@@ -1269,10 +1284,7 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
     }
     // Threads: the plan pass's bands of rows and the regions side by side, each region's work on
     // its own thread; the COGs' tiles compressed on as many.
-    const int cores = std::max(
-        1, std::min(options.threads > 0 ? options.threads
-                                        : int(std::max(std::thread::hardware_concurrency(), 1u)),
-                    kMaxLoadThreads));
+    const int cores = bakeThreads(options);
     const bool takesRange =
         folderPlan && folderPlan.value().source.kind == BakeInput::Kind::GdalFloats;
     Result<BakeInput> planned =
@@ -1391,15 +1403,7 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
                 return R::failure(ran.error());
             }
         }
-        summary.width = width;
-        summary.height = height;
-        summary.leafSize = leafSize.value();
-        summary.pageSize = pageSize;
-        summary.levels = levelCount;
-        summary.regionSize = regionSize;
-        summary.regions = regions;
-        summary.exactLevels = bake.exactLevels;
-        summary.treeDepth = tree.depth;
+        describeBake(bake, summary);
         return summary;
     }
     if (Status made = createLevelFiles(bake, 0, cores, folder, said); !made) {
@@ -1456,10 +1460,7 @@ Result<BakeSummary> joinLayout(const std::string& folder, const BakeOptions& opt
         }
         fs::remove(fs::path(folder) / kManifest, error);
     }
-    const int cores = std::max(
-        1, std::min(options.threads > 0 ? options.threads
-                                        : int(std::max(std::thread::hardware_concurrency(), 1u)),
-                    kMaxLoadThreads));
+    const int cores = bakeThreads(options);
     const GdalCacheCap cacheCap(kBakeGdalCacheBytes);
     if (Status made = createLevelFiles(bake, bake.regionPages + 1, cores, folder, said); !made) {
         return R::failure(made.error());
