@@ -502,6 +502,30 @@ PY
         cmp -s "$tmp/${tif}_holes.png" "$tmp/${tif}_full.png" || fail "plain.tif: --fill-nodata changed it"
     fi
 done
+# 9b. voids.tif baked (quadterrain-bake, one region) and its layout opened whole: level 0 read
+#     once with each tile held to its checksum, the bake's tree flown with no pass over the map.
+#     Culled = unculled, and the picture and pick are the GeoTIFF's own (holes drawn), byte for byte.
+"$(dirname "$exe")/quadterrain-bake" "$tmp/voids.tif" "$tmp/voids layout" >/dev/null ||
+    fail "quadterrain-bake voids.tif"
+for cull in "" --no-cull; do
+    # shellcheck disable=SC2086
+    "$exe" "$tmp/voids layout" $tif_view --leaf 4 $cull --screenshot "$tmp/layout$cull.png" \
+        --stats-json "$tmp/layout$cull.json" --pick 120,80 || fail "voids layout $cull"
+done
+"$exe" "$tmp/voids.tif" $tif_view --leaf 4 --screenshot "$tmp/voids_leaf4.png" \
+    --stats-json "$tmp/voids_leaf4.json" --pick 120,80 || fail "voids.tif, leaves of 4"
+cmp -s "$tmp/layout.png" "$tmp/layout--no-cull.png" || fail "voids layout: culled != unculled"
+cmp -s "$tmp/layout.png" "$tmp/voids_leaf4.png" || fail "voids layout != voids.tif"
+python3 - "$tmp" <<'PY' || fail "voids layout stats content"
+import json, sys
+layout, tif = (json.load(open(f"{sys.argv[1]}/{k}.json")) for k in ("layout", "voids_leaf4"))
+# The bake's one region holds every level's nodes: its tree's errors are exact, made by the bake.
+assert layout["lod_errors"] == tif["lod_errors"] == "exact", (layout["lod_errors"], tif["lod_errors"])
+assert layout["load"]["errors_ms"] == 0 and tif["load"]["errors_ms"] > 0, (layout["load"], tif["load"])
+assert layout["pick"] == tif["pick"] and layout["pick"]["hit"], (layout["pick"], tif["pick"])
+assert layout["nodata"] == tif["nodata"] and layout["nodata"]["samples"] > 0, layout["nodata"]
+assert layout["heights"] == tif["heights"], (layout["heights"], tif["heights"])
+PY
 # 10. The .r16 of 8 read into memory with its level-0 pages on demand: the first view waits for its
 #     own pages, so the screenshot is the whole upload's byte for byte, and so is a frame without
 #     level of detail (which makes the heights whole first); picking is unchanged.

@@ -26,9 +26,12 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "core/base/result.h"
 #include "core/io/load.h"
+#include "core/streaming/tree_sidecar.h"
+#include "core/terrain/heightmap.h"
 
 namespace qt {
 
@@ -122,6 +125,40 @@ enum class LayoutCheck { Everything, LevelZero };
 // or a mosaic of the regions' COGs), as the program names it.
 Status verifyLayout(const std::string& folder, LayoutCheck what = LayoutCheck::Everything,
                     std::string* levelZero = nullptr);
+
+// What a viewer reads first of a layout: its layout.json, held to the format (a regular file of
+// at most 256 MiB before it is parsed, of this format and version, a page size a layout can
+// have, a file a level).
+struct LayoutManifest {
+    std::string folder;     // as it was named (a path or a URL)
+    std::string levelZero;  // level 0's file (a COG, or a mosaic of the regions' COGs), as named
+    int width = 0;          // the map's samples
+    int height = 0;
+    int leafSize = 0;  // of the tree in tree.qtree
+    int pageSize = 0;  // the tiles' side
+    int64_t nodataSamples = 0;
+    std::vector<std::string> levelZeroTiles;  // level 0's tiles' checksums, row-major
+    uint64_t treeBytes = 0;
+    std::string treeChecksum;
+};
+
+// Reads and checks `folder`'s layout.json (one line, without the folder, when it is not one).
+Result<LayoutManifest> readLayoutManifest(const std::string& folder);
+
+// A layout read as a map held whole: level 0's codes as the bake wrote them and its mask, every
+// tile held to its checksum as it is read (one pass through GDAL, a thread a core up to four,
+// each on its own dataset), and the bake's tree. Its holes' codes are the bake's fill, which the
+// tree's errors were made over.
+struct LayoutMap {
+    Heightmap map;     // format Elevation; coding, metres and place from level 0's band
+    TreeSidecar tree;  // tree.qtree, held to its size and checksum before it is parsed
+};
+
+// Reads `layout` whole: `acceptSize` (when set) and the memory budget (kLoadBytesPerSample)
+// checked from its size before anything is read. One line naming the file and the first tile
+// that does not match, or why it cannot be read.
+Result<LayoutMap> readLayoutMap(const LayoutManifest& layout, const SizeCheck& acceptSize,
+                                const MemoryBudget& memory);
 
 // Whether `path` is a folder holding a layout.json (a layout, or what claims to be one).
 bool isLayoutFolder(const std::string& path);

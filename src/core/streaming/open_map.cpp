@@ -57,6 +57,34 @@ bool streamsAt(const StreamableSize& s, const LoadOptions& options, bool stream)
     return stream || !checkMemoryBudget(s.width, s.height, perSample, options.memory);
 }
 
+// A layout held whole: level 0 read once, each tile held to its checksum (readLayoutMap), and the
+// bake's tree, with no pass over the map, when it is of the leaf size asked for and the holes stay
+// holes (the bake's bounds leave them out; --fill-nodata draws its fill, so the tree is built
+// over it).
+Result<OpenedMap> openLayoutWhole(const LayoutManifest& layout, const LoadOptions& options,
+                                  const SizeCheck& acceptSize, int leafSize) {
+    using R = Result<OpenedMap>;
+    Result<LayoutMap> read = readLayoutMap(layout, acceptSize, options.memory);
+    if (!read) {
+        return R::failure(layout.folder + ": " + read.error());
+    }
+    OpenedMap opened;
+    opened.map = std::move(read.value().map);
+    opened.leafSize = leafSize;
+    if (options.fillNodata && opened.map.nodata.holes()) {
+        opened.map.nodata.fill();  // the tree is built over the fill, as any map's
+    } else if (read.value().tree.leafSize == leafSize) {
+        Result<Quadtree> tree = quadtreeFromSidecar(opened.map, read.value().tree);
+        if (!tree) {
+            return R::failure(layout.folder + ": " + tree.error());
+        }
+        opened.tree = std::move(tree).value();
+        opened.sidecar = "read";
+        opened.sidecarPath = layout.folder + "/tree.qtree";
+    }
+    return opened;
+}
+
 }  // namespace
 
 bool opensStreamed(const std::string& path, const LoadOptions& options, bool stream) {
@@ -78,6 +106,14 @@ Result<OpenedMap> openMap(const std::string& asked, const LoadOptions& options,
     // checksums.
     std::string path = asked;
     if (isLayoutFolder(asked)) {
+        const Result<LayoutManifest> layout = readLayoutManifest(asked);
+        if (!layout) {
+            return R::failure(asked + ": " + layout.error());
+        }
+        const StreamableSize size{layout.value().width, layout.value().height, true};
+        if (!streamsAt(size, options, stream)) {
+            return openLayoutWhole(layout.value(), options, acceptSize, leafSize);
+        }
         if (const Status checked = verifyLayout(asked, LayoutCheck::LevelZero, &path); !checked) {
             return R::failure(asked + ": " + checked.error());
         }

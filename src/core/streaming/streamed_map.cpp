@@ -111,6 +111,17 @@ void overlayExact(const TreeSidecar& pass, const Quadtree& levels, int exactLeve
     std::copy(pass.foldErrors.begin(), pass.foldErrors.begin() + exactEnd, fold.begin());
 }
 
+// The range bound everywhere (its fold errors 0) from the saved leaf ranges, then the exact
+// errors, folds apart, over it on levels 1..exactLevels (a sidecar's errors hold the same range
+// bound above them).
+void boundsFromSidecar(Quadtree& tree, const Heightmap& map, const TreeSidecar& saved) {
+    fillQuadtreeBounds(tree, map, &saved.leafRanges);
+    overlayExact(saved, tree, saved.exactLevels, tree.coarseErrors, tree.foldErrors);
+    tree.lodErrors = saved.lodErrors;
+    tree.exactLevels = saved.exactLevels;
+    tree.leafFoldErrors = saved.leafFoldErrors;
+}
+
 // The header fields of a banded pass's sidecar (its leaf ranges in `saved`): the map's stamp and
 // size, the tree's leaf size, the error kind and the range of the codes.
 void describePass(TreeSidecar& saved, const FileStamp& stamp, int width, int height, int leafSize,
@@ -346,18 +357,21 @@ Status streamedTree(StreamedMap& out, TreeSidecar& saved, bool fromSidecar, cons
     map.minSample = map.coding.sample(saved.minCode);
     map.maxSample = map.coding.sample(saved.maxCode);
 
-    // The range bound everywhere (its fold errors 0), then the exact errors, folds apart, over it
-    // on levels 1..exactLevels (a sidecar's errors hold the same range bound above them).
-    fillQuadtreeBounds(tree, map, &saved.leafRanges);
-    overlayExact(saved, tree, saved.exactLevels, tree.coarseErrors, tree.foldErrors);
-    tree.lodErrors = saved.lodErrors;
-    tree.exactLevels = saved.exactLevels;
-    tree.leafFoldErrors = saved.leafFoldErrors;
+    boundsFromSidecar(tree, map, saved);
     if (!out.sidecarUsed) {
         saved.coarseErrors = tree.coarseErrors;
         saved.foldErrors = tree.foldErrors;
     }
     return {};
+}
+
+Result<Quadtree> quadtreeFromSidecar(const Heightmap& map, const TreeSidecar& saved) {
+    assert(saved.width == map.width && saved.height == map.height);
+    Result<Quadtree> tree = buildQuadtreeStructure(map.width, map.height, saved.leafSize);
+    if (tree) {
+        boundsFromSidecar(tree.value(), map, saved);
+    }
+    return tree;
 }
 
 void writeStreamedSidecar(StreamedMap& out, const std::string& sidecar, const FileStamp& stamp,

@@ -154,6 +154,11 @@ void reportSidecarProblem(StreamedMap& out, const std::string& sidecar, const st
 Status streamedTree(StreamedMap& out, TreeSidecar& saved, bool fromSidecar, const FileStamp& stamp,
                     const StreamOptions& stream, const BandRows& makeRows = {});
 
+// The tree of `map` (its size, coding and holes; leaves of saved.leafSize) from a sidecar of its
+// codes: the range bound of its leaf ranges, its exact errors over it on levels 1..exactLevels.
+// Reads no code but the holes' boxes (markLeafHoles).
+Result<Quadtree> quadtreeFromSidecar(const Heightmap& map, const TreeSidecar& saved);
+
 // Writes `saved`, for the map file of `stamp`, to the sidecar `sidecar` (out.sidecarWritten);
 // one line on stderr (and in out.sidecarProblem) when it cannot, and the map opens without.
 void writeStreamedSidecar(StreamedMap& out, const std::string& sidecar, const FileStamp& stamp,

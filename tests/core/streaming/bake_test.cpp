@@ -3,6 +3,7 @@
 // holds them to; a folder of the user's is never written into.
 #include "core/streaming/bake.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -742,6 +743,77 @@ TEST(Bake, ALayoutOpensAsTheMapItWasBakedFrom) {
     const Result<OpenedMap> damaged = openMap(layout, load, {}, 4, false);
     ASSERT_FALSE(damaged);
     expectOneLineSaying(damaged.error(), "heights-0.tif: tile (2, 0)");
+}
+
+// A layout held whole flies the bake's tree, with no pass over the map: every node's bounds and
+// the hole leaves are those of the tree built from the codes it read (so the walk culls as it
+// would), the exact errors of the regions' levels are the full build's and the range bound is
+// above them. Asked for another leaf size, or for its fill drawn as terrain (whose bounds the
+// bake's leave out), the tree is left to be built. A tree.qtree not of its checksum is one line.
+TEST(Bake, ALayoutHeldWholeFliesTheBakesTree) {
+    test::TempDir dir;
+    for (const bool holes : {false, true}) {
+        const std::string layout = dir.path(holes ? "holes" : "solid");
+        BakeOptions options = bakeOptions(dir);
+        options.regionSize = 32;
+        ASSERT_TRUE(bakeLayout(writeInput(dir, holes), layout, options));
+        LoadOptions load;
+        load.cacheDir = dir.path("cache");
+        const Result<OpenedMap> opened = openMap(layout, load, {}, 4, false);
+        ASSERT_TRUE(opened) << opened.error();
+        const OpenedMap& o = opened.value();
+        EXPECT_FALSE(o.streamed);
+        EXPECT_EQ(o.sidecar, "read");
+        EXPECT_EQ(o.map.nodata.holes(), holes);
+        const Quadtree& baked = o.tree;
+        const Result<Quadtree> exact = buildQuadtreeExact(o.map, 4);
+        ASSERT_TRUE(exact) << exact.error();
+        const Quadtree& built = exact.value();
+        ASSERT_EQ(baked.nodes.size(), built.nodes.size());
+        for (size_t i = 0; i < built.nodes.size(); ++i) {
+            ASSERT_EQ(baked.nodes[i].minCode, built.nodes[i].minCode) << i;
+            ASSERT_EQ(baked.nodes[i].maxCode, built.nodes[i].maxCode) << i;
+        }
+        EXPECT_EQ(baked.holeLeavesBefore, built.holeLeavesBefore);
+        EXPECT_EQ(baked.emptyLeavesBefore, built.emptyLeavesBefore);
+        EXPECT_EQ(baked.lodErrors, LodErrors::Mixed);
+        EXPECT_EQ(baked.exactLevels, 3);
+        EXPECT_EQ(baked.leafFoldErrors, built.leafFoldErrors);
+        ASSERT_EQ(baked.coarseErrors.size(), built.coarseErrors.size());
+        const size_t exactEnd = built.levelStart[size_t(baked.exactLevels) + 1];
+        for (size_t i = 0; i < built.coarseErrors.size(); ++i) {
+            if (i < exactEnd) {
+                ASSERT_EQ(baked.coarseErrors[i], built.coarseErrors[i]) << i;
+                ASSERT_EQ(baked.foldErrors[i], built.foldErrors[i]) << i;
+            } else {
+                // The range bound holds the node's folds too (fillQuadtreeBounds).
+                ASSERT_GE(baked.coarseErrors[i],
+                          std::max(built.coarseErrors[i], built.foldErrors[i]))
+                    << i;
+                ASSERT_EQ(baked.foldErrors[i], 0) << i;
+            }
+        }
+
+        const Result<OpenedMap> otherLeaves = openMap(layout, load, {}, 8, false);
+        ASSERT_TRUE(otherLeaves) << otherLeaves.error();
+        EXPECT_TRUE(otherLeaves.value().tree.nodes.empty());
+        EXPECT_EQ(otherLeaves.value().sidecar, "");
+        load.fillNodata = true;
+        const Result<OpenedMap> filled = openMap(layout, load, {}, 4, false);
+        ASSERT_TRUE(filled) << filled.error();
+        EXPECT_EQ(filled.value().tree.nodes.empty(), holes);
+        EXPECT_FALSE(filled.value().map.nodata.holes());
+    }
+    std::fstream tree(dir.path("solid/tree.qtree"),
+                      std::ios::in | std::ios::out | std::ios::binary);
+    tree.seekg(100);
+    const char byte = char(tree.get() ^ 1);  // damage at rest
+    tree.seekp(100);
+    tree.put(byte);
+    tree.close();
+    const Result<OpenedMap> damaged = openMap(dir.path("solid"), LoadOptions{}, {}, 4, false);
+    ASSERT_FALSE(damaged);
+    expectOneLineSaying(damaged.error(), "tree.qtree: does not match its checksum");
 }
 
 // A layout served over HTTP (nginx on 127.0.0.1, byte ranges) opens by its folder's URL as its
