@@ -45,10 +45,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kManifest = "layout.json";
-constexpr const char* kFormat = "quadterrain layout";
-constexpr int kVersion = 1;
-constexpr const char* kTreeFile = "tree.qtree";
 // A bake by jobs: its plan, and a folder of each region's files.
 constexpr const char* kPlanFile = "plan.json";
 constexpr const char* kPlanFormat = "quadterrain bake plan";
@@ -58,16 +54,9 @@ constexpr const char* kRegionFormat = "quadterrain bake region";
 constexpr const char* kRegionTree = "tree.part";
 // GDAL's block cache while regions are read and written.
 constexpr int64_t kBakeGdalCacheBytes = int64_t(64) << 20;
-// A layout.json larger than this is refused before it is read (about 20 bytes a tile: 2^23 tiles).
-constexpr uint64_t kMaxManifestBytes = uint64_t(256) << 20;
 // A plan.json or region.json larger than this is refused before it is read (a plan is mostly its
 // CRS's WKT; a region's checksums take about 20 bytes a tile).
 constexpr uint64_t kMaxPlanBytes = uint64_t(16) << 20;
-
-// Level `level`'s file: a COG, or a mosaic of the regions' COGs (a bake by jobs).
-std::string levelFile(int level, bool mosaic = false) {
-    return "heights-" + std::to_string(level) + (mosaic ? ".vrt" : ".tif");
-}
 
 // Whether `name` is writeFile's file while it writes `file` (FILE.tmpPID).
 bool isTempOf(const std::string& name, const std::string& file) {
@@ -78,7 +67,7 @@ bool isTempOf(const std::string& name, const std::string& file) {
 
 // Files a layout holds: what an earlier bake may have left in the folder.
 bool isLayoutFile(const std::string& name) {
-    for (const char* file : {kManifest, kTreeFile, kPlanFile}) {
+    for (const char* file : {kLayoutManifest, kLayoutTree, kPlanFile}) {
         if (name == file || name == std::string(file) + ".part" || isTempOf(name, file)) {
             return true;
         }
@@ -151,7 +140,7 @@ Status checkFolder(const std::string& folder, bool jobs) {
             return Status::failure("the folder holds files that are not a layout's (" + name +
                                    "); give an empty or a new folder");
         }
-        manifest = manifest || name == kManifest;
+        manifest = manifest || name == kLayoutManifest;
         plan = plan || name == kPlanFile || isTempOf(name, kPlanFile) || regions;
     }
     if (error) {
@@ -162,8 +151,8 @@ Status checkFolder(const std::string& folder, bool jobs) {
             "the folder holds files but no layout.json; give an empty or a "
             "new folder");
     }
-    if (manifest &&
-        !namesFormat((fs::path(folder) / kManifest).string(), kFormat, kMaxManifestBytes)) {
+    if (manifest && !namesFormat((fs::path(folder) / kLayoutManifest).string(), kLayoutFormat,
+                                 kMaxLayoutManifestBytes)) {
         return Status::failure("the folder's layout.json is not a quadterrain layout's");
     }
     if (plan && !jobs) {
@@ -177,18 +166,6 @@ Status checkFolder(const std::string& folder, bool jobs) {
             "jobs");
     }
     return Status();
-}
-
-std::string hex(uint64_t value) {
-    char text[17];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
-    return text;
-}
-
-// A tile's checksum chains its rows of codes, each hashed in the machine's byte order, then mixes.
-uint64_t chainCodes(uint64_t h, const uint16_t* codes, int count) {
-    return hashWords(h, reinterpret_cast<const unsigned char*>(codes),
-                     size_t(count) * sizeof(uint16_t));
 }
 
 using DatasetPtr = GDALDatasetUniquePtr;
@@ -341,7 +318,7 @@ void windowTileSums(const uint16_t* codes, int x, int y, int w, int h, int pageS
             const int rows = std::min(pageSize, h - ty * pageSize);
             uint64_t chain = kChecksumSeed;
             for (int r = 0; r < rows; ++r) {
-                chain = chainCodes(
+                chain = chainTileCodes(
                     chain, codes + size_t(ty * pageSize + r) * size_t(w) + size_t(tx * pageSize),
                     columns);
             }
@@ -560,14 +537,15 @@ Status writeRegionManifest(const Bake& bake, int rx, int rz,
     for (const std::vector<uint64_t>& sums : tileSums) {
         CPLJSONArray tiles;
         for (uint64_t sum : sums) {
-            tiles.Add(hex(sum));
+            tiles.Add(checksumHex(sum));
         }
         levels.Add(tiles);
     }
     root.Add("tiles", levels);
     CPLJSONObject treePart;
     treePart.Add("bytes", GInt64(part.size()));
-    treePart.Add("checksum", hex(mixHash(hashWords(kChecksumSeed, part.data(), part.size()))));
+    treePart.Add("checksum",
+                 checksumHex(mixHash(hashWords(kChecksumSeed, part.data(), part.size()))));
     root.Add("tree", treePart);
     const std::string text = manifest.SaveAsString();
     return writeFile((fs::path(dir) / kRegionManifest).string(), text.data(), text.size());
@@ -658,7 +636,7 @@ Status bakeRegion(Bake& bake, WindowReader& reader, int rx, int rz, std::vector<
             regionSums.emplace_back(size_t(tilesX) * size_t((ch + ps - 1) / ps), 0);
             windowTileSums(levelCodes.data(), 0, 0, cw, ch, ps, tilesX, regionSums.back().data());
             const GdalMessages said;  // on the region's thread
-            const std::string name = levelFile(level);
+            const std::string name = layoutLevelFile(level);
             LevelFile file;
             Status wrote = file.create(bake.input, level, cw, ch, ps, 1,
                                        (fs::path(dir) / name).string(), said, cx, cz);
@@ -762,10 +740,6 @@ Result<std::vector<unsigned char>> readBytes(const std::string& path) {
     return readFileOfSize(path, bytes);
 }
 
-uint64_t bytesChecksum(const std::vector<unsigned char>& bytes) {
-    return mixHash(hashWords(kChecksumSeed, bytes.data(), bytes.size()));
-}
-
 int log2Of(int powerOfTwo) {
     int shift = 0;
     while ((1 << shift) < powerOfTwo) {
@@ -832,10 +806,10 @@ Result<std::string> probeInput(const BakeInput& input) {
                 return R::failure(read.error());
             }
             code[1] = valid;
-            chain = chainCodes(chain, code, 2);
+            chain = chainTileCodes(chain, code, 2);
         }
     }
-    return hex(mixHash(chain));
+    return checksumHex(mixHash(chain));
 }
 
 // plan.json's text: the same from every job of one input and one set of options.
@@ -844,7 +818,7 @@ std::string planText(const BakePlan& plan) {
     CPLJSONDocument document;
     CPLJSONObject root = document.GetRoot();
     root.Add("format", kPlanFormat);
-    root.Add("version", kVersion);
+    root.Add("version", kLayoutVersion);
     root.Add("width", source.width);
     root.Add("height", source.height);
     root.Add("leafSize", plan.leafSize);
@@ -890,9 +864,9 @@ Result<BakePlan> readPlan(const std::string& folder, std::string& text) {
         return R::failure(document.error() + " (a bake by jobs writes one; --join joins one)");
     }
     const CPLJSONObject root = document.value().GetRoot();
-    if (root.GetString("format") != kPlanFormat || root.GetInteger("version") != kVersion) {
+    if (root.GetString("format") != kPlanFormat || root.GetInteger("version") != kLayoutVersion) {
         return R::failure("plan.json: not a quadterrain bake plan of version " +
-                          std::to_string(kVersion));
+                          std::to_string(kLayoutVersion));
     }
     BakePlan plan;
     BakeInput& source = plan.source;
@@ -1001,7 +975,7 @@ Status createLevelFiles(const Bake& bake, int first, int threads, const std::str
     const int pageSize = bake.pages.pageSize;
     for (int level = first; level < int(bake.pages.level.size()); ++level) {
         const PageLevel& l = bake.pages.level[size_t(level)];
-        const std::string name = levelFile(level);
+        const std::string name = layoutLevelFile(level);
         if (Status made = bake.files[size_t(level)].create(
                 bake.input, level, l.samplesX, l.samplesY, pageSize, threads,
                 (fs::path(folder) / name).string(), said);
@@ -1054,7 +1028,7 @@ Status writeMosaic(const Bake& bake, int level, const std::string& path) {
                 const LevelWindow window = regionWindow(bake, level, rx, rz);
                 CPLXMLNode* source = CPLCreateXMLNode(band, CXT_Element, "SimpleSource");
                 const std::string file = std::string(kRegionsDir) + "/" + std::to_string(rx) + "-" +
-                                         std::to_string(rz) + "/" + levelFile(level);
+                                         std::to_string(rz) + "/" + layoutLevelFile(level);
                 CPLXMLNode* name =
                     CPLCreateXMLElementAndValue(source, "SourceFilename", file.c_str());
                 CPLAddXMLAttributeAndValue(name, "relativeToVRT", "1");
@@ -1140,8 +1114,8 @@ Result<BakeSummary> writeLayout(Bake& bake, int lastMosaic, const std::string& f
 
     CPLJSONDocument manifest;
     CPLJSONObject root = manifest.GetRoot();
-    root.Add("format", kFormat);
-    root.Add("version", kVersion);
+    root.Add("format", kLayoutFormat);
+    root.Add("version", kLayoutVersion);
     root.Add("width", width);
     root.Add("height", height);
     root.Add("leafSize", bake.tree.leafSize);
@@ -1174,7 +1148,7 @@ Result<BakeSummary> writeLayout(Bake& bake, int lastMosaic, const std::string& f
     CPLJSONArray levels;
     for (int level = 0; level < levelCount; ++level) {
         const bool mosaic = level <= lastMosaic;
-        const std::string name = levelFile(level, mosaic);
+        const std::string name = layoutLevelFile(level, mosaic);
         const std::string path = (fs::path(folder) / name).string();
         const Status written =
             mosaic ? writeMosaic(bake, level, path) : bake.files[size_t(level)].finish(said);
@@ -1190,7 +1164,7 @@ Result<BakeSummary> writeLayout(Bake& bake, int lastMosaic, const std::string& f
         entry.Add("tilesY", (l.samplesY + pageSize - 1) / pageSize);
         CPLJSONArray tiles;
         for (uint64_t sum : bake.sums[size_t(level)]) {
-            tiles.Add(hex(sum));
+            tiles.Add(checksumHex(sum));
         }
         entry.Add("tiles", tiles);
         levels.Add(entry);
@@ -1198,21 +1172,21 @@ Result<BakeSummary> writeLayout(Bake& bake, int lastMosaic, const std::string& f
     }
     root.Add("files", levels);
 
-    const std::string treePath = (fs::path(folder) / kTreeFile).string();
+    const std::string treePath = (fs::path(folder) / kLayoutTree).string();
     if (Status written = writeTreeSidecar(treePath, saved); !written) {
-        return R::failure(std::string(kTreeFile) + ": " + written.error());
+        return R::failure(std::string(kLayoutTree) + ": " + written.error());
     }
     Result<std::vector<unsigned char>> treeBytes = readBytes(treePath);
     if (!treeBytes) {
-        return R::failure(std::string(kTreeFile) + ": " + treeBytes.error());
+        return R::failure(std::string(kLayoutTree) + ": " + treeBytes.error());
     }
     CPLJSONObject treeEntry;
-    treeEntry.Add("file", kTreeFile);
+    treeEntry.Add("file", kLayoutTree);
     treeEntry.Add("bytes", GInt64(treeBytes.value().size()));
-    treeEntry.Add("checksum", hex(bytesChecksum(treeBytes.value())));
+    treeEntry.Add("checksum", checksumHex(bytesChecksum(treeBytes.value())));
     root.Add("tree", treeEntry);
 
-    const std::string manifestPath = (fs::path(folder) / kManifest).string();
+    const std::string manifestPath = (fs::path(folder) / kLayoutManifest).string();
     const std::string partPath = manifestPath + ".part";
     if (!manifest.Save(partPath)) {
         return R::failure("cannot write layout.json");
@@ -1236,7 +1210,7 @@ Result<BakeSummary> writeLayout(Bake& bake, int lastMosaic, const std::string& f
 // describes files half replaced).
 Status makeFolder(const std::string& folder) {
     std::error_code error;
-    fs::remove(fs::path(folder) / kManifest, error);
+    fs::remove(fs::path(folder) / kLayoutManifest, error);
     if (!fs::is_directory(folder, error) && !fs::create_directory(folder, error) &&
         !fs::is_directory(folder, error)) {
         return Status::failure("cannot make the layout folder: " + error.message());
@@ -1397,7 +1371,7 @@ Result<BakeSummary> bakeLayout(const std::string& input, const std::string& fold
         } else if (Status wrote = writeFile(planPath, text.data(), text.size()); !wrote) {
             return R::failure(wrote.error());
         }
-        bake.planSum = hex(textChecksum(text));
+        bake.planSum = checksumHex(textChecksum(text));
         if (!options.planOnly) {
             if (Status ran = runRegions(bake, summary.threads); !ran) {
                 return R::failure(ran.error());
@@ -1445,7 +1419,7 @@ Result<BakeSummary> joinLayout(const std::string& folder, const BakeOptions& opt
     Bake bake(source, pages, structure.value(), files, sums, saved);
     planRegions(bake, plan);
     bake.regionsDir = (fs::path(folder) / kRegionsDir).string();
-    bake.planSum = hex(textChecksum(text));
+    bake.planSum = checksumHex(textChecksum(text));
     {
         std::error_code error;
         // The levels above the regions' at most: a twelfth of the map's level 0 at 2 bytes.
@@ -1458,7 +1432,7 @@ Result<BakeSummary> joinLayout(const std::string& folder, const BakeOptions& opt
             return R::failure("the join needs up to " + std::to_string(needs >> 20) +
                               " MiB; its disk has " + std::to_string(free >> 20) + " MiB free");
         }
-        fs::remove(fs::path(folder) / kManifest, error);
+        fs::remove(fs::path(folder) / kLayoutManifest, error);
     }
     const int cores = bakeThreads(options);
     const GdalCacheCap cacheCap(kBakeGdalCacheBytes);
@@ -1527,7 +1501,7 @@ Result<BakeSummary> joinLayout(const std::string& folder, const BakeOptions& opt
             if (!bytes) {
                 return R::failure(name + ": tree.part: " + bytes.error());
             }
-            if (hex(bytesChecksum(bytes.value())) != treePart.GetString("checksum")) {
+            if (checksumHex(bytesChecksum(bytes.value())) != treePart.GetString("checksum")) {
                 return R::failure(name + ": tree.part does not match its checksum");
             }
             scatterTreePart(bake, rx, rz, bytes.value().data());
@@ -1535,7 +1509,7 @@ Result<BakeSummary> joinLayout(const std::string& folder, const BakeOptions& opt
                 continue;
             }
             // Its highest level's samples, for the levels above.
-            const std::string top = levelFile(bake.regionPages);
+            const std::string top = layoutLevelFile(bake.regionPages);
             Result<GdalRaster> raster = openGdalRaster((fs::path(dir) / top).string(), said);
             const LevelWindow window = regionWindow(bake, bake.regionPages, rx, rz);
             if (!raster || raster.value().width != window.w || raster.value().height != window.h) {
@@ -1570,451 +1544,6 @@ Result<BakeSummary> joinLayout(const std::string& folder, const BakeOptions& opt
     BakeSummary summary;
     summary.threads = cores;
     return writeLayout(bake, bake.regionPages, folder, said, summary);
-}
-
-namespace {
-
-// `name` in the layout `folder` (a path or a URL), as the program names it.
-std::string inLayout(const std::string& folder, const std::string& name) {
-    std::string base = folder;
-    while (base.size() > 1 && base.back() == '/') {
-        base.pop_back();
-    }
-    return base + "/" + name;
-}
-
-// The same as GDAL opens it (a URL through /vsicurl/).
-std::string gdalInLayout(const std::string& folder, const std::string& name) {
-    return networkGdalPath(inLayout(folder, name));
-}
-
-}  // namespace
-
-namespace {
-
-// The bytes of the layout's file at `gdalPath` (local, or a URL through /vsicurl/), which must be
-// a regular file of exactly `expected` bytes: its size checked before anything is read.
-Result<std::vector<unsigned char>> readLayoutFile(const std::string& gdalPath, uint64_t expected) {
-    using R = Result<std::vector<unsigned char>>;
-    VSIStatBufL info;
-    if (VSIStatL(gdalPath.c_str(), &info) != 0 || !VSI_ISREG(info.st_mode)) {
-        return R::failure("missing, or not a file");
-    }
-    if (uint64_t(info.st_size) != expected) {
-        return R::failure("not the size layout.json gives (" + std::to_string(info.st_size) +
-                          " bytes, not " + std::to_string(expected) + ")");
-    }
-    VSILFILE* file = VSIFOpenL(gdalPath.c_str(), "rb");
-    if (file == nullptr) {
-        return R::failure("cannot be read");
-    }
-    std::vector<unsigned char> bytes(static_cast<size_t>(expected));
-    const size_t read = VSIFReadL(bytes.data(), 1, bytes.size(), file);
-    VSIFCloseL(file);
-    if (read != bytes.size()) {
-        return R::failure("cut short");
-    }
-    return bytes;
-}
-
-}  // namespace
-
-namespace {
-
-// The checksum of a tile of w x h codes (rows `pitch` codes apart): its rows chained one after
-// another, as the bake chained them.
-uint64_t tileChecksum(const uint16_t* codes, int w, int h, size_t pitch) {
-    uint64_t chain = kChecksumSeed;
-    for (int y = 0; y < h; ++y) {
-        chain = chainCodes(chain, codes + size_t(y) * pitch, w);
-    }
-    return mixHash(chain);
-}
-
-// The bytes of `folder`'s tree.qtree, held to the size layout.json gives before anything is read
-// and to its checksum after.
-Result<std::vector<unsigned char>> readLayoutTree(const std::string& folder, uint64_t bytes,
-                                                  const std::string& checksum) {
-    using R = Result<std::vector<unsigned char>>;
-    Result<std::vector<unsigned char>> tree =
-        readLayoutFile(gdalInLayout(folder, kTreeFile), bytes);
-    if (!tree) {
-        return R::failure(std::string(kTreeFile) + ": " + tree.error());
-    }
-    if (hex(bytesChecksum(tree.value())) != checksum) {
-        return R::failure(std::string(kTreeFile) + ": does not match its checksum");
-    }
-    return tree;
-}
-
-}  // namespace
-
-bool isLayoutFolder(const std::string& path) {
-    if (isNetworkPath(path)) {
-        // Only a URL without an extension can name a folder: a map's URL costs no request here.
-        if (!lowerExtension(path).empty()) {
-            return false;
-        }
-        registerGdalDrivers();
-        const GdalMessages said;  // a server's refusal is no message here
-        VSIStatBufL info;
-        return VSIStatL(gdalInLayout(path, kManifest).c_str(), &info) == 0 &&
-               VSI_ISREG(info.st_mode);
-    }
-    std::error_code error;
-    return fs::is_directory(path, error) && fs::is_regular_file(fs::path(path) / kManifest, error);
-}
-
-std::string whyNotALayout(const std::string& path) {
-    registerGdalDrivers();
-    const Status manifest = checkGdalInputs(gdalInLayout(path, kManifest));
-    return std::string("a URL without an extension names a layout's folder, and its layout.json ") +
-           (manifest ? "is not a file" : manifest.error());
-}
-
-namespace {
-
-// Loads `folder`'s layout.json into `manifest`: a regular file of a size a layout's manifest can
-// have (before it is read), JSON, of this format and version, with a page size a layout can have
-// and a file for each of its levels. GDAL's own messages (a JSON parse error) are kept, not
-// printed.
-Status loadManifest(const std::string& folder, CPLJSONDocument& manifest) {
-    registerGdalDrivers();
-    const GdalMessages said;
-    const std::string manifestPath = gdalInLayout(folder, kManifest);
-    // A regular file of a size a layout's manifest can have, before it is read.
-    VSIStatBufL info;
-    if (VSIStatL(manifestPath.c_str(), &info) != 0 || !VSI_ISREG(info.st_mode)) {
-        return Status::failure("layout.json: missing, or not a file");
-    }
-    if (uint64_t(info.st_size) > kMaxManifestBytes) {
-        return Status::failure("layout.json: larger than a layout's (" +
-                               std::to_string(uint64_t(info.st_size) >> 20) + " MiB)");
-    }
-    if (!manifest.Load(manifestPath)) {
-        return Status::failure("layout.json: not JSON");
-    }
-    const CPLJSONObject root = manifest.GetRoot();
-    if (root.GetString("format") != kFormat || root.GetInteger("version") != kVersion) {
-        return Status::failure("layout.json: not a quadterrain layout of version " +
-                               std::to_string(kVersion));
-    }
-    const int pageSize = root.GetInteger("pageSize");
-    if (pageSize < 16 || pageSize > 4096 || (pageSize & (pageSize - 1)) != 0) {
-        return Status::failure("layout.json: a page size that is not a power of two, 16 to 4096");
-    }
-    const CPLJSONArray levels = root.GetArray("files");
-    if (!levels.IsValid() || levels.Size() < 1 || levels.Size() != root.GetInteger("levels")) {
-        return Status::failure("layout.json: its levels do not match its files");
-    }
-    return Status();
-}
-
-}  // namespace
-
-Result<LayoutManifest> readLayoutManifest(const std::string& folder) {
-    using R = Result<LayoutManifest>;
-    CPLJSONDocument manifest;
-    if (Status loaded = loadManifest(folder, manifest); !loaded) {
-        return R::failure(loaded.error());
-    }
-    const CPLJSONObject root = manifest.GetRoot();
-    LayoutManifest out;
-    out.folder = folder;
-    out.width = root.GetInteger("width");
-    out.height = root.GetInteger("height");
-    out.leafSize = root.GetInteger("leafSize");
-    out.pageSize = root.GetInteger("pageSize");
-    out.nodataSamples = root.GetObj("nodata").GetLong("samples", -1);
-    const CPLJSONObject level = root.GetArray("files")[0];
-    const std::string name = level.GetString("file");
-    const CPLJSONArray tiles = level.GetArray("tiles");
-    const int64_t tilesX = (int64_t(out.width) + out.pageSize - 1) / out.pageSize;
-    const int64_t tilesY = (int64_t(out.height) + out.pageSize - 1) / out.pageSize;
-    if (out.width < 2 || out.height < 2 || out.width > kMaxBakeSide || out.height > kMaxBakeSide ||
-        out.leafSize < kMinLeafSize || out.leafSize > kMaxLeafSize ||
-        (out.leafSize & (out.leafSize - 1)) != 0 || out.nodataSamples < 0 ||
-        out.nodataSamples > int64_t(out.width) * out.height) {
-        return R::failure("layout.json: a size, leaf size or nodata count a map cannot have");
-    }
-    if ((name != levelFile(0) && name != levelFile(0, true)) ||
-        level.GetInteger("columns") != out.width || level.GetInteger("rows") != out.height ||
-        !tiles.IsValid() || tiles.Size() != tilesX * tilesY) {
-        return R::failure("layout.json: level 0 is not of the map's size and tiles");
-    }
-    out.levelZero = inLayout(folder, name);
-    out.levelZeroTiles.reserve(size_t(tiles.Size()));
-    for (int i = 0; i < tiles.Size(); ++i) {
-        out.levelZeroTiles.push_back(tiles[i].ToString());
-    }
-    const CPLJSONObject tree = root.GetObj("tree");
-    const GInt64 treeBytes = tree.GetLong("bytes", -1);
-    if (treeBytes < 0) {
-        return R::failure("layout.json: the tree's size is missing");
-    }
-    out.treeBytes = uint64_t(treeBytes);
-    out.treeChecksum = tree.GetString("checksum");
-    return out;
-}
-
-Status verifyLayout(const std::string& folder, LayoutCheck what, std::string* levelZero) {
-    // Every block is read once: GDAL's cache capped as the bake's is (not for the viewer's check
-    // of level 0, whose process has its own uses of the cache).
-    std::optional<GdalCacheCap> cacheCap;
-    if (what == LayoutCheck::Everything) {
-        cacheCap.emplace(kBakeGdalCacheBytes);
-    }
-    CPLJSONDocument manifest;
-    if (Status loaded = loadManifest(folder, manifest); !loaded) {
-        return loaded;
-    }
-    const GdalMessages said;
-    const CPLJSONObject root = manifest.GetRoot();
-    const int pageSize = root.GetInteger("pageSize");
-    const CPLJSONArray levels = root.GetArray("files");
-    std::vector<uint16_t> tile(size_t(pageSize) * size_t(pageSize));
-    const int checked = what == LayoutCheck::LevelZero ? std::min(1, levels.Size()) : levels.Size();
-    for (int level = 0; level < checked; ++level) {
-        const CPLJSONObject entry = levels[level];
-        const std::string name = entry.GetString("file");
-        if (name != levelFile(level) && name != levelFile(level, true)) {
-            return Status::failure("layout.json: level " + std::to_string(level) + " names " +
-                                   name);
-        }
-        if (level == 0 && levelZero != nullptr) {
-            *levelZero = inLayout(folder, name);
-        }
-        // Opened as a map's raster is: regular files only, one band, its size checked.
-        Result<GdalRaster> raster = openGdalRaster(gdalInLayout(folder, name), said, kMaxBakeSide);
-        if (!raster) {
-            return Status::failure(name + ": " + raster.error());
-        }
-        const int columns = entry.GetInteger("columns");
-        const int rows = entry.GetInteger("rows");
-        GDALRasterBand* band = raster.value().band;
-        int blockX = 0, blockY = 0;
-        band->GetBlockSize(&blockX, &blockY);
-        // A mosaic's tiles are its regions' files' (GDAL takes no block under 32 for a VRT).
-        const bool tiled =
-            (blockX == pageSize && blockY == pageSize) || name == levelFile(level, true);
-        if (raster.value().width != columns || raster.value().height != rows ||
-            band->GetRasterDataType() != GDT_UInt16 || !tiled) {
-            return Status::failure(name + ": its size, type or tiles are not layout.json's");
-        }
-        const CPLJSONArray tiles = entry.GetArray("tiles");
-        const int tilesX = (columns + pageSize - 1) / pageSize;
-        const int tilesY = (rows + pageSize - 1) / pageSize;
-        if (!tiles.IsValid() || tiles.Size() != tilesX * tilesY) {
-            return Status::failure("layout.json: " + name + "'s tiles are not its checksums'");
-        }
-        for (int ty = 0; ty < tilesY; ++ty) {
-            for (int tx = 0; tx < tilesX; ++tx) {
-                const int w = std::min(pageSize, columns - tx * pageSize);
-                const int h = std::min(pageSize, rows - ty * pageSize);
-                if (band->RasterIO(GF_Read, tx * pageSize, ty * pageSize, w, h, tile.data(), w, h,
-                                   GDT_UInt16, 0, 0) != CE_None) {
-                    return Status::failure(name + ": " + said.line("a tile cannot be read"));
-                }
-                if (tiles[ty * tilesX + tx].ToString() != hex(tileChecksum(tile.data(), w, h, w))) {
-                    return Status::failure(name + ": tile (" + std::to_string(tx) + ", " +
-                                           std::to_string(ty) + ") does not match its checksum");
-                }
-            }
-        }
-    }
-    if (what == LayoutCheck::LevelZero) {
-        return Status();
-    }
-    const CPLJSONObject treeEntry = root.GetObj("tree");
-    const GInt64 treeBytes = treeEntry.GetLong("bytes", -1);
-    if (treeBytes < 0) {
-        return Status::failure("layout.json: the tree's size is missing");
-    }
-    const Result<std::vector<unsigned char>> tree =
-        readLayoutTree(folder, uint64_t(treeBytes), treeEntry.GetString("checksum"));
-    return tree ? Status() : Status::failure(tree.error());
-}
-
-namespace {
-
-// Level 0's tile rows [first, end) (every `stride`-th from `first`) read into `map`'s codes and
-// mask bits, each tile held to its checksum: the share of one thread of readLayoutMap, on its own
-// dataset. The mask's bits are set under `lock` (a word may hold two tile rows' samples).
-struct LevelZeroRead {
-    const LayoutManifest* layout = nullptr;
-    Heightmap* map = nullptr;
-    std::mutex* lock = nullptr;
-    std::atomic<bool>* failed = nullptr;
-    std::string error;  // the first failure of this thread's share
-    uint16_t lo = 0xFFFF;
-    uint16_t hi = 0;
-    int64_t voids = 0;
-
-    void run(int first, int stride) {
-        const LayoutManifest& l = *layout;
-        const GdalMessages said;
-        const std::string name = fs::path(l.levelZero).filename().string();
-        Result<GdalRaster> raster = openGdalRaster(networkGdalPath(l.levelZero), said, kMaxSide);
-        if (!raster) {
-            error = name + ": " + raster.error();
-            failed->store(true);
-            return;
-        }
-        GDALRasterBand* band = raster.value().band;
-        GDALRasterBand* mask = l.nodataSamples > 0 ? band->GetMaskBand() : nullptr;
-        const int width = map->width;
-        const int tilesX = (width + l.pageSize - 1) / l.pageSize;
-        const int tilesY = (map->height + l.pageSize - 1) / l.pageSize;
-        std::vector<uint8_t> valid(mask != nullptr ? size_t(width) * size_t(l.pageSize) : 0);
-        for (int ty = first; ty < tilesY && !failed->load(); ty += stride) {
-            const int row = ty * l.pageSize;
-            const int rows = std::min(l.pageSize, map->height - row);
-            uint16_t* codes = map->codes.data() + size_t(row) * size_t(width);
-            if (band->RasterIO(GF_Read, 0, row, width, rows, codes, width, rows, GDT_UInt16, 0, 0,
-                               nullptr) != CE_None ||
-                (mask != nullptr &&
-                 mask->RasterIO(GF_Read, 0, row, width, rows, valid.data(), width, rows, GDT_Byte,
-                                0, 0, nullptr) != CE_None)) {
-                error =
-                    name + ": " + said.line("tile row " + std::to_string(ty) + " cannot be read");
-                failed->store(true);
-                return;
-            }
-            for (int tx = 0; tx < tilesX; ++tx) {
-                const int x = tx * l.pageSize;
-                const int w = std::min(l.pageSize, width - x);
-                if (hex(tileChecksum(codes + x, w, rows, size_t(width))) !=
-                    l.levelZeroTiles[size_t(ty) * size_t(tilesX) + size_t(tx)]) {
-                    error = name + ": tile (" + std::to_string(tx) + ", " + std::to_string(ty) +
-                            ") does not match its checksum";
-                    failed->store(true);
-                    return;
-                }
-            }
-            const auto [a, b] = std::minmax_element(codes, codes + size_t(rows) * size_t(width));
-            lo = std::min(lo, *a);
-            hi = std::max(hi, *b);
-            if (mask == nullptr) {
-                continue;
-            }
-            const std::lock_guard<std::mutex> hold(*lock);
-            for (size_t i = 0; i < size_t(rows) * size_t(width); ++i) {
-                if (valid[i] == 0) {
-                    const size_t bit = size_t(row) * size_t(width) + i;
-                    map->nodata.bits[bit >> 6] |= uint64_t(1) << (bit & 63);
-                    ++voids;
-                }
-            }
-        }
-    }
-};
-
-}  // namespace
-
-Result<LayoutMap> readLayoutMap(const LayoutManifest& layout, const SizeCheck& acceptSize,
-                                const MemoryBudget& memory) {
-    using R = Result<LayoutMap>;
-    const std::string name = fs::path(layout.levelZero).filename().string();
-    if (Status fits = checkDimensions(layout.width, layout.height); !fits) {
-        return R::failure(name + ": " + fits.error());
-    }
-    if (acceptSize) {
-        if (Status accepted = acceptSize(layout.width, layout.height); !accepted) {
-            return R::failure(name + ": " + accepted.error());
-        }
-    }
-    if (Status budget = checkMemoryBudget(layout.width, layout.height, kLoadBytesPerSample, memory);
-        !budget) {
-        return R::failure(name + ": " + budget.error());
-    }
-    LayoutMap out;
-    Heightmap& map = out.map;
-    {
-        // The band's coding and place, as any GeoTIFF's (its size and type held to
-        // layout.json's); each thread below opens the file again for its own reads.
-        const GdalMessages said;
-        Result<GdalRaster> raster =
-            openGdalRaster(networkGdalPath(layout.levelZero), said, kMaxSide);
-        if (!raster) {
-            return R::failure(name + ": " + raster.error());
-        }
-        GDALRasterBand& band = *raster.value().band;
-        int blockX = 0, blockY = 0;
-        band.GetBlockSize(&blockX, &blockY);
-        // A mosaic's tiles are its regions' files' (GDAL takes no block under 32 for a VRT).
-        const bool tiled =
-            (blockX == layout.pageSize && blockY == layout.pageSize) || name == levelFile(0, true);
-        if (raster.value().width != layout.width || raster.value().height != layout.height ||
-            band.GetRasterDataType() != GDT_UInt16 || !tiled) {
-            return R::failure(name + ": its size, type or tiles are not layout.json's");
-        }
-        const Result<GdalBand> described = describeGdalBand(*raster.value().dataset, band);
-        if (!described) {
-            return R::failure(name + ": " + described.error());
-        }
-        const GdalBand& info = described.value();
-        map = blankHeightmap(layout.width, layout.height, HeightmapFormat::Elevation);
-        map.geo = info.geo;
-        map.metres = info.metres();
-        map.coding = codingInMetres(HeightCoding{float(info.offset), float(info.scale)}, info);
-    }
-    map.nodata.total = map.sampleCount();
-    if (layout.nodataSamples > 0) {
-        map.nodata.width = layout.width;
-        map.nodata.height = layout.height;
-        map.nodata.bits.assign((size_t(map.sampleCount()) + 63) / 64, 0);
-    }
-
-    const int tilesY = (layout.height + layout.pageSize - 1) / layout.pageSize;
-    const int threads =
-        std::max(1, std::min({int(std::thread::hardware_concurrency()), 4, tilesY}));
-    std::mutex lock;
-    std::atomic<bool> failed{false};
-    std::vector<LevelZeroRead> reads(static_cast<size_t>(threads));
-    std::vector<std::thread> running;
-    for (int t = 0; t < threads; ++t) {
-        LevelZeroRead& read = reads[size_t(t)];
-        read.layout = &layout;
-        read.map = &map;
-        read.lock = &lock;
-        read.failed = &failed;
-        if (t + 1 < threads) {
-            running.emplace_back(&LevelZeroRead::run, &read, t, threads);
-        } else {
-            read.run(t, threads);
-        }
-    }
-    for (std::thread& thread : running) {
-        thread.join();
-    }
-    uint16_t lo = 0xFFFF, hi = 0;
-    for (const LevelZeroRead& read : reads) {
-        if (!read.error.empty()) {
-            return R::failure(read.error);
-        }
-        lo = std::min(lo, read.lo);
-        hi = std::max(hi, read.hi);
-        map.nodata.samples += read.voids;
-    }
-    if (map.nodata.samples != layout.nodataSamples) {
-        return R::failure(name + ": its mask holds " + std::to_string(map.nodata.samples) +
-                          " nodata samples, layout.json " + std::to_string(layout.nodataSamples));
-    }
-    setCodeRange(map, lo, hi);
-
-    Result<std::vector<unsigned char>> tree =
-        readLayoutTree(layout.folder, layout.treeBytes, layout.treeChecksum);
-    if (!tree) {
-        return R::failure(tree.error());
-    }
-    Result<TreeSidecar> parsed =
-        parseTreeSidecar(tree.value().data(), tree.value().size(), FileStamp{}, map.width,
-                         map.height, layout.leafSize);
-    if (!parsed) {
-        return R::failure(std::string(kTreeFile) + ": " + parsed.error());
-    }
-    out.tree = std::move(parsed).value();
-    return out;
 }
 
 }  // namespace qt

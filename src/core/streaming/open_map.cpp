@@ -11,8 +11,8 @@
 #include "core/io/memory_budget.h"
 #include "core/io/raw16.h"
 #include "core/lod/lod_error.h"
-#include "core/streaming/bake.h"
 #include "core/streaming/coarse_error_job.h"
+#include "core/streaming/layout.h"
 #include "core/streaming/streamed_gdal.h"
 
 namespace qt {

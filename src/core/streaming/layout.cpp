@@ -1,0 +1,499 @@
+// Reading a baked layout: its manifest, its level 0 held to its checksums, its tree.
+#include "core/streaming/layout.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include <cpl_json.h>
+#include <cpl_vsi.h>
+#include <gdal_priv.h>
+
+#include "core/base/checksum.h"
+#include "core/config.h"
+#include "core/io/gdal_inputs.h"
+#include "core/io/gdal_raster.h"
+#include "core/io/memory_budget.h"
+
+namespace qt {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// GDAL's block cache while every level is verified: each block is read once.
+constexpr int64_t kVerifyGdalCacheBytes = int64_t(64) << 20;
+
+}  // namespace
+
+std::string layoutLevelFile(int level, bool mosaic) {
+    return "heights-" + std::to_string(level) + (mosaic ? ".vrt" : ".tif");
+}
+
+std::string checksumHex(uint64_t value) {
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+    return text;
+}
+
+uint64_t chainTileCodes(uint64_t h, const uint16_t* codes, int count) {
+    return hashWords(h, reinterpret_cast<const unsigned char*>(codes),
+                     size_t(count) * sizeof(uint16_t));
+}
+
+uint64_t bytesChecksum(const std::vector<unsigned char>& bytes) {
+    return mixHash(hashWords(kChecksumSeed, bytes.data(), bytes.size()));
+}
+
+namespace {
+
+// `name` in the layout `folder` (a path or a URL), as the program names it.
+std::string inLayout(const std::string& folder, const std::string& name) {
+    std::string base = folder;
+    while (base.size() > 1 && base.back() == '/') {
+        base.pop_back();
+    }
+    return base + "/" + name;
+}
+
+// The same as GDAL opens it (a URL through /vsicurl/).
+std::string gdalInLayout(const std::string& folder, const std::string& name) {
+    return networkGdalPath(inLayout(folder, name));
+}
+
+}  // namespace
+
+namespace {
+
+// The bytes of the layout's file at `gdalPath` (local, or a URL through /vsicurl/), which must be
+// a regular file of exactly `expected` bytes: its size checked before anything is read.
+Result<std::vector<unsigned char>> readLayoutFile(const std::string& gdalPath, uint64_t expected) {
+    using R = Result<std::vector<unsigned char>>;
+    VSIStatBufL info;
+    if (VSIStatL(gdalPath.c_str(), &info) != 0 || !VSI_ISREG(info.st_mode)) {
+        return R::failure("missing, or not a file");
+    }
+    if (uint64_t(info.st_size) != expected) {
+        return R::failure("not the size layout.json gives (" + std::to_string(info.st_size) +
+                          " bytes, not " + std::to_string(expected) + ")");
+    }
+    VSILFILE* file = VSIFOpenL(gdalPath.c_str(), "rb");
+    if (file == nullptr) {
+        return R::failure("cannot be read");
+    }
+    std::vector<unsigned char> bytes(static_cast<size_t>(expected));
+    const size_t read = VSIFReadL(bytes.data(), 1, bytes.size(), file);
+    VSIFCloseL(file);
+    if (read != bytes.size()) {
+        return R::failure("cut short");
+    }
+    return bytes;
+}
+
+}  // namespace
+
+namespace {
+
+// The checksum of a tile of w x h codes (rows `pitch` codes apart): its rows chained one after
+// another, as the bake chained them.
+uint64_t tileChecksum(const uint16_t* codes, int w, int h, size_t pitch) {
+    uint64_t chain = kChecksumSeed;
+    for (int y = 0; y < h; ++y) {
+        chain = chainTileCodes(chain, codes + size_t(y) * pitch, w);
+    }
+    return mixHash(chain);
+}
+
+// The bytes of `folder`'s tree.qtree, held to the size layout.json gives before anything is read
+// and to its checksum after.
+Result<std::vector<unsigned char>> readLayoutTree(const std::string& folder, uint64_t bytes,
+                                                  const std::string& checksum) {
+    using R = Result<std::vector<unsigned char>>;
+    Result<std::vector<unsigned char>> tree =
+        readLayoutFile(gdalInLayout(folder, kLayoutTree), bytes);
+    if (!tree) {
+        return R::failure(std::string(kLayoutTree) + ": " + tree.error());
+    }
+    if (checksumHex(bytesChecksum(tree.value())) != checksum) {
+        return R::failure(std::string(kLayoutTree) + ": does not match its checksum");
+    }
+    return tree;
+}
+
+}  // namespace
+
+bool isLayoutFolder(const std::string& path) {
+    if (isNetworkPath(path)) {
+        // Only a URL without an extension can name a folder: a map's URL costs no request here.
+        if (!lowerExtension(path).empty()) {
+            return false;
+        }
+        registerGdalDrivers();
+        const GdalMessages said;  // a server's refusal is no message here
+        VSIStatBufL info;
+        return VSIStatL(gdalInLayout(path, kLayoutManifest).c_str(), &info) == 0 &&
+               VSI_ISREG(info.st_mode);
+    }
+    std::error_code error;
+    return fs::is_directory(path, error) &&
+           fs::is_regular_file(fs::path(path) / kLayoutManifest, error);
+}
+
+std::string whyNotALayout(const std::string& path) {
+    registerGdalDrivers();
+    const Status manifest = checkGdalInputs(gdalInLayout(path, kLayoutManifest));
+    return std::string("a URL without an extension names a layout's folder, and its layout.json ") +
+           (manifest ? "is not a file" : manifest.error());
+}
+
+namespace {
+
+// Loads `folder`'s layout.json into `manifest`: a regular file of a size a layout's manifest can
+// have (before it is read), JSON, of this format and version, with a page size a layout can have
+// and a file for each of its levels. GDAL's own messages (a JSON parse error) are kept, not
+// printed.
+Status loadManifest(const std::string& folder, CPLJSONDocument& manifest) {
+    registerGdalDrivers();
+    const GdalMessages said;
+    const std::string manifestPath = gdalInLayout(folder, kLayoutManifest);
+    // A regular file of a size a layout's manifest can have, before it is read.
+    VSIStatBufL info;
+    if (VSIStatL(manifestPath.c_str(), &info) != 0 || !VSI_ISREG(info.st_mode)) {
+        return Status::failure("layout.json: missing, or not a file");
+    }
+    if (uint64_t(info.st_size) > kMaxLayoutManifestBytes) {
+        return Status::failure("layout.json: larger than a layout's (" +
+                               std::to_string(uint64_t(info.st_size) >> 20) + " MiB)");
+    }
+    if (!manifest.Load(manifestPath)) {
+        return Status::failure("layout.json: not JSON");
+    }
+    const CPLJSONObject root = manifest.GetRoot();
+    if (root.GetString("format") != kLayoutFormat || root.GetInteger("version") != kLayoutVersion) {
+        return Status::failure("layout.json: not a quadterrain layout of version " +
+                               std::to_string(kLayoutVersion));
+    }
+    const int pageSize = root.GetInteger("pageSize");
+    if (pageSize < 16 || pageSize > 4096 || (pageSize & (pageSize - 1)) != 0) {
+        return Status::failure("layout.json: a page size that is not a power of two, 16 to 4096");
+    }
+    const CPLJSONArray levels = root.GetArray("files");
+    if (!levels.IsValid() || levels.Size() < 1 || levels.Size() != root.GetInteger("levels")) {
+        return Status::failure("layout.json: its levels do not match its files");
+    }
+    return Status();
+}
+
+}  // namespace
+
+Result<LayoutManifest> readLayoutManifest(const std::string& folder) {
+    using R = Result<LayoutManifest>;
+    CPLJSONDocument manifest;
+    if (Status loaded = loadManifest(folder, manifest); !loaded) {
+        return R::failure(loaded.error());
+    }
+    const CPLJSONObject root = manifest.GetRoot();
+    LayoutManifest out;
+    out.folder = folder;
+    out.width = root.GetInteger("width");
+    out.height = root.GetInteger("height");
+    out.leafSize = root.GetInteger("leafSize");
+    out.pageSize = root.GetInteger("pageSize");
+    out.nodataSamples = root.GetObj("nodata").GetLong("samples", -1);
+    const CPLJSONObject level = root.GetArray("files")[0];
+    const std::string name = level.GetString("file");
+    const CPLJSONArray tiles = level.GetArray("tiles");
+    const int64_t tilesX = (int64_t(out.width) + out.pageSize - 1) / out.pageSize;
+    const int64_t tilesY = (int64_t(out.height) + out.pageSize - 1) / out.pageSize;
+    if (out.width < 2 || out.height < 2 || out.width > kMaxBakeSide || out.height > kMaxBakeSide ||
+        out.leafSize < kMinLeafSize || out.leafSize > kMaxLeafSize ||
+        (out.leafSize & (out.leafSize - 1)) != 0 || out.nodataSamples < 0 ||
+        out.nodataSamples > int64_t(out.width) * out.height) {
+        return R::failure("layout.json: a size, leaf size or nodata count a map cannot have");
+    }
+    if ((name != layoutLevelFile(0) && name != layoutLevelFile(0, true)) ||
+        level.GetInteger("columns") != out.width || level.GetInteger("rows") != out.height ||
+        !tiles.IsValid() || tiles.Size() != tilesX * tilesY) {
+        return R::failure("layout.json: level 0 is not of the map's size and tiles");
+    }
+    out.levelZero = inLayout(folder, name);
+    out.levelZeroTiles.reserve(size_t(tiles.Size()));
+    for (int i = 0; i < tiles.Size(); ++i) {
+        out.levelZeroTiles.push_back(tiles[i].ToString());
+    }
+    const CPLJSONObject tree = root.GetObj("tree");
+    const GInt64 treeBytes = tree.GetLong("bytes", -1);
+    if (treeBytes < 0) {
+        return R::failure("layout.json: the tree's size is missing");
+    }
+    out.treeBytes = uint64_t(treeBytes);
+    out.treeChecksum = tree.GetString("checksum");
+    return out;
+}
+
+Status verifyLayout(const std::string& folder, LayoutCheck what, std::string* levelZero) {
+    // Every block is read once: GDAL's cache capped as the bake's is (not for the viewer's check
+    // of level 0, whose process has its own uses of the cache).
+    std::optional<GdalCacheCap> cacheCap;
+    if (what == LayoutCheck::Everything) {
+        cacheCap.emplace(kVerifyGdalCacheBytes);
+    }
+    CPLJSONDocument manifest;
+    if (Status loaded = loadManifest(folder, manifest); !loaded) {
+        return loaded;
+    }
+    const GdalMessages said;
+    const CPLJSONObject root = manifest.GetRoot();
+    const int pageSize = root.GetInteger("pageSize");
+    const CPLJSONArray levels = root.GetArray("files");
+    std::vector<uint16_t> tile(size_t(pageSize) * size_t(pageSize));
+    const int checked = what == LayoutCheck::LevelZero ? std::min(1, levels.Size()) : levels.Size();
+    for (int level = 0; level < checked; ++level) {
+        const CPLJSONObject entry = levels[level];
+        const std::string name = entry.GetString("file");
+        if (name != layoutLevelFile(level) && name != layoutLevelFile(level, true)) {
+            return Status::failure("layout.json: level " + std::to_string(level) + " names " +
+                                   name);
+        }
+        if (level == 0 && levelZero != nullptr) {
+            *levelZero = inLayout(folder, name);
+        }
+        // Opened as a map's raster is: regular files only, one band, its size checked.
+        Result<GdalRaster> raster = openGdalRaster(gdalInLayout(folder, name), said, kMaxBakeSide);
+        if (!raster) {
+            return Status::failure(name + ": " + raster.error());
+        }
+        const int columns = entry.GetInteger("columns");
+        const int rows = entry.GetInteger("rows");
+        GDALRasterBand* band = raster.value().band;
+        int blockX = 0, blockY = 0;
+        band->GetBlockSize(&blockX, &blockY);
+        // A mosaic's tiles are its regions' files' (GDAL takes no block under 32 for a VRT).
+        const bool tiled =
+            (blockX == pageSize && blockY == pageSize) || name == layoutLevelFile(level, true);
+        if (raster.value().width != columns || raster.value().height != rows ||
+            band->GetRasterDataType() != GDT_UInt16 || !tiled) {
+            return Status::failure(name + ": its size, type or tiles are not layout.json's");
+        }
+        const CPLJSONArray tiles = entry.GetArray("tiles");
+        const int tilesX = (columns + pageSize - 1) / pageSize;
+        const int tilesY = (rows + pageSize - 1) / pageSize;
+        if (!tiles.IsValid() || tiles.Size() != tilesX * tilesY) {
+            return Status::failure("layout.json: " + name + "'s tiles are not its checksums'");
+        }
+        for (int ty = 0; ty < tilesY; ++ty) {
+            for (int tx = 0; tx < tilesX; ++tx) {
+                const int w = std::min(pageSize, columns - tx * pageSize);
+                const int h = std::min(pageSize, rows - ty * pageSize);
+                if (band->RasterIO(GF_Read, tx * pageSize, ty * pageSize, w, h, tile.data(), w, h,
+                                   GDT_UInt16, 0, 0) != CE_None) {
+                    return Status::failure(name + ": " + said.line("a tile cannot be read"));
+                }
+                if (tiles[ty * tilesX + tx].ToString() !=
+                    checksumHex(tileChecksum(tile.data(), w, h, w))) {
+                    return Status::failure(name + ": tile (" + std::to_string(tx) + ", " +
+                                           std::to_string(ty) + ") does not match its checksum");
+                }
+            }
+        }
+    }
+    if (what == LayoutCheck::LevelZero) {
+        return Status();
+    }
+    const CPLJSONObject treeEntry = root.GetObj("tree");
+    const GInt64 treeBytes = treeEntry.GetLong("bytes", -1);
+    if (treeBytes < 0) {
+        return Status::failure("layout.json: the tree's size is missing");
+    }
+    const Result<std::vector<unsigned char>> tree =
+        readLayoutTree(folder, uint64_t(treeBytes), treeEntry.GetString("checksum"));
+    return tree ? Status() : Status::failure(tree.error());
+}
+
+namespace {
+
+// Level 0's tile rows [first, end) (every `stride`-th from `first`) read into `map`'s codes and
+// mask bits, each tile held to its checksum: the share of one thread of readLayoutMap, on its own
+// dataset. The mask's bits are set under `lock` (a word may hold two tile rows' samples).
+struct LevelZeroRead {
+    const LayoutManifest* layout = nullptr;
+    Heightmap* map = nullptr;
+    std::mutex* lock = nullptr;
+    std::atomic<bool>* failed = nullptr;
+    std::string error;  // the first failure of this thread's share
+    uint16_t lo = 0xFFFF;
+    uint16_t hi = 0;
+    int64_t voids = 0;
+
+    void run(int first, int stride) {
+        const LayoutManifest& l = *layout;
+        const GdalMessages said;
+        const std::string name = fs::path(l.levelZero).filename().string();
+        Result<GdalRaster> raster = openGdalRaster(networkGdalPath(l.levelZero), said, kMaxSide);
+        if (!raster) {
+            error = name + ": " + raster.error();
+            failed->store(true);
+            return;
+        }
+        GDALRasterBand* band = raster.value().band;
+        GDALRasterBand* mask = l.nodataSamples > 0 ? band->GetMaskBand() : nullptr;
+        const int width = map->width;
+        const int tilesX = (width + l.pageSize - 1) / l.pageSize;
+        const int tilesY = (map->height + l.pageSize - 1) / l.pageSize;
+        std::vector<uint8_t> valid(mask != nullptr ? size_t(width) * size_t(l.pageSize) : 0);
+        for (int ty = first; ty < tilesY && !failed->load(); ty += stride) {
+            const int row = ty * l.pageSize;
+            const int rows = std::min(l.pageSize, map->height - row);
+            uint16_t* codes = map->codes.data() + size_t(row) * size_t(width);
+            if (band->RasterIO(GF_Read, 0, row, width, rows, codes, width, rows, GDT_UInt16, 0, 0,
+                               nullptr) != CE_None ||
+                (mask != nullptr &&
+                 mask->RasterIO(GF_Read, 0, row, width, rows, valid.data(), width, rows, GDT_Byte,
+                                0, 0, nullptr) != CE_None)) {
+                error =
+                    name + ": " + said.line("tile row " + std::to_string(ty) + " cannot be read");
+                failed->store(true);
+                return;
+            }
+            for (int tx = 0; tx < tilesX; ++tx) {
+                const int x = tx * l.pageSize;
+                const int w = std::min(l.pageSize, width - x);
+                if (checksumHex(tileChecksum(codes + x, w, rows, size_t(width))) !=
+                    l.levelZeroTiles[size_t(ty) * size_t(tilesX) + size_t(tx)]) {
+                    error = name + ": tile (" + std::to_string(tx) + ", " + std::to_string(ty) +
+                            ") does not match its checksum";
+                    failed->store(true);
+                    return;
+                }
+            }
+            const auto [a, b] = std::minmax_element(codes, codes + size_t(rows) * size_t(width));
+            lo = std::min(lo, *a);
+            hi = std::max(hi, *b);
+            if (mask == nullptr) {
+                continue;
+            }
+            const std::lock_guard<std::mutex> hold(*lock);
+            for (size_t i = 0; i < size_t(rows) * size_t(width); ++i) {
+                if (valid[i] == 0) {
+                    const size_t bit = size_t(row) * size_t(width) + i;
+                    map->nodata.bits[bit >> 6] |= uint64_t(1) << (bit & 63);
+                    ++voids;
+                }
+            }
+        }
+    }
+};
+
+}  // namespace
+
+Result<LayoutMap> readLayoutMap(const LayoutManifest& layout, const SizeCheck& acceptSize,
+                                const MemoryBudget& memory) {
+    using R = Result<LayoutMap>;
+    const std::string name = fs::path(layout.levelZero).filename().string();
+    if (Status fits = checkDimensions(layout.width, layout.height); !fits) {
+        return R::failure(name + ": " + fits.error());
+    }
+    if (acceptSize) {
+        if (Status accepted = acceptSize(layout.width, layout.height); !accepted) {
+            return R::failure(name + ": " + accepted.error());
+        }
+    }
+    if (Status budget = checkMemoryBudget(layout.width, layout.height, kLoadBytesPerSample, memory);
+        !budget) {
+        return R::failure(name + ": " + budget.error());
+    }
+    LayoutMap out;
+    Heightmap& map = out.map;
+    {
+        // The band's coding and place, as any GeoTIFF's (its size and type held to
+        // layout.json's); each thread below opens the file again for its own reads.
+        const GdalMessages said;
+        Result<GdalRaster> raster =
+            openGdalRaster(networkGdalPath(layout.levelZero), said, kMaxSide);
+        if (!raster) {
+            return R::failure(name + ": " + raster.error());
+        }
+        GDALRasterBand& band = *raster.value().band;
+        int blockX = 0, blockY = 0;
+        band.GetBlockSize(&blockX, &blockY);
+        // A mosaic's tiles are its regions' files' (GDAL takes no block under 32 for a VRT).
+        const bool tiled = (blockX == layout.pageSize && blockY == layout.pageSize) ||
+                           name == layoutLevelFile(0, true);
+        if (raster.value().width != layout.width || raster.value().height != layout.height ||
+            band.GetRasterDataType() != GDT_UInt16 || !tiled) {
+            return R::failure(name + ": its size, type or tiles are not layout.json's");
+        }
+        const Result<GdalBand> described = describeGdalBand(*raster.value().dataset, band);
+        if (!described) {
+            return R::failure(name + ": " + described.error());
+        }
+        const GdalBand& info = described.value();
+        map = blankHeightmap(layout.width, layout.height, HeightmapFormat::Elevation);
+        map.geo = info.geo;
+        map.metres = info.metres();
+        map.coding = codingInMetres(HeightCoding{float(info.offset), float(info.scale)}, info);
+    }
+    map.nodata.total = map.sampleCount();
+    if (layout.nodataSamples > 0) {
+        map.nodata.width = layout.width;
+        map.nodata.height = layout.height;
+        map.nodata.bits.assign((size_t(map.sampleCount()) + 63) / 64, 0);
+    }
+
+    const int tilesY = (layout.height + layout.pageSize - 1) / layout.pageSize;
+    const int threads =
+        std::max(1, std::min({int(std::thread::hardware_concurrency()), 4, tilesY}));
+    std::mutex lock;
+    std::atomic<bool> failed{false};
+    std::vector<LevelZeroRead> reads(static_cast<size_t>(threads));
+    std::vector<std::thread> running;
+    for (int t = 0; t < threads; ++t) {
+        LevelZeroRead& read = reads[size_t(t)];
+        read.layout = &layout;
+        read.map = &map;
+        read.lock = &lock;
+        read.failed = &failed;
+        if (t + 1 < threads) {
+            running.emplace_back(&LevelZeroRead::run, &read, t, threads);
+        } else {
+            read.run(t, threads);
+        }
+    }
+    for (std::thread& thread : running) {
+        thread.join();
+    }
+    uint16_t lo = 0xFFFF, hi = 0;
+    for (const LevelZeroRead& read : reads) {
+        if (!read.error.empty()) {
+            return R::failure(read.error);
+        }
+        lo = std::min(lo, read.lo);
+        hi = std::max(hi, read.hi);
+        map.nodata.samples += read.voids;
+    }
+    if (map.nodata.samples != layout.nodataSamples) {
+        return R::failure(name + ": its mask holds " + std::to_string(map.nodata.samples) +
+                          " nodata samples, layout.json " + std::to_string(layout.nodataSamples));
+    }
+    setCodeRange(map, lo, hi);
+
+    Result<std::vector<unsigned char>> tree =
+        readLayoutTree(layout.folder, layout.treeBytes, layout.treeChecksum);
+    if (!tree) {
+        return R::failure(tree.error());
+    }
+    Result<TreeSidecar> parsed =
+        parseTreeSidecar(tree.value().data(), tree.value().size(), FileStamp{}, map.width,
+                         map.height, layout.leafSize);
+    if (!parsed) {
+        return R::failure(std::string(kLayoutTree) + ": " + parsed.error());
+    }
+    out.tree = std::move(parsed).value();
+    return out;
+}
+
+}  // namespace qt

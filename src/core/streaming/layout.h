@@ -1,0 +1,103 @@
+// The baked layout (quadterrain-bake, bake.h) and its reading side: a map baked once into files a
+// viewer can stream by pages without reading it whole, each a standard GeoTIFF where one fits. A
+// layout is a folder holding
+//   layout.json    the map's size, leaf and page sizes, height coding, georeference and nodata
+//                  share, and a checksum for every file and every tile the viewer reads;
+//   heights-K.tif  level K (0 to the tree's depth): the map's samples at stride 2^K exactly as
+//                  qt::PageLevel takes them (never averaged: the crack-free level of detail and
+//                  the occlusion bounds need the samples), 16-bit codes as a Cloud-Optimised
+//                  GeoTIFF in tiles of pageSize^2, tile (px, py) holding page (K, px, py)'s
+//                  squares; its band's scale and offset give the heights (metres where the map's
+//                  are), its geotransform puts each sample where it lies, nodata in its mask;
+//   tree.qtree     the tree's bounds and level-of-detail errors (tree_sidecar.h, stamped with no
+//                  file: the layout's checksums vouch for it).
+// layout.json is written last, so a folder without one is not a layout.
+//
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/base/result.h"
+#include "core/io/load.h"
+#include "core/streaming/tree_sidecar.h"
+#include "core/terrain/heightmap.h"
+
+namespace qt {
+
+// The layout's own files' names and its manifest's format.
+constexpr const char* kLayoutManifest = "layout.json";
+constexpr const char* kLayoutFormat = "quadterrain layout";
+constexpr int kLayoutVersion = 1;
+constexpr const char* kLayoutTree = "tree.qtree";
+// A layout.json larger than this is refused before it is read (about 20 bytes a tile: 2^23 tiles).
+constexpr uint64_t kMaxLayoutManifestBytes = uint64_t(256) << 20;
+
+// Level `level`'s file: a COG, or a mosaic of the regions' COGs (a bake by jobs).
+std::string layoutLevelFile(int level, bool mosaic = false);
+
+// A checksum as layout.json writes it: 16 hexadecimal digits.
+std::string checksumHex(uint64_t value);
+
+// A tile's checksum chains its rows of codes, each hashed in the machine's byte order (from
+// kChecksumSeed), then mixes (mixHash): one row of `count` codes chained onto `h`.
+uint64_t chainTileCodes(uint64_t h, const uint16_t* codes, int count);
+
+// The checksum of a file's bytes (the tree's, a region's tree part).
+uint64_t bytesChecksum(const std::vector<unsigned char>& bytes);
+
+// What verifyLayout checks: every level and the tree, or level 0 alone (what the viewer reads of
+// a layout: openMap opens a layout's folder as its heights-0.tif).
+enum class LayoutCheck { Everything, LevelZero };
+
+// Checks the layout in `folder` against its layout.json: every level's size and tiling, every
+// tile's codes and the tree's bytes against their checksums. One line naming the first file and
+// tile that do not match. `levelZero`, when given, receives the path of level 0's file (a COG,
+// or a mosaic of the regions' COGs), as the program names it.
+Status verifyLayout(const std::string& folder, LayoutCheck what = LayoutCheck::Everything,
+                    std::string* levelZero = nullptr);
+
+// What a viewer reads first of a layout: its layout.json, held to the format (a regular file of
+// at most 256 MiB before it is parsed, of this format and version, a page size a layout can
+// have, a file a level).
+struct LayoutManifest {
+    std::string folder;     // as it was named (a path or a URL)
+    std::string levelZero;  // level 0's file (a COG, or a mosaic of the regions' COGs), as named
+    int width = 0;          // the map's samples
+    int height = 0;
+    int leafSize = 0;  // of the tree in tree.qtree
+    int pageSize = 0;  // the tiles' side
+    int64_t nodataSamples = 0;
+    std::vector<std::string> levelZeroTiles;  // level 0's tiles' checksums, row-major
+    uint64_t treeBytes = 0;
+    std::string treeChecksum;
+};
+
+// Reads and checks `folder`'s layout.json (one line, without the folder, when it is not one).
+Result<LayoutManifest> readLayoutManifest(const std::string& folder);
+
+// A layout read as a map held whole: level 0's codes as the bake wrote them and its mask, every
+// tile held to its checksum as it is read (one pass through GDAL, a thread a core up to four,
+// each on its own dataset), and the bake's tree. Its holes' codes are the bake's fill, which the
+// tree's errors were made over.
+struct LayoutMap {
+    Heightmap map;     // format Elevation; coding, metres and place from level 0's band
+    TreeSidecar tree;  // tree.qtree, held to its size and checksum before it is parsed
+};
+
+// Reads `layout` whole: `acceptSize` (when set) and the memory budget (kLoadBytesPerSample)
+// checked from its size before anything is read. One line naming the file and the first tile
+// that does not match, or why it cannot be read.
+Result<LayoutMap> readLayoutMap(const LayoutManifest& layout, const SizeCheck& acceptSize,
+                                const MemoryBudget& memory);
+
+// Whether `path` is a folder holding a layout.json (a layout, or what claims to be one).
+bool isLayoutFolder(const std::string& path);
+
+// Why the URL `path`, which has no extension and so can only name a layout's folder, does not:
+// its layout.json's absence as the server answers it (HTTP 404, curl's line when the server
+// cannot be reached), or that it is not a file.
+std::string whyNotALayout(const std::string& path);
+
+}  // namespace qt
