@@ -504,7 +504,8 @@ PY
 done
 # 9b. voids.tif baked (quadterrain-bake, one region) and its layout opened whole: level 0 read
 #     once with each tile held to its checksum, the bake's tree flown with no pass over the map.
-#     Culled = unculled, and the picture and pick are the GeoTIFF's own (holes drawn), byte for byte.
+#     Culled = unculled, and the picture and pick are the GeoTIFF's own (holes drawn), byte for byte;
+#     streamed through its own code cache (made from the checked tiles), settled, the same picture.
 "$(dirname "$exe")/quadterrain-bake" "$tmp/voids.tif" "$tmp/voids layout" >/dev/null ||
     fail "quadterrain-bake voids.tif"
 for cull in "" --no-cull; do
@@ -514,8 +515,12 @@ for cull in "" --no-cull; do
 done
 "$exe" "$tmp/voids.tif" $tif_view --leaf 4 --screenshot "$tmp/voids_leaf4.png" \
     --stats-json "$tmp/voids_leaf4.json" --pick 120,80 || fail "voids.tif, leaves of 4"
+# shellcheck disable=SC2086
+"$exe" "$tmp/voids layout" $tif_view --leaf 4 --stream --screenshot "$tmp/layout_streamed.png" \
+    --stats-json "$tmp/layout_streamed.json" || fail "voids layout --stream"
 cmp -s "$tmp/layout.png" "$tmp/layout--no-cull.png" || fail "voids layout: culled != unculled"
 cmp -s "$tmp/layout.png" "$tmp/voids_leaf4.png" || fail "voids layout != voids.tif"
+cmp -s "$tmp/layout.png" "$tmp/layout_streamed.png" || fail "voids layout streamed, settled != whole"
 python3 - "$tmp" <<'PY' || fail "voids layout stats content"
 import json, sys
 layout, tif = (json.load(open(f"{sys.argv[1]}/{k}.json")) for k in ("layout", "voids_leaf4"))
@@ -525,6 +530,9 @@ assert layout["load"]["errors_ms"] == 0 and tif["load"]["errors_ms"] > 0, (layou
 assert layout["pick"] == tif["pick"] and layout["pick"]["hit"], (layout["pick"], tif["pick"])
 assert layout["nodata"] == tif["nodata"] and layout["nodata"]["samples"] > 0, layout["nodata"]
 assert layout["heights"] == tif["heights"], (layout["heights"], tif["heights"])
+s = json.load(open(f"{sys.argv[1]}/layout_streamed.json"))["streaming"]
+assert s["code_cache"] == "written" and s["sidecar"] == "read", s
+assert s["cache"]["codes"].endswith(".layout.qtcodes"), s
 PY
 # 10. The .r16 of 8 read into memory with its level-0 pages on demand: the first view waits for its
 #     own pages, so the screenshot is the whole upload's byte for byte, and so is a frame without

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cassert>
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
@@ -18,6 +19,7 @@
 #include "core/io/gdal_inputs.h"
 #include "core/io/gdal_raster.h"
 #include "core/io/memory_budget.h"
+#include "core/streaming/code_cache.h"
 
 namespace qt {
 
@@ -316,12 +318,18 @@ Status verifyLayout(const std::string& folder, LayoutCheck what, std::string* le
 
 namespace {
 
-// Level 0's tile rows [first, end) (every `stride`-th from `first`) read into `map`'s codes and
-// mask bits, each tile held to its checksum: the share of one thread of readLayoutMap, on its own
-// dataset. The mask's bits are set under `lock` (a word may hold two tile rows' samples).
+std::string levelZeroName(const LayoutManifest& layout) {
+    return fs::path(layout.levelZero).filename().string();
+}
+
+// Level 0's tile rows `first`, first + stride, ... read through GDAL (its own dataset), each tile
+// held to its checksum before its rows are kept: into `map`'s codes, or written into `cache`
+// through a buffer of one tile row. The mask's bits are set under `lock` (a word may hold two tile
+// rows' samples). The share of one thread of readLayoutLevelZero.
 struct LevelZeroRead {
     const LayoutManifest* layout = nullptr;
     Heightmap* map = nullptr;
+    CodeCacheWriter* cache = nullptr;
     std::mutex* lock = nullptr;
     std::atomic<bool>* failed = nullptr;
     std::string error;  // the first failure of this thread's share
@@ -329,50 +337,57 @@ struct LevelZeroRead {
     uint16_t hi = 0;
     int64_t voids = 0;
 
+    void fail(std::string line) {
+        error = std::move(line);
+        failed->store(true);
+    }
+
     void run(int first, int stride) {
         const LayoutManifest& l = *layout;
         const GdalMessages said;
-        const std::string name = fs::path(l.levelZero).filename().string();
+        const std::string name = levelZeroName(l);
         Result<GdalRaster> raster = openGdalRaster(networkGdalPath(l.levelZero), said, kMaxSide);
         if (!raster) {
-            error = name + ": " + raster.error();
-            failed->store(true);
-            return;
+            return fail(name + ": " + raster.error());
         }
         GDALRasterBand* band = raster.value().band;
         GDALRasterBand* mask = l.nodataSamples > 0 ? band->GetMaskBand() : nullptr;
         const int width = map->width;
+        const size_t tileRow = size_t(width) * size_t(l.pageSize);
         const int tilesX = (width + l.pageSize - 1) / l.pageSize;
         const int tilesY = (map->height + l.pageSize - 1) / l.pageSize;
-        std::vector<uint8_t> valid(mask != nullptr ? size_t(width) * size_t(l.pageSize) : 0);
+        std::vector<uint8_t> valid(mask != nullptr ? tileRow : 0);
+        std::vector<uint16_t> buffer(cache != nullptr ? tileRow : 0);
         for (int ty = first; ty < tilesY && !failed->load(); ty += stride) {
             const int row = ty * l.pageSize;
             const int rows = std::min(l.pageSize, map->height - row);
-            uint16_t* codes = map->codes.data() + size_t(row) * size_t(width);
+            uint16_t* codes =
+                cache != nullptr ? buffer.data() : map->codes.data() + size_t(row) * size_t(width);
             if (band->RasterIO(GF_Read, 0, row, width, rows, codes, width, rows, GDT_UInt16, 0, 0,
                                nullptr) != CE_None ||
                 (mask != nullptr &&
                  mask->RasterIO(GF_Read, 0, row, width, rows, valid.data(), width, rows, GDT_Byte,
                                 0, 0, nullptr) != CE_None)) {
-                error =
-                    name + ": " + said.line("tile row " + std::to_string(ty) + " cannot be read");
-                failed->store(true);
-                return;
+                return fail(name + ": " +
+                            said.line("tile row " + std::to_string(ty) + " cannot be read"));
             }
             for (int tx = 0; tx < tilesX; ++tx) {
                 const int x = tx * l.pageSize;
                 const int w = std::min(l.pageSize, width - x);
                 if (checksumHex(tileChecksum(codes + x, w, rows, size_t(width))) !=
                     l.levelZeroTiles[size_t(ty) * size_t(tilesX) + size_t(tx)]) {
-                    error = name + ": tile (" + std::to_string(tx) + ", " + std::to_string(ty) +
-                            ") does not match its checksum";
-                    failed->store(true);
-                    return;
+                    return fail(name + ": tile (" + std::to_string(tx) + ", " + std::to_string(ty) +
+                                ") does not match its checksum");
                 }
             }
             const auto [a, b] = std::minmax_element(codes, codes + size_t(rows) * size_t(width));
             lo = std::min(lo, *a);
             hi = std::max(hi, *b);
+            if (cache != nullptr) {
+                if (Status written = cache->writeRows(row, rows, codes); !written) {
+                    return fail(written.error());
+                }
+            }
             if (mask == nullptr) {
                 continue;
             }
@@ -390,10 +405,110 @@ struct LevelZeroRead {
 
 }  // namespace
 
+Status describeLayoutLevelZero(const LayoutManifest& layout, Heightmap& map) {
+    const std::string name = levelZeroName(layout);
+    const GdalMessages said;
+    Result<GdalRaster> raster = openGdalRaster(networkGdalPath(layout.levelZero), said, kMaxSide);
+    if (!raster) {
+        return Status::failure(name + ": " + raster.error());
+    }
+    GDALRasterBand& band = *raster.value().band;
+    int blockX = 0, blockY = 0;
+    band.GetBlockSize(&blockX, &blockY);
+    // A mosaic's tiles are its regions' files' (GDAL takes no block under 32 for a VRT).
+    const bool tiled = (blockX == layout.pageSize && blockY == layout.pageSize) ||
+                       name == layoutLevelFile(0, true);
+    if (raster.value().width != layout.width || raster.value().height != layout.height ||
+        band.GetRasterDataType() != GDT_UInt16 || !tiled) {
+        return Status::failure(name + ": its size, type or tiles are not layout.json's");
+    }
+    const Result<GdalBand> described = describeGdalBand(*raster.value().dataset, band);
+    if (!described) {
+        return Status::failure(name + ": " + described.error());
+    }
+    const GdalBand& info = described.value();
+    map.width = layout.width;
+    map.height = layout.height;
+    map.format = HeightmapFormat::Elevation;
+    map.geo = info.geo;
+    map.metres = info.metres();
+    map.coding = codingInMetres(HeightCoding{float(info.offset), float(info.scale)}, info);
+    map.nodata = NodataMask{};
+    map.nodata.total = map.sampleCount();
+    if (layout.nodataSamples > 0) {
+        map.nodata.width = layout.width;
+        map.nodata.height = layout.height;
+        map.nodata.bits.assign((size_t(map.sampleCount()) + 63) / 64, 0);
+    }
+    return Status();
+}
+
+Status readLayoutLevelZero(const LayoutManifest& layout, Heightmap& map, CodeCacheWriter* cache) {
+    assert(map.width == layout.width && map.height == layout.height);
+    assert(cache != nullptr || map.codes.size() == size_t(map.sampleCount()));
+    const int tilesY = (layout.height + layout.pageSize - 1) / layout.pageSize;
+    const int threads =
+        std::max(1, std::min({int(std::thread::hardware_concurrency()), 4, tilesY}));
+    std::mutex lock;
+    std::atomic<bool> failed{false};
+    std::vector<LevelZeroRead> reads(static_cast<size_t>(threads));
+    std::vector<std::thread> running;
+    for (int t = 0; t < threads; ++t) {
+        LevelZeroRead& read = reads[size_t(t)];
+        read.layout = &layout;
+        read.map = &map;
+        read.cache = cache;
+        read.lock = &lock;
+        read.failed = &failed;
+        if (t + 1 < threads) {
+            running.emplace_back(&LevelZeroRead::run, &read, t, threads);
+        } else {
+            read.run(t, threads);
+        }
+    }
+    for (std::thread& thread : running) {
+        thread.join();
+    }
+    uint16_t lo = 0xFFFF, hi = 0;
+    int64_t voids = 0;
+    for (const LevelZeroRead& read : reads) {
+        if (!read.error.empty()) {
+            return Status::failure(read.error);
+        }
+        lo = std::min(lo, read.lo);
+        hi = std::max(hi, read.hi);
+        voids += read.voids;
+    }
+    if (voids != layout.nodataSamples) {
+        return Status::failure(levelZeroName(layout) + ": its mask holds " + std::to_string(voids) +
+                               " nodata samples, layout.json " +
+                               std::to_string(layout.nodataSamples));
+    }
+    map.nodata.samples = voids;
+    setCodeRange(map, lo, hi);
+    return Status();
+}
+
+Result<TreeSidecar> readLayoutTreeSidecar(const LayoutManifest& layout) {
+    using R = Result<TreeSidecar>;
+    Result<std::vector<unsigned char>> tree =
+        readLayoutTree(layout.folder, layout.treeBytes, layout.treeChecksum);
+    if (!tree) {
+        return R::failure(tree.error());
+    }
+    Result<TreeSidecar> parsed =
+        parseTreeSidecar(tree.value().data(), tree.value().size(), FileStamp{}, layout.width,
+                         layout.height, layout.leafSize);
+    if (!parsed) {
+        return R::failure(std::string(kLayoutTree) + ": " + parsed.error());
+    }
+    return parsed;
+}
+
 Result<LayoutMap> readLayoutMap(const LayoutManifest& layout, const SizeCheck& acceptSize,
                                 const MemoryBudget& memory) {
     using R = Result<LayoutMap>;
-    const std::string name = fs::path(layout.levelZero).filename().string();
+    const std::string name = levelZeroName(layout);
     if (Status fits = checkDimensions(layout.width, layout.height); !fits) {
         return R::failure(name + ": " + fits.error());
     }
@@ -407,92 +522,18 @@ Result<LayoutMap> readLayoutMap(const LayoutManifest& layout, const SizeCheck& a
         return R::failure(name + ": " + budget.error());
     }
     LayoutMap out;
-    Heightmap& map = out.map;
-    {
-        // The band's coding and place, as any GeoTIFF's (its size and type held to
-        // layout.json's); each thread below opens the file again for its own reads.
-        const GdalMessages said;
-        Result<GdalRaster> raster =
-            openGdalRaster(networkGdalPath(layout.levelZero), said, kMaxSide);
-        if (!raster) {
-            return R::failure(name + ": " + raster.error());
-        }
-        GDALRasterBand& band = *raster.value().band;
-        int blockX = 0, blockY = 0;
-        band.GetBlockSize(&blockX, &blockY);
-        // A mosaic's tiles are its regions' files' (GDAL takes no block under 32 for a VRT).
-        const bool tiled = (blockX == layout.pageSize && blockY == layout.pageSize) ||
-                           name == layoutLevelFile(0, true);
-        if (raster.value().width != layout.width || raster.value().height != layout.height ||
-            band.GetRasterDataType() != GDT_UInt16 || !tiled) {
-            return R::failure(name + ": its size, type or tiles are not layout.json's");
-        }
-        const Result<GdalBand> described = describeGdalBand(*raster.value().dataset, band);
-        if (!described) {
-            return R::failure(name + ": " + described.error());
-        }
-        const GdalBand& info = described.value();
-        map = blankHeightmap(layout.width, layout.height, HeightmapFormat::Elevation);
-        map.geo = info.geo;
-        map.metres = info.metres();
-        map.coding = codingInMetres(HeightCoding{float(info.offset), float(info.scale)}, info);
+    if (Status described = describeLayoutLevelZero(layout, out.map); !described) {
+        return R::failure(described.error());
     }
-    map.nodata.total = map.sampleCount();
-    if (layout.nodataSamples > 0) {
-        map.nodata.width = layout.width;
-        map.nodata.height = layout.height;
-        map.nodata.bits.assign((size_t(map.sampleCount()) + 63) / 64, 0);
+    out.map.codes.resize(size_t(out.map.sampleCount()));  // not zeroed: the read writes every one
+    if (Status read = readLayoutLevelZero(layout, out.map); !read) {
+        return R::failure(read.error());
     }
-
-    const int tilesY = (layout.height + layout.pageSize - 1) / layout.pageSize;
-    const int threads =
-        std::max(1, std::min({int(std::thread::hardware_concurrency()), 4, tilesY}));
-    std::mutex lock;
-    std::atomic<bool> failed{false};
-    std::vector<LevelZeroRead> reads(static_cast<size_t>(threads));
-    std::vector<std::thread> running;
-    for (int t = 0; t < threads; ++t) {
-        LevelZeroRead& read = reads[size_t(t)];
-        read.layout = &layout;
-        read.map = &map;
-        read.lock = &lock;
-        read.failed = &failed;
-        if (t + 1 < threads) {
-            running.emplace_back(&LevelZeroRead::run, &read, t, threads);
-        } else {
-            read.run(t, threads);
-        }
-    }
-    for (std::thread& thread : running) {
-        thread.join();
-    }
-    uint16_t lo = 0xFFFF, hi = 0;
-    for (const LevelZeroRead& read : reads) {
-        if (!read.error.empty()) {
-            return R::failure(read.error);
-        }
-        lo = std::min(lo, read.lo);
-        hi = std::max(hi, read.hi);
-        map.nodata.samples += read.voids;
-    }
-    if (map.nodata.samples != layout.nodataSamples) {
-        return R::failure(name + ": its mask holds " + std::to_string(map.nodata.samples) +
-                          " nodata samples, layout.json " + std::to_string(layout.nodataSamples));
-    }
-    setCodeRange(map, lo, hi);
-
-    Result<std::vector<unsigned char>> tree =
-        readLayoutTree(layout.folder, layout.treeBytes, layout.treeChecksum);
+    Result<TreeSidecar> tree = readLayoutTreeSidecar(layout);
     if (!tree) {
         return R::failure(tree.error());
     }
-    Result<TreeSidecar> parsed =
-        parseTreeSidecar(tree.value().data(), tree.value().size(), FileStamp{}, map.width,
-                         map.height, layout.leafSize);
-    if (!parsed) {
-        return R::failure(std::string(kLayoutTree) + ": " + parsed.error());
-    }
-    out.tree = std::move(parsed).value();
+    out.tree = std::move(tree).value();
     return out;
 }
 

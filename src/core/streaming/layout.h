@@ -86,6 +86,27 @@ struct LayoutMap {
     TreeSidecar tree;  // tree.qtree, held to its size and checksum before it is parsed
 };
 
+class CodeCacheWriter;
+
+// Opens `layout`'s level 0 as a map's raster is (regular files only, one band, its size checked)
+// and holds its size, type and tiles to layout.json's; sets `map`'s size, format (Elevation),
+// coding (the band's scale and offset, in metres where its heights are lengths), place and an
+// empty nodata mask sized for the layout's holes. Its codes are left as they are.
+Status describeLayoutLevelZero(const LayoutManifest& layout, Heightmap& map);
+
+// Reads level 0 of `layout` into `map` (described by describeLayoutLevelZero) by rows of tiles
+// through GDAL, a thread a core up to four, each on its own dataset, every tile held to its
+// checksum before its rows are kept: into map.codes (sized to the map), or written into `cache`
+// when given (map.codes then untouched); the mask's zeros are the holes, whose count must be
+// layout.json's. Sets the map's code range and nodata count. One line naming the file and the
+// first tile that does not match, or why it cannot be read.
+Status readLayoutLevelZero(const LayoutManifest& layout, Heightmap& map,
+                           CodeCacheWriter* cache = nullptr);
+
+// The layout's tree.qtree: held to layout.json's size before it is read and to its checksum
+// after, then parsed for the map's size and the layout's leaf size.
+Result<TreeSidecar> readLayoutTreeSidecar(const LayoutManifest& layout);
+
 // Reads `layout` whole: `acceptSize` (when set) and the memory budget (kLoadBytesPerSample)
 // checked from its size before anything is read. One line naming the file and the first tile
 // that does not match, or why it cannot be read.

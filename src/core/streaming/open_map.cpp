@@ -57,10 +57,53 @@ bool streamsAt(const StreamableSize& s, const LoadOptions& options, bool stream)
     return stream || !checkMemoryBudget(s.width, s.height, perSample, options.memory);
 }
 
+// What the frames take of a map opened streamed (--fill-nodata: the fill as terrain).
+OpenedMap streamedOpened(StreamedMap s, const LoadOptions& options) {
+    if (options.fillNodata && s.map.nodata.holes()) {
+        s.map.nodata.fill();
+        markLeafHoles(s.tree, s.map);
+    }
+    OpenedMap opened;
+    opened.map = std::move(s.map);
+    opened.tree = std::move(s.tree);
+    opened.leafSize = s.leafSize;
+    opened.streamed = true;
+    opened.sidecar = s.sidecarUsed ? "read" : s.sidecarWritten ? "written" : "";
+    opened.deferred = s.deferred;
+    opened.codeCachePath = s.cachePath;
+    opened.sidecarPath = s.sidecarPath;
+    opened.codeCache = s.codes == CodeSource::CacheWritten   ? "written"
+                       : s.codes == CodeSource::CacheRead    ? "read"
+                       : s.codes == CodeSource::CacheNotKept ? "not kept"
+                                                             : "";
+    return opened;
+}
+
+// A layout over the budget: its level 0 streamed through a code cache of its own, made once from
+// its tiles (each held to its checksum, locally or by byte ranges from a server) with the layout's
+// tree, then mapped as any code cache is on the next opens, with nothing of the layout read.
+Result<OpenedMap> openLayoutStreamed(const LayoutManifest& layout, const LoadOptions& options,
+                                     const SizeCheck& acceptSize, int leafSize) {
+    using R = Result<OpenedMap>;
+    if (acceptSize) {
+        if (Status fits = acceptSize(layout.width, layout.height); !fits) {
+            return R::failure(layout.folder + ": " + fits.error());
+        }
+    }
+    StreamOptions stream;
+    stream.layout = &layout;
+    Result<StreamedMap> streamed = openStreamedGdal(
+        layout.levelZero, networkGdalPath(layout.levelZero), options, leafSize, stream);
+    if (!streamed) {
+        return R::failure(layout.folder + ": " + streamed.error());
+    }
+    return streamedOpened(std::move(streamed).value(), options);
+}
+
 // A layout held whole: level 0 read once, each tile held to its checksum (readLayoutMap), and the
-// bake's tree, with no pass over the map, when it is of the leaf size asked for and the holes stay
-// holes (the bake's bounds leave them out; --fill-nodata draws its fill, so the tree is built
-// over it).
+// bake's tree, with no pass over the map, when it is of the leaf size asked for. Its bounds and
+// errors were made over these codes, the bake's fill under the holes included, so they hold for
+// the holes and for the fill drawn as terrain (--fill-nodata) alike.
 Result<OpenedMap> openLayoutWhole(const LayoutManifest& layout, const LoadOptions& options,
                                   const SizeCheck& acceptSize, int leafSize) {
     using R = Result<OpenedMap>;
@@ -72,8 +115,9 @@ Result<OpenedMap> openLayoutWhole(const LayoutManifest& layout, const LoadOption
     opened.map = std::move(read.value().map);
     opened.leafSize = leafSize;
     if (options.fillNodata && opened.map.nodata.holes()) {
-        opened.map.nodata.fill();  // the tree is built over the fill, as any map's
-    } else if (read.value().tree.leafSize == leafSize) {
+        opened.map.nodata.fill();
+    }
+    if (read.value().tree.leafSize == leafSize) {
         Result<Quadtree> tree = quadtreeFromSidecar(opened.map, read.value().tree);
         if (!tree) {
             return R::failure(layout.folder + ": " + tree.error());
@@ -114,9 +158,7 @@ Result<OpenedMap> openMap(const std::string& asked, const LoadOptions& options,
         if (!streamsAt(size, options, stream)) {
             return openLayoutWhole(layout.value(), options, acceptSize, leafSize);
         }
-        if (const Status checked = verifyLayout(asked, LayoutCheck::LevelZero, &path); !checked) {
-            return R::failure(asked + ": " + checked.error());
-        }
+        return openLayoutStreamed(layout.value(), options, acceptSize, leafSize);
     } else if (isNetworkPath(asked) && lowerExtension(asked).empty()) {
         return R::failure(asked + ": " + whyNotALayout(asked));
     }
@@ -156,24 +198,7 @@ Result<OpenedMap> openMap(const std::string& asked, const LoadOptions& options,
     if (!streamed) {
         return R::failure(streamed.error());
     }
-    StreamedMap& s = streamed.value();
-    if (options.fillNodata && s.map.nodata.holes()) {  // --fill-nodata: the fill as terrain
-        s.map.nodata.fill();
-        markLeafHoles(s.tree, s.map);
-    }
-    opened.map = std::move(s.map);
-    opened.tree = std::move(s.tree);
-    opened.leafSize = s.leafSize;
-    opened.streamed = true;
-    opened.sidecar = s.sidecarUsed ? "read" : s.sidecarWritten ? "written" : "";
-    opened.deferred = s.deferred;
-    opened.codeCachePath = s.cachePath;
-    opened.sidecarPath = s.sidecarPath;
-    opened.codeCache = s.codes == CodeSource::CacheWritten   ? "written"
-                       : s.codes == CodeSource::CacheRead    ? "read"
-                       : s.codes == CodeSource::CacheNotKept ? "not kept"
-                                                             : "";
-    return opened;
+    return streamedOpened(std::move(streamed).value(), options);
 }
 
 Result<OpenedMap> openMapWithTree(const std::string& path, const LoadOptions& options, int leafSize,

@@ -21,6 +21,7 @@
 #include "core/io/voids.h"
 #include "core/streaming/cache_folder.h"
 #include "core/streaming/code_cache.h"
+#include "core/streaming/layout.h"
 #include "core/streaming/nodata_sidecar.h"
 #include "core/streaming/own_files.h"
 #include "core/streaming/rows_ahead.h"
@@ -506,7 +507,8 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
         }
     }
     const CacheSpots spots =
-        cacheSpots(cachePlaces(path, ".qtcodes", options.cacheDir, options.cacheBeside));
+        cacheSpots(cachePlaces(path, stream.layout != nullptr ? ".layout.qtcodes" : ".qtcodes",
+                               options.cacheDir, options.cacheBeside));
     for (const CachePlace& place : spots.read) {
         const Result<bool> reused = reuseCache(out, place, signature, stream);
         if (!reused) {
@@ -554,7 +556,28 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
     const int step = passReadRows(info.blockRows, width);
     TreeSidecar saved;
     const FileStamp unstamped;  // the cache's stamp is known once it is renamed into place
-    if (info.directUint16) {
+    if (stream.layout != nullptr) {
+        // A layout's level 0: its tiles, held to their checksums, written into the cache as the
+        // bake wrote them; the layout's tree when of this leaf size, else one pass over the
+        // cache's codes.
+        if (Status level = describeLayoutLevelZero(*stream.layout, map); !level) {
+            return fail(name, level.error());
+        }
+        if (Status read = readLayoutLevelZero(*stream.layout, map, &writer); !read) {
+            return fail(name, read.error());
+        }
+        const bool baked = stream.layout->leafSize == out.leafSize;
+        if (baked) {
+            Result<TreeSidecar> tree = readLayoutTreeSidecar(*stream.layout);
+            if (!tree) {
+                return fail(name, tree.error());
+            }
+            saved = std::move(tree).value();
+        }
+        if (Status tree = streamedTree(out, saved, baked, unstamped, stream); !tree) {
+            return fail(name, tree.error());
+        }
+    } else if (info.directUint16) {
         map.coding = codingInMetres(HeightCoding{0.0f, 1.0f}, info);
         RowsAhead rows(height, step, leadRows(width, stream.bandBytes, step),
                        DirectRows(*raster.band, writer, width, step));

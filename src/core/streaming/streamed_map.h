@@ -18,6 +18,8 @@
 
 namespace qt {
 
+struct LayoutManifest;
+
 // Share of the memory budget the streamed tree may take (the rest: the GPU's pages and pyramid).
 constexpr double kStreamedTreeShare = 0.125;
 // Bytes of samples a band of the prepass may hold resident: levels whose rows of nodes span
@@ -41,6 +43,10 @@ struct StreamOptions {
     // leaves its exact errors and its sidecar to streamedExactErrors (out.deferred): its first
     // frame then waits for one quick pass over the map, not for the errors.
     bool deferExactErrors = false;
+    // A baked layout's level 0 (layout.h) opened streamed: its code cache is made from its tiles,
+    // each held to its checksum, with the codes as the bake wrote them, and its tree is the
+    // layout's (no pass over the map) when of the leaf size planned. Null for any other raster.
+    const LayoutManifest* layout = nullptr;
 };
 
 // What a first open with deferExactErrors leaves for streamedExactErrors.

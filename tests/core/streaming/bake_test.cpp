@@ -748,8 +748,8 @@ TEST(Bake, ALayoutOpensAsTheMapItWasBakedFrom) {
 // A layout held whole flies the bake's tree, with no pass over the map: every node's bounds and
 // the hole leaves are those of the tree built from the codes it read (so the walk culls as it
 // would), the exact errors of the regions' levels are the full build's and the range bound is
-// above them. Asked for another leaf size, or for its fill drawn as terrain (whose bounds the
-// bake's leave out), the tree is left to be built. A tree.qtree not of its checksum is one line.
+// above them; with the fill drawn as terrain too (the bake's bounds hold its fill). Asked for
+// another leaf size, the tree is left to be built. A tree.qtree not of its checksum is one line.
 TEST(Bake, ALayoutHeldWholeFliesTheBakesTree) {
     test::TempDir dir;
     for (const bool holes : {false, true}) {
@@ -801,8 +801,11 @@ TEST(Bake, ALayoutHeldWholeFliesTheBakesTree) {
         load.fillNodata = true;
         const Result<OpenedMap> filled = openMap(layout, load, {}, 4, false);
         ASSERT_TRUE(filled) << filled.error();
-        EXPECT_EQ(filled.value().tree.nodes.empty(), holes);
+        // The bake's bounds hold its fill, which --fill-nodata draws: its tree still flies.
+        EXPECT_FALSE(filled.value().tree.nodes.empty());
+        EXPECT_TRUE(filled.value().tree.holeLeavesBefore.empty());
         EXPECT_FALSE(filled.value().map.nodata.holes());
+        EXPECT_EQ(filled.value().map.nodata.filled, holes);
     }
     std::fstream tree(dir.path("solid/tree.qtree"),
                       std::ios::in | std::ios::out | std::ios::binary);
@@ -814,6 +817,57 @@ TEST(Bake, ALayoutHeldWholeFliesTheBakesTree) {
     const Result<OpenedMap> damaged = openMap(dir.path("solid"), LoadOptions{}, {}, 4, false);
     ASSERT_FALSE(damaged);
     expectOneLineSaying(damaged.error(), "tree.qtree: does not match its checksum");
+}
+
+// A layout over the budget streams through a code cache of its own, made once from its tiles
+// (each held to its checksum) with the layout's tree, and mapped on the next open with nothing of
+// the layout read: by path, and by URL from nginx (no request for its level 0 the second time).
+// The codes and tree are those of the layout held whole; a damaged tile is one line and no cache.
+TEST(Bake, ALayoutOverTheBudgetStreamsThroughItsOwnCodeCache) {
+    test::TempDir dir;
+    const std::string layout = dir.path("layout");
+    BakeOptions options = bakeOptions(dir);
+    options.regionSize = 32;
+    ASSERT_TRUE(bakeLayout(writeInput(dir), layout, options));
+    test::HttpServer server(dir.path(""));
+    QT_REQUIRE_HTTP_SERVER(server);
+    LoadOptions load;
+    load.cacheDir = dir.path("cache");
+    const Result<OpenedMap> whole = openMap(layout, load, {}, 4, false);
+    ASSERT_TRUE(whole) << whole.error();
+    for (const std::string& named : {layout, server.url("layout")}) {
+        for (const char* expected : {"written", "read"}) {
+            const size_t logged = server.accessLog().size();
+            const Result<OpenedMap> opened = openMap(named, load, {}, 4, true);
+            ASSERT_TRUE(opened) << opened.error();
+            const OpenedMap& o = opened.value();
+            EXPECT_TRUE(o.streamed);
+            EXPECT_EQ(o.codeCache, expected) << named;
+            EXPECT_EQ(o.sidecar, "read") << named;
+            EXPECT_NE(o.codeCachePath.find(".layout.qtcodes"), std::string::npos);
+            EXPECT_TRUE(o.map.codes == whole.value().map.codes) << named << " " << expected;
+            EXPECT_EQ(o.map.nodata.bits, whole.value().map.nodata.bits);
+            EXPECT_EQ(o.map.minCode, whole.value().map.minCode);
+            ASSERT_EQ(o.tree.nodes.size(), whole.value().tree.nodes.size());
+            for (size_t i = 0; i < o.tree.nodes.size(); ++i) {
+                ASSERT_EQ(o.tree.nodes[i].minCode, whole.value().tree.nodes[i].minCode) << i;
+                ASSERT_EQ(o.tree.nodes[i].maxCode, whole.value().tree.nodes[i].maxCode) << i;
+            }
+            EXPECT_EQ(o.tree.coarseErrors, whole.value().tree.coarseErrors);
+            EXPECT_EQ(o.tree.foldErrors, whole.value().tree.foldErrors);
+            EXPECT_EQ(o.tree.lodErrors, LodErrors::Mixed);
+            const std::string requests = server.accessLog().substr(logged);
+            const bool levelRead =
+                requests.find("GET /layout/heights-0.tif 206") != std::string::npos;
+            EXPECT_EQ(levelRead, named != layout && std::string(expected) == "written") << requests;
+        }
+    }
+    changeSample(layout + "/heights-0.tif", 40, 3);
+    load.cacheDir = dir.path("another cache");
+    const Result<OpenedMap> damaged = openMap(layout, load, {}, 4, true);
+    ASSERT_FALSE(damaged);
+    expectOneLineSaying(damaged.error(), "heights-0.tif: tile (2, 0) does not match its checksum");
+    EXPECT_TRUE(!fs::exists(dir.path("another cache")) || fs::is_empty(dir.path("another cache")));
 }
 
 // A layout served over HTTP (nginx on 127.0.0.1, byte ranges) opens by its folder's URL as its
@@ -922,6 +976,38 @@ TEST(Bake, AFaultyLayoutByUrlIsOneLine) {
     ASSERT_FALSE(opened);
     expectOneLineSaying(opened.error(), "its layout.json cannot be read from its server");
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10)) << opened.error();
+}
+
+// A layout whose server is slow (nginx's limit_rate) opens as its local folder does, in its own
+// time; one behind a redirect loop, or a joined layout whose server lost one region's tile file
+// (a 404 for that region), is one line within the timeouts: nothing is drawn from it.
+TEST(Bake, ASlowOrFaultyServerOfALayoutIsOneLine) {
+    test::TempDir dir;
+    const std::string input = writeInput(dir);
+    ASSERT_TRUE(bakeLayout(input, dir.path("layout"), bakeOptions(dir)));
+    ASSERT_TRUE(bakeByJobs(dir, input, dir.path("jobs"), 32, 2, 1));
+    fs::remove(dir.path("jobs/regions/2-1/heights-0.tif"));
+    test::HttpServer server(dir.path(""), 32768);
+    QT_REQUIRE_HTTP_SERVER(server);
+    LoadOptions load;
+    load.cacheDir = dir.path("cache");
+    const Result<OpenedMap> local = openMap(dir.path("layout"), load, {}, 4, false);
+    ASSERT_TRUE(local) << local.error();
+    const auto start = std::chrono::steady_clock::now();
+    const Result<OpenedMap> slow = openMap(server.url("slow/layout"), load, {}, 4, false);
+    ASSERT_TRUE(slow) << slow.error();
+    EXPECT_TRUE(slow.value().map.codes == local.value().map.codes);
+    EXPECT_FALSE(slow.value().tree.nodes.empty());
+    const Result<OpenedMap> loop = openMap(server.url("loop/layout"), load, {}, 4, false);
+    ASSERT_FALSE(loop);
+    expectOneLineSaying(loop.error(), "redirects");
+    const Result<OpenedMap> lost = openMap(server.url("jobs"), load, {}, 4, false);
+    ASSERT_FALSE(lost);
+    expectOneLineSaying(lost.error(), "heights-0.vrt: VRT source ");
+    expectOneLineSaying(lost.error(),
+                        "jobs/regions/2-1/heights-0.tif cannot be read from its "
+                        "server: HTTP 404");
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
 }
 
 // A map wider than the viewer's limit (a VRT of 40001 x 3 samples, its source repeated along a
