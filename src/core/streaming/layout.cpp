@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
-#include <optional>
 #include <thread>
 
 #include <cpl_json.h>
@@ -234,16 +233,32 @@ Result<LayoutManifest> readLayoutManifest(const std::string& folder) {
     }
     out.treeBytes = uint64_t(treeBytes);
     out.treeChecksum = tree.GetString("checksum");
+    out.tree = inLayout(folder, kLayoutTree);
     return out;
 }
 
-Status verifyLayout(const std::string& folder, LayoutCheck what, std::string* levelZero) {
-    // Every block is read once: GDAL's cache capped as the bake's is (not for the viewer's check
-    // of level 0, whose process has its own uses of the cache).
-    std::optional<GdalCacheCap> cacheCap;
-    if (what == LayoutCheck::Everything) {
-        cacheCap.emplace(kVerifyGdalCacheBytes);
+namespace {
+
+// Whether the level file `name` opened as `raster` is what layout.json says: columns x rows
+// 16-bit codes in tiles of the page size (a mosaic's tiles are its regions' files': GDAL takes no
+// block under 32 for a VRT).
+Status levelAsManifestSays(const GdalRaster& raster, const std::string& name, int columns, int rows,
+                           int pageSize) {
+    int blockX = 0, blockY = 0;
+    raster.band->GetBlockSize(&blockX, &blockY);
+    const bool mosaic = name.size() > 4 && name.compare(name.size() - 4, 4, ".vrt") == 0;
+    const bool tiled = (blockX == pageSize && blockY == pageSize) || mosaic;
+    if (raster.width != columns || raster.height != rows ||
+        raster.band->GetRasterDataType() != GDT_UInt16 || !tiled) {
+        return Status::failure(name + ": its size, type or tiles are not layout.json's");
     }
+    return Status();
+}
+
+}  // namespace
+
+Status verifyLayout(const std::string& folder) {
+    const GdalCacheCap cacheCap(kVerifyGdalCacheBytes);  // every block is read once
     CPLJSONDocument manifest;
     if (Status loaded = loadManifest(folder, manifest); !loaded) {
         return loaded;
@@ -253,16 +268,12 @@ Status verifyLayout(const std::string& folder, LayoutCheck what, std::string* le
     const int pageSize = root.GetInteger("pageSize");
     const CPLJSONArray levels = root.GetArray("files");
     std::vector<uint16_t> tile(size_t(pageSize) * size_t(pageSize));
-    const int checked = what == LayoutCheck::LevelZero ? std::min(1, levels.Size()) : levels.Size();
-    for (int level = 0; level < checked; ++level) {
+    for (int level = 0; level < levels.Size(); ++level) {
         const CPLJSONObject entry = levels[level];
         const std::string name = entry.GetString("file");
         if (name != layoutLevelFile(level) && name != layoutLevelFile(level, true)) {
             return Status::failure("layout.json: level " + std::to_string(level) + " names " +
                                    name);
-        }
-        if (level == 0 && levelZero != nullptr) {
-            *levelZero = inLayout(folder, name);
         }
         // Opened as a map's raster is: regular files only, one band, its size checked.
         Result<GdalRaster> raster = openGdalRaster(gdalInLayout(folder, name), said, kMaxBakeSide);
@@ -272,14 +283,9 @@ Status verifyLayout(const std::string& folder, LayoutCheck what, std::string* le
         const int columns = entry.GetInteger("columns");
         const int rows = entry.GetInteger("rows");
         GDALRasterBand* band = raster.value().band;
-        int blockX = 0, blockY = 0;
-        band->GetBlockSize(&blockX, &blockY);
-        // A mosaic's tiles are its regions' files' (GDAL takes no block under 32 for a VRT).
-        const bool tiled =
-            (blockX == pageSize && blockY == pageSize) || name == layoutLevelFile(level, true);
-        if (raster.value().width != columns || raster.value().height != rows ||
-            band->GetRasterDataType() != GDT_UInt16 || !tiled) {
-            return Status::failure(name + ": its size, type or tiles are not layout.json's");
+        if (Status same = levelAsManifestSays(raster.value(), name, columns, rows, pageSize);
+            !same) {
+            return same;
         }
         const CPLJSONArray tiles = entry.GetArray("tiles");
         const int tilesX = (columns + pageSize - 1) / pageSize;
@@ -302,9 +308,6 @@ Status verifyLayout(const std::string& folder, LayoutCheck what, std::string* le
                 }
             }
         }
-    }
-    if (what == LayoutCheck::LevelZero) {
-        return Status();
     }
     const CPLJSONObject treeEntry = root.GetObj("tree");
     const GInt64 treeBytes = treeEntry.GetLong("bytes", -1);
@@ -413,14 +416,10 @@ Status describeLayoutLevelZero(const LayoutManifest& layout, Heightmap& map) {
         return Status::failure(name + ": " + raster.error());
     }
     GDALRasterBand& band = *raster.value().band;
-    int blockX = 0, blockY = 0;
-    band.GetBlockSize(&blockX, &blockY);
-    // A mosaic's tiles are its regions' files' (GDAL takes no block under 32 for a VRT).
-    const bool tiled = (blockX == layout.pageSize && blockY == layout.pageSize) ||
-                       name == layoutLevelFile(0, true);
-    if (raster.value().width != layout.width || raster.value().height != layout.height ||
-        band.GetRasterDataType() != GDT_UInt16 || !tiled) {
-        return Status::failure(name + ": its size, type or tiles are not layout.json's");
+    if (Status same =
+            levelAsManifestSays(raster.value(), name, layout.width, layout.height, layout.pageSize);
+        !same) {
+        return same;
     }
     const Result<GdalBand> described = describeGdalBand(*raster.value().dataset, band);
     if (!described) {

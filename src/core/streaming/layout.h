@@ -47,16 +47,10 @@ uint64_t chainTileCodes(uint64_t h, const uint16_t* codes, int count);
 // The checksum of a file's bytes (the tree's, a region's tree part).
 uint64_t bytesChecksum(const std::vector<unsigned char>& bytes);
 
-// What verifyLayout checks: every level and the tree, or level 0 alone (what the viewer reads of
-// a layout: openMap opens a layout's folder as its heights-0.tif).
-enum class LayoutCheck { Everything, LevelZero };
-
 // Checks the layout in `folder` against its layout.json: every level's size and tiling, every
-// tile's codes and the tree's bytes against their checksums. One line naming the first file and
-// tile that do not match. `levelZero`, when given, receives the path of level 0's file (a COG,
-// or a mosaic of the regions' COGs), as the program names it.
-Status verifyLayout(const std::string& folder, LayoutCheck what = LayoutCheck::Everything,
-                    std::string* levelZero = nullptr);
+// tile's codes and the tree's bytes against their checksums, GDAL's block cache capped while it
+// reads. One line naming the first file and tile that do not match.
+Status verifyLayout(const std::string& folder);
 
 // What a viewer reads first of a layout: its layout.json, held to the format (a regular file of
 // at most 256 MiB before it is parsed, of this format and version, a page size a layout can
@@ -70,6 +64,7 @@ struct LayoutManifest {
     int pageSize = 0;  // the tiles' side
     int64_t nodataSamples = 0;
     std::vector<std::string> levelZeroTiles;  // level 0's tiles' checksums, row-major
+    std::string tree;                         // tree.qtree, as named
     uint64_t treeBytes = 0;
     std::string treeChecksum;
 };

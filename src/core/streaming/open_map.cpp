@@ -124,7 +124,7 @@ Result<OpenedMap> openLayoutWhole(const LayoutManifest& layout, const LoadOption
         }
         opened.tree = std::move(tree).value();
         opened.sidecar = "read";
-        opened.sidecarPath = layout.folder + "/tree.qtree";
+        opened.sidecarPath = layout.tree;
     }
     return opened;
 }
@@ -146,9 +146,8 @@ Result<StreamedMap> openStreamed(const std::string& path, const LoadOptions& opt
 Result<OpenedMap> openMap(const std::string& asked, const LoadOptions& options,
                           const SizeCheck& acceptSize, int leafSize, bool stream) {
     using R = Result<OpenedMap>;
-    // A baked layout opens as its level 0, the map's own samples, once its tiles match their
-    // checksums.
-    std::string path = asked;
+    // A baked layout: its level 0 held to its checksums, with its tree.
+    const std::string& path = asked;
     if (isLayoutFolder(asked)) {
         const Result<LayoutManifest> layout = readLayoutManifest(asked);
         if (!layout) {

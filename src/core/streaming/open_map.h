@@ -42,9 +42,10 @@ Result<StreamedMap> openStreamed(const std::string& path, const LoadOptions& opt
 // Opens `path` as opensStreamed decides: streamed maps with their size checked by `acceptSize`
 // first (from the file's length or GDAL's raster size), a .r16's exact errors deferred to the
 // background (OpenedMap::deferred); others through loadHeightmap, a GDAL raster's tree of
-// leafSize built during its read. A baked layout's folder (bake.h) opens as its level 0, the
-// GeoTIFF heights-0.tif, once every tile of it matches its checksum; a tile that does not is the
-// one line.
+// leafSize built during its read. A baked layout's folder (layout.h) opens as the map it was
+// baked from, with the bake's tree: its level 0 read once, every tile held to its checksum, into
+// memory (readLayoutMap) or, streamed, into a code cache of its own (openStreamedGdal with
+// StreamOptions::layout) that later opens map; a tile or tree that does not match is the one line.
 Result<OpenedMap> openMap(const std::string& path, const LoadOptions& options,
                           const SizeCheck& acceptSize, int leafSize, bool stream);
 
