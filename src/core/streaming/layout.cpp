@@ -237,6 +237,18 @@ Result<LayoutManifest> readLayoutManifest(const std::string& folder) {
     return out;
 }
 
+uint64_t layoutSignature(const LayoutManifest& layout) {
+    const int64_t sizes[4] = {layout.width, layout.height, layout.leafSize, layout.pageSize};
+    uint64_t h = hashWords(kChecksumSeed, reinterpret_cast<const unsigned char*>("qtlayout"), 8);
+    h = hashWords(h, reinterpret_cast<const unsigned char*>(sizes), sizeof sizes);
+    for (const std::string& tile : layout.levelZeroTiles) {
+        h = hashWords(h, reinterpret_cast<const unsigned char*>(tile.data()), tile.size());
+    }
+    h = hashWords(h, reinterpret_cast<const unsigned char*>(layout.treeChecksum.data()),
+                  layout.treeChecksum.size());
+    return mixHash(h);
+}
+
 namespace {
 
 // Whether the level file `name` opened as `raster` is what layout.json says: columns x rows

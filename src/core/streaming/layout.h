@@ -72,6 +72,11 @@ struct LayoutManifest {
 // Reads and checks `folder`'s layout.json (one line, without the folder, when it is not one).
 Result<LayoutManifest> readLayoutManifest(const std::string& folder);
 
+// What identifies a layout's level 0 and tree by their content: a checksum of its sizes, its
+// level 0's tiles' checksums and its tree's. A code cache made from them (streamed_gdal.h) is
+// known by it wherever the layout is served from, with no request for its files.
+uint64_t layoutSignature(const LayoutManifest& layout);
+
 // A layout read as a map held whole: level 0's codes as the bake wrote them and its mask, every
 // tile held to its checksum as it is read (one pass through GDAL, a thread a core up to four,
 // each on its own dataset), and the bake's tree. Its holes' codes are the bake's fill, which the

@@ -499,7 +499,11 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
     map.geo = info.geo;
     map.metres = info.metres();
 
-    const uint64_t signature = rasterSignature(rasterFiles(*raster.dataset, path));
+    // A layout's cache is known by its content (its tiles' checksums), with no request for a
+    // mosaic's regions; any other raster's by its files' lengths and times.
+    const uint64_t signature = stream.layout != nullptr
+                                   ? layoutSignature(*stream.layout)
+                                   : rasterSignature(rasterFiles(*raster.dataset, path));
     if (const std::string caches = cacheFolder(options.cacheDir); !caches.empty()) {
         for (const std::string& removed : removeOrphanedCodeCaches(caches)) {
             std::fprintf(stderr, "%s: removed, the code cache of a map that no longer exists\n",

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include <cpl_vsi.h>
 #include <gdal_priv.h>
 #include <gtest/gtest.h>
 
@@ -862,6 +863,29 @@ TEST(Bake, ALayoutOverTheBudgetStreamsThroughItsOwnCodeCache) {
             EXPECT_EQ(levelRead, named != layout && std::string(expected) == "written") << requests;
         }
     }
+    // A joined layout by URL: once its cache is made, the next open asks for nothing of its
+    // regions (the cache is known by the layout's checksums, not by its files).
+    ASSERT_TRUE(bakeByJobs(dir, writeInput(dir), dir.path("jobs"), 32, 2, 1));
+    ASSERT_TRUE(openMap(server.url("jobs"), load, {}, 4, true));
+    const size_t logged = server.accessLog().size();
+    const Result<OpenedMap> again = openMap(server.url("jobs"), load, {}, 4, true);
+    ASSERT_TRUE(again) << again.error();
+    EXPECT_EQ(again.value().codeCache, "read");
+    EXPECT_TRUE(again.value().map.codes == whole.value().map.codes);
+    EXPECT_EQ(server.accessLog().find("/jobs/regions/", logged), std::string::npos)
+        << server.accessLog().substr(logged);
+    // The layout baked again from another input, in the same place: another cache, by path and
+    // by URL (whose files have no times a stat can take; GDAL's cache of what it read emptied,
+    // as a new process finds it).
+    ASSERT_TRUE(bakeLayout(writeInput(dir, false), layout, options));
+    VSICurlClearCache();
+    for (const std::string& named : {layout, server.url("layout")}) {
+        const Result<OpenedMap> rebaked = openMap(named, load, {}, 4, true);
+        ASSERT_TRUE(rebaked) << rebaked.error();
+        EXPECT_EQ(rebaked.value().codeCache, "written") << named;
+        EXPECT_FALSE(rebaked.value().map.nodata.holes()) << named;
+    }
+
     changeSample(layout + "/heights-0.tif", 40, 3);
     load.cacheDir = dir.path("another cache");
     const Result<OpenedMap> damaged = openMap(layout, load, {}, 4, true);
