@@ -232,6 +232,11 @@ Result<LayoutManifest> readLayoutManifest(const std::string& folder) {
         return R::failure("layout.json: the tree's size is missing");
     }
     out.treeBytes = uint64_t(treeBytes);
+    // Its size held to what a tree of the map can take before anything is read or allocated: a
+    // layout.json (a server's) cannot ask for more.
+    if (out.treeBytes > sidecarBytes(out.width, out.height, out.leafSize)) {
+        return R::failure("layout.json: a tree larger than the map's can be");
+    }
     out.treeChecksum = tree.GetString("checksum");
     out.tree = inLayout(folder, kLayoutTree);
     return out;
@@ -321,13 +326,13 @@ Status verifyLayout(const std::string& folder) {
             }
         }
     }
-    const CPLJSONObject treeEntry = root.GetObj("tree");
-    const GInt64 treeBytes = treeEntry.GetLong("bytes", -1);
-    if (treeBytes < 0) {
-        return Status::failure("layout.json: the tree's size is missing");
+    // The tree's size held to the map's (readLayoutManifest) before it is read.
+    const Result<LayoutManifest> layout = readLayoutManifest(folder);
+    if (!layout) {
+        return Status::failure(layout.error());
     }
     const Result<std::vector<unsigned char>> tree =
-        readLayoutTree(folder, uint64_t(treeBytes), treeEntry.GetString("checksum"));
+        readLayoutTree(folder, layout.value().treeBytes, layout.value().treeChecksum);
     return tree ? Status() : Status::failure(tree.error());
 }
 

@@ -818,6 +818,18 @@ TEST(Bake, ALayoutHeldWholeFliesTheBakesTree) {
     const Result<OpenedMap> damaged = openMap(dir.path("solid"), LoadOptions{}, {}, 4, false);
     ASSERT_FALSE(damaged);
     expectOneLineSaying(damaged.error(), "tree.qtree: does not match its checksum");
+    // A layout.json asking for a tree of a terabyte is refused before anything is allocated.
+    std::string manifest = fileText(dir.path("solid/layout.json"));
+    const size_t treeKey = manifest.find("\"tree\"");
+    const size_t bytes = manifest.find("\"bytes\"", treeKey);
+    ASSERT_NE(bytes, std::string::npos) << manifest;
+    const size_t digits = manifest.find_first_of("0123456789", bytes);
+    const size_t end = manifest.find_first_not_of("0123456789", digits);
+    manifest.replace(digits, end - digits, "1000000000000");
+    std::ofstream(dir.path("solid/layout.json"), std::ios::binary) << manifest;
+    const Result<OpenedMap> huge = openMap(dir.path("solid"), LoadOptions{}, {}, 4, false);
+    ASSERT_FALSE(huge);
+    expectOneLineSaying(huge.error(), "layout.json: a tree larger than the map's can be");
 }
 
 // A layout over the budget streams through a code cache of its own, made once from its tiles
