@@ -6,10 +6,12 @@
 #include <cassert>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <thread>
 
 #include <cpl_json.h>
+#include <cpl_minixml.h>
 #include <cpl_vsi.h>
 #include <gdal_priv.h>
 
@@ -221,6 +223,12 @@ Result<LayoutManifest> readLayoutManifest(const std::string& folder) {
         !tiles.IsValid() || tiles.Size() != tilesX * tilesY) {
         return R::failure("layout.json: level 0 is not of the map's size and tiles");
     }
+    // A mosaic is held to what a join writes before anything opens it.
+    if (name == layoutLevelFile(0, true)) {
+        if (Status mosaic = checkLayoutMosaic(folder, name, 0); !mosaic) {
+            return R::failure(mosaic.error());
+        }
+    }
     out.levelZero = inLayout(folder, name);
     out.levelZeroTiles.reserve(size_t(tiles.Size()));
     for (int i = 0; i < tiles.Size(); ++i) {
@@ -240,6 +248,82 @@ Result<LayoutManifest> readLayoutManifest(const std::string& folder) {
     out.treeChecksum = tree.GetString("checksum");
     out.tree = inLayout(folder, kLayoutTree);
     return out;
+}
+
+namespace {
+
+// A mosaic's XML larger than this is refused before it is read (about 1 KiB a region, with its
+// mask's source: 2^16 regions).
+constexpr uint64_t kMaxMosaicBytes = uint64_t(64) << 20;
+
+// Whether `path` is "regions/X-Z/heights-K.tif" for level `level`, X and Z numbers.
+bool isRegionFile(const std::string& path, int level) {
+    const std::string prefix = "regions/";
+    const std::string suffix = "/" + layoutLevelFile(level);
+    if (path.size() <= prefix.size() + suffix.size() ||
+        path.compare(0, prefix.size(), prefix) != 0 ||
+        path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0) {
+        return false;
+    }
+    const std::string region =
+        path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
+    const size_t dash = region.find('-');
+    const auto digits = [](const std::string& t) {
+        return !t.empty() && t.size() <= 9 &&
+               t.find_first_not_of("0123456789") == std::string::npos;
+    };
+    return dash != std::string::npos && digits(region.substr(0, dash)) &&
+           digits(region.substr(dash + 1));
+}
+
+// Every element of `node` and its siblings, depth first, while `visit` returns true.
+bool everyElement(const CPLXMLNode* node, const std::function<bool(const CPLXMLNode&)>& visit) {
+    for (; node != nullptr; node = node->psNext) {
+        if (node->eType == CXT_Element && (!visit(*node) || !everyElement(node->psChild, visit))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+Status checkLayoutMosaic(const std::string& folder, const std::string& name, int level) {
+    // The mosaic is data: before GDAL opens it, every source must be one of the layout's regions'
+    // files by a relative path, and no band of another kind (raw, derived: a pixel function).
+    const std::string path = gdalInLayout(folder, name);
+    VSIStatBufL info;
+    if (VSIStatL(path.c_str(), &info) != 0 || !VSI_ISREG(info.st_mode)) {
+        return Status::failure(name + ": missing, or not a file");
+    }
+    if (uint64_t(info.st_size) > kMaxMosaicBytes) {
+        return Status::failure(name + ": larger than a layout's mosaic");
+    }
+    Result<std::vector<unsigned char>> bytes = readLayoutFile(path, uint64_t(info.st_size));
+    if (!bytes) {
+        return Status::failure(name + ": " + bytes.error());
+    }
+    const std::string text(bytes.value().begin(), bytes.value().end());
+    const GdalMessages said;
+    CPLXMLNode* root = CPLParseXMLString(text.c_str());
+    if (root == nullptr) {
+        return Status::failure(name + ": not XML");
+    }
+    std::string problem;
+    everyElement(root, [&](const CPLXMLNode& element) {
+        const std::string tag = element.pszValue;
+        if (tag == "VRTRasterBand" && CPLGetXMLValue(&element, "subClass", nullptr) != nullptr) {
+            problem = "a band of another kind than the layout's (" +
+                      std::string(CPLGetXMLValue(&element, "subClass", "")) + ")";
+        } else if (tag == "SourceFilename" &&
+                   (std::string(CPLGetXMLValue(&element, "relativeToVRT", "0")) != "1" ||
+                    !isRegionFile(CPLGetXMLValue(&element, nullptr, ""), level))) {
+            problem = "a source that is not one of the layout's regions' files";
+        }
+        return problem.empty();
+    });
+    CPLDestroyXMLNode(root);
+    return problem.empty() ? Status() : Status::failure(name + ": " + problem);
 }
 
 uint64_t layoutSignature(const LayoutManifest& layout) {
@@ -291,6 +375,11 @@ Status verifyLayout(const std::string& folder) {
         if (name != layoutLevelFile(level) && name != layoutLevelFile(level, true)) {
             return Status::failure("layout.json: level " + std::to_string(level) + " names " +
                                    name);
+        }
+        if (name == layoutLevelFile(level, true)) {
+            if (Status mosaic = checkLayoutMosaic(folder, name, level); !mosaic) {
+                return mosaic;
+            }
         }
         // Opened as a map's raster is: regular files only, one band, its size checked.
         Result<GdalRaster> raster = openGdalRaster(gdalInLayout(folder, name), said, kMaxBakeSide);

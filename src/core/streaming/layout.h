@@ -72,6 +72,13 @@ struct LayoutManifest {
 // Reads and checks `folder`'s layout.json (one line, without the folder, when it is not one).
 Result<LayoutManifest> readLayoutManifest(const std::string& folder);
 
+// Holds the mosaic `name` (level `level`'s heights-K.vrt) of the layout `folder` to what a join
+// writes, before GDAL opens it: a regular file of at most 64 MiB, XML whose every source is one of
+// the layout's regions' files by a path relative to it ("regions/X-Z/heights-K.tif"), with no band
+// of another kind (raw, or derived by a pixel function). So a mosaic fetched from a server never
+// makes GDAL read a file of this machine nor run anything. One line naming what is not.
+Status checkLayoutMosaic(const std::string& folder, const std::string& name, int level);
+
 // What identifies a layout's level 0 and tree by their content: a checksum of its sizes, its
 // level 0's tiles' checksums and its tree's. A code cache made from them (streamed_gdal.h) is
 // known by it wherever the layout is served from, with no request for its files.

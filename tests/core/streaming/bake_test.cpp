@@ -1046,6 +1046,42 @@ TEST(Bake, ASlowOrFaultyServerOfALayoutIsOneLine) {
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
 }
 
+// A joined layout's mosaic is data: one whose source names a file outside the layout's regions
+// (an absolute path, a path out of the folder) or whose band is of another kind (a derived band's
+// pixel function) is one line, before GDAL opens it, in the viewer's open and in --verify.
+TEST(Bake, AMosaicNamingAFileOutsideItsRegionsIsRefused) {
+    test::TempDir dir;
+    const std::string input = writeInput(dir);
+    ASSERT_TRUE(bakeByJobs(dir, input, dir.path("jobs"), 32, 2, 1));
+    const std::string mosaic = dir.path("jobs/heights-0.vrt");
+    const std::string written = fileText(mosaic);
+    const std::string source = "<SourceFilename relativeToVRT=\"1\">regions/1-0/heights-0.tif";
+    ASSERT_NE(written.find(source), std::string::npos) << written;
+    const std::string band = "<VRTRasterBand dataType=\"UInt16\" band=\"1\"";
+    ASSERT_NE(written.find(band), std::string::npos) << written;
+    LoadOptions load;
+    load.cacheDir = dir.path("cache");
+    for (const auto& [from, to] :
+         {std::pair{source, std::string("<SourceFilename relativeToVRT=\"0\">") + input},
+          std::pair{source, std::string("<SourceFilename relativeToVRT=\"1\">regions/1-0/../../") +
+                                "dem.tif"},
+          std::pair{band, band + " subClass=\"VRTDerivedRasterBand\""}}) {
+        std::string changed = written;
+        changed.replace(changed.find(from), from.size(), to);
+        std::ofstream(mosaic, std::ios::binary | std::ios::trunc) << changed;
+        for (const bool stream : {false, true}) {
+            const Result<OpenedMap> opened = openMap(dir.path("jobs"), load, {}, 4, stream);
+            ASSERT_FALSE(opened) << to;
+            expectOneLineSaying(opened.error(), "heights-0.vrt: a ");
+        }
+        const Status verified = verifyLayout(dir.path("jobs"));
+        ASSERT_FALSE(verified) << to;
+        expectOneLineSaying(verified.error(), "heights-0.vrt: a ");
+    }
+    std::ofstream(mosaic, std::ios::binary | std::ios::trunc) << written;
+    EXPECT_TRUE(openMap(dir.path("jobs"), load, {}, 4, false));
+}
+
 // A map wider than the viewer's limit (a VRT of 40001 x 3 samples, its source repeated along a
 // row, and a .r16 as wide) bakes: the bake never makes the tree's nodes, whose boxes hold the
 // viewer's sizes. The layout verifies; the viewer's open says the size is over its limit, in one
