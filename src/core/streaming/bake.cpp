@@ -316,14 +316,9 @@ void windowTileSums(const uint16_t* codes, int x, int y, int w, int h, int pageS
         for (int tx = 0; tx * pageSize < w; ++tx) {
             const int columns = std::min(pageSize, w - tx * pageSize);
             const int rows = std::min(pageSize, h - ty * pageSize);
-            uint64_t chain = kChecksumSeed;
-            for (int r = 0; r < rows; ++r) {
-                chain = chainTileCodes(
-                    chain, codes + size_t(ty * pageSize + r) * size_t(w) + size_t(tx * pageSize),
-                    columns);
-            }
             sums[size_t(y / pageSize + ty) * size_t(tilesX) + size_t(x / pageSize + tx)] =
-                mixHash(chain);
+                tileChecksum(codes + size_t(ty * pageSize) * size_t(w) + size_t(tx * pageSize),
+                             columns, rows, size_t(w));
         }
     }
 }

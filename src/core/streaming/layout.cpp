@@ -48,6 +48,14 @@ uint64_t chainTileCodes(uint64_t h, const uint16_t* codes, int count) {
                      size_t(count) * sizeof(uint16_t));
 }
 
+uint64_t tileChecksum(const uint16_t* codes, int w, int h, size_t pitch) {
+    uint64_t chain = kChecksumSeed;
+    for (int y = 0; y < h; ++y) {
+        chain = chainTileCodes(chain, codes + size_t(y) * pitch, w);
+    }
+    return mixHash(chain);
+}
+
 uint64_t bytesChecksum(const std::vector<unsigned char>& bytes) {
     return mixHash(hashWords(kChecksumSeed, bytes.data(), bytes.size()));
 }
@@ -67,10 +75,6 @@ std::string inLayout(const std::string& folder, const std::string& name) {
 std::string gdalInLayout(const std::string& folder, const std::string& name) {
     return networkGdalPath(inLayout(folder, name));
 }
-
-}  // namespace
-
-namespace {
 
 // The bytes of the layout's file at `gdalPath` (local, or a URL through /vsicurl/), which must be
 // a regular file of exactly `expected` bytes: its size checked before anything is read.
@@ -95,20 +99,6 @@ Result<std::vector<unsigned char>> readLayoutFile(const std::string& gdalPath, u
         return R::failure("cut short");
     }
     return bytes;
-}
-
-}  // namespace
-
-namespace {
-
-// The checksum of a tile of w x h codes (rows `pitch` codes apart): its rows chained one after
-// another, as the bake chained them.
-uint64_t tileChecksum(const uint16_t* codes, int w, int h, size_t pitch) {
-    uint64_t chain = kChecksumSeed;
-    for (int y = 0; y < h; ++y) {
-        chain = chainTileCodes(chain, codes + size_t(y) * pitch, w);
-    }
-    return mixHash(chain);
 }
 
 // The bytes of `folder`'s tree.qtree, held to the size layout.json gives before anything is read
@@ -193,12 +183,12 @@ Status loadManifest(const std::string& folder, CPLJSONDocument& manifest) {
 
 }  // namespace
 
-Result<LayoutManifest> readLayoutManifest(const std::string& folder) {
+namespace {
+
+// What a viewer reads first of the layout `folder` from its layout.json, already loaded
+// (loadManifest): readLayoutManifest's checks.
+Result<LayoutManifest> manifestOf(const std::string& folder, const CPLJSONDocument& manifest) {
     using R = Result<LayoutManifest>;
-    CPLJSONDocument manifest;
-    if (Status loaded = loadManifest(folder, manifest); !loaded) {
-        return R::failure(loaded.error());
-    }
     const CPLJSONObject root = manifest.GetRoot();
     LayoutManifest out;
     out.folder = folder;
@@ -248,6 +238,16 @@ Result<LayoutManifest> readLayoutManifest(const std::string& folder) {
     out.treeChecksum = tree.GetString("checksum");
     out.tree = inLayout(folder, kLayoutTree);
     return out;
+}
+
+}  // namespace
+
+Result<LayoutManifest> readLayoutManifest(const std::string& folder) {
+    CPLJSONDocument manifest;
+    if (Status loaded = loadManifest(folder, manifest); !loaded) {
+        return Result<LayoutManifest>::failure(loaded.error());
+    }
+    return manifestOf(folder, manifest);
 }
 
 namespace {
@@ -364,6 +364,11 @@ Status verifyLayout(const std::string& folder) {
     if (Status loaded = loadManifest(folder, manifest); !loaded) {
         return loaded;
     }
+    // Level 0's entry and mosaic, and the tree's size held to the map's, before anything is read.
+    const Result<LayoutManifest> layout = manifestOf(folder, manifest);
+    if (!layout) {
+        return Status::failure(layout.error());
+    }
     const GdalMessages said;
     const CPLJSONObject root = manifest.GetRoot();
     const int pageSize = root.GetInteger("pageSize");
@@ -376,7 +381,7 @@ Status verifyLayout(const std::string& folder) {
             return Status::failure("layout.json: level " + std::to_string(level) + " names " +
                                    name);
         }
-        if (name == layoutLevelFile(level, true)) {
+        if (level > 0 && name == layoutLevelFile(level, true)) {
             if (Status mosaic = checkLayoutMosaic(folder, name, level); !mosaic) {
                 return mosaic;
             }
@@ -414,11 +419,6 @@ Status verifyLayout(const std::string& folder) {
                 }
             }
         }
-    }
-    // The tree's size held to the map's (readLayoutManifest) before it is read.
-    const Result<LayoutManifest> layout = readLayoutManifest(folder);
-    if (!layout) {
-        return Status::failure(layout.error());
     }
     const Result<std::vector<unsigned char>> tree =
         readLayoutTree(folder, layout.value().treeBytes, layout.value().treeChecksum);

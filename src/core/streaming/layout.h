@@ -44,6 +44,10 @@ std::string checksumHex(uint64_t value);
 // kChecksumSeed), then mixes (mixHash): one row of `count` codes chained onto `h`.
 uint64_t chainTileCodes(uint64_t h, const uint16_t* codes, int count);
 
+// The checksum of a tile of w x h codes whose rows are `pitch` codes apart: its rows chained one
+// after another (chainTileCodes), then mixed. What layout.json holds for each tile.
+uint64_t tileChecksum(const uint16_t* codes, int w, int h, size_t pitch);
+
 // The checksum of a file's bytes (the tree's, a region's tree part).
 uint64_t bytesChecksum(const std::vector<unsigned char>& bytes);
 
