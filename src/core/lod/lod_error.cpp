@@ -6,6 +6,7 @@
 #include <cassert>
 #include <cmath>
 #include <thread>
+#include <unordered_set>
 
 #include "core/config.h"
 #include "core/lod/lod.h"
@@ -194,6 +195,10 @@ std::vector<LocalTriangle> foldedStripTriangles(int leafSize) {
     std::vector<uint32_t> strip;
     appendLeafStrip(0, 0, leafSize, leafSize, leafSize + 1, strip);
     std::vector<LocalTriangle> triangles;
+    // The triangles found so far, by their sorted corners: a hash set, as the 16 masks of a leaf
+    // of 64 give 131,072 candidates (a search of the list for each took seconds).
+    std::unordered_set<uint64_t> seen;
+    seen.reserve(strip.size() * 2);
     const int far = 1 << 20;  // no clamping: local coordinates as they are
     for (uint8_t coarser = 0; coarser < 16; ++coarser) {
         const DrawNode node{0, 0, 0, coarser, 0, 0, {0, 0, 0, 0}};
@@ -220,11 +225,11 @@ std::vector<LocalTriangle> foldedStripTriangles(int leafSize) {
                 t.i[k] = uint8_t(vi[order[k]]);
                 t.j[k] = uint8_t(vj[order[k]]);
             }
-            const bool known =
-                std::any_of(triangles.begin(), triangles.end(), [&](const LocalTriangle& u) {
-                    return std::equal(u.i, u.i + 3, t.i) && std::equal(u.j, u.j + 3, t.j);
-                });
-            if (!known) {
+            uint64_t key = 0;
+            for (int k = 0; k < 3; ++k) {
+                key = key << 16 | uint64_t(t.i[k]) << 8 | t.j[k];
+            }
+            if (seen.insert(key).second) {
                 triangles.push_back(t);
             }
         }
