@@ -184,6 +184,11 @@ Result<std::vector<std::string>> trimCacheFolder(const std::string& folder, uint
             }
             addIfOurs(unit, sidecarPath(path), kTreeSidecarMagic);
             addIfOurs(unit, nodataSidecarPath(path), kNodataSidecarMagic);
+        } else if (endsWith(path, ".qtcodes.partial")) {
+            // An unfinished cache kept to resume: up to a cache's length.
+            if (!addIfOurs(unit, path, kCodeCacheMagic)) {
+                continue;
+            }
         } else if (endsWith(path, ".qtree") && !endsWith(path, ".qtcodes.qtree")) {
             if (!addIfOurs(unit, path, kTreeSidecarMagic)) {
                 continue;
@@ -191,7 +196,9 @@ Result<std::vector<std::string>> trimCacheFolder(const std::string& folder, uint
         } else {
             continue;
         }
-        if (unit.files.front().first != keep) {  // `keep` is replaced: neither counted nor removed
+        // `keep` is replaced, and its partial file becomes it: neither counted nor removed.
+        const std::string& named = unit.files.front().first;
+        if (named != keep && named != partialCachePath(keep)) {
             total += unit.bytes;
             units.push_back(std::move(unit));
         }
@@ -322,18 +329,27 @@ uint64_t freeDiskBytes(const std::string& dir) {
     return uint64_t(fs.f_bavail) * uint64_t(fs.f_frsize);
 }
 
-Result<CodeCacheWriter> CodeCacheWriter::create(const std::string& path, int width, int height) {
+std::string partialCachePath(const std::string& path) {
+    return path + ".partial";
+}
+
+Result<CodeCacheWriter> CodeCacheWriter::create(const std::string& path, int width, int height,
+                                                Unfinished unfinished) {
     using R = Result<CodeCacheWriter>;
     CodeCacheWriter writer;
     writer.path_ = path;
     writer.width_ = width;
     writer.height_ = height;
+    writer.keepUnfinished_ = unfinished == Unfinished::KeptToResume;
     // Only a cache of ours is replaced: a file of anyone else's at its path stays as it is.
     const PathClaim claim = claimPath(path, kCodeCacheMagic);
     if (claim.other()) {
         return R::failure("left alone (" + claim.why + ")");
     }
     removeAbandonedTemporaries(path, kCodeCacheMagic);
+    if (writer.keepUnfinished_ && writer.takePartial()) {
+        return sized(std::move(writer));
+    }
     Result<int> created = createOwnTemporary(path, kCodeCacheMagic);
     if (!created) {
         return R::failure(created.error());
@@ -379,6 +395,33 @@ Result<CodeCacheWriter> CodeCacheWriter::sized(CodeCacheWriter writer) {
     return writer;
 }
 
+bool CodeCacheWriter::takePartial() {
+    const std::string partial = partialCachePath(path_);
+    if (!claimPath(partial, kCodeCacheMagic).ours()) {
+        return false;
+    }
+    const std::string temporary = temporaryPathFor(path_);
+    if (std::rename(partial.c_str(), temporary.c_str()) != 0) {
+        return false;  // taken by another open meanwhile, or not ours to move
+    }
+    // Looked at again once it is this writer's: a regular file of ours, of the cache's length.
+    const int fd = ::open(temporary.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st {};
+    if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        uint64_t(st.st_size) != codeCacheBytes(width_, height_) ||
+        !claimPath(temporary, kCodeCacheMagic).ours()) {
+        if (fd >= 0) {
+            ::close(fd);
+        }
+        removeIfOurs(temporary, kCodeCacheMagic);  // a partial of another size is of no use
+        return false;
+    }
+    fd_ = fd;
+    temporary_ = temporary;
+    resumed_ = true;
+    return true;
+}
+
 CodeCacheWriter::CodeCacheWriter(CodeCacheWriter&& other) noexcept {
     *this = std::move(other);
 }
@@ -388,6 +431,8 @@ CodeCacheWriter& CodeCacheWriter::operator=(CodeCacheWriter&& other) noexcept {
         discard();
         path_ = std::move(other.path_);
         temporary_ = std::move(other.temporary_);
+        keepUnfinished_ = other.keepUnfinished_;
+        resumed_ = other.resumed_;
         fd_ = other.fd_;
         width_ = other.width_;
         height_ = other.height_;
@@ -408,7 +453,12 @@ void CodeCacheWriter::discard() {
         fd_ = -1;
     }
     if (!temporary_.empty()) {
-        ::unlink(temporary_.c_str());
+        // Kept to resume where it is the program's to keep; removed otherwise (a file of the
+        // user's at the partial path stays as it is).
+        if (!keepUnfinished_ ||
+            !replaceOwnFile(temporary_, partialCachePath(path_), kCodeCacheMagic)) {
+            ::unlink(temporary_.c_str());
+        }
         temporary_.clear();
     }
 }

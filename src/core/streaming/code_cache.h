@@ -52,13 +52,13 @@ void markCacheUsed(const std::string& path);
 
 // Makes room for `needBytes` more in the cache folder `folder` within `limitBytes` of the
 // program's own files (--cache-size): its code caches, each with its tree and nodata sidecars,
-// and the tree sidecars of streamed .r16 maps count, and go least recently used first (their
-// access time) until the rest and `needBytes` fit; the cache at `keep`, about to be replaced by
-// the new one, neither counts nor goes. Only the program's own files count and go
-// (own_files.h); anything else there is left alone and not counted.
-// Fails, removing nothing, when `needBytes` alone is over the limit or what must stay leaves too
-// little room ("it needs N MiB, over --cache-size of M MiB"). Returns the removed files' paths
-// (a cache's sidecars with it).
+// their partial files and the tree sidecars of streamed .r16 maps count, and go least recently
+// used first (their access time) until the rest and `needBytes` fit; the cache at `keep`, about
+// to be replaced by the new one, and its partial file neither count nor go. Only the program's own
+// files count and go (own_files.h); anything else there is left alone and not counted. Fails,
+// removing nothing, when `needBytes` alone is over the limit or what must stay leaves too little
+// room ("it needs N MiB, over --cache-size of M MiB"). Returns the removed files' paths (a cache's
+// sidecars with it).
 Result<std::vector<std::string>> trimCacheFolder(const std::string& folder, uint64_t limitBytes,
                                                  uint64_t needBytes, const std::string& keep);
 
@@ -81,15 +81,28 @@ Result<CodeCacheHeader> readCodeCacheHeader(const std::string& path, uint64_t so
 // Bytes this process may still write in the folder `dir` (statvfs); 0 when it cannot tell.
 uint64_t freeDiskBytes(const std::string& dir);
 
+// Where a resumable code cache left unfinished waits for the next open of its map: `path`.partial.
+std::string partialCachePath(const std::string& path);
+
 // A code cache being written: a temporary file beside its final path with its whole length
 // allocated first (a full disk is found before the pass, not part way), its rows written in any
 // order, and a read-only mapping of it for the banded pass to read back. The temporary file is
-// removed unless finish() renames it into place.
+// removed unless finish() renames it into place, or, for a resumable writer, kept as the cache's
+// partial file (partialCachePath) for the next writer of the same path to go on from.
 class CodeCacheWriter {
 public:
+    // Whether an unfinished cache is kept for the next open: only for codes whose every part can
+    // be told right or wrong when read back (a layout's tiles, by their checksums).
+    enum class Unfinished { Removed, KeptToResume };
+
     // Creates `path`.tmpPID (createOwnTemporary) for a width x height raster; one line without
     // the path on failure (a file not the program's own at `path`, cannot create, no space).
-    static Result<CodeCacheWriter> create(const std::string& path, int width, int height);
+    // KeptToResume: a partial file of the program's own at partialCachePath(path), of a cache of
+    // this size, is taken up instead (resumed() is then true: its rows hold what an earlier writer
+    // wrote, or zeros, and the caller checks them before it keeps any); and a writer dropped
+    // without finish() leaves its file there.
+    static Result<CodeCacheWriter> create(const std::string& path, int width, int height,
+                                          Unfinished unfinished = Unfinished::Removed);
     // The same codes in an unnamed file in the folder `dir`, which no open after this one finds:
     // the codes of a raster flown without a code cache. finish() is not called on it.
     static Result<CodeCacheWriter> createUnnamed(const std::string& dir, int width, int height);
@@ -110,12 +123,19 @@ public:
 
     // Whether finish() can keep the codes as a cache (false for createUnnamed's).
     bool named() const { return !path_.empty(); }
+    // Whether this writer took up an earlier writer's partial file (create's KeptToResume).
+    bool resumed() const { return resumed_; }
 
 private:
     static Result<CodeCacheWriter> sized(CodeCacheWriter writer);
+    // Takes the partial file at partialCachePath(path_) as this writer's temporary: false (and
+    // nothing changed) unless it is the program's own and of this cache's length.
+    bool takePartial();
     void discard();
     std::string path_;       // the final path
     std::string temporary_;  // "" once renamed or removed
+    bool keepUnfinished_ = false;
+    bool resumed_ = false;
     int fd_ = -1;
     int width_ = 0;
     int height_ = 0;

@@ -445,10 +445,31 @@ struct LevelZeroRead {
     uint16_t lo = 0xFFFF;
     uint16_t hi = 0;
     int64_t voids = 0;
+    int reused = 0;  // rows of tiles kept from a resumed cache
 
     void fail(std::string line) {
         error = std::move(line);
         failed->store(true);
+    }
+
+    // Whether every tile of the row of tiles at `codes` (`rows` rows of the map) matches its
+    // checksum; the first that does not in `mismatch`.
+    bool rowMatches(const uint16_t* codes, int ty, int rows, int* mismatch = nullptr) const {
+        const LayoutManifest& l = *layout;
+        const int width = map->width;
+        const int tilesX = (width + l.pageSize - 1) / l.pageSize;
+        for (int tx = 0; tx < tilesX; ++tx) {
+            const int x = tx * l.pageSize;
+            const int w = std::min(l.pageSize, width - x);
+            if (checksumHex(tileChecksum(codes + x, w, rows, size_t(width))) !=
+                l.levelZeroTiles[size_t(ty) * size_t(tilesX) + size_t(tx)]) {
+                if (mismatch != nullptr) {
+                    *mismatch = tx;
+                }
+                return false;
+            }
+        }
+        return true;
     }
 
     void run(int first, int stride) {
@@ -463,36 +484,37 @@ struct LevelZeroRead {
         GDALRasterBand* mask = l.nodataSamples > 0 ? band->GetMaskBand() : nullptr;
         const int width = map->width;
         const size_t tileRow = size_t(width) * size_t(l.pageSize);
-        const int tilesX = (width + l.pageSize - 1) / l.pageSize;
         const int tilesY = (map->height + l.pageSize - 1) / l.pageSize;
         std::vector<uint8_t> valid(mask != nullptr ? tileRow : 0);
         std::vector<uint16_t> buffer(cache != nullptr ? tileRow : 0);
         for (int ty = first; ty < tilesY && !failed->load(); ty += stride) {
             const int row = ty * l.pageSize;
             const int rows = std::min(l.pageSize, map->height - row);
-            uint16_t* codes =
-                cache != nullptr ? buffer.data() : map->codes.data() + size_t(row) * size_t(width);
-            if (band->RasterIO(GF_Read, 0, row, width, rows, codes, width, rows, GDT_UInt16, 0, 0,
-                               nullptr) != CE_None ||
+            const size_t firstCode = size_t(row) * size_t(width);
+            // A resumed cache's row of tiles that already matches is kept as it is there.
+            const bool kept = cache != nullptr && cache->resumed() &&
+                              rowMatches(cache->codes().data() + firstCode, ty, rows);
+            uint16_t* read = cache != nullptr ? buffer.data() : map->codes.data() + firstCode;
+            const uint16_t* codes = kept ? cache->codes().data() + firstCode : read;
+            if ((!kept && band->RasterIO(GF_Read, 0, row, width, rows, read, width, rows,
+                                         GDT_UInt16, 0, 0, nullptr) != CE_None) ||
                 (mask != nullptr &&
                  mask->RasterIO(GF_Read, 0, row, width, rows, valid.data(), width, rows, GDT_Byte,
                                 0, 0, nullptr) != CE_None)) {
                 return fail(name + ": " +
                             said.line("tile row " + std::to_string(ty) + " cannot be read"));
             }
-            for (int tx = 0; tx < tilesX; ++tx) {
-                const int x = tx * l.pageSize;
-                const int w = std::min(l.pageSize, width - x);
-                if (checksumHex(tileChecksum(codes + x, w, rows, size_t(width))) !=
-                    l.levelZeroTiles[size_t(ty) * size_t(tilesX) + size_t(tx)]) {
-                    return fail(name + ": tile (" + std::to_string(tx) + ", " + std::to_string(ty) +
-                                ") does not match its checksum");
-                }
+            if (int tx = 0; !kept && !rowMatches(codes, ty, rows, &tx)) {
+                return fail(name + ": tile (" + std::to_string(tx) + ", " + std::to_string(ty) +
+                            ") does not match its checksum");
             }
             const auto [a, b] = std::minmax_element(codes, codes + size_t(rows) * size_t(width));
             lo = std::min(lo, *a);
             hi = std::max(hi, *b);
-            if (cache != nullptr) {
+            if (kept) {
+                ++reused;
+                cache->codes().dropResident(firstCode, size_t(rows) * size_t(width));
+            } else if (cache != nullptr) {
                 if (Status written = cache->writeRows(row, rows, codes); !written) {
                     return fail(written.error());
                 }
@@ -548,7 +570,8 @@ Status describeLayoutLevelZero(const LayoutManifest& layout, Heightmap& map) {
     return Status();
 }
 
-Status readLayoutLevelZero(const LayoutManifest& layout, Heightmap& map, CodeCacheWriter* cache) {
+Status readLayoutLevelZero(const LayoutManifest& layout, Heightmap& map, CodeCacheWriter* cache,
+                           int* reusedTileRows) {
     assert(map.width == layout.width && map.height == layout.height);
     assert(cache != nullptr || map.codes.size() == size_t(map.sampleCount()));
     const int tilesY = (layout.height + layout.pageSize - 1) / layout.pageSize;
@@ -576,6 +599,7 @@ Status readLayoutLevelZero(const LayoutManifest& layout, Heightmap& map, CodeCac
     }
     uint16_t lo = 0xFFFF, hi = 0;
     int64_t voids = 0;
+    int reused = 0;
     for (const LevelZeroRead& read : reads) {
         if (!read.error.empty()) {
             return Status::failure(read.error);
@@ -583,6 +607,10 @@ Status readLayoutLevelZero(const LayoutManifest& layout, Heightmap& map, CodeCac
         lo = std::min(lo, read.lo);
         hi = std::max(hi, read.hi);
         voids += read.voids;
+        reused += read.reused;
+    }
+    if (reusedTileRows != nullptr) {
+        *reusedTileRows = reused;
     }
     if (voids != layout.nodataSamples) {
         return Status::failure(levelZeroName(layout) + ": its mask holds " + std::to_string(voids) +

@@ -111,8 +111,11 @@ Status describeLayoutLevelZero(const LayoutManifest& layout, Heightmap& map);
 // when given (map.codes then untouched); the mask's zeros are the holes, whose count must be
 // layout.json's. Sets the map's code range and nodata count. One line naming the file and the
 // first tile that does not match, or why it cannot be read.
+// A cache that resumed an earlier open's partial file (CodeCacheWriter::resumed) keeps each row
+// of tiles whose every tile already matches its checksum there, unread but for its mask; their
+// count goes to `reusedTileRows` when given.
 Status readLayoutLevelZero(const LayoutManifest& layout, Heightmap& map,
-                           CodeCacheWriter* cache = nullptr);
+                           CodeCacheWriter* cache = nullptr, int* reusedTileRows = nullptr);
 
 // The layout's tree.qtree: held to layout.json's size before it is read and to its checksum
 // after, then parsed for the map's size and the layout's leaf size.

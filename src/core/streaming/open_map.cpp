@@ -71,6 +71,7 @@ OpenedMap streamedOpened(StreamedMap s, const LoadOptions& options) {
     opened.sidecar = s.sidecarUsed ? "read" : s.sidecarWritten ? "written" : "";
     opened.deferred = s.deferred;
     opened.codeCachePath = s.cachePath;
+    opened.tileRowsReused = s.tileRowsReused;
     opened.sidecarPath = s.sidecarPath;
     opened.codeCache = s.codes == CodeSource::CacheWritten   ? "written"
                        : s.codes == CodeSource::CacheRead    ? "read"

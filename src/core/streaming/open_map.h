@@ -25,6 +25,7 @@ struct OpenedMap {
     std::string codeCache;      // a streamed GDAL raster: "written", "read" or "not kept"; else ""
     std::string codeCachePath;  // the code cache written or read; else ""
     std::string sidecarPath;    // the sidecar read or written (a deferred one: to be); else ""
+    int tileRowsReused = 0;     // a layout's cache: rows of tiles an earlier open fetched
     DeferredErrors deferred;    // a streamed .r16's first open: its exact errors and sidecar, later
 };
 

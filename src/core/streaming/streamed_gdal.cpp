@@ -337,7 +337,10 @@ Result<CodeCacheWriter> createCache(const CacheSpots& spots, uint64_t needBytes,
         const std::string dir = folderOf(place.path);
         std::string reason;
         if (roomIn(dir, place.inCacheFolder, reason, place.path)) {
-            Result<CodeCacheWriter> writer = CodeCacheWriter::create(place.path, width, height);
+            Result<CodeCacheWriter> writer = CodeCacheWriter::create(
+                place.path, width, height,
+                stream.layout != nullptr ? CodeCacheWriter::Unfinished::KeptToResume
+                                         : CodeCacheWriter::Unfinished::Removed);
             if (writer) {
                 chosen = place.path;
                 return writer;
@@ -567,8 +570,16 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
         if (Status level = describeLayoutLevelZero(*stream.layout, map); !level) {
             return fail(name, level.error());
         }
-        if (Status read = readLayoutLevelZero(*stream.layout, map, &writer); !read) {
+        if (Status read = readLayoutLevelZero(*stream.layout, map, &writer, &out.tileRowsReused);
+            !read) {
             return fail(name, read.error());
+        }
+        if (writer.resumed()) {
+            const int tilesY = (height + stream.layout->pageSize - 1) / stream.layout->pageSize;
+            std::fprintf(stderr,
+                         "%s: its code cache went on from an earlier open's: %d of %d rows of "
+                         "tiles kept (each tile held to its checksum), the rest read\n",
+                         name.c_str(), out.tileRowsReused, tilesY);
         }
         const bool baked = stream.layout->leafSize == out.leafSize;
         if (baked) {

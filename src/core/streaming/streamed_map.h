@@ -83,8 +83,10 @@ struct StreamedMap {
     CodeSource codes = CodeSource::MapFile;
     std::string cachePath;  // a GDAL raster's code cache; "" for a .r16
     std::string
-        cacheProblem;         // why an existing code cache was not used or none is kept; "" if none
-    double cacheMs = 0.0;     // reading the raster through GDAL into the cache (0 when read)
+        cacheProblem;      // why an existing code cache was not used or none is kept; "" if none
+    double cacheMs = 0.0;  // reading the raster through GDAL into the cache (0 when read)
+    // A layout's rows of tiles found in an earlier open's unfinished cache and kept, unread.
+    int tileRowsReused = 0;
     DeferredErrors deferred;  // pending when the exact errors were left for later
 };
 

@@ -3,6 +3,8 @@
 // holds them to; a folder of the user's is never written into.
 #include "core/streaming/bake.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -20,6 +22,7 @@
 #include "core/io/load.h"
 #include "core/lod/lod_error.h"
 #include "core/streaming/bake_input.h"
+#include "core/streaming/code_cache.h"
 #include "core/streaming/open_map.h"
 #include "core/streaming/tree_sidecar.h"
 #include "core/terrain/height_pages.h"
@@ -102,6 +105,26 @@ void expectOneLineSaying(const std::string& error, const std::string& says) {
 std::string fileText(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), {}};
+}
+
+void writeFile(const std::string& path, const std::string& bytes) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), std::streamsize(bytes.size()));
+    ASSERT_TRUE(out.good()) << path;
+}
+
+// The paths of the files under `folder` (any depth) whose names end with `suffix`.
+std::vector<std::string> filesEndingWith(const std::string& folder, const std::string& suffix) {
+    std::vector<std::string> found;
+    std::error_code error;
+    for (const auto& entry : fs::recursive_directory_iterator(folder, error)) {
+        const std::string name = entry.path().filename().string();
+        if (name.size() >= suffix.size() &&
+            name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+            found.push_back(entry.path().string());
+        }
+    }
+    return found;
 }
 
 TEST(Bake, EachLevelIsACogOfTheMapsCodesAtItsStride) {
@@ -903,7 +926,149 @@ TEST(Bake, ALayoutOverTheBudgetStreamsThroughItsOwnCodeCache) {
     const Result<OpenedMap> damaged = openMap(layout, load, {}, 4, true);
     ASSERT_FALSE(damaged);
     expectOneLineSaying(damaged.error(), "heights-0.tif: tile (2, 0) does not match its checksum");
-    EXPECT_TRUE(!fs::exists(dir.path("another cache")) || fs::is_empty(dir.path("another cache")));
+    // No cache: only its unfinished file, which no open maps (the next one goes on from it).
+    EXPECT_TRUE(filesEndingWith(dir.path("another cache"), ".layout.qtcodes").empty());
+    EXPECT_EQ(filesEndingWith(dir.path("another cache"), ".layout.qtcodes.partial").size(), 1u);
+}
+
+// The bytes of a finished code cache (its header, then its codes) for the unfinished one the
+// test makes from it.
+std::string cacheBytes(const std::string& path) {
+    const std::string bytes = fileText(path);
+    EXPECT_EQ(bytes.size(), codeCacheBytes(203, 141));
+    return bytes;
+}
+
+// A layout's first streamed open that fails part way (a tile that does not match its checksum)
+// keeps its unfinished code cache in the cache folder, which no open maps, and the next open goes
+// on from it: each row of tiles there whose every tile matches its checksum is kept unread, any
+// other (damaged, or never written) is read again, and the codes are the layout's. The partial
+// file counts in --cache-size; one of another length is of no use and goes; a file of the user's
+// at its path is left alone.
+TEST(Bake, AnUnfinishedFirstOpenOfALayoutGoesOnFromTheRowsOfTilesItKept) {
+    test::TempDir dir;
+    const std::string layout = dir.path("layout");
+    ASSERT_TRUE(bakeLayout(writeInput(dir), layout, bakeOptions(dir)));  // 9 rows of 13 tiles
+    LoadOptions load;
+    load.cacheDir = dir.path("cache");
+    const Result<OpenedMap> whole = openMap(layout, load, {}, 4, false);
+    ASSERT_TRUE(whole) << whole.error();
+    const auto expectTheLayouts = [&](const OpenedMap& o) {
+        EXPECT_TRUE(o.map.codes == whole.value().map.codes);
+        EXPECT_EQ(o.map.nodata.bits, whole.value().map.nodata.bits);
+        EXPECT_EQ(o.map.nodata.samples, whole.value().map.nodata.samples);
+        EXPECT_EQ(o.map.minCode, whole.value().map.minCode);
+        EXPECT_EQ(o.map.maxCode, whole.value().map.maxCode);
+    };
+
+    // A tile of the last row damaged: the open fails, its unfinished cache kept.
+    changeSample(layout + "/heights-0.tif", 40, 8 * 16 + 3);
+    const Result<OpenedMap> failed = openMap(layout, load, {}, 4, true);
+    ASSERT_FALSE(failed);
+    expectOneLineSaying(failed.error(), "heights-0.tif: tile (2, 8) does not match its checksum");
+    EXPECT_TRUE(filesEndingWith(load.cacheDir, ".layout.qtcodes").empty());
+    const std::vector<std::string> partials =
+        filesEndingWith(load.cacheDir, ".layout.qtcodes.partial");
+    ASSERT_EQ(partials.size(), 1u);
+    const std::string partial = partials.front();
+    const std::string cache = partial.substr(0, partial.size() - std::string(".partial").size());
+    EXPECT_EQ(fs::file_size(partial), codeCacheBytes(203, 141));
+    EXPECT_TRUE(filesEndingWith(load.cacheDir, ".tmp" + std::to_string(::getpid())).empty());
+
+    // The tile mended; a finished cache of the same layout elsewhere gives the bytes of an
+    // unfinished one made here: rows of tiles 0, 1, 3, 4 and 5 as they should be, row 2 with one
+    // code changed, rows 6 to 8 never written.
+    changeSample(layout + "/heights-0.tif", 40, 8 * 16 + 3);
+    LoadOptions elsewhere = load;
+    elsewhere.cacheDir = dir.path("reference cache");
+    const Result<OpenedMap> reference = openMap(layout, elsewhere, {}, 4, true);
+    ASSERT_TRUE(reference) << reference.error();
+    EXPECT_EQ(reference.value().tileRowsReused, 0);
+    std::string bytes = cacheBytes(reference.value().codeCachePath);
+    std::fill(bytes.begin() + 8, bytes.begin() + std::ptrdiff_t(kCodeCacheHeaderBytes), '\0');
+    const size_t row = 203 * 2;  // bytes of a row of samples
+    bytes[kCodeCacheHeaderBytes + (2 * 16 + 5) * row + 11] ^= 1;
+    std::fill(bytes.begin() + std::ptrdiff_t(kCodeCacheHeaderBytes + 6 * 16 * row), bytes.end(),
+              '\0');
+    writeFile(partial, bytes);
+    const Result<OpenedMap> resumed = openMap(layout, load, {}, 4, true);
+    ASSERT_TRUE(resumed) << resumed.error();
+    EXPECT_EQ(resumed.value().tileRowsReused, 5);
+    EXPECT_EQ(resumed.value().codeCache, "written");
+    EXPECT_TRUE(fs::equivalent(resumed.value().codeCachePath, cache));
+    expectTheLayouts(resumed.value());
+    EXPECT_FALSE(fs::exists(partial));
+    const Result<OpenedMap> reread = openMap(layout, load, {}, 4, true);
+    ASSERT_TRUE(reread) << reread.error();
+    EXPECT_EQ(reread.value().codeCache, "read");
+    expectTheLayouts(reread.value());
+
+    // An unfinished file of another length (cut short) is of no use: it goes, every row is read.
+    fs::remove(cache);
+    writeFile(partial, bytes.substr(0, 5000));
+    const Result<OpenedMap> cut = openMap(layout, load, {}, 4, true);
+    ASSERT_TRUE(cut) << cut.error();
+    EXPECT_EQ(cut.value().tileRowsReused, 0);
+    expectTheLayouts(cut.value());
+    EXPECT_FALSE(fs::exists(partial));
+
+    // A file of the user's at the partial's path is never taken up nor replaced.
+    fs::remove(cache);
+    writeFile(partial, "my notes");
+    changeSample(layout + "/heights-0.tif", 40, 3);
+    ASSERT_FALSE(openMap(layout, load, {}, 4, true));
+    EXPECT_EQ(fileText(partial), "my notes");
+    EXPECT_TRUE(filesEndingWith(load.cacheDir, ".tmp" + std::to_string(::getpid())).empty());
+    changeSample(layout + "/heights-0.tif", 40, 3);
+    const Result<OpenedMap> beside = openMap(layout, load, {}, 4, true);
+    ASSERT_TRUE(beside) << beside.error();
+    EXPECT_EQ(beside.value().tileRowsReused, 0);
+    EXPECT_EQ(fileText(partial), "my notes");
+
+    // --cache-size counts an unfinished cache and removes it, least recently used, unless it is
+    // the one about to become the cache at `keep`.
+    const std::string trimmed = dir.path("trimmed");
+    fs::create_directories(trimmed);
+    writeFile(trimmed + "/heights-0.tif.1.layout.qtcodes.partial", bytes);
+    const Result<std::vector<std::string>> kept =
+        trimCacheFolder(trimmed, 1000, 0, trimmed + "/heights-0.tif.1.layout.qtcodes");
+    ASSERT_TRUE(kept) << kept.error();
+    EXPECT_TRUE(kept.value().empty());
+    const Result<std::vector<std::string>> removed = trimCacheFolder(trimmed, 1000, 0, "");
+    ASSERT_TRUE(removed) << removed.error();
+    EXPECT_EQ(removed.value(),
+              std::vector<std::string>{trimmed + "/heights-0.tif.1.layout.qtcodes.partial"});
+}
+
+// A joined layout by URL whose server holds a damaged tile part way down the map: the first
+// streamed open fails in one line naming it and keeps the rows of tiles it read; once the tile is
+// mended, the next open goes on from them (the failing thread read its first row of tiles before
+// the damaged one, so at least one is kept) and its codes are the layout's.
+TEST(Bake, AnOpenByUrlOfADamagedTileGoesOnOnceItIsMended) {
+    test::TempDir dir;
+    ASSERT_TRUE(bakeByJobs(dir, writeInput(dir), dir.path("jobs"), 32, 2, 1));  // regions of 32²
+    test::HttpServer server(dir.path(""));
+    QT_REQUIRE_HTTP_SERVER(server);
+    LoadOptions load;
+    load.cacheDir = dir.path("cache");
+    const Result<OpenedMap> whole = openMap(dir.path("jobs"), load, {}, 4, false);
+    ASSERT_TRUE(whole) << whole.error();
+    // Region (0, 2) starts at row 64: its sample (5, 3) is in tile (0, 4), of rows 0 to 8.
+    const std::string region = dir.path("jobs/regions/0-2/heights-0.tif");
+    changeSample(region, 5, 3);
+    const Result<OpenedMap> damaged = openMap(server.url("jobs"), load, {}, 4, true);
+    ASSERT_FALSE(damaged);
+    expectOneLineSaying(damaged.error(), "heights-0.vrt: tile (0, 4) does not match its checksum");
+    EXPECT_EQ(filesEndingWith(load.cacheDir, ".layout.qtcodes.partial").size(), 1u);
+    changeSample(region, 5, 3);
+    VSICurlClearCache();  // GDAL's memory of the damaged bytes, as a new process starts without
+    const Result<OpenedMap> mended = openMap(server.url("jobs"), load, {}, 4, true);
+    ASSERT_TRUE(mended) << mended.error();
+    EXPECT_GE(mended.value().tileRowsReused, 1);
+    EXPECT_LE(mended.value().tileRowsReused, 8);
+    EXPECT_TRUE(mended.value().map.codes == whole.value().map.codes);
+    EXPECT_EQ(mended.value().map.nodata.bits, whole.value().map.nodata.bits);
+    EXPECT_TRUE(filesEndingWith(load.cacheDir, ".layout.qtcodes.partial").empty());
 }
 
 // A layout served over HTTP (nginx on 127.0.0.1, byte ranges) opens by its folder's URL as its
