@@ -2,6 +2,8 @@
 // GDAL that quantises the band as the full load does and takes the tree's bounds on the way.
 #include "core/streaming/streamed_gdal.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -293,6 +295,19 @@ struct CacheBound {
 // else an unnamed file for the codes (`chosen` then "", and `notKept` the line that says why): in
 // the blocked place's folder, or in the scratch folder when no place could take the cache. The
 // reasons the others did not, in one line, when none does.
+// The bytes of disk held by the partial file of the cache at `path` (partialCachePath) when it
+// is the program's own and of a width x height cache's length, which a writer takes up; else 0.
+uint64_t partialCacheBlocks(const std::string& path, int width, int height) {
+    const std::string partial = partialCachePath(path);
+    struct stat st {};
+    if (::lstat(partial.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+        uint64_t(st.st_size) != codeCacheBytes(width, height) ||
+        !claimPath(partial, kCodeCacheMagic).ours()) {
+        return 0;
+    }
+    return std::min(uint64_t(st.st_blocks) * 512, uint64_t(st.st_size));
+}
+
 Result<CodeCacheWriter> createCache(const CacheSpots& spots, uint64_t needBytes,
                                     const StreamOptions& stream, const CacheBound& bound, int width,
                                     int height, std::string& chosen, std::string& notKept) {
@@ -314,7 +329,11 @@ Result<CodeCacheWriter> createCache(const CacheSpots& spots, uint64_t needBytes,
                 }
             }
         }
-        const uint64_t free = stream.freeDiskBytes ? stream.freeDiskBytes(dir) : freeDiskBytes(dir);
+        // A layout's partial file at `keep`, which the writer takes up, already holds its blocks.
+        const uint64_t free =
+            (stream.freeDiskBytes ? stream.freeDiskBytes(dir) : freeDiskBytes(dir)) +
+            (stream.layout != nullptr && !keep.empty() ? partialCacheBlocks(keep, width, height)
+                                                       : 0);
         if (free < needBytes) {
             reason = std::to_string(free >> 20) + " MiB free";
         }
@@ -536,9 +555,11 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
     }
     const auto start = Clock::now();
     const uint64_t samples = uint64_t(width) * uint64_t(height);
-    const uint64_t needBytes =
-        codeCacheBytes(width, height) + sidecarBytes(width, height, out.leafSize) +
-        (info.directUint16 ? 0 : samples * sizeof(float)) + kStreamDiskMarginBytes;
+    // A float scratch for a band read as floats; a layout's tiles are codes, read as they are.
+    const bool floats = !info.directUint16 && stream.layout == nullptr;
+    const uint64_t needBytes = codeCacheBytes(width, height) +
+                               sidecarBytes(width, height, out.leafSize) +
+                               (floats ? samples * sizeof(float) : 0) + kStreamDiskMarginBytes;
     std::string cache;
     std::string notKept;
     // The cache, its tree sidecar and its nodata sidecar (a bit a sample and a header).

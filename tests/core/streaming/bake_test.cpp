@@ -24,6 +24,7 @@
 #include "core/streaming/bake_input.h"
 #include "core/streaming/code_cache.h"
 #include "core/streaming/open_map.h"
+#include "core/streaming/streamed_gdal.h"
 #include "core/streaming/tree_sidecar.h"
 #include "core/terrain/height_pages.h"
 #include "core/terrain/leaf_ranges.h"
@@ -943,8 +944,8 @@ std::string cacheBytes(const std::string& path) {
 // keeps its unfinished code cache in the cache folder, which no open maps, and the next open goes
 // on from it: each row of tiles there whose every tile matches its checksum is kept unread, any
 // other (damaged, or never written) is read again, and the codes are the layout's. The partial
-// file counts in --cache-size; one of another length is of no use and goes; a file of the user's
-// at its path is left alone.
+// file counts in --cache-size and its blocks as room on the disk; one of another length is of no
+// use and goes; a file of the user's at its path is left alone.
 TEST(Bake, AnUnfinishedFirstOpenOfALayoutGoesOnFromTheRowsOfTilesItKept) {
     test::TempDir dir;
     const std::string layout = dir.path("layout");
@@ -990,6 +991,26 @@ TEST(Bake, AnUnfinishedFirstOpenOfALayoutGoesOnFromTheRowsOfTilesItKept) {
     bytes[kCodeCacheHeaderBytes + (2 * 16 + 5) * row + 11] ^= 1;
     std::fill(bytes.begin() + std::ptrdiff_t(kCodeCacheHeaderBytes + 6 * 16 * row), bytes.end(),
               '\0');
+    writeFile(partial, bytes);
+    // The disk's free bytes are counted with the partial file's blocks, which the cache takes up:
+    // a disk that lacks room for a new cache still takes this one (and refuses a new one).
+    const Result<LayoutManifest> manifest = readLayoutManifest(layout);
+    ASSERT_TRUE(manifest) << manifest.error();
+    StreamOptions tight;
+    tight.layout = &manifest.value();
+    tight.freeDiskBytes = [](const std::string&) {
+        return sidecarBytes(203, 141, 4) + kStreamDiskMarginBytes;  // all but the codes' room
+    };
+    const std::string levelZero = manifest.value().levelZero;
+    LoadOptions empty = load;
+    empty.cacheDir = dir.path("empty cache");
+    const Result<StreamedMap> noRoom = openStreamedGdal(levelZero, levelZero, empty, 4, tight);
+    ASSERT_FALSE(noRoom);
+    expectOneLineSaying(noRoom.error(), "MiB free");
+    const Result<StreamedMap> taken = openStreamedGdal(levelZero, levelZero, load, 4, tight);
+    ASSERT_TRUE(taken) << taken.error();
+    EXPECT_EQ(taken.value().tileRowsReused, 5);
+    fs::remove(cache);
     writeFile(partial, bytes);
     const Result<OpenedMap> resumed = openMap(layout, load, {}, 4, true);
     ASSERT_TRUE(resumed) << resumed.error();
