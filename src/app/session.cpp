@@ -47,6 +47,15 @@ struct TerminalProgress {
             std::fprintf(stderr, "\r\033[K");  // the error line follows on a clean line
         }
     }
+    // LoadOptions::readProgress: a layout's level 0 as it is read.
+    void rows(int64_t done, int64_t total) const {
+        if (on) {
+            std::fprintf(stderr,
+                         "\rquadterrain: loading %s: level 0, %lld of %lld rows of tiles...\033[K",
+                         name.c_str(), static_cast<long long>(done), static_cast<long long>(total));
+            std::fflush(stderr);
+        }
+    }
 
     std::string name;
     bool on;
@@ -101,9 +110,11 @@ Result<Session> Session::create(const ViewerOptions& options, bool* usage) {
     LoadOptions load = loadOptions(options);
     load.hgtTile = options.georef;
     const TerminalProgress terminal(path);
+    load.readProgress = [&terminal](int64_t done, int64_t total) { terminal.rows(done, total); };
     LoadTimes times;
     Result<OpenedMap> opened =
         openStep(path, load, times, std::cref(terminal), {}, options.leafSize, options.stream);
+    load.readProgress = {};  // `terminal` goes with this function
     if (!opened) {
         terminal.failed();
         return Result<Session>::failure(opened.error());
@@ -310,11 +321,16 @@ Status Session::startLoad(const std::string& path) {
     }
     auto pending = std::make_unique<PendingLoad>();
     pending->path = path;
+    LoadOptions load = nextLoadOptions(path);
+    load.readProgress = [progress = pending->progress](int64_t done, int64_t total) {
+        progress->total.store(total);
+        progress->done.store(done);
+    };
     // Everything the thread needs is taken here, on the GL thread: the GL's limits too.
     pending->read = std::async(
-        std::launch::async, [path, load = nextLoadOptions(path), leafSize = options.leafSize,
-                             pageSize = options.pageSize, stream = streamSettings(options, false),
-                             limits = queryPageLimits()] {
+        std::launch::async,
+        [path, load = std::move(load), leafSize = options.leafSize, pageSize = options.pageSize,
+         stream = streamSettings(options, false), limits = queryPageLimits()] {
             return openTerrain(path, load, leafSize, pageSize, stream, limits);
         });
     pendingLoad = std::move(pending);

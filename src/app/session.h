@@ -1,10 +1,13 @@
 // What one run of the viewer owns: window and context, renderers, the terrain and the camera.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <future>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/options.h"
@@ -42,6 +45,13 @@ struct Session {
     struct PendingLoad {
         std::string path;
         std::future<Result<OpenedTerrain>> read;
+        // How far its read has gone (LoadOptions::readProgress: a layout's rows of tiles), set
+        // by the reading thread; total 0 while nothing is counted.
+        struct Progress {
+            std::atomic<int64_t> done{0};
+            std::atomic<int64_t> total{0};
+        };
+        std::shared_ptr<Progress> progress = std::make_shared<Progress>();
     };
     std::unique_ptr<PendingLoad> pendingLoad;
 
@@ -63,6 +73,13 @@ struct Session {
     std::optional<Status> finishLoad(const LoadProgress& progress = {});
     // The path being read, "" when none is.
     std::string loadingPath() const { return pendingLoad ? pendingLoad->path : std::string(); }
+    // How far that read has gone, (done, total) in its own units (a layout's rows of tiles);
+    // total 0 when none is read or nothing is counted.
+    std::pair<int64_t, int64_t> loadingProgress() const {
+        return pendingLoad ? std::pair<int64_t, int64_t>{pendingLoad->progress->done.load(),
+                                                         pendingLoad->progress->total.load()}
+                           : std::pair<int64_t, int64_t>{0, 0};
+    }
     // The options of a load that replaces the current terrain: the current map counted as held
     // against the memory budget while the new one loads.
     LoadOptions nextLoadOptions(const std::string& path) const;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <GLFW/glfw3.h>
@@ -172,6 +173,21 @@ void load(Viewer& v, const std::string& path) {
         return;
     }
     report(v, "reading " + path + " ...", false);
+    v.loadReported = -1;
+}
+
+// A long read's progress (a layout's level 0, by rows of tiles) in the message line, said again
+// when its count moves.
+void reportLoadProgress(Viewer& v) {
+    const auto [done, total] = v.session.loadingProgress();
+    if (total <= 0 || done == v.loadReported) {
+        return;
+    }
+    v.loadReported = done;
+    report(v,
+           "reading " + v.session.loadingPath() + ": level 0, " + std::to_string(done) + " of " +
+               std::to_string(total) + " rows of tiles",
+           false);
 }
 
 // Between frames, once the map being read is in: the terrain made from it (its GL steps shown
@@ -496,6 +512,7 @@ int runViewer(Session& s) {
             s.camera.position.z = requests.moveTo->y;
             v.fly.flight.active = false;
         }
+        reportLoadProgress(v);
         if (finishLoad(v)) {
             stalled = true;
         }

@@ -3,6 +3,7 @@
 // measuring drags, double-click flights, the screenshot key.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "app/fly_control.h"
@@ -24,6 +25,7 @@ struct Viewer {
     FrameBudget budget{0.0, kAutoLodPixels};  // set up with the map (hud.frameBudgetMs > 0: on)
     Camera frozenCamera;                      // the culling camera while frozen
     std::string droppedPath;                  // set by the drop callback, loaded after the frame
+    int64_t loadReported = -1;  // the count of a load's progress the message line last said
     bool hudVisible = true;
     bool reloadRequested = false;
     int shaderReloads = 0;

@@ -42,6 +42,10 @@ struct LoadOptions {
     // --cache-size: the cache folder's own files at most this many bytes, the least recently used
     // code caches removed to make room for a new one (trimCacheFolder); 0: no bound.
     uint64_t cacheSizeBytes = 0;
+    // Told how far a long read has gone: a baked layout's level 0, in rows of tiles (`done` of
+    // `total`, those kept from an earlier open's partial cache included), after each row. Called
+    // from the reading threads, one call at a time; empty: nobody is told.
+    std::function<void(int64_t done, int64_t total)> readProgress{};
 };
 
 // Called with a map's size once the file's header (or length, or GDAL's raster) gives it, before

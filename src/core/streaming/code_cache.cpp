@@ -346,7 +346,10 @@ Result<CodeCacheWriter> CodeCacheWriter::create(const std::string& path, int wid
     if (claim.other()) {
         return R::failure("left alone (" + claim.why + ")");
     }
-    removeAbandonedTemporaries(path, kCodeCacheMagic);
+    // A killed writer's temporary of a resumable cache becomes its partial file: it holds what
+    // that writer read, and any partial file it took up.
+    removeAbandonedTemporaries(path, kCodeCacheMagic,
+                               writer.keepUnfinished_ ? partialCachePath(path) : std::string());
     if (writer.keepUnfinished_ && writer.takePartial()) {
         return sized(std::move(writer));
     }

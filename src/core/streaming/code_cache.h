@@ -99,8 +99,8 @@ public:
     // the path on failure (a file not the program's own at `path`, cannot create, no space).
     // KeptToResume: a partial file of the program's own at partialCachePath(path), of a cache of
     // this size, is taken up instead (resumed() is then true: its rows hold what an earlier writer
-    // wrote, or zeros, and the caller checks them before it keeps any); and a writer dropped
-    // without finish() leaves its file there.
+    // wrote, or zeros, and the caller checks them before it keeps any); a writer dropped without
+    // finish() leaves its file there, and a killed one's temporary is moved there by the next.
     static Result<CodeCacheWriter> create(const std::string& path, int width, int height,
                                           Unfinished unfinished = Unfinished::Removed);
     // The same codes in an unnamed file in the folder `dir`, which no open after this one finds:

@@ -441,7 +441,9 @@ struct LevelZeroRead {
     CodeCacheWriter* cache = nullptr;
     std::mutex* lock = nullptr;
     std::atomic<bool>* failed = nullptr;
-    std::string error;  // the first failure of this thread's share
+    const std::function<void(int64_t, int64_t)>* progress = nullptr;
+    int64_t* rowsDone = nullptr;  // rows of tiles read or kept by every thread, under `lock`
+    std::string error;            // the first failure of this thread's share
     uint16_t lo = 0xFFFF;
     uint16_t hi = 0;
     int64_t voids = 0;
@@ -519,16 +521,19 @@ struct LevelZeroRead {
                     return fail(written.error());
                 }
             }
-            if (mask == nullptr) {
-                continue;
-            }
             const std::lock_guard<std::mutex> hold(*lock);
-            for (size_t i = 0; i < size_t(rows) * size_t(width); ++i) {
-                if (valid[i] == 0) {
-                    const size_t bit = size_t(row) * size_t(width) + i;
-                    map->nodata.bits[bit >> 6] |= uint64_t(1) << (bit & 63);
-                    ++voids;
+            if (mask != nullptr) {
+                for (size_t i = 0; i < size_t(rows) * size_t(width); ++i) {
+                    if (valid[i] == 0) {
+                        const size_t bit = size_t(row) * size_t(width) + i;
+                        map->nodata.bits[bit >> 6] |= uint64_t(1) << (bit & 63);
+                        ++voids;
+                    }
                 }
+            }
+            ++*rowsDone;
+            if (*progress) {
+                (*progress)(*rowsDone, tilesY);
             }
         }
     }
@@ -571,7 +576,8 @@ Status describeLayoutLevelZero(const LayoutManifest& layout, Heightmap& map) {
 }
 
 Status readLayoutLevelZero(const LayoutManifest& layout, Heightmap& map, CodeCacheWriter* cache,
-                           int* reusedTileRows) {
+                           int* reusedTileRows,
+                           const std::function<void(int64_t, int64_t)>& progress) {
     assert(map.width == layout.width && map.height == layout.height);
     assert(cache != nullptr || map.codes.size() == size_t(map.sampleCount()));
     const int tilesY = (layout.height + layout.pageSize - 1) / layout.pageSize;
@@ -579,6 +585,7 @@ Status readLayoutLevelZero(const LayoutManifest& layout, Heightmap& map, CodeCac
         std::max(1, std::min({int(std::thread::hardware_concurrency()), 4, tilesY}));
     std::mutex lock;
     std::atomic<bool> failed{false};
+    int64_t rowsDone = 0;
     std::vector<LevelZeroRead> reads(static_cast<size_t>(threads));
     std::vector<std::thread> running;
     for (int t = 0; t < threads; ++t) {
@@ -588,6 +595,8 @@ Status readLayoutLevelZero(const LayoutManifest& layout, Heightmap& map, CodeCac
         read.cache = cache;
         read.lock = &lock;
         read.failed = &failed;
+        read.progress = &progress;
+        read.rowsDone = &rowsDone;
         if (t + 1 < threads) {
             running.emplace_back(&LevelZeroRead::run, &read, t, threads);
         } else {
@@ -639,7 +648,8 @@ Result<TreeSidecar> readLayoutTreeSidecar(const LayoutManifest& layout) {
 }
 
 Result<LayoutMap> readLayoutMap(const LayoutManifest& layout, const SizeCheck& acceptSize,
-                                const MemoryBudget& memory) {
+                                const MemoryBudget& memory,
+                                const std::function<void(int64_t, int64_t)>& progress) {
     using R = Result<LayoutMap>;
     const std::string name = levelZeroName(layout);
     if (Status fits = checkDimensions(layout.width, layout.height); !fits) {
@@ -659,7 +669,7 @@ Result<LayoutMap> readLayoutMap(const LayoutManifest& layout, const SizeCheck& a
         return R::failure(described.error());
     }
     out.map.codes.resize(size_t(out.map.sampleCount()));  // not zeroed: the read writes every one
-    if (Status read = readLayoutLevelZero(layout, out.map); !read) {
+    if (Status read = readLayoutLevelZero(layout, out.map, nullptr, nullptr, progress); !read) {
         return R::failure(read.error());
     }
     Result<TreeSidecar> tree = readLayoutTreeSidecar(layout);

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -113,9 +114,11 @@ Status describeLayoutLevelZero(const LayoutManifest& layout, Heightmap& map);
 // first tile that does not match, or why it cannot be read.
 // A cache that resumed an earlier open's partial file (CodeCacheWriter::resumed) keeps each row
 // of tiles whose every tile already matches its checksum there, unread but for its mask; their
-// count goes to `reusedTileRows` when given.
+// count goes to `reusedTileRows` when given. `progress` (LoadOptions::readProgress) is told of
+// each row of tiles read or kept.
 Status readLayoutLevelZero(const LayoutManifest& layout, Heightmap& map,
-                           CodeCacheWriter* cache = nullptr, int* reusedTileRows = nullptr);
+                           CodeCacheWriter* cache = nullptr, int* reusedTileRows = nullptr,
+                           const std::function<void(int64_t, int64_t)>& progress = {});
 
 // The layout's tree.qtree: held to layout.json's size before it is read and to its checksum
 // after, then parsed for the map's size and the layout's leaf size.
@@ -123,9 +126,10 @@ Result<TreeSidecar> readLayoutTreeSidecar(const LayoutManifest& layout);
 
 // Reads `layout` whole: `acceptSize` (when set) and the memory budget (kLoadBytesPerSample)
 // checked from its size before anything is read. One line naming the file and the first tile
-// that does not match, or why it cannot be read.
+// that does not match, or why it cannot be read. `progress` as readLayoutLevelZero's.
 Result<LayoutMap> readLayoutMap(const LayoutManifest& layout, const SizeCheck& acceptSize,
-                                const MemoryBudget& memory);
+                                const MemoryBudget& memory,
+                                const std::function<void(int64_t, int64_t)>& progress = {});
 
 // Whether `path` is a folder holding a layout.json (a layout, or what claims to be one).
 bool isLayoutFolder(const std::string& path);

@@ -108,7 +108,8 @@ Result<OpenedMap> openLayoutStreamed(const LayoutManifest& layout, const LoadOpt
 Result<OpenedMap> openLayoutWhole(const LayoutManifest& layout, const LoadOptions& options,
                                   const SizeCheck& acceptSize, int leafSize) {
     using R = Result<OpenedMap>;
-    Result<LayoutMap> read = readLayoutMap(layout, acceptSize, options.memory);
+    Result<LayoutMap> read =
+        readLayoutMap(layout, acceptSize, options.memory, options.readProgress);
     if (!read) {
         return R::failure(layout.folder + ": " + read.error());
     }

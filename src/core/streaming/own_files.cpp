@@ -179,7 +179,8 @@ Status replaceOwnFile(const std::string& temporary, const std::string& path,
     return Status::failure("cannot rename into place: " + errorText(EEXIST));
 }
 
-int removeAbandonedTemporaries(const std::string& path, const FileMagic& magic) {
+int removeAbandonedTemporaries(const std::string& path, const FileMagic& magic,
+                               const std::string& keepOneAs) {
     namespace fs = std::filesystem;
     const fs::path target(path);
     const std::string prefix = target.filename().string() + ".tmp";
@@ -187,6 +188,7 @@ int removeAbandonedTemporaries(const std::string& path, const FileMagic& magic) 
     std::error_code error;
     fs::directory_iterator entries(folder, error);
     int removed = 0;
+    bool kept = false;
     for (; !error && entries != fs::directory_iterator(); entries.increment(error)) {
         const std::string name = entries->path().filename().string();
         if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
@@ -196,7 +198,14 @@ int removeAbandonedTemporaries(const std::string& path, const FileMagic& magic) 
         }
         const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
         if (pid > 0 && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH) {
-            removed += removeIfOurs(entries->path().string(), magic) ? 1 : 0;
+            const std::string abandoned = entries->path().string();
+            if (!kept && !keepOneAs.empty() && claimPath(abandoned, magic).ours() &&
+                replaceOwnFile(abandoned, keepOneAs, magic)) {
+                kept = true;
+                ++removed;
+                continue;
+            }
+            removed += removeIfOurs(abandoned, magic) ? 1 : 0;
         }
     }
     return removed;

@@ -74,8 +74,11 @@ Status replaceOwnFile(const std::string& temporary, const std::string& path,
 // writer was killed before it could rename or remove its file, and up to a map's size each. A
 // file whose process still runs is left alone (a process reusing a dead writer's id keeps its
 // file, erring on the side of keeping), and so is any file that is not the program's, whatever
-// its name. Returns how many were removed.
-int removeAbandonedTemporaries(const std::string& path, const FileMagic& magic);
+// its name. With `keepOneAs`, the first such temporary found is renamed there instead (when
+// nothing, or a file of the program's own of that kind, is there): what a killed writer of a
+// resumable code cache wrote becomes its partial file. Returns how many were removed or kept.
+int removeAbandonedTemporaries(const std::string& path, const FileMagic& magic,
+                               const std::string& keepOneAs = {});
 
 // Writes `count` bytes (starting with `magic`) to a temporary beside `path` and renames it over
 // `path`, so that a reader sees the old file or the whole new one; a file at `path` that is not

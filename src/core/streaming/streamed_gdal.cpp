@@ -591,7 +591,8 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
         if (Status level = describeLayoutLevelZero(*stream.layout, map); !level) {
             return fail(name, level.error());
         }
-        if (Status read = readLayoutLevelZero(*stream.layout, map, &writer, &out.tileRowsReused);
+        if (Status read = readLayoutLevelZero(*stream.layout, map, &writer, &out.tileRowsReused,
+                                              options.readProgress);
             !read) {
             return fail(name, read.error());
         }

@@ -3,6 +3,7 @@
 // holds them to; a folder of the user's is never written into.
 #include "core/streaming/bake.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <functional>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cpl_vsi.h>
@@ -945,7 +947,8 @@ std::string cacheBytes(const std::string& path) {
 // on from it: each row of tiles there whose every tile matches its checksum is kept unread, any
 // other (damaged, or never written) is read again, and the codes are the layout's. The partial
 // file counts in --cache-size and its blocks as room on the disk; one of another length is of no
-// use and goes; a file of the user's at its path is left alone.
+// use and goes; a killed writer's temporary is taken up as one; a file of the user's at its path
+// is left alone.
 TEST(Bake, AnUnfinishedFirstOpenOfALayoutGoesOnFromTheRowsOfTilesItKept) {
     test::TempDir dir;
     const std::string layout = dir.path("layout");
@@ -1012,8 +1015,20 @@ TEST(Bake, AnUnfinishedFirstOpenOfALayoutGoesOnFromTheRowsOfTilesItKept) {
     EXPECT_EQ(taken.value().tileRowsReused, 5);
     fs::remove(cache);
     writeFile(partial, bytes);
-    const Result<OpenedMap> resumed = openMap(layout, load, {}, 4, true);
+    // Told of each row of tiles, kept or read, one at a time (as the viewer's loads show it).
+    std::vector<std::pair<int64_t, int64_t>> told;
+    LoadOptions counted = load;
+    counted.readProgress = [&told](int64_t done, int64_t total) { told.emplace_back(done, total); };
+    const Result<OpenedMap> resumed = openMap(layout, counted, {}, 4, true);
     ASSERT_TRUE(resumed) << resumed.error();
+    std::vector<std::pair<int64_t, int64_t>> everyRow;
+    for (int64_t done = 1; done <= 9; ++done) {
+        everyRow.emplace_back(done, 9);
+    }
+    EXPECT_EQ(told, everyRow);
+    told.clear();
+    ASSERT_TRUE(openMap(layout, counted, {}, 4, false));  // held whole
+    EXPECT_EQ(told, everyRow);
     EXPECT_EQ(resumed.value().tileRowsReused, 5);
     EXPECT_EQ(resumed.value().codeCache, "written");
     EXPECT_TRUE(fs::equivalent(resumed.value().codeCachePath, cache));
@@ -1031,6 +1046,23 @@ TEST(Bake, AnUnfinishedFirstOpenOfALayoutGoesOnFromTheRowsOfTilesItKept) {
     ASSERT_TRUE(cut) << cut.error();
     EXPECT_EQ(cut.value().tileRowsReused, 0);
     expectTheLayouts(cut.value());
+    EXPECT_FALSE(fs::exists(partial));
+
+    // A writer killed part way (Ctrl+C, a crash: no unwinding) leaves its temporary, which the
+    // next open takes up as the partial file, not as a dead writer's file to remove.
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        _exit(0);
+    }
+    ASSERT_EQ(::waitpid(child, nullptr, 0), child);  // its id now names no process
+    fs::remove(cache);
+    writeFile(cache + ".tmp" + std::to_string(child), bytes);
+    const Result<OpenedMap> killed = openMap(layout, load, {}, 4, true);
+    ASSERT_TRUE(killed) << killed.error();
+    EXPECT_EQ(killed.value().tileRowsReused, 5);
+    expectTheLayouts(killed.value());
+    EXPECT_FALSE(fs::exists(cache + ".tmp" + std::to_string(child)));
     EXPECT_FALSE(fs::exists(partial));
 
     // A file of the user's at the partial's path is never taken up nor replaced.
