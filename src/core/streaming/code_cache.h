@@ -128,8 +128,9 @@ public:
 
 private:
     static Result<CodeCacheWriter> sized(CodeCacheWriter writer);
-    // Takes the partial file at partialCachePath(path_) as this writer's temporary: false (and
-    // nothing changed) unless it is the program's own and of this cache's length.
+    // Takes the partial file at partialCachePath(path_) as this writer's temporary when it is the
+    // program's own and of this cache's length; false otherwise (one of another length is removed,
+    // as of no use; anything else is left as it is).
     bool takePartial();
     void discard();
     std::string path_;       // the final path

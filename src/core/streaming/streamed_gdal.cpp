@@ -291,10 +291,6 @@ struct CacheBound {
     uint64_t keptBytes = 0;
 };
 
-// The first writable place with room that takes a new cache (the cache folder made when missing),
-// else an unnamed file for the codes (`chosen` then "", and `notKept` the line that says why): in
-// the blocked place's folder, or in the scratch folder when no place could take the cache. The
-// reasons the others did not, in one line, when none does.
 // The bytes of disk held by the partial file of the cache at `path` (partialCachePath) when it
 // is the program's own and of a width x height cache's length, which a writer takes up; else 0.
 uint64_t partialCacheBlocks(const std::string& path, int width, int height) {
@@ -308,6 +304,10 @@ uint64_t partialCacheBlocks(const std::string& path, int width, int height) {
     return std::min(uint64_t(st.st_blocks) * 512, uint64_t(st.st_size));
 }
 
+// The first writable place with room that takes a new cache (the cache folder made when missing),
+// else an unnamed file for the codes (`chosen` then "", and `notKept` the line that says why): in
+// the blocked place's folder, or in the scratch folder when no place could take the cache. The
+// reasons the others did not, in one line, when none does.
 Result<CodeCacheWriter> createCache(const CacheSpots& spots, uint64_t needBytes,
                                     const StreamOptions& stream, const CacheBound& bound, int width,
                                     int height, std::string& chosen, std::string& notKept) {
