@@ -111,20 +111,16 @@ std::string fileText(const std::string& path) {
 }
 
 void writeFile(const std::string& path, const std::string& bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), std::streamsize(bytes.size()));
-    ASSERT_TRUE(out.good()) << path;
+    test::writeBytes(path, std::vector<uint8_t>(bytes.begin(), bytes.end()));
 }
 
-// The paths of the files under `folder` (any depth) whose names end with `suffix`.
+// The paths of the files in `folder` whose names end with `suffix`.
 std::vector<std::string> filesEndingWith(const std::string& folder, const std::string& suffix) {
     std::vector<std::string> found;
-    std::error_code error;
-    for (const auto& entry : fs::recursive_directory_iterator(folder, error)) {
-        const std::string name = entry.path().filename().string();
+    for (const std::string& name : test::filesIn(folder)) {
         if (name.size() >= suffix.size() &&
             name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
-            found.push_back(entry.path().string());
+            found.push_back(folder + "/" + name);
         }
     }
     return found;
