@@ -348,8 +348,11 @@ def objects_section(rows):
                   f"| in the frustum / horizon tests (one a group) | {f['in_frustum']:,.0f} / "
                   f"{f['horizon_tests']:,.0f} |",
                   f"| drawn / occluded | {f['drawn']:,.0f} / {f['occluded']:,.0f} |",
-                  f"| triangles the drawn objects' meshes draw (`object_triangles`) | "
-                  f"{f['object_triangles']:,.0f} |",
+                  f"| triangles the drawn objects' meshes and impostors draw "
+                  f"(`object_triangles`) | {f['object_triangles']:,.0f} |",
+                  f"| the same objects as meshes alone, coarse far "
+                  f"(`object_triangles_meshes`) | {f['object_triangles_meshes']:,.0f} "
+                  f"({f['object_triangles'] / max(f['object_triangles_meshes'], 1):.3f}x) |",
                   f"| bytes their instances send the GPU (`object_upload_bytes`) | "
                   f"{f['object_upload_bytes']:,.0f} |",
                   f"| one step (100,000 balls), CPU ms (µs a ball) | {f['step_cpu_ms']:.1f} "

@@ -1,7 +1,9 @@
-// Object vertex shader: a unit mesh (core/objects/mesh.h) scaled into each instance's box. An
+// Object vertex shader: a unit mesh (core/objects/mesh.h) scaled into each instance's box, or
+// under IMPOSTOR the impostor's quad turned to face the eye over the box's bounding sphere. An
 // instance is either whole (qt::ObjectInstance in attributes 3-5) or, with byId, a static
-// object's id in attribute 5 (bit 31: selected) whose record the shader fetches from `records`
-// (core/objects/instances.h, objectRecordTexels: two texels an object).
+// object's id in attribute 5 (bit 31: selected, bit 30: in the band between mesh and impostor)
+// whose record the shader fetches from `records` (core/objects/instances.h, objectRecordTexels: two texels an
+// object).
 #version 330 core
 
 layout(location = 0) in vec3 unitPosition;
@@ -16,6 +18,9 @@ uniform mat4 viewProjection;  // the view from the origin (qt::Camera::viewProje
 uniform vec3 eye;             // positions are taken relative to it
 uniform bool byId;
 uniform samplerBuffer records;
+// qt::MeshChoice's fineBeyond and impostorBeyond: the distances, per unit of an object's size,
+// where the band between its mesh and its impostor begins and ends.
+uniform vec2 bandBeyond;
 
 // Under a Sun (SUN): the terrain's light at the object's base (light.glsl) handed to the fragment
 // shader; without light on the GPU yet (lightShown false), full light. The base's map sample is
@@ -103,26 +108,73 @@ out vec3 normal;
 out float distanceFromEye;
 flat out uint kind;
 flat out uint selected;
+flat out uint fade;  // the impostor's share of the object's pixels, 0 to 31 (objects.frag)
 out float trunk;
+
+#ifdef IMPOSTOR
+// The quad's point, the box's base and its scale (radius, height, radius), from the eye: the
+// fragment shader casts the ray from the eye through the point at the unit shape.
+out vec3 quadPoint;
+flat out vec3 boxBase;
+flat out vec3 boxScale;
+#endif
+
+// The impostor's share of an object in the band, at `distance` from the eye and of `size`:
+// 1 to 30 of 31, growing linearly with the distance across the band. The mesh's and the
+// impostor's programs compute it alike, so their shares of a pixel are complementary.
+uint bandShare(float distance, float size) {
+    float near = size * bandBeyond.x;
+    float far = size * bandBeyond.y;
+    return uint(clamp(round(31.0 * (distance - near) / max(far - near, 1e-30)), 1.0, 30.0));
+}
 
 void main() {
     vec4 place = baseRadius;  // base, radius
     float tall = height;
     uint what = look;
     if (byId) {
-        int at = 2 * int(look & 0x7FFFFFFFu);
+        int at = 2 * int(look & 0x3FFFFFFFu);
         place = texelFetch(records, at);
         vec4 rest = texelFetch(records, at + 1);  // height, kind
         tall = rest.x;
-        what = uint(rest.y) | ((look >> 31) << 8);
+        what = uint(rest.y) | ((look >> 31) << 8) | (((look >> 30) & 1u) << 9);
     }
     vec3 scale = vec3(place.w, tall, place.w);
-    vec3 fromEye = (place.xyz - eye) + unitPosition * scale;
-    normal = normalize(unitNormal / scale);
-    distanceFromEye = length(fromEye);
     kind = what & 0xFFu;
     selected = (what >> 8) & 1u;
-    trunk = material;
+#ifdef IMPOSTOR
+    const uint alone = 31u;
+#else
+    const uint alone = 0u;
+#endif
+    fade = ((what >> 9) & 1u) != 0u ? bandShare(length(place.xyz - eye), max(place.w, tall)) : alone;
     baseLight = lightAt(place.xyz);
+#ifdef IMPOSTOR
+    // The bounding sphere of the shape in its box (a tree's cylinder over its base, a sphere
+    // about it), and the square, in the plane through its centre facing the eye, that covers the
+    // sphere's outline: the cone of rays touching the sphere meets that plane in a circle of
+    // radius R d / sqrt(d^2 - R^2). The eye lies well outside (qt::kNearestImpostor).
+    vec3 base = place.xyz - eye;
+    bool tree = kind == 0u;
+    vec3 centre = tree ? base + vec3(0.0, 0.5 * tall, 0.0) : base;
+    float radius = tree ? sqrt(place.w * place.w + 0.25 * tall * tall) : max(place.w, tall);
+    float d = length(centre);
+    vec3 axis = centre / d;
+    vec3 side = normalize(cross(abs(axis.y) < 0.9 ? vec3(0.0, 1.0, 0.0) : vec3(1.0, 0.0, 0.0),
+                                axis));
+    vec3 up = cross(axis, side);
+    float reach = radius * d / sqrt(max(d * d - radius * radius, 1e-6 * d * d));
+    vec3 fromEye = centre + reach * (unitPosition.x * side + unitPosition.y * up);
+    quadPoint = fromEye;
+    boxBase = base;
+    boxScale = scale;
+    normal = axis;
+    trunk = 0.0;
+#else
+    vec3 fromEye = (place.xyz - eye) + unitPosition * scale;
+    normal = normalize(unitNormal / scale);
+    trunk = material;
+#endif
+    distanceFromEye = length(fromEye);
     gl_Position = viewProjection * vec4(fromEye, 1.0);
 }

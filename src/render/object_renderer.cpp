@@ -62,13 +62,16 @@ const char* const kObjectDefines[kObjectPrograms] = {
 Result<ObjectRenderer> ObjectRenderer::create(const std::string& shaderDir) {
     ObjectRenderer r;
     r.shaderDir = shaderDir;
-    std::vector<ProgramFamily::Variant> variants(kObjectPrograms);
+    std::vector<ProgramFamily::Variant> variants(2 * kObjectPrograms);
     for (int v = 0; v < kObjectPrograms; ++v) {
         variants[size_t(v)].defines = kObjectDefines[v];
+        variants[size_t(kObjectPrograms + v)].defines =
+            std::string("#define IMPOSTOR\n") + kObjectDefines[v];
     }
     variants[kObjectsFixedLight].atReload = true;  // the others when first drawn (submit)
-    r.programs = ProgramFamily("objects.vert", "objects.frag", std::move(variants),
-                               kObjectDefines[kObjectsPagedLightManyArrays]);
+    r.programs = ProgramFamily(
+        "objects.vert", "objects.frag", std::move(variants),
+        std::string("#define IMPOSTOR\n") + kObjectDefines[kObjectsPagedLightManyArrays]);
     if (Status loaded = r.reloadShaders(); !loaded) {
         return Result<ObjectRenderer>::failure(loaded.error());
     }
@@ -138,22 +141,27 @@ Status ObjectRenderer::reloadShaders() {
     return programs.reload(shaderDir);
 }
 
+namespace {
+
+// Makes `buffer` hold at least `needed` elements of `bytes` each: the larger of that and half as
+// many again as it held, so that frames drawing more objects in the band between mesh and
+// impostor than any before (each drawn both ways) grow it rarely.
+void holdAtLeast(GLuint buffer, size_t& capacity, size_t needed, size_t bytes) {
+    if (needed <= capacity) {
+        return;
+    }
+    capacity = std::max(needed, capacity + capacity / 2);
+    glBindBuffer(GL_ARRAY_BUFFER, buffer);
+    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(capacity * bytes), nullptr, GL_STREAM_DRAW);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+}
+
+}  // namespace
+
 void ObjectRenderer::reserve(uint32_t count) {
     instances.reserve(count);
-    if (count > instanceCapacity) {
-        instanceCapacity = count;
-        glBindBuffer(GL_ARRAY_BUFFER, instanceBuffer);
-        glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(instanceCapacity * sizeof(ObjectInstance)),
-                     nullptr, GL_STREAM_DRAW);
-        glBindBuffer(GL_ARRAY_BUFFER, 0);
-    }
-    if (count > idCapacity) {
-        idCapacity = count;
-        glBindBuffer(GL_ARRAY_BUFFER, idBuffer);
-        glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(idCapacity * sizeof(uint32_t)), nullptr,
-                     GL_STREAM_DRAW);
-        glBindBuffer(GL_ARRAY_BUFFER, 0);
-    }
+    holdAtLeast(instanceBuffer, instanceCapacity, count, sizeof(ObjectInstance));
+    holdAtLeast(idBuffer, idCapacity, count, sizeof(uint32_t));
 }
 
 bool ObjectRenderer::holdRecords(const ObjectScene& scene) {
@@ -191,17 +199,22 @@ void ObjectRenderer::prepare(const ObjectScene& scene, const std::vector<uint32_
     }
     reserve(scene.count());
     const bool byId = staticById && holdRecords(scene);
-    buildObjectInstances(scene, drawn, groups, selected, camera, viewportHeight, byId, instances);
+    const MeshChoice choice(camera, viewportHeight, detail);
+    bandBeyond = {choice.fineBeyond, choice.impostorBeyond};
+    buildObjectInstances(scene, drawn, groups, selected, camera, viewportHeight, byId, instances,
+                         detail);
 }
 
 int ObjectRenderer::submit(const Camera& camera) {
-    size_t total = instances.sorted.size();
+    size_t ids = 0;
     for (const uint32_t count : instances.idCounts) {
-        total += count;
+        ids += count;
     }
-    if (total == 0) {
+    if (ids + instances.sorted.size() == 0) {
         return 0;
     }
+    holdAtLeast(instanceBuffer, instanceCapacity, instances.sorted.size(), sizeof(ObjectInstance));
+    holdAtLeast(idBuffer, idCapacity, ids, sizeof(uint32_t));
     glBindBuffer(GL_ARRAY_BUFFER, instanceBuffer);
     glBufferSubData(GL_ARRAY_BUFFER, 0,
                     GLsizeiptr(instances.sorted.size() * sizeof(ObjectInstance)),
@@ -222,60 +235,72 @@ int ObjectRenderer::submit(const Camera& camera) {
         !sun     ? kObjectsFixedLight
         : !paged ? kObjectsSunLight
                  : (paged->heightArrays > 1 ? kObjectsPagedLightManyArrays : kObjectsPagedLight);
-    const ShaderProgram& program = programs.program(light);
-    if (program.id == 0) {
-        return 0;  // it failed to compile (ProgramFamily::lateFailure)
-    }
-    glUseProgram(program.id);
-    const glm::mat4 viewProjection = camera.viewProjectionFromEye();
-    glUniformMatrix4fv(program.uniform("viewProjection"), 1, GL_FALSE,
-                       glm::value_ptr(viewProjection));
-    glUniform3f(program.uniform("eye"), camera.position.x, camera.position.y, camera.position.z);
-    glUniform1f(program.uniform("farPlane"), camera.farPlane);
-    glUniform1f(program.uniform("fogStart"), fog.startFor(camera.farPlane));
-    glUniform3f(program.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
-    glUniform1i(program.uniform("daylight"), sky ? 1 : 0);
-    // The sky's table has a unit of its own even unused: two sampler types on one unit (the
-    // records' buffer on unit 0) make the draw fail.
-    glUniform1i(program.uniform("skyTable"), kSkyUnit);
-    glUniform1i(program.uniform("shadows"), kObjectLightUnit);
-    // Every sampler on a unit of its own, used or not (see the sky's table above).
-    glUniform1i(program.uniform("pageTable"), kPageTableUnit);
-    GLint pageUnits[kMaxHeightArrays];
-    for (int a = 0; a < kMaxHeightArrays; ++a) {
-        pageUnits[a] = kLightPagesUnit + a;
-    }
-    glUniform1iv(program.uniform("lightPages"), kMaxHeightArrays, pageUnits);
-    if (paged != nullptr) {
-        glActiveTexture(GLenum(GL_TEXTURE0 + kPageTableUnit));
-        glBindTexture(GL_TEXTURE_2D, paged->pageTable);
-        for (int a = 0; a < kMaxHeightArrays; ++a) {
-            glActiveTexture(GLenum(GL_TEXTURE0 + kLightPagesUnit + a));
-            glBindTexture(GL_TEXTURE_2D_ARRAY, paged->lightPages[a < paged->heightArrays ? a : 0]);
+    // The meshes' and the impostors' programs, each made ready as it is first used.
+    const ShaderProgram* inUse = nullptr;
+    const auto use = [&](bool impostor) {
+        const ShaderProgram& program = programs.program(light + (impostor ? kObjectPrograms : 0));
+        if (&program == inUse) {
+            return true;
         }
-        const std::vector<PageLevel>& levels = paged->pages.level;
-        const GLint rows[2] = {levels[0].tableRow, levels.size() > 1 ? levels[1].tableRow : 0};
-        glUniform1iv(program.uniform("pageTableRow"), 2, rows);
-        glUniform1i(program.uniform("pageLevels"), GLint(levels.size()));
-        glUniform1i(program.uniform("pageShift"), paged->pages.pageShift);
-        glUniform1i(program.uniform("layersPerArray"), paged->layersPerArray);
-    }
-    if (sun) {
-        glUniform3f(program.uniform("sunDirection"), sun->towards.x, sun->towards.y,
-                    sun->towards.z);
-        glUniform1i(program.uniform("lightShown"), sun->light != 0 || paged != nullptr ? 1 : 0);
-        glUniform1i(program.uniform("shadowRowsPerLayer"), std::max(sun->rowsPerLayer, 1));
-        glUniform2f(program.uniform("spacing"), sun->spacing.x, sun->spacing.y);
-        glUniform2i(program.uniform("mapSize"), sun->mapSize.x, sun->mapSize.y);
-        glActiveTexture(GLenum(GL_TEXTURE0 + kObjectLightUnit));
-        glBindTexture(GL_TEXTURE_2D_ARRAY, sun->light);
-    }
-    if (sky) {
-        setSkyUniforms(program, *sky);
-    }
-    glUniform1i(program.uniform("records"), kRecordUnit);
-    glActiveTexture(GLenum(GL_TEXTURE0 + kRecordUnit));
-    glBindTexture(GL_TEXTURE_BUFFER, recordTexture);
+        if (program.id == 0) {
+            return false;  // it failed to compile (ProgramFamily::lateFailure): not drawn
+        }
+        inUse = &program;
+        glUseProgram(program.id);
+        const glm::mat4 viewProjection = camera.viewProjectionFromEye();
+        glUniformMatrix4fv(program.uniform("viewProjection"), 1, GL_FALSE,
+                           glm::value_ptr(viewProjection));
+        glUniform3f(program.uniform("eye"), camera.position.x, camera.position.y,
+                    camera.position.z);
+        glUniform1f(program.uniform("farPlane"), camera.farPlane);
+        glUniform2f(program.uniform("bandBeyond"), bandBeyond.x, bandBeyond.y);
+        glUniform1f(program.uniform("fogStart"), fog.startFor(camera.farPlane));
+        glUniform3f(program.uniform("fogColour"), kSkyColour[0], kSkyColour[1], kSkyColour[2]);
+        glUniform1i(program.uniform("daylight"), sky ? 1 : 0);
+        // The sky's table has a unit of its own even unused: two sampler types on one unit (the
+        // records' buffer on unit 0) make the draw fail.
+        glUniform1i(program.uniform("skyTable"), kSkyUnit);
+        glUniform1i(program.uniform("shadows"), kObjectLightUnit);
+        // Every sampler on a unit of its own, used or not (see the sky's table above).
+        glUniform1i(program.uniform("pageTable"), kPageTableUnit);
+        GLint pageUnits[kMaxHeightArrays];
+        for (int a = 0; a < kMaxHeightArrays; ++a) {
+            pageUnits[a] = kLightPagesUnit + a;
+        }
+        glUniform1iv(program.uniform("lightPages"), kMaxHeightArrays, pageUnits);
+        if (paged != nullptr) {
+            glActiveTexture(GLenum(GL_TEXTURE0 + kPageTableUnit));
+            glBindTexture(GL_TEXTURE_2D, paged->pageTable);
+            for (int a = 0; a < kMaxHeightArrays; ++a) {
+                glActiveTexture(GLenum(GL_TEXTURE0 + kLightPagesUnit + a));
+                glBindTexture(GL_TEXTURE_2D_ARRAY,
+                              paged->lightPages[a < paged->heightArrays ? a : 0]);
+            }
+            const std::vector<PageLevel>& levels = paged->pages.level;
+            const GLint rows[2] = {levels[0].tableRow, levels.size() > 1 ? levels[1].tableRow : 0};
+            glUniform1iv(program.uniform("pageTableRow"), 2, rows);
+            glUniform1i(program.uniform("pageLevels"), GLint(levels.size()));
+            glUniform1i(program.uniform("pageShift"), paged->pages.pageShift);
+            glUniform1i(program.uniform("layersPerArray"), paged->layersPerArray);
+        }
+        if (sun) {
+            glUniform3f(program.uniform("sunDirection"), sun->towards.x, sun->towards.y,
+                        sun->towards.z);
+            glUniform1i(program.uniform("lightShown"), sun->light != 0 || paged != nullptr ? 1 : 0);
+            glUniform1i(program.uniform("shadowRowsPerLayer"), std::max(sun->rowsPerLayer, 1));
+            glUniform2f(program.uniform("spacing"), sun->spacing.x, sun->spacing.y);
+            glUniform2i(program.uniform("mapSize"), sun->mapSize.x, sun->mapSize.y);
+            glActiveTexture(GLenum(GL_TEXTURE0 + kObjectLightUnit));
+            glBindTexture(GL_TEXTURE_2D_ARRAY, sun->light);
+        }
+        if (sky) {
+            setSkyUniforms(program, *sky);
+        }
+        glUniform1i(program.uniform("records"), kRecordUnit);
+        glActiveTexture(GLenum(GL_TEXTURE0 + kRecordUnit));
+        glBindTexture(GL_TEXTURE_BUFFER, recordTexture);
+        return true;
+    };
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
     glDisable(GL_CULL_FACE);
@@ -284,13 +309,13 @@ int ObjectRenderer::submit(const Camera& camera) {
     // The whole instances first, then those by id: the same order in every frame, so that
     // objects meeting at equal depth win the same pixels in culled and unculled frames.
     for (const bool fromIds : {false, true}) {
-        glUniform1i(program.uniform("byId"), fromIds ? 1 : 0);
         size_t first = 0;
         for (int i = 0; i < kObjectMeshes; ++i) {
             const MeshGpu& g = meshes[size_t(i)];
             const uint32_t count =
                 fromIds ? instances.idCounts[size_t(i)] : instances.counts[size_t(i)];
-            if (count > 0) {
+            if (count > 0 && use(isImpostor(ObjectMesh(i)))) {
+                glUniform1i(inUse->uniform("byId"), fromIds ? 1 : 0);
                 glBindVertexArray(fromIds ? g.idVertexArray : g.vertexArray);
                 if (fromIds) {
                     pointIds(idBuffer, first);

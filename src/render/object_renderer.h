@@ -1,5 +1,6 @@
-// Objects drawn instanced: one draw per unit mesh (a tree and a sphere, each fine and coarse) and
-// kind of instance data, at most 2 * kObjectMeshes draws whatever the count. The static objects'
+// Objects drawn instanced: one draw per unit mesh (a tree and a sphere, each fine and as an
+// impostor, core/objects/mesh.h) and kind of instance data, at most 2 * kObjectMeshes draws
+// whatever the count. The static objects'
 // records go to the GPU once per scene (a buffer texture, ObjectRecordTexels' layout), and each
 // frame only their drawn ids follow, 4 bytes each; the balls, which move every step, upload their
 // drawn instances whole (ObjectInstance, 24 bytes).
@@ -32,7 +33,8 @@ constexpr int kMaxObjectDraws = 2 * kObjectMeshes;
 // The objects' programs (objects.vert, objects.frag), by the light they are drawn in: the fixed
 // light; a Sun, the terrain's light read from TerrainGpu::shadows; a Sun, from a streamed map's
 // light pages, in one texture array or in several (read through a branch over them, which a
-// software rasteriser runs arm by arm: no program pays for a light it does not read).
+// software rasteriser runs arm by arm: no program pays for a light it does not read). Each for
+// the meshes, and kObjectPrograms on, the same for the impostors.
 enum ObjectProgram : int {
     kObjectsFixedLight = 0,
     kObjectsSunLight = 1,
@@ -49,8 +51,14 @@ struct ObjectRenderer {
         GLuint idVertexArray = 0;  // instances read by id from idBuffer
         GLsizei indexCount = 0;
     };
-    // By ObjectProgram: the fixed light's made by reloadShaders, the others when first drawn.
+    // By ObjectProgram, then the impostors' by kObjectPrograms + ObjectProgram: the fixed light's
+    // meshes' made by reloadShaders, the others when first drawn.
     ProgramFamily programs;
+    // The sizes on screen that choose between an object's mesh and its impostor (tests change
+    // them), and the band they make for the frame's camera (MeshChoice's fineBeyond and
+    // impostorBeyond, set by prepare()).
+    ObjectDetail detail;
+    glm::vec2 bandBeyond{0.0f};
     std::string shaderDir;  // where the shaders are read from; "": the ones compiled in
     Fog fog;                // distance fog, as the terrain's (TerrainRenderer::fog)
     // Under a Sun, the frame's sky and haze (TerrainRenderer::skyFrameFor): the objects fade

@@ -31,6 +31,7 @@
 #include <glm/trigonometric.hpp>
 
 #include "core/frame/draw_batches.h"
+#include "core/io/image_write.h"
 #include "core/io/memory_budget.h"
 #include "core/light/daylight_sky.h"
 #include "core/light/light_byte.h"
@@ -699,7 +700,8 @@ INSTANTIATE_TEST_SUITE_P(Shared, RealMaps,
 // unculled ones over the varied cameras and low ones among the objects, with level of detail off
 // and on; the cameras cull objects by the frustum and by occlusion, and the objects take at most
 // one draw per mesh and kind of instance data; drawn by id or whole, they are the same pixels,
-// selected ones highlighted alike.
+// selected ones highlighted alike. Far objects are drawn as impostors, and those in the band
+// between as both, dithered.
 // Adds the objects occluded over all frames to `occluded`.
 void expectObjectsCulledEqualsUnculled(Terrain& terrain, uint32_t count, uint32_t moving,
                                        int cameraCount, uint64_t& occludedTotal) {
@@ -729,14 +731,17 @@ void expectObjectsCulledEqualsUnculled(Terrain& terrain, uint32_t count, uint32_
         fitClipPlanes(c, terrain.map, terrain.mapping);
         cameras.push_back(c);
     }
-    uint64_t culled = 0, occluded = 0, byId = 0;
+    uint64_t culled = 0, occluded = 0, byId = 0, impostors = 0, inBand = 0;
     std::vector<uint8_t> a, b;
     for (const float lod : {0.0f, 2.0f}) {
         for (size_t i = 0; i < cameras.size(); ++i) {
             const int errorsBefore = glErrorCount();
             const FrameStats s = render(terrain, cameras[i], true, a, false, lod);
-            const std::array<uint32_t, kObjectMeshes> idCounts = gl().objects.instances.idCounts;
+            const ObjectInstances& drawn = gl().objects.instances;
+            const std::array<uint32_t, kObjectMeshes> idCounts = drawn.idCounts;
             byId += std::accumulate(idCounts.begin(), idCounts.end(), 0u);
+            impostors += idCounts[1] + idCounts[3] + drawn.counts[1] + drawn.counts[3];
+            inBand += drawn.inBoth[0] + drawn.inBoth[1];
             const FrameStats u = render(terrain, cameras[i], false, b, false, lod);
             ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
             ASSERT_EQ(glErrorCount(), errorsBefore) << "GL debug errors at camera " << i;
@@ -772,6 +777,8 @@ void expectObjectsCulledEqualsUnculled(Terrain& terrain, uint32_t count, uint32_
         }
     }
     EXPECT_GT(byId, 0u) << "no static object drawn by id: the comparison proves nothing";
+    EXPECT_GT(impostors, 0u) << "no impostor drawn: the comparison proves nothing of them";
+    EXPECT_GT(inBand, 0u) << "no object in the band between mesh and impostor";
     std::printf("%s: %u objects, %llu culled and %llu occluded over %zu frames\n",
                 terrain.path.c_str(), count, (unsigned long long)culled,
                 (unsigned long long)occluded, 2 * cameras.size());
@@ -3516,6 +3523,98 @@ TEST(Sun, ObjectsOnAStreamedTerrainTakeTheLightOfItsPages) {
         t->setObjects(nullptr);
         t->destroy();
     }
+}
+
+// The pixels of `with` that differ from `without`: what the objects cover.
+std::vector<uint8_t> coveredPixels(const std::vector<uint8_t>& without,
+                                   const std::vector<uint8_t>& with) {
+    std::vector<uint8_t> covered(without.size() / 4, 0);
+    for (size_t p = 0; p < covered.size(); ++p) {
+        covered[p] = std::equal(&without[4 * p], &without[4 * p] + 3, &with[4 * p]) ? 0 : 1;
+    }
+    return covered;
+}
+
+// Impostors stand for their meshes. Objects on a level map seen from above at 23 degrees, 3 to 30
+// pixels tall, drawn as their fine meshes alone, as impostors alone (ObjectDetail forcing either)
+// and in the band between (each both ways, the impostor's share growing with the distance): the
+// impostors cover the meshes' pixels but for their outlines (the exact round shapes against
+// meshes of 10 sides and 320 triangles, within 5% of all the pixels either covers), in nearly the
+// same colours (the same normals and light); and in the band every pixel both alone cover is
+// covered (the dither's two shares of a pixel make it whole), none that neither covers.
+TEST(ObjectImpostors, CoverTheirMeshesPixelsAndTheBandLeavesNoGap) {
+    REQUIRE_GL();
+    Result<Terrain> terrain = walledTerrain(257, 257, {}, 0.0f, "level");
+    ASSERT_TRUE(terrain) << terrain.error();
+    Terrain& t = terrain.value();
+    Camera c;
+    c.aspect = float(kWidth) / kHeight;
+    c.lookAt({128.0f, 60.0f, 300.0f}, {128.0f, 0.0f, 160.0f});
+    fitClipPlanes(c, t.map, t.mapping);
+    const uint32_t count = 600;
+    Result<ObjectScene> scene = ObjectScene::scatter(t.map, t.mapping, count, 60, 11u, 1.5f);
+    ASSERT_TRUE(scene) << scene.error();
+    gl().objects.reserve(count);
+    std::vector<uint8_t> bare, meshes, impostors, band;
+    render(t, c, true, bare);
+    t.setObjects(std::make_unique<ObjectScene>(std::move(scene).value()));
+    const ObjectDetail standard = gl().objects.detail;
+    struct Drawn {
+        std::array<uint32_t, kObjectMeshes> idCounts, counts;
+        std::array<uint32_t, 2> inBoth;
+    };
+    const auto drawnWith = [&](ObjectDetail detail, std::vector<uint8_t>& pixels) {
+        gl().objects.detail = detail;
+        render(t, c, true, pixels);
+        gl().objects.detail = standard;
+        const ObjectInstances& in = gl().objects.instances;
+        return Drawn{in.idCounts, in.counts, in.inBoth};
+    };
+    const Drawn asMeshes = drawnWith({0.0f, 0.0f}, meshes);
+    ASSERT_EQ(asMeshes.idCounts[1] + asMeshes.idCounts[3] + asMeshes.counts[1] + asMeshes.counts[3],
+              0u);
+    const Drawn asImpostors = drawnWith({1e9f, 1e9f}, impostors);
+    ASSERT_EQ(asImpostors.idCounts[0] + asImpostors.idCounts[2] + asImpostors.counts[0] +
+                  asImpostors.counts[2],
+              0u);
+    // The band from 4 sizes away (kNearestImpostor) to about twice the farthest object's
+    // distance: every object in it, the impostor's share from about 1 to 15 of 31.
+    const Drawn inBand = drawnWith({1e9f, 2.0f}, band);
+    ASSERT_GT(inBand.inBoth[0], 200u);
+    ASSERT_GT(inBand.inBoth[1], 30u);
+    const std::vector<uint8_t> m = coveredPixels(bare, meshes);
+    const std::vector<uint8_t> i = coveredPixels(bare, impostors);
+    const std::vector<uint8_t> b = coveredPixels(bare, band);
+    size_t either = 0, onlyOne = 0, both = 0, bandMissing = 0, bandOutside = 0;
+    double colourDifference = 0.0;
+    for (size_t p = 0; p < m.size(); ++p) {
+        either += m[p] | i[p];
+        onlyOne += m[p] ^ i[p];
+        if (m[p] && i[p]) {
+            ++both;
+            bandMissing += b[p] ? 0 : 1;
+            for (int k = 0; k < 3; ++k) {
+                colourDifference += std::abs(int(meshes[4 * p + k]) - int(impostors[4 * p + k]));
+            }
+        }
+        bandOutside += b[p] && !m[p] && !i[p] ? 1 : 0;
+    }
+    std::printf(
+        "objects cover %zu pixels: %zu by one way alone, %zu by both; mean colour "
+        "difference %.2f a channel; the band (%u trees, %u spheres) misses %zu, adds %zu\n",
+        either, onlyOne, both, colourDifference / double(3 * std::max<size_t>(both, 1)),
+        inBand.inBoth[0], inBand.inBoth[1], bandMissing, bandOutside);
+    EXPECT_GT(either, 3000u) << "too few object pixels to compare";
+    EXPECT_LT(double(onlyOne), 0.05 * double(either));
+    EXPECT_LT(colourDifference / double(3 * std::max<size_t>(both, 1)), 4.0);
+    EXPECT_LT(double(bandMissing), 0.002 * double(both));
+    EXPECT_EQ(bandOutside, 0u);
+    if (const char* dump = std::getenv("QT_DUMP_IMPOSTORS")) {
+        writeRgbaAsRgbPng(std::string(dump) + "_meshes.png", kWidth, kHeight, meshes);
+        writeRgbaAsRgbPng(std::string(dump) + "_impostors.png", kWidth, kHeight, impostors);
+        writeRgbaAsRgbPng(std::string(dump) + "_band.png", kWidth, kHeight, band);
+    }
+    t.destroy();
 }
 
 // Imagery on the fixture's renderer for a test's scope: `imagery` on the terrain's GPU, the

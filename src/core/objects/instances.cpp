@@ -38,15 +38,22 @@ void groupByMesh(const std::vector<T>& from, const std::vector<uint8_t>& mesh,
 
 }  // namespace
 
-MeshChoice::MeshChoice(const Camera& camera, int viewportHeight) : eye(camera.position) {
-    // Pixels per unit of size at distance 1: the coarse meshes below kCoarseObjectPixels.
+MeshChoice::MeshChoice(const Camera& camera, int viewportHeight, const ObjectDetail& detail)
+    : eye(camera.position) {
+    // Pixels per unit of size at distance 1; a size of `pixels` on screen at pixelsAtOne / pixels
+    // per unit of size (no impostor at all for 0 pixels).
     const float pixelsAtOne = float(viewportHeight) / (2.0f * std::tan(0.5f * camera.fovY));
-    coarseBeyond = pixelsAtOne / kCoarseObjectPixels;
+    const auto beyond = [pixelsAtOne](float pixels) {
+        return pixels > 0.0f ? std::max(pixelsAtOne / pixels, kNearestImpostor) : 1e30f;
+    };
+    fineBeyond = beyond(detail.finePixels);
+    impostorBeyond = std::max(beyond(detail.impostorPixels), fineBeyond);
 }
 
-ObjectMesh meshOf(ObjectKind kind, bool coarse) {
-    return kind == ObjectKind::Tree ? (coarse ? ObjectMesh::TreeCoarse : ObjectMesh::TreeFine)
-                                    : (coarse ? ObjectMesh::SphereCoarse : ObjectMesh::SphereFine);
+ObjectMesh meshOf(ObjectKind kind, bool impostor) {
+    return kind == ObjectKind::Tree
+               ? (impostor ? ObjectMesh::TreeImpostor : ObjectMesh::TreeFine)
+               : (impostor ? ObjectMesh::SphereImpostor : ObjectMesh::SphereFine);
 }
 
 uint64_t instanceTriangles(const ObjectInstances& in) {
@@ -65,6 +72,18 @@ uint64_t instanceTriangles(const ObjectInstances& in) {
     return sum;
 }
 
+uint64_t meshOnlyTriangles(const ObjectInstances& in) {
+    static const uint64_t treeFine = objectMesh(ObjectMesh::TreeFine).indices.size() / 3;
+    static const uint64_t sphereFine = objectMesh(ObjectMesh::SphereFine).indices.size() / 3;
+    const auto drawn = [&in](ObjectMesh m) {
+        return uint64_t(in.idCounts[size_t(m)]) + uint64_t(in.counts[size_t(m)]);
+    };
+    return treeFine * drawn(ObjectMesh::TreeFine) +
+           uint64_t(kCoarseTreeTriangles) * (drawn(ObjectMesh::TreeImpostor) - in.inBoth[0]) +
+           sphereFine * drawn(ObjectMesh::SphereFine) +
+           uint64_t(kCoarseSphereTriangles) * (drawn(ObjectMesh::SphereImpostor) - in.inBoth[1]);
+}
+
 uint64_t instanceUploadBytes(const ObjectInstances& in) {
     uint64_t ids = 0;
     for (const uint32_t count : in.idCounts) {
@@ -78,19 +97,19 @@ void ObjectInstances::reserve(uint32_t count) {
         idSpace.reset(new uint32_t[size_t(count) * kObjectMeshes]);
         idStride = count;
     }
-    sorted.reserve(count);
+    sorted.reserve(2 * size_t(count));
     wholeIds.reserve(count);
-    unsorted.reserve(count);
-    meshOf.reserve(count);
+    unsorted.reserve(2 * size_t(count));
+    meshOf.reserve(2 * size_t(count));
 }
 
 void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
                           const ObjectGroups* groups, const std::vector<uint8_t>& selected,
                           const Camera& camera, int viewportHeight, bool staticById,
-                          ObjectInstances& out) {
+                          ObjectInstances& out, const ObjectDetail& detail) {
     out.reserve(uint32_t(drawn.size()));
-    const MeshChoice choice(camera, viewportHeight);
-    const float c = choice.coarseBeyond;
+    const MeshChoice choice(camera, viewportHeight, detail);
+    const float fineBeyond = choice.fineBeyond, impostorBeyond = choice.impostorBeyond;
     const uint32_t firstRock = scene.firstRock();
     const uint32_t byIdBelow = staticById ? scene.firstBall() : 0;
     const bool grouped = groups && !groups->end.empty();
@@ -104,14 +123,16 @@ void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>&
     uint32_t* const space = out.idSpace.get();
     const size_t stride = out.idStride;
     size_t n0 = 0, n1 = 0, n2 = 0, n3 = 0;  // ids of each mesh so far
+    uint32_t bothTrees = 0, bothSpheres = 0;
     uint32_t recordsRead = 0;
     out.wholeIds.clear();
     for (size_t g = 0, begin = 0; g < groupCount; ++g) {
         const size_t end = grouped ? groups->end[g] : drawn.size();
-        // A static object is coarse when (size c)^2 < |base - eye|^2, and its base lies in its
-        // group's box: sure when (size c)^2 falls below the box's nearest point's distance or
-        // above its farthest's, by a relative margin of 1e-3, far wider than the few roundings on
-        // either side; decided from its record otherwise (and without groups).
+        // A static object's base lies in its group's box: it takes its mesh alone when (size
+        // fineBeyond)^2 is at least the box's farthest point's squared distance, its impostor
+        // alone when (size impostorBeyond)^2 falls below its nearest's, both when the band holds
+        // the box, each by a relative margin of 1e-3, far wider than the few roundings on either
+        // side; decided from its record otherwise (and without groups).
         float nearest = 0.0f, farthest = std::numeric_limits<float>::infinity();
         if (grouped) {
             distancesSquared(groups->box[g], choice.eye, nearest, farthest);
@@ -126,20 +147,30 @@ void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>&
                 continue;
             }
             const float size = sizes[id];
-            const float reach = size * c * size * c;
-            bool coarse = reach < nearest;
-            if (!coarse && !(reach > farthest)) {  // rare: near the distance where it changes
-                coarse = choice.coarse(size, scene.base(id));
+            const float fine = size * fineBeyond, impostor = size * impostorBeyond;
+            const float fine2 = fine * fine, impostor2 = impostor * impostor;
+            DrawnAs way;
+            if (fine2 >= farthest) {
+                way = DrawnAs::Mesh;
+            } else if (impostor2 < nearest) {
+                way = DrawnAs::Impostor;
+            } else if (fine2 < nearest && impostor2 >= farthest) {
+                way = DrawnAs::Both;
+            } else {  // rare: a box across an end of the band
+                way = choice.way(size, scene.base(id));
                 ++recordsRead;
             }
-            // meshOf: TreeFine 0, TreeCoarse 1, SphereFine 2, SphereCoarse 3.
-            const size_t mesh = (id >= firstRock ? 2 : 0) + (coarse ? 1 : 0);
-            const size_t at = mesh == 0 ? n0 : mesh == 1 ? n1 : mesh == 2 ? n2 : n3;
-            space[mesh * stride + at] = id | mark;
-            n0 += mesh == 0;
-            n1 += mesh == 1;
-            n2 += mesh == 2;
-            n3 += mesh == 3;
+            // meshOf: TreeFine 0, TreeImpostor 1, SphereFine 2, SphereImpostor 3.
+            const bool both = way == DrawnAs::Both;
+            const uint32_t entry = id | mark | (both ? kBandId : 0u);
+            const size_t shape = id >= firstRock ? 2 : 0;
+            if (way != DrawnAs::Impostor) {
+                space[shape * stride + (shape == 0 ? n0++ : n2++)] = entry;
+            }
+            if (way != DrawnAs::Mesh) {
+                space[(shape + 1) * stride + (shape == 0 ? n1++ : n3++)] = entry;
+            }
+            (shape == 0 ? bothTrees : bothSpheres) += both ? 1 : 0;
         }
         begin = end;
     }
@@ -151,8 +182,8 @@ void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>&
     constexpr size_t kAhead = 16;
     const size_t whole = out.wholeIds.size();
     out.counts.fill(0);
-    out.unsorted.resize(whole);
-    out.meshOf.resize(whole);
+    out.unsorted.clear();
+    out.meshOf.clear();
     for (size_t k = 0; k < whole; ++k) {
         if (k + kAhead < whole) {
             __builtin_prefetch(&scene.shape(out.wholeIds[k + kAhead] & ~kSelectedId));
@@ -160,13 +191,24 @@ void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>&
         const uint32_t id = out.wholeIds[k] & ~kSelectedId;
         const bool picked = (out.wholeIds[k] & kSelectedId) != 0;
         const ObjectShape& o = scene.shape(id);
-        const uint8_t mesh =
-            uint8_t(meshOf(o.kind, choice.coarse(std::max(o.radius, o.height), o.base)));
-        out.unsorted[k] = {o.base.x, o.base.y, o.base.z,
-                           o.radius, o.height, uint32_t(o.kind) | (picked ? kSelectedLook : 0u)};
-        out.meshOf[k] = mesh;
-        ++out.counts[mesh];
+        const DrawnAs way = choice.way(std::max(o.radius, o.height), o.base);
+        const bool both = way == DrawnAs::Both;
+        const uint32_t look =
+            uint32_t(o.kind) | (picked ? kSelectedLook : 0u) | (both ? kBandLook : 0u);
+        const ObjectInstance instance = {o.base.x, o.base.y, o.base.z, o.radius, o.height, look};
+        for (const bool asImpostor : {false, true}) {
+            if (way != (asImpostor ? DrawnAs::Mesh : DrawnAs::Impostor)) {
+                const uint8_t mesh = uint8_t(meshOf(o.kind, asImpostor));
+                out.unsorted.push_back(instance);
+                out.meshOf.push_back(mesh);
+                ++out.counts[mesh];
+            }
+        }
+        if (both) {
+            ++(o.kind == ObjectKind::Tree ? bothTrees : bothSpheres);
+        }
     }
+    out.inBoth = {bothTrees, bothSpheres};
     groupByMesh(out.unsorted, out.meshOf, out.counts, out.sorted);
 }
 

@@ -6,10 +6,12 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "core/config.h"
 #include "core/objects/loose_tree.h"
 #include "core/objects/mesh.h"
 #include "core/objects/scene.h"
@@ -18,7 +20,8 @@
 namespace qt {
 
 // One object as the vertex shader reads it: the unit mesh scaled by (radius, height, radius)
-// and moved to base; look: its kind in bits 0-7, bit 8 when selected.
+// and moved to base; look: its kind in bits 0-7, bit 8 when selected, bit 9 when it lies in the
+// band between mesh and impostor (MeshChoice).
 struct ObjectInstance {
     float x, y, z;
     float radius;
@@ -28,42 +31,69 @@ struct ObjectInstance {
 static_assert(sizeof(ObjectInstance) == 24, "the instance layout the shader reads");
 
 constexpr uint32_t kSelectedLook = 0x100;
-// A static object's id as uploaded: bit 31 when selected (ids stay below kMaxObjects).
+constexpr uint32_t kBandLook = 0x200;
+// A static object's id as uploaded: bit 31 when selected, bit 30 when in the band, the id below
+// (ids stay below kMaxObjects).
 constexpr uint32_t kSelectedId = 0x80000000u;
+constexpr uint32_t kBandId = 0x40000000u;
+static_assert(kMaxObjects < kBandId, "an id and its marks fit in 32 bits");
 
-// Objects whose radius spans fewer pixels than this on screen take the coarse meshes.
-constexpr float kCoarseObjectPixels = 6.0f;
+// How an object is drawn by its size on screen (max(radius, height), in pixels): its fine mesh at
+// kFineObjectPixels or more, its impostor below kImpostorObjectPixels, and in the band between,
+// both, each over a share of its pixels: a dither the fragment shaders share, the impostor's
+// share growing from none to all of kFadeSteps across the band with the distance, computed by
+// the vertex shaders from the distance (objects.vert), so that the change does not pop.
+constexpr float kFineObjectPixels = 9.0f;
+constexpr float kImpostorObjectPixels = 6.0f;
+constexpr uint32_t kFadeSteps = 31;
+// Nearer than this many times its size an object takes its mesh whatever its pixels (a tiny
+// viewport): the impostor's quad needs the eye well outside the object's bounding sphere.
+constexpr float kNearestImpostor = 4.0f;
+struct ObjectDetail {
+    float finePixels = kFineObjectPixels;
+    float impostorPixels = kImpostorObjectPixels;  // at most finePixels
+};
 
-// Each object's mesh: coarse when max(radius, height) spans fewer than kCoarseObjectPixels,
-// that is when (size * coarseBeyond)^2 < |base - eye|^2, for the camera's coarseBeyond.
+// How an object is drawn: its mesh alone, both ways (in the band), its impostor alone.
+enum class DrawnAs : uint8_t { Mesh, Both, Impostor };
+
+// Each object's way, from its size and base, for one camera: its mesh alone when (size
+// fineBeyond)^2 >= |base - eye|^2, its impostor alone when (size impostorBeyond)^2 is below it,
+// both between.
 struct MeshChoice {
     glm::vec3 eye{0.0f};
-    float coarseBeyond = 0.0f;  // distance, per unit of size, past which the coarse mesh is used
+    float fineBeyond = 0.0f;      // distance, per unit of size, past which the mesh is not alone
+    float impostorBeyond = 0.0f;  // ... past which the impostor is alone
 
-    MeshChoice(const Camera& camera, int viewportHeight);
-    bool coarse(float size, const glm::vec3& base) const {
+    MeshChoice(const Camera& camera, int viewportHeight, const ObjectDetail& detail = {});
+    DrawnAs way(float size, const glm::vec3& base) const {
         const glm::vec3 d = base - eye;
-        return size * coarseBeyond * size * coarseBeyond < glm::dot(d, d);
+        const float d2 = glm::dot(d, d);
+        const float fine = size * fineBeyond, impostor = size * impostorBeyond;
+        return fine * fine >= d2          ? DrawnAs::Mesh
+               : impostor * impostor < d2 ? DrawnAs::Impostor
+                                          : DrawnAs::Both;
     }
 };
 
-ObjectMesh meshOf(ObjectKind kind, bool coarse);
-static_assert(int(ObjectMesh::TreeFine) == 0 && int(ObjectMesh::TreeCoarse) == 1 &&
-                  int(ObjectMesh::SphereFine) == 2 && int(ObjectMesh::SphereCoarse) == 3,
-              "buildObjectInstances computes a static object's mesh as 2 * rock + coarse");
+ObjectMesh meshOf(ObjectKind kind, bool impostor);
+static_assert(int(ObjectMesh::TreeFine) == 0 && int(ObjectMesh::TreeImpostor) == 1 &&
+                  int(ObjectMesh::SphereFine) == 2 && int(ObjectMesh::SphereImpostor) == 3,
+              "buildObjectInstances computes a static object's mesh as 2 * rock + impostor");
 
 // A frame's instances, each mesh's in the drawn list's order, so that a culled frame's are a
 // subsequence of the unculled frame's (LooseObjectTree::allInTreeOrder) and objects meeting at
 // equal depth win the same pixels in both: the static objects' ids, idCounts[m] of mesh m from
 // ids(m); the whole instances, counts[0] of mesh 0 first in `sorted`, then counts[1] of mesh 1,
-// and so on.
+// and so on. An object in the band between mesh and impostor is in both its shape's lists.
 struct ObjectInstances {
     std::array<uint32_t, kObjectMeshes> idCounts{};
-    uint32_t recordsRead = 0;  // static objects whose mesh their group left to their record
+    std::array<uint32_t, 2> inBoth{};  // trees, spheres drawn both ways (by id and whole)
+    uint32_t recordsRead = 0;          // static objects whose mesh their group left to their record
     std::vector<ObjectInstance> sorted;
     std::array<uint32_t, kObjectMeshes> counts{};
-    // Scratch: the ids of those drawn whole (kSelectedId marking the selected), and, in that
-    // order, their instances and meshes.
+    // Scratch: the ids of those drawn whole (kSelectedId marking the selected), and their
+    // instances and meshes (two for an object drawn both ways).
     std::vector<uint32_t> wholeIds;
     std::vector<ObjectInstance> unsorted;
     std::vector<uint8_t> meshOf;
@@ -78,23 +108,28 @@ struct ObjectInstances {
     void reserve(uint32_t count);
 };
 
-// Fills `out` with `drawn` (ids of `scene`), `selected` (per id, may be empty) marked, the mesh of
-// each by its size in pixels seen from `camera` in a viewport `viewportHeight` pixels high (a
-// static object's kind from its id's range). `groups` (may be null or empty) splits `drawn` into
-// the frame's groups (ObjectGroups, each box holding its objects' boxes): a static object whose
-// size (ObjectScene::staticSize) puts its mesh change nearer than its group's box, or farther,
-// takes its mesh without its record being read; the others, and all without groups, read it.
-// The choice is each object's either way (tested), so a culled frame with groups and an unculled
-// one without draw each object with the same mesh. With `staticById` false the static objects go
-// to `sorted` as whole instances too.
+// Fills `out` with `drawn` (ids of `scene`), `selected` (per id, may be empty) marked, the mesh,
+// impostor or both of each by its size in pixels seen from `camera` in a viewport
+// `viewportHeight` pixels high (MeshChoice; a static object's kind from its id's range).
+// `groups` (may be null or empty) splits `drawn` into the frame's groups (ObjectGroups, each box
+// holding its objects' boxes): a static object whose size (ObjectScene::staticSize) puts the
+// band between mesh and impostor wholly nearer than its group's box, or farther, is drawn so
+// without its record being read; the others, and all without groups, read it. The choice is
+// each object's either way (tested), so a culled frame with groups and an unculled one without
+// draw each object alike. With `staticById` false the static objects go to `sorted` as whole
+// instances too.
 void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
                           const ObjectGroups* groups, const std::vector<uint8_t>& selected,
                           const Camera& camera, int viewportHeight, bool staticById,
-                          ObjectInstances& out);
+                          ObjectInstances& out, const ObjectDetail& detail = {});
 
 // The triangles `in` draws: each mesh's triangles (objectMesh) times its instances, whole and by
 // id.
 uint64_t instanceTriangles(const ObjectInstances& in);
+// The triangles the same objects would draw without impostors: the fine mesh where the impostor is
+// not alone (at or above impostorPixels), the coarse meshes of a fixed level where it is
+// (kCoarseTreeTriangles, kCoarseSphereTriangles), as a renderer of meshes alone draws far objects.
+uint64_t meshOnlyTriangles(const ObjectInstances& in);
 // The bytes a frame sends the GPU for `in`: the whole instances' records and the ids.
 uint64_t instanceUploadBytes(const ObjectInstances& in);
 

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include <glm/geometric.hpp>
+#include <glm/vec2.hpp>
 
 namespace qt {
 namespace {
@@ -74,14 +75,14 @@ Mesh treeMesh(int segments) {
         const uint16_t t2 = addVertex(m, d1 * kTrunkRadius + glm::vec3(0, kTrunkTop, 0), d1, 1.0f);
         const uint16_t t3 = addVertex(m, d0 * kTrunkRadius + glm::vec3(0, kTrunkTop, 0), d0, 1.0f);
         m.indices.insert(m.indices.end(), {t0, t2, t1, t0, t3, t2});
-        // Cone side: from the rim at kConeBase to the apex; normals tilted up by the slope.
+        // Cone side: from the rim at kConeBase to the apex. The side's normal is the gradient of
+        // sqrt(x^2 + z^2) - (1 - y) slope: the outward direction tilted up by the slope.
         const uint16_t c0 =
-            addVertex(m, d0 + glm::vec3(0, kConeBase, 0), d0 + glm::vec3(0, 1.0f / slope, 0), 0.0f);
+            addVertex(m, d0 + glm::vec3(0, kConeBase, 0), d0 + glm::vec3(0, slope, 0), 0.0f);
         const uint16_t c1 =
-            addVertex(m, d1 + glm::vec3(0, kConeBase, 0), d1 + glm::vec3(0, 1.0f / slope, 0), 0.0f);
+            addVertex(m, d1 + glm::vec3(0, kConeBase, 0), d1 + glm::vec3(0, slope, 0), 0.0f);
         const glm::vec3 mid = glm::normalize(d0 + d1);
-        const uint16_t apex =
-            addVertex(m, {0.0f, 1.0f, 0.0f}, mid + glm::vec3(0, 1.0f / slope, 0), 0.0f);
+        const uint16_t apex = addVertex(m, {0.0f, 1.0f, 0.0f}, mid + glm::vec3(0, slope, 0), 0.0f);
         m.indices.insert(m.indices.end(), {c0, apex, c1});
         // The cone's underside: a disc facing down.
         const uint16_t u0 = addVertex(m, d0 + glm::vec3(0, kConeBase, 0), {0, -1, 0}, 0.0f);
@@ -92,18 +93,31 @@ Mesh treeMesh(int segments) {
     return m;
 }
 
+Mesh impostorQuad() {
+    Mesh m;
+    for (const glm::vec2 c :
+         {glm::vec2(-1, -1), glm::vec2(1, -1), glm::vec2(1, 1), glm::vec2(-1, 1)}) {
+        m.vertices.push_back({glm::vec3(c, 0.0f), glm::vec3(0.0f, 0.0f, 1.0f), 0.0f});
+    }
+    m.indices = {0, 1, 2, 0, 2, 3};
+    return m;
+}
+
 Mesh objectMesh(ObjectMesh which) {
     switch (which) {
         case ObjectMesh::TreeFine:
             return treeMesh(10);
-        case ObjectMesh::TreeCoarse:
-            return treeMesh(4);
         case ObjectMesh::SphereFine:
             return sphereMesh(2);
-        case ObjectMesh::SphereCoarse:
-            return sphereMesh(0);
+        case ObjectMesh::TreeImpostor:
+        case ObjectMesh::SphereImpostor:
+            return impostorQuad();
     }
     return {};
+}
+
+bool isImpostor(ObjectMesh which) {
+    return which == ObjectMesh::TreeImpostor || which == ObjectMesh::SphereImpostor;
 }
 
 }  // namespace qt

@@ -1,7 +1,10 @@
 // The meshes objects are drawn with, in unit shapes that the vertex shader scales into each
-// object's box: a sphere (balls, and rocks flattened) and a tree (a trunk and a cone), each at
-// a fine and a coarse level for objects far away. Every vertex lies in the unit shape's box,
-// so a drawn object never leaves the box it is culled by.
+// object's box: a sphere (balls, and rocks flattened) and a tree (a trunk and a cone), each as a
+// fine mesh and, for objects small on screen, as an impostor: a quad the vertex shader turns to
+// face the eye over the object's bounding sphere, on which the fragment shader finds the same
+// round shape by a ray cast (shaders/objects.frag). Every mesh vertex lies in the unit shape's
+// box, and every impostor fragment drawn on the shape inside it, so a drawn object never leaves
+// the box it is culled by.
 #pragma once
 
 #include <cstdint>
@@ -36,9 +39,19 @@ constexpr float kConeBase = 0.25f;
 // `segments` sides, their corners on the round shapes.
 Mesh treeMesh(int segments);
 
-// The four meshes, in draw order: fine tree, coarse tree, fine sphere, coarse sphere.
-enum class ObjectMesh : uint8_t { TreeFine, TreeCoarse, SphereFine, SphereCoarse };
+// The quad an impostor is drawn on: corners (+-1, +-1, 0), two triangles.
+Mesh impostorQuad();
+
+// The four meshes, in draw order: fine tree, tree impostor, fine sphere, sphere impostor.
+enum class ObjectMesh : uint8_t { TreeFine, TreeImpostor, SphereFine, SphereImpostor };
 constexpr int kObjectMeshes = 4;
 Mesh objectMesh(ObjectMesh which);
+bool isImpostor(ObjectMesh which);
+
+// The triangles the same object would take as the coarse meshes of a fixed low level (a tree of
+// 4 sides, an icosahedron) that impostors replace: what the object frame's figure compares the
+// impostors' triangles with (bench/object_frame_bench.cpp).
+constexpr int kCoarseTreeTriangles = 16;    // treeMesh(4)
+constexpr int kCoarseSphereTriangles = 20;  // sphereMesh(0)
 
 }  // namespace qt

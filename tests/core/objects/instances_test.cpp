@@ -1,8 +1,9 @@
-// The drawn objects' instances (core/objects/instances.h): every drawn object once, the static ones
-// as their ids (selection in bit 31) and the balls as whole instances with their own shape, kind
-// and selection, each mesh's in the drawn list's order, the fine meshes near the eye and the
-// coarse ones far from it; the mesh each object's own, whether its frame's groups decided it or
-// its record did; and the static records as the vertex shader fetches them.
+// The drawn objects' instances (core/objects/instances.h): every drawn object once as its mesh or
+// its impostor, or once each way in the band between, the static ones as their ids (selection in
+// bit 31, the band in bit 30) and the balls as whole instances with their own
+// shape, kind, selection and band, each mesh's in the drawn list's order, the fine meshes near
+// the eye and the impostors far from it; the choice each object's own, whether its frame's groups
+// decided it or its record did; and the static records as the vertex shader fetches them.
 #include "core/objects/instances.h"
 
 #include <algorithm>
@@ -21,13 +22,24 @@
 namespace qt {
 namespace {
 
-// The mesh by the definition (MeshChoice): max(radius, height) under kCoarseObjectPixels pixels.
-ObjectMesh expectedMesh(const ObjectScene& scene, uint32_t id, const Camera& camera) {
+// The way by the definition (MeshChoice): the size max(radius, height) spans kFineObjectPixels at
+// fineAt and kImpostorObjectPixels at impostorAt (neither nearer than kNearestImpostor sizes); the
+// mesh alone up to fineAt, the impostor alone past impostorAt, both between.
+DrawnAs expectedWay(const ObjectScene& scene, uint32_t id, const Camera& camera) {
     const ObjectShape& o = scene.shape(id);
-    const float coarseBeyond = 720.0f / (2.0f * std::tan(0.5f * camera.fovY)) / kCoarseObjectPixels;
-    const float r = std::max(o.radius, o.height) * coarseBeyond;
-    const glm::vec3 d = o.base - camera.position;
-    return meshOf(o.kind, r * r < glm::dot(d, d));
+    const float pixelsAtOne = 720.0f / (2.0f * std::tan(0.5f * camera.fovY));
+    const float size = std::max(o.radius, o.height);
+    const float fineAt = size * std::max(pixelsAtOne / kFineObjectPixels, kNearestImpostor);
+    const float impostorAt = size * std::max(pixelsAtOne / kImpostorObjectPixels, kNearestImpostor);
+    const float d = glm::length(o.base - camera.position);
+    return d <= fineAt ? DrawnAs::Mesh : d > impostorAt ? DrawnAs::Impostor : DrawnAs::Both;
+}
+
+// Whether mesh list `mesh` holds an object of `kind` drawn as `way`.
+bool inList(int mesh, ObjectKind kind, DrawnAs way) {
+    const bool impostor = isImpostor(ObjectMesh(mesh));
+    return meshOf(kind, impostor) == ObjectMesh(mesh) &&
+           way != (impostor ? DrawnAs::Mesh : DrawnAs::Impostor);
 }
 
 // `out` holds exactly `drawn`, each with its mesh, in the drawn order per mesh; statics by id
@@ -44,13 +56,15 @@ void expectInstancesOf(const ObjectScene& scene, const std::vector<uint32_t>& dr
             wholeAt += out.counts[size_t(m)];
         }
         for (uint32_t id : drawn) {
-            if (int(expectedMesh(scene, id, camera)) != mesh) {
+            const DrawnAs way = expectedWay(scene, id, camera);
+            if (!inList(mesh, scene.kind(id), way)) {
                 continue;
             }
             const bool picked = id < selected.size() && selected[id];
             if (byId && id < scene.firstBall()) {
                 ASSERT_LT(ids - idsBefore, out.idCounts[size_t(mesh)]) << "mesh " << mesh;
-                EXPECT_EQ(out.ids(mesh)[ids - idsBefore], id | (picked ? kSelectedId : 0u));
+                EXPECT_EQ(out.ids(mesh)[ids - idsBefore],
+                          id | (picked ? kSelectedId : 0u) | (way == DrawnAs::Both ? kBandId : 0u));
                 ++ids;
                 continue;
             }
@@ -63,13 +77,21 @@ void expectInstancesOf(const ObjectScene& scene, const std::vector<uint32_t>& dr
             EXPECT_EQ(i.z, o.base.z);
             EXPECT_EQ(i.radius, o.radius);
             EXPECT_EQ(i.height, o.height);
-            EXPECT_EQ(i.look, uint32_t(o.kind) | (picked ? kSelectedLook : 0u));
+            EXPECT_EQ(i.look, uint32_t(o.kind) | (picked ? kSelectedLook : 0u) |
+                                  (way == DrawnAs::Both ? kBandLook : 0u));
         }
         EXPECT_EQ(ids - idsBefore, out.idCounts[size_t(mesh)]) << "mesh " << mesh;
         meshesUsed += out.idCounts[size_t(mesh)] + out.counts[size_t(mesh)] > 0 ? 1 : 0;
     }
+    size_t both[2] = {0, 0};
+    for (uint32_t id : drawn) {
+        const bool inBand = expectedWay(scene, id, camera) == DrawnAs::Both;
+        both[scene.kind(id) == ObjectKind::Tree ? 0 : 1] += inBand ? 1 : 0;
+    }
+    EXPECT_EQ(out.inBoth[0], both[0]);
+    EXPECT_EQ(out.inBoth[1], both[1]);
     EXPECT_EQ(whole, out.sorted.size());
-    EXPECT_EQ(ids + whole, drawn.size());
+    EXPECT_EQ(ids + whole, drawn.size() + both[0] + both[1]);
 }
 
 TEST(ObjectInstances, EachDrawnObjectOnceGroupedByMeshInTheDrawnOrder) {
@@ -94,6 +116,8 @@ TEST(ObjectInstances, EachDrawnObjectOnceGroupedByMeshInTheDrawnOrder) {
         expectInstancesOf(scene, drawn, selected, camera, byId, out, meshesUsed);
         EXPECT_EQ(meshesUsed, kObjectMeshes)
             << "the camera should see near and far trees and spheres";
+        EXPECT_GT(out.inBoth[0], 0u) << "no tree in the band between mesh and impostor";
+        EXPECT_GT(out.inBoth[1], 0u) << "no sphere in the band between mesh and impostor";
         if (byId) {
             EXPECT_GT(out.idCounts[0] + out.idCounts[1] + out.idCounts[2] + out.idCounts[3], 0u);
         } else {
@@ -103,8 +127,11 @@ TEST(ObjectInstances, EachDrawnObjectOnceGroupedByMeshInTheDrawnOrder) {
 }
 
 // What the instances draw and send, counted object by object from the definitions: each drawn
-// object's mesh's triangles (expectedMesh, objectMesh), and 4 bytes for a static object sent by
-// id, 24 (ObjectInstance) for one sent whole. Both ways of sending, the second all whole.
+// object's mesh's triangles (objectMesh: 40 a fine tree, 320 a fine sphere) and 2 for an
+// impostor, both in the band (expectedWay); the same objects with the fine meshes up to the band's
+// far end and coarse ones of 16 and 20 triangles beyond (meshOnlyTriangles); and 4 bytes for a
+// static object sent by id, 24 (ObjectInstance) for one sent whole, for each way it is drawn.
+// Both ways of sending, the second all whole.
 TEST(ObjectInstances, TrianglesAndUploadBytesAreThoseOfEachDrawnObject) {
     const Heightmap map = syntheticHeightmap(513, 513, 5);
     const WorldMapping mapping = defaultMapping(map);
@@ -118,18 +145,51 @@ TEST(ObjectInstances, TrianglesAndUploadBytesAreThoseOfEachDrawnObject) {
     for (const bool byId : {true, false}) {
         ObjectInstances out;
         buildObjectInstances(scene, drawn, nullptr, {}, camera, 720, byId, out);
-        uint64_t triangles = 0, bytes = 0, balls = 0;
+        uint64_t triangles = 0, meshOnly = 0, bytes = 0, balls = 0, impostors = 0;
         for (const uint32_t id : drawn) {
-            triangles += objectMesh(expectedMesh(scene, id, camera)).indices.size() / 3;
+            const DrawnAs way = expectedWay(scene, id, camera);
+            const bool tree = scene.kind(id) == ObjectKind::Tree;
+            const uint64_t fine = tree ? 40 : 320;
+            const bool asMesh = way != DrawnAs::Impostor, asImpostor = way != DrawnAs::Mesh;
+            const int ways = (asMesh ? 1 : 0) + (asImpostor ? 1 : 0);
+            triangles += (asImpostor ? 2 : 0) + (asMesh ? fine : 0);
+            meshOnly += asMesh ? fine : tree ? 16 : 20;
+            impostors += asImpostor ? 1 : 0;
             const bool ball = id >= scene.firstBall();
             balls += ball ? 1 : 0;
-            bytes += byId && !ball ? 4 : 24;
+            bytes += uint64_t(ways) * (byId && !ball ? 4 : 24);
         }
         ASSERT_GT(balls, 0u);
         ASSERT_LT(balls, drawn.size());
+        ASSERT_GT(impostors, 0u);
+        ASSERT_LT(impostors, drawn.size());
         EXPECT_EQ(instanceTriangles(out), triangles) << (byId ? "by id" : "whole");
+        EXPECT_EQ(meshOnlyTriangles(out), meshOnly) << (byId ? "by id" : "whole");
         EXPECT_EQ(instanceUploadBytes(out), bytes) << (byId ? "by id" : "whole");
     }
+}
+
+// The meshes: an impostor is a quad of 2 triangles; the coarse meshes the impostors are counted
+// against have the triangles meshOnlyTriangles counts; the cone's side is lit by its true normal,
+// square to the slant from each rim corner to the apex (as the impostor's ray cast finds it).
+TEST(ObjectMeshes, ImpostorQuadCoarseCountsAndTheConesNormals) {
+    EXPECT_EQ(impostorQuad().indices.size(), 6u);
+    EXPECT_EQ(objectMesh(ObjectMesh::TreeImpostor).indices.size(), 6u);
+    EXPECT_EQ(treeMesh(4).indices.size() / 3, size_t(kCoarseTreeTriangles));
+    EXPECT_EQ(sphereMesh(0).indices.size() / 3, size_t(kCoarseSphereTriangles));
+    int rims = 0;
+    for (const MeshVertex& v : treeMesh(10).vertices) {
+        const float across = std::hypot(v.position.x, v.position.z);
+        if (v.material != 0.0f || std::abs(v.position.y - kConeBase) > 1e-6f ||
+            std::abs(across - 1.0f) > 1e-5f || v.normal.y <= 0.0f) {
+            continue;  // not a rim corner of the cone's side
+        }
+        const glm::vec3 slant = glm::vec3(0.0f, 1.0f, 0.0f) - v.position;
+        EXPECT_NEAR(glm::dot(v.normal, glm::normalize(slant)), 0.0f, 1e-5f);
+        EXPECT_NEAR(glm::length(v.normal), 1.0f, 1e-5f);
+        ++rims;
+    }
+    EXPECT_EQ(rims, 20);  // two a side, 10 sides
 }
 
 TEST(ObjectInstances, ScatteredIdsAreTreesThenRocksThenBalls) {
@@ -164,7 +224,7 @@ TEST(ObjectInstances, GroupsDecideEachObjectsOwnMesh) {
         selected[id] = 1;
     }
     ObjectInstances grouped, plain;
-    size_t groupsSeen = 0, coarse = 0, fine = 0;
+    size_t groupsSeen = 0, impostors = 0, fine = 0, both = 0;
     for (const Camera& c : flightPath(s.map, s.mapping, 24, 16.0f / 9.0f)) {
         runFrame(s.map, s.tree, s.mapping, {c, 720, true, true, 2.0f}, frame, &scene.index());
         groupsSeen += frame.objectsDrawnGroups.end.size();
@@ -186,16 +246,20 @@ TEST(ObjectInstances, GroupsDecideEachObjectsOwnMesh) {
         }
         int meshesUsed = 0;
         expectInstancesOf(scene, frame.objectsDrawn, selected, c, true, grouped, meshesUsed);
+        ASSERT_EQ(grouped.inBoth, plain.inBoth);
         fine += grouped.idCounts[0] + grouped.idCounts[2];
-        coarse += grouped.idCounts[1] + grouped.idCounts[3];
+        impostors += grouped.idCounts[1] + grouped.idCounts[3];
+        both += grouped.inBoth[0] + grouped.inBoth[1];
         const uint32_t statics =
-            std::accumulate(grouped.idCounts.begin(), grouped.idCounts.end(), 0u);
+            uint32_t(std::count_if(frame.objectsDrawn.begin(), frame.objectsDrawn.end(),
+                                   [&scene](uint32_t id) { return id < scene.firstBall(); }));
         EXPECT_EQ(plain.recordsRead, statics);
         EXPECT_LE(grouped.recordsRead, statics / 10) << "the groups decide most";
     }
     EXPECT_GT(groupsSeen, 0u);
     EXPECT_GT(fine, 0u);
-    EXPECT_GT(coarse, 0u);
+    EXPECT_GT(impostors, 0u);
+    EXPECT_GT(both, 0u);
 }
 
 TEST(ObjectInstances, RecordTexelsHoldEachStaticObjectsShapeAndKind) {
