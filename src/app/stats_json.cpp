@@ -323,7 +323,10 @@ std::string statsJson(const StatsReport& r) {
              ", \"cull_ms\": " + milliseconds(o.cullMs) +
              ", \"draw_calls\": " + std::to_string(s.objectDrawCalls) +
              ", \"triangles\": " + std::to_string(s.objectTriangles) +
-             ", \"triangles_without_impostors\": " + std::to_string(s.objectMeshTriangles) +
+             ", \"triangles_without_impostors\": " +
+             std::to_string(
+                 r.frame ? meshOnlyTriangles(*r.objects, r.frame->objectsDrawn, r.camera, r.height)
+                         : 0) +
              ", \"upload_bytes\": " + std::to_string(s.objectUploadBytes) + "},\n";
         if (r.dumpObjects && r.frame) {
             j += "  \"object_list\": [";

@@ -529,7 +529,6 @@ FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const 
         }
         stats.objectDrawCalls = objects->submit(camera);
         stats.objectTriangles = instanceTriangles(objects->instances);
-        stats.objectMeshTriangles = meshOnlyTriangles(objects->instances);
         stats.objectUploadBytes = instanceUploadBytes(objects->instances);
     }
     stats.drawCalls += renderer.drawSky(terrain.gpu, terrain.mapping, camera);

@@ -65,15 +65,14 @@ struct FrameStats {
     uint32_t instancesEmpty = 0;
     ObjectFrameStats objects;
 
-    int drawCalls = 0;                 // terrain draws only
-    int objectDrawCalls = 0;           // object draws: at most one per object mesh
-    uint64_t objectTriangles = 0;      // what the object draws draw (instanceTriangles)
-    uint64_t objectMeshTriangles = 0;  // the same objects as meshes alone (meshOnlyTriangles)
-    uint64_t objectUploadBytes = 0;    // what they send the GPU (instanceUploadBytes)
-    bool syncedDraws = false;          // drawn in synchronised batches
-    bool backFacesCulled = false;      // back faces culled
-    uint32_t instancesFrontOnly = 0;   // instances drawn with back faces culled
-    double frameMs = 0.0;              // filled by the caller, who knows where the frame ends
+    int drawCalls = 0;                // terrain draws only
+    int objectDrawCalls = 0;          // object draws: at most one per object mesh
+    uint64_t objectTriangles = 0;     // what the object draws draw (instanceTriangles)
+    uint64_t objectUploadBytes = 0;   // what they send the GPU (instanceUploadBytes)
+    bool syncedDraws = false;         // drawn in synchronised batches
+    bool backFacesCulled = false;     // back faces culled
+    uint32_t instancesFrontOnly = 0;  // instances drawn with back faces culled
+    double frameMs = 0.0;             // filled by the caller, who knows where the frame ends
     // Scripted frames: the GPU's time for the frame's GL sections, not the CPU's between them.
     double gpuMs = 0.0;
 };

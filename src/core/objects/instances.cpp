@@ -72,16 +72,19 @@ uint64_t instanceTriangles(const ObjectInstances& in) {
     return sum;
 }
 
-uint64_t meshOnlyTriangles(const ObjectInstances& in) {
+uint64_t meshOnlyTriangles(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
+                           const Camera& camera, int viewportHeight) {
     static const uint64_t treeFine = objectMesh(ObjectMesh::TreeFine).indices.size() / 3;
     static const uint64_t sphereFine = objectMesh(ObjectMesh::SphereFine).indices.size() / 3;
-    const auto drawn = [&in](ObjectMesh m) {
-        return uint64_t(in.idCounts[size_t(m)]) + uint64_t(in.counts[size_t(m)]);
-    };
-    return treeFine * drawn(ObjectMesh::TreeFine) +
-           uint64_t(kCoarseTreeTriangles) * (drawn(ObjectMesh::TreeImpostor) - in.inBoth[0]) +
-           sphereFine * drawn(ObjectMesh::SphereFine) +
-           uint64_t(kCoarseSphereTriangles) * (drawn(ObjectMesh::SphereImpostor) - in.inBoth[1]);
+    const MeshChoice coarseBelow(camera, viewportHeight, {kCoarseMeshPixels, kCoarseMeshPixels});
+    uint64_t sum = 0;
+    for (const uint32_t id : drawn) {
+        const ObjectShape& o = scene.shape(id);
+        const bool fine = coarseBelow.way(std::max(o.radius, o.height), o.base) == DrawnAs::Mesh;
+        sum += o.kind == ObjectKind::Tree ? (fine ? treeFine : uint64_t(kCoarseTreeTriangles))
+                                          : (fine ? sphereFine : uint64_t(kCoarseSphereTriangles));
+    }
+    return sum;
 }
 
 uint64_t instanceUploadBytes(const ObjectInstances& in) {

@@ -43,8 +43,8 @@ static_assert(kMaxObjects < kBandId, "an id and its marks fit in 32 bits");
 // both, each over a share of its pixels: a dither the fragment shaders share, the impostor's
 // share growing from none to all of kFadeSteps across the band with the distance, computed by
 // the vertex shaders from the distance (objects.vert), so that the change does not pop.
-constexpr float kFineObjectPixels = 9.0f;
-constexpr float kImpostorObjectPixels = 6.0f;
+constexpr float kFineObjectPixels = 16.0f;
+constexpr float kImpostorObjectPixels = 10.0f;
 constexpr uint32_t kFadeSteps = 31;
 // Nearer than this many times its size an object takes its mesh whatever its pixels (a tiny
 // viewport): the impostor's quad needs the eye well outside the object's bounding sphere.
@@ -126,10 +126,15 @@ void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>&
 // The triangles `in` draws: each mesh's triangles (objectMesh) times its instances, whole and by
 // id.
 uint64_t instanceTriangles(const ObjectInstances& in);
-// The triangles the same objects would draw without impostors: the fine mesh where the impostor is
-// not alone (at or above impostorPixels), the coarse meshes of a fixed level where it is
-// (kCoarseTreeTriangles, kCoarseSphereTriangles), as a renderer of meshes alone draws far objects.
-uint64_t meshOnlyTriangles(const ObjectInstances& in);
+// The size on screen below which a renderer of meshes alone draws an object with a coarse mesh of
+// a fixed low level (kCoarseTreeTriangles, kCoarseSphereTriangles) rather than its fine one.
+constexpr float kCoarseMeshPixels = 6.0f;
+// The triangles `drawn` (ids of `scene`) would draw as meshes alone, seen from `camera` in a
+// viewport `viewportHeight` pixels high: each its fine mesh at kCoarseMeshPixels or more, its
+// coarse mesh below. What the impostors are measured against: it reads every drawn object's
+// record, for figures and --stats-json, not for a frame.
+uint64_t meshOnlyTriangles(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
+                           const Camera& camera, int viewportHeight);
 // The bytes a frame sends the GPU for `in`: the whole instances' records and the ids.
 uint64_t instanceUploadBytes(const ObjectInstances& in);
 

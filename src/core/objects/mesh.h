@@ -48,9 +48,9 @@ constexpr int kObjectMeshes = 4;
 Mesh objectMesh(ObjectMesh which);
 bool isImpostor(ObjectMesh which);
 
-// The triangles the same object would take as the coarse meshes of a fixed low level (a tree of
-// 4 sides, an icosahedron) that impostors replace: what the object frame's figure compares the
-// impostors' triangles with (bench/object_frame_bench.cpp).
+// The triangles an object takes as the coarse meshes of a fixed low level (a tree of 4 sides, an
+// icosahedron) that impostors replace: what the impostors' triangles are compared with
+// (meshOnlyTriangles).
 constexpr int kCoarseTreeTriangles = 16;    // treeMesh(4)
 constexpr int kCoarseSphereTriangles = 20;  // sphereMesh(0)
 

@@ -25,12 +25,14 @@ namespace {
 // The way by the definition (MeshChoice): the size max(radius, height) spans kFineObjectPixels at
 // fineAt and kImpostorObjectPixels at impostorAt (neither nearer than kNearestImpostor sizes); the
 // mesh alone up to fineAt, the impostor alone past impostorAt, both between.
-DrawnAs expectedWay(const ObjectScene& scene, uint32_t id, const Camera& camera) {
+DrawnAs expectedWay(const ObjectScene& scene, uint32_t id, const Camera& camera,
+                    float finePixels = kFineObjectPixels,
+                    float impostorPixels = kImpostorObjectPixels) {
     const ObjectShape& o = scene.shape(id);
     const float pixelsAtOne = 720.0f / (2.0f * std::tan(0.5f * camera.fovY));
     const float size = std::max(o.radius, o.height);
-    const float fineAt = size * std::max(pixelsAtOne / kFineObjectPixels, kNearestImpostor);
-    const float impostorAt = size * std::max(pixelsAtOne / kImpostorObjectPixels, kNearestImpostor);
+    const float fineAt = size * std::max(pixelsAtOne / finePixels, kNearestImpostor);
+    const float impostorAt = size * std::max(pixelsAtOne / impostorPixels, kNearestImpostor);
     const float d = glm::length(o.base - camera.position);
     return d <= fineAt ? DrawnAs::Mesh : d > impostorAt ? DrawnAs::Impostor : DrawnAs::Both;
 }
@@ -128,10 +130,10 @@ TEST(ObjectInstances, EachDrawnObjectOnceGroupedByMeshInTheDrawnOrder) {
 
 // What the instances draw and send, counted object by object from the definitions: each drawn
 // object's mesh's triangles (objectMesh: 40 a fine tree, 320 a fine sphere) and 2 for an
-// impostor, both in the band (expectedWay); the same objects with the fine meshes up to the band's
-// far end and coarse ones of 16 and 20 triangles beyond (meshOnlyTriangles); and 4 bytes for a
-// static object sent by id, 24 (ObjectInstance) for one sent whole, for each way it is drawn.
-// Both ways of sending, the second all whole.
+// impostor, both in the band (expectedWay); the same objects as meshes alone, fine at
+// kCoarseMeshPixels or more and coarse ones of 16 and 20 triangles below (meshOnlyTriangles); and 4
+// bytes for a static object sent by id, 24 (ObjectInstance) for one sent whole, for each way it is
+// drawn. Both ways of sending, the second all whole.
 TEST(ObjectInstances, TrianglesAndUploadBytesAreThoseOfEachDrawnObject) {
     const Heightmap map = syntheticHeightmap(513, 513, 5);
     const WorldMapping mapping = defaultMapping(map);
@@ -153,7 +155,9 @@ TEST(ObjectInstances, TrianglesAndUploadBytesAreThoseOfEachDrawnObject) {
             const bool asMesh = way != DrawnAs::Impostor, asImpostor = way != DrawnAs::Mesh;
             const int ways = (asMesh ? 1 : 0) + (asImpostor ? 1 : 0);
             triangles += (asImpostor ? 2 : 0) + (asMesh ? fine : 0);
-            meshOnly += asMesh ? fine : tree ? 16 : 20;
+            const bool fineAlone = expectedWay(scene, id, camera, kCoarseMeshPixels,
+                                               kCoarseMeshPixels) == DrawnAs::Mesh;
+            meshOnly += fineAlone ? fine : tree ? 16 : 20;
             impostors += asImpostor ? 1 : 0;
             const bool ball = id >= scene.firstBall();
             balls += ball ? 1 : 0;
@@ -164,14 +168,15 @@ TEST(ObjectInstances, TrianglesAndUploadBytesAreThoseOfEachDrawnObject) {
         ASSERT_GT(impostors, 0u);
         ASSERT_LT(impostors, drawn.size());
         EXPECT_EQ(instanceTriangles(out), triangles) << (byId ? "by id" : "whole");
-        EXPECT_EQ(meshOnlyTriangles(out), meshOnly) << (byId ? "by id" : "whole");
+        EXPECT_EQ(meshOnlyTriangles(scene, drawn, camera, 720), meshOnly);
         EXPECT_EQ(instanceUploadBytes(out), bytes) << (byId ? "by id" : "whole");
     }
 }
 
 // The meshes: an impostor is a quad of 2 triangles; the coarse meshes the impostors are counted
-// against have the triangles meshOnlyTriangles counts; the cone's side is lit by its true normal,
-// square to the slant from each rim corner to the apex (as the impostor's ray cast finds it).
+// against have the triangles meshOnlyTriangles counts for them; the cone's side is lit by its true
+// normal, square to the slant from each rim corner to the apex (as the impostor's ray cast finds
+// it).
 TEST(ObjectMeshes, ImpostorQuadCoarseCountsAndTheConesNormals) {
     EXPECT_EQ(impostorQuad().indices.size(), 6u);
     EXPECT_EQ(objectMesh(ObjectMesh::TreeImpostor).indices.size(), 6u);
