@@ -123,6 +123,7 @@ int runOneShot(Session& s) {
         report.sun = s.sun;
         report.shadows = s.terrain.gpu.shadows != 0 || s.terrain.gpu.lightPaged();
         report.camera = s.camera;
+        report.viewportHeight = o.windowHeight;
         report.target = o.target ? *o.target : s.camera.position + s.camera.forward();
         report.leafSize = s.terrain.tree.leafSize;
         report.gpu = &s.terrain.gpu;

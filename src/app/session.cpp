@@ -47,15 +47,18 @@ struct TerminalProgress {
             std::fprintf(stderr, "\r\033[K");  // the error line follows on a clean line
         }
     }
-    // LoadOptions::readProgress: a layout's level 0 as it is read.
-    void rows(int64_t done, int64_t total) const {
-        if (on) {
-            std::fprintf(stderr,
-                         "\rquadterrain: loading %s: level 0, %lld of %lld rows of tiles...\033[K",
-                         name.c_str(), static_cast<long long>(done), static_cast<long long>(total));
+    // LoadOptions::readProgress: a long first read (a layout's level 0, a raster's pass into its
+    // code cache), in whole percents, said again when the percent moves.
+    void read(int64_t done, int64_t total) const {
+        const int percent = readPercent(done, total);
+        if (on && percent != shownPercent) {
+            shownPercent = percent;
+            std::fprintf(stderr, "\rquadterrain: loading %s: %d%% read...\033[K", name.c_str(),
+                         percent);
             std::fflush(stderr);
         }
     }
+    mutable int shownPercent = -1;
 
     std::string name;
     bool on;
@@ -110,7 +113,7 @@ Result<Session> Session::create(const ViewerOptions& options, bool* usage) {
     LoadOptions load = loadOptions(options);
     load.hgtTile = options.georef;
     const TerminalProgress terminal(path);
-    load.readProgress = [&terminal](int64_t done, int64_t total) { terminal.rows(done, total); };
+    load.readProgress = [&terminal](int64_t done, int64_t total) { terminal.read(done, total); };
     LoadTimes times;
     Result<OpenedMap> opened =
         openStep(path, load, times, std::cref(terminal), {}, options.leafSize, options.stream);

@@ -45,8 +45,8 @@ struct Session {
     struct PendingLoad {
         std::string path;
         std::future<Result<OpenedTerrain>> read;
-        // How far its read has gone (LoadOptions::readProgress: a layout's rows of tiles), set
-        // by the reading thread; total 0 while nothing is counted.
+        // How far its read has gone (LoadOptions::readProgress, ReadProgress's steps), set by the
+        // reading thread; total 0 while nothing is counted.
         struct Progress {
             std::atomic<int64_t> done{0};
             std::atomic<int64_t> total{0};
@@ -73,8 +73,8 @@ struct Session {
     std::optional<Status> finishLoad(const LoadProgress& progress = {});
     // The path being read, "" when none is.
     std::string loadingPath() const { return pendingLoad ? pendingLoad->path : std::string(); }
-    // How far that read has gone, (done, total) in its own units (a layout's rows of tiles);
-    // total 0 when none is read or nothing is counted.
+    // How far that read has gone, (done, total) in its own steps (ReadProgress); total 0 when
+    // none is read or nothing is counted.
     std::pair<int64_t, int64_t> loadingProgress() const {
         return pendingLoad ? std::pair<int64_t, int64_t>{pendingLoad->progress->done.load(),
                                                          pendingLoad->progress->total.load()}

@@ -324,9 +324,9 @@ std::string statsJson(const StatsReport& r) {
              ", \"draw_calls\": " + std::to_string(s.objectDrawCalls) +
              ", \"triangles\": " + std::to_string(s.objectTriangles) +
              ", \"triangles_without_impostors\": " +
-             std::to_string(
-                 r.frame ? meshOnlyTriangles(*r.objects, r.frame->objectsDrawn, r.camera, r.height)
-                         : 0) +
+             std::to_string(r.frame ? meshOnlyTriangles(*r.objects, r.frame->objectsDrawn, r.camera,
+                                                        r.viewportHeight)
+                                    : 0) +
              ", \"upload_bytes\": " + std::to_string(s.objectUploadBytes) + "},\n";
         if (r.dumpObjects && r.frame) {
             j += "  \"object_list\": [";

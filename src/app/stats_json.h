@@ -28,6 +28,7 @@ struct StatsReport {
     std::optional<SunDirection> sun;  // the "sun" block, degrees; none (the fixed light): left out
     bool shadows = false;             // the Sun's cast shadows drawn (none on streamed maps)
     Camera camera;
+    int viewportHeight = 0;  // the frame's, in pixels
     glm::vec3 target{0.0f};
     int leafSize = 0;
     const TerrainGpu* gpu = nullptr;  // the "gpu_heights" block (pages, bytes); null: left out

@@ -176,17 +176,16 @@ void load(Viewer& v, const std::string& path) {
     v.loadReported = -1;
 }
 
-// A long read's progress (a layout's level 0, by rows of tiles) in the message line, said again
-// when its count moves.
+// A long first read's progress (a layout's level 0, a raster's pass into its code cache) in the
+// message line, in whole percents, said again when the percent moves.
 void reportLoadProgress(Viewer& v) {
     const auto [done, total] = v.session.loadingProgress();
-    if (total <= 0 || done == v.loadReported) {
+    const int percent = readPercent(done, total);
+    if (total <= 0 || percent == v.loadReported) {
         return;
     }
-    v.loadReported = done;
-    report(v,
-           "reading " + v.session.loadingPath() + ": level 0, " + std::to_string(done) + " of " +
-               std::to_string(total) + " rows of tiles",
+    v.loadReported = percent;
+    report(v, "reading " + v.session.loadingPath() + ": " + std::to_string(percent) + "% read",
            false);
 }
 

@@ -25,7 +25,7 @@ struct Viewer {
     FrameBudget budget{0.0, kAutoLodPixels};  // set up with the map (hud.frameBudgetMs > 0: on)
     Camera frozenCamera;                      // the culling camera while frozen
     std::string droppedPath;                  // set by the drop callback, loaded after the frame
-    int64_t loadReported = -1;  // the count of a load's progress the message line last said
+    int loadReported = -1;  // the percent of a load's read the message line last said
     bool hudVisible = true;
     bool reloadRequested = false;
     int shaderReloads = 0;

@@ -2,6 +2,7 @@
 // header checked before its pixels are read, then the decoder for it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -20,6 +21,18 @@ enum class HeightEncoding {
     TerrainRgb,  // Mapbox: -10000 + (R * 65536 + G * 256 + B) * 0.1 metres
     Terrarium,   // Mapzen: R * 256 + G + B / 256 - 32768 metres
 };
+
+// How far a long first read has gone, `done` of `total` steps, told after each step: a baked
+// layout's level 0 by rows of tiles (those kept from an earlier open's partial cache included), a
+// GDAL raster's pass into its code cache by rows (a float band's two passes, the read and the
+// quantisation, one after the other: 2 x its rows). Called from the reading threads, one call at
+// a time; empty: nobody is told.
+using ReadProgress = std::function<void(int64_t done, int64_t total)>;
+
+// `done` of `total` in whole percents, 0 to 100 (0 while the total is unknown).
+inline int readPercent(int64_t done, int64_t total) {
+    return total > 0 ? int(std::min<int64_t>(std::max<int64_t>(done, 0) * 100 / total, 100)) : 0;
+}
 
 struct LoadOptions {
     // Size of a headerless .r16/.raw file; 0 x 0 infers a square from the file length.
@@ -42,10 +55,8 @@ struct LoadOptions {
     // --cache-size: the cache folder's own files at most this many bytes, the least recently used
     // code caches removed to make room for a new one (trimCacheFolder); 0: no bound.
     uint64_t cacheSizeBytes = 0;
-    // Told how far a long read has gone: a baked layout's level 0, in rows of tiles (`done` of
-    // `total`, those kept from an earlier open's partial cache included), after each row. Called
-    // from the reading threads, one call at a time; empty: nobody is told.
-    std::function<void(int64_t done, int64_t total)> readProgress{};
+    // Told how far a long first read has gone (ReadProgress).
+    ReadProgress readProgress{};
 };
 
 // Called with a map's size once the file's header (or length, or GDAL's raster) gives it, before

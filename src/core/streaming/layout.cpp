@@ -441,7 +441,7 @@ struct LevelZeroRead {
     CodeCacheWriter* cache = nullptr;
     std::mutex* lock = nullptr;
     std::atomic<bool>* failed = nullptr;
-    const std::function<void(int64_t, int64_t)>* progress = nullptr;
+    const ReadProgress* progress = nullptr;
     int64_t* rowsDone = nullptr;  // rows of tiles read or kept by every thread, under `lock`
     std::string error;            // the first failure of this thread's share
     uint16_t lo = 0xFFFF;
@@ -576,8 +576,7 @@ Status describeLayoutLevelZero(const LayoutManifest& layout, Heightmap& map) {
 }
 
 Status readLayoutLevelZero(const LayoutManifest& layout, Heightmap& map, CodeCacheWriter* cache,
-                           int* reusedTileRows,
-                           const std::function<void(int64_t, int64_t)>& progress) {
+                           int* reusedTileRows, const ReadProgress& progress) {
     assert(map.width == layout.width && map.height == layout.height);
     assert(cache != nullptr || map.codes.size() == size_t(map.sampleCount()));
     const int tilesY = (layout.height + layout.pageSize - 1) / layout.pageSize;
@@ -648,8 +647,7 @@ Result<TreeSidecar> readLayoutTreeSidecar(const LayoutManifest& layout) {
 }
 
 Result<LayoutMap> readLayoutMap(const LayoutManifest& layout, const SizeCheck& acceptSize,
-                                const MemoryBudget& memory,
-                                const std::function<void(int64_t, int64_t)>& progress) {
+                                const MemoryBudget& memory, const ReadProgress& progress) {
     using R = Result<LayoutMap>;
     const std::string name = levelZeroName(layout);
     if (Status fits = checkDimensions(layout.width, layout.height); !fits) {

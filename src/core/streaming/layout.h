@@ -118,7 +118,7 @@ Status describeLayoutLevelZero(const LayoutManifest& layout, Heightmap& map);
 // each row of tiles read or kept.
 Status readLayoutLevelZero(const LayoutManifest& layout, Heightmap& map,
                            CodeCacheWriter* cache = nullptr, int* reusedTileRows = nullptr,
-                           const std::function<void(int64_t, int64_t)>& progress = {});
+                           const ReadProgress& progress = {});
 
 // The layout's tree.qtree: held to layout.json's size before it is read and to its checksum
 // after, then parsed for the map's size and the layout's leaf size.
@@ -128,8 +128,7 @@ Result<TreeSidecar> readLayoutTreeSidecar(const LayoutManifest& layout);
 // checked from its size before anything is read. One line naming the file and the first tile
 // that does not match, or why it cannot be read. `progress` as readLayoutLevelZero's.
 Result<LayoutMap> readLayoutMap(const LayoutManifest& layout, const SizeCheck& acceptSize,
-                                const MemoryBudget& memory,
-                                const std::function<void(int64_t, int64_t)>& progress = {});
+                                const MemoryBudget& memory, const ReadProgress& progress = {});
 
 // Whether `path` is a folder holding a layout.json (a layout, or what claims to be one).
 bool isLayoutFolder(const std::string& path);

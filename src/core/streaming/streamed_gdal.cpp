@@ -59,8 +59,14 @@ std::vector<std::string> rasterFiles(GDALDataset& dataset, const std::string& pa
 // of blocks). GDAL's messages are caught on the thread that reads.
 class DirectRows {
 public:
-    DirectRows(GDALRasterBand& band, CodeCacheWriter& cache, int width, int step)
-        : band_(band), cache_(cache), width_(width), buffer_(size_t(step) * size_t(width)) {}
+    DirectRows(GDALRasterBand& band, CodeCacheWriter& cache, int width, int height, int step,
+               const ReadProgress& progress)
+        : band_(band),
+          cache_(cache),
+          width_(width),
+          height_(height),
+          buffer_(size_t(step) * size_t(width)),
+          progress_(progress) {}
 
     Status operator()(int first, int count) {
         const GdalMessages messages;
@@ -68,14 +74,20 @@ public:
                            GDT_UInt16, 0, 0, nullptr) != CE_None) {
             return Status::failure("cannot read the samples: " + messages.line("read failed"));
         }
-        return cache_.writeRows(first, count, buffer_.data());
+        Status wrote = cache_.writeRows(first, count, buffer_.data());
+        if (wrote && progress_) {
+            progress_(first + count, height_);
+        }
+        return wrote;
     }
 
 private:
     GDALRasterBand& band_;
     CodeCacheWriter& cache_;
     int width_;
+    int height_;
     std::vector<uint16_t> buffer_;
+    const ReadProgress& progress_;
 };
 
 // What the first pass over a band read as floats found: the range of its samples (when none is a
@@ -93,7 +105,8 @@ struct FloatPass {
 // kGdalVoid, scale and offset applied, a wide band's infinities read again as doubles
 // (checkWideRows), the range taken block by block.
 Result<FloatPass> readFloats(GDALRasterBand& band, const GdalBand& info, FloatScratch& scratch,
-                             const GdalMessages& messages, int width, int height, int step) {
+                             const GdalMessages& messages, int width, int height, int step,
+                             const ReadProgress& progress) {
     using R = Result<FloatPass>;
     FloatPass pass;
     std::vector<float> buffer(size_t(step) * size_t(width));
@@ -142,6 +155,9 @@ Result<FloatPass> readFloats(GDALRasterBand& band, const GdalBand& info, FloatSc
         }
         if (Status wrote = scratch.write(size_t(row) * size_t(width), n, buffer.data()); !wrote) {
             return R::failure(wrote.error());
+        }
+        if (progress) {
+            progress(row + rows, 2 * int64_t(height));  // the first of two passes (ReadProgress)
         }
     }
     return pass;
@@ -196,13 +212,16 @@ Result<SampleRange> fillScratchVoids(FloatScratch& scratch, int width, int heigh
 class QuantisedRows {
 public:
     QuantisedRows(const FloatScratch& scratch, CodeCacheWriter& cache,
-                  const SampleQuantiser& quantiser, int width, int step)
+                  const SampleQuantiser& quantiser, int width, int height, int step,
+                  const ReadProgress& progress)
         : scratch_(scratch),
           cache_(cache),
           quantiser_(quantiser),
           width_(width),
+          height_(height),
           samples_(size_t(step) * size_t(width)),
-          codes_(samples_.size()) {}
+          codes_(samples_.size()),
+          progress_(progress) {}
 
     Status operator()(int first, int count) {
         const size_t n = size_t(count) * size_t(width_);
@@ -211,7 +230,12 @@ public:
             return read;
         }
         quantiseRow(quantiser_, samples_.data(), codes_.data(), n);
-        return cache_.writeRows(first, count, codes_.data());
+        Status wrote = cache_.writeRows(first, count, codes_.data());
+        if (wrote && progress_) {
+            // The second of two passes (ReadProgress).
+            progress_(int64_t(height_) + first + count, 2 * int64_t(height_));
+        }
+        return wrote;
     }
 
 private:
@@ -219,8 +243,10 @@ private:
     CodeCacheWriter& cache_;
     SampleQuantiser quantiser_;
     int width_;
+    int height_;
     std::vector<float> samples_;
     std::vector<uint16_t> codes_;
+    const ReadProgress& progress_;
 };
 
 // Rows the reader may make beyond those the banded pass has asked for: about a band's worth,
@@ -617,7 +643,7 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
     } else if (info.directUint16) {
         map.coding = codingInMetres(HeightCoding{0.0f, 1.0f}, info);
         RowsAhead rows(height, step, leadRows(width, stream.bandBytes, step),
-                       DirectRows(*raster.band, writer, width, step));
+                       DirectRows(*raster.band, writer, width, height, step, options.readProgress));
         if (Status tree = streamedTree(out, saved, false, unstamped, stream, std::ref(rows));
             !tree) {
             return fail(name, tree.error());
@@ -631,8 +657,8 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
         if (!scratch) {
             return fail(name, scratch.error());
         }
-        Result<FloatPass> pass =
-            readFloats(*raster.band, info, scratch.value(), messages, width, height, step);
+        Result<FloatPass> pass = readFloats(*raster.band, info, scratch.value(), messages, width,
+                                            height, step, options.readProgress);
         if (!pass) {
             return fail(name, pass.error());
         }
@@ -662,7 +688,8 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
         const int chunk =
             int(std::max<size_t>(1, kScratchChunkBytes / sizeof(float) / size_t(width)));
         RowsAhead rows(height, chunk, leadRows(width, stream.bandBytes, chunk),
-                       QuantisedRows(scratch.value(), writer, quantiser, width, chunk));
+                       QuantisedRows(scratch.value(), writer, quantiser, width, height, chunk,
+                                     options.readProgress));
         if (Status tree = streamedTree(out, saved, false, unstamped, stream, std::ref(rows));
             !tree) {
             return fail(name, tree.error());

@@ -151,14 +151,34 @@ Result<StreamedMap> openIn(const TempDir& dir, const std::string& path, int leaf
 }
 
 // Opens `raster` streamed (bands of level-1 rows: many bands) and checks it against the full load.
+// The first open tells how far its pass into the cache has gone (LoadOptions::readProgress), in
+// order to the end: by rows, a band read as floats by its read and then its quantisation (twice
+// its rows); the reopen, which reads the cache, tells nothing.
 void expectStreamedEqualsFull(const Raster& raster, const std::vector<double>& samples,
                               const char* what) {
     SCOPED_TRACE(what);
     TempDir dir;
     const std::string path = dir.path("m.tif");
     writeTiff(path, raster, samples);
-    const Result<StreamedMap> opened = openIn(dir, path, 4, capForLevel(raster.width, 4, 1));
+    std::vector<std::pair<int64_t, int64_t>> told;
+    LoadOptions counted = cacheIn(dir, true);
+    counted.readProgress = [&told](int64_t done, int64_t total) { told.emplace_back(done, total); };
+    const Result<StreamedMap> opened =
+        openStreamedGdal(path, path, counted, 4, streamIn(capForLevel(raster.width, 4, 1)));
     ASSERT_TRUE(opened.ok()) << opened.error();
+    ASSERT_GT(told.size(), 2u);
+    const bool direct = raster.type == GDT_UInt16 && !raster.hasNodata && raster.scale == 1.0 &&
+                        raster.offset == 0.0;
+    const int64_t total = (direct ? 1 : 2) * int64_t(raster.height);
+    for (size_t k = 0; k < told.size(); ++k) {
+        EXPECT_EQ(told[k].second, total) << k;
+        EXPECT_GT(told[k].first, k > 0 ? told[k - 1].first : 0) << k;
+    }
+    EXPECT_EQ(told.back().first, total);
+    told.clear();
+    ASSERT_TRUE(
+        openStreamedGdal(path, path, counted, 4, streamIn(capForLevel(raster.width, 4, 1))));
+    EXPECT_TRUE(told.empty());
     EXPECT_EQ(opened.value().codes, CodeSource::CacheWritten);
     EXPECT_EQ(opened.value().cachePath, path + ".qtcodes");
     EXPECT_EQ(opened.value().tree.exactLevels, 1);
