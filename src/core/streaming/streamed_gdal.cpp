@@ -355,7 +355,14 @@ Result<CodeCacheWriter> createCache(const CacheSpots& spots, uint64_t needBytes,
                 }
             }
         }
-        // A layout's partial file at `keep`, which the writer takes up, already holds its blocks.
+        // The temporaries of writers killed there (no unwinding) hold disk: a layout's first
+        // becomes its partial file, the others go, before the room is counted. A layout's
+        // partial file at `keep`, which the writer takes up, already holds its blocks.
+        if (!keep.empty()) {
+            removeAbandonedTemporaries(
+                keep, kCodeCacheMagic,
+                stream.layout != nullptr ? partialCachePath(keep) : std::string());
+        }
         const uint64_t free =
             (stream.freeDiskBytes ? stream.freeDiskBytes(dir) : freeDiskBytes(dir)) +
             (stream.layout != nullptr && !keep.empty() ? partialCacheBlocks(keep, width, height)

@@ -1045,13 +1045,20 @@ TEST(Bake, AnUnfinishedFirstOpenOfALayoutGoesOnFromTheRowsOfTilesItKept) {
     EXPECT_FALSE(fs::exists(partial));
 
     // A writer killed part way (Ctrl+C, a crash: no unwinding) leaves its temporary, which the
-    // next open takes up as the partial file, not as a dead writer's file to remove.
+    // next open takes up as the partial file, not as a dead writer's file to remove; taken up
+    // before the disk's room is counted, so its blocks count as the partial file's do.
     const pid_t child = ::fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
         _exit(0);
     }
     ASSERT_EQ(::waitpid(child, nullptr, 0), child);  // its id now names no process
+    fs::remove(cache);
+    writeFile(cache + ".tmp" + std::to_string(child), bytes);
+    const Result<StreamedMap> killedTight = openStreamedGdal(levelZero, levelZero, load, 4, tight);
+    ASSERT_TRUE(killedTight) << killedTight.error();
+    EXPECT_EQ(killedTight.value().tileRowsReused, 5);
+    EXPECT_FALSE(fs::exists(cache + ".tmp" + std::to_string(child)));
     fs::remove(cache);
     writeFile(cache + ".tmp" + std::to_string(child), bytes);
     const Result<OpenedMap> killed = openMap(layout, load, {}, 4, true);
