@@ -78,15 +78,16 @@ ObjectWorld& world(int side, uint32_t count, uint32_t moving) {
 // against brute force's one an object, the horizon tests, the triangles the drawn objects' meshes
 // and impostors draw and the bytes their instances send the GPU (object_triangles,
 // object_upload_bytes), the triangles the same objects would draw as meshes alone, fine near and
-// coarse far (object_triangles_meshes, meshOnlyTriangles: the impostors' gain in one run), and the
-// step's milliseconds (wall, and CPU per step and per ball).
+// coarse far (object_triangles_meshes, meshOnlyTriangles: the impostors' gain in one run), the
+// static objects whose way their group's box left to their record (records_read), and the step's
+// milliseconds (wall, and CPU per step and per ball).
 void BM_ObjectFrame(benchmark::State& state) {
     ObjectWorld& w = world(int(state.range(0)), 1100000, 100000);
     const LooseObjectTree& index = w.objects->index();
     double withMs = 0.0, withoutMs = 0.0, objectMs = 0.0, stepMs = 0.0;
     double withCpu = 0.0, withoutCpu = 0.0, stepCpu = 0.0, instancesCpu = 0.0;
     uint64_t tested = 0, nodesTested = 0, drawn = 0, occluded = 0, frames = 0, steps = 0,
-             horizonTests = 0, triangles = 0, meshTriangles = 0, uploadBytes = 0;
+             horizonTests = 0, triangles = 0, meshTriangles = 0, uploadBytes = 0, recordsRead = 0;
     for (auto _ : state) {
         for (const Camera& c : w.cameras) {
             const CullView view{c, 720, true, true, 2.0f};
@@ -100,6 +101,7 @@ void BM_ObjectFrame(benchmark::State& state) {
                                      {}, c, view.viewportHeight, true, w.instances);
                 instancesCpu += cpuMs() - instancesStart;
                 triangles += instanceTriangles(w.instances);
+                recordsRead += w.instances.recordsRead;
                 uploadBytes += instanceUploadBytes(w.instances);
                 withCpu += cpuMs() - cpu;
                 withMs += msSince(start);
@@ -147,6 +149,7 @@ void BM_ObjectFrame(benchmark::State& state) {
     state.counters["instances_cpu_ms"] = instancesCpu / n;
     state.counters["object_triangles"] = double(triangles) / n;
     state.counters["object_triangles_meshes"] = double(meshTriangles) / n;
+    state.counters["records_read"] = double(recordsRead) / n;
     state.counters["object_upload_bytes"] = double(uploadBytes) / n;
     state.counters["objects_share"] = (withCpu - withoutCpu) / std::max(withCpu, 1e-9);
     state.counters["tests"] = double(tested) / n;

@@ -2,8 +2,8 @@
 // under IMPOSTOR the impostor's quad turned to face the eye over the box's bounding sphere. An
 // instance is either whole (qt::ObjectInstance in attributes 3-5) or, with byId, a static
 // object's id in attribute 5 (bit 31: selected, bit 30: in the band between mesh and impostor)
-// whose record the shader fetches from `records` (core/objects/instances.h, objectRecordTexels: two texels an
-// object).
+// whose record the shader fetches from `records` (core/objects/instances.h, objectRecordTexels:
+// two texels an object).
 #version 330 core
 
 layout(location = 0) in vec3 unitPosition;
@@ -147,7 +147,8 @@ void main() {
 #else
     const uint alone = 0u;
 #endif
-    fade = ((what >> 9) & 1u) != 0u ? bandShare(length(place.xyz - eye), max(place.w, tall)) : alone;
+    bool inBand = ((what >> 9) & 1u) != 0u;
+    fade = inBand ? bandShare(length(place.xyz - eye), max(place.w, tall)) : alone;
     baseLight = lightAt(place.xyz);
 #ifdef IMPOSTOR
     // The bounding sphere of the shape in its box (a tree's cylinder over its base, a sphere

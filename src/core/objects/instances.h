@@ -6,7 +6,6 @@
 #pragma once
 
 #include <array>
-#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -45,7 +44,7 @@ static_assert(kMaxObjects < kBandId, "an id and its marks fit in 32 bits");
 // the vertex shaders from the distance (objects.vert), so that the change does not pop.
 constexpr float kFineObjectPixels = 16.0f;
 constexpr float kImpostorObjectPixels = 10.0f;
-constexpr uint32_t kFadeSteps = 31;
+constexpr uint32_t kFadeSteps = 31;  // the shaders' shares (objects.vert, objects.frag)
 // Nearer than this many times its size an object takes its mesh whatever its pixels (a tiny
 // viewport): the impostor's quad needs the eye well outside the object's bounding sphere.
 constexpr float kNearestImpostor = 4.0f;
@@ -88,7 +87,7 @@ static_assert(int(ObjectMesh::TreeFine) == 0 && int(ObjectMesh::TreeImpostor) ==
 // and so on. An object in the band between mesh and impostor is in both its shape's lists.
 struct ObjectInstances {
     std::array<uint32_t, kObjectMeshes> idCounts{};
-    std::array<uint32_t, 2> inBoth{};  // trees, spheres drawn both ways (by id and whole)
+    std::array<uint32_t, 2> inBoth{};  // the trees and the spheres drawn both ways, by id or whole
     uint32_t recordsRead = 0;          // static objects whose mesh their group left to their record
     std::vector<ObjectInstance> sorted;
     std::array<uint32_t, kObjectMeshes> counts{};
@@ -112,10 +111,10 @@ struct ObjectInstances {
 // impostor or both of each by its size in pixels seen from `camera` in a viewport
 // `viewportHeight` pixels high (MeshChoice; a static object's kind from its id's range).
 // `groups` (may be null or empty) splits `drawn` into the frame's groups (ObjectGroups, each box
-// holding its objects' boxes): a static object whose size (ObjectScene::staticSize) puts the
-// band between mesh and impostor wholly nearer than its group's box, or farther, is drawn so
-// without its record being read; the others, and all without groups, read it. The choice is
-// each object's either way (tested), so a culled frame with groups and an unculled one without
+// holding its objects' boxes): a static object whose size (ObjectScene::staticSize) puts its
+// group's box wholly on one side of the band between mesh and impostor, or wholly inside it, is
+// drawn so without its record being read; the others, and all without groups, read it. The choice
+// is each object's either way (tested), so a culled frame with groups and an unculled one without
 // draw each object alike. With `staticById` false the static objects go to `sorted` as whole
 // instances too.
 void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
