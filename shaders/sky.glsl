@@ -45,12 +45,15 @@ vec3 hazed(vec3 lit, vec3 view, float distance, float fade) {
     if (haze.w == 0.0) {
         return lit;
     }
+    // The optical depth's mean density along the segment, (exp(-k eye) - exp(-k point)) /
+    // (k (point - eye)), is symmetric in its ends: taken from the lower end, exp(-k lowest)
+    // (1 - exp(-x)) / x with x = k |point - eye|, no exponential can overflow, and two of them
+    // suffice (a software rasteriser pays for every one, in both arms of the choice).
     float k = haze.y;
-    float eye = haze.z;
-    float point = eye + view.y * distance;
-    float dh = (point - eye) * k;
-    float depth = abs(dh) < 1e-3 ? exp(-k * 0.5 * (eye + point))
-                                 : (exp(-k * eye) - exp(-k * point)) / dh;
+    float rise = view.y * distance;
+    float x = k * abs(rise);
+    float lowest = haze.z + min(rise, 0.0);
+    float depth = exp(-k * lowest) * (x < 1e-3 ? 1.0 - 0.5 * x : (1.0 - exp(-x)) / x);
     float through = exp(-haze.x * distance * depth) * (1.0 - fade);
     return mix(skyColour(view), lit, through);
 }
