@@ -28,8 +28,9 @@ out vec4 colour;
 // An object in the band between its mesh and its impostor is drawn both ways, each over its share
 // of the pixels (qt::MeshChoice): a pixel's rank among 31 from a hash of its place, the impostor
 // drawing the pixels ranked below the object's share (`fade`, objects.vert's bandShare; 31 for an
-// impostor alone), the mesh the others (0 for a mesh alone). Both programs compute the same rank,
-// so the two cover the object's pixels once between them.
+// impostor alone), the mesh the others (the band's meshes only, compiled with BAND: a mesh out of
+// the band draws every pixel without a discard, which keeps the early depth test). Both programs
+// compute the same rank, so the two cover the object's pixels once between them.
 uint ditherRank(vec2 fragCoord) {
     uvec2 p = uvec2(fragCoord);
     uint h = (p.x * 0x8da6b343u) ^ (p.y * 0xd8163841u);
@@ -159,7 +160,7 @@ void main() {
     gl_FragDepth = 0.5 * clip.z / clip.w + 0.5;
     seenAt = length(hit);
     n = normalize(unitNormal / boxScale);
-#else
+#elif defined(BAND)
     if (ditherRank(gl_FragCoord.xy) < fade) {
         discard;
     }

@@ -62,13 +62,18 @@ const char* const kObjectDefines[kObjectPrograms] = {
 Result<ObjectRenderer> ObjectRenderer::create(const std::string& shaderDir) {
     ObjectRenderer r;
     r.shaderDir = shaderDir;
-    std::vector<ProgramFamily::Variant> variants(2 * kObjectPrograms);
+    std::vector<ProgramFamily::Variant> variants(3 * kObjectPrograms);
     for (int v = 0; v < kObjectPrograms; ++v) {
         variants[size_t(v)].defines = kObjectDefines[v];
         variants[size_t(kObjectPrograms + v)].defines =
             std::string("#define IMPOSTOR\n") + kObjectDefines[v];
+        variants[size_t(2 * kObjectPrograms + v)].defines =
+            std::string("#define BAND\n") + kObjectDefines[v];
     }
-    variants[kObjectsFixedLight].atReload = true;  // the others when first drawn (submit)
+    // The others when first drawn (submit); the band's arm is checked here, as the check's
+    // defines (the impostor's) do not reach it.
+    variants[kObjectsFixedLight].atReload = true;
+    variants[2 * kObjectPrograms + kObjectsFixedLight].atReload = true;
     r.programs = ProgramFamily(
         "objects.vert", "objects.frag", std::move(variants),
         std::string("#define IMPOSTOR\n") + kObjectDefines[kObjectsPagedLightManyArrays]);
@@ -194,6 +199,8 @@ void ObjectRenderer::prepare(const ObjectScene& scene, const std::vector<uint32_
     if (drawn.empty() || viewportHeight <= 0) {
         instances.idCounts.fill(0);
         instances.counts.fill(0);
+        instances.bandIds.fill(0);
+        instances.bandWhole.fill(0);
         instances.sorted.clear();
         return;
     }
@@ -235,10 +242,13 @@ int ObjectRenderer::submit(const Camera& camera) {
         !sun     ? kObjectsFixedLight
         : !paged ? kObjectsSunLight
                  : (paged->heightArrays > 1 ? kObjectsPagedLightManyArrays : kObjectsPagedLight);
-    // The meshes' and the impostors' programs, each made ready as it is first used.
+    // The meshes', the impostors' and the band's meshes' programs, each made ready as it is
+    // first used.
     const ShaderProgram* inUse = nullptr;
-    const auto use = [&](bool impostor) {
-        const ShaderProgram& program = programs.program(light + (impostor ? kObjectPrograms : 0));
+    const auto use = [&](bool impostor, bool band) {
+        const ShaderProgram& program = programs.program(light + (impostor ? kObjectPrograms
+                                                                 : band   ? 2 * kObjectPrograms
+                                                                          : 0));
         if (&program == inUse) {
             return true;
         }
@@ -307,26 +317,34 @@ int ObjectRenderer::submit(const Camera& camera) {
     glDisable(GL_BLEND);
     int draws = 0;
     // The whole instances first, then those by id: the same order in every frame, so that
-    // objects meeting at equal depth win the same pixels in culled and unculled frames.
+    // objects meeting at equal depth win the same pixels in culled and unculled frames. A fine
+    // mesh's list in two draws: its objects out of the band, then those in it (at its end).
     for (const bool fromIds : {false, true}) {
         size_t first = 0;
         for (int i = 0; i < kObjectMeshes; ++i) {
             const MeshGpu& g = meshes[size_t(i)];
             const uint32_t count =
                 fromIds ? instances.idCounts[size_t(i)] : instances.counts[size_t(i)];
-            if (count > 0 && use(isImpostor(ObjectMesh(i)))) {
-                glUniform1i(inUse->uniform("byId"), fromIds ? 1 : 0);
-                glBindVertexArray(fromIds ? g.idVertexArray : g.vertexArray);
-                if (fromIds) {
-                    pointIds(idBuffer, first);
-                } else {
-                    pointInstances(instanceBuffer, first);
+            const bool impostor = isImpostor(ObjectMesh(i));
+            const size_t shape = i == int(ObjectMesh::TreeFine) ? 0 : 1;
+            const uint32_t band =
+                impostor ? 0u : (fromIds ? instances.bandIds[shape] : instances.bandWhole[shape]);
+            for (const bool inBand : {false, true}) {
+                const uint32_t part = inBand ? band : count - band;
+                if (part > 0 && use(impostor, inBand)) {
+                    glUniform1i(inUse->uniform("byId"), fromIds ? 1 : 0);
+                    glBindVertexArray(fromIds ? g.idVertexArray : g.vertexArray);
+                    if (fromIds) {
+                        pointIds(idBuffer, first);
+                    } else {
+                        pointInstances(instanceBuffer, first);
+                    }
+                    glDrawElementsInstanced(GL_TRIANGLES, g.indexCount, GL_UNSIGNED_SHORT, nullptr,
+                                            GLsizei(part));
+                    ++draws;
                 }
-                glDrawElementsInstanced(GL_TRIANGLES, g.indexCount, GL_UNSIGNED_SHORT, nullptr,
-                                        GLsizei(count));
-                ++draws;
+                first += part;
             }
-            first += count;
         }
     }
     glBindTexture(GL_TEXTURE_BUFFER, 0);

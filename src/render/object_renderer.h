@@ -1,6 +1,7 @@
 // Objects drawn instanced: one draw per unit mesh (a tree and a sphere, each fine and as an
-// impostor, core/objects/mesh.h) and kind of instance data, at most 2 * kObjectMeshes draws
-// whatever the count. The static objects'
+// impostor, core/objects/mesh.h) and kind of instance data, and one more per fine mesh for its
+// objects in the band between mesh and impostor, at most kMaxObjectDraws draws whatever the
+// count. The static objects'
 // records go to the GPU once per scene (a buffer texture, ObjectRecordTexels' layout), and each
 // frame only their drawn ids follow, 4 bytes each; the balls, which move every step, upload their
 // drawn instances whole (ObjectInstance, 24 bytes).
@@ -27,14 +28,18 @@ namespace qt {
 
 struct TerrainGpu;
 
-// The most draws a frame's objects take: each mesh from whole instances and from ids.
-constexpr int kMaxObjectDraws = 2 * kObjectMeshes;
+// The most draws a frame's objects take: each mesh, and each fine mesh's band, from whole
+// instances and from ids.
+constexpr int kMaxObjectDraws = 2 * (kObjectMeshes + 2);
 
 // The objects' programs (objects.vert, objects.frag), by the light they are drawn in: the fixed
 // light; a Sun, the terrain's light read from TerrainGpu::shadows; a Sun, from a streamed map's
 // light pages, in one texture array or in several (read through a branch over them, which a
 // software rasteriser runs arm by arm: no program pays for a light it does not read). Each for
-// the meshes, and kObjectPrograms on, the same for the impostors.
+// the meshes, from kObjectPrograms on the same for the impostors, and from 2 * kObjectPrograms
+// for the meshes of objects in the band, the only mesh programs that discard fragments (their
+// share of the dither): a program that may discard loses the early depth test, on a GPU and on
+// llvmpipe alike, so the meshes out of the band keep it.
 enum ObjectProgram : int {
     kObjectsFixedLight = 0,
     kObjectsSunLight = 1,
@@ -51,8 +56,9 @@ struct ObjectRenderer {
         GLuint idVertexArray = 0;  // instances read by id from idBuffer
         GLsizei indexCount = 0;
     };
-    // By ObjectProgram, then the impostors' by kObjectPrograms + ObjectProgram: the fixed light's
-    // meshes' made by reloadShaders, the others when first drawn.
+    // By ObjectProgram, then the impostors' by kObjectPrograms + ObjectProgram, then the band's
+    // meshes' by 2 * kObjectPrograms + ObjectProgram: the fixed light's meshes' (both) made by
+    // reloadShaders, the others when first drawn.
     ProgramFamily programs;
     // The sizes on screen that choose between an object's mesh and its impostor (tests change
     // them), and the band they make for the frame's camera (MeshChoice's fineBeyond and

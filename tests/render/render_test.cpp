@@ -3563,14 +3563,14 @@ TEST(ObjectImpostors, CoverTheirMeshesPixelsAndTheBandLeavesNoGap) {
     const ObjectDetail standard = gl().objects.detail;
     struct Drawn {
         std::array<uint32_t, kObjectMeshes> idCounts, counts;
-        std::array<uint32_t, 2> inBoth;
+        std::array<uint32_t, 2> inBoth, bandIds, bandWhole;
     };
     const auto drawnWith = [&](ObjectDetail detail, std::vector<uint8_t>& pixels) {
         gl().objects.detail = detail;
         render(t, c, true, pixels);
         gl().objects.detail = standard;
         const ObjectInstances& in = gl().objects.instances;
-        return Drawn{in.idCounts, in.counts, in.inBoth};
+        return Drawn{in.idCounts, in.counts, in.inBoth, in.bandIds, in.bandWhole};
     };
     const Drawn asMeshes = drawnWith({0.0f, 0.0f}, meshes);
     ASSERT_EQ(asMeshes.idCounts[1] + asMeshes.idCounts[3] + asMeshes.counts[1] + asMeshes.counts[3],
@@ -3584,6 +3584,11 @@ TEST(ObjectImpostors, CoverTheirMeshesPixelsAndTheBandLeavesNoGap) {
     const Drawn inBand = drawnWith({1e9f, 2.0f}, band);
     ASSERT_GT(inBand.inBoth[0], 200u);
     ASSERT_GT(inBand.inBoth[1], 30u);
+    // Each in the band is at the end of its fine mesh's list, drawn by the program that dithers
+    // (the only mesh program that discards).
+    ASSERT_EQ(inBand.bandIds[0] + inBand.bandWhole[0], inBand.inBoth[0]);
+    ASSERT_EQ(inBand.bandIds[1] + inBand.bandWhole[1], inBand.inBoth[1]);
+    ASSERT_NE(gl().objects.programs.program(2 * kObjectPrograms + kObjectsFixedLight).id, 0u);
     const std::vector<uint8_t> m = coveredPixels(bare, meshes);
     const std::vector<uint8_t> i = coveredPixels(bare, impostors);
     const std::vector<uint8_t> b = coveredPixels(bare, band);

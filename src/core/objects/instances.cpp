@@ -22,18 +22,29 @@ void distancesSquared(const Box& box, const glm::vec3& eye, float& nearest, floa
     }
 }
 
-// Stable counting sort of `from` by `mesh` into `to`, `counts` per mesh.
-template <typename T>
-void groupByMesh(const std::vector<T>& from, const std::vector<uint8_t>& mesh,
-                 const std::array<uint32_t, kObjectMeshes>& counts, std::vector<T>& to) {
-    std::array<uint32_t, kObjectMeshes> next{};
+// Stable counting sort of `from` by `list` into `to`, `counts` per list.
+template <typename T, size_t Lists>
+void groupByList(const std::vector<T>& from, const std::vector<uint8_t>& list,
+                 const std::array<uint32_t, Lists>& counts, std::vector<T>& to) {
+    std::array<uint32_t, Lists> next{};
     for (size_t i = 1; i < next.size(); ++i) {
         next[i] = next[i - 1] + counts[i - 1];
     }
     to.resize(from.size());
     for (size_t k = 0; k < from.size(); ++k) {
-        to[next[mesh[k]]++] = from[k];
+        to[next[list[k]]++] = from[k];
     }
+}
+
+// Moves the `band` ids written backwards from the end of a fine mesh's run of `stride` to follow
+// its `plain` ids, in the order they were written.
+void appendBand(uint32_t* run, size_t stride, size_t plain, size_t band) {
+    if (band == 0) {
+        return;
+    }
+    uint32_t* const back = run + stride - band;
+    std::reverse(back, run + stride);
+    std::copy(back, run + stride, run + plain);  // forward: run + plain is not past back
 }
 
 }  // namespace
@@ -103,7 +114,7 @@ void ObjectInstances::reserve(uint32_t count) {
     sorted.reserve(2 * size_t(count));
     wholeIds.reserve(count);
     unsorted.reserve(2 * size_t(count));
-    meshOf.reserve(2 * size_t(count));
+    listOf.reserve(2 * size_t(count));
 }
 
 void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
@@ -125,7 +136,9 @@ void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>&
     const size_t selectable = selected.size();
     uint32_t* const space = out.idSpace.get();
     const size_t stride = out.idStride;
-    size_t n0 = 0, n1 = 0, n2 = 0, n3 = 0;  // ids of each mesh so far
+    size_t n0 = 0, n1 = 0, n2 = 0,
+           n3 = 0;          // ids of each mesh so far, a fine mesh's out of the band
+    size_t b0 = 0, b2 = 0;  // a fine mesh's in the band, written from its run's end
     uint32_t bothTrees = 0, bothSpheres = 0;
     uint32_t recordsRead = 0;
     out.wholeIds.clear();
@@ -168,7 +181,12 @@ void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>&
             const uint32_t entry = id | mark | (both ? kBandId : 0u);
             const size_t shape = id >= firstRock ? 2 : 0;
             if (way != DrawnAs::Impostor) {
-                space[shape * stride + (shape == 0 ? n0++ : n2++)] = entry;
+                uint32_t* const run = space + shape * stride;
+                if (both) {
+                    run[stride - 1 - (shape == 0 ? b0++ : b2++)] = entry;
+                } else {
+                    run[shape == 0 ? n0++ : n2++] = entry;
+                }
             }
             if (way != DrawnAs::Mesh) {
                 space[(shape + 1) * stride + (shape == 0 ? n1++ : n3++)] = entry;
@@ -177,16 +195,19 @@ void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>&
         }
         begin = end;
     }
-    out.idCounts = {uint32_t(n0), uint32_t(n1), uint32_t(n2), uint32_t(n3)};
+    appendBand(space, stride, n0, b0);
+    appendBand(space + 2 * stride, stride, n2, b2);
+    out.idCounts = {uint32_t(n0 + b0), uint32_t(n1), uint32_t(n2 + b2), uint32_t(n3)};
+    out.bandIds = {uint32_t(b0), uint32_t(b2)};
     out.recordsRead = recordsRead;
     // The objects drawn whole, read record by record, each asked for this many ahead so that the
     // loop does not wait on every one (the drawn ids come in tree order, the balls' records in
     // no order).
     constexpr size_t kAhead = 16;
     const size_t whole = out.wholeIds.size();
-    out.counts.fill(0);
+    std::array<uint32_t, 2 * kObjectMeshes> listCounts{};
     out.unsorted.clear();
-    out.meshOf.clear();
+    out.listOf.clear();
     for (size_t k = 0; k < whole; ++k) {
         if (k + kAhead < whole) {
             __builtin_prefetch(&scene.shape(out.wholeIds[k + kAhead] & ~kSelectedId));
@@ -201,10 +222,11 @@ void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>&
         const ObjectInstance instance = {o.base.x, o.base.y, o.base.z, o.radius, o.height, look};
         for (const bool asImpostor : {false, true}) {
             if (way != (asImpostor ? DrawnAs::Mesh : DrawnAs::Impostor)) {
-                const uint8_t mesh = uint8_t(meshOf(o.kind, asImpostor));
+                const uint8_t list =
+                    uint8_t(2 * int(meshOf(o.kind, asImpostor)) + (both && !asImpostor ? 1 : 0));
                 out.unsorted.push_back(instance);
-                out.meshOf.push_back(mesh);
-                ++out.counts[mesh];
+                out.listOf.push_back(list);
+                ++listCounts[list];
             }
         }
         if (both) {
@@ -212,7 +234,12 @@ void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>&
         }
     }
     out.inBoth = {bothTrees, bothSpheres};
-    groupByMesh(out.unsorted, out.meshOf, out.counts, out.sorted);
+    for (size_t m = 0; m < size_t(kObjectMeshes); ++m) {
+        out.counts[m] = listCounts[2 * m] + listCounts[2 * m + 1];
+    }
+    out.bandWhole = {listCounts[2 * size_t(ObjectMesh::TreeFine) + 1],
+                     listCounts[2 * size_t(ObjectMesh::SphereFine) + 1]};
+    groupByList(out.unsorted, out.listOf, listCounts, out.sorted);
 }
 
 void objectRecordTexels(const ObjectScene& scene, std::vector<float>& out) {

@@ -84,18 +84,26 @@ static_assert(int(ObjectMesh::TreeFine) == 0 && int(ObjectMesh::TreeImpostor) ==
 // subsequence of the unculled frame's (LooseObjectTree::allInTreeOrder) and objects meeting at
 // equal depth win the same pixels in both: the static objects' ids, idCounts[m] of mesh m from
 // ids(m); the whole instances, counts[0] of mesh 0 first in `sorted`, then counts[1] of mesh 1,
-// and so on. An object in the band between mesh and impostor is in both its shape's lists.
+// and so on. An object in the band between mesh and impostor is in both its shape's lists; in a
+// fine mesh's list (TreeFine, SphereFine) the band's objects come last, still in the drawn order
+// (a stable partition, the same in culled and unculled frames), so that the renderer draws the
+// others with a program that never discards a fragment and keeps the early depth test.
 struct ObjectInstances {
     std::array<uint32_t, kObjectMeshes> idCounts{};
+    // Of the trees' and the spheres' fine mesh lists, the ids and the whole instances at the end
+    // that lie in the band.
+    std::array<uint32_t, 2> bandIds{};
+    std::array<uint32_t, 2> bandWhole{};
     std::array<uint32_t, 2> inBoth{};  // the trees and the spheres drawn both ways, by id or whole
     uint32_t recordsRead = 0;          // static objects whose mesh their group left to their record
     std::vector<ObjectInstance> sorted;
     std::array<uint32_t, kObjectMeshes> counts{};
     // Scratch: the ids of those drawn whole (kSelectedId marking the selected), and their
-    // instances and meshes (two for an object drawn both ways).
+    // instances and lists (two for an object drawn both ways): 2 * mesh, plus 1 for a fine mesh's
+    // instance in the band.
     std::vector<uint32_t> wholeIds;
     std::vector<ObjectInstance> unsorted;
-    std::vector<uint8_t> meshOf;
+    std::vector<uint8_t> listOf;
 
     // kObjectMeshes runs of idStride ids, mesh m's from m * idStride; left uninitialised, so that
     // only the pages a frame writes become resident.

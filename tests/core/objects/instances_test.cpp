@@ -44,8 +44,9 @@ bool inList(int mesh, ObjectKind kind, DrawnAs way) {
            way != (impostor ? DrawnAs::Mesh : DrawnAs::Impostor);
 }
 
-// `out` holds exactly `drawn`, each with its mesh, in the drawn order per mesh; statics by id
-// when `byId`.
+// `out` holds exactly `drawn`, each with its mesh, in the drawn order per mesh, a fine mesh's
+// objects in the band after the others (each part in the drawn order); statics by id when
+// `byId`.
 void expectInstancesOf(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
                        const std::vector<uint8_t>& selected, const Camera& camera, bool byId,
                        const ObjectInstances& out, int& meshesUsed) {
@@ -57,30 +58,45 @@ void expectInstancesOf(const ObjectScene& scene, const std::vector<uint32_t>& dr
         for (int m = 0; m < mesh; ++m) {
             wholeAt += out.counts[size_t(m)];
         }
-        for (uint32_t id : drawn) {
-            const DrawnAs way = expectedWay(scene, id, camera);
-            if (!inList(mesh, scene.kind(id), way)) {
-                continue;
+        const bool fine = !isImpostor(ObjectMesh(mesh));
+        const size_t shape = ObjectMesh(mesh) == ObjectMesh::TreeFine ? 0 : 1;
+        size_t bandIds = 0, bandWhole = 0;
+        // A fine mesh's objects out of the band, then those in it; an impostor's all at once.
+        for (int part = 0; part < (fine ? 2 : 1); ++part) {
+            for (uint32_t id : drawn) {
+                const DrawnAs way = expectedWay(scene, id, camera);
+                if (!inList(mesh, scene.kind(id), way) ||
+                    (fine && (way == DrawnAs::Both) != (part == 1))) {
+                    continue;
+                }
+                if (part == 1) {
+                    ++(byId && id < scene.firstBall() ? bandIds : bandWhole);
+                }
+                const bool picked = id < selected.size() && selected[id];
+                if (byId && id < scene.firstBall()) {
+                    ASSERT_LT(ids - idsBefore, out.idCounts[size_t(mesh)]) << "mesh " << mesh;
+                    EXPECT_EQ(
+                        out.ids(mesh)[ids - idsBefore],
+                        id | (picked ? kSelectedId : 0u) | (way == DrawnAs::Both ? kBandId : 0u));
+                    ++ids;
+                    continue;
+                }
+                ASSERT_LT(wholeAt, out.sorted.size());
+                const ObjectShape& o = scene.shape(id);
+                const ObjectInstance& i = out.sorted[wholeAt++];
+                ++whole;
+                EXPECT_EQ(i.x, o.base.x);
+                EXPECT_EQ(i.y, o.base.y);
+                EXPECT_EQ(i.z, o.base.z);
+                EXPECT_EQ(i.radius, o.radius);
+                EXPECT_EQ(i.height, o.height);
+                EXPECT_EQ(i.look, uint32_t(o.kind) | (picked ? kSelectedLook : 0u) |
+                                      (way == DrawnAs::Both ? kBandLook : 0u));
             }
-            const bool picked = id < selected.size() && selected[id];
-            if (byId && id < scene.firstBall()) {
-                ASSERT_LT(ids - idsBefore, out.idCounts[size_t(mesh)]) << "mesh " << mesh;
-                EXPECT_EQ(out.ids(mesh)[ids - idsBefore],
-                          id | (picked ? kSelectedId : 0u) | (way == DrawnAs::Both ? kBandId : 0u));
-                ++ids;
-                continue;
-            }
-            ASSERT_LT(wholeAt, out.sorted.size());
-            const ObjectShape& o = scene.shape(id);
-            const ObjectInstance& i = out.sorted[wholeAt++];
-            ++whole;
-            EXPECT_EQ(i.x, o.base.x);
-            EXPECT_EQ(i.y, o.base.y);
-            EXPECT_EQ(i.z, o.base.z);
-            EXPECT_EQ(i.radius, o.radius);
-            EXPECT_EQ(i.height, o.height);
-            EXPECT_EQ(i.look, uint32_t(o.kind) | (picked ? kSelectedLook : 0u) |
-                                  (way == DrawnAs::Both ? kBandLook : 0u));
+        }
+        if (fine) {
+            EXPECT_EQ(out.bandIds[shape], bandIds) << "mesh " << mesh;
+            EXPECT_EQ(out.bandWhole[shape], bandWhole) << "mesh " << mesh;
         }
         EXPECT_EQ(ids - idsBefore, out.idCounts[size_t(mesh)]) << "mesh " << mesh;
         meshesUsed += out.idCounts[size_t(mesh)] + out.counts[size_t(mesh)] > 0 ? 1 : 0;
