@@ -136,9 +136,10 @@ void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>&
     const size_t selectable = selected.size();
     uint32_t* const space = out.idSpace.get();
     const size_t stride = out.idStride;
-    size_t n0 = 0, n1 = 0, n2 = 0,
-           n3 = 0;          // ids of each mesh so far, a fine mesh's out of the band
-    size_t b0 = 0, b2 = 0;  // a fine mesh's in the band, written from its run's end
+    // Ids of each mesh so far (a fine mesh's out of the band), and of a fine mesh's in the band,
+    // written from the end of its run.
+    size_t n0 = 0, n1 = 0, n2 = 0, n3 = 0;
+    size_t b0 = 0, b2 = 0;
     uint32_t bothTrees = 0, bothSpheres = 0;
     uint32_t recordsRead = 0;
     out.wholeIds.clear();
