@@ -10,7 +10,7 @@ uniform float skyTwilight;  // 1 by day, falling to 0 as the Sun sinks below the
 uniform mat4 skyUnproject;  // the inverse of the view-projection from the eye
 uniform vec4 skyViewport;   // the viewport's x, y, width and height in pixels
 // The sky's colours (qt::skyTable): across, the azimuth from the Sun's, 0 to 180 degrees; up,
-// the sine of the elevation; sRGB-encoded, read between texels linearly.
+// the sine of the elevation; sRGB-encoded, 8 bits a channel, read between texels linearly.
 uniform sampler2D skyTable;
 const vec2 kSkyTableSize = vec2(256.0, 128.0);  // qt::kSkyTableWidth, qt::kSkyTableHeight
 // The haze: an atmosphere whose extinction falls exponentially with height. x: extinction per
@@ -18,7 +18,9 @@ const vec2 kSkyTableSize = vec2(256.0, 128.0);  // qt::kSkyTableWidth, qt::kSkyT
 // height (1 / scale height); z: the eye's height above the base; w: 1 on, 0 off (fog off).
 uniform vec4 haze;
 
-// The unit direction from the eye through a fragment (gl_FragCoord.xy), in world axes.
+// The unit direction from the eye through a fragment (gl_FragCoord.xy), in world axes. The sky
+// pass and the terrain take theirs from what their vertices hand on (sky.vert, terrain.frag's
+// rayToFragment), which spares a matrix product a pixel.
 vec3 viewRayAt(vec2 fragCoord) {
     vec2 ndc = (fragCoord - skyViewport.xy) / skyViewport.zw * 2.0 - 1.0;
     vec4 p = skyUnproject * vec4(ndc, 0.0, 1.0);

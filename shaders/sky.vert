@@ -2,7 +2,16 @@
 // from the vertex id (no vertex buffer).
 #version 330 core
 
+uniform mat4 skyUnproject;  // sky.glsl's: the inverse of the view-projection from the eye
+
+// The corner's point on the near plane, unprojected, before its division by w. It is linear in
+// the screen position, so interpolated over the triangle (whose w is 1: no perspective) it is
+// each pixel's, and the fragment shader divides and normalises it instead of unprojecting the
+// pixel (sky.glsl's viewRayAt): a matrix product less a pixel.
+noperspective out vec4 skyRay;
+
 void main() {
     vec2 corner = vec2(float((gl_VertexID & 1) << 2), float((gl_VertexID & 2) << 1)) - 1.0;
+    skyRay = skyUnproject * vec4(corner, 0.0, 1.0);
     gl_Position = vec4(corner, 1.0, 1.0);
 }

@@ -183,6 +183,22 @@ bool overHole() {
 uniform vec3 sunDirection;
 in vec2 sunlit;
 #include "sky.glsl"
+
+// terrain.vert's: the eye's map sample and fraction, and the biases that take a height code to
+// the height above the eye and above the map's lowest.
+uniform ivec2 eyeSample;
+uniform vec2 eyeFraction;
+uniform float heightBiasFromEye;
+uniform float heightBiasFromLow;
+
+// The unit ray from the eye to this fragment, from its map position and height as the vertices
+// hand them on (each interpolated over the triangle as its position is): what sky.glsl's
+// viewRayAt gives the pixel, without unprojecting it.
+vec3 rayToFragment() {
+    return normalize(vec3((mapAt.x - float(eyeSample.x) - eyeFraction.x) * spacing.x,
+                          surface.y + (heightBiasFromEye - heightBiasFromLow),
+                          (mapAt.y - float(eyeSample.y) - eyeFraction.y) * spacing.y));
+}
 #endif
 
 // The fixed light, without SUN.
@@ -300,7 +316,7 @@ void main() {
                                   : 0.0;
     float fog = d * d;
 #ifdef SUN
-    vec3 seen = hazed(lit, viewRayAt(gl_FragCoord.xy), surface.w, fog);
+    vec3 seen = hazed(lit, rayToFragment(), surface.w, fog);
 #else
     vec3 seen = mix(lit, fogColour, fog);
 #endif
