@@ -4,8 +4,9 @@
 
 uniform mat4 skyUnproject;  // sky.glsl's: the inverse of the view-projection from the eye
 
-// The corner's point on the near plane, unprojected, before its division by w. It is linear in
-// the screen position, so interpolated over the triangle (whose w is 1: no perspective) it is
+// The corner's ray: its point at depth 0 in normalised device coordinates, unprojected, before
+// its division by w (positive, the same over the screen for a perspective). It is linear in
+// the screen position, so interpolated over the triangle (its clip w is 1: no perspective) it is
 // each pixel's, and the fragment shader divides and normalises it instead of unprojecting the
 // pixel (sky.glsl's viewRayAt): a matrix product less a pixel.
 noperspective out vec4 skyRay;
