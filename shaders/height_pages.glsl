@@ -24,6 +24,13 @@ ivec3 page;
 int pageArray;
 ivec2 levelLast;
 
+// n / d for 0 <= n < 2^20 and d > 0, by a float division: exact however the GPU divides, as the
+// quotient of n + 0.5 lies at least 0.5 / d from a whole number. An integer division is a loop
+// of scalar divisions on a CPU's vector units (a software rasteriser's shaders).
+int quotientOf(int n, int d) {
+    return int((float(n) + 0.5) / float(d));
+}
+
 // The last column and row of level `lvl`.
 ivec2 lastOfLevel(int lvl) {
     return (mapSize - 2 + (1 << lvl)) >> lvl;
@@ -36,7 +43,7 @@ void usePage(int lvl, ivec2 s) {
     levelLast = lastOfLevel(lvl);
     ivec2 pageXY = s >> pageShift;
     int layer = int(texelFetch(pageTable, ivec2(pageXY.x, pageTableRow[lvl] + pageXY.y), 0).r);
-    pageArray = layer / layersPerArray;
+    pageArray = quotientOf(layer, layersPerArray);
     page = ivec3((pageXY << pageShift) - 1, layer - pageArray * layersPerArray);
 }
 

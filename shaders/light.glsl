@@ -20,8 +20,10 @@ vec2 sharesOf(float texel) {
 
 // Map sample m's shares, each 0 to 1 (rows split into layers of shadowRowsPerLayer).
 vec2 lightShares(ivec2 m) {
+    // The layer by a float division, as height_pages.glsl's quotientOf (not included here).
+    int layer = int((float(m.y) + 0.5) / float(shadowRowsPerLayer));
     return sharesOf(
-        texelFetch(shadows, ivec3(m.x, m.y % shadowRowsPerLayer, m.y / shadowRowsPerLayer), 0).r);
+        texelFetch(shadows, ivec3(m.x, m.y - layer * shadowRowsPerLayer, layer), 0).r);
 }
 
 #endif

@@ -39,13 +39,12 @@ vec3 skyColour(vec3 view) {
     return texture(skyTable, (at * (kSkyTableSize - 1.0) + 0.5) / kSkyTableSize).rgb;
 }
 
-// What is seen of a surface of colour `lit` at `distance` along unit `view`: its light through
-// the haze (the optical depth of the exponential atmosphere along the segment, in closed form)
-// and the fog's fade to the far plane (`fade`, 0 to 1), the sky's colour in the same direction
-// taking the rest, so that distant ridges meet the sky at the horizon in its own colour.
-vec3 hazed(vec3 lit, vec3 view, float distance, float fade) {
+// The share of a surface's light that reaches the eye through the haze from `distance` along
+// unit `view`: the optical depth of the exponential atmosphere along the segment, in closed form.
+// 1 with the haze off.
+float hazeTransmittance(vec3 view, float distance) {
     if (haze.w == 0.0) {
-        return lit;
+        return 1.0;
     }
     // The optical depth's mean density along the segment, (exp(-k eye) - exp(-k point)) /
     // (k (point - eye)), is symmetric in its ends: taken from the lower end, exp(-k lowest)
@@ -56,8 +55,23 @@ vec3 hazed(vec3 lit, vec3 view, float distance, float fade) {
     float x = k * abs(rise);
     float lowest = haze.z + min(rise, 0.0);
     float depth = exp(-k * lowest) * (x < 1e-3 ? 1.0 - 0.5 * x : (1.0 - exp(-x)) / x);
-    float through = exp(-haze.x * distance * depth) * (1.0 - fade);
-    return mix(skyColour(view), lit, through);
+    return exp(-haze.x * distance * depth);
+}
+
+// What is seen along unit `view` of a surface of colour `lit` whose light reaches the eye with
+// `transmittance` (hazeTransmittance) and the fog's fade to the far plane (`fade`, 0 to 1): the
+// sky's colour in the same direction takes the rest, so that distant ridges meet the sky at the
+// horizon in its own colour.
+vec3 hazedThrough(vec3 lit, vec3 view, float transmittance, float fade) {
+    if (haze.w == 0.0) {
+        return lit;
+    }
+    return mix(skyColour(view), lit, transmittance * (1.0 - fade));
+}
+
+// hazedThrough at `distance` along `view`, its transmittance taken here.
+vec3 hazed(vec3 lit, vec3 view, float distance, float fade) {
+    return hazedThrough(lit, view, hazeTransmittance(view, distance), fade);
 }
 
 #endif

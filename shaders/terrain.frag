@@ -168,10 +168,10 @@ uniform int holeRowsPerLayer;
 
 bool overHole() {
     ivec2 square = clamp(ivec2(floor(mapAt)), ivec2(0), mapSize - 2);
+    int layer = quotientOf(square.y, holeRowsPerLayer);
     uint word = texelFetch(holeSquares,
-                           ivec3(square.x >> 5, square.y % holeRowsPerLayer,
-                                 square.y / holeRowsPerLayer),
-                           0).r;
+                           ivec3(square.x >> 5, square.y - layer * holeRowsPerLayer, layer), 0)
+                    .r;
     return ((word >> uint(square.x & 31)) & 1u) != 0u;
 }
 #endif
@@ -182,6 +182,7 @@ bool overHole() {
 // sky's haze takes the fog's place.
 uniform vec3 sunDirection;
 in vec2 sunlit;
+in float hazeThrough;  // the haze's transmittance from this point to the eye (terrain.vert)
 #include "sky.glsl"
 
 // terrain.vert's: the eye's map sample and fraction, and the biases that take a height code to
@@ -316,7 +317,7 @@ void main() {
                                   : 0.0;
     float fog = d * d;
 #ifdef SUN
-    vec3 seen = hazed(lit, rayToFragment(), surface.w, fog);
+    vec3 seen = hazedThrough(lit, rayToFragment(), hazeThrough, fog);
 #else
     vec3 seen = mix(lit, fogColour, fog);
 #endif

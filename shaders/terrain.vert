@@ -57,8 +57,15 @@ flat out int drawnLevel;
 // detail lit by its own samples as it is shaped by them. SUN adds no step to gl_Position.
 #ifdef SUN
 #include "light.glsl"
+#include "sky.glsl"
 uniform bool shadowed;  // false: no light on the GPU yet, every sample lit, open sky
 out vec2 sunlit;        // the Sun's share, the sky's
+// The share of the vertex's light that reaches the eye through the haze (sky.glsl's
+// hazeTransmittance), interpolated across the triangle. Per vertex rather than per fragment:
+// the software rasteriser shades whole 4x4 blocks of pixels, so where triangles are about a pixel
+// each (level of detail within PIXELS) it runs a fragment shader many more times than there are
+// vertices, and the transmittance varies smoothly with distance and height.
+out float hazeThrough;
 
 #ifdef PAGED_LIGHT
 // A streamed map's light is paged as its heights are (qt::TerrainGpu::lightPages: the same
@@ -182,7 +189,11 @@ void main() {
 #endif
     // x, z: the unit normal's (its y is positive on a height field); y: height above the map's
     // lowest; w: distance from the eye.
-    surface = vec4(normalXZ.x, height, normalXZ.y, length(fromEye));
+    float distance = length(fromEye);
+    surface = vec4(normalXZ.x, height, normalXZ.y, distance);
+#ifdef SUN
+    hazeThrough = hazeTransmittance(fromEye / max(distance, 1e-6), distance);
+#endif
 
     gl_Position = viewProjection * vec4(fromEye, 1.0);
 }
