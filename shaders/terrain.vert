@@ -63,8 +63,8 @@ out vec2 sunlit;        // the Sun's share, the sky's
 // The share of the vertex's light that reaches the eye through the haze (sky.glsl's
 // hazeTransmittance), interpolated across the triangle. Per vertex rather than per fragment:
 // the software rasteriser shades whole 4x4 blocks of pixels, so where triangles are about a pixel
-// each (level of detail within PIXELS) it runs a fragment shader many more times than there are
-// vertices, and the transmittance varies smoothly with distance and height.
+// each (level of detail within PIXELS) it runs the fragment shader more often than the vertex
+// shader, and the transmittance varies smoothly with distance and height.
 out float hazeThrough;
 
 #ifdef PAGED_LIGHT
