@@ -8,6 +8,8 @@
 #ifndef QT_HEIGHT_PAGES_GLSL
 #define QT_HEIGHT_PAGES_GLSL
 
+#include "quotient.glsl"
+
 uniform usampler2DArray heightPages[4];  // qt::kMaxHeightArrays
 uniform int layersPerArray;
 uniform usampler2D pageTable;
@@ -23,13 +25,6 @@ int level;
 ivec3 page;
 int pageArray;
 ivec2 levelLast;
-
-// n / d for 0 <= n < 2^20 and d > 0, by a float division: exact however the GPU divides, as the
-// quotient of n + 0.5 lies at least 0.5 / d from a whole number. An integer division is a loop
-// of scalar divisions on a CPU's vector units (a software rasteriser's shaders).
-int quotientOf(int n, int d) {
-    return int((float(n) + 0.5) / float(d));
-}
 
 // The last column and row of level `lvl`.
 ivec2 lastOfLevel(int lvl) {

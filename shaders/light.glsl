@@ -4,6 +4,8 @@
 #ifndef QT_LIGHT_GLSL
 #define QT_LIGHT_GLSL
 
+#include "quotient.glsl"
+
 uniform sampler2DArray shadows;
 uniform int shadowRowsPerLayer;
 
@@ -20,8 +22,7 @@ vec2 sharesOf(float texel) {
 
 // Map sample m's shares, each 0 to 1 (rows split into layers of shadowRowsPerLayer).
 vec2 lightShares(ivec2 m) {
-    // The layer by a float division, as height_pages.glsl's quotientOf (not included here).
-    int layer = int((float(m.y) + 0.5) / float(shadowRowsPerLayer));
+    int layer = quotientOf(m.y, shadowRowsPerLayer);
     return sharesOf(
         texelFetch(shadows, ivec3(m.x, m.y - layer * shadowRowsPerLayer, layer), 0).r);
 }

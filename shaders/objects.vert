@@ -66,7 +66,7 @@ vec2 pagedLightAt(ivec2 m) {
         pageXY = pageOf(s);
         layer = texelFetch(pageTable, ivec2(pageXY.x, pageTableRow[1] + pageXY.y), 0).r;
     }
-    int array = int(layer) / layersPerArray;
+    int array = quotientOf(int(layer), layersPerArray);  // light.glsl's
     ivec3 at = ivec3(s - (pageXY << pageShift) + 1, int(layer) - array * layersPerArray);
     // Through a branch over the arrays only where there are several (height_pages.glsl's codeAt).
 #ifdef MANY_HEIGHT_ARRAYS

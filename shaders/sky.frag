@@ -8,12 +8,12 @@
 const float kSunDiscCos = 0.99998918;
 const vec3 kSunDisc = vec3(1.0, 0.97, 0.88);
 
-noperspective in vec4 skyRay;  // this pixel's ray, unprojected, before its division (sky.vert)
+noperspective in vec3 skyRay;  // this pixel's ray, unprojected, not divided (sky.vert)
 
 out vec4 colour;
 
 void main() {
-    vec3 view = normalize(skyRay.xyz / skyRay.w);
+    vec3 view = normalize(skyRay);
     vec3 sky = skyColour(view);
     bool disc = view.y >= 0.0 && dot(view, skyToSun) >= kSunDiscCos;
     colour = vec4(disc ? mix(sky, kSunDisc, skyTwilight) : sky, 1.0);

@@ -51,13 +51,17 @@ void insertDefines(std::string& source, const std::string& defines) {
     source.insert(eol == std::string::npos ? source.size() : eol + 1, defines);
 }
 
+// Includes nest at most this deep; deeper, a file includes itself through others.
+constexpr int kMaxIncludeDepth = 4;
+
 // GLSL 3.30 has no #include: each line `#include "NAME"` is replaced by the file NAME beside
-// `path` (or compiled in under that name), between #line directives so that the compiler's log
-// numbers the included file's lines as source string 1 and the rest as the file's own. One
-// level: an included file includes nothing.
-Status expandIncludes(std::string& source, const std::string& path, bool embedded) {
+// `path` (or compiled in under that name), its own includes expanded, between #line directives
+// so that the compiler's log numbers an included file's lines as source string 1 and the
+// shader's own as 0. An included file guards itself against a second inclusion (#ifndef).
+Status expandIncludes(std::string& source, const std::string& path, bool embedded, int depth = 0) {
     const size_t slash = path.find_last_of('/');
     const std::string folder = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+    const std::string resume = depth == 0 ? " 0\n" : " 1\n";
     std::string out;
     size_t at = 0;
     int line = 1;
@@ -69,17 +73,22 @@ Status expandIncludes(std::string& source, const std::string& path, bool embedde
         const size_t close = open == 0 ? text.find('"', 10) : std::string::npos;
         if (close != std::string::npos) {
             const std::string name = text.substr(10, close - 10);
+            const std::string where = escapedPath(path) + " line " + std::to_string(line) + ": ";
+            if (depth == kMaxIncludeDepth) {
+                return Status::failure(where + "includes nest deeper than " +
+                                       std::to_string(kMaxIncludeDepth) + " (a cycle?)");
+            }
             Result<std::string> included = sourceOf(folder + name, embedded);
             if (!included) {
-                return Status::failure(escapedPath(path) + " line " + std::to_string(line) + ": " +
-                                       included.error());
+                return Status::failure(where + included.error());
             }
-            if (included.value().find("#include \"") != std::string::npos) {
-                return Status::failure(escapedPath(folder + name) +
-                                       ": an included shader includes another");
+            if (Status nested =
+                    expandIncludes(included.value(), folder + name, embedded, depth + 1);
+                !nested) {
+                return nested;
             }
             out +=
-                "#line 1 1\n" + included.value() + "\n#line " + std::to_string(line + 1) + " 0\n";
+                "#line 1 1\n" + included.value() + "\n#line " + std::to_string(line + 1) + resume;
         } else {
             out += text;
         }

@@ -2255,9 +2255,10 @@ TEST(WaterPlane, CoversWhatLiesBelowSeaLevelAndCullingKeepsItsPixels) {
 }
 
 // Every file the terrain's and the objects' renderers read from their shader folder.
-const char* const kRendererShaders[] = {
-    "terrain.vert", "terrain.frag", "water.vert",        "water.frag",   "sky.vert",    "sky.frag",
-    "sky.glsl",     "light.glsl",   "height_pages.glsl", "objects.vert", "objects.frag"};
+const char* const kRendererShaders[] = {"terrain.vert", "terrain.frag", "water.vert",
+                                        "water.frag",   "sky.vert",     "sky.frag",
+                                        "sky.glsl",     "light.glsl",   "height_pages.glsl",
+                                        "objects.vert", "objects.frag", "quotient.glsl"};
 
 class ShaderErrors : public ::testing::Test {
 protected:
@@ -2282,9 +2283,12 @@ protected:
         std::ifstream in(std::string(QT_SHADER_DIR) + "/" + name);
         std::ofstream(dir + "/" + name) << in.rdbuf();
     }
-    void copyAll() {
+    // Every shader the renderers read but `left` (none: all of them).
+    void copyAll(const std::string& left = "") {
         for (const char* name : kRendererShaders) {
-            copy(name);
+            if (name != left) {
+                copy(name);
+            }
         }
     }
     // Shader `name` as installed with `lines` after its #version line.
@@ -2309,16 +2313,35 @@ TEST_F(ShaderErrors, MissingFileIsNamed) {
 // A shader's `#include` of a file the folder lacks: the line names the including shader, its line
 // and the missing file.
 TEST_F(ShaderErrors, AMissingIncludeIsNamedWithTheLineThatIncludesIt) {
-    for (const char* name : kRendererShaders) {
-        if (std::string(name) != "light.glsl") {
-            copy(name);
-        }
-    }
+    copyAll("light.glsl");
     Result<TerrainRenderer> renderer = TerrainRenderer::create(dir);
     ASSERT_FALSE(renderer);
     EXPECT_NE(renderer.error().find(dir + "/terrain.vert line "), std::string::npos)
         << renderer.error();
     EXPECT_NE(renderer.error().find(dir + "/light.glsl: cannot open the file"), std::string::npos)
+        << renderer.error();
+}
+
+// An include inside an included file is expanded too; one missing is named with the included
+// file's line that includes it.
+TEST_F(ShaderErrors, AMissingNestedIncludeIsNamedWithTheIncludedFilesLine) {
+    copyAll("quotient.glsl");
+    Result<TerrainRenderer> renderer = TerrainRenderer::create(dir);
+    ASSERT_FALSE(renderer);
+    EXPECT_NE(renderer.error().find(dir + "/height_pages.glsl line "), std::string::npos)
+        << renderer.error();
+    EXPECT_NE(renderer.error().find(dir + "/quotient.glsl: cannot open the file"),
+              std::string::npos)
+        << renderer.error();
+}
+
+// Includes that lead back to themselves are refused after a few levels, not followed forever.
+TEST_F(ShaderErrors, AnIncludeCycleIsRefused) {
+    copyAll();
+    write("quotient.glsl", "#include \"light.glsl\"\n");
+    Result<TerrainRenderer> renderer = TerrainRenderer::create(dir);
+    ASSERT_FALSE(renderer);
+    EXPECT_NE(renderer.error().find("includes nest deeper than"), std::string::npos)
         << renderer.error();
 }
 
