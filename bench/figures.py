@@ -19,8 +19,7 @@ Topics, each the section of docs/figures.md with that anchor:
   light       cast shadows and horizon angles of a 4097² map for a new Sun direction (core_bench),
               and bench/light.py (loaded, and streamed as a .r16): frames lit by a Sun against the
               fixed light, and frames while a new Sun direction's shadows are computed against
-              still ones (gen_4097); bench/light_instructions.py: one frame's instructions under
-              a Sun against the fixed light (callgrind, gen_2049; needs valgrind)
+              still ones (gen_4097)
   holes       bench/holes.py: frames with nodata as holes against its fill (gen_2049 as a .r16)
   imagery     bench/imagery.py: frames with imagery at 4x the map's density against none (gen_4097);
               bench/stream.py with a 65536² imagery COG over the streamed 32769² .r16
@@ -228,15 +227,10 @@ def light_section(rows):
     shown, out = script("light.py", "--frames", frames, "--runs", runs, gen_map(side))
     streamed, streamed_out = script("light.py", "--frames", frames, "--runs", runs, "--stream",
                                     r16_map(side))
-    counted, counted_out = script("light_instructions.py",
-                                  *(["--window", "160x90"] if args.quick else []), gen_map(2049))
     return lines + ["", f"A frame lit by a Sun against the fixed light, interleaved (`{shown}`):",
                     "", *out.splitlines(), "",
                     "The same map streamed, its light in scratch files and paged beside its "
-                    f"heights (`{streamed}`):", "", *streamed_out.splitlines(), "",
-                    "One frame's instructions at the bench flight's first camera over the 2049² "
-                    "map, lit by a Sun and by the fixed light, counted by callgrind (the same "
-                    f"counts run to run; `{counted}`):", "", *counted_out.splitlines()]
+                    f"heights (`{streamed}`):", "", *streamed_out.splitlines()]
 
 
 def tree_build_section(rows):

@@ -182,10 +182,24 @@ bool overHole() {
 // sky's haze takes the fog's place.
 uniform vec3 sunDirection;
 in vec2 sunlit;
-// The sky's colour along the ray from the eye and the haze's transmittance to the eye
-// (terrain.vert).
-in vec4 hazeAlong;
+in float hazeThrough;  // the haze's transmittance from this point to the eye (terrain.vert)
 #include "sky.glsl"
+
+// terrain.vert's: the eye's map sample and fraction, and the biases that take a height code to
+// the height above the eye and above the map's lowest.
+uniform ivec2 eyeSample;
+uniform vec2 eyeFraction;
+uniform float heightBiasFromEye;
+uniform float heightBiasFromLow;
+
+// The unit ray from the eye to this fragment, from its map position and height as the vertices
+// hand them on (each interpolated over the triangle as its position is): what sky.glsl's
+// viewRayAt gives the pixel, without unprojecting it.
+vec3 rayToFragment() {
+    return normalize(vec3((mapAt.x - float(eyeSample.x) - eyeFraction.x) * spacing.x,
+                          surface.y + (heightBiasFromEye - heightBiasFromLow),
+                          (mapAt.y - float(eyeSample.y) - eyeFraction.y) * spacing.y));
+}
 #endif
 
 // The fixed light, without SUN.
@@ -303,7 +317,7 @@ void main() {
                                   : 0.0;
     float fog = d * d;
 #ifdef SUN
-    vec3 seen = hazedThrough(lit, hazeAlong.rgb, hazeAlong.a, fog);
+    vec3 seen = hazedThrough(lit, skyColour(rayToFragment()), hazeThrough, fog);
 #else
     vec3 seen = mix(lit, fogColour, fog);
 #endif

@@ -60,13 +60,12 @@ flat out int drawnLevel;
 #include "sky.glsl"
 uniform bool shadowed;  // false: no light on the GPU yet, every sample lit, open sky
 out vec2 sunlit;        // the Sun's share, the sky's
-// The haze between the vertex and the eye: the sky's colour along the ray to it (sky.glsl's
-// skyColour) and the share of its light that reaches the eye (hazeTransmittance), both
-// interpolated across the triangle. Per vertex rather than per fragment: the software rasteriser
-// shades whole 4x4 blocks of pixels, so where triangles are about a pixel each (level of detail
-// within PIXELS) it runs the fragment shader more often than the vertex shader, and both vary
-// smoothly with the ray's direction, distance and height.
-out vec4 hazeAlong;
+// The share of the vertex's light that reaches the eye through the haze (sky.glsl's
+// hazeTransmittance), interpolated across the triangle. Per vertex rather than per fragment:
+// the software rasteriser shades whole 4x4 blocks of pixels, so where triangles are about a pixel
+// each (level of detail within PIXELS) it runs the fragment shader more often than the vertex
+// shader, and the transmittance varies smoothly with distance and height.
+out float hazeThrough;
 
 #ifdef PAGED_LIGHT
 // A streamed map's light is paged as its heights are (qt::TerrainGpu::lightPages: the same
@@ -193,8 +192,7 @@ void main() {
     float distance = length(fromEye);
     surface = vec4(normalXZ.x, height, normalXZ.y, distance);
 #ifdef SUN
-    vec3 ray = fromEye / max(distance, 1e-6);
-    hazeAlong = vec4(skyColour(ray), hazeTransmittance(ray, distance));
+    hazeThrough = hazeTransmittance(fromEye / max(distance, 1e-6), distance);
 #endif
 
     gl_Position = viewProjection * vec4(fromEye, 1.0);
