@@ -58,17 +58,20 @@ float hazeTransmittance(vec3 view, float distance) {
     return exp(-haze.x * distance * depth);
 }
 
-// What is seen of a surface of colour `lit` whose light reaches the eye with `transmittance`
-// (hazeTransmittance) and the fog's fade to the far plane (`fade`, 0 to 1), where the sky's
-// colour in the same direction is `sky` (skyColour): the sky takes the rest, so that distant
-// ridges meet the sky at the horizon in its own colour.
-vec3 hazedThrough(vec3 lit, vec3 sky, float transmittance, float fade) {
-    return haze.w == 0.0 ? lit : mix(sky, lit, transmittance * (1.0 - fade));
+// What is seen along unit `view` of a surface of colour `lit` whose light reaches the eye with
+// `transmittance` (hazeTransmittance) and the fog's fade to the far plane (`fade`, 0 to 1): the
+// sky's colour in the same direction takes the rest, so that distant ridges meet the sky at the
+// horizon in its own colour.
+vec3 hazedThrough(vec3 lit, vec3 view, float transmittance, float fade) {
+    if (haze.w == 0.0) {
+        return lit;
+    }
+    return mix(skyColour(view), lit, transmittance * (1.0 - fade));
 }
 
-// hazedThrough along unit `view` at `distance`, the sky's colour and transmittance taken here.
+// hazedThrough at `distance` along `view`, its transmittance taken here.
 vec3 hazed(vec3 lit, vec3 view, float distance, float fade) {
-    return hazedThrough(lit, skyColour(view), hazeTransmittance(view, distance), fade);
+    return hazedThrough(lit, view, hazeTransmittance(view, distance), fade);
 }
 
 #endif

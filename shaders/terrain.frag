@@ -317,7 +317,7 @@ void main() {
                                   : 0.0;
     float fog = d * d;
 #ifdef SUN
-    vec3 seen = hazedThrough(lit, skyColour(rayToFragment()), hazeThrough, fog);
+    vec3 seen = hazedThrough(lit, rayToFragment(), hazeThrough, fog);
 #else
     vec3 seen = mix(lit, fogColour, fog);
 #endif
