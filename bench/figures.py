@@ -20,6 +20,8 @@ Topics, each the section of docs/figures.md with that anchor:
               and bench/light.py (loaded, and streamed as a .r16): frames lit by a Sun against the
               fixed light, and frames while a new Sun direction's shadows are computed against
               still ones (gen_4097)
+  light-memory  bench/light_memory.py: a streamed map's peak resident memory while its light is
+              computed, with a Sun and without (gen_8193 as a .r16)
   holes       bench/holes.py: frames with nodata as holes against its fill (gen_2049 as a .r16)
   imagery     bench/imagery.py: frames with imagery at 4x the map's density against none (gen_4097);
               bench/stream.py with a 65536² imagery COG over the streamed 32769² .r16
@@ -29,9 +31,9 @@ Topics, each the section of docs/figures.md with that anchor:
               giant (bench/giant.py) by two jobs joined and verified (about 8 minutes)
   gpu         measured on a device machine, never here: its section is kept as recorded
 Default: walk,occlusion,tree-build,loading (core_bench alone, a few minutes). frames, lod,
-memory, holes, imagery and streaming run the viewer (under xvfb-run -a when DISPLAY is unset) on
-maps made into --maps (`terrain_gen gen_N.png --size N --seed 2`; the .r16 maps and the imagery
-with gdal-bin's tools).
+memory, light-memory, holes, imagery and streaming run the viewer (under xvfb-run -a when
+DISPLAY is unset) on maps made into --maps (`terrain_gen gen_N.png --size N --seed 2`; the .r16
+maps and the imagery with gdal-bin's tools).
 
 --write FILE rewrites only the selected topics' sections of FILE, each as: its heading, the
 command, date and commit (`git rev-parse --short HEAD` of the build's source tree, "-dirty" when
@@ -59,7 +61,7 @@ TOPICS = [("walk", "Walk"), ("occlusion", "Occlusion"), ("tree-build", "Tree bui
           ("lod-reference", "LOD reference"),
           ("streaming", "Streaming"), ("bake", "Bake"), ("objects", "Objects"),
           ("frames", "Frames"),
-          ("light", "Light"), ("holes", "Holes"), ("imagery", "Imagery"), ("gpu", "GPU")]
+          ("light", "Light"), ("light-memory", "Light memory"), ("holes", "Holes"), ("imagery", "Imagery"), ("gpu", "GPU")]
 HEADINGS = dict(TOPICS)
 DEFAULT_TOPICS = "walk,occlusion,tree-build,loading"
 
@@ -231,6 +233,12 @@ def light_section(rows):
                     "", *out.splitlines(), "",
                     "The same map streamed, its light in scratch files and paged beside its "
                     f"heights (`{streamed}`):", "", *streamed_out.splitlines()]
+
+
+def light_memory_section():
+    side = 1025 if args.quick else 8193
+    shown, out = script("light_memory.py", "--runs", "1" if args.quick else "3", r16_map(side))
+    return [f"`{shown}`:", "", *out.splitlines()]
 
 
 def tree_build_section(rows):
@@ -695,6 +703,9 @@ INTRO = {
              "(`syntheticHeightmap(4097, 4097, 11)`, bench/light_bench.cpp), on every core; frames "
              "lit by a Sun against the fixed light, and frames while the shadows of a new Sun "
              "direction are computed behind them against still ones, llvmpipe at 1280x720.",
+    "light-memory": "A streamed map's resident memory while its shadows and sky light are "
+                    "computed (in scratch files, swept in bands of rows), against the fixed "
+                    "light's, llvmpipe.",
 }
 
 
@@ -724,6 +735,8 @@ def measure(topic, bench_rows, bench_commands, commit, today, command):
         body = imagery_section()
     elif topic == "light":
         body = light_section(bench_rows)
+    elif topic == "light-memory":
+        body = light_memory_section()
     elif topic == "bake":
         body = bake_section()
     else:

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -141,6 +142,22 @@ void ScratchArray<T>::dropResident() const {
     if (mapped_ != nullptr) {
         // Shared with the file: written pages stay in the page cache, marked for writing back.
         ::madvise(mapped_, count_ * sizeof(T), MADV_DONTNEED);
+    }
+}
+
+template <class T>
+void ScratchArray<T>::dropResident(size_t first, size_t count) const {
+    if (mapped_ == nullptr || count == 0) {
+        return;
+    }
+    static const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+    const auto start = reinterpret_cast<uintptr_t>(mapped_ + first);
+    const auto stop = reinterpret_cast<uintptr_t>(mapped_ + std::min(first + count, count_));
+    const uintptr_t from = (start + page - 1) / page * page;
+    const uintptr_t to =
+        first + count >= count_ ? (stop + page - 1) / page * page : stop / page * page;
+    if (from < to) {
+        ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
     }
 }
 

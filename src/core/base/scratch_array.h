@@ -37,6 +37,9 @@ public:
     // Gives back the mapping's pages: written ones go back to the file, and are read again when
     // next touched. Keeps the resident set bounded.
     void dropResident() const;
+    // The same for the whole pages of values [first, first + count) (and the mapping's last page
+    // when the range ends the array).
+    void dropResident(size_t first, size_t count) const;
     void unmap();
 
 private:

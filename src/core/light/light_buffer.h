@@ -31,6 +31,8 @@ public:
     // A file's mapped pages leave the process (written ones go back to the file first); no-op on
     // the heap.
     void dropResident() const { file_.dropResident(); }
+    // The same for bytes [first, first + count).
+    void dropResident(size_t first, size_t count) const { file_.dropResident(first, count); }
 
 private:
     // data_ points into one of these: a vector's and a mapping's storage stay put when moved.

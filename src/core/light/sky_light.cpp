@@ -3,7 +3,6 @@
 #include "core/light/sky_light.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <vector>
 
@@ -55,20 +54,25 @@ void addToHull(std::vector<Point>& hull, Point p) {
     hull.push_back(p);
 }
 
-// Sweeps line j, handing store(sample index, horizon angle) each sample it passes.
+// Each line's upper hull of the terrain passed so far, handing store(sample index, horizon
+// angle) each sample a line passes. A line's hull goes when the line ends, so the hulls held are
+// those of the lines crossing the rows a band reaches.
 template <class Store>
-void sweepLine(const Heightmap& map, const SunLines& l, int j, const Store& store,
-               std::vector<Point>& hull) {
-    hull.clear();
-    for (int s = 0; s < l.majorCount; ++s) {
-        const int i = l.towardsSun > 0 ? l.majorCount - 1 - s : s;
-        const int n = j + l.whole[size_t(i)];
-        if (n < -1 || n > l.minorCount - 1)
-            continue;
+struct HorizonSweep {
+    const Heightmap& map;
+    const SunLines& l;
+    const Store& store;
+    std::vector<std::vector<Point>> hulls;  // per line
+
+    HorizonSweep(const Heightmap& m, const SunLines& lines, const Store& s)
+        : map(m), l(lines), store(s), hulls(size_t(lines.lastLine - lines.firstLine + 1)) {}
+
+    void step(int j, int i) {
         const int r = l.sampleAt(j, i);
         const bool terrain = l.isTerrain(j, i);
         if (r < 0 && !terrain)
-            continue;
+            return;
+        std::vector<Point>& hull = hulls[size_t(j - l.firstLine)];
         const Point p{double(l.towardsSun * i) * l.step, l.heightAt(map, j, i)};
         if (r >= 0) {
             const double slope = hull.empty() ? 0.0 : std::max(0.0, tangentSlope(hull, p));
@@ -77,36 +81,26 @@ void sweepLine(const Heightmap& map, const SunLines& l, int j, const Store& stor
         if (terrain)
             addToHull(hull, p);
     }
-}
+    void ended(int j) { std::vector<Point>().swap(hulls[size_t(j - l.firstLine)]); }
+};
 
 // The lines towards `azimuth`, shared among the pool's threads; each sample is passed by one line.
 template <class Store>
 void sweepLines(const Heightmap& map, const WorldMapping& mapping, double azimuth,
-                const Store& store, WorkerPool* pool) {
+                const Store& store, WorkerPool* pool, int bandRows = 0, const RowsDone& done = {}) {
     if (map.width <= 0 || map.height <= 0)
         return;
     const SunLines l = horizonLines(map, mapping, azimuth);
-    std::atomic<int> next{l.firstLine};
-    auto job = [&](int) {
-        std::vector<Point> hull;
-        hull.reserve(size_t(l.majorCount));
-        for (int j = next.fetch_add(1); j <= l.lastLine; j = next.fetch_add(1)) {
-            sweepLine(map, l, j, store, hull);
-        }
-    };
-    if (pool != nullptr) {
-        pool->run(job);
-    } else {
-        job(0);
-    }
+    HorizonSweep<Store> sweep(map, l, store);
+    sweepInRowBands(l, bandRows, pool, sweep, done);
 }
 
 }  // namespace
 
 void horizonAngles(const Heightmap& map, const WorldMapping& mapping, double azimuth, float* out,
-                   WorkerPool* pool) {
+                   WorkerPool* pool, int bandRows) {
     sweepLines(
-        map, mapping, azimuth, [out](size_t k, float angle) { out[k] = angle; }, pool);
+        map, mapping, azimuth, [out](size_t k, float angle) { out[k] = angle; }, pool, bandRows);
 }
 
 void horizonAnglesReference(const Heightmap& map, const WorldMapping& mapping, double azimuth,
@@ -131,20 +125,34 @@ void horizonAnglesReference(const Heightmap& map, const WorldMapping& mapping, d
 void skyFraction(const Heightmap& map, const WorldMapping& mapping, int azimuths, uint8_t* out,
                  WorkerPool* pool) {
     std::vector<float> open(size_t(map.sampleCount()));
-    skyFraction(map, mapping, azimuths, out, pool, open.data());
+    skyFraction(map, mapping, azimuths, out, pool, open.data(), 0, {});
 }
 
 void skyFraction(const Heightmap& map, const WorldMapping& mapping, int azimuths, uint8_t* out,
-                 WorkerPool* pool, float* open) {
-    const size_t n = size_t(map.sampleCount());
-    std::fill(open, open + n, 0.0f);
-    // Each azimuth's angles go straight into the sum: 1 - sin of the angle horizonAngles gives.
-    const auto add = [open](size_t k, float angle) { open[k] += 1.0f - std::sin(angle); };
+                 WorkerPool* pool, float* open, int bandRows, const SkyRowsDone& done) {
+    const size_t width = size_t(std::max(map.width, 0));
+    const auto rowsOf = [&](int first, int end) {
+        return std::make_pair(size_t(first) * width, size_t(end - first) * width);
+    };
+    // The sum starts at 0 row by row as the first azimuth's bands reach them; each azimuth's
+    // angles go straight into it (1 - sin of the angle horizonAngles gives), and the last
+    // azimuth's bands turn their rows into bytes.
     for (int d = 0; d < azimuths; ++d) {
-        sweepLines(map, mapping, 360.0 * d / azimuths, add, pool);
+        const bool first = d == 0, last = d == azimuths - 1;
+        const auto add = [open, first](size_t k, float angle) {
+            open[k] = (first ? 0.0f : open[k]) + 1.0f - std::sin(angle);
+        };
+        const RowsDone band = [&](int firstRow, int endRow) {
+            if (last) {
+                const auto [from, count] = rowsOf(firstRow, endRow);
+                for (size_t k = from; k < from + count; ++k)
+                    out[k] = skyByte(open[k], azimuths);
+            }
+            if (done)
+                done(firstRow, endRow, last);
+        };
+        sweepLines(map, mapping, 360.0 * d / azimuths, add, pool, bandRows, band);
     }
-    for (size_t k = 0; k < n; ++k)
-        out[k] = skyByte(open[k], azimuths);
 }
 
 }  // namespace qt

@@ -64,6 +64,10 @@ SunLines sunLines(const Heightmap& map, const WorldMapping& mapping, SunDirectio
         lo = std::min(lo, int(w));
         hi = std::max(hi, int(w));
     }
+    // Along a line i runs away from the Sun; the row is i along rows, j + floor(i t) along
+    // columns.
+    const bool iRises = l.towardsSun < 0;
+    l.rowsAscending = l.majorIsColumn ? (t == 0.0 || (t > 0.0) == iRises) : iRises;
     l.firstLine = -hi - 1;
     l.lastLine = l.minorCount - 1 - lo;
     l.heights = heightTransform(map.coding, mapping);

@@ -18,10 +18,15 @@
 // that n and the sample a line passes are integers: the lines pass each sample exactly once.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
+#include <climits>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
+#include "core/base/worker_pool.h"
 #include "core/light/sun_position.h"
 #include "core/terrain/heightmap.h"
 #include "core/terrain/world.h"
@@ -38,6 +43,9 @@ struct SunLines {
     int towardsSun = 1;         // +1: the Sun lies towards increasing major index
     int firstLine = 0;          // the lines' indices j, [firstLine, lastLine]
     int lastLine = 0;
+    // Whether a line meets the map's rows in increasing order from the Sun's side (also when it
+    // stays in one row).
+    bool rowsAscending = true;
     std::vector<int32_t> whole;         // floor(i * t), per major index i
     std::vector<double> fraction;       // i * t - floor(i * t), in [0, 1)
     double step = 0.0;                  // horizontal world distance of one major index along a line
@@ -86,6 +94,23 @@ struct SunLines {
     }
 };
 
+// Told of the map's rows [first, end) once the lines have passed them: every sample there
+// visited, and no later step reads them.
+using RowsDone = std::function<void(int first, int end)>;
+
+// Every step of `l`'s lines on the map (minor index n = j + whole[i] in [-1, N - 1]) handed to
+// sweeper.step(j, i) in each line's order from the Sun's side, lines of a block of kLinesPerBlock
+// side by side, blocks shared among `pool`'s threads (may be null); then sweeper.ended(j) once per
+// line that had a step. The map's rows are taken in bands of `bandRows` (0: all at once) in the
+// order the lines meet them (rowsAscending): a band's steps read the band's rows and the first
+// row past it, no other, and write only samples of those rows, so a caller of a map larger than
+// memory can give the band's pages back in done(first, end), told after each band. A line's
+// steps continue from band to band, so every line still sees all the terrain between its sample
+// and the Sun: the results do not depend on bandRows.
+template <class Sweeper>
+void sweepInRowBands(const SunLines& l, int bandRows, WorkerPool* pool, Sweeper& sweeper,
+                     const RowsDone& done = {});
+
 // The band elevations splitting the Sun's disc into `bands` strips of equal area (each band
 // stands for its strip's middle); one band: the disc's centre.
 std::vector<double> sunBandElevations(double elevation, int bands);
@@ -96,6 +121,115 @@ SunLines sunLines(const Heightmap& map, const WorldMapping& mapping, SunDirectio
 // The byte stored for `lit` bands of `bands`: 0 in full shadow, 255 fully lit.
 inline uint8_t litByte(int lit, int bands) {
     return uint8_t((255 * lit + bands / 2) / bands);
+}
+
+namespace detail {
+
+constexpr int kLinesPerBlock = 32;
+
+// The steps of line j on the map, [first, end) (first >= end: none): n is monotone along a line.
+inline void lineSteps(const SunLines& l, int j, int& first, int& end) {
+    const auto n = [&](int s) {
+        return j + l.whole[size_t(l.towardsSun > 0 ? l.majorCount - 1 - s : s)];
+    };
+    const bool rising = n(0) <= n(l.majorCount - 1);
+    // The first step for which `past` holds, `past` false then true along the line.
+    const auto firstWhere = [&](auto past) {
+        int lo = 0, hi = l.majorCount;
+        while (lo < hi) {
+            const int mid = lo + (hi - lo) / 2;
+            if (past(mid)) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        return lo;
+    };
+    if (rising) {
+        first = firstWhere([&](int s) { return n(s) >= -1; });
+        end = firstWhere([&](int s) { return n(s) > l.minorCount - 1; });
+    } else {
+        first = firstWhere([&](int s) { return n(s) <= l.minorCount - 1; });
+        end = firstWhere([&](int s) { return n(s) < -1; });
+    }
+}
+
+}  // namespace detail
+
+template <class Sweeper>
+void sweepInRowBands(const SunLines& l, int bandRows, WorkerPool* pool, Sweeper& sweeper,
+                     const RowsDone& done) {
+    constexpr int kBlock = detail::kLinesPerBlock;
+    const int rows = l.majorIsColumn ? l.minorCount : l.majorCount;
+    const int lines = l.lastLine - l.firstLine + 1;
+    if (rows <= 0 || lines <= 0)
+        return;
+    if (bandRows <= 0)
+        bandRows = rows;
+    // Per line: its next step and the step past its last.
+    std::vector<int> next(static_cast<size_t>(lines)), end(static_cast<size_t>(lines));
+    for (int k = 0; k < lines; ++k)
+        detail::lineSteps(l, l.firstLine + k, next[size_t(k)], end[size_t(k)]);
+    // A step's rank: the place, in the order the lines meet the rows, of the first row it reads
+    // (n and n + 1 for lines along columns, -1 for n = -1 ascending; row i along rows).
+    const bool ascending = l.rowsAscending;
+    const auto rank = [&](int j, int i) {
+        if (l.majorIsColumn) {
+            const int n = j + l.whole[size_t(i)];
+            return ascending ? n : rows - 2 - n;
+        }
+        return ascending ? i : rows - 1 - i;
+    };
+    const int blocks = (lines + kBlock - 1) / kBlock;
+    for (int b0 = 0; b0 < rows; b0 += bandRows) {
+        const int b1 = std::min(rows, b0 + bandRows);
+        const int limit = b1 == rows ? INT_MAX : b1;  // steps of rank below it
+        std::atomic<int> nextBlock{0};
+        auto job = [&](int) {
+            for (int b = nextBlock.fetch_add(1); b < blocks; b = nextBlock.fetch_add(1)) {
+                const int firstLine = b * kBlock;
+                const int count = std::min(kBlock, lines - firstLine);
+                bool active[kBlock];
+                int activeCount = 0, s = INT_MAX;
+                for (int k = 0; k < count; ++k) {
+                    const size_t line = size_t(firstLine + k);
+                    active[k] = next[line] < end[line];
+                    activeCount += active[k] ? 1 : 0;
+                    if (active[k])
+                        s = std::min(s, next[line]);
+                }
+                for (; activeCount > 0; ++s) {
+                    const int i = l.towardsSun > 0 ? l.majorCount - 1 - s : s;
+                    for (int k = 0; k < count; ++k) {
+                        const size_t line = size_t(firstLine + k);
+                        if (!active[k] || next[line] > s)
+                            continue;
+                        const int j = l.firstLine + firstLine + k;
+                        if (limit != INT_MAX && rank(j, i) >= limit) {
+                            active[k] = false;
+                            --activeCount;
+                            continue;
+                        }
+                        sweeper.step(j, i);
+                        next[line] = s + 1;
+                        if (s + 1 == end[line]) {
+                            sweeper.ended(j);
+                            active[k] = false;
+                            --activeCount;
+                        }
+                    }
+                }
+            }
+        };
+        if (pool != nullptr) {
+            pool->run(job);
+        } else {
+            job(0);
+        }
+        if (done)
+            done(ascending ? b0 : rows - b1, ascending ? b1 : rows - b0);
+    }
 }
 
 }  // namespace qt

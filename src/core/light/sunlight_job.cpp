@@ -2,6 +2,7 @@
 // by swapping buffers under the lock.
 #include "core/light/sunlight_job.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cassert>
 #include <utility>
@@ -35,13 +36,12 @@ SunlightJob::SunlightJob(const Heightmap& map, const WorldMapping& mapping, int 
                           {},
                           LightBuffer::onHeap(pyramidBytes(pyramid)),
                           LightBuffer::onHeap(pyramidBytes(pyramid)),
-                          LightBuffer::onHeap(pyramidBytes(pyramid))}) {}
+                          LightBuffer::onHeap(pyramidBytes(pyramid))},
+                  0) {}
 
-Result<std::unique_ptr<SunlightJob>> SunlightJob::inFiles(const Heightmap& map,
-                                                          const WorldMapping& mapping, int bands,
-                                                          int threads, int skyAzimuths,
-                                                          const std::string& dir,
-                                                          const HeightPages* pyramid) {
+Result<std::unique_ptr<SunlightJob>> SunlightJob::inFiles(
+    const Heightmap& map, const WorldMapping& mapping, int bands, int threads, int skyAzimuths,
+    const std::string& dir, const HeightPages* pyramid, size_t bandSamples) {
     using R = Result<std::unique_ptr<SunlightJob>>;
     const size_t n = size_t(map.sampleCount());
     Buffers b;
@@ -76,16 +76,19 @@ Result<std::unique_ptr<SunlightJob>> SunlightJob::inFiles(const Heightmap& map,
             return R::failure(mapped.error());
         }
     }
-    return std::unique_ptr<SunlightJob>(
-        new SunlightJob(map, mapping, bands, threads, skyAzimuths, pyramid, std::move(b)));
+    const size_t width = size_t(std::max(map.width, 1));
+    const int bandRows = int(std::clamp<size_t>(bandSamples / width, 1, size_t(map.height)));
+    return std::unique_ptr<SunlightJob>(new SunlightJob(map, mapping, bands, threads, skyAzimuths,
+                                                        pyramid, std::move(b), bandRows));
 }
 
 SunlightJob::SunlightJob(const Heightmap& map, const WorldMapping& mapping, int bands, int threads,
-                         int skyAzimuths, const HeightPages* pyramid, Buffers buffers)
+                         int skyAzimuths, const HeightPages* pyramid, Buffers buffers, int bandRows)
     : map_(map),
       mapping_(mapping),
       bands_(bands),
       skyAzimuths_(skyAzimuths),
+      bandRows_(bandRows),
       sky_(std::move(buffers.sky)),
       open_(std::move(buffers.open)),
       pool_(threads, WorkerPool::Priority::Background),
@@ -147,6 +150,15 @@ void SunlightJob::loop() {
         pending_.reset();
         busy_ = true;
         lock.unlock();
+        // A map in files is swept in bands of rows (sweepInRowBands), each band's pages given
+        // back as soon as the lines have passed it, so that the process holds about a band of
+        // each array at a time rather than the whole map.
+        const bool inFiles = working_.isFile();
+        const size_t width = size_t(map_.width);
+        const int bandRows = bandRows_;
+        const auto samples = [width](int first, int end) {
+            return std::make_pair(size_t(first) * width, size_t(end - first) * width);
+        };
         if (skyAzimuths_ > 0 && !skyDone_) {
             const size_t n = size_t(map_.sampleCount());
             if (sky_.empty()) {
@@ -154,25 +166,34 @@ void SunlightJob::loop() {
                 skyFraction(map_, mapping_, skyAzimuths_, sky_.data(), &pool_);
             } else {
                 // Mapped by inFiles: map() hands the mapping back.
-                skyFraction(map_, mapping_, skyAzimuths_, sky_.data(), &pool_, open_.map().value());
+                skyFraction(map_, mapping_, skyAzimuths_, sky_.data(), &pool_, open_.map().value(),
+                            bandRows, [&](int first, int end, bool final) {
+                                const auto [from, count] = samples(first, end);
+                                map_.codes.dropResident(from, count);
+                                open_.dropResident(from, count);
+                                if (final)
+                                    sky_.dropResident(from, count);
+                            });
                 open_ = FloatScratch();  // its file goes
             }
             skyDone_ = true;
         }
-        computeSunlight(map_, mapping_, sun, bands_, working_.data(), &pool_);
-        if (skyDone_) {
-            uint8_t* bytes = working_.data();
-            for (size_t i = 0; i < working_.size(); ++i) {
-                bytes[i] = lightByte(bytes[i], sky_[i]);
-            }
-        }
-        layOutPyramid();
-        if (working_.isFile()) {
-            working_.dropResident();
-            workingPyramid_.dropResident();
-            sky_.dropResident();
-            map_.codes.dropResident(0, map_.codes.size());  // a mapped map's codes
-        }
+        computeSunlight(map_, mapping_, sun, bands_, working_.data(), &pool_, bandRows,
+                        [&](int first, int end) {
+                            const auto [from, count] = samples(first, end);
+                            if (skyDone_) {
+                                uint8_t* bytes = working_.data();
+                                for (size_t i = from; i < from + count; ++i)
+                                    bytes[i] = lightByte(bytes[i], sky_[i]);
+                            }
+                            layOutPyramid(first, end);
+                            if (inFiles) {
+                                working_.dropResident(from, count);
+                                sky_.dropResident(from, count);
+                                map_.codes.dropResident(from, count);
+                                workingPyramid_.dropResident();
+                            }
+                        });
         lock.lock();
         std::swap(working_, finished_);
         std::swap(workingPyramid_, finishedPyramid_);
@@ -183,27 +204,32 @@ void SunlightJob::loop() {
     }
 }
 
-void SunlightJob::layOutPyramid() {
+void SunlightJob::layOutPyramid(int firstRow, int endRow) {
     if (workingPyramid_.empty()) {
         return;
     }
-    // Every page of levels 1 and up, in layer order: page k is layer level[1].firstLayer + k.
-    const int first = pages_.level[1].firstLayer;
-    const int count = pages_.layers - first;
+    // Every page row of levels 1 and up, its texel rows over [firstRow, endRow); the pages of
+    // page row py of level L from layer level[L].firstLayer + py * pagesX, counted from level 1's
+    // first layer.
+    const size_t levels = pages_.level.size();
+    std::atomic<size_t> next{0};
+    size_t rowsOfPages = 0;
+    for (size_t level = 1; level < levels; ++level) {
+        rowsOfPages += size_t(pages_.level[level].pagesY);
+    }
     const size_t texels = size_t(pages_.texels) * size_t(pages_.texels);
-    std::atomic<int> next{0};
     auto job = [&](int) {
-        size_t level = 1;
-        for (int k = next.fetch_add(1); k < count; k = next.fetch_add(1)) {
-            while (level + 1 < pages_.level.size() &&
-                   first + k >= pages_.level[level + 1].firstLayer) {
+        size_t level = 1, before = 0;  // page rows of the levels below `level`
+        for (size_t k = next.fetch_add(1); k < rowsOfPages; k = next.fetch_add(1)) {
+            while (k >= before + size_t(pages_.level[level].pagesY)) {
+                before += size_t(pages_.level[level].pagesY);
                 ++level;
             }
             const PageLevel& l = pages_.level[level];
-            const int index = first + k - l.firstLayer;
-            fillBytePage(working_.data(), map_.width, map_.height, pages_, int(level),
-                         index % l.pagesX, index / l.pagesX,
-                         workingPyramid_.data() + size_t(k) * texels);
+            const int py = int(k - before);
+            const size_t layer = size_t(l.firstLayer + py * l.pagesX - pages_.level[1].firstLayer);
+            fillBytePageRows(working_.data(), map_.width, map_.height, pages_, int(level), py,
+                             firstRow, endRow, workingPyramid_.data() + layer * texels);
         }
     };
     pool_.run(job);

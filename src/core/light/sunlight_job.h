@@ -22,6 +22,10 @@
 
 namespace qt {
 
+// The samples of a band of rows that a job in files sweeps at a time (sweepInRowBands): its codes,
+// light bytes and the sky's sum, a few MiB each.
+constexpr size_t kLightBandSamples = size_t(4) << 20;
+
 class SunlightJob {
 public:
     // The map and mapping must outlive the job; `threads` share each computation (the job's own
@@ -39,13 +43,16 @@ public:
     // The same with every byte in unnamed scratch files in the folder `dir` (a streamed map's,
     // larger than memory): the three a sample, the sky fraction's and, until it is computed, its
     // 4 bytes a sample of sums, all allocated here, so that a full disk is one line now rather
-    // than a failure later. After each computation the files' pages and the map's mapped codes
-    // leave the process.
+    // than a failure later. Each computation sweeps the map in bands of rows of about
+    // `bandSamples` samples, and gives back each band's pages of the files and of the map's
+    // mapped codes once the sweep has passed it: the process holds about a band of each at a
+    // time.
     static Result<std::unique_ptr<SunlightJob>> inFiles(const Heightmap& map,
                                                         const WorldMapping& mapping, int bands,
                                                         int threads, int skyAzimuths,
                                                         const std::string& dir,
-                                                        const HeightPages* pyramid = nullptr);
+                                                        const HeightPages* pyramid = nullptr,
+                                                        size_t bandSamples = kLightBandSamples);
     ~SunlightJob();  // lets the running computation finish, then joins
     SunlightJob(const SunlightJob&) = delete;
     SunlightJob& operator=(const SunlightJob&) = delete;
@@ -75,15 +82,17 @@ private:
         LightBuffer shownPyramid, finishedPyramid, workingPyramid;  // empty without a pyramid
     };
     SunlightJob(const Heightmap& map, const WorldMapping& mapping, int bands, int threads,
-                int skyAzimuths, const HeightPages* pyramid, Buffers buffers);
+                int skyAzimuths, const HeightPages* pyramid, Buffers buffers, int bandRows);
     void loop();
-    void layOutPyramid();
+    // The pyramid's texels over the map rows [firstRow, endRow) of working_, final.
+    void layOutPyramid(int firstRow, int endRow);
 
     const Heightmap& map_;
     const WorldMapping mapping_;
     const int bands_;
     const int skyAzimuths_;
-    LightBuffer sky_;  // the job thread's only: skyFraction's, once computed
+    const int bandRows_;  // the rows of a band of the sweeps; 0: all at once
+    LightBuffer sky_;     // the job thread's only: skyFraction's, once computed
     bool skyDone_ = false;
     FloatScratch open_;  // the job thread's only, until the sky is computed
     WorkerPool pool_;

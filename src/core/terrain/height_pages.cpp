@@ -46,6 +46,17 @@ private:
 // Page (px, py) of `level` from a width x height grid of samples (row-major): each texel the
 // sample at its level column and row times 2^level, the level's clamped to its last and the map's
 // to the map's last. afterRow(row, last) hears of each map row read, the page's last with `last`.
+// Texel row `target` (texels wide) of a page of `level` whose first column is level column
+// `origin` + 1, from map row `source`.
+template <typename T>
+void fillTexelRow(const T* source, int width, const PageLevel& l, int level, int origin, int t,
+                  T* target) {
+    for (int x = 0; x < t; ++x) {
+        const int c = std::clamp(origin + x, 0, l.samplesX - 1);
+        target[x] = source[std::min(int64_t(c) << level, int64_t(width) - 1)];
+    }
+}
+
 template <typename T, typename AfterRow>
 void fillPage(const T* samples, int width, int height, const HeightPages& pages, int level, int px,
               int py, T* out, AfterRow afterRow) {
@@ -54,12 +65,8 @@ void fillPage(const T* samples, int width, int height, const HeightPages& pages,
     const int origin = px * pages.pageSize - 1;
     for (int y = 0; y < t; ++y) {
         const int row = mapRowOf(height, pages, l, level, py, y);
-        const T* source = samples + size_t(row) * size_t(width);
-        T* target = out + size_t(y) * size_t(t);
-        for (int x = 0; x < t; ++x) {
-            const int c = std::clamp(origin + x, 0, l.samplesX - 1);
-            target[x] = source[std::min(int64_t(c) << level, int64_t(width) - 1)];
-        }
+        fillTexelRow(samples + size_t(row) * size_t(width), width, l, level, origin, t,
+                     out + size_t(y) * size_t(t));
         afterRow(row, y == t - 1);
     }
 }
@@ -179,6 +186,24 @@ void fillHeightPage(const Heightmap& map, const HeightPages& pages, int level, i
 void fillBytePage(const uint8_t* bytes, int width, int height, const HeightPages& pages, int level,
                   int px, int py, uint8_t* out) {
     fillPage(bytes, width, height, pages, level, px, py, out, [](int, bool) {});
+}
+
+void fillBytePageRows(const uint8_t* bytes, int width, int height, const HeightPages& pages,
+                      int level, int py, int firstRow, int endRow, uint8_t* out) {
+    const PageLevel& l = pages.level[size_t(level)];
+    const int t = pages.texels;
+    const size_t pageBytes = size_t(t) * size_t(t);
+    for (int y = 0; y < t; ++y) {
+        const int row = mapRowOf(height, pages, l, level, py, y);
+        if (row < firstRow || row >= endRow) {
+            continue;
+        }
+        for (int px = 0; px < l.pagesX; ++px) {
+            fillTexelRow(bytes + size_t(row) * size_t(width), width, l, level,
+                         px * pages.pageSize - 1, t,
+                         out + size_t(px) * pageBytes + size_t(y) * size_t(t));
+        }
+    }
 }
 
 void preparePageRows(const HeightPages& pages, int level, int py, PageRowSource& out) {

@@ -105,6 +105,12 @@ void fillHeightPage(const Heightmap& map, const HeightPages& pages, int level, i
 // map's light, core/light/light_byte.h).
 void fillBytePage(const uint8_t* bytes, int width, int height, const HeightPages& pages, int level,
                   int px, int py, uint8_t* out);
+// The texel rows of fillBytePage's pages of page row py of `level` (pagesX pages, each texels^2
+// bytes, one after the other from `out`) that sample the map's rows [firstRow, endRow): filling
+// every page row of a level over rows that together cover the map gives every page whole, for a
+// caller whose bytes become final a band of rows at a time.
+void fillBytePageRows(const uint8_t* bytes, int width, int height, const HeightPages& pages,
+                      int level, int py, int firstRow, int endRow, uint8_t* out);
 
 // The texel rows of one row of pages (`level`, `py`), each row the whole width of the level:
 // row y holds the level's samples of row clamp(py * pageSize + y - 1), every column. Filling a

@@ -98,5 +98,50 @@ TEST(SkyLight, SkyFractionIsTheMeanOpenShareOfItsAzimuths) {
         ASSERT_EQ(v, 255);
 }
 
+// In bands of rows (sweepInRowBands) the hulls are carried from band to band: the same angles as
+// the whole sweep, bit for bit, and the same sky bytes from a caller's sum, told of each band's
+// rows once an azimuth has passed them, the bytes written by the last azimuth's bands.
+TEST(SkyLight, BandsOfRowsGiveTheSameAnglesAndSkyBytes) {
+    WorkerPool pool(2);
+    const WorldMapping m(21.0f, 30.0f, 1.0f, 0.0f);
+    for (const Heightmap& map : {syntheticHeightmap(90, 37, 6), syntheticHeightmap(33, 101, 7)}) {
+        const size_t n = size_t(map.sampleCount());
+        for (double azimuth : kAzimuths) {
+            std::vector<float> whole(n, -1.0f);
+            horizonAngles(map, m, azimuth, whole.data(), &pool);
+            for (const int bandRows : {1, 5, 40}) {
+                std::vector<float> banded(n, -2.0f);
+                horizonAngles(map, m, azimuth, banded.data(), &pool, bandRows);
+                EXPECT_EQ(banded, whole) << "azimuth " << azimuth << ", bands of " << bandRows;
+            }
+        }
+        const int azimuths = 6;
+        std::vector<uint8_t> expected(n);
+        skyFraction(map, m, azimuths, expected.data(), &pool);
+        for (const int bandRows : {1, 5, 40}) {
+            std::vector<uint8_t> sky(n, 0);
+            std::vector<float> open(n, -1.0f);
+            std::vector<int> toldFinal(size_t(map.height), 0);
+            int bandsTold = 0, writtenEarly = 0;
+            skyFraction(map, m, azimuths, sky.data(), &pool, open.data(), bandRows,
+                        [&](int first, int end, bool final) {
+                            ++bandsTold;
+                            for (int r = first; r < end; ++r) {
+                                toldFinal[size_t(r)] += final ? 1 : 0;
+                                for (int c = 0; c < map.width; ++c) {
+                                    const size_t k = size_t(r) * size_t(map.width) + size_t(c);
+                                    writtenEarly += !final && sky[k] != 0 ? 1 : 0;
+                                    writtenEarly += final && sky[k] != expected[k] ? 1 : 0;
+                                }
+                            }
+                        });
+            EXPECT_EQ(sky, expected) << "bands of " << bandRows;
+            EXPECT_EQ(writtenEarly, 0) << "bands of " << bandRows;
+            EXPECT_EQ(toldFinal, std::vector<int>(size_t(map.height), 1));
+            EXPECT_EQ(bandsTold, azimuths * ((map.height + bandRows - 1) / bandRows));
+        }
+    }
+}
+
 }  // namespace
 }  // namespace qt

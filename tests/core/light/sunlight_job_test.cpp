@@ -77,30 +77,36 @@ TEST(SunlightJob, WithTheSkyItsBytesPackTheShadowsWithTheSkyFraction) {
 }
 
 // A streamed map's job keeps its bytes in scratch files: the same light bytes as on the heap, for
-// every Sun, the sky fraction computed once from its own scratch floats.
+// every Sun, the sky fraction computed once from its own scratch floats, whether it sweeps the
+// map whole or in bands of 1 or 7 rows (from each side: the bands go away from the Sun).
 TEST(SunlightJob, InScratchFilesItsBytesAreTheHeapsBytes) {
     const Heightmap map = syntheticHeightmap(129, 97, 4);
     const WorldMapping m(20.0f, 20.0f, 1.0f, 0.0f);
     SunlightJob heap(map, m, kLightBands, 2, 8);
-    Result<std::unique_ptr<SunlightJob>> files =
-        SunlightJob::inFiles(map, m, kLightBands, 2, 8, scratchFolder());
-    ASSERT_TRUE(files) << files.error();
-    SunlightJob& job = *files.value();
-    EXPECT_TRUE(job.bytes().isFile());
-    for (const SunDirection sun : {SunDirection{120.0, 5.0}, SunDirection{300.0, 20.0}}) {
-        heap.request(sun);
-        job.request(sun);
-        heap.waitIdle();
-        job.waitIdle();
-        ASSERT_TRUE(heap.takeFinished());
-        ASSERT_TRUE(job.takeFinished());
-        EXPECT_EQ(job.bytes().copy(), heap.bytes().copy());
+    for (const size_t bandSamples : {kLightBandSamples, size_t(129), size_t(7 * 129)}) {
+        Result<std::unique_ptr<SunlightJob>> files =
+            SunlightJob::inFiles(map, m, kLightBands, 2, 8, scratchFolder(), nullptr, bandSamples);
+        ASSERT_TRUE(files) << files.error();
+        SunlightJob& job = *files.value();
+        EXPECT_TRUE(job.bytes().isFile());
+        for (const SunDirection sun : {SunDirection{120.0, 5.0}, SunDirection{300.0, 20.0},
+                                       SunDirection{10.0, 8.0}, SunDirection{190.0, 3.0}}) {
+            heap.request(sun);
+            job.request(sun);
+            heap.waitIdle();
+            job.waitIdle();
+            ASSERT_TRUE(heap.takeFinished());
+            ASSERT_TRUE(job.takeFinished());
+            EXPECT_EQ(job.bytes().copy(), heap.bytes().copy())
+                << "band of " << bandSamples << " samples, azimuth " << sun.azimuth;
+        }
     }
 }
 
 // With a pyramid the job lays the light of levels 1 and up out as their pages, in layer order
 // from level 1's first layer: every page's texels are fillBytePage's from the same bytes, on the
-// heap and in files; without one it lays out nothing.
+// heap and in files, swept whole or in bands of 5 rows (each band's texel rows laid out as the
+// band is final); without one it lays out nothing.
 TEST(SunlightJob, ItsPyramidHoldsTheLightsPagesOfLevelsOneAndUp) {
     const Heightmap map = syntheticHeightmap(129, 97, 4);
     const WorldMapping m(20.0f, 20.0f, 1.0f, 0.0f);
@@ -110,11 +116,14 @@ TEST(SunlightJob, ItsPyramidHoldsTheLightsPagesOfLevelsOneAndUp) {
     Result<std::unique_ptr<SunlightJob>> files =
         SunlightJob::inFiles(map, m, kLightBands, 2, 8, scratchFolder(), &pages);
     ASSERT_TRUE(files) << files.error();
+    Result<std::unique_ptr<SunlightJob>> banded =
+        SunlightJob::inFiles(map, m, kLightBands, 2, 8, scratchFolder(), &pages, 5 * 129);
+    ASSERT_TRUE(banded) << banded.error();
     SunlightJob plain(map, m, kLightBands, 2, 8);
     const size_t texels = size_t(pages.texels) * size_t(pages.texels);
     const int first = pages.level[1].firstLayer;
     std::vector<uint8_t> expected(texels);
-    for (SunlightJob* job : {&heap, files.value().get(), &plain}) {
+    for (SunlightJob* job : {&heap, files.value().get(), banded.value().get(), &plain}) {
         job->request({200.0, 15.0});
         job->waitIdle();
         ASSERT_TRUE(job->takeFinished());

@@ -3,6 +3,7 @@
 // and shadow lengths known in closed form.
 #include "core/light/sunlight.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -123,6 +124,102 @@ TEST(Sunlight, OneThreadAndTwoGiveTheSameBytes) {
         EXPECT_EQ(differences(sweep(map, {1.0f, 0.5f, 0.0f}, sun, 4, &pool),
                               sweep(map, {1.0f, 0.5f, 0.0f}, sun, 4)),
                   0);
+    }
+}
+
+// Swept in bands of rows (sweepInRowBands), the bytes are the march's for every Sun and band
+// size, from bands of one row to one band, on maps wider and taller than the bands.
+TEST(Sunlight, BandsOfRowsGiveTheMarchsBytes) {
+    WorkerPool pool(2);
+    const Heightmap wide = syntheticHeightmap(90, 37, 6);
+    const Heightmap tall = syntheticHeightmap(33, 101, 7);
+    for (const Heightmap* map : {&wide, &tall}) {
+        const WorldMapping m(21.0f, 30.0f, 1.0f, 0.0f);
+        for (const SunDirection& sun : kSuns) {
+            const std::vector<uint8_t> marched = march(*map, m, sun, 4);
+            for (const int bandRows : {1, 2, 7, 40, 1000}) {
+                std::vector<uint8_t> swept(size_t(map->sampleCount()), 7);
+                computeSunlight(*map, m, sun, 4, swept.data(), &pool, bandRows);
+                EXPECT_EQ(differences(swept, marched), 0)
+                    << map->width << "x" << map->height << " azimuth " << sun.azimuth
+                    << " bands of " << bandRows << " rows";
+            }
+        }
+    }
+}
+
+// The bands' contract, step by step (one thread, so that the order is the sweep's): every step
+// of every line on the map comes once, each line's in its order from the Sun's side and ended
+// once after its last; a step reads only rows not yet told done (heightAt's rows) and writes a
+// sample of such a row; the done rows come in order away from the Sun, cover the map once, and
+// each band holds at most bandRows rows.
+TEST(SunLines, ABandsStepsReadOnlyRowsNotYetDoneAndEveryStepComesOnce) {
+    const Heightmap map = syntheticHeightmap(45, 29, 3);
+    const WorldMapping m(21.0f, 30.0f, 1.0f, 0.0f);
+    for (const SunDirection& sun : kSuns) {
+        const SunLines l = sunLines(map, m, sun, 1);
+        for (const int bandRows : {1, 3, 8}) {
+            struct Recorder {
+                const SunLines& l;
+                const std::vector<char>& rowDone;
+                std::vector<int> lastStep, endings;
+                int64_t steps = 0, stale = 0, disorder = 0, afterEnd = 0;
+                void step(int j, int i) {
+                    const size_t line = size_t(j - l.firstLine);
+                    const int s = l.towardsSun > 0 ? l.majorCount - 1 - i : i;
+                    disorder += s <= lastStep[line] ? 1 : 0;
+                    afterEnd += endings[line];
+                    lastStep[line] = s;
+                    ++steps;
+                    // heightAt's rows: the clamped n and n + 1 along columns, row i along rows.
+                    const int n = j + l.whole[size_t(i)];
+                    const int lo = l.majorIsColumn ? std::clamp(n, 0, l.minorCount - 1) : i;
+                    const int hi = l.majorIsColumn ? std::clamp(n + 1, 0, l.minorCount - 1) : i;
+                    const int r = l.sampleAt(j, i);
+                    const int written = r < 0 ? lo : l.majorIsColumn ? r : i;
+                    stale += rowDone[size_t(lo)] || rowDone[size_t(hi)] || rowDone[size_t(written)];
+                }
+                void ended(int j) { ++endings[size_t(j - l.firstLine)]; }
+            };
+            const int rows = map.height;
+            std::vector<char> rowDone(size_t(rows), 0);
+            const size_t lines = size_t(l.lastLine - l.firstLine + 1);
+            Recorder rec{l, rowDone, std::vector<int>(lines, -1), std::vector<int>(lines, 0)};
+            int previousEnd = -1, told = 0;
+            bool ordered = true, small = true;
+            sweepInRowBands(l, bandRows, nullptr, rec, [&](int first, int end) {
+                small = small && end - first <= bandRows && first < end;
+                ordered = ordered && (previousEnd < 0 || (l.rowsAscending ? first == previousEnd
+                                                                          : end == previousEnd));
+                previousEnd = l.rowsAscending ? end : first;
+                for (int r = first; r < end; ++r) {
+                    told += rowDone[size_t(r)] ? 0 : 1;
+                    rowDone[size_t(r)] = 1;
+                }
+            });
+            // The steps on the map: each line's positions with -1 <= n <= N - 1.
+            int64_t expected = 0, withSteps = 0;
+            for (int j = l.firstLine; j <= l.lastLine; ++j) {
+                int64_t mine = 0;
+                for (int i = 0; i < l.majorCount; ++i) {
+                    const int n = j + l.whole[size_t(i)];
+                    mine += n >= -1 && n <= l.minorCount - 1 ? 1 : 0;
+                }
+                expected += mine;
+                withSteps += mine > 0 ? 1 : 0;
+                EXPECT_EQ(rec.endings[size_t(j - l.firstLine)], mine > 0 ? 1 : 0) << "line " << j;
+            }
+            const std::string what =
+                "azimuth " + std::to_string(sun.azimuth) + ", bands of " + std::to_string(bandRows);
+            EXPECT_EQ(rec.steps, expected) << what;
+            EXPECT_GT(withSteps, 0) << what;
+            EXPECT_EQ(rec.disorder, 0) << what;
+            EXPECT_EQ(rec.afterEnd, 0) << what;
+            EXPECT_EQ(rec.stale, 0) << what;
+            EXPECT_EQ(told, rows) << what;
+            EXPECT_TRUE(ordered) << what;
+            EXPECT_TRUE(small) << what;
+        }
     }
 }
 
