@@ -2,7 +2,8 @@
 """What the Sun costs a frame: the same map flown with a Sun and with the fixed light.
 
 Usage: python3 bench/light.py [--build DIR] [--frames N] [--window WxH] [--runs R]
-                              [--azimuth DEG] [--elevation DEG] [--stream] MAP...
+                              [--azimuth DEG] [--elevation DEG] [--stream]
+                              [--against-shaders DIR] MAP...
 `quadterrain --bench` flies each MAP with `--sun-azimuth/--sun-elevation` (cast shadows, the
 daylight sky and its haze) and without (the fixed light, flat sky and fog), the two interleaved
 R times, so that the ratio of their median culled frames is taken run by run. The shadows are
@@ -11,7 +12,9 @@ light, not of computing it. The Sun's runs also fly the bench's sun-moving mode,
 its culled frames: each asks for a new direction's shadows as it starts (computed behind it, at a
 lower priority) and uploads the last ones finished; its median against the culled median is
 the second table. With --stream every run streams its map (its light in scratch files and paged
-beside its heights). Needs a display: run it under xvfb-run -a.
+beside its heights). With --against-shaders DIR both runs of a pair fly the Sun, the second
+with the shaders of DIR (`quadterrain --shaders DIR`): an edited copy of shaders/ judged by the
+flight, interleaved, against the build's own. Needs a display: run it under xvfb-run -a.
 """
 import argparse
 import os
@@ -24,6 +27,7 @@ add_common_arguments(parser, frames=16)
 parser.add_argument("--azimuth", type=float, default=225.0)
 parser.add_argument("--elevation", type=float, default=30.0)
 parser.add_argument("--stream", action="store_true")
+parser.add_argument("--against-shaders", metavar="DIR")
 args = parser.parse_args()
 streamed = ["--stream"] if args.stream else []
 
@@ -36,13 +40,32 @@ def medians(path, extra):
     return culled, moving
 
 
+sun = ("--sun-azimuth", f"{args.azimuth:g}", "--sun-elevation", f"{args.elevation:g}")
+if args.against_shaders:
+    print(f"`python3 bench/light.py --frames {args.frames} --window {args.window} --runs "
+          f"{args.runs} --azimuth {args.azimuth:g} --elevation {args.elevation:g}"
+          f"{' --stream' if args.stream else ''} --against-shaders DIR MAPS` (llvmpipe; medians of "
+          "the culled frames over the bench path, under the Sun)")
+    print()
+    print("| map | frame ms: DIR's shaders / the build's (each run) | median ratio (spread) |")
+    print("|---|---|---|")
+    for path in args.maps:
+        pairs = []
+        for _ in range(args.runs):
+            (ours, _), (theirs, _) = (medians(path, sun),
+                                      medians(path, (*sun, "--shaders", args.against_shaders)))
+            pairs.append((theirs, ours))
+        ratios = sorted(t / o for t, o in pairs)
+        print(f"| {os.path.basename(path)} | {', '.join(f'{t:.0f} / {o:.0f}' for t, o in pairs)} "
+              f"| {statistics.median(ratios):.3f}x ({ratios[0]:.3f}-{ratios[-1]:.3f}) |")
+    raise SystemExit(0)
+
 print(f"`python3 bench/light.py --frames {args.frames} --window {args.window} --runs {args.runs} "
       f"--azimuth {args.azimuth:g} --elevation {args.elevation:g}{' --stream' if args.stream else ''} "
       "MAPS` (llvmpipe; medians of the culled frames over the bench path)")
 print()
 print("| map | frame ms: Sun / fixed light (each run) | Sun / fixed light: median ratio (spread) |")
 print("|---|---|---|")
-sun = ("--sun-azimuth", f"{args.azimuth:g}", "--sun-elevation", f"{args.elevation:g}")
 moving_rows = []
 for path in args.maps:
     pairs, moving = [], []

@@ -409,6 +409,7 @@ const std::map<std::string, Handler>& valueOptions() {
         {"--state-json", pathOption(&ViewerOptions::stateJsonPath)},
         {"--screenshot-dir", pathOption(&ViewerOptions::screenshotDir)},
         {"--cache-dir", pathOption(&ViewerOptions::cacheDir)},
+        {"--shaders", pathOption(&ViewerOptions::shaderDir)},
         {"--frame-budget",
          countOption(&ViewerOptions::frameBudgetMs, kMaxFrameBudgetMs, " of milliseconds")},
         {"--cache-size", countOption(&ViewerOptions::cacheSizeMb, kMaxMemoryBudgetMb, " of MiB")},
@@ -423,11 +424,11 @@ const std::map<std::string, Handler>& valueOptions() {
     return kOptions;
 }
 
-// The options that name an output file.
+// The options that name a file or folder.
 bool isPathOption(const std::string& name) {
     return name == "--window-shot" || name == "--screenshot" || name == "--stats-json" ||
            name == "--state-json" || name == "--cull-map" || name == "--bench" ||
-           name == "--screenshot-dir" || name == "--cache-dir";
+           name == "--screenshot-dir" || name == "--cache-dir" || name == "--shaders";
 }
 
 Status checkCombination(const ViewerOptions& o) {
@@ -613,6 +614,8 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
   --cache-dir DIR      where streamed maps' code caches and sidecars go (default:
                        $XDG_CACHE_HOME/quadterrain, else ~/.cache/quadterrain)
   --cache-beside       put them beside each map instead (MAP.qtcodes, MAP.qtree)
+  --shaders DIR        read the GLSL shaders from DIR (R, F5 and the HUD reload them from
+                       there; default: shaders/ beside the executable)
   --cache-size MB      keep the cache folder's own files within MB: the least recently used
                        code caches are removed to make room for a new one (default 0: no bound)
   --stream-pool N      with --stream: GPU layers for level-0 pages (default: enough for the

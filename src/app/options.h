@@ -110,6 +110,9 @@ struct ViewerOptions {
     // --cache-dir: the folder of streamed maps' code caches and tree sidecars ("": the cache
     // folder, core/streaming/cache_folder.h); --cache-beside: beside each map instead.
     std::string cacheDir;
+    // --shaders: the folder the GLSL shaders are read from (and reloaded from by R, F5 and the
+    // HUD); "": shaders/ beside the executable, else the source tree's.
+    std::string shaderDir;
     std::optional<uint64_t> cacheSizeMb;  // --cache-size
     bool cacheBeside = false;
     std::string georef;  // --georef N47E009: the SRTM tile an .hgt lies on, whatever its name

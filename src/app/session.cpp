@@ -9,6 +9,7 @@
 
 #include <glm/trigonometric.hpp>
 
+#include "app/folders.h"
 #include "app/resources.h"
 #include "app/sun_option.h"
 #include "core/base/text.h"
@@ -164,7 +165,16 @@ Result<Session> Session::create(const ViewerOptions& options, bool* usage) {
         }
         objects = std::make_unique<ObjectScene>(std::move(scene).value());
     }
-    session.shaderDir = findResourceDir("shaders");
+    if (!options.shaderDir.empty()) {
+        if (!isDirectory(options.shaderDir)) {
+            terminal.failed();
+            return Result<Session>::failure("--shaders " + escapedPath(options.shaderDir) +
+                                            ": not a folder");
+        }
+        session.shaderDir = options.shaderDir;
+    } else {
+        session.shaderDir = findResourceDir("shaders");
+    }
     if (session.shaderDir.empty()) {
         terminal.failed();
         return Result<Session>::failure(
@@ -199,9 +209,10 @@ Result<Session> Session::create(const ViewerOptions& options, bool* usage) {
                               streamSettings(options, opened.value().streamed))
             : Result<Terrain>::failure("");
     if (!renderer || !lines || !objectRenderer || !terrain) {
-        const std::string error = !renderer         ? renderer.error()
-                                  : !lines          ? lines.error()
-                                  : !objectRenderer ? objectRenderer.error()
+        // A shader's compile log on the error's one line.
+        const std::string error = !renderer         ? joinedLines(renderer.error())
+                                  : !lines          ? joinedLines(lines.error())
+                                  : !objectRenderer ? joinedLines(objectRenderer.error())
                                                     : terrain.error();
         if (renderer) {
             renderer.value().destroy();

@@ -158,6 +158,15 @@ TEST(Options, ScreenshotDirMustBeAFolder) {
     EXPECT_FALSE(parse({"--screenshot-dir", "/dev/null"}));
 }
 
+// --shaders names the folder the shaders are read from; none: "" (the executable's shaders/).
+TEST(Options, ShadersNamesTheirFolder) {
+    EXPECT_EQ(parse({}).value().shaderDir, "");
+    EXPECT_EQ(parse({"--shaders", "/s"}).value().shaderDir, "/s");
+    EXPECT_EQ(parse({"--shaders=/s"}).value().shaderDir, "/s");
+    EXPECT_EQ(parse({"--shaders", ""}).error(), "--shaders: empty path");
+    EXPECT_EQ(parse({"--shaders"}).error(), "--shaders: missing value");
+}
+
 TEST(Options, CacheDirAndCacheBeside) {
     const ViewerOptions none = parse({}).value();
     EXPECT_EQ(none.cacheDir, "");
@@ -571,13 +580,13 @@ TEST(Options, WindowUpToTheCap) {
 TEST(Options, UsageNamesEveryOption) {
     const std::string usage = usageText();
     for (const char* name :
-         {"--spacing",     "--height-scale", "--leaf",        "--size",         "--eye",
-          "--target",      "--fov",          "--no-cull",     "--no-occlusion", "--lod",
-          "--screenshot",  "--stats-json",   "--dump-leaves", "--cull-map",     "--bench",
-          "--help",        "--pick",         "--state-json",  "--max-fps",      "--objects",
-          "--moving",      "--seed",         "--steps",       "--dump-objects", "--memory-budget",
-          "--cache-dir",   "--cache-beside", "--cache-size",  "--frame-budget", "--sun",
-          "--sun-azimuth", "--sun-elevation"}) {
+         {"--spacing",     "--height-scale",  "--leaf",        "--size",         "--eye",
+          "--target",      "--fov",           "--no-cull",     "--no-occlusion", "--lod",
+          "--screenshot",  "--stats-json",    "--dump-leaves", "--cull-map",     "--bench",
+          "--help",        "--pick",          "--state-json",  "--max-fps",      "--objects",
+          "--moving",      "--seed",          "--steps",       "--dump-objects", "--memory-budget",
+          "--cache-dir",   "--cache-beside",  "--cache-size",  "--frame-budget", "--sun",
+          "--sun-azimuth", "--sun-elevation", "--shaders"}) {
         EXPECT_NE(usage.find(name), std::string::npos) << name;
     }
 }

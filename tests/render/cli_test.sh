@@ -229,6 +229,26 @@ grep -q "missing.png" "$tmp/err" || fail "missing file: the error does not name 
 status=$?
 [ $status -eq 2 ] || fail "bad option: exit $status, expected 2"
 [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "bad option: expected one line"
+# --shaders: a copy of the shaders draws the default picture pixel for pixel; a copy whose
+# terrain.frag does not compile fails in one line naming that file of the copy (the driver's log
+# on the same line); a path that is not a folder is one line.
+cp -r "$src/shaders" "$tmp/shaders copy"
+"$exe" "$map" --window 200x120 --shaders "$tmp/shaders copy" --screenshot "$tmp/shaders.png" ||
+    fail "--shaders: a copy of the shaders"
+cmp -s "$tmp/shaders.png" "$tmp/c0.png" || fail "--shaders: a copy of the shaders drew another picture"
+cp -r "$src/shaders" "$tmp/broken shaders"
+printf 'not GLSL\n' >>"$tmp/broken shaders/terrain.frag"
+"$exe" "$map" --window 200x120 --shaders "$tmp/broken shaders" --screenshot "$tmp/x.png" 2>"$tmp/err"
+status=$?
+[ $status -eq 1 ] || fail "--shaders with a broken shader: exit $status, expected 1"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "--shaders with a broken shader: expected one line, got: $(cat "$tmp/err")"
+grep -q "broken shaders/terrain.frag: compile failed: .*error" "$tmp/err" ||
+    fail "--shaders with a broken shader: the error does not name the file and the error: $(cat "$tmp/err")"
+"$exe" "$map" --window 200x120 --shaders "$tmp/no such folder" --screenshot "$tmp/x.png" 2>"$tmp/err"
+status=$?
+[ $status -eq 1 ] || fail "--shaders with no folder: exit $status, expected 1"
+[ "$(cat "$tmp/err")" = "quadterrain: --shaders $tmp/no such folder: not a folder" ] ||
+    fail "--shaders with no folder: $(cat "$tmp/err")"
 "$exe" --help >"$tmp/help" || fail "--help"
 grep -q "usage: quadterrain" "$tmp/help" || fail "--help text"
 

@@ -24,6 +24,31 @@ inline std::string escapedText(const std::string& text) {
     return out;
 }
 
+// Text of several lines (a driver's compile log after a shader's name) as one line: each line's
+// ends trimmed, empty lines dropped, the lines joined by "; " (by a space after a line that ends
+// with a colon).
+inline std::string joinedLines(const std::string& text) {
+    std::string out;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t end = text.find('\n', start);
+        end = end == std::string::npos ? text.size() : end;
+        size_t first = start, last = end;
+        while (first < last && (text[first] == ' ' || text[first] == '\t' || text[first] == '\r'))
+            ++first;
+        while (last > first &&
+               (text[last - 1] == ' ' || text[last - 1] == '\t' || text[last - 1] == '\r'))
+            --last;
+        if (first < last) {
+            if (!out.empty())
+                out += out.back() == ':' ? " " : "; ";
+            out.append(text, first, last - first);
+        }
+        start = end + 1;
+    }
+    return out;
+}
+
 // A path as every message that names it prints it.
 inline std::string escapedPath(const std::string& path) {
     return escapedText(path);

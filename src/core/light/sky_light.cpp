@@ -54,34 +54,32 @@ void addToHull(std::vector<Point>& hull, Point p) {
     hull.push_back(p);
 }
 
-// Each line's upper hull of the terrain passed so far, handing store(sample index, horizon
-// angle) each sample a line passes. A line's hull goes when the line ends, so the hulls held are
-// those of the lines crossing the rows a band reaches.
+// Each line's upper hull of the terrain passed so far, in `hulls` (a view: the sweep copies it to
+// each thread), handing store(sample index, horizon angle) each sample a line passes. A line's
+// hull goes when the line ends, so the hulls held are those of the lines begun and not ended.
 template <class Store>
 struct HorizonSweep {
-    const Heightmap& map;
-    const SunLines& l;
-    const Store& store;
-    std::vector<std::vector<Point>> hulls;  // per line
-
-    HorizonSweep(const Heightmap& m, const SunLines& lines, const Store& s)
-        : map(m), l(lines), store(s), hulls(size_t(lines.lastLine - lines.firstLine + 1)) {}
+    const Heightmap* map;
+    const SunLines* l;
+    const Store* store;
+    std::vector<Point>* hulls;  // per line
 
     void step(int j, int i) {
-        const int r = l.sampleAt(j, i);
-        const bool terrain = l.isTerrain(j, i);
+        const SunLines& lines = *l;
+        const int r = lines.sampleAt(j, i);
+        const bool terrain = lines.isTerrain(j, i);
         if (r < 0 && !terrain)
             return;
-        std::vector<Point>& hull = hulls[size_t(j - l.firstLine)];
-        const Point p{double(l.towardsSun * i) * l.step, l.heightAt(map, j, i)};
+        std::vector<Point>& hull = hulls[size_t(j - lines.firstLine)];
+        const Point p{double(lines.towardsSun * i) * lines.step, lines.heightAt(*map, j, i)};
         if (r >= 0) {
             const double slope = hull.empty() ? 0.0 : std::max(0.0, tangentSlope(hull, p));
-            store(l.sampleIndex(i, r), float(std::atan(slope)));
+            (*store)(lines.sampleIndex(i, r), float(std::atan(slope)));
         }
         if (terrain)
             addToHull(hull, p);
     }
-    void ended(int j) { std::vector<Point>().swap(hulls[size_t(j - l.firstLine)]); }
+    void ended(int j) { std::vector<Point>().swap(hulls[size_t(j - l->firstLine)]); }
 };
 
 // The lines towards `azimuth`, shared among the pool's threads; each sample is passed by one line.
@@ -91,7 +89,8 @@ void sweepLines(const Heightmap& map, const WorldMapping& mapping, double azimut
     if (map.width <= 0 || map.height <= 0)
         return;
     const SunLines l = horizonLines(map, mapping, azimuth);
-    HorizonSweep<Store> sweep(map, l, store);
+    std::vector<std::vector<Point>> hulls(size_t(l.lastLine - l.firstLine + 1));
+    HorizonSweep<Store> sweep{&map, &l, &store, hulls.data()};
     sweepInRowBands(l, bandRows, pool, sweep, done);
 }
 
@@ -134,8 +133,8 @@ void skyFraction(const Heightmap& map, const WorldMapping& mapping, int azimuths
     const auto rowsOf = [&](int first, int end) {
         return std::make_pair(size_t(first) * width, size_t(end - first) * width);
     };
-    // The sum starts at 0 row by row as the first azimuth's bands reach them; each azimuth's
-    // angles go straight into it (1 - sin of the angle horizonAngles gives), and the last
+    // Each azimuth's angles go straight into the sum (1 - sin of the angle horizonAngles gives),
+    // the first's setting it (each sample is passed by one line of each azimuth), and the last
     // azimuth's bands turn their rows into bytes.
     for (int d = 0; d < azimuths; ++d) {
         const bool first = d == 0, last = d == azimuths - 1;

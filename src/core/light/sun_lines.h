@@ -99,14 +99,15 @@ struct SunLines {
 using RowsDone = std::function<void(int first, int end)>;
 
 // Every step of `l`'s lines on the map (minor index n = j + whole[i] in [-1, N - 1]) handed to
-// sweeper.step(j, i) in each line's order from the Sun's side, lines of a block of kLinesPerBlock
-// side by side, blocks shared among `pool`'s threads (may be null); then sweeper.ended(j) once per
-// line that had a step. The map's rows are taken in bands of `bandRows` (0: all at once) in the
-// order the lines meet them (rowsAscending): a band's steps read the band's rows and the first
-// row past it, no other, and write only samples of those rows, so a caller of a map larger than
-// memory can give the band's pages back in done(first, end), told after each band. A line's
-// steps continue from band to band, so every line still sees all the terrain between its sample
-// and the Sun: the results do not depend on bandRows.
+// sweeper.step(j, i) (each thread calling a copy of `sweeper`: a view of per-line state held
+// elsewhere, cheap to copy) in each line's order from the Sun's side, lines of a block of
+// kLinesPerBlock side by side, blocks shared among `pool`'s threads (may be null); then
+// sweeper.ended(j) once per line that had a step. The map's rows are taken in bands of `bandRows`
+// (0: all at once) in the order the lines meet them (rowsAscending): a band's steps read the band's
+// rows and the first row past it, no other, and write only samples of those rows, so a caller of a
+// map larger than memory can give the band's pages back in done(first, end), told after each band.
+// A line's steps continue from band to band, so every line still sees all the terrain between its
+// sample and the Sun: the results do not depend on bandRows.
 template <class Sweeper>
 void sweepInRowBands(const SunLines& l, int bandRows, WorkerPool* pool, Sweeper& sweeper,
                      const RowsDone& done = {});
@@ -187,23 +188,58 @@ void sweepInRowBands(const SunLines& l, int bandRows, WorkerPool* pool, Sweeper&
         const int limit = b1 == rows ? INT_MAX : b1;  // steps of rank below it
         std::atomic<int> nextBlock{0};
         auto job = [&](int) {
+            // A copy of the sweeper of its own: a local whose address never escapes, so that
+            // its fields stay in registers where the steps store bytes (which may alias
+            // anything the sweeper refers to).
+            Sweeper local = sweeper;
             for (int b = nextBlock.fetch_add(1); b < blocks; b = nextBlock.fetch_add(1)) {
                 const int firstLine = b * kBlock;
                 const int count = std::min(kBlock, lines - firstLine);
+                if (bandRows >= rows) {
+                    // One band: every line's steps in one go, the lines on the map at step s
+                    // those whose n lies in [-1, N - 1], a range of the block (n rises with k).
+                    int sFirst = INT_MAX, sEnd = 0;
+                    for (int k = 0; k < count; ++k) {
+                        const size_t line = size_t(firstLine + k);
+                        if (next[line] < end[line]) {
+                            sFirst = std::min(sFirst, next[line]);
+                            sEnd = std::max(sEnd, end[line]);
+                        }
+                    }
+                    const int j0 = l.firstLine + firstLine;
+                    for (int s = sFirst; s < sEnd; ++s) {
+                        const int i = l.towardsSun > 0 ? l.majorCount - 1 - s : s;
+                        const int n0 = j0 + l.whole[size_t(i)];
+                        const int kEnd = std::min(count, l.minorCount - n0);
+                        for (int k = std::max(0, -1 - n0); k < kEnd; ++k)
+                            local.step(j0 + k, i);
+                    }
+                    for (int k = 0; k < count; ++k) {
+                        const size_t line = size_t(firstLine + k);
+                        if (next[line] < end[line]) {
+                            local.ended(j0 + k);
+                            next[line] = end[line];
+                        }
+                    }
+                    continue;
+                }
+                // The block's cursors in locals: neighbouring blocks' lines share cache lines
+                // of next[], which threads writing at every step would pass back and forth.
+                int cursor[kBlock], stop[kBlock];
                 bool active[kBlock];
                 int activeCount = 0, s = INT_MAX;
                 for (int k = 0; k < count; ++k) {
-                    const size_t line = size_t(firstLine + k);
-                    active[k] = next[line] < end[line];
+                    cursor[k] = next[size_t(firstLine + k)];
+                    stop[k] = end[size_t(firstLine + k)];
+                    active[k] = cursor[k] < stop[k];
                     activeCount += active[k] ? 1 : 0;
                     if (active[k])
-                        s = std::min(s, next[line]);
+                        s = std::min(s, cursor[k]);
                 }
                 for (; activeCount > 0; ++s) {
                     const int i = l.towardsSun > 0 ? l.majorCount - 1 - s : s;
                     for (int k = 0; k < count; ++k) {
-                        const size_t line = size_t(firstLine + k);
-                        if (!active[k] || next[line] > s)
+                        if (!active[k] || cursor[k] > s)
                             continue;
                         const int j = l.firstLine + firstLine + k;
                         if (limit != INT_MAX && rank(j, i) >= limit) {
@@ -211,15 +247,17 @@ void sweepInRowBands(const SunLines& l, int bandRows, WorkerPool* pool, Sweeper&
                             --activeCount;
                             continue;
                         }
-                        sweeper.step(j, i);
-                        next[line] = s + 1;
-                        if (s + 1 == end[line]) {
-                            sweeper.ended(j);
+                        local.step(j, i);
+                        cursor[k] = s + 1;
+                        if (s + 1 == stop[k]) {
+                            local.ended(j);
                             active[k] = false;
                             --activeCount;
                         }
                     }
                 }
+                for (int k = 0; k < count; ++k)
+                    next[size_t(firstLine + k)] = cursor[k];
             }
         };
         if (pool != nullptr) {

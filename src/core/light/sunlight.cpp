@@ -3,6 +3,7 @@
 #include "core/light/sunlight.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -10,40 +11,37 @@ namespace qt {
 
 namespace {
 
-// Each line's greatest key per band of the terrain passed so far.
+// Each line's greatest key per band of the terrain passed so far, in `keys` (a view: the sweep
+// copies it to each thread). A block's lines' keys start on a 64-byte line of their own
+// (kLinesPerBlock lines of 8-byte keys per band fill whole ones), so that threads sweeping
+// neighbouring blocks never write the same cache line.
 struct ShadowSweep {
-    const Heightmap& map;
-    const SunLines& l;
+    const Heightmap* map;
+    const SunLines* l;
     uint8_t* out;
+    double* maxKey;  // per line, then per band
     int bands;
-    std::vector<double> maxKey;  // per line, then per band
-
-    ShadowSweep(const Heightmap& m, const SunLines& lines, uint8_t* o)
-        : map(m),
-          l(lines),
-          out(o),
-          bands(int(lines.risePerStep.size())),
-          maxKey(size_t(lines.lastLine - lines.firstLine + 1) * size_t(bands),
-                 -std::numeric_limits<double>::infinity()) {}
 
     // Passes sample or terrain at step i of line j (sweepInRowBands' steps; some are neither:
-    // n = -1 with no sample passed).
-    void step(int j, int i) {
-        const int r = l.sampleAt(j, i);
-        const bool terrain = l.isTerrain(j, i);
+    // n = -1 with no sample passed). Inlined into the sweep's loops: GCC leaves it a call a
+    // sample otherwise (12% more instructions on BM_Sunlight).
+    __attribute__((always_inline)) void step(int j, int i) {
+        const SunLines& lines = *l;
+        const int r = lines.sampleAt(j, i);
+        const bool terrain = lines.isTerrain(j, i);
         if (r < 0 && !terrain)
             return;
-        const double h = l.heightAt(map, j, i);
-        double* m = &maxKey[size_t(j - l.firstLine) * size_t(bands)];
+        const double h = lines.heightAt(*map, j, i);
+        double* const m = maxKey + size_t(j - lines.firstLine) * size_t(bands);
         int lit = 0;
         for (int b = 0; b < bands; ++b) {
-            const double key = l.key(h, i, b);
+            const double key = lines.key(h, i, b);
             lit += key >= m[b] ? 1 : 0;
             if (terrain)
                 m[b] = std::max(m[b], key);
         }
         if (r >= 0)
-            out[l.sampleIndex(i, r)] = litByte(lit, bands);
+            out[lines.sampleIndex(i, r)] = litByte(lit, bands);
     }
     void ended(int) {}
 };
@@ -55,7 +53,11 @@ void computeSunlight(const Heightmap& map, const WorldMapping& mapping, SunDirec
     if (map.width <= 0 || map.height <= 0)
         return;
     const SunLines l = sunLines(map, mapping, sun, bands);
-    ShadowSweep sweep(map, l, out);
+    const size_t keys = size_t(l.lastLine - l.firstLine + 1) * size_t(bands);
+    std::vector<double> storage(keys + 8, -std::numeric_limits<double>::infinity());
+    const auto at = reinterpret_cast<uintptr_t>(storage.data());
+    ShadowSweep sweep{&map, &l, out, storage.data() + ((64 - at % 64) % 64) / sizeof(double),
+                      bands};
     sweepInRowBands(l, bandRows, pool, sweep, done);
 }
 

@@ -14,5 +14,17 @@ TEST(Text, ControlBytesAreEscapedAndTheRestKept) {
     EXPECT_EQ(escapedText(""), "");
 }
 
+// A compile log after a shader's name becomes one line: a space after the name's colon, "; "
+// between the log's lines, blank lines and the lines' end spaces gone.
+TEST(Text, LinesJoinIntoOne) {
+    EXPECT_EQ(joinedLines("shaders/terrain.frag: compile failed:\n0:405(1): error: syntax error\n"
+                          "  \n0:406(2): error: another \r\n"),
+              "shaders/terrain.frag: compile failed: 0:405(1): error: syntax error; 0:406(2): "
+              "error: another");
+    EXPECT_EQ(joinedLines("one line"), "one line");
+    EXPECT_EQ(joinedLines("\n\n"), "");
+    EXPECT_EQ(joinedLines(""), "");
+}
+
 }  // namespace
 }  // namespace qt

@@ -152,43 +152,49 @@ TEST(Sunlight, BandsOfRowsGiveTheMarchsBytes) {
 // of every line on the map comes once, each line's in its order from the Sun's side and ended
 // once after its last; a step reads only rows not yet told done (heightAt's rows) and writes a
 // sample of such a row; the done rows come in order away from the Sun, cover the map once, and
-// each band holds at most bandRows rows.
+// each band holds at most bandRows rows (0: the whole map in one band).
 TEST(SunLines, ABandsStepsReadOnlyRowsNotYetDoneAndEveryStepComesOnce) {
     const Heightmap map = syntheticHeightmap(45, 29, 3);
     const WorldMapping m(21.0f, 30.0f, 1.0f, 0.0f);
     for (const SunDirection& sun : kSuns) {
         const SunLines l = sunLines(map, m, sun, 1);
-        for (const int bandRows : {1, 3, 8}) {
-            struct Recorder {
-                const SunLines& l;
-                const std::vector<char>& rowDone;
+        for (const int bandRows : {1, 3, 8, 0}) {
+            // What the steps saw, held here: the sweep copies its sweeper (a view) per thread.
+            struct Record {
                 std::vector<int> lastStep, endings;
                 int64_t steps = 0, stale = 0, disorder = 0, afterEnd = 0;
+            };
+            struct Recorder {
+                const SunLines* l;
+                const std::vector<char>* rowDone;
+                Record* rec;
                 void step(int j, int i) {
-                    const size_t line = size_t(j - l.firstLine);
-                    const int s = l.towardsSun > 0 ? l.majorCount - 1 - i : i;
-                    disorder += s <= lastStep[line] ? 1 : 0;
-                    afterEnd += endings[line];
-                    lastStep[line] = s;
-                    ++steps;
+                    const size_t line = size_t(j - l->firstLine);
+                    const int s = l->towardsSun > 0 ? l->majorCount - 1 - i : i;
+                    rec->disorder += s <= rec->lastStep[line] ? 1 : 0;
+                    rec->afterEnd += rec->endings[line];
+                    rec->lastStep[line] = s;
+                    ++rec->steps;
                     // heightAt's rows: the clamped n and n + 1 along columns, row i along rows.
-                    const int n = j + l.whole[size_t(i)];
-                    const int lo = l.majorIsColumn ? std::clamp(n, 0, l.minorCount - 1) : i;
-                    const int hi = l.majorIsColumn ? std::clamp(n + 1, 0, l.minorCount - 1) : i;
-                    const int r = l.sampleAt(j, i);
-                    const int written = r < 0 ? lo : l.majorIsColumn ? r : i;
-                    stale += rowDone[size_t(lo)] || rowDone[size_t(hi)] || rowDone[size_t(written)];
+                    const int n = j + l->whole[size_t(i)];
+                    const int lo = l->majorIsColumn ? std::clamp(n, 0, l->minorCount - 1) : i;
+                    const int hi = l->majorIsColumn ? std::clamp(n + 1, 0, l->minorCount - 1) : i;
+                    const int r = l->sampleAt(j, i);
+                    const int written = r < 0 ? lo : l->majorIsColumn ? r : i;
+                    const std::vector<char>& done = *rowDone;
+                    rec->stale += done[size_t(lo)] || done[size_t(hi)] || done[size_t(written)];
                 }
-                void ended(int j) { ++endings[size_t(j - l.firstLine)]; }
+                void ended(int j) { ++rec->endings[size_t(j - l->firstLine)]; }
             };
             const int rows = map.height;
             std::vector<char> rowDone(size_t(rows), 0);
             const size_t lines = size_t(l.lastLine - l.firstLine + 1);
-            Recorder rec{l, rowDone, std::vector<int>(lines, -1), std::vector<int>(lines, 0)};
+            Record rec{std::vector<int>(lines, -1), std::vector<int>(lines, 0)};
+            Recorder recorder{&l, &rowDone, &rec};
             int previousEnd = -1, told = 0;
             bool ordered = true, small = true;
-            sweepInRowBands(l, bandRows, nullptr, rec, [&](int first, int end) {
-                small = small && end - first <= bandRows && first < end;
+            sweepInRowBands(l, bandRows, nullptr, recorder, [&](int first, int end) {
+                small = small && end - first <= (bandRows > 0 ? bandRows : rows) && first < end;
                 ordered = ordered && (previousEnd < 0 || (l.rowsAscending ? first == previousEnd
                                                                           : end == previousEnd));
                 previousEnd = l.rowsAscending ? end : first;
