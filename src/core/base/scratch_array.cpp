@@ -38,6 +38,20 @@ Status moveAll(Io io, int fd, Pointer data, size_t bytes, uint64_t offset, const
 
 }  // namespace
 
+void dropMappedPages(const void* begin, size_t bytes, bool mappingEnd) {
+    if (bytes == 0) {
+        return;
+    }
+    static const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+    const auto start = reinterpret_cast<uintptr_t>(begin);
+    const uintptr_t stop = start + bytes;
+    const uintptr_t from = (start + page - 1) / page * page;  // whole pages only: a neighbour's
+    const uintptr_t to = mappingEnd ? (stop + page - 1) / page * page : stop / page * page;
+    if (from < to) {
+        ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+    }
+}
+
 int openUnnamedFile(const std::string& dir) {
 #ifdef O_TMPFILE
     const int unnamed = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
@@ -140,24 +154,15 @@ Result<T*> ScratchArray<T>::map() {
 template <class T>
 void ScratchArray<T>::dropResident() const {
     if (mapped_ != nullptr) {
-        // Shared with the file: written pages stay in the page cache, marked for writing back.
-        ::madvise(mapped_, count_ * sizeof(T), MADV_DONTNEED);
+        dropMappedPages(mapped_, count_ * sizeof(T), true);
     }
 }
 
 template <class T>
 void ScratchArray<T>::dropResident(size_t first, size_t count) const {
-    if (mapped_ == nullptr || count == 0) {
-        return;
-    }
-    static const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
-    const auto start = reinterpret_cast<uintptr_t>(mapped_ + first);
-    const auto stop = reinterpret_cast<uintptr_t>(mapped_ + std::min(first + count, count_));
-    const uintptr_t from = (start + page - 1) / page * page;
-    const uintptr_t to =
-        first + count >= count_ ? (stop + page - 1) / page * page : stop / page * page;
-    if (from < to) {
-        ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+    if (mapped_ != nullptr && first < count_) {
+        count = std::min(count, count_ - first);
+        dropMappedPages(mapped_ + first, count * sizeof(T), first + count == count_);
     }
 }
 

@@ -10,6 +10,12 @@
 
 namespace qt {
 
+// Gives back this process's whole pages of a file mapping in [begin, begin + bytes), and with
+// `mappingEnd` (the range ends the mapping) the page it ends in too: they stay in the file's page
+// cache (written ones marked for writing back) and are read again when next touched. Readers and
+// writers of arrays larger than memory call it behind them to keep their resident set bounded.
+void dropMappedPages(const void* begin, size_t bytes, bool mappingEnd);
+
 // An unnamed read-write file in the folder `dir` (O_TMPFILE, or a new name unlinked at once):
 // a file that is never anyone's to find, gone when closed. -1 with errno set on failure.
 int openUnnamedFile(const std::string& dir);

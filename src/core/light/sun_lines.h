@@ -126,6 +126,8 @@ inline uint8_t litByte(int lit, int bands) {
 
 namespace detail {
 
+// Lines swept side by side: at one major index they touch neighbouring samples of one row (or
+// column), so the sweep reads memory in runs whichever axis is major.
 constexpr int kLinesPerBlock = 32;
 
 // The steps of line j on the map, [first, end) (first >= end: none): n is monotone along a line.

@@ -11,10 +11,10 @@ namespace qt {
 
 namespace {
 
-// Each line's greatest key per band of the terrain passed so far, in `keys` (a view: the sweep
-// copies it to each thread). A block's lines' keys start on a 64-byte line of their own
-// (kLinesPerBlock lines of 8-byte keys per band fill whole ones), so that threads sweeping
-// neighbouring blocks never write the same cache line.
+// Each line's greatest key per band of the terrain passed so far, in `maxKey` (a view: the sweep
+// copies it to each thread). computeSunlight starts it on a 64-byte boundary, so that a block's
+// lines' keys (kLinesPerBlock lines of 8-byte keys per band fill whole cache lines) never share a
+// cache line with a neighbouring block's, which another thread sweeps.
 struct ShadowSweep {
     const Heightmap* map;
     const SunLines* l;

@@ -155,7 +155,6 @@ void SunlightJob::loop() {
         // each array at a time rather than the whole map.
         const bool inFiles = working_.isFile();
         const size_t width = size_t(map_.width);
-        const int bandRows = bandRows_;
         const auto samples = [width](int first, int end) {
             return std::make_pair(size_t(first) * width, size_t(end - first) * width);
         };
@@ -167,7 +166,7 @@ void SunlightJob::loop() {
             } else {
                 // Mapped by inFiles: map() hands the mapping back.
                 skyFraction(map_, mapping_, skyAzimuths_, sky_.data(), &pool_, open_.map().value(),
-                            bandRows, [&](int first, int end, bool final) {
+                            bandRows_, [&](int first, int end, bool final) {
                                 const auto [from, count] = samples(first, end);
                                 map_.codes.dropResident(from, count);
                                 open_.dropResident(from, count);
@@ -178,7 +177,7 @@ void SunlightJob::loop() {
             }
             skyDone_ = true;
         }
-        computeSunlight(map_, mapping_, sun, bands_, working_.data(), &pool_, bandRows,
+        computeSunlight(map_, mapping_, sun, bands_, working_.data(), &pool_, bandRows_,
                         [&](int first, int end) {
                             const auto [from, count] = samples(first, end);
                             if (skyDone_) {
