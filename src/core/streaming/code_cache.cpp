@@ -466,9 +466,7 @@ void CodeCacheWriter::discard() {
     }
 }
 
-Status CodeCacheWriter::writeRows(int firstRow, int rowCount, const uint16_t* codes) {
-    const uint64_t offset = kCodeCacheHeaderBytes + uint64_t(firstRow) * uint64_t(width_) * 2;
-    const uint64_t bytes = uint64_t(rowCount) * uint64_t(width_) * 2;
+Status CodeCacheWriter::writeAt(uint64_t offset, uint64_t bytes, const uint16_t* codes) {
     const auto* from = reinterpret_cast<const char*>(codes);
     for (uint64_t done = 0; done < bytes;) {
         const ssize_t wrote =
@@ -481,6 +479,24 @@ Status CodeCacheWriter::writeRows(int firstRow, int rowCount, const uint16_t* co
                                    errorText(wrote < 0 ? errno : ENOSPC));
         }
         done += uint64_t(wrote);
+    }
+    return {};
+}
+
+Status CodeCacheWriter::writeRows(int firstRow, int rowCount, const uint16_t* codes) {
+    return writeAt(kCodeCacheHeaderBytes + uint64_t(firstRow) * uint64_t(width_) * 2,
+                   uint64_t(rowCount) * uint64_t(width_) * 2, codes);
+}
+
+Status CodeCacheWriter::writeBlock(int x, int y, int w, int h, const uint16_t* codes) {
+    assert(x >= 0 && y >= 0 && w >= 0 && h >= 0 && x + w <= width_ && y + h <= height_);
+    for (int r = 0; r < h; ++r) {
+        const uint64_t at = uint64_t(y + r) * uint64_t(width_) + uint64_t(x);
+        if (Status wrote = writeAt(kCodeCacheHeaderBytes + at * 2, uint64_t(w) * 2,
+                                   codes + size_t(r) * size_t(w));
+            !wrote) {
+            return wrote;
+        }
     }
     return {};
 }

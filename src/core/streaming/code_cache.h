@@ -117,6 +117,8 @@ public:
     const CodeArray& codes() const { return codes_; }
     // Writes `rowCount` rows of codes from `firstRow` on.
     Status writeRows(int firstRow, int rowCount, const uint16_t* codes);
+    // Writes the w x h block of codes at column x, row y (`codes` row after row, w apart).
+    Status writeBlock(int x, int y, int w, int h, const uint16_t* codes);
     // Writes the header, flushes the file to disk and renames it over the final path. Returns the
     // final file's stamp; the mapping (codes()) stays valid.
     Result<FileStamp> finish(const CodeCacheHeader& header);
@@ -133,6 +135,7 @@ private:
     // as of no use; anything else is left as it is).
     bool takePartial();
     void discard();
+    Status writeAt(uint64_t offset, uint64_t bytes, const uint16_t* codes);
     std::string path_;       // the final path
     std::string temporary_;  // "" once renamed or removed
     bool keepUnfinished_ = false;

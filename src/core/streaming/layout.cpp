@@ -425,11 +425,11 @@ Status verifyLayout(const std::string& folder) {
     return tree ? Status() : Status::failure(tree.error());
 }
 
-namespace {
-
 std::string levelZeroName(const LayoutManifest& layout) {
     return fs::path(layout.levelZero).filename().string();
 }
+
+namespace {
 
 // Level 0's tile rows `first`, first + stride, ... read through GDAL (its own dataset), each tile
 // held to its checksum before its rows are kept: into `map`'s codes, or written into `cache`

@@ -74,6 +74,9 @@ struct LayoutManifest {
     std::string treeChecksum;
 };
 
+// Level 0's file's name as the layout's lines name it ("heights-0.tif", or ".vrt").
+std::string levelZeroName(const LayoutManifest& layout);
+
 // Reads and checks `folder`'s layout.json (one line, without the folder, when it is not one).
 Result<LayoutManifest> readLayoutManifest(const std::string& folder);
 

@@ -1,0 +1,206 @@
+// A layout's level 0 read tile by tile as its readers ask for them.
+#include "core/streaming/layout_tiles.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstring>
+
+#include <cpl_vsi.h>
+#include <gdal_priv.h>
+
+#include "core/config.h"
+#include "core/io/gdal_inputs.h"
+#include "core/streaming/code_cache.h"
+
+namespace qt {
+
+LayoutTiles::LayoutTiles(const LayoutManifest& layout, Heightmap& map, CodeCacheWriter* cache)
+    : layout_(layout),
+      map_(map),
+      cache_(cache),
+      name_(levelZeroName(layout)),
+      side_(layout.pageSize),
+      tilesX_((layout.width + layout.pageSize - 1) / layout.pageSize),
+      tilesY_((layout.height + layout.pageSize - 1) / layout.pageSize),
+      state_(new std::atomic<uint8_t>[size_t(tileCount())]) {
+    assert(map.width == layout.width && map.height == layout.height);
+    assert(cache != nullptr || map.codes.size() == size_t(map.sampleCount()));
+    assert(layout.nodataSamples == 0 || map.nodata.holes());
+    for (uint64_t i = 0; i < tileCount(); ++i) {
+        state_[i].store(kAbsent, std::memory_order_relaxed);
+    }
+}
+
+LayoutTiles::~LayoutTiles() = default;
+
+LayoutTiles::Counts LayoutTiles::counts() const {
+    const std::lock_guard<std::mutex> hold(mutex_);
+    return counts_;
+}
+
+Status LayoutTiles::ensure(int x0, int y0, int x1, int y1) {
+    x0 = std::max(x0, 0);
+    y0 = std::max(y0, 0);
+    x1 = std::min(x1, map_.width - 1);
+    y1 = std::min(y1, map_.height - 1);
+    for (int ty = y0 / side_; y0 <= y1 && ty <= y1 / side_; ++ty) {
+        for (int tx = x0 / side_; x0 <= x1 && tx <= x1 / side_; ++tx) {
+            if (Status got = ensureTile(tx, ty); !got) {
+                return got;
+            }
+        }
+    }
+    return {};
+}
+
+Status LayoutTiles::ensureTile(int tx, int ty) {
+    assert(tx >= 0 && ty >= 0 && tx < tilesX_ && ty < tilesY_);
+    const size_t i = tileIndex(tx, ty);
+    if (state_[i].load(std::memory_order_acquire) == kPresent) {
+        return {};
+    }
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+        const uint8_t state = state_[i].load(std::memory_order_relaxed);
+        if (state == kPresent) {
+            return {};
+        }
+        if (state == kReading) {
+            changed_.wait(lock);
+            continue;
+        }
+        if (state == kFailed && std::chrono::steady_clock::now() < failures_[i].retryAt) {
+            return Status::failure(failures_[i].line);
+        }
+        break;
+    }
+    // A tile read again after a failure is read through datasets opened now: those opened before
+    // may hold the index of a file replaced since (a layout mended, or baked again).
+    if (state_[i].load(std::memory_order_relaxed) == kFailed) {
+        rasters_.clear();
+    }
+    state_[i].store(kReading, std::memory_order_relaxed);
+    lock.unlock();
+    bool kept = false;
+    const Status got = readTile(tx, ty, kept);
+    lock.lock();
+    if (got) {
+        state_[i].store(kPresent, std::memory_order_release);
+        presentCount_.fetch_add(1, std::memory_order_release);
+        ++(kept ? counts_.kept : counts_.read);
+    } else {
+        if (failures_.empty()) {
+            failures_.resize(size_t(tileCount()));
+        }
+        Failure& f = failures_[i];
+        f.line = got.error();
+        f.waitSeconds = f.waitSeconds == 0.0 ? kTileRetryFirstSeconds
+                                             : std::min(2.0 * f.waitSeconds, kTileRetryMostSeconds);
+        f.retryAt = std::chrono::steady_clock::now() +
+                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                        std::chrono::duration<double>(f.waitSeconds));
+        state_[i].store(kFailed, std::memory_order_relaxed);
+        ++counts_.failed;
+    }
+    changed_.notify_all();
+    return got;
+}
+
+Result<GdalRaster> LayoutTiles::takeRaster() {
+    {
+        const std::lock_guard<std::mutex> hold(mutex_);
+        if (!rasters_.empty()) {
+            GdalRaster raster = std::move(rasters_.back());
+            rasters_.pop_back();
+            return raster;
+        }
+    }
+    const GdalMessages said;
+    Result<GdalRaster> raster = openGdalRaster(networkGdalPath(layout_.levelZero), said, kMaxSide);
+    if (!raster) {
+        return Result<GdalRaster>::failure(name_ + ": " + raster.error());
+    }
+    return raster;
+}
+
+void LayoutTiles::giveBack(GdalRaster raster) {
+    const std::lock_guard<std::mutex> hold(mutex_);
+    rasters_.push_back(std::move(raster));
+}
+
+Status LayoutTiles::readTile(int tx, int ty, bool& kept) {
+    const int x = tx * side_, y = ty * side_;
+    const int w = std::min(side_, map_.width - x), h = std::min(side_, map_.height - y);
+    const std::string& checksum = layout_.levelZeroTiles[tileIndex(tx, ty)];
+    const size_t pitch = size_t(map_.width);
+    const size_t first = size_t(y) * pitch + size_t(x);
+    const std::string tile = "tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ")";
+    // A resumed cache's tile that matches its checksum is there already.
+    kept = cache_ != nullptr && cache_->resumed() &&
+           checksumHex(tileChecksum(cache_->codes().data() + first, w, h, pitch)) == checksum;
+    const bool holes = layout_.nodataSamples > 0;
+    if (kept && !holes) {
+        return {};
+    }
+    Result<GdalRaster> taken = takeRaster();
+    if (!taken) {
+        return Status::failure(taken.error());
+    }
+    GdalRaster raster = std::move(taken).value();
+    const GdalMessages said;
+    std::vector<uint16_t> codes(kept ? 0 : size_t(w) * size_t(h));
+    std::vector<uint8_t> valid(holes ? size_t(w) * size_t(h) : 0);
+    GDALRasterBand* mask = holes ? raster.band->GetMaskBand() : nullptr;
+    const bool read = (kept || raster.band->RasterIO(GF_Read, x, y, w, h, codes.data(), w, h,
+                                                     GDT_UInt16, 0, 0, nullptr) == CE_None) &&
+                      (mask == nullptr || mask->RasterIO(GF_Read, x, y, w, h, valid.data(), w, h,
+                                                         GDT_Byte, 0, 0, nullptr) == CE_None);
+    // After a read that failed or gave codes not of their checksum, every dataset goes with its
+    // block cache and its file's index (the file may have been replaced since), and so do GDAL's
+    // network reader's bytes of the layout, so that the next read asks the files or the server
+    // again rather than a memory of the fault.
+    const bool matches =
+        read && (kept || checksumHex(tileChecksum(codes.data(), w, h, size_t(w))) == checksum);
+    if (!matches) {
+        {
+            const std::lock_guard<std::mutex> hold(mutex_);
+            rasters_.clear();
+        }
+        const std::string network = networkGdalPath(layout_.folder);
+        if (network != layout_.folder) {
+            VSICurlPartialClearCache(network.c_str());
+        }
+        return Status::failure(
+            name_ + ": " +
+            (read ? tile + " does not match its checksum" : said.line(tile + " cannot be read")));
+    }
+    giveBack(std::move(raster));
+    if (!kept && cache_ != nullptr) {
+        if (Status wrote = cache_->writeBlock(x, y, w, h, codes.data()); !wrote) {
+            return wrote;
+        }
+    } else if (!kept) {
+        for (int r = 0; r < h; ++r) {
+            std::memcpy(map_.codes.data() + first + size_t(r) * pitch,
+                        codes.data() + size_t(r) * size_t(w), size_t(w) * sizeof(uint16_t));
+        }
+    }
+    // Holes: bits or'd in atomically, as a word may hold a neighbouring tile's samples.
+    int64_t voids = 0;
+    for (int r = 0; holes && r < h; ++r) {
+        for (int c = 0; c < w; ++c) {
+            if (valid[size_t(r) * size_t(w) + size_t(c)] == 0) {
+                const size_t bit = first + size_t(r) * pitch + size_t(c);
+                __atomic_fetch_or(&map_.nodata.bits[bit >> 6], uint64_t(1) << (bit & 63),
+                                  __ATOMIC_RELAXED);
+                ++voids;
+            }
+        }
+    }
+    if (voids > 0) {
+        __atomic_fetch_add(&map_.nodata.samples, voids, __ATOMIC_RELAXED);
+    }
+    return {};
+}
+
+}  // namespace qt

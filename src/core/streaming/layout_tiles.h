@@ -1,0 +1,107 @@
+// Level 0 of a baked layout read tile by tile as its readers ask for them: the source a viewer
+// streaming a layout by pages asks before it reads a tile's codes, so that a map served from
+// object storage is fetched where the eye goes rather than whole at open
+// (docs/design/streaming.md#a-layouts-tiles-on-demand).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/base/result.h"
+#include "core/io/gdal_raster.h"
+#include "core/streaming/layout.h"
+#include "core/terrain/heightmap.h"
+
+namespace qt {
+
+class CodeCacheWriter;
+
+// How long a tile that failed is left before it is read again: doubling from the first to the
+// most, so that a server that is gone is not asked once a frame and one that returns is asked
+// again within the most.
+constexpr double kTileRetryFirstSeconds = 0.25;
+constexpr double kTileRetryMostSeconds = 8.0;
+
+// The tiles of a layout's level 0 (layout.json's pageSize squared, row-major) written into a map's
+// codes as they are asked for. A tile is present once its codes, read through GDAL (by byte ranges
+// for a layout by URL) on a dataset of the asking thread's own, matched layout.json's checksum and
+// were written, and its mask's holes set; from then on nothing reads it again. The checksums decide
+// presence: a resumed code cache's tile that already matches is kept without a read of its codes.
+//
+// Thread use: ensure() and present() from any threads at once. Two threads asking for the same
+// tile read it once (the second waits). A tile that fails (unreadable, not its checksum, the
+// server gone) says so in one line naming it and is read again only after a back-off
+// (kTileRetryFirstSeconds, doubling to kTileRetryMostSeconds); until then asking for it returns
+// its line at once, so that nothing blocks on a server that does not answer more than once.
+class LayoutTiles {
+public:
+    // Over `layout`'s level 0, described into `map` (describeLayoutLevelZero: its size, and its
+    // nodata mask sized for the layout's holes, all clear). The tiles' codes go into `cache` when
+    // given (read back through its mapping, which map.codes is), else into map.codes (sized to the
+    // map). `map` and `cache` must outlive this.
+    LayoutTiles(const LayoutManifest& layout, Heightmap& map, CodeCacheWriter* cache = nullptr);
+    ~LayoutTiles();
+    LayoutTiles(const LayoutTiles&) = delete;
+    LayoutTiles& operator=(const LayoutTiles&) = delete;
+
+    int tilesX() const { return tilesX_; }
+    int tilesY() const { return tilesY_; }
+    int tileSide() const { return side_; }
+    // Whether tile (tx, ty) is present (its codes and holes are the layout's).
+    bool present(int tx, int ty) const {
+        return state_[tileIndex(tx, ty)].load(std::memory_order_acquire) == kPresent;
+    }
+    bool allPresent() const { return presentCount_.load(std::memory_order_acquire) == tileCount(); }
+    // Makes every tile holding a sample of columns [x0, x1] and rows [y0, y1] present (clamped to
+    // the map), reading those that are not, in row order; returns the first failure's line.
+    Status ensure(int x0, int y0, int x1, int y1);
+    // The same for tile (tx, ty).
+    Status ensureTile(int tx, int ty);
+
+    // Tiles read through GDAL, kept from a resumed cache by their checksum, and reads that failed.
+    struct Counts {
+        uint64_t read = 0;
+        uint64_t kept = 0;
+        uint64_t failed = 0;
+    };
+    Counts counts() const;
+
+private:
+    enum : uint8_t { kAbsent, kReading, kPresent, kFailed };
+    struct Failure {
+        std::string line;
+        double waitSeconds = 0.0;
+        std::chrono::steady_clock::time_point retryAt;
+    };
+    size_t tileIndex(int tx, int ty) const { return size_t(ty) * size_t(tilesX_) + size_t(tx); }
+    uint64_t tileCount() const { return uint64_t(tilesX_) * uint64_t(tilesY_); }
+    // Reads tile (tx, ty) and writes it; no lock held.
+    Status readTile(int tx, int ty, bool& kept);
+    Result<GdalRaster> takeRaster();
+    void giveBack(GdalRaster raster);
+
+    const LayoutManifest layout_;
+    Heightmap& map_;
+    CodeCacheWriter* cache_;
+    std::string name_;  // level 0's file's name, for the lines
+    int side_ = 0;
+    int tilesX_ = 0;
+    int tilesY_ = 0;
+    std::unique_ptr<std::atomic<uint8_t>[]> state_;
+    std::atomic<uint64_t> presentCount_{0};
+
+    mutable std::mutex mutex_;
+    std::condition_variable changed_;  // a tile left kReading
+    std::vector<Failure> failures_;    // per tile, sized on its first failure
+    std::vector<GdalRaster> rasters_;  // opened datasets not in use
+    Counts counts_;
+    std::mutex maskMutex_;  // a mask word may hold two tiles' samples
+};
+
+}  // namespace qt

@@ -1,0 +1,260 @@
+// A layout's level 0 read tile by tile: any order, any threads, gives the layout's codes and holes
+// with each tile read once; a tile is read where it is asked for and nowhere else, by byte ranges
+// over HTTP; a damaged tile or a server gone is one line, asked again only after a back-off; a
+// resumed cache keeps its tiles by their checksums.
+#include "core/streaming/layout_tiles.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <cpl_vsi.h>
+#include <gtest/gtest.h>
+
+#include "core/streaming/bake.h"
+#include "core/streaming/code_cache.h"
+#include "core/streaming/layout.h"
+#include "http_server.h"
+#include "layout_fixtures.h"
+#include "test_files.h"
+
+namespace qt {
+namespace {
+
+// The layout's map held whole, the reference every tile is held to.
+LayoutMap wholeLayout(const std::string& folder) {
+    const Result<LayoutManifest> manifest = readLayoutManifest(folder);
+    EXPECT_TRUE(manifest) << manifest.error();
+    Result<LayoutMap> whole = readLayoutMap(manifest.value(), {}, MemoryBudget{});
+    EXPECT_TRUE(whole) << whole.error();
+    return std::move(whole).value();
+}
+
+// `layout`'s level 0 described into a map whose codes are zeros.
+Heightmap describedMap(const LayoutManifest& layout) {
+    Heightmap map;
+    const Status described = describeLayoutLevelZero(layout, map);
+    EXPECT_TRUE(described) << described.error();
+    map.codes.resize(size_t(map.sampleCount()), 0);
+    return map;
+}
+
+// Whether sample (x, y) lies in a tile of columns [tx0, tx1] and rows [ty0, ty1] of side `side`.
+bool inTiles(int x, int y, int side, int tx0, int ty0, int tx1, int ty1) {
+    return x / side >= tx0 && x / side <= tx1 && y / side >= ty0 && y / side <= ty1;
+}
+
+// Every tile of a layout, baked whole and by jobs (its level 0 a mosaic of the regions' files),
+// asked for by four threads at once in shuffled orders: each read once, and the codes, holes and
+// their count those of the layout held whole. Before, a rectangle's tiles alone: its tiles
+// present and read, every other sample untouched.
+TEST(LayoutTiles, TilesAskedForInAnyOrderGiveTheLayoutsCodesAndHolesEachReadOnce) {
+    test::TempDir dir;
+    const std::string input = test::writeInput(dir);
+    ASSERT_TRUE(bakeLayout(input, dir.path("whole"), test::bakeOptions(dir)));
+    ASSERT_TRUE(test::bakeByJobs(dir, input, dir.path("jobs"), 32, 2, 1));
+    for (const std::string& folder : {dir.path("whole"), dir.path("jobs")}) {
+        SCOPED_TRACE(folder);
+        const LayoutMap whole = wholeLayout(folder);
+        const Result<LayoutManifest> manifest = readLayoutManifest(folder);
+        ASSERT_TRUE(manifest) << manifest.error();
+        ASSERT_GT(manifest.value().nodataSamples, 0);
+        Heightmap map = describedMap(manifest.value());
+        LayoutTiles tiles(manifest.value(), map);
+        ASSERT_EQ(tiles.tileSide(), 16);
+        ASSERT_EQ(tiles.tilesX(), 13);  // 203 x 141 samples
+        ASSERT_EQ(tiles.tilesY(), 9);
+
+        // Columns 20-50 and rows 17-40: tiles 1-3 by 1-2.
+        ASSERT_TRUE(tiles.ensure(20, 17, 50, 40));
+        EXPECT_EQ(tiles.counts().read, 6u);
+        for (int y = 0; y < map.height; ++y) {
+            for (int x = 0; x < map.width; ++x) {
+                const size_t i = size_t(y) * size_t(map.width) + size_t(x);
+                if (inTiles(x, y, 16, 1, 1, 3, 2)) {
+                    ASSERT_EQ(map.codes[i], whole.map.codes[i]) << x << ", " << y;
+                } else {
+                    ASSERT_EQ(map.codes[i], 0) << x << ", " << y;
+                }
+            }
+        }
+        for (int ty = 0; ty < tiles.tilesY(); ++ty) {
+            for (int tx = 0; tx < tiles.tilesX(); ++tx) {
+                EXPECT_EQ(tiles.present(tx, ty), tx >= 1 && tx <= 3 && ty >= 1 && ty <= 2);
+            }
+        }
+        EXPECT_FALSE(tiles.allPresent());
+
+        std::vector<std::thread> threads;
+        for (int t = 0; t < 4; ++t) {
+            threads.emplace_back([&tiles, t] {
+                std::vector<std::pair<int, int>> order;
+                for (int ty = 0; ty < tiles.tilesY(); ++ty) {
+                    for (int tx = 0; tx < tiles.tilesX(); ++tx) {
+                        order.emplace_back(tx, ty);
+                    }
+                }
+                std::shuffle(order.begin(), order.end(), std::mt19937(uint32_t(t)));
+                for (const auto& [tx, ty] : order) {
+                    const Status got = tiles.ensureTile(tx, ty);
+                    EXPECT_TRUE(got) << got.error();
+                }
+            });
+        }
+        for (std::thread& thread : threads) {
+            thread.join();
+        }
+        EXPECT_TRUE(tiles.allPresent());
+        EXPECT_EQ(tiles.counts().read, 13u * 9u);
+        EXPECT_EQ(tiles.counts().failed, 0u);
+        EXPECT_TRUE(map.codes == whole.map.codes);
+        EXPECT_EQ(map.nodata.bits, whole.map.nodata.bits);
+        EXPECT_EQ(map.nodata.samples, manifest.value().nodataSamples);
+        // Present tiles are not read again.
+        ASSERT_TRUE(tiles.ensure(-10, -10, 1000, 1000));
+        EXPECT_EQ(tiles.counts().read, 13u * 9u);
+    }
+}
+
+// A tile whose bytes changed at rest is one line naming it; asked again before its back-off it
+// says the same line without a read; once mended and the back-off past, it is read and right.
+// The other tiles are not held back.
+TEST(LayoutTiles, ADamagedTileIsOneLineAndIsReadAgainOnlyAfterItsBackOff) {
+    test::TempDir dir;
+    const std::string folder = dir.path("layout");
+    ASSERT_TRUE(bakeLayout(test::writeInput(dir), folder, test::bakeOptions(dir)));
+    const LayoutMap whole = wholeLayout(folder);
+    test::changeSample(folder + "/heights-0.tif", 2 * 16 + 5, 3 * 16 + 7);  // tile (2, 3)
+    const Result<LayoutManifest> manifest = readLayoutManifest(folder);
+    ASSERT_TRUE(manifest) << manifest.error();
+    Heightmap map = describedMap(manifest.value());
+    LayoutTiles tiles(manifest.value(), map);
+    const Status damaged = tiles.ensureTile(2, 3);
+    ASSERT_FALSE(damaged);
+    test::expectOneLineSaying(damaged.error(),
+                              "heights-0.tif: tile (2, 3) does not match its checksum");
+    EXPECT_FALSE(tiles.present(2, 3));
+    const Status again = tiles.ensureTile(2, 3);
+    ASSERT_FALSE(again);
+    EXPECT_EQ(again.error(), damaged.error());
+    EXPECT_EQ(tiles.counts().failed, 1u);  // not read again within the back-off
+    // A rectangle over it fails with its line; the tiles before it in row order are read.
+    const Status over = tiles.ensure(0, 48, 202, 63);
+    ASSERT_FALSE(over);
+    EXPECT_EQ(over.error(), damaged.error());
+    EXPECT_TRUE(tiles.present(0, 3) && tiles.present(1, 3));
+    ASSERT_TRUE(tiles.ensureTile(4, 3));
+
+    test::changeSample(folder + "/heights-0.tif", 2 * 16 + 5, 3 * 16 + 7);  // mended
+    std::this_thread::sleep_for(std::chrono::duration<double>(kTileRetryFirstSeconds + 0.05));
+    const Status mended = tiles.ensureTile(2, 3);
+    ASSERT_TRUE(mended) << mended.error();
+    ASSERT_TRUE(tiles.ensure(0, 0, 202, 140));
+    EXPECT_TRUE(map.codes == whole.map.codes);
+    EXPECT_EQ(map.nodata.bits, whole.map.nodata.bits);
+}
+
+// Tiles written into a code cache left unfinished are kept by the next writer that takes its
+// partial file up: those whose codes match their checksums without a read of their codes, the
+// rest read; the cache then holds the layout's codes.
+TEST(LayoutTiles, AResumedCacheKeepsTheTilesThatMatchTheirChecksums) {
+    test::TempDir dir;
+    const std::string folder = dir.path("layout");
+    ASSERT_TRUE(bakeLayout(test::writeInput(dir, false), folder, test::bakeOptions(dir)));
+    const LayoutMap whole = wholeLayout(folder);
+    const Result<LayoutManifest> manifest = readLayoutManifest(folder);
+    ASSERT_TRUE(manifest) << manifest.error();
+    const std::string cache = dir.path("map.layout.qtcodes");
+    {
+        Result<CodeCacheWriter> writer =
+            CodeCacheWriter::create(cache, 203, 141, CodeCacheWriter::Unfinished::KeptToResume);
+        ASSERT_TRUE(writer) << writer.error();
+        Heightmap map = describedMap(manifest.value());
+        map.codes = writer.value().codes();
+        LayoutTiles tiles(manifest.value(), map, &writer.value());
+        ASSERT_TRUE(tiles.ensure(0, 0, 60, 30));  // tiles 0-3 by 0-1
+        EXPECT_EQ(tiles.counts().read, 8u);
+    }  // dropped unfinished: its partial file stays
+    Result<CodeCacheWriter> writer =
+        CodeCacheWriter::create(cache, 203, 141, CodeCacheWriter::Unfinished::KeptToResume);
+    ASSERT_TRUE(writer) << writer.error();
+    ASSERT_TRUE(writer.value().resumed());
+    Heightmap map = describedMap(manifest.value());
+    map.codes = writer.value().codes();
+    LayoutTiles tiles(manifest.value(), map, &writer.value());
+    ASSERT_TRUE(tiles.ensure(0, 0, 202, 140));
+    EXPECT_EQ(tiles.counts().kept, 8u);
+    EXPECT_EQ(tiles.counts().read, 13u * 9u - 8u);
+    EXPECT_TRUE(writer.value().codes() == whole.map.codes);
+}
+
+// The bytes of a GET's range in an access log line ("GET /m.tif 206 bytes=0-16383").
+uint64_t rangeBytes(const std::string& line) {
+    const size_t at = line.find("bytes=");
+    if (at == std::string::npos) {
+        return 0;
+    }
+    unsigned long long first = 0, last = 0;
+    if (std::sscanf(line.c_str() + at, "bytes=%llu-%llu", &first, &last) != 2) {
+        return 0;
+    }
+    return last - first + 1;
+}
+
+// Over HTTP (nginx on 127.0.0.1): asking for one tile of a 1025² layout fetches a small share of
+// level 0's file by byte ranges (its header and that tile's bytes), not the file; with the server
+// gone a tile is one line, and asked again within its back-off it returns that line at once.
+TEST(LayoutTiles, ByUrlATileFetchesItsBytesAndAServerGoneIsOneLine) {
+    test::TempDir dir;
+    const std::string folder = dir.path("layout");
+    ASSERT_TRUE(
+        bakeLayout(test::writeInput(dir, false, 1025, 1025), folder, test::bakeOptions(dir)));
+    test::HttpServer server(dir.path(""));
+    QT_REQUIRE_HTTP_SERVER(server);
+    VSICurlClearCache();
+    const Result<LayoutManifest> manifest = readLayoutManifest(server.url("layout"));
+    ASSERT_TRUE(manifest) << manifest.error();
+    Heightmap map = describedMap(manifest.value());
+    LayoutTiles tiles(manifest.value(), map);
+    const size_t before = server.accessLog().size();
+    ASSERT_TRUE(tiles.ensureTile(40, 31));
+    const std::string log = server.accessLog().substr(before);
+    uint64_t fetched = 0;
+    std::istringstream lines(log);
+    for (std::string line; std::getline(lines, line);) {
+        EXPECT_NE(line.find("/layout/heights-0.tif 206"), std::string::npos) << line;
+        fetched += rangeBytes(line);
+    }
+    const uint64_t file = std::filesystem::file_size(folder + "/heights-0.tif");
+    EXPECT_GT(fetched, 0u) << log;
+    EXPECT_LT(fetched * 10, file) << log;
+    const LayoutMap whole = wholeLayout(folder);
+    for (int y = 31 * 16; y < 32 * 16; ++y) {
+        for (int x = 40 * 16; x < 41 * 16; ++x) {
+            const size_t i = size_t(y) * 1025 + size_t(x);
+            ASSERT_EQ(map.codes[i], whole.map.codes[i]) << x << ", " << y;
+        }
+    }
+
+    server.stop();
+    const Status gone = tiles.ensureTile(3, 60);
+    ASSERT_FALSE(gone);
+    test::expectOneLineSaying(gone.error(), "heights-0.tif: ");
+    const auto start = std::chrono::steady_clock::now();
+    const Status again = tiles.ensureTile(3, 60);
+    ASSERT_FALSE(again);
+    EXPECT_EQ(again.error(), gone.error());
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+              0.05);
+    EXPECT_EQ(tiles.counts().failed, 1u);
+    EXPECT_TRUE(tiles.present(40, 31));
+}
+
+}  // namespace
+}  // namespace qt
