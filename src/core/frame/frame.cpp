@@ -355,11 +355,15 @@ void FrameBuffers::reserveFor(const Quadtree& tree, bool recordDecisions) {
     lodReach.reserveFor(tree);
     holeLeafScratch.clear();
     holeNodeScratch.clear();
+    // A frame's dive boxes are each a leaf with a hole or a subtree holding one, the subtrees
+    // apart (a selection's nodes do not overlap), so there are at most as many as leaves with a
+    // hole.
+    const size_t holeLeaves = tree.holeLeafBox.size();
     coarseHoles.clear();
-    coarseHoles.reserve(tree.hasHoles() ? tree.nodes.size() : 0);
+    coarseHoles.reserve(holeLeaves);
     backFaces.reserveFor(tree);
     diveBoxes.clear();
-    diveBoxes.reserve(tree.hasHoles() ? tree.nodes.size() : 0);
+    diveBoxes.reserve(holeLeaves);
     holeNodeScratch.reserve(lod.nodes.capacity());  // groupByProgram's too
     if (tree.hasHoles()) {
         holeLeafScratch.reserve(tree.leaves.size());

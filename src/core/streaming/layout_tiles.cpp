@@ -14,11 +14,13 @@
 
 namespace qt {
 
-LayoutTiles::LayoutTiles(const LayoutManifest& layout, Heightmap& map, CodeCacheWriter* cache)
+LayoutTiles::LayoutTiles(const LayoutManifest& layout, Heightmap& map, CodeCacheWriter* cache,
+                         double retryFirstSeconds)
     : layout_(layout),
       map_(map),
       cache_(cache),
       name_(levelZeroName(layout)),
+      retryFirstSeconds_(retryFirstSeconds),
       side_(layout.pageSize),
       tilesX_((layout.width + layout.pageSize - 1) / layout.pageSize),
       tilesY_((layout.height + layout.pageSize - 1) / layout.pageSize),
@@ -94,8 +96,10 @@ Status LayoutTiles::ensureTile(int tx, int ty) {
         }
         Failure& f = failures_[i];
         f.line = got.error();
-        f.waitSeconds = f.waitSeconds == 0.0 ? kTileRetryFirstSeconds
-                                             : std::min(2.0 * f.waitSeconds, kTileRetryMostSeconds);
+        f.waitSeconds = f.waitSeconds == 0.0
+                            ? retryFirstSeconds_
+                            : std::min(2.0 * f.waitSeconds,
+                                       std::max(kTileRetryMostSeconds, retryFirstSeconds_));
         f.retryAt = std::chrono::steady_clock::now() +
                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                         std::chrono::duration<double>(f.waitSeconds));
@@ -104,6 +108,14 @@ Status LayoutTiles::ensureTile(int tx, int ty) {
     }
     changed_.notify_all();
     return got;
+}
+
+void LayoutTiles::retryFailedNow() {
+    const std::lock_guard<std::mutex> hold(mutex_);
+    const auto now = std::chrono::steady_clock::now();
+    for (Failure& f : failures_) {
+        f.retryAt = std::min(f.retryAt, now);
+    }
 }
 
 Result<GdalRaster> LayoutTiles::takeRaster() {

@@ -45,7 +45,9 @@ public:
     // nodata mask sized for the layout's holes, all clear). The tiles' codes go into `cache` when
     // given (read back through its mapping, which map.codes is), else into map.codes (sized to the
     // map). `map` and `cache` must outlive this.
-    LayoutTiles(const LayoutManifest& layout, Heightmap& map, CodeCacheWriter* cache = nullptr);
+    // `retryFirstSeconds`: the first back-off (tests lengthen it to hold a failure still).
+    LayoutTiles(const LayoutManifest& layout, Heightmap& map, CodeCacheWriter* cache = nullptr,
+                double retryFirstSeconds = kTileRetryFirstSeconds);
     ~LayoutTiles();
     LayoutTiles(const LayoutTiles&) = delete;
     LayoutTiles& operator=(const LayoutTiles&) = delete;
@@ -63,6 +65,10 @@ public:
     Status ensure(int x0, int y0, int x1, int y1);
     // The same for tile (tx, ty).
     Status ensureTile(int tx, int ty);
+
+    // Ends every failed tile's back-off now (its next doubles as before): for a caller that
+    // knows the source is back, a server answering again or a layout mended.
+    void retryFailedNow();
 
     // Tiles read through GDAL, kept from a resumed cache by their checksum, and reads that failed.
     struct Counts {
@@ -90,6 +96,7 @@ private:
     Heightmap& map_;
     CodeCacheWriter* cache_;
     std::string name_;  // level 0's file's name, for the lines
+    double retryFirstSeconds_ = kTileRetryFirstSeconds;
     int side_ = 0;
     int tilesX_ = 0;
     int tilesY_ = 0;

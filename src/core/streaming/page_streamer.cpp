@@ -18,13 +18,14 @@ void releaseMapRows(const Heightmap& map, int firstRow, int lastRow) {
 }
 
 void PageStreamer::start(const Heightmap& map, const HeightPages& pages, int poolLayers,
-                         int uploadsPerFrame, int stagingPages) {
+                         int uploadsPerFrame, int stagingPages, SampleSource source) {
     stop();
     assert(poolLayers >= 1 && uploadsPerFrame >= 1 && stagingPages >= 1);
     const PageLevel& level0 = pages.level[0];
     const size_t count = size_t(level0.pagesX) * size_t(level0.pagesY);
     map_ = &map;
     pages_ = &pages;
+    source_ = std::move(source);
     uploadsPerFrame_ = uploadsPerFrame;
     state_.assign(count, PageState::Absent);
     queue_.clear();
@@ -40,6 +41,8 @@ void PageStreamer::start(const Heightmap& map, const HeightPages& pages, int poo
     ready_.clear();
     ready_.reserve(size_t(stagingPages));
     loading_ = 0;
+    failed_ = 0;
+    lastFailure_.clear();
     stop_ = false;
     resident_.assign(count, 0);
     pageLayer_.assign(count, -1);
@@ -235,7 +238,13 @@ StreamStats PageStreamer::stats() const {
         s.requested += p == PageState::Requested || p == PageState::Loading ? 1 : 0;
         s.ready += p == PageState::Ready ? 1 : 0;
     }
+    s.failedTotal = failed_;
     return s;
+}
+
+std::string PageStreamer::lastFailure() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return lastFailure_;
 }
 
 void PageStreamer::work() {
@@ -263,14 +272,27 @@ void PageStreamer::work() {
         lock.unlock();
         const int px = int(page % uint32_t(level0.pagesX));
         const int py = int(page / uint32_t(level0.pagesX));
-        fillHeightPage(*map_, *pages_, 0, px, py, staging_.data() + size_t(staging) * texels);
-        // The page's rows with their borders, clamped to the map.
+        // The page's samples with their borders, clamped to the map.
         const int firstRow = std::max(py * pages_->pageSize - 1, 0);
         const int lastRow = std::min(py * pages_->pageSize + pages_->texels - 2, map_->height - 1);
-        releaseMapRows(*map_, firstRow, lastRow);
+        const int firstColumn = std::max(px * pages_->pageSize - 1, 0);
+        const int lastColumn =
+            std::min(px * pages_->pageSize + pages_->texels - 2, map_->width - 1);
+        const Status had = source_ ? source_(firstColumn, firstRow, lastColumn, lastRow) : Status();
+        if (had) {
+            fillHeightPage(*map_, *pages_, 0, px, py, staging_.data() + size_t(staging) * texels);
+            releaseMapRows(*map_, firstRow, lastRow);
+        }
         lock.lock();
-        state_[page] = PageState::Ready;
-        ready_.emplace_back(page, staging);
+        if (had) {
+            state_[page] = PageState::Ready;
+            ready_.emplace_back(page, staging);
+        } else {
+            state_[page] = PageState::Absent;
+            freeStaging_.push_back(staging);
+            ++failed_;
+            lastFailure_ = had.error();
+        }
         loading_ = 0;
         filled_.notify_all();
     }

@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "core/base/result.h"
 #include "core/lod/lod.h"
 #include "core/terrain/height_pages.h"
 #include "core/terrain/heightmap.h"
@@ -33,7 +35,13 @@ struct StreamStats {
     int ready = 0;      // filled, waiting for an upload
     int uploaded = 0;   // pages handed to the GPU by the last upload()
     uint64_t uploadedTotal = 0;
+    uint64_t failedTotal = 0;  // fills whose samples the source could not give
 };
+
+// Makes the map's samples of columns [x0, x1] and rows [y0, y1] readable before a page is filled
+// from them: for a layout streamed by tiles, LayoutTiles::ensure. One line when it cannot; the
+// page then stays Absent (the coarser level drawn in its place) until a later frame asks again.
+using SampleSource = std::function<Status(int x0, int y0, int x1, int y1)>;
 
 // The level-0 pages of one map (HeightPages level 0) streamed into a pool of `poolLayers` GPU
 // layers. Thread use: every public method is for the main thread (the one that culls and draws);
@@ -54,9 +62,10 @@ public:
 
     // Sizes the streamer for `pages`' level 0 in `poolLayers` layers (at least 1) and starts the
     // worker over `map`, which must stay where it is until stop().
+    // With `source`, the worker asks it for each page's samples first.
     void start(const Heightmap& map, const HeightPages& pages, int poolLayers,
-               int uploadsPerFrame = kStreamUploadsPerFrame,
-               int stagingPages = kStreamStagingPages);
+               int uploadsPerFrame = kStreamUploadsPerFrame, int stagingPages = kStreamStagingPages,
+               SampleSource source = {});
     // Joins the worker; pages not yet uploaded are dropped (back to Absent).
     void stop();
     bool running() const { return worker_.joinable(); }
@@ -89,6 +98,8 @@ public:
     void settle(const Upload& uploadPage);
 
     StreamStats stats() const;
+    // The line of the last fill whose samples the source could not give ("" when none did).
+    std::string lastFailure() const;
     // Whether the last upload() left filled pages waiting because every layer was drawn by the
     // last frame: the pool is smaller than what the frames draw and ask for.
     bool starved() const { return starved_; }
@@ -99,6 +110,7 @@ private:
 
     const Heightmap* map_ = nullptr;
     const HeightPages* pages_ = nullptr;
+    SampleSource source_;  // read by the worker alone while it runs
     int uploadsPerFrame_ = 0;
     LodResidency residency_;
 
@@ -114,6 +126,8 @@ private:
     std::vector<int> freeStaging_;                 // staging pages free for the worker
     std::vector<std::pair<uint32_t, int>> ready_;  // (page, staging page), in fill order
     int loading_ = 0;                              // pages the worker holds (0 or 1)
+    uint64_t failed_ = 0;                          // fills the source failed
+    std::string lastFailure_;
 
     // Main thread only.
     std::vector<uint8_t> resident_;     // per page: 1 when Resident (residency_.resident)
