@@ -60,10 +60,7 @@ uint64_t bytesChecksum(const std::vector<unsigned char>& bytes) {
     return mixHash(hashWords(kChecksumSeed, bytes.data(), bytes.size()));
 }
 
-namespace {
-
-// `name` in the layout `folder` (a path or a URL), as the program names it.
-std::string inLayout(const std::string& folder, const std::string& name) {
+std::string layoutPath(const std::string& folder, const std::string& name) {
     std::string base = folder;
     while (base.size() > 1 && base.back() == '/') {
         base.pop_back();
@@ -71,9 +68,11 @@ std::string inLayout(const std::string& folder, const std::string& name) {
     return base + "/" + name;
 }
 
+namespace {
+
 // The same as GDAL opens it (a URL through /vsicurl/).
 std::string gdalInLayout(const std::string& folder, const std::string& name) {
-    return networkGdalPath(inLayout(folder, name));
+    return networkGdalPath(layoutPath(folder, name));
 }
 
 // The bytes of the layout's file at `gdalPath` (local, or a URL through /vsicurl/), which must be
@@ -219,10 +218,38 @@ Result<LayoutManifest> manifestOf(const std::string& folder, const CPLJSONDocume
             return R::failure(mosaic.error());
         }
     }
-    out.levelZero = inLayout(folder, name);
+    out.levelZero = layoutPath(folder, name);
     out.levelZeroTiles.reserve(size_t(tiles.Size()));
     for (int i = 0; i < tiles.Size(); ++i) {
         out.levelZeroTiles.push_back(tiles[i].ToString());
+    }
+    // The levels above: each the map's samples at its stride, in tiles of the page size. A
+    // mosaic is held to what a join writes when it is first opened (LayoutLevelPages), so that an
+    // open asks for no level it does not read.
+    const CPLJSONArray files = root.GetArray("files");
+    for (int k = 1; k < files.Size() && k <= kMaxLayoutLevel; ++k) {
+        const CPLJSONObject entry = files[k];
+        LayoutManifest::Level upper;
+        upper.file = entry.GetString("file");
+        upper.columns = entry.GetInteger("columns");
+        upper.rows = entry.GetInteger("rows");
+        const CPLJSONArray levelTiles = entry.GetArray("tiles");
+        // ceil((width - 1) / 2^k) + 1 samples a row (PageLevel's), and as many rows.
+        const int64_t columns = ((int64_t(out.width) - 2 + (int64_t(1) << k)) >> k) + 1;
+        const int64_t rows = ((int64_t(out.height) - 2 + (int64_t(1) << k)) >> k) + 1;
+        const int64_t across = (columns + out.pageSize - 1) / out.pageSize;
+        const int64_t down = (rows + out.pageSize - 1) / out.pageSize;
+        if ((upper.file != layoutLevelFile(k) && upper.file != layoutLevelFile(k, true)) ||
+            upper.columns != columns || upper.rows != rows || !levelTiles.IsValid() ||
+            levelTiles.Size() != across * down) {
+            return R::failure("layout.json: level " + std::to_string(k) +
+                              " is not of its stride's size and tiles");
+        }
+        upper.tiles.reserve(size_t(levelTiles.Size()));
+        for (int i = 0; i < levelTiles.Size(); ++i) {
+            upper.tiles.push_back(levelTiles[i].ToString());
+        }
+        out.upperLevels.push_back(std::move(upper));
     }
     const CPLJSONObject tree = root.GetObj("tree");
     const GInt64 treeBytes = tree.GetLong("bytes", -1);
@@ -236,7 +263,7 @@ Result<LayoutManifest> manifestOf(const std::string& folder, const CPLJSONDocume
         return R::failure("layout.json: a tree larger than the map's can be");
     }
     out.treeChecksum = tree.GetString("checksum");
-    out.tree = inLayout(folder, kLayoutTree);
+    out.tree = layoutPath(folder, kLayoutTree);
     return out;
 }
 
@@ -338,11 +365,6 @@ uint64_t layoutSignature(const LayoutManifest& layout) {
     return mixHash(h);
 }
 
-namespace {
-
-// Whether the level file `name` opened as `raster` is what layout.json says: columns x rows
-// 16-bit codes in tiles of the page size (a mosaic's tiles are its regions' files': GDAL takes no
-// block under 32 for a VRT).
 Status levelAsManifestSays(const GdalRaster& raster, const std::string& name, int columns, int rows,
                            int pageSize) {
     int blockX = 0, blockY = 0;
@@ -355,8 +377,6 @@ Status levelAsManifestSays(const GdalRaster& raster, const std::string& name, in
     }
     return Status();
 }
-
-}  // namespace
 
 Status verifyLayout(const std::string& folder) {
     const GdalCacheCap cacheCap(kVerifyGdalCacheBytes);  // every block is read once

@@ -34,9 +34,14 @@ constexpr int kLayoutVersion = 1;
 constexpr const char* kLayoutTree = "tree.qtree";
 // A layout.json larger than this is refused before it is read (about 20 bytes a tile: 2^23 tiles).
 constexpr uint64_t kMaxLayoutManifestBytes = uint64_t(256) << 20;
+// The most levels above level 0 a layout.json is read for (a map of 262145 a side has 19).
+constexpr int kMaxLayoutLevel = 24;
 
 // Level `level`'s file: a COG, or a mosaic of the regions' COGs (a bake by jobs).
 std::string layoutLevelFile(int level, bool mosaic = false);
+
+// `name` in the layout `folder` (a path or a URL), as the program names it.
+std::string layoutPath(const std::string& folder, const std::string& name);
 
 // A checksum as layout.json writes it: 16 hexadecimal digits.
 std::string checksumHex(uint64_t value);
@@ -69,13 +74,28 @@ struct LayoutManifest {
     int pageSize = 0;  // the tiles' side
     int64_t nodataSamples = 0;
     std::vector<std::string> levelZeroTiles;  // level 0's tiles' checksums, row-major
-    std::string tree;                         // tree.qtree, as named
+    // Levels 1 and up (upperLevels[K - 1] is level K), for the pyramid's pages of those levels.
+    struct Level {
+        std::string file;  // as named (a COG, or a mosaic, checked when first opened)
+        int columns = 0;   // samples: ceil((width - 1) / 2^K) + 1
+        int rows = 0;
+        std::vector<std::string> tiles;  // checksums, row-major
+    };
+    std::vector<Level> upperLevels;
+    std::string tree;  // tree.qtree, as named
     uint64_t treeBytes = 0;
     std::string treeChecksum;
 };
 
 // Level 0's file's name as the layout's lines name it ("heights-0.tif", or ".vrt").
 std::string levelZeroName(const LayoutManifest& layout);
+
+// Whether the level file `name` opened as `raster` is what layout.json says: columns x rows
+// 16-bit codes in tiles of the page size (a mosaic's tiles are its regions' files': GDAL takes no
+// block under 32 for a VRT). One line naming it when not.
+struct GdalRaster;
+Status levelAsManifestSays(const GdalRaster& raster, const std::string& name, int columns, int rows,
+                           int pageSize);
 
 // Reads and checks `folder`'s layout.json (one line, without the folder, when it is not one).
 Result<LayoutManifest> readLayoutManifest(const std::string& folder);

@@ -215,4 +215,111 @@ Status LayoutTiles::readTile(int tx, int ty, bool& kept) {
     return {};
 }
 
+// Tiles kept decoded: a page's window reaches 3 x 3, and the next page in its row shares 6.
+constexpr size_t kRecentLevelTiles = 12;
+
+LayoutLevelPages::LayoutLevelPages(const LayoutManifest& layout)
+    : layout_(layout), rasters_(layout.upperLevels.size()), recent_(kRecentLevelTiles) {}
+
+LayoutLevelPages::~LayoutLevelPages() = default;
+
+Result<const LayoutLevelPages::Tile*> LayoutLevelPages::tile(int level, int tx, int ty) {
+    using R = Result<const Tile*>;
+    for (const Tile& t : recent_) {
+        if (t.level == level && t.tx == tx && t.ty == ty) {
+            return &t;
+        }
+    }
+    const LayoutManifest::Level& l = layout_.upperLevels[size_t(level - 1)];
+    const GdalMessages said;
+    GdalRaster& raster = rasters_[size_t(level - 1)];
+    if (raster.band == nullptr) {
+        // A mosaic is held to what a join writes before GDAL opens it.
+        if (l.file == layoutLevelFile(level, true)) {
+            if (Status mosaic = checkLayoutMosaic(layout_.folder, l.file, level); !mosaic) {
+                return R::failure(mosaic.error());
+            }
+        }
+        Result<GdalRaster> opened =
+            openGdalRaster(networkGdalPath(layoutPath(layout_.folder, l.file)), said, kMaxSide);
+        if (!opened) {
+            return R::failure(l.file + ": " + opened.error());
+        }
+        if (Status same =
+                levelAsManifestSays(opened.value(), l.file, l.columns, l.rows, layout_.pageSize);
+            !same) {
+            return R::failure(same.error());
+        }
+        raster = std::move(opened).value();
+    }
+    const int side = layout_.pageSize;
+    Tile& t = recent_[next_];
+    next_ = (next_ + 1) % recent_.size();
+    t.level = -1;  // until it holds the tile's codes
+    t.w = std::min(side, l.columns - tx * side);
+    t.h = std::min(side, l.rows - ty * side);
+    t.codes.resize(size_t(t.w) * size_t(t.h));
+    const std::string name = "tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ")";
+    if (raster.band->RasterIO(GF_Read, tx * side, ty * side, t.w, t.h, t.codes.data(), t.w, t.h,
+                              GDT_UInt16, 0, 0, nullptr) != CE_None) {
+        raster = GdalRaster{};  // opened again for the next read
+        return R::failure(l.file + ": " + said.line(name + " cannot be read"));
+    }
+    ++tilesRead_;
+    if (checksumHex(tileChecksum(t.codes.data(), t.w, t.h, size_t(t.w))) !=
+        l.tiles[size_t(ty) * size_t((l.columns + side - 1) / side) + size_t(tx)]) {
+        raster = GdalRaster{};
+        return R::failure(l.file + ": " + name + " does not match its checksum");
+    }
+    t.level = level;
+    t.tx = tx;
+    t.ty = ty;
+    return &t;
+}
+
+Status LayoutLevelPages::fill(const HeightPages& pages, int level, int px, int py, uint16_t* out) {
+    assert(level >= 1 && level < int(pages.level.size()));
+    if (level >= levels()) {
+        return Status::failure("the layout holds levels up to " + std::to_string(levels() - 1) +
+                               ", not " + std::to_string(level));
+    }
+    const LayoutManifest::Level& l = layout_.upperLevels[size_t(level - 1)];
+    const PageLevel& pl = pages.level[size_t(level)];
+    if (pl.samplesX != l.columns || pl.samplesY != l.rows) {
+        return Status::failure(l.file + ": not of the size of the map's level " +
+                               std::to_string(level));
+    }
+    // Texel (x, y) holds level sample (px * pageSize + x - 1, py * pageSize + y - 1), clamped.
+    const int side = layout_.pageSize;
+    const int x0 = std::max(px * pages.pageSize - 1, 0);
+    const int y0 = std::max(py * pages.pageSize - 1, 0);
+    const int x1 = std::min(px * pages.pageSize + pages.texels - 2, l.columns - 1);
+    const int y1 = std::min(py * pages.pageSize + pages.texels - 2, l.rows - 1);
+    for (int ty = y0 / side; ty <= y1 / side; ++ty) {
+        for (int tx = x0 / side; tx <= x1 / side; ++tx) {
+            const Result<const Tile*> got = tile(level, tx, ty);
+            if (!got) {
+                return Status::failure(got.error());
+            }
+            const Tile& t = *got.value();
+            // The texels whose clamped sample lies in this tile.
+            for (int y = 0; y < pages.texels; ++y) {
+                const int sy = std::clamp(py * pages.pageSize + y - 1, 0, l.rows - 1);
+                if (sy / side != ty) {
+                    continue;
+                }
+                const uint16_t* row = t.codes.data() + size_t(sy - ty * side) * size_t(t.w);
+                uint16_t* to = out + size_t(y) * size_t(pages.texels);
+                for (int x = 0; x < pages.texels; ++x) {
+                    const int sx = std::clamp(px * pages.pageSize + x - 1, 0, l.columns - 1);
+                    if (sx / side == tx) {
+                        to[x] = row[sx - tx * side];
+                    }
+                }
+            }
+        }
+    }
+    return {};
+}
+
 }  // namespace qt

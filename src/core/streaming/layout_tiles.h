@@ -16,6 +16,7 @@
 #include "core/base/result.h"
 #include "core/io/gdal_raster.h"
 #include "core/streaming/layout.h"
+#include "core/terrain/height_pages.h"
 #include "core/terrain/heightmap.h"
 
 namespace qt {
@@ -109,6 +110,44 @@ private:
     std::vector<GdalRaster> rasters_;  // opened datasets not in use
     Counts counts_;
     std::mutex maskMutex_;  // a mask word may hold two tiles' samples
+};
+
+// The pyramid's pages of levels 1 and up read from a layout's heights-K files (which hold the map's
+// samples at stride 2^K exactly as the pages take them), so that a layout's coarse levels go to the
+// GPU without level 0 being read. Each tile of the layout a page's window reaches (up to 3 x 3) is
+// read through GDAL and held to its checksum; the last few stay decoded, so that a row of pages
+// filled in order reads most tiles once. For one thread at a time.
+class LayoutLevelPages {
+public:
+    explicit LayoutLevelPages(const LayoutManifest& layout);
+    ~LayoutLevelPages();
+    LayoutLevelPages(const LayoutLevelPages&) = delete;
+    LayoutLevelPages& operator=(const LayoutLevelPages&) = delete;
+
+    // The layout's levels, level 0 with them.
+    int levels() const { return int(layout_.upperLevels.size()) + 1; }
+    // Fills `out` (pages.texels^2 codes) with page (px, py) of level `level` (1 and up) of
+    // `pages`, a layout of height pages of the layout's map (any page size): the texels
+    // fillHeightPage makes from the map's codes. One line naming the level's file and the tile
+    // that cannot be read or does not match its checksum, or a level the layout does not hold.
+    Status fill(const HeightPages& pages, int level, int px, int py, uint16_t* out);
+    // Tiles read through GDAL so far.
+    uint64_t tilesRead() const { return tilesRead_; }
+
+private:
+    struct Tile {
+        int level = -1, tx = -1, ty = -1;
+        int w = 0, h = 0;
+        std::vector<uint16_t> codes;
+    };
+    // Tile (tx, ty) of `level`, read and checked unless it is among the last few.
+    Result<const Tile*> tile(int level, int tx, int ty);
+
+    const LayoutManifest layout_;
+    std::vector<GdalRaster> rasters_;  // per level above 0, opened when first read
+    std::vector<Tile> recent_;         // the last tiles read, replaced in turn
+    size_t next_ = 0;
+    uint64_t tilesRead_ = 0;
 };
 
 }  // namespace qt

@@ -67,6 +67,25 @@ Baked bakeInto(const test::TempDir& dir, bool holes = true) {
     return b;
 }
 
+// test::writeInput baked whole into "whole" and by two jobs of regions of 32 into "jobs" (whose
+// levels the regions hold are mosaics of the regions' files), each read as bakeInto reads it.
+std::vector<Baked> bakeWholeAndByJobs(const test::TempDir& dir) {
+    const std::string input = test::writeInput(dir);
+    EXPECT_TRUE(bakeLayout(input, dir.path("whole"), test::bakeOptions(dir)));
+    EXPECT_TRUE(test::bakeByJobs(dir, input, dir.path("jobs"), 32, 2, 1));
+    std::vector<Baked> out;
+    for (const std::string& folder : {dir.path("whole"), dir.path("jobs")}) {
+        Baked b;
+        b.folder = folder;
+        b.whole = wholeLayout(folder);
+        Result<LayoutManifest> manifest = readLayoutManifest(folder);
+        EXPECT_TRUE(manifest) << manifest.error();
+        b.manifest = std::move(manifest).value();
+        out.push_back(std::move(b));
+    }
+    return out;
+}
+
 // Whether sample (x, y) lies in a tile of columns [tx0, tx1] and rows [ty0, ty1] of side `side`.
 bool inTiles(int x, int y, int side, int tx0, int ty0, int tx1, int ty1) {
     return x / side >= tx0 && x / side <= tx1 && y / side >= ty0 && y / side <= ty1;
@@ -78,17 +97,13 @@ bool inTiles(int x, int y, int side, int tx0, int ty0, int tx1, int ty1) {
 // present and read, every other sample untouched.
 TEST(LayoutTiles, TilesAskedForInAnyOrderGiveTheLayoutsCodesAndHolesEachReadOnce) {
     test::TempDir dir;
-    const std::string input = test::writeInput(dir);
-    ASSERT_TRUE(bakeLayout(input, dir.path("whole"), test::bakeOptions(dir)));
-    ASSERT_TRUE(test::bakeByJobs(dir, input, dir.path("jobs"), 32, 2, 1));
-    for (const std::string& folder : {dir.path("whole"), dir.path("jobs")}) {
-        SCOPED_TRACE(folder);
-        const LayoutMap whole = wholeLayout(folder);
-        const Result<LayoutManifest> manifest = readLayoutManifest(folder);
-        ASSERT_TRUE(manifest) << manifest.error();
-        ASSERT_GT(manifest.value().nodataSamples, 0);
-        Heightmap map = describedMap(manifest.value());
-        LayoutTiles tiles(manifest.value(), map);
+    for (const Baked& b : bakeWholeAndByJobs(dir)) {
+        SCOPED_TRACE(b.folder);
+        const LayoutMap& whole = b.whole;
+        const LayoutManifest& layout = b.manifest;
+        ASSERT_GT(layout.nodataSamples, 0);
+        Heightmap map = describedMap(layout);
+        LayoutTiles tiles(layout, map);
         ASSERT_EQ(tiles.tileSide(), 16);
         ASSERT_EQ(tiles.tilesX(), 13);  // 203 x 141 samples
         ASSERT_EQ(tiles.tilesY(), 9);
@@ -137,7 +152,7 @@ TEST(LayoutTiles, TilesAskedForInAnyOrderGiveTheLayoutsCodesAndHolesEachReadOnce
         EXPECT_EQ(tiles.counts().failed, 0u);
         EXPECT_TRUE(map.codes == whole.map.codes);
         EXPECT_EQ(map.nodata.bits, whole.map.nodata.bits);
-        EXPECT_EQ(map.nodata.samples, manifest.value().nodataSamples);
+        EXPECT_EQ(map.nodata.samples, layout.nodataSamples);
         // Present tiles are not read again.
         ASSERT_TRUE(tiles.ensure(-10, -10, 1000, 1000));
         EXPECT_EQ(tiles.counts().read, 13u * 9u);
@@ -292,6 +307,53 @@ TEST(LayoutTiles, APageStreamerAsksForItsPagesTilesAndLeavesOutThoseThatFail) {
     EXPECT_TRUE(tiles.allPresent());
     EXPECT_EQ(tiles.counts().read, 13u * 9u);
     streamer.stop();
+}
+
+// Every page of every level above 0, for pages of the layout's tile size and of half and twice it,
+// read from the layout's heights-K files (COGs baked whole, mosaics of a join), is the page
+// fillHeightPage makes from the map held whole; a tile of level 1 damaged at rest is one line
+// naming it.
+TEST(LayoutLevelPages, EveryPageAboveLevelZeroIsTheMapsPage) {
+    test::TempDir dir;
+    for (const Baked& b : bakeWholeAndByJobs(dir)) {
+        SCOPED_TRACE(b.folder);
+        const LayoutMap& whole = b.whole;
+        const LayoutManifest& layout = b.manifest;
+        for (const int pageSize : {8, 16, 32}) {
+            SCOPED_TRACE(pageSize);
+            const HeightPages pages = planHeightPages(203, 141, 4, pageSize);
+            LayoutLevelPages levels(layout);
+            ASSERT_GE(levels.levels(), 4);
+            const size_t texels = size_t(pages.texels) * size_t(pages.texels);
+            std::vector<uint16_t> got(texels), expected(texels);
+            int filled = 0;
+            for (int k = 1; k < std::min(levels.levels(), int(pages.level.size())); ++k) {
+                for (int py = 0; py < pages.level[size_t(k)].pagesY; ++py) {
+                    for (int px = 0; px < pages.level[size_t(k)].pagesX; ++px) {
+                        std::fill(got.begin(), got.end(), uint16_t(0xBEEF));
+                        const Status read = levels.fill(pages, k, px, py, got.data());
+                        ASSERT_TRUE(read) << read.error();
+                        fillHeightPage(whole.map, pages, k, px, py, expected.data());
+                        ASSERT_EQ(got, expected) << "level " << k << " page " << px << ", " << py;
+                        ++filled;
+                    }
+                }
+            }
+            EXPECT_GT(filled, 4);
+            EXPECT_GT(levels.tilesRead(), 0u);
+        }
+    }
+    const std::string folder = dir.path("whole");
+    test::changeSample(folder + "/heights-1.tif", 20, 3);  // tile (1, 0) of level 1
+    const Result<LayoutManifest> manifest = readLayoutManifest(folder);
+    ASSERT_TRUE(manifest) << manifest.error();
+    const HeightPages pages = planHeightPages(203, 141, 4, 16);
+    LayoutLevelPages levels(manifest.value());
+    std::vector<uint16_t> out(size_t(pages.texels) * size_t(pages.texels));
+    const Status damaged = levels.fill(pages, 1, 0, 0, out.data());
+    ASSERT_FALSE(damaged);
+    test::expectOneLineSaying(damaged.error(),
+                              "heights-1.tif: tile (1, 0) does not match its checksum");
 }
 
 // The bytes of a GET's range in an access log line ("GET /m.tif 206 bytes=0-16383").
