@@ -223,7 +223,7 @@ case("layout whose layout.json is not JSON", [broken_layout] + stats, 1,
 fifo_layout = os.path.join(tmp, "fifo layout")
 os.mkdir(fifo_layout)
 with open(os.path.join(fifo_layout, "layout.json"), "w") as f:
-    f.write('{"format": "quadterrain layout", "version": 1, "width": 17, "height": 17, '
+    f.write('{"format": "quadterrain layout", "version": 2, "width": 17, "height": 17, '
             '"leafSize": 4, "pageSize": 16, "levels": 1, "nodata": {"samples": 0}, '
             '"files": [{"file": "heights-0.tif", "columns": 17, "rows": 17, '
             '"tiles": ["0", "0", "0", "0"]}], "tree": {"bytes": 0}}')

@@ -308,16 +308,20 @@ private:
     GDALRasterBand* mask_ = nullptr;
 };
 
-// The checksums of the tiles of a window of a level whose corner (x, y) is a tile's corner:
-// each tile's rows chained, then mixed, into sums[ty * tilesX + tx].
-void windowTileSums(const uint16_t* codes, int x, int y, int w, int h, int pageSize, int tilesX,
-                    uint64_t* sums) {
+// The checksums of the tiles of a window of a level whose corner (x, y) is a tile's corner, with
+// its mask (`valid`, the same layout; null without holes): tileChecksum of each into
+// sums[ty * tilesX + tx].
+void windowTileSums(const uint16_t* codes, const uint8_t* valid, int x, int y, int w, int h,
+                    int pageSize, int tilesX, uint64_t* sums) {
+    const auto at = [&](int tx, int ty) {
+        return size_t(ty * pageSize) * size_t(w) + size_t(tx * pageSize);
+    };
     for (int ty = 0; ty * pageSize < h; ++ty) {
         for (int tx = 0; tx * pageSize < w; ++tx) {
             const int columns = std::min(pageSize, w - tx * pageSize);
             const int rows = std::min(pageSize, h - ty * pageSize);
             sums[size_t(y / pageSize + ty) * size_t(tilesX) + size_t(x / pageSize + tx)] =
-                tileChecksum(codes + size_t(ty * pageSize) * size_t(w) + size_t(tx * pageSize),
+                tileChecksum(codes + at(tx, ty), valid != nullptr ? valid + at(tx, ty) : nullptr,
                              columns, rows, size_t(w));
         }
     }
@@ -611,8 +615,8 @@ Status bakeRegion(Bake& bake, WindowReader& reader, int rx, int rz, std::vector<
             }
         }
         if (!jobs) {
-            windowTileSums(levelCodes.data(), cx, cz, cw, ch, ps, (l.samplesX + ps - 1) / ps,
-                           bake.sums[size_t(level)].data());
+            windowTileSums(levelCodes.data(), masked ? levelValid.data() : nullptr, cx, cz, cw, ch,
+                           ps, (l.samplesX + ps - 1) / ps, bake.sums[size_t(level)].data());
         }
         if (level == bake.regionPages && !bake.topCodes.empty()) {
             for (int r = 0; r < ch; ++r) {
@@ -629,7 +633,8 @@ Status bakeRegion(Bake& bake, WindowReader& reader, int rx, int rz, std::vector<
             // The region's own COG of the level, its tiles' checksums by its own tile grid.
             const int tilesX = (cw + ps - 1) / ps;
             regionSums.emplace_back(size_t(tilesX) * size_t((ch + ps - 1) / ps), 0);
-            windowTileSums(levelCodes.data(), 0, 0, cw, ch, ps, tilesX, regionSums.back().data());
+            windowTileSums(levelCodes.data(), masked ? levelValid.data() : nullptr, 0, 0, cw, ch,
+                           ps, tilesX, regionSums.back().data());
             const GdalMessages said;  // on the region's thread
             const std::string name = layoutLevelFile(level);
             LevelFile file;
@@ -713,8 +718,8 @@ Status bakeTopLevels(Bake& bake) {
                 }
             }
         }
-        windowTileSums(codes.data(), 0, 0, l.samplesX, l.samplesY, ps, (l.samplesX + ps - 1) / ps,
-                       bake.sums[size_t(level)].data());
+        windowTileSums(codes.data(), masked ? valid.data() : nullptr, 0, 0, l.samplesX, l.samplesY,
+                       ps, (l.samplesX + ps - 1) / ps, bake.sums[size_t(level)].data());
         if (Status wrote = bake.files[size_t(level)].write(0, 0, l.samplesX, l.samplesY,
                                                            codes.data(), valid.data());
             !wrote) {

@@ -48,10 +48,19 @@ uint64_t chainTileCodes(uint64_t h, const uint16_t* codes, int count) {
                      size_t(count) * sizeof(uint16_t));
 }
 
-uint64_t tileChecksum(const uint16_t* codes, int w, int h, size_t pitch) {
+uint64_t tileChecksum(const uint16_t* codes, const uint8_t* valid, int w, int h, size_t pitch) {
     uint64_t chain = kChecksumSeed;
     for (int y = 0; y < h; ++y) {
         chain = chainTileCodes(chain, codes + size_t(y) * pitch, w);
+    }
+    // The mask as 0 and 1, whatever nonzero value the driver gives a valid sample.
+    std::vector<unsigned char> row(valid != nullptr ? size_t(w) : 0);
+    for (int y = 0; valid != nullptr && y < h; ++y) {
+        const uint8_t* from = valid + size_t(y) * pitch;
+        for (int x = 0; x < w; ++x) {
+            row[size_t(x)] = from[x] != 0 ? 1 : 0;
+        }
+        chain = hashWords(chain, row.data(), row.size());
     }
     return mixHash(chain);
 }
@@ -394,6 +403,8 @@ Status verifyLayout(const std::string& folder) {
     const int pageSize = root.GetInteger("pageSize");
     const CPLJSONArray levels = root.GetArray("files");
     std::vector<uint16_t> tile(size_t(pageSize) * size_t(pageSize));
+    const bool masked = layout.value().nodataSamples > 0;
+    std::vector<uint8_t> valid(masked ? tile.size() : 0);
     for (int level = 0; level < levels.Size(); ++level) {
         const CPLJSONObject entry = levels[level];
         const std::string name = entry.GetString("file");
@@ -429,11 +440,15 @@ Status verifyLayout(const std::string& folder) {
                 const int w = std::min(pageSize, columns - tx * pageSize);
                 const int h = std::min(pageSize, rows - ty * pageSize);
                 if (band->RasterIO(GF_Read, tx * pageSize, ty * pageSize, w, h, tile.data(), w, h,
-                                   GDT_UInt16, 0, 0) != CE_None) {
+                                   GDT_UInt16, 0, 0) != CE_None ||
+                    (masked && band->GetMaskBand()->RasterIO(GF_Read, tx * pageSize, ty * pageSize,
+                                                             w, h, valid.data(), w, h, GDT_Byte, 0,
+                                                             0) != CE_None)) {
                     return Status::failure(name + ": " + said.line("a tile cannot be read"));
                 }
                 if (tiles[ty * tilesX + tx].ToString() !=
-                    checksumHex(tileChecksum(tile.data(), w, h, w))) {
+                    checksumHex(tileChecksum(tile.data(), masked ? valid.data() : nullptr, w, h,
+                                             size_t(w)))) {
                     return Status::failure(name + ": tile (" + std::to_string(tx) + ", " +
                                            std::to_string(ty) + ") does not match its checksum");
                 }
@@ -474,16 +489,19 @@ struct LevelZeroRead {
         failed->store(true);
     }
 
-    // Whether every tile of the row of tiles at `codes` (`rows` rows of the map) matches its
-    // checksum; the first that does not in `mismatch`.
-    bool rowMatches(const uint16_t* codes, int ty, int rows, int* mismatch = nullptr) const {
+    // Whether every tile of the row of tiles at `codes` (`rows` rows of the map) with its mask
+    // (`valid`, the same layout; null without holes) matches its checksum; the first that does
+    // not in `mismatch`.
+    bool rowMatches(const uint16_t* codes, const uint8_t* valid, int ty, int rows,
+                    int* mismatch = nullptr) const {
         const LayoutManifest& l = *layout;
         const int width = map->width;
         const int tilesX = (width + l.pageSize - 1) / l.pageSize;
         for (int tx = 0; tx < tilesX; ++tx) {
             const int x = tx * l.pageSize;
             const int w = std::min(l.pageSize, width - x);
-            if (checksumHex(tileChecksum(codes + x, w, rows, size_t(width))) !=
+            if (checksumHex(tileChecksum(codes + x, valid != nullptr ? valid + x : nullptr, w, rows,
+                                         size_t(width))) !=
                 l.levelZeroTiles[size_t(ty) * size_t(tilesX) + size_t(tx)]) {
                 if (mismatch != nullptr) {
                     *mismatch = tx;
@@ -503,7 +521,16 @@ struct LevelZeroRead {
             return fail(name + ": " + raster.error());
         }
         GDALRasterBand* band = raster.value().band;
-        GDALRasterBand* mask = l.nodataSamples > 0 ? band->GetMaskBand() : nullptr;
+        // The mask through a dataset of its own: GDAL 3.6's reader of a COG by URL, its mask
+        // interleaved with the imagery, fails to decode a block of codes read after that block's
+        // mask on the same dataset (a resumed cache reads the mask first).
+        Result<GdalRaster> masks =
+            l.nodataSamples > 0 ? openGdalRaster(networkGdalPath(l.levelZero), said, kMaxSide)
+                                : Result<GdalRaster>(GdalRaster{});
+        if (!masks) {
+            return fail(name + ": " + masks.error());
+        }
+        GDALRasterBand* mask = l.nodataSamples > 0 ? masks.value().band->GetMaskBand() : nullptr;
         const int width = map->width;
         const size_t tileRow = size_t(width) * size_t(l.pageSize);
         const int tilesY = (map->height + l.pageSize - 1) / l.pageSize;
@@ -513,20 +540,30 @@ struct LevelZeroRead {
             const int row = ty * l.pageSize;
             const int rows = std::min(l.pageSize, map->height - row);
             const size_t firstCode = size_t(row) * size_t(width);
-            // A resumed cache's row of tiles that already matches is kept as it is there.
-            const bool kept = cache != nullptr && cache->resumed() &&
-                              rowMatches(cache->codes().data() + firstCode, ty, rows);
-            uint16_t* read = cache != nullptr ? buffer.data() : map->codes.data() + firstCode;
-            const uint16_t* codes = kept ? cache->codes().data() + firstCode : read;
-            if ((!kept && band->RasterIO(GF_Read, 0, row, width, rows, read, width, rows,
-                                         GDT_UInt16, 0, 0, nullptr) != CE_None) ||
-                (mask != nullptr &&
-                 mask->RasterIO(GF_Read, 0, row, width, rows, valid.data(), width, rows, GDT_Byte,
-                                0, 0, nullptr) != CE_None)) {
+            const auto cannotRead = [&] {
                 return fail(name + ": " +
                             said.line("tile row " + std::to_string(ty) + " cannot be read"));
+            };
+            const auto readMask = [&] {
+                return mask == nullptr ||
+                       mask->RasterIO(GF_Read, 0, row, width, rows, valid.data(), width, rows,
+                                      GDT_Byte, 0, 0, nullptr) == CE_None;
+            };
+            if (!readMask()) {
+                return cannotRead();
             }
-            if (int tx = 0; !kept && !rowMatches(codes, ty, rows, &tx)) {
+            const uint8_t* holes = mask != nullptr ? valid.data() : nullptr;
+            // A resumed cache's row of tiles that already matches (codes and mask) is kept as it
+            // is there.
+            const bool kept = cache != nullptr && cache->resumed() &&
+                              rowMatches(cache->codes().data() + firstCode, holes, ty, rows);
+            uint16_t* read = cache != nullptr ? buffer.data() : map->codes.data() + firstCode;
+            const uint16_t* codes = kept ? cache->codes().data() + firstCode : read;
+            if (!kept && band->RasterIO(GF_Read, 0, row, width, rows, read, width, rows, GDT_UInt16,
+                                        0, 0, nullptr) != CE_None) {
+                return cannotRead();
+            }
+            if (int tx = 0; !kept && !rowMatches(codes, holes, ty, rows, &tx)) {
                 return fail(name + ": tile (" + std::to_string(tx) + ", " + std::to_string(ty) +
                             ") does not match its checksum");
             }

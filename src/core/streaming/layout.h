@@ -30,7 +30,7 @@ namespace qt {
 // The layout's own files' names and its manifest's format.
 constexpr const char* kLayoutManifest = "layout.json";
 constexpr const char* kLayoutFormat = "quadterrain layout";
-constexpr int kLayoutVersion = 1;
+constexpr int kLayoutVersion = 2;  // 2: the tiles' checksums hold their masks
 constexpr const char* kLayoutTree = "tree.qtree";
 // A layout.json larger than this is refused before it is read (about 20 bytes a tile: 2^23 tiles).
 constexpr uint64_t kMaxLayoutManifestBytes = uint64_t(256) << 20;
@@ -50,9 +50,12 @@ std::string checksumHex(uint64_t value);
 // kChecksumSeed), then mixes (mixHash): one row of `count` codes chained onto `h`.
 uint64_t chainTileCodes(uint64_t h, const uint16_t* codes, int count);
 
-// The checksum of a tile of w x h codes whose rows are `pitch` codes apart: its rows chained one
-// after another (chainTileCodes), then mixed. What layout.json holds for each tile.
-uint64_t tileChecksum(const uint16_t* codes, int w, int h, size_t pitch);
+// The checksum of a tile of w x h codes whose rows are `pitch` codes apart and, in a layout with
+// holes, of its mask (`valid`, the same pitch, nonzero for a given sample; null without holes):
+// its rows of codes chained one after another (chainTileCodes), then its mask's rows as one byte a
+// sample, 1 given and 0 a hole, then mixed. What layout.json holds for each tile, so that a
+// tile's holes are held to it as its codes are.
+uint64_t tileChecksum(const uint16_t* codes, const uint8_t* valid, int w, int h, size_t pitch);
 
 // The checksum of a file's bytes (the tree's, a region's tree part).
 uint64_t bytesChecksum(const std::vector<unsigned char>& bytes);

@@ -80,6 +80,7 @@ Status LayoutTiles::ensureTile(int tx, int ty) {
     // may hold the index of a file replaced since (a layout mended, or baked again).
     if (state_[i].load(std::memory_order_relaxed) == kFailed) {
         rasters_.clear();
+        maskRasters_.clear();
     }
     state_[i].store(kReading, std::memory_order_relaxed);
     lock.unlock();
@@ -118,12 +119,12 @@ void LayoutTiles::retryFailedNow() {
     }
 }
 
-Result<GdalRaster> LayoutTiles::takeRaster() {
+Result<GdalRaster> LayoutTiles::takeRaster(std::vector<GdalRaster>& pool) {
     {
         const std::lock_guard<std::mutex> hold(mutex_);
-        if (!rasters_.empty()) {
-            GdalRaster raster = std::move(rasters_.back());
-            rasters_.pop_back();
+        if (!pool.empty()) {
+            GdalRaster raster = std::move(pool.back());
+            pool.pop_back();
             return raster;
         }
     }
@@ -135,9 +136,9 @@ Result<GdalRaster> LayoutTiles::takeRaster() {
     return raster;
 }
 
-void LayoutTiles::giveBack(GdalRaster raster) {
+void LayoutTiles::giveBack(std::vector<GdalRaster>& pool, GdalRaster raster) {
     const std::lock_guard<std::mutex> hold(mutex_);
-    rasters_.push_back(std::move(raster));
+    pool.push_back(std::move(raster));
 }
 
 Status LayoutTiles::readTile(int tx, int ty, bool& kept) {
@@ -147,36 +148,53 @@ Status LayoutTiles::readTile(int tx, int ty, bool& kept) {
     const size_t pitch = size_t(map_.width);
     const size_t first = size_t(y) * pitch + size_t(x);
     const std::string tile = "tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ")";
-    // A resumed cache's tile that matches its checksum is there already.
-    kept = cache_ != nullptr && cache_->resumed() &&
-           checksumHex(tileChecksum(cache_->codes().data() + first, w, h, pitch)) == checksum;
     const bool holes = layout_.nodataSamples > 0;
-    if (kept && !holes) {
+    // Without holes, a resumed cache's tile whose codes match its checksum is there already;
+    // with holes its mask is read first, the checksum holding both.
+    const bool resumed = cache_ != nullptr && cache_->resumed();
+    kept =
+        resumed && !holes &&
+        checksumHex(tileChecksum(cache_->codes().data() + first, nullptr, w, h, pitch)) == checksum;
+    if (kept) {
         return {};
     }
-    Result<GdalRaster> taken = takeRaster();
-    if (!taken) {
-        return Status::failure(taken.error());
+    Result<GdalRaster> taken = takeRaster(rasters_);
+    Result<GdalRaster> takenMask =
+        holes ? takeRaster(maskRasters_) : Result<GdalRaster>(GdalRaster{});
+    if (!taken || !takenMask) {
+        return Status::failure(!taken ? taken.error() : takenMask.error());
     }
     GdalRaster raster = std::move(taken).value();
+    GdalRaster maskRaster = std::move(takenMask).value();
     const GdalMessages said;
-    std::vector<uint16_t> codes(kept ? 0 : size_t(w) * size_t(h));
+    std::vector<uint16_t> codes(size_t(w) * size_t(h));
     std::vector<uint8_t> valid(holes ? size_t(w) * size_t(h) : 0);
-    GDALRasterBand* mask = holes ? raster.band->GetMaskBand() : nullptr;
-    const bool read = (kept || raster.band->RasterIO(GF_Read, x, y, w, h, codes.data(), w, h,
-                                                     GDT_UInt16, 0, 0, nullptr) == CE_None) &&
-                      (mask == nullptr || mask->RasterIO(GF_Read, x, y, w, h, valid.data(), w, h,
-                                                         GDT_Byte, 0, 0, nullptr) == CE_None);
+    bool read =
+        !holes || maskRaster.band->GetMaskBand()->RasterIO(GF_Read, x, y, w, h, valid.data(), w, h,
+                                                           GDT_Byte, 0, 0, nullptr) == CE_None;
+    const uint8_t* mask = holes ? valid.data() : nullptr;
+    if (read && resumed) {
+        // The cache's codes beside the mask just read (its rows `pitch` apart, the mask's w).
+        for (int r = 0; r < h; ++r) {
+            std::memcpy(codes.data() + size_t(r) * size_t(w),
+                        cache_->codes().data() + first + size_t(r) * pitch, size_t(w) * 2);
+        }
+        kept = checksumHex(tileChecksum(codes.data(), mask, w, h, size_t(w))) == checksum;
+    }
+    read = read && (kept || raster.band->RasterIO(GF_Read, x, y, w, h, codes.data(), w, h,
+                                                  GDT_UInt16, 0, 0, nullptr) == CE_None);
     // After a read that failed or gave codes not of their checksum, every dataset goes with its
     // block cache and its file's index (the file may have been replaced since), and so do GDAL's
     // network reader's bytes of the layout, so that the next read asks the files or the server
     // again rather than a memory of the fault.
     const bool matches =
-        read && (kept || checksumHex(tileChecksum(codes.data(), w, h, size_t(w))) == checksum);
+        read &&
+        (kept || checksumHex(tileChecksum(codes.data(), mask, w, h, size_t(w))) == checksum);
     if (!matches) {
         {
             const std::lock_guard<std::mutex> hold(mutex_);
             rasters_.clear();
+            maskRasters_.clear();
         }
         const std::string network = networkGdalPath(layout_.folder);
         if (network != layout_.folder) {
@@ -186,7 +204,10 @@ Status LayoutTiles::readTile(int tx, int ty, bool& kept) {
             name_ + ": " +
             (read ? tile + " does not match its checksum" : said.line(tile + " cannot be read")));
     }
-    giveBack(std::move(raster));
+    giveBack(rasters_, std::move(raster));
+    if (holes) {
+        giveBack(maskRasters_, std::move(maskRaster));
+    }
     if (!kept && cache_ != nullptr) {
         if (Status wrote = cache_->writeBlock(x, y, w, h, codes.data()); !wrote) {
             return wrote;
@@ -260,13 +281,20 @@ Result<const LayoutLevelPages::Tile*> LayoutLevelPages::tile(int level, int tx, 
     t.h = std::min(side, l.rows - ty * side);
     t.codes.resize(size_t(t.w) * size_t(t.h));
     const std::string name = "tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ")";
+    // The mask too in a layout with holes: the tile's checksum holds it.
+    const bool holes = layout_.nodataSamples > 0;
+    valid_.resize(holes ? t.codes.size() : 0);
     if (raster.band->RasterIO(GF_Read, tx * side, ty * side, t.w, t.h, t.codes.data(), t.w, t.h,
-                              GDT_UInt16, 0, 0, nullptr) != CE_None) {
+                              GDT_UInt16, 0, 0, nullptr) != CE_None ||
+        (holes && raster.band->GetMaskBand()->RasterIO(GF_Read, tx * side, ty * side, t.w, t.h,
+                                                       valid_.data(), t.w, t.h, GDT_Byte, 0, 0,
+                                                       nullptr) != CE_None)) {
         raster = GdalRaster{};  // opened again for the next read
         return R::failure(l.file + ": " + said.line(name + " cannot be read"));
     }
     ++tilesRead_;
-    if (checksumHex(tileChecksum(t.codes.data(), t.w, t.h, size_t(t.w))) !=
+    if (checksumHex(
+            tileChecksum(t.codes.data(), holes ? valid_.data() : nullptr, t.w, t.h, size_t(t.w))) !=
         l.tiles[size_t(ty) * size_t((l.columns + side - 1) / side) + size_t(tx)]) {
         raster = GdalRaster{};
         return R::failure(l.file + ": " + name + " does not match its checksum");

@@ -90,8 +90,9 @@ private:
     uint64_t tileCount() const { return uint64_t(tilesX_) * uint64_t(tilesY_); }
     // Reads tile (tx, ty) and writes it; no lock held.
     Status readTile(int tx, int ty, bool& kept);
-    Result<GdalRaster> takeRaster();
-    void giveBack(GdalRaster raster);
+    // A dataset of `pool` (rasters_ or maskRasters_), opened when none is free.
+    Result<GdalRaster> takeRaster(std::vector<GdalRaster>& pool);
+    void giveBack(std::vector<GdalRaster>& pool, GdalRaster raster);
 
     const LayoutManifest layout_;
     Heightmap& map_;
@@ -107,7 +108,10 @@ private:
     mutable std::mutex mutex_;
     std::condition_variable changed_;  // a tile left kReading
     std::vector<Failure> failures_;    // per tile, sized on its first failure
-    std::vector<GdalRaster> rasters_;  // opened datasets not in use
+    std::vector<GdalRaster> rasters_;  // opened datasets not in use, for codes
+    // ... for masks: GDAL 3.6's reader of a COG by URL (its mask interleaved with the imagery)
+    // fails to decode a block of codes read after that block's mask on the same dataset.
+    std::vector<GdalRaster> maskRasters_;
     Counts counts_;
     std::mutex maskMutex_;  // a mask word may hold two tiles' samples
 };
@@ -146,6 +150,7 @@ private:
     const LayoutManifest layout_;
     std::vector<GdalRaster> rasters_;  // per level above 0, opened when first read
     std::vector<Tile> recent_;         // the last tiles read, replaced in turn
+    std::vector<uint8_t> valid_;       // a tile's mask, read for its checksum
     size_t next_ = 0;
     uint64_t tilesRead_ = 0;
 };

@@ -69,6 +69,16 @@ void changeSample(const std::string& path, int x, int y) {
     ASSERT_EQ(band->RasterIO(GF_Write, x, y, 1, 1, &code, 1, 1, GDT_UInt16, 0, 0), CE_None);
 }
 
+void changeMask(const std::string& path, int x, int y) {
+    GDALDatasetUniquePtr raster(GDALDataset::Open(path.c_str(), GDAL_OF_RASTER | GDAL_OF_UPDATE));
+    ASSERT_TRUE(raster) << path;
+    GDALRasterBand* mask = raster->GetRasterBand(1)->GetMaskBand();
+    uint8_t valid = 0;
+    ASSERT_EQ(mask->RasterIO(GF_Read, x, y, 1, 1, &valid, 1, 1, GDT_Byte, 0, 0), CE_None);
+    valid = valid != 0 ? 0 : 255;
+    ASSERT_EQ(mask->RasterIO(GF_Write, x, y, 1, 1, &valid, 1, 1, GDT_Byte, 0, 0), CE_None);
+}
+
 // A failure's line: it says `says`, on one line.
 void expectOneLineSaying(const std::string& error, const std::string& says) {
     EXPECT_NE(error.find(says), std::string::npos) << error;

@@ -29,6 +29,10 @@ BakeOptions bakeOptions(const TempDir& dir);
 // rest or in transit would change it.
 void changeSample(const std::string& path, int x, int y);
 
+// Flips sample (x, y) of the level file at `path` between given and a hole in its mask, through
+// GDAL: damage to the holes alone, its codes as they were.
+void changeMask(const std::string& path, int x, int y);
+
 // A failure's line: it says `says`, on one line.
 void expectOneLineSaying(const std::string& error, const std::string& says);
 

@@ -210,34 +210,64 @@ TEST(LayoutTiles, ADamagedTileIsOneLineAndIsReadAgainOnlyAfterItsBackOff) {
     EXPECT_TRUE(read) << read.error();
 }
 
-// Tiles written into a code cache left unfinished are kept by the next writer that takes its
-// partial file up: those whose codes match their checksums without a read of their codes, the
-// rest read; the cache then holds the layout's codes.
-TEST(LayoutTiles, AResumedCacheKeepsTheTilesThatMatchTheirChecksums) {
+// A hole moved in level 0's mask (a hole given, a given sample a hole: the same count), its codes
+// as they were: each of the two tiles is one line, as a tile's checksum holds its mask; whole, the
+// open and --verify refuse it too.
+TEST(LayoutTiles, AMaskDamagedAtRestIsOneLineThoughItsHolesCountTheSame) {
     test::TempDir dir;
-    const Baked b = bakeInto(dir, false);
-    const std::string cache = dir.path("map.layout.qtcodes");
-    {
+    const Baked b = bakeInto(dir);
+    const std::string level0 = b.folder + "/heights-0.tif";
+    test::changeMask(level0, 150, 40);   // a hole of the disc, tile (9, 2), now given
+    test::changeMask(level0, 100, 100);  // tile (6, 6), now a hole
+    Heightmap map = describedMap(b.manifest);
+    LayoutTiles tiles(b.manifest, map, nullptr, kHeldSeconds);
+    test::expectOneLineSaying(tiles.ensureTile(9, 2).error(),
+                              "heights-0.tif: tile (9, 2) does not match its checksum");
+    test::expectOneLineSaying(tiles.ensureTile(6, 6).error(),
+                              "heights-0.tif: tile (6, 6) does not match its checksum");
+    ASSERT_TRUE(tiles.ensureTile(8, 2));
+    const Result<LayoutMap> whole = readLayoutMap(b.manifest, {}, MemoryBudget{});
+    ASSERT_FALSE(whole);
+    test::expectOneLineSaying(whole.error(), "does not match its checksum");
+    const Status verified = verifyLayout(b.folder);
+    ASSERT_FALSE(verified);
+    test::expectOneLineSaying(verified.error(), "heights-0.tif: tile (");
+}
+
+// Tiles written into a code cache left unfinished are kept by the next writer that takes its
+// partial file up: those whose codes (and mask, read through a dataset of its own) match their
+// checksums without a read of their codes, the rest read; the cache then holds the layout's codes
+// and the map its holes, with holes and without.
+TEST(LayoutTiles, AResumedCacheKeepsTheTilesThatMatchTheirChecksums) {
+    for (const bool holes : {false, true}) {
+        SCOPED_TRACE(holes);
+        test::TempDir dir;
+        const Baked b = bakeInto(dir, holes);
+        const std::string cache = dir.path("map.layout.qtcodes");
+        {
+            Result<CodeCacheWriter> writer =
+                CodeCacheWriter::create(cache, 203, 141, CodeCacheWriter::Unfinished::KeptToResume);
+            ASSERT_TRUE(writer) << writer.error();
+            Heightmap map = describedMap(b.manifest);
+            map.codes = writer.value().codes();
+            LayoutTiles tiles(b.manifest, map, &writer.value());
+            ASSERT_TRUE(tiles.ensure(130, 20, 170, 60));  // tiles 8-10 by 1-3, the holes' disc
+            EXPECT_EQ(tiles.counts().read, 9u);
+        }  // dropped unfinished: its partial file stays
         Result<CodeCacheWriter> writer =
             CodeCacheWriter::create(cache, 203, 141, CodeCacheWriter::Unfinished::KeptToResume);
         ASSERT_TRUE(writer) << writer.error();
+        ASSERT_TRUE(writer.value().resumed());
         Heightmap map = describedMap(b.manifest);
         map.codes = writer.value().codes();
         LayoutTiles tiles(b.manifest, map, &writer.value());
-        ASSERT_TRUE(tiles.ensure(0, 0, 60, 30));  // tiles 0-3 by 0-1
-        EXPECT_EQ(tiles.counts().read, 8u);
-    }  // dropped unfinished: its partial file stays
-    Result<CodeCacheWriter> writer =
-        CodeCacheWriter::create(cache, 203, 141, CodeCacheWriter::Unfinished::KeptToResume);
-    ASSERT_TRUE(writer) << writer.error();
-    ASSERT_TRUE(writer.value().resumed());
-    Heightmap map = describedMap(b.manifest);
-    map.codes = writer.value().codes();
-    LayoutTiles tiles(b.manifest, map, &writer.value());
-    ASSERT_TRUE(tiles.ensure(0, 0, 202, 140));
-    EXPECT_EQ(tiles.counts().kept, 8u);
-    EXPECT_EQ(tiles.counts().read, 13u * 9u - 8u);
-    EXPECT_TRUE(writer.value().codes() == b.whole.map.codes);
+        ASSERT_TRUE(tiles.ensure(0, 0, 202, 140));
+        EXPECT_EQ(tiles.counts().kept, 9u);
+        EXPECT_EQ(tiles.counts().read, 13u * 9u - 9u);
+        EXPECT_TRUE(writer.value().codes() == b.whole.map.codes);
+        EXPECT_EQ(map.nodata.bits, b.whole.map.nodata.bits);
+        EXPECT_EQ(map.nodata.samples, b.manifest.nodataSamples);
+    }
 }
 
 // A page streamer over a layout's tiles (its worker asking for each page's window first, as a
