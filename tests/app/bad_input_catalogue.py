@@ -230,6 +230,13 @@ with open(os.path.join(fifo_layout, "layout.json"), "w") as f:
 os.mkfifo(os.path.join(fifo_layout, "heights-0.tif"))
 case("layout whose level 0 is a FIFO", [fifo_layout] + stats, 1,
      prefix=q + fifo_layout + ": heights-0.tif: ")
+old_layout = os.path.join(tmp, "old layout")
+os.mkdir(old_layout)
+with open(os.path.join(old_layout, "layout.json"), "w") as f:
+    f.write('{"format": "quadterrain layout", "version": 1, "width": 17, "height": 17}')
+case("layout of an older version", [old_layout] + stats, 1,
+     q + old_layout + ": layout.json: a layout of version 1; this program reads version 2: "
+     "bake the map again")
 fifo = os.path.join(tmp, "pipe.png")
 os.mkfifo(fifo)
 case("not a regular file", [fifo] + stats, 1, q + fifo + ": not a regular file")

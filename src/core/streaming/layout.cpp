@@ -174,9 +174,13 @@ Status loadManifest(const std::string& folder, CPLJSONDocument& manifest) {
         return Status::failure("layout.json: not JSON");
     }
     const CPLJSONObject root = manifest.GetRoot();
-    if (root.GetString("format") != kLayoutFormat || root.GetInteger("version") != kLayoutVersion) {
-        return Status::failure("layout.json: not a quadterrain layout of version " +
-                               std::to_string(kLayoutVersion));
+    if (root.GetString("format") != kLayoutFormat) {
+        return Status::failure("layout.json: not a quadterrain layout");
+    }
+    if (const int version = root.GetInteger("version"); version != kLayoutVersion) {
+        return Status::failure("layout.json: a layout of version " + std::to_string(version) +
+                               "; this program reads version " + std::to_string(kLayoutVersion) +
+                               ": bake the map again");
     }
     const int pageSize = root.GetInteger("pageSize");
     if (pageSize < 16 || pageSize > 4096 || (pageSize & (pageSize - 1)) != 0) {
