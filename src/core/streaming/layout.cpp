@@ -391,6 +391,22 @@ Status levelAsManifestSays(const GdalRaster& raster, const std::string& name, in
     return Status();
 }
 
+Status readCheckedTile(GDALRasterBand& band, GDALRasterBand* mask, int tx, int ty, int x, int y,
+                       int w, int h, uint16_t* codes, uint8_t* valid, const std::string& checksum,
+                       const GdalMessages& said) {
+    const std::string tile = "tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ")";
+    if (band.RasterIO(GF_Read, x, y, w, h, codes, w, h, GDT_UInt16, 0, 0, nullptr) != CE_None ||
+        (mask != nullptr &&
+         mask->RasterIO(GF_Read, x, y, w, h, valid, w, h, GDT_Byte, 0, 0, nullptr) != CE_None)) {
+        return Status::failure(said.line(tile + " cannot be read"));
+    }
+    if (checksumHex(tileChecksum(codes, mask != nullptr ? valid : nullptr, w, h, size_t(w))) !=
+        checksum) {
+        return Status::failure(tile + " does not match its checksum");
+    }
+    return {};
+}
+
 Status verifyLayout(const std::string& folder) {
     const GdalCacheCap cacheCap(kVerifyGdalCacheBytes);  // every block is read once
     CPLJSONDocument manifest;
@@ -443,18 +459,12 @@ Status verifyLayout(const std::string& folder) {
             for (int tx = 0; tx < tilesX; ++tx) {
                 const int w = std::min(pageSize, columns - tx * pageSize);
                 const int h = std::min(pageSize, rows - ty * pageSize);
-                if (band->RasterIO(GF_Read, tx * pageSize, ty * pageSize, w, h, tile.data(), w, h,
-                                   GDT_UInt16, 0, 0) != CE_None ||
-                    (masked && band->GetMaskBand()->RasterIO(GF_Read, tx * pageSize, ty * pageSize,
-                                                             w, h, valid.data(), w, h, GDT_Byte, 0,
-                                                             0) != CE_None)) {
-                    return Status::failure(name + ": " + said.line("a tile cannot be read"));
-                }
-                if (tiles[ty * tilesX + tx].ToString() !=
-                    checksumHex(tileChecksum(tile.data(), masked ? valid.data() : nullptr, w, h,
-                                             size_t(w)))) {
-                    return Status::failure(name + ": tile (" + std::to_string(tx) + ", " +
-                                           std::to_string(ty) + ") does not match its checksum");
+                if (Status checked =
+                        readCheckedTile(*band, masked ? band->GetMaskBand() : nullptr, tx, ty,
+                                        tx * pageSize, ty * pageSize, w, h, tile.data(),
+                                        valid.data(), tiles[ty * tilesX + tx].ToString(), said);
+                    !checked) {
+                    return Status::failure(name + ": " + checked.error());
                 }
             }
         }

@@ -25,7 +25,12 @@
 #include "core/streaming/tree_sidecar.h"
 #include "core/terrain/heightmap.h"
 
+class GDALRasterBand;
+
 namespace qt {
+
+class GdalMessages;
+struct GdalRaster;
 
 // The layout's own files' names and its manifest's format.
 constexpr const char* kLayoutManifest = "layout.json";
@@ -96,9 +101,16 @@ std::string levelZeroName(const LayoutManifest& layout);
 // Whether the level file `name` opened as `raster` is what layout.json says: columns x rows
 // 16-bit codes in tiles of the page size (a mosaic's tiles are its regions' files': GDAL takes no
 // block under 32 for a VRT). One line naming it when not.
-struct GdalRaster;
 Status levelAsManifestSays(const GdalRaster& raster, const std::string& name, int columns, int rows,
                            int pageSize);
+
+// Reads the w x h codes at column x, row y of a level's band (and, with `mask`, its mask into
+// `valid`), tile (tx, ty) of its file, and holds them to `checksum` (tileChecksum). One line
+// without the file's name when a read fails ("tile (tx, ty) cannot be read", with GDAL's cause
+// from `said`) or they do not match ("tile (tx, ty) does not match its checksum").
+Status readCheckedTile(GDALRasterBand& band, GDALRasterBand* mask, int tx, int ty, int x, int y,
+                       int w, int h, uint16_t* codes, uint8_t* valid, const std::string& checksum,
+                       const GdalMessages& said);
 
 // Reads and checks `folder`'s layout.json (one line, without the folder, when it is not one).
 Result<LayoutManifest> readLayoutManifest(const std::string& folder);

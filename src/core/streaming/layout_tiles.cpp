@@ -280,24 +280,17 @@ Result<const LayoutLevelPages::Tile*> LayoutLevelPages::tile(int level, int tx, 
     t.w = std::min(side, l.columns - tx * side);
     t.h = std::min(side, l.rows - ty * side);
     t.codes.resize(size_t(t.w) * size_t(t.h));
-    const std::string name = "tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ")";
     // The mask too in a layout with holes: the tile's checksum holds it.
     const bool holes = layout_.nodataSamples > 0;
     valid_.resize(holes ? t.codes.size() : 0);
-    if (raster.band->RasterIO(GF_Read, tx * side, ty * side, t.w, t.h, t.codes.data(), t.w, t.h,
-                              GDT_UInt16, 0, 0, nullptr) != CE_None ||
-        (holes && raster.band->GetMaskBand()->RasterIO(GF_Read, tx * side, ty * side, t.w, t.h,
-                                                       valid_.data(), t.w, t.h, GDT_Byte, 0, 0,
-                                                       nullptr) != CE_None)) {
-        raster = GdalRaster{};  // opened again for the next read
-        return R::failure(l.file + ": " + said.line(name + " cannot be read"));
-    }
+    const Status checked = readCheckedTile(
+        *raster.band, holes ? raster.band->GetMaskBand() : nullptr, tx, ty, tx * side, ty * side,
+        t.w, t.h, t.codes.data(), valid_.data(),
+        l.tiles[size_t(ty) * size_t((l.columns + side - 1) / side) + size_t(tx)], said);
     ++tilesRead_;
-    if (checksumHex(
-            tileChecksum(t.codes.data(), holes ? valid_.data() : nullptr, t.w, t.h, size_t(t.w))) !=
-        l.tiles[size_t(ty) * size_t((l.columns + side - 1) / side) + size_t(tx)]) {
-        raster = GdalRaster{};
-        return R::failure(l.file + ": " + name + " does not match its checksum");
+    if (!checked) {
+        raster = GdalRaster{};  // opened again for the next read
+        return R::failure(l.file + ": " + checked.error());
     }
     t.level = level;
     t.tx = tx;
