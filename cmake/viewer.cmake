@@ -148,8 +148,10 @@ if(QT_BUILD_TESTS)
   add_test(NAME render_cli
     COMMAND ${QT_WITH_DISPLAY} ${CMAKE_SOURCE_DIR}/tests/render/cli_test.sh
             $<TARGET_FILE:quadterrain> ${CMAKE_SOURCE_DIR})
+  # Both run the real executable a few hundred times: under ASan each start costs about half a
+  # second, so their timeouts leave room for a sanitized build on a busy machine.
   set_tests_properties(render_cli PROPERTIES LABELS render ENVIRONMENT "${QT_PROCESS_TEST_ENV}"
-                                             TIMEOUT 300)
+                                             TIMEOUT 900)
 
   # The catalogue of bad inputs: exact one-line errors and exit codes of the real executable.
   find_package(Python3 REQUIRED COMPONENTS Interpreter)
@@ -157,7 +159,7 @@ if(QT_BUILD_TESTS)
     COMMAND ${QT_WITH_DISPLAY} ${Python3_EXECUTABLE}
             ${CMAKE_SOURCE_DIR}/tests/app/bad_input_catalogue.py $<TARGET_FILE:quadterrain>)
   set_tests_properties(bad_input_catalogue PROPERTIES LABELS render
-                                           ENVIRONMENT "${QT_PROCESS_TEST_ENV}" TIMEOUT 300)
+                                           ENVIRONMENT "${QT_PROCESS_TEST_ENV}" TIMEOUT 900)
 
   # --pick's lonlat and crs_xy on geographic, UTM and polar-stereographic GeoTIFFs against
   # gdaltransform and gdallocationinfo -wgs84. Exit 77: skipped (no gdal-bin).

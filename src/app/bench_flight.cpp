@@ -168,21 +168,21 @@ void fly(Session& s, const Framebuffer& target, const std::vector<Camera>& path,
     frame(path.front(), flown);  // warm-up
     const std::chrono::steady_clock::time_point warmUp = std::chrono::steady_clock::now();
     // A frame budget's bound moves a step at most every kFrameBudgetSettleFrames frames: the
-    // warm-up flies on until a whole pass leaves it where it was (at most kBenchBudgetPasses).
-    bool moved = false;
+    // warm-up flies on until that many frames in a row leave it where it was, which a pass of
+    // fewer cameras than that cannot show alone (at most kBenchBudgetPasses).
+    int still = 0;  // frames since the bound last moved
     int passes = 0;
     do {
-        moved = false;
         for (const Camera& camera : path) {
             const float before = budget ? budget->pixels() : 0.0f;
             frame(camera, flown);
-            moved = moved || (budget && budget->pixels() != before);
+            still = budget && budget->pixels() != before ? 0 : still + 1;
         }
         glFinish();
         ++passes;
     } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - warmUp).count() <
                  kBenchWarmUpSeconds ||
-             (moved && passes < kBenchBudgetPasses));
+             (budget && still < kFrameBudgetSettleFrames && passes < kBenchBudgetPasses));
     run.flightMb = peakResidentMb();
     for (const size_t mode : run.modes) {
         run.rows[mode].resize(path.size());
