@@ -110,8 +110,11 @@ if(QT_BUILD_TESTS)
     list(APPEND QT_PROCESS_TEST_ENV ASAN_OPTIONS=detect_leaks=0)
   endif()
 
-  add_executable(render_tests tests/render/render_test.cpp)
-  target_link_libraries(render_tests PRIVATE quadterrain_render GTest::gtest GTest::gtest_main)
+  # With the core tests' baked layouts (a layout streamed by tiles, drawn).
+  add_executable(render_tests tests/render/render_test.cpp tests/core/test_files.cpp
+                              tests/core/test_rasters.cpp tests/core/streaming/layout_fixtures.cpp)
+  target_link_libraries(render_tests PRIVATE quadterrain_render GDAL::GDAL GTest::gtest
+                                             GTest::gtest_main)
   target_compile_options(render_tests PRIVATE ${QT_WARNINGS} ${QT_FP_FLAGS})
   target_include_directories(render_tests PRIVATE ${CMAKE_SOURCE_DIR}/tests/core)
   target_compile_definitions(render_tests PRIVATE

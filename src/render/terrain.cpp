@@ -93,8 +93,9 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
         }
     }
     const Level0Pool pool = stream.on || onDemand ? streamedPool(stream, leafSize) : Level0Pool{};
-    Result<TerrainGpu> gpu =
-        TerrainGpu::create(map, tree.value(), pageSize, stream.maxLayersPerArray, pool);
+    assert(!stream.coarse || stream.on);
+    Result<TerrainGpu> gpu = TerrainGpu::create(map, tree.value(), pageSize,
+                                                stream.maxLayersPerArray, pool, stream.coarse);
     if (!gpu) {
         return Result<Terrain>::failure(path + ": " + gpu.error());
     }
@@ -124,6 +125,8 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     if (stream.on || onDemand) {
         terrain.streamer = std::make_unique<PageStreamer>();
     }
+    terrain.samples = std::move(stream.samples);
+    terrain.coarse = std::move(stream.coarse);
     terrain.onDemand = onDemand;
     terrain.pageSize = pageSize;
     terrain.maxLayersPerArray = stream.maxLayersPerArray;
@@ -141,7 +144,8 @@ namespace {
 void uploadStreamedPages(Terrain& terrain, bool settle) {
     PageStreamer& streamer = *terrain.streamer;
     if (!streamer.running()) {
-        streamer.start(terrain.map, terrain.gpu.pages, terrain.gpu.pages.level0Pool);
+        streamer.start(terrain.map, terrain.gpu.pages, terrain.gpu.pages.level0Pool,
+                       kStreamUploadsPerFrame, kStreamStagingPages, terrain.samples);
     }
     assert(streamer.map() == &terrain.map && "a streamed terrain does not move once drawn");
     // Under a Sun whose light is shown a page takes its light with its heights, from the bytes
@@ -218,7 +222,8 @@ bool Terrain::settleStreaming(const CullView& view) {
 }
 
 bool Terrain::remakeHeights(const Level0Pool& pool) {
-    Result<TerrainGpu> made = TerrainGpu::create(map, tree, pageSize, maxLayersPerArray, pool);
+    Result<TerrainGpu> made =
+        TerrainGpu::create(map, tree, pageSize, maxLayersPerArray, pool, coarse);
     if (!made) {
         return false;
     }

@@ -76,6 +76,11 @@ struct StreamSettings {
     // Pages in texture arrays of at most this many layers (0: as many as the driver takes), as a
     // driver that caps a texture's bytes spreads them: tests of the many-arrays programs.
     int maxLayersPerArray = 0;
+    // A map whose codes arrive as they are asked for (a layout streamed by tiles,
+    // OpenedMap::tiles), `on` with it: the page streamer asks `samples` for a page's window
+    // before it reads it, and levels 1 and up come from `coarse` with the codes unread.
+    SampleSource samples;
+    CoarsePageFill coarse;
 };
 
 // Imagery being read and resampled on a thread of its own (render/terrain_imagery.h), while the
@@ -116,6 +121,10 @@ struct Terrain {
     // it starts at the first frame, when the terrain is where it stays, and is declared after
     // map so that it stops before the map goes.
     std::unique_ptr<PageStreamer> streamer;
+    // StreamSettings' samples and coarse: what the streamer asks, and the pages of levels 1 and up
+    // when the heights are made again.
+    SampleSource samples;
+    CoarsePageFill coarse;
     // The cast shadows' job while a Sun is given (render/terrain_sun.h); null otherwise. It reads
     // map: made once the terrain is where it stays, declared after map so that it stops before
     // the map goes.

@@ -141,14 +141,17 @@ struct PageRef {
 // of texels are 2-aligned. Mapped codes: each row of pages first gathers the map rows it reads
 // (gatherPageRows, the rows shared out between the cores), and the rows no page after a chunk
 // reads leave the process, so a map bigger than memory is never resident whole.
-void fillAndUpload(const TerrainGpu& gpu, const Heightmap& map, const std::vector<PageRef>& order) {
+// With `coarse`, each page comes from it instead, in turn (its source is for one thread), and
+// the map is not read; its first failure ends the upload and is the result.
+Status fillAndUpload(const TerrainGpu& gpu, const Heightmap& map, const std::vector<PageRef>& order,
+                     const CoarsePageFill& coarse) {
     const HeightPages& pages = gpu.pages;
     const size_t texels = size_t(pages.texels) * size_t(pages.texels);
     const size_t threads = std::clamp(size_t(std::thread::hardware_concurrency()), size_t(1),
                                       size_t(kMaxUploadThreads));
     const size_t chunk = kUploadChunkPagesPerThread * threads;
     std::vector<uint16_t> staging(std::min(chunk, std::max(order.size(), size_t(1))) * texels);
-    const bool gather = map.codes.isMapped();
+    const bool gather = map.codes.isMapped() && !coarse;
     PageRowSource rows;
     const auto onEveryCore = [threads](size_t tasks, const auto& task) {
         std::vector<std::thread> helpers;
@@ -178,17 +181,27 @@ void fillAndUpload(const TerrainGpu& gpu, const Heightmap& map, const std::vecto
                                int(size_t(pages.texels) * (part + 1) / parts), rows);
             });
         }
-        onEveryCore(count, [&](size_t thread) {
-            for (size_t i = thread; i < count; i += threads) {
-                const PageRef& p = order[first + i];
-                uint16_t* to = staging.data() + i * texels;
-                if (gather) {
-                    fillHeightPageFromRows(pages, rows, p.px, to);
-                } else {
-                    fillHeightPage(map, pages, p.level, p.px, p.py, to);
-                }
+        for (size_t i = 0; coarse && i < count; ++i) {
+            const PageRef& p = order[first + i];
+            if (Status filled = coarse(pages, p.level, p.px, p.py, staging.data() + i * texels);
+                !filled) {
+                glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+                return filled;
             }
-        });
+        }
+        if (!coarse) {
+            onEveryCore(count, [&](size_t thread) {
+                for (size_t i = thread; i < count; i += threads) {
+                    const PageRef& p = order[first + i];
+                    uint16_t* to = staging.data() + i * texels;
+                    if (gather) {
+                        fillHeightPageFromRows(pages, rows, p.px, to);
+                    } else {
+                        fillHeightPage(map, pages, p.level, p.px, p.py, to);
+                    }
+                }
+            });
+        }
         for (size_t i = 0; i < count; ++i) {
             const int layer = order[first + i].layer;
             glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.heightPages[layer / gpu.layersPerArray]);
@@ -201,13 +214,14 @@ void fillAndUpload(const TerrainGpu& gpu, const Heightmap& map, const std::vecto
         const int upTo = sameLevel
                              ? std::max(order[next].py * pages.pageSize - 1, 0) << order[next].level
                              : map.height;
-        if (upTo > released) {
+        if (upTo > released && !coarse) {
             releaseMapRows(map, released, upTo - 1);
         }
         released = next < order.size() && !sameLevel ? 0 : upTo;
     }
     glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    return {};
 }
 
 }  // namespace
@@ -281,7 +295,8 @@ static_assert(kImageryTableUnit < 16, "OpenGL 3.3 gives a fragment shader 16 tex
 }  // namespace
 
 Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree, int pageSize,
-                                      int maxLayersPerArray, const Level0Pool& streamPool) {
+                                      int maxLayersPerArray, const Level0Pool& streamPool,
+                                      const CoarsePageFill& coarse) {
     if (streamPool) {
         pageSize = std::max(pageSize, 2 * tree.leafSize);
     }
@@ -348,7 +363,11 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
             }
         }
     }
-    fillAndUpload(gpu, map, order);
+    assert(!coarse || pages.level0Pool > 0);
+    if (Status filled = fillAndUpload(gpu, map, order, coarse); !filled) {
+        gpu.destroy();
+        return Result<TerrainGpu>::failure(filled.error());
+    }
     glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
     const std::vector<uint16_t> table = pages.table();
     glGenTextures(1, &gpu.pageTable);

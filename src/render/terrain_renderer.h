@@ -4,12 +4,14 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <glm/vec3.hpp>
 
+#include "core/base/result.h"
 #include "core/light/sun_position.h"
 #include "core/lod/lod.h"
 #include "core/terrain/height_pages.h"
@@ -32,6 +34,13 @@ PageLimits queryPageLimits();
 
 // Texture arrays the height pages may span (shaders/terrain.vert has a sampler for each).
 constexpr int kMaxHeightArrays = 4;
+
+// Fills `out` (pages.texels^2 codes) with page (px, py) of `level` (1 and up) from elsewhere than
+// the map's codes: the texels fillHeightPage makes from them (a layout's heights-K files,
+// LayoutLevelPages::fill, so that its coarse levels go to the GPU with level 0 unread). One line
+// when it cannot.
+using CoarsePageFill =
+    std::function<Status(const HeightPages& pages, int level, int px, int py, uint16_t* out)>;
 
 // One terrain's GL objects; create() builds them all or none.
 struct TerrainGpu {
@@ -92,9 +101,12 @@ struct TerrainGpu {
     // their table entries kAbsentPage, and pages are at least two leaves a side (so a level-1
     // node lies in one level-0 page, core/lod/lod.h); the page streamer fills them through
     // uploadPage().
+    // With `coarse` (a streamed terrain's), the pages of levels 1 and up come from it, in
+    // turn, and the map's codes are not read; its failure is create()'s.
     static Result<TerrainGpu> create(const Heightmap& map, const Quadtree& tree,
                                      int pageSize = kDefaultPageSize, int maxLayersPerArray = 0,
-                                     const Level0Pool& streamPool = {});
+                                     const Level0Pool& streamPool = {},
+                                     const CoarsePageFill& coarse = {});
     void destroy();
     bool streamed() const { return pages.level0Pool > 0; }
     // Streamed: writes level-0 page `page` (py * pagesX + px) into pool layer `layer` and points

@@ -36,6 +36,10 @@
 #include "core/light/daylight_sky.h"
 #include "core/light/light_byte.h"
 #include "core/objects/pick.h"
+#include "core/streaming/bake.h"
+#include "core/streaming/layout.h"
+#include "core/streaming/layout_tiles.h"
+#include "core/streaming/open_map.h"
 #include "core/terrain/synthetic.h"
 #include "core/terrain/vertex_grid.h"
 #include "render/debug_lines.h"
@@ -48,6 +52,7 @@
 #include "render/terrain_renderer.h"
 #include "render/terrain_sun.h"
 #include "shared_maps.h"
+#include "streaming/layout_fixtures.h"
 #include "test_nodata.h"
 
 namespace qt {
@@ -2507,6 +2512,58 @@ TEST(StreamedTerrain, SettledFramesEqualTheFullyLoadedOnes) {
         });
     EXPECT_GT(fullDetailFrames, 0);
     EXPECT_GT(streamed.value().streamStats().resident, 0);
+    streamed.value().destroy();
+    full.value().destroy();
+}
+
+// A layout streamed by tiles, as the viewer streams one from object storage: nothing of level 0
+// read at open (its tree from tree.qtree), its levels 1 and up from its heights-K files, level 0's
+// pages from its tiles as the frames ask for them. Settled, it draws the map held whole (the same
+// layout read at once, with the same tree), pixel for pixel, culled = unculled.
+TEST(StreamedTerrain, ALayoutStreamedByTilesSettlesToItsMapHeldWhole) {
+    REQUIRE_GL_STRICT();
+    test::TempDir dir;
+    const std::string folder = dir.path("layout");
+    ASSERT_TRUE(bakeLayout(test::writeInput(dir, false), folder, test::bakeOptions(dir)));
+    LoadOptions load;
+    load.cacheDir = dir.path("cache");
+    Result<OpenedMap> whole = openMap(folder, load, {}, 4, false);
+    ASSERT_TRUE(whole) << whole.error();
+    load.layoutByTiles = true;
+    Result<OpenedMap> opened = openMap(folder, load, {}, 4, true);
+    ASSERT_TRUE(opened) << opened.error();
+    const std::shared_ptr<LayoutStream> tiles = opened.value().tiles;
+    ASSERT_NE(tiles, nullptr);
+    const Result<LayoutManifest> manifest = readLayoutManifest(folder);
+    ASSERT_TRUE(manifest) << manifest.error();
+    const auto levels = std::make_shared<LayoutLevelPages>(manifest.value());
+
+    StreamSettings stream;
+    stream.on = true;
+    stream.samples = [tiles](int x0, int y0, int x1, int y1) {
+        return tiles->tiles().ensure(x0, y0, x1, y1);
+    };
+    stream.coarse = [levels](const HeightPages& pages, int level, int px, int py, uint16_t* out) {
+        return levels->fill(pages, level, px, py, out);
+    };
+    Result<Terrain> streamed = Terrain::create(std::move(opened.value().map), 4, "by tiles", {}, {},
+                                               16, std::move(opened.value().tree), stream);
+    ASSERT_TRUE(streamed) << streamed.error();
+    ASSERT_TRUE(streamed.value().streamed());
+    EXPECT_EQ(tiles->tiles().counts().read, 0u);
+    EXPECT_GT(levels->tilesRead(), 0u);
+    Result<Terrain> full =
+        Terrain::create(whole.value().map, 4, "whole", {}, {}, 16, std::move(whole.value().tree));
+    ASSERT_TRUE(full) << full.error();
+    ASSERT_EQ(full.value().tree.coarseErrors, streamed.value().tree.coarseErrors);
+    const std::vector<Camera> cameras = randomCameras(full.value(), 10, 41u);
+    expectSettledFramesEqualTheFullyLoadedOnes(
+        full.value(), streamed.value(), cameras,
+        [&](size_t i, const FrameStats& f, const FrameStats& a, const FrameStats&) {
+            EXPECT_EQ(f.lodStats.nodesDrawn, a.lodStats.nodesDrawn) << "camera " << i;
+        });
+    EXPECT_GT(tiles->tiles().counts().read, 0u);
+    EXPECT_EQ(tiles->tiles().counts().failed, 0u);
     streamed.value().destroy();
     full.value().destroy();
 }

@@ -55,6 +55,9 @@ struct LoadOptions {
     // --cache-size: the cache folder's own files at most this many bytes, the least recently used
     // code caches removed to make room for a new one (trimCacheFolder); 0: no bound.
     uint64_t cacheSizeBytes = 0;
+    // A baked layout opened streamed: its level 0 fetched by tiles as readers ask for them
+    // (OpenedMap::tiles), none at open (StreamOptions::layoutByTiles).
+    bool layoutByTiles = false;
     // Told how far a long first read has gone (ReadProgress).
     ReadProgress readProgress{};
 };

@@ -8,9 +8,11 @@
 #include <cpl_vsi.h>
 #include <gdal_priv.h>
 
+#include "core/base/text.h"
 #include "core/config.h"
 #include "core/io/gdal_inputs.h"
 #include "core/streaming/code_cache.h"
+#include "core/streaming/tree_sidecar.h"
 
 namespace qt {
 
@@ -234,6 +236,61 @@ Status LayoutTiles::readTile(int tx, int ty, bool& kept) {
         __atomic_fetch_add(&map_.nodata.samples, voids, __ATOMIC_RELAXED);
     }
     return {};
+}
+
+namespace {
+
+// Level 0's size, its codes `codes`: what LayoutTiles writes a layout's tiles into.
+Heightmap levelZeroOf(const LayoutManifest& layout, const CodeArray& codes) {
+    Heightmap map;
+    map.width = layout.width;
+    map.height = layout.height;
+    map.codes = codes;
+    return map;
+}
+
+}  // namespace
+
+LayoutStream::LayoutStream(const LayoutManifest& layout, CodeCacheWriter writer,
+                           CodeCacheHeader header, std::string cachePath, bool sidecar,
+                           double retryFirstSeconds)
+    : layout_(layout),
+      described_(levelZeroOf(layout, writer.codes())),
+      writer_(std::move(writer)),
+      header_(std::move(header)),
+      cachePath_(std::move(cachePath)),
+      sidecar_(sidecar),
+      tiles_(layout_, described_, &writer_, retryFirstSeconds) {
+    assert(layout.nodataSamples == 0);
+}
+
+Result<bool> LayoutStream::finishWhenComplete() {
+    using R = Result<bool>;
+    if (finished_ || !writer_.named() || !tiles_.allPresent()) {
+        return false;
+    }
+    finished_ = true;  // kept or not, this open does not try again
+    const Result<FileStamp> stamp = writer_.finish(header_);
+    if (!stamp) {
+        return R::failure(escapedPath(cachePath_) + ": " + stamp.error() +
+                          "; continuing without a code cache");
+    }
+    if (!sidecar_) {
+        return true;
+    }
+    // The layout's tree, read again rather than held all the while: the sidecar that vouches
+    // for the cache's codes on the next open.
+    Result<TreeSidecar> tree = readLayoutTreeSidecar(layout_);
+    Status written = tree ? Status{} : Status::failure(tree.error());
+    if (tree) {
+        tree.value().map = stamp.value();
+        written = writeTreeSidecar(sidecarPath(cachePath_), tree.value());
+    }
+    if (!written) {
+        return R::failure(escapedPath(sidecarPath(cachePath_)) + ": " + written.error() +
+                          "; the next open fetches the layout's tiles again");
+    }
+    return true;
 }
 
 // Tiles kept decoded: a page's window reaches 3 x 3, and the next page in its row shares 6.

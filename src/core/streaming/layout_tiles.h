@@ -15,13 +15,12 @@
 
 #include "core/base/result.h"
 #include "core/io/gdal_raster.h"
+#include "core/streaming/code_cache.h"
 #include "core/streaming/layout.h"
 #include "core/terrain/height_pages.h"
 #include "core/terrain/heightmap.h"
 
 namespace qt {
-
-class CodeCacheWriter;
 
 // How long a tile that failed is left before it is read again: doubling from the first to the
 // most, so that a server that is gone is not asked once a frame and one that returns is asked
@@ -114,6 +113,43 @@ private:
     std::vector<GdalRaster> maskRasters_;
     Counts counts_;
     std::mutex maskMutex_;  // a mask word may hold two tiles' samples
+};
+
+// A layout's level 0 streamed by tiles into a code cache of its own (openStreamedGdal with
+// StreamOptions::layoutByTiles): nothing of level 0 is read at open; its tiles are fetched as
+// readers ask for them (tiles()), and once every one is present the cache is finished (renamed into
+// its place, with the layout's tree as its sidecar), so that later opens map it with nothing of the
+// layout read. The map's codes are the cache's mapping, which a tile's codes reach once it is
+// present; the object is shared by whoever reads them, so that it outlives every reader.
+class LayoutStream {
+public:
+    // Takes `writer` (the cache being made, `cachePath` where it goes; an unnamed writer is never
+    // finished) and the header finish() writes; `sidecar`: whether the tree sidecar goes with it.
+    // For a layout without holes: the holes' mask of a map streamed by tiles is still to come.
+    LayoutStream(const LayoutManifest& layout, CodeCacheWriter writer, CodeCacheHeader header,
+                 std::string cachePath, bool sidecar,
+                 double retryFirstSeconds = kTileRetryFirstSeconds);
+    LayoutStream(const LayoutStream&) = delete;
+    LayoutStream& operator=(const LayoutStream&) = delete;
+
+    LayoutTiles& tiles() { return tiles_; }
+    const LayoutTiles& tiles() const { return tiles_; }
+    // Finishes the cache when every tile is present and it is not yet finished: true when it did
+    // now. One line when the cache or its sidecar cannot be kept (the codes stay mapped: this
+    // open flies on, the next fetches the tiles again). For one thread at a time; the tiles'
+    // readers may go on meanwhile (every tile is present: nothing is written).
+    Result<bool> finishWhenComplete();
+    bool finished() const { return finished_; }
+
+private:
+    const LayoutManifest layout_;
+    Heightmap described_;  // level 0's size and coding, its codes the cache's mapping
+    CodeCacheWriter writer_;
+    CodeCacheHeader header_;
+    std::string cachePath_;
+    bool sidecar_ = false;
+    bool finished_ = false;
+    LayoutTiles tiles_;
 };
 
 // The pyramid's pages of levels 1 and up read from a layout's heights-K files (which hold the map's

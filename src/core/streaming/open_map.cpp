@@ -76,7 +76,9 @@ OpenedMap streamedOpened(StreamedMap s, const LoadOptions& options) {
     opened.codeCache = s.codes == CodeSource::CacheWritten   ? "written"
                        : s.codes == CodeSource::CacheRead    ? "read"
                        : s.codes == CodeSource::CacheNotKept ? "not kept"
+                       : s.codes == CodeSource::CacheByTiles ? "by tiles"
                                                              : "";
+    opened.tiles = std::move(s.tiles);
     return opened;
 }
 
@@ -93,6 +95,7 @@ Result<OpenedMap> openLayoutStreamed(const LayoutManifest& layout, const LoadOpt
     }
     StreamOptions stream;
     stream.layout = &layout;
+    stream.layoutByTiles = options.layoutByTiles;
     Result<StreamedMap> streamed = openStreamedGdal(
         layout.levelZero, networkGdalPath(layout.levelZero), options, leafSize, stream);
     if (!streamed) {

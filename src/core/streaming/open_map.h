@@ -3,6 +3,7 @@
 // budget, or when the caller asks; anything else is decoded whole.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "core/base/result.h"
@@ -27,6 +28,9 @@ struct OpenedMap {
     std::string sidecarPath;    // the sidecar read or written (a deferred one: to be); else ""
     int tileRowsReused = 0;     // a layout's cache: rows of tiles an earlier open fetched
     DeferredErrors deferred;    // a streamed .r16's first open: its exact errors and sidecar, later
+    // A layout streamed by tiles (LoadOptions::layoutByTiles): codeCache "by tiles", the map's
+    // codes its tiles' once present (StreamedMap::tiles).
+    std::shared_ptr<LayoutStream> tiles;
 };
 
 // True when `path` should open streamed: a .r16/.raw file or a GDAL raster whose fully loaded

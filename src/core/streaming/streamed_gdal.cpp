@@ -24,6 +24,7 @@
 #include "core/streaming/cache_folder.h"
 #include "core/streaming/code_cache.h"
 #include "core/streaming/layout.h"
+#include "core/streaming/layout_tiles.h"
 #include "core/streaming/nodata_sidecar.h"
 #include "core/streaming/own_files.h"
 #include "core/streaming/rows_ahead.h"
@@ -624,6 +625,32 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
         if (Status level = describeLayoutLevelZero(*stream.layout, map); !level) {
             return fail(name, level.error());
         }
+        const bool baked = stream.layout->leafSize == out.leafSize;
+        if (stream.layoutByTiles && baked && stream.layout->nodataSamples == 0) {
+            // By tiles: the tree and the map's range from the layout's tree, nothing of level 0
+            // read; the cache is finished when its last tile arrives (LayoutStream).
+            Result<TreeSidecar> tree = readLayoutTreeSidecar(*stream.layout);
+            if (!tree) {
+                return fail(name, tree.error());
+            }
+            saved = std::move(tree).value();
+            if (Status made = streamedTree(out, saved, true, unstamped, stream); !made) {
+                return fail(name, made.error());
+            }
+            CodeCacheHeader header;
+            header.source = signature;
+            header.width = width;
+            header.height = height;
+            header.coding = map.coding;
+            header.mapPath = recordedMapPath(path);
+            const bool named = writer.named();
+            out.tiles = std::make_shared<LayoutStream>(*stream.layout, std::move(writer),
+                                                       std::move(header), cache, stream.useSidecar);
+            out.codes = named ? CodeSource::CacheByTiles : CodeSource::CacheNotKept;
+            out.cachePath = named ? cache : std::string();
+            out.cacheMs = msSince(start);
+            return out;
+        }
         if (Status read = readLayoutLevelZero(*stream.layout, map, &writer, &out.tileRowsReused,
                                               options.readProgress);
             !read) {
@@ -636,7 +663,6 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
                          "tiles kept (each tile held to its checksum), the rest read\n",
                          name.c_str(), out.tileRowsReused, tilesY);
         }
-        const bool baked = stream.layout->leafSize == out.leafSize;
         if (baked) {
             Result<TreeSidecar> tree = readLayoutTreeSidecar(*stream.layout);
             if (!tree) {

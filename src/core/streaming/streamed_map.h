@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 namespace qt {
 
 struct LayoutManifest;
+class LayoutStream;
 
 // Share of the memory budget the streamed tree may take (the rest: the GPU's pages and pyramid).
 constexpr double kStreamedTreeShare = 0.125;
@@ -47,6 +49,10 @@ struct StreamOptions {
     // each held to its checksum, with the codes as the bake wrote them, and its tree is the
     // layout's (no pass over the map) when of the leaf size planned. Null for any other raster.
     const LayoutManifest* layout = nullptr;
+    // ... and its level 0 fetched by tiles as readers ask for them (StreamedMap::tiles), none at
+    // open, when the layout has no holes and its tree is of the leaf size planned (else it is read
+    // whole into the cache at open, as without).
+    bool layoutByTiles = false;
 };
 
 // What a first open with deferExactErrors leaves for streamedExactErrors.
@@ -66,6 +72,8 @@ enum class CodeSource {
     CacheWritten,  // a GDAL raster's code cache, written by this open
     CacheRead,     // a GDAL raster's code cache from an earlier open
     CacheNotKept,  // a GDAL raster's codes in a file this open made and no later open finds
+    CacheByTiles,  // a layout's code cache filled by tiles as they are asked for
+                   // (StreamedMap::tiles)
 };
 
 struct StreamedMap {
@@ -88,6 +96,9 @@ struct StreamedMap {
     // A layout's rows of tiles found in an earlier open's unfinished cache and kept, unread.
     int tileRowsReused = 0;
     DeferredErrors deferred;  // pending when the exact errors were left for later
+    // CacheByTiles: level 0's tiles, fetched as readers ask; a sample's code is the layout's once
+    // its tile is present (before, zero). Shared by the map's readers, so it outlives each.
+    std::shared_ptr<LayoutStream> tiles;
 };
 
 // The exact errors a deferred first open left out, as an open that does not defer makes them:

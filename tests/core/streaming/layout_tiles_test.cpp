@@ -22,6 +22,7 @@
 #include "core/streaming/bake.h"
 #include "core/streaming/code_cache.h"
 #include "core/streaming/layout.h"
+#include "core/streaming/open_map.h"
 #include "core/streaming/page_streamer.h"
 #include "core/terrain/height_pages.h"
 #include "http_server.h"
@@ -270,6 +271,30 @@ TEST(LayoutTiles, AResumedCacheKeepsTheTilesThatMatchTheirChecksums) {
     }
 }
 
+// Starts `streamer` over every level-0 page of `map` (planned as `pages`), its worker asking
+// `tiles` for each page's window first, as a viewer streaming a layout by tiles does.
+void startOverTiles(PageStreamer& streamer, const Heightmap& map, const HeightPages& pages,
+                    LayoutTiles& tiles) {
+    const PageLevel& level0 = pages.level[0];
+    streamer.start(
+        map, pages, level0.pagesX * level0.pagesY, 8, 4,
+        [&tiles](int x0, int y0, int x1, int y1) { return tiles.ensure(x0, y0, x1, y1); });
+}
+
+// Asks `streamer` for every level-0 page and settles it, each page delivered kept by its number.
+void askForEveryPage(PageStreamer& streamer, const HeightPages& pages,
+                     std::map<uint32_t, std::vector<uint16_t>>& delivered) {
+    const uint32_t count = uint32_t(pages.level[0].pagesX * pages.level[0].pagesY);
+    std::vector<PageRequest> requests;
+    for (uint32_t p = 0; p < count; ++p) {
+        requests.push_back({p, float(p)});
+    }
+    streamer.request(requests);
+    streamer.settle([&](int, uint32_t page, const uint16_t* t, int64_t) {
+        delivered[page].assign(t, t + size_t(pages.texels) * size_t(pages.texels));
+    });
+}
+
 // A page streamer over a layout's tiles (its worker asking for each page's window first, as a
 // viewer streaming a layout by pages does): every page whose window holds no damaged tile is
 // delivered with the texels of the layout held whole; the nine pages whose windows reach the
@@ -286,21 +311,9 @@ TEST(LayoutTiles, APageStreamerAsksForItsPagesTilesAndLeavesOutThoseThatFail) {
     const uint32_t count = uint32_t(level0.pagesX * level0.pagesY);
     ASSERT_EQ(count, 13u * 9u);
     std::map<uint32_t, std::vector<uint16_t>> delivered;
-    const PageStreamer::Upload record = [&](int, uint32_t page, const uint16_t* t, int64_t) {
-        delivered[page].assign(t, t + size_t(pages.texels) * size_t(pages.texels));
-    };
     PageStreamer streamer;
-    streamer.start(map, pages, int(count), 8, 4, [&tiles](int x0, int y0, int x1, int y1) {
-        return tiles.ensure(x0, y0, x1, y1);
-    });
-    const auto askForAll = [&] {
-        std::vector<PageRequest> requests;
-        for (uint32_t p = 0; p < count; ++p) {
-            requests.push_back({p, float(p)});
-        }
-        streamer.request(requests);
-        streamer.settle(record);
-    };
+    startOverTiles(streamer, map, pages, tiles);
+    const auto askForAll = [&] { askForEveryPage(streamer, pages, delivered); };
     // Whether page p's window (one sample beyond it on every side) reaches tile (5, 4).
     const auto reachesDamage = [&](uint32_t p) {
         const int px = int(p % uint32_t(level0.pagesX)), py = int(p / uint32_t(level0.pagesX));
@@ -384,6 +397,131 @@ TEST(LayoutLevelPages, EveryPageAboveLevelZeroIsTheMapsPage) {
     ASSERT_FALSE(damaged);
     test::expectOneLineSaying(damaged.error(),
                               "heights-1.tif: tile (1, 0) does not match its checksum");
+}
+
+// Every level-0 page of `map` (planned as `pages`) through a page streamer over `tiles`.
+std::map<uint32_t, std::vector<uint16_t>> streamEveryPage(const Heightmap& map,
+                                                          const HeightPages& pages,
+                                                          LayoutTiles& tiles) {
+    std::map<uint32_t, std::vector<uint16_t>> delivered;
+    PageStreamer streamer;
+    startOverTiles(streamer, map, pages, tiles);
+    askForEveryPage(streamer, pages, delivered);
+    streamer.stop();
+    return delivered;
+}
+
+// A layout without holes opened streamed by tiles: nothing of level 0 read at open, its tree and
+// range those of the layout's usual streamed open (from its tree, with no pass over the map), its
+// codes zero until asked for; every page streamed through its tiles is the usual open's page; once
+// its last tile is present its cache is finished, and the next open maps it with nothing of level 0
+// read (a sample changed there since does not reach it).
+TEST(LayoutStream, OpensWithNoTileReadAndFinishesItsCacheWithItsLastTile) {
+    test::TempDir dir;
+    const Baked b = bakeInto(dir, false);
+    LoadOptions usual;
+    usual.cacheDir = dir.path("usual cache");
+    const Result<OpenedMap> reference = openMap(b.folder, usual, {}, 4, true);
+    ASSERT_TRUE(reference) << reference.error();
+    const Heightmap& expected = reference.value().map;
+    LoadOptions load;
+    load.cacheDir = dir.path("cache");
+    load.layoutByTiles = true;
+    {
+        const Result<OpenedMap> opened = openMap(b.folder, load, {}, 4, true);
+        ASSERT_TRUE(opened) << opened.error();
+        const OpenedMap& o = opened.value();
+        ASSERT_NE(o.tiles, nullptr);
+        EXPECT_EQ(o.codeCache, "by tiles");
+        EXPECT_EQ(o.sidecar, "read");
+        LayoutTiles& tiles = o.tiles->tiles();
+        EXPECT_EQ(tiles.counts().read + tiles.counts().kept, 0u);
+        EXPECT_EQ(o.map.minCode, expected.minCode);
+        EXPECT_EQ(o.map.maxCode, expected.maxCode);
+        EXPECT_FLOAT_EQ(o.map.coding.step, expected.coding.step);
+        EXPECT_FLOAT_EQ(o.map.coding.offset, expected.coding.offset);
+        const Quadtree& tree = o.tree;
+        const Quadtree& full = reference.value().tree;
+        ASSERT_EQ(tree.nodes.size(), full.nodes.size());
+        for (size_t i = 0; i < tree.nodes.size(); ++i) {
+            ASSERT_EQ(tree.nodes[i].minCode, full.nodes[i].minCode) << i;
+            ASSERT_EQ(tree.nodes[i].maxCode, full.nodes[i].maxCode) << i;
+        }
+        EXPECT_EQ(tree.coarseErrors, full.coarseErrors);
+        EXPECT_EQ(tree.foldErrors, full.foldErrors);
+        for (size_t i = 0; i < size_t(o.map.sampleCount()); ++i) {
+            ASSERT_EQ(o.map.codes[i], 0) << i;
+        }
+
+        const HeightPages pages = planHeightPages(203, 141, 4, 16);
+        const std::map<uint32_t, std::vector<uint16_t>> delivered =
+            streamEveryPage(o.map, pages, tiles);
+        const PageLevel& level0 = pages.level[0];
+        ASSERT_EQ(delivered.size(), size_t(level0.pagesX * level0.pagesY));
+        std::vector<uint16_t> page(size_t(pages.texels) * size_t(pages.texels));
+        for (const auto& [p, texels] : delivered) {
+            fillHeightPage(expected, pages, 0, int(p % uint32_t(level0.pagesX)),
+                           int(p / uint32_t(level0.pagesX)), page.data());
+            ASSERT_EQ(texels, page) << "page " << p;
+        }
+        EXPECT_TRUE(tiles.allPresent());
+        EXPECT_EQ(tiles.counts().read, 13u * 9u);
+        EXPECT_FALSE(o.tiles->finished());
+        const Result<bool> finished = o.tiles->finishWhenComplete();
+        ASSERT_TRUE(finished) << finished.error();
+        EXPECT_TRUE(finished.value());
+        EXPECT_TRUE(o.tiles->finished());
+        EXPECT_TRUE(o.map.codes == expected.codes);
+        const Result<bool> again = o.tiles->finishWhenComplete();
+        ASSERT_TRUE(again);
+        EXPECT_FALSE(again.value());
+    }
+    test::changeSample(b.folder + "/heights-0.tif", 40, 3);
+    const Result<OpenedMap> reopened = openMap(b.folder, load, {}, 4, true);
+    ASSERT_TRUE(reopened) << reopened.error();
+    EXPECT_EQ(reopened.value().codeCache, "read");
+    EXPECT_EQ(reopened.value().sidecar, "read");
+    EXPECT_EQ(reopened.value().tiles, nullptr);
+    EXPECT_TRUE(reopened.value().map.codes == expected.codes);
+}
+
+// An open by tiles dropped before its last tile leaves its tiles to the next, which keeps those
+// that match their checksums unread and finishes the cache. A layout with holes, whose holes'
+// mask by tiles is still to come, opens by reading its level 0 into its cache, as without.
+TEST(LayoutStream, AnOpenDroppedUnfinishedLeavesItsTilesToTheNext) {
+    test::TempDir dir;
+    const Baked b = bakeInto(dir, false);
+    LoadOptions load;
+    load.cacheDir = dir.path("cache");
+    load.layoutByTiles = true;
+    {
+        const Result<OpenedMap> opened = openMap(b.folder, load, {}, 4, true);
+        ASSERT_TRUE(opened) << opened.error();
+        ASSERT_NE(opened.value().tiles, nullptr);
+        ASSERT_TRUE(opened.value().tiles->tiles().ensure(130, 20, 170, 60));  // tiles 8-10 by 1-3
+        EXPECT_EQ(opened.value().tiles->tiles().counts().read, 9u);
+    }
+    const Result<OpenedMap> opened = openMap(b.folder, load, {}, 4, true);
+    ASSERT_TRUE(opened) << opened.error();
+    ASSERT_NE(opened.value().tiles, nullptr);
+    LayoutTiles& tiles = opened.value().tiles->tiles();
+    ASSERT_TRUE(tiles.ensure(0, 0, 202, 140));
+    EXPECT_EQ(tiles.counts().kept, 9u);
+    EXPECT_EQ(tiles.counts().read, 13u * 9u - 9u);
+    const Result<bool> finished = opened.value().tiles->finishWhenComplete();
+    ASSERT_TRUE(finished) << finished.error();
+    EXPECT_TRUE(finished.value());
+    EXPECT_TRUE(opened.value().map.codes == b.whole.map.codes);
+
+    test::TempDir holesDir;
+    const Baked holes = bakeInto(holesDir, true);
+    load.cacheDir = holesDir.path("cache");
+    const Result<OpenedMap> whole = openMap(holes.folder, load, {}, 4, true);
+    ASSERT_TRUE(whole) << whole.error();
+    EXPECT_EQ(whole.value().tiles, nullptr);
+    EXPECT_EQ(whole.value().codeCache, "written");
+    EXPECT_TRUE(whole.value().map.codes == holes.whole.map.codes);
+    EXPECT_EQ(whole.value().map.nodata.bits, holes.whole.map.nodata.bits);
 }
 
 // The bytes of a GET's range in an access log line ("GET /m.tif 206 bytes=0-16383").
