@@ -29,6 +29,7 @@
 #include "core/terrain/quadtree.h"
 #include "core/terrain/synthetic.h"
 #include "core/view/flight_path.h"
+#include "qt_source_paths.h"
 #include "shared_maps.h"
 
 namespace qt {

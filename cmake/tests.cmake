@@ -10,11 +10,9 @@ add_executable(core_tests ${QT_CORE_TESTS} ${QT_APP_TESTS}
   ${CMAKE_SOURCE_DIR}/src/app/heap_count.cpp)
 # GDAL's own API writes the test rasters (GeoTIFF, ESRI ASCII grid, VRT) that the loader reads.
 target_link_libraries(core_tests PRIVATE quadterrain_cli quadterrain_object_baselines GDAL::GDAL GTest::gtest GTest::gtest_main)
-target_include_directories(core_tests PRIVATE ${CMAKE_SOURCE_DIR}/tests/core)
+target_include_directories(core_tests PRIVATE ${CMAKE_SOURCE_DIR}/tests/core
+                                              ${QT_SOURCE_PATHS_DIR})
 target_compile_options(core_tests PRIVATE ${QT_WARNINGS} ${QT_FP_FLAGS})
-target_compile_definitions(core_tests PRIVATE
-  QT_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
-  QT_SHARED_HEIGHTMAPS="${QT_SHARED_HEIGHTMAPS}")
 gtest_discover_tests(core_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS unit)
 
 # The core's folders keep their ranks: every #include checked, and a violation of each kind

@@ -77,7 +77,7 @@ add_executable(quadterrain
   src/app/stats_json.cpp)
 target_link_libraries(quadterrain PRIVATE quadterrain_render quadterrain_cli PkgConfig::IMGUI)
 target_compile_options(quadterrain PRIVATE ${QT_WARNINGS} ${QT_FP_FLAGS})
-target_compile_definitions(quadterrain PRIVATE QT_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+target_include_directories(quadterrain PRIVATE ${QT_SOURCE_PATHS_DIR})
 
 # The viewer reads its shaders at run time (R reloads them): copy them next to the executable
 # after every build.
@@ -116,11 +116,8 @@ if(QT_BUILD_TESTS)
   target_link_libraries(render_tests PRIVATE quadterrain_render GDAL::GDAL GTest::gtest
                                              GTest::gtest_main)
   target_compile_options(render_tests PRIVATE ${QT_WARNINGS} ${QT_FP_FLAGS})
-  target_include_directories(render_tests PRIVATE ${CMAKE_SOURCE_DIR}/tests/core)
-  target_compile_definitions(render_tests PRIVATE
-    QT_SHADER_DIR="${CMAKE_SOURCE_DIR}/shaders"
-    QT_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
-    QT_SHARED_HEIGHTMAPS="${QT_SHARED_HEIGHTMAPS}")
+  target_include_directories(render_tests PRIVATE ${CMAKE_SOURCE_DIR}/tests/core
+                                                  ${QT_SOURCE_PATHS_DIR})
   # Discovery only lists names (no window); each test then runs through the display wrapper, with
   # its environment set by env: gtest_discover_tests keeps only the first item of a list property.
   set_target_properties(render_tests PROPERTIES

@@ -6,6 +6,7 @@
 #include <climits>
 
 #include "app/folders.h"
+#include "qt_source_paths.h"
 
 namespace qt {
 

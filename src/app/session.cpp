@@ -15,6 +15,7 @@
 #include "core/base/text.h"
 #include "core/streaming/cache_folder.h"
 #include "core/streaming/streamed_map.h"
+#include "qt_source_paths.h"
 #include "render/terrain_sun.h"
 
 namespace qt {

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "qt_source_paths.h"
+
 namespace qt::test {
 
 // $QT_SHARED_HEIGHTMAPS when set, else the folder CMake's QT_SHARED_HEIGHTMAPS names

@@ -42,6 +42,7 @@
 #include "core/streaming/open_map.h"
 #include "core/terrain/synthetic.h"
 #include "core/terrain/vertex_grid.h"
+#include "qt_source_paths.h"
 #include "render/debug_lines.h"
 #include "render/framebuffer.h"
 #include "render/gl_context.h"

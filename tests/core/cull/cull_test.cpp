@@ -11,6 +11,7 @@
 #include "core/terrain/synthetic.h"
 #include "core/terrain/vertex_grid.h"
 #include "core/view/camera.h"
+#include "qt_source_paths.h"
 #include "test_files.h"
 #include "test_scene.h"
 

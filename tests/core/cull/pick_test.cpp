@@ -10,6 +10,7 @@
 #include <glm/geometric.hpp>
 
 #include "core/terrain/synthetic.h"
+#include "qt_source_paths.h"
 #include "test_files.h"
 #include "test_scene.h"
 

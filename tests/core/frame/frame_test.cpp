@@ -15,6 +15,7 @@
 #include "core/terrain/synthetic.h"
 #include "core/view/camera_fit.h"
 #include "core/view/flight_path.h"
+#include "qt_source_paths.h"
 #include "test_files.h"
 #include "test_nodata.h"
 #include "test_scene.h"

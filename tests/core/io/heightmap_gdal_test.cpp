@@ -20,6 +20,7 @@
 #include "core/streaming/open_map.h"
 #include "core/terrain/heightmap.h"
 #include "core/terrain/world.h"
+#include "qt_source_paths.h"
 #include "test_files.h"
 #include "test_rasters.h"
 

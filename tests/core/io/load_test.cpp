@@ -12,6 +12,7 @@
 #include "core/config.h"
 #include "core/io/load.h"
 #include "core/io/voids.h"
+#include "qt_source_paths.h"
 #include "test_files.h"
 
 namespace qt {

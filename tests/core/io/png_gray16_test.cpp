@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <stb/stb_image.h>
 
+#include "qt_source_paths.h"
 #include "test_files.h"
 
 namespace qt {

@@ -13,6 +13,7 @@
 #include "core/io/load.h"
 #include "core/light/sun_lines.h"
 #include "core/terrain/synthetic.h"
+#include "qt_source_paths.h"
 #include "test_files.h"
 
 namespace qt {

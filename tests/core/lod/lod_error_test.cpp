@@ -13,6 +13,7 @@
 #include "core/terrain/quadtree.h"
 #include "core/terrain/synthetic.h"
 #include "core/terrain/vertex_grid.h"
+#include "qt_source_paths.h"
 #include "test_files.h"
 
 namespace qt {

@@ -16,6 +16,7 @@
 #include "core/terrain/height_pages.h"
 #include "core/terrain/synthetic.h"
 #include "core/terrain/vertex_grid.h"
+#include "qt_source_paths.h"
 #include "test_files.h"
 #include "test_scene.h"
 

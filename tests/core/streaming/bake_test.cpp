@@ -34,6 +34,7 @@
 #include "core/terrain/synthetic.h"
 #include "http_server.h"
 #include "layout_fixtures.h"
+#include "qt_source_paths.h"
 #include "test_files.h"
 #include "test_rasters.h"
 
