@@ -435,6 +435,19 @@ void reportCacheProblem(StreamedMap& out, const std::string& cache, const std::s
 // Opens out's map from an existing cache when it and its sidecar hold; false (the problem
 // reported, for a writable place) when it must be rebuilt. The sidecar of a cache only read is
 // never rewritten (a leaf size of its own is built from the codes each time).
+// The header of the code cache of `map` (its size, coding and holes' count), the raster at `path`
+// whose files' or layout's signature is `signature`.
+CodeCacheHeader cacheHeader(uint64_t signature, const Heightmap& map, const std::string& path) {
+    CodeCacheHeader header;
+    header.source = signature;
+    header.width = map.width;
+    header.height = map.height;
+    header.coding = map.coding;
+    header.nodataSamples = uint32_t(map.nodata.samples);  // below the samples (kMaxSamples)
+    header.mapPath = recordedMapPath(path);
+    return header;
+}
+
 Result<bool> reuseCache(StreamedMap& out, const CachePlace& place, uint64_t signature,
                         const StreamOptions& stream) {
     using R = Result<bool>;
@@ -637,15 +650,10 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
             if (Status made = streamedTree(out, saved, true, unstamped, stream); !made) {
                 return fail(name, made.error());
             }
-            CodeCacheHeader header;
-            header.source = signature;
-            header.width = width;
-            header.height = height;
-            header.coding = map.coding;
-            header.mapPath = recordedMapPath(path);
             const bool named = writer.named();
             out.tiles = std::make_shared<LayoutStream>(*stream.layout, std::move(writer),
-                                                       std::move(header), cache, stream.useSidecar);
+                                                       cacheHeader(signature, map, path), cache,
+                                                       stream.useSidecar);
             out.codes = named ? CodeSource::CacheByTiles : CodeSource::CacheNotKept;
             out.cachePath = named ? cache : std::string();
             out.cacheMs = msSince(start);
@@ -733,14 +741,7 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
         out.codes = CodeSource::CacheNotKept;  // the file goes when the mapping does
         return out;
     }
-    CodeCacheHeader header;
-    header.source = signature;
-    header.width = width;
-    header.height = height;
-    header.coding = map.coding;
-    header.nodataSamples = uint32_t(map.nodata.samples);  // below the samples (kMaxSamples)
-    header.mapPath = recordedMapPath(path);
-    const Result<FileStamp> stamp = writer.finish(header);
+    const Result<FileStamp> stamp = writer.finish(cacheHeader(signature, map, path));
     out.cacheMs = msSince(start);
     if (!stamp) {
         // The codes stay mapped (the file goes when the mapping does): this open flies, the next
