@@ -43,16 +43,51 @@ int freePort() {
     return port;
 }
 
-bool accepts(int port) {
+// The path of the requests that accessLog() makes to know the log holds every answered request.
+constexpr const char* kSettled = "/.accesslog-settled-";
+
+// A socket connected to 127.0.0.1:port, or -1.
+int connectTo(int port) {
     const int s = ::socket(AF_INET, SOCK_STREAM, 0);
     if (s < 0) {
-        return false;
+        return -1;
     }
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     address.sin_port = htons(uint16_t(port));
-    const bool ok = ::connect(s, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
+    if (::connect(s, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+        ::close(s);
+        return -1;
+    }
+    return s;
+}
+
+bool accepts(int port) {
+    const int s = connectTo(port);
+    if (s < 0) {
+        return false;
+    }
+    ::close(s);
+    return true;
+}
+
+// An HTTP/1.0 GET of `path`, its answer read to the end (the server closes the connection).
+bool get(int port, const std::string& path) {
+    const int s = connectTo(port);
+    if (s < 0) {
+        return false;
+    }
+    const std::string request = "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+    bool ok = ::send(s, request.data(), request.size(), MSG_NOSIGNAL) == ssize_t(request.size());
+    char buffer[4096];
+    while (ok) {
+        const ssize_t got = ::recv(s, buffer, sizeof(buffer), 0);
+        if (got <= 0) {
+            ok = got == 0;
+            break;
+        }
+    }
     ::close(s);
     return ok;
 }
@@ -144,10 +179,33 @@ std::string HttpServer::url(const std::string& path) const {
 }
 
 std::string HttpServer::accessLog() const {
-    std::ifstream in(prefix_.path("access.log"));
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
+    const auto read = [&] {
+        std::ifstream in(prefix_.path("access.log"));
+        std::stringstream text;
+        text << in.rdbuf();
+        return text.str();
+    };
+    // nginx writes a request's line after sending its answer, so a client can hold the answer
+    // before the line is in the log. One worker serves requests in turn and logs each before it
+    // takes the next: once a request of our own is logged, every one answered before it is too.
+    if (pid_ > 0) {
+        const std::string marker = std::string(kSettled) + std::to_string(++settles_);
+        const std::string logged = "GET " + marker + " ";
+        if (get(port_, marker)) {
+            for (int waited = 0; waited < 1000 && read().find(logged) == std::string::npos;
+                 ++waited) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            }
+        }
+    }
+    std::istringstream lines(read());
+    std::string kept;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind(std::string("GET ") + kSettled, 0) != 0) {
+            kept += line + "\n";
+        }
+    }
+    return kept;
 }
 
 }  // namespace qt::test

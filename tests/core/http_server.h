@@ -27,7 +27,8 @@ public:
     std::string url(const std::string& path) const;
     // Stops the server: afterwards its port refuses connections.
     void stop();
-    // The requests served so far, one line each ("GET /m.tif 206 bytes=0-16383").
+    // The requests answered so far, one line each ("GET /m.tif 206 bytes=0-16383"), every
+    // answer a client has received included (it asks the server a request of its own first).
     std::string accessLog() const;
 
 private:
@@ -36,6 +37,7 @@ private:
     TempDir prefix_;
     pid_t pid_ = -1;
     int port_ = 0;
+    mutable int settles_ = 0;
     std::string why_;
 };
 
