@@ -32,7 +32,7 @@ set(QT_CORE_SOURCES
   streaming/code_cache.cpp streaming/tree_sidecar.cpp streaming/nodata_sidecar.cpp streaming/mapped_codes.cpp
   streaming/page_streamer.cpp streaming/rows_ahead.cpp streaming/imagery_streamer.cpp
   streaming/coarse_error_job.cpp streaming/own_files.cpp streaming/cache_folder.cpp streaming/bake.cpp
-  streaming/layout.cpp streaming/layout_tiles.cpp
+  streaming/layout.cpp streaming/layout_tiles.cpp streaming/layout_stream_access.cpp streaming/sample_asker.cpp
   streaming/bake_input.cpp
   # frame: the per-frame pipeline
   frame/frame.cpp)

@@ -79,7 +79,8 @@ bool FlyControl::onKey(int key, int action, double time, bool keyboard) {
 }
 
 void FlyControl::update(GLFWwindow* window, Camera& camera, double now, bool mouse,
-                        const Heightmap& map, const WorldMapping& mapping) {
+                        const Heightmap& map, const WorldMapping& mapping, const Quadtree& tree,
+                        const SamplePresence* presence) {
     const bool looking =
         captured || (mouse && glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_RIGHT) == GLFW_PRESS);
     double x = 0.0;
@@ -100,7 +101,8 @@ void FlyControl::update(GLFWwindow* window, Camera& camera, double now, bool mou
         flight.active = false;
     }
     flight.advance(camera, float(step.seconds));
-    keepAboveGround(camera, map, mapping, eyeFloor(map, mapping, camera, follow, followHeight));
+    keepAboveGround(camera, map, mapping, eyeFloor(map, mapping, camera, follow, followHeight),
+                    &tree, presence);
 }
 
 void FlyControl::onScroll(double notches) {

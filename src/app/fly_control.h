@@ -34,9 +34,10 @@ struct FlyControl {
     // taken only when `keyboard` (the HUD does not want the keyboard); releases always.
     bool onKey(int key, int action, double time, bool keyboard);
     // Mouse look (when `mouse`), the movement of the keys held since the last update, the
-    // flight, then the eye's floor over the terrain; `now` on the clock of onKey's times.
+    // flight, then the eye's floor over the terrain (keepAboveGround: as far as `presence`
+    // tells, from `tree` where samples are absent); `now` on the clock of onKey's times.
     void update(GLFWwindow* window, Camera& camera, double now, bool mouse, const Heightmap& map,
-                const WorldMapping& mapping);
+                const WorldMapping& mapping, const Quadtree& tree, const SamplePresence* presence);
     // Scroll wheel: each notch changes the speed by 20 percent.
     void onScroll(double notches);
 };

@@ -62,6 +62,28 @@ std::string groupedCount(int64_t count) {
     return groupedNumber(double(count), 0);
 }
 
+// A layout streamed by tiles: how many have arrived, what failed and why, and its code cache
+// once finished.
+void drawTiles(const Terrain& terrain) {
+    const LayoutTileCounts t = layoutTileCounts(*terrain.tiles);
+    ImGui::Text("tiles %s of %s present (%s read, %s kept), %s failed reads",
+                groupedCount(int64_t(t.present)).c_str(), groupedCount(int64_t(t.total)).c_str(),
+                groupedCount(int64_t(t.read)).c_str(), groupedCount(int64_t(t.kept)).c_str(),
+                groupedCount(int64_t(t.failed)).c_str());
+    std::string failure = terrain.streamer ? terrain.streamer->lastFailure() : "";
+    if (failure.empty() && terrain.asker) {
+        failure = terrain.asker->lastFailure();
+    }
+    if (!failure.empty()) {
+        ImGui::TextWrapped("last unread: %s (drawn coarser there; asked again)", failure.c_str());
+    }
+    if (!terrain.tilesProblem.empty()) {
+        ImGui::TextWrapped("code cache not kept: %s", terrain.tilesProblem.c_str());
+    } else if (t.finished) {
+        ImGui::TextWrapped("every tile arrived: the code cache is kept for the next open");
+    }
+}
+
 // The counts of the frame: what was drawn (leaves, or level-of-detail nodes), what culling and
 // occlusion removed, the walk's work and the draw's.
 void drawStats(const FrameStats& stats, const Terrain& terrain) {
@@ -82,11 +104,15 @@ void drawStats(const FrameStats& stats, const Terrain& terrain) {
             ImGui::Text("heights mapped from %s; tree %s",
                         terrain.codeCache == "written"    ? "its code cache (written by this load)"
                         : terrain.codeCache == "read"     ? "its code cache"
+                        : terrain.codeCache == "by tiles" ? "its tiles as they arrive"
                         : terrain.codeCache == "not kept" ? "a file of its codes (not kept)"
                                                           : "the file",
                         terrain.sidecar == "read"      ? "read from its .qtree"
                         : terrain.sidecar == "written" ? "written to its .qtree"
                                                        : "built (no .qtree)");
+            if (terrain.tiles) {
+                drawTiles(terrain);
+            }
             // Where the program keeps them: the cache folder, or beside the map.
             const bool cache = terrain.codeCache == "written" || terrain.codeCache == "read";
             const bool tree = !terrain.sidecar.empty() && !terrain.sidecarPath.empty();

@@ -89,6 +89,8 @@ float drawCursorBar(const CursorReadout& r, const glm::mat4& viewProjection, flo
                 ImGui::Text("%s", crs.c_str());
             }
         }
+    } else if (r.hover.arriving) {
+        ImGui::TextDisabled("cursor: heights arriving (the map's tiles under it are on their way)");
     } else {
         ImGui::TextDisabled("cursor: no terrain under it");
     }

@@ -66,8 +66,10 @@ int runOneShot(Session& s) {
     if (!s.terrain.settleStreaming(CullView{s.camera, target.value().height, mode != CullMode::None,
                                             mode == CullMode::FrustumAndOcclusion, lodPixels})) {
         const int pool = s.terrain.streamStats().pool;
+        const std::string unread = s.terrain.streamer ? s.terrain.streamer->lastFailure() : "";
         std::fprintf(stderr, "quadterrain: %s\n",
-                     (s.terrain.poolFixed
+                     (!unread.empty() ? "heights the view reads are unread: " + unread
+                      : s.terrain.poolFixed
                           ? "--stream-pool " + std::to_string(pool) +
                                 ": the view needs more level-0 pages than that many layers "
                                 "hold; raise it, or leave it out to size the pool from the view"
@@ -136,6 +138,9 @@ int runOneShot(Session& s) {
         report.codeCache = s.terrain.codeCache;
         report.codeCachePath = s.terrain.codeCachePath;
         report.sidecarPath = s.terrain.sidecarPath;
+        if (s.terrain.tiles) {
+            report.tiles = layoutTileCounts(*s.terrain.tiles);
+        }
         report.stats = stats;
         report.times = s.terrain.times;
         report.lodErrors = s.terrain.tree.lodErrors;
@@ -158,7 +163,16 @@ int runOneShot(Session& s) {
             const Terrain& t = s.terrain;
             const PickRay ray = pixelRay(s.camera, float((*o.pick)[0]) + 0.5f,
                                          float((*o.pick)[1]) + 0.5f, o.windowWidth, o.windowHeight);
-            pick = pickTerrain(t.map, t.tree, t.mapping, ray);
+            if (const SamplePresence* presence = t.arriving()) {  // its tiles read first
+                Result<PickHit> present = pickPresent(t.map, t.tree, t.mapping, ray, *presence);
+                if (!present) {
+                    fail("--pick: " + present.error());
+                } else {
+                    pick = present.value();
+                }
+            } else {
+                pick = pickTerrain(t.map, t.tree, t.mapping, ray);
+            }
             report.pick = &pick;
             if (pick.hit) {
                 report.pickHeight = t.mapping.mapHeight(pick.world.y);

@@ -88,6 +88,9 @@ LoadOptions loadOptions(const ViewerOptions& options) {
     load.cacheDir = options.cacheDir;
     load.cacheBeside = options.cacheBeside;
     load.cacheSizeBytes = options.cacheSizeMb.value_or(0) << 20;
+    // A layout opened streamed fetches its level 0 by tiles as the view asks for them, unless
+    // objects are scattered over it at open: that reads every sample.
+    load.layoutByTiles = options.objects == 0;
     return load;
 }
 
@@ -207,7 +210,8 @@ Result<Session> Session::create(const ViewerOptions& options, bool* usage) {
         renderer && lines && objectRenderer
             ? Terrain::create(std::move(map).value(), opened.value().leafSize, path, times,
                               std::cref(terminal), options.pageSize, std::move(tree),
-                              streamSettings(options, opened.value().streamed))
+                              streamByTiles(streamSettings(options, opened.value().streamed),
+                                            opened.value().tiles))
             : Result<Terrain>::failure("");
     if (!renderer || !lines || !objectRenderer || !terrain) {
         // A shader's compile log on the error's one line.
@@ -290,6 +294,13 @@ Status Session::scatterObjects() {
     terrain.setObjects(nullptr);
     if (options.objects == 0) {
         return {};
+    }
+    // They stand on the heights everywhere: a map whose tiles arrive as asked for fetches the rest.
+    if (const SamplePresence* presence = terrain.arriving()) {
+        if (Status all = presence->ensure(0, 0, terrain.map.width - 1, terrain.map.height - 1);
+            !all) {
+            return all;
+        }
     }
     Result<ObjectScene> scene =
         ObjectScene::scatter(terrain.map, terrain.mapping, options.objects, options.moving,

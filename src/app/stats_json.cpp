@@ -272,7 +272,16 @@ std::string statsJson(const StatsReport& r) {
              (r.sidecar.empty() ? std::string("null") : "\"" + r.sidecar + "\"") +
              // Where the program keeps them: the cache folder, or beside the map.
              ", \"cache\": {\"codes\": " + pathOrNull(r.codeCachePath) +
-             ", \"tree\": " + pathOrNull(r.sidecarPath) + "}},\n";
+             ", \"tree\": " + pathOrNull(r.sidecarPath) + "}";
+        if (r.tiles) {  // a layout streamed by tiles: those that arrived, and the cache kept
+            const LayoutTileCounts& t = *r.tiles;
+            j += ", \"tiles\": {\"present\": " + std::to_string(t.present) +
+                 ", \"total\": " + std::to_string(t.total) +
+                 ", \"read\": " + std::to_string(t.read) + ", \"kept\": " + std::to_string(t.kept) +
+                 ", \"failed\": " + std::to_string(t.failed) +
+                 ", \"finished\": " + (t.finished ? "true" : "false") + "}";
+        }
+        j += "},\n";
     }
     j += "  \"load\": {\"decode_ms\": " + milliseconds(r.times.decodeMs) +
          ", \"tree_ms\": " + milliseconds(r.times.treeMs) +

@@ -10,6 +10,7 @@
 #include "core/light/sun_position.h"
 #include "core/objects/pick.h"
 #include "core/streaming/imagery_streamer.h"
+#include "core/streaming/layout_stream_access.h"
 #include "core/terrain/geo_transform.h"
 #include "core/terrain/quadtree.h"
 #include "core/terrain/world.h"
@@ -48,6 +49,8 @@ struct StatsReport {
     std::string codeCachePath;
     std::string sidecarPath;
     bool onDemand = false;  // a map in memory taking its level-0 pages on demand (Terrain)
+    // A layout streamed by tiles: its tiles' counts (the streaming block's "tiles"); none else.
+    std::optional<LayoutTileCounts> tiles;
     bool culling = true;
     FrameStats stats;
     LoadTimes times;                                        // the load's steps

@@ -237,13 +237,31 @@ int addLeafBoxes(DebugLines& lines, const Terrain& t) {
     return count;
 }
 
+// On a map whose samples arrive as asked for: the square under the eye, fetched off the frame's
+// thread, so that the eye's floor becomes the ground's own rather than its leaf's highest sample.
+void askGroundUnderEye(const Session& s) {
+    const Terrain& t = s.terrain;
+    if (!t.asker) {
+        return;
+    }
+    const double fx = double(s.camera.position.x) / double(t.mapping.spacingX);
+    const double fz = double(s.camera.position.z) / double(t.mapping.spacingZ);
+    if (!(fx >= 0.0 && fz >= 0.0 && fx <= double(t.map.width - 1) &&
+          fz <= double(t.map.height - 1))) {
+        return;  // off the map, or not a number
+    }
+    const int col = std::min(int(fx), t.map.width - 2);
+    const int row = std::min(int(fz), t.map.height - 2);
+    t.asker->ask(col, row, col + 1, row + 1);
+}
+
 // The distance from the eye to the terrain along the view's centre line, for the scale bar;
 // 0 when it meets none.
 float viewCentreDistance(const Session& s, int width, int height) {
     const Terrain& t = s.terrain;
     const PickRay ray =
         pixelRay(s.camera, 0.5f * float(width), 0.5f * float(height), width, height);
-    const PickHit hit = pickTerrain(t.map, t.tree, t.mapping, ray);
+    const PickHit hit = pickTerrain(t.map, t.tree, t.mapping, ray, t.arriving());
     return hit.hit ? float(hit.t * double(glm::length(ray.direction))) : 0.0f;
 }
 
@@ -402,7 +420,8 @@ int runViewer(Session& s) {
         v.fly.follow = v.hud.follow;
         v.fly.followHeight = v.hud.followHeight;
         v.fly.update(window, s.camera, now, !io.WantCaptureMouse || v.fly.captured, s.terrain.map,
-                     s.terrain.mapping);
+                     s.terrain.mapping, s.terrain.tree, s.terrain.arriving());
+        askGroundUnderEye(s);
         s.camera.aspect = float(width) / float(height);
         fitClipPlanes(s.camera, s.terrain.map, s.terrain.mapping);
         updateCursor(window, v);

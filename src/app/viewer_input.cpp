@@ -155,13 +155,23 @@ bool pointerRay(GLFWwindow* window, const Session& s, double x, double y, PickRa
     return true;
 }
 
-// The terrain under window point (x, y).
-PickHit pickAt(GLFWwindow* window, const Session& s, double x, double y) {
+// The terrain under window point (x, y), for a measurement or a flight the user asked for: on a
+// map whose samples arrive as asked for, those the pick needs are read first (pickPresent), and a
+// failure to read them is the HUD's message and no hit.
+PickHit pickAt(GLFWwindow* window, Viewer& v, double x, double y) {
     PickRay ray;
-    if (!pointerRay(window, s, x, y, ray)) {
+    if (!pointerRay(window, v.session, x, y, ray)) {
         return {};
     }
-    const Terrain& t = s.terrain;
+    const Terrain& t = v.session.terrain;
+    if (const SamplePresence* presence = t.arriving()) {
+        Result<PickHit> hit = pickPresent(t.map, t.tree, t.mapping, ray, *presence);
+        if (!hit) {
+            v.hud.message = hit.error();
+            return {};
+        }
+        return hit.value();
+    }
     return pickTerrain(t.map, t.tree, t.mapping, ray);
 }
 
@@ -179,7 +189,7 @@ PointerPick pointerPick(GLFWwindow* window, const Session& s, double x, double y
         return pick;
     }
     const Terrain& t = s.terrain;
-    pick.terrain = pickTerrain(t.map, t.tree, t.mapping, ray);
+    pick.terrain = pickTerrain(t.map, t.tree, t.mapping, ray, t.arriving());  // never waits
     if (t.objects) {
         pick.object = pickObjectBefore(*t.objects, ray, pick.terrain);
     }
@@ -213,7 +223,7 @@ void onMouseButton(GLFWwindow* window, int button, int action, int mods) {
             }
             return;
         }
-        const PickHit hit = pickAt(window, v.session, x, y);
+        const PickHit hit = pickAt(window, v, x, y);
         c.measured = hit.hit;
         c.dragging = hit.hit;
         c.a = c.b = hit.world;
@@ -226,7 +236,7 @@ void onMouseButton(GLFWwindow* window, int button, int action, int mods) {
     }
     c.dragging = false;
     if (std::hypot(x - v.pressX, y - v.pressY) > kClickPixels) {
-        if (const PickHit end = pickAt(window, v.session, x, y); end.hit) {
+        if (const PickHit end = pickAt(window, v, x, y); end.hit) {
             c.b = end.world;  // a measuring drag, ending where the button came up
         }
         return;
@@ -311,6 +321,10 @@ void updateCursor(GLFWwindow* window, Viewer& v) {
     }
     if (c.measured) {  // a few transforms a frame; the mapping may change under it
         c.distance = groundDistance(v.session.geo, t.mapping, c.a, c.b);
+    }
+    if (pick.terrain.arriving && t.asker) {  // fetched off the frame's thread
+        const PickHit& p = pick.terrain;
+        t.asker->ask(p.absentX0, p.absentZ0, p.absentX1, p.absentZ1);
     }
     if (!ImGui::GetIO().WantCaptureMouse) {
         c.hover = pick.terrain;

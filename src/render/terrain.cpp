@@ -5,6 +5,7 @@
 
 #include <cassert>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 
 #include "core/base/text.h"
@@ -193,6 +194,7 @@ bool Terrain::settleStreaming(const CullView& view) {
     bool timed = false;
     bool settled = false;
     while (!settled && streamer) {
+        const uint64_t failedBefore = streamer->stats().failedTotal;  // a new pool's streamer anew
         for (int pass = 0; pass < kSettlePasses && streamer; ++pass) {
             cullTerrain(*this, view);
             if (!timed) {
@@ -210,6 +212,9 @@ bool Terrain::settleStreaming(const CullView& view) {
             break;
         }
         const StreamStats st = streamer->stats();
+        if (st.failedTotal > failedBefore) {
+            break;  // a page whose samples could not be read: no larger pool settles it
+        }
         const int level0 = gpu.pages.level[0].pagesX * gpu.pages.level[0].pagesY;
         if (st.pool >= level0 || !remakeHeights(fixedPool(std::min(2 * st.pool, level0)))) {
             break;
@@ -277,7 +282,34 @@ void Terrain::completeLevel0() {
     times.restMs = msSince(start);
 }
 
+StreamSettings streamByTiles(StreamSettings stream, const std::shared_ptr<LayoutStream>& tiles) {
+    if (!tiles) {
+        return stream;
+    }
+    stream.on = true;
+    stream.samples = layoutSamples(tiles);
+    stream.coarse = layoutLevelPages(tiles);  // the GL thread's: at create, when remade
+    return stream;
+}
+
+void Terrain::finishTiles() {
+    if (!tiles || !tilesProblem.empty()) {
+        return;
+    }
+    const LayoutTileCounts counts = layoutTileCounts(*tiles);
+    if (counts.finished || counts.present < counts.total) {
+        return;
+    }
+    if (const Result<bool> finished = finishLayoutCache(*tiles); !finished) {
+        tilesProblem = finished.error();
+        std::fprintf(stderr, "quadterrain: %s\n", tilesProblem.c_str());
+    }
+}
+
 void Terrain::adoptOpened(const OpenedMap& opened) {
+    tiles = opened.tiles;
+    presence = tiles ? layoutPresence(tiles) : SamplePresence{};
+    asker = tiles ? std::make_unique<SampleAsker>(presence) : nullptr;
     sidecar = opened.sidecar;
     codeCache = opened.codeCache;
     codeCachePath = opened.codeCachePath;
@@ -369,7 +401,7 @@ Result<OpenedTerrain> openTerrain(const std::string& path, const LoadOptions& op
         !world) {
         return R::failure(world.error());
     }
-    read.stream = stream;
+    read.stream = streamByTiles(stream, read.opened.tiles);
     read.stream.on = stream.on || read.opened.streamed;
     return read;
 }
@@ -420,6 +452,7 @@ namespace {
 // cullTerrain in its two parts: the GL uploads (the errors taken, the pages filled since the last
 // frame), then the CPU's pipeline and the pages asked for.
 void uploadForView(Terrain& terrain, const CullView& view) {
+    terrain.finishTiles();
     if (terrain.errorJob.takeIfDone(terrain.tree)) {
         terrain.tookErrors();
     }

@@ -15,10 +15,13 @@
 #include "core/objects/scene.h"
 #include "core/streaming/coarse_error_job.h"
 #include "core/streaming/imagery_streamer.h"
+#include "core/streaming/layout_stream_access.h"
 #include "core/streaming/open_map.h"
 #include "core/streaming/page_streamer.h"
+#include "core/streaming/sample_asker.h"
 #include "core/terrain/heightmap.h"
 #include "core/terrain/quadtree.h"
+#include "core/terrain/sample_presence.h"
 #include "core/terrain/world.h"
 #include "core/view/camera.h"
 #include "core/view/camera_fit.h"
@@ -100,6 +103,18 @@ struct Terrain {
     Heightmap map;  // size, coding, range and the codes (also on the GPU once uploaded)
     Quadtree tree;
     WorldMapping mapping;
+    // A layout streamed by tiles (OpenedMap::tiles, adoptOpened): its level 0 arrives as it is
+    // asked for, and `presence` says which samples have (arriving()); null and empty for a map
+    // held whole or mapped whole. Declared before the streamer and the light's job, which read
+    // the tiles, so that it goes after them.
+    std::shared_ptr<LayoutStream> tiles;
+    SamplePresence presence;
+    // With tiles: what the frame's readers found absent (the cursor's pick, the ground under the
+    // eye), fetched off the frame's thread.
+    std::unique_ptr<SampleAsker> asker;
+    // Why its code cache could not be finished once every tile arrived ("" none: the cache is
+    // finished, or tiles still arrive); tried once (finishTiles).
+    std::string tilesProblem;
     TerrainGpu gpu;
     // What gpu.imagery shows (render/terrain_imagery.h); default while it has none.
     ImageryInfo imagery;
@@ -211,9 +226,21 @@ struct Terrain {
     // After the error job's errors were taken into the tree: their time, and the sidecar a
     // streamed job wrote.
     void tookErrors();
+    // The presence of a map whose samples arrive as they are asked for; null when every sample
+    // is present from the open.
+    const SamplePresence* arriving() const { return tiles ? &presence : nullptr; }
+    // Once every tile of a layout streamed by tiles has arrived: its code cache finished
+    // (LayoutStream::finishWhenComplete), so that the next open maps it; its failure in
+    // tilesProblem. Called at every frame's uploads (cullTerrain, drawTerrain); cheap until then.
+    void finishTiles();
     // Stops the error job and frees the GL objects.
     void destroy();
 };
+
+// `stream` for a map opened streamed by tiles (OpenedMap::tiles, null: `stream` as it is): the
+// page streamer asks the tiles for a page's samples, and levels 1 and up come from the layout's
+// heights-K files with level 0 unread (LayoutLevelPages).
+StreamSettings streamByTiles(StreamSettings stream, const std::shared_ptr<LayoutStream>& tiles);
 
 // The first step of a load: reports LoadStep::Decode, runs loadHeightmap, times it. With `tree`
 // set, a GDAL raster's first-frame tree is built during its read into *tree (loadHeightmap), its

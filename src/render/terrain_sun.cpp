@@ -84,6 +84,10 @@ void setTerrainSun(Terrain& terrain, TerrainRenderer& renderer, std::optional<Su
             terrain.map, terrain.mapping, kShadowBands, shadowThreads(), kSkyLightAzimuths,
             pagedLight(terrain) ? &terrain.gpu.pages : nullptr);
     }
+    if (const SamplePresence* presence = terrain.arriving();
+        presence && !terrain.sunlight->hasShown()) {
+        terrain.sunlight->ensureFirst(*presence);  // the sweeps read every sample
+    }
     terrain.sunlight->request(*sun);
     // Until the first shadows arrive the terrain is lit from `sun` alone.
     const bool shown = lightOnGpu(terrain) && terrain.sunlight->hasShown();
@@ -95,7 +99,16 @@ void setTerrainSun(Terrain& terrain, TerrainRenderer& renderer, std::optional<Su
 }
 
 bool updateTerrainSun(Terrain& terrain, TerrainRenderer& renderer) {
-    if (!terrain.sunlight || !terrain.sunlight->takeFinished()) {
+    if (!terrain.sunlight) {
+        return false;
+    }
+    if (terrain.shadowsProblem.empty()) {
+        if (const std::string failure = terrain.sunlight->failure(); !failure.empty()) {
+            terrain.shadowsProblem = "shadows off: " + failure;
+            std::fprintf(stderr, "quadterrain: %s\n", terrain.shadowsProblem.c_str());
+        }
+    }
+    if (!terrain.sunlight->takeFinished()) {
         return false;
     }
     const LightBuffer& bytes = terrain.sunlight->bytes();

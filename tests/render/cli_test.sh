@@ -555,6 +555,48 @@ s = json.load(open(f"{sys.argv[1]}/layout_streamed.json"))["streaming"]
 assert s["code_cache"] == "written" and s["sidecar"] == "read", s
 assert s["cache"]["codes"].endswith(".layout.qtcodes"), s
 PY
+# 9c. plain.tif baked: a layout without holes opened streamed fetches its level 0 by tiles as the
+#     view asks for them, none at open. Settled, the picture and the pick (its tiles fetched first)
+#     are the GeoTIFF's byte for byte, culled = unculled. Under a Sun the light's job fetches every
+#     tile first (lit as the GeoTIFF streamed under the same Sun); with every tile present the
+#     code cache is finished, and the next open maps it with no tile read.
+"$(dirname "$exe")/quadterrain-bake" "$tmp/plain.tif" "$tmp/plain layout" >/dev/null ||
+    fail "quadterrain-bake plain.tif"
+for cull in "" --no-cull; do
+    # shellcheck disable=SC2086
+    "$exe" "$tmp/plain layout" $tif_view --leaf 4 --stream $cull --cache-dir "$tmp/tiles" \
+        --screenshot "$tmp/tiles$cull.png" --stats-json "$tmp/tiles$cull.json" --pick 120,80 ||
+        fail "plain layout by tiles $cull"
+done
+"$exe" "$tmp/plain.tif" $tif_view --leaf 4 --screenshot "$tmp/plain_leaf4.png" \
+    --stats-json "$tmp/plain_leaf4.json" --pick 120,80 || fail "plain.tif, leaves of 4"
+cmp -s "$tmp/tiles.png" "$tmp/tiles--no-cull.png" || fail "plain layout by tiles: culled != unculled"
+cmp -s "$tmp/tiles.png" "$tmp/plain_leaf4.png" || fail "plain layout by tiles != plain.tif"
+for how in "plain layout" plain.tif; do
+    # shellcheck disable=SC2086
+    "$exe" "$tmp/$how" $tif_view --leaf 4 --stream --cache-dir "$tmp/tiles" --sun-azimuth 250 \
+        --sun-elevation 12 --screenshot "$tmp/$how sun.png" --stats-json "$tmp/$how sun.json" ||
+        fail "$how streamed under a Sun"
+done
+cmp -s "$tmp/plain layout sun.png" "$tmp/plain.tif sun.png" ||
+    fail "plain layout by tiles under a Sun != plain.tif streamed under it"
+"$exe" "$tmp/plain layout" $tif_view --leaf 4 --stream --cache-dir "$tmp/tiles" \
+    --stats-json "$tmp/tiles_again.json" || fail "plain layout, its cache finished"
+python3 - "$tmp" <<'PY' || fail "plain layout by tiles stats content"
+import json, sys
+tiles, whole, sun, again = (json.load(open(f"{sys.argv[1]}/{k}.json"))
+                            for k in ("tiles", "plain_leaf4", "plain layout sun", "tiles_again"))
+s = tiles["streaming"]
+assert s["code_cache"] == "by tiles" and s["sidecar"] == "read", s
+t = s["tiles"]
+assert 0 < t["present"] == t["read"] <= t["total"] and t["failed"] == 0 and t["kept"] == 0, t
+assert tiles["pick"] == whole["pick"] and whole["pick"]["hit"], (tiles["pick"], whole["pick"])
+assert tiles["heights"] == whole["heights"], (tiles["heights"], whole["heights"])
+t = sun["streaming"]["tiles"]
+assert sun["sun"]["shadows"] is True and t["present"] == t["total"] and t["finished"], (sun["sun"], t)
+s = again["streaming"]
+assert s["code_cache"] == "read" and "tiles" not in s and s["cache"]["codes"].endswith(".layout.qtcodes"), s
+PY
 # 10. The .r16 of 8 read into memory with its level-0 pages on demand: the first view waits for its
 #     own pages, so the screenshot is the whole upload's byte for byte, and so is a frame without
 #     level of detail (which makes the heights whole first); picking is unchanged.

@@ -14,7 +14,8 @@ shortcut letter typed right after a click into the path box changes nothing but 
 in the box leaves it and never quits; Esc twice outside it quits), layout (at 1280x720 and
 1920x1080 over a georeferenced map with nodata, the HUD's default sections, the cursor bar and a
 message fit their windows unscrolled and on screen, the minimap is usable, and a message moves
-nothing).
+nothing), tiles (a layout served by nginx, streamed by tiles: the cursor's pick once its tiles
+arrive and a measuring drag equal --pick of the GeoTIFF it was baked from).
 The viewer runs with --state-json, prints "quadterrain: ready" after its first frame, and writes
 its camera, cursor pick, measurement and last screenshot at exit (Esc twice). After each step of input a
 test sends the sync key (Pause) and waits for "quadterrain: sync N": the viewer writes its state and
@@ -88,6 +89,15 @@ class Viewer:
     def move(self, x, y):
         xdotool("mousemove", "--window", self.window, str(x), str(y))
 
+    def drag_to(self, x, y):
+        """A left-button drag from the pointer's place to (x, y): a measurement on the terrain."""
+        xdotool("mousedown", "1")
+        self.sync()
+        self.move(x, y)
+        self.sync()
+        xdotool("mouseup", "1")
+        self.sync()
+
     def sync(self, timeout=120):
         """Sends the sync key and waits for the viewer's answer: every event sent before it has
         been taken in by a frame, and a whole frame has run after that one. Returns the state."""
@@ -141,12 +151,7 @@ def test_pick(tmp, map_path):
     v = Viewer(tmp, map_path)
     v.move(*a)
     v.sync()
-    xdotool("mousedown", "1")
-    v.sync()
-    v.move(*b)
-    v.sync()
-    xdotool("mouseup", "1")
-    v.sync()
+    v.drag_to(*b)
     state = v.close()
     pick_a, pick_b = scripted_pick(tmp, map_path, *a), scripted_pick(tmp, map_path, *b)
     if not (pick_a["hit"] and pick_b["hit"]):
@@ -584,6 +589,63 @@ def write_utm_map(path, side):
                         tie=(500000.0, 5300000.0), epsg=32633))
 
 
+def test_tiles(tmp, map_path):
+    """A baked layout served by nginx (64 kB/s), opened streamed: nothing of its level 0 is read at
+    open, and frames are drawn while its tiles arrive. The cursor over terrain whose tiles have not arrived
+    says so, asks for them off the frame's thread, and once they are in its pick is --pick's of the
+    GeoTIFF the layout was baked from; a measuring drag (which waits for its tiles) ends on the
+    same points; the HUD counts the tiles."""
+    global WINDOW, CAMERA
+    WINDOW = (640, 360)
+    CAMERA = ["--eye", "-500,9000,-500", "--target", "8000,0,8000"]
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "app"))
+    from tiff16 import geotiff
+    side = 513
+    samples = [int(1200 + 400 * math.sin(c * 0.05) * math.cos(r * 0.04) + 3 * (c + r))
+               for r in range(side) for c in range(side)]
+    tif = os.path.join(tmp, "hills.tif")
+    with open(tif, "wb") as f:
+        f.write(geotiff(side, side, samples, "uint16", cell=30.0, tie=(500000.0, 5300000.0),
+                        epsg=32633))
+    root = os.path.join(tmp, "served")
+    os.makedirs(root)
+    bake = os.path.join(os.path.dirname(exe), "quadterrain-bake")
+    subprocess.run([bake, tif, os.path.join(root, "layout")], check=True, timeout=300,
+                   capture_output=True)
+    server = start_nginx(tmp, root, 65536)
+    if server is None:
+        print("(input_test tiles skipped: no nginx)")
+        sys.exit(SKIP)
+    process, prefix = server
+    a, b = (420, 120), (420, 230)  # far terrain, drawn coarse; near terrain
+    try:
+        v = Viewer(tmp, prefix + "layout", "--stream", "--cache-dir", os.path.join(tmp, "cache"))
+        v.move(*a)
+        state = v.sync()
+        arriving = 0  # frames synced while the cursor's tiles were on their way
+        deadline = time.monotonic() + 120
+        while not state["cursor"]["hit"]:  # asked for, the tiles under the cursor arrive
+            if time.monotonic() > deadline:
+                fail(f"the tiles under the cursor did not arrive: {state['cursor']}")
+            arriving += 1
+            state = v.sync()
+        hover = state["cursor"]
+        v.drag_to(*b)
+        state = v.close()
+    finally:
+        process.kill()
+        process.wait()
+    pick_a, pick_b = scripted_pick(tmp, tif, *a), scripted_pick(tmp, tif, *b)
+    if not (pick_a["hit"] and pick_b["hit"]):
+        fail(f"the chosen pixels should be on the terrain: {pick_a} {pick_b}")
+    if hover != pick_a:
+        fail(f"the cursor's pick {hover} != --pick {a} of the GeoTIFF: {pick_a}")
+    if state["measure"] != {"a": pick_a["world"], "b": pick_b["world"]}:
+        fail(f"the measurement {state['measure']} != the picks {pick_a['world']} {pick_b['world']}")
+    print(f"tiles: cursor {hover['world']} after {arriving} syncs waiting for its tiles, "
+          f"measure {state['measure']}")
+
+
 def test_layout(tmp, map_path):
     """The HUD at 1280x720 and 1920x1080 with its default sections open: the panel, the cursor
     bar (hovering the terrain) and a message's toast each fit their window (ImGui's scroll range
@@ -651,7 +713,8 @@ def main():
                  "slow_keys": lambda t, m: test_enter(t, m, 2), "fly": test_fly,
                  "ground": test_ground, "minimap": test_minimap, "text_focus": test_text_focus,
                  "layout": test_layout, "sun_keys": test_sun_keys,
-                 "frame_budget": test_frame_budget, "slow_load": test_slow_load}
+                 "frame_budget": test_frame_budget, "slow_load": test_slow_load,
+                 "tiles": test_tiles}
         if case not in tests:
             fail(f"unknown case; one of {sorted(tests)}")
         tests[case](tmp, map_path)

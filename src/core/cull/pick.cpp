@@ -131,7 +131,7 @@ PickRay pixelRay(const Camera& camera, float pixelX, float pixelY, int width, in
 }
 
 PickHit pickTerrain(const Heightmap& map, const Quadtree& tree, const WorldMapping& mapping,
-                    const PickRay& ray) {
+                    const PickRay& ray, const SamplePresence* presence) {
     assert(map.codes.size() == size_t(map.width) * size_t(map.height));
     PickHit best;
     if (!validRay(ray) || tree.nodes.empty()) {
@@ -158,6 +158,8 @@ PickHit pickTerrain(const Heightmap& map, const Quadtree& tree, const WorldMappi
         return best;
     }
     stack[top++] = {rootT, tree.rootIndex()};
+    // The nearest entry into a leaf whose samples are not all present, and that leaf.
+    double absentT = std::numeric_limits<double>::infinity();
     while (top > 0) {
         const Pending p = stack[--top];
         if (best.hit && p.t > best.t) {
@@ -165,6 +167,16 @@ PickHit pickTerrain(const Heightmap& map, const Quadtree& tree, const WorldMappi
         }
         const QuadtreeNode& node = tree.nodes[p.node];
         if (node.isLeaf()) {
+            if (presence != nullptr && !presence->present(node.x0, node.z0, node.x1, node.z1)) {
+                if (p.t < absentT) {
+                    absentT = p.t;
+                    best.absentX0 = node.x0;
+                    best.absentZ0 = node.z0;
+                    best.absentX1 = node.x1;
+                    best.absentZ1 = node.z1;
+                }
+                continue;
+            }
             ++best.leavesTested;
             for (int row = node.z0; row < node.z1; ++row) {
                 for (int col = node.x0; col < node.x1; ++col) {
@@ -195,8 +207,31 @@ PickHit pickTerrain(const Heightmap& map, const Quadtree& tree, const WorldMappi
             stack[top++] = children[k];
         }
     }
+    // A triangle of the absent leaf lies in its box, so it is met no nearer than the box's entry:
+    // a hit nearer than that entry is the first, any other may not be (a tie included).
+    if (!std::isinf(absentT) && (!best.hit || absentT <= best.t)) {
+        best.arriving = true;
+        best.hit = false;
+        return best;
+    }
     finish(map, mapping, o, d, best);
     return best;
+}
+
+Result<PickHit> pickPresent(const Heightmap& map, const Quadtree& tree, const WorldMapping& mapping,
+                            const PickRay& ray, const SamplePresence& presence) {
+    // Each round makes one more leaf present or fails, so the leaves bound the rounds.
+    for (size_t round = 0; round <= tree.leaves.size(); ++round) {
+        const PickHit hit = pickTerrain(map, tree, mapping, ray, &presence);
+        if (!hit.arriving) {
+            return hit;
+        }
+        if (Status got = presence.ensure(hit.absentX0, hit.absentZ0, hit.absentX1, hit.absentZ1);
+            !got) {
+            return Result<PickHit>::failure(got.error());
+        }
+    }
+    return Result<PickHit>::failure("the map's samples under the pick did not stay present");
 }
 
 PickHit pickBruteForce(const Heightmap& map, const WorldMapping& mapping, const PickRay& ray) {

@@ -7,8 +7,10 @@
 
 #include <glm/vec3.hpp>
 
+#include "core/base/result.h"
 #include "core/terrain/heightmap.h"
 #include "core/terrain/quadtree.h"
+#include "core/terrain/sample_presence.h"
 #include "core/terrain/vertex_grid.h"
 #include "core/view/camera.h"
 
@@ -31,14 +33,29 @@ struct PickHit {
     uint32_t triangle = 0;      // 2 (row * (width - 1) + col) + k of the square (col, row) hit
     uint32_t leavesTested = 0;  // leaves whose triangles were tested
     uint32_t nodesTested = 0;   // nodes whose box met the ray test
+    // With a SamplePresence (pickTerrain's `presence`): the ray meets a leaf whose samples are not
+    // all present no farther than its first present hit, so the first hit is not known (`hit`
+    // false). The nearest such leaf's sample box, columns [absentX0, absentX1] and rows
+    // [absentZ0, absentZ1], is the one to ask for.
+    bool arriving = false;
+    int absentX0 = 0, absentZ0 = 0, absentX1 = 0, absentZ1 = 0;
 };
 
 // The first triangle the ray meets, from either side, at t >= 0: the least t, and among equal
 // t the lowest triangle number. Triangles are the drawn ones: two a grid square, split by the
 // diagonal (col, row + 1)-(col + 1, row), at vertexPosition()'s float positions. The map's codes
-// must be present. Visits nodes nearest first and stops at a node farther than the best hit.
+// must be present, or `presence` say which are: a leaf not all present is not tested, and a hit
+// beyond where the ray enters its box is not taken as the first (PickHit::arriving). Visits nodes
+// nearest first and stops at a node farther than the best hit.
 PickHit pickTerrain(const Heightmap& map, const Quadtree& tree, const WorldMapping& mapping,
-                    const PickRay& ray);
+                    const PickRay& ray, const SamplePresence* presence = nullptr);
+
+// pickTerrain on a map whose samples arrive as they are asked for: the leaves it meets before its
+// first hit made present (presence.ensure) until the hit is known, so that it is pickTerrain's on
+// the map held whole. The first failure's line when a leaf's samples cannot be read. Blocks while
+// they are read: for a pick a user asked for, not the one a frame makes.
+Result<PickHit> pickPresent(const Heightmap& map, const Quadtree& tree, const WorldMapping& mapping,
+                            const PickRay& ray, const SamplePresence& presence);
 
 // Every triangle of the map, the reference pickTerrain must equal (leavesTested counts them all).
 PickHit pickBruteForce(const Heightmap& map, const WorldMapping& mapping, const PickRay& ray);

@@ -140,6 +140,16 @@ void SunlightJob::waitIdle() {
     idle_.wait(lock, [this] { return !busy_ && !pending_; });
 }
 
+void SunlightJob::ensureFirst(SamplePresence presence) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    presence_ = std::move(presence);
+}
+
+std::string SunlightJob::failure() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return failure_;
+}
+
 void SunlightJob::loop() {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
@@ -149,7 +159,20 @@ void SunlightJob::loop() {
         const SunDirection sun = *pending_;
         pending_.reset();
         busy_ = true;
+        const SamplePresence presence = presence_;
         lock.unlock();
+        if (!samplesPresent_ && presence.ensure) {
+            const Status present = presence.ensure(0, 0, map_.width - 1, map_.height - 1);
+            lock.lock();
+            samplesPresent_ = bool(present);
+            failure_ = present ? "" : present.error();
+            if (!present) {
+                busy_ = false;
+                idle_.notify_all();
+                continue;
+            }
+            lock.unlock();
+        }
         // A map in files is swept in bands of rows (sweepInRowBands), each band's pages given
         // back as soon as the lines have passed it, so that the process holds about a band of
         // each array at a time rather than the whole map.

@@ -18,6 +18,7 @@
 #include "core/light/sun_position.h"
 #include "core/terrain/height_pages.h"
 #include "core/terrain/heightmap.h"
+#include "core/terrain/sample_presence.h"
 #include "core/terrain/world.h"
 
 namespace qt {
@@ -74,6 +75,13 @@ public:
     SunDirection shownSun() const { return shownSun_; }
     // Waits until every request has been computed (tests and scripted runs).
     void waitIdle();
+    // For a map whose codes arrive as they are asked for: before a computation reads them, the
+    // job makes every sample present (presence.ensure over the map, on its own thread, while
+    // the frames go on). Before the first request.
+    void ensureFirst(SamplePresence presence);
+    // The line of the last failure to make them present ("": none); the request that met it is
+    // dropped, and the next one tries again.
+    std::string failure() const;
 
 private:
     struct Buffers {
@@ -109,7 +117,10 @@ private:
     bool hasFinished_ = false;
     bool busy_ = false;
     bool stop_ = false;
-    std::mutex mutex_;
+    SamplePresence presence_;      // under mutex_
+    bool samplesPresent_ = false;  // the job thread's only
+    std::string failure_;          // under mutex_
+    mutable std::mutex mutex_;
     std::condition_variable wake_;
     std::condition_variable idle_;
     std::thread thread_;  // last: started once everything above is

@@ -42,19 +42,39 @@ LayoutTiles::Counts LayoutTiles::counts() const {
     return counts_;
 }
 
-Status LayoutTiles::ensure(int x0, int y0, int x1, int y1) {
+LayoutTiles::TileSpan LayoutTiles::tilesOf(int x0, int y0, int x1, int y1) const {
     x0 = std::max(x0, 0);
     y0 = std::max(y0, 0);
     x1 = std::min(x1, map_.width - 1);
     y1 = std::min(y1, map_.height - 1);
-    for (int ty = y0 / side_; y0 <= y1 && ty <= y1 / side_; ++ty) {
-        for (int tx = x0 / side_; x0 <= x1 && tx <= x1 / side_; ++tx) {
+    if (x0 > x1 || y0 > y1) {
+        return {0, 0, -1, -1};
+    }
+    return {x0 / side_, y0 / side_, x1 / side_, y1 / side_};
+}
+
+Status LayoutTiles::ensure(int x0, int y0, int x1, int y1) {
+    const TileSpan span = tilesOf(x0, y0, x1, y1);
+    for (int ty = span.ty0; ty <= span.ty1; ++ty) {
+        for (int tx = span.tx0; tx <= span.tx1; ++tx) {
             if (Status got = ensureTile(tx, ty); !got) {
                 return got;
             }
         }
     }
     return {};
+}
+
+bool LayoutTiles::present(int x0, int y0, int x1, int y1) const {
+    const TileSpan span = tilesOf(x0, y0, x1, y1);
+    for (int ty = span.ty0; ty <= span.ty1; ++ty) {
+        for (int tx = span.tx0; tx <= span.tx1; ++tx) {
+            if (!present(tx, ty)) {
+                return false;
+            }
+        }
+    }
+    return true;
 }
 
 Status LayoutTiles::ensureTile(int tx, int ty) {

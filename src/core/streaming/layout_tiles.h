@@ -60,6 +60,12 @@ public:
         return state_[tileIndex(tx, ty)].load(std::memory_order_acquire) == kPresent;
     }
     bool allPresent() const { return presentCount_.load(std::memory_order_acquire) == tileCount(); }
+    // Whether every tile holding a sample of columns [x0, x1] and rows [y0, y1] is present
+    // (clamped to the map; true for an empty window).
+    bool present(int x0, int y0, int x1, int y1) const;
+    // Tiles present, of tilesX() x tilesY().
+    uint64_t presentCount() const { return presentCount_.load(std::memory_order_acquire); }
+    uint64_t tileCount() const { return uint64_t(tilesX_) * uint64_t(tilesY_); }
     // Makes every tile holding a sample of columns [x0, x1] and rows [y0, y1] present (clamped to
     // the map), reading those that are not, in row order; returns the first failure's line.
     Status ensure(int x0, int y0, int x1, int y1);
@@ -86,7 +92,12 @@ private:
         std::chrono::steady_clock::time_point retryAt;
     };
     size_t tileIndex(int tx, int ty) const { return size_t(ty) * size_t(tilesX_) + size_t(tx); }
-    uint64_t tileCount() const { return uint64_t(tilesX_) * uint64_t(tilesY_); }
+    // The tiles [tx0, tx1] x [ty0, ty1] holding a sample of the window, clamped to the map (none:
+    // tx1 < tx0).
+    struct TileSpan {
+        int tx0, ty0, tx1, ty1;
+    };
+    TileSpan tilesOf(int x0, int y0, int x1, int y1) const;
     // Reads tile (tx, ty) and writes it; no lock held.
     Status readTile(int tx, int ty, bool& kept);
     // A dataset of `pool` (rasters_ or maskRasters_), opened when none is free.
@@ -132,6 +143,7 @@ public:
     LayoutStream(const LayoutStream&) = delete;
     LayoutStream& operator=(const LayoutStream&) = delete;
 
+    const LayoutManifest& layout() const { return layout_; }
     LayoutTiles& tiles() { return tiles_; }
     const LayoutTiles& tiles() const { return tiles_; }
     // Finishes the cache when every tile is present and it is not yet finished: true when it did

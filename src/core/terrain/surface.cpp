@@ -50,6 +50,28 @@ std::optional<float> surfaceHeight(const Heightmap& map, const WorldMapping& map
     return triangleAt(map, mapping, fx, fz).height;
 }
 
+std::optional<GroundBound> groundBound(const Heightmap& map, const Quadtree& tree,
+                                       const WorldMapping& mapping, const SamplePresence* presence,
+                                       float x, float z) {
+    const double fx = double(x) / double(mapping.spacingX);
+    const double fz = double(z) / double(mapping.spacingZ);
+    if (!(fx >= 0.0 && fz >= 0.0 && fx <= double(map.width - 1) && fz <= double(map.height - 1))) {
+        return std::nullopt;
+    }
+    const int col = std::min(int(fx), map.width - 2);
+    const int row = std::min(int(fz), map.height - 2);
+    if (presence == nullptr || presence->present(col, row, col + 1, row + 1)) {
+        return GroundBound{triangleAt(map, mapping, fx, fz).height, true};
+    }
+    // The leaf's box holds the square's corners; its codes bound theirs, and the triangles'
+    // heights lie between their corners' (either sign of heightScale: the larger end).
+    const CodeRange leaf =
+        tree.leafCodes[tree.leafIndexAt(col >> tree.leafShift, row >> tree.leafShift)];
+    const float low = mapping.worldHeight(tree.coding.sample(leaf.minCode));
+    const float high = mapping.worldHeight(tree.coding.sample(leaf.maxCode));
+    return GroundBound{std::max(low, high), false};
+}
+
 SurfacePoint surfaceAt(const Heightmap& map, const WorldMapping& mapping, float x, float z) {
     const double fx = std::clamp(double(x) / double(mapping.spacingX), 0.0, double(map.width - 1));
     const double fz = std::clamp(double(z) / double(mapping.spacingZ), 0.0, double(map.height - 1));

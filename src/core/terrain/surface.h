@@ -7,6 +7,8 @@
 #include <glm/vec3.hpp>
 
 #include "core/terrain/heightmap.h"
+#include "core/terrain/quadtree.h"
+#include "core/terrain/sample_presence.h"
 #include "core/terrain/world.h"
 
 namespace qt {
@@ -23,6 +25,19 @@ GridSquare gridSquare(const Heightmap& map, const WorldMapping& mapping, int col
 // none off the map. O(1): the ground under the eye for the camera's floor and ground-follow.
 std::optional<float> surfaceHeight(const Heightmap& map, const WorldMapping& mapping, float x,
                                    float z);
+
+// The ground under world (x, z) as far as the present samples tell (SamplePresence; none: every
+// sample present): the drawn surface's height (surfaceHeight) where the square's four corners are
+// present, `exact`; else the height of the highest sample of the tree's leaf holding the square,
+// which the surface there never passes, so that a floor above it keeps the eye above the ground
+// while the square's samples arrive. None off the map.
+struct GroundBound {
+    float height;
+    bool exact;
+};
+std::optional<GroundBound> groundBound(const Heightmap& map, const Quadtree& tree,
+                                       const WorldMapping& mapping, const SamplePresence* presence,
+                                       float x, float z);
 
 // The same surface's height and unit upward normal at world (x, z), points off the map taking
 // the nearest point of its border: where objects stand and which way the balls roll.

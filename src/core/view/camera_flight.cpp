@@ -51,10 +51,17 @@ float eyeFloor(const Heightmap& map, const WorldMapping& mapping, const Camera& 
                     4.0f * camera.nearPlane);
 }
 
-bool keepAboveGround(Camera& camera, const Heightmap& map, const WorldMapping& mapping,
-                     float floor) {
-    const std::optional<float> ground =
-        surfaceHeight(map, mapping, camera.position.x, camera.position.z);
+bool keepAboveGround(Camera& camera, const Heightmap& map, const WorldMapping& mapping, float floor,
+                     const Quadtree* tree, const SamplePresence* presence) {
+    std::optional<float> ground;
+    if (presence != nullptr && tree != nullptr) {
+        if (const std::optional<GroundBound> bound =
+                groundBound(map, *tree, mapping, presence, camera.position.x, camera.position.z)) {
+            ground = bound->height;
+        }
+    } else {
+        ground = surfaceHeight(map, mapping, camera.position.x, camera.position.z);
+    }
     if (!ground || camera.position.y >= *ground + floor) {
         return false;
     }

@@ -5,6 +5,8 @@
 #include <glm/vec3.hpp>
 
 #include "core/terrain/heightmap.h"
+#include "core/terrain/quadtree.h"
+#include "core/terrain/sample_presence.h"
 #include "core/terrain/world.h"
 #include "core/view/camera.h"
 
@@ -32,8 +34,10 @@ float eyeFloor(const Heightmap& map, const WorldMapping& mapping, const Camera& 
                float followHeight);
 
 // Raises the eye to `floor` above the drawn surface under it (surfaceHeight); off the map nothing
-// changes. True when it moved.
-bool keepAboveGround(Camera& camera, const Heightmap& map, const WorldMapping& mapping,
-                     float floor);
+// changes. True when it moved. With `presence` (a map whose codes arrive as they are asked for),
+// above the ground as far as the present samples tell (groundBound, from `tree` where the
+// square's samples are absent): never under the ground, and no lower once they arrive.
+bool keepAboveGround(Camera& camera, const Heightmap& map, const WorldMapping& mapping, float floor,
+                     const Quadtree* tree = nullptr, const SamplePresence* presence = nullptr);
 
 }  // namespace qt

@@ -12,6 +12,7 @@
 #include "core/terrain/synthetic.h"
 #include "qt_source_paths.h"
 #include "test_files.h"
+#include "test_presence.h"
 #include "test_scene.h"
 
 namespace qt {
@@ -180,6 +181,82 @@ TEST(Pick, EqualsBruteForceOnRealMapsAndTestsFewLeaves) {
     std::printf("pick: %d of %d rays hit; the walk tested %.3f%% of the leaves on average\n",
                 totals.hits, totals.rays, 100.0 * meanShare);
     EXPECT_LT(meanShare, 0.05) << "the walk should test a small share of the leaves";
+}
+
+// A map whose samples arrive by tiles (a layout streamed by tiles), half of them present: a pick
+// that says it has a hit has the whole map's (brute force over every triangle, the absent tiles'
+// included), and one that cannot know says "arriving" and names an absent leaf; asked for the
+// leaves it names until it knows (pickPresent), every pick is the whole map's, having read only
+// some of the tiles. With every tile present a pick never waits.
+TEST(Pick, WithSamplesArrivingAHitIsTheWholeMapsOrSaysItIsArriving) {
+    int known = 0, arriving = 0;
+    uint32_t seed = 70;
+    for (const test::SyntheticCase& c : test::kSyntheticCases) {
+        const Scene s =
+            test::makeScene(syntheticHeightmap(c.width, c.height, seed), c.mapping, c.leaf);
+        Random coin(seed);
+        const test::TilesArriving tiles(s.map, 16, [&](size_t) { return coin.below(2) == 0; });
+        const SamplePresence presence = tiles.presence();
+        const test::TilesArriving whole(s.map, 16, [](size_t) { return true; });
+        const SamplePresence all = whole.presence();
+        Random rng(seed + 1000);
+        for (int i = 0; i < raysFor(s); ++i) {
+            const PickRay ray = anyRay(s, rng, i);
+            const std::string where = "synthetic " + std::to_string(seed) + " ray " +
+                                      std::to_string(i) + " kind " + std::to_string(i % 6);
+            const PickHit brute = pickBruteForce(s.map, s.mapping, ray);
+            const PickHit walk = pickTerrain(s.map, s.tree, s.mapping, ray, &presence);
+            if (walk.arriving) {
+                ++arriving;
+                ASSERT_FALSE(walk.hit) << where;
+                ASSERT_FALSE(
+                    tiles.present(walk.absentX0, walk.absentZ0, walk.absentX1, walk.absentZ1))
+                    << where;
+            } else {
+                ++known;
+                ASSERT_EQ(walk.hit, brute.hit) << where;
+                if (brute.hit) {
+                    ASSERT_EQ(walk.triangle, brute.triangle) << where;
+                    ASSERT_EQ(walk.t, brute.t) << where;
+                }
+            }
+            const Result<PickHit> present = pickPresent(s.map, s.tree, s.mapping, ray, presence);
+            ASSERT_TRUE(present) << where << ": " << present.error();
+            ASSERT_FALSE(present.value().arriving) << where;
+            ASSERT_EQ(present.value().hit, brute.hit) << where;
+            if (brute.hit) {
+                ASSERT_EQ(present.value().triangle, brute.triangle) << where;
+                ASSERT_EQ(present.value().t, brute.t) << where;
+                ASSERT_EQ(present.value().col, brute.col) << where;
+                ASSERT_EQ(present.value().row, brute.row) << where;
+            }
+            const PickHit full = pickTerrain(s.map, s.tree, s.mapping, ray, &all);
+            ASSERT_FALSE(full.arriving) << where;
+            ASSERT_EQ(full.hit, brute.hit) << where;
+        }
+        EXPECT_GT(tiles.read(), 0);
+        ++seed;
+    }
+    EXPECT_GT(known, 100);
+    EXPECT_GT(arriving, 100);
+}
+
+// A leaf that cannot be read is the pick's one line; once it can, the pick is the map's.
+TEST(Pick, ALeafThatCannotBeReadIsOneLine) {
+    const Scene s = test::makeScene(flatHeightmap(129, 65, 7.0f), {1.0f, 1.0f, 0.0f}, 4);
+    test::TilesArriving tiles(s.map, 16, [](size_t) { return false; });
+    tiles.failWith("heights-0.tif: tile (2, 1) cannot be read");
+    const PickRay down{{40.5f, 50.0f, 20.5f}, {0.0f, -1.0f, 0.0f}};
+    const Result<PickHit> failed = pickPresent(s.map, s.tree, s.mapping, down, tiles.presence());
+    ASSERT_FALSE(failed);
+    EXPECT_EQ(failed.error(), "heights-0.tif: tile (2, 1) cannot be read");
+    tiles.failWith("");
+    const Result<PickHit> read = pickPresent(s.map, s.tree, s.mapping, down, tiles.presence());
+    ASSERT_TRUE(read) << read.error();
+    const PickHit brute = pickBruteForce(s.map, s.mapping, down);
+    ASSERT_TRUE(brute.hit);
+    EXPECT_EQ(read.value().triangle, brute.triangle);
+    EXPECT_EQ(tiles.read(), 1);  // the one tile holding the leaf under a vertical ray
 }
 
 TEST(Pick, BadRaysMissWithoutTestingAnything) {

@@ -164,6 +164,49 @@ TEST(SunlightJob, InAFolderThatCannotTakeTheFilesIsRefusedInOneLine) {
 
 // Every pair of levels survives the byte: the Sun's share exactly in its bands, the sky's to the
 // nearest fiftieth.
+// A map whose samples arrive as they are asked for: the job makes every one present on its own
+// thread before it reads them, so its shadows are the whole map's; a read that fails is its line,
+// the request dropped, and the next request tries again.
+TEST(SunlightJob, MakesEverySamplePresentBeforeItReadsThem) {
+    const Heightmap map = syntheticHeightmap(129, 97, 4);
+    const WorldMapping m(20.0f, 20.0f, 1.0f, 0.0f);
+    Heightmap arriving = map;  // its codes zero until they arrive
+    std::fill(arriving.codes.begin(), arriving.codes.begin() + map.sampleCount(), uint16_t(0));
+    std::string failure = "heights-0.tif: tile (1, 0) cannot be read";
+    int asked = 0;
+    SamplePresence presence;
+    presence.present = [](int, int, int, int) { return false; };  // the job asks ensure alone
+    presence.ensure = [&](int x0, int y0, int x1, int y1) -> Status {
+        ++asked;
+        EXPECT_EQ(x0, 0);
+        EXPECT_EQ(y0, 0);
+        EXPECT_EQ(x1, map.width - 1);
+        EXPECT_EQ(y1, map.height - 1);
+        if (!failure.empty()) {
+            return Status::failure(failure);
+        }
+        std::copy(map.codes.begin(), map.codes.begin() + map.sampleCount(), arriving.codes.begin());
+        return {};
+    };
+    SunlightJob job(arriving, m, 4, 2);
+    job.ensureFirst(presence);
+    job.request({120.0, 5.0});
+    job.waitIdle();
+    EXPECT_EQ(job.failure(), "heights-0.tif: tile (1, 0) cannot be read");
+    EXPECT_FALSE(job.takeFinished());
+    failure.clear();
+    job.request({120.0, 5.0});
+    job.waitIdle();
+    EXPECT_EQ(job.failure(), "");
+    ASSERT_TRUE(job.takeFinished());
+    EXPECT_EQ(job.bytes().copy(), direct(map, m, {120.0, 5.0}));
+    job.request({300.0, 2.0});  // present once: not asked again
+    job.waitIdle();
+    ASSERT_TRUE(job.takeFinished());
+    EXPECT_EQ(job.bytes().copy(), direct(map, m, {300.0, 2.0}));
+    EXPECT_EQ(asked, 2);
+}
+
 TEST(LightByte, HoldsBothSharesForEveryPairOfLevels) {
     for (int lit = 0; lit <= kLightBands; ++lit) {
         const uint8_t sunlit = uint8_t((255 * lit + kLightBands / 2) / kLightBands);

@@ -19,9 +19,11 @@
 #include <cpl_vsi.h>
 #include <gtest/gtest.h>
 
+#include "core/base/text.h"
 #include "core/streaming/bake.h"
 #include "core/streaming/code_cache.h"
 #include "core/streaming/layout.h"
+#include "core/streaming/layout_stream_access.h"
 #include "core/streaming/open_map.h"
 #include "core/streaming/page_streamer.h"
 #include "core/terrain/height_pages.h"
@@ -498,8 +500,19 @@ TEST(LayoutStream, AnOpenDroppedUnfinishedLeavesItsTilesToTheNext) {
         const Result<OpenedMap> opened = openMap(b.folder, load, {}, 4, true);
         ASSERT_TRUE(opened) << opened.error();
         ASSERT_NE(opened.value().tiles, nullptr);
+        const LayoutTiles& tiles = opened.value().tiles->tiles();
+        EXPECT_FALSE(tiles.present(130, 20, 170, 60));
         ASSERT_TRUE(opened.value().tiles->tiles().ensure(130, 20, 170, 60));  // tiles 8-10 by 1-3
-        EXPECT_EQ(opened.value().tiles->tiles().counts().read, 9u);
+        EXPECT_EQ(tiles.counts().read, 9u);
+        EXPECT_TRUE(tiles.present(130, 20, 170, 60));
+        EXPECT_TRUE(tiles.present(-5, -5, -1, -1));     // no sample: nothing absent
+        EXPECT_FALSE(tiles.present(127, 20, 170, 60));  // tile 7 too
+        EXPECT_FALSE(tiles.present(0, 0, 202, 140));
+        const LayoutTileCounts counts = layoutTileCounts(*opened.value().tiles);
+        EXPECT_EQ(counts.present, 9u);
+        EXPECT_EQ(counts.total, 13u * 9u);
+        EXPECT_EQ(counts.read, 9u);
+        EXPECT_FALSE(counts.finished);
     }
     const Result<OpenedMap> opened = openMap(b.folder, load, {}, 4, true);
     ASSERT_TRUE(opened) << opened.error();
@@ -512,6 +525,7 @@ TEST(LayoutStream, AnOpenDroppedUnfinishedLeavesItsTilesToTheNext) {
     ASSERT_TRUE(finished) << finished.error();
     EXPECT_TRUE(finished.value());
     EXPECT_TRUE(opened.value().map.codes == b.whole.map.codes);
+    EXPECT_TRUE(layoutTileCounts(*opened.value().tiles).finished);
 
     test::TempDir holesDir;
     const Baked holes = bakeInto(holesDir, true);
@@ -522,6 +536,38 @@ TEST(LayoutStream, AnOpenDroppedUnfinishedLeavesItsTilesToTheNext) {
     EXPECT_EQ(whole.value().codeCache, "written");
     EXPECT_TRUE(whole.value().map.codes == holes.whole.map.codes);
     EXPECT_EQ(whole.value().map.nodata.bits, holes.whole.map.nodata.bits);
+}
+
+// A cache that cannot be put in its place once every tile has arrived (a folder of the user's
+// there), or whose tree sidecar cannot be written, is one line naming it; the codes stay mapped,
+// right, and it is not tried again.
+TEST(LayoutStream, ACacheThatCannotBeKeptIsOneLineAndTheCodesStayRight) {
+    test::TempDir dir;
+    const Baked b = bakeInto(dir, false);
+    for (const char* blocked : {"", ".qtree"}) {
+        LoadOptions load;
+        load.cacheDir = dir.path(std::string("cache") + blocked);
+        load.layoutByTiles = true;
+        const Result<OpenedMap> opened = openMap(b.folder, load, {}, 4, true);
+        ASSERT_TRUE(opened) << opened.error();
+        ASSERT_NE(opened.value().tiles, nullptr);
+        const std::string path = opened.value().codeCachePath + blocked;
+        std::filesystem::create_directories(path + "/the user's");
+        LayoutStream& stream = *opened.value().tiles;
+        ASSERT_TRUE(stream.tiles().ensure(0, 0, 202, 140));
+        const Result<bool> finished = stream.finishWhenComplete();
+        ASSERT_FALSE(finished) << blocked;
+        test::expectOneLineSaying(finished.error(), escapedPath(path) + ": ");
+        EXPECT_NE(finished.error().find(*blocked ? "the next open fetches the layout's tiles again"
+                                                 : "continuing without a code cache"),
+                  std::string::npos)
+            << finished.error();
+        EXPECT_TRUE(opened.value().map.codes == b.whole.map.codes) << blocked;
+        EXPECT_TRUE(std::filesystem::exists(path + "/the user's")) << blocked;
+        const Result<bool> again = stream.finishWhenComplete();
+        ASSERT_TRUE(again) << again.error();
+        EXPECT_FALSE(again.value()) << blocked;
+    }
 }
 
 // The bytes of a GET's range in an access log line ("GET /m.tif 206 bytes=0-16383").

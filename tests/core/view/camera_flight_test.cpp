@@ -12,6 +12,7 @@
 #include "core/cull/pick.h"
 #include "core/terrain/surface.h"
 #include "core/terrain/synthetic.h"
+#include "test_presence.h"
 #include "test_scene.h"
 
 namespace qt {
@@ -69,6 +70,47 @@ TEST(CameraFloor, LiftsAnEyeBelowTheGroundAndLeavesOneAboveIt) {
     camera.position = {-5.0f, -1000.0f, 30.0f};
     EXPECT_FALSE(keepAboveGround(camera, s.map, s.mapping, floor));
     EXPECT_EQ(camera.position.y, -1000.0f);
+}
+
+// While a square's samples arrive, the ground under a point is bounded by its leaf's highest
+// sample, never below the surface there; where they are present it is the surface. The eye kept
+// above it is never under the ground, and goes no lower when the samples arrive.
+TEST(GroundBound, IsTheSurfaceWherePresentAndNeverBelowItWhereNot) {
+    for (const test::SyntheticCase& c : test::kSyntheticCases) {
+        const Scene s =
+            test::makeScene(syntheticHeightmap(c.width, c.height, 9), c.mapping, c.leaf);
+        const WorldExtent e = worldExtent(s.map, s.mapping);
+        Random coin(3);
+        const test::TilesArriving tiles(s.map, 8, [&](size_t) { return coin.below(2) == 0; });
+        const SamplePresence presence = tiles.presence();
+        Random rng(12);
+        int exact = 0, bounded = 0;
+        for (int i = 0; i < 2000; ++i) {
+            const float x = rng.uniform(0.0f, e.sizeX), z = rng.uniform(0.0f, e.sizeZ);
+            const std::optional<float> surface = surfaceHeight(s.map, s.mapping, x, z);
+            const std::optional<GroundBound> ground =
+                groundBound(s.map, s.tree, s.mapping, &presence, x, z);
+            ASSERT_TRUE(surface && ground) << x << ", " << z;
+            const int col = std::min(int(x / s.mapping.spacingX), s.map.width - 2);
+            const int row = std::min(int(z / s.mapping.spacingZ), s.map.height - 2);
+            ASSERT_EQ(ground->exact, tiles.present(col, row, col + 1, row + 1)) << x << ", " << z;
+            if (ground->exact) {
+                ++exact;
+                ASSERT_EQ(ground->height, *surface) << x << ", " << z;
+            } else {
+                ++bounded;
+                ASSERT_GE(ground->height, *surface) << x << ", " << z;
+                Camera camera;
+                camera.position = {x, e.minY - 10.0f, z};
+                EXPECT_TRUE(keepAboveGround(camera, s.map, s.mapping, 1.0f, &s.tree, &presence));
+                EXPECT_GE(camera.position.y, *surface + 1.0f);
+                EXPECT_FALSE(keepAboveGround(camera, s.map, s.mapping, 1.0f));  // all present
+            }
+        }
+        EXPECT_GT(exact, 100);
+        EXPECT_GT(bounded, 100);
+        EXPECT_FALSE(groundBound(s.map, s.tree, s.mapping, &presence, -1.0f, 0.0f));
+    }
 }
 
 TEST(CameraFlight, EndsLookingAtThePointTheSameForAnyStepSize) {
