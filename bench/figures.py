@@ -29,9 +29,11 @@ Topics, each the section of docs/figures.md with that anchor:
   bake        bench/bake.py: quadterrain-bake's samples a second on gen_8193 as a .r16 and as a
               Float32 GeoTIFF, one thread and two, and by two jobs joined; a 65537² virtual
               giant (bench/giant.py) by two jobs joined and verified (about 8 minutes)
+  layout-open bench/layout_open.py: gen_8193 as a .r16 baked, its first frame opened streamed
+              by tiles against level 0 read at open, from its folder and from nginx
   gpu         measured on a device machine, never here: its section is kept as recorded
 Default: walk,occlusion,tree-build,loading (core_bench alone, a few minutes). frames, lod,
-memory, light-memory, holes, imagery and streaming run the viewer (under xvfb-run -a when
+memory, light-memory, holes, imagery, layout-open and streaming run the viewer (under xvfb-run -a when
 DISPLAY is unset) on maps made into --maps (`terrain_gen gen_N.png --size N --seed 2`; the .r16
 maps and the imagery with gdal-bin's tools).
 
@@ -59,7 +61,8 @@ REPO = os.path.dirname(HERE)
 TOPICS = [("walk", "Walk"), ("occlusion", "Occlusion"), ("tree-build", "Tree build"),
           ("loading", "Loading"), ("memory", "Memory"), ("lod", "LOD"),
           ("lod-reference", "LOD reference"),
-          ("streaming", "Streaming"), ("bake", "Bake"), ("objects", "Objects"),
+          ("streaming", "Streaming"), ("bake", "Bake"), ("layout-open", "Layout open"),
+          ("objects", "Objects"),
           ("frames", "Frames"),
           ("light", "Light"), ("light-memory", "Light memory"), ("holes", "Holes"), ("imagery", "Imagery"), ("gpu", "GPU")]
 HEADINGS = dict(TOPICS)
@@ -660,6 +663,12 @@ def bake_section():
     return lines
 
 
+def layout_open_section():
+    side = 1025 if args.quick else 8193
+    shown, out = script("layout_open.py", "--runs", "1" if args.quick else "3", r16_map(side))
+    return [f"`{shown}`:", "", *out.splitlines()]
+
+
 def streaming_section():
     path = stream_map()
     frames = "4" if args.quick else "60"
@@ -694,6 +703,9 @@ INTRO = {
             "by regions, on one thread and on two, and verified; then as a bake by jobs: the "
             "plan, two jobs of one thread side by side (as two machines would run them), the "
             "join, its layout held to the one-process bake's.",
+    "layout-open": "A baked layout's first frame, opened streamed: level 0 by tiles (nothing of it "
+                   "read at open) against read whole into the code cache at open, from its "
+                   "folder and from nginx on 127.0.0.1, llvmpipe at 1280x720.",
     "objects": "The object trees against a uniform grid, Box2D's broad phase and brute force; "
                "one thread.",
     "frames": "Whole frames on llvmpipe at 1280x720, medians over the bench path.",
@@ -739,6 +751,8 @@ def measure(topic, bench_rows, bench_commands, commit, today, command):
         body = light_memory_section()
     elif topic == "bake":
         body = bake_section()
+    elif topic == "layout-open":
+        body = layout_open_section()
     else:
         body = streaming_section()
     ran = [bench_commands[topic]] if topic in bench_commands else []  # scripts: by their tables

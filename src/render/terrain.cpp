@@ -196,13 +196,17 @@ bool Terrain::settleStreaming(const CullView& view) {
     while (!settled && streamer) {
         const uint64_t failedBefore = streamer->stats().failedTotal;  // a new pool's streamer anew
         for (int pass = 0; pass < kSettlePasses && streamer; ++pass) {
+            const uint64_t failedAtPass = streamer->stats().failedTotal;
             cullTerrain(*this, view);
             if (!timed) {
                 start = Clock::now();
                 timed = true;
             }
+            // A page whose samples could not be read is Absent again, not asked for: the view
+            // has not settled while one failed in the pass.
             const StreamStats st = streamStats();
-            if (!streamer || (st.requested == 0 && st.ready == 0)) {
+            if (!streamer ||
+                (st.requested == 0 && st.ready == 0 && st.failedTotal == failedAtPass)) {
                 settled = true;
                 break;
             }

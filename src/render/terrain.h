@@ -198,7 +198,8 @@ struct Terrain {
     // budget, until a cull asks for nothing more and no filled page waits for a layer: the same
     // picture as a terrain that is not streamed, for tests and scripted frames. A pool too small
     // for the view (its pages evicting each other) doubles, up to level 0's pages, unless its
-    // size was given (poolFixed). Returns whether the view settled; true when not streamed.
+    // size was given (poolFixed). Returns whether the view settled (not while a page's samples
+    // cannot be read: PageStreamer::lastFailure says why); true when not streamed.
     bool settleStreaming(const CullView& view);
     // Streamed: the streamer's counts (zero when not streamed).
     StreamStats streamStats() const;

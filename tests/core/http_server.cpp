@@ -94,7 +94,8 @@ bool get(int port, const std::string& path) {
 
 }  // namespace
 
-HttpServer::HttpServer(const std::string& root, int slowBytesPerSecond) {
+HttpServer::HttpServer(const std::string& root, int slowBytesPerSecond)
+    : root_(root), slowBytesPerSecond_(slowBytesPerSecond) {
     // curl goes to 127.0.0.1 directly, whatever proxy the environment names.
     ::setenv("no_proxy", "127.0.0.1", 1);
     ::setenv("NO_PROXY", "127.0.0.1", 1);
@@ -172,6 +173,10 @@ void HttpServer::stop() {
         ::waitpid(pid_, nullptr, 0);
         pid_ = -1;
     }
+}
+
+bool HttpServer::restart() {
+    return pid_ > 0 || (port_ != 0 && start(root_, slowBytesPerSecond_, port_));
 }
 
 std::string HttpServer::url(const std::string& path) const {

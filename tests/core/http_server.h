@@ -27,6 +27,9 @@ public:
     std::string url(const std::string& path) const;
     // Stops the server: afterwards its port refuses connections.
     void stop();
+    // Starts a stopped server again at the same port (a server back after an outage); false when
+    // it cannot (the port taken meanwhile): why() says why.
+    bool restart();
     // The requests answered so far, one line each ("GET /m.tif 206 bytes=0-16383"), every
     // answer a client has received included (it asks the server a request of its own first).
     std::string accessLog() const;
@@ -35,6 +38,8 @@ private:
     bool start(const std::string& root, int slowBytesPerSecond, int port);
 
     TempDir prefix_;
+    std::string root_;
+    int slowBytesPerSecond_ = 0;
     pid_t pid_ = -1;
     int port_ = 0;
     mutable int settles_ = 0;

@@ -42,6 +42,7 @@
 #include "core/streaming/open_map.h"
 #include "core/terrain/synthetic.h"
 #include "core/terrain/vertex_grid.h"
+#include "http_server.h"
 #include "qt_source_paths.h"
 #include "render/debug_lines.h"
 #include "render/framebuffer.h"
@@ -2468,6 +2469,22 @@ Result<Terrain> streamedTerrain(const Heightmap& map, int pool = 0) {
     return terrain;
 }
 
+// The nodes `framed`'s last frame (`stats`) drew, drawn from `from`'s pages: the picture that
+// frame must be when every page it read holds the samples `from` holds.
+void drawNodesFrom(const Terrain& from, const Terrain& framed, const Camera& camera,
+                   const FrameStats& stats, std::vector<uint8_t>& pixels) {
+    GlFixture& g = gl();
+    g.target.bind();
+    TerrainRenderer::clear(kWidth, kHeight);
+    DrawStyle style;
+    style.cullBackFaces = stats.backFacesCulled;
+    style.cullBackFacesTo = stats.instancesFrontOnly;
+    g.renderer.draw(from.gpu, from.mapping, camera, framed.frame.lod.nodes, framed.frame.holesFrom,
+                    style);
+    readPixels(kWidth, kHeight, pixels);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+}
+
 // For each camera: settles `streamed` (every page the unculled view asks for in first, a superset
 // of the culled view's), then holds its culled and unculled frames to `full`'s culled frame, pixel
 // for pixel, at 1 px (even cameras) and 4 px (odd); `each(i, full's stats, culled's, unculled's)`
@@ -2569,6 +2586,76 @@ TEST(StreamedTerrain, ALayoutStreamedByTilesSettlesToItsMapHeldWhole) {
     full.value().destroy();
 }
 
+// A layout by URL streamed by tiles whose server goes away mid-flight, as object storage may: the
+// frames go on, each page whose tiles cannot be fetched drawn from its coarser level (the frame's
+// nodes drawn from the map held whole give the same pixels: nothing wrong, no hole), and the
+// streamer's line names level 0's file; once the server is back the flight settles to the map
+// held whole, pixel for pixel, culled = unculled.
+TEST(StreamedTerrain, ALayoutByUrlFliesOnWhileItsServerIsGoneAndSettlesWhenItReturns) {
+    REQUIRE_GL_STRICT();
+    test::TempDir dir;
+    const std::string folder = dir.path("layout");
+    ASSERT_TRUE(bakeLayout(test::writeInput(dir, false), folder, test::bakeOptions(dir)));
+    test::HttpServer server(dir.path(""));
+    QT_REQUIRE_HTTP_SERVER(server);
+    LoadOptions load;
+    load.cacheDir = dir.path("cache");
+    Result<OpenedMap> whole = openMap(folder, load, {}, 4, false);
+    ASSERT_TRUE(whole) << whole.error();
+    load.layoutByTiles = true;
+    Result<OpenedMap> opened = openMap(server.url("layout"), load, {}, 4, true);
+    ASSERT_TRUE(opened) << opened.error();
+    const std::shared_ptr<LayoutStream> tiles = opened.value().tiles;
+    ASSERT_NE(tiles, nullptr);
+    StreamSettings on;
+    on.on = true;
+    Result<Terrain> streamed =
+        Terrain::create(std::move(opened.value().map), 4, "by url", {}, {}, 16,
+                        std::move(opened.value().tree), streamByTiles(on, tiles));
+    ASSERT_TRUE(streamed) << streamed.error();
+    Result<Terrain> full =
+        Terrain::create(whole.value().map, 4, "whole", {}, {}, 16, std::move(whole.value().tree));
+    ASSERT_TRUE(full) << full.error();
+    Terrain& t = streamed.value();
+    const std::vector<Camera> cameras = randomCameras(full.value(), 8, 47u);
+    expectSettledFramesEqualTheFullyLoadedOnes(full.value(), t, {cameras[0]},
+                                               [](size_t, auto&&...) {});
+    const uint64_t readBefore = tiles->tiles().counts().read;
+    EXPECT_GT(readBefore, 0u);
+
+    server.stop();
+    std::vector<uint8_t> drawn, sameNodes;
+    for (size_t i = 1; i < cameras.size(); ++i) {
+        const Camera& camera = cameras[i];
+        t.settleStreaming(CullView{camera, kHeight, true, true, 1.0f});  // as far as it can
+        const FrameStats s = render(t, camera, true, drawn, false, 1.0f);
+        drawNodesFrom(full.value(), t, camera, s, sameNodes);
+        ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+        EXPECT_EQ(differingPixels(drawn, sameNodes), 0u) << "camera " << i;
+    }
+    ASSERT_GT(t.streamStats().failedTotal, 0u) << "no page of the flight needed a new tile";
+    const std::string line = t.streamer->lastFailure();
+    EXPECT_NE(line.find("heights-0.tif"), std::string::npos) << line;
+    EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+
+    ASSERT_TRUE(server.restart()) << server.why();
+    // Each tile that failed is read again once its back-off is over (at most a few seconds here).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    for (size_t i = 1; i < cameras.size(); ++i) {
+        const CullView view{cameras[i], kHeight, false, false, i % 2 == 0 ? 1.0f : 4.0f};
+        while (!t.settleStreaming(view) && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+    }
+    expectSettledFramesEqualTheFullyLoadedOnes(full.value(), t, cameras, [&](size_t i, auto&&...) {
+        EXPECT_EQ(t.streamStats().requested, 0) << "camera " << i;
+    });
+    EXPECT_GT(tiles->tiles().counts().read,
+              readBefore);  // bytes fetched before may have served some
+    t.destroy();
+    full.value().destroy();
+}
+
 // The first frame, nothing resident yet: the level-1 surface stands where level 0 would, with no
 // hole. The core tests show that the streamed selection tiles the map with its neighbours one
 // level apart and no cracks (Lod.StreamedSelection*: every leaf under one drawn node, the folded
@@ -2594,16 +2681,7 @@ TEST(StreamedTerrain, TheFirstFrameHasNoHoles) {
         ASSERT_EQ(streamed.value().streamStats().resident, 0);
         heldBack += int(s.lodStats.nodesDrawn < f.lodStats.nodesDrawn);
         // The streamed frame's nodes drawn from every page.
-        GlFixture& g = gl();
-        g.target.bind();
-        TerrainRenderer::clear(kWidth, kHeight);
-        DrawStyle style;
-        style.cullBackFaces = s.backFacesCulled;
-        style.cullBackFacesTo = s.instancesFrontOnly;
-        g.renderer.draw(full.value().gpu, full.value().mapping, camera,
-                        streamed.value().frame.lod.nodes, streamed.value().frame.holesFrom, style);
-        readPixels(kWidth, kHeight, sameNodes);
-        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        drawNodesFrom(full.value(), streamed.value(), camera, s, sameNodes);
         ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
         EXPECT_EQ(differingPixels(first, sameNodes), 0u) << "camera " << i;
         EXPECT_EQ(terrainShare(first) > 0.0, terrainShare(expected) > 0.0) << "camera " << i;
