@@ -79,7 +79,7 @@ void drawTiles(const Terrain& terrain) {
     }
     if (!terrain.tilesProblem.empty()) {
         ImGui::TextWrapped("code cache not kept: %s", terrain.tilesProblem.c_str());
-    } else if (t.finished) {
+    } else if (terrain.tilesKept) {
         ImGui::TextWrapped("every tile arrived: the code cache is kept for the next open");
     }
 }

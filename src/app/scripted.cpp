@@ -139,7 +139,9 @@ int runOneShot(Session& s) {
         report.codeCachePath = s.terrain.codeCachePath;
         report.sidecarPath = s.terrain.sidecarPath;
         if (s.terrain.tiles) {
+            s.terrain.finishTiles(true);  // the same counts however fast the cache is kept
             report.tiles = layoutTileCounts(*s.terrain.tiles);
+            report.tilesKept = s.terrain.tilesKept;
         }
         report.stats = stats;
         report.times = s.terrain.times;

@@ -279,7 +279,7 @@ std::string statsJson(const StatsReport& r) {
                  ", \"total\": " + std::to_string(t.total) +
                  ", \"read\": " + std::to_string(t.read) + ", \"kept\": " + std::to_string(t.kept) +
                  ", \"failed\": " + std::to_string(t.failed) +
-                 ", \"finished\": " + (t.finished ? "true" : "false") + "}";
+                 ", \"cache_kept\": " + (r.tilesKept ? "true" : "false") + "}";
         }
         j += "},\n";
     }

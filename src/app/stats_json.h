@@ -49,8 +49,10 @@ struct StatsReport {
     std::string codeCachePath;
     std::string sidecarPath;
     bool onDemand = false;  // a map in memory taking its level-0 pages on demand (Terrain)
-    // A layout streamed by tiles: its tiles' counts (the streaming block's "tiles"); none else.
+    // A layout streamed by tiles: its tiles' counts (the streaming block's "tiles"), and whether
+    // its code cache was kept once every tile arrived; none else.
     std::optional<LayoutTileCounts> tiles;
+    bool tilesKept = false;
     bool culling = true;
     FrameStats stats;
     LoadTimes times;                                        // the load's steps

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "core/base/text.h"
+#include "core/base/worker_pool.h"
 #include "core/config.h"
 
 namespace qt {
@@ -296,15 +297,30 @@ StreamSettings streamByTiles(StreamSettings stream, const std::shared_ptr<Layout
     return stream;
 }
 
-void Terrain::finishTiles() {
-    if (!tiles || !tilesProblem.empty()) {
+void Terrain::finishTiles(bool wait) {
+    if (!tiles) {
         return;
     }
-    const LayoutTileCounts counts = layoutTileCounts(*tiles);
-    if (counts.finished || counts.present < counts.total) {
+    if (!tilesFinishing.valid()) {
+        if (tilesFinishStarted) {
+            return;  // done
+        }
+        const LayoutTileCounts counts = layoutTileCounts(*tiles);
+        if (counts.finished || counts.present < counts.total) {
+            return;
+        }
+        tilesFinishStarted = true;
+        tilesFinishing = std::async(std::launch::async, [stream = tiles] {
+            runThisThreadInBackground();
+            return finishLayoutCache(*stream);
+        });
+    }
+    if (!wait && tilesFinishing.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
         return;
     }
-    if (const Result<bool> finished = finishLayoutCache(*tiles); !finished) {
+    const Result<bool> finished = tilesFinishing.get();
+    tilesKept = finished && finished.value();
+    if (!finished) {
         tilesProblem = finished.error();
         std::fprintf(stderr, "quadterrain: %s\n", tilesProblem.c_str());
     }

@@ -112,8 +112,12 @@ struct Terrain {
     // With tiles: what the frame's readers found absent (the cursor's pick, the ground under the
     // eye), fetched off the frame's thread.
     std::unique_ptr<SampleAsker> asker;
-    // Why its code cache could not be finished once every tile arrived ("" none: the cache is
-    // finished, or tiles still arrive); tried once (finishTiles).
+    // Its code cache being finished on a thread of its own once every tile arrived (finishTiles:
+    // that reads the layout's tree again, a fetch for a layout by URL); then whether it was kept,
+    // or why not ("" none). Tried once.
+    std::future<Result<bool>> tilesFinishing;
+    bool tilesFinishStarted = false;
+    bool tilesKept = false;
     std::string tilesProblem;
     TerrainGpu gpu;
     // What gpu.imagery shows (render/terrain_imagery.h); default while it has none.
@@ -231,9 +235,10 @@ struct Terrain {
     // is present from the open.
     const SamplePresence* arriving() const { return tiles ? &presence : nullptr; }
     // Once every tile of a layout streamed by tiles has arrived: its code cache finished
-    // (LayoutStream::finishWhenComplete), so that the next open maps it; its failure in
-    // tilesProblem. Called at every frame's uploads (cullTerrain, drawTerrain); cheap until then.
-    void finishTiles();
+    // (LayoutStream::finishWhenComplete) on a thread of its own, so that the next open maps it;
+    // when that is done, tilesKept or tilesProblem. Called at every frame's uploads (cullTerrain,
+    // drawTerrain), cheap until then; `wait`: until it is done (scripted runs, before their stats).
+    void finishTiles(bool wait = false);
     // Stops the error job and frees the GL objects.
     void destroy();
 };

@@ -593,7 +593,7 @@ assert 0 < t["present"] == t["read"] <= t["total"] and t["failed"] == 0 and t["k
 assert tiles["pick"] == whole["pick"] and whole["pick"]["hit"], (tiles["pick"], whole["pick"])
 assert tiles["heights"] == whole["heights"], (tiles["heights"], whole["heights"])
 t = sun["streaming"]["tiles"]
-assert sun["sun"]["shadows"] is True and t["present"] == t["total"] and t["finished"], (sun["sun"], t)
+assert sun["sun"]["shadows"] is True and t["present"] == t["total"] and t["cache_kept"], (sun["sun"], t)
 s = again["streaming"]
 assert s["code_cache"] == "read" and "tiles" not in s and s["cache"]["codes"].endswith(".layout.qtcodes"), s
 PY

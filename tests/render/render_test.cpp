@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <iterator>
@@ -2582,6 +2583,17 @@ TEST(StreamedTerrain, ALayoutStreamedByTilesSettlesToItsMapHeldWhole) {
         });
     EXPECT_GT(tiles->tiles().counts().read, 0u);
     EXPECT_EQ(tiles->tiles().counts().failed, 0u);
+    // Once every tile has arrived the frames have its code cache kept, off their thread.
+    Terrain& t = streamed.value();
+    t.adoptOpened(opened.value());
+    ASSERT_TRUE(tiles->tiles().ensure(0, 0, t.map.width - 1, t.map.height - 1));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!t.tilesKept && t.tilesProblem.empty() && std::chrono::steady_clock::now() < deadline) {
+        cullTerrain(t, CullView{cameras[0], kHeight, true, true, 1.0f});
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    EXPECT_TRUE(t.tilesKept) << t.tilesProblem;
+    EXPECT_TRUE(std::filesystem::is_regular_file(opened.value().codeCachePath));
     streamed.value().destroy();
     full.value().destroy();
 }

@@ -286,10 +286,10 @@ LayoutStream::LayoutStream(const LayoutManifest& layout, CodeCacheWriter writer,
 
 Result<bool> LayoutStream::finishWhenComplete() {
     using R = Result<bool>;
-    if (finished_ || !writer_.named() || !tiles_.allPresent()) {
+    if (finished() || !writer_.named() || !tiles_.allPresent()) {
         return false;
     }
-    finished_ = true;  // kept or not, this open does not try again
+    finished_.store(true, std::memory_order_release);  // kept or not, this open does not try again
     const Result<FileStamp> stamp = writer_.finish(header_);
     if (!stamp) {
         return R::failure(escapedPath(cachePath_) + ": " + stamp.error() +

@@ -151,7 +151,8 @@ public:
     // open flies on, the next fetches the tiles again). For one thread at a time; the tiles'
     // readers may go on meanwhile (every tile is present: nothing is written).
     Result<bool> finishWhenComplete();
-    bool finished() const { return finished_; }
+    // Whether finishWhenComplete has run to its end or is running (any thread may ask).
+    bool finished() const { return finished_.load(std::memory_order_acquire); }
 
 private:
     const LayoutManifest layout_;
@@ -160,7 +161,7 @@ private:
     CodeCacheHeader header_;
     std::string cachePath_;
     bool sidecar_ = false;
-    bool finished_ = false;
+    std::atomic<bool> finished_{false};
     LayoutTiles tiles_;
 };
 
