@@ -26,6 +26,7 @@
 #include "app/viewer_input.h"
 #include "core/config.h"
 #include "core/cull/pick.h"
+#include "core/terrain/surface.h"
 #include "render/framebuffer.h"
 #include "render/terrain_imagery.h"
 #include "render/terrain_sun.h"
@@ -244,15 +245,10 @@ void askGroundUnderEye(const Session& s) {
     if (!t.asker) {
         return;
     }
-    const double fx = double(s.camera.position.x) / double(t.mapping.spacingX);
-    const double fz = double(s.camera.position.z) / double(t.mapping.spacingZ);
-    if (!(fx >= 0.0 && fz >= 0.0 && fx <= double(t.map.width - 1) &&
-          fz <= double(t.map.height - 1))) {
-        return;  // off the map, or not a number
+    if (const std::optional<SquareUnder> at =
+            squareUnder(t.map, t.mapping, s.camera.position.x, s.camera.position.z)) {
+        t.asker->ask(at->col, at->row, at->col + 1, at->row + 1);
     }
-    const int col = std::min(int(fx), t.map.width - 2);
-    const int row = std::min(int(fz), t.map.height - 2);
-    t.asker->ask(col, row, col + 1, row + 1);
 }
 
 // The distance from the eye to the terrain along the view's centre line, for the scale bar;

@@ -40,28 +40,35 @@ SurfacePoint triangleAt(const Heightmap& map, const WorldMapping& mapping, doubl
 
 }  // namespace
 
-std::optional<float> surfaceHeight(const Heightmap& map, const WorldMapping& mapping, float x,
-                                   float z) {
+std::optional<SquareUnder> squareUnder(const Heightmap& map, const WorldMapping& mapping, float x,
+                                       float z) {
     const double fx = double(x) / double(mapping.spacingX);
     const double fz = double(z) / double(mapping.spacingZ);
     if (!(fx >= 0.0 && fz >= 0.0 && fx <= double(map.width - 1) && fz <= double(map.height - 1))) {
         return std::nullopt;  // off the map, or not a number
     }
-    return triangleAt(map, mapping, fx, fz).height;
+    return SquareUnder{std::min(int(fx), map.width - 2), std::min(int(fz), map.height - 2), fx, fz};
+}
+
+std::optional<float> surfaceHeight(const Heightmap& map, const WorldMapping& mapping, float x,
+                                   float z) {
+    const std::optional<SquareUnder> at = squareUnder(map, mapping, x, z);
+    if (!at) {
+        return std::nullopt;
+    }
+    return triangleAt(map, mapping, at->fx, at->fz).height;
 }
 
 std::optional<GroundBound> groundBound(const Heightmap& map, const Quadtree& tree,
                                        const WorldMapping& mapping, const SamplePresence* presence,
                                        float x, float z) {
-    const double fx = double(x) / double(mapping.spacingX);
-    const double fz = double(z) / double(mapping.spacingZ);
-    if (!(fx >= 0.0 && fz >= 0.0 && fx <= double(map.width - 1) && fz <= double(map.height - 1))) {
+    const std::optional<SquareUnder> at = squareUnder(map, mapping, x, z);
+    if (!at) {
         return std::nullopt;
     }
-    const int col = std::min(int(fx), map.width - 2);
-    const int row = std::min(int(fz), map.height - 2);
+    const int col = at->col, row = at->row;
     if (presence == nullptr || presence->present(col, row, col + 1, row + 1)) {
-        return GroundBound{triangleAt(map, mapping, fx, fz).height, true};
+        return GroundBound{triangleAt(map, mapping, at->fx, at->fz).height, true};
     }
     // The leaf's box holds the square's corners; its codes bound theirs, and the triangles'
     // heights lie between their corners' (either sign of heightScale: the larger end).

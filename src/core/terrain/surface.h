@@ -21,6 +21,16 @@ struct GridSquare {
 };
 GridSquare gridSquare(const Heightmap& map, const WorldMapping& mapping, int col, int row);
 
+// The grid square under world (x, z): its column and row (the last square for a point on the
+// map's far edge) and the point in sample coordinates; none off the map, or for a point not a
+// number.
+struct SquareUnder {
+    int col, row;
+    double fx, fz;
+};
+std::optional<SquareUnder> squareUnder(const Heightmap& map, const WorldMapping& mapping, float x,
+                                       float z);
+
 // Height of the drawn surface (the same two triangles a square as pickTerrain) at world (x, z);
 // none off the map. O(1): the ground under the eye for the camera's floor and ground-follow.
 std::optional<float> surfaceHeight(const Heightmap& map, const WorldMapping& mapping, float x,
