@@ -582,6 +582,27 @@ cmp -s "$tmp/plain layout sun.png" "$tmp/plain.tif sun.png" ||
     fail "plain layout by tiles under a Sun != plain.tif streamed under it"
 "$exe" "$tmp/plain layout" $tif_view --leaf 4 --stream --cache-dir "$tmp/tiles" \
     --stats-json "$tmp/tiles_again.json" || fail "plain layout, its cache finished"
+# A tile the view reads damaged at rest: the scripted frame is not taken from the coarser level
+# but refused, in one line naming level 0's file, exit 1.
+cp -r "$tmp/plain layout" "$tmp/damaged layout"
+python3 - "$tmp/damaged layout/heights-0.tif" <<'PY'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(0, 2)
+    middle = f.tell() // 2
+    f.seek(middle)
+    data = bytearray(f.read(64))
+    f.seek(middle)
+    f.write(bytes(b ^ 0x5A for b in data))
+PY
+# shellcheck disable=SC2086
+"$exe" "$tmp/damaged layout" $tif_view --leaf 4 --stream --cache-dir "$tmp/damaged" \
+    --stats-json "$tmp/damaged.json" 2>"$tmp/damaged.err"
+status=$?
+[ "$status" = 1 ] || fail "a damaged tile the view reads: exit $status, not 1"
+[ "$(wc -l < "$tmp/damaged.err")" = 1 ] &&
+    grep -q '^quadterrain: heights the view reads are unread: heights-0.tif: tile (0, 0) ' \
+        "$tmp/damaged.err" || fail "a damaged tile the view reads: $(cat "$tmp/damaged.err")"
 python3 - "$tmp" <<'PY' || fail "plain layout by tiles stats content"
 import json, sys
 tiles, whole, sun, again = (json.load(open(f"{sys.argv[1]}/{k}.json"))

@@ -398,7 +398,7 @@ Status readCheckedTile(GDALRasterBand& band, GDALRasterBand* mask, int tx, int t
     if (band.RasterIO(GF_Read, x, y, w, h, codes, w, h, GDT_UInt16, 0, 0, nullptr) != CE_None ||
         (mask != nullptr &&
          mask->RasterIO(GF_Read, x, y, w, h, valid, w, h, GDT_Byte, 0, 0, nullptr) != CE_None)) {
-        return Status::failure(said.line(tile + " cannot be read"));
+        return Status::failure(tile + " cannot be read: " + said.line("GDAL gave no reason"));
     }
     if (checksumHex(tileChecksum(codes, mask != nullptr ? valid : nullptr, w, h, size_t(w))) !=
         checksum) {

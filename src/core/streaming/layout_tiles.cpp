@@ -224,7 +224,8 @@ Status LayoutTiles::readTile(int tx, int ty, bool& kept) {
         }
         return Status::failure(
             name_ + ": " +
-            (read ? tile + " does not match its checksum" : said.line(tile + " cannot be read")));
+            (read ? tile + " does not match its checksum"
+                  : tile + " cannot be read: " + said.line("GDAL gave no reason")));
     }
     giveBack(rasters_, std::move(raster));
     if (holes) {
