@@ -112,7 +112,7 @@ if(QT_BUILD_TESTS)
 
   # With the core tests' baked layouts (a layout streamed by tiles, drawn).
   add_executable(render_tests tests/render/render_test.cpp tests/core/test_files.cpp
-                              tests/core/http_server.cpp
+                              tests/core/http_server.cpp tests/core/fault_proxy.cpp
                               tests/core/test_rasters.cpp tests/core/streaming/layout_fixtures.cpp)
   target_link_libraries(render_tests PRIVATE quadterrain_render GDAL::GDAL GTest::gtest
                                              GTest::gtest_main)

@@ -46,8 +46,9 @@ int freePort() {
 // The path of the requests that accessLog() makes to know the log holds every answered request.
 constexpr const char* kSettled = "/.accesslog-settled-";
 
-// A socket connected to 127.0.0.1:port, or -1.
-int connectTo(int port) {
+}  // namespace
+
+int connectToLocalPort(int port) {
     const int s = ::socket(AF_INET, SOCK_STREAM, 0);
     if (s < 0) {
         return -1;
@@ -63,8 +64,10 @@ int connectTo(int port) {
     return s;
 }
 
+namespace {
+
 bool accepts(int port) {
-    const int s = connectTo(port);
+    const int s = connectToLocalPort(port);
     if (s < 0) {
         return false;
     }
@@ -74,7 +77,7 @@ bool accepts(int port) {
 
 // An HTTP/1.0 GET of `path`, its answer read to the end (the server closes the connection).
 bool get(int port, const std::string& path) {
-    const int s = connectTo(port);
+    const int s = connectToLocalPort(port);
     if (s < 0) {
         return false;
     }

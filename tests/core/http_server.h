@@ -23,6 +23,7 @@ public:
 
     bool ok() const { return pid_ > 0; }
     const std::string& why() const { return why_; }
+    int port() const { return port_; }
     // "http://127.0.0.1:PORT/" + path
     std::string url(const std::string& path) const;
     // Stops the server: afterwards its port refuses connections.
@@ -45,6 +46,9 @@ private:
     mutable int settles_ = 0;
     std::string why_;
 };
+
+// A socket connected to 127.0.0.1:port, or -1.
+int connectToLocalPort(int port);
 
 // Starts a server for a test; when nginx cannot start, the test fails under CI=true (Debian's
 // nginx is one of the packages the test command installs) and is skipped elsewhere.

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <initializer_list>
 #include <iterator>
 #include <numeric>
@@ -43,6 +44,7 @@
 #include "core/streaming/open_map.h"
 #include "core/terrain/synthetic.h"
 #include "core/terrain/vertex_grid.h"
+#include "fault_proxy.h"
 #include "http_server.h"
 #include "qt_source_paths.h"
 #include "render/debug_lines.h"
@@ -2598,24 +2600,27 @@ TEST(StreamedTerrain, ALayoutStreamedByTilesSettlesToItsMapHeldWhole) {
     full.value().destroy();
 }
 
-// A layout by URL streamed by tiles whose server goes away mid-flight, as object storage may: the
-// frames go on, each page whose tiles cannot be fetched drawn from its coarser level (the frame's
-// nodes drawn from the map held whole give the same pixels: nothing wrong, no hole), and the
-// streamer's line names level 0's file; once the server is back the flight settles to the map
-// held whole, pixel for pixel, culled = unculled.
-TEST(StreamedTerrain, ALayoutByUrlFliesOnWhileItsServerIsGoneAndSettlesWhenItReturns) {
-    REQUIRE_GL_STRICT();
-    test::TempDir dir;
-    const std::string folder = dir.path("layout");
-    ASSERT_TRUE(bakeLayout(test::writeInput(dir, false), folder, test::bakeOptions(dir)));
-    test::HttpServer server(dir.path(""));
-    QT_REQUIRE_HTTP_SERVER(server);
+// A fault of a layout's server or network, for flyThroughAFault: what starts it and ends it, and
+// what the streamer's line says while it lasts.
+struct LayoutFault {
+    std::function<void()> start, end;
+    std::string says;
+    bool othersArrive = false;  // tiles the fault leaves alone are read while it lasts
+};
+
+// A layout by URL (`url`, the layout of `folder`) streamed by tiles, flown through a fault that
+// starts once one view has settled (`fault(tiles)` makes it): the frames go on, each page whose
+// tiles cannot be fetched drawn from its coarser level (the frame's nodes drawn from the map held
+// whole give the same pixels: nothing wrong, no hole), and the streamer's line says so; once the
+// fault ends the flight settles to the map held whole, pixel for pixel, culled = unculled.
+void flyThroughAFault(const test::TempDir& dir, const std::string& folder, const std::string& url,
+                      const std::function<LayoutFault(const LayoutStream&)>& fault) {
     LoadOptions load;
     load.cacheDir = dir.path("cache");
     Result<OpenedMap> whole = openMap(folder, load, {}, 4, false);
     ASSERT_TRUE(whole) << whole.error();
     load.layoutByTiles = true;
-    Result<OpenedMap> opened = openMap(server.url("layout"), load, {}, 4, true);
+    Result<OpenedMap> opened = openMap(url, load, {}, 4, true);
     ASSERT_TRUE(opened) << opened.error();
     const std::shared_ptr<LayoutStream> tiles = opened.value().tiles;
     ASSERT_NE(tiles, nullptr);
@@ -2635,7 +2640,8 @@ TEST(StreamedTerrain, ALayoutByUrlFliesOnWhileItsServerIsGoneAndSettlesWhenItRet
     const uint64_t readBefore = tiles->tiles().counts().read;
     EXPECT_GT(readBefore, 0u);
 
-    server.stop();
+    const LayoutFault f = fault(*tiles);
+    f.start();
     std::vector<uint8_t> drawn, sameNodes;
     for (size_t i = 1; i < cameras.size(); ++i) {
         const Camera& camera = cameras[i];
@@ -2646,11 +2652,14 @@ TEST(StreamedTerrain, ALayoutByUrlFliesOnWhileItsServerIsGoneAndSettlesWhenItRet
         EXPECT_EQ(differingPixels(drawn, sameNodes), 0u) << "camera " << i;
     }
     ASSERT_GT(t.streamStats().failedTotal, 0u) << "no page of the flight needed a new tile";
+    if (f.othersArrive) {
+        EXPECT_GT(tiles->tiles().counts().read, readBefore);
+    }
     const std::string line = t.streamer->lastFailure();
-    EXPECT_NE(line.find("heights-0.tif"), std::string::npos) << line;
+    EXPECT_NE(line.find(f.says), std::string::npos) << line;
     EXPECT_EQ(line.find('\n'), std::string::npos) << line;
 
-    ASSERT_TRUE(server.restart()) << server.why();
+    f.end();
     // Each tile that failed is read again once its back-off is over (at most a few seconds here).
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     for (size_t i = 1; i < cameras.size(); ++i) {
@@ -2666,6 +2675,98 @@ TEST(StreamedTerrain, ALayoutByUrlFliesOnWhileItsServerIsGoneAndSettlesWhenItRet
               readBefore);  // bytes fetched before may have served some
     t.destroy();
     full.value().destroy();
+}
+
+// The layout's server goes away mid-flight, as object storage may, and comes back.
+TEST(StreamedTerrain, ALayoutByUrlFliesOnWhileItsServerIsGoneAndSettlesWhenItReturns) {
+    REQUIRE_GL_STRICT();
+    test::TempDir dir;
+    const std::string folder = dir.path("layout");
+    ASSERT_TRUE(bakeLayout(test::writeInput(dir, false), folder, test::bakeOptions(dir)));
+    test::HttpServer server(dir.path(""));
+    QT_REQUIRE_HTTP_SERVER(server);
+    flyThroughAFault(dir, folder, server.url("layout"), [&](const LayoutStream&) {
+        return LayoutFault{[&] { server.stop(); },
+                           [&] { ASSERT_TRUE(server.restart()) << server.why(); }, "heights-0.tif"};
+    });
+}
+
+// A layout joined from region jobs whose server loses its regions' level-0 files mid-flight, those
+// the first view read nothing of (a 404 for their tiles): the tiles of the others keep coming, the
+// line names a lost file, and the flight settles once they are back.
+TEST(StreamedTerrain, ALayoutByUrlFliesOnWhileRegionsAreNotFound) {
+    REQUIRE_GL_STRICT();
+    test::TempDir dir;
+    const std::string folder = dir.path("jobs");
+    ASSERT_TRUE(test::bakeByJobs(dir, test::writeInput(dir, false), folder, 32, 2, 1));
+    test::HttpServer server(dir.path(""));
+    QT_REQUIRE_HTTP_SERVER(server);
+    std::vector<std::string> gone;
+    flyThroughAFault(dir, folder, server.url("jobs"), [&](const LayoutStream& stream) {
+        // Regions of 32 samples hold 2 x 2 tiles of 16.
+        for (int rz = 0; rz * 32 < 141; ++rz) {
+            for (int rx = 0; rx * 32 < 203; ++rx) {
+                bool untouched = true;
+                for (int tz = rz * 2; tz < std::min(rz * 2 + 2, 9); ++tz) {
+                    for (int tx = rx * 2; tx < std::min(rx * 2 + 2, 13); ++tx) {
+                        untouched = untouched && !stream.tiles().present(tx, tz);
+                    }
+                }
+                if (untouched) {
+                    gone.push_back(folder + "/regions/" + std::to_string(rx) + "-" +
+                                   std::to_string(rz) + "/heights-0.tif");
+                }
+            }
+        }
+        EXPECT_FALSE(gone.empty()) << "the first view read every region";
+        return LayoutFault{[&] {
+                               for (const std::string& path : gone) {
+                                   std::filesystem::rename(path, path + ".away");
+                               }
+                           },
+                           [&] {
+                               for (const std::string& path : gone) {
+                                   std::filesystem::rename(path + ".away", path);
+                               }
+                           },
+                           "/heights-0.tif: cannot be read from its server: HTTP 404", true};
+    });
+}
+
+// Faults of the network between the viewer and the layout's server, made by a relay
+// (test::FaultProxy): level 0's bytes changed on their way, its answers' bodies cut short of their
+// Content-Length, or longer than it says.
+void flyThroughANetworkFault(test::FaultProxy::Fault kind, const std::string& says) {
+    test::TempDir dir;
+    const std::string folder = dir.path("layout");
+    ASSERT_TRUE(bakeLayout(test::writeInput(dir, false), folder, test::bakeOptions(dir)));
+    test::HttpServer server(dir.path(""));
+    QT_REQUIRE_HTTP_SERVER(server);
+    test::FaultProxy proxy(server.port());
+    ASSERT_TRUE(proxy.ok());
+    flyThroughAFault(dir, folder, proxy.url("layout"), [&](const LayoutStream&) {
+        return LayoutFault{[&] { proxy.arm(kind, "/layout/heights-0.tif"); },
+                           [&] {
+                               EXPECT_GT(proxy.faultsGiven(), 0);
+                               proxy.arm(test::FaultProxy::Fault::None, "");
+                           },
+                           says};
+    });
+}
+
+TEST(StreamedTerrain, ALayoutByUrlFliesOnThroughBytesChangedInTransit) {
+    REQUIRE_GL_STRICT();
+    flyThroughANetworkFault(test::FaultProxy::Fault::FlipBytes, "heights-0.tif: ");
+}
+
+TEST(StreamedTerrain, ALayoutByUrlFliesOnThroughAnswersCutShortOfTheirContentLength) {
+    REQUIRE_GL_STRICT();
+    flyThroughANetworkFault(test::FaultProxy::Fault::CutBody, "heights-0.tif: tile (");
+}
+
+TEST(StreamedTerrain, ALayoutByUrlFliesOnThroughAnswersLongerThanTheirContentLength) {
+    REQUIRE_GL_STRICT();
+    flyThroughANetworkFault(test::FaultProxy::Fault::ShorterLength, "heights-0.tif: ");
 }
 
 // The first frame, nothing resident yet: the level-1 surface stands where level 0 would, with no

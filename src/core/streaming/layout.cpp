@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cassert>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <mutex>
@@ -328,26 +329,53 @@ bool everyElement(const CPLXMLNode* node, const std::function<bool(const CPLXMLN
 
 }  // namespace
 
-Status checkLayoutMosaic(const std::string& folder, const std::string& name, int level) {
+namespace {
+
+// A mosaic's band's source as a join writes it: a region's file and where its samples go.
+struct MosaicSource {
+    std::string file;
+    int srcX = 0, srcY = 0, srcW = 0, srcH = 0;
+    int dstX = 0, dstY = 0, dstW = 0, dstH = 0;
+};
+
+int intAttribute(const CPLXMLNode* element, const char* name) {
+    const char* text = element != nullptr ? CPLGetXMLValue(element, name, nullptr) : nullptr;
+    if (text == nullptr) {
+        return -1;
+    }
+    char* end = nullptr;
+    const long value = std::strtol(text, &end, 10);
+    return end != text && *end == '\0' && value >= 0 && value <= kMaxBakeSide ? int(value) : -1;
+}
+
+struct Mosaic {
+    std::vector<MosaicSource> sources;  // its band's (those of its mask band left out)
+    std::string sourceless;             // its XML with every source taken out
+};
+
+// Reads the mosaic `name` of the layout `folder` and holds it to what a join writes (as
+// checkLayoutMosaic says).
+Result<Mosaic> readLayoutMosaic(const std::string& folder, const std::string& name, int level) {
+    using R = Result<Mosaic>;
     // The mosaic is data: before GDAL opens it, every source must be one of the layout's regions'
     // files by a relative path, and no band of another kind (raw, derived: a pixel function).
     const std::string path = gdalInLayout(folder, name);
     VSIStatBufL info;
     if (VSIStatL(path.c_str(), &info) != 0 || !VSI_ISREG(info.st_mode)) {
-        return Status::failure(name + ": missing, or not a file");
+        return R::failure(name + ": missing, or not a file");
     }
     if (uint64_t(info.st_size) > kMaxMosaicBytes) {
-        return Status::failure(name + ": larger than a layout's mosaic");
+        return R::failure(name + ": larger than a layout's mosaic");
     }
     Result<std::vector<unsigned char>> bytes = readLayoutFile(path, uint64_t(info.st_size));
     if (!bytes) {
-        return Status::failure(name + ": " + bytes.error());
+        return R::failure(name + ": " + bytes.error());
     }
     const std::string text(bytes.value().begin(), bytes.value().end());
     const GdalMessages said;
     CPLXMLNode* root = CPLParseXMLString(text.c_str());
     if (root == nullptr) {
-        return Status::failure(name + ": not XML");
+        return R::failure(name + ": not XML");
     }
     std::string problem;
     everyElement(root, [&](const CPLXMLNode& element) {
@@ -362,8 +390,151 @@ Status checkLayoutMosaic(const std::string& folder, const std::string& name, int
         }
         return problem.empty();
     });
+    // The band's sources: the elements of the dataset's VRTRasterBand (its MaskBand's apart).
+    Mosaic out;
+    std::vector<MosaicSource>& sources = out.sources;
+    CPLXMLNode* dataset = CPLGetXMLNode(root, "=VRTDataset");
+    CPLXMLNode* band = dataset != nullptr ? CPLGetXMLNode(dataset, "VRTRasterBand") : nullptr;
+    for (const CPLXMLNode* node = band != nullptr ? band->psChild : nullptr;
+         problem.empty() && node != nullptr; node = node->psNext) {
+        if (node->eType != CXT_Element || !EQUAL(node->pszValue, "SimpleSource")) {
+            continue;
+        }
+        MosaicSource source;
+        source.file = CPLGetXMLValue(node, "SourceFilename", "");
+        const CPLXMLNode* src = CPLGetXMLNode(node, "SrcRect");
+        const CPLXMLNode* dst = CPLGetXMLNode(node, "DstRect");
+        source.srcX = intAttribute(src, "xOff");
+        source.srcY = intAttribute(src, "yOff");
+        source.srcW = intAttribute(src, "xSize");
+        source.srcH = intAttribute(src, "ySize");
+        source.dstX = intAttribute(dst, "xOff");
+        source.dstY = intAttribute(dst, "yOff");
+        source.dstW = intAttribute(dst, "xSize");
+        source.dstH = intAttribute(dst, "ySize");
+        sources.push_back(std::move(source));
+    }
+    // Without its sources (and its mask band's), for what the mosaic says of the map alone.
+    if (problem.empty() && band != nullptr) {
+        for (CPLXMLNode* node = band->psChild; node != nullptr;) {
+            CPLXMLNode* next = node->psNext;
+            if (node->eType == CXT_Element &&
+                (EQUAL(node->pszValue, "SimpleSource") || EQUAL(node->pszValue, "ComplexSource") ||
+                 EQUAL(node->pszValue, "MaskBand"))) {
+                CPLRemoveXMLChild(band, node);
+                CPLDestroyXMLNode(node);
+            }
+            node = next;
+        }
+        if (CPLXMLNode* mask = CPLGetXMLNode(dataset, "MaskBand"); mask != nullptr) {
+            CPLRemoveXMLChild(dataset, mask);
+            CPLDestroyXMLNode(mask);
+        }
+        char* serialised = CPLSerializeXMLTree(dataset);
+        out.sourceless = serialised != nullptr ? serialised : "";
+        CPLFree(serialised);
+    }
     CPLDestroyXMLNode(root);
-    return problem.empty() ? Status() : Status::failure(name + ": " + problem);
+    if (!problem.empty()) {
+        return R::failure(name + ": " + problem);
+    }
+    return out;
+}
+
+}  // namespace
+
+Status checkLayoutMosaic(const std::string& folder, const std::string& name, int level) {
+    const Result<Mosaic> mosaic = readLayoutMosaic(folder, name, level);
+    return mosaic ? Status() : Status::failure(mosaic.error());
+}
+
+Result<LayoutLevelFiles> layoutLevelFiles(const std::string& folder, const std::string& name,
+                                          int level, int columns, int rows, int pageSize) {
+    using R = Result<LayoutLevelFiles>;
+    LayoutLevelFiles out;
+    out.pageSize = pageSize;
+    out.tilesX = (columns + pageSize - 1) / pageSize;
+    const int tilesY = (rows + pageSize - 1) / pageSize;
+    if (name != layoutLevelFile(level, true)) {
+        out.files.push_back({name, gdalInLayout(folder, name), 0, 0, columns, rows});
+        out.tileFile.assign(size_t(out.tilesX) * size_t(tilesY), 0);
+        return out;
+    }
+    Result<Mosaic> mosaic = readLayoutMosaic(folder, name, level);
+    if (!mosaic) {
+        return R::failure(mosaic.error());
+    }
+    out.sourceless = std::move(mosaic.value().sourceless);
+    // Every source whole (its file's samples from its first), at a multiple of the page size,
+    // ending at one or at the level's edge, inside the level; every tile in exactly one.
+    constexpr uint32_t kNone = 0xFFFFFFFFu;
+    out.tileFile.assign(size_t(out.tilesX) * size_t(tilesY), kNone);
+    for (const MosaicSource& s : mosaic.value().sources) {
+        const bool placed = s.srcX == 0 && s.srcY == 0 && s.srcW > 0 && s.srcH > 0 &&
+                            s.dstW == s.srcW && s.dstH == s.srcH && s.dstX >= 0 && s.dstY >= 0 &&
+                            s.dstX % pageSize == 0 && s.dstY % pageSize == 0 &&
+                            int64_t(s.dstX) + s.dstW <= columns &&
+                            int64_t(s.dstY) + s.dstH <= rows &&
+                            ((s.dstX + s.dstW) % pageSize == 0 || s.dstX + s.dstW == columns) &&
+                            ((s.dstY + s.dstH) % pageSize == 0 || s.dstY + s.dstH == rows);
+        if (!placed) {
+            return R::failure(name + ": a source not placed as a join places a region's file");
+        }
+        const uint32_t index = uint32_t(out.files.size());
+        for (int ty = s.dstY / pageSize; ty * pageSize < s.dstY + s.dstH; ++ty) {
+            for (int tx = s.dstX / pageSize; tx * pageSize < s.dstX + s.dstW; ++tx) {
+                uint32_t& file = out.tileFile[size_t(ty) * size_t(out.tilesX) + size_t(tx)];
+                if (file != kNone) {
+                    return R::failure(name + ": two sources hold one tile");
+                }
+                file = index;
+            }
+        }
+        out.files.push_back({s.file, gdalInLayout(folder, s.file), s.dstX, s.dstY, s.dstW, s.dstH});
+    }
+    if (std::find(out.tileFile.begin(), out.tileFile.end(), kNone) != out.tileFile.end()) {
+        return R::failure(name + ": its sources leave a tile out");
+    }
+    return out;
+}
+
+Result<GdalRaster> openLayoutLevelFile(const LayoutLevelFiles::File& file, int pageSize,
+                                       const GdalMessages& said) {
+    using R = Result<GdalRaster>;
+    registerGdalDrivers();
+    if (!isNetworkPath(file.path)) {
+        // A FIFO or a device would block or never end the read.
+        VSIStatBufL info;
+        if (VSIStatL(file.path.c_str(), &info) != 0 || !VSI_ISREG(info.st_mode)) {
+            return R::failure(file.name + ": missing, or not a file");
+        }
+    }
+    const char* const geoTiffOnly[] = {"GTiff", nullptr};
+    CPLSetThreadLocalConfigOption("GDAL_DISABLE_READDIR_ON_OPEN", "EMPTY_DIR");
+    CPLSetThreadLocalConfigOption("GDAL_PAM_ENABLED", "NO");
+    GdalRaster raster;
+    raster.dataset.reset(GDALDataset::Open(
+        file.path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR, geoTiffOnly));
+    CPLSetThreadLocalConfigOption("GDAL_DISABLE_READDIR_ON_OPEN", nullptr);
+    CPLSetThreadLocalConfigOption("GDAL_PAM_ENABLED", nullptr);
+    if (!raster.dataset) {
+        // Why: what the server answers for it (checkGdalInputs asks), else GDAL's reason.
+        const std::string reason = said.line("not a GeoTIFF");
+        const Status there = isNetworkPath(file.path) ? checkGdalInputs(file.path) : Status();
+        return R::failure(file.name + ": " +
+                          (there ? "GDAL cannot open it as a GeoTIFF: " + reason : there.error()));
+    }
+    if (raster.dataset->GetRasterCount() != 1) {
+        return R::failure(file.name + ": not one band of codes");
+    }
+    raster.width = raster.dataset->GetRasterXSize();
+    raster.height = raster.dataset->GetRasterYSize();
+    raster.band = raster.dataset->GetRasterBand(1);
+    if (Status same = levelAsManifestSays(raster, file.name, file.columns, file.rows, pageSize);
+        !same) {
+        return R::failure(same.error());
+    }
+    return raster;
 }
 
 uint64_t layoutSignature(const LayoutManifest& layout) {
@@ -612,12 +783,36 @@ struct LevelZeroRead {
 
 }  // namespace
 
-Status describeLayoutLevelZero(const LayoutManifest& layout, Heightmap& map) {
+Result<GdalRaster> openLayoutLevelZero(const LayoutManifest& layout) {
+    using R = Result<GdalRaster>;
     const std::string name = levelZeroName(layout);
     const GdalMessages said;
-    Result<GdalRaster> raster = openGdalRaster(networkGdalPath(layout.levelZero), said, kMaxSide);
+    const Result<LayoutLevelFiles> files =
+        layoutLevelFiles(layout.folder, name, 0, layout.width, layout.height, layout.pageSize);
+    if (!files) {
+        return R::failure(files.error());
+    }
+    if (files.value().sourceless.empty()) {
+        return openLayoutLevelFile(files.value().files[0], layout.pageSize, said);
+    }
+    const char* const vrtOnly[] = {"VRT", nullptr};
+    GdalRaster raster;
+    raster.dataset.reset(GDALDataset::Open(files.value().sourceless.c_str(),
+                                           GDAL_OF_RASTER | GDAL_OF_READONLY, vrtOnly));
+    if (!raster.dataset || raster.dataset->GetRasterCount() != 1) {
+        return R::failure(name + ": GDAL cannot read it: " + said.line("not a mosaic GDAL reads"));
+    }
+    raster.width = raster.dataset->GetRasterXSize();
+    raster.height = raster.dataset->GetRasterYSize();
+    raster.band = raster.dataset->GetRasterBand(1);
+    return raster;
+}
+
+Status describeLayoutLevelZero(const LayoutManifest& layout, Heightmap& map) {
+    const std::string name = levelZeroName(layout);
+    Result<GdalRaster> raster = openLayoutLevelZero(layout);
     if (!raster) {
-        return Status::failure(name + ": " + raster.error());
+        return Status::failure(raster.error());
     }
     GDALRasterBand& band = *raster.value().band;
     if (Status same =

@@ -122,6 +122,49 @@ Result<LayoutManifest> readLayoutManifest(const std::string& folder);
 // makes GDAL read a file of this machine nor run anything. One line naming what is not.
 Status checkLayoutMosaic(const std::string& folder, const std::string& name, int level);
 
+// Where a level's tiles lie: in the level's COG, or for a mosaic (a joined layout's heights-K.vrt)
+// in the regions' files its sources name, each holding whole tiles of the level. So a reader of a
+// tile opens the one file that holds it (openLayoutLevelFile) and asks nothing of the others:
+// a mosaic read through GDAL's VRT driver has every source checked first (gdal_inputs.h), two
+// requests a region over HTTP, at each open.
+struct LayoutLevelFiles {
+    struct File {
+        std::string name;    // as lines name it: "heights-0.tif", "regions/2-1/heights-0.tif"
+        std::string path;    // as GDAL opens it (a URL through /vsicurl/)
+        int x0 = 0, y0 = 0;  // its first sample's place in the level
+        int columns = 0, rows = 0;
+    };
+    std::vector<File> files;
+    std::vector<uint32_t> tileFile;  // per tile of the level (row-major), its file's index
+    int tilesX = 0;
+    int pageSize = 0;
+    // A mosaic's XML without its sources: what it says of the level (place, coding, units) read
+    // through GDAL with nothing else opened. Empty for a COG.
+    std::string sourceless;
+
+    const File& fileOf(int tx, int ty) const {
+        return files[tileFile[size_t(ty) * size_t(tilesX) + size_t(tx)]];
+    }
+    uint32_t fileIndex(int tx, int ty) const {
+        return tileFile[size_t(ty) * size_t(tilesX) + size_t(tx)];
+    }
+};
+
+// The files of level `level` of the layout in `folder`, its file `name` (a COG, or a mosaic held
+// to what a join writes: checkLayoutMosaic, with every source of the band a region's file placed
+// whole, at a multiple of the page size, the sources tiling the level's columns x rows). One line
+// naming the level's file when not.
+Result<LayoutLevelFiles> layoutLevelFiles(const std::string& folder, const std::string& name,
+                                          int level, int columns, int rows, int pageSize);
+
+// Opens `file` of a layout's level as a GeoTIFF and nothing else (a file a server sends as a
+// VRT naming this machine's files is refused, not opened: so it needs no check of inputs), with
+// no look for sidecar files beside it (a layout has none; over HTTP each is a request), a local
+// one a regular file; held to its place: one band of 16-bit codes, its columns x rows in tiles of
+// `pageSize`. One line naming the file when not.
+Result<GdalRaster> openLayoutLevelFile(const LayoutLevelFiles::File& file, int pageSize,
+                                       const GdalMessages& said);
+
 // What identifies a layout's level 0 and tree by their content: a checksum of its sizes, its
 // level 0's tiles' checksums and its tree's. A code cache made from them (streamed_gdal.h) is
 // known by it wherever the layout is served from, with no request for its files.
@@ -138,8 +181,14 @@ struct LayoutMap {
 
 class CodeCacheWriter;
 
-// Opens `layout`'s level 0 as a map's raster is (regular files only, one band, its size checked)
-// and holds its size, type and tiles to layout.json's; sets `map`'s size, format (Elevation),
+// Opens `layout`'s level 0 for what it says of the map (size, place, coding, units), asking for
+// none of a mosaic's regions: its COG as openLayoutLevelFile opens it, or its mosaic's XML
+// without its sources (layoutLevelFiles). No sample is to be read through it. One line naming
+// level 0's file when it cannot.
+Result<GdalRaster> openLayoutLevelZero(const LayoutManifest& layout);
+
+// Opens `layout`'s level 0 (openLayoutLevelZero) and holds its size, type and tiles to
+// layout.json's; sets `map`'s size, format (Elevation),
 // coding (the band's scale and offset, in metres where its heights are lengths), place and an
 // empty nodata mask sized for the layout's holes. Its codes are left as they are.
 Status describeLayoutLevelZero(const LayoutManifest& layout, Heightmap& map);

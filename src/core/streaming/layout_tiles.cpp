@@ -15,6 +15,20 @@
 #include "core/streaming/tree_sidecar.h"
 
 namespace qt {
+namespace {
+
+// GDAL's network reader keeps the bytes it fetched of a file and what it learnt of it (its size,
+// that it exists), whatever answer gave them: after a fault they may be the fault's (a header
+// changed on its way, a server's error page), and every later open or read of the file would be
+// served from them. So a reader of a layout by URL has it forget the layout's after each fault.
+void forgetNetworkBytes(const std::string& folder) {
+    const std::string network = networkGdalPath(folder);
+    if (network != folder) {
+        VSICurlPartialClearCache(network.c_str());
+    }
+}
+
+}  // namespace
 
 LayoutTiles::LayoutTiles(const LayoutManifest& layout, Heightmap& map, CodeCacheWriter* cache,
                          double retryFirstSeconds)
@@ -100,9 +114,11 @@ Status LayoutTiles::ensureTile(int tx, int ty) {
     }
     // A tile read again after a failure is read through datasets opened now: those opened before
     // may hold the index of a file replaced since (a layout mended, or baked again).
-    if (state_[i].load(std::memory_order_relaxed) == kFailed) {
-        rasters_.clear();
-        maskRasters_.clear();
+    if (state_[i].load(std::memory_order_relaxed) == kFailed && files_ != nullptr) {
+        const uint32_t file = files_->fileIndex(tx, ty);
+        pooled_.erase(std::remove_if(pooled_.begin(), pooled_.end(),
+                                     [&](const Pooled& p) { return p.file == file; }),
+                      pooled_.end());
     }
     state_[i].store(kReading, std::memory_order_relaxed);
     lock.unlock();
@@ -141,26 +157,60 @@ void LayoutTiles::retryFailedNow() {
     }
 }
 
-Result<GdalRaster> LayoutTiles::takeRaster(std::vector<GdalRaster>& pool) {
+Result<const LayoutLevelFiles*> LayoutTiles::levelFiles() {
+    using R = Result<const LayoutLevelFiles*>;
+    const std::lock_guard<std::mutex> hold(filesMutex_);
+    if (files_ == nullptr) {
+        Result<LayoutLevelFiles> files = layoutLevelFiles(layout_.folder, name_, 0, layout_.width,
+                                                          layout_.height, layout_.pageSize);
+        if (!files) {
+            return R::failure(files.error());
+        }
+        const std::lock_guard<std::mutex> pool(mutex_);
+        files_ = std::make_unique<LayoutLevelFiles>(std::move(files).value());
+    }
+    return files_.get();
+}
+
+Result<GdalRaster> LayoutTiles::takeRaster(uint32_t file, bool mask) {
     {
         const std::lock_guard<std::mutex> hold(mutex_);
-        if (!pool.empty()) {
-            GdalRaster raster = std::move(pool.back());
-            pool.pop_back();
-            return raster;
+        for (size_t i = pooled_.size(); i-- > 0;) {
+            if (pooled_[i].file == file && pooled_[i].mask == mask) {
+                GdalRaster raster = std::move(pooled_[i].raster);
+                pooled_.erase(pooled_.begin() + std::ptrdiff_t(i));
+                return raster;
+            }
         }
     }
     const GdalMessages said;
-    Result<GdalRaster> raster = openGdalRaster(networkGdalPath(layout_.levelZero), said, kMaxSide);
-    if (!raster) {
-        return Result<GdalRaster>::failure(name_ + ": " + raster.error());
-    }
-    return raster;
+    return openLayoutLevelFile(files_->files[file], layout_.pageSize, said);
 }
 
-void LayoutTiles::giveBack(std::vector<GdalRaster>& pool, GdalRaster raster) {
+void LayoutTiles::giveBack(uint32_t file, bool mask, GdalRaster raster) {
     const std::lock_guard<std::mutex> hold(mutex_);
-    pool.push_back(std::move(raster));
+    pooled_.push_back({file, mask, std::move(raster)});
+    if (pooled_.size() > kMostPooled) {
+        pooled_.erase(pooled_.begin());
+    }
+}
+
+void LayoutTiles::forgetAfterFault(const LayoutLevelFiles::File* file, uint32_t index) {
+    {
+        const std::lock_guard<std::mutex> hold(mutex_);
+        if (file == nullptr) {
+            pooled_.clear();
+        } else {
+            pooled_.erase(std::remove_if(pooled_.begin(), pooled_.end(),
+                                         [&](const Pooled& p) { return p.file == index; }),
+                          pooled_.end());
+        }
+    }
+    if (file == nullptr) {
+        forgetNetworkBytes(layout_.folder);
+    } else if (isNetworkPath(file->path)) {
+        VSICurlPartialClearCache(file->path.c_str());
+    }
 }
 
 Status LayoutTiles::readTile(int tx, int ty, bool& kept) {
@@ -180,10 +230,18 @@ Status LayoutTiles::readTile(int tx, int ty, bool& kept) {
     if (kept) {
         return {};
     }
-    Result<GdalRaster> taken = takeRaster(rasters_);
+    const Result<const LayoutLevelFiles*> files = levelFiles();
+    if (!files) {
+        forgetAfterFault(nullptr, 0);
+        return Status::failure(files.error());
+    }
+    const uint32_t index = files.value()->fileIndex(tx, ty);
+    const LayoutLevelFiles::File& file = files.value()->files[index];
+    Result<GdalRaster> taken = takeRaster(index, false);
     Result<GdalRaster> takenMask =
-        holes ? takeRaster(maskRasters_) : Result<GdalRaster>(GdalRaster{});
+        holes ? takeRaster(index, true) : Result<GdalRaster>(GdalRaster{});
     if (!taken || !takenMask) {
+        forgetAfterFault(&file, index);  // the header read may be what the fault changed
         return Status::failure(!taken ? taken.error() : takenMask.error());
     }
     GdalRaster raster = std::move(taken).value();
@@ -191,9 +249,11 @@ Status LayoutTiles::readTile(int tx, int ty, bool& kept) {
     const GdalMessages said;
     std::vector<uint16_t> codes(size_t(w) * size_t(h));
     std::vector<uint8_t> valid(holes ? size_t(w) * size_t(h) : 0);
+    // The tile's place in its file.
+    const int fx = x - file.x0, fy = y - file.y0;
     bool read =
-        !holes || maskRaster.band->GetMaskBand()->RasterIO(GF_Read, x, y, w, h, valid.data(), w, h,
-                                                           GDT_Byte, 0, 0, nullptr) == CE_None;
+        !holes || maskRaster.band->GetMaskBand()->RasterIO(GF_Read, fx, fy, w, h, valid.data(), w,
+                                                           h, GDT_Byte, 0, 0, nullptr) == CE_None;
     const uint8_t* mask = holes ? valid.data() : nullptr;
     if (read && resumed) {
         // The cache's codes beside the mask just read (its rows `pitch` apart, the mask's w).
@@ -203,33 +263,24 @@ Status LayoutTiles::readTile(int tx, int ty, bool& kept) {
         }
         kept = checksumHex(tileChecksum(codes.data(), mask, w, h, size_t(w))) == checksum;
     }
-    read = read && (kept || raster.band->RasterIO(GF_Read, x, y, w, h, codes.data(), w, h,
+    read = read && (kept || raster.band->RasterIO(GF_Read, fx, fy, w, h, codes.data(), w, h,
                                                   GDT_UInt16, 0, 0, nullptr) == CE_None);
-    // After a read that failed or gave codes not of their checksum, every dataset goes with its
-    // block cache and its file's index (the file may have been replaced since), and so do GDAL's
-    // network reader's bytes of the layout, so that the next read asks the files or the server
-    // again rather than a memory of the fault.
+    // After a read that failed or gave codes not of their checksum, the file's datasets go
+    // (forgetAfterFault), so that the next read asks the file or the server again rather than a
+    // memory of the fault.
     const bool matches =
         read &&
         (kept || checksumHex(tileChecksum(codes.data(), mask, w, h, size_t(w))) == checksum);
     if (!matches) {
-        {
-            const std::lock_guard<std::mutex> hold(mutex_);
-            rasters_.clear();
-            maskRasters_.clear();
-        }
-        const std::string network = networkGdalPath(layout_.folder);
-        if (network != layout_.folder) {
-            VSICurlPartialClearCache(network.c_str());
-        }
+        forgetAfterFault(&file, index);
         return Status::failure(
-            name_ + ": " +
+            file.name + ": " +
             (read ? tile + " does not match its checksum"
                   : tile + " cannot be read: " + said.line("GDAL gave no reason")));
     }
-    giveBack(rasters_, std::move(raster));
+    giveBack(index, false, std::move(raster));
     if (holes) {
-        giveBack(maskRasters_, std::move(maskRaster));
+        giveBack(index, true, std::move(maskRaster));
     }
     if (!kept && cache_ != nullptr) {
         if (Status wrote = cache_->writeBlock(x, y, w, h, codes.data()); !wrote) {
@@ -318,7 +369,7 @@ Result<bool> LayoutStream::finishWhenComplete() {
 constexpr size_t kRecentLevelTiles = 12;
 
 LayoutLevelPages::LayoutLevelPages(const LayoutManifest& layout)
-    : layout_(layout), rasters_(layout.upperLevels.size()), recent_(kRecentLevelTiles) {}
+    : layout_(layout), files_(layout.upperLevels.size()), recent_(kRecentLevelTiles) {}
 
 LayoutLevelPages::~LayoutLevelPages() = default;
 
@@ -331,26 +382,37 @@ Result<const LayoutLevelPages::Tile*> LayoutLevelPages::tile(int level, int tx, 
     }
     const LayoutManifest::Level& l = layout_.upperLevels[size_t(level - 1)];
     const GdalMessages said;
-    GdalRaster& raster = rasters_[size_t(level - 1)];
-    if (raster.band == nullptr) {
-        // A mosaic is held to what a join writes before GDAL opens it.
-        if (l.file == layoutLevelFile(level, true)) {
-            if (Status mosaic = checkLayoutMosaic(layout_.folder, l.file, level); !mosaic) {
-                return R::failure(mosaic.error());
-            }
+    // The level's files (a mosaic held to what a join writes when first needed), then the one
+    // that holds the tile, among the last few opened or opened now.
+    std::unique_ptr<LayoutLevelFiles>& files = files_[size_t(level - 1)];
+    if (files == nullptr) {
+        Result<LayoutLevelFiles> found =
+            layoutLevelFiles(layout_.folder, l.file, level, l.columns, l.rows, layout_.pageSize);
+        if (!found) {
+            forgetNetworkBytes(layout_.folder);
+            return R::failure(found.error());
         }
-        Result<GdalRaster> opened =
-            openGdalRaster(networkGdalPath(layoutPath(layout_.folder, l.file)), said, kMaxSide);
-        if (!opened) {
-            return R::failure(l.file + ": " + opened.error());
-        }
-        if (Status same =
-                levelAsManifestSays(opened.value(), l.file, l.columns, l.rows, layout_.pageSize);
-            !same) {
-            return R::failure(same.error());
-        }
-        raster = std::move(opened).value();
+        files = std::make_unique<LayoutLevelFiles>(std::move(found).value());
     }
+    const uint32_t index = files->fileIndex(tx, ty);
+    const LayoutLevelFiles::File& file = files->files[index];
+    auto open = std::find_if(open_.begin(), open_.end(), [&](const OpenFile& o) {
+        return o.level == level && o.file == index;
+    });
+    if (open == open_.end()) {
+        Result<GdalRaster> opened = openLayoutLevelFile(file, layout_.pageSize, said);
+        if (!opened) {
+            if (isNetworkPath(file.path)) {
+                VSICurlPartialClearCache(file.path.c_str());
+            }
+            return R::failure(opened.error());
+        }
+        if (open_.size() == kOpenLevelFiles) {
+            open_.erase(open_.begin());
+        }
+        open = open_.insert(open_.end(), OpenFile{level, index, std::move(opened).value()});
+    }
+    GdalRaster& raster = open->raster;
     const int side = layout_.pageSize;
     Tile& t = recent_[next_];
     next_ = (next_ + 1) % recent_.size();
@@ -362,13 +424,16 @@ Result<const LayoutLevelPages::Tile*> LayoutLevelPages::tile(int level, int tx, 
     const bool holes = layout_.nodataSamples > 0;
     valid_.resize(holes ? t.codes.size() : 0);
     const Status checked = readCheckedTile(
-        *raster.band, holes ? raster.band->GetMaskBand() : nullptr, tx, ty, tx * side, ty * side,
-        t.w, t.h, t.codes.data(), valid_.data(),
+        *raster.band, holes ? raster.band->GetMaskBand() : nullptr, tx, ty, tx * side - file.x0,
+        ty * side - file.y0, t.w, t.h, t.codes.data(), valid_.data(),
         l.tiles[size_t(ty) * size_t((l.columns + side - 1) / side) + size_t(tx)], said);
     ++tilesRead_;
     if (!checked) {
-        raster = GdalRaster{};  // opened again for the next read
-        return R::failure(l.file + ": " + checked.error());
+        open_.erase(open);  // opened again for the next read, its bytes asked for again
+        if (isNetworkPath(file.path)) {
+            VSICurlPartialClearCache(file.path.c_str());
+        }
+        return R::failure(file.name + ": " + checked.error());
     }
     t.level = level;
     t.tx = tx;

@@ -27,6 +27,10 @@ namespace qt {
 // again within the most.
 constexpr double kTileRetryFirstSeconds = 0.25;
 constexpr double kTileRetryMostSeconds = 8.0;
+// The most datasets of a layout's level files LayoutTiles keeps open between reads, and
+// LayoutLevelPages.
+constexpr size_t kMostPooled = 32;
+constexpr size_t kOpenLevelFiles = 8;
 
 // The tiles of a layout's level 0 (layout.json's pageSize squared, row-major) written into a map's
 // codes as they are asked for. A tile is present once its codes, read through GDAL (by byte ranges
@@ -100,9 +104,16 @@ private:
     TileSpan tilesOf(int x0, int y0, int x1, int y1) const;
     // Reads tile (tx, ty) and writes it; no lock held.
     Status readTile(int tx, int ty, bool& kept);
-    // A dataset of `pool` (rasters_ or maskRasters_), opened when none is free.
-    Result<GdalRaster> takeRaster(std::vector<GdalRaster>& pool);
-    void giveBack(std::vector<GdalRaster>& pool, GdalRaster raster);
+    // Where level 0's tiles lie (layoutLevelFiles), found at the first read.
+    Result<const LayoutLevelFiles*> levelFiles();
+    // A dataset of level 0's file `file` (for its codes, or for its mask), opened when none is
+    // free; given back for the next read of that file.
+    Result<GdalRaster> takeRaster(uint32_t file, bool mask);
+    void giveBack(uint32_t file, bool mask, GdalRaster raster);
+    // After a fault in `file` its datasets go with their block caches and their file's index (the
+    // file may have been replaced since), and GDAL's network reader forgets the file's bytes (with
+    // no file: the layout's, and every dataset).
+    void forgetAfterFault(const LayoutLevelFiles::File* file, uint32_t index);
 
     const LayoutManifest layout_;
     Heightmap& map_;
@@ -118,10 +129,18 @@ private:
     mutable std::mutex mutex_;
     std::condition_variable changed_;  // a tile left kReading
     std::vector<Failure> failures_;    // per tile, sized on its first failure
-    std::vector<GdalRaster> rasters_;  // opened datasets not in use, for codes
-    // ... for masks: GDAL 3.6's reader of a COG by URL (its mask interleaved with the imagery)
-    // fails to decode a block of codes read after that block's mask on the same dataset.
-    std::vector<GdalRaster> maskRasters_;
+    std::mutex filesMutex_;            // held while files_ is found (a mosaic fetched)
+    std::unique_ptr<LayoutLevelFiles> files_;
+    // Opened datasets not in use, the most recently given back last, at most kMostPooled: a
+    // layout joined from many regions reads a few at a time. Masks through datasets of their own:
+    // GDAL 3.6's reader of a COG by URL (its mask interleaved with the imagery) fails to decode a
+    // block of codes read after that block's mask on the same dataset.
+    struct Pooled {
+        uint32_t file = 0;
+        bool mask = false;
+        GdalRaster raster;
+    };
+    std::vector<Pooled> pooled_;
     Counts counts_;
     std::mutex maskMutex_;  // a mask word may hold two tiles' samples
 };
@@ -196,10 +215,18 @@ private:
     // Tile (tx, ty) of `level`, read and checked unless it is among the last few.
     Result<const Tile*> tile(int level, int tx, int ty);
 
+    // A level's file open for reading.
+    struct OpenFile {
+        int level = 0;
+        uint32_t file = 0;
+        GdalRaster raster;
+    };
     const LayoutManifest layout_;
-    std::vector<GdalRaster> rasters_;  // per level above 0, opened when first read
-    std::vector<Tile> recent_;         // the last tiles read, replaced in turn
-    std::vector<uint8_t> valid_;       // a tile's mask, read for its checksum
+    // Per level above 0, where its tiles lie, found when first read.
+    std::vector<std::unique_ptr<LayoutLevelFiles>> files_;
+    std::vector<OpenFile> open_;  // the last kOpenLevelFiles files opened, the latest last
+    std::vector<Tile> recent_;    // the last tiles read, replaced in turn
+    std::vector<uint8_t> valid_;  // a tile's mask, read for its checksum
     size_t next_ = 0;
     uint64_t tilesRead_ = 0;
 };

@@ -539,7 +539,10 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
                                      const StreamOptions& stream) {
     const std::string name = escapedPath(path);
     const GdalMessages messages;
-    Result<GdalRaster> opened = openGdalRaster(gdalPath, messages);
+    // A layout's level 0 for what it says of the map alone: a mosaic's regions are read as its
+    // tiles are (layout_tiles.h), not each asked for at open.
+    Result<GdalRaster> opened = stream.layout != nullptr ? openLayoutLevelZero(*stream.layout)
+                                                         : openGdalRaster(gdalPath, messages);
     if (!opened) {
         return fail(name, opened.error());
     }
@@ -597,7 +600,10 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
 
     // No cache to reuse: one pass through GDAL makes it, once the files are found to hold what
     // the header declares.
-    if (Status holds = checkGdalCapacity(*raster.dataset, *raster.band); !holds) {
+    // (A layout's tiles are held to their checksums one by one as they are read.)
+    if (Status holds =
+            stream.layout != nullptr ? Status() : checkGdalCapacity(*raster.dataset, *raster.band);
+        !holds) {
         return fail(name, holds.error());
     }
     const auto start = Clock::now();

@@ -27,6 +27,7 @@
 #include "core/streaming/open_map.h"
 #include "core/streaming/page_streamer.h"
 #include "core/terrain/height_pages.h"
+#include "fault_proxy.h"
 #include "http_server.h"
 #include "layout_fixtures.h"
 #include "test_files.h"
@@ -583,14 +584,23 @@ uint64_t rangeBytes(const std::string& line) {
     return last - first + 1;
 }
 
+// A 1025² layout without holes baked into `dir`'s "layout", in tiles of 16: one tile is a small
+// share of its level 0's file. "" when the bake fails.
+std::string bakeLarge(const test::TempDir& dir) {
+    const std::string folder = dir.path("layout");
+    const Result<BakeSummary> baked =
+        bakeLayout(test::writeInput(dir, false, 1025, 1025), folder, test::bakeOptions(dir));
+    EXPECT_TRUE(baked) << baked.error();
+    return baked ? folder : std::string();
+}
+
 // Over HTTP (nginx on 127.0.0.1): asking for one tile of a 1025² layout fetches a small share of
 // level 0's file by byte ranges (its header and that tile's bytes), not the file; with the server
 // gone a tile is one line, and asked again within its back-off it returns that line without a read.
 TEST(LayoutTiles, ByUrlATileFetchesItsBytesAndAServerGoneIsOneLine) {
     test::TempDir dir;
-    const std::string folder = dir.path("layout");
-    ASSERT_TRUE(
-        bakeLayout(test::writeInput(dir, false, 1025, 1025), folder, test::bakeOptions(dir)));
+    const std::string folder = bakeLarge(dir);
+    ASSERT_FALSE(folder.empty());
     test::HttpServer server(dir.path(""));
     QT_REQUIRE_HTTP_SERVER(server);
     VSICurlClearCache();
@@ -627,6 +637,146 @@ TEST(LayoutTiles, ByUrlATileFetchesItsBytesAndAServerGoneIsOneLine) {
     EXPECT_EQ(again.error(), gone.error());
     EXPECT_EQ(tiles.counts().failed, 1u);  // no second read
     EXPECT_TRUE(tiles.present(40, 31));
+}
+
+// Over HTTP through a relay that answers as a faulty network does: a tile's bytes changed on their
+// way, a body cut short of its Content-Length (the connection closed part way) or a body of which
+// its Content-Length counts 16 bytes is one line naming the tile, and nothing of it is written;
+// once the answers are right again and its back-off is over, the tile is read and right. An answer
+// whose Content-Length says more than its body, which holds every byte asked for, gives the right
+// tile.
+TEST(LayoutTiles, ByUrlBytesChangedInTransitOrAWrongContentLengthAreOneLineAndThenRead) {
+    test::TempDir dir;
+    const std::string folder = bakeLarge(dir);
+    ASSERT_FALSE(folder.empty());
+    test::HttpServer server(dir.path(""));
+    QT_REQUIRE_HTTP_SERVER(server);
+    test::FaultProxy proxy(server.port());
+    ASSERT_TRUE(proxy.ok());
+    VSICurlClearCache();
+    const Result<LayoutManifest> manifest = readLayoutManifest(proxy.url("layout"));
+    ASSERT_TRUE(manifest) << manifest.error();
+    Heightmap map = describedMap(manifest.value());
+    LayoutTiles tiles(manifest.value(), map, nullptr, kHeldSeconds);
+    ASSERT_TRUE(tiles.ensureTile(0, 0));  // the file's header, read without a fault
+    const LayoutMap whole = wholeLayout(folder);
+    const auto tileIs = [&](int tx, int ty, bool right) {
+        for (int y = ty * 16; y < (ty + 1) * 16; ++y) {
+            for (int x = tx * 16; x < (tx + 1) * 16; ++x) {
+                const size_t i = size_t(y) * 1025 + size_t(x);
+                if (map.codes[i] != (right ? whole.map.codes[i] : 0)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    };
+    using Fault = test::FaultProxy::Fault;
+    const struct {
+        Fault fault;
+        int tx, ty;
+        bool fails;
+    } cases[] = {{Fault::FlipBytes, 20, 17, true},
+                 {Fault::CutBody, 41, 33, true},
+                 {Fault::ShorterLength, 7, 50, true},
+                 {Fault::LongerLength, 60, 3, false}};
+    uint64_t failed = 0;
+    for (const auto& c : cases) {
+        const std::string tile =
+            "tile (" + std::to_string(c.tx) + ", " + std::to_string(c.ty) + ")";
+        const int given = proxy.faultsGiven();
+        proxy.arm(c.fault, "/layout/heights-0.tif");
+        const Status faulty = tiles.ensureTile(c.tx, c.ty);
+        EXPECT_GT(proxy.faultsGiven(), given) << tile;
+        if (!c.fails) {
+            ASSERT_TRUE(faulty) << tile << ": " << faulty.error();
+            EXPECT_TRUE(tileIs(c.tx, c.ty, true)) << tile;
+            continue;
+        }
+        ++failed;
+        ASSERT_FALSE(faulty) << tile;
+        test::expectOneLineSaying(faulty.error(), "heights-0.tif: " + tile);
+        EXPECT_FALSE(tiles.present(c.tx, c.ty)) << tile;
+        EXPECT_TRUE(tileIs(c.tx, c.ty, false)) << tile;
+
+        proxy.arm(Fault::None, "");
+        tiles.retryFailedNow();
+        const Status read = tiles.ensureTile(c.tx, c.ty);
+        ASSERT_TRUE(read) << tile << ": " << read.error();
+        EXPECT_TRUE(tileIs(c.tx, c.ty, true)) << tile;
+        std::printf("%s\n", faulty.error().c_str());
+    }
+    EXPECT_EQ(tiles.counts().failed, failed);
+}
+
+// The lines of an access log.
+std::vector<std::string> logLines(const std::string& log) {
+    std::vector<std::string> lines;
+    std::istringstream in(log);
+    for (std::string line; std::getline(in, line);) {
+        lines.push_back(line);
+    }
+    return lines;
+}
+
+// A layout joined from region jobs, by URL: opened by tiles it asks for none of its regions' files
+// (a mosaic's sources are not each checked at open: tiles are read from the regions' files
+// themselves, each opened as a GeoTIFF alone), and a tile asks for its region's file alone, with
+// no look for sidecar files beside it (each a request to the server); so does a page of a coarse
+// level. What they read is the layout's.
+TEST(LayoutStream, AJoinedLayoutByUrlAsksForTheRegionsItReadsAlone) {
+    test::TempDir dir;
+    const std::string folder = dir.path("jobs");
+    ASSERT_TRUE(test::bakeByJobs(dir, test::writeInput(dir, false), folder, 32, 2, 1));
+    const LayoutMap whole = wholeLayout(folder);
+    test::HttpServer server(dir.path(""));
+    QT_REQUIRE_HTTP_SERVER(server);
+    VSICurlClearCache();
+    LoadOptions load;
+    load.cacheDir = dir.path("cache");
+    load.layoutByTiles = true;
+    size_t before = server.accessLog().size();
+    const Result<OpenedMap> opened = openMap(server.url("jobs"), load, {}, 4, true);
+    ASSERT_TRUE(opened) << opened.error();
+    ASSERT_NE(opened.value().tiles, nullptr);
+    std::string log = server.accessLog().substr(before);
+    EXPECT_EQ(log.find("/regions/"), std::string::npos) << log;
+
+    // Tile (5, 3) of 16 lies in region (2, 1) of 32.
+    LayoutTiles& tiles = opened.value().tiles->tiles();
+    before = server.accessLog().size();
+    ASSERT_TRUE(tiles.ensureTile(5, 3));
+    log = server.accessLog().substr(before);
+    const std::vector<std::string> lines = logLines(log);
+    EXPECT_GE(lines.size(), 1u);
+    EXPECT_LE(lines.size(), 2u) << log;  // its size, then its bytes
+    for (const std::string& line : lines) {
+        EXPECT_NE(line.find(" /jobs/regions/2-1/heights-0.tif "), std::string::npos) << line;
+    }
+    for (int y = 48; y < 64; ++y) {
+        for (int x = 80; x < 96; ++x) {
+            const size_t i = size_t(y) * 203 + size_t(x);
+            ASSERT_EQ(opened.value().map.codes[i], whole.map.codes[i]) << x << ", " << y;
+        }
+    }
+
+    const Result<LayoutManifest> manifest = readLayoutManifest(server.url("jobs"));
+    ASSERT_TRUE(manifest) << manifest.error();
+    LayoutLevelPages levels(manifest.value());
+    const HeightPages pages = planHeightPages(203, 141, 4, 16);
+    std::vector<uint16_t> got(size_t(pages.texels) * size_t(pages.texels)), expected(got.size());
+    before = server.accessLog().size();
+    const Status read = levels.fill(pages, 1, 1, 1, got.data());
+    ASSERT_TRUE(read) << read.error();
+    fillHeightPage(whole.map, pages, 1, 1, 1, expected.data());
+    EXPECT_EQ(got, expected);
+    log = server.accessLog().substr(before);
+    for (const std::string& line : logLines(log)) {
+        const bool level = line.find(" /jobs/heights-1.vrt ") != std::string::npos;
+        const bool region = line.find(" /jobs/regions/") != std::string::npos &&
+                            line.find("/heights-1.tif ") != std::string::npos;
+        EXPECT_TRUE(level || region) << line;
+    }
 }
 
 }  // namespace
