@@ -655,8 +655,13 @@ namespace {
 // held to its checksum before its rows are kept: into `map`'s codes, or written into `cache`
 // through a buffer of one tile row. The mask's bits are set under `lock` (a word may hold two tile
 // rows' samples). The share of one thread of readLayoutLevelZero.
+// The most files of level 0 one thread of readLayoutLevelZero keeps open: a row of tiles crosses
+// a row of regions (32 at 65537² in regions of 2048).
+constexpr size_t kMostOpenPerRead = 64;
+
 struct LevelZeroRead {
     const LayoutManifest* layout = nullptr;
+    const LayoutLevelFiles* files = nullptr;
     Heightmap* map = nullptr;
     CodeCacheWriter* cache = nullptr;
     std::mutex* lock = nullptr;
@@ -697,60 +702,97 @@ struct LevelZeroRead {
         return true;
     }
 
+    // The datasets of level 0's files this thread has open (codes, and masks through datasets
+    // of their own: GDAL 3.6's reader of a COG by URL, its mask interleaved with the imagery,
+    // fails to decode a block of codes read after that block's mask on the same dataset).
+    struct Open {
+        uint32_t file = 0;
+        GdalRaster codes, masks;
+    };
+    std::vector<Open> open;
+
+    // Reads columns [0, width) of `rows` rows from `row` of level 0, each file's share from that
+    // file (a mosaic's regions), into `codes` and, with holes, `valid` (rows `width` apart).
+    Status readRows(int row, int rows, uint16_t* codes, uint8_t* valid, bool codesToo,
+                    const GdalMessages& said) {
+        const LayoutManifest& l = *layout;
+        const int ty = row / l.pageSize;
+        for (int tx = 0; tx < files->tilesX;) {
+            const uint32_t index = files->fileIndex(tx, ty);
+            const LayoutLevelFiles::File& file = files->files[index];
+            auto it = std::find_if(open.begin(), open.end(),
+                                   [&](const Open& o) { return o.file == index; });
+            if (it == open.end()) {
+                if (open.size() >= kMostOpenPerRead) {
+                    open.clear();
+                }
+                Open o;
+                o.file = index;
+                Result<GdalRaster> opened = openLayoutLevelFile(file, l.pageSize, said);
+                if (!opened) {
+                    return Status::failure(opened.error());
+                }
+                o.codes = std::move(opened).value();
+                if (l.nodataSamples > 0) {
+                    Result<GdalRaster> masks = openLayoutLevelFile(file, l.pageSize, said);
+                    if (!masks) {
+                        return Status::failure(masks.error());
+                    }
+                    o.masks = std::move(masks).value();
+                }
+                it = open.insert(open.end(), std::move(o));
+            }
+            const int x = file.x0, fy = row - file.y0;
+            const GSpacing pitch = GSpacing(map->width);
+            if ((valid != nullptr &&
+                 it->masks.band->GetMaskBand()->RasterIO(GF_Read, 0, fy, file.columns, rows,
+                                                         valid + x, file.columns, rows, GDT_Byte, 1,
+                                                         pitch, nullptr) != CE_None) ||
+                (codesToo && it->codes.band->RasterIO(GF_Read, 0, fy, file.columns, rows, codes + x,
+                                                      file.columns, rows, GDT_UInt16, 2, 2 * pitch,
+                                                      nullptr) != CE_None)) {
+                return Status::failure(
+                    file.name + ": " +
+                    said.line("tile row " + std::to_string(ty) + " cannot be read"));
+            }
+            tx = (file.x0 + file.columns + l.pageSize - 1) / l.pageSize;
+        }
+        return {};
+    }
+
     void run(int first, int stride) {
         const LayoutManifest& l = *layout;
         const GdalMessages said;
-        const std::string name = levelZeroName(l);
-        Result<GdalRaster> raster = openGdalRaster(networkGdalPath(l.levelZero), said, kMaxSide);
-        if (!raster) {
-            return fail(name + ": " + raster.error());
-        }
-        GDALRasterBand* band = raster.value().band;
-        // The mask through a dataset of its own: GDAL 3.6's reader of a COG by URL, its mask
-        // interleaved with the imagery, fails to decode a block of codes read after that block's
-        // mask on the same dataset (a resumed cache reads the mask first).
-        Result<GdalRaster> masks =
-            l.nodataSamples > 0 ? openGdalRaster(networkGdalPath(l.levelZero), said, kMaxSide)
-                                : Result<GdalRaster>(GdalRaster{});
-        if (!masks) {
-            return fail(name + ": " + masks.error());
-        }
-        GDALRasterBand* mask = l.nodataSamples > 0 ? masks.value().band->GetMaskBand() : nullptr;
+        const bool holes = l.nodataSamples > 0;
         const int width = map->width;
         const size_t tileRow = size_t(width) * size_t(l.pageSize);
         const int tilesY = (map->height + l.pageSize - 1) / l.pageSize;
-        std::vector<uint8_t> valid(mask != nullptr ? tileRow : 0);
+        std::vector<uint8_t> valid(holes ? tileRow : 0);
         std::vector<uint16_t> buffer(cache != nullptr ? tileRow : 0);
         for (int ty = first; ty < tilesY && !failed->load(); ty += stride) {
             const int row = ty * l.pageSize;
             const int rows = std::min(l.pageSize, map->height - row);
             const size_t firstCode = size_t(row) * size_t(width);
-            const auto cannotRead = [&] {
-                return fail(name + ": " +
-                            said.line("tile row " + std::to_string(ty) + " cannot be read"));
-            };
-            const auto readMask = [&] {
-                return mask == nullptr ||
-                       mask->RasterIO(GF_Read, 0, row, width, rows, valid.data(), width, rows,
-                                      GDT_Byte, 0, 0, nullptr) == CE_None;
-            };
-            if (!readMask()) {
-                return cannotRead();
+            uint8_t* mask = holes ? valid.data() : nullptr;
+            // The mask first: a resumed cache's row that already matches keeps its codes.
+            if (Status got = readRows(row, rows, nullptr, mask, false, said); !got) {
+                return fail(got.error());
             }
-            const uint8_t* holes = mask != nullptr ? valid.data() : nullptr;
+            const uint8_t* holesOf = mask;
             // A resumed cache's row of tiles that already matches (codes and mask) is kept as it
             // is there.
             const bool kept = cache != nullptr && cache->resumed() &&
-                              rowMatches(cache->codes().data() + firstCode, holes, ty, rows);
+                              rowMatches(cache->codes().data() + firstCode, holesOf, ty, rows);
             uint16_t* read = cache != nullptr ? buffer.data() : map->codes.data() + firstCode;
             const uint16_t* codes = kept ? cache->codes().data() + firstCode : read;
-            if (!kept && band->RasterIO(GF_Read, 0, row, width, rows, read, width, rows, GDT_UInt16,
-                                        0, 0, nullptr) != CE_None) {
-                return cannotRead();
+            if (!kept) {
+                if (Status got = readRows(row, rows, read, nullptr, true, said); !got) {
+                    return fail(got.error());
+                }
             }
-            if (int tx = 0; !kept && !rowMatches(codes, holes, ty, rows, &tx)) {
-                return fail(name + ": tile (" + std::to_string(tx) + ", " + std::to_string(ty) +
-                            ") does not match its checksum");
+            if (int tx = 0; !kept && !rowMatches(codes, holesOf, ty, rows, &tx)) {
+                return fail(files->fileOf(tx, ty).name + ": tile (" + std::to_string(tx) + ", " +
+                            std::to_string(ty) + ") does not match its checksum");
             }
             const auto [a, b] = std::minmax_element(codes, codes + size_t(rows) * size_t(width));
             lo = std::min(lo, *a);
@@ -848,6 +890,12 @@ Status readLayoutLevelZero(const LayoutManifest& layout, Heightmap& map, CodeCac
     const int tilesY = (layout.height + layout.pageSize - 1) / layout.pageSize;
     const int threads =
         std::max(1, std::min({int(std::thread::hardware_concurrency()), 4, tilesY}));
+    // Read from the files that hold the tiles: a mosaic's regions each as a GeoTIFF alone.
+    const Result<LayoutLevelFiles> files = layoutLevelFiles(
+        layout.folder, levelZeroName(layout), 0, layout.width, layout.height, layout.pageSize);
+    if (!files) {
+        return Status::failure(files.error());
+    }
     std::mutex lock;
     std::atomic<bool> failed{false};
     int64_t rowsDone = 0;
@@ -856,6 +904,7 @@ Status readLayoutLevelZero(const LayoutManifest& layout, Heightmap& map, CodeCac
     for (int t = 0; t < threads; ++t) {
         LevelZeroRead& read = reads[size_t(t)];
         read.layout = &layout;
+        read.files = &files.value();
         read.map = &map;
         read.cache = cache;
         read.lock = &lock;

@@ -723,7 +723,7 @@ std::vector<std::string> logLines(const std::string& log) {
 // (a mosaic's sources are not each checked at open: tiles are read from the regions' files
 // themselves, each opened as a GeoTIFF alone), and a tile asks for its region's file alone, with
 // no look for sidecar files beside it (each a request to the server); so does a page of a coarse
-// level. What they read is the layout's.
+// level, and so does an open that reads level 0 whole. What they read is the layout's.
 TEST(LayoutStream, AJoinedLayoutByUrlAsksForTheRegionsItReadsAlone) {
     test::TempDir dir;
     const std::string folder = dir.path("jobs");
@@ -777,6 +777,26 @@ TEST(LayoutStream, AJoinedLayoutByUrlAsksForTheRegionsItReadsAlone) {
                             line.find("/heights-1.tif ") != std::string::npos;
         EXPECT_TRUE(level || region) << line;
     }
+
+    // Read whole at open: the layout's own files alone, the regions' read as their tiles are.
+    before = server.accessLog().size();
+    LoadOptions atOnce;
+    atOnce.cacheDir = dir.path("cache at once");
+    const Result<OpenedMap> held = openMap(server.url("jobs"), atOnce, {}, 4, false);
+    ASSERT_TRUE(held) << held.error();
+    EXPECT_TRUE(held.value().map.codes == whole.map.codes);
+    log = server.accessLog().substr(before);
+    int regions = 0;
+    for (const std::string& line : logLines(log)) {
+        const bool own = line.find(" /jobs/layout.json ") != std::string::npos ||
+                         line.find(" /jobs/heights-0.vrt ") != std::string::npos ||
+                         line.find(" /jobs/tree.qtree ") != std::string::npos;
+        const bool region = line.find(" /jobs/regions/") != std::string::npos &&
+                            line.find("/heights-0.tif ") != std::string::npos;
+        EXPECT_TRUE(own || region) << line;
+        regions += region ? 1 : 0;
+    }
+    EXPECT_GT(regions, 0) << log;
 }
 
 }  // namespace
