@@ -31,9 +31,11 @@ Topics, each the section of docs/figures.md with that anchor:
               giant (bench/giant.py) by two jobs joined and verified (about 8 minutes)
   layout-open bench/layout_open.py: gen_8193 as a .r16 baked, its first frame opened streamed
               by tiles against level 0 read at open, from its folder and from nginx
+  layout-latency  bench/layout_latency.py: gen_8193 as a .r16 baked, the bench flight by tiles
+              from nginx, straight and with each request held 100 ms (bench/latency_relay.py)
   gpu         measured on a device machine, never here: its section is kept as recorded
 Default: walk,occlusion,tree-build,loading (core_bench alone, a few minutes). frames, lod,
-memory, light-memory, holes, imagery, layout-open and streaming run the viewer (under xvfb-run -a when
+memory, light-memory, holes, imagery, layout-open, layout-latency and streaming run the viewer (under xvfb-run -a when
 DISPLAY is unset) on maps made into --maps (`terrain_gen gen_N.png --size N --seed 2`; the .r16
 maps and the imagery with gdal-bin's tools).
 
@@ -62,6 +64,7 @@ TOPICS = [("walk", "Walk"), ("occlusion", "Occlusion"), ("tree-build", "Tree bui
           ("loading", "Loading"), ("memory", "Memory"), ("lod", "LOD"),
           ("lod-reference", "LOD reference"),
           ("streaming", "Streaming"), ("bake", "Bake"), ("layout-open", "Layout open"),
+          ("layout-latency", "Layout latency"),
           ("objects", "Objects"),
           ("frames", "Frames"),
           ("light", "Light"), ("light-memory", "Light memory"), ("holes", "Holes"), ("imagery", "Imagery"), ("gpu", "GPU")]
@@ -669,6 +672,13 @@ def layout_open_section():
     return [f"`{shown}`:", "", *out.splitlines()]
 
 
+def layout_latency_section():
+    side = 1025 if args.quick else 8193
+    shown, out = script("layout_latency.py", "--runs", "1" if args.quick else "3", "--frames",
+                        "20" if args.quick else "120", r16_map(side))
+    return [f"`{shown}`:", "", *out.splitlines()]
+
+
 def streaming_section():
     path = stream_map()
     frames = "4" if args.quick else "60"
@@ -706,6 +716,10 @@ INTRO = {
     "layout-open": "A baked layout's first frame, opened streamed: level 0 by tiles (nothing of it "
                    "read at open) against read whole into the code cache at open, from its "
                    "folder and from nginx on 127.0.0.1, llvmpipe at 1280x720.",
+    "layout-latency": "A baked layout flown by tiles from nginx on 127.0.0.1, straight and with "
+                      "every request held 100 ms on its way (a far object store): the bench "
+                      "flight's frames, which never wait for a fetch, and how much of level 0 "
+                      "its streamer fetched while it flew, llvmpipe at 1280x720.",
     "objects": "The object trees against a uniform grid, Box2D's broad phase and brute force; "
                "one thread.",
     "frames": "Whole frames on llvmpipe at 1280x720, medians over the bench path.",
@@ -753,6 +767,8 @@ def measure(topic, bench_rows, bench_commands, commit, today, command):
         body = bake_section()
     elif topic == "layout-open":
         body = layout_open_section()
+    elif topic == "layout-latency":
+        body = layout_latency_section()
     else:
         body = streaming_section()
     ran = [bench_commands[topic]] if topic in bench_commands else []  # scripts: by their tables

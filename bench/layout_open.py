@@ -16,12 +16,12 @@ import argparse
 import json
 import os
 import shutil
-import socket
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+from served import bake_to_serve, nginx, spread
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -33,35 +33,6 @@ parser.add_argument("--runs", type=int, default=3, help="runs of each way (defau
 args = parser.parse_args()
 viewer = os.path.join(args.build, "quadterrain")
 bake = os.path.join(args.build, "quadterrain-bake")
-
-
-def nginx(root, prefix):
-    """Debian's nginx serving `root` on a free port of 127.0.0.1, its access log one line a request
-    ("GET /layout/heights-0.tif 206 bytes=0-16383"); (process, URL prefix, access log path)."""
-    if not os.path.exists("/usr/sbin/nginx"):
-        sys.exit("layout_open.py: needs nginx (Debian's nginx package)")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    log = os.path.join(prefix, "access.log")
-    conf = os.path.join(prefix, "nginx.conf")
-    with open(conf, "w") as f:
-        f.write(f"daemon off; master_process off; pid {prefix}/pid; error_log {prefix}/error.log;\n"
-                "events { worker_connections 64; }\n"
-                "http { log_format ranges '$request_method $uri $status $http_range';\n"
-                f"access_log {log} ranges; client_body_temp_path {prefix}; "
-                f"proxy_temp_path {prefix}; fastcgi_temp_path {prefix}; "
-                f"uwsgi_temp_path {prefix}; scgi_temp_path {prefix};\n"
-                f"server {{ listen 127.0.0.1:{port}; root {root}; }} }}\n")
-    process = subprocess.Popen(["/usr/sbin/nginx", "-p", prefix, "-c", conf, "-e",
-                                os.path.join(prefix, "error.log")])
-    for _ in range(200):
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return process, f"http://127.0.0.1:{port}/", log
-        time.sleep(0.05)
-    process.kill()
-    sys.exit("layout_open.py: nginx did not start")
 
 
 def served_bytes(log, start):
@@ -102,21 +73,8 @@ def open_once(source, whole, camera, cache, out):
     return wall, stats["load"]["first_frame_ms"], usage.ru_maxrss / 1024.0, tiles
 
 
-def spread(values, digits):
-    values = sorted(values)
-    median = statistics.median(values)
-    if len(values) == 1:
-        return f"{median:,.{digits}f}"
-    return f"{median:,.{digits}f} ({values[0]:,.{digits}f}-{values[-1]:,.{digits}f})"
-
-
 with tempfile.TemporaryDirectory() as tmp:
-    root = os.path.join(tmp, "served")
-    os.makedirs(root)
-    layout = os.path.join(root, "layout")
-    baked = subprocess.run([bake, args.map, layout], capture_output=True, text=True)
-    if baked.returncode != 0:
-        sys.exit(f"layout_open.py: {bake} {args.map}: {baked.stderr.strip()}")
+    root, layout = bake_to_serve(bake, args.map, tmp, "layout_open.py")
     with open(os.path.join(layout, "layout.json")) as f:
         manifest = json.load(f)
     level0 = os.path.getsize(os.path.join(layout, "heights-0.tif"))
@@ -125,7 +83,7 @@ with tempfile.TemporaryDirectory() as tmp:
     tiles_total = -(-width // side) * -(-height // side)
     prefix = os.path.join(tmp, "nginx")
     os.makedirs(prefix)
-    server, url, log = nginx(root, prefix)
+    server, url, log = nginx(root, prefix, "layout_open.py")
     # The layout's world from a first frame's stats: how far the map reaches, how high.
     probe = os.path.join(tmp, "probe.json")
     open_once(layout, False, [], os.path.join(tmp, "cache"), probe)

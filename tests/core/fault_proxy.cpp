@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <sstream>
 
@@ -165,6 +166,12 @@ void FaultProxy::relay(int client) {
     const std::vector<std::string> lines = headLines(request);
     std::string answer;
     if (!lines.empty()) {
+        const int now = ++inFlight_;
+        for (int peak = peak_.load(); now > peak && !peak_.compare_exchange_weak(peak, now);) {
+        }
+        if (const int ms = holdMs_.load(); ms > 0) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        }
         std::istringstream first(lines[0]);
         std::string method, target;
         first >> method >> target;
@@ -218,6 +225,9 @@ void FaultProxy::relay(int client) {
         }
     }
     sendAll(client, answer);
+    if (!lines.empty()) {
+        --inFlight_;
+    }
     const std::lock_guard<std::mutex> hold(mutex_);
     clients_.erase(std::find(clients_.begin(), clients_.end(), client));
     ::shutdown(client, SHUT_WR);

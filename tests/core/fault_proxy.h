@@ -37,6 +37,11 @@ public:
     void arm(Fault fault, const std::string& pathEnd);
     // Answers given with a fault so far.
     int faultsGiven() const { return given_.load(); }
+    // From now, every request is held `ms` milliseconds before it goes on (a server far away).
+    void hold(int ms) { holdMs_ = ms; }
+    // The most requests in flight at once since the last call (a request is in flight from its
+    // head's arrival to its answer's end).
+    int takePeakInFlight() { return peak_.exchange(inFlight_.load()); }
 
 private:
     void acceptLoop();
@@ -52,6 +57,9 @@ private:
     Fault fault_ = Fault::None;
     std::string pathEnd_;
     std::atomic<int> given_{0};
+    std::atomic<int> holdMs_{0};
+    std::atomic<int> inFlight_{0};
+    std::atomic<int> peak_{0};
     std::atomic<bool> stopping_{false};
 };
 

@@ -9,6 +9,7 @@
 #include <gdal_priv.h>
 
 #include "core/base/text.h"
+#include "core/base/worker_pool.h"
 #include "core/config.h"
 #include "core/io/gdal_inputs.h"
 #include "core/streaming/code_cache.h"
@@ -37,6 +38,7 @@ LayoutTiles::LayoutTiles(const LayoutManifest& layout, Heightmap& map, CodeCache
       cache_(cache),
       name_(levelZeroName(layout)),
       retryFirstSeconds_(retryFirstSeconds),
+      network_(isNetworkPath(layout.folder)),
       side_(layout.pageSize),
       tilesX_((layout.width + layout.pageSize - 1) / layout.pageSize),
       tilesY_((layout.height + layout.pageSize - 1) / layout.pageSize),
@@ -69,11 +71,40 @@ LayoutTiles::TileSpan LayoutTiles::tilesOf(int x0, int y0, int x1, int y1) const
 
 Status LayoutTiles::ensure(int x0, int y0, int x1, int y1) {
     const TileSpan span = tilesOf(x0, y0, x1, y1);
+    // Over the network each tile is a request, whose wait is the server's round trip more than
+    // its bytes: a window's absent tiles are fetched side by side, on kParallelFetches threads
+    // (one window at a time; a second asker meanwhile reads its own in turn).
+    std::vector<std::pair<int, int>> absent;
     for (int ty = span.ty0; ty <= span.ty1; ++ty) {
         for (int tx = span.tx0; tx <= span.tx1; ++tx) {
-            if (Status got = ensureTile(tx, ty); !got) {
-                return got;
+            if (!present(tx, ty)) {
+                absent.emplace_back(tx, ty);
             }
+        }
+    }
+    std::unique_lock<std::mutex> parallel(fetchersMutex_, std::defer_lock);
+    if (absent.size() > 1 && network_ && parallel.try_lock()) {
+        if (fetchers_ == nullptr) {
+            fetchers_ = std::make_unique<WorkerPool>(kParallelFetches);
+        }
+        std::vector<Status> got(absent.size());
+        std::atomic<size_t> next{0};
+        auto job = [&](int) {
+            for (size_t i; (i = next.fetch_add(1)) < absent.size();) {
+                got[i] = ensureTile(absent[i].first, absent[i].second);
+            }
+        };
+        fetchers_->run(job);
+        for (const Status& status : got) {  // the first failure in row order
+            if (!status) {
+                return status;
+            }
+        }
+        return {};
+    }
+    for (const auto& [tx, ty] : absent) {
+        if (Status got = ensureTile(tx, ty); !got) {
+            return got;
         }
     }
     return {};

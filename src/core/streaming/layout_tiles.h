@@ -22,6 +22,8 @@
 
 namespace qt {
 
+class WorkerPool;
+
 // How long a tile that failed is left before it is read again: doubling from the first to the
 // most, so that a server that is gone is not asked once a frame and one that returns is asked
 // again within the most.
@@ -31,6 +33,8 @@ constexpr double kTileRetryMostSeconds = 8.0;
 // LayoutLevelPages.
 constexpr size_t kMostPooled = 32;
 constexpr size_t kOpenLevelFiles = 8;
+// Tiles of a window LayoutTiles fetches side by side over the network.
+constexpr int kParallelFetches = 4;
 
 // The tiles of a layout's level 0 (layout.json's pageSize squared, row-major) written into a map's
 // codes as they are asked for. A tile is present once its codes, read through GDAL (by byte ranges
@@ -120,6 +124,7 @@ private:
     CodeCacheWriter* cache_;
     std::string name_;  // level 0's file's name, for the lines
     double retryFirstSeconds_ = kTileRetryFirstSeconds;
+    bool network_ = false;  // read over the network: a window's tiles fetched side by side
     int side_ = 0;
     int tilesX_ = 0;
     int tilesY_ = 0;
@@ -130,6 +135,8 @@ private:
     std::condition_variable changed_;  // a tile left kReading
     std::vector<Failure> failures_;    // per tile, sized on its first failure
     std::mutex filesMutex_;            // held while files_ is found (a mosaic fetched)
+    std::mutex fetchersMutex_;         // held by the one ensure() fetching side by side
+    std::unique_ptr<WorkerPool> fetchers_;
     std::unique_ptr<LayoutLevelFiles> files_;
     // Opened datasets not in use, the most recently given back last, at most kMostPooled: a
     // layout joined from many regions reads a few at a time. Masks through datasets of their own:

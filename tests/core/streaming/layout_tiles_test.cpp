@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
@@ -594,6 +595,29 @@ std::string bakeLarge(const test::TempDir& dir) {
     return baked ? folder : std::string();
 }
 
+// bakeLarge's layout served by nginx behind a test::FaultProxy: its level 0 described into `map`
+// and read tile by tile through the relay (open()), its header read first without a fault.
+struct Relayed {
+    test::TempDir dir;
+    std::string folder = bakeLarge(dir);
+    test::HttpServer server{dir.path("")};
+    test::FaultProxy proxy{server.port()};
+    Heightmap map;
+    std::unique_ptr<LayoutTiles> tiles;
+
+    bool open() {
+        VSICurlClearCache();
+        const Result<LayoutManifest> manifest = readLayoutManifest(proxy.url("layout"));
+        EXPECT_TRUE(manifest) << manifest.error();
+        if (folder.empty() || !proxy.ok() || !manifest) {
+            return false;
+        }
+        map = describedMap(manifest.value());
+        tiles = std::make_unique<LayoutTiles>(manifest.value(), map, nullptr, kHeldSeconds);
+        return bool(tiles->ensureTile(0, 0));
+    }
+};
+
 // Over HTTP (nginx on 127.0.0.1): asking for one tile of a 1025² layout fetches a small share of
 // level 0's file by byte ranges (its header and that tile's bytes), not the file; with the server
 // gone a tile is one line, and asked again within its back-off it returns that line without a read.
@@ -646,20 +670,13 @@ TEST(LayoutTiles, ByUrlATileFetchesItsBytesAndAServerGoneIsOneLine) {
 // whose Content-Length says more than its body, which holds every byte asked for, gives the right
 // tile.
 TEST(LayoutTiles, ByUrlBytesChangedInTransitOrAWrongContentLengthAreOneLineAndThenRead) {
-    test::TempDir dir;
-    const std::string folder = bakeLarge(dir);
-    ASSERT_FALSE(folder.empty());
-    test::HttpServer server(dir.path(""));
-    QT_REQUIRE_HTTP_SERVER(server);
-    test::FaultProxy proxy(server.port());
-    ASSERT_TRUE(proxy.ok());
-    VSICurlClearCache();
-    const Result<LayoutManifest> manifest = readLayoutManifest(proxy.url("layout"));
-    ASSERT_TRUE(manifest) << manifest.error();
-    Heightmap map = describedMap(manifest.value());
-    LayoutTiles tiles(manifest.value(), map, nullptr, kHeldSeconds);
-    ASSERT_TRUE(tiles.ensureTile(0, 0));  // the file's header, read without a fault
-    const LayoutMap whole = wholeLayout(folder);
+    Relayed r;
+    QT_REQUIRE_HTTP_SERVER(r.server);
+    ASSERT_TRUE(r.open());
+    LayoutTiles& tiles = *r.tiles;
+    const Heightmap& map = r.map;
+    test::FaultProxy& proxy = r.proxy;
+    const LayoutMap whole = wholeLayout(r.folder);
     const auto tileIs = [&](int tx, int ty, bool right) {
         for (int y = ty * 16; y < (ty + 1) * 16; ++y) {
             for (int x = tx * 16; x < (tx + 1) * 16; ++x) {
@@ -707,6 +724,31 @@ TEST(LayoutTiles, ByUrlBytesChangedInTransitOrAWrongContentLengthAreOneLineAndTh
         std::printf("%s\n", faulty.error().c_str());
     }
     EXPECT_EQ(tiles.counts().failed, failed);
+}
+
+// Over HTTP a window's absent tiles are fetched side by side, each a request whose wait is the
+// server's round trip: with every request held 300 ms on its way (test::FaultProxy), the nine
+// tiles of a 3 x 3 window are in flight together, several at once, and come right.
+TEST(LayoutTiles, ByUrlAWindowsTilesAreFetchedSideBySide) {
+    Relayed r;
+    QT_REQUIRE_HTTP_SERVER(r.server);
+    ASSERT_TRUE(r.open());
+    LayoutTiles& tiles = *r.tiles;
+    test::FaultProxy& proxy = r.proxy;
+    proxy.hold(300);
+    proxy.takePeakInFlight();
+    // Tiles (30, 30) to (32, 32): rows far apart in the file, so no range GDAL fetched before
+    // holds them.
+    ASSERT_TRUE(tiles.ensure(30 * 16, 30 * 16, 33 * 16 - 1, 33 * 16 - 1));
+    EXPECT_GE(proxy.takePeakInFlight(), 2);
+    EXPECT_EQ(tiles.counts().read, 10u);
+    const LayoutMap whole = wholeLayout(r.folder);
+    for (int y = 30 * 16; y < 33 * 16; ++y) {
+        for (int x = 30 * 16; x < 33 * 16; ++x) {
+            const size_t i = size_t(y) * 1025 + size_t(x);
+            ASSERT_EQ(r.map.codes[i], whole.map.codes[i]) << x << ", " << y;
+        }
+    }
 }
 
 // The lines of an access log.
