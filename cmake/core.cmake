@@ -5,7 +5,7 @@ set(QT_CORE_SOURCES
   # base: results, text, callables, the worker pool
   base/worker_pool.cpp base/scratch_array.cpp
   # terrain: the heightmap type, its coding, the world mapping, vertex grid, quadtree, pages
-  terrain/heightmap.cpp terrain/quantise.cpp terrain/sample_range.cpp terrain/code_array.cpp
+  terrain/heightmap.cpp terrain/quantise.cpp terrain/sample_range.cpp terrain/sample_presence.cpp terrain/code_array.cpp
   terrain/georeference.cpp terrain/geo_transform.cpp terrain/world.cpp terrain/vertex_grid.cpp terrain/surface.cpp
   terrain/quadtree.cpp terrain/leaf_ranges.cpp terrain/height_pages.cpp terrain/synthetic.cpp
   terrain/nodata.cpp

@@ -15,6 +15,7 @@
 #include "core/base/text.h"
 #include "core/streaming/cache_folder.h"
 #include "core/streaming/streamed_map.h"
+#include "core/terrain/sample_presence.h"
 #include "qt_source_paths.h"
 #include "render/terrain_sun.h"
 
@@ -290,15 +291,33 @@ std::optional<ImageryOutcome> Session::finishImagery(bool wait) {
     return outcome;
 }
 
-Status Session::scatterObjects() {
+Status Session::scatterObjects(bool wait) {
     terrain.setObjects(nullptr);
+    if (objectHeights != nullptr && objectHeights->map != terrain.tiles) {
+        objectHeights->stop->store(true);  // a map since replaced: its fetch ends
+        retiring.push_back(std::move(*objectHeights));
+        objectHeights.reset();
+    }
     if (options.objects == 0) {
         return {};
     }
     // They stand on the heights everywhere: a map whose tiles arrive as asked for fetches the rest.
-    if (const SamplePresence* presence = terrain.arriving()) {
-        if (Status all = presence->ensure(0, 0, terrain.map.width - 1, terrain.map.height - 1);
-            !all) {
+    const SamplePresence* presence = terrain.arriving();
+    const int width = terrain.map.width, height = terrain.map.height;
+    if (presence != nullptr && !presence->present(0, 0, width - 1, height - 1)) {
+        if (!wait) {
+            if (objectHeights == nullptr) {  // else the one under way goes on
+                objectHeights = std::make_unique<HeightsFetch>();
+                objectHeights->map = terrain.tiles;
+                objectHeights->done =
+                    std::async(std::launch::async,
+                               [copy = *presence, width, height, stop = objectHeights->stop] {
+                                   return ensureWholeMap(copy, width, height, *stop);
+                               });
+            }
+            return {};
+        }
+        if (Status all = presence->ensure(0, 0, width - 1, height - 1); !all) {
             return all;
         }
     }
@@ -313,7 +332,41 @@ Status Session::scatterObjects() {
     return {};
 }
 
+std::string Session::finishObjectHeights() {
+    retiring.erase(std::remove_if(retiring.begin(), retiring.end(),
+                                  [](const HeightsFetch& f) {
+                                      return f.done.wait_for(std::chrono::seconds(0)) ==
+                                             std::future_status::ready;
+                                  }),
+                   retiring.end());
+    if (objectHeights == nullptr ||
+        objectHeights->done.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        return "";
+    }
+    const Status fetched = objectHeights->done.get();
+    const bool thisMap = objectHeights->map == terrain.tiles;
+    objectHeights.reset();
+    if (!thisMap) {
+        return "";
+    }
+    if (!fetched) {
+        return "objects not scattered: " + fetched.error();
+    }
+    const Status scattered = scatterObjects(true);
+    return scattered ? "scattered " + std::to_string(options.objects) + " objects"
+                     : scattered.error();
+}
+
 void Session::destroy() {
+    // A fetch of the objects' heights stops within a band of rows (the futures wait for it).
+    if (objectHeights != nullptr) {
+        objectHeights->stop->store(true);
+    }
+    for (HeightsFetch& f : retiring) {
+        f.stop->store(true);
+    }
+    objectHeights.reset();
+    retiring.clear();
     terrain.destroy();
     objectRenderer.destroy();
     lines.destroy();

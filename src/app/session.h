@@ -54,6 +54,17 @@ struct Session {
         std::shared_ptr<Progress> progress = std::make_shared<Progress>();
     };
     std::unique_ptr<PendingLoad> pendingLoad;
+    // The heights objects stand on, fetched for a map whose tiles arrive as asked for: the rest of
+    // its samples read on a thread of their own (ensureWholeMap), so that the window keeps
+    // answering, the objects scattered once they are in (finishObjectHeights). A fetch for a map
+    // since replaced is told to stop and kept until it has (retiring).
+    struct HeightsFetch {
+        std::shared_ptr<LayoutStream> map;  // what it fetches into, held: known by its address
+        std::shared_ptr<std::atomic<bool>> stop = std::make_shared<std::atomic<bool>>(false);
+        std::future<Status> done;
+    };
+    std::unique_ptr<HeightsFetch> objectHeights;
+    std::vector<HeightsFetch> retiring;
 
     // Loads the heightmap first (so a bad file is reported even without a display), then opens
     // the window (hidden for scripted runs), loads the shaders and uploads the terrain.
@@ -88,8 +99,15 @@ struct Session {
     // current terrain untouched.
     Status adoptTerrain(Result<Terrain> loaded);
     // Scatters the options' objects (--objects, --moving, --seed) on the current terrain; on
-    // failure the terrain keeps no objects and the one-line error is returned.
-    Status scatterObjects();
+    // failure the terrain keeps no objects and the one-line error is returned. On a map whose
+    // tiles arrive as asked for, with some absent, `wait` false starts fetching the rest off the
+    // frame's thread (objectsWaitForHeights() then says so) and finishObjectHeights scatters
+    // them; `wait` true fetches them first.
+    Status scatterObjects(bool wait = true);
+    bool objectsWaitForHeights() const { return objectHeights != nullptr; }
+    // Once the objects' heights are in: the objects scattered, and what to tell the user ("" when
+    // nothing happened this frame). Each frame.
+    std::string finishObjectHeights();
     // Reloads every shader; old programs stay on failure.
     Status reloadShaders();
     // The first failure of a program made when first drawn since the last reload (Program-

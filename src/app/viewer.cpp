@@ -67,9 +67,13 @@ void scatterFromHud(Viewer& v) {
     s.options.moving = uint32_t(v.hud.movingCount);
     s.options.seed = uint64_t(v.hud.objectSeed);
     v.hud.minimapObjects.selected.clear();
-    const Status scattered = s.scatterObjects();
-    v.hud.message = scattered ? "scattered " + std::to_string(s.options.objects) + " objects"
-                              : scattered.error();
+    const Status scattered = s.scatterObjects(false);
+    v.hud.message = !scattered ? scattered.error()
+                    : s.objectsWaitForHeights()
+                        ? "scattering " + std::to_string(s.options.objects) +
+                              " objects once the map's heights are in "
+                              "(fetching its tiles)"
+                        : "scattered " + std::to_string(s.options.objects) + " objects";
 }
 
 // An azimuth as the HUD's slider holds it: degrees in [0, 360), the command line's -360 to 360.
@@ -536,6 +540,9 @@ int runViewer(Session& s) {
         if (requests.scatterObjects) {
             scatterFromHud(v);
         }
+        if (std::string said = s.finishObjectHeights(); !said.empty()) {
+            v.hud.message = std::move(said);
+        }
         if (requests.loadImagery) {
             s.startImagery(v.hud.imageryPath);
             report(v, std::string("loading imagery ") + v.hud.imageryPath, false);
@@ -555,7 +562,7 @@ int runViewer(Session& s) {
         }
         if (requests.mappingChanged && s.terrain.objects) {
             v.hud.minimapObjects.selected.clear();
-            if (Status scattered = s.scatterObjects(); !scattered) {
+            if (Status scattered = s.scatterObjects(false); !scattered) {
                 report(v, scattered.error(), true);
             }
         }

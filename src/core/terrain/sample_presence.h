@@ -4,6 +4,7 @@
 // the whole map (the light's sweeps) ask for every sample first. A map held whole has none.
 #pragma once
 
+#include <atomic>
 #include <functional>
 
 #include "core/base/result.h"
@@ -18,5 +19,12 @@ struct SamplePresence {
     // line. Any thread.
     std::function<Status(int x0, int y0, int x1, int y1)> ensure;
 };
+
+// Makes every sample of a width x height map present, kPresenceBandRows rows at a time, so that a
+// reader of the whole map on a thread of its own stops within one band once `stop` is set (a new
+// map, the program's end): the first failure's line, or "stopped" when it stopped first.
+constexpr int kPresenceBandRows = 256;
+Status ensureWholeMap(const SamplePresence& presence, int width, int height,
+                      const std::atomic<bool>& stop);
 
 }  // namespace qt
