@@ -111,6 +111,7 @@ SunlightJob::~SunlightJob() {
         std::lock_guard<std::mutex> lock(mutex_);
         stop_ = true;
     }
+    stopping_.store(true);  // a fetch of the map's samples ends within a band
     wake_.notify_all();
     thread_.join();
 }
@@ -162,8 +163,11 @@ void SunlightJob::loop() {
         const SamplePresence presence = presence_;
         lock.unlock();
         if (!samplesPresent_ && presence.ensure) {
-            const Status present = presence.ensure(0, 0, map_.width - 1, map_.height - 1);
+            const Status present = ensureWholeMap(presence, map_.width, map_.height, stopping_);
             lock.lock();
+            if (stop_) {
+                return;
+            }
             samplesPresent_ = bool(present);
             failure_ = present ? "" : present.error();
             if (!present) {

@@ -3,6 +3,7 @@
 // holds a frame up.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -117,9 +118,10 @@ private:
     bool hasFinished_ = false;
     bool busy_ = false;
     bool stop_ = false;
-    SamplePresence presence_;      // under mutex_
-    bool samplesPresent_ = false;  // the job thread's only
-    std::string failure_;          // under mutex_
+    std::atomic<bool> stopping_{false};  // stop_, for a fetch of the samples to read unlocked
+    SamplePresence presence_;            // under mutex_
+    bool samplesPresent_ = false;        // the job thread's only
+    std::string failure_;                // under mutex_
     mutable std::mutex mutex_;
     std::condition_variable wake_;
     std::condition_variable idle_;

@@ -3,7 +3,10 @@
 #include "core/light/sunlight_job.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -205,6 +208,31 @@ TEST(SunlightJob, MakesEverySamplePresentBeforeItReadsThem) {
     ASSERT_TRUE(job.takeFinished());
     EXPECT_EQ(job.bytes().copy(), direct(map, m, {300.0, 2.0}));
     EXPECT_EQ(asked, 2);
+}
+
+// A job ended (a new map, the program's end) while it fetches a map's samples stops within a band
+// of rows (ensureWholeMap) rather than fetching the whole map first.
+TEST(SunlightJob, EndedWhileItFetchesTheSamplesStopsWithinABand) {
+    const int bands = 8;
+    const Heightmap map = syntheticHeightmap(33, bands * kPresenceBandRows + 1, 4);
+    const WorldMapping m(20.0f, 20.0f, 1.0f, 0.0f);
+    std::atomic<int> asked{0};
+    SamplePresence presence;
+    presence.present = [](int, int, int, int) { return false; };
+    presence.ensure = [&](int, int, int, int) -> Status {
+        ++asked;
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));  // a band from afar
+        return {};
+    };
+    {
+        SunlightJob job(map, m, 4, 2);
+        job.ensureFirst(presence);
+        job.request({120.0, 5.0});
+        while (asked.load() == 0) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    }  // ended during the first band
+    EXPECT_LT(asked.load(), bands);
 }
 
 TEST(LightByte, HoldsBothSharesForEveryPairOfLevels) {
