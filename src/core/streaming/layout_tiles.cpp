@@ -443,33 +443,70 @@ Result<const LayoutLevelPages::Tile*> LayoutLevelPages::tile(int level, int tx, 
         }
         open = open_.insert(open_.end(), OpenFile{level, index, std::move(opened).value()});
     }
-    GdalRaster& raster = open->raster;
-    const int side = layout_.pageSize;
-    Tile& t = recent_[next_];
-    next_ = (next_ + 1) % recent_.size();
-    t.level = -1;  // until it holds the tile's codes
-    t.w = std::min(side, l.columns - tx * side);
-    t.h = std::min(side, l.rows - ty * side);
-    t.codes.resize(size_t(t.w) * size_t(t.h));
-    // The mask too in a layout with holes: the tile's checksum holds it.
+    // The file's whole row of tiles at once: its tiles lie one after another in the file, so
+    // over HTTP this is one request where a tile at a time is one each. Each tile is held to its
+    // checksum; those that match are kept, those that do not are asked for again when needed.
+    GDALRasterBand& band = *open->raster.band;
     const bool holes = layout_.nodataSamples > 0;
-    valid_.resize(holes ? t.codes.size() : 0);
-    const Status checked = readCheckedTile(
-        *raster.band, holes ? raster.band->GetMaskBand() : nullptr, tx, ty, tx * side - file.x0,
-        ty * side - file.y0, t.w, t.h, t.codes.data(), valid_.data(),
-        l.tiles[size_t(ty) * size_t((l.columns + side - 1) / side) + size_t(tx)], said);
-    ++tilesRead_;
-    if (!checked) {
+    const int side = layout_.pageSize;
+    const int fy = ty * side - file.y0;
+    const int w = file.columns, h = std::min(side, l.rows - ty * side);
+    rowCodes_.resize(size_t(w) * size_t(h));
+    rowValid_.resize(holes ? rowCodes_.size() : 0);
+    const std::string asked = "tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ")";
+    const auto fault = [&](const std::string& line) {
         open_.erase(open);  // opened again for the next read, its bytes asked for again
         if (isNetworkPath(file.path)) {
             VSICurlPartialClearCache(file.path.c_str());
         }
-        return R::failure(file.name + ": " + checked.error());
+        return R::failure(file.name + ": " + line);
+    };
+    if (band.RasterIO(GF_Read, 0, fy, w, h, rowCodes_.data(), w, h, GDT_UInt16, 0, 0, nullptr) !=
+            CE_None ||
+        (holes && band.GetMaskBand()->RasterIO(GF_Read, 0, fy, w, h, rowValid_.data(), w, h,
+                                               GDT_Byte, 0, 0, nullptr) != CE_None)) {
+        return fault(asked + " cannot be read: " + said.line("GDAL gave no reason"));
     }
-    t.level = level;
-    t.tx = tx;
-    t.ty = ty;
-    return &t;
+    const int first = file.x0 / side, count = (w + side - 1) / side;
+    tilesRead_ += uint64_t(count);
+    ++rowsRead_;
+    if (recent_.size() < 2 * size_t(count) + kRecentLevelTiles) {  // this row and the last
+        recent_.resize(2 * size_t(count) + kRecentLevelTiles);
+    }
+    const Tile* found = nullptr;
+    const size_t levelTilesX = size_t((l.columns + side - 1) / side);
+    for (int c = 0; c < count; ++c) {
+        Tile& t = recent_[next_];
+        next_ = (next_ + 1) % recent_.size();
+        t.level = -1;  // until it holds a tile's codes that match
+        t.w = std::min(side, w - c * side);
+        t.h = h;
+        t.codes.resize(size_t(t.w) * size_t(t.h));
+        valid_.resize(holes ? t.codes.size() : 0);
+        for (int r = 0; r < h; ++r) {
+            const size_t from = size_t(r) * size_t(w) + size_t(c * side);
+            std::memcpy(t.codes.data() + size_t(r) * size_t(t.w), rowCodes_.data() + from,
+                        size_t(t.w) * sizeof(uint16_t));
+            if (holes) {
+                std::memcpy(valid_.data() + size_t(r) * size_t(t.w), rowValid_.data() + from,
+                            size_t(t.w));
+            }
+        }
+        const int tileX = first + c;
+        if (checksumHex(tileChecksum(t.codes.data(), holes ? valid_.data() : nullptr, t.w, t.h,
+                                     size_t(t.w))) !=
+            l.tiles[size_t(ty) * levelTilesX + size_t(tileX)]) {
+            continue;
+        }
+        t.level = level;
+        t.tx = tileX;
+        t.ty = ty;
+        found = tileX == tx ? &t : found;
+    }
+    if (found == nullptr) {
+        return fault(asked + " does not match its checksum");
+    }
+    return found;
 }
 
 Status LayoutLevelPages::fill(const HeightPages& pages, int level, int px, int py, uint16_t* out) {

@@ -210,8 +210,9 @@ public:
     // fillHeightPage makes from the map's codes. One line naming the level's file and the tile
     // that cannot be read or does not match its checksum, or a level the layout does not hold.
     Status fill(const HeightPages& pages, int level, int px, int py, uint16_t* out);
-    // Tiles read through GDAL so far.
+    // Tiles read through GDAL so far, and the reads that took them (a file's row of tiles each).
     uint64_t tilesRead() const { return tilesRead_; }
+    uint64_t rowsRead() const { return rowsRead_; }
 
 private:
     struct Tile {
@@ -219,7 +220,8 @@ private:
         int w = 0, h = 0;
         std::vector<uint16_t> codes;
     };
-    // Tile (tx, ty) of `level`, read and checked unless it is among the last few.
+    // Tile (tx, ty) of `level`, unless it is among the last read: read with the rest of its
+    // file's row of tiles, each held to its checksum.
     Result<const Tile*> tile(int level, int tx, int ty);
 
     // A level's file open for reading.
@@ -231,11 +233,14 @@ private:
     const LayoutManifest layout_;
     // Per level above 0, where its tiles lie, found when first read.
     std::vector<std::unique_ptr<LayoutLevelFiles>> files_;
-    std::vector<OpenFile> open_;  // the last kOpenLevelFiles files opened, the latest last
-    std::vector<Tile> recent_;    // the last tiles read, replaced in turn
-    std::vector<uint8_t> valid_;  // a tile's mask, read for its checksum
+    std::vector<OpenFile> open_;      // the last kOpenLevelFiles files opened, the latest last
+    std::vector<Tile> recent_;        // the last tiles read, replaced in turn: at least two rows
+    std::vector<uint16_t> rowCodes_;  // a file's row of tiles as read
+    std::vector<uint8_t> rowValid_;   // ... its mask, with holes
+    std::vector<uint8_t> valid_;      // a tile's mask, read for its checksum
     size_t next_ = 0;
     uint64_t tilesRead_ = 0;
+    uint64_t rowsRead_ = 0;
 };
 
 }  // namespace qt
