@@ -146,10 +146,7 @@ Status LayoutTiles::ensureTile(int tx, int ty) {
     // A tile read again after a failure is read through datasets opened now: those opened before
     // may hold the index of a file replaced since (a layout mended, or baked again).
     if (state_[i].load(std::memory_order_relaxed) == kFailed && files_ != nullptr) {
-        const uint32_t file = files_->fileIndex(tx, ty);
-        pooled_.erase(std::remove_if(pooled_.begin(), pooled_.end(),
-                                     [&](const Pooled& p) { return p.file == file; }),
-                      pooled_.end());
+        dropPooledLocked(files_->fileIndex(tx, ty));
     }
     state_[i].store(kReading, std::memory_order_relaxed);
     lock.unlock();
@@ -226,15 +223,19 @@ void LayoutTiles::giveBack(uint32_t file, bool mask, GdalRaster raster) {
     }
 }
 
+void LayoutTiles::dropPooledLocked(uint32_t file) {
+    pooled_.erase(std::remove_if(pooled_.begin(), pooled_.end(),
+                                 [&](const Pooled& p) { return p.file == file; }),
+                  pooled_.end());
+}
+
 void LayoutTiles::forgetAfterFault(const LayoutLevelFiles::File* file, uint32_t index) {
     {
         const std::lock_guard<std::mutex> hold(mutex_);
         if (file == nullptr) {
             pooled_.clear();
         } else {
-            pooled_.erase(std::remove_if(pooled_.begin(), pooled_.end(),
-                                         [&](const Pooled& p) { return p.file == index; }),
-                          pooled_.end());
+            dropPooledLocked(index);
         }
     }
     if (file == nullptr) {

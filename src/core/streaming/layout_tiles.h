@@ -118,6 +118,8 @@ private:
     // file may have been replaced since), and GDAL's network reader forgets the file's bytes (with
     // no file: the layout's, and every dataset).
     void forgetAfterFault(const LayoutLevelFiles::File* file, uint32_t index);
+    // The pooled datasets of level 0's file `file` dropped; mutex_ held.
+    void dropPooledLocked(uint32_t file);
 
     const LayoutManifest layout_;
     Heightmap& map_;
