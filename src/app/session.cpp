@@ -353,8 +353,7 @@ std::string Session::finishObjectHeights() {
         return "objects not scattered: " + fetched.error();
     }
     const Status scattered = scatterObjects(true);
-    return scattered ? "scattered " + std::to_string(options.objects) + " objects"
-                     : scattered.error();
+    return scattered ? scatteredLine() : scattered.error();
 }
 
 void Session::destroy() {

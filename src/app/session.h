@@ -105,6 +105,10 @@ struct Session {
     // them; `wait` true fetches them first.
     Status scatterObjects(bool wait = true);
     bool objectsWaitForHeights() const { return objectHeights != nullptr; }
+    // What the HUD says of the options' objects once scattered.
+    std::string scatteredLine() const {
+        return "scattered " + std::to_string(options.objects) + " objects";
+    }
     // Once the objects' heights are in: the objects scattered, and what to tell the user ("" when
     // nothing happened this frame). Each frame.
     std::string finishObjectHeights();

@@ -73,7 +73,7 @@ void scatterFromHud(Viewer& v) {
                         ? "scattering " + std::to_string(s.options.objects) +
                               " objects once the map's heights are in "
                               "(fetching its tiles)"
-                        : "scattered " + std::to_string(s.options.objects) + " objects";
+                        : s.scatteredLine();
 }
 
 // An azimuth as the HUD's slider holds it: degrees in [0, 360), the command line's -360 to 360.
