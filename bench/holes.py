@@ -11,10 +11,10 @@ samples, as old SRTM tiles have them in the mountains). `quadterrain --bench` fl
 nodata as holes (the default) and with --fill-nodata, the two interleaved R times, so that the
 ratio of their median culled frames is taken run by run. Holes cost the fragment test in the
 terrain shader, and occlusion: what a ray through a hole may reach (in the hole's directions and
-slopes) is kept, and back faces, culled only where no ray through a hole can reach them first: the
-table gives both, the share of the frustum's leaves that occlusion removed and the share of the
-drawn instances whose back faces were culled, with holes and filled. Needs a display: run it under
-xvfb-run -a.
+slopes) is kept. Back faces are culled with holes as without (a hole shows what lies beyond the
+terrain's underside). The table gives the share of the frustum's leaves that occlusion removed and
+the share of the drawn instances whose back faces were culled, with holes and filled. Needs a
+display: run it under xvfb-run -a.
 """
 import argparse
 import os

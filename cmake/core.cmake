@@ -21,7 +21,7 @@ set(QT_CORE_SOURCES
   view/camera.cpp view/camera_fit.cpp view/camera_flight.cpp view/flight_path.cpp
   view/frustum.cpp
   # cull: the frustum walk, occlusion, back faces, picking
-  cull/back_faces.cpp cull/cull.cpp cull/occlusion.cpp cull/pick.cpp cull/slope_levels.cpp
+  cull/cull.cpp cull/occlusion.cpp cull/pick.cpp cull/slope_levels.cpp
   # lod: the selection and its error bounds
   lod/lod.cpp lod/lod_error.cpp lod/lod_reference.cpp
   # objects: the loose object tree, the scene on the terrain, meshes, instances, picking

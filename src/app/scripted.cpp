@@ -163,8 +163,8 @@ int runOneShot(Session& s) {
         PickHit pick;
         if (o.pick) {  // through the pixel's centre, for the frame's camera
             const Terrain& t = s.terrain;
-            const PickRay ray = pixelRay(s.camera, float((*o.pick)[0]) + 0.5f,
-                                         float((*o.pick)[1]) + 0.5f, o.windowWidth, o.windowHeight);
+            const PickRay ray = s.viewRay(float((*o.pick)[0]) + 0.5f, float((*o.pick)[1]) + 0.5f,
+                                          o.windowWidth, o.windowHeight);
             if (const SamplePresence* presence = t.arriving()) {  // its tiles read first
                 Result<PickHit> present = pickPresent(t.map, t.tree, t.mapping, ray, *presence);
                 if (!present) {

@@ -13,6 +13,7 @@
 #include "app/resources.h"
 #include "app/sun_option.h"
 #include "core/base/text.h"
+#include "core/cull/occlusion.h"
 #include "core/streaming/cache_folder.h"
 #include "core/streaming/streamed_map.h"
 #include "core/terrain/sample_presence.h"
@@ -464,6 +465,13 @@ const std::string& Session::lateShaderFailure() const {
 void Session::applySun(bool wait) {
     setTerrainSun(terrain, renderer, sun, wait, memoryBudgetBytes(options, physicalMemoryBytes()),
                   lightScratchDir());
+}
+
+PickRay Session::viewRay(float pixelX, float pixelY, int width, int height) const {
+    PickRay ray = pixelRay(camera, pixelX, pixelY, width, height);
+    ray.frontFacesOnly =
+        renderer.backFaceCulling && drawsFrontFacesOnly(terrain.tree, terrain.mapping, camera);
+    return ray;
 }
 
 std::string Session::lightScratchDir() const {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/options.h"
+#include "core/cull/pick.h"
 #include "core/light/sun_position.h"
 #include "core/terrain/geo_transform.h"
 #include "core/view/camera.h"
@@ -121,6 +122,11 @@ struct Session {
     // they are on the GPU (scripted runs). Once the session is where it stays: the shadows' job
     // reads the terrain's map in place.
     void applySun(bool wait);
+    // The ray through window pixel (pixelX, pixelY) (its centre at + 0.5) of a window width x
+    // height, from the viewing camera, meeting the triangles the renderer draws: from above
+    // alone when it draws the terrain with one side (drawsFrontFacesOnly, core/cull/occlusion.h),
+    // so that a pick through a hole finds what the hole shows.
+    PickRay viewRay(float pixelX, float pixelY, int width, int height) const;
     // Where a streamed map's light keeps its scratch files: the cache folder (--cache-dir), made
     // when missing, else scratchFolder().
     std::string lightScratchDir() const;

@@ -259,8 +259,7 @@ void askGroundUnderEye(const Session& s) {
 // 0 when it meets none.
 float viewCentreDistance(const Session& s, int width, int height) {
     const Terrain& t = s.terrain;
-    const PickRay ray =
-        pixelRay(s.camera, 0.5f * float(width), 0.5f * float(height), width, height);
+    const PickRay ray = s.viewRay(0.5f * float(width), 0.5f * float(height), width, height);
     const PickHit hit = pickTerrain(t.map, t.tree, t.mapping, ray, t.arriving());
     return hit.hit ? float(hit.t * double(glm::length(ray.direction))) : 0.0f;
 }

@@ -150,8 +150,7 @@ bool pointerRay(GLFWwindow* window, const Session& s, double x, double y, PickRa
     if (width <= 0 || height <= 0 || x < 0.0 || y < 0.0 || x >= width || y >= height) {
         return false;
     }
-    ray =
-        pixelRay(s.camera, float(std::floor(x)) + 0.5f, float(std::floor(y)) + 0.5f, width, height);
+    ray = s.viewRay(float(std::floor(x)) + 0.5f, float(std::floor(y)) + 0.5f, width, height);
     return true;
 }
 

@@ -550,9 +550,9 @@ FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const 
     FrameStats stats = cullUploaded(terrain, view);
     // Decided per instance by the viewing camera alone, so culled and unculled frames draw alike.
     const uint32_t frontOnly =
-        renderer.backFaceCulling ? frontOnlyInstances(terrain.tree, terrain.mapping, camera,
-                                                      view.viewportHeight, stats.lod, terrain.frame)
-                                 : 0;
+        renderer.backFaceCulling
+            ? frontOnlyInstances(terrain.tree, terrain.mapping, camera, stats.lod, terrain.frame)
+            : 0;
     if (stats.lod) {
         groupByProgram(frontOnly, terrain.frame);
     }

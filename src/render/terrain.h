@@ -301,7 +301,7 @@ Status replaceTerrain(Terrain& current, const std::string& path, const LoadOptio
 FrameStats cullTerrain(Terrain& terrain, const CullView& view);
 
 // Culls as `view` says and draws what the pipeline left as seen from `camera`, culling back faces
-// when the renderer allows it and backFacesHidden() holds for `camera`, then the objects drawn
+// when the renderer allows it and drawsFrontFacesOnly() holds for `camera`, then the objects drawn
 // (with `objects`, when the terrain has some); the caller has bound and cleared the target. With
 // `sections`, the uploads and the draws are each timed in a section of their own.
 FrameStats renderTerrain(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,

@@ -164,8 +164,7 @@ struct DrawStyle {
     bool outsideStencil = false;
     float dim = 0.0f;
     // Cull the triangles that do not face the eye (GL_CULL_FACE), in the instances before
-    // cullBackFacesTo, drawing the rest with both sides. Only for instances whose back faces can
-    // win a pixel only by a depth tie (frontOnlyInstances, core/frame/frame.h).
+    // cullBackFacesTo, drawing the rest with both sides (frontOnlyInstances, core/frame/frame.h).
     bool cullBackFaces = false;
     size_t cullBackFacesTo = SIZE_MAX;
     // The viewport's height the frame was culled for (the imagery's finest level follows it);

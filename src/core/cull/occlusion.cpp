@@ -81,7 +81,7 @@
 //    taken as its footprint and its drawn node's range: a full-detail leaf's dive takes its hole
 //    box's footprint with the leaf's range (View::lodSurface), and a coarse node's the boxes of
 //    its children with a hole (the surface over a left-out square lies in the range of the child
-//    holding it: core/cull/back_faces.h's argument 7, and so do the corners it shares).
+//    holding it: appendDiveBoxes, core/cull/occlusion.h, and so do the corners it shares).
 //    Coarse nodes are no candidates, so the frame gives those with holes (DrawnHoles): beyond
 //    the near plane's reach a pixel's ray meets a hole only inside the frustum, in a drawn node.
 //    They join 6's D per bin and 7's dives, in the bucket of their near distance.
@@ -215,8 +215,8 @@ struct View {
     float quadSquared;     // parents at least this far (squared) may be units
     // Maps with holes: a lower bound on the horizontal distance from the eye to every square with
     // a nodata corner (infinity without). A ray may pass below the surface only through a hole,
-    // and then meet the terrain from below, a back face, beyond it: so only units that lie wholly
-    // nearer than every hole occlude (argument 6 at the top).
+    // and go on beyond it: so only units that lie wholly nearer than every hole occlude (argument
+    // 6 at the top).
     float holeDistance;
     float nearestHole;  // holeDistance as found, kept when holeDives sets it to infinity
     // Holes farther than the near plane's reach: a pixel's ray meets a hole only in a candidate
@@ -1304,8 +1304,40 @@ void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camer
 }
 
 bool backFacesHidden(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera) {
-    // Through a hole a ray can meet the terrain from below, on a back face.
+    // Through a hole a ray can pass below the surface and meet it from below, on a back face.
     return !tree.hasHoles() && eyeClearOfNearTerrain(tree, mapping, camera);
+}
+
+bool drawsFrontFacesOnly(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera) {
+    return eyeClearOfNearTerrain(tree, mapping, camera);
+}
+
+void appendDiveBoxes(const Quadtree& tree, uint32_t node, std::vector<HoleBox>& out) {
+    const QuadtreeNode& n = tree.nodes[node];
+    if (!tree.holesIn(tree.firstLeaf(n), tree.leafCount(n))) {
+        return;
+    }
+    if (n.isLeaf()) {
+        HoleBox box = tree.holeLeafBox[tree.holeLeavesBefore[tree.firstLeaf(n)]];
+        box.minCode = n.minCode;
+        box.maxCode = n.maxCode;
+        out.push_back(box);
+        return;
+    }
+    // A cell of twice the node's grid step is a child's box only for leaves of 4 squares or more.
+    if (tree.leafSize < 4) {
+        out.push_back({n.x0, n.z0, n.x1, n.z1, n.minCode, n.maxCode});
+        return;
+    }
+    for (int q = 0; q < 4; ++q) {
+        if (!n.hasChild(q)) {
+            continue;
+        }
+        const QuadtreeNode& c = tree.nodes[n.child(q)];
+        if (tree.holesIn(tree.firstLeaf(c), tree.leafCount(c))) {
+            out.push_back({c.x0, c.z0, c.x1, c.z1, c.minCode, c.maxCode});
+        }
+    }
 }
 
 bool eyeClearOfNearTerrain(const Quadtree& tree, const WorldMapping& mapping,

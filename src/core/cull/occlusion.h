@@ -64,13 +64,26 @@ struct DiveRecord {
 // (occlusion.cpp's argument 8): a full-detail leaf may morph toward its parent's grid, and coarse
 // drawn nodes, which are not candidates, leave holes too. coarse: of every drawn node above level
 // 0 with a square with a nodata corner (those that draw nothing included), the boxes a ray may
-// dive through (appendDiveBoxes, core/cull/back_faces.h: its children with a hole), as sample
-// boxes and code ranges; at most one a node of the tree.
+// dive through (appendDiveBoxes: its children with a hole), as sample boxes and code ranges; at
+// most one a node of the tree.
 struct DrawnHoles {
     bool lod = false;
     const HoleBox* coarse = nullptr;
     uint32_t coarseCount = 0;
 };
+
+// The boxes a ray may dive through in the squares with a nodata corner of a node `node` that level
+// of detail draws, appended to `out`: nothing without a hole; a leaf's hole box
+// (Quadtree::holeLeafBox) with the leaf's code range, since a full-detail leaf may morph toward
+// its parent's grid within its samples; above level 0, its children with a hole, each whole. A
+// node of grid step s > 1 has vertices at its samples, moved toward the even ones (its parent's
+// grid, step 2s) by the geomorph and by the folds beside a coarser neighbour, each within the
+// cell of step 2s holding it, so each of its triangles lies with its footprint in one such cell,
+// its heights blends of the samples there; a cell of step 2s is one of the node's children's boxes
+// (with leaves of 4 squares or more; else the node's own box is given), and along the edges
+// between cells (and between nodes: no cracks) the surface is the same from either side. So the
+// surface over a left-out square lies in the range of the child holding it.
+void appendDiveBoxes(const Quadtree& tree, uint32_t node, std::vector<HoleBox>& out);
 
 // Scratch for cullOccluded: capacity reserved once per tree (35 bytes a leaf), but only the
 // entries for the most candidates seen so far are ever written, so resident memory follows the
@@ -128,21 +141,29 @@ void cullOccluded(const Quadtree& tree, const WorldMapping& mapping, const Camer
                   OcclusionBuffers& buffers, std::vector<LeafRange>& kept, OcclusionStats& stats,
                   const BoxOccludees& boxes = {}, const DrawnHoles& drawn = {});
 
-// True when no back face of the terrain can be the nearest surface at a pixel of `camera`, so
-// that the renderer may cull back faces: the eye is strictly inside the map's footprint, and
-// higher by more than the near plane's reach d (twice the distance from the eye to the near
-// plane's corners) than every leaf that meets the square of half-side d around it. Then along
-// every ray the first surface point is not clipped and is crossed from above (argument 1 at the
-// top of occlusion.cpp), on a triangle facing the eye; a back face holds only points farther
-// along the ray, or equally far on an edge it shares, where its fragment could only win a depth
-// tie. False for non-finite input.
+// True when no back face of the terrain can be the nearest surface at a pixel of `camera` on a map
+// without holes: drawsFrontFacesOnly() on a map without holes. Then along every ray the first
+// surface point is not clipped and is crossed from above (argument 1 at the top of
+// occlusion.cpp), on a triangle facing the eye; a back face holds only points farther along the
+// ray, or equally far on an edge it shares, where its fragment could only win a depth tie. False
+// for non-finite input.
 bool backFacesHidden(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera);
 
-// backFacesHidden() less its holes: the eye strictly inside the map's footprint and higher by more
-// than the near plane's reach than every leaf near it. Then every surface point within the near
-// plane's reach lies below the eye's rays, so no ray meets the surface before the near plane, and
-// the eye is above the surface wherever a square is drawn under it (core/cull/back_faces.h builds
-// on this for maps with holes).
+// Whether the terrain is drawn with one side, its back faces culled, for `camera`: when the eye is
+// clear of the near terrain (eyeClearOfNearTerrain). On a map without holes that changes no pixel
+// but depth ties (backFacesHidden). On a map with holes it is what a hole shows: a ray through a
+// hole passes on below the surface, leaves it through a back face unseen, and shows the first
+// surface it meets from above beyond, or the sky; the terrain's underside is never drawn as if it
+// were ground. The occlusion stage's dives keep every leaf such a ray may reach (occlusion.cpp's
+// argument 7 holds whatever the ray meets after its dive). Otherwise (under the ground, outside
+// the map, the near plane in the ground) both sides are drawn, so that the underside shows.
+bool drawsFrontFacesOnly(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera);
+
+// The eye strictly inside the map's footprint and higher, by more than the near plane's reach d
+// (twice the distance from the eye to the near plane's corners), than every leaf that meets the
+// square of half-side d around it. Then every surface point within the near plane's reach lies
+// below the eye's rays, so no ray meets the surface before the near plane, and the eye is above
+// the surface wherever a square is drawn under it.
 bool eyeClearOfNearTerrain(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera);
 
 }  // namespace qt

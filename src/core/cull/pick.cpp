@@ -21,15 +21,21 @@ namespace {
 
 using DVec3 = glm::dvec3;
 
-// Moeller and Trumbore, "Fast, Minimum Storage Ray/Triangle Intersection" (1997), two-sided, in
-// doubles: t of the hit, or a negative number for none. Edges and corners count as hits.
-double intersect(const DVec3& o, const DVec3& d, const DVec3& p0, const DVec3& p1,
-                 const DVec3& p2) {
+// Moeller and Trumbore, "Fast, Minimum Storage Ray/Triangle Intersection" (1997), two-sided (or
+// only a triangle met from above, `frontOnly`), in doubles: t of the hit, or a negative number for
+// none. Edges and corners count as hits.
+double intersect(const DVec3& o, const DVec3& d, const DVec3& p0, const DVec3& p1, const DVec3& p2,
+                 bool frontOnly) {
     const DVec3 e1 = p1 - p0, e2 = p2 - p0;
     const DVec3 p = glm::cross(d, e2);
     const double det = glm::dot(e1, p);
     if (det == 0.0) {
         return -1.0;  // parallel to the triangle's plane (or a degenerate triangle)
+    }
+    // det = -d . (e1 x e2): the ray meets the triangle from below, on its back face, when det and
+    // the normal's height, (e1 x e2).y, have opposite signs.
+    if (frontOnly && det * (e1.z * e2.x - e1.x * e2.z) < 0.0) {
+        return -1.0;
     }
     const double inv = 1.0 / det;
     const DVec3 s = o - p0;
@@ -58,14 +64,14 @@ void consider(PickHit& best, double t, uint32_t triangle, int col, int row) {
 }
 
 void testSquare(const Heightmap& map, const WorldMapping& mapping, const DVec3& o, const DVec3& d,
-                int col, int row, PickHit& best) {
+                bool frontOnly, int col, int row, PickHit& best) {
     if (map.nodata.holes() && map.nodata.holeSquare(col, row)) {
         return;  // a hole: the ray goes through (the renderer leaves the square out)
     }
     const GridSquare s = gridSquare(map, mapping, col, row);
     const uint32_t first = 2u * (uint32_t(row) * uint32_t(map.width - 1) + uint32_t(col));
-    consider(best, intersect(o, d, s.a, s.b, s.c), first, col, row);
-    consider(best, intersect(o, d, s.b, s.d, s.c), first + 1, col, row);
+    consider(best, intersect(o, d, s.a, s.b, s.c, frontOnly), first, col, row);
+    consider(best, intersect(o, d, s.b, s.d, s.c, frontOnly), first + 1, col, row);
 }
 
 // The hit's point and nearest sample, from its t and square.
@@ -180,7 +186,7 @@ PickHit pickTerrain(const Heightmap& map, const Quadtree& tree, const WorldMappi
             ++best.leavesTested;
             for (int row = node.z0; row < node.z1; ++row) {
                 for (int col = node.x0; col < node.x1; ++col) {
-                    testSquare(map, mapping, o, d, col, row, best);
+                    testSquare(map, mapping, o, d, ray.frontFacesOnly, col, row, best);
                 }
             }
             continue;
@@ -242,7 +248,7 @@ PickHit pickBruteForce(const Heightmap& map, const WorldMapping& mapping, const 
     const DVec3 o(ray.origin), d(ray.direction);
     for (int row = 0; row + 1 < map.height; ++row) {
         for (int col = 0; col + 1 < map.width; ++col) {
-            testSquare(map, mapping, o, d, col, row, best);
+            testSquare(map, mapping, o, d, ray.frontFacesOnly, col, row, best);
         }
     }
     best.leavesTested = uint32_t(map.width - 1) * uint32_t(map.height - 1) * 2u;

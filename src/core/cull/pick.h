@@ -19,6 +19,10 @@ namespace qt {
 struct PickRay {
     glm::vec3 origin{0.0f};
     glm::vec3 direction{0.0f, 0.0f, 1.0f};  // any length but zero
+    // Only the triangles facing the ray (met from above: every drawn triangle faces up), as the
+    // renderer draws the terrain when drawsFrontFacesOnly() holds (core/cull/occlusion.h); else
+    // from either side.
+    bool frontFacesOnly = false;
 };
 
 // The ray through a window pixel (origin top-left, pixel centres at +0.5) of a camera drawing a
@@ -41,7 +45,8 @@ struct PickHit {
     int absentX0 = 0, absentZ0 = 0, absentX1 = 0, absentZ1 = 0;
 };
 
-// The first triangle the ray meets, from either side, at t >= 0: the least t, and among equal
+// The first triangle the ray meets, from either side (or from above: ray.frontFacesOnly), at t >=
+// 0: the least t, and among equal
 // t the lowest triangle number. Triangles are the drawn ones: two a grid square, split by the
 // diagonal (col, row + 1)-(col + 1, row), at vertexPosition()'s float positions. The map's codes
 // must be present, or `presence` say which are: a leaf not all present is not tested, and a hit

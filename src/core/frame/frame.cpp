@@ -126,14 +126,6 @@ uint64_t instanceTriangles(const Quadtree& tree, const DrawNode& node) {
            uint64_t((n.z1 - n.z0 + step - 1) / step);
 }
 
-// Whether the frustum (in grid space) culls the node: wholly outside one of its planes, as the
-// walk and the selection test it.
-bool outsideOf(const Frustum& grid, const QuadtreeNode& node) {
-    bool outside = false;
-    grid.classify(gridBox(node), kAllPlanes, outside);
-    return outside;
-}
-
 // Moves the instances over a hole behind the others, keeping each part's order (a stable
 // partition through `scratch`, whose capacity reserveFor made: no allocation), and drops those
 // that draw nothing (Quadtree::emptyIn: every fragment would be left out), adding their
@@ -163,44 +155,9 @@ uint32_t moveHolesLast(const Quadtree& tree, std::vector<Instance>& instances,
     return uint32_t(kept);
 }
 
-// Moves the instances of [0, end) whose back faces `test` proves hidden before the others,
-// keeping each part's order (a stable partition through `scratch`); returns how many.
-template <typename Instance>
-uint32_t moveFrontOnlyFirst(const Quadtree& tree, const BackFaceTest& test,
-                            std::vector<Instance>& instances, uint32_t end,
-                            std::vector<Instance>& scratch) {
-    scratch.clear();
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < end; ++i) {
-        const Instance instance = instances[i];
-        const QuadtreeNode& n = treeNode(tree, instance);
-        if (test.frontOnly(n.x0, n.z0, n.x1, n.z1, n.minCode, n.maxCode)) {
-            instances[kept++] = instance;
-        } else {
-            scratch.push_back(instance);
-        }
-    }
-    std::copy(scratch.begin(), scratch.end(), instances.begin() + std::ptrdiff_t(kept));
-    return kept;
-}
-
 // Full detail: the walk's leaves less those nearer terrain hides, as runs and as instances.
 void fullDetailStage(const Quadtree& tree, const WorldMapping& mapping, const CullView& view,
-                     const Frustum& frustum, FrameBuffers& frame, FrameStats& stats) {
-    frame.diveBoxes.clear();
-    if (view.frustum) {
-        for (const LeafRange& run : frame.walk.ranges) {
-            appendDiveBoxes(tree, run.first, run.count, frame.diveBoxes);
-        }
-    } else if (tree.hasHoles()) {
-        // Every leaf is drawn; the boxes are those of the leaves the walk would keep.
-        const Frustum grid = gridFrustum(frustum, tree, mapping);
-        for (uint32_t leaf = 0; leaf < uint32_t(tree.leaves.size()); ++leaf) {
-            if (tree.holesIn(leaf, 1) && !outsideOf(grid, tree.nodes[tree.leafNodes[leaf]])) {
-                appendDiveBoxes(tree, leaf, 1, frame.diveBoxes);
-            }
-        }
-    }
+                     FrameBuffers& frame, FrameStats& stats) {
     if (view.frustum && view.occlusion) {
         cullOccluded(tree, mapping, view.camera, view.viewportHeight, frame.walk.ranges,
                      frame.occlusion, frame.drawn, stats.occlusion, occludees(frame));
@@ -239,28 +196,12 @@ void levelOfDetailStage(const Heightmap& map, const Quadtree& tree, const WorldM
     params.threads = frame.lodThreads;
     selectLod(tree, mapping, params, view.frustum ? &frustum : nullptr, frame.lod);
     frame.coarseHoles.clear();
-    frame.diveBoxes.clear();
-    // Without culling every node is selected; the boxes are those of the nodes the culling
-    // frustum would keep.
-    const Frustum grid =
-        view.frustum || !tree.hasHoles() ? Frustum{} : gridFrustum(frustum, tree, mapping);
-    for (size_t i = 0; tree.hasHoles() && i < frame.lod.nodes.size(); ++i) {
+    for (size_t i = 0;
+         view.frustum && view.occlusion && tree.hasHoles() && i < frame.lod.nodes.size(); ++i) {
         const DrawNode& node = frame.lod.nodes[i];
         const LeafRange leaves = leavesUnder(tree, node);
-        if (!tree.holesIn(leaves.first, leaves.count)) {
-            continue;
-        }
-        const uint32_t index = treeNodeIndex(tree, node);
-        const size_t before = frame.diveBoxes.size();
-        const bool stamped = view.frustum || !outsideOf(grid, tree.nodes[index]);
-        if (stamped) {
-            appendDiveBoxes(tree, index, frame.diveBoxes);
-        }
-        if (node.level > 0 && stamped) {  // the same boxes, made once (within both reserves)
-            frame.coarseHoles.insert(frame.coarseHoles.end(), frame.diveBoxes.begin() + before,
-                                     frame.diveBoxes.end());
-        } else if (node.level > 0) {
-            appendDiveBoxes(tree, index, frame.coarseHoles);
+        if (node.level > 0 && tree.holesIn(leaves.first, leaves.count)) {
+            appendDiveBoxes(tree, treeNodeIndex(tree, node), frame.coarseHoles);
         }
     }
     if (view.frustum && view.occlusion) {
@@ -294,20 +235,9 @@ void levelOfDetailStage(const Heightmap& map, const Quadtree& tree, const WorldM
 }  // namespace
 
 uint32_t frontOnlyInstances(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
-                            int viewportHeight, bool lod, FrameBuffers& frame) {
+                            bool lod, const FrameBuffers& frame) {
     const uint32_t count = uint32_t(lod ? frame.lod.nodes.size() : frame.drawList.size());
-    if (!tree.hasHoles()) {
-        return backFacesHidden(tree, mapping, camera) ? count : 0;
-    }
-    if (!frame.backFaces.prepare(tree, mapping, camera, viewportHeight, frame.diveBoxes.data(),
-                                 uint32_t(frame.diveBoxes.size()))) {
-        return 0;
-    }
-    const uint32_t end = std::min(frame.holesFrom, count);
-    return lod ? moveFrontOnlyFirst(tree, frame.backFaces, frame.lod.nodes, end,
-                                    frame.holeNodeScratch)
-               : moveFrontOnlyFirst(tree, frame.backFaces, frame.drawList, end,
-                                    frame.holeLeafScratch);
+    return drawsFrontFacesOnly(tree, mapping, camera) ? count : 0;
 }
 
 void groupByProgram(uint32_t frontOnly, FrameBuffers& frame) {
@@ -361,9 +291,6 @@ void FrameBuffers::reserveFor(const Quadtree& tree, bool recordDecisions) {
     const size_t holeLeaves = tree.holeLeafBox.size();
     coarseHoles.clear();
     coarseHoles.reserve(holeLeaves);
-    backFaces.reserveFor(tree);
-    diveBoxes.clear();
-    diveBoxes.reserve(holeLeaves);
     holeNodeScratch.reserve(lod.nodes.capacity());  // groupByProgram's too
     if (tree.hasHoles()) {
         holeLeafScratch.reserve(tree.leaves.size());
@@ -421,7 +348,7 @@ FrameStats runFrame(const Heightmap& map, const Quadtree& tree, const WorldMappi
     if (view.lodPixels > 0.0f) {
         levelOfDetailStage(map, tree, mapping, view, frustum, frame, stats);
     } else {
-        fullDetailStage(tree, mapping, view, frustum, frame, stats);
+        fullDetailStage(tree, mapping, view, frame, stats);
     }
     if (objects) {
         objectDrawnStage(frame, stats);

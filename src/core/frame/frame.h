@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/cull/back_faces.h"
 #include "core/cull/cull.h"
 #include "core/cull/occlusion.h"
 #include "core/lod/lod.h"
@@ -95,19 +94,11 @@ struct FrameBuffers {
     // whose leaves have no hole, then from holesFrom on those over a hole, each part in the
     // order it was made (tree order): the renderer draws the first part with the plain program,
     // whose early depth test a discard would turn off, and only the rest with the hole test.
-    // frontOnlyInstances (below) may then reorder the first part for the viewing camera.
     // The list's size without holes. holeScratch: the moved instances, room for every leaf (and
     // for every node: groupByProgram's scratch).
     uint32_t holesFrom = 0;
     std::vector<LeafCoord> holeLeafScratch;
     std::vector<DrawNode> holeNodeScratch;
-    // On a map with holes, frontOnlyInstances' holes around the viewing camera, stamped from
-    // the boxes a ray may dive through in the leaves of the frustum walk or the nodes the
-    // selection made (core/cull/back_faces.h's argument 7: appendDiveBoxes). Room for one box a
-    // node of the tree: the selected nodes are disjoint, and a node gives its own box or its
-    // children's.
-    BackFaceTest backFaces;
-    std::vector<HoleBox> diveBoxes;
     // Threads the selection is split over: the machine's, at most kMaxSelectThreads.
     int lodThreads = defaultSelectThreads();
     LodReach lodReach;  // the split distances, remade when the mapping or projection changes
@@ -166,15 +157,12 @@ FrameStats runFrame(const Heightmap& map, const Quadtree& tree, const WorldMappi
                     const CullView& view, FrameBuffers& frame,
                     const LooseObjectTree* objects = nullptr);
 
-// After runFrame, for the viewing `camera` (the culling one unless frozen) in a viewport
-// `viewportHeight` pixels high: how many instances from the start of the frame's list (drawList,
-// or lod.nodes when `lod`) may be drawn with their back faces culled, their back faces never the
-// first surface along a pixel's ray. Without holes, every instance when backFacesHidden() holds,
-// else none. With holes, the instances before holesFrom that BackFaceTest proves (the argument in
-// core/cull/back_faces.h) are moved first, each part keeping its order; the instances over a hole
-// are never culled. No allocation once reserved.
+// After runFrame, for the viewing `camera` (the culling one unless frozen): how many instances
+// from the start of the frame's list (drawList, or lod.nodes when `lod`) are drawn with their
+// back faces culled: every one when drawsFrontFacesOnly() holds (core/cull/occlusion.h), else
+// none. Decided by the viewing camera alone, so culled and unculled frames draw alike.
 uint32_t frontOnlyInstances(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
-                            int viewportHeight, bool lod, FrameBuffers& frame);
+                            bool lod, const FrameBuffers& frame);
 
 // Whether a drawn node's fragments may take finer normals than its vertices' (terrain.frag's
 // fineNormal: nodes of level 2 and up), so that it is drawn by the programs compiled with

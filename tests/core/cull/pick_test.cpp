@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <glm/geometric.hpp>
@@ -93,11 +94,13 @@ void expectPickEqualsBruteForce(const Scene& s, uint32_t seed, const std::string
     const int count = raysFor(s);
     Random rng(seed);
     for (int i = 0; i < count; ++i) {
-        const PickRay ray = anyRay(s, rng, i);
+        PickRay ray = anyRay(s, rng, i);
+        ray.frontFacesOnly = (i / 6) % 2 == 1;  // every kind both ways
         const PickHit walk = pickTerrain(s.map, s.tree, s.mapping, ray);
         const PickHit brute = pickBruteForce(s.map, s.mapping, ray);
-        const std::string where =
-            what + " ray " + std::to_string(i) + " kind " + std::to_string(i % 6);
+        const std::string where = what + " ray " + std::to_string(i) + " kind " +
+                                  std::to_string(i % 6) +
+                                  (ray.frontFacesOnly ? " front faces only" : "");
         ASSERT_EQ(walk.hit, brute.hit) << where;
         ++totals.rays;
         if (!walk.hit) {
@@ -162,6 +165,46 @@ TEST(Pick, RaysPassThroughHoles) {
     ASSERT_TRUE(beyond.hit);
     EXPECT_FALSE(flat.map.nodata.holeSquare(beyond.col, beyond.row));
     EXPECT_GE(beyond.col, 50);
+}
+
+// Down through a window in a slope rising away from the eye, a ray passes under the slope and
+// meets its far side, falling away, from below: on a back face, the first hit from either side.
+// With front faces only (the terrain drawn with one side) it passes that and meets the next
+// slope, rising, from above, the walk as the brute force. From below, every triangle is a back
+// face: nothing is met.
+TEST(Pick, WithFrontFacesOnlyARayThroughAHolePassesTheUndersideBeyondIt) {
+    std::vector<float> samples(129 * 129);
+    for (int row = 0; row < 129; ++row) {
+        const float h = row <= 70   ? 0.5f * float(row)
+                        : row <= 90 ? 35.0f - 2.0f * float(row - 70)
+                                    : -5.0f + 3.0f * float(row - 90);
+        for (int col = 0; col < 129; ++col) {
+            samples[size_t(row) * 129 + size_t(col)] = h;
+        }
+    }
+    const Scene s = test::makeScene(
+        test::withNodata(
+            makeHeightmap(129, 129, samples).value(),
+            [](int col, int row) { return col >= 40 && col <= 60 && row >= 50 && row <= 60; }),
+        {1.0f, 1.0f, 0.0f});
+    PickRay ray{{50.5f, 40.0f, 20.5f}, glm::normalize(glm::vec3(0.0f, -0.45f, 1.0f))};
+    const PickHit both = pickTerrain(s.map, s.tree, s.mapping, ray);
+    ASSERT_TRUE(both.hit);
+    EXPECT_GT(both.row, 70);
+    EXPECT_LE(both.row, 90);
+    ray.frontFacesOnly = true;
+    const PickHit front = pickTerrain(s.map, s.tree, s.mapping, ray);
+    const PickHit brute = pickBruteForce(s.map, s.mapping, ray);
+    ASSERT_TRUE(front.hit);
+    ASSERT_TRUE(brute.hit);
+    EXPECT_EQ(front.triangle, brute.triangle);
+    EXPECT_EQ(front.t, brute.t);
+    EXPECT_GT(front.t, both.t);
+    EXPECT_GT(front.row, 90);
+    const PickRay fromBelow{{50.5f, -10.0f, 30.5f}, {0.0f, 1.0f, 0.0f}, true};
+    EXPECT_FALSE(pickTerrain(s.map, s.tree, s.mapping, fromBelow).hit);
+    EXPECT_FALSE(pickBruteForce(s.map, s.mapping, fromBelow).hit);
+    EXPECT_TRUE(pickTerrain(s.map, s.tree, s.mapping, {fromBelow.origin, fromBelow.direction}).hit);
 }
 
 TEST(Pick, EqualsBruteForceOnRealMapsAndTestsFewLeaves) {

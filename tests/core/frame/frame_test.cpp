@@ -182,10 +182,10 @@ Expected stagesOneByOne(const Scene& s, const CullView& view) {
     lod.reserveFor(s.tree);
     selectLod(s.tree, s.mapping, params, view.frustum ? &frustum : nullptr, lod);
     e.drawn = walk.ranges;
-    // The coarse drawn nodes with a square with a nodata corner, found square by square, as
-    // their children with such a square (the boxes a ray may dive through, NW NE SW SE; the
-    // node whole for leaves under 4 squares), found square by square, as their sample boxes
-    // and the codes of their samples.
+    // For the occlusion stage, the coarse drawn nodes with a square with a nodata corner, found
+    // square by square, as their children with such a square (the boxes a ray may dive through,
+    // NW NE SW SE; the node whole for leaves under 4 squares), as their sample boxes and the
+    // codes of their samples.
     const auto holedBox = [&](int x0, int z0, int x1, int z1, HoleBox& box) {
         bool holes = false;
         box = {uint16_t(x0), uint16_t(z0), uint16_t(x1), uint16_t(z1), 0xFFFF, 0};
@@ -200,6 +200,9 @@ Expected stagesOneByOne(const Scene& s, const CullView& view) {
         return holes;
     };
     for (const DrawNode& n : lod.nodes) {
+        if (!view.frustum || !view.occlusion) {
+            break;
+        }
         const int x0 = n.col << s.tree.leafShift, z0 = n.row << s.tree.leafShift;
         const int x1 = std::min(x0 + (s.tree.leafSize << n.level), s.map.width - 1);
         const int z1 = std::min(z0 + (s.tree.leafSize << n.level), s.map.height - 1);
@@ -404,8 +407,7 @@ TEST(FramePipeline, AFrameAllocatesNothingOnceReserved) {
         const FrameStats stats = runFrame(s.map, s.tree, s.mapping, view, frame);
         drawn += stats.cull.leavesDrawn;
         // The renderer's back-face partition for the same camera, as a frame's draw takes it.
-        const uint32_t front = frontOnlyInstances(s.tree, s.mapping, view.camera,
-                                                  view.viewportHeight, stats.lod, frame);
+        const uint32_t front = frontOnlyInstances(s.tree, s.mapping, view.camera, stats.lod, frame);
         frontOnly += front;
         if (stats.lod) {
             groupByProgram(front, frame);
