@@ -338,7 +338,10 @@ void printSummary(const Session& s, const BenchRun& run, int frames) {
                 backFaceFrames += r.stats.backFacesCulled ? 1 : 0;
                 ++allFrames;
                 frontOnly += r.stats.instancesFrontOnly;
-                instances += r.stats.lod ? r.stats.lodStats.nodesDrawn : r.stats.cull.leavesDrawn;
+                // Less those that draw nothing (every square a hole): no instance is made of them.
+                instances +=
+                    (r.stats.lod ? r.stats.lodStats.nodesDrawn : r.stats.cull.leavesDrawn) -
+                    r.stats.instancesEmpty;
             }
         }
     }
