@@ -11,6 +11,7 @@
 #include "core/base/text.h"
 #include "core/base/worker_pool.h"
 #include "core/config.h"
+#include "core/cull/occlusion.h"
 
 namespace qt {
 
@@ -548,19 +549,16 @@ FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const 
         uploadForView(terrain, view);
     }
     FrameStats stats = cullUploaded(terrain, view);
-    // Decided per instance by the viewing camera alone, so culled and unculled frames draw alike.
-    const uint32_t frontOnly =
-        renderer.backFaceCulling
-            ? frontOnlyInstances(terrain.tree, terrain.mapping, camera, stats.lod, terrain.frame)
-            : 0;
-    if (stats.lod) {
-        groupByProgram(frontOnly, terrain.frame);
-    }
-    style.cullBackFaces = frontOnly > 0;
-    style.cullBackFacesTo = frontOnly;
-    style.viewportHeight = view.viewportHeight;
-    stats.instancesFrontOnly = frontOnly;
+    // Back faces: decided by the viewing camera alone, so culled and unculled frames draw alike.
     const FrameBuffers& frame = terrain.frame;
+    if (stats.lod) {
+        groupByProgram(terrain.frame);
+    }
+    const uint32_t instances = uint32_t(stats.lod ? frame.lod.nodes.size() : frame.drawList.size());
+    style.cullBackFaces = renderer.backFaceCulling && instances > 0 &&
+                          drawsFrontFacesOnly(terrain.tree, terrain.mapping, camera);
+    style.viewportHeight = view.viewportHeight;
+    stats.instancesFrontOnly = style.cullBackFaces ? instances : 0;
     const bool drawObjects = objects && terrain.objects;
     if (drawObjects) {
         objects->prepare(*terrain.objects, frame.objectsDrawn, &frame.objectsDrawnGroups,

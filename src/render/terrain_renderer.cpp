@@ -1021,15 +1021,18 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     const bool imageryShown = imagery.on && gpu.imagery.present() && !style.wireframe;
     const int lit = (sun ? kSunVariant | (gpu.lightPaged() ? kPagedLightVariant : 0) : 0) |
                     (imageryShown ? kImageryVariant : 0) | pagesVariant(gpu);
-    const GLsizei cullTo =
-        style.cullBackFaces ? GLsizei(std::min(style.cullBackFacesTo, size_t(count))) : 0;
+    if (style.cullBackFaces) {
+        glEnable(GL_CULL_FACE);
+    } else {
+        glDisable(GL_CULL_FACE);
+    }
     const DrawNode* list = nodes ? static_cast<const DrawNode*>(instances) : nullptr;
     const GLsizei perDraw = GLsizei(instancesPerDraw(
         uint32_t(count), 2u * uint32_t(gpu.leafSize) * uint32_t(gpu.leafSize), syncDraws));
     int draws = 0;
     // Instances [first, end) with program `variant`: in runs of nodes drawn by one program
     // (programKey; groupByProgram leaves at most kProgramKeys runs a part; leaves are one, by the
-    // programs without MORPHING and COARSE_NODES), back faces culled before cullTo.
+    // programs without MORPHING and COARSE_NODES).
     auto drawPart = [&](int variant, GLsizei first, GLsizei end) {
         if (list != nullptr && first < end) {
             // Every program a node may take made at once, at the first frame that draws any:
@@ -1052,15 +1055,7 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
             if (!useTerrainProgram(variant | keyVariant, gpu, mapping, camera, style)) {
                 continue;  // its program failed to compile (ProgramFamily::lateFailure)
             }
-            const GLsizei split = std::clamp(cullTo, at, runEnd);
-            if (at < split) {
-                glEnable(GL_CULL_FACE);
-                draws += drawBatches(gpu, nodes, at, split - at, perDraw);
-            }
-            if (split < runEnd) {
-                glDisable(GL_CULL_FACE);
-                draws += drawBatches(gpu, nodes, split, runEnd - split, perDraw);
-            }
+            draws += drawBatches(gpu, nodes, at, runEnd - at, perDraw);
         }
     };
     drawPart(lit, 0, plain);

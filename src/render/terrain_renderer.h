@@ -163,10 +163,9 @@ struct DrawStyle {
     bool markStencil = false;
     bool outsideStencil = false;
     float dim = 0.0f;
-    // Cull the triangles that do not face the eye (GL_CULL_FACE), in the instances before
-    // cullBackFacesTo, drawing the rest with both sides (frontOnlyInstances, core/frame/frame.h).
+    // Cull the triangles that do not face the eye (GL_CULL_FACE) in every instance; else both
+    // sides are drawn (drawsFrontFacesOnly, core/cull/occlusion.h).
     bool cullBackFaces = false;
-    size_t cullBackFacesTo = SIZE_MAX;
     // The viewport's height the frame was culled for (the imagery's finest level follows it);
     // 0: the GL's viewport.
     int viewportHeight = 0;
@@ -289,7 +288,7 @@ struct TerrainRenderer {
     // proportion to the view (llvmpipe: about 190 bytes a triangle, as many scenes as its
     // rasteriser threads fall behind).
     bool syncDraws = false;
-    // Cull back faces wherever frontOnlyInstances() allows (renderTerrain decides per frame);
+    // Cull back faces wherever drawsFrontFacesOnly() holds (renderTerrain decides per frame);
     // off, both sides are always drawn (--back-faces draw).
     bool backFaceCulling = true;
     // Draw instances with no morph part way by the programs without MORPHING (one sample's

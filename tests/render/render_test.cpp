@@ -178,8 +178,8 @@ FrameStats render(Terrain& terrain, const Camera& camera, bool cull, std::vector
 }
 
 // The draw calls a frame takes: its instances (leaves, or nodes with level of detail) in the
-// renderer's batches, those with back faces culled, the rest of those over no hole, and those
-// over holes each in batches of their own, and with level of detail, within each of these, the
+// renderer's batches, those over no hole and those over holes each in batches of their own, and
+// with level of detail, within each of these, the
 // nodes of each program (programKey) apart; under a Sun, one more for the sky. `terrain` holds the
 // frame's instances.
 int expectedDraws(const Terrain& terrain, const FrameStats& stats, bool syncDraws) {
@@ -190,10 +190,9 @@ int expectedDraws(const Terrain& terrain, const FrameStats& stats, bool syncDraw
         return drawCount(count, instancesPerDraw(instances, triangles, syncDraws));
     };
     const uint32_t plain = instances - stats.instancesOverHoles;
-    const uint32_t frontOnly = std::min(stats.instancesFrontOnly, plain);
-    const uint32_t bounds[] = {0, frontOnly, plain, instances};
+    const uint32_t bounds[] = {0, plain, instances};
     int draws = gl().renderer.sun ? 1 : 0;
-    for (int part = 0; part < 3; ++part) {
+    for (int part = 0; part < 2; ++part) {
         std::array<uint32_t, kProgramKeys> byKey{};
         byKey[0] = bounds[part + 1] - bounds[part];
         if (stats.lod) {
@@ -2489,7 +2488,6 @@ void drawNodesFrom(const Terrain& from, const Terrain& framed, const Camera& cam
     TerrainRenderer::clear(kWidth, kHeight);
     DrawStyle style;
     style.cullBackFaces = stats.backFacesCulled;
-    style.cullBackFacesTo = stats.instancesFrontOnly;
     g.renderer.draw(from.gpu, from.mapping, camera, framed.frame.lod.nodes, framed.frame.holesFrom,
                     style);
     readPixels(kWidth, kHeight, pixels);
@@ -3302,7 +3300,6 @@ TEST(LodShading, LeavesDrawTheSamePixelsAsLevelZeroNodes) {
             TerrainRenderer::clear(kWidth, kHeight);
             DrawStyle style;
             style.cullBackFaces = f.backFacesCulled;
-            style.cullBackFacesTo = f.instancesFrontOnly;
             g.renderer.draw(t.gpu, t.mapping, cameras[i], asNodes, t.frame.holesFrom, style);
             g.renderer.drawSky(t.gpu, t.mapping, cameras[i]);  // under a Sun, as renderTerrain
             readPixels(kWidth, kHeight, nodes);

@@ -11,10 +11,10 @@ namespace qt {
 // all of them (instancesPerDraw) and draws its runs of alike instances apart, each run's last
 // batch partial, so a frame takes at most kMaxTerrainDraws + kMaxTerrainRuns - 1 draw calls.
 constexpr int kMaxTerrainDraws = 16;
-// Runs of alike instances a frame draws: those with back faces culled, the rest of those over no
-// hole, those over holes, each split by the program its nodes take (qt::programKey: part way
-// through a morph or not, taking finer normals or not).
-constexpr int kMaxTerrainRuns = 12;
+// Runs of alike instances a frame draws: those over no hole and those over holes, each split by
+// the program its nodes take (qt::programKey: part way through a morph or not, taking finer
+// normals or not).
+constexpr int kMaxTerrainRuns = 8;
 // Triangles a batch aims at when draws are synchronised: llvmpipe bins about 190 bytes a
 // triangle, so a batch's binned triangles fit one of its 36 MiB scenes.
 constexpr uint64_t kTrianglesPerBatch = 131072;

@@ -234,18 +234,11 @@ void levelOfDetailStage(const Heightmap& map, const Quadtree& tree, const WorldM
 
 }  // namespace
 
-uint32_t frontOnlyInstances(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
-                            bool lod, const FrameBuffers& frame) {
-    const uint32_t count = uint32_t(lod ? frame.lod.nodes.size() : frame.drawList.size());
-    return drawsFrontFacesOnly(tree, mapping, camera) ? count : 0;
-}
-
-void groupByProgram(uint32_t frontOnly, FrameBuffers& frame) {
+void groupByProgram(FrameBuffers& frame) {
     std::vector<DrawNode>& nodes = frame.lod.nodes;
     std::vector<DrawNode>& scratch = frame.holeNodeScratch;
     const size_t count = nodes.size();
-    const size_t holesFrom = std::min(size_t(frame.holesFrom), count);
-    const size_t bounds[] = {0, std::min(size_t(frontOnly), holesFrom), holesFrom, count};
+    const size_t bounds[] = {0, std::min(size_t(frame.holesFrom), count), count};
     for (size_t part = 0; part + 1 < std::size(bounds); ++part) {
         // A counting sort by key: the part's nodes into scratch, then back key by key.
         std::array<size_t, kProgramKeys> at{};

@@ -157,13 +157,6 @@ FrameStats runFrame(const Heightmap& map, const Quadtree& tree, const WorldMappi
                     const CullView& view, FrameBuffers& frame,
                     const LooseObjectTree* objects = nullptr);
 
-// After runFrame, for the viewing `camera` (the culling one unless frozen): how many instances
-// from the start of the frame's list (drawList, or lod.nodes when `lod`) are drawn with their
-// back faces culled: every one when drawsFrontFacesOnly() holds (core/cull/occlusion.h), else
-// none. Decided by the viewing camera alone, so culled and unculled frames draw alike.
-uint32_t frontOnlyInstances(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
-                            bool lod, const FrameBuffers& frame);
-
 // Whether a drawn node's fragments may take finer normals than its vertices' (terrain.frag's
 // fineNormal: nodes of level 2 and up), so that it is drawn by the programs compiled with
 // COARSE_NODES; the others are shaded by their vertices' normals alone.
@@ -190,11 +183,10 @@ inline int programKey(const DrawNode& node) {
            (takesFinerNormals(node) ? kKeyFinerNormals : 0);
 }
 
-// After frontOnlyInstances (`frontOnly` its answer): orders each part of frame.lod.nodes that is
-// drawn alike (back faces culled; both sides; over a hole) by programKey, each key's nodes keeping
-// their order (a stable partition; no allocation once reserved): the renderer then draws each
-// part with at most kProgramKeys programs. Culled frames keep their instances a subsequence of
-// the unculled ones' in the same order, as before.
-void groupByProgram(uint32_t frontOnly, FrameBuffers& frame);
+// After runFrame: orders each part of frame.lod.nodes that is drawn alike (over no hole; over a
+// hole) by programKey, each key's nodes keeping their order (a stable partition; no allocation
+// once reserved): the renderer then draws each part with at most kProgramKeys programs. Culled
+// frames keep their instances a subsequence of the unculled ones' in the same order, as before.
+void groupByProgram(FrameBuffers& frame);
 
 }  // namespace qt

@@ -401,32 +401,31 @@ TEST(FramePipeline, AFrameAllocatesNothingOnceReserved) {
             views.push_back(view);
         }
     }
-    uint64_t drawn = 0, frontOnly = 0;
+    uint64_t drawn = 0, grouped = 0;
     const size_t before = heapCount().allocations;
     for (const CullView& view : views) {
         const FrameStats stats = runFrame(s.map, s.tree, s.mapping, view, frame);
         drawn += stats.cull.leavesDrawn;
-        // The renderer's back-face partition for the same camera, as a frame's draw takes it.
-        const uint32_t front = frontOnlyInstances(s.tree, s.mapping, view.camera, stats.lod, frame);
-        frontOnly += front;
+        // The renderer's grouping by program, as a frame's draw takes it.
         if (stats.lod) {
-            groupByProgram(front, frame);
+            groupByProgram(frame);
+            grouped += frame.lod.nodes.size();
         }
     }
     const size_t after = heapCount().allocations;
     EXPECT_EQ(after, before) << "allocations over " << views.size() << " frames";
     EXPECT_GT(drawn, 0u);
-    EXPECT_GT(frontOnly, 0u);
+    EXPECT_GT(grouped, 0u);
     // The counter counts: a vector growing past its capacity is seen.
     std::vector<int> grows;
     grows.push_back(1);
     EXPECT_GT(heapCount().allocations, after);
 }
 
-// Each part of the level-of-detail list drawn alike (back faces culled, both sides, over holes)
-// keeps its nodes, grouped by the program they take (programKey) in key order, each group in its
-// order: the renderer draws a part with at most kProgramKeys programs, and a culled frame's
-// instances stay a subsequence of the unculled frame's.
+// Each part of the level-of-detail list drawn alike (over no hole, over holes) keeps its nodes,
+// grouped by the program they take (programKey) in key order, each group in its order: the
+// renderer draws a part with at most kProgramKeys programs, and a culled frame's instances stay a
+// subsequence of the unculled frame's.
 TEST(FramePipeline, EachPartIsGroupedByProgramInTheNodesOrder) {
     FrameBuffers frame;
     Random random(17);
@@ -450,11 +449,10 @@ TEST(FramePipeline, EachPartIsGroupedByProgramInTheNodesOrder) {
         }
         const std::vector<DrawNode> before = frame.lod.nodes;
         frame.holesFrom = random.below(uint32_t(count) + 1);
-        const uint32_t frontOnly = random.below(frame.holesFrom + 1);
-        groupByProgram(frontOnly, frame);
+        groupByProgram(frame);
         ASSERT_EQ(frame.lod.nodes.size(), count);
-        const size_t bounds[] = {0, frontOnly, frame.holesFrom, count};
-        for (int part = 0; part < 3; ++part) {
+        const size_t bounds[] = {0, frame.holesFrom, count};
+        for (int part = 0; part < 2; ++part) {
             std::vector<uint16_t> expected;  // the part's ids, key by key
             for (int key = 0; key < kProgramKeys; ++key) {
                 bool seen = false;
