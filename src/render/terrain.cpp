@@ -157,7 +157,7 @@ void uploadStreamedPages(Terrain& terrain, bool settle) {
                                                    int64_t evicted) {
         terrain.gpu.uploadPage(layer, page, texels, evicted);
         if (terrain.gpu.lightPaged() && terrain.sunlight && terrain.sunlight->hasShown()) {
-            terrain.gpu.uploadLightPage(layer, page, terrain.sunlight->bytes().data(),
+            terrain.gpu.uploadLightPage(layer, page, *terrain.sunlight,
                                         terrain.lightStaging.data());
         }
     };

@@ -15,6 +15,7 @@
 
 #include "core/frame/draw_batches.h"
 #include "core/frame/frame.h"
+#include "core/light/sunlight_job.h"
 #include "core/streaming/imagery_streamer.h"
 #include "core/streaming/page_streamer.h"
 #include "core/terrain/vertex_grid.h"
@@ -586,14 +587,18 @@ void TerrainGpu::uploadLightLevels(const uint8_t* pyramid) const {
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
 }
 
-void TerrainGpu::uploadLightPage(int layer, uint32_t page, const uint8_t* bytes,
+void TerrainGpu::uploadLightPage(int layer, uint32_t page, const SunlightJob& light,
                                  uint8_t* staging) const {
     assert(lightPaged() && streamed() && layer >= 0 && layer < pages.level0Pool);
-    const int pagesX = pages.level[0].pagesX;
-    fillBytePage(bytes, width, height, pages, 0, int(page % uint32_t(pagesX)),
-                 int(page / uint32_t(pagesX)), staging);
+    const uint8_t* laid = light.levelZeroPage(page);
+    if (laid == nullptr) {
+        const int pagesX = pages.level[0].pagesX;
+        fillBytePage(light.bytes().data(), width, height, pages, 0, int(page % uint32_t(pagesX)),
+                     int(page / uint32_t(pagesX)), staging);
+        laid = staging;
+    }
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    uploadBytePage(*this, layer, staging);
+    uploadBytePage(*this, layer, laid);
     glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
 }

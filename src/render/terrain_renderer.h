@@ -26,6 +26,8 @@
 
 namespace qt {
 
+class SunlightJob;
+
 // Background and fog colour: terrain fades into it at the far plane.
 constexpr float kSkyColour[3] = {0.62f, 0.74f, 0.86f};
 
@@ -132,9 +134,11 @@ struct TerrainGpu {
     // Writes the light pages of levels 1 and up from `pyramid`: their texels, page after page in
     // layer order from level 1's first layer (SunlightJob::pyramid).
     void uploadLightLevels(const uint8_t* pyramid) const;
-    // Writes level-0 page `page`'s light from `bytes` into pool layer `layer`, through `staging`
-    // (texels^2 bytes).
-    void uploadLightPage(int layer, uint32_t page, const uint8_t* bytes, uint8_t* staging) const;
+    // Writes level-0 page `page`'s light shown by `light` into pool layer `layer`: its page as
+    // the job laid it out (SunlightJob::levelZeroPage), else gathered from its bytes through
+    // `staging` (texels^2 bytes).
+    void uploadLightPage(int layer, uint32_t page, const SunlightJob& light,
+                         uint8_t* staging) const;
     void destroyLightPages();
     // GPU bytes of the heights (pages, pyramid, borders, page table; a streamed terrain's level
     // 0 as its pool) per map sample.

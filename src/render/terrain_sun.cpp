@@ -128,10 +128,11 @@ bool updateTerrainSun(Terrain& terrain, TerrainRenderer& renderer) {
         const bool started = terrain.streamer && terrain.streamer->running();
         for (uint32_t page = 0; started && page < pages; ++page) {
             if (const int layer = terrain.streamer->layerOf(page); layer >= 0) {
-                gpu.uploadLightPage(layer, page, bytes.data(), terrain.lightStaging.data());
+                gpu.uploadLightPage(layer, page, *terrain.sunlight, terrain.lightStaging.data());
             }
         }
         bytes.dropResident();
+        terrain.sunlight->pyramid().dropResident();  // in files: read again page by page
     } else {
         if (gpu.shadows == 0 && !gpu.createShadows()) {
             return false;  // shadowsOff() says why; the terrain stays lit without them

@@ -16,12 +16,23 @@ namespace qt {
 namespace {
 
 // Bytes of the light of levels 1 and up laid out as `pages`' pages (none without a level 1).
-size_t pyramidBytes(const HeightPages* pages) {
+size_t upperPyramidBytes(const HeightPages* pages) {
     if (pages == nullptr || pages->level.size() < 2) {
         return 0;
     }
     return size_t(pages->layers - pages->level[1].firstLayer) * size_t(pages->texels) *
            size_t(pages->texels);
+}
+
+// The same with, in files, level 0's pages after them (page order).
+size_t pyramidBytes(const HeightPages* pages, bool inFiles) {
+    const size_t upper = upperPyramidBytes(pages);
+    if (upper == 0 || !inFiles) {
+        return upper;
+    }
+    const PageLevel& l = pages->level[0];
+    return upper +
+           size_t(l.pagesX) * size_t(l.pagesY) * size_t(pages->texels) * size_t(pages->texels);
 }
 
 }  // namespace
@@ -34,9 +45,9 @@ SunlightJob::SunlightJob(const Heightmap& map, const WorldMapping& mapping, int 
                           LightBuffer::onHeap(size_t(map.sampleCount())),
                           {},
                           {},
-                          LightBuffer::onHeap(pyramidBytes(pyramid)),
-                          LightBuffer::onHeap(pyramidBytes(pyramid)),
-                          LightBuffer::onHeap(pyramidBytes(pyramid))},
+                          LightBuffer::onHeap(pyramidBytes(pyramid, false)),
+                          LightBuffer::onHeap(pyramidBytes(pyramid, false)),
+                          LightBuffer::onHeap(pyramidBytes(pyramid, false))},
                   0) {}
 
 Result<std::unique_ptr<SunlightJob>> SunlightJob::inFiles(
@@ -52,7 +63,7 @@ Result<std::unique_ptr<SunlightJob>> SunlightJob::inFiles(
         }
         *buffer = std::move(made).value();
     }
-    if (const size_t bytes = pyramidBytes(pyramid); bytes > 0) {
+    if (const size_t bytes = pyramidBytes(pyramid, true); bytes > 0) {
         for (LightBuffer* buffer : {&b.shownPyramid, &b.finishedPyramid, &b.workingPyramid}) {
             Result<LightBuffer> made = LightBuffer::inFile(dir, bytes);
             if (!made) {
@@ -95,7 +106,9 @@ SunlightJob::SunlightJob(const Heightmap& map, const WorldMapping& mapping, int 
       shown_(std::move(buffers.shown)),
       working_(std::move(buffers.working)),
       finished_(std::move(buffers.finished)),
-      pages_(pyramidBytes(pyramid) > 0 ? *pyramid : HeightPages{}),
+      pages_(upperPyramidBytes(pyramid) > 0 ? *pyramid : HeightPages{}),
+      upperPyramidBytes_(upperPyramidBytes(pyramid)),
+      levelZeroPages_(buffers.shownPyramid.size() > upperPyramidBytes_),
       shownPyramid_(std::move(buffers.shownPyramid)),
       workingPyramid_(std::move(buffers.workingPyramid)),
       finishedPyramid_(std::move(buffers.finishedPyramid)),
@@ -236,17 +249,27 @@ void SunlightJob::layOutPyramid(int firstRow, int endRow) {
     }
     // Every page row of levels 1 and up, its texel rows over [firstRow, endRow); the pages of
     // page row py of level L from layer level[L].firstLayer + py * pagesX, counted from level 1's
-    // first layer.
+    // first layer. With level 0's pages, its page rows after them, page py * pagesX first.
     const size_t levels = pages_.level.size();
     std::atomic<size_t> next{0};
-    size_t rowsOfPages = 0;
+    size_t upperRows = 0;
     for (size_t level = 1; level < levels; ++level) {
-        rowsOfPages += size_t(pages_.level[level].pagesY);
+        upperRows += size_t(pages_.level[level].pagesY);
     }
+    const PageLevel& zero = pages_.level[0];
+    const size_t rowsOfPages = upperRows + (levelZeroPages_ ? size_t(zero.pagesY) : 0);
     const size_t texels = size_t(pages_.texels) * size_t(pages_.texels);
     auto job = [&](int) {
         size_t level = 1, before = 0;  // page rows of the levels below `level`
         for (size_t k = next.fetch_add(1); k < rowsOfPages; k = next.fetch_add(1)) {
+            if (k >= upperRows) {
+                const int py = int(k - upperRows);
+                fillBytePageRows(working_.data(), map_.width, map_.height, pages_, 0, py, firstRow,
+                                 endRow,
+                                 workingPyramid_.data() + upperPyramidBytes_ +
+                                     size_t(py) * size_t(zero.pagesX) * texels);
+                continue;
+            }
             while (k >= before + size_t(pages_.level[level].pagesY)) {
                 before += size_t(pages_.level[level].pagesY);
                 ++level;

@@ -44,11 +44,11 @@ public:
                 int skyAzimuths = 0, const HeightPages* pyramid = nullptr);
     // The same with every byte in unnamed scratch files in the folder `dir` (a streamed map's,
     // larger than memory): the three a sample, the sky fraction's and, until it is computed, its
-    // 4 bytes a sample of sums, all allocated here, so that a full disk is one line now rather
-    // than a failure later. Each computation sweeps the map in bands of rows of about
-    // `bandSamples` samples, and gives back each band's pages of the files and of the map's
-    // mapped codes once the sweep has passed it: the process holds about a band of each at a
-    // time.
+    // 4 bytes a sample of sums, and with `pyramid` its pages with level 0's (levelZeroPage), all
+    // allocated here, so that a full disk is one line now rather than a failure later. Each
+    // computation sweeps the map in bands of rows of about `bandSamples` samples, and gives back
+    // each band's pages of the files and of the map's mapped codes once the sweep has passed it:
+    // the process holds about a band of each at a time.
     static Result<std::unique_ptr<SunlightJob>> inFiles(const Heightmap& map,
                                                         const WorldMapping& mapping, int bands,
                                                         int threads, int skyAzimuths,
@@ -72,6 +72,16 @@ public:
     // (level, px, py) at (pages.level[level].firstLayer + py * pagesX + px - the first layer of
     // level 1) pages in; else empty.
     const LightBuffer& pyramid() const { return shownPyramid_; }
+    // In files (inFiles) with a pyramid, the shown light's level-0 page `page` (row-major over
+    // level 0's pages), texels^2 bytes laid out as fillBytePage makes it, after the levels above
+    // in pyramid(); else null (the frame gathers a page from bytes()). A page read from the
+    // mapped file is a run of bytes where a gather from bytes() touches a row's page of memory
+    // for each of its texel rows.
+    const uint8_t* levelZeroPage(uint32_t page) const {
+        return levelZeroPages_ ? shownPyramid_.data() + upperPyramidBytes_ +
+                                     size_t(page) * size_t(pages_.texels) * size_t(pages_.texels)
+                               : nullptr;
+    }
     bool hasShown() const { return hasShown_; }
     SunDirection shownSun() const { return shownSun_; }
     // Waits until every request has been computed (tests and scripted runs).
@@ -109,8 +119,11 @@ private:
     bool hasShown_ = false;
     LightBuffer working_;   // the job thread's only
     LightBuffer finished_;  // under mutex_
-    // The pyramid's layout (no levels: none) and its pages, swapped with the bytes.
+    // The pyramid's layout (no levels: none) and its pages, swapped with the bytes; the bytes of
+    // its levels 1 and up, and whether level 0's pages follow them.
     const HeightPages pages_;
+    const size_t upperPyramidBytes_;
+    const bool levelZeroPages_;
     LightBuffer shownPyramid_, workingPyramid_, finishedPyramid_;
     SunDirection shownSun_;
     SunDirection finishedSun_;

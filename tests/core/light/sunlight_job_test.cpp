@@ -107,10 +107,10 @@ TEST(SunlightJob, InScratchFilesItsBytesAreTheHeapsBytes) {
 }
 
 // With a pyramid the job lays the light of levels 1 and up out as their pages, in layer order
-// from level 1's first layer: every page's texels are fillBytePage's from the same bytes, on the
-// heap and in files, swept whole or in bands of 5 rows (each band's texel rows laid out as the
-// band is final); without one it lays out nothing.
-TEST(SunlightJob, ItsPyramidHoldsTheLightsPagesOfLevelsOneAndUp) {
+// from level 1's first layer, and in files level 0's pages after them: every page's texels are
+// fillBytePage's from the same bytes, on the heap and in files, swept whole or in bands of 5 rows
+// (each band's texel rows laid out as the band is final); without one it lays out nothing.
+TEST(SunlightJob, ItsPyramidHoldsTheLightsPagesOfLevelsOneAndUpAndInFilesOfLevelZero) {
     const Heightmap map = syntheticHeightmap(129, 97, 4);
     const WorldMapping m(20.0f, 20.0f, 1.0f, 0.0f);
     const HeightPages pages = streamedHeightPages(planHeightPages(129, 97, 4, 8), 6);
@@ -134,7 +134,23 @@ TEST(SunlightJob, ItsPyramidHoldsTheLightsPagesOfLevelsOneAndUp) {
             EXPECT_TRUE(job->pyramid().empty());
             continue;
         }
-        ASSERT_EQ(job->pyramid().size(), size_t(pages.layers - first) * texels);
+        // In files, level 0's pages follow the levels above (page order): the frame uploads a
+        // resident page from there, not gathered from the mapped bytes.
+        const PageLevel& zero = pages.level[0];
+        const bool inFiles = job != &heap;
+        ASSERT_EQ(job->pyramid().size(),
+                  size_t(pages.layers - first) * texels +
+                      (inFiles ? size_t(zero.pagesX) * size_t(zero.pagesY) * texels : 0));
+        ASSERT_EQ(job->levelZeroPage(0) != nullptr, inFiles);
+        for (int py = 0; inFiles && py < zero.pagesY; ++py) {
+            for (int px = 0; px < zero.pagesX; ++px) {
+                fillBytePage(job->bytes().data(), map.width, map.height, pages, 0, px, py,
+                             expected.data());
+                const uint8_t* laid = job->levelZeroPage(uint32_t(py * zero.pagesX + px));
+                ASSERT_TRUE(std::equal(expected.begin(), expected.end(), laid))
+                    << "level 0 page (" << px << ", " << py << ")";
+            }
+        }
         int compared = 0;
         for (int level = 1; level < int(pages.level.size()); ++level) {
             const PageLevel& l = pages.level[size_t(level)];
