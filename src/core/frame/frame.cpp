@@ -196,15 +196,12 @@ void levelOfDetailStage(const Heightmap& map, const Quadtree& tree, const WorldM
     params.threads = frame.lodThreads;
     selectLod(tree, mapping, params, view.frustum ? &frustum : nullptr, frame.lod);
     frame.coarseHoles.clear();
-    for (size_t i = 0;
-         view.frustum && view.occlusion && tree.hasHoles() && i < frame.lod.nodes.size(); ++i) {
-        const DrawNode& node = frame.lod.nodes[i];
-        const LeafRange leaves = leavesUnder(tree, node);
-        if (node.level > 0 && tree.holesIn(leaves.first, leaves.count)) {
-            appendDiveBoxes(tree, treeNodeIndex(tree, node), frame.coarseHoles);
-        }
-    }
     if (view.frustum && view.occlusion) {
+        for (size_t i = 0; tree.hasHoles() && i < frame.lod.nodes.size(); ++i) {
+            if (frame.lod.nodes[i].level > 0) {  // appendDiveBoxes: nothing without a hole
+                appendDiveBoxes(tree, treeNodeIndex(tree, frame.lod.nodes[i]), frame.coarseHoles);
+            }
+        }
         frame.lodLeaves.clear();
         appendFullDetailLeaves(tree, frame.lod, frame.lodLeaves);
         const DrawnHoles drawn{true, frame.coarseHoles.data(), uint32_t(frame.coarseHoles.size())};

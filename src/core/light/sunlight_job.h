@@ -70,7 +70,7 @@ public:
     const LightBuffer& bytes() const { return shown_; }
     // With a pyramid: the shown light's pages of levels 1 and up, texels^2 bytes each, page
     // (level, px, py) at (pages.level[level].firstLayer + py * pagesX + px - the first layer of
-    // level 1) pages in; else empty.
+    // level 1) pages in, and in files level 0's pages after them (levelZeroPage); else empty.
     const LightBuffer& pyramid() const { return shownPyramid_; }
     // In files (inFiles) with a pyramid, the shown light's level-0 page `page` (row-major over
     // level 0's pages), texels^2 bytes laid out as fillBytePage makes it, after the levels above
