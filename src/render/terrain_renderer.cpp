@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <condition_variable>
 #include <cstddef>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
@@ -136,23 +138,135 @@ struct PageRef {
     int level, px, py, layer;
 };
 
+// Uploads a page's texels (pages.texels^2 codes) into its layer; rows of an odd number of
+// texels are 2-aligned (GL_UNPACK_ALIGNMENT 2, set by the caller).
+void uploadPageLayer(const TerrainGpu& gpu, int layer, const uint16_t* texels) {
+    glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.heightPages[layer / gpu.layersPerArray]);
+    glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer % gpu.layersPerArray, gpu.pages.texels,
+                    gpu.pages.texels, 1, GL_RED_INTEGER, GL_UNSIGNED_SHORT, texels);
+}
+
+// Pages a level's reader fills ahead of the uploads (fillCoarseAndUpload).
+constexpr size_t kCoarsePagesAhead = 4;
+
+// The pages of `order` (sorted by level) from `coarse`, each level's filled on a thread of its
+// own and uploaded here as they come, in whatever order the levels give them. A layout's coarse
+// levels are files of their own, read over the network a row of tiles a request: read one after
+// another, their requests' latencies add up (an 8193² layout's eleven levels, 49 requests, 5.0 s
+// at 100 ms a request), side by side only the longest level's do. Each level's thread fills at
+// most kCoarsePagesAhead pages ahead of the uploads, so what is held is bounded by the levels,
+// not the map. A level that fails ends there and the others go on to their ends: the result is
+// the lowest level's failure, whichever thread met its own first, as when they were read in turn.
+Status fillCoarseAndUpload(const TerrainGpu& gpu, const std::vector<PageRef>& order,
+                           const CoarsePageFill& coarse) {
+    const HeightPages& pages = gpu.pages;
+    const size_t texels = size_t(pages.texels) * size_t(pages.texels);
+    struct LevelQueue {
+        size_t begin = 0, end = 0;        // its pages in `order`
+        size_t filled = 0, uploaded = 0;  // of them
+        bool done = false;                // filled to its end or to its failure
+        Status failed;
+    };
+    std::vector<LevelQueue> queues;
+    for (size_t i = 0; i < order.size(); ++i) {
+        if (i == 0 || order[i].level != order[i - 1].level) {
+            queues.emplace_back();
+            queues.back().begin = i;
+        }
+        queues.back().end = i + 1;
+    }
+    std::vector<uint16_t> slots(queues.size() * kCoarsePagesAhead * texels);
+    const auto slot = [&](size_t q, size_t k) {
+        return slots.data() + (q * kCoarsePagesAhead + k % kCoarsePagesAhead) * texels;
+    };
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::vector<std::thread> readers;
+    for (size_t q = 0; q < queues.size(); ++q) {
+        readers.emplace_back([&, q] {
+            LevelQueue& queue = queues[q];
+            Status filled;
+            for (size_t k = 0; queue.begin + k < queue.end && filled; ++k) {
+                {
+                    std::unique_lock<std::mutex> lock(mutex);
+                    changed.wait(lock,
+                                 [&] { return queue.filled - queue.uploaded < kCoarsePagesAhead; });
+                }
+                // Slot k is this thread's until the count below moves.
+                const PageRef& p = order[queue.begin + k];
+                filled = coarse(pages, p.level, p.px, p.py, slot(q, k));
+                if (filled) {
+                    const std::lock_guard<std::mutex> lock(mutex);
+                    ++queue.filled;
+                }
+                changed.notify_all();
+            }
+            {
+                const std::lock_guard<std::mutex> lock(mutex);
+                queue.failed = std::move(filled);
+                queue.done = true;
+            }
+            changed.notify_all();
+        });
+    }
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
+    {
+        const auto waiting = [&] {
+            return std::any_of(queues.begin(), queues.end(),
+                               [](const LevelQueue& q) { return q.filled > q.uploaded; });
+        };
+        const auto allDone = [&] {
+            return std::all_of(queues.begin(), queues.end(),
+                               [](const LevelQueue& q) { return q.done; });
+        };
+        std::unique_lock<std::mutex> lock(mutex);
+        for (;;) {
+            changed.wait(lock, [&] { return waiting() || allDone(); });
+            if (!waiting()) {
+                break;
+            }
+            for (size_t q = 0; q < queues.size(); ++q) {
+                LevelQueue& queue = queues[q];
+                while (queue.filled > queue.uploaded) {
+                    // Slot `uploaded` is the GL thread's until the count below moves.
+                    const size_t k = queue.uploaded;
+                    lock.unlock();
+                    uploadPageLayer(gpu, order[queue.begin + k].layer, slot(q, k));
+                    lock.lock();
+                    ++queue.uploaded;
+                    changed.notify_all();
+                }
+            }
+        }
+    }
+    for (std::thread& reader : readers) {
+        reader.join();
+    }
+    glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    for (const LevelQueue& queue : queues) {
+        if (!queue.failed) {
+            return queue.failed;
+        }
+    }
+    return {};
+}
+
 // Fills the pages of `order` (sorted by level, then row) from the map and uploads each into its
 // layer: a chunk (a row of pages, or part of one) at a time, filled by every core
 // (fillHeightPage only reads the map) and uploaded from the chunk in order; rows of an odd number
 // of texels are 2-aligned. Mapped codes: each row of pages first gathers the map rows it reads
 // (gatherPageRows, the rows shared out between the cores), and the rows no page after a chunk
 // reads leave the process, so a map bigger than memory is never resident whole.
-// With `coarse`, each page comes from it instead, in turn (its source is for one thread), and
-// the map is not read; its first failure ends the upload and is the result.
-Status fillAndUpload(const TerrainGpu& gpu, const Heightmap& map, const std::vector<PageRef>& order,
-                     const CoarsePageFill& coarse) {
+Status fillAndUpload(const TerrainGpu& gpu, const Heightmap& map,
+                     const std::vector<PageRef>& order) {
     const HeightPages& pages = gpu.pages;
     const size_t texels = size_t(pages.texels) * size_t(pages.texels);
     const size_t threads = std::clamp(size_t(std::thread::hardware_concurrency()), size_t(1),
                                       size_t(kMaxUploadThreads));
     const size_t chunk = kUploadChunkPagesPerThread * threads;
     std::vector<uint16_t> staging(std::min(chunk, std::max(order.size(), size_t(1))) * texels);
-    const bool gather = map.codes.isMapped() && !coarse;
+    const bool gather = map.codes.isMapped();
     PageRowSource rows;
     const auto onEveryCore = [threads](size_t tasks, const auto& task) {
         std::vector<std::thread> helpers;
@@ -182,40 +296,26 @@ Status fillAndUpload(const TerrainGpu& gpu, const Heightmap& map, const std::vec
                                int(size_t(pages.texels) * (part + 1) / parts), rows);
             });
         }
-        for (size_t i = 0; coarse && i < count; ++i) {
-            const PageRef& p = order[first + i];
-            if (Status filled = coarse(pages, p.level, p.px, p.py, staging.data() + i * texels);
-                !filled) {
-                glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-                return filled;
-            }
-        }
-        if (!coarse) {
-            onEveryCore(count, [&](size_t thread) {
-                for (size_t i = thread; i < count; i += threads) {
-                    const PageRef& p = order[first + i];
-                    uint16_t* to = staging.data() + i * texels;
-                    if (gather) {
-                        fillHeightPageFromRows(pages, rows, p.px, to);
-                    } else {
-                        fillHeightPage(map, pages, p.level, p.px, p.py, to);
-                    }
+        onEveryCore(count, [&](size_t thread) {
+            for (size_t i = thread; i < count; i += threads) {
+                const PageRef& p = order[first + i];
+                uint16_t* to = staging.data() + i * texels;
+                if (gather) {
+                    fillHeightPageFromRows(pages, rows, p.px, to);
+                } else {
+                    fillHeightPage(map, pages, p.level, p.px, p.py, to);
                 }
-            });
-        }
+            }
+        });
         for (size_t i = 0; i < count; ++i) {
-            const int layer = order[first + i].layer;
-            glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.heightPages[layer / gpu.layersPerArray]);
-            glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer % gpu.layersPerArray, pages.texels,
-                            pages.texels, 1, GL_RED_INTEGER, GL_UNSIGNED_SHORT,
-                            staging.data() + i * texels);
+            uploadPageLayer(gpu, order[first + i].layer, staging.data() + i * texels);
         }
         const size_t next = first + count;
         const bool sameLevel = next < order.size() && order[next].level == order[next - 1].level;
         const int upTo = sameLevel
                              ? std::max(order[next].py * pages.pageSize - 1, 0) << order[next].level
                              : map.height;
-        if (upTo > released && !coarse) {
+        if (upTo > released) {
             releaseMapRows(map, released, upTo - 1);
         }
         released = next < order.size() && !sameLevel ? 0 : upTo;
@@ -365,7 +465,9 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
         }
     }
     assert(!coarse || pages.level0Pool > 0);
-    if (Status filled = fillAndUpload(gpu, map, order, coarse); !filled) {
+    if (Status filled =
+            coarse ? fillCoarseAndUpload(gpu, order, coarse) : fillAndUpload(gpu, map, order);
+        !filled) {
         gpu.destroy();
         return Result<TerrainGpu>::failure(filled.error());
     }

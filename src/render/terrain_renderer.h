@@ -40,7 +40,8 @@ constexpr int kMaxHeightArrays = 4;
 // Fills `out` (pages.texels^2 codes) with page (px, py) of `level` (1 and up) from elsewhere than
 // the map's codes: the texels fillHeightPage makes from them (a layout's heights-K files,
 // LayoutLevelPages::fill, so that its coarse levels go to the GPU with level 0 unread). One line
-// when it cannot.
+// when it cannot. TerrainGpu::create calls it for different levels on different threads at once,
+// for each level from one thread at a time.
 using CoarsePageFill =
     std::function<Status(const HeightPages& pages, int level, int px, int py, uint16_t* out)>;
 

@@ -2606,6 +2606,40 @@ TEST(StreamedTerrain, ALayoutStreamedByTilesSettlesToItsMapHeldWhole) {
     full.value().destroy();
 }
 
+// At open a layout's levels 1 and up are read side by side, a thread a level: a tile of one
+// that does not match its checksum ends that level, the others go on, and the terrain is not
+// made, with the damaged tile's one line; with two levels damaged, the lower level's, whichever
+// thread met its tile first, as when the levels were read in turn. The same levels undamaged
+// open (ALayoutStreamedByTilesSettlesToItsMapHeldWhole).
+TEST(StreamedTerrain, ALayoutWithADamagedCoarseLevelIsNotOpenedAndSaysWhichTile) {
+    REQUIRE_GL_STRICT();
+    test::TempDir dir;
+    const std::string input = test::writeInput(dir, false);
+    for (const bool both : {false, true}) {
+        const std::string folder = dir.path(both ? "two levels" : "one level");
+        ASSERT_TRUE(bakeLayout(input, folder, test::bakeOptions(dir)));
+        test::changeSample(folder + "/heights-2.tif", 5, 20);  // tile (0, 1) of level 2
+        if (both) {
+            test::changeSample(folder + "/heights-1.tif", 20, 3);  // tile (1, 0) of level 1
+        }
+        LoadOptions load;
+        load.cacheDir = dir.path("cache");
+        load.layoutByTiles = true;
+        Result<OpenedMap> opened = openMap(folder, load, {}, 4, true);
+        ASSERT_TRUE(opened) << opened.error();
+        StreamSettings on;
+        on.on = true;
+        const Result<Terrain> streamed = Terrain::create(
+            std::move(opened.value().map), 4, "damaged", {}, {}, 16, std::move(opened.value().tree),
+            streamByTiles(on, opened.value().tiles));
+        ASSERT_FALSE(streamed) << (both ? "two levels" : "one level");
+        test::expectOneLineSaying(streamed.error(),
+                                  both ? "heights-1.tif: tile (1, 0) does not match its checksum"
+                                       : "heights-2.tif: tile (0, 1) does not match its checksum");
+        EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+    }
+}
+
 // A fault of a layout's server or network, for flyThroughAFault: what starts it and ends it, and
 // what the streamer's line says while it lasts.
 struct LayoutFault {

@@ -22,7 +22,8 @@ SamplePresence layoutPresence(const std::shared_ptr<LayoutStream>& stream);
 // LayoutTiles::ensure: what the page streamer asks before it reads a page's samples.
 SampleSource layoutSamples(const std::shared_ptr<LayoutStream>& stream);
 // LayoutLevelPages::fill over the stream's layout (a reader of its own): the pages of levels 1
-// and up with level 0 unread. For one thread at a time.
+// and up with level 0 unread. For different levels on different threads at once, for each level
+// on one thread at a time.
 std::function<Status(const HeightPages& pages, int level, int px, int py, uint16_t* out)>
 layoutLevelPages(const std::shared_ptr<LayoutStream>& stream);
 

@@ -401,13 +401,18 @@ Result<bool> LayoutStream::finishWhenComplete() {
 constexpr size_t kRecentLevelTiles = 12;
 
 LayoutLevelPages::LayoutLevelPages(const LayoutManifest& layout)
-    : layout_(layout), files_(layout.upperLevels.size()), recent_(kRecentLevelTiles) {}
+    : layout_(layout), reads_(layout.upperLevels.size()) {
+    for (LevelReads& r : reads_) {
+        r.recent.resize(kRecentLevelTiles);
+    }
+}
 
 LayoutLevelPages::~LayoutLevelPages() = default;
 
 Result<const LayoutLevelPages::Tile*> LayoutLevelPages::tile(int level, int tx, int ty) {
     using R = Result<const Tile*>;
-    for (const Tile& t : recent_) {
+    LevelReads& r = reads_[size_t(level - 1)];
+    for (const Tile& t : r.recent) {
         if (t.level == level && t.tx == tx && t.ty == ty) {
             return &t;
         }
@@ -416,7 +421,7 @@ Result<const LayoutLevelPages::Tile*> LayoutLevelPages::tile(int level, int tx, 
     const GdalMessages said;
     // The level's files (a mosaic held to what a join writes when first needed), then the one
     // that holds the tile, among the last few opened or opened now.
-    std::unique_ptr<LayoutLevelFiles>& files = files_[size_t(level - 1)];
+    std::unique_ptr<LayoutLevelFiles>& files = r.files;
     if (files == nullptr) {
         Result<LayoutLevelFiles> found =
             layoutLevelFiles(layout_.folder, l.file, level, l.columns, l.rows, layout_.pageSize);
@@ -428,10 +433,9 @@ Result<const LayoutLevelPages::Tile*> LayoutLevelPages::tile(int level, int tx, 
     }
     const uint32_t index = files->fileIndex(tx, ty);
     const LayoutLevelFiles::File& file = files->files[index];
-    auto open = std::find_if(open_.begin(), open_.end(), [&](const OpenFile& o) {
-        return o.level == level && o.file == index;
-    });
-    if (open == open_.end()) {
+    auto open = std::find_if(r.open.begin(), r.open.end(),
+                             [&](const OpenFile& o) { return o.file == index; });
+    if (open == r.open.end()) {
         Result<GdalRaster> opened = openLayoutLevelFile(file, layout_.pageSize, said);
         if (!opened) {
             if (isNetworkPath(file.path)) {
@@ -439,10 +443,10 @@ Result<const LayoutLevelPages::Tile*> LayoutLevelPages::tile(int level, int tx, 
             }
             return R::failure(opened.error());
         }
-        if (open_.size() == kOpenLevelFiles) {
-            open_.erase(open_.begin());
+        if (r.open.size() == kOpenLevelFiles) {
+            r.open.erase(r.open.begin());
         }
-        open = open_.insert(open_.end(), OpenFile{level, index, std::move(opened).value()});
+        open = r.open.insert(r.open.end(), OpenFile{index, std::move(opened).value()});
     }
     // The file's whole row of tiles at once: its tiles lie one after another in the file, so
     // over HTTP this is one request where a tile at a time is one each. Each tile is held to its
@@ -452,49 +456,49 @@ Result<const LayoutLevelPages::Tile*> LayoutLevelPages::tile(int level, int tx, 
     const int side = layout_.pageSize;
     const int fy = ty * side - file.y0;
     const int w = file.columns, h = std::min(side, l.rows - ty * side);
-    rowCodes_.resize(size_t(w) * size_t(h));
-    rowValid_.resize(holes ? rowCodes_.size() : 0);
+    r.rowCodes.resize(size_t(w) * size_t(h));
+    r.rowValid.resize(holes ? r.rowCodes.size() : 0);
     const std::string asked = "tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ")";
     const auto fault = [&](const std::string& line) {
-        open_.erase(open);  // opened again for the next read, its bytes asked for again
+        r.open.erase(open);  // opened again for the next read, its bytes asked for again
         if (isNetworkPath(file.path)) {
             VSICurlPartialClearCache(file.path.c_str());
         }
         return R::failure(file.name + ": " + line);
     };
-    if (band.RasterIO(GF_Read, 0, fy, w, h, rowCodes_.data(), w, h, GDT_UInt16, 0, 0, nullptr) !=
+    if (band.RasterIO(GF_Read, 0, fy, w, h, r.rowCodes.data(), w, h, GDT_UInt16, 0, 0, nullptr) !=
             CE_None ||
-        (holes && band.GetMaskBand()->RasterIO(GF_Read, 0, fy, w, h, rowValid_.data(), w, h,
+        (holes && band.GetMaskBand()->RasterIO(GF_Read, 0, fy, w, h, r.rowValid.data(), w, h,
                                                GDT_Byte, 0, 0, nullptr) != CE_None)) {
         return fault(asked + " cannot be read: " + said.line("GDAL gave no reason"));
     }
     const int first = file.x0 / side, count = (w + side - 1) / side;
-    tilesRead_ += uint64_t(count);
-    ++rowsRead_;
-    if (recent_.size() < 2 * size_t(count) + kRecentLevelTiles) {  // this row and the last
-        recent_.resize(2 * size_t(count) + kRecentLevelTiles);
+    tilesRead_.fetch_add(uint64_t(count), std::memory_order_relaxed);
+    rowsRead_.fetch_add(1, std::memory_order_relaxed);
+    if (r.recent.size() < 2 * size_t(count) + kRecentLevelTiles) {  // this row and the last
+        r.recent.resize(2 * size_t(count) + kRecentLevelTiles);
     }
     const Tile* found = nullptr;
     const size_t levelTilesX = size_t((l.columns + side - 1) / side);
     for (int c = 0; c < count; ++c) {
-        Tile& t = recent_[next_];
-        next_ = (next_ + 1) % recent_.size();
+        Tile& t = r.recent[r.next];
+        r.next = (r.next + 1) % r.recent.size();
         t.level = -1;  // until it holds a tile's codes that match
         t.w = std::min(side, w - c * side);
         t.h = h;
         t.codes.resize(size_t(t.w) * size_t(t.h));
-        valid_.resize(holes ? t.codes.size() : 0);
-        for (int r = 0; r < h; ++r) {
-            const size_t from = size_t(r) * size_t(w) + size_t(c * side);
-            std::memcpy(t.codes.data() + size_t(r) * size_t(t.w), rowCodes_.data() + from,
+        r.valid.resize(holes ? t.codes.size() : 0);
+        for (int y = 0; y < h; ++y) {
+            const size_t from = size_t(y) * size_t(w) + size_t(c * side);
+            std::memcpy(t.codes.data() + size_t(y) * size_t(t.w), r.rowCodes.data() + from,
                         size_t(t.w) * sizeof(uint16_t));
             if (holes) {
-                std::memcpy(valid_.data() + size_t(r) * size_t(t.w), rowValid_.data() + from,
+                std::memcpy(r.valid.data() + size_t(y) * size_t(t.w), r.rowValid.data() + from,
                             size_t(t.w));
             }
         }
         const int tileX = first + c;
-        if (checksumHex(tileChecksum(t.codes.data(), holes ? valid_.data() : nullptr, t.w, t.h,
+        if (checksumHex(tileChecksum(t.codes.data(), holes ? r.valid.data() : nullptr, t.w, t.h,
                                      size_t(t.w))) !=
             l.tiles[size_t(ty) * levelTilesX + size_t(tileX)]) {
             continue;

@@ -30,7 +30,7 @@ class WorkerPool;
 constexpr double kTileRetryFirstSeconds = 0.25;
 constexpr double kTileRetryMostSeconds = 8.0;
 // The most datasets of a layout's level files LayoutTiles keeps open between reads, and
-// LayoutLevelPages.
+// LayoutLevelPages for each level.
 constexpr size_t kMostPooled = 32;
 constexpr size_t kOpenLevelFiles = 8;
 // Tiles of a window LayoutTiles fetches side by side over the network.
@@ -197,7 +197,10 @@ private:
 // samples at stride 2^K exactly as the pages take them), so that a layout's coarse levels go to the
 // GPU without level 0 being read. Each tile of the layout a page's window reaches (up to 3 x 3) is
 // read through GDAL and held to its checksum; the last few stay decoded, so that a row of pages
-// filled in order reads most tiles once. For one thread at a time.
+// filled in order reads most tiles once. Each level reads its files through readers of its own:
+// fill() may run for different levels on different threads at once (fillCoarseAndUpload takes a
+// thread a level, so that over the network the levels' requests wait side by side), for one
+// level on one thread at a time.
 class LayoutLevelPages {
 public:
     explicit LayoutLevelPages(const LayoutManifest& layout);
@@ -213,8 +216,8 @@ public:
     // that cannot be read or does not match its checksum, or a level the layout does not hold.
     Status fill(const HeightPages& pages, int level, int px, int py, uint16_t* out);
     // Tiles read through GDAL so far, and the reads that took them (a file's row of tiles each).
-    uint64_t tilesRead() const { return tilesRead_; }
-    uint64_t rowsRead() const { return rowsRead_; }
+    uint64_t tilesRead() const { return tilesRead_.load(std::memory_order_relaxed); }
+    uint64_t rowsRead() const { return rowsRead_.load(std::memory_order_relaxed); }
 
 private:
     struct Tile {
@@ -228,21 +231,23 @@ private:
 
     // A level's file open for reading.
     struct OpenFile {
-        int level = 0;
         uint32_t file = 0;
         GdalRaster raster;
     };
+    // One level's readers and what they hold, used by one thread at a time.
+    struct LevelReads {
+        std::unique_ptr<LayoutLevelFiles> files;  // where its tiles lie, found when first read
+        std::vector<OpenFile> open;      // the last kOpenLevelFiles files opened, the latest last
+        std::vector<Tile> recent;        // the last tiles read, replaced in turn: two rows or more
+        std::vector<uint16_t> rowCodes;  // a file's row of tiles as read
+        std::vector<uint8_t> rowValid;   // ... its mask, with holes
+        std::vector<uint8_t> valid;      // a tile's mask, read for its checksum
+        size_t next = 0;
+    };
     const LayoutManifest layout_;
-    // Per level above 0, where its tiles lie, found when first read.
-    std::vector<std::unique_ptr<LayoutLevelFiles>> files_;
-    std::vector<OpenFile> open_;      // the last kOpenLevelFiles files opened, the latest last
-    std::vector<Tile> recent_;        // the last tiles read, replaced in turn: at least two rows
-    std::vector<uint16_t> rowCodes_;  // a file's row of tiles as read
-    std::vector<uint8_t> rowValid_;   // ... its mask, with holes
-    std::vector<uint8_t> valid_;      // a tile's mask, read for its checksum
-    size_t next_ = 0;
-    uint64_t tilesRead_ = 0;
-    uint64_t rowsRead_ = 0;
+    std::vector<LevelReads> reads_;  // per level above 0
+    std::atomic<uint64_t> tilesRead_{0};
+    std::atomic<uint64_t> rowsRead_{0};
 };
 
 }  // namespace qt
