@@ -294,7 +294,7 @@ StreamSettings streamByTiles(StreamSettings stream, const std::shared_ptr<Layout
     }
     stream.on = true;
     stream.samples = layoutSamples(tiles);
-    stream.coarse = layoutLevelPages(tiles);  // the GL thread's: at create, when remade
+    stream.coarse = layoutLevelPages(tiles);  // at create and when remade, a thread a level
     return stream;
 }
 
