@@ -152,7 +152,7 @@ constexpr size_t kCoarsePagesAhead = 4;
 // The pages of `order` (sorted by level) from `coarse`, each level's filled on a thread of its
 // own and uploaded here as they come, in whatever order the levels give them. A layout's coarse
 // levels are files of their own, read over the network a row of tiles a request: read one after
-// another, their requests' latencies add up (an 8193² layout's eleven levels, 49 requests, 5.0 s
+// another, their requests' latencies add up (an 8193² layout's eleven levels, 43 requests, 5.0 s
 // at 100 ms a request), side by side only the longest level's do. Each level's thread fills at
 // most kCoarsePagesAhead pages ahead of the uploads, so what is held is bounded by the levels,
 // not the map. A level that fails ends there and the others go on to their ends: the result is

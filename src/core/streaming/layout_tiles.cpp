@@ -556,6 +556,18 @@ Status LayoutLevelPages::fill(const HeightPages& pages, int level, int px, int p
             }
         }
     }
+    if (px == pl.pagesX - 1 && py == pl.pagesY - 1) {
+        // The level's last page (pages are filled row by row): its reads let go of their tiles,
+        // rows and datasets (with tiles of 256², a 65537² map's level 1 holds about 50 MB), so that
+        // what the levels hold lasts the open alone. A later fill reads again.
+        LevelReads& r = reads_[size_t(level - 1)];
+        r.open.clear();
+        r.recent = std::vector<Tile>(kRecentLevelTiles);
+        r.next = 0;
+        r.rowCodes = {};
+        r.rowValid = {};
+        r.valid = {};
+    }
     return {};
 }
 

@@ -197,7 +197,8 @@ private:
 // samples at stride 2^K exactly as the pages take them), so that a layout's coarse levels go to the
 // GPU without level 0 being read. Each tile of the layout a page's window reaches (up to 3 x 3) is
 // read through GDAL and held to its checksum; the last few stay decoded, so that a row of pages
-// filled in order reads most tiles once. Each level reads its files through readers of its own:
+// filled in order reads most tiles once, and a level's last page lets its tiles, rows and
+// datasets go. Each level reads its files through readers of its own:
 // fill() may run for different levels on different threads at once (fillCoarseAndUpload takes a
 // thread a level, so that over the network the levels' requests wait side by side), for one
 // level on one thread at a time.

@@ -413,6 +413,37 @@ TEST(LayoutLevelPages, EveryPageAboveLevelZeroIsTheMapsPage) {
                               "heights-1.tif: tile (1, 0) does not match its checksum");
 }
 
+// A level's last page lets the level's tiles go, so that what the levels hold lasts the open
+// alone: until it is filled, a page filled again takes its tiles unread; after it, they are read
+// again.
+TEST(LayoutLevelPages, ALevelsLastPageLetsItsTilesGo) {
+    test::TempDir dir;
+    const std::string folder = dir.path("layout");
+    ASSERT_TRUE(bakeLayout(test::writeInput(dir, false), folder, test::bakeOptions(dir)));
+    const Result<LayoutManifest> manifest = readLayoutManifest(folder);
+    ASSERT_TRUE(manifest) << manifest.error();
+    const HeightPages pages = planHeightPages(203, 141, 4, 16);
+    const PageLevel& one = pages.level[1];
+    ASSERT_GE(one.pagesX, 2);
+    LayoutLevelPages levels(manifest.value());
+    std::vector<uint16_t> out(size_t(pages.texels) * size_t(pages.texels));
+    const auto fill = [&](int px, int py) {
+        const Status filled = levels.fill(pages, 1, px, py, out.data());
+        EXPECT_TRUE(filled) << filled.error();
+        return levels.tilesRead();
+    };
+    uint64_t read = 0;
+    for (int py = 0; py < one.pagesY; ++py) {
+        for (int px = 0; px < one.pagesX && (px + 1 < one.pagesX || py + 1 < one.pagesY); ++px) {
+            read = fill(px, py);
+        }
+    }
+    EXPECT_GT(read, 0u);
+    EXPECT_EQ(fill(one.pagesX - 2, one.pagesY - 1), read);
+    const uint64_t last = fill(one.pagesX - 1, one.pagesY - 1);
+    EXPECT_GT(fill(one.pagesX - 2, one.pagesY - 1), last);
+}
+
 // Every level-0 page of `map` (planned as `pages`) through a page streamer over `tiles`.
 std::map<uint32_t, std::vector<uint16_t>> streamEveryPage(const Heightmap& map,
                                                           const HeightPages& pages,
