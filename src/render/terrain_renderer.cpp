@@ -196,10 +196,12 @@ Status fillCoarseAndUpload(const TerrainGpu& gpu, const std::vector<PageRef>& or
                 const PageRef& p = order[queue.begin + k];
                 filled = coarse(pages, p.level, p.px, p.py, slot(q, k));
                 if (filled) {
-                    const std::lock_guard<std::mutex> lock(mutex);
-                    ++queue.filled;
+                    {
+                        const std::lock_guard<std::mutex> lock(mutex);
+                        ++queue.filled;
+                    }
+                    changed.notify_all();
                 }
-                changed.notify_all();
             }
             {
                 const std::lock_guard<std::mutex> lock(mutex);

@@ -401,11 +401,7 @@ Result<bool> LayoutStream::finishWhenComplete() {
 constexpr size_t kRecentLevelTiles = 12;
 
 LayoutLevelPages::LayoutLevelPages(const LayoutManifest& layout)
-    : layout_(layout), reads_(layout.upperLevels.size()) {
-    for (LevelReads& r : reads_) {
-        r.recent.resize(kRecentLevelTiles);
-    }
-}
+    : layout_(layout), files_(layout.upperLevels.size()), reads_(layout.upperLevels.size()) {}
 
 LayoutLevelPages::~LayoutLevelPages() = default;
 
@@ -421,7 +417,7 @@ Result<const LayoutLevelPages::Tile*> LayoutLevelPages::tile(int level, int tx, 
     const GdalMessages said;
     // The level's files (a mosaic held to what a join writes when first needed), then the one
     // that holds the tile, among the last few opened or opened now.
-    std::unique_ptr<LayoutLevelFiles>& files = r.files;
+    std::unique_ptr<LayoutLevelFiles>& files = files_[size_t(level - 1)];
     if (files == nullptr) {
         Result<LayoutLevelFiles> found =
             layoutLevelFiles(layout_.folder, l.file, level, l.columns, l.rows, layout_.pageSize);
@@ -560,13 +556,7 @@ Status LayoutLevelPages::fill(const HeightPages& pages, int level, int px, int p
         // The level's last page (pages are filled row by row): its reads let go of their tiles,
         // rows and datasets (with tiles of 256², a 65537² map's level 1 holds about 50 MB), so that
         // what the levels hold lasts the open alone. A later fill reads again.
-        LevelReads& r = reads_[size_t(level - 1)];
-        r.open.clear();
-        r.recent = std::vector<Tile>(kRecentLevelTiles);
-        r.next = 0;
-        r.rowCodes = {};
-        r.rowValid = {};
-        r.valid = {};
+        reads_[size_t(level - 1)] = LevelReads{};
     }
     return {};
 }

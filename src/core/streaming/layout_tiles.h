@@ -235,9 +235,8 @@ private:
         uint32_t file = 0;
         GdalRaster raster;
     };
-    // One level's readers and what they hold, used by one thread at a time.
+    // What one level's reads hold, used by one thread at a time, let go whole after its last page.
     struct LevelReads {
-        std::unique_ptr<LayoutLevelFiles> files;  // where its tiles lie, found when first read
         std::vector<OpenFile> open;      // the last kOpenLevelFiles files opened, the latest last
         std::vector<Tile> recent;        // the last tiles read, replaced in turn: two rows or more
         std::vector<uint16_t> rowCodes;  // a file's row of tiles as read
@@ -246,6 +245,8 @@ private:
         size_t next = 0;
     };
     const LayoutManifest layout_;
+    // Per level above 0, where its tiles lie, found when first read.
+    std::vector<std::unique_ptr<LayoutLevelFiles>> files_;
     std::vector<LevelReads> reads_;  // per level above 0
     std::atomic<uint64_t> tilesRead_{0};
     std::atomic<uint64_t> rowsRead_{0};
