@@ -47,8 +47,9 @@ flat out int drawnLevel;
 // them to the same positions). `invariant gl_Position` would promise it, but on llvmpipe it
 // changes the geomorph's rounding so that the crack test's mesh no longer closes.
 // Nodes part way through a morph (qt::morphsPartWay) are drawn with this shader compiled with
-// MORPHING, which blends each odd vertex between its own sample and its target; the rest without,
-// fetching one sample a vertex. Both give a vertex at morph 0 or 255 the same values.
+// MORPHING, which moves each odd vertex from its own sample towards its target (on the boundary a
+// sample, inside the parent's surface there); the rest without, fetching one sample a vertex.
+// Both give a boundary vertex at morph 0 or 255 and an inside one at 0 the same values.
 // Lit by a given Sun (qt::TerrainRenderer::sun), this shader is compiled with SUN: each vertex
 // reads its map sample's light (qt::TerrainGpu::shadows: one byte a sample, rows split into
 // layers of shadowRowsPerLayer, holding the share of the Sun's disc it sees and the share of the
@@ -144,8 +145,8 @@ void main() {
     if ((j == 0 && (coarser & 4u) != 0u) || (j == leafSize && (coarser & 8u) != 0u)) {
         i &= ~1;
     }
-    // Geomorph: towards the parent's grid vertex (i & ~1, j & ~1) by the edge's morph on an edge,
-    // the node's inside. Even vertices stay; at morph 255 each vertex is its target, exactly.
+    // Geomorph: towards its target by the edge's morph on an edge, the node's inside. Even vertices
+    // stay; at morph 255 each vertex is its target, exactly.
     uint edge = int(local.x) == 0          ? morphs.y & 0xFFu
                 : int(local.x) == leafSize ? morphs.y >> 8
                 : int(local.y) == 0        ? morphs.z & 0xFFu
@@ -161,7 +162,17 @@ void main() {
 #ifdef SUN
     sunlit = sunlitAt(sampleOf(i, j));
 #endif
-    if (((i | j) & 1) != 0 && edge != 0u) {
+    // An odd vertex inside the node whose parent's square lies within the map moves in place onto
+    // the parent's surface; the others slide to the vertex (i & ~1, j & ~1): on the boundary along
+    // the edge, and in a partial border node's squares on the map's last column or row, where
+    // vertices clamped onto one sample must move alike (qt::lodVertexMorph).
+    ivec2 farCorner = (origin + ivec2((i + 1) & ~1, (j + 1) & ~1)) << nodeLevel;
+    ivec2 nodeEnd = (origin + leafSize) << nodeLevel;
+    bvec2 within = bvec2((farCorner.x < mapSize.x - 1 || nodeEnd.x <= mapSize.x - 1),
+                         (farCorner.y < mapSize.y - 1 || nodeEnd.y <= mapSize.y - 1));
+    bool slides = int(local.x) == 0 || int(local.x) == leafSize || int(local.y) == 0 ||
+                  int(local.y) == leafSize || !all(within);
+    if (((i | j) & 1) != 0 && edge != 0u && slides) {
         vec2 targetNormal;
         float targetHeight;
         vec3 target = worldAt(sampleOf(i & ~1, j & ~1), targetNormal, targetHeight);
@@ -174,11 +185,30 @@ void main() {
         vec2 targetLit = sunlitAt(sampleOf(i & ~1, j & ~1));
         sunlit = edge == 255u ? targetLit : mix(sunlit, targetLit, m);
 #endif
+    } else if (((i | j) & 1) != 0 && edge != 0u) {
+        // Inside: in place, onto the middle of the parent's edge or anti-diagonal through it.
+        vec2 na, nb;
+        float ha, hb;
+        ivec2 a = sampleOf(i - (i & 1), j + (j & 1));
+        ivec2 b = sampleOf(i + (i & 1), j - (j & 1));
+        float ya = worldAt(a, na, ha).y, yb = worldAt(b, nb, hb).y;
+        // Only y moves, by own + m (target - own).
+        float targetY = 0.5 * ya + 0.5 * yb;
+        vec2 targetNormal = 0.5 * na + 0.5 * nb;
+        float targetHeight = 0.5 * ha + 0.5 * hb;
+        fromEye.y = edge == 255u ? targetY : fromEye.y + m * (targetY - fromEye.y);
+        normalXZ = edge == 255u ? targetNormal : ownNormal + m * (targetNormal - ownNormal);
+        height = edge == 255u ? targetHeight : height + m * (targetHeight - height);
+#ifdef SUN
+        vec2 targetLit = 0.5 * sunlitAt(a) + 0.5 * sunlitAt(b);
+        sunlit = edge == 255u ? targetLit : sunlit + m * (targetLit - sunlit);
+#endif
     }
 #else
-    // A node with every morph 0 or 255 (qt::morphsPartWay false; leaves, morph 0): each vertex is
-    // its own sample or its target, so one sample's fetches give what the branch above gives,
-    // value for value, without the other's (a software rasteriser runs both arms of a branch).
+    // A node inside at morph 0 and on its edges at 0 or 255 (qt::morphsPartWay false; leaves):
+    // each vertex is its own sample or, on the boundary, its target, so one sample's fetches give
+    // what the branch above gives, value for value, without the other's (a software rasteriser
+    // runs both arms of a branch).
     ivec2 s = ((i | j) & 1) != 0 && edge == 255u ? sampleOf(i & ~1, j & ~1) : sampleOf(i, j);
     vec3 fromEye = worldAt(s, ownNormal, height);
     vec2 normalXZ = ownNormal;

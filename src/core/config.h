@@ -85,11 +85,14 @@ constexpr int64_t kAutoLodTriangles = 4000000;
 // The drawn surface's largest distance from full detail, in pixels, that level of detail starts
 // with when kAutoLodTriangles turns it on.
 constexpr float kAutoLodPixels = 1.0f;
-// Geomorphing: a node's vertices move to its parent's grid over the last kMorphFraction of the
-// parent's split distance, as CDLOD does; the error term of the split rule is divided by
-// 1 - kMorphFraction, so that the parent's surface, which the node turns into there, is already
-// within the level of detail's pixels.
-constexpr float kMorphFraction = 0.3f;
+// Geomorphing: a node's odd vertices move onto its parent's surface over the last kMorphFraction
+// of the parent's split distance (inside the node in place, on its boundary along the edge:
+// lodVertexMorph); the error term of the split rule is divided by 1 - kMorphFraction, so that the
+// parent's surface, which the node turns into there, is already within the level of detail's
+// pixels, and inside the node the surface part way stays within them too. The triangles grow
+// about with the square of that divisor, and a wider band buys no accuracy, so the band is narrow
+// (docs/design/lod.md, Geomorphing).
+constexpr float kMorphFraction = 0.1f;
 // With the culling frustum frozen, the rest of the map is drawn around the frozen set at this
 // level of detail (pixels) and faded this share of the way to the sky colour.
 constexpr float kFrozenContextPixels = 4.0f;

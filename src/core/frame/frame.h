@@ -164,12 +164,13 @@ inline bool takesFinerNormals(const DrawNode& node) {
     return node.level >= 2;
 }
 
-// Whether a drawn node has a morph part way, neither 0 nor 255 (inside or on an edge), so that it
-// is drawn by the programs compiled with MORPHING, which blend a vertex between two samples; at
-// 0 or 255 every vertex is one sample, which the others fetch alone.
+// Whether a drawn node has a morph that moves a vertex off a sample, so that it is drawn by the
+// programs compiled with MORPHING, which blend a vertex with its target: inside, any but 0 (an
+// odd vertex there morphs onto the parent's surface, between samples: lodVertexMorph); on an edge,
+// neither 0 nor 255. Otherwise every vertex is one sample, which the others fetch alone.
 inline bool morphsPartWay(const DrawNode& node) {
     const auto partWay = [](uint8_t morph) { return morph != 0 && morph != 255; };
-    return partWay(node.morph) || partWay(node.edgeMorph[0]) || partWay(node.edgeMorph[1]) ||
+    return node.morph != 0 || partWay(node.edgeMorph[0]) || partWay(node.edgeMorph[1]) ||
            partWay(node.edgeMorph[2]) || partWay(node.edgeMorph[3]);
 }
 

@@ -222,19 +222,21 @@ enum : uint8_t { kEdgeWest = 1, kEdgeEast = 2, kEdgeNorth = 4, kEdgeSouth = 8 };
 // is drawn one level coarser, and its geomorph. Twelve bytes, read by the vertex shader as
 // (col, row, level | coarser << 8) and (morph, west | east << 8, north | south << 8), uint16 each.
 //
-// Geomorphing, as in CDLOD (Strugar 2009): each vertex (i, j) with an odd coordinate moves towards
-// (i & ~1, j & ~1), a vertex of the parent's grid, by morph / 255, its height and normal blended
-// the same way. At 0 the node is its own strip; at 255 every vertex is one of the parent's and
-// the triangles not folded away are the parent's, so the node is drawn exactly as the parent
-// that replaces it. A node's morph rises over the last kMorphFraction of its parent's reach
-// (LodDistance::childMorph), so siblings share it. Vertices on an edge take that edge's morph,
-// the same from both nodes sharing it (Selector::edges), so edges stay closed; corners never move.
+// Geomorphing: each vertex (i, j) with an odd coordinate moves onto the parent's surface by morph
+// / 255, its height, normal and light blended the same way (lodVertexMorph): inside the node in
+// place, as in chunked level of detail (Ulrich 2002), on its boundary along the edge to (i & ~1,
+// j & ~1), a vertex of the parent's grid, as in CDLOD (Strugar 2009). At 0 the node is its own
+// strip; at 255 its triangles with area lie in the parent's and cover its quarter, so the node is
+// drawn as the parent that replaces it. A node's morph rises over the last kMorphFraction of its
+// parent's reach (LodDistance::childMorph), so siblings share it. Vertices on an edge take that
+// edge's morph, the same from both nodes sharing it (Selector::edges), so edges stay closed;
+// corners never move.
 struct DrawNode {
     uint16_t col;
     uint16_t row;
     uint8_t level;
     uint8_t coarser;  // kEdge* bits
-    uint8_t morph;    // 0..255: interior vertices towards the parent's grid
+    uint8_t morph;    // 0..255: interior vertices onto the parent's surface
     uint8_t pad;
     uint8_t edgeMorph[4];  // west, east, north, south: the morph of vertices on that edge
 };
@@ -316,18 +318,52 @@ inline void lodVertexSample(const DrawNode& node, int i, int j, int leafSize, in
     row = std::min(int(node.row) * leafSize + (j << node.level), height - 1);
 }
 
-// Vertex (i, j) of a drawn node as the vertex shader morphs it: from the sample `own`
-// (lodVertexSample) towards `target`, the sample of its folded (i & ~1, j & ~1), by `morph` / 255
-// (the edge's morph on an edge, the node's inside).
+// Vertex (i, j) of a drawn node as the vertex shader morphs it, by `morph` / 255 (the edge's morph
+// on an edge, the node's inside) from its sample `own` (lodVertexSample) to its target, the sum of
+// `weight[k]` times corner sample k. Even vertices stay: their target is `own`. An odd vertex
+// inside the node whose parent's square (corners at the even vertices (i & ~1, j & ~1) and (i + 1
+// & ~1, j + 1 & ~1)) lies within the map keeps its column and row and moves vertically onto the
+// parent's surface there: the middle of the parent's edge or anti-diagonal through it, half of
+// each end, so that inside the node the morphed surface is (1 - m) node + m parent exactly
+// (docs/design/lod.md, Geomorphing). The others (on the node's boundary, or in a partial border
+// node's squares on the map's last column or row) slide to the sample of their folded (i & ~1,
+// j & ~1), along the edge onto the vertex a coarser neighbour's fold keeps.
 struct MorphedVertex {
-    int ownCol, ownRow, targetCol, targetRow;
+    int ownCol, ownRow;
+    int cornerCol[2], cornerRow[2];
+    float weight[2];
     uint8_t morph;
+    bool vertical;  // moves in place onto the parent's surface
 };
 
 inline MorphedVertex lodVertexMorph(const DrawNode& node, int i, int j, int leafSize, int width,
                                     int height) {
     MorphedVertex v{};
     lodVertexSample(node, i, j, leafSize, width, height, v.ownCol, v.ownRow);
+    v.morph = i == 0          ? node.edgeMorph[0]
+              : i == leafSize ? node.edgeMorph[1]
+              : j == 0        ? node.edgeMorph[2]
+              : j == leafSize ? node.edgeMorph[3]
+                              : node.morph;
+    const DrawNode unfolded{node.col, node.row, node.level, 0, 0, 0, {0, 0, 0, 0}};
+    const bool boundary = i == 0 || i == leafSize || j == 0 || j == leafSize;
+    // The parent's square unclamped, and in a node past the map's last column (row) not on it
+    // either, where the vertices clamped onto it slide: vertices at one sample move alike.
+    const int x0 = int(node.col) * leafSize, z0 = int(node.row) * leafSize;
+    const int farX = x0 + (((i + 1) & ~1) << node.level);
+    const int farZ = z0 + (((j + 1) & ~1) << node.level);
+    const bool within = (farX < width - 1 || x0 + (leafSize << node.level) <= width - 1) &&
+                        (farZ < height - 1 || z0 + (leafSize << node.level) <= height - 1);
+    v.vertical = !boundary && ((i | j) & 1) != 0 && within;
+    if (v.vertical) {
+        // The ends of the parent's edge or anti-diagonal through (i, j).
+        lodVertexSample(unfolded, i - (i & 1), j + (j & 1), leafSize, width, height, v.cornerCol[0],
+                        v.cornerRow[0]);
+        lodVertexSample(unfolded, i + (i & 1), j - (j & 1), leafSize, width, height, v.cornerCol[1],
+                        v.cornerRow[1]);
+        v.weight[0] = v.weight[1] = 0.5f;
+        return v;
+    }
     // The folded (i, j): what the shader morphs.
     int fi = i, fj = j;
     if ((i == 0 && (node.coarser & kEdgeWest)) || (i == leafSize && (node.coarser & kEdgeEast))) {
@@ -336,13 +372,11 @@ inline MorphedVertex lodVertexMorph(const DrawNode& node, int i, int j, int leaf
     if ((j == 0 && (node.coarser & kEdgeNorth)) || (j == leafSize && (node.coarser & kEdgeSouth))) {
         fi &= ~1;
     }
-    const DrawNode unfolded{node.col, node.row, node.level, 0, 0, 0, {0, 0, 0, 0}};
-    lodVertexSample(unfolded, fi & ~1, fj & ~1, leafSize, width, height, v.targetCol, v.targetRow);
-    v.morph = i == 0          ? node.edgeMorph[0]
-              : i == leafSize ? node.edgeMorph[1]
-              : j == 0        ? node.edgeMorph[2]
-              : j == leafSize ? node.edgeMorph[3]
-                              : node.morph;
+    lodVertexSample(unfolded, fi & ~1, fj & ~1, leafSize, width, height, v.cornerCol[0],
+                    v.cornerRow[0]);
+    v.cornerCol[1] = v.cornerCol[0];
+    v.cornerRow[1] = v.cornerRow[0];
+    v.weight[0] = 1.0f;
     return v;
 }
 

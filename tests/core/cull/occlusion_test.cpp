@@ -857,7 +857,9 @@ TEST(Occlusion, ACoarseNodesCellsLieInOneChildsBoxWhichItsDiveBoxesHold) {
                                     lodVertexMorph(folded, i0 + (c & 1), j0 + (c >> 1), leafSize,
                                                    map.width, map.height);
                                 samples.push_back({v.ownCol, v.ownRow});
-                                samples.push_back({v.targetCol, v.targetRow});
+                                for (int k = 0; k < 2; ++k) {
+                                    samples.push_back({v.cornerCol[k], v.cornerRow[k]});
+                                }
                             }
                             bool inOne = false;
                             for (int q = 0; q < 4 && !inOne; ++q) {

@@ -512,9 +512,16 @@ float expectWithinPixelsOnScreen(const Scene& s, const Camera& camera, int viewp
                                                    leafSize, s.map.width, s.map.height);
             const glm::vec3 own(float(m.ownCol), float(s.map.codeAt(m.ownCol, m.ownRow)),
                                 float(m.ownRow));
-            const glm::vec3 target(float(m.targetCol),
-                                   float(s.map.codeAt(m.targetCol, m.targetRow)),
-                                   float(m.targetRow));
+            glm::vec3 target(0.0f);
+            for (int k = 0; k < 2; ++k) {
+                target +=
+                    m.weight[k] * glm::vec3(float(m.cornerCol[k]),
+                                            float(s.map.codeAt(m.cornerCol[k], m.cornerRow[k])),
+                                            float(m.cornerRow[k]));
+            }
+            if (m.vertical) {
+                target.x = own.x, target.z = own.z;  // in place (lodVertexMorph)
+            }
             v[n % 3] = m.morph == 255 ? target : own + (target - own) * (float(m.morph) / 255.0f);
             if (n < 2) {
                 continue;
@@ -588,6 +595,113 @@ float expectWithinPixelsOnScreen(const Scene& s, const Camera& camera, int viewp
         }
     }
     return largest;
+}
+
+// A drawn node's unmorphed, unfolded strip as a surface: its height code at (x, z), in samples,
+// from the strip triangle with area that holds the point (vertices where lodVertexSample puts
+// them, clamped to the map); false where none does.
+bool stripCodeAt(const Heightmap& map, const DrawNode& node, int leafSize, float x, float z,
+                 float& code) {
+    std::vector<uint32_t> strip;
+    appendLeafStrip(0, 0, leafSize, leafSize, leafSize + 1, strip);
+    glm::vec3 v[3];
+    for (size_t n = 0; n < strip.size(); ++n) {
+        int col, row;
+        lodVertexSample(node, int(strip[n]) % (leafSize + 1), int(strip[n]) / (leafSize + 1),
+                        leafSize, map.width, map.height, col, row);
+        v[n % 3] = glm::vec3(float(col), float(map.codeAt(col, row)), float(row));
+        if (n < 2) {
+            continue;
+        }
+        const glm::vec3 a = v[0], b = v[1] - v[0], c = v[2] - v[0];
+        const float det = b.x * c.z - b.z * c.x;
+        if (det == 0.0f) {
+            continue;
+        }
+        const float u = ((x - a.x) * c.z - (z - a.z) * c.x) / det;
+        const float w = (b.x * (z - a.z) - b.z * (x - a.x)) / det;
+        if (u >= -1e-5f && w >= -1e-5f && u + w <= 1.0f + 1e-5f) {
+            code = a.y + u * b.y + w * c.y;
+            return true;
+        }
+    }
+    return false;
+}
+
+// Inside a drawn node (every triangle none of whose vertices slides along the boundary), the
+// morphed surface at morph m is (1 - m) times the node's own surface plus m times its parent's,
+// at every point: what the split rule's bound for a node part way through its morph rests on
+// (docs/design/lod.md, Geomorphing). Nodes of every level, on a map whose sides leave partial
+// border nodes (clamped vertices) and on one of whole nodes.
+TEST(Lod, InsideANodeTheMorphedSurfaceIsTheBlendOfItsOwnAndItsParents) {
+    Random rng(314);
+    int checked = 0, clampedChecked = 0;
+    for (const auto& [width, height] : {std::pair<int, int>{203, 141}, {129, 129}}) {
+        const Scene s = makeScene(syntheticHeightmap(width, height, 12), {1.0f, 0.05f, 0.0f}, 4);
+        const int leafSize = s.tree.leafSize;
+        std::vector<uint32_t> strip;
+        appendLeafStrip(0, 0, leafSize, leafSize, leafSize + 1, strip);
+        for (int trial = 0; trial < 300; ++trial) {
+            const int level = int(rng.below(uint32_t(s.tree.depth)));
+            const int size = 1 << level;
+            const int col = int(rng.below(uint32_t(s.tree.leavesX))) & ~(size - 1);
+            const int row = int(rng.below(uint32_t(s.tree.leavesZ))) & ~(size - 1);
+            const uint8_t m = uint8_t(trial % 3 == 0 ? 255 : 1 + rng.below(254));
+            const DrawNode node{uint16_t(col), uint16_t(row), uint8_t(level), 0, m, 0,
+                                {m, m, m, m}};
+            const DrawNode parent{uint16_t(col & ~(2 * size - 1)),
+                                  uint16_t(row & ~(2 * size - 1)),
+                                  uint8_t(level + 1),
+                                  0,
+                                  0,
+                                  0,
+                                  {0, 0, 0, 0}};
+            const bool clamped =
+                (col + size) * leafSize > width - 1 || (row + size) * leafSize > height - 1;
+            glm::vec3 v[3];
+            bool slides[3] = {false, false, false};
+            for (size_t n = 0; n < strip.size(); ++n) {
+                const MorphedVertex mv =
+                    lodVertexMorph(node, int(strip[n]) % (leafSize + 1),
+                                   int(strip[n]) / (leafSize + 1), leafSize, width, height);
+                const glm::vec3 own(float(mv.ownCol), float(s.map.codeAt(mv.ownCol, mv.ownRow)),
+                                    float(mv.ownRow));
+                float target = 0.0f;
+                for (int k = 0; k < 2; ++k) {
+                    target += mv.weight[k] * float(s.map.codeAt(mv.cornerCol[k], mv.cornerRow[k]));
+                }
+                slides[n % 3] =
+                    !mv.vertical && (mv.cornerCol[0] != mv.ownCol || mv.cornerRow[0] != mv.ownRow);
+                v[n % 3] = own;
+                v[n % 3].y = m == 255 ? target : own.y + (target - own.y) * (float(m) / 255.0f);
+                if (n < 2 || slides[0] || slides[1] || slides[2]) {
+                    continue;
+                }
+                const glm::vec3 a = v[0], b = v[1] - v[0], c = v[2] - v[0];
+                if (b.x * c.z - b.z * c.x == 0.0f) {
+                    continue;  // a join between rows or clamped away: no area
+                }
+                for (int p = 0; p < 4; ++p) {
+                    const float u = rng.uniform(0.05f, 0.9f);
+                    const float w = rng.uniform(0.05f, 0.95f - u);
+                    const float x = a.x + u * b.x + w * c.x, z = a.z + u * b.z + w * c.z;
+                    const float drawn = a.y + u * b.y + w * c.y;
+                    float ownCode = 0.0f, parentCode = 0.0f;
+                    ASSERT_TRUE(stripCodeAt(s.map, node, leafSize, x, z, ownCode));
+                    ASSERT_TRUE(stripCodeAt(s.map, parent, leafSize, x, z, parentCode));
+                    const float m01 = float(m) / 255.0f;
+                    const float blend = (1.0f - m01) * ownCode + m01 * parentCode;
+                    ASSERT_NEAR(drawn, blend, 1e-3f * (1.0f + std::abs(blend)))
+                        << width << "x" << height << " level " << level << " node " << col << ","
+                        << row << " morph " << int(m) << " at " << x << "," << z;
+                    ++checked;
+                    clampedChecked += clamped ? 1 : 0;
+                }
+            }
+        }
+    }
+    EXPECT_GT(checked, 10000);
+    EXPECT_GT(clampedChecked, 100);  // partial border nodes among them
 }
 
 TEST(Lod, DrawnSurfaceStaysWithinPixelsOfFullDetailOnScreen) {
