@@ -691,7 +691,8 @@ TEST(Lod, InsideANodeTheMorphedSurfaceIsTheBlendOfItsOwnAndItsParents) {
                     ASSERT_TRUE(stripCodeAt(s.map, parent, leafSize, x, z, parentCode));
                     const float m01 = float(m) / 255.0f;
                     const float blend = (1.0f - m01) * ownCode + m01 * parentCode;
-                    ASSERT_NEAR(drawn, blend, 1e-3f * (1.0f + std::abs(blend)))
+                    // Float roundings on steep squares: up to 1.7e-5 of the code seen.
+                    ASSERT_NEAR(drawn, blend, 1e-4f * (1.0f + std::abs(blend)))
                         << width << "x" << height << " level " << level << " node " << col << ","
                         << row << " morph " << int(m) << " at " << x << "," << z;
                     ++checked;
