@@ -355,8 +355,9 @@ def objects_section(rows):
                   f"({100.0 * f['objects_share']:.1f}% of the frame) |",
                   f"| frustum query, drawn list and groups, ms wall (`object_stage_ms`) | "
                   f"{f['object_stage_ms']:.2f} |",
-                  f"| the renderer's instances, ms (`instances_cpu_ms`) | "
-                  f"{f['instances_cpu_ms']:.2f} |",
+                  f"| the renderer's balls and static runs, ms (`instances_cpu_ms`; the "
+                  f"static objects by id instead, `instances_ids_cpu_ms`) | "
+                  f"{f['instances_cpu_ms']:.2f} ({f['instances_ids_cpu_ms']:.2f} by id) |",
                   f"| node and box tests / objects (`brute_over_tests`: fewer than a test of "
                   f"every box) | {f['tests']:,.0f} ({f['brute_over_tests']:.0f}x fewer) |",
                   f"| in the frustum / horizon tests (one a group) | {f['in_frustum']:,.0f} / "
@@ -367,8 +368,10 @@ def objects_section(rows):
                   f"| the same objects as meshes alone, coarse far "
                   f"(`object_triangles_meshes`) | {f['object_triangles_meshes']:,.0f} "
                   f"({f['object_triangles'] / max(f['object_triangles_meshes'], 1):.3f}x) |",
-                  f"| bytes their instances send the GPU (`object_upload_bytes`) | "
-                  f"{f['object_upload_bytes']:,.0f} |",
+                  f"| bytes sent the GPU: the balls and the static objects' runs "
+                  f"(`object_upload_bytes`, `static_runs` runs; by id, "
+                  f"`object_upload_bytes_ids`) | {f['object_upload_bytes']:,.0f} "
+                  f"({f['static_runs']:,.0f} runs; {f['object_upload_bytes_ids']:,.0f} by id) |",
                   f"| one step (100,000 balls), CPU ms (µs a ball) | {f['step_cpu_ms']:.1f} "
                   f"({f['step_cpu_us_per_ball']:.2f}) |"]
     p = rows.get("BM_ObjectPick/iterations:1")

@@ -18,6 +18,7 @@
 #include "core/objects/instances.h"
 #include "core/objects/pick.h"
 #include "core/objects/scene.h"
+#include "core/objects/static_runs.h"
 #include "core/terrain/synthetic.h"
 #include "core/view/camera_fit.h"
 #include "core/view/flight_path.h"
@@ -47,6 +48,9 @@ struct ObjectWorld {
     std::vector<Camera> cameras;
     FrameBuffers frame;
     ObjectInstances instances;
+    ObjectInstances byId;  // the same objects with the static ones sent by id, for the figure
+    StaticOrder order;
+    StaticRuns runs;
 };
 
 // Built once: the map, its tree, the scatter (seed 1) and 64 flight cameras.
@@ -66,6 +70,9 @@ ObjectWorld& world(int side, uint32_t count, uint32_t moving) {
         w.frame.reserveFor(w.tree);
         w.frame.reserveObjects(count);
         w.instances.reserve(count);
+        w.byId.reserve(count);
+        w.order = StaticOrder(*w.objects);
+        w.runs.reserve(w.order.count());
     }
     return *cached;
 }
@@ -73,21 +80,25 @@ ObjectWorld& world(int side, uint32_t count, uint32_t moving) {
 // One iteration: every flight camera's frame with the objects and without, interleaved, and one
 // step. Counters per frame: the terrain pipeline's and the objects' milliseconds (wall, and the
 // thread's CPU time: objects_cpu_ms is the frame with objects less the frame without, everything
-// the objects add, the horizon's box tests and the drawn objects' instances (instances_cpu_ms)
-// included; objects_share its part of the frame with objects), the object tests (box against plane)
-// against brute force's one an object, the horizon tests, the triangles the drawn objects' meshes
-// and impostors draw and the bytes their instances send the GPU (object_triangles,
-// object_upload_bytes), the triangles the same objects would draw as meshes alone, fine near and
-// coarse far (object_triangles_meshes, meshOnlyTriangles: the impostors' gain in one run), the
-// static objects whose way their group's box left to their record (records_read), and the step's
-// milliseconds (wall, and CPU per step and per ball).
+// the objects add, the horizon's box tests and what the renderer sends (instances_cpu_ms: the
+// balls' whole instances and the static objects' runs, StaticRuns) included; objects_share its
+// part of the frame with objects), the object tests (box against plane) against brute force's one
+// an object, the horizon tests, the triangles the drawn objects' meshes and impostors draw and the
+// bytes sent the GPU (object_triangles, object_upload_bytes: the balls' instances and the runs,
+// static_runs of them), the same with the static objects sent by id instead, untimed by the
+// frame (object_upload_bytes_ids, instances_ids_cpu_ms), the triangles the same objects would
+// draw as meshes alone, fine near and coarse far (object_triangles_meshes, meshOnlyTriangles: the
+// impostors' gain in one run), the static objects whose way their group's box left to their
+// record (records_read), and the step's milliseconds (wall, and CPU per step and per ball).
 void BM_ObjectFrame(benchmark::State& state) {
     ObjectWorld& w = world(int(state.range(0)), 1100000, 100000);
     const LooseObjectTree& index = w.objects->index();
     double withMs = 0.0, withoutMs = 0.0, objectMs = 0.0, stepMs = 0.0;
     double withCpu = 0.0, withoutCpu = 0.0, stepCpu = 0.0, instancesCpu = 0.0;
     uint64_t tested = 0, nodesTested = 0, drawn = 0, occluded = 0, frames = 0, steps = 0,
-             horizonTests = 0, triangles = 0, meshTriangles = 0, uploadBytes = 0, recordsRead = 0;
+             horizonTests = 0, triangles = 0, meshTriangles = 0, uploadBytes = 0, recordsRead = 0,
+             staticRuns = 0, byIdBytes = 0;
+    double byIdCpu = 0.0;
     for (auto _ : state) {
         for (const Camera& c : w.cameras) {
             const CullView view{c, 720, true, true, 2.0f};
@@ -98,13 +109,25 @@ void BM_ObjectFrame(benchmark::State& state) {
                 with = runFrame(w.map, w.tree, w.mapping, view, w.frame, &index);
                 const double instancesStart = cpuMs();
                 buildObjectInstances(*w.objects, w.frame.objectsDrawn, &w.frame.objectsDrawnGroups,
-                                     {}, c, view.viewportHeight, true, w.instances);
+                                     {}, c, view.viewportHeight, StaticsSent::AsRuns, w.instances);
+                buildStaticRuns(w.order, *w.objects, w.frame.objectsDrawn,
+                                &w.frame.objectsDrawnGroups, c, view.viewportHeight, w.runs);
+                countStaticRuns(w.runs, w.instances);
                 instancesCpu += cpuMs() - instancesStart;
                 triangles += instanceTriangles(w.instances);
                 recordsRead += w.instances.recordsRead;
-                uploadBytes += instanceUploadBytes(w.instances);
+                uploadBytes += runsUploadBytes(w.instances, w.runs);
                 withCpu += cpuMs() - cpu;
                 withMs += msSince(start);
+                for (const std::vector<StaticRun>& list : w.runs.runs) {
+                    staticRuns += list.size();
+                }
+                // Not timed: the same objects with the static ones sent by id.
+                const double byIdStart = cpuMs();
+                buildObjectInstances(*w.objects, w.frame.objectsDrawn, &w.frame.objectsDrawnGroups,
+                                     {}, c, view.viewportHeight, StaticsSent::ById, w.byId);
+                byIdCpu += cpuMs() - byIdStart;
+                byIdBytes += instanceUploadBytes(w.byId);
                 // Not timed: a pass over every drawn object's record, for the figure alone.
                 meshTriangles +=
                     meshOnlyTriangles(*w.objects, w.frame.objectsDrawn, c, view.viewportHeight);
@@ -151,6 +174,9 @@ void BM_ObjectFrame(benchmark::State& state) {
     state.counters["object_triangles_meshes"] = double(meshTriangles) / n;
     state.counters["records_read"] = double(recordsRead) / n;
     state.counters["object_upload_bytes"] = double(uploadBytes) / n;
+    state.counters["object_upload_bytes_ids"] = double(byIdBytes) / n;
+    state.counters["instances_ids_cpu_ms"] = byIdCpu / n;
+    state.counters["static_runs"] = double(staticRuns) / n;
     state.counters["objects_share"] = (withCpu - withoutCpu) / std::max(withCpu, 1e-9);
     state.counters["tests"] = double(tested) / n;
     state.counters["node_tests"] = double(nodesTested) / n;

@@ -30,7 +30,7 @@ set_target_properties(quadterrain_glad PROPERTIES POSITION_INDEPENDENT_CODE ON)
 # ---- renderer: GL context, shaders, terrain, debug lines, offscreen framebuffer ----
 # shaders/ compiled into the renderer (a renderer made with no shader folder uses them), made
 # again whenever a shader changes.
-file(GLOB QT_SHADERS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/shaders/*.vert
+file(GLOB QT_SHADERS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/shaders/*.vert ${CMAKE_SOURCE_DIR}/shaders/*.comp
      ${CMAKE_SOURCE_DIR}/shaders/*.frag ${CMAKE_SOURCE_DIR}/shaders/*.glsl)
 set(QT_EMBEDDED_SHADERS ${CMAKE_BINARY_DIR}/generated/embedded_shaders.cpp)
 add_custom_command(OUTPUT ${QT_EMBEDDED_SHADERS}

@@ -60,6 +60,7 @@ void selectObjects(Terrain& terrain, const Rect& rect, MinimapObjects& objects) 
         terrain.selectedObjects[id] = 0;
     }
     objects.selected.clear();
+    ++terrain.selectionVersion;
     if (!terrain.objects) {
         return;
     }
@@ -67,6 +68,7 @@ void selectObjects(Terrain& terrain, const Rect& rect, MinimapObjects& objects) 
     for (uint32_t id : objects.selected) {
         terrain.selectedObjects[id] = 1;
     }
+    ++terrain.selectionVersion;
 }
 
 void toggleObject(Terrain& terrain, uint32_t id, MinimapObjects& objects) {
@@ -82,6 +84,7 @@ void toggleObject(Terrain& terrain, uint32_t id, MinimapObjects& objects) {
         selected.insert(at, id);
         terrain.selectedObjects[id] = 1;
     }
+    ++terrain.selectionVersion;
 }
 
 float minimapLegendHeight() {

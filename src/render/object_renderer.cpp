@@ -1,6 +1,7 @@
-// Instanced object drawing: the drawn objects' ids and whole instances grouped by mesh into one
-// upload each, then one draw per mesh and kind of instance data with the instance attributes
-// pointed at its group (GL 3.3 has no base instance).
+// Instanced object drawing: the drawn objects' ids (from the static objects' runs, expanded on the
+// GPU or the CPU) and whole instances grouped by mesh into one upload each, then one draw per mesh
+// and kind of instance data with the instance attributes pointed at its group (GL 3.3 has no base
+// instance).
 #include "render/object_renderer.h"
 
 #include <algorithm>
@@ -84,6 +85,11 @@ Result<ObjectRenderer> ObjectRenderer::create(const std::string& shaderDir) {
     glGenBuffers(1, &r.idBuffer);
     glGenBuffers(1, &r.recordBuffer);
     glGenTextures(1, &r.recordTexture);
+    glGenBuffers(1, &r.runBuffer);
+    glGenBuffers(1, &r.selectedBuffer);
+    if (computeAvailable()) {
+        glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &r.storageLimit);
+    }
     for (int i = 0; i < kObjectMeshes; ++i) {
         const Mesh mesh = objectMesh(ObjectMesh(i));
         MeshGpu& g = r.meshes[size_t(i)];
@@ -128,22 +134,49 @@ void ObjectRenderer::destroy() {
         glDeleteVertexArrays(1, &g.idVertexArray);
         g = {};
     }
-    glDeleteBuffers(1, &instanceBuffer);
-    instanceBuffer = 0;
-    instanceCapacity = 0;
-    glDeleteBuffers(1, &idBuffer);
-    idBuffer = 0;
-    idCapacity = 0;
+    const auto drop = [](GLuint& buffer, size_t& capacity) {
+        glDeleteBuffers(1, &buffer);
+        buffer = 0;
+        capacity = 0;
+    };
+    drop(instanceBuffer, instanceCapacity);
+    drop(idBuffer, idCapacity);
+    drop(runBuffer, runCapacity);
+    drop(selectedBuffer, selectedCapacity);
     glDeleteTextures(1, &recordTexture);
     recordTexture = 0;
     glDeleteBuffers(1, &recordBuffer);
     recordBuffer = 0;
     recordsSerial = 0;
     recordsHeld = false;
+    expand.destroy();
+    selectedSent = false;
+}
+
+bool ObjectRenderer::computeAvailable() {
+    GLint major = 0, minor = 0;
+    glGetIntegerv(GL_MAJOR_VERSION, &major);
+    glGetIntegerv(GL_MINOR_VERSION, &minor);
+    return (major > 4 || (major == 4 && minor >= 3)) && GLAD_GL_ARB_compute_shader &&
+           GLAD_GL_ARB_shader_storage_buffer_object && GLAD_GL_ARB_shader_image_load_store;
 }
 
 Status ObjectRenderer::reloadShaders() {
-    return programs.reload(shaderDir);
+    // The compute program first, so that a failure of either changes nothing.
+    Result<ShaderProgram> built = ShaderProgram{};
+    if (computeAvailable()) {
+        built = ShaderProgram::computeFrom(shaderDir, "object_runs.comp");
+        if (!built) {
+            return Status::failure(built.error());
+        }
+    }
+    if (Status loaded = programs.reload(shaderDir); !loaded) {
+        built.value().destroy();
+        return loaded;
+    }
+    expand.destroy();
+    expand = built.value();
+    return {};
 }
 
 namespace {
@@ -165,6 +198,8 @@ void holdAtLeast(GLuint buffer, size_t& capacity, size_t needed, size_t bytes) {
 
 void ObjectRenderer::reserve(uint32_t count) {
     instances.reserve(count);
+    runs.reserve(count);
+    runEntries.reserve(2 * size_t(count));
     holdAtLeast(instanceBuffer, instanceCapacity, count, sizeof(ObjectInstance));
     holdAtLeast(idBuffer, idCapacity, count, sizeof(uint32_t));
 }
@@ -180,8 +215,8 @@ bool ObjectRenderer::holdRecords(const ObjectScene& scene) {
     if (!recordsHeld) {
         return false;
     }
-    std::vector<float> records;  // once per scene
-    objectRecordTexels(scene, records);
+    std::vector<float> records;  // by place (prepare made the order)
+    objectRecordTexels(scene, records, order.ids());
     glBindBuffer(GL_TEXTURE_BUFFER, recordBuffer);
     // At least one texel, so that a scene of balls alone still binds a valid texture.
     glBufferData(GL_TEXTURE_BUFFER, GLsizeiptr(std::max<size_t>(records.size(), 4) * sizeof(float)),
@@ -195,7 +230,9 @@ bool ObjectRenderer::holdRecords(const ObjectScene& scene) {
 
 void ObjectRenderer::prepare(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
                              const ObjectGroups* groups, const std::vector<uint8_t>& selected,
-                             const Camera& camera, int viewportHeight) {
+                             uint64_t selectionVersion, const Camera& camera, int viewportHeight) {
+    gpuRuns = false;
+    staticWhole.clear();
     if (drawn.empty() || viewportHeight <= 0) {
         instances.idCounts.fill(0);
         instances.counts.fill(0);
@@ -205,11 +242,150 @@ void ObjectRenderer::prepare(const ObjectScene& scene, const std::vector<uint32_
         return;
     }
     reserve(scene.count());
+    if (order.serial() != scene.serial()) {
+        order = StaticOrder(scene);  // once per scene
+        selectionShown = ~uint64_t(0);
+    }
     const bool byId = staticById && holdRecords(scene);
     const MeshChoice choice(camera, viewportHeight, detail);
     bandBeyond = {choice.fineBeyond, choice.impostorBeyond};
-    buildObjectInstances(scene, drawn, groups, selected, camera, viewportHeight, byId, instances,
-                         detail);
+    buildObjectInstances(scene, drawn, groups, selected, camera, viewportHeight,
+                         StaticsSent::AsRuns, instances, detail);
+    buildStaticRuns(order, scene, drawn, groups, camera, viewportHeight, runs, detail);
+    countStaticRuns(runs, instances);
+    if (selectionVersion != selectionShown) {  // a new selection: its places, once
+        selectionShown = selectionVersion;
+        selectedSent = false;
+        selectedPlaces.clear();
+        const size_t statics = std::min<size_t>(selected.size(), order.count());
+        for (uint32_t id = 0; id < statics; ++id) {
+            if (selected[id]) {
+                selectedPlaces.push_back(order.place(id));
+            }
+        }
+        std::sort(selectedPlaces.begin(), selectedPlaces.end());
+    }
+    if (!byId) {
+        staticRunInstances(runs, order, scene, selectedPlaces, staticWhole);
+        return;
+    }
+    gpuRuns = runsForGpu();
+    if (!gpuRuns) {
+        expandStaticRuns(runs, selectedPlaces, instances);
+    }
+}
+
+bool ObjectRenderer::runsForGpu() {
+    if (!expandOnGpu || expand.id == 0) {
+        return false;
+    }
+    // The runs in the id lists' order, each with its first entry: a fine mesh's band list's
+    // runs marked as the impostors' band runs are.
+    runEntries.clear();
+    uint32_t entry = 0;
+    for (int list = 0; list < kStaticLists; ++list) {
+        const bool fineBand =
+            list == int(StaticList::TreeFineBand) || list == int(StaticList::RockFineBand);
+        for (const StaticRun& run : runs.runs[size_t(list)]) {
+            runEntries.push_back(run.first | (fineBand ? kBandRun : 0u));
+            runEntries.push_back(entry);
+            entry += run.count;
+        }
+    }
+    const auto fits = [this](size_t words) {
+        return GLint64(words * sizeof(uint32_t)) <= storageLimit;
+    };
+    return !runEntries.empty() && fits(runEntries.size()) && fits(entry) &&
+           fits(selectedPlaces.size());
+}
+
+void ObjectRenderer::expandRunsOnGpu(size_t ids) {
+    const size_t runCount = runEntries.size() / 2;
+    if (runCount > runCapacity) {
+        runCapacity = std::max(runCount, runCapacity + runCapacity / 2);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, runBuffer);
+        glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(runCapacity * 2 * sizeof(uint32_t)),
+                     nullptr, GL_STREAM_DRAW);
+    }
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, runBuffer);
+    glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(runEntries.size() * sizeof(uint32_t)),
+                    runEntries.data());
+    uploadBytes += runEntries.size() * sizeof(uint32_t);
+    if (!selectedSent) {  // at least one entry, so that the buffer binds
+        const size_t count = std::max<size_t>(selectedPlaces.size(), 1);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, selectedBuffer);
+        if (count > selectedCapacity) {
+            selectedCapacity = count;
+            glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(count * sizeof(uint32_t)), nullptr,
+                         GL_STATIC_DRAW);
+        }
+        if (!selectedPlaces.empty()) {
+            glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0,
+                            GLsizeiptr(selectedPlaces.size() * sizeof(uint32_t)),
+                            selectedPlaces.data());
+            uploadBytes += selectedPlaces.size() * sizeof(uint32_t);
+        }
+        selectedSent = true;
+    }
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, runBuffer);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, selectedBuffer);
+    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, 2, idBuffer, 0, GLsizeiptr(ids * sizeof(uint32_t)));
+    glUseProgram(expand.id);
+    glUniform1ui(expand.uniform("runCount"), GLuint(runCount));
+    glUniform1ui(expand.uniform("total"), GLuint(ids));
+    glUniform1ui(expand.uniform("selectedCount"), GLuint(selectedPlaces.size()));
+    glDispatchCompute(GLuint((runCount + 63) / 64), 1, 1);
+    // The draws read the ids as instance attributes.
+    glMemoryBarrier(GL_VERTEX_ATTRIB_ARRAY_BARRIER_BIT);
+    for (GLuint binding = 0; binding < 3; ++binding) {
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, 0);
+    }
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    glUseProgram(0);
+}
+
+void ObjectRenderer::upload() {
+    size_t ids = 0;
+    for (const uint32_t count : instances.idCounts) {
+        ids += count;
+    }
+    uploadBytes = 0;
+    expandedOnGpu = false;
+    if (ids + instances.sorted.size() + staticWhole.size() == 0) {
+        return;
+    }
+    // The static objects whole (staticWhole) follow the balls in instanceBuffer.
+    const size_t whole = instances.sorted.size() + staticWhole.size();
+    const bool staticsWhole = !staticWhole.empty();
+    holdAtLeast(instanceBuffer, instanceCapacity, whole, sizeof(ObjectInstance));
+    holdAtLeast(idBuffer, idCapacity, ids, sizeof(uint32_t));
+    glBindBuffer(GL_ARRAY_BUFFER, instanceBuffer);
+    glBufferSubData(GL_ARRAY_BUFFER, 0,
+                    GLsizeiptr(instances.sorted.size() * sizeof(ObjectInstance)),
+                    instances.sorted.data());
+    if (staticsWhole) {
+        glBufferSubData(GL_ARRAY_BUFFER, GLintptr(instances.sorted.size() * sizeof(ObjectInstance)),
+                        GLsizeiptr(staticWhole.size() * sizeof(ObjectInstance)),
+                        staticWhole.data());
+    }
+    uploadBytes = whole * sizeof(ObjectInstance);
+    expandedOnGpu = gpuRuns;
+    if (expandedOnGpu) {
+        expandRunsOnGpu(ids);
+    } else if (!staticsWhole) {
+        glBindBuffer(GL_ARRAY_BUFFER, idBuffer);
+        size_t idFirst = 0;
+        for (int i = 0; i < kObjectMeshes; ++i) {
+            const size_t count = instances.idCounts[size_t(i)];
+            if (count > 0) {
+                glBufferSubData(GL_ARRAY_BUFFER, GLintptr(idFirst * sizeof(uint32_t)),
+                                GLsizeiptr(count * sizeof(uint32_t)), instances.ids(i));
+            }
+            idFirst += count;
+        }
+        uploadBytes += ids * sizeof(uint32_t);
+    }
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
 }
 
 int ObjectRenderer::submit(const Camera& camera) {
@@ -217,25 +393,10 @@ int ObjectRenderer::submit(const Camera& camera) {
     for (const uint32_t count : instances.idCounts) {
         ids += count;
     }
-    if (ids + instances.sorted.size() == 0) {
+    if (ids + instances.sorted.size() + staticWhole.size() == 0) {
         return 0;
     }
-    holdAtLeast(instanceBuffer, instanceCapacity, instances.sorted.size(), sizeof(ObjectInstance));
-    holdAtLeast(idBuffer, idCapacity, ids, sizeof(uint32_t));
-    glBindBuffer(GL_ARRAY_BUFFER, instanceBuffer);
-    glBufferSubData(GL_ARRAY_BUFFER, 0,
-                    GLsizeiptr(instances.sorted.size() * sizeof(ObjectInstance)),
-                    instances.sorted.data());
-    glBindBuffer(GL_ARRAY_BUFFER, idBuffer);
-    size_t idFirst = 0;
-    for (int i = 0; i < kObjectMeshes; ++i) {
-        const size_t count = instances.idCounts[size_t(i)];
-        if (count > 0) {
-            glBufferSubData(GL_ARRAY_BUFFER, GLintptr(idFirst * sizeof(uint32_t)),
-                            GLsizeiptr(count * sizeof(uint32_t)), instances.ids(i));
-        }
-        idFirst += count;
-    }
+    const bool staticsWhole = !staticWhole.empty();
     const TerrainGpu* paged =
         sun && sun->pages != nullptr && sun->pages->lightPaged() ? sun->pages : nullptr;
     const int light =
@@ -316,9 +477,10 @@ int ObjectRenderer::submit(const Camera& camera) {
     glDisable(GL_CULL_FACE);
     glDisable(GL_BLEND);
     int draws = 0;
-    // The whole instances first, then those by id: the same order in every frame, so that
-    // objects meeting at equal depth win the same pixels in culled and unculled frames. A fine
-    // mesh's list in two draws: its objects out of the band, then those in it (at its end).
+    // The whole instances first, then those by id (or the static objects whole in their place,
+    // on a GPU that cannot hold their records): the same order in every frame, so that objects
+    // meeting at equal depth win the same pixels in culled and unculled frames. A fine mesh's
+    // list in two draws: its objects out of the band, then those in it (at its end).
     for (const bool fromIds : {false, true}) {
         size_t first = 0;
         for (int i = 0; i < kObjectMeshes; ++i) {
@@ -332,12 +494,14 @@ int ObjectRenderer::submit(const Camera& camera) {
             for (const bool inBand : {false, true}) {
                 const uint32_t part = inBand ? band : count - band;
                 if (part > 0 && use(impostor, inBand)) {
-                    glUniform1i(inUse->uniform("byId"), fromIds ? 1 : 0);
-                    glBindVertexArray(fromIds ? g.idVertexArray : g.vertexArray);
-                    if (fromIds) {
+                    const bool readIds = fromIds && !staticsWhole;
+                    glUniform1i(inUse->uniform("byId"), readIds ? 1 : 0);
+                    glBindVertexArray(readIds ? g.idVertexArray : g.vertexArray);
+                    if (readIds) {
                         pointIds(idBuffer, first);
                     } else {
-                        pointInstances(instanceBuffer, first);
+                        pointInstances(instanceBuffer,
+                                       first + (fromIds ? instances.sorted.size() : 0));
                     }
                     glDrawElementsInstanced(GL_TRIANGLES, g.indexCount, GL_UNSIGNED_SHORT, nullptr,
                                             GLsizei(part));

@@ -1,10 +1,13 @@
 // Objects drawn instanced: one draw per unit mesh (a tree and a sphere, each fine and as an
 // impostor, core/objects/mesh.h) and kind of instance data, and one more per fine mesh for its
 // objects in the band between mesh and impostor, at most kMaxObjectDraws draws whatever the
-// count. The static objects'
-// records go to the GPU once per scene (a buffer texture, ObjectRecordTexels' layout), and each
-// frame only their drawn ids follow, 4 bytes each; the balls, which move every step, upload their
-// drawn instances whole (ObjectInstance, 24 bytes).
+// count. The static objects' records go to the GPU once per scene (a buffer texture,
+// ObjectRecordTexels' layout) in the order of their places in the object tree
+// (core/objects/static_runs.h), and each frame only the runs of places its groups hold follow, 8
+// bytes a run, expanded on the GPU into the id lists the draws read (shaders/object_runs.comp,
+// where the context has compute shaders: OpenGL 4.3), or on the CPU and sent as ids, 4 bytes an
+// object; the balls, which move every step, upload their drawn instances whole (ObjectInstance,
+// 24 bytes).
 #pragma once
 
 #include <array>
@@ -19,6 +22,7 @@
 #include "core/objects/instances.h"
 #include "core/objects/mesh.h"
 #include "core/objects/scene.h"
+#include "core/objects/static_runs.h"
 #include "core/view/camera.h"
 #include "render/fog.h"
 #include "render/shader.h"
@@ -97,6 +101,32 @@ struct ObjectRenderer {
     // the records (the tests compare the two paths' images).
     bool staticById = true;
     ObjectInstances instances;  // this frame's, grouped by mesh
+    // The order of the static objects' places (the scene's whose serial it has), and the frame's
+    // runs of places.
+    StaticOrder order;
+    StaticRuns runs;
+    // The frame's static objects go to the GPU as runs (runEntries), not expanded here.
+    bool gpuRuns = false;
+    // The frame's static objects whole, in the order of the ids they would be (where the
+    // records are not held: staticById off, or too many for a buffer texture).
+    std::vector<ObjectInstance> staticWhole;
+    // Off: the runs are expanded on the CPU even where the GPU could (the tests compare the two).
+    bool expandOnGpu = true;
+    // object_runs.comp, made by reloadShaders where the context has compute shaders (id 0
+    // elsewhere), and what it reads: the runs as (first place | kBandRun, first entry), and the
+    // selected places, sorted (those of the selection whose version is selectionShown).
+    ShaderProgram expand;
+    GLuint runBuffer = 0;
+    size_t runCapacity = 0;  // runs the buffer holds
+    std::vector<uint32_t> runEntries;
+    GLuint selectedBuffer = 0;
+    size_t selectedCapacity = 0;
+    std::vector<uint32_t> selectedPlaces;
+    uint64_t selectionShown = ~uint64_t(0);
+    bool selectedSent = false;   // selectedPlaces are in selectedBuffer
+    GLint64 storageLimit = 0;    // GL_MAX_SHADER_STORAGE_BLOCK_SIZE, bytes
+    bool expandedOnGpu = false;  // the last submit's runs were (for the tests)
+    uint64_t uploadBytes = 0;    // what the last submit sent: instances, ids or runs, selection
 
     // Loads objects.vert/objects.frag from shaderDir (compiled in when it is "") and uploads the
     // four meshes.
@@ -108,18 +138,33 @@ struct ObjectRenderer {
     // Builds the frame's instances of `drawn` (ids of `scene`, in `groups` when not null:
     // ObjectGroups of the frame's drawn objects), `selected` (per id, may be empty) highlighted,
     // seen from `camera` in a viewport `viewportHeight` pixels high. CPU work only, apart from
-    // the scene's records, uploaded once per scene.
+    // the scene's records, uploaded once per scene. `selectionVersion` changes whenever
+    // `selected` does (Terrain::selectionVersion): the selected places are found again only then.
     void prepare(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
                  const ObjectGroups* groups, const std::vector<uint8_t>& selected,
-                 const Camera& camera, int viewportHeight);
-    // Uploads what prepare() built and draws it, seen from `camera`; the caller has drawn the
-    // terrain into the bound target. Returns the draw calls issued.
+                 uint64_t selectionVersion, const Camera& camera, int viewportHeight);
+    // Whether this context runs object_runs.comp: compute shaders and storage buffers (OpenGL
+    // 4.3).
+    static bool computeAvailable();
+    // Sends what prepare() built to the GPU, and expands the static objects' runs there: before
+    // the terrain's draws, so that the expansion waits on none of them (a software rasteriser
+    // finishes the draws queued before a compute pass first).
+    void upload();
+    // Draws what upload() sent, seen from `camera`; the caller has drawn the terrain into the
+    // bound target. Returns the draw calls issued.
     int submit(const Camera& camera);
 
 private:
-    // Uploads `scene`'s static records unless they are there already; false when the GPU's
-    // buffer textures cannot hold them.
+    // Uploads `scene`'s static records (in `order`'s places) unless they are there already; false
+    // when the GPU's buffer textures cannot hold them.
     bool holdRecords(const ObjectScene& scene);
+    // Lays the frame's runs out for object_runs.comp (runEntries); false when the GPU cannot
+    // expand them (no compute shaders, expandOnGpu off, buffers past the storage limit), for the
+    // caller to expand them here and send ids.
+    bool runsForGpu();
+    // Sends runEntries (and the selected places when new) and expands them into the first `ids`
+    // entries of idBuffer.
+    void expandRunsOnGpu(size_t ids);
 };
 
 }  // namespace qt

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <vector>
 
@@ -170,6 +171,29 @@ Result<ShaderSources> readPair(const std::string& vertexPath, const std::string&
     return sources;
 }
 
+// Links the compiled `shaders` (deleted whatever the outcome) into a program; `named` names them
+// in the error.
+Result<ShaderProgram> linkShaders(std::initializer_list<GLuint> shaders, const std::string& named) {
+    const GLuint program = glCreateProgram();
+    for (const GLuint shader : shaders) {
+        glAttachShader(program, shader);
+    }
+    glLinkProgram(program);
+    for (const GLuint shader : shaders) {
+        glDeleteShader(shader);
+    }
+    GLint ok = GL_FALSE;
+    glGetProgramiv(program, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        const std::string log = infoLog(program, true);
+        glDeleteProgram(program);
+        return Result<ShaderProgram>::failure(named + ": link failed:\n" + log);
+    }
+    ShaderProgram result;
+    result.id = program;
+    return result;
+}
+
 Result<ShaderProgram> link(const ShaderSources& sources, const std::string& defines) {
     const std::string& vertexPath = sources.vertexPath;
     const std::string& fragmentPath = sources.fragmentPath;
@@ -182,23 +206,8 @@ Result<ShaderProgram> link(const ShaderSources& sources, const std::string& defi
         glDeleteShader(vertex.value());
         return Result<ShaderProgram>::failure(fragment.error());
     }
-    const GLuint program = glCreateProgram();
-    glAttachShader(program, vertex.value());
-    glAttachShader(program, fragment.value());
-    glLinkProgram(program);
-    glDeleteShader(vertex.value());
-    glDeleteShader(fragment.value());
-    GLint ok = GL_FALSE;
-    glGetProgramiv(program, GL_LINK_STATUS, &ok);
-    if (!ok) {
-        const std::string log = infoLog(program, true);
-        glDeleteProgram(program);
-        return Result<ShaderProgram>::failure(escapedPath(vertexPath) + " + " +
-                                              escapedPath(fragmentPath) + ": link failed:\n" + log);
-    }
-    ShaderProgram result;
-    result.id = program;
-    return result;
+    return linkShaders({vertex.value(), fragment.value()},
+                       escapedPath(vertexPath) + " + " + escapedPath(fragmentPath));
 }
 
 }  // namespace
@@ -234,6 +243,20 @@ Result<ShaderProgram> ShaderProgram::loadFrom(const std::string& shaderDir,
         return Result<ShaderProgram>::failure(sources.error());
     }
     return link(sources.value(), defines);
+}
+
+Result<ShaderProgram> ShaderProgram::computeFrom(const std::string& shaderDir,
+                                                 const std::string& name) {
+    Result<std::string> source = shaderSource(shaderDir, name);
+    if (!source) {
+        return Result<ShaderProgram>::failure(source.error());
+    }
+    const std::string path = (shaderDir.empty() ? std::string("shaders") : shaderDir) + "/" + name;
+    Result<GLuint> compute = compile(GL_COMPUTE_SHADER, path, std::move(source.value()), "");
+    if (!compute) {
+        return Result<ShaderProgram>::failure(compute.error());
+    }
+    return linkShaders({compute.value()}, escapedPath(path));
 }
 
 Result<std::string> shaderSource(const std::string& shaderDir, const std::string& name) {

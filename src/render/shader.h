@@ -43,6 +43,9 @@ struct ShaderProgram {
                                           const std::string& vertexName,
                                           const std::string& fragmentName,
                                           const std::string& defines = "");
+    // The compute shader `name` ("object_runs.comp") from `shaderDir`, or compiled in when it is
+    // empty, as a program of its own; the context must have compute shaders (OpenGL 4.3).
+    static Result<ShaderProgram> computeFrom(const std::string& shaderDir, const std::string& name);
     // replaceWith for loadFrom's pair.
     Status replaceFrom(const std::string& shaderDir, const std::string& vertexName,
                        const std::string& fragmentName, const std::string& defines = "");

@@ -369,6 +369,7 @@ void Terrain::setObjects(std::unique_ptr<ObjectScene> scene) {
     objects = std::move(scene);
     const uint32_t count = objects ? objects->count() : 0;
     selectedObjects.assign(count, 0);
+    ++selectionVersion;
     frame.reserveObjects(count);
     lastStep = {};
 }
@@ -539,8 +540,9 @@ void streamImagery(const TerrainRenderer& renderer, Terrain& terrain, const Came
     }
 }
 
-// The GL work in two sections (the uploads; the draws) around the CPU's culling and the objects'
-// instances, so that `sections` (when not null) times the GPU's work alone.
+// The GL work in sections (the terrain's uploads; the objects' uploads and runs' expansion; the
+// draws) around the CPU's culling and the objects' instances, so that `sections` (when not null)
+// times the GPU's work alone.
 FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,
                        const CullView& view, DrawStyle style, ObjectRenderer* objects,
                        GpuSections* sections) {
@@ -562,7 +564,10 @@ FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const 
     const bool drawObjects = objects && terrain.objects;
     if (drawObjects) {
         objects->prepare(*terrain.objects, frame.objectsDrawn, &frame.objectsDrawnGroups,
-                         terrain.selectedObjects, camera, view.viewportHeight);
+                         terrain.selectedObjects, terrain.selectionVersion, camera,
+                         view.viewportHeight);
+        const GpuSection uploads(sections);
+        objects->upload();
     }
     const GpuSection draws(sections);
     streamImagery(renderer, terrain, camera, view, stats.lod, style.wireframe);
@@ -585,7 +590,7 @@ FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const 
         }
         stats.objectDrawCalls = objects->submit(camera);
         stats.objectTriangles = instanceTriangles(objects->instances);
-        stats.objectUploadBytes = instanceUploadBytes(objects->instances);
+        stats.objectUploadBytes = objects->uploadBytes;
     }
     stats.drawCalls += renderer.drawSky(terrain.gpu, terrain.mapping, camera);
     stats.syncedDraws = renderer.syncDraws;

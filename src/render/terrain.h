@@ -132,6 +132,7 @@ struct Terrain {
     // Objects standing and rolling on the terrain (--objects); null when there are none.
     std::unique_ptr<ObjectScene> objects;
     std::vector<uint8_t> selectedObjects;  // per object: 1 when selected (minimap rectangle)
+    uint64_t selectionVersion = 0;         // changed by whoever changes selectedObjects
     StepStats lastStep;                    // the last simulation step's counts
     // The exact coarse errors being computed; taken into `tree` by cullTerrain. Declared after
     // map and tree, so that it is stopped before they go.

@@ -177,12 +177,13 @@ struct DrawStyle {
 };
 
 // The GPU's time for a frame: GL_TIME_ELAPSED queries round each of the frame's GL sections
-// alone (the clear; the pages' uploads; the draws), summed. One query round the whole frame
+// alone (the clear; the pages' uploads; the objects' uploads and runs' expansion; the draws),
+// summed. One query round the whole frame
 // would also count the CPU's culling between the sections wherever the driver submits the first
 // section's commands at once (an upload does): the GPU's clock would start at the query's begin
 // and run, idle, until the draws arrived.
 struct GpuSections {
-    static constexpr int kSections = 3;
+    static constexpr int kSections = 4;
     std::array<GLuint, kSections> queries{};
     int used = 0;  // sections begun since reset()
 

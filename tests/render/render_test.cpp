@@ -40,6 +40,7 @@
 #include "core/light/daylight_sky.h"
 #include "core/light/light_byte.h"
 #include "core/objects/pick.h"
+#include "core/objects/static_runs.h"
 #include "core/streaming/bake.h"
 #include "core/streaming/layout.h"
 #include "core/streaming/layout_tiles.h"
@@ -714,6 +715,31 @@ INSTANTIATE_TEST_SUITE_P(Shared, RealMaps,
 // one draw per mesh and kind of instance data; drawn by id or whole, they are the same pixels,
 // selected ones highlighted alike. Far objects are drawn as impostors, and those in the band
 // between as both, dithered.
+// The ids object_runs.comp wrote on the GPU for the last frame, read back, are those
+// expandStaticRuns writes on the CPU from the same runs and selection, entry for entry; counts
+// the entries marked selected and in the band.
+void expectRunsExpandedAsOnTheCpu(const ObjectRenderer& objects, uint64_t& selected,
+                                  uint64_t& inBand) {
+    const ObjectInstances& in = objects.instances;
+    const size_t total = std::accumulate(in.idCounts.begin(), in.idCounts.end(), size_t(0));
+    std::vector<uint32_t> gpu(total);
+    glBindBuffer(GL_ARRAY_BUFFER, objects.idBuffer);
+    glGetBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(total * sizeof(uint32_t)), gpu.data());
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    ObjectInstances cpu;
+    cpu.reserve(uint32_t(total));
+    cpu.idCounts = in.idCounts;
+    expandStaticRuns(objects.runs, objects.selectedPlaces, cpu);
+    size_t at = 0;
+    for (int m = 0; m < kObjectMeshes; ++m) {
+        for (uint32_t k = 0; k < in.idCounts[size_t(m)]; ++k, ++at) {
+            ASSERT_EQ(gpu[at], cpu.ids(m)[k]) << "mesh " << m << ", entry " << k;
+            selected += (gpu[at] & kSelectedId) ? 1 : 0;
+            inBand += (gpu[at] & kBandId) ? 1 : 0;
+        }
+    }
+}
+
 // Adds the objects occluded over all frames to `occluded`.
 void expectObjectsCulledEqualsUnculled(Terrain& terrain, uint32_t count, uint32_t moving,
                                        int cameraCount, uint64_t& occludedTotal) {
@@ -727,6 +753,7 @@ void expectObjectsCulledEqualsUnculled(Terrain& terrain, uint32_t count, uint32_
     for (uint32_t id = 0; id < count; id += 7) {
         terrain.selectedObjects[id] = 1;
     }
+    ++terrain.selectionVersion;
     std::vector<Camera> cameras = randomCameras(terrain, cameraCount, seedOf(terrain.path) + 1);
     Random random(seedOf(terrain.path) + 2);
     const WorldExtent e = worldExtent(terrain.map, terrain.mapping);
@@ -743,12 +770,16 @@ void expectObjectsCulledEqualsUnculled(Terrain& terrain, uint32_t count, uint32_
         fitClipPlanes(c, terrain.map, terrain.mapping);
         cameras.push_back(c);
     }
-    uint64_t culled = 0, occluded = 0, byId = 0, impostors = 0, inBand = 0;
+    uint64_t culled = 0, occluded = 0, byId = 0, impostors = 0, inBand = 0, expandedOnGpu = 0;
+    uint64_t selectedOnGpu = 0, bandOnGpu = 0;
     std::vector<uint8_t> a, b;
     for (const float lod : {0.0f, 2.0f}) {
         for (size_t i = 0; i < cameras.size(); ++i) {
             const int errorsBefore = glErrorCount();
             const FrameStats s = render(terrain, cameras[i], true, a, false, lod);
+            if (gl().objects.expandedOnGpu) {
+                expectRunsExpandedAsOnTheCpu(gl().objects, selectedOnGpu, bandOnGpu);
+            }
             const ObjectInstances& drawn = gl().objects.instances;
             const std::array<uint32_t, kObjectMeshes> idCounts = drawn.idCounts;
             byId += std::accumulate(idCounts.begin(), idCounts.end(), 0u);
@@ -772,21 +803,38 @@ void expectObjectsCulledEqualsUnculled(Terrain& terrain, uint32_t count, uint32_
                 << terrain.path << ", lod " << lod << ": camera " << i << " at (" << c.position.x
                 << ", " << c.position.y << ", " << c.position.z << ") yaw " << c.yaw << " pitch "
                 << c.pitch << ": pixels differ";
-            // The static objects were drawn from their ids and the GPU's copy of their records;
-            // drawn from whole instances instead, the frame is the same.
-            const ObjectInstances& drawnAs = gl().objects.instances;
-            ASSERT_TRUE(gl().objects.recordsHeld);
-            gl().objects.staticById = false;
-            render(terrain, cameras[i], true, b, false, lod);
-            gl().objects.staticById = true;
-            ASSERT_EQ(std::accumulate(drawnAs.idCounts.begin(), drawnAs.idCounts.end(), 0u), 0u);
-            differing = 0;
-            for (size_t p = 0; p < a.size(); p += 4) {
-                differing += std::memcmp(&a[p], &b[p], 3) != 0 ? 1 : 0;
+            // The static objects were drawn from the runs of their places, expanded into ids on
+            // the GPU where it has compute shaders, and the GPU's copy of their records; with the
+            // runs expanded on the CPU instead, and drawn from whole instances, the frame is the
+            // same.
+            ObjectRenderer& objects = gl().objects;
+            ASSERT_TRUE(objects.recordsHeld);
+            expandedOnGpu += objects.expandedOnGpu ? 1 : 0;
+            for (const bool whole : {false, true}) {
+                (whole ? objects.staticById : objects.expandOnGpu) = false;
+                render(terrain, cameras[i], true, b, false, lod);
+                objects.staticById = true;
+                objects.expandOnGpu = true;
+                ASSERT_FALSE(objects.expandedOnGpu);
+                const std::array<uint32_t, kObjectMeshes>& ids = objects.instances.idCounts;
+                ASSERT_EQ(objects.staticWhole.size(),
+                          whole ? std::accumulate(ids.begin(), ids.end(), size_t(0)) : 0u);
+                differing = 0;
+                for (size_t p = 0; p < a.size(); p += 4) {
+                    differing += std::memcmp(&a[p], &b[p], 3) != 0 ? 1 : 0;
+                }
+                EXPECT_EQ(differing, 0u)
+                    << terrain.path << ", lod " << lod << ": camera " << i << ": objects "
+                    << (whole ? "whole" : "expanded on the CPU") << " and by GPU runs differ";
             }
-            EXPECT_EQ(differing, 0u) << terrain.path << ", lod " << lod << ": camera " << i
-                                     << ": objects by id and whole differ";
         }
+    }
+    if (ObjectRenderer::computeAvailable()) {
+        EXPECT_GT(expandedOnGpu, 0u) << "compute shaders, yet no runs expanded on the GPU";
+        EXPECT_GT(selectedOnGpu, 0u) << "no selected object expanded on the GPU";
+        EXPECT_GT(bandOnGpu, 0u) << "no object in the band expanded on the GPU";
+    } else {
+        std::printf("no compute shaders: the runs' expansion on the GPU is not tested\n");
     }
     EXPECT_GT(byId, 0u) << "no static object drawn by id: the comparison proves nothing";
     EXPECT_GT(impostors, 0u) << "no impostor drawn: the comparison proves nothing of them";
@@ -2301,10 +2349,10 @@ TEST(WaterPlane, CoversWhatLiesBelowSeaLevelAndCullingKeepsItsPixels) {
 }
 
 // Every file the terrain's and the objects' renderers read from their shader folder.
-const char* const kRendererShaders[] = {"terrain.vert", "terrain.frag", "water.vert",
-                                        "water.frag",   "sky.vert",     "sky.frag",
-                                        "sky.glsl",     "light.glsl",   "height_pages.glsl",
-                                        "objects.vert", "objects.frag", "quotient.glsl"};
+const char* const kRendererShaders[] = {
+    "terrain.vert", "terrain.frag",  "water.vert",      "water.frag",        "sky.vert",
+    "sky.frag",     "sky.glsl",      "light.glsl",      "height_pages.glsl", "objects.vert",
+    "objects.frag", "quotient.glsl", "object_runs.comp"};
 
 class ShaderErrors : public ::testing::Test {
 protected:

@@ -41,8 +41,7 @@ void objectFrustumStage(const LooseObjectTree& objects, const CullView& view,
     } else {  // every object, in the order the query gives them (see allInTreeOrder); no groups:
               // without the frustum the occlusion stage does not run
         objects.allInTreeOrder(frame.objectsInFrustum);
-        frame.objectGroups.end.clear();
-        frame.objectGroups.box.clear();
+        frame.objectGroups.clear();
     }
     stats.objects.total = objects.objectCount();
     stats.objects.culled = stats.objects.total - uint32_t(frame.objectsInFrustum.size());
@@ -60,10 +59,10 @@ void objectDrawnStage(FrameBuffers& frame, FrameStats& stats) {
         frame.objectsDrawn.assign(ids.begin(), ids.end());
         drawnGroups.end.assign(frame.objectGroups.end.begin(), frame.objectGroups.end.end());
         drawnGroups.box.assign(frame.objectGroups.box.begin(), frame.objectGroups.box.end());
+        drawnGroups.node.assign(frame.objectGroups.node.begin(), frame.objectGroups.node.end());
     } else {
         frame.objectsDrawn.clear();
-        drawnGroups.end.clear();
-        drawnGroups.box.clear();
+        drawnGroups.clear();
         const std::vector<uint32_t>& ends = frame.objectGroups.end;
         for (size_t g = 0; g < ends.size(); ++g) {
             if (hidden[g] == 0) {
@@ -72,6 +71,7 @@ void objectDrawnStage(FrameBuffers& frame, FrameStats& stats) {
                                           ids.begin() + ends[g]);
                 drawnGroups.end.push_back(uint32_t(frame.objectsDrawn.size()));
                 drawnGroups.box.push_back(frame.objectGroups.box[g]);
+                drawnGroups.node.push_back(frame.objectGroups.node[g]);
             }
         }
     }
@@ -294,16 +294,14 @@ void FrameBuffers::reserveFor(const Quadtree& tree, bool recordDecisions) {
 void FrameBuffers::reserveObjects(uint32_t count) {
     objectsInFrustum.clear();
     objectsInFrustum.reserve(count);
-    objectGroups.end.clear();
-    objectGroups.end.reserve(count);
-    objectGroups.box.clear();
-    objectGroups.box.reserve(count);
+    for (ObjectGroups* groups : {&objectGroups, &objectsDrawnGroups}) {
+        groups->clear();
+        groups->end.reserve(count);
+        groups->box.reserve(count);
+        groups->node.reserve(count);
+    }
     objectsDrawn.clear();
     objectsDrawn.reserve(count);
-    objectsDrawnGroups.end.clear();
-    objectsDrawnGroups.end.reserve(count);
-    objectsDrawnGroups.box.clear();
-    objectsDrawnGroups.box.reserve(count);
     occlusion.reserveBoxes(count);
 }
 
@@ -330,8 +328,7 @@ FrameStats runFrame(const Heightmap& map, const Quadtree& tree, const WorldMappi
     const Clock::time_point start = Clock::now();
     const Frustum frustum = cullingFrustum(view.camera, mapping, worldExtent(map, mapping));
     walkStage(tree, mapping, view, frustum, frame, stats);
-    frame.objectGroups.end.clear();
-    frame.objectGroups.box.clear();
+    frame.objectGroups.clear();
     if (objects) {
         objectFrustumStage(*objects, view, frustum, frame, stats);
     }

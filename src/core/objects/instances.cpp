@@ -9,19 +9,6 @@
 namespace qt {
 namespace {
 
-// Squared distances from `eye` to the nearest and the farthest point of `box`.
-void distancesSquared(const Box& box, const glm::vec3& eye, float& nearest, float& farthest) {
-    nearest = 0.0f;
-    farthest = 0.0f;
-    for (int a = 0; a < 3; ++a) {
-        const float below = box.min[a] - eye[a], above = eye[a] - box.max[a];
-        const float gap = std::max(std::max(below, above), 0.0f);
-        const float reach = std::max(std::abs(below), std::abs(above));
-        nearest += gap * gap;
-        farthest += reach * reach;
-    }
-}
-
 // Stable counting sort of `from` by `list` into `to`, `counts` per list.
 template <typename T, size_t Lists>
 void groupByList(const std::vector<T>& from, const std::vector<uint8_t>& list,
@@ -48,6 +35,19 @@ void appendBand(uint32_t* run, size_t stride, size_t plain, size_t band) {
 }
 
 }  // namespace
+
+// Squared distances from `eye` to the nearest and the farthest point of `box`, widened.
+GroupReach groupReach(const Box& box, const glm::vec3& eye) {
+    float nearest = 0.0f, farthest = 0.0f;
+    for (int a = 0; a < 3; ++a) {
+        const float below = box.min[a] - eye[a], above = eye[a] - box.max[a];
+        const float gap = std::max(std::max(below, above), 0.0f);
+        const float reach = std::max(std::abs(below), std::abs(above));
+        nearest += gap * gap;
+        farthest += reach * reach;
+    }
+    return {nearest * 0.999f, farthest * 1.001f};
+}
 
 MeshChoice::MeshChoice(const Camera& camera, int viewportHeight, const ObjectDetail& detail)
     : eye(camera.position) {
@@ -119,14 +119,15 @@ void ObjectInstances::reserve(uint32_t count) {
 
 void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
                           const ObjectGroups* groups, const std::vector<uint8_t>& selected,
-                          const Camera& camera, int viewportHeight, bool staticById,
+                          const Camera& camera, int viewportHeight, StaticsSent statics,
                           ObjectInstances& out, const ObjectDetail& detail) {
     out.reserve(uint32_t(drawn.size()));
     const MeshChoice choice(camera, viewportHeight, detail);
-    const float fineBeyond = choice.fineBeyond, impostorBeyond = choice.impostorBeyond;
     const uint32_t firstRock = scene.firstRock();
-    const uint32_t byIdBelow = staticById ? scene.firstBall() : 0;
-    const bool grouped = groups && !groups->end.empty();
+    const uint32_t byIdBelow = statics == StaticsSent::Whole ? 0 : scene.firstBall();
+    // Without the static objects, no group decides anything: the balls alone, in one group.
+    const bool staticsElsewhere = statics == StaticsSent::AsRuns;
+    const bool grouped = groups && !groups->end.empty() && !staticsElsewhere;
     const size_t groupCount = grouped ? groups->end.size() : 1;
     // Raw pointers and counts in registers: a store through a uint8_t or into a counter array
     // would make every later iteration reload them.
@@ -145,35 +146,23 @@ void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>&
     out.wholeIds.clear();
     for (size_t g = 0, begin = 0; g < groupCount; ++g) {
         const size_t end = grouped ? groups->end[g] : drawn.size();
-        // A static object's base lies in its group's box: it takes its mesh alone when (size
-        // fineBeyond)^2 is at least the box's farthest point's squared distance, its impostor
-        // alone when (size impostorBeyond)^2 falls below its nearest's, both when the band holds
-        // the box, each by a relative margin of 1e-3, far wider than the few roundings on either
-        // side; decided from its record otherwise (and without groups).
-        float nearest = 0.0f, farthest = std::numeric_limits<float>::infinity();
-        if (grouped) {
-            distancesSquared(groups->box[g], choice.eye, nearest, farthest);
-            nearest *= 0.999f;
-            farthest *= 1.001f;
-        }
+        // A static object's base lies in its group's box (groupReach); decided from its
+        // record otherwise (and without groups).
+        const GroupReach reach = grouped ? groupReach(groups->box[g], choice.eye) : GroupReach{};
         for (size_t k = begin; k < end; ++k) {
             const uint32_t id = drawnIds[k];
+            if (staticsElsewhere && id < byIdBelow) {
+                continue;
+            }
             const uint32_t mark = id < selectable && selection[id] ? kSelectedId : 0u;
             if (id >= byIdBelow) {
                 out.wholeIds.push_back(id | mark);
                 continue;
             }
             const float size = sizes[id];
-            const float fine = size * fineBeyond, impostor = size * impostorBeyond;
-            const float fine2 = fine * fine, impostor2 = impostor * impostor;
-            DrawnAs way;
-            if (fine2 >= farthest) {
-                way = DrawnAs::Mesh;
-            } else if (impostor2 < nearest) {
-                way = DrawnAs::Impostor;
-            } else if (fine2 < nearest && impostor2 >= farthest) {
-                way = DrawnAs::Both;
-            } else {  // rare: a box across an end of the band
+            const int decided = wayInGroup(size, choice, reach);
+            DrawnAs way = DrawnAs(decided);
+            if (decided == kWayUndecided) {  // rare: a box across an end of the band
                 way = choice.way(size, scene.base(id));
                 ++recordsRead;
             }
@@ -243,12 +232,12 @@ void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>&
     groupByList(out.unsorted, out.listOf, listCounts, out.sorted);
 }
 
-void objectRecordTexels(const ObjectScene& scene, std::vector<float>& out) {
+void objectRecordTexels(const ObjectScene& scene, std::vector<float>& out, const uint32_t* idAt) {
     const uint32_t count = scene.firstBall();
     out.resize(size_t(count) * kTexelsPerRecord * 4);
-    for (uint32_t id = 0; id < count; ++id) {
-        const ObjectShape& o = scene.shape(id);
-        float* t = &out[size_t(id) * kTexelsPerRecord * 4];
+    for (uint32_t k = 0; k < count; ++k) {
+        const ObjectShape& o = scene.shape(idAt ? idAt[k] : k);
+        float* t = &out[size_t(k) * kTexelsPerRecord * 4];
         t[0] = o.base.x;
         t[1] = o.base.y;
         t[2] = o.base.z;

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -75,6 +76,27 @@ struct MeshChoice {
     }
 };
 
+// The squared distances from the eye to a frame group's box (ObjectGroups), each widened by a
+// relative 1e-3, far wider than the few roundings on either side: a static object whose base lies
+// in the box takes its mesh alone when (size fineBeyond)^2 is at least `farthest`, its impostor
+// alone when (size impostorBeyond)^2 falls below `nearest`, both when the band holds the box
+// (wayInGroup); its own record decides otherwise. Without a box, [0, infinity): every record.
+struct GroupReach {
+    float nearest = 0.0f;
+    float farthest = std::numeric_limits<float>::infinity();
+};
+GroupReach groupReach(const Box& box, const glm::vec3& eye);
+// The way wayInGroup could not decide (a box across an end of the band).
+constexpr int kWayUndecided = 3;
+inline int wayInGroup(float size, const MeshChoice& choice, const GroupReach& reach) {
+    const float fine = size * choice.fineBeyond, impostor = size * choice.impostorBeyond;
+    const float fine2 = fine * fine, impostor2 = impostor * impostor;
+    return fine2 >= reach.farthest                                ? int(DrawnAs::Mesh)
+           : impostor2 < reach.nearest                            ? int(DrawnAs::Impostor)
+           : fine2 < reach.nearest && impostor2 >= reach.farthest ? int(DrawnAs::Both)
+                                                                  : kWayUndecided;
+}
+
 ObjectMesh meshOf(ObjectKind kind, bool impostor);
 static_assert(int(ObjectMesh::TreeFine) == 0 && int(ObjectMesh::TreeImpostor) == 1 &&
                   int(ObjectMesh::SphereFine) == 2 && int(ObjectMesh::SphereImpostor) == 3,
@@ -123,11 +145,12 @@ struct ObjectInstances {
 // group's box wholly on one side of the band between mesh and impostor, or wholly inside it, is
 // drawn so without its record being read; the others, and all without groups, read it. The choice
 // is each object's either way (tested), so a culled frame with groups and an unculled one without
-// draw each object alike. With `staticById` false the static objects go to `sorted` as whole
-// instances too.
+// draw each object alike. `statics`: how the static objects are sent (by id as above, whole in
+// `sorted` as the balls are, or left out for a caller that sends them as runs: StaticRuns).
+enum class StaticsSent : uint8_t { ById, Whole, AsRuns };
 void buildObjectInstances(const ObjectScene& scene, const std::vector<uint32_t>& drawn,
                           const ObjectGroups* groups, const std::vector<uint8_t>& selected,
-                          const Camera& camera, int viewportHeight, bool staticById,
+                          const Camera& camera, int viewportHeight, StaticsSent statics,
                           ObjectInstances& out, const ObjectDetail& detail = {});
 
 // The triangles `in` draws: each mesh's triangles (objectMesh) times its instances, whole and by
@@ -146,8 +169,10 @@ uint64_t meshOnlyTriangles(const ObjectScene& scene, const std::vector<uint32_t>
 uint64_t instanceUploadBytes(const ObjectInstances& in);
 
 // The static objects' records as the vertex shader fetches them by id: two RGBA32F texels each,
-// (base x, y, z, radius) and (height, kind, 0, 0).
+// (base x, y, z, radius) and (height, kind, 0, 0); with `idAt`, record k is object idAt[k]'s
+// (StaticOrder::ids: the records by place).
 constexpr int kTexelsPerRecord = 2;
-void objectRecordTexels(const ObjectScene& scene, std::vector<float>& out);
+void objectRecordTexels(const ObjectScene& scene, std::vector<float>& out,
+                        const uint32_t* idAt = nullptr);
 
 }  // namespace qt

@@ -56,6 +56,7 @@ void LooseObjectTree::clearNodes() {
     nodes_.resize(1);
     mergeQueue_.reset(1);
     subtreeRun_.assign(1, {0, kNone});
+    stamp_.assign(1, ++lastStamp_);
     nodes_[0] = {kNone,           kNone,        0,      0, kNone, 0, config_.originX,
                  config_.originZ, config_.size, kEmpty, 0};
     freeGroups_ = kNone;
@@ -78,14 +79,17 @@ uint32_t LooseObjectTree::allocGroup(uint32_t parent) {
         nodes_.resize(nodes_.size() + 4);
         mergeQueue_.resize(nodes_.size());
         subtreeRun_.resize(nodes_.size());
+        stamp_.resize(nodes_.size());
     }
     markChanged(parent);
+    stamp_[parent] = ++lastStamp_;  // a leaf no longer
     const Node& p = nodes_[parent];
     for (int q = 0; q < 4; ++q) {
         Node c{kNone, kNone, 0, 0, parent, p.depth + 1, 0.0f, 0.0f, 0.0f, kEmpty, 0};
         childSquare(p, q, c.x0, c.z0, c.size);
         nodes_[first + uint32_t(q)] = c;
         subtreeRun_[first + uint32_t(q)] = {0, kNone};
+        stamp_[first + uint32_t(q)] = ++lastStamp_;
     }
     ++usedGroups_;
     return first;
@@ -147,6 +151,22 @@ uint32_t LooseObjectTree::place(const Box& swept) const {
         }
         node = c;
     }
+}
+
+uint64_t LooseObjectTree::fullKey(const Box& swept) const {
+    Node n = nodes_[0];
+    uint64_t key = 0;
+    for (uint32_t depth = 0; depth < config_.maxDepth; ++depth) {
+        const int q = quadrant(n, swept);
+        Node child = n;
+        childSquare(n, q, child.x0, child.z0, child.size);
+        if (!looseHolds(child.x0, child.z0, child.size, swept)) {
+            break;
+        }
+        key += 1 + uint64_t(q) * subtreeKeys(config_.maxDepth - depth - 1);
+        n = child;
+    }
+    return key;
 }
 
 // A split of `leaf` would send the object down: its centre child's loose square holds it.
@@ -314,6 +334,7 @@ bool LooseObjectTree::tryMerge(uint32_t node) {
         }
     }
     freeGroup(first);
+    stamp_[node] = ++lastStamp_;  // a leaf again
     m.separable = 0;
     m.bounds = kEmpty;
     for (uint32_t e = m.head; e != kNone; e = elements_[e].next) {
@@ -384,6 +405,13 @@ void LooseObjectTree::compact() {
     }
     assert(spare_.size() == usedElements_);
     mergeQueue_.renumber(renumber_, kNone, nextGroup);
+    // Each node keeps its stamp under its new number.
+    spareStamps_.assign(nextGroup, 0);
+    for (uint32_t i = 0; i < renumber_.size(); ++i) {
+        if (renumber_[i] != kNone) {
+            spareStamps_[renumber_[i]] = stamp_[i];
+        }
+    }
     // The nodes to their new places, in place, cycle by cycle: each one moved marks its old
     // place's number done (its own); a free node's place (no number) ends a cycle and is dropped.
     for (uint32_t i = 0; i < renumber_.size(); ++i) {
@@ -408,6 +436,7 @@ void LooseObjectTree::compact() {
     nodes_.resize(nextGroup);
     freeGroups_ = kNone;
     subtreeRun_.resize(nodes_.size());
+    stamp_.swap(spareStamps_);
     elements_.swap(spare_);
     ids_.swap(spareIds_);
     freeElements_ = kNone;

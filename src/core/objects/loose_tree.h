@@ -29,16 +29,40 @@ namespace qt {
 // only on its swept box and the tree's shape, and a query never needs to remove repeats. Removals
 // and moves that thin a leaf queue its parent; cleanup() merges a node whose children are leaves
 // holding no more than mergeLimit() objects together, then its parent in turn.
+
+// The node holding a frame's group (ObjectGroups::node): its key (LooseObjectTree::fullKey's
+// numbering), its number in the pool and its stamp there (LooseObjectTree::stamp: what a caller
+// found of the node's keys holds while the stamp is the same), its depth, whether it is a leaf
+// (it then holds every object whose full key lies in its subtree), and whether the group holds
+// all of the node's own objects (inside every plane) or those of them whose boxes met the
+// frustum.
+struct GroupNode {
+    uint64_t key;
+    uint64_t stamp;
+    uint32_t node;
+    uint16_t depth;
+    uint8_t leaf;
+    uint8_t whole;
+};
+
 // The objects a frustum walk reports, by the node that holds them: group g is the ids
 // [end[g - 1], end[g]) of the walk's output (from 0 for g = 0), all held by one node, and box[g]
 // holds each of their swept boxes, so each of their boxes: the union of those swept boxes, or, for
 // a leaf inside every plane (all of its objects reported), the leaf's bounds, read without reading
 // its elements. A box that nearer terrain
 // hides hides the whole group (the occlusion stage's argument holds for anything drawn inside a
-// box, core/cull/occlusion.h's BoxOccludees), so the frame tests each group once.
+// box, core/cull/occlusion.h's BoxOccludees), so the frame tests each group once. node[g] names
+// the node.
 struct ObjectGroups {
     std::vector<uint32_t> end;
     std::vector<Box> box;
+    std::vector<GroupNode> node;
+
+    void clear() {
+        end.clear();
+        box.clear();
+        node.clear();
+    }
 };
 
 class LooseObjectTree final : public RecordedObjectIndex {
@@ -89,6 +113,26 @@ public:
     void collisionPairs(std::vector<ObjectPair>& out) const override;
 
     size_t indexBytes() const override;
+
+    const ObjectTreeConfig& config() const { return config_; }
+    // The node numbering that does not change as the tree splits and merges: each node of the
+    // tree split everywhere down to maxDepth numbered in pre-order (a node, then its children's
+    // subtrees NW, NE, SW, SE), so that any node's subtree is the keys [key, key +
+    // subtreeKeys(maxDepth - depth)). fullKey(swept) is the key of the node an object's swept box
+    // would be placed in by that tree: in any shape of the tree an inner node holds exactly the
+    // objects whose full key is its own, and a leaf exactly those whose full key lies in its
+    // subtree (the placement is canonical). Sorting objects by it gives every group of a frame
+    // (GroupNode) one run.
+    uint64_t fullKey(const Box& swept) const;
+    // Node `node`'s stamp: a number no other node has had, given anew whenever the node turns
+    // from leaf to inner or back (a split, a merge) or its number goes to a new node (a split's
+    // children); compact() renumbers the nodes with their stamps. While it stays, the node's
+    // keys (its own, or as a leaf its subtree's) stay, and so do the static objects it holds.
+    uint64_t stamp(uint32_t node) const { return stamp_[node]; }
+    // The nodes of a complete quadtree of `levels` levels below its root, root included.
+    static uint64_t subtreeKeys(uint32_t levels) {
+        return ((uint64_t(1) << (2 * levels + 2)) - 1) / 3;
+    }
 
     // Rewrites the element pool so that each node's list is one contiguous run, nodes depth first,
     // renumbers the nodes in the same order (groups of four siblings kept together), and makes
@@ -183,7 +227,8 @@ private:
     void appendMeeting(const Node& n, const Rect& r, RectScratch& s) const;
     template <class Entry>
     std::optional<RayHit> rayWalk(const Ray& ray, const Entry& entry) const;
-    void appendSubtree(uint32_t root, std::vector<uint32_t>& out, ObjectGroups* groups) const;
+    void appendSubtree(uint32_t root, uint64_t rootKey, std::vector<uint32_t>& out,
+                       ObjectGroups* groups) const;
     void frustumWalk(const Frustum& frustum, uint8_t rootPlanes, std::vector<uint32_t>& out,
                      ObjectGroups* groups, FrustumQueryStats* stats) const;
 
@@ -233,6 +278,9 @@ private:
         uint32_t end;
     };
     HugeVector<SubtreeRun> subtreeRun_;
+    std::vector<uint64_t> stamp_;        // per node (stamp())
+    std::vector<uint64_t> spareStamps_;  // compact()'s
+    uint64_t lastStamp_ = 0;
     MergeQueue mergeQueue_;  // parents of leaves that lost objects since cleanup()
 
     std::vector<uint32_t> nodeOf_;     // per object: the node holding it while live

@@ -6,6 +6,7 @@
 #include <array>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "core/base/radix_sort.h"
 #include "core/objects/loose_tree.h"
@@ -235,13 +236,18 @@ void LooseObjectTree::allInTreeOrder(std::vector<uint32_t>& out) const {
 // node's the union of its own elements' boxes. A list that is a run goes in as one copy of ids_,
 // moving bits and all: the caller masks them once at the end. Children whose bounds are empty
 // (nothing ever came there) are not visited.
-void LooseObjectTree::appendSubtree(uint32_t root, std::vector<uint32_t>& out,
+void LooseObjectTree::appendSubtree(uint32_t root, uint64_t rootKey, std::vector<uint32_t>& out,
                                     ObjectGroups* groups) const {
-    std::array<uint32_t, kStack> stack;
+    struct Entry {
+        uint32_t node;
+        uint64_t key;
+    };
+    std::array<Entry, kStack> stack;
     size_t top = 0;
-    stack[top++] = root;
+    stack[top++] = {root, rootKey};
     while (top > 0) {
-        const Node& n = nodes_[stack[--top]];
+        const Entry entry = stack[--top];
+        const Node& n = nodes_[entry.node];
         if (n.count > 0) {
             if (n.chained == 0) {
                 out.insert(out.end(), ids_.data() + n.head, ids_.data() + n.head + n.count);
@@ -256,12 +262,15 @@ void LooseObjectTree::appendSubtree(uint32_t root, std::vector<uint32_t>& out,
                     forEachElement(n, [&](uint32_t e) { box = unionBox(box, elements_[e].box); });
                 }
                 groups->box.push_back(box);
+                groups->node.push_back({entry.key, stamp_[entry.node], entry.node,
+                                        uint16_t(n.depth), uint8_t(n.firstChild == kNone), 1});
             }
         }
         if (n.firstChild != kNone) {
             const Node* children = &nodes_[n.firstChild];
+            const uint64_t step = subtreeKeys(config_.maxDepth - n.depth - 1);
             for (uint32_t q = 4; q-- > 0;) {
-                stack[top] = n.firstChild + q;
+                stack[top] = {n.firstChild + q, entry.key + 1 + q * step};
                 top += children[q].bounds.min.x <= children[q].bounds.max.x ? 1 : 0;
             }
         }
@@ -276,17 +285,17 @@ void LooseObjectTree::frustumWalk(const Frustum& frustum, uint8_t rootPlanes,
                                   FrustumQueryStats* stats) const {
     out.clear();
     if (groups) {
-        groups->end.clear();
-        groups->box.clear();
+        groups->clear();
     }
     uint32_t nodesTested = 0, objectsTested = 0;
     struct Entry {
         uint32_t node;
         uint8_t planes;
+        uint64_t key;  // fullKey's numbering
     };
     std::array<Entry, kStack> stack;
     size_t top = 0;
-    stack[top++] = {0, rootPlanes};
+    stack[top++] = {0, rootPlanes, 0};
     while (top > 0) {
         const Entry entry = stack[--top];
         const Node& n = nodes_[entry.node];
@@ -303,7 +312,7 @@ void LooseObjectTree::frustumWalk(const Frustum& frustum, uint8_t rootPlanes,
             }
         }
         if (planes == 0) {
-            appendSubtree(entry.node, out, groups);
+            appendSubtree(entry.node, entry.key, out, groups);
             continue;
         }
         const size_t begin = out.size();
@@ -325,10 +334,14 @@ void LooseObjectTree::frustumWalk(const Frustum& frustum, uint8_t rootPlanes,
         if (groups && out.size() > begin) {
             groups->end.push_back(uint32_t(out.size()));
             groups->box.push_back(reported);
+            groups->node.push_back({entry.key, stamp_[entry.node], entry.node, uint16_t(n.depth),
+                                    uint8_t(n.firstChild == kNone),
+                                    uint8_t(out.size() - begin == n.count)});
         }
         if (n.firstChild != kNone) {
+            const uint64_t step = subtreeKeys(config_.maxDepth - n.depth - 1);
             for (uint32_t q = 4; q-- > 0;) {
-                stack[top++] = {n.firstChild + q, planes};
+                stack[top++] = {n.firstChild + q, planes, entry.key + 1 + q * step};
             }
         }
     }
@@ -517,11 +530,18 @@ std::string LooseObjectTree::check() const {
     };
     std::vector<uint32_t> seen(objects_.alive.size(), 0);
     uint32_t listed = 0, inner = 0;
-    std::vector<uint32_t> stack{0};
+    std::vector<uint64_t> stamps;
+    std::vector<std::pair<uint32_t, uint64_t>> stack{{0, 0}};  // a node and its full key
     while (!stack.empty()) {
-        const uint32_t node = stack.back();
+        const auto [node, key] = stack.back();
         stack.pop_back();
         const Node& n = nodes_[node];
+        stamps.push_back(stamp_[node]);
+        if (stamp_[node] == 0 || stamp_[node] > lastStamp_) {
+            fail("node's stamp was never given");
+        }
+        const uint64_t keyEnd =
+            key + (n.firstChild == kNone ? subtreeKeys(config_.maxDepth - n.depth) : 1);
         if (n.depth > config_.maxDepth) {
             fail("node below the depth bound");
         }
@@ -547,6 +567,9 @@ std::string LooseObjectTree::check() const {
             }
             if (place(s) != node) {
                 fail("object " + std::to_string(o) + " is not in its canonical node");
+            }
+            if (const uint64_t k = fullKey(s); k < key || k >= keyEnd) {
+                fail("object " + std::to_string(o) + "'s full key is not among its node's");
             }
             if (!boxContains(n.bounds, s)) {
                 fail("node bounds do not cover an object's swept box");
@@ -614,8 +637,15 @@ std::string LooseObjectTree::check() const {
             if (child.bounds.min.x <= child.bounds.max.x && !boxContains(n.bounds, child.bounds)) {
                 fail("node bounds do not cover a child's");
             }
-            stack.push_back(c);
+            stack.push_back({c, key + 1 + q * subtreeKeys(config_.maxDepth - n.depth - 1)});
         }
+    }
+    std::sort(stamps.begin(), stamps.end());
+    if (std::adjacent_find(stamps.begin(), stamps.end()) != stamps.end()) {
+        fail("two nodes have one stamp");
+    }
+    if (stamp_.size() != nodes_.size()) {
+        fail("stamps and nodes differ in number");
     }
     if (inner != usedGroups_) {
         fail("inner nodes differ from the groups in use");

@@ -129,7 +129,8 @@ TEST(ObjectInstances, EachDrawnObjectOnceGroupedByMeshInTheDrawnOrder) {
     camera.lookAt({0.0f, 30.0f, 0.0f}, {128.0f, 0.0f, 128.0f});
     for (const bool byId : {true, false}) {
         ObjectInstances out;
-        buildObjectInstances(scene, drawn, nullptr, selected, camera, 720, byId, out);
+        buildObjectInstances(scene, drawn, nullptr, selected, camera, 720,
+                             byId ? StaticsSent::ById : StaticsSent::Whole, out);
         int meshesUsed = 0;
         expectInstancesOf(scene, drawn, selected, camera, byId, out, meshesUsed);
         EXPECT_EQ(meshesUsed, kObjectMeshes)
@@ -162,7 +163,8 @@ TEST(ObjectInstances, TrianglesAndUploadBytesAreThoseOfEachDrawnObject) {
     camera.lookAt({0.0f, 30.0f, 0.0f}, {128.0f, 0.0f, 128.0f});
     for (const bool byId : {true, false}) {
         ObjectInstances out;
-        buildObjectInstances(scene, drawn, nullptr, {}, camera, 720, byId, out);
+        buildObjectInstances(scene, drawn, nullptr, {}, camera, 720,
+                             byId ? StaticsSent::ById : StaticsSent::Whole, out);
         uint64_t triangles = 0, meshOnly = 0, bytes = 0, balls = 0, impostors = 0;
         for (const uint32_t id : drawn) {
             const DrawnAs way = expectedWay(scene, id, camera);
@@ -252,8 +254,9 @@ TEST(ObjectInstances, GroupsDecideEachObjectsOwnMesh) {
         ASSERT_EQ(frame.objectsDrawnGroups.end.empty() ? 0u : frame.objectsDrawnGroups.end.back(),
                   frame.objectsDrawn.size());
         buildObjectInstances(scene, frame.objectsDrawn, &frame.objectsDrawnGroups, selected, c, 720,
-                             true, grouped);
-        buildObjectInstances(scene, frame.objectsDrawn, nullptr, selected, c, 720, true, plain);
+                             StaticsSent::ById, grouped);
+        buildObjectInstances(scene, frame.objectsDrawn, nullptr, selected, c, 720,
+                             StaticsSent::ById, plain);
         ASSERT_EQ(grouped.idCounts, plain.idCounts);
         for (int m = 0; m < kObjectMeshes; ++m) {
             ASSERT_TRUE(std::equal(grouped.ids(m), grouped.ids(m) + grouped.idCounts[size_t(m)],
