@@ -372,6 +372,8 @@ def objects_section(rows):
                   f"(`object_upload_bytes`, `static_runs` runs; by id, "
                   f"`object_upload_bytes_ids`) | {f['object_upload_bytes']:,.0f} "
                   f"({f['static_runs']:,.0f} runs; {f['object_upload_bytes_ids']:,.0f} by id) |",
+                  f"| drawn groups / their nodes searched for their runs (not known from "
+                  f"earlier frames) | {f['groups']:,.0f} / {f['static_nodes_searched']:,.0f} |",
                   f"| one step (100,000 balls), CPU ms (µs a ball) | {f['step_cpu_ms']:.1f} "
                   f"({f['step_cpu_us_per_ball']:.2f}) |"]
     p = rows.get("BM_ObjectPick/iterations:1")

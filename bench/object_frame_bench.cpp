@@ -85,7 +85,8 @@ ObjectWorld& world(int side, uint32_t count, uint32_t moving) {
 // part of the frame with objects), the object tests (box against plane) against brute force's one
 // an object, the horizon tests, the triangles the drawn objects' meshes and impostors draw and the
 // bytes sent the GPU (object_triangles, object_upload_bytes: the balls' instances and the runs,
-// static_runs of them), the same with the static objects sent by id instead, untimed by the
+// static_runs of them, for the drawn `groups`, of whose nodes static_nodes_searched were not known
+// from earlier frames), the same with the static objects sent by id instead, untimed by the
 // frame (object_upload_bytes_ids, instances_ids_cpu_ms), the triangles the same objects would
 // draw as meshes alone, fine near and coarse far (object_triangles_meshes, meshOnlyTriangles: the
 // impostors' gain in one run), the static objects whose way their group's box left to their
@@ -97,7 +98,7 @@ void BM_ObjectFrame(benchmark::State& state) {
     double withCpu = 0.0, withoutCpu = 0.0, stepCpu = 0.0, instancesCpu = 0.0;
     uint64_t tested = 0, nodesTested = 0, drawn = 0, occluded = 0, frames = 0, steps = 0,
              horizonTests = 0, triangles = 0, meshTriangles = 0, uploadBytes = 0, recordsRead = 0,
-             staticRuns = 0, byIdBytes = 0;
+             staticRuns = 0, nodesSearched = 0, byIdBytes = 0, groups = 0;
     double byIdCpu = 0.0;
     for (auto _ : state) {
         for (const Camera& c : w.cameras) {
@@ -122,6 +123,7 @@ void BM_ObjectFrame(benchmark::State& state) {
                 for (const std::vector<StaticRun>& list : w.runs.runs) {
                     staticRuns += list.size();
                 }
+                nodesSearched += w.runs.nodesSearched;
                 // Not timed: the same objects with the static ones sent by id.
                 const double byIdStart = cpuMs();
                 buildObjectInstances(*w.objects, w.frame.objectsDrawn, &w.frame.objectsDrawnGroups,
@@ -154,6 +156,7 @@ void BM_ObjectFrame(benchmark::State& state) {
             drawn += with.objects.drawn;
             occluded += with.objects.occluded;
             horizonTests += with.objects.groupsTested;
+            groups += w.frame.objectsDrawnGroups.end.size();
             ++frames;
         }
         const double cpu = cpuMs();
@@ -177,6 +180,8 @@ void BM_ObjectFrame(benchmark::State& state) {
     state.counters["object_upload_bytes_ids"] = double(byIdBytes) / n;
     state.counters["instances_ids_cpu_ms"] = byIdCpu / n;
     state.counters["static_runs"] = double(staticRuns) / n;
+    state.counters["static_nodes_searched"] = double(nodesSearched) / n;
+    state.counters["groups"] = double(groups) / n;
     state.counters["objects_share"] = (withCpu - withoutCpu) / std::max(withCpu, 1e-9);
     state.counters["tests"] = double(tested) / n;
     state.counters["node_tests"] = double(nodesTested) / n;

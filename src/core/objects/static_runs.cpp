@@ -176,6 +176,7 @@ void buildStaticRuns(const StaticOrder& order, const ObjectScene& scene,
     }
     out.objects = {};
     out.recordsRead = 0;
+    out.nodesSearched = 0;
     const MeshChoice choice(camera, viewportHeight, detail);
     if (!groups || groups->end.empty()) {
         // No groups: every static object drawn is one of drawn's; with the frustum off every
@@ -215,6 +216,7 @@ void buildStaticRuns(const StaticOrder& order, const ObjectScene& scene,
             }
             StaticRuns::NodeStatics& known = out.known[node.node];
             if (known.stamp != node.stamp) {
+                ++out.nodesSearched;
                 const uint64_t keyEnd =
                     node.key +
                     (node.leaf ? LooseObjectTree::subtreeKeys(order.maxDepth() - node.depth) : 1);

@@ -86,6 +86,7 @@ struct StaticRuns {
     std::array<std::vector<StaticRun>, kStaticLists> runs;
     std::array<uint32_t, kStaticLists> objects{};  // per list, the objects its runs hold
     uint32_t recordsRead = 0;       // objects whose way their group's box left to their record
+    uint32_t nodesSearched = 0;     // groups' nodes whose runs were not known (`known`)
     std::vector<uint32_t> scratch;  // a partly reported group's places
     // What earlier frames found of each node (by its number in the tree's pool) while its stamp
     // (LooseObjectTree::stamp) stays: its static objects' runs of places, one a kind, so that a

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <map>
 #include <utility>
 #include <vector>
@@ -186,7 +187,7 @@ TEST(StaticRuns, SameObjectsInTheSameListsAsTheIdsWhileTheTreeChanges) {
     std::sort(selectedPlaces.begin(), selectedPlaces.end());
     runs.reserve(order.count());
     all.reserve(order.count());
-    size_t wholeGroups = 0, partGroups = 0, statics = 0, runCount = 0;
+    size_t wholeGroups = 0, partGroups = 0, statics = 0, runCount = 0, searched = 0;
     std::array<size_t, kStaticLists> listed{};
     for (const Camera& c : flightPath(s.map, s.mapping, 24, 16.0f / 9.0f)) {
         for (int step = 0; step < 3; ++step) {
@@ -222,6 +223,7 @@ TEST(StaticRuns, SameObjectsInTheSameListsAsTheIdsWhileTheTreeChanges) {
             runCount += runs.runs[size_t(list)].size();
         }
         EXPECT_EQ(runs.recordsRead, instances.recordsRead);
+        searched += runs.nodesSearched;
 
         // Expanded into id lists (as places), the same entries as the ids by mesh, selection and
         // band marked alike; the balls' whole instances and every count the same.
@@ -268,6 +270,9 @@ TEST(StaticRuns, SameObjectsInTheSameListsAsTheIdsWhileTheTreeChanges) {
     }
     EXPECT_GT(wholeGroups, 0u);
     EXPECT_GT(partGroups, 0u);
+    std::printf("%zu whole groups, %zu of their nodes searched\n", wholeGroups, searched);
+    EXPECT_GT(searched, 0u);
+    EXPECT_LT(searched, wholeGroups) << "no node's runs were taken from an earlier frame";
     for (const StaticList list : {StaticList::TreeFine, StaticList::TreeFineBand,
                                   StaticList::TreeImpostor, StaticList::RockImpostor}) {
         EXPECT_GT(listed[size_t(list)], 0u) << "list " << int(list) << " never used";
