@@ -125,11 +125,11 @@ struct ObjectRenderer {
     uint64_t selectionShown = ~uint64_t(0);
     bool selectedSent = false;   // selectedPlaces are in selectedBuffer
     GLint64 storageLimit = 0;    // GL_MAX_SHADER_STORAGE_BLOCK_SIZE, bytes
-    bool expandedOnGpu = false;  // the last submit's runs were (for the tests)
-    uint64_t uploadBytes = 0;    // what the last submit sent: instances, ids or runs, selection
+    bool expandedOnGpu = false;  // the last upload's runs were expanded on the GPU (the tests)
+    uint64_t uploadBytes = 0;    // what the last upload sent: instances, ids or runs, selection
 
-    // Loads objects.vert/objects.frag from shaderDir (compiled in when it is "") and uploads the
-    // four meshes.
+    // Loads objects.vert/objects.frag (and object_runs.comp where the context has compute
+    // shaders) from shaderDir (compiled in when it is "") and uploads the four meshes.
     static Result<ObjectRenderer> create(const std::string& shaderDir);
     void destroy();
     Status reloadShaders();
