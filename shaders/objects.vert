@@ -1,9 +1,9 @@
 // Object vertex shader: a unit mesh (core/objects/mesh.h) scaled into each instance's box, or
 // under IMPOSTOR the impostor's quad turned to face the eye over the box's bounding sphere. An
 // instance is either whole (qt::ObjectInstance in attributes 3-5) or, with byId, a static
-// object's id in attribute 5 (bit 31: selected, bit 30: in the band between mesh and impostor)
-// whose record the shader fetches from `records` (core/objects/instances.h, objectRecordTexels:
-// two texels an object).
+// object's place in attribute 5 (bit 31: selected, bit 30: in the band between mesh and impostor)
+// whose record the shader fetches from `records`, kept by place (core/objects/static_runs.h's
+// StaticOrder; objectRecordTexels: two texels an object).
 #version 330 core
 
 layout(location = 0) in vec3 unitPosition;

@@ -709,12 +709,6 @@ INSTANTIATE_TEST_SUITE_P(Shared, RealMaps,
                                            RealCase{"r_volcano_maunga_whau_87x61.png", 2}),
                          realCaseName);
 
-// Objects on the terrain (trees, rocks and rolling balls, after some steps): culled frames equal
-// unculled ones over the varied cameras and low ones among the objects, with level of detail off
-// and on; the cameras cull objects by the frustum and by occlusion, and the objects take at most
-// one draw per mesh and kind of instance data; drawn by id or whole, they are the same pixels,
-// selected ones highlighted alike. Far objects are drawn as impostors, and those in the band
-// between as both, dithered.
 // The ids object_runs.comp wrote on the GPU for the last frame, read back, are those
 // expandStaticRuns writes on the CPU from the same runs and selection, entry for entry; counts
 // the entries marked selected and in the band.
@@ -740,6 +734,12 @@ void expectRunsExpandedAsOnTheCpu(const ObjectRenderer& objects, uint64_t& selec
     }
 }
 
+// Objects on the terrain (trees, rocks and rolling balls, after some steps): culled frames equal
+// unculled ones over the varied cameras and low ones among the objects, with level of detail off
+// and on; the cameras cull objects by the frustum and by occlusion, and the objects take at most
+// one draw per mesh and kind of instance data; the static ones drawn from runs expanded on the GPU
+// or on the CPU, or whole, they are the same pixels, selected ones highlighted alike. Far objects
+// are drawn as impostors, and those in the band between as both, dithered.
 // Adds the objects occluded over all frames to `occluded`.
 void expectObjectsCulledEqualsUnculled(Terrain& terrain, uint32_t count, uint32_t moving,
                                        int cameraCount, uint64_t& occludedTotal) {
@@ -749,7 +749,7 @@ void expectObjectsCulledEqualsUnculled(Terrain& terrain, uint32_t count, uint32_
     terrain.setObjects(std::make_unique<ObjectScene>(std::move(scene).value()));
     gl().objects.reserve(count);
     terrain.stepObjects(30);
-    // Every seventh object selected: highlighted alike whether drawn by id or whole.
+    // Every seventh object selected: highlighted alike however the static ones are sent.
     for (uint32_t id = 0; id < count; id += 7) {
         terrain.selectedObjects[id] = 1;
     }
