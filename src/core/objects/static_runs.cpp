@@ -4,10 +4,26 @@
 
 #include <algorithm>
 #include <array>
-#include <limits>
 #include <numeric>
 
 namespace qt {
+namespace {
+
+// Gallops forward from `from` (every key before it below `key`) to the first place at or past
+// `key`, below `end`.
+uint32_t firstAtOrPast(const std::vector<uint64_t>& keys, uint32_t from, uint32_t end,
+                       uint64_t key) {
+    uint32_t lo = from, bound = from, step = 1;
+    while (bound < end && keys[bound] < key) {
+        lo = bound + 1;
+        bound = lo + step;
+        step *= 2;
+    }
+    const uint32_t hi = std::min(bound, end);
+    return uint32_t(std::lower_bound(keys.begin() + lo, keys.begin() + hi, key) - keys.begin());
+}
+
+}  // namespace
 
 StaticOrder::StaticOrder(const ObjectScene& scene)
     : firstRock_(scene.firstRock()),
@@ -36,20 +52,6 @@ StaticOrder::StaticOrder(const ObjectScene& scene)
     }
 }
 
-// Gallops forward from `from` (every key before it below `key`) to the first place at or past
-// `key`, below `end`.
-static uint32_t firstAtOrPast(const std::vector<uint64_t>& keys, uint32_t from, uint32_t end,
-                              uint64_t key) {
-    uint32_t lo = from, bound = from, step = 1;
-    while (bound < end && keys[bound] < key) {
-        lo = bound + 1;
-        bound = lo + step;
-        step *= 2;
-    }
-    const uint32_t hi = std::min(bound, end);
-    return uint32_t(std::lower_bound(keys.begin() + lo, keys.begin() + hi, key) - keys.begin());
-}
-
 StaticRun StaticOrder::keysIn(bool rocks, uint64_t keyBegin, uint64_t keyEnd,
                               uint32_t& cursor) const {
     const uint32_t start = rocks ? firstRock_ : 0, end = rocks ? count() : firstRock_;
@@ -74,7 +76,8 @@ void StaticRuns::reserve(uint32_t count) {
 namespace {
 
 // Appends places [first, first + count) to `list`, extending its last run when they continue it.
-// Inlined, as appendWay, into every caller: a call each was a third of a frame's instructions.
+// Inlined, as appendWay, into every caller: as calls they were a third of the pass's
+// instructions.
 [[gnu::always_inline]] inline void append(StaticRuns& out, int list, uint32_t first,
                                           uint32_t count) {
     std::vector<StaticRun>& runs = out.runs[size_t(list)];

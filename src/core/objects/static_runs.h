@@ -17,7 +17,7 @@
 namespace qt {
 
 // The static objects at places [first, first + count) of a StaticOrder; in an impostor's list,
-// kBandRun marks the first of a run of objects in the band (drawn both ways), whose impostors
+// `first` carries kBandRun for a run of objects in the band (drawn both ways), whose impostors
 // take their share of the dither (the ids' kBandId).
 struct StaticRun {
     uint32_t first;
