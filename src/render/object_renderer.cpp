@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <numeric>
 
 #include <glm/gtc/type_ptr.hpp>
 
@@ -181,6 +182,11 @@ Status ObjectRenderer::reloadShaders() {
 
 namespace {
 
+// The ids the draws read: every mesh's.
+size_t idTotal(const ObjectInstances& in) {
+    return std::accumulate(in.idCounts.begin(), in.idCounts.end(), size_t(0));
+}
+
 // Makes `buffer` hold at least `needed` elements of `bytes` each: the larger of that and half as
 // many again as it held, so that frames drawing more objects in the band between mesh and
 // impostor than any before (each drawn both ways) grow it rarely.
@@ -345,10 +351,7 @@ void ObjectRenderer::expandRunsOnGpu(size_t ids) {
 }
 
 void ObjectRenderer::upload() {
-    size_t ids = 0;
-    for (const uint32_t count : instances.idCounts) {
-        ids += count;
-    }
+    const size_t ids = idTotal(instances);
     uploadBytes = 0;
     expandedOnGpu = false;
     if (ids + instances.sorted.size() + staticWhole.size() == 0) {
@@ -389,10 +392,7 @@ void ObjectRenderer::upload() {
 }
 
 int ObjectRenderer::submit(const Camera& camera) {
-    size_t ids = 0;
-    for (const uint32_t count : instances.idCounts) {
-        ids += count;
-    }
+    const size_t ids = idTotal(instances);
     if (ids + instances.sorted.size() + staticWhole.size() == 0) {
         return 0;
     }

@@ -168,6 +168,29 @@ void appendEachWay(const StaticOrder& order, const ObjectScene& scene, const Mes
     appendEachWay(order, scene, choice, reach, first, count, out);
 }
 
+// Appends the static objects among drawn[begin, end), each on its own in place order, by its
+// size and `reach` (its record where that leaves it open); their places are asked for a few
+// objects ahead (by id: in no order).
+void appendEachOf(const StaticOrder& order, const ObjectScene& scene, const MeshChoice& choice,
+                  const GroupReach& reach, const std::vector<uint32_t>& drawn, size_t begin,
+                  size_t end, StaticRuns& out) {
+    constexpr size_t kAhead = 16;
+    const uint32_t statics = order.count();
+    out.scratch.clear();
+    for (size_t k = begin; k < end; ++k) {
+        if (k + kAhead < end && drawn[k + kAhead] < statics) {
+            order.prefetchPlace(drawn[k + kAhead]);
+        }
+        if (drawn[k] < statics) {
+            out.scratch.push_back(order.place(drawn[k]));
+        }
+    }
+    std::sort(out.scratch.begin(), out.scratch.end());
+    for (const uint32_t p : out.scratch) {
+        appendEachWay(order, scene, choice, reach, p, 1, out);
+    }
+}
+
 }  // namespace
 
 void buildStaticRuns(const StaticOrder& order, const ObjectScene& scene,
@@ -182,29 +205,18 @@ void buildStaticRuns(const StaticOrder& order, const ObjectScene& scene,
     out.nodesSearched = 0;
     const MeshChoice choice(camera, viewportHeight, detail);
     if (!groups || groups->end.empty()) {
-        // No groups: every static object drawn is one of drawn's; with the frustum off every
-        // static object is, and a frame without groups draws every one.
-        out.scratch.clear();
-        for (const uint32_t id : drawn) {
-            if (id < order.count()) {
-                out.scratch.push_back(order.place(id));
-            }
-        }
-        std::sort(out.scratch.begin(), out.scratch.end());
-        for (const uint32_t p : out.scratch) {
-            appendEachWay(order, scene, choice, GroupReach{}, p, 1, out);
-        }
+        // No groups: each static object of drawn's (with the frustum off, every one) by its
+        // record.
+        appendEachOf(order, scene, choice, GroupReach{}, drawn, 0, drawn.size(), out);
         return;
     }
     if (out.orderSerial != order.serial()) {
         out.known.clear();
         out.orderSerial = order.serial();
     }
-    const uint32_t statics = order.count();
     uint32_t cursor[2] = {0, order.firstRock()};
     // What is known of a group's node is asked for this many groups ahead (the nodes' numbers
-    // rise along the walk, with gaps), and a partly reported group's places this many objects
-    // ahead (by id: in no order).
+    // rise along the walk, with gaps).
     constexpr size_t kAhead = 8;
     const size_t groupCount = groups->end.size();
     for (size_t g = 0, begin = 0; g < groupCount; ++g) {
@@ -232,21 +244,9 @@ void buildStaticRuns(const StaticOrder& order, const ObjectScene& scene,
                 appendWays(order, scene, choice, reach, known.trees, out);
                 appendWays(order, scene, choice, reach, known.rocks, out);
             }
-        } else {  // those the frustum met, in place order
-            const GroupReach reach = groupReach(groups->box[g], choice.eye);
-            out.scratch.clear();
-            for (size_t k = begin; k < end; ++k) {
-                if (k + 2 * kAhead < end && drawn[k + 2 * kAhead] < statics) {
-                    order.prefetchPlace(drawn[k + 2 * kAhead]);
-                }
-                if (drawn[k] < statics) {
-                    out.scratch.push_back(order.place(drawn[k]));
-                }
-            }
-            std::sort(out.scratch.begin(), out.scratch.end());
-            for (const uint32_t p : out.scratch) {
-                appendEachWay(order, scene, choice, reach, p, 1, out);
-            }
+        } else {  // those the frustum met
+            appendEachOf(order, scene, choice, groupReach(groups->box[g], choice.eye), drawn, begin,
+                         end, out);
         }
         begin = end;
     }
