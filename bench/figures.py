@@ -82,7 +82,8 @@ FILTERS = {
     "lod-reference": r"^BM_LodReference/",
     "objects": (r"^BM_Step(Tree|Loose|Rebuilt|Grid|Box2D)/1100000$|^BM_StepBruteSubset|"
                 r"^BM_PairsAgree|^BM_Rect(Tree|Loose|Brute)/|^BM_Frustum(Tree|Loose)/|"
-                r"^BM_Share(Incremental|Rebuilt)/(1|30|100)$|^BM_ObjectFrame|^BM_ObjectPick"),
+                r"^BM_Share(Incremental|Rebuilt)/(1|30|100)$|^BM_ObjectFrame|^BM_ObjectPick|"
+                r"^BM_ObjectScatter"),
 }
 
 parser = argparse.ArgumentParser(description=__doc__,
@@ -376,6 +377,15 @@ def objects_section(rows):
                   f"earlier frames) | {f['groups']:,.0f} / {f['static_nodes_searched']:,.0f} |",
                   f"| one step (100,000 balls), CPU ms (µs a ball) | {f['step_cpu_ms']:.1f} "
                   f"({f['step_cpu_us_per_ball']:.2f}) |"]
+    sc = rows.get("BM_ObjectScatter/4097/iterations:2")
+    if sc:
+        lines += ["", "A new scene (`BM_ObjectScatter`: the same 1,100,000 objects scattered anew, "
+                  "as the HUD's scatter, a new map and a new exaggeration make them, on a thread "
+                  "of their own while the frames go on: core/objects/scatter_job.h; the thread's "
+                  "CPU time):", "",
+                  "| made | CPU ms |", "|---|---|",
+                  f"| the scatter | {sc['scatter_ms']:,.0f} |",
+                  f"| the static objects' order (StaticOrder) | {sc['static_order_ms']:,.0f} |"]
     p = rows.get("BM_ObjectPick/iterations:1")
     if p:
         lines += ["", "Picking (`BM_ObjectPick`: a 5 x 5 grid of pixels at each of the 64 "

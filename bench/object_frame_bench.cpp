@@ -201,6 +201,35 @@ void BM_ObjectFrame(benchmark::State& state) {
 
 BENCHMARK(BM_ObjectFrame)->Arg(4097)->Iterations(3)->Unit(benchmark::kMillisecond);
 
+// The frame bench's scene made anew, as the viewer's HUD and a new map's objects make it, off the
+// frame's thread (core/objects/scatter_job.h): the scatter (scatter_ms) and the static objects'
+// order (static_order_ms), the thread's CPU time of each; what a frame would wait made on its
+// thread.
+void BM_ObjectScatter(benchmark::State& state) {
+    const int side = int(state.range(0));
+    const Heightmap map = syntheticHeightmap(side, side, 1);
+    const WorldMapping mapping = defaultMapping(map);
+    double scatterMs = 0.0, orderMs = 0.0;
+    for (auto _ : state) {
+        const double start = cpuMs();
+        Result<ObjectScene> scene = ObjectScene::scatter(map, mapping, 1100000, 100000, 1);
+        const double scattered = cpuMs();
+        if (!scene) {
+            state.SkipWithError(scene.error().c_str());
+            return;
+        }
+        const StaticOrder order(scene.value());
+        orderMs += cpuMs() - scattered;
+        scatterMs += scattered - start;
+        benchmark::DoNotOptimize(order.count());
+    }
+    const double n = double(std::max<int64_t>(state.iterations(), 1));
+    state.counters["scatter_ms"] = scatterMs / n;
+    state.counters["static_order_ms"] = orderMs / n;
+}
+
+BENCHMARK(BM_ObjectScatter)->Arg(4097)->Iterations(2)->Unit(benchmark::kMillisecond);
+
 // Picking what the cursor shows, as the viewer does every frame: the terrain under a pixel, then
 // the object in front of it (core/objects/pick.h), through a 5 x 5 grid of pixels of a 1280 x 720
 // window at each flight camera. Counters per pick: the objects' microseconds and the terrain's;

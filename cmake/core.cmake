@@ -24,9 +24,10 @@ set(QT_CORE_SOURCES
   cull/cull.cpp cull/occlusion.cpp cull/pick.cpp cull/slope_levels.cpp
   # lod: the selection and its error bounds
   lod/lod.cpp lod/lod_error.cpp lod/lod_reference.cpp
-  # objects: the loose object tree, the scene on the terrain, meshes, instances, picking
+  # objects: the loose object tree, the scene on the terrain, meshes, instances, picking, the
+  # scatter off the caller's thread
   objects/index.cpp objects/loose_tree.cpp objects/loose_tree_query.cpp objects/scene.cpp objects/mesh.cpp
-  objects/instances.cpp objects/pick.cpp objects/static_runs.cpp
+  objects/instances.cpp objects/pick.cpp objects/static_runs.cpp objects/scatter_job.cpp
   # streaming: maps bigger than memory, code caches, sidecars, the page streamer
   streaming/open_map.cpp streaming/streamed_map.cpp streaming/streamed_gdal.cpp
   streaming/code_cache.cpp streaming/tree_sidecar.cpp streaming/nodata_sidecar.cpp streaming/mapped_codes.cpp

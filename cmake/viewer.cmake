@@ -184,10 +184,10 @@ if(QT_BUILD_TESTS)
   # clicks, a path typed right after a click into the path box reaching the box and no shortcut,
   # Esc in the box never quitting, the HUD's layout at 1280x720 and 1920x1080, the Sun's keys,
   # the frame budget's bound, frames going on while a map is read from a slow server (nginx), a
-  # layout streamed by tiles from nginx.
+  # layout streamed by tiles from nginx, a new map's objects scattered off the frame's thread.
   # Exit 77: skipped (no xdotool).
   foreach(input_case pick pick_object screenshot enter slow_keys move1 move60 fly ground minimap
-                     text_focus layout sun_keys frame_budget slow_load tiles)
+                     text_focus layout sun_keys frame_budget slow_load tiles objects_load)
     add_test(NAME input_${input_case}
       COMMAND ${QT_WITH_DISPLAY} ${Python3_EXECUTABLE}
               ${CMAKE_SOURCE_DIR}/tests/render/input_test.py

@@ -110,6 +110,11 @@ StreamSettings streamSettings(const ViewerOptions& options, bool mapped) {
     return stream;
 }
 
+// What ObjectScene::scatter takes of the options.
+ScatterRequest scatterRequest(const ViewerOptions& options) {
+    return {options.objects, options.moving, options.seed, options.objectScale};
+}
+
 }  // namespace
 
 Result<Session> Session::create(const ViewerOptions& options, bool* usage) {
@@ -160,16 +165,15 @@ Result<Session> Session::create(const ViewerOptions& options, bool* usage) {
     }
     session.sun = sun.value();
     // The objects too: a scene the map has no room for is refused before any window opens.
-    std::unique_ptr<ObjectScene> objects;
+    std::optional<ScatteredObjects> objects;
     if (options.objects > 0) {
-        Result<ObjectScene> scene =
-            ObjectScene::scatter(map.value(), optionsMapping(map.value(), options), options.objects,
-                                 options.moving, options.seed, options.objectScale);
-        if (!scene) {
+        Result<ScatteredObjects> made = scatterWithOrder(
+            map.value(), optionsMapping(map.value(), options), scatterRequest(options));
+        if (!made) {
             terminal.failed();
-            return Result<Session>::failure(scene.error());
+            return Result<Session>::failure(made.error());
         }
-        objects = std::make_unique<ObjectScene>(std::move(scene).value());
+        objects.emplace(std::move(made).value());
     }
     if (!options.shaderDir.empty()) {
         if (!isDirectory(options.shaderDir)) {
@@ -253,7 +257,9 @@ Result<Session> Session::create(const ViewerOptions& options, bool* usage) {
     session.terrain.mapping = optionsMapping(session.terrain.map, options);
     session.geo = GeoTransform(session.terrain.map);
     session.objectRenderer.reserve(options.objects);
-    session.terrain.setObjects(std::move(objects));
+    if (objects) {
+        session.adoptObjects(std::move(*objects));
+    }
     session.resetCamera(float(options.windowWidth) / float(options.windowHeight));
     // Imagery: a scripted run waits for it, and fails as a bad map does when it cannot be shown;
     // the viewer draws its first frames without it and takes it when it is ready.
@@ -294,6 +300,7 @@ std::optional<ImageryOutcome> Session::finishImagery(bool wait) {
 
 Status Session::scatterObjects(bool wait) {
     terrain.setObjects(nullptr);
+    objectScatter.drop();  // one asked for before
     if (objectHeights != nullptr && objectHeights->map != terrain.tiles) {
         objectHeights->stop->store(true);  // a map since replaced: its fetch ends
         retiring.push_back(std::move(*objectHeights));
@@ -322,24 +329,39 @@ Status Session::scatterObjects(bool wait) {
             return all;
         }
     }
-    Result<ObjectScene> scene =
-        ObjectScene::scatter(terrain.map, terrain.mapping, options.objects, options.moving,
-                             options.seed, options.objectScale);
-    if (!scene) {
-        return Status::failure(scene.error());
+    if (!wait) {
+        objectScatter.start(terrain.map, terrain.mapping, scatterRequest(options));
+        return {};
     }
-    terrain.setObjects(std::make_unique<ObjectScene>(std::move(scene).value()));
-    objectRenderer.reserve(options.objects);
+    Result<ScatteredObjects> made =
+        scatterWithOrder(terrain.map, terrain.mapping, scatterRequest(options));
+    if (!made) {
+        return Status::failure(made.error());
+    }
+    adoptObjects(std::move(made).value());
     return {};
 }
 
-std::string Session::finishObjectHeights() {
+void Session::adoptObjects(ScatteredObjects made) {
+    objectRenderer.reserve(made.scene.count());
+    objectRenderer.adoptOrder(std::move(made.order));
+    terrain.setObjects(std::make_unique<ObjectScene>(std::move(made.scene)));
+}
+
+std::string Session::finishObjects() {
     retiring.erase(std::remove_if(retiring.begin(), retiring.end(),
                                   [](const HeightsFetch& f) {
                                       return f.done.wait_for(std::chrono::seconds(0)) ==
                                              std::future_status::ready;
                                   }),
                    retiring.end());
+    if (std::optional<Result<ScatteredObjects>> made = objectScatter.take()) {
+        if (!*made) {
+            return "objects not scattered: " + made->error();
+        }
+        adoptObjects(std::move(*made).value());
+        return scatteredLine();
+    }
     if (objectHeights == nullptr ||
         objectHeights->done.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
         return "";
@@ -353,11 +375,12 @@ std::string Session::finishObjectHeights() {
     if (!fetched) {
         return "objects not scattered: " + fetched.error();
     }
-    const Status scattered = scatterObjects(true);
-    return scattered ? scatteredLine() : scattered.error();
+    const Status scattered = scatterObjects(false);
+    return scattered ? "" : scattered.error();
 }
 
 void Session::destroy() {
+    objectScatter.end();
     // A fetch of the objects' heights stops within a band of rows (the futures wait for it).
     if (objectHeights != nullptr) {
         objectHeights->stop->store(true);
@@ -427,13 +450,15 @@ std::optional<Status> Session::finishLoad(const LoadProgress& progress) {
     if (!read) {
         return Status::failure(read.error());
     }
-    return adoptTerrain(createTerrain(std::move(read).value(), path, options.pageSize, progress));
+    return adoptTerrain(createTerrain(std::move(read).value(), path, options.pageSize, progress),
+                        false);
 }
 
-Status Session::adoptTerrain(Result<Terrain> loaded) {
+Status Session::adoptTerrain(Result<Terrain> loaded, bool waitForObjects) {
     if (!loaded) {
         return Status::failure(loaded.error());
     }
+    objectScatter.end();  // it reads the map about to go
     terrain.destroy();
     terrain = std::move(loaded).value();
     geo = GeoTransform(terrain.map);
@@ -447,7 +472,7 @@ Status Session::adoptTerrain(Result<Terrain> loaded) {
     options.target.reset();
     resetCamera(camera.aspect);
     // The objects follow the new ground; a map with no room for them keeps none.
-    return scatterObjects();
+    return scatterObjects(waitForObjects);
 }
 
 Status Session::reloadShaders() {

@@ -13,6 +13,7 @@
 #include "app/options.h"
 #include "core/cull/pick.h"
 #include "core/light/sun_position.h"
+#include "core/objects/scatter_job.h"
 #include "core/terrain/geo_transform.h"
 #include "core/view/camera.h"
 #include "render/debug_lines.h"
@@ -66,6 +67,11 @@ struct Session {
     };
     std::unique_ptr<HeightsFetch> objectHeights;
     std::vector<HeightsFetch> retiring;
+    // The scatter of scatterObjects(false), made off the frame's thread with its static objects'
+    // order (core/objects/scatter_job.h), so that the window keeps answering while a million
+    // objects are placed, and taken by finishObjects. It reads the terrain's map in place, so
+    // whatever replaces the map ends it first.
+    ScatterJob objectScatter;
 
     // Loads the heightmap first (so a bad file is reported even without a display), then opens
     // the window (hidden for scripted runs), loads the shaders and uploads the terrain.
@@ -96,23 +102,28 @@ struct Session {
     // against the memory budget while the new one loads.
     LoadOptions nextLoadOptions(const std::string& path) const;
     // The current terrain replaced by `loaded` (the old GL objects destroyed), then the Sun, the
-    // imagery, the camera and the objects set up on it; `loaded`'s error when it failed, the
-    // current terrain untouched.
-    Status adoptTerrain(Result<Terrain> loaded);
-    // Scatters the options' objects (--objects, --moving, --seed) on the current terrain; on
-    // failure the terrain keeps no objects and the one-line error is returned. On a map whose
-    // tiles arrive as asked for, with some absent, `wait` false starts fetching the rest off the
-    // frame's thread (objectsWaitForHeights() then says so) and finishObjectHeights scatters
-    // them; `wait` true fetches them first.
+    // imagery, the camera and the objects set up on it (scatterObjects(waitForObjects));
+    // `loaded`'s error when it failed, the current terrain untouched.
+    Status adoptTerrain(Result<Terrain> loaded, bool waitForObjects = true);
+    // Scatters the options' objects (--objects, --moving, --seed) on the current terrain, the
+    // objects it had gone at once; on failure the terrain keeps no objects and the one-line error
+    // is returned. `wait` true scatters them before returning (on a map whose tiles arrive as
+    // asked for, the absent ones fetched first). `wait` false leaves the frame's thread free:
+    // the absent tiles are fetched (objectsWaitForHeights() says so) and the scatter made
+    // (objectsScattering()) on threads of their own, and finishObjects takes the scene; a
+    // failure then comes from there.
     Status scatterObjects(bool wait = true);
     bool objectsWaitForHeights() const { return objectHeights != nullptr; }
+    bool objectsScattering() const { return objectScatter.running(); }
     // What the HUD says of the options' objects once scattered.
     std::string scatteredLine() const {
         return "scattered " + std::to_string(options.objects) + " objects";
     }
-    // Once the objects' heights are in: the objects scattered, and what to tell the user ("" when
-    // nothing happened this frame). Each frame.
-    std::string finishObjectHeights();
+    // Each frame: once the objects' heights are in, their scatter started; once a scatter has
+    // ended, its scene on the terrain. What to tell the user ("" when nothing happened).
+    std::string finishObjects();
+    // `made` on the terrain, its static objects' order given to the object renderer.
+    void adoptObjects(ScatteredObjects made);
     // Reloads every shader; old programs stay on failure.
     Status reloadShaders();
     // The first failure of a program made when first drawn since the last reload (Program-

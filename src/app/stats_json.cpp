@@ -152,6 +152,8 @@ std::string viewerStateJson(const ViewerState& s) {
     j += "  \"text_field_active\": " + std::string(s.textFieldActive ? "true" : "false") + ",\n";
     j += "  \"minimap\": [" + number(s.minimapSquare[0]) + ", " + number(s.minimapSquare[1]) +
          ", " + number(s.minimapSquare[2]) + "],\n";
+    j += "  \"objects\": {\"count\": " + std::to_string(s.objects) +
+         ", \"scattering\": " + std::string(s.scattering ? "true" : "false") + "},\n";
     j += "  \"selected_objects\": [";
     for (size_t k = 0; k < s.selectedObjects.size(); ++k) {
         j += (k == 0 ? "" : ", ") + std::to_string(s.selectedObjects[k]);

@@ -94,6 +94,8 @@ struct ViewerState {
     std::optional<GeoPoint> cursorGeo;          // the point in the map's CRS and WGS 84
     std::optional<ObjectPickHit> cursorObject;  // the object under it, nearer than the terrain
     std::vector<uint32_t> selectedObjects;  // sorted ids: the minimap's and Shift+click's selection
+    uint32_t objects = 0;                   // on the terrain (0 while a scatter is under way)
+    bool scattering = false;                // a scatter under way off the frame's thread
     bool measured = false;                  // a measurement from measureA to measureB is shown
     glm::vec3 measureA{0.0f}, measureB{0.0f};
     bool cull = true, occlusion = true;  // the HUD's toggles

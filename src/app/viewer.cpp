@@ -68,12 +68,13 @@ void scatterFromHud(Viewer& v) {
     s.options.seed = uint64_t(v.hud.objectSeed);
     v.hud.minimapObjects.selected.clear();
     const Status scattered = s.scatterObjects(false);
-    v.hud.message = !scattered ? scattered.error()
-                    : s.objectsWaitForHeights()
-                        ? "scattering " + std::to_string(s.options.objects) +
-                              " objects once the map's heights are in "
-                              "(fetching its tiles)"
-                        : s.scatteredLine();
+    const std::string count = std::to_string(s.options.objects);
+    v.hud.message =
+        !scattered ? scattered.error()
+        : s.objectsWaitForHeights()
+            ? "scattering " + count + " objects once the map's heights are in (fetching its tiles)"
+        : s.objectsScattering() ? "scattering " + count + " objects"
+                                : s.scatteredLine();
 }
 
 // An azimuth as the HUD's slider holds it: degrees in [0, 360), the command line's -360 to 360.
@@ -290,6 +291,8 @@ std::string stateJson(const Viewer& v, int frames, double seconds) {
     state.cursorGeo = v.hud.cursor.hoverGeo;
     state.cursorObject = v.hud.cursor.hoverObject;
     state.selectedObjects = v.hud.minimapObjects.selected;
+    state.objects = s.terrain.objects ? s.terrain.objects->count() : 0;
+    state.scattering = s.objectsScattering();
     state.measured = v.hud.cursor.measured;
     state.measureA = v.hud.cursor.a;
     state.measureB = v.hud.cursor.b;
@@ -539,7 +542,7 @@ int runViewer(Session& s) {
         if (requests.scatterObjects) {
             scatterFromHud(v);
         }
-        if (std::string said = s.finishObjectHeights(); !said.empty()) {
+        if (std::string said = s.finishObjects(); !said.empty()) {
             v.hud.message = std::move(said);
         }
         if (requests.loadImagery) {
@@ -559,7 +562,7 @@ int runViewer(Session& s) {
                             memoryBudgetBytes(s.options, physicalMemoryBytes()),
                             s.lightScratchDir());
         }
-        if (requests.mappingChanged && s.terrain.objects) {
+        if (requests.mappingChanged && (s.terrain.objects || s.objectsScattering())) {
             v.hud.minimapObjects.selected.clear();
             if (Status scattered = s.scatterObjects(false); !scattered) {
                 report(v, scattered.error(), true);

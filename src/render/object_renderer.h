@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <glm/vec2.hpp>
@@ -135,6 +136,12 @@ struct ObjectRenderer {
     Status reloadShaders();
     // Room for `count` objects on the CPU and the GPU, so that no frame allocates.
     void reserve(uint32_t count);
+    // The order of a scene's static objects, made where the scene was (a scatter off the frame's
+    // thread), so that the scene's first frame does not sort them (prepare() makes it otherwise).
+    void adoptOrder(StaticOrder made) {
+        order = std::move(made);
+        selectionShown = ~uint64_t(0);  // the selected places are of the order
+    }
     // Builds the frame's instances of `drawn` (ids of `scene`, in `groups` when not null:
     // ObjectGroups of the frame's drawn objects), `selected` (per id, may be empty) highlighted,
     // seen from `camera` in a viewport `viewportHeight` pixels high. CPU work only, apart from

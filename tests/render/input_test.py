@@ -6,7 +6,9 @@ CASE: pick (hover and a measuring drag equal --pick of the same pixels), pick_ob
 over an object names it as --pick does; Shift+click selects and deselects it), screenshot (F12 and
 Shift+F12 write PNGs named by date and time into $XDG_PICTURES_DIR or --screenshot-dir), enter
 (Ctrl+O, a path and Enter load a map),
-slow_keys (the same at 2 frames a second, with quick taps of C and O: none lost), move1 / move60
+slow_keys (the same at 2 frames a second, with quick taps of C and O: none lost), objects_load
+(Ctrl+O and a path with --objects: the new map's objects, scattered off the frame's thread,
+arrive), move1 / move60
 (W held 2 s moves speed x 2 s at 1 and at 60 frames a second), fly (a double-click flies to the
 point), ground (flying into the ground stops just above it, and with ground-follow (T) at its
 height), minimap (a click on the minimap moves the camera over that point), text_focus (a path of every
@@ -273,6 +275,36 @@ def test_enter(tmp, map_path, fps=None):
         fail(f"quick taps of C and O at {fps} fps were lost: {state['toggles']}")
     print(f"enter{' at %d fps' % fps if fps else ''}: {state['message']!r}, {toggles}, "
           f"{state['frames']} frames")
+
+
+def test_objects_load(tmp, map_path):
+    """Ctrl+O and a path with --objects: the new map's objects are scattered off the frame's
+    thread and come when that ends (the state's object count, the HUD's message), every sync key
+    answered by a frame meanwhile."""
+    second = os.path.join(tmp, "second.r16")
+    write_hills(second, 257)
+    v = Viewer(tmp, map_path, "--objects", "4000", "--moving", "400")
+    state = v.sync()
+    if state["objects"] != {"count": 4000, "scattering": False}:
+        fail(f"--objects 4000 should be on the first map: {state['objects']}")
+    xdotool("key", "ctrl+o")
+    v.sync()
+    xdotool("key", "ctrl+a")
+    xdotool("type", "--delay", "5", second)
+    xdotool("key", "Return")
+    for syncs in range(1, 2001):
+        state = v.sync()
+        if state["map"] == second and not state["objects"]["scattering"] and \
+                state["objects"]["count"] > 0:
+            break
+    else:
+        fail(f"no objects on {second} after {syncs} frames: {state['objects']}, "
+             f"message {state['message']!r}")
+    if state["objects"]["count"] != 4000 or state["message"] != "scattered 4000 objects":
+        fail(f"the new map should hold 4000 objects: {state['objects']}, "
+             f"message {state['message']!r}")
+    v.close()
+    print(f"objects_load: {state['objects']} after {syncs} syncs, {state['message']!r}")
 
 
 def start_nginx(tmp, root, rate):
@@ -714,7 +746,7 @@ def main():
                  "ground": test_ground, "minimap": test_minimap, "text_focus": test_text_focus,
                  "layout": test_layout, "sun_keys": test_sun_keys,
                  "frame_budget": test_frame_budget, "slow_load": test_slow_load,
-                 "tiles": test_tiles}
+                 "tiles": test_tiles, "objects_load": test_objects_load}
         if case not in tests:
             fail(f"unknown case; one of {sorted(tests)}")
         tests[case](tmp, map_path)
