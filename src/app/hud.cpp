@@ -519,7 +519,13 @@ HudRequests drawHud(HudState& state, const FrameStats& stats, Terrain& terrain,
         drawStats(stats, terrain);
         drawFrameTimes(state, stats);
     }
-    if (ImGui::CollapsingHeader("objects")) {
+    // The header says when objects are on their way, open or closed (its id stays "objects").
+    char objectsHeader[64] = "objects###objects";
+    if (state.objectsComing > 0) {
+        std::snprintf(objectsHeader, sizeof(objectsHeader), "objects: scattering %s###objects",
+                      groupedNumber(double(state.objectsComing), 0).c_str());
+    }
+    if (ImGui::CollapsingHeader(objectsHeader)) {
         requests.scatterObjects = drawObjects(state, stats, terrain);
     }
     if (state.focusPath) {

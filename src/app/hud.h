@@ -52,6 +52,9 @@ struct HudState {
     int objectCount = 0;                // the scatter the objects section asks for
     int movingCount = 0;
     int objectSeed = 1;
+    // > 0: this many objects are being scattered off the frame's thread (their heights fetched
+    // first on a map whose tiles arrive as asked for), shown until they come.
+    uint32_t objectsComing = 0;
     CursorReadout cursor;          // the terrain under the cursor and the measurement
     bool follow = false;           // ground-follow (T)
     float followHeight = 1.0f;     // its least height over the terrain, world units

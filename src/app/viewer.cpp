@@ -462,6 +462,8 @@ int runViewer(Session& s) {
         HudRequests requests;
         if (v.hudVisible && shotNow != Viewer::Shot::WithoutHud) {
             v.hud.viewDistance = viewCentreDistance(s, width, height);
+            v.hud.objectsComing =
+                s.objectsScattering() || s.objectsWaitForHeights() ? s.options.objects : 0;
             requests = drawHud(v.hud, stats, s.terrain, s.camera, corners, v.fly.speed);
         }
         ImGui::Render();
