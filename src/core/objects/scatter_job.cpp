@@ -1,7 +1,6 @@
 // Scatters made on threads of their own.
 #include "core/objects/scatter_job.h"
 
-#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -18,39 +17,58 @@ Result<ScatteredObjects> scatterWithOrder(const Heightmap& map, const WorldMappi
     return ScatteredObjects{std::move(scene).value(), std::move(order)};
 }
 
+void ScatterJob::launch(const Asked& asked) {
+    // The map by reference (its owner keeps it until the scatter has ended), the rest copied.
+    running_ = std::async(std::launch::async,
+                          [map = asked.map, mapping = asked.mapping, request = asked.request] {
+                              return scatterWithOrder(*map, mapping, request);
+                          });
+    wanted_ = true;
+    ++launched_;
+}
+
 void ScatterJob::start(const Heightmap& map, const WorldMapping& mapping,
                        const ScatterRequest& request) {
     drop();
-    // The map by reference (its owner keeps it until the scatter has ended), the rest copied.
-    latest_ = std::async(std::launch::async, [&map, mapping, request] {
-        return scatterWithOrder(map, mapping, request);
-    });
+    const Asked asked{&map, mapping, request};
+    if (running_.valid() &&
+        running_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        next_ = asked;  // one thread at a time
+        return;
+    }
+    launch(asked);  // an ended one untaken goes with its future
 }
 
 void ScatterJob::drop() {
-    if (latest_.valid()) {
-        superseded_.push_back(std::move(latest_));
-    }
+    wanted_ = false;
+    next_.reset();
 }
 
 std::optional<Result<ScatteredObjects>> ScatterJob::take() {
-    const auto ended = [](const Made& made) {
-        return made.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-    };
-    superseded_.erase(std::remove_if(superseded_.begin(), superseded_.end(), ended),
-                      superseded_.end());
-    if (!latest_.valid() || !ended(latest_)) {
+    if (!running_.valid() ||
+        running_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
         return std::nullopt;
     }
-    return latest_.get();
+    Result<ScatteredObjects> made = running_.get();
+    if (next_) {
+        launch(*next_);
+        next_.reset();
+        return std::nullopt;
+    }
+    if (!wanted_) {
+        return std::nullopt;
+    }
+    wanted_ = false;
+    return made;
 }
 
 void ScatterJob::end() {
-    if (latest_.valid()) {
-        latest_.wait();
-        latest_ = {};
+    if (running_.valid()) {
+        running_.wait();
+        running_ = {};
     }
-    superseded_.clear();  // each one's future waits for it as it goes
+    wanted_ = false;
+    next_.reset();
 }
 
 }  // namespace qt

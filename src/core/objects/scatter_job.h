@@ -3,9 +3,9 @@
 // bench/object_frame_bench.cpp's BM_ObjectScatter).
 #pragma once
 
+#include <cstdint>
 #include <future>
 #include <optional>
-#include <vector>
 
 #include "core/base/result.h"
 #include "core/objects/scene.h"
@@ -35,9 +35,12 @@ struct ScatteredObjects {
 Result<ScatteredObjects> scatterWithOrder(const Heightmap& map, const WorldMapping& mapping,
                                           const ScatterRequest& request);
 
-// scatterWithOrder on a thread of its own, taken when it has ended. The map is read in place
-// until the scatter has ended (taken, or superseded and finished, or end()): its owner keeps it
-// alive and unchanged till then, and calls end() before replacing it. Destroying the job ends it.
+// scatterWithOrder on a thread of its own, taken when it has ended; one thread at a time, so that
+// a slider dragged across a hundred frames asks for a hundred scatters and runs at most two: a
+// scatter asked for while one runs waits for it to end (its result then dropped), and only the
+// latest asked for is made. The map is read in place until the job has ended or end() is called:
+// its owner keeps it alive and unchanged till then, and calls end() before replacing it.
+// Destroying the job ends it.
 class ScatterJob {
 public:
     ScatterJob() = default;
@@ -45,22 +48,33 @@ public:
     ScatterJob& operator=(ScatterJob&&) = default;
     ~ScatterJob() { end(); }
 
-    // Starts a scatter; one under way is superseded (drop()).
+    // Asks for a scatter: started now, or when the one running ends; any asked for before is
+    // superseded (drop()).
     void start(const Heightmap& map, const WorldMapping& mapping, const ScatterRequest& request);
-    // The scatter under way, if any, superseded: it runs on, and what it makes is dropped.
+    // Supersedes what was asked for: a scatter running goes on, and what it makes is dropped.
     void drop();
-    // Whether the latest scatter started has not been taken.
-    bool running() const { return latest_.valid(); }
-    // What the latest scatter made, once it has ended (running() false after); nullopt before,
-    // and with none running. Lets superseded scatters that have ended go.
+    // Whether a scatter asked for (and not dropped) has not been taken yet.
+    bool running() const { return wanted_ || next_.has_value(); }
+    // What the latest scatter asked for made, once it has ended (running() false after); nullopt
+    // before, and with none asked for. Starts the one waiting when the one running has ended.
     std::optional<Result<ScatteredObjects>> take();
-    // Waits for every scatter under way and drops what they made.
+    // Waits for the scatter running and drops it and the one waiting.
     void end();
+    // Scatters started on a thread so far.
+    uint32_t launched() const { return launched_; }
 
 private:
-    using Made = std::future<Result<ScatteredObjects>>;
-    Made latest_;
-    std::vector<Made> superseded_;
+    struct Asked {
+        const Heightmap* map;
+        WorldMapping mapping;
+        ScatterRequest request;
+    };
+    void launch(const Asked& asked);
+
+    std::future<Result<ScatteredObjects>> running_;  // valid while one runs or is untaken
+    bool wanted_ = false;                            // running_'s result is to be taken
+    std::optional<Asked> next_;                      // to start once running_ has ended
+    uint32_t launched_ = 0;
 };
 
 }  // namespace qt

@@ -69,6 +69,7 @@ TEST(ScatterJob, TheLatestScatterAskedForIsTheOneTaken) {
     ScatterJob job;
     job.start(g.map, g.mapping, {20000, 2000, 1, 1.0f});
     job.start(g.map, g.mapping, {5000, 500, 2, 1.0f});
+    EXPECT_TRUE(job.running());
     job.drop();
     EXPECT_FALSE(job.running());
     job.start(g.map, g.mapping, {3000, 300, 3, 1.0f});
@@ -77,10 +78,29 @@ TEST(ScatterJob, TheLatestScatterAskedForIsTheOneTaken) {
     Result<ScatteredObjects> here = scatterWithOrder(g.map, g.mapping, {3000, 300, 3, 1.0f});
     ASSERT_TRUE(here.ok()) << here.error();
     expectSame(made.value(), here.value());
-    // The superseded ones made nothing to take, however long they are waited for.
+    // The dropped ones made nothing to take, however long they are waited for.
     job.end();
     EXPECT_FALSE(job.running());
     EXPECT_FALSE(job.take().has_value());
+}
+
+TEST(ScatterJob, ABurstOfRequestsRunsOneThreadAtATimeAndMakesTheLast) {
+    const Ground g;
+    ScatterJob job;
+    // A slider dragged over 50 frames asks again at each: the requests come in microseconds,
+    // each scatter takes tens of milliseconds of CPU.
+    for (uint64_t seed = 1; seed <= 50; ++seed) {
+        job.start(g.map, g.mapping, {20000, 2000, seed, 1.0f});
+    }
+    Result<ScatteredObjects> made = whenEnded(job);
+    ASSERT_TRUE(made.ok()) << made.error();
+    // The first, then the last once the first has ended: the 48 between took each other's place
+    // while it ran (a third only if the first ended while the requests were still coming).
+    EXPECT_LE(job.launched(), 3u);
+    EXPECT_GE(job.launched(), 2u);
+    Result<ScatteredObjects> here = scatterWithOrder(g.map, g.mapping, {20000, 2000, 50, 1.0f});
+    ASSERT_TRUE(here.ok()) << here.error();
+    expectSame(made.value(), here.value());
 }
 
 TEST(ScatterJob, AFailureComesOutAsItsOneLine) {
