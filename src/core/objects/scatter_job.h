@@ -36,11 +36,11 @@ Result<ScatteredObjects> scatterWithOrder(const Heightmap& map, const WorldMappi
                                           const ScatterRequest& request);
 
 // scatterWithOrder on a thread of its own, taken when it has ended; one thread at a time, so that
-// a slider dragged across a hundred frames asks for a hundred scatters and runs at most two: a
-// scatter asked for while one runs waits for it to end (its result then dropped), and only the
-// latest asked for is made. The map is read in place until the job has ended or end() is called:
-// its owner keeps it alive and unchanged till then, and calls end() before replacing it.
-// Destroying the job ends it.
+// a slider dragged across a hundred frames asks for a hundred scatters and makes a few, one after
+// another: a scatter asked for while one runs waits for it to end (its result then dropped), and
+// of those waiting only the latest asked for is made. The map is read in place until the job has
+// ended or end() is called: its owner keeps it alive and unchanged till then, and calls end()
+// before replacing it. Destroying the job ends it.
 class ScatterJob {
 public:
     ScatterJob() = default;
