@@ -36,12 +36,12 @@ uniform ivec2 mapSize;
 #ifdef PAGED_LIGHT
 // A streamed map's light is paged as its heights are (qt::TerrainGpu::lightPages, laid out as
 // shaders/height_pages.glsl says): the page table gives a page's layer, kAbsentPage (0xFFFF) for
-// a level-0 page out of the pool.
+// a page of level 0 or 1 out of the pool.
 uniform usampler2D pageTable;
 uniform sampler2DArray lightPages[4];  // qt::kMaxHeightArrays
 uniform int layersPerArray;
 uniform int pageShift;
-uniform int pageTableRow[2];  // levels 0 and 1
+uniform int pageTableRow[3];  // levels 0, 1 and 2
 uniform int pageLevels;
 
 // The page holding level sample s among its squares or on their far edge: a level's last
@@ -52,19 +52,22 @@ ivec2 pageOf(ivec2 s) {
 }
 
 // Map sample m's light from the pages: level 0's when its page is resident, else level 1's
-// nearest sample, one sample away at most (levels 1 and up are always resident; a base whose
-// level-0 page is out lies where the terrain is drawn from level 1 or coarser).
+// nearest sample, one sample away at most, when its page is, else level 2's, two samples away at
+// most (levels 2 and up are always resident, level 1 too on a pyramid of two levels; a base
+// whose level-0 page is out lies where the terrain is drawn from level 1 or coarser, and one
+// whose level-1 page is out where it is drawn from level 2 or coarser).
 vec2 pagedLightAt(ivec2 m) {
     ivec2 s = m;
     ivec2 pageXY = pageOf(s);
     uint layer = texelFetch(pageTable, ivec2(pageXY.x, pageTableRow[0] + pageXY.y), 0).r;
-    if (layer == 0xFFFFu) {
-        if (pageLevels < 2) {
+    for (int k = 1; k <= 2 && layer == 0xFFFFu; ++k) {
+        if (pageLevels <= k) {
             return vec2(1.0);
         }
-        s = min((m + 1) >> 1, mapSize >> 1);  // level 1's last sample is mapSize >> 1
+        // Level k's nearest sample; its last is (mapSize - 2 + 2^k) >> k.
+        s = min((m + (1 << (k - 1))) >> k, (mapSize - 2 + (1 << k)) >> k);
         pageXY = pageOf(s);
-        layer = texelFetch(pageTable, ivec2(pageXY.x, pageTableRow[1] + pageXY.y), 0).r;
+        layer = texelFetch(pageTable, ivec2(pageXY.x, pageTableRow[k] + pageXY.y), 0).r;
     }
     int array = quotientOf(int(layer), layersPerArray);  // light.glsl's
     ivec3 at = ivec3(s - (pageXY << pageShift) + 1, int(layer) - array * layersPerArray);

@@ -104,6 +104,12 @@ constexpr float kStreamPrefetch = 1.25f;
 // Level-0 pages a streamed terrain uploads to the GPU per frame at most: each is one
 // (pageSize + 3)^2 texture update, so a frame never stalls on a burst of them.
 constexpr int kStreamUploadsPerFrame = 4;
+// A coarse node's fragments take their normals from level 1 of the height pages (terrain.frag's
+// fineNormal) only in level-1 pages within this many times the distance at which a sample spans
+// a pixel (qt::fineShadingReach): where a pixel's footprint is under 4 samples, the footprint that
+// picks level 1, looking square at the surface; beyond, from level 2 (a streamed terrain needs
+// level 1's pages only near the eye).
+constexpr float kFineShadingReach = 4.0f;
 // A streamed terrain always draws by level of detail (its level-0 pages are on the GPU only near
 // the eye): with level of detail off (0 pixels) it draws at this many pixels, the finest its
 // pool of layers is sized for; the pool is sized for the window (render/terrain.h

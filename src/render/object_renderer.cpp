@@ -448,8 +448,9 @@ int ObjectRenderer::submit(const Camera& camera) {
                               paged->lightPages[a < paged->heightArrays ? a : 0]);
             }
             const std::vector<PageLevel>& levels = paged->pages.level;
-            const GLint rows[2] = {levels[0].tableRow, levels.size() > 1 ? levels[1].tableRow : 0};
-            glUniform1iv(program.uniform("pageTableRow"), 2, rows);
+            const GLint rows[3] = {levels[0].tableRow, levels.size() > 1 ? levels[1].tableRow : 0,
+                                   levels.size() > 2 ? levels[2].tableRow : 0};
+            glUniform1iv(program.uniform("pageTableRow"), 3, rows);
             glUniform1i(program.uniform("pageLevels"), GLint(levels.size()));
             glUniform1i(program.uniform("pageShift"), paged->pages.pageShift);
             glUniform1i(program.uniform("layersPerArray"), paged->layersPerArray);

@@ -34,20 +34,20 @@ void report(const LoadProgress& progress, LoadStep step) {
 }
 
 // A pool of `layers` whatever the page size (at most level 0's pages).
-Level0Pool fixedPool(int layers) {
+PagePool fixedPool(int layers) {
     return [layers](const HeightPages&) { return layers; };
 }
 
 // The pool for a view `viewportHeight` pixels high at `fovY`, at the finest level of detail a
 // streamed terrain draws.
-Level0Pool viewPool(int viewportHeight, float fovY, int leafSize) {
+PagePool viewPool(int viewportHeight, float fovY, int leafSize) {
     return [=](const HeightPages& full) {
         return streamPoolLayers(full, fovY, viewportHeight, kStreamFinestPixels, leafSize);
     };
 }
 
 // The pool a streamed terrain starts with.
-Level0Pool streamedPool(const StreamSettings& stream, int leafSize) {
+PagePool streamedPool(const StreamSettings& stream, int leafSize) {
     return stream.pool > 0 ? fixedPool(stream.pool)
                            : viewPool(stream.viewportHeight, stream.fovY, leafSize);
 }
@@ -95,7 +95,7 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
             return Result<Terrain>::failure(path + ": " + whole.error());
         }
     }
-    const Level0Pool pool = stream.on || onDemand ? streamedPool(stream, leafSize) : Level0Pool{};
+    const PagePool pool = stream.on || onDemand ? streamedPool(stream, leafSize) : PagePool{};
     assert(!stream.coarse || stream.on);
     Result<TerrainGpu> gpu = TerrainGpu::create(map, tree.value(), pageSize,
                                                 stream.maxLayersPerArray, pool, stream.coarse);
@@ -147,8 +147,9 @@ namespace {
 void uploadStreamedPages(Terrain& terrain, bool settle) {
     PageStreamer& streamer = *terrain.streamer;
     if (!streamer.running()) {
-        streamer.start(terrain.map, terrain.gpu.pages, terrain.gpu.pages.level0Pool,
-                       kStreamUploadsPerFrame, kStreamStagingPages, terrain.samples);
+        streamer.start(terrain.map, terrain.gpu.pages, terrain.gpu.pages.poolLayers,
+                       kStreamUploadsPerFrame, kStreamStagingPages, terrain.samples,
+                       terrain.coarse);
     }
     assert(streamer.map() == &terrain.map && "a streamed terrain does not move once drawn");
     // Under a Sun whose light is shown a page takes its light with its heights, from the bytes
@@ -221,8 +222,8 @@ bool Terrain::settleStreaming(const CullView& view) {
         if (st.failedTotal > failedBefore) {
             break;  // a page whose samples could not be read: no larger pool settles it
         }
-        const int level0 = gpu.pages.level[0].pagesX * gpu.pages.level[0].pagesY;
-        if (st.pool >= level0 || !remakeHeights(fixedPool(std::min(2 * st.pool, level0)))) {
+        const int pooled = gpu.pages.pooledPages();
+        if (st.pool >= pooled || !remakeHeights(fixedPool(std::min(2 * st.pool, pooled)))) {
             break;
         }
     }
@@ -232,7 +233,7 @@ bool Terrain::settleStreaming(const CullView& view) {
     return settled || !streamer;
 }
 
-bool Terrain::remakeHeights(const Level0Pool& pool) {
+bool Terrain::remakeHeights(const PagePool& pool) {
     Result<TerrainGpu> made =
         TerrainGpu::create(map, tree, pageSize, maxLayersPerArray, pool, coarse);
     if (!made) {
@@ -256,9 +257,9 @@ void Terrain::growPool(const CullView& view) {
     if (!streamer || poolFixed) {
         return;
     }
-    const int level0 = gpu.pages.level[0].pagesX * gpu.pages.level[0].pagesY;
-    if (streamer->starved() && gpu.pages.level0Pool < level0) {
-        remakeHeights(fixedPool(std::min(2 * gpu.pages.level0Pool, level0)));
+    const int pooled = gpu.pages.pooledPages();
+    if (streamer->starved() && gpu.pages.poolLayers < pooled) {
+        remakeHeights(fixedPool(std::min(2 * gpu.pages.poolLayers, pooled)));
         return;
     }
     if (poolViewport == 0) {
@@ -266,7 +267,7 @@ void Terrain::growPool(const CullView& view) {
     }
     const int needed = streamPoolLayers(gpu.pages, view.camera.fovY, view.viewportHeight,
                                         kStreamFinestPixels, tree.leafSize);
-    if (needed <= gpu.pages.level0Pool) {
+    if (needed <= gpu.pages.poolLayers) {
         return;
     }
     const int viewport = view.viewportHeight + view.viewportHeight / 4;
@@ -401,9 +402,9 @@ Result<OpenedTerrain> openTerrain(const std::string& path, const LoadOptions& op
     using R = Result<OpenedTerrain>;
     OpenedTerrain read;
     // A map that streams counts only its level-0 pool.
-    const Level0Pool pool = stream.on || opensStreamed(path, options, stream.on)
-                                ? streamedPool(stream, leafSize)
-                                : Level0Pool{};
+    const PagePool pool = stream.on || opensStreamed(path, options, stream.on)
+                              ? streamedPool(stream, leafSize)
+                              : PagePool{};
     const SizeCheck fitsGpu = [leafSize, pageSize, pool, limits](int width, int height) {
         return checkHeightPages(width, height, leafSize, pageSize, pool, limits);
     };
@@ -497,7 +498,8 @@ FrameStats cullUploaded(Terrain& terrain, const CullView& view) {
                  terrain.frame, terrain.objects ? &terrain.objects->index() : nullptr);
     if (terrain.streamer) {
         terrain.streamer->request(terrain.frame.lod.requests);
-        terrain.streamer->markDrawn(terrain.frame.lod.nodes, terrain.tree.leafShift);
+        terrain.streamer->markDrawn(terrain.frame.lod.nodes, terrain.tree.leafShift,
+                                    terrain.frame.lod.shadingPages);
     }
     return stats;
 }

@@ -61,11 +61,12 @@ struct LoadTimes {
     double totalMs() const { return decodeMs + treeMs + uploadMs + pagesMs; }
 };
 
-// How a terrain's level-0 height pages reach the GPU.
+// How a terrain's height pages of levels 0 and 1 reach the GPU.
 struct StreamSettings {
-    // Off: every page of every level uploaded at create. On: levels 1.. uploaded at create, level
-    // 0 streamed on demand (core/streaming/page_streamer.h) into a pool of layers, level 1 drawn
-    // where a page has not arrived yet.
+    // Off: every page of every level uploaded at create. On: levels 2.. uploaded at create,
+    // levels 0 and 1 streamed on demand (core/streaming/page_streamer.h) into a pool of layers,
+    // the next level up drawn where a page has not arrived yet (level 1 with level 0 alone where
+    // the pyramid has no level 2: HeightPages::pooledLevels).
     bool on = false;
     // Pool layers; 0: streamPoolLayers for the view below at kStreamFinestPixels, grown when a
     // frame's view needs more (Terrain::growPool).
@@ -81,7 +82,8 @@ struct StreamSettings {
     int maxLayersPerArray = 0;
     // A map whose codes arrive as they are asked for (a layout streamed by tiles,
     // OpenedMap::tiles), `on` with it: the page streamer asks `samples` for a page's window
-    // before it reads it, and levels 1 and up come from `coarse` with the codes unread.
+    // before it reads it, and levels 1 and up come from `coarse` with the codes unread (level 1's
+    // pages through the streamer).
     SampleSource samples;
     CoarsePageFill coarse;
 };
@@ -137,9 +139,9 @@ struct Terrain {
     // The exact coarse errors being computed; taken into `tree` by cullTerrain. Declared after
     // map and tree, so that it is stopped before they go.
     CoarseErrorJob errorJob;
-    // A streamed terrain's level-0 pages (null when not streamed). Its worker reads map's codes:
-    // it starts at the first frame, when the terrain is where it stays, and is declared after
-    // map so that it stops before the map goes.
+    // A streamed terrain's pages of levels 0 and 1 (null when not streamed). Its worker reads map's
+    // codes: it starts at the first frame, when the terrain is where it stays, and is declared
+    // after map so that it stops before the map goes.
     std::unique_ptr<PageStreamer> streamer;
     // StreamSettings' samples and coarse: what the streamer asks, and the pages of levels 1 and up
     // when the heights are made again.
@@ -169,7 +171,7 @@ struct Terrain {
     // Level 0 on demand (Level0Upload::OnDemand): a map held in memory whose level-0 pages go to
     // the GPU as views need them, through the streamer and a pool sized from the view as a
     // streamed map's (so that the GPU does not hold, nor a driver clear, level 0 whole). The load
-    // uploads levels 1 and up; the first view waits for its pages (settleStreaming, timed as
+    // uploads levels 2 and up; the first view waits for its pages (settleStreaming, timed as
     // LoadTimes::pagesMs), later ones take them as streamed terrains do; a frame without level of
     // detail first makes the heights whole (completeLevel0).
     bool onDemand = false;
@@ -211,10 +213,11 @@ struct Terrain {
     // A pool sized from the view: when `view` needs more layers than it has (a taller window, a
     // narrower field of view), remakes the GPU heights with a pool for a viewport a quarter
     // taller than the view's, so that a window being dragged larger remakes them seldom, and
-    // restarts the streamer (level 0 arrives anew; levels 1 and up are uploaded again). When that
+    // restarts the streamer (levels 0 and 1 arrive anew; the levels above are uploaded again).
+    // When that
     // fails the pool stays, and with it less detail where pages wait, never a hole. A pool whose
     // pages wait because every layer was drawn by the last frame (PageStreamer::starved) doubles
-    // the same way, up to level 0's pages; a given pool (poolFixed) never grows.
+    // the same way, up to the pooled levels' pages; a given pool (poolFixed) never grows.
     void growPool(const CullView& view);
     // Level 0 on demand: makes the GPU heights whole (every page of every level, on every core),
     // drops the streamer and ends onDemand, so the terrain is drawn as if uploaded whole. Nothing
@@ -222,7 +225,7 @@ struct Terrain {
     void completeLevel0();
     // Makes the GPU heights anew with level 0 through `pool` (whole without one) and a new
     // streamer (none when whole); false, and nothing changed, when the GPU refuses them.
-    bool remakeHeights(const Level0Pool& pool);
+    bool remakeHeights(const PagePool& pool);
     // Blocks until the exact coarse errors are in the tree (scripted frames: the same picture
     // however fast the machine).
     void finishErrors();

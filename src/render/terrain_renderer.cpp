@@ -338,12 +338,12 @@ PageLimits queryPageLimits() {
 }
 
 Status checkHeightPages(int width, int height, int leafSize, int pageSize,
-                        const Level0Pool& streamPool) {
+                        const PagePool& streamPool) {
     return checkHeightPages(width, height, leafSize, pageSize, streamPool, queryPageLimits());
 }
 
 Status checkHeightPages(int width, int height, int leafSize, int pageSize,
-                        const Level0Pool& streamPool, const PageLimits& limits) {
+                        const PagePool& streamPool, const PageLimits& limits) {
     if (width < 2 || height < 2) {
         return {};  // the loader refuses such a map itself
     }
@@ -398,7 +398,7 @@ static_assert(kImageryTableUnit < 16, "OpenGL 3.3 gives a fragment shader 16 tex
 }  // namespace
 
 Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree, int pageSize,
-                                      int maxLayersPerArray, const Level0Pool& streamPool,
+                                      int maxLayersPerArray, const PagePool& streamPool,
                                       const CoarsePageFill& coarse) {
     if (streamPool) {
         pageSize = std::max(pageSize, 2 * tree.leafSize);
@@ -458,7 +458,7 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
     // The pages in upload order (level by level, row by row; a streamed terrain's level 0 comes
     // later, page by page: uploadPage).
     std::vector<PageRef> order;
-    for (int level = pages.level0Pool > 0 ? 1 : 0; level < int(pages.level.size()); ++level) {
+    for (int level = pages.pooledLevels; level < int(pages.level.size()); ++level) {
         const PageLevel& l = pages.level[size_t(level)];
         for (int py = 0; py < l.pagesY; ++py) {
             for (int px = 0; px < l.pagesX; ++px) {
@@ -466,7 +466,7 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
             }
         }
     }
-    assert(!coarse || pages.level0Pool > 0);
+    assert(!coarse || pages.poolLayers > 0);
     if (Status filled =
             coarse ? fillCoarseAndUpload(gpu, order, coarse) : fillAndUpload(gpu, map, order);
         !filled) {
@@ -538,23 +538,22 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
 
 void TerrainGpu::uploadPage(int layer, uint32_t page, const uint16_t* texels,
                             int64_t evicted) const {
-    assert(streamed() && layer >= 0 && layer < pages.level0Pool);
+    assert(streamed() && layer >= 0 && layer < pages.poolLayers);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
     glBindTexture(GL_TEXTURE_2D_ARRAY, heightPages[layer / layersPerArray]);
     glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer % layersPerArray, pages.texels,
                     pages.texels, 1, GL_RED_INTEGER, GL_UNSIGNED_SHORT, texels);
     glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
-    // Level 0's table rows start at 0 and are pagesX wide, as the table is.
-    const int pagesX = pages.level[0].pagesX;
     glBindTexture(GL_TEXTURE_2D, pageTable);
+    int x = 0, y = 0;
     if (evicted >= 0) {
         const GLushort absent = kAbsentPage;
-        glTexSubImage2D(GL_TEXTURE_2D, 0, int(evicted % pagesX), int(evicted / pagesX), 1, 1,
-                        GL_RED_INTEGER, GL_UNSIGNED_SHORT, &absent);
+        pages.tableCell(uint32_t(evicted), x, y);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, x, y, 1, 1, GL_RED_INTEGER, GL_UNSIGNED_SHORT, &absent);
     }
     const GLushort entry = GLushort(layer);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, int(page % uint32_t(pagesX)), int(page / uint32_t(pagesX)), 1,
-                    1, GL_RED_INTEGER, GL_UNSIGNED_SHORT, &entry);
+    pages.tableCell(page, x, y);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, x, y, 1, 1, GL_RED_INTEGER, GL_UNSIGNED_SHORT, &entry);
     glBindTexture(GL_TEXTURE_2D, 0);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
 }
@@ -673,9 +672,16 @@ void TerrainGpu::uploadLightLevels(const uint8_t* pyramid) const {
     if (pages.level.size() < 2) {
         return;
     }
-    // Levels 1 and up fill layers [first, pages.layers) in order: one upload per array.
-    const int first = pages.level[1].firstLayer;
+    // The levels not pooled fill layers [first, pages.layers) in order: one upload per array,
+    // from their first page in the pyramid (which starts at level 1).
+    const size_t firstFixed = size_t(std::max(pages.pooledLevels, 1));
+    if (firstFixed >= pages.level.size()) {
+        return;
+    }
+    const PageLevel& fixed = pages.level[firstFixed];
+    const int first = fixed.firstLayer;
     const size_t texels = size_t(pages.texels) * size_t(pages.texels);
+    pyramid += size_t(fixed.firstPage - pages.level[1].firstPage) * texels;
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     for (int a = 0; a < heightArrays; ++a) {
         const int begin = std::max(first, a * layersPerArray);
@@ -693,12 +699,14 @@ void TerrainGpu::uploadLightLevels(const uint8_t* pyramid) const {
 
 void TerrainGpu::uploadLightPage(int layer, uint32_t page, const SunlightJob& light,
                                  uint8_t* staging) const {
-    assert(lightPaged() && streamed() && layer >= 0 && layer < pages.level0Pool);
-    const uint8_t* laid = light.levelZeroPage(page);
+    assert(lightPaged() && streamed() && layer >= 0 && layer < pages.poolLayers);
+    const int level = pages.levelOfPage(page);
+    const uint8_t* laid = level == 0 ? light.levelZeroPage(page) : light.upperPage(page);
     if (laid == nullptr) {
-        const int pagesX = pages.level[0].pagesX;
-        fillBytePage(light.bytes().data(), width, height, pages, 0, int(page % uint32_t(pagesX)),
-                     int(page / uint32_t(pagesX)), staging);
+        const PageLevel& l = pages.level[size_t(level)];
+        const int at = int(page) - l.firstPage;
+        fillBytePage(light.bytes().data(), width, height, pages, level, at % l.pagesX,
+                     at / l.pagesX, staging);
         laid = staging;
     }
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
@@ -1020,6 +1028,19 @@ bool TerrainRenderer::useTerrainProgram(int variant, const TerrainGpu& gpu,
         glUniform1i(shader.uniform("imageryLit"), imagery.lit ? 1 : 0);
     }
     glUniform2f(shader.uniform("spacing"), mapping.spacingX, mapping.spacingZ);
+    {
+        // Level 1's normals near the eye alone (terrain.frag's fineNormal), for the viewport the
+        // frame's pages were asked for (LodOutput::shadingPages).
+        GLint viewport[4] = {0, 0, 0, 0};
+        if (style.viewportHeight <= 0) {
+            glGetIntegerv(GL_VIEWPORT, viewport);
+        }
+        const int rows = style.viewportHeight > 0 ? style.viewportHeight : viewport[3];
+        glUniform2f(shader.uniform("shadingEye"), camera.position.x, camera.position.z);
+        glUniform1f(
+            shader.uniform("shadingReach"),
+            shadingReach >= 0.0f ? shadingReach : fineShadingReach(mapping, camera.fovY, rows));
+    }
     const HeightTransform height = heightTransform(gpu.coding, mapping);
     glUniform1f(shader.uniform("heightScale"), height.scale);
     // Positions relative to the eye (terrain.vert): the eye's column and row as an integer and a

@@ -14,6 +14,7 @@
 #include "core/base/result.h"
 #include "core/light/sun_position.h"
 #include "core/lod/lod.h"
+#include "core/streaming/page_streamer.h"
 #include "core/terrain/height_pages.h"
 #include "core/terrain/heightmap.h"
 #include "core/terrain/quadtree.h"
@@ -36,14 +37,6 @@ PageLimits queryPageLimits();
 
 // Texture arrays the height pages may span (shaders/terrain.vert has a sampler for each).
 constexpr int kMaxHeightArrays = 4;
-
-// Fills `out` (pages.texels^2 codes) with page (px, py) of `level` (1 and up) from elsewhere than
-// the map's codes: the texels fillHeightPage makes from them (a layout's heights-K files,
-// LayoutLevelPages::fill, so that its coarse levels go to the GPU with level 0 unread). One line
-// when it cannot. TerrainGpu::create calls it for different levels on different threads at once,
-// for each level from one thread at a time.
-using CoarsePageFill =
-    std::function<Status(const HeightPages& pages, int level, int px, int py, uint16_t* out)>;
 
 // One terrain's GL objects; create() builds them all or none.
 struct TerrainGpu {
@@ -99,22 +92,22 @@ struct TerrainGpu {
     // has), in arrays of at most `maxLayersPerArray` layers when it is positive (else as many as
     // the driver takes). Fails with one line when the pages do not fit the GPU's limits or its
     // memory.
-    // With `streamPool` the terrain is streamed: level 0's pages get the layers it gives for the
-    // page size fitted (at most its page count; the fit counts only those), none uploaded here,
-    // their table entries kAbsentPage, and pages are at least two leaves a side (so a level-1
-    // node lies in one level-0 page, core/lod/lod.h); the page streamer fills them through
-    // uploadPage().
-    // With `coarse` (a streamed terrain's), the pages of levels 1 and up come from it, in
-    // turn, and the map's codes are not read; its failure is create()'s.
+    // With `streamPool` the terrain is streamed: the pages of levels 0 and 1 (level 0's alone
+    // without a level 2: HeightPages::pooledLevels) get the layers it gives for the page size
+    // fitted (at most their page count; the fit counts only those), none uploaded here, their
+    // table entries kAbsentPage, and pages are at least two leaves a side (so a level-1 node lies
+    // in one level-0 page, core/lod/lod.h); the page streamer fills them through uploadPage().
+    // With `coarse` (a streamed terrain's), the pages of the levels above the pool come from it,
+    // a thread a level, and the map's codes are not read; its failure is create()'s.
     static Result<TerrainGpu> create(const Heightmap& map, const Quadtree& tree,
                                      int pageSize = kDefaultPageSize, int maxLayersPerArray = 0,
-                                     const Level0Pool& streamPool = {},
+                                     const PagePool& streamPool = {},
                                      const CoarsePageFill& coarse = {});
     void destroy();
-    bool streamed() const { return pages.level0Pool > 0; }
-    // Streamed: writes level-0 page `page` (py * pagesX + px) into pool layer `layer` and points
-    // its table entry there; the entry of `evicted` (the layer's previous page, or -1) goes back
-    // to kAbsentPage. (PageStreamer::Upload.)
+    bool streamed() const { return pages.poolLayers > 0; }
+    // Streamed: writes pooled page `page` (PageLevel::firstPage + py * pagesX + px of level 0 or
+    // 1) into pool layer `layer` and points its table entry there; the entry of `evicted` (the
+    // layer's previous page, or -1) goes back to kAbsentPage. (PageStreamer::Upload.)
     void uploadPage(int layer, uint32_t page, const uint16_t* texels, int64_t evicted) const;
     // Binds the pages (arrays on units 0, 2, 3, 4) and the page table (unit 1) and sets the
     // uniforms through which `program` (shaders/terrain.vert) reads them: heightPages, pageTable,
@@ -132,17 +125,17 @@ struct TerrainGpu {
     // no room. A streamed terrain's only.
     bool createLightPages();
     bool lightPaged() const { return lightPages[0] != 0; }
-    // Writes the light pages of levels 1 and up from `pyramid`: their texels, page after page in
-    // layer order from level 1's first layer (SunlightJob::pyramid).
+    // Writes the light pages of the levels above the pool from `pyramid` (SunlightJob::pyramid:
+    // levels 1 and up, page after page from level 1's first page).
     void uploadLightLevels(const uint8_t* pyramid) const;
-    // Writes level-0 page `page`'s light shown by `light` into pool layer `layer`: its page as
-    // the job laid it out (SunlightJob::levelZeroPage), else gathered from its bytes through
-    // `staging` (texels^2 bytes).
+    // Writes pooled page `page`'s light shown by `light` into pool layer `layer`: its page as the
+    // job laid it out (SunlightJob::levelZeroPage, ::upperPage), else gathered from its bytes
+    // through `staging` (texels^2 bytes).
     void uploadLightPage(int layer, uint32_t page, const SunlightJob& light,
                          uint8_t* staging) const;
     void destroyLightPages();
-    // GPU bytes of the heights (pages, pyramid, borders, page table; a streamed terrain's level
-    // 0 as its pool) per map sample.
+    // GPU bytes of the heights (pages, pyramid, borders, page table; a streamed terrain's levels
+    // 0 and 1 as its pool) per map sample.
     double bytesPerSample() const;
 };
 
@@ -150,10 +143,10 @@ struct TerrainGpu {
 // GPU as pages of at least pageSize squares (level 0 streamed through `streamPool` when given):
 // what create() checks first, for a size known before the map is decoded.
 Status checkHeightPages(int width, int height, int leafSize, int pageSize = kDefaultPageSize,
-                        const Level0Pool& streamPool = {});
+                        const PagePool& streamPool = {});
 // The same against `limits` (queryPageLimits' on the GL thread): for a thread without GL.
 Status checkHeightPages(int width, int height, int leafSize, int pageSize,
-                        const Level0Pool& streamPool, const PageLimits& limits);
+                        const PagePool& streamPool, const PageLimits& limits);
 
 // True for GL_RENDERER strings of software rasterisers (llvmpipe, softpipe, swr, swrast, Apple's
 // software renderer): their queued triangles are binned in host memory.
@@ -300,6 +293,11 @@ struct TerrainRenderer {
     // Draw instances with no morph part way by the programs without MORPHING (one sample's
     // fetches a vertex); off, every instance by those with it (the render tests compare the two).
     bool settledPrograms = true;
+    // World units from the eye within which coarse nodes' fragments take level 1's normals
+    // (terrain.frag's fineNormal); negative: fineShadingReach for the frame's viewport, the reach
+    // its level-1 pages were asked for with (the render tests compare a frame drawn from pages
+    // partly resident with the same nodes drawn from every page at 0: level 2's normals in both).
+    float shadingReach = -1.0f;
     Fog fog;  // distance fog (--fog); the objects' renderer has its own copy
     // Contour lines every this many of the map's height units (metres when the map is in metres;
     // --contours); 0: none.

@@ -121,10 +121,9 @@ bool updateTerrainSun(Terrain& terrain, TerrainRenderer& renderer) {
             terrain.lightStaging.resize(size_t(gpu.pages.texels) * size_t(gpu.pages.texels));
         }
         gpu.uploadLightLevels(terrain.sunlight->pyramid().data());
-        // The resident level-0 pages; a page streamed in later takes its light with its heights
+        // The resident pooled pages; a page streamed in later takes its light with its heights
         // (uploadStreamedPages).
-        const PageLevel& level0 = gpu.pages.level[0];
-        const uint32_t pages = uint32_t(level0.pagesX) * uint32_t(level0.pagesY);
+        const uint32_t pages = uint32_t(gpu.pages.pooledPages());
         const bool started = terrain.streamer && terrain.streamer->running();
         for (uint32_t page = 0; started && page < pages; ++page) {
             if (const int layer = terrain.streamer->layerOf(page); layer >= 0) {

@@ -20,7 +20,7 @@ size_t upperPyramidBytes(const HeightPages* pages) {
     if (pages == nullptr || pages->level.size() < 2) {
         return 0;
     }
-    return size_t(pages->layers - pages->level[1].firstLayer) * size_t(pages->texels) *
+    return size_t(pages->pageCount - pages->level[1].firstPage) * size_t(pages->texels) *
            size_t(pages->texels);
 }
 
@@ -248,8 +248,8 @@ void SunlightJob::layOutPyramid(int firstRow, int endRow) {
         return;
     }
     // Every page row of levels 1 and up, its texel rows over [firstRow, endRow); the pages of
-    // page row py of level L from layer level[L].firstLayer + py * pagesX, counted from level 1's
-    // first layer. With level 0's pages, its page rows after them, page py * pagesX first.
+    // page row py of level L from page level[L].firstPage + py * pagesX, counted from level 1's
+    // first page. With level 0's pages, its page rows after them, page py * pagesX first.
     const size_t levels = pages_.level.size();
     std::atomic<size_t> next{0};
     size_t upperRows = 0;
@@ -276,9 +276,9 @@ void SunlightJob::layOutPyramid(int firstRow, int endRow) {
             }
             const PageLevel& l = pages_.level[level];
             const int py = int(k - before);
-            const size_t layer = size_t(l.firstLayer + py * l.pagesX - pages_.level[1].firstLayer);
+            const size_t page = size_t(l.firstPage + py * l.pagesX - pages_.level[1].firstPage);
             fillBytePageRows(working_.data(), map_.width, map_.height, pages_, int(level), py,
-                             firstRow, endRow, workingPyramid_.data() + layer * texels);
+                             firstRow, endRow, workingPyramid_.data() + page * texels);
         }
     };
     pool_.run(job);

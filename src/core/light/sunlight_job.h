@@ -37,8 +37,8 @@ public:
     // azimuths, computed once before the first shadows and kept (a fourth byte a sample; four
     // more while it is computed).
     // With `pyramid` (a layout of height pages, copied), each computation also lays out the light
-    // of levels 1 and up as those pages (fillBytePage), in layer order from level 1's first
-    // layer (pyramid()): a third of a byte a sample more in each of the three buffers, and the
+    // of levels 1 and up as those pages (fillBytePage), in page order from level 1's first page
+    // (pyramid()): a third of a byte a sample more in each of the three buffers, and the
     // frame's thread uploads them as they are instead of gathering them.
     SunlightJob(const Heightmap& map, const WorldMapping& mapping, int bands, int threads,
                 int skyAzimuths = 0, const HeightPages* pyramid = nullptr);
@@ -69,9 +69,17 @@ public:
     // and their Sun.
     const LightBuffer& bytes() const { return shown_; }
     // With a pyramid: the shown light's pages of levels 1 and up, texels^2 bytes each, page
-    // (level, px, py) at (pages.level[level].firstLayer + py * pagesX + px - the first layer of
-    // level 1) pages in, and in files level 0's pages after them (levelZeroPage); else empty.
+    // (level, px, py) at (pages.level[level].firstPage + py * pagesX + px - level 1's firstPage)
+    // pages in, and in files level 0's pages after them (levelZeroPage); else empty.
     const LightBuffer& pyramid() const { return shownPyramid_; }
+    // With a pyramid, the shown light's page numbered `page` (HeightPages' firstPage order) of
+    // level 1 or up; else null.
+    const uint8_t* upperPage(uint32_t page) const {
+        return shownPyramid_.empty()
+                   ? nullptr
+                   : shownPyramid_.data() + size_t(page - uint32_t(pages_.level[1].firstPage)) *
+                                                size_t(pages_.texels) * size_t(pages_.texels);
+    }
     // In files (inFiles) with a pyramid, the shown light's level-0 page `page` (row-major over
     // level 0's pages), texels^2 bytes laid out as fillBytePage makes it, after the levels above
     // in pyramid(); else null (the frame gathers a page from bytes()). A page read from the

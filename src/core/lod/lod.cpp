@@ -84,17 +84,37 @@ struct Selector {
                 ? family->at(col, row)
                 : lodDistance(tree, params, level, box.x0, box.z0, box.x1, box.z1);
         if (d.wantsPage()) {
-            request(d, box.x0, box.z0);
+            request(d, level, box.x0, box.z0);
         }
         return d;
     }
 
-    // Asks for the level-0 page holding sample (x0, z0) at distance `d`.
-    void request(const LodDistance& d, int x0, int z0) {
+    // Asks, at distance `d`, for the missing pages that hold back the node at `level` whose first
+    // sample is (x0, z0) (LodResidency::splits).
+    void request(const LodDistance& d, int level, int x0, int z0) {
         const LodResidency& r = *params.residency;
-        const uint32_t page =
-            uint32_t(z0 >> r.pageShift) * uint32_t(r.pagesX) + uint32_t(x0 >> r.pageShift);
-        asks.push_back({page, d.squared});
+        if (level == 2) {
+            asks.push_back({r.level1Page(x0, z0), d.squared});
+            return;
+        }
+        if (!r.holds(x0, z0)) {
+            const uint32_t page =
+                uint32_t(z0 >> r.pageShift) * uint32_t(r.pagesX) + uint32_t(x0 >> r.pageShift);
+            asks.push_back({page, d.squared});
+        }
+        if (r.level1 == nullptr) {
+            return;
+        }
+        const int qx = x0 >> (r.pageShift + 1);
+        const int qy = z0 >> (r.pageShift + 1);
+        for (int y = std::max(qy - 1, 0); y <= std::min(qy + 1, r.pagesY1 - 1); ++y) {
+            for (int x = std::max(qx - 1, 0); x <= std::min(qx + 1, r.pagesX1 - 1); ++x) {
+                const uint32_t q = uint32_t(y) * uint32_t(r.pagesX1) + uint32_t(x);
+                if (r.level1[q] == 0) {
+                    asks.push_back({r.level1First + q, d.squared});
+                }
+            }
+        }
     }
 
     // Each edge of a node drawn at `level`, a child of `family` (null for the root): a coarser
@@ -193,7 +213,7 @@ struct Selector {
                  const LodDistance& distance, const Family* family) {
         const QuadtreeNode& node = tree.nodes[index];
         if (distance.wantsPage()) {
-            request(distance, node.x0, node.z0);
+            request(distance, level, node.x0, node.z0);
         }
         if (!distance.splits()) {
             draw(node, level, morph, family);
@@ -288,7 +308,14 @@ LodParams lodParams(const Quadtree& tree, const WorldMapping& mapping, const Cam
     };
     params.stepsAway = bounded(stretch);
     params.leastStepsAway = std::min(bounded(leastStretch), params.stepsAway);
+    params.shadingReach = fineShadingReach(mapping, camera.fovY, viewportHeight) * toSteps;
     return params;
+}
+
+float fineShadingReach(const WorldMapping& mapping, float fovY, int viewportHeight) {
+    const float pixelsPerRadian = float(viewportHeight) / (2.0f * std::tan(0.5f * fovY));
+    const float reach = kFineShadingReach * pixelsPerRadian * mapping.largerSpacing();
+    return reach > 0.0f ? std::min(reach, 1e30f) : 0.0f;  // NaN: 0
 }
 
 SampleBox levelNodeBox(const Quadtree& tree, int level, int col, int row) {
@@ -299,6 +326,22 @@ SampleBox levelNodeBox(const Quadtree& tree, int level, int col, int row) {
     return {lx * tree.leafSize, lz * tree.leafSize,
             std::min((lx + size) * tree.leafSize, int(root.x1)),
             std::min((lz + size) * tree.leafSize, int(root.z1))};
+}
+
+bool LodResidency::holdsAroundLevel1(int x0, int z0) const {
+    if (level1 == nullptr) {
+        return true;
+    }
+    const int qx = x0 >> (pageShift + 1);
+    const int qy = z0 >> (pageShift + 1);
+    for (int y = std::max(qy - 1, 0); y <= std::min(qy + 1, pagesY1 - 1); ++y) {
+        for (int x = std::max(qx - 1, 0); x <= std::min(qx + 1, pagesX1 - 1); ++x) {
+            if (level1[size_t(y) * size_t(pagesX1) + size_t(x)] == 0) {
+                return false;
+            }
+        }
+    }
+    return true;
 }
 
 uint8_t LodDistance::childMorph() const {
@@ -332,7 +375,7 @@ LodDistance lodDistance(const Quadtree& tree, const LodParams& params, int level
                   ->steps[tree.levelIndex(level, x0 >> tree.leafShift, z0 >> tree.leafShift)]
             : float(1 << level);
     const bool heldBack =
-        level == 1 && params.residency != nullptr && !params.residency->holds(x0, z0);
+        level <= 2 && params.residency != nullptr && !params.residency->splits(level, x0, z0);
     const float squared =
         depth * depth > cornerSquared && depth > 0.0f ? depth * depth : cornerSquared;
     return {squared, params.stepsAway * steps, heldBack};
@@ -499,6 +542,70 @@ struct LodParts {
 namespace {
 
 // Each page once, in the order of its first ask, at its nearest asked distance (LodOutput).
+void takeAsk(const PageRequest& ask, LodOutput& out);
+
+// LodOutput::shadingPages: the level-1 pages under the drawn nodes of level 2 and up whose squares
+// lie within the shading reach of the eye on the ground, a hundredth and a step more than the
+// shader's test (terrain.frag's levelOneShades, in world units and floats), so that every page it
+// lets a drawn fragment shade from is among them; each once, in the order of the nodes.
+void appendShadingPages(const Quadtree& tree, const LodParams& params, LodOutput& out) {
+    const LodResidency& r = *params.residency;
+    const float reach = params.shadingReach * 1.01f + 1.0f;
+    const int shift = r.pageShift + 1;  // a level-1 page's map squares, log2
+    const float side = float(1 << shift);
+    const float sx = params.stepsPerColumn;
+    const float sz = params.stepsPerRow;
+    const glm::vec3& e = params.eye;
+    // The squared distance on the ground from the eye to map squares [x0, x1] x [z0, z1].
+    const auto squaredTo = [&](float x0, float z0, float x1, float z1) {
+        const float dx = std::max({x0 * sx - e.x, e.x - x1 * sx, 0.0f});
+        const float dz = std::max({z0 * sz - e.z, e.z - z1 * sz, 0.0f});
+        return dx * dx + dz * dz;
+    };
+    const size_t pages1 = size_t(r.pagesX1) * size_t(r.pagesY1);
+    if (out.shadingMark.size() != pages1) {
+        out.shadingMark.assign(pages1, 0);
+    }
+    for (const DrawNode& node : out.nodes) {
+        if (node.level < 2) {
+            continue;
+        }
+        const SampleBox b = levelNodeBox(tree, node.level, node.col, node.row);
+        if (!(squaredTo(float(b.x0), float(b.z0), float(b.x1), float(b.z1)) < reach * reach)) {
+            continue;
+        }
+        // The pages of its squares and of a sample either side: a fragment on the node's edge
+        // may interpolate to just outside it.
+        const int qx0 = std::max(b.x0 - 1, 0) >> shift;
+        const int qy0 = std::max(b.z0 - 1, 0) >> shift;
+        const int qx1 = std::min((b.x1 + 1) >> shift, r.pagesX1 - 1);
+        const int qy1 = std::min((b.z1 + 1) >> shift, r.pagesY1 - 1);
+        for (int y = qy0; y <= qy1; ++y) {
+            for (int x = qx0; x <= qx1; ++x) {
+                const uint32_t q = uint32_t(y) * uint32_t(r.pagesX1) + uint32_t(x);
+                if (out.shadingMark[q] != 0) {
+                    continue;
+                }
+                const float squared = squaredTo(float(x) * side, float(y) * side,
+                                                float(x + 1) * side, float(y + 1) * side);
+                if (!(squared < reach * reach)) {
+                    continue;
+                }
+                out.shadingMark[q] = 1;
+                out.shadingPages.push_back(r.level1First + q);
+                if (r.level1[q] == 0) {
+                    // After the pages that let nodes split at the same distance: asked for as if
+                    // twice as far.
+                    takeAsk({r.level1First + q, 4.0f * squared}, out);
+                }
+            }
+        }
+    }
+    for (const uint32_t page : out.shadingPages) {
+        out.shadingMark[page - r.level1First] = 0;
+    }
+}
+
 void takeAsk(const PageRequest& ask, LodOutput& out) {
     uint32_t& at = out.pageRequest[ask.page];
     if (at == 0) {
@@ -600,6 +707,7 @@ void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParam
     assert(tree.depth <= kMaxTreeDepth);
     out.nodes.clear();
     out.requests.clear();
+    out.shadingPages.clear();
     out.stats = {};
     if (tree.nodes.empty()) {
         return;
@@ -614,7 +722,9 @@ void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParam
         const size_t pagesZ =
             (size_t(tree.root().z1) + (size_t(1) << params.residency->pageShift) - 1) >>
             params.residency->pageShift;
-        const size_t pages = size_t(params.residency->pagesX) * pagesZ;
+        const LodResidency& r = *params.residency;
+        const size_t pages = size_t(r.pagesX) * pagesZ +
+                             (r.level1 != nullptr ? size_t(r.pagesX1) * size_t(r.pagesY1) : 0);
         if (out.pageRequest.size() != pages) {
             out.pageRequest.assign(pages, 0);
         }
@@ -638,6 +748,10 @@ void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParam
         }
     } else {
         selectSplit(tree, params, culling, distance, threads, cutLevel, parts, out);
+    }
+    if (params.residency != nullptr && params.residency->level1 != nullptr &&
+        params.shadingReach > 0.0f) {
+        appendShadingPages(tree, params, out);
     }
     for (const PageRequest& r : out.requests) {
         out.pageRequest[r.page] = 0;

@@ -57,14 +57,25 @@ namespace qt {
 // A streamed terrain (core/streaming/page_streamer.h) has only some level-0 pages on the GPU: a
 // level-1 node splits only when the level-0 page holding it is resident (LodResidency; pages are
 // node-aligned, so one page holds the whole node), else it is "held back" and drawn whole from
-// level 1, which is always resident. The rule sits in lodDistance, so selectLod, Selector::edges
-// and drawnLevelAt agree on it. Neighbours still differ by one level at most: only level-1 nodes
-// are held back, and in the argument above Z is at level k + 2 >= 2, never held back, so dist(Z) >=
-// d(Z) and the contradiction stand unchanged (holding a node back only makes X's parent P split
-// less, never Z split more). A held-back level-1 node beside level-0 nodes is one level coarser
-// than they are; they fold their edges onto it as onto any coarser neighbour, and it, beside
-// finer nodes, keeps morph 0 on that edge, as any node does. No level-0 node is drawn in a page
-// that is not resident: its parent would have split without its page.
+// level 1. The rule sits in lodDistance, so selectLod, Selector::edges and drawnLevelAt agree on
+// it. Neighbours still differ by one level at most: with level 1 always resident, only level-1
+// nodes are held back, and in the argument above Z is at level k + 2 >= 2, never held back, so
+// dist(Z) >= d(Z) and the contradiction stand unchanged (holding a node back only makes X's
+// parent P split less, never Z split more). A held-back level-1 node beside level-0 nodes is one
+// level coarser than they are; they fold their edges onto it as onto any coarser neighbour, and
+// it, beside finer nodes, keeps morph 0 on that edge, as any node does. No level-0 node is drawn
+// in a page that is not resident: its parent would have split without its page.
+//
+// Level 1 may stream as well (LodResidency::level1): a level-2 node then splits only when the
+// level-1 page holding it is resident, and a level-1 node only when, besides its level-0 page,
+// the 3 x 3 level-1 pages around its own are. Held back, a level-2 node Z could otherwise stand
+// beside a level-0 node X: in the argument above, Z held back at level k + 2 = 2 is the one case
+// where dist(Z) >= d(Z) may fail. But X's parent P split, so the level-1 pages around P's are
+// resident; Z touches P and lies in one level-1 page (a page spans at least two leaves of its
+// level, a level-2 node two of level 1), so Z's page is P's or one of the eight around it, and Z
+// is not held back: the contradiction stands. Nodes at level 3 and up are never held back. No
+// level-1 node is drawn from a level-1 page that is not resident, for the same reason as at
+// level 0.
 //
 // Where a node's neighbour is drawn one level coarser, the node's vertices on that edge fold onto
 // every other one, so they are exactly the neighbour's: the shared edge is the same line of the
@@ -90,14 +101,42 @@ struct LodReach;
 
 // Which level-0 pages a streamed terrain has on the GPU: page (px, py) of 2^pageShift squares a
 // side is resident when resident[py * pagesX + px] is nonzero. Pages are at least two leaves a
-// side (a level-1 node's), so a level-1 node lies in the page of its first sample.
+// side (a level-1 node's), so a level-1 node lies in the page of its first sample. With `level1`,
+// level 1 streams too: its page (qx, qy), 2^(pageShift + 1) map squares a side, is resident when
+// level1[qy * pagesX1 + qx] is nonzero; PageRequest numbers it level1First + qy * pagesX1 + qx,
+// after level 0's pages.
 struct LodResidency {
     const uint8_t* resident = nullptr;
     int pagesX = 0;
     int pageShift = 0;
+    const uint8_t* level1 = nullptr;  // null: level 1 always resident
+    int pagesX1 = 0;
+    int pagesY1 = 0;
+    uint32_t level1First = 0;  // level 0's pages: pagesX * its rows
 
+    // Whether the level-0 page holding sample (x0, z0) is resident.
     bool holds(int x0, int z0) const {
         return resident[size_t(z0 >> pageShift) * size_t(pagesX) + size_t(x0 >> pageShift)] != 0;
+    }
+    // The level-1 page holding map sample (x0, z0), as PageRequest numbers it.
+    uint32_t level1Page(int x0, int z0) const {
+        return level1First + uint32_t(z0 >> (pageShift + 1)) * uint32_t(pagesX1) +
+               uint32_t(x0 >> (pageShift + 1));
+    }
+    // Whether the level-1 page holding map sample (x0, z0) is resident (always without level1).
+    bool holdsLevel1(int x0, int z0) const {
+        return level1 == nullptr || level1[level1Page(x0, z0) - level1First] != 0;
+    }
+    // Whether the 3 x 3 level-1 pages around the one holding map sample (x0, z0) are resident
+    // (those the map has; always without level1).
+    bool holdsAroundLevel1(int x0, int z0) const;
+    // Whether the node at `level` whose first sample is (x0, z0) may split, as far as its pages
+    // go (the argument above): level 1 needs its level-0 page and the level-1 pages around its
+    // own, level 2 its level-1 page, the levels above nothing.
+    bool splits(int level, int x0, int z0) const {
+        return level == 1   ? holds(x0, z0) && holdsAroundLevel1(x0, z0)
+               : level == 2 ? holdsLevel1(x0, z0)
+                            : true;
     }
 };
 
@@ -121,8 +160,11 @@ struct LodParams {
     // Each inner node's reach; null: 2^level, the grid step alone (what lodParams leaves, and a
     // rule that keeps neighbours one level apart for tests of the selection's structure).
     const LodReach* reach = nullptr;
-    // The level-0 pages on the GPU; null: every page (a terrain that is not streamed).
+    // The pages of levels 0 (and 1) on the GPU; null: every page (a terrain that is not streamed).
     const LodResidency* residency = nullptr;
+    // fineShadingReach in steps: with level 1 streamed, the level-1 pages within it are asked for
+    // (LodOutput::shadingPages). 0: none.
+    float shadingReach = 0.0f;
     // Threads the selection is split over (LodOutput keeps them): the same output for any count.
     int threads = 1;
 };
@@ -175,6 +217,12 @@ void updateLodReach(const Quadtree& tree, const WorldMapping& mapping, const Lod
 LodParams lodParams(const Quadtree& tree, const WorldMapping& mapping, const Camera& camera,
                     int viewportHeight, float pixels, float mapMinY, float mapMaxY);
 
+// World units from the eye (on the ground, x and z) within which a coarse node's fragments may take
+// their normals from level 1 (terrain.frag's fineNormal: a level-1 page whose squares lie within
+// it): kFineShadingReach times the distance at which a sample of the larger spacing spans a pixel
+// of a viewport `viewportHeight` high at `fovY`.
+float fineShadingReach(const WorldMapping& mapping, float fovY, int viewportHeight);
+
 // The least stepsAway: with it, nodes drawn side by side differ by at most one level.
 inline float minStepsAway(int leafSize) {
     return 1.5f * float(leafSize);
@@ -191,7 +239,8 @@ SampleBox levelNodeBox(const Quadtree& tree, int level, int col, int row);
 struct LodDistance {
     float squared = 0.0f;  // squared distance, as the split rule measures it
     float reach = 0.0f;    // stepsAway * the node's reach (0 for leaves: they never split)
-    // A level-1 node whose level-0 page is not resident (LodParams::residency): it does not split.
+    // A node whose pages are not resident (LodParams::residency, LodResidency::splits): it does
+    // not split.
     // 32 bits, not a bool: returned in a register whole, with no byte stored and read back wide
     // (a stalled store forward in every call of lodDistance).
     uint32_t heldBack = 0;
@@ -252,9 +301,9 @@ struct LodStats {
     uint8_t deepestLevel = 0;     // the coarsest level drawn
 };
 
-// A level-0 page a streamed frame wants: its index (py * pagesX + px) and the squared distance of
-// the nearest held-back node in it that asked (several nodes of one page may each ask; the page
-// is listed once).
+// A page a streamed frame wants: its number (level 0's py * pagesX + px, then level 1's:
+// LodResidency::level1Page) and the squared distance of the nearest held-back node that asked for
+// it (several nodes may each ask; the page is listed once).
 struct PageRequest {
     uint32_t page;
     float squared;
@@ -267,13 +316,21 @@ struct LodParts;  // lod.cpp
 struct LodOutput {
     std::vector<DrawNode> nodes;  // tree order (runFrame then moves those over holes last)
     LodStats stats;
-    // With LodParams::residency: the pages of the held-back level-1 nodes that want them
-    // (LodDistance::wantsPage) and that the walk reaches in the frustum or that border a drawn
-    // node (outside the frustum too: held back, such a node folds or morphs the drawn node's
-    // edge, which it would not do were its page in), each page once, in walk order; empty
+    // With LodParams::residency: the missing pages of the held-back nodes that want them
+    // (LodDistance::wantsPage: a level-1 node's level-0 page and the level-1 pages around its own,
+    // a level-2 node's level-1 page) and that the walk reaches in the frustum or that border a
+    // drawn node (outside the frustum too: held back, such a node folds or morphs the drawn
+    // node's edge, which it would not do were its pages in), each page once, in walk order; empty
     // otherwise.
     std::vector<PageRequest> requests;
-    // Per level-0 page: 1 + its index in `requests`, 0 when not asked; all 0 between frames.
+    // With level 1 streamed and LodParams::shadingReach: the level-1 pages under the drawn nodes
+    // of level 2 and up within it of the eye (with a margin for the shader's float arithmetic),
+    // whose normals those nodes' fragments there may read, each once, resident or not; those not
+    // resident are in `requests` too.
+    std::vector<uint32_t> shadingPages;
+    std::vector<uint8_t> shadingMark;  // per level-1 page, all 0 between frames
+    // Per page (PageRequest::page): 1 + its index in `requests`, 0 when not asked; all 0 between
+    // frames.
     // Sized by the first streamed selection.
     std::vector<uint32_t> pageRequest;
     // A selection split over threads: their pool and each part's output (kept between frames).

@@ -405,7 +405,8 @@ LayoutLevelPages::LayoutLevelPages(const LayoutManifest& layout)
 
 LayoutLevelPages::~LayoutLevelPages() = default;
 
-Result<const LayoutLevelPages::Tile*> LayoutLevelPages::tile(int level, int tx, int ty) {
+Result<const LayoutLevelPages::Tile*> LayoutLevelPages::tile(int level, int tx, int ty,
+                                                             bool wholeRow) {
     using R = Result<const Tile*>;
     LevelReads& r = reads_[size_t(level - 1)];
     for (const Tile& t : r.recent) {
@@ -444,14 +445,17 @@ Result<const LayoutLevelPages::Tile*> LayoutLevelPages::tile(int level, int tx, 
         }
         open = r.open.insert(r.open.end(), OpenFile{index, std::move(opened).value()});
     }
-    // The file's whole row of tiles at once: its tiles lie one after another in the file, so
-    // over HTTP this is one request where a tile at a time is one each. Each tile is held to its
-    // checksum; those that match are kept, those that do not are asked for again when needed.
+    // With `wholeRow`, the file's whole row of tiles at once: its tiles lie one after another in
+    // the file, so over HTTP this is one request where a tile at a time is one each; else the
+    // tile alone. Each tile is held to its checksum; those that match are kept, those that do not
+    // are asked for again when needed.
     GDALRasterBand& band = *open->raster.band;
     const bool holes = layout_.nodataSamples > 0;
     const int side = layout_.pageSize;
     const int fy = ty * side - file.y0;
-    const int w = file.columns, h = std::min(side, l.rows - ty * side);
+    const int fx = wholeRow ? 0 : tx * side - file.x0;
+    const int w = wholeRow ? file.columns : std::min(side, file.columns - fx);
+    const int h = std::min(side, l.rows - ty * side);
     r.rowCodes.resize(size_t(w) * size_t(h));
     r.rowValid.resize(holes ? r.rowCodes.size() : 0);
     const std::string asked = "tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ")";
@@ -462,15 +466,15 @@ Result<const LayoutLevelPages::Tile*> LayoutLevelPages::tile(int level, int tx, 
         }
         return R::failure(file.name + ": " + line);
     };
-    if (band.RasterIO(GF_Read, 0, fy, w, h, r.rowCodes.data(), w, h, GDT_UInt16, 0, 0, nullptr) !=
+    if (band.RasterIO(GF_Read, fx, fy, w, h, r.rowCodes.data(), w, h, GDT_UInt16, 0, 0, nullptr) !=
             CE_None ||
-        (holes && band.GetMaskBand()->RasterIO(GF_Read, 0, fy, w, h, r.rowValid.data(), w, h,
+        (holes && band.GetMaskBand()->RasterIO(GF_Read, fx, fy, w, h, r.rowValid.data(), w, h,
                                                GDT_Byte, 0, 0, nullptr) != CE_None)) {
         return fault(asked + " cannot be read: " + said.line("GDAL gave no reason"));
     }
-    const int first = file.x0 / side, count = (w + side - 1) / side;
+    const int first = (file.x0 + fx) / side, count = (w + side - 1) / side;
     tilesRead_.fetch_add(uint64_t(count), std::memory_order_relaxed);
-    rowsRead_.fetch_add(1, std::memory_order_relaxed);
+    rowsRead_.fetch_add(wholeRow ? 1 : 0, std::memory_order_relaxed);
     if (r.recent.size() < 2 * size_t(count) + kRecentLevelTiles) {  // this row and the last
         r.recent.resize(2 * size_t(count) + kRecentLevelTiles);
     }
@@ -528,9 +532,11 @@ Status LayoutLevelPages::fill(const HeightPages& pages, int level, int px, int p
     const int y0 = std::max(py * pages.pageSize - 1, 0);
     const int x1 = std::min(px * pages.pageSize + pages.texels - 2, l.columns - 1);
     const int y1 = std::min(py * pages.pageSize + pages.texels - 2, l.rows - 1);
+    // A pooled level's pages come in whatever order the eye asks for them: its tiles one by one.
+    const bool wholeRows = !pages.pooled(level);
     for (int ty = y0 / side; ty <= y1 / side; ++ty) {
         for (int tx = x0 / side; tx <= x1 / side; ++tx) {
-            const Result<const Tile*> got = tile(level, tx, ty);
+            const Result<const Tile*> got = tile(level, tx, ty, wholeRows);
             if (!got) {
                 return Status::failure(got.error());
             }
@@ -552,7 +558,7 @@ Status LayoutLevelPages::fill(const HeightPages& pages, int level, int px, int p
             }
         }
     }
-    if (px == pl.pagesX - 1 && py == pl.pagesY - 1) {
+    if (wholeRows && px == pl.pagesX - 1 && py == pl.pagesY - 1) {
         // The level's last page (pages are filled row by row): its reads let go of their tiles,
         // rows and datasets (with tiles of 256², a 65537² map's level 1 holds about 50 MB), so that
         // what the levels hold lasts the open alone. A later fill reads again.

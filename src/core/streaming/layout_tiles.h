@@ -198,9 +198,10 @@ private:
 // GPU without level 0 being read. Each tile of the layout a page's window reaches (up to 3 x 3) is
 // read through GDAL and held to its checksum; the last few stay decoded, so that a row of pages
 // filled in order reads most tiles once, and a level's last page lets its tiles, rows and
-// datasets go. Each level reads its files through readers of its own:
-// fill() may run for different levels on different threads at once (fillCoarseAndUpload takes a
-// thread a level, so that over the network the levels' requests wait side by side), for one
+// datasets go. A level the pages pool (HeightPages::pooledLevels: level 1, streamed) is read a
+// tile at a time, in the order its pages are asked for. Each level reads its files through readers
+// of its own: fill() may run for different levels on different threads at once (fillCoarseAndUpload
+// takes a thread a level, so that over the network the levels' requests wait side by side), for one
 // level on one thread at a time.
 class LayoutLevelPages {
 public:
@@ -216,7 +217,7 @@ public:
     // fillHeightPage makes from the map's codes. One line naming the level's file and the tile
     // that cannot be read or does not match its checksum, or a level the layout does not hold.
     Status fill(const HeightPages& pages, int level, int px, int py, uint16_t* out);
-    // Tiles read through GDAL so far, and the reads that took them (a file's row of tiles each).
+    // Tiles read through GDAL so far, and the reads of a file's row of tiles among them.
     uint64_t tilesRead() const { return tilesRead_.load(std::memory_order_relaxed); }
     uint64_t rowsRead() const { return rowsRead_.load(std::memory_order_relaxed); }
 
@@ -227,8 +228,8 @@ private:
         std::vector<uint16_t> codes;
     };
     // Tile (tx, ty) of `level`, unless it is among the last read: read with the rest of its
-    // file's row of tiles, each held to its checksum.
-    Result<const Tile*> tile(int level, int tx, int ty);
+    // file's row of tiles (`wholeRow`) or alone, each held to its checksum.
+    Result<const Tile*> tile(int level, int tx, int ty, bool wholeRow);
 
     // A level's file open for reading.
     struct OpenFile {

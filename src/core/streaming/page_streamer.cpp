@@ -1,5 +1,5 @@
-// The level-0 page streamer: requests nearest first, one worker filling staging pages, uploads
-// under a per-frame budget into pool layers recycled least recently drawn first.
+// The page streamer of levels 0 and 1: requests nearest first, one worker filling staging pages,
+// uploads under a per-frame budget into pool layers recycled least recently drawn first.
 #include "core/streaming/page_streamer.h"
 
 #include <algorithm>
@@ -18,14 +18,18 @@ void releaseMapRows(const Heightmap& map, int firstRow, int lastRow) {
 }
 
 void PageStreamer::start(const Heightmap& map, const HeightPages& pages, int poolLayers,
-                         int uploadsPerFrame, int stagingPages, SampleSource source) {
+                         int uploadsPerFrame, int stagingPages, SampleSource source,
+                         CoarsePageFill coarse) {
     stop();
     assert(poolLayers >= 1 && uploadsPerFrame >= 1 && stagingPages >= 1);
     const PageLevel& level0 = pages.level[0];
-    const size_t count = size_t(level0.pagesX) * size_t(level0.pagesY);
+    // A layout not made for streaming (no pooled levels) streams its level 0.
+    const size_t count = pages.pooledLevels >= 1 ? size_t(pages.pooledPages())
+                                                 : size_t(level0.pagesX) * size_t(level0.pagesY);
     map_ = &map;
     pages_ = &pages;
     source_ = std::move(source);
+    coarse_ = std::move(coarse);
     uploadsPerFrame_ = uploadsPerFrame;
     state_.assign(count, PageState::Absent);
     queue_.clear();
@@ -54,6 +58,13 @@ void PageStreamer::start(const Heightmap& map, const HeightPages& pages, int poo
     uploaded_ = 0;
     uploadedTotal_ = 0;
     residency_ = {resident_.data(), level0.pagesX, pages.pageShift};
+    if (pages.pooled(1)) {
+        const PageLevel& level1 = pages.level[1];
+        residency_.level1 = resident_.data() + level1.firstPage;
+        residency_.pagesX1 = level1.pagesX;
+        residency_.pagesY1 = level1.pagesY;
+    }
+    residency_.level1First = uint32_t(pages.level[1 % pages.level.size()].firstPage);
     worker_ = std::thread([this] { work(); });
 }
 
@@ -116,18 +127,46 @@ void PageStreamer::request(std::vector<PageRequest>& requests) {
     wake_.notify_one();
 }
 
-void PageStreamer::markDrawn(const std::vector<DrawNode>& drawn, int leafShift) {
+void PageStreamer::markDrawn(const std::vector<DrawNode>& drawn, int leafShift,
+                             const std::vector<uint32_t>& shading) {
     ++drawFrame_;
-    const int shift = residency_.pageShift - leafShift;  // leaves to pages
-    for (const DrawNode& node : drawn) {
-        if (node.level != 0) {
-            continue;
-        }
-        const uint32_t page =
-            uint32_t(node.row >> shift) * uint32_t(residency_.pagesX) + uint32_t(node.col >> shift);
+    const LodResidency& r = residency_;
+    const int shift = r.pageShift - leafShift;  // leaves to pages
+    const auto mark = [this](uint32_t page) {
         const int layer = pageLayer_[page];
-        assert(layer >= 0 && "a level-0 node is drawn only from a resident page");
+        assert(layer >= 0 && "a node is drawn only from a resident page");
         layerDrawn_[size_t(layer)] = drawFrame_;
+    };
+    // Nodes come in tree order, so a page's nodes mostly follow each other: the level-1 pages
+    // around a level-0 node's are marked again only when its level-1 page changes.
+    int64_t around = -1;
+    for (const DrawNode& node : drawn) {
+        if (node.level == 0) {
+            mark(uint32_t(node.row >> shift) * uint32_t(r.pagesX) + uint32_t(node.col >> shift));
+            if (r.level1 == nullptr) {
+                continue;
+            }
+            const int qx = node.col >> (shift + 1);
+            const int qy = node.row >> (shift + 1);
+            const int64_t here = int64_t(qy) * r.pagesX1 + qx;
+            if (here == around) {
+                continue;
+            }
+            around = here;
+            for (int y = std::max(qy - 1, 0); y <= std::min(qy + 1, r.pagesY1 - 1); ++y) {
+                for (int x = std::max(qx - 1, 0); x <= std::min(qx + 1, r.pagesX1 - 1); ++x) {
+                    mark(r.level1First + uint32_t(y) * uint32_t(r.pagesX1) + uint32_t(x));
+                }
+            }
+        } else if (node.level == 1 && r.level1 != nullptr) {
+            mark(r.level1First + uint32_t(node.row >> (shift + 1)) * uint32_t(r.pagesX1) +
+                 uint32_t(node.col >> (shift + 1)));
+        }
+    }
+    for (const uint32_t page : shading) {
+        if (pageLayer_[page] >= 0) {
+            mark(page);
+        }
     }
 }
 
@@ -249,7 +288,6 @@ std::string PageStreamer::lastFailure() const {
 
 void PageStreamer::work() {
     const size_t texels = size_t(pages_->texels) * size_t(pages_->texels);
-    const PageLevel& level0 = pages_->level[0];
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
         // The nearest page still asked for, once a staging page is free.
@@ -270,18 +308,29 @@ void PageStreamer::work() {
         state_[page] = PageState::Loading;
         loading_ = 1;
         lock.unlock();
-        const int px = int(page % uint32_t(level0.pagesX));
-        const int py = int(page / uint32_t(level0.pagesX));
-        // The page's samples with their borders, clamped to the map.
-        const int firstRow = std::max(py * pages_->pageSize - 1, 0);
-        const int lastRow = std::min(py * pages_->pageSize + pages_->texels - 2, map_->height - 1);
-        const int firstColumn = std::max(px * pages_->pageSize - 1, 0);
+        const int level = page < residency_.level1First ? 0 : 1;
+        const PageLevel& l = pages_->level[size_t(level)];
+        const int px = int((page - uint32_t(l.firstPage)) % uint32_t(l.pagesX));
+        const int py = int((page - uint32_t(l.firstPage)) / uint32_t(l.pagesX));
+        uint16_t* out = staging_.data() + size_t(staging) * texels;
+        // The page's samples with their borders (at the level's stride), clamped to the map.
+        const int firstRow =
+            std::min(std::max(py * pages_->pageSize - 1, 0) << level, map_->height - 1);
+        const int lastRow =
+            std::min((py * pages_->pageSize + pages_->texels - 2) << level, map_->height - 1);
+        const int firstColumn =
+            std::min(std::max(px * pages_->pageSize - 1, 0) << level, map_->width - 1);
         const int lastColumn =
-            std::min(px * pages_->pageSize + pages_->texels - 2, map_->width - 1);
-        const Status had = source_ ? source_(firstColumn, firstRow, lastColumn, lastRow) : Status();
-        if (had) {
-            fillHeightPage(*map_, *pages_, 0, px, py, staging_.data() + size_t(staging) * texels);
-            releaseMapRows(*map_, firstRow, lastRow);
+            std::min((px * pages_->pageSize + pages_->texels - 2) << level, map_->width - 1);
+        Status had;
+        if (level == 1 && coarse_) {
+            had = coarse_(*pages_, 1, px, py, out);
+        } else {
+            had = source_ ? source_(firstColumn, firstRow, lastColumn, lastRow) : Status();
+            if (had) {
+                fillHeightPage(*map_, *pages_, level, px, py, out);
+                releaseMapRows(*map_, firstRow, lastRow);
+            }
         }
         lock.lock();
         if (had) {
@@ -307,8 +356,15 @@ int streamPoolLayers(const HeightPages& pages, float fovY, int viewportHeight, f
                                      minStepsAway(leafSize));
     const float radius = kStreamPrefetch * stepsAway * 2.0f;
     const float side = 2.0f * radius / float(pages.pageSize) + 2.0f;
-    const float wanted = side * side;
-    return wanted >= float(all) ? all : std::max(1, int(std::ceil(wanted)));
+    const float wanted = std::min(side * side, float(all));
+    float wanted1 = 0.0f;
+    if (poolsLevelOne(pages)) {
+        // Level 2's grid-step reach is 4 steps, over pages of 2 pageSize squares: the same side,
+        // and one ring more.
+        const PageLevel& level1 = pages.level[1];
+        wanted1 = std::min((side + 2.0f) * (side + 2.0f), float(level1.pagesX * level1.pagesY));
+    }
+    return std::max(1, int(std::ceil(wanted + wanted1)));
 }
 
 }  // namespace qt

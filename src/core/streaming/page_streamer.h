@@ -1,5 +1,6 @@
-// Level-0 height pages streamed on demand: a worker thread fills the pages the frames ask for from
-// the map's codes, and the main thread hands them, a few per frame, to the GPU's pool of layers.
+// Height pages of levels 0 and 1 streamed on demand: a worker thread fills the pages the frames
+// ask for from the map's codes (or a layout's files), and the main thread hands them, a few per
+// frame, to the GPU's pool of layers.
 #pragma once
 
 #include <condition_variable>
@@ -23,9 +24,10 @@ namespace qt {
 // larger than memory keeps only the rows being read resident.
 void releaseMapRows(const Heightmap& map, int firstRow, int lastRow);
 
-// The state of a level-0 page. Absent -> Requested (a frame asked) -> Loading (the worker is
-// filling it) -> Ready (filled, in a staging page) -> Resident (in a pool layer) -> Absent (its
-// layer recycled). A Requested page that no frame asks for any more goes back to Absent.
+// The state of a pooled page (HeightPages::pooledLevels). Absent -> Requested (a frame asked) ->
+// Loading (the worker is filling it) -> Ready (filled, in a staging page) -> Resident (in a pool
+// layer) -> Absent (its layer recycled). A Requested page that no frame asks for any more goes back
+// to Absent.
 enum class PageState : uint8_t { Absent, Requested, Loading, Ready, Resident };
 
 struct StreamStats {
@@ -43,10 +45,19 @@ struct StreamStats {
 // page then stays Absent (the coarser level drawn in its place) until a later frame asks again.
 using SampleSource = std::function<Status(int x0, int y0, int x1, int y1)>;
 
-// The level-0 pages of one map (HeightPages level 0) streamed into a pool of `poolLayers` GPU
-// layers. Thread use: every public method is for the main thread (the one that culls and draws);
-// the worker reads the map's codes, which must not change nor move while it runs (stop() first),
-// and writes only staging pages the main thread has not been handed.
+// Fills `out` (pages.texels^2 codes) with page (px, py) of `level` (1 and up) from elsewhere than
+// the map's codes: the texels fillHeightPage makes from them (a layout's heights-K files,
+// LayoutLevelPages::fill, so that its coarse levels reach the GPU with level 0 unread). One line
+// when it cannot. May be called for different levels on different threads at once, for each
+// level from one thread at a time.
+using CoarsePageFill =
+    std::function<Status(const HeightPages& pages, int level, int px, int py, uint16_t* out)>;
+
+// The pooled pages of one map (HeightPages::pooledLevels: level 0, and level 1 where level 2
+// stands in for it), numbered as PageRequest numbers them, streamed into a pool of `poolLayers`
+// GPU layers. Thread use: every public method is for the main thread (the one that culls and
+// draws); the worker reads the map's codes, which must not change nor move while it runs (stop()
+// first), and writes only staging pages the main thread has not been handed.
 //
 // No allocation per frame: every queue is sized at bind(); the main thread hands the worker a
 // list of requests sorted nearest first (replacing the previous frame's), the worker fills the
@@ -60,12 +71,14 @@ public:
     PageStreamer(const PageStreamer&) = delete;
     PageStreamer& operator=(const PageStreamer&) = delete;
 
-    // Sizes the streamer for `pages`' level 0 in `poolLayers` layers (at least 1) and starts the
-    // worker over `map`, which must stay where it is until stop().
-    // With `source`, the worker asks it for each page's samples first.
+    // Sizes the streamer for `pages`' pooled levels (level 0 where it has none) in `poolLayers`
+    // layers (at least 1) and starts the worker over `map`, which must stay where it is until
+    // stop().
+    // With `source`, the worker asks it for each level-0 page's samples first; with `coarse`, it
+    // fills level-1 pages from it instead of from the map's codes.
     void start(const Heightmap& map, const HeightPages& pages, int poolLayers,
                int uploadsPerFrame = kStreamUploadsPerFrame, int stagingPages = kStreamStagingPages,
-               SampleSource source = {});
+               SampleSource source = {}, CoarsePageFill coarse = {});
     // Joins the worker; pages not yet uploaded are dropped (back to Absent).
     void stop();
     bool running() const { return worker_.joinable(); }
@@ -80,13 +93,18 @@ public:
     // This frame's requests (the selection's, sorted here nearest first): they replace the last
     // frame's, pages no longer asked for and not yet being filled going back to Absent.
     void request(std::vector<PageRequest>& requests);
-    // Marks the pool layers of the level-0 nodes `drawn` draws as drawn by this frame: upload()
-    // recycles the least recently drawn layer first and never one drawn by the last frame.
-    void markDrawn(const std::vector<DrawNode>& drawn, int leafShift);
+    // Marks as drawn by this frame the pool layers the nodes `drawn` draws from, and with level 1
+    // pooled the level-1 pages around each level-0 node's (what let its parent split:
+    // LodResidency::splits) and those of `shading` that are resident (LodOutput::shadingPages):
+    // upload() recycles the least recently drawn layer first and never one drawn by the last
+    // frame.
+    void markDrawn(const std::vector<DrawNode>& drawn, int leafShift,
+                   const std::vector<uint32_t>& shading = {});
 
     // A page's upload into a pool layer: (layer, page, its texels^2 codes, the page evicted from
-    // the layer or -1). The renderer writes the texels into the layer and points the page table's
-    // entry of `page` at it (and that of the evicted page at the sentinel).
+    // the layer or -1), pages numbered as PageRequest numbers them. The renderer writes the texels
+    // into the layer and points the page table's entry of `page` at it (and that of the evicted
+    // page at the sentinel).
     using Upload =
         std::function<void(int layer, uint32_t page, const uint16_t* texels, int64_t evicted)>;
     // Between frames: up to the per-frame budget of filled pages go to `upload`, then are
@@ -110,7 +128,8 @@ private:
 
     const Heightmap* map_ = nullptr;
     const HeightPages* pages_ = nullptr;
-    SampleSource source_;  // read by the worker alone while it runs
+    SampleSource source_;    // read by the worker alone while it runs
+    CoarsePageFill coarse_;  // the same
     int uploadsPerFrame_ = 0;
     LodResidency residency_;
 
@@ -119,7 +138,7 @@ private:
     std::condition_variable wake_;    // the worker: requests or a free staging page, or stop
     std::condition_variable filled_;  // settle(): a page became Ready
     bool stop_ = false;
-    std::vector<PageState> state_;  // per level-0 page
+    std::vector<PageState> state_;  // per pooled page
     std::vector<uint32_t> queue_;   // the requests, nearest first; the worker takes from head_
     size_t head_ = 0;
     std::vector<uint16_t> staging_;                // stagingPages x texels^2 codes
@@ -130,7 +149,7 @@ private:
     std::string lastFailure_;
 
     // Main thread only.
-    std::vector<uint8_t> resident_;     // per page: 1 when Resident (residency_.resident)
+    std::vector<uint8_t> resident_;     // per page: 1 when Resident (residency_'s bits)
     std::vector<int> pageLayer_;        // per page: its pool layer, or -1
     std::vector<int64_t> layerPage_;    // per layer: its page, or -1
     std::vector<uint64_t> layerDrawn_;  // per layer: the last frame that drew it (0: never)
@@ -150,10 +169,13 @@ private:
 // finest level of detail (`finestPixels` for a viewport `viewportHeight` high at `fovY`), the
 // pages within that radius of the eye, in a square of side 2r + one page either way, are
 //   (2 * kStreamPrefetch * stepsAway * 2 / pageSize + 2)^2,
-// capped by the map's level-0 pages. Towards the view's sides, where the split distance is taken
-// as the Euclidean one times the corners' cosine (lodDistance), and on a rough map whose coarse
-// errors stretch the reach, more are asked for: those pages wait (the level-1 surface is drawn
-// there) until a layer drawn less recently frees, so a small pool costs detail, never a hole.
+// capped by the map's level-0 pages. With level 1 pooled, its pages within the level-2 split
+// distance (twice the radius, over pages twice as wide) and one more ring (the pages around a
+// level-1 node's that it needs to split) are added, capped by level 1's pages. Towards the view's
+// sides, where the split distance is taken as the Euclidean one times the corners' cosine
+// (lodDistance), and on a rough map whose coarse errors stretch the reach, more are asked for:
+// those pages wait (the level-1 surface is drawn there) until a layer drawn less recently frees, so
+// a small pool costs detail, never a hole.
 int streamPoolLayers(const HeightPages& pages, float fovY, int viewportHeight, float finestPixels,
                      int leafSize);
 

@@ -256,11 +256,12 @@ uint64_t quadtreeBytes(int width, int height, int leafSize) {
 }
 
 uint64_t streamedPeakBytes(int width, int height, int leafSize) {
-    // Levels 1.. of the pyramid: a third of the samples, two bytes each, in pages with borders.
+    // Levels 2.. of the pyramid (levels 0 and 1 stream through the pool): a twelfth of the
+    // samples, two bytes each, in pages with borders.
     const uint64_t samples = uint64_t(width) * uint64_t(height);
     const uint64_t inFlight =
-        std::min(kStreamedFixedBytes, samples * 2 + samples / 32 + kStreamedSmallBytes);
-    return quadtreeBytes(width, height, leafSize) + samples * 2 / 3 + samples / 64 + inFlight;
+        std::min(kStreamedFixedBytes, samples * 5 / 2 + samples / 32 + kStreamedSmallBytes);
+    return quadtreeBytes(width, height, leafSize) + samples / 6 + samples / 256 + inFlight;
 }
 
 Result<int> streamedLeafSize(int width, int height, int requestedLeafSize, uint64_t treeBudget) {

@@ -28,11 +28,12 @@ constexpr double kStreamedTreeShare = 0.125;
 // more get the range bound, not the exact errors.
 constexpr uint64_t kStreamBandBytes = uint64_t(256) << 20;
 
-// Resident bytes of a streamed map beside its tree and coarse levels: the level-0 page pool, the
-// staging pages, the frame's buffers (llvmpipe keeps the pool in host memory). At most this much,
-// and never more than the map's whole level 0 in pages (2 bytes a sample, a 64th for borders)
-// and kStreamedSmallBytes for the rest: a small map streamed needs little.
-constexpr uint64_t kStreamedFixedBytes = uint64_t(128) << 20;
+// Resident bytes of a streamed map beside its tree and coarse levels: the pool of level-0 and
+// level-1 pages (about 900 layers of 259^2 texels for a window 1080 pixels high), the staging
+// pages, the frame's buffers (llvmpipe keeps the pool in host memory). At most this much, and
+// never more than the map's whole levels 0 and 1 in pages (2.5 bytes a sample, a 32nd for
+// borders) and kStreamedSmallBytes for the rest: a small map streamed needs little.
+constexpr uint64_t kStreamedFixedBytes = uint64_t(192) << 20;
 constexpr uint64_t kStreamedSmallBytes = uint64_t(8) << 20;
 
 struct StreamOptions {
@@ -135,7 +136,7 @@ using BandRows = std::function<Status(int lastRow)>;
 uint64_t quadtreeBytes(int width, int height, int leafSize);
 
 // Estimated resident bytes of a streamed width x height map in leaves of leafSize: its tree, the
-// pyramid's levels 1.. on the GPU (a third of the samples, 2 bytes each, and the pages' borders)
+// pyramid's levels 2.. on the GPU (a twelfth of the samples, 2 bytes each, and the pages' borders)
 // and the pages in flight (kStreamedFixedBytes, less for a small map); checked against the budget
 // before the map is mapped.
 uint64_t streamedPeakBytes(int width, int height, int leafSize);

@@ -78,11 +78,26 @@ uint64_t HeightPages::bytes() const {
            uint64_t(tableWidth) * uint64_t(tableHeight) * 2u;
 }
 
+int HeightPages::levelOfPage(uint32_t page) const {
+    int k = 0;
+    while (size_t(k + 1) < level.size() && page >= uint32_t(level[size_t(k + 1)].firstPage)) {
+        ++k;
+    }
+    return k;
+}
+
+void HeightPages::tableCell(uint32_t page, int& x, int& y) const {
+    const PageLevel& l = level[size_t(levelOfPage(page))];
+    const int at = int(page) - l.firstPage;
+    x = at % l.pagesX;
+    y = l.tableRow + at / l.pagesX;
+}
+
 std::vector<uint16_t> HeightPages::table() const {
     std::vector<uint16_t> entries(size_t(tableWidth) * size_t(tableHeight), 0);
     for (size_t k = 0; k < level.size(); ++k) {
         const PageLevel& l = level[k];
-        const bool absent = k == 0 && level0Pool > 0;
+        const bool absent = pooled(int(k));
         for (int py = 0; py < l.pagesY; ++py) {
             for (int px = 0; px < l.pagesX; ++px) {
                 entries[size_t(l.tableRow + py) * size_t(tableWidth) + size_t(px)] =
@@ -94,13 +109,14 @@ std::vector<uint16_t> HeightPages::table() const {
 }
 
 HeightPages streamedHeightPages(const HeightPages& full, int pool) {
-    assert(full.level0Pool == 0 && pool >= 1);
+    assert(full.poolLayers == 0 && pool >= 1);
     HeightPages pages = full;
-    const int level0 = full.level[0].pagesX * full.level[0].pagesY;
-    pages.level0Pool = std::min(pool, level0);
-    const int shift = pages.level0Pool - level0;
-    for (size_t k = 1; k < pages.level.size(); ++k) {
-        pages.level[k].firstLayer += shift;
+    pages.pooledLevels = poolsLevelOne(full) ? 2 : 1;
+    const int pooledPages = pages.pooledPages();
+    pages.poolLayers = std::min(pool, pooledPages);
+    const int shift = pages.poolLayers - pooledPages;
+    for (size_t k = 0; k < pages.level.size(); ++k) {
+        pages.level[k].firstLayer = pages.pooled(int(k)) ? -1 : pages.level[k].firstLayer + shift;
     }
     pages.layers += shift;
     return pages;
@@ -135,16 +151,18 @@ HeightPages planHeightPages(int width, int height, int leafSize, int pageSize) {
         l.pagesX = (l.samplesX - 1 + pageSize - 1) >> pages.pageShift;
         l.pagesY = (l.samplesY - 1 + pageSize - 1) >> pages.pageShift;
         l.firstLayer = pages.layers;
+        l.firstPage = pages.layers;
         l.tableRow = pages.tableHeight;
         pages.layers += l.pagesX * l.pagesY;
         pages.tableHeight += l.pagesY;
     }
     pages.tableWidth = pages.level[0].pagesX;
+    pages.pageCount = pages.layers;
     return pages;
 }
 
 Result<HeightPages> fitHeightPages(int width, int height, int leafSize, int pageSize,
-                                   const PageLimits& limits, const Level0Pool& pool) {
+                                   const PageLimits& limits, const PagePool& pool) {
     int size = leafSize;
     while (size < pageSize) {
         size *= 2;

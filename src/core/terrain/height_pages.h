@@ -28,8 +28,14 @@ struct PageLevel {
     int samplesY = 0;  // rows
     int pagesX = 0;    // pages across: ceil((samplesX - 1) / pageSize)
     int pagesY = 0;
-    int firstLayer = 0;  // layer of page (0, 0); page (px, py) is firstLayer + py * pagesX + px
-    int tableRow = 0;    // the level's first row in the page table
+    // Layer of page (0, 0); page (px, py) is firstLayer + py * pagesX + px. -1 for a level whose
+    // pages share a streamed terrain's pool (HeightPages::pooledLevels).
+    int firstLayer = 0;
+    int tableRow = 0;  // the level's first row in the page table
+    // Number of page (0, 0) among every level's pages, level by level, row by row, whether pooled
+    // or not: page (px, py) is firstPage + py * pagesX + px (PageRequest::page for the pooled
+    // levels; the light's pyramid lays pages out in this order).
+    int firstPage = 0;
 };
 
 struct HeightPages {
@@ -38,17 +44,33 @@ struct HeightPages {
     int pageSize = 0;   // squares along a page side (power of two)
     int pageShift = 0;  // log2(pageSize)
     int texels = 0;     // texels along a page side: pageSize + 3
-    int layers = 0;     // pages of every level
+    int layers = 0;     // GPU layers: the pool's and every page of the levels not pooled
+    int pageCount = 0;  // pages of every level
     // The page table: tableWidth x tableHeight layers, level k's pagesX x pagesY of them from row
     // level[k].tableRow; tableWidth is level 0's pagesX.
     int tableWidth = 0;
     int tableHeight = 0;
     std::vector<PageLevel> level;  // levels 0..depth
-    // Streamed (core/streaming/page_streamer.h): level 0's pages share this many layers,
-    // 0..level0Pool - 1, filled on demand, and its table entries start as kAbsentPage; levels 1..
-    // follow from layer level0Pool. 0: every page has a layer of its own, all uploaded at once.
-    int level0Pool = 0;
+    // Streamed (core/streaming/page_streamer.h): the pages of levels 0 .. pooledLevels - 1 share
+    // this many layers, 0..poolLayers - 1, filled on demand, and their table entries start as
+    // kAbsentPage; the levels above follow from layer poolLayers. 0: every page has a layer of
+    // its own, all uploaded at once.
+    int poolLayers = 0;
+    // Levels whose pages are in the pool: 1 (level 0), or 2 (levels 0 and 1) when the pyramid has
+    // a level 2 to stand in for level 1 (core/lod/lod.h). 0 when not streamed.
+    int pooledLevels = 0;
 
+    bool pooled(int k) const { return k < pooledLevels; }
+    // The pooled levels' pages (PageRequest numbers them 0 ..).
+    int pooledPages() const {
+        return pooledLevels == 0 ? 0
+                                 : level[size_t(pooledLevels - 1)].firstPage +
+                                       level[size_t(pooledLevels - 1)].pagesX *
+                                           level[size_t(pooledLevels - 1)].pagesY;
+    }
+    // The level of a page numbered as PageLevel::firstPage numbers it, and its page table cell.
+    int levelOfPage(uint32_t page) const;
+    void tableCell(uint32_t page, int& x, int& y) const;
     // GPU bytes of the pages (two per texel) and of the page table (two per entry).
     uint64_t bytes() const;
     // The page table's entries, row-major: each page's layer.
@@ -67,8 +89,15 @@ enum class Level0Upload {
 // (core/lod/lod.h).
 constexpr uint16_t kAbsentPage = 0xFFFF;
 
-// `full`'s layout with level 0 streamed through `pool` layers (at most its pages): levels 1.. keep
-// their layers after the pool's.
+// Whether a streamed terrain pools level 1 with level 0: where the pyramid has a level 2 to draw
+// in its place while a level-1 page is missing (core/lod/lod.h).
+inline bool poolsLevelOne(const HeightPages& pages) {
+    return pages.level.size() >= 3;
+}
+
+// `full`'s layout with level 0 (and level 1 where a level 2 stands in for it: pooledLevels)
+// streamed through `pool` layers (at most their pages): the levels above keep their layers after
+// the pool's.
 HeightPages streamedHeightPages(const HeightPages& full, int pool);
 
 // The limits of the texture array the pages go into (GL_MAX_ARRAY_TEXTURE_LAYERS,
@@ -84,16 +113,16 @@ int heightLevels(int width, int height, int leafSize);
 // The layout with pages of exactly pageSize squares.
 HeightPages planHeightPages(int width, int height, int leafSize, int pageSize);
 
-// A streamed level 0's pool of layers for a page size: given the layout with every page of that
-// size, the layers its level 0 gets (streamedHeightPages; at least 1, at most its pages).
-using Level0Pool = std::function<int(const HeightPages& full)>;
+// A streamed terrain's pool of layers for a page size: given the layout with every page of that
+// size, the layers its pooled levels get (streamedHeightPages; at least 1, at most their pages).
+using PagePool = std::function<int(const HeightPages& full)>;
 
 // The layout with the smallest page of at least `pageSize` squares (and of the leaf size) whose
 // layers and texels fit `limits`; fails with one line when none does. With `pool`, the layout is
-// streamed (streamedHeightPages with pool's layers for each page size tried): level 0 counts only
-// its pool.
+// streamed (streamedHeightPages with pool's layers for each page size tried): the pooled levels
+// count only their pool.
 Result<HeightPages> fitHeightPages(int width, int height, int leafSize, int pageSize,
-                                   const PageLimits& limits, const Level0Pool& pool = {});
+                                   const PageLimits& limits, const PagePool& pool = {});
 
 // Fills `out` (texels^2 codes, row-major) with page (px, py) of `level`, from the map's codes.
 void fillHeightPage(const Heightmap& map, const HeightPages& pages, int level, int px, int py,

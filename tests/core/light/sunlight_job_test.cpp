@@ -124,7 +124,7 @@ TEST(SunlightJob, ItsPyramidHoldsTheLightsPagesOfLevelsOneAndUpAndInFilesOfLevel
     ASSERT_TRUE(banded) << banded.error();
     SunlightJob plain(map, m, kLightBands, 2, 8);
     const size_t texels = size_t(pages.texels) * size_t(pages.texels);
-    const int first = pages.level[1].firstLayer;
+    const int first = pages.level[1].firstPage;
     std::vector<uint8_t> expected(texels);
     for (SunlightJob* job : {&heap, files.value().get(), banded.value().get(), &plain}) {
         job->request({200.0, 15.0});
@@ -139,7 +139,7 @@ TEST(SunlightJob, ItsPyramidHoldsTheLightsPagesOfLevelsOneAndUpAndInFilesOfLevel
         const PageLevel& zero = pages.level[0];
         const bool inFiles = job != &heap;
         ASSERT_EQ(job->pyramid().size(),
-                  size_t(pages.layers - first) * texels +
+                  size_t(pages.pageCount - first) * texels +
                       (inFiles ? size_t(zero.pagesX) * size_t(zero.pagesY) * texels : 0));
         ASSERT_EQ(job->levelZeroPage(0) != nullptr, inFiles);
         for (int py = 0; inFiles && py < zero.pagesY; ++py) {
@@ -158,15 +158,16 @@ TEST(SunlightJob, ItsPyramidHoldsTheLightsPagesOfLevelsOneAndUpAndInFilesOfLevel
                 for (int px = 0; px < l.pagesX; ++px) {
                     fillBytePage(job->bytes().data(), map.width, map.height, pages, level, px, py,
                                  expected.data());
-                    const int layer = l.firstLayer + py * l.pagesX + px;
-                    const uint8_t* laid = job->pyramid().data() + size_t(layer - first) * texels;
+                    const int page = l.firstPage + py * l.pagesX + px;
+                    const uint8_t* laid = job->pyramid().data() + size_t(page - first) * texels;
+                    ASSERT_EQ(job->upperPage(uint32_t(page)), laid);
                     ASSERT_TRUE(std::equal(expected.begin(), expected.end(), laid))
                         << "level " << level << " page (" << px << ", " << py << ")";
                     ++compared;
                 }
             }
         }
-        EXPECT_EQ(compared, pages.layers - first);
+        EXPECT_EQ(compared, pages.pageCount - first);
     }
 }
 

@@ -853,43 +853,105 @@ TEST(Lod, FullDetailLeavesGoThroughTheOcclusionStageAlone) {
     EXPECT_GT(fullDetailSeen, 1000u);  // the cameras did draw full-detail nodes
 }
 
-// Streamed: a random pattern of resident level-0 pages (pages of twice the leaf size or more).
+// Streamed: a random pattern of resident level-0 pages (pages of twice the leaf size or more), and
+// with `level1Share` in [0, 1] of level-1 pages too (LodResidency::level1; negative: level 1
+// always resident).
 struct Residency {
     std::vector<uint8_t> bits;
+    std::vector<uint8_t> bits1;
     LodResidency view;
+
+    Residency() = default;
+    Residency(const Residency&) = delete;  // `view` points into the bits
+    Residency& operator=(const Residency&) = delete;
+
+    // Makes resident the page PageRequest numbers `page`.
+    void take(uint32_t page) {
+        if (page < view.level1First) {
+            bits[page] = 1;
+        } else {
+            bits1[page - view.level1First] = 1;
+        }
+    }
+    bool resident(uint32_t page) const {
+        return page < view.level1First ? bits[page] != 0 : bits1[page - view.level1First] != 0;
+    }
 };
 
-Residency randomResidency(const Scene& s, int pageSize, float share, Random& rng) {
+void randomResidency(const Scene& s, int pageSize, float share, Random& rng, Residency& r,
+                     float level1Share = -1.0f) {
     const HeightPages pages = planHeightPages(s.map.width, s.map.height, s.tree.leafSize, pageSize);
-    Residency r;
     r.bits.resize(size_t(pages.level[0].pagesX) * size_t(pages.level[0].pagesY));
     for (uint8_t& b : r.bits) {
         b = rng.uniform(0.0f, 1.0f) < share ? 1 : 0;
     }
     r.view = {r.bits.data(), pages.level[0].pagesX, pages.pageShift};
-    return r;
+    r.view.level1First = uint32_t(r.bits.size());
+    if (level1Share >= 0.0f) {
+        const PageLevel& one = pages.level[1];
+        r.bits1.resize(size_t(one.pagesX) * size_t(one.pagesY));
+        for (uint8_t& b : r.bits1) {
+            b = rng.uniform(0.0f, 1.0f) < level1Share ? 1 : 0;
+        }
+        r.view.level1 = r.bits1.data();
+        r.view.pagesX1 = one.pagesX;
+        r.view.pagesY1 = one.pagesY;
+    }
+}
+
+// The pages PageRequest numbers that hold back the node at `level` (1 or 2) whose first sample is
+// (x0, z0): by brute force, every page the rule names that is not resident.
+void missingPages(const Residency& r, int level, int x0, int z0, std::vector<uint32_t>& out) {
+    const LodResidency& v = r.view;
+    if (level == 1) {
+        const uint32_t page =
+            uint32_t(z0 >> v.pageShift) * uint32_t(v.pagesX) + uint32_t(x0 >> v.pageShift);
+        if (!r.resident(page)) {
+            out.push_back(page);
+        }
+    }
+    if (v.level1 == nullptr) {
+        return;
+    }
+    const int qx = x0 >> (v.pageShift + 1);
+    const int qy = z0 >> (v.pageShift + 1);
+    for (int y = 0; y < v.pagesY1; ++y) {
+        for (int x = 0; x < v.pagesX1; ++x) {
+            const bool named =
+                level == 2 ? x == qx && y == qy : std::abs(x - qx) <= 1 && std::abs(y - qy) <= 1;
+            const uint32_t page = v.level1First + uint32_t(y) * uint32_t(v.pagesX1) + uint32_t(x);
+            if (named && !r.resident(page)) {
+                out.push_back(page);
+            }
+        }
+    }
 }
 
 // With pages missing: the drawn nodes still tile the map one level apart with matching edges and
-// no cracks, no level-0 node is drawn from a page that is not resident, culled equals unculled, and
-// the requests are exactly the missing pages of level-1 nodes within the prefetch distance, each
-// page once.
+// no cracks, no level-0 or level-1 node is drawn from a page that is not resident, culled equals
+// unculled, and the requests are exactly the missing pages of the held-back nodes within the
+// prefetch distance (a level-1 node's level-0 page and, with level 1 streamed, the level-1 pages
+// around its own; a level-2 node's level-1 page), each page once.
 TEST(Lod, StreamedSelectionDrawsOnlyResidentPagesWithoutCracks) {
     uint32_t seed = 7;
-    int fullDetail = 0, requested = 0;  // the cases are not vacuous
+    int fullDetail = 0, requested = 0, level1Drawn = 0, level1Requested = 0, shadingSeen = 0;
     for (const test::SyntheticCase& c : {test::kSyntheticCases[0], test::kSyntheticCases[1],
                                          test::kSyntheticCases[2], test::kSyntheticCases[3]}) {
         const Scene s = makeScene(syntheticHeightmap(c.width, c.height, seed), c.mapping, c.leaf);
         Random rng(seed++);
-        for (int i = 0; i < 40; ++i) {
+        for (int i = 0; i < 60; ++i) {
             const Camera camera = anyCamera(s, rng);
             LodReach reach;
             LodParams params = paramsFor(s, camera, int(rng.uniform(100.0f, 2160.0f)),
                                          rng.uniform(0.25f, 8.0f), i % 2 == 0 ? &reach : nullptr);
             const int pageSize = 2 * c.leaf << (i % 2);
-            const Residency r = randomResidency(s, pageSize, rng.uniform(0.0f, 1.0f), rng);
+            const bool level1 = i % 3 == 2;
+            Residency r;
+            randomResidency(s, pageSize, rng.uniform(0.0f, 1.0f), rng, r,
+                            level1 ? rng.uniform(0.0f, 1.0f) : -1.0f);
             params.residency = &r.view;
-            const std::string what = "streamed camera " + std::to_string(i);
+            const std::string what =
+                "streamed camera " + std::to_string(i) + (level1 ? ", level 1 streamed" : "");
             LodOutput out;
             out.reserveFor(s.tree);
             selectLod(s.tree, s.mapping, params, nullptr, out);
@@ -903,28 +965,79 @@ TEST(Lod, StreamedSelectionDrawsOnlyResidentPagesWithoutCracks) {
                 if (drawn.level == 0) {
                     ++fullDetail;
                     ASSERT_TRUE(r.view.holds(drawn.col * c.leaf, drawn.row * c.leaf)) << what;
+                } else if (drawn.level == 1 && level1) {
+                    ++level1Drawn;
+                    ASSERT_TRUE(r.view.holdsLevel1(drawn.col * c.leaf, drawn.row * c.leaf)) << what;
                 }
             }
-            // Requests, brute force over every level-1 node (nothing culled here).
+            // Requests, brute force over every level-1 and level-2 node (nothing culled here).
             std::vector<uint32_t> expected, got;
-            const int pagesX = r.view.pagesX;
-            for (int row = 0; row < s.tree.leavesZ; row += 2) {
-                for (int col = 0; col < s.tree.leavesX; col += 2) {
-                    const SampleBox b = levelNodeBox(s.tree, 1, col, row);
-                    LodParams all = params;
-                    all.residency = nullptr;
-                    const LodDistance d = lodDistance(s.tree, all, 1, b.x0, b.z0, b.x1, b.z1);
-                    const float near = kStreamPrefetch * d.reach;
-                    const bool ancestorsSplit =
-                        drawnLevelAt(s.tree, params, col, row) <= 1;  // the walk reaches it
-                    if (ancestorsSplit && !r.view.holds(b.x0, b.z0) && d.squared < near * near) {
-                        expected.push_back(uint32_t(b.z0 >> r.view.pageShift) * uint32_t(pagesX) +
-                                           uint32_t(b.x0 >> r.view.pageShift));
+            for (int level = 1; level <= std::min(2, s.tree.depth); ++level) {
+                const int step = 1 << level;
+                for (int row = 0; row < s.tree.leavesZ; row += step) {
+                    for (int col = 0; col < s.tree.leavesX; col += step) {
+                        const SampleBox b = levelNodeBox(s.tree, level, col, row);
+                        LodParams all = params;
+                        all.residency = nullptr;
+                        const LodDistance d =
+                            lodDistance(s.tree, all, level, b.x0, b.z0, b.x1, b.z1);
+                        const float near = kStreamPrefetch * d.reach;
+                        const bool reached =  // its parent splits: the walk reaches it
+                            drawnLevelAt(s.tree, params, col, row) <= level;
+                        if (reached && !r.view.splits(level, b.x0, b.z0) &&
+                            d.squared < near * near) {
+                            missingPages(r, level, b.x0, b.z0, expected);
+                        }
                     }
                 }
             }
+            // With level 1 streamed, the level-1 pages under the drawn nodes of level 2 and up
+            // (their squares and a sample either side) within the shading reach (a hundredth and
+            // a step of margin), resident or not, and those not resident asked for.
+            std::vector<uint32_t> shading;
+            const float side = float(2 << r.view.pageShift);
+            const float reachSteps = params.shadingReach * 1.01f + 1.0f;
+            const auto within = [&](float x0, float z0, float x1, float z1) {
+                const float dx = std::max({x0 * params.stepsPerColumn - params.eye.x,
+                                           params.eye.x - x1 * params.stepsPerColumn, 0.0f});
+                const float dz = std::max({z0 * params.stepsPerRow - params.eye.z,
+                                           params.eye.z - z1 * params.stepsPerRow, 0.0f});
+                return dx * dx + dz * dz < reachSteps * reachSteps;
+            };
+            for (const DrawNode& drawn : out.nodes) {
+                if (!level1 || drawn.level < 2) {
+                    continue;
+                }
+                const SampleBox b = levelNodeBox(s.tree, drawn.level, drawn.col, drawn.row);
+                if (!within(float(b.x0), float(b.z0), float(b.x1), float(b.z1))) {
+                    continue;
+                }
+                for (int y = 0; y < r.view.pagesY1; ++y) {
+                    for (int x = 0; x < r.view.pagesX1; ++x) {
+                        const float x0 = float(x) * side, z0 = float(y) * side;
+                        const bool under = x0 <= float(b.x1 + 1) && x0 + side > float(b.x0 - 1) &&
+                                           z0 <= float(b.z1 + 1) && z0 + side > float(b.z0 - 1);
+                        if (under && within(x0, z0, x0 + side, z0 + side)) {
+                            shading.push_back(r.view.level1First +
+                                              uint32_t(y) * uint32_t(r.view.pagesX1) + uint32_t(x));
+                        }
+                    }
+                }
+            }
+            std::sort(shading.begin(), shading.end());
+            shading.erase(std::unique(shading.begin(), shading.end()), shading.end());
+            for (const uint32_t page : shading) {
+                if (!r.resident(page)) {
+                    expected.push_back(page);
+                }
+            }
+            std::vector<uint32_t> gotShading = out.shadingPages;
+            std::sort(gotShading.begin(), gotShading.end());
+            ASSERT_EQ(gotShading, shading) << what;
+            shadingSeen += int(shading.size());
             for (const PageRequest& req : out.requests) {
                 got.push_back(req.page);
+                level1Requested += req.page >= r.view.level1First ? 1 : 0;
             }
             std::sort(expected.begin(), expected.end());
             expected.erase(std::unique(expected.begin(), expected.end()), expected.end());
@@ -938,6 +1051,9 @@ TEST(Lod, StreamedSelectionDrawsOnlyResidentPagesWithoutCracks) {
     }
     EXPECT_GT(fullDetail, 100);
     EXPECT_GT(requested, 100);
+    EXPECT_GT(level1Drawn, 100);
+    EXPECT_GT(level1Requested, 50);
+    EXPECT_GT(shadingSeen, 50);
 }
 
 // Culled by the frustum, asking again until nothing more is asked (as Terrain::settleStreaming
@@ -961,19 +1077,20 @@ TEST(Lod, SettledStreamedSelectionIsTheSameCulledOrNot) {
             streamed.reserveFor(s.tree);
             walked.reserveFor(s.tree);
             selectLod(s.tree, s.mapping, params, &frustum, plain);
-            Residency r = randomResidency(s, 2 * c.leaf << (i % 2), 0.0f, rng);
+            // Every other camera with level 1 streamed too, none of its pages resident at first.
+            const bool level1 = i % 2 == 1;
+            Residency r;
+            randomResidency(s, 2 * c.leaf << (i % 4 / 2), 0.0f, rng, r, level1 ? 0.0f : -1.0f);
             params.residency = &r.view;
             const std::string what = std::to_string(c.width) + "x" + std::to_string(c.height) +
-                                     " camera " + std::to_string(i);
-            for (int pass = 0; pass < 4; ++pass) {
+                                     " camera " + std::to_string(i) +
+                                     (level1 ? ", level 1 streamed" : "");
+            for (int pass = 0; pass < 6; ++pass) {
                 selectLod(s.tree, s.mapping, params, &frustum, streamed);
                 std::vector<uint32_t> pages;
                 for (const PageRequest& q : streamed.requests) {
                     pages.push_back(q.page);
-                    ASSERT_FALSE(
-                        r.view.holds(int(q.page % uint32_t(r.view.pagesX)) << r.view.pageShift,
-                                     int(q.page / uint32_t(r.view.pagesX)) << r.view.pageShift))
-                        << what;
+                    ASSERT_FALSE(r.resident(q.page)) << what;
                 }
                 std::sort(pages.begin(), pages.end());
                 ASSERT_EQ(std::adjacent_find(pages.begin(), pages.end()), pages.end()) << what;
@@ -982,10 +1099,10 @@ TEST(Lod, SettledStreamedSelectionIsTheSameCulledOrNot) {
                     break;
                 }
                 for (const uint32_t page : pages) {
-                    r.bits[page] = 1;
+                    r.take(page);
                 }
             }
-            ASSERT_TRUE(streamed.requests.empty()) << what << ": still asking after 4 passes";
+            ASSERT_TRUE(streamed.requests.empty()) << what << ": still asking after 6 passes";
             ASSERT_EQ(plain.nodes.size(), streamed.nodes.size()) << what;
             ASSERT_EQ(0, std::memcmp(plain.nodes.data(), streamed.nodes.data(),
                                      plain.nodes.size() * sizeof(DrawNode)))
@@ -1014,7 +1131,8 @@ TEST(Lod, StreamedSelectionWithEveryPageResidentIsTheSame) {
             plain.reserveFor(s.tree);
             streamed.reserveFor(s.tree);
             selectLod(s.tree, s.mapping, params, &frustum, plain);
-            const Residency r = randomResidency(s, 2 * c.leaf, 2.0f, rng);  // every page
+            Residency r;  // every page, of level 1 too on every other camera
+            randomResidency(s, 2 * c.leaf, 2.0f, rng, r, i % 2 == 1 ? 2.0f : -1.0f);
             params.residency = &r.view;
             selectLod(s.tree, s.mapping, params, &frustum, streamed);
             ASSERT_EQ(plain.nodes.size(), streamed.nodes.size());
@@ -1052,7 +1170,9 @@ TEST(Lod, SelectionSplitOverThreadsIsTheOneThreadWalks) {
             LodReach reach;
             LodParams params = paramsFor(s, camera, int(rng.uniform(100.0f, 2160.0f)),
                                          rng.uniform(0.25f, 8.0f), i % 2 == 0 ? &reach : nullptr);
-            const Residency r = randomResidency(s, 2 * c.leaf, rng.uniform(0.0f, 1.0f), rng);
+            Residency r;  // level 1 streamed too on one camera in four
+            randomResidency(s, 2 * c.leaf, rng.uniform(0.0f, 1.0f), rng, r,
+                            i % 4 == 1 ? rng.uniform(0.0f, 1.0f) : -1.0f);
             if (i % 3 != 0) {
                 params.residency = &r.view;
             }
@@ -1110,7 +1230,9 @@ TEST(Lod, StreamedSelectionCoversTheSameVisibleGround) {
             full.reserveFor(s.tree);
             streamed.reserveFor(s.tree);
             selectLod(s.tree, s.mapping, params, &frustum, full);
-            const Residency r = randomResidency(s, 2 * c.leaf, rng.uniform(0.0f, 1.0f), rng);
+            Residency r;  // level 1 streamed too on every other camera
+            randomResidency(s, 2 * c.leaf, rng.uniform(0.0f, 1.0f), rng, r,
+                            i % 2 == 1 ? rng.uniform(0.0f, 1.0f) : -1.0f);
             params.residency = &r.view;
             selectLod(s.tree, s.mapping, params, &frustum, streamed);
             const size_t leaves = size_t(s.tree.leavesX) * size_t(s.tree.leavesZ);
@@ -1121,7 +1243,8 @@ TEST(Lod, StreamedSelectionCoversTheSameVisibleGround) {
                 });
             }
             for (const DrawNode& d : streamed.nodes) {
-                const bool held = d.level == 1 && !r.view.holds(d.col * c.leaf, d.row * c.leaf);
+                const bool held = d.level >= 1 && d.level <= 2 &&
+                                  !r.view.splits(d.level, d.col * c.leaf, d.row * c.leaf);
                 forEachLeaf(s.tree, d, [&](int col, int row) {
                     const size_t at = size_t(row) * size_t(s.tree.leavesX) + size_t(col);
                     inStreamed[at] = 1;

@@ -413,6 +413,39 @@ TEST(LayoutLevelPages, EveryPageAboveLevelZeroIsTheMapsPage) {
                               "heights-1.tif: tile (1, 0) does not match its checksum");
 }
 
+// A streamed terrain's level 1 (HeightPages::pooledLevels) is asked for page by page as the eye
+// needs it: its pages, in a scattered order, are the map's, each reading only the tiles its window
+// reaches (at most 3 x 3), one at a time, never a file's row of tiles.
+TEST(LayoutLevelPages, APooledLevelIsReadATileAtATime) {
+    test::TempDir dir;
+    const std::string folder = dir.path("layout");
+    const std::string input = test::writeInput(dir, false, 611, 389);
+    ASSERT_TRUE(bakeLayout(input, folder, test::bakeOptions(dir)));
+    const Result<LayoutManifest> manifest = readLayoutManifest(folder);
+    ASSERT_TRUE(manifest) << manifest.error();
+    const LayoutMap whole = wholeLayout(folder);
+    const HeightPages pages = streamedHeightPages(planHeightPages(611, 389, 4, 16), 8);
+    ASSERT_EQ(pages.pooledLevels, 2);
+    const PageLevel& one = pages.level[1];
+    LayoutLevelPages levels(manifest.value());
+    const size_t texels = size_t(pages.texels) * size_t(pages.texels);
+    std::vector<uint16_t> got(texels), expected(texels);
+    int filled = 0;
+    for (int k = 0; k < one.pagesX * one.pagesY; ++k) {
+        const int page = (k * 7) % (one.pagesX * one.pagesY);  // scattered (7 is prime to it)
+        const int px = page % one.pagesX, py = page / one.pagesX;
+        const uint64_t before = levels.tilesRead();
+        const Status read = levels.fill(pages, 1, px, py, got.data());
+        ASSERT_TRUE(read) << read.error();
+        EXPECT_LE(levels.tilesRead() - before, 9u) << "page " << px << ", " << py;
+        fillHeightPage(whole.map, pages, 1, px, py, expected.data());
+        ASSERT_EQ(got, expected) << "page " << px << ", " << py;
+        ++filled;
+    }
+    EXPECT_EQ(levels.rowsRead(), 0u);
+    EXPECT_GT(filled, 20);
+}
+
 // A level's last page lets the level's tiles go, so that what the levels hold lasts the open
 // alone: until it is filled, a page filled again takes its tiles unread; after it, they are read
 // again.

@@ -154,13 +154,94 @@ TEST(PageStreamer, RecyclesTheLeastRecentlyDrawnLayerNeverOneJustDrawn) {
 }
 
 TEST(PageStreamer, PoolCoversTheFinestViewAndNeverExceedsTheMap) {
-    const HeightPages pages = planHeightPages(8193, 8193, 16, 256);
+    const HeightPages pages = planHeightPages(32769, 32769, 16, 256);
     const int pool = streamPoolLayers(pages, 1.0472f, 1080, 1.0f, 16);
-    // stepsAway 935: radius 2338 steps, (2 * 2338 / 256 + 2)^2 = 412 pages.
-    EXPECT_GE(pool, 400);
-    EXPECT_LE(pool, 430);
+    // stepsAway 935: radius 2338 steps, (2 * 2338 / 256 + 2)^2 = 412 level-0 pages, and level 1's
+    // (20.3 + 2)^2 = 496.
+    EXPECT_GE(pool, 400 + 480);
+    EXPECT_LE(pool, 430 + 510);
+    // Each level's part capped by its pages: 8193^2 has 16^2 level-1 pages.
+    const int capped =
+        streamPoolLayers(planHeightPages(8193, 8193, 16, 256), 1.0472f, 1080, 1.0f, 16);
+    EXPECT_GE(capped, 400 + 256);
+    EXPECT_LE(capped, 430 + 256);
     const HeightPages small = planHeightPages(257, 257, 4, 8);
-    EXPECT_EQ(streamPoolLayers(small, 1.0472f, 1080, 1.0f, 4), 32 * 32);
+    EXPECT_EQ(streamPoolLayers(small, 1.0472f, 1080, 1.0f, 4), 32 * 32 + 16 * 16);
+    // A pyramid of two levels pools level 0 alone.
+    const HeightPages two = planHeightPages(17, 17, 8, 16);
+    ASSERT_EQ(two.level.size(), size_t(2));
+    EXPECT_EQ(streamPoolLayers(two, 1.0472f, 1080, 1.0f, 8), 1);
+}
+
+// With level 1 pooled (a streamed layout of three levels or more), its pages are numbered after
+// level 0's and delivered with fillHeightPage's level-1 texels; a drawn level-0 node keeps the
+// level-1 pages around its own from being recycled (its parent split on them), a drawn level-1
+// node its own.
+TEST(PageStreamer, StreamsLevelOnePagesAndKeepsThoseADrawnNodeStandsOn) {
+    const Heightmap map = syntheticHeightmap(129, 97, 5);
+    const HeightPages pages = streamedHeightPages(planHeightPages(129, 97, 4, 8), 5);
+    ASSERT_EQ(pages.pooledLevels, 2);
+    const PageLevel& one = pages.level[1];
+    const uint32_t first1 = uint32_t(one.firstPage);
+    ASSERT_EQ(first1, uint32_t(pages.level[0].pagesX * pages.level[0].pagesY));
+    std::vector<Delivery> deliveries;
+    std::vector<std::vector<uint16_t>> texels;
+    const PageStreamer::Upload recorder = [&](int layer, uint32_t page, const uint16_t* t,
+                                              int64_t evicted) {
+        deliveries.push_back({layer, page, evicted});
+        texels.emplace_back(t, t + size_t(pages.texels) * size_t(pages.texels));
+    };
+    PageStreamer streamer;
+    streamer.start(map, pages, pages.poolLayers, 8, 8);
+    const LodResidency& r = streamer.residency();
+    ASSERT_NE(r.level1, nullptr);
+    EXPECT_EQ(r.level1First, first1);
+    EXPECT_EQ(r.pagesX1, one.pagesX);
+    // Level-1 pages (0, 0), (1, 0), (0, 1), (1, 1) and level-0 page (0, 0); then level-0 page
+    // (1, 1).
+    const uint32_t page11 = uint32_t(pages.level[0].pagesX) + 1;
+    std::vector<PageRequest> requests = {{first1, 0.0f},
+                                         {first1 + 1, 1.0f},
+                                         {first1 + uint32_t(one.pagesX), 2.0f},
+                                         {first1 + uint32_t(one.pagesX) + 1, 3.0f},
+                                         {0, 4.0f}};
+    streamer.request(requests);
+    streamer.settle(recorder);
+    ASSERT_EQ(deliveries.size(), 5u);
+    ASSERT_EQ(deliveries[4].page, 0u);
+    std::vector<uint16_t> expected(size_t(pages.texels) * size_t(pages.texels));
+    for (size_t d = 0; d < 4; ++d) {
+        const uint32_t at = deliveries[d].page - first1;
+        fillHeightPage(map, pages, 1, int(at % uint32_t(one.pagesX)),
+                       int(at / uint32_t(one.pagesX)), expected.data());
+        EXPECT_EQ(texels[d], expected) << "level-1 page " << at;
+        EXPECT_TRUE(r.holdsLevel1(int(at % uint32_t(one.pagesX)) * 16,
+                                  int(at / uint32_t(one.pagesX)) * 16));
+    }
+    // A level-0 node of page (0, 0) marks its page and the four level-1 pages the map has around
+    // level-1 page (0, 0): with every layer drawn by the last frame, a new page waits.
+    DrawNode leaf{};
+    leaf.level = 0;
+    DrawNode level1{};
+    level1.level = 1;
+    level1.col = 4;  // leaves of 4 squares: level-1 page (1, 0) spans leaves 4..7
+    streamer.markDrawn({leaf}, 2);
+    requests = {{page11, 0.0f}};
+    streamer.request(requests);
+    streamer.settle(recorder);
+    EXPECT_EQ(deliveries.size(), 5u);
+    EXPECT_EQ(streamer.state(page11), PageState::Ready);
+    // A frame drawing only a level-1 node of page (1, 0): the least recently drawn of the others
+    // goes, never (1, 0).
+    streamer.markDrawn({level1}, 2);
+    EXPECT_EQ(streamer.upload(recorder), 1);
+    ASSERT_EQ(deliveries.size(), 6u);
+    EXPECT_EQ(deliveries[5].page, page11);
+    EXPECT_NE(deliveries[5].evicted, int64_t(first1 + 1));
+    EXPECT_GE(deliveries[5].evicted, 0);
+    fillHeightPage(map, pages, 0, 1, 1, expected.data());
+    EXPECT_EQ(texels[5], expected);
+    EXPECT_TRUE(r.holds(8, 8));
 }
 
 }  // namespace

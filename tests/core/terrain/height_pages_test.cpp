@@ -190,13 +190,13 @@ TEST(HeightPages, PagesGrowUntilTheLayersFit) {
     EXPECT_EQ(refused.error().find('\n'), std::string::npos);
 }
 
-// Streamed, level 0 counts only its pool: the pages stay smaller than a layout of every page
-// needs (at 32769^2 and 2048 layers, 512 squares rather than 1024), and a map whose every page
-// would not fit still goes as pages streamed.
-TEST(HeightPages, AStreamedFitCountsOnlyLevelZerosPool) {
+// Streamed, levels 0 and 1 count only their pool: the pages stay smaller than a layout of every
+// page needs (at 32769^2 and 2048 layers, 256 squares rather than 1024), and a map whose every
+// page would not fit still goes as pages streamed.
+TEST(HeightPages, AStreamedFitCountsOnlyThePoolOfLevelsZeroAndOne) {
     const PageLimits limits{2048, 16384};
     int asked = 0;
-    const Level0Pool pool = [&asked](const HeightPages& full) {
+    const PagePool pool = [&asked](const HeightPages& full) {
         ++asked;
         return streamPoolLayers(full, 1.0472f, 720, 1.0f, 16);
     };
@@ -205,20 +205,21 @@ TEST(HeightPages, AStreamedFitCountsOnlyLevelZerosPool) {
     ASSERT_TRUE(full);
     ASSERT_TRUE(streamed);
     EXPECT_EQ(full.value().pageSize, 1024);
-    EXPECT_EQ(streamed.value().pageSize, 512);
-    EXPECT_GT(asked, 1);  // asked again for each page size tried
+    EXPECT_EQ(streamed.value().pageSize, 256);
+    EXPECT_EQ(asked, 1);  // the first page size tried fits
     const HeightPages& s = streamed.value();
-    EXPECT_EQ(s.level0Pool,
-              streamPoolLayers(planHeightPages(32769, 32769, 16, 512), 1.0472f, 720, 1.0f, 16));
+    EXPECT_EQ(s.pooledLevels, 2);
+    EXPECT_EQ(s.poolLayers,
+              streamPoolLayers(planHeightPages(32769, 32769, 16, 256), 1.0472f, 720, 1.0f, 16));
     EXPECT_LE(s.layers, 2048);
-    EXPECT_LT(s.bytes(), uint64_t(800) << 20);
+    EXPECT_LT(s.bytes(), uint64_t(300) << 20);
     // 64 layers of at most 300^2 texels: no layout of every page fits, a streamed one with a small
     // pool does.
-    const Level0Pool four = [](const HeightPages&) { return 4; };
+    const PagePool four = [](const HeightPages&) { return 4; };
     EXPECT_FALSE(fitHeightPages(2049, 2049, 4, 256, {64, 300}));
     const Result<HeightPages> small = fitHeightPages(2049, 2049, 4, 256, {64, 300}, four);
     ASSERT_TRUE(small);
-    EXPECT_EQ(small.value().level0Pool, 4);
+    EXPECT_EQ(small.value().poolLayers, 4);
     EXPECT_LE(small.value().layers, 64);
 }
 
@@ -234,27 +235,40 @@ TEST(HeightPages, BytesPerSampleStayNearTheEightThirdsOfThePyramid) {
     }
 }
 
-// Streamed: level 0's pages share a pool of layers, its table entries start absent, and the other
-// levels keep their pages, each with a layer of its own after the pool.
-TEST(HeightPages, AStreamedLayoutPoolsLevelZeroAndKeepsTheRest) {
+// Streamed: the pages of levels 0 and 1 share a pool of layers, their table entries start absent,
+// and the other levels keep their pages, each with a layer of its own after the pool; a pyramid
+// of two levels pools level 0 alone (no level 2 would stand in for a missing level-1 page).
+TEST(HeightPages, AStreamedLayoutPoolsLevelsZeroAndOneAndKeepsTheRest) {
     const HeightPages full = planHeightPages(203, 141, 4, 8);
+    ASSERT_GE(full.level.size(), size_t(3));
     const int level0 = full.level[0].pagesX * full.level[0].pagesY;
+    const int pooled = level0 + full.level[1].pagesX * full.level[1].pagesY;
     const HeightPages streamed = streamedHeightPages(full, 10);
-    EXPECT_EQ(streamed.level0Pool, 10);
-    EXPECT_EQ(streamed.layers, full.layers - level0 + 10);
+    EXPECT_EQ(streamed.poolLayers, 10);
+    EXPECT_EQ(streamed.pooledLevels, 2);
+    EXPECT_EQ(streamed.pooledPages(), pooled);
+    EXPECT_EQ(streamed.layers, full.layers - pooled + 10);
+    EXPECT_EQ(streamed.pageCount, full.pageCount);
     EXPECT_LT(streamed.bytes(), full.bytes());
     const std::vector<uint16_t> a = full.table(), b = streamed.table();
     ASSERT_EQ(a.size(), b.size());
     std::vector<int> uses(size_t(streamed.layers), 0);
     for (size_t k = 0; k < full.level.size(); ++k) {
         const PageLevel& l = full.level[k];
+        EXPECT_EQ(streamed.level[k].firstPage, l.firstPage);
         for (int py = 0; py < l.pagesY; ++py) {
             for (int px = 0; px < l.pagesX; ++px) {
                 const size_t at = size_t(l.tableRow + py) * size_t(full.tableWidth) + size_t(px);
-                if (k == 0) {
+                const uint32_t page = uint32_t(l.firstPage + py * l.pagesX + px);
+                EXPECT_EQ(streamed.levelOfPage(page), int(k));
+                int x = -1, y = -1;
+                streamed.tableCell(page, x, y);
+                EXPECT_EQ(size_t(y) * size_t(full.tableWidth) + size_t(x), at);
+                if (k <= 1) {
                     EXPECT_EQ(b[at], kAbsentPage);
+                    EXPECT_EQ(streamed.level[k].firstLayer, -1);
                 } else {
-                    EXPECT_EQ(int(b[at]), int(a[at]) - level0 + 10);
+                    EXPECT_EQ(int(b[at]), int(a[at]) - pooled + 10);
                     ASSERT_GE(int(b[at]), 10);
                     ASSERT_LT(int(b[at]), streamed.layers);
                     ++uses[b[at]];
@@ -265,8 +279,16 @@ TEST(HeightPages, AStreamedLayoutPoolsLevelZeroAndKeepsTheRest) {
     for (int layer = 10; layer < streamed.layers; ++layer) {
         EXPECT_EQ(uses[size_t(layer)], 1) << layer;
     }
-    // A pool larger than level 0 is level 0.
-    EXPECT_EQ(streamedHeightPages(full, level0 + 5).layers, full.layers);
+    // A pool larger than the pooled levels is theirs.
+    EXPECT_EQ(streamedHeightPages(full, pooled + 5).layers, full.layers);
+    // Two levels: level 0 alone.
+    const HeightPages two = planHeightPages(17, 17, 8, 16);
+    ASSERT_EQ(two.level.size(), size_t(2));
+    const HeightPages streamedTwo = streamedHeightPages(two, 1);
+    EXPECT_EQ(streamedTwo.pooledLevels, 1);
+    EXPECT_EQ(streamedTwo.layers, 1 + 1);
+    EXPECT_EQ(streamedTwo.table()[size_t(streamedTwo.level[1].tableRow) * size_t(two.tableWidth)],
+              1);
 }
 
 }  // namespace
