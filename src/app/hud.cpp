@@ -94,7 +94,7 @@ void drawStats(const FrameStats& stats, const Terrain& terrain) {
                 pages.layers, pages.pageSize);
     if (terrain.onDemand) {
         const StreamStats st = terrain.streamStats();
-        ImGui::Text("level 0 on demand: %d of %d pool layers resident, %d requested, %d uploaded",
+        ImGui::Text("on demand: %d of %d pool layers resident, %d requested, %d uploaded",
                     st.resident, st.pool, st.requested, st.uploaded);
     } else if (terrain.streamed()) {
         const StreamStats st = terrain.streamStats();

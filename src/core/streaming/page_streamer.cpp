@@ -64,7 +64,7 @@ void PageStreamer::start(const Heightmap& map, const HeightPages& pages, int poo
         residency_.pagesX1 = level1.pagesX;
         residency_.pagesY1 = level1.pagesY;
     }
-    residency_.level1First = uint32_t(pages.level[1 % pages.level.size()].firstPage);
+    residency_.level1First = uint32_t(pages.pooled(1) ? pages.level[1].firstPage : int(count));
     worker_ = std::thread([this] { work(); });
 }
 
