@@ -105,16 +105,11 @@ struct Selector {
         if (r.level1 == nullptr) {
             return;
         }
-        const int qx = x0 >> (r.pageShift + 1);
-        const int qy = z0 >> (r.pageShift + 1);
-        for (int y = std::max(qy - 1, 0); y <= std::min(qy + 1, r.pagesY1 - 1); ++y) {
-            for (int x = std::max(qx - 1, 0); x <= std::min(qx + 1, r.pagesX1 - 1); ++x) {
-                const uint32_t q = uint32_t(y) * uint32_t(r.pagesX1) + uint32_t(x);
-                if (r.level1[q] == 0) {
-                    asks.push_back({r.level1First + q, d.squared});
-                }
+        r.forEachAroundLevel1(x0, z0, [&](uint32_t q) {
+            if (r.level1[q] == 0) {
+                asks.push_back({r.level1First + q, d.squared});
             }
-        }
+        });
     }
 
     // Each edge of a node drawn at `level`, a child of `family` (null for the root): a coarser
@@ -326,22 +321,6 @@ SampleBox levelNodeBox(const Quadtree& tree, int level, int col, int row) {
     return {lx * tree.leafSize, lz * tree.leafSize,
             std::min((lx + size) * tree.leafSize, int(root.x1)),
             std::min((lz + size) * tree.leafSize, int(root.z1))};
-}
-
-bool LodResidency::holdsAroundLevel1(int x0, int z0) const {
-    if (level1 == nullptr) {
-        return true;
-    }
-    const int qx = x0 >> (pageShift + 1);
-    const int qy = z0 >> (pageShift + 1);
-    for (int y = std::max(qy - 1, 0); y <= std::min(qy + 1, pagesY1 - 1); ++y) {
-        for (int x = std::max(qx - 1, 0); x <= std::min(qx + 1, pagesX1 - 1); ++x) {
-            if (level1[size_t(y) * size_t(pagesX1) + size_t(x)] == 0) {
-                return false;
-            }
-        }
-    }
-    return true;
 }
 
 uint8_t LodDistance::childMorph() const {

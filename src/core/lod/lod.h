@@ -127,9 +127,27 @@ struct LodResidency {
     bool holdsLevel1(int x0, int z0) const {
         return level1 == nullptr || level1[level1Page(x0, z0) - level1First] != 0;
     }
+    // Calls f(q) for each of the 3 x 3 level-1 pages around the one holding map sample (x0, z0)
+    // that the map has, q its index in level1 (level1First + q as PageRequest numbers it).
+    template <typename F>
+    void forEachAroundLevel1(int x0, int z0, F f) const {
+        const int qx = x0 >> (pageShift + 1);
+        const int qy = z0 >> (pageShift + 1);
+        for (int y = qy > 0 ? qy - 1 : 0; y <= qy + 1 && y < pagesY1; ++y) {
+            for (int x = qx > 0 ? qx - 1 : 0; x <= qx + 1 && x < pagesX1; ++x) {
+                f(uint32_t(y) * uint32_t(pagesX1) + uint32_t(x));
+            }
+        }
+    }
     // Whether the 3 x 3 level-1 pages around the one holding map sample (x0, z0) are resident
     // (those the map has; always without level1).
-    bool holdsAroundLevel1(int x0, int z0) const;
+    bool holdsAroundLevel1(int x0, int z0) const {
+        bool all = true;
+        if (level1 != nullptr) {
+            forEachAroundLevel1(x0, z0, [&](uint32_t q) { all = all && level1[q] != 0; });
+        }
+        return all;
+    }
     // Whether the node at `level` whose first sample is (x0, z0) may split, as far as its pages
     // go (the argument above): level 1 needs its level-0 page and the level-1 pages around its
     // own, level 2 its level-1 page, the levels above nothing.

@@ -141,26 +141,17 @@ void PageStreamer::markDrawn(const std::vector<DrawNode>& drawn, int leafShift,
     // around a level-0 node's are marked again only when its level-1 page changes.
     int64_t around = -1;
     for (const DrawNode& node : drawn) {
+        const int x0 = int(node.col) << leafShift;  // its first map sample
+        const int z0 = int(node.row) << leafShift;
         if (node.level == 0) {
             mark(uint32_t(node.row >> shift) * uint32_t(r.pagesX) + uint32_t(node.col >> shift));
-            if (r.level1 == nullptr) {
+            if (r.level1 == nullptr || int64_t(r.level1Page(x0, z0)) == around) {
                 continue;
             }
-            const int qx = node.col >> (shift + 1);
-            const int qy = node.row >> (shift + 1);
-            const int64_t here = int64_t(qy) * r.pagesX1 + qx;
-            if (here == around) {
-                continue;
-            }
-            around = here;
-            for (int y = std::max(qy - 1, 0); y <= std::min(qy + 1, r.pagesY1 - 1); ++y) {
-                for (int x = std::max(qx - 1, 0); x <= std::min(qx + 1, r.pagesX1 - 1); ++x) {
-                    mark(r.level1First + uint32_t(y) * uint32_t(r.pagesX1) + uint32_t(x));
-                }
-            }
+            around = int64_t(r.level1Page(x0, z0));
+            r.forEachAroundLevel1(x0, z0, [&](uint32_t q) { mark(r.level1First + q); });
         } else if (node.level == 1 && r.level1 != nullptr) {
-            mark(r.level1First + uint32_t(node.row >> (shift + 1)) * uint32_t(r.pagesX1) +
-                 uint32_t(node.col >> (shift + 1)));
+            mark(r.level1Page(x0, z0));
         }
     }
     for (const uint32_t page : shading) {
