@@ -2683,6 +2683,22 @@ TEST(StreamedTerrain, ALayoutStreamedByTilesSettlesToItsMapHeldWhole) {
     full.value().destroy();
 }
 
+// The layout in `folder` opened streamed by tiles (its cache in `dir`), in pages of 16: the
+// terrain, or the line of whichever of the open and the terrain's making failed.
+Result<Terrain> layoutStreamedByTiles(const test::TempDir& dir, const std::string& folder) {
+    LoadOptions load;
+    load.cacheDir = dir.path("cache");
+    load.layoutByTiles = true;
+    Result<OpenedMap> opened = openMap(folder, load, {}, 4, true);
+    if (!opened) {
+        return Result<Terrain>::failure(opened.error());
+    }
+    StreamSettings on;
+    on.on = true;
+    return Terrain::create(std::move(opened.value().map), 4, "damaged", {}, {}, 16,
+                           std::move(opened.value().tree), streamByTiles(on, opened.value().tiles));
+}
+
 // At open a layout's levels 1 and up are read side by side, a thread a level: a tile of one
 // that does not match its checksum ends that level, the others go on, and the terrain is not
 // made, with the damaged tile's one line; with two levels damaged, the lower level's, whichever
@@ -2699,16 +2715,7 @@ TEST(StreamedTerrain, ALayoutWithADamagedCoarseLevelIsNotOpenedAndSaysWhichTile)
         if (both) {
             test::changeSample(folder + "/heights-2.tif", 5, 20);  // tile (0, 1) of level 2
         }
-        LoadOptions load;
-        load.cacheDir = dir.path("cache");
-        load.layoutByTiles = true;
-        Result<OpenedMap> opened = openMap(folder, load, {}, 4, true);
-        ASSERT_TRUE(opened) << opened.error();
-        StreamSettings on;
-        on.on = true;
-        const Result<Terrain> streamed = Terrain::create(
-            std::move(opened.value().map), 4, "damaged", {}, {}, 16, std::move(opened.value().tree),
-            streamByTiles(on, opened.value().tiles));
+        const Result<Terrain> streamed = layoutStreamedByTiles(dir, folder);
         ASSERT_FALSE(streamed) << (both ? "two levels" : "one level");
         test::expectOneLineSaying(streamed.error(),
                                   both ? "heights-2.tif: tile (0, 1) does not match its checksum"
@@ -2726,16 +2733,7 @@ TEST(StreamedTerrain, ALayoutWithADamagedLevelOneTileOpensAndItsPageSaysWhichTil
     const std::string folder = dir.path("layout");
     ASSERT_TRUE(bakeLayout(test::writeInput(dir, false), folder, test::bakeOptions(dir)));
     test::changeSample(folder + "/heights-1.tif", 20, 3);  // tile (1, 0) of level 1
-    LoadOptions load;
-    load.cacheDir = dir.path("cache");
-    load.layoutByTiles = true;
-    Result<OpenedMap> opened = openMap(folder, load, {}, 4, true);
-    ASSERT_TRUE(opened) << opened.error();
-    StreamSettings on;
-    on.on = true;
-    Result<Terrain> streamed =
-        Terrain::create(std::move(opened.value().map), 4, "damaged", {}, {}, 16,
-                        std::move(opened.value().tree), streamByTiles(on, opened.value().tiles));
+    Result<Terrain> streamed = layoutStreamedByTiles(dir, folder);
     ASSERT_TRUE(streamed) << streamed.error();
     ASSERT_EQ(streamed.value().gpu.pages.pooledLevels, 2);
     // Seen from above, every level-1 page is within the shading reach, so the damaged one is
