@@ -399,27 +399,56 @@ Result<bool> LayoutStream::finishWhenComplete() {
 
 // Tiles kept decoded: a page's window reaches 3 x 3, and the next page in its row shares 6.
 constexpr size_t kRecentLevelTiles = 12;
+// The most tiles a page's window reaches.
+constexpr size_t kWindowTiles = 9;
 
 LayoutLevelPages::LayoutLevelPages(const LayoutManifest& layout)
     : layout_(layout), files_(layout.upperLevels.size()), reads_(layout.upperLevels.size()) {}
 
 LayoutLevelPages::~LayoutLevelPages() = default;
 
-Result<const LayoutLevelPages::Tile*> LayoutLevelPages::tile(int level, int tx, int ty,
-                                                             bool wholeRow) {
-    using R = Result<const Tile*>;
-    LevelReads& r = reads_[size_t(level - 1)];
-    for (const Tile& t : r.recent) {
+Result<const LayoutLevelPages::Tile*> LayoutLevelPages::recentTile(int level, int tx, int ty) {
+    for (const Tile& t : reads_[size_t(level - 1)].recent) {
         if (t.level == level && t.tx == tx && t.ty == ty) {
             return &t;
         }
     }
-    const LayoutManifest::Level& l = layout_.upperLevels[size_t(level - 1)];
-    const GdalMessages said;
-    // The level's files (a mosaic held to what a join writes when first needed), then the one
-    // that holds the tile, among the last few opened or opened now.
+    return Result<const Tile*>::failure("");
+}
+
+Result<const LayoutLevelPages::Tile*> LayoutLevelPages::tile(int level, int tx, int ty,
+                                                             bool wholeRow) {
+    using R = Result<const Tile*>;
+    if (R kept = recentTile(level, tx, ty)) {
+        return kept;
+    }
+    const std::string asked = "tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ")";
+    Result<const LayoutLevelFiles::File*> file = levelFile(level, tx, ty);
+    if (!file) {
+        return R::failure(file.error());
+    }
+    // With `wholeRow`, the file's whole row of tiles at once: its tiles lie one after another in
+    // the file, so over HTTP this is one request where a tile at a time is one each.
+    const int side = layout_.pageSize;
+    const int first = wholeRow ? file.value()->x0 / side : tx;
+    const int last = wholeRow ? (file.value()->x0 + file.value()->columns - 1) / side : tx;
+    if (const Status read = readTiles(level, first, ty, last, ty, asked); !read) {
+        return R::failure(read.error());
+    }
+    rowsRead_.fetch_add(wholeRow ? 1 : 0, std::memory_order_relaxed);
+    if (R found = recentTile(level, tx, ty)) {
+        return found;
+    }
+    forgetLevelFile(level, tx, ty);
+    return R::failure(file.value()->name + ": " + asked + " does not match its checksum");
+}
+
+Result<const LayoutLevelFiles::File*> LayoutLevelPages::levelFile(int level, int tx, int ty) {
+    using R = Result<const LayoutLevelFiles::File*>;
+    // The level's files, a mosaic held to what a join writes, found when first needed.
     std::unique_ptr<LayoutLevelFiles>& files = files_[size_t(level - 1)];
     if (files == nullptr) {
+        const LayoutManifest::Level& l = layout_.upperLevels[size_t(level - 1)];
         Result<LayoutLevelFiles> found =
             layoutLevelFiles(layout_.folder, l.file, level, l.columns, l.rows, layout_.pageSize);
         if (!found) {
@@ -428,8 +457,33 @@ Result<const LayoutLevelPages::Tile*> LayoutLevelPages::tile(int level, int tx, 
         }
         files = std::make_unique<LayoutLevelFiles>(std::move(found).value());
     }
-    const uint32_t index = files->fileIndex(tx, ty);
-    const LayoutLevelFiles::File& file = files->files[index];
+    return &files->fileOf(tx, ty);
+}
+
+void LayoutLevelPages::forgetLevelFile(int level, int tx, int ty) {
+    const LayoutLevelFiles& files = *files_[size_t(level - 1)];
+    const uint32_t index = files.fileIndex(tx, ty);
+    std::vector<OpenFile>& open = reads_[size_t(level - 1)].open;
+    open.erase(std::remove_if(open.begin(), open.end(),
+                              [&](const OpenFile& o) { return o.file == index; }),
+               open.end());
+    if (isNetworkPath(files.files[index].path)) {
+        VSICurlPartialClearCache(files.files[index].path.c_str());
+    }
+}
+
+Status LayoutLevelPages::readTiles(int level, int tx0, int ty0, int tx1, int ty1,
+                                   const std::string& asked) {
+    LevelReads& r = reads_[size_t(level - 1)];
+    const LayoutManifest::Level& l = layout_.upperLevels[size_t(level - 1)];
+    const GdalMessages said;
+    Result<const LayoutLevelFiles::File*> found = levelFile(level, tx0, ty0);
+    if (!found) {
+        return Status::failure(found.error());
+    }
+    const LayoutLevelFiles::File& file = *found.value();
+    const uint32_t index = files_[size_t(level - 1)]->fileIndex(tx0, ty0);
+    // The file, among the last few opened or opened now.
     auto open = std::find_if(r.open.begin(), r.open.end(),
                              [&](const OpenFile& o) { return o.file == index; });
     if (open == r.open.end()) {
@@ -438,80 +492,117 @@ Result<const LayoutLevelPages::Tile*> LayoutLevelPages::tile(int level, int tx, 
             if (isNetworkPath(file.path)) {
                 VSICurlPartialClearCache(file.path.c_str());
             }
-            return R::failure(opened.error());
+            return Status::failure(opened.error());
         }
         if (r.open.size() == kOpenLevelFiles) {
             r.open.erase(r.open.begin());
         }
         open = r.open.insert(r.open.end(), OpenFile{index, std::move(opened).value()});
     }
-    // With `wholeRow`, the file's whole row of tiles at once: its tiles lie one after another in
-    // the file, so over HTTP this is one request where a tile at a time is one each; else the
-    // tile alone. Each tile is held to its checksum; those that match are kept, those that do not
-    // are asked for again when needed.
+    // The tiles in one read: GDAL's GeoTIFF reader asks for every block a window holds at once
+    // (over HTTP their byte ranges side by side, consecutive ones merged), so that a window of
+    // tiles costs about one round trip where a tile at a time costs one each. Each tile is held to
+    // its checksum; those that match are kept, those that do not are asked for again when needed.
     GDALRasterBand& band = *open->raster.band;
     const bool holes = layout_.nodataSamples > 0;
     const int side = layout_.pageSize;
-    const int fy = ty * side - file.y0;
-    const int fx = wholeRow ? 0 : tx * side - file.x0;
-    const int w = wholeRow ? file.columns : std::min(side, file.columns - fx);
-    const int h = std::min(side, l.rows - ty * side);
+    const int fx = tx0 * side - file.x0;
+    const int fy = ty0 * side - file.y0;
+    const int w = std::min((tx1 + 1) * side, file.x0 + file.columns) - tx0 * side;
+    const int h = std::min((ty1 + 1) * side, file.y0 + file.rows) - ty0 * side;
     r.rowCodes.resize(size_t(w) * size_t(h));
     r.rowValid.resize(holes ? r.rowCodes.size() : 0);
-    const std::string asked = "tile (" + std::to_string(tx) + ", " + std::to_string(ty) + ")";
-    const auto fault = [&](const std::string& line) {
-        r.open.erase(open);  // opened again for the next read, its bytes asked for again
-        if (isNetworkPath(file.path)) {
-            VSICurlPartialClearCache(file.path.c_str());
-        }
-        return R::failure(file.name + ": " + line);
-    };
     if (band.RasterIO(GF_Read, fx, fy, w, h, r.rowCodes.data(), w, h, GDT_UInt16, 0, 0, nullptr) !=
             CE_None ||
         (holes && band.GetMaskBand()->RasterIO(GF_Read, fx, fy, w, h, r.rowValid.data(), w, h,
                                                GDT_Byte, 0, 0, nullptr) != CE_None)) {
-        return fault(asked + " cannot be read: " + said.line("GDAL gave no reason"));
+        r.open.erase(open);  // opened again for the next read, its bytes asked for again
+        if (isNetworkPath(file.path)) {
+            VSICurlPartialClearCache(file.path.c_str());
+        }
+        return Status::failure(file.name + ": " + asked +
+                               " cannot be read: " + said.line("GDAL gave no reason"));
     }
-    const int first = (file.x0 + fx) / side, count = (w + side - 1) / side;
-    tilesRead_.fetch_add(uint64_t(count), std::memory_order_relaxed);
-    rowsRead_.fetch_add(wholeRow ? 1 : 0, std::memory_order_relaxed);
-    if (r.recent.size() < 2 * size_t(count) + kRecentLevelTiles) {  // this row and the last
-        r.recent.resize(2 * size_t(count) + kRecentLevelTiles);
+    const int columns = (w + side - 1) / side, rows = (h + side - 1) / side;
+    const size_t count = size_t(columns) * size_t(rows);
+    tilesRead_.fetch_add(count, std::memory_order_relaxed);
+    readsMade_.fetch_add(1, std::memory_order_relaxed);
+    if (r.recent.size() < 2 * count + kRecentLevelTiles) {  // this read and the last
+        r.recent.resize(2 * count + kRecentLevelTiles);
     }
-    const Tile* found = nullptr;
     const size_t levelTilesX = size_t((l.columns + side - 1) / side);
-    for (int c = 0; c < count; ++c) {
-        Tile& t = r.recent[r.next];
-        r.next = (r.next + 1) % r.recent.size();
-        t.level = -1;  // until it holds a tile's codes that match
-        t.w = std::min(side, w - c * side);
-        t.h = h;
-        t.codes.resize(size_t(t.w) * size_t(t.h));
-        r.valid.resize(holes ? t.codes.size() : 0);
-        for (int y = 0; y < h; ++y) {
-            const size_t from = size_t(y) * size_t(w) + size_t(c * side);
-            std::memcpy(t.codes.data() + size_t(y) * size_t(t.w), r.rowCodes.data() + from,
-                        size_t(t.w) * sizeof(uint16_t));
-            if (holes) {
-                std::memcpy(r.valid.data() + size_t(y) * size_t(t.w), r.rowValid.data() + from,
-                            size_t(t.w));
+    for (int row = 0; row < rows; ++row) {
+        for (int c = 0; c < columns; ++c) {
+            Tile& t = r.recent[r.next];
+            r.next = (r.next + 1) % r.recent.size();
+            t.level = -1;  // until it holds a tile's codes that match
+            t.w = std::min(side, w - c * side);
+            t.h = std::min(side, h - row * side);
+            t.codes.resize(size_t(t.w) * size_t(t.h));
+            r.valid.resize(holes ? t.codes.size() : 0);
+            for (int y = 0; y < t.h; ++y) {
+                const size_t from = (size_t(row * side + y)) * size_t(w) + size_t(c * side);
+                std::memcpy(t.codes.data() + size_t(y) * size_t(t.w), r.rowCodes.data() + from,
+                            size_t(t.w) * sizeof(uint16_t));
+                if (holes) {
+                    std::memcpy(r.valid.data() + size_t(y) * size_t(t.w), r.rowValid.data() + from,
+                                size_t(t.w));
+                }
             }
+            const int tileX = tx0 + c, tileY = ty0 + row;
+            if (checksumHex(tileChecksum(t.codes.data(), holes ? r.valid.data() : nullptr, t.w, t.h,
+                                         size_t(t.w))) !=
+                l.tiles[size_t(tileY) * levelTilesX + size_t(tileX)]) {
+                continue;
+            }
+            t.level = level;
+            t.tx = tileX;
+            t.ty = tileY;
         }
-        const int tileX = first + c;
-        if (checksumHex(tileChecksum(t.codes.data(), holes ? r.valid.data() : nullptr, t.w, t.h,
-                                     size_t(t.w))) !=
-            l.tiles[size_t(ty) * levelTilesX + size_t(tileX)]) {
-            continue;
+    }
+    return {};
+}
+
+Status LayoutLevelPages::readWindow(int level, int tx0, int ty0, int tx1, int ty1) {
+    // Per file the span of its tiles in the window not among the recent.
+    struct Span {
+        uint32_t file;
+        int tx0, ty0, tx1, ty1;
+    };
+    std::vector<Span> spans;  // a few: a mosaic's regions are rectangles of whole tiles
+    // Room for a few windows, so that a read's new tiles seldom take the place of those of the
+    // window already kept (the oldest go first).
+    LevelReads& r = reads_[size_t(level - 1)];
+    r.recent.resize(std::max(r.recent.size(), 4 * kWindowTiles + kRecentLevelTiles));
+    for (int ty = ty0; ty <= ty1; ++ty) {
+        for (int tx = tx0; tx <= tx1; ++tx) {
+            if (recentTile(level, tx, ty)) {
+                continue;
+            }
+            if (Result<const LayoutLevelFiles::File*> file = levelFile(level, tx, ty); !file) {
+                return Status::failure(file.error());
+            }
+            const uint32_t index = files_[size_t(level - 1)]->fileIndex(tx, ty);
+            const auto span = std::find_if(spans.begin(), spans.end(),
+                                           [&](const Span& s) { return s.file == index; });
+            if (span == spans.end()) {
+                spans.push_back({index, tx, ty, tx, ty});
+                continue;
+            }
+            span->tx0 = std::min(span->tx0, tx);
+            span->tx1 = std::max(span->tx1, tx);
+            span->ty1 = ty;
         }
-        t.level = level;
-        t.tx = tileX;
-        t.ty = ty;
-        found = tileX == tx ? &t : found;
     }
-    if (found == nullptr) {
-        return fault(asked + " does not match its checksum");
+    for (const Span& s : spans) {
+        const std::string asked = "tiles (" + std::to_string(s.tx0) + ", " + std::to_string(s.ty0) +
+                                  ") to (" + std::to_string(s.tx1) + ", " + std::to_string(s.ty1) +
+                                  ")";
+        if (const Status read = readTiles(level, s.tx0, s.ty0, s.tx1, s.ty1, asked); !read) {
+            return read;
+        }
     }
-    return found;
+    return {};
 }
 
 Status LayoutLevelPages::fill(const HeightPages& pages, int level, int px, int py, uint16_t* out) {
@@ -532,8 +623,15 @@ Status LayoutLevelPages::fill(const HeightPages& pages, int level, int px, int p
     const int y0 = std::max(py * pages.pageSize - 1, 0);
     const int x1 = std::min(px * pages.pageSize + pages.texels - 2, l.columns - 1);
     const int y1 = std::min(py * pages.pageSize + pages.texels - 2, l.rows - 1);
-    // A pooled level's pages come in whatever order the eye asks for them: its tiles one by one.
+    // A pooled level's pages come in whatever order the eye asks for them: the tiles of the page's
+    // window not yet read, in one read a file (a window spans up to four of a mosaic's regions).
     const bool wholeRows = !pages.pooled(level);
+    if (!wholeRows) {
+        if (const Status read = readWindow(level, x0 / side, y0 / side, x1 / side, y1 / side);
+            !read) {
+            return read;
+        }
+    }
     for (int ty = y0 / side; ty <= y1 / side; ++ty) {
         for (int tx = x0 / side; tx <= x1 / side; ++tx) {
             const Result<const Tile*> got = tile(level, tx, ty, wholeRows);

@@ -217,8 +217,11 @@ public:
     // fillHeightPage makes from the map's codes. One line naming the level's file and the tile
     // that cannot be read or does not match its checksum, or a level the layout does not hold.
     Status fill(const HeightPages& pages, int level, int px, int py, uint16_t* out);
-    // Tiles read through GDAL so far, and the reads of a file's row of tiles among them.
+    // Tiles read through GDAL so far; the reads that took them (each a window of tiles of one
+    // file: over HTTP, GDAL asks for their byte ranges side by side); the reads of a file's row of
+    // tiles among them.
     uint64_t tilesRead() const { return tilesRead_.load(std::memory_order_relaxed); }
+    uint64_t readsMade() const { return readsMade_.load(std::memory_order_relaxed); }
     uint64_t rowsRead() const { return rowsRead_.load(std::memory_order_relaxed); }
 
 private:
@@ -230,6 +233,21 @@ private:
     // Tile (tx, ty) of `level`, unless it is among the last read: read with the rest of its
     // file's row of tiles (`wholeRow`) or alone, each held to its checksum.
     Result<const Tile*> tile(int level, int tx, int ty, bool wholeRow);
+    // Tile (tx, ty) of `level` among the last read and matching its checksum, or a failure with
+    // no line.
+    Result<const Tile*> recentTile(int level, int tx, int ty);
+    // The tiles of [tx0, tx1] x [ty0, ty1] of `level` not among the last read, in one read a file
+    // (readTiles): what a pooled level's page needs, in a round trip or so over HTTP.
+    Status readWindow(int level, int tx0, int ty0, int tx1, int ty1);
+    // Reads tiles [tx0, tx1] x [ty0, ty1] of `level`, every one in one file, in one read into
+    // the last read: those matching their checksum are kept. One line naming the file and
+    // `asked` when the read fails.
+    Status readTiles(int level, int tx0, int ty0, int tx1, int ty1, const std::string& asked);
+    // The file of `level` holding tile (tx, ty), the level's files found when first needed.
+    Result<const LayoutLevelFiles::File*> levelFile(int level, int tx, int ty);
+    // After a tile of a file did not match its checksum: the file is opened again for the next
+    // read, its bytes asked for again.
+    void forgetLevelFile(int level, int tx, int ty);
 
     // A level's file open for reading.
     struct OpenFile {
@@ -240,8 +258,8 @@ private:
     struct LevelReads {
         std::vector<OpenFile> open;      // the last kOpenLevelFiles files opened, the latest last
         std::vector<Tile> recent;        // the last tiles read, replaced in turn: two rows or more
-        std::vector<uint16_t> rowCodes;  // a file's row of tiles as read
-        std::vector<uint8_t> rowValid;   // ... its mask, with holes
+        std::vector<uint16_t> rowCodes;  // a read's tiles (a window, or a file's row of them)
+        std::vector<uint8_t> rowValid;   // ... their mask, with holes
         std::vector<uint8_t> valid;      // a tile's mask, read for its checksum
         size_t next = 0;
     };
@@ -250,6 +268,7 @@ private:
     std::vector<std::unique_ptr<LayoutLevelFiles>> files_;
     std::vector<LevelReads> reads_;  // per level above 0
     std::atomic<uint64_t> tilesRead_{0};
+    std::atomic<uint64_t> readsMade_{0};
     std::atomic<uint64_t> rowsRead_{0};
 };
 

@@ -415,8 +415,8 @@ TEST(LayoutLevelPages, EveryPageAboveLevelZeroIsTheMapsPage) {
 
 // A streamed terrain's level 1 (HeightPages::pooledLevels) is asked for page by page as the eye
 // needs it: its pages, in a scattered order, are the map's, each reading only the tiles its window
-// reaches (at most 3 x 3), one at a time, never a file's row of tiles.
-TEST(LayoutLevelPages, APooledLevelIsReadATileAtATime) {
+// reaches (at most 3 x 3) in one read of the level's file, never a file's row of tiles.
+TEST(LayoutLevelPages, APooledLevelsPageReadsItsWindowsTilesInOneRead) {
     test::TempDir dir;
     const std::string folder = dir.path("layout");
     const std::string input = test::writeInput(dir, false, 611, 389);
@@ -434,10 +434,11 @@ TEST(LayoutLevelPages, APooledLevelIsReadATileAtATime) {
     for (int k = 0; k < one.pagesX * one.pagesY; ++k) {
         const int page = (k * 7) % (one.pagesX * one.pagesY);  // scattered (7 is prime to it)
         const int px = page % one.pagesX, py = page / one.pagesX;
-        const uint64_t before = levels.tilesRead();
+        const uint64_t before = levels.tilesRead(), readsBefore = levels.readsMade();
         const Status read = levels.fill(pages, 1, px, py, got.data());
         ASSERT_TRUE(read) << read.error();
         EXPECT_LE(levels.tilesRead() - before, 9u) << "page " << px << ", " << py;
+        EXPECT_LE(levels.readsMade() - readsBefore, 1u) << "page " << px << ", " << py;
         fillHeightPage(whole.map, pages, 1, px, py, expected.data());
         ASSERT_EQ(got, expected) << "page " << px << ", " << py;
         ++filled;
@@ -822,6 +823,35 @@ TEST(LayoutTiles, ByUrlAWindowsTilesAreFetchedSideBySide) {
             ASSERT_EQ(r.map.codes[i], whole.map.codes[i]) << x << ", " << y;
         }
     }
+}
+
+// Over HTTP a pooled level's page reads its window's tiles in one read, GDAL asking for their
+// byte ranges side by side: with every request held 300 ms (test::FaultProxy), a page of level 1
+// whose window reaches 3 x 3 tiles has several requests in flight at once, and comes right.
+TEST(LayoutLevelPages, ByUrlAPooledLevelsPageFetchesItsWindowsTilesSideBySide) {
+    Relayed r;
+    QT_REQUIRE_HTTP_SERVER(r.server);
+    ASSERT_TRUE(r.open());
+    const Result<LayoutManifest> manifest = readLayoutManifest(r.proxy.url("layout"));
+    ASSERT_TRUE(manifest) << manifest.error();
+    const HeightPages pages = streamedHeightPages(planHeightPages(1025, 1025, 4, 16), 8);
+    ASSERT_EQ(pages.pooledLevels, 2);
+    ASSERT_EQ(pages.pageSize, 16);
+    LayoutLevelPages levels(manifest.value());
+    std::vector<uint16_t> got(size_t(pages.texels) * size_t(pages.texels)), expected(got.size());
+    ASSERT_TRUE(levels.fill(pages, 1, 0, 0, got.data()));  // level 1's file opened, unheld
+    r.proxy.hold(300);
+    r.proxy.takePeakInFlight();
+    // Page (20, 20) reaches tiles (19, 19) to (21, 21) of level 1's 33 x 33: three rows far
+    // apart in the file, no range of them fetched before.
+    const uint64_t tilesBefore = levels.tilesRead(), readsBefore = levels.readsMade();
+    const Status read = levels.fill(pages, 1, 20, 20, got.data());
+    ASSERT_TRUE(read) << read.error();
+    EXPECT_GE(r.proxy.takePeakInFlight(), 2);
+    EXPECT_EQ(levels.tilesRead() - tilesBefore, 9u);
+    EXPECT_EQ(levels.readsMade() - readsBefore, 1u);
+    fillHeightPage(wholeLayout(r.folder).map, pages, 1, 20, 20, expected.data());
+    EXPECT_EQ(got, expected);
 }
 
 // The lines of an access log.
