@@ -121,8 +121,11 @@ constexpr int kStreamPoolViewport = 1080;
 // quarters of the pyramid's upload, which at 16385 x 16385 takes most of a second, while a view
 // drawn by level of detail needs few of its pages.
 constexpr int64_t kOnDemandSamples = int64_t{1} << 26;
-// Pages the streamer's worker may hold filled and not yet uploaded (its staging ring).
+// Pages the streamer's workers may hold filled and not yet uploaded (its staging ring).
 constexpr int kStreamStagingPages = 2 * kStreamUploadsPerFrame;
+// The streamer's workers for a layout by URL, whose pages wait on the server's round trips more
+// than on this machine: pages fetched side by side (one of them of level 1 at a time).
+constexpr int kStreamNetworkWorkers = 3;
 // Most threads that compute the nodes' coarse-surface errors while a map loads (one per core).
 constexpr int kMaxLoadThreads = 8;
 // Most threads a frame's level-of-detail selection is split over (LodParams::threads).

@@ -130,6 +130,7 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     }
     terrain.samples = std::move(stream.samples);
     terrain.coarse = std::move(stream.coarse);
+    terrain.streamWorkers = stream.workers;
     terrain.onDemand = onDemand;
     terrain.pageSize = pageSize;
     terrain.maxLayersPerArray = stream.maxLayersPerArray;
@@ -148,8 +149,8 @@ void uploadStreamedPages(Terrain& terrain, bool settle) {
     PageStreamer& streamer = *terrain.streamer;
     if (!streamer.running()) {
         streamer.start(terrain.map, terrain.gpu.pages, terrain.gpu.pages.poolLayers,
-                       kStreamUploadsPerFrame, kStreamStagingPages, terrain.samples,
-                       terrain.coarse);
+                       kStreamUploadsPerFrame, kStreamStagingPages, terrain.samples, terrain.coarse,
+                       terrain.streamWorkers);
     }
     assert(streamer.map() == &terrain.map && "a streamed terrain does not move once drawn");
     // Under a Sun whose light is shown a page takes its light with its heights, from the bytes
@@ -296,6 +297,7 @@ StreamSettings streamByTiles(StreamSettings stream, const std::shared_ptr<Layout
     stream.on = true;
     stream.samples = layoutSamples(tiles);
     stream.coarse = layoutLevelPages(tiles);  // at create and when remade, a thread a level
+    stream.workers = layoutByNetwork(*tiles) ? kStreamNetworkWorkers : 1;
     return stream;
 }
 

@@ -86,6 +86,8 @@ struct StreamSettings {
     // pages through the streamer).
     SampleSource samples;
     CoarsePageFill coarse;
+    // The page streamer's workers (PageStreamer::start): more than one for a layout by URL.
+    int workers = 1;
 };
 
 // Imagery being read and resampled on a thread of its own (render/terrain_imagery.h), while the
@@ -144,9 +146,10 @@ struct Terrain {
     // after map so that it stops before the map goes.
     std::unique_ptr<PageStreamer> streamer;
     // StreamSettings' samples and coarse: what the streamer asks, and the pages of levels 1 and up
-    // when the heights are made again.
+    // when the heights are made again; and its workers.
     SampleSource samples;
     CoarsePageFill coarse;
+    int streamWorkers = 1;
     // The cast shadows' job while a Sun is given (render/terrain_sun.h); null otherwise. It reads
     // map: made once the terrain is where it stays, declared after map so that it stops before
     // the map goes.

@@ -2,6 +2,7 @@
 // function holds the stream it was made from.
 #include "core/streaming/layout_stream_access.h"
 
+#include "core/io/gdal_inputs.h"
 #include "core/streaming/layout_tiles.h"
 
 namespace qt {
@@ -13,6 +14,10 @@ SamplePresence layoutPresence(const std::shared_ptr<LayoutStream>& stream) {
     };
     presence.ensure = layoutSamples(stream);
     return presence;
+}
+
+bool layoutByNetwork(const LayoutStream& stream) {
+    return isNetworkPath(stream.layout().folder);
 }
 
 SampleSource layoutSamples(const std::shared_ptr<LayoutStream>& stream) {

@@ -19,6 +19,9 @@ class LayoutStream;
 
 // LayoutTiles::present and ::ensure of the stream's tiles; the functions hold the stream.
 SamplePresence layoutPresence(const std::shared_ptr<LayoutStream>& stream);
+// Whether the stream's layout is read over the network (a layout by URL): its page streamer then
+// fills pages side by side (kStreamNetworkWorkers).
+bool layoutByNetwork(const LayoutStream& stream);
 // LayoutTiles::ensure: what the page streamer asks before it reads a page's samples.
 SampleSource layoutSamples(const std::shared_ptr<LayoutStream>& stream);
 // LayoutLevelPages::fill over the stream's layout (a reader of its own): the pages of levels 1

@@ -1,4 +1,4 @@
-// The page streamer of levels 0 and 1: requests nearest first, one worker filling staging pages,
+// The page streamer of levels 0 and 1: requests nearest first, workers filling staging pages,
 // uploads under a per-frame budget into pool layers recycled least recently drawn first.
 #include "core/streaming/page_streamer.h"
 
@@ -19,9 +19,10 @@ void releaseMapRows(const Heightmap& map, int firstRow, int lastRow) {
 
 void PageStreamer::start(const Heightmap& map, const HeightPages& pages, int poolLayers,
                          int uploadsPerFrame, int stagingPages, SampleSource source,
-                         CoarsePageFill coarse) {
+                         CoarsePageFill coarse, int workers) {
     stop();
     assert(poolLayers >= 1 && uploadsPerFrame >= 1 && stagingPages >= 1);
+    assert(workers >= 1 && (workers == 1 || workers < stagingPages));
     const PageLevel& level0 = pages.level[0];
     // A layout not made for streaming (no pooled levels) streams its level 0.
     const size_t count = pages.pooledLevels >= 1 ? size_t(pages.pooledPages())
@@ -45,6 +46,7 @@ void PageStreamer::start(const Heightmap& map, const HeightPages& pages, int poo
     ready_.clear();
     ready_.reserve(size_t(stagingPages));
     loading_ = 0;
+    coarseLoading_ = false;
     failed_ = 0;
     lastFailure_.clear();
     stop_ = false;
@@ -65,11 +67,13 @@ void PageStreamer::start(const Heightmap& map, const HeightPages& pages, int poo
         residency_.pagesY1 = level1.pagesY;
     }
     residency_.level1First = uint32_t(pages.pooled(1) ? pages.level[1].firstPage : int(count));
-    worker_ = std::thread([this] { work(); });
+    for (int w = 0; w < workers; ++w) {
+        workers_.emplace_back([this] { work(); });
+    }
 }
 
 void PageStreamer::stop() {
-    if (!worker_.joinable()) {
+    if (workers_.empty()) {
         return;
     }
     {
@@ -77,7 +81,10 @@ void PageStreamer::stop() {
         stop_ = true;
     }
     wake_.notify_all();
-    worker_.join();
+    for (std::thread& worker : workers_) {
+        worker.join();
+    }
+    workers_.clear();
     // Nothing half-done survives: pages not in the pool are Absent again.
     for (size_t p = 0; p < state_.size(); ++p) {
         if (state_[p] != PageState::Resident) {
@@ -88,6 +95,7 @@ void PageStreamer::stop() {
     head_ = 0;
     ready_.clear();
     loading_ = 0;
+    coarseLoading_ = false;
 }
 
 PageState PageStreamer::state(uint32_t page) const {
@@ -124,7 +132,7 @@ void PageStreamer::request(std::vector<PageRequest>& requests) {
             }
         }
     }
-    wake_.notify_one();
+    wake_.notify_all();
 }
 
 void PageStreamer::markDrawn(const std::vector<DrawNode>& drawn, int leafShift,
@@ -216,7 +224,7 @@ int PageStreamer::upload(const Upload& uploadPage) {
             ready_.erase(ready_.begin());  // a few entries at most
             freeStaging_.push_back(staging);
         }
-        wake_.notify_one();
+        wake_.notify_all();
         ++uploaded_;
     }
     uploadedTotal_ += uint64_t(uploaded_);
@@ -277,29 +285,44 @@ std::string PageStreamer::lastFailure() const {
     return lastFailure_;
 }
 
+size_t PageStreamer::nextTakeable() const {
+    for (size_t i = head_; i < queue_.size(); ++i) {
+        const uint32_t page = queue_[i];
+        if (state_[page] == PageState::Requested &&
+            !(coarseLoading_ && coarse_ && page >= residency_.level1First)) {
+            return i;
+        }
+    }
+    return queue_.size();
+}
+
 void PageStreamer::work() {
     const size_t texels = size_t(pages_->texels) * size_t(pages_->texels);
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-        // The nearest page still asked for, once a staging page is free.
+        // The nearest page still asked for that this worker may take, once a staging page is
+        // free.
         while (head_ < queue_.size() && state_[queue_[head_]] != PageState::Requested) {
             ++head_;
         }
         if (stop_) {
             return;
         }
-        if (head_ == queue_.size() || freeStaging_.empty()) {
-            filled_.notify_all();  // settle() waits for the worker to go idle too
+        const size_t next = nextTakeable();
+        if (next == queue_.size() || freeStaging_.empty()) {
+            filled_.notify_all();  // settle() waits for the workers to go idle too
             wake_.wait(lock);
             continue;
         }
-        const uint32_t page = queue_[head_++];
+        const uint32_t page = queue_[next];
         const int staging = freeStaging_.back();
         freeStaging_.pop_back();
         state_[page] = PageState::Loading;
-        loading_ = 1;
-        lock.unlock();
+        ++loading_;
         const int level = page < residency_.level1First ? 0 : 1;
+        const bool fromCoarse = level == 1 && coarse_;
+        coarseLoading_ = coarseLoading_ || fromCoarse;
+        lock.unlock();
         const PageLevel& l = pages_->level[size_t(level)];
         const int px = int((page - uint32_t(l.firstPage)) % uint32_t(l.pagesX));
         const int py = int((page - uint32_t(l.firstPage)) / uint32_t(l.pagesX));
@@ -314,7 +337,7 @@ void PageStreamer::work() {
         const int lastColumn =
             std::min((px * pages_->pageSize + pages_->texels - 2) << level, map_->width - 1);
         Status had;
-        if (level == 1 && coarse_) {
+        if (fromCoarse) {
             had = coarse_(*pages_, 1, px, py, out);
         } else {
             had = source_ ? source_(firstColumn, firstRow, lastColumn, lastRow) : Status();
@@ -333,8 +356,12 @@ void PageStreamer::work() {
             ++failed_;
             lastFailure_ = had.error();
         }
-        loading_ = 0;
+        --loading_;
+        coarseLoading_ = coarseLoading_ && !fromCoarse;
         filled_.notify_all();
+        if (fromCoarse) {
+            wake_.notify_all();  // a level-1 page others left for this one may be taken now
+        }
     }
 }
 

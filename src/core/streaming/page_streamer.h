@@ -1,4 +1,4 @@
-// Height pages of levels 0 and 1 streamed on demand: a worker thread fills the pages the frames
+// Height pages of levels 0 and 1 streamed on demand: worker threads fill the pages the frames
 // ask for from the map's codes (or a layout's files), and the main thread hands them, a few per
 // frame, to the GPU's pool of layers.
 #pragma once
@@ -56,11 +56,11 @@ using CoarsePageFill =
 // The pooled pages of one map (HeightPages::pooledLevels: level 0, and level 1 where level 2
 // stands in for it), numbered as PageRequest numbers them, streamed into a pool of `poolLayers`
 // GPU layers. Thread use: every public method is for the main thread (the one that culls and
-// draws); the worker reads the map's codes, which must not change nor move while it runs (stop()
-// first), and writes only staging pages the main thread has not been handed.
+// draws); the workers read the map's codes, which must not change nor move while they run (stop()
+// first), and write only staging pages the main thread has not been handed.
 //
-// No allocation per frame: every queue is sized at bind(); the main thread hands the worker a
-// list of requests sorted nearest first (replacing the previous frame's), the worker fills the
+// No allocation per frame: every queue is sized at bind(); the main thread hands the workers a
+// list of requests sorted nearest first (replacing the previous frame's), a worker fills the
 // first still wanted into a free staging page, and upload() takes at most the budget of filled
 // pages, gives each a pool layer (a free one, else the one drawn least recently, never one
 // drawn by the last frame) and calls the renderer's upload for it.
@@ -72,16 +72,19 @@ public:
     PageStreamer& operator=(const PageStreamer&) = delete;
 
     // Sizes the streamer for `pages`' pooled levels (level 0 where it has none) in `poolLayers`
-    // layers (at least 1) and starts the worker over `map`, which must stay where it is until
+    // layers (at least 1) and starts the workers over `map`, which must stay where it is until
     // stop().
     // With `source`, the worker asks it for each level-0 page's samples first; with `coarse`, it
-    // fills level-1 pages from it instead of from the map's codes.
+    // fills level-1 pages from it instead of from the map's codes. With `workers` above 1 (a
+    // source whose wait is a network's round trip, not the machine's work), that many workers
+    // fill pages side by side, each the nearest page still asked for, at most one of them a
+    // level-1 page from `coarse` (which takes one thread a level); at most stagingPages - 1.
     void start(const Heightmap& map, const HeightPages& pages, int poolLayers,
                int uploadsPerFrame = kStreamUploadsPerFrame, int stagingPages = kStreamStagingPages,
-               SampleSource source = {}, CoarsePageFill coarse = {});
-    // Joins the worker; pages not yet uploaded are dropped (back to Absent).
+               SampleSource source = {}, CoarsePageFill coarse = {}, int workers = 1);
+    // Joins the workers; pages not yet uploaded are dropped (back to Absent).
     void stop();
-    bool running() const { return worker_.joinable(); }
+    bool running() const { return !workers_.empty(); }
     const Heightmap* map() const { return map_; }
 
     // The residency the selection reads (LodParams::residency); valid while the streamer lives.
@@ -124,12 +127,15 @@ public:
 
 private:
     void work();
+    // The queue's index of the nearest page a worker may take now (a level-1 page from coarse_
+    // only while no other worker fills one), or queue_.size(); mutex_ held.
+    size_t nextTakeable() const;
     int freeLayer();
 
     const Heightmap* map_ = nullptr;
     const HeightPages* pages_ = nullptr;
-    SampleSource source_;    // read by the worker alone while it runs
-    CoarsePageFill coarse_;  // the same
+    SampleSource source_;    // read by the workers alone while they run
+    CoarsePageFill coarse_;  // the same, by one worker at a time
     int uploadsPerFrame_ = 0;
     LodResidency residency_;
 
@@ -144,7 +150,8 @@ private:
     std::vector<uint16_t> staging_;                // stagingPages x texels^2 codes
     std::vector<int> freeStaging_;                 // staging pages free for the worker
     std::vector<std::pair<uint32_t, int>> ready_;  // (page, staging page), in fill order
-    int loading_ = 0;                              // pages the worker holds (0 or 1)
+    int loading_ = 0;                              // pages the workers hold
+    bool coarseLoading_ = false;                   // a worker is filling a page from coarse_
     uint64_t failed_ = 0;                          // fills the source failed
     std::string lastFailure_;
 
@@ -160,7 +167,7 @@ private:
     bool starved_ = false;
     uint64_t uploadedTotal_ = 0;
 
-    std::thread worker_;
+    std::vector<std::thread> workers_;
 };
 
 // The pool layers a streamed terrain needs at most, derived from the view: level-0 nodes are drawn

@@ -3,7 +3,12 @@
 #include "core/streaming/page_streamer.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <map>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -242,6 +247,77 @@ TEST(PageStreamer, StreamsLevelOnePagesAndKeepsThoseADrawnNodeStandsOn) {
     fillHeightPage(map, pages, 0, 1, 1, expected.data());
     EXPECT_EQ(texels[5], expected);
     EXPECT_TRUE(r.holds(8, 8));
+}
+
+// With several workers (a layout by URL, whose pages wait on round trips), pages are filled side by
+// side, at most one of them from the coarse source at a time (it takes one thread a level), and
+// every page still comes once with its texels. The first level-0 fill waits (up to 10 s) for a
+// second fill to start, so that one worker at a time fails the test rather than passes it by luck.
+TEST(PageStreamer, WorkersFillPagesSideBySideWithOneCoarseFillAtATime) {
+    const Heightmap map = syntheticHeightmap(129, 97, 5);
+    const HeightPages pages = streamedHeightPages(planHeightPages(129, 97, 4, 8), 5);
+    ASSERT_EQ(pages.pooledLevels, 2);
+    const int all = pages.pooledPages();
+    std::mutex mutex;
+    std::condition_variable changed;
+    int inFlight = 0, peak = 0, coarseInFlight = 0, coarsePeak = 0;
+    bool waited = false;
+    const auto enter = [&](bool coarse) {
+        std::unique_lock<std::mutex> lock(mutex);
+        ++inFlight;
+        coarseInFlight += coarse ? 1 : 0;
+        peak = std::max(peak, inFlight);
+        coarsePeak = std::max(coarsePeak, coarseInFlight);
+        changed.notify_all();
+        if (!coarse && !waited) {
+            waited = true;
+            changed.wait_for(lock, std::chrono::seconds(10), [&] { return peak >= 2; });
+        }
+    };
+    const auto leave = [&](bool coarse) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));  // a fill that takes a while
+        const std::lock_guard<std::mutex> lock(mutex);
+        --inFlight;
+        coarseInFlight -= coarse ? 1 : 0;
+    };
+    const SampleSource source = [&](int, int, int, int) {
+        enter(false);
+        leave(false);
+        return Status();
+    };
+    const CoarsePageFill coarse = [&](const HeightPages& p, int level, int px, int py,
+                                      uint16_t* out) {
+        enter(true);
+        fillHeightPage(map, p, level, px, py, out);
+        leave(true);
+        return Status();
+    };
+    std::map<uint32_t, std::vector<uint16_t>> delivered;
+    const PageStreamer::Upload recorder = [&](int, uint32_t page, const uint16_t* t, int64_t) {
+        EXPECT_EQ(delivered.count(page), 0u) << "page " << page << " twice";
+        delivered[page].assign(t, t + size_t(pages.texels) * size_t(pages.texels));
+    };
+    PageStreamer streamer;
+    streamer.start(map, pages, all, 8, 8, source, coarse, 3);
+    std::vector<PageRequest> requests;
+    for (int p = 0; p < all; ++p) {
+        requests.push_back({uint32_t(p), float(p % 7)});  // the levels' pages interleaved
+    }
+    streamer.request(requests);
+    streamer.settle(recorder);
+    ASSERT_EQ(int(delivered.size()), all);
+    EXPECT_GE(peak, 2);
+    EXPECT_EQ(coarsePeak, 1);
+    std::vector<uint16_t> expected(size_t(pages.texels) * size_t(pages.texels));
+    for (const auto& [page, texels] : delivered) {
+        const int level = pages.levelOfPage(page);
+        const PageLevel& l = pages.level[size_t(level)];
+        const int at = int(page) - l.firstPage;
+        fillHeightPage(map, pages, level, at % l.pagesX, at / l.pagesX, expected.data());
+        EXPECT_EQ(texels, expected) << "page " << page;
+        EXPECT_EQ(streamer.state(page), PageState::Resident);
+    }
+    EXPECT_EQ(streamer.stats().requested, 0);
 }
 
 }  // namespace
