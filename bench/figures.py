@@ -41,8 +41,10 @@ maps and the imagery with gdal-bin's tools).
 
 --write FILE rewrites only the selected topics' sections of FILE, each as: its heading, the
 command, date and commit (`git rev-parse --short HEAD` of the build's source tree, "-dirty" when
-its tracked files have changes), what ran, then the tables; every other section and the text
-before the first section stay as they are. Without --write the sections are printed.
+its tracked files have changes), what ran, then the tables; a section's text from a line
+"<!-- figures.py keeps what follows ... -->" on (figures measured apart, each with its command),
+every other section and the text before the first section stay as they are. Without --write the
+sections are printed.
 --quick: one repetition, few frames, small maps: a check that the script runs, not figures.
 Every ratio is taken inside one run, on the same cameras, so machine noise cancels.
 """
@@ -818,13 +820,22 @@ def split_sections(text):
     return "".join(preamble), [(a, "".join(lines)) for a, lines in sections]
 
 
+# A line in a section after which its text is kept when the section is written again: figures
+# measured apart from this script (builds compared, one-off studies), each with its command.
+KEEP = "<!-- figures.py keeps what follows: figures measured apart, each with its command -->"
+
+
 def merge(old, new):
-    """old's text with the sections of `new` (anchor -> text) replaced or put in their place."""
+    """old's text with the sections of `new` (anchor -> text) replaced or put in their place, each
+    keeping its text from a KEEP line on."""
     preamble, sections = split_sections(old)
     order = [a for a, _ in TOPICS]
     for key, text in new.items():
         at = [i for i, (a, _) in enumerate(sections) if a == key]
         if at:
+            kept = sections[at[0]][1]
+            if KEEP in kept:
+                text = text.rstrip("\n") + "\n\n" + kept[kept.index(KEEP):]
             sections[at[0]] = (key, text)
             continue
         rank = order.index(key)
