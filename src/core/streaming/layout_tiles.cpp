@@ -489,9 +489,7 @@ Status LayoutLevelPages::readTiles(int level, int tx0, int ty0, int tx1, int ty1
     if (open == r.open.end()) {
         Result<GdalRaster> opened = openLayoutLevelFile(file, layout_.pageSize, said);
         if (!opened) {
-            if (isNetworkPath(file.path)) {
-                VSICurlPartialClearCache(file.path.c_str());
-            }
+            forgetLevelFile(level, tx0, ty0);
             return Status::failure(opened.error());
         }
         if (r.open.size() == kOpenLevelFiles) {
@@ -516,10 +514,8 @@ Status LayoutLevelPages::readTiles(int level, int tx0, int ty0, int tx1, int ty1
             CE_None ||
         (holes && band.GetMaskBand()->RasterIO(GF_Read, fx, fy, w, h, r.rowValid.data(), w, h,
                                                GDT_Byte, 0, 0, nullptr) != CE_None)) {
-        r.open.erase(open);  // opened again for the next read, its bytes asked for again
-        if (isNetworkPath(file.path)) {
-            VSICurlPartialClearCache(file.path.c_str());
-        }
+        forgetLevelFile(level, tx0,
+                        ty0);  // opened again for the next read, its bytes asked for again
         return Status::failure(file.name + ": " + asked +
                                " cannot be read: " + said.line("GDAL gave no reason"));
     }
