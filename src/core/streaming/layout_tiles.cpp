@@ -72,8 +72,11 @@ LayoutTiles::TileSpan LayoutTiles::tilesOf(int x0, int y0, int x1, int y1) const
 Status LayoutTiles::ensure(int x0, int y0, int x1, int y1) {
     const TileSpan span = tilesOf(x0, y0, x1, y1);
     // Over the network each tile is a request, whose wait is the server's round trip more than
-    // its bytes: a window's absent tiles are fetched side by side, on kParallelFetches threads
-    // (one window at a time; a second asker meanwhile reads its own in turn).
+    // its bytes: without holes a window's absent tiles are read in one read of each file, GDAL
+    // asking for their byte ranges side by side (readWindow); those it leaves absent, and every
+    // tile of a layout with holes (each its mask beside it), are fetched side by side on
+    // kParallelFetches threads (one window at a time; a second asker meanwhile reads its own in
+    // turn).
     std::vector<std::pair<int, int>> absent;
     for (int ty = span.ty0; ty <= span.ty1; ++ty) {
         for (int tx = span.tx0; tx <= span.tx1; ++tx) {
@@ -81,6 +84,9 @@ Status LayoutTiles::ensure(int x0, int y0, int x1, int y1) {
                 absent.emplace_back(tx, ty);
             }
         }
+    }
+    if (absent.size() > 1 && network_ && layout_.nodataSamples == 0) {
+        readWindow(absent);
     }
     std::unique_lock<std::mutex> parallel(fetchersMutex_, std::defer_lock);
     if (absent.size() > 1 && network_ && parallel.try_lock()) {
@@ -314,14 +320,9 @@ Status LayoutTiles::readTile(int tx, int ty, bool& kept) {
     if (holes) {
         giveBack(index, true, std::move(maskRaster));
     }
-    if (!kept && cache_ != nullptr) {
-        if (Status wrote = cache_->writeBlock(x, y, w, h, codes.data()); !wrote) {
+    if (!kept) {
+        if (Status wrote = storeTile(tx, ty, codes.data()); !wrote) {
             return wrote;
-        }
-    } else if (!kept) {
-        for (int r = 0; r < h; ++r) {
-            std::memcpy(map_.codes.data() + first + size_t(r) * pitch,
-                        codes.data() + size_t(r) * size_t(w), size_t(w) * sizeof(uint16_t));
         }
     }
     // Holes: bits or'd in atomically, as a word may hold a neighbouring tile's samples.
@@ -340,6 +341,131 @@ Status LayoutTiles::readTile(int tx, int ty, bool& kept) {
         __atomic_fetch_add(&map_.nodata.samples, voids, __ATOMIC_RELAXED);
     }
     return {};
+}
+
+Status LayoutTiles::storeTile(int tx, int ty, const uint16_t* codes) {
+    const int x = tx * side_, y = ty * side_;
+    const int w = std::min(side_, map_.width - x), h = std::min(side_, map_.height - y);
+    if (cache_ != nullptr) {
+        return cache_->writeBlock(x, y, w, h, codes);
+    }
+    const size_t pitch = size_t(map_.width);
+    for (int r = 0; r < h; ++r) {
+        std::memcpy(map_.codes.data() + size_t(y + r) * pitch + size_t(x),
+                    codes + size_t(r) * size_t(w), size_t(w) * sizeof(uint16_t));
+    }
+    return {};
+}
+
+void LayoutTiles::readWindow(const std::vector<std::pair<int, int>>& absent) {
+    assert(layout_.nodataSamples == 0);
+    const Result<const LayoutLevelFiles*> files = levelFiles();
+    if (!files) {
+        return;  // ensureTile says why
+    }
+    // The tiles this read takes: absent, not being read, not failed (those keep their back-off).
+    std::vector<std::pair<int, int>> taken;
+    {
+        const std::lock_guard<std::mutex> hold(mutex_);
+        for (const auto& [tx, ty] : absent) {
+            std::atomic<uint8_t>& state = state_[tileIndex(tx, ty)];
+            if (state.load(std::memory_order_relaxed) == kAbsent) {
+                state.store(kReading, std::memory_order_relaxed);
+                taken.emplace_back(tx, ty);
+            }
+        }
+    }
+    std::vector<uint8_t> outcome(taken.size(), 0);  // 1: read, 2: kept from a resumed cache
+    const bool resumed = cache_ != nullptr && cache_->resumed();
+    const size_t pitch = size_t(map_.width);
+    std::vector<uint16_t> codes, tile;
+    // One read a file: the span of its taken tiles (those of the span present already are read
+    // again, not written).
+    std::vector<bool> done(taken.size(), false);
+    uint64_t reads = 0;
+    for (size_t i = 0; i < taken.size(); ++i) {
+        const auto [tx, ty] = taken[i];
+        if (resumed) {
+            const int x = tx * side_, y = ty * side_;
+            const int w = std::min(side_, map_.width - x), h = std::min(side_, map_.height - y);
+            const uint16_t* at = cache_->codes().data() + size_t(y) * pitch + size_t(x);
+            if (checksumHex(tileChecksum(at, nullptr, w, h, pitch)) ==
+                layout_.levelZeroTiles[tileIndex(tx, ty)]) {
+                outcome[i] = 2;
+                done[i] = true;
+            }
+        }
+    }
+    for (size_t i = 0; i < taken.size(); ++i) {
+        if (done[i]) {
+            continue;
+        }
+        const uint32_t index = files.value()->fileIndex(taken[i].first, taken[i].second);
+        int tx0 = taken[i].first, ty0 = taken[i].second, tx1 = tx0, ty1 = ty0;
+        for (size_t j = i; j < taken.size(); ++j) {
+            if (!done[j] && files.value()->fileIndex(taken[j].first, taken[j].second) == index) {
+                tx0 = std::min(tx0, taken[j].first);
+                tx1 = std::max(tx1, taken[j].first);
+                ty0 = std::min(ty0, taken[j].second);
+                ty1 = std::max(ty1, taken[j].second);
+            }
+        }
+        const LayoutLevelFiles::File& file = files.value()->files[index];
+        const int x0 = tx0 * side_, y0 = ty0 * side_;
+        const int w = std::min((tx1 + 1) * side_, map_.width) - x0;
+        const int h = std::min((ty1 + 1) * side_, map_.height) - y0;
+        Result<GdalRaster> raster = takeRaster(index, false);
+        reads += raster ? 1 : 0;
+        codes.resize(size_t(w) * size_t(h));
+        const bool read = raster && raster.value().band->RasterIO(
+                                        GF_Read, x0 - file.x0, y0 - file.y0, w, h, codes.data(), w,
+                                        h, GDT_UInt16, 0, 0, nullptr) == CE_None;
+        bool matched = read;
+        for (size_t j = i; j < taken.size(); ++j) {
+            const auto [tx, ty] = taken[j];
+            if (done[j] || files.value()->fileIndex(tx, ty) != index) {
+                continue;
+            }
+            done[j] = true;
+            if (!read) {
+                continue;
+            }
+            const int tw = std::min(side_, map_.width - tx * side_);
+            const int th = std::min(side_, map_.height - ty * side_);
+            tile.resize(size_t(tw) * size_t(th));
+            for (int r = 0; r < th; ++r) {
+                std::memcpy(tile.data() + size_t(r) * size_t(tw),
+                            codes.data() + size_t(ty * side_ - y0 + r) * size_t(w) +
+                                size_t(tx * side_ - x0),
+                            size_t(tw) * sizeof(uint16_t));
+            }
+            if (checksumHex(tileChecksum(tile.data(), nullptr, tw, th, size_t(tw))) !=
+                layout_.levelZeroTiles[tileIndex(tx, ty)]) {
+                matched = false;
+                continue;
+            }
+            outcome[j] = storeTile(tx, ty, tile.data()) ? 1 : 0;
+        }
+        if (matched) {
+            giveBack(index, false, std::move(raster).value());
+        } else {
+            // As readTile after a fault: the tiles left absent are read again from the server.
+            forgetAfterFault(&file, index);
+        }
+    }
+    const std::lock_guard<std::mutex> hold(mutex_);
+    for (size_t i = 0; i < taken.size(); ++i) {
+        const auto [tx, ty] = taken[i];
+        if (outcome[i] != 0) {
+            state_[tileIndex(tx, ty)].store(kPresent, std::memory_order_release);
+            presentCount_.fetch_add(1, std::memory_order_release);
+            ++(outcome[i] == 2 ? counts_.kept : counts_.read);
+        } else {
+            state_[tileIndex(tx, ty)].store(kAbsent, std::memory_order_relaxed);
+        }
+    }
+    counts_.windows += reads;
+    changed_.notify_all();
 }
 
 namespace {

@@ -89,6 +89,7 @@ public:
         uint64_t read = 0;
         uint64_t kept = 0;
         uint64_t failed = 0;
+        uint64_t windows = 0;  // reads through GDAL of several tiles at once (readWindow)
     };
     Counts counts() const;
 
@@ -108,6 +109,14 @@ private:
     TileSpan tilesOf(int x0, int y0, int x1, int y1) const;
     // Reads tile (tx, ty) and writes it; no lock held.
     Status readTile(int tx, int ty, bool& kept);
+    // Over the network, for a layout without holes: makes present what it can of `absent` (tiles
+    // of a window) in one read of each file, GDAL asking for the tiles' byte ranges side by side.
+    // Only tiles no one reads and none failed are taken; those it cannot make present (a read
+    // that fails, codes not of their checksum) are left absent, for ensureTile to read alone and
+    // name. No lock held.
+    void readWindow(const std::vector<std::pair<int, int>>& absent);
+    // Writes tile (tx, ty)'s w x h codes (`codes`, w apart) into the cache or the map.
+    Status storeTile(int tx, int ty, const uint16_t* codes);
     // Where level 0's tiles lie (layoutLevelFiles), found at the first read.
     Result<const LayoutLevelFiles*> levelFiles();
     // A dataset of level 0's file `file` (for its codes, or for its mask), opened when none is

@@ -802,7 +802,8 @@ TEST(LayoutTiles, ByUrlBytesChangedInTransitOrAWrongContentLengthAreOneLineAndTh
 
 // Over HTTP a window's absent tiles are fetched side by side, each a request whose wait is the
 // server's round trip: with every request held 300 ms on its way (test::FaultProxy), the nine
-// tiles of a 3 x 3 window are in flight together, several at once, and come right.
+// tiles of a 3 x 3 window are read in one read (GDAL asking for their byte ranges side by side,
+// a row's tiles in one), several requests in flight at once, fewer than the tiles, and come right.
 TEST(LayoutTiles, ByUrlAWindowsTilesAreFetchedSideBySide) {
     Relayed r;
     QT_REQUIRE_HTTP_SERVER(r.server);
@@ -811,11 +812,20 @@ TEST(LayoutTiles, ByUrlAWindowsTilesAreFetchedSideBySide) {
     test::FaultProxy& proxy = r.proxy;
     proxy.hold(300);
     proxy.takePeakInFlight();
+    const size_t logged = r.server.accessLog().size();
     // Tiles (30, 30) to (32, 32): rows far apart in the file, so no range GDAL fetched before
     // holds them.
     ASSERT_TRUE(tiles.ensure(30 * 16, 30 * 16, 33 * 16 - 1, 33 * 16 - 1));
     EXPECT_GE(proxy.takePeakInFlight(), 2);
     EXPECT_EQ(tiles.counts().read, 10u);
+    EXPECT_EQ(tiles.counts().windows, 1u);
+    int requests = 0;
+    std::istringstream log(r.server.accessLog().substr(logged));
+    for (std::string line; std::getline(log, line);) {
+        requests += line.find("heights-0.tif") != std::string::npos ? 1 : 0;
+    }
+    EXPECT_GT(requests, 0);
+    EXPECT_LT(requests, 9);
     const LayoutMap whole = wholeLayout(r.folder);
     for (int y = 30 * 16; y < 33 * 16; ++y) {
         for (int x = 30 * 16; x < 33 * 16; ++x) {
@@ -852,6 +862,37 @@ TEST(LayoutLevelPages, ByUrlAPooledLevelsPageFetchesItsWindowsTilesSideBySide) {
     EXPECT_EQ(levels.readsMade() - readsBefore, 1u);
     fillHeightPage(wholeLayout(r.folder).map, pages, 1, 20, 20, expected.data());
     EXPECT_EQ(got, expected);
+}
+
+// A window read by URL in one read whose tile is damaged at rest: the window's other tiles come
+// from that read, and the damaged one, read again alone, is the line that names it.
+TEST(LayoutTiles, ByUrlAWindowWithADamagedTileKeepsTheOthersAndNamesIt) {
+    Relayed r;
+    QT_REQUIRE_HTTP_SERVER(r.server);
+    const LayoutMap whole = wholeLayout(r.folder);
+    test::changeSample(r.folder + "/heights-0.tif", 31 * 16 + 5, 31 * 16 + 7);  // tile (31, 31)
+    ASSERT_TRUE(r.open());
+    LayoutTiles& tiles = *r.tiles;
+    const Status read = tiles.ensure(30 * 16, 30 * 16, 33 * 16 - 1, 33 * 16 - 1);
+    ASSERT_FALSE(read);
+    test::expectOneLineSaying(read.error(),
+                              "heights-0.tif: tile (31, 31) does not match its checksum");
+    EXPECT_EQ(tiles.counts().windows, 1u);
+    for (int ty = 30; ty <= 32; ++ty) {
+        for (int tx = 30; tx <= 32; ++tx) {
+            EXPECT_EQ(tiles.present(tx, ty), tx != 31 || ty != 31) << tx << ", " << ty;
+        }
+    }
+    EXPECT_EQ(tiles.counts().read, 9u);  // (0, 0) at open and the window's eight
+    EXPECT_EQ(tiles.counts().failed, 1u);
+    for (int y = 30 * 16; y < 33 * 16; ++y) {
+        for (int x = 30 * 16; x < 33 * 16; ++x) {
+            if (x / 16 != 31 || y / 16 != 31) {
+                const size_t i = size_t(y) * 1025 + size_t(x);
+                ASSERT_EQ(r.map.codes[i], whole.map.codes[i]) << x << ", " << y;
+            }
+        }
+    }
 }
 
 // The lines of an access log.
