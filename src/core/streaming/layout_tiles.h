@@ -33,7 +33,8 @@ constexpr double kTileRetryMostSeconds = 8.0;
 // LayoutLevelPages for each level.
 constexpr size_t kMostPooled = 32;
 constexpr size_t kOpenLevelFiles = 8;
-// Tiles of a window LayoutTiles fetches side by side over the network.
+// Tiles of a window LayoutTiles fetches side by side over the network, each alone: a layout's
+// with holes, and those a window's one read (readWindow) left absent.
 constexpr int kParallelFetches = 4;
 
 // The tiles of a layout's level 0 (layout.json's pageSize squared, row-major) written into a map's
