@@ -3,6 +3,7 @@
 #include "http_server.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
@@ -145,8 +146,19 @@ bool HttpServer::start(const std::string& root, int slowBytesPerSecond, int port
     const std::string errorLog = dir + "error.log";
     const char* argv[] = {kNginx,       "-p", dir.c_str(),      "-c",
                           conf.c_str(), "-e", errorLog.c_str(), nullptr};
+    // nginx's standard streams on /dev/null (it says what it has to in its error log): a test
+    // process that dies leaves its nginx running, and one that held the test's output pipe would
+    // keep whoever reads it (ctest, a pipe to tail) waiting for its end.
+    posix_spawn_file_actions_t streams;
+    ::posix_spawn_file_actions_init(&streams);
+    ::posix_spawn_file_actions_addopen(&streams, 0, "/dev/null", O_RDONLY, 0);
+    ::posix_spawn_file_actions_addopen(&streams, 1, "/dev/null", O_WRONLY, 0);
+    ::posix_spawn_file_actions_adddup2(&streams, 1, 2);
     pid_t pid = -1;
-    if (::posix_spawn(&pid, kNginx, nullptr, nullptr, const_cast<char**>(argv), environ) != 0) {
+    const int spawned =
+        ::posix_spawn(&pid, kNginx, &streams, nullptr, const_cast<char**>(argv), environ);
+    ::posix_spawn_file_actions_destroy(&streams);
+    if (spawned != 0) {
         why_ = "cannot start nginx";
         return false;
     }
