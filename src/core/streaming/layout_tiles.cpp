@@ -262,9 +262,7 @@ Status LayoutTiles::readTile(int tx, int ty, bool& kept) {
     // Without holes, a resumed cache's tile whose codes match its checksum is there already;
     // with holes its mask is read first, the checksum holding both.
     const bool resumed = cache_ != nullptr && cache_->resumed();
-    kept =
-        resumed && !holes &&
-        checksumHex(tileChecksum(cache_->codes().data() + first, nullptr, w, h, pitch)) == checksum;
+    kept = !holes && keptInCache(tx, ty);
     if (kept) {
         return {};
     }
@@ -343,6 +341,18 @@ Status LayoutTiles::readTile(int tx, int ty, bool& kept) {
     return {};
 }
 
+bool LayoutTiles::keptInCache(int tx, int ty) const {
+    if (cache_ == nullptr || !cache_->resumed()) {
+        return false;
+    }
+    const int x = tx * side_, y = ty * side_;
+    const int w = std::min(side_, map_.width - x), h = std::min(side_, map_.height - y);
+    const size_t pitch = size_t(map_.width);
+    const uint16_t* at = cache_->codes().data() + size_t(y) * pitch + size_t(x);
+    return checksumHex(tileChecksum(at, nullptr, w, h, pitch)) ==
+           layout_.levelZeroTiles[tileIndex(tx, ty)];
+}
+
 Status LayoutTiles::storeTile(int tx, int ty, const uint16_t* codes) {
     const int x = tx * side_, y = ty * side_;
     const int w = std::min(side_, map_.width - x), h = std::min(side_, map_.height - y);
@@ -376,24 +386,15 @@ void LayoutTiles::readWindow(const std::vector<std::pair<int, int>>& absent) {
         }
     }
     std::vector<uint8_t> outcome(taken.size(), 0);  // 1: read, 2: kept from a resumed cache
-    const bool resumed = cache_ != nullptr && cache_->resumed();
-    const size_t pitch = size_t(map_.width);
     std::vector<uint16_t> codes, tile;
     // One read a file: the span of its taken tiles (those of the span present already are read
     // again, not written).
     std::vector<bool> done(taken.size(), false);
     uint64_t reads = 0;
     for (size_t i = 0; i < taken.size(); ++i) {
-        const auto [tx, ty] = taken[i];
-        if (resumed) {
-            const int x = tx * side_, y = ty * side_;
-            const int w = std::min(side_, map_.width - x), h = std::min(side_, map_.height - y);
-            const uint16_t* at = cache_->codes().data() + size_t(y) * pitch + size_t(x);
-            if (checksumHex(tileChecksum(at, nullptr, w, h, pitch)) ==
-                layout_.levelZeroTiles[tileIndex(tx, ty)]) {
-                outcome[i] = 2;
-                done[i] = true;
-            }
+        if (keptInCache(taken[i].first, taken[i].second)) {
+            outcome[i] = 2;
+            done[i] = true;
         }
     }
     for (size_t i = 0; i < taken.size(); ++i) {

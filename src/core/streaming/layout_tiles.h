@@ -116,6 +116,9 @@ private:
     // that fails, codes not of their checksum) are left absent, for ensureTile to read alone and
     // name. No lock held.
     void readWindow(const std::vector<std::pair<int, int>>& absent);
+    // Whether a resumed cache holds tile (tx, ty) already: its codes match the tile's checksum
+    // (without holes, where the checksum holds the codes alone).
+    bool keptInCache(int tx, int ty) const;
     // Writes tile (tx, ty)'s w x h codes (`codes`, w apart) into the cache or the map.
     Status storeTile(int tx, int ty, const uint16_t* codes);
     // Where level 0's tiles lie (layoutLevelFiles), found at the first read.
