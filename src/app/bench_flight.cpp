@@ -202,18 +202,21 @@ void fly(Session& s, const Framebuffer& target, const std::vector<Camera>& path,
 Status writeCsv(const std::string& path, const BenchRun& run) {
     std::string csv =
         "mode,frame,eye_x,eye_y,eye_z,nodes_tested,leaves_drawn,leaves_culled,leaves_occluded,"
-        "draw_calls,triangles,cull_ms,frame_ms,gpu_ms,lod_pixels\n";
+        "draw_calls,triangles,cull_ms,frame_ms,gpu_ms,lod_pixels,objects_cull_ms,"
+        "objects_prepare_ms,objects_gpu_ms\n";
     for (const size_t mode : run.modes) {
         for (size_t i = 0; i < run.rows[mode].size(); ++i) {
             const BenchRow& r = run.rows[mode][i];
             const CullStats& c = r.stats.cull;
-            char line[320];
+            char line[400];
             std::snprintf(line, sizeof(line),
-                          "%s,%zu,%.3f,%.3f,%.3f,%u,%u,%u,%u,%d,%llu,%.4f,%.4f,%.4f,%.2f\n",
+                          "%s,%zu,%.3f,%.3f,%.3f,%u,%u,%u,%u,%d,%llu,%.4f,%.4f,%.4f,%.2f,%.4f,%.4f,"
+                          "%.4f\n",
                           kModes[mode].name, i, r.eye.x, r.eye.y, r.eye.z, c.nodesTested,
                           c.leavesDrawn, c.leavesCulled, c.leavesOccluded, r.stats.drawCalls,
                           (unsigned long long)c.triangles, r.stats.cullMs, r.stats.frameMs,
-                          r.stats.gpuMs, double(r.lodPixels));
+                          r.stats.gpuMs, double(r.lodPixels), r.stats.objects.cullMs,
+                          r.stats.objectPrepareMs, r.stats.objectGpuMs);
             csv += line;
         }
     }
@@ -327,6 +330,17 @@ void printSummary(const Session& s, const BenchRun& run, int frames) {
     for (const size_t mode : run.modes) {
         std::printf(" %s %.3f ms%s", kModes[mode].name, m[mode].gpuMs,
                     mode == run.modes.back() ? "\n" : ",");
+    }
+    if (s.terrain.objects) {
+        // The objects' share of the frames they were drawn in, section by section.
+        const size_t mode = full ? kCulled : kLod;
+        const std::vector<BenchRow>& rows = run.rows[mode];
+        std::printf(
+            "  objects (%s), median: culling %.3f ms, instances %.3f ms (CPU); %.3f ms of GPU "
+            "time of %.3f\n",
+            kModes[mode].name, medianOf(rows, [](const FrameStats& f) { return f.objects.cullMs; }),
+            medianOf(rows, [](const FrameStats& f) { return f.objectPrepareMs; }),
+            medianOf(rows, [](const FrameStats& f) { return f.objectGpuMs; }), m[mode].gpuMs);
     }
     int mostDraws = 0;
     size_t backFaceFrames = 0, allFrames = 0;

@@ -42,6 +42,7 @@ FrameStats renderFrame(Session& s, const Framebuffer& target, const Camera& came
     glFinish();
     stats.frameMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     stats.gpuMs = timer.milliseconds();
+    stats.objectGpuMs = timer.milliseconds(GpuWork::Objects);
     return stats;
 }
 

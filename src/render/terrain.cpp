@@ -545,8 +545,8 @@ void streamImagery(const TerrainRenderer& renderer, Terrain& terrain, const Came
 }
 
 // The GL work in sections (the terrain's uploads; the objects' uploads and runs' expansion; the
-// draws) around the CPU's culling and the objects' instances, so that `sections` (when not null)
-// times the GPU's work alone.
+// terrain's draws; the objects' draws; the sky) around the CPU's culling and the objects'
+// instances, so that `sections` (when not null) times the GPU's work alone, the objects' apart.
 FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const Camera& camera,
                        const CullView& view, DrawStyle style, ObjectRenderer* objects,
                        GpuSections* sections) {
@@ -567,20 +567,27 @@ FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const 
     stats.instancesFrontOnly = style.cullBackFaces ? instances : 0;
     const bool drawObjects = objects && terrain.objects;
     if (drawObjects) {
+        const auto start = std::chrono::steady_clock::now();
         objects->prepare(*terrain.objects, frame.objectsDrawn, &frame.objectsDrawnGroups,
                          terrain.selectedObjects, terrain.selectionVersion, camera,
                          view.viewportHeight);
-        const GpuSection uploads(sections);
+        stats.objectPrepareMs =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+        const GpuSection uploads(sections, GpuWork::Objects);
         objects->upload();
     }
-    const GpuSection draws(sections);
-    streamImagery(renderer, terrain, camera, view, stats.lod, style.wireframe);
-    stats.drawCalls = stats.lod ? renderer.draw(terrain.gpu, terrain.mapping, camera,
-                                                frame.lod.nodes, frame.holesFrom, style)
-                                : renderer.draw(terrain.gpu, terrain.mapping, camera,
-                                                frame.drawList, frame.holesFrom, style);
-    stats.drawCalls += renderer.drawWater(terrain.gpu, terrain.mapping, camera);
+    {
+        const GpuSection draws(sections);
+        streamImagery(renderer, terrain, camera, view, stats.lod, style.wireframe);
+        stats.drawCalls = stats.lod ? renderer.draw(terrain.gpu, terrain.mapping, camera,
+                                                    frame.lod.nodes, frame.holesFrom, style)
+                                    : renderer.draw(terrain.gpu, terrain.mapping, camera,
+                                                    frame.drawList, frame.holesFrom, style);
+        stats.drawCalls += renderer.drawWater(terrain.gpu, terrain.mapping, camera);
+    }
     if (drawObjects) {
+        const GpuSection draws(sections, GpuWork::Objects);
         objects->sky = renderer.skyFrameFor(terrain.gpu, terrain.mapping, camera);
         objects->sun.reset();
         if (renderer.sun) {
@@ -596,6 +603,7 @@ FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const 
         stats.objectTriangles = instanceTriangles(objects->instances);
         stats.objectUploadBytes = objects->uploadBytes;
     }
+    const GpuSection sky(sections);
     stats.drawCalls += renderer.drawSky(terrain.gpu, terrain.mapping, camera);
     stats.syncedDraws = renderer.syncDraws;
     stats.backFacesCulled = style.cullBackFaces;

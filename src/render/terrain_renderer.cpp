@@ -808,8 +808,9 @@ void GpuSections::destroy() {
     used = 0;
 }
 
-void GpuSections::begin() {
+void GpuSections::begin(GpuWork of) {
     assert(used < kSections);
+    work[size_t(used)] = of;
     glBeginQuery(GL_TIME_ELAPSED, queries[size_t(used)]);
 }
 
@@ -819,8 +820,15 @@ void GpuSections::end() {
 }
 
 double GpuSections::milliseconds() const {
+    return milliseconds(GpuWork::Terrain) + milliseconds(GpuWork::Objects);
+}
+
+double GpuSections::milliseconds(GpuWork of) const {
     GLuint64 total = 0;
     for (int i = 0; i < used; ++i) {
+        if (work[size_t(i)] != of) {
+            continue;
+        }
         GLuint64 ns = 0;
         glGetQueryObjectui64v(queries[size_t(i)], GL_QUERY_RESULT, &ns);
         total += ns;

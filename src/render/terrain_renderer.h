@@ -170,30 +170,36 @@ struct DrawStyle {
 };
 
 // The GPU's time for a frame: GL_TIME_ELAPSED queries round each of the frame's GL sections
-// alone (the clear; the pages' uploads; the objects' uploads and runs' expansion; the draws),
-// summed. One query round the whole frame
-// would also count the CPU's culling between the sections wherever the driver submits the first
-// section's commands at once (an upload does): the GPU's clock would start at the query's begin
-// and run, idle, until the draws arrived.
+// alone (the clear; the pages' uploads; the objects' uploads and runs' expansion; the terrain's
+// draws; the objects' draws; the sky), summed, and summed by whose work a section is (the
+// objects' or the rest), so that a frame's GPU time splits between terrain and objects. One
+// query round the whole frame would also count the CPU's culling between the sections wherever
+// the driver submits the first section's commands at once (an upload does): the GPU's clock
+// would start at the query's begin and run, idle, until the draws arrived.
+enum class GpuWork : uint8_t { Terrain, Objects };
+
 struct GpuSections {
-    static constexpr int kSections = 4;
+    static constexpr int kSections = 6;
     std::array<GLuint, kSections> queries{};
+    std::array<GpuWork, kSections> work{};
     int used = 0;  // sections begun since reset()
 
     void create();
     void destroy();
     void reset() { used = 0; }
-    void begin();  // the next section; at most kSections a frame
+    void begin(GpuWork of);  // the next section; at most kSections a frame
     void end();
-    double milliseconds() const;  // the sections' sum, waiting for the GPU
+    double milliseconds() const;            // the sections' sum, waiting for the GPU
+    double milliseconds(GpuWork of) const;  // the sum of `of`'s sections
 };
 
 // Begins a section of `sections` (when not null) for its scope.
 class GpuSection {
 public:
-    explicit GpuSection(GpuSections* sections) : sections_(sections) {
+    explicit GpuSection(GpuSections* sections, GpuWork of = GpuWork::Terrain)
+        : sections_(sections) {
         if (sections_) {
-            sections_->begin();
+            sections_->begin(of);
         }
     }
     ~GpuSection() {

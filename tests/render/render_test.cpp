@@ -1579,6 +1579,36 @@ TEST(GpuTime, TheCpusWorkBetweenSectionsIsNotCounted) {
     EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
 }
 
+// A frame's GPU time splits by whose work a section is: the objects' sections and the rest sum
+// to the whole, and a frame without an objects' section gives the objects no time.
+TEST(GpuTime, TheSectionsSplitIntoTheObjectsAndTheRest) {
+    REQUIRE_GL();
+    gl().target.bind();
+    GpuSections sections;
+    sections.create();
+    for (const bool objects : {false, true}) {
+        sections.reset();
+        {
+            const GpuSection terrain(&sections);
+            TerrainRenderer::clear(kWidth, kHeight);
+        }
+        if (objects) {
+            const GpuSection drawn(&sections, GpuWork::Objects);
+            TerrainRenderer::clear(kWidth, kHeight);
+        }
+        glFinish();
+        EXPECT_EQ(sections.used, objects ? 2 : 1);
+        const double terrain = sections.milliseconds(GpuWork::Terrain);
+        const double ofObjects = sections.milliseconds(GpuWork::Objects);
+        EXPECT_DOUBLE_EQ(sections.milliseconds(), terrain + ofObjects);
+        if (!objects) {
+            EXPECT_EQ(ofObjects, 0.0);
+        }
+    }
+    sections.destroy();
+    EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+}
+
 // The terrain vertex shader linked to capture gl_Position by transform feedback, its uniforms set
 // so that gl_Position is (column, height, row, 1) (the eye at the origin, no rotation); with the
 // buffer and query a capture needs.
@@ -3690,12 +3720,21 @@ int colourDistance(const std::vector<uint8_t>& pixels, int x, int y, std::array<
     return most;
 }
 
+// Whether the context's texture filter is a software rasteriser's, which weighs texels in exact
+// floats; a GPU's weighs them in steps of 1/256 (the sub-texel precision the GL leaves to the
+// implementation), so that the same colour read through other coordinates can round a step apart.
+bool exactTextureFilter() {
+    const char* name = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+    return name != nullptr && isSoftwareRasteriser(name);
+}
+
 // Under a Sun the sky pass paints every pixel nothing else drew with Preetham et al.'s sky, read
 // from the table the CPU fills (core/light/daylight_sky.h's skyTable): the GPU's colour equals the
-// GL-free model's for the pixel's ray within 3 of 255, above the horizon and below it (the mirror
-// image), by day and in twilight; within 3 degrees of the Sun, where the circumsolar glow of a
-// Sun on the horizon bends fastest between the table's texels, within 12. Seen from beside a map,
-// looking away from it.
+// GL-free model's for the pixel's ray within 3 of 255 through an exact filter (4 through a GPU's,
+// as on an NVIDIA H200 in twilight), above the horizon and below it (the mirror image), by day
+// and in twilight; within 3 degrees of the Sun, where the circumsolar glow of a Sun on the
+// horizon bends fastest between the table's texels, within 12. Seen from beside a map, looking
+// away from it.
 TEST(Sky, ThePassDrawsTheModelsColourForEveryPixelsRay) {
     REQUIRE_GL();
     Result<Terrain> terrain = makeTerrain(syntheticHeightmap(65, 65, 65u), 4, "sky");
@@ -3728,7 +3767,8 @@ TEST(Sky, ThePassDrawsTheModelsColourForEveryPixelsRay) {
             }
         }
         EXPECT_GT(compared, kWidth * kHeight * 9 / 10);
-        EXPECT_LE(worst, 3) << "Sun " << sun.azimuth << ", " << sun.elevation;
+        EXPECT_LE(worst, exactTextureFilter() ? 3 : 4)
+            << "Sun " << sun.azimuth << ", " << sun.elevation;
         EXPECT_LE(worstNearSun, 12) << "Sun " << sun.azimuth << ", " << sun.elevation;
     }
     t.destroy();
@@ -4429,8 +4469,12 @@ TEST(Imagery, Bc3PagesOfASideOffTheBlocksAreRefusedInOneLine) {
 }
 
 // Page borders and the levels' seams do not show: the same imagery cut into pages of 32 texels
-// (a border every 32) and of 512 draws the same picture within the filter's rounding (a step of
-// one in under a pixel in a thousand), over views at full detail and by level of detail.
+// (a border every 32) and of 512 draws the same picture within the filter's rounding, over views
+// at full detail and by level of detail: through an exact filter a step of one in under a pixel
+// in a thousand; through a GPU's, whose texel weights round to 1/256 (a step of one where the
+// pattern's neighbouring texels differ by up to 255), at most 4 (one a weight: two axes, two
+// levels) in under a pixel in a hundred (an NVIDIA H200: at most 3, in 0.25% of the pixels).
+// A seam would read a texel of the wrong place: a difference of tens.
 TEST(Imagery, PageBordersDoNotShow) {
     REQUIRE_GL();
     const int side = 257;
@@ -4471,8 +4515,9 @@ TEST(Imagery, PageBordersDoNotShow) {
             }
         }
     }
-    EXPECT_LE(largest, 1) << differing << " of " << total << " pixels differ";
-    EXPECT_LT(differing, total / 1000);
+    const bool exact = exactTextureFilter();
+    EXPECT_LE(largest, exact ? 1 : 4) << differing << " of " << total << " pixels differ";
+    EXPECT_LT(differing, total / (exact ? 1000 : 100));
     t.destroy();
 }
 

@@ -72,8 +72,13 @@ struct FrameStats {
     bool backFacesCulled = false;     // back faces culled
     uint32_t instancesFrontOnly = 0;  // instances drawn with back faces culled
     double frameMs = 0.0;             // filled by the caller, who knows where the frame ends
-    // Scripted frames: the GPU's time for the frame's GL sections, not the CPU's between them.
+    // Scripted frames: the GPU's time for the frame's GL sections, not the CPU's between them,
+    // and of it the objects' sections (their uploads, runs' expansion and draws).
     double gpuMs = 0.0;
+    double objectGpuMs = 0.0;
+    // The renderer's CPU time making the objects' instances and runs for the draw (the culling's
+    // is objects.cullMs).
+    double objectPrepareMs = 0.0;
 };
 
 // The threads a frame's level-of-detail selection takes by default: every core, at most
