@@ -27,12 +27,15 @@ Atmosphere atmosphereFor(bool metres, float heightScale, float heightOffset, flo
     return a;
 }
 
-void SkyTable::update(SunDirection to) {
+void SkyTable::update(SunDirection to, const uint16_t* made) {
     if (texture != 0 && to.azimuth == sun.azimuth && to.elevation == sun.elevation) {
         return;
     }
-    texels.resize(size_t(kSkyTableWidth) * kSkyTableHeight * 4);
-    skyTable(daylightSky(to), texels.data());
+    if (made == nullptr) {
+        texels.resize(size_t(kSkyTableWidth) * kSkyTableHeight * 4);
+        skyTable(daylightSky(to), texels.data());
+        made = texels.data();
+    }
     if (texture == 0) {
         glGenTextures(1, &texture);
         glBindTexture(GL_TEXTURE_2D, texture);
@@ -46,7 +49,7 @@ void SkyTable::update(SunDirection to) {
     glBindTexture(GL_TEXTURE_2D, texture);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
     glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, kSkyTableWidth, kSkyTableHeight, GL_RGBA,
-                    GL_UNSIGNED_SHORT, texels.data());
+                    GL_UNSIGNED_SHORT, made);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
     glBindTexture(GL_TEXTURE_2D, 0);
     sun = to;

@@ -44,8 +44,9 @@ struct SkyTable {
     GLuint texture = 0;
     SunDirection sun{0.0, -1000.0};  // the Sun it was made for; none yet
     std::vector<uint16_t> texels;    // the table's texels, kept for the next Sun
-    // The table for `sun`: computed and uploaded unless it is that Sun's already.
-    void update(SunDirection sun);
+    // The table for `sun`: uploaded unless it is that Sun's already, from `made` when given
+    // (skyTable's texels for that Sun, SunlightJob::skyTexels), else computed here.
+    void update(SunDirection sun, const uint16_t* made = nullptr);
     void destroy();
 };
 

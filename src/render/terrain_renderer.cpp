@@ -7,6 +7,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstddef>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -583,6 +584,24 @@ void TerrainGpu::bindHeights(GLuint program) const {
     glUniform1i(glGetUniformLocation(program, "leafSize"), leafSize);
 }
 
+namespace {
+
+// Row by row from `bytes`: a client pointer, or an offset into the bound pixel-unpack buffer.
+void writeShadowLayers(GLuint texture, int width, int height, int rowsPerLayer,
+                       const uint8_t* bytes) {
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, texture);
+    for (int first = 0, layer = 0; first < height; first += rowsPerLayer, ++layer) {
+        const int rows = std::min(rowsPerLayer, height - first);
+        glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer, width, rows, 1, GL_RED,
+                        GL_UNSIGNED_BYTE, bytes + size_t(first) * size_t(width));
+    }
+    glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+}
+
+}  // namespace
+
 bool TerrainGpu::createShadows(int maxRowsPerLayer) {
     assert(shadows == 0);
     GLint largest = 0;
@@ -618,18 +637,63 @@ bool TerrainGpu::createShadows(int maxRowsPerLayer) {
 
 void TerrainGpu::uploadShadows(const uint8_t* bytes) const {
     assert(shadows != 0 && shadowRowsPerLayer > 0);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glBindTexture(GL_TEXTURE_2D_ARRAY, shadows);
-    for (int first = 0, layer = 0; first < height; first += shadowRowsPerLayer, ++layer) {
-        const int rows = std::min(shadowRowsPerLayer, height - first);
-        glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer, width, rows, 1, GL_RED,
-                        GL_UNSIGNED_BYTE, bytes + size_t(first) * size_t(width));
+    writeShadowLayers(shadows, width, height, shadowRowsPerLayer, bytes);
+}
+
+void TerrainGpu::beginShadowUpload() {
+    assert(shadows != 0 && !shadowUploading());
+    const size_t size = size_t(width) * size_t(height);
+    if (shadowUpload == 0) {
+        glGenBuffers(1, &shadowUpload);
     }
-    glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, shadowUpload);
+    // Fresh storage: the last upload's copy may still be reading the old.
+    glBufferData(GL_PIXEL_UNPACK_BUFFER, GLsizeiptr(size), nullptr, GL_STREAM_DRAW);
+    shadowUploadMapped = static_cast<uint8_t*>(glMapBufferRange(
+        GL_PIXEL_UNPACK_BUFFER, 0, GLsizeiptr(size),
+        GL_MAP_WRITE_BIT | GL_MAP_INVALIDATE_BUFFER_BIT | GL_MAP_UNSYNCHRONIZED_BIT));
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    shadowUploadCopied = 0;
+}
+
+bool TerrainGpu::continueShadowUpload(const uint8_t* bytes, size_t sliceBytes) {
+    const size_t size = size_t(width) * size_t(height);
+    if (!shadowUploading()) {  // the driver would not map it
+        uploadShadows(bytes);
+        return true;
+    }
+    const size_t n = std::min(sliceBytes, size - shadowUploadCopied);
+    std::memcpy(shadowUploadMapped + shadowUploadCopied, bytes + shadowUploadCopied, n);
+    shadowUploadCopied += n;
+    if (shadowUploadCopied < size) {
+        return false;
+    }
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, shadowUpload);
+    const bool kept = glUnmapBuffer(GL_PIXEL_UNPACK_BUFFER) == GL_TRUE;
+    shadowUploadMapped = nullptr;
+    if (kept) {
+        writeShadowLayers(shadows, width, height, shadowRowsPerLayer, nullptr);
+    }
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    if (!kept) {  // the buffer's contents were lost (GL 3.3, 6.3.1): from the bytes themselves
+        uploadShadows(bytes);
+    }
+    return true;
+}
+
+void TerrainGpu::cancelShadowUpload() {
+    if (shadowUploading()) {
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, shadowUpload);
+        glUnmapBuffer(GL_PIXEL_UNPACK_BUFFER);
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        shadowUploadMapped = nullptr;
+    }
 }
 
 void TerrainGpu::destroyShadows() {
+    cancelShadowUpload();
+    glDeleteBuffers(1, &shadowUpload);
+    shadowUpload = 0;
     glDeleteTextures(1, &shadows);
     shadows = 0;
     shadowRowsPerLayer = 0;

@@ -79,6 +79,12 @@ struct TerrainGpu {
     // streamed ones.
     GLuint shadows = 0;
     int shadowRowsPerLayer = 0;
+    // New shadows on their way to `shadows`: a pixel-unpack buffer, mapped while its bytes are
+    // copied in a slice a frame (continueShadowUpload), then copied into `shadows` by the GPU at
+    // once, so that the shadows shown change whole and no frame copies more than its slice.
+    GLuint shadowUpload = 0;
+    uint8_t* shadowUploadMapped = nullptr;
+    size_t shadowUploadCopied = 0;
     // A streamed map's light under a Sun: one byte a sample as R8 pages mirroring heightPages
     // (the same arrays, layers and texels: fillBytePage), so that terrain.vert reads a vertex's
     // light where it reads its code, from whatever page holds it. Levels 1.. are written at each
@@ -120,6 +126,14 @@ struct TerrainGpu {
     // Writes width x height shadow bytes (row by row) into `shadows`, which must exist: a
     // sub-image upload per layer, no reallocation.
     void uploadShadows(const uint8_t* bytes) const;
+    // The same as uploadShadows in steps, one a frame: begin, then continue with the same bytes
+    // (unchanged until it returns true), each call copying at most `sliceBytes` of them into the
+    // pixel-unpack buffer; the call that copies the last hands the GPU the copy into `shadows`
+    // and returns true. A buffer the driver cannot map: the whole upload at once.
+    void beginShadowUpload();
+    bool continueShadowUpload(const uint8_t* bytes, size_t sliceBytes);
+    bool shadowUploading() const { return shadowUploadMapped != nullptr; }
+    void cancelShadowUpload();  // `shadows` keeps what it had
     void destroyShadows();
     // Allocates lightPages (contents undefined until uploaded); false (and none) when the GPU has
     // no room. A streamed terrain's only.

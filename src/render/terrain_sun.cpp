@@ -2,6 +2,7 @@
 #include "render/terrain_sun.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <thread>
@@ -89,16 +90,35 @@ void setTerrainSun(Terrain& terrain, TerrainRenderer& renderer, std::optional<Su
         terrain.sunlight->ensureFirst(*presence);  // the sweeps read every sample
     }
     terrain.sunlight->request(*sun);
-    // Until the first shadows arrive the terrain is lit from `sun` alone.
+    // Until the first shadows arrive the terrain is lit from `sun` alone; while new ones are on
+    // their way to the GPU, from the Sun of those it has.
     const bool shown = lightOnGpu(terrain) && terrain.sunlight->hasShown();
-    renderer.sun = shown ? terrain.sunlight->shownSun() : *sun;
-    if (wait) {
-        terrain.sunlight->waitIdle();
+    if (!terrain.gpu.shadowUploading()) {
+        renderer.sun = shown ? terrain.sunlight->shownSun() : *sun;
     }
-    updateTerrainSun(terrain, renderer);
+    if (!wait) {
+        updateTerrainSun(terrain, renderer);
+        return;
+    }
+    // Whole: the upload under way, then the newest shadows.
+    terrain.sunlight->waitIdle();
+    while (updateTerrainSun(terrain, renderer, SIZE_MAX)) {
+    }
 }
 
-bool updateTerrainSun(Terrain& terrain, TerrainRenderer& renderer) {
+namespace {
+
+// Lights the renderer from the Sun of the shadows shown, with the sky's table made beside them.
+void showJobsSun(const SunlightJob& job, TerrainRenderer& renderer) {
+    if (renderer.sun) {
+        renderer.sun = job.shownSun();
+        renderer.skyTable.update(job.shownSun(), job.skyTexels().data());
+    }
+}
+
+}  // namespace
+
+bool updateTerrainSun(Terrain& terrain, TerrainRenderer& renderer, size_t sliceBytes) {
     if (!terrain.sunlight) {
         return false;
     }
@@ -108,11 +128,18 @@ bool updateTerrainSun(Terrain& terrain, TerrainRenderer& renderer) {
             std::fprintf(stderr, "quadterrain: %s\n", terrain.shadowsProblem.c_str());
         }
     }
+    TerrainGpu& gpu = terrain.gpu;
+    if (gpu.shadowUploading()) {  // the shown bytes stay until the next takeFinished
+        if (!gpu.continueShadowUpload(terrain.sunlight->bytes().data(), sliceBytes)) {
+            return false;
+        }
+        showJobsSun(*terrain.sunlight, renderer);
+        return true;
+    }
     if (!terrain.sunlight->takeFinished()) {
         return false;
     }
     const LightBuffer& bytes = terrain.sunlight->bytes();
-    TerrainGpu& gpu = terrain.gpu;
     if (pagedLight(terrain)) {
         if (!gpu.lightPaged()) {
             if (!gpu.createLightPages()) {
@@ -136,16 +163,18 @@ bool updateTerrainSun(Terrain& terrain, TerrainRenderer& renderer) {
         if (gpu.shadows == 0 && !gpu.createShadows()) {
             return false;  // shadowsOff() says why; the terrain stays lit without them
         }
-        gpu.uploadShadows(bytes.data());
+        gpu.beginShadowUpload();
+        if (!gpu.continueShadowUpload(bytes.data(), sliceBytes)) {
+            return false;
+        }
     }
-    if (renderer.sun) {
-        renderer.sun = terrain.sunlight->shownSun();
-    }
+    showJobsSun(*terrain.sunlight, renderer);
     return true;
 }
 
 void remapTerrainSun(Terrain& terrain, TerrainRenderer& renderer, std::optional<SunDirection> sun,
                      uint64_t budgetBytes, const std::string& scratchDir) {
+    terrain.gpu.cancelShadowUpload();  // its bytes go with the job
     terrain.sunlight.reset();
     setTerrainSun(terrain, renderer, sun, false, budgetBytes, scratchDir);
 }

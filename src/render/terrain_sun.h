@@ -3,6 +3,7 @@
 // light pages) at frame boundaries, the renderer lit from the Sun of the shadows shown.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -29,9 +30,13 @@ enum class ShadowsOff {
 };
 
 // Peak bytes a sample of a Sun's light (SunlightJob): the bytes shown, finished and being computed
-// (3), the sky's fraction (1, and 4 more while it is computed), and the GPU's copy (1, host memory
-// on a software rasteriser).
-constexpr uint64_t kLightBytesPerSample = 9;
+// (3), the sky's fraction (1, and 4 more while it is computed), the GPU's copy (1, host memory
+// on a software rasteriser) and the new shadows on their way to it (1, the driver's).
+constexpr uint64_t kLightBytesPerSample = 10;
+// The most of new shadows' bytes a frame copies on their way to the GPU (updateTerrainSun): 4 MiB,
+// under a millisecond of copying, so that a new Sun's shadows reach a 4097^2 map in five frames
+// and no frame stalls on a whole map's light.
+constexpr size_t kShadowSliceBytes = size_t(4) << 20;
 
 // Lights `terrain` by `sun`, none: the fixed light. Starts its shadows' job at the first Sun
 // (kept while the terrain lives) and asks for `sun`'s shadows; the terrain is lit from the Sun of
@@ -48,8 +53,11 @@ void setTerrainSun(Terrain& terrain, TerrainRenderer& renderer, std::optional<Su
                    bool wait, uint64_t budgetBytes = 0, const std::string& scratchDir = "");
 // At a frame boundary: uploads the shadows the job finished since the last call (no
 // reallocation after the first) and lights the terrain from their Sun, while a Sun is given.
-// True when new shadows went to the GPU.
-bool updateTerrainSun(Terrain& terrain, TerrainRenderer& renderer);
+// A map held whole gets them `sliceBytes` a call (TerrainGpu::continueShadowUpload), the
+// shadows before and their Sun shown until the last slice is copied. True when new shadows
+// went to the GPU.
+bool updateTerrainSun(Terrain& terrain, TerrainRenderer& renderer,
+                      size_t sliceBytes = kShadowSliceBytes);
 // After the terrain's mapping changed (heights scaled): its shadows' job is made anew, for the
 // new heights, and asked for `sun` when one is given.
 void remapTerrainSun(Terrain& terrain, TerrainRenderer& renderer, std::optional<SunDirection> sun,

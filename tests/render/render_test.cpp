@@ -3601,6 +3601,60 @@ TEST(Sun, ShadowsSplitIntoLayersDrawTheSamePixels) {
     t.destroy();
 }
 
+// A new Sun's shadows reach the GPU a slice a frame: until the last slice, every frame draws the
+// shadows before and is lit from their Sun, pixel for pixel; after it, the picture is the new
+// Sun's, pixel for pixel the picture of its shadows uploaded whole.
+TEST(Sun, NewShadowsArriveInSlicesAndChangeThePictureWhole) {
+    REQUIRE_GL();
+    Result<Terrain> terrain =
+        makeTerrain(syntheticHeightmap(203, 141, uint32_t(203 * 29 + 141)), 4, "sun slices");
+    ASSERT_TRUE(terrain) << terrain.error();
+    Terrain& t = terrain.value();
+    const std::vector<Camera> cameras = randomCameras(t, 4, 53u);
+    const auto pictures = [&](std::vector<std::vector<uint8_t>>& out) {
+        out.resize(cameras.size());
+        for (size_t i = 0; i < cameras.size(); ++i) {
+            render(t, cameras[i], true, out[i], false, 2.0f);
+        }
+    };
+    std::vector<std::vector<uint8_t>> before, after, now;
+    {
+        const SunOn second(t, kTestSuns[1]);
+        pictures(after);
+    }
+    const SunOn first(t, kTestSuns[0]);
+    pictures(before);
+    t.sunlight->request(kTestSuns[1]);
+    t.sunlight->waitIdle();
+    const size_t slice = size_t(203) * 141 / 3 + 1;  // three slices
+    int calls = 0;
+    bool arrived = false;
+    while (!arrived && calls < 10) {
+        arrived = updateTerrainSun(t, gl().renderer, slice);
+        ++calls;
+        if (!arrived) {
+            ASSERT_TRUE(t.gpu.shadowUploading());
+            EXPECT_EQ(gl().renderer.sun->azimuth, kTestSuns[0].azimuth);
+            pictures(now);
+            for (size_t i = 0; i < cameras.size(); ++i) {
+                EXPECT_EQ(differingPixels(before[i], now[i]), 0u)
+                    << "camera " << i << ", slice " << calls;
+            }
+        }
+    }
+    EXPECT_TRUE(arrived);
+    EXPECT_EQ(calls, 3);
+    EXPECT_FALSE(t.gpu.shadowUploading());
+    EXPECT_EQ(gl().renderer.sun->azimuth, kTestSuns[1].azimuth);
+    pictures(now);
+    for (size_t i = 0; i < cameras.size(); ++i) {
+        EXPECT_EQ(differingPixels(after[i], now[i]), 0u) << "camera " << i;
+        EXPECT_GT(differingPixels(before[i], now[i]), 0u) << "camera " << i;
+    }
+    EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+    t.destroy();
+}
+
 // The same on a real map (skipped when the shared maps are absent).
 TEST(Sun, CulledFramesEqualUnculledFramesOnARealMap) {
     REQUIRE_GL();

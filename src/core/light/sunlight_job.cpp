@@ -7,6 +7,7 @@
 #include <cassert>
 #include <utility>
 
+#include "core/light/daylight_sky.h"
 #include "core/light/light_byte.h"
 #include "core/light/sky_light.h"
 #include "core/light/sunlight.h"
@@ -143,6 +144,7 @@ bool SunlightJob::takeFinished() {
         return false;
     std::swap(shown_, finished_);
     std::swap(shownPyramid_, finishedPyramid_);
+    std::swap(shownSkyTable_, finishedSkyTable_);
     hasShown_ = true;
     shownSun_ = finishedSun_;
     hasFinished_ = false;
@@ -233,9 +235,12 @@ void SunlightJob::loop() {
                                 workingPyramid_.dropResident();
                             }
                         });
+        workingSkyTable_.resize(size_t(kSkyTableWidth) * kSkyTableHeight * 4);
+        skyTable(daylightSky(sun), workingSkyTable_.data());
         lock.lock();
         std::swap(working_, finished_);
         std::swap(workingPyramid_, finishedPyramid_);
+        std::swap(workingSkyTable_, finishedSkyTable_);
         finishedSun_ = sun;
         hasFinished_ = true;
         busy_ = false;

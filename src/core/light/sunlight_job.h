@@ -92,6 +92,10 @@ public:
     }
     bool hasShown() const { return hasShown_; }
     SunDirection shownSun() const { return shownSun_; }
+    // The sky's table under shownSun() (core/light/daylight_sky.h's skyTable, kSkyTableWidth x
+    // kSkyTableHeight RGBA texels), made on the job's thread with the shadows, so that the frame
+    // that shows a new Sun's shadows need not make it.
+    const std::vector<uint16_t>& skyTexels() const { return shownSkyTable_; }
     // Waits until every request has been computed (tests and scripted runs).
     void waitIdle();
     // For a map whose codes arrive as they are asked for: before a computation reads them, the
@@ -133,6 +137,7 @@ private:
     const size_t upperPyramidBytes_;
     const bool levelZeroPages_;
     LightBuffer shownPyramid_, workingPyramid_, finishedPyramid_;
+    std::vector<uint16_t> shownSkyTable_, workingSkyTable_, finishedSkyTable_;
     SunDirection shownSun_;
     SunDirection finishedSun_;
     std::optional<SunDirection> pending_;

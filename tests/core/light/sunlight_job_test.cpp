@@ -1,5 +1,6 @@
-// The shadows' thread: results equal computeSunlight's, the shown bytes stay until a finished
-// result is taken, and of requests made in a burst the last is the one shown.
+// The shadows' thread: results equal computeSunlight's, the shown bytes (and the sky's table of
+// their Sun) stay until a finished result is taken, and of requests made in a burst the last is
+// the one shown.
 #include "core/light/sunlight_job.h"
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/light/daylight_sky.h"
 #include "core/light/light_byte.h"
 #include "core/light/sky_light.h"
 #include "core/light/sunlight.h"
@@ -44,6 +46,29 @@ TEST(SunlightJob, ShowsTheLastFinishedResultUntilTaken) {
     EXPECT_EQ(job.bytes().copy(), direct(map, m, {120.0, 5.0}));  // not taken yet: the old shadows
     ASSERT_TRUE(job.takeFinished());
     EXPECT_EQ(job.bytes().copy(), direct(map, m, {300.0, 2.0}));
+}
+
+// The sky's table comes with the shadows, made for their Sun: the frame that shows them need not
+// compute it, and until they are taken the table is the shown Sun's.
+TEST(SunlightJob, TheSkysTableComesWithTheShadowsOfItsSun) {
+    const Heightmap map = syntheticHeightmap(65, 65, 5);
+    const WorldMapping m(20.0f, 20.0f, 1.0f, 0.0f);
+    SunlightJob job(map, m, 4, 2);
+    const auto table = [](SunDirection sun) {
+        std::vector<uint16_t> texels(size_t(kSkyTableWidth) * kSkyTableHeight * 4);
+        skyTable(daylightSky(sun), texels.data());
+        return texels;
+    };
+    job.request({120.0, 5.0});
+    job.waitIdle();
+    ASSERT_TRUE(job.takeFinished());
+    EXPECT_EQ(job.skyTexels(), table({120.0, 5.0}));
+    job.request({300.0, -2.0});
+    job.waitIdle();
+    EXPECT_EQ(job.skyTexels(), table({120.0, 5.0}));
+    ASSERT_TRUE(job.takeFinished());
+    EXPECT_EQ(job.skyTexels(), table({300.0, -2.0}));
+    EXPECT_NE(job.skyTexels(), table({120.0, 5.0}));
 }
 
 TEST(SunlightJob, TheLastOfABurstOfRequestsIsShown) {
