@@ -47,6 +47,9 @@ Result<Framebuffer> Framebuffer::create(int width, int height) {
 }
 
 void Framebuffer::destroy() {
+    if (framebuffer == 0 && colour == 0 && depth == 0) {
+        return;  // none made: no GL call, which a failed context could not take
+    }
     glDeleteFramebuffers(1, &framebuffer);
     glDeleteRenderbuffers(1, &depth);
     glDeleteRenderbuffers(1, &colour);

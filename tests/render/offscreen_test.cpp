@@ -67,6 +67,22 @@ size_t differing(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
     return count + (a.size() != b.size() ? 1 : 0);
 }
 
+// Without a headless context (CTest's offscreen_no_context points EGL's vendor-neutral loader at
+// no driver, QT_TEST_NO_CONTEXT=1), opening is a failure of one line naming the context, not a
+// crash: nothing made is destroyed through a GL that was never loaded.
+TEST(Offscreen, WithoutAContextOpeningIsOneLine) {
+    if (std::getenv("QT_TEST_NO_CONTEXT") == nullptr) {
+        GTEST_SKIP() << "run by CTest's offscreen_no_context, with no EGL driver";
+    }
+    OffscreenOptions options;
+    options.width = 64;
+    options.height = 64;
+    Result<OffscreenRenderer> opened = OffscreenRenderer::open(kMap, options);
+    ASSERT_FALSE(opened);
+    EXPECT_NE(opened.error().find("EGL"), std::string::npos) << opened.error();
+    EXPECT_EQ(opened.error().find('\n'), std::string::npos) << opened.error();
+}
+
 TEST(Offscreen, CulledPicturesEqualUnculledOnesFromSeveralCameras) {
     REQUIRE_RENDERER();
     OffscreenRenderer& r = *shared().renderer;
