@@ -7,6 +7,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -586,15 +587,19 @@ void TerrainGpu::bindHeights(GLuint program) const {
 
 namespace {
 
-// Row by row from `bytes`: a client pointer, or an offset into the bound pixel-unpack buffer.
+// Row by row from `bytes`, or with `bytes` null from the bound pixel-unpack buffer (the GL then
+// takes each layer's place in it as an offset).
 void writeShadowLayers(GLuint texture, int width, int height, int rowsPerLayer,
                        const uint8_t* bytes) {
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     glBindTexture(GL_TEXTURE_2D_ARRAY, texture);
     for (int first = 0, layer = 0; first < height; first += rowsPerLayer, ++layer) {
         const int rows = std::min(rowsPerLayer, height - first);
+        const size_t offset = size_t(first) * size_t(width);
+        const void* from = bytes != nullptr ? static_cast<const void*>(bytes + offset)
+                                            : reinterpret_cast<const void*>(uintptr_t(offset));
         glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer, width, rows, 1, GL_RED,
-                        GL_UNSIGNED_BYTE, bytes + size_t(first) * size_t(width));
+                        GL_UNSIGNED_BYTE, from);
     }
     glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);

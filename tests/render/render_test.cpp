@@ -3603,7 +3603,7 @@ TEST(Sun, ShadowsSplitIntoLayersDrawTheSamePixels) {
 
 // A new Sun's shadows reach the GPU a slice a frame: until the last slice, every frame draws the
 // shadows before and is lit from their Sun, pixel for pixel; after it, the picture is the new
-// Sun's, pixel for pixel the picture of its shadows uploaded whole.
+// Sun's, pixel for pixel the picture of its shadows uploaded whole (into one layer; here four).
 TEST(Sun, NewShadowsArriveInSlicesAndChangeThePictureWhole) {
     REQUIRE_GL();
     Result<Terrain> terrain =
@@ -3623,6 +3623,10 @@ TEST(Sun, NewShadowsArriveInSlicesAndChangeThePictureWhole) {
         pictures(after);
     }
     const SunOn first(t, kTestSuns[0]);
+    // Layers of 37 rows: the slices' copy into the texture spans four of them.
+    t.gpu.destroyShadows();
+    ASSERT_TRUE(t.gpu.createShadows(37));
+    t.gpu.uploadShadows(t.sunlight->bytes().data());
     pictures(before);
     t.sunlight->request(kTestSuns[1]);
     t.sunlight->waitIdle();
