@@ -28,8 +28,10 @@ strings /usr/lib/x86_64-linux-gnu/libstdc++.so.6 2>/dev/null | grep -q GLIBCXX_3
 export LD_LIBRARY_PATH=$lib PROJ_DATA=$q/share/proj GDAL_DATA=$q/share/gdal
 export QT_GL_PLATFORM=egl QT_GL_DEBUG=1
 unset DISPLAY WAYLAND_DISPLAY
+# Only what is missing is put in place: a checkout's own build and a machine's own nginx stay.
 [ -e /work/main ] || { mkdir -p /work && ln -s "$root" /work/main; }
-mkdir -p /work/main/build && cp "$q/bin/quadterrain" /work/main/build/
+[ -e /work/main/build/quadterrain ] ||
+    { mkdir -p /work/main/build && cp "$q/bin/quadterrain" /work/main/build/; }
 [ -x /usr/sbin/nginx ] || cp "$q/bin/nginx" /usr/sbin/nginx
 mkdir -p /var/log/nginx /var/lib/nginx
 bin=$q/bin
