@@ -107,19 +107,18 @@ py::dict frameDict(const Scene& scene, const FrameBuffers& frame, const FrameSta
     py::dict d = statsDict(stats);
     const Quadtree& tree = *scene.tree;
     std::vector<LeafCoord> leaves;
-    std::vector<uint16_t> boxes;
+    std::vector<int32_t> boxes;
     if (stats.lod) {
         for (const DrawNode& n : frame.lod.nodes) {
             const SampleBox box = levelNodeBox(tree, n.level, n.col, n.row);
-            boxes.insert(boxes.end(),
-                         {uint16_t(box.x0), uint16_t(box.z0), uint16_t(box.x1), uint16_t(box.z1)});
+            boxes.insert(boxes.end(), {box.x0, box.z0, box.x1, box.z1});
         }
     } else {
         for (const LeafRange& run : frame.drawn) {
             for (uint32_t i = run.first; i < run.first + run.count; ++i) {
                 leaves.push_back(tree.leaves[i]);
                 const QuadtreeNode& node = tree.nodes[tree.leafNodes[i]];
-                boxes.insert(boxes.end(), {node.x0, node.z0, node.x1, node.z1});
+                boxes.insert(boxes.end(), {node.x0, node.z0, node.x1(), node.z1()});
             }
         }
     }

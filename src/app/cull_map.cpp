@@ -100,7 +100,7 @@ void splitCell(const Quadtree& tree, uint32_t index, const std::vector<LeafRange
     const uint32_t first = tree.firstLeaf(node);
     const uint32_t count = tree.leafCount(node);
     const uint32_t shown = drawnLeavesIn(drawn, first, first + count);
-    const int side = std::max(node.x1 - node.x0, node.z1 - node.z0);
+    const int side = std::max(node.x1() - node.x0, node.z1() - node.z0);
     if (shown == 0 || shown == count || node.isLeaf() || side <= minSide) {
         cells.push_back({index, shown > 0});
         return;

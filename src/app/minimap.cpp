@@ -112,7 +112,7 @@ std::optional<glm::vec2> drawMinimap(Terrain& terrain, const Camera& camera,
     };
     auto fillNode = [&](uint32_t index, ImU32 colour) {
         const QuadtreeNode& n = terrain.tree.nodes[index];
-        draw->AddRectFilled(pixel(n.x0, n.z0), pixel(n.x1, n.z1), colour);
+        draw->AddRectFilled(pixel(n.x0, n.z0), pixel(n.x1(), n.z1()), colour);
     };
     for (const uint32_t node : terrain.frame.walk.culledNodes) {
         fillNode(node, kCulled);

@@ -583,7 +583,7 @@ ASCII grid .asc, .vrt mosaics, .dem .bil .flt .img .ter .bt, gzipped (.gz) or zi
 tiles (.hgt.zip); a GDAL raster by URL (https://host/dem.tif, /vsicurl/, /vsis3/, /vsigs/,
 /vsiaz/), read whole. Georeferenced maps come in metres on each axis.
 Default: data/default_1025.png.
-Limits: files up to 2147483647 bytes, 32769 samples a side and 1073807361 in all; the world
+Limits: files up to 2147483647 bytes, 65537 samples a side and 1073807361 in all; the world
 (map extent and heights, from --spacing, --height-scale, --height-offset) within 1e9 units,
 spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
 

@@ -5,15 +5,25 @@
 
 namespace qt {
 
-// Longest side, in samples, a heightmap may have; uint16 node coordinates hold up to 65535.
-constexpr int kMaxSide = 32769;
+// Longest side, in samples, a heightmap may have: a tree node holds its box in 16 bits, its far
+// side as its last grid square (QuadtreeNode), 65536 at most.
+constexpr int kMaxSide = 65537;
 // Most samples a heightmap may have (32769 x 32769, 1,073,807,361: an int32 holds the count but
-// not its bytes, so byte counts and offsets are size_t); refused before any allocation.
-constexpr int64_t kMaxSamples = int64_t{kMaxSide} * kMaxSide;
+// not its bytes, so byte counts and offsets are size_t); refused before any allocation. A map
+// kMaxSide wide is at most 16385 long.
+constexpr int64_t kMaxSamples = int64_t{32769} * 32769;
 // Longest side quadterrain-bake reads and bakes (a layout's manifest, about 20 bytes a tile, holds
 // the tiles of a map this size in tiles of 256): its jobs hold the tree's arrays and a region's
 // window, never the map, and a layout the viewer cannot open whole is read by GDAL and QGIS.
 constexpr int kMaxBakeSide = 262145;
+// The largest size a map may have: samples along a side, and in all.
+struct SizeLimit {
+    int64_t side;
+    int64_t samples;
+};
+// What the viewer loads, and what quadterrain-bake reads and bakes.
+constexpr SizeLimit kMapSizeLimit{kMaxSide, kMaxSamples};
+constexpr SizeLimit kBakeSizeLimit{kMaxBakeSide, int64_t{kMaxBakeSide} * kMaxBakeSide};
 // Largest heightmap file, in bytes, that is read whole into memory (stb_image decodes from an int
 // length); refused from its length before it is read. Raw .r16/.raw files are read straight into
 // the codes and GDAL reads in blocks, so neither has this limit.
@@ -34,8 +44,8 @@ constexpr int kDefaultLeafSize = 4;
 constexpr int kMinLeafSize = 2;
 constexpr int kMaxLeafSize = 64;
 // Levels below the root of the deepest tree: kMaxSide samples in leaves of kMinLeafSize squares
-// are 2^14 leaves a side. The walks keep one frame a level.
-constexpr int kMaxTreeDepth = 14;
+// are 2^15 leaves a side. The walks keep one frame a level.
+constexpr int kMaxTreeDepth = 15;
 static_assert((kMaxSide - 1) / kMinLeafSize == 1 << kMaxTreeDepth, "the deepest tree's depth");
 // Squares along a side of a GPU height page (core/terrain/height_pages.h) unless the map needs
 // larger ones to fit the GPU's layers; a power of two.

@@ -264,7 +264,7 @@ jpeg = write("corrupt.jpg", b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x13" * 40)
 case("corrupt JPEG data", [jpeg] + stats, 1, prefix=q + jpeg + ": ")
 huge = write("huge.png", png(100000, 100000, 16, 0, []))
 case("PNG claiming 100000x100000", [huge] + stats, 1,
-     q + huge + ": size 100000x100000 is over the limit (32769 samples a side, 1073807361 "
+     q + huge + ": size 100000x100000 is over the limit (65537 samples a side, 1073807361 "
      "samples in all)")
 # Maps over the memory budget: refused from the file's length or header, before a pixel is read
 # (a PNG header over a 200 MB hole). A .r16 over it streams (its codes mapped, its tree and the
@@ -352,7 +352,7 @@ case("VRT pointing at a missing file", [missing] + stats, 1,
      q + missing + ": VRT source " + os.path.join(tmp, "gone.tif") + " does not exist")
 huge_vrt = vrt("huge.vrt", 100000, 100000, north_up, band.format(1))
 case("VRT claiming 100000x100000", [huge_vrt] + stats, 1,
-     q + huge_vrt + ": size 100000x100000 is over the limit (32769 samples a side, 1073807361 "
+     q + huge_vrt + ": size 100000x100000 is over the limit (65537 samples a side, 1073807361 "
      "samples in all)")
 
 
@@ -533,7 +533,7 @@ timed_case("sparse 1 GiB .r16, not a square", [big_r16b] + stats, 1,
            "size with --size WxH")
 big_square = sparse("square.raw", 2 * 32770 * 32770)
 timed_case("sparse .raw of 32770x32770", [big_square, "--size", "32770x32770"] + stats, 1,
-           q + big_square + ": size 32770x32770 is over the limit (32769 samples a side, "
+           q + big_square + ": size 32770x32770 is over the limit (65537 samples a side, "
            "1073807361 samples in all)")
 big_given = sparse("given.raw", 1 << 30)
 timed_case("sparse .raw with --size that does not match", [big_given, "--size", "1025x1025"]
@@ -565,7 +565,7 @@ timed_case("JPEG of 4000x4000 in 10 kB", [thin_jpeg] + stats, 1,
            "file has 10027")
 huge_gif = write("huge_screen.gif", gif(40000, 40000, (8, 8)))
 timed_case("GIF with a huge logical screen", [huge_gif] + stats, 1,
-           q + huge_gif + ": size 40000x40000 is over the limit (32769 samples a side, 1073807361 "
+           q + huge_gif + ": size 40000x40000 is over the limit (65537 samples a side, 1073807361 "
            "samples in all)")
 wide_gif = write("wide_screen.gif", gif(16000, 16000, (8, 8)))
 timed_case("GIF whose screen dwarfs its frame", [wide_gif] + stats, 1,

@@ -87,7 +87,7 @@ TEST(CullMap, MinimapCellsSplitAcceptedNodesByTheDrawnRuns) {
     EXPECT_LT(coarse.size(), cells.size());
     for (const MapCell& cell : coarse) {
         const QuadtreeNode& node = tree.nodes[cell.node];
-        EXPECT_GE(std::max(node.x1 - node.x0, node.z1 - node.z0), 4);
+        EXPECT_GE(std::max(node.x1() - node.x0, node.z1() - node.z0), 4);
     }
 }
 

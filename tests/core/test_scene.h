@@ -100,4 +100,14 @@ inline Camera anyCamera(const Scene& s, Random& rng) {
     return c;
 }
 
+// A camera as anyCamera's, its eye moved within `reach` world units of the map's far corner (its
+// last column and row, the largest sample coordinates) and at most 10% of reach beyond it.
+inline Camera cameraNearTheFarCorner(const Scene& s, Random& rng, float reach) {
+    Camera c = anyCamera(s, rng);
+    const WorldExtent e = worldExtent(s.map, s.mapping);
+    c.position.x = std::max(e.sizeX - rng.uniform(-0.1f, 1.0f) * reach, -0.5f * e.sizeX);
+    c.position.z = std::max(e.sizeZ - rng.uniform(-0.1f, 1.0f) * reach, -0.5f * e.sizeZ);
+    return c;
+}
+
 }  // namespace qt::test

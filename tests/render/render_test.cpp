@@ -450,6 +450,57 @@ INSTANTIATE_TEST_SUITE_P(Sizes, SyntheticMaps,
                                     (pages ? "_pages" + std::to_string(c.pageSize) : "");
                          });
 
+// Maps kMaxSide samples wide and long seen from near their far corner, aimed at points beside
+// it: the nodes there end at sample 65536, one past what their boxes' 16-bit fields hold, and
+// every frame shows them. Culled frames equal unculled ones, with level of detail too.
+TEST(LongestSide, CulledFramesEqualUnculledFramesNearTheFarCorner) {
+    REQUIRE_GL();
+    for (const auto& [width, height, leafSize] :
+         {std::tuple{kMaxSide, 33, 2}, std::tuple{17, kMaxSide, 4}}) {
+        const std::string name = std::to_string(width) + "x" + std::to_string(height);
+        Result<Terrain> made = makeTerrain(
+            syntheticHeightmap(width, height, uint32_t(width + height)), leafSize, name);
+        ASSERT_TRUE(made) << made.error();
+        Terrain& terrain = made.value();
+        const WorldExtent e = worldExtent(terrain.map, terrain.mapping);
+        Random random(uint32_t(width * 7 + height));
+        std::vector<Camera> cameras;
+        for (int i = 0; i < 12; ++i) {
+            Camera c;
+            c.aspect = float(kWidth) / kHeight;
+            c.fovY = glm::radians(random.range(30.0f, 90.0f));
+            const glm::vec3 corner(e.sizeX, e.maxY, e.sizeZ);
+            const glm::vec3 target(e.sizeX - random.range(0.0f, 12.0f), e.minY,
+                                   e.sizeZ - random.range(0.0f, 12.0f));
+            const float angle = random.range(0.0f, glm::two_pi<float>());
+            const float away = random.range(4.0f, 60.0f);
+            c.lookAt(corner + glm::vec3(std::cos(angle) * away, random.range(0.5f, 1.0f) * away,
+                                        std::sin(angle) * away),
+                     target);
+            fitClipPlanes(c, terrain.map, terrain.mapping);
+            cameras.push_back(c);
+        }
+        expectCulledEqualsUnculled(terrain, cameras);
+        for (const float pixels : {1.0f, 8.0f}) {
+            expectCulledEqualsUnculled(terrain, cameras, nullptr, pixels);
+        }
+        // The pictures are of the terrain: the far corner's leaf is drawn in every one.
+        for (size_t i = 0; i < cameras.size(); ++i) {
+            std::vector<uint8_t> pixels;
+            render(terrain, cameras[i], true, pixels);
+            const uint32_t corner =
+                terrain.tree.leafIndexAt(terrain.tree.leavesX - 1, terrain.tree.leavesZ - 1);
+            const std::vector<LeafCoord>& drawn = terrain.frame.drawList;
+            EXPECT_TRUE(std::any_of(drawn.begin(), drawn.end(),
+                                    [&](const LeafCoord& l) {
+                                        return terrain.tree.leafIndexAt(l.col, l.row) == corner;
+                                    }))
+                << name << " camera " << i;
+        }
+        terrain.destroy();
+    }
+}
+
 // Holes: a wedge of nodata along the east edge (a reprojected tile's), a disc inside, one-sample
 // specks on a lattice, and a strip across the middle that crosses page borders at every level.
 bool syntheticHole(int col, int row, int width, int height) {

@@ -113,8 +113,9 @@ struct ChildBoxes {
     __m128 x0, x1, y0, y1, z0, z1;
 };
 
-// Loads each child (x0 z0 x1 z1 minCode maxCode, links) and transposes the boxes into lanes;
-// uint16 to float is exact. A full group is four consecutive nodes.
+// Loads each child (x0 z0, last column and row, minCode maxCode, links) and transposes the boxes
+// into lanes, the far sides one past the last squares; uint16 to float is exact. A full group is
+// four consecutive nodes.
 ChildBoxes loadChildren(const Quadtree& tree, const QuadtreeNode& node, unsigned present) {
     __m128i c[4];
     const QuadtreeNode* group = &tree.nodes[node.firstChild()];
@@ -135,12 +136,14 @@ ChildBoxes loadChildren(const Quadtree& tree, const QuadtreeNode& node, unsigned
     const __m128i abHigh = _mm_unpackhi_epi16(c[0], c[1]);  // mna mnb mxa mxb, links
     const __m128i cdHigh = _mm_unpackhi_epi16(c[2], c[3]);  // mnc mnd mxc mxd, links
     const __m128i xz0 = _mm_unpacklo_epi32(ab, cd);         // x0 a..d, z0 a..d
-    const __m128i xz1 = _mm_unpackhi_epi32(ab, cd);         // x1 a..d, z1 a..d
+    const __m128i xz1 = _mm_unpackhi_epi32(ab, cd);         // last column a..d, last row a..d
     const __m128i y = _mm_unpacklo_epi32(abHigh, cdHigh);   // min a..d, max a..d
     const __m128i zero = _mm_setzero_si128();
     auto low = [&](__m128i v) { return _mm_cvtepi32_ps(_mm_unpacklo_epi16(v, zero)); };
     auto high = [&](__m128i v) { return _mm_cvtepi32_ps(_mm_unpackhi_epi16(v, zero)); };
-    return {low(xz0), low(xz1), low(y), high(y), high(xz0), high(xz1)};
+    const __m128 one = _mm_set1_ps(1.0f);
+    return {low(xz0),  _mm_add_ps(low(xz1), one), low(y), high(y),
+            high(xz0), _mm_add_ps(high(xz1), one)};
 }
 
 // The same decisions as testChildrenOneByOne, four children at a time. Classify's p-vertex
@@ -296,7 +299,7 @@ private:
         return uint32_t(tree_.leafSize) << (tree_.depth - level);
     }
     bool isWhole(const QuadtreeNode& n, int level) const {
-        return uint32_t(n.x1 - n.x0) == sideAt(level) && uint32_t(n.z1 - n.z0) == sideAt(level);
+        return uint32_t(n.x1() - n.x0) == sideAt(level) && uint32_t(n.z1() - n.z0) == sideAt(level);
     }
 
     // The result goes out through memory written and read field by field: returned whole, it
@@ -648,7 +651,7 @@ uint64_t triangleCount(const Quadtree& tree, const std::vector<LeafRange>& range
     const QuadtreeNode& root = tree.root();
     const uint64_t perLeaf = 2u * uint64_t(tree.leafSize) * uint64_t(tree.leafSize);
     uint64_t triangles = 0;
-    if (root.x1 % tree.leafSize == 0 && root.z1 % tree.leafSize == 0) {  // every leaf whole
+    if (root.x1() % tree.leafSize == 0 && root.z1() % tree.leafSize == 0) {  // every leaf whole
         for (const LeafRange& range : ranges) {
             triangles += perLeaf * range.count;
         }

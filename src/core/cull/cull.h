@@ -80,13 +80,13 @@ inline Box nodeBox(const Quadtree& tree, const QuadtreeNode& node, const WorldMa
         std::swap(y0, y1);  // a negative height scale turns the range over
     }
     return {{float(node.x0) * mapping.spacingX, y0, float(node.z0) * mapping.spacingZ},
-            {float(node.x1) * mapping.spacingX, y1, float(node.z1) * mapping.spacingZ}};
+            {float(node.x1()) * mapping.spacingX, y1, float(node.z1()) * mapping.spacingZ}};
 }
 
 // The node box in grid space: columns, height codes, rows (for gridFrustum()'s planes).
 inline Box gridBox(const QuadtreeNode& node) {
     return {{float(node.x0), float(node.minCode), float(node.z0)},
-            {float(node.x1), float(node.maxCode), float(node.z1)}};
+            {float(node.x1()), float(node.maxCode), float(node.z1())}};
 }
 
 // The frustum's planes over the tree's grid space, where both the walk and brute force test.

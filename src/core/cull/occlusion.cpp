@@ -319,8 +319,8 @@ public:
             const uint32_t at = u + uint32_t(n);
             b.boxX0[at] = box.x0;
             b.boxZ0[at] = box.z0;
-            b.boxX1[at] = box.x1;
-            b.boxZ1[at] = box.z1;
+            b.boxLastColumn[at] = box.lastColumn;
+            b.boxLastRow[at] = box.lastRow;
             b.lowCode[at] = box.minCode;
             b.highCode[at] = box.maxCode;
             const bool holes = kHoles && tree_.holesIn(leaf, take);
@@ -353,8 +353,8 @@ private:
             return false;
         }
         const QuadtreeNode& parent = tree_.nodes[tree_.parents[index]];
-        const float x0 = float(parent.x0) * v_.spacingX, x1 = float(parent.x1) * v_.spacingX;
-        const float z0 = float(parent.z0) * v_.spacingZ, z1 = float(parent.z1) * v_.spacingZ;
+        const float x0 = float(parent.x0) * v_.spacingX, x1 = float(parent.x1()) * v_.spacingX;
+        const float z0 = float(parent.z0) * v_.spacingZ, z1 = float(parent.z1()) * v_.spacingZ;
         const float x = std::max(std::max(x0 - v_.ex, v_.ex - x1), 0.0f);
         const float z = std::max(std::max(z0 - v_.ez, v_.ez - z1), 0.0f);
         const float nearSq = x * x + z * z;
@@ -371,19 +371,19 @@ private:
     uint32_t position_ = 0;
 };
 
-// The gathered boxes of a chunk of units.
+// The gathered boxes of a chunk of units: first samples, last squares (QuadtreeNode's fields).
 struct Boxes {
     const uint16_t* x0;
     const uint16_t* z0;
-    const uint16_t* x1;
-    const uint16_t* z1;
+    const uint16_t* lastColumn;
+    const uint16_t* lastRow;
     const uint16_t* lowCode;
     const uint16_t* highCode;
 };
 
 Boxes boxesFrom(const OcclusionBuffers& b, uint32_t u) {
-    return {b.boxX0.data() + u, b.boxZ0.data() + u,   b.boxX1.data() + u,
-            b.boxZ1.data() + u, b.lowCode.data() + u, b.highCode.data() + u};
+    return {b.boxX0.data() + u,      b.boxZ0.data() + u,   b.boxLastColumn.data() + u,
+            b.boxLastRow.data() + u, b.lowCode.data() + u, b.highCode.data() + u};
 }
 
 // A unit's world footprint and height range, from its gathered box.
@@ -397,8 +397,8 @@ inline Footprint footprint(const View& v, const Boxes& b, int j) {
     const float y1 = v.height.worldHeight(float(int32_t(b.highCode[j])));
     return {float(int32_t(b.x0[j])) * v.spacingX,
             float(int32_t(b.z0[j])) * v.spacingZ,
-            float(int32_t(b.x1[j])) * v.spacingX,
-            float(int32_t(b.z1[j])) * v.spacingZ,
+            float(int32_t(b.lastColumn[j]) + 1) * v.spacingX,
+            float(int32_t(b.lastRow[j]) + 1) * v.spacingZ,
             std::min(y0, y1),  // a negative scale turns the range over
             std::max(y0, y1)};
 }
@@ -576,12 +576,12 @@ float highestWithin(const Quadtree& tree, const View& v, float x0, float z0, flo
     stack[top++] = tree.rootIndex();
     while (top > 0) {
         const QuadtreeNode& node = tree.nodes[stack[--top]];
-        if (float(node.x1) < c0 || float(node.x0) > c1 || float(node.z1) < r0 ||
+        if (float(node.x1()) < c0 || float(node.x0) > c1 || float(node.z1()) < r0 ||
             float(node.z0) > r1) {
             continue;
         }
-        const bool inside = float(node.x0) >= c0 && float(node.x1) <= c1 && float(node.z0) >= r0 &&
-                            float(node.z1) <= r1;
+        const bool inside = float(node.x0) >= c0 && float(node.x1()) <= c1 &&
+                            float(node.z0) >= r0 && float(node.z1()) <= r1;
         if (inside || node.isLeaf()) {
             highest = std::max({highest, v.height.worldHeight(float(node.minCode)),
                                 v.height.worldHeight(float(node.maxCode))});
@@ -664,9 +664,9 @@ float nearestHoleDistance(const Quadtree& tree, const View& v) {
             continue;
         }
         const float dx = std::max(
-            {float(node.x0) * v.spacingX - v.ex, 0.0f, v.ex - float(node.x1) * v.spacingX});
+            {float(node.x0) * v.spacingX - v.ex, 0.0f, v.ex - float(node.x1()) * v.spacingX});
         const float dz = std::max(
-            {float(node.z0) * v.spacingZ - v.ez, 0.0f, v.ez - float(node.z1) * v.spacingZ});
+            {float(node.z0) * v.spacingZ - v.ez, 0.0f, v.ez - float(node.z1()) * v.spacingZ});
         const float d = std::sqrt(dx * dx + dz * dz) * (1.0f - 1e-6f);
         if (d >= best) {
             continue;
@@ -1195,7 +1195,7 @@ void OcclusionBuffers::reserveFor(const Quadtree& tree) {
     solidHorizon.assign(tree.hasHoles() ? horizon::kStorage : 0, horizon::kNoSlope);
     dive.assign(tree.hasHoles() ? horizon::kBins : 0, Levels());
     bucketStart.assign(kMaxBuckets + 1, 0);
-    for (auto* v : {&boxX0, &boxZ0, &boxX1, &boxZ1, &lowCode, &highCode, &keys}) {
+    for (auto* v : {&boxX0, &boxZ0, &boxLastColumn, &boxLastRow, &lowCode, &highCode, &keys}) {
         v->clear();
         v->reserve(leaves);
     }
@@ -1240,7 +1240,7 @@ void OcclusionBuffers::growTo(size_t candidates) {
         return;
     }
     assert(occluded.capacity() >= candidates);  // reserveFor: growing never reallocates
-    for (auto* v : {&boxX0, &boxZ0, &boxX1, &boxZ1, &lowCode, &highCode, &keys}) {
+    for (auto* v : {&boxX0, &boxZ0, &boxLastColumn, &boxLastRow, &lowCode, &highCode, &keys}) {
         v->resize(candidates);
     }
     unitPosition.resize(candidates);
@@ -1326,7 +1326,7 @@ void appendDiveBoxes(const Quadtree& tree, uint32_t node, std::vector<HoleBox>& 
     }
     // A cell of twice the node's grid step is a child's box only for leaves of 4 squares or more.
     if (tree.leafSize < 4) {
-        out.push_back({n.x0, n.z0, n.x1, n.z1, n.minCode, n.maxCode});
+        out.push_back({n.x0, n.z0, n.x1(), n.z1(), n.minCode, n.maxCode});
         return;
     }
     for (int q = 0; q < 4; ++q) {
@@ -1335,7 +1335,7 @@ void appendDiveBoxes(const Quadtree& tree, uint32_t node, std::vector<HoleBox>& 
         }
         const QuadtreeNode& c = tree.nodes[n.child(q)];
         if (tree.holesIn(tree.firstLeaf(c), tree.leafCount(c))) {
-            out.push_back({c.x0, c.z0, c.x1, c.z1, c.minCode, c.maxCode});
+            out.push_back({c.x0, c.z0, c.x1(), c.z1(), c.minCode, c.maxCode});
         }
     }
 }

@@ -98,14 +98,15 @@ struct OcclusionBuffers {
     std::vector<float> holeNear;
     std::vector<int16_t> solidHorizon;
     std::vector<SlopeLevels::Set> dive;
-    std::vector<uint16_t> boxX0, boxZ0, boxX1, boxZ1;  // per unit: its node's sample box
-    std::vector<uint16_t> lowCode, highCode;           // per unit: its node's code range
-    std::vector<uint32_t> unitPosition;    // per unit: its first candidate, flag for four leaves
-    std::vector<uint32_t> unitLeaf;        // maps with holes, per unit with a hole: its leaf
-    std::vector<uint16_t> keys;            // per unit: distance bucket and tested flag
-    std::vector<uint32_t> bucketStart;     // bucket -> first record; one past the last bucket
-    std::vector<OcclusionRecord> records;  // by bucket, near to far
-    std::vector<DiveRecord> dives;         // maps with holes: beside each record
+    // Per unit: its node's box as QuadtreeNode holds it (first samples, last squares).
+    std::vector<uint16_t> boxX0, boxZ0, boxLastColumn, boxLastRow;
+    std::vector<uint16_t> lowCode, highCode;  // per unit: its node's code range
+    std::vector<uint32_t> unitPosition;       // per unit: its first candidate, flag for four leaves
+    std::vector<uint32_t> unitLeaf;           // maps with holes, per unit with a hole: its leaf
+    std::vector<uint16_t> keys;               // per unit: distance bucket and tested flag
+    std::vector<uint32_t> bucketStart;        // bucket -> first record; one past the last bucket
+    std::vector<OcclusionRecord> records;     // by bucket, near to far
+    std::vector<DiveRecord> dives;            // maps with holes: beside each record
     // DrawnHoles::coarse as dives, by bucket as the records are (room for one a node of the
     // tree, written as used).
     std::vector<uint32_t> coarseBucketStart;

@@ -173,19 +173,19 @@ PickHit pickTerrain(const Heightmap& map, const Quadtree& tree, const WorldMappi
         }
         const QuadtreeNode& node = tree.nodes[p.node];
         if (node.isLeaf()) {
-            if (presence != nullptr && !presence->present(node.x0, node.z0, node.x1, node.z1)) {
+            if (presence != nullptr && !presence->present(node.x0, node.z0, node.x1(), node.z1())) {
                 if (p.t < absentT) {
                     absentT = p.t;
                     best.absentX0 = node.x0;
                     best.absentZ0 = node.z0;
-                    best.absentX1 = node.x1;
-                    best.absentZ1 = node.z1;
+                    best.absentX1 = node.x1();
+                    best.absentZ1 = node.z1();
                 }
                 continue;
             }
             ++best.leavesTested;
-            for (int row = node.z0; row < node.z1; ++row) {
-                for (int col = node.x0; col < node.x1; ++col) {
+            for (int row = node.z0; row < node.z1(); ++row) {
+                for (int col = node.x0; col < node.x1(); ++col) {
                     testSquare(map, mapping, o, d, ray.frontFacesOnly, col, row, best);
                 }
             }

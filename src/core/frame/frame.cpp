@@ -122,8 +122,8 @@ uint64_t instanceTriangles(const Quadtree& tree, LeafCoord leaf) {
 uint64_t instanceTriangles(const Quadtree& tree, const DrawNode& node) {
     const QuadtreeNode& n = treeNode(tree, node);
     const uint32_t step = 1u << node.level;
-    return 2ull * uint64_t((n.x1 - n.x0 + step - 1) / step) *
-           uint64_t((n.z1 - n.z0 + step - 1) / step);
+    return 2ull * uint64_t((n.x1() - n.x0 + step - 1) / step) *
+           uint64_t((n.z1() - n.z0 + step - 1) / step);
 }
 
 // Moves the instances over a hole behind the others, keeping each part's order (a stable

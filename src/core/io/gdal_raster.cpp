@@ -197,7 +197,7 @@ void CPL_STDCALL GdalMessages::handle(CPLErr level, CPLErrorNum, const char* mes
 }
 
 Result<GdalRaster> openGdalRaster(const std::string& gdalPath, const GdalMessages& messages,
-                                  int64_t maxSide) {
+                                  SizeLimit limit) {
     using R = Result<GdalRaster>;
     registerGdalDrivers();  // before the first read: its options bound a network read's waits
     if (Status inputs = checkGdalInputs(gdalPath); !inputs) {
@@ -217,7 +217,7 @@ Result<GdalRaster> openGdalRaster(const std::string& gdalPath, const GdalMessage
     }
     raster.width = raster.dataset->GetRasterXSize();
     raster.height = raster.dataset->GetRasterYSize();
-    if (Status size = checkDimensions(raster.width, raster.height, maxSide); !size) {
+    if (Status size = checkDimensions(raster.width, raster.height, limit); !size) {
         return R::failure(size.error());
     }
     raster.band = raster.dataset->GetRasterBand(1);

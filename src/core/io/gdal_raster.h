@@ -61,9 +61,9 @@ struct GdalRaster {
 // Opens what GDAL opens at gdalPath, every file it would open checked first (checkGdalInputs:
 // regular files only, so that nothing blocks); fails (one line, without the name) for those, when
 // GDAL cannot open it, when it has other than one band, or for a size out of the limits.
-// `maxSide` is the limit of its size (checkDimensions): kMaxBakeSide for what the bake reads.
+// `limit` is the limit of its size (checkDimensions): kBakeSizeLimit for what the bake reads.
 Result<GdalRaster> openGdalRaster(const std::string& gdalPath, const GdalMessages& messages,
-                                  int64_t maxSide = kMaxSide);
+                                  SizeLimit limit = kMapSizeLimit);
 
 // What the loaders need of the band besides its samples.
 struct GdalBand {

@@ -15,25 +15,25 @@ namespace qt {
 
 namespace {
 
-// Side of a square of `bytes` 16-bit samples, at most maxSide, or 0 when the length is not such a
+// Side of a square of `bytes` 16-bit samples within the limit, or 0 when the length is not such a
 // square.
-int squareSide(uint64_t bytes, int64_t maxSide) {
-    if (bytes % 2 != 0 || bytes / 2 > uint64_t(maxSide) * uint64_t(maxSide)) {
+int squareSide(uint64_t bytes, SizeLimit limit) {
+    if (bytes % 2 != 0 || bytes / 2 > uint64_t(limit.samples)) {
         return 0;
     }
     const auto count = double(bytes / 2);
     const auto side = int64_t(std::llround(std::sqrt(count)));
-    return uint64_t(side * side * 2) == bytes && side <= maxSide ? int(side) : 0;
+    return uint64_t(side * side * 2) == bytes && side <= limit.side ? int(side) : 0;
 }
 
 }  // namespace
 
-Result<RawGrid> rawGrid(bool hgt, uint64_t length, const LoadOptions& options, int64_t maxSide) {
+Result<RawGrid> rawGrid(bool hgt, uint64_t length, const LoadOptions& options, SizeLimit limit) {
     using R = Result<RawGrid>;
     int width = options.rawWidth;
     int height = options.rawHeight;
     if (hgt || (width == 0 && height == 0)) {
-        const int side = squareSide(length, maxSide);
+        const int side = squareSide(length, limit);
         if (hgt && side < 2) {
             return R::failure("file is " + std::to_string(length) +
                               " bytes; an .hgt holds a square of big-endian 16-bit samples "
@@ -46,7 +46,7 @@ Result<RawGrid> rawGrid(bool hgt, uint64_t length, const LoadOptions& options, i
         }
         width = height = side;
     }
-    if (Status problem = checkDimensions(width, height, maxSide); !problem) {
+    if (Status problem = checkDimensions(width, height, limit); !problem) {
         return R::failure(problem.error());
     }
     const uint64_t expected = uint64_t(width) * uint64_t(height) * 2;

@@ -16,9 +16,9 @@ struct RawGrid {
 };
 
 // The size of a headerless .hgt (`hgt`) or .r16/.raw file from its length and options.rawWidth x
-// rawHeight (0 x 0: a square), checked against the limits (maxSide a side: kMaxBakeSide for what
-// the bake reads) and the length before it is read. The error is one line without the path.
+// rawHeight (0 x 0: a square), checked against the limits (kBakeSizeLimit for what the bake
+// reads) and the length before it is read. The error is one line without the path.
 Result<RawGrid> rawGrid(bool hgt, uint64_t length, const LoadOptions& options,
-                        int64_t maxSide = kMaxSide);
+                        SizeLimit limit = kMapSizeLimit);
 
 }  // namespace qt

@@ -176,8 +176,8 @@ struct Selector {
         ++stats.nodesDrawn;
         stats.leavesCovered += tree.leafCount(node);
         const int step = 1 << level;
-        const uint64_t cols = uint64_t((node.x1 - node.x0 + step - 1) / step);
-        const uint64_t rows = uint64_t((node.z1 - node.z0 + step - 1) / step);
+        const uint64_t cols = uint64_t((node.x1() - node.x0 + step - 1) / step);
+        const uint64_t rows = uint64_t((node.z1() - node.z0 + step - 1) / step);
         stats.triangles += 2u * cols * rows;
         stats.deepestLevel = std::max(stats.deepestLevel, uint8_t(level));
     }
@@ -227,7 +227,7 @@ struct Selector {
                 children->children[q] = child.isLeaf()
                                             ? LodDistance{}
                                             : lodDistance(tree, params, level - 1, child.x0,
-                                                          child.z0, child.x1, child.z1);
+                                                          child.z0, child.x1(), child.z1());
             }
         }
         const uint8_t childMorph = distance.childMorph();
@@ -319,8 +319,8 @@ SampleBox levelNodeBox(const Quadtree& tree, int level, int col, int row) {
     const int lz = row & ~(size - 1);
     const QuadtreeNode& root = tree.root();
     return {lx * tree.leafSize, lz * tree.leafSize,
-            std::min((lx + size) * tree.leafSize, int(root.x1)),
-            std::min((lz + size) * tree.leafSize, int(root.z1))};
+            std::min((lx + size) * tree.leafSize, int(root.x1())),
+            std::min((lz + size) * tree.leafSize, int(root.z1()))};
 }
 
 uint8_t LodDistance::childMorph() const {
@@ -699,7 +699,7 @@ void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParam
     if (params.residency != nullptr) {
         // Sized once for the pages (the first streamed frame), then only its marks change.
         const size_t pagesZ =
-            (size_t(tree.root().z1) + (size_t(1) << params.residency->pageShift) - 1) >>
+            (size_t(tree.root().z1()) + (size_t(1) << params.residency->pageShift) - 1) >>
             params.residency->pageShift;
         const LodResidency& r = *params.residency;
         const size_t pages = size_t(r.pagesX) * pagesZ +
@@ -714,9 +714,9 @@ void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParam
     LodParts& parts = *out.parts;
     parts.asks.clear();
     const QuadtreeNode& root = tree.root();
-    const LodDistance distance =
-        root.isLeaf() ? LodDistance{}
-                      : lodDistance(tree, params, tree.depth, root.x0, root.z0, root.x1, root.z1);
+    const LodDistance distance = root.isLeaf() ? LodDistance{}
+                                               : lodDistance(tree, params, tree.depth, root.x0,
+                                                             root.z0, root.x1(), root.z1());
     const int threads = std::clamp(params.threads, 1, kMaxSelectThreads);
     const int cutLevel = tree.depth - kSplitLevels;
     if (threads == 1 || cutLevel < 1) {
@@ -775,7 +775,8 @@ int drawnLevelAt(const Quadtree& tree, const LodParams& params, int col, int row
     int level = tree.depth;
     for (;;) {
         const QuadtreeNode& node = tree.nodes[index];
-        if (node.isLeaf() || !lodSplits(tree, params, level, node.x0, node.z0, node.x1, node.z1)) {
+        if (node.isLeaf() ||
+            !lodSplits(tree, params, level, node.x0, node.z0, node.x1(), node.z1())) {
             return level;
         }
         --level;

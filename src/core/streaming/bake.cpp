@@ -904,7 +904,7 @@ Result<BakePlan> readPlan(const std::string& folder, std::string& text) {
                         plan.pageSize % plan.leafSize == 0 && plan.regionSize >= plan.pageSize &&
                         plan.regionSize <= kMaxBakeRegion &&
                         (plan.regionSize & (plan.regionSize - 1)) == 0;
-    if (!powers || !checkDimensions(source.width, source.height, kMaxBakeSide) ||
+    if (!powers || !checkDimensions(source.width, source.height, kBakeSizeLimit) ||
         source.nodataSamples < 0 || !(source.coding.step > 0.0f) ||
         planText(plan) != document.value().SaveAsString()) {
         return R::failure("plan.json: not a plan a bake writes");

@@ -129,7 +129,7 @@ Status planFloats(GDALRasterBand& band, const GdalBand& info, int threads, BakeI
     for (int b = 1; b < bands; ++b) {
         helpers.emplace_back([&, b] {
             const GdalMessages messages;
-            Result<GdalRaster> opened = openGdalRaster(out.gdalPath, messages, kMaxBakeSide);
+            Result<GdalRaster> opened = openGdalRaster(out.gdalPath, messages, kBakeSizeLimit);
             const Result<GdalBand> described =
                 opened ? describeGdalBand(*opened.value().dataset, *opened.value().band)
                        : Result<GdalBand>::failure(opened.error());
@@ -178,7 +178,7 @@ Result<BakeInput> planGdal(const std::string& path, int threads, const PlannedRa
     registerGdalDrivers();
     const GdalMessages messages;
     out.gdalPath = gdalOpenPath(path);
-    Result<GdalRaster> opened = openGdalRaster(out.gdalPath, messages, kMaxBakeSide);
+    Result<GdalRaster> opened = openGdalRaster(out.gdalPath, messages, kBakeSizeLimit);
     if (!opened) {
         return R::failure(opened.error());
     }
@@ -235,7 +235,7 @@ Result<BakeInput> planBakeInput(const std::string& path, const LoadOptions& opti
     if (!stamp) {
         return R::failure(stamp.error());
     }
-    const Result<RawGrid> grid = rawGrid(false, stamp.value().bytes, options, kMaxBakeSide);
+    const Result<RawGrid> grid = rawGrid(false, stamp.value().bytes, options, kBakeSizeLimit);
     if (!grid) {
         return R::failure(grid.error());
     }
@@ -272,7 +272,7 @@ Result<WindowReader> WindowReader::open(const BakeInput& input) {
         return reader;
     }
     const GdalMessages messages;
-    Result<GdalRaster> opened = openGdalRaster(input.gdalPath, messages, kMaxBakeSide);
+    Result<GdalRaster> opened = openGdalRaster(input.gdalPath, messages, kBakeSizeLimit);
     if (!opened) {
         return R::failure(opened.error());
     }

@@ -609,7 +609,8 @@ Status verifyLayout(const std::string& folder) {
             }
         }
         // Opened as a map's raster is: regular files only, one band, its size checked.
-        Result<GdalRaster> raster = openGdalRaster(gdalInLayout(folder, name), said, kMaxBakeSide);
+        Result<GdalRaster> raster =
+            openGdalRaster(gdalInLayout(folder, name), said, kBakeSizeLimit);
         if (!raster) {
             return Status::failure(name + ": " + raster.error());
         }

@@ -31,17 +31,16 @@ Heightmap blankHeightmap(int width, int height, HeightmapFormat format) {
     return map;
 }
 
-Status checkDimensions(int64_t width, int64_t height, int64_t maxSide) {
+Status checkDimensions(int64_t width, int64_t height, SizeLimit limit) {
     const std::string size = std::to_string(width) + "x" + std::to_string(height);
     if (width < 2 || height < 2) {
         return Status::failure("size " + size +
                                " is too small; a heightmap needs at least 2x2 samples");
     }
-    const int64_t maxSamples = maxSide * maxSide;
-    if (width > maxSide || height > maxSide || width * height > maxSamples) {
-        return Status::failure("size " + size + " is over the limit (" + std::to_string(maxSide) +
-                               " samples a side, " + std::to_string(maxSamples) +
-                               " samples in all)");
+    if (width > limit.side || height > limit.side || width * height > limit.samples) {
+        return Status::failure("size " + size + " is over the limit (" +
+                               std::to_string(limit.side) + " samples a side, " +
+                               std::to_string(limit.samples) + " samples in all)");
     }
     return {};
 }

@@ -68,9 +68,9 @@ Result<Heightmap> makeHeightmap(int width, int height, const std::vector<float>&
 // Every sample as a float, for tests and tools (the viewer never needs them).
 std::vector<float> heightmapSamples(const Heightmap& map);
 
-// Checks a width x height against the limits before anything is allocated: maxSide samples a side
-// and maxSide^2 in all (kMaxSide: kMaxSamples).
-Status checkDimensions(int64_t width, int64_t height, int64_t maxSide = kMaxSide);
+// Checks a width x height against the limits before anything is allocated: limit.side samples a
+// side and limit.samples in all.
+Status checkDimensions(int64_t width, int64_t height, SizeLimit limit = kMapSizeLimit);
 
 // Sets the map's code range (minCode, maxCode) and the samples they stand for.
 void setCodeRange(Heightmap& map, uint16_t lo, uint16_t hi);

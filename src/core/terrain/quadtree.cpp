@@ -28,8 +28,8 @@ struct Builder {
         QuadtreeNode& node = tree.nodes[index];
         node.x0 = uint16_t(lx * tree.leafSize);
         node.z0 = uint16_t(lz * tree.leafSize);
-        node.x1 = uint16_t(std::min((lx + size) * tree.leafSize, width - 1));
-        node.z1 = uint16_t(std::min((lz + size) * tree.leafSize, height - 1));
+        node.setFarSide(std::min((lx + size) * tree.leafSize, width - 1),
+                        std::min((lz + size) * tree.leafSize, height - 1));
         node.minCode = 0;
         node.maxCode = 0;
         node.links = 0;
@@ -202,8 +202,8 @@ Result<Quadtree> buildQuadtreeStructure(int width, int height, int leafSize) {
     // The root goes last: its index is known, and the groups start at the array's start.
     const uint32_t rootIndex = uint32_t(nodeCount - 1);
     QuadtreeNode& root = tree.nodes[rootIndex];
-    root.x1 = uint16_t(std::min(rootSize * leafSize, width - 1));
-    root.z1 = uint16_t(std::min(rootSize * leafSize, height - 1));
+    root.setFarSide(std::min(rootSize * leafSize, width - 1),
+                    std::min(rootSize * leafSize, height - 1));
     tree.parents[rootIndex] = kNoNode;
     Builder builder{tree, width, height};
     builder.complete(root, rootIndex, 0, 0, rootSize);
@@ -314,11 +314,11 @@ namespace {
 // rectangle under a histogram of solid runs, row by row, with a stack of rising heights.
 SolidBox largestSolidRectangle(const NodataMask& nodata, const QuadtreeNode& node,
                                std::vector<int>& runs, std::vector<int>& stack) {
-    const int cols = node.x1 - node.x0;
+    const int cols = node.x1() - node.x0;
     runs.assign(size_t(cols) + 1, 0);  // the last stays 0: it empties the stack
     SolidBox best;
     int bestArea = 0;
-    for (int row = node.z0; row < node.z1; ++row) {
+    for (int row = node.z0; row < node.z1(); ++row) {
         for (int c = 0; c < cols; ++c) {
             runs[size_t(c)] = nodata.holeSquare(node.x0 + c, row) ? 0 : runs[size_t(c)] + 1;
         }
@@ -330,8 +330,7 @@ SolidBox largestSolidRectangle(const NodataMask& nodata, const QuadtreeNode& nod
                 const int left = stack.empty() ? 0 : stack.back() + 1;
                 if (height * (c - left) > bestArea) {
                     bestArea = height * (c - left);
-                    best = {uint16_t(node.x0 + left), uint16_t(row + 1 - height),
-                            uint16_t(node.x0 + c), uint16_t(row + 1)};
+                    best = {node.x0 + left, row + 1 - height, node.x0 + c, row + 1};
                 }
             }
             stack.push_back(c);
@@ -344,21 +343,21 @@ SolidBox largestSolidRectangle(const NodataMask& nodata, const QuadtreeNode& nod
 // code range where the map holds no codes).
 HoleBox holeBox(const Heightmap& map, const QuadtreeNode& node) {
     const bool codes = map.codes.size() >= size_t(map.sampleCount());
-    HoleBox box{node.x1,
-                node.z1,
+    HoleBox box{node.x1(),
+                node.z1(),
                 node.x0,
                 node.z0,
                 codes ? uint16_t(0xFFFF) : node.minCode,
                 codes ? uint16_t(0) : node.maxCode};
-    for (int row = node.z0; row < node.z1; ++row) {
-        for (int col = node.x0; col < node.x1; ++col) {
+    for (int row = node.z0; row < node.z1(); ++row) {
+        for (int col = node.x0; col < node.x1(); ++col) {
             if (!map.nodata.holeSquare(col, row)) {
                 continue;
             }
-            box.x0 = std::min(box.x0, uint16_t(col));
-            box.z0 = std::min(box.z0, uint16_t(row));
-            box.x1 = std::max(box.x1, uint16_t(col + 1));
-            box.z1 = std::max(box.z1, uint16_t(row + 1));
+            box.x0 = std::min(box.x0, col);
+            box.z0 = std::min(box.z0, row);
+            box.x1 = std::max(box.x1, col + 1);
+            box.z1 = std::max(box.z1, row + 1);
             if (!codes) {
                 continue;
             }
@@ -396,7 +395,7 @@ void markLeafHoles(Quadtree& tree, const Heightmap& map) {
         tree.holeLeavesBefore[leaf] = count;
         tree.emptyLeavesBefore[leaf] = empty;
         const QuadtreeNode& node = tree.nodes[tree.leafNodes[leaf]];
-        if (boxHasNodata(nodata, node.x0, node.z0, node.x1, node.z1)) {
+        if (boxHasNodata(nodata, node.x0, node.z0, node.x1(), node.z1())) {
             const SolidBox solid = largestSolidRectangle(nodata, node, runs, stack);
             tree.holeLeafSolid.push_back(solid);
             tree.holeLeafBox.push_back(holeBox(map, node));

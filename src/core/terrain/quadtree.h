@@ -43,10 +43,22 @@ constexpr uint32_t bitCount4(unsigned mask) {
 // A node with four children, each with four leaves, owns 20 consecutive nodes: its children's
 // group, then its 16 leaves in tree order. The walk fetches groups by these offsets.
 struct QuadtreeNode {
-    uint16_t x0, z0, x1, z1;  // sample box, inclusive: every sample of the node's cells
-    uint16_t minCode;         // exact minimum of every sample's code in the box
-    uint16_t maxCode;         // exact maximum of every sample's code in the box
-    uint32_t links;           // first child << 4 | bit q for child q present (NW NE SW SE); 0: leaf
+    // The sample box [x0, x1()] x [z0, z1()], inclusive: every sample of the node's cells. Its far
+    // side is held as the column and row of its last grid square (x1 - 1, z1 - 1), so that 16 bits
+    // reach the last sample of a map kMaxSide (65537) samples wide.
+    uint16_t x0, z0;
+    uint16_t lastColumn, lastRow;
+    uint16_t minCode;  // exact minimum of every sample's code in the box
+    uint16_t maxCode;  // exact maximum of every sample's code in the box
+    uint32_t links;    // first child << 4 | bit q for child q present (NW NE SW SE); 0: leaf
+
+    int x1() const { return int(lastColumn) + 1; }
+    int z1() const { return int(lastRow) + 1; }
+    // Sets the far side to samples x1, z1 (each past x0, z0: a node holds a square at least).
+    void setFarSide(int x1, int z1) {
+        lastColumn = uint16_t(x1 - 1);
+        lastRow = uint16_t(z1 - 1);
+    }
 
     // An inner node always has its NW child (the node's origin lies inside the map).
     bool isLeaf() const { return (links & 0xFu) == 0; }
@@ -56,7 +68,7 @@ struct QuadtreeNode {
     // Child q's index, for a present child: the present ones before it come first in the group.
     uint32_t child(int q) const { return firstChild() + bitCount4(links & ((1u << q) - 1u)); }
     // Triangles of the grid squares in the box: two per square.
-    uint64_t triangleCount() const { return 2ull * uint64_t(x1 - x0) * uint64_t(z1 - z0); }
+    uint64_t triangleCount() const { return 2ull * uint64_t(x1() - x0) * uint64_t(z1() - z0); }
 };
 
 static_assert(sizeof(QuadtreeNode) == 16, "box, range and links, no padding");
@@ -107,15 +119,15 @@ enum class LodErrors : uint8_t {
 // "range", "exact" or "mixed", for the HUD and --stats-json.
 const char* lodErrorsName(LodErrors errors);
 
-// A box of samples [x0, x1] x [z0, z1], in 16 bits (Quadtree::holeLeafSolid).
+// A box of samples [x0, x1] x [z0, z1] (Quadtree::holeLeafSolid).
 struct SolidBox {
-    uint16_t x0 = 0, z0 = 0, x1 = 0, z1 = 0;
+    int32_t x0 = 0, z0 = 0, x1 = 0, z1 = 0;
 };
 
 // The squares of a leaf that have a nodata corner (Quadtree::holeLeafBox): their bounding sample
 // box [x0, x1] x [z0, z1], and the least and greatest code of their corners, fills included.
 struct HoleBox {
-    uint16_t x0 = 0, z0 = 0, x1 = 0, z1 = 0;
+    int32_t x0 = 0, z0 = 0, x1 = 0, z1 = 0;
     uint16_t minCode = 0, maxCode = 0;
 };
 
@@ -194,8 +206,8 @@ struct Quadtree {
     }
     // Leaves in the node's subtree: they tile its box, partial border leaves included.
     uint32_t leafCount(const QuadtreeNode& node) const {
-        const uint32_t cols = (uint32_t(node.x1 - node.x0) + uint32_t(leafSize) - 1) >> leafShift;
-        const uint32_t rows = (uint32_t(node.z1 - node.z0) + uint32_t(leafSize) - 1) >> leafShift;
+        const uint32_t cols = (uint32_t(node.x1() - node.x0) + uint32_t(leafSize) - 1) >> leafShift;
+        const uint32_t rows = (uint32_t(node.z1() - node.z0) + uint32_t(leafSize) - 1) >> leafShift;
         return cols * rows;
     }
     // Tree-order index of the subtree's first leaf: its north-west one, as the depth-first order

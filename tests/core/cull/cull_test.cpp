@@ -2,6 +2,7 @@
 // and every culled leaf is really outside the clip volume.
 #include "core/cull/cull.h"
 
+#include <algorithm>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -130,6 +131,36 @@ TEST(Cull, WalkEqualsBruteForceOnTinyAndFlatMaps) {
     }
 }
 
+// Maps kMaxSide samples wide and long, whose last nodes' far sides (sample 65536) are one past
+// what their 16-bit boxes hold: cameras anywhere, and near the far corner.
+TEST(Cull, WalkEqualsBruteForceOnAMapTheLongestSideWide) {
+    const Scene shapes[] = {
+        makeScene(syntheticHeightmap(kMaxSide, 17, 11), {1.0f, 0.01f, 0.0f}, 2),
+        makeScene(syntheticHeightmap(9, kMaxSide, 12), {0.5f, 0.004f, 3.0f}, 4),
+    };
+    uint32_t seed = 300;
+    for (const Scene& s : shapes) {
+        const std::string name = std::to_string(s.map.width) + "x" + std::to_string(s.map.height);
+        runRandomCameras(s, 60, seed++, name);
+        Random rng(seed++);
+        int seen = 0;  // cameras whose view holds the last leaf
+        for (int i = 0; i < 150; ++i) {
+            const Camera c = test::cameraNearTheFarCorner(s, rng, 400.0f);
+            const Frustum f = Frustum::fromViewProjection(c.viewProjection());
+            expectWalkEqualsBruteForce(s, f, name + " far corner camera " + std::to_string(i));
+            ASSERT_FALSE(HasFatalFailure());
+            CullOutput out;
+            out.reserveFor(s.tree);
+            cullQuadtree(s.tree, s.mapping, f, out);
+            const uint32_t last = s.tree.leafIndexAt(s.tree.leavesX - 1, s.tree.leavesZ - 1);
+            seen += std::any_of(out.ranges.begin(), out.ranges.end(), [&](const LeafRange& r) {
+                return r.first <= last && last < r.first + r.count;
+            });
+        }
+        EXPECT_GT(seen, 10) << name;
+    }
+}
+
 TEST(Cull, WalkEqualsBruteForceOnRealMaps) {
     const int found =
         test::forEachSharedScene({"puget_sound_1025x1025.png", "N47E009.hgt",
@@ -238,8 +269,8 @@ TEST(Cull, EveryCulledLeafIsOutsideTheClipVolume) {
             }
             const QuadtreeNode& node = s.tree.nodes[s.tree.leafNodes[l]];
             uint8_t outsideAll = 0x3F;  // clip planes every vertex so far is outside of
-            for (int row = node.z0; row <= node.z1; ++row) {
-                for (int col = node.x0; col <= node.x1; ++col) {
+            for (int row = node.z0; row <= node.z1(); ++row) {
+                for (int col = node.x0; col <= node.x1(); ++col) {
                     const glm::vec4 p =
                         vp * glm::vec4(vertexPosition(s.map, s.mapping, col, row), 1);
                     const uint8_t o =

@@ -172,7 +172,8 @@ int firstHitLeaf(const Scene& s, const glm::dvec3& o, const glm::dvec3& d, doubl
 // A camera over the footprint, from just above the ground (the highest sample within two leaves)
 // to well above the highest peak. One in three has a near plane from a tenth to four times as far
 // as the ground below: the near plane clips the first crossing of the steeper rays.
-Camera randomCamera(const Scene& s, Random& rng) {
+// Its eye over [fromX, toX] of the map's width, and 0.02 to 0.98 of its length.
+Camera randomCamera(const Scene& s, Random& rng, float fromX = 0.02f, float toX = 0.98f) {
     float lo = s.mapping.worldHeight(s.map.minSample);
     float hi = s.mapping.worldHeight(s.map.maxSample);
     if (lo > hi) {
@@ -180,7 +181,7 @@ Camera randomCamera(const Scene& s, Random& rng) {
     }
     const float relief = std::max(hi - lo, 1.0f);
     Camera c;
-    const float x = rng.uniform(0.02f, 0.98f) * s.sizeX();
+    const float x = rng.uniform(fromX, toX) * s.sizeX();
     const float z = rng.uniform(0.02f, 0.98f) * s.sizeZ();
     const int col = int(x / s.mapping.spacingX), row = int(z / s.mapping.spacingZ);
     const int reach = 2 * s.tree.leafSize;
@@ -497,6 +498,22 @@ TEST(Occlusion, FirstHitLeavesAreKeptOnSyntheticMaps) {
     EXPECT_GT(totals.hits, 100000u);
 }
 
+// A map kMaxSide samples wide, eyes near its east end: the units' boxes there reach sample 65536,
+// one past what their 16-bit fields hold.
+TEST(Occlusion, FirstHitLeavesAreKeptOnAMapTheLongestSideWide) {
+    RayCastTotals totals;
+    const Scene wide = makeScene(syntheticHeightmap(kMaxSide, 65, 14), {1.0f, 0.0015f, 0.0f});
+    Random rng(31);
+    for (int i = 0; i < 12; ++i) {
+        const Camera c = randomCamera(wide, rng, 0.995f, 1.0f);
+        checkCamera(wide, c, rng, totals, "wide camera " + std::to_string(i));
+        ASSERT_FALSE(HasFatalFailure());
+    }
+    printTotals("wide", totals);
+    EXPECT_GT(totals.active, 0u);
+    EXPECT_GT(totals.occluded, 100u);
+}
+
 TEST(Occlusion, FirstHitLeavesAreKeptOnRidges) {
     RayCastTotals totals;
     const Scene ridges = makeScene(ridgeMap(129, 129), {1.0f, 1.0f, 0.0f});
@@ -716,7 +733,7 @@ TEST(Occlusion, WallHidesWhatIsBehindIt) {
             ++far;
             farRemoved += removed;
         }
-        if (node.z1 <= 40) {
+        if (node.z1() <= 40) {
             ++front;
             frontRemoved += removed;
         }
@@ -783,7 +800,8 @@ TEST(Occlusion, CoarseDrawnNodesWithHolesKeepWhatTheirRaysMayReach) {
         int n = 0;
         for (size_t i = 0; i < s.tree.leaves.size(); ++i) {
             const QuadtreeNode& node = s.tree.nodes[s.tree.leafNodes[i]];
-            n += node.z0 >= 56 && node.z1 <= row1 && node.x0 >= col0 && node.x1 <= col1 && !in[i];
+            n += node.z0 >= 56 && node.z1() <= row1 && node.x0 >= col0 && node.x1() <= col1 &&
+                 !in[i];
         }
         return n;
     };
@@ -839,7 +857,7 @@ TEST(Occlusion, ACoarseNodesCellsLieInOneChildsBoxWhichItsDiveBoxesHold) {
                         }
                         const QuadtreeNode& c = tree.nodes[n.child(q)];
                         child = child ||
-                                (b.x0 == c.x0 && b.z0 == c.z0 && b.x1 == c.x1 && b.z1 == c.z1 &&
+                                (b.x0 == c.x0 && b.z0 == c.z0 && b.x1 == c.x1() && b.z1 == c.z1() &&
                                  b.minCode == c.minCode && b.maxCode == c.maxCode &&
                                  tree.holesIn(tree.firstLeaf(c), tree.leafCount(c)));
                     }
@@ -870,8 +888,8 @@ TEST(Occlusion, ACoarseNodesCellsLieInOneChildsBoxWhichItsDiveBoxesHold) {
                                 inOne =
                                     std::all_of(samples.begin(), samples.end(),
                                                 [&](const std::pair<int, int>& at) {
-                                                    return at.first >= c.x0 && at.first <= c.x1 &&
-                                                           at.second >= c.z0 && at.second <= c.z1;
+                                                    return at.first >= c.x0 && at.first <= c.x1() &&
+                                                           at.second >= c.z0 && at.second <= c.z1();
                                                 });
                             }
                             EXPECT_TRUE(inOne)

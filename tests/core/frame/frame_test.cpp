@@ -135,7 +135,7 @@ uint64_t drawnTriangles(const Quadtree& tree, const std::vector<DrawNode>& nodes
         }
         const QuadtreeNode& n = tree.nodes[index];
         const uint64_t step = uint64_t(1) << node.level;
-        sum += 2 * ((n.x1 - n.x0 + step - 1) / step) * ((n.z1 - n.z0 + step - 1) / step);
+        sum += 2 * ((n.x1() - n.x0 + step - 1) / step) * ((n.z1() - n.z0 + step - 1) / step);
     }
     return sum;
 }

@@ -320,7 +320,7 @@ TEST(HeightmapGdal, LoadWithTreeEqualsTheLoadThenTheBuild) {
                 EXPECT_EQ(tree.nodes[i].minCode, built.nodes[i].minCode) << i;
                 EXPECT_EQ(tree.nodes[i].maxCode, built.nodes[i].maxCode) << i;
                 EXPECT_EQ(tree.nodes[i].links, built.nodes[i].links) << i;
-                EXPECT_EQ(tree.nodes[i].x1, built.nodes[i].x1) << i;
+                EXPECT_EQ(tree.nodes[i].x1(), built.nodes[i].x1()) << i;
             }
             EXPECT_EQ(tree.coarseErrors, built.coarseErrors);
             EXPECT_EQ(tree.leafGrid, built.leafGrid);

@@ -213,7 +213,7 @@ TEST(ImageHeader, SizesAreCheckedFromTheFileLengthBeforeReading) {
                   "heightmap");
     const std::string path = dir.path("big.r16");
     test::writeBytes(path, {});
-    ASSERT_EQ(::truncate(path.c_str(), off_t(2) * kMaxSide * kMaxSide), 0);
+    ASSERT_EQ(::truncate(path.c_str(), off_t(2) * 32769 * 32769), 0);
     LoadOptions budget;
     budget.memory.limitBytes = uint64_t(1024) << 20;
     EXPECT_EQ(loadHeightmap(path, budget).error(),
@@ -225,7 +225,22 @@ TEST(ImageHeader, SizesAreCheckedFromTheFileLengthBeforeReading) {
     given.rawWidth = given.rawHeight = 32770;
     EXPECT_EQ(loadHeightmap(path, given).error(),
               path +
-                  ": size 32770x32770 is over the limit (32769 samples a side, 1073807361 "
+                  ": size 32770x32770 is over the limit (65537 samples a side, 1073807361 "
+                  "samples in all)");
+    // The longest side: a strip kMaxSide wide is as many samples as 32769 x 32769 at most.
+    ASSERT_EQ(::truncate(path.c_str(), off_t(2) * kMaxSide * 16384), 0);
+    given.rawWidth = kMaxSide;
+    given.rawHeight = 16384;
+    given.memory.limitBytes = uint64_t(1024) << 20;
+    EXPECT_EQ(loadHeightmap(path, given).error(),
+              path +
+                  ": size 65537x16384 needs about 12289 MiB loaded (12 bytes a sample), over the "
+                  "memory budget of 1024 MiB (raise it with --memory-budget MB)");
+    ASSERT_EQ(::truncate(path.c_str(), off_t(2) * kMaxSide * 16385), 0);
+    given.rawHeight = 16385;
+    EXPECT_EQ(loadHeightmap(path, given).error(),
+              path +
+                  ": size 65537x16385 is over the limit (65537 samples a side, 1073807361 "
                   "samples in all)");
 }
 

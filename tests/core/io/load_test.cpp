@@ -426,9 +426,17 @@ TEST(Heightmap, PathWithSpacesAndNonAscii) {
 
 TEST(Heightmap, CheckDimensionsLimits) {
     EXPECT_TRUE(checkDimensions(2, 2).ok());
-    EXPECT_TRUE(checkDimensions(kMaxSide, kMaxSide).ok());
-    EXPECT_FALSE(checkDimensions(kMaxSide + 1, kMaxSide).ok());
+    EXPECT_TRUE(checkDimensions(32769, 32769).ok());
+    EXPECT_FALSE(checkDimensions(32769, 32770).ok());  // the samples in all
+    EXPECT_TRUE(checkDimensions(kMaxSide, 16384).ok());
+    EXPECT_TRUE(checkDimensions(16384, kMaxSide).ok());
+    EXPECT_FALSE(checkDimensions(kMaxSide, 16385).ok());
     EXPECT_FALSE(checkDimensions(kMaxSide + 1, 2).ok());
+    EXPECT_FALSE(checkDimensions(2, kMaxSide + 1).ok());
+    EXPECT_EQ(checkDimensions(kMaxSide + 1, 2).error(),
+              "size 65538x2 is over the limit (65537 samples a side, 1073807361 samples in all)");
+    EXPECT_TRUE(checkDimensions(kMaxBakeSide, 2, kBakeSizeLimit).ok());
+    EXPECT_FALSE(checkDimensions(kMaxBakeSide + 1, 2, kBakeSizeLimit).ok());
     EXPECT_FALSE(checkDimensions(0, 5).ok());
     EXPECT_FALSE(checkDimensions(-3, 5).ok());
 }

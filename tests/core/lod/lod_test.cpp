@@ -232,11 +232,15 @@ void expectCulledIsUnculledInFrustum(const Scene& s, const LodParams& params,
     EXPECT_EQ(culled.stats.nodesDrawn, culled.nodes.size());
 }
 
+// Cameras anywhere (anyCamera), or with farCornerReach, within that many world units of the map's
+// far corner (cameraNearTheFarCorner).
 void checkCameras(const Scene& s, int count, uint32_t seed, const std::string& name,
-                  bool watertight) {
+                  bool watertight, float farCornerReach = 0.0f) {
     Random rng(seed);
     for (int i = 0; i < count; ++i) {
-        const Camera camera = anyCamera(s, rng);
+        const Camera camera = farCornerReach > 0.0f
+                                  ? test::cameraNearTheFarCorner(s, rng, farCornerReach)
+                                  : anyCamera(s, rng);
         const float pixels = rng.uniform(0.25f, 40.0f);
         const int viewportHeight = int(rng.uniform(1.0f, 2160.0f));
         // Odd cameras by the grid step alone, even ones with each node's coarse error too.
@@ -269,6 +273,22 @@ TEST(Lod, TilesTheMapWithNeighboursOneLevelApartOnSyntheticMaps) {
         const Scene s = makeScene(syntheticHeightmap(c.width, c.height, seed), c.mapping, c.leaf);
         checkCameras(s, 100, seed++, std::to_string(c.width) + "x" + std::to_string(c.height),
                      true);
+    }
+}
+
+// Maps kMaxSide samples wide and long, whose far nodes end at sample 65536: cameras anywhere, and
+// near the far corner.
+TEST(Lod, TilesTheMapWithNeighboursOneLevelApartOnAMapTheLongestSideWide) {
+    const Scene shapes[] = {
+        makeScene(syntheticHeightmap(kMaxSide, 17, 21), {1.0f, 0.01f, 0.0f}, 2),
+        makeScene(syntheticHeightmap(9, kMaxSide, 22), {0.5f, 0.004f, 3.0f}, 4),
+    };
+    uint32_t seed = 400;
+    for (const Scene& s : shapes) {
+        const std::string name = std::to_string(s.map.width) + "x" + std::to_string(s.map.height);
+        checkCameras(s, 24, seed++, name, true);
+        checkCameras(s, 40, seed++, name + " far corner", true, 400.0f);
+        ASSERT_FALSE(HasFatalFailure());
     }
 }
 
@@ -841,8 +861,8 @@ TEST(Lod, FullDetailLeavesGoThroughTheOcclusionStageAlone) {
                         node.level == expected[i].level);
             const QuadtreeNode& box = treeNode(s.tree, node);
             const int step = 1 << node.level;
-            triangles += 2u * uint64_t((box.x1 - box.x0 + step - 1) / step) *
-                         uint64_t((box.z1 - box.z0 + step - 1) / step);
+            triangles += 2u * uint64_t((box.x1() - box.x0 + step - 1) / step) *
+                         uint64_t((box.z1() - box.z0 + step - 1) / step);
             covered += s.tree.leafCount(box);
         }
         EXPECT_EQ(lod.stats.nodesDrawn, lod.nodes.size());

@@ -1227,10 +1227,10 @@ TEST(Bake, AMosaicNamingAFileOutsideItsRegionsIsRefused) {
     EXPECT_TRUE(openMap(dir.path("jobs"), load, {}, 4, false));
 }
 
-// A map wider than the viewer's limit (a VRT of 40001 x 3 samples, its source repeated along a
-// row, and a .r16 as wide) bakes: the bake never makes the tree's nodes, whose boxes hold the
-// viewer's sizes. The layout verifies; the viewer's open says the size is over its limit, in one
-// line. A map over the bake's own limit is refused before anything is written.
+// A map wider than the viewer's limit (a VRT of kMaxSide + 1 x 3 samples, its source repeated
+// along a row, and a .r16 as wide) bakes: the bake never makes the tree's nodes, whose boxes hold
+// the viewer's sizes. The layout verifies; the viewer's open says the size is over its limit, in
+// one line. A map over the bake's own limit is refused before anything is written.
 TEST(Bake, AMapWiderThanTheViewersLimitBakes) {
     test::TempDir dir;
     const std::string source = writeInput(dir, false);
@@ -1250,25 +1250,25 @@ TEST(Bake, AMapWiderThanTheViewersLimitBakes) {
         vrt << "  </VRTRasterBand>\n</VRTDataset>\n";
     };
     const std::string wide = dir.path("wide.vrt");
-    writeVrt(wide, 40001);
+    writeVrt(wide, kMaxSide + 1);
     const std::string layout = dir.path("layout");
     BakeOptions options = bakeOptions(dir);
     options.regionSize = 1024;
     const Result<BakeSummary> baked = bakeLayout(wide, layout, options);
     ASSERT_TRUE(baked) << baked.error();
-    EXPECT_EQ(baked.value().width, 40001);
-    EXPECT_EQ(baked.value().regions, 40);
+    EXPECT_EQ(baked.value().width, kMaxSide + 1);
+    EXPECT_EQ(baked.value().regions, 65);
     const Status verified = verifyLayout(layout);
     EXPECT_TRUE(verified) << verified.error();
     LoadOptions load;
     load.cacheDir = dir.path("cache");
     const Result<OpenedMap> opened = openMap(layout, load, {}, 4, false);
     ASSERT_FALSE(opened);
-    expectOneLineSaying(opened.error(), "over the limit (32769 samples a side");
+    expectOneLineSaying(opened.error(), "over the limit (65537 samples a side");
 
     // A .r16 as wide.
     const std::string raw = dir.path("wide.r16");
-    std::vector<uint16_t> codes(size_t(40001) * 3);
+    std::vector<uint16_t> codes(size_t(kMaxSide + 1) * 3);
     for (size_t i = 0; i < codes.size(); ++i) {
         codes[i] = uint16_t(i * 7919 % 4001);
     }
@@ -1276,7 +1276,7 @@ TEST(Bake, AMapWiderThanTheViewersLimitBakes) {
         .write(reinterpret_cast<const char*>(codes.data()),
                std::streamsize(codes.size() * sizeof(uint16_t)));
     BakeOptions rawOptions = options;
-    rawOptions.load.rawWidth = 40001;
+    rawOptions.load.rawWidth = kMaxSide + 1;
     rawOptions.load.rawHeight = 3;
     const Result<BakeSummary> rawBaked = bakeLayout(raw, dir.path("raw"), rawOptions);
     ASSERT_TRUE(rawBaked) << rawBaked.error();

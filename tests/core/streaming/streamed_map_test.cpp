@@ -97,7 +97,7 @@ void expectSameTree(const std::string& path, const LoadOptions& options, int lea
     for (size_t i = 0; i < want.nodes.size(); ++i) {
         const QuadtreeNode& a = got.nodes[i];
         const QuadtreeNode& b = want.nodes[i];
-        ASSERT_TRUE(a.x0 == b.x0 && a.z0 == b.z0 && a.x1 == b.x1 && a.z1 == b.z1) << i;
+        ASSERT_TRUE(a.x0 == b.x0 && a.z0 == b.z0 && a.x1() == b.x1() && a.z1() == b.z1()) << i;
         ASSERT_EQ(a.minCode, b.minCode) << i;
         ASSERT_EQ(a.maxCode, b.maxCode) << i;
         ASSERT_EQ(a.links, b.links) << i;

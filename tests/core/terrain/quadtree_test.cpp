@@ -20,8 +20,8 @@ namespace {
 void expectExactRange(const Heightmap& map, const Quadtree& tree, const QuadtreeNode& node) {
     float lo = map.at(node.x0, node.z0);
     float hi = lo;
-    for (int row = node.z0; row <= node.z1; ++row) {
-        for (int col = node.x0; col <= node.x1; ++col) {
+    for (int row = node.z0; row <= node.z1(); ++row) {
+        for (int col = node.x0; col <= node.x1(); ++col) {
             lo = std::min(lo, map.at(col, row));
             hi = std::max(hi, map.at(col, row));
         }
@@ -45,8 +45,8 @@ void checkTree(const Heightmap& map, int leafSize) {
     ASSERT_EQ(tree.leafCodes.size(), tree.leaves.size());
     EXPECT_EQ(reinterpret_cast<uintptr_t>(tree.leafCodes.data()) % 64, 0u);  // 16 to a line
     EXPECT_EQ(tree.root().x0, 0);
-    EXPECT_EQ(tree.root().x1, map.width - 1);
-    EXPECT_EQ(tree.root().z1, map.height - 1);
+    EXPECT_EQ(tree.root().x1(), map.width - 1);
+    EXPECT_EQ(tree.root().z1(), map.height - 1);
     EXPECT_EQ(tree.leafCount(tree.root()), tree.leaves.size());
     EXPECT_EQ(tree.firstLeaf(tree.root()), 0u);
 
@@ -55,8 +55,8 @@ void checkTree(const Heightmap& map, int leafSize) {
     for (uint32_t i = 0; i < tree.nodes.size(); ++i) {
         const QuadtreeNode& node = tree.nodes[i];
         expectExactRange(map, tree, node);
-        ASSERT_LT(node.x0, node.x1);
-        ASSERT_LT(node.z0, node.z1);
+        ASSERT_LT(node.x0, node.x1());
+        ASSERT_LT(node.z0, node.z1());
         if (node.isLeaf()) {
             ASSERT_EQ(tree.leafCount(node), 1u);
             const LeafCoord leaf = tree.leaves[tree.firstLeaf(node)];
@@ -67,9 +67,9 @@ void checkTree(const Heightmap& map, int leafSize) {
             ASSERT_EQ(node.x0, leaf.col * leafSize);
             ASSERT_EQ(node.z0, leaf.row * leafSize);
             ASSERT_EQ(tree.leafIndexAt(leaf.col, leaf.row), tree.firstLeaf(node));
-            ASSERT_LE(node.x1 - node.x0, leafSize);
-            for (int z = node.z0; z < node.z1; ++z) {
-                for (int x = node.x0; x < node.x1; ++x) {
+            ASSERT_LE(node.x1() - node.x0, leafSize);
+            for (int z = node.z0; z < node.z1(); ++z) {
+                for (int x = node.x0; x < node.x1(); ++x) {
                     ++cover[size_t(z) * size_t(map.width - 1) + size_t(x)];
                 }
             }
@@ -95,9 +95,9 @@ void checkTree(const Heightmap& map, int leafSize) {
             expectedFirst += tree.leafCount(child);
             leaves += tree.leafCount(child);
             ASSERT_GE(child.x0, node.x0);
-            ASSERT_LE(child.x1, node.x1);
+            ASSERT_LE(child.x1(), node.x1());
             ASSERT_GE(child.z0, node.z0);
-            ASSERT_LE(child.z1, node.z1);
+            ASSERT_LE(child.z1(), node.z1());
             ASSERT_GE(child.minCode, node.minCode);
             ASSERT_LE(child.maxCode, node.maxCode);
         }
@@ -105,8 +105,8 @@ void checkTree(const Heightmap& map, int leafSize) {
         // The range holds exactly the leaves whose nodes lie in this subtree's box.
         for (uint32_t k = tree.firstLeaf(node); k < tree.firstLeaf(node) + leaves; ++k) {
             const QuadtreeNode& leaf = tree.nodes[tree.leafNodes[k]];
-            ASSERT_TRUE(leaf.x0 >= node.x0 && leaf.x1 <= node.x1 && leaf.z0 >= node.z0 &&
-                        leaf.z1 <= node.z1);
+            ASSERT_TRUE(leaf.x0 >= node.x0 && leaf.x1() <= node.x1() && leaf.z0 >= node.z0 &&
+                        leaf.z1() <= node.z1());
         }
     }
     for (int c : cover) {
@@ -219,6 +219,25 @@ TEST(Quadtree, ExactBoundsLinksAndTilingOnManyShapes) {
     }
 }
 
+// A map kMaxSide samples wide (or long): the nodes' far sides reach sample 65536, one past what a
+// uint16 holds, as their last squares; in leaves of 2 the tree is kMaxTreeDepth levels deep.
+TEST(Quadtree, ExactBoundsLinksAndTilingOnAMapTheLongestSideWide) {
+    const Heightmap wide = syntheticHeightmap(kMaxSide, 5, 8);
+    const Heightmap tall = syntheticHeightmap(3, kMaxSide, 9);
+    for (const int leafSize : {2, 4}) {
+        checkTree(wide, leafSize);
+        checkTree(tall, leafSize);
+        ASSERT_FALSE(HasFatalFailure());
+    }
+    const Quadtree deepest = buildQuadtree(wide, 2).value();
+    EXPECT_EQ(deepest.depth, kMaxTreeDepth);
+    EXPECT_EQ(deepest.root().x1(), 65536);
+    const QuadtreeNode& last = deepest.nodes[deepest.leafNodes.back()];
+    EXPECT_EQ(last.x0, 65534);
+    EXPECT_EQ(last.x1(), 65536);
+    EXPECT_EQ(last.z1(), 4);
+}
+
 TEST(Quadtree, APeakInsideACellKeepsItsLeafTall) {
     std::vector<float> samples(81, 0.0f);
     samples[size_t(2) * 9 + 2] = 500.0f;  // interior sample of leaf (0,0); no corner
@@ -240,7 +259,7 @@ TEST(Quadtree, NodeCountsOfCompleteAndPartialTrees) {
     const Quadtree tiny = buildQuadtreeExact(flatHeightmap(2, 2), 4).value();
     ASSERT_EQ(tiny.nodes.size(), 1u);
     EXPECT_TRUE(tiny.root().isLeaf());
-    EXPECT_EQ(tiny.root().x1, 1);
+    EXPECT_EQ(tiny.root().x1(), 1);
     EXPECT_EQ(tiny.root().triangleCount(), 2u);
     // 5x3 samples: 4x2 squares, one partial leaf of 16 triangles.
     const Quadtree small = buildQuadtreeExact(flatHeightmap(5, 3), 4).value();
@@ -251,7 +270,7 @@ TEST(Quadtree, NodeCountsOfCompleteAndPartialTrees) {
     EXPECT_EQ(edge.leavesX, 5);
     const QuadtreeNode& last = edge.nodes[edge.leafNodes[edge.leafIndexAt(4, 0)]];
     EXPECT_EQ(last.x0, 16);
-    EXPECT_EQ(last.x1, 17);
+    EXPECT_EQ(last.x1(), 17);
 }
 
 // Each leaf's range over its samples, straight from the map, by row * leavesX + col.
@@ -341,7 +360,7 @@ TEST(Quadtree, StructureThenBoundsFromGivenLeafRangesEqualsTheWholeBuild) {
             for (size_t i = 0; i < whole.nodes.size(); ++i) {
                 const QuadtreeNode& a = split.nodes[i];
                 const QuadtreeNode& b = whole.nodes[i];
-                ASSERT_TRUE(a.x0 == b.x0 && a.z0 == b.z0 && a.x1 == b.x1 && a.z1 == b.z1 &&
+                ASSERT_TRUE(a.x0 == b.x0 && a.z0 == b.z0 && a.x1() == b.x1() && a.z1() == b.z1() &&
                             a.minCode == b.minCode && a.maxCode == b.maxCode && a.links == b.links)
                     << "node " << i;
             }
@@ -393,62 +412,75 @@ TEST(Quadtree, RejectsLeafSizesOutOfRange) {
 // occludes with: free of holes, and as large as the largest such rectangle found by trying every
 // one; a leaf draws nothing exactly when it has no such square. Maps of specks, a disc, a wedge
 // and a leaf-sized block of nodata, over leaves of 4 and 8.
+// Nodata specks, a disc, a wedge along the east side and a block, on a small map and at the east
+// end of a map kMaxSide wide (its boxes reaching sample 65536).
+std::vector<Heightmap> mapsWithHoles(uint32_t seed) {
+    std::vector<Heightmap> maps;
+    for (const int w : {77, kMaxSide}) {
+        const int h = w == kMaxSide ? 21 : 61;
+        const int west = w - 77;  // the pattern's left edge
+        maps.push_back(test::withNodata(syntheticHeightmap(w, h, seed), [&](int col, int row) {
+            col -= west;
+            const bool speck = col >= 0 && (col * 31 + row * 17) % 53 == 0;
+            const bool disc = (col - 25) * (col - 25) + (row - 10) * (row - 10) < 81;
+            const bool wedge = col > 77 - 8 + row / 10;
+            const bool block = col >= 48 && col <= 58 && row >= 8 && row <= 18;
+            return speck || disc || wedge || block;
+        }));
+    }
+    return maps;
+}
+
 TEST(Quadtree, HoleLeavesKeepTheirLargestSolidRectangleAndEmptyLeavesAreCounted) {
-    const int w = 77, h = 61;
-    const Heightmap map = test::withNodata(syntheticHeightmap(w, h, 5), [&](int col, int row) {
-        const bool speck = (col * 31 + row * 17) % 53 == 0;
-        const bool disc = (col - 25) * (col - 25) + (row - 30) * (row - 30) < 81;
-        const bool wedge = col > w - 8 + row / 10;
-        const bool block = col >= 48 && col <= 58 && row >= 8 && row <= 18;
-        return speck || disc || wedge || block;
-    });
     int empty = 0, partial = 0;
-    for (const int leafSize : {4, 8}) {
-        const Quadtree tree = buildQuadtree(map, leafSize).value();
-        ASSERT_TRUE(tree.hasHoles());
-        ASSERT_EQ(tree.holeLeafSolid.size(), tree.holeLeavesBefore.back());
-        for (uint32_t leaf = 0; leaf < tree.leaves.size(); ++leaf) {
-            const QuadtreeNode& node = tree.nodes[tree.leafNodes[leaf]];
-            const auto solid = [&](int x0, int z0, int x1, int z1) {  // squares [x0, x1) x ...
-                for (int z = z0; z < z1; ++z) {
-                    for (int x = x0; x < x1; ++x) {
-                        if (map.nodata.holeSquare(x, z)) {
-                            return false;
+    for (const Heightmap& map : mapsWithHoles(5)) {
+        for (const int leafSize : {4, 8}) {
+            const Quadtree tree = buildQuadtree(map, leafSize).value();
+            ASSERT_TRUE(tree.hasHoles());
+            ASSERT_EQ(tree.holeLeafSolid.size(), tree.holeLeavesBefore.back());
+            for (uint32_t leaf = 0; leaf < tree.leaves.size(); ++leaf) {
+                const QuadtreeNode& node = tree.nodes[tree.leafNodes[leaf]];
+                const auto solid = [&](int x0, int z0, int x1, int z1) {  // squares [x0, x1) x ...
+                    for (int z = z0; z < z1; ++z) {
+                        for (int x = x0; x < x1; ++x) {
+                            if (map.nodata.holeSquare(x, z)) {
+                                return false;
+                            }
+                        }
+                    }
+                    return true;
+                };
+                int largest = 0;
+                for (int z0 = node.z0; z0 < node.z1(); ++z0) {
+                    for (int z1 = z0 + 1; z1 <= node.z1(); ++z1) {
+                        for (int x0 = node.x0; x0 < node.x1(); ++x0) {
+                            for (int x1 = x0 + 1; x1 <= node.x1() && solid(x0, z0, x1, z1); ++x1) {
+                                largest = std::max(largest, (x1 - x0) * (z1 - z0));
+                            }
                         }
                     }
                 }
-                return true;
-            };
-            int largest = 0;
-            for (int z0 = node.z0; z0 < node.z1; ++z0) {
-                for (int z1 = z0 + 1; z1 <= node.z1; ++z1) {
-                    for (int x0 = node.x0; x0 < node.x1; ++x0) {
-                        for (int x1 = x0 + 1; x1 <= node.x1 && solid(x0, z0, x1, z1); ++x1) {
-                            largest = std::max(largest, (x1 - x0) * (z1 - z0));
-                        }
-                    }
+                const bool holes = !solid(node.x0, node.z0, node.x1(), node.z1());
+                ASSERT_EQ(tree.holesIn(leaf, 1), holes) << "leaf " << leaf;
+                ASSERT_EQ(tree.emptyIn(leaf, 1), largest == 0) << "leaf " << leaf;
+                if (!holes) {
+                    continue;
                 }
+                const SolidBox box = tree.holeLeafSolid[tree.holeLeavesBefore[leaf]];
+                EXPECT_EQ((box.x1 - box.x0) * (box.z1 - box.z0), largest) << "leaf " << leaf;
+                empty += largest == 0;
+                partial += largest > 0;
+                if (largest == 0) {
+                    EXPECT_EQ(box.x0, box.x1);
+                    continue;
+                }
+                EXPECT_TRUE(box.x0 >= node.x0 && box.x1 <= node.x1() && box.z0 >= node.z0 &&
+                            box.z1 <= node.z1());
+                EXPECT_TRUE(solid(box.x0, box.z0, box.x1, box.z1)) << "leaf " << leaf;
             }
-            const bool holes = !solid(node.x0, node.z0, node.x1, node.z1);
-            ASSERT_EQ(tree.holesIn(leaf, 1), holes) << "leaf " << leaf;
-            ASSERT_EQ(tree.emptyIn(leaf, 1), largest == 0) << "leaf " << leaf;
-            if (!holes) {
-                continue;
-            }
-            const SolidBox box = tree.holeLeafSolid[tree.holeLeavesBefore[leaf]];
-            EXPECT_EQ((box.x1 - box.x0) * (box.z1 - box.z0), largest) << "leaf " << leaf;
-            empty += largest == 0;
-            partial += largest > 0;
-            if (largest == 0) {
-                EXPECT_EQ(box.x0, box.x1);
-                continue;
-            }
-            EXPECT_TRUE(box.x0 >= node.x0 && box.x1 <= node.x1 && box.z0 >= node.z0 &&
-                        box.z1 <= node.z1);
-            EXPECT_TRUE(solid(box.x0, box.z0, box.x1, box.z1)) << "leaf " << leaf;
+            // A run of leaves is empty only when all of them are.
+            EXPECT_FALSE(tree.emptyIn(0, uint32_t(tree.leaves.size())));
         }
-        // A run of leaves is empty only when all of them are.
-        EXPECT_FALSE(tree.emptyIn(0, uint32_t(tree.leaves.size())));
     }
     EXPECT_GT(empty, 0);
     EXPECT_GT(partial, 0);
@@ -457,51 +489,48 @@ TEST(Quadtree, HoleLeavesKeepTheirLargestSolidRectangleAndEmptyLeavesAreCounted)
 // A leaf's hole box holds exactly its squares with a nodata corner: their bounding box, and the
 // least and greatest code of their corners (fills included), found here square by square.
 TEST(Quadtree, HoleBoxesBoundTheSquaresWithANodataCornerAndTheirCorners) {
-    const int w = 77, h = 61;
-    const Heightmap map = test::withNodata(syntheticHeightmap(w, h, 6), [&](int col, int row) {
-        const bool speck = (col * 31 + row * 17) % 53 == 0;
-        const bool disc = (col - 25) * (col - 25) + (row - 30) * (row - 30) < 81;
-        const bool wedge = col > w - 8 + row / 10;
-        return speck || disc || wedge;
-    });
-    int small = 0;
-    for (const int leafSize : {4, 8}) {
-        const Quadtree tree = buildQuadtree(map, leafSize).value();
-        ASSERT_EQ(tree.holeLeafBox.size(), tree.holeLeavesBefore.back());
-        for (uint32_t leaf = 0; leaf < tree.leaves.size(); ++leaf) {
-            if (!tree.holesIn(leaf, 1)) {
-                continue;
-            }
-            const QuadtreeNode& node = tree.nodes[tree.leafNodes[leaf]];
-            HoleBox want{node.x1, node.z1, node.x0, node.z0, 0xFFFF, 0};
-            for (int z = node.z0; z < node.z1; ++z) {
-                for (int x = node.x0; x < node.x1; ++x) {
-                    if (!map.nodata.holeSquare(x, z)) {
-                        continue;
-                    }
-                    want.x0 = std::min<uint16_t>(want.x0, uint16_t(x));
-                    want.z0 = std::min<uint16_t>(want.z0, uint16_t(z));
-                    want.x1 = std::max<uint16_t>(want.x1, uint16_t(x + 1));
-                    want.z1 = std::max<uint16_t>(want.z1, uint16_t(z + 1));
-                    for (int c = 0; c < 4; ++c) {
-                        const uint16_t code = map.codeAt(x + (c & 1), z + (c >> 1));
-                        want.minCode = std::min(want.minCode, code);
-                        want.maxCode = std::max(want.maxCode, code);
+    int small = 0, reachingTheLastSample = 0;
+    for (const Heightmap& map : mapsWithHoles(6)) {
+        for (const int leafSize : {4, 8}) {
+            const Quadtree tree = buildQuadtree(map, leafSize).value();
+            ASSERT_EQ(tree.holeLeafBox.size(), tree.holeLeavesBefore.back());
+            for (uint32_t leaf = 0; leaf < tree.leaves.size(); ++leaf) {
+                if (!tree.holesIn(leaf, 1)) {
+                    continue;
+                }
+                const QuadtreeNode& node = tree.nodes[tree.leafNodes[leaf]];
+                HoleBox want{node.x1(), node.z1(), node.x0, node.z0, 0xFFFF, 0};
+                for (int z = node.z0; z < node.z1(); ++z) {
+                    for (int x = node.x0; x < node.x1(); ++x) {
+                        if (!map.nodata.holeSquare(x, z)) {
+                            continue;
+                        }
+                        want.x0 = std::min(want.x0, x);
+                        want.z0 = std::min(want.z0, z);
+                        want.x1 = std::max(want.x1, x + 1);
+                        want.z1 = std::max(want.z1, z + 1);
+                        for (int c = 0; c < 4; ++c) {
+                            const uint16_t code = map.codeAt(x + (c & 1), z + (c >> 1));
+                            want.minCode = std::min(want.minCode, code);
+                            want.maxCode = std::max(want.maxCode, code);
+                        }
                     }
                 }
+                const HoleBox box = tree.holeLeafBox[tree.holeLeavesBefore[leaf]];
+                EXPECT_EQ(box.x0, want.x0) << "leaf " << leaf;
+                EXPECT_EQ(box.z0, want.z0) << "leaf " << leaf;
+                EXPECT_EQ(box.x1, want.x1) << "leaf " << leaf;
+                EXPECT_EQ(box.z1, want.z1) << "leaf " << leaf;
+                EXPECT_EQ(box.minCode, want.minCode) << "leaf " << leaf;
+                EXPECT_EQ(box.maxCode, want.maxCode) << "leaf " << leaf;
+                small += (box.x1 - box.x0) * (box.z1 - box.z0) <
+                         (node.x1() - node.x0) * (node.z1() - node.z0);
+                reachingTheLastSample += box.x1 == 65536;
             }
-            const HoleBox box = tree.holeLeafBox[tree.holeLeavesBefore[leaf]];
-            EXPECT_EQ(box.x0, want.x0) << "leaf " << leaf;
-            EXPECT_EQ(box.z0, want.z0) << "leaf " << leaf;
-            EXPECT_EQ(box.x1, want.x1) << "leaf " << leaf;
-            EXPECT_EQ(box.z1, want.z1) << "leaf " << leaf;
-            EXPECT_EQ(box.minCode, want.minCode) << "leaf " << leaf;
-            EXPECT_EQ(box.maxCode, want.maxCode) << "leaf " << leaf;
-            small +=
-                (box.x1 - box.x0) * (box.z1 - box.z0) < (node.x1 - node.x0) * (node.z1 - node.z0);
         }
     }
     EXPECT_GT(small, 0) << "no hole box smaller than its leaf";
+    EXPECT_GT(reachingTheLastSample, 0) << "no hole box at the wide map's east end";
 }
 
 }  // namespace
