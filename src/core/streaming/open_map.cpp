@@ -14,6 +14,7 @@
 #include "core/streaming/coarse_error_job.h"
 #include "core/streaming/layout.h"
 #include "core/streaming/streamed_gdal.h"
+#include "core/terrain/heightmap.h"
 
 namespace qt {
 namespace {
@@ -88,6 +89,11 @@ OpenedMap streamedOpened(StreamedMap s, const LoadOptions& options) {
 Result<OpenedMap> openLayoutStreamed(const LayoutManifest& layout, const LoadOptions& options,
                                      const SizeCheck& acceptSize, int leafSize) {
     using R = Result<OpenedMap>;
+    // The bake takes larger maps than the viewer (kBakeSizeLimit): the tree's boxes and a code
+    // cache of level 0 hold the viewer's sizes.
+    if (Status fits = checkDimensions(layout.width, layout.height); !fits) {
+        return R::failure(layout.folder + ": " + fits.error());
+    }
     if (acceptSize) {
         if (Status fits = acceptSize(layout.width, layout.height); !fits) {
             return R::failure(layout.folder + ": " + fits.error());

@@ -1265,6 +1265,9 @@ TEST(Bake, AMapWiderThanTheViewersLimitBakes) {
     const Result<OpenedMap> opened = openMap(layout, load, {}, 4, false);
     ASSERT_FALSE(opened);
     expectOneLineSaying(opened.error(), "over the limit (65537 samples a side");
+    const Result<OpenedMap> streamed = openMap(layout, load, {}, 4, true);  // streamed alike
+    ASSERT_FALSE(streamed);
+    expectOneLineSaying(streamed.error(), "over the limit (65537 samples a side");
 
     // A .r16 as wide.
     const std::string raw = dir.path("wide.r16");
