@@ -7,7 +7,8 @@
 #include "quotient.glsl"
 
 uniform sampler2DArray shadows;
-uniform int shadowRowsPerLayer;
+uniform ivec2 shadowLayerSize;   // the map columns and rows a layer holds
+uniform int shadowLayersAcross;  // layers side by side across the map's width
 
 // qt::kLightBands and qt::kLightSkyLevels, defined in every shader (render/shader.cpp).
 const float kLightBands = float(QT_LIGHT_BANDS);
@@ -20,11 +21,12 @@ vec2 sharesOf(float texel) {
     return vec2(sun / kLightBands, (byte - sun * kLightSkyLevels) / (kLightSkyLevels - 1.0));
 }
 
-// Map sample m's shares, each 0 to 1 (rows split into layers of shadowRowsPerLayer).
+// Map sample m's shares, each 0 to 1 (the map split into layers of shadowLayerSize, row by row).
 vec2 lightShares(ivec2 m) {
-    int layer = quotientOf(m.y, shadowRowsPerLayer);
+    ivec2 block = ivec2(quotientOf(m.x, shadowLayerSize.x), quotientOf(m.y, shadowLayerSize.y));
+    ivec2 within = m - block * shadowLayerSize;
     return sharesOf(
-        texelFetch(shadows, ivec3(m.x, m.y - layer * shadowRowsPerLayer, layer), 0).r);
+        texelFetch(shadows, ivec3(within, block.y * shadowLayersAcross + block.x), 0).r);
 }
 
 #endif

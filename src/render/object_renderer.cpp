@@ -459,7 +459,9 @@ int ObjectRenderer::submit(const Camera& camera) {
             glUniform3f(program.uniform("sunDirection"), sun->towards.x, sun->towards.y,
                         sun->towards.z);
             glUniform1i(program.uniform("lightShown"), sun->light != 0 || paged != nullptr ? 1 : 0);
-            glUniform1i(program.uniform("shadowRowsPerLayer"), std::max(sun->rowsPerLayer, 1));
+            glUniform2i(program.uniform("shadowLayerSize"), std::max(sun->layerSize.x, 1),
+                        std::max(sun->layerSize.y, 1));
+            glUniform1i(program.uniform("shadowLayersAcross"), std::max(sun->layersAcross, 1));
             glUniform2f(program.uniform("spacing"), sun->spacing.x, sun->spacing.y);
             glUniform2i(program.uniform("mapSize"), sun->mapSize.x, sun->mapSize.y);
             glActiveTexture(GLenum(GL_TEXTURE0 + kObjectLightUnit));

@@ -82,7 +82,8 @@ struct ObjectRenderer {
     struct SunLight {
         glm::vec3 towards{0.0f, 1.0f, 0.0f};
         GLuint light = 0;
-        int rowsPerLayer = 1;
+        glm::ivec2 layerSize{1};  // TerrainGpu's shadow columns and rows per layer
+        int layersAcross = 1;     // and its layers across the map
         glm::vec2 spacing{1.0f};
         glm::ivec2 mapSize{1};
         const TerrainGpu* pages = nullptr;  // read when it has light pages (lightPaged)

@@ -594,7 +594,8 @@ FrameStats cullAndDraw(const TerrainRenderer& renderer, Terrain& terrain, const 
             objects->sun = ObjectRenderer::SunLight{
                 sunVector(*renderer.sun),
                 terrain.gpu.shadows,
-                terrain.gpu.shadowRowsPerLayer,
+                glm::ivec2(terrain.gpu.shadowColumnsPerLayer, terrain.gpu.shadowRowsPerLayer),
+                terrain.gpu.shadowLayersAcross,
                 glm::vec2(terrain.mapping.spacingX, terrain.mapping.spacingZ),
                 glm::ivec2(terrain.gpu.width, terrain.gpu.height),
                 &terrain.gpu};

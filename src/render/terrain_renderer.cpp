@@ -587,38 +587,55 @@ void TerrainGpu::bindHeights(GLuint program) const {
 
 namespace {
 
-// Row by row from `bytes`, or with `bytes` null from the bound pixel-unpack buffer (the GL then
-// takes each layer's place in it as an offset).
-void writeShadowLayers(GLuint texture, int width, int height, int rowsPerLayer,
-                       const uint8_t* bytes) {
+// The map's light, `width` bytes a row, into the layers of `gpu.shadows` block by block from
+// `bytes`, or with `bytes` null from the bound pixel-unpack buffer (the GL then takes each
+// block's place in it as an offset).
+void writeShadowLayers(const TerrainGpu& gpu, const uint8_t* bytes) {
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glBindTexture(GL_TEXTURE_2D_ARRAY, texture);
-    for (int first = 0, layer = 0; first < height; first += rowsPerLayer, ++layer) {
-        const int rows = std::min(rowsPerLayer, height - first);
-        const size_t offset = size_t(first) * size_t(width);
-        const void* from = bytes != nullptr ? static_cast<const void*>(bytes + offset)
-                                            : reinterpret_cast<const void*>(uintptr_t(offset));
-        glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer, width, rows, 1, GL_RED,
-                        GL_UNSIGNED_BYTE, from);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, gpu.width);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.shadows);
+    int layer = 0;
+    for (int z = 0; z < gpu.height; z += gpu.shadowRowsPerLayer) {
+        const int rows = std::min(gpu.shadowRowsPerLayer, gpu.height - z);
+        for (int x = 0; x < gpu.width; x += gpu.shadowColumnsPerLayer, ++layer) {
+            const int columns = std::min(gpu.shadowColumnsPerLayer, gpu.width - x);
+            const size_t offset = size_t(z) * size_t(gpu.width) + size_t(x);
+            const void* from = bytes != nullptr ? static_cast<const void*>(bytes + offset)
+                                                : reinterpret_cast<const void*>(uintptr_t(offset));
+            glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, layer, columns, rows, 1, GL_RED,
+                            GL_UNSIGNED_BYTE, from);
+        }
     }
     glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+}
+
+// `length` samples in the fewest parts of at most `most`, all but the last of one size, the
+// least that many parts take (a map 32769 rows tall in layers of at most 16384 takes three of
+// 10923, not 16384, 16384 and one).
+int evenPart(int length, int most) {
+    const int parts = (length + most - 1) / most;
+    return (length + parts - 1) / parts;
 }
 
 }  // namespace
 
-bool TerrainGpu::createShadows(int maxRowsPerLayer) {
+bool TerrainGpu::createShadows(int maxRowsPerLayer, int maxColumnsPerLayer) {
     assert(shadows == 0);
     GLint largest = 0;
     GLint maxLayers = 0;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &largest);
     glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &maxLayers);
-    if (width > largest || largest <= 0) {
+    if (largest <= 0) {
         return false;
     }
     const int rows =
-        std::min({height, int(largest), maxRowsPerLayer > 0 ? maxRowsPerLayer : int(largest)});
-    const int layers = (height + rows - 1) / rows;
+        evenPart(height, maxRowsPerLayer > 0 ? std::min(maxRowsPerLayer, largest) : largest);
+    const int columns =
+        evenPart(width, maxColumnsPerLayer > 0 ? std::min(maxColumnsPerLayer, largest) : largest);
+    const int across = (width + columns - 1) / columns;
+    const int64_t layers = int64_t(across) * ((height + rows - 1) / rows);
     if (layers > maxLayers) {
         return false;
     }
@@ -629,20 +646,22 @@ bool TerrainGpu::createShadows(int maxRowsPerLayer) {
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAX_LEVEL, 0);
-    glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_R8, width, rows, layers, 0, GL_RED, GL_UNSIGNED_BYTE,
-                 nullptr);
+    glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_R8, columns, rows, GLsizei(layers), 0, GL_RED,
+                 GL_UNSIGNED_BYTE, nullptr);
     glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
     if (glGetError() != GL_NO_ERROR) {
         destroyShadows();
         return false;
     }
+    shadowColumnsPerLayer = columns;
     shadowRowsPerLayer = rows;
+    shadowLayersAcross = across;
     return true;
 }
 
 void TerrainGpu::uploadShadows(const uint8_t* bytes) const {
     assert(shadows != 0 && shadowRowsPerLayer > 0);
-    writeShadowLayers(shadows, width, height, shadowRowsPerLayer, bytes);
+    writeShadowLayers(*this, bytes);
 }
 
 void TerrainGpu::beginShadowUpload() {
@@ -677,7 +696,7 @@ bool TerrainGpu::continueShadowUpload(const uint8_t* bytes, size_t sliceBytes) {
     const bool kept = glUnmapBuffer(GL_PIXEL_UNPACK_BUFFER) == GL_TRUE;
     shadowUploadMapped = nullptr;
     if (kept) {
-        writeShadowLayers(shadows, width, height, shadowRowsPerLayer, nullptr);
+        writeShadowLayers(*this, nullptr);
     }
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
     if (!kept) {  // the buffer's contents were lost (GL 3.3, 6.3.1): from the bytes themselves
@@ -701,7 +720,9 @@ void TerrainGpu::destroyShadows() {
     shadowUpload = 0;
     glDeleteTextures(1, &shadows);
     shadows = 0;
+    shadowColumnsPerLayer = 0;
     shadowRowsPerLayer = 0;
+    shadowLayersAcross = 0;
 }
 
 bool TerrainGpu::createLightPages() {
@@ -1051,7 +1072,9 @@ bool TerrainRenderer::useTerrainProgram(int variant, const TerrainGpu& gpu,
         glActiveTexture(GL_TEXTURE0 + kShadowUnit);
         glBindTexture(GL_TEXTURE_2D_ARRAY, gpu.shadows);
         glUniform1i(shader.uniform("shadows"), kShadowUnit);
-        glUniform1i(shader.uniform("shadowRowsPerLayer"), std::max(gpu.shadowRowsPerLayer, 1));
+        glUniform2i(shader.uniform("shadowLayerSize"), std::max(gpu.shadowColumnsPerLayer, 1),
+                    std::max(gpu.shadowRowsPerLayer, 1));
+        glUniform1i(shader.uniform("shadowLayersAcross"), std::max(gpu.shadowLayersAcross, 1));
         glUniform1i(shader.uniform("shadowed"), gpu.shadows != 0 || gpu.lightPaged() ? 1 : 0);
         if ((variant & kPagedLightVariant) != 0) {
             // Every sampler is set; those past heightArrays read array 0 and are never reached.

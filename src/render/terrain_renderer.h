@@ -73,12 +73,15 @@ struct TerrainGpu {
     GLuint holeSquares = 0;
     int holeRowsPerLayer = 0;
     // The light under a Sun: one byte a sample (core/light/light_byte.h: the share of the Sun's
-    // disc seen and of the sky), as an R8 GL_TEXTURE_2D_ARRAY of shadowRowsPerLayer map rows a
-    // layer (a map taller than the driver's largest texture spans layers); read by the program
-    // compiled with SUN. 0 while no Sun is given, and for maps wider than the largest texture or
-    // streamed ones.
+    // disc seen and of the sky), as an R8 GL_TEXTURE_2D_ARRAY of blocks of shadowColumnsPerLayer
+    // x shadowRowsPerLayer map samples, shadowLayersAcross of them side by side across the map
+    // and row after row of them down it (a map wider or taller than the driver's largest texture
+    // spans layers, of even sizes); read by the program compiled with SUN. 0 while no Sun is
+    // given, and for streamed maps.
     GLuint shadows = 0;
+    int shadowColumnsPerLayer = 0;
     int shadowRowsPerLayer = 0;
+    int shadowLayersAcross = 0;
     // New shadows on their way to `shadows`: a pixel-unpack buffer, mapped while its bytes are
     // copied in a slice a frame (continueShadowUpload), then copied into `shadows` by the GPU at
     // once, so that the shadows shown change whole and no frame copies more than its slice.
@@ -120,9 +123,10 @@ struct TerrainGpu {
     // pageShift, pageTableRow, layersPerArray, mapSize, leafSize.
     void bindHeights(GLuint program) const;
     // Allocates `shadows` for this map, its contents undefined until uploadShadows; false (and
-    // none) when the map is wider than the driver's largest texture or the GPU has no room.
-    // Layers of at most `maxRowsPerLayer` rows when it is positive (tests split small maps).
-    bool createShadows(int maxRowsPerLayer = 0);
+    // none) when the map needs more layers than the driver has or the GPU has no room. Layers
+    // of at most `maxRowsPerLayer` rows and `maxColumnsPerLayer` columns when they are positive
+    // (tests split small maps).
+    bool createShadows(int maxRowsPerLayer = 0, int maxColumnsPerLayer = 0);
     // Writes width x height shadow bytes (row by row) into `shadows`, which must exist: a
     // sub-image upload per layer, no reallocation.
     void uploadShadows(const uint8_t* bytes) const;

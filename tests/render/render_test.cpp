@@ -3626,28 +3626,48 @@ TEST(Sun, ShadowsOverTheMemoryBudgetAreLeftOutAndSaidSo) {
     }
 }
 
+// A map taller or wider than the driver's largest texture spans layers, blocks of rows and of
+// columns of even sizes: split here by the test's limits, the terrain and the objects on it are
+// lit alike, pixel for pixel, through the blocks' borders.
 TEST(Sun, ShadowsSplitIntoLayersDrawTheSamePixels) {
     REQUIRE_GL();
     Result<Terrain> terrain =
         makeTerrain(syntheticHeightmap(203, 141, uint32_t(203 * 31 + 141)), 4, "sun layers");
     ASSERT_TRUE(terrain) << terrain.error();
     Terrain& t = terrain.value();
+    Result<ObjectScene> scene = ObjectScene::scatter(t.map, t.mapping, 3000, 0, 5u);
+    ASSERT_TRUE(scene) << scene.error();
+    t.setObjects(std::make_unique<ObjectScene>(std::move(scene).value()));
+    gl().objects.reserve(3000);
     const std::vector<Camera> cameras = randomCameras(t, 8, 47u);
     const SunOn on(t, kTestSuns[0]);
     ASSERT_EQ(t.gpu.shadowRowsPerLayer, 141);
+    ASSERT_EQ(t.gpu.shadowColumnsPerLayer, 203);
     std::vector<std::vector<uint8_t>> whole(cameras.size());
     for (size_t i = 0; i < cameras.size(); ++i) {
         render(t, cameras[i], true, whole[i], false, 2.0f);
     }
-    t.gpu.destroyShadows();
-    ASSERT_TRUE(t.gpu.createShadows(37));
-    t.gpu.uploadShadows(t.sunlight->bytes().data());
-    ASSERT_EQ(t.gpu.shadowRowsPerLayer, 37);
-    std::vector<uint8_t> split;
-    for (size_t i = 0; i < cameras.size(); ++i) {
-        render(t, cameras[i], true, split, false, 2.0f);
-        ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
-        EXPECT_EQ(differingPixels(whole[i], split), 0u) << "camera " << i;
+    // Rows alone (four blocks of 36: even sizes), then rows and columns (5 x 4 blocks of 41 x 36).
+    for (const auto& [rows, columns, across, layers] :
+         {std::tuple{37, 0, 1, 4}, std::tuple{37, 50, 5, 20}}) {
+        t.gpu.destroyShadows();
+        ASSERT_TRUE(t.gpu.createShadows(rows, columns));
+        t.gpu.uploadShadows(t.sunlight->bytes().data());
+        EXPECT_EQ(t.gpu.shadowRowsPerLayer, 36);
+        EXPECT_EQ(t.gpu.shadowColumnsPerLayer, columns == 0 ? 203 : 41);
+        EXPECT_EQ(t.gpu.shadowLayersAcross, across);
+        GLint made = 0;
+        glBindTexture(GL_TEXTURE_2D_ARRAY, t.gpu.shadows);
+        glGetTexLevelParameteriv(GL_TEXTURE_2D_ARRAY, 0, GL_TEXTURE_DEPTH, &made);
+        glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+        EXPECT_EQ(made, layers);
+        std::vector<uint8_t> split;
+        for (size_t i = 0; i < cameras.size(); ++i) {
+            render(t, cameras[i], true, split, false, 2.0f);
+            ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+            EXPECT_EQ(differingPixels(whole[i], split), 0u)
+                << "camera " << i << ", layers of " << rows << " rows, " << columns << " columns";
+        }
     }
     t.destroy();
 }
