@@ -5,14 +5,17 @@
 #include <initializer_list>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <glm/gtc/constants.hpp>
 #include <glm/trigonometric.hpp>
 
+#include "core/config.h"
 #include "core/io/load.h"
 #include "core/lod/lod_error.h"
 #include "core/terrain/heightmap.h"
 #include "core/terrain/quadtree.h"
+#include "core/terrain/synthetic.h"
 #include "core/terrain/world.h"
 #include "core/view/camera.h"
 #include "test_files.h"
@@ -98,6 +101,18 @@ inline Camera anyCamera(const Scene& s, Random& rng) {
     c.nearPlane = extent * rng.uniform(1e-5f, 1e-2f);
     c.farPlane = extent * rng.uniform(0.05f, 3.0f);
     return c;
+}
+
+// Maps kMaxSide samples wide (in leaves of 2: the deepest tree) and long (leaves of 4), whose far
+// nodes end at sample 65536, one past what a node's 16-bit fields hold; with their names.
+inline std::vector<std::pair<Scene, std::string>> longestSideScenes(uint32_t seed) {
+    std::vector<std::pair<Scene, std::string>> scenes;
+    scenes.emplace_back(makeScene(syntheticHeightmap(kMaxSide, 17, seed), {1.0f, 0.01f, 0.0f}, 2),
+                        std::to_string(kMaxSide) + "x17");
+    scenes.emplace_back(
+        makeScene(syntheticHeightmap(9, kMaxSide, seed + 1), {0.5f, 0.004f, 3.0f}, 4),
+        "9x" + std::to_string(kMaxSide));
+    return scenes;
 }
 
 // A camera as anyCamera's, its eye moved within `reach` world units of the map's far corner (its

@@ -131,16 +131,11 @@ TEST(Cull, WalkEqualsBruteForceOnTinyAndFlatMaps) {
     }
 }
 
-// Maps kMaxSide samples wide and long, whose last nodes' far sides (sample 65536) are one past
-// what their 16-bit boxes hold: cameras anywhere, and near the far corner.
+// Maps kMaxSide samples wide and long (test::longestSideScenes): cameras anywhere, and near the
+// far corner.
 TEST(Cull, WalkEqualsBruteForceOnAMapTheLongestSideWide) {
-    const Scene shapes[] = {
-        makeScene(syntheticHeightmap(kMaxSide, 17, 11), {1.0f, 0.01f, 0.0f}, 2),
-        makeScene(syntheticHeightmap(9, kMaxSide, 12), {0.5f, 0.004f, 3.0f}, 4),
-    };
     uint32_t seed = 300;
-    for (const Scene& s : shapes) {
-        const std::string name = std::to_string(s.map.width) + "x" + std::to_string(s.map.height);
+    for (const auto& [s, name] : test::longestSideScenes(11)) {
         runRandomCameras(s, 60, seed++, name);
         Random rng(seed++);
         int seen = 0;  // cameras whose view holds the last leaf

@@ -276,16 +276,11 @@ TEST(Lod, TilesTheMapWithNeighboursOneLevelApartOnSyntheticMaps) {
     }
 }
 
-// Maps kMaxSide samples wide and long, whose far nodes end at sample 65536: cameras anywhere, and
-// near the far corner.
+// Maps kMaxSide samples wide and long (test::longestSideScenes): cameras anywhere, and near the
+// far corner.
 TEST(Lod, TilesTheMapWithNeighboursOneLevelApartOnAMapTheLongestSideWide) {
-    const Scene shapes[] = {
-        makeScene(syntheticHeightmap(kMaxSide, 17, 21), {1.0f, 0.01f, 0.0f}, 2),
-        makeScene(syntheticHeightmap(9, kMaxSide, 22), {0.5f, 0.004f, 3.0f}, 4),
-    };
     uint32_t seed = 400;
-    for (const Scene& s : shapes) {
-        const std::string name = std::to_string(s.map.width) + "x" + std::to_string(s.map.height);
+    for (const auto& [s, name] : test::longestSideScenes(21)) {
         checkCameras(s, 24, seed++, name, true);
         checkCameras(s, 40, seed++, name + " far corner", true, 400.0f);
         ASSERT_FALSE(HasFatalFailure());
