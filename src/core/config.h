@@ -10,7 +10,7 @@ namespace qt {
 constexpr int kMaxSide = 65537;
 // Most samples a heightmap may have (32769 x 32769, 1,073,807,361: an int32 holds the count but
 // not its bytes, so byte counts and offsets are size_t); refused before any allocation. A map
-// kMaxSide wide is at most 16385 long.
+// kMaxSide wide is at most 16384 long.
 constexpr int64_t kMaxSamples = int64_t{32769} * 32769;
 // Longest side quadterrain-bake reads and bakes (a layout's manifest, about 20 bytes a tile, holds
 // the tiles of a map this size in tiles of 256): its jobs hold the tree's arrays and a region's
