@@ -33,9 +33,12 @@ Topics, each the section of docs/figures.md with that anchor:
               by tiles against level 0 read at open, from its folder and from nginx
   layout-latency  bench/layout_latency.py: gen_8193 as a .r16 baked, the bench flight by tiles
               from nginx, straight and with each request held 100 ms (bench/latency_relay.py)
+  giant       bench/layout_latency.py --baked: the 65537² virtual giant (bench/giant.py) baked by
+              two jobs and joined (once, kept in --maps: about 7 minutes), flown by tiles from
+              nginx: first frame, frames, peak resident memory, the code cache's disk, requests
   gpu         measured on a device machine, never here: its section is kept as recorded
 Default: walk,occlusion,tree-build,loading (core_bench alone, a few minutes). frames, lod,
-memory, light-memory, holes, imagery, layout-open, layout-latency and streaming run the viewer (under xvfb-run -a when
+memory, light-memory, holes, imagery, layout-open, layout-latency, giant and streaming run the viewer (under xvfb-run -a when
 DISPLAY is unset) on maps made into --maps (`terrain_gen gen_N.png --size N --seed 2`; the .r16
 maps and the imagery with gdal-bin's tools).
 
@@ -54,6 +57,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -66,7 +70,7 @@ TOPICS = [("walk", "Walk"), ("occlusion", "Occlusion"), ("tree-build", "Tree bui
           ("loading", "Loading"), ("memory", "Memory"), ("lod", "LOD"),
           ("lod-reference", "LOD reference"),
           ("streaming", "Streaming"), ("bake", "Bake"), ("layout-open", "Layout open"),
-          ("layout-latency", "Layout latency"),
+          ("layout-latency", "Layout latency"), ("giant", "Giant"),
           ("objects", "Objects"),
           ("frames", "Frames"),
           ("light", "Light"), ("light-memory", "Light memory"), ("holes", "Holes"), ("imagery", "Imagery"), ("gpu", "GPU")]
@@ -669,6 +673,31 @@ def giant_vrt(count):
     return path
 
 
+def giant_layout(count):
+    """giant_vrt(count) baked as a bake by jobs would be (--plan, two jobs of one thread side by
+    side, --join), made once into --maps."""
+    path = os.path.join(args.maps, f"giant_{count}.layout")
+    if not os.path.exists(os.path.join(path, "layout.json")):
+        source = giant_vrt(count)
+        bake = os.path.join(build, "quadterrain-bake")
+        shutil.rmtree(path, ignore_errors=True)
+        run([bake, source, path, "--plan"])
+        jobs = [subprocess.Popen([bake, source, path, "--threads", "1", "--job", f"{j}/2"],
+                                 stdout=subprocess.DEVNULL) for j in (1, 2)]
+        if any(job.wait() != 0 for job in jobs):
+            sys.exit(f"figures.py: a job of the bake of {source} failed")
+        run([bake, "--join", path])
+    return path
+
+
+def giant_section():
+    # Straight from nginx alone: the open reads levels 2 and 3 whole, mosaics of 1,024 regions'
+    # files each, thousands of requests that bench/latency_relay.py relays one by one.
+    shown, out = script("layout_latency.py", "--runs", "1", "--frames", "10" if args.quick else "60",
+                        "--delays", "0", "--baked", giant_layout(2 if args.quick else 16))
+    return [f"`{shown}`:", "", *out.splitlines()]
+
+
 def bake_section():
     side = 1025 if args.quick else 8193
     shown, out = script("bake.py", "--runs", "1" if args.quick else "3", "--jobs", "2",
@@ -737,6 +766,9 @@ INTRO = {
                       "every request held 100 ms on its way (a far object store): the bench "
                       "flight's frames, which never wait for a fetch, and how much of level 0 "
                       "its streamer fetched while it flew, llvmpipe at 1280x720.",
+    "giant": "A layout of 65537² samples (4,295,098,369, bench/giant.py's mosaic of offset "
+             "copies of gen_4097), baked by two jobs and joined, opened by URL and flown by tiles "
+             "from nginx on 127.0.0.1 at --lod 4, llvmpipe at 1280x720: issue 40's flight.",
     "objects": "The object trees against a uniform grid, Box2D's broad phase and brute force; "
                "one thread.",
     "frames": "Whole frames on llvmpipe at 1280x720, medians over the bench path.",
@@ -786,6 +818,8 @@ def measure(topic, bench_rows, bench_commands, commit, today, command):
         body = layout_open_section()
     elif topic == "layout-latency":
         body = layout_latency_section()
+    elif topic == "giant":
+        body = giant_section()
     else:
         body = streaming_section()
     ran = [bench_commands[topic]] if topic in bench_commands else []  # scripts: by their tables

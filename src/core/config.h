@@ -24,6 +24,9 @@ struct SizeLimit {
 // What the viewer loads, and what quadterrain-bake reads and bakes.
 constexpr SizeLimit kMapSizeLimit{kMaxSide, kMaxSamples};
 constexpr SizeLimit kBakeSizeLimit{kMaxBakeSide, int64_t{kMaxBakeSide} * kMaxBakeSide};
+// What the viewer opens of a baked layout streamed by tiles (StreamOptions::layoutByTiles): its
+// level 0 is never held, only fetched by tiles as the view asks, so the side alone is limited.
+constexpr SizeLimit kLayoutByTilesSizeLimit{kMaxSide, int64_t{kMaxSide} * kMaxSide};
 // Largest heightmap file, in bytes, that is read whole into memory (stb_image decodes from an int
 // length); refused from its length before it is read. Raw .r16/.raw files are read straight into
 // the codes and GDAL reads in blocks, so neither has this limit.

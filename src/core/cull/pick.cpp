@@ -52,7 +52,7 @@ double intersect(const DVec3& o, const DVec3& d, const DVec3& p0, const DVec3& p
 }
 
 // Takes a triangle's hit if it is the first so far: least t, then lowest triangle number.
-void consider(PickHit& best, double t, uint32_t triangle, int col, int row) {
+void consider(PickHit& best, double t, uint64_t triangle, int col, int row) {
     if (t < 0.0 || (best.hit && (t > best.t || (t == best.t && triangle > best.triangle)))) {
         return;
     }
@@ -69,7 +69,7 @@ void testSquare(const Heightmap& map, const WorldMapping& mapping, const DVec3& 
         return;  // a hole: the ray goes through (the renderer leaves the square out)
     }
     const GridSquare s = gridSquare(map, mapping, col, row);
-    const uint32_t first = 2u * (uint32_t(row) * uint32_t(map.width - 1) + uint32_t(col));
+    const uint64_t first = 2u * (uint64_t(row) * uint64_t(map.width - 1) + uint64_t(col));
     consider(best, intersect(o, d, s.a, s.b, s.c, frontOnly), first, col, row);
     consider(best, intersect(o, d, s.b, s.d, s.c, frontOnly), first + 1, col, row);
 }
@@ -251,7 +251,7 @@ PickHit pickBruteForce(const Heightmap& map, const WorldMapping& mapping, const 
             testSquare(map, mapping, o, d, ray.frontFacesOnly, col, row, best);
         }
     }
-    best.leavesTested = uint32_t(map.width - 1) * uint32_t(map.height - 1) * 2u;
+    best.leavesTested = uint64_t(map.width - 1) * uint64_t(map.height - 1) * 2u;
     finish(map, mapping, o, d, best);
     return best;
 }

@@ -31,11 +31,13 @@ PickRay pixelRay(const Camera& camera, float pixelX, float pixelY, int width, in
 
 struct PickHit {
     bool hit = false;
-    double t = 0.0;             // distance along the ray in units of its direction's length
-    glm::vec3 world{0.0f};      // the point hit
-    int col = 0, row = 0;       // the sample nearest the point hit
-    uint32_t triangle = 0;      // 2 (row * (width - 1) + col) + k of the square (col, row) hit
-    uint32_t leavesTested = 0;  // leaves whose triangles were tested
+    double t = 0.0;         // distance along the ray in units of its direction's length
+    glm::vec3 world{0.0f};  // the point hit
+    int col = 0, row = 0;   // the sample nearest the point hit
+    // 2 (row * (width - 1) + col) + k of the square (col, row) hit: up to 2^33 on a map kMaxSide
+    // a side.
+    uint64_t triangle = 0;
+    uint64_t leavesTested = 0;  // leaves whose triangles were tested (the brute force: triangles)
     uint32_t nodesTested = 0;   // nodes whose box met the ray test
     // With a SamplePresence (pickTerrain's `presence`): the ray meets a leaf whose samples are not
     // all present no farther than its first present hit, so the first hit is not known (`hit`

@@ -89,9 +89,12 @@ OpenedMap streamedOpened(StreamedMap s, const LoadOptions& options) {
 Result<OpenedMap> openLayoutStreamed(const LayoutManifest& layout, const LoadOptions& options,
                                      const SizeCheck& acceptSize, int leafSize) {
     using R = Result<OpenedMap>;
-    // The bake takes larger maps than the viewer (kBakeSizeLimit): the tree's boxes and a code
-    // cache of level 0 hold the viewer's sizes.
-    if (Status fits = checkDimensions(layout.width, layout.height); !fits) {
+    // The bake takes larger maps than the viewer (kBakeSizeLimit): the tree's boxes hold the
+    // viewer's side. A level 0 over kMaxSamples opens by tiles alone (openStreamedGdal).
+    if (Status fits =
+            checkDimensions(layout.width, layout.height,
+                            options.layoutByTiles ? kLayoutByTilesSizeLimit : kMapSizeLimit);
+        !fits) {
         return R::failure(layout.folder + ": " + fits.error());
     }
     if (acceptSize) {

@@ -443,7 +443,8 @@ CodeCacheHeader cacheHeader(uint64_t signature, const Heightmap& map, const std:
     header.width = map.width;
     header.height = map.height;
     header.coding = map.coding;
-    header.nodataSamples = uint32_t(map.nodata.samples);  // below the samples (kMaxSamples)
+    // Below kMaxSamples: a map of more samples is a layout opened by tiles, with no nodata.
+    header.nodataSamples = uint32_t(map.nodata.samples);
     header.mapPath = recordedMapPath(path);
     return header;
 }
@@ -561,6 +562,9 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
     if (!leafSize) {
         return fail(name, leafSize.error());
     }
+    if (Status fits = checkStreamedSize(width, height, stream, leafSize.value()); !fits) {
+        return fail(name, fits.error());
+    }
     const GdalBand& info = described.value();
     StreamedMap out;
     out.leafSize = leafSize.value();
@@ -645,7 +649,7 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
             return fail(name, level.error());
         }
         const bool baked = stream.layout->leafSize == out.leafSize;
-        if (stream.layoutByTiles && baked && stream.layout->nodataSamples == 0) {
+        if (opensByTiles(stream, out.leafSize)) {
             // By tiles: the tree and the map's range from the layout's tree, nothing of level 0
             // read; the cache is finished when its last tile arrives (LayoutStream).
             Result<TreeSidecar> tree = readLayoutTreeSidecar(*stream.layout);

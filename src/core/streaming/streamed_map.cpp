@@ -14,6 +14,7 @@
 #include "core/lod/lod_error.h"
 #include "core/streaming/cache_folder.h"
 #include "core/streaming/code_cache.h"
+#include "core/streaming/layout.h"
 #include "core/streaming/mapped_codes.h"
 #include "core/streaming/own_files.h"
 #include "core/streaming/tree_sidecar.h"
@@ -25,6 +26,25 @@ LodErrors errorsKind(int exactLevels, int depth) {
     return exactLevels == depth ? LodErrors::Exact
            : exactLevels == 0   ? LodErrors::Range
                                 : LodErrors::Mixed;
+}
+
+bool opensByTiles(const StreamOptions& stream, int leafSize) {
+    return stream.layout != nullptr && stream.layoutByTiles &&
+           stream.layout->leafSize == leafSize && stream.layout->nodataSamples == 0;
+}
+
+Status checkStreamedSize(int width, int height, const StreamOptions& stream, int leafSize) {
+    if (opensByTiles(stream, leafSize)) {
+        return checkDimensions(width, height, kLayoutByTilesSizeLimit);
+    }
+    Status fits = checkDimensions(width, height);
+    if (!fits && stream.layout != nullptr) {
+        return Status::failure(fits.error() +
+                               "; a layout of more opens by tiles alone: without --objects, in "
+                               "its leaves of " +
+                               std::to_string(stream.layout->leafSize) + ", with no nodata");
+    }
+    return fits;
 }
 
 namespace {

@@ -67,6 +67,16 @@ struct DeferredErrors {
 // The kind of a tree's errors when levels 1..exactLevels are exact and the range bound is above.
 LodErrors errorsKind(int exactLevels, int depth);
 
+// Whether a map opened streamed in leaves of leafSize is a layout that goes by tiles
+// (StreamOptions::layoutByTiles asked for, no holes, the layout's tree of this leaf size).
+bool opensByTiles(const StreamOptions& stream, int leafSize);
+
+// The size check of a map opened streamed in leaves of leafSize: a layout that goes by tiles
+// never holds its level 0, so its side alone is limited (kLayoutByTilesSizeLimit); any other map
+// is read whole into its code cache and its tree made from it (kMapSizeLimit). The line says how
+// a layout over that limit opens.
+Status checkStreamedSize(int width, int height, const StreamOptions& stream, int leafSize);
+
 // Where a streamed map's mapped codes come from.
 enum class CodeSource {
     MapFile,       // the map's own file (a .r16)

@@ -29,6 +29,7 @@
 #include "core/streaming/cache_folder.h"
 #include "core/streaming/coarse_error_job.h"
 #include "core/streaming/code_cache.h"
+#include "core/streaming/layout.h"
 #include "core/streaming/mapped_codes.h"
 #include "core/streaming/own_files.h"
 #include "core/streaming/tree_sidecar.h"
@@ -164,6 +165,55 @@ TEST(StreamedMap, BadInputIsOneLine) {
     for (const Result<StreamedMap>* r : {&odd, &notSquare, &wrong, &missing}) {
         EXPECT_EQ(r->error().find('\n'), std::string::npos);
     }
+}
+
+// A layout that goes by tiles never holds its level 0: it opens up to kMaxSide a side, 65537²
+// (4,295,098,369 samples, over 2^32). Any map read whole into a code cache keeps the viewer's
+// limit, and a layout's line says how a larger one opens.
+TEST(StreamedMap, ALayoutByTilesOpensUpToTheLongestSideSquared) {
+    LayoutManifest layout;
+    layout.width = kMaxSide;
+    layout.height = kMaxSide;
+    layout.leafSize = 16;
+    StreamOptions stream;
+    stream.layout = &layout;
+    stream.layoutByTiles = true;
+    EXPECT_TRUE(opensByTiles(stream, 16));
+    EXPECT_TRUE(checkStreamedSize(kMaxSide, kMaxSide, stream, 16).ok());
+    EXPECT_GT(int64_t{kMaxSide} * kMaxSide, int64_t{1} << 32);
+    const Status wider = checkStreamedSize(kMaxSide + 1, kMaxSide, stream, 16);
+    ASSERT_FALSE(wider.ok());
+    EXPECT_NE(wider.error().find("over the limit (65537 samples a side"), std::string::npos)
+        << wider.error();
+
+    // Read whole: objects asked for, another leaf size, holes.
+    const auto refused = [&](const StreamOptions& s, int leafSize) {
+        EXPECT_FALSE(opensByTiles(s, leafSize));
+        const Status fits = checkStreamedSize(kMaxSide, kMaxSide, s, leafSize);
+        ASSERT_FALSE(fits.ok());
+        EXPECT_NE(fits.error().find("1073807361 samples in all); a layout of more opens by "
+                                    "tiles alone: without --objects, in its leaves of 16, with "
+                                    "no nodata"),
+                  std::string::npos)
+            << fits.error();
+        EXPECT_EQ(fits.error().find('\n'), std::string::npos);
+        // The viewer's own limit still opens either way.
+        EXPECT_TRUE(checkStreamedSize(32769, 32769, s, leafSize).ok());
+    };
+    StreamOptions whole = stream;
+    whole.layoutByTiles = false;
+    refused(whole, 16);
+    refused(stream, 8);
+    LayoutManifest holes = layout;
+    holes.nodataSamples = 1;
+    StreamOptions withHoles = stream;
+    withHoles.layout = &holes;
+    refused(withHoles, 16);
+
+    // A raster that is not a layout: the viewer's limit, with no word of tiles.
+    const Status raster = checkStreamedSize(kMaxSide, kMaxSide, StreamOptions{}, 16);
+    ASSERT_FALSE(raster.ok());
+    EXPECT_EQ(raster.error().find("tiles"), std::string::npos) << raster.error();
 }
 
 TEST(MappedCodes, EqualLoadedCodesAndSurviveDroppedPages) {
