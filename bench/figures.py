@@ -768,7 +768,7 @@ INTRO = {
                       "its streamer fetched while it flew, llvmpipe at 1280x720.",
     "giant": "A layout of 65537² samples (4,295,098,369, bench/giant.py's mosaic of offset "
              "copies of gen_4097), baked by two jobs and joined, opened by URL and flown by tiles "
-             "from nginx on 127.0.0.1 at --lod 4, llvmpipe at 1280x720: issue 40's flight.",
+             "from nginx on 127.0.0.1 at --lod 4, llvmpipe at 1280x720.",
     "objects": "The object trees against a uniform grid, Box2D's broad phase and brute force; "
                "one thread.",
     "frames": "Whole frames on llvmpipe at 1280x720, medians over the bench path.",
