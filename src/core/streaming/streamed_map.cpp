@@ -39,10 +39,15 @@ Status checkStreamedSize(int width, int height, const StreamOptions& stream, int
     }
     Status fits = checkDimensions(width, height);
     if (!fits && stream.layout != nullptr) {
-        return Status::failure(fits.error() +
-                               "; a layout of more opens by tiles alone: without --objects, in "
-                               "its leaves of " +
-                               std::to_string(stream.layout->leafSize) + ", with no nodata");
+        const int baked = stream.layout->leafSize;
+        return Status::failure(
+            fits.error() +
+            "; a layout of more opens by tiles alone: without --objects, with no nodata, in its "
+            "leaves of " +
+            std::to_string(baked) +
+            (leafSize != baked ? " (leaves of " + std::to_string(leafSize) +
+                                     " planned here, from --leaf-size or the memory budget)"
+                               : std::string()));
     }
     return fits;
 }
@@ -331,6 +336,17 @@ Result<int> planStreamedMap(int width, int height, int requestedLeafSize,
                           std::to_string(free >> 20) + " MiB (raise it with --memory-budget MB)");
     }
     return leafSize;
+}
+
+Result<int> planLayoutByTiles(int width, int height, int requestedLeafSize, int baked,
+                              const MemoryBudget& budget, uint64_t extraBytes) {
+    const uint64_t free =
+        budget.limitBytes > budget.heldBytes ? budget.limitBytes - budget.heldBytes : 0;
+    if (requestedLeafSize <= baked && quadtreeNodeCount(width, height, baked) <= kMaxNodes &&
+        (budget.limitBytes == 0 || streamedPeakBytes(width, height, baked) + extraBytes <= free)) {
+        return baked;
+    }
+    return planStreamedMap(width, height, requestedLeafSize, budget, extraBytes);
 }
 
 Result<TreeSidecar> readStreamedSidecar(StreamedMap& out, const std::string& sidecar,

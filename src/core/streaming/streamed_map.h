@@ -163,6 +163,13 @@ Result<int> streamedLeafSize(int width, int height, int requestedLeafSize, uint6
 Result<int> planStreamedMap(int width, int height, int requestedLeafSize,
                             const MemoryBudget& budget, uint64_t extraBytes = 0);
 
+// The leaf size of a baked layout that may go by tiles in the bake's leaves (`baked`): those,
+// when no finer than asked, the tree within kMaxNodes and the map's streamedPeakBytes in them
+// (with `extraBytes`) within the budget, as its tree is the bake's, read rather than made, so no
+// share of the budget decides its leaves; else planStreamedMap's.
+Result<int> planLayoutByTiles(int width, int height, int requestedLeafSize, int baked,
+                              const MemoryBudget& budget, uint64_t extraBytes = 0);
+
 // Reads the sidecar `sidecar` of a streamed map (out.map's size, out.leafSize) made from the map
 // file of `stamp`: fails with readTreeSidecar's line ("missing", stale, leaf size, damage).
 // Times the read (out.sidecarReadMs).

@@ -186,15 +186,19 @@ TEST(StreamedMap, ALayoutByTilesOpensUpToTheLongestSideSquared) {
     EXPECT_NE(wider.error().find("over the limit (65537 samples a side"), std::string::npos)
         << wider.error();
 
-    // Read whole: objects asked for, another leaf size, holes.
+    // Read whole: objects asked for, another leaf size (which the line names), holes.
     const auto refused = [&](const StreamOptions& s, int leafSize) {
         EXPECT_FALSE(opensByTiles(s, leafSize));
         const Status fits = checkStreamedSize(kMaxSide, kMaxSide, s, leafSize);
         ASSERT_FALSE(fits.ok());
         EXPECT_NE(fits.error().find("1073807361 samples in all); a layout of more opens by "
-                                    "tiles alone: without --objects, in its leaves of 16, with "
-                                    "no nodata"),
+                                    "tiles alone: without --objects, with no nodata, in its "
+                                    "leaves of 16"),
                   std::string::npos)
+            << fits.error();
+        EXPECT_EQ(fits.error().find("leaves of 8 planned here, from --leaf-size or the memory "
+                                    "budget") != std::string::npos,
+                  leafSize == 8)
             << fits.error();
         EXPECT_EQ(fits.error().find('\n'), std::string::npos);
         // The viewer's own limit still opens either way.
@@ -209,6 +213,24 @@ TEST(StreamedMap, ALayoutByTilesOpensUpToTheLongestSideSquared) {
     StreamOptions withHoles = stream;
     withHoles.layout = &holes;
     refused(withHoles, 16);
+
+    // The bake's leaves are kept while the map's whole peak fits the budget, though its tree in
+    // them is over the share a tree made at open gets (which would give leaves of 32, read whole).
+    const uint64_t peak16 = streamedPeakBytes(kMaxSide, kMaxSide, 16);
+    MemoryBudget budget;
+    budget.limitBytes = peak16 + (uint64_t(64) << 20);
+    budget.heldBytes = uint64_t(32) << 20;
+    ASSERT_GT(quadtreeBytes(kMaxSide, kMaxSide, 16), uint64_t(double(budget.limitBytes) * 0.125));
+    EXPECT_EQ(planStreamedMap(kMaxSide, kMaxSide, 4, budget).value(), 32);
+    EXPECT_EQ(planLayoutByTiles(kMaxSide, kMaxSide, 4, 16, budget).value(), 16);
+    EXPECT_EQ(planLayoutByTiles(kMaxSide, kMaxSide, 4, 16, MemoryBudget{}).value(), 16);
+    // Coarser leaves asked for, or a peak over the budget: planned as any streamed map.
+    EXPECT_EQ(planLayoutByTiles(kMaxSide, kMaxSide, 32, 16, budget).value(), 32);
+    MemoryBudget tight = budget;
+    tight.heldBytes = uint64_t(128) << 20;
+    EXPECT_EQ(planLayoutByTiles(kMaxSide, kMaxSide, 4, 16, tight).value(),
+              planStreamedMap(kMaxSide, kMaxSide, 4, tight).value());
+    EXPECT_NE(planLayoutByTiles(kMaxSide, kMaxSide, 4, 16, tight).value(), 16);
 
     // A raster that is not a layout: the viewer's limit, with no word of tiles.
     const Status raster = checkStreamedSize(kMaxSide, kMaxSide, StreamOptions{}, 16);
