@@ -61,6 +61,10 @@ static_assert(kMaxTreeDepth + 1 <= kMaxPageLevels, "a level's table row for ever
 // A wait for a batch is retried every second until the batch is done.
 constexpr GLuint64 kSyncTimeoutNs = 1000000000;
 
+// Instances the instance buffer holds at first (TerrainGpu::instanceCapacity): 768 KiB of
+// DrawNodes; a frame that draws more grows it.
+constexpr size_t kFirstInstances = size_t(1) << 16;
+
 // One leaf's strip over its own (leafSize + 1)^2 vertices: the core's strip with the leaf as the
 // whole grid, so a local vertex id is j * (leafSize + 1) + i. 16-bit: at most 65 x 65 vertices.
 std::vector<GLushort> leafStripIndices(int leafSize) {
@@ -415,7 +419,7 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
     gpu.width = map.width;
     gpu.height = map.height;
     gpu.leafSize = tree.leafSize;
-    gpu.leafCapacity = tree.leaves.size();
+    gpu.leafCount = tree.leaves.size();
     gpu.minSample = map.minSample;
     gpu.maxSample = map.maxSample;
     gpu.coding = map.coding;
@@ -503,9 +507,10 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
                  indices.data(), GL_STATIC_DRAW);
     glGenBuffers(1, &gpu.instanceBuffer);
     glBindBuffer(GL_ARRAY_BUFFER, gpu.instanceBuffer);
-    // Room for every leaf as a DrawNode, the larger instance; storage never touched is never
-    // resident.
-    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(gpu.leafCapacity * sizeof(DrawNode)), nullptr,
+    // Room for kFirstInstances DrawNodes, the larger instance, grown as frames ask
+    // (drawInstances).
+    gpu.instanceCapacity = std::min(gpu.leafCount, kFirstInstances);
+    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(gpu.instanceCapacity * sizeof(DrawNode)), nullptr,
                  GL_STREAM_DRAW);
     static_assert(sizeof(LeafCoord) == 4, "two uint16 per instance");
     glEnableVertexAttribArray(0);
@@ -1225,8 +1230,17 @@ int TerrainRenderer::drawInstances(const TerrainGpu& gpu, const WorldMapping& ma
     }
     const GLsizei stride = nodes ? GLsizei(sizeof(DrawNode)) : GLsizei(sizeof(LeafCoord));
     glBindBuffer(GL_ARRAY_BUFFER, gpu.instanceBuffer);
-    // Only the visible instances' bytes; re-specifying the whole buffer (orphaning) would make
-    // the driver allocate storage for every leaf of the map each frame.
+    if (size_t(count) > gpu.instanceCapacity) {
+        // More than any frame drew before: room for half as many again (the leaves at most), so
+        // the buffer grows a few times over a session, never frame after frame. The vertex
+        // arrays name the buffer, not its storage, so they stay as they are.
+        gpu.instanceCapacity =
+            std::min(gpu.leafCount, std::max(size_t(count), gpu.instanceCapacity * 3 / 2));
+        glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(gpu.instanceCapacity * sizeof(DrawNode)), nullptr,
+                     GL_STREAM_DRAW);
+    }
+    // Only the visible instances' bytes; re-specifying the buffer (orphaning) each frame would
+    // make the driver allocate its storage each frame.
     glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(count) * stride, instances);
     // Maps without holes draw every instance with the plain program.
     const GLsizei plain = gpu.holeSquares != 0 ? holesFrom : count;

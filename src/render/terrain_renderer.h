@@ -53,14 +53,19 @@ struct TerrainGpu {
     GLuint pageTable = 0;
     GLuint indexBuffer = 0;     // one full leaf as one strip of local vertex ids
     GLuint localBuffer = 0;     // (i, j) of each local vertex id, two bytes
-    GLuint instanceBuffer = 0;  // one LeafCoord or DrawNode per instance, room for every leaf
+    GLuint instanceBuffer = 0;  // one LeafCoord or DrawNode per instance (instanceCapacity)
     GLuint vertexArray = 0;     // instances read as LeafCoord
     GLuint nodeArray = 0;       // instances read as DrawNode (level of detail)
     int width = 0;
     int height = 0;
     int leafSize = 0;
     GLsizei indexCount = 0;
-    size_t leafCapacity = 0;
+    size_t leafCount = 0;  // the tree's leaves: the most instances a frame draws
+    // Instances the instance buffer has room for: kFirstInstances or the leaves, grown (by half
+    // or to what a frame asks) when a frame draws more than it ever did, so a view that draws a
+    // corner never holds a buffer for every leaf of the map (a 65537² map's leaves of 16 would
+    // take 201 MB of it).
+    mutable size_t instanceCapacity = 0;
     float minSample = 0.0f;
     float maxSample = 0.0f;
     HeightCoding coding;  // codes in heightPages to the map's samples
