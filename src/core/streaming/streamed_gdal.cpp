@@ -557,12 +557,11 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
     // A band read as floats may hold voids (a nodata value, NaN, a mask): their mask's bytes.
     const uint64_t maskBytes =
         described.value().directUint16 ? 0 : (uint64_t(width) * uint64_t(height) + 63) / 64 * 8;
-    const bool bakedTiles =
-        stream.layout != nullptr && stream.layoutByTiles && stream.layout->nodataSamples == 0;
     const Result<int> leafSize =
-        bakedTiles ? planLayoutByTiles(width, height, requestedLeafSize, stream.layout->leafSize,
-                                       options.memory, maskBytes)
-                   : planStreamedMap(width, height, requestedLeafSize, options.memory, maskBytes);
+        mayOpenByTiles(stream)
+            ? planLayoutByTiles(width, height, requestedLeafSize, stream.layout->leafSize,
+                                options.memory, maskBytes)
+            : planStreamedMap(width, height, requestedLeafSize, options.memory, maskBytes);
     if (!leafSize) {
         return fail(name, leafSize.error());
     }

@@ -28,9 +28,12 @@ LodErrors errorsKind(int exactLevels, int depth) {
                                 : LodErrors::Mixed;
 }
 
+bool mayOpenByTiles(const StreamOptions& stream) {
+    return stream.layout != nullptr && stream.layoutByTiles && stream.layout->nodataSamples == 0;
+}
+
 bool opensByTiles(const StreamOptions& stream, int leafSize) {
-    return stream.layout != nullptr && stream.layoutByTiles &&
-           stream.layout->leafSize == leafSize && stream.layout->nodataSamples == 0;
+    return mayOpenByTiles(stream) && stream.layout->leafSize == leafSize;
 }
 
 Status checkStreamedSize(int width, int height, const StreamOptions& stream, int leafSize) {

@@ -67,8 +67,9 @@ struct DeferredErrors {
 // The kind of a tree's errors when levels 1..exactLevels are exact and the range bound is above.
 LodErrors errorsKind(int exactLevels, int depth);
 
-// Whether a map opened streamed in leaves of leafSize is a layout that goes by tiles
-// (StreamOptions::layoutByTiles asked for, no holes, the layout's tree of this leaf size).
+// Whether a map opened streamed is a layout that may go by tiles (StreamOptions::layoutByTiles
+// asked for, no holes), and whether it does in leaves of leafSize (the layout's tree's).
+bool mayOpenByTiles(const StreamOptions& stream);
 bool opensByTiles(const StreamOptions& stream, int leafSize);
 
 // The size check of a map opened streamed in leaves of leafSize: a layout that goes by tiles
