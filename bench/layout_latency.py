@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 
-from served import bake_to_serve, nginx, spread
+from served import bake_to_serve, measured, nginx, spread
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -89,15 +89,7 @@ def fly(url, cache, out_csv):
     shutil.rmtree(cache, ignore_errors=True)
     command = [viewer, url, "--stream", "--cache-dir", cache, "--window", "1280x720", "--lod",
                args.lod, "--bench-lod-only", "--bench", out_csv, "--frames", str(args.frames)]
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        child = subprocess.Popen(command, stdout=out, stderr=err, text=True)
-        _, status, usage = os.wait4(child.pid, 0)  # this child's own rusage
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read(), err.read()
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        sys.exit(f"layout_latency.py: {' '.join(command)}: exit {code}\n{stderr}")
+    _, stdout, usage = measured(command, "layout_latency.py")
     first = re.search(r"load: ([0-9.]+) ms to the first frame", stdout)
     if not first:
         sys.exit(f"layout_latency.py: no load line in the bench output:\n{stdout}")

@@ -16,12 +16,10 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 
-from served import bake_to_serve, nginx, spread
+from served import bake_to_serve, measured, nginx, spread
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -57,12 +55,7 @@ def open_once(source, whole, camera, cache, out):
     shutil.rmtree(cache, ignore_errors=True)
     command = [viewer, source, "--stream", "--cache-dir", cache, "--window", "1280x720",
                "--stats-json", out, *camera] + (["--objects", "1"] if whole else [])
-    start = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"layout_open.py: {' '.join(command)}: failed\n{child.stderr.read()}")
+    wall, _, usage = measured(command, "layout_open.py")
     with open(out) as f:
         stats = json.load(f)
     streaming = stats["streaming"]

@@ -1,12 +1,30 @@
 """Shared by the benches of layouts served over HTTP (bench/layout_open.py,
 bench/layout_latency.py): a map baked into a layout, Debian's nginx serving it on 127.0.0.1, and
-the medians the tables show."""
+the medians the tables show, and a viewer run measured by its own rusage."""
 import os
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+
+
+def measured(command, tool):
+    """Runs command to its end: (wall seconds, its stdout, its own rusage from wait4: peak
+    resident memory, CPU time). Its output goes to files, so a chatty run cannot fill a pipe no
+    one reads; exits naming `tool`, the command and its stderr when it fails."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        child = subprocess.Popen(command, stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+        code = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if code != 0:
+            sys.exit(f"{tool}: {' '.join(command)}: exit {code}\n{err.read()}")
+        return wall, out.read(), usage
 
 
 def nginx(root, prefix, tool):
