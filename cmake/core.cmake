@@ -23,7 +23,7 @@ set(QT_CORE_SOURCES
   # cull: the frustum walk, occlusion, back faces, picking
   cull/cull.cpp cull/occlusion.cpp cull/pick.cpp cull/slope_levels.cpp
   # lod: the selection and its error bounds
-  lod/lod.cpp lod/lod_error.cpp lod/lod_reference.cpp
+  lod/lod.cpp lod/lod_residency.cpp lod/lod_error.cpp lod/lod_reference.cpp
   # objects: the loose object tree, the scene on the terrain, meshes, instances, picking, the
   # scatter off the caller's thread
   objects/index.cpp objects/loose_tree.cpp objects/loose_tree_query.cpp objects/scene.cpp objects/mesh.cpp

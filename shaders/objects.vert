@@ -36,12 +36,12 @@ uniform ivec2 mapSize;
 #ifdef PAGED_LIGHT
 // A streamed map's light is paged as its heights are (qt::TerrainGpu::lightPages, laid out as
 // shaders/height_pages.glsl says): the page table gives a page's layer, kAbsentPage (0xFFFF) for
-// a page of level 0 or 1 out of the pool.
+// a page of a pooled level out of the pool.
 uniform usampler2D pageTable;
 uniform sampler2DArray lightPages[4];  // qt::kMaxHeightArrays
 uniform int layersPerArray;
 uniform int pageShift;
-uniform int pageTableRow[3];  // levels 0, 1 and 2
+uniform int pageTableRow[16];  // by level; qt::kMaxTreeDepth + 1 <= 16
 uniform int pageLevels;
 
 // The page holding level sample s among its squares or on their far edge: a level's last
@@ -51,16 +51,15 @@ ivec2 pageOf(ivec2 s) {
     return max(s - 1, ivec2(0)) >> pageShift;
 }
 
-// Map sample m's light from the pages: level 0's when its page is resident, else level 1's
-// nearest sample, one sample away at most, when its page is, else level 2's, two samples away at
-// most (levels 2 and up are always resident, level 1 too on a pyramid of two levels; a base
-// whose level-0 page is out lies where the terrain is drawn from level 1 or coarser, and one
-// whose level-1 page is out where it is drawn from level 2 or coarser).
+// Map sample m's light from the pages: level 0's when its page is resident, else the nearest
+// sample of the first level k whose page is, 2^(k - 1) samples away at most (the levels above the
+// pool are always resident; a base whose level-j page is out lies where the terrain is drawn from
+// level j + 1 or coarser, qt::LodResidency).
 vec2 pagedLightAt(ivec2 m) {
     ivec2 s = m;
     ivec2 pageXY = pageOf(s);
     uint layer = texelFetch(pageTable, ivec2(pageXY.x, pageTableRow[0] + pageXY.y), 0).r;
-    for (int k = 1; k <= 2 && layer == 0xFFFFu; ++k) {
+    for (int k = 1; k < 16 && layer == 0xFFFFu; ++k) {
         if (pageLevels <= k) {
             return vec2(1.0);
         }

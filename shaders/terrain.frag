@@ -34,40 +34,41 @@ flat in int drawnLevel;  // the level of the node it belongs to
 // smooth node near the eye may have longer steps: its fragments take their normal from the finest
 // level whose step still covers a pixel's footprint (`perPixel`, map samples per pixel), as the
 // slope of the bilinear patch over that level's four samples around it. Level 0 is left to the
-// vertices: on a streamed map its pages are resident only where level-0 nodes are drawn. Level 1
-// shades only in its pages within shadingReach of the eye (qt::fineShadingReach), level 2 beyond:
-// a streamed map asks for exactly those level-1 pages (qt::LodOutput::shadingPages) and levels 2
-// and up are always resident, so once they are in it shades as the same map loaded whole; while
-// one is not, level 2 stands in. Compiled in only for the nodes of level 2 and up (COARSE_NODES,
-// qt::takesFinerNormals): the others keep their vertices' normals, and a software rasteriser
-// would run the fetches below for every fragment, whichever way the branch goes.
+// vertices: on a streamed map its pages are resident only where level-0 nodes are drawn. Level j
+// shades only in its pages within 2^(j - 1) shadingReach of the eye (qt::fineShadingReach), level
+// j + 1 beyond: a streamed map asks for exactly those pages of its pooled levels
+// (qt::LodOutput::shadingPages) and the levels above are always resident, so once they are in it
+// shades as the same map loaded whole; while one is not, the next level up stands in. Compiled in
+// only for the nodes of level 2 and up (COARSE_NODES, qt::takesFinerNormals): the others keep
+// their vertices' normals, and a software rasteriser would run the fetches below for every
+// fragment, whichever way the branch goes.
 uniform vec2 shadingEye;     // the eye's world x and z
 uniform float shadingReach;  // world units
 
-// Whether level-1 sample s1's page lies within shadingReach of the eye on the ground and is on
-// the GPU (a streamed map's page table holds 0xFFFF, qt::kAbsentPage, for a page out of the pool).
-bool levelOneShades(ivec2 s1) {
-    ivec2 pageXY = s1 >> pageShift;
-    vec2 low = vec2(pageXY << (pageShift + 1)) * spacing;
-    vec2 high = vec2((pageXY + 1) << (pageShift + 1)) * spacing;
+// Whether level-k sample sk's page lies within 2^(k - 1) shadingReach of the eye on the ground and
+// is on the GPU (a streamed map's page table holds 0xFFFF, qt::kAbsentPage, for a page out of the
+// pool).
+bool levelShades(int k, ivec2 sk) {
+    ivec2 pageXY = sk >> pageShift;
+    vec2 low = vec2(pageXY << (pageShift + k)) * spacing;
+    vec2 high = vec2((pageXY + 1) << (pageShift + k)) * spacing;
     vec2 d = max(max(low - shadingEye, shadingEye - high), vec2(0.0));
-    if (dot(d, d) >= shadingReach * shadingReach) {
+    float reach = shadingReach * float(1 << (k - 1));
+    if (dot(d, d) >= reach * reach) {
         return false;
     }
-    return texelFetch(pageTable, ivec2(pageXY.x, pageTableRow[1] + pageXY.y), 0).r != 0xFFFFu;
+    return texelFetch(pageTable, ivec2(pageXY.x, pageTableRow[k] + pageXY.y), 0).r != 0xFFFFu;
 }
 
 vec3 fineNormal(vec3 vertexNormal, float perPixel) {
     int finest = perPixel > 2.0 ? int(floor(log2(min(perPixel, 65536.0)))) : 1;
-    if (drawnLevel < 2 || finest >= drawnLevel) {
-        return vertexNormal;
+    while (finest < drawnLevel &&
+           !levelShades(finest,
+                        clamp(ivec2(floor(mapAt)) >> finest, ivec2(0), lastOfLevel(finest) - 1))) {
+        ++finest;
     }
-    if (finest == 1 &&
-        !levelOneShades(clamp(ivec2(floor(mapAt)) >> 1, ivec2(0), lastOfLevel(1) - 1))) {
-        finest = 2;
-        if (finest >= drawnLevel) {
-            return vertexNormal;
-        }
+    if (finest >= drawnLevel) {
+        return vertexNormal;
     }
     ivec2 s = clamp(ivec2(floor(mapAt)) >> finest, ivec2(0), lastOfLevel(finest) - 1);
     usePage(finest, s);

@@ -618,9 +618,10 @@ spacing at least 1e-6; camera points (--eye, --target, ...) within 1e15.
                        there; default: shaders/ beside the executable)
   --cache-size MB      keep the cache folder's own files within MB: the least recently used
                        code caches are removed to make room for a new one (default 0: no bound)
-  --stream-pool N      with --stream: GPU layers for the pages of levels 0 and 1 (default:
-                       enough for the window at --fov and 1 pixel of level of detail, grown
-                       when the window grows); implies --stream
+  --stream-pool N      with --stream: GPU layers for the pages of the streamed levels (0 and
+                       1, more from about 19000^2; default: enough for the window at --fov
+                       and 1 pixel of level of detail, grown when the window grows); implies
+                       --stream
   --upload MODE        how a map read into memory sends its full-detail (level-0) height
                        pages to the GPU: whole (all at load), on-demand (as views need them,
                        through a pool of layers sized for the window, the first view waiting

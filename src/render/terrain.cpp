@@ -97,8 +97,9 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     }
     const PagePool pool = stream.on || onDemand ? streamedPool(stream, leafSize) : PagePool{};
     assert(!stream.coarse || stream.on);
-    Result<TerrainGpu> gpu = TerrainGpu::create(map, tree.value(), pageSize,
-                                                stream.maxLayersPerArray, pool, stream.coarse);
+    Result<TerrainGpu> gpu =
+        TerrainGpu::create(map, tree.value(), pageSize, stream.maxLayersPerArray, pool,
+                           stream.coarse, stream.heldLevelsBytes);
     if (!gpu) {
         return Result<Terrain>::failure(path + ": " + gpu.error());
     }
@@ -134,6 +135,7 @@ Result<Terrain> Terrain::create(Heightmap map, int leafSize, std::string path, L
     terrain.onDemand = onDemand;
     terrain.pageSize = pageSize;
     terrain.maxLayersPerArray = stream.maxLayersPerArray;
+    terrain.heldLevelsBytes = stream.heldLevelsBytes;
     if ((stream.on || onDemand) && stream.pool == 0) {
         terrain.poolViewport = stream.viewportHeight;
     }
@@ -236,7 +238,7 @@ bool Terrain::settleStreaming(const CullView& view) {
 
 bool Terrain::remakeHeights(const PagePool& pool) {
     Result<TerrainGpu> made =
-        TerrainGpu::create(map, tree, pageSize, maxLayersPerArray, pool, coarse);
+        TerrainGpu::create(map, tree, pageSize, maxLayersPerArray, pool, coarse, heldLevelsBytes);
     if (!made) {
         return false;
     }

@@ -61,12 +61,13 @@ struct LoadTimes {
     double totalMs() const { return decodeMs + treeMs + uploadMs + pagesMs; }
 };
 
-// How a terrain's height pages of levels 0 and 1 reach the GPU.
+// How a terrain's height pages of its pooled levels reach the GPU.
 struct StreamSettings {
-    // Off: every page of every level uploaded at create. On: levels 2.. uploaded at create,
-    // levels 0 and 1 streamed on demand (core/streaming/page_streamer.h) into a pool of layers,
-    // the next level up drawn where a page has not arrived yet (level 1 with level 0 alone where
-    // the pyramid has no level 2: HeightPages::pooledLevels).
+    // Off: every page of every level uploaded at create. On: the pooled levels (levels 0 and 1,
+    // and more on a map whose levels above would take over heldLevelsBytes:
+    // HeightPages::pooledLevels) streamed on demand (core/streaming/page_streamer.h) into a pool
+    // of layers, the next level up drawn where a page has not arrived yet; the levels above
+    // uploaded at create.
     bool on = false;
     // Pool layers; 0: streamPoolLayers for the view below at kStreamFinestPixels, grown when a
     // frame's view needs more (Terrain::growPool).
@@ -80,6 +81,9 @@ struct StreamSettings {
     // Pages in texture arrays of at most this many layers (0: as many as the driver takes), as a
     // driver that caps a texture's bytes spreads them: tests of the many-arrays programs.
     int maxLayersPerArray = 0;
+    // The most bytes of pages held whole above the pooled levels (streamedLevels): below the
+    // default, tests pool more levels of a small map.
+    uint64_t heldLevelsBytes = kHeldLevelsBytes;
     // A map whose codes arrive as they are asked for (a layout streamed by tiles,
     // OpenedMap::tiles), `on` with it: the page streamer asks `samples` for a page's window
     // before it reads it, and levels 1 and up come from `coarse` with the codes unread (level 1's
@@ -141,7 +145,7 @@ struct Terrain {
     // The exact coarse errors being computed; taken into `tree` by cullTerrain. Declared after
     // map and tree, so that it is stopped before they go.
     CoarseErrorJob errorJob;
-    // A streamed terrain's pages of levels 0 and 1 (null when not streamed). Its worker reads map's
+    // A streamed terrain's pooled pages (null when not streamed). Its worker reads map's
     // codes: it starts at the first frame, when the terrain is where it stays, and is declared
     // after map so that it stops before the map goes.
     std::unique_ptr<PageStreamer> streamer;
@@ -187,6 +191,7 @@ struct Terrain {
     bool poolFixed = false;
     int pageSize = kDefaultPageSize;  // the page size asked at create (the GPU's may be larger)
     int maxLayersPerArray = 0;        // StreamSettings::maxLayersPerArray, asked at create
+    uint64_t heldLevelsBytes = kHeldLevelsBytes;  // StreamSettings::heldLevelsBytes, the same
 
     // Puts `scene` on this terrain (or removes the objects, with an empty one) and sizes the
     // frame's buffers for it.
@@ -216,7 +221,7 @@ struct Terrain {
     // A pool sized from the view: when `view` needs more layers than it has (a taller window, a
     // narrower field of view), remakes the GPU heights with a pool for a viewport a quarter
     // taller than the view's, so that a window being dragged larger remakes them seldom, and
-    // restarts the streamer (levels 0 and 1 arrive anew; the levels above are uploaded again).
+    // restarts the streamer (the pooled levels arrive anew; the levels above are uploaded again).
     // When that
     // fails the pool stays, and with it less detail where pages wait, never a hole. A pool whose
     // pages wait because every layer was drawn by the last frame (PageStreamer::starved) doubles

@@ -405,12 +405,12 @@ static_assert(kImageryTableUnit < 16, "OpenGL 3.3 gives a fragment shader 16 tex
 
 Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree, int pageSize,
                                       int maxLayersPerArray, const PagePool& streamPool,
-                                      const CoarsePageFill& coarse) {
+                                      const CoarsePageFill& coarse, uint64_t heldLevelsBytes) {
     if (streamPool) {
         pageSize = std::max(pageSize, 2 * tree.leafSize);
     }
     Result<HeightPages> fitted = fitHeightPages(map.width, map.height, tree.leafSize, pageSize,
-                                                queryPageLimits(), streamPool);
+                                                queryPageLimits(), streamPool, heldLevelsBytes);
     if (!fitted) {
         return Result<TerrainGpu>::failure(fitted.error());
     }

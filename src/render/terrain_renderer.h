@@ -106,21 +106,23 @@ struct TerrainGpu {
     // has), in arrays of at most `maxLayersPerArray` layers when it is positive (else as many as
     // the driver takes). Fails with one line when the pages do not fit the GPU's limits or its
     // memory.
-    // With `streamPool` the terrain is streamed: the pages of levels 0 and 1 (level 0's alone
-    // without a level 2: HeightPages::pooledLevels) get the layers it gives for the page size
-    // fitted (at most their page count; the fit counts only those), none uploaded here, their
-    // table entries kAbsentPage, and pages are at least two leaves a side (so a level-1 node lies
-    // in one level-0 page, core/lod/lod.h); the page streamer fills them through uploadPage().
+    // With `streamPool` the terrain is streamed: the pages of its pooled levels (streamedLevels
+    // with `heldLevelsBytes`: HeightPages::pooledLevels) get the layers it gives for the page
+    // size fitted (at most their page count; the fit counts only those), none uploaded here,
+    // their table entries kAbsentPage, and pages are at least two leaves a side (so a level-1
+    // node lies in one level-0 page, core/lod/lod.h); the page streamer fills them through
+    // uploadPage().
     // With `coarse` (a streamed terrain's), the pages of the levels above the pool come from it,
     // a thread a level, and the map's codes are not read; its failure is create()'s.
     static Result<TerrainGpu> create(const Heightmap& map, const Quadtree& tree,
                                      int pageSize = kDefaultPageSize, int maxLayersPerArray = 0,
                                      const PagePool& streamPool = {},
-                                     const CoarsePageFill& coarse = {});
+                                     const CoarsePageFill& coarse = {},
+                                     uint64_t heldLevelsBytes = kHeldLevelsBytes);
     void destroy();
     bool streamed() const { return pages.poolLayers > 0; }
-    // Streamed: writes pooled page `page` (PageLevel::firstPage + py * pagesX + px of level 0 or
-    // 1) into pool layer `layer` and points its table entry there; the entry of `evicted` (the
+    // Streamed: writes pooled page `page` (PageLevel::firstPage + py * pagesX + px of a pooled
+    // level) into pool layer `layer` and points its table entry there; the entry of `evicted` (the
     // layer's previous page, or -1) goes back to kAbsentPage. (PageStreamer::Upload.)
     void uploadPage(int layer, uint32_t page, const uint16_t* texels, int64_t evicted) const;
     // Binds the pages (arrays on units 0, 2, 3, 4) and the page table (unit 1) and sets the

@@ -524,7 +524,7 @@ def timed_case(name, args, code, line, seconds=3):
 big_r16 = sparse("big.r16", 2 * 32769 * 32769)
 timed_case("sparse 32769x32769 .r16 (over 2 GiB) over the budget, streamed",
            [big_r16, "--memory-budget", "300"] + stats, 1,
-           q + big_r16 + ": size 32769x32769 needs about 377 MiB streamed (its tree, the coarse "
+           q + big_r16 + ": size 32769x32769 needs about 313 MiB streamed (its tree, the coarse "
            "levels of its heights and the pages in flight), over the memory budget of 300 MiB (raise it with "
            "--memory-budget MB)")
 big_r16b = sparse("big_b.r16", 1 << 30)

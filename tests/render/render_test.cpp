@@ -2631,10 +2631,14 @@ TEST_F(ShaderErrors, AnErrorOnlyInTheObjectsPagedLightProgramFailsTheirRenderer)
     } while (false)
 
 // A 257 x 257 synthetic map in leaves of 4 and pages of 8: 32 x 32 level-0 pages.
-Result<Terrain> streamedTerrain(const Heightmap& map, int pool = 0) {
+// Streamed, with `pool` layers (0: sized from the view); with `heldLevelsBytes` 0 every level but
+// the top is pooled (StreamSettings::heldLevelsBytes).
+Result<Terrain> streamedTerrain(const Heightmap& map, int pool = 0,
+                                uint64_t heldLevelsBytes = kHeldLevelsBytes) {
     StreamSettings stream;
     stream.on = true;
     stream.pool = pool;
+    stream.heldLevelsBytes = heldLevelsBytes;
     Result<Terrain> terrain = Terrain::create(map, 4, "streamed", {}, {}, 8, {}, stream);
     if (terrain) {
         terrain.value().finishErrors();
@@ -2680,29 +2684,41 @@ void expectSettledFramesEqualTheFullyLoadedOnes(Terrain& full, Terrain& streamed
 }
 
 // After settling, a streamed terrain draws what the fully loaded one draws, pixel for pixel, and
-// culled frames still equal unculled ones.
+// culled frames still equal unculled ones: with levels 0 and 1 pooled, and with every level but
+// the top (the finer normals of the pooled levels' pages too, LodOutput::shadingPages).
 TEST(StreamedTerrain, SettledFramesEqualTheFullyLoadedOnes) {
     REQUIRE_GL_STRICT();
     const Heightmap map = syntheticHeightmap(257, 257, 257 * 31 + 257);
     Result<Terrain> full = makeTerrain(map, 4, "full", 8);
-    Result<Terrain> streamed = streamedTerrain(map);
     ASSERT_TRUE(full) << full.error();
-    ASSERT_TRUE(streamed) << streamed.error();
-    ASSERT_TRUE(streamed.value().streamed());
-    EXPECT_EQ(streamed.value().gpu.pages.poolLayers, 32 * 32 + 16 * 16);  // levels 0 and 1
-    int fullDetailFrames = 0;
-    const std::vector<Camera> cameras = randomCameras(full.value(), 12, 23u);
-    expectSettledFramesEqualTheFullyLoadedOnes(
-        full.value(), streamed.value(), cameras,
-        [&](size_t i, const FrameStats& f, const FrameStats& a, const FrameStats& b) {
-            EXPECT_EQ(f.lodStats.nodesDrawn, a.lodStats.nodesDrawn) << "camera " << i;
-            EXPECT_EQ(b.lodStats.leavesCovered, b.leavesTotal);
-            fullDetailFrames += f.lodStats.deepestLevel > 0 && f.lodStats.nodesDrawn > 0 ? 1 : 0;
-            EXPECT_EQ(streamed.value().streamStats().requested, 0);
-        });
-    EXPECT_GT(fullDetailFrames, 0);
-    EXPECT_GT(streamed.value().streamStats().resident, 0);
-    streamed.value().destroy();
+    for (const bool deep : {false, true}) {
+        SCOPED_TRACE(deep ? "every level but the top pooled" : "levels 0 and 1 pooled");
+        Result<Terrain> streamed = deep ? streamedTerrain(map, 1 << 20, 0) : streamedTerrain(map);
+        ASSERT_TRUE(streamed) << streamed.error();
+        ASSERT_TRUE(streamed.value().streamed());
+        const HeightPages& pages = streamed.value().gpu.pages;
+        if (deep) {
+            ASSERT_EQ(pages.pooledLevels, int(pages.level.size()) - 1);
+            ASSERT_GE(pages.pooledLevels, 5);
+        } else {
+            EXPECT_EQ(pages.pooledLevels, 2);
+            EXPECT_EQ(pages.poolLayers, 32 * 32 + 16 * 16);  // levels 0 and 1
+        }
+        int fullDetailFrames = 0;
+        const std::vector<Camera> cameras = randomCameras(full.value(), 12, 23u);
+        expectSettledFramesEqualTheFullyLoadedOnes(
+            full.value(), streamed.value(), cameras,
+            [&](size_t i, const FrameStats& f, const FrameStats& a, const FrameStats& b) {
+                EXPECT_EQ(f.lodStats.nodesDrawn, a.lodStats.nodesDrawn) << "camera " << i;
+                EXPECT_EQ(b.lodStats.leavesCovered, b.leavesTotal);
+                fullDetailFrames +=
+                    f.lodStats.deepestLevel > 0 && f.lodStats.nodesDrawn > 0 ? 1 : 0;
+                EXPECT_EQ(streamed.value().streamStats().requested, 0);
+            });
+        EXPECT_GT(fullDetailFrames, 0);
+        EXPECT_GT(streamed.value().streamStats().resident, 0);
+        streamed.value().destroy();
+    }
     full.value().destroy();
 }
 
@@ -3005,6 +3021,63 @@ TEST(StreamedTerrain, ALayoutByUrlFliesOnThroughAnswersLongerThanTheirContentLen
     flyThroughANetworkFault(test::FaultProxy::Fault::ShorterLength, "heights-0.tif: ");
 }
 
+// A smooth map seen from high above at 4 pixels: level of detail draws nodes of level 4 and up,
+// whose fragments take their normals from level 2 (a pixel's footprint over 4 to 8 samples), and
+// no node is near splitting into level-2 nodes. With every level but the top pooled and a terrain
+// made afresh for each view, those level-2 pages are asked for by the shading alone
+// (LodOutput::shadingPages), and once settled the frames shade as the fully loaded map's, pixel
+// for pixel, culled and unculled.
+TEST(StreamedTerrain, EveryPooledLevelsPagesAreAskedForTheirShading) {
+    REQUIRE_GL_STRICT();
+    const int w = 257, h = 257;
+    std::vector<float> samples(size_t(w) * size_t(h));
+    for (int row = 0; row < h; ++row) {
+        for (int col = 0; col < w; ++col) {
+            samples[size_t(row) * size_t(w) + size_t(col)] =
+                3.0f * std::sin(float(col) / 9.0f) * std::cos(float(row) / 7.0f);
+        }
+    }
+    Result<Heightmap> map = makeHeightmap(w, h, samples);
+    ASSERT_TRUE(map) << map.error();
+    Result<Terrain> full = makeTerrain(map.value(), 4, "full", 8);
+    ASSERT_TRUE(full) << full.error();
+    int shadedOnly = 0;  // views with level-2 pages resident and no node below level 3 drawn
+    std::vector<uint8_t> expected, culled, unculled;
+    for (const glm::vec3 at :
+         {glm::vec3(64.0f, 750.0f, 64.0f), glm::vec3(128.0f, 900.0f, 128.0f),
+          glm::vec3(200.0f, 1100.0f, 180.0f), glm::vec3(90.0f, 800.0f, 200.0f)}) {
+        Camera c;
+        c.aspect = float(kWidth) / kHeight;
+        c.position = at;
+        c.pitch = -glm::half_pi<float>();
+        fitClipPlanes(c, full.value().map, full.value().mapping);
+        Result<Terrain> streamed = streamedTerrain(map.value(), 1 << 20, 0);
+        ASSERT_TRUE(streamed) << streamed.error();
+        Terrain& s = streamed.value();
+        ASSERT_GE(s.gpu.pages.pooledLevels, 4);
+        s.settleStreaming(CullView{c, kHeight, false, false, 4.0f});
+        render(full.value(), c, true, expected, false, 4.0f);
+        const FrameStats a = render(s, c, true, culled, false, 4.0f);
+        render(s, c, false, unculled, false, 4.0f);
+        ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+        EXPECT_EQ(differingPixels(expected, culled), 0u) << "eye at " << at.y;
+        EXPECT_EQ(differingPixels(culled, unculled), 0u) << "eye at " << at.y;
+        int finest = 99;
+        for (const DrawNode& n : s.frame.lod.nodes) {
+            finest = std::min(finest, int(n.level));
+        }
+        const PageLevel& two = s.gpu.pages.level[2];
+        int resident = 0;
+        for (int p = 0; p < two.pagesX * two.pagesY; ++p) {
+            resident += s.streamer->layerOf(uint32_t(two.firstPage + p)) >= 0 ? 1 : 0;
+        }
+        shadedOnly += finest >= 4 && a.lodStats.nodesDrawn > 0 && resident > 0 ? 1 : 0;
+        s.destroy();
+    }
+    EXPECT_GT(shadedOnly, 0) << "no view shaded from level-2 pages that no split needed";
+    full.value().destroy();
+}
+
 // The first frame, nothing resident yet: the level-1 surface stands where level 0 would, with no
 // hole. The core tests show that the streamed selection tiles the map with its neighbours one
 // level apart and no cracks (Lod.StreamedSelection*: every leaf under one drawn node, the folded
@@ -3013,7 +3086,8 @@ TEST(StreamedTerrain, ALayoutByUrlFliesOnThroughAnswersLongerThanTheirContentLen
 // no drawn node reads an absent entry. (A pixel tolerance against the fully loaded picture would
 // not be tiny: a held-back node is drawn nearer than its split distance, so its surface can stand
 // several pixels off full detail; this map's spikes move by more than 2.) With levels 0 and 1
-// out, the first frame is drawn from level 2 and up.
+// out, the first frame is drawn from level 2 and up; on every other camera every level but the
+// top is pooled, and the first frame is the top's.
 TEST(StreamedTerrain, TheFirstFrameHasNoHoles) {
     REQUIRE_GL_STRICT();
     const Heightmap map = syntheticHeightmap(257, 257, 5);
@@ -3022,12 +3096,12 @@ TEST(StreamedTerrain, TheFirstFrameHasNoHoles) {
     const std::vector<Camera> cameras = randomCameras(full.value(), 12, 29u);
     std::vector<uint8_t> expected, first, sameNodes;
     int heldBack = 0;
-    // Level 2's normals for the coarse nodes' fragments in every frame: the streamed frame's
-    // level-1 pages are out, the fully loaded terrain's in (TerrainRenderer::shadingReach).
+    // The vertices' normals for the coarse nodes' fragments in every frame: the streamed frame's
+    // pooled pages are out, the fully loaded terrain's in (TerrainRenderer::shadingReach).
     gl().renderer.shadingReach = 0.0f;
     for (size_t i = 0; i < cameras.size(); ++i) {
         const Camera& camera = cameras[i];
-        Result<Terrain> streamed = streamedTerrain(map);
+        Result<Terrain> streamed = streamedTerrain(map, 0, i % 2 == 1 ? 0 : kHeldLevelsBytes);
         ASSERT_TRUE(streamed) << streamed.error();
         const FrameStats f = render(full.value(), camera, true, expected, false, 1.0f);
         const FrameStats s = render(streamed.value(), camera, true, first, false, 1.0f);
@@ -3075,50 +3149,60 @@ TEST(StreamedTerrain, ASmallPoolRecyclesLayersAndStillDrawsEveryPixel) {
 }
 
 // The vertex shader's own positions (transform feedback) for every node a streamed frame selects,
-// with pages partly resident (a pool of 320 layers for the 1,280 pages of levels 0 and 1, a few
-// frames' uploads after each camera change; every third camera's view as settled as the pool
-// holds, so that level-0 nodes are drawn however slowly the streamer's thread brings pages):
-// the same, exactly, as those of the same nodes read from the fully loaded terrain's pages. So
-// every vertex a drawn node fetches, level-0 nodes' included, comes from a resident page holding
-// the right samples, never from an absent entry of the page table.
+// with pages partly resident (a pool of 320 layers for the 1,280 pages of levels 0 and 1, or the
+// 1,365 of every level but the top, a few frames' uploads after each camera change; every third
+// camera's view as settled as the pool holds, so that level-0 nodes are drawn however slowly the
+// streamer's thread brings pages): the same, exactly, as those of the same nodes read from the
+// fully loaded terrain's pages. So every vertex a drawn node fetches, level-0 nodes' included,
+// comes from a resident page holding the right samples, never from an absent entry of the page
+// table.
 TEST(StreamedTerrain, DrawnNodesReadOnlyResidentPages) {
     REQUIRE_GL_STRICT();
     const Heightmap map = syntheticHeightmap(257, 257, 13);
     Result<Terrain> full = makeTerrain(map, 4, "full", 8);
-    Result<Terrain> streamed = streamedTerrain(map, 320);
     ASSERT_TRUE(full) << full.error();
-    ASSERT_TRUE(streamed) << streamed.error();
     const std::vector<Camera> cameras = randomCameras(full.value(), 10, 37u);
-    int fullDetailNodes = 0;
-    for (size_t i = 0; i < cameras.size(); ++i) {
-        const CullView view{cameras[i], kHeight, true, true, 1.0f};
-        if (i % 3 == 2) {
-            // As settled as the pool of 320 holds (it cannot hold some views whole).
-            streamed.value().settleStreaming(view);
+    for (const bool deep : {false, true}) {
+        SCOPED_TRACE(deep ? "every level but the top pooled" : "levels 0 and 1 pooled");
+        Result<Terrain> streamed = streamedTerrain(map, 320, deep ? 0 : kHeldLevelsBytes);
+        ASSERT_TRUE(streamed) << streamed.error();
+        ASSERT_EQ(streamed.value().gpu.pages.pooledPages(), deep ? 1365 : 1280);
+        int fullDetailNodes = 0, deepPooledNodes = 0;
+        for (size_t i = 0; i < cameras.size(); ++i) {
+            const CullView view{cameras[i], kHeight, true, true, 1.0f};
+            if (i % 3 == 2) {
+                // As settled as the pool of 320 holds (it cannot hold some views whole).
+                streamed.value().settleStreaming(view);
+            }
+            for (int frame = 0; frame < 2 + 2 * int(i % 3); ++frame) {
+                cullTerrain(streamed.value(), view);
+            }
+            const std::vector<DrawNode> nodes = streamed.value().frame.lod.nodes;
+            for (const DrawNode& n : nodes) {
+                fullDetailNodes += n.level == 0 ? 1 : 0;
+                deepPooledNodes +=
+                    n.level >= 2 && n.level < streamed.value().gpu.pages.pooledLevels;
+            }
+            if (nodes.empty()) {
+                continue;
+            }
+            NodeCapture fromStream, fromFull;
+            ASSERT_TRUE(fromStream.create(streamed.value(), "#define MORPHING\n"));
+            const std::vector<glm::vec4> a = fromStream.capture(streamed.value(), nodes);
+            fromStream.destroy();
+            ASSERT_TRUE(fromFull.create(full.value(), "#define MORPHING\n"));
+            const std::vector<glm::vec4> b = fromFull.capture(full.value(), nodes);
+            fromFull.destroy();
+            ASSERT_FALSE(a.empty());
+            ASSERT_EQ(a.size(), b.size());
+            EXPECT_TRUE(a == b) << "camera " << i;
         }
-        for (int frame = 0; frame < 2 + 2 * int(i % 3); ++frame) {
-            cullTerrain(streamed.value(), view);
+        EXPECT_GT(fullDetailNodes, 0) << "no level-0 node was drawn";
+        if (deep) {
+            EXPECT_GT(deepPooledNodes, 0) << "no node of a pooled level above 1 was drawn";
         }
-        const std::vector<DrawNode> nodes = streamed.value().frame.lod.nodes;
-        for (const DrawNode& n : nodes) {
-            fullDetailNodes += n.level == 0 ? 1 : 0;
-        }
-        if (nodes.empty()) {
-            continue;
-        }
-        NodeCapture fromStream, fromFull;
-        ASSERT_TRUE(fromStream.create(streamed.value(), "#define MORPHING\n"));
-        const std::vector<glm::vec4> a = fromStream.capture(streamed.value(), nodes);
-        fromStream.destroy();
-        ASSERT_TRUE(fromFull.create(full.value(), "#define MORPHING\n"));
-        const std::vector<glm::vec4> b = fromFull.capture(full.value(), nodes);
-        fromFull.destroy();
-        ASSERT_FALSE(a.empty());
-        ASSERT_EQ(a.size(), b.size());
-        EXPECT_TRUE(a == b) << "camera " << i;
+        streamed.value().destroy();
     }
-    EXPECT_GT(fullDetailNodes, 0) << "no level-0 node was drawn";
-    streamed.value().destroy();
     full.value().destroy();
 }
 
@@ -3421,47 +3505,55 @@ TEST(Sun, CulledFramesEqualUnculledFramesOnSyntheticMaps) {
 
 // A streamed terrain's light is paged beside its heights: once settled it draws what the fully
 // loaded terrain draws under the same Sun, pixel for pixel, culled and unculled, at full detail
-// and with level of detail. The first Sun's light arrives before any level-0 page (each page
-// then takes it with its heights), the second's while pages are resident (their light is
-// written anew).
+// and with level of detail, with levels 0 and 1 pooled and with every level but the top. The first
+// Sun's light arrives before any level-0 page (each page then takes it with its heights), the
+// second's while pages are resident (their light is written anew).
 TEST(Sun, StreamedSettledFramesEqualTheFullyLoadedOnes) {
     REQUIRE_GL_STRICT();
     const Heightmap map = syntheticHeightmap(257, 257, 257 * 31 + 257);
     Result<Terrain> full = makeTerrain(map, 4, "full", 8);
-    Result<Terrain> streamed = streamedTerrain(map);
     ASSERT_TRUE(full) << full.error();
-    ASSERT_TRUE(streamed) << streamed.error();
-    Terrain& s = streamed.value();
     const std::vector<Camera> cameras = randomCameras(full.value(), 8, 47u);
-    for (const SunDirection sun : kTestSuns) {
-        const SunOn fullOn(full.value(), sun);
-        const SunOn streamedOn(s, sun);
-        ASSERT_TRUE(s.gpu.lightPaged());
-        ASSERT_EQ(s.gpu.shadows, 0u);
-        ASSERT_EQ(s.sunlight->bytes().copy(), full.value().sunlight->bytes().copy());
-        expectSettledFramesEqualTheFullyLoadedOnes(
-            full.value(), s, cameras,
-            [](size_t, const FrameStats&, const FrameStats&, const FrameStats&) {});
-        EXPECT_GT(s.streamStats().resident, 0);
+    for (const bool deep : {false, true}) {
+        SCOPED_TRACE(deep ? "every level but the top pooled" : "levels 0 and 1 pooled");
+        Result<Terrain> streamed = deep ? streamedTerrain(map, 1 << 20, 0) : streamedTerrain(map);
+        ASSERT_TRUE(streamed) << streamed.error();
+        Terrain& s = streamed.value();
+        for (const SunDirection sun : kTestSuns) {
+            const SunOn fullOn(full.value(), sun);
+            const SunOn streamedOn(s, sun);
+            ASSERT_TRUE(s.gpu.lightPaged());
+            ASSERT_EQ(s.gpu.shadows, 0u);
+            ASSERT_EQ(s.sunlight->bytes().copy(), full.value().sunlight->bytes().copy());
+            expectSettledFramesEqualTheFullyLoadedOnes(
+                full.value(), s, cameras,
+                [](size_t, const FrameStats&, const FrameStats&, const FrameStats&) {});
+            EXPECT_GT(s.streamStats().resident, 0);
+        }
+        s.destroy();
     }
-    s.destroy();
     full.value().destroy();
 }
 
 // Pages spread over several texture arrays (as a driver that caps a texture's bytes spreads them)
 // are read by the programs that branch over the arrays, pages in one array by those that read it
 // alone: the same map draws the same pixels either way, with holes and objects, under a Sun and
-// without, held whole and streamed (its light paged as its heights, read at the objects' bases).
+// without, held whole and streamed (its light paged as its heights, read at the objects' bases;
+// with levels 0 and 1 pooled, and with every level but the top).
 TEST(HeightPages, FramesFromPagesInSeveralArraysEqualThoseFromOne) {
     REQUIRE_GL_STRICT();
     const int w = 257, h = 257;
     const Heightmap map = test::withNodata(syntheticHeightmap(w, h, 41), [&](int col, int row) {
         return syntheticHole(col, row, w, h);
     });
-    for (const bool streamed : {false, true}) {
-        SCOPED_TRACE(streamed ? "streamed" : "held whole");
+    for (const int variant : {0, 1, 2}) {
+        const bool streamed = variant > 0;
+        SCOPED_TRACE(variant == 0   ? "held whole"
+                     : variant == 1 ? "streamed"
+                                    : "streamed, every level but the top pooled");
         StreamSettings settings;
         settings.on = streamed;
+        settings.heldLevelsBytes = variant == 2 ? 0 : kHeldLevelsBytes;
         Result<Terrain> one = Terrain::create(map, 4, "one array", {}, {}, 8, {}, settings);
         ASSERT_TRUE(one) << one.error();
         settings.maxLayersPerArray = (one.value().gpu.pages.layers + 2) / 3;

@@ -93,21 +93,15 @@ struct Selector {
     // sample is (x0, z0) (LodResidency::splits).
     void request(const LodDistance& d, int level, int x0, int z0) {
         const LodResidency& r = *params.residency;
-        if (level == 2) {
-            asks.push_back({r.level1Page(x0, z0), d.squared});
-            return;
-        }
-        if (!r.holds(x0, z0)) {
-            const uint32_t page =
-                uint32_t(z0 >> r.pageShift) * uint32_t(r.pagesX) + uint32_t(x0 >> r.pageShift);
-            asks.push_back({page, d.squared});
-        }
-        if (r.level1 == nullptr) {
-            return;
-        }
-        r.forEachAroundLevel1(x0, z0, [&](uint32_t q) {
-            if (r.level1[q] == 0) {
-                asks.push_back({r.level1First + q, d.squared});
+        r.forEachNeeded(level, x0, z0, [&](int j, int qx0, int qy0, int qx1, int qy1) {
+            const ResidentLevel& at = r.level[size_t(j)];
+            for (int y = qy0; y <= qy1; ++y) {
+                for (int x = qx0; x <= qx1; ++x) {
+                    const uint32_t q = uint32_t(y) * uint32_t(at.pagesX) + uint32_t(x);
+                    if (at.resident[q] == 0) {
+                        asks.push_back({at.first + q, d.squared});
+                    }
+                }
             }
         });
     }
@@ -353,8 +347,8 @@ LodDistance lodDistance(const Quadtree& tree, const LodParams& params, int level
             ? params.reach
                   ->steps[tree.levelIndex(level, x0 >> tree.leafShift, z0 >> tree.leafShift)]
             : float(1 << level);
-    const bool heldBack =
-        level <= 2 && params.residency != nullptr && !params.residency->splits(level, x0, z0);
+    const bool heldBack = params.residency != nullptr && level <= params.residency->levels &&
+                          !params.residency->splits(level, x0, z0);
     const float squared =
         depth * depth > cornerSquared && depth > 0.0f ? depth * depth : cornerSquared;
     return {squared, params.stepsAway * steps, heldBack};
@@ -523,15 +517,13 @@ namespace {
 // Each page once, in the order of its first ask, at its nearest asked distance (LodOutput).
 void takeAsk(const PageRequest& ask, LodOutput& out);
 
-// LodOutput::shadingPages: the level-1 pages under the drawn nodes of level 2 and up whose squares
-// lie within the shading reach of the eye on the ground, a hundredth and a step more than the
-// shader's test (terrain.frag's levelOneShades, in world units and floats), so that every page it
-// lets a drawn fragment shade from is among them; each once, in the order of the nodes.
+// LodOutput::shadingPages: for each pooled level j from 1, the level-j pages under the drawn nodes
+// of level j + 1 and up whose squares lie within 2^(j - 1) times the shading reach of the eye on
+// the ground, a hundredth and a step more than the shader's test (terrain.frag's levelShades, in
+// world units and floats), so that every page it lets a drawn fragment shade from is among them;
+// each once, level by level, in the order of the nodes.
 void appendShadingPages(const Quadtree& tree, const LodParams& params, LodOutput& out) {
-    const LodResidency& r = *params.residency;
-    const float reach = params.shadingReach * 1.01f + 1.0f;
-    const int shift = r.pageShift + 1;  // a level-1 page's map squares, log2
-    const float side = float(1 << shift);
+    const LodResidency& residency = *params.residency;
     const float sx = params.stepsPerColumn;
     const float sz = params.stepsPerRow;
     const glm::vec3& e = params.eye;
@@ -541,47 +533,53 @@ void appendShadingPages(const Quadtree& tree, const LodParams& params, LodOutput
         const float dz = std::max({z0 * sz - e.z, e.z - z1 * sz, 0.0f});
         return dx * dx + dz * dz;
     };
-    const size_t pages1 = size_t(r.pagesX1) * size_t(r.pagesY1);
-    if (out.shadingMark.size() != pages1) {
-        out.shadingMark.assign(pages1, 0);
+    const size_t pages = residency.pageCount();
+    if (out.shadingMark.size() != pages) {
+        out.shadingMark.assign(pages, 0);
     }
-    for (const DrawNode& node : out.nodes) {
-        if (node.level < 2) {
-            continue;
-        }
-        const SampleBox b = levelNodeBox(tree, node.level, node.col, node.row);
-        if (!(squaredTo(float(b.x0), float(b.z0), float(b.x1), float(b.z1)) < reach * reach)) {
-            continue;
-        }
-        // The pages of its squares and of a sample either side: a fragment on the node's edge
-        // may interpolate to just outside it.
-        const int qx0 = std::max(b.x0 - 1, 0) >> shift;
-        const int qy0 = std::max(b.z0 - 1, 0) >> shift;
-        const int qx1 = std::min((b.x1 + 1) >> shift, r.pagesX1 - 1);
-        const int qy1 = std::min((b.z1 + 1) >> shift, r.pagesY1 - 1);
-        for (int y = qy0; y <= qy1; ++y) {
-            for (int x = qx0; x <= qx1; ++x) {
-                const uint32_t q = uint32_t(y) * uint32_t(r.pagesX1) + uint32_t(x);
-                if (out.shadingMark[q] != 0) {
-                    continue;
-                }
-                const float squared = squaredTo(float(x) * side, float(y) * side,
-                                                float(x + 1) * side, float(y + 1) * side);
-                if (!(squared < reach * reach)) {
-                    continue;
-                }
-                out.shadingMark[q] = 1;
-                out.shadingPages.push_back(r.level1First + q);
-                if (r.level1[q] == 0) {
-                    // After the pages that let nodes split at the same distance: asked for as if
-                    // twice as far.
-                    takeAsk({r.level1First + q, 4.0f * squared}, out);
+    for (int j = 1; j < residency.levels; ++j) {
+        const ResidentLevel& r = residency.level[size_t(j)];
+        const float reach = params.shadingReach * float(1 << (j - 1)) * 1.01f + 1.0f;
+        const int shift = residency.pageShift + j;  // a level-j page's map squares, log2
+        const float side = float(1 << shift);
+        for (const DrawNode& node : out.nodes) {
+            if (node.level <= j) {
+                continue;
+            }
+            const SampleBox b = levelNodeBox(tree, node.level, node.col, node.row);
+            if (!(squaredTo(float(b.x0), float(b.z0), float(b.x1), float(b.z1)) < reach * reach)) {
+                continue;
+            }
+            // The pages of its squares and of a sample either side: a fragment on the node's edge
+            // may interpolate to just outside it.
+            const int qx0 = std::max(b.x0 - 1, 0) >> shift;
+            const int qy0 = std::max(b.z0 - 1, 0) >> shift;
+            const int qx1 = std::min((b.x1 + 1) >> shift, r.pagesX - 1);
+            const int qy1 = std::min((b.z1 + 1) >> shift, r.pagesY - 1);
+            for (int y = qy0; y <= qy1; ++y) {
+                for (int x = qx0; x <= qx1; ++x) {
+                    const uint32_t q = uint32_t(y) * uint32_t(r.pagesX) + uint32_t(x);
+                    if (out.shadingMark[r.first + q] != 0) {
+                        continue;
+                    }
+                    const float squared = squaredTo(float(x) * side, float(y) * side,
+                                                    float(x + 1) * side, float(y + 1) * side);
+                    if (!(squared < reach * reach)) {
+                        continue;
+                    }
+                    out.shadingMark[r.first + q] = 1;
+                    out.shadingPages.push_back(r.first + q);
+                    if (r.resident[q] == 0) {
+                        // After the pages that let nodes split at the same distance: asked for
+                        // as if twice as far.
+                        takeAsk({r.first + q, 4.0f * squared}, out);
+                    }
                 }
             }
         }
     }
     for (const uint32_t page : out.shadingPages) {
-        out.shadingMark[page - r.level1First] = 0;
+        out.shadingMark[page] = 0;
     }
 }
 
@@ -698,12 +696,7 @@ void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParam
     const Frustum* culling = frustum != nullptr ? &grid : nullptr;
     if (params.residency != nullptr) {
         // Sized once for the pages (the first streamed frame), then only its marks change.
-        const size_t pagesZ =
-            (size_t(tree.root().z1()) + (size_t(1) << params.residency->pageShift) - 1) >>
-            params.residency->pageShift;
-        const LodResidency& r = *params.residency;
-        const size_t pages = size_t(r.pagesX) * pagesZ +
-                             (r.level1 != nullptr ? size_t(r.pagesX1) * size_t(r.pagesY1) : 0);
+        const size_t pages = params.residency->pageCount();
         if (out.pageRequest.size() != pages) {
             out.pageRequest.assign(pages, 0);
         }
@@ -728,7 +721,7 @@ void selectLod(const Quadtree& tree, const WorldMapping& mapping, const LodParam
     } else {
         selectSplit(tree, params, culling, distance, threads, cutLevel, parts, out);
     }
-    if (params.residency != nullptr && params.residency->level1 != nullptr &&
+    if (params.residency != nullptr && params.residency->levels >= 2 &&
         params.shadingReach > 0.0f) {
         appendShadingPages(tree, params, out);
     }

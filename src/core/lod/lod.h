@@ -10,6 +10,7 @@
 #include <glm/vec3.hpp>
 
 #include "core/config.h"
+#include "core/lod/lod_residency.h"
 #include "core/terrain/quadtree.h"
 #include "core/terrain/world.h"
 #include "core/view/camera.h"
@@ -66,16 +67,18 @@ namespace qt {
 // it, beside finer nodes, keeps morph 0 on that edge, as any node does. No level-0 node is drawn
 // in a page that is not resident: its parent would have split without its page.
 //
-// Level 1 may stream as well (LodResidency::level1): a level-2 node then splits only when the
-// level-1 page holding it is resident, and a level-1 node only when, besides its level-0 page,
-// the 3 x 3 level-1 pages around its own are. Held back, a level-2 node Z could otherwise stand
-// beside a level-0 node X: in the argument above, Z held back at level k + 2 = 2 is the one case
-// where dist(Z) >= d(Z) may fail. But X's parent P split, so the level-1 pages around P's are
-// resident; Z touches P and lies in one level-1 page (a page spans at least two leaves of its
-// level, a level-2 node two of level 1), so Z's page is P's or one of the eight around it, and Z
-// is not held back: the contradiction stands. Nodes at level 3 and up are never held back. No
-// level-1 node is drawn from a level-1 page that is not resident, for the same reason as at
-// level 0.
+// More levels may stream (LodResidency::levels): a node of level L then splits only when its
+// level-(L - 1) page is effective, which a page is when it is resident and the 3 x 3 pages of the
+// level above around its parent are effective (core/lod/lod_residency.h). Held back, a level k + 2
+// node Z could otherwise stand beside a level-k node X: in the argument above, Z held back is the
+// one case where dist(Z) >= d(Z) may fail. But X's parent P (level k + 1) split, so P's level-k
+// page is effective, and so are the 3 x 3 level-(k + 1) pages around the one holding it. Z touches
+// P and lies in one level-(k + 1) page (a page spans at least two leaves of its level, a level
+// k + 2 node two of level k + 1), which is that page or one of the eight around it: Z's page is
+// effective, Z is not held back, and the contradiction stands. No node is drawn from a page of
+// its level that is not resident, for the same reason as at level 0. With level 0 alone pooled
+// the rule is the one above; with levels 0 and 1, a level-1 node needs its level-0 page and the
+// 3 x 3 level-1 pages around its own, a level-2 node its level-1 page.
 //
 // Where a node's neighbour is drawn one level coarser, the node's vertices on that edge fold onto
 // every other one, so they are exactly the neighbour's: the shared edge is the same line of the
@@ -99,65 +102,6 @@ namespace qt {
 // frames, a streamed map's before its exact levels) level 1 takes its grid step instead.
 struct LodReach;
 
-// Which level-0 pages a streamed terrain has on the GPU: page (px, py) of 2^pageShift squares a
-// side is resident when resident[py * pagesX + px] is nonzero. Pages are at least two leaves a
-// side (a level-1 node's), so a level-1 node lies in the page of its first sample. With `level1`,
-// level 1 streams too: its page (qx, qy), 2^(pageShift + 1) map squares a side, is resident when
-// level1[qy * pagesX1 + qx] is nonzero; PageRequest numbers it level1First + qy * pagesX1 + qx,
-// after level 0's pages.
-struct LodResidency {
-    const uint8_t* resident = nullptr;
-    int pagesX = 0;
-    int pageShift = 0;
-    const uint8_t* level1 = nullptr;  // null: level 1 always resident
-    int pagesX1 = 0;
-    int pagesY1 = 0;
-    uint32_t level1First = 0;  // level 0's pages: pagesX * its rows
-
-    // Whether the level-0 page holding sample (x0, z0) is resident.
-    bool holds(int x0, int z0) const {
-        return resident[size_t(z0 >> pageShift) * size_t(pagesX) + size_t(x0 >> pageShift)] != 0;
-    }
-    // The level-1 page holding map sample (x0, z0), as PageRequest numbers it.
-    uint32_t level1Page(int x0, int z0) const {
-        return level1First + uint32_t(z0 >> (pageShift + 1)) * uint32_t(pagesX1) +
-               uint32_t(x0 >> (pageShift + 1));
-    }
-    // Whether the level-1 page holding map sample (x0, z0) is resident (always without level1).
-    bool holdsLevel1(int x0, int z0) const {
-        return level1 == nullptr || level1[level1Page(x0, z0) - level1First] != 0;
-    }
-    // Calls f(q) for each of the 3 x 3 level-1 pages around the one holding map sample (x0, z0)
-    // that the map has, q its index in level1 (level1First + q as PageRequest numbers it).
-    template <typename F>
-    void forEachAroundLevel1(int x0, int z0, F f) const {
-        const int qx = x0 >> (pageShift + 1);
-        const int qy = z0 >> (pageShift + 1);
-        for (int y = qy > 0 ? qy - 1 : 0; y <= qy + 1 && y < pagesY1; ++y) {
-            for (int x = qx > 0 ? qx - 1 : 0; x <= qx + 1 && x < pagesX1; ++x) {
-                f(uint32_t(y) * uint32_t(pagesX1) + uint32_t(x));
-            }
-        }
-    }
-    // Whether the 3 x 3 level-1 pages around the one holding map sample (x0, z0) are resident
-    // (those the map has; always without level1).
-    bool holdsAroundLevel1(int x0, int z0) const {
-        bool all = true;
-        if (level1 != nullptr) {
-            forEachAroundLevel1(x0, z0, [&](uint32_t q) { all = all && level1[q] != 0; });
-        }
-        return all;
-    }
-    // Whether the node at `level` whose first sample is (x0, z0) may split, as far as its pages
-    // go (the argument above): level 1 needs its level-0 page and the level-1 pages around its
-    // own, level 2 its level-1 page, the levels above nothing.
-    bool splits(int level, int x0, int z0) const {
-        return level == 1   ? holds(x0, z0) && holdsAroundLevel1(x0, z0)
-               : level == 2 ? holdsLevel1(x0, z0)
-                            : true;
-    }
-};
-
 struct LodParams {
     glm::vec3 eye{0.0f};  // in steps of the larger spacing
     // The view's unit forward direction, and the cosine of the angle between it and the view's
@@ -178,10 +122,11 @@ struct LodParams {
     // Each inner node's reach; null: 2^level, the grid step alone (what lodParams leaves, and a
     // rule that keeps neighbours one level apart for tests of the selection's structure).
     const LodReach* reach = nullptr;
-    // The pages of levels 0 (and 1) on the GPU; null: every page (a terrain that is not streamed).
+    // The pages of the pooled levels on the GPU; null: every page (a terrain that is not
+    // streamed).
     const LodResidency* residency = nullptr;
-    // fineShadingReach in steps: with level 1 streamed, the level-1 pages within it are asked for
-    // (LodOutput::shadingPages). 0: none.
+    // fineShadingReach in steps: with levels above 0 streamed, the level-j pages within 2^(j - 1)
+    // times it are asked for (LodOutput::shadingPages). 0: none.
     float shadingReach = 0.0f;
     // Threads the selection is split over (LodOutput keeps them): the same output for any count.
     int threads = 1;
@@ -237,8 +182,9 @@ LodParams lodParams(const Quadtree& tree, const WorldMapping& mapping, const Cam
 
 // World units from the eye (on the ground, x and z) within which a coarse node's fragments may take
 // their normals from level 1 (terrain.frag's fineNormal: a level-1 page whose squares lie within
-// it): kFineShadingReach times the distance at which a sample of the larger spacing spans a pixel
-// of a viewport `viewportHeight` high at `fovY`.
+// it; from level j, a level-j page within 2^(j - 1) times it): kFineShadingReach times the distance
+// at which a sample of the larger spacing spans a pixel of a viewport `viewportHeight` high at
+// `fovY`.
 float fineShadingReach(const WorldMapping& mapping, float fovY, int viewportHeight);
 
 // The least stepsAway: with it, nodes drawn side by side differ by at most one level.
@@ -319,9 +265,9 @@ struct LodStats {
     uint8_t deepestLevel = 0;     // the coarsest level drawn
 };
 
-// A page a streamed frame wants: its number (level 0's py * pagesX + px, then level 1's:
-// LodResidency::level1Page) and the squared distance of the nearest held-back node that asked for
-// it (several nodes may each ask; the page is listed once).
+// A page a streamed frame wants: its number (the pooled levels' pages, level by level, row by
+// row: ResidentLevel::first + py * pagesX + px) and the squared distance of the nearest held-back
+// node that asked for it (several nodes may each ask; the page is listed once).
 struct PageRequest {
     uint32_t page;
     float squared;
@@ -335,18 +281,19 @@ struct LodOutput {
     std::vector<DrawNode> nodes;  // tree order (runFrame then moves those over holes last)
     LodStats stats;
     // With LodParams::residency: the missing pages of the held-back nodes that want them
-    // (LodDistance::wantsPage: a level-1 node's level-0 page and the level-1 pages around its own,
-    // a level-2 node's level-1 page) and that the walk reaches in the frustum or that border a
+    // (LodDistance::wantsPage: the pages of LodResidency::forEachNeeded that are not resident)
+    // and that the walk reaches in the frustum or that border a
     // drawn node (outside the frustum too: held back, such a node folds or morphs the drawn
     // node's edge, which it would not do were its pages in), each page once, in walk order; empty
     // otherwise.
     std::vector<PageRequest> requests;
-    // With level 1 streamed and LodParams::shadingReach: the level-1 pages under the drawn nodes
-    // of level 2 and up within it of the eye (with a margin for the shader's float arithmetic),
-    // whose normals those nodes' fragments there may read, each once, resident or not; those not
-    // resident are in `requests` too.
+    // With levels above 0 streamed and LodParams::shadingReach: for each pooled level j from 1,
+    // the level-j pages under the drawn nodes of level j + 1 and up within 2^(j - 1) times it of
+    // the eye (with a margin for the shader's float arithmetic), whose normals those nodes'
+    // fragments there may read, each once, resident or not; those not resident are in
+    // `requests` too.
     std::vector<uint32_t> shadingPages;
-    std::vector<uint8_t> shadingMark;  // per level-1 page, all 0 between frames
+    std::vector<uint8_t> shadingMark;  // per pooled page, all 0 between frames
     // Per page (PageRequest::page): 1 + its index in `requests`, 0 when not asked; all 0 between
     // frames.
     // Sized by the first streamed selection.

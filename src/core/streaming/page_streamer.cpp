@@ -1,4 +1,4 @@
-// The page streamer of levels 0 and 1: requests nearest first, workers filling staging pages,
+// The page streamer of the pooled levels: requests nearest first, workers filling staging pages,
 // uploads under a per-frame budget into pool layers recycled least recently drawn first.
 #include "core/streaming/page_streamer.h"
 
@@ -46,11 +46,10 @@ void PageStreamer::start(const Heightmap& map, const HeightPages& pages, int poo
     ready_.clear();
     ready_.reserve(size_t(stagingPages));
     loading_ = 0;
-    coarseLoading_ = false;
+    coarseLoading_ = 0;
     failed_ = 0;
     lastFailure_.clear();
     stop_ = false;
-    resident_.assign(count, 0);
     pageLayer_.assign(count, -1);
     layerPage_.assign(size_t(poolLayers), -1);
     layerDrawn_.assign(size_t(poolLayers), 0);
@@ -59,14 +58,11 @@ void PageStreamer::start(const Heightmap& map, const HeightPages& pages, int poo
     drawFrame_ = 0;
     uploaded_ = 0;
     uploadedTotal_ = 0;
-    residency_ = {resident_.data(), level0.pagesX, pages.pageShift};
-    if (pages.pooled(1)) {
-        const PageLevel& level1 = pages.level[1];
-        residency_.level1 = resident_.data() + level1.firstPage;
-        residency_.pagesX1 = level1.pagesX;
-        residency_.pagesY1 = level1.pagesY;
+    std::vector<PageResidency::Size> pooled;
+    for (int k = 0; k < std::max(pages.pooledLevels, 1); ++k) {
+        pooled.push_back({pages.level[size_t(k)].pagesX, pages.level[size_t(k)].pagesY});
     }
-    residency_.level1First = uint32_t(pages.pooled(1) ? pages.level[1].firstPage : int(count));
+    residency_.reset(pages.pageShift, pooled);
     for (int w = 0; w < workers; ++w) {
         workers_.emplace_back([this] { work(); });
     }
@@ -95,7 +91,7 @@ void PageStreamer::stop() {
     head_ = 0;
     ready_.clear();
     loading_ = 0;
-    coarseLoading_ = false;
+    coarseLoading_ = 0;
 }
 
 PageState PageStreamer::state(uint32_t page) const {
@@ -138,29 +134,35 @@ void PageStreamer::request(std::vector<PageRequest>& requests) {
 void PageStreamer::markDrawn(const std::vector<DrawNode>& drawn, int leafShift,
                              const std::vector<uint32_t>& shading) {
     ++drawFrame_;
-    const LodResidency& r = residency_;
-    const int shift = r.pageShift - leafShift;  // leaves to pages
+    const LodResidency& r = residency_.view();
     const auto mark = [this](uint32_t page) {
         const int layer = pageLayer_[page];
         assert(layer >= 0 && "a node is drawn only from a resident page");
         layerDrawn_[size_t(layer)] = drawFrame_;
     };
-    // Nodes come in tree order, so a page's nodes mostly follow each other: the level-1 pages
-    // around a level-0 node's are marked again only when its level-1 page changes.
-    int64_t around = -1;
+    // Nodes come in tree order, so a page's nodes mostly follow each other: the pages a node's
+    // parent needed are marked again only when the node's page changes.
+    int64_t last = -1;
     for (const DrawNode& node : drawn) {
+        if (node.level >= r.levels) {
+            continue;
+        }
         const int x0 = int(node.col) << leafShift;  // its first map sample
         const int z0 = int(node.row) << leafShift;
-        if (node.level == 0) {
-            mark(uint32_t(node.row >> shift) * uint32_t(r.pagesX) + uint32_t(node.col >> shift));
-            if (r.level1 == nullptr || int64_t(r.level1Page(x0, z0)) == around) {
-                continue;
-            }
-            around = int64_t(r.level1Page(x0, z0));
-            r.forEachAroundLevel1(x0, z0, [&](uint32_t q) { mark(r.level1First + q); });
-        } else if (node.level == 1 && r.level1 != nullptr) {
-            mark(r.level1Page(x0, z0));
+        const uint32_t page = r.pageAt(node.level, x0, z0);
+        if (int64_t(page) == last) {
+            continue;
         }
+        last = int64_t(page);
+        // Its page and, its parent having split, the pages above that made it effective.
+        r.forEachNeeded(node.level + 1, x0, z0, [&](int j, int qx0, int qy0, int qx1, int qy1) {
+            const ResidentLevel& at = r.level[size_t(j)];
+            for (int y = qy0; y <= qy1; ++y) {
+                for (int x = qx0; x <= qx1; ++x) {
+                    mark(at.first + uint32_t(y) * uint32_t(at.pagesX) + uint32_t(x));
+                }
+            }
+        });
     }
     for (const uint32_t page : shading) {
         if (pageLayer_[page] >= 0) {
@@ -206,7 +208,7 @@ int PageStreamer::upload(const Upload& uploadPage) {
         }
         const int64_t evicted = layerPage_[size_t(layer)];
         if (evicted >= 0) {
-            resident_[size_t(evicted)] = 0;
+            residency_.set(uint32_t(evicted), false);
             pageLayer_[size_t(evicted)] = -1;
         }
         // The worker does not touch a staging page in ready_, so it is read without the lock.
@@ -214,7 +216,7 @@ int PageStreamer::upload(const Upload& uploadPage) {
         layerPage_[size_t(layer)] = page;
         layerDrawn_[size_t(layer)] = 0;
         pageLayer_[page] = layer;
-        resident_[page] = 1;
+        residency_.set(page, true);
         {
             std::lock_guard<std::mutex> lock(mutex_);
             if (evicted >= 0) {
@@ -289,7 +291,7 @@ size_t PageStreamer::nextTakeable() const {
     for (size_t i = head_; i < queue_.size(); ++i) {
         const uint32_t page = queue_[i];
         if (state_[page] == PageState::Requested &&
-            !(coarseLoading_ && coarse_ && page >= residency_.level1First)) {
+            !(coarse_ && (coarseLoading_ >> pages_->levelOfPage(page) & 1) != 0)) {
             return i;
         }
     }
@@ -319,9 +321,11 @@ void PageStreamer::work() {
         freeStaging_.pop_back();
         state_[page] = PageState::Loading;
         ++loading_;
-        const int level = page < residency_.level1First ? 0 : 1;
-        const bool fromCoarse = level == 1 && coarse_;
-        coarseLoading_ = coarseLoading_ || fromCoarse;
+        const int level = pages_->levelOfPage(page);
+        const bool fromCoarse = level >= 1 && coarse_;
+        if (fromCoarse) {
+            coarseLoading_ |= 1u << level;
+        }
         lock.unlock();
         const PageLevel& l = pages_->level[size_t(level)];
         const int px = int((page - uint32_t(l.firstPage)) % uint32_t(l.pagesX));
@@ -338,7 +342,7 @@ void PageStreamer::work() {
             std::min((px * pages_->pageSize + pages_->texels - 2) << level, map_->width - 1);
         Status had;
         if (fromCoarse) {
-            had = coarse_(*pages_, 1, px, py, out);
+            had = coarse_(*pages_, level, px, py, out);
         } else {
             had = source_ ? source_(firstColumn, firstRow, lastColumn, lastRow) : Status();
             if (had) {
@@ -357,10 +361,12 @@ void PageStreamer::work() {
             lastFailure_ = had.error();
         }
         --loading_;
-        coarseLoading_ = coarseLoading_ && !fromCoarse;
+        if (fromCoarse) {
+            coarseLoading_ &= ~(1u << level);
+        }
         filled_.notify_all();
         if (fromCoarse) {
-            wake_.notify_all();  // a level-1 page others left for this one may be taken now
+            wake_.notify_all();  // a page of its level others left for this one may be taken now
         }
     }
 }
@@ -375,14 +381,15 @@ int streamPoolLayers(const HeightPages& pages, float fovY, int viewportHeight, f
     const float radius = kStreamPrefetch * stepsAway * 2.0f;
     const float side = 2.0f * radius / float(pages.pageSize) + 2.0f;
     const float wanted = std::min(side * side, float(all));
-    float wanted1 = 0.0f;
-    if (poolsLevelOne(pages)) {
-        // Level 2's grid-step reach is 4 steps, over pages of 2 pageSize squares: the same side,
-        // and one ring more.
-        const PageLevel& level1 = pages.level[1];
-        wanted1 = std::min((side + 2.0f) * (side + 2.0f), float(level1.pagesX * level1.pagesY));
+    float above = 0.0f;
+    // Level j + 1's grid-step reach is 2^(j + 1) steps, over pages of 2^j pageSize squares: the
+    // same side, and one ring more.
+    const int pooled = pages.pooledLevels > 0 ? pages.pooledLevels : streamedLevels(pages);
+    for (int j = 1; j < pooled; ++j) {
+        const PageLevel& level = pages.level[size_t(j)];
+        above += std::min((side + 2.0f) * (side + 2.0f), float(level.pagesX * level.pagesY));
     }
-    return std::max(1, int(std::ceil(wanted + wanted1)));
+    return std::max(1, int(std::ceil(wanted + above)));
 }
 
 }  // namespace qt

@@ -1,4 +1,4 @@
-// Height pages of levels 0 and 1 streamed on demand: worker threads fill the pages the frames
+// Height pages of the pooled levels streamed on demand: worker threads fill the pages the frames
 // ask for from the map's codes (or a layout's files), and the main thread hands them, a few per
 // frame, to the GPU's pool of layers.
 #pragma once
@@ -53,11 +53,11 @@ using SampleSource = std::function<Status(int x0, int y0, int x1, int y1)>;
 using CoarsePageFill =
     std::function<Status(const HeightPages& pages, int level, int px, int py, uint16_t* out)>;
 
-// The pooled pages of one map (HeightPages::pooledLevels: level 0, and level 1 where level 2
-// stands in for it), numbered as PageRequest numbers them, streamed into a pool of `poolLayers`
-// GPU layers. Thread use: every public method is for the main thread (the one that culls and
-// draws); the workers read the map's codes, which must not change nor move while they run (stop()
-// first), and write only staging pages the main thread has not been handed.
+// The pooled pages of one map (HeightPages::pooledLevels: level 0, and the levels above it that
+// stream, each with a level above it to stand in), numbered as PageRequest numbers them, streamed
+// into a pool of `poolLayers` GPU layers. Thread use: every public method is for the main thread
+// (the one that culls and draws); the workers read the map's codes, which must not change nor move
+// while they run (stop() first), and write only staging pages the main thread has not been handed.
 //
 // No allocation per frame: every queue is sized at bind(); the main thread hands the workers a
 // list of requests sorted nearest first (replacing the previous frame's), a worker fills the
@@ -75,10 +75,11 @@ public:
     // layers (at least 1) and starts the workers over `map`, which must stay where it is until
     // stop().
     // With `source`, the worker asks it for each level-0 page's samples first; with `coarse`, it
-    // fills level-1 pages from it instead of from the map's codes. With `workers` above 1 (a
-    // source whose wait is a network's round trip, not the machine's work), that many workers
-    // fill pages side by side, each the nearest page still asked for, at most one of them a
-    // level-1 page from `coarse` (which takes one thread a level); at most stagingPages - 1.
+    // fills the pages of levels 1 and up from it instead of from the map's codes. With `workers`
+    // above 1 (a source whose wait is a network's round trip, not the machine's work), that many
+    // workers fill pages side by side, each the nearest page still asked for, at most one of them
+    // a given level's page from `coarse` (which takes one thread a level); at most
+    // stagingPages - 1.
     void start(const Heightmap& map, const HeightPages& pages, int poolLayers,
                int uploadsPerFrame = kStreamUploadsPerFrame, int stagingPages = kStreamStagingPages,
                SampleSource source = {}, CoarsePageFill coarse = {}, int workers = 1);
@@ -88,7 +89,7 @@ public:
     const Heightmap* map() const { return map_; }
 
     // The residency the selection reads (LodParams::residency); valid while the streamer lives.
-    const LodResidency& residency() const { return residency_; }
+    const LodResidency& residency() const { return residency_.view(); }
     PageState state(uint32_t page) const;
     // The pool layer holding a resident page, or -1.
     int layerOf(uint32_t page) const { return pageLayer_[page]; }
@@ -96,9 +97,9 @@ public:
     // This frame's requests (the selection's, sorted here nearest first): they replace the last
     // frame's, pages no longer asked for and not yet being filled going back to Absent.
     void request(std::vector<PageRequest>& requests);
-    // Marks as drawn by this frame the pool layers the nodes `drawn` draws from, and with level 1
-    // pooled the level-1 pages around each level-0 node's (what let its parent split:
-    // LodResidency::splits) and those of `shading` that are resident (LodOutput::shadingPages):
+    // Marks as drawn by this frame the pool layers the nodes `drawn` draws from, the pooled pages
+    // above that let their parents split (LodResidency::forEachNeeded) and those of `shading`
+    // that are resident (LodOutput::shadingPages):
     // upload() recycles the least recently drawn layer first and never one drawn by the last
     // frame.
     void markDrawn(const std::vector<DrawNode>& drawn, int leafShift,
@@ -127,8 +128,9 @@ public:
 
 private:
     void work();
-    // The queue's index of the nearest page a worker may take now (a level-1 page from coarse_
-    // only while no other worker fills one), or queue_.size(); mutex_ held.
+    // The queue's index of the nearest page a worker may take now (a page of a level above 0
+    // from coarse_ only while no other worker fills one of that level), or queue_.size(); mutex_
+    // held.
     size_t nextTakeable() const;
     int freeLayer();
 
@@ -137,7 +139,6 @@ private:
     SampleSource source_;    // read by the workers alone while they run
     CoarsePageFill coarse_;  // the same, by one worker at a time
     int uploadsPerFrame_ = 0;
-    LodResidency residency_;
 
     // Shared with the worker, under mutex_.
     mutable std::mutex mutex_;
@@ -151,12 +152,12 @@ private:
     std::vector<int> freeStaging_;                 // staging pages free for the worker
     std::vector<std::pair<uint32_t, int>> ready_;  // (page, staging page), in fill order
     int loading_ = 0;                              // pages the workers hold
-    bool coarseLoading_ = false;                   // a worker is filling a page from coarse_
-    uint64_t failed_ = 0;                          // fills the source failed
+    uint32_t coarseLoading_ = 0;  // bit k: a worker fills a level-k page from coarse_
+    uint64_t failed_ = 0;         // fills the source failed
     std::string lastFailure_;
 
     // Main thread only.
-    std::vector<uint8_t> resident_;     // per page: 1 when Resident (residency_'s bits)
+    PageResidency residency_;           // per page: Resident or not
     std::vector<int> pageLayer_;        // per page: its pool layer, or -1
     std::vector<int64_t> layerPage_;    // per layer: its page, or -1
     std::vector<uint64_t> layerDrawn_;  // per layer: the last frame that drew it (0: never)
@@ -176,10 +177,10 @@ private:
 // finest level of detail (`finestPixels` for a viewport `viewportHeight` high at `fovY`), the
 // pages within that radius of the eye, in a square of side 2r + one page either way, are
 //   (2 * kStreamPrefetch * stepsAway * 2 / pageSize + 2)^2,
-// capped by the map's level-0 pages. With level 1 pooled, its pages within the level-2 split
-// distance (twice the radius, over pages twice as wide) and one more ring (the pages around a
-// level-1 node's that it needs to split) are added, capped by level 1's pages. Towards the view's
-// sides, where the split distance is taken as the Euclidean one times the corners' cosine
+// capped by the map's level-0 pages. For each pooled level j >= 1, its pages within the level
+// j + 1 split distance (2^j times the radius, over pages 2^j times as wide) and one more ring (the
+// pages around a parent's that a split needs) are added, capped by level j's pages. Towards the
+// view's sides, where the split distance is taken as the Euclidean one times the corners' cosine
 // (lodDistance), and on a rough map whose coarse errors stretch the reach, more are asked for:
 // those pages wait (the level-1 surface is drawn there) until a layer drawn less recently frees, so
 // a small pool costs detail, never a hole.

@@ -17,7 +17,9 @@
 #include "core/streaming/layout.h"
 #include "core/streaming/mapped_codes.h"
 #include "core/streaming/own_files.h"
+#include "core/streaming/page_streamer.h"
 #include "core/streaming/tree_sidecar.h"
+#include "core/terrain/height_pages.h"
 #include "core/terrain/leaf_ranges.h"
 
 namespace qt {
@@ -284,12 +286,25 @@ uint64_t quadtreeBytes(int width, int height, int leafSize) {
 }
 
 uint64_t streamedPeakBytes(int width, int height, int leafSize) {
-    // Levels 2.. of the pyramid (levels 0 and 1 stream through the pool): a twelfth of the
-    // samples, two bytes each, in pages with borders.
+    // The levels held whole, those above the pooled ones (streamedLevels, at the default page
+    // size): levels m.. hold 4^-m * 4/3 of the samples, two bytes each (a sixth of the samples
+    // above the two levels pooled at least), in pages with borders.
+    const HeightPages full =
+        planHeightPages(width, height, leafSize, std::max(kDefaultPageSize, 2 * leafSize));
+    const int pooled = streamedLevels(full);
     const uint64_t samples = uint64_t(width) * uint64_t(height);
+    const uint64_t held = samples * 8 / (3 * (uint64_t(1) << (2 * pooled)));
+    // The pool: the layers of levels 0 and 1 within kStreamedFixedBytes, and those the view asks
+    // for of each level pooled above them (streamPoolLayers).
+    const uint64_t pageBytes = uint64_t(full.texels) * uint64_t(full.texels) * 2;
+    const auto poolLayers = [&](int levels) {
+        return uint64_t(streamPoolLayers(streamedHeightPages(full, 1, levels), 1.04719755f,
+                                         kStreamPoolViewport, kStreamFinestPixels, leafSize));
+    };
+    const uint64_t above = pooled > 2 ? (poolLayers(pooled) - poolLayers(2)) * pageBytes : 0;
     const uint64_t inFlight =
-        std::min(kStreamedFixedBytes, samples * 5 / 2 + samples / 32 + kStreamedSmallBytes);
-    return quadtreeBytes(width, height, leafSize) + samples / 6 + samples / 256 + inFlight;
+        std::min(kStreamedFixedBytes, samples * 5 / 2 + samples / 32 + kStreamedSmallBytes) + above;
+    return quadtreeBytes(width, height, leafSize) + held + samples / 256 + inFlight;
 }
 
 Result<int> streamedLeafSize(int width, int height, int requestedLeafSize, uint64_t treeBudget) {

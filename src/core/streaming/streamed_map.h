@@ -147,9 +147,10 @@ using BandRows = std::function<Status(int lastRow)>;
 uint64_t quadtreeBytes(int width, int height, int leafSize);
 
 // Estimated resident bytes of a streamed width x height map in leaves of leafSize: its tree, the
-// pyramid's levels 2.. on the GPU (a twelfth of the samples, 2 bytes each, and the pages' borders)
-// and the pages in flight (kStreamedFixedBytes, less for a small map); checked against the budget
-// before the map is mapped.
+// pyramid's levels above the pooled ones on the GPU (streamedLevels: a twelfth of the samples, 2
+// bytes each, and the pages' borders above two pooled levels) and the pages in flight
+// (kStreamedFixedBytes, less for a small map, and the pool's layers of the levels pooled above
+// two); checked against the budget before the map is mapped.
 uint64_t streamedPeakBytes(int width, int height, int leafSize);
 
 // The smallest power of two >= requestedLeafSize (and >= kMinLeafSize) whose tree takes at most

@@ -108,10 +108,28 @@ std::vector<uint16_t> HeightPages::table() const {
     return entries;
 }
 
-HeightPages streamedHeightPages(const HeightPages& full, int pool) {
+int streamedLevels(const HeightPages& full, uint64_t heldBytes) {
+    const int top = int(full.level.size()) - 1;
+    int levels = std::min(2, std::max(top, 1));
+    const uint64_t pageBytes = uint64_t(full.texels) * uint64_t(full.texels) * 2;
+    uint64_t held = 0;  // the pages of levels `levels` and up
+    for (int k = levels; k <= top; ++k) {
+        held += uint64_t(full.level[size_t(k)].pagesX) * uint64_t(full.level[size_t(k)].pagesY) *
+                pageBytes;
+    }
+    while (levels < top && held > heldBytes) {
+        held -= uint64_t(full.level[size_t(levels)].pagesX) *
+                uint64_t(full.level[size_t(levels)].pagesY) * pageBytes;
+        ++levels;
+    }
+    return levels;
+}
+
+HeightPages streamedHeightPages(const HeightPages& full, int pool, int levels) {
     assert(full.poolLayers == 0 && pool >= 1);
+    assert(levels >= 0 && (levels <= 1 || levels < int(full.level.size())));
     HeightPages pages = full;
-    pages.pooledLevels = poolsLevelOne(full) ? 2 : 1;
+    pages.pooledLevels = levels > 0 ? levels : streamedLevels(full);
     const int pooledPages = pages.pooledPages();
     pages.poolLayers = std::min(pool, pooledPages);
     const int shift = pages.poolLayers - pooledPages;
@@ -162,7 +180,8 @@ HeightPages planHeightPages(int width, int height, int leafSize, int pageSize) {
 }
 
 Result<HeightPages> fitHeightPages(int width, int height, int leafSize, int pageSize,
-                                   const PageLimits& limits, const PagePool& pool) {
+                                   const PageLimits& limits, const PagePool& pool,
+                                   uint64_t heldBytes) {
     int size = leafSize;
     while (size < pageSize) {
         size *= 2;
@@ -173,7 +192,8 @@ Result<HeightPages> fitHeightPages(int width, int height, int leafSize, int page
     for (;;) {
         HeightPages pages = planHeightPages(width, height, leafSize, size);
         if (pool) {
-            pages = streamedHeightPages(pages, std::max(pool(pages), 1));
+            pages = streamedHeightPages(pages, std::max(pool(pages), 1),
+                                        streamedLevels(pages, heldBytes));
         }
         const bool fitsTexels = pages.texels <= limits.maxTextureSize &&
                                 pages.tableWidth <= limits.maxTextureSize &&

@@ -56,8 +56,9 @@ struct HeightPages {
     // kAbsentPage; the levels above follow from layer poolLayers. 0: every page has a layer of
     // its own, all uploaded at once.
     int poolLayers = 0;
-    // Levels whose pages are in the pool: 1 (level 0), or 2 (levels 0 and 1) when the pyramid has
-    // a level 2 to stand in for level 1 (core/lod/lod.h). 0 when not streamed.
+    // Levels whose pages are in the pool, from level 0 (streamedHeightPages), each with a level
+    // above it to stand in for its pages while they are missing (core/lod/lod.h). 0 when not
+    // streamed.
     int pooledLevels = 0;
 
     bool pooled(int k) const { return k < pooledLevels; }
@@ -89,16 +90,22 @@ enum class Level0Upload {
 // (core/lod/lod.h).
 constexpr uint16_t kAbsentPage = 0xFFFF;
 
-// Whether a streamed terrain pools level 1 with level 0: where the pyramid has a level 2 to draw
-// in its place while a level-1 page is missing (core/lod/lod.h).
-inline bool poolsLevelOne(const HeightPages& pages) {
-    return pages.level.size() >= 3;
-}
+// The most GPU bytes of pages a streamed terrain holds whole in the levels above its pool, past
+// the two levels it pools at least: a map whose levels 2 and up take more pools more of them, so
+// that what its open reads and holds stays near this whatever the map's size (64 MiB: levels 3
+// and up of a 32769^2 map, 4 and up of a 65537^2 one).
+constexpr uint64_t kHeldLevelsBytes = uint64_t(64) << 20;
 
-// `full`'s layout with level 0 (and level 1 where a level 2 stands in for it: pooledLevels)
-// streamed through `pool` layers (at most their pages): the levels above keep their layers after
-// the pool's.
-HeightPages streamedHeightPages(const HeightPages& full, int pool);
+// The levels a streamed terrain pools (HeightPages::pooledLevels): level 0; level 1 where the
+// pyramid has a level 2 to draw in its place while a level-1 page is missing (core/lod/lod.h);
+// and the levels above while those left would take more than `heldBytes` of pages, one level
+// always left.
+int streamedLevels(const HeightPages& full, uint64_t heldBytes = kHeldLevelsBytes);
+
+// `full`'s layout with its levels 0 .. levels - 1 (0: streamedLevels; at least one level stays
+// above them, unless the pyramid has one level) streamed through `pool` layers (at most their
+// pages): the levels above keep their layers after the pool's.
+HeightPages streamedHeightPages(const HeightPages& full, int pool, int levels = 0);
 
 // The limits of the texture array the pages go into (GL_MAX_ARRAY_TEXTURE_LAYERS,
 // GL_MAX_TEXTURE_SIZE).
@@ -119,10 +126,11 @@ using PagePool = std::function<int(const HeightPages& full)>;
 
 // The layout with the smallest page of at least `pageSize` squares (and of the leaf size) whose
 // layers and texels fit `limits`; fails with one line when none does. With `pool`, the layout is
-// streamed (streamedHeightPages with pool's layers for each page size tried): the pooled levels
-// count only their pool.
+// streamed (streamedHeightPages with pool's layers for each page size tried, its levels
+// streamedLevels with `heldBytes`): the pooled levels count only their pool.
 Result<HeightPages> fitHeightPages(int width, int height, int leafSize, int pageSize,
-                                   const PageLimits& limits, const PagePool& pool = {});
+                                   const PageLimits& limits, const PagePool& pool = {},
+                                   uint64_t heldBytes = kHeldLevelsBytes);
 
 // Fills `out` (texels^2 codes, row-major) with page (px, py) of `level`, from the map's codes.
 void fillHeightPage(const Heightmap& map, const HeightPages& pages, int level, int px, int py,

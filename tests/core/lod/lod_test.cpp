@@ -4,6 +4,7 @@
 #include "core/lod/lod.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -868,88 +869,180 @@ TEST(Lod, FullDetailLeavesGoThroughTheOcclusionStageAlone) {
     EXPECT_GT(fullDetailSeen, 1000u);  // the cameras did draw full-detail nodes
 }
 
-// Streamed: a random pattern of resident level-0 pages (pages of twice the leaf size or more), and
-// with `level1Share` in [0, 1] of level-1 pages too (LodResidency::level1; negative: level 1
-// always resident).
+// Streamed: a random pattern of resident pages of the pooled levels 0 .. levels - 1 (pages of
+// twice the leaf size or more; `levels` capped to leave a level above them), `share` of level 0's
+// and `aboveShare` of the others' (above 1: every page).
 struct Residency {
-    std::vector<uint8_t> bits;
-    std::vector<uint8_t> bits1;
-    LodResidency view;
+    PageResidency pages;
 
-    Residency() = default;
-    Residency(const Residency&) = delete;  // `view` points into the bits
-    Residency& operator=(const Residency&) = delete;
-
+    const LodResidency& view() const { return pages.view(); }
     // Makes resident the page PageRequest numbers `page`.
-    void take(uint32_t page) {
-        if (page < view.level1First) {
-            bits[page] = 1;
-        } else {
-            bits1[page - view.level1First] = 1;
-        }
-    }
-    bool resident(uint32_t page) const {
-        return page < view.level1First ? bits[page] != 0 : bits1[page - view.level1First] != 0;
-    }
+    void take(uint32_t page) { pages.set(page, true); }
+    bool resident(uint32_t page) const { return pages.resident(page); }
 };
 
 void randomResidency(const Scene& s, int pageSize, float share, Random& rng, Residency& r,
-                     float level1Share = -1.0f) {
+                     int levels = 1, float aboveShare = 0.0f) {
     const HeightPages pages = planHeightPages(s.map.width, s.map.height, s.tree.leafSize, pageSize);
-    r.bits.resize(size_t(pages.level[0].pagesX) * size_t(pages.level[0].pagesY));
-    for (uint8_t& b : r.bits) {
-        b = rng.uniform(0.0f, 1.0f) < share ? 1 : 0;
+    levels = std::max(1, std::min(levels, int(pages.level.size()) - 1));
+    std::vector<PageResidency::Size> sizes;
+    for (int j = 0; j < levels; ++j) {
+        sizes.push_back({pages.level[size_t(j)].pagesX, pages.level[size_t(j)].pagesY});
     }
-    r.view = {r.bits.data(), pages.level[0].pagesX, pages.pageShift};
-    r.view.level1First = uint32_t(r.bits.size());
-    if (level1Share >= 0.0f) {
-        const PageLevel& one = pages.level[1];
-        r.bits1.resize(size_t(one.pagesX) * size_t(one.pagesY));
-        for (uint8_t& b : r.bits1) {
-            b = rng.uniform(0.0f, 1.0f) < level1Share ? 1 : 0;
+    r.pages.reset(pages.pageShift, sizes);
+    for (uint32_t page = 0; page < r.view().pageCount(); ++page) {
+        if (rng.uniform(0.0f, 1.0f) <
+            (page < r.view().level[1].first || levels == 1 ? share : aboveShare)) {
+            r.take(page);
         }
-        r.view.level1 = r.bits1.data();
-        r.view.pagesX1 = one.pagesX;
-        r.view.pagesY1 = one.pagesY;
     }
 }
 
-// The pages PageRequest numbers that hold back the node at `level` (1 or 2) whose first sample is
-// (x0, z0): by brute force, every page the rule names that is not resident.
+// Whether page (px, py) of pooled level j lets nodes split, by the rule's definition
+// (core/lod/lod_residency.h): resident, and the 3 x 3 pages of level j + 1 around its parent too.
+bool effectiveByDefinition(const Residency& r, int j, int px, int py) {
+    const LodResidency& v = r.view();
+    const ResidentLevel& at = v.level[size_t(j)];
+    if (!r.resident(at.first + uint32_t(py) * uint32_t(at.pagesX) + uint32_t(px))) {
+        return false;
+    }
+    if (j + 1 >= v.levels) {
+        return true;
+    }
+    const ResidentLevel& up = v.level[size_t(j + 1)];
+    for (int y = py / 2 - 1; y <= py / 2 + 1; ++y) {
+        for (int x = px / 2 - 1; x <= px / 2 + 1; ++x) {
+            if (x >= 0 && y >= 0 && x < up.pagesX && y < up.pagesY &&
+                !effectiveByDefinition(r, j + 1, x, y)) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+// The pages PageRequest numbers that hold back the node at `level` (1 .. pooled levels) whose
+// first sample is (x0, z0), by brute force: the pages not resident among those its level-(level -
+// 1) page's effectiveness depends on, followed page by page.
 void missingPages(const Residency& r, int level, int x0, int z0, std::vector<uint32_t>& out) {
-    const LodResidency& v = r.view;
-    if (level == 1) {
-        const uint32_t page =
-            uint32_t(z0 >> v.pageShift) * uint32_t(v.pagesX) + uint32_t(x0 >> v.pageShift);
+    const LodResidency& v = r.view();
+    std::vector<std::array<int, 3>> todo{
+        {level - 1, x0 >> (v.pageShift + level - 1), z0 >> (v.pageShift + level - 1)}};
+    std::vector<uint8_t> seen(v.pageCount(), 0);
+    while (!todo.empty()) {
+        const auto [j, px, py] = todo.back();
+        todo.pop_back();
+        const ResidentLevel& at = v.level[size_t(j)];
+        const uint32_t page = at.first + uint32_t(py) * uint32_t(at.pagesX) + uint32_t(px);
+        if (seen[page] != 0) {
+            continue;
+        }
+        seen[page] = 1;
         if (!r.resident(page)) {
             out.push_back(page);
         }
-    }
-    if (v.level1 == nullptr) {
-        return;
-    }
-    const int qx = x0 >> (v.pageShift + 1);
-    const int qy = z0 >> (v.pageShift + 1);
-    for (int y = 0; y < v.pagesY1; ++y) {
-        for (int x = 0; x < v.pagesX1; ++x) {
-            const bool named =
-                level == 2 ? x == qx && y == qy : std::abs(x - qx) <= 1 && std::abs(y - qy) <= 1;
-            const uint32_t page = v.level1First + uint32_t(y) * uint32_t(v.pagesX1) + uint32_t(x);
-            if (named && !r.resident(page)) {
-                out.push_back(page);
+        if (j + 1 < v.levels) {
+            const ResidentLevel& up = v.level[size_t(j + 1)];
+            for (int y = py / 2 - 1; y <= py / 2 + 1; ++y) {
+                for (int x = px / 2 - 1; x <= px / 2 + 1; ++x) {
+                    if (x >= 0 && y >= 0 && x < up.pagesX && y < up.pagesY) {
+                        todo.push_back({j + 1, x, y});
+                    }
+                }
             }
         }
     }
 }
 
+// Pages made resident and evicted in random order, over 1 to 5 pooled levels: after every change
+// each page's effective bit is the rule's definition, which holds a node back exactly when one of
+// the pages forEachNeeded names is missing.
+TEST(LodResidency, EffectivePagesFollowEveryChange) {
+    Random rng(5);
+    int effectiveSeen = 0, heldBackSeen = 0;
+    for (const int levels : {1, 2, 3, 4, 5}) {
+        for (const auto& [width, height] : {std::pair<int, int>{129, 129}, {77, 53}}) {
+            const HeightPages pages = planHeightPages(width, height, 2, 4);
+            ASSERT_GT(int(pages.level.size()), levels);
+            Residency r;
+            std::vector<PageResidency::Size> sizes;
+            for (int j = 0; j < levels; ++j) {
+                sizes.push_back({pages.level[size_t(j)].pagesX, pages.level[size_t(j)].pagesY});
+            }
+            r.pages.reset(pages.pageShift, sizes);
+            const LodResidency& v = r.view();
+            ASSERT_EQ(v.pageCount(), uint32_t(pages.level[size_t(levels - 1)].firstPage +
+                                              pages.level[size_t(levels - 1)].pagesX *
+                                                  pages.level[size_t(levels - 1)].pagesY));
+            // The upper levels' pages mostly in, so that their rings are often whole.
+            for (int change = 0; change < 4000; ++change) {
+                const uint32_t page =
+                    uint32_t(rng.uniform(0.0f, float(v.pageCount()))) % v.pageCount();
+                r.pages.set(page,
+                            rng.uniform(0.0f, 1.0f) <
+                                (page < v.level[1 % levels].first || levels == 1 ? 0.6f : 0.97f));
+                if (change % 200 != 199) {
+                    continue;
+                }
+                const std::string what = std::to_string(levels) + " levels, " +
+                                         std::to_string(width) + "x" + std::to_string(height) +
+                                         ", change " + std::to_string(change);
+                for (int j = 0; j < levels; ++j) {
+                    const ResidentLevel& at = v.level[size_t(j)];
+                    for (int py = 0; py < at.pagesY; ++py) {
+                        for (int px = 0; px < at.pagesX; ++px) {
+                            const uint32_t q =
+                                at.first + uint32_t(py) * uint32_t(at.pagesX) + uint32_t(px);
+                            const bool effective = effectiveByDefinition(r, j, px, py);
+                            ASSERT_EQ(r.pages.effective(q), effective)
+                                << what << ", level " << j << " page " << px << "," << py;
+                            effectiveSeen += effective ? 1 : 0;
+                            // A level-(j + 1) node at the page's corner: held back exactly when
+                            // a page its split needs is missing.
+                            const int x0 = px << (pages.pageShift + j);
+                            const int z0 = py << (pages.pageShift + j);
+                            std::vector<uint32_t> missing;
+                            missingPages(r, j + 1, x0, z0, missing);
+                            ASSERT_EQ(v.splits(j + 1, x0, z0), missing.empty()) << what;
+                            heldBackSeen += missing.empty() ? 0 : 1;
+                            std::vector<uint32_t> named;
+                            v.forEachNeeded(
+                                j + 1, x0, z0, [&](int k, int qx0, int qy0, int qx1, int qy1) {
+                                    const ResidentLevel& l = v.level[size_t(k)];
+                                    for (int y = qy0; y <= qy1; ++y) {
+                                        for (int x = qx0; x <= qx1; ++x) {
+                                            const uint32_t n = l.first +
+                                                               uint32_t(y) * uint32_t(l.pagesX) +
+                                                               uint32_t(x);
+                                            if (!r.resident(n)) {
+                                                named.push_back(n);
+                                            }
+                                        }
+                                    }
+                                });
+                            std::sort(missing.begin(), missing.end());
+                            std::sort(named.begin(), named.end());
+                            ASSERT_EQ(named, missing) << what;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_GT(effectiveSeen, 1000);
+    EXPECT_GT(heldBackSeen, 1000);
+}
+
 // With pages missing: the drawn nodes still tile the map one level apart with matching edges and
-// no cracks, no level-0 or level-1 node is drawn from a page that is not resident, culled equals
+// no cracks, no node of a pooled level is drawn from a page that is not resident, culled equals
 // unculled, and the requests are exactly the missing pages of the held-back nodes within the
-// prefetch distance (a level-1 node's level-0 page and, with level 1 streamed, the level-1 pages
-// around its own; a level-2 node's level-1 page), each page once.
+// prefetch distance (those their splits need, missingPages), each page once; over 1 to 4 pooled
+// levels.
 TEST(Lod, StreamedSelectionDrawsOnlyResidentPagesWithoutCracks) {
     uint32_t seed = 7;
-    int fullDetail = 0, requested = 0, level1Drawn = 0, level1Requested = 0, shadingSeen = 0;
+    int fullDetail = 0, requested = 0, upperDrawn = 0, upperRequested = 0, shadingSeen = 0;
+    int deepPooledDrawn = 0;  // nodes drawn from pooled levels 2 and up
+    int deepShading = 0;      // shading pages of pooled levels 2 and up
     for (const test::SyntheticCase& c : {test::kSyntheticCases[0], test::kSyntheticCases[1],
                                          test::kSyntheticCases[2], test::kSyntheticCases[3]}) {
         const Scene s = makeScene(syntheticHeightmap(c.width, c.height, seed), c.mapping, c.leaf);
@@ -960,13 +1053,13 @@ TEST(Lod, StreamedSelectionDrawsOnlyResidentPagesWithoutCracks) {
             LodParams params = paramsFor(s, camera, int(rng.uniform(100.0f, 2160.0f)),
                                          rng.uniform(0.25f, 8.0f), i % 2 == 0 ? &reach : nullptr);
             const int pageSize = 2 * c.leaf << (i % 2);
-            const bool level1 = i % 3 == 2;
             Residency r;
             randomResidency(s, pageSize, rng.uniform(0.0f, 1.0f), rng, r,
-                            level1 ? rng.uniform(0.0f, 1.0f) : -1.0f);
-            params.residency = &r.view;
+                            i % 3 == 2 ? 2 + i / 3 % 3 : 1, rng.uniform(0.3f, 1.0f));
+            params.residency = &r.view();
+            const int levels = r.view().levels;
             const std::string what =
-                "streamed camera " + std::to_string(i) + (level1 ? ", level 1 streamed" : "");
+                "streamed camera " + std::to_string(i) + ", " + std::to_string(levels) + " levels";
             LodOutput out;
             out.reserveFor(s.tree);
             selectLod(s.tree, s.mapping, params, nullptr, out);
@@ -977,17 +1070,15 @@ TEST(Lod, StreamedSelectionDrawsOnlyResidentPagesWithoutCracks) {
             expectCulledIsUnculledInFrustum(
                 s, params, Frustum::fromViewProjection(camera.viewProjection()), what);
             for (const DrawNode& drawn : out.nodes) {
-                if (drawn.level == 0) {
-                    ++fullDetail;
-                    ASSERT_TRUE(r.view.holds(drawn.col * c.leaf, drawn.row * c.leaf)) << what;
-                } else if (drawn.level == 1 && level1) {
-                    ++level1Drawn;
-                    ASSERT_TRUE(r.view.holdsLevel1(drawn.col * c.leaf, drawn.row * c.leaf)) << what;
-                }
+                ASSERT_TRUE(r.view().holds(drawn.level, drawn.col * c.leaf, drawn.row * c.leaf))
+                    << what;
+                fullDetail += drawn.level == 0 ? 1 : 0;
+                upperDrawn += drawn.level >= 1 && drawn.level < levels ? 1 : 0;
+                deepPooledDrawn += drawn.level >= 2 && drawn.level < levels ? 1 : 0;
             }
-            // Requests, brute force over every level-1 and level-2 node (nothing culled here).
+            // Requests, brute force over every node of levels 1 .. levels (nothing culled here).
             std::vector<uint32_t> expected, got;
-            for (int level = 1; level <= std::min(2, s.tree.depth); ++level) {
+            for (int level = 1; level <= std::min(levels, s.tree.depth); ++level) {
                 const int step = 1 << level;
                 for (int row = 0; row < s.tree.leavesZ; row += step) {
                     for (int col = 0; col < s.tree.leavesX; col += step) {
@@ -999,42 +1090,49 @@ TEST(Lod, StreamedSelectionDrawsOnlyResidentPagesWithoutCracks) {
                         const float near = kStreamPrefetch * d.reach;
                         const bool reached =  // its parent splits: the walk reaches it
                             drawnLevelAt(s.tree, params, col, row) <= level;
-                        if (reached && !r.view.splits(level, b.x0, b.z0) &&
-                            d.squared < near * near) {
-                            missingPages(r, level, b.x0, b.z0, expected);
+                        std::vector<uint32_t> missing;
+                        missingPages(r, level, b.x0, b.z0, missing);
+                        if (reached && !missing.empty() && d.squared < near * near) {
+                            expected.insert(expected.end(), missing.begin(), missing.end());
                         }
                     }
                 }
             }
-            // With level 1 streamed, the level-1 pages under the drawn nodes of level 2 and up
-            // (their squares and a sample either side) within the shading reach (a hundredth and
-            // a step of margin), resident or not, and those not resident asked for.
+            // For each pooled level j from 1, its pages under the drawn nodes of level j + 1 and
+            // up (their squares and a sample either side) within 2^(j - 1) times the shading
+            // reach (a hundredth and a step of margin), resident or not, and those not resident
+            // asked for.
             std::vector<uint32_t> shading;
-            const float side = float(2 << r.view.pageShift);
-            const float reachSteps = params.shadingReach * 1.01f + 1.0f;
-            const auto within = [&](float x0, float z0, float x1, float z1) {
-                const float dx = std::max({x0 * params.stepsPerColumn - params.eye.x,
-                                           params.eye.x - x1 * params.stepsPerColumn, 0.0f});
-                const float dz = std::max({z0 * params.stepsPerRow - params.eye.z,
-                                           params.eye.z - z1 * params.stepsPerRow, 0.0f});
-                return dx * dx + dz * dz < reachSteps * reachSteps;
-            };
-            for (const DrawNode& drawn : out.nodes) {
-                if (!level1 || drawn.level < 2) {
-                    continue;
-                }
-                const SampleBox b = levelNodeBox(s.tree, drawn.level, drawn.col, drawn.row);
-                if (!within(float(b.x0), float(b.z0), float(b.x1), float(b.z1))) {
-                    continue;
-                }
-                for (int y = 0; y < r.view.pagesY1; ++y) {
-                    for (int x = 0; x < r.view.pagesX1; ++x) {
-                        const float x0 = float(x) * side, z0 = float(y) * side;
-                        const bool under = x0 <= float(b.x1 + 1) && x0 + side > float(b.x0 - 1) &&
-                                           z0 <= float(b.z1 + 1) && z0 + side > float(b.z0 - 1);
-                        if (under && within(x0, z0, x0 + side, z0 + side)) {
-                            shading.push_back(r.view.level1First +
-                                              uint32_t(y) * uint32_t(r.view.pagesX1) + uint32_t(x));
+            for (int j = 1; j < levels; ++j) {
+                const float side = float(1 << (r.view().pageShift + j));
+                const ResidentLevel& at = r.view().level[size_t(j)];
+                const float reachSteps = params.shadingReach * float(1 << (j - 1)) * 1.01f + 1.0f;
+                const auto within = [&](float x0, float z0, float x1, float z1) {
+                    const float dx = std::max({x0 * params.stepsPerColumn - params.eye.x,
+                                               params.eye.x - x1 * params.stepsPerColumn, 0.0f});
+                    const float dz = std::max({z0 * params.stepsPerRow - params.eye.z,
+                                               params.eye.z - z1 * params.stepsPerRow, 0.0f});
+                    return dx * dx + dz * dz < reachSteps * reachSteps;
+                };
+                for (const DrawNode& drawn : out.nodes) {
+                    if (drawn.level <= j) {
+                        continue;
+                    }
+                    const SampleBox b = levelNodeBox(s.tree, drawn.level, drawn.col, drawn.row);
+                    if (!within(float(b.x0), float(b.z0), float(b.x1), float(b.z1))) {
+                        continue;
+                    }
+                    for (int y = 0; y < at.pagesY; ++y) {
+                        for (int x = 0; x < at.pagesX; ++x) {
+                            const float x0 = float(x) * side, z0 = float(y) * side;
+                            const bool under = x0 <= float(b.x1 + 1) &&
+                                               x0 + side > float(b.x0 - 1) &&
+                                               z0 <= float(b.z1 + 1) && z0 + side > float(b.z0 - 1);
+                            if (under && within(x0, z0, x0 + side, z0 + side)) {
+                                shading.push_back(at.first + uint32_t(y) * uint32_t(at.pagesX) +
+                                                  uint32_t(x));
+                                deepShading += j >= 2 ? 1 : 0;
+                            }
                         }
                     }
                 }
@@ -1052,7 +1150,7 @@ TEST(Lod, StreamedSelectionDrawsOnlyResidentPagesWithoutCracks) {
             shadingSeen += int(shading.size());
             for (const PageRequest& req : out.requests) {
                 got.push_back(req.page);
-                level1Requested += req.page >= r.view.level1First ? 1 : 0;
+                upperRequested += levels >= 2 && req.page >= r.view().level[1].first ? 1 : 0;
             }
             std::sort(expected.begin(), expected.end());
             expected.erase(std::unique(expected.begin(), expected.end()), expected.end());
@@ -1066,8 +1164,10 @@ TEST(Lod, StreamedSelectionDrawsOnlyResidentPagesWithoutCracks) {
     }
     EXPECT_GT(fullDetail, 100);
     EXPECT_GT(requested, 100);
-    EXPECT_GT(level1Drawn, 100);
-    EXPECT_GT(level1Requested, 50);
+    EXPECT_GT(upperDrawn, 100);
+    EXPECT_GT(deepPooledDrawn, 20);
+    EXPECT_GT(deepShading, 20);
+    EXPECT_GT(upperRequested, 50);
     EXPECT_GT(shadingSeen, 50);
 }
 
@@ -1092,14 +1192,13 @@ TEST(Lod, SettledStreamedSelectionIsTheSameCulledOrNot) {
             streamed.reserveFor(s.tree);
             walked.reserveFor(s.tree);
             selectLod(s.tree, s.mapping, params, &frustum, plain);
-            // Every other camera with level 1 streamed too, none of its pages resident at first.
-            const bool level1 = i % 2 == 1;
+            // One to three pooled levels, none of their pages resident at first.
             Residency r;
-            randomResidency(s, 2 * c.leaf << (i % 4 / 2), 0.0f, rng, r, level1 ? 0.0f : -1.0f);
-            params.residency = &r.view;
+            randomResidency(s, 2 * c.leaf << (i % 4 / 2), 0.0f, rng, r, 1 + i % 3, 0.0f);
+            params.residency = &r.view();
             const std::string what = std::to_string(c.width) + "x" + std::to_string(c.height) +
-                                     " camera " + std::to_string(i) +
-                                     (level1 ? ", level 1 streamed" : "");
+                                     " camera " + std::to_string(i) + ", " +
+                                     std::to_string(r.view().levels) + " levels";
             for (int pass = 0; pass < 6; ++pass) {
                 selectLod(s.tree, s.mapping, params, &frustum, streamed);
                 std::vector<uint32_t> pages;
@@ -1146,9 +1245,9 @@ TEST(Lod, StreamedSelectionWithEveryPageResidentIsTheSame) {
             plain.reserveFor(s.tree);
             streamed.reserveFor(s.tree);
             selectLod(s.tree, s.mapping, params, &frustum, plain);
-            Residency r;  // every page, of level 1 too on every other camera
-            randomResidency(s, 2 * c.leaf, 2.0f, rng, r, i % 2 == 1 ? 2.0f : -1.0f);
-            params.residency = &r.view;
+            Residency r;  // every page, of one to four pooled levels
+            randomResidency(s, 2 * c.leaf, 2.0f, rng, r, 1 + i % 4, 2.0f);
+            params.residency = &r.view();
             selectLod(s.tree, s.mapping, params, &frustum, streamed);
             ASSERT_EQ(plain.nodes.size(), streamed.nodes.size());
             ASSERT_EQ(0, std::memcmp(plain.nodes.data(), streamed.nodes.data(),
@@ -1185,11 +1284,11 @@ TEST(Lod, SelectionSplitOverThreadsIsTheOneThreadWalks) {
             LodReach reach;
             LodParams params = paramsFor(s, camera, int(rng.uniform(100.0f, 2160.0f)),
                                          rng.uniform(0.25f, 8.0f), i % 2 == 0 ? &reach : nullptr);
-            Residency r;  // level 1 streamed too on one camera in four
+            Residency r;  // more levels pooled on one camera in four
             randomResidency(s, 2 * c.leaf, rng.uniform(0.0f, 1.0f), rng, r,
-                            i % 4 == 1 ? rng.uniform(0.0f, 1.0f) : -1.0f);
+                            i % 4 == 1 ? 2 + i / 4 % 2 : 1, rng.uniform(0.5f, 1.0f));
             if (i % 3 != 0) {
-                params.residency = &r.view;
+                params.residency = &r.view();
             }
             const Frustum frustum = Frustum::fromViewProjection(camera.viewProjection());
             const Frustum* culling = i % 4 != 3 ? &frustum : nullptr;
@@ -1245,10 +1344,10 @@ TEST(Lod, StreamedSelectionCoversTheSameVisibleGround) {
             full.reserveFor(s.tree);
             streamed.reserveFor(s.tree);
             selectLod(s.tree, s.mapping, params, &frustum, full);
-            Residency r;  // level 1 streamed too on every other camera
+            Residency r;  // more levels pooled on every other camera
             randomResidency(s, 2 * c.leaf, rng.uniform(0.0f, 1.0f), rng, r,
-                            i % 2 == 1 ? rng.uniform(0.0f, 1.0f) : -1.0f);
-            params.residency = &r.view;
+                            i % 2 == 1 ? 2 + i / 2 % 2 : 1, rng.uniform(0.5f, 1.0f));
+            params.residency = &r.view();
             selectLod(s.tree, s.mapping, params, &frustum, streamed);
             const size_t leaves = size_t(s.tree.leavesX) * size_t(s.tree.leavesZ);
             std::vector<uint8_t> inFull(leaves, 0), inStreamed(leaves, 0), heldBack(leaves, 0);
@@ -1258,8 +1357,8 @@ TEST(Lod, StreamedSelectionCoversTheSameVisibleGround) {
                 });
             }
             for (const DrawNode& d : streamed.nodes) {
-                const bool held = d.level >= 1 && d.level <= 2 &&
-                                  !r.view.splits(d.level, d.col * c.leaf, d.row * c.leaf);
+                const bool held = d.level >= 1 && d.level <= r.view().levels &&
+                                  !r.view().splits(d.level, d.col * c.leaf, d.row * c.leaf);
                 forEachLeaf(s.tree, d, [&](int col, int row) {
                     const size_t at = size_t(row) * size_t(s.tree.leavesX) + size_t(col);
                     inStreamed[at] = 1;

@@ -24,6 +24,22 @@ struct Delivery {
     int64_t evicted;
 };
 
+// The pages a streamer hands to its upload, in order, with their texels.
+struct Recorded {
+    explicit Recorded(const HeightPages& of) : pages(of) {}
+
+    const HeightPages& pages;
+    std::vector<Delivery> deliveries;
+    std::vector<std::vector<uint16_t>> texels;  // per delivery
+
+    PageStreamer::Upload upload() {
+        return [this](int layer, uint32_t page, const uint16_t* t, int64_t evicted) {
+            deliveries.push_back({layer, page, evicted});
+            texels.emplace_back(t, t + size_t(pages.texels) * size_t(pages.texels));
+        };
+    }
+};
+
 // A streamer over a 129 x 97 synthetic map in pages of 8 squares (16 x 12 level-0 pages).
 struct Fixture {
     Heightmap map = syntheticHeightmap(129, 97, 3);
@@ -74,7 +90,7 @@ TEST(PageStreamer, DeliversEveryRequestedPageOnceWithItsTexels) {
         EXPECT_EQ(count, 1) << "page " << page;
         EXPECT_EQ(streamer.state(page), PageState::Resident);
         EXPECT_NE(streamer.layerOf(page), -1);
-        EXPECT_NE(streamer.residency().resident[page], 0);
+        EXPECT_NE(streamer.residency().level[0].resident[page], 0);
     }
     for (size_t d = 0; d < f.deliveries.size(); ++d) {
         f.expectTexels(d);
@@ -139,7 +155,7 @@ TEST(PageStreamer, RecyclesTheLeastRecentlyDrawnLayerNeverOneJustDrawn) {
     EXPECT_EQ(f.deliveries[4].page, 20u);
     EXPECT_EQ(f.deliveries[4].evicted, 2);
     EXPECT_EQ(streamer.state(2), PageState::Absent);
-    EXPECT_EQ(streamer.residency().resident[2], 0);
+    EXPECT_EQ(streamer.residency().level[0].resident[2], 0);
     // Every layer drawn by the last frame: the page is filled but waits.
     streamer.markDrawn({nodeIn(0), nodeIn(1), nodeIn(3), nodeIn(20)}, 2);
     requests = {{30, 0.0f}};
@@ -162,9 +178,11 @@ TEST(PageStreamer, PoolCoversTheFinestViewAndNeverExceedsTheMap) {
     const HeightPages pages = planHeightPages(32769, 32769, 16, 256);
     const int pool = streamPoolLayers(pages, 1.0472f, 1080, 1.0f, 16);
     // stepsAway 935: radius 2338 steps, (2 * 2338 / 256 + 2)^2 = 412 level-0 pages, and level 1's
-    // (20.3 + 2)^2 = 496.
-    EXPECT_GE(pool, 400 + 480);
-    EXPECT_LE(pool, 430 + 510);
+    // (20.3 + 2)^2 = 496; levels 0 to 2 are pooled at this size (streamedLevels), and level 2's
+    // are as many.
+    ASSERT_EQ(streamedLevels(pages), 3);
+    EXPECT_GE(pool, 400 + 480 + 480);
+    EXPECT_LE(pool, 430 + 510 + 510);
     // Each level's part capped by its pages: 8193^2 has 16^2 level-1 pages.
     const int capped =
         streamPoolLayers(planHeightPages(8193, 8193, 16, 256), 1.0472f, 1080, 1.0f, 16);
@@ -189,19 +207,16 @@ TEST(PageStreamer, StreamsLevelOnePagesAndKeepsThoseADrawnNodeStandsOn) {
     const PageLevel& one = pages.level[1];
     const uint32_t first1 = uint32_t(one.firstPage);
     ASSERT_EQ(first1, uint32_t(pages.level[0].pagesX * pages.level[0].pagesY));
-    std::vector<Delivery> deliveries;
-    std::vector<std::vector<uint16_t>> texels;
-    const PageStreamer::Upload recorder = [&](int layer, uint32_t page, const uint16_t* t,
-                                              int64_t evicted) {
-        deliveries.push_back({layer, page, evicted});
-        texels.emplace_back(t, t + size_t(pages.texels) * size_t(pages.texels));
-    };
+    Recorded recorded(pages);
+    std::vector<Delivery>& deliveries = recorded.deliveries;
+    std::vector<std::vector<uint16_t>>& texels = recorded.texels;
+    const PageStreamer::Upload recorder = recorded.upload();
     PageStreamer streamer;
     streamer.start(map, pages, pages.poolLayers, 8, 8);
     const LodResidency& r = streamer.residency();
-    ASSERT_NE(r.level1, nullptr);
-    EXPECT_EQ(r.level1First, first1);
-    EXPECT_EQ(r.pagesX1, one.pagesX);
+    ASSERT_EQ(r.levels, 2);
+    EXPECT_EQ(r.level[1].first, first1);
+    EXPECT_EQ(r.level[1].pagesX, one.pagesX);
     // Level-1 pages (0, 0), (1, 0), (0, 1), (1, 1) and level-0 page (0, 0); then level-0 page
     // (1, 1).
     const uint32_t page11 = uint32_t(pages.level[0].pagesX) + 1;
@@ -220,8 +235,8 @@ TEST(PageStreamer, StreamsLevelOnePagesAndKeepsThoseADrawnNodeStandsOn) {
         fillHeightPage(map, pages, 1, int(at % uint32_t(one.pagesX)),
                        int(at / uint32_t(one.pagesX)), expected.data());
         EXPECT_EQ(texels[d], expected) << "level-1 page " << at;
-        EXPECT_TRUE(r.holdsLevel1(int(at % uint32_t(one.pagesX)) * 16,
-                                  int(at / uint32_t(one.pagesX)) * 16));
+        EXPECT_TRUE(
+            r.holds(1, int(at % uint32_t(one.pagesX)) * 16, int(at / uint32_t(one.pagesX)) * 16));
     }
     // A level-0 node of page (0, 0) marks its page and the four level-1 pages the map has around
     // level-1 page (0, 0): with every layer drawn by the last frame, a new page waits.
@@ -246,7 +261,7 @@ TEST(PageStreamer, StreamsLevelOnePagesAndKeepsThoseADrawnNodeStandsOn) {
     EXPECT_GE(deliveries[5].evicted, 0);
     fillHeightPage(map, pages, 0, 1, 1, expected.data());
     EXPECT_EQ(texels[5], expected);
-    EXPECT_TRUE(r.holds(8, 8));
+    EXPECT_TRUE(r.holds(0, 8, 8));
 }
 
 // With several workers (a layout by URL, whose pages wait on round trips), pages are filled side by
@@ -318,6 +333,91 @@ TEST(PageStreamer, WorkersFillPagesSideBySideWithOneCoarseFillAtATime) {
         EXPECT_EQ(streamer.state(page), PageState::Resident);
     }
     EXPECT_EQ(streamer.stats().requested, 0);
+}
+
+// With three levels pooled, level 2's pages come from the coarse source as level 1's do; a level-1
+// node splits once its level-0 page and the pages above it that its split needs are in
+// (LodResidency::forEachNeeded), and stops when one of them goes; a drawn level-0 node keeps all of
+// them from being recycled.
+TEST(PageStreamer, PoolsThreeLevelsAndKeepsThePagesADrawnNodeStandsOn) {
+    const Heightmap map = syntheticHeightmap(129, 97, 5);
+    const HeightPages full = planHeightPages(129, 97, 4, 8);
+    ASSERT_GE(full.level.size(), 4u);
+    const HeightPages pages = streamedHeightPages(full, 9, 3);
+    ASSERT_EQ(pages.pooledLevels, 3);
+    ASSERT_EQ(pages.poolLayers, 9);
+    std::mutex mutex;
+    std::vector<int> coarseLevels;
+    const CoarsePageFill coarse = [&](const HeightPages& p, int level, int px, int py,
+                                      uint16_t* out) {
+        {
+            const std::lock_guard<std::mutex> lock(mutex);
+            coarseLevels.push_back(level);
+        }
+        fillHeightPage(map, p, level, px, py, out);
+        return Status();
+    };
+    Recorded recorded(pages);
+    std::vector<Delivery>& deliveries = recorded.deliveries;
+    std::vector<std::vector<uint16_t>>& texels = recorded.texels;
+    const PageStreamer::Upload recorder = recorded.upload();
+    PageStreamer streamer;
+    streamer.start(map, pages, pages.poolLayers, 16, 8, {}, coarse, 1);
+    const LodResidency& r = streamer.residency();
+    ASSERT_EQ(r.levels, 3);
+    // The pages the level-1 node at the map's corner needs: level-0 page (0, 0), and the 2 x 2
+    // pages the map has around page (0, 0) of levels 1 and 2.
+    std::vector<PageRequest> requests;
+    r.forEachNeeded(1, 0, 0, [&](int j, int qx0, int qy0, int qx1, int qy1) {
+        for (int y = qy0; y <= qy1; ++y) {
+            for (int x = qx0; x <= qx1; ++x) {
+                requests.push_back(
+                    {r.level[size_t(j)].first + uint32_t(y * r.level[size_t(j)].pagesX + x),
+                     float(requests.size())});
+            }
+        }
+    });
+    ASSERT_EQ(requests.size(), 9u);
+    EXPECT_FALSE(r.splits(1, 0, 0));
+    streamer.request(requests);
+    streamer.settle(recorder);
+    ASSERT_EQ(deliveries.size(), 9u);
+    std::vector<uint16_t> expected(size_t(pages.texels) * size_t(pages.texels));
+    for (size_t d = 0; d < deliveries.size(); ++d) {
+        const int level = pages.levelOfPage(deliveries[d].page);
+        const PageLevel& l = pages.level[size_t(level)];
+        const int at = int(deliveries[d].page) - l.firstPage;
+        fillHeightPage(map, pages, level, at % l.pagesX, at / l.pagesX, expected.data());
+        EXPECT_EQ(texels[d], expected) << "page " << deliveries[d].page;
+    }
+    std::sort(coarseLevels.begin(), coarseLevels.end());
+    EXPECT_EQ(coarseLevels, (std::vector<int>{1, 1, 1, 1, 2, 2, 2, 2}));
+    EXPECT_TRUE(r.splits(1, 0, 0));
+    EXPECT_TRUE(r.splits(2, 0, 0));
+    EXPECT_TRUE(r.splits(3, 0, 0));
+    EXPECT_FALSE(r.splits(1, 8, 0));  // level-0 page (1, 0) is not in
+    // Every layer drawn by a frame with a level-0 node of page (0, 0): a new page waits.
+    DrawNode leaf{};
+    leaf.level = 0;
+    streamer.markDrawn({leaf}, 2);
+    requests = {{1, 0.0f}};
+    streamer.request(requests);
+    streamer.settle(recorder);
+    EXPECT_EQ(deliveries.size(), 9u);
+    EXPECT_EQ(streamer.state(1), PageState::Ready);
+    // A frame drawing only a level-2 node of level-2 page (0, 0): another page goes, and the
+    // level-1 node at the corner no longer splits.
+    DrawNode two{};
+    two.level = 2;
+    streamer.markDrawn({two}, 2);
+    EXPECT_EQ(streamer.upload(recorder), 1);
+    ASSERT_EQ(deliveries.size(), 10u);
+    EXPECT_EQ(deliveries[9].page, 1u);
+    EXPECT_GE(deliveries[9].evicted, 0);
+    EXPECT_NE(deliveries[9].evicted, int64_t(pages.level[2].firstPage));
+    EXPECT_FALSE(r.splits(1, 0, 0));
+    // Page (1, 0)'s level-1 node needs the same pages above as page (0, 0)'s, and its own page.
+    EXPECT_EQ(r.splits(1, 8, 0), deliveries[9].evicted == 0);
 }
 
 }  // namespace

@@ -215,17 +215,24 @@ TEST(StreamedMap, ALayoutByTilesOpensUpToTheLongestSideSquared) {
     refused(withHoles, 16);
 
     // The bake's leaves are kept while the map's whole peak fits the budget, though its tree in
-    // them is over the share a tree made at open gets (which would give leaves of 32, read whole).
+    // them is over the share a tree made at open gets (which gives coarser leaves, read whole).
     const uint64_t peak16 = streamedPeakBytes(kMaxSide, kMaxSide, 16);
     MemoryBudget budget;
     budget.limitBytes = peak16 + (uint64_t(64) << 20);
     budget.heldBytes = uint64_t(32) << 20;
     ASSERT_GT(quadtreeBytes(kMaxSide, kMaxSide, 16), uint64_t(double(budget.limitBytes) * 0.125));
-    EXPECT_EQ(planStreamedMap(kMaxSide, kMaxSide, 4, budget).value(), 32);
+    const int atOpen = streamedLeafSize(kMaxSide, kMaxSide, 4,
+                                        uint64_t(double(budget.limitBytes - budget.heldBytes) *
+                                                 kStreamedTreeShare))
+                           .value();
+    EXPECT_GT(atOpen, 16);
+    EXPECT_EQ(planStreamedMap(kMaxSide, kMaxSide, 4, budget).value(), atOpen);
     EXPECT_EQ(planLayoutByTiles(kMaxSide, kMaxSide, 4, 16, budget).value(), 16);
     EXPECT_EQ(planLayoutByTiles(kMaxSide, kMaxSide, 4, 16, MemoryBudget{}).value(), 16);
     // Coarser leaves asked for, or a peak over the budget: planned as any streamed map.
-    EXPECT_EQ(planLayoutByTiles(kMaxSide, kMaxSide, 32, 16, budget).value(), 32);
+    EXPECT_EQ(planLayoutByTiles(kMaxSide, kMaxSide, 32, 16, budget).value(),
+              planStreamedMap(kMaxSide, kMaxSide, 32, budget).value());
+    EXPECT_GE(planLayoutByTiles(kMaxSide, kMaxSide, 32, 16, budget).value(), 32);
     MemoryBudget tight = budget;
     tight.heldBytes = uint64_t(128) << 20;
     EXPECT_EQ(planLayoutByTiles(kMaxSide, kMaxSide, 4, 16, tight).value(),

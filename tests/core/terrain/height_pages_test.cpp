@@ -190,10 +190,11 @@ TEST(HeightPages, PagesGrowUntilTheLayersFit) {
     EXPECT_EQ(refused.error().find('\n'), std::string::npos);
 }
 
-// Streamed, levels 0 and 1 count only their pool: the pages stay smaller than a layout of every
+// Streamed, the pooled levels count only their pool: the pages stay smaller than a layout of every
 // page needs (at 32769^2 and 2048 layers, 256 squares rather than 1024), and a map whose every
-// page would not fit still goes as pages streamed.
-TEST(HeightPages, AStreamedFitCountsOnlyThePoolOfLevelsZeroAndOne) {
+// page would not fit still goes as pages streamed. At 32769^2 levels 0 to 2 are pooled: the levels
+// above take at most kHeldLevelsBytes of pages, and with level 2 they would take more.
+TEST(HeightPages, AStreamedFitCountsOnlyThePoolOfThePooledLevels) {
     const PageLimits limits{2048, 16384};
     int asked = 0;
     const PagePool pool = [&asked](const HeightPages& full) {
@@ -208,7 +209,20 @@ TEST(HeightPages, AStreamedFitCountsOnlyThePoolOfLevelsZeroAndOne) {
     EXPECT_EQ(streamed.value().pageSize, 256);
     EXPECT_EQ(asked, 1);  // the first page size tried fits
     const HeightPages& s = streamed.value();
-    EXPECT_EQ(s.pooledLevels, 2);
+    EXPECT_EQ(s.pooledLevels, 3);
+    const auto heldFrom = [&](int level) {
+        uint64_t bytes = 0;
+        for (size_t k = size_t(level); k < s.level.size(); ++k) {
+            bytes += uint64_t(s.level[k].pagesX) * uint64_t(s.level[k].pagesY) *
+                     uint64_t(s.texels) * uint64_t(s.texels) * 2;
+        }
+        return bytes;
+    };
+    EXPECT_LE(heldFrom(3), kHeldLevelsBytes);
+    EXPECT_GT(heldFrom(2), kHeldLevelsBytes);
+    EXPECT_EQ(streamedLevels(planHeightPages(32769, 32769, 16, 256), heldFrom(2)), 2);
+    EXPECT_EQ(streamedLevels(planHeightPages(32769, 32769, 16, 256), 0), int(s.level.size()) - 1);
+    EXPECT_EQ(streamedLevels(planHeightPages(16385, 16385, 16, 256)), 2);
     EXPECT_EQ(s.poolLayers,
               streamPoolLayers(planHeightPages(32769, 32769, 16, 256), 1.0472f, 720, 1.0f, 16));
     EXPECT_LE(s.layers, 2048);
@@ -235,52 +249,60 @@ TEST(HeightPages, BytesPerSampleStayNearTheEightThirdsOfThePyramid) {
     }
 }
 
-// Streamed: the pages of levels 0 and 1 share a pool of layers, their table entries start absent,
-// and the other levels keep their pages, each with a layer of its own after the pool; a pyramid
-// of two levels pools level 0 alone (no level 2 would stand in for a missing level-1 page).
-TEST(HeightPages, AStreamedLayoutPoolsLevelsZeroAndOneAndKeepsTheRest) {
+// Streamed: the pages of the pooled levels (0 and 1 by default, or as many as asked) share a pool
+// of layers, their table entries start absent, and the other levels keep their pages, each with a
+// layer of its own after the pool; a pyramid of two levels pools level 0 alone (no level 2 would
+// stand in for a missing level-1 page).
+TEST(HeightPages, AStreamedLayoutPoolsItsLowerLevelsAndKeepsTheRest) {
     const HeightPages full = planHeightPages(203, 141, 4, 8);
-    ASSERT_GE(full.level.size(), size_t(3));
-    const int level0 = full.level[0].pagesX * full.level[0].pagesY;
-    const int pooled = level0 + full.level[1].pagesX * full.level[1].pagesY;
-    const HeightPages streamed = streamedHeightPages(full, 10);
-    EXPECT_EQ(streamed.poolLayers, 10);
-    EXPECT_EQ(streamed.pooledLevels, 2);
-    EXPECT_EQ(streamed.pooledPages(), pooled);
-    EXPECT_EQ(streamed.layers, full.layers - pooled + 10);
-    EXPECT_EQ(streamed.pageCount, full.pageCount);
-    EXPECT_LT(streamed.bytes(), full.bytes());
-    const std::vector<uint16_t> a = full.table(), b = streamed.table();
-    ASSERT_EQ(a.size(), b.size());
-    std::vector<int> uses(size_t(streamed.layers), 0);
-    for (size_t k = 0; k < full.level.size(); ++k) {
-        const PageLevel& l = full.level[k];
-        EXPECT_EQ(streamed.level[k].firstPage, l.firstPage);
-        for (int py = 0; py < l.pagesY; ++py) {
-            for (int px = 0; px < l.pagesX; ++px) {
-                const size_t at = size_t(l.tableRow + py) * size_t(full.tableWidth) + size_t(px);
-                const uint32_t page = uint32_t(l.firstPage + py * l.pagesX + px);
-                EXPECT_EQ(streamed.levelOfPage(page), int(k));
-                int x = -1, y = -1;
-                streamed.tableCell(page, x, y);
-                EXPECT_EQ(size_t(y) * size_t(full.tableWidth) + size_t(x), at);
-                if (k <= 1) {
-                    EXPECT_EQ(b[at], kAbsentPage);
-                    EXPECT_EQ(streamed.level[k].firstLayer, -1);
-                } else {
-                    EXPECT_EQ(int(b[at]), int(a[at]) - pooled + 10);
-                    ASSERT_GE(int(b[at]), 10);
-                    ASSERT_LT(int(b[at]), streamed.layers);
-                    ++uses[b[at]];
+    ASSERT_GE(full.level.size(), size_t(4));
+    int pooled = 0;
+    for (const int asked : {0, 3}) {
+        const int levels = asked == 0 ? 2 : asked;
+        pooled = 0;
+        for (int k = 0; k < levels; ++k) {
+            pooled += full.level[size_t(k)].pagesX * full.level[size_t(k)].pagesY;
+        }
+        const HeightPages streamed = streamedHeightPages(full, 10, asked);
+        EXPECT_EQ(streamed.poolLayers, 10);
+        EXPECT_EQ(streamed.pooledLevels, levels);
+        EXPECT_EQ(streamed.pooledPages(), pooled);
+        EXPECT_EQ(streamed.layers, full.layers - pooled + 10);
+        EXPECT_EQ(streamed.pageCount, full.pageCount);
+        EXPECT_LT(streamed.bytes(), full.bytes());
+        const std::vector<uint16_t> a = full.table(), b = streamed.table();
+        ASSERT_EQ(a.size(), b.size());
+        std::vector<int> uses(size_t(streamed.layers), 0);
+        for (size_t k = 0; k < full.level.size(); ++k) {
+            const PageLevel& l = full.level[k];
+            EXPECT_EQ(streamed.level[k].firstPage, l.firstPage);
+            for (int py = 0; py < l.pagesY; ++py) {
+                for (int px = 0; px < l.pagesX; ++px) {
+                    const size_t at =
+                        size_t(l.tableRow + py) * size_t(full.tableWidth) + size_t(px);
+                    const uint32_t page = uint32_t(l.firstPage + py * l.pagesX + px);
+                    EXPECT_EQ(streamed.levelOfPage(page), int(k));
+                    int x = -1, y = -1;
+                    streamed.tableCell(page, x, y);
+                    EXPECT_EQ(size_t(y) * size_t(full.tableWidth) + size_t(x), at);
+                    if (int(k) < levels) {
+                        EXPECT_EQ(b[at], kAbsentPage);
+                        EXPECT_EQ(streamed.level[k].firstLayer, -1);
+                    } else {
+                        EXPECT_EQ(int(b[at]), int(a[at]) - pooled + 10);
+                        ASSERT_GE(int(b[at]), 10);
+                        ASSERT_LT(int(b[at]), streamed.layers);
+                        ++uses[b[at]];
+                    }
                 }
             }
         }
-    }
-    for (int layer = 10; layer < streamed.layers; ++layer) {
-        EXPECT_EQ(uses[size_t(layer)], 1) << layer;
+        for (int layer = 10; layer < streamed.layers; ++layer) {
+            EXPECT_EQ(uses[size_t(layer)], 1) << layer;
+        }
     }
     // A pool larger than the pooled levels is theirs.
-    EXPECT_EQ(streamedHeightPages(full, pooled + 5).layers, full.layers);
+    EXPECT_EQ(streamedHeightPages(full, pooled + 5, 3).layers, full.layers);
     // Two levels: level 0 alone.
     const HeightPages two = planHeightPages(17, 17, 8, 16);
     ASSERT_EQ(two.level.size(), size_t(2));
