@@ -14,7 +14,7 @@ uniform usampler2DArray heightPages[4];  // qt::kMaxHeightArrays
 uniform int layersPerArray;
 uniform usampler2D pageTable;
 uniform int pageShift;
-uniform int pageTableRow[16];  // by level; qt::kMaxTreeDepth + 1 <= 16
+uniform int pageTableRow[16];  // by level: qt::kMaxPageLevels
 uniform ivec2 mapSize;         // samples (width, height)
 uniform vec2 spacing;          // world units between columns (x) and rows (y)
 uniform float heightScale;     // world units per height code

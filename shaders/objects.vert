@@ -41,7 +41,7 @@ uniform usampler2D pageTable;
 uniform sampler2DArray lightPages[4];  // qt::kMaxHeightArrays
 uniform int layersPerArray;
 uniform int pageShift;
-uniform int pageTableRow[16];  // by level; qt::kMaxTreeDepth + 1 <= 16
+uniform int pageTableRow[16];  // by level: qt::kMaxPageLevels
 uniform int pageLevels;
 
 // The page holding level sample s among its squares or on their far edge: a level's last

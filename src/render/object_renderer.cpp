@@ -448,14 +448,11 @@ int ObjectRenderer::submit(const Camera& camera) {
                               paged->lightPages[a < paged->heightArrays ? a : 0]);
             }
             const std::vector<PageLevel>& levels = paged->pages.level;
-            // objects.vert's pageTableRow: one entry a level.
-            constexpr int kRows = 16;
-            static_assert(kMaxTreeDepth + 1 <= kRows, "a table row for every tree level");
-            GLint rows[kRows] = {};
-            for (size_t k = 0; k < levels.size() && k < size_t(kRows); ++k) {
+            GLint rows[kMaxPageLevels] = {};
+            for (size_t k = 0; k < levels.size() && k < size_t(kMaxPageLevels); ++k) {
                 rows[k] = levels[k].tableRow;
             }
-            glUniform1iv(program.uniform("pageTableRow"), kRows, rows);
+            glUniform1iv(program.uniform("pageTableRow"), kMaxPageLevels, rows);
             glUniform1i(program.uniform("pageLevels"), GLint(levels.size()));
             glUniform1i(program.uniform("pageShift"), paged->pages.pageShift);
             glUniform1i(program.uniform("layersPerArray"), paged->layersPerArray);

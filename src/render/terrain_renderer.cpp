@@ -54,10 +54,6 @@ namespace {
 constexpr int kMaxUploadThreads = 8;
 constexpr size_t kUploadChunkPagesPerThread = 16;
 
-// Entries of the shader's pageTableRow: one per level.
-constexpr int kMaxPageLevels = 16;
-static_assert(kMaxTreeDepth + 1 <= kMaxPageLevels, "a level's table row for every tree level");
-
 // A wait for a batch is retried every second until the batch is done.
 constexpr GLuint64 kSyncTimeoutNs = 1000000000;
 

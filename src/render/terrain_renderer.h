@@ -37,6 +37,9 @@ PageLimits queryPageLimits();
 
 // Texture arrays the height pages may span (shaders/terrain.vert has a sampler for each).
 constexpr int kMaxHeightArrays = 4;
+// Entries of the shaders' pageTableRow: one per level.
+constexpr int kMaxPageLevels = 16;
+static_assert(kMaxTreeDepth + 1 <= kMaxPageLevels, "a level's table row for every tree level");
 
 // One terrain's GL objects; create() builds them all or none.
 struct TerrainGpu {

@@ -3304,7 +3304,8 @@ TEST(StreamedTerrain, AStarvedPoolDoublesInInteractiveFrames) {
         camera.fovY = glm::radians(120.0f);
         fitClipPlanes(camera, map, full.value().mapping);
         draw(full.value(), camera, expected);
-        // Frames at four uploads each until the picture is the loaded one (or it never is).
+        // Frames at the per-frame upload budget until the picture is the loaded one (or it never
+        // is).
         bool same = false;
         for (int frame = 0; frame < 300 && !same; ++frame) {
             draw(streamed.value(), camera, pixels);

@@ -106,6 +106,40 @@ struct Selector {
         });
     }
 
+    // A held-back node that wants its pages asks too for those its descendants would ask for were
+    // it to split: each child in the frustum whose distance would want its pages (its own residency
+    // aside), at that distance, and so on down to level 1. The pages a split several levels down
+    // needs are then asked for in one frame and arrive side by side, not one level per frame and
+    // round trip. Only requests: what is drawn is unchanged.
+    void prefetch(const QuadtreeNode& node, int level, uint8_t planes, float after = 4.0f) {
+        for (int q = 0; q < 4; ++q) {
+            if (!node.hasChild(q)) {
+                continue;
+            }
+            const QuadtreeNode& child = tree.nodes[node.child(q)];
+            if (child.isLeaf()) {
+                continue;
+            }
+            uint8_t inside = planes;
+            if (frustum != nullptr && inside != 0) {
+                bool outside = false;
+                inside = frustum->classify(gridBox(child), inside, outside);
+                if (outside) {
+                    continue;
+                }
+            }
+            LodDistance d =
+                lodDistance(tree, params, level - 1, child.x0, child.z0, child.x1(), child.z1());
+            d.heldBack = 1;
+            if (d.wantsPage()) {
+                LodDistance later = d;
+                later.squared *= after;
+                request(later, level - 1, child.x0, child.z0);
+                prefetch(child, level - 1, inside, 4.0f * after);
+            }
+        }
+    }
+
     // Each edge of a node drawn at `level`, a child of `family` (null for the root): a coarser
     // neighbour (its level + 1 ancestor does not split) sets the edge's bit; a finer one (the
     // neighbour at `level` splits) leaves it at morph 0, where the finer node's folded vertices
@@ -203,6 +237,7 @@ struct Selector {
         const QuadtreeNode& node = tree.nodes[index];
         if (distance.wantsPage()) {
             request(distance, level, node.x0, node.z0);
+            prefetch(node, level, planes);
         }
         if (!distance.splits()) {
             draw(node, level, morph, family);

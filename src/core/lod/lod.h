@@ -284,8 +284,10 @@ struct LodOutput {
     // (LodDistance::wantsPage: the pages of LodResidency::forEachNeeded that are not resident)
     // and that the walk reaches in the frustum or that border a
     // drawn node (outside the frustum too: held back, such a node folds or morphs the drawn
-    // node's edge, which it would not do were its pages in), each page once, in walk order; empty
-    // otherwise.
+    // node's edge, which it would not do were its pages in); and below each such node the walk
+    // reaches, the missing pages of its descendants in the frustum that would want theirs, down a
+    // chain of nodes that each would (residency aside), at their own distances. Each page once,
+    // at its nearest distance, in walk order; empty otherwise.
     std::vector<PageRequest> requests;
     // With levels above 0 streamed and LodParams::shadingReach: for each pooled level j from 1,
     // the level-j pages under the drawn nodes of level j + 1 and up within 2^(j - 1) times it of

@@ -53,6 +53,7 @@ void PageStreamer::start(const Heightmap& map, const HeightPages& pages, int poo
     pageLayer_.assign(count, -1);
     layerPage_.assign(size_t(poolLayers), -1);
     layerDrawn_.assign(size_t(poolLayers), 0);
+    layerUploaded_.assign(size_t(poolLayers), 0);
     wanted_.assign(count, 0);
     requestFrame_ = 0;
     drawFrame_ = 0;
@@ -172,13 +173,15 @@ void PageStreamer::markDrawn(const std::vector<DrawNode>& drawn, int leafShift,
 }
 
 int PageStreamer::freeLayer() {
-    // A layer holding no page, else the least recently drawn one not drawn by the last frame.
+    // A layer holding no page, else the least recently drawn one (never drawn first) not drawn
+    // by the last frame nor filled since: a page uploaded waits for a frame to draw it before it
+    // can go, so a burst of uploads never recycles its own pages.
     int best = -1;
     for (size_t l = 0; l < layerPage_.size(); ++l) {
         if (layerPage_[l] < 0) {
             return int(l);
         }
-        if (layerDrawn_[l] < drawFrame_ &&
+        if (layerDrawn_[l] < drawFrame_ && layerUploaded_[l] != drawFrame_ + 1 &&
             (best < 0 || layerDrawn_[l] < layerDrawn_[size_t(best)])) {
             best = int(l);
         }
@@ -215,6 +218,7 @@ int PageStreamer::upload(const Upload& uploadPage) {
         uploadPage(layer, page, staging_.data() + size_t(staging) * texels, evicted);
         layerPage_[size_t(layer)] = page;
         layerDrawn_[size_t(layer)] = 0;
+        layerUploaded_[size_t(layer)] = drawFrame_ + 1;
         pageLayer_[page] = layer;
         residency_.set(page, true);
         {

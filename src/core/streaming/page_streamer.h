@@ -63,7 +63,7 @@ using CoarsePageFill =
 // list of requests sorted nearest first (replacing the previous frame's), a worker fills the
 // first still wanted into a free staging page, and upload() takes at most the budget of filled
 // pages, gives each a pool layer (a free one, else the one drawn least recently, never one
-// drawn by the last frame) and calls the renderer's upload for it.
+// drawn by the last frame nor one uploaded since) and calls the renderer's upload for it.
 class PageStreamer {
 public:
     PageStreamer() = default;
@@ -161,7 +161,9 @@ private:
     std::vector<int> pageLayer_;        // per page: its pool layer, or -1
     std::vector<int64_t> layerPage_;    // per layer: its page, or -1
     std::vector<uint64_t> layerDrawn_;  // per layer: the last frame that drew it (0: never)
-    std::vector<uint32_t> wanted_;      // per page: the last request() that asked for it
+    // Per layer: 1 + the last frame drawn before its page was uploaded (0: none uploaded).
+    std::vector<uint64_t> layerUploaded_;
+    std::vector<uint32_t> wanted_;  // per page: the last request() that asked for it
     uint32_t requestFrame_ = 0;
     uint64_t drawFrame_ = 0;
     int uploaded_ = 0;

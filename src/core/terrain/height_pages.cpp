@@ -111,15 +111,12 @@ std::vector<uint16_t> HeightPages::table() const {
 int streamedLevels(const HeightPages& full, uint64_t heldBytes) {
     const int top = int(full.level.size()) - 1;
     int levels = std::min(2, std::max(top, 1));
-    const uint64_t pageBytes = uint64_t(full.texels) * uint64_t(full.texels) * 2;
     uint64_t held = 0;  // the pages of levels `levels` and up
     for (int k = levels; k <= top; ++k) {
-        held += uint64_t(full.level[size_t(k)].pagesX) * uint64_t(full.level[size_t(k)].pagesY) *
-                pageBytes;
+        held += full.levelBytes(k);
     }
     while (levels < top && held > heldBytes) {
-        held -= uint64_t(full.level[size_t(levels)].pagesX) *
-                uint64_t(full.level[size_t(levels)].pagesY) * pageBytes;
+        held -= full.levelBytes(levels);
         ++levels;
     }
     return levels;
@@ -192,8 +189,8 @@ Result<HeightPages> fitHeightPages(int width, int height, int leafSize, int page
     for (;;) {
         HeightPages pages = planHeightPages(width, height, leafSize, size);
         if (pool) {
-            pages = streamedHeightPages(pages, std::max(pool(pages), 1),
-                                        streamedLevels(pages, heldBytes));
+            pages.pooledLevels = streamedLevels(pages, heldBytes);
+            pages = streamedHeightPages(pages, std::max(pool(pages), 1), pages.pooledLevels);
         }
         const bool fitsTexels = pages.texels <= limits.maxTextureSize &&
                                 pages.tableWidth <= limits.maxTextureSize &&

@@ -69,6 +69,11 @@ struct HeightPages {
                                        level[size_t(pooledLevels - 1)].pagesX *
                                            level[size_t(pooledLevels - 1)].pagesY;
     }
+    // The bytes of level k's pages, every one of them (texels^2 codes each).
+    uint64_t levelBytes(int k) const {
+        return uint64_t(level[size_t(k)].pagesX) * uint64_t(level[size_t(k)].pagesY) *
+               uint64_t(texels) * uint64_t(texels) * sizeof(uint16_t);
+    }
     // The level of a page numbered as PageLevel::firstPage numbers it, and its page table cell.
     int levelOfPage(uint32_t page) const;
     void tableCell(uint32_t page, int& x, int& y) const;
@@ -121,7 +126,8 @@ int heightLevels(int width, int height, int leafSize);
 HeightPages planHeightPages(int width, int height, int leafSize, int pageSize);
 
 // A streamed terrain's pool of layers for a page size: given the layout with every page of that
-// size, the layers its pooled levels get (streamedHeightPages; at least 1, at most their pages).
+// size and the levels that are to pool (pooledLevels; no pool yet), the layers its pooled levels
+// get (streamedHeightPages; at least 1, at most their pages).
 using PagePool = std::function<int(const HeightPages& full)>;
 
 // The layout with the smallest page of at least `pageSize` squares (and of the leaf size) whose

@@ -1036,13 +1036,14 @@ TEST(LodResidency, EffectivePagesFollowEveryChange) {
 // With pages missing: the drawn nodes still tile the map one level apart with matching edges and
 // no cracks, no node of a pooled level is drawn from a page that is not resident, culled equals
 // unculled, and the requests are exactly the missing pages of the held-back nodes within the
-// prefetch distance (those their splits need, missingPages), each page once; over 1 to 4 pooled
-// levels.
+// prefetch distance (those their splits need, missingPages) and of the chains of nodes below them
+// within theirs, each page once; over 1 to 4 pooled levels.
 TEST(Lod, StreamedSelectionDrawsOnlyResidentPagesWithoutCracks) {
     uint32_t seed = 7;
     int fullDetail = 0, requested = 0, upperDrawn = 0, upperRequested = 0, shadingSeen = 0;
     int deepPooledDrawn = 0;  // nodes drawn from pooled levels 2 and up
     int deepShading = 0;      // shading pages of pooled levels 2 and up
+    int prefetched = 0;       // nodes asking for their pages below a held-back node
     for (const test::SyntheticCase& c : {test::kSyntheticCases[0], test::kSyntheticCases[1],
                                          test::kSyntheticCases[2], test::kSyntheticCases[3]}) {
         const Scene s = makeScene(syntheticHeightmap(c.width, c.height, seed), c.mapping, c.leaf);
@@ -1076,23 +1077,44 @@ TEST(Lod, StreamedSelectionDrawsOnlyResidentPagesWithoutCracks) {
                 upperDrawn += drawn.level >= 1 && drawn.level < levels ? 1 : 0;
                 deepPooledDrawn += drawn.level >= 2 && drawn.level < levels ? 1 : 0;
             }
-            // Requests, brute force over every node of levels 1 .. levels (nothing culled here).
+            // Requests, brute force over every node of levels 1 .. levels (nothing culled here):
+            // a node near enough to want its pages (residency aside) asks for them when the walk
+            // reaches it (its parent splits), or when the node drawn over it is held back and near
+            // enough, with every node between the two near enough too.
             std::vector<uint32_t> expected, got;
+            LodParams all = params;
+            all.residency = nullptr;
+            const auto near = [&](int level, int col, int row) {
+                const SampleBox b = levelNodeBox(s.tree, level, col, row);
+                const LodDistance d = lodDistance(s.tree, all, level, b.x0, b.z0, b.x1, b.z1);
+                const float prefetch = kStreamPrefetch * d.reach;
+                return d.squared < prefetch * prefetch;
+            };
             for (int level = 1; level <= std::min(levels, s.tree.depth); ++level) {
                 const int step = 1 << level;
                 for (int row = 0; row < s.tree.leavesZ; row += step) {
                     for (int col = 0; col < s.tree.leavesX; col += step) {
+                        if (!near(level, col, row)) {
+                            continue;
+                        }
+                        const int drawnLevel = drawnLevelAt(s.tree, params, col, row);
+                        bool asks = drawnLevel <= level;
+                        if (!asks) {
+                            const int mask = ~((1 << drawnLevel) - 1);
+                            const SampleBox over =
+                                levelNodeBox(s.tree, drawnLevel, col & mask, row & mask);
+                            asks = !r.view().splits(drawnLevel, over.x0, over.z0) &&
+                                   near(drawnLevel, col & mask, row & mask);
+                            for (int k = level + 1; asks && k < drawnLevel; ++k) {
+                                const int m = ~((1 << k) - 1);
+                                asks = near(k, col & m, row & m);
+                            }
+                            prefetched += asks ? 1 : 0;
+                        }
                         const SampleBox b = levelNodeBox(s.tree, level, col, row);
-                        LodParams all = params;
-                        all.residency = nullptr;
-                        const LodDistance d =
-                            lodDistance(s.tree, all, level, b.x0, b.z0, b.x1, b.z1);
-                        const float near = kStreamPrefetch * d.reach;
-                        const bool reached =  // its parent splits: the walk reaches it
-                            drawnLevelAt(s.tree, params, col, row) <= level;
                         std::vector<uint32_t> missing;
                         missingPages(r, level, b.x0, b.z0, missing);
-                        if (reached && !missing.empty() && d.squared < near * near) {
+                        if (asks) {
                             expected.insert(expected.end(), missing.begin(), missing.end());
                         }
                     }
@@ -1169,6 +1191,7 @@ TEST(Lod, StreamedSelectionDrawsOnlyResidentPagesWithoutCracks) {
     EXPECT_GT(deepShading, 20);
     EXPECT_GT(upperRequested, 50);
     EXPECT_GT(shadingSeen, 50);
+    EXPECT_GT(prefetched, 50);
 }
 
 // Culled by the frustum, asking again until nothing more is asked (as Terrain::settleStreaming

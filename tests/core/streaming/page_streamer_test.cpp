@@ -174,6 +174,36 @@ TEST(PageStreamer, RecyclesTheLeastRecentlyDrawnLayerNeverOneJustDrawn) {
     }
 }
 
+// A page uploaded keeps its layer until a frame has been drawn: the frame about to be drawn asked
+// for it, so no later upload before that frame (in the same batch or not) takes its layer. Then,
+// never drawn, it goes first.
+TEST(PageStreamer, NeverRecyclesAPageUploadedSinceTheLastFrame) {
+    Fixture f;
+    PageStreamer streamer;
+    streamer.start(f.map, f.pages, 2, 8, 8);
+    std::vector<PageRequest> requests = {{0, 0.0f}, {1, 1.0f}, {2, 2.0f}};
+    streamer.request(requests);
+    streamer.settle(f.recorder());
+    ASSERT_EQ(f.deliveries.size(), 2u);
+    EXPECT_EQ(streamer.state(0), PageState::Resident);
+    EXPECT_EQ(streamer.state(1), PageState::Resident);
+    EXPECT_EQ(streamer.state(2), PageState::Ready);  // waits: both layers are this frame's
+    EXPECT_EQ(streamer.upload(f.recorder()), 0);
+    EXPECT_TRUE(streamer.starved());
+    // A frame draws page 1 alone: page 0 is now the least recently drawn and goes.
+    DrawNode n{};
+    n.col = 2;  // page 1: pages of 8 samples are 2 leaves of 4
+    streamer.markDrawn({n}, 2);
+    EXPECT_EQ(streamer.upload(f.recorder()), 1);
+    ASSERT_EQ(f.deliveries.size(), 3u);
+    EXPECT_EQ(f.deliveries[2].page, 2u);
+    EXPECT_EQ(f.deliveries[2].evicted, 0);
+    EXPECT_EQ(streamer.state(0), PageState::Absent);
+    for (size_t d = 0; d < f.deliveries.size(); ++d) {
+        f.expectTexels(d);
+    }
+}
+
 TEST(PageStreamer, PoolCoversTheFinestViewAndNeverExceedsTheMap) {
     const HeightPages pages = planHeightPages(32769, 32769, 16, 256);
     const int pool = streamPoolLayers(pages, 1.0472f, 1080, 1.0f, 16);

@@ -227,6 +227,20 @@ TEST(HeightPages, AStreamedFitCountsOnlyThePoolOfThePooledLevels) {
               streamPoolLayers(planHeightPages(32769, 32769, 16, 256), 1.0472f, 720, 1.0f, 16));
     EXPECT_LE(s.layers, 2048);
     EXPECT_LT(s.bytes(), uint64_t(300) << 20);
+    // The pool is asked with the levels that pool under the held bytes given: with none held,
+    // every level but the top, and the layers it gives cover them all.
+    int askedLevels = 0;
+    const PagePool every = [&askedLevels](const HeightPages& layout) {
+        askedLevels = layout.pooledLevels;
+        return streamPoolLayers(layout, 1.0472f, 720, 1.0f, 16);
+    };
+    const Result<HeightPages> deep = fitHeightPages(4097, 4097, 16, 256, limits, every, 0);
+    ASSERT_TRUE(deep);
+    EXPECT_EQ(askedLevels, int(deep.value().level.size()) - 1);
+    EXPECT_EQ(deep.value().pooledLevels, askedLevels);
+    HeightPages twoLevels = planHeightPages(4097, 4097, 16, 256);
+    twoLevels.pooledLevels = 2;
+    EXPECT_GT(deep.value().poolLayers, streamPoolLayers(twoLevels, 1.0472f, 720, 1.0f, 16));
     // 64 layers of at most 300^2 texels: no layout of every page fits, a streamed one with a small
     // pool does.
     const PagePool four = [](const HeightPages&) { return 4; };
