@@ -108,9 +108,10 @@ struct Selector {
 
     // A held-back node that wants its pages asks too for those its descendants would ask for were
     // it to split: each child in the frustum whose distance would want its pages (its own residency
-    // aside), at that distance, and so on down to level 1. The pages a split several levels down
-    // needs are then asked for in one frame and arrive side by side, not one level per frame and
-    // round trip. Only requests: what is drawn is unchanged.
+    // aside), and so on down to level 1, at the child's squared distance times `after` (4 a level
+    // down), so that the pages that let a node split at once come first. The pages a split several
+    // levels down needs are then asked for in one frame and arrive side by side, not one level per
+    // frame and round trip. Only requests: what is drawn is unchanged.
     void prefetch(const QuadtreeNode& node, int level, uint8_t planes, float after = 4.0f) {
         for (int q = 0; q < 4; ++q) {
             if (!node.hasChild(q)) {

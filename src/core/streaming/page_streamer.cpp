@@ -174,8 +174,8 @@ void PageStreamer::markDrawn(const std::vector<DrawNode>& drawn, int leafShift,
 
 int PageStreamer::freeLayer() {
     // A layer holding no page, else the least recently drawn one (never drawn first) not drawn
-    // by the last frame nor filled since: a page uploaded waits for a frame to draw it before it
-    // can go, so a burst of uploads never recycles its own pages.
+    // by the last frame nor uploaded since: a page uploaded waits for a frame to draw it before
+    // it can go, so a burst of uploads never recycles its own pages.
     int best = -1;
     for (size_t l = 0; l < layerPage_.size(); ++l) {
         if (layerPage_[l] < 0) {
