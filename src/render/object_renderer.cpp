@@ -447,13 +447,8 @@ int ObjectRenderer::submit(const Camera& camera) {
                 glBindTexture(GL_TEXTURE_2D_ARRAY,
                               paged->lightPages[a < paged->heightArrays ? a : 0]);
             }
-            const std::vector<PageLevel>& levels = paged->pages.level;
-            GLint rows[kMaxPageLevels] = {};
-            for (size_t k = 0; k < levels.size() && k < size_t(kMaxPageLevels); ++k) {
-                rows[k] = levels[k].tableRow;
-            }
-            glUniform1iv(program.uniform("pageTableRow"), kMaxPageLevels, rows);
-            glUniform1i(program.uniform("pageLevels"), GLint(levels.size()));
+            setPageTableRows(program.uniform("pageTableRow"), paged->pages);
+            glUniform1i(program.uniform("pageLevels"), GLint(paged->pages.level.size()));
             glUniform1i(program.uniform("pageShift"), paged->pages.pageShift);
             glUniform1i(program.uniform("layersPerArray"), paged->layersPerArray);
         }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -17,6 +18,7 @@
 #include <glm/gtc/type_ptr.hpp>
 #include <glm/trigonometric.hpp>
 
+#include "core/base/huge_pages.h"
 #include "core/frame/draw_batches.h"
 #include "core/frame/frame.h"
 #include "core/light/sunlight_job.h"
@@ -148,113 +150,172 @@ void uploadPageLayer(const TerrainGpu& gpu, int layer, const uint16_t* texels) {
                     gpu.pages.texels, 1, GL_RED_INTEGER, GL_UNSIGNED_SHORT, texels);
 }
 
-// Pages a level's reader fills ahead of the uploads (fillCoarseAndUpload).
+// Pages a level's reader fills ahead of the uploads at least (CoarseLevelFill), and the most bytes
+// the readers together hold ahead of them: every held level's pages while the levels take at
+// most that, as they do when levels 2 and up stream (kHeldLevelsBytes).
 constexpr size_t kCoarsePagesAhead = 4;
+constexpr size_t kCoarseBytesAhead = size_t(64) << 20;
 
 // The pages of `order` (sorted by level) from `coarse`, each level's filled on a thread of its
-// own and uploaded here as they come, in whatever order the levels give them. A layout's coarse
-// levels are files of their own, read over the network a row of tiles a request: read one after
-// another, their requests' latencies add up (an 8193² layout's eleven levels, 43 requests, 5.0 s
-// at 100 ms a request), side by side only the longest level's do. Each level's thread fills at
-// most kCoarsePagesAhead pages ahead of the uploads, so what is held is bounded by the levels,
-// not the map. A level that fails ends there and the others go on to their ends: the result is
-// the lowest level's failure, whichever thread met its own first, as when they were read in turn.
-Status fillCoarseAndUpload(const TerrainGpu& gpu, const std::vector<PageRef>& order,
-                           const CoarsePageFill& coarse) {
-    const HeightPages& pages = gpu.pages;
-    const size_t texels = size_t(pages.texels) * size_t(pages.texels);
+// own from construction on, and uploaded by upload() as they come, in whatever order the levels
+// give them. A layout's coarse levels are files of their own, read over the network a row of
+// tiles a request: read one after another, their requests' latencies add up (an 8193² layout's
+// eleven levels, 43 requests, 5.0 s at 100 ms a request), side by side only the longest level's
+// do. The readers start before the textures are allocated (llvmpipe zeroes a 65537² layout's
+// 1332 layers, 175 MB, in about 0.7 s), so each level fills up to its share of kCoarseBytesAhead
+// ahead of the uploads (at least kCoarsePagesAhead pages): what is held is bounded by that, not
+// the map. A level that fails ends there and the others go on to their ends: the result is the
+// lowest level's failure, whichever thread met its own first, as when they were read in turn.
+// Destroyed before upload() (a texture that could not be allocated), it stops the readers.
+class CoarseLevelFill {
+public:
+    CoarseLevelFill(const HeightPages& pages, const std::vector<PageRef>& order,
+                    const CoarsePageFill& coarse)
+        : pages_(pages), order_(order), texels_(size_t(pages.texels) * size_t(pages.texels)) {
+        for (size_t i = 0; i < order.size(); ++i) {
+            if (i == 0 || order[i].level != order[i - 1].level) {
+                queues_.emplace_back();
+                queues_.back().begin = i;
+            }
+            queues_.back().end = i + 1;
+        }
+        const size_t bytes = order.size() * texels_ * sizeof(uint16_t);
+        size_t slots = 0;
+        for (LevelQueue& queue : queues_) {
+            const size_t count = queue.end - queue.begin;
+            const size_t share =
+                bytes <= kCoarseBytesAhead
+                    ? count
+                    : size_t(double(count) * double(kCoarseBytesAhead) / double(bytes));
+            queue.ahead = std::min(count, std::max(kCoarsePagesAhead, share));
+            queue.firstSlot = slots;
+            slots += queue.ahead;
+        }
+        resizeHuge(slots_, slots * texels_);
+        for (size_t q = 0; q < queues_.size(); ++q) {
+            readers_.emplace_back([this, q, &coarse] { read(q, coarse); });
+        }
+    }
+
+    ~CoarseLevelFill() { stop(); }
+
+    CoarseLevelFill(const CoarseLevelFill&) = delete;
+    CoarseLevelFill& operator=(const CoarseLevelFill&) = delete;
+
+    // Uploads every page into its layer as its level's reader fills it; the lowest failed level's
+    // result once every reader has ended.
+    Status upload(const TerrainGpu& gpu) {
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
+        {
+            const auto waiting = [&] {
+                return std::any_of(queues_.begin(), queues_.end(),
+                                   [](const LevelQueue& q) { return q.filled > q.uploaded; });
+            };
+            const auto allDone = [&] {
+                return std::all_of(queues_.begin(), queues_.end(),
+                                   [](const LevelQueue& q) { return q.done; });
+            };
+            std::unique_lock<std::mutex> lock(mutex_);
+            for (;;) {
+                changed_.wait(lock, [&] { return waiting() || allDone(); });
+                if (!waiting()) {
+                    break;
+                }
+                for (size_t q = 0; q < queues_.size(); ++q) {
+                    LevelQueue& queue = queues_[q];
+                    while (queue.filled > queue.uploaded) {
+                        // Slot `uploaded` is the GL thread's until the count below moves.
+                        const size_t k = queue.uploaded;
+                        lock.unlock();
+                        uploadPageLayer(gpu, order_[queue.begin + k].layer, slot(q, k));
+                        lock.lock();
+                        ++queue.uploaded;
+                        changed_.notify_all();
+                    }
+                }
+            }
+        }
+        stop();
+        glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        for (const LevelQueue& queue : queues_) {
+            if (!queue.failed) {
+                return queue.failed;
+            }
+        }
+        return {};
+    }
+
+private:
     struct LevelQueue {
         size_t begin = 0, end = 0;        // its pages in `order`
+        size_t ahead = 0;                 // its slots: the most pages filled ahead of the uploads
+        size_t firstSlot = 0;             // in slots_
         size_t filled = 0, uploaded = 0;  // of them
         bool done = false;                // filled to its end or to its failure
         Status failed;
     };
-    std::vector<LevelQueue> queues;
-    for (size_t i = 0; i < order.size(); ++i) {
-        if (i == 0 || order[i].level != order[i - 1].level) {
-            queues.emplace_back();
-            queues.back().begin = i;
-        }
-        queues.back().end = i + 1;
+
+    uint16_t* slot(size_t q, size_t k) {
+        const LevelQueue& queue = queues_[q];
+        return slots_.data() + (queue.firstSlot + k % queue.ahead) * texels_;
     }
-    std::vector<uint16_t> slots(queues.size() * kCoarsePagesAhead * texels);
-    const auto slot = [&](size_t q, size_t k) {
-        return slots.data() + (q * kCoarsePagesAhead + k % kCoarsePagesAhead) * texels;
-    };
-    std::mutex mutex;
-    std::condition_variable changed;
-    std::vector<std::thread> readers;
-    for (size_t q = 0; q < queues.size(); ++q) {
-        readers.emplace_back([&, q] {
-            LevelQueue& queue = queues[q];
-            Status filled;
-            for (size_t k = 0; queue.begin + k < queue.end && filled; ++k) {
-                {
-                    std::unique_lock<std::mutex> lock(mutex);
-                    changed.wait(lock,
-                                 [&] { return queue.filled - queue.uploaded < kCoarsePagesAhead; });
-                }
-                // Slot k is this thread's until the count below moves.
-                const PageRef& p = order[queue.begin + k];
-                filled = coarse(pages, p.level, p.px, p.py, slot(q, k));
-                if (filled) {
-                    {
-                        const std::lock_guard<std::mutex> lock(mutex);
-                        ++queue.filled;
-                    }
-                    changed.notify_all();
-                }
-            }
+
+    // Level q's thread: its pages in order, each into the next slot once one is free.
+    void read(size_t q, const CoarsePageFill& coarse) {
+        LevelQueue& queue = queues_[q];
+        Status filled;
+        for (size_t k = 0; queue.begin + k < queue.end && filled; ++k) {
             {
-                const std::lock_guard<std::mutex> lock(mutex);
-                queue.failed = std::move(filled);
-                queue.done = true;
-            }
-            changed.notify_all();
-        });
-    }
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
-    {
-        const auto waiting = [&] {
-            return std::any_of(queues.begin(), queues.end(),
-                               [](const LevelQueue& q) { return q.filled > q.uploaded; });
-        };
-        const auto allDone = [&] {
-            return std::all_of(queues.begin(), queues.end(),
-                               [](const LevelQueue& q) { return q.done; });
-        };
-        std::unique_lock<std::mutex> lock(mutex);
-        for (;;) {
-            changed.wait(lock, [&] { return waiting() || allDone(); });
-            if (!waiting()) {
-                break;
-            }
-            for (size_t q = 0; q < queues.size(); ++q) {
-                LevelQueue& queue = queues[q];
-                while (queue.filled > queue.uploaded) {
-                    // Slot `uploaded` is the GL thread's until the count below moves.
-                    const size_t k = queue.uploaded;
-                    lock.unlock();
-                    uploadPageLayer(gpu, order[queue.begin + k].layer, slot(q, k));
-                    lock.lock();
-                    ++queue.uploaded;
-                    changed.notify_all();
+                std::unique_lock<std::mutex> lock(mutex_);
+                changed_.wait(
+                    lock, [&] { return stopping_ || queue.filled - queue.uploaded < queue.ahead; });
+                if (stopping_) {
+                    break;
                 }
             }
+            // Slot k is this thread's until the count below moves.
+            const PageRef& p = order_[queue.begin + k];
+            filled = coarse(pages_, p.level, p.px, p.py, slot(q, k));
+            if (filled) {
+                {
+                    const std::lock_guard<std::mutex> lock(mutex_);
+                    ++queue.filled;
+                }
+                changed_.notify_all();
+            }
+        }
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            queue.failed = std::move(filled);
+            queue.done = true;
+        }
+        changed_.notify_all();
+    }
+
+    void stop() {
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            stopping_ = true;
+        }
+        changed_.notify_all();
+        for (std::thread& reader : readers_) {
+            if (reader.joinable()) {
+                reader.join();
+            }
         }
     }
-    for (std::thread& reader : readers) {
-        reader.join();
-    }
-    glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    for (const LevelQueue& queue : queues) {
-        if (!queue.failed) {
-            return queue.failed;
-        }
-    }
-    return {};
-}
+
+    const HeightPages& pages_;
+    const std::vector<PageRef>& order_;
+    const size_t texels_;
+    std::vector<LevelQueue> queues_;
+    std::vector<uint16_t> slots_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    bool stopping_ = false;
+    std::vector<std::thread> readers_;
+};
 
 // Fills the pages of `order` (sorted by level, then row) from the map and uploads each into its
 // layer: a chunk (a row of pages, or part of one) at a time, filled by every core
@@ -330,6 +391,15 @@ Status fillAndUpload(const TerrainGpu& gpu, const Heightmap& map,
 }
 
 }  // namespace
+
+void setPageTableRows(GLint location, const HeightPages& pages) {
+    GLint rows[kMaxPageLevels] = {};
+    const size_t levels = std::min(pages.level.size(), size_t(kMaxPageLevels));
+    for (size_t k = 0; k < levels; ++k) {
+        rows[k] = pages.level[k].tableRow;
+    }
+    glUniform1iv(location, kMaxPageLevels, rows);
+}
 
 PageLimits queryPageLimits() {
     GLint layers = 0;
@@ -422,6 +492,22 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
     gpu.metres = map.metres;
     const HeightPages& pages = gpu.pages;
 
+    // The pages in upload order (level by level, row by row; a streamed terrain's level 0 comes
+    // later, page by page: uploadPage).
+    std::vector<PageRef> order;
+    for (int level = pages.pooledLevels; level < int(pages.level.size()); ++level) {
+        const PageLevel& l = pages.level[size_t(level)];
+        for (int py = 0; py < l.pagesY; ++py) {
+            for (int px = 0; px < l.pagesX; ++px) {
+                order.push_back({level, px, py, l.firstLayer + py * l.pagesX + px});
+            }
+        }
+    }
+    // A layout's coarse levels are read from here on, while the textures are allocated.
+    std::optional<CoarseLevelFill> coarseFill;
+    if (coarse) {
+        coarseFill.emplace(pages, order, coarse);
+    }
     while (glGetError() != GL_NO_ERROR) {  // only this allocation's errors below
     }
     const int driverLayers = largestPageArray(pages.texels, pages.layers);
@@ -457,20 +543,8 @@ Result<TerrainGpu> TerrainGpu::create(const Heightmap& map, const Quadtree& tree
         gpu.destroy();
         return Result<TerrainGpu>::failure(line);
     }
-    // The pages in upload order (level by level, row by row; a streamed terrain's level 0 comes
-    // later, page by page: uploadPage).
-    std::vector<PageRef> order;
-    for (int level = pages.pooledLevels; level < int(pages.level.size()); ++level) {
-        const PageLevel& l = pages.level[size_t(level)];
-        for (int py = 0; py < l.pagesY; ++py) {
-            for (int px = 0; px < l.pagesX; ++px) {
-                order.push_back({level, px, py, l.firstLayer + py * l.pagesX + px});
-            }
-        }
-    }
     assert(!coarse || pages.poolLayers > 0);
-    if (Status filled =
-            coarse ? fillCoarseAndUpload(gpu, order, coarse) : fillAndUpload(gpu, map, order);
+    if (Status filled = coarseFill ? coarseFill->upload(gpu) : fillAndUpload(gpu, map, order);
         !filled) {
         gpu.destroy();
         return Result<TerrainGpu>::failure(filled.error());
@@ -576,12 +650,7 @@ void TerrainGpu::bindHeights(GLuint program) const {
     glUniform1i(glGetUniformLocation(program, "layersPerArray"), layersPerArray);
     glUniform1i(glGetUniformLocation(program, "pageTable"), 1);
     glUniform1i(glGetUniformLocation(program, "pageShift"), pages.pageShift);
-    GLint rows[kMaxPageLevels] = {};
-    const size_t levels = std::min(pages.level.size(), size_t(kMaxPageLevels));
-    for (size_t k = 0; k < levels; ++k) {
-        rows[k] = pages.level[k].tableRow;
-    }
-    glUniform1iv(glGetUniformLocation(program, "pageTableRow"), GLsizei(levels), rows);
+    setPageTableRows(glGetUniformLocation(program, "pageTableRow"), pages);
     glUniform2i(glGetUniformLocation(program, "mapSize"), width, height);
     glUniform1i(glGetUniformLocation(program, "leafSize"), leafSize);
 }

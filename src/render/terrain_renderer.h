@@ -41,6 +41,10 @@ constexpr int kMaxHeightArrays = 4;
 constexpr int kMaxPageLevels = 16;
 static_assert(kMaxTreeDepth + 1 <= kMaxPageLevels, "a level's table row for every tree level");
 
+// Sets the shaders' pageTableRow, the uniform at `location` of the program in use: each level's
+// row of the page table (the terrain's and the objects' shaders read the same table).
+void setPageTableRows(GLint location, const HeightPages& pages);
+
 // One terrain's GL objects; create() builds them all or none.
 struct TerrainGpu {
     // The height codes as pages (core/terrain/height_pages.h): one R16UI layer of

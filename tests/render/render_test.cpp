@@ -2785,9 +2785,11 @@ TEST(StreamedTerrain, ALayoutStreamedByTilesSettlesToItsMapHeldWhole) {
     full.value().destroy();
 }
 
-// The layout in `folder` opened streamed by tiles (its cache in `dir`), in pages of 16: the
-// terrain, or the line of whichever of the open and the terrain's making failed.
-Result<Terrain> layoutStreamedByTiles(const test::TempDir& dir, const std::string& folder) {
+// The layout in `folder` opened streamed by tiles (its cache in `dir`), in pages of 16 (at most
+// `maxLayersPerArray` to a texture when given): the terrain, or the line of whichever of the open
+// and the terrain's making failed.
+Result<Terrain> layoutStreamedByTiles(const test::TempDir& dir, const std::string& folder,
+                                      int maxLayersPerArray = 0) {
     LoadOptions load;
     load.cacheDir = dir.path("cache");
     load.layoutByTiles = true;
@@ -2797,6 +2799,7 @@ Result<Terrain> layoutStreamedByTiles(const test::TempDir& dir, const std::strin
     }
     StreamSettings on;
     on.on = true;
+    on.maxLayersPerArray = maxLayersPerArray;
     return Terrain::create(std::move(opened.value().map), 4, "damaged", {}, {}, 16,
                            std::move(opened.value().tree), streamByTiles(on, opened.value().tiles));
 }
@@ -2824,6 +2827,21 @@ TEST(StreamedTerrain, ALayoutWithADamagedCoarseLevelIsNotOpenedAndSaysWhichTile)
                                        : "heights-3.tif: tile (1, 0) does not match its checksum");
         EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
     }
+}
+
+// A layout's coarse levels are read from before the textures are allocated: when the textures
+// cannot be (here more arrays than a terrain takes), the open says so in its one line, and the
+// level readers already running are ended and joined (a reader left running would end the
+// program when its thread is destroyed).
+TEST(StreamedTerrain, ALayoutWhoseTexturesCannotBeMadeSaysSoAndEndsItsCoarseLevelReaders) {
+    REQUIRE_GL_STRICT();
+    test::TempDir dir;
+    const std::string folder = dir.path("layout");
+    ASSERT_TRUE(bakeLayout(test::writeInput(dir, false), folder, test::bakeOptions(dir)));
+    const Result<Terrain> streamed = layoutStreamedByTiles(dir, folder, 1);
+    ASSERT_FALSE(streamed);
+    test::expectOneLineSaying(streamed.error(), "the GPU driver takes at most 1 layers");
+    EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
 }
 
 // Level 1 streams with level 0 (HeightPages::pooledLevels): a damaged tile of it does not keep the

@@ -17,6 +17,7 @@
 #include <gdal_priv.h>
 
 #include "core/base/checksum.h"
+#include "core/base/huge_pages.h"
 #include "core/config.h"
 #include "core/io/gdal_inputs.h"
 #include "core/io/gdal_raster.h"
@@ -101,7 +102,8 @@ Result<std::vector<unsigned char>> readLayoutFile(const std::string& gdalPath, u
     if (file == nullptr) {
         return R::failure("cannot be read");
     }
-    std::vector<unsigned char> bytes(static_cast<size_t>(expected));
+    std::vector<unsigned char> bytes;
+    resizeHuge(bytes, static_cast<size_t>(expected));
     const size_t read = VSIFReadL(bytes.data(), 1, bytes.size(), file);
     VSIFCloseL(file);
     if (read != bytes.size()) {

@@ -213,7 +213,7 @@ private:
 // filled in order reads most tiles once, and a level's last page lets its tiles, rows and
 // datasets go. A level the pages pool (HeightPages::pooledLevels: level 1, streamed) is read a
 // tile at a time, in the order its pages are asked for. Each level reads its files through readers
-// of its own: fill() may run for different levels on different threads at once (fillCoarseAndUpload
+// of its own: fill() may run for different levels on different threads at once (CoarseLevelFill
 // takes a thread a level, so that over the network the levels' requests wait side by side), for one
 // level on one thread at a time.
 class LayoutLevelPages {

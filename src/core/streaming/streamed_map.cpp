@@ -383,11 +383,13 @@ void reportSidecarProblem(StreamedMap& out, const std::string& sidecar,
 }
 
 Status streamedTree(StreamedMap& out, TreeSidecar& saved, bool fromSidecar, const FileStamp& stamp,
-                    const StreamOptions& stream, const BandRows& makeRows) {
+                    const StreamOptions& stream, const BandRows& makeRows,
+                    Result<Quadtree>* built) {
     Heightmap& map = out.map;
     const int width = map.width;
     const int height = map.height;
-    Result<Quadtree> structure = buildQuadtreeStructure(width, height, out.leafSize);
+    Result<Quadtree> structure =
+        built != nullptr ? std::move(*built) : buildQuadtreeStructure(width, height, out.leafSize);
     if (!structure) {
         return Status::failure(structure.error());
     }

@@ -189,9 +189,11 @@ void reportSidecarProblem(StreamedMap& out, const std::string& sidecar, const st
 // writeStreamedSidecar writes, for the map of `stamp`). The coarse errors are exact on the levels
 // whose rows of nodes fit a band and the range bound above (LodErrors::Mixed,
 // Quadtree::exactLevels). Sets out.tree and the map's range; a failure of makeRows is the
-// result's.
+// result's. `built`, when given, is the structure for the map's size (buildQuadtreeStructure)
+// made beforehand, side by side with the sidecar's read, taken instead of building one.
 Status streamedTree(StreamedMap& out, TreeSidecar& saved, bool fromSidecar, const FileStamp& stamp,
-                    const StreamOptions& stream, const BandRows& makeRows = {});
+                    const StreamOptions& stream, const BandRows& makeRows = {},
+                    Result<Quadtree>* built = nullptr);
 
 // The tree of `map` (its size, coding and holes; leaves of saved.leafSize) from a sidecar of its
 // codes: the range bound of its leaf ranges, its exact errors over it on levels 1..exactLevels.

@@ -15,6 +15,7 @@
 
 #include "core/base/byte_fields.h"
 #include "core/base/checksum.h"
+#include "core/base/huge_pages.h"
 #include "core/streaming/own_files.h"
 #include "core/terrain/leaf_ranges.h"
 
@@ -129,7 +130,7 @@ Result<TreeSidecar> parseTreeSidecar(const unsigned char* bytes, size_t count, c
     // Copied as bytes (a tree of one leaf has no errors, and memcpy may not take an empty
     // vector's null pointer).
     const auto copyInto = [](auto& values, size_t entries, const unsigned char* from) {
-        values.resize(entries);
+        resizeHuge(values, entries);
         std::copy(from, from + entries * sizeof values[0],
                   reinterpret_cast<unsigned char*>(values.data()));
     };
@@ -171,7 +172,7 @@ Result<TreeSidecar> readTreeSidecar(const std::string& path, const FileStamp& ma
     const uint64_t errorEntries = getField<uint64_t>(bytes.data() + 56);
     const uint64_t expected =
         kHeaderBytes + leafEntries * (4 + 2 * uint64_t(bytes[14] != 0)) + errorEntries * 4;
-    bytes.resize(size_t(expected) + 1);  // one more: a longer file is found
+    resizeHuge(bytes, size_t(expected) + 1);  // one more: a longer file is found
     const size_t rest =
         std::fread(bytes.data() + kHeaderBytes, 1, bytes.size() - kHeaderBytes, file.get());
     return parseTreeSidecar(bytes.data(), kHeaderBytes + rest, map, width, height, leafSize);

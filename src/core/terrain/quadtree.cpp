@@ -186,16 +186,17 @@ Result<Quadtree> buildQuadtreeStructure(int width, int height, int leafSize) {
     const int rootSize = 1 << tree.depth;
     const size_t leafCount = size_t(tree.leavesX) * size_t(tree.leavesZ);
     const size_t nodeCount = size_t(tree.levelStart.back()) + leafCount;
-    reserveHuge(tree.nodes, nodeCount);
-    tree.nodes.resize(nodeCount);
-    tree.parents.resize(nodeCount);
-    tree.leaves.resize(leafCount);
-    tree.leafNodes.resize(leafCount);
-    tree.leafCodes.resize(leafCount);
-    tree.leafGrid.reserve(leafCount);
-    tree.leafGrid.resize(leafCount);
-    tree.coarseErrors.assign(tree.levelStart.back(), 0);
-    tree.foldErrors.assign(tree.levelStart.back(), 0);
+    // Each array under 2 MB pages, a fault every 2 MB rather than every 4 KB: a 65537² map's
+    // tree in leaves of 16 is 770 MB, and on a virtual machine a fault costs more than zeroing
+    // its page (docs/design/streaming.md, the first frame's work).
+    resizeHuge(tree.nodes, nodeCount);
+    resizeHuge(tree.parents, nodeCount);
+    resizeHuge(tree.leaves, leafCount);
+    resizeHuge(tree.leafNodes, leafCount);
+    resizeHuge(tree.leafCodes, leafCount);
+    resizeHuge(tree.leafGrid, leafCount);
+    resizeHuge(tree.coarseErrors, tree.levelStart.back());
+    resizeHuge(tree.foldErrors, tree.levelStart.back());
     tree.leafFoldErrors.clear();
     tree.lodErrors = LodErrors::Range;
     tree.exactLevels = 0;
