@@ -693,7 +693,8 @@ def giant_layout(count):
 def giant_section():
     # Straight from nginx alone: the open reads levels 4 and up whole (levels 0-3 stream), and
     # the flight's thousands of requests are more than bench/latency_relay.py relays one by one.
-    shown, out = script("layout_latency.py", "--runs", "1", "--frames", "10" if args.quick else "60",
+    shown, out = script("layout_latency.py", "--runs", "1" if args.quick else "3",
+                        "--frames", "10" if args.quick else "60",
                         "--delays", "0", "--baked", giant_layout(2 if args.quick else 16))
     return [f"`{shown}`:", "", *out.splitlines()]
 

@@ -111,22 +111,24 @@ with tempfile.TemporaryDirectory() as tmp:
     prefix = os.path.join(tmp, "nginx")
     os.makedirs(prefix)
     server, url, log = nginx(root, prefix, "layout_latency.py")
-    port = int(url.rsplit(":", 1)[1].strip("/"))
-    relays = {d: relay(port, d) for d in delays}
-    results = {d: [] for d in delays}
-    offset = 0
-    for _ in range(args.runs):
+    relays = {}
+    try:  # the server and relays end with the bench, whatever ends it
+        port = int(url.rsplit(":", 1)[1].strip("/"))
         for d in delays:
-            _, offset = served(log, offset)
-            run = fly(f"http://127.0.0.1:{relays[d][1]}/layout", os.path.join(tmp, "cache"),
-                      os.path.join(tmp, "flight.csv"))
-            counts, offset = served(log, offset)
-            results[d].append((*run, *counts))
-    for process, _ in relays.values():
-        process.kill()
-        process.wait()
-    server.kill()
-    server.wait()
+            relays[d] = relay(port, d)
+        results = {d: [] for d in delays}
+        offset = 0
+        for _ in range(args.runs):
+            for d in delays:
+                _, offset = served(log, offset)
+                run = fly(f"http://127.0.0.1:{relays[d][1]}/layout", os.path.join(tmp, "cache"),
+                          os.path.join(tmp, "flight.csv"))
+                counts, offset = served(log, offset)
+                results[d].append((*run, *counts))
+    finally:
+        for process in [p for p, _ in relays.values()] + [server]:
+            process.kill()
+            process.wait()
 
 print(f"{os.path.basename(os.path.normpath(args.map))} baked, flown by tiles from nginx on 127.0.0.1: "
       f"{args.frames} frames at --lod {args.lod}, 1280x720, {args.runs} runs each, interleaved")
