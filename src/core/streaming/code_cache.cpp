@@ -334,7 +334,7 @@ std::string partialCachePath(const std::string& path) {
 }
 
 Result<CodeCacheWriter> CodeCacheWriter::create(const std::string& path, int width, int height,
-                                                Unfinished unfinished) {
+                                                Unfinished unfinished, Blocks blocks) {
     using R = Result<CodeCacheWriter>;
     CodeCacheWriter writer;
     writer.path_ = path;
@@ -351,7 +351,7 @@ Result<CodeCacheWriter> CodeCacheWriter::create(const std::string& path, int wid
     removeAbandonedTemporaries(path, kCodeCacheMagic,
                                writer.keepUnfinished_ ? partialCachePath(path) : std::string());
     if (writer.keepUnfinished_ && writer.takePartial()) {
-        return sized(std::move(writer));
+        return sized(std::move(writer), blocks);
     }
     Result<int> created = createOwnTemporary(path, kCodeCacheMagic);
     if (!created) {
@@ -359,11 +359,11 @@ Result<CodeCacheWriter> CodeCacheWriter::create(const std::string& path, int wid
     }
     writer.fd_ = created.value();
     writer.temporary_ = temporaryPathFor(path);
-    return sized(std::move(writer));
+    return sized(std::move(writer), blocks);
 }
 
 Result<CodeCacheWriter> CodeCacheWriter::createUnnamed(const std::string& dir, int width,
-                                                       int height) {
+                                                       int height, Blocks blocks) {
     using R = Result<CodeCacheWriter>;
     CodeCacheWriter writer;
     writer.width_ = width;
@@ -372,17 +372,20 @@ Result<CodeCacheWriter> CodeCacheWriter::createUnnamed(const std::string& dir, i
     if (writer.fd_ < 0) {
         return R::failure("cannot create a file for its codes: " + errorText(errno));
     }
-    return sized(std::move(writer));
+    return sized(std::move(writer), blocks);
 }
 
-Result<CodeCacheWriter> CodeCacheWriter::sized(CodeCacheWriter writer) {
+Result<CodeCacheWriter> CodeCacheWriter::sized(CodeCacheWriter writer, Blocks blocks) {
     using R = Result<CodeCacheWriter>;
     const uint64_t bytes = codeCacheBytes(writer.width_, writer.height_);
-    // Every block allocated now: a full disk is one line here, never a write that fails part way
-    // through the pass. File systems without fallocate get the length alone.
-    if (::fallocate(writer.fd_, 0, 0, off_t(bytes)) != 0) {
+    // AllocatedNow: every block allocated now, so a full disk is one line here, never a write
+    // that fails part way through the pass. File systems without fallocate, and AsWritten, get
+    // the length alone.
+    const bool allocated =
+        blocks == Blocks::AllocatedNow && ::fallocate(writer.fd_, 0, 0, off_t(bytes)) == 0;
+    if (!allocated) {
         const int error = errno;
-        if (error != EOPNOTSUPP) {
+        if (blocks == Blocks::AllocatedNow && error != EOPNOTSUPP) {
             return R::failure("cannot allocate " + std::to_string((bytes + 1023) >> 10) +
                               " KiB: " + errorText(error));
         }

@@ -101,11 +101,19 @@ public:
     // this size, is taken up instead (resumed() is then true: its rows hold what an earlier writer
     // wrote, or zeros, and the caller checks them before it keeps any); a writer dropped without
     // finish() leaves its file there, and a killed one's temporary is moved there by the next.
+    // Blocks: AllocatedNow takes every block of the file at creation (fallocate), so that a full
+    // disk is one line there, never a write that fails part way through a pass; AsWritten leaves
+    // the file sparse, its blocks taken as blocks of codes are written (a layout read by tiles,
+    // whose cache holds what the eye has fetched: its disk is that, and a full disk a tile's
+    // failed write, which the tile's line says).
+    enum class Blocks { AllocatedNow, AsWritten };
     static Result<CodeCacheWriter> create(const std::string& path, int width, int height,
-                                          Unfinished unfinished = Unfinished::Removed);
+                                          Unfinished unfinished = Unfinished::Removed,
+                                          Blocks blocks = Blocks::AllocatedNow);
     // The same codes in an unnamed file in the folder `dir`, which no open after this one finds:
     // the codes of a raster flown without a code cache. finish() is not called on it.
-    static Result<CodeCacheWriter> createUnnamed(const std::string& dir, int width, int height);
+    static Result<CodeCacheWriter> createUnnamed(const std::string& dir, int width, int height,
+                                                 Blocks blocks = Blocks::AllocatedNow);
     CodeCacheWriter() = default;
     CodeCacheWriter(CodeCacheWriter&& other) noexcept;
     CodeCacheWriter& operator=(CodeCacheWriter&& other) noexcept;
@@ -129,7 +137,7 @@ public:
     bool resumed() const { return resumed_; }
 
 private:
-    static Result<CodeCacheWriter> sized(CodeCacheWriter writer);
+    static Result<CodeCacheWriter> sized(CodeCacheWriter writer, Blocks blocks);
     // Takes the partial file at partialCachePath(path_) as this writer's temporary when it is the
     // program's own and of this cache's length; false otherwise (one of another length is removed,
     // as of no use; anything else is left as it is).

@@ -338,7 +338,8 @@ uint64_t partialCacheBlocks(const std::string& path, int width, int height) {
 // reasons the others did not, in one line, when none does.
 Result<CodeCacheWriter> createCache(const CacheSpots& spots, uint64_t needBytes,
                                     const StreamOptions& stream, const CacheBound& bound, int width,
-                                    int height, std::string& chosen, std::string& notKept) {
+                                    int height, CodeCacheWriter::Blocks blocks, std::string& chosen,
+                                    std::string& notKept) {
     std::string reasons;
     const auto roomIn = [&](const std::string& dir, bool cacheFolder, std::string& reason,
                             const std::string& keep) {
@@ -377,7 +378,8 @@ Result<CodeCacheWriter> createCache(const CacheSpots& spots, uint64_t needBytes,
     const auto unnamedIn = [&](const std::string& dir) {
         std::string reason;
         if (roomIn(dir, false, reason, "")) {
-            Result<CodeCacheWriter> writer = CodeCacheWriter::createUnnamed(dir, width, height);
+            Result<CodeCacheWriter> writer =
+                CodeCacheWriter::createUnnamed(dir, width, height, blocks);
             if (writer) {
                 chosen.clear();
                 return writer;
@@ -394,7 +396,8 @@ Result<CodeCacheWriter> createCache(const CacheSpots& spots, uint64_t needBytes,
             Result<CodeCacheWriter> writer = CodeCacheWriter::create(
                 place.path, width, height,
                 stream.layout != nullptr ? CodeCacheWriter::Unfinished::KeptToResume
-                                         : CodeCacheWriter::Unfinished::Removed);
+                                         : CodeCacheWriter::Unfinished::Removed,
+                blocks);
             if (writer) {
                 chosen = place.path;
                 return writer;
@@ -627,8 +630,12 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
     const CacheBound bound{options.cacheSizeBytes, codeCacheBytes(width, height) +
                                                        sidecarBytes(width, height, out.leafSize) +
                                                        samples / 8 + 4096};
+    // Opened by tiles, the cache takes blocks as tiles arrive: its disk is what the eye fetched.
+    const CodeCacheWriter::Blocks blocks = opensByTiles(stream, out.leafSize)
+                                               ? CodeCacheWriter::Blocks::AsWritten
+                                               : CodeCacheWriter::Blocks::AllocatedNow;
     Result<CodeCacheWriter> created =
-        createCache(spots, needBytes, stream, bound, width, height, cache, notKept);
+        createCache(spots, needBytes, stream, bound, width, height, blocks, cache, notKept);
     if (!created) {
         return fail(name, created.error());
     }

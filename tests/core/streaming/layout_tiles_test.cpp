@@ -4,6 +4,8 @@
 // resumed cache keeps its tiles by their checksums.
 #include "core/streaming/layout_tiles.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -15,6 +17,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <cpl_vsi.h>
@@ -490,11 +493,28 @@ std::map<uint32_t, std::vector<uint16_t>> streamEveryPage(const Heightmap& map,
     return delivered;
 }
 
+// The disk blocks, in bytes, and the lengths of the code caches (and their temporaries) directly
+// in `folder`.
+std::pair<uint64_t, uint64_t> codeCacheDisk(const std::string& folder) {
+    uint64_t blocks = 0;
+    uint64_t length = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+        struct stat st {};
+        if (entry.path().filename().string().find(".qtcodes") != std::string::npos &&
+            ::lstat(entry.path().c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+            blocks += uint64_t(st.st_blocks) * 512;
+            length += uint64_t(st.st_size);
+        }
+    }
+    return {blocks, length};
+}
+
 // A layout without holes opened streamed by tiles: nothing of level 0 read at open, its tree and
 // range those of the layout's usual streamed open (from its tree, with no pass over the map), its
-// codes zero until asked for; every page streamed through its tiles is the usual open's page; once
-// its last tile is present its cache is finished, and the next open maps it with nothing of level 0
-// read (a sample changed there since does not reach it).
+// codes zero until asked for and its cache taking no disk for them (a sparse file); every page
+// streamed through its tiles is the usual open's page; once its last tile is present its cache is
+// finished, and the next open maps it with nothing of level 0 read (a sample changed there since
+// does not reach it).
 TEST(LayoutStream, OpensWithNoTileReadAndFinishesItsCacheWithItsLastTile) {
     test::TempDir dir;
     const Baked b = bakeInto(dir, false);
@@ -531,6 +551,9 @@ TEST(LayoutStream, OpensWithNoTileReadAndFinishesItsCacheWithItsLastTile) {
         for (size_t i = 0; i < size_t(o.map.sampleCount()); ++i) {
             ASSERT_EQ(o.map.codes[i], 0) << i;
         }
+        const auto [disk, length] = codeCacheDisk(load.cacheDir);
+        EXPECT_GE(length, uint64_t(o.map.sampleCount()) * 2);
+        EXPECT_LT(disk, length / 4);
 
         const HeightPages pages = planHeightPages(203, 141, 4, 16);
         const std::map<uint32_t, std::vector<uint16_t>> delivered =
