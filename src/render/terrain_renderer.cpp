@@ -306,7 +306,7 @@ private:
         }
     }
 
-    const HeightPages& pages_;
+    const HeightPages pages_;  // a copy: a failed create() destroys the terrain's before this
     const std::vector<PageRef>& order_;
     const size_t texels_;
     std::vector<LevelQueue> queues_;
