@@ -278,10 +278,10 @@ case("over the memory budget: big.png", [big_png, "--memory-budget", "1024"] + s
 big_raw = write("big.r16", b"")
 os.truncate(big_raw, 16385 * 16385 * 2)
 case("streamed .r16 over the memory budget", [big_raw, "--memory-budget", "100"] + stats, 1,
-     q + big_raw + ": size 16385x16385 needs about 246 MiB streamed (its tree, the coarse "
+     q + big_raw + ": size 16385x16385 needs about 245 MiB streamed (its tree, the coarse "
      "levels of its heights and the pages in flight), over the memory budget of 100 MiB (raise it with --memory-budget MB)")
 case("streamed .r16 whose tree cannot fit", [big_raw, "--memory-budget", "1"] + stats, 1,
-     q + big_raw + ": its quadtree takes 2816 KiB even in leaves of 64, over its share (128 KiB) "
+     q + big_raw + ": its quadtree takes 2560 KiB even in leaves of 64, over its share (128 KiB) "
      "of the memory budget; raise --memory-budget")
 one = write("one.png", png(1, 1, 8, 0, [b"\0"]))
 case("1x1 image", [one] + stats, 1,
@@ -524,7 +524,7 @@ def timed_case(name, args, code, line, seconds=3):
 big_r16 = sparse("big.r16", 2 * 32769 * 32769)
 timed_case("sparse 32769x32769 .r16 (over 2 GiB) over the budget, streamed",
            [big_r16, "--memory-budget", "300"] + stats, 1,
-           q + big_r16 + ": size 32769x32769 needs about 313 MiB streamed (its tree, the coarse "
+           q + big_r16 + ": size 32769x32769 needs about 312 MiB streamed (its tree, the coarse "
            "levels of its heights and the pages in flight), over the memory budget of 300 MiB (raise it with "
            "--memory-budget MB)")
 big_r16b = sparse("big_b.r16", 1 << 30)

@@ -311,9 +311,11 @@ public:
             const uint32_t leaf = r.first + offset_;
             uint32_t index = tree_.leafNodes[leaf];
             uint32_t take = 1;
-            if (offset_ + 4 <= r.count && quad(leaf, index)) {
-                index = tree_.parents[index];
-                take = 4;
+            if (offset_ + 4 <= r.count) {
+                if (const uint32_t parent = quadParent(leaf); parent != kNoNode) {
+                    index = parent;
+                    take = 4;
+                }
             }
             const QuadtreeNode& box = tree_.nodes[index];
             const uint32_t at = u + uint32_t(n);
@@ -341,26 +343,27 @@ public:
     }
 
 private:
-    // The leaf is its parent's first child, the next three leaves are the others, none of them
-    // with a hole (which go one by one, so that those without occlude), and the parent is far
-    // and its relief small for its distance.
-    bool quad(uint32_t leaf, uint32_t index) const {
+    // The leaf's parent when the leaf is its first child, the next three leaves are the others,
+    // none of them with a hole (which go one by one, so that those without occlude), and the
+    // parent is far and its relief small for its distance; else kNoNode.
+    uint32_t quadParent(uint32_t leaf) const {
         const LeafCoord first = tree_.leaves[leaf];
         const LeafCoord last = tree_.leaves[leaf + 3];
         if ((first.col & 1) != 0 || (first.row & 1) != 0 || last.col != first.col + 1 ||
-            last.row != first.row + 1 || tree_.parents[index] == kNoNode ||
-            (kHoles && tree_.holesIn(leaf, 4))) {
-            return false;
+            last.row != first.row + 1 || tree_.depth == 0 || (kHoles && tree_.holesIn(leaf, 4))) {
+            return kNoNode;
         }
-        const QuadtreeNode& parent = tree_.nodes[tree_.parents[index]];
+        const uint32_t index = tree_.nodeAt(1, first.col, first.row);
+        const QuadtreeNode& parent = tree_.nodes[index];
         const float x0 = float(parent.x0) * v_.spacingX, x1 = float(parent.x1()) * v_.spacingX;
         const float z0 = float(parent.z0) * v_.spacingZ, z1 = float(parent.z1()) * v_.spacingZ;
         const float x = std::max(std::max(x0 - v_.ex, v_.ex - x1), 0.0f);
         const float z = std::max(std::max(z0 - v_.ez, v_.ez - z1), 0.0f);
         const float nearSq = x * x + z * z;
         const float relief = std::fabs(float(parent.maxCode - parent.minCode) * v_.height.scale);
-        return nearSq >= v_.quadSquared &&
-               relief * relief <= nearSq * kOcclusionQuadRelief * kOcclusionQuadRelief;
+        const bool quad = nearSq >= v_.quadSquared &&
+                          relief * relief <= nearSq * kOcclusionQuadRelief * kOcclusionQuadRelief;
+        return quad ? index : kNoNode;
     }
 
     const Quadtree& tree_;

@@ -103,10 +103,7 @@ const QuadtreeNode& treeNode(const Quadtree& tree, LeafCoord leaf) {
     return tree.nodes[tree.leafNodes[tree.leafIndexAt(leaf.col, leaf.row)]];
 }
 uint32_t treeNodeIndex(const Quadtree& tree, const DrawNode& node) {
-    uint32_t index = tree.leafNodes[tree.leafIndexAt(node.col, node.row)];
-    for (int level = 0; level < node.level; ++level) {
-        index = tree.parents[index];
-    }
+    const uint32_t index = tree.nodeAt(node.level, node.col, node.row);
     assert(tree.nodes[index].x0 == uint32_t(node.col) << tree.leafShift &&
            tree.nodes[index].z0 == uint32_t(node.row) << tree.leafShift);
     return index;

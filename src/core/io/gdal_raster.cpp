@@ -354,6 +354,12 @@ std::string gdalNumber(double v) {
     return text;
 }
 
+void lowerGdalCache(int64_t bytes) {
+    if (GDALGetCacheMax64() > bytes) {
+        GDALSetCacheMax64(bytes);
+    }
+}
+
 GdalCacheCap::GdalCacheCap(int64_t bytes) : before_(GDALGetCacheMax64()) {
     if (before_ > bytes) {
         GDALSetCacheMax64(bytes);

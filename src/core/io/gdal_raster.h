@@ -37,6 +37,12 @@ private:
     std::string first_;
 };
 
+// Lowers GDAL's block cache, for the rest of the process, to `bytes` where it is larger (GDAL's
+// default is a twentieth of the machine's memory): for readers that keep what they read
+// elsewhere, as a layout's tiles go into the code cache and its pages and imagery's into their
+// pools, a larger cache only holds second copies, growing over a flight.
+void lowerGdalCache(int64_t bytes);
+
 // GDAL's block cache capped at `bytes` while alive (left as it is when already smaller): a pass
 // that reads or writes each block once gains nothing from a larger one.
 class GdalCacheCap {

@@ -1004,9 +1004,7 @@ Result<OpenedImagery> openImagery(const std::string& path, int mapWidth, int map
                                   int pageTexels) {
     Result<OpenedImagery> opened =
         openChecked(path, mapWidth, mapHeight, geo, limits, pageTexels, false);
-    if (GDALGetCacheMax64() > kImageryGdalCacheBytes) {
-        GDALSetCacheMax64(kImageryGdalCacheBytes);
-    }
+    lowerGdalCache(kImageryGdalCacheBytes);
     if (!opened || !opened.value().reader) {
         return opened;
     }

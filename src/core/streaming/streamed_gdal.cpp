@@ -648,6 +648,10 @@ Result<StreamedMap> openStreamedGdal(const std::string& path, const std::string&
                      name.c_str(), escapedPath(cache).c_str());
     }
     map.codes = writer.codes();
+    if (stream.layout != nullptr) {
+        // Its tiles and pooled pages are read as the eye moves, all through the flight.
+        lowerGdalCache(kStreamGdalCacheBytes);
+    }
     const GdalCacheCap cacheCap(kStreamGdalCacheBytes);
     const int step = passReadRows(info.blockRows, width);
     TreeSidecar saved;

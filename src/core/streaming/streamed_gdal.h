@@ -12,7 +12,8 @@
 namespace qt {
 
 // GDAL's block cache while a raster is read into its code cache: the reads take whole rows of
-// blocks once each, so a larger cache would only hold what was read already.
+// blocks once each, so a larger cache would only hold what was read already. A layout's open
+// lowers it to this for the rest of the process (lowerGdalCache), its tiles and pages read on.
 constexpr int64_t kStreamGdalCacheBytes = int64_t(64) << 20;
 // Bytes of samples one GDAL read of the pass may take (floats): rows of blocks up to this; a
 // band stored in taller blocks is read 64 rows at a time.

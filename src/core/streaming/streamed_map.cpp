@@ -278,10 +278,11 @@ uint64_t quadtreeBytes(int width, int height, int leafSize) {
     while ((uint64_t(1) << (levels - 1)) < std::max(leavesX, leavesZ)) {
         ++levels;
     }
-    return nodes * (sizeof(QuadtreeNode) + sizeof(uint32_t)) +  // nodes, parents
-           leaves * (sizeof(LeafCoord) + sizeof(uint32_t) + sizeof(LeafCodes) +
-                     sizeof(uint32_t)) +         // leaves, leafNodes, codes, grid
-           inner * 2 * sizeof(uint16_t) +        // coarse and fold errors
+    // Per leaf: its coordinates, node, codes and grid entry. Per inner node: its level grid's
+    // entry (levelNodes), coarse and fold errors.
+    const uint64_t perLeaf = sizeof(LeafCoord) + sizeof(uint32_t) + sizeof(LeafCodes) + 4;
+    const uint64_t perInner = sizeof(uint32_t) + 2 * sizeof(uint16_t);
+    return nodes * sizeof(QuadtreeNode) + leaves * perLeaf + inner * perInner +
            (levels + 1) * 2 * sizeof(uint32_t);  // level grids
 }
 

@@ -142,8 +142,8 @@ Result<StreamedErrors> streamedExactErrors(const Heightmap& map, const Quadtree&
 // with its line.
 using BandRows = std::function<Status(int lastRow)>;
 
-// Bytes of a quadtree's arrays (nodes, parents, leaves, leaf nodes, leaf codes, leaf grid, level
-// grids, coarse errors) for a width x height map in leaves of leafSize squares.
+// Bytes of a quadtree's arrays (nodes, leaves, leaf nodes, leaf codes, leaf grid, level grids and
+// their nodes, coarse errors) for a width x height map in leaves of leafSize squares.
 uint64_t quadtreeBytes(int width, int height, int leafSize);
 
 // Estimated resident bytes of a streamed width x height map in leaves of leafSize: its tree, the

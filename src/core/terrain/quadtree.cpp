@@ -24,7 +24,7 @@ struct Builder {
 
     // Sets node `index` to cover leaves [lx, lx + size) x [lz, lz + size), clipped to the map,
     // its box set and the rest zero, written in place (no temporary copied in).
-    void setNode(uint32_t index, int lx, int lz, int size, uint32_t parent) {
+    void setNode(uint32_t index, int lx, int lz, int size) {
         QuadtreeNode& node = tree.nodes[index];
         node.x0 = uint16_t(lx * tree.leafSize);
         node.z0 = uint16_t(lz * tree.leafSize);
@@ -33,7 +33,6 @@ struct Builder {
         node.minCode = 0;
         node.maxCode = 0;
         node.links = 0;
-        tree.parents[index] = parent;
     }
 
     // A leaf: its tree-order number and its coordinates.
@@ -46,9 +45,9 @@ struct Builder {
         tree.leafNodes[leaf] = index;
     }
 
-    // Gives inner node `self` (index `index`, leaves [lx, lx + 2 half) squared) its children as
-    // one group at the cursor.
-    void appendChildren(QuadtreeNode& self, uint32_t index, int lx, int lz, int half) {
+    // Gives inner node `self` (leaves [lx, lx + 2 half) squared) its children as one group at
+    // the cursor.
+    void appendChildren(QuadtreeNode& self, int lx, int lz, int half) {
         const uint32_t first = nextNode;
         unsigned present = 0;
         for (int q = 0; q < 4; ++q) {
@@ -56,7 +55,7 @@ struct Builder {
             const int cz = lz + (q >> 1) * half;
             if (cx < tree.leavesX && cz < tree.leavesZ) {
                 present |= 1u << q;
-                setNode(nextNode++, cx, cz, half, index);
+                setNode(nextNode++, cx, cz, half);
             }
         }
         assert(present & 1u);
@@ -75,14 +74,16 @@ struct Builder {
     }
 
     // Completes node `self` (index `index`, its box already set): a leaf gets its leaf number;
-    // an inner node gets its children as one group at the cursor, then their subtrees in order.
+    // an inner node its place in the level grids, then its children as one group at the cursor,
+    // then their subtrees in order.
     void complete(QuadtreeNode& self, uint32_t index, int lx, int lz, int size) {
         if (size == 1) {
             completeLeaf(index, lx, lz);
             return;
         }
+        tree.levelNodes[tree.levelIndex(__builtin_ctz(unsigned(size)), lx, lz)] = index;
         const int half = size / 2;
-        appendChildren(self, index, lx, lz, half);
+        appendChildren(self, lx, lz, half);
         for (int q = 0; q < 4; ++q) {
             if (self.hasChild(q)) {
                 completeChild(self, q, lx, lz, half);
@@ -190,7 +191,7 @@ Result<Quadtree> buildQuadtreeStructure(int width, int height, int leafSize) {
     // tree in leaves of 16 is 770 MB, and on a virtual machine a fault costs more than zeroing
     // its page (docs/design/streaming.md, the first frame's work).
     resizeHuge(tree.nodes, nodeCount);
-    resizeHuge(tree.parents, nodeCount);
+    resizeHuge(tree.levelNodes, tree.levelStart.back());
     resizeHuge(tree.leaves, leafCount);
     resizeHuge(tree.leafNodes, leafCount);
     resizeHuge(tree.leafCodes, leafCount);
@@ -205,7 +206,6 @@ Result<Quadtree> buildQuadtreeStructure(int width, int height, int leafSize) {
     QuadtreeNode& root = tree.nodes[rootIndex];
     root.setFarSide(std::min(rootSize * leafSize, width - 1),
                     std::min(rootSize * leafSize, height - 1));
-    tree.parents[rootIndex] = kNoNode;
     Builder builder{tree, width, height};
     builder.complete(root, rootIndex, 0, 0, rootSize);
     assert(builder.nextNode == rootIndex && builder.nextLeaf == leafCount);

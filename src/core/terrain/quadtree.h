@@ -139,7 +139,6 @@ struct Quadtree {
     int leavesZ = 0;                  // leaf rows
     int depth = 0;                    // levels below the root
     NodeArray nodes;                  // sibling groups, then the root
-    std::vector<uint32_t> parents;    // node -> its parent; kNoNode for the root
     std::vector<LeafCoord> leaves;    // tree order (depth-first, NW NE SW SE)
     std::vector<uint32_t> leafNodes;  // tree-order leaf -> node index
     LeafCodeArray leafCodes;          // tree-order leaf -> its node's code range
@@ -149,6 +148,10 @@ struct Quadtree {
     // entries each, level 0's unused; levelStart[depth + 1] is the number of inner nodes.
     std::vector<uint32_t> levelStart;
     std::vector<uint32_t> levelWidth;
+    // Per inner node, by levelIndex: its index in `nodes`. With leafNodes it finds any node from
+    // its level and a leaf it holds (nodeAt), so a node's parent too: 4 bytes an inner node, a
+    // quarter of the nodes, where a parent link per node would take 4 bytes a node.
+    std::vector<uint32_t> levelNodes;
     // Per inner node, by levelIndex: a bound on its coarse-surface error in height codes
     // (core/lod/lod_error.h), of the kind lodErrors says. 2 bytes per inner node (as foldErrors):
     // about 0.04 bytes a sample at leaves of 4.
@@ -204,6 +207,12 @@ struct Quadtree {
         return levelStart[size_t(level)] + uint32_t(row >> level) * levelWidth[size_t(level)] +
                uint32_t(col >> level);
     }
+    // The index in `nodes` of the node at `level` (0, a leaf, to depth, the root) holding leaf
+    // (col, row); its parent is the one at level + 1.
+    uint32_t nodeAt(int level, int col, int row) const {
+        return level == 0 ? leafNodes[size_t(leafIndexAt(col, row))]
+                          : levelNodes[levelIndex(level, col, row)];
+    }
     // Leaves in the node's subtree: they tile its box, partial border leaves included.
     uint32_t leafCount(const QuadtreeNode& node) const {
         const uint32_t cols = (uint32_t(node.x1() - node.x0) + uint32_t(leafSize) - 1) >> leafShift;
@@ -227,8 +236,8 @@ bool isValidLeafSize(int leafSize);
 Result<Quadtree> buildQuadtree(const Heightmap& map, int leafSize);
 
 // The first half of buildQuadtree: everything that depends only on the map's size and the leaf
-// size (node boxes, links, parents, leaf order, leaf grid, level grids), so that a loader can
-// build it while it reads the samples. Codes, ranges and coarse errors are left zero for
+// size (node boxes, links, leaf order, leaf grid, level grids and their nodes), so that a loader
+// can build it while it reads the samples. Codes, ranges and coarse errors are left zero for
 // fillQuadtreeBounds. Fails for a leaf size out of range or more than kMaxNodes nodes.
 Result<Quadtree> buildQuadtreeStructure(int width, int height, int leafSize);
 

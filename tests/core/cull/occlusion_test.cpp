@@ -831,9 +831,9 @@ TEST(Occlusion, ACoarseNodesCellsLieInOneChildsBoxWhichItsDiveBoxesHold) {
         ASSERT_TRUE(tree.hasHoles());
         int cells = 0, boxesChecked = 0;
         for (uint32_t leaf = 0; leaf < tree.leaves.size(); ++leaf) {
-            uint32_t index = tree.leafNodes[leaf];
+            const LeafCoord first = tree.leaves[leaf];
             for (int level = 1; level <= tree.depth; ++level) {
-                index = tree.parents[index];
+                const uint32_t index = tree.nodeAt(level, first.col, first.row);
                 const QuadtreeNode& n = tree.nodes[index];
                 if (tree.firstLeaf(n) != leaf) {
                     break;  // each node once: from its first leaf

@@ -129,11 +129,7 @@ uint64_t drawnTriangles(const Quadtree& tree, const std::vector<LeafCoord>& leav
 uint64_t drawnTriangles(const Quadtree& tree, const std::vector<DrawNode>& nodes) {
     uint64_t sum = 0;
     for (const DrawNode& node : nodes) {
-        uint32_t index = tree.leafNodes[tree.leafIndexAt(node.col, node.row)];
-        for (int level = 0; level < node.level; ++level) {
-            index = tree.parents[index];
-        }
-        const QuadtreeNode& n = tree.nodes[index];
+        const QuadtreeNode& n = tree.nodes[tree.nodeAt(node.level, node.col, node.row)];
         const uint64_t step = uint64_t(1) << node.level;
         sum += 2 * ((n.x1() - n.x0 + step - 1) / step) * ((n.z1() - n.z0 + step - 1) / step);
     }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include <cpl_vsi.h>
+#include <gdal.h>
 #include <gtest/gtest.h>
 
 #include "core/base/text.h"
@@ -30,6 +31,7 @@
 #include "core/streaming/layout_stream_access.h"
 #include "core/streaming/open_map.h"
 #include "core/streaming/page_streamer.h"
+#include "core/streaming/streamed_gdal.h"
 #include "core/terrain/height_pages.h"
 #include "fault_proxy.h"
 #include "http_server.h"
@@ -585,6 +587,34 @@ TEST(LayoutStream, OpensWithNoTileReadAndFinishesItsCacheWithItsLastTile) {
     EXPECT_EQ(reopened.value().sidecar, "read");
     EXPECT_EQ(reopened.value().tiles, nullptr);
     EXPECT_TRUE(reopened.value().map.codes == expected.codes);
+}
+
+// A layout's tiles and pooled pages are read all through a flight, each kept in the code cache or
+// the pool: its open lowers GDAL's block cache for the rest of the process, which at GDAL's
+// default (a twentieth of the machine's memory) would fill with second copies of them.
+TEST(LayoutStream, ItsOpenLowersGdalsBlockCacheThatWouldHoldSecondCopiesOfItsTiles) {
+    test::TempDir dir;
+    const std::string input = test::writeInput(dir, false);
+    const std::string folder = dir.path("layout");
+    ASSERT_TRUE(bakeLayout(input, folder, test::bakeOptions(dir)));
+    const int64_t before = GDALGetCacheMax64();
+    const int64_t large = int64_t(1) << 30;
+    LoadOptions load;
+    load.cacheDir = dir.path("cache");
+    for (const bool byTiles : {true, false}) {
+        GDALSetCacheMax64(large);
+        load.layoutByTiles = byTiles;
+        const Result<OpenedMap> opened = openMap(folder, load, {}, 4, true);
+        const int64_t after = GDALGetCacheMax64();
+        ASSERT_TRUE(opened) << opened.error();
+        EXPECT_EQ(after, kStreamGdalCacheBytes) << (byTiles ? "by tiles" : "read at open");
+    }
+    GDALSetCacheMax64(large);
+    const Result<OpenedMap> raster = openMap(input, load, {}, 4, true);
+    const int64_t afterRaster = GDALGetCacheMax64();
+    GDALSetCacheMax64(before);
+    ASSERT_TRUE(raster) << raster.error();
+    EXPECT_EQ(afterRaster, large) << "a raster read whole into its cache keeps GDAL's own";
 }
 
 // An open by tiles dropped before its last tile leaves its tiles to the next, which keeps those

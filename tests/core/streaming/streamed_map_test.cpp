@@ -103,7 +103,7 @@ void expectSameTree(const std::string& path, const LoadOptions& options, int lea
         ASSERT_EQ(a.maxCode, b.maxCode) << i;
         ASSERT_EQ(a.links, b.links) << i;
     }
-    EXPECT_EQ(got.parents, want.parents);
+    EXPECT_EQ(got.levelNodes, want.levelNodes);
     EXPECT_EQ(got.leafGrid, want.leafGrid);
     EXPECT_EQ(got.levelStart, want.levelStart);
     ASSERT_EQ(got.leafCodes.size(), want.leafCodes.size());
@@ -382,7 +382,7 @@ TEST(StreamedMap, QuadtreeBytesMatchesTheTree) {
         const Result<Quadtree> built = buildQuadtreeStructure(w, h, leaf);
         ASSERT_TRUE(built.ok());
         const Quadtree& t = built.value();
-        const uint64_t bytes = t.nodes.size() * sizeof(QuadtreeNode) + t.parents.size() * 4 +
+        const uint64_t bytes = t.nodes.size() * sizeof(QuadtreeNode) + t.levelNodes.size() * 4 +
                                t.leaves.size() * sizeof(LeafCoord) + t.leafNodes.size() * 4 +
                                t.leafCodes.size() * sizeof(LeafCodes) + t.leafGrid.size() * 4 +
                                t.levelStart.size() * 4 + t.levelWidth.size() * 4 +

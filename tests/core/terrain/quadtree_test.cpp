@@ -30,6 +30,15 @@ void expectExactRange(const Heightmap& map, const Quadtree& tree, const Quadtree
     ASSERT_EQ(tree.maxSample(node), hi);
 }
 
+// The node's level, 0 for a leaf: steps down its always-present north-west children to a leaf.
+int levelOf(const Quadtree& tree, uint32_t index) {
+    int level = 0;
+    for (; !tree.nodes[index].isLeaf(); index = tree.nodes[index].firstChild()) {
+        ++level;
+    }
+    return level;
+}
+
 void checkTree(const Heightmap& map, int leafSize) {
     SCOPED_TRACE(std::to_string(map.width) + "x" + std::to_string(map.height) + " leaf " +
                  std::to_string(leafSize));
@@ -39,8 +48,8 @@ void checkTree(const Heightmap& map, int leafSize) {
     ASSERT_EQ(tree.leavesX, (map.width - 2) / leafSize + 1);
     ASSERT_EQ(tree.leaves.size(), size_t(tree.leavesX) * size_t(tree.leavesZ));
     ASSERT_EQ(tree.nodes.capacity(), tree.nodes.size());  // counted exactly, one allocation
-    ASSERT_EQ(tree.parents.size(), tree.nodes.size());
-    EXPECT_EQ(tree.parents[tree.rootIndex()], kNoNode);
+    ASSERT_EQ(tree.levelNodes.size(), tree.nodes.size() - tree.leaves.size());
+    EXPECT_EQ(tree.nodeAt(tree.depth, 0, 0), tree.rootIndex());
     EXPECT_EQ(reinterpret_cast<uintptr_t>(tree.nodes.data()) % 64, 0u);
     ASSERT_EQ(tree.leafCodes.size(), tree.leaves.size());
     EXPECT_EQ(reinterpret_cast<uintptr_t>(tree.leafCodes.data()) % 64, 0u);  // 16 to a line
@@ -55,6 +64,9 @@ void checkTree(const Heightmap& map, int leafSize) {
     for (uint32_t i = 0; i < tree.nodes.size(); ++i) {
         const QuadtreeNode& node = tree.nodes[i];
         expectExactRange(map, tree, node);
+        // Found again from its level and its first leaf (so each child's parent from the child).
+        const int level = levelOf(tree, i);
+        ASSERT_EQ(tree.nodeAt(level, node.x0 >> tree.leafShift, node.z0 >> tree.leafShift), i);
         ASSERT_LT(node.x0, node.x1());
         ASSERT_LT(node.z0, node.z1());
         if (node.isLeaf()) {
@@ -86,7 +98,8 @@ void checkTree(const Heightmap& map, int leafSize) {
             const uint32_t c = node.child(q);
             ASSERT_EQ(c, nextInGroup++);  // siblings side by side, in child order
             const QuadtreeNode& child = tree.nodes[c];
-            ASSERT_EQ(tree.parents[c], i);
+            ASSERT_EQ(tree.nodeAt(level, child.x0 >> tree.leafShift, child.z0 >> tree.leafShift),
+                      i);
             ASSERT_TRUE(i == tree.rootIndex() ? c < i : c > i);
             // Child q is the quadrant of its bit: east ones start right of the west ones.
             ASSERT_EQ(child.x0 > node.x0, (q & 1) != 0);
@@ -364,7 +377,7 @@ TEST(Quadtree, StructureThenBoundsFromGivenLeafRangesEqualsTheWholeBuild) {
                             a.minCode == b.minCode && a.maxCode == b.maxCode && a.links == b.links)
                     << "node " << i;
             }
-            EXPECT_EQ(split.parents, whole.parents);
+            EXPECT_EQ(split.levelNodes, whole.levelNodes);
             EXPECT_EQ(split.leafNodes, whole.leafNodes);
             EXPECT_EQ(split.leafGrid, whole.leafGrid);
             EXPECT_EQ(split.coarseErrors, whole.coarseErrors);
