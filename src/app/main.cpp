@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
     // allocate (the page streamer's and the coarse levels' readers, GDAL's, llvmpipe's) would
     // each get one of up to 64 MiB that keeps the freed buffers of what that thread decoded;
     // sharing one, they reuse them. The frame's threads allocate nothing, so nothing waits on
-    // its lock per frame. A 65537² layout's flight from nginx peaked 90 MiB lower
+    // its lock per frame. A 65537² layout's flight from nginx peaked 80-87 MiB lower
     // (docs/design/streaming.md).
     mallopt(M_ARENA_MAX, 1);
     try {

@@ -280,7 +280,8 @@ uint64_t quadtreeBytes(int width, int height, int leafSize) {
     }
     // Per leaf: its coordinates, node, codes and grid entry. Per inner node: its level grid's
     // entry (levelNodes), coarse and fold errors.
-    const uint64_t perLeaf = sizeof(LeafCoord) + sizeof(uint32_t) + sizeof(LeafCodes) + 4;
+    const uint64_t perLeaf =
+        sizeof(LeafCoord) + sizeof(uint32_t) + sizeof(LeafCodes) + sizeof(uint32_t);
     const uint64_t perInner = sizeof(uint32_t) + 2 * sizeof(uint16_t);
     return nodes * sizeof(QuadtreeNode) + leaves * perLeaf + inner * perInner +
            (levels + 1) * 2 * sizeof(uint32_t);  // level grids
